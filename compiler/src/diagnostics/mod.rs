@@ -1,0 +1,126 @@
+//! One plain-data `Diagnostic` for every stage; rendering lives in submodules.
+//!
+//! Stages build diagnostics and return them; none prints. The same value is
+//! rendered for terminals (`render`, via ariadne), as JSON (`json`) and, later,
+//! for the language server. Nothing here knows about the terminal.
+
+mod json;
+mod render;
+
+pub use json::{to_json, DiagnosticJson};
+pub use render::{render, RenderOptions};
+
+use crate::span::Span;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+/// Where a label points: a file (by the name it was loaded under) and a span.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Label {
+    pub file: String,
+    pub span: Span,
+    pub message: String,
+}
+
+impl Label {
+    pub fn new(file: impl Into<String>, span: Span, message: impl Into<String>) -> Label {
+        Label {
+            file: file.into(),
+            span,
+            message: message.into(),
+        }
+    }
+}
+
+/// A problem found in a program. `code` is stable across releases and
+/// documented in `spec/errors.md`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub code: String,
+    pub severity: Severity,
+    pub message: String,
+    pub primary: Label,
+    pub secondary: Vec<Label>,
+    pub help: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// An error whose primary label is `label` at `span` of `file`.
+    pub fn error(
+        code: &str,
+        message: impl Into<String>,
+        file: &str,
+        span: Span,
+        label: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            code: code.to_string(),
+            severity: Severity::Error,
+            message: message.into(),
+            primary: Label::new(file, span, label),
+            secondary: Vec::new(),
+            help: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help.push(help.into());
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn with_secondary(mut self, label: Label) -> Diagnostic {
+        self.secondary.push(label);
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// The texts diagnostics point into, by file name. Rendering needs them to
+/// draw snippets; JSON needs them to turn offsets into lines and columns.
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    files: Vec<(String, String)>,
+}
+
+impl Sources {
+    pub fn new() -> Sources {
+        Sources::default()
+    }
+
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) {
+        let name = name.into();
+        let text = text.into();
+        match self.files.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = text,
+            None => self.files.push((name, text)),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.as_str())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.files.iter().map(|(n, t)| (n.as_str(), t.as_str()))
+    }
+}

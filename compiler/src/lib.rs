@@ -1,0 +1,12 @@
+//! The RQL compiler: syntax, diagnostics, checking and planning, with no IO.
+//!
+//! Stages, each with its own representation: text → tokens → AST
+//! (`syntax`) → checked program (`check`) → index-only plans (`plan`).
+//! Errors are plain `Diagnostic` values returned by the stage that finds them.
+
+pub mod diagnostics;
+pub mod span;
+pub mod syntax;
+
+pub use diagnostics::{Diagnostic, Severity, Sources};
+pub use span::Span;

@@ -1,0 +1,294 @@
+//! The abstract syntax tree: what the parser gives, every node with its span.
+
+use crate::span::Span;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A dotted name: `social.User`, `a.b.c`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Path {
+    pub segments: Vec<Ident>,
+    pub span: Span,
+}
+
+impl Path {
+    pub fn dotted(&self) -> String {
+        let names: Vec<&str> = self.segments.iter().map(|s| s.name.as_str()).collect();
+        names.join(".")
+    }
+}
+
+/// One source file.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Module {
+    pub header: Option<Path>,
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Import(Import),
+    Table(Table),
+    Def(Def),
+}
+
+/// `import a.b` or `import a.b.{X, Y}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Import {
+    pub path: Path,
+    pub names: Option<Vec<Ident>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    pub public: bool,
+    pub name: Ident,
+    /// `small table T max N`: the whole table is an island of at most N rows.
+    pub small_max: Option<(i64, Span)>,
+    pub members: Vec<TableMember>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TableMember {
+    Field(Field),
+    Key(Columns),
+    Unique(Columns),
+    Index(IndexDecl),
+    Bound(BoundDecl),
+}
+
+/// A column list such as `(follower, followee)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Columns {
+    pub columns: Vec<Ident>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: Ident,
+    pub ty: Type,
+    pub modifiers: Vec<FieldModifier>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldModifier {
+    Key(Span),
+    Unique(Span),
+    Ref(Path, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexDecl {
+    pub name: Ident,
+    pub columns: Vec<IndexColumn>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexColumn {
+    pub name: Ident,
+    pub descending: bool,
+    pub span: Span,
+}
+
+/// `bound follower <= 5000`: at most `limit` rows share a value of `columns`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundDecl {
+    pub columns: Vec<Ident>,
+    pub limit: i64,
+    pub limit_span: Span,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DefKind {
+    Fn,
+    Query,
+    Mutation,
+}
+
+impl DefKind {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            DefKind::Fn => "fn",
+            DefKind::Query => "query",
+            DefKind::Mutation => "mutation",
+        }
+    }
+}
+
+/// A `fn`, `query` or `mutation`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Def {
+    pub public: bool,
+    pub kind: DefKind,
+    pub name: Ident,
+    pub generics: Vec<Ident>,
+    pub params: Vec<Param>,
+    pub ret: Option<Type>,
+    pub body: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: Ident,
+    pub ty: Type,
+    /// `n: Int <= 100`: the caller's value is checked against it.
+    pub bound: Option<SizeBound>,
+    pub span: Span,
+}
+
+/// A size in a type or parameter bound: a literal or a bound parameter's name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeBound {
+    Literal(i64, Span),
+    Name(Ident),
+}
+
+impl SizeBound {
+    pub fn span(&self) -> Span {
+        match self {
+            SizeBound::Literal(_, span) => *span,
+            SizeBound::Name(ident) => ident.span,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Type {
+    pub kind: TypeKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeKind {
+    Named(Ident),
+    Option(Box<Type>),
+    List(Box<Type>, Option<SizeBound>),
+    Stream(Box<Type>),
+    Record(Vec<(Ident, Type)>),
+    Function(Vec<Type>, Box<Type>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Or,
+    And,
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl BinaryOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Or => "||",
+            BinaryOp::And => "&&",
+            BinaryOp::Eq => "==",
+            BinaryOp::NotEq => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::LtEq => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::GtEq => ">=",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Eq
+                | BinaryOp::NotEq
+                | BinaryOp::Lt
+                | BinaryOp::LtEq
+                | BinaryOp::Gt
+                | BinaryOp::GtEq
+        )
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordField {
+    pub name: Ident,
+    pub value: Expr,
+    /// Written `{ name }` rather than `{ name: name }`.
+    pub shorthand: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    Let {
+        name: Ident,
+        ty: Option<Type>,
+        value: Expr,
+    },
+    Expr(Expr),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Bool(bool),
+    None,
+    Name(Ident),
+    Record(Vec<RecordField>),
+    List(Vec<Expr>),
+    Field(Box<Expr>, Ident),
+    Call(Box<Expr>, Vec<Expr>),
+    /// `T[k]`, `T.index[a, at < t]`: key, prefix or range access.
+    Index(Box<Expr>, Vec<Expr>),
+    /// `input |> f(args)`: `f(input, args)`.
+    Pipe(Box<Expr>, Box<Expr>),
+    Lambda(Vec<Ident>, Box<Expr>),
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    Range(Box<Expr>, Box<Expr>),
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+    Block(Vec<Stmt>, Box<Expr>),
+    Insert(Path, Box<Expr>),
+    Update(Box<Expr>, Box<Expr>),
+    Delete(Box<Expr>),
+    /// Where the parser recovered from an error already reported.
+    Error,
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, span: Span) -> Expr {
+        Expr { kind, span }
+    }
+}

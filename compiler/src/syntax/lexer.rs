@@ -1,0 +1,516 @@
+//! The lexer: source text to tokens (logos), with lexical errors as diagnostics.
+
+use crate::diagnostics::Diagnostic;
+use crate::span::Span;
+use logos::Logos;
+use std::fmt;
+
+/// Why a piece of text is not a token. Turned into a diagnostic by [`lex`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum LexError {
+    #[default]
+    UnexpectedCharacter,
+    UnterminatedString,
+    InvalidEscape(String),
+    IntegerTooLarge,
+    BadNumber,
+}
+
+#[derive(Logos, Clone, Debug, PartialEq)]
+#[logos(error = LexError)]
+#[logos(skip r"[ \t\r\n\f]+")]
+#[logos(skip(r"//[^\n]*", allow_greedy = true))]
+pub enum Token {
+    // Keywords.
+    #[token("module")]
+    Module,
+    #[token("import")]
+    Import,
+    #[token("pub")]
+    Pub,
+    #[token("table")]
+    Table,
+    #[token("small")]
+    Small,
+    #[token("max")]
+    Max,
+    #[token("key")]
+    Key,
+    #[token("unique")]
+    Unique,
+    #[token("ref")]
+    Ref,
+    #[token("index")]
+    Index,
+    #[token("bound")]
+    Bound,
+    #[token("desc")]
+    Desc,
+    #[token("asc")]
+    Asc,
+    #[token("fn")]
+    Fn,
+    #[token("query")]
+    Query,
+    #[token("mutation")]
+    Mutation,
+    #[token("let")]
+    Let,
+    #[token("if")]
+    If,
+    #[token("else")]
+    Else,
+    #[token("insert")]
+    Insert,
+    #[token("update")]
+    Update,
+    #[token("delete")]
+    Delete,
+    #[token("stream")]
+    Stream,
+    #[token("true")]
+    True,
+    #[token("false")]
+    False,
+    #[token("none")]
+    None,
+
+    // Literals and names.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice().to_string())]
+    Ident(String),
+    #[regex(r"[0-9][0-9_]*", parse_int)]
+    Int(i64),
+    #[regex(r"[0-9][0-9_]*\.[0-9][0-9_]*([eE][+-]?[0-9]+)?", parse_float)]
+    #[regex(r"[0-9][0-9_]*[eE][+-]?[0-9]+", parse_float)]
+    Float(f64),
+    #[regex(r#""([^"\\\n]|\\[^\n])*""#, parse_string)]
+    Str(String),
+    #[regex(r#""([^"\\\n]|\\[^\n])*"#, unterminated_string)]
+    UnterminatedStr,
+
+    // Punctuation and operators.
+    #[token("|>")]
+    Pipe,
+    #[token("=>")]
+    FatArrow,
+    #[token("->")]
+    Arrow,
+    #[token("<=")]
+    #[token("≤")]
+    LtEq,
+    #[token(">=")]
+    #[token("≥")]
+    GtEq,
+    #[token("==")]
+    EqEq,
+    #[token("!=")]
+    #[token("≠")]
+    NotEq,
+    #[token("..")]
+    DotDot,
+    #[token("&&")]
+    AndAnd,
+    #[token("||")]
+    OrOr,
+    #[token("<")]
+    Lt,
+    #[token(">")]
+    Gt,
+    #[token("=")]
+    Eq,
+    #[token("!")]
+    Bang,
+    #[token("?")]
+    Question,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("*")]
+    Star,
+    #[token("/")]
+    Slash,
+    #[token("%")]
+    Percent,
+    #[token(".")]
+    Dot,
+    #[token(",")]
+    Comma,
+    #[token(":")]
+    Colon,
+    #[token(";")]
+    Semi,
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token("{")]
+    LBrace,
+    #[token("}")]
+    RBrace,
+}
+
+fn parse_int(lex: &mut logos::Lexer<Token>) -> Result<i64, LexError> {
+    let digits: String = lex.slice().chars().filter(|c| *c != '_').collect();
+    digits.parse().map_err(|_| LexError::IntegerTooLarge)
+}
+
+fn parse_float(lex: &mut logos::Lexer<Token>) -> Result<f64, LexError> {
+    let digits: String = lex.slice().chars().filter(|c| *c != '_').collect();
+    digits.parse().map_err(|_| LexError::BadNumber)
+}
+
+fn parse_string(lex: &mut logos::Lexer<Token>) -> Result<String, LexError> {
+    let slice = lex.slice();
+    unescape(&slice[1..slice.len() - 1])
+}
+
+fn unterminated_string(_: &mut logos::Lexer<Token>) -> Result<(), LexError> {
+    Err(LexError::UnterminatedString)
+}
+
+/// Resolves `\n`, `\t`, `\r`, `\\`, `\"`, `\0` and `\u{…}`.
+pub fn unescape(body: &str) -> Result<String, LexError> {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
+            Some('\\') => out.push('\\'),
+            Some('"') => out.push('"'),
+            Some('u') => {
+                let rest: String = chars.clone().collect();
+                let close = rest.find('}');
+                let code = match (rest.starts_with('{'), close) {
+                    (true, Some(close)) => u32::from_str_radix(&rest[1..close], 16)
+                        .ok()
+                        .and_then(char::from_u32),
+                    _ => None,
+                };
+                match code {
+                    Some(ch) => {
+                        out.push(ch);
+                        for _ in 0..=close.unwrap_or(0) {
+                            chars.next();
+                        }
+                    }
+                    None => return Err(LexError::InvalidEscape("\\u".into())),
+                }
+            }
+            Some(other) => return Err(LexError::InvalidEscape(format!("\\{other}"))),
+            None => return Err(LexError::InvalidEscape("\\".into())),
+        }
+    }
+    Ok(out)
+}
+
+/// Escapes a string so that [`unescape`] gives it back.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A token with its byte range.
+pub type Spanned = (usize, Token, usize);
+
+/// Lexes the whole text. Bad input never stops the lexer: each problem becomes
+/// a diagnostic, and a stand-in token keeps the parser going where one helps
+/// (an unterminated string still yields a string).
+pub fn lex(file: &str, source: &str) -> (Vec<Spanned>, Vec<Diagnostic>) {
+    let mut tokens = Vec::new();
+    let mut diagnostics = Vec::new();
+    for (result, range) in Token::lexer(source).spanned() {
+        let span = Span::new(range.start, range.end);
+        match result {
+            Ok(token) => tokens.push((range.start, token, range.end)),
+            Err(error) => {
+                let (diagnostic, stand_in) = lex_diagnostic(file, source, span, error);
+                diagnostics.push(diagnostic);
+                if let Some(token) = stand_in {
+                    tokens.push((range.start, token, range.end));
+                }
+            }
+        }
+    }
+    (tokens, diagnostics)
+}
+
+fn lex_diagnostic(
+    file: &str,
+    source: &str,
+    span: Span,
+    error: LexError,
+) -> (Diagnostic, Option<Token>) {
+    let text = &source[span.range()];
+    match error {
+        LexError::UnexpectedCharacter => {
+            let ch = text.chars().next().unwrap_or(' ');
+            let mut d = Diagnostic::error(
+                "E0001",
+                format!("unexpected character `{}`", ch.escape_debug()),
+                file,
+                span,
+                "not part of any RQL token",
+            );
+            d = d.with_help(match ch {
+                '&' => "boolean and is written `&&`".to_string(),
+                '|' => "boolean or is written `||`; a pipeline is `|>`".to_string(),
+                '\'' => "strings use double quotes: \"text\"".to_string(),
+                '#' => "comments start with `//`".to_string(),
+                _ => format!("remove `{}`", ch.escape_debug()),
+            });
+            (d, None)
+        }
+        LexError::UnterminatedString => {
+            let body = text.get(1..).unwrap_or("");
+            let d = Diagnostic::error(
+                "E0002",
+                "unterminated string",
+                file,
+                span,
+                "this string has no closing quote on its line",
+            )
+            .with_help("close the string with `\"` before the end of the line");
+            (d, Some(Token::Str(unescape(body).unwrap_or_default())))
+        }
+        LexError::InvalidEscape(escape) => {
+            let d = Diagnostic::error(
+                "E0003",
+                format!("unknown escape `{escape}` in string"),
+                file,
+                span,
+                "in this string",
+            )
+            .with_help(
+                "the escapes are \\n \\t \\r \\0 \\\\ \\\" and \\u{…}; write \\\\ for a backslash",
+            );
+            (d, Some(Token::Str(String::new())))
+        }
+        LexError::IntegerTooLarge => {
+            let d = Diagnostic::error(
+                "E0004",
+                "integer literal too large",
+                file,
+                span,
+                "does not fit in a 64-bit signed integer",
+            )
+            .with_help(format!("integers range up to {}", i64::MAX));
+            (d, Some(Token::Int(0)))
+        }
+        LexError::BadNumber => {
+            let d = Diagnostic::error(
+                "E0005",
+                "malformed number",
+                file,
+                span,
+                "not a valid number",
+            )
+            .with_help("write numbers like 42, 1_000, 3.5 or 2.5e3");
+            (d, Some(Token::Float(0.0)))
+        }
+    }
+}
+
+impl fmt::Display for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = match self {
+            Token::Ident(name) => return write!(f, "identifier `{name}`"),
+            Token::Int(value) => return write!(f, "integer `{value}`"),
+            Token::Float(value) => return write!(f, "number `{value}`"),
+            Token::Str(_) | Token::UnterminatedStr => "a string",
+            other => return write!(f, "`{}`", token_text(other)),
+        };
+        f.write_str(text)
+    }
+}
+
+/// The fixed spelling of a keyword or punctuation token.
+pub fn token_text(token: &Token) -> &'static str {
+    match token {
+        Token::Module => "module",
+        Token::Import => "import",
+        Token::Pub => "pub",
+        Token::Table => "table",
+        Token::Small => "small",
+        Token::Max => "max",
+        Token::Key => "key",
+        Token::Unique => "unique",
+        Token::Ref => "ref",
+        Token::Index => "index",
+        Token::Bound => "bound",
+        Token::Desc => "desc",
+        Token::Asc => "asc",
+        Token::Fn => "fn",
+        Token::Query => "query",
+        Token::Mutation => "mutation",
+        Token::Let => "let",
+        Token::If => "if",
+        Token::Else => "else",
+        Token::Insert => "insert",
+        Token::Update => "update",
+        Token::Delete => "delete",
+        Token::Stream => "stream",
+        Token::True => "true",
+        Token::False => "false",
+        Token::None => "none",
+        Token::Pipe => "|>",
+        Token::FatArrow => "=>",
+        Token::Arrow => "->",
+        Token::LtEq => "<=",
+        Token::GtEq => ">=",
+        Token::EqEq => "==",
+        Token::NotEq => "!=",
+        Token::DotDot => "..",
+        Token::AndAnd => "&&",
+        Token::OrOr => "||",
+        Token::Lt => "<",
+        Token::Gt => ">",
+        Token::Eq => "=",
+        Token::Bang => "!",
+        Token::Question => "?",
+        Token::Plus => "+",
+        Token::Minus => "-",
+        Token::Star => "*",
+        Token::Slash => "/",
+        Token::Percent => "%",
+        Token::Dot => ".",
+        Token::Comma => ",",
+        Token::Colon => ":",
+        Token::Semi => ";",
+        Token::LParen => "(",
+        Token::RParen => ")",
+        Token::LBracket => "[",
+        Token::RBracket => "]",
+        Token::LBrace => "{",
+        Token::RBrace => "}",
+        Token::Ident(_)
+        | Token::Int(_)
+        | Token::Float(_)
+        | Token::Str(_)
+        | Token::UnterminatedStr => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<Token> {
+        let (tokens, diagnostics) = lex("t.rq", src);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        tokens.into_iter().map(|(_, t, _)| t).collect()
+    }
+
+    fn codes(src: &str) -> Vec<String> {
+        lex("t.rq", src).1.into_iter().map(|d| d.code).collect()
+    }
+
+    #[test]
+    fn numbers_with_separators_floats_and_exponents() {
+        assert_eq!(
+            kinds("1_000 3.5 2e3 0.25e-1"),
+            vec![
+                Token::Int(1000),
+                Token::Float(3.5),
+                Token::Float(2000.0),
+                Token::Float(0.025)
+            ]
+        );
+    }
+
+    #[test]
+    fn range_is_not_a_float() {
+        assert_eq!(
+            kinds("1..5"),
+            vec![Token::Int(1), Token::DotDot, Token::Int(5)]
+        );
+    }
+
+    #[test]
+    fn multi_character_operators_win_over_their_prefixes() {
+        assert_eq!(
+            kinds("|> => -> <= >= == != .. && || < > = ! ?"),
+            vec![
+                Token::Pipe,
+                Token::FatArrow,
+                Token::Arrow,
+                Token::LtEq,
+                Token::GtEq,
+                Token::EqEq,
+                Token::NotEq,
+                Token::DotDot,
+                Token::AndAnd,
+                Token::OrOr,
+                Token::Lt,
+                Token::Gt,
+                Token::Eq,
+                Token::Bang,
+                Token::Question
+            ]
+        );
+    }
+
+    #[test]
+    fn keywords_are_not_identifiers_but_prefixed_names_are() {
+        assert_eq!(
+            kinds("table tables key keys"),
+            vec![
+                Token::Table,
+                Token::Ident("tables".into()),
+                Token::Key,
+                Token::Ident("keys".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn strings_unescape_and_comments_vanish() {
+        assert_eq!(
+            kinds(r#""a\"b\n\u{e9}" // note"#),
+            vec![Token::Str("a\"b\né".into())]
+        );
+    }
+
+    #[test]
+    fn escape_round_trips() {
+        let text = "tab\tquote\"back\\slash\nnul\0bell\u{7}";
+        assert_eq!(unescape(&escape(text)).unwrap(), text);
+    }
+
+    #[test]
+    fn lexical_errors_have_codes_and_the_lexer_goes_on() {
+        assert_eq!(codes("a # b"), vec!["E0001"]);
+        assert_eq!(codes("\"open\nx"), vec!["E0002"]);
+        assert_eq!(codes(r#""bad \q""#), vec!["E0003"]);
+        assert_eq!(codes("99999999999999999999"), vec!["E0004"]);
+        let (tokens, _) = lex("t.rq", "a # b");
+        assert_eq!(
+            tokens.len(),
+            2,
+            "both identifiers survive the bad character"
+        );
+    }
+}

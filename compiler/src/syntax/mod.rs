@@ -1,0 +1,9 @@
+//! Syntax: tokens, grammar, AST, printing. Knows nothing of types, storage or salsa.
+
+pub mod ast;
+pub mod lexer;
+pub mod parser;
+pub mod printer;
+pub mod tree;
+
+pub use parser::{parse, parse_expr};

@@ -1,0 +1,384 @@
+//! The parser driver: runs the lalrpop grammar over the lexer's tokens and
+//! turns every syntax error, recovered or not, into a diagnostic.
+
+use super::ast::*;
+use super::lexer::{lex, token_text, Token};
+use crate::diagnostics::Diagnostic;
+use crate::span::Span;
+use lalrpop_util::{ErrorRecovery, ParseError};
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, unused_parens, dead_code)]
+    grammar,
+    "/syntax/grammar.rs"
+);
+
+type Recovery = ErrorRecovery<usize, Token, ()>;
+
+/// Parses one file. Never fails: broken items are left out of the module and
+/// each problem is a diagnostic, so later items are still parsed and checked.
+pub fn parse(file: &str, source: &str) -> (Module, Vec<Diagnostic>) {
+    let (tokens, mut diagnostics) = lex(file, source);
+    let mut ctx = ParseContext::new(file);
+    let end = source.len();
+    let result = grammar::ModuleParser::new().parse(&mut ctx, tokens.into_iter().map(Ok));
+    let mut syntax = Vec::new();
+    for recovery in std::mem::take(&mut ctx.recoveries) {
+        syntax.push(syntax_error(file, end, recovery.error));
+    }
+    let module = match result {
+        Ok(module) => module,
+        Err(error) => {
+            syntax.push(syntax_error(file, end, error));
+            Module::default()
+        }
+    };
+    syntax.extend(ctx.diagnostics);
+    syntax.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
+    diagnostics.extend(syntax);
+    diagnostics.sort_by_key(|d| d.primary.span.start);
+    (module, diagnostics)
+}
+
+/// Parses a lone expression (the REPL's input, tests).
+pub fn parse_expr(file: &str, source: &str) -> (Option<Expr>, Vec<Diagnostic>) {
+    let (tokens, mut diagnostics) = lex(file, source);
+    let mut ctx = ParseContext::new(file);
+    let result = grammar::ExprParser::new().parse(&mut ctx, tokens.into_iter().map(Ok));
+    let expr = match result {
+        Ok(expr) => Some(expr),
+        Err(error) => {
+            diagnostics.push(syntax_error(file, source.len(), error));
+            None
+        }
+    };
+    diagnostics.extend(ctx.diagnostics);
+    (expr, diagnostics)
+}
+
+/// What grammar actions need besides the tokens: where to put the problems
+/// they find while building the tree.
+pub struct ParseContext {
+    file: String,
+    recoveries: Vec<Recovery>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// A piece of a table body before modifiers are attached to their fields.
+pub enum MemberPart {
+    Field(Field),
+    Modifier(FieldModifier),
+    Member(TableMember),
+}
+
+impl ParseContext {
+    fn new(file: &str) -> ParseContext {
+        ParseContext {
+            file: file.to_string(),
+            recoveries: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    pub fn recovered(&mut self, recovery: Recovery) {
+        self.recoveries.push(recovery);
+    }
+
+    /// Assembles a table, attaching each `key`/`unique`/`ref` to the field
+    /// written just before it.
+    pub fn table(
+        &mut self,
+        public: bool,
+        name: Ident,
+        small_max: Option<(i64, Span)>,
+        parts: Vec<Option<MemberPart>>,
+        span: Span,
+    ) -> Table {
+        let mut members: Vec<TableMember> = Vec::new();
+        for part in parts.into_iter().flatten() {
+            match part {
+                MemberPart::Field(field) => members.push(TableMember::Field(field)),
+                MemberPart::Member(member) => members.push(member),
+                MemberPart::Modifier(modifier) => match members.last_mut() {
+                    Some(TableMember::Field(field)) => {
+                        field.span = field.span.to(modifier_span(&modifier));
+                        field.modifiers.push(modifier);
+                    }
+                    _ => self.diagnostics.push(stray_modifier(&self.file, &modifier)),
+                },
+            }
+        }
+        Table {
+            public,
+            name,
+            small_max,
+            members,
+            span,
+        }
+    }
+
+    /// `(a, b) => body`: every parameter must be a plain name.
+    pub fn lambda(&mut self, params: Vec<Expr>, body: Expr, span: Span) -> Expr {
+        let mut names = Vec::new();
+        for param in params {
+            match param.kind {
+                ExprKind::Name(ident) => names.push(ident),
+                _ => {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "E0103",
+                            "a lambda parameter must be a name",
+                            &self.file,
+                            param.span,
+                            "not a name",
+                        )
+                        .with_help("write parameters as names: `(a, b) => a + b`"),
+                    );
+                    return Expr::new(ExprKind::Error, span);
+                }
+            }
+        }
+        Expr::new(ExprKind::Lambda(names, Box::new(body)), span)
+    }
+
+    /// `( e )` is grouping; `()` and `(a, b)` are not values in RQL.
+    pub fn parenthesized(&mut self, mut items: Vec<Expr>, span: Span) -> Expr {
+        if items.len() == 1 {
+            let mut inner = items.pop().expect("one item");
+            inner.span = span;
+            return inner;
+        }
+        let (message, help) = if items.is_empty() {
+            (
+                "empty parentheses are not a value",
+                "`()` is only written before `=>` in a lambda without parameters: `() => 1`",
+            )
+        } else {
+            (
+                "RQL has no tuples",
+                "use a record instead: `{ a: x, b: y }`, or add `=> …` to make a lambda",
+            )
+        };
+        self.diagnostics
+            .push(Diagnostic::error("E0104", message, &self.file, span, "here").with_help(help));
+        Expr::new(ExprKind::Error, span)
+    }
+}
+
+pub fn binary(op: BinaryOp, a: Expr, b: Expr, l: usize, r: usize) -> Expr {
+    Expr::new(
+        ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        Span::new(l, r),
+    )
+}
+
+fn modifier_span(modifier: &FieldModifier) -> Span {
+    match modifier {
+        FieldModifier::Key(span) | FieldModifier::Unique(span) | FieldModifier::Ref(_, span) => {
+            *span
+        }
+    }
+}
+
+fn stray_modifier(file: &str, modifier: &FieldModifier) -> Diagnostic {
+    let word = match modifier {
+        FieldModifier::Key(_) => "key",
+        FieldModifier::Unique(_) => "unique",
+        FieldModifier::Ref(..) => "ref",
+    };
+    Diagnostic::error(
+        "E0105",
+        format!("`{word}` must follow a field"),
+        file,
+        modifier_span(modifier),
+        "no field before it",
+    )
+    .with_help(format!(
+        "write it after the field's type, as in `id: Int {word}`{}",
+        match word {
+            "key" => ", or list columns: `key (a, b)`",
+            "unique" => ", or list columns: `unique (a, b)`",
+            _ => "",
+        }
+    ))
+}
+
+fn syntax_error(file: &str, end: usize, error: ParseError<usize, Token, ()>) -> Diagnostic {
+    match error {
+        ParseError::UnrecognizedToken {
+            token: (l, token, r),
+            expected,
+        } => unexpected_token(file, Span::new(l, r), &token, &expected),
+        ParseError::ExtraToken {
+            token: (l, token, r),
+        } => unexpected_token(file, Span::new(l, r), &token, &[]),
+        ParseError::UnrecognizedEof { location, expected } => {
+            unexpected_end(file, location.min(end), &expected)
+        }
+        // Lexer errors never reach the parser (`lex` reported them and left
+        // them out of the stream), so these two cannot occur; they still map
+        // to a diagnostic rather than a panic.
+        ParseError::InvalidToken { location } => unexpected_end(file, location, &[]),
+        ParseError::User { .. } => unexpected_end(file, end, &[]),
+    }
+}
+
+/// lalrpop names terminals by their grammar spelling: `"\"=\""` or `Ident`.
+fn describe_expected(expected: &str) -> String {
+    match expected {
+        "Ident" => "a name".to_string(),
+        "Int" => "an integer".to_string(),
+        "Float" => "a number".to_string(),
+        "Str" => "a string".to_string(),
+        quoted => format!("`{}`", quoted.trim_matches('"')),
+    }
+}
+
+fn expected_list(expected: &[String]) -> String {
+    let described: Vec<String> = expected.iter().map(|e| describe_expected(e)).collect();
+    match described.len() {
+        0 => String::new(),
+        1 => format!("expected {}", described[0]),
+        n if n <= 6 => format!(
+            "expected {} or {}",
+            described[..n - 1].join(", "),
+            described[n - 1]
+        ),
+        _ => format!("expected one of {}, …", described[..6].join(", ")),
+    }
+}
+
+fn expects(expected: &[String], token: &str) -> bool {
+    expected.iter().any(|e| e.trim_matches('"') == token)
+}
+
+fn unexpected_token(file: &str, span: Span, token: &Token, expected: &[String]) -> Diagnostic {
+    let label = if expected.is_empty() {
+        "nothing more was expected here".to_string()
+    } else {
+        expected_list(expected)
+    };
+    let mut diagnostic =
+        Diagnostic::error("E0101", format!("unexpected {token}"), file, span, label);
+    diagnostic = diagnostic.with_help(help_for_unexpected(token, expected));
+    diagnostic
+}
+
+/// A concrete fix for the commonest slips; a general pointer otherwise.
+fn help_for_unexpected(token: &Token, expected: &[String]) -> String {
+    let word = token_text(token);
+    let keyword = !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase());
+    if keyword && expects(expected, "Ident") {
+        return format!("`{word}` is a reserved word; use another name, such as `{word}_`");
+    }
+    if *token == Token::Eq && expects(expected, "==") {
+        return "to compare two values write `==`; `=` only introduces a body or a `let`"
+            .to_string();
+    }
+    if expects(expected, "=") && expects(expected, "->") {
+        return "a definition's body follows `=`: `query q(k: Int) = T[k]`".to_string();
+    }
+    if expects(expected, ":") && expected.len() <= 2 {
+        return "give the type after a colon: `name: String`".to_string();
+    }
+    if matches!(token, Token::Let) {
+        return "`let` opens a statement inside braces: `{ let x = e; x }`".to_string();
+    }
+    if expected.len() == 1 {
+        return format!("write {} before {token}", describe_expected(&expected[0]));
+    }
+    if matches!(token, Token::RParen | Token::RBracket | Token::RBrace) {
+        return "check that every bracket is closed by its own kind, and nothing is missing before it"
+            .to_string();
+    }
+    if expects(expected, "table") && expects(expected, "query") {
+        return "at the top level, write `import`, `table`, `small table`, `fn`, `query` or `mutation`"
+            .to_string();
+    }
+    "see spec/syntax.md for the form this construct takes".to_string()
+}
+
+fn unexpected_end(file: &str, location: usize, expected: &[String]) -> Diagnostic {
+    let label = if expected.is_empty() {
+        "the text ends here".to_string()
+    } else {
+        format!("{} here", expected_list(expected))
+    };
+    let help = match expected
+        .iter()
+        .find(|e| matches!(e.trim_matches('"'), ")" | "]" | "}"))
+    {
+        Some(close) => format!("add the missing `{}`", close.trim_matches('"')),
+        None if !expected.is_empty() => format!(
+            "finish the construct: {} is missing",
+            describe_expected(&expected[0])
+        ),
+        None => "finish the construct before the end of the file".to_string(),
+    };
+    Diagnostic::error(
+        "E0102",
+        "unexpected end of file",
+        file,
+        Span::new(location, location),
+        label,
+    )
+    .with_help(help)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(src: &str) -> Vec<String> {
+        parse("t.rq", src).1.into_iter().map(|d| d.code).collect()
+    }
+
+    #[test]
+    fn a_clean_module_has_no_diagnostics() {
+        let (module, diagnostics) = parse(
+            "t.rq",
+            "module m\ntable T { id: Int key }\nquery q(k: Int) = T[k]",
+        );
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert_eq!(module.items.len(), 2);
+        assert_eq!(module.header.unwrap().dotted(), "m");
+    }
+
+    #[test]
+    fn modifiers_attach_to_the_field_before_them() {
+        let (module, _) = parse("t.rq", "table T { a: Int key unique b: Int ref U.V }");
+        let Item::Table(table) = &module.items[0] else {
+            panic!("not a table")
+        };
+        let TableMember::Field(a) = &table.members[0] else {
+            panic!("not a field")
+        };
+        assert_eq!(a.modifiers.len(), 2);
+        let TableMember::Field(b) = &table.members[1] else {
+            panic!("not a field")
+        };
+        assert!(matches!(&b.modifiers[0], FieldModifier::Ref(p, _) if p.dotted() == "U.V"));
+    }
+
+    #[test]
+    fn recovery_reports_errors_in_two_items() {
+        let src = "query a(x: Int) = x +\nquery b(y Int) = y\nquery c() = 1";
+        assert_eq!(codes(src), vec!["E0101", "E0101"]);
+        let (module, _) = parse("t.rq", src);
+        assert_eq!(module.items.len(), 1, "the third query survives");
+    }
+
+    #[test]
+    fn end_of_file_inside_brackets_says_what_is_missing() {
+        let (_, diagnostics) = parse("t.rq", "query q(k: Int) = f(k");
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].code, "E0102");
+        assert_eq!(diagnostics[0].help, vec!["add the missing `)`"]);
+    }
+
+    #[test]
+    fn stray_modifier_and_tuples_are_errors() {
+        assert_eq!(codes("table T { key id: Int }"), vec!["E0105"]);
+        assert_eq!(codes("query q() = (1, 2)"), vec!["E0104"]);
+    }
+}

@@ -1,0 +1,355 @@
+//! The pretty-printer: an AST back to canonical RQL source that parses to the same tree.
+
+use super::ast::*;
+use super::lexer::escape;
+
+/// Binding strength, loosest first; a child printed below its context's
+/// level gets parentheses.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    Expr,
+    Or,
+    And,
+    Compare,
+    Pipe,
+    Additive,
+    Multiplicative,
+    Unary,
+    Postfix,
+    Atom,
+}
+
+pub fn print_module(module: &Module) -> String {
+    let mut out = String::new();
+    if let Some(header) = &module.header {
+        out.push_str(&format!("module {}\n", header.dotted()));
+    }
+    for item in &module.items {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&print_item(item));
+        out.push('\n');
+    }
+    out
+}
+
+pub fn print_item(item: &Item) -> String {
+    match item {
+        Item::Import(import) => match &import.names {
+            None => format!("import {}", import.path.dotted()),
+            Some(names) => format!("import {}.{{{}}}", import.path.dotted(), names_list(names)),
+        },
+        Item::Table(table) => print_table(table),
+        Item::Def(def) => print_def(def),
+    }
+}
+
+fn names_list(names: &[Ident]) -> String {
+    names
+        .iter()
+        .map(|n| n.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn print_table(table: &Table) -> String {
+    let mut out = String::new();
+    if table.public {
+        out.push_str("pub ");
+    }
+    match table.small_max {
+        Some((max, _)) => out.push_str(&format!("small table {} max {max} {{\n", table.name.name)),
+        None => out.push_str(&format!("table {} {{\n", table.name.name)),
+    }
+    for member in &table.members {
+        out.push_str("  ");
+        out.push_str(&print_member(member));
+        out.push('\n');
+    }
+    out.push('}');
+    out
+}
+
+pub fn print_member(member: &TableMember) -> String {
+    match member {
+        TableMember::Field(field) => {
+            let mut line = format!("{}: {}", field.name.name, print_type(&field.ty));
+            for modifier in &field.modifiers {
+                match modifier {
+                    FieldModifier::Key(_) => line.push_str(" key"),
+                    FieldModifier::Unique(_) => line.push_str(" unique"),
+                    FieldModifier::Ref(path, _) => {
+                        line.push_str(&format!(" ref {}", path.dotted()))
+                    }
+                }
+            }
+            line
+        }
+        TableMember::Key(columns) => format!("key ({})", names_list(&columns.columns)),
+        TableMember::Unique(columns) => format!("unique ({})", names_list(&columns.columns)),
+        TableMember::Index(index) => {
+            let columns: Vec<String> = index
+                .columns
+                .iter()
+                .map(|c| {
+                    if c.descending {
+                        format!("{} desc", c.name.name)
+                    } else {
+                        c.name.name.clone()
+                    }
+                })
+                .collect();
+            format!("index {} ({})", index.name.name, columns.join(", "))
+        }
+        TableMember::Bound(bound) => {
+            let columns = if bound.columns.len() == 1 {
+                bound.columns[0].name.clone()
+            } else {
+                format!("({})", names_list(&bound.columns))
+            };
+            format!("bound {columns} <= {}", bound.limit)
+        }
+    }
+}
+
+/// The header of a definition: `pub query name<T>(a: Int <= 5) -> R`.
+pub fn print_signature(def: &Def) -> String {
+    let mut out = String::new();
+    if def.public {
+        out.push_str("pub ");
+    }
+    out.push_str(def.kind.keyword());
+    out.push(' ');
+    out.push_str(&def.name.name);
+    if !def.generics.is_empty() {
+        out.push_str(&format!("<{}>", names_list(&def.generics)));
+    }
+    let params: Vec<String> = def.params.iter().map(print_param).collect();
+    out.push_str(&format!("({})", params.join(", ")));
+    if let Some(ret) = &def.ret {
+        out.push_str(&format!(" -> {}", print_type(ret)));
+    }
+    out
+}
+
+pub fn print_param(param: &Param) -> String {
+    let mut out = format!("{}: {}", param.name.name, print_type(&param.ty));
+    if let Some(bound) = &param.bound {
+        out.push_str(&format!(" <= {}", print_size(bound)));
+    }
+    out
+}
+
+fn print_def(def: &Def) -> String {
+    format!("{} =\n  {}", print_signature(def), print_expr(&def.body))
+}
+
+fn print_size(size: &SizeBound) -> String {
+    match size {
+        SizeBound::Literal(n, _) => n.to_string(),
+        SizeBound::Name(ident) => ident.name.clone(),
+    }
+}
+
+pub fn print_type(ty: &Type) -> String {
+    print_type_at(ty, false)
+}
+
+/// `atom` asks for a form that can take a `?` or sit left of `->`.
+fn print_type_at(ty: &Type, atom: bool) -> String {
+    let text = match &ty.kind {
+        TypeKind::Named(name) => return name.name.clone(),
+        TypeKind::Option(inner) => return format!("{}?", print_type_at(inner, true)),
+        TypeKind::List(elem, None) => return format!("[{}]", print_type(elem)),
+        TypeKind::List(elem, Some(bound)) => {
+            return format!("[{}; <= {}]", print_type(elem), print_size(bound))
+        }
+        // `stream` takes a primary type: `stream T?` reads as `(stream T)?`.
+        TypeKind::Stream(inner) => match inner.kind {
+            TypeKind::Option(_) | TypeKind::Function(..) => {
+                format!("stream ({})", print_type(inner))
+            }
+            _ => format!("stream {}", print_type(inner)),
+        },
+        TypeKind::Record(fields) => {
+            let fields: Vec<String> = fields
+                .iter()
+                .map(|(name, ty)| format!("{}: {}", name.name, print_type(ty)))
+                .collect();
+            return format!("{{ {} }}", fields.join(", "));
+        }
+        TypeKind::Function(params, ret) => {
+            let params = match params.as_slice() {
+                [single] => print_type_at(single, true),
+                many => format!(
+                    "({})",
+                    many.iter().map(print_type).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            // `(A, B) -> C` already starts with a parenthesis of its own.
+            let text = format!("{params} -> {}", print_type(ret));
+            if atom {
+                return format!("({text})");
+            }
+            return text;
+        }
+    };
+    text
+}
+
+pub fn print_expr(expr: &Expr) -> String {
+    print_at(expr, Level::Expr)
+}
+
+fn level_of(expr: &Expr) -> Level {
+    match &expr.kind {
+        ExprKind::Lambda(..) | ExprKind::Delete(_) => Level::Expr,
+        ExprKind::Binary(BinaryOp::Or, ..) => Level::Or,
+        ExprKind::Binary(BinaryOp::And, ..) => Level::And,
+        ExprKind::Binary(op, ..) if op.is_comparison() => Level::Compare,
+        ExprKind::Range(..) => Level::Compare,
+        ExprKind::Pipe(..) => Level::Pipe,
+        ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, ..) => Level::Additive,
+        ExprKind::Binary(..) => Level::Multiplicative,
+        ExprKind::Unary(..) => Level::Unary,
+        ExprKind::Field(..) | ExprKind::Call(..) | ExprKind::Index(..) => Level::Postfix,
+        _ => Level::Atom,
+    }
+}
+
+fn print_at(expr: &Expr, context: Level) -> String {
+    let text = print_bare(expr);
+    if level_of(expr) < context {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+fn args(exprs: &[Expr]) -> String {
+    exprs.iter().map(print_expr).collect::<Vec<_>>().join(", ")
+}
+
+fn print_bare(expr: &Expr) -> String {
+    match &expr.kind {
+        ExprKind::Int(n) => n.to_string(),
+        ExprKind::Float(x) => format!("{x:?}"),
+        ExprKind::Str(s) => format!("\"{}\"", escape(s)),
+        ExprKind::Bool(b) => b.to_string(),
+        ExprKind::None => "none".to_string(),
+        ExprKind::Name(ident) => ident.name.clone(),
+        ExprKind::Record(fields) => print_record(fields),
+        ExprKind::List(items) => format!("[{}]", args(items)),
+        ExprKind::Field(base, field) => {
+            format!("{}.{}", print_at(base, Level::Postfix), field.name)
+        }
+        ExprKind::Call(callee, arguments) => {
+            format!("{}({})", print_at(callee, Level::Postfix), args(arguments))
+        }
+        ExprKind::Index(base, arguments) => {
+            format!("{}[{}]", print_at(base, Level::Postfix), args(arguments))
+        }
+        ExprKind::Pipe(input, stage) => format!(
+            "{} |> {}",
+            print_at(input, Level::Pipe),
+            print_at(stage, Level::Postfix)
+        ),
+        ExprKind::Lambda(params, body) => match params.as_slice() {
+            [single] => format!("{} => {}", single.name, print_expr(body)),
+            many => format!("({}) => {}", names_list(many), print_expr(body)),
+        },
+        ExprKind::Unary(op, operand) => {
+            let symbol = match op {
+                UnaryOp::Neg => "-",
+                UnaryOp::Not => "!",
+            };
+            format!("{symbol}{}", print_at(operand, Level::Unary))
+        }
+        ExprKind::Binary(op, a, b) => {
+            let (left, right) = match level_of(expr) {
+                Level::Compare => (Level::Pipe, Level::Pipe),
+                Level::Or => (Level::Or, Level::And),
+                Level::And => (Level::And, Level::Compare),
+                Level::Additive => (Level::Additive, Level::Multiplicative),
+                _ => (Level::Multiplicative, Level::Unary),
+            };
+            format!(
+                "{} {} {}",
+                print_at(a, left),
+                op.symbol(),
+                print_at(b, right)
+            )
+        }
+        ExprKind::Range(a, b) => {
+            format!("{}..{}", print_at(a, Level::Pipe), print_at(b, Level::Pipe))
+        }
+        ExprKind::If(cond, then, otherwise) => {
+            let otherwise = match &otherwise.kind {
+                ExprKind::If(..) => print_bare(otherwise),
+                _ => print_body(otherwise),
+            };
+            format!(
+                "if {} {} else {}",
+                print_expr(cond),
+                print_body(then),
+                otherwise
+            )
+        }
+        ExprKind::Block(stmts, result) => print_block(stmts, result),
+        ExprKind::Insert(table, row) => format!("insert {} {}", table.dotted(), print_bare(row)),
+        ExprKind::Update(target, changes) => format!(
+            "update {} {}",
+            print_at(target, Level::Postfix),
+            print_bare(changes)
+        ),
+        ExprKind::Delete(target) => format!("delete {}", print_at(target, Level::Postfix)),
+        ExprKind::Error => "<error>".to_string(),
+    }
+}
+
+fn print_record(fields: &[RecordField]) -> String {
+    if fields.is_empty() {
+        return "{}".to_string();
+    }
+    let fields: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            if f.shorthand {
+                f.name.name.clone()
+            } else {
+                format!("{}: {}", f.name.name, print_expr(&f.value))
+            }
+        })
+        .collect();
+    format!("{{ {} }}", fields.join(", "))
+}
+
+fn print_stmts(stmts: &[Stmt]) -> String {
+    let mut out = String::new();
+    for stmt in stmts {
+        match stmt {
+            Stmt::Let { name, ty, value } => {
+                out.push_str(&format!("let {}", name.name));
+                if let Some(ty) = ty {
+                    out.push_str(&format!(": {}", print_type(ty)));
+                }
+                out.push_str(&format!(" = {}; ", print_expr(value)));
+            }
+            Stmt::Expr(expr) => out.push_str(&format!("{}; ", print_expr(expr))),
+        }
+    }
+    out
+}
+
+fn print_block(stmts: &[Stmt], result: &Expr) -> String {
+    format!("{{ {}{} }}", print_stmts(stmts), print_expr(result))
+}
+
+/// An `if` branch: its braces hold statements and a value directly.
+fn print_body(expr: &Expr) -> String {
+    match &expr.kind {
+        ExprKind::Block(stmts, result) => print_block(stmts, result),
+        _ => format!("{{ {} }}", print_expr(expr)),
+    }
+}
