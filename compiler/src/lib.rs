@@ -4,9 +4,13 @@
 //! (`syntax`) → checked program (`check`) → index-only plans (`plan`).
 //! Errors are plain `Diagnostic` values returned by the stage that finds them.
 
+pub mod check;
+mod compile;
 pub mod diagnostics;
+pub mod plan;
 pub mod span;
 pub mod syntax;
 
+pub use compile::{compile, Compilation};
 pub use diagnostics::{Diagnostic, Severity, Sources};
 pub use span::Span;

@@ -1,0 +1,393 @@
+//! Table declarations to a validated schema, with a diagnostic for each inconsistency.
+
+use crate::diagnostics::{Diagnostic, Label};
+use crate::syntax::ast::{self, FieldModifier, TableMember, TypeKind};
+use rqc_plan::schema::BoundSchema;
+use rqc_plan::{Column, ColumnType, IndexSchema, Schema, TableSchema};
+
+/// A table declaration with the file it came from, for labels.
+pub struct TableSource<'a> {
+    pub file: &'a str,
+    pub table: &'a ast::Table,
+}
+
+/// Builds the schema of all tables of a program. A table with errors is left
+/// out (its uses then report it as unknown only if it was never declared).
+pub fn build_schema(tables: &[TableSource<'_>], diagnostics: &mut Vec<Diagnostic>) -> Schema {
+    let mut schema = Schema::default();
+    let mut seen: Vec<(&str, &str, crate::Span)> = Vec::new();
+    for source in tables {
+        let table = source.table;
+        if let Some((file, _, span)) = seen.iter().find(|(_, n, _)| *n == table.name.name) {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0203",
+                    format!("table `{}` is declared twice", table.name.name),
+                    source.file,
+                    table.name.span,
+                    "second declaration",
+                )
+                .with_secondary(Label::new(*file, *span, "first declared here"))
+                .with_help("rename one of the tables; a database has one table per name"),
+            );
+            continue;
+        }
+        seen.push((source.file, &table.name.name, table.name.span));
+        if let Some(built) = build_table(source, diagnostics) {
+            schema.tables.push(built);
+        }
+    }
+    check_references(tables, &schema, diagnostics);
+    schema
+}
+
+fn column_type(ty: &ast::Type) -> Option<ColumnType> {
+    match &ty.kind {
+        TypeKind::Named(name) => match name.name.as_str() {
+            "Int" => Some(ColumnType::Int),
+            "Float" => Some(ColumnType::Float),
+            "String" => Some(ColumnType::String),
+            "Bool" => Some(ColumnType::Bool),
+            _ => None,
+        },
+        TypeKind::Option(inner) => match column_type(inner)? {
+            ColumnType::Optional(_) => None,
+            inner => Some(ColumnType::Optional(Box::new(inner))),
+        },
+        _ => None,
+    }
+}
+
+fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> Option<TableSchema> {
+    let file = source.file;
+    let table = source.table;
+    let before = diagnostics.len();
+    let mut columns: Vec<Column> = Vec::new();
+    let mut key: Option<(Vec<usize>, crate::Span)> = None;
+    let mut indexes: Vec<IndexSchema> = Vec::new();
+    let mut pending: Vec<&ast::TableMember> = Vec::new();
+
+    for member in &table.members {
+        let TableMember::Field(field) = member else {
+            pending.push(member);
+            continue;
+        };
+        if columns.iter().any(|c| c.name == field.name.name) {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0203",
+                    format!(
+                        "column `{}` is declared twice in `{}`",
+                        field.name.name, table.name.name
+                    ),
+                    file,
+                    field.name.span,
+                    "second declaration",
+                )
+                .with_help("give each column of a table its own name"),
+            );
+            continue;
+        }
+        let Some(ty) = column_type(&field.ty) else {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0401",
+                    format!(
+                        "a column cannot have type `{}`",
+                        crate::syntax::printer::print_type(&field.ty)
+                    ),
+                    file,
+                    field.ty.span,
+                    "not a column type",
+                )
+                .with_help(
+                    "columns are `Int`, `Float`, `String` or `Bool`, or one of them with `?`",
+                ),
+            );
+            continue;
+        };
+        let position = columns.len();
+        let mut references = None;
+        for modifier in &field.modifiers {
+            match modifier {
+                FieldModifier::Key(span) => {
+                    if let Some((_, first)) = &key {
+                        diagnostics.push(two_keys(file, &table.name.name, *span, *first));
+                    } else {
+                        key = Some((vec![position], *span));
+                    }
+                }
+                FieldModifier::Unique(_) => indexes.push(IndexSchema {
+                    name: field.name.name.clone(),
+                    columns: vec![position],
+                    descending: vec![false],
+                    unique: true,
+                }),
+                FieldModifier::Ref(path, _) => references = Some(path.dotted()),
+            }
+        }
+        columns.push(Column {
+            name: field.name.name.clone(),
+            ty,
+            references,
+        });
+    }
+
+    let resolve = |names: &[ast::Ident], diagnostics: &mut Vec<Diagnostic>| -> Option<Vec<usize>> {
+        let mut positions = Vec::new();
+        for name in names {
+            match columns.iter().position(|c| c.name == name.name) {
+                Some(p) => positions.push(p),
+                None => {
+                    diagnostics.push(unknown_column(file, &table.name.name, name, &columns));
+                    return None;
+                }
+            }
+        }
+        Some(positions)
+    };
+
+    let mut bounds = Vec::new();
+    let mut bound_decls = Vec::new();
+    for member in pending {
+        match member {
+            TableMember::Field(_) => {}
+            TableMember::Key(cols) => {
+                if let Some((_, first)) = &key {
+                    diagnostics.push(two_keys(file, &table.name.name, cols.span, *first));
+                } else if let Some(positions) = resolve(&cols.columns, diagnostics) {
+                    key = Some((positions, cols.span));
+                }
+            }
+            TableMember::Unique(cols) => {
+                if let Some(positions) = resolve(&cols.columns, diagnostics) {
+                    let names: Vec<&str> = cols.columns.iter().map(|c| c.name.as_str()).collect();
+                    indexes.push(IndexSchema {
+                        name: names.join("_"),
+                        descending: vec![false; positions.len()],
+                        columns: positions,
+                        unique: true,
+                    });
+                }
+            }
+            TableMember::Index(index) => {
+                let names: Vec<ast::Ident> = index.columns.iter().map(|c| c.name.clone()).collect();
+                if indexes.iter().any(|i| i.name == index.name.name) {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            "E0203",
+                            format!(
+                                "index `{}` is declared twice in `{}`",
+                                index.name.name, table.name.name
+                            ),
+                            file,
+                            index.name.span,
+                            "second declaration",
+                        )
+                        .with_help("give each index of a table its own name"),
+                    );
+                } else if let Some(positions) = resolve(&names, diagnostics) {
+                    indexes.push(IndexSchema {
+                        name: index.name.name.clone(),
+                        columns: positions,
+                        descending: index.columns.iter().map(|c| c.descending).collect(),
+                        unique: false,
+                    });
+                }
+            }
+            TableMember::Bound(bound) => bound_decls.push(bound),
+        }
+    }
+
+    let Some((key, _)) = key else {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0204",
+                format!("table `{}` has no key", table.name.name),
+                file,
+                table.name.span,
+                "declared without a key",
+            )
+            .with_help(format!(
+                "mark a column as the key, as in `id: Int key`, or declare a composite key: `key ({})`",
+                columns.iter().take(2).map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+            )),
+        );
+        return None;
+    };
+
+    for bound in bound_decls {
+        let Some(positions) = resolve(&bound.columns, diagnostics) else {
+            continue;
+        };
+        let is_prefix = |cols: &[usize]| {
+            cols.len() >= positions.len() && cols[..positions.len()] == positions[..]
+        };
+        if !is_prefix(&key) && !indexes.iter().any(|i| is_prefix(&i.columns)) {
+            let names: Vec<&str> = bound.columns.iter().map(|c| c.name.as_str()).collect();
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0206",
+                    format!(
+                        "`bound {}` is not over a prefix of the key or of an index",
+                        names.join(", ")
+                    ),
+                    file,
+                    bound.span,
+                    "the runtime could not count these rows with one range read",
+                )
+                .with_help(format!(
+                    "add an index that starts with these columns: `index by_{} ({})`",
+                    names.join("_"),
+                    names.join(", ")
+                )),
+            );
+            continue;
+        }
+        if bound.limit < 1 {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0207",
+                    "a bound must be at least 1",
+                    file,
+                    bound.limit_span,
+                    "here",
+                )
+                .with_help("write a positive limit, as in `bound follower <= 5000`"),
+            );
+            continue;
+        }
+        bounds.push(BoundSchema {
+            columns: positions,
+            limit: bound.limit as u64,
+        });
+    }
+
+    let small_max = match table.small_max {
+        Some((max, span)) if max < 1 => {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0207",
+                    "a small table's maximum must be at least 1",
+                    file,
+                    span,
+                    "here",
+                )
+                .with_help("write a positive size, as in `small table Country max 300`"),
+            );
+            None
+        }
+        Some((max, _)) => Some(max as u64),
+        None => None,
+    };
+
+    if diagnostics.len() > before {
+        return None;
+    }
+    Some(TableSchema {
+        name: table.name.name.clone(),
+        columns,
+        key,
+        indexes,
+        bounds,
+        small_max,
+    })
+}
+
+fn two_keys(file: &str, table: &str, span: crate::Span, first: crate::Span) -> Diagnostic {
+    Diagnostic::error(
+        "E0205",
+        format!("table `{table}` declares its key twice"),
+        file,
+        span,
+        "second key",
+    )
+    .with_secondary(Label::new(file, first, "first key"))
+    .with_help("a table has one key; for several columns write one `key (a, b)`, and use `unique` or `index` for other access paths")
+}
+
+pub fn unknown_column(
+    file: &str,
+    table: &str,
+    name: &ast::Ident,
+    columns: &[Column],
+) -> Diagnostic {
+    let known: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+    let mut diagnostic = Diagnostic::error(
+        "E0202",
+        format!("table `{table}` has no column `{}`", name.name),
+        file,
+        name.span,
+        "unknown column",
+    );
+    diagnostic = match crate::check::names::closest(&name.name, &known) {
+        Some(close) => diagnostic.with_help(format!("did you mean `{close}`?")),
+        None => diagnostic.with_help(format!(
+            "the columns of `{table}` are: {}",
+            known.join(", ")
+        )),
+    };
+    diagnostic
+}
+
+/// `ref T` must name a table whose key is one column of the same type.
+fn check_references(
+    tables: &[TableSource<'_>],
+    schema: &Schema,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for source in tables {
+        for member in &source.table.members {
+            let TableMember::Field(field) = member else {
+                continue;
+            };
+            for modifier in &field.modifiers {
+                let FieldModifier::Ref(path, span) = modifier else {
+                    continue;
+                };
+                let target_name = path.segments.last().map(|s| s.name.as_str()).unwrap_or("");
+                let Some(target) = schema.table(target_name) else {
+                    let known: Vec<&str> = schema.tables.iter().map(|t| t.name.as_str()).collect();
+                    let mut d = Diagnostic::error(
+                        "E0201",
+                        format!("`ref {}` names no table", path.dotted()),
+                        source.file,
+                        path.span,
+                        "unknown table",
+                    );
+                    d = match crate::check::names::closest(target_name, &known) {
+                        Some(close) => d.with_help(format!("did you mean `ref {close}`?")),
+                        None => {
+                            d.with_help("declare the table, or import the module that declares it")
+                        }
+                    };
+                    diagnostics.push(d);
+                    continue;
+                };
+                let field_ty = column_type(&field.ty);
+                let key_ty = (target.key.len() == 1).then(|| &target.columns[target.key[0]].ty);
+                let matches = match (&field_ty, key_ty) {
+                    (Some(ColumnType::Optional(inner)), Some(key)) => **inner == *key,
+                    (Some(ty), Some(key)) => ty == key,
+                    _ => false,
+                };
+                if !matches {
+                    let key_desc = match key_ty {
+                        Some(ty) => format!("its key is one `{}` column", ty.name()),
+                        None => format!("its key has {} columns", target.key.len()),
+                    };
+                    diagnostics.push(
+                        Diagnostic::error(
+                            "E0208",
+                            format!("`{}` cannot reference `{}`", field.name.name, target.name),
+                            source.file,
+                            *span,
+                            format!("{key_desc}"),
+                        )
+                        .with_help("a reference holds the whole key of the referenced row: give the column the key's type, and reference only tables with a one-column key"),
+                    );
+                }
+            }
+        }
+    }
+}

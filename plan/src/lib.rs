@@ -1,0 +1,17 @@
+//! The plain-data contract between compiler and runtime: schema, values and plans.
+//!
+//! The compiler produces a [`CompiledProgram`]; the runtime loads and runs it
+//! without the compiler. Everything here is serde data with no behaviour
+//! beyond lookups, so a plan can be printed, snapshotted, cached or shipped.
+
+pub mod plan;
+pub mod schema;
+pub mod value;
+
+pub use plan::{Bound, CompiledProgram, Entry, EntryKind, Operator, ParamSpec, Plan, Scalar};
+pub use schema::{Column, ColumnType, IndexSchema, Schema, TableSchema};
+pub use value::Value;
+
+/// Bumped whenever the serialized form of a [`CompiledProgram`] changes
+/// incompatibly; loaders refuse other versions.
+pub const FORMAT_VERSION: u32 = 1;

@@ -1,0 +1,82 @@
+//! The installed schema: tables, columns, keys, indexes and declared bounds.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ColumnType {
+    Int,
+    Float,
+    String,
+    Bool,
+    Optional(Box<ColumnType>),
+}
+
+impl ColumnType {
+    pub fn name(&self) -> String {
+        match self {
+            ColumnType::Int => "Int".into(),
+            ColumnType::Float => "Float".into(),
+            ColumnType::String => "String".into(),
+            ColumnType::Bool => "Bool".into(),
+            ColumnType::Optional(inner) => format!("{}?", inner.name()),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Column {
+    pub name: String,
+    pub ty: ColumnType,
+    /// `ref T`: the value must be the whole key of a row of `T`.
+    pub references: Option<String>,
+}
+
+/// A secondary index over columns (by position), each ascending or not.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexSchema {
+    pub name: String,
+    pub columns: Vec<usize>,
+    pub descending: Vec<bool>,
+    pub unique: bool,
+}
+
+/// `bound columns <= limit`: at most `limit` rows share a value of `columns`,
+/// which are a prefix of the key or of an index.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoundSchema {
+    pub columns: Vec<usize>,
+    pub limit: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSchema {
+    pub name: String,
+    pub columns: Vec<Column>,
+    /// Positions of the key columns, in key order.
+    pub key: Vec<usize>,
+    pub indexes: Vec<IndexSchema>,
+    pub bounds: Vec<BoundSchema>,
+    /// `small table … max N`.
+    pub small_max: Option<u64>,
+}
+
+impl TableSchema {
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    pub fn index(&self, name: &str) -> Option<&IndexSchema> {
+        self.indexes.iter().find(|i| i.name == name)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schema {
+    pub tables: Vec<TableSchema>,
+}
+
+impl Schema {
+    pub fn table(&self, name: &str) -> Option<&TableSchema> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+}

@@ -1,0 +1,87 @@
+//! Runtime values: what parameters, columns and results hold.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Value>),
+    Record(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// The plain JSON form users see: records as objects, `none` as null.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match self {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Int(n) => J::from(*n),
+            Value::Float(x) => serde_json::Number::from_f64(*x)
+                .map(J::Number)
+                .unwrap_or(J::Null),
+            Value::Str(s) => J::String(s.clone()),
+            Value::List(items) => J::Array(items.iter().map(Value::to_json).collect()),
+            Value::Record(fields) => J::Object(
+                fields
+                    .iter()
+                    .map(|(name, value)| (name.clone(), value.to_json()))
+                    .collect(),
+            ),
+        }
+    }
+
+    pub fn field(&self, name: &str) -> Option<&Value> {
+        match self {
+            Value::Record(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.to_json())
+    }
+}
+
+impl From<i64> for Value {
+    fn from(n: i64) -> Value {
+        Value::Int(n)
+    }
+}
+
+impl From<i32> for Value {
+    fn from(n: i32) -> Value {
+        Value::Int(n.into())
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::Str(s.to_string())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Str(s)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+
+impl From<f64> for Value {
+    fn from(x: f64) -> Value {
+        Value::Float(x)
+    }
+}

@@ -1,0 +1,189 @@
+//! Order-preserving key encoding: byte order of encodings equals value order.
+//!
+//! Each component is a type tag followed by its payload: `Int` as the
+//! big-endian bits of `n ^ i64::MIN`, `Float` in IEEE total order, `String`
+//! with `0x00` escaped as `0x00 0xFF` and ended by `0x00 0x00` (so a string
+//! sorts before its extensions). A descending component is the bitwise
+//! complement of its ascending encoding. `Null` sorts first.
+
+use crate::error::{Result, RuntimeError};
+use rqc_plan::Value;
+
+const NULL: u8 = 0x01;
+const FALSE: u8 = 0x02;
+const TRUE: u8 = 0x03;
+const INT: u8 = 0x10;
+const FLOAT: u8 = 0x20;
+const STRING: u8 = 0x30;
+
+/// Appends one component.
+pub fn encode_component(out: &mut Vec<u8>, value: &Value, descending: bool) -> Result<()> {
+    let start = out.len();
+    match value {
+        Value::Null => out.push(NULL),
+        Value::Bool(false) => out.push(FALSE),
+        Value::Bool(true) => out.push(TRUE),
+        Value::Int(n) => {
+            out.push(INT);
+            out.extend_from_slice(&((*n as u64) ^ (1 << 63)).to_be_bytes());
+        }
+        Value::Float(x) => {
+            out.push(FLOAT);
+            let bits = x.to_bits();
+            let ordered = if bits >> 63 == 1 {
+                !bits
+            } else {
+                bits | (1 << 63)
+            };
+            out.extend_from_slice(&ordered.to_be_bytes());
+        }
+        Value::Str(s) => {
+            out.push(STRING);
+            for &byte in s.as_bytes() {
+                out.push(byte);
+                if byte == 0 {
+                    out.push(0xFF);
+                }
+            }
+            out.extend_from_slice(&[0, 0]);
+        }
+        Value::List(_) | Value::Record(_) => {
+            return Err(RuntimeError::new(
+                "E0592",
+                "lists and records cannot be keys",
+                "key columns are Int, Float, String or Bool",
+            ))
+        }
+    }
+    if descending {
+        for byte in &mut out[start..] {
+            *byte = !*byte;
+        }
+    }
+    Ok(())
+}
+
+/// Encodes a whole key; `descending[i]` flips the order of component `i`.
+pub fn encode_key(values: &[Value], descending: &[bool]) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(values.len() * 9);
+    for (i, value) in values.iter().enumerate() {
+        encode_component(&mut out, value, descending.get(i).copied().unwrap_or(false))?;
+    }
+    Ok(out)
+}
+
+/// Decodes `count` components from the front of `bytes`; returns them and
+/// the unread rest. Garbage is an error, never a panic.
+pub fn decode_key<'a>(
+    mut bytes: &'a [u8],
+    descending: &[bool],
+    count: usize,
+) -> Result<(Vec<Value>, &'a [u8])> {
+    let mut values = Vec::with_capacity(count);
+    for i in 0..count {
+        let flip = descending.get(i).copied().unwrap_or(false);
+        let (value, rest) = decode_component(bytes, flip)?;
+        values.push(value);
+        bytes = rest;
+    }
+    Ok((values, bytes))
+}
+
+fn decode_component(bytes: &[u8], flip: bool) -> Result<(Value, &[u8])> {
+    let at = |i: usize| -> Result<u8> {
+        bytes
+            .get(i)
+            .map(|b| if flip { !b } else { *b })
+            .ok_or_else(|| RuntimeError::corrupt("key ends inside a component"))
+    };
+    let fixed = |rest_from: usize| -> Result<u64> {
+        let mut word = [0u8; 8];
+        for (i, slot) in word.iter_mut().enumerate() {
+            *slot = at(rest_from + i)?;
+        }
+        Ok(u64::from_be_bytes(word))
+    };
+    match at(0)? {
+        NULL => Ok((Value::Null, &bytes[1..])),
+        FALSE => Ok((Value::Bool(false), &bytes[1..])),
+        TRUE => Ok((Value::Bool(true), &bytes[1..])),
+        INT => Ok((Value::Int((fixed(1)? ^ (1 << 63)) as i64), &bytes[9..])),
+        FLOAT => {
+            let ordered = fixed(1)?;
+            let bits = if ordered >> 63 == 1 {
+                ordered & !(1 << 63)
+            } else {
+                !ordered
+            };
+            Ok((Value::Float(f64::from_bits(bits)), &bytes[9..]))
+        }
+        STRING => {
+            let mut text = Vec::new();
+            let mut i = 1;
+            loop {
+                let byte = at(i)?;
+                if byte == 0 {
+                    match at(i + 1)? {
+                        0 => break,
+                        0xFF => text.push(0),
+                        _ => return Err(RuntimeError::corrupt("bad escape in a string key")),
+                    }
+                    i += 2;
+                } else {
+                    text.push(byte);
+                    i += 1;
+                }
+            }
+            let text = String::from_utf8(text)
+                .map_err(|_| RuntimeError::corrupt("string key is not UTF-8"))?;
+            Ok((Value::Str(text), &bytes[i + 2..]))
+        }
+        tag => Err(RuntimeError::corrupt(&format!(
+            "unknown key tag {tag:#04x}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order_matches(a: &Value, b: &Value, cmp: std::cmp::Ordering) {
+        for desc in [false, true] {
+            let ea = encode_key(std::slice::from_ref(a), &[desc]).unwrap();
+            let eb = encode_key(std::slice::from_ref(b), &[desc]).unwrap();
+            let expected = if desc { cmp.reverse() } else { cmp };
+            assert_eq!(ea.cmp(&eb), expected, "{a:?} vs {b:?} desc={desc}");
+        }
+    }
+
+    #[test]
+    fn ints_floats_and_strings_keep_their_order() {
+        use std::cmp::Ordering::*;
+        order_matches(&Value::Int(-5), &Value::Int(3), Less);
+        order_matches(&Value::Int(i64::MIN), &Value::Int(i64::MAX), Less);
+        order_matches(&Value::Float(-1.5), &Value::Float(-0.5), Less);
+        order_matches(&Value::Float(0.5), &Value::Float(2.0), Less);
+        order_matches(&Value::Str("ab".into()), &Value::Str("abc".into()), Less);
+        order_matches(&Value::Str("a\0".into()), &Value::Str("a".into()), Greater);
+        order_matches(&Value::Null, &Value::Int(i64::MIN), Less);
+    }
+
+    #[test]
+    fn composite_keys_round_trip() {
+        let values = vec![Value::Int(7), Value::Str("x\0y".into()), Value::Float(-2.5)];
+        let desc = [false, true, true];
+        let bytes = encode_key(&values, &desc).unwrap();
+        let (decoded, rest) = decode_key(&bytes, &desc, 3).unwrap();
+        assert_eq!(decoded, values);
+        assert!(rest.is_empty());
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert!(decode_key(&[0x10, 1, 2], &[], 1).is_err());
+        assert!(decode_key(&[0x77], &[], 1).is_err());
+        assert!(decode_key(&[0x30, b'a', 0, 7], &[], 1).is_err());
+        assert!(decode_key(&[], &[], 1).is_err());
+    }
+}

@@ -1,0 +1,163 @@
+//! Compact row encoding: a format byte, then each column as a tag and payload.
+
+use crate::error::{Result, RuntimeError};
+use rqc_plan::Value;
+
+const FORMAT: u8 = 1;
+const NULL: u8 = 0;
+const FALSE: u8 = 1;
+const TRUE: u8 = 2;
+const INT: u8 = 3;
+const FLOAT: u8 = 4;
+const STRING: u8 = 5;
+
+pub fn encode_row(values: &[Value]) -> Result<Vec<u8>> {
+    let mut out = vec![FORMAT];
+    for value in values {
+        match value {
+            Value::Null => out.push(NULL),
+            Value::Bool(false) => out.push(FALSE),
+            Value::Bool(true) => out.push(TRUE),
+            Value::Int(n) => {
+                out.push(INT);
+                write_varint(&mut out, zigzag(*n));
+            }
+            Value::Float(x) => {
+                out.push(FLOAT);
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+            Value::Str(s) => {
+                out.push(STRING);
+                write_varint(&mut out, s.len() as u64);
+                out.extend_from_slice(s.as_bytes());
+            }
+            Value::List(_) | Value::Record(_) => {
+                return Err(RuntimeError::new(
+                    "E0592",
+                    "lists and records cannot be stored in a column",
+                    "columns are Int, Float, String or Bool",
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Decodes a row of exactly `columns` values. Garbage is an error.
+pub fn decode_row(bytes: &[u8], columns: usize) -> Result<Vec<Value>> {
+    let mut reader = Reader { bytes, at: 0 };
+    if reader.byte()? != FORMAT {
+        return Err(RuntimeError::corrupt("unknown row format"));
+    }
+    let mut values = Vec::with_capacity(columns);
+    for _ in 0..columns {
+        values.push(match reader.byte()? {
+            NULL => Value::Null,
+            FALSE => Value::Bool(false),
+            TRUE => Value::Bool(true),
+            INT => Value::Int(unzigzag(reader.varint()?)),
+            FLOAT => Value::Float(f64::from_le_bytes(
+                reader.take(8)?.try_into().expect("8 bytes"),
+            )),
+            STRING => {
+                let len = reader.varint()?;
+                let len =
+                    usize::try_from(len).map_err(|_| RuntimeError::corrupt("string too long"))?;
+                let text = reader.take(len)?;
+                Value::Str(
+                    String::from_utf8(text.to_vec())
+                        .map_err(|_| RuntimeError::corrupt("string column is not UTF-8"))?,
+                )
+            }
+            tag => return Err(RuntimeError::corrupt(&format!("unknown column tag {tag}"))),
+        });
+    }
+    if reader.at != bytes.len() {
+        return Err(RuntimeError::corrupt("row has trailing bytes"));
+    }
+    Ok(values)
+}
+
+fn zigzag(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+fn unzigzag(n: u64) -> i64 {
+    ((n >> 1) as i64) ^ -((n & 1) as i64)
+}
+
+fn write_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|end| *end <= self.bytes.len())
+            .ok_or_else(|| RuntimeError::corrupt("row ends early"))?;
+        let slice = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(slice)
+    }
+
+    fn varint(&mut self) -> Result<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = self.byte()?;
+            value |= u64::from(byte & 0x7F) << shift;
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(RuntimeError::corrupt("varint too long"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_round_trip() {
+        let row = vec![
+            Value::Int(-300),
+            Value::Int(i64::MAX),
+            Value::Str("héllo".into()),
+            Value::Null,
+            Value::Bool(true),
+            Value::Float(2.5),
+        ];
+        assert_eq!(
+            decode_row(&encode_row(&row).unwrap(), row.len()).unwrap(),
+            row
+        );
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert!(decode_row(&[], 1).is_err());
+        assert!(decode_row(&[1, 5, 200], 1).is_err());
+        assert!(decode_row(
+            &[1, 3, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+            1
+        )
+        .is_err());
+        assert!(decode_row(&[1, 9], 1).is_err());
+        assert!(decode_row(&[1, 0, 0], 1).is_err(), "trailing bytes");
+    }
+}

@@ -1,0 +1,193 @@
+//! The engine: an open store with an installed program, running entries by name.
+
+use crate::catalog;
+use crate::error::{Result, RuntimeError};
+use crate::exec::{execute, Output};
+use crate::store::{MemoryStore, SledStore, Store};
+use crate::writes::fits;
+use rqc_plan::{CompiledProgram, Entry, Value, FORMAT_VERSION};
+use std::path::Path;
+
+/// Which store backs the database.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    #[default]
+    Sled,
+    /// Nothing is written to disk; for tests.
+    Memory,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct OpenOptions {
+    pub backend: Backend,
+    /// Flush every commit before acknowledging it (the default), or leave
+    /// flushing to the backend's background thread.
+    pub flush_on_commit: bool,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            backend: Backend::Sled,
+            flush_on_commit: true,
+        }
+    }
+}
+
+pub struct Engine {
+    store: Box<dyn Store>,
+    program: Option<CompiledProgram>,
+}
+
+impl Engine {
+    pub fn open(dir: &Path, options: OpenOptions) -> Result<Engine> {
+        let store: Box<dyn Store> = match options.backend {
+            Backend::Memory => Box::new(MemoryStore::new()),
+            Backend::Sled => {
+                check_database_dir(dir)?;
+                Box::new(SledStore::open(dir, options.flush_on_commit)?)
+            }
+        };
+        catalog::check_format(store.as_ref())?;
+        Ok(Engine {
+            store,
+            program: None,
+        })
+    }
+
+    pub fn in_memory() -> Engine {
+        Engine {
+            store: Box::new(MemoryStore::new()),
+            program: None,
+        }
+    }
+
+    /// Installs a compiled program: its schema goes into the catalog (see
+    /// [`catalog::install`]) and its plans become runnable.
+    pub fn install(&mut self, program: CompiledProgram) -> Result<()> {
+        if program.format_version != FORMAT_VERSION {
+            return Err(RuntimeError::new(
+                "E0513",
+                format!(
+                    "the compiled program has format {}, this rqc runs format {FORMAT_VERSION}",
+                    program.format_version
+                ),
+                "recompile the program with this rqc",
+            ));
+        }
+        catalog::install(self.store.as_ref(), &program.schema)?;
+        self.program = Some(program);
+        Ok(())
+    }
+
+    pub fn program(&self) -> Option<&CompiledProgram> {
+        self.program.as_ref()
+    }
+
+    /// The entry point called `name` (or `module.name`).
+    pub fn entry(&self, name: &str) -> Result<&Entry> {
+        let program = self.program.as_ref().ok_or_else(|| {
+            RuntimeError::new(
+                "E0514",
+                "no program is installed",
+                "install a program before running it",
+            )
+        })?;
+        program.entry(name).ok_or_else(|| {
+            let names: Vec<&str> = program.entries.iter().map(|e| e.name.as_str()).collect();
+            RuntimeError::new(
+                "E0521",
+                format!("the program has no query or mutation `{name}`"),
+                if names.is_empty() {
+                    "the program has no accepted entry points; run `rqc check` on it".to_string()
+                } else {
+                    format!("the entry points are: {}", names.join(", "))
+                },
+            )
+        })
+    }
+
+    /// Runs an entry after checking the arguments against its parameters.
+    pub fn run(&self, name: &str, args: &[Value]) -> Result<Output> {
+        let entry = self.entry(name)?;
+        check_args(entry, args)?;
+        let program = self.program.as_ref().expect("entry found, so installed");
+        execute(self.store.as_ref(), &program.schema, entry, args)
+    }
+
+    pub fn flush(&self) -> Result<()> {
+        self.store.flush()
+    }
+}
+
+/// Arguments must match the parameters in number, type and declared bound.
+pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
+    if args.len() != entry.params.len() {
+        let expected: Vec<String> = entry
+            .params
+            .iter()
+            .map(|p| format!("{}: {}", p.name, p.ty.name()))
+            .collect();
+        return Err(RuntimeError::new(
+            "E0520",
+            format!(
+                "`{}` takes {} argument{}, {} given",
+                entry.name,
+                entry.params.len(),
+                if entry.params.len() == 1 { "" } else { "s" },
+                args.len()
+            ),
+            format!("its parameters are ({})", expected.join(", ")),
+        ));
+    }
+    for (param, arg) in entry.params.iter().zip(args) {
+        if !fits(&param.ty, arg) {
+            return Err(RuntimeError::new(
+                "E0520",
+                format!(
+                    "parameter `{}` is `{}`, but the argument is {arg}",
+                    param.name,
+                    param.ty.name()
+                ),
+                format!("pass a `{}` value for `{}`", param.ty.name(), param.name),
+            ));
+        }
+        if let (Some(max), Value::Int(n)) = (param.max, arg) {
+            if *n > max {
+                return Err(RuntimeError::new(
+                    "E0522",
+                    format!(
+                        "parameter `{}` is declared `<= {max}`, and {n} is larger",
+                        param.name
+                    ),
+                    format!("pass a value of at most {max}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a path that is a file, or a non-empty directory that is not a
+/// database, before a backend writes anything into it.
+fn check_database_dir(dir: &Path) -> Result<()> {
+    if dir.is_file() {
+        return Err(RuntimeError::new(
+            "E0511",
+            format!("`{}` is a file, not a database directory", dir.display()),
+            "give --db a directory (it is created if missing)",
+        ));
+    }
+    let Ok(mut entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let is_empty = entries.next().is_none();
+    if !is_empty && !dir.join("conf").is_file() {
+        return Err(RuntimeError::new(
+            "E0511",
+            format!("`{}` is not an rqc database", dir.display()),
+            "give --db an empty or new directory, or one rqc created",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,73 @@
+//! The `Store` trait: an ordered key-value store with atomic multi-tree transactions.
+//!
+//! Nothing above this module names a backend. The trait is small enough for
+//! a remote ordered store to implement: point reads, ordered range reads and
+//! one transaction call that runs a mutation's checks and writes atomically.
+
+mod memory;
+mod sled_backend;
+
+pub use memory::MemoryStore;
+pub use sled_backend::SledStore;
+
+use crate::error::{Result, RuntimeError};
+
+/// Why a transaction body stopped.
+#[derive(Debug)]
+pub enum Abort {
+    /// A constraint refused the write; nothing is committed.
+    Refused(RuntimeError),
+    /// The backend failed inside the transaction; the backend reports why.
+    Backend,
+}
+
+impl From<RuntimeError> for Abort {
+    fn from(error: RuntimeError) -> Abort {
+        Abort::Refused(error)
+    }
+}
+
+/// Reads and writes inside one transaction, trees named by their position in
+/// the list given to [`Store::transact`].
+pub trait Txn {
+    fn get(&mut self, tree: usize, key: &[u8]) -> std::result::Result<Option<Vec<u8>>, Abort>;
+    fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort>;
+    fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort>;
+}
+
+/// A transaction body. It may run more than once (a backend retries on
+/// conflict), so it must not have effects outside the transaction.
+pub type TxnBody<'a> = &'a dyn Fn(&mut dyn Txn) -> std::result::Result<(), Abort>;
+
+pub trait Store: Send + Sync {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>>;
+
+    /// Entries with `start <= key < end` (`end` = `None`: no upper limit), in
+    /// key order or reversed, at most `limit` of them.
+    fn range(
+        &self,
+        tree: &str,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>>;
+
+    /// Runs `body` atomically over `trees`: all of its writes commit, or none.
+    fn transact(&self, trees: &[String], body: TxnBody<'_>) -> Result<()>;
+
+    /// Makes committed writes durable as far as the backend promises.
+    fn flush(&self) -> Result<()>;
+}
+
+/// The smallest key greater than every key that starts with `prefix`, if any.
+pub fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xFF {
+            end.push(last + 1);
+            return Some(end);
+        }
+    }
+    None
+}

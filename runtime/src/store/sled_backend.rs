@@ -1,0 +1,137 @@
+//! The sled 0.34 backend: trees per table and index, multi-tree transactions.
+
+use super::{Abort, Store, Txn, TxnBody};
+use crate::error::{Result, RuntimeError};
+use sled::transaction::{
+    ConflictableTransactionError, TransactionError, TransactionalTree, UnabortableTransactionError,
+};
+use sled::Transactional;
+use std::path::Path;
+
+pub struct SledStore {
+    db: sled::Db,
+    flush_on_commit: bool,
+}
+
+impl SledStore {
+    /// Opens (or creates) a sled database in `dir`. With `flush_on_commit`,
+    /// every commit is flushed before it is acknowledged.
+    pub fn open(dir: &Path, flush_on_commit: bool) -> Result<SledStore> {
+        let db = sled::Config::new()
+            .path(dir)
+            .open()
+            .map_err(RuntimeError::store)?;
+        Ok(SledStore {
+            db,
+            flush_on_commit,
+        })
+    }
+
+    fn tree(&self, name: &str) -> Result<sled::Tree> {
+        self.db.open_tree(name).map_err(RuntimeError::store)
+    }
+}
+
+struct SledTxn<'a> {
+    trees: &'a [TransactionalTree],
+    failure: Option<UnabortableTransactionError>,
+}
+
+impl SledTxn<'_> {
+    fn fail<T>(&mut self, error: UnabortableTransactionError) -> std::result::Result<T, Abort> {
+        self.failure = Some(error);
+        Err(Abort::Backend)
+    }
+}
+
+impl Txn for SledTxn<'_> {
+    fn get(&mut self, tree: usize, key: &[u8]) -> std::result::Result<Option<Vec<u8>>, Abort> {
+        match self.trees[tree].get(key) {
+            Ok(value) => Ok(value.map(|v| v.to_vec())),
+            Err(error) => self.fail(error),
+        }
+    }
+
+    fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort> {
+        match self.trees[tree].insert(key, value) {
+            Ok(_) => Ok(()),
+            Err(error) => self.fail(error),
+        }
+    }
+
+    fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort> {
+        match self.trees[tree].remove(key) {
+            Ok(_) => Ok(()),
+            Err(error) => self.fail(error),
+        }
+    }
+}
+
+impl Store for SledStore {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let value = self.tree(tree)?.get(key).map_err(RuntimeError::store)?;
+        Ok(value.map(|v| v.to_vec()))
+    }
+
+    fn range(
+        &self,
+        tree: &str,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let tree = self.tree(tree)?;
+        let iter = match end {
+            Some(end) => tree.range(start.to_vec()..end.to_vec()),
+            None => tree.range(start.to_vec()..),
+        };
+        let pick = |entry: sled::Result<(sled::IVec, sled::IVec)>| {
+            entry
+                .map(|(k, v)| (k.to_vec(), v.to_vec()))
+                .map_err(RuntimeError::store)
+        };
+        if reverse {
+            iter.rev().take(limit).map(pick).collect()
+        } else {
+            iter.take(limit).map(pick).collect()
+        }
+    }
+
+    fn transact(&self, names: &[String], body: TxnBody<'_>) -> Result<()> {
+        let trees: Vec<sled::Tree> = names
+            .iter()
+            .map(|name| self.tree(name))
+            .collect::<Result<_>>()?;
+        let outcome = trees
+            .as_slice()
+            .transaction(|views: &Vec<TransactionalTree>| {
+                let mut txn = SledTxn {
+                    trees: views,
+                    failure: None,
+                };
+                match body(&mut txn) {
+                    Ok(()) => Ok(()),
+                    Err(Abort::Refused(error)) => Err(ConflictableTransactionError::Abort(error)),
+                    Err(Abort::Backend) => Err(txn
+                        .failure
+                        .take()
+                        .expect("a backend abort records its failure")
+                        .into()),
+                }
+            });
+        match outcome {
+            Ok(()) => {}
+            Err(TransactionError::Abort(error)) => return Err(error),
+            Err(TransactionError::Storage(error)) => return Err(RuntimeError::store(error)),
+        }
+        if self.flush_on_commit {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.db.flush().map(|_| ()).map_err(RuntimeError::store)
+    }
+}

@@ -1,0 +1,139 @@
+//! `rqc check` and `rqc compile`: verdicts, diagnostics, and the compiled program file.
+
+use super::report::{class, print_diagnostics, report_error, verdict_line};
+use super::Status;
+use crate::{read_program, Error};
+use clap::{Args, ValueEnum};
+use rqc_compiler::check::Verdict;
+use rqc_compiler::diagnostics::to_json;
+use rqc_compiler::syntax::ast::DefKind;
+use rqc_compiler::{compile as compile_program, Compilation};
+use serde_json::json;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// `.rq` files, or directories of them, that form one program.
+    #[arg(required = true, value_name = "FILE|DIR")]
+    paths: Vec<PathBuf>,
+    /// `text` for people, `json` for tools (one object; see spec/json.md).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Args)]
+pub struct CompileArgs {
+    /// `.rq` files, or directories of them, that form one program.
+    #[arg(required = true, value_name = "FILE|DIR")]
+    paths: Vec<PathBuf>,
+    /// Write the compiled program (schema and plans, JSON) here.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn load(paths: &[PathBuf]) -> Result<Compilation, Status> {
+    match read_program(paths) {
+        Ok(files) => Ok(compile_program(&files)),
+        Err(error) => Err(report_error(&error)),
+    }
+}
+
+fn status_of(compilation: &Compilation) -> Status {
+    let rejected = compilation
+        .checked
+        .verdicts
+        .iter()
+        .any(|v| v.bound.is_none());
+    if compilation.has_errors() || rejected {
+        Status::Errors
+    } else {
+        Status::Clean
+    }
+}
+
+pub fn check(args: CheckArgs) -> Status {
+    let compilation = match load(&args.paths) {
+        Ok(c) => c,
+        Err(status) => return status,
+    };
+    match args.format {
+        Format::Text => {
+            for verdict in entry_verdicts(&compilation) {
+                println!("{}", verdict_line(verdict));
+            }
+            print_diagnostics(&compilation.diagnostics, &compilation.sources);
+        }
+        Format::Json => println!("{}", json_report(&compilation)),
+    }
+    status_of(&compilation)
+}
+
+pub fn compile(args: CompileArgs) -> Status {
+    let compilation = match load(&args.paths) {
+        Ok(c) => c,
+        Err(status) => return status,
+    };
+    for verdict in entry_verdicts(&compilation) {
+        println!("{}", verdict_line(verdict));
+    }
+    print_diagnostics(&compilation.diagnostics, &compilation.sources);
+    let status = status_of(&compilation);
+    if let Some(output) = args.output {
+        if status != Status::Clean {
+            eprintln!("not written: {} (the program has errors)", output.display());
+            return status;
+        }
+        let text = serde_json::to_string_pretty(&compilation.program).expect("plans serialize");
+        if let Err(error) = std::fs::write(&output, text + "\n") {
+            return report_error(&Error::Io {
+                path: output,
+                error,
+            });
+        }
+        eprintln!("wrote {}", output.display());
+    }
+    status
+}
+
+/// Queries and mutations; helpers (`fn`) are checked but not listed.
+fn entry_verdicts(compilation: &Compilation) -> impl Iterator<Item = &Verdict> {
+    compilation
+        .checked
+        .verdicts
+        .iter()
+        .filter(|v| v.kind != DefKind::Fn)
+}
+
+fn json_report(compilation: &Compilation) -> serde_json::Value {
+    let queries: Vec<serde_json::Value> = compilation
+        .checked
+        .verdicts
+        .iter()
+        .map(|v| {
+            json!({
+                "module": v.module,
+                "name": v.name,
+                "kind": v.kind.keyword(),
+                "signature": v.signature,
+                "verdict": if v.bound.is_some() { "accepted" } else { "rejected" },
+                "seeks": v.bound.map(|b| b.seeks.to_string()),
+                "rows": v.bound.map(|b| b.rows.to_string()),
+                "seeks_max": v.bound.map(|b| b.seeks),
+                "rows_max": v.bound.map(|b| b.rows),
+                "class": v.bound.map(|b| class(b.seeks)),
+            })
+        })
+        .collect();
+    let diagnostics: Vec<_> = compilation
+        .diagnostics
+        .iter()
+        .map(|d| to_json(d, &compilation.sources))
+        .collect();
+    json!({ "queries": queries, "diagnostics": diagnostics })
+}

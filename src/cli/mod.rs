@@ -1,0 +1,82 @@
+//! The `rqc` command line: argument definitions and dispatch, thin over the library.
+
+mod args;
+mod check;
+mod report;
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+const AFTER_HELP: &str = "\
+Examples:
+  rqc check examples/social              report each query's bound, or why it is rejected
+  rqc compile app.rq -o app.rqc.json     compile to a plan file the runtime loads
+  rqc run --db data app.rq add --arg id=1 --arg name=lamp
+  rqc explain app.rq item                show the index-only plan of `item`
+
+Exit status: 0 when clean, 1 when any error or rejection was reported,
+2 for usage and input/output errors.";
+
+#[derive(Parser)]
+#[command(
+    name = "rqc",
+    version,
+    about = "The realtime query compiler: every query that compiles runs in O(log N)",
+    after_help = AFTER_HELP
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile a program: report every error and each entry point's bound;
+    /// with -o, write the compiled program (schema and plans) as JSON.
+    #[command(after_help = "Example:\n  rqc compile examples/social -o social.rqc.json")]
+    Compile(check::CompileArgs),
+    /// Check a program: one line per query and mutation with its proved
+    /// bound (seeks, rows, class), then every diagnostic.
+    #[command(
+        after_help = "Examples:\n  rqc check examples/social\n  rqc check app.rq --format json"
+    )]
+    Check(check::CheckArgs),
+    /// Run a query or mutation against a database directory; rows are
+    /// printed as JSON lines, the seeks and rows read go to stderr.
+    #[command(
+        after_help = "Examples:\n  rqc run --db data examples/social add_user --arg id=1 --arg handle=ann --arg name=Ann --arg country=NZ\n  rqc run --db data examples/social user --arg id=1"
+    )]
+    Run(run::RunArgs),
+    /// Print the index-only plan of a query or mutation: each operator, its
+    /// access path and its bound.
+    #[command(after_help = "Example:\n  rqc explain examples/social user")]
+    Explain(run::ExplainArgs),
+}
+
+/// Runs the command line and returns the process's exit status.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // Help and version print and exit 0; usage errors exit 2.
+            let _ = error.print();
+            return ExitCode::from(error.exit_code() as u8);
+        }
+    };
+    let status = match cli.command {
+        Command::Compile(args) => check::compile(args),
+        Command::Check(args) => check::check(args),
+        Command::Run(args) => run::run(args),
+        Command::Explain(args) => run::explain(args),
+    };
+    ExitCode::from(status as u8)
+}
+
+/// The documented exit statuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Clean = 0,
+    Errors = 1,
+    Usage = 2,
+}

@@ -1,0 +1,77 @@
+//! Printing diagnostics, verdict lines and one-line failures for the terminal.
+
+use super::Status;
+use crate::Error;
+use rqc_compiler::check::Verdict;
+use rqc_compiler::diagnostics::{render, RenderOptions};
+use rqc_compiler::{Diagnostic, Sources};
+use std::io::IsTerminal;
+
+/// Colour only on a terminal, and never under `NO_COLOR`.
+pub fn color_on_stderr() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+}
+
+pub fn print_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) {
+    let options = RenderOptions {
+        color: color_on_stderr(),
+    };
+    for diagnostic in diagnostics {
+        eprint!("{}", render(diagnostic, sources, options));
+    }
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    if errors > 0 {
+        eprintln!("{errors} error{}", if errors == 1 { "" } else { "s" });
+    }
+}
+
+/// `name(params) -> T  seeks ≤ 1  rows ≤ 1  O(log N)`, or why not.
+pub fn verdict_line(verdict: &Verdict) -> String {
+    match verdict.bound {
+        Some(bound) => format!(
+            "{}  seeks ≤ {}  rows ≤ {}  {}",
+            verdict.signature,
+            bound.seeks,
+            bound.rows,
+            class(bound.seeks)
+        ),
+        None => format!("{}  rejected", verdict.signature),
+    }
+}
+
+/// The complexity class of a bound: each seek is a B-tree descent.
+pub fn class(seeks: u64) -> &'static str {
+    if seeks == 0 {
+        "O(1)"
+    } else {
+        "O(log N)"
+    }
+}
+
+/// Reports a library error: diagnostics rendered in full, anything else as
+/// one line with its code and help. Returns the exit status it calls for.
+pub fn report_error(error: &Error) -> Status {
+    match error {
+        Error::Compile {
+            diagnostics,
+            sources,
+        } => {
+            print_diagnostics(diagnostics, sources);
+            Status::Errors
+        }
+        Error::Runtime(runtime) => {
+            eprintln!("error[{}]: {}", runtime.code, runtime.message);
+            eprintln!("  help: {}", runtime.help);
+            // Bad input from the command line is a usage problem, a refused
+            // write or an unreadable store is an error of the run.
+            match runtime.code {
+                "E0511" | "E0512" => Status::Usage,
+                _ => Status::Errors,
+            }
+        }
+        Error::Io { .. } => {
+            eprintln!("error[{}]: {error}", error.code());
+            Status::Usage
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! Reading a program from files and directories of `.rq` sources.
+
+use crate::error::Error;
+use std::path::{Path, PathBuf};
+
+/// The `(name, text)` pairs of a program given as files and directories.
+/// A directory contributes every `.rq` file below it, in path order.
+pub fn read_program(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Error> {
+    let mut files = Vec::new();
+    for path in paths {
+        let metadata = std::fs::metadata(path).map_err(|error| Error::Io {
+            path: path.clone(),
+            error,
+        })?;
+        if metadata.is_dir() {
+            let mut found = Vec::new();
+            collect_rq(path, &mut found)?;
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).map_err(|error| Error::Io {
+                path: path.clone(),
+                error,
+            })?;
+            Ok((path.display().to_string(), text))
+        })
+        .collect()
+}
+
+fn collect_rq(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
+    let io = |error| Error::Io {
+        path: dir.to_path_buf(),
+        error,
+    };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_dir() {
+            collect_rq(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "rq") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
