@@ -1,11 +1,18 @@
 fn main() {
     for path in std::env::args().skip(1) {
         let text = std::fs::read_to_string(&path).unwrap();
-        let (m, d) = rqc_compiler::syntax::parse(&path, &text);
-        print!("{}", rqc_compiler::syntax::tree::dump_module(&m, false));
+        let (_, d) = rqc_compiler::syntax::parse(&path, &text);
+        let mut s = rqc_compiler::Sources::new();
+        s.add(path.clone(), text.clone());
         for d in d {
-            println!("{:?}", d);
+            print!(
+                "{}",
+                rqc_compiler::diagnostics::render(
+                    &d,
+                    &s,
+                    rqc_compiler::diagnostics::RenderOptions { color: false }
+                )
+            );
         }
-        println!("{}", rqc_compiler::syntax::printer::print_module(&m));
     }
 }

@@ -222,3 +222,84 @@ pub fn fits(ty: &ColumnType, value: &Value) -> bool {
             | (ColumnType::Optional(_), Value::Null)
     ) || matches!(ty, ColumnType::Optional(inner) if fits(inner, value))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{MemoryStore, SledStore};
+    use rqc_plan::schema::BoundSchema;
+    use rqc_plan::Column;
+
+    /// `small table Slot max 2 { group: Int, id: Int, key (group, id), bound group <= 3 }`
+    fn slots() -> TableSchema {
+        let int = |name: &str| Column {
+            name: name.into(),
+            ty: ColumnType::Int,
+            references: None,
+        };
+        TableSchema {
+            name: "Slot".into(),
+            columns: vec![int("group"), int("id")],
+            key: vec![0, 1],
+            indexes: vec![],
+            bounds: vec![BoundSchema {
+                columns: vec![0],
+                limit: 3,
+            }],
+            small_max: Some(2),
+        }
+    }
+
+    fn counter(store: &dyn Store, group: i64) -> Option<Vec<u8>> {
+        let key = encode_key(&[Value::Int(group)], &[]).unwrap();
+        store.get(&bound_tree("Slot", 0), &key).unwrap()
+    }
+
+    fn refused_write_leaves_nothing(store: &dyn Store) {
+        let table = slots();
+        insert_row(store, &table, vec![Value::Int(1), Value::Int(1)]).unwrap();
+        insert_row(store, &table, vec![Value::Int(1), Value::Int(2)]).unwrap();
+        // The third row passes the key check and the bound (and its counter
+        // is written), then the small-table maximum refuses it.
+        let error = insert_row(store, &table, vec![Value::Int(1), Value::Int(3)]).unwrap_err();
+        assert_eq!(error.code, "E0505");
+        assert_eq!(
+            counter(store, 1),
+            Some(2u64.to_be_bytes().to_vec()),
+            "counter rolled back"
+        );
+        let key = encode_key(&[Value::Int(1), Value::Int(3)], &[]).unwrap();
+        assert_eq!(store.get(&table_tree("Slot"), &key).unwrap(), None);
+    }
+
+    #[test]
+    fn a_refused_insert_writes_nothing_in_memory() {
+        refused_write_leaves_nothing(&MemoryStore::new());
+    }
+
+    #[test]
+    fn a_refused_insert_writes_nothing_in_sled() {
+        let dir = tempfile::tempdir().unwrap();
+        refused_write_leaves_nothing(&SledStore::open(dir.path(), true).unwrap());
+    }
+
+    #[test]
+    fn the_bound_refuses_the_row_past_its_limit() {
+        let store = MemoryStore::new();
+        let mut table = slots();
+        table.small_max = None;
+        for id in 0..3 {
+            insert_row(&store, &table, vec![Value::Int(7), Value::Int(id)]).unwrap();
+        }
+        let error = insert_row(&store, &table, vec![Value::Int(7), Value::Int(3)]).unwrap_err();
+        assert_eq!(error.code, "E0504");
+        assert!(
+            error.message.contains("at most 3 rows per group"),
+            "{}",
+            error.message
+        );
+        assert!(error.message.contains("7 has 3"), "{}", error.message);
+        // Another group has its own counter.
+        insert_row(&store, &table, vec![Value::Int(8), Value::Int(0)]).unwrap();
+    }
+}

@@ -1,1 +1,49 @@
-//! placeholder
+//! Shared helpers for the cross-crate suites: finding the repository's `.rq` files.
+
+use std::path::{Path, PathBuf};
+
+/// The repository root (the workspace directory).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace root")
+        .to_path_buf()
+}
+
+/// Every `.rq` file below `dir` (relative to the repository root), sorted.
+pub fn rq_files(dir: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    collect(&repo_root().join(dir), &mut out);
+    out.sort();
+    out
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rq") {
+            out.push(path);
+        }
+    }
+}
+
+/// A path relative to the repository root, with `/` separators, for names
+/// in snapshots and messages.
+pub fn relative(path: &Path) -> String {
+    path.strip_prefix(repo_root())
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// The codes a test file expects, from its `// expect: E0101 E0102` line.
+pub fn expected_codes(text: &str) -> Option<Vec<String>> {
+    text.lines()
+        .find_map(|line| line.trim().strip_prefix("// expect:"))
+        .map(|rest| rest.split_whitespace().map(str::to_string).collect())
+}

@@ -2,7 +2,7 @@
 //! turns every syntax error, recovered or not, into a diagnostic.
 
 use super::ast::*;
-use super::lexer::{lex, token_text, Token};
+use super::lexer::{lex, token_text, Spanned, Token};
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
 use lalrpop_util::{ErrorRecovery, ParseError};
@@ -19,6 +19,7 @@ type Recovery = ErrorRecovery<usize, Token, ()>;
 /// each problem is a diagnostic, so later items are still parsed and checked.
 pub fn parse(file: &str, source: &str) -> (Module, Vec<Diagnostic>) {
     let (tokens, mut diagnostics) = lex(file, source);
+    let shadowed = shadowed_by_lex_errors(&tokens, &diagnostics);
     let mut ctx = ParseContext::new(file);
     let end = source.len();
     let result = grammar::ModuleParser::new().parse(&mut ctx, tokens.into_iter().map(Ok));
@@ -33,11 +34,27 @@ pub fn parse(file: &str, source: &str) -> (Module, Vec<Diagnostic>) {
             Module::default()
         }
     };
+    // A token right after a bad character usually fails to parse only
+    // because of it; the lexical error already says what to fix.
+    syntax.retain(|d| !(d.code == "E0101" && shadowed.contains(&d.primary.span.start)));
     syntax.extend(ctx.diagnostics);
     syntax.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
     diagnostics.extend(syntax);
     diagnostics.sort_by_key(|d| d.primary.span.start);
     (module, diagnostics)
+}
+
+/// Start offsets of the first token after each lexical error.
+fn shadowed_by_lex_errors(tokens: &[Spanned], lex_errors: &[Diagnostic]) -> Vec<u32> {
+    lex_errors
+        .iter()
+        .filter_map(|d| {
+            tokens
+                .iter()
+                .find(|(start, _, _)| *start as u32 >= d.primary.span.end)
+                .map(|(start, _, _)| *start as u32)
+        })
+        .collect()
 }
 
 /// Parses a lone expression (the REPL's input, tests).
@@ -225,7 +242,7 @@ fn syntax_error(file: &str, end: usize, error: ParseError<usize, Token, ()>) -> 
 
 /// lalrpop names terminals by their grammar spelling: `"\"=\""` or `Ident`.
 fn describe_expected(expected: &str) -> String {
-    match expected {
+    match expected.trim_matches('"') {
         "Ident" => "a name".to_string(),
         "Int" => "an integer".to_string(),
         "Float" => "a number".to_string(),
@@ -234,8 +251,37 @@ fn describe_expected(expected: &str) -> String {
     }
 }
 
+const SOFT_KEYWORDS: [&str; 9] = [
+    "key", "unique", "ref", "index", "bound", "desc", "asc", "max", "small",
+];
+const ITEM_STARTS: [&str; 7] = ["import", "pub", "table", "small", "fn", "query", "mutation"];
+const EXPRESSION_STARTS: [&str; 17] = [
+    "Ident", "Int", "Float", "Str", "true", "false", "none", "(", "[", "{", "if", "insert",
+    "update", "delete", "-", "!", "let",
+];
+
+/// What the parser would have accepted, in words: names stand for the soft
+/// keywords, "an expression" and "a new item" for their many first tokens.
 fn expected_list(expected: &[String]) -> String {
-    let described: Vec<String> = expected.iter().map(|e| describe_expected(e)).collect();
+    let bare: Vec<&str> = expected.iter().map(|e| e.trim_matches('"')).collect();
+    let has = |t: &str| bare.contains(&t);
+    let expression = has("Ident") && has("Int") && has("(");
+    let item = ITEM_STARTS.iter().filter(|t| has(t)).count() >= 5;
+    let mut described: Vec<String> = Vec::new();
+    if expression {
+        described.push("an expression".to_string());
+    }
+    for token in &bare {
+        let covered = (expression && EXPRESSION_STARTS.contains(token))
+            || (item && ITEM_STARTS.contains(token))
+            || (has("Ident") && SOFT_KEYWORDS.contains(token));
+        if !covered {
+            described.push(describe_expected(token));
+        }
+    }
+    if item {
+        described.push("a new item".to_string());
+    }
     match described.len() {
         0 => String::new(),
         1 => format!("expected {}", described[0]),
@@ -268,6 +314,26 @@ fn unexpected_token(file: &str, span: Span, token: &Token, expected: &[String]) 
 fn help_for_unexpected(token: &Token, expected: &[String]) -> String {
     let word = token_text(token);
     let keyword = !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase());
+    let starts_item = matches!(
+        token,
+        Token::Pub
+            | Token::Table
+            | Token::Small
+            | Token::Fn
+            | Token::Query
+            | Token::Mutation
+            | Token::Import
+            | Token::Module
+    );
+    if matches!(token, Token::Let) && expects(expected, "Int") {
+        return "`let` opens a statement inside braces: `{ let x = e; x }`".to_string();
+    }
+    if starts_item && !expects(expected, word) {
+        return format!(
+            "the item before `{word}` is unfinished: {} was still expected",
+            expected_list(expected).trim_start_matches("expected ")
+        );
+    }
     if keyword && expects(expected, "Ident") {
         return format!("`{word}` is a reserved word; use another name, such as `{word}_`");
     }
@@ -275,14 +341,18 @@ fn help_for_unexpected(token: &Token, expected: &[String]) -> String {
         return "to compare two values write `==`; `=` only introduces a body or a `let`"
             .to_string();
     }
+    let comparison = matches!(
+        token,
+        Token::Lt | Token::LtEq | Token::Gt | Token::GtEq | Token::EqEq | Token::NotEq
+    );
+    if comparison && expects(expected, "&&") {
+        return "comparisons do not chain: write `a < b && b < c`".to_string();
+    }
     if expects(expected, "=") && expects(expected, "->") {
         return "a definition's body follows `=`: `query q(k: Int) = T[k]`".to_string();
     }
     if expects(expected, ":") && expected.len() <= 2 {
         return "give the type after a colon: `name: String`".to_string();
-    }
-    if matches!(token, Token::Let) {
-        return "`let` opens a statement inside braces: `{ let x = e; x }`".to_string();
     }
     if expected.len() == 1 {
         return format!("write {} before {token}", describe_expected(&expected[0]));

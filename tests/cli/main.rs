@@ -1,0 +1,280 @@
+//! CLI tests: run the built `rqc` binary and check its output and exit status.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn rqc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rqc"))
+        .args(args)
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("rqc runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+const APP: &str = "
+table Item {
+  id: Int key
+  name: String unique
+  price: Int
+}
+mutation add(id: Int, name: String, price: Int) = insert Item { id: id, name: name, price: price }
+query item(id: Int) = Item[id]
+";
+
+#[test]
+fn compile_reports_both_syntax_errors_with_codes_and_help_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "two.rq",
+        "table T { id: Int key }\nquery a(x: Int) = T[x] +\nquery b(y Int) = T[y]\nquery c(z: Int) = T[z]\n",
+    );
+    let output = rqc(&["compile", &file]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert_eq!(err.matches("[E0101]").count(), 2, "{err}");
+    assert_eq!(err.matches("Help:").count(), 2, "{err}");
+    assert!(err.contains("two.rq:3:1 "), "{err}");
+    assert!(err.contains("two.rq:3:11 "), "{err}");
+    assert!(err.ends_with("2 errors\n"), "{err}");
+    // The query after the two broken ones is still checked and reported.
+    assert!(
+        stdout(&output).contains("c(z: Int) -> T?  seeks ≤ 1"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn check_prints_a_bound_per_entry_and_exits_0_when_clean() {
+    let output = rqc(&["check", "examples/social"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(
+        out.contains("user(id: Int) -> User?  seeks ≤ 1  rows ≤ 1  O(log N)"),
+        "{out}"
+    );
+    // follow checks its key, two references and the follower bound.
+    assert!(
+        out.contains("follow(a: Int, b: Int, now: Int) -> Int  seeks ≤ 4  rows ≤ 4"),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_json_has_queries_and_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "app.rq",
+        &format!("{APP}\nquery broken(id: Int) = Nope[id]\n"),
+    );
+    let output = rqc(&["check", "--format", "json", &file]);
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("one JSON object");
+    let queries = json["queries"].as_array().unwrap();
+    let item = queries.iter().find(|q| q["name"] == "item").unwrap();
+    assert_eq!(item["verdict"], "accepted");
+    assert_eq!(item["seeks_max"], 1);
+    assert_eq!(item["kind"], "query");
+    let broken = queries.iter().find(|q| q["name"] == "broken").unwrap();
+    assert_eq!(broken["verdict"], "rejected");
+    assert!(broken["seeks_max"].is_null());
+    let diagnostic = &json["diagnostics"][0];
+    assert_eq!(diagnostic["code"], "E0201");
+    assert_eq!(diagnostic["line"], 10);
+    assert_eq!(diagnostic["column"], 25);
+    assert!(!diagnostic["help"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn missing_file_and_unreadable_directory_exit_2_with_one_line() {
+    let output = rqc(&["check", "no/such/file.rq"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("no/such/file.rq"), "{err}");
+
+    let output = rqc(&["compile", "no/such/dir"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_explains_with_an_example() {
+    assert_eq!(rqc(&["check"]).status.code(), Some(2));
+    assert_eq!(rqc(&["frobnicate"]).status.code(), Some(2));
+    for command in ["compile", "check", "run", "explain"] {
+        let output = rqc(&[command, "--help"]);
+        assert_eq!(output.status.code(), Some(0));
+        let out = stdout(&output);
+        assert!(
+            out.contains("Example"),
+            "{command} --help has no example:\n{out}"
+        );
+        assert!(out.contains(&format!("rqc {command}")), "{out}");
+    }
+}
+
+#[test]
+fn run_writes_in_one_invocation_and_reads_in_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", APP);
+    let db = dir.path().join("db").display().to_string();
+    let added = rqc(&[
+        "run",
+        "--db",
+        &db,
+        &app,
+        "add",
+        "--arg",
+        "id=42",
+        "--arg",
+        "name=lamp",
+        "--arg",
+        "price=30",
+    ]);
+    assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
+    assert!(stderr(&added).contains("1 row written"));
+
+    let read = rqc(&["run", "--db", &db, &app, "item", "--arg", "k=1"]);
+    assert_eq!(
+        read.status.code(),
+        Some(1),
+        "a wrong argument name is an error"
+    );
+    assert!(
+        stderr(&read).contains("has no parameter `k`"),
+        "{}",
+        stderr(&read)
+    );
+
+    let read = rqc(&["run", "--db", &db, &app, "item", "--arg", "id=42"]);
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+    let line: serde_json::Value = serde_json::from_str(stdout(&read).trim()).unwrap();
+    assert_eq!(
+        line,
+        serde_json::json!({"id": 42, "name": "lamp", "price": 30})
+    );
+    assert!(stderr(&read).contains("seeks 1 (bound 1)"));
+
+    let missing = rqc(&["run", "--db", &db, &app, "item", "--arg", "id=7"]);
+    assert_eq!(missing.status.code(), Some(0));
+    assert_eq!(stdout(&missing), "", "no row, no output");
+}
+
+#[test]
+fn run_refuses_bad_arguments_duplicates_and_unknown_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", APP);
+    let db = dir.path().join("db").display().to_string();
+    let add = |id: &str, name: &str| {
+        rqc(&[
+            "run",
+            "--db",
+            &db,
+            &app,
+            "add",
+            "--arg",
+            &format!("id={id}"),
+            "--arg",
+            &format!("name={name}"),
+            "--arg",
+            "price=1",
+        ])
+    };
+    assert_eq!(add("1", "a").status.code(), Some(0));
+    let duplicate = add("1", "b");
+    assert_eq!(duplicate.status.code(), Some(1));
+    assert!(
+        stderr(&duplicate).contains("E0501"),
+        "{}",
+        stderr(&duplicate)
+    );
+    let taken = add("2", "a");
+    assert_eq!(taken.status.code(), Some(1));
+    assert!(stderr(&taken).contains("E0502"), "{}", stderr(&taken));
+    let typed = add("two", "c");
+    assert_eq!(typed.status.code(), Some(1));
+    assert!(
+        stderr(&typed).contains("parameter `id` is `Int`"),
+        "{}",
+        stderr(&typed)
+    );
+    let missing = rqc(&["run", "--db", &db, &app, "add", "--arg", "id=3"]);
+    assert!(
+        stderr(&missing).contains("missing arguments name: String, price: Int"),
+        "{}",
+        stderr(&missing)
+    );
+    let unknown = rqc(&["run", "--db", &db, &app, "remove"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        stderr(&unknown).contains("the entry points are: add, item"),
+        "{}",
+        stderr(&unknown)
+    );
+}
+
+#[test]
+fn run_refuses_a_directory_that_is_not_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", APP);
+    let not_db = dir.path().join("notes");
+    std::fs::create_dir(&not_db).unwrap();
+    std::fs::write(not_db.join("todo.txt"), "keep me").unwrap();
+    let output = rqc(&[
+        "run",
+        "--db",
+        &not_db.display().to_string(),
+        &app,
+        "item",
+        "--arg",
+        "id=1",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("E0511"), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_dir(&not_db).unwrap().count(),
+        1,
+        "nothing was written into it"
+    );
+}
+
+#[test]
+fn compile_writes_a_versioned_plan_file_and_explain_prints_the_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", APP);
+    let out = dir.path().join("app.json");
+    let output = rqc(&["compile", &app, "-o", &out.display().to_string()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let program: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(program["format_version"], 1);
+    assert_eq!(program["entries"].as_array().unwrap().len(), 2);
+
+    let explained = rqc(&["explain", &app, "item"]);
+    assert_eq!(explained.status.code(), Some(0));
+    assert_eq!(
+        stdout(&explained),
+        "query item\n└─ KeyLookup Item key=[$id]  seeks ≤ 1  rows ≤ 1\n"
+    );
+}

@@ -1,0 +1,143 @@
+//! End to end through the library: source text to rows in a real sled directory, across reopenings.
+
+use rqc::{Database, Error, Value};
+use std::path::PathBuf;
+
+fn social() -> Vec<PathBuf> {
+    vec![rqc_tests::repo_root().join("examples/social")]
+}
+
+fn runtime_code(error: Error) -> String {
+    match error {
+        Error::Runtime(e) => e.code.to_string(),
+        other => panic!("expected a runtime error, got {other}"),
+    }
+}
+
+#[test]
+fn what_one_session_writes_the_next_one_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut db = Database::open(dir.path()).unwrap();
+        db.install_paths(&social()).unwrap();
+        db.run(
+            "add_user",
+            &[1.into(), "ann".into(), "Ann".into(), "NZ".into()],
+        )
+        .unwrap();
+        db.run(
+            "add_user",
+            &[2.into(), "bob".into(), "Bob".into(), "FR".into()],
+        )
+        .unwrap();
+        let written = db.run("follow", &[1.into(), 2.into(), 100.into()]).unwrap();
+        assert_eq!(written.written, 1);
+        assert!(written.stats.seeks <= written.bound.seeks);
+    }
+    let mut db = Database::open(dir.path()).unwrap();
+    db.install_paths(&social()).unwrap();
+    let user = db.run("user", &[2.into()]).unwrap();
+    assert_eq!(user.rows.len(), 1);
+    assert_eq!(user.rows[0].field("handle"), Some(&Value::from("bob")));
+    let follow = db.run("follows", &[1.into(), 2.into()]).unwrap();
+    assert_eq!(follow.rows[0].field("since"), Some(&Value::Int(100)));
+    assert!(db
+        .run("follows", &[2.into(), 1.into()])
+        .unwrap()
+        .rows
+        .is_empty());
+    assert_eq!(user.stats.seeks, 1);
+    assert_eq!(user.stats.rows, 1);
+}
+
+#[test]
+fn every_constraint_refuses_its_violation_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Database::open(dir.path()).unwrap();
+    db.install_paths(&social()).unwrap();
+    db.run(
+        "add_user",
+        &[1.into(), "ann".into(), "Ann".into(), "NZ".into()],
+    )
+    .unwrap();
+    let again = db.run(
+        "add_user",
+        &[1.into(), "zed".into(), "Zed".into(), "NZ".into()],
+    );
+    assert_eq!(runtime_code(again.unwrap_err()), "E0501");
+    let handle = db.run(
+        "add_user",
+        &[2.into(), "ann".into(), "Ann".into(), "NZ".into()],
+    );
+    assert_eq!(runtime_code(handle.unwrap_err()), "E0502");
+    let dangling = db.run("follow", &[1.into(), 99.into(), 0.into()]);
+    let error = dangling.unwrap_err();
+    assert!(error.to_string().contains("`User` 99"), "{error}");
+    assert_eq!(runtime_code(error), "E0503");
+    // The refused rows left nothing behind: the handle and key are free.
+    db.run(
+        "add_user",
+        &[2.into(), "bee".into(), "Bee".into(), "NZ".into()],
+    )
+    .unwrap();
+    assert!(
+        db.run("user", &[2.into()]).unwrap().rows[0].field("handle") == Some(&Value::from("bee"))
+    );
+}
+
+#[test]
+fn a_changed_schema_is_refused_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut db = Database::open(dir.path()).unwrap();
+        db.install_source("a.rq", "table T { id: Int key }\nquery t(id: Int) = T[id]")
+            .unwrap();
+    }
+    let mut db = Database::open(dir.path()).unwrap();
+    let changed = db.install_source(
+        "a.rq",
+        "table T { id: Int key  extra: Int }\nquery t(id: Int) = T[id]",
+    );
+    let error = changed.unwrap_err();
+    assert!(error.to_string().contains("table `T` changed"), "{error}");
+    assert_eq!(runtime_code(error), "E0510");
+    // The original program still installs: nothing was half-applied.
+    db.install_source("a.rq", "table T { id: Int key }\nquery t(id: Int) = T[id]")
+        .unwrap();
+}
+
+#[test]
+fn compile_errors_come_back_as_diagnostics() {
+    let mut db = Database::in_memory();
+    let error = db
+        .install_source("bad.rq", "query q(k: Int) = Missing[k]")
+        .unwrap_err();
+    let Error::Compile { diagnostics, .. } = &error else {
+        panic!("expected a compile error, got {error}");
+    };
+    assert_eq!(diagnostics[0].code, "E0201");
+    assert!(
+        error.to_string().contains("no table named `Missing`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn arguments_are_checked_against_parameter_types_and_bounds() {
+    let mut db = Database::in_memory();
+    db.install_source(
+        "a.rq",
+        "table T { id: Int key }\nmutation add(id: Int <= 10) = insert T { id: id }\nquery t(id: Int) = T[id]",
+    )
+    .unwrap();
+    assert_eq!(
+        runtime_code(db.run("t", &["x".into()]).unwrap_err()),
+        "E0520"
+    );
+    assert_eq!(runtime_code(db.run("t", &[]).unwrap_err()), "E0520");
+    assert_eq!(
+        runtime_code(db.run("add", &[11.into()]).unwrap_err()),
+        "E0522"
+    );
+    db.run("add", &[10.into()]).unwrap();
+}

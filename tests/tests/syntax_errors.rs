@@ -1,0 +1,43 @@
+//! Syntax-error diagnostics: each file in tests/syntax-errors states the codes
+//! it must produce; the rendered messages are snapshots, reviewed like code.
+
+use rqc_compiler::diagnostics::{render, RenderOptions, Sources};
+use rqc_compiler::syntax::parse;
+use rqc_tests::{expected_codes, relative, rq_files};
+
+#[test]
+fn each_broken_file_reports_its_codes_with_span_and_help() {
+    let files = rq_files("tests/syntax-errors");
+    assert!(
+        files.len() >= 15,
+        "at least 15 distinct syntax errors are covered"
+    );
+    for path in files {
+        let name = relative(&path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected =
+            expected_codes(&text).unwrap_or_else(|| panic!("{name} has no `// expect:` line"));
+        let (_, diagnostics) = parse(&name, &text);
+        let codes: Vec<String> = diagnostics.iter().map(|d| d.code.clone()).collect();
+        assert_eq!(codes, expected, "{name}: {diagnostics:#?}");
+        for diagnostic in &diagnostics {
+            assert!(
+                !diagnostic.help.is_empty(),
+                "{name}: {} has no help line",
+                diagnostic.code
+            );
+            assert!(
+                diagnostic.primary.span.end as usize <= text.len(),
+                "{name}: span past the end"
+            );
+        }
+        let mut sources = Sources::new();
+        sources.add(name.clone(), text.clone());
+        let rendered: String = diagnostics
+            .iter()
+            .map(|d| render(d, &sources, RenderOptions { color: false }))
+            .collect();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        insta::assert_snapshot!(format!("syntax_{stem}"), rendered, &text);
+    }
+}
