@@ -6,6 +6,7 @@
 
 pub mod check;
 mod compile;
+pub mod cost;
 pub mod diagnostics;
 pub mod plan;
 pub mod span;

@@ -1,6 +1,6 @@
 //! `rqc check` and `rqc compile`: verdicts, diagnostics, and the compiled program file.
 
-use super::report::{class, print_diagnostics, report_error, verdict_line};
+use super::report::{print_diagnostics, report_error, verdict_line};
 use super::Status;
 use crate::{read_program, Error};
 use clap::{Args, ValueEnum};
@@ -49,7 +49,7 @@ fn status_of(compilation: &Compilation) -> Status {
         .checked
         .verdicts
         .iter()
-        .any(|v| v.bound.is_none());
+        .any(|v| !v.accepted && v.kind != DefKind::Fn);
     if compilation.has_errors() || rejected {
         Status::Errors
     } else {
@@ -121,12 +121,12 @@ fn json_report(compilation: &Compilation) -> serde_json::Value {
                 "name": v.name,
                 "kind": v.kind.keyword(),
                 "signature": v.signature,
-                "verdict": if v.bound.is_some() { "accepted" } else { "rejected" },
-                "seeks": v.bound.map(|b| b.seeks.to_string()),
-                "rows": v.bound.map(|b| b.rows.to_string()),
-                "seeks_max": v.bound.map(|b| b.seeks),
-                "rows_max": v.bound.map(|b| b.rows),
-                "class": v.bound.map(|b| class(b.seeks)),
+                "verdict": if v.accepted { "accepted" } else { "rejected" },
+                "seeks": v.cost.seeks.to_string(),
+                "rows": v.cost.rows.to_string(),
+                "seeks_max": v.seeks_max(),
+                "rows_max": v.rows_max(),
+                "class": v.accepted.then_some(v.class),
             })
         })
         .collect();

@@ -25,27 +25,23 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) {
     }
 }
 
-/// `name(params) -> T  seeks ≤ 1  rows ≤ 1  O(log N)`, or why not.
+/// `name(params) -> T  seeks ≤ 1  rows ≤ 1  O(log N)`, or `rejected`.
+/// A function generic over its arguments' sizes shows its formulas.
 pub fn verdict_line(verdict: &Verdict) -> String {
-    match verdict.bound {
-        Some(bound) => format!(
-            "{}  seeks ≤ {}  rows ≤ {}  {}",
-            verdict.signature,
-            bound.seeks,
-            bound.rows,
-            class(bound.seeks)
-        ),
-        None => format!("{}  rejected", verdict.signature),
+    if !verdict.accepted {
+        return format!("{}  rejected", verdict.signature);
     }
-}
-
-/// The complexity class of a bound: each seek is a B-tree descent.
-pub fn class(seeks: u64) -> &'static str {
-    if seeks == 0 {
-        "O(1)"
-    } else {
-        "O(log N)"
-    }
+    let shown = |max: Option<u64>, formula: String| match max {
+        Some(max) => max.to_string(),
+        None => formula,
+    };
+    format!(
+        "{}  seeks ≤ {}  rows ≤ {}  {}",
+        verdict.signature,
+        shown(verdict.seeks_max(), verdict.cost.seeks.to_string()),
+        shown(verdict.rows_max(), verdict.cost.rows.to_string()),
+        verdict.class
+    )
 }
 
 /// Reports a library error: diagnostics rendered in full, anything else as

@@ -73,9 +73,10 @@ fn check_prints_a_bound_per_entry_and_exits_0_when_clean() {
         out.contains("user(id: Int) -> User?  seeks ≤ 1  rows ≤ 1  O(log N)"),
         "{out}"
     );
-    // follow checks its key, two references and the follower bound.
+    // follow checks its key, two references (each: the row and its
+    // reference counter) and the follower bound.
     assert!(
-        out.contains("follow(a: Int, b: Int, now: Int) -> Int  seeks ≤ 4  rows ≤ 4"),
+        out.contains("follow(a: Int, b: Int, now: Int) -> Int  seeks ≤ 6  rows ≤ 6"),
         "{out}"
     );
 }

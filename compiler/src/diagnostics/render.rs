@@ -1,7 +1,7 @@
 //! Terminal rendering of diagnostics with ariadne.
 
 use super::{Diagnostic, Severity, Sources};
-use ariadne::{Color, Config, Label as AriadneLabel, Report, ReportKind};
+use ariadne::{Color, Config, IndexType, Label as AriadneLabel, Report, ReportKind};
 
 #[derive(Clone, Copy, Debug)]
 pub struct RenderOptions {
@@ -22,7 +22,11 @@ pub fn render(diagnostic: &Diagnostic, sources: &Sources, options: RenderOptions
         clamp(label.span.range(), len)
     };
     let mut report = Report::build(kind, (primary.file.clone(), span_of(primary)))
-        .with_config(Config::default().with_color(options.color))
+        .with_config(
+            Config::default()
+                .with_color(options.color)
+                .with_index_type(IndexType::Byte),
+        )
         .with_code(&diagnostic.code)
         .with_message(&diagnostic.message)
         .with_label(
@@ -54,7 +58,7 @@ pub fn render(diagnostic: &Diagnostic, sources: &Sources, options: RenderOptions
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// ariadne draws no label past the end of the text (an end-of-input error
+/// Spans are byte offsets (`IndexType::Byte`). ariadne draws no label past the end of the text (an end-of-input error
 /// points there), so labels are pulled back onto the last character.
 fn clamp(range: std::ops::Range<usize>, len: usize) -> std::ops::Range<usize> {
     if len == 0 {

@@ -1,16 +1,28 @@
 //! Lowering checked entries to index-only plans, and printing plans as trees.
 
-use crate::check::{Body, CheckedEntry, CheckedProgram, Operand};
+use crate::check::tir::TExpr;
+use crate::check::{CheckedEntry, CheckedProgram};
 use crate::syntax::ast::DefKind;
-use rqc_plan::{CompiledProgram, Entry, EntryKind, Operator, Plan, Scalar, FORMAT_VERSION};
+use rqc_plan::{Bound, CompiledProgram, Entry, EntryKind, Operator, Plan, Scalar, FORMAT_VERSION};
 
-/// The runnable program: the schema and a plan per accepted query and mutation.
+/// The runnable program: the schema and a plan per accepted query and
+/// mutation this version can plan (see [`unplanned`]).
 pub fn lower_program(checked: &CheckedProgram) -> CompiledProgram {
     CompiledProgram {
         format_version: FORMAT_VERSION,
         schema: checked.schema.clone(),
         entries: checked.entries.iter().filter_map(lower_entry).collect(),
     }
+}
+
+/// Accepted entry points that this version cannot plan yet.
+pub fn unplanned(checked: &CheckedProgram) -> Vec<String> {
+    checked
+        .entries
+        .iter()
+        .filter(|e| lower_entry(e).is_none())
+        .map(|e| e.name.clone())
+        .collect()
 }
 
 fn lower_entry(entry: &CheckedEntry) -> Option<Entry> {
@@ -21,31 +33,34 @@ fn lower_entry(entry: &CheckedEntry) -> Option<Entry> {
         DefKind::Fn => return None,
     };
     let operator = match &entry.body {
-        Body::KeyLookup { table, key } => Operator::KeyLookup {
+        TExpr::Lookup { table, key } => Operator::KeyLookup {
             table: table.clone(),
-            key: key.iter().map(scalar).collect(),
+            key: key.iter().map(scalar).collect::<Option<_>>()?,
         },
-        Body::Insert { table, row } => Operator::Insert {
+        TExpr::Insert { table, row } => Operator::Insert {
             table: table.clone(),
-            row: row.iter().map(scalar).collect(),
+            row: row.iter().map(scalar).collect::<Option<_>>()?,
         },
+        _ => return None,
+    };
+    let bound = Bound {
+        seeks: entry.cost.seeks.max_value()?,
+        rows: entry.cost.rows.max_value()?,
     };
     Some(Entry {
         module: entry.module.clone(),
         name: entry.name.clone(),
         kind,
-        params: entry.params.clone(),
-        plan: Plan {
-            operator,
-            bound: entry.bound,
-        },
+        params: entry.params.clone()?,
+        plan: Plan { operator, bound },
     })
 }
 
-fn scalar(operand: &Operand) -> Scalar {
-    match operand {
-        Operand::Param(index) => Scalar::Param(*index),
-        Operand::Const(value) => Scalar::Const(value.clone()),
+fn scalar(expr: &TExpr) -> Option<Scalar> {
+    match expr {
+        TExpr::Param(index) => Some(Scalar::Param(*index)),
+        TExpr::Const(value) => Some(Scalar::Const(value.clone())),
+        _ => None,
     }
 }
 

@@ -1,0 +1,361 @@
+//! Access paths: whole-key and unique lookups, prefix and range scans, whole tables.
+
+use super::expr::{Checked, Checker};
+use super::modules::Symbol;
+use super::schema_types::column_ty;
+use super::tir::{RangeT, TExpr};
+use super::types::{StreamSource, StreamTy, Ty};
+use crate::cost::{Cost, Poly, Var};
+use crate::span::Span;
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
+use crate::syntax::printer::print_expr;
+use rqc_plan::TableSchema;
+
+/// The columns an access walks, in order, and what kind of path it is.
+struct Path {
+    index: Option<String>,
+    columns: Vec<usize>,
+    /// Whole key or unique index: all columns given means ≤ 1 row.
+    unique: bool,
+}
+
+impl Checker<'_, '_> {
+    /// `T` alone: a small table is a bounded list, a large one a stream.
+    pub fn check_whole_table(&mut self, table: &str, _span: Span) -> Checked {
+        let Some(schema) = self.schema.table(table) else {
+            return Checked::error(); // its declaration was reported
+        };
+        let tir = TExpr::Scan {
+            table: table.to_string(),
+            index: None,
+            prefix: Vec::new(),
+            range: None,
+            bounded: schema.small_max.is_some(),
+        };
+        let row = Ty::Row(table.to_string());
+        match schema.small_max {
+            Some(max) => {
+                let size = Poly::var(Var::Small {
+                    table: table.to_string(),
+                    max,
+                });
+                Checked::new(
+                    Ty::list(row, size.clone()),
+                    Cost::new(Poly::constant(1), size),
+                    tir,
+                )
+            }
+            None => Checked::new(
+                Ty::Stream(Box::new(StreamTy {
+                    elem: row,
+                    per_element: Cost::constant(0, 1),
+                    source: StreamSource {
+                        table: table.to_string(),
+                        description: format!("every row of {table}"),
+                        prefix_columns: Vec::new(),
+                        next_column: None,
+                        access: table.to_string(),
+                    },
+                })),
+                Cost::constant(1, 0),
+                tir,
+            ),
+        }
+    }
+
+    /// `T[k…]`, `T.index[v…, col < x]`.
+    pub fn check_access(&mut self, expr: &Expr, base: &Expr, args: &[Expr]) -> Checked {
+        let Some((schema, path)) = self.access_path(base) else {
+            return Checked::error();
+        };
+        let schema = schema.clone();
+        let table = schema.name.clone();
+        if args.len() > path.columns.len() {
+            let names: Vec<&str> = path
+                .columns
+                .iter()
+                .map(|&c| schema.columns[c].name.as_str())
+                .collect();
+            let path_text = print_expr(base);
+            self.error(
+                "E0404",
+                format!(
+                    "`{path_text}` has {} column{}, and {} values are given",
+                    names.len(),
+                    if names.len() == 1 { "" } else { "s" },
+                    args.len()
+                ),
+                expr.span,
+                "too many values",
+            )
+            .help
+            .push(format!(
+                "give at most one value per column: `{path_text}[{}]`",
+                names.join(", ")
+            ));
+            return Checked::error();
+        }
+        let mut cost = Cost::zero();
+        let mut prefix = Vec::new();
+        let mut range = None;
+        for (i, arg) in args.iter().enumerate() {
+            let column = &schema.columns[path.columns[i]];
+            let expected = column_ty(&column.ty);
+            if i + 1 == args.len() {
+                if let Some((r, c)) = self.range_condition(arg, &column.name, &expected) {
+                    range = Some(r);
+                    cost = cost.plus(&c);
+                    continue;
+                }
+            }
+            let value = self.check(arg);
+            self.expect_type(
+                &expected,
+                &value.ty,
+                arg.span,
+                &format!("`{}.{}` is `{expected}`", table, column.name),
+            );
+            cost = cost.plus(&value.cost);
+            prefix.push(value.tir);
+        }
+        let row = Ty::Row(table.clone());
+        let whole = prefix.len() == path.columns.len() && range.is_none();
+        if whole && path.unique {
+            let (tir, seeks) = match &path.index {
+                None => (
+                    TExpr::Lookup {
+                        table: table.clone(),
+                        key: prefix,
+                    },
+                    1,
+                ),
+                Some(index) => (
+                    TExpr::UniqueLookup {
+                        table: table.clone(),
+                        index: index.clone(),
+                        values: prefix,
+                    },
+                    // The index entry, then the row it names.
+                    2,
+                ),
+            };
+            return Checked::new(Ty::option(row), cost.plus(&Cost::constant(seeks, 1)), tir);
+        }
+        let eq_columns: Vec<usize> = path.columns[..prefix.len()].to_vec();
+        let bounded_by = self.bound_of(&schema, &eq_columns);
+        let tir = TExpr::Scan {
+            table: table.clone(),
+            index: path.index.clone(),
+            prefix,
+            range: range.map(Box::new),
+            bounded: bounded_by.is_some(),
+        };
+        match bounded_by {
+            Some(size) => Checked::new(
+                Ty::list(row, size.clone()),
+                cost.plus(&Cost::new(Poly::constant(1), size)),
+                tir,
+            ),
+            None => {
+                let access = print_expr(expr);
+                Checked::new(
+                    Ty::Stream(Box::new(StreamTy {
+                        elem: row,
+                        per_element: Cost::constant(0, 1),
+                        source: StreamSource {
+                            table: table.clone(),
+                            description: format!("the rows of {access}"),
+                            prefix_columns: eq_columns
+                                .iter()
+                                .map(|&c| schema.columns[c].name.clone())
+                                .collect(),
+                            next_column: path
+                                .columns
+                                .get(eq_columns.len())
+                                .filter(|_| !matches!(tir, TExpr::Scan { range: Some(_), .. }))
+                                .map(|&c| schema.columns[c].name.clone()),
+                            access,
+                        },
+                    })),
+                    cost.plus(&Cost::constant(1, 0)),
+                    tir,
+                )
+            }
+        }
+    }
+
+    /// The most rows one value of `columns` can have: a `small … max`, or
+    /// a declared bound over some of these columns.
+    fn bound_of(&self, schema: &TableSchema, columns: &[usize]) -> Option<Poly> {
+        if let Some(max) = schema.small_max {
+            return Some(Poly::var(Var::Small {
+                table: schema.name.clone(),
+                max,
+            }));
+        }
+        schema
+            .bounds
+            .iter()
+            .filter(|b| b.columns.iter().all(|c| columns.contains(c)))
+            .min_by_key(|b| b.limit)
+            .map(|b| {
+                Poly::var(Var::Fanout {
+                    table: schema.name.clone(),
+                    columns: b
+                        .columns
+                        .iter()
+                        .map(|&c| schema.columns[c].name.clone())
+                        .collect(),
+                    max: b.limit,
+                })
+            })
+    }
+
+    fn access_path(&mut self, base: &Expr) -> Option<(&TableSchema, Path)> {
+        let (table_name, index_name) = match &base.kind {
+            ExprKind::Name(name) => (name, None),
+            ExprKind::Field(inner, index) => match &inner.kind {
+                ExprKind::Name(name) => (name, Some(index)),
+                _ => return self.not_an_access(base),
+            },
+            _ => return self.not_an_access(base),
+        };
+        let table = match self.index.lookup(self.module, &table_name.name) {
+            Some(Symbol::Table(t)) => t.clone(),
+            _ if self.scope_has(&table_name.name) => return self.not_an_access(base),
+            _ => {
+                self.unknown_name(table_name);
+                return None;
+            }
+        };
+        let schema = self.schema.table(&table)?;
+        let path = match index_name {
+            None => Path {
+                index: None,
+                columns: schema.key.clone(),
+                unique: true,
+            },
+            Some(index) => match schema.index(&index.name) {
+                Some(found) => Path {
+                    index: Some(found.name.clone()),
+                    columns: found.columns.clone(),
+                    unique: found.unique,
+                },
+                None => {
+                    let mut names: Vec<&str> =
+                        schema.indexes.iter().map(|i| i.name.as_str()).collect();
+                    names.sort();
+                    let suggestion = super::names::closest(&index.name, &names).map(str::to_string);
+                    let is_column = schema.column(&index.name).is_some();
+                    let d = self.error(
+                        "E0203",
+                        format!("table `{table}` has no index `{}`", index.name),
+                        index.span,
+                        "unknown index",
+                    );
+                    d.help.push(match suggestion {
+                        Some(close) => format!("did you mean `{table}.{close}`?"),
+                        None if is_column => format!(
+                            "`{}` is a column without an index; declare one in `{table}`: `index by_{} ({})`",
+                            index.name, index.name, index.name
+                        ),
+                        None if names.is_empty() => format!("`{table}` has no indexes; read it by key: `{table}[…]`"),
+                        None => format!("the indexes of `{table}` are: {}", names.join(", ")),
+                    });
+                    if let Some(label) =
+                        self.table_label(&table, format!("`{table}` is declared here"))
+                    {
+                        self.diagnostics
+                            .last_mut()
+                            .expect("pushed")
+                            .secondary
+                            .push(label);
+                    }
+                    return None;
+                }
+            },
+        };
+        let schema = self.schema.table(&table)?;
+        Some((schema, path))
+    }
+
+    fn scope_has(&self, name: &str) -> bool {
+        self.scope.iter().any(|l| l.name == name)
+    }
+
+    fn not_an_access<T>(&mut self, base: &Expr) -> Option<T> {
+        let d = self.error(
+            "E0411",
+            "only tables and their indexes are read with `[…]`",
+            base.span,
+            "not a table or index",
+        );
+        d.help.push("write `Table[key]` or `Table.index[values]`; to pick from a list use `|> take(n)` or `|> first()`".into());
+        None
+    }
+
+    /// `col < x`, `col >= x` or `a..b` as the last value of an access: a
+    /// range over the next column.
+    fn range_condition(
+        &mut self,
+        arg: &Expr,
+        column: &str,
+        expected: &Ty,
+    ) -> Option<(RangeT, Cost)> {
+        match &arg.kind {
+            ExprKind::Binary(op, lhs, rhs)
+                if op.is_comparison() && *op != BinaryOp::Eq && *op != BinaryOp::NotEq =>
+            {
+                let ExprKind::Name(name) = &lhs.kind else {
+                    return None;
+                };
+                if name.name != column || self.scope_has(column) {
+                    return None;
+                }
+                let value = self.check(rhs);
+                self.expect_type(
+                    expected,
+                    &value.ty,
+                    rhs.span,
+                    &format!("`{column}` is `{expected}`"),
+                );
+                let bound = Some((value.tir, matches!(op, BinaryOp::LtEq | BinaryOp::GtEq)));
+                let range = match op {
+                    BinaryOp::Lt | BinaryOp::LtEq => RangeT {
+                        lower: None,
+                        upper: bound,
+                    },
+                    _ => RangeT {
+                        lower: bound,
+                        upper: None,
+                    },
+                };
+                Some((range, value.cost))
+            }
+            ExprKind::Range(lo, hi) => {
+                let low = self.check(lo);
+                let high = self.check(hi);
+                self.expect_type(
+                    expected,
+                    &low.ty,
+                    lo.span,
+                    &format!("`{column}` is `{expected}`"),
+                );
+                self.expect_type(
+                    expected,
+                    &high.ty,
+                    hi.span,
+                    &format!("`{column}` is `{expected}`"),
+                );
+                Some((
+                    RangeT {
+                        lower: Some((low.tir, true)),
+                        upper: Some((high.tir, false)),
+                    },
+                    low.cost.plus(&high.cost),
+                ))
+            }
+            _ => None,
+        }
+    }
+}

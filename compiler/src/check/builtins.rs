@@ -1,0 +1,435 @@
+//! The built-in combinators and their cost rules (spec/cost.md, "Combinators").
+//!
+//! On a bounded list every combinator is allowed and its cost multiplies
+//! through the list's size. On a stream only the limiting consumers
+//! (`take` with a bounded count, `first`, `exists`) and `map` are allowed;
+//! everything else may read unboundedly many rows and is rejected.
+
+use super::expr::{Checked, Checker};
+use super::tir::TExpr;
+use super::types::{FnTy, StreamTy, Ty};
+use crate::cost::{Cost, Poly};
+use crate::span::Span;
+use crate::syntax::ast::{Expr, Ident};
+
+pub const BUILTINS: [&str; 17] = [
+    "take",
+    "first",
+    "exists",
+    "map",
+    "filter",
+    "flat_map",
+    "flatten",
+    "sort_by",
+    "group_by",
+    "distinct",
+    "count",
+    "sum",
+    "min",
+    "max",
+    "any",
+    "all",
+    "unwrap_or",
+];
+
+/// What the first argument of a combinator is.
+enum Input {
+    List(Ty, Poly),
+    Stream(StreamTy),
+    Option(Ty),
+    Error,
+}
+
+impl Checker<'_, '_> {
+    pub fn check_builtin(&mut self, span: Span, name: &Ident, args: &[&Expr]) -> Option<Checked> {
+        let op = name.name.as_str();
+        if !BUILTINS.contains(&op) {
+            return None;
+        }
+        let (min_args, max_args) = match op {
+            "take" | "filter" | "flat_map" | "group_by" | "any" | "all" | "unwrap_or" | "map" => {
+                (2, 2)
+            }
+            "sort_by" => (2, 3),
+            "sum" | "min" | "max" => (1, 2),
+            _ => (1, 1),
+        };
+        if args.len() < min_args || args.len() > max_args {
+            let wanted = if min_args == max_args {
+                format!("{min_args}")
+            } else {
+                format!("{min_args} or {max_args}")
+            };
+            self.error(
+                "E0414",
+                format!("`{op}` takes {wanted} arguments, {} given", args.len()),
+                span,
+                "wrong number of arguments",
+            )
+            .help
+            .push(format!(
+                "the input counts as the first: `xs |> {op}({})`",
+                match op {
+                    "take" => "n",
+                    "map" | "filter" | "flat_map" | "any" | "all" | "group_by" => "x => …",
+                    "sort_by" => "x => x.key, desc",
+                    "unwrap_or" => "default",
+                    _ => "",
+                }
+            ));
+            return Some(Checked::error());
+        }
+        let input = self.check(args[0]);
+        let shape = match &input.ty {
+            Ty::List(elem, size) => Input::List((**elem).clone(), size.clone()),
+            Ty::Stream(stream) => Input::Stream((**stream).clone()),
+            Ty::Option(inner) => Input::Option((**inner).clone()),
+            Ty::Error => Input::Error,
+            other => {
+                let other = other.to_string();
+                self.error("E0401", format!("`{op}` works on lists and streams, and this is `{other}`"), args[0].span, format!("this is `{other}`"))
+                    .help
+                    .push("apply it to a list, such as `Follow[u]`, or a stream, such as `Post.by_author[a]`".into());
+                return Some(Checked::error());
+            }
+        };
+        let rest = &args[1..];
+        Some(match op {
+            "take" => self.take(span, input, shape, rest[0]),
+            "first" | "exists" => self.first_or_exists(op, input, shape),
+            "map" => self.map(input, shape, rest[0]),
+            "unwrap_or" => self.unwrap_or(input, shape, rest[0]),
+            _ => match shape {
+                Input::Stream(stream) => {
+                    self.reject_stream_consumer(op, span, args, &stream, input.cost)
+                }
+                Input::Error => {
+                    for arg in rest {
+                        self.check(arg);
+                    }
+                    Checked::error()
+                }
+                Input::Option(elem) => {
+                    // Every list rule applies to an option as to a list of ≤ 1.
+                    self.list_op(op, span, input, elem, Poly::constant(1), rest)
+                }
+                Input::List(elem, size) => self.list_op(op, span, input, elem, size, rest),
+            },
+        })
+    }
+
+    fn take(&mut self, span: Span, input: Checked, shape: Input, count: &Expr) -> Checked {
+        let n = self.check(count);
+        self.expect_type(&Ty::Int, &n.ty, count.span, "`take` takes a count");
+        let cost = input.cost.plus(&n.cost);
+        let tir = TExpr::Builtin("take".into(), vec![input.tir, n.tir]);
+        let bound = n
+            .value
+            .clone()
+            .filter(|v| v.unbounded_params().is_empty() && v.tables().is_empty());
+        match shape {
+            Input::List(elem, size) => {
+                // Both are upper bounds of min(size, n); keep the smaller.
+                let size = match &bound {
+                    Some(n)
+                        if n.max_value().unwrap_or(u64::MAX)
+                            < size.max_value().unwrap_or(u64::MAX) =>
+                    {
+                        n.clone()
+                    }
+                    _ => size,
+                };
+                Checked::new(Ty::list(elem, size), cost, tir)
+            }
+            Input::Stream(stream) => match bound {
+                Some(n) => Checked::new(
+                    Ty::list(stream.elem.clone(), n.clone()),
+                    cost.plus(&stream.per_element.times(&n)),
+                    tir,
+                ),
+                None => {
+                    let shown = crate::syntax::printer::print_expr(count);
+                    let d = self.error(
+                        "E0302",
+                        format!("`take({shown})` bounds nothing: `{shown}` has no upper bound"),
+                        count.span,
+                        "unbounded count",
+                    );
+                    d.help.push(match &count.kind {
+                        crate::syntax::ast::ExprKind::Name(n) => {
+                            format!("declare a bound on the parameter: `{}: Int <= 100`", n.name)
+                        }
+                        _ => "take a literal count, or a parameter declared with a bound: `n: Int <= 100`".into(),
+                    });
+                    d.notes.push(format!(
+                        "`{}` may hold any number of rows",
+                        stream.source.access
+                    ));
+                    let _ = span;
+                    Checked::new(Ty::list(stream.elem, Poly::zero()), cost, tir)
+                }
+            },
+            Input::Option(elem) => Checked::new(Ty::option(elem), cost, tir),
+            Input::Error => Checked::error(),
+        }
+    }
+
+    fn first_or_exists(&mut self, op: &str, input: Checked, shape: Input) -> Checked {
+        let (elem, cost) = match shape {
+            Input::List(elem, _) | Input::Option(elem) => (elem, input.cost),
+            // Stops after one element.
+            Input::Stream(stream) => (stream.elem, input.cost.plus(&stream.per_element)),
+            Input::Error => return Checked::error(),
+        };
+        let ty = if op == "first" {
+            Ty::option(elem)
+        } else {
+            Ty::Bool
+        };
+        Checked::new(ty, cost, TExpr::Builtin(op.into(), vec![input.tir]))
+    }
+
+    fn map(&mut self, input: Checked, shape: Input, f: &Expr) -> Checked {
+        let elem = match &shape {
+            Input::List(elem, _) | Input::Option(elem) => elem.clone(),
+            Input::Stream(stream) => stream.elem.clone(),
+            Input::Error => Ty::Error,
+        };
+        let (func, tir) = self.function_argument(f, vec![elem], "map");
+        let tir = TExpr::Builtin("map".into(), vec![input.tir, tir]);
+        match shape {
+            Input::List(_, size) => Checked::new(
+                Ty::list(func.ret, size.clone()),
+                input.cost.plus(&func.latent.times(&size)),
+                tir,
+            ),
+            Input::Option(_) => {
+                Checked::new(Ty::option(func.ret), input.cost.plus(&func.latent), tir)
+            }
+            // One output per element read, so a later `take` still bounds it.
+            Input::Stream(stream) => Checked::new(
+                Ty::Stream(Box::new(StreamTy {
+                    elem: func.ret,
+                    per_element: stream.per_element.plus(&func.latent),
+                    source: stream.source,
+                })),
+                input.cost,
+                tir,
+            ),
+            Input::Error => Checked::error(),
+        }
+    }
+
+    fn unwrap_or(&mut self, input: Checked, shape: Input, default: &Expr) -> Checked {
+        let Input::Option(elem) = shape else {
+            if !matches!(shape, Input::Error) {
+                self.error("E0401", "`unwrap_or` takes an optional value", default.span, "here")
+                    .help
+                    .push("use it after a lookup that may find nothing: `User[k] |> map(u => u.name) |> unwrap_or(\"\")`".into());
+            }
+            return Checked::error();
+        };
+        let d = self.check_expected(default, Some(&elem));
+        self.expect_type(
+            &elem,
+            &d.ty,
+            default.span,
+            "the default has the option's type",
+        );
+        Checked {
+            value: d.value.clone(),
+            ..Checked::new(
+                elem,
+                input.cost.plus(&d.cost),
+                TExpr::Builtin("unwrap_or".into(), vec![input.tir, d.tir]),
+            )
+        }
+    }
+
+    /// A combinator over a bounded list (or an option, as a list of ≤ 1).
+    fn list_op(
+        &mut self,
+        op: &str,
+        span: Span,
+        input: Checked,
+        elem: Ty,
+        size: Poly,
+        rest: &[&Expr],
+    ) -> Checked {
+        let mut tirs = vec![input.tir];
+        let mut cost = input.cost;
+        let mut per_call = |this: &mut Self, f: &Expr, params: Vec<Ty>| {
+            let (func, tir) = this.function_argument(f, params, op);
+            tirs.push(tir);
+            cost = cost.plus(&func.latent.times(&size));
+            func.ret
+        };
+        let ty = match op {
+            "filter" => {
+                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                self.expect_type(
+                    &Ty::Bool,
+                    &ret,
+                    rest[0].span,
+                    "`filter` keeps the elements its function says true for",
+                );
+                Ty::list(elem, size.clone())
+            }
+            "any" | "all" => {
+                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                self.expect_type(
+                    &Ty::Bool,
+                    &ret,
+                    rest[0].span,
+                    "the function answers true or false",
+                );
+                Ty::Bool
+            }
+            "flat_map" => {
+                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                match ret {
+                    Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
+                    Ty::Option(inner) => Ty::list(*inner, size.clone()),
+                    Ty::Stream(stream) => {
+                        return self.reject_inner_stream(span, rest[0], &stream, cost);
+                    }
+                    Ty::Error => Ty::Error,
+                    other => {
+                        self.error(
+                            "E0401",
+                            format!(
+                                "`flat_map`'s function must give a list, and it gives `{other}`"
+                            ),
+                            rest[0].span,
+                            "not a list",
+                        )
+                        .help
+                        .push("to transform each element use `map`".into());
+                        Ty::Error
+                    }
+                }
+            }
+            "flatten" => match elem {
+                Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
+                Ty::Option(inner) => Ty::list(*inner, size.clone()),
+                Ty::Error => Ty::Error,
+                other => {
+                    self.error("E0401", format!("`flatten` takes a list of lists or of options, and the elements are `{other}`"), span, "nothing to flatten")
+                        .help
+                        .push("remove `flatten()`".into());
+                    Ty::Error
+                }
+            },
+            "sort_by" => {
+                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                if !matches!(ret, Ty::Int | Ty::Float | Ty::Str | Ty::Error) {
+                    self.error(
+                        "E0401",
+                        format!(
+                            "`sort_by` sorts by an Int, Float or String, and this key is `{ret}`"
+                        ),
+                        rest[0].span,
+                        "not sortable",
+                    )
+                    .help
+                    .push("give a key function such as `p => p.at`".into());
+                }
+                if let Some(order) = rest.get(1) {
+                    let o = self.check(order);
+                    self.expect_type(
+                        &Ty::Order,
+                        &o.ty,
+                        order.span,
+                        "the order is `desc` or `asc`",
+                    );
+                    tirs.push(o.tir);
+                }
+                Ty::list(elem, size.clone())
+            }
+            "group_by" => {
+                let key = per_call(self, rest[0], vec![elem.clone()]);
+                Ty::list(
+                    Ty::Record(vec![
+                        ("key".into(), key),
+                        ("rows".into(), Ty::list(elem, size.clone())),
+                    ]),
+                    size.clone(),
+                )
+            }
+            "distinct" => Ty::list(elem, size.clone()),
+            "count" => {
+                return Checked {
+                    value: Some(size.clone()),
+                    ..Checked::new(Ty::Int, cost, TExpr::Builtin(op.into(), tirs))
+                };
+            }
+            "sum" | "min" | "max" => {
+                let value_ty = match rest.first() {
+                    Some(f) => per_call(self, f, vec![elem.clone()]),
+                    None => elem.clone(),
+                };
+                let numeric = matches!(value_ty, Ty::Int | Ty::Float | Ty::Error);
+                let ordered = numeric || matches!(value_ty, Ty::Str);
+                if (op == "sum" && !numeric) || !ordered {
+                    self.error(
+                        "E0401",
+                        format!("`{op}` needs numbers, and these are `{value_ty}`"),
+                        span,
+                        "not numbers",
+                    )
+                    .help
+                    .push(format!(
+                        "give a function to a number: `|> {op}(x => x.amount)`"
+                    ));
+                }
+                match op {
+                    "sum" => value_ty,
+                    _ if rest.is_empty() => Ty::option(elem),
+                    _ => Ty::option(value_ty),
+                }
+            }
+            _ => unreachable!("list_op is called for list combinators only"),
+        };
+        Checked::new(ty, cost, TExpr::Builtin(op.into(), tirs))
+    }
+
+    /// A function argument of a combinator: a lambda checked with the
+    /// element types, or any function value.
+    fn function_argument(&mut self, f: &Expr, params: Vec<Ty>, op: &str) -> (FnTy, TExpr) {
+        let expected = Ty::Fn(Box::new(FnTy {
+            params: params.clone(),
+            ret: Ty::Error,
+            latent: Cost::zero(),
+        }));
+        let checked = self.check_expected(f, Some(&expected));
+        match checked.ty {
+            Ty::Fn(func) if func.params.len() == params.len() => (*func, checked.tir),
+            Ty::Error => (
+                FnTy {
+                    params,
+                    ret: Ty::Error,
+                    latent: Cost::zero(),
+                },
+                checked.tir,
+            ),
+            other => {
+                self.error(
+                    "E0401",
+                    format!("`{op}` takes a function here, and this is `{other}`"),
+                    f.span,
+                    "not a function",
+                )
+                .help
+                .push("write a lambda: `x => x.field`".into());
+                (
+                    FnTy {
+                        params,
+                        ret: Ty::Error,
+                        latent: Cost::zero(),
+                    },
+                    TExpr::Error,
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,708 @@
+//! Checking expressions: types, costs and the typed IR, one construct at a time.
+
+use super::modules::{ProgramIndex, Symbol};
+use super::tir::TExpr;
+use super::types::{FnTy, Ty};
+use crate::cost::{Cost, Poly, Var};
+use crate::diagnostics::{Diagnostic, Label};
+use crate::span::Span;
+use crate::syntax::ast::{BinaryOp, DefKind, Expr, ExprKind, Ident, Stmt, UnaryOp};
+use rqc_plan::{Schema, Value};
+use std::collections::HashMap;
+
+/// The checked signature of a definition: what a call instantiates.
+#[derive(Clone, Debug)]
+pub struct FnSig {
+    pub kind: DefKind,
+    pub params: Vec<(String, Ty)>,
+    pub ret: Ty,
+    /// Over the generic variables of the parameters (`Size`, `Arg`,
+    /// `LatentSeeks`, `LatentRows`).
+    pub cost: Cost,
+}
+
+/// An expression's type, cost, value bound (for `Int`s) and typed form.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    pub ty: Ty,
+    pub cost: Cost,
+    /// An upper bound of the value, for integers that size something.
+    pub value: Option<Poly>,
+    pub tir: TExpr,
+}
+
+impl Checked {
+    pub fn new(ty: Ty, cost: Cost, tir: TExpr) -> Checked {
+        Checked {
+            ty,
+            cost,
+            value: None,
+            tir,
+        }
+    }
+
+    pub fn error() -> Checked {
+        Checked::new(Ty::Error, Cost::zero(), TExpr::Error)
+    }
+}
+
+pub(super) struct Local {
+    pub name: String,
+    pub ty: Ty,
+    pub value: Option<Poly>,
+    pub tir: TExpr,
+    /// Paid at each use: a `let`-bound stream is read again by every use.
+    pub reuse_cost: Cost,
+}
+
+pub struct Checker<'p, 'a> {
+    pub index: &'p ProgramIndex<'a>,
+    pub schema: &'p Schema,
+    pub sigs: &'p HashMap<usize, FnSig>,
+    pub module: usize,
+    pub file: &'p str,
+    pub kind: DefKind,
+    pub diagnostics: Vec<Diagnostic>,
+    pub(super) scope: Vec<Local>,
+}
+
+impl<'p, 'a> Checker<'p, 'a> {
+    pub fn error(
+        &mut self,
+        code: &str,
+        message: impl Into<String>,
+        span: Span,
+        label: impl Into<String>,
+    ) -> &mut Diagnostic {
+        self.diagnostics
+            .push(Diagnostic::error(code, message, self.file, span, label));
+        self.diagnostics.last_mut().expect("just pushed")
+    }
+
+    pub fn table_label(&self, table: &str, message: impl Into<String>) -> Option<Label> {
+        self.index
+            .table_decls
+            .get(table)
+            .map(|(file, span)| Label::new(file.clone(), *span, message))
+    }
+
+    pub(super) fn push_local(&mut self, name: &str, ty: Ty, value: Option<Poly>, tir: TExpr) {
+        self.scope.push(Local {
+            name: name.to_string(),
+            ty,
+            value,
+            tir,
+            reuse_cost: Cost::zero(),
+        });
+    }
+
+    fn local(&self, name: &str) -> Option<&Local> {
+        self.scope.iter().rev().find(|l| l.name == name)
+    }
+
+    /// Checks an expression with no expected type.
+    pub fn check(&mut self, expr: &Expr) -> Checked {
+        self.check_expected(expr, None)
+    }
+
+    /// Checks an expression; `expected` guides lambdas (parameter types).
+    pub fn check_expected(&mut self, expr: &Expr, expected: Option<&Ty>) -> Checked {
+        match &expr.kind {
+            ExprKind::Int(n) => Checked {
+                value: Some(Poly::constant((*n).max(0) as u64)),
+                ..Checked::new(Ty::Int, Cost::zero(), TExpr::Const(Value::Int(*n)))
+            },
+            ExprKind::Float(x) => {
+                Checked::new(Ty::Float, Cost::zero(), TExpr::Const(Value::Float(*x)))
+            }
+            ExprKind::Str(s) => {
+                Checked::new(Ty::Str, Cost::zero(), TExpr::Const(Value::Str(s.clone())))
+            }
+            ExprKind::Bool(b) => {
+                Checked::new(Ty::Bool, Cost::zero(), TExpr::Const(Value::Bool(*b)))
+            }
+            ExprKind::None => {
+                let ty = match expected {
+                    Some(Ty::Option(inner)) => Ty::Option(inner.clone()),
+                    _ => Ty::option(Ty::Error),
+                };
+                Checked::new(ty, Cost::zero(), TExpr::Const(Value::Null))
+            }
+            ExprKind::Name(ident) => self.check_name(ident),
+            ExprKind::Record(fields) => {
+                let mut cost = Cost::zero();
+                let mut tys = Vec::new();
+                let mut tirs = Vec::new();
+                for field in fields {
+                    if tys
+                        .iter()
+                        .any(|(n, _): &(String, Ty)| *n == field.name.name)
+                    {
+                        self.error(
+                            "E0203",
+                            format!("field `{}` is given twice", field.name.name),
+                            field.name.span,
+                            "second value",
+                        )
+                        .help
+                        .push("give each field of a record one value".into());
+                        continue;
+                    }
+                    let value = self.check(&field.value);
+                    cost = cost.plus(&value.cost);
+                    tys.push((field.name.name.clone(), value.ty));
+                    tirs.push((field.name.name.clone(), value.tir));
+                }
+                Checked::new(Ty::Record(tys), cost, TExpr::Record(tirs))
+            }
+            ExprKind::List(items) => {
+                let mut cost = Cost::zero();
+                let mut elem = Ty::Error;
+                let mut tirs = Vec::new();
+                for item in items {
+                    let checked = self.check(item);
+                    if elem.is_error() {
+                        elem = checked.ty.clone();
+                    } else if !elem.accepts(&checked.ty) {
+                        self.mismatch(
+                            &elem,
+                            &checked.ty,
+                            item.span,
+                            "the list's first element sets its type",
+                        );
+                    }
+                    cost = cost.plus(&checked.cost);
+                    tirs.push(checked.tir);
+                }
+                Checked::new(
+                    Ty::list(elem, Poly::constant(items.len() as u64)),
+                    cost,
+                    TExpr::List(tirs),
+                )
+            }
+            ExprKind::Field(base, field) => self.check_field(expr, base, field),
+            ExprKind::Call(callee, args) => self.check_call(expr.span, callee, None, args),
+            ExprKind::Pipe(input, stage) => match &stage.kind {
+                ExprKind::Call(callee, args) => {
+                    self.check_call(stage.span, callee, Some(input), args)
+                }
+                _ => self.check_call(stage.span, stage, Some(input), &[]),
+            },
+            ExprKind::Index(base, args) => self.check_access(expr, base, args),
+            ExprKind::Lambda(params, body) => {
+                let param_tys: Vec<Ty> = match expected {
+                    Some(Ty::Fn(f)) if f.params.len() == params.len() => f.params.clone(),
+                    _ => vec![Ty::Error; params.len()],
+                };
+                self.check_lambda(params, body, &param_tys)
+            }
+            ExprKind::Unary(op, operand) => self.check_unary(*op, operand, expr.span),
+            ExprKind::Binary(op, a, b) => self.check_binary(*op, a, b, expr.span),
+            ExprKind::Range(..) => {
+                self.error(
+                    "E0405",
+                    "a range only selects rows inside `[…]`",
+                    expr.span,
+                    "not inside an access",
+                )
+                .help
+                .push(
+                    "write it as the last value of an access, as in `Post.by_author[a, t1..t2]`"
+                        .into(),
+                );
+                Checked::error()
+            }
+            ExprKind::If(cond, then, otherwise) => {
+                let c = self.check(cond);
+                self.expect_type(&Ty::Bool, &c.ty, cond.span, "an `if` condition is a Bool");
+                let t = self.check_expected(then, expected);
+                let e = self.check_expected(otherwise, Some(&t.ty));
+                if !t.ty.accepts(&e.ty) && !e.ty.accepts(&t.ty) {
+                    let (tt, et) = (t.ty.to_string(), e.ty.to_string());
+                    let file = self.file;
+                    self.error(
+                        "E0401",
+                        format!("the branches of this `if` differ: `{tt}` and `{et}`"),
+                        otherwise.span,
+                        format!("this is `{et}`"),
+                    )
+                    .with_secondary_mut(Label::new(file, then.span, format!("this is `{tt}`")))
+                    .help
+                    .push("make both branches give the same type".into());
+                }
+                let ty = join_types(&t.ty, &e.ty);
+                Checked {
+                    ty,
+                    // The condition, then the dearer branch.
+                    cost: c.cost.plus(&t.cost.max(&e.cost)),
+                    value: match (t.value, e.value) {
+                        (Some(a), Some(b)) => Some(a.max(&b)),
+                        _ => None,
+                    },
+                    tir: TExpr::If(Box::new(c.tir), Box::new(t.tir), Box::new(e.tir)),
+                }
+            }
+            ExprKind::Block(stmts, result) => self.check_block(stmts, result, expected),
+            ExprKind::Insert(path, row) => self.check_insert(expr.span, path, row),
+            ExprKind::Update(target, changes) => self.check_update(expr.span, target, changes),
+            ExprKind::Delete(target) => self.check_delete(expr.span, target),
+            ExprKind::Error => Checked::error(),
+        }
+    }
+
+    fn check_name(&mut self, ident: &Ident) -> Checked {
+        if let Some(local) = self.local(&ident.name) {
+            return Checked {
+                ty: local.ty.clone(),
+                cost: local.reuse_cost.clone(),
+                value: local.value.clone(),
+                tir: local.tir.clone(),
+            };
+        }
+        match ident.name.as_str() {
+            "desc" => return Checked::new(Ty::Order, Cost::zero(), TExpr::Order(true)),
+            "asc" => return Checked::new(Ty::Order, Cost::zero(), TExpr::Order(false)),
+            _ => {}
+        }
+        match self.index.lookup(self.module, &ident.name).cloned() {
+            Some(Symbol::Table(table)) => self.check_whole_table(&table, ident.span),
+            Some(Symbol::Def(_)) => {
+                self.error(
+                    "E0408",
+                    format!("`{}` is a function; call it", ident.name),
+                    ident.span,
+                    "not called",
+                )
+                .help
+                .push(format!(
+                    "write `{}(…)`, or pass a lambda: `x => {}(x)`",
+                    ident.name, ident.name
+                ));
+                Checked::error()
+            }
+            Some(Symbol::Module(_)) => {
+                self.error(
+                    "E0408",
+                    format!("`{}` is a module, not a value", ident.name),
+                    ident.span,
+                    "a module",
+                )
+                .help
+                .push(format!("name something in it: `{}.name`", ident.name));
+                Checked::error()
+            }
+            None => {
+                self.unknown_name(ident);
+                Checked::error()
+            }
+        }
+    }
+
+    pub fn unknown_name(&mut self, ident: &Ident) {
+        let mut known: Vec<String> = self.scope.iter().map(|l| l.name.clone()).collect();
+        known.extend(self.index.scopes[self.module].keys().cloned());
+        let known_refs: Vec<&str> = known.iter().map(String::as_str).collect();
+        let suggestion = super::names::closest(&ident.name, &known_refs).map(str::to_string);
+        let starts_upper = ident.name.chars().next().is_some_and(char::is_uppercase);
+        let d = self.error(
+            "E0201",
+            format!("nothing named `{}` is in scope", ident.name),
+            ident.span,
+            "unknown name",
+        );
+        d.help.push(match suggestion {
+            Some(close) => format!("did you mean `{close}`?"),
+            None if starts_upper => format!(
+                "if `{}` is a table of another module, import it: `import module.{{{}}}`",
+                ident.name, ident.name
+            ),
+            None => format!(
+                "declare it: a parameter `{}: Int`, or `let {} = …;` in a block",
+                ident.name, ident.name
+            ),
+        });
+    }
+
+    fn check_field(&mut self, expr: &Expr, base: &Expr, field: &Ident) -> Checked {
+        // `Table.index` and `module.name` are resolved by their users
+        // (access and calls); a bare one is a mistake.
+        if let ExprKind::Name(name) = &base.kind {
+            if self.local(&name.name).is_none() {
+                match self.index.lookup(self.module, &name.name).cloned() {
+                    Some(Symbol::Table(table)) => {
+                        self.error(
+                            "E0409",
+                            format!("`{table}.{}` is an access path; give it values", field.name),
+                            expr.span,
+                            "an index needs values",
+                        )
+                        .help
+                        .push(format!("write `{table}.{}[value]`", field.name));
+                        return Checked::error();
+                    }
+                    Some(Symbol::Module(m)) => {
+                        return match self.index.scopes[m].get(&field.name).cloned() {
+                            Some(Symbol::Table(table)) => self.check_whole_table(&table, expr.span),
+                            _ => {
+                                self.error(
+                                    "E0408",
+                                    format!("`{}.{}` is not a value", name.name, field.name),
+                                    expr.span,
+                                    "call it or give it values",
+                                )
+                                .help
+                                .push(format!("call it: `{}.{}(…)`", name.name, field.name));
+                                Checked::error()
+                            }
+                        };
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let checked = self.check(base);
+        let (ty, optional) = match &checked.ty {
+            Ty::Option(inner) => ((**inner).clone(), true),
+            other => (other.clone(), false),
+        };
+        let field_ty = match &ty {
+            Ty::Error => return Checked::error(),
+            Ty::Row(table) => {
+                let table_schema = self.schema.table(table);
+                match table_schema.and_then(|t| t.column(&field.name).map(|c| &t.columns[c])) {
+                    Some(column) => super::schema_types::column_ty(&column.ty),
+                    None => {
+                        let columns: Vec<String> = table_schema
+                            .map(|t| t.columns.iter().map(|c| c.name.clone()).collect())
+                            .unwrap_or_default();
+                        self.no_field(field, &ty, &columns);
+                        return Checked::error();
+                    }
+                }
+            }
+            Ty::Record(fields) => match fields.iter().find(|(n, _)| *n == field.name) {
+                Some((_, t)) => t.clone(),
+                None => {
+                    let names: Vec<String> = fields.iter().map(|(n, _)| n.clone()).collect();
+                    self.no_field(field, &ty, &names);
+                    return Checked::error();
+                }
+            },
+            other => {
+                let other = other.to_string();
+                self.error(
+                    "E0401",
+                    format!("`{other}` has no fields"),
+                    base.span,
+                    format!("this is `{other}`"),
+                )
+                .help
+                .push(match &checked.ty {
+                    Ty::List(..) | Ty::Stream(_) => {
+                        "to read a field of each element, map: `|> map(x => x.field)`".to_string()
+                    }
+                    _ => "fields are read from rows and records".to_string(),
+                });
+                return Checked::error();
+            }
+        };
+        // A field of an optional row is optional (none stays none).
+        let ty = if optional && !matches!(field_ty, Ty::Option(_)) {
+            Ty::option(field_ty)
+        } else {
+            field_ty
+        };
+        Checked::new(
+            ty,
+            checked.cost,
+            TExpr::Field(Box::new(checked.tir), field.name.clone()),
+        )
+    }
+
+    fn no_field(&mut self, field: &Ident, ty: &Ty, names: &[String]) {
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let suggestion = super::names::closest(&field.name, &refs).map(str::to_string);
+        let d = self.error(
+            "E0202",
+            format!("`{ty}` has no field `{}`", field.name),
+            field.span,
+            "unknown field",
+        );
+        d.help.push(match suggestion {
+            Some(close) => format!("did you mean `{close}`?"),
+            None => format!("its fields are: {}", names.join(", ")),
+        });
+    }
+
+    fn check_unary(&mut self, op: UnaryOp, operand: &Expr, span: Span) -> Checked {
+        let checked = self.check(operand);
+        let ty = match op {
+            UnaryOp::Neg => {
+                if !matches!(checked.ty, Ty::Int | Ty::Float | Ty::Error) {
+                    self.mismatch(&Ty::Int, &checked.ty, operand.span, "`-` negates a number");
+                }
+                checked.ty.clone()
+            }
+            UnaryOp::Not => {
+                self.expect_type(&Ty::Bool, &checked.ty, operand.span, "`!` negates a Bool");
+                Ty::Bool
+            }
+        };
+        let _ = span;
+        Checked::new(ty, checked.cost, TExpr::Unary(op, Box::new(checked.tir)))
+    }
+
+    fn check_binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, span: Span) -> Checked {
+        let left = self.check(a);
+        let right = self.check(b);
+        let cost = left.cost.plus(&right.cost);
+        let numeric = |t: &Ty| matches!(t, Ty::Int | Ty::Float | Ty::Error);
+        let ty = match op {
+            BinaryOp::And | BinaryOp::Or => {
+                self.expect_type(&Ty::Bool, &left.ty, a.span, "`&&` and `||` combine Bools");
+                self.expect_type(&Ty::Bool, &right.ty, b.span, "`&&` and `||` combine Bools");
+                Ty::Bool
+            }
+            BinaryOp::Eq | BinaryOp::NotEq => {
+                if !left.ty.accepts(&right.ty) && !right.ty.accepts(&left.ty) {
+                    self.mismatch(
+                        &left.ty,
+                        &right.ty,
+                        b.span,
+                        "both sides of a comparison have one type",
+                    );
+                }
+                Ty::Bool
+            }
+            BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq => {
+                let ordered = |t: &Ty| {
+                    matches!(t, Ty::Int | Ty::Float | Ty::Str | Ty::Error)
+                        || matches!(t, Ty::Option(inner) if matches!(**inner, Ty::Int | Ty::Float | Ty::Str))
+                };
+                if !ordered(&left.ty) {
+                    self.mismatch(
+                        &Ty::Int,
+                        &left.ty,
+                        a.span,
+                        "`<` and `>` compare numbers and strings",
+                    );
+                } else if !left.ty.accepts(&right.ty) && !right.ty.accepts(&left.ty) {
+                    self.mismatch(
+                        &left.ty,
+                        &right.ty,
+                        b.span,
+                        "both sides of a comparison have one type",
+                    );
+                }
+                Ty::Bool
+            }
+            BinaryOp::Add if matches!(left.ty, Ty::Str) => {
+                self.expect_type(&Ty::Str, &right.ty, b.span, "`+` joins two strings");
+                Ty::Str
+            }
+            _ => {
+                if !numeric(&left.ty) {
+                    self.mismatch(&Ty::Int, &left.ty, a.span, "arithmetic is on numbers");
+                } else if !left.ty.accepts(&right.ty) && !right.ty.accepts(&left.ty) {
+                    self.mismatch(
+                        &left.ty,
+                        &right.ty,
+                        b.span,
+                        "both sides of arithmetic have one type (no implicit conversion)",
+                    );
+                }
+                if left.ty.is_error() {
+                    right.ty.clone()
+                } else {
+                    left.ty.clone()
+                }
+            }
+        };
+        let _ = span;
+        // Value bounds of sums and products, for sizes computed from parameters.
+        let value = match (op, &left.value, &right.value) {
+            (BinaryOp::Add, Some(x), Some(y)) => Some(x.plus(y)),
+            (BinaryOp::Mul, Some(x), Some(y)) => Some(x.times(y)),
+            (BinaryOp::Sub | BinaryOp::Div | BinaryOp::Rem, Some(x), _) => Some(x.clone()),
+            _ => None,
+        };
+        Checked {
+            ty,
+            cost,
+            value,
+            tir: TExpr::Binary(op, Box::new(left.tir), Box::new(right.tir)),
+        }
+    }
+
+    fn check_block(&mut self, stmts: &[Stmt], result: &Expr, expected: Option<&Ty>) -> Checked {
+        let depth = self.scope.len();
+        let mut cost = Cost::zero();
+        let mut tirs = Vec::new();
+        let mut names = Vec::new();
+        for stmt in stmts {
+            match stmt {
+                Stmt::Let { name, ty, value } => {
+                    let declared = ty.as_ref().map(|t| self.resolve_type(t, None));
+                    let checked = self.check_expected(value, declared.as_ref());
+                    if let Some(declared) = &declared {
+                        self.expect_type(
+                            declared,
+                            &checked.ty,
+                            value.span,
+                            "declared with this type",
+                        );
+                    }
+                    // A stream is read again by every use; anything else is
+                    // evaluated once, here.
+                    let reuse_cost = if matches!(checked.ty, Ty::Stream(_)) {
+                        checked.cost.clone()
+                    } else {
+                        cost = cost.plus(&checked.cost);
+                        Cost::zero()
+                    };
+                    names.push((name.name.clone(), checked.tir.clone()));
+                    self.scope.push(Local {
+                        name: name.name.clone(),
+                        ty: checked.ty,
+                        value: checked.value,
+                        tir: TExpr::Local(name.name.clone()),
+                        reuse_cost,
+                    });
+                }
+                Stmt::Expr(expr) => {
+                    let checked = self.check(expr);
+                    cost = cost.plus(&checked.cost);
+                    tirs.push((None, checked.tir));
+                }
+            }
+            if let Some((name, tir)) = names.pop() {
+                tirs.push((Some(name), tir));
+            }
+        }
+        let last = self.check_expected(result, expected);
+        self.scope.truncate(depth);
+        cost = cost.plus(&last.cost);
+        // Nest lets around the rest, in order.
+        let mut body = last.tir;
+        let mut pending: Vec<TExpr> = Vec::new();
+        for (name, tir) in tirs.into_iter().rev() {
+            match name {
+                Some(name) => {
+                    let rest = if pending.is_empty() {
+                        body
+                    } else {
+                        let mut seq: Vec<TExpr> = pending.drain(..).rev().collect();
+                        seq.push(body);
+                        TExpr::Seq(seq)
+                    };
+                    body = TExpr::Let(name, Box::new(tir), Box::new(rest));
+                }
+                None => pending.push(tir),
+            }
+        }
+        if !pending.is_empty() {
+            let mut seq: Vec<TExpr> = pending.into_iter().rev().collect();
+            seq.push(body);
+            body = TExpr::Seq(seq);
+        }
+        Checked {
+            ty: last.ty,
+            cost,
+            value: last.value,
+            tir: body,
+        }
+    }
+
+    /// A lambda's type: its parameters' types (from its context) and the
+    /// latent cost of one call.
+    pub fn check_lambda(&mut self, params: &[Ident], body: &Expr, param_tys: &[Ty]) -> Checked {
+        let depth = self.scope.len();
+        for (param, ty) in params.iter().zip(param_tys) {
+            self.push_local(
+                &param.name,
+                ty.clone(),
+                None,
+                TExpr::Local(param.name.clone()),
+            );
+        }
+        let checked = self.check(body);
+        self.scope.truncate(depth);
+        Checked::new(
+            Ty::Fn(Box::new(FnTy {
+                params: param_tys.to_vec(),
+                ret: checked.ty,
+                latent: checked.cost,
+            })),
+            Cost::zero(),
+            TExpr::Lambda(
+                params.iter().map(|p| p.name.clone()).collect(),
+                Box::new(checked.tir),
+            ),
+        )
+    }
+
+    pub fn expect_type(&mut self, expected: &Ty, found: &Ty, span: Span, why: &str) -> bool {
+        if expected.accepts(found) {
+            return true;
+        }
+        self.mismatch(expected, found, span, why);
+        false
+    }
+
+    pub fn mismatch(&mut self, expected: &Ty, found: &Ty, span: Span, why: &str) {
+        let help = match (expected, found) {
+            (Ty::List(..), Ty::Stream(_)) => {
+                "a stream is unbounded; limit it first: `|> take(n)` with `n: Int <= 100`"
+                    .to_string()
+            }
+            (Ty::Int, Ty::Float) | (Ty::Float, Ty::Int) => {
+                "Int and Float do not mix: write the literal as the other kind (`2` or `2.0`)"
+                    .to_string()
+            }
+            (inner, Ty::Option(found_inner)) if inner.accepts(found_inner) => {
+                "this may be none; handle that first, e.g. `|> flatten()` over a list of options"
+                    .to_string()
+            }
+            _ => format!("give a `{expected}` here ({why})"),
+        };
+        self.error(
+            "E0401",
+            format!("expected `{expected}`, found `{found}`"),
+            span,
+            format!("this is `{found}`"),
+        )
+        .help
+        .push(help);
+    }
+}
+
+/// The type of an `if` whose branches may differ in size: the larger list.
+fn join_types(a: &Ty, b: &Ty) -> Ty {
+    match (a, b) {
+        (Ty::Error, other) | (other, Ty::Error) => other.clone(),
+        (Ty::List(x, sx), Ty::List(_, sy)) => Ty::list((**x).clone(), sx.max(sy)),
+        (Ty::Option(_), _) => a.clone(),
+        (_, Ty::Option(_)) => b.clone(),
+        _ => a.clone(),
+    }
+}
+
+/// Uniform value bound for an `Int` whose bound is unknown: a parameter
+/// with no maximum, named after what it stands for.
+pub fn unbounded_value(name: &str) -> Poly {
+    Poly::var(Var::Param {
+        name: name.to_string(),
+        max: None,
+    })
+}
+
+trait SecondaryMut {
+    fn with_secondary_mut(&mut self, label: Label) -> &mut Self;
+}
+
+impl SecondaryMut for Diagnostic {
+    fn with_secondary_mut(&mut self, label: Label) -> &mut Self {
+        self.secondary.push(label);
+        self
+    }
+}

@@ -1,0 +1,488 @@
+//! Modules and names: which module each file is, what its imports bring, and in what order to check definitions.
+
+use super::names::closest;
+use super::SourceModule;
+use crate::diagnostics::{Diagnostic, Label};
+use crate::span::Span;
+use crate::syntax::ast::{Def, Expr, ExprKind, Item, Stmt};
+use std::collections::{BTreeMap, HashMap};
+
+/// What a name in a module's scope stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Symbol {
+    Table(String),
+    Def(usize),
+    Module(usize),
+}
+
+pub struct ModuleInfo<'a> {
+    pub name: String,
+    pub file: &'a str,
+    pub source: &'a SourceModule,
+    pub is_prelude: bool,
+}
+
+pub struct DefInfo<'a> {
+    pub module: usize,
+    pub def: &'a Def,
+}
+
+/// Every module, definition and scope of a program.
+pub struct ProgramIndex<'a> {
+    pub modules: Vec<ModuleInfo<'a>>,
+    pub defs: Vec<DefInfo<'a>>,
+    /// Per module: the names visible in it (own items, imports, prelude).
+    pub scopes: Vec<HashMap<String, Symbol>>,
+    /// Where each table is declared, for labels.
+    pub table_decls: HashMap<String, (String, Span)>,
+}
+
+impl<'a> ProgramIndex<'a> {
+    pub fn def_name(&self, id: usize) -> String {
+        let info = &self.defs[id];
+        format!("{}.{}", self.modules[info.module].name, info.def.name.name)
+    }
+
+    pub fn lookup(&self, module: usize, name: &str) -> Option<&Symbol> {
+        self.scopes[module].get(name)
+    }
+}
+
+/// Indexes the program: `sources` are the user's files, `prelude` the
+/// standard library (visible everywhere without an import).
+pub fn index_program<'a>(
+    sources: &'a [SourceModule],
+    prelude: &'a [SourceModule],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> ProgramIndex<'a> {
+    let mut index = ProgramIndex {
+        modules: Vec::new(),
+        defs: Vec::new(),
+        scopes: Vec::new(),
+        table_decls: HashMap::new(),
+    };
+    for (source, is_prelude) in prelude
+        .iter()
+        .map(|s| (s, true))
+        .chain(sources.iter().map(|s| (s, false)))
+    {
+        let name = source.module_name();
+        if let Some(existing) = index.modules.iter().find(|m| m.name == name) {
+            let span = source
+                .module
+                .header
+                .as_ref()
+                .map(|h| h.span)
+                .unwrap_or_default();
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0215",
+                    format!("module `{name}` is declared by two files"),
+                    &source.file,
+                    span,
+                    "second file",
+                )
+                .with_note(format!("`{}` declares it too", existing.file))
+                .with_help("give each file its own `module` name"),
+            );
+            continue;
+        }
+        index.modules.push(ModuleInfo {
+            name,
+            file: &source.file,
+            source,
+            is_prelude,
+        });
+    }
+    // Own items first, so imports can refer to any module's items.
+    for m in 0..index.modules.len() {
+        let mut scope = HashMap::new();
+        let source = index.modules[m].source;
+        for item in &source.module.items {
+            match item {
+                Item::Table(table) => {
+                    scope.insert(
+                        table.name.name.clone(),
+                        Symbol::Table(table.name.name.clone()),
+                    );
+                    index
+                        .table_decls
+                        .entry(table.name.name.clone())
+                        .or_insert((source.file.clone(), table.name.span));
+                }
+                Item::Def(def) => {
+                    if scope.contains_key(&def.name.name) {
+                        continue; // reported by the definition check
+                    }
+                    index.defs.push(DefInfo { module: m, def });
+                    scope.insert(def.name.name.clone(), Symbol::Def(index.defs.len() - 1));
+                }
+                Item::Import(_) => {}
+            }
+        }
+        index.scopes.push(scope);
+    }
+    let prelude_names: Vec<(String, Symbol)> = (0..index.modules.len())
+        .filter(|&m| index.modules[m].is_prelude)
+        .flat_map(|m| {
+            index.scopes[m]
+                .iter()
+                .filter(|(_, s)| matches!(s, Symbol::Def(d) if index.defs[*d].def.public))
+                .map(|(n, s)| (n.clone(), s.clone()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for m in 0..index.modules.len() {
+        let imported = resolve_imports(&index, m, diagnostics);
+        let scope = &mut index.scopes[m];
+        for (name, symbol) in imported {
+            scope.entry(name).or_insert(symbol);
+        }
+        if !index.modules[m].is_prelude {
+            for (name, symbol) in &prelude_names {
+                scope.entry(name.clone()).or_insert(symbol.clone());
+            }
+        }
+    }
+    report_import_cycles(&index, diagnostics);
+    index
+}
+
+fn resolve_imports(
+    index: &ProgramIndex<'_>,
+    m: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<(String, Symbol)> {
+    let module = &index.modules[m];
+    let file = module.file;
+    let mut out = Vec::new();
+    for item in &module.source.module.items {
+        let Item::Import(import) = item else { continue };
+        let path = import.path.dotted();
+        let Some(target) = index.modules.iter().position(|t| t.name == path) else {
+            let known: Vec<&str> = index
+                .modules
+                .iter()
+                .filter(|t| !t.is_prelude)
+                .map(|t| t.name.as_str())
+                .collect();
+            let mut d = Diagnostic::error(
+                "E0210",
+                format!("no module named `{path}`"),
+                file,
+                import.path.span,
+                "unknown module",
+            );
+            d = match closest(&path, &known) {
+                Some(close) => d.with_help(format!("did you mean `import {close}`?")),
+                None => d.with_help(format!(
+                    "add the file that declares `module {path}` to the program (the modules here are: {})",
+                    known.join(", ")
+                )),
+            };
+            diagnostics.push(d);
+            continue;
+        };
+        match &import.names {
+            None => {
+                let alias = import
+                    .path
+                    .segments
+                    .last()
+                    .expect("a path has a segment")
+                    .name
+                    .clone();
+                out.push((alias, Symbol::Module(target)));
+            }
+            Some(names) => {
+                for name in names {
+                    match index.scopes[target].get(&name.name) {
+                        Some(Symbol::Table(t)) => {
+                            out.push((name.name.clone(), Symbol::Table(t.clone())))
+                        }
+                        Some(Symbol::Def(d)) if index.defs[*d].def.public => {
+                            out.push((name.name.clone(), Symbol::Def(*d)))
+                        }
+                        Some(Symbol::Def(d)) => {
+                            let def = index.defs[*d].def;
+                            diagnostics.push(
+                                Diagnostic::error(
+                                    "E0212",
+                                    format!("`{}` is private to module `{path}`", name.name),
+                                    file,
+                                    name.span,
+                                    "not public",
+                                )
+                                .with_secondary(Label::new(
+                                    index.modules[target].file,
+                                    def.name.span,
+                                    "declared without `pub`",
+                                ))
+                                .with_help(format!(
+                                    "mark it public where it is declared: `pub {} {}`",
+                                    def.kind.keyword(),
+                                    def.name.name
+                                )),
+                            );
+                        }
+                        _ => {
+                            let known: Vec<&str> = index.modules[target]
+                                .source
+                                .module
+                                .items
+                                .iter()
+                                .filter_map(|i| match i {
+                                    Item::Table(t) => Some(t.name.name.as_str()),
+                                    Item::Def(d) if d.public => Some(d.name.name.as_str()),
+                                    _ => None,
+                                })
+                                .collect();
+                            let mut d = Diagnostic::error(
+                                "E0211",
+                                format!("module `{path}` has no `{}`", name.name),
+                                file,
+                                name.span,
+                                "not declared there",
+                            );
+                            d = match closest(&name.name, &known) {
+                                Some(close) => d.with_help(format!("did you mean `{close}`?")),
+                                None => {
+                                    d.with_help(format!("`{path}` offers: {}", known.join(", ")))
+                                }
+                            };
+                            diagnostics.push(d);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn report_import_cycles(index: &ProgramIndex<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    let edges: Vec<Vec<(usize, Span)>> = index
+        .modules
+        .iter()
+        .map(|module| {
+            module
+                .source
+                .module
+                .items
+                .iter()
+                .filter_map(|item| match item {
+                    Item::Import(import) => index
+                        .modules
+                        .iter()
+                        .position(|t| t.name == import.path.dotted())
+                        .map(|t| (t, import.path.span)),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    for cycle in cycles(
+        &edges
+            .iter()
+            .map(|e| e.iter().map(|(t, _)| *t).collect())
+            .collect::<Vec<_>>(),
+    ) {
+        let names: Vec<&str> = cycle
+            .iter()
+            .map(|&m| index.modules[m].name.as_str())
+            .collect();
+        let first = cycle[0];
+        let next = cycle[1 % cycle.len()];
+        let span = edges[first]
+            .iter()
+            .find(|(t, _)| *t == next)
+            .map(|(_, s)| *s)
+            .unwrap_or_default();
+        let mut shown = names.clone();
+        shown.push(names[0]);
+        diagnostics.push(
+            Diagnostic::error(
+                "E0213",
+                format!("modules import each other: {}", shown.join(" → ")),
+                index.modules[first].file,
+                span,
+                "this import closes the cycle",
+            )
+            .with_help("move what both modules need into a third module that both import"),
+        );
+    }
+}
+
+/// The cycles of a directed graph, each once, as the nodes in order
+/// (Tarjan's strongly connected components of more than one node, or a
+/// node with an edge to itself).
+pub fn cycles(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    struct State<'e> {
+        edges: &'e [Vec<usize>],
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        out: Vec<Vec<usize>>,
+    }
+    fn visit(s: &mut State<'_>, v: usize) {
+        s.index[v] = Some(s.next);
+        s.low[v] = s.next;
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack[v] = true;
+        for &w in &s.edges[v] {
+            match s.index[w] {
+                None => {
+                    visit(s, w);
+                    s.low[v] = s.low[v].min(s.low[w]);
+                }
+                Some(iw) if s.on_stack[w] => s.low[v] = s.low[v].min(iw),
+                _ => {}
+            }
+        }
+        if Some(s.low[v]) == s.index[v] {
+            let mut component = Vec::new();
+            loop {
+                let w = s.stack.pop().expect("v is on the stack");
+                s.on_stack[w] = false;
+                component.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            component.reverse();
+            if component.len() > 1 || s.edges[v].contains(&v) {
+                s.out.push(component);
+            }
+        }
+    }
+    let n = edges.len();
+    let mut state = State {
+        edges,
+        index: vec![None; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in 0..n {
+        if state.index[v].is_none() {
+            visit(&mut state, v);
+        }
+    }
+    state.out
+}
+
+/// The definitions each definition calls, by name resolution alone.
+pub fn call_graph(index: &ProgramIndex<'_>) -> Vec<Vec<(usize, Span)>> {
+    index
+        .defs
+        .iter()
+        .map(|info| {
+            let mut calls = Vec::new();
+            collect_calls(index, info.module, &info.def.body, &mut calls);
+            calls
+        })
+        .collect()
+}
+
+fn collect_calls(
+    index: &ProgramIndex<'_>,
+    module: usize,
+    expr: &Expr,
+    out: &mut Vec<(usize, Span)>,
+) {
+    let mut visit = |e: &Expr| collect_calls(index, module, e, out);
+    match &expr.kind {
+        ExprKind::Name(ident) => {
+            if let Some(Symbol::Def(d)) = index.lookup(module, &ident.name) {
+                out.push((*d, ident.span));
+            }
+        }
+        ExprKind::Field(base, field) => {
+            if let ExprKind::Name(m) = &base.kind {
+                if let Some(Symbol::Module(target)) = index.lookup(module, &m.name) {
+                    if let Some(Symbol::Def(d)) = index.scopes[*target].get(&field.name) {
+                        out.push((*d, field.span));
+                    }
+                    return;
+                }
+            }
+            visit(base);
+        }
+        ExprKind::Record(fields) => fields.iter().for_each(|f| visit(&f.value)),
+        ExprKind::List(items) => items.iter().for_each(visit),
+        ExprKind::Call(callee, args) | ExprKind::Index(callee, args) => {
+            visit(callee);
+            args.iter().for_each(visit);
+        }
+        ExprKind::Pipe(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Range(a, b) => {
+            visit(a);
+            visit(b);
+        }
+        ExprKind::Lambda(_, body) | ExprKind::Unary(_, body) | ExprKind::Delete(body) => {
+            visit(body)
+        }
+        ExprKind::If(c, t, e) => {
+            visit(c);
+            visit(t);
+            visit(e);
+        }
+        ExprKind::Block(stmts, result) => {
+            for stmt in stmts {
+                match stmt {
+                    Stmt::Let { value, .. } => visit(value),
+                    Stmt::Expr(e) => visit(e),
+                }
+            }
+            visit(result);
+        }
+        ExprKind::Insert(_, row) => visit(row),
+        ExprKind::Update(target, changes) => {
+            visit(target);
+            visit(changes);
+        }
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bool(_)
+        | ExprKind::None
+        | ExprKind::Error => {}
+    }
+}
+
+/// Definitions in an order where each comes after those it calls; the
+/// members of call cycles are returned apart (they are rejected).
+pub fn check_order(graph: &[Vec<(usize, Span)>]) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let edges: Vec<Vec<usize>> = graph
+        .iter()
+        .map(|e| e.iter().map(|(d, _)| *d).collect())
+        .collect();
+    let cyclic = cycles(&edges);
+    let in_cycle: Vec<usize> = cyclic.iter().flatten().copied().collect();
+    let mut order = Vec::new();
+    let mut state: BTreeMap<usize, bool> = BTreeMap::new();
+    fn visit(
+        v: usize,
+        edges: &[Vec<usize>],
+        skip: &[usize],
+        state: &mut BTreeMap<usize, bool>,
+        order: &mut Vec<usize>,
+    ) {
+        if state.contains_key(&v) || skip.contains(&v) {
+            return;
+        }
+        state.insert(v, true);
+        for &w in &edges[v] {
+            visit(w, edges, skip, state, order);
+        }
+        order.push(v);
+    }
+    for v in 0..edges.len() {
+        visit(v, &edges, &in_cycle, &mut state, &mut order);
+    }
+    (order, cyclic)
+}

@@ -1,0 +1,250 @@
+//! Rejections: the diagnostics that say why a cost grows with a table, and how to fix it.
+
+use super::expr::{Checked, Checker};
+use super::types::StreamTy;
+use crate::cost::{Cost, Poly, Var};
+use crate::span::Span;
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
+use crate::syntax::printer::print_expr;
+
+impl Checker<'_, '_> {
+    /// E0301 for a combinator that may read a whole stream.
+    pub fn reject_stream_consumer(
+        &mut self,
+        op: &str,
+        span: Span,
+        args: &[&Expr],
+        stream: &StreamTy,
+        cost: Cost,
+    ) -> Checked {
+        let source = &stream.source;
+        let fixes = match op {
+            "filter" => self.filter_fixes(stream, args.get(1).copied()),
+            _ => aggregate_fixes(op, stream),
+        };
+        self.unbounded(
+            span,
+            &format!("`{op}` reads {}", what(stream)),
+            stream,
+            fixes,
+        );
+        // Check the remaining arguments for their own errors, and cost the
+        // result as if the stream were a list of N(T) rows.
+        let size = Poly::var(Var::Table(source.table.clone()));
+        let mut cost = cost.plus(&Cost::new(Poly::zero(), size.clone()));
+        for arg in &args[1..] {
+            let expected = super::types::Ty::Fn(Box::new(super::types::FnTy {
+                params: vec![stream.elem.clone()],
+                ret: super::types::Ty::Error,
+                latent: Cost::zero(),
+            }));
+            let checked = self.check_expected(arg, Some(&expected));
+            if let super::types::Ty::Fn(f) = &checked.ty {
+                cost = cost.plus(&f.latent.times(&size));
+            }
+        }
+        Checked::new(super::types::Ty::Error, cost, super::tir::TExpr::Error)
+    }
+
+    /// E0301 for `flat_map` whose function returns an unlimited stream.
+    pub fn reject_inner_stream(
+        &mut self,
+        span: Span,
+        f: &Expr,
+        stream: &StreamTy,
+        cost: Cost,
+    ) -> Checked {
+        let access = &stream.source.access;
+        let fixes = vec![
+            format!("limit each inner read: `{access} |> take(10)`"),
+            format!(
+                "or declare a bound on `{}` so each inner read is a bounded list",
+                stream.source.table
+            ),
+        ];
+        self.unbounded(
+            f.span,
+            &format!("`flat_map` reads {} for each element", what(stream)),
+            stream,
+            fixes,
+        );
+        let _ = span;
+        let size = Poly::var(Var::Table(stream.source.table.clone()));
+        Checked::new(
+            super::types::Ty::Error,
+            cost.plus(&Cost::new(Poly::zero(), size)),
+            super::tir::TExpr::Error,
+        )
+    }
+
+    /// E0301 for a query that returns a stream with no limit.
+    pub fn reject_unconsumed(&mut self, span: Span, stream: &StreamTy, kind: &str) {
+        let fixes = vec![
+            "return a bounded number of rows: `|> take(n)` with a parameter `n: Int <= 100`"
+                .to_string(),
+            "or only the first row: `|> first()`".to_string(),
+        ];
+        self.unbounded(
+            span,
+            &format!(
+                "the {kind} returns {} with no limit",
+                stream.source.description
+            ),
+            stream,
+            fixes,
+        );
+    }
+
+    /// E0301 for `update` or `delete` over a stream.
+    pub fn reject_unbounded_write(&mut self, op: &str, span: Span, stream: &StreamTy) {
+        let mut fixes = Vec::new();
+        if !stream.source.prefix_columns.is_empty() {
+            fixes.push(bound_fix(stream));
+        }
+        fixes.push(format!("or {op} one row at a time by its key"));
+        self.unbounded(
+            span,
+            &format!("`{op}` visits {}", what(stream)),
+            stream,
+            fixes,
+        );
+    }
+
+    fn unbounded(&mut self, span: Span, reason: &str, stream: &StreamTy, fixes: Vec<String>) {
+        let table = stream.source.table.clone();
+        let label = if stream.source.prefix_columns.is_empty() {
+            format!("`{table}` is a large table: nothing bounds its size")
+        } else {
+            format!(
+                "`{table}` declares no bound on the rows per {}",
+                stream.source.prefix_columns.join(", ")
+            )
+        };
+        let secondary = self.table_label(&table, label);
+        let d = self.error(
+            "E0301",
+            format!("rows grow with N({table}): {reason}"),
+            span,
+            "the cost of this grows with the table",
+        );
+        d.help = fixes;
+        d.notes.push("a query compiles only when its seeks and rows are bounded whatever the size of each table".into());
+        if let Some(label) = secondary {
+            d.secondary.push(label);
+        }
+    }
+
+    /// Fixes for `filter` over a stream, most specific first.
+    fn filter_fixes(&self, stream: &StreamTy, predicate: Option<&Expr>) -> Vec<String> {
+        let source = &stream.source;
+        let table = &source.table;
+        let mut fixes = Vec::new();
+        if let Some((column, op, value)) = predicate.and_then(simple_predicate) {
+            let is_next = source.next_column.as_deref() == Some(column.as_str());
+            if op != BinaryOp::Eq && op != BinaryOp::NotEq && is_next {
+                let inner = source.access.trim_end_matches(']');
+                fixes.push(format!(
+                    "select the range in the access, which reads only matching rows: `{inner}, {column} {} {value}]`",
+                    op.symbol()
+                ));
+            } else if op == BinaryOp::Eq {
+                let mut columns = source.prefix_columns.clone();
+                columns.push(column.clone());
+                let name = format!("by_{}", columns.join("_"));
+                let values: Vec<String> = if source.prefix_columns.is_empty() {
+                    vec![value.clone()]
+                } else {
+                    let inner = source.access.trim_end_matches(']');
+                    let inner = inner.split_once('[').map(|(_, v)| v).unwrap_or("");
+                    vec![inner.to_string(), value.clone()]
+                };
+                fixes.push(format!(
+                    "add `index {name} ({})` to table `{table}`, then read `{table}.{name}[{}] |> take(k)` with a bounded k",
+                    columns.join(", "),
+                    values.join(", ")
+                ));
+            }
+        }
+        if !source.prefix_columns.is_empty() {
+            fixes.push(bound_fix(stream));
+        }
+        fixes.push("or filter a bounded part: `|> take(n) |> filter(…)` reads at most n rows (and may find fewer matches)".into());
+        fixes
+    }
+}
+
+/// `the rows of Post.by_author[a]` / `every row of User`.
+fn what(stream: &StreamTy) -> String {
+    if stream.source.prefix_columns.is_empty() {
+        stream.source.description.clone()
+    } else {
+        format!(
+            "{}, and nothing bounds how many there are",
+            stream.source.description
+        )
+    }
+}
+
+fn bound_fix(stream: &StreamTy) -> String {
+    let columns = &stream.source.prefix_columns;
+    let shown = if columns.len() == 1 {
+        columns[0].clone()
+    } else {
+        format!("({})", columns.join(", "))
+    };
+    format!(
+        "declare a bound in table `{}`: `bound {shown} <= 1000` (the most rows one {} may have; writes past it are refused)",
+        stream.source.table,
+        columns.join(", ")
+    )
+}
+
+fn aggregate_fixes(op: &str, stream: &StreamTy) -> Vec<String> {
+    let mut fixes = Vec::new();
+    if stream.source.prefix_columns.is_empty() {
+        fixes.push(format!(
+            "if `{}` stays small, declare it so: `small table {} max 1000 {{ … }}`",
+            stream.source.table, stream.source.table
+        ));
+        if op == "count" || op == "sum" {
+            fixes.push("or keep the total in a table of its own, updated by the mutations that write these rows".into());
+        }
+    } else {
+        fixes.push(bound_fix(stream));
+    }
+    fixes.push(format!(
+        "or {op} a bounded part: `|> take(n) |> {op}(…)` with `n: Int <= 100`"
+    ));
+    fixes
+}
+
+/// `v => v.column OP value` (either side), as (column, op, value text).
+fn simple_predicate(f: &Expr) -> Option<(String, BinaryOp, String)> {
+    let ExprKind::Lambda(params, body) = &f.kind else {
+        return None;
+    };
+    let [param] = params.as_slice() else {
+        return None;
+    };
+    let ExprKind::Binary(op, lhs, rhs) = &body.kind else {
+        return None;
+    };
+    let field_of_param = |e: &Expr| match &e.kind {
+        ExprKind::Field(base, field) => match &base.kind {
+            ExprKind::Name(n) if n.name == param.name => Some(field.name.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(column) = field_of_param(lhs) {
+        return Some((column, *op, print_expr(rhs)));
+    }
+    let flipped = match op {
+        BinaryOp::Lt => BinaryOp::Gt,
+        BinaryOp::LtEq => BinaryOp::GtEq,
+        BinaryOp::Gt => BinaryOp::Lt,
+        BinaryOp::GtEq => BinaryOp::LtEq,
+        other => *other,
+    };
+    field_of_param(rhs).map(|column| (column, flipped, print_expr(lhs)))
+}

@@ -1,0 +1,338 @@
+//! Mutations: `insert`, `update` and `delete`, with the cost of every check and index write.
+//!
+//! Each write's cost counts the point reads its checks make (key, unique
+//! values, references and their counters, bound counters) and one seek per
+//! index entry written or removed; spec/cost.md states the rules.
+
+use super::expr::{Checked, Checker};
+use super::schema_types::column_ty;
+use super::tir::TExpr;
+use super::types::Ty;
+use crate::cost::{Cost, Poly};
+use crate::span::Span;
+use crate::syntax::ast::{DefKind, Expr, ExprKind, Path};
+use rqc_plan::{ColumnType, TableSchema};
+
+/// What inserting one row of `table` costs.
+pub fn insert_cost(table: &TableSchema) -> Cost {
+    let unique = table.indexes.iter().filter(|i| i.unique).count() as u64;
+    let plain = table.indexes.len() as u64 - unique;
+    let refs = table
+        .columns
+        .iter()
+        .filter(|c| c.references.is_some())
+        .count() as u64;
+    let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
+    // key check; unique: check + entry; plain index: entry; ref: exists +
+    // counter; bound and small counters.
+    Cost::constant(
+        1 + 2 * unique + plain + 2 * refs + bounds,
+        1 + unique + 2 * refs + bounds,
+    )
+}
+
+/// What deleting one row (already read) of `table` costs.
+pub fn delete_cost(table: &TableSchema, referenced: bool) -> Cost {
+    let refs = table
+        .columns
+        .iter()
+        .filter(|c| c.references.is_some())
+        .count() as u64;
+    let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
+    let checked = u64::from(referenced);
+    Cost::constant(
+        table.indexes.len() as u64 + refs + bounds + checked,
+        refs + bounds + checked,
+    )
+}
+
+/// What changing `columns` of one row (already read) costs.
+pub fn update_cost(table: &TableSchema, columns: &[usize]) -> Cost {
+    let mut seeks = 0;
+    let mut rows = 0;
+    for index in &table.indexes {
+        let touched = index.columns.iter().any(|c| columns.contains(c));
+        if index.unique && touched {
+            seeks += 3; // check the new value, remove the old entry, write the new
+            rows += 1;
+        } else if !index.unique {
+            seeks += 2; // plain indexes hold a copy of the row
+        }
+    }
+    for &column in columns {
+        if table.columns[column].references.is_some() {
+            seeks += 3;
+            rows += 3;
+        }
+    }
+    for bound in &table.bounds {
+        if bound.columns.iter().any(|c| columns.contains(c)) {
+            seeks += 2;
+            rows += 2;
+        }
+    }
+    Cost::constant(seeks, rows)
+}
+
+impl Checker<'_, '_> {
+    fn require_mutation(&mut self, span: Span, what: &str) -> bool {
+        if self.kind == DefKind::Mutation {
+            return true;
+        }
+        let kind = self.kind.keyword();
+        self.error("E0406", format!("a {kind} cannot {what}"), span, "a write")
+            .help
+            .push("only mutations write: declare it as `mutation name(…) = …`".into());
+        false
+    }
+
+    pub fn check_insert(&mut self, span: Span, path: &Path, row: &Expr) -> Checked {
+        let writable = self.require_mutation(span, "insert");
+        let name = path.segments.last().expect("a path has a segment");
+        let table = match self.index.lookup(self.module, &name.name) {
+            Some(super::modules::Symbol::Table(t)) => t.clone(),
+            _ => {
+                self.unknown_name(name);
+                return Checked::error();
+            }
+        };
+        let Some(schema) = self.schema.table(&table).cloned() else {
+            return Checked::error();
+        };
+        let ExprKind::Record(fields) = &row.kind else {
+            return Checked::error();
+        };
+        let mut cost = Cost::zero();
+        let mut values: Vec<Option<TExpr>> = vec![None; schema.columns.len()];
+        for field in fields {
+            let Some(position) = schema.column(&field.name.name) else {
+                let names: Vec<String> = schema.columns.iter().map(|c| c.name.clone()).collect();
+                self.no_column(&table, &field.name, &names);
+                continue;
+            };
+            if values[position].is_some() {
+                self.error(
+                    "E0203",
+                    format!("column `{}` is given twice", field.name.name),
+                    field.name.span,
+                    "second value",
+                )
+                .help
+                .push("give each column one value".into());
+                continue;
+            }
+            let expected = column_ty(&schema.columns[position].ty);
+            let value = self.check_expected(&field.value, Some(&expected));
+            self.expect_type(
+                &expected,
+                &value.ty,
+                field.value.span,
+                &format!("`{table}.{}` is `{expected}`", field.name.name),
+            );
+            cost = cost.plus(&value.cost);
+            values[position] = Some(value.tir);
+        }
+        let mut missing = Vec::new();
+        let row_tir: Vec<TExpr> = values
+            .into_iter()
+            .zip(&schema.columns)
+            .map(|(value, column)| match value {
+                Some(v) => v,
+                None if matches!(column.ty, ColumnType::Optional(_)) => {
+                    TExpr::Const(rqc_plan::Value::Null)
+                }
+                None => {
+                    missing.push(column.name.clone());
+                    TExpr::Error
+                }
+            })
+            .collect();
+        if !missing.is_empty() {
+            let fix: Vec<String> = missing.iter().map(|m| format!("{m}: …")).collect();
+            self.error(
+                "E0402",
+                format!(
+                    "the row for `{table}` lacks {}",
+                    missing
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                row.span,
+                "missing columns",
+            )
+            .help
+            .push(format!(
+                "give every column without `?` a value: add `{}`",
+                fix.join(", ")
+            ));
+        }
+        if !writable {
+            return Checked::error();
+        }
+        Checked {
+            value: Some(Poly::constant(1)),
+            ..Checked::new(
+                Ty::Int,
+                cost.plus(&insert_cost(&schema)),
+                TExpr::Insert {
+                    table,
+                    row: row_tir,
+                },
+            )
+        }
+    }
+
+    fn no_column(&mut self, table: &str, name: &crate::syntax::ast::Ident, names: &[String]) {
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let suggestion = super::names::closest(&name.name, &refs).map(str::to_string);
+        let d = self.error(
+            "E0202",
+            format!("table `{table}` has no column `{}`", name.name),
+            name.span,
+            "unknown column",
+        );
+        d.help.push(match suggestion {
+            Some(close) => format!("did you mean `{close}`?"),
+            None => format!("the columns of `{table}` are: {}", names.join(", ")),
+        });
+    }
+
+    /// The rows a write visits: one (by key) or a bounded list; a stream is
+    /// rejected. Returns the table, the number of rows and the target.
+    fn write_target(
+        &mut self,
+        op: &str,
+        span: Span,
+        target: &Expr,
+    ) -> Option<(TableSchema, Poly, Checked)> {
+        let checked = self.check(target);
+        let (table, count) = match &checked.ty {
+            Ty::Option(inner) => match &**inner {
+                Ty::Row(t) => (t.clone(), Poly::constant(1)),
+                _ => return self.not_rows(op, target),
+            },
+            Ty::List(inner, size) => match &**inner {
+                Ty::Row(t) => (t.clone(), size.clone()),
+                _ => return self.not_rows(op, target),
+            },
+            Ty::Stream(stream) => {
+                let stream = (**stream).clone();
+                self.reject_unbounded_write(op, span, &stream);
+                return None;
+            }
+            Ty::Error => return None,
+            _ => return self.not_rows(op, target),
+        };
+        let schema = self.schema.table(&table)?.clone();
+        Some((schema, count, checked))
+    }
+
+    fn not_rows<T>(&mut self, op: &str, target: &Expr) -> Option<T> {
+        self.error(
+            "E0401",
+            format!("`{op}` takes the rows of a table"),
+            target.span,
+            "not table rows",
+        )
+        .help
+        .push(format!(
+            "name rows by key or bounded prefix: `{op} Follow[u]`"
+        ));
+        None
+    }
+
+    pub fn check_update(&mut self, span: Span, target: &Expr, changes: &Expr) -> Checked {
+        let writable = self.require_mutation(span, "update");
+        let Some((schema, count, checked)) = self.write_target("update", span, target) else {
+            return Checked::error();
+        };
+        let ExprKind::Record(fields) = &changes.kind else {
+            return Checked::error();
+        };
+        let mut cost = checked.cost.clone();
+        let mut changed = Vec::new();
+        let mut tirs = Vec::new();
+        for field in fields {
+            let Some(position) = schema.column(&field.name.name) else {
+                let names: Vec<String> = schema.columns.iter().map(|c| c.name.clone()).collect();
+                self.no_column(&schema.name, &field.name, &names);
+                continue;
+            };
+            if schema.key.contains(&position) {
+                self.error(
+                    "E0407",
+                    format!(
+                        "`{}` is part of the key of `{}` and cannot be updated",
+                        field.name.name, schema.name
+                    ),
+                    field.name.span,
+                    "a key column",
+                )
+                .help
+                .push(
+                    "a key names its row for good: delete the row and insert it under the new key"
+                        .into(),
+                );
+                continue;
+            }
+            let expected = column_ty(&schema.columns[position].ty);
+            // Inside the changes, the row's current values are not in scope:
+            // the new value is computed from parameters and lets.
+            let value = self.check_expected(&field.value, Some(&expected));
+            self.expect_type(
+                &expected,
+                &value.ty,
+                field.value.span,
+                &format!("`{}.{}` is `{expected}`", schema.name, field.name.name),
+            );
+            cost = cost.plus(&value.cost.times(&count));
+            changed.push(position);
+            tirs.push((field.name.name.clone(), value.tir));
+        }
+        if !writable {
+            return Checked::error();
+        }
+        Checked {
+            value: Some(count.clone()),
+            ..Checked::new(
+                Ty::Int,
+                cost.plus(&update_cost(&schema, &changed).times(&count)),
+                TExpr::Update {
+                    table: schema.name.clone(),
+                    target: Box::new(checked.tir),
+                    changes: tirs,
+                },
+            )
+        }
+    }
+
+    pub fn check_delete(&mut self, span: Span, target: &Expr) -> Checked {
+        let writable = self.require_mutation(span, "delete");
+        let Some((schema, count, checked)) = self.write_target("delete", span, target) else {
+            return Checked::error();
+        };
+        let referenced = self.schema.tables.iter().any(|t| {
+            t.columns
+                .iter()
+                .any(|c| c.references.as_deref() == Some(schema.name.as_str()))
+        });
+        if !writable {
+            return Checked::error();
+        }
+        Checked {
+            value: Some(count.clone()),
+            ..Checked::new(
+                Ty::Int,
+                checked
+                    .cost
+                    .plus(&delete_cost(&schema, referenced).times(&count)),
+                TExpr::Delete {
+                    table: schema.name.clone(),
+                    target: Box::new(checked.tir),
+                },
+            )
+        }
+    }
+}

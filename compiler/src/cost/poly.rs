@@ -1,0 +1,275 @@
+//! Polynomials in normal form with non-negative coefficients.
+
+use super::Var;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A product of variables, sorted, each with its exponent (≥ 1).
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Monomial(pub Vec<(Var, u32)>);
+
+impl Monomial {
+    fn times(&self, other: &Monomial) -> Monomial {
+        let mut factors: BTreeMap<Var, u32> = self.0.iter().cloned().collect();
+        for (var, exponent) in &other.0 {
+            *factors.entry(var.clone()).or_insert(0) += exponent;
+        }
+        Monomial(factors.into_iter().collect())
+    }
+
+    fn degree(&self) -> u32 {
+        self.0.iter().map(|(_, e)| e).sum()
+    }
+}
+
+/// `Σ coefficient · monomial`, zero terms omitted.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct Poly(BTreeMap<Monomial, u64>);
+
+impl Poly {
+    pub fn zero() -> Poly {
+        Poly::default()
+    }
+
+    pub fn constant(c: u64) -> Poly {
+        let mut terms = BTreeMap::new();
+        if c > 0 {
+            terms.insert(Monomial::default(), c);
+        }
+        Poly(terms)
+    }
+
+    pub fn var(var: Var) -> Poly {
+        let mut terms = BTreeMap::new();
+        terms.insert(Monomial(vec![(var, 1)]), 1);
+        Poly(terms)
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn terms(&self) -> impl Iterator<Item = (&Monomial, u64)> {
+        self.0.iter().map(|(m, c)| (m, *c))
+    }
+
+    pub fn plus(&self, other: &Poly) -> Poly {
+        let mut terms = self.0.clone();
+        for (monomial, coefficient) in &other.0 {
+            let slot = terms.entry(monomial.clone()).or_insert(0);
+            *slot = slot.saturating_add(*coefficient);
+        }
+        Poly(terms)
+    }
+
+    pub fn times(&self, other: &Poly) -> Poly {
+        let mut terms: BTreeMap<Monomial, u64> = BTreeMap::new();
+        for (a, ca) in &self.0 {
+            for (b, cb) in &other.0 {
+                let slot = terms.entry(a.times(b)).or_insert(0);
+                *slot = slot.saturating_add(ca.saturating_mul(*cb));
+            }
+        }
+        Poly(terms)
+    }
+
+    /// Coefficient-wise maximum: an upper bound of both, since every
+    /// variable is non-negative.
+    pub fn max(&self, other: &Poly) -> Poly {
+        let mut terms = self.0.clone();
+        for (monomial, coefficient) in &other.0 {
+            let slot = terms.entry(monomial.clone()).or_insert(0);
+            *slot = (*slot).max(*coefficient);
+        }
+        Poly(terms)
+    }
+
+    /// `self ≤ other` for every value of the variables (sufficient test:
+    /// coefficient-wise).
+    pub fn le(&self, other: &Poly) -> bool {
+        self.0
+            .iter()
+            .all(|(m, c)| other.0.get(m).is_some_and(|o| c <= o))
+    }
+
+    /// Replaces `var` by `value` everywhere.
+    pub fn substitute(&self, var: &Var, value: &Poly) -> Poly {
+        let mut result = Poly::zero();
+        for (monomial, coefficient) in &self.0 {
+            let mut term = Poly::constant(*coefficient);
+            for (v, exponent) in &monomial.0 {
+                let factor = if v == var {
+                    value.clone()
+                } else {
+                    Poly::var(v.clone())
+                };
+                for _ in 0..*exponent {
+                    term = term.times(&factor);
+                }
+            }
+            result = result.plus(&term);
+        }
+        result
+    }
+
+    /// The numeric value with every variable at its maximum; `None` when a
+    /// variable is unbounded.
+    pub fn max_value(&self) -> Option<u64> {
+        self.evaluate(&|var: &Var| var.max())
+    }
+
+    pub fn evaluate(&self, value_of: &dyn Fn(&Var) -> Option<u64>) -> Option<u64> {
+        let mut total: u64 = 0;
+        for (monomial, coefficient) in &self.0 {
+            let mut term = *coefficient;
+            for (var, exponent) in &monomial.0 {
+                let value = value_of(var)?;
+                for _ in 0..*exponent {
+                    term = term.saturating_mul(value);
+                }
+            }
+            total = total.saturating_add(term);
+        }
+        Some(total)
+    }
+
+    /// Large tables named by `N(T)` variables.
+    pub fn tables(&self) -> Vec<String> {
+        let mut tables = Vec::new();
+        for monomial in self.0.keys() {
+            for (var, _) in &monomial.0 {
+                if let Var::Table(t) = var {
+                    if !tables.contains(t) {
+                        tables.push(t.clone());
+                    }
+                }
+            }
+        }
+        tables
+    }
+
+    /// Variables that have no bound of their own: unbounded parameters.
+    pub fn unbounded_params(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for monomial in self.0.keys() {
+            for (var, _) in &monomial.0 {
+                if let Var::Param { name, max: None } = var {
+                    if !names.contains(name) {
+                        names.push(name.clone());
+                    }
+                }
+            }
+        }
+        names
+    }
+
+    pub fn vars(&self) -> Vec<Var> {
+        let mut vars: Vec<Var> = Vec::new();
+        for monomial in self.0.keys() {
+            for (var, _) in &monomial.0 {
+                if !vars.contains(var) {
+                    vars.push(var.clone());
+                }
+            }
+        }
+        vars
+    }
+}
+
+impl fmt::Display for Poly {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return write!(f, "0");
+        }
+        // Constants first, then by degree, so `1 + 5000 + 10·5000` reads
+        // from the fixed part to the repeated parts.
+        let mut terms: Vec<(&Monomial, &u64)> = self.0.iter().collect();
+        terms.sort_by_key(|(m, _)| m.degree());
+        let rendered: Vec<String> = terms
+            .into_iter()
+            .map(|(monomial, coefficient)| {
+                let mut factors: Vec<String> = Vec::new();
+                if *coefficient != 1 || monomial.0.is_empty() {
+                    factors.push(coefficient.to_string());
+                }
+                for (var, exponent) in &monomial.0 {
+                    for _ in 0..*exponent {
+                        factors.push(var.to_string());
+                    }
+                }
+                factors.join("·")
+            })
+            .collect();
+        write!(f, "{}", rendered.join(" + "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fanout() -> Var {
+        Var::Fanout {
+            table: "Follow".into(),
+            columns: vec!["follower".into()],
+            max: 5000,
+        }
+    }
+
+    fn n() -> Var {
+        Var::Param {
+            name: "n".into(),
+            max: Some(100),
+        }
+    }
+
+    #[test]
+    fn normal_form_collects_like_terms() {
+        let f = Poly::var(fanout());
+        let rows = f.plus(&f.times(&Poly::constant(10)));
+        assert_eq!(rows.to_string(), "11·5000");
+        assert_eq!(rows.max_value(), Some(55000));
+        let seeks = Poly::constant(1).plus(&f);
+        assert_eq!(seeks.to_string(), "1 + 5000");
+        assert_eq!(seeks.max_value(), Some(5001));
+    }
+
+    #[test]
+    fn products_multiply_exponents_and_coefficients() {
+        let p = Poly::var(n()).plus(&Poly::constant(2));
+        let square = p.times(&p);
+        assert_eq!(square.to_string(), "4 + 4·n + n·n");
+        assert_eq!(square.max_value(), Some(102 * 102));
+    }
+
+    #[test]
+    fn max_bounds_both_sides_and_le_is_coefficientwise() {
+        let a = Poly::constant(3).plus(&Poly::var(n()));
+        let b = Poly::constant(5);
+        let m = a.max(&b);
+        assert!(a.le(&m) && b.le(&m));
+        assert!(!a.le(&b));
+        assert!(Poly::zero().le(&b));
+    }
+
+    #[test]
+    fn substitution_instantiates_generic_variables() {
+        let size = Var::Size("xs".into());
+        let latent = Var::LatentSeeks("key".into());
+        let signature = Poly::var(size.clone()).times(&Poly::var(latent.clone()));
+        let at_call = signature
+            .substitute(&size, &Poly::var(fanout()))
+            .substitute(&latent, &Poly::constant(2));
+        assert_eq!(at_call.to_string(), "2·5000");
+        assert_eq!(at_call.max_value(), Some(10000));
+    }
+
+    #[test]
+    fn tables_make_a_bound_unbounded() {
+        let p = Poly::constant(1).plus(&Poly::var(Var::Table("User".into())));
+        assert_eq!(p.max_value(), None);
+        assert_eq!(p.tables(), vec!["User".to_string()]);
+        assert_eq!(p.to_string(), "1 + N(User)");
+    }
+}
