@@ -117,7 +117,7 @@ fn compile_errors_come_back_as_diagnostics() {
     };
     assert_eq!(diagnostics[0].code, "E0201");
     assert!(
-        error.to_string().contains("no table named `Missing`"),
+        error.to_string().contains("nothing named `Missing` is in scope"),
         "{error}"
     );
 }
