@@ -117,7 +117,9 @@ fn compile_errors_come_back_as_diagnostics() {
     };
     assert_eq!(diagnostics[0].code, "E0201");
     assert!(
-        error.to_string().contains("nothing named `Missing` is in scope"),
+        error
+            .to_string()
+            .contains("nothing named `Missing` is in scope"),
         "{error}"
     );
 }

@@ -248,7 +248,7 @@ impl Checker<'_, '_> {
                     let suggestion = super::names::closest(&index.name, &names).map(str::to_string);
                     let is_column = schema.column(&index.name).is_some();
                     let d = self.error(
-                        "E0203",
+                        "E0216",
                         format!("table `{table}` has no index `{}`", index.name),
                         index.span,
                         "unknown index",

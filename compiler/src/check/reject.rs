@@ -30,7 +30,12 @@ impl Checker<'_, '_> {
         );
         // Check the remaining arguments for their own errors, and cost the
         // result as if the stream were a list of N(T) rows.
-        let size = Poly::var(Var::Table(source.table.clone()));
+        let table = if source.table.is_empty() {
+            "input"
+        } else {
+            source.table.as_str()
+        };
+        let size = Poly::var(Var::Table(table.to_string()));
         let mut cost = cost.plus(&Cost::new(Poly::zero(), size.clone()));
         for arg in &args[1..] {
             let expected = super::types::Ty::Fn(Box::new(super::types::FnTy {
@@ -112,6 +117,17 @@ impl Checker<'_, '_> {
 
     fn unbounded(&mut self, span: Span, reason: &str, stream: &StreamTy, fixes: Vec<String>) {
         let table = stream.source.table.clone();
+        if table.is_empty() {
+            // A stream parameter: its source is the caller's.
+            let d = self.error(
+                "E0301",
+                format!("rows grow with the input: {reason}"),
+                span,
+                "the cost of this grows with the stream",
+            );
+            d.help.push("take a bounded list instead: declare the parameter as `[T]` and have callers limit it with `|> take(n)`".into());
+            return;
+        }
         let label = if stream.source.prefix_columns.is_empty() {
             format!("`{table}` is a large table: nothing bounds its size")
         } else {

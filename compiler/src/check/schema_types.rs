@@ -72,7 +72,7 @@ impl Checker<'_, '_> {
                 per_element: Cost::constant(0, 1),
                 source: StreamSource {
                     table: String::new(),
-                    description: "a stream argument".into(),
+                    description: "a stream parameter".into(),
                     prefix_columns: Vec::new(),
                     next_column: None,
                     access: String::new(),
