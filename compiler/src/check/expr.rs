@@ -663,8 +663,9 @@ impl<'p, 'a> Checker<'p, 'a> {
                 "this may be none; handle that first, e.g. `|> flatten()` over a list of options"
                     .to_string()
             }
-            _ => format!("give a `{expected}` here ({why})"),
+            _ => format!("give a `{}` here ({why})", expected.shape()),
         };
+        let (expected, found) = (expected.shape(), found.shape());
         self.error(
             "E0401",
             format!("expected `{expected}`, found `{found}`"),

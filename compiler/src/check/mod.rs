@@ -190,15 +190,15 @@ pub fn check_program(sources: &[SourceModule]) -> CheckedProgram {
 
 fn report_duplicate_defs(sources: &[SourceModule], diagnostics: &mut Vec<Diagnostic>) {
     for source in sources {
-        let mut seen: Vec<(&str, crate::Span)> = Vec::new();
+        let mut seen: HashMap<&str, crate::Span> = HashMap::new();
         for item in &source.module.items {
             let (name, span) = match item {
                 Item::Def(def) => (def.name.name.as_str(), def.name.span),
                 Item::Table(table) => (table.name.name.as_str(), table.name.span),
                 Item::Import(_) => continue,
             };
-            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
-                diagnostics.push(
+            match seen.get(name) {
+                Some(first) => diagnostics.push(
                     Diagnostic::error(
                         "E0203",
                         format!(
@@ -211,9 +211,10 @@ fn report_duplicate_defs(sources: &[SourceModule], diagnostics: &mut Vec<Diagnos
                     )
                     .with_secondary(Label::new(&source.file, *first, "first defined here"))
                     .with_help("rename one of them"),
-                );
-            } else {
-                seen.push((name, span));
+                ),
+                None => {
+                    seen.insert(name, span);
+                }
             }
         }
     }

@@ -15,16 +15,20 @@ pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
 fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();
     let b: Vec<char> = b.to_lowercase().chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+    // Optimal string alignment: edits, plus swapping two neighbours.
+    let mut rows = vec![(0..=b.len()).collect::<Vec<usize>>()];
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let substitution = rows[i - 1][j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            row[j] = substitution.min(rows[i - 1][j] + 1).min(row[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(rows[i - 2][j - 2] + 1);
+            }
         }
-        previous = current;
+        rows.push(row);
     }
-    previous[b.len()]
+    rows[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -39,5 +43,10 @@ mod tests {
             Some("follower")
         );
         assert_eq!(closest("zzz", &["User", "Post"]), None);
+        assert_eq!(
+            closest("nmae", &["id", "name"]),
+            Some("name"),
+            "a swap is one edit"
+        );
     }
 }

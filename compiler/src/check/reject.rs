@@ -228,8 +228,13 @@ fn aggregate_fixes(op: &str, stream: &StreamTy) -> Vec<String> {
     } else {
         fixes.push(bound_fix(stream));
     }
+    let args = if matches!(op, "count" | "distinct" | "flatten") {
+        "()"
+    } else {
+        "(…)"
+    };
     fixes.push(format!(
-        "or {op} a bounded part: `|> take(n) |> {op}(…)` with `n: Int <= 100`"
+        "or {op} a bounded part: `|> take(n) |> {op}{args}` with `n: Int <= 100`"
     ));
     fixes
 }

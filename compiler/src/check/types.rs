@@ -159,6 +159,15 @@ impl Ty {
     }
 }
 
+impl Ty {
+    /// The type without sizes: what compatibility compares, for messages.
+    pub fn shape(&self) -> String {
+        self.map_polys(&|_| Poly::zero())
+            .to_string()
+            .replace("; ≤ 0]", "]")
+    }
+}
+
 impl fmt::Display for Ty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

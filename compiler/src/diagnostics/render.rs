@@ -1,7 +1,7 @@
 //! Terminal rendering of diagnostics with ariadne.
 
 use super::{Diagnostic, Severity, Sources};
-use ariadne::{Color, Config, IndexType, Label as AriadneLabel, Report, ReportKind};
+use ariadne::{Color, Config, Label as AriadneLabel, Report, ReportKind};
 
 #[derive(Clone, Copy, Debug)]
 pub struct RenderOptions {
@@ -17,16 +17,21 @@ pub fn render(diagnostic: &Diagnostic, sources: &Sources, options: RenderOptions
         Severity::Note => ReportKind::Advice,
     };
     let primary = &diagnostic.primary;
+    // Spans are byte offsets; ariadne counts characters.
     let span_of = |label: &super::Label| {
-        let len = sources.get(&label.file).map(str::len).unwrap_or(0);
-        clamp(label.span.range(), len)
+        let text = sources.get(&label.file).unwrap_or("");
+        let chars = |offset: usize| {
+            let mut offset = offset.min(text.len());
+            while !text.is_char_boundary(offset) {
+                offset -= 1;
+            }
+            text[..offset].chars().count()
+        };
+        let range = label.span.range();
+        clamp(chars(range.start)..chars(range.end), text.chars().count())
     };
     let mut report = Report::build(kind, (primary.file.clone(), span_of(primary)))
-        .with_config(
-            Config::default()
-                .with_color(options.color)
-                .with_index_type(IndexType::Byte),
-        )
+        .with_config(Config::default().with_color(options.color))
         .with_code(&diagnostic.code)
         .with_message(&diagnostic.message)
         .with_label(
@@ -58,7 +63,7 @@ pub fn render(diagnostic: &Diagnostic, sources: &Sources, options: RenderOptions
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Spans are byte offsets (`IndexType::Byte`). ariadne draws no label past the end of the text (an end-of-input error
+/// ariadne draws no label past the end of the text (an end-of-input error
 /// points there), so labels are pulled back onto the last character.
 fn clamp(range: std::ops::Range<usize>, len: usize) -> std::ops::Range<usize> {
     if len == 0 {

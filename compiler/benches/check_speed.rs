@@ -1,0 +1,75 @@
+//! How fast `check` is: lines per second on generated modules of 1,250 to
+//! 10,000 lines, and whether the time per line stays flat as modules grow
+//! (it would grow with the size if anything were quadratic).
+//!
+//! Run with `cargo bench -p rqc-compiler --bench check_speed`.
+
+use rqc_compiler::compile;
+use std::time::{Duration, Instant};
+
+/// A module of about `lines` lines: tables, then queries, functions and
+/// mutations over them, each a few lines, every one accepted.
+fn generate(lines: usize) -> String {
+    let mut out = String::from("module generated\n\n");
+    // A fixed number of tables: the benchmark scales definitions.
+    let tables = 20;
+    for t in 0..tables {
+        out.push_str(&format!(
+            "table T{t} {{\n  id: Int key\n  owner: Int\n  at: Int\n  name: String unique\n  key2: Int\n  index by_owner (owner, at desc)\n  bound owner <= 100\n}}\n\n"
+        ));
+    }
+    let mut d = 0;
+    while out.lines().count() < lines {
+        let t = d % tables;
+        let u = (d + 1) % tables;
+        out.push_str(&format!(
+            "// definition {d}\nfn helper{d}(xs: [T{u}], n: Int) = xs |> sort_by(x => x.at, desc) |> take(n)\npub query q{d}(o: Int, k: Int <= 50) =\n  T{t}.by_owner[o] |> map(r => T{u}[r.key2]) |> flatten() |> helper{d}(k)\nmutation m{d}(id: Int, o: Int, at: Int, name: String) =\n  insert T{t} {{ id: id, owner: o, at: at, name: name, key2: 0 }}\n\n"
+        ));
+        d += 1;
+    }
+    out
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn main() {
+    println!(
+        "{:>8} {:>12} {:>14} {:>16}",
+        "lines", "median", "lines/s", "µs per line"
+    );
+    let mut per_line = Vec::new();
+    for lines in [1_250, 2_500, 5_000, 10_000] {
+        let text = generate(lines);
+        let actual = text.lines().count();
+        let files = vec![("generated.rq".to_string(), text)];
+        let first = compile(&files);
+        assert!(
+            first.diagnostics.is_empty(),
+            "the generated module checks clean: {:?}",
+            first.diagnostics.first()
+        );
+        let samples: Vec<Duration> = (0..7)
+            .map(|_| {
+                let start = Instant::now();
+                let compilation = compile(&files);
+                std::hint::black_box(&compilation);
+                start.elapsed()
+            })
+            .collect();
+        let time = median(samples);
+        let micros = time.as_secs_f64() * 1e6 / actual as f64;
+        per_line.push(micros);
+        println!(
+            "{actual:>8} {:>10.1}ms {:>14.0} {micros:>16.2}",
+            time.as_secs_f64() * 1e3,
+            actual as f64 / time.as_secs_f64()
+        );
+    }
+    println!(
+        "time per line at 10,000 lines / at 1,250 lines: {:.2} (≈ 1 when checking is linear)",
+        per_line[3] / per_line[0]
+    );
+}

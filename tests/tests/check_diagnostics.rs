@@ -1,0 +1,48 @@
+//! Rendered checker diagnostics, as snapshots a person reviews: the design's
+//! rejections and a selection of the corpus's. Improving a message is a
+//! visible diff here.
+
+use rqc_compiler::compile;
+use rqc_compiler::diagnostics::{render, RenderOptions};
+use rqc_tests::{relative, rq_files};
+
+fn rendered(files: &[std::path::PathBuf]) -> String {
+    let sources: Vec<(String, String)> = files
+        .iter()
+        .map(|p| (relative(p), std::fs::read_to_string(p).unwrap()))
+        .collect();
+    let compilation = compile(&sources);
+    compilation
+        .diagnostics
+        .iter()
+        .map(|d| render(d, &compilation.sources, RenderOptions { color: false }))
+        .collect()
+}
+
+#[test]
+fn the_design_rejections_read_well() {
+    insta::assert_snapshot!("design_rejections", rendered(&rq_files("tests/design")));
+}
+
+#[test]
+fn selected_corpus_diagnostics_read_well() {
+    let mut common = rq_files("tests/corpus/common");
+    for case in [
+        "stream_take_unbounded_arithmetic",
+        "list_flat_map_inner_stream",
+        "fn_stream_into_list_param",
+        "fn_generic_take_unbounded",
+        "fn_mutual_recursion",
+        "type_unknown_field",
+        "write_update_key_column",
+        "shop_review_count",
+        "access_unknown_index",
+        "schema_bound_not_prefix",
+    ] {
+        let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
+        common.push(path);
+        let files = common.clone();
+        common.pop();
+        insta::assert_snapshot!(format!("corpus_{case}"), rendered(&files));
+    }
+}
