@@ -8,10 +8,13 @@ pub mod plan;
 pub mod schema;
 pub mod value;
 
-pub use plan::{Bound, CompiledProgram, Entry, EntryKind, Operator, ParamSpec, Plan, Scalar};
+pub use plan::{
+    BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op, ParamSpec,
+    ParamType, RangeEnd, UnOp,
+};
 pub use schema::{Column, ColumnType, IndexSchema, Schema, TableSchema};
 pub use value::Value;
 
 /// Bumped whenever the serialized form of a [`CompiledProgram`] changes
 /// incompatibly; loaders refuse other versions.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;

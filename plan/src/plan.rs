@@ -1,40 +1,171 @@
-//! Index-only plans: operator trees, each operator with its static bound.
+//! Index-only plans: a tree of operators, each with its static bound.
+//!
+//! Every read is one of three access operators — `Get` (whole key),
+//! `GetUnique` (unique index) and `Scan` (a key or index prefix, an optional
+//! range on the next column, and a limit when the range is not bounded by a
+//! declared bound). The planner never emits a `Scan` of a large table
+//! without a limit or a bound.
 
 use crate::schema::{ColumnType, Schema};
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
 
-/// The most seeks and rows an operator (with its inputs) may cost; `None`
-/// only in a plan that was never accepted, which the runtime refuses.
+/// The most seeks and rows one evaluation of an operator (with its inputs)
+/// may cost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bound {
     pub seeks: u64,
     pub rows: u64,
 }
 
-/// A value computed at run time from parameters and constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BinOp {
+    Or,
+    And,
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+/// One end of a range on the column after a scan's prefix.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Scalar {
-    Param(usize),
-    Const(Value),
+pub struct RangeEnd {
+    pub value: Box<Node>,
+    pub inclusive: bool,
+}
+
+/// An operator with its id (pre-order position, for `explain --analyze`)
+/// and its static bound per evaluation (`None` inside inlined generic code
+/// whose bound is covered by an enclosing operator's).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub id: u32,
+    pub op: Op,
+    pub bound: Option<Bound>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Operator {
+pub enum Op {
+    Const(Value),
+    Param(usize),
+    Var(String),
     /// Point read by the whole primary key: at most one row.
-    KeyLookup { table: String, key: Vec<Scalar> },
-    /// Writes one row after checking every constraint of its table.
+    Get {
+        table: String,
+        key: Vec<Node>,
+    },
+    /// Point read through a unique index, then the row: at most one row.
+    GetUnique {
+        table: String,
+        index: String,
+        values: Vec<Node>,
+    },
+    /// A range of the key (`index: None`) or of an index: the prefix, an
+    /// optional range on the next column, in index order, at most `limit`
+    /// rows when given (a declared bound limits it otherwise).
+    Scan {
+        table: String,
+        index: Option<String>,
+        prefix: Vec<Node>,
+        lower: Option<RangeEnd>,
+        upper: Option<RangeEnd>,
+        limit: Option<Box<Node>>,
+    },
+    Field(Box<Node>, String),
+    Record(Vec<(String, Node)>),
+    List(Vec<Node>),
+    Unary(UnOp, Box<Node>),
+    Binary(BinOp, Box<Node>, Box<Node>),
+    If(Box<Node>, Box<Node>, Box<Node>),
+    Let(String, Box<Node>, Box<Node>),
+    Seq(Vec<Node>),
+    Lambda(Vec<String>, Box<Node>),
+    Apply(Box<Node>, Vec<Node>),
+    /// A combinator over a bounded list (or an option): `map`, `filter`,
+    /// `flat_map`, `flatten`, `sort_by`, `group_by`, `distinct`, `count`,
+    /// `sum`, `min`, `max`, `any`, `all`, `take`, `first`, `exists`,
+    /// `unwrap_or`.
+    Combinator(Combinator, Vec<Node>),
+    /// `sort_by(key, order) |> take(k)` in one pass.
+    TopK {
+        input: Box<Node>,
+        key: Box<Node>,
+        descending: bool,
+        k: Box<Node>,
+    },
     Insert {
         table: String,
-        /// One scalar per column, in column order.
-        row: Vec<Scalar>,
+        row: Vec<Node>,
+    },
+    Update {
+        table: String,
+        target: Box<Node>,
+        changes: Vec<(String, Node)>,
+    },
+    Delete {
+        table: String,
+        target: Box<Node>,
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Plan {
-    pub operator: Operator,
-    pub bound: Bound,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Combinator {
+    Map,
+    Filter,
+    FlatMap,
+    Flatten,
+    SortBy { descending: bool },
+    GroupBy,
+    Distinct,
+    Count,
+    Sum,
+    Min,
+    Max,
+    Any,
+    All,
+    Take,
+    First,
+    Exists,
+    UnwrapOr,
+}
+
+impl Combinator {
+    pub fn name(self) -> &'static str {
+        match self {
+            Combinator::Map => "Map",
+            Combinator::Filter => "Filter",
+            Combinator::FlatMap => "FlatMap",
+            Combinator::Flatten => "Flatten",
+            Combinator::SortBy { .. } => "Sort",
+            Combinator::GroupBy => "Group",
+            Combinator::Distinct => "Distinct",
+            Combinator::Count => "Count",
+            Combinator::Sum => "Sum",
+            Combinator::Min => "Min",
+            Combinator::Max => "Max",
+            Combinator::Any => "Any",
+            Combinator::All => "All",
+            Combinator::Take => "Limit",
+            Combinator::First => "First",
+            Combinator::Exists => "Exists",
+            Combinator::UnwrapOr => "UnwrapOr",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,12 +175,28 @@ pub enum EntryKind {
     Mutation,
 }
 
+/// A parameter as the runtime checks it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ParamSpec {
     pub name: String,
-    pub ty: ColumnType,
-    /// `n: Int <= 100`: larger arguments are refused before running.
+    pub ty: ParamType,
+    /// `n: Int <= 100`, or a list's maximum length.
     pub max: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ParamType {
+    Scalar(ColumnType),
+    List(ColumnType),
+}
+
+impl ParamType {
+    pub fn name(&self) -> String {
+        match self {
+            ParamType::Scalar(ty) => ty.name(),
+            ParamType::List(ty) => format!("[{}]", ty.name()),
+        }
+    }
 }
 
 /// A query or mutation callable from outside.
@@ -59,7 +206,9 @@ pub struct Entry {
     pub name: String,
     pub kind: EntryKind,
     pub params: Vec<ParamSpec>,
-    pub plan: Plan,
+    /// The entry's bound: the root's.
+    pub bound: Bound,
+    pub root: Node,
 }
 
 /// What `rqc compile -o` writes and the runtime loads.
@@ -76,4 +225,66 @@ impl CompiledProgram {
             .iter()
             .find(|e| e.name == name || format!("{}.{}", e.module, e.name) == name)
     }
+}
+
+impl Node {
+    /// Every node of the tree, pre-order.
+    pub fn walk<'a>(&'a self, visit: &mut dyn FnMut(&'a Node)) {
+        visit(self);
+        for child in self.children() {
+            child.walk(visit);
+        }
+    }
+
+    pub fn children(&self) -> Vec<&Node> {
+        match &self.op {
+            Op::Const(_) | Op::Param(_) | Op::Var(_) => Vec::new(),
+            Op::Get { key, .. } => key.iter().collect(),
+            Op::GetUnique { values, .. } => values.iter().collect(),
+            Op::Scan {
+                prefix,
+                lower,
+                upper,
+                limit,
+                ..
+            } => {
+                let mut out: Vec<&Node> = prefix.iter().collect();
+                out.extend(lower.iter().map(|e| &*e.value));
+                out.extend(upper.iter().map(|e| &*e.value));
+                out.extend(limit.iter().map(|l| &**l));
+                out
+            }
+            Op::Field(base, _) => vec![base],
+            Op::Record(fields) => fields.iter().map(|(_, n)| n).collect(),
+            Op::List(items) | Op::Seq(items) | Op::Combinator(_, items) => items.iter().collect(),
+            Op::Unary(_, a) => vec![a],
+            Op::Binary(_, a, b) | Op::Let(_, a, b) => vec![a, b],
+            Op::If(c, t, e) => vec![c, t, e],
+            Op::Lambda(_, body) => vec![body],
+            Op::Apply(f, args) => {
+                let mut out = vec![&**f];
+                out.extend(args.iter());
+                out
+            }
+            Op::TopK { input, key, k, .. } => vec![input, key, k],
+            Op::Insert { row, .. } => row.iter().collect(),
+            Op::Update {
+                target, changes, ..
+            } => {
+                let mut out = vec![&**target];
+                out.extend(changes.iter().map(|(_, n)| n));
+                out
+            }
+            Op::Delete { target, .. } => vec![target],
+        }
+    }
+}
+
+/// What one operator read over a run, gathered by the executor for
+/// `explain --analyze`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeStats {
+    pub evaluations: u64,
+    pub seeks: u64,
+    pub rows: u64,
 }

@@ -12,23 +12,6 @@ const CATALOG: &str = "__catalog";
 const FORMAT_KEY: &[u8] = b"format";
 const SCHEMA_KEY: &[u8] = b"schema";
 
-/// The tree names of a table's data, indexes and bound counters.
-pub fn table_tree(table: &str) -> String {
-    format!("t:{table}")
-}
-
-pub fn index_tree(table: &str, index: &str) -> String {
-    format!("i:{table}:{index}")
-}
-
-pub fn bound_tree(table: &str, bound: usize) -> String {
-    format!("b:{table}:{bound}")
-}
-
-pub fn small_tree(table: &str) -> String {
-    format!("b:{table}:small")
-}
-
 /// Checks the stored format version, refusing data from a newer rqc.
 pub fn check_format(store: &dyn Store) -> Result<()> {
     let Some(bytes) = store.get(CATALOG, FORMAT_KEY)? else {

@@ -1,12 +1,38 @@
 //! The engine: an open store with an installed program, running entries by name.
 
 use crate::catalog;
+use crate::constraints::fits;
 use crate::error::{Result, RuntimeError};
-use crate::exec::{execute, Output};
+use crate::interp::{Env, Interp};
+use crate::session::Session;
 use crate::store::{MemoryStore, SledStore, Store};
-use crate::writes::fits;
-use rqc_plan::{CompiledProgram, Entry, Value, FORMAT_VERSION};
+use rqc_plan::{
+    Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Value, FORMAT_VERSION,
+};
 use std::path::Path;
+use std::sync::Mutex;
+
+/// What a run read: B-tree descents and entries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub seeks: u64,
+    pub rows: u64,
+}
+
+/// The result of running an entry point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    /// The entry's value.
+    pub value: Value,
+    /// The value as rows: a list's items, a found row, nothing for none.
+    pub rows: Vec<Value>,
+    /// Rows written (mutations).
+    pub written: u64,
+    pub stats: Stats,
+    pub bound: Bound,
+    /// Per operator, by node id (for `explain --analyze`).
+    pub operators: Vec<NodeStats>,
+}
 
 /// Which store backs the database.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,6 +63,9 @@ impl Default for OpenOptions {
 pub struct Engine {
     store: Box<dyn Store>,
     program: Option<CompiledProgram>,
+    /// Mutations run one at a time: each reads, checks and writes as if
+    /// alone, then commits atomically; readers see only committed states.
+    write_lock: Mutex<()>,
 }
 
 impl Engine {
@@ -52,6 +81,7 @@ impl Engine {
         Ok(Engine {
             store,
             program: None,
+            write_lock: Mutex::new(()),
         })
     }
 
@@ -59,6 +89,7 @@ impl Engine {
         Engine {
             store: Box::new(MemoryStore::new()),
             program: None,
+            write_lock: Mutex::new(()),
         }
     }
 
@@ -110,9 +141,64 @@ impl Engine {
     /// Runs an entry after checking the arguments against its parameters.
     pub fn run(&self, name: &str, args: &[Value]) -> Result<Output> {
         let entry = self.entry(name)?;
+        self.run_entry(entry, args)
+    }
+
+    pub fn run_entry(&self, entry: &Entry, args: &[Value]) -> Result<Output> {
         check_args(entry, args)?;
-        let program = self.program.as_ref().expect("entry found, so installed");
-        execute(self.store.as_ref(), &program.schema, entry, args)
+        let program = self.program.as_ref().ok_or_else(|| {
+            RuntimeError::new(
+                "E0514",
+                "no program is installed",
+                "install a program before running it",
+            )
+        })?;
+        let _guard = match entry.kind {
+            EntryKind::Mutation => Some(
+                self.write_lock
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
+            ),
+            EntryKind::Query => None,
+        };
+        let mut count = 0;
+        entry.root.walk(&mut |_| count += 1);
+        let mut interp = Interp {
+            schema: &program.schema,
+            params: args,
+            session: Session::new(self.store.as_ref()),
+            stats: vec![NodeStats::default(); count],
+        };
+        let value = interp.value(&entry.root, &Env::new())?;
+        let stats = Stats {
+            seeks: interp.session.seeks,
+            rows: interp.session.rows,
+        };
+        let operators = std::mem::take(&mut interp.stats);
+        if entry.kind == EntryKind::Mutation {
+            interp.session.commit()?;
+        }
+        let written = match (&entry.kind, &value) {
+            (EntryKind::Mutation, Value::Int(n)) => (*n).max(0) as u64,
+            _ => 0,
+        };
+        let rows = match &value {
+            Value::List(items) => items.clone(),
+            Value::Null => Vec::new(),
+            other => vec![other.clone()],
+        };
+        Ok(Output {
+            value,
+            rows,
+            written,
+            stats,
+            bound: entry.bound,
+            operators,
+        })
+    }
+
+    pub fn store(&self) -> &dyn Store {
+        self.store.as_ref()
     }
 
     pub fn flush(&self) -> Result<()> {
@@ -141,7 +227,12 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
         ));
     }
     for (param, arg) in entry.params.iter().zip(args) {
-        if !fits(&param.ty, arg) {
+        let fits_param = match (&param.ty, arg) {
+            (ParamType::Scalar(ty), value) => fits(ty, value),
+            (ParamType::List(ty), Value::List(items)) => items.iter().all(|i| fits(ty, i)),
+            (ParamType::List(_), _) => false,
+        };
+        if !fits_param {
             return Err(RuntimeError::new(
                 "E0520",
                 format!(
@@ -152,13 +243,28 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
                 format!("pass a `{}` value for `{}`", param.ty.name(), param.name),
             ));
         }
-        if let (Some(max), Value::Int(n)) = (param.max, arg) {
-            if *n > max {
+        let size = match arg {
+            Value::Int(n) => Some(*n),
+            Value::List(items) => Some(items.len() as i64),
+            _ => None,
+        };
+        if let (Some(max), Some(size)) = (param.max, size) {
+            if size > max {
+                let what = if matches!(param.ty, ParamType::List(_)) {
+                    "holds at most"
+                } else {
+                    "is declared `<=`"
+                };
                 return Err(RuntimeError::new(
                     "E0522",
                     format!(
-                        "parameter `{}` is declared `<= {max}`, and {n} is larger",
-                        param.name
+                        "parameter `{}` {what} {max}, and the argument is {}",
+                        param.name,
+                        if matches!(arg, Value::List(_)) {
+                            format!("{size} long")
+                        } else {
+                            size.to_string()
+                        }
                     ),
                     format!("pass a value of at most {max}"),
                 ));

@@ -6,13 +6,15 @@
 //! their static bounds.
 
 pub mod catalog;
+mod combinators;
+pub mod constraints;
 pub mod encoding;
 pub mod engine;
 pub mod error;
-pub mod exec;
+mod interp;
+pub mod rows;
+pub mod session;
 pub mod store;
-pub mod writes;
 
-pub use engine::{Backend, Engine, OpenOptions};
+pub use engine::{Backend, Engine, OpenOptions, Output, Stats};
 pub use error::{Result, RuntimeError};
-pub use exec::{Output, Stats};

@@ -1,6 +1,6 @@
 //! `--arg name=value` parsing against an entry point's typed parameters.
 
-use rqc_plan::{ColumnType, Entry, Value};
+use rqc_plan::{ColumnType, Entry, ParamType, Value};
 use rqc_runtime::RuntimeError;
 
 /// Orders named arguments by parameter and converts each to its type.
@@ -86,7 +86,27 @@ pub fn parse_args(entry: &Entry, raw: &[String]) -> Result<Vec<Value>, RuntimeEr
         .collect())
 }
 
-fn parse_value(ty: &ColumnType, text: &str) -> Option<Value> {
+fn parse_value(ty: &ParamType, text: &str) -> Option<Value> {
+    match ty {
+        ParamType::Scalar(ty) => parse_scalar(ty, text),
+        // A list is JSON: `[1, 2, 3]`, `["a", "b"]`.
+        ParamType::List(ty) => match serde_json::from_str::<serde_json::Value>(text).ok()? {
+            serde_json::Value::Array(items) => items
+                .iter()
+                .map(|item| match item {
+                    serde_json::Value::String(s) => {
+                        parse_scalar(ty, &serde_json::to_string(s).ok()?)
+                    }
+                    other => parse_scalar(ty, &other.to_string()),
+                })
+                .collect::<Option<Vec<_>>>()
+                .map(Value::List),
+            _ => None,
+        },
+    }
+}
+
+fn parse_scalar(ty: &ColumnType, text: &str) -> Option<Value> {
     match ty {
         ColumnType::Int => text.replace('_', "").parse().ok().map(Value::Int),
         ColumnType::Float => text
@@ -105,12 +125,17 @@ fn parse_value(ty: &ColumnType, text: &str) -> Option<Value> {
         )),
         ColumnType::Optional(inner) => match text {
             "none" | "null" => Some(Value::Null),
-            _ => parse_value(inner, text),
+            _ => parse_scalar(inner, text),
         },
     }
 }
 
-fn example(ty: &ColumnType, name: &str) -> String {
+fn example(ty: &ParamType, name: &str) -> String {
+    let ty = match ty {
+        ParamType::Scalar(ty) => ty,
+        ParamType::List(ColumnType::String) => return format!("`--arg {name}='[\"a\", \"b\"]'`"),
+        ParamType::List(_) => return format!("`--arg {name}='[1, 2]'`"),
+    };
     let value = match ty {
         ColumnType::Int => "42",
         ColumnType::Float => "2.5",

@@ -3,9 +3,10 @@
 use super::args::parse_args;
 use super::report::report_error;
 use super::Status;
-use crate::{compile_checked, read_program, Backend, Database, Error, OpenOptions};
+use crate::{read_program, Backend, Database, Error, OpenOptions};
 use clap::{Args, ValueEnum};
 use rqc_compiler::plan::explain as explain_plan;
+use rqc_plan::{Entry, EntryKind};
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -52,9 +53,59 @@ pub fn run(args: RunArgs) -> Status {
     }
 }
 
+/// Compiles the program and finds the entry point. Other definitions'
+/// errors do not stop an accepted entry from running (they are counted in a
+/// note); errors in the schema or in the entry itself do.
+fn load_entry(
+    program: &std::path::Path,
+    name: &str,
+) -> Result<(rqc_compiler::Compilation, Entry), Error> {
+    let files = read_program(std::slice::from_ref(&program.to_path_buf()))?;
+    let compilation = rqc_compiler::compile(&files);
+    let schema_ok = !compilation.diagnostics.iter().any(|d| {
+        d.is_error()
+            && (d.code.starts_with("E00")
+                || d.code.starts_with("E01")
+                || matches!(
+                    d.code.as_str(),
+                    "E0203" | "E0204" | "E0205" | "E0206" | "E0207" | "E0208" | "E0215"
+                ))
+    });
+    let entry = compilation.program.entry(name).cloned();
+    match entry {
+        Some(entry) if schema_ok => {
+            let errors = compilation
+                .diagnostics
+                .iter()
+                .filter(|d| d.is_error())
+                .count();
+            if errors > 0 {
+                eprintln!("note: the program has {errors} error{} elsewhere; `{name}` is accepted and runs (see `rqc check`)", if errors == 1 { "" } else { "s" });
+            }
+            Ok((compilation, entry))
+        }
+        _ if compilation.has_errors() => Err(Error::Compile {
+            diagnostics: compilation.diagnostics,
+            sources: compilation.sources,
+        }),
+        _ => {
+            let names: Vec<&str> = compilation
+                .program
+                .entries
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
+            Err(Error::Runtime(rqc_runtime::RuntimeError::new(
+                "E0521",
+                format!("the program has no query or mutation `{name}`"),
+                format!("the entry points are: {}", names.join(", ")),
+            )))
+        }
+    }
+}
+
 fn run_inner(args: &RunArgs) -> Result<Status, Error> {
-    let files = read_program(std::slice::from_ref(&args.program))?;
-    let compilation = compile_checked(&files)?;
+    let (compilation, entry) = load_entry(&args.program, &args.name)?;
     let options = OpenOptions {
         backend: match args.store {
             StoreChoice::Sled => Backend::Sled,
@@ -64,24 +115,23 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
     };
     let mut db = Database::open_with(&args.db, options)?;
     db.install(compilation.program)?;
-    let entry = db.program().expect("installed").entry(&args.name).cloned();
-    let Some(entry) = entry else {
-        // Let the engine phrase the unknown-name error with the known names.
-        db.run(&args.name, &[])?;
-        unreachable!("an unknown entry is an error");
-    };
     let values = parse_args(&entry, &args.args)?;
     let output = db.run(&args.name, &values)?;
-    for row in &output.rows {
-        println!("{}", row.to_json());
+    match entry.kind {
+        EntryKind::Query => {
+            for row in &output.rows {
+                println!("{}", row.to_json());
+            }
+        }
+        EntryKind::Mutation => println!("{}", output.value.to_json()),
     }
     let what = match entry.kind {
-        rqc_plan::EntryKind::Query => format!(
+        EntryKind::Query => format!(
             "{} row{}",
             output.rows.len(),
             if output.rows.len() == 1 { "" } else { "s" }
         ),
-        rqc_plan::EntryKind::Mutation => format!(
+        EntryKind::Mutation => format!(
             "{} row{} written",
             output.written,
             if output.written == 1 { "" } else { "s" }
@@ -95,30 +145,11 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
 }
 
 pub fn explain(args: ExplainArgs) -> Status {
-    let result =
-        read_program(std::slice::from_ref(&args.program)).and_then(|files| compile_checked(&files));
-    let compilation = match result {
-        Ok(c) => c,
-        Err(error) => return report_error(&error),
-    };
-    match compilation.program.entry(&args.name) {
-        Some(entry) => {
-            print!("{}", explain_plan(entry));
+    match load_entry(&args.program, &args.name) {
+        Ok((_, entry)) => {
+            print!("{}", explain_plan(&entry));
             Status::Clean
         }
-        None => {
-            let names: Vec<&str> = compilation
-                .program
-                .entries
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect();
-            eprintln!(
-                "error[E0521]: the program has no query or mutation `{}`",
-                args.name
-            );
-            eprintln!("  help: the entry points are: {}", names.join(", "));
-            Status::Errors
-        }
+        Err(error) => report_error(&error),
     }
 }

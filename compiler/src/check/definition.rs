@@ -7,7 +7,7 @@ use super::Verdict;
 use crate::cost::{class, Cost, Poly, Var};
 use crate::syntax::ast::{Def, DefKind, SizeBound, TypeKind};
 use crate::syntax::printer::print_param;
-use rqc_plan::ParamSpec;
+use rqc_plan::{ParamSpec, ParamType};
 
 /// A query or mutation that was accepted, ready to be planned.
 #[derive(Clone, Debug)]
@@ -28,6 +28,9 @@ pub struct Outcome {
     pub verdict: Verdict,
     pub sig: Option<FnSig>,
     pub entry: Option<CheckedEntry>,
+    /// An accepted definition's parameter names and typed body, for the
+    /// planner to inline at each call.
+    pub body: Option<(Vec<String>, TExpr)>,
 }
 
 impl Checker<'_, '_> {
@@ -52,16 +55,26 @@ impl Checker<'_, '_> {
             let ty = self.resolve_type(&param.ty, Some(&def.generics));
             let (ty, value) = self.parameter(def, param, ty);
             if let Some(specs_list) = specs.as_mut() {
-                match super::schema_types::as_column(&ty) {
-                    Some(column) => specs_list.push(ParamSpec {
+                let spec = match &ty {
+                    Ty::List(elem, size) => {
+                        super::schema_types::as_column(elem).map(|column| ParamSpec {
+                            name: param.name.name.clone(),
+                            ty: ParamType::List(column),
+                            max: size.max_value().map(|m| m as i64),
+                        })
+                    }
+                    other => super::schema_types::as_column(other).map(|column| ParamSpec {
                         name: param.name.name.clone(),
-                        ty: column,
+                        ty: ParamType::Scalar(column),
                         max: value
                             .as_ref()
                             .and_then(Poly::max_value)
                             .map(|m| m as i64)
                             .filter(|_| param.bound.is_some()),
                     }),
+                };
+                match spec {
+                    Some(spec) => specs_list.push(spec),
                     None => specs = None,
                 }
             }
@@ -133,11 +146,16 @@ impl Checker<'_, '_> {
             cost: body.cost.clone(),
             signature,
         });
+        let inlined = accepted.then(|| {
+            let names = def.params.iter().map(|p| p.name.name.clone()).collect();
+            (names, body.tir.clone())
+        });
         let _: Checked = body;
         Outcome {
             verdict,
             sig,
             entry,
+            body: inlined,
         }
     }
 

@@ -106,7 +106,26 @@ impl<'p, 'a> Checker<'p, 'a> {
     }
 
     /// Checks an expression; `expected` guides lambdas (parameter types).
+    /// Operators (accesses, combinators, calls, writes) keep their cost in
+    /// the typed form: the planner gives it to the plan as their bound.
     pub fn check_expected(&mut self, expr: &Expr, expected: Option<&Ty>) -> Checked {
+        let mut checked = self.check_inner(expr, expected);
+        let operator = matches!(
+            expr.kind,
+            ExprKind::Index(..)
+                | ExprKind::Pipe(..)
+                | ExprKind::Call(..)
+                | ExprKind::Insert(..)
+                | ExprKind::Update(..)
+                | ExprKind::Delete(..)
+        ) || matches!(checked.tir, TExpr::Scan { .. });
+        if operator {
+            checked.tir = TExpr::Costed(Box::new(checked.tir), checked.cost.clone());
+        }
+        checked
+    }
+
+    fn check_inner(&mut self, expr: &Expr, expected: Option<&Ty>) -> Checked {
         match &expr.kind {
             ExprKind::Int(n) => Checked {
                 value: Some(Poly::constant((*n).max(0) as u64)),

@@ -78,6 +78,9 @@ impl Verdict {
 pub struct CheckedProgram {
     pub schema: Schema,
     pub entries: Vec<CheckedEntry>,
+    /// Accepted definitions by `module.name`: parameter names and typed
+    /// body, inlined by the planner at each call (the prelude's too).
+    pub functions: HashMap<String, (Vec<String>, tir::TExpr)>,
     /// One per definition of the user's files, in source order.
     pub verdicts: Vec<Verdict>,
     pub diagnostics: Vec<Diagnostic>,
@@ -129,6 +132,7 @@ pub fn check_program(sources: &[SourceModule]) -> CheckedProgram {
     }
     let mut sigs: HashMap<usize, FnSig> = HashMap::new();
     let mut outcomes: HashMap<usize, definition::Outcome> = HashMap::new();
+    let mut functions = HashMap::new();
     for def_id in order {
         let info = &index.defs[def_id];
         let module = &index.modules[info.module];
@@ -154,6 +158,9 @@ pub fn check_program(sources: &[SourceModule]) -> CheckedProgram {
         }
         if let Some(sig) = outcome.sig.clone() {
             sigs.insert(def_id, sig);
+        }
+        if let Some(body) = outcome.body.clone() {
+            functions.insert(index.def_name(def_id), body);
         }
         outcomes.insert(def_id, outcome);
     }
@@ -183,6 +190,7 @@ pub fn check_program(sources: &[SourceModule]) -> CheckedProgram {
     CheckedProgram {
         schema,
         entries,
+        functions,
         verdicts,
         diagnostics,
     }

@@ -1,5 +1,6 @@
 //! The typed intermediate representation: a checked body with names resolved and access paths chosen.
 
+use crate::cost::Cost;
 use crate::syntax::ast::{BinaryOp, UnaryOp};
 use rqc_plan::Value;
 
@@ -69,5 +70,7 @@ pub enum TExpr {
     },
     /// `desc` (true) or `asc`.
     Order(bool),
+    /// An operator with the static cost of one evaluation.
+    Costed(Box<TExpr>, Cost),
     Error,
 }

@@ -55,8 +55,10 @@ pub fn update_cost(table: &TableSchema, columns: &[usize]) -> Cost {
         if index.unique && touched {
             seeks += 3; // check the new value, remove the old entry, write the new
             rows += 1;
-        } else if !index.unique {
-            seeks += 2; // plain indexes hold a copy of the row
+        } else if index.unique {
+            seeks += 1; // rewrite the entry's copy of the row
+        } else {
+            seeks += 2; // remove the old entry, write the new (it holds a copy)
         }
     }
     for &column in columns {

@@ -1,0 +1,311 @@
+//! Printing a plan as a tree: each operator, its access path and its bound,
+//! and with `--analyze` what it actually read.
+
+use rqc_plan::{BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, UnOp};
+
+pub fn explain(entry: &Entry) -> String {
+    explain_with(entry, None)
+}
+
+/// The plan tree; with `stats` (indexed by node id), actual reads beside
+/// each bound.
+pub fn explain_with(entry: &Entry, stats: Option<&[NodeStats]>) -> String {
+    let params: Vec<String> = entry
+        .params
+        .iter()
+        .map(|p| match (&p.ty, p.max) {
+            (ParamType::Scalar(ty), Some(max)) => format!("{}: {} <= {max}", p.name, ty.name()),
+            (ParamType::List(ty), Some(max)) => format!("{}: [{}; <= {max}]", p.name, ty.name()),
+            (ty, _) => format!("{}: {}", p.name, ty.name()),
+        })
+        .collect();
+    let kind = match entry.kind {
+        EntryKind::Query => "query",
+        EntryKind::Mutation => "mutation",
+    };
+    let mut out = format!(
+        "{kind} {}({})  seeks ≤ {}  rows ≤ {}\n",
+        entry.name,
+        params.join(", "),
+        entry.bound.seeks,
+        entry.bound.rows
+    );
+    let printer = Printer { entry, stats };
+    printer.tree(&entry.root, "", true, &mut out);
+    out
+}
+
+struct Printer<'a> {
+    entry: &'a Entry,
+    stats: Option<&'a [NodeStats]>,
+}
+
+impl Printer<'_> {
+    fn tree(&self, node: &Node, indent: &str, last: bool, out: &mut String) {
+        let (label, children) = self.describe(node);
+        out.push_str(indent);
+        out.push_str(if last { "└─ " } else { "├─ " });
+        out.push_str(&label);
+        if let Some(bound) = node.bound {
+            out.push_str(&format!("  seeks ≤ {}  rows ≤ {}", bound.seeks, bound.rows));
+        }
+        if let Some(stats) = self.stats.and_then(|s| s.get(node.id as usize)) {
+            if stats.evaluations > 0 && (node.bound.is_some() || is_access(node)) {
+                out.push_str(&format!(
+                    "  (actual: seeks {} rows {} in {} run{})",
+                    stats.seeks,
+                    stats.rows,
+                    stats.evaluations,
+                    if stats.evaluations == 1 { "" } else { "s" }
+                ));
+            }
+        }
+        out.push('\n');
+        let child_indent = format!("{indent}{}", if last { "   " } else { "│  " });
+        for (i, child) in children.iter().enumerate() {
+            self.tree(child, &child_indent, i + 1 == children.len(), out);
+        }
+    }
+
+    /// A line for an operator, and the children worth their own lines.
+    fn describe<'n>(&self, node: &'n Node) -> (String, Vec<&'n Node>) {
+        let e = |n: &Node| self.expr(n);
+        let ops = |items: &'n [Node]| items.iter().filter(|n| has_operator(n)).collect::<Vec<_>>();
+        match &node.op {
+            Op::Get { table, key } => (format!("Get {table} key=[{}]", list(key, &e)), ops(key)),
+            Op::GetUnique {
+                table,
+                index,
+                values,
+            } => (
+                format!("GetUnique {table}.{index} [{}] → {table}", list(values, &e)),
+                ops(values),
+            ),
+            Op::Scan {
+                table,
+                index,
+                prefix,
+                lower,
+                upper,
+                limit,
+            } => {
+                let path = match index {
+                    Some(index) => format!("{table}.{index}"),
+                    None => format!("{table} (key)"),
+                };
+                let mut text = format!("Scan {path} prefix=[{}]", list(prefix, &e));
+                if let Some(l) = lower {
+                    text.push_str(&format!(
+                        " from {}{}",
+                        e(&l.value),
+                        if l.inclusive { " incl" } else { " excl" }
+                    ));
+                }
+                if let Some(u) = upper {
+                    text.push_str(&format!(
+                        " to {}{}",
+                        e(&u.value),
+                        if u.inclusive { " incl" } else { " excl" }
+                    ));
+                }
+                if let Some(limit) = limit {
+                    text.push_str(&format!(" limit={}", e(limit)));
+                }
+                (text, ops(prefix))
+            }
+            Op::Combinator(c, args) => {
+                let mut text = c.name().to_string();
+                if let Combinator::SortBy { descending } = c {
+                    text.push_str(if *descending { " desc" } else { " asc" });
+                }
+                let (operators, inline): (Vec<&Node>, Vec<&Node>) =
+                    args.iter().partition(|n| has_operator(n));
+                if !inline.is_empty() {
+                    text.push_str(&format!(
+                        " {}",
+                        inline.iter().map(|n| e(n)).collect::<Vec<_>>().join(", ")
+                    ));
+                }
+                (text, operators)
+            }
+            Op::TopK {
+                input,
+                key,
+                descending,
+                k,
+            } => (
+                format!(
+                    "TopK {} k={} by {}",
+                    if *descending { "desc" } else { "asc" },
+                    e(k),
+                    e(key)
+                ),
+                vec![&**input],
+            ),
+            Op::Insert { table, row } => (
+                format!(
+                    "Insert {table} [{}] (checks: key, unique, ref, bound)",
+                    list(row, &e)
+                ),
+                ops(row),
+            ),
+            Op::Update {
+                table,
+                target,
+                changes,
+            } => (
+                format!(
+                    "Update {table} set {}",
+                    changes
+                        .iter()
+                        .map(|(c, v)| format!("{c}={}", e(v)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                vec![&**target],
+            ),
+            Op::Delete { table, target } => (format!("Delete {table}"), vec![&**target]),
+            Op::Lambda(params, body) => (format!("λ {} =>", params.join(", ")), vec![&**body]),
+            Op::Let(name, value, body) => (
+                format!("Let {}", name.split('#').next().unwrap_or(name)),
+                vec![&**value, &**body],
+            ),
+            Op::If(c, a, b) => (format!("If {}", e(c)), vec![&**a, &**b]),
+            Op::Seq(items) => ("Sequence".to_string(), items.iter().collect()),
+            Op::Record(fields) => (
+                format!(
+                    "Record {{ {} }}",
+                    fields
+                        .iter()
+                        .map(|(n, _)| n.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                fields
+                    .iter()
+                    .map(|(_, n)| n)
+                    .filter(|n| has_operator(n))
+                    .collect(),
+            ),
+            Op::List(items) => ("List".to_string(), items.iter().collect()),
+            Op::Apply(f, args) => (
+                "Apply".to_string(),
+                std::iter::once(&**f).chain(args.iter()).collect(),
+            ),
+            Op::Field(base, name) => (format!("Field .{name}"), vec![&**base]),
+            Op::Unary(..) | Op::Binary(..) | Op::Const(_) | Op::Param(_) | Op::Var(_) => {
+                (format!("Value {}", e(node)), ops_of(node))
+            }
+        }
+    }
+
+    /// An expression as text (operators inside show as `…`).
+    fn expr(&self, node: &Node) -> String {
+        match &node.op {
+            Op::Const(v) => v.to_string(),
+            Op::Param(i) => self
+                .entry
+                .params
+                .get(*i)
+                .map(|p| format!("${}", p.name))
+                .unwrap_or_else(|| format!("${i}")),
+            Op::Var(name) => name.split('#').next().unwrap_or(name).to_string(),
+            Op::Field(base, name) => format!("{}.{name}", self.expr(base)),
+            Op::Unary(op, a) => format!(
+                "{}{}",
+                if *op == UnOp::Neg { "-" } else { "!" },
+                self.expr(a)
+            ),
+            Op::Binary(op, a, b) => format!("({} {} {})", self.expr(a), symbol(*op), self.expr(b)),
+            Op::Lambda(params, body) => {
+                let names: Vec<&str> = params
+                    .iter()
+                    .map(|p| p.split('#').next().unwrap_or(p))
+                    .collect();
+                format!("{} => {}", names.join(", "), self.expr(body))
+            }
+            Op::Record(fields) => format!(
+                "{{ {} }}",
+                fields
+                    .iter()
+                    .map(|(n, v)| format!("{n}: {}", self.expr(v)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Op::List(items) => format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(|i| self.expr(i))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Op::Combinator(c, args) => format!(
+                "{}({})",
+                c.name().to_lowercase(),
+                args.iter()
+                    .map(|a| self.expr(a))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => "…".to_string(),
+        }
+    }
+}
+
+fn list(items: &[Node], e: &dyn Fn(&Node) -> String) -> String {
+    items.iter().map(e).collect::<Vec<_>>().join(", ")
+}
+
+fn ops_of(node: &Node) -> Vec<&Node> {
+    node.children()
+        .into_iter()
+        .filter(|n| has_operator(n))
+        .collect()
+}
+
+fn is_access(node: &Node) -> bool {
+    matches!(
+        node.op,
+        Op::Get { .. } | Op::GetUnique { .. } | Op::Scan { .. }
+    )
+}
+
+/// Whether a subtree reads or writes (and so deserves its own lines).
+fn has_operator(node: &Node) -> bool {
+    let mut found = false;
+    node.walk(&mut |n| {
+        if matches!(
+            n.op,
+            Op::Get { .. }
+                | Op::GetUnique { .. }
+                | Op::Scan { .. }
+                | Op::Insert { .. }
+                | Op::Update { .. }
+                | Op::Delete { .. }
+                | Op::TopK { .. }
+        ) || matches!(n.op, Op::Combinator(..))
+        {
+            found = true;
+        }
+    });
+    found
+}
+
+fn symbol(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Or => "||",
+        BinOp::And => "&&",
+        BinOp::Eq => "==",
+        BinOp::NotEq => "!=",
+        BinOp::Lt => "<",
+        BinOp::LtEq => "<=",
+        BinOp::Gt => ">",
+        BinOp::GtEq => ">=",
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+    }
+}

@@ -1,0 +1,316 @@
+//! Writes with every declared constraint checked: key, unique, ref, bound, small max.
+//!
+//! Each function reads and writes through the run's [`Session`], so its
+//! checks see the run's earlier writes and nothing is stored unless the
+//! whole mutation commits. The seeks and rows counted here are the ones
+//! spec/cost.md charges for each write.
+
+use crate::encoding::key::encode_key;
+use crate::encoding::row::encode_row;
+use crate::error::{Result, RuntimeError};
+use crate::rows::*;
+use crate::session::Session;
+use rqc_plan::{ColumnType, Schema, TableSchema, Value};
+
+pub fn insert_row(session: &mut Session<'_>, table: &TableSchema, row: Vec<Value>) -> Result<()> {
+    check_types(table, &row)?;
+    let primary = primary_key(table, &row)?;
+    let encoded = encode_row(&row)?;
+    if session.get(&table_tree(&table.name), &primary)?.is_some() {
+        let key: Vec<Value> = table.key.iter().map(|&c| row[c].clone()).collect();
+        return Err(RuntimeError::new(
+            "E0501",
+            format!("`{}` already has a row with key {}", table.name, show(&key)),
+            "keys are unique: update the existing row, or insert with another key",
+        ));
+    }
+    for index in &table.indexes {
+        let entry = index_entry(index, &row, &primary)?;
+        let tree = index_tree(&table.name, &index.name);
+        if index.unique && session.get(&tree, &entry)?.is_some() {
+            return Err(unique_taken(table, index, &row));
+        }
+        session.count_seek();
+        session.put(&tree, &entry, &encoded);
+    }
+    add_references(session, table, &row, 1)?;
+    for (i, bound) in table.bounds.iter().enumerate() {
+        move_counter(session, table, i, bound, &row, 1)?;
+    }
+    change_small(session, table, 1)?;
+    session.put(&table_tree(&table.name), &primary, &encoded);
+    Ok(())
+}
+
+pub fn delete_row(
+    session: &mut Session<'_>,
+    schema: &Schema,
+    table: &TableSchema,
+    row: &[Value],
+) -> Result<()> {
+    let primary = primary_key(table, row)?;
+    let referenced = schema.tables.iter().any(|t| {
+        t.columns
+            .iter()
+            .any(|c| c.references.as_deref() == Some(table.name.as_str()))
+    });
+    if referenced {
+        let count = session.get_counter(&refcount_tree(&table.name), &primary)?;
+        if count > 0 {
+            let key: Vec<Value> = table.key.iter().map(|&c| row[c].clone()).collect();
+            return Err(RuntimeError::new(
+                "E0506",
+                format!(
+                    "`{}` {} is referenced by {count} row{} and cannot be deleted",
+                    table.name,
+                    show(&key),
+                    if count == 1 { "" } else { "s" }
+                ),
+                "delete the rows that reference it first (a reference must always name an existing row)",
+            ));
+        }
+    }
+    for index in &table.indexes {
+        session.count_seek();
+        session.delete(
+            &index_tree(&table.name, &index.name),
+            &index_entry(index, row, &primary)?,
+        );
+    }
+    add_references(session, table, row, -1)?;
+    for (i, bound) in table.bounds.iter().enumerate() {
+        move_counter(session, table, i, bound, row, -1)?;
+    }
+    change_small(session, table, -1)?;
+    session.delete(&table_tree(&table.name), &primary);
+    Ok(())
+}
+
+/// Changes `changes` (column, value) of an existing row.
+pub fn update_row(
+    session: &mut Session<'_>,
+    table: &TableSchema,
+    old: &[Value],
+    changes: &[(usize, Value)],
+) -> Result<()> {
+    let mut new = old.to_vec();
+    for (column, value) in changes {
+        new[*column] = value.clone();
+    }
+    check_types(table, &new)?;
+    let changed: Vec<usize> = changes
+        .iter()
+        .map(|(c, _)| *c)
+        .filter(|&c| old[c] != new[c])
+        .collect();
+    let primary = primary_key(table, old)?;
+    let encoded = encode_row(&new)?;
+    for index in &table.indexes {
+        let tree = index_tree(&table.name, &index.name);
+        let old_entry = index_entry(index, old, &primary)?;
+        let new_entry = index_entry(index, &new, &primary)?;
+        if old_entry != new_entry {
+            if index.unique && session.get(&tree, &new_entry)?.is_some() {
+                return Err(unique_taken(table, index, &new));
+            }
+            session.count_seek();
+            session.delete(&tree, &old_entry);
+        }
+        session.count_seek();
+        session.put(&tree, &new_entry, &encoded);
+    }
+    for &column in &changed {
+        let Some(target) = table.columns[column].references.as_deref() else {
+            continue;
+        };
+        if new[column] != Value::Null {
+            reference_exists(session, table, column, target, &new[column])?;
+            bump(session, &refcount_tree(target), &new[column], 1)?;
+        }
+        if old[column] != Value::Null {
+            bump(session, &refcount_tree(target), &old[column], -1)?;
+        }
+    }
+    for (i, bound) in table.bounds.iter().enumerate() {
+        if bound.columns.iter().any(|c| changed.contains(c)) {
+            move_counter(session, table, i, bound, old, -1)?;
+            move_counter(session, table, i, bound, &new, 1)?;
+        }
+    }
+    session.put(&table_tree(&table.name), &primary, &encoded);
+    Ok(())
+}
+
+fn add_references(
+    session: &mut Session<'_>,
+    table: &TableSchema,
+    row: &[Value],
+    delta: i64,
+) -> Result<()> {
+    for (column, spec) in table.columns.iter().enumerate() {
+        let Some(target) = spec.references.as_deref() else {
+            continue;
+        };
+        if row[column] == Value::Null {
+            continue;
+        }
+        if delta > 0 {
+            reference_exists(session, table, column, target, &row[column])?;
+        }
+        bump(session, &refcount_tree(target), &row[column], delta)?;
+    }
+    Ok(())
+}
+
+fn reference_exists(
+    session: &mut Session<'_>,
+    table: &TableSchema,
+    column: usize,
+    target: &str,
+    value: &Value,
+) -> Result<()> {
+    let key = encode_key(std::slice::from_ref(value), &[])?;
+    if session.get(&table_tree(target), &key)?.is_none() {
+        return Err(RuntimeError::new(
+            "E0503",
+            format!(
+                "`{}.{}` refers to `{target}` {value}, which does not exist",
+                table.name, table.columns[column].name
+            ),
+            format!("insert the `{target}` row first"),
+        ));
+    }
+    Ok(())
+}
+
+fn bump(session: &mut Session<'_>, tree: &str, value: &Value, delta: i64) -> Result<()> {
+    let key = encode_key(std::slice::from_ref(value), &[])?;
+    let count = session.get_counter(tree, &key)?;
+    session.set_counter(tree, &key, count.saturating_add_signed(delta));
+    Ok(())
+}
+
+/// Adds `delta` to the counter of the row's group under `bound`, refusing
+/// to go past the limit.
+fn move_counter(
+    session: &mut Session<'_>,
+    table: &TableSchema,
+    i: usize,
+    bound: &rqc_plan::schema::BoundSchema,
+    row: &[Value],
+    delta: i64,
+) -> Result<()> {
+    let values: Vec<Value> = bound.columns.iter().map(|&c| row[c].clone()).collect();
+    let key = encode_key(&values, &[])?;
+    let tree = bound_tree(&table.name, i);
+    let count = session.get_counter(&tree, &key)?;
+    if delta > 0 && count + 1 > bound.limit {
+        let names: Vec<&str> = bound
+            .columns
+            .iter()
+            .map(|&c| table.columns[c].name.as_str())
+            .collect();
+        return Err(RuntimeError::new(
+            "E0504",
+            format!(
+                "`{}` allows at most {} rows per {} (`bound {} <= {}`), and {} has {}",
+                table.name,
+                bound.limit,
+                names.join(", "),
+                names.join(", "),
+                bound.limit,
+                show(&values),
+                count
+            ),
+            "delete a row of this group first, or raise the bound in the schema",
+        ));
+    }
+    session.set_counter(&tree, &key, count.saturating_add_signed(delta));
+    Ok(())
+}
+
+fn change_small(session: &mut Session<'_>, table: &TableSchema, delta: i64) -> Result<()> {
+    let Some(max) = table.small_max else {
+        return Ok(());
+    };
+    let tree = small_tree(&table.name);
+    let count = session.get_counter(&tree, b"")?;
+    if delta > 0 && count + 1 > max {
+        return Err(RuntimeError::new(
+            "E0505",
+            format!(
+                "`{}` is a small table of at most {max} rows, and it is full",
+                table.name
+            ),
+            "delete a row first, or raise `max` in the schema",
+        ));
+    }
+    session.set_counter(&tree, b"", count.saturating_add_signed(delta));
+    Ok(())
+}
+
+fn unique_taken(table: &TableSchema, index: &rqc_plan::IndexSchema, row: &[Value]) -> RuntimeError {
+    let values: Vec<Value> = index.columns.iter().map(|&c| row[c].clone()).collect();
+    RuntimeError::new(
+        "E0502",
+        format!(
+            "`{}.{}` is unique, and {} is taken",
+            table.name,
+            index.name,
+            show(&values)
+        ),
+        "choose another value, or update the row that holds it",
+    )
+}
+
+fn show(values: &[Value]) -> String {
+    let parts: Vec<String> = values.iter().map(Value::to_string).collect();
+    if parts.len() == 1 {
+        parts[0].clone()
+    } else {
+        format!("({})", parts.join(", "))
+    }
+}
+
+/// Rows that come from outside the compiler (loaded files, the library)
+/// are checked against the schema.
+pub fn check_types(table: &TableSchema, row: &[Value]) -> Result<()> {
+    if row.len() != table.columns.len() {
+        return Err(RuntimeError::new(
+            "E0520",
+            format!(
+                "a `{}` row has {} columns, not {}",
+                table.name,
+                table.columns.len(),
+                row.len()
+            ),
+            "give one value per column",
+        ));
+    }
+    for (column, value) in table.columns.iter().zip(row) {
+        if !fits(&column.ty, value) {
+            return Err(RuntimeError::new(
+                "E0520",
+                format!(
+                    "`{}.{}` is `{}`, but the value is {value}",
+                    table.name,
+                    column.name,
+                    column.ty.name()
+                ),
+                format!("give a `{}` value", column.ty.name()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub fn fits(ty: &ColumnType, value: &Value) -> bool {
+    matches!(
+        (ty, value),
+        (ColumnType::Int, Value::Int(_))
+            | (ColumnType::Float, Value::Float(_))
+            | (ColumnType::String, Value::Str(_))
+            | (ColumnType::Bool, Value::Bool(_))
+            | (ColumnType::Optional(_), Value::Null)
+    ) || matches!(ty, ColumnType::Optional(inner) if fits(inner, value))
+}

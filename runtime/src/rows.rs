@@ -1,0 +1,77 @@
+//! Where a table's rows and index entries live, and how they are keyed.
+
+use crate::encoding::key::encode_key;
+use crate::encoding::row::decode_row;
+use crate::error::{Result, RuntimeError};
+use rqc_plan::{IndexSchema, TableSchema, Value};
+
+pub fn table_tree(table: &str) -> String {
+    format!("t:{table}")
+}
+
+pub fn index_tree(table: &str, index: &str) -> String {
+    format!("i:{table}:{index}")
+}
+
+pub fn bound_tree(table: &str, bound: usize) -> String {
+    format!("b:{table}:{bound}")
+}
+
+pub fn small_tree(table: &str) -> String {
+    format!("b:{table}:small")
+}
+
+/// How many rows reference each row of `table` (so a referenced row is
+/// never deleted).
+pub fn refcount_tree(table: &str) -> String {
+    format!("r:{table}")
+}
+
+pub fn primary_key(table: &TableSchema, row: &[Value]) -> Result<Vec<u8>> {
+    let key: Vec<Value> = table.key.iter().map(|&c| row[c].clone()).collect();
+    encode_key(&key, &[])
+}
+
+/// A unique index's entry is its columns; a plain index's is its columns
+/// then the primary key (so equal values stay distinct). Both hold a copy
+/// of the row, so a scan of an index reads rows without a second seek.
+pub fn index_entry(index: &IndexSchema, row: &[Value], primary: &[u8]) -> Result<Vec<u8>> {
+    let values: Vec<Value> = index.columns.iter().map(|&c| row[c].clone()).collect();
+    let mut entry = encode_key(&values, &index.descending)?;
+    if !index.unique {
+        entry.extend_from_slice(primary);
+    }
+    Ok(entry)
+}
+
+pub fn record(table: &TableSchema, values: Vec<Value>) -> Value {
+    Value::Record(
+        table
+            .columns
+            .iter()
+            .zip(values)
+            .map(|(c, v)| (c.name.clone(), v))
+            .collect(),
+    )
+}
+
+pub fn decode_record(table: &TableSchema, bytes: &[u8]) -> Result<Value> {
+    Ok(record(table, decode_row(bytes, table.columns.len())?))
+}
+
+/// The column values of a row record, in column order.
+pub fn values_of(table: &TableSchema, row: &Value) -> Result<Vec<Value>> {
+    table
+        .columns
+        .iter()
+        .map(|c| {
+            row.field(&c.name).cloned().ok_or_else(|| {
+                RuntimeError::new(
+                    "E0594",
+                    format!("a `{}` row lacks `{}`", table.name, c.name),
+                    "this is a bug in rqc; please report it with the program",
+                )
+            })
+        })
+        .collect()
+}
