@@ -71,6 +71,10 @@ impl<'s> Session<'s> {
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         self.seeks += 1;
+        // An empty range (such as `t1..t2` with t1 > t2) reads nothing.
+        if end.is_some_and(|end| end <= start) {
+            return Ok(Vec::new());
+        }
         let pending: Vec<(&Vec<u8>, &Option<Vec<u8>>)> = match self.writes.get(tree) {
             Some(writes) => writes
                 .range(start.to_vec()..)

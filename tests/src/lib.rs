@@ -1,5 +1,7 @@
 //! Shared helpers for the cross-crate suites: finding the repository's `.rq` files.
 
+pub mod reference;
+
 use std::path::{Path, PathBuf};
 
 /// The repository root (the workspace directory).

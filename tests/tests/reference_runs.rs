@@ -1,0 +1,424 @@
+//! End to end against real databases, on every backend: the design's
+//! examples and every query of the corpus run on generated data and give
+//! the reference evaluator's answers, within their static bounds.
+
+use rqc_compiler::{compile, Compilation};
+use rqc_plan::{EntryKind, ParamType, Value};
+use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_tests::reference::Reference;
+use rqc_tests::{relative, repo_root, rq_files};
+
+/// A deterministic generator (no external crates): xorshift.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> i64 {
+        (self.next() % n) as i64
+    }
+}
+
+const FIXTURES: &str = "
+module fixtures
+import social.{User, Follow, Post, Country}
+import shop.{Customer, Order, Line, Region, Review}
+mutation add_user(id: Int, handle: String, name: String, country: String) =
+  insert User { id, handle, name, country }
+mutation add_follow(a: Int, b: Int, since: Int) = insert Follow { follower: a, followee: b, since: since }
+mutation add_post(id: Int, author: Int, at: Int, body: String) = insert Post { id, author, at, body }
+mutation add_country(code: String, name: String) = insert Country { code, name }
+mutation add_customer(id: Int, email: String, tier: Int) = insert Customer { id, email, name: email, tier }
+mutation add_order(id: Int, c: Int, at: Int, total: Int) = insert Order { id, customer: c, placed: at, total }
+mutation add_line(o: Int, n: Int, sku: String, qty: Int, price: Int) = insert Line { order: o, n, sku, qty, price }
+mutation add_region(code: String, name: String) = insert Region { code, name }
+mutation add_review(id: Int, sku: String, stars: Int, at: Int) = insert Review { id, sku, stars, at }
+";
+
+fn common() -> Vec<(String, String)> {
+    rq_files("tests/corpus/common")
+        .iter()
+        .map(|p| (relative(p), std::fs::read_to_string(p).unwrap()))
+        .collect()
+}
+
+fn fixture_program() -> Compilation {
+    let mut files = common();
+    files.push(("fixtures.rq".into(), FIXTURES.into()));
+    let compilation = compile(&files);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
+    compilation
+}
+
+/// Fills the database and the reference with the same rows.
+fn load(engine: &mut Engine, reference: &mut Reference<'_>, rng: &mut Rng) {
+    let mut run = |name: &str, args: Vec<Value>| {
+        engine
+            .run(name, &args)
+            .unwrap_or_else(|e| panic!("{name}({args:?}): {e}"));
+        reference.run(name, &args);
+    };
+    let countries = ["NZ", "FR", "JP", "BR"];
+    for code in countries {
+        run(
+            "add_country",
+            vec![code.into(), format!("Country {code}").into()],
+        );
+    }
+    for id in 1..=30 {
+        let country = countries[rng.below(4) as usize];
+        run(
+            "add_user",
+            vec![
+                id.into(),
+                format!("h{id}").into(),
+                format!("User {id}").into(),
+                country.into(),
+            ],
+        );
+    }
+    for a in 1..=30i64 {
+        for b in 1..=30i64 {
+            if a != b && rng.below(4) == 0 {
+                run(
+                    "add_follow",
+                    vec![a.into(), b.into(), rng.below(1000).into()],
+                );
+            }
+        }
+    }
+    for id in 1..=200 {
+        let author = 1 + rng.below(30);
+        run(
+            "add_post",
+            vec![
+                id.into(),
+                author.into(),
+                rng.below(500).into(),
+                format!("post {id}").into(),
+            ],
+        );
+    }
+    for id in 1..=10 {
+        run(
+            "add_customer",
+            vec![id.into(), format!("c{id}@shop").into(), rng.below(3).into()],
+        );
+    }
+    for region in ["north", "south"] {
+        run(
+            "add_region",
+            vec![region.into(), region.to_uppercase().into()],
+        );
+    }
+    for id in 1..=40 {
+        run(
+            "add_order",
+            vec![
+                id.into(),
+                (1 + rng.below(10)).into(),
+                rng.below(100).into(),
+                rng.below(1000).into(),
+            ],
+        );
+        for n in 1..=(1 + rng.below(5)) {
+            let sku = format!("sku{}", rng.below(5));
+            run(
+                "add_line",
+                vec![
+                    id.into(),
+                    n.into(),
+                    sku.into(),
+                    (1 + rng.below(3)).into(),
+                    rng.below(50).into(),
+                ],
+            );
+        }
+    }
+    for id in 1..=60 {
+        run(
+            "add_review",
+            vec![
+                id.into(),
+                format!("sku{}", rng.below(5)).into(),
+                (1 + rng.below(5)).into(),
+                rng.below(300).into(),
+            ],
+        );
+    }
+}
+
+/// Arguments for a parameter, chosen to hit existing and missing rows.
+fn argument(ty: &ParamType, max: Option<i64>, rng: &mut Rng) -> Value {
+    use rqc_plan::ColumnType::*;
+    match ty {
+        ParamType::Scalar(Int) => match max {
+            Some(max) => rng.below(max as u64 + 1).into(),
+            None => (rng.below(34) - 1).into(),
+        },
+        ParamType::Scalar(String) => [
+            "h3", "h7", "NZ", "sku1", "c2@shop", "north", "zzz", "User 4",
+        ][rng.below(8) as usize]
+            .into(),
+        ParamType::Scalar(Bool) => (rng.below(2) == 0).into(),
+        ParamType::Scalar(Float) => Value::Float(rng.below(100) as f64),
+        ParamType::Scalar(Optional(_)) => Value::Null,
+        ParamType::List(_) => {
+            let n = rng.below(max.unwrap_or(5).min(6) as u64 + 1);
+            Value::List((0..n).map(|_| (1 + rng.below(32)).into()).collect())
+        }
+    }
+}
+
+fn open(backend: Backend, dir: &std::path::Path) -> Engine {
+    Engine::open(
+        dir,
+        OpenOptions {
+            backend,
+            flush_on_commit: false,
+        },
+    )
+    .unwrap()
+}
+
+fn check_backend(backend: Backend) {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = fixture_program();
+    let mut engine = open(backend, dir.path());
+    engine.install(fixtures.program.clone()).unwrap();
+    let mut reference = Reference::new(&fixtures.checked);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    load(&mut engine, &mut reference, &mut rng);
+    let data = reference.tables.clone();
+
+    let root = repo_root().join("tests/corpus");
+    let mut cases: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    let mut queries = 0;
+    for path in cases {
+        if path.is_dir() {
+            continue; // multi-module cases declare schemas of their own
+        }
+        let mut files = common();
+        files.push((relative(&path), std::fs::read_to_string(&path).unwrap()));
+        let compilation = compile(&files);
+        if compilation.program.schema != fixtures.program.schema {
+            continue;
+        }
+        engine.install(compilation.program.clone()).unwrap();
+        let mut reference = Reference::new(&compilation.checked);
+        reference.tables = data.clone();
+        for entry in compilation
+            .program
+            .entries
+            .iter()
+            .filter(|e| e.kind == EntryKind::Query)
+        {
+            for _ in 0..4 {
+                let args: Vec<Value> = entry
+                    .params
+                    .iter()
+                    .map(|p| argument(&p.ty, p.max, &mut rng))
+                    .collect();
+                let output = engine.run(&entry.name, &args).unwrap_or_else(|e| {
+                    panic!("{}: {}({args:?}) failed: {e}", relative(&path), entry.name)
+                });
+                let expected = reference.run(&entry.name, &args);
+                assert_eq!(
+                    output.value,
+                    expected,
+                    "{}: {}({args:?})",
+                    relative(&path),
+                    entry.name
+                );
+                assert!(
+                    output.stats.seeks <= entry.bound.seeks
+                        && output.stats.rows <= entry.bound.rows,
+                    "{}: {} read {:?}, bound {:?}",
+                    relative(&path),
+                    entry.name,
+                    output.stats,
+                    entry.bound
+                );
+                queries += 1;
+            }
+        }
+    }
+    assert!(queries >= 200, "only {queries} runs were compared");
+}
+
+#[test]
+fn corpus_queries_match_the_reference_in_memory() {
+    check_backend(Backend::Memory);
+}
+
+#[test]
+fn corpus_queries_match_the_reference_on_sled() {
+    check_backend(Backend::Sled);
+}
+
+/// Every table's rows as the store holds them, in key order.
+fn dump(engine: &Engine, schema: &rqc_plan::Schema) -> Vec<(String, Vec<Value>)> {
+    schema
+        .tables
+        .iter()
+        .map(|table| {
+            let entries = engine
+                .store()
+                .range(
+                    &rqc_runtime::rows::table_tree(&table.name),
+                    &[],
+                    None,
+                    false,
+                    usize::MAX,
+                )
+                .unwrap();
+            let rows = entries
+                .iter()
+                .map(|(_, bytes)| rqc_runtime::rows::decode_record(table, bytes).unwrap())
+                .collect();
+            (table.name.clone(), rows)
+        })
+        .collect()
+}
+
+fn reference_dump(
+    reference: &Reference<'_>,
+    schema: &rqc_plan::Schema,
+) -> Vec<(String, Vec<Value>)> {
+    schema
+        .tables
+        .iter()
+        .map(|table| {
+            let mut rows = reference
+                .tables
+                .get(&table.name)
+                .cloned()
+                .unwrap_or_default();
+            rows.sort_by(|a, b| {
+                for &c in &table.key {
+                    let name = &table.columns[c].name;
+                    let o = rqc_tests::reference::compare(
+                        a.field(name).unwrap(),
+                        b.field(name).unwrap(),
+                    );
+                    if o != std::cmp::Ordering::Equal {
+                        return o;
+                    }
+                }
+                std::cmp::Ordering::Equal
+            });
+            (table.name.clone(), rows)
+        })
+        .collect()
+}
+
+/// The corpus's mutations, run with random arguments: each either commits
+/// what the reference computes, or is refused and changes nothing.
+fn check_mutations(backend: Backend) {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = fixture_program();
+    let mut engine = open(backend, dir.path());
+    engine.install(fixtures.program.clone()).unwrap();
+    let mut reference = Reference::new(&fixtures.checked);
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    load(&mut engine, &mut reference, &mut rng);
+    let mut data = reference.tables.clone();
+    let root = repo_root().join("tests/corpus");
+    let mut cases: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    let (mut committed, mut refused) = (0, 0);
+    for path in cases {
+        if path.is_dir() {
+            continue;
+        }
+        let mut files = common();
+        files.push((relative(&path), std::fs::read_to_string(&path).unwrap()));
+        let compilation = compile(&files);
+        if compilation.program.schema != fixtures.program.schema {
+            continue;
+        }
+        engine.install(compilation.program.clone()).unwrap();
+        for entry in compilation
+            .program
+            .entries
+            .iter()
+            .filter(|e| e.kind == EntryKind::Mutation)
+        {
+            for _ in 0..6 {
+                let args: Vec<Value> = entry
+                    .params
+                    .iter()
+                    .map(|p| argument(&p.ty, p.max, &mut rng))
+                    .collect();
+                let before = dump(&engine, &compilation.program.schema);
+                match engine.run(&entry.name, &args) {
+                    Ok(output) => {
+                        let mut reference = Reference::new(&compilation.checked);
+                        reference.tables = data.clone();
+                        let expected = reference.run(&entry.name, &args);
+                        assert_eq!(
+                            output.value,
+                            expected,
+                            "{}: {}({args:?})",
+                            relative(&path),
+                            entry.name
+                        );
+                        data = reference.tables.clone();
+                        assert_eq!(
+                            dump(&engine, &compilation.program.schema),
+                            reference_dump(&reference, &compilation.program.schema),
+                            "{}: {}({args:?}) left other rows than the reference",
+                            relative(&path),
+                            entry.name
+                        );
+                        committed += 1;
+                    }
+                    Err(error) => {
+                        assert!(
+                            error.code.starts_with("E050"),
+                            "{}: {}({args:?}): {error}",
+                            relative(&path),
+                            entry.name
+                        );
+                        assert_eq!(
+                            before,
+                            dump(&engine, &compilation.program.schema),
+                            "a refused mutation wrote something"
+                        );
+                        refused += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        committed >= 20 && refused >= 5,
+        "{committed} committed, {refused} refused"
+    );
+}
+
+#[test]
+fn corpus_mutations_commit_what_the_reference_computes_or_nothing_in_memory() {
+    check_mutations(Backend::Memory);
+}
+
+#[test]
+fn corpus_mutations_commit_what_the_reference_computes_or_nothing_on_sled() {
+    check_mutations(Backend::Sled);
+}
