@@ -28,7 +28,7 @@ pub struct Database {
 
 impl Database {
     /// Opens (or creates) the database in `dir` with the default options:
-    /// the sled backend, every commit flushed before it returns.
+    /// the redb backend, every commit durable before it returns.
     pub fn open(dir: impl AsRef<Path>) -> Result<Database, Error> {
         Database::open_with(dir, OpenOptions::default())
     }

@@ -10,11 +10,23 @@ use rqc_plan::{Entry, EntryKind};
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum StoreChoice {
-    /// sled 0.34: an embedded B-tree database in the --db directory.
+pub enum StoreChoice {
+    /// redb: a copy-on-write B-tree, each commit fsynced (the default).
+    Redb,
+    /// sled 0.34: an embedded B-tree database.
     Sled,
     /// In memory: nothing is kept after the command ends.
     Memory,
+}
+
+impl StoreChoice {
+    pub fn backend(self) -> Backend {
+        match self {
+            StoreChoice::Redb => Backend::Redb,
+            StoreChoice::Sled => Backend::Sled,
+            StoreChoice::Memory => Backend::Memory,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -23,7 +35,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
     /// The storage backend.
-    #[arg(long = "store", value_enum, default_value_t = StoreChoice::Sled)]
+    #[arg(long = "store", value_enum, default_value_t = StoreChoice::Redb)]
     store: StoreChoice,
     /// The program: `.rq` files or directories.
     #[arg(value_name = "FILE|DIR")]
@@ -107,10 +119,7 @@ fn load_entry(
 fn run_inner(args: &RunArgs) -> Result<Status, Error> {
     let (compilation, entry) = load_entry(&args.program, &args.name)?;
     let options = OpenOptions {
-        backend: match args.store {
-            StoreChoice::Sled => Backend::Sled,
-            StoreChoice::Memory => Backend::Memory,
-        },
+        backend: args.store.backend(),
         ..OpenOptions::default()
     };
     let mut db = Database::open_with(&args.db, options)?;

@@ -422,3 +422,13 @@ fn corpus_mutations_commit_what_the_reference_computes_or_nothing_in_memory() {
 fn corpus_mutations_commit_what_the_reference_computes_or_nothing_on_sled() {
     check_mutations(Backend::Sled);
 }
+
+#[test]
+fn corpus_queries_match_the_reference_on_redb() {
+    check_backend(Backend::Redb);
+}
+
+#[test]
+fn corpus_mutations_commit_what_the_reference_computes_or_nothing_on_redb() {
+    check_mutations(Backend::Redb);
+}

@@ -5,9 +5,11 @@
 //! one transaction call that runs a mutation's checks and writes atomically.
 
 mod memory;
+mod redb_backend;
 mod sled_backend;
 
 pub use memory::MemoryStore;
+pub use redb_backend::{RedbStore, REDB_FILE};
 pub use sled_backend::SledStore;
 
 use crate::error::{Result, RuntimeError};

@@ -1,0 +1,165 @@
+//! The redb backend: a copy-on-write B-tree with durable multi-table transactions.
+
+use super::{Abort, Store, Txn, TxnBody};
+use crate::error::{Result, RuntimeError};
+use redb::{Durability, ReadableDatabase, ReadableTable, TableDefinition, TableError};
+use std::path::Path;
+
+/// The file inside the database directory.
+pub const REDB_FILE: &str = "rqc.redb";
+
+pub struct RedbStore {
+    db: redb::Database,
+    flush_on_commit: bool,
+}
+
+fn table(name: &str) -> TableDefinition<'_, &'static [u8], &'static [u8]> {
+    TableDefinition::new(name)
+}
+
+impl RedbStore {
+    /// Opens (or creates) `dir/rqc.redb`. With `flush_on_commit`, each
+    /// commit is durable (fsync) before it returns; otherwise commits are
+    /// made durable by the next [`Store::flush`].
+    pub fn open(dir: &Path, flush_on_commit: bool) -> Result<RedbStore> {
+        std::fs::create_dir_all(dir).map_err(RuntimeError::store)?;
+        let db = redb::Database::create(dir.join(REDB_FILE)).map_err(RuntimeError::store)?;
+        Ok(RedbStore {
+            db,
+            flush_on_commit,
+        })
+    }
+}
+
+struct RedbTxn<'t> {
+    tables: Vec<redb::Table<'t, &'static [u8], &'static [u8]>>,
+    failure: Option<redb::StorageError>,
+}
+
+impl RedbTxn<'_> {
+    fn fail<T>(&mut self, error: redb::StorageError) -> std::result::Result<T, Abort> {
+        self.failure = Some(error);
+        Err(Abort::Backend)
+    }
+}
+
+impl Txn for RedbTxn<'_> {
+    fn get(&mut self, tree: usize, key: &[u8]) -> std::result::Result<Option<Vec<u8>>, Abort> {
+        let result = self.tables[tree]
+            .get(key)
+            .map(|v| v.map(|v| v.value().to_vec()));
+        match result {
+            Ok(value) => Ok(value),
+            Err(error) => self.fail(error),
+        }
+    }
+
+    fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort> {
+        let result = self.tables[tree].insert(key, value).map(|_| ());
+        match result {
+            Ok(()) => Ok(()),
+            Err(error) => self.fail(error),
+        }
+    }
+
+    fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort> {
+        let result = self.tables[tree].remove(key).map(|_| ());
+        match result {
+            Ok(()) => Ok(()),
+            Err(error) => self.fail(error),
+        }
+    }
+}
+
+impl Store for RedbStore {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let txn = self.db.begin_read().map_err(RuntimeError::store)?;
+        let table = match txn.open_table(table(tree)) {
+            Ok(t) => t,
+            Err(TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(error) => return Err(RuntimeError::store(error)),
+        };
+        let value = table.get(key).map_err(RuntimeError::store)?;
+        Ok(value.map(|v| v.value().to_vec()))
+    }
+
+    fn range(
+        &self,
+        tree: &str,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let txn = self.db.begin_read().map_err(RuntimeError::store)?;
+        let table = match txn.open_table(table(tree)) {
+            Ok(t) => t,
+            Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(error) => return Err(RuntimeError::store(error)),
+        };
+        let iter = match end {
+            Some(end) => table.range::<&[u8]>(start..end),
+            None => table.range::<&[u8]>(start..),
+        }
+        .map_err(RuntimeError::store)?;
+        let pick = |entry: std::result::Result<
+            (redb::AccessGuard<&[u8]>, redb::AccessGuard<&[u8]>),
+            redb::StorageError,
+        >| {
+            entry
+                .map(|(k, v)| (k.value().to_vec(), v.value().to_vec()))
+                .map_err(RuntimeError::store)
+        };
+        if reverse {
+            iter.rev().take(limit).map(pick).collect()
+        } else {
+            iter.take(limit).map(pick).collect()
+        }
+    }
+
+    fn transact(&self, names: &[String], body: TxnBody<'_>) -> Result<()> {
+        let mut txn = self.db.begin_write().map_err(RuntimeError::store)?;
+        let durability = if self.flush_on_commit {
+            Durability::Immediate
+        } else {
+            Durability::None
+        };
+        txn.set_durability(durability)
+            .map_err(RuntimeError::store)?;
+        let outcome = {
+            let mut tables = Vec::with_capacity(names.len());
+            for name in names {
+                tables.push(txn.open_table(table(name)).map_err(RuntimeError::store)?);
+            }
+            let mut view = RedbTxn {
+                tables,
+                failure: None,
+            };
+            match body(&mut view) {
+                Ok(()) => Ok(()),
+                Err(Abort::Refused(error)) => Err(error),
+                Err(Abort::Backend) => Err(RuntimeError::store(
+                    view.failure
+                        .take()
+                        .expect("a backend abort records its failure"),
+                )),
+            }
+        };
+        match outcome {
+            Ok(()) => txn.commit().map_err(RuntimeError::store),
+            Err(error) => {
+                txn.abort().map_err(RuntimeError::store)?;
+                Err(error)
+            }
+        }
+    }
+
+    fn flush(&self) -> Result<()> {
+        // An empty commit with immediate durability makes every earlier
+        // non-durable commit durable.
+        let mut txn = self.db.begin_write().map_err(RuntimeError::store)?;
+        txn.set_durability(Durability::Immediate)
+            .map_err(RuntimeError::store)?;
+        txn.commit().map_err(RuntimeError::store)
+    }
+}
