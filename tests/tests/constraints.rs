@@ -1,0 +1,186 @@
+//! Every constraint's refusal, on every backend: the refused mutation writes
+//! nothing (even its earlier writes), and racing writers never exceed a
+//! bound or duplicate a unique value.
+
+use rqc::{Backend, Database, Error, OpenOptions, Value};
+use std::sync::Arc;
+
+const PROGRAM: &str = "
+table Team { id: Int key  name: String unique }
+table Member {
+  team: Int ref Team
+  id: Int key
+  nick: String unique
+  index by_team (team)
+  bound team <= 3
+}
+small table Flag max 2 { code: String key }
+
+mutation add_team(id: Int, name: String) = insert Team { id, name }
+mutation add_member(team: Int, id: Int, nick: String) = insert Member { team, id, nick }
+mutation add_flag(code: String) = insert Flag { code }
+mutation drop_team(id: Int) = delete Team[id]
+mutation drop_member(id: Int) = delete Member[id]
+mutation rename_member(id: Int, nick: String) = update Member[id] { nick: nick }
+mutation move_member(id: Int, team: Int) = update Member[id] { team: team }
+// Three writes: the third breaks the key of the first.
+mutation three(team: Int, a: Int, b: Int) = {
+  insert Member { team, id: a, nick: \"first\" };
+  insert Member { team, id: b, nick: \"second\" };
+  insert Member { team, id: a, nick: \"third\" }
+}
+query team(id: Int) = Team[id]
+query member(id: Int) = Member[id]
+query members(team: Int) = Member.by_team[team]
+query flags() = Flag
+";
+
+fn open(backend: Backend, dir: &std::path::Path) -> Database {
+    let mut db = Database::open_with(dir, OpenOptions { backend, flush_on_commit: true }).unwrap();
+    db.install_source("teams.rq", PROGRAM).unwrap();
+    db
+}
+
+fn code(result: Result<rqc::Output, Error>) -> String {
+    match result {
+        Err(Error::Runtime(e)) => e.code.to_string(),
+        Err(other) => panic!("not a runtime error: {other}"),
+        Ok(output) => panic!("expected a refusal, got {:?}", output.value),
+    }
+}
+
+fn count(db: &Database, team: i64) -> usize {
+    db.run("members", &[team.into()]).unwrap().rows.len()
+}
+
+fn each_backend(check: impl Fn(Backend, &std::path::Path)) {
+    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+        let dir = tempfile::tempdir().unwrap();
+        check(backend, &dir.path().join("db"));
+    }
+}
+
+#[test]
+fn each_constraint_refuses_and_names_what_it_protects() {
+    each_backend(|backend, dir| {
+        let db = open(backend, dir);
+        db.run("add_team", &[1.into(), "red".into()]).unwrap();
+        assert_eq!(code(db.run("add_team", &[1.into(), "blue".into()])), "E0501");
+        assert_eq!(code(db.run("add_team", &[2.into(), "red".into()])), "E0502");
+        assert_eq!(code(db.run("add_member", &[9.into(), 1.into(), "x".into()])), "E0503");
+        for id in 1..=3 {
+            db.run("add_member", &[1.into(), id.into(), format!("n{id}").into()]).unwrap();
+        }
+        let refused = db.run("add_member", &[1.into(), 4.into(), "n4".into()]);
+        let Err(Error::Runtime(error)) = &refused else { panic!("the fourth member is refused") };
+        assert_eq!(error.code, "E0504");
+        assert!(error.message.contains("`Member` allows at most 3 rows per team"), "{}", error.message);
+        assert!(error.message.contains("1 has 3"), "{}", error.message);
+        assert_eq!(count(&db, 1), 3);
+        db.run("add_flag", &["a".into()]).unwrap();
+        db.run("add_flag", &["b".into()]).unwrap();
+        assert_eq!(code(db.run("add_flag", &["c".into()])), "E0505");
+        assert_eq!(db.run("flags", &[]).unwrap().rows.len(), 2);
+        assert_eq!(code(db.run("drop_team", &[1.into()])), "E0506", "a referenced row stays");
+        // Deleting a member frees its place under the bound and its nick.
+        db.run("drop_member", &[3.into()]).unwrap();
+        db.run("add_member", &[1.into(), 5.into(), "n3".into()]).unwrap();
+        assert_eq!(count(&db, 1), 3);
+        // With no members left, the team can go.
+        for id in [1, 2, 5] {
+            db.run("drop_member", &[id.into()]).unwrap();
+        }
+        db.run("drop_team", &[1.into()]).unwrap();
+        assert!(db.run("team", &[1.into()]).unwrap().rows.is_empty());
+    });
+}
+
+#[test]
+fn updates_move_counters_references_and_unique_values() {
+    each_backend(|backend, dir| {
+        let db = open(backend, dir);
+        db.run("add_team", &[1.into(), "red".into()]).unwrap();
+        db.run("add_team", &[2.into(), "blue".into()]).unwrap();
+        for id in 1..=3 {
+            db.run("add_member", &[1.into(), id.into(), format!("n{id}").into()]).unwrap();
+        }
+        db.run("add_member", &[2.into(), 4.into(), "n4".into()]).unwrap();
+        assert_eq!(code(db.run("rename_member", &[1.into(), "n4".into()])), "E0502");
+        db.run("rename_member", &[1.into(), "one".into()]).unwrap();
+        assert_eq!(db.run("member", &[1.into()]).unwrap().rows[0].field("nick"), Some(&Value::from("one")));
+        // The old nick is free again.
+        db.run("add_member", &[2.into(), 5.into(), "n1".into()]).unwrap();
+        assert_eq!(code(db.run("move_member", &[1.into(), 9.into()])), "E0503");
+        db.run("move_member", &[1.into(), 2.into()]).unwrap();
+        assert_eq!((count(&db, 1), count(&db, 2)), (2, 3));
+        assert_eq!(code(db.run("move_member", &[2.into(), 2.into()])), "E0504", "team 2 is full");
+        // Team 1 is referenced by members 2 and 3 only now.
+        assert_eq!(code(db.run("drop_team", &[1.into()])), "E0506");
+    });
+}
+
+#[test]
+fn a_mutation_whose_third_write_fails_writes_nothing() {
+    each_backend(|backend, dir| {
+        let db = open(backend, dir);
+        db.run("add_team", &[1.into(), "red".into()]).unwrap();
+        assert_eq!(code(db.run("three", &[1.into(), 10.into(), 11.into()])), "E0501");
+        assert!(db.run("member", &[10.into()]).unwrap().rows.is_empty(), "the first insert was not kept");
+        assert!(db.run("member", &[11.into()]).unwrap().rows.is_empty(), "the second insert was not kept");
+        assert_eq!(count(&db, 1), 0);
+        // The counters were not moved either: three members still fit.
+        for id in 1..=3 {
+            db.run("add_member", &[1.into(), id.into(), format!("n{id}").into()]).unwrap();
+        }
+    });
+}
+
+#[test]
+fn racing_writers_never_exceed_a_bound_or_duplicate_a_unique_value() {
+    each_backend(|backend, dir| {
+        let db = Arc::new(open(backend, dir));
+        db.run("add_team", &[1.into(), "red".into()]).unwrap();
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let db = Arc::clone(&db);
+                std::thread::spawn(move || {
+                    let mut ok = 0;
+                    for i in 0..5 {
+                        let id = (t * 100 + i) as i64;
+                        // Every thread tries the same nicks: at most one wins each.
+                        if db.run("add_member", &[1.into(), id.into(), format!("nick{i}").into()]).is_ok() {
+                            ok += 1;
+                        }
+                    }
+                    ok
+                })
+            })
+            .collect();
+        let accepted: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
+        assert_eq!(accepted, 3, "exactly the bound's worth of members got in");
+        let members = db.run("members", &[1.into()]).unwrap().rows;
+        assert_eq!(members.len(), 3);
+        let mut nicks: Vec<String> = members.iter().map(|m| m.field("nick").unwrap().to_string()).collect();
+        nicks.sort();
+        nicks.dedup();
+        assert_eq!(nicks.len(), 3, "no nick was taken twice");
+    });
+}
+
+#[test]
+fn what_one_process_commits_the_next_one_reads_on_each_disk_backend() {
+    for backend in [Backend::Sled, Backend::Redb] {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let db = open(backend, dir.path());
+            db.run("add_team", &[7.into(), "green".into()]).unwrap();
+        }
+        let db = open(backend, dir.path());
+        assert_eq!(db.run("team", &[7.into()]).unwrap().rows[0].field("name"), Some(&Value::from("green")));
+        // The other backend refuses the directory.
+        let other = if backend == Backend::Sled { Backend::Redb } else { Backend::Sled };
+        drop(db);
+        let refused = Database::open_with(dir.path(), OpenOptions { backend: other, flush_on_commit: true });
+        assert!(matches!(refused, Err(Error::Runtime(e)) if e.code == "E0515"));
+    }
+}
