@@ -1,8 +1,12 @@
 //! The catalog: the installed schema and the storage format version, kept in the database.
 
+use crate::encoding::key::encode_key;
+use crate::encoding::row::{decode_row, encode_row};
 use crate::error::{Result, RuntimeError};
-use crate::store::{Abort, Store};
-use rqc_plan::Schema;
+use crate::rows::{bound_tree, index_entry, index_tree, primary_key, small_tree, table_tree};
+use crate::session::Session;
+use crate::store::Store;
+use rqc_plan::{Schema, TableSchema, Value};
 
 /// The layout of trees, keys and rows this runtime writes. A database with
 /// a larger number was written by a newer rqc and is refused.
@@ -42,49 +46,171 @@ pub fn installed_schema(store: &dyn Store) -> Result<Option<Schema>> {
     }
 }
 
-/// Installs `schema`: a fresh database takes it; the same schema again is
-/// a no-op; a different one is refused whole (nothing is changed).
+/// Installs `schema`. A fresh database takes it; the same schema again is a
+/// no-op; a changed one is migrated when every change is compatible — a new
+/// table, a new or dropped index (back-filled, a unique one verified), a
+/// new or dropped `bound` or `small … max` (verified against the rows) —
+/// and refused whole otherwise. Either way nothing is half-applied: the
+/// migration's writes and the new catalog commit in one transaction.
 pub fn install(store: &dyn Store, schema: &Schema) -> Result<()> {
     check_format(store)?;
     let encoded = serde_json::to_vec(schema).map_err(RuntimeError::store)?;
-    let trees = [CATALOG.to_string()];
-    store.transact(&trees, &|txn| {
-        if let Some(existing) = txn.get(0, SCHEMA_KEY)? {
-            if existing == encoded {
-                return Ok(());
-            }
-            let existing: Schema = serde_json::from_slice(&existing)
-                .map_err(|_| Abort::Refused(RuntimeError::corrupt("catalog schema")))?;
-            return Err(Abort::Refused(schema_change(&existing, schema)));
-        }
-        txn.put(0, FORMAT_KEY, &STORAGE_FORMAT.to_be_bytes())?;
-        txn.put(0, SCHEMA_KEY, &encoded)?;
-        Ok(())
-    })
+    let mut session = Session::new(store);
+    match installed_schema(store)? {
+        Some(existing) if existing == *schema => return Ok(()),
+        Some(existing) => migrate(&mut session, &existing, schema)?,
+        None => {}
+    }
+    session.put(CATALOG, FORMAT_KEY, &STORAGE_FORMAT.to_be_bytes());
+    session.put(CATALOG, SCHEMA_KEY, &encoded);
+    session.commit()
 }
 
-/// Names the first difference between two schemas, for the refusal.
-fn schema_change(old: &Schema, new: &Schema) -> RuntimeError {
-    let mut change = String::from("the schema differs");
-    for table in &new.tables {
-        match old.table(&table.name) {
-            None => {
-                change = format!("table `{}` is new", table.name);
-                break;
-            }
-            Some(existing) if existing != table => {
-                change = format!("table `{}` changed", table.name);
-                break;
-            }
-            Some(_) => {}
-        }
-    }
-    if let Some(gone) = old.tables.iter().find(|t| new.table(&t.name).is_none()) {
-        change = format!("table `{}` is no longer declared", gone.name);
-    }
+fn refuse(change: String, why: &str) -> RuntimeError {
     RuntimeError::new(
         "E0510",
-        format!("the database holds a different schema: {change}"),
-        "run against the program this database was created with, or use a new --db directory; schema migration is not supported by this version",
+        format!("the program changes the installed schema incompatibly: {change}"),
+        format!("{why}; or use a new --db directory"),
     )
+}
+
+fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema) -> Result<()> {
+    if let Some(gone) = old.tables.iter().find(|t| new.table(&t.name).is_none()) {
+        return Err(refuse(
+            format!("table `{}` is no longer declared", gone.name),
+            "dropping a table would lose its rows: keep declaring it",
+        ));
+    }
+    for table in &new.tables {
+        let Some(before) = old.table(&table.name) else {
+            continue;
+        };
+        if before.columns != table.columns || before.key != table.key {
+            return Err(refuse(
+                format!("the columns or the key of `{}` changed", table.name),
+                "changing stored rows is not supported: add a new table instead",
+            ));
+        }
+        let rows = all_rows(session, before)?;
+        for index in &table.indexes {
+            if before.index(&index.name) == Some(index) {
+                continue;
+            }
+            if before.index(&index.name).is_some() {
+                clear(session, &index_tree(&table.name, &index.name))?;
+            }
+            backfill_index(session, table, index, &rows)?;
+        }
+        for index in &before.indexes {
+            if table.index(&index.name).is_none() {
+                clear(session, &index_tree(&table.name, &index.name))?;
+            }
+        }
+        if before.bounds != table.bounds {
+            for i in 0..before.bounds.len() {
+                clear(session, &bound_tree(&table.name, i))?;
+            }
+            for (i, bound) in table.bounds.iter().enumerate() {
+                count_groups(session, table, i, bound, &rows)?;
+            }
+        }
+        if before.small_max != table.small_max {
+            clear(session, &small_tree(&table.name))?;
+            if let Some(max) = table.small_max {
+                if rows.len() as u64 > max {
+                    return Err(refuse(
+                        format!(
+                            "`{}` holds {} rows, more than `max {max}`",
+                            table.name,
+                            rows.len()
+                        ),
+                        "delete rows first, or declare a larger max",
+                    ));
+                }
+                session.set_counter(&small_tree(&table.name), b"", rows.len() as u64);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn all_rows(session: &mut Session<'_>, table: &TableSchema) -> Result<Vec<Vec<Value>>> {
+    session
+        .range(&table_tree(&table.name), &[], None, usize::MAX)?
+        .into_iter()
+        .map(|(_, bytes)| decode_row(&bytes, table.columns.len()))
+        .collect()
+}
+
+fn clear(session: &mut Session<'_>, tree: &str) -> Result<()> {
+    for (key, _) in session.range(tree, &[], None, usize::MAX)? {
+        session.delete(tree, &key);
+    }
+    Ok(())
+}
+
+fn backfill_index(
+    session: &mut Session<'_>,
+    table: &TableSchema,
+    index: &rqc_plan::IndexSchema,
+    rows: &[Vec<Value>],
+) -> Result<()> {
+    let tree = index_tree(&table.name, &index.name);
+    let mut seen = std::collections::HashSet::new();
+    for row in rows {
+        let primary = primary_key(table, row)?;
+        let entry = index_entry(index, row, &primary)?;
+        if index.unique && !seen.insert(entry.clone()) {
+            let values: Vec<String> = index.columns.iter().map(|&c| row[c].to_string()).collect();
+            return Err(refuse(
+                format!(
+                    "the new unique index `{}.{}` finds {} twice",
+                    table.name,
+                    index.name,
+                    values.join(", ")
+                ),
+                "make the values unique first, or declare a plain `index`",
+            ));
+        }
+        session.put(&tree, &entry, &encode_row(row)?);
+    }
+    Ok(())
+}
+
+fn count_groups(
+    session: &mut Session<'_>,
+    table: &TableSchema,
+    i: usize,
+    bound: &rqc_plan::schema::BoundSchema,
+    rows: &[Vec<Value>],
+) -> Result<()> {
+    let mut counts: std::collections::BTreeMap<Vec<u8>, (u64, Vec<Value>)> =
+        std::collections::BTreeMap::new();
+    for row in rows {
+        let values: Vec<Value> = bound.columns.iter().map(|&c| row[c].clone()).collect();
+        let key = encode_key(&values, &[])?;
+        counts.entry(key).or_insert((0, values)).0 += 1;
+    }
+    let names: Vec<&str> = bound
+        .columns
+        .iter()
+        .map(|&c| table.columns[c].name.as_str())
+        .collect();
+    for (key, (count, values)) in counts {
+        if count > bound.limit {
+            let shown: Vec<String> = values.iter().map(Value::to_string).collect();
+            return Err(refuse(
+                format!(
+                    "the new `bound {} <= {}` on `{}` is broken by {} ({count} rows)",
+                    names.join(", "),
+                    bound.limit,
+                    table.name,
+                    shown.join(", ")
+                ),
+                "delete rows of that group first, or declare a larger bound",
+            ));
+        }
+        session.set_counter(&bound_tree(&table.name, i), &key, count);
+    }
+    Ok(())
 }

@@ -36,7 +36,14 @@ query flags() = Flag
 ";
 
 fn open(backend: Backend, dir: &std::path::Path) -> Database {
-    let mut db = Database::open_with(dir, OpenOptions { backend, flush_on_commit: true }).unwrap();
+    let mut db = Database::open_with(
+        dir,
+        OpenOptions {
+            backend,
+            flush_on_commit: true,
+        },
+    )
+    .unwrap();
     db.install_source("teams.rq", PROGRAM).unwrap();
     db
 }
@@ -65,26 +72,49 @@ fn each_constraint_refuses_and_names_what_it_protects() {
     each_backend(|backend, dir| {
         let db = open(backend, dir);
         db.run("add_team", &[1.into(), "red".into()]).unwrap();
-        assert_eq!(code(db.run("add_team", &[1.into(), "blue".into()])), "E0501");
+        assert_eq!(
+            code(db.run("add_team", &[1.into(), "blue".into()])),
+            "E0501"
+        );
         assert_eq!(code(db.run("add_team", &[2.into(), "red".into()])), "E0502");
-        assert_eq!(code(db.run("add_member", &[9.into(), 1.into(), "x".into()])), "E0503");
+        assert_eq!(
+            code(db.run("add_member", &[9.into(), 1.into(), "x".into()])),
+            "E0503"
+        );
         for id in 1..=3 {
-            db.run("add_member", &[1.into(), id.into(), format!("n{id}").into()]).unwrap();
+            db.run(
+                "add_member",
+                &[1.into(), id.into(), format!("n{id}").into()],
+            )
+            .unwrap();
         }
         let refused = db.run("add_member", &[1.into(), 4.into(), "n4".into()]);
-        let Err(Error::Runtime(error)) = &refused else { panic!("the fourth member is refused") };
+        let Err(Error::Runtime(error)) = &refused else {
+            panic!("the fourth member is refused")
+        };
         assert_eq!(error.code, "E0504");
-        assert!(error.message.contains("`Member` allows at most 3 rows per team"), "{}", error.message);
+        assert!(
+            error
+                .message
+                .contains("`Member` allows at most 3 rows per team"),
+            "{}",
+            error.message
+        );
         assert!(error.message.contains("1 has 3"), "{}", error.message);
         assert_eq!(count(&db, 1), 3);
         db.run("add_flag", &["a".into()]).unwrap();
         db.run("add_flag", &["b".into()]).unwrap();
         assert_eq!(code(db.run("add_flag", &["c".into()])), "E0505");
         assert_eq!(db.run("flags", &[]).unwrap().rows.len(), 2);
-        assert_eq!(code(db.run("drop_team", &[1.into()])), "E0506", "a referenced row stays");
+        assert_eq!(
+            code(db.run("drop_team", &[1.into()])),
+            "E0506",
+            "a referenced row stays"
+        );
         // Deleting a member frees its place under the bound and its nick.
         db.run("drop_member", &[3.into()]).unwrap();
-        db.run("add_member", &[1.into(), 5.into(), "n3".into()]).unwrap();
+        db.run("add_member", &[1.into(), 5.into(), "n3".into()])
+            .unwrap();
         assert_eq!(count(&db, 1), 3);
         // With no members left, the team can go.
         for id in [1, 2, 5] {
@@ -102,18 +132,34 @@ fn updates_move_counters_references_and_unique_values() {
         db.run("add_team", &[1.into(), "red".into()]).unwrap();
         db.run("add_team", &[2.into(), "blue".into()]).unwrap();
         for id in 1..=3 {
-            db.run("add_member", &[1.into(), id.into(), format!("n{id}").into()]).unwrap();
+            db.run(
+                "add_member",
+                &[1.into(), id.into(), format!("n{id}").into()],
+            )
+            .unwrap();
         }
-        db.run("add_member", &[2.into(), 4.into(), "n4".into()]).unwrap();
-        assert_eq!(code(db.run("rename_member", &[1.into(), "n4".into()])), "E0502");
+        db.run("add_member", &[2.into(), 4.into(), "n4".into()])
+            .unwrap();
+        assert_eq!(
+            code(db.run("rename_member", &[1.into(), "n4".into()])),
+            "E0502"
+        );
         db.run("rename_member", &[1.into(), "one".into()]).unwrap();
-        assert_eq!(db.run("member", &[1.into()]).unwrap().rows[0].field("nick"), Some(&Value::from("one")));
+        assert_eq!(
+            db.run("member", &[1.into()]).unwrap().rows[0].field("nick"),
+            Some(&Value::from("one"))
+        );
         // The old nick is free again.
-        db.run("add_member", &[2.into(), 5.into(), "n1".into()]).unwrap();
+        db.run("add_member", &[2.into(), 5.into(), "n1".into()])
+            .unwrap();
         assert_eq!(code(db.run("move_member", &[1.into(), 9.into()])), "E0503");
         db.run("move_member", &[1.into(), 2.into()]).unwrap();
         assert_eq!((count(&db, 1), count(&db, 2)), (2, 3));
-        assert_eq!(code(db.run("move_member", &[2.into(), 2.into()])), "E0504", "team 2 is full");
+        assert_eq!(
+            code(db.run("move_member", &[2.into(), 2.into()])),
+            "E0504",
+            "team 2 is full"
+        );
         // Team 1 is referenced by members 2 and 3 only now.
         assert_eq!(code(db.run("drop_team", &[1.into()])), "E0506");
     });
@@ -124,13 +170,26 @@ fn a_mutation_whose_third_write_fails_writes_nothing() {
     each_backend(|backend, dir| {
         let db = open(backend, dir);
         db.run("add_team", &[1.into(), "red".into()]).unwrap();
-        assert_eq!(code(db.run("three", &[1.into(), 10.into(), 11.into()])), "E0501");
-        assert!(db.run("member", &[10.into()]).unwrap().rows.is_empty(), "the first insert was not kept");
-        assert!(db.run("member", &[11.into()]).unwrap().rows.is_empty(), "the second insert was not kept");
+        assert_eq!(
+            code(db.run("three", &[1.into(), 10.into(), 11.into()])),
+            "E0501"
+        );
+        assert!(
+            db.run("member", &[10.into()]).unwrap().rows.is_empty(),
+            "the first insert was not kept"
+        );
+        assert!(
+            db.run("member", &[11.into()]).unwrap().rows.is_empty(),
+            "the second insert was not kept"
+        );
         assert_eq!(count(&db, 1), 0);
         // The counters were not moved either: three members still fit.
         for id in 1..=3 {
-            db.run("add_member", &[1.into(), id.into(), format!("n{id}").into()]).unwrap();
+            db.run(
+                "add_member",
+                &[1.into(), id.into(), format!("n{id}").into()],
+            )
+            .unwrap();
         }
     });
 }
@@ -148,7 +207,13 @@ fn racing_writers_never_exceed_a_bound_or_duplicate_a_unique_value() {
                     for i in 0..5 {
                         let id = (t * 100 + i) as i64;
                         // Every thread tries the same nicks: at most one wins each.
-                        if db.run("add_member", &[1.into(), id.into(), format!("nick{i}").into()]).is_ok() {
+                        if db
+                            .run(
+                                "add_member",
+                                &[1.into(), id.into(), format!("nick{i}").into()],
+                            )
+                            .is_ok()
+                        {
                             ok += 1;
                         }
                     }
@@ -160,7 +225,10 @@ fn racing_writers_never_exceed_a_bound_or_duplicate_a_unique_value() {
         assert_eq!(accepted, 3, "exactly the bound's worth of members got in");
         let members = db.run("members", &[1.into()]).unwrap().rows;
         assert_eq!(members.len(), 3);
-        let mut nicks: Vec<String> = members.iter().map(|m| m.field("nick").unwrap().to_string()).collect();
+        let mut nicks: Vec<String> = members
+            .iter()
+            .map(|m| m.field("nick").unwrap().to_string())
+            .collect();
         nicks.sort();
         nicks.dedup();
         assert_eq!(nicks.len(), 3, "no nick was taken twice");
@@ -176,11 +244,24 @@ fn what_one_process_commits_the_next_one_reads_on_each_disk_backend() {
             db.run("add_team", &[7.into(), "green".into()]).unwrap();
         }
         let db = open(backend, dir.path());
-        assert_eq!(db.run("team", &[7.into()]).unwrap().rows[0].field("name"), Some(&Value::from("green")));
+        assert_eq!(
+            db.run("team", &[7.into()]).unwrap().rows[0].field("name"),
+            Some(&Value::from("green"))
+        );
         // The other backend refuses the directory.
-        let other = if backend == Backend::Sled { Backend::Redb } else { Backend::Sled };
+        let other = if backend == Backend::Sled {
+            Backend::Redb
+        } else {
+            Backend::Sled
+        };
         drop(db);
-        let refused = Database::open_with(dir.path(), OpenOptions { backend: other, flush_on_commit: true });
+        let refused = Database::open_with(
+            dir.path(),
+            OpenOptions {
+                backend: other,
+                flush_on_commit: true,
+            },
+        );
         assert!(matches!(refused, Err(Error::Runtime(e)) if e.code == "E0515"));
     }
 }

@@ -99,7 +99,12 @@ fn a_changed_schema_is_refused_whole() {
         "table T { id: Int key  extra: Int }\nquery t(id: Int) = T[id]",
     );
     let error = changed.unwrap_err();
-    assert!(error.to_string().contains("table `T` changed"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("the columns or the key of `T` changed"),
+        "{error}"
+    );
     assert_eq!(runtime_code(error), "E0510");
     // The original program still installs: nothing was half-applied.
     db.install_source("a.rq", "table T { id: Int key }\nquery t(id: Int) = T[id]")
