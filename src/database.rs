@@ -3,7 +3,7 @@
 use crate::error::Error;
 use crate::sources::read_program;
 use rqc_compiler::{compile, Compilation};
-use rqc_plan::{CompiledProgram, Value};
+use rqc_plan::{CompiledProgram, Entry, Value};
 use rqc_runtime::Engine;
 pub use rqc_runtime::{Backend, OpenOptions, Output};
 use std::path::{Path, PathBuf};
@@ -72,9 +72,128 @@ impl Database {
         Ok(self.engine.run(name, args)?)
     }
 
+    /// Looks an entry point up once, to run it many times.
+    pub fn prepare(&self, name: &str) -> Result<Prepared<'_>, Error> {
+        let entry = self.engine.entry(name)?.clone();
+        Ok(Prepared { db: self, entry })
+    }
+
     pub fn program(&self) -> Option<&CompiledProgram> {
         self.engine.program()
     }
+}
+
+/// A query or mutation looked up once and run many times.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let mut db = rqc::Database::open(dir.path()).unwrap();
+/// # db.install_source("app.rq", "
+/// #     table Item { id: Int key  name: String }
+/// #     mutation add(id: Int, name: String) = insert Item { id: id, name: name }
+/// #     query item(id: Int) = Item[id]
+/// # ").unwrap();
+/// #[derive(serde::Serialize)]
+/// struct NewItem<'a> { id: i64, name: &'a str }
+/// #[derive(serde::Deserialize, Debug, PartialEq)]
+/// struct Item { id: i64, name: String }
+///
+/// let add = db.prepare("add").unwrap();
+/// add.run_named(&NewItem { id: 1, name: "lamp" }).unwrap();
+/// let item = db.prepare("item").unwrap();
+/// let found: Option<Item> = item.query_one(&[1.into()]).unwrap();
+/// assert_eq!(found, Some(Item { id: 1, name: "lamp".into() }));
+/// ```
+pub struct Prepared<'db> {
+    db: &'db Database,
+    entry: Entry,
+}
+
+impl Prepared<'_> {
+    pub fn params(&self) -> &[rqc_plan::ParamSpec] {
+        &self.entry.params
+    }
+
+    /// Runs with positional arguments.
+    pub fn run(&self, args: &[Value]) -> Result<Output, Error> {
+        Ok(self.db.engine.run_entry(&self.entry, args)?)
+    }
+
+    /// Runs with arguments taken by name from a serializable struct or map.
+    pub fn run_named<P: serde::Serialize>(&self, params: &P) -> Result<Output, Error> {
+        let args = named_args(&self.entry, params)?;
+        self.run(&args)
+    }
+
+    /// Runs and reads the result rows into `T`.
+    pub fn query<T: serde::de::DeserializeOwned>(&self, args: &[Value]) -> Result<Vec<T>, Error> {
+        let output = self.run(args)?;
+        output
+            .rows
+            .iter()
+            .map(|row| decode(&self.entry.name, row))
+            .collect()
+    }
+
+    /// Runs and reads the first row, if any, into `T`.
+    pub fn query_one<T: serde::de::DeserializeOwned>(
+        &self,
+        args: &[Value],
+    ) -> Result<Option<T>, Error> {
+        let output = self.run(args)?;
+        output
+            .rows
+            .first()
+            .map(|row| decode(&self.entry.name, row))
+            .transpose()
+    }
+}
+
+fn decode<T: serde::de::DeserializeOwned>(entry: &str, row: &Value) -> Result<T, Error> {
+    serde_json::from_value(row.to_json()).map_err(|error| {
+        Error::Runtime(rqc_runtime::RuntimeError::new(
+            "E0523",
+            format!("a row of `{entry}` does not fit the requested type: {error}"),
+            "make the type's fields match the row's columns (names and types)",
+        ))
+    })
+}
+
+/// Positional arguments from a struct's (or map's) fields, by parameter name.
+fn named_args<P: serde::Serialize>(entry: &Entry, params: &P) -> Result<Vec<Value>, Error> {
+    let bad = |message: String, help: String| {
+        Error::Runtime(rqc_runtime::RuntimeError::new("E0520", message, help))
+    };
+    let json = serde_json::to_value(params).map_err(|e| {
+        bad(
+            format!("the arguments do not serialize: {e}"),
+            "pass a struct or map of the parameters".into(),
+        )
+    })?;
+    let serde_json::Value::Object(fields) = json else {
+        return Err(bad(
+            "named arguments must be a struct or a map".into(),
+            "pass a struct with one field per parameter".into(),
+        ));
+    };
+    entry
+        .params
+        .iter()
+        .map(|param| {
+            let field = fields.get(&param.name).ok_or_else(|| {
+                bad(
+                    format!("missing argument `{}: {}`", param.name, param.ty.name()),
+                    format!("add a field `{}`", param.name),
+                )
+            })?;
+            Value::from_json(field).ok_or_else(|| {
+                bad(
+                    format!("argument `{}` is not a `{}`", param.name, param.ty.name()),
+                    format!("give `{}` a `{}` value", param.name, param.ty.name()),
+                )
+            })
+        })
+        .collect()
 }
 
 /// Compiles, turning any error diagnostic into [`Error::Compile`].

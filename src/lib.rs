@@ -9,7 +9,7 @@ mod database;
 mod error;
 mod sources;
 
-pub use database::{compile_checked, Backend, Database, OpenOptions, Output};
+pub use database::{compile_checked, Backend, Database, OpenOptions, Output, Prepared};
 pub use error::Error;
 pub use rqc_compiler as compiler;
 pub use rqc_plan::{CompiledProgram, Value};

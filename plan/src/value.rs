@@ -36,6 +36,30 @@ impl Value {
         }
     }
 
+    /// The value a JSON value stands for; `None` for a number that is
+    /// neither a 64-bit integer nor a float.
+    pub fn from_json(json: &serde_json::Value) -> Option<Value> {
+        use serde_json::Value as J;
+        Some(match json {
+            J::Null => Value::Null,
+            J::Bool(b) => Value::Bool(*b),
+            J::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64()?),
+            },
+            J::String(s) => Value::Str(s.clone()),
+            J::Array(items) => {
+                Value::List(items.iter().map(Value::from_json).collect::<Option<_>>()?)
+            }
+            J::Object(fields) => Value::Record(
+                fields
+                    .iter()
+                    .map(|(k, v)| Some((k.clone(), Value::from_json(v)?)))
+                    .collect::<Option<_>>()?,
+            ),
+        })
+    }
+
     pub fn field(&self, name: &str) -> Option<&Value> {
         match self {
             Value::Record(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
