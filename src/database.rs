@@ -72,6 +72,24 @@ impl Database {
         Ok(self.engine.run(name, args)?)
     }
 
+    /// Loads rows into `table` as one transaction: all of them, or — when
+    /// any is refused — none, with every refusal reported by line.
+    pub fn load(
+        &self,
+        table: &str,
+        rows: crate::rowfile::ParsedRows,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<rqc_runtime::LoadReport, Error> {
+        Ok(self.engine.load(table, rows, progress)?)
+    }
+
+    /// Runs an entry point to measure it, per operator; a mutation's writes
+    /// are discarded.
+    pub fn analyze(&self, name: &str, args: &[Value]) -> Result<Output, Error> {
+        let entry = self.engine.entry(name)?.clone();
+        Ok(self.engine.analyze(&entry, args)?)
+    }
+
     /// Looks an entry point up once, to run it many times.
     pub fn prepare(&self, name: &str) -> Result<Prepared<'_>, Error> {
         let entry = self.engine.entry(name)?.clone();

@@ -7,6 +7,7 @@
 pub mod cli;
 mod database;
 mod error;
+pub mod rowfile;
 mod sources;
 
 pub use database::{compile_checked, Backend, Database, OpenOptions, Output, Prepared};

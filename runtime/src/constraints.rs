@@ -16,6 +16,7 @@ pub fn insert_row(session: &mut Session<'_>, table: &TableSchema, row: Vec<Value
     check_types(table, &row)?;
     let primary = primary_key(table, &row)?;
     let encoded = encode_row(&row)?;
+    // Every check first, so a refused row leaves nothing in the session.
     if session.get(&table_tree(&table.name), &primary)?.is_some() {
         let key: Vec<Value> = table.key.iter().map(|&c| row[c].clone()).collect();
         return Err(RuntimeError::new(
@@ -24,22 +25,99 @@ pub fn insert_row(session: &mut Session<'_>, table: &TableSchema, row: Vec<Value
             "keys are unique: update the existing row, or insert with another key",
         ));
     }
+    let mut entries = Vec::with_capacity(table.indexes.len());
     for index in &table.indexes {
         let entry = index_entry(index, &row, &primary)?;
         let tree = index_tree(&table.name, &index.name);
         if index.unique && session.get(&tree, &entry)?.is_some() {
             return Err(unique_taken(table, index, &row));
         }
+        entries.push((tree, entry));
+    }
+    for (column, spec) in table.columns.iter().enumerate() {
+        if let Some(target) = spec.references.as_deref() {
+            if row[column] != Value::Null {
+                reference_exists(session, table, column, target, &row[column])?;
+            }
+        }
+    }
+    let mut counters = Vec::new();
+    for (i, bound) in table.bounds.iter().enumerate() {
+        counters.push(next_count(session, table, i, bound, &row)?);
+    }
+    if let Some(small) = next_small(session, table)? {
+        counters.push(small);
+    }
+    // Then every write.
+    for (tree, entry) in entries {
         session.count_seek();
         session.put(&tree, &entry, &encoded);
     }
     add_references(session, table, &row, 1)?;
-    for (i, bound) in table.bounds.iter().enumerate() {
-        move_counter(session, table, i, bound, &row, 1)?;
+    for (tree, key, count) in counters {
+        session.set_counter(&tree, &key, count);
     }
-    change_small(session, table, 1)?;
     session.put(&table_tree(&table.name), &primary, &encoded);
     Ok(())
+}
+
+/// The counter of the row's group under `bound` after adding the row,
+/// refused past the limit.
+fn next_count(
+    session: &mut Session<'_>,
+    table: &TableSchema,
+    i: usize,
+    bound: &rqc_plan::schema::BoundSchema,
+    row: &[Value],
+) -> Result<(String, Vec<u8>, u64)> {
+    let values: Vec<Value> = bound.columns.iter().map(|&c| row[c].clone()).collect();
+    let key = encode_key(&values, &[])?;
+    let tree = bound_tree(&table.name, i);
+    let count = session.get_counter(&tree, &key)?;
+    if count + 1 > bound.limit {
+        let names: Vec<&str> = bound
+            .columns
+            .iter()
+            .map(|&c| table.columns[c].name.as_str())
+            .collect();
+        return Err(RuntimeError::new(
+            "E0504",
+            format!(
+                "`{}` allows at most {} rows per {} (`bound {} <= {}`), and {} has {}",
+                table.name,
+                bound.limit,
+                names.join(", "),
+                names.join(", "),
+                bound.limit,
+                show(&values),
+                count
+            ),
+            "delete a row of this group first, or raise the bound in the schema",
+        ));
+    }
+    Ok((tree, key, count + 1))
+}
+
+fn next_small(
+    session: &mut Session<'_>,
+    table: &TableSchema,
+) -> Result<Option<(String, Vec<u8>, u64)>> {
+    let Some(max) = table.small_max else {
+        return Ok(None);
+    };
+    let tree = small_tree(&table.name);
+    let count = session.get_counter(&tree, b"")?;
+    if count + 1 > max {
+        return Err(RuntimeError::new(
+            "E0505",
+            format!(
+                "`{}` is a small table of at most {max} rows, and it is full",
+                table.name
+            ),
+            "delete a row first, or raise `max` in the schema",
+        ));
+    }
+    Ok(Some((tree, Vec::new(), count + 1)))
 }
 
 pub fn delete_row(
@@ -153,9 +231,6 @@ fn add_references(
         };
         if row[column] == Value::Null {
             continue;
-        }
-        if delta > 0 {
-            reference_exists(session, table, column, target, &row[column])?;
         }
         bump(session, &refcount_tree(target), &row[column], delta)?;
     }

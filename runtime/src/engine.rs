@@ -164,6 +164,16 @@ impl Engine {
     }
 
     pub fn run_entry(&self, entry: &Entry, args: &[Value]) -> Result<Output> {
+        self.execute(entry, args, true)
+    }
+
+    /// Runs an entry to measure it: a mutation's writes are checked and
+    /// counted, then discarded.
+    pub fn analyze(&self, entry: &Entry, args: &[Value]) -> Result<Output> {
+        self.execute(entry, args, false)
+    }
+
+    fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         check_args(entry, args)?;
         let program = self.program.as_ref().ok_or_else(|| {
             RuntimeError::new(
@@ -194,7 +204,7 @@ impl Engine {
             rows: interp.session.rows,
         };
         let operators = std::mem::take(&mut interp.stats);
-        if entry.kind == EntryKind::Mutation {
+        if entry.kind == EntryKind::Mutation && commit {
             interp.session.commit()?;
         }
         let written = match (&entry.kind, &value) {
@@ -214,6 +224,13 @@ impl Engine {
             bound: entry.bound,
             operators,
         })
+    }
+
+    /// Held by every writer: mutations and loads run one at a time.
+    pub fn lock_writes(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.write_lock
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub fn store(&self) -> &dyn Store {

@@ -12,9 +12,11 @@ pub mod encoding;
 pub mod engine;
 pub mod error;
 mod interp;
+pub mod load;
 pub mod rows;
 pub mod session;
 pub mod store;
 
 pub use engine::{Backend, Engine, OpenOptions, Output, Stats};
 pub use error::{Result, RuntimeError};
+pub use load::LoadReport;

@@ -2,6 +2,7 @@
 
 mod args;
 mod check;
+mod load;
 mod report;
 mod run;
 
@@ -49,9 +50,18 @@ enum Command {
     )]
     Run(run::RunArgs),
     /// Print the index-only plan of a query or mutation: each operator, its
-    /// access path and its bound.
-    #[command(after_help = "Example:\n  rqc explain examples/social user")]
+    /// access path and its bound; with --analyze, run it and show what each
+    /// operator actually read.
+    #[command(
+        after_help = "Examples:\n  rqc explain examples/social timeline\n  rqc explain examples/social timeline --analyze --db data --arg u=1 --arg n=10"
+    )]
     Explain(run::ExplainArgs),
+    /// Load rows into a table from a JSON-lines (.jsonl) or CSV (.csv) file.
+    /// Every row is checked against the schema and the constraints; the
+    /// file loads as one transaction: all rows, or — if any row is refused
+    /// — none, with every refused row reported by line.
+    #[command(after_help = "Example:\n  rqc load --db data examples/social User users.jsonl")]
+    Load(load::LoadArgs),
 }
 
 /// Runs the command line and returns the process's exit status.
@@ -69,6 +79,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::check(args),
         Command::Run(args) => run::run(args),
         Command::Explain(args) => run::explain(args),
+        Command::Load(args) => load::load(args),
     };
     ExitCode::from(status as u8)
 }

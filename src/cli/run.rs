@@ -56,6 +56,19 @@ pub struct ExplainArgs {
     /// The query or mutation to explain.
     #[arg(value_name = "NAME")]
     name: String,
+    /// Run it against --db and show the seeks and rows each operator
+    /// actually read beside its bound (a mutation's writes are discarded).
+    #[arg(long, requires = "db")]
+    analyze: bool,
+    /// The database directory for --analyze.
+    #[arg(long, value_name = "DIR")]
+    db: Option<PathBuf>,
+    /// The storage backend for --analyze.
+    #[arg(long = "store", value_enum, default_value_t = StoreChoice::Redb)]
+    store: StoreChoice,
+    /// An argument as `name=value`, for --analyze.
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    args: Vec<String>,
 }
 
 pub fn run(args: RunArgs) -> Status {
@@ -154,11 +167,35 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
 }
 
 pub fn explain(args: ExplainArgs) -> Status {
-    match load_entry(&args.program, &args.name) {
-        Ok((_, entry)) => {
-            print!("{}", explain_plan(&entry));
-            Status::Clean
-        }
+    match explain_inner(&args) {
+        Ok(status) => status,
         Err(error) => report_error(&error),
     }
+}
+
+fn explain_inner(args: &ExplainArgs) -> Result<Status, Error> {
+    let (compilation, entry) = load_entry(&args.program, &args.name)?;
+    let (true, Some(dir)) = (args.analyze, &args.db) else {
+        print!("{}", explain_plan(&entry));
+        return Ok(Status::Clean);
+    };
+    let mut db = Database::open_with(
+        dir,
+        OpenOptions {
+            backend: args.store.backend(),
+            ..OpenOptions::default()
+        },
+    )?;
+    db.install(compilation.program)?;
+    let values = parse_args(&entry, &args.args)?;
+    let output = db.analyze(&args.name, &values)?;
+    print!(
+        "{}",
+        rqc_compiler::plan::explain_with(&entry, Some(&output.operators))
+    );
+    println!(
+        "actual: seeks {} of {} · rows {} of {}",
+        output.stats.seeks, output.bound.seeks, output.stats.rows, output.bound.rows
+    );
+    Ok(Status::Clean)
 }

@@ -279,3 +279,141 @@ fn compile_writes_a_versioned_plan_file_and_explain_prints_the_tree() {
         "query item(id: Int)  seeks ≤ 1  rows ≤ 1\n└─ Get Item key=[$id]  seeks ≤ 1  rows ≤ 1\n"
     );
 }
+
+#[test]
+fn load_takes_jsonl_and_csv_whole_or_not_at_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", APP);
+    let db = dir.path().join("db").display().to_string();
+    let jsonl = write(dir.path(), "items.jsonl", "{\"id\": 1, \"name\": \"lamp\", \"price\": 30}\n{\"id\": 2, \"name\": \"desk\", \"price\": 90}\n");
+    let loaded = rqc(&["load", "--db", &db, &app, "Item", &jsonl]);
+    assert_eq!(loaded.status.code(), Some(0), "{}", stderr(&loaded));
+    assert!(stderr(&loaded).contains("loaded 2 rows into Item"));
+    // Line 3 repeats a unique name, line 4 has a bad price: nothing of the file is kept.
+    let csv = write(
+        dir.path(),
+        "more.csv",
+        "id,name,price\n3,chair,20\n4,lamp,5\n5,sofa,lots\n",
+    );
+    let refused = rqc(&["load", "--db", &db, &app, "Item", &csv]);
+    assert_eq!(refused.status.code(), Some(1));
+    let err = stderr(&refused);
+    assert!(err.contains("more.csv:3: error[E0502]"), "{err}");
+    assert!(
+        err.contains("more.csv:4: error[E0525]: `price` is `Int`, and `lots` is not one"),
+        "{err}"
+    );
+    assert!(
+        err.contains("nothing was loaded: 2 of 3 rows were refused"),
+        "{err}"
+    );
+    let chair = rqc(&["run", "--db", &db, &app, "item", "--arg", "id=3"]);
+    assert_eq!(
+        stdout(&chair),
+        "",
+        "the valid row of the refused file was not loaded"
+    );
+    let lamp = rqc(&["run", "--db", &db, &app, "item", "--arg", "id=1"]);
+    assert!(stdout(&lamp).contains("\"lamp\""));
+    let wrong = rqc(&["load", "--db", &db, &app, "Item", &app]);
+    assert_eq!(
+        wrong.status.code(),
+        Some(2),
+        "a file that is neither .jsonl nor .csv"
+    );
+    let no_table = rqc(&["load", "--db", &db, &app, "Nope", &jsonl]);
+    assert_eq!(no_table.status.code(), Some(1));
+    assert!(stderr(&no_table).contains("the tables are: Item"));
+}
+
+#[test]
+fn explain_analyze_shows_actual_reads_beside_each_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", APP);
+    let db = dir.path().join("db").display().to_string();
+    rqc(&[
+        "run",
+        "--db",
+        &db,
+        &app,
+        "add",
+        "--arg",
+        "id=1",
+        "--arg",
+        "name=lamp",
+        "--arg",
+        "price=3",
+    ]);
+    let output = rqc(&[
+        "explain",
+        &app,
+        "item",
+        "--analyze",
+        "--db",
+        &db,
+        "--arg",
+        "id=1",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(
+        out.contains(
+            "└─ Get Item key=[$id]  seeks ≤ 1  rows ≤ 1  (actual: seeks 1 rows 1 in 1 run)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("actual: seeks 1 of 1 · rows 1 of 1"), "{out}");
+    // Analyzing a mutation discards its writes.
+    let output = rqc(&[
+        "explain",
+        &app,
+        "add",
+        "--analyze",
+        "--db",
+        &db,
+        "--arg",
+        "id=2",
+        "--arg",
+        "name=desk",
+        "--arg",
+        "price=9",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let after = rqc(&["run", "--db", &db, &app, "item", "--arg", "id=2"]);
+    assert_eq!(stdout(&after), "");
+}
+
+#[test]
+fn each_store_keeps_its_data_and_refuses_the_others_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", APP);
+    for store in ["sled", "redb"] {
+        let db = dir.path().join(store).display().to_string();
+        let added = rqc(&[
+            "run",
+            "--store",
+            store,
+            "--db",
+            &db,
+            &app,
+            "add",
+            "--arg",
+            "id=1",
+            "--arg",
+            "name=lamp",
+            "--arg",
+            "price=3",
+        ]);
+        assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
+        let read = rqc(&[
+            "run", "--store", store, "--db", &db, &app, "item", "--arg", "id=1",
+        ]);
+        assert!(stdout(&read).contains("lamp"), "{store}");
+        let other = if store == "sled" { "redb" } else { "sled" };
+        let refused = rqc(&[
+            "run", "--store", other, "--db", &db, &app, "item", "--arg", "id=1",
+        ]);
+        assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+        assert!(stderr(&refused).contains("E0515"), "{}", stderr(&refused));
+    }
+}

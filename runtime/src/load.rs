@@ -1,0 +1,66 @@
+//! Bulk loading: many rows into one table as one transaction, all or nothing.
+
+use crate::constraints::insert_row;
+use crate::engine::Engine;
+use crate::error::{Result, RuntimeError};
+use crate::session::Session;
+use rqc_plan::Value;
+
+/// What a load did: rows written, or every refused row with its line.
+#[derive(Debug)]
+pub struct LoadReport {
+    pub written: u64,
+    /// `(line, why)`; when not empty, nothing was written.
+    pub rejected: Vec<(usize, RuntimeError)>,
+}
+
+impl Engine {
+    /// Inserts `rows` (each with the line it came from) into `table`, every
+    /// constraint checked against the database and the rows before it. The
+    /// rows commit together, or — if any is refused — none do, and every
+    /// refused row is reported. `progress` is called as rows are checked.
+    pub fn load(
+        &self,
+        table: &str,
+        rows: Vec<(usize, std::result::Result<Vec<Value>, RuntimeError>)>,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<LoadReport> {
+        let program = self.program().ok_or_else(|| {
+            RuntimeError::new(
+                "E0514",
+                "no program is installed",
+                "install a program before loading rows",
+            )
+        })?;
+        let schema = program.schema.table(table).ok_or_else(|| {
+            let names: Vec<&str> = program
+                .schema
+                .tables
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect();
+            RuntimeError::new(
+                "E0524",
+                format!("the program has no table `{table}`"),
+                format!("the tables are: {}", names.join(", ")),
+            )
+        })?;
+        let _guard = self.lock_writes();
+        let mut session = Session::new(self.store());
+        let mut rejected = Vec::new();
+        let mut written = 0;
+        for (done, (line, row)) in rows.into_iter().enumerate() {
+            match row.and_then(|row| insert_row(&mut session, schema, row)) {
+                Ok(()) => written += 1,
+                Err(error) => rejected.push((line, error)),
+            }
+            progress(done + 1);
+        }
+        if rejected.is_empty() {
+            session.commit()?;
+        } else {
+            written = 0;
+        }
+        Ok(LoadReport { written, rejected })
+    }
+}

@@ -1,0 +1,122 @@
+//! `rqc load`: rows from a file into a table, all or nothing.
+
+use super::report::report_error;
+use super::run::StoreChoice;
+use super::Status;
+use crate::rowfile::{parse_csv, parse_jsonl};
+use crate::{compile_checked, read_program, Database, Error, OpenOptions};
+use clap::Args;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct LoadArgs {
+    /// The database directory; created if missing.
+    #[arg(long, value_name = "DIR")]
+    db: PathBuf,
+    /// The storage backend.
+    #[arg(long = "store", value_enum, default_value_t = StoreChoice::Redb)]
+    store: StoreChoice,
+    /// The program whose schema the rows follow.
+    #[arg(value_name = "PROGRAM")]
+    program: PathBuf,
+    /// The table to load.
+    #[arg(value_name = "TABLE")]
+    table: String,
+    /// The rows: `.jsonl` (one object per line) or `.csv` (a header line).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+}
+
+pub fn load(args: LoadArgs) -> Status {
+    match load_inner(&args) {
+        Ok(status) => status,
+        Err(error) => report_error(&error),
+    }
+}
+
+fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
+    let extension = args.file.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !matches!(extension, "jsonl" | "csv") {
+        eprintln!(
+            "error[E0600]: {}: the file must end in .jsonl or .csv",
+            args.file.display()
+        );
+        return Ok(Status::Usage);
+    }
+    let files = read_program(std::slice::from_ref(&args.program))?;
+    let compilation = compile_checked(&files)?;
+    let Some(table) = compilation.program.schema.table(&args.table).cloned() else {
+        let names: Vec<&str> = compilation
+            .program
+            .schema
+            .tables
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
+        eprintln!("error[E0524]: the program has no table `{}`", args.table);
+        eprintln!("  help: the tables are: {}", names.join(", "));
+        return Ok(Status::Errors);
+    };
+    let text = std::fs::read_to_string(&args.file).map_err(|error| Error::Io {
+        path: args.file.clone(),
+        error,
+    })?;
+    let rows = if extension == "csv" {
+        parse_csv(&table, &text)
+    } else {
+        parse_jsonl(&table, &text)
+    };
+    let total = rows.len();
+    let mut db = Database::open_with(
+        &args.db,
+        OpenOptions {
+            backend: args.store.backend(),
+            ..OpenOptions::default()
+        },
+    )?;
+    db.install(compilation.program)?;
+    let terminal = std::io::stderr().is_terminal();
+    let mut progress = |done: usize| {
+        if terminal && (done % 1000 == 0 || done == total) {
+            let width = 30;
+            let filled = if total == 0 {
+                width
+            } else {
+                done * width / total
+            };
+            eprint!(
+                "\rloading {} [{}{}] {done}/{total}",
+                args.table,
+                "#".repeat(filled),
+                " ".repeat(width - filled)
+            );
+            let _ = std::io::stderr().flush();
+        }
+    };
+    let report = db.load(&args.table, rows, &mut progress)?;
+    if terminal {
+        eprintln!();
+    }
+    if report.rejected.is_empty() {
+        eprintln!(
+            "loaded {} row{} into {}",
+            report.written,
+            if report.written == 1 { "" } else { "s" },
+            args.table
+        );
+        return Ok(Status::Clean);
+    }
+    let file = args.file.display();
+    for (line, error) in report.rejected.iter().take(50) {
+        eprintln!("{file}:{line}: error[{}]: {}", error.code, error.message);
+    }
+    if report.rejected.len() > 50 {
+        eprintln!("… and {} more refused rows", report.rejected.len() - 50);
+    }
+    eprintln!(
+        "nothing was loaded: {} of {total} rows were refused (a file loads whole or not at all); fix them and load the file again",
+        report.rejected.len()
+    );
+    Ok(Status::Errors)
+}
