@@ -14,9 +14,24 @@ fn quick_mode_runs_and_reports_every_experiment() {
         .expect("rqc-bench runs");
     assert!(status.success());
     let report = std::fs::read_to_string(&out).unwrap();
-    for experiment in ["P1 point read by key", "P2 timeline", "P3 insert, durable", "P3 insert, not synced", "## P4", "| ratio |", "raw redb get", "raw sled get"] {
-        assert!(report.contains(experiment), "the report lacks {experiment}:\n{report}");
+    for experiment in [
+        "P1 point read by key",
+        "P2 timeline",
+        "P3 insert, durable",
+        "P3 insert, not synced",
+        "## P4",
+        "| ratio |",
+        "raw redb get",
+        "raw sled get",
+    ] {
+        assert!(
+            report.contains(experiment),
+            "the report lacks {experiment}:\n{report}"
+        );
     }
     let svg = std::fs::read_to_string(out.with_extension("svg")).unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("P2 SQLite"), "the plot has its series");
+    assert!(
+        svg.starts_with("<svg") && svg.contains("P2 SQLite"),
+        "the plot has its series"
+    );
 }

@@ -1,9 +1,9 @@
 //! The whole pipeline in one call: texts in, checked program, plans and diagnostics out.
 
-use crate::check::{check_program, CheckedProgram, SourceModule};
+use crate::check::CheckedProgram;
+use crate::db::Analysis;
 use crate::diagnostics::{Diagnostic, Sources};
 use crate::plan::lower_program;
-use crate::syntax::parse;
 use rqc_plan::CompiledProgram;
 
 /// The result of compiling a program; never fails as a whole.
@@ -22,29 +22,16 @@ impl Compilation {
     }
 }
 
-/// Compiles `(file name, text)` pairs as one program.
+/// Compiles `(file name, text)` pairs as one program, through the same
+/// incremental database the language server uses.
 pub fn compile(files: &[(String, String)]) -> Compilation {
-    let mut sources = Sources::new();
-    let mut diagnostics = Vec::new();
-    let mut modules = Vec::new();
-    for (file, text) in files {
-        sources.add(file.clone(), text.clone());
-        let (module, parse_diagnostics) = parse(file, text);
-        diagnostics.extend(parse_diagnostics);
-        modules.push(SourceModule {
-            file: file.clone(),
-            module,
-        });
-    }
-    let mut checked = check_program(&modules);
-    diagnostics.append(&mut checked.diagnostics);
-    let order: Vec<&String> = files.iter().map(|(f, _)| f).collect();
-    diagnostics.sort_by_key(|d| {
-        (
-            order.iter().position(|f| **f == d.primary.file),
-            d.primary.span.start,
-        )
-    });
+    compile_analysis(&Analysis::new(files))
+}
+
+/// Compiles what an analysis holds now.
+pub fn compile_analysis(analysis: &Analysis) -> Compilation {
+    let (mut checked, sources) = analysis.program();
+    let diagnostics = std::mem::take(&mut checked.diagnostics);
     let program = lower_program(&checked);
     Compilation {
         sources,

@@ -7,11 +7,12 @@
 pub mod check;
 mod compile;
 pub mod cost;
+pub mod db;
 pub mod diagnostics;
 pub mod plan;
 pub mod span;
 pub mod syntax;
 
-pub use compile::{compile, Compilation};
+pub use compile::{compile, compile_analysis, Compilation};
 pub use diagnostics::{Diagnostic, Severity, Sources};
 pub use span::Span;

@@ -19,7 +19,7 @@ struct Path {
     unique: bool,
 }
 
-impl Checker<'_, '_> {
+impl Checker<'_> {
     /// `T` alone: a small table is a bounded list, a large one a stream.
     pub fn check_whole_table(&mut self, table: &str, _span: Span) -> Checked {
         let Some(schema) = self.schema.table(table) else {

@@ -40,7 +40,7 @@ enum Input {
     Error,
 }
 
-impl Checker<'_, '_> {
+impl Checker<'_> {
     pub fn check_builtin(&mut self, span: Span, name: &Ident, args: &[&Expr]) -> Option<Checked> {
         let op = name.name.as_str();
         if !BUILTINS.contains(&op) {

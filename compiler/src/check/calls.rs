@@ -10,7 +10,7 @@ use crate::span::Span;
 use crate::syntax::ast::{DefKind, Expr, ExprKind};
 use std::collections::BTreeMap;
 
-impl Checker<'_, '_> {
+impl Checker<'_> {
     /// `callee(args)`, or `input |> callee(args)` meaning `callee(input, args)`.
     pub fn check_call(
         &mut self,
@@ -53,7 +53,7 @@ impl Checker<'_, '_> {
                         self.index.lookup(self.module, &module.name).cloned()
                     {
                         return match self.index.scopes[m].get(&field.name).cloned() {
-                            Some(Symbol::Def(def)) if self.index.defs[def].def.public => {
+                            Some(Symbol::Def(def)) if self.index.defs[def].public => {
                                 self.call_def(span, callee.span, def, &all)
                             }
                             Some(Symbol::Def(_)) => {
@@ -183,9 +183,8 @@ impl Checker<'_, '_> {
     /// parameters, then replaces the sizes, values and latent costs the
     /// signature is generic over by the arguments'.
     fn call_def(&mut self, span: Span, callee_span: Span, def: usize, args: &[&Expr]) -> Checked {
-        let info = &self.index.defs[def];
-        let name = info.def.name.name.clone();
-        let Some(sig) = self.sigs.get(&def).cloned() else {
+        let name = self.index.defs[def].name.clone();
+        let Some(sig) = (self.sig_of)(def) else {
             self.error(
                 "E0304",
                 format!("`{name}` could not be checked, so neither can this call"),

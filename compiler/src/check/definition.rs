@@ -10,7 +10,7 @@ use crate::syntax::printer::print_param;
 use rqc_plan::{ParamSpec, ParamType};
 
 /// A query or mutation that was accepted, ready to be planned.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CheckedEntry {
     pub module: String,
     pub name: String,
@@ -33,7 +33,7 @@ pub struct Outcome {
     pub body: Option<(Vec<String>, TExpr)>,
 }
 
-impl Checker<'_, '_> {
+impl Checker<'_> {
     pub fn check_definition(&mut self, def: &Def, module_name: &str) -> Outcome {
         let mut params = Vec::new();
         let mut specs: Option<Vec<ParamSpec>> = Some(Vec::new());

@@ -8,10 +8,20 @@ use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, DefKind, Expr, ExprKind, Ident, Stmt, UnaryOp};
 use rqc_plan::{Schema, Value};
-use std::collections::HashMap;
+
+/// The file name of a label on table `T`'s declaration, until it is placed.
+pub fn table_marker(table: &str) -> String {
+    format!("{TABLE_MARKER}{table}")
+}
+
+/// Labels in a definition's own text are checked with this file name and
+/// spans relative to the definition's start, so that a definition whose
+/// text did not change checks to an equal result wherever it moved.
+pub const DEF_MARKER: &str = "\u{0}def";
+pub const TABLE_MARKER: &str = "\u{0}table:";
 
 /// The checked signature of a definition: what a call instantiates.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FnSig {
     pub kind: DefKind,
     pub params: Vec<(String, Ty)>,
@@ -55,10 +65,10 @@ pub(super) struct Local {
     pub reuse_cost: Cost,
 }
 
-pub struct Checker<'p, 'a> {
-    pub index: &'p ProgramIndex<'a>,
+pub struct Checker<'p> {
+    pub index: &'p ProgramIndex,
     pub schema: &'p Schema,
-    pub sigs: &'p HashMap<usize, FnSig>,
+    pub sig_of: &'p dyn Fn(usize) -> Option<FnSig>,
     pub module: usize,
     pub file: &'p str,
     pub kind: DefKind,
@@ -66,7 +76,7 @@ pub struct Checker<'p, 'a> {
     pub(super) scope: Vec<Local>,
 }
 
-impl<'p, 'a> Checker<'p, 'a> {
+impl<'p> Checker<'p> {
     pub fn error(
         &mut self,
         code: &str,
@@ -79,11 +89,10 @@ impl<'p, 'a> Checker<'p, 'a> {
         self.diagnostics.last_mut().expect("just pushed")
     }
 
+    /// A label on a table's declaration, resolved to its place when the
+    /// definition's diagnostics are placed (see `crate::db`).
     pub fn table_label(&self, table: &str, message: impl Into<String>) -> Option<Label> {
-        self.index
-            .table_decls
-            .get(table)
-            .map(|(file, span)| Label::new(file.clone(), *span, message))
+        Some(Label::new(table_marker(table), Span::default(), message))
     }
 
     pub(super) fn push_local(&mut self, name: &str, ty: Ty, value: Option<Poly>, tir: TExpr) {

@@ -19,8 +19,9 @@ pub mod tir;
 pub mod types;
 mod writes;
 
-pub use definition::CheckedEntry;
-pub use expr::FnSig;
+pub use definition::{CheckedEntry, Outcome};
+pub use expr::{FnSig, DEF_MARKER, TABLE_MARKER};
+pub use modules::ProgramIndex;
 
 use crate::cost::Cost;
 use crate::diagnostics::{Diagnostic, Label};
@@ -28,7 +29,7 @@ use crate::syntax::ast::{DefKind, Item, Module};
 use expr::Checker;
 use rqc_plan::Schema;
 use schema::{build_schema, TableSource};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One parsed file of a program.
 pub struct SourceModule {
@@ -86,25 +87,24 @@ pub struct CheckedProgram {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// The standard library's modules, parsed from the RQL text built in.
-pub fn prelude() -> Vec<SourceModule> {
-    const PRELUDE: &str = include_str!("../../../stdlib/prelude.rq");
-    let (module, diagnostics) = crate::syntax::parse("<prelude>", PRELUDE);
-    debug_assert!(
-        diagnostics.is_empty(),
-        "the prelude parses: {diagnostics:?}"
-    );
-    vec![SourceModule {
-        file: "<prelude>".into(),
-        module,
-    }]
+/// The standard library's text, built in.
+pub const PRELUDE_TEXT: &str = include_str!("../../../stdlib/prelude.rq");
+pub const PRELUDE_FILE: &str = "<prelude>";
+
+/// What the whole program's names and tables establish, before any body is
+/// checked: the index, the schema, where each table is declared, and the
+/// diagnostics of that level (schema, imports, duplicates).
+pub struct Shape {
+    pub index: modules::ProgramIndex,
+    pub schema: Schema,
+    pub table_decls: BTreeMap<String, (String, crate::Span)>,
+    pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Checks every file of a program together: tables form one schema, and
-/// each module sees its own items, its imports and the prelude.
-pub fn check_program(sources: &[SourceModule]) -> CheckedProgram {
-    let prelude = prelude();
+/// Builds the shape of `sources` (the user's files) with `prelude`.
+pub fn shape(sources: &[SourceModule], prelude: &[SourceModule]) -> Shape {
     let mut diagnostics = Vec::new();
+    let mut table_decls = BTreeMap::new();
     let tables: Vec<TableSource<'_>> = sources
         .iter()
         .flat_map(|source| {
@@ -121,79 +121,66 @@ pub fn check_program(sources: &[SourceModule]) -> CheckedProgram {
                 })
         })
         .collect();
+    for t in &tables {
+        table_decls
+            .entry(t.table.name.name.clone())
+            .or_insert((t.file.to_string(), t.table.name.span));
+    }
     let schema = build_schema(&tables, &mut diagnostics);
-    let index = modules::index_program(sources, &prelude, &mut diagnostics);
+    let indexed = modules::index_program(sources, prelude, &mut diagnostics);
     report_duplicate_defs(sources, &mut diagnostics);
-
-    let graph = modules::call_graph(&index);
-    let (order, cycles) = modules::check_order(&graph);
-    for cycle in &cycles {
-        report_recursion(&index, &graph, cycle, &mut diagnostics);
-    }
-    let mut sigs: HashMap<usize, FnSig> = HashMap::new();
-    let mut outcomes: HashMap<usize, definition::Outcome> = HashMap::new();
-    let mut functions = HashMap::new();
-    for def_id in order {
-        let info = &index.defs[def_id];
-        let module = &index.modules[info.module];
-        let mut checker = Checker {
-            index: &index,
-            schema: &schema,
-            sigs: &sigs,
-            module: info.module,
-            file: module.file,
-            kind: info.def.kind,
-            diagnostics: Vec::new(),
-            scope: Vec::new(),
-        };
-        let outcome = checker.check_definition(info.def, &module.name);
-        let def_diagnostics = checker.diagnostics;
-        if module.is_prelude {
-            debug_assert!(
-                def_diagnostics.is_empty(),
-                "the prelude checks: {def_diagnostics:?}"
-            );
-        } else {
-            diagnostics.extend(def_diagnostics);
-        }
-        if let Some(sig) = outcome.sig.clone() {
-            sigs.insert(def_id, sig);
-        }
-        if let Some(body) = outcome.body.clone() {
-            functions.insert(index.def_name(def_id), body);
-        }
-        outcomes.insert(def_id, outcome);
-    }
-    let mut verdicts = Vec::new();
-    let mut entries = Vec::new();
-    for (def_id, info) in index.defs.iter().enumerate() {
-        let module = &index.modules[info.module];
-        if module.is_prelude {
-            continue;
-        }
-        match outcomes.remove(&def_id) {
-            Some(outcome) => {
-                verdicts.push(outcome.verdict);
-                entries.extend(outcome.entry);
-            }
-            None => verdicts.push(Verdict {
-                module: module.name.clone(),
-                name: info.def.name.name.clone(),
-                kind: info.def.kind,
-                signature: format!("{}(…)", info.def.name.name),
-                cost: Cost::zero(),
-                accepted: false,
-                class: "O(N)",
-            }),
-        }
-    }
-    CheckedProgram {
+    Shape {
+        index: indexed.index,
         schema,
-        entries,
-        functions,
-        verdicts,
+        table_decls,
         diagnostics,
     }
+}
+
+/// Checks definition `id` (whose syntax is `def`) against the shape, with
+/// callees' signatures from `sig_of`. Diagnostics in the definition's own
+/// text use [`DEF_MARKER`] and spans relative to `def`'s (which the caller
+/// parsed from the definition's text alone).
+pub fn check_one(
+    index: &modules::ProgramIndex,
+    schema: &Schema,
+    sig_of: &dyn Fn(usize) -> Option<FnSig>,
+    id: usize,
+    def: &crate::syntax::ast::Def,
+) -> (definition::Outcome, Vec<Diagnostic>) {
+    let info = &index.defs[id];
+    let module_name = index.modules[info.module].name.clone();
+    if let Some(cycle) = index.cycles.iter().find(|c| c.contains(&id)) {
+        let diagnostics = recursion(index, cycle, id, def);
+        let verdict = Verdict {
+            module: module_name,
+            name: info.name.clone(),
+            kind: info.kind,
+            signature: format!("{}(…)", info.name),
+            cost: Cost::zero(),
+            accepted: false,
+            class: "O(N)",
+        };
+        let outcome = definition::Outcome {
+            verdict,
+            sig: None,
+            entry: None,
+            body: None,
+        };
+        return (outcome, diagnostics);
+    }
+    let mut checker = Checker {
+        index,
+        schema,
+        sig_of,
+        module: info.module,
+        file: DEF_MARKER,
+        kind: info.kind,
+        diagnostics: Vec::new(),
+        scope: Vec::new(),
+    };
+    let outcome = checker.check_definition(def, &module_name);
+    (outcome, checker.diagnostics)
 }
 
 fn report_duplicate_defs(sources: &[SourceModule], diagnostics: &mut Vec<Diagnostic>) {
@@ -228,35 +215,36 @@ fn report_duplicate_defs(sources: &[SourceModule], diagnostics: &mut Vec<Diagnos
     }
 }
 
-fn report_recursion(
-    index: &modules::ProgramIndex<'_>,
-    graph: &[Vec<(usize, crate::Span)>],
+/// E0214 at the call in `def` that continues the cycle.
+fn recursion(
+    index: &modules::ProgramIndex,
     cycle: &[usize],
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    let names: Vec<String> = cycle
+    id: usize,
+    def: &crate::syntax::ast::Def,
+) -> Vec<Diagnostic> {
+    let names: Vec<String> = cycle.iter().map(|&d| index.defs[d].name.clone()).collect();
+    let i = cycle
         .iter()
-        .map(|&d| index.defs[d].def.name.name.clone())
-        .collect();
-    for (i, &def) in cycle.iter().enumerate() {
-        let next = cycle[(i + 1) % cycle.len()];
-        let Some((_, span)) = graph[def].iter().find(|(callee, _)| *callee == next) else {
-            continue;
-        };
-        let info = &index.defs[def];
-        let mut path = names[i..].to_vec();
-        path.extend_from_slice(&names[..i]);
-        path.push(names[i].clone());
-        diagnostics.push(
-            Diagnostic::error(
-                "E0214",
-                format!("recursion is not allowed: {}", path.join(" → ")),
-                index.modules[info.module].file,
-                *span,
-                "this call closes the cycle",
-            )
-            .with_help("iterate with the bounded combinators instead: `xs |> map(…)`, `flat_map`, `filter`, over a bounded list")
-            .with_note("a recursive definition could run any number of times, so no bound could be proved"),
-        );
-    }
+        .position(|&d| d == id)
+        .expect("the definition is in the cycle");
+    let next = cycle[(i + 1) % cycle.len()];
+    let mut calls = Vec::new();
+    modules::collect_calls(index, index.defs[id].module, &def.body, &mut calls);
+    let span = calls
+        .iter()
+        .find(|(callee, _)| *callee == next)
+        .map(|(_, span)| *span)
+        .unwrap_or(def.name.span);
+    let mut path = names[i..].to_vec();
+    path.extend_from_slice(&names[..i]);
+    path.push(names[i].clone());
+    vec![Diagnostic::error(
+        "E0214",
+        format!("recursion is not allowed: {}", path.join(" → ")),
+        DEF_MARKER,
+        span,
+        "this call closes the cycle",
+    )
+    .with_help("iterate with the bounded combinators instead: `xs |> map(…)`, `flat_map`, `filter`, over a bounded list")
+    .with_note("a recursive definition could run any number of times, so no bound could be proved")]
 }

@@ -4,47 +4,80 @@ use super::names::closest;
 use super::SourceModule;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
-use crate::syntax::ast::{Def, Expr, ExprKind, Item, Stmt};
-use std::collections::{BTreeMap, HashMap};
+use crate::syntax::ast::{DefKind, Expr, ExprKind, Item, Stmt};
+use std::collections::BTreeMap;
 
 /// What a name in a module's scope stands for.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Symbol {
     Table(String),
     Def(usize),
     Module(usize),
 }
 
-pub struct ModuleInfo<'a> {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleInfo {
     pub name: String,
-    pub file: &'a str,
-    pub source: &'a SourceModule,
+    pub file: String,
     pub is_prelude: bool,
 }
 
-pub struct DefInfo<'a> {
+/// A definition's place and header facts; its body is looked up apart, so
+/// that the index stays the same when only a body changes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefInfo {
     pub module: usize,
-    pub def: &'a Def,
+    /// Its position among the module's items.
+    pub item: usize,
+    pub name: String,
+    pub kind: DefKind,
+    pub public: bool,
 }
 
-/// Every module, definition and scope of a program.
-pub struct ProgramIndex<'a> {
-    pub modules: Vec<ModuleInfo<'a>>,
-    pub defs: Vec<DefInfo<'a>>,
+/// Every module, definition and scope of a program: names only, no spans
+/// and no bodies.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProgramIndex {
+    pub modules: Vec<ModuleInfo>,
+    pub defs: Vec<DefInfo>,
     /// Per module: the names visible in it (own items, imports, prelude).
-    pub scopes: Vec<HashMap<String, Symbol>>,
-    /// Where each table is declared, for labels.
-    pub table_decls: HashMap<String, (String, Span)>,
+    pub scopes: Vec<BTreeMap<String, Symbol>>,
+    /// The call graph: which definitions each one names.
+    pub calls: Vec<Vec<usize>>,
+    /// The definitions that take part in a call cycle.
+    pub cycles: Vec<Vec<usize>>,
 }
 
-impl<'a> ProgramIndex<'a> {
+impl ProgramIndex {
     pub fn def_name(&self, id: usize) -> String {
         let info = &self.defs[id];
-        format!("{}.{}", self.modules[info.module].name, info.def.name.name)
+        format!("{}.{}", self.modules[info.module].name, info.name)
     }
 
     pub fn lookup(&self, module: usize, name: &str) -> Option<&Symbol> {
         self.scopes[module].get(name)
+    }
+
+    pub fn find(&self, module: &str, name: &str) -> Option<usize> {
+        self.defs
+            .iter()
+            .position(|d| d.name == name && self.modules[d.module].name == module)
+    }
+}
+
+/// The index, and the parsed modules it was built from (by module number).
+pub struct Indexed<'a> {
+    pub index: ProgramIndex,
+    pub sources: Vec<&'a SourceModule>,
+}
+
+impl<'a> Indexed<'a> {
+    pub fn def(&self, id: usize) -> &'a crate::syntax::ast::Def {
+        let info = &self.index.defs[id];
+        match &self.sources[info.module].module.items[info.item] {
+            Item::Def(def) => def,
+            _ => unreachable!("a definition's item is a definition"),
+        }
     }
 }
 
@@ -54,13 +87,9 @@ pub fn index_program<'a>(
     sources: &'a [SourceModule],
     prelude: &'a [SourceModule],
     diagnostics: &mut Vec<Diagnostic>,
-) -> ProgramIndex<'a> {
-    let mut index = ProgramIndex {
-        modules: Vec::new(),
-        defs: Vec::new(),
-        scopes: Vec::new(),
-        table_decls: HashMap::new(),
-    };
+) -> Indexed<'a> {
+    let mut index = ProgramIndex::default();
+    let mut modules: Vec<&'a SourceModule> = Vec::new();
     for (source, is_prelude) in prelude
         .iter()
         .map(|s| (s, true))
@@ -89,32 +118,33 @@ pub fn index_program<'a>(
         }
         index.modules.push(ModuleInfo {
             name,
-            file: &source.file,
-            source,
+            file: source.file.clone(),
             is_prelude,
         });
+        modules.push(source);
     }
     // Own items first, so imports can refer to any module's items.
-    for m in 0..index.modules.len() {
-        let mut scope = HashMap::new();
-        let source = index.modules[m].source;
-        for item in &source.module.items {
+    for (m, source) in modules.iter().enumerate() {
+        let mut scope = BTreeMap::new();
+        for (position, item) in source.module.items.iter().enumerate() {
             match item {
                 Item::Table(table) => {
                     scope.insert(
                         table.name.name.clone(),
                         Symbol::Table(table.name.name.clone()),
                     );
-                    index
-                        .table_decls
-                        .entry(table.name.name.clone())
-                        .or_insert((source.file.clone(), table.name.span));
                 }
                 Item::Def(def) => {
                     if scope.contains_key(&def.name.name) {
-                        continue; // reported by the definition check
+                        continue; // reported by the duplicate check
                     }
-                    index.defs.push(DefInfo { module: m, def });
+                    index.defs.push(DefInfo {
+                        module: m,
+                        item: position,
+                        name: def.name.name.clone(),
+                        kind: def.kind,
+                        public: def.public,
+                    });
                     scope.insert(def.name.name.clone(), Symbol::Def(index.defs.len() - 1));
                 }
                 Item::Import(_) => {}
@@ -127,13 +157,18 @@ pub fn index_program<'a>(
         .flat_map(|m| {
             index.scopes[m]
                 .iter()
-                .filter(|(_, s)| matches!(s, Symbol::Def(d) if index.defs[*d].def.public))
+                .filter(|(_, s)| matches!(s, Symbol::Def(d) if index.defs[*d].public))
                 .map(|(n, s)| (n.clone(), s.clone()))
                 .collect::<Vec<_>>()
         })
         .collect();
-    for m in 0..index.modules.len() {
-        let imported = resolve_imports(&index, m, diagnostics);
+    let mut indexed = Indexed {
+        index,
+        sources: modules,
+    };
+    for m in 0..indexed.index.modules.len() {
+        let imported = resolve_imports(&indexed, m, diagnostics);
+        let index = &mut indexed.index;
         let scope = &mut index.scopes[m];
         for (name, symbol) in imported {
             scope.entry(name).or_insert(symbol);
@@ -144,19 +179,26 @@ pub fn index_program<'a>(
             }
         }
     }
-    report_import_cycles(&index, diagnostics);
-    index
+    report_import_cycles(&indexed, diagnostics);
+    let calls: Vec<Vec<usize>> = call_graph(&indexed)
+        .into_iter()
+        .map(|c| c.into_iter().map(|(d, _)| d).collect())
+        .collect();
+    indexed.index.cycles = cycles(&calls);
+    indexed.index.calls = calls;
+    indexed
 }
 
 fn resolve_imports(
-    index: &ProgramIndex<'_>,
+    indexed: &Indexed<'_>,
     m: usize,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<(String, Symbol)> {
+    let index = &indexed.index;
     let module = &index.modules[m];
-    let file = module.file;
+    let file = module.file.as_str();
     let mut out = Vec::new();
-    for item in &module.source.module.items {
+    for item in &indexed.sources[m].module.items {
         let Item::Import(import) = item else { continue };
         let path = import.path.dotted();
         let Some(target) = index.modules.iter().position(|t| t.name == path) else {
@@ -200,11 +242,11 @@ fn resolve_imports(
                         Some(Symbol::Table(t)) => {
                             out.push((name.name.clone(), Symbol::Table(t.clone())))
                         }
-                        Some(Symbol::Def(d)) if index.defs[*d].def.public => {
+                        Some(Symbol::Def(d)) if index.defs[*d].public => {
                             out.push((name.name.clone(), Symbol::Def(*d)))
                         }
                         Some(Symbol::Def(d)) => {
-                            let def = index.defs[*d].def;
+                            let def = indexed.def(*d);
                             diagnostics.push(
                                 Diagnostic::error(
                                     "E0212",
@@ -214,7 +256,7 @@ fn resolve_imports(
                                     "not public",
                                 )
                                 .with_secondary(Label::new(
-                                    index.modules[target].file,
+                                    index.modules[target].file.as_str(),
                                     def.name.span,
                                     "declared without `pub`",
                                 ))
@@ -226,8 +268,7 @@ fn resolve_imports(
                             );
                         }
                         _ => {
-                            let known: Vec<&str> = index.modules[target]
-                                .source
+                            let known: Vec<&str> = indexed.sources[target]
                                 .module
                                 .items
                                 .iter()
@@ -260,13 +301,13 @@ fn resolve_imports(
     out
 }
 
-fn report_import_cycles(index: &ProgramIndex<'_>, diagnostics: &mut Vec<Diagnostic>) {
-    let edges: Vec<Vec<(usize, Span)>> = index
-        .modules
+fn report_import_cycles(indexed: &Indexed<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    let index = &indexed.index;
+    let edges: Vec<Vec<(usize, Span)>> = indexed
+        .sources
         .iter()
-        .map(|module| {
-            module
-                .source
+        .map(|source| {
+            source
                 .module
                 .items
                 .iter()
@@ -304,7 +345,7 @@ fn report_import_cycles(index: &ProgramIndex<'_>, diagnostics: &mut Vec<Diagnost
             Diagnostic::error(
                 "E0213",
                 format!("modules import each other: {}", shown.join(" → ")),
-                index.modules[first].file,
+                index.modules[first].file.as_str(),
                 span,
                 "this import closes the cycle",
             )
@@ -377,20 +418,20 @@ pub fn cycles(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
 }
 
 /// The definitions each definition calls, by name resolution alone.
-pub fn call_graph(index: &ProgramIndex<'_>) -> Vec<Vec<(usize, Span)>> {
-    index
-        .defs
-        .iter()
-        .map(|info| {
+pub fn call_graph(indexed: &Indexed<'_>) -> Vec<Vec<(usize, Span)>> {
+    (0..indexed.index.defs.len())
+        .map(|d| {
             let mut calls = Vec::new();
-            collect_calls(index, info.module, &info.def.body, &mut calls);
+            let module = indexed.index.defs[d].module;
+            collect_calls(&indexed.index, module, &indexed.def(d).body, &mut calls);
             calls
         })
         .collect()
 }
 
-fn collect_calls(
-    index: &ProgramIndex<'_>,
+/// The definitions `expr` names, with where, as seen from `module`.
+pub fn collect_calls(
+    index: &ProgramIndex,
     module: usize,
     expr: &Expr,
     out: &mut Vec<(usize, Span)>,
@@ -452,37 +493,4 @@ fn collect_calls(
         | ExprKind::None
         | ExprKind::Error => {}
     }
-}
-
-/// Definitions in an order where each comes after those it calls; the
-/// members of call cycles are returned apart (they are rejected).
-pub fn check_order(graph: &[Vec<(usize, Span)>]) -> (Vec<usize>, Vec<Vec<usize>>) {
-    let edges: Vec<Vec<usize>> = graph
-        .iter()
-        .map(|e| e.iter().map(|(d, _)| *d).collect())
-        .collect();
-    let cyclic = cycles(&edges);
-    let in_cycle: Vec<usize> = cyclic.iter().flatten().copied().collect();
-    let mut order = Vec::new();
-    let mut state: BTreeMap<usize, bool> = BTreeMap::new();
-    fn visit(
-        v: usize,
-        edges: &[Vec<usize>],
-        skip: &[usize],
-        state: &mut BTreeMap<usize, bool>,
-        order: &mut Vec<usize>,
-    ) {
-        if state.contains_key(&v) || skip.contains(&v) {
-            return;
-        }
-        state.insert(v, true);
-        for &w in &edges[v] {
-            visit(w, edges, skip, state, order);
-        }
-        order.push(v);
-    }
-    for v in 0..edges.len() {
-        visit(v, &edges, &in_cycle, &mut state, &mut order);
-    }
-    (order, cyclic)
 }

@@ -7,7 +7,7 @@ use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
 use crate::syntax::printer::print_expr;
 
-impl Checker<'_, '_> {
+impl Checker<'_> {
     /// E0301 for a combinator that may read a whole stream.
     pub fn reject_stream_consumer(
         &mut self,

@@ -36,7 +36,7 @@ pub fn is_type_parameter(name: &str, generics: &[Ident]) -> bool {
         || (name.len() == 1 && name.chars().all(|c| c.is_ascii_uppercase()))
 }
 
-impl Checker<'_, '_> {
+impl Checker<'_> {
     /// A written type as a checker type; list sizes and function costs are
     /// zero here and set by whoever knows them (parameters, calls).
     pub fn resolve_type(&mut self, ty: &Type, generics: Option<&[Ident]>) -> Ty {

@@ -76,7 +76,7 @@ pub fn update_cost(table: &TableSchema, columns: &[usize]) -> Cost {
     Cost::constant(seeks, rows)
 }
 
-impl Checker<'_, '_> {
+impl Checker<'_> {
     fn require_mutation(&mut self, span: Span, what: &str) -> bool {
         if self.kind == DefKind::Mutation {
             return true;

@@ -1,0 +1,439 @@
+//! The incremental analysis (salsa): file texts in; parse, program shape,
+//! per-definition checks and plans as tracked queries. The CLI, the
+//! language server and the REPL all ask this database.
+//!
+//! A definition is checked from its own text, parsed alone, so its spans
+//! are relative to its start: editing one definition re-checks it, and its
+//! callers only if its signature changed; definitions that merely moved
+//! are not re-checked. Diagnostics are placed at their absolute positions
+//! when collected.
+
+use crate::check::{
+    self, CheckedEntry, CheckedProgram, FnSig, Outcome, SourceModule, Verdict, DEF_MARKER,
+    TABLE_MARKER,
+};
+use crate::diagnostics::{Diagnostic, Label, Sources};
+use crate::span::Span;
+use crate::syntax::ast::{Def, Item, Module};
+use crate::syntax::parse;
+use rqc_plan::Schema;
+use salsa::Setter;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+#[salsa::input(debug)]
+pub struct SourceFile {
+    #[returns(ref)]
+    pub name: String,
+    #[returns(ref)]
+    pub text: String,
+}
+
+/// The files of one program (the prelude is added by [`Analysis`]).
+#[salsa::input(debug)]
+pub struct Workspace {
+    #[returns(ref)]
+    pub files: Vec<SourceFile>,
+}
+
+/// A definition, by module and name.
+#[salsa::interned(debug)]
+pub struct DefKey<'db> {
+    #[returns(ref)]
+    pub module: String,
+    #[returns(ref)]
+    pub name: String,
+}
+
+#[salsa::db]
+pub trait Db: salsa::Database {
+    /// Records that a tracked query ran (for incremental tests).
+    fn record(&self, event: String);
+}
+
+/// The salsa database.
+#[salsa::db]
+#[derive(Clone, Default)]
+pub struct Database {
+    storage: salsa::Storage<Self>,
+    log: Arc<Mutex<Option<Vec<String>>>>,
+}
+
+#[salsa::db]
+impl salsa::Database for Database {}
+
+#[salsa::db]
+impl Db for Database {
+    fn record(&self, event: String) {
+        if let Some(log) = self.log.lock().expect("log lock").as_mut() {
+            log.push(event);
+        }
+    }
+}
+
+impl Database {
+    /// Starts recording which queries run.
+    pub fn start_log(&self) {
+        *self.log.lock().expect("log lock") = Some(Vec::new());
+    }
+
+    /// The queries that ran since the last call (or `start_log`).
+    pub fn take_log(&self) -> Vec<String> {
+        self.log
+            .lock()
+            .expect("log lock")
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+}
+
+/// A parsed file. Equal when the syntax trees are (floats in literals are
+/// never NaN, so equality is an equivalence).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parsed {
+    pub module: Module,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Eq for Parsed {}
+
+#[salsa::tracked(returns(ref))]
+pub fn parse_file(db: &dyn Db, file: SourceFile) -> Parsed {
+    db.record(format!("parse_file({})", file.name(db)));
+    let (module, diagnostics) = parse(file.name(db), file.text(db));
+    Parsed {
+        module,
+        diagnostics,
+    }
+}
+
+/// The program's shape: index and schema (no spans, no bodies), so it
+/// stays equal while only bodies change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramShape {
+    pub index: check::ProgramIndex,
+    pub schema: Schema,
+}
+
+fn modules(db: &dyn Db, workspace: Workspace) -> (Vec<SourceModule>, Vec<SourceModule>) {
+    let mut user = Vec::new();
+    let mut prelude = Vec::new();
+    for file in workspace.files(db) {
+        let source = SourceModule {
+            file: file.name(db).clone(),
+            module: parse_file(db, *file).module.clone(),
+        };
+        if file.name(db) == check::PRELUDE_FILE {
+            prelude.push(source);
+        } else {
+            user.push(source);
+        }
+    }
+    (user, prelude)
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn program_shape(db: &dyn Db, workspace: Workspace) -> ProgramShape {
+    db.record("program_shape".into());
+    let (user, prelude) = modules(db, workspace);
+    let shape = check::shape(&user, &prelude);
+    ProgramShape {
+        index: shape.index,
+        schema: shape.schema,
+    }
+}
+
+/// Where tables are declared, and the diagnostics of the program's shape
+/// (schema, imports, duplicates), with their absolute spans.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapeDetails {
+    pub table_decls: BTreeMap<String, (String, Span)>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn shape_details(db: &dyn Db, workspace: Workspace) -> ShapeDetails {
+    let (user, prelude) = modules(db, workspace);
+    let shape = check::shape(&user, &prelude);
+    ShapeDetails {
+        table_decls: shape.table_decls,
+        diagnostics: shape.diagnostics,
+    }
+}
+
+/// A definition's place: its file and its text's span.
+fn def_place(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<(SourceFile, Span)> {
+    let shape = program_shape(db, workspace);
+    let id = shape.index.find(key.module(db), key.name(db))?;
+    let info = &shape.index.defs[id];
+    let file_name = &shape.index.modules[info.module].file;
+    let file = *workspace
+        .files(db)
+        .iter()
+        .find(|f| f.name(db) == file_name)?;
+    match parse_file(db, file).module.items.get(info.item) {
+        Some(Item::Def(def)) => Some((file, def.span)),
+        _ => None,
+    }
+}
+
+/// A definition's text: equal while the definition is unchanged.
+#[salsa::tracked(returns(ref))]
+pub fn def_text(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<String> {
+    let (file, span) = def_place(db, workspace, key)?;
+    file.text(db).get(span.range()).map(str::to_string)
+}
+
+/// Where a definition starts in its file.
+#[salsa::tracked(returns(copy))]
+pub fn def_offset(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> u32 {
+    def_place(db, workspace, key)
+        .map(|(_, span)| span.start)
+        .unwrap_or(0)
+}
+
+/// A definition parsed from its own text: spans relative to its start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DefSyntax(pub Option<Def>);
+
+impl Eq for DefSyntax {}
+
+#[salsa::tracked(returns(ref))]
+pub fn def_syntax(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> DefSyntax {
+    let Some(text) = def_text(db, workspace, key) else {
+        return DefSyntax(None);
+    };
+    let (module, _) = parse(DEF_MARKER, text);
+    DefSyntax(module.items.into_iter().find_map(|item| match item {
+        Item::Def(def) => Some(def),
+        _ => None,
+    }))
+}
+
+/// What checking one definition gives; equal when nothing of it changed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DefResult {
+    pub verdict: Verdict,
+    pub sig: Option<FnSig>,
+    pub entry: Option<CheckedEntry>,
+    pub body: Option<(Vec<String>, crate::check::tir::TExpr)>,
+    /// Relative to the definition (see [`DEF_MARKER`]).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Eq for DefResult {}
+
+#[salsa::tracked(returns(ref))]
+pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<DefResult> {
+    db.record(format!("check_def({}.{})", key.module(db), key.name(db)));
+    let shape = program_shape(db, workspace);
+    let id = shape.index.find(key.module(db), key.name(db))?;
+    let syntax = def_syntax(db, workspace, key);
+    let def = syntax.0.as_ref()?;
+    let sig_of = |callee: usize| -> Option<FnSig> {
+        let info = &shape.index.defs[callee];
+        let module = shape.index.modules[info.module].name.clone();
+        let callee_key = DefKey::new(db, module, info.name.clone());
+        check_def(db, workspace, callee_key)
+            .as_ref()
+            .and_then(|r| r.sig.clone())
+    };
+    let (outcome, diagnostics): (Outcome, Vec<Diagnostic>) =
+        check::check_one(&shape.index, &shape.schema, &sig_of, id, def);
+    Some(DefResult {
+        verdict: outcome.verdict,
+        sig: outcome.sig,
+        entry: outcome.entry,
+        body: outcome.body,
+        diagnostics,
+    })
+}
+
+/// Places a definition's diagnostic: its own spans in its file, table
+/// labels at the tables' declarations.
+fn place(
+    diagnostic: &Diagnostic,
+    file: &str,
+    offset: u32,
+    tables: &BTreeMap<String, (String, Span)>,
+) -> Diagnostic {
+    let label = |label: &Label| -> Option<Label> {
+        if label.file == DEF_MARKER {
+            let span = Span {
+                start: label.span.start + offset,
+                end: label.span.end + offset,
+            };
+            Some(Label::new(file, span, label.message.clone()))
+        } else if let Some(table) = label.file.strip_prefix(TABLE_MARKER) {
+            tables
+                .get(table)
+                .map(|(f, span)| Label::new(f.clone(), *span, label.message.clone()))
+        } else {
+            Some(label.clone())
+        }
+    };
+    let mut placed = diagnostic.clone();
+    placed.primary = label(&diagnostic.primary).unwrap_or_else(|| diagnostic.primary.clone());
+    placed.secondary = diagnostic.secondary.iter().filter_map(label).collect();
+    placed
+}
+
+/// One analysed program: the files, the database, the answers.
+pub struct Analysis {
+    pub db: Database,
+    pub workspace: Workspace,
+}
+
+impl Analysis {
+    /// A database over `files` (name, text), with the prelude.
+    pub fn new(files: &[(String, String)]) -> Analysis {
+        let db = Database::default();
+        let mut inputs = vec![SourceFile::new(
+            &db,
+            check::PRELUDE_FILE.to_string(),
+            check::PRELUDE_TEXT.to_string(),
+        )];
+        inputs.extend(
+            files
+                .iter()
+                .map(|(name, text)| SourceFile::new(&db, name.clone(), text.clone())),
+        );
+        let workspace = Workspace::new(&db, inputs);
+        Analysis { db, workspace }
+    }
+
+    /// Replaces a file's text (adding the file if new).
+    pub fn set_file(&mut self, name: &str, text: &str) {
+        let existing = self
+            .workspace
+            .files(&self.db)
+            .iter()
+            .copied()
+            .find(|f| f.name(&self.db) == name);
+        match existing {
+            Some(file) => {
+                if file.text(&self.db) != text {
+                    file.set_text(&mut self.db).to(text.to_string());
+                }
+            }
+            None => {
+                let file = SourceFile::new(&self.db, name.to_string(), text.to_string());
+                let mut files = self.workspace.files(&self.db).clone();
+                files.push(file);
+                self.workspace.set_files(&mut self.db).to(files);
+            }
+        }
+    }
+
+    pub fn remove_file(&mut self, name: &str) {
+        let files: Vec<SourceFile> = self
+            .workspace
+            .files(&self.db)
+            .iter()
+            .copied()
+            .filter(|f| f.name(&self.db) != name)
+            .collect();
+        self.workspace.set_files(&mut self.db).to(files);
+    }
+
+    pub fn files(&self) -> Vec<(String, String)> {
+        self.workspace
+            .files(&self.db)
+            .iter()
+            .filter(|f| f.name(&self.db) != check::PRELUDE_FILE)
+            .map(|f| (f.name(&self.db).clone(), f.text(&self.db).clone()))
+            .collect()
+    }
+
+    pub fn shape(&self) -> &ProgramShape {
+        program_shape(&self.db, self.workspace)
+    }
+
+    pub fn file_syntax(&self, name: &str) -> Option<&Parsed> {
+        let file = self
+            .workspace
+            .files(&self.db)
+            .iter()
+            .copied()
+            .find(|f| f.name(&self.db) == name)?;
+        Some(parse_file(&self.db, file))
+    }
+
+    /// The result of checking `module.name`, with its diagnostics placed.
+    pub fn check(&self, module: &str, name: &str) -> Option<(DefResult, Vec<Diagnostic>)> {
+        let key = DefKey::new(&self.db, module.to_string(), name.to_string());
+        let result = check_def(&self.db, self.workspace, key).clone()?;
+        let shape = self.shape();
+        let id = shape.index.find(module, name)?;
+        let file = &shape.index.modules[shape.index.defs[id].module].file;
+        let offset = def_offset(&self.db, self.workspace, key);
+        let tables = &shape_details(&self.db, self.workspace).table_decls;
+        let placed = result
+            .diagnostics
+            .iter()
+            .map(|d| place(d, file, offset, tables))
+            .collect();
+        Some((result, placed))
+    }
+
+    /// The whole program checked: every verdict in source order, every
+    /// diagnostic placed and sorted, the accepted entry points and bodies.
+    pub fn program(&self) -> (CheckedProgram, Sources) {
+        let mut sources = Sources::new();
+        let mut diagnostics = Vec::new();
+        let order: Vec<String> = self
+            .files()
+            .into_iter()
+            .map(|(name, text)| {
+                sources.add(name.clone(), text);
+                name
+            })
+            .collect();
+        for file in self.workspace.files(&self.db) {
+            if file.name(&self.db) != check::PRELUDE_FILE {
+                diagnostics.extend(parse_file(&self.db, *file).diagnostics.iter().cloned());
+            }
+        }
+        diagnostics.extend(
+            shape_details(&self.db, self.workspace)
+                .diagnostics
+                .iter()
+                .cloned(),
+        );
+        let shape = self.shape();
+        let mut verdicts = Vec::new();
+        let mut entries = Vec::new();
+        let mut functions = std::collections::HashMap::new();
+        for info in &shape.index.defs {
+            let module = &shape.index.modules[info.module];
+            let Some((result, placed)) = self.check(&module.name, &info.name) else {
+                continue;
+            };
+            if let Some(body) = result.body.clone() {
+                functions.insert(format!("{}.{}", module.name, info.name), body);
+            }
+            if module.is_prelude {
+                debug_assert!(placed.is_empty(), "the prelude checks: {placed:?}");
+                continue;
+            }
+            diagnostics.extend(placed);
+            verdicts.push(result.verdict.clone());
+            entries.extend(result.entry.clone());
+        }
+        diagnostics.sort_by_key(|d| {
+            (
+                order.iter().position(|f| *f == d.primary.file),
+                d.primary.span.start,
+            )
+        });
+        let checked = CheckedProgram {
+            schema: shape.schema.clone(),
+            entries,
+            functions,
+            verdicts,
+            diagnostics,
+        };
+        (checked, sources)
+    }
+}
