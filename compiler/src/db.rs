@@ -235,9 +235,7 @@ pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<D
         let info = &shape.index.defs[callee];
         let module = shape.index.modules[info.module].name.clone();
         let callee_key = DefKey::new(db, module, info.name.clone());
-        check_def(db, workspace, callee_key)
-            .as_ref()
-            .and_then(|r| r.sig.clone())
+        def_signature(db, workspace, callee_key).clone()
     };
     let (outcome, diagnostics): (Outcome, Vec<Diagnostic>) =
         check::check_one(&shape.index, &shape.schema, &sig_of, id, def);
@@ -248,6 +246,15 @@ pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<D
         body: outcome.body,
         diagnostics,
     })
+}
+
+/// A definition's signature alone: callers depend on this, so a body edit
+/// that keeps the signature does not re-check them.
+#[salsa::tracked(returns(ref))]
+pub fn def_signature(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<FnSig> {
+    check_def(db, workspace, key)
+        .as_ref()
+        .and_then(|r| r.sig.clone())
 }
 
 /// Places a definition's diagnostic: its own spans in its file, table

@@ -31,6 +31,10 @@ pub struct FnSig {
     pub cost: Cost,
 }
 
+/// Types and costs hold no floats, so equality is an equivalence (and the
+/// incremental database can tell an unchanged signature).
+impl Eq for FnSig {}
+
 /// An expression's type, cost, value bound (for `Int`s) and typed form.
 #[derive(Clone, Debug)]
 pub struct Checked {

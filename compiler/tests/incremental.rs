@@ -1,0 +1,103 @@
+//! Incremental analysis: after an edit, only what depends on it re-runs.
+
+use rqc_compiler::db::Analysis;
+
+const LIB: &str = "module lib
+table Item { id: Int key  owner: Int  at: Int  index by_owner (owner, at desc) }
+pub fn one(id: Int) = Item[id]
+pub fn two(id: Int) = one(id)
+pub fn apart(o: Int) = Item.by_owner[o] |> take(5)
+pub query q(id: Int) = two(id)
+";
+
+/// Checks everything, then returns the `check_def` runs an edit caused.
+fn reruns(before: &str, after: &str) -> Vec<String> {
+    let mut analysis = Analysis::new(&[("lib.rq".into(), before.into())]);
+    let _ = analysis.program();
+    analysis.db.start_log();
+    analysis.set_file("lib.rq", after);
+    let _ = analysis.program();
+    let mut ran: Vec<String> = analysis
+        .db
+        .take_log()
+        .into_iter()
+        .filter(|e| e.starts_with("check_def"))
+        .collect();
+    ran.sort();
+    ran
+}
+
+#[test]
+fn editing_a_body_rechecks_it_alone_when_its_signature_stays() {
+    // `one` reads the same row by an equal key: same type, same cost.
+    let edited = LIB.replace(
+        "pub fn one(id: Int) = Item[id]",
+        "pub fn one(id: Int) = Item[id + 0]",
+    );
+    assert_eq!(reruns(LIB, &edited), vec!["check_def(lib.one)"]);
+}
+
+#[test]
+fn a_changed_signature_rechecks_the_callers_too() {
+    // A different result type: `two` and `q` depend on it.
+    let edited = LIB.replace(
+        "pub fn one(id: Int) = Item[id]",
+        "pub fn one(id: Int) = Item[id] |> map(i => i.at)",
+    );
+    assert_eq!(
+        reruns(LIB, &edited),
+        vec![
+            "check_def(lib.one)",
+            "check_def(lib.q)",
+            "check_def(lib.two)"
+        ]
+    );
+}
+
+#[test]
+fn moving_definitions_without_changing_them_rechecks_nothing() {
+    let edited = LIB.replace(
+        "pub fn one(id: Int) = Item[id]",
+        "\n\n// a comment that shifts everything below\npub fn one(id: Int) = Item[id]",
+    );
+    assert_eq!(reruns(LIB, &edited), Vec::<String>::new());
+}
+
+#[test]
+fn diagnostics_follow_their_definition_when_it_moves() {
+    let broken = LIB.replace(
+        "pub fn apart(o: Int) = Item.by_owner[o] |> take(5)",
+        "pub fn apart(o: Int) = Item.by_owner[o] |> count()",
+    );
+    let mut analysis = Analysis::new(&[("lib.rq".into(), broken.clone())]);
+    let (first, _) = analysis.program();
+    let before = first.diagnostics[0].primary.span;
+    let prefix = "// one more line\n";
+    let shifted = format!("{prefix}{broken}");
+    analysis.set_file("lib.rq", &shifted);
+    let (second, _) = analysis.program();
+    let after = second.diagnostics[0].primary.span;
+    assert_eq!(
+        after.start as usize,
+        before.start as usize + prefix.len(),
+        "the diagnostic moved with its definition"
+    );
+    assert_eq!(&shifted[after.range()], "count()");
+}
+
+#[test]
+fn a_broken_file_still_yields_what_can_be_known() {
+    let broken = format!("{LIB}\npub query broken(id: Int) = Item[id] +\n");
+    let analysis = Analysis::new(&[("lib.rq".into(), broken)]);
+    let (checked, _) = analysis.program();
+    assert!(checked
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "E0102" || d.code == "E0101"));
+    let q = checked
+        .verdicts
+        .iter()
+        .find(|v| v.name == "q")
+        .expect("q is still checked");
+    assert!(q.accepted);
+}
