@@ -7,6 +7,7 @@
 pub mod cli;
 mod database;
 mod error;
+pub mod lsp;
 pub mod rowfile;
 mod sources;
 

@@ -220,6 +220,8 @@ pub struct DefResult {
     pub body: Option<(Vec<String>, crate::check::tir::TExpr)>,
     /// Relative to the definition (see [`DEF_MARKER`]).
     pub diagnostics: Vec<Diagnostic>,
+    /// Types and references, relative to the definition.
+    pub facts: Vec<check::Fact>,
 }
 
 impl Eq for DefResult {}
@@ -245,6 +247,7 @@ pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<D
         entry: outcome.entry,
         body: outcome.body,
         diagnostics,
+        facts: outcome.facts,
     })
 }
 

@@ -9,6 +9,7 @@ mod compile;
 pub mod cost;
 pub mod db;
 pub mod diagnostics;
+pub mod ide;
 pub mod plan;
 pub mod span;
 pub mod syntax;

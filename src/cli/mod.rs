@@ -62,6 +62,13 @@ enum Command {
     /// — none, with every refused row reported by line.
     #[command(after_help = "Example:\n  rqc load --db data examples/social User users.jsonl")]
     Load(load::LoadArgs),
+    /// Run the language server over stdio (for editors): diagnostics as you
+    /// type, hover with types and bounds, go to definition, completion,
+    /// inlay hints with each query's bound, quick fixes and symbols.
+    #[command(
+        after_help = "Example (Neovim):\n  vim.lsp.start({ name = 'rqc', cmd = { 'rqc', 'lsp' }, root_dir = vim.fn.getcwd() })"
+    )]
+    Lsp,
 }
 
 /// Runs the command line and returns the process's exit status.
@@ -80,6 +87,13 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Explain(args) => run::explain(args),
         Command::Load(args) => load::load(args),
+        Command::Lsp => match crate::lsp::serve() {
+            Ok(()) => Status::Clean,
+            Err(error) => {
+                eprintln!("error[E0600]: the language server stopped: {error}");
+                Status::Usage
+            }
+        },
     };
     ExitCode::from(status as u8)
 }

@@ -228,6 +228,13 @@ impl Checker<'_> {
                 return None;
             }
         };
+        self.refer(table_name.span, super::expr::Target::Table(table.clone()));
+        if let Some(index) = index_name {
+            self.refer(
+                index.span,
+                super::expr::Target::Index(table.clone(), index.name.clone()),
+            );
+        }
         let schema = self.schema.table(&table)?;
         let path = match index_name {
             None => Path {

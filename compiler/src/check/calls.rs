@@ -27,7 +27,10 @@ impl Checker<'_> {
                     return self.call_local(span, &name.name, &ty, &all);
                 }
                 match self.index.lookup(self.module, &name.name).cloned() {
-                    Some(Symbol::Def(def)) => return self.call_def(span, callee.span, def, &all),
+                    Some(Symbol::Def(def)) => {
+                        self.refer(name.span, super::expr::Target::Def(def));
+                        return self.call_def(span, callee.span, def, &all);
+                    }
                     Some(Symbol::Table(table)) => {
                         self.error(
                             "E0412",
@@ -54,6 +57,7 @@ impl Checker<'_> {
                     {
                         return match self.index.scopes[m].get(&field.name).cloned() {
                             Some(Symbol::Def(def)) if self.index.defs[def].public => {
+                                self.refer(field.span, super::expr::Target::Def(def));
                                 self.call_def(span, callee.span, def, &all)
                             }
                             Some(Symbol::Def(_)) => {

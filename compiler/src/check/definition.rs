@@ -31,6 +31,8 @@ pub struct Outcome {
     /// An accepted definition's parameter names and typed body, for the
     /// planner to inline at each call.
     pub body: Option<(Vec<String>, TExpr)>,
+    /// Types and references found (filled in by `check_one`).
+    pub facts: Vec<super::expr::Fact>,
 }
 
 impl Checker<'_> {
@@ -83,7 +85,7 @@ impl Checker<'_> {
             } else {
                 TExpr::Param(position)
             };
-            self.push_local(&param.name.name, ty.clone(), value, tir);
+            self.push_local(&param.name, ty.clone(), value, tir);
             params.push((param.name.name.clone(), ty));
         }
         let body = self.check(&def.body);
@@ -156,6 +158,7 @@ impl Checker<'_> {
             sig,
             entry,
             body: inlined,
+            facts: Vec::new(),
         }
     }
 

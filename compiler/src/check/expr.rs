@@ -62,11 +62,32 @@ impl Checked {
 
 pub(super) struct Local {
     pub name: String,
+    /// Where the name is bound (for go-to-definition).
+    pub span: Span,
     pub ty: Ty,
     pub value: Option<Poly>,
     pub tir: TExpr,
     /// Paid at each use: a `let`-bound stream is read again by every use.
     pub reuse_cost: Cost,
+}
+
+/// What the checker learnt about a place in the source, for editors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fact {
+    /// An expression's type and cost.
+    Type { span: Span, ty: String, cost: Cost },
+    /// A name and what it refers to.
+    Ref { span: Span, target: Target },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Def(usize),
+    Table(String),
+    Column(String, String),
+    Index(String, String),
+    /// A parameter, `let` or lambda parameter of the same definition.
+    Local(Span),
 }
 
 pub struct Checker<'p> {
@@ -78,6 +99,8 @@ pub struct Checker<'p> {
     pub kind: DefKind,
     pub diagnostics: Vec<Diagnostic>,
     pub(super) scope: Vec<Local>,
+    /// Types and references, in the definition's (relative) spans.
+    pub facts: Vec<Fact>,
 }
 
 impl<'p> Checker<'p> {
@@ -99,9 +122,10 @@ impl<'p> Checker<'p> {
         Some(Label::new(table_marker(table), Span::default(), message))
     }
 
-    pub(super) fn push_local(&mut self, name: &str, ty: Ty, value: Option<Poly>, tir: TExpr) {
+    pub(super) fn push_local(&mut self, name: &Ident, ty: Ty, value: Option<Poly>, tir: TExpr) {
         self.scope.push(Local {
-            name: name.to_string(),
+            name: name.name.clone(),
+            span: name.span,
             ty,
             value,
             tir,
@@ -135,7 +159,18 @@ impl<'p> Checker<'p> {
         if operator {
             checked.tir = TExpr::Costed(Box::new(checked.tir), checked.cost.clone());
         }
+        if !checked.ty.is_error() {
+            self.facts.push(Fact::Type {
+                span: expr.span,
+                ty: checked.ty.to_string(),
+                cost: checked.cost.clone(),
+            });
+        }
         checked
+    }
+
+    pub fn refer(&mut self, span: Span, target: Target) {
+        self.facts.push(Fact::Ref { span, target });
     }
 
     fn check_inner(&mut self, expr: &Expr, expected: Option<&Ty>) -> Checked {
@@ -284,6 +319,9 @@ impl<'p> Checker<'p> {
 
     fn check_name(&mut self, ident: &Ident) -> Checked {
         if let Some(local) = self.local(&ident.name) {
+            let binding = local.span;
+            self.refer(ident.span, Target::Local(binding));
+            let local = self.local(&ident.name).expect("found above");
             return Checked {
                 ty: local.ty.clone(),
                 cost: local.reuse_cost.clone(),
@@ -297,7 +335,10 @@ impl<'p> Checker<'p> {
             _ => {}
         }
         match self.index.lookup(self.module, &ident.name).cloned() {
-            Some(Symbol::Table(table)) => self.check_whole_table(&table, ident.span),
+            Some(Symbol::Table(table)) => {
+                self.refer(ident.span, Target::Table(table.clone()));
+                self.check_whole_table(&table, ident.span)
+            }
             Some(Symbol::Def(_)) => {
                 self.error(
                     "E0408",
@@ -400,6 +441,10 @@ impl<'p> Checker<'p> {
         let field_ty = match &ty {
             Ty::Error => return Checked::error(),
             Ty::Row(table) => {
+                self.refer(
+                    field.span,
+                    Target::Column(table.clone(), field.name.clone()),
+                );
                 let table_schema = self.schema.table(table);
                 match table_schema.and_then(|t| t.column(&field.name).map(|c| &t.columns[c])) {
                     Some(column) => super::schema_types::column_ty(&column.ty),
@@ -595,6 +640,7 @@ impl<'p> Checker<'p> {
                     names.push((name.name.clone(), checked.tir.clone()));
                     self.scope.push(Local {
                         name: name.name.clone(),
+                        span: name.span,
                         ty: checked.ty,
                         value: checked.value,
                         tir: TExpr::Local(name.name.clone()),
@@ -650,12 +696,7 @@ impl<'p> Checker<'p> {
     pub fn check_lambda(&mut self, params: &[Ident], body: &Expr, param_tys: &[Ty]) -> Checked {
         let depth = self.scope.len();
         for (param, ty) in params.iter().zip(param_tys) {
-            self.push_local(
-                &param.name,
-                ty.clone(),
-                None,
-                TExpr::Local(param.name.clone()),
-            );
+            self.push_local(param, ty.clone(), None, TExpr::Local(param.name.clone()));
         }
         let checked = self.check(body);
         self.scope.truncate(depth);

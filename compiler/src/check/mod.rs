@@ -19,9 +19,14 @@ pub mod tir;
 pub mod types;
 mod writes;
 
+pub use builtins::BUILTINS;
 pub use definition::{CheckedEntry, Outcome};
-pub use expr::{FnSig, DEF_MARKER, TABLE_MARKER};
+pub use expr::{Fact, FnSig, Target, DEF_MARKER, TABLE_MARKER};
 pub use modules::ProgramIndex;
+/// Names and what they stand for, for editors.
+pub mod modules_symbol {
+    pub use super::modules::Symbol;
+}
 
 use crate::cost::Cost;
 use crate::diagnostics::{Diagnostic, Label};
@@ -166,6 +171,7 @@ pub fn check_one(
             sig: None,
             entry: None,
             body: None,
+            facts: Vec::new(),
         };
         return (outcome, diagnostics);
     }
@@ -178,8 +184,10 @@ pub fn check_one(
         kind: info.kind,
         diagnostics: Vec::new(),
         scope: Vec::new(),
+        facts: Vec::new(),
     };
-    let outcome = checker.check_definition(def, &module_name);
+    let mut outcome = checker.check_definition(def, &module_name);
+    outcome.facts = checker.facts;
     (outcome, checker.diagnostics)
 }
 

@@ -98,12 +98,19 @@ impl Checker<'_> {
                 return Checked::error();
             }
         };
+        self.refer(name.span, super::expr::Target::Table(table.clone()));
         let Some(schema) = self.schema.table(&table).cloned() else {
             return Checked::error();
         };
         let ExprKind::Record(fields) = &row.kind else {
             return Checked::error();
         };
+        for field in fields {
+            self.refer(
+                field.name.span,
+                super::expr::Target::Column(table.clone(), field.name.name.clone()),
+            );
+        }
         let mut cost = Cost::zero();
         let mut values: Vec<Option<TExpr>> = vec![None; schema.columns.len()];
         for field in fields {

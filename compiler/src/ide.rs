@@ -1,0 +1,552 @@
+//! Editor features over the analysis: hover, definitions, completions,
+//! inlay hints, code actions and symbols. Positions are byte offsets; the
+//! language server converts them.
+
+use crate::check::{Fact, Target};
+use crate::cost::class;
+use crate::db::{check_def, def_offset, parse_file, shape_details, Analysis, DefKey};
+use crate::diagnostics::Diagnostic;
+use crate::span::Span;
+use crate::syntax::ast::{Item, TableMember};
+use crate::syntax::printer::print_signature;
+
+/// A definition of the file, with where it starts.
+struct DefAt {
+    module: String,
+    name: String,
+    span: Span,
+}
+
+fn defs_in(analysis: &Analysis, file: &str) -> Vec<DefAt> {
+    let Some(parsed) = analysis.file_syntax(file) else {
+        return Vec::new();
+    };
+    let module = module_of(analysis, file).unwrap_or_default();
+    parsed
+        .module
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Def(def) => Some(DefAt {
+                module: module.clone(),
+                name: def.name.name.clone(),
+                span: def.span,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+fn module_of(analysis: &Analysis, file: &str) -> Option<String> {
+    analysis
+        .shape()
+        .index
+        .modules
+        .iter()
+        .find(|m| m.file == file)
+        .map(|m| m.name.clone())
+}
+
+/// The facts of the definition around `offset`, made absolute.
+fn facts_at(analysis: &Analysis, file: &str, offset: usize) -> Vec<Fact> {
+    let Some(def) = defs_in(analysis, file)
+        .into_iter()
+        .find(|d| d.span.contains(offset))
+    else {
+        return Vec::new();
+    };
+    let key = DefKey::new(&analysis.db, def.module.clone(), def.name.clone());
+    let base = def_offset(&analysis.db, analysis.workspace, key);
+    let Some(result) = check_def(&analysis.db, analysis.workspace, key) else {
+        return Vec::new();
+    };
+    let shift = |span: Span| Span::new((span.start + base) as usize, (span.end + base) as usize);
+    result
+        .facts
+        .iter()
+        .map(|fact| match fact {
+            Fact::Type { span, ty, cost } => Fact::Type {
+                span: shift(*span),
+                ty: ty.clone(),
+                cost: cost.clone(),
+            },
+            Fact::Ref {
+                span,
+                target: Target::Local(binding),
+            } => Fact::Ref {
+                span: shift(*span),
+                target: Target::Local(shift(*binding)),
+            },
+            Fact::Ref { span, target } => Fact::Ref {
+                span: shift(*span),
+                target: target.clone(),
+            },
+        })
+        .collect()
+}
+
+fn bound_text(cost: &crate::cost::Cost) -> String {
+    let show = |p: &crate::cost::Poly| match p.max_value() {
+        Some(max) if p.to_string() == max.to_string() => format!("≤ {max}"),
+        Some(max) => format!("≤ {} = {max}", p),
+        None => format!("≤ {p}"),
+    };
+    format!("seeks {}, rows {}", show(&cost.seeks), show(&cost.rows))
+}
+
+/// Hover text at `offset`: for a definition's name its signature and bound,
+/// else the innermost expression's type and cost.
+pub fn hover(analysis: &Analysis, file: &str, offset: usize) -> Option<String> {
+    let parsed = analysis.file_syntax(file)?;
+    for item in &parsed.module.items {
+        if let Item::Def(def) = item {
+            if def.name.span.contains(offset) {
+                let module = module_of(analysis, file)?;
+                let (result, _) = analysis.check(&module, &def.name.name)?;
+                let verdict = &result.verdict;
+                let bound = if verdict.accepted {
+                    format!("{}  ·  {}", bound_text(&verdict.cost), verdict.class)
+                } else {
+                    "rejected: see its diagnostic".to_string()
+                };
+                return Some(format!(
+                    "```rql\n{}\n```\n{}\n\n{}",
+                    print_signature(def),
+                    verdict.signature,
+                    bound
+                ));
+            }
+        }
+    }
+    facts_at(analysis, file, offset)
+        .into_iter()
+        .filter_map(|fact| match fact {
+            Fact::Type { span, ty, cost } if span.contains(offset) => Some((span, ty, cost)),
+            _ => None,
+        })
+        .min_by_key(|(span, _, _)| span.end - span.start)
+        .map(|(_, ty, cost)| format!("`{ty}`  ·  {}  ·  {}", bound_text(&cost), class(&cost)))
+}
+
+/// Where the name at `offset` is defined: (file, span).
+pub fn definition(analysis: &Analysis, file: &str, offset: usize) -> Option<(String, Span)> {
+    let target = facts_at(analysis, file, offset)
+        .into_iter()
+        .filter_map(|fact| match fact {
+            Fact::Ref { span, target } if span.contains(offset) => Some((span, target)),
+            _ => None,
+        })
+        .min_by_key(|(span, _)| span.end - span.start)
+        .map(|(_, t)| t)
+        .or_else(|| import_target(analysis, file, offset))?;
+    locate(analysis, file, &target)
+}
+
+/// A name in an `import` line refers to what it imports.
+fn import_target(analysis: &Analysis, file: &str, offset: usize) -> Option<Target> {
+    let parsed = analysis.file_syntax(file)?;
+    for item in &parsed.module.items {
+        let Item::Import(import) = item else { continue };
+        for name in import.names.iter().flatten() {
+            if name.span.contains(offset) {
+                let shape = analysis.shape();
+                let module = shape
+                    .index
+                    .modules
+                    .iter()
+                    .position(|m| m.name == import.path.dotted())?;
+                return match shape.index.scopes[module].get(&name.name)? {
+                    crate::check::modules_symbol::Symbol::Table(t) => {
+                        Some(Target::Table(t.clone()))
+                    }
+                    crate::check::modules_symbol::Symbol::Def(d) => Some(Target::Def(*d)),
+                    _ => None,
+                };
+            }
+        }
+    }
+    None
+}
+
+fn locate(analysis: &Analysis, file: &str, target: &Target) -> Option<(String, Span)> {
+    let shape = analysis.shape();
+    let table_item = |table: &str| -> Option<(String, crate::syntax::ast::Table)> {
+        let (decl_file, _) = shape_details(&analysis.db, analysis.workspace)
+            .table_decls
+            .get(table)?
+            .clone();
+        let parsed = analysis.file_syntax(&decl_file)?;
+        parsed.module.items.iter().find_map(|item| match item {
+            Item::Table(t) if t.name.name == table => Some((decl_file.clone(), t.clone())),
+            _ => None,
+        })
+    };
+    match target {
+        Target::Local(span) => Some((file.to_string(), *span)),
+        Target::Table(table) => shape_details(&analysis.db, analysis.workspace)
+            .table_decls
+            .get(table)
+            .cloned(),
+        Target::Def(id) => {
+            let info = shape.index.defs.get(*id)?;
+            let def_file = shape.index.modules[info.module].file.clone();
+            let source = analysis
+                .workspace
+                .files(&analysis.db)
+                .iter()
+                .copied()
+                .find(|f| *f.name(&analysis.db) == def_file)?;
+            match parse_file(&analysis.db, source)
+                .module
+                .items
+                .get(info.item)?
+            {
+                Item::Def(def) => Some((def_file, def.name.span)),
+                _ => None,
+            }
+        }
+        Target::Column(table, column) => {
+            let (decl_file, t) = table_item(table)?;
+            t.members.iter().find_map(|m| match m {
+                TableMember::Field(f) if f.name.name == *column => {
+                    Some((decl_file.clone(), f.name.span))
+                }
+                _ => None,
+            })
+        }
+        Target::Index(table, index) => {
+            let (decl_file, t) = table_item(table)?;
+            t.members.iter().find_map(|m| match m {
+                TableMember::Index(i) if i.name.name == *index => {
+                    Some((decl_file.clone(), i.name.span))
+                }
+                TableMember::Field(f) if f.name.name == *index => {
+                    Some((decl_file.clone(), f.name.span))
+                }
+                _ => None,
+            })
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompletionKind {
+    Keyword,
+    Function,
+    Table,
+    Index,
+    Field,
+    Variable,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub label: String,
+    pub kind: CompletionKind,
+    pub detail: String,
+}
+
+const KEYWORDS: [&str; 20] = [
+    "module", "import", "pub", "table", "small", "fn", "query", "mutation", "let", "if", "else",
+    "insert", "update", "delete", "true", "false", "none", "key", "index", "bound",
+];
+
+/// Completions at `offset` of `text` (the file as it is being edited).
+pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -> Vec<Completion> {
+    let before = &text[..offset.min(text.len())];
+    let word_start = before
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let shape = analysis.shape();
+    let schema = &shape.schema;
+    let item = |label: &str, kind: CompletionKind, detail: String| Completion {
+        label: label.to_string(),
+        kind,
+        detail,
+    };
+    // After `x.`: a table's indexes and columns, or a row's fields.
+    if before[..word_start].ends_with('.') {
+        let head = &before[..word_start - 1];
+        let name_start = head
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map(|i| i + 1)
+            .unwrap_or(0);
+        let name = &head[name_start..];
+        if let Some(table) = schema.table(name) {
+            let mut out: Vec<Completion> = table
+                .indexes
+                .iter()
+                .map(|i| {
+                    let columns: Vec<&str> = i
+                        .columns
+                        .iter()
+                        .map(|&c| table.columns[c].name.as_str())
+                        .collect();
+                    item(
+                        &i.name,
+                        CompletionKind::Index,
+                        format!(
+                            "{} ({})",
+                            if i.unique { "unique" } else { "index" },
+                            columns.join(", ")
+                        ),
+                    )
+                })
+                .collect();
+            out.extend(
+                table
+                    .columns
+                    .iter()
+                    .map(|c| item(&c.name, CompletionKind::Field, c.ty.name())),
+            );
+            return out;
+        }
+        // A row: the fields of the type the checker gave the name.
+        let types = facts_at(analysis, file, name_start);
+        let row = types.iter().find_map(|f| match f {
+            Fact::Type { span, ty, .. }
+                if span.start as usize == name_start && span.end as usize == head.len() =>
+            {
+                Some(ty.trim_end_matches('?').to_string())
+            }
+            _ => None,
+        });
+        let tables: Vec<_> = match row.and_then(|t| schema.table(&t).cloned()) {
+            Some(t) => vec![t],
+            None => schema.tables.clone(),
+        };
+        return tables
+            .iter()
+            .flat_map(|t| t.columns.iter().map(move |c| (t.name.clone(), c)))
+            .map(|(t, c)| {
+                item(
+                    &c.name,
+                    CompletionKind::Field,
+                    format!("{}: {}", t, c.ty.name()),
+                )
+            })
+            .collect();
+    }
+    let mut out: Vec<Completion> = KEYWORDS
+        .iter()
+        .map(|k| item(k, CompletionKind::Keyword, "keyword".into()))
+        .collect();
+    out.extend(
+        crate::check::BUILTINS
+            .iter()
+            .map(|b| item(b, CompletionKind::Function, "combinator".into())),
+    );
+    if let Some(module) = shape.index.modules.iter().position(|m| m.file == file) {
+        for (name, symbol) in &shape.index.scopes[module] {
+            match symbol {
+                crate::check::modules_symbol::Symbol::Table(_) => {
+                    out.push(item(name, CompletionKind::Table, "table".into()))
+                }
+                crate::check::modules_symbol::Symbol::Def(d) => out.push(item(
+                    name,
+                    CompletionKind::Function,
+                    shape.index.defs[*d].kind.keyword().to_string(),
+                )),
+                crate::check::modules_symbol::Symbol::Module(_) => {}
+            }
+        }
+    }
+    // Parameters and `let` names of the definition being written.
+    if let Some(def) = defs_in(analysis, file)
+        .into_iter()
+        .filter(|d| (d.span.start as usize) <= offset)
+        .last()
+    {
+        let header_end = text[def.span.start as usize..offset.min(text.len())].to_string();
+        for (i, _) in header_end.match_indices(':') {
+            let name_end = i;
+            let name_start = header_end[..name_end]
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map(|j| j + 1)
+                .unwrap_or(0);
+            let name = header_end[name_start..name_end].trim();
+            if !name.is_empty() && header_end[..name_start].trim_end().ends_with(['(', ',']) {
+                out.push(item(name, CompletionKind::Variable, "parameter".into()));
+            }
+        }
+        for (i, _) in header_end.match_indices("let ") {
+            let rest = &header_end[i + 4..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.push(item(&name, CompletionKind::Variable, "let".into()));
+            }
+        }
+    }
+    let prefix = &before[word_start..];
+    out.retain(|c| c.label.starts_with(prefix));
+    out.dedup_by(|a, b| a.label == b.label);
+    out
+}
+
+/// A hint after each query and mutation header: its bound, or that it was rejected.
+pub fn inlay_hints(analysis: &Analysis, file: &str) -> Vec<(usize, String)> {
+    let Some(parsed) = analysis.file_syntax(file) else {
+        return Vec::new();
+    };
+    let Some(module) = module_of(analysis, file) else {
+        return Vec::new();
+    };
+    let text = analysis
+        .files()
+        .into_iter()
+        .find(|(n, _)| n == file)
+        .map(|(_, t)| t)
+        .unwrap_or_default();
+    let mut hints = Vec::new();
+    for item in &parsed.module.items {
+        let Item::Def(def) = item else { continue };
+        let Some((result, _)) = analysis.check(&module, &def.name.name) else {
+            continue;
+        };
+        let verdict = &result.verdict;
+        let label = match (verdict.accepted, verdict.seeks_max(), verdict.rows_max()) {
+            (true, Some(s), Some(r)) => format!("seeks ≤ {s} · rows ≤ {r} · {}", verdict.class),
+            (true, _, _) => format!(
+                "seeks ≤ {} · rows ≤ {}",
+                verdict.cost.seeks, verdict.cost.rows
+            ),
+            (false, _, _) => "rejected".to_string(),
+        };
+        // At the end of the header's line.
+        let start = def.name.span.end as usize;
+        let end = text[start..]
+            .find('\n')
+            .map(|i| start + i)
+            .unwrap_or(text.len());
+        hints.push((end, format!("  {label}")));
+    }
+    hints
+}
+
+/// An edit: replace `span` of `file` with `text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub file: String,
+    pub span: Span,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Action {
+    pub title: String,
+    pub edits: Vec<Edit>,
+}
+
+/// For a rejection whose help names an `index …` or `bound …` declaration
+/// to add to a table: an action that adds it to the table.
+pub fn code_actions(analysis: &Analysis, diagnostic: &Diagnostic) -> Vec<Action> {
+    let mut actions = Vec::new();
+    for help in &diagnostic.help {
+        let Some(table) = between(help, "table `", "`") else {
+            continue;
+        };
+        let declaration = ["`index ", "`bound "].iter().find_map(|start| {
+            let at = help.find(start)?;
+            let rest = &help[at + 1..];
+            Some(rest[..rest.find('`')?].to_string())
+        });
+        let Some(declaration) = declaration else {
+            continue;
+        };
+        let Some((decl_file, _)) = shape_details(&analysis.db, analysis.workspace)
+            .table_decls
+            .get(&table)
+            .cloned()
+        else {
+            continue;
+        };
+        let Some(parsed) = analysis.file_syntax(&decl_file) else {
+            continue;
+        };
+        let Some(span) = parsed.module.items.iter().find_map(|i| match i {
+            Item::Table(t) if t.name.name == table => Some(t.span),
+            _ => None,
+        }) else {
+            continue;
+        };
+        // Before the table's closing brace, on a line of its own.
+        let close = span.end as usize - 1;
+        actions.push(Action {
+            title: format!("Add `{declaration}` to table `{table}`"),
+            edits: vec![Edit {
+                file: decl_file,
+                span: Span::new(close, close),
+                text: format!("  {declaration}\n"),
+            }],
+        });
+    }
+    actions
+}
+
+fn between(text: &str, start: &str, end: &str) -> Option<String> {
+    let at = text.find(start)? + start.len();
+    let len = text[at..].find(end)?;
+    Some(text[at..at + len].to_string())
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    pub name: String,
+    pub kind: &'static str,
+    pub span: Span,
+    pub selection: Span,
+    pub children: Vec<Symbol>,
+}
+
+/// The tables (with their columns and indexes) and definitions of a file.
+pub fn symbols(analysis: &Analysis, file: &str) -> Vec<Symbol> {
+    let Some(parsed) = analysis.file_syntax(file) else {
+        return Vec::new();
+    };
+    parsed
+        .module
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Table(t) => Some(Symbol {
+                name: t.name.name.clone(),
+                kind: "table",
+                span: t.span,
+                selection: t.name.span,
+                children: t
+                    .members
+                    .iter()
+                    .filter_map(|m| match m {
+                        TableMember::Field(f) => Some(Symbol {
+                            name: f.name.name.clone(),
+                            kind: "column",
+                            span: f.span,
+                            selection: f.name.span,
+                            children: Vec::new(),
+                        }),
+                        TableMember::Index(i) => Some(Symbol {
+                            name: i.name.name.clone(),
+                            kind: "index",
+                            span: i.span,
+                            selection: i.name.span,
+                            children: Vec::new(),
+                        }),
+                        _ => None,
+                    })
+                    .collect(),
+            }),
+            Item::Def(d) => Some(Symbol {
+                name: d.name.name.clone(),
+                kind: d.kind.keyword(),
+                span: d.span,
+                selection: d.name.span,
+                children: Vec::new(),
+            }),
+            Item::Import(_) => None,
+        })
+        .collect()
+}

@@ -1,0 +1,285 @@
+//! The language server as a process: JSON-RPC over its stdio, as an editor speaks it.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+const SCHEMA: &str = "module social
+table User {
+  id: Int key
+  handle: String unique
+}
+table Post {
+  id: Int key
+  author: Int ref User
+  at: Int
+  index by_author (author, at desc)
+}
+";
+
+const FEED: &str = "module feed
+import social.{User, Post}
+pub query post_count(a: Int) = Post.by_author[a] |> count()
+pub query recent(a: Int, n: Int <= 100) = Post.by_author[a] |> take(n)
+";
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+    next_id: i64,
+}
+
+impl Server {
+    fn start(root: &std::path::Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("rqc lsp starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(n) = line.strip_prefix("Content-Length: ") {
+                        length = n.parse().unwrap();
+                    }
+                }
+                let mut body = vec![0; length];
+                reader.read_exact(&mut body).unwrap();
+                if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut server = Server {
+            child,
+            stdin,
+            messages: rx,
+            next_id: 1,
+        };
+        let root_uri = format!("file://{}", root.display());
+        let init = server.request(
+            "initialize",
+            json!({ "processId": null, "rootUri": root_uri, "capabilities": {} }),
+        );
+        assert_eq!(
+            init["result"]["capabilities"]["textDocumentSync"]["change"], 2,
+            "incremental sync"
+        );
+        server.notify("initialized", json!({}));
+        server
+    }
+
+    fn send(&mut self, message: Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        self.wait(|m| m["id"] == id)
+    }
+
+    fn wait(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let message = self
+                .messages
+                .recv_timeout(Duration::from_secs(20))
+                .expect("the server answers in time");
+            if wanted(&message) {
+                return message;
+            }
+        }
+    }
+
+    /// The next diagnostics published for `uri`.
+    fn diagnostics(&mut self, uri: &str) -> Vec<Value> {
+        let message = self.wait(|m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
+        });
+        message["params"]["diagnostics"].as_array().unwrap().clone()
+    }
+}
+
+fn position_of(text: &str, needle: &str) -> Value {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} not in the text"));
+    let line = text[..at].matches('\n').count();
+    let column = at - text[..at].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    json!({ "line": line, "character": column })
+}
+
+#[test]
+fn every_feature_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("social.rq"), SCHEMA).unwrap();
+    std::fs::write(root.join("feed.rq"), FEED).unwrap();
+    let feed_uri = format!("file://{}/feed.rq", root.display());
+    let social_uri = format!("file://{}/social.rq", root.display());
+    let mut server = Server::start(&root);
+    // The workspace is checked at start: the rejection is published at once.
+    assert_eq!(server.diagnostics(&feed_uri).len(), 1);
+
+    // Open: the rejection arrives with its code and the range of `count()`.
+    server.notify("textDocument/didOpen", json!({ "textDocument": { "uri": feed_uri, "languageId": "rql", "version": 1, "text": FEED } }));
+    let diagnostics = server.diagnostics(&feed_uri);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["code"], "E0301");
+    assert_eq!(
+        diagnostics[0]["range"]["start"],
+        position_of(FEED, "count()")
+    );
+    assert!(diagnostics[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("help: declare a bound in table `Post`"));
+
+    // An incremental change that fixes it: the diagnostics clear.
+    let start = position_of(FEED, "count()");
+    let end =
+        json!({ "line": start["line"], "character": start["character"].as_u64().unwrap() + 7 });
+    server.notify("textDocument/didChange", json!({
+        "textDocument": { "uri": feed_uri, "version": 2 },
+        "contentChanges": [{ "range": { "start": start, "end": end }, "text": "take(10) |> count()" }]
+    }));
+    let after_fix = server.diagnostics(&feed_uri);
+    assert!(after_fix.is_empty(), "fixed: {after_fix:#?}");
+    // And back again.
+    let fixed = FEED.replace("count()", "take(10) |> count()");
+    let start = position_of(&fixed, "take(10) |> count()");
+    let end =
+        json!({ "line": start["line"], "character": start["character"].as_u64().unwrap() + 19 });
+    server.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": feed_uri, "version": 3 },
+            "contentChanges": [{ "range": { "start": start, "end": end }, "text": "count()" }]
+        }),
+    );
+    assert_eq!(server.diagnostics(&feed_uri).len(), 1);
+
+    // Hover on a query's name: its signature and bound.
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, "recent(a") }),
+    );
+    let text = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.contains("recent(a: Int, n: Int <= 100) -> [Post; ≤ 100]"),
+        "{text}"
+    );
+    assert!(text.contains("seeks ≤ 1, rows ≤ n = 100"), "{text}");
+    // Hover on an expression: its type and cost.
+    let hover = server.request("textDocument/hover", json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, "by_author[a] |> take") }));
+    let text = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("stream Post"), "{text}");
+
+    // Definition: a table, across files; an index.
+    let definition = server.request("textDocument/definition", json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, "Post.by_author[a] |> count") }));
+    assert_eq!(definition["result"]["uri"], social_uri);
+    assert_eq!(
+        definition["result"]["range"]["start"],
+        position_of(SCHEMA, "Post {")
+    );
+    let definition = server.request("textDocument/definition", json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, "by_author[a] |> count") }));
+    assert_eq!(
+        definition["result"]["range"]["start"],
+        position_of(SCHEMA, "by_author")
+    );
+
+    // Completion after `Post.`: its index and columns.
+    let completion = server.request("textDocument/completion", json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, "by_author[a] |> count") }));
+    let labels: Vec<&str> = completion["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        labels.contains(&"by_author") && labels.contains(&"author"),
+        "{labels:?}"
+    );
+
+    // Inlay hints: the bound after each header.
+    let hints = server.request("textDocument/inlayHint", json!({ "textDocument": { "uri": feed_uri }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 9, "character": 0 } } }));
+    let labels: Vec<&str> = hints["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        labels
+            .iter()
+            .any(|l| l.contains("seeks ≤ 1 · rows ≤ 100 · O(log N)")),
+        "{labels:?}"
+    );
+    assert!(labels.iter().any(|l| l.contains("rejected")), "{labels:?}");
+
+    // Symbols of the schema file.
+    let symbols = server.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": social_uri } }),
+    );
+    let names: Vec<&str> = symbols["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["User", "Post"]);
+
+    // The quick fix adds the bound to `Post`; applied, the query checks clean.
+    let range =
+        json!({ "start": position_of(FEED, "count()"), "end": position_of(FEED, "count()") });
+    let actions = server.request("textDocument/codeAction", json!({ "textDocument": { "uri": feed_uri }, "range": range, "context": { "diagnostics": [] } }));
+    let action = &actions["result"][0];
+    assert_eq!(
+        action["title"],
+        "Add `bound author <= 1000` to table `Post`"
+    );
+    let edit = &action["edit"]["changes"][&social_uri][0];
+    assert_eq!(edit["newText"], "  bound author <= 1000\n");
+    let at = edit["range"]["start"].clone();
+    let line = at["line"].as_u64().unwrap() as usize;
+    let mut lines: Vec<&str> = SCHEMA.lines().collect();
+    lines.insert(line, "  bound author <= 1000");
+    let edited = lines.join("\n") + "\n";
+    server.notify("textDocument/didOpen", json!({ "textDocument": { "uri": social_uri, "languageId": "rql", "version": 1, "text": edited } }));
+    assert!(
+        server.diagnostics(&feed_uri).is_empty(),
+        "the bound makes the count bounded"
+    );
+
+    let shutdown = server.request("shutdown", Value::Null);
+    assert!(shutdown["error"].is_null());
+    server.notify("exit", Value::Null);
+    let status = server.child.wait().unwrap();
+    assert!(status.success());
+}
