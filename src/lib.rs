@@ -8,6 +8,7 @@ pub mod cli;
 mod database;
 mod error;
 pub mod lsp;
+pub mod repl;
 pub mod rowfile;
 mod sources;
 

@@ -3,6 +3,7 @@
 mod args;
 mod check;
 mod load;
+mod repl;
 mod report;
 mod run;
 
@@ -69,6 +70,13 @@ enum Command {
         after_help = "Example (Neovim):\n  vim.lsp.start({ name = 'rqc', cmd = { 'rqc', 'lsp' }, root_dir = vim.fn.getcwd() })"
     )]
     Lsp,
+    /// An interactive session against a database: type an RQL expression to
+    /// check it as a query and, when it is bounded, run it; :help lists the
+    /// commands. Piped input is read line by line, so scripts can drive it.
+    #[command(
+        after_help = "Examples:\n  rqc repl --db data examples/social\n  echo 'User[1]' | rqc repl --db data examples/social"
+    )]
+    Repl(repl::ReplArgs),
 }
 
 /// Runs the command line and returns the process's exit status.
@@ -87,6 +95,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Explain(args) => run::explain(args),
         Command::Load(args) => load::load(args),
+        Command::Repl(args) => repl::repl(args),
         Command::Lsp => match crate::lsp::serve() {
             Ok(()) => Status::Clean,
             Err(error) => {

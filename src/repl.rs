@@ -1,0 +1,553 @@
+//! `rqc repl`: a read-eval-print loop against a real database.
+//!
+//! An expression is checked exactly as a query is — it becomes the body of
+//! `query it()` in a module that imports every table and public definition
+//! of the program — so an unbounded one gets the same diagnostic as in a
+//! file, and a bounded one runs and prints its rows with what it read.
+
+use crate::{Database, Error};
+use rqc_compiler::diagnostics::{render, RenderOptions};
+use rqc_compiler::syntax::ast::Item;
+use rqc_compiler::{compile, Compilation};
+use rqc_plan::Value;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+
+const HELP: &str = "\
+Type an RQL expression to run it as a query, e.g. `User[1]` or
+`Post.by_author[1] |> take(5)`. Brackets left open continue on the next line.
+
+  :help          this text
+  :load PATH     load a program (a .rq file or a directory)
+  :schema        the tables, their keys, indexes and bounds
+  :explain NAME  the plan of a query or mutation
+  :bound EXPR    the bound of an expression, without running it
+  :quit          leave (also Ctrl-D)";
+
+const REPL_FILE: &str = "<repl>";
+
+pub struct Repl {
+    db: Database,
+    files: Vec<(String, String)>,
+    color: bool,
+}
+
+impl Repl {
+    pub fn new(db: Database, color: bool) -> Repl {
+        Repl {
+            db,
+            files: Vec::new(),
+            color,
+        }
+    }
+
+    /// Loads a program and installs its schema.
+    pub fn load(&mut self, path: &PathBuf) -> Result<String, Error> {
+        let files = crate::read_program(std::slice::from_ref(path))?;
+        let compilation = crate::compile_checked(&files)?;
+        let tables = compilation.program.schema.tables.len();
+        let entries = compilation.program.entries.len();
+        self.db.install(compilation.program)?;
+        self.files = files;
+        Ok(format!(
+            "loaded {} ({tables} tables, {entries} entry points)",
+            path.display()
+        ))
+    }
+
+    /// The module an expression is checked in: everything public in scope.
+    fn wrap(&self, expression: &str) -> (String, usize) {
+        let mut text = String::from("module repl\n");
+        let compilation = compile(&self.files);
+        let shape_modules: Vec<(String, Vec<String>)> = self
+            .files
+            .iter()
+            .filter_map(|(name, source)| {
+                let (module, _) = rqc_compiler::syntax::parse(name, source);
+                let module_name = module.header.as_ref().map(|h| h.dotted())?;
+                let names = module
+                    .items
+                    .iter()
+                    .filter_map(|item| match item {
+                        Item::Table(t) => Some(t.name.name.clone()),
+                        Item::Def(d) if d.public => Some(d.name.name.clone()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>();
+                Some((module_name, names))
+            })
+            .collect();
+        let _ = compilation;
+        let mut seen = std::collections::HashSet::new();
+        for (module, names) in shape_modules {
+            let fresh: Vec<String> = names
+                .into_iter()
+                .filter(|n| seen.insert(n.clone()))
+                .collect();
+            if !fresh.is_empty() {
+                text.push_str(&format!("import {module}.{{{}}}\n", fresh.join(", ")));
+            }
+        }
+        text.push_str("query it() =\n");
+        let start = text.len();
+        text.push_str(expression);
+        text.push('\n');
+        (text, start)
+    }
+
+    fn check(&self, expression: &str) -> (Compilation, String) {
+        let (wrapped, _) = self.wrap(expression);
+        let mut files = self.files.clone();
+        files.push((REPL_FILE.to_string(), wrapped.clone()));
+        (compile(&files), wrapped)
+    }
+
+    fn diagnostics_of_expression(&self, compilation: &Compilation) -> String {
+        compilation
+            .diagnostics
+            .iter()
+            .filter(|d| d.primary.file == REPL_FILE)
+            .map(|d| render(d, &compilation.sources, RenderOptions { color: self.color }))
+            .collect()
+    }
+
+    /// Handles one complete input; returns what to print, or `None` to quit.
+    pub fn handle(&mut self, input: &str) -> Option<String> {
+        let input = input.trim();
+        if input.is_empty() {
+            return Some(String::new());
+        }
+        let (command, rest) = input.split_once(char::is_whitespace).unwrap_or((input, ""));
+        let rest = rest.trim();
+        Some(match command {
+            ":quit" | ":q" | ":exit" => return None,
+            ":help" | ":h" => HELP.to_string(),
+            ":load" if rest.is_empty() => "usage: :load PATH".to_string(),
+            ":load" => match self.load(&PathBuf::from(rest)) {
+                Ok(message) => message,
+                Err(error) => self.error_text(&error),
+            },
+            ":schema" => self.schema(),
+            ":explain" => self.explain(rest),
+            ":bound" => self.bound(rest),
+            other if other.starts_with(':') => {
+                format!("unknown command `{other}`; :help lists the commands")
+            }
+            _ => self.run(input),
+        })
+    }
+
+    fn error_text(&self, error: &Error) -> String {
+        match error {
+            Error::Compile {
+                diagnostics,
+                sources,
+            } => diagnostics
+                .iter()
+                .map(|d| render(d, sources, RenderOptions { color: self.color }))
+                .collect(),
+            Error::Runtime(e) => format!("error[{}]: {}\n  help: {}", e.code, e.message, e.help),
+            Error::Io { .. } => format!("error[{}]: {error}", error.code()),
+        }
+    }
+
+    fn schema(&self) -> String {
+        let Some(program) = self.db.program() else {
+            return "no program loaded; :load PATH".into();
+        };
+        let mut out = String::new();
+        for table in &program.schema.tables {
+            let key: Vec<&str> = table
+                .key
+                .iter()
+                .map(|&c| table.columns[c].name.as_str())
+                .collect();
+            out.push_str(&format!(
+                "{}table {}{} — key ({})\n",
+                if table.small_max.is_some() {
+                    "small "
+                } else {
+                    ""
+                },
+                table.name,
+                table
+                    .small_max
+                    .map(|m| format!(" max {m}"))
+                    .unwrap_or_default(),
+                key.join(", ")
+            ));
+            for column in &table.columns {
+                let reference = column
+                    .references
+                    .as_ref()
+                    .map(|r| format!(" ref {r}"))
+                    .unwrap_or_default();
+                out.push_str(&format!(
+                    "  {}: {}{reference}\n",
+                    column.name,
+                    column.ty.name()
+                ));
+            }
+            for index in &table.indexes {
+                let columns: Vec<String> = index
+                    .columns
+                    .iter()
+                    .zip(&index.descending)
+                    .map(|(&c, d)| {
+                        format!("{}{}", table.columns[c].name, if *d { " desc" } else { "" })
+                    })
+                    .collect();
+                out.push_str(&format!(
+                    "  {} {} ({})\n",
+                    if index.unique { "unique" } else { "index" },
+                    index.name,
+                    columns.join(", ")
+                ));
+            }
+            for bound in &table.bounds {
+                let columns: Vec<&str> = bound
+                    .columns
+                    .iter()
+                    .map(|&c| table.columns[c].name.as_str())
+                    .collect();
+                out.push_str(&format!(
+                    "  bound {} <= {}\n",
+                    columns.join(", "),
+                    bound.limit
+                ));
+            }
+        }
+        out.trim_end().to_string()
+    }
+
+    fn explain(&self, name: &str) -> String {
+        let Some(program) = self.db.program() else {
+            return "no program loaded; :load PATH".into();
+        };
+        match program.entry(name) {
+            Some(entry) => rqc_compiler::plan::explain(entry).trim_end().to_string(),
+            None => {
+                let names: Vec<&str> = program.entries.iter().map(|e| e.name.as_str()).collect();
+                format!(
+                    "no query or mutation `{name}`; the entry points are: {}",
+                    names.join(", ")
+                )
+            }
+        }
+    }
+
+    fn bound(&self, expression: &str) -> String {
+        if expression.is_empty() {
+            return "usage: :bound EXPR".into();
+        }
+        let (compilation, _) = self.check(expression);
+        let Some(verdict) = compilation
+            .checked
+            .verdicts
+            .iter()
+            .find(|v| v.name == "it" && v.module == "repl")
+        else {
+            return self.diagnostics_of_expression(&compilation);
+        };
+        if !verdict.accepted {
+            return self.diagnostics_of_expression(&compilation);
+        }
+        let result_type = verdict.signature.split(" -> ").nth(1).unwrap_or("?");
+        format!(
+            "{result_type}  seeks ≤ {} ({})  rows ≤ {} ({})  {}",
+            verdict
+                .seeks_max()
+                .map(|m| m.to_string())
+                .unwrap_or_else(|| "?".into()),
+            verdict.cost.seeks,
+            verdict
+                .rows_max()
+                .map(|m| m.to_string())
+                .unwrap_or_else(|| "?".into()),
+            verdict.cost.rows,
+            verdict.class
+        )
+    }
+
+    fn run(&mut self, expression: &str) -> String {
+        if self.db.program().is_none() {
+            return "no program loaded; :load PATH".into();
+        }
+        let (compilation, _) = self.check(expression);
+        let accepted = compilation
+            .checked
+            .verdicts
+            .iter()
+            .any(|v| v.name == "it" && v.module == "repl" && v.accepted);
+        let Some(entry) = compilation
+            .program
+            .entries
+            .iter()
+            .find(|e| e.name == "it" && e.module == "repl")
+            .cloned()
+        else {
+            let shown = self.diagnostics_of_expression(&compilation);
+            return if accepted || shown.is_empty() {
+                "this expression cannot run here".into()
+            } else {
+                shown
+            };
+        };
+        // The expression joins the installed program for this run.
+        let mut program = self.db.program().expect("loaded").clone();
+        program.entries.retain(|e| e.name != "it");
+        program.entries.push(entry);
+        if let Err(error) = self.db.install(program) {
+            return self.error_text(&error);
+        }
+        match self.db.run("repl.it", &[]) {
+            Ok(output) => format!(
+                "{}\n{} row{} · seeks {} (bound {}) · rows read {} (bound {})",
+                table(&output.rows),
+                output.rows.len(),
+                if output.rows.len() == 1 { "" } else { "s" },
+                output.stats.seeks,
+                output.bound.seeks,
+                output.stats.rows,
+                output.bound.rows
+            ),
+            Err(error) => self.error_text(&error),
+        }
+    }
+
+    /// Names for completion: commands, tables, definitions, combinators.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = [":help", ":load", ":schema", ":explain", ":bound", ":quit"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        names.extend(rqc_compiler::check::BUILTINS.iter().map(|s| s.to_string()));
+        if let Some(program) = self.db.program() {
+            names.extend(program.schema.tables.iter().map(|t| t.name.clone()));
+            names.extend(
+                program
+                    .entries
+                    .iter()
+                    .filter(|e| e.name != "it")
+                    .map(|e| e.name.clone()),
+            );
+            for table in &program.schema.tables {
+                names.extend(table.indexes.iter().map(|i| i.name.clone()));
+                names.extend(table.columns.iter().map(|c| c.name.clone()));
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+/// Rows as an aligned text table (records by column; other values alone).
+fn table(rows: &[Value]) -> String {
+    let Some(Value::Record(first)) = rows.first() else {
+        return rows
+            .iter()
+            .map(|v| v.to_json().to_string())
+            .collect::<Vec<_>>()
+            .join("\n");
+    };
+    let headers: Vec<String> = first.iter().map(|(n, _)| n.clone()).collect();
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            headers
+                .iter()
+                .map(|h| match row.field(h) {
+                    Some(Value::Str(s)) => s.clone(),
+                    Some(v) => v.to_json().to_string(),
+                    None => String::new(),
+                })
+                .collect()
+        })
+        .collect();
+    let widths: Vec<usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            cells
+                .iter()
+                .map(|r| r[i].chars().count())
+                .chain([h.chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |values: &[String]| {
+        values
+            .iter()
+            .zip(&widths)
+            .map(|(v, w)| format!("{v:<w$}"))
+            .collect::<Vec<_>>()
+            .join(" │ ")
+            .trim_end()
+            .to_string()
+    };
+    let mut out = vec![line(&headers)];
+    out.push(
+        widths
+            .iter()
+            .map(|w| "─".repeat(*w))
+            .collect::<Vec<_>>()
+            .join("─┼─"),
+    );
+    out.extend(cells.iter().map(|r| line(r)));
+    out.join("\n")
+}
+
+/// Whether the brackets of `text` are all closed (outside strings).
+pub fn balanced(text: &str) -> bool {
+    let mut depth: i64 = 0;
+    let mut in_string = false;
+    let mut escaped = false;
+    for line in text.lines() {
+        let code = if in_string {
+            line
+        } else {
+            line.split("//").next().unwrap_or("")
+        };
+        for c in code.chars() {
+            if in_string {
+                match (escaped, c) {
+                    (true, _) => escaped = false,
+                    (false, '\\') => escaped = true,
+                    (false, '"') => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match c {
+                '"' => in_string = true,
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                _ => {}
+            }
+        }
+    }
+    depth <= 0
+}
+
+mod editor {
+    //! rustyline glue: completion of names, continuation until brackets balance.
+
+    use rustyline::completion::{Completer, Pair};
+    use rustyline::highlight::Highlighter;
+    use rustyline::hint::Hinter;
+    use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+    use rustyline::{Context, Helper};
+
+    pub struct ReplHelper {
+        pub names: Vec<String>,
+    }
+
+    impl Helper for ReplHelper {}
+    impl Highlighter for ReplHelper {}
+
+    impl Hinter for ReplHelper {
+        type Hint = String;
+    }
+
+    impl Completer for ReplHelper {
+        type Candidate = Pair;
+
+        fn complete(
+            &self,
+            line: &str,
+            pos: usize,
+            _: &Context<'_>,
+        ) -> rustyline::Result<(usize, Vec<Pair>)> {
+            let start = line[..pos]
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .map(|i| i + 1)
+                .unwrap_or(0);
+            let word = &line[start..pos];
+            let candidates = self
+                .names
+                .iter()
+                .filter(|n| n.starts_with(word))
+                .map(|n| Pair {
+                    display: n.clone(),
+                    replacement: n.clone(),
+                })
+                .collect();
+            Ok((start, candidates))
+        }
+    }
+
+    impl Validator for ReplHelper {
+        fn validate(&self, ctx: &mut ValidationContext<'_>) -> rustyline::Result<ValidationResult> {
+            Ok(if super::balanced(ctx.input()) {
+                ValidationResult::Valid(None)
+            } else {
+                ValidationResult::Incomplete
+            })
+        }
+    }
+}
+
+/// Runs the loop on a terminal (line editing, history, completion) or on
+/// piped input (lines read plainly, so scripts can drive it).
+pub fn run(mut repl: Repl) -> Result<(), Error> {
+    let out = &mut std::io::stdout();
+    if !std::io::stdin().is_terminal() {
+        let stdin = std::io::stdin();
+        let mut pending = String::new();
+        for line in stdin.lock().lines() {
+            let line = line.map_err(|error| Error::Io {
+                path: PathBuf::from("<stdin>"),
+                error,
+            })?;
+            pending.push_str(&line);
+            pending.push('\n');
+            if !balanced(&pending) {
+                continue;
+            }
+            match repl.handle(&pending) {
+                Some(text) if text.is_empty() => {}
+                Some(text) => {
+                    let _ = writeln!(out, "{text}");
+                }
+                None => return Ok(()),
+            }
+            pending.clear();
+        }
+        return Ok(());
+    }
+    let mut editor: rustyline::Editor<editor::ReplHelper, rustyline::history::DefaultHistory> =
+        rustyline::Editor::new().map_err(|e| Error::Io {
+            path: PathBuf::from("<terminal>"),
+            error: std::io::Error::other(e.to_string()),
+        })?;
+    let history = std::env::var_os("RQC_HISTORY")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".rqc_history")))
+        .unwrap_or_else(|| PathBuf::from(".rqc_history"));
+    let _ = editor.load_history(&history);
+    println!(
+        "rqc {} — :help for commands, Ctrl-D to leave",
+        env!("CARGO_PKG_VERSION")
+    );
+    loop {
+        editor.set_helper(Some(editor::ReplHelper {
+            names: repl.names(),
+        }));
+        match editor.readline("rql> ") {
+            Ok(line) => {
+                let _ = editor.add_history_entry(line.as_str());
+                match repl.handle(&line) {
+                    Some(text) if text.is_empty() => {}
+                    Some(text) => println!("{text}"),
+                    None => break,
+                }
+            }
+            Err(rustyline::error::ReadlineError::Interrupted) => continue,
+            Err(_) => break,
+        }
+    }
+    let _ = editor.save_history(&history);
+    Ok(())
+}
