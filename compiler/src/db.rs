@@ -92,7 +92,7 @@ impl Database {
 /// never NaN, so equality is an equivalence).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Parsed {
-    pub module: Module,
+    pub module: Arc<Module>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -103,7 +103,7 @@ pub fn parse_file(db: &dyn Db, file: SourceFile) -> Parsed {
     db.record(format!("parse_file({})", file.name(db)));
     let (module, diagnostics) = parse(file.name(db), file.text(db));
     Parsed {
-        module,
+        module: Arc::new(module),
         diagnostics,
     }
 }
@@ -133,14 +133,22 @@ fn modules(db: &dyn Db, workspace: Workspace) -> (Vec<SourceModule>, Vec<SourceM
     (user, prelude)
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn program_shape(db: &dyn Db, workspace: Workspace) -> ProgramShape {
+/// The whole shape, computed once per revision; the two queries below
+/// project it, so that each is equal (and its dependents spared) when its
+/// part did not change.
+#[salsa::tracked(returns(ref), no_eq)]
+fn full_shape(db: &dyn Db, workspace: Workspace) -> Arc<check::Shape> {
     db.record("program_shape".into());
     let (user, prelude) = modules(db, workspace);
-    let shape = check::shape(&user, &prelude);
+    Arc::new(check::shape(&user, &prelude))
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn program_shape(db: &dyn Db, workspace: Workspace) -> ProgramShape {
+    let shape = full_shape(db, workspace);
     ProgramShape {
-        index: shape.index,
-        schema: shape.schema,
+        index: shape.index.clone(),
+        schema: shape.schema.clone(),
     }
 }
 
@@ -154,11 +162,10 @@ pub struct ShapeDetails {
 
 #[salsa::tracked(returns(ref))]
 pub fn shape_details(db: &dyn Db, workspace: Workspace) -> ShapeDetails {
-    let (user, prelude) = modules(db, workspace);
-    let shape = check::shape(&user, &prelude);
+    let shape = full_shape(db, workspace);
     ShapeDetails {
-        table_decls: shape.table_decls,
-        diagnostics: shape.diagnostics,
+        table_decls: shape.table_decls.clone(),
+        diagnostics: shape.diagnostics.clone(),
     }
 }
 
@@ -371,9 +378,9 @@ impl Analysis {
     }
 
     /// The result of checking `module.name`, with its diagnostics placed.
-    pub fn check(&self, module: &str, name: &str) -> Option<(DefResult, Vec<Diagnostic>)> {
+    pub fn check(&self, module: &str, name: &str) -> Option<(&DefResult, Vec<Diagnostic>)> {
         let key = DefKey::new(&self.db, module.to_string(), name.to_string());
-        let result = check_def(&self.db, self.workspace, key).clone()?;
+        let result = check_def(&self.db, self.workspace, key).as_ref()?;
         let shape = self.shape();
         let id = shape.index.find(module, name)?;
         let file = &shape.index.modules[shape.index.defs[id].module].file;

@@ -40,7 +40,8 @@ use std::collections::{BTreeMap, HashMap};
 pub struct SourceModule {
     /// The file name diagnostics point into.
     pub file: String,
-    pub module: Module,
+    /// Shared with the incremental database's parse result.
+    pub module: std::sync::Arc<Module>,
 }
 
 impl SourceModule {

@@ -59,9 +59,12 @@ impl ProgramIndex {
     }
 
     pub fn find(&self, module: &str, name: &str) -> Option<usize> {
-        self.defs
-            .iter()
-            .position(|d| d.name == name && self.modules[d.module].name == module)
+        let m = self.modules.iter().position(|info| info.name == module)?;
+        match self.scopes[m].get(name)? {
+            Symbol::Def(id) if self.defs[*id].module == m => Some(*id),
+            // Shadowed by an import of the same name: search the module's own.
+            _ => self.defs.iter().position(|d| d.module == m && d.name == name),
+        }
     }
 }
 
