@@ -94,7 +94,10 @@ fn incremental() {
     // Alternate `take(k)` and `take(k)` with a space added, in a function
     // in the middle of the module: one character each time.
     let target = "fn helper400(xs: [T1], n: Int) = xs |> sort_by(x => x.at, desc) |> take(n)";
-    assert!(text.contains(target), "the generated module has the edited function");
+    assert!(
+        text.contains(target),
+        "the generated module has the edited function"
+    );
     let edited = text.replace(target, &target.replace("|> take(n)", "|>  take(n)"));
     let warm: Vec<Duration> = (0..10)
         .map(|i| {

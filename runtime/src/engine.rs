@@ -104,6 +104,16 @@ impl Engine {
         })
     }
 
+    /// An engine over any store (a remote one, or a test double).
+    pub fn with_store(store: Box<dyn Store>) -> Result<Engine> {
+        catalog::check_format(store.as_ref())?;
+        Ok(Engine {
+            store,
+            program: None,
+            write_lock: Mutex::new(()),
+        })
+    }
+
     pub fn in_memory() -> Engine {
         Engine {
             store: Box::new(MemoryStore::new()),

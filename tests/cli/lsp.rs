@@ -217,22 +217,60 @@ fn every_feature_over_stdio() {
 
     // Definition: a field (to its column), a function, a query, an imported name, a `let`.
     let def_at = |server: &mut Server, needle: &str| {
-        let answer = server.request("textDocument/definition", json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, needle) }));
-        (answer["result"]["uri"].as_str().unwrap_or("").to_string(), answer["result"]["range"]["start"].clone())
+        let answer = server.request(
+            "textDocument/definition",
+            json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, needle) }),
+        );
+        (
+            answer["result"]["uri"].as_str().unwrap_or("").to_string(),
+            answer["result"]["range"]["start"].clone(),
+        )
     };
-    assert_eq!(def_at(&mut server, "author)"), (social_uri.clone(), position_of(SCHEMA, "author: Int")));
-    assert_eq!(def_at(&mut server, "authors(some)"), (feed_uri.clone(), position_of(FEED, "authors(ps")));
-    assert_eq!(def_at(&mut server, "recent(a, 3)"), (feed_uri.clone(), position_of(FEED, "recent(a: Int")));
-    assert_eq!(def_at(&mut server, "User, Post}"), (social_uri.clone(), position_of(SCHEMA, "User {")));
-    assert_eq!(def_at(&mut server, "some) }"), (feed_uri.clone(), position_of(FEED, "some = recent")));
+    assert_eq!(
+        def_at(&mut server, "author)"),
+        (social_uri.clone(), position_of(SCHEMA, "author: Int"))
+    );
+    assert_eq!(
+        def_at(&mut server, "authors(some)"),
+        (feed_uri.clone(), position_of(FEED, "authors(ps"))
+    );
+    assert_eq!(
+        def_at(&mut server, "recent(a, 3)"),
+        (feed_uri.clone(), position_of(FEED, "recent(a: Int"))
+    );
+    assert_eq!(
+        def_at(&mut server, "User, Post}"),
+        (social_uri.clone(), position_of(SCHEMA, "User {"))
+    );
+    assert_eq!(
+        def_at(&mut server, "some) }"),
+        (feed_uri.clone(), position_of(FEED, "some = recent"))
+    );
 
     // Completion: parameters, `let` names, functions of the prelude and keywords.
     let complete = |server: &mut Server, needle: &str| -> Vec<String> {
-        let answer = server.request("textDocument/completion", json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, needle) }));
-        answer["result"]["items"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap().to_string()).collect()
+        let answer = server.request(
+            "textDocument/completion",
+            json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, needle) }),
+        );
+        answer["result"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["label"].as_str().unwrap().to_string())
+            .collect()
     };
     let labels = complete(&mut server, "some) }");
-    for wanted in ["some", "a", "take", "top", "count_where", "let", "Post", "recent"] {
+    for wanted in [
+        "some",
+        "a",
+        "take",
+        "top",
+        "count_where",
+        "let",
+        "Post",
+        "recent",
+    ] {
         assert!(labels.iter().any(|l| l == wanted), "{wanted} in {labels:?}");
     }
 
@@ -277,8 +315,16 @@ fn every_feature_over_stdio() {
         .map(|s| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, vec!["User", "Post"]);
-    let symbols = server.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": feed_uri } }));
-    let names: Vec<&str> = symbols["result"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let symbols = server.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": feed_uri } }),
+    );
+    let names: Vec<&str> = symbols["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, vec!["post_count", "recent", "authors", "newest"]);
 
     // The quick fix adds the bound to `Post`; applied, the query checks clean.

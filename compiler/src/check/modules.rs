@@ -63,7 +63,10 @@ impl ProgramIndex {
         match self.scopes[m].get(name)? {
             Symbol::Def(id) if self.defs[*id].module == m => Some(*id),
             // Shadowed by an import of the same name: search the module's own.
-            _ => self.defs.iter().position(|d| d.module == m && d.name == name),
+            _ => self
+                .defs
+                .iter()
+                .position(|d| d.module == m && d.name == name),
         }
     }
 }

@@ -1,0 +1,221 @@
+//! Fault injection: a store that fails its N-th operation. For every N over
+//! a set of mutations, the failure reaches the caller as an error with a
+//! code, nothing partial is visible, and the data stays consistent.
+
+use rqc_compiler::compile;
+use rqc_plan::Value;
+use rqc_runtime::store::{Abort, MemoryStore, Store, Txn, TxnBody};
+use rqc_runtime::{Engine, Result, RuntimeError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Fails the operation numbered `fail_at` (counting gets, ranges and every
+/// read or write inside a transaction), once.
+struct Faulty {
+    inner: Arc<MemoryStore>,
+    /// Operations counted since armed; `usize::MAX` while not armed.
+    count: Arc<AtomicUsize>,
+    fail_at: usize,
+}
+
+impl Faulty {
+    fn tick(&self) -> bool {
+        let before = self.count.load(Ordering::SeqCst);
+        if before == usize::MAX {
+            return false;
+        }
+        self.count.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at
+    }
+}
+
+fn injected() -> RuntimeError {
+    RuntimeError::store("injected fault")
+}
+
+struct FaultyTxn<'a> {
+    inner: &'a mut dyn Txn,
+    store: &'a Faulty,
+}
+
+impl Txn for FaultyTxn<'_> {
+    fn get(&mut self, tree: usize, key: &[u8]) -> std::result::Result<Option<Vec<u8>>, Abort> {
+        if self.store.tick() {
+            return Err(Abort::Refused(injected()));
+        }
+        self.inner.get(tree, key)
+    }
+
+    fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort> {
+        if self.store.tick() {
+            // The transaction has written part of its batch: it must not show.
+            return Err(Abort::Refused(injected()));
+        }
+        self.inner.put(tree, key, value)
+    }
+
+    fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort> {
+        if self.store.tick() {
+            return Err(Abort::Refused(injected()));
+        }
+        self.inner.delete(tree, key)
+    }
+}
+
+impl Store for Faulty {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if self.tick() {
+            return Err(injected());
+        }
+        self.inner.get(tree, key)
+    }
+
+    fn range(
+        &self,
+        tree: &str,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        if self.tick() {
+            return Err(injected());
+        }
+        self.inner.range(tree, start, end, reverse, limit)
+    }
+
+    fn transact(&self, trees: &[String], body: TxnBody<'_>) -> Result<()> {
+        self.inner.transact(trees, &|txn| {
+            body(&mut FaultyTxn {
+                inner: txn,
+                store: self,
+            })
+        })
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.inner.flush()
+    }
+}
+
+const PROGRAM: &str = "
+table Team { id: Int key  name: String unique }
+table Member {
+  team: Int ref Team
+  id: Int key
+  nick: String unique
+  index by_team (team)
+  bound team <= 4
+}
+mutation add_team(id: Int, name: String) = insert Team { id, name }
+mutation pair(team: Int, a: Int, b: Int) = {
+  insert Member { team, id: a, nick: \"a\" + name_of(a) };
+  insert Member { team, id: b, nick: \"b\" + name_of(b) }
+}
+fn name_of(x: Int) = if x > 0 { \"p\" } else { \"n\" }
+mutation rename(id: Int, nick: String) = update Member[id] { nick: nick }
+mutation drop(id: Int) = delete Member[id]
+query members(team: Int) = Member.by_team[team]
+query member(id: Int) = Member[id]
+";
+
+fn dump(store: &MemoryStore) -> Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)> {
+    [
+        "t:Team",
+        "t:Member",
+        "i:Member:by_team",
+        "i:Member:nick",
+        "i:Team:name",
+        "b:Member:0",
+        "r:Team",
+    ]
+    .iter()
+    .map(|t| {
+        (
+            t.to_string(),
+            store.range(t, &[], None, false, usize::MAX).unwrap(),
+        )
+    })
+    .collect()
+}
+
+#[test]
+fn a_failure_at_any_operation_leaves_nothing_partial() {
+    let compilation = compile(&[("teams.rq".into(), PROGRAM.into())]);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
+    let steps: Vec<(&str, Vec<Value>)> = vec![
+        ("pair", vec![1.into(), 10.into(), 11.into()]),
+        ("rename", vec![10.into(), "zed".into()]),
+        ("drop", vec![11.into()]),
+        ("pair", vec![1.into(), 12.into(), 13.into()]),
+    ];
+    let mut failures = 0;
+    for fail_at in 1..200 {
+        let inner = Arc::new(MemoryStore::new());
+        // Set up without faults.
+        let count = Arc::new(AtomicUsize::new(usize::MAX));
+        let mut engine = Engine::with_store(Box::new(Faulty {
+            inner: inner.clone(),
+            count: count.clone(),
+            fail_at,
+        }))
+        .unwrap();
+        engine.install(compilation.program.clone()).unwrap();
+        engine.run("add_team", &[1.into(), "red".into()]).unwrap();
+        count.store(0, Ordering::SeqCst);
+        let mut failed = false;
+        for (name, args) in &steps {
+            let before = dump(&inner);
+            match engine.run(name, args) {
+                Ok(_) => {}
+                Err(error) => {
+                    assert_eq!(
+                        error.code, "E0590",
+                        "the fault reaches the caller as a storage error: {error}"
+                    );
+                    assert_eq!(
+                        before,
+                        dump(&inner),
+                        "fail_at {fail_at}: `{name}` left part of its writes"
+                    );
+                    failed = true;
+                    failures += 1;
+                    break;
+                }
+            }
+        }
+        // Reopened without faults, the data is consistent: every index
+        // entry matches a row, the counters match the rows.
+        let mut clean = Engine::with_store(Box::new(Faulty {
+            inner: inner.clone(),
+            count: Arc::new(AtomicUsize::new(usize::MAX)),
+            fail_at,
+        }))
+        .unwrap();
+        clean.install(compilation.program.clone()).unwrap();
+        let members = clean.run("members", &[1.into()]).unwrap().rows;
+        let rows = inner
+            .range("t:Member", &[], None, false, usize::MAX)
+            .unwrap();
+        assert_eq!(members.len(), rows.len(), "the index matches the table");
+        let counter = inner
+            .range("b:Member:0", &[], None, false, usize::MAX)
+            .unwrap();
+        let counted = counter
+            .first()
+            .map(|(_, v)| u64::from_be_bytes(v.as_slice().try_into().unwrap()))
+            .unwrap_or(0);
+        assert_eq!(
+            counted as usize,
+            rows.len(),
+            "the bound counter matches the rows"
+        );
+        if !failed {
+            break; // every operation of the steps has had its turn to fail
+        }
+    }
+    assert!(failures > 20, "faults were injected at {failures} points");
+}
