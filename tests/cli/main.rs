@@ -550,3 +550,84 @@ fn the_repl_works_on_a_terminal() {
         "the history was kept: {history:?}"
     );
 }
+
+#[test]
+fn a_database_from_a_newer_rqc_is_refused_and_left_alone() {
+    use rqc_runtime::store::{RedbStore, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", APP);
+    let db_dir = dir.path().join("db");
+    let db = db_dir.display().to_string();
+    let added = rqc(&[
+        "run",
+        "--db",
+        &db,
+        &app,
+        "add",
+        "--arg",
+        "id=1",
+        "--arg",
+        "name=lamp",
+        "--arg",
+        "price=3",
+    ]);
+    assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
+    {
+        let store = RedbStore::open(&db_dir, true).unwrap();
+        store
+            .transact(&["__catalog".to_string()], &|txn| {
+                txn.put(0, b"format", &99u32.to_be_bytes())?;
+                Ok(())
+            })
+            .unwrap();
+    }
+    let contents = || {
+        let store = RedbStore::open(&db_dir, true).unwrap();
+        ["__catalog", "t:Item", "i:Item:name"]
+            .iter()
+            .map(|t| store.range(t, &[], None, false, usize::MAX).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let before = contents();
+    for args in [
+        vec!["run", "--db", &db, &app, "item", "--arg", "id=1"],
+        vec![
+            "run",
+            "--db",
+            &db,
+            &app,
+            "add",
+            "--arg",
+            "id=2",
+            "--arg",
+            "name=desk",
+            "--arg",
+            "price=3",
+        ],
+        vec![
+            "explain",
+            &app,
+            "item",
+            "--analyze",
+            "--db",
+            &db,
+            "--arg",
+            "id=1",
+        ],
+    ] {
+        let output = rqc(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(stderr(&output).contains("E0512"), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("written by a newer rqc"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    assert_eq!(before, contents(), "nothing in the database changed");
+}
