@@ -75,25 +75,7 @@ fn next_count(
     let tree = bound_tree(&table.name, i);
     let count = session.get_counter(&tree, &key)?;
     if count + 1 > bound.limit {
-        let names: Vec<&str> = bound
-            .columns
-            .iter()
-            .map(|&c| table.columns[c].name.as_str())
-            .collect();
-        return Err(RuntimeError::new(
-            "E0504",
-            format!(
-                "`{}` allows at most {} rows per {} (`bound {} <= {}`), and {} has {}",
-                table.name,
-                bound.limit,
-                names.join(", "),
-                names.join(", "),
-                bound.limit,
-                show(&values),
-                count
-            ),
-            "delete a row of this group first, or raise the bound in the schema",
-        ));
+        return Err(bound_refused(table, bound, &values, count));
     }
     Ok((tree, key, count + 1))
 }
@@ -280,28 +262,38 @@ fn move_counter(
     let tree = bound_tree(&table.name, i);
     let count = session.get_counter(&tree, &key)?;
     if delta > 0 && count + 1 > bound.limit {
-        let names: Vec<&str> = bound
-            .columns
-            .iter()
-            .map(|&c| table.columns[c].name.as_str())
-            .collect();
-        return Err(RuntimeError::new(
-            "E0504",
-            format!(
-                "`{}` allows at most {} rows per {} (`bound {} <= {}`), and {} has {}",
-                table.name,
-                bound.limit,
-                names.join(", "),
-                names.join(", "),
-                bound.limit,
-                show(&values),
-                count
-            ),
-            "delete a row of this group first, or raise the bound in the schema",
-        ));
+        return Err(bound_refused(table, bound, &values, count));
     }
     session.set_counter(&tree, &key, count.saturating_add_signed(delta));
     Ok(())
+}
+
+/// E0504: the row would be the `limit + 1`-th of its group.
+fn bound_refused(
+    table: &TableSchema,
+    bound: &rqc_plan::schema::BoundSchema,
+    values: &[Value],
+    count: u64,
+) -> RuntimeError {
+    let names: Vec<&str> = bound
+        .columns
+        .iter()
+        .map(|&c| table.columns[c].name.as_str())
+        .collect();
+    RuntimeError::new(
+        "E0504",
+        format!(
+            "`{}` allows at most {} rows per {} (`bound {} <= {}`), and {} has {}",
+            table.name,
+            bound.limit,
+            names.join(", "),
+            names.join(", "),
+            bound.limit,
+            show(values),
+            count
+        ),
+        "delete a row of this group first, or raise the bound in the schema",
+    )
 }
 
 fn change_small(session: &mut Session<'_>, table: &TableSchema, delta: i64) -> Result<()> {

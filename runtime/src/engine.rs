@@ -144,15 +144,19 @@ impl Engine {
         self.program.as_ref()
     }
 
-    /// The entry point called `name` (or `module.name`).
-    pub fn entry(&self, name: &str) -> Result<&Entry> {
-        let program = self.program.as_ref().ok_or_else(|| {
+    fn installed(&self) -> Result<&CompiledProgram> {
+        self.program.as_ref().ok_or_else(|| {
             RuntimeError::new(
                 "E0514",
                 "no program is installed",
                 "install a program before running it",
             )
-        })?;
+        })
+    }
+
+    /// The entry point called `name` (or `module.name`).
+    pub fn entry(&self, name: &str) -> Result<&Entry> {
+        let program = self.installed()?;
         program.entry(name).ok_or_else(|| {
             let names: Vec<&str> = program.entries.iter().map(|e| e.name.as_str()).collect();
             RuntimeError::new(
@@ -185,13 +189,7 @@ impl Engine {
 
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         check_args(entry, args)?;
-        let program = self.program.as_ref().ok_or_else(|| {
-            RuntimeError::new(
-                "E0514",
-                "no program is installed",
-                "install a program before running it",
-            )
-        })?;
+        let program = self.installed()?;
         let _guard = match entry.kind {
             EntryKind::Mutation => Some(
                 self.write_lock

@@ -130,14 +130,7 @@ impl Checker<'_> {
                 .push("give each column one value".into());
                 continue;
             }
-            let expected = column_ty(&schema.columns[position].ty);
-            let value = self.check_expected(&field.value, Some(&expected));
-            self.expect_type(
-                &expected,
-                &value.ty,
-                field.value.span,
-                &format!("`{table}.{}` is `{expected}`", field.name.name),
-            );
+            let value = self.column_value(&schema, position, &field.value);
             cost = cost.plus(&value.cost);
             values[position] = Some(value.tir);
         }
@@ -191,6 +184,20 @@ impl Checker<'_> {
                 },
             )
         }
+    }
+
+    /// A value for column `position`, checked against the column's type.
+    fn column_value(&mut self, schema: &TableSchema, position: usize, value: &Expr) -> Checked {
+        let column = &schema.columns[position];
+        let expected = column_ty(&column.ty);
+        let checked = self.check_expected(value, Some(&expected));
+        self.expect_type(
+            &expected,
+            &checked.ty,
+            value.span,
+            &format!("`{}.{}` is `{expected}`", schema.name, column.name),
+        );
+        checked
     }
 
     fn no_column(&mut self, table: &str, name: &crate::syntax::ast::Ident, names: &[String]) {
@@ -286,16 +293,9 @@ impl Checker<'_> {
                 );
                 continue;
             }
-            let expected = column_ty(&schema.columns[position].ty);
             // Inside the changes, the row's current values are not in scope:
             // the new value is computed from parameters and lets.
-            let value = self.check_expected(&field.value, Some(&expected));
-            self.expect_type(
-                &expected,
-                &value.ty,
-                field.value.span,
-                &format!("`{}.{}` is `{expected}`", schema.name, field.name.name),
-            );
+            let value = self.column_value(&schema, position, &field.value);
             cost = cost.plus(&value.cost.times(&count));
             changed.push(position);
             tirs.push((field.name.name.clone(), value.tir));
