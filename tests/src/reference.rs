@@ -199,8 +199,16 @@ impl<'c> Reference<'c> {
             TExpr::Call(name, call_args) => {
                 let values: Vec<Val> = call_args.iter().map(|a| self.eval(a, args, env)).collect();
                 let (params, body) = self.checked.functions.get(name).cloned().unwrap();
+                // A called query or mutation reads its own arguments by position.
+                let positional: Vec<Value> = values
+                    .iter()
+                    .map(|v| match v {
+                        Val::Data(d) => d.clone(),
+                        Val::Closure(..) => Value::Null,
+                    })
+                    .collect();
                 let inner: Vec<(String, Val)> = params.into_iter().zip(values).collect();
-                return self.eval(&body, args, &inner);
+                return self.eval(&body, &positional, &inner);
             }
             TExpr::CallLocal(name, call_args) => {
                 let f = env

@@ -40,7 +40,7 @@ fn lower_entry(checked: &CheckedProgram, entry: &CheckedEntry) -> Option<Entry> 
         functions: &checked.functions,
         fresh: 0,
     };
-    let body = lowerer.inline(&entry.body, &HashMap::new());
+    let body = lowerer.inline(&entry.body, &HashMap::new(), None);
     let mut root = lowerer.lower(&body);
     root.bound = Some(bound);
     number(&mut root, &mut 0);
@@ -134,54 +134,72 @@ impl Lowerer<'_> {
     /// Replaces calls of RQL functions by their bodies (parameters bound by
     /// `let`, renamed apart), and `let`-bound streams by their definitions
     /// (each use reads the range again, as the cost rules count it).
-    fn inline(&mut self, t: &TExpr, env: &HashMap<String, TExpr>) -> TExpr {
+    /// `params`: when inlining a query's or mutation's body, the arguments
+    /// its `Param(i)`s stand for.
+    fn inline(
+        &mut self,
+        t: &TExpr,
+        env: &HashMap<String, TExpr>,
+        params: Option<&[TExpr]>,
+    ) -> TExpr {
         match t {
             TExpr::Local(name) => env.get(name).cloned().unwrap_or_else(|| t.clone()),
+            TExpr::Param(i) => match params {
+                Some(args) => args.get(*i).cloned().unwrap_or(TExpr::Error),
+                None => t.clone(),
+            },
             TExpr::Call(function, args) => {
-                let args: Vec<TExpr> = args.iter().map(|a| self.inline(a, env)).collect();
-                let Some((params, body)) = self.functions.get(function).cloned() else {
+                let args: Vec<TExpr> = args.iter().map(|a| self.inline(a, env, params)).collect();
+                let Some((names, body)) = self.functions.get(function).cloned() else {
                     return TExpr::Error;
                 };
                 let mut inner = HashMap::new();
                 let mut lets = Vec::new();
-                for (param, arg) in params.iter().zip(args) {
-                    if is_stream(&arg) || is_simple(&arg) {
-                        inner.insert(param.clone(), arg);
+                let mut positional = Vec::new();
+                for (param, arg) in names.iter().zip(args) {
+                    let bound = if is_stream(&arg) || is_simple(&arg) {
+                        arg
                     } else {
                         let fresh = self.fresh_name(param);
-                        inner.insert(param.clone(), TExpr::Local(fresh.clone()));
-                        lets.push((fresh, arg));
-                    }
+                        lets.push((fresh.clone(), arg));
+                        TExpr::Local(fresh)
+                    };
+                    inner.insert(param.clone(), bound.clone());
+                    positional.push(bound);
                 }
-                let mut result = self.inline(&body, &inner);
+                let mut result = self.inline(&body, &inner, Some(&positional));
                 for (name, value) in lets.into_iter().rev() {
                     result = TExpr::Let(name, Box::new(value), Box::new(result));
                 }
                 result
             }
             TExpr::Let(name, value, body) => {
-                let value = self.inline(value, env);
+                let value = self.inline(value, env, params);
                 let mut inner = env.clone();
                 if is_stream(&value) {
                     inner.insert(name.clone(), value);
-                    return self.inline(body, &inner);
+                    return self.inline(body, &inner, params);
                 }
                 let fresh = self.fresh_name(name);
                 inner.insert(name.clone(), TExpr::Local(fresh.clone()));
-                TExpr::Let(fresh, Box::new(value), Box::new(self.inline(body, &inner)))
+                TExpr::Let(
+                    fresh,
+                    Box::new(value),
+                    Box::new(self.inline(body, &inner, params)),
+                )
             }
-            TExpr::Lambda(params, body) => {
+            TExpr::Lambda(lambda_params, body) => {
                 let mut inner = env.clone();
                 let mut renamed = Vec::new();
-                for param in params {
+                for param in lambda_params {
                     let fresh = self.fresh_name(param);
                     inner.insert(param.clone(), TExpr::Local(fresh.clone()));
                     renamed.push(fresh);
                 }
-                TExpr::Lambda(renamed, Box::new(self.inline(body, &inner)))
+                TExpr::Lambda(renamed, Box::new(self.inline(body, &inner, params)))
             }
             TExpr::CallLocal(name, args) => {
-                let args = args.iter().map(|a| self.inline(a, env)).collect();
+                let args = args.iter().map(|a| self.inline(a, env, params)).collect();
                 let callee = env
                     .get(name)
                     .cloned()
@@ -191,7 +209,7 @@ impl Lowerer<'_> {
                     std::iter::once(callee).chain(args_vec(args)).collect(),
                 )
             }
-            other => map_children(other, &mut |child| self.inline(child, env)),
+            other => map_children(other, &mut |child| self.inline(child, env, params)),
         }
     }
 
