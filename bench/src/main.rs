@@ -6,6 +6,7 @@
 mod plot;
 mod social;
 mod timing;
+mod tpcc;
 
 use rqc::{Backend, Database, OpenOptions, Value};
 use rqc_runtime::store::{RedbStore, SledStore, Store};
@@ -55,6 +56,8 @@ fn main() {
     rows.extend(point_and_timeline(base, iterations));
     eprintln!("P3: inserts");
     rows.extend(inserts(if config.quick { 300 } else { 5_000 }));
+    eprintln!("P6: the TPC-C mix");
+    let tpm = tpcc_mix(if config.quick { 200 } else { 5_000 });
     eprintln!("P4: latency against data size");
     let sizes: Vec<i64> = if config.quick {
         vec![1_000, 10_000]
@@ -65,7 +68,11 @@ fn main() {
 
     let svg = config.out.with_extension("svg");
     plot::latency_plot(&svg, &scaling).expect("plot");
-    let report = report(&config, &rows, &scaling, &svg, started.elapsed());
+    let mut report = report(&config, &rows, &scaling, &svg, started.elapsed());
+    report.push_str(&format!(
+        "## P6: the TPC-C mix\n\nOne warehouse, scaled down ({} customers per district, {} items), the five transactions in the standard mix (45% New-Order, 43% Payment, 4% each of the others), the same {} transactions in the same order in both systems, neither syncing each commit.\n\n| system | transactions per minute | time per transaction, rqc / SQLite |\n|---|---|---|\n| rqc (redb) | {:.0} | {:.2} |\n| SQLite | {:.0} | |\n",
+        tpcc::CUSTOMERS, tpcc::ITEMS, tpm.2, tpm.0, tpm.1 / tpm.0, tpm.1
+    ));
     std::fs::write(&config.out, report).expect("write the report");
     eprintln!(
         "wrote {} and {} in {:.1}s",
@@ -244,6 +251,15 @@ fn inserts(n: usize) -> Vec<Row> {
         }
     }
     rows
+}
+
+/// P6: (rqc tpm, SQLite tpm, transactions).
+fn tpcc_mix(n: usize) -> (f64, f64, usize) {
+    let txns = tpcc::mix(n, &mut Rng(17));
+    let dir = temp();
+    let rqc_tpm = tpcc::rqc_run(&dir.path().join("tpcc-rqc"), &txns);
+    let sqlite_tpm = tpcc::sqlite_run(&dir.path().join("tpcc.sqlite"), &txns);
+    (rqc_tpm, sqlite_tpm, n)
 }
 
 /// One line of P4: a system's median latency at each size.
