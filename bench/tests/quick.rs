@@ -20,6 +20,7 @@ fn quick_mode_runs_and_reports_every_experiment() {
         "P3 insert, durable",
         "P3 insert, not synced",
         "## P4",
+        "## P6: the TPC-C mix",
         "| ratio |",
         "raw redb get",
         "raw sled get",
