@@ -3,7 +3,6 @@
 use crate::check::CheckedProgram;
 use crate::db::Analysis;
 use crate::diagnostics::{Diagnostic, Sources};
-use crate::plan::lower_program;
 use rqc_plan::CompiledProgram;
 
 /// The result of compiling a program; never fails as a whole.
@@ -32,7 +31,11 @@ pub fn compile(files: &[(String, String)]) -> Compilation {
 pub fn compile_analysis(analysis: &Analysis) -> Compilation {
     let (mut checked, sources) = analysis.program();
     let diagnostics = std::mem::take(&mut checked.diagnostics);
-    let program = lower_program(&checked);
+    let program = rqc_plan::CompiledProgram {
+        format_version: rqc_plan::FORMAT_VERSION,
+        schema: checked.schema.clone(),
+        entries: analysis.plans(),
+    };
     Compilation {
         sources,
         checked,

@@ -267,6 +267,32 @@ pub fn def_signature(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Opti
         .and_then(|r| r.sig.clone())
 }
 
+/// A plan (plain data); equal when the operators and bounds are (floats in
+/// constants are never NaN).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanResult(pub Option<rqc_plan::Entry>);
+
+impl Eq for PlanResult {}
+
+/// The plan of an accepted query or mutation: re-lowered only when its
+/// checked body, or a body it inlines, changed.
+#[salsa::tracked(returns(ref))]
+pub fn entry_plan(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> PlanResult {
+    db.record(format!("entry_plan({}.{})", key.module(db), key.name(db)));
+    let Some(result) = check_def(db, workspace, key) else {
+        return PlanResult(None);
+    };
+    let Some(entry) = &result.entry else {
+        return PlanResult(None);
+    };
+    let functions = |qualified: &str| -> Option<(Vec<String>, crate::check::tir::TExpr)> {
+        let (module, name) = qualified.rsplit_once('.')?;
+        let callee = DefKey::new(db, module.to_string(), name.to_string());
+        check_def(db, workspace, callee).as_ref()?.body.clone()
+    };
+    PlanResult(crate::plan::lower_entry(&functions, entry))
+}
+
 /// Places a definition's diagnostic: its own spans in its file, table
 /// labels at the tables' declarations.
 fn place(
@@ -360,6 +386,22 @@ impl Analysis {
             .iter()
             .filter(|f| f.name(&self.db) != check::PRELUDE_FILE)
             .map(|f| (f.name(&self.db).clone(), f.text(&self.db).clone()))
+            .collect()
+    }
+
+    /// The plans of every accepted entry point, in definition order.
+    pub fn plans(&self) -> Vec<rqc_plan::Entry> {
+        let shape = self.shape();
+        shape
+            .index
+            .defs
+            .iter()
+            .filter(|info| !shape.index.modules[info.module].is_prelude)
+            .filter_map(|info| {
+                let module = shape.index.modules[info.module].name.clone();
+                let key = DefKey::new(&self.db, module, info.name.clone());
+                entry_plan(&self.db, self.workspace, key).0.clone()
+            })
             .collect()
     }
 

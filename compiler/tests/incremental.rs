@@ -101,3 +101,22 @@ fn a_broken_file_still_yields_what_can_be_known() {
         .expect("q is still checked");
     assert!(q.accepted);
 }
+
+#[test]
+fn plans_are_lowered_again_only_for_what_changed() {
+    let two_queries = format!("{LIB}pub query other(o: Int) = Item.by_owner[o] |> take(3)\n");
+    let mut analysis = Analysis::new(&[("lib.rq".into(), two_queries.clone())]);
+    let _ = analysis.plans();
+    analysis.db.start_log();
+    analysis.set_file("lib.rq", &two_queries.replace("take(3)", "take(4)"));
+    let plans = analysis.plans();
+    let mut ran: Vec<String> = analysis
+        .db
+        .take_log()
+        .into_iter()
+        .filter(|e| e.starts_with("entry_plan"))
+        .collect();
+    ran.sort();
+    assert_eq!(ran, vec!["entry_plan(lib.other)"]);
+    assert_eq!(plans.len(), 2, "both plans are there");
+}

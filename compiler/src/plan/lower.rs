@@ -24,12 +24,17 @@ pub fn lower_program(checked: &CheckedProgram) -> CompiledProgram {
         entries: checked
             .entries
             .iter()
-            .filter_map(|entry| lower_entry(checked, entry))
+            .filter_map(|entry| lower_entry(&|name| checked.functions.get(name).cloned(), entry))
             .collect(),
     }
 }
 
-fn lower_entry(checked: &CheckedProgram, entry: &CheckedEntry) -> Option<Entry> {
+/// A function's parameter names and typed body, by `module.name`.
+pub type FunctionSource<'a> = &'a dyn Fn(&str) -> Option<(Vec<String>, TExpr)>;
+
+/// The plan of one accepted query or mutation; `functions` gives the bodies
+/// of the definitions it calls (to inline).
+pub fn lower_entry(functions: FunctionSource<'_>, entry: &CheckedEntry) -> Option<Entry> {
     let kind = match entry.kind {
         DefKind::Query => EntryKind::Query,
         DefKind::Mutation => EntryKind::Mutation,
@@ -37,7 +42,7 @@ fn lower_entry(checked: &CheckedProgram, entry: &CheckedEntry) -> Option<Entry> 
     };
     let bound = bound_of(&entry.cost)?;
     let mut lowerer = Lowerer {
-        functions: &checked.functions,
+        functions,
         fresh: 0,
     };
     let body = lowerer.inline(&entry.body, &HashMap::new(), None);
@@ -121,7 +126,7 @@ fn node(op: Op) -> Node {
 }
 
 struct Lowerer<'a> {
-    functions: &'a HashMap<String, (Vec<String>, TExpr)>,
+    functions: FunctionSource<'a>,
     fresh: u32,
 }
 
@@ -150,7 +155,7 @@ impl Lowerer<'_> {
             },
             TExpr::Call(function, args) => {
                 let args: Vec<TExpr> = args.iter().map(|a| self.inline(a, env, params)).collect();
-                let Some((names, body)) = self.functions.get(function).cloned() else {
+                let Some((names, body)) = (self.functions)(function) else {
                     return TExpr::Error;
                 };
                 let mut inner = HashMap::new();
