@@ -209,13 +209,20 @@ fn verify(dir: &str, backend: Backend, acknowledged: &[i64], upto: i64) -> Round
     }
 }
 
-fn rqc_store_range(dir: &str, backend: Backend, tree: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
+type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+fn rqc_store_ranges(dir: &str, backend: Backend, trees: [&str; 4]) -> [Entries; 4] {
     use rqc_runtime::store::{RedbStore, SledStore, Store};
-    let store: Box<dyn Store> = match backend {
-        Backend::Sled => Box::new(SledStore::open(std::path::Path::new(dir), false).unwrap()),
-        _ => Box::new(RedbStore::open(std::path::Path::new(dir), false).unwrap()),
-    };
-    store.range(tree, &[], None, false, usize::MAX).unwrap()
+    let path = std::path::Path::new(dir);
+    let store: Box<dyn Store> = retry(|| match backend {
+        Backend::Sled => SledStore::open(path, false)
+            .map(|s| Box::new(s) as Box<dyn Store>)
+            .map_err(|e| e.to_string()),
+        _ => RedbStore::open(path, false)
+            .map(|s| Box::new(s) as Box<dyn Store>)
+            .map_err(|e| e.to_string()),
+    });
+    trees.map(|tree| store.range(tree, &[], None, false, usize::MAX).unwrap())
 }
 
 #[test]

@@ -636,17 +636,44 @@ fn a_database_from_a_newer_rqc_is_refused_and_left_alone() {
 fn the_social_sample_data_loads_and_serves_the_timeline() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db").display().to_string();
-    for (table, file) in [("User", "users.jsonl"), ("Follow", "follows.csv"), ("Post", "posts.jsonl"), ("Country", "countries.csv")] {
+    for (table, file) in [
+        ("User", "users.jsonl"),
+        ("Follow", "follows.csv"),
+        ("Post", "posts.jsonl"),
+        ("Country", "countries.csv"),
+    ] {
         let path = format!("examples/social/data/{file}");
         let loaded = rqc(&["load", "--db", &db, "examples/social", table, &path]);
-        assert_eq!(loaded.status.code(), Some(0), "{table}: {}", stderr(&loaded));
+        assert_eq!(
+            loaded.status.code(),
+            Some(0),
+            "{table}: {}",
+            stderr(&loaded)
+        );
     }
-    let timeline = rqc(&["run", "--db", &db, "examples/social", "timeline", "--arg", "u=1", "--arg", "n=3"]);
+    let timeline = rqc(&[
+        "run",
+        "--db",
+        &db,
+        "examples/social",
+        "timeline",
+        "--arg",
+        "u=1",
+        "--arg",
+        "n=3",
+    ]);
     assert_eq!(timeline.status.code(), Some(0), "{}", stderr(&timeline));
     let ats: Vec<i64> = stdout(&timeline)
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["at"].as_i64().unwrap())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["at"]
+                .as_i64()
+                .unwrap()
+        })
         .collect();
     assert_eq!(ats.len(), 3);
-    assert!(ats.windows(2).all(|w| w[0] >= w[1]), "newest first: {ats:?}");
+    assert!(
+        ats.windows(2).all(|w| w[0] >= w[1]),
+        "newest first: {ats:?}"
+    );
 }
