@@ -40,17 +40,31 @@ fn backend_named(name: &str) -> Backend {
     }
 }
 
+/// Retries while another process (or sled's background threads, which
+/// let go of the lock a moment after a close) still holds the database.
+fn retry<T>(mut attempt: impl FnMut() -> Result<T, String>) -> T {
+    let mut last = String::new();
+    for _ in 0..100 {
+        match attempt() {
+            Ok(value) => return value,
+            Err(error) => last = error,
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("could not open the database: {last}");
+}
+
 fn open(dir: &str, backend: Backend) -> Database {
-    let mut db = Database::open_with(
-        dir,
-        OpenOptions {
+    retry(|| {
+        let options = OpenOptions {
             backend,
             flush_on_commit: true,
-        },
-    )
-    .expect("open");
-    db.install_source("crash.rq", PROGRAM).expect("install");
-    db
+        };
+        let mut db = Database::open_with(dir, options).map_err(|e| e.to_string())?;
+        db.install_source("crash.rq", PROGRAM)
+            .map_err(|e| e.to_string())?;
+        Ok(db)
+    })
 }
 
 /// The child: commits pairs from `RQC_CRASH_START` on, printing each
@@ -129,20 +143,18 @@ fn crash_round(dir: &str, backend: &str, start: i64, seed: u64) -> (Vec<i64>, i6
 
 /// Checks the database against everything acknowledged so far.
 fn verify(dir: &str, backend: Backend, acknowledged: &[i64], upto: i64) -> Round {
-    let db = open(dir, backend);
-    let store_rows = |name: &str| -> Vec<Value> {
-        let output = db.run(name, &[]);
-        output.map(|o| o.rows).unwrap_or_default()
-    };
-    let _ = store_rows;
-    // Read the tables and indexes directly.
-    let engine_dump =
-        |tree: &str| -> Vec<(Vec<u8>, Vec<u8>)> { rqc_store_range(dir, backend, tree) };
-    drop(db);
-    let accounts = engine_dump("t:Account");
-    let index = engine_dump("i:Account:by_balance");
-    let counters = engine_dump("b:Account:0");
-    let refcounts = engine_dump("r:Owner");
+    // Opening through rqc checks the catalog; then read the trees directly.
+    drop(open(dir, backend));
+    let [accounts, index, counters, refcounts] = rqc_store_ranges(
+        dir,
+        backend,
+        [
+            "t:Account",
+            "i:Account:by_balance",
+            "b:Account:0",
+            "r:Owner",
+        ],
+    );
     let ids: std::collections::BTreeSet<i64> = accounts
         .iter()
         .map(
