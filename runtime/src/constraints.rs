@@ -70,9 +70,7 @@ fn next_count(
     bound: &rqc_plan::schema::BoundSchema,
     row: &[Value],
 ) -> Result<(String, Vec<u8>, u64)> {
-    let values: Vec<Value> = bound.columns.iter().map(|&c| row[c].clone()).collect();
-    let key = encode_key(&values, &[])?;
-    let tree = bound_tree(&table.name, i);
+    let (tree, key, values) = group_key(table, i, bound, row)?;
     let count = session.get_counter(&tree, &key)?;
     if count + 1 > bound.limit {
         return Err(bound_refused(table, bound, &values, count));
@@ -257,15 +255,28 @@ fn move_counter(
     row: &[Value],
     delta: i64,
 ) -> Result<()> {
+    let (tree, key, count) = if delta > 0 {
+        next_count(session, table, i, bound, row)?
+    } else {
+        let (tree, key, _) = group_key(table, i, bound, row)?;
+        let count = session.get_counter(&tree, &key)?;
+        (tree, key, count.saturating_add_signed(delta))
+    };
+    session.set_counter(&tree, &key, count);
+    Ok(())
+}
+
+/// The counter tree and key of the row's group under `bound`, and the
+/// group's values.
+fn group_key(
+    table: &TableSchema,
+    i: usize,
+    bound: &rqc_plan::schema::BoundSchema,
+    row: &[Value],
+) -> Result<(String, Vec<u8>, Vec<Value>)> {
     let values: Vec<Value> = bound.columns.iter().map(|&c| row[c].clone()).collect();
     let key = encode_key(&values, &[])?;
-    let tree = bound_tree(&table.name, i);
-    let count = session.get_counter(&tree, &key)?;
-    if delta > 0 && count + 1 > bound.limit {
-        return Err(bound_refused(table, bound, &values, count));
-    }
-    session.set_counter(&tree, &key, count.saturating_add_signed(delta));
-    Ok(())
+    Ok((bound_tree(&table.name, i), key, values))
 }
 
 /// E0504: the row would be the `limit + 1`-th of its group.
