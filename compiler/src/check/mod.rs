@@ -6,12 +6,14 @@
 //! and the rest are still checked. spec/cost.md states its rules.
 
 mod access;
+mod blocks;
 mod builtins;
 mod calls;
 mod definition;
 mod expr;
 mod modules;
 pub mod names;
+mod operators;
 mod reject;
 mod schema;
 mod schema_types;
