@@ -2,7 +2,7 @@
 //! held in an overlay until they commit together.
 
 use crate::error::Result;
-use crate::store::{prefix_end, Store};
+use crate::store::{prefix_end, ReadView, Store, ThroughView};
 use std::collections::{BTreeMap, HashMap};
 
 type Writes = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
@@ -12,6 +12,9 @@ type Writes = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
 /// atomic transaction.
 pub struct Session<'s> {
     store: &'s dyn Store,
+    /// Reads go through one view for the whole run (a snapshot where the
+    /// backend has them).
+    view: Box<dyn ReadView + 's>,
     writes: HashMap<String, Writes>,
     /// B-tree descents and entries read so far.
     pub seeks: u64,
@@ -20,8 +23,13 @@ pub struct Session<'s> {
 
 impl<'s> Session<'s> {
     pub fn new(store: &'s dyn Store) -> Session<'s> {
+        let view: Box<dyn ReadView + 's> = match store.snapshot() {
+            Ok(Some(view)) => view,
+            _ => Box::new(ThroughView(store)),
+        };
         Session {
             store,
+            view,
             writes: HashMap::new(),
             seeks: 0,
             rows: 0,
@@ -33,7 +41,7 @@ impl<'s> Session<'s> {
         self.seeks += 1;
         let value = match self.writes.get(tree).and_then(|w| w.get(key)) {
             Some(pending) => pending.clone(),
-            None => self.store.get(tree, key)?,
+            None => self.view.get(tree, key)?,
         };
         if value.is_some() {
             self.rows += 1;
@@ -86,7 +94,7 @@ impl<'s> Session<'s> {
         // leave the result short.
         let extra = pending.iter().filter(|(_, v)| v.is_none()).count();
         let stored = self
-            .store
+            .view
             .range(tree, start, end, false, limit.saturating_add(extra))?;
         let mut merged: BTreeMap<Vec<u8>, Vec<u8>> = stored.into_iter().collect();
         for (key, value) in pending {

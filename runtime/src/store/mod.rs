@@ -41,7 +41,47 @@ pub trait Txn {
 /// conflict), so it must not have effects outside the transaction.
 pub type TxnBody<'a> = &'a dyn Fn(&mut dyn Txn) -> std::result::Result<(), Abort>;
 
+/// Reads of one run: a consistent snapshot where the backend offers one
+/// (redb), else reads through to the store.
+pub trait ReadView {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    fn range(
+        &self,
+        tree: &str,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>>;
+}
+
+/// The view of a store without snapshots: each read goes to the store.
+pub struct ThroughView<'s>(pub &'s dyn Store);
+
+impl ReadView for ThroughView<'_> {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.0.get(tree, key)
+    }
+
+    fn range(
+        &self,
+        tree: &str,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.0.range(tree, start, end, reverse, limit)
+    }
+}
+
 pub trait Store: Send + Sync {
+    /// A consistent view for one run's reads, where the backend has
+    /// snapshots (`None`: reads go to the store one by one).
+    fn snapshot(&self) -> Result<Option<Box<dyn ReadView + '_>>> {
+        Ok(None)
+    }
+
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>>;
 
     /// Entries with `start <= key < end` (`end` = `None`: no upper limit), in

@@ -1,8 +1,10 @@
 //! The redb backend: a copy-on-write B-tree with durable multi-table transactions.
 
-use super::{Abort, Store, Txn, TxnBody};
+use super::{Abort, ReadView, Store, Txn, TxnBody};
 use crate::error::{Result, RuntimeError};
 use redb::{Durability, ReadableDatabase, ReadableTable, TableDefinition, TableError};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// The file inside the database directory.
@@ -71,7 +73,85 @@ impl Txn for RedbTxn<'_> {
     }
 }
 
+/// One read transaction for a whole run: a consistent snapshot, and no
+/// transaction begun per read. Opened tables are kept for the run.
+struct RedbView {
+    txn: redb::ReadTransaction,
+    tables: RefCell<HashMap<String, Option<redb::ReadOnlyTable<&'static [u8], &'static [u8]>>>>,
+}
+
+impl RedbView {
+    fn with_table<T>(
+        &self,
+        tree: &str,
+        absent: T,
+        read: impl FnOnce(&redb::ReadOnlyTable<&'static [u8], &'static [u8]>) -> Result<T>,
+    ) -> Result<T> {
+        let mut tables = self.tables.borrow_mut();
+        if !tables.contains_key(tree) {
+            let opened = match self.txn.open_table(table(tree)) {
+                Ok(t) => Some(t),
+                Err(TableError::TableDoesNotExist(_)) => None,
+                Err(error) => return Err(RuntimeError::store(error)),
+            };
+            tables.insert(tree.to_string(), opened);
+        }
+        match tables.get(tree).and_then(Option::as_ref) {
+            Some(t) => read(t),
+            None => Ok(absent),
+        }
+    }
+}
+
+impl ReadView for RedbView {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.with_table(tree, None, |t| {
+            Ok(t.get(key)
+                .map_err(RuntimeError::store)?
+                .map(|v| v.value().to_vec()))
+        })
+    }
+
+    fn range(
+        &self,
+        tree: &str,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.with_table(tree, Vec::new(), |t| {
+            let iter = match end {
+                Some(end) => t.range::<&[u8]>(start..end),
+                None => t.range::<&[u8]>(start..),
+            }
+            .map_err(RuntimeError::store)?;
+            let pick = |entry: std::result::Result<
+                (redb::AccessGuard<&[u8]>, redb::AccessGuard<&[u8]>),
+                redb::StorageError,
+            >| {
+                entry
+                    .map(|(k, v)| (k.value().to_vec(), v.value().to_vec()))
+                    .map_err(RuntimeError::store)
+            };
+            if reverse {
+                iter.rev().take(limit).map(pick).collect()
+            } else {
+                iter.take(limit).map(pick).collect()
+            }
+        })
+    }
+}
+
 impl Store for RedbStore {
+    fn snapshot(&self) -> Result<Option<Box<dyn ReadView + '_>>> {
+        let txn = self.db.begin_read().map_err(RuntimeError::store)?;
+        Ok(Some(Box::new(RedbView {
+            txn,
+            tables: RefCell::new(HashMap::new()),
+        })))
+    }
+
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let txn = self.db.begin_read().map_err(RuntimeError::store)?;
         let table = match txn.open_table(table(tree)) {

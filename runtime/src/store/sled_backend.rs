@@ -17,10 +17,22 @@ impl SledStore {
     /// Opens (or creates) a sled database in `dir`. With `flush_on_commit`,
     /// every commit is flushed before it is acknowledged.
     pub fn open(dir: &Path, flush_on_commit: bool) -> Result<SledStore> {
-        let db = sled::Config::new()
-            .path(dir)
-            .open()
-            .map_err(RuntimeError::store)?;
+        // sled releases its file lock from background threads a moment
+        // after the last handle is dropped: a reopen right after a close
+        // waits for it (up to two seconds) rather than failing.
+        let mut attempts = 0;
+        let db = loop {
+            match sled::Config::new().path(dir).open() {
+                Ok(db) => break db,
+                Err(sled::Error::Io(error))
+                    if error.kind() == std::io::ErrorKind::WouldBlock && attempts < 40 =>
+                {
+                    attempts += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(error) => return Err(RuntimeError::store(error)),
+            }
+        };
         Ok(SledStore {
             db,
             flush_on_commit,
