@@ -70,7 +70,7 @@ fn main() {
     plot::latency_plot(&svg, &scaling).expect("plot");
     let mut report = report(&config, &rows, &scaling, &svg, started.elapsed());
     report.push_str(&format!(
-        "## P6: the TPC-C mix\n\nOne warehouse, scaled down ({} customers per district, {} items), the five transactions in the standard mix (45% New-Order, 43% Payment, 4% each of the others), the same {} transactions in the same order in both systems, neither syncing each commit.\n\n| system | transactions per minute | time per transaction, rqc / SQLite |\n|---|---|---|\n| rqc (redb) | {:.0} | {:.2} |\n| SQLite | {:.0} | |\n",
+        "## P6: the TPC-C mix\n\nOne warehouse, scaled down ({} customers per district, {} items, one initial order per customer), the five transactions in the standard mix (45% New-Order, 43% Payment, 4% each of the others), the same {} transactions in the same order in both systems, neither syncing each commit.\n\n| system | transactions per minute | time per transaction, rqc / SQLite |\n|---|---|---|\n| rqc (redb) | {:.0} | {:.2} |\n| SQLite | {:.0} | |\n",
         tpcc::CUSTOMERS, tpcc::ITEMS, tpm.2, tpm.0, tpm.1 / tpm.0, tpm.1
     ));
     std::fs::write(&config.out, report).expect("write the report");
@@ -256,9 +256,15 @@ fn inserts(n: usize) -> Vec<Row> {
 /// P6: (rqc tpm, SQLite tpm, transactions).
 fn tpcc_mix(n: usize) -> (f64, f64, usize) {
     let txns = tpcc::mix(n, &mut Rng(17));
+    let scale = rqc_tests::tpcc::Scale {
+        warehouses: 1,
+        customers: tpcc::CUSTOMERS,
+        items: tpcc::ITEMS,
+    };
+    let population = rqc_tests::tpcc::population(scale, 17);
     let dir = temp();
-    let rqc_tpm = tpcc::rqc_run(&dir.path().join("tpcc-rqc"), &txns);
-    let sqlite_tpm = tpcc::sqlite_run(&dir.path().join("tpcc.sqlite"), &txns);
+    let rqc_tpm = tpcc::rqc_run(&dir.path().join("tpcc-rqc"), &txns, &population);
+    let sqlite_tpm = tpcc::sqlite_run(&dir.path().join("tpcc.sqlite"), &txns, &population);
     (rqc_tpm, sqlite_tpm, n)
 }
 

@@ -9,7 +9,6 @@ use std::time::Instant;
 
 pub const CUSTOMERS: i64 = 30;
 pub const ITEMS: i64 = 1000;
-const LAST_NAMES: [&str; 5] = ["BAR", "OUGHT", "ABLE", "PRI", "PRES"];
 
 /// One transaction of the mix, with its arguments drawn once so both
 /// systems run the same sequence.
@@ -26,7 +25,7 @@ pub enum Txn {
     },
     PaymentByName {
         d: i64,
-        name: &'static str,
+        name: String,
         amount: f64,
     },
     OrderStatus {
@@ -67,7 +66,7 @@ pub fn mix(n: usize, rng: &mut Rng) -> Vec<Txn> {
                     if rng.below(100) < 60 {
                         Txn::PaymentByName {
                             d,
-                            name: LAST_NAMES[rng.below(5) as usize],
+                            name: rqc_tests::tpcc::last_name(rng.below(CUSTOMERS as u64)),
                             amount,
                         }
                     } else {
@@ -87,7 +86,7 @@ pub fn mix(n: usize, rng: &mut Rng) -> Vec<Txn> {
         .collect()
 }
 
-pub fn rqc_run(dir: &Path, txns: &[Txn]) -> f64 {
+pub fn rqc_run(dir: &Path, txns: &[Txn], population: &[(&'static str, Vec<Value>)]) -> f64 {
     let mut db = Database::open_with(
         dir,
         OpenOptions {
@@ -102,28 +101,8 @@ pub fn rqc_run(dir: &Path, txns: &[Txn]) -> f64 {
         db.run(name, &args)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     };
-    run("add_warehouse", vec![1.into()]);
-    for d in 1..=10i64 {
-        run("add_district", vec![1.into(), d.into(), 1.into()]);
-        for c in 1..=CUSTOMERS {
-            run(
-                "add_customer",
-                vec![
-                    1.into(),
-                    d.into(),
-                    c.into(),
-                    format!("F{c}").into(),
-                    LAST_NAMES[(c % 5) as usize].into(),
-                ],
-            );
-        }
-    }
-    for i in 1..=ITEMS {
-        run(
-            "add_item",
-            vec![i.into(), Value::Float(1.0 + i as f64 / 100.0)],
-        );
-        run("add_stock", vec![1.into(), i.into(), 50.into()]);
+    for (name, args) in population {
+        run(name, args.clone());
     }
     let start = Instant::now();
     for (h, txn) in txns.iter().enumerate() {
@@ -153,7 +132,7 @@ pub fn rqc_run(dir: &Path, txns: &[Txn]) -> f64 {
                 vec![
                     1.into(),
                     (*d).into(),
-                    (*name).into(),
+                    name.clone().into(),
                     Value::Float(*amount),
                     h.into(),
                     h.into(),
@@ -174,7 +153,7 @@ pub fn rqc_run(dir: &Path, txns: &[Txn]) -> f64 {
     txns.len() as f64 / start.elapsed().as_secs_f64() * 60.0
 }
 
-pub fn sqlite_run(path: &Path, txns: &[Txn]) -> f64 {
+pub fn sqlite_run(path: &Path, txns: &[Txn], population: &[(&'static str, Vec<Value>)]) -> f64 {
     let mut conn = Connection::open(path).unwrap();
     conn.execute_batch(
         "PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;
@@ -196,26 +175,26 @@ pub fn sqlite_run(path: &Path, txns: &[Txn]) -> f64 {
     .unwrap();
     {
         let tx = conn.transaction().unwrap();
-        tx.execute("INSERT INTO warehouse VALUES (1, 300000.0)", [])
-            .unwrap();
-        for d in 1..=10i64 {
-            tx.execute("INSERT INTO district VALUES (1, ?1, 30000.0, 1)", [d])
-                .unwrap();
-            for c in 1..=CUSTOMERS {
-                tx.execute(
-                    "INSERT INTO customer VALUES (1, ?1, ?2, ?3, ?4, -10.0, 10.0, 1, 0)",
-                    params![d, c, format!("F{c}"), LAST_NAMES[(c % 5) as usize]],
-                )
-                .unwrap();
-            }
-        }
-        for i in 1..=ITEMS {
-            tx.execute(
-                "INSERT INTO item VALUES (?1, ?2)",
-                params![i, 1.0 + i as f64 / 100.0],
-            )
-            .unwrap();
-            tx.execute("INSERT INTO stock VALUES (1, ?1, 50)", [i])
+        for (name, args) in population {
+            let values: Vec<rusqlite::types::Value> = args.iter().map(sql_value).collect();
+            let sql = match *name {
+                "add_item" => "INSERT INTO item VALUES (?1, ?2)",
+                "add_warehouse" => "INSERT INTO warehouse VALUES (?1, 300000.0)",
+                "add_stock" => "INSERT INTO stock VALUES (?1, ?2, ?3)",
+                "add_district" => "INSERT INTO district VALUES (?1, ?2, 30000.0, ?3)",
+                "add_customer" => {
+                    "INSERT INTO customer VALUES (?1, ?2, ?3, ?4, ?5, -10.0, 10.0, 1, 0)"
+                }
+                "add_order" => "INSERT INTO orders VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "add_order_line" => {
+                    "INSERT INTO order_line VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                }
+                "add_new_order" => "INSERT INTO new_order VALUES (?1, ?2, ?3)",
+                other => panic!("no SQL for {other}"),
+            };
+            tx.prepare_cached(sql)
+                .unwrap()
+                .execute(rusqlite::params_from_iter(values))
                 .unwrap();
         }
         tx.commit().unwrap();
@@ -339,6 +318,15 @@ pub fn sqlite_run(path: &Path, txns: &[Txn]) -> f64 {
         tx.commit().unwrap();
     }
     txns.len() as f64 / start.elapsed().as_secs_f64() * 60.0
+}
+
+fn sql_value(v: &Value) -> rusqlite::types::Value {
+    match v {
+        Value::Int(n) => rusqlite::types::Value::Integer(*n),
+        Value::Float(x) => rusqlite::types::Value::Real(*x),
+        Value::Str(s) => rusqlite::types::Value::Text(s.clone()),
+        _ => rusqlite::types::Value::Null,
+    }
 }
 
 fn sql_payment(tx: &rusqlite::Transaction<'_>, d: i64, c: i64, amount: f64, h: i64) {

@@ -1,6 +1,7 @@
 //! Shared helpers for the cross-crate suites: finding the repository's `.rq` files.
 
 pub mod reference;
+pub mod tpcc;
 
 use std::path::{Path, PathBuf};
 

@@ -212,40 +212,22 @@ fn tpch_rejects_the_analytic_queries_and_runs_the_per_key_variants() {
         .is_empty());
 }
 
-/// TPC-C on one warehouse, scaled down (30 customers per district, 200
-/// items, no initial orders), a mix of the five transactions, then the
-/// consistency conditions 3.3.2.1–3.3.2.4.
+/// TPC-C on two warehouses, scaled down (30 customers per district, 200
+/// items, one initial order per customer), a mix of the five transactions,
+/// then the consistency conditions 3.3.2.1–3.3.2.4 on every district.
 #[test]
 fn tpcc_mix_keeps_the_consistency_conditions() {
     let (e, schema) = engine("tpcc");
+    let scale = rqc_tests::tpcc::Scale {
+        warehouses: 2,
+        customers: 30,
+        items: 200,
+    };
+    for (name, args) in rqc_tests::tpcc::population(scale, 7) {
+        run(&e, name, args);
+    }
     let w = 1i64;
-    run(&e, "add_warehouse", vec![w.into()]);
-    let last_names = ["BAR", "OUGHT", "ABLE", "PRI", "PRES"];
-    for d in 1..=10i64 {
-        run(&e, "add_district", vec![w.into(), d.into(), 1.into()]);
-        for c in 1..=30i64 {
-            let last = last_names[(c % 5) as usize];
-            run(
-                &e,
-                "add_customer",
-                vec![
-                    w.into(),
-                    d.into(),
-                    c.into(),
-                    format!("F{c}").into(),
-                    last.into(),
-                ],
-            );
-        }
-    }
-    for i in 1..=200i64 {
-        run(
-            &e,
-            "add_item",
-            vec![i.into(), Value::Float(1.0 + i as f64 / 10.0)],
-        );
-        run(&e, "add_stock", vec![w.into(), i.into(), 50.into()]);
-    }
+    let last_names: Vec<String> = (0..30).map(rqc_tests::tpcc::last_name).collect();
     let mut seed: u64 = 42;
     let mut next = || {
         seed ^= seed << 13;
@@ -257,6 +239,7 @@ fn tpcc_mix_keeps_the_consistency_conditions() {
     for round in 0..200 {
         let d = 1 + (next() % 10) as i64;
         let c = 1 + (next() % 30) as i64;
+        let _ = &last_names;
         match round % 10 {
             0..=4 => {
                 let count = 5 + (next() % 11) as usize;
@@ -296,7 +279,7 @@ fn tpcc_mix_keeps_the_consistency_conditions() {
                         ],
                     );
                 } else {
-                    let name = last_names[(next() % 5) as usize];
+                    let name = last_names[(next() % 30) as usize].clone();
                     run(
                         &e,
                         "payment_by_name",
@@ -330,62 +313,70 @@ fn tpcc_mix_keeps_the_consistency_conditions() {
     let new_orders = rows(&e, &schema, "NewOrder");
     let lines = rows(&e, &schema, "OrderLine");
     assert!(
-        orders.len() >= 90 && !new_orders.is_empty() && new_orders.len() < orders.len(),
-        "the mix ran and delivered some"
+        orders.len() >= 600 + 90 && !new_orders.is_empty() && new_orders.len() < orders.len(),
+        "the population loaded and the mix ran"
     );
-    // 3.3.2.1: W_YTD = sum(D_YTD).
-    let d_ytd: f64 = districts.iter().map(|d| float(&d[4])).sum();
-    assert!(
-        (float(&warehouses[0][3]) - d_ytd).abs() < 1e-6,
-        "W_YTD = sum(D_YTD)"
-    );
+    // 3.3.2.1: W_YTD = sum(D_YTD), per warehouse (money in floating point:
+    // equal to the cent).
+    for warehouse in &warehouses {
+        let id = int(&warehouse[0]);
+        let d_ytd: f64 = districts
+            .iter()
+            .filter(|d| int(&d[0]) == id)
+            .map(|d| float(&d[4]))
+            .sum();
+        assert!(
+            (float(&warehouse[3]) - d_ytd).abs() < 0.005,
+            "W_YTD = sum(D_YTD)"
+        );
+    }
+    let in_district = |row: &Vec<Value>, w: i64, d: i64| int(&row[0]) == w && int(&row[1]) == d;
     for district in &districts {
-        let d = int(&district[1]);
+        let (w, d) = (int(&district[0]), int(&district[1]));
         let next_o_id = int(&district[5]);
         let o_ids: Vec<i64> = orders
             .iter()
-            .filter(|o| int(&o[1]) == d)
+            .filter(|o| in_district(o, w, d))
             .map(|o| int(&o[2]))
             .collect();
         let no_ids: Vec<i64> = new_orders
             .iter()
-            .filter(|o| int(&o[1]) == d)
+            .filter(|o| in_district(o, w, d))
             .map(|o| int(&o[2]))
             .collect();
         // 3.3.2.2: D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID).
-        if let Some(max) = o_ids.iter().max() {
-            assert_eq!(
-                next_o_id - 1,
-                *max,
-                "district {d}: D_NEXT_O_ID - 1 = max(O_ID)"
-            );
-        }
+        assert_eq!(
+            next_o_id - 1,
+            *o_ids.iter().max().unwrap(),
+            "{w}/{d}: D_NEXT_O_ID - 1 = max(O_ID)"
+        );
         if let Some(max_no) = no_ids.iter().max() {
-            assert_eq!(next_o_id - 1, *max_no, "district {d}: = max(NO_O_ID)");
+            assert_eq!(next_o_id - 1, *max_no, "{w}/{d}: = max(NO_O_ID)");
             // 3.3.2.3: max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER.
             let min_no = no_ids.iter().min().unwrap();
             assert_eq!(
                 max_no - min_no + 1,
                 no_ids.len() as i64,
-                "district {d}: new orders are contiguous"
+                "{w}/{d}: new orders are contiguous"
             );
         }
         // 3.3.2.4: sum(O_OL_CNT) = rows in ORDER-LINE.
         let ol_cnt: i64 = orders
             .iter()
-            .filter(|o| int(&o[1]) == d)
+            .filter(|o| in_district(o, w, d))
             .map(|o| int(&o[6]))
             .sum();
-        let line_count = lines.iter().filter(|l| int(&l[1]) == d).count() as i64;
+        let line_count = lines.iter().filter(|l| in_district(l, w, d)).count() as i64;
         assert_eq!(
             ol_cnt, line_count,
-            "district {d}: sum(O_OL_CNT) = ORDER-LINE rows"
+            "{w}/{d}: sum(O_OL_CNT) = ORDER-LINE rows"
         );
     }
-    let by_order: BTreeMap<(i64, i64), usize> = lines.iter().fold(BTreeMap::new(), |mut m, l| {
-        *m.entry((int(&l[1]), int(&l[2]))).or_default() += 1;
-        m
-    });
+    let by_order: BTreeMap<(i64, i64, i64), usize> =
+        lines.iter().fold(BTreeMap::new(), |mut m, l| {
+            *m.entry((int(&l[0]), int(&l[1]), int(&l[2]))).or_default() += 1;
+            m
+        });
     assert!(
         by_order.values().all(|&n| (5..=15).contains(&n)),
         "every order has 5 to 15 lines"

@@ -1,0 +1,150 @@
+//! The TPC-C population for W warehouses, scaled down: the mutations (name
+//! and arguments) that load it, in order. Shared by the example's test and
+//! the benchmark.
+
+use rqc_plan::Value;
+
+/// The scale: customers per district and items (TPC-C: 3,000 and 100,000).
+#[derive(Clone, Copy, Debug)]
+pub struct Scale {
+    pub warehouses: i64,
+    pub customers: i64,
+    pub items: i64,
+}
+
+const SYLLABLES: [&str; 10] = [
+    "BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING",
+];
+
+/// TPC-C's last name for a number 0..999: three syllables.
+pub fn last_name(n: i64) -> String {
+    let n = n.rem_euclid(1000);
+    format!(
+        "{}{}{}",
+        SYLLABLES[(n / 100) as usize],
+        SYLLABLES[(n / 10 % 10) as usize],
+        SYLLABLES[(n % 10) as usize]
+    )
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: i64) -> i64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as i64
+    }
+}
+
+/// The loading mutations. Per TPC-C 4.3.3.1, scaled: every customer has one
+/// initial order (in a random order of customers), with 5 to 15 lines; the
+/// first 70% are delivered, the rest are new orders; `D_NEXT_O_ID` follows.
+pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
+    let mut rng = Rng(seed | 1);
+    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for i in 1..=scale.items {
+        out.push((
+            "add_item",
+            vec![i.into(), Value::Float(1.0 + rng.below(9900) as f64 / 100.0)],
+        ));
+    }
+    for w in 1..=scale.warehouses {
+        out.push(("add_warehouse", vec![w.into()]));
+        for i in 1..=scale.items {
+            out.push((
+                "add_stock",
+                vec![w.into(), i.into(), (10 + rng.below(91)).into()],
+            ));
+        }
+        for d in 1..=10i64 {
+            let orders = scale.customers;
+            out.push((
+                "add_district",
+                vec![w.into(), d.into(), (orders + 1).into()],
+            ));
+            for c in 1..=scale.customers {
+                // The first thousand customers take the thousand names in
+                // order, the rest random ones (4.3.2.3).
+                let last = if c <= 1000 {
+                    last_name(c - 1)
+                } else {
+                    last_name(rng.below(1000))
+                };
+                out.push((
+                    "add_customer",
+                    vec![
+                        w.into(),
+                        d.into(),
+                        c.into(),
+                        format!("F{c}").into(),
+                        last.into(),
+                    ],
+                ));
+            }
+            let mut customers: Vec<i64> = (1..=scale.customers).collect();
+            for k in (1..customers.len()).rev() {
+                customers.swap(k, rng.below(k as i64 + 1) as usize);
+            }
+            let delivered_up_to = orders * 7 / 10;
+            for (o, c) in (1..=orders).zip(customers) {
+                let delivered = o <= delivered_up_to;
+                let lines = 5 + rng.below(11);
+                let carrier = if delivered {
+                    Value::Int(1 + rng.below(10))
+                } else {
+                    Value::Null
+                };
+                out.push((
+                    "add_order",
+                    vec![
+                        w.into(),
+                        d.into(),
+                        o.into(),
+                        c.into(),
+                        o.into(),
+                        carrier,
+                        lines.into(),
+                    ],
+                ));
+                let mut items = Vec::new();
+                while (items.len() as i64) < lines {
+                    let i = 1 + rng.below(scale.items);
+                    if !items.contains(&i) {
+                        items.push(i);
+                    }
+                }
+                for i in items {
+                    let amount = if delivered {
+                        0.0
+                    } else {
+                        (1 + rng.below(999_999)) as f64 / 100.0
+                    };
+                    let delivery = if delivered {
+                        Value::Int(o)
+                    } else {
+                        Value::Null
+                    };
+                    out.push((
+                        "add_order_line",
+                        vec![
+                            w.into(),
+                            d.into(),
+                            o.into(),
+                            i.into(),
+                            i.into(),
+                            5.into(),
+                            Value::Float(amount),
+                            delivery,
+                        ],
+                    ));
+                }
+                if !delivered {
+                    out.push(("add_new_order", vec![w.into(), d.into(), o.into()]));
+                }
+            }
+        }
+    }
+    out
+}
