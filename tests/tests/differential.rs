@@ -1,0 +1,431 @@
+//! Differential testing: random schemas, data and bounded queries, each run
+//! by rqc, by the reference evaluator and by SQLite, which must agree, with
+//! the actual seeks and rows within the static bound. proptest shrinks a
+//! failure to a minimal schema, data set and query.
+//!
+//! `RQC_DIFF_CASES` sets the number of generated cases (default 48 in the
+//! normal suite; `RQC_DIFF_CASES=5000` is the documented long run).
+
+use proptest::prelude::*;
+use rqc_compiler::compile;
+use rqc_plan::Value;
+use rqc_runtime::Engine;
+use rqc_tests::reference::Reference;
+
+/// The random part of the schema: table `A` has `id` and `columns` extra Int
+/// columns with one secondary index; table `B` is an island of `A` (rows keyed
+/// by `(a, n)`, at most `bound` per `a`).
+#[derive(Debug, Clone)]
+struct Shape {
+    columns: usize,
+    /// The index's columns: `c{first}` and, when present, `c{second}`.
+    first: usize,
+    second: Option<usize>,
+    second_desc: bool,
+    bound: i64,
+}
+
+impl Shape {
+    fn rql(&self) -> String {
+        let columns: String = (0..self.columns)
+            .map(|i| format!("  c{i}: Int\n"))
+            .collect();
+        let second = match self.second {
+            Some(j) => format!(", c{j}{}", if self.second_desc { " desc" } else { "" }),
+            None => String::new(),
+        };
+        let params: Vec<String> = (0..self.columns).map(|i| format!("c{i}: Int")).collect();
+        let fields: Vec<String> = (0..self.columns).map(|i| format!("c{i}")).collect();
+        format!(
+            "table A {{\n  id: Int key\n{columns}  index ix (c{}{second})\n}}\n\
+             table B {{\n  a: Int ref A\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= {}\n}}\n\
+             mutation add_a(id: Int, {}) = insert A {{ id, {} }}\n\
+             mutation add_b(a: Int, n: Int, w: Int) = insert B {{ a, n, w }}\n",
+            self.first,
+            self.bound,
+            params.join(", "),
+            fields.join(", "),
+        )
+    }
+
+    fn sql(&self) -> Vec<String> {
+        let columns: String = (0..self.columns)
+            .map(|i| format!(", c{i} INTEGER"))
+            .collect();
+        vec![
+            format!("CREATE TABLE A (id INTEGER PRIMARY KEY{columns})"),
+            "CREATE TABLE B (a INTEGER REFERENCES A(id), n INTEGER, w INTEGER, PRIMARY KEY (a, n))"
+                .to_string(),
+        ]
+    }
+
+    /// The SQL order of `ix`: its columns, then the primary key.
+    fn index_order(&self) -> String {
+        match self.second {
+            Some(j) => format!("c{j}{}, id", if self.second_desc { " DESC" } else { "" }),
+            None => "id".to_string(),
+        }
+    }
+}
+
+/// What follows `B[x]` (after an optional filter) in an island query.
+#[derive(Debug, Clone)]
+enum Tail {
+    Rows,
+    Count,
+    Sum,
+    TopByWeight(i64),
+}
+
+#[derive(Debug, Clone)]
+enum Query {
+    Key,
+    Prefix(i64),
+    /// `A.ix[x, c OP y] |> take(t)`; needs a second index column.
+    Range(&'static str, i64),
+    Island(bool, Tail),
+    /// `A.ix[x] |> take(t) |> flat_map(a => B[a.id])`, counted or not.
+    Join(i64, bool),
+}
+
+impl Query {
+    fn rql(&self, shape: &Shape) -> Option<String> {
+        let island_filter = |filtered: bool| {
+            if filtered {
+                " |> filter(b => b.w > y)"
+            } else {
+                ""
+            }
+        };
+        let body = match self {
+            Query::Key => "A[x]".to_string(),
+            Query::Prefix(t) => format!("A.ix[x] |> take({t})"),
+            Query::Range(op, t) => {
+                let j = shape.second?;
+                format!("A.ix[x, c{j} {op} y] |> take({t})")
+            }
+            Query::Island(filtered, tail) => {
+                let tail = match tail {
+                    Tail::Rows => String::new(),
+                    Tail::Count => " |> count()".to_string(),
+                    Tail::Sum => " |> map(b => b.w) |> sum()".to_string(),
+                    Tail::TopByWeight(t) => format!(" |> sort_by(b => b.w, desc) |> take({t})"),
+                };
+                format!("B[x]{}{tail}", island_filter(*filtered))
+            }
+            Query::Join(t, counted) => format!(
+                "A.ix[x] |> take({t}) |> flat_map(a => B[a.id]){}",
+                if *counted { " |> count()" } else { "" }
+            ),
+        };
+        Some(format!("query q(x: Int, y: Int) = {body}\n"))
+    }
+
+    /// The same query in SQL (`?1` is x, `?2` is y), and how to read its answer.
+    fn sql(&self, shape: &Shape) -> (String, Answer) {
+        let a_columns: String = (0..shape.columns).map(|i| format!(", c{i}")).collect();
+        let ix = format!("c{}", shape.first);
+        let order = shape.index_order();
+        let uses_y = "?2 = ?2";
+        match self {
+            Query::Key => (
+                format!("SELECT id{a_columns} FROM A WHERE id = ?1 AND {uses_y}"),
+                Answer::Optional,
+            ),
+            Query::Prefix(t) => (
+                format!(
+                    "SELECT id{a_columns} FROM A WHERE {ix} = ?1 AND {uses_y} ORDER BY {order} LIMIT {t}"
+                ),
+                Answer::Rows,
+            ),
+            Query::Range(op, t) => (
+                format!(
+                    "SELECT id{a_columns} FROM A WHERE {ix} = ?1 AND c{} {op} ?2 ORDER BY {order} LIMIT {t}",
+                    shape.second.unwrap()
+                ),
+                Answer::Rows,
+            ),
+            Query::Island(filtered, tail) => {
+                let filter = if *filtered { "w > ?2" } else { uses_y };
+                let from = format!("FROM B WHERE a = ?1 AND {filter}");
+                match tail {
+                    Tail::Rows => (format!("SELECT a, n, w {from} ORDER BY n"), Answer::Rows),
+                    Tail::Count => (format!("SELECT count(*) {from}"), Answer::Scalar),
+                    Tail::Sum => (format!("SELECT coalesce(sum(w), 0) {from}"), Answer::Scalar),
+                    Tail::TopByWeight(t) => (
+                        format!("SELECT a, n, w {from} ORDER BY w DESC, n LIMIT {t}"),
+                        Answer::Rows,
+                    ),
+                }
+            }
+            Query::Join(t, counted) => {
+                let outer = format!(
+                    "(SELECT id, row_number() OVER (ORDER BY {order}) AS r FROM A \
+                     WHERE {ix} = ?1 AND {uses_y} ORDER BY {order} LIMIT {t}) s"
+                );
+                if *counted {
+                    (
+                        format!("SELECT count(*) FROM {outer} JOIN B ON B.a = s.id"),
+                        Answer::Scalar,
+                    )
+                } else {
+                    (
+                        format!(
+                            "SELECT B.a, B.n, B.w FROM {outer} JOIN B ON B.a = s.id ORDER BY s.r, B.n"
+                        ),
+                        Answer::Rows,
+                    )
+                }
+            }
+        }
+    }
+}
+
+/// How SQLite's result set maps to an rqc value.
+enum Answer {
+    Optional,
+    Rows,
+    Scalar,
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    shape: Shape,
+    /// Rows of `A`: each row's extra columns (its id is its position + 1).
+    a_rows: Vec<Vec<i64>>,
+    /// Rows of `B`: `(a, w)` pairs; `n` numbers them per `a`.
+    b_rows: Vec<(i64, i64)>,
+    queries: Vec<(Query, i64, i64)>,
+}
+
+fn shape() -> impl Strategy<Value = Shape> {
+    (1usize..=3, any::<bool>(), any::<bool>(), 1i64..=5).prop_flat_map(
+        |(columns, two, second_desc, bound)| {
+            (0..columns, 0..columns).prop_map(move |(first, other)| {
+                let second = (two && columns > 1 && other != first).then_some(other);
+                Shape {
+                    columns,
+                    first,
+                    second,
+                    second_desc,
+                    bound,
+                }
+            })
+        },
+    )
+}
+
+fn query() -> impl Strategy<Value = Query> {
+    let op = prop_oneof![Just("<"), Just("<="), Just(">"), Just(">=")];
+    let tail = prop_oneof![
+        Just(Tail::Rows),
+        Just(Tail::Count),
+        Just(Tail::Sum),
+        (1i64..=4).prop_map(Tail::TopByWeight),
+    ];
+    prop_oneof![
+        Just(Query::Key),
+        (1i64..=6).prop_map(Query::Prefix),
+        (op, 1i64..=6).prop_map(|(op, t)| Query::Range(op, t)),
+        (any::<bool>(), tail).prop_map(|(f, t)| Query::Island(f, t)),
+        (1i64..=4, any::<bool>()).prop_map(|(t, c)| Query::Join(t, c)),
+    ]
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    shape().prop_flat_map(|shape| {
+        let columns = shape.columns;
+        (
+            Just(shape),
+            prop::collection::vec(prop::collection::vec(0i64..4, columns), 0..24),
+            prop::collection::vec((1i64..=12, -5i64..20), 0..40),
+            prop::collection::vec((query(), -1i64..6, -2i64..20), 1..8),
+        )
+            .prop_map(|(shape, a_rows, b_rows, queries)| Case {
+                shape,
+                a_rows,
+                b_rows,
+                queries,
+            })
+    })
+}
+
+fn sqlite_value(v: rusqlite::types::ValueRef<'_>) -> Value {
+    match v {
+        rusqlite::types::ValueRef::Integer(i) => Value::Int(i),
+        rusqlite::types::ValueRef::Null => Value::Null,
+        other => panic!("unexpected SQLite value {other:?}"),
+    }
+}
+
+fn sqlite_answer(db: &rusqlite::Connection, sql: &str, answer: Answer, x: i64, y: i64) -> Value {
+    let mut statement = db.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let names: Vec<String> = statement
+        .column_names()
+        .map(|n| n.trim_start_matches("B.").to_string())
+        .collect();
+    let rows: Vec<Vec<Value>> = statement
+        .query_map(rusqlite::params![x, y], |row| {
+            Ok((0..names.len())
+                .map(|i| sqlite_value(row.get_ref(i).unwrap()))
+                .collect())
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let record =
+        |row: &Vec<Value>| Value::Record(names.iter().cloned().zip(row.iter().cloned()).collect());
+    match answer {
+        Answer::Scalar => rows[0][0].clone(),
+        Answer::Optional => rows.first().map(record).unwrap_or(Value::Null),
+        Answer::Rows => Value::List(rows.iter().map(record).collect()),
+    }
+}
+
+/// Runs one case; returns how many queries were compared.
+fn run_case(case: &Case) -> Result<usize, TestCaseError> {
+    let mut source = case.shape.rql();
+    let queries: Vec<(String, &Query, i64, i64)> = case
+        .queries
+        .iter()
+        .filter_map(|(q, x, y)| Some((q.rql(&case.shape)?, q, *x, *y)))
+        .collect();
+    for (i, (text, ..)) in queries.iter().enumerate() {
+        source.push_str(&text.replacen("query q(", &format!("query q{i}("), 1));
+    }
+    let compilation = compile(&[("diff.rq".to_string(), source.clone())]);
+    prop_assert!(
+        compilation.diagnostics.is_empty(),
+        "a generated program was not accepted:\n{source}\n{:?}",
+        compilation.diagnostics
+    );
+
+    let mut engine = Engine::in_memory();
+    engine.install(compilation.program.clone()).unwrap();
+    let mut reference = Reference::new(&compilation.checked);
+    let sqlite = rusqlite::Connection::open_in_memory().unwrap();
+    for statement in case.shape.sql() {
+        sqlite.execute(&statement, []).unwrap();
+    }
+
+    for (i, columns) in case.a_rows.iter().enumerate() {
+        let mut args: Vec<Value> = vec![(i as i64 + 1).into()];
+        args.extend(columns.iter().map(|c| Value::Int(*c)));
+        engine.run("add_a", &args).unwrap();
+        reference.run("add_a", &args);
+        let placeholders = vec!["?"; args.len()].join(", ");
+        let mut values = vec![i as i64 + 1];
+        values.extend(columns);
+        sqlite
+            .execute(
+                &format!("INSERT INTO A VALUES ({placeholders})"),
+                rusqlite::params_from_iter(values),
+            )
+            .unwrap();
+    }
+    let mut per_a = std::collections::HashMap::new();
+    for (a, w) in &case.b_rows {
+        let n = per_a.entry(*a).or_insert(0i64);
+        *n += 1;
+        let args: Vec<Value> = vec![(*a).into(), (*n).into(), (*w).into()];
+        let stored = engine.run("add_b", &args);
+        let allowed = *a <= case.a_rows.len() as i64 && *n <= case.shape.bound;
+        // The runtime enforces `ref` and `bound` on write: exactly the rows
+        // the schema allows get in.
+        prop_assert_eq!(stored.is_ok(), allowed, "add_b{:?}", args);
+        if allowed {
+            reference.run("add_b", &args);
+            sqlite
+                .execute(
+                    "INSERT INTO B VALUES (?1, ?2, ?3)",
+                    rusqlite::params![a, *n, w],
+                )
+                .unwrap();
+        } else {
+            *n -= 1;
+        }
+    }
+
+    for (i, (_, query, x, y)) in queries.iter().enumerate() {
+        let name = format!("q{i}");
+        let args = [Value::Int(*x), Value::Int(*y)];
+        let output = engine.run(&name, &args).unwrap();
+        let expected = reference.run(&name, &args);
+        prop_assert_eq!(
+            &output.value,
+            &expected,
+            "rqc vs reference: {} {:?}",
+            name,
+            args
+        );
+        let (sql, answer) = query.sql(&case.shape);
+        let from_sqlite = sqlite_answer(&sqlite, &sql, answer, *x, *y);
+        prop_assert_eq!(
+            &output.value,
+            &from_sqlite,
+            "rqc vs SQLite: {} {:?}\n{}",
+            name,
+            args,
+            sql
+        );
+        let entry = compilation
+            .program
+            .entries
+            .iter()
+            .find(|e| e.name == name)
+            .unwrap();
+        prop_assert!(
+            output.stats.seeks <= entry.bound.seeks && output.stats.rows <= entry.bound.rows,
+            "{} read {:?}, over its bound {:?}",
+            name,
+            output.stats,
+            entry.bound
+        );
+    }
+    Ok(queries.len())
+}
+
+fn cases() -> u32 {
+    std::env::var("RQC_DIFF_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn rqc_agrees_with_the_reference_and_sqlite_within_its_bounds(case in case()) {
+        run_case(&case)?;
+    }
+}
+
+/// The generator reaches every query form (a guard against a generator that
+/// silently produces only trivial cases).
+#[test]
+fn every_query_form_is_generated_and_accepted() {
+    let shape = Shape {
+        columns: 2,
+        first: 0,
+        second: Some(1),
+        second_desc: true,
+        bound: 3,
+    };
+    let case = Case {
+        shape,
+        a_rows: vec![vec![1, 2], vec![1, 0], vec![1, 2], vec![0, 3]],
+        b_rows: vec![(1, 5), (1, 7), (1, 7), (1, 9), (3, 2), (9, 1)],
+        queries: vec![
+            (Query::Key, 2, 0),
+            (Query::Prefix(2), 1, 0),
+            (Query::Range(">=", 2), 1, 1),
+            (Query::Island(true, Tail::TopByWeight(2)), 1, 5),
+            (Query::Island(false, Tail::Sum), 1, 0),
+            (Query::Island(false, Tail::Count), 1, 0),
+            (Query::Join(3, false), 1, 0),
+            (Query::Join(3, true), 1, 0),
+        ],
+    };
+    assert_eq!(run_case(&case).unwrap(), 8);
+}
