@@ -1,0 +1,329 @@
+//! Bad input, subcommand by subcommand: each case gets its error code, a
+//! non-zero exit status, no panic, and leaves the database as it was.
+
+use super::{rqc, stderr, write, APP};
+use rqc_runtime::store::{RedbStore, Store};
+use std::path::Path;
+
+/// One bad invocation and what it must answer.
+struct Case {
+    what: &'static str,
+    args: Vec<String>,
+    code: &'static str,
+    status: i32,
+}
+
+/// Every table of the seeded database with all its entries.
+fn contents(db: &Path) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
+    let store = RedbStore::open(db, true).unwrap();
+    ["__catalog", "t:Item", "i:Item:name"]
+        .iter()
+        .map(|t| store.range(t, &[], None, false, usize::MAX).unwrap())
+        .collect()
+}
+
+fn case(what: &'static str, args: &[&str], code: &'static str, status: i32) -> Case {
+    Case {
+        what,
+        args: args.iter().map(|a| a.to_string()).collect(),
+        code,
+        status,
+    }
+}
+
+#[test]
+fn every_subcommand_refuses_bad_input_with_a_code_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", APP);
+    let broken = write(dir.path(), "broken.rq", "query q( = Item[1]\n");
+    let missing = dir.path().join("missing.rq").display().to_string();
+    let bad_json = write(
+        dir.path(),
+        "items.jsonl",
+        "{\"id\": 7, \"name\": \"cup\", \"price\": 1}\n{\"id\": 8, \"name\": \n",
+    );
+    let bad_csv = write(
+        dir.path(),
+        "items.csv",
+        "id,name,price\n9,mug,2\n10,jar,ten\n",
+    );
+    let short_csv = write(dir.path(), "short.csv", "id,name,price\n11,pan\n");
+    let wrong_type = write(
+        dir.path(),
+        "typed.jsonl",
+        "{\"id\": \"twelve\", \"name\": \"pot\", \"price\": 1}\n",
+    );
+    let not_data = write(dir.path(), "items.txt", "12 pot 1\n");
+    let not_db_dir = dir.path().join("not-a-db");
+    std::fs::create_dir(&not_db_dir).unwrap();
+    std::fs::write(not_db_dir.join("notes.txt"), "mine").unwrap();
+    let not_db = not_db_dir.display().to_string();
+    let db_dir = dir.path().join("db");
+    let db = db_dir.display().to_string();
+    let seeded = rqc(&[
+        "run",
+        "--db",
+        &db,
+        &app,
+        "add",
+        "--arg",
+        "id=1",
+        "--arg",
+        "name=lamp",
+        "--arg",
+        "price=3",
+    ]);
+    assert_eq!(seeded.status.code(), Some(0), "{}", stderr(&seeded));
+    let before = contents(&db_dir);
+
+    let unwritable = dir
+        .path()
+        .join("no/such/dir/out.json")
+        .display()
+        .to_string();
+    let cases = vec![
+        // compile and check
+        case("compile: malformed RQL", &["compile", &broken], "E0101", 1),
+        case("compile: missing file", &["compile", &missing], "E0600", 2),
+        case(
+            "compile: unwritable output",
+            &["compile", &app, "-o", &unwritable],
+            "E0600",
+            2,
+        ),
+        case("check: malformed RQL", &["check", &broken], "E0101", 1),
+        case("check: missing file", &["check", &missing], "E0600", 2),
+        // run
+        case(
+            "run: malformed RQL",
+            &["run", "--db", &db, &broken, "item", "--arg", "id=1"],
+            "E0101",
+            1,
+        ),
+        case(
+            "run: missing file",
+            &["run", "--db", &db, &missing, "item", "--arg", "id=1"],
+            "E0600",
+            2,
+        ),
+        case(
+            "run: wrong argument type",
+            &["run", "--db", &db, &app, "item", "--arg", "id=one"],
+            "E0520",
+            1,
+        ),
+        case(
+            "run: unknown name",
+            &["run", "--db", &db, &app, "items", "--arg", "id=1"],
+            "E0521",
+            1,
+        ),
+        case(
+            "run: not a database",
+            &["run", "--db", &not_db, &app, "item", "--arg", "id=1"],
+            "E0511",
+            2,
+        ),
+        case(
+            "run: a refused write",
+            &[
+                "run",
+                "--db",
+                &db,
+                &app,
+                "add",
+                "--arg",
+                "id=1",
+                "--arg",
+                "name=desk",
+                "--arg",
+                "price=2",
+            ],
+            "E0501",
+            1,
+        ),
+        // explain
+        case(
+            "explain: malformed RQL",
+            &["explain", &broken, "item"],
+            "E0101",
+            1,
+        ),
+        case(
+            "explain: missing file",
+            &["explain", &missing, "item"],
+            "E0600",
+            2,
+        ),
+        case(
+            "explain: unknown name",
+            &["explain", &app, "items"],
+            "E0521",
+            1,
+        ),
+        case(
+            "explain: wrong argument type",
+            &[
+                "explain",
+                &app,
+                "item",
+                "--analyze",
+                "--db",
+                &db,
+                "--arg",
+                "id=one",
+            ],
+            "E0520",
+            1,
+        ),
+        case(
+            "explain: not a database",
+            &[
+                "explain",
+                &app,
+                "item",
+                "--analyze",
+                "--db",
+                &not_db,
+                "--arg",
+                "id=1",
+            ],
+            "E0511",
+            2,
+        ),
+        // load
+        case(
+            "load: malformed RQL",
+            &["load", "--db", &db, &broken, "Item", &bad_json],
+            "E0101",
+            1,
+        ),
+        case(
+            "load: missing program",
+            &["load", "--db", &db, &missing, "Item", &bad_json],
+            "E0600",
+            2,
+        ),
+        case(
+            "load: missing data file",
+            &["load", "--db", &db, &app, "Item", "nope.jsonl"],
+            "E0600",
+            2,
+        ),
+        case(
+            "load: not JSONL or CSV",
+            &["load", "--db", &db, &app, "Item", &not_data],
+            "E0600",
+            2,
+        ),
+        case(
+            "load: malformed JSONL row",
+            &["load", "--db", &db, &app, "Item", &bad_json],
+            "E0525",
+            1,
+        ),
+        case(
+            "load: malformed CSV row",
+            &["load", "--db", &db, &app, "Item", &bad_csv],
+            "E0525",
+            1,
+        ),
+        case(
+            "load: short CSV row",
+            &["load", "--db", &db, &app, "Item", &short_csv],
+            "E0525",
+            1,
+        ),
+        case(
+            "load: wrong value type",
+            &["load", "--db", &db, &app, "Item", &wrong_type],
+            "E0525",
+            1,
+        ),
+        case(
+            "load: unknown table",
+            &["load", "--db", &db, &app, "Items", &bad_json],
+            "E0524",
+            1,
+        ),
+        case(
+            "load: not a database",
+            &["load", "--db", &not_db, &app, "Item", &bad_csv],
+            "E0511",
+            2,
+        ),
+        // repl
+        case(
+            "repl: malformed RQL",
+            &["repl", "--db", &db, &broken],
+            "E0101",
+            1,
+        ),
+        case(
+            "repl: missing file",
+            &["repl", "--db", &db, &missing],
+            "E0600",
+            2,
+        ),
+        case(
+            "repl: not a database",
+            &["repl", "--db", &not_db, &app],
+            "E0511",
+            2,
+        ),
+    ];
+    for case in &cases {
+        let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
+        let output = rqc(&args);
+        let err = stderr(&output);
+        assert_eq!(
+            output.status.code(),
+            Some(case.status),
+            "{}: {err}",
+            case.what
+        );
+        assert!(
+            err.contains(case.code),
+            "{}: no {} in {err}",
+            case.what,
+            case.code
+        );
+        assert!(!err.contains("panicked"), "{}: {err}", case.what);
+        assert_eq!(
+            before,
+            contents(&db_dir),
+            "{}: the database changed",
+            case.what
+        );
+    }
+    let untouched: Vec<_> = std::fs::read_dir(&not_db_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(untouched, vec![std::ffi::OsString::from("notes.txt")]);
+}
+
+#[test]
+fn the_language_server_refuses_garbage_on_stdin_without_panicking() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    for garbage in ["garbage\n", "Content-Length: 5\r\n\r\nhello"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(garbage.as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{garbage:?}: {err}");
+        assert!(err.contains("E0600") && !err.contains("panicked"), "{err}");
+    }
+}
