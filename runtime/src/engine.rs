@@ -10,7 +10,7 @@ use rqc_plan::{
     Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Value, FORMAT_VERSION,
 };
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::RwLock;
 
 /// What a run read: B-tree descents and entries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -80,7 +80,10 @@ pub struct Engine {
     program: Option<CompiledProgram>,
     /// Mutations run one at a time: each reads, checks and writes as if
     /// alone, then commits atomically; readers see only committed states.
-    write_lock: Mutex<()>,
+    /// Writers hold it exclusively (one mutation or load at a time); queries on
+    /// a store without snapshots hold it shared, so they never read half of a
+    /// commit.
+    write_lock: RwLock<()>,
 }
 
 impl Engine {
@@ -100,7 +103,7 @@ impl Engine {
         Ok(Engine {
             store,
             program: None,
-            write_lock: Mutex::new(()),
+            write_lock: RwLock::new(()),
         })
     }
 
@@ -110,7 +113,7 @@ impl Engine {
         Ok(Engine {
             store,
             program: None,
-            write_lock: Mutex::new(()),
+            write_lock: RwLock::new(()),
         })
     }
 
@@ -118,7 +121,7 @@ impl Engine {
         Engine {
             store: Box::new(MemoryStore::new()),
             program: None,
-            write_lock: Mutex::new(()),
+            write_lock: RwLock::new(()),
         }
     }
 
@@ -191,11 +194,12 @@ impl Engine {
         check_args(entry, args)?;
         let program = self.installed()?;
         let _guard = match entry.kind {
-            EntryKind::Mutation => Some(
+            EntryKind::Mutation => Some(ExecutionGuard::Exclusive(self.lock_writes())),
+            EntryKind::Query if !self.store.has_snapshots() => Some(ExecutionGuard::Shared(
                 self.write_lock
-                    .lock()
+                    .read()
                     .unwrap_or_else(|poisoned| poisoned.into_inner()),
-            ),
+            )),
             EntryKind::Query => None,
         };
         let mut count = 0;
@@ -212,13 +216,10 @@ impl Engine {
             rows: interp.session.rows,
         };
         let operators = std::mem::take(&mut interp.stats);
+        let written = interp.session.rows_written();
         if entry.kind == EntryKind::Mutation && commit {
             interp.session.commit()?;
         }
-        let written = match (&entry.kind, &value) {
-            (EntryKind::Mutation, Value::Int(n)) => (*n).max(0) as u64,
-            _ => 0,
-        };
         let rows = match &value {
             Value::List(items) => items.clone(),
             Value::Null => Vec::new(),
@@ -235,9 +236,9 @@ impl Engine {
     }
 
     /// Held by every writer: mutations and loads run one at a time.
-    pub fn lock_writes(&self) -> std::sync::MutexGuard<'_, ()> {
+    pub fn lock_writes(&self) -> std::sync::RwLockWriteGuard<'_, ()> {
         self.write_lock
-            .lock()
+            .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -248,6 +249,12 @@ impl Engine {
     pub fn flush(&self) -> Result<()> {
         self.store.flush()
     }
+}
+
+/// What a run holds of the write lock while it executes.
+enum ExecutionGuard<'e> {
+    Exclusive(#[allow(dead_code)] std::sync::RwLockWriteGuard<'e, ()>),
+    Shared(#[allow(dead_code)] std::sync::RwLockReadGuard<'e, ()>),
 }
 
 /// Arguments must match the parameters in number, type and declared bound.

@@ -5,8 +5,15 @@ use crate::encoding::row::decode_row;
 use crate::error::{Result, RuntimeError};
 use rqc_plan::{IndexSchema, TableSchema, Value};
 
+const TABLE_TREE_PREFIX: &str = "t:";
+
 pub fn table_tree(table: &str) -> String {
-    format!("t:{table}")
+    format!("{TABLE_TREE_PREFIX}{table}")
+}
+
+/// Whether `tree` holds a table's rows (not an index or a counter).
+pub fn is_table_tree(tree: &str) -> bool {
+    tree.starts_with(TABLE_TREE_PREFIX)
 }
 
 pub fn index_tree(table: &str, index: &str) -> String {

@@ -138,6 +138,16 @@ impl<'s> Session<'s> {
         self.seeks += 1;
     }
 
+    /// Table rows inserted, updated or deleted (index entries and counters
+    /// not counted).
+    pub fn rows_written(&self) -> u64 {
+        self.writes
+            .iter()
+            .filter(|(tree, _)| crate::rows::is_table_tree(tree))
+            .map(|(_, writes)| writes.len() as u64)
+            .sum()
+    }
+
     pub fn has_writes(&self) -> bool {
         self.writes.values().any(|w| !w.is_empty())
     }

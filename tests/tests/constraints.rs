@@ -29,6 +29,17 @@ mutation three(team: Int, a: Int, b: Int) = {
   insert Member { team, id: b, nick: \"second\" };
   insert Member { team, id: a, nick: \"third\" }
 }
+// Two rows in one mutation, and the view a reader checks them through.
+mutation pair(team: Int, a: Int, b: Int, na: String, nb: String) = {
+  insert Member { team, id: a, nick: na };
+  insert Member { team, id: b, nick: nb }
+}
+mutation unpair(a: Int, b: Int) = { delete Member[a]; delete Member[b] }
+query pair_state(team: Int) = {
+  listed: Member.by_team[team] |> count(),
+  by_key: Member.by_team[team] |> map(m => Member[m.id]) |> flatten() |> count(),
+  by_nick: Member.by_team[team] |> map(m => Member.nick[m.nick]) |> flatten() |> count()
+}
 query team(id: Int) = Team[id]
 query member(id: Int) = Member[id]
 query members(team: Int) = Member.by_team[team]
@@ -232,6 +243,68 @@ fn racing_writers_never_exceed_a_bound_or_duplicate_a_unique_value() {
         nicks.sort();
         nicks.dedup();
         assert_eq!(nicks.len(), 3, "no nick was taken twice");
+    });
+}
+
+#[test]
+fn readers_racing_a_writer_never_see_half_a_mutation() {
+    each_backend(|backend, dir| {
+        let db = Arc::new(open(backend, dir));
+        for team in 1..=4i64 {
+            db.run("add_team", &[team.into(), format!("t{team}").into()])
+                .unwrap();
+        }
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let readers: Vec<_> = (0..3)
+            .map(|r| {
+                let (db, done) = (Arc::clone(&db), Arc::clone(&done));
+                std::thread::spawn(move || {
+                    let mut seen = [0usize; 3];
+                    let mut i = r;
+                    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                        let team = 1 + (i % 4) as i64;
+                        i += 1;
+                        let state = db.run("pair_state", &[team.into()]).unwrap().value;
+                        let field = |f: &str| match state.field(f) {
+                            Some(Value::Int(n)) => *n as usize,
+                            other => panic!("{f}: {other:?}"),
+                        };
+                        let listed = field("listed");
+                        assert!(listed == 0 || listed == 2, "a torn pair: {state:?}");
+                        assert_eq!(field("by_key"), listed, "key and index disagree");
+                        assert_eq!(field("by_nick"), listed, "unique index disagrees");
+                        seen[listed] += 1;
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for round in 0..60i64 {
+            let team = 1 + round % 4;
+            let (a, b) = (1000 + 2 * round, 1001 + 2 * round);
+            let nicks: [Value; 2] = [format!("a{round}").into(), format!("b{round}").into()];
+            db.run(
+                "pair",
+                &[
+                    team.into(),
+                    a.into(),
+                    b.into(),
+                    nicks[0].clone(),
+                    nicks[1].clone(),
+                ],
+            )
+            .unwrap();
+            db.run("unpair", &[a.into(), b.into()]).unwrap();
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let seen = readers
+            .into_iter()
+            .map(|r| r.join().unwrap())
+            .fold([0usize; 3], |acc, s| {
+                [acc[0] + s[0], acc[1] + s[1], acc[2] + s[2]]
+            });
+        assert_eq!(seen[1], 0);
+        assert!(seen[0] > 0, "the readers ran: {seen:?}");
     });
 }
 

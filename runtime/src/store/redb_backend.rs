@@ -144,6 +144,10 @@ impl ReadView for RedbView {
 }
 
 impl Store for RedbStore {
+    fn has_snapshots(&self) -> bool {
+        true
+    }
+
     fn snapshot(&self) -> Result<Option<Box<dyn ReadView + '_>>> {
         let txn = self.db.begin_read().map_err(RuntimeError::store)?;
         Ok(Some(Box::new(RedbView {
