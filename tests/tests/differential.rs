@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::Engine;
+use rqc_runtime::{Backend, Engine, OpenOptions};
 use rqc_tests::reference::Reference;
 
 /// The random part of the schema: table `A` has `id` and `columns` extra Int
@@ -190,6 +190,8 @@ enum Answer {
 
 #[derive(Debug, Clone)]
 struct Case {
+    /// The store the case runs on: every suite runs on each backend.
+    backend: Backend,
     shape: Shape,
     /// Rows of `A`: each row's extra columns (its id is its position + 1).
     a_rows: Vec<Vec<i64>>,
@@ -233,15 +235,22 @@ fn query() -> impl Strategy<Value = Query> {
 }
 
 fn case() -> impl Strategy<Value = Case> {
-    shape().prop_flat_map(|shape| {
+    let backend = prop_oneof![
+        Just(Backend::Memory),
+        Just(Backend::Sled),
+        Just(Backend::Redb)
+    ];
+    (backend, shape()).prop_flat_map(|(backend, shape)| {
         let columns = shape.columns;
         (
+            Just(backend),
             Just(shape),
             prop::collection::vec(prop::collection::vec(0i64..4, columns), 0..24),
             prop::collection::vec((1i64..=12, -5i64..20), 0..40),
             prop::collection::vec((query(), -1i64..6, -2i64..20), 1..8),
         )
-            .prop_map(|(shape, a_rows, b_rows, queries)| Case {
+            .prop_map(|(backend, shape, a_rows, b_rows, queries)| Case {
+                backend,
                 shape,
                 a_rows,
                 b_rows,
@@ -300,7 +309,12 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
         compilation.diagnostics
     );
 
-    let mut engine = Engine::in_memory();
+    let dir = tempfile::tempdir().unwrap();
+    let options = OpenOptions {
+        backend: case.backend,
+        flush_on_commit: false,
+    };
+    let mut engine = Engine::open(&dir.path().join("db"), options).unwrap();
     engine.install(compilation.program.clone()).unwrap();
     let mut reference = Reference::new(&compilation.checked);
     let sqlite = rusqlite::Connection::open_in_memory().unwrap();
@@ -405,6 +419,12 @@ proptest! {
 /// silently produces only trivial cases).
 #[test]
 fn every_query_form_is_generated_and_accepted() {
+    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+        every_query_form_on(backend);
+    }
+}
+
+fn every_query_form_on(backend: Backend) {
     let shape = Shape {
         columns: 2,
         first: 0,
@@ -413,6 +433,7 @@ fn every_query_form_is_generated_and_accepted() {
         bound: 3,
     };
     let case = Case {
+        backend,
         shape,
         a_rows: vec![vec![1, 2], vec![1, 0], vec![1, 2], vec![0, 3]],
         b_rows: vec![(1, 5), (1, 7), (1, 7), (1, 9), (3, 2), (9, 1)],

@@ -4,15 +4,16 @@
 
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::store::{Abort, MemoryStore, Store, Txn, TxnBody};
-use rqc_runtime::{Engine, Result, RuntimeError};
+use rqc_runtime::store::{Abort, MemoryStore, RedbStore, SledStore, Store, Txn, TxnBody};
+use rqc_runtime::{Backend, Engine, Result, RuntimeError};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Fails the operation numbered `fail_at` (counting gets, ranges and every
 /// read or write inside a transaction), once.
 struct Faulty {
-    inner: Arc<MemoryStore>,
+    inner: Arc<dyn Store>,
     /// Operations counted since armed; `usize::MAX` while not armed.
     count: Arc<AtomicUsize>,
     fail_at: usize,
@@ -118,7 +119,7 @@ query members(team: Int) = Member.by_team[team]
 query member(id: Int) = Member[id]
 ";
 
-fn dump(store: &MemoryStore) -> Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)> {
+fn dump(store: &dyn Store) -> Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)> {
     [
         "t:Team",
         "t:Member",
@@ -138,8 +139,29 @@ fn dump(store: &MemoryStore) -> Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)> {
     .collect()
 }
 
+/// A fresh store of `backend` in `dir` (memory ignores it).
+fn open_store(backend: Backend, dir: &Path) -> Arc<dyn Store> {
+    match backend {
+        Backend::Memory => Arc::new(MemoryStore::new()),
+        Backend::Sled => Arc::new(SledStore::open(dir, false).unwrap()),
+        Backend::Redb => Arc::new(RedbStore::open(dir, false).unwrap()),
+    }
+}
+
 #[test]
-fn a_failure_at_any_operation_leaves_nothing_partial() {
+fn a_failure_at_any_operation_leaves_nothing_partial_on_every_backend() {
+    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+        let failures = inject_everywhere(backend);
+        assert!(
+            failures > 20,
+            "{backend:?}: faults were injected at {failures} points"
+        );
+    }
+}
+
+/// Fails each operation of a sequence of mutations in turn; returns how many
+/// runs failed.
+fn inject_everywhere(backend: Backend) -> usize {
     let compilation = compile(&[("teams.rq".into(), PROGRAM.into())]);
     assert!(
         compilation.diagnostics.is_empty(),
@@ -154,7 +176,8 @@ fn a_failure_at_any_operation_leaves_nothing_partial() {
     ];
     let mut failures = 0;
     for fail_at in 1..200 {
-        let inner = Arc::new(MemoryStore::new());
+        let dir = tempfile::tempdir().unwrap();
+        let mut inner = open_store(backend, dir.path());
         // Set up without faults.
         let count = Arc::new(AtomicUsize::new(usize::MAX));
         let mut engine = Engine::with_store(Box::new(Faulty {
@@ -168,18 +191,18 @@ fn a_failure_at_any_operation_leaves_nothing_partial() {
         count.store(0, Ordering::SeqCst);
         let mut failed = false;
         for (name, args) in &steps {
-            let before = dump(&inner);
+            let before = dump(inner.as_ref());
             match engine.run(name, args) {
                 Ok(_) => {}
                 Err(error) => {
                     assert_eq!(
                         error.code, "E0590",
-                        "the fault reaches the caller as a storage error: {error}"
+                        "{backend:?}: the fault reaches the caller as a storage error: {error}"
                     );
                     assert_eq!(
                         before,
-                        dump(&inner),
-                        "fail_at {fail_at}: `{name}` left part of its writes"
+                        dump(inner.as_ref()),
+                        "{backend:?}, fail_at {fail_at}: `{name}` left part of its writes"
                     );
                     failed = true;
                     failures += 1;
@@ -189,6 +212,11 @@ fn a_failure_at_any_operation_leaves_nothing_partial() {
         }
         // Reopened without faults, the data is consistent: every index
         // entry matches a row, the counters match the rows.
+        drop(engine);
+        if backend != Backend::Memory {
+            drop(inner);
+            inner = open_store(backend, dir.path());
+        }
         let mut clean = Engine::with_store(Box::new(Faulty {
             inner: inner.clone(),
             count: Arc::new(AtomicUsize::new(usize::MAX)),
@@ -217,5 +245,5 @@ fn a_failure_at_any_operation_leaves_nothing_partial() {
             break; // every operation of the steps has had its turn to fail
         }
     }
-    assert!(failures > 20, "faults were injected at {failures} points");
+    failures
 }
