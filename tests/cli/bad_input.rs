@@ -2,7 +2,7 @@
 //! non-zero exit status, no panic, and leaves the database as it was.
 
 use super::{rqc, stderr, write, APP};
-use rqc_runtime::store::{RedbStore, Store};
+use rqc_runtime::store::{RedbStore, SledStore, Store};
 use std::path::Path;
 
 /// One bad invocation and what it must answer.
@@ -14,8 +14,11 @@ struct Case {
 }
 
 /// Every table of the seeded database with all its entries.
-fn contents(db: &Path) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
-    let store = RedbStore::open(db, true).unwrap();
+fn contents(store: &str, db: &Path) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
+    let store: Box<dyn Store> = match store {
+        "sled" => Box::new(SledStore::open(db, true).unwrap()),
+        _ => Box::new(RedbStore::open(db, true).unwrap()),
+    };
     ["__catalog", "t:Item", "i:Item:name"]
         .iter()
         .map(|t| store.range(t, &[], None, false, usize::MAX).unwrap())
@@ -33,6 +36,12 @@ fn case(what: &'static str, args: &[&str], code: &'static str, status: i32) -> C
 
 #[test]
 fn every_subcommand_refuses_bad_input_with_a_code_and_changes_nothing() {
+    for store in ["redb", "sled"] {
+        refuses_bad_input_on(store);
+    }
+}
+
+fn refuses_bad_input_on(store: &str) {
     let dir = tempfile::tempdir().unwrap();
     let app = write(dir.path(), "app.rq", APP);
     let broken = write(dir.path(), "broken.rq", "query q( = Item[1]\n");
@@ -62,6 +71,8 @@ fn every_subcommand_refuses_bad_input_with_a_code_and_changes_nothing() {
     let db = db_dir.display().to_string();
     let seeded = rqc(&[
         "run",
+        "--store",
+        store,
         "--db",
         &db,
         &app,
@@ -74,7 +85,7 @@ fn every_subcommand_refuses_bad_input_with_a_code_and_changes_nothing() {
         "price=3",
     ]);
     assert_eq!(seeded.status.code(), Some(0), "{}", stderr(&seeded));
-    let before = contents(&db_dir);
+    let before = contents(store, &db_dir);
 
     let unwritable = dir
         .path()
@@ -273,27 +284,22 @@ fn every_subcommand_refuses_bad_input_with_a_code_and_changes_nothing() {
         ),
     ];
     for case in &cases {
-        let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
+        let mut args: Vec<&str> = case.args.iter().map(String::as_str).collect();
+        if args.contains(&"--db") {
+            args.extend(["--store", store]);
+        } else if store != "redb" {
+            continue; // no database: the store makes no difference
+        }
         let output = rqc(&args);
         let err = stderr(&output);
-        assert_eq!(
-            output.status.code(),
-            Some(case.status),
-            "{}: {err}",
-            case.what
-        );
-        assert!(
-            err.contains(case.code),
-            "{}: no {} in {err}",
-            case.what,
-            case.code
-        );
-        assert!(!err.contains("panicked"), "{}: {err}", case.what);
+        let what = format!("{store}, {}", case.what);
+        assert_eq!(output.status.code(), Some(case.status), "{what}: {err}");
+        assert!(err.contains(case.code), "{what}: no {} in {err}", case.code);
+        assert!(!err.contains("panicked"), "{what}: {err}");
         assert_eq!(
             before,
-            contents(&db_dir),
-            "{}: the database changed",
-            case.what
+            contents(store, &db_dir),
+            "{what}: the database changed"
         );
     }
     let untouched: Vec<_> = std::fs::read_dir(&not_db_dir)
