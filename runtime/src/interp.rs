@@ -26,7 +26,44 @@ pub struct Closure<'p> {
     env: Env<'p>,
 }
 
-pub type Env<'p> = imbl::HashMap<String, Val<'p>>;
+/// The names in scope: a persistent list, newest binding first. Scopes are a
+/// handful of names (parameters of the lambdas around, `let`s), so a scan
+/// beats hashing, and binding costs one small allocation with no copy of the
+/// name (profiled on the TPC-C mix: the hash map's inserts were 6% of time).
+#[derive(Clone, Default)]
+pub struct Env<'p>(Option<Rc<Binding<'p>>>);
+
+struct Binding<'p> {
+    name: &'p str,
+    value: Val<'p>,
+    outer: Env<'p>,
+}
+
+impl<'p> Env<'p> {
+    pub fn new() -> Env<'p> {
+        Env(None)
+    }
+
+    /// This scope with `name` bound to `value` (shadowing an outer `name`).
+    pub fn bind(&self, name: &'p str, value: Val<'p>) -> Env<'p> {
+        Env(Some(Rc::new(Binding {
+            name,
+            value,
+            outer: self.clone(),
+        })))
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Val<'p>> {
+        let mut scope = self.0.as_deref();
+        while let Some(binding) = scope {
+            if binding.name == name {
+                return Some(&binding.value);
+            }
+            scope = binding.outer.0.as_deref();
+        }
+        None
+    }
+}
 
 impl<'p> Val<'p> {
     pub fn data(self) -> Result<Value> {
@@ -257,7 +294,7 @@ impl<'p, 's> Interp<'p, 's> {
             },
             Op::Let(name, value, body) => {
                 let value = self.eval(value, env)?;
-                let inner = env.update(name.clone(), value);
+                let inner = env.bind(name, value);
                 self.eval(body, &inner)
             }
             Op::Seq(items) => {
@@ -355,7 +392,7 @@ impl<'p, 's> Interp<'p, 's> {
         };
         let mut env = closure.env.clone();
         for (param, arg) in closure.params.iter().zip(args) {
-            env.insert(param.clone(), arg);
+            env = env.bind(param, arg);
         }
         self.eval(closure.body, &env)
     }
