@@ -5,7 +5,8 @@
 //! counter equals its rows.
 //!
 //! Rounds per backend: `RQC_CRASH_ROUNDS` (3 by default, for CI). The long
-//! run: `RQC_CRASH_ROUNDS=1000 cargo test --release --test crash -- --nocapture`.
+//! run: `RQC_CRASH_ROUNDS=1000 cargo test --release --test crash -- --nocapture`
+//! (`RQC_CRASH_BACKEND=redb` or `sled` for one backend).
 
 use rqc::{Backend, Database, OpenOptions, Value};
 use std::collections::BTreeMap;
@@ -246,7 +247,12 @@ fn acknowledged_commits_survive_sigkill_and_nothing_is_torn() {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(3);
+    // `RQC_CRASH_BACKEND=sled` (or `redb`) runs one backend only.
+    let only = std::env::var("RQC_CRASH_BACKEND").ok();
     for backend in ["redb", "sled"] {
+        if only.as_deref().is_some_and(|b| b != backend) {
+            continue;
+        }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db").display().to_string();
         let mut acknowledged = Vec::new();
@@ -263,6 +269,13 @@ fn acknowledged_commits_survive_sigkill_and_nothing_is_torn() {
             // A commit the child made but could not report before the kill
             // is allowed to be there: start after the highest present.
             next = next.max(result.present as i64);
+            if (round + 1) % 100 == 0 && round + 1 < rounds {
+                eprintln!(
+                    "{backend}: {} rounds, {} acknowledged so far",
+                    round + 1,
+                    result.acknowledged
+                );
+            }
             if round + 1 == rounds {
                 eprintln!(
                     "{backend}: {rounds} rounds, {} acknowledged commits, {} present, 0 lost, 0 torn, indexes and counters consistent",
