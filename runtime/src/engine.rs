@@ -202,13 +202,11 @@ impl Engine {
             )),
             EntryKind::Query => None,
         };
-        let mut count = 0;
-        entry.root.walk(&mut |_| count += 1);
         let mut interp = Interp {
             schema: &program.schema,
             params: args,
             session: Session::new(self.store.as_ref()),
-            stats: vec![NodeStats::default(); count],
+            stats: Vec::new(),
         };
         let value = interp.value(&entry.root, &Env::new())?;
         let stats = Stats {

@@ -78,7 +78,7 @@ pub struct Interp<'p, 's> {
     pub schema: &'p Schema,
     pub params: &'p [Value],
     pub session: Session<'s>,
-    /// Per operator, by node id.
+    /// Per operator, by node id (nodes never evaluated may be missing).
     pub stats: Vec<NodeStats>,
 }
 
@@ -87,11 +87,15 @@ impl<'p, 's> Interp<'p, 's> {
         let (seeks, rows) = (self.session.seeks, self.session.rows);
         let value = self.eval_op(node, env)?;
         let (ds, dr) = (self.session.seeks - seeks, self.session.rows - rows);
-        if let Some(stats) = self.stats.get_mut(node.id as usize) {
-            stats.evaluations += 1;
-            stats.seeks += ds;
-            stats.rows += dr;
+        // Grown on demand: counting a plan's nodes on every run cost more.
+        let id = node.id as usize;
+        if id >= self.stats.len() {
+            self.stats.resize(id + 1, NodeStats::default());
         }
+        let stats = &mut self.stats[id];
+        stats.evaluations += 1;
+        stats.seeks += ds;
+        stats.rows += dr;
         if let Some(bound) = node.bound {
             if ds > bound.seeks || dr > bound.rows {
                 let message = format!(

@@ -24,9 +24,7 @@ impl SledStore {
         let db = loop {
             match sled::Config::new().path(dir).open() {
                 Ok(db) => break db,
-                Err(sled::Error::Io(error))
-                    if error.kind() == std::io::ErrorKind::WouldBlock && attempts < 40 =>
-                {
+                Err(sled::Error::Io(error)) if lock_is_busy(&error) && attempts < 40 => {
                     attempts += 1;
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
@@ -42,6 +40,14 @@ impl SledStore {
     fn tree(&self, name: &str) -> Result<sled::Tree> {
         self.db.open_tree(name).map_err(RuntimeError::store)
     }
+}
+
+/// Whether opening failed because the directory's lock is held. sled wraps
+/// the `WouldBlock` of `flock` in an error of kind `Other`, so the message
+/// is what tells.
+fn lock_is_busy(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::WouldBlock
+        || error.to_string().contains("could not acquire lock")
 }
 
 struct SledTxn<'a> {
