@@ -4,7 +4,7 @@
 //! failure to a minimal schema, data set and query.
 //!
 //! `RQC_DIFF_CASES` sets the number of generated cases (default 48 in the
-//! normal suite; `RQC_DIFF_CASES=5000` is the documented long run).
+//! normal suite; `RQC_DIFF_CASES=20000` is the long run the README reports).
 
 use proptest::prelude::*;
 use rqc_compiler::compile;
