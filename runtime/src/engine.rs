@@ -79,8 +79,7 @@ pub struct Engine {
     store: Box<dyn Store>,
     program: Option<CompiledProgram>,
     /// Mutations run one at a time: each reads, checks and writes as if
-    /// alone, then commits atomically; readers see only committed states.
-    /// Writers hold it exclusively (one mutation or load at a time); queries on
+    /// alone, then commits atomically. Writers hold it exclusively (one mutation or load at a time); queries on
     /// a store without snapshots hold it shared, so they never read half of a
     /// commit.
     write_lock: RwLock<()>,
@@ -193,15 +192,14 @@ impl Engine {
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         check_args(entry, args)?;
         let program = self.installed()?;
-        let _guard = match entry.kind {
-            EntryKind::Mutation => Some(ExecutionGuard::Exclusive(self.lock_writes())),
-            EntryKind::Query if !self.store.has_snapshots() => Some(ExecutionGuard::Shared(
-                self.write_lock
-                    .read()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
-            )),
-            EntryKind::Query => None,
-        };
+        // Mutations run alone; queries on a store without snapshots wait
+        // for a commit in progress (see `write_lock`).
+        let _exclusive = (entry.kind == EntryKind::Mutation).then(|| self.lock_writes());
+        let _shared = (entry.kind == EntryKind::Query && !self.store.has_snapshots()).then(|| {
+            self.write_lock
+                .read()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        });
         let mut interp = Interp {
             schema: &program.schema,
             params: args,
@@ -247,12 +245,6 @@ impl Engine {
     pub fn flush(&self) -> Result<()> {
         self.store.flush()
     }
-}
-
-/// What a run holds of the write lock while it executes.
-enum ExecutionGuard<'e> {
-    Exclusive(#[allow(dead_code)] std::sync::RwLockWriteGuard<'e, ()>),
-    Shared(#[allow(dead_code)] std::sync::RwLockReadGuard<'e, ()>),
 }
 
 /// Arguments must match the parameters in number, type and declared bound.

@@ -1,7 +1,7 @@
 //! Bad input, subcommand by subcommand: each case gets its error code, a
 //! non-zero exit status, no panic, and leaves the database as it was.
 
-use super::{rqc, stderr, write, APP};
+use super::{add_lamp, rqc, stderr, write, APP};
 use rqc_runtime::store::{RedbStore, SledStore, Store};
 use std::path::Path;
 
@@ -69,22 +69,7 @@ fn refuses_bad_input_on(store: &str) {
     let not_db = not_db_dir.display().to_string();
     let db_dir = dir.path().join("db");
     let db = db_dir.display().to_string();
-    let seeded = rqc(&[
-        "run",
-        "--store",
-        store,
-        "--db",
-        &db,
-        &app,
-        "add",
-        "--arg",
-        "id=1",
-        "--arg",
-        "name=lamp",
-        "--arg",
-        "price=3",
-    ]);
-    assert_eq!(seeded.status.code(), Some(0), "{}", stderr(&seeded));
+    add_lamp(store, &db, &app);
     let before = contents(store, &db_dir);
 
     let unwritable = dir

@@ -42,6 +42,27 @@ mutation add(id: Int, name: String, price: Int) = insert Item { id: id, name: na
 query item(id: Int) = Item[id]
 ";
 
+/// Adds item 1 (a lamp) to the database `db` of `store` with the program
+/// APP at `app`, and checks that it was accepted.
+fn add_lamp(store: &str, db: &str, app: &str) {
+    let added = rqc(&[
+        "run",
+        "--store",
+        store,
+        "--db",
+        db,
+        app,
+        "add",
+        "--arg",
+        "id=1",
+        "--arg",
+        "name=lamp",
+        "--arg",
+        "price=3",
+    ]);
+    assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
+}
+
 #[test]
 fn compile_reports_both_syntax_errors_with_codes_and_help_and_exits_1() {
     let dir = tempfile::tempdir().unwrap();
@@ -391,22 +412,7 @@ fn each_store_keeps_its_data_and_refuses_the_others_directory() {
     let app = write(dir.path(), "app.rq", APP);
     for store in ["sled", "redb"] {
         let db = dir.path().join(store).display().to_string();
-        let added = rqc(&[
-            "run",
-            "--store",
-            store,
-            "--db",
-            &db,
-            &app,
-            "add",
-            "--arg",
-            "id=1",
-            "--arg",
-            "name=lamp",
-            "--arg",
-            "price=3",
-        ]);
-        assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
+        add_lamp(store, &db, &app);
         let read = rqc(&[
             "run", "--store", store, "--db", &db, &app, "item", "--arg", "id=1",
         ]);
@@ -560,20 +566,7 @@ fn a_database_from_a_newer_rqc_is_refused_and_left_alone() {
     let app = write(dir.path(), "app.rq", APP);
     let db_dir = dir.path().join("db");
     let db = db_dir.display().to_string();
-    let added = rqc(&[
-        "run",
-        "--db",
-        &db,
-        &app,
-        "add",
-        "--arg",
-        "id=1",
-        "--arg",
-        "name=lamp",
-        "--arg",
-        "price=3",
-    ]);
-    assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
+    add_lamp("redb", &db, &app);
     {
         let store = RedbStore::open(&db_dir, true).unwrap();
         store

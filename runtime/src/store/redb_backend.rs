@@ -143,28 +143,29 @@ impl ReadView for RedbView {
     }
 }
 
+impl RedbStore {
+    /// A consistent view: one read transaction.
+    fn view(&self) -> Result<RedbView> {
+        let txn = self.db.begin_read().map_err(RuntimeError::store)?;
+        Ok(RedbView {
+            txn,
+            tables: RefCell::new(HashMap::new()),
+        })
+    }
+}
+
 impl Store for RedbStore {
     fn has_snapshots(&self) -> bool {
         true
     }
 
     fn snapshot(&self) -> Result<Option<Box<dyn ReadView + '_>>> {
-        let txn = self.db.begin_read().map_err(RuntimeError::store)?;
-        Ok(Some(Box::new(RedbView {
-            txn,
-            tables: RefCell::new(HashMap::new()),
-        })))
+        Ok(Some(Box::new(self.view()?)))
     }
 
+    /// A single read is a view of its own.
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let txn = self.db.begin_read().map_err(RuntimeError::store)?;
-        let table = match txn.open_table(table(tree)) {
-            Ok(t) => t,
-            Err(TableError::TableDoesNotExist(_)) => return Ok(None),
-            Err(error) => return Err(RuntimeError::store(error)),
-        };
-        let value = table.get(key).map_err(RuntimeError::store)?;
-        Ok(value.map(|v| v.value().to_vec()))
+        self.view()?.get(tree, key)
     }
 
     fn range(
@@ -175,30 +176,7 @@ impl Store for RedbStore {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let txn = self.db.begin_read().map_err(RuntimeError::store)?;
-        let table = match txn.open_table(table(tree)) {
-            Ok(t) => t,
-            Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-            Err(error) => return Err(RuntimeError::store(error)),
-        };
-        let iter = match end {
-            Some(end) => table.range::<&[u8]>(start..end),
-            None => table.range::<&[u8]>(start..),
-        }
-        .map_err(RuntimeError::store)?;
-        let pick = |entry: std::result::Result<
-            (redb::AccessGuard<&[u8]>, redb::AccessGuard<&[u8]>),
-            redb::StorageError,
-        >| {
-            entry
-                .map(|(k, v)| (k.value().to_vec(), v.value().to_vec()))
-                .map_err(RuntimeError::store)
-        };
-        if reverse {
-            iter.rev().take(limit).map(pick).collect()
-        } else {
-            iter.take(limit).map(pick).collect()
-        }
+        self.view()?.range(tree, start, end, reverse, limit)
     }
 
     fn transact(&self, names: &[String], body: TxnBody<'_>) -> Result<()> {
