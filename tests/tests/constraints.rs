@@ -247,6 +247,32 @@ fn racing_writers_never_exceed_a_bound_or_duplicate_a_unique_value() {
 }
 
 #[test]
+fn racing_inserts_of_one_key_let_exactly_one_in() {
+    each_backend(|backend, dir| {
+        let db = Arc::new(open(backend, dir));
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let db = Arc::clone(&db);
+                std::thread::spawn(move || {
+                    (0..5i64)
+                        .filter(|key| {
+                            // Every thread inserts the same keys, each with its own name.
+                            db.run("add_team", &[(*key).into(), format!("t{t}k{key}").into()])
+                                .is_ok()
+                        })
+                        .count()
+                })
+            })
+            .collect();
+        let accepted: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
+        assert_eq!(accepted, 5, "one insert per key got in");
+        for key in 0..5i64 {
+            assert_eq!(db.run("team", &[key.into()]).unwrap().rows.len(), 1);
+        }
+    });
+}
+
+#[test]
 fn readers_racing_a_writer_never_see_half_a_mutation() {
     each_backend(|backend, dir| {
         let db = Arc::new(open(backend, dir));
