@@ -92,7 +92,8 @@ fn temp() -> tempfile::TempDir {
     tempfile::tempdir().expect("a temporary directory")
 }
 
-/// P1 (point read by key, and the raw store's get) and P2 (the timeline).
+/// P1 (point read by key, and the raw store's get), a bounded range (and
+/// the raw store's range) and P2 (the timeline).
 fn point_and_timeline(posts: i64, iterations: usize) -> Vec<Row> {
     let size = Size::for_posts(posts);
     let data = generate(&size, &mut Rng(7));
@@ -118,6 +119,15 @@ fn point_and_timeline(posts: i64, iterations: usize) -> Vec<Row> {
             .count();
         assert!(n <= 10);
     });
+    let mut recent_sql = sqlite.prepare(SQL_RECENT).unwrap();
+    let sqlite_range = measure(iterations, |i| {
+        let u = 1 + (i as i64 * 7919) % size.users;
+        let n = recent_sql
+            .query_map(rusqlite::params![u, 10], |r| r.get::<_, i64>(0))
+            .unwrap()
+            .count();
+        assert!(n <= 10);
+    });
     let mut rows = Vec::new();
     for backend in [Backend::Redb, Backend::Sled] {
         let name = format!("rqc ({})", backend.name());
@@ -137,6 +147,20 @@ fn point_and_timeline(posts: i64, iterations: usize) -> Vec<Row> {
             let key = rqc_runtime::encoding::key::encode_key(&[id.into()], &[]).unwrap();
             assert!(raw.get("t:User", &key).unwrap().is_some());
         });
+        let recent = db.prepare("recent_posts").unwrap();
+        for u in 1..=3 {
+            // The raw range reads what rqc's bounded range reads.
+            let rqc_rows = recent.run(&[u.into(), 10.into()]).unwrap().rows.len();
+            assert_eq!(raw_recent_posts(raw.as_ref(), u), rqc_rows);
+        }
+        let range = measure(iterations, |i| {
+            let u = 1 + (i as i64 * 7919) % size.users;
+            assert!(recent.run(&[u.into(), 10.into()]).unwrap().rows.len() <= 10);
+        });
+        let raw_range = measure(iterations, |i| {
+            let u = 1 + (i as i64 * 7919) % size.users;
+            assert!(raw_recent_posts(raw.as_ref(), u) <= 10);
+        });
         let timeline_q = db.prepare("timeline").unwrap();
         let p2 = measure(iterations / 5, |i| {
             let u = 1 + (i as i64 * 7919) % size.users;
@@ -154,6 +178,17 @@ fn point_and_timeline(posts: i64, iterations: usize) -> Vec<Row> {
             latency: p1,
             peer: Some((format!("raw {} get", backend.name()), raw_p1)),
         });
+        for (peer, latency) in [
+            ("SQLite".to_string(), sqlite_range),
+            (format!("raw {} range", backend.name()), raw_range),
+        ] {
+            rows.push(Row {
+                experiment: "bounded range: an author's 10 newest posts".into(),
+                system: name.clone(),
+                latency: range,
+                peer: Some((peer, latency)),
+            });
+        }
         rows.push(Row {
             experiment: "P2 timeline (20 follows, 10 each, top 10)".into(),
             system: name,
@@ -164,26 +199,56 @@ fn point_and_timeline(posts: i64, iterations: usize) -> Vec<Row> {
     rows
 }
 
+/// The raw store's tree of posts, keyed by (author, at desc, id).
+const RAW_POSTS: &str = "raw:posts_by_author";
+
+/// The 10 newest posts of `author`, straight from the raw store.
+fn raw_recent_posts(store: &dyn Store, author: i64) -> usize {
+    let start = rqc_runtime::encoding::key::encode_key(&[author.into()], &[]).unwrap();
+    let end = rqc_runtime::store::prefix_end(&start);
+    store
+        .range(RAW_POSTS, &start, end.as_deref(), false, 10)
+        .unwrap()
+        .iter()
+        .map(|(_, row)| rqc_runtime::encoding::row::decode_row(row, 4).unwrap())
+        .count()
+}
+
 fn raw_store(backend: Backend, dir: &std::path::Path, data: &Data) -> Box<dyn Store> {
     let store: Box<dyn Store> = match backend {
         Backend::Sled => Box::new(SledStore::open(dir, false).unwrap()),
         _ => Box::new(RedbStore::open(dir, false).unwrap()),
     };
-    let trees = vec!["t:User".to_string()];
-    let rows: Vec<(Vec<u8>, Vec<u8>)> = data
+    let trees = vec!["t:User".to_string(), RAW_POSTS.to_string()];
+    let encode = |key: Vec<Value>, descending: &[bool], row: &[Value]| {
+        (
+            rqc_runtime::encoding::key::encode_key(&key, descending).unwrap(),
+            rqc_runtime::encoding::row::encode_row(row).unwrap(),
+        )
+    };
+    let users: Vec<_> = data
         .users
         .iter()
+        .map(|r| encode(r[..1].to_vec(), &[], r))
+        .collect();
+    // Posts keyed as the `by_author` index orders them: author, newest first, id.
+    let posts: Vec<_> = data
+        .posts
+        .iter()
         .map(|r| {
-            (
-                rqc_runtime::encoding::key::encode_key(&r[..1], &[]).unwrap(),
-                rqc_runtime::encoding::row::encode_row(r).unwrap(),
+            encode(
+                vec![r[1].clone(), r[2].clone(), r[0].clone()],
+                &[false, true],
+                r,
             )
         })
         .collect();
     store
         .transact(&trees, &|txn| {
-            for (k, v) in &rows {
-                txn.put(0, k, v)?;
+            for (tree, rows) in [&users, &posts].into_iter().enumerate() {
+                for (k, v) in rows {
+                    txn.put(tree, k, v)?;
+                }
             }
             Ok(())
         })
