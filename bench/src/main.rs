@@ -326,12 +326,15 @@ fn inserts(n: usize) -> Vec<Row> {
 
 /// P6: (rqc tpm, SQLite tpm, transactions).
 fn tpcc_mix(n: usize) -> (f64, f64, usize) {
-    let txns = tpcc::mix(n, &mut Rng(17));
     let scale = rqc_tests::tpcc::Scale {
         warehouses: 1,
         customers: tpcc::CUSTOMERS,
         items: tpcc::ITEMS,
     };
+    let mut rng = Rng(17);
+    let txns: Vec<_> = (0..n)
+        .map(|_| rqc_tests::tpcc::Txn::draw(&mut rng, scale))
+        .collect();
     let population = rqc_tests::tpcc::population(scale, 17);
     let dir = temp();
     let rqc_tpm = tpcc::rqc_run(&dir.path().join("tpcc-rqc"), &txns, &population);

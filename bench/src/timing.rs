@@ -36,17 +36,4 @@ pub fn measure(iterations: usize, mut op: impl FnMut(usize)) -> Latency {
 }
 
 /// A deterministic generator, so every system sees the same keys.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    pub fn below(&mut self, n: u64) -> i64 {
-        (self.next() % n.max(1)) as i64
-    }
-}
+pub use rqc_tests::Rng;

@@ -1,90 +1,14 @@
 //! P6: the TPC-C mix on one warehouse (scaled down), in rqc and in SQLite
 //! with the same five transactions in SQL: transactions per minute.
 
-use crate::timing::Rng;
 use rqc::{Backend, Database, OpenOptions, Value};
+use rqc_tests::tpcc::Txn;
 use rusqlite::{params, Connection};
 use std::path::Path;
 use std::time::Instant;
 
 pub const CUSTOMERS: i64 = 30;
 pub const ITEMS: i64 = 1000;
-
-/// One transaction of the mix, with its arguments drawn once so both
-/// systems run the same sequence.
-pub enum Txn {
-    NewOrder {
-        d: i64,
-        c: i64,
-        lines: Vec<(i64, i64)>,
-    },
-    Payment {
-        d: i64,
-        c: i64,
-        amount: f64,
-    },
-    PaymentByName {
-        d: i64,
-        name: String,
-        amount: f64,
-    },
-    OrderStatus {
-        d: i64,
-        c: i64,
-    },
-    Delivery {
-        carrier: i64,
-    },
-    StockLevel {
-        d: i64,
-        threshold: i64,
-    },
-}
-
-/// The standard mix: 45% New-Order, 43% Payment (60% of them by last
-/// name), 4% each Order-Status, Delivery and Stock-Level.
-pub fn mix(n: usize, rng: &mut Rng) -> Vec<Txn> {
-    (0..n)
-        .map(|_| {
-            let roll = rng.below(100);
-            let d = 1 + rng.below(10);
-            let c = 1 + rng.below(CUSTOMERS as u64);
-            match roll {
-                0..=44 => {
-                    let count = 5 + rng.below(11);
-                    let mut lines: Vec<(i64, i64)> = Vec::new();
-                    while (lines.len() as i64) < count {
-                        let i = 1 + rng.below(ITEMS as u64);
-                        if !lines.iter().any(|(j, _)| *j == i) {
-                            lines.push((i, 1 + rng.below(10)));
-                        }
-                    }
-                    Txn::NewOrder { d, c, lines }
-                }
-                45..=87 => {
-                    let amount = 1.0 + rng.below(5000) as f64 / 100.0;
-                    if rng.below(100) < 60 {
-                        Txn::PaymentByName {
-                            d,
-                            name: rqc_tests::tpcc::last_name(rng.below(CUSTOMERS as u64)),
-                            amount,
-                        }
-                    } else {
-                        Txn::Payment { d, c, amount }
-                    }
-                }
-                88..=91 => Txn::OrderStatus { d, c },
-                92..=95 => Txn::Delivery {
-                    carrier: 1 + rng.below(10),
-                },
-                _ => Txn::StockLevel {
-                    d,
-                    threshold: 10 + rng.below(11),
-                },
-            }
-        })
-        .collect()
-}
 
 pub fn rqc_run(dir: &Path, txns: &[Txn], population: &[(&'static str, Vec<Value>)]) -> f64 {
     let mut db = Database::open_with(
@@ -106,49 +30,8 @@ pub fn rqc_run(dir: &Path, txns: &[Txn], population: &[(&'static str, Vec<Value>
     }
     let start = Instant::now();
     for (h, txn) in txns.iter().enumerate() {
-        let h = h as i64;
-        match txn {
-            Txn::NewOrder { d, c, lines } => {
-                let lines =
-                    Value::List(lines.iter().map(|(i, q)| Value::Int(i * 100 + q)).collect());
-                run(
-                    "new_order",
-                    vec![1.into(), (*d).into(), (*c).into(), lines, h.into()],
-                );
-            }
-            Txn::Payment { d, c, amount } => run(
-                "payment",
-                vec![
-                    1.into(),
-                    (*d).into(),
-                    (*c).into(),
-                    Value::Float(*amount),
-                    h.into(),
-                    h.into(),
-                ],
-            ),
-            Txn::PaymentByName { d, name, amount } => run(
-                "payment_by_name",
-                vec![
-                    1.into(),
-                    (*d).into(),
-                    name.clone().into(),
-                    Value::Float(*amount),
-                    h.into(),
-                    h.into(),
-                ],
-            ),
-            Txn::OrderStatus { d, c } => {
-                run("order_status", vec![1.into(), (*d).into(), (*c).into()])
-            }
-            Txn::Delivery { carrier } => {
-                run("delivery", vec![1.into(), (*carrier).into(), h.into()])
-            }
-            Txn::StockLevel { d, threshold } => run(
-                "stock_level",
-                vec![1.into(), (*d).into(), (*threshold).into()],
-            ),
-        }
+        let (name, args) = txn.call(1, h as i64);
+        run(name, args);
     }
     txns.len() as f64 / start.elapsed().as_secs_f64() * 60.0
 }

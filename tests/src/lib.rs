@@ -1,7 +1,11 @@
 //! Shared helpers for the cross-crate suites: finding the repository's `.rq` files.
 
 pub mod reference;
+pub mod rng;
+pub mod state;
 pub mod tpcc;
+
+pub use rng::Rng;
 
 use std::path::{Path, PathBuf};
 

@@ -73,8 +73,9 @@ impl<'c> Reference<'c> {
                 let schema = self.table_schema(table);
                 let columns = schema.key.clone();
                 self.rows(table)
-                    .into_iter()
+                    .iter()
                     .find(|r| matches(&schema, r, &columns, &key))
+                    .cloned()
                     .unwrap_or(Value::Null)
             }
             TExpr::UniqueLookup {
@@ -86,8 +87,9 @@ impl<'c> Reference<'c> {
                 let schema = self.table_schema(table);
                 let columns = schema.index(index).unwrap().columns.clone();
                 self.rows(table)
-                    .into_iter()
+                    .iter()
                     .find(|r| matches(&schema, r, &columns, &values))
+                    .cloned()
                     .unwrap_or(Value::Null)
             }
             TExpr::Scan {
@@ -117,7 +119,7 @@ impl<'c> Reference<'c> {
                 let next = columns.get(prefix.len()).copied();
                 let mut rows: Vec<Value> = self
                     .rows(table)
-                    .into_iter()
+                    .iter()
                     .filter(|r| matches(&schema, r, &columns[..prefix.len()], &prefix))
                     .filter(|r| {
                         let Some(next) = next else { return true };
@@ -132,6 +134,7 @@ impl<'c> Reference<'c> {
                         });
                         above && below
                     })
+                    .cloned()
                     .collect();
                 // Index order: each column ascending or descending, then the key.
                 rows.sort_by(|a, b| {
@@ -440,8 +443,9 @@ impl<'c> Reference<'c> {
         })
     }
 
-    fn rows(&self, table: &str) -> Vec<Value> {
-        self.tables.get(table).cloned().unwrap_or_default()
+    /// Borrowed, so a lookup clones only the rows it returns.
+    fn rows(&self, table: &str) -> &[Value] {
+        self.tables.get(table).map(Vec::as_slice).unwrap_or(&[])
     }
 
     fn table_schema(&self, name: &str) -> TableSchema {
@@ -470,7 +474,7 @@ fn matches(schema: &TableSchema, row: &Value, columns: &[usize], values: &[Value
     columns
         .iter()
         .zip(values)
-        .all(|(&c, v)| column(schema, row, c) == *v)
+        .all(|(&c, v)| row.field(&schema.columns[c].name).unwrap_or(&Value::Null) == v)
 }
 
 fn items(v: Value) -> Vec<Value> {

@@ -1,7 +1,8 @@
-//! The TPC-C population for W warehouses, scaled down: the mutations (name
-//! and arguments) that load it, in order. Shared by the example's test and
-//! the benchmark.
+//! The TPC-C population for W warehouses, scaled down (the mutations, name
+//! and arguments, that load it, in order) and the transaction mix. Shared
+//! by the example's test, the crash test and the benchmark.
 
+use crate::Rng;
 use rqc_plan::Value;
 
 /// The scale: customers per district and items (TPC-C: 3,000 and 100,000).
@@ -27,22 +28,11 @@ pub fn last_name(n: i64) -> String {
     )
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: i64) -> i64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as i64
-    }
-}
-
 /// The loading mutations. Per TPC-C 4.3.3.1, scaled: every customer has one
 /// initial order (in a random order of customers), with 5 to 15 lines; the
 /// first 70% are delivered, the rest are new orders; `D_NEXT_O_ID` follows.
 pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for i in 1..=scale.items {
         out.push((
@@ -85,7 +75,7 @@ pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
             }
             let mut customers: Vec<i64> = (1..=scale.customers).collect();
             for k in (1..customers.len()).rev() {
-                customers.swap(k, rng.below(k as i64 + 1) as usize);
+                customers.swap(k, rng.below(k as u64 + 1) as usize);
             }
             let delivered_up_to = orders * 7 / 10;
             for (o, c) in (1..=orders).zip(customers) {
@@ -110,7 +100,7 @@ pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
                 ));
                 let mut items = Vec::new();
                 while (items.len() as i64) < lines {
-                    let i = 1 + rng.below(scale.items);
+                    let i = 1 + rng.below(scale.items as u64);
                     if !items.contains(&i) {
                         items.push(i);
                     }
@@ -147,4 +137,119 @@ pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
         }
     }
     out
+}
+
+/// One transaction of the mix, with its arguments drawn once so every
+/// system (and the crash test's parent and child) runs the same sequence.
+#[derive(Clone, Debug)]
+pub enum Txn {
+    NewOrder {
+        d: i64,
+        c: i64,
+        lines: Vec<(i64, i64)>,
+    },
+    Payment {
+        d: i64,
+        c: i64,
+        amount: f64,
+    },
+    PaymentByName {
+        d: i64,
+        name: String,
+        amount: f64,
+    },
+    OrderStatus {
+        d: i64,
+        c: i64,
+    },
+    Delivery {
+        carrier: i64,
+    },
+    StockLevel {
+        d: i64,
+        threshold: i64,
+    },
+}
+
+impl Txn {
+    /// The standard mix: 45% New-Order, 43% Payment (60% of them by last
+    /// name), 4% each Order-Status, Delivery and Stock-Level.
+    pub fn draw(rng: &mut Rng, scale: Scale) -> Txn {
+        let roll = rng.below(100);
+        let d = 1 + rng.below(10);
+        let c = 1 + rng.below(scale.customers as u64);
+        match roll {
+            0..=44 => {
+                let count = 5 + rng.below(11);
+                let mut lines: Vec<(i64, i64)> = Vec::new();
+                while (lines.len() as i64) < count {
+                    let i = 1 + rng.below(scale.items as u64);
+                    if !lines.iter().any(|(j, _)| *j == i) {
+                        lines.push((i, 1 + rng.below(10)));
+                    }
+                }
+                Txn::NewOrder { d, c, lines }
+            }
+            45..=87 => {
+                let amount = 1.0 + rng.below(5000) as f64 / 100.0;
+                if rng.below(100) < 60 {
+                    let name = last_name(rng.below(scale.customers.min(1000) as u64));
+                    Txn::PaymentByName { d, name, amount }
+                } else {
+                    Txn::Payment { d, c, amount }
+                }
+            }
+            88..=91 => Txn::OrderStatus { d, c },
+            92..=95 => Txn::Delivery {
+                carrier: 1 + rng.below(10),
+            },
+            _ => Txn::StockLevel {
+                d,
+                threshold: 10 + rng.below(11),
+            },
+        }
+    }
+
+    /// The example's entry and arguments for this transaction in warehouse
+    /// `w`; `h` numbers it (history key and timestamp).
+    pub fn call(&self, w: i64, h: i64) -> (&'static str, Vec<Value>) {
+        match self {
+            Txn::NewOrder { d, c, lines } => {
+                let lines =
+                    Value::List(lines.iter().map(|(i, q)| Value::Int(i * 100 + q)).collect());
+                (
+                    "new_order",
+                    vec![w.into(), (*d).into(), (*c).into(), lines, h.into()],
+                )
+            }
+            Txn::Payment { d, c, amount } => (
+                "payment",
+                vec![
+                    w.into(),
+                    (*d).into(),
+                    (*c).into(),
+                    Value::Float(*amount),
+                    h.into(),
+                    h.into(),
+                ],
+            ),
+            Txn::PaymentByName { d, name, amount } => (
+                "payment_by_name",
+                vec![
+                    w.into(),
+                    (*d).into(),
+                    name.clone().into(),
+                    Value::Float(*amount),
+                    h.into(),
+                    h.into(),
+                ],
+            ),
+            Txn::OrderStatus { d, c } => ("order_status", vec![w.into(), (*d).into(), (*c).into()]),
+            Txn::Delivery { carrier } => ("delivery", vec![w.into(), (*carrier).into(), h.into()]),
+            Txn::StockLevel { d, threshold } => (
+                "stock_level",
+                vec![w.into(), (*d).into(), (*threshold).into()],
+            ),
+        }
+    }
 }

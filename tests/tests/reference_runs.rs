@@ -6,23 +6,8 @@ use rqc_compiler::{compile, Compilation};
 use rqc_plan::{EntryKind, ParamType, Value};
 use rqc_runtime::{Backend, Engine, OpenOptions};
 use rqc_tests::reference::Reference;
-use rqc_tests::{relative, repo_root, rq_files};
-
-/// A deterministic generator (no external crates): xorshift.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> i64 {
-        (self.next() % n) as i64
-    }
-}
+use rqc_tests::state::{reference_tables, store_tables};
+use rqc_tests::{relative, repo_root, rq_files, Rng};
 
 const FIXTURES: &str = "
 module fixtures
@@ -269,62 +254,6 @@ fn corpus_queries_match_the_reference_on_sled() {
     check_backend(Backend::Sled);
 }
 
-/// Every table's rows as the store holds them, in key order.
-fn dump(engine: &Engine, schema: &rqc_plan::Schema) -> Vec<(String, Vec<Value>)> {
-    schema
-        .tables
-        .iter()
-        .map(|table| {
-            let entries = engine
-                .store()
-                .range(
-                    &rqc_runtime::rows::table_tree(&table.name),
-                    &[],
-                    None,
-                    false,
-                    usize::MAX,
-                )
-                .unwrap();
-            let rows = entries
-                .iter()
-                .map(|(_, bytes)| rqc_runtime::rows::decode_record(table, bytes).unwrap())
-                .collect();
-            (table.name.clone(), rows)
-        })
-        .collect()
-}
-
-fn reference_dump(
-    reference: &Reference<'_>,
-    schema: &rqc_plan::Schema,
-) -> Vec<(String, Vec<Value>)> {
-    schema
-        .tables
-        .iter()
-        .map(|table| {
-            let mut rows = reference
-                .tables
-                .get(&table.name)
-                .cloned()
-                .unwrap_or_default();
-            rows.sort_by(|a, b| {
-                for &c in &table.key {
-                    let name = &table.columns[c].name;
-                    let o = rqc_tests::reference::compare(
-                        a.field(name).unwrap(),
-                        b.field(name).unwrap(),
-                    );
-                    if o != std::cmp::Ordering::Equal {
-                        return o;
-                    }
-                }
-                std::cmp::Ordering::Equal
-            });
-            (table.name.clone(), rows)
-        })
-        .collect()
-}
-
 /// The corpus's mutations, run with random arguments: each either commits
 /// what the reference computes, or is refused and changes nothing.
 fn check_mutations(backend: Backend) {
@@ -366,7 +295,7 @@ fn check_mutations(backend: Backend) {
                     .iter()
                     .map(|p| argument(&p.ty, p.max, &mut rng))
                     .collect();
-                let before = dump(&engine, &compilation.program.schema);
+                let before = store_tables(engine.store(), &compilation.program.schema);
                 match engine.run(&entry.name, &args) {
                     Ok(output) => {
                         let mut reference = Reference::new(&compilation.checked);
@@ -381,8 +310,8 @@ fn check_mutations(backend: Backend) {
                         );
                         data = reference.tables.clone();
                         assert_eq!(
-                            dump(&engine, &compilation.program.schema),
-                            reference_dump(&reference, &compilation.program.schema),
+                            store_tables(engine.store(), &compilation.program.schema),
+                            reference_tables(&reference, &compilation.program.schema),
                             "{}: {}({args:?}) left other rows than the reference",
                             relative(&path),
                             entry.name
@@ -398,7 +327,7 @@ fn check_mutations(backend: Backend) {
                         );
                         assert_eq!(
                             before,
-                            dump(&engine, &compilation.program.schema),
+                            store_tables(engine.store(), &compilation.program.schema),
                             "a refused mutation wrote something"
                         );
                         refused += 1;
