@@ -81,7 +81,10 @@ pub fn check_integrity(store: &dyn Store, schema: &Schema) -> Result<(), String>
             let row = decode_row(bytes, table.columns.len()).map_err(|e| e.to_string())?;
             let primary = primary_key(table, &row).map_err(|e| e.to_string())?;
             if &primary != key || encode_row(&row).map_err(|e| e.to_string())? != *bytes {
-                return Err(format!("`{}`: a row is stored under another key", table.name));
+                return Err(format!(
+                    "`{}`: a row is stored under another key",
+                    table.name
+                ));
             }
             for (index, expected) in table.indexes.iter().zip(&mut indexes) {
                 let entry = index_entry(index, &row, &primary).map_err(|e| e.to_string())?;
@@ -152,7 +155,8 @@ fn count_row(
     }
     for (column, spec) in table.columns.iter().enumerate() {
         if let (Some(target), false) = (spec.references.as_deref(), row[column] == Value::Null) {
-            let key = encode_key(std::slice::from_ref(&row[column]), &[]).map_err(|e| e.to_string())?;
+            let key =
+                encode_key(std::slice::from_ref(&row[column]), &[]).map_err(|e| e.to_string())?;
             add(refcount_tree(target), key);
         }
     }

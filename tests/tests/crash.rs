@@ -1,0 +1,435 @@
+//! The crash test: a child process runs the examples' mutations (social
+//! and TPC-C, `rqc_tests::crash_workload`) and reports each acknowledged
+//! commit; the parent kills it with SIGKILL at a random moment, reopens the
+//! database and checks that it holds exactly the reference evaluator's
+//! tables after the acknowledged mutations (plus, at most, the one in
+//! flight: whole), that every index and counter equals its rows, and that
+//! every query gives the reference evaluator's answer.
+//!
+//! Rounds per backend: `RQC_CRASH_ROUNDS` (3 by default, for CI). The long
+//! run: `RQC_CRASH_ROUNDS=1000 cargo test --release -p rqc-tests --test crash -- --nocapture`
+//! (`RQC_CRASH_BACKEND=redb` or `sled` for one backend).
+
+use rqc::{Database, OpenOptions};
+use rqc_compiler::{compile, Compilation};
+use rqc_plan::Value;
+use rqc_runtime::{Backend, Engine};
+use rqc_tests::crash_workload::{example_dirs, operation, query_calls, setup};
+use rqc_tests::reference::Reference;
+use rqc_tests::state::{check_integrity, reference_tables, store_tables, Tables};
+use rqc_tests::{relative, rq_files, Rng};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// Lines the child prints start with this, so they are told apart from the
+/// test harness's own output on the same stream.
+const MARK: &str = "rqc-crash ";
+
+/// Rounds that share one database; then it starts again from the setup,
+/// so the reference evaluator's brute force stays fast over 1,000 rounds.
+const ROUNDS_PER_DATABASE: usize = 50;
+
+fn backend_named(name: &str) -> Backend {
+    match name {
+        "sled" => Backend::Sled,
+        _ => Backend::Redb,
+    }
+}
+
+/// Retries while another process (or sled's background threads, which
+/// let go of the lock a moment after a close) still holds the database.
+fn retry<T>(mut attempt: impl FnMut() -> Result<T, String>) -> T {
+    let mut last = String::new();
+    for _ in 0..100 {
+        match attempt() {
+            Ok(value) => return value,
+            Err(error) => last = error,
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("could not open the database: {last}");
+}
+
+fn program() -> Compilation {
+    let files: Vec<(String, String)> = example_dirs()
+        .iter()
+        .flat_map(|dir| rq_files(&relative(dir)))
+        .map(|path| (relative(&path), std::fs::read_to_string(&path).unwrap()))
+        .collect();
+    let compilation = compile(&files);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:#?}",
+        compilation.diagnostics
+    );
+    compilation
+}
+
+fn open_engine(dir: &Path, backend: Backend, compilation: &Compilation) -> Engine {
+    retry(|| {
+        let options = OpenOptions {
+            backend,
+            flush_on_commit: true,
+        };
+        let mut engine = Engine::open(dir, options).map_err(|e| e.to_string())?;
+        engine
+            .install(compilation.program.clone())
+            .map_err(|e| e.to_string())?;
+        Ok(engine)
+    })
+}
+
+/// The child: runs the stream from `RQC_CRASH_START` on through the
+/// embedding API with flush-on-commit, printing each position after its
+/// mutation returned, until it is killed.
+#[test]
+fn crash_child() {
+    let (Ok(dir), Ok(backend), Ok(start), Ok(seed)) = (
+        std::env::var("RQC_CRASH_DIR"),
+        std::env::var("RQC_CRASH_BACKEND"),
+        std::env::var("RQC_CRASH_START"),
+        std::env::var("RQC_CRASH_SEED"),
+    ) else {
+        return; // not the child
+    };
+    let (start, seed): (i64, u64) = (start.parse().unwrap(), seed.parse().unwrap());
+    let db = retry(|| {
+        let options = OpenOptions {
+            backend: backend_named(&backend),
+            flush_on_commit: true,
+        };
+        let mut db = Database::open_with(&dir, options).map_err(|e| e.to_string())?;
+        db.install_paths(&example_dirs())
+            .map_err(|e| e.to_string())?;
+        Ok(db)
+    });
+    println!("{MARK}ready");
+    for i in start.. {
+        let (name, args) = operation(seed, i);
+        match db.run(name, &args) {
+            Ok(_) => println!("{MARK}ok {i}"),
+            // A constraint refused it: the stream goes on.
+            Err(error) if error.code().starts_with("E050") => {
+                println!("{MARK}refused {i} {}", error.code())
+            }
+            Err(error) => panic!("{name}({args:?}): {error}"),
+        }
+    }
+}
+
+/// What the child reported before it was killed.
+struct Report {
+    /// Positions whose mutations committed, in order.
+    committed: Vec<i64>,
+    /// The position after the last one reported: the mutation in flight.
+    in_flight: i64,
+}
+
+fn crash_round(dir: &Path, backend: &str, start: i64, seed: u64, wait: u64) -> Report {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "crash_child",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("RQC_CRASH_DIR", dir)
+        .env("RQC_CRASH_BACKEND", backend)
+        .env("RQC_CRASH_START", start.to_string())
+        .env("RQC_CRASH_SEED", seed.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(at) = line.find(MARK) {
+                if tx.send(line[at + MARK.len()..].to_string()).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    // Wait for the child to be ready, let it commit for a random while, kill it.
+    loop {
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) if line == "ready" => break,
+            Ok(_) => {}
+            Err(_) => panic!("the child did not start: {}", stderr_of(&mut child)),
+        }
+    }
+    std::thread::sleep(Duration::from_millis(wait));
+    if let Ok(Some(status)) = child.try_wait() {
+        panic!(
+            "the child stopped by itself ({status}): {}",
+            stderr_of(&mut child)
+        );
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let mut report = Report {
+        committed: Vec::new(),
+        in_flight: start,
+    };
+    for line in rx.try_iter() {
+        let mut words = line.split_whitespace();
+        let (Some(outcome), Some(i)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let i: i64 = i.parse().unwrap();
+        assert_eq!(
+            i, report.in_flight,
+            "the child reports every position in order"
+        );
+        if outcome == "ok" {
+            report.committed.push(i);
+        }
+        report.in_flight = i + 1;
+    }
+    report
+}
+
+fn stderr_of(child: &mut std::process::Child) -> String {
+    let _ = child.kill();
+    let mut text = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+    }
+    text
+}
+
+/// The first table where two states differ, for the failure message.
+fn first_difference(actual: &Tables, expected: &Tables) -> String {
+    for ((table, rows), (_, expected_rows)) in actual.iter().zip(expected) {
+        if rows != expected_rows {
+            let missing = expected_rows.iter().filter(|r| !rows.contains(r)).count();
+            let extra = rows.iter().filter(|r| !expected_rows.contains(r)).count();
+            return format!(
+                "`{table}`: {} rows where the reference has {} ({missing} missing, {extra} not in the reference)",
+                rows.len(),
+                expected_rows.len()
+            );
+        }
+    }
+    "no table differs".into()
+}
+
+/// Totals over the run, for the report.
+#[derive(Default)]
+struct Totals {
+    acknowledged: usize,
+    unacknowledged_present: usize,
+    queries: usize,
+}
+
+/// Checks the reopened database: exactly the reference's tables after the
+/// acknowledged mutations, or after the one in flight too (whole); indexes
+/// and counters equal to the rows; queries answering as the reference.
+/// Returns the next position the child starts from.
+fn verify(
+    engine: &Engine,
+    compilation: &Compilation,
+    reference: &mut Reference<'_>,
+    report: &Report,
+    seed: u64,
+    totals: &mut Totals,
+    rng: &mut Rng,
+) -> i64 {
+    let schema = &compilation.program.schema;
+    let actual = store_tables(engine.store(), schema);
+    let acknowledged = reference_tables(reference, schema);
+    let mut next = report.in_flight;
+    if actual != acknowledged {
+        // The mutation in flight may have committed before it was reported.
+        let (name, args) = operation(seed, report.in_flight);
+        reference.run(name, &args);
+        let with_in_flight = reference_tables(reference, schema);
+        assert!(
+            actual == with_in_flight,
+            "after the kill, the database is neither the state after the {} acknowledged mutations nor that plus the one in flight ({name}): a commit was lost or a mutation torn. Against the acknowledged state: {}",
+            report.committed.len(),
+            first_difference(&actual, &acknowledged)
+        );
+        totals.unacknowledged_present += 1;
+        next += 1;
+    }
+    if let Err(problem) = check_integrity(engine.store(), schema) {
+        panic!("after the kill: {problem}");
+    }
+    for (name, args) in query_calls(&compilation.program.entries, rng) {
+        let output = engine
+            .run(&name, &args)
+            .unwrap_or_else(|e| panic!("{name}({args:?}) after the kill: {e}"));
+        assert_eq!(
+            output.value,
+            reference.run(&name, &args),
+            "{name}({args:?}) after the kill"
+        );
+        assert!(
+            output.stats.seeks <= output.bound.seeks && output.stats.rows <= output.bound.rows,
+            "{name}({args:?}) read past its bound"
+        );
+        totals.queries += 1;
+    }
+    next
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Loads the setup once per backend into `dir` (durably, then closed), and
+/// returns the reference's tables after it.
+fn prepare_setup(
+    dir: &Path,
+    backend: Backend,
+    compilation: &Compilation,
+) -> HashMap<String, Vec<Value>> {
+    let engine = Engine::open(
+        dir,
+        OpenOptions {
+            backend,
+            flush_on_commit: false,
+        },
+    )
+    .map(|mut engine| {
+        engine.install(compilation.program.clone()).unwrap();
+        engine
+    })
+    .unwrap();
+    let mut reference = Reference::new(&compilation.checked);
+    for (name, args) in setup() {
+        engine
+            .run(name, &args)
+            .unwrap_or_else(|e| panic!("setup {name}({args:?}): {e}"));
+        reference.run(name, &args);
+    }
+    engine.flush().unwrap();
+    reference.tables
+}
+
+#[test]
+fn acknowledged_commits_survive_sigkill_and_nothing_is_torn() {
+    if std::env::var("RQC_CRASH_DIR").is_ok() {
+        return; // the child runs `crash_child` only
+    }
+    let rounds: usize = std::env::var("RQC_CRASH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    // `RQC_CRASH_BACKEND=sled` (or `redb`) runs one backend only.
+    let only = std::env::var("RQC_CRASH_BACKEND").ok();
+    let compilation = program();
+    for backend_name in ["redb", "sled"] {
+        if only.as_deref().is_some_and(|b| b != backend_name) {
+            continue;
+        }
+        let backend = backend_named(backend_name);
+        let scratch = tempfile::tempdir().unwrap();
+        let template = scratch.path().join("setup");
+        let initial = prepare_setup(&template, backend, &compilation);
+        let mut rng = Rng::new(0x2545_F491);
+        let mut totals = Totals::default();
+        let mut reference = Reference::new(&compilation.checked);
+        let (mut dir, mut next, mut seed) = (PathBuf::new(), 0, 0);
+        for round in 0..rounds {
+            if round % ROUNDS_PER_DATABASE == 0 {
+                dir = scratch.path().join(format!("db{round}"));
+                copy_dir(&template, &dir);
+                reference.tables = initial.clone();
+                (next, seed) = (0, rng.next());
+            }
+            let wait = 5 + rng.below(150) as u64;
+            let report = crash_round(&dir, backend_name, next, seed, wait);
+            for &i in &report.committed {
+                let (name, args) = operation(seed, i);
+                reference.run(name, &args);
+            }
+            totals.acknowledged += report.committed.len();
+            let engine = open_engine(&dir, backend, &compilation);
+            next = verify(
+                &engine,
+                &compilation,
+                &mut reference,
+                &report,
+                seed,
+                &mut totals,
+                &mut rng,
+            );
+            drop(engine);
+            if (round + 1) % 100 == 0 || round + 1 == rounds {
+                eprintln!(
+                    "{backend_name}: {} rounds, {} acknowledged commits (all present), {} committed unacknowledged, 0 torn, indexes and counters consistent, {} query answers equal to the reference",
+                    round + 1,
+                    totals.acknowledged,
+                    totals.unacknowledged_present,
+                    totals.queries
+                );
+            }
+        }
+        assert!(
+            totals.acknowledged > 0,
+            "{backend_name}: the child committed nothing before its kills"
+        );
+    }
+}
+
+/// The checks the crash test relies on catch what a crash could leave: a
+/// row without its index entries and counters (half a mutation), and a
+/// missing committed row.
+#[test]
+fn the_checks_catch_half_a_mutation() {
+    if std::env::var("RQC_CRASH_DIR").is_ok() {
+        return;
+    }
+    let compilation = program();
+    let schema = &compilation.program.schema;
+    let mut engine = Engine::in_memory();
+    engine.install(compilation.program.clone()).unwrap();
+    let mut reference = Reference::new(&compilation.checked);
+    for (name, args) in setup() {
+        engine.run(name, &args).unwrap();
+        reference.run(name, &args);
+    }
+    assert_eq!(
+        store_tables(engine.store(), schema),
+        reference_tables(&reference, schema)
+    );
+    assert_eq!(check_integrity(engine.store(), schema), Ok(()));
+    // Delete one order line's row only, as a torn write would leave it.
+    let tree = rqc_runtime::rows::table_tree("OrderLine");
+    let (key, _) = engine
+        .store()
+        .range(&tree, &[], None, false, 1)
+        .unwrap()
+        .remove(0);
+    engine
+        .store()
+        .transact(&[tree], &|txn| txn.delete(0, &key))
+        .unwrap();
+    assert_ne!(
+        store_tables(engine.store(), schema),
+        reference_tables(&reference, schema),
+        "a lost row is seen"
+    );
+    let problem = check_integrity(engine.store(), schema).unwrap_err();
+    assert!(
+        problem.contains("OrderLine"),
+        "the dangling index entry or counter is named: {problem}"
+    );
+}
