@@ -412,7 +412,12 @@ fn cases() -> u32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+    // A failure prints its shrunk case; nothing is written beside the sources.
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn rqc_agrees_with_the_reference_and_sqlite_within_its_bounds(case in case()) {
