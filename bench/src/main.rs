@@ -210,7 +210,7 @@ fn raw_recent_posts(store: &dyn Store, author: i64) -> usize {
         .range(RAW_POSTS, &start, end.as_deref(), false, 10)
         .unwrap()
         .iter()
-        .map(|(_, row)| rqc_runtime::encoding::row::decode_row(row, 4).unwrap())
+        .filter(|(_, row)| rqc_runtime::encoding::row::decode_row(row, 4).is_ok())
         .count()
 }
 

@@ -140,7 +140,7 @@ pub fn sqlite_run(path: &Path, txns: &[Txn], population: &[(&'static str, Vec<Va
                     .unwrap()
                     .map(|r| r.unwrap())
                     .collect();
-                if let Some(c) = ids.get((ids.len() + 1) / 2 - 1) {
+                if let Some(c) = ids.get(ids.len().div_ceil(2) - 1) {
                     sql_payment(&tx, *d, *c, *amount, h);
                 }
             }

@@ -355,8 +355,7 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
     // Parameters and `let` names of the definition being written.
     if let Some(def) = defs_in(analysis, file)
         .into_iter()
-        .filter(|d| (d.span.start as usize) <= offset)
-        .last()
+        .rfind(|d| (d.span.start as usize) <= offset)
     {
         let header_end = text[def.span.start as usize..offset.min(text.len())].to_string();
         for (i, _) in header_end.match_indices(':') {

@@ -78,13 +78,9 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     db.install(compilation.program)?;
     let terminal = std::io::stderr().is_terminal();
     let mut progress = |done: usize| {
-        if terminal && (done % 1000 == 0 || done == total) {
+        if terminal && (done.is_multiple_of(1000) || done == total) {
             let width = 30;
-            let filled = if total == 0 {
-                width
-            } else {
-                done * width / total
-            };
+            let filled = (done * width).checked_div(total).unwrap_or(width);
             eprint!(
                 "\rloading {} [{}{}] {done}/{total}",
                 args.table,

@@ -352,7 +352,7 @@ fn acknowledged_commits_survive_sigkill_and_nothing_is_torn() {
                 dir = scratch.path().join(format!("db{round}"));
                 copy_dir(&template, &dir);
                 reference.tables = initial.clone();
-                (next, seed) = (0, rng.next());
+                (next, seed) = (0, rng.next_u64());
             }
             let wait = 5 + rng.below(150) as u64;
             let report = crash_round(&dir, backend_name, next, seed, wait);

@@ -120,7 +120,10 @@ query members(team: Int) = Member.by_team[team]
 query member(id: Int) = Member[id]
 ";
 
-fn dump(store: &dyn Store) -> Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)> {
+/// Every tree's entries, by tree name.
+type Trees = Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)>;
+
+fn dump(store: &dyn Store) -> Trees {
     [
         "t:Team",
         "t:Member",

@@ -382,7 +382,7 @@ fn check_references(
                             format!("`{}` cannot reference `{}`", field.name.name, target.name),
                             source.file,
                             *span,
-                            format!("{key_desc}"),
+                            key_desc.to_string(),
                         )
                         .with_help("a reference holds the whole key of the referenced row: give the column the key's type, and reference only tables with a one-column key"),
                     );

@@ -75,9 +75,21 @@ impl Txn for RedbTxn<'_> {
 
 /// One read transaction for a whole run: a consistent snapshot, and no
 /// transaction begun per read. Opened tables are kept for the run.
+/// One entry of a range read, as redb yields it.
+type RangeEntry<'a> = std::result::Result<
+    (
+        redb::AccessGuard<'a, &'static [u8]>,
+        redb::AccessGuard<'a, &'static [u8]>,
+    ),
+    redb::StorageError,
+>;
+
+/// A tree opened for reading, or `None` when it does not exist yet.
+type OpenTree = Option<redb::ReadOnlyTable<&'static [u8], &'static [u8]>>;
+
 struct RedbView {
     txn: redb::ReadTransaction,
-    tables: RefCell<HashMap<String, Option<redb::ReadOnlyTable<&'static [u8], &'static [u8]>>>>,
+    tables: RefCell<HashMap<String, OpenTree>>,
 }
 
 impl RedbView {
@@ -126,10 +138,7 @@ impl ReadView for RedbView {
                 None => t.range::<&[u8]>(start..),
             }
             .map_err(RuntimeError::store)?;
-            let pick = |entry: std::result::Result<
-                (redb::AccessGuard<&[u8]>, redb::AccessGuard<&[u8]>),
-                redb::StorageError,
-            >| {
+            let pick = |entry: RangeEntry<'_>| {
                 entry
                     .map(|(k, v)| (k.value().to_vec(), v.value().to_vec()))
                     .map_err(RuntimeError::store)
