@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod bad_input;
+mod repl;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -424,139 +425,6 @@ fn each_store_keeps_its_data_and_refuses_the_others_directory() {
         assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
         assert!(stderr(&refused).contains("E0515"), "{}", stderr(&refused));
     }
-}
-
-const SOCIAL_SCRIPT: &str = "User[1]
-Post.by_author[1] |> count()
-:bound Follow[1] |> count()
-{
-  let u = User[1];
-  u |> map(v => v.handle)
-}
-:nonsense
-:quit
-User[1]
-";
-
-fn seed_social(db: &str) {
-    for (id, handle) in [(1, "ann"), (2, "bob")] {
-        let out = rqc(&[
-            "run",
-            "--db",
-            db,
-            "examples/social",
-            "add_user",
-            "--arg",
-            &format!("id={id}"),
-            "--arg",
-            &format!("handle={handle}"),
-            "--arg",
-            "name=N",
-            "--arg",
-            "country=NZ",
-        ]);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    }
-}
-
-#[test]
-fn the_repl_runs_bounded_expressions_and_refuses_unbounded_ones_through_a_pipe() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db").display().to_string();
-    seed_social(&db);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args(["repl", "--db", &db, "examples/social"])
-        .current_dir(repo())
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(SOCIAL_SCRIPT.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(0));
-    let out = stdout(&output);
-    assert!(
-        out.contains("1  │ ann    │ N    │ NZ"),
-        "a row as a table:\n{out}"
-    );
-    assert!(
-        out.contains("1 row · seeks 1 (bound 1) · rows read 1 (bound 1)"),
-        "{out}"
-    );
-    assert!(
-        out.contains(
-            "[E0301] Error: rows grow with N(Post): `count` reads the rows of Post.by_author[1]"
-        ),
-        "the file-level diagnostic:\n{out}"
-    );
-    assert!(
-        out.contains("Int  seeks ≤ 1 (1)  rows ≤ 5000 (5000)  O(log N)"),
-        "{out}"
-    );
-    assert!(out.contains("\"ann\""), "the multi-line block ran:\n{out}");
-    assert!(out.contains("unknown command `:nonsense`"), "{out}");
-    assert_eq!(
-        out.matches("│ ann").count(),
-        1,
-        ":quit stops before the last line"
-    );
-}
-
-#[test]
-fn the_repl_works_on_a_terminal() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db").display().to_string();
-    seed_social(&db);
-    let rqc_path = env!("CARGO_BIN_EXE_rqc");
-    // `script` gives the REPL a pseudo-terminal; its input is typed into it.
-    let mut child = Command::new("script")
-        .args([
-            "-qec",
-            &format!("{rqc_path} repl --db {db} examples/social"),
-            "/dev/null",
-        ])
-        .current_dir(repo())
-        .env("NO_COLOR", "1")
-        .env("RQC_HISTORY", dir.path().join("history"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("script (util-linux) runs");
-    use std::io::Write;
-    let mut stdin = child.stdin.take().unwrap();
-    for line in [
-        "User.handle[\"bob\"]\r",
-        "Follow[1\r",
-        "] |> count()\r",
-        ":quit\r",
-    ] {
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.flush().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(300));
-    }
-    drop(stdin);
-    let output = child.wait_with_output().unwrap();
-    let out = stdout(&output);
-    assert!(out.contains("rql> "), "a prompt on the terminal:\n{out}");
-    assert!(out.contains("2  │ bob"), "the row:\n{out}");
-    assert!(
-        out.contains("0\r\n") || out.contains("\n0"),
-        "the multi-line count ran:\n{out}"
-    );
-    let history = std::fs::read_to_string(dir.path().join("history")).unwrap_or_default();
-    assert!(
-        history.contains("User.handle"),
-        "the history was kept: {history:?}"
-    );
 }
 
 #[test]
