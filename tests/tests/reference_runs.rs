@@ -3,11 +3,12 @@
 //! the reference evaluator's answers, within their static bounds.
 
 use rqc_compiler::{compile, Compilation};
-use rqc_plan::{EntryKind, ParamType, Value};
+use rqc_plan::{Entry, EntryKind, ParamType, Value};
 use rqc_runtime::{Backend, Engine, OpenOptions};
 use rqc_tests::reference::Reference;
 use rqc_tests::state::{reference_tables, store_tables};
 use rqc_tests::{relative, repo_root, rq_files, Rng};
+use std::collections::HashMap;
 
 const FIXTURES: &str = "
 module fixtures
@@ -175,33 +176,58 @@ fn open(backend: Backend, dir: &std::path::Path) -> Engine {
     .unwrap()
 }
 
+/// A database on `backend` and the reference, both loaded with the same
+/// rows, and each single-file corpus program over the fixtures' schema
+/// (path and compilation), in path order.
+fn loaded_corpus(
+    backend: Backend,
+    dir: &std::path::Path,
+    fixtures: &Compilation,
+    rng: &mut Rng,
+) -> (
+    Engine,
+    HashMap<String, Vec<Value>>,
+    Vec<(String, Compilation)>,
+) {
+    let mut engine = open(backend, dir);
+    engine.install(fixtures.program.clone()).unwrap();
+    let mut reference = Reference::new(&fixtures.checked);
+    load(&mut engine, &mut reference, rng);
+    let mut cases: Vec<_> = std::fs::read_dir(repo_root().join("tests/corpus"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|path| !path.is_dir()) // multi-module cases declare schemas of their own
+        .collect();
+    cases.sort();
+    let programs = cases
+        .into_iter()
+        .filter_map(|path| {
+            let mut files = common();
+            files.push((relative(&path), std::fs::read_to_string(&path).unwrap()));
+            let compilation = compile(&files);
+            (compilation.program.schema == fixtures.program.schema)
+                .then(|| (relative(&path), compilation))
+        })
+        .collect();
+    (engine, reference.tables, programs)
+}
+
+/// Random arguments for `entry`, within its parameters' bounds.
+fn arguments(entry: &Entry, rng: &mut Rng) -> Vec<Value> {
+    entry
+        .params
+        .iter()
+        .map(|p| argument(&p.ty, p.max, rng))
+        .collect()
+}
+
 fn check_backend(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let fixtures = fixture_program();
-    let mut engine = open(backend, dir.path());
-    engine.install(fixtures.program.clone()).unwrap();
-    let mut reference = Reference::new(&fixtures.checked);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    load(&mut engine, &mut reference, &mut rng);
-    let data = reference.tables.clone();
-
-    let root = repo_root().join("tests/corpus");
-    let mut cases: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    cases.sort();
+    let (mut engine, data, programs) = loaded_corpus(backend, dir.path(), &fixtures, &mut rng);
     let mut queries = 0;
-    for path in cases {
-        if path.is_dir() {
-            continue; // multi-module cases declare schemas of their own
-        }
-        let mut files = common();
-        files.push((relative(&path), std::fs::read_to_string(&path).unwrap()));
-        let compilation = compile(&files);
-        if compilation.program.schema != fixtures.program.schema {
-            continue;
-        }
+    for (path, compilation) in programs {
         engine.install(compilation.program.clone()).unwrap();
         let mut reference = Reference::new(&compilation.checked);
         reference.tables = data.clone();
@@ -212,27 +238,17 @@ fn check_backend(backend: Backend) {
             .filter(|e| e.kind == EntryKind::Query)
         {
             for _ in 0..4 {
-                let args: Vec<Value> = entry
-                    .params
-                    .iter()
-                    .map(|p| argument(&p.ty, p.max, &mut rng))
-                    .collect();
-                let output = engine.run(&entry.name, &args).unwrap_or_else(|e| {
-                    panic!("{}: {}({args:?}) failed: {e}", relative(&path), entry.name)
-                });
+                let args = arguments(entry, &mut rng);
+                let output = engine
+                    .run(&entry.name, &args)
+                    .unwrap_or_else(|e| panic!("{}: {}({args:?}) failed: {e}", path, entry.name));
                 let expected = reference.run(&entry.name, &args);
-                assert_eq!(
-                    output.value,
-                    expected,
-                    "{}: {}({args:?})",
-                    relative(&path),
-                    entry.name
-                );
+                assert_eq!(output.value, expected, "{}: {}({args:?})", path, entry.name);
                 assert!(
                     output.stats.seeks <= entry.bound.seeks
                         && output.stats.rows <= entry.bound.rows,
                     "{}: {} read {:?}, bound {:?}",
-                    relative(&path),
+                    path,
                     entry.name,
                     output.stats,
                     entry.bound
@@ -259,29 +275,10 @@ fn corpus_queries_match_the_reference_on_sled() {
 fn check_mutations(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let fixtures = fixture_program();
-    let mut engine = open(backend, dir.path());
-    engine.install(fixtures.program.clone()).unwrap();
-    let mut reference = Reference::new(&fixtures.checked);
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-    load(&mut engine, &mut reference, &mut rng);
-    let mut data = reference.tables.clone();
-    let root = repo_root().join("tests/corpus");
-    let mut cases: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    cases.sort();
+    let (mut engine, mut data, programs) = loaded_corpus(backend, dir.path(), &fixtures, &mut rng);
     let (mut committed, mut refused) = (0, 0);
-    for path in cases {
-        if path.is_dir() {
-            continue;
-        }
-        let mut files = common();
-        files.push((relative(&path), std::fs::read_to_string(&path).unwrap()));
-        let compilation = compile(&files);
-        if compilation.program.schema != fixtures.program.schema {
-            continue;
-        }
+    for (path, compilation) in programs {
         engine.install(compilation.program.clone()).unwrap();
         for entry in compilation
             .program
@@ -290,30 +287,20 @@ fn check_mutations(backend: Backend) {
             .filter(|e| e.kind == EntryKind::Mutation)
         {
             for _ in 0..6 {
-                let args: Vec<Value> = entry
-                    .params
-                    .iter()
-                    .map(|p| argument(&p.ty, p.max, &mut rng))
-                    .collect();
+                let args = arguments(entry, &mut rng);
                 let before = store_tables(engine.store(), &compilation.program.schema);
                 match engine.run(&entry.name, &args) {
                     Ok(output) => {
                         let mut reference = Reference::new(&compilation.checked);
                         reference.tables = data.clone();
                         let expected = reference.run(&entry.name, &args);
-                        assert_eq!(
-                            output.value,
-                            expected,
-                            "{}: {}({args:?})",
-                            relative(&path),
-                            entry.name
-                        );
+                        assert_eq!(output.value, expected, "{}: {}({args:?})", path, entry.name);
                         data = reference.tables.clone();
                         assert_eq!(
                             store_tables(engine.store(), &compilation.program.schema),
                             reference_tables(&reference, &compilation.program.schema),
                             "{}: {}({args:?}) left other rows than the reference",
-                            relative(&path),
+                            path,
                             entry.name
                         );
                         committed += 1;
@@ -322,7 +309,7 @@ fn check_mutations(backend: Backend) {
                         assert!(
                             error.code.starts_with("E050"),
                             "{}: {}({args:?}): {error}",
-                            relative(&path),
+                            path,
                             entry.name
                         );
                         assert_eq!(
