@@ -1,7 +1,7 @@
 //! Bad input, subcommand by subcommand: each case gets its error code, a
 //! non-zero exit status, no panic, and leaves the database as it was.
 
-use super::{add_lamp, rqc, stderr, write, APP};
+use super::{add_lamp, rqc, rqc_with_input, stderr, write, APP};
 use rqc_runtime::store::{RedbStore, SledStore, Store};
 use std::path::Path;
 
@@ -296,23 +296,8 @@ fn refuses_bad_input_on(store: &str) {
 
 #[test]
 fn the_language_server_refuses_garbage_on_stdin_without_panicking() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
     for garbage in ["garbage\n", "Content-Length: 5\r\n\r\nhello"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
-            .arg("lsp")
-            .stdin(Stdio::piped())
-            .stderr(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(garbage.as_bytes())
-            .unwrap();
-        let output = child.wait_with_output().unwrap();
+        let output = rqc_with_input(&["lsp"], garbage);
         let err = stderr(&output);
         assert_eq!(output.status.code(), Some(2), "{garbage:?}: {err}");
         assert!(err.contains("E0600") && !err.contains("panicked"), "{err}");

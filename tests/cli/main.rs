@@ -19,6 +19,24 @@ fn rqc(args: &[&str]) -> Output {
         .expect("rqc runs")
 }
 
+/// Runs `rqc` with `input` on its standard input.
+fn rqc_with_input(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
+        .args(args)
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rqc runs");
+    // A process that stops reading early is fine: what it answers is checked.
+    let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
+    child.wait_with_output().expect("rqc runs")
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }

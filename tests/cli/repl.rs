@@ -1,6 +1,6 @@
 //! The REPL against a real database: through a pipe and on a pseudo-terminal.
 
-use super::{repo, rqc, stderr, stdout};
+use super::{repo, rqc, rqc_with_input, stderr, stdout};
 use std::process::Command;
 const SOCIAL_SCRIPT: &str = "User[1]
 Post.by_author[1] |> count()
@@ -40,23 +40,7 @@ fn the_repl_runs_bounded_expressions_and_refuses_unbounded_ones_through_a_pipe()
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db").display().to_string();
     seed_social(&db);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args(["repl", "--db", &db, "examples/social"])
-        .current_dir(repo())
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(SOCIAL_SCRIPT.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = rqc_with_input(&["repl", "--db", &db, "examples/social"], SOCIAL_SCRIPT);
     assert_eq!(output.status.code(), Some(0));
     let out = stdout(&output);
     assert!(
