@@ -176,6 +176,13 @@ fn open(backend: Backend, dir: &std::path::Path) -> Engine {
     .unwrap()
 }
 
+/// The loaded database, the reference's tables and the corpus programs.
+type LoadedCorpus = (
+    Engine,
+    HashMap<String, Vec<Value>>,
+    Vec<(String, Compilation)>,
+);
+
 /// A database on `backend` and the reference, both loaded with the same
 /// rows, and each single-file corpus program over the fixtures' schema
 /// (path and compilation), in path order.
@@ -184,11 +191,7 @@ fn loaded_corpus(
     dir: &std::path::Path,
     fixtures: &Compilation,
     rng: &mut Rng,
-) -> (
-    Engine,
-    HashMap<String, Vec<Value>>,
-    Vec<(String, Compilation)>,
-) {
+) -> LoadedCorpus {
     let mut engine = open(backend, dir);
     engine.install(fixtures.program.clone()).unwrap();
     let mut reference = Reference::new(&fixtures.checked);
