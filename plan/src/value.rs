@@ -1,6 +1,7 @@
 //! Runtime values: what parameters, columns and results hold.
 
 use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -15,6 +16,15 @@ pub enum Value {
 }
 
 impl Value {
+    /// A list's items; an option as a list of at most one.
+    pub fn into_items(self) -> Vec<Value> {
+        match self {
+            Value::List(items) => items,
+            Value::Null => Vec::new(),
+            other => vec![other],
+        }
+    }
+
     /// The plain JSON form users see: records as objects, `none` as null.
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::Value as J;
@@ -107,5 +117,25 @@ impl From<bool> for Value {
 impl From<f64> for Value {
     fn from(x: f64) -> Value {
         Value::Float(x)
+    }
+}
+
+/// The language's order of values, for sort keys, comparisons and index
+/// order: none first, then by value (`Int` and `Float` as numbers, strings
+/// byte by byte).
+pub fn compare(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Null, Value::Null) => Ordering::Equal,
+        (Value::Null, _) => Ordering::Less,
+        (_, Value::Null) => Ordering::Greater,
+        (Value::Int(x), Value::Int(y)) => x.cmp(y),
+        (Value::Float(x), Value::Float(y)) => x.total_cmp(y),
+        (Value::Int(x), Value::Float(y)) => (*x as f64).total_cmp(y),
+        (Value::Float(x), Value::Int(y)) => x.total_cmp(&(*y as f64)),
+        (Value::Str(x), Value::Str(y)) => x.cmp(y),
+        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        // The checker never compares values of different types; a total
+        // order keeps sorting well defined all the same.
+        _ => a.to_string().cmp(&b.to_string()),
     }
 }

@@ -1,8 +1,8 @@
 //! The list combinators at run time: each over a bounded list (or an option).
 
 use crate::error::Result;
-use crate::interp::{compare, internal, items_of, Env, Interp, Val};
-use rqc_plan::{Combinator, Node, Value};
+use crate::interp::{internal, Env, Interp, Val};
+use rqc_plan::{compare, Combinator, Node, Value};
 use std::collections::HashSet;
 
 pub fn combinator<'p>(
@@ -13,7 +13,7 @@ pub fn combinator<'p>(
 ) -> Result<Val<'p>> {
     let input = interp.value(&args[0], env)?;
     let is_list = matches!(input, Value::List(_));
-    let items = items_of(input.clone());
+    let items = input.clone().into_items();
     let f = match args.get(1) {
         Some(node) if !matches!(c, Combinator::Take | Combinator::UnwrapOr) => {
             Some(interp.eval(node, env)?)
@@ -50,11 +50,11 @@ pub fn combinator<'p>(
         Combinator::FlatMap => {
             let mut out = Vec::new();
             for item in &items {
-                out.extend(items_of(apply(interp, item)?));
+                out.extend(apply(interp, item)?.into_items());
             }
             Value::List(out)
         }
-        Combinator::Flatten => Value::List(items.into_iter().flat_map(items_of).collect()),
+        Combinator::Flatten => Value::List(items.into_iter().flat_map(Value::into_items).collect()),
         Combinator::SortBy { descending } => {
             let mut keyed = Vec::with_capacity(items.len());
             for item in items {

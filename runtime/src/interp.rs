@@ -9,7 +9,7 @@ use crate::error::{Result, RuntimeError};
 use crate::rows::*;
 use crate::session::Session;
 use crate::store::prefix_end;
-use rqc_plan::{BinOp, Node, NodeStats, Op, RangeEnd, Schema, TableSchema, UnOp, Value};
+use rqc_plan::{compare, BinOp, Node, NodeStats, Op, RangeEnd, Schema, TableSchema, UnOp, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -328,7 +328,7 @@ impl<'p, 's> Interp<'p, 's> {
                 descending,
                 k,
             } => {
-                let items = items_of(self.value(input, env)?);
+                let items = self.value(input, env)?.into_items();
                 let key = self.eval(key, env)?;
                 let k = match self.value(k, env)? {
                     Value::Int(n) => n.max(0) as usize,
@@ -363,7 +363,7 @@ impl<'p, 's> Interp<'p, 's> {
                 changes,
             } => {
                 let schema = self.table(table)?;
-                let rows = items_of(self.value(target, env)?);
+                let rows = self.value(target, env)?.into_items();
                 let mut resolved = Vec::new();
                 for (column, value) in changes {
                     let position = schema
@@ -379,7 +379,7 @@ impl<'p, 's> Interp<'p, 's> {
             }
             Op::Delete { table, target } => {
                 let schema = self.table(table)?;
-                let rows = items_of(self.value(target, env)?);
+                let rows = self.value(target, env)?.into_items();
                 for row in &rows {
                     let values = values_of(schema, row)?;
                     delete_row(&mut self.session, self.schema, schema, &values)?;
@@ -399,31 +399,6 @@ impl<'p, 's> Interp<'p, 's> {
             env = env.bind(param, arg);
         }
         self.eval(closure.body, &env)
-    }
-}
-
-/// A list's items; an option as a list of at most one.
-pub fn items_of(value: Value) -> Vec<Value> {
-    match value {
-        Value::List(items) => items,
-        Value::Null => Vec::new(),
-        other => vec![other],
-    }
-}
-
-/// The order of sort keys and comparisons: none first, then by value.
-pub fn compare(a: &Value, b: &Value) -> Ordering {
-    match (a, b) {
-        (Value::Null, Value::Null) => Ordering::Equal,
-        (Value::Null, _) => Ordering::Less,
-        (_, Value::Null) => Ordering::Greater,
-        (Value::Int(x), Value::Int(y)) => x.cmp(y),
-        (Value::Float(x), Value::Float(y)) => x.total_cmp(y),
-        (Value::Int(x), Value::Float(y)) => (*x as f64).total_cmp(y),
-        (Value::Float(x), Value::Int(y)) => x.total_cmp(&(*y as f64)),
-        (Value::Str(x), Value::Str(y)) => x.cmp(y),
-        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        _ => a.to_string().cmp(&b.to_string()),
     }
 }
 

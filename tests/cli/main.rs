@@ -373,19 +373,7 @@ fn explain_analyze_shows_actual_reads_beside_each_bound() {
     let dir = tempfile::tempdir().unwrap();
     let app = write(dir.path(), "app.rq", APP);
     let db = dir.path().join("db").display().to_string();
-    rqc(&[
-        "run",
-        "--db",
-        &db,
-        &app,
-        "add",
-        "--arg",
-        "id=1",
-        "--arg",
-        "name=lamp",
-        "--arg",
-        "price=3",
-    ]);
+    add_lamp("redb", &db, &app);
     let output = rqc(&[
         "explain",
         &app,

@@ -5,7 +5,7 @@
 use rqc_compiler::check::tir::TExpr;
 use rqc_compiler::check::CheckedProgram;
 use rqc_compiler::syntax::ast::{BinaryOp, UnaryOp};
-use rqc_plan::{Schema, TableSchema, Value};
+use rqc_plan::{compare, Schema, TableSchema, Value};
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
@@ -236,7 +236,7 @@ impl<'c> Reference<'c> {
                 target,
                 changes,
             } => {
-                let targets = items(v(self, target));
+                let targets = v(self, target).into_items();
                 let changes: Vec<(String, Value)> = changes
                     .iter()
                     .map(|(c, e)| (c.clone(), v(self, e)))
@@ -255,7 +255,7 @@ impl<'c> Reference<'c> {
                 Value::Int(targets.len() as i64)
             }
             TExpr::Delete { table, target } => {
-                let targets = items(v(self, target));
+                let targets = v(self, target).into_items();
                 self.tables
                     .entry(table.clone())
                     .or_default()
@@ -285,7 +285,7 @@ impl<'c> Reference<'c> {
     ) -> Val {
         let input = self.eval(&call_args[0], args, env).data();
         let is_list = matches!(input, Value::List(_));
-        let xs = items(input.clone());
+        let xs = input.clone().into_items();
         let f = call_args.get(1).map(|a| self.eval(a, args, env));
         let call = |this: &mut Self, x: &Value| {
             this.apply(f.as_ref().unwrap(), vec![Val::Data(x.clone())], args)
@@ -320,8 +320,8 @@ impl<'c> Reference<'c> {
                     .filter(|x| call(self, x) == Value::Bool(true))
                     .collect(),
             ),
-            "flat_map" => Value::List(xs.iter().flat_map(|x| items(call(self, x))).collect()),
-            "flatten" => Value::List(xs.into_iter().flat_map(items).collect()),
+            "flat_map" => Value::List(xs.iter().flat_map(|x| call(self, x).into_items()).collect()),
+            "flatten" => Value::List(xs.into_iter().flat_map(Value::into_items).collect()),
             "sort_by" => {
                 let descending = matches!(call_args.get(2), Some(TExpr::Order(true)));
                 let mut keyed: Vec<(Value, Value)> =
@@ -475,27 +475,6 @@ fn matches(schema: &TableSchema, row: &Value, columns: &[usize], values: &[Value
         .iter()
         .zip(values)
         .all(|(&c, v)| row.field(&schema.columns[c].name).unwrap_or(&Value::Null) == v)
-}
-
-fn items(v: Value) -> Vec<Value> {
-    match v {
-        Value::List(items) => items,
-        Value::Null => Vec::new(),
-        other => vec![other],
-    }
-}
-
-pub fn compare(a: &Value, b: &Value) -> Ordering {
-    match (a, b) {
-        (Value::Null, Value::Null) => Ordering::Equal,
-        (Value::Null, _) => Ordering::Less,
-        (_, Value::Null) => Ordering::Greater,
-        (Value::Int(x), Value::Int(y)) => x.cmp(y),
-        (Value::Float(x), Value::Float(y)) => x.total_cmp(y),
-        (Value::Str(x), Value::Str(y)) => x.cmp(y),
-        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        _ => Ordering::Equal,
-    }
 }
 
 fn binary(op: BinaryOp, x: Value, y: Value) -> Value {

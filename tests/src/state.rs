@@ -2,8 +2,8 @@
 //! evaluator's, and the integrity check: every index and counter equals
 //! what its table's rows imply.
 
-use crate::reference::{compare, Reference};
-use rqc_plan::{Schema, TableSchema, Value};
+use crate::reference::Reference;
+use rqc_plan::{compare, Schema, TableSchema, Value};
 use rqc_runtime::encoding::key::encode_key;
 use rqc_runtime::encoding::row::{decode_row, encode_row};
 use rqc_runtime::rows::{

@@ -39,9 +39,16 @@ struct RedbTxn<'t> {
 }
 
 impl RedbTxn<'_> {
-    fn fail<T>(&mut self, error: redb::StorageError) -> std::result::Result<T, Abort> {
-        self.failure = Some(error);
-        Err(Abort::Backend)
+    /// Passes a value through; a storage failure is kept for the caller
+    /// (the trait's `Abort` carries no error) and aborts the body.
+    fn checked<T>(
+        &mut self,
+        result: std::result::Result<T, redb::StorageError>,
+    ) -> std::result::Result<T, Abort> {
+        result.map_err(|error| {
+            self.failure = Some(error);
+            Abort::Backend
+        })
     }
 }
 
@@ -50,31 +57,20 @@ impl Txn for RedbTxn<'_> {
         let result = self.tables[tree]
             .get(key)
             .map(|v| v.map(|v| v.value().to_vec()));
-        match result {
-            Ok(value) => Ok(value),
-            Err(error) => self.fail(error),
-        }
+        self.checked(result)
     }
 
     fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort> {
         let result = self.tables[tree].insert(key, value).map(|_| ());
-        match result {
-            Ok(()) => Ok(()),
-            Err(error) => self.fail(error),
-        }
+        self.checked(result)
     }
 
     fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort> {
         let result = self.tables[tree].remove(key).map(|_| ());
-        match result {
-            Ok(()) => Ok(()),
-            Err(error) => self.fail(error),
-        }
+        self.checked(result)
     }
 }
 
-/// One read transaction for a whole run: a consistent snapshot, and no
-/// transaction begun per read. Opened tables are kept for the run.
 /// One entry of a range read, as redb yields it.
 type RangeEntry<'a> = std::result::Result<
     (
@@ -87,6 +83,8 @@ type RangeEntry<'a> = std::result::Result<
 /// A tree opened for reading, or `None` when it does not exist yet.
 type OpenTree = Option<redb::ReadOnlyTable<&'static [u8], &'static [u8]>>;
 
+/// One read transaction for a whole run: a consistent snapshot, and no
+/// transaction begun per read. Opened tables are kept for the run.
 struct RedbView {
     txn: redb::ReadTransaction,
     tables: RefCell<HashMap<String, OpenTree>>,

@@ -56,32 +56,33 @@ struct SledTxn<'a> {
 }
 
 impl SledTxn<'_> {
-    fn fail<T>(&mut self, error: UnabortableTransactionError) -> std::result::Result<T, Abort> {
-        self.failure = Some(error);
-        Err(Abort::Backend)
+    /// Passes a value through; a failure is kept to hand back to sled
+    /// intact (a conflict must reach sled for it to retry) and aborts the body.
+    fn checked<T>(
+        &mut self,
+        result: std::result::Result<T, UnabortableTransactionError>,
+    ) -> std::result::Result<T, Abort> {
+        result.map_err(|error| {
+            self.failure = Some(error);
+            Abort::Backend
+        })
     }
 }
 
 impl Txn for SledTxn<'_> {
     fn get(&mut self, tree: usize, key: &[u8]) -> std::result::Result<Option<Vec<u8>>, Abort> {
-        match self.trees[tree].get(key) {
-            Ok(value) => Ok(value.map(|v| v.to_vec())),
-            Err(error) => self.fail(error),
-        }
+        let result = self.trees[tree].get(key).map(|v| v.map(|v| v.to_vec()));
+        self.checked(result)
     }
 
     fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort> {
-        match self.trees[tree].insert(key, value) {
-            Ok(_) => Ok(()),
-            Err(error) => self.fail(error),
-        }
+        let result = self.trees[tree].insert(key, value).map(|_| ());
+        self.checked(result)
     }
 
     fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort> {
-        match self.trees[tree].remove(key) {
-            Ok(_) => Ok(()),
-            Err(error) => self.fail(error),
-        }
+        let result = self.trees[tree].remove(key).map(|_| ());
+        self.checked(result)
     }
 }
 
