@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// ").unwrap();
 /// db.run("add", &[7.into(), "lamp".into()]).unwrap();
 /// let found = db.run("item", &[7.into()]).unwrap();
-/// assert_eq!(found.rows[0].field("name"), Some(&"lamp".into()));
+/// assert_eq!(found.rows()[0].field("name"), Some(&"lamp".into()));
 /// ```
 pub struct Database {
     engine: Engine,
@@ -147,7 +147,7 @@ impl Prepared<'_> {
     pub fn query<T: serde::de::DeserializeOwned>(&self, args: &[Value]) -> Result<Vec<T>, Error> {
         let output = self.run(args)?;
         output
-            .rows
+            .rows()
             .iter()
             .map(|row| decode(&self.entry.name, row))
             .collect()
@@ -160,7 +160,7 @@ impl Prepared<'_> {
     ) -> Result<Option<T>, Error> {
         let output = self.run(args)?;
         output
-            .rows
+            .rows()
             .first()
             .map(|row| decode(&self.entry.name, row))
             .transpose()

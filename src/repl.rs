@@ -303,9 +303,9 @@ impl Repl {
         match self.db.run("repl.it", &[]) {
             Ok(output) => format!(
                 "{}\n{} row{} · seeks {} (bound {}) · rows read {} (bound {})",
-                table(&output.rows),
-                output.rows.len(),
-                if output.rows.len() == 1 { "" } else { "s" },
+                table(output.rows()),
+                output.rows().len(),
+                if output.rows().len() == 1 { "" } else { "s" },
                 output.stats.seeks,
                 output.bound.seeks,
                 output.stats.rows,

@@ -135,7 +135,7 @@ fn point_and_timeline(posts: i64, iterations: usize) -> Vec<Row> {
         let user = db.prepare("user").unwrap();
         let p1 = measure(iterations, |i| {
             let id = 1 + (i as i64 * 7919) % size.users;
-            assert_eq!(user.run(&[id.into()]).unwrap().rows.len(), 1);
+            assert_eq!(user.run(&[id.into()]).unwrap().rows().len(), 1);
         });
         let raw = raw_store(
             backend,
@@ -150,12 +150,12 @@ fn point_and_timeline(posts: i64, iterations: usize) -> Vec<Row> {
         let recent = db.prepare("recent_posts").unwrap();
         for u in 1..=3 {
             // The raw range reads what rqc's bounded range reads.
-            let rqc_rows = recent.run(&[u.into(), 10.into()]).unwrap().rows.len();
+            let rqc_rows = recent.run(&[u.into(), 10.into()]).unwrap().rows().len();
             assert_eq!(raw_recent_posts(raw.as_ref(), u), rqc_rows);
         }
         let range = measure(iterations, |i| {
             let u = 1 + (i as i64 * 7919) % size.users;
-            assert!(recent.run(&[u.into(), 10.into()]).unwrap().rows.len() <= 10);
+            assert!(recent.run(&[u.into(), 10.into()]).unwrap().rows().len() <= 10);
         });
         let raw_range = measure(iterations, |i| {
             let u = 1 + (i as i64 * 7919) % size.users;
@@ -164,7 +164,7 @@ fn point_and_timeline(posts: i64, iterations: usize) -> Vec<Row> {
         let timeline_q = db.prepare("timeline").unwrap();
         let p2 = measure(iterations / 5, |i| {
             let u = 1 + (i as i64 * 7919) % size.users;
-            assert!(timeline_q.run(&[u.into(), 10.into()]).unwrap().rows.len() <= 10);
+            assert!(timeline_q.run(&[u.into(), 10.into()]).unwrap().rows().len() <= 10);
         });
         rows.push(Row {
             experiment: "P1 point read by key".into(),

@@ -79,4 +79,14 @@ impl Schema {
     pub fn table(&self, name: &str) -> Option<&TableSchema> {
         self.tables.iter().find(|t| t.name == name)
     }
+
+    /// Whether some column refers to `table`: then its rows carry reference
+    /// counts, and deleting one must find its count at zero.
+    pub fn is_referenced(&self, table: &str) -> bool {
+        self.tables.iter().any(|t| {
+            t.columns
+                .iter()
+                .any(|c| c.references.as_deref() == Some(table))
+        })
+    }
 }

@@ -107,12 +107,7 @@ pub fn delete_row(
     row: &[Value],
 ) -> Result<()> {
     let primary = primary_key(table, row)?;
-    let referenced = schema.tables.iter().any(|t| {
-        t.columns
-            .iter()
-            .any(|c| c.references.as_deref() == Some(table.name.as_str()))
-    });
-    if referenced {
+    if schema.is_referenced(&table.name) {
         let count = session.get_counter(&refcount_tree(&table.name), &primary)?;
         if count > 0 {
             let key: Vec<Value> = table.key.iter().map(|&c| row[c].clone()).collect();
@@ -139,7 +134,7 @@ pub fn delete_row(
     for (i, bound) in table.bounds.iter().enumerate() {
         move_counter(session, table, i, bound, row, -1)?;
     }
-    change_small(session, table, -1)?;
+    shrink_small(session, table)?;
     session.delete(&table_tree(&table.name), &primary);
     Ok(())
 }
@@ -307,23 +302,13 @@ fn bound_refused(
     )
 }
 
-fn change_small(session: &mut Session<'_>, table: &TableSchema, delta: i64) -> Result<()> {
-    let Some(max) = table.small_max else {
-        return Ok(());
-    };
-    let tree = small_tree(&table.name);
-    let count = session.get_counter(&tree, b"")?;
-    if delta > 0 && count + 1 > max {
-        return Err(RuntimeError::new(
-            "E0505",
-            format!(
-                "`{}` is a small table of at most {max} rows, and it is full",
-                table.name
-            ),
-            "delete a row first, or raise `max` in the schema",
-        ));
+/// One row fewer in a small table (a delete: never refused).
+fn shrink_small(session: &mut Session<'_>, table: &TableSchema) -> Result<()> {
+    if table.small_max.is_some() {
+        let tree = small_tree(&table.name);
+        let count = session.get_counter(&tree, b"")?;
+        session.set_counter(&tree, b"", count.saturating_sub(1));
     }
-    session.set_counter(&tree, b"", count.saturating_add_signed(delta));
     Ok(())
 }
 

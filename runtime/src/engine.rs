@@ -24,14 +24,23 @@ pub struct Stats {
 pub struct Output {
     /// The entry's value.
     pub value: Value,
-    /// The value as rows: a list's items, a found row, nothing for none.
-    pub rows: Vec<Value>,
     /// Rows written (mutations).
     pub written: u64,
     pub stats: Stats,
     pub bound: Bound,
     /// Per operator, by node id (for `explain --analyze`).
     pub operators: Vec<NodeStats>,
+}
+
+impl Output {
+    /// The value as rows: a list's items, a found row, nothing for none.
+    pub fn rows(&self) -> &[Value] {
+        match &self.value {
+            Value::List(items) => items,
+            Value::Null => &[],
+            other => std::slice::from_ref(other),
+        }
+    }
 }
 
 /// Which store backs the database.
@@ -216,14 +225,8 @@ impl Engine {
         if entry.kind == EntryKind::Mutation && commit {
             interp.session.commit()?;
         }
-        let rows = match &value {
-            Value::List(items) => items.clone(),
-            Value::Null => Vec::new(),
-            other => vec![other.clone()],
-        };
         Ok(Output {
             value,
-            rows,
             written,
             stats,
             bound: entry.bound,

@@ -141,7 +141,7 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
     let output = db.run(&args.name, &values)?;
     match entry.kind {
         EntryKind::Query => {
-            for row in &output.rows {
+            for row in output.rows() {
                 println!("{}", row.to_json());
             }
         }
@@ -150,8 +150,8 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
     let what = match entry.kind {
         EntryKind::Query => format!(
             "{} row{}",
-            output.rows.len(),
-            if output.rows.len() == 1 { "" } else { "s" }
+            output.rows().len(),
+            if output.rows().len() == 1 { "" } else { "s" }
         ),
         EntryKind::Mutation => format!(
             "{} row{} written",

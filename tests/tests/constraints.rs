@@ -68,7 +68,7 @@ fn code(result: Result<rqc::Output, Error>) -> String {
 }
 
 fn count(db: &Database, team: i64) -> usize {
-    db.run("members", &[team.into()]).unwrap().rows.len()
+    db.run("members", &[team.into()]).unwrap().rows().len()
 }
 
 fn each_backend(check: impl Fn(Backend, &std::path::Path)) {
@@ -116,7 +116,7 @@ fn each_constraint_refuses_and_names_what_it_protects() {
         db.run("add_flag", &["a".into()]).unwrap();
         db.run("add_flag", &["b".into()]).unwrap();
         assert_eq!(code(db.run("add_flag", &["c".into()])), "E0505");
-        assert_eq!(db.run("flags", &[]).unwrap().rows.len(), 2);
+        assert_eq!(db.run("flags", &[]).unwrap().rows().len(), 2);
         assert_eq!(
             code(db.run("drop_team", &[1.into()])),
             "E0506",
@@ -132,7 +132,7 @@ fn each_constraint_refuses_and_names_what_it_protects() {
             db.run("drop_member", &[id.into()]).unwrap();
         }
         db.run("drop_team", &[1.into()]).unwrap();
-        assert!(db.run("team", &[1.into()]).unwrap().rows.is_empty());
+        assert!(db.run("team", &[1.into()]).unwrap().rows().is_empty());
     });
 }
 
@@ -157,7 +157,7 @@ fn updates_move_counters_references_and_unique_values() {
         );
         db.run("rename_member", &[1.into(), "one".into()]).unwrap();
         assert_eq!(
-            db.run("member", &[1.into()]).unwrap().rows[0].field("nick"),
+            db.run("member", &[1.into()]).unwrap().rows()[0].field("nick"),
             Some(&Value::from("one"))
         );
         // The old nick is free again.
@@ -186,11 +186,11 @@ fn a_mutation_whose_third_write_fails_writes_nothing() {
             "E0501"
         );
         assert!(
-            db.run("member", &[10.into()]).unwrap().rows.is_empty(),
+            db.run("member", &[10.into()]).unwrap().rows().is_empty(),
             "the first insert was not kept"
         );
         assert!(
-            db.run("member", &[11.into()]).unwrap().rows.is_empty(),
+            db.run("member", &[11.into()]).unwrap().rows().is_empty(),
             "the second insert was not kept"
         );
         assert_eq!(count(&db, 1), 0);
@@ -234,7 +234,7 @@ fn racing_writers_never_exceed_a_bound_or_duplicate_a_unique_value() {
             .collect();
         let accepted: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
         assert_eq!(accepted, 3, "exactly the bound's worth of members got in");
-        let members = db.run("members", &[1.into()]).unwrap().rows;
+        let members = db.run("members", &[1.into()]).unwrap().rows().to_vec();
         assert_eq!(members.len(), 3);
         let mut nicks: Vec<String> = members
             .iter()
@@ -267,7 +267,7 @@ fn racing_inserts_of_one_key_let_exactly_one_in() {
         let accepted: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
         assert_eq!(accepted, 5, "one insert per key got in");
         for key in 0..5i64 {
-            assert_eq!(db.run("team", &[key.into()]).unwrap().rows.len(), 1);
+            assert_eq!(db.run("team", &[key.into()]).unwrap().rows().len(), 1);
         }
     });
 }
@@ -344,7 +344,7 @@ fn what_one_process_commits_the_next_one_reads_on_each_disk_backend() {
         }
         let db = open(backend, dir.path());
         assert_eq!(
-            db.run("team", &[7.into()]).unwrap().rows[0].field("name"),
+            db.run("team", &[7.into()]).unwrap().rows()[0].field("name"),
             Some(&Value::from("green"))
         );
         // The other backend refuses the directory.

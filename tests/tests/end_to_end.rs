@@ -37,14 +37,14 @@ fn what_one_session_writes_the_next_one_reads() {
     let mut db = Database::open(dir.path()).unwrap();
     db.install_paths(&social()).unwrap();
     let user = db.run("user", &[2.into()]).unwrap();
-    assert_eq!(user.rows.len(), 1);
-    assert_eq!(user.rows[0].field("handle"), Some(&Value::from("bob")));
+    assert_eq!(user.rows().len(), 1);
+    assert_eq!(user.rows()[0].field("handle"), Some(&Value::from("bob")));
     let follow = db.run("follows", &[1.into(), 2.into()]).unwrap();
-    assert_eq!(follow.rows[0].field("since"), Some(&Value::Int(100)));
+    assert_eq!(follow.rows()[0].field("since"), Some(&Value::Int(100)));
     assert!(db
         .run("follows", &[2.into(), 1.into()])
         .unwrap()
-        .rows
+        .rows()
         .is_empty());
     assert_eq!(user.stats.seeks, 1);
     assert_eq!(user.stats.rows, 1);
@@ -81,7 +81,7 @@ fn every_constraint_refuses_its_violation_and_names_it() {
     )
     .unwrap();
     assert!(
-        db.run("user", &[2.into()]).unwrap().rows[0].field("handle") == Some(&Value::from("bee"))
+        db.run("user", &[2.into()]).unwrap().rows()[0].field("handle") == Some(&Value::from("bee"))
     );
 }
 

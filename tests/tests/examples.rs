@@ -90,13 +90,15 @@ fn ycsb_operations() {
             vec![format!("user{i:03}").into(), "v".into()],
         );
     }
-    assert_eq!(run(&e, "read", vec!["user007".into()]).rows.len(), 1);
-    let scanned = run(&e, "scan", vec!["user040".into(), 20.into()]).rows;
+    assert_eq!(run(&e, "read", vec!["user007".into()]).rows().len(), 1);
+    let scanned = run(&e, "scan", vec!["user040".into(), 20.into()])
+        .rows()
+        .to_vec();
     assert_eq!(scanned.len(), 10, "from user040 to user049");
     assert_eq!(scanned[0].field("key_"), Some(&Value::from("user040")));
     run(&e, "update_record", vec!["user007".into(), "w".into()]);
     run(&e, "read_modify_write", vec!["user007".into(), "!".into()]);
-    let read = run(&e, "read", vec!["user007".into()]).rows;
+    let read = run(&e, "read", vec!["user007".into()]).rows().to_vec();
     assert_eq!(read[0].field("field0"), Some(&Value::from("w")));
     assert_eq!(read[0].field("field1"), Some(&Value::from("v!")));
 }
@@ -122,7 +124,9 @@ fn linkbench_operations() {
         run(&e, "count_links", vec![1.into(), 7.into()]).value,
         Value::Int(3)
     );
-    let list = run(&e, "get_link_list", vec![1.into(), 7.into(), 2.into()]).rows;
+    let list = run(&e, "get_link_list", vec![1.into(), 7.into(), 2.into()])
+        .rows()
+        .to_vec();
     let newest: Vec<Value> = list
         .iter()
         .map(|l| l.field("id2").unwrap().clone())
@@ -150,15 +154,16 @@ fn linkbench_operations() {
             Value::List(vec![2.into(), 3.into(), 4.into()]),
         ],
     )
-    .rows;
+    .rows()
+    .to_vec();
     assert_eq!(multi.len(), 2);
     run(&e, "update_node", vec![2.into(), 50.into(), "m".into()]);
     assert_eq!(
-        run(&e, "get_node", vec![2.into()]).rows[0].field("version"),
+        run(&e, "get_node", vec![2.into()]).rows()[0].field("version"),
         Some(&Value::Int(1))
     );
     run(&e, "delete_node", vec![5.into()]);
-    assert!(run(&e, "get_node", vec![5.into()]).rows.is_empty());
+    assert!(run(&e, "get_node", vec![5.into()]).rows().is_empty());
 }
 
 #[test]
@@ -194,7 +199,7 @@ fn feature_store_lookups_and_window() {
     );
     assert_eq!(
         run(&e, "batch", vec![Value::List(vec![1.into(), 2.into()])])
-            .rows
+            .rows()
             .len(),
         2
     );
@@ -205,10 +210,10 @@ fn tpch_rejects_the_analytic_queries_and_runs_the_per_key_variants() {
     let (e, _) = engine("tpch");
     // The per-key variants need data only to run; the verdicts were checked.
     assert!(run(&e, "q2_for_part", vec![1.into(), 1.into()])
-        .rows
+        .rows()
         .is_empty());
     assert!(run(&e, "q20_for_supplier", vec![1.into(), 10.into()])
-        .rows
+        .rows()
         .is_empty());
 }
 

@@ -228,7 +228,7 @@ fn inject_everywhere(backend: Backend) -> usize {
         }))
         .unwrap();
         clean.install(compilation.program.clone()).unwrap();
-        let members = clean.run("members", &[1.into()]).unwrap().rows;
+        let members = clean.run("members", &[1.into()]).unwrap().rows().to_vec();
         let rows = inner
             .range("t:Member", &[], None, false, usize::MAX)
             .unwrap();

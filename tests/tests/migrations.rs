@@ -53,7 +53,7 @@ fn a_new_index_is_back_filled_and_a_new_bound_verified() {
         let mut db = seeded(backend, dir.path());
         db.install_source("app.rq", &with_index("index by_author (author)"))
             .unwrap();
-        let rows = db.run("by_author", &[7.into()]).unwrap().rows;
+        let rows = db.run("by_author", &[7.into()]).unwrap().rows().to_vec();
         assert_eq!(rows.len(), 3, "the index holds the rows written before it");
         // Author 7 has three posts: a bound of 2 is refused, and nothing changes.
         let message = refusal(db.install_source(
@@ -110,7 +110,7 @@ fn a_unique_index_over_duplicates_and_a_changed_column_are_refused_whole() {
     );
     db.install_source("app.rq", V1).unwrap();
     assert_eq!(
-        db.run("post", &[1.into()]).unwrap().rows[0].field("tag"),
+        db.run("post", &[1.into()]).unwrap().rows()[0].field("tag"),
         Some(&Value::from("t1"))
     );
 }

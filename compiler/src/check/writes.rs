@@ -322,11 +322,7 @@ impl Checker<'_> {
         let Some((schema, count, checked)) = self.write_target("delete", span, target) else {
             return Checked::error();
         };
-        let referenced = self.schema.tables.iter().any(|t| {
-            t.columns
-                .iter()
-                .any(|c| c.references.as_deref() == Some(schema.name.as_str()))
-        });
+        let referenced = self.schema.is_referenced(&schema.name);
         if !writable {
             return Checked::error();
         }

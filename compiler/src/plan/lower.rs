@@ -70,50 +70,8 @@ fn bound_of(cost: &Cost) -> Option<Bound> {
 fn number(node: &mut Node, next: &mut u32) {
     node.id = *next;
     *next += 1;
-    for child in children_mut(node) {
+    for child in node.children_mut() {
         number(child, next);
-    }
-}
-
-fn children_mut(node: &mut Node) -> Vec<&mut Node> {
-    match &mut node.op {
-        Op::Const(_) | Op::Param(_) | Op::Var(_) => Vec::new(),
-        Op::Get { key, .. } => key.iter_mut().collect(),
-        Op::GetUnique { values, .. } => values.iter_mut().collect(),
-        Op::Scan {
-            prefix,
-            lower,
-            upper,
-            limit,
-            ..
-        } => {
-            let mut out: Vec<&mut Node> = prefix.iter_mut().collect();
-            out.extend(lower.iter_mut().map(|e| &mut *e.value));
-            out.extend(upper.iter_mut().map(|e| &mut *e.value));
-            out.extend(limit.iter_mut().map(|l| &mut **l));
-            out
-        }
-        Op::Field(base, _) => vec![&mut **base],
-        Op::Record(fields) => fields.iter_mut().map(|(_, n)| n).collect(),
-        Op::List(items) | Op::Seq(items) | Op::Combinator(_, items) => items.iter_mut().collect(),
-        Op::Unary(_, a) | Op::Lambda(_, a) => vec![&mut **a],
-        Op::Binary(_, a, b) | Op::Let(_, a, b) => vec![&mut **a, &mut **b],
-        Op::If(c, t, e) => vec![&mut **c, &mut **t, &mut **e],
-        Op::Apply(f, args) => {
-            let mut out = vec![&mut **f];
-            out.extend(args.iter_mut());
-            out
-        }
-        Op::TopK { input, key, k, .. } => vec![&mut **input, &mut **key, &mut **k],
-        Op::Insert { row, .. } => row.iter_mut().collect(),
-        Op::Update {
-            target, changes, ..
-        } => {
-            let mut out = vec![&mut **target];
-            out.extend(changes.iter_mut().map(|(_, n)| n));
-            out
-        }
-        Op::Delete { target, .. } => vec![&mut **target],
     }
 }
 
