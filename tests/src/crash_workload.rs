@@ -2,9 +2,10 @@
 //! one program, a setup, and a stream of their mutations that a seed and a
 //! position name, so the parent knows what the child it killed was running.
 
+use crate::arguments::{arguments, Pools};
 use crate::tpcc::{population, Scale, Txn};
 use crate::{repo_root, Rng};
-use rqc_plan::{Entry, EntryKind, ParamType, Value};
+use rqc_plan::{Entry, EntryKind, Value};
 use std::path::PathBuf;
 
 /// Users the social mutations pick from (ids `0..USERS`).
@@ -104,40 +105,24 @@ pub fn operation(seed: u64, i: i64) -> (&'static str, Vec<Value>) {
 /// often: ids among the users and TPC-C's warehouse, districts and
 /// customers, handles and last names that exist (and some that do not).
 pub fn query_calls(entries: &[Entry], rng: &mut Rng) -> Vec<(String, Vec<Value>)> {
+    let pools = Pools {
+        // Times are positions in the stream: sometimes a late one.
+        int: &|rng| match rng.below(4) {
+            0 => rng.below(100_000),
+            _ => rng.below(USERS as u64 + 1),
+        },
+        string: &|rng| match rng.below(3) {
+            0 => format!("user{}", rng.below(220)),
+            1 => crate::tpcc::last_name(rng.below(12)),
+            _ => COUNTRIES[rng.below(4) as usize].to_string(),
+        },
+        list_len: 5,
+    };
     let mut calls = Vec::new();
     for entry in entries.iter().filter(|e| e.kind == EntryKind::Query) {
         for _ in 0..2 {
-            let args = entry
-                .params
-                .iter()
-                .map(|param| argument(&param.ty, param.max, rng))
-                .collect();
-            calls.push((entry.name.clone(), args));
+            calls.push((entry.name.clone(), arguments(entry, &pools, rng)));
         }
     }
     calls
-}
-
-fn argument(ty: &ParamType, max: Option<i64>, rng: &mut Rng) -> Value {
-    use rqc_plan::ColumnType;
-    match ty {
-        ParamType::Scalar(ColumnType::Int) => match max {
-            Some(max) => rng.below(max as u64 + 1).into(),
-            // Times are positions in the stream: sometimes a late one.
-            None if rng.below(4) == 0 => rng.below(100_000).into(),
-            None => rng.below(USERS as u64 + 1).into(),
-        },
-        ParamType::Scalar(ColumnType::String) => match rng.below(3) {
-            0 => format!("user{}", rng.below(220)).into(),
-            1 => crate::tpcc::last_name(rng.below(12)).into(),
-            _ => COUNTRIES[rng.below(4) as usize].into(),
-        },
-        ParamType::Scalar(ColumnType::Float) => Value::Float(rng.below(100) as f64),
-        ParamType::Scalar(ColumnType::Bool) => (rng.below(2) == 0).into(),
-        ParamType::Scalar(ColumnType::Optional(_)) => Value::Null,
-        ParamType::List(_) => {
-            let n = rng.below(max.unwrap_or(5).min(5) as u64 + 1);
-            Value::List((0..n).map(|_| rng.below(USERS as u64).into()).collect())
-        }
-    }
 }

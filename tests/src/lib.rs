@@ -1,5 +1,6 @@
 //! Shared helpers for the cross-crate suites: finding the repository's `.rq` files.
 
+pub mod arguments;
 pub mod crash_workload;
 pub mod reference;
 pub mod rng;

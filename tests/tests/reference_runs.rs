@@ -3,8 +3,9 @@
 //! the reference evaluator's answers, within their static bounds.
 
 use rqc_compiler::{compile, Compilation};
-use rqc_plan::{Entry, EntryKind, ParamType, Value};
+use rqc_plan::{Entry, EntryKind, Value};
 use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_tests::arguments::{arguments, Pools};
 use rqc_tests::reference::Reference;
 use rqc_tests::state::{reference_tables, store_tables};
 use rqc_tests::{relative, repo_root, rq_files, Rng};
@@ -144,27 +145,6 @@ fn load(engine: &mut Engine, reference: &mut Reference<'_>, rng: &mut Rng) {
 }
 
 /// Arguments for a parameter, chosen to hit existing and missing rows.
-fn argument(ty: &ParamType, max: Option<i64>, rng: &mut Rng) -> Value {
-    use rqc_plan::ColumnType::*;
-    match ty {
-        ParamType::Scalar(Int) => match max {
-            Some(max) => rng.below(max as u64 + 1).into(),
-            None => (rng.below(34) - 1).into(),
-        },
-        ParamType::Scalar(String) => [
-            "h3", "h7", "NZ", "sku1", "c2@shop", "north", "zzz", "User 4",
-        ][rng.below(8) as usize]
-            .into(),
-        ParamType::Scalar(Bool) => (rng.below(2) == 0).into(),
-        ParamType::Scalar(Float) => Value::Float(rng.below(100) as f64),
-        ParamType::Scalar(Optional(_)) => Value::Null,
-        ParamType::List(_) => {
-            let n = rng.below(max.unwrap_or(5).min(6) as u64 + 1);
-            Value::List((0..n).map(|_| (1 + rng.below(32)).into()).collect())
-        }
-    }
-}
-
 fn open(backend: Backend, dir: &std::path::Path) -> Engine {
     Engine::open(
         dir,
@@ -215,13 +195,20 @@ fn loaded_corpus(
     (engine, reference.tables, programs)
 }
 
-/// Random arguments for `entry`, within its parameters' bounds.
-fn arguments(entry: &Entry, rng: &mut Rng) -> Vec<Value> {
-    entry
-        .params
-        .iter()
-        .map(|p| argument(&p.ty, p.max, rng))
-        .collect()
+/// Random arguments for `entry`: ids around the fixtures' and strings
+/// that name some of their rows.
+fn random_arguments(entry: &Entry, rng: &mut Rng) -> Vec<Value> {
+    let pools = Pools {
+        int: &|rng| rng.below(34) - 1,
+        string: &|rng| {
+            [
+                "h3", "h7", "NZ", "sku1", "c2@shop", "north", "zzz", "User 4",
+            ][rng.below(8) as usize]
+                .to_string()
+        },
+        list_len: 6,
+    };
+    arguments(entry, &pools, rng)
 }
 
 fn check_backend(backend: Backend) {
@@ -241,7 +228,7 @@ fn check_backend(backend: Backend) {
             .filter(|e| e.kind == EntryKind::Query)
         {
             for _ in 0..4 {
-                let args = arguments(entry, &mut rng);
+                let args = random_arguments(entry, &mut rng);
                 let output = engine
                     .run(&entry.name, &args)
                     .unwrap_or_else(|e| panic!("{}: {}({args:?}) failed: {e}", path, entry.name));
@@ -290,7 +277,7 @@ fn check_mutations(backend: Backend) {
             .filter(|e| e.kind == EntryKind::Mutation)
         {
             for _ in 0..6 {
-                let args = arguments(entry, &mut rng);
+                let args = random_arguments(entry, &mut rng);
                 let before = store_tables(engine.store(), &compilation.program.schema);
                 match engine.run(&entry.name, &args) {
                     Ok(output) => {

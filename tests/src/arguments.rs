@@ -1,0 +1,40 @@
+//! Random arguments for an entry point, within its parameters' declared
+//! bounds, drawn from pools a suite chooses so that they hit its rows.
+
+use crate::Rng;
+use rqc_plan::{ColumnType, Entry, ParamType, Value};
+
+/// Where the values come from.
+pub struct Pools<'a> {
+    /// An `Int` without a declared maximum, and a list's items.
+    pub int: &'a dyn Fn(&mut Rng) -> i64,
+    pub string: &'a dyn Fn(&mut Rng) -> String,
+    /// The longest list drawn (a declared maximum may shorten it).
+    pub list_len: i64,
+}
+
+/// One argument per parameter of `entry`.
+pub fn arguments(entry: &Entry, pools: &Pools<'_>, rng: &mut Rng) -> Vec<Value> {
+    entry
+        .params
+        .iter()
+        .map(|param| argument(&param.ty, param.max, pools, rng))
+        .collect()
+}
+
+fn argument(ty: &ParamType, max: Option<i64>, pools: &Pools<'_>, rng: &mut Rng) -> Value {
+    match ty {
+        ParamType::Scalar(ColumnType::Int) => match max {
+            Some(max) => rng.below(max as u64 + 1).into(),
+            None => (pools.int)(rng).into(),
+        },
+        ParamType::Scalar(ColumnType::String) => (pools.string)(rng).into(),
+        ParamType::Scalar(ColumnType::Float) => Value::Float(rng.below(100) as f64),
+        ParamType::Scalar(ColumnType::Bool) => (rng.below(2) == 0).into(),
+        ParamType::Scalar(ColumnType::Optional(_)) => Value::Null,
+        ParamType::List(_) => {
+            let n = rng.below(max.unwrap_or(pools.list_len).min(pools.list_len) as u64 + 1);
+            Value::List((0..n).map(|_| (pools.int)(rng).into()).collect())
+        }
+    }
+}
