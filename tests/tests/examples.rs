@@ -231,86 +231,12 @@ fn tpcc_mix_keeps_the_consistency_conditions() {
     for (name, args) in rqc_tests::tpcc::population(scale, 7) {
         run(&e, name, args);
     }
-    let w = 1i64;
-    let last_names: Vec<String> = (0..30).map(rqc_tests::tpcc::last_name).collect();
-    let mut seed: u64 = 42;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    let mut history = 0;
-    for round in 0..200 {
-        let d = 1 + (next() % 10) as i64;
-        let c = 1 + (next() % 30) as i64;
-        let _ = &last_names;
-        match round % 10 {
-            0..=4 => {
-                let count = 5 + (next() % 11) as usize;
-                let mut items: Vec<i64> = Vec::new();
-                while items.len() < count {
-                    let i = 1 + (next() % 200) as i64;
-                    if !items.contains(&i) {
-                        items.push(i);
-                    }
-                }
-                let lines = Value::List(
-                    items
-                        .iter()
-                        .map(|i| Value::Int(i * 100 + 1 + (next() % 10) as i64))
-                        .collect(),
-                );
-                run(
-                    &e,
-                    "new_order",
-                    vec![w.into(), d.into(), c.into(), lines, round.into()],
-                );
-            }
-            5..=7 => {
-                history += 1;
-                let amount = Value::Float(1.0 + (next() % 5000) as f64 / 100.0);
-                if round % 2 == 0 {
-                    run(
-                        &e,
-                        "payment",
-                        vec![
-                            w.into(),
-                            d.into(),
-                            c.into(),
-                            amount,
-                            history.into(),
-                            round.into(),
-                        ],
-                    );
-                } else {
-                    let name = last_names[(next() % 30) as usize].clone();
-                    run(
-                        &e,
-                        "payment_by_name",
-                        vec![
-                            w.into(),
-                            d.into(),
-                            name.into(),
-                            amount,
-                            history.into(),
-                            round.into(),
-                        ],
-                    );
-                }
-            }
-            8 => {
-                run(
-                    &e,
-                    "delivery",
-                    vec![w.into(), (1 + (next() % 10) as i64).into(), round.into()],
-                );
-            }
-            _ => {
-                run(&e, "order_status", vec![w.into(), d.into(), c.into()]);
-                run(&e, "stock_level", vec![w.into(), d.into(), 15.into()]);
-            }
-        }
+    // The standard mix (45% New-Order, 43% Payment, 4% each of the rest),
+    // all in warehouse 1.
+    let mut rng = rqc_tests::Rng::new(42);
+    for h in 0..400 {
+        let (name, args) = rqc_tests::tpcc::Txn::draw(&mut rng, scale).call(1, h);
+        run(&e, name, args);
     }
     let warehouses = rows(&e, &schema, "Warehouse");
     let districts = rows(&e, &schema, "District");
