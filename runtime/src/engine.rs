@@ -88,9 +88,9 @@ pub struct Engine {
     store: Box<dyn Store>,
     program: Option<CompiledProgram>,
     /// Mutations run one at a time: each reads, checks and writes as if
-    /// alone, then commits atomically. Writers hold it exclusively (one mutation or load at a time); queries on
-    /// a store without snapshots hold it shared, so they never read half of a
-    /// commit.
+    /// alone, then commits atomically. Writers hold it exclusively (one
+    /// mutation or load at a time); queries that cannot read a snapshot hold
+    /// it shared, so they never read half of a commit.
     write_lock: RwLock<()>,
 }
 
@@ -107,12 +107,7 @@ impl Engine {
                 Box::new(RedbStore::open(dir, options.flush_on_commit)?)
             }
         };
-        catalog::check_format(store.as_ref())?;
-        Ok(Engine {
-            store,
-            program: None,
-            write_lock: RwLock::new(()),
-        })
+        Engine::with_store(store)
     }
 
     /// An engine over any store (a remote one, or a test double).
@@ -126,11 +121,8 @@ impl Engine {
     }
 
     pub fn in_memory() -> Engine {
-        Engine {
-            store: Box::new(MemoryStore::new()),
-            program: None,
-            write_lock: RwLock::new(()),
-        }
+        Engine::with_store(Box::new(MemoryStore::new()))
+            .expect("an empty store has no format to refuse")
     }
 
     /// Installs a compiled program: its schema goes into the catalog (see
@@ -201,20 +193,22 @@ impl Engine {
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         check_args(entry, args)?;
         let program = self.installed()?;
-        // Mutations run alone; queries on a store without snapshots wait
-        // for a commit in progress (see `write_lock`).
+        // Mutations run alone (locked before their first read); queries
+        // that cannot read a snapshot wait for a commit in progress (see
+        // `write_lock`).
         let _exclusive = (entry.kind == EntryKind::Mutation).then(|| self.lock_writes());
-        let _shared = (entry.kind == EntryKind::Query && !self.store.has_snapshots()).then(|| {
-            self.write_lock
-                .read()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-        });
         let mut interp = Interp {
             schema: &program.schema,
             params: args,
             session: Session::new(self.store.as_ref()),
             stats: Vec::new(),
         };
+        let _shared =
+            (entry.kind == EntryKind::Query && !interp.session.reads_a_snapshot()).then(|| {
+                self.write_lock
+                    .read()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+            });
         let value = interp.value(&entry.root, &Env::new())?;
         let stats = Stats {
             seeks: interp.session.seeks,

@@ -15,6 +15,9 @@ pub struct Session<'s> {
     /// Reads go through one view for the whole run (a snapshot where the
     /// backend has them).
     view: Box<dyn ReadView + 's>,
+    /// Whether `view` is a consistent snapshot (else each read sees the
+    /// store as it is at that moment).
+    snapshot: bool,
     writes: HashMap<String, Writes>,
     /// B-tree descents and entries read so far.
     pub seeks: u64,
@@ -23,17 +26,25 @@ pub struct Session<'s> {
 
 impl<'s> Session<'s> {
     pub fn new(store: &'s dyn Store) -> Session<'s> {
-        let view: Box<dyn ReadView + 's> = match store.snapshot() {
-            Ok(Some(view)) => view,
-            _ => Box::new(ThroughView(store)),
+        let (view, snapshot): (Box<dyn ReadView + 's>, bool) = match store.snapshot() {
+            Ok(Some(view)) => (view, true),
+            // No snapshots here (or none to be had now): read through,
+            // and say so, so the engine keeps commits out meanwhile.
+            _ => (Box::new(ThroughView(store)), false),
         };
         Session {
             store,
             view,
+            snapshot,
             writes: HashMap::new(),
             seeks: 0,
             rows: 0,
         }
+    }
+
+    /// Whether the run reads one consistent snapshot.
+    pub fn reads_a_snapshot(&self) -> bool {
+        self.snapshot
     }
 
     /// A point read: one seek, one row when found.

@@ -82,12 +82,6 @@ pub trait Store: Send + Sync {
         Ok(None)
     }
 
-    /// Whether `snapshot` gives consistent views (else the engine keeps
-    /// queries and commits apart).
-    fn has_snapshots(&self) -> bool {
-        false
-    }
-
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>>;
 
     /// Entries with `start <= key < end` (`end` = `None`: no upper limit), in

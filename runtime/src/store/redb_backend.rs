@@ -162,10 +162,6 @@ impl RedbStore {
 }
 
 impl Store for RedbStore {
-    fn has_snapshots(&self) -> bool {
-        true
-    }
-
     fn snapshot(&self) -> Result<Option<Box<dyn ReadView + '_>>> {
         Ok(Some(Box::new(self.view()?)))
     }
