@@ -56,19 +56,7 @@ pub fn combinator<'p>(
         }
         Combinator::Flatten => Value::List(items.into_iter().flat_map(Value::into_items).collect()),
         Combinator::SortBy { descending } => {
-            let mut keyed = Vec::with_capacity(items.len());
-            for item in items {
-                keyed.push((apply(interp, &item)?, item));
-            }
-            keyed.sort_by(|a, b| {
-                let ordering = compare(&a.0, &b.0);
-                if descending {
-                    ordering.reverse()
-                } else {
-                    ordering
-                }
-            });
-            Value::List(keyed.into_iter().map(|(_, v)| v).collect())
+            Value::List(sort_by_key(items, descending, |item| apply(interp, item))?)
         }
         Combinator::GroupBy => {
             let mut groups: Vec<(Value, Vec<Value>)> = Vec::new();
@@ -193,4 +181,26 @@ pub fn combinator<'p>(
         },
     };
     Ok(Val::Data(value))
+}
+
+/// `items` ordered by `key` (ascending or descending), equal keys keeping
+/// their order: `sort_by` and the top-k operator.
+pub fn sort_by_key(
+    items: Vec<Value>,
+    descending: bool,
+    mut key: impl FnMut(&Value) -> Result<Value>,
+) -> Result<Vec<Value>> {
+    let mut keyed = Vec::with_capacity(items.len());
+    for item in items {
+        keyed.push((key(&item)?, item));
+    }
+    keyed.sort_by(|a, b| {
+        let ordering = compare(&a.0, &b.0);
+        if descending {
+            ordering.reverse()
+        } else {
+            ordering
+        }
+    });
+    Ok(keyed.into_iter().map(|(_, item)| item).collect())
 }

@@ -2,7 +2,7 @@
 //! counting the seeks and rows of every operator and holding each to its
 //! static bound.
 
-use crate::combinators::combinator;
+use crate::combinators::{combinator, sort_by_key};
 use crate::constraints::{delete_row, insert_row, update_row};
 use crate::encoding::key::encode_key;
 use crate::error::{Result, RuntimeError};
@@ -179,30 +179,22 @@ impl<'p, 's> Interp<'p, 's> {
                 limit,
             } => {
                 let schema = self.table(table)?;
-                let (tree, columns, descending) = match index {
-                    None => (
-                        table_tree(table),
-                        schema.key.clone(),
-                        vec![false; schema.key.len()],
-                    ),
+                // Key columns are all ascending (an empty list says so).
+                let (tree, descending): (String, &[bool]) = match index {
+                    None => (table_tree(table), &[]),
                     Some(name) => {
                         let index = schema
                             .index(name)
                             .ok_or_else(|| internal("unknown index"))?;
-                        (
-                            index_tree(table, name),
-                            index.columns.clone(),
-                            index.descending.clone(),
-                        )
+                        (index_tree(table, name), &index.descending)
                     }
                 };
                 let prefix_values = self.values(prefix, env)?;
-                let prefix_bytes = encode_key(&prefix_values, &descending)?;
+                let prefix_bytes = encode_key(&prefix_values, descending)?;
                 let next_desc = descending
                     .get(prefix_values.len())
                     .copied()
                     .unwrap_or(false);
-                let _ = columns;
                 let end_of = |this: &mut Self,
                               e: &'p Option<RangeEnd>|
                  -> Result<Option<(Vec<u8>, bool)>> {
@@ -334,22 +326,10 @@ impl<'p, 's> Interp<'p, 's> {
                     Value::Int(n) => n.max(0) as usize,
                     _ => 0,
                 };
-                let mut keyed = Vec::with_capacity(items.len());
-                for item in items {
-                    let sort_key = self.call(&key, vec![Val::Data(item.clone())])?.data()?;
-                    keyed.push((sort_key, item));
-                }
-                keyed.sort_by(|a, b| {
-                    let ordering = compare(&a.0, &b.0);
-                    if *descending {
-                        ordering.reverse()
-                    } else {
-                        ordering
-                    }
-                });
-                data(Value::List(
-                    keyed.into_iter().take(k).map(|(_, v)| v).collect(),
-                ))
+                let sorted = sort_by_key(items, *descending, |item| {
+                    self.call(&key, vec![Val::Data(item.clone())])?.data()
+                })?;
+                data(Value::List(sorted.into_iter().take(k).collect()))
             }
             Op::Insert { table, row } => {
                 let schema = self.table(table)?;
