@@ -2,7 +2,7 @@
 //! held in an overlay until they commit together.
 
 use crate::error::Result;
-use crate::store::{prefix_end, ReadView, Store, ThroughView};
+use crate::store::{ReadView, Store, ThroughView};
 use std::collections::{BTreeMap, HashMap};
 
 type Writes = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
@@ -119,17 +119,6 @@ impl<'s> Session<'s> {
         Ok(result)
     }
 
-    /// All entries starting with `prefix`, at most `limit`.
-    pub fn prefix(
-        &mut self,
-        tree: &str,
-        prefix: &[u8],
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let end = prefix_end(prefix);
-        self.range(tree, prefix, end.as_deref(), limit)
-    }
-
     pub fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) {
         self.writes
             .entry(tree.to_string())
@@ -159,7 +148,7 @@ impl<'s> Session<'s> {
             .sum()
     }
 
-    pub fn has_writes(&self) -> bool {
+    fn has_writes(&self) -> bool {
         self.writes.values().any(|w| !w.is_empty())
     }
 

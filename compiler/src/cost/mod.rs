@@ -59,15 +59,6 @@ impl Var {
             | Var::LatentRows(_) => None,
         }
     }
-
-    /// Variables a function's signature abstracts over; they are replaced
-    /// at each call, so they do not make a function's own bound unbounded.
-    pub fn is_generic(&self) -> bool {
-        matches!(
-            self,
-            Var::Size(_) | Var::Arg(_) | Var::LatentSeeks(_) | Var::LatentRows(_)
-        )
-    }
 }
 
 impl fmt::Display for Var {

@@ -1,4 +1,4 @@
-//! A readable, indented dump of the AST for snapshot tests and `rqc parse`.
+//! A readable, indented dump of the AST for the parse-tree snapshot tests.
 
 use super::ast::*;
 use super::printer::{print_member, print_param, print_type};
@@ -16,15 +16,6 @@ pub fn dump_module(module: &Module, spans: bool) -> String {
     for item in &module.items {
         dump.item(item);
     }
-    dump.out
-}
-
-pub fn dump_expr(expr: &Expr, spans: bool) -> String {
-    let mut dump = Dump {
-        out: String::new(),
-        spans,
-    };
-    dump.expr(0, expr);
     dump.out
 }
 
