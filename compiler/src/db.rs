@@ -460,6 +460,9 @@ impl Analysis {
                 .iter()
                 .cloned(),
         );
+        // Up to here: syntax and the program's shape (schema, modules,
+        // imports, duplicates), which every entry point relies on.
+        let shape_sound = !diagnostics.iter().any(Diagnostic::is_error);
         let shape = self.shape();
         let mut verdicts = Vec::new();
         let mut entries = Vec::new();
@@ -492,6 +495,7 @@ impl Analysis {
             functions,
             verdicts,
             diagnostics,
+            shape_sound,
         };
         (checked, sources)
     }

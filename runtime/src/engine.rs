@@ -147,31 +147,20 @@ impl Engine {
         self.program.as_ref()
     }
 
-    fn installed(&self) -> Result<&CompiledProgram> {
+    /// The installed program (E0514 before one is).
+    pub(crate) fn installed(&self) -> Result<&CompiledProgram> {
         self.program.as_ref().ok_or_else(|| {
             RuntimeError::new(
                 "E0514",
                 "no program is installed",
-                "install a program before running it",
+                "install a program before running it or loading rows",
             )
         })
     }
 
     /// The entry point called `name` (or `module.name`).
     pub fn entry(&self, name: &str) -> Result<&Entry> {
-        let program = self.installed()?;
-        program.entry(name).ok_or_else(|| {
-            let names: Vec<&str> = program.entries.iter().map(|e| e.name.as_str()).collect();
-            RuntimeError::new(
-                "E0521",
-                format!("the program has no query or mutation `{name}`"),
-                if names.is_empty() {
-                    "the program has no accepted entry points; run `rqc check` on it".to_string()
-                } else {
-                    format!("the entry points are: {}", names.join(", "))
-                },
-            )
-        })
+        find_entry(self.installed()?, name)
     }
 
     /// Runs an entry after checking the arguments against its parameters.
@@ -242,6 +231,23 @@ impl Engine {
     pub fn flush(&self) -> Result<()> {
         self.store.flush()
     }
+}
+
+/// The entry point of `program` called `name` (or `module.name`); E0521,
+/// listing the entry points, when there is none.
+pub fn find_entry<'p>(program: &'p CompiledProgram, name: &str) -> Result<&'p Entry> {
+    program.entry(name).ok_or_else(|| {
+        let names: Vec<&str> = program.entries.iter().map(|e| e.name.as_str()).collect();
+        RuntimeError::new(
+            "E0521",
+            format!("the program has no query or mutation `{name}`"),
+            if names.is_empty() {
+                "the program has no accepted entry points; run `rqc check` on it".to_string()
+            } else {
+                format!("the entry points are: {}", names.join(", "))
+            },
+        )
+    })
 }
 
 /// Arguments must match the parameters in number, type and declared bound.

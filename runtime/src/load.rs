@@ -4,7 +4,7 @@ use crate::constraints::insert_row;
 use crate::engine::Engine;
 use crate::error::{Result, RuntimeError};
 use crate::session::Session;
-use rqc_plan::Value;
+use rqc_plan::{Schema, TableSchema, Value};
 
 /// What a load did: rows written, or every refused row with its line.
 #[derive(Debug)]
@@ -25,26 +25,8 @@ impl Engine {
         rows: Vec<(usize, std::result::Result<Vec<Value>, RuntimeError>)>,
         progress: &mut dyn FnMut(usize),
     ) -> Result<LoadReport> {
-        let program = self.program().ok_or_else(|| {
-            RuntimeError::new(
-                "E0514",
-                "no program is installed",
-                "install a program before loading rows",
-            )
-        })?;
-        let schema = program.schema.table(table).ok_or_else(|| {
-            let names: Vec<&str> = program
-                .schema
-                .tables
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect();
-            RuntimeError::new(
-                "E0524",
-                format!("the program has no table `{table}`"),
-                format!("the tables are: {}", names.join(", ")),
-            )
-        })?;
+        let program = self.installed()?;
+        let schema = table_to_load(&program.schema, table)?;
         let _guard = self.lock_writes();
         let mut session = Session::new(self.store());
         let mut rejected = Vec::new();
@@ -63,4 +45,17 @@ impl Engine {
         }
         Ok(LoadReport { written, rejected })
     }
+}
+
+/// The table rows are loaded into (E0524, naming the tables, when the
+/// program has none of that name).
+pub fn table_to_load<'s>(schema: &'s Schema, table: &str) -> Result<&'s TableSchema> {
+    schema.table(table).ok_or_else(|| {
+        let names: Vec<&str> = schema.tables.iter().map(|t| t.name.as_str()).collect();
+        RuntimeError::new(
+            "E0524",
+            format!("the program has no table `{table}`"),
+            format!("the tables are: {}", names.join(", ")),
+        )
+    })
 }

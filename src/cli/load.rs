@@ -46,18 +46,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     }
     let files = read_program(std::slice::from_ref(&args.program))?;
     let compilation = compile_checked(&files)?;
-    let Some(table) = compilation.program.schema.table(&args.table).cloned() else {
-        let names: Vec<&str> = compilation
-            .program
-            .schema
-            .tables
-            .iter()
-            .map(|t| t.name.as_str())
-            .collect();
-        eprintln!("error[E0524]: the program has no table `{}`", args.table);
-        eprintln!("  help: the tables are: {}", names.join(", "));
-        return Ok(Status::Errors);
-    };
+    let table = rqc_runtime::load::table_to_load(&compilation.program.schema, &args.table)?.clone();
     let text = std::fs::read_to_string(&args.file).map_err(|error| Error::Io {
         path: args.file.clone(),
         error,

@@ -80,53 +80,36 @@ pub fn run(args: RunArgs) -> Status {
 
 /// Compiles the program and finds the entry point. Other definitions'
 /// errors do not stop an accepted entry from running (they are counted in a
-/// note); errors in the schema or in the entry itself do.
+/// note); syntax errors, errors in the program's shape (schema, modules,
+/// imports) or in the entry itself do.
 fn load_entry(
     program: &std::path::Path,
     name: &str,
 ) -> Result<(rqc_compiler::Compilation, Entry), Error> {
     let files = read_program(std::slice::from_ref(&program.to_path_buf()))?;
     let compilation = rqc_compiler::compile(&files);
-    let schema_ok = !compilation.diagnostics.iter().any(|d| {
-        d.is_error()
-            && (d.code.starts_with("E00")
-                || d.code.starts_with("E01")
-                || matches!(
-                    d.code.as_str(),
-                    "E0203" | "E0204" | "E0205" | "E0206" | "E0207" | "E0208" | "E0215"
-                ))
-    });
-    let entry = compilation.program.entry(name).cloned();
-    match entry {
-        Some(entry) if schema_ok => {
-            let errors = compilation
-                .diagnostics
-                .iter()
-                .filter(|d| d.is_error())
-                .count();
-            if errors > 0 {
-                eprintln!("note: the program has {errors} error{} elsewhere; `{name}` is accepted and runs (see `rqc check`)", if errors == 1 { "" } else { "s" });
-            }
-            Ok((compilation, entry))
-        }
-        _ if compilation.has_errors() => Err(Error::Compile {
-            diagnostics: compilation.diagnostics,
-            sources: compilation.sources,
-        }),
-        _ => {
-            let names: Vec<&str> = compilation
-                .program
-                .entries
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect();
-            Err(Error::Runtime(rqc_runtime::RuntimeError::new(
-                "E0521",
-                format!("the program has no query or mutation `{name}`"),
-                format!("the entry points are: {}", names.join(", ")),
-            )))
-        }
+    let compile_error = |compilation: rqc_compiler::Compilation| Error::Compile {
+        diagnostics: compilation.diagnostics,
+        sources: compilation.sources,
+    };
+    if !compilation.checked.shape_sound {
+        return Err(compile_error(compilation));
     }
+    let entry = match rqc_runtime::engine::find_entry(&compilation.program, name) {
+        Ok(entry) => entry.clone(),
+        // Not accepted: its diagnostics say why.
+        Err(_) if compilation.has_errors() => return Err(compile_error(compilation)),
+        Err(missing) => return Err(missing.into()),
+    };
+    let errors = compilation
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .count();
+    if errors > 0 {
+        eprintln!("note: the program has {errors} error{} elsewhere; `{name}` is accepted and runs (see `rqc check`)", if errors == 1 { "" } else { "s" });
+    }
+    Ok((compilation, entry))
 }
 
 fn run_inner(args: &RunArgs) -> Result<Status, Error> {

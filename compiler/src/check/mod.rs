@@ -93,6 +93,10 @@ pub struct CheckedProgram {
     /// One per definition of the user's files, in source order.
     pub verdicts: Vec<Verdict>,
     pub diagnostics: Vec<Diagnostic>,
+    /// No syntax error and no error in the program's shape (schema,
+    /// modules, imports, duplicate names): an accepted entry point can run
+    /// even when other definitions have errors.
+    pub shape_sound: bool,
 }
 
 /// The standard library's text, built in.
