@@ -86,13 +86,13 @@ impl Database {
     /// Runs an entry point to measure it, per operator; a mutation's writes
     /// are discarded.
     pub fn analyze(&self, name: &str, args: &[Value]) -> Result<Output, Error> {
-        let entry = self.engine.entry(name)?.clone();
-        Ok(self.engine.analyze(&entry, args)?)
+        let entry = self.engine.entry(name)?;
+        Ok(self.engine.analyze(entry, args)?)
     }
 
     /// Looks an entry point up once, to run it many times.
     pub fn prepare(&self, name: &str) -> Result<Prepared<'_>, Error> {
-        let entry = self.engine.entry(name)?.clone();
+        let entry = self.engine.entry(name)?;
         Ok(Prepared { db: self, entry })
     }
 
@@ -124,7 +124,7 @@ impl Database {
 /// ```
 pub struct Prepared<'db> {
     db: &'db Database,
-    entry: Entry,
+    entry: &'db Entry,
 }
 
 impl Prepared<'_> {
@@ -134,12 +134,12 @@ impl Prepared<'_> {
 
     /// Runs with positional arguments.
     pub fn run(&self, args: &[Value]) -> Result<Output, Error> {
-        Ok(self.db.engine.run_entry(&self.entry, args)?)
+        Ok(self.db.engine.run_entry(self.entry, args)?)
     }
 
     /// Runs with arguments taken by name from a serializable struct or map.
     pub fn run_named<P: serde::Serialize>(&self, params: &P) -> Result<Output, Error> {
-        let args = named_args(&self.entry, params)?;
+        let args = named_args(self.entry, params)?;
         self.run(&args)
     }
 
@@ -200,7 +200,7 @@ fn named_args<P: serde::Serialize>(entry: &Entry, params: &P) -> Result<Vec<Valu
         .map(|param| {
             let field = fields.get(&param.name).ok_or_else(|| {
                 bad(
-                    format!("missing argument `{}: {}`", param.name, param.ty.name()),
+                    format!("missing argument `{param}`"),
                     format!("add a field `{}`", param.name),
                 )
             })?;

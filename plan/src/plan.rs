@@ -184,6 +184,13 @@ pub struct ParamSpec {
     pub max: Option<i64>,
 }
 
+/// `name: Type`, as signatures and messages show a parameter.
+impl std::fmt::Display for ParamSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.name, self.ty.name())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ParamType {
     Scalar(ColumnType),

@@ -253,11 +253,7 @@ pub fn find_entry<'p>(program: &'p CompiledProgram, name: &str) -> Result<&'p En
 /// Arguments must match the parameters in number, type and declared bound.
 pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
     if args.len() != entry.params.len() {
-        let expected: Vec<String> = entry
-            .params
-            .iter()
-            .map(|p| format!("{}: {}", p.name, p.ty.name()))
-            .collect();
+        let expected: Vec<String> = entry.params.iter().map(ToString::to_string).collect();
         return Err(RuntimeError::new(
             "E0520",
             format!(

@@ -8,11 +8,7 @@ use rqc_runtime::RuntimeError;
 /// the parameter and its type.
 pub fn parse_args(entry: &Entry, raw: &[String]) -> Result<Vec<Value>, RuntimeError> {
     let signature = || {
-        let params: Vec<String> = entry
-            .params
-            .iter()
-            .map(|p| format!("{}: {}", p.name, p.ty.name()))
-            .collect();
+        let params: Vec<String> = entry.params.iter().map(ToString::to_string).collect();
         format!("{}({})", entry.name, params.join(", "))
     };
     let mut values: Vec<Option<Value>> = vec![None; entry.params.len()];
@@ -59,7 +55,7 @@ pub fn parse_args(entry: &Entry, raw: &[String]) -> Result<Vec<Value>, RuntimeEr
         .iter()
         .zip(&values)
         .filter(|(_, v)| v.is_none())
-        .map(|(p, _)| format!("{}: {}", p.name, p.ty.name()))
+        .map(|(p, _)| p.to_string())
         .collect();
     if !missing.is_empty() {
         return Err(RuntimeError::new(
