@@ -224,15 +224,9 @@ impl Repl {
         let Some(program) = self.db.program() else {
             return "no program loaded; :load PATH".into();
         };
-        match program.entry(name) {
-            Some(entry) => rqc_compiler::plan::explain(entry).trim_end().to_string(),
-            None => {
-                let names: Vec<&str> = program.entries.iter().map(|e| e.name.as_str()).collect();
-                format!(
-                    "no query or mutation `{name}`; the entry points are: {}",
-                    names.join(", ")
-                )
-            }
+        match rqc_runtime::engine::find_entry(program, name) {
+            Ok(entry) => rqc_compiler::plan::explain(entry).trim_end().to_string(),
+            Err(missing) => self.error_text(&missing.into()),
         }
     }
 
@@ -302,14 +296,9 @@ impl Repl {
         }
         match self.db.run("repl.it", &[]) {
             Ok(output) => format!(
-                "{}\n{} row{} · seeks {} (bound {}) · rows read {} (bound {})",
+                "{}\n{}",
                 table(output.rows()),
-                output.rows().len(),
-                if output.rows().len() == 1 { "" } else { "s" },
-                output.stats.seeks,
-                output.bound.seeks,
-                output.stats.rows,
-                output.bound.rows
+                crate::cli::report::run_summary(&output, false)
             ),
             Err(error) => self.error_text(&error),
         }

@@ -4,7 +4,7 @@ mod args;
 mod check;
 mod load;
 mod repl;
-mod report;
+pub(crate) mod report;
 mod run;
 
 use clap::{Parser, Subcommand};

@@ -1,7 +1,7 @@
 //! Printing diagnostics, verdict lines and one-line failures for the terminal.
 
 use super::Status;
-use crate::Error;
+use crate::{Error, Output};
 use rqc_compiler::check::Verdict;
 use rqc_compiler::diagnostics::{render, RenderOptions};
 use rqc_compiler::{Diagnostic, Sources};
@@ -70,4 +70,20 @@ pub fn report_error(error: &Error) -> Status {
             Status::Usage
         }
     }
+}
+
+/// `N rows` (or `N rows written` for a mutation), then what the run read
+/// beside its bound: the summary `rqc run` and the REPL print.
+pub fn run_summary(output: &Output, mutation: bool) -> String {
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    let what = if mutation {
+        format!("{} row{} written", output.written, plural(output.written))
+    } else {
+        let n = output.rows().len() as u64;
+        format!("{n} row{}", plural(n))
+    };
+    format!(
+        "{what} · seeks {} (bound {}) · rows read {} (bound {})",
+        output.stats.seeks, output.bound.seeks, output.stats.rows, output.bound.rows
+    )
 }

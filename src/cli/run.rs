@@ -1,7 +1,7 @@
 //! `rqc run` and `rqc explain`: compile, install into a database, execute or show a plan.
 
 use super::args::parse_args;
-use super::report::report_error;
+use super::report::{report_error, run_summary};
 use super::Status;
 use crate::{read_program, Backend, Database, Error, OpenOptions};
 use clap::{Args, ValueEnum};
@@ -130,21 +130,9 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
         }
         EntryKind::Mutation => println!("{}", output.value.to_json()),
     }
-    let what = match entry.kind {
-        EntryKind::Query => format!(
-            "{} row{}",
-            output.rows().len(),
-            if output.rows().len() == 1 { "" } else { "s" }
-        ),
-        EntryKind::Mutation => format!(
-            "{} row{} written",
-            output.written,
-            if output.written == 1 { "" } else { "s" }
-        ),
-    };
     eprintln!(
-        "{what} · seeks {} (bound {}) · rows read {} (bound {})",
-        output.stats.seeks, output.bound.seeks, output.stats.rows, output.bound.rows
+        "{}",
+        run_summary(&output, entry.kind == EntryKind::Mutation)
     );
     Ok(Status::Clean)
 }
