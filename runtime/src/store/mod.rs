@@ -29,6 +29,33 @@ impl From<RuntimeError> for Abort {
     }
 }
 
+/// A backend's error, kept while the transaction body stops with
+/// [`Abort::Backend`] (the body never sees backend error types), then
+/// handed back by the backend's `transact`.
+pub(crate) struct Failure<E>(Option<E>);
+
+impl<E> Failure<E> {
+    pub(crate) fn new() -> Failure<E> {
+        Failure(None)
+    }
+
+    /// Passes a value through; keeps an error and aborts the body.
+    pub(crate) fn check<T>(
+        &mut self,
+        result: std::result::Result<T, E>,
+    ) -> std::result::Result<T, Abort> {
+        result.map_err(|error| {
+            self.0 = Some(error);
+            Abort::Backend
+        })
+    }
+
+    /// The error kept by the abort that stopped the body.
+    pub(crate) fn take(&mut self) -> E {
+        self.0.take().expect("a backend abort records its failure")
+    }
+}
+
 /// Reads and writes inside one transaction, trees named by their position in
 /// the list given to [`Store::transact`].
 pub trait Txn {

@@ -1,6 +1,6 @@
 //! The redb backend: a copy-on-write B-tree with durable multi-table transactions.
 
-use super::{Abort, ReadView, Store, Txn, TxnBody};
+use super::{Abort, Failure, ReadView, Store, Txn, TxnBody};
 use crate::error::{Result, RuntimeError};
 use redb::{Durability, ReadableDatabase, ReadableTable, TableDefinition, TableError};
 use std::cell::RefCell;
@@ -35,21 +35,7 @@ impl RedbStore {
 
 struct RedbTxn<'t> {
     tables: Vec<redb::Table<'t, &'static [u8], &'static [u8]>>,
-    failure: Option<redb::StorageError>,
-}
-
-impl RedbTxn<'_> {
-    /// Passes a value through; a storage failure is kept for the caller
-    /// (the trait's `Abort` carries no error) and aborts the body.
-    fn checked<T>(
-        &mut self,
-        result: std::result::Result<T, redb::StorageError>,
-    ) -> std::result::Result<T, Abort> {
-        result.map_err(|error| {
-            self.failure = Some(error);
-            Abort::Backend
-        })
-    }
+    failure: Failure<redb::StorageError>,
 }
 
 impl Txn for RedbTxn<'_> {
@@ -57,17 +43,17 @@ impl Txn for RedbTxn<'_> {
         let result = self.tables[tree]
             .get(key)
             .map(|v| v.map(|v| v.value().to_vec()));
-        self.checked(result)
+        self.failure.check(result)
     }
 
     fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort> {
         let result = self.tables[tree].insert(key, value).map(|_| ());
-        self.checked(result)
+        self.failure.check(result)
     }
 
     fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort> {
         let result = self.tables[tree].remove(key).map(|_| ());
-        self.checked(result)
+        self.failure.check(result)
     }
 }
 
@@ -198,16 +184,12 @@ impl Store for RedbStore {
             }
             let mut view = RedbTxn {
                 tables,
-                failure: None,
+                failure: Failure::new(),
             };
             match body(&mut view) {
                 Ok(()) => Ok(()),
                 Err(Abort::Refused(error)) => Err(error),
-                Err(Abort::Backend) => Err(RuntimeError::store(
-                    view.failure
-                        .take()
-                        .expect("a backend abort records its failure"),
-                )),
+                Err(Abort::Backend) => Err(RuntimeError::store(view.failure.take())),
             }
         };
         match outcome {

@@ -1,6 +1,6 @@
 //! The sled 0.34 backend: trees per table and index, multi-tree transactions.
 
-use super::{Abort, Store, Txn, TxnBody};
+use super::{Abort, Failure, Store, Txn, TxnBody};
 use crate::error::{Result, RuntimeError};
 use sled::transaction::{
     ConflictableTransactionError, TransactionError, TransactionalTree, UnabortableTransactionError,
@@ -52,37 +52,25 @@ fn lock_is_busy(error: &std::io::Error) -> bool {
 
 struct SledTxn<'a> {
     trees: &'a [TransactionalTree],
-    failure: Option<UnabortableTransactionError>,
-}
-
-impl SledTxn<'_> {
-    /// Passes a value through; a failure is kept to hand back to sled
-    /// intact (a conflict must reach sled for it to retry) and aborts the body.
-    fn checked<T>(
-        &mut self,
-        result: std::result::Result<T, UnabortableTransactionError>,
-    ) -> std::result::Result<T, Abort> {
-        result.map_err(|error| {
-            self.failure = Some(error);
-            Abort::Backend
-        })
-    }
+    /// A failure goes back to sled intact: a conflict must reach sled for
+    /// it to retry.
+    failure: Failure<UnabortableTransactionError>,
 }
 
 impl Txn for SledTxn<'_> {
     fn get(&mut self, tree: usize, key: &[u8]) -> std::result::Result<Option<Vec<u8>>, Abort> {
         let result = self.trees[tree].get(key).map(|v| v.map(|v| v.to_vec()));
-        self.checked(result)
+        self.failure.check(result)
     }
 
     fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort> {
         let result = self.trees[tree].insert(key, value).map(|_| ());
-        self.checked(result)
+        self.failure.check(result)
     }
 
     fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort> {
         let result = self.trees[tree].remove(key).map(|_| ());
-        self.checked(result)
+        self.failure.check(result)
     }
 }
 
@@ -127,16 +115,12 @@ impl Store for SledStore {
             .transaction(|views: &Vec<TransactionalTree>| {
                 let mut txn = SledTxn {
                     trees: views,
-                    failure: None,
+                    failure: Failure::new(),
                 };
                 match body(&mut txn) {
                     Ok(()) => Ok(()),
                     Err(Abort::Refused(error)) => Err(ConflictableTransactionError::Abort(error)),
-                    Err(Abort::Backend) => Err(txn
-                        .failure
-                        .take()
-                        .expect("a backend abort records its failure")
-                        .into()),
+                    Err(Abort::Backend) => Err(txn.failure.take().into()),
                 }
             });
         match outcome {
