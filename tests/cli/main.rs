@@ -458,6 +458,11 @@ fn a_database_from_a_newer_rqc_is_refused_and_left_alone() {
             .collect::<Vec<_>>()
     };
     let before = contents();
+    let rows = write(
+        dir.path(),
+        "items.jsonl",
+        "{\"id\": 3, \"name\": \"cup\", \"price\": 2}\n",
+    );
     for args in [
         vec!["run", "--db", &db, &app, "item", "--arg", "id=1"],
         vec![
@@ -483,8 +488,11 @@ fn a_database_from_a_newer_rqc_is_refused_and_left_alone() {
             "--arg",
             "id=1",
         ],
+        vec!["load", "--db", &db, &app, "Item", &rows],
+        vec!["repl", "--db", &db, &app],
     ] {
-        let output = rqc(&args);
+        // The REPL gets a script; the other commands ignore their input.
+        let output = rqc_with_input(&args, "Item[1]\n:quit\n");
         assert_eq!(
             output.status.code(),
             Some(2),
