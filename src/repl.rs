@@ -58,7 +58,6 @@ impl Repl {
     /// The module an expression is checked in: everything public in scope.
     fn wrap(&self, expression: &str) -> (String, usize) {
         let mut text = String::from("module repl\n");
-        let compilation = compile(&self.files);
         let shape_modules: Vec<(String, Vec<String>)> = self
             .files
             .iter()
@@ -77,7 +76,6 @@ impl Repl {
                 Some((module_name, names))
             })
             .collect();
-        let _ = compilation;
         let mut seen = std::collections::HashSet::new();
         for (module, names) in shape_modules {
             let fresh: Vec<String> = names

@@ -7,8 +7,7 @@ use rqc_runtime::RuntimeError;
 /// does not parse is an error for that line only.
 pub type ParsedRows = Vec<(usize, Result<Vec<Value>, RuntimeError>)>;
 
-fn bad(line: usize, message: String, help: &str) -> RuntimeError {
-    let _ = line;
+fn bad(message: String, help: &str) -> RuntimeError {
     RuntimeError::new("E0525", message, help)
 }
 
@@ -22,18 +21,11 @@ pub fn parse_jsonl(table: &TableSchema, text: &str) -> ParsedRows {
             continue;
         }
         let parsed = serde_json::from_str::<serde_json::Value>(line)
-            .map_err(|e| {
-                bad(
-                    number,
-                    format!("not JSON: {e}"),
-                    "write one JSON object per line",
-                )
-            })
+            .map_err(|e| bad(format!("not JSON: {e}"), "write one JSON object per line"))
             .and_then(|json| match json {
                 serde_json::Value::Object(fields) => {
                     if let Some(unknown) = fields.keys().find(|k| table.column(k).is_none()) {
                         return Err(bad(
-                            number,
                             format!("`{}` has no column `{unknown}`", table.name),
                             "use the table's column names as keys",
                         ));
@@ -48,7 +40,6 @@ pub fn parse_jsonl(table: &TableSchema, text: &str) -> ParsedRows {
                                 .unwrap_or(serde_json::Value::Null);
                             from_json(&column.ty, &value).ok_or_else(|| {
                                 bad(
-                                    number,
                                     format!(
                                         "`{}` is `{}`, and {value} is not one",
                                         column.name,
@@ -61,7 +52,6 @@ pub fn parse_jsonl(table: &TableSchema, text: &str) -> ParsedRows {
                         .collect()
                 }
                 _ => Err(bad(
-                    number,
                     "not a JSON object".into(),
                     "write one object per line, keys naming columns",
                 )),
@@ -99,7 +89,6 @@ pub fn parse_csv(table: &TableSchema, text: &str) -> ParsedRows {
             return vec![(
                 1,
                 Err(bad(
-                    1,
                     "the header line has an unclosed quote".into(),
                     "close every quoted field",
                 )),
@@ -114,7 +103,6 @@ pub fn parse_csv(table: &TableSchema, text: &str) -> ParsedRows {
                 return vec![(
                     1,
                     Err(bad(
-                        1,
                         format!("`{}` has no column `{}`", table.name, name.trim()),
                         "name the table's columns in the header",
                     )),
@@ -131,7 +119,6 @@ pub fn parse_csv(table: &TableSchema, text: &str) -> ParsedRows {
         return vec![(
             1,
             Err(bad(
-                1,
                 format!("the header lacks the column `{}`", missing.1.name),
                 "name every column without `?` in the header",
             )),
@@ -144,17 +131,10 @@ pub fn parse_csv(table: &TableSchema, text: &str) -> ParsedRows {
             continue;
         }
         let parsed = split_csv(line)
-            .ok_or_else(|| {
-                bad(
-                    number,
-                    "an unclosed quote".into(),
-                    "close every quoted field",
-                )
-            })
+            .ok_or_else(|| bad("an unclosed quote".into(), "close every quoted field"))
             .and_then(|fields| {
                 if fields.len() != positions.len() {
                     return Err(bad(
-                        number,
                         format!(
                             "{} fields, the header has {}",
                             fields.len(),
@@ -168,7 +148,6 @@ pub fn parse_csv(table: &TableSchema, text: &str) -> ParsedRows {
                     let column = &table.columns[position];
                     row[position] = from_text(&column.ty, field).ok_or_else(|| {
                         bad(
-                            number,
                             format!(
                                 "`{}` is `{}`, and `{field}` is not one",
                                 column.name,

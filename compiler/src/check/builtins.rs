@@ -95,7 +95,7 @@ impl Checker<'_> {
         };
         let rest = &args[1..];
         Some(match op {
-            "take" => self.take(span, input, shape, rest[0]),
+            "take" => self.take(input, shape, rest[0]),
             "first" | "exists" => self.first_or_exists(op, input, shape),
             "map" => self.map(input, shape, rest[0]),
             "unwrap_or" => self.unwrap_or(input, shape, rest[0]),
@@ -118,7 +118,7 @@ impl Checker<'_> {
         })
     }
 
-    fn take(&mut self, span: Span, input: Checked, shape: Input, count: &Expr) -> Checked {
+    fn take(&mut self, input: Checked, shape: Input, count: &Expr) -> Checked {
         let n = self.check(count);
         self.expect_type(&Ty::Int, &n.ty, count.span, "`take` takes a count");
         let cost = input.cost.plus(&n.cost);
@@ -165,7 +165,6 @@ impl Checker<'_> {
                         "`{}` may hold any number of rows",
                         stream.source.access
                     ));
-                    let _ = span;
                     Checked::new(Ty::list(stream.elem, Poly::zero()), cost, tir)
                 }
             },
@@ -291,7 +290,7 @@ impl Checker<'_> {
                     Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
                     Ty::Option(inner) => Ty::list(*inner, size.clone()),
                     Ty::Stream(stream) => {
-                        return self.reject_inner_stream(span, rest[0], &stream, cost);
+                        return self.reject_inner_stream(rest[0], &stream, cost);
                     }
                     Ty::Error => Ty::Error,
                     other => {

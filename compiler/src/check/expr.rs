@@ -263,8 +263,8 @@ impl<'p> Checker<'p> {
                 };
                 self.check_lambda(params, body, &param_tys)
             }
-            ExprKind::Unary(op, operand) => self.check_unary(*op, operand, expr.span),
-            ExprKind::Binary(op, a, b) => self.check_binary(*op, a, b, expr.span),
+            ExprKind::Unary(op, operand) => self.check_unary(*op, operand),
+            ExprKind::Binary(op, a, b) => self.check_binary(*op, a, b),
             ExprKind::Range(..) => {
                 self.error(
                     "E0405",
@@ -284,7 +284,7 @@ impl<'p> Checker<'p> {
                 self.expect_type(&Ty::Bool, &c.ty, cond.span, "an `if` condition is a Bool");
                 let t = self.check_expected(then, expected);
                 let e = self.check_expected(otherwise, Some(&t.ty));
-                if !t.ty.accepts(&e.ty) && !e.ty.accepts(&t.ty) {
+                if !t.ty.compatible(&e.ty) {
                     let (tt, et) = (t.ty.to_string(), e.ty.to_string());
                     let file = self.file;
                     self.error(

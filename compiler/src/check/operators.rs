@@ -3,11 +3,10 @@
 use super::expr::{Checked, Checker};
 use super::tir::TExpr;
 use super::types::Ty;
-use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, UnaryOp};
 
 impl Checker<'_> {
-    pub(super) fn check_unary(&mut self, op: UnaryOp, operand: &Expr, span: Span) -> Checked {
+    pub(super) fn check_unary(&mut self, op: UnaryOp, operand: &Expr) -> Checked {
         let checked = self.check(operand);
         let ty = match op {
             UnaryOp::Neg => {
@@ -21,10 +20,10 @@ impl Checker<'_> {
                 Ty::Bool
             }
         };
-        let _ = span;
         Checked::new(ty, checked.cost, TExpr::Unary(op, Box::new(checked.tir)))
     }
-    pub(super) fn check_binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, span: Span) -> Checked {
+
+    pub(super) fn check_binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> Checked {
         let left = self.check(a);
         let right = self.check(b);
         let cost = left.cost.plus(&right.cost);
@@ -36,7 +35,7 @@ impl Checker<'_> {
                 Ty::Bool
             }
             BinaryOp::Eq | BinaryOp::NotEq => {
-                if !left.ty.accepts(&right.ty) && !right.ty.accepts(&left.ty) {
+                if !left.ty.compatible(&right.ty) {
                     self.mismatch(
                         &left.ty,
                         &right.ty,
@@ -58,7 +57,7 @@ impl Checker<'_> {
                         a.span,
                         "`<` and `>` compare numbers and strings",
                     );
-                } else if !left.ty.accepts(&right.ty) && !right.ty.accepts(&left.ty) {
+                } else if !left.ty.compatible(&right.ty) {
                     self.mismatch(
                         &left.ty,
                         &right.ty,
@@ -75,7 +74,7 @@ impl Checker<'_> {
             _ => {
                 if !numeric(&left.ty) {
                     self.mismatch(&Ty::Int, &left.ty, a.span, "arithmetic is on numbers");
-                } else if !left.ty.accepts(&right.ty) && !right.ty.accepts(&left.ty) {
+                } else if !left.ty.compatible(&right.ty) {
                     self.mismatch(
                         &left.ty,
                         &right.ty,
@@ -90,7 +89,6 @@ impl Checker<'_> {
                 }
             }
         };
-        let _ = span;
         // Value bounds of sums and products, for sizes computed from parameters.
         let value = match (op, &left.value, &right.value) {
             (BinaryOp::Add, Some(x), Some(y)) => Some(x.plus(y)),

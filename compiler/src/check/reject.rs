@@ -52,13 +52,7 @@ impl Checker<'_> {
     }
 
     /// E0301 for `flat_map` whose function returns an unlimited stream.
-    pub fn reject_inner_stream(
-        &mut self,
-        span: Span,
-        f: &Expr,
-        stream: &StreamTy,
-        cost: Cost,
-    ) -> Checked {
+    pub fn reject_inner_stream(&mut self, f: &Expr, stream: &StreamTy, cost: Cost) -> Checked {
         let access = &stream.source.access;
         let fixes = vec![
             format!("limit each inner read: `{access} |> take(10)`"),
@@ -73,7 +67,6 @@ impl Checker<'_> {
             stream,
             fixes,
         );
-        let _ = span;
         let size = Poly::var(Var::Table(stream.source.table.clone()));
         Checked::new(
             super::types::Ty::Error,

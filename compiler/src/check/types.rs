@@ -70,6 +70,12 @@ impl Ty {
         matches!(self, Ty::Error)
     }
 
+    /// Whether either type may stand where the other is expected: the two
+    /// sides of a comparison, arithmetic or `if`.
+    pub fn compatible(&self, other: &Ty) -> bool {
+        self.accepts(other) || other.accepts(self)
+    }
+
     /// Whether a value of type `found` may be used where `self` is
     /// expected, ignoring sizes and costs (checked separately).
     pub fn accepts(&self, found: &Ty) -> bool {
