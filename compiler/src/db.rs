@@ -270,7 +270,7 @@ pub fn def_signature(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Opti
 /// A plan (plain data); equal when the operators and bounds are (floats in
 /// constants are never NaN).
 #[derive(Clone, Debug, PartialEq)]
-pub struct PlanResult(pub Option<rqc_plan::Entry>);
+pub struct PlanResult(pub Result<Option<rqc_plan::Entry>, crate::plan::InternalError>);
 
 impl Eq for PlanResult {}
 
@@ -280,10 +280,10 @@ impl Eq for PlanResult {}
 pub fn entry_plan(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> PlanResult {
     db.record(format!("entry_plan({}.{})", key.module(db), key.name(db)));
     let Some(result) = check_def(db, workspace, key) else {
-        return PlanResult(None);
+        return PlanResult(Ok(None));
     };
     let Some(entry) = &result.entry else {
-        return PlanResult(None);
+        return PlanResult(Ok(None));
     };
     let functions = |qualified: &str| -> Option<(Vec<String>, crate::check::tir::TExpr)> {
         let (module, name) = qualified.rsplit_once('.')?;
@@ -400,9 +400,36 @@ impl Analysis {
             .filter_map(|info| {
                 let module = shape.index.modules[info.module].name.clone();
                 let key = DefKey::new(&self.db, module, info.name.clone());
-                entry_plan(&self.db, self.workspace, key).0.clone()
+                entry_plan(&self.db, self.workspace, key).0.clone().ok().flatten()
             })
             .collect()
+    }
+
+    /// E0598 for each accepted entry point the planner could not lower (a
+    /// bug in rqc: the checker accepted a shape the planner does not know).
+    fn planner_errors(&self) -> Vec<Diagnostic> {
+        let shape = self.shape();
+        let mut errors = Vec::new();
+        for info in &shape.index.defs {
+            let module = shape.index.modules[info.module].name.clone();
+            let key = DefKey::new(&self.db, module, info.name.clone());
+            if let Err(message) = &entry_plan(&self.db, self.workspace, key).0 {
+                let Some((file, span)) = def_place(&self.db, self.workspace, key) else {
+                    continue;
+                };
+                errors.push(
+                    Diagnostic::error(
+                        "E0598",
+                        format!("`{}` could not be planned: {message}", info.name),
+                        file.name(&self.db),
+                        span,
+                        "accepted, but not planned",
+                    )
+                    .with_help("this is a bug in rqc; please report it with the program"),
+                );
+            }
+        }
+        errors
     }
 
     pub fn shape(&self) -> &ProgramShape {
@@ -483,6 +510,7 @@ impl Analysis {
             verdicts.push(result.verdict.clone());
             entries.extend(result.entry.clone());
         }
+        diagnostics.extend(self.planner_errors());
         diagnostics.sort_by_key(|d| {
             (
                 order.iter().position(|f| *f == d.primary.file),

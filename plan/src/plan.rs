@@ -75,16 +75,26 @@ pub enum Op {
         values: Vec<Node>,
     },
     /// A range of the key (`index: None`) or of an index: the prefix, an
-    /// optional range on the next column, in index order, at most `limit`
-    /// rows when given (a declared bound limits it otherwise).
+    /// optional range on the next column, in index order. With `stream`,
+    /// a lazy range read by its consumer; else read now, in full (a
+    /// declared bound or a small table limits it).
     Scan {
         table: String,
         index: Option<String>,
         prefix: Vec<Node>,
         lower: Option<RangeEnd>,
         upper: Option<RangeEnd>,
-        limit: Option<Box<Node>>,
+        stream: bool,
     },
+    /// A count computed at run time, held to its proved maximum before the
+    /// read it limits (above it is a bug in rqc: E0599).
+    Limit {
+        count: Box<Node>,
+        max: u64,
+    },
+    /// Code no run reaches (the body of a lambda nothing applies); an
+    /// internal error if it ever is.
+    Unreachable,
     Field(Box<Node>, String),
     Record(Vec<(String, Node)>),
     List(Vec<Node>),
@@ -252,15 +262,15 @@ impl Node {
                 prefix,
                 lower,
                 upper,
-                limit,
                 ..
             } => {
                 let mut out: Vec<&Node> = prefix.iter().collect();
                 out.extend(lower.iter().map(|e| &*e.value));
                 out.extend(upper.iter().map(|e| &*e.value));
-                out.extend(limit.iter().map(|l| &**l));
                 out
             }
+            Op::Limit { count, .. } => vec![count],
+            Op::Unreachable => Vec::new(),
             Op::Field(base, _) => vec![base],
             Op::Record(fields) => fields.iter().map(|(_, n)| n).collect(),
             Op::List(items) | Op::Seq(items) | Op::Combinator(_, items) => items.iter().collect(),
@@ -297,15 +307,15 @@ impl Node {
                 prefix,
                 lower,
                 upper,
-                limit,
                 ..
             } => {
                 let mut out: Vec<&mut Node> = prefix.iter_mut().collect();
                 out.extend(lower.iter_mut().map(|e| &mut *e.value));
                 out.extend(upper.iter_mut().map(|e| &mut *e.value));
-                out.extend(limit.iter_mut().map(|l| &mut **l));
                 out
             }
+            Op::Limit { count, .. } => vec![&mut **count],
+            Op::Unreachable => Vec::new(),
             Op::Field(base, _) => vec![&mut **base],
             Op::Record(fields) => fields.iter_mut().map(|(_, n)| n).collect(),
             Op::List(items) | Op::Seq(items) | Op::Combinator(_, items) => {

@@ -1,9 +1,11 @@
-//! The list combinators at run time: each over a bounded list (or an option).
+//! The combinators at run time: over a bounded list (or an option), and the limiting consumers and `map` over a stream.
 
-use crate::error::Result;
-use crate::interp::{internal, Env, Interp, Val};
+use crate::error::{Result, RuntimeError};
+use crate::interp::{internal, Interp};
+use crate::values::{Env, Stream, Val};
 use rqc_plan::{compare, Combinator, Node, Value};
 use std::collections::HashSet;
+use std::rc::Rc;
 
 pub fn combinator<'p>(
     interp: &mut Interp<'p, '_>,
@@ -11,69 +13,101 @@ pub fn combinator<'p>(
     args: &'p [Node],
     env: &Env<'p>,
 ) -> Result<Val<'p>> {
-    let input = interp.value(&args[0], env)?;
-    let is_list = matches!(input, Value::List(_));
-    let items = input.clone().into_items();
+    let input = interp.eval(&args[0], env)?;
     let f = match args.get(1) {
         Some(node) if !matches!(c, Combinator::Take | Combinator::UnwrapOr) => {
             Some(interp.eval(node, env)?)
         }
         _ => None,
     };
-    let apply = |interp: &mut Interp<'p, '_>, item: &Value| -> Result<Value> {
+    if let Val::Stream(stream) = input {
+        return on_stream(interp, c, &stream, f, args, env);
+    }
+    let is_list = input.is_list();
+    if c == Combinator::UnwrapOr {
+        return if input.is_none() {
+            interp.eval(&args[1], env)
+        } else {
+            Ok(input)
+        };
+    }
+    if c == Combinator::Take {
+        let n = count(interp.value(&args[1], env)?)?;
+        return Ok(if is_list {
+            Val::from_items(input.items()?.into_iter().take(n).collect())
+        } else if n == 0 {
+            Val::Data(Value::Null)
+        } else {
+            input
+        });
+    }
+    let items = input.items()?;
+    let apply = |interp: &mut Interp<'p, '_>, item: &Val<'p>| -> Result<Val<'p>> {
         let f = f
             .as_ref()
             .ok_or_else(|| internal("a combinator without its function"))?;
-        interp.call(f, vec![Val::Data(item.clone())])?.data()
+        interp.call(f, vec![item.clone()])
     };
-    let value = match c {
+    let data_of = |interp: &mut Interp<'p, '_>, item: &Val<'p>| -> Result<Value> {
+        match f {
+            Some(_) => apply(interp, item)?.data(),
+            None => item.clone().data(),
+        }
+    };
+    Ok(match c {
         Combinator::Map => {
             let mapped = items
                 .iter()
                 .map(|i| apply(interp, i))
                 .collect::<Result<Vec<_>>>()?;
             if is_list {
-                Value::List(mapped)
+                Val::from_items(mapped)
             } else {
-                mapped.into_iter().next().unwrap_or(Value::Null)
+                mapped.into_iter().next().unwrap_or(Val::Data(Value::Null))
             }
         }
         Combinator::Filter => {
             let mut kept = Vec::new();
             for item in items {
-                if apply(interp, &item)? == Value::Bool(true) {
+                if apply(interp, &item)?.data()? == Value::Bool(true) {
                     kept.push(item);
                 }
             }
-            Value::List(kept)
+            Val::from_items(kept)
         }
         Combinator::FlatMap => {
             let mut out = Vec::new();
             for item in &items {
-                out.extend(apply(interp, item)?.into_items());
+                out.extend(apply(interp, item)?.items()?);
             }
-            Value::List(out)
+            Val::from_items(out)
         }
-        Combinator::Flatten => Value::List(items.into_iter().flat_map(Value::into_items).collect()),
-        Combinator::SortBy { descending } => {
-            Value::List(sort_by_key(items, descending, |item| apply(interp, item))?)
-        }
-        Combinator::GroupBy => {
-            let mut groups: Vec<(Value, Vec<Value>)> = Vec::new();
+        Combinator::Flatten => {
+            let mut out = Vec::new();
             for item in items {
-                let key = apply(interp, &item)?;
+                out.extend(item.items()?);
+            }
+            Val::from_items(out)
+        }
+        Combinator::SortBy { descending } => Val::from_items(sort_by_key(items, descending, |item| {
+            apply(interp, item)?.data()
+        })?),
+        Combinator::GroupBy => {
+            let mut groups: Vec<(Value, Vec<Val<'p>>)> = Vec::new();
+            for item in items {
+                let key = apply(interp, &item)?.data()?;
                 match groups.iter_mut().find(|(k, _)| *k == key) {
                     Some((_, rows)) => rows.push(item),
                     None => groups.push((key, vec![item])),
                 }
             }
-            Value::List(
+            Val::from_items(
                 groups
                     .into_iter()
                     .map(|(key, rows)| {
-                        Value::Record(vec![
-                            ("key".into(), key),
-                            ("rows".into(), Value::List(rows)),
+                        Val::from_fields(vec![
+                            ("key".into(), Val::Data(key)),
+                            ("rows".into(), Val::from_items(rows)),
                         ])
                     })
                     .collect(),
@@ -81,29 +115,24 @@ pub fn combinator<'p>(
         }
         Combinator::Distinct => {
             let mut seen = HashSet::new();
-            Value::List(
-                items
-                    .into_iter()
-                    .filter(|i| seen.insert(i.to_string()))
-                    .collect(),
-            )
+            let mut kept = Vec::new();
+            for item in items {
+                let value = item.data()?;
+                if seen.insert(value.to_string()) {
+                    kept.push(Val::Data(value));
+                }
+            }
+            Val::from_items(kept)
         }
-        Combinator::Count => Value::Int(items.len() as i64),
+        Combinator::Count => Val::Data(Value::Int(items.len() as i64)),
         Combinator::Sum => {
-            let values = match f {
-                Some(_) => items
-                    .iter()
-                    .map(|i| apply(interp, i))
-                    .collect::<Result<Vec<_>>>()?,
-                None => items,
-            };
             let mut int: i64 = 0;
             let mut float: Option<f64> = None;
-            for v in values {
-                match v {
+            for item in &items {
+                match data_of(interp, item)? {
                     Value::Int(n) => {
                         int = int.checked_add(n).ok_or_else(|| {
-                            crate::error::RuntimeError::new(
+                            RuntimeError::new(
                                 "E0530",
                                 "integer overflow in sum",
                                 "the total does not fit in 64 bits",
@@ -114,21 +143,18 @@ pub fn combinator<'p>(
                     _ => {}
                 }
             }
-            match float {
+            Val::Data(match float {
                 Some(x) => Value::Float(x + int as f64),
                 None => Value::Int(int),
-            }
+            })
         }
         Combinator::Min | Combinator::Max => {
-            let mut best: Option<(Value, Value)> = None;
-            for item in items {
-                let key = match f {
-                    Some(_) => apply(interp, &item)?,
-                    None => item.clone(),
-                };
+            let mut best: Option<Value> = None;
+            for item in &items {
+                let key = data_of(interp, item)?;
                 let better = match &best {
                     None => true,
-                    Some((k, _)) => {
+                    Some(k) => {
                         let ordering = compare(&key, k);
                         if c == Combinator::Min {
                             ordering.is_lt()
@@ -138,58 +164,86 @@ pub fn combinator<'p>(
                     }
                 };
                 if better {
-                    best = Some((key, item));
+                    best = Some(key);
                 }
             }
-            // With a key function the result is the key's extreme value,
-            // as the checker types it; without, the element.
-            match (best, f.is_some()) {
-                (Some((key, _)), true) => key,
-                (Some((_, item)), false) => item,
-                (None, _) => Value::Null,
-            }
+            // With a key function the key's extreme value, as the checker
+            // types it; without, the element (its own key).
+            Val::Data(best.unwrap_or(Value::Null))
         }
         Combinator::Any | Combinator::All => {
             let want = c == Combinator::Any;
             let mut result = !want;
             for item in &items {
-                if (apply(interp, item)? == Value::Bool(true)) == want {
+                if (apply(interp, item)?.data()? == Value::Bool(true)) == want {
                     result = want;
                     break;
                 }
             }
-            Value::Bool(result)
+            Val::Data(Value::Bool(result))
         }
+        Combinator::First => items.into_iter().next().unwrap_or(Val::Data(Value::Null)),
+        Combinator::Exists => Val::Data(Value::Bool(!items.is_empty())),
+        Combinator::Take | Combinator::UnwrapOr => unreachable!("handled above"),
+    })
+}
+
+/// A combinator over an unread range: a limiting consumer reads at most
+/// what it takes; `map` adds a function to apply to each row read. The
+/// checker lets nothing else reach a stream.
+fn on_stream<'p>(
+    interp: &mut Interp<'p, '_>,
+    c: Combinator,
+    stream: &Stream<'p>,
+    f: Option<Val<'p>>,
+    args: &'p [Node],
+    env: &Env<'p>,
+) -> Result<Val<'p>> {
+    match c {
         Combinator::Take => {
-            let n = match interp.value(&args[1], env)? {
-                Value::Int(n) => n.max(0) as usize,
-                _ => 0,
-            };
-            if is_list {
-                Value::List(items.into_iter().take(n).collect())
-            } else if n == 0 {
-                Value::Null
-            } else {
-                input
-            }
+            let n = count(interp.value(&args[1], env)?)?;
+            Ok(Val::from_items(interp.read(stream, n)?))
         }
-        Combinator::First => items.into_iter().next().unwrap_or(Value::Null),
-        Combinator::Exists => Value::Bool(!items.is_empty()),
-        Combinator::UnwrapOr => match input {
-            Value::Null => interp.value(&args[1], env)?,
-            other => other,
-        },
-    };
-    Ok(Val::Data(value))
+        Combinator::First => Ok(interp
+            .read(stream, 1)?
+            .into_iter()
+            .next()
+            .unwrap_or(Val::Data(Value::Null))),
+        Combinator::Exists => Ok(Val::Data(Value::Bool(!interp.read(stream, 1)?.is_empty()))),
+        Combinator::Map => {
+            let f = f.ok_or_else(|| internal("`map` without its function"))?;
+            let mut maps = stream.maps.clone();
+            maps.push(f);
+            Ok(Val::Stream(Rc::new(Stream {
+                table: stream.table,
+                tree: stream.tree.clone(),
+                start: stream.start.clone(),
+                end: stream.end.clone(),
+                maps,
+            })))
+        }
+        other => Err(internal(&format!(
+            "`{}` over an unread stream",
+            other.name()
+        ))),
+    }
+}
+
+/// A count: at most zero takes nothing.
+fn count(value: Value) -> Result<usize> {
+    match value {
+        Value::Int(n) => Ok(usize::try_from(n.max(0)).unwrap_or(usize::MAX)),
+        _ => Err(internal("a count that is not an Int")),
+    }
 }
 
 /// `items` ordered by `key` (ascending or descending), equal keys keeping
 /// their order: `sort_by` and the top-k operator.
-pub fn sort_by_key(
-    items: Vec<Value>,
+pub fn sort_by_key<T>(
+    items: Vec<T>,
     descending: bool,
-    mut key: impl FnMut(&Value) -> Result<Value>,
-) -> Result<Vec<Value>> {
+    mut key: impl FnMut(&T) -> Result<Value>,
+) -> Result<Vec<T>> {
     let mut keyed = Vec::with_capacity(items.len());
     for item in items {
         keyed.push((key(&item)?, item));

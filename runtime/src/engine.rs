@@ -186,12 +186,7 @@ impl Engine {
         // that cannot read a snapshot wait for a commit in progress (see
         // `write_lock`).
         let _exclusive = (entry.kind == EntryKind::Mutation).then(|| self.lock_writes());
-        let mut interp = Interp {
-            schema: &program.schema,
-            params: args,
-            session: Session::new(self.store.as_ref()),
-            stats: Vec::new(),
-        };
+        let mut interp = Interp::new(&program.schema, args, Session::new(self.store.as_ref()));
         let _shared =
             (entry.kind == EntryKind::Query && !interp.session.reads_a_snapshot()).then(|| {
                 self.write_lock

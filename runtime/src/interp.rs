@@ -8,70 +8,20 @@ use crate::encoding::key::encode_key;
 use crate::error::{Result, RuntimeError};
 use crate::rows::*;
 use crate::session::Session;
-use crate::store::prefix_end;
-use rqc_plan::{compare, BinOp, Node, NodeStats, Op, RangeEnd, Schema, TableSchema, UnOp, Value};
+pub use crate::values::{Closure, Env, Val};
+use rqc_plan::{compare, BinOp, Node, NodeStats, Op, Schema, TableSchema, UnOp, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-/// A value during evaluation: data, or a function value.
-#[derive(Clone)]
-pub enum Val<'p> {
-    Data(Value),
-    Closure(Rc<Closure<'p>>),
-}
-
-pub struct Closure<'p> {
-    params: &'p [String],
-    body: &'p Node,
-    env: Env<'p>,
-}
-
-/// The names in scope: a persistent list, newest binding first. Scopes are a
-/// handful of names (parameters of the lambdas around, `let`s), so a scan
-/// beats hashing, and binding costs one small allocation with no copy of the
-/// name (profiled on the TPC-C mix: the hash map's inserts were 6% of time).
-#[derive(Clone, Default)]
-pub struct Env<'p>(Option<Rc<Binding<'p>>>);
-
-struct Binding<'p> {
-    name: &'p str,
-    value: Val<'p>,
-    outer: Env<'p>,
-}
-
-impl<'p> Env<'p> {
-    pub fn new() -> Env<'p> {
-        Env(None)
-    }
-
-    /// This scope with `name` bound to `value` (shadowing an outer `name`).
-    pub fn bind(&self, name: &'p str, value: Val<'p>) -> Env<'p> {
-        Env(Some(Rc::new(Binding {
-            name,
-            value,
-            outer: self.clone(),
-        })))
-    }
-
-    pub fn get(&self, name: &str) -> Option<&Val<'p>> {
-        let mut scope = self.0.as_deref();
-        while let Some(binding) = scope {
-            if binding.name == name {
-                return Some(&binding.value);
-            }
-            scope = binding.outer.0.as_deref();
-        }
-        None
-    }
-}
-
-impl<'p> Val<'p> {
-    pub fn data(self) -> Result<Value> {
-        match self {
-            Val::Data(v) => Ok(v),
-            Val::Closure(_) => Err(internal("a function where a value was expected")),
-        }
-    }
+/// The most a run may still read: absolute counter values, the tightest of
+/// the bounds of the operators being evaluated. Every read is checked
+/// against it, and a range read asks for at most one row past it, so an
+/// operator that would exceed its bound stops there (E0599) instead of
+/// reading on.
+#[derive(Clone, Copy)]
+struct Deadline {
+    seeks: u64,
+    rows: u64,
 }
 
 pub struct Interp<'p, 's> {
@@ -80,12 +30,35 @@ pub struct Interp<'p, 's> {
     pub session: Session<'s>,
     /// Per operator, by node id (nodes never evaluated may be missing).
     pub stats: Vec<NodeStats>,
+    deadline: Deadline,
 }
 
 impl<'p, 's> Interp<'p, 's> {
+    pub fn new(schema: &'p Schema, params: &'p [Value], session: Session<'s>) -> Interp<'p, 's> {
+        Interp {
+            schema,
+            params,
+            session,
+            stats: Vec::new(),
+            deadline: Deadline {
+                seeks: u64::MAX,
+                rows: u64::MAX,
+            },
+        }
+    }
+
     pub fn eval(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
         let (seeks, rows) = (self.session.seeks, self.session.rows);
-        let value = self.eval_op(node, env)?;
+        let outer = self.deadline;
+        if let Some(bound) = node.bound {
+            self.deadline = Deadline {
+                seeks: outer.seeks.min(seeks.saturating_add(bound.seeks)),
+                rows: outer.rows.min(rows.saturating_add(bound.rows)),
+            };
+        }
+        let value = self.eval_op(node, env);
+        self.deadline = outer;
+        let value = value?;
         let (ds, dr) = (self.session.seeks - seeks, self.session.rows - rows);
         // Grown on demand: counting a plan's nodes on every run cost more.
         let id = node.id as usize;
@@ -102,17 +75,28 @@ impl<'p, 's> Interp<'p, 's> {
                     "operator {} read {ds} seeks and {dr} rows, beyond its proved bound of {} and {}",
                     node.id, bound.seeks, bound.rows
                 );
-                // Data cannot cause this: every bound it relies on is
-                // enforced on write. It is a bug in rqc.
-                debug_assert!(false, "{message}");
-                return Err(RuntimeError::new(
-                    "E0599",
-                    message,
-                    "this is a bug in rqc; please report it with the program",
-                ));
+                return Err(beyond_bound(message));
             }
         }
         Ok(value)
+    }
+
+    /// E0599 when the reads so far pass an enclosing operator's bound.
+    pub(crate) fn within_deadline(&self) -> Result<()> {
+        if self.session.seeks > self.deadline.seeks || self.session.rows > self.deadline.rows {
+            return Err(beyond_bound(format!(
+                "the run read {} seeks and {} rows, beyond an operator's proved bound",
+                self.session.seeks, self.session.rows
+            )));
+        }
+        Ok(())
+    }
+
+    /// How many rows a range read may ask for: `wanted`, but never more
+    /// than one past what the bounds being evaluated still allow.
+    pub(crate) fn rows_allowed(&self, wanted: usize) -> usize {
+        let left = self.deadline.rows.saturating_sub(self.session.rows);
+        wanted.min(usize::try_from(left.saturating_add(1)).unwrap_or(usize::MAX))
     }
 
     pub fn value(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Value> {
@@ -123,7 +107,7 @@ impl<'p, 's> Interp<'p, 's> {
         nodes.iter().map(|n| self.value(n, env)).collect()
     }
 
-    fn table(&self, name: &str) -> Result<&'p TableSchema> {
+    pub(crate) fn table(&self, name: &str) -> Result<&'p TableSchema> {
         self.schema.table(name).ok_or_else(|| {
             RuntimeError::new(
                 "E0593",
@@ -150,7 +134,9 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Get { table, key } => {
                 let schema = self.table(table)?;
                 let key = encode_key(&self.values(key, env)?, &[])?;
-                match self.session.get(&table_tree(table), &key)? {
+                let found = self.session.get(&table_tree(table), &key)?;
+                self.within_deadline()?;
+                match found {
                     Some(bytes) => data(decode_record(schema, &bytes)?),
                     None => data(Value::Null),
                 }
@@ -165,7 +151,9 @@ impl<'p, 's> Interp<'p, 's> {
                     .index(index)
                     .ok_or_else(|| internal("unknown index"))?;
                 let entry = encode_key(&self.values(values, env)?, &index_schema.descending)?;
-                match self.session.get(&index_tree(table, index), &entry)? {
+                let found = self.session.get(&index_tree(table, index), &entry)?;
+                self.within_deadline()?;
+                match found {
                     Some(bytes) => data(decode_record(schema, &bytes)?),
                     None => data(Value::Null),
                 }
@@ -176,88 +164,41 @@ impl<'p, 's> Interp<'p, 's> {
                 prefix,
                 lower,
                 upper,
-                limit,
+                stream,
             } => {
-                let schema = self.table(table)?;
-                // Key columns are all ascending (an empty list says so).
-                let (tree, descending): (String, &[bool]) = match index {
-                    None => (table_tree(table), &[]),
-                    Some(name) => {
-                        let index = schema
-                            .index(name)
-                            .ok_or_else(|| internal("unknown index"))?;
-                        (index_tree(table, name), &index.descending)
-                    }
-                };
-                let prefix_values = self.values(prefix, env)?;
-                let prefix_bytes = encode_key(&prefix_values, descending)?;
-                let next_desc = descending
-                    .get(prefix_values.len())
-                    .copied()
-                    .unwrap_or(false);
-                let end_of = |this: &mut Self,
-                              e: &'p Option<RangeEnd>|
-                 -> Result<Option<(Vec<u8>, bool)>> {
-                    match e {
-                        None => Ok(None),
-                        Some(end) => {
-                            let value = this.value(&end.value, env)?;
-                            let mut bytes = prefix_bytes.clone();
-                            crate::encoding::key::encode_component(&mut bytes, &value, next_desc)?;
-                            Ok(Some((bytes, end.inclusive)))
-                        }
-                    }
-                };
-                let (mut low, mut high) = (end_of(self, lower)?, end_of(self, upper)?);
-                // A descending column's values run backwards in byte order.
-                if next_desc {
-                    std::mem::swap(&mut low, &mut high);
+                let range = self.range(table, index.as_deref(), prefix, lower, upper, env)?;
+                if *stream {
+                    // Read by whoever consumes it, as far as it takes.
+                    return Ok(Val::Stream(Rc::new(range)));
                 }
-                let start = match low {
-                    None => prefix_bytes.clone(),
-                    Some((bytes, true)) => bytes,
-                    Some((bytes, false)) => prefix_end(&bytes).unwrap_or(bytes),
-                };
-                let end = match high {
-                    None => prefix_end(&prefix_bytes),
-                    Some((bytes, true)) => prefix_end(&bytes),
-                    Some((bytes, false)) => Some(bytes),
-                };
-                let limit = match limit {
-                    Some(limit) => match self.value(limit, env)? {
-                        Value::Int(n) => n.max(0) as usize,
-                        _ => return Err(internal("a limit that is not an Int")),
-                    },
-                    // The planner emits no limit only where a declared bound limits the range.
-                    None => usize::MAX,
-                };
-                if limit == 0 {
-                    return data(Value::List(Vec::new()));
-                }
-                let entries = self.session.range(&tree, &start, end.as_deref(), limit)?;
-                let rows = entries
-                    .iter()
-                    .map(|(_, bytes)| decode_record(schema, bytes))
-                    .collect::<Result<Vec<_>>>()?;
-                data(Value::List(rows))
+                // A declared bound limits the range: read it all.
+                let rows = self.read(&range, usize::MAX)?;
+                Ok(Val::from_items(rows))
             }
-            Op::Field(base, name) => match self.value(base, env)? {
-                Value::Null => data(Value::Null),
-                record => data(
-                    record
-                        .field(name)
-                        .cloned()
-                        .ok_or_else(|| internal(&format!("no field {name}")))?,
-                ),
+            Op::Limit { count, max } => match self.value(count, env)? {
+                Value::Int(n) if n > 0 && n as u64 > *max => Err(beyond_bound(format!(
+                    "operator {} computed a limit of {n}, above its proved maximum of {max}",
+                    node.id
+                ))),
+                Value::Int(n) => data(Value::Int(n)),
+                _ => Err(internal("a limit that is not an Int")),
             },
+            Op::Unreachable => Err(internal("code proved unreachable was reached")),
+            Op::Field(base, name) => self.eval(base, env)?.field(name),
             Op::Record(fields) => {
                 let mut out = Vec::with_capacity(fields.len());
                 for (name, value) in fields {
-                    out.push((name.clone(), self.value(value, env)?));
+                    out.push((name.clone(), self.eval(value, env)?));
                 }
-                data(Value::Record(out))
+                Ok(Val::from_fields(out))
             }
-            Op::List(items) => data(Value::List(self.values(items, env)?)),
+            Op::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    out.push(self.eval(item, env)?);
+                }
+                Ok(Val::from_items(out))
+            }
             Op::Unary(op, operand) => {
                 let v = self.value(operand, env)?;
                 data(match (op, v) {
@@ -320,21 +261,22 @@ impl<'p, 's> Interp<'p, 's> {
                 descending,
                 k,
             } => {
-                let items = self.value(input, env)?.into_items();
+                let items = self.eval(input, env)?.items()?;
                 let key = self.eval(key, env)?;
                 let k = match self.value(k, env)? {
                     Value::Int(n) => n.max(0) as usize,
                     _ => 0,
                 };
                 let sorted = sort_by_key(items, *descending, |item| {
-                    self.call(&key, vec![Val::Data(item.clone())])?.data()
+                    self.call(&key, vec![item.clone()])?.data()
                 })?;
-                data(Value::List(sorted.into_iter().take(k).collect()))
+                Ok(Val::from_items(sorted.into_iter().take(k).collect()))
             }
             Op::Insert { table, row } => {
                 let schema = self.table(table)?;
                 let row = self.values(row, env)?;
                 insert_row(&mut self.session, schema, row)?;
+                self.within_deadline()?;
                 data(Value::Int(1))
             }
             Op::Update {
@@ -382,6 +324,16 @@ impl<'p, 's> Interp<'p, 's> {
     }
 }
 
+/// E0599: a run read past a proved bound. Data cannot cause this (every
+/// bound it relies on is enforced on write): it is a bug in rqc.
+fn beyond_bound(message: String) -> RuntimeError {
+    RuntimeError::new(
+        "E0599",
+        message,
+        "this is a bug in rqc; please report it with the program",
+    )
+}
+
 fn binary(op: BinOp, left: Value, right: Value) -> Result<Value> {
     use Value::*;
     Ok(match op {
@@ -397,8 +349,11 @@ fn binary(op: BinOp, left: Value, right: Value) -> Result<Value> {
                 BinOp::Add => a.checked_add(b).ok_or_else(overflow)?,
                 BinOp::Sub => a.checked_sub(b).ok_or_else(overflow)?,
                 BinOp::Mul => a.checked_mul(b).ok_or_else(overflow)?,
-                BinOp::Div => a.checked_div(b).ok_or_else(division)?,
-                _ => a.checked_rem(b).ok_or_else(division)?,
+                BinOp::Div if b == 0 => return Err(division()),
+                BinOp::Div => a.checked_div(b).ok_or_else(overflow)?,
+                _ if b == 0 => return Err(division()),
+                // `i64::MIN % -1` is 0 (only its quotient overflows).
+                _ => a.wrapping_rem(b),
             }),
             (Float(a), Float(b)) => Float(match op {
                 BinOp::Add => a + b,

@@ -12,6 +12,8 @@ pub mod encoding;
 pub mod engine;
 pub mod error;
 mod interp;
+mod scan;
+mod values;
 pub mod load;
 pub mod rows;
 pub mod session;

@@ -311,7 +311,7 @@ fn compile_writes_a_versioned_plan_file_and_explain_prints_the_tree() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let program: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!(program["format_version"], 2);
+    assert_eq!(program["format_version"], rqc_plan::FORMAT_VERSION);
     assert_eq!(program["entries"].as_array().unwrap().len(), 2);
 
     let explained = rqc(&["explain", &app, "item"]);

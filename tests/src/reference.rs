@@ -263,7 +263,10 @@ impl<'c> Reference<'c> {
                 Value::Int(targets.len() as i64)
             }
             TExpr::Order(desc) => Value::Bool(*desc),
-            TExpr::Error => panic!("an error node in an accepted program"),
+            TExpr::Limit(count, _) => return self.eval(count, args, env),
+            TExpr::Error | TExpr::DelayedLambda(_) | TExpr::Unreachable => {
+                panic!("{t:?} in an accepted program")
+            }
         })
     }
 

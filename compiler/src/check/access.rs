@@ -20,17 +20,22 @@ struct Path {
 }
 
 impl Checker<'_> {
-    /// `T` alone: a small table is a bounded list, a large one a stream.
-    pub fn check_whole_table(&mut self, table: &str, _span: Span) -> Checked {
+    /// `T` alone, or `T.index` alone (the whole index, in its order): a
+    /// small table is a bounded list, a large one a stream.
+    pub fn check_whole_table(&mut self, table: &str, index: Option<&str>, _span: Span) -> Checked {
         let Some(schema) = self.schema.table(table) else {
             return Checked::error(); // its declaration was reported
         };
         let tir = TExpr::Scan {
             table: table.to_string(),
-            index: None,
+            index: index.map(str::to_string),
             prefix: Vec::new(),
             range: None,
             bounded: schema.small_max.is_some(),
+        };
+        let access = match index {
+            Some(index) => format!("{table}.{index}"),
+            None => table.to_string(),
         };
         let row = Ty::Row(table.to_string());
         match schema.small_max {
@@ -45,19 +50,21 @@ impl Checker<'_> {
                     tir,
                 )
             }
+            // Nothing is read until a consumer limits it.
             None => Checked::new(
                 Ty::Stream(Box::new(StreamTy {
                     elem: row,
+                    open: Cost::constant(1, 0),
                     per_element: Cost::constant(0, 1),
                     source: StreamSource {
                         table: table.to_string(),
                         description: format!("every row of {table}"),
                         prefix_columns: Vec::new(),
                         next_column: None,
-                        access: table.to_string(),
+                        access,
                     },
                 })),
-                Cost::constant(1, 0),
+                Cost::zero(),
                 tir,
             ),
         }
@@ -100,7 +107,7 @@ impl Checker<'_> {
         let mut range = None;
         for (i, arg) in args.iter().enumerate() {
             let column = &schema.columns[path.columns[i]];
-            let expected = column_ty(&column.ty);
+            let expected = column_ty(&column.ty, &format!("{table}.{}", column.name));
             if i + 1 == args.len() {
                 if let Some((r, c)) = self.range_condition(arg, &column.name, &expected) {
                     range = Some(r);
@@ -161,6 +168,7 @@ impl Checker<'_> {
                 Checked::new(
                     Ty::Stream(Box::new(StreamTy {
                         elem: row,
+                        open: Cost::constant(1, 0),
                         per_element: Cost::constant(0, 1),
                         source: StreamSource {
                             table: table.clone(),
@@ -177,7 +185,8 @@ impl Checker<'_> {
                             access,
                         },
                     })),
-                    cost.plus(&Cost::constant(1, 0)),
+                    // The values of the prefix, now; the seek when read.
+                    cost,
                     tir,
                 )
             }

@@ -1,10 +1,10 @@
-//! Checking blocks, `let`s and lambdas: scopes, evaluation once, latent costs.
+//! Checking blocks and `let`s: scopes, each statement evaluated once, in order.
 
 use super::expr::{Checked, Checker, Local};
 use super::tir::TExpr;
-use super::types::{FnTy, Ty};
+use super::types::Ty;
 use crate::cost::Cost;
-use crate::syntax::ast::{Expr, Ident, Stmt};
+use crate::syntax::ast::{Expr, Stmt};
 
 impl Checker<'_> {
     pub(super) fn check_block(
@@ -30,26 +30,22 @@ impl Checker<'_> {
                             "declared with this type",
                         );
                     }
-                    // A stream is read again by every use; anything else is
-                    // evaluated once, here.
-                    let reuse_cost = if matches!(checked.ty, Ty::Stream(_)) {
-                        checked.cost.clone()
-                    } else {
-                        cost = cost.plus(&checked.cost);
-                        Cost::zero()
-                    };
+                    // Evaluated once, here. A stream is not read here: each
+                    // use that consumes it pays for reading it.
+                    cost = cost.plus(&checked.cost);
                     names.push((name.name.clone(), checked.tir.clone()));
                     self.scope.push(Local {
                         name: name.name.clone(),
                         span: name.span,
                         ty: checked.ty,
-                        value: checked.value,
                         tir: TExpr::Local(name.name.clone()),
-                        reuse_cost,
                     });
                 }
                 Stmt::Expr(expr) => {
                     let checked = self.check(expr);
+                    if checked.ty.holds_stream() {
+                        self.discarded_stream(expr.span);
+                    }
                     cost = cost.plus(&checked.cost);
                     tirs.push((None, checked.tir));
                 }
@@ -84,33 +80,18 @@ impl Checker<'_> {
             seq.push(body);
             body = TExpr::Seq(seq);
         }
-        Checked {
-            ty: last.ty,
-            cost,
-            value: last.value,
-            tir: body,
-        }
+        Checked::new(last.ty, cost, body)
     }
-    /// A lambda's type: its parameters' types (from its context) and the
-    /// latent cost of one call.
-    pub fn check_lambda(&mut self, params: &[Ident], body: &Expr, param_tys: &[Ty]) -> Checked {
-        let depth = self.scope.len();
-        for (param, ty) in params.iter().zip(param_tys) {
-            self.push_local(param, ty.clone(), None, TExpr::Local(param.name.clone()));
-        }
-        let checked = self.check(body);
-        self.scope.truncate(depth);
-        Checked::new(
-            Ty::Fn(Box::new(FnTy {
-                params: param_tys.to_vec(),
-                ret: checked.ty,
-                latent: checked.cost,
-            })),
-            Cost::zero(),
-            TExpr::Lambda(
-                params.iter().map(|p| p.name.clone()).collect(),
-                Box::new(checked.tir),
-            ),
+
+    /// E0301: a statement whose value holds a stream that nothing reads.
+    fn discarded_stream(&mut self, span: crate::Span) {
+        self.error(
+            "E0301",
+            "this statement's stream is never read",
+            span,
+            "a stream, discarded",
         )
+        .help
+        .push("read what you need, `… |> take(n)` or `|> first()`, or remove the statement".into());
     }
 }

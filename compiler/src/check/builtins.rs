@@ -3,12 +3,15 @@
 //! On a bounded list every combinator is allowed and its cost multiplies
 //! through the list's size. On a stream only the limiting consumers
 //! (`take` with a bounded count, `first`, `exists`) and `map` are allowed;
-//! everything else may read unboundedly many rows and is rejected.
+//! everything else may read unboundedly many rows and is rejected. A
+//! consumer pays the stream's opening cost and its per-element cost for
+//! each element it may read.
 
 use super::expr::{Checked, Checker};
 use super::tir::TExpr;
-use super::types::{FnTy, StreamTy, Ty};
-use crate::cost::{Cost, Poly};
+use super::interval::Interval;
+use super::types::{StreamTy, Ty};
+use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{Expr, Ident};
 
@@ -120,17 +123,20 @@ impl Checker<'_> {
 
     fn take(&mut self, input: Checked, shape: Input, count: &Expr) -> Checked {
         let n = self.check(count);
-        self.expect_type(&Ty::Int, &n.ty, count.span, "`take` takes a count");
+        self.expect_type(&Ty::any_int("?"), &n.ty, count.span, "`take` takes a count");
         let cost = input.cost.plus(&n.cost);
-        let tir = TExpr::Builtin("take".into(), vec![input.tir, n.tir]);
-        let bound = n
-            .value
-            .clone()
-            .filter(|v| v.unbounded_params().is_empty() && v.tables().is_empty());
+        // The count's upper end; a count of at most zero takes nothing.
+        let (upper, why) = match &n.ty {
+            Ty::Int(interval) => (
+                interval.bounded_above().then(|| interval.hi.clone()),
+                interval.why_unbounded(),
+            ),
+            _ => (Some(Poly::zero()), None),
+        };
         match shape {
             Input::List(elem, size) => {
                 // Both are upper bounds of min(size, n); keep the smaller.
-                let size = match &bound {
+                let size = match &upper {
                     Some(n)
                         if n.max_value().unwrap_or(u64::MAX)
                             < size.max_value().unwrap_or(u64::MAX) =>
@@ -139,45 +145,75 @@ impl Checker<'_> {
                     }
                     _ => size,
                 };
+                let tir = TExpr::Builtin("take".into(), vec![input.tir, n.tir]);
                 Checked::new(Ty::list(elem, size), cost, tir)
             }
-            Input::Stream(stream) => match bound {
-                Some(n) => Checked::new(
-                    Ty::list(stream.elem.clone(), n.clone()),
-                    cost.plus(&stream.per_element.times(&n)),
-                    tir,
-                ),
-                None => {
-                    let shown = crate::syntax::printer::print_expr(count);
-                    let d = self.error(
-                        "E0302",
-                        format!("`take({shown})` bounds nothing: `{shown}` has no upper bound"),
-                        count.span,
-                        "unbounded count",
-                    );
-                    d.help.push(match &count.kind {
-                        crate::syntax::ast::ExprKind::Name(n) => {
-                            format!("declare a bound on the parameter: `{}: Int <= 100`", n.name)
-                        }
-                        _ => "take a literal count, or a parameter declared with a bound: `n: Int <= 100`".into(),
-                    });
-                    d.notes.push(format!(
-                        "`{}` may hold any number of rows",
-                        stream.source.access
-                    ));
-                    Checked::new(Ty::list(stream.elem, Poly::zero()), cost, tir)
+            Input::Stream(stream) => {
+                let max = upper.as_ref().and_then(Poly::max_value);
+                let tir = TExpr::Builtin(
+                    "take".into(),
+                    vec![input.tir, TExpr::Limit(Box::new(n.tir), max)],
+                );
+                match upper {
+                    Some(k) => Checked::new(
+                        Ty::list(stream.elem.clone(), k.clone()),
+                        cost.plus(&stream.open)
+                            .plus(&stream.per_element.times(&k)),
+                        tir,
+                    ),
+                    None => {
+                        self.unbounded_count(count, &stream, why);
+                        Checked::new(Ty::list(stream.elem, Poly::zero()), cost, tir)
+                    }
                 }
-            },
-            Input::Option(elem) => Checked::new(Ty::option(elem), cost, tir),
+            }
+            Input::Option(elem) => Checked::new(
+                Ty::option(elem),
+                cost,
+                TExpr::Builtin("take".into(), vec![input.tir, n.tir]),
+            ),
             Input::Error => Checked::error(),
         }
+    }
+
+    /// E0302: `take(count)` on a stream, where the count has no maximum.
+    fn unbounded_count(&mut self, count: &Expr, stream: &StreamTy, why: Option<String>) {
+        let shown = crate::syntax::printer::print_expr(count);
+        let d = self.error(
+            "E0302",
+            format!("`take({shown})` bounds nothing: `{shown}` has no upper bound"),
+            count.span,
+            "unbounded count",
+        );
+        match &count.kind {
+            crate::syntax::ast::ExprKind::Name(n) => d.help.push(format!(
+                "declare a bound on the parameter: `{}: Int <= 100`",
+                n.name
+            )),
+            _ => {
+                d.help.push(
+                    "take a literal count, or a parameter declared with a bound: `n: Int <= 100`"
+                        .into(),
+                );
+                if let Some(why) = why {
+                    d.notes.push(format!("{why}, so the count may be any size"));
+                }
+            }
+        }
+        d.notes.push(format!(
+            "`{}` may hold any number of rows",
+            stream.source.access
+        ));
     }
 
     fn first_or_exists(&mut self, op: &str, input: Checked, shape: Input) -> Checked {
         let (elem, cost) = match shape {
             Input::List(elem, _) | Input::Option(elem) => (elem, input.cost),
-            // Stops after one element.
-            Input::Stream(stream) => (stream.elem, input.cost.plus(&stream.per_element)),
+            // Opens the range and stops after one element.
+            Input::Stream(stream) => (
+                stream.elem,
+                input.cost.plus(&stream.open).plus(&stream.per_element),
+            ),
             Input::Error => return Checked::error(),
         };
         let ty = if op == "first" {
@@ -194,7 +230,7 @@ impl Checker<'_> {
             Input::Stream(stream) => stream.elem.clone(),
             Input::Error => Ty::Error,
         };
-        let (func, tir) = self.function_argument(f, vec![elem], "map");
+        let (func, tir) = self.function_argument(f, &[elem], "`map`");
         let tir = TExpr::Builtin("map".into(), vec![input.tir, tir]);
         match shape {
             Input::List(_, size) => Checked::new(
@@ -209,6 +245,7 @@ impl Checker<'_> {
             Input::Stream(stream) => Checked::new(
                 Ty::Stream(Box::new(StreamTy {
                     elem: func.ret,
+                    open: stream.open,
                     per_element: stream.per_element.plus(&func.latent),
                     source: stream.source,
                 })),
@@ -235,14 +272,12 @@ impl Checker<'_> {
             default.span,
             "the default has the option's type",
         );
-        Checked {
-            value: d.value.clone(),
-            ..Checked::new(
-                elem,
-                input.cost.plus(&d.cost),
-                TExpr::Builtin("unwrap_or".into(), vec![input.tir, d.tir]),
-            )
-        }
+        // The value inside or the default: either one's range.
+        Checked::new(
+            super::expr::join_types(&elem, &d.ty),
+            input.cost.plus(&d.cost),
+            TExpr::Builtin("unwrap_or".into(), vec![input.tir, d.tir]),
+        )
     }
 
     /// A combinator over a bounded list (or an option, as a list of ≤ 1).
@@ -257,8 +292,9 @@ impl Checker<'_> {
     ) -> Checked {
         let mut tirs = vec![input.tir];
         let mut cost = input.cost;
+        let place = format!("`{op}`");
         let mut per_call = |this: &mut Self, f: &Expr, params: Vec<Ty>| {
-            let (func, tir) = this.function_argument(f, params, op);
+            let (func, tir) = this.function_argument(f, &params, &place);
             tirs.push(tir);
             cost = cost.plus(&func.latent.times(&size));
             func.ret
@@ -290,7 +326,7 @@ impl Checker<'_> {
                     Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
                     Ty::Option(inner) => Ty::list(*inner, size.clone()),
                     Ty::Stream(stream) => {
-                        return self.reject_inner_stream(rest[0], &stream, cost);
+                        return self.reject_inner_stream("flat_map", rest[0].span, &stream, cost);
                     }
                     Ty::Error => Ty::Error,
                     other => {
@@ -311,6 +347,9 @@ impl Checker<'_> {
             "flatten" => match elem {
                 Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
                 Ty::Option(inner) => Ty::list(*inner, size.clone()),
+                Ty::Stream(stream) => {
+                    return self.reject_inner_stream("flatten", span, &stream, cost);
+                }
                 Ty::Error => Ty::Error,
                 other => {
                     self.error("E0401", format!("`flatten` takes a list of lists or of options, and the elements are `{other}`"), span, "nothing to flatten")
@@ -321,7 +360,7 @@ impl Checker<'_> {
             },
             "sort_by" => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
-                if !matches!(ret, Ty::Int | Ty::Float | Ty::Str | Ty::Error) {
+                if !matches!(ret, Ty::Int(_) | Ty::Float | Ty::Str | Ty::Error) {
                     self.error(
                         "E0401",
                         format!(
@@ -347,6 +386,7 @@ impl Checker<'_> {
             }
             "group_by" => {
                 let key = per_call(self, rest[0], vec![elem.clone()]);
+                self.inspect(&key, rest[0].span, "group by");
                 Ty::list(
                     Ty::Record(vec![
                         ("key".into(), key),
@@ -355,19 +395,17 @@ impl Checker<'_> {
                     size.clone(),
                 )
             }
-            "distinct" => Ty::list(elem, size.clone()),
-            "count" => {
-                return Checked {
-                    value: Some(size.clone()),
-                    ..Checked::new(Ty::Int, cost, TExpr::Builtin(op.into(), tirs))
-                };
+            "distinct" => {
+                self.inspect(&elem, span, "compare");
+                Ty::list(elem, size.clone())
             }
+            "count" => Ty::Int(Interval::up_to(size.clone())),
             "sum" | "min" | "max" => {
                 let value_ty = match rest.first() {
                     Some(f) => per_call(self, f, vec![elem.clone()]),
                     None => elem.clone(),
                 };
-                let numeric = matches!(value_ty, Ty::Int | Ty::Float | Ty::Error);
+                let numeric = matches!(value_ty, Ty::Int(_) | Ty::Float | Ty::Error);
                 let ordered = numeric || matches!(value_ty, Ty::Str);
                 if (op == "sum" && !numeric) || !ordered {
                     self.error(
@@ -381,8 +419,10 @@ impl Checker<'_> {
                         "give a function to a number: `|> {op}(x => x.amount)`"
                     ));
                 }
-                match op {
-                    "sum" => value_ty,
+                match (op, &value_ty) {
+                    // At most `size` values, each within the element's range.
+                    ("sum", Ty::Int(each)) => Ty::Int(each.times(&Interval::up_to(size.clone()))),
+                    ("sum", _) => value_ty,
                     _ if rest.is_empty() => Ty::option(elem),
                     _ => Ty::option(value_ty),
                 }
@@ -390,45 +430,5 @@ impl Checker<'_> {
             _ => unreachable!("list_op is called for list combinators only"),
         };
         Checked::new(ty, cost, TExpr::Builtin(op.into(), tirs))
-    }
-
-    /// A function argument of a combinator: a lambda checked with the
-    /// element types, or any function value.
-    fn function_argument(&mut self, f: &Expr, params: Vec<Ty>, op: &str) -> (FnTy, TExpr) {
-        let expected = Ty::Fn(Box::new(FnTy {
-            params: params.clone(),
-            ret: Ty::Error,
-            latent: Cost::zero(),
-        }));
-        let checked = self.check_expected(f, Some(&expected));
-        match checked.ty {
-            Ty::Fn(func) if func.params.len() == params.len() => (*func, checked.tir),
-            Ty::Error => (
-                FnTy {
-                    params,
-                    ret: Ty::Error,
-                    latent: Cost::zero(),
-                },
-                checked.tir,
-            ),
-            other => {
-                self.error(
-                    "E0401",
-                    format!("`{op}` takes a function here, and this is `{other}`"),
-                    f.span,
-                    "not a function",
-                )
-                .help
-                .push("write a lambda: `x => x.field`".into());
-                (
-                    FnTy {
-                        params,
-                        ret: Ty::Error,
-                        latent: Cost::zero(),
-                    },
-                    TExpr::Error,
-                )
-            }
-        }
     }
 }

@@ -1,7 +1,8 @@
 //! Calls: of built-in combinators, of functions written in RQL (instantiating
 //! their cost signatures), and of function values in scope.
 
-use super::expr::{unbounded_value, Checked, Checker};
+use super::expr::{Checked, Checker};
+use super::measures::{self, Bindings};
 use super::modules::Symbol;
 use super::tir::TExpr;
 use super::types::Ty;
@@ -133,8 +134,9 @@ impl Checker<'_> {
         });
     }
 
+    /// `f(args)` where `f` is a function value in scope.
     fn call_local(&mut self, span: Span, name: &str, ty: &Ty, args: &[&Expr]) -> Checked {
-        let Ty::Fn(func) = ty else {
+        if !ty.is_fn() && !ty.is_error() {
             self.error(
                 "E0412",
                 format!("`{name}` is a `{ty}`, not a function"),
@@ -144,36 +146,39 @@ impl Checker<'_> {
             .help
             .push("only functions are called".into());
             return Checked::error();
-        };
-        if func.params.len() != args.len() {
-            self.arity(span, name, func.params.len(), args.len());
-            return Checked::error();
         }
         let mut cost = Cost::zero();
+        let mut tys = Vec::new();
         let mut tirs = Vec::new();
-        for (param, arg) in func.params.iter().zip(args) {
-            let checked = self.check_expected(arg, Some(param));
-            self.expect_type(
-                param,
-                &checked.ty,
-                arg.span,
-                &format!("`{name}` takes `{param}`"),
-            );
+        for (i, arg) in args.iter().enumerate() {
+            // A lambda passed to a known function is checked with the type
+            // that function gives its parameter.
+            let checked = match (ty, &arg.kind) {
+                (Ty::Fn(func), ExprKind::Lambda(params, body)) => match func.params.get(i) {
+                    Some(Ty::Fn(expected)) if expected.params.len() == params.len() => {
+                        self.check_lambda(params, body, &expected.params)
+                    }
+                    _ => self.check(arg),
+                },
+                _ => self.check(arg),
+            };
             cost = cost.plus(&checked.cost);
+            tys.push(checked.ty);
             tirs.push(checked.tir);
         }
+        let applied = self.apply(ty, &tys, span, &format!("`{name}`"));
         Checked::new(
-            func.ret.clone(),
-            cost.plus(&func.latent),
+            applied.ret,
+            cost.plus(&applied.latent),
             TExpr::CallLocal(name.to_string(), tirs),
         )
     }
 
-    fn arity(&mut self, span: Span, name: &str, expected: usize, found: usize) {
+    pub(super) fn arity(&mut self, span: Span, name: &str, expected: usize, found: usize) {
         self.error(
             "E0414",
             format!(
-                "`{name}` takes {expected} argument{}, {found} given",
+                "{name} takes {expected} argument{}, {found} given",
                 if expected == 1 { "" } else { "s" }
             ),
             span,
@@ -184,8 +189,8 @@ impl Checker<'_> {
     }
 
     /// Instantiates a definition's signature at this call: binds type
-    /// parameters, then replaces the sizes, values and latent costs the
-    /// signature is generic over by the arguments'.
+    /// parameters to the join of what the arguments give them, then the
+    /// signature's measures to the arguments' (spec/cost.md, "Calls").
     fn call_def(&mut self, span: Span, callee_span: Span, def: usize, args: &[&Expr]) -> Checked {
         let name = self.index.defs[def].name.clone();
         let Some(sig) = (self.sig_of)(def) else {
@@ -214,85 +219,124 @@ impl Checker<'_> {
             return Checked::error();
         }
         if sig.params.len() != args.len() {
-            self.arity(span, &name, sig.params.len(), args.len());
+            self.arity(span, &format!("`{name}`"), sig.params.len(), args.len());
             return Checked::error();
         }
         let mut generics: BTreeMap<String, Ty> = BTreeMap::new();
-        let mut substitutions: Vec<(Var, Poly)> = Vec::new();
-        let mut unbounded_args: Vec<(String, Span)> = Vec::new();
+        let mut bindings = Bindings::new();
+        let mut origins: Vec<(Bindings, Span)> = Vec::new();
         let mut cost = Cost::zero();
         let mut tirs: Vec<Option<TExpr>> = vec![None; args.len()];
-        let mut deferred = Vec::new();
-        for (i, ((param, pty), arg)) in sig.params.iter().zip(args).enumerate() {
-            if matches!(arg.kind, ExprKind::Lambda(..)) && matches!(pty, Ty::Fn(_)) {
-                deferred.push(i);
-                continue;
-            }
-            let checked = self.check(arg);
-            self.bind_argument(
-                param,
-                pty,
-                &checked,
-                arg.span,
-                &name,
-                &mut generics,
-                &mut substitutions,
-            );
-            if matches!(pty, Ty::Int)
-                && checked
-                    .value
-                    .as_ref()
-                    .is_none_or(|v| !v.unbounded_params().is_empty())
-            {
-                unbounded_args.push((param.clone(), arg.span));
+        let mut arg_tys: Vec<Option<Ty>> = vec![None; args.len()];
+        // Lambdas are checked last, with the parameter types the other
+        // arguments fix; values first.
+        let is_lambda_for_fn = |i: usize| {
+            matches!(args[i].kind, ExprKind::Lambda(..)) && matches!(sig.params[i].1, Ty::Fn(_))
+        };
+        for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
+            let (param, pty) = &sig.params[i];
+            let checked = self.check(args[i]);
+            if self.bind_type(param, pty, &checked.ty, args[i].span, &name, &mut generics) {
+                arg_tys[i] = Some(checked.ty);
             }
             cost = cost.plus(&checked.cost);
             tirs[i] = Some(checked.tir);
         }
-        for i in deferred {
+        // Measures of plain values, then of values holding functions (whose
+        // expected parameter types may use the former).
+        for pass in [false, true] {
+            for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
+                let pty = &sig.params[i].1;
+                if pty.holds_fn() != pass {
+                    continue;
+                }
+                let Some(arg_ty) = arg_tys[i].clone() else {
+                    continue;
+                };
+                let arg_ty = if pass {
+                    // Measures of this parameter not bound yet stay variables:
+                    // they are bound to the argument's just below.
+                    let expected = pty
+                        .substitute_generics(&generics)
+                        .map_polys(&|p| measures::instantiate_bound(p, &bindings));
+                    let resolved = self.resolve_functions(&arg_ty, &expected, args[i].span, &name);
+                    self.fits(&resolved, &expected, args[i].span, &format!("`{name}`"));
+                    bind(pty, &resolved, &mut generics);
+                    resolved
+                } else {
+                    arg_ty
+                };
+                let mut own = Bindings::new();
+                measures::bind(pty, &arg_ty, &mut own);
+                merge_bindings(&mut bindings, &own);
+                origins.push((own, args[i].span));
+            }
+        }
+        for i in (0..args.len()).filter(|&i| is_lambda_for_fn(i)) {
             let (param, pty) = &sig.params[i];
-            let expected = pty.substitute_generics(&generics);
-            let checked = self.check_expected(args[i], Some(&expected));
-            self.bind_argument(
-                param,
-                pty,
-                &checked,
-                args[i].span,
-                &name,
-                &mut generics,
-                &mut substitutions,
-            );
+            let expected = self.expected_param(pty, &generics, &bindings);
+            let ExprKind::Lambda(params, body) = &args[i].kind else {
+                unreachable!("filtered to lambdas")
+            };
+            let checked = match &expected {
+                Ty::Fn(f) if f.params.len() == params.len() => {
+                    self.check_lambda(params, body, &f.params)
+                }
+                _ => {
+                    self.mismatch(&expected, &Ty::Error, args[i].span, &format!("parameter `{param}` of `{name}`"));
+                    Checked::error()
+                }
+            };
+            self.bind_type(param, pty, &checked.ty, args[i].span, &name, &mut generics);
+            let mut own = Bindings::new();
+            measures::bind(pty, &checked.ty, &mut own);
+            merge_bindings(&mut bindings, &own);
+            origins.push((own, args[i].span));
             tirs[i] = Some(checked.tir);
         }
-        let substitute = |p: &Poly| {
-            substitutions
-                .iter()
-                .fold(p.clone(), |acc, (var, value)| acc.substitute(var, value))
-        };
+        // A type parameter the callee compares may not be a stream or a function.
+        for generic in &sig.inspects {
+            if let Some(bound) = generics.get(generic) {
+                if bound.holds_stream() || bound.holds_fn() {
+                    let what = if bound.holds_stream() { "a stream, which it would read in full" } else { "a function" };
+                    self.error(
+                        if bound.holds_stream() { "E0301" } else { "E0401" },
+                        format!("`{name}` compares its `{generic}` values, and here they are {what}"),
+                        span,
+                        "compared inside",
+                    )
+                    .help
+                    .push("pass values that can be compared: limit a stream first with `|> take(n)`".into());
+                }
+            }
+        }
         let ret = sig
             .ret
             .substitute_generics(&generics)
-            .map_polys(&substitute);
-        let call_cost = Cost::new(substitute(&sig.cost.seeks), substitute(&sig.cost.rows));
-        // An unbounded argument is an error only where the callee's bound
-        // depends on it.
-        for (param, arg_span) in unbounded_args {
-            let var = Var::Arg(param.clone());
-            let uses = sig.cost.seeks.vars().contains(&var)
-                || sig.cost.rows.vars().contains(&var)
-                || ty_mentions(&sig.ret, &var);
-            if uses {
+            .map_polys(&|p| measures::instantiate(p, &bindings));
+        let call_cost = Cost::new(
+            measures::instantiate(&sig.cost.seeks, &bindings),
+            measures::instantiate(&sig.cost.rows, &bindings),
+        );
+        // An unbounded argument is an error only where the callee's cost
+        // depends on it (an unbounded value in the result is the caller's
+        // to bound, where it uses it).
+        for (own, arg_span) in origins {
+            let uses = |var: &Var| sig.cost.seeks.mentions(var) || sig.cost.rows.mentions(var);
+            let culprit = own.iter().find(|(var, value)| {
+                uses(var) && (!value.unbounded_params().is_empty() || !value.tables().is_empty())
+            });
+            if let Some((var, value)) = culprit {
                 self.error(
                     "E0302",
-                    format!("`{name}` reads up to `{param}` rows, and this argument has no bound"),
+                    format!("`{name}`'s cost depends on `{var}`, and this argument leaves it unbounded"),
                     arg_span,
                     "unbounded",
                 )
                 .help
-                .push(
-                    "pass a literal, or a parameter declared with a bound such as `n: Int <= 100`"
-                        .into(),
-                );
+                .push(format!(
+                    "pass a value with a bound (here it may reach `{value}`): a literal, or a parameter declared with a bound such as `n: Int <= 100`"
+                ));
             }
         }
         let qualified = self.index.def_name(def);
@@ -308,55 +352,87 @@ impl Checker<'_> {
         )
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn bind_argument(
+    /// A signature's parameter type at this call: type parameters bound,
+    /// measures bound so far replaced.
+    fn expected_param(&self, pty: &Ty, generics: &BTreeMap<String, Ty>, bindings: &Bindings) -> Ty {
+        pty.substitute_generics(generics)
+            .map_polys(&|p| measures::instantiate(p, bindings))
+    }
+
+    /// `found` with every function value inside it that flows where
+    /// `expected` has a known function type resolved against that type
+    /// (delayed lambdas checked with its parameters).
+    pub(super) fn resolve_functions(&mut self, found: &Ty, expected: &Ty, span: Span, callee: &str) -> Ty {
+        match (found, expected) {
+            (Ty::Fn(_) | Ty::Fns(_), Ty::Fn(e)) => {
+                let func = self.as_function(found, e, span, &format!("`{callee}`"));
+                Ty::Fn(Box::new(func))
+            }
+            (Ty::List(f, size), Ty::List(e, _)) => {
+                Ty::list(self.resolve_functions(f, e, span, callee), size.clone())
+            }
+            (Ty::Option(f), Ty::Option(e)) => Ty::option(self.resolve_functions(f, e, span, callee)),
+            (Ty::Record(fs), Ty::Record(es)) => Ty::Record(
+                fs.iter()
+                    .map(|(n, f)| match es.iter().find(|(m, _)| m == n) {
+                        Some((_, e)) => (n.clone(), self.resolve_functions(f, e, span, callee)),
+                        None => (n.clone(), f.clone()),
+                    })
+                    .collect(),
+            ),
+            _ => found.clone(),
+        }
+    }
+
+    /// Checks an argument's shape against its parameter's and binds the
+    /// parameter's type variables (each to the join of what binds it);
+    /// false on a mismatch (reported).
+    fn bind_type(
         &mut self,
         param: &str,
         pty: &Ty,
-        arg: &Checked,
+        arg: &Ty,
         span: Span,
         callee: &str,
         generics: &mut BTreeMap<String, Ty>,
-        substitutions: &mut Vec<(Var, Poly)>,
-    ) {
+    ) -> bool {
         let expected = pty.substitute_generics(generics);
-        if !expected.accepts(&arg.ty) && !bind(pty, &arg.ty, generics) {
+        if !expected.accepts(arg) && !bind(pty, arg, &mut generics.clone()) {
             self.mismatch(
                 &expected,
-                &arg.ty,
+                arg,
                 span,
                 &format!("parameter `{param}` of `{callee}`"),
             );
-            return;
+            return false;
         }
-        bind(pty, &arg.ty, generics);
-        match (pty, &arg.ty) {
-            (Ty::List(..), Ty::List(_, size)) => {
-                substitutions.push((Var::Size(param.to_string()), size.clone()))
-            }
-            (Ty::Int, _) => substitutions.push((
-                Var::Arg(param.to_string()),
-                arg.value.clone().unwrap_or_else(|| unbounded_value(param)),
-            )),
-            (Ty::Fn(_), Ty::Fn(func)) => {
-                substitutions.push((
-                    Var::LatentSeeks(param.to_string()),
-                    func.latent.seeks.clone(),
-                ));
-                substitutions.push((Var::LatentRows(param.to_string()), func.latent.rows.clone()));
-            }
-            _ => {}
-        }
+        bind(pty, arg, generics);
+        true
     }
 }
 
-/// Binds type parameters of `param` to the parts of `arg`; false when the
-/// shapes differ.
+fn merge_bindings(into: &mut Bindings, from: &Bindings) {
+    for (var, value) in from {
+        let slot = into.entry(var.clone()).or_default();
+        *slot = slot.max(value);
+    }
+}
+
+/// Binds type parameters of `param` to the parts of `arg`, each to the join
+/// of everything that binds it; false when the shapes differ.
 fn bind(param: &Ty, arg: &Ty, generics: &mut BTreeMap<String, Ty>) -> bool {
     match (param, arg) {
         (_, Ty::Error) => true,
         (Ty::Generic(name), _) => match generics.get(name) {
-            Some(bound) => bound.accepts(arg) || arg.accepts(bound),
+            Some(bound) => {
+                if bound.accepts(arg) || arg.accepts(bound) {
+                    let joined = super::expr::join_types(bound, arg);
+                    generics.insert(name.clone(), joined);
+                    true
+                } else {
+                    false
+                }
+            }
             None => {
                 generics.insert(name.clone(), arg.clone());
                 true
@@ -379,15 +455,4 @@ fn bind(param: &Ty, arg: &Ty, generics: &mut BTreeMap<String, Ty>) -> bool {
             .all(|(n, t)| a.iter().any(|(m, u)| n == m && bind(t, u, generics))),
         _ => param.accepts(arg),
     }
-}
-
-fn ty_mentions(ty: &Ty, var: &Var) -> bool {
-    let found = std::cell::Cell::new(false);
-    ty.map_polys(&|p: &Poly| {
-        if p.vars().contains(var) {
-            found.set(true);
-        }
-        p.clone()
-    });
-    found.get()
 }

@@ -1,10 +1,12 @@
 //! Checking one definition: its parameters, its body, its verdict and its signature.
 
-use super::expr::{Checked, Checker, FnSig};
+use super::expr::{Checker, FnSig};
+use super::interval::Interval;
+use super::measures::abstract_measures;
 use super::tir::TExpr;
-use super::types::{FnTy, Ty};
+use super::types::Ty;
 use super::Verdict;
-use crate::cost::{class, Cost, Poly, Var};
+use crate::cost::{class, Cost, Poly, Var, CEILING};
 use crate::syntax::ast::{Def, DefKind, SizeBound, TypeKind};
 use crate::syntax::printer::print_param;
 use rqc_plan::{ParamSpec, ParamType};
@@ -55,7 +57,7 @@ impl Checker<'_> {
                 continue;
             }
             let ty = self.resolve_type(&param.ty, Some(&def.generics));
-            let (ty, value) = self.parameter(def, param, ty);
+            let ty = self.parameter(def, param, ty);
             if let Some(specs_list) = specs.as_mut() {
                 let spec = match &ty {
                     Ty::List(elem, size) => {
@@ -68,10 +70,10 @@ impl Checker<'_> {
                     other => super::schema_types::as_column(other).map(|column| ParamSpec {
                         name: param.name.name.clone(),
                         ty: ParamType::Scalar(column),
-                        max: value
-                            .as_ref()
-                            .and_then(Poly::max_value)
-                            .map(|m| m as i64)
+                        max: other
+                            .interval()
+                            .and_then(Interval::max_value)
+                            .map(|m| m.min(i64::MAX as u64) as i64)
                             .filter(|_| param.bound.is_some()),
                     }),
                 };
@@ -85,7 +87,7 @@ impl Checker<'_> {
             } else {
                 TExpr::Param(position)
             };
-            self.push_local(&param.name, ty.clone(), value, tir);
+            self.push_local(&param.name, ty.clone(), tir);
             params.push((param.name.name.clone(), ty));
         }
         let body = self.check(&def.body);
@@ -99,12 +101,31 @@ impl Checker<'_> {
             );
         }
         if def.kind != DefKind::Fn {
-            if let Ty::Stream(stream) = &body.ty {
-                let stream = (**stream).clone();
-                self.reject_unconsumed(def.body.span, &stream, def.kind.keyword());
-            }
+            self.check_result(def, &body.ty);
+        } else if body.ty.holds_delayed() {
+            self.error(
+                "E0417",
+                "this function returns a lambda whose parameter types nothing fixes",
+                def.body.span,
+                "a lambda, returned",
+            )
+            .help
+            .push("pass the lambda to where it is used, or give the function a function parameter instead".into());
         }
-        let accepted = self.diagnostics.iter().all(|d| !d.is_error()) && bounded(&body.cost);
+        // What the function parameters' own parameters must admit: the
+        // largest use in the body.
+        let solve = |p: &Poly| self.requirements.solve(p);
+        let params: Vec<(String, Ty)> = params
+            .into_iter()
+            .map(|(n, t)| (n, t.map_polys(&solve)))
+            .collect();
+        let ret_ty = body.ty.map_polys(&solve);
+        let cost = Cost::new(solve(&body.cost.seeks), solve(&body.cost.rows));
+        let tir = self.resolve_lambdas(body.tir);
+        if def.kind != DefKind::Fn && bounded(&cost) {
+            self.ceiling(def, &cost);
+        }
+        let accepted = self.diagnostics.iter().all(|d| !d.is_error()) && bounded(&cost);
         if !accepted && self.diagnostics.iter().all(|d| !d.is_error()) {
             // Every unbounded cost is reported where it arises; this is the
             // backstop that keeps the promise if one is missed.
@@ -122,37 +143,37 @@ impl Checker<'_> {
             "{}({}) -> {}",
             def.name.name,
             params_text.join(", "),
-            body.ty
+            ret_ty
         );
         let verdict = Verdict {
             module: module_name.to_string(),
             name: def.name.name.clone(),
             kind: def.kind,
             signature: signature.clone(),
-            cost: body.cost.clone(),
+            cost: cost.clone(),
             accepted,
-            class: class(&body.cost),
+            class: class(&cost),
         };
         let sig = accepted.then(|| FnSig {
             kind: def.kind,
             params,
-            ret: body.ty.clone(),
-            cost: body.cost.clone(),
+            ret: ret_ty,
+            cost: cost.clone(),
+            inspects: self.inspected.iter().cloned().collect(),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
             module: module_name.to_string(),
             name: def.name.name.clone(),
             kind: def.kind,
             params: specs,
-            body: body.tir.clone(),
-            cost: body.cost.clone(),
+            body: tir.clone(),
+            cost: cost.clone(),
             signature,
         });
         let inlined = accepted.then(|| {
             let names = def.params.iter().map(|p| p.name.name.clone()).collect();
-            (names, body.tir.clone())
+            (names, tir)
         });
-        let _: Checked = body;
         Outcome {
             verdict,
             sig,
@@ -162,18 +183,13 @@ impl Checker<'_> {
         }
     }
 
-    /// A parameter's type with its sizes, and its value bound for `Int`s.
-    /// In a function they are generic (fixed at each call); in an entry
-    /// point they come from the declared bounds.
-    fn parameter(
-        &mut self,
-        def: &Def,
-        param: &crate::syntax::ast::Param,
-        ty: Ty,
-    ) -> (Ty, Option<Poly>) {
+    /// A parameter's type with its measures. In a function they are
+    /// variables, fixed at each call; in an entry point they come from the
+    /// declared bounds (and the caller's values are checked against them).
+    fn parameter(&mut self, def: &Def, param: &crate::syntax::ast::Param, ty: Ty) -> Ty {
         let name = param.name.name.clone();
         let entry = def.kind != DefKind::Fn;
-        if param.bound.is_some() && !matches!(ty, Ty::Int) {
+        if param.bound.is_some() && !ty.is_int() {
             self.error(
                 "E0306",
                 format!("only an `Int` parameter takes `<= N`, and `{name}` is `{ty}`"),
@@ -185,8 +201,11 @@ impl Checker<'_> {
                 "bound a list by its type instead: `{name}: [Int; <= 50]`"
             ));
         }
+        if !entry {
+            return abstract_measures(&ty, &name);
+        }
         match ty {
-            Ty::Int if entry => {
+            Ty::Int(_) => {
                 let max = match &param.bound {
                     Some(SizeBound::Literal(n, _)) => Some((*n).max(0) as u64),
                     Some(SizeBound::Name(other)) => {
@@ -202,21 +221,38 @@ impl Checker<'_> {
                     }
                     None => None,
                 };
-                (Ty::Int, Some(Poly::var(Var::Param { name, max })))
+                Ty::Int(Interval::parameter(&name, max))
             }
-            Ty::Int => (Ty::Int, Some(Poly::var(Var::Arg(name)))),
-            Ty::List(elem, _) if entry => {
+            Ty::List(elem, _) => {
                 let size = match &param.ty.kind {
-                    TypeKind::List(_, Some(SizeBound::Literal(n, _))) => Poly::var(Var::Param {
-                        name: format!("|{name}|"),
-                        max: Some((*n).max(0) as u64),
-                    }),
+                    TypeKind::List(_, Some(SizeBound::Literal(n, span))) => {
+                        let max = (*n).max(0) as u64;
+                        if max > CEILING {
+                            self.error(
+                                "E0308",
+                                format!("`{name}` may hold {max} elements, above the ceiling of {CEILING}"),
+                                *span,
+                                "too large to prove anything",
+                            )
+                            .help
+                            .push(format!("declare a smaller maximum: `{name}: [{elem}; <= 1000]`"));
+                        }
+                        Poly::var(Var::Param {
+                            name: format!("|{name}|"),
+                            max: Some(max),
+                        })
+                    }
                     TypeKind::List(_, Some(SizeBound::Name(other))) => {
-                        match self.scope.iter().find(|l| l.name == other.name) {
-                            Some(local) if local.value.is_some() => {
-                                local.value.clone().expect("checked")
-                            }
-                            _ => {
+                        let earlier = self
+                            .scope
+                            .iter()
+                            .find(|l| l.name == other.name)
+                            .and_then(|l| l.ty.interval())
+                            .filter(|i| i.max_value().is_some())
+                            .map(|i| i.hi.clone());
+                        match earlier {
+                            Some(size) => size,
+                            None => {
                                 self.error(
                                     "E0307",
                                     format!(
@@ -228,7 +264,7 @@ impl Checker<'_> {
                                 )
                                 .help
                                 .push(format!("write a number: `{name}: [Int; <= 50]`"));
-                                Poly::zero()
+                                Poly::unbounded(&format!("|{name}|"))
                             }
                         }
                     }
@@ -236,31 +272,84 @@ impl Checker<'_> {
                         self.error("E0303", format!("the list parameter `{name}` has no bound"), param.ty.span, "unbounded list")
                             .help
                             .push(format!("an entry point's list needs a maximum length: `{name}: [{elem}; <= 50]`"));
-                        Poly::zero()
+                        Poly::unbounded(&format!("|{name}|"))
                     }
                 };
-                (Ty::list(*elem, size), None)
+                // The elements are the caller's values: nothing bounds them.
+                let elem = match *elem {
+                    Ty::Int(_) => Ty::any_int(&format!("{name}[]")),
+                    other => other,
+                };
+                Ty::list(elem, size)
             }
-            Ty::List(elem, _) => (Ty::list(*elem, Poly::var(Var::Size(name))), None),
-            Ty::Fn(func) if entry => {
+            Ty::Fn(func) => {
                 self.error("E0305", format!("an entry point cannot take the function `{name}`"), param.ty.span, "a function parameter")
                     .help
                     .push("queries and mutations take values from outside; move the function into a `fn` they call".into());
-                (Ty::Fn(func), None)
+                Ty::Fn(func)
             }
-            Ty::Fn(func) => (
-                Ty::Fn(Box::new(FnTy {
-                    params: func.params,
-                    ret: func.ret,
-                    latent: Cost::new(
-                        Poly::var(Var::LatentSeeks(name.clone())),
-                        Poly::var(Var::LatentRows(name)),
-                    ),
-                })),
-                None,
-            ),
-            other => (other, None),
+            other => ty_named(other, &name),
         }
+    }
+
+    /// An entry point's result is data: it may hold no stream (reading it
+    /// would be unbounded) and no function.
+    fn check_result(&mut self, def: &Def, ty: &Ty) {
+        if let Ty::Stream(stream) = ty {
+            let stream = (**stream).clone();
+            self.reject_unconsumed(def.body.span, &stream, def.kind.keyword());
+        } else if ty.holds_stream() {
+            self.error(
+                "E0301",
+                format!("the {} returns a stream inside its result, with no limit", def.kind.keyword()),
+                def.body.span,
+                "holds an unlimited stream",
+            )
+            .help
+            .push("limit each stream in the result: `posts: Post.by_author[a] |> take(n)`".into());
+        } else if ty.holds_fn() {
+            self.error(
+                "E0418",
+                format!("a {} cannot return a function", def.kind.keyword()),
+                def.body.span,
+                "holds a function",
+            )
+            .help
+            .push("return the values the function gives: apply it first".into());
+        }
+    }
+
+    /// E0308: a proved bound above the ceiling is no proof.
+    fn ceiling(&mut self, def: &Def, cost: &Cost) {
+        for (what, poly) in [("seeks", &cost.seeks), ("rows", &cost.rows)] {
+            let max = poly.max_value().unwrap_or(u64::MAX);
+            if max > CEILING {
+                let shown = if max == u64::MAX {
+                    "more than 2^64".to_string()
+                } else {
+                    max.to_string()
+                };
+                self.error(
+                    "E0308",
+                    format!("this {} may read {shown} {what}, above the ceiling of {CEILING}", def.kind.keyword()),
+                    def.name.span,
+                    "too large to prove anything",
+                )
+                .help
+                .push("lower the declared bounds it relies on (a `bound`, a `small … max`, a parameter's `<=`)".into());
+                return;
+            }
+        }
+    }
+}
+
+/// An entry point's scalar parameter that is not an `Int`: its measures
+/// (an optional `Int` inside) are the caller's, unbounded.
+fn ty_named(ty: Ty, name: &str) -> Ty {
+    match ty {
+        Ty::Option(inner) => Ty::option(ty_named(*inner, name)),
+        Ty::Int(_) => Ty::any_int(name),
+        other => other,
     }
 }
 

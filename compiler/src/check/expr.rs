@@ -1,9 +1,10 @@
 //! Checking expressions: types, costs and the typed IR, one construct at a time.
 
 use super::modules::{ProgramIndex, Symbol};
+use super::interval::Interval;
 use super::tir::TExpr;
-use super::types::Ty;
-use crate::cost::{Cost, Poly, Var};
+use super::types::{FnCandidate, StreamTy, Ty};
+use crate::cost::{Cost, Poly};
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
 use crate::syntax::ast::{DefKind, Expr, ExprKind, Ident};
@@ -26,33 +27,27 @@ pub struct FnSig {
     pub kind: DefKind,
     pub params: Vec<(String, Ty)>,
     pub ret: Ty,
-    /// Over the generic variables of the parameters (`Size`, `Arg`,
-    /// `LatentSeeks`, `LatentRows`).
+    /// Over the measure variables of the parameters (`Var::Generic`).
     pub cost: Cost,
+    /// Type parameters whose values the body compares or hashes.
+    pub inspects: Vec<String>,
 }
 
 /// Types and costs hold no floats, so equality is an equivalence (and the
 /// incremental database can tell an unchanged signature).
 impl Eq for FnSig {}
 
-/// An expression's type, cost, value bound (for `Int`s) and typed form.
+/// An expression's type (with the value range of an `Int`), cost and typed form.
 #[derive(Clone, Debug)]
 pub struct Checked {
     pub ty: Ty,
     pub cost: Cost,
-    /// An upper bound of the value, for integers that size something.
-    pub value: Option<Poly>,
     pub tir: TExpr,
 }
 
 impl Checked {
     pub fn new(ty: Ty, cost: Cost, tir: TExpr) -> Checked {
-        Checked {
-            ty,
-            cost,
-            value: None,
-            tir,
-        }
+        Checked { ty, cost, tir }
     }
 
     pub fn error() -> Checked {
@@ -60,15 +55,15 @@ impl Checked {
     }
 }
 
-pub(super) struct Local {
+/// A name in scope. A `let`-bound stream is not read where it is bound:
+/// each use that consumes it reads it (and pays its opening cost) again.
+#[derive(Clone)]
+pub struct Local {
     pub name: String,
     /// Where the name is bound (for go-to-definition).
     pub span: Span,
     pub ty: Ty,
-    pub value: Option<Poly>,
     pub tir: TExpr,
-    /// Paid at each use: a `let`-bound stream is read again by every use.
-    pub reuse_cost: Cost,
 }
 
 /// What the checker learnt about a place in the source, for editors.
@@ -101,6 +96,13 @@ pub struct Checker<'p> {
     pub(super) scope: Vec<Local>,
     /// Types and references, in the definition's (relative) spans.
     pub facts: Vec<Fact>,
+    /// The definition's delayed lambdas, by id.
+    pub(super) lambdas: Vec<super::functions::LambdaBody>,
+    /// What the function parameters' own parameters must admit.
+    pub(super) requirements: super::measures::Requirements,
+    /// Type parameters whose values the body compares or hashes: a call
+    /// may not bind them to streams or functions.
+    pub(super) inspected: std::collections::BTreeSet<String>,
 }
 
 impl<'p> Checker<'p> {
@@ -122,14 +124,12 @@ impl<'p> Checker<'p> {
         Some(Label::new(table_marker(table), Span::default(), message))
     }
 
-    pub(super) fn push_local(&mut self, name: &Ident, ty: Ty, value: Option<Poly>, tir: TExpr) {
+    pub(super) fn push_local(&mut self, name: &Ident, ty: Ty, tir: TExpr) {
         self.scope.push(Local {
             name: name.name.clone(),
             span: name.span,
             ty,
-            value,
             tir,
-            reuse_cost: Cost::zero(),
         });
     }
 
@@ -175,10 +175,11 @@ impl<'p> Checker<'p> {
 
     fn check_inner(&mut self, expr: &Expr, expected: Option<&Ty>) -> Checked {
         match &expr.kind {
-            ExprKind::Int(n) => Checked {
-                value: Some(Poly::constant((*n).max(0) as u64)),
-                ..Checked::new(Ty::Int, Cost::zero(), TExpr::Const(Value::Int(*n)))
-            },
+            ExprKind::Int(n) => Checked::new(
+                Ty::Int(Interval::exact(*n)),
+                Cost::zero(),
+                TExpr::Const(Value::Int(*n)),
+            ),
             ExprKind::Float(x) => {
                 Checked::new(Ty::Float, Cost::zero(), TExpr::Const(Value::Float(*x)))
             }
@@ -230,13 +231,16 @@ impl<'p> Checker<'p> {
                     let checked = self.check(item);
                     if elem.is_error() {
                         elem = checked.ty.clone();
-                    } else if !elem.accepts(&checked.ty) {
+                    } else if !elem.compatible(&checked.ty) {
                         self.mismatch(
                             &elem,
                             &checked.ty,
                             item.span,
                             "the list's first element sets its type",
                         );
+                    } else {
+                        // Every element's sizes and costs, not the first's.
+                        elem = join_types(&elem, &checked.ty);
                     }
                     cost = cost.plus(&checked.cost);
                     tirs.push(checked.tir);
@@ -256,13 +260,10 @@ impl<'p> Checker<'p> {
                 _ => self.check_call(stage.span, stage, Some(input), &[]),
             },
             ExprKind::Index(base, args) => self.check_access(expr, base, args),
-            ExprKind::Lambda(params, body) => {
-                let param_tys: Vec<Ty> = match expected {
-                    Some(Ty::Fn(f)) if f.params.len() == params.len() => f.params.clone(),
-                    _ => vec![Ty::Error; params.len()],
-                };
-                self.check_lambda(params, body, &param_tys)
-            }
+            // Passed straight to a combinator or a function parameter, a
+            // lambda is checked there (`function_argument`); anywhere else
+            // it is checked where it is applied.
+            ExprKind::Lambda(params, body) => self.delay_lambda(params, body),
             ExprKind::Unary(op, operand) => self.check_unary(*op, operand),
             ExprKind::Binary(op, a, b) => self.check_binary(*op, a, b),
             ExprKind::Range(..) => {
@@ -283,7 +284,7 @@ impl<'p> Checker<'p> {
                 let c = self.check(cond);
                 self.expect_type(&Ty::Bool, &c.ty, cond.span, "an `if` condition is a Bool");
                 let t = self.check_expected(then, expected);
-                let e = self.check_expected(otherwise, Some(&t.ty));
+                let e = self.check_expected(otherwise, expected.or(Some(&t.ty)));
                 if !t.ty.compatible(&e.ty) {
                     let (tt, et) = (t.ty.to_string(), e.ty.to_string());
                     let file = self.file;
@@ -298,16 +299,12 @@ impl<'p> Checker<'p> {
                     .push("make both branches give the same type".into());
                 }
                 let ty = join_types(&t.ty, &e.ty);
-                Checked {
+                Checked::new(
                     ty,
                     // The condition, then the dearer branch.
-                    cost: c.cost.plus(&t.cost.max(&e.cost)),
-                    value: match (t.value, e.value) {
-                        (Some(a), Some(b)) => Some(a.max(&b)),
-                        _ => None,
-                    },
-                    tir: TExpr::If(Box::new(c.tir), Box::new(t.tir), Box::new(e.tir)),
-                }
+                    c.cost.plus(&t.cost.max(&e.cost)),
+                    TExpr::If(Box::new(c.tir), Box::new(t.tir), Box::new(e.tir)),
+                )
             }
             ExprKind::Block(stmts, result) => self.check_block(stmts, result, expected),
             ExprKind::Insert(path, row) => self.check_insert(expr.span, path, row),
@@ -322,12 +319,7 @@ impl<'p> Checker<'p> {
             let binding = local.span;
             self.refer(ident.span, Target::Local(binding));
             let local = self.local(&ident.name).expect("found above");
-            return Checked {
-                ty: local.ty.clone(),
-                cost: local.reuse_cost.clone(),
-                value: local.value.clone(),
-                tir: local.tir.clone(),
-            };
+            return Checked::new(local.ty.clone(), Cost::zero(), local.tir.clone());
         }
         match ident.name.as_str() {
             "desc" => return Checked::new(Ty::Order, Cost::zero(), TExpr::Order(true)),
@@ -337,7 +329,7 @@ impl<'p> Checker<'p> {
         match self.index.lookup(self.module, &ident.name).cloned() {
             Some(Symbol::Table(table)) => {
                 self.refer(ident.span, Target::Table(table.clone()));
-                self.check_whole_table(&table, ident.span)
+                self.check_whole_table(&table, None, ident.span)
             }
             Some(Symbol::Def(_)) => {
                 self.error(
@@ -402,20 +394,12 @@ impl<'p> Checker<'p> {
         if let ExprKind::Name(name) = &base.kind {
             if self.local(&name.name).is_none() {
                 match self.index.lookup(self.module, &name.name).cloned() {
-                    Some(Symbol::Table(table)) => {
-                        self.error(
-                            "E0409",
-                            format!("`{table}.{}` is an access path; give it values", field.name),
-                            expr.span,
-                            "an index needs values",
-                        )
-                        .help
-                        .push(format!("write `{table}.{}[value]`", field.name));
-                        return Checked::error();
-                    }
+                    Some(Symbol::Table(table)) => return self.whole_index(expr, &table, name, field),
                     Some(Symbol::Module(m)) => {
                         return match self.index.scopes[m].get(&field.name).cloned() {
-                            Some(Symbol::Table(table)) => self.check_whole_table(&table, expr.span),
+                            Some(Symbol::Table(table)) => {
+                                self.check_whole_table(&table, None, expr.span)
+                            }
                             _ => {
                                 self.error(
                                     "E0408",
@@ -447,7 +431,10 @@ impl<'p> Checker<'p> {
                 );
                 let table_schema = self.schema.table(table);
                 match table_schema.and_then(|t| t.column(&field.name).map(|c| &t.columns[c])) {
-                    Some(column) => super::schema_types::column_ty(&column.ty),
+                    Some(column) => super::schema_types::column_ty(
+                        &column.ty,
+                        &format!("{table}.{}", field.name),
+                    ),
                     None => {
                         let columns: Vec<String> = table_schema
                             .map(|t| t.columns.iter().map(|c| c.name.clone()).collect())
@@ -496,6 +483,42 @@ impl<'p> Checker<'p> {
         )
     }
 
+    /// `T.index` with no values: the whole index from its start, in its order.
+    fn whole_index(&mut self, expr: &Expr, table: &str, name: &Ident, field: &Ident) -> Checked {
+        self.refer(name.span, Target::Table(table.to_string()));
+        let known = self
+            .schema
+            .table(table)
+            .and_then(|t| t.index(&field.name))
+            .is_some();
+        if !known {
+            let mut names: Vec<String> = self
+                .schema
+                .table(table)
+                .map(|t| t.indexes.iter().map(|i| i.name.clone()).collect())
+                .unwrap_or_default();
+            names.sort();
+            self.error(
+                "E0216",
+                format!("table `{table}` has no index `{}`", field.name),
+                field.span,
+                "unknown index",
+            )
+            .help
+            .push(if names.is_empty() {
+                format!("`{table}` has no indexes; read it in key order: `{table} |> take(n)`")
+            } else {
+                format!("the indexes of `{table}` are: {}", names.join(", "))
+            });
+            return Checked::error();
+        }
+        self.refer(
+            field.span,
+            Target::Index(table.to_string(), field.name.clone()),
+        );
+        self.check_whole_table(table, Some(&field.name), expr.span)
+    }
+
     fn no_field(&mut self, field: &Ident, ty: &Ty, names: &[String]) {
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let suggestion = super::names::closest(&field.name, &refs).map(str::to_string);
@@ -525,7 +548,7 @@ impl<'p> Checker<'p> {
                 "a stream is unbounded; limit it first: `|> take(n)` with `n: Int <= 100`"
                     .to_string()
             }
-            (Ty::Int, Ty::Float) | (Ty::Float, Ty::Int) => {
+            (Ty::Int(_), Ty::Float) | (Ty::Float, Ty::Int(_)) => {
                 "Int and Float do not mix: write the literal as the other kind (`2` or `2.0`)"
                     .to_string()
             }
@@ -547,24 +570,52 @@ impl<'p> Checker<'p> {
     }
 }
 
-/// The type of an `if` whose branches may differ in size: the larger list.
-fn join_types(a: &Ty, b: &Ty) -> Ty {
+/// A type that holds a value of either type: every size, range and cost
+/// the larger, a function either function (the `if`'s branches, a list's
+/// elements, the results of the functions a value may be).
+pub fn join_types(a: &Ty, b: &Ty) -> Ty {
     match (a, b) {
         (Ty::Error, other) | (other, Ty::Error) => other.clone(),
-        (Ty::List(x, sx), Ty::List(_, sy)) => Ty::list((**x).clone(), sx.max(sy)),
-        (Ty::Option(_), _) => a.clone(),
-        (_, Ty::Option(_)) => b.clone(),
+        (Ty::Int(x), Ty::Int(y)) => Ty::Int(x.join(y)),
+        (Ty::List(x, sx), Ty::List(y, sy)) => Ty::list(join_types(x, y), sx.max(sy)),
+        (Ty::Option(x), Ty::Option(y)) => Ty::option(join_types(x, y)),
+        (Ty::Option(x), y) | (y, Ty::Option(x)) => Ty::option(join_types(x, y)),
+        (Ty::Record(xs), Ty::Record(ys)) => Ty::Record(
+            xs.iter()
+                .map(|(name, x)| match ys.iter().find(|(n, _)| n == name) {
+                    Some((_, y)) => (name.clone(), join_types(x, y)),
+                    None => (name.clone(), x.clone()),
+                })
+                .collect(),
+        ),
+        (Ty::Stream(x), Ty::Stream(y)) => Ty::Stream(Box::new(StreamTy {
+            elem: join_types(&x.elem, &y.elem),
+            open: x.open.max(&y.open),
+            per_element: x.per_element.max(&y.per_element),
+            source: x.source.clone(),
+        })),
+        (Ty::Fn(_) | Ty::Fns(_), Ty::Fn(_) | Ty::Fns(_)) => {
+            let mut candidates = candidates_of(a);
+            for c in candidates_of(b) {
+                if !candidates.contains(&c) {
+                    candidates.push(c);
+                }
+            }
+            match candidates.as_slice() {
+                [FnCandidate::Known(one)] => Ty::Fn(Box::new(one.clone())),
+                _ => Ty::Fns(candidates),
+            }
+        }
         _ => a.clone(),
     }
 }
 
-/// Uniform value bound for an `Int` whose bound is unknown: a parameter
-/// with no maximum, named after what it stands for.
-pub fn unbounded_value(name: &str) -> Poly {
-    Poly::var(Var::Param {
-        name: name.to_string(),
-        max: None,
-    })
+fn candidates_of(ty: &Ty) -> Vec<FnCandidate> {
+    match ty {
+        Ty::Fn(func) => vec![FnCandidate::Known((**func).clone())],
+        Ty::Fns(candidates) => candidates.clone(),
+        _ => Vec::new(),
+    }
 }
 
 trait SecondaryMut {

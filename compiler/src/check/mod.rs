@@ -11,6 +11,9 @@ mod builtins;
 mod calls;
 mod definition;
 mod expr;
+mod functions;
+mod interval;
+mod measures;
 mod modules;
 pub mod names;
 mod operators;
@@ -192,10 +195,21 @@ pub fn check_one(
         diagnostics: Vec::new(),
         scope: Vec::new(),
         facts: Vec::new(),
+        lambdas: Vec::new(),
+        requirements: Default::default(),
+        inspected: Default::default(),
     };
     let mut outcome = checker.check_definition(def, &module_name);
     outcome.facts = checker.facts;
-    (outcome, checker.diagnostics)
+    // A delayed lambda's body is checked at each application: report each
+    // of its diagnostics once.
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    for d in checker.diagnostics {
+        if !diagnostics.contains(&d) {
+            diagnostics.push(d);
+        }
+    }
+    (outcome, diagnostics)
 }
 
 fn report_duplicate_defs(sources: &[SourceModule], diagnostics: &mut Vec<Diagnostic>) {

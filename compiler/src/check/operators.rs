@@ -1,20 +1,23 @@
-//! Checking operators: unary and binary, with their types and value bounds.
+//! Checking operators: unary and binary, with their types and value ranges.
 
 use super::expr::{Checked, Checker};
 use super::tir::TExpr;
 use super::types::Ty;
+use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, UnaryOp};
 
 impl Checker<'_> {
     pub(super) fn check_unary(&mut self, op: UnaryOp, operand: &Expr) -> Checked {
         let checked = self.check(operand);
         let ty = match op {
-            UnaryOp::Neg => {
-                if !matches!(checked.ty, Ty::Int | Ty::Float | Ty::Error) {
-                    self.mismatch(&Ty::Int, &checked.ty, operand.span, "`-` negates a number");
+            UnaryOp::Neg => match &checked.ty {
+                Ty::Int(interval) => Ty::Int(interval.negate()),
+                Ty::Float | Ty::Error => checked.ty.clone(),
+                other => {
+                    self.mismatch(&Ty::any_int("?"), other, operand.span, "`-` negates a number");
+                    Ty::Error
                 }
-                checked.ty.clone()
-            }
+            },
             UnaryOp::Not => {
                 self.expect_type(&Ty::Bool, &checked.ty, operand.span, "`!` negates a Bool");
                 Ty::Bool
@@ -27,7 +30,7 @@ impl Checker<'_> {
         let left = self.check(a);
         let right = self.check(b);
         let cost = left.cost.plus(&right.cost);
-        let numeric = |t: &Ty| matches!(t, Ty::Int | Ty::Float | Ty::Error);
+        let numeric = |t: &Ty| matches!(t, Ty::Int(_) | Ty::Float | Ty::Error);
         let ty = match op {
             BinaryOp::And | BinaryOp::Or => {
                 self.expect_type(&Ty::Bool, &left.ty, a.span, "`&&` and `||` combine Bools");
@@ -35,6 +38,8 @@ impl Checker<'_> {
                 Ty::Bool
             }
             BinaryOp::Eq | BinaryOp::NotEq => {
+                self.inspect(&left.ty, a.span, "compare");
+                self.inspect(&right.ty, b.span, "compare");
                 if !left.ty.compatible(&right.ty) {
                     self.mismatch(
                         &left.ty,
@@ -47,12 +52,12 @@ impl Checker<'_> {
             }
             BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq => {
                 let ordered = |t: &Ty| {
-                    matches!(t, Ty::Int | Ty::Float | Ty::Str | Ty::Error)
-                        || matches!(t, Ty::Option(inner) if matches!(**inner, Ty::Int | Ty::Float | Ty::Str))
+                    matches!(t, Ty::Int(_) | Ty::Float | Ty::Str | Ty::Error)
+                        || matches!(t, Ty::Option(inner) if matches!(**inner, Ty::Int(_) | Ty::Float | Ty::Str))
                 };
                 if !ordered(&left.ty) {
                     self.mismatch(
-                        &Ty::Int,
+                        &Ty::any_int("?"),
                         &left.ty,
                         a.span,
                         "`<` and `>` compare numbers and strings",
@@ -73,7 +78,7 @@ impl Checker<'_> {
             }
             _ => {
                 if !numeric(&left.ty) {
-                    self.mismatch(&Ty::Int, &left.ty, a.span, "arithmetic is on numbers");
+                    self.mismatch(&Ty::any_int("?"), &left.ty, a.span, "arithmetic is on numbers");
                 } else if !left.ty.compatible(&right.ty) {
                     self.mismatch(
                         &left.ty,
@@ -89,18 +94,59 @@ impl Checker<'_> {
                 }
             }
         };
-        // Value bounds of sums and products, for sizes computed from parameters.
-        let value = match (op, &left.value, &right.value) {
-            (BinaryOp::Add, Some(x), Some(y)) => Some(x.plus(y)),
-            (BinaryOp::Mul, Some(x), Some(y)) => Some(x.times(y)),
-            (BinaryOp::Sub | BinaryOp::Div | BinaryOp::Rem, Some(x), _) => Some(x.clone()),
-            _ => None,
+        // The value range of integer arithmetic (spec/cost.md, "Values");
+        // none on either side gives none.
+        let ty = match (left.ty.interval(), right.ty.interval()) {
+            (Some(x), Some(y)) if ty.interval().is_some() => {
+                let interval = match op {
+                    BinaryOp::Add => x.plus(y),
+                    BinaryOp::Sub => x.minus(y),
+                    BinaryOp::Mul => x.times(y),
+                    BinaryOp::Div => x.divided_by(y),
+                    _ => x.remainder(),
+                };
+                let optional = matches!(left.ty, Ty::Option(_)) || matches!(right.ty, Ty::Option(_));
+                if optional {
+                    Ty::option(Ty::Int(interval))
+                } else {
+                    Ty::Int(interval)
+                }
+            }
+            _ => ty,
         };
-        Checked {
+        Checked::new(
             ty,
             cost,
-            value,
-            tir: TExpr::Binary(op, Box::new(left.tir), Box::new(right.tir)),
+            TExpr::Binary(op, Box::new(left.tir), Box::new(right.tir)),
+        )
+    }
+
+    /// An operation that reads a whole value (a comparison, `distinct`, a
+    /// group key): it may not hold a stream (comparing would read it) or a
+    /// function; a type parameter here is marked, so that no call binds it
+    /// to one of those.
+    pub(super) fn inspect(&mut self, ty: &Ty, span: Span, what: &str) {
+        for generic in ty.generics() {
+            self.inspected.insert(generic);
+        }
+        if ty.holds_stream() {
+            self.error(
+                "E0301",
+                format!("to {what} this value would read a stream in full"),
+                span,
+                "holds a stream",
+            )
+            .help
+            .push("limit the stream first, `|> take(n)`, and use the list".into());
+        } else if ty.holds_fn() {
+            self.error(
+                "E0401",
+                format!("functions cannot be {what}d"),
+                span,
+                "holds a function",
+            )
+            .help
+            .push(format!("{what} the values the functions give instead"));
         }
     }
 }

@@ -38,21 +38,20 @@ impl Checker<'_> {
         let size = Poly::var(Var::Table(table.to_string()));
         let mut cost = cost.plus(&Cost::new(Poly::zero(), size.clone()));
         for arg in &args[1..] {
-            let expected = super::types::Ty::Fn(Box::new(super::types::FnTy {
-                params: vec![stream.elem.clone()],
-                ret: super::types::Ty::Error,
-                latent: Cost::zero(),
-            }));
-            let checked = self.check_expected(arg, Some(&expected));
-            if let super::types::Ty::Fn(f) = &checked.ty {
-                cost = cost.plus(&f.latent.times(&size));
+            if matches!(arg.kind, ExprKind::Lambda(..)) {
+                let (func, _) =
+                    self.function_argument(arg, &[stream.elem.clone()], &format!("`{op}`"));
+                cost = cost.plus(&func.latent.times(&size));
+            } else {
+                self.check(arg);
             }
         }
         Checked::new(super::types::Ty::Error, cost, super::tir::TExpr::Error)
     }
 
-    /// E0301 for `flat_map` whose function returns an unlimited stream.
-    pub fn reject_inner_stream(&mut self, f: &Expr, stream: &StreamTy, cost: Cost) -> Checked {
+    /// E0301 for `flat_map` whose function returns an unlimited stream, or
+    /// `flatten` over a list of streams.
+    pub fn reject_inner_stream(&mut self, op: &str, span: Span, stream: &StreamTy, cost: Cost) -> Checked {
         let access = &stream.source.access;
         let fixes = vec![
             format!("limit each inner read: `{access} |> take(10)`"),
@@ -62,8 +61,8 @@ impl Checker<'_> {
             ),
         ];
         self.unbounded(
-            f.span,
-            &format!("`flat_map` reads {} for each element", what(stream)),
+            span,
+            &format!("`{op}` reads {} for each element", what(stream)),
             stream,
             fixes,
         );

@@ -1,5 +1,6 @@
 //! Table declarations to a validated schema, with a diagnostic for each inconsistency.
 
+use crate::cost::CEILING;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::syntax::ast::{self, FieldModifier, TableMember, TypeKind};
 use rqc_plan::schema::BoundSchema;
@@ -65,6 +66,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
     let mut columns: Vec<Column> = Vec::new();
     let mut key: Option<(Vec<usize>, crate::Span)> = None;
     let mut indexes: Vec<IndexSchema> = Vec::new();
+    let mut index_spans: Vec<crate::Span> = Vec::new();
     let mut pending: Vec<&ast::TableMember> = Vec::new();
 
     for member in &table.members {
@@ -117,12 +119,15 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                         key = Some((vec![position], *span));
                     }
                 }
-                FieldModifier::Unique(_) => indexes.push(IndexSchema {
-                    name: field.name.name.clone(),
-                    columns: vec![position],
-                    descending: vec![false],
-                    unique: true,
-                }),
+                FieldModifier::Unique(span) => {
+                    index_spans.push(*span);
+                    indexes.push(IndexSchema {
+                        name: field.name.name.clone(),
+                        columns: vec![position],
+                        descending: vec![false],
+                        unique: true,
+                    })
+                }
                 FieldModifier::Ref(path, _) => references = Some(path.dotted()),
             }
         }
@@ -162,6 +167,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
             TableMember::Unique(cols) => {
                 if let Some(positions) = resolve(&cols.columns, diagnostics) {
                     let names: Vec<&str> = cols.columns.iter().map(|c| c.name.as_str()).collect();
+                    index_spans.push(cols.span);
                     indexes.push(IndexSchema {
                         name: names.join("_"),
                         descending: vec![false; positions.len()],
@@ -172,21 +178,8 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
             }
             TableMember::Index(index) => {
                 let names: Vec<ast::Ident> = index.columns.iter().map(|c| c.name.clone()).collect();
-                if indexes.iter().any(|i| i.name == index.name.name) {
-                    diagnostics.push(
-                        Diagnostic::error(
-                            "E0203",
-                            format!(
-                                "index `{}` is declared twice in `{}`",
-                                index.name.name, table.name.name
-                            ),
-                            file,
-                            index.name.span,
-                            "second declaration",
-                        )
-                        .with_help("give each index of a table its own name"),
-                    );
-                } else if let Some(positions) = resolve(&names, diagnostics) {
+                if let Some(positions) = resolve(&names, diagnostics) {
+                    index_spans.push(index.name.span);
                     indexes.push(IndexSchema {
                         name: index.name.name.clone(),
                         columns: positions,
@@ -196,6 +189,30 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                 }
             }
             TableMember::Bound(bound) => bound_decls.push(bound),
+        }
+    }
+
+    // Each index (a `unique` column, `unique (…)`, `index name (…)`) is
+    // its own B-tree, found by its name: two of one name would share one.
+    for (i, index) in indexes.iter().enumerate() {
+        if let Some(first) = indexes[..i].iter().position(|o| o.name == index.name) {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0203",
+                    format!(
+                        "two indexes of `{}` are named `{}`",
+                        table.name.name, index.name
+                    ),
+                    file,
+                    index_spans[i],
+                    "second index of this name",
+                )
+                .with_secondary(Label::new(file, index_spans[first], "first one"))
+                .with_help(format!(
+                    "give each index its own name: `index {}_2 (…)` (a `unique (a, b)` is named `a_b`, a `unique` column after the column)",
+                    index.name
+                )),
+            );
         }
     }
 
@@ -257,6 +274,10 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
             );
             continue;
         }
+        if bound.limit as u64 > CEILING {
+            diagnostics.push(over_ceiling(file, bound.limit_span, "a bound"));
+            continue;
+        }
         bounds.push(BoundSchema {
             columns: positions,
             limit: bound.limit as u64,
@@ -277,6 +298,10 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
             );
             None
         }
+        Some((max, span)) if max as u64 > CEILING => {
+            diagnostics.push(over_ceiling(file, span, "a small table's maximum"));
+            None
+        }
         Some((max, _)) => Some(max as u64),
         None => None,
     };
@@ -292,6 +317,20 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         bounds,
         small_max,
     })
+}
+
+/// E0308: a declared bound above the ceiling proves nothing.
+fn over_ceiling(file: &str, span: crate::Span, what: &str) -> Diagnostic {
+    Diagnostic::error(
+        "E0308",
+        format!("{what} above {CEILING} proves nothing"),
+        file,
+        span,
+        "above the ceiling",
+    )
+    .with_help(format!(
+        "declare a limit of at most {CEILING} (2^32); a group that large is not an island"
+    ))
 }
 
 fn two_keys(file: &str, table: &str, span: crate::Span, first: crate::Span) -> Diagnostic {

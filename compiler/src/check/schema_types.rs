@@ -7,20 +7,30 @@ use crate::cost::{Cost, Poly};
 use crate::syntax::ast::{Ident, Type, TypeKind};
 use rqc_plan::ColumnType;
 
-pub fn column_ty(ty: &ColumnType) -> Ty {
+/// The type of a column's values: data nothing bounds, so an `Int`'s range
+/// is unbounded both ways, named by `label` (`Cfg.lim`) for messages.
+pub fn column_ty(ty: &ColumnType, label: &str) -> Ty {
     match ty {
-        ColumnType::Int => Ty::Int,
+        ColumnType::Int => Ty::any_int(label),
         ColumnType::Float => Ty::Float,
         ColumnType::String => Ty::Str,
         ColumnType::Bool => Ty::Bool,
-        ColumnType::Optional(inner) => Ty::option(column_ty(inner)),
+        ColumnType::Optional(inner) => Ty::option(column_ty(inner, label)),
     }
+}
+
+/// A cost nothing bounds, named for messages.
+fn unknown_cost(what: &str) -> Cost {
+    Cost::new(
+        Poly::unbounded(&format!("seeks({what})")),
+        Poly::unbounded(&format!("rows({what})")),
+    )
 }
 
 /// The column type a checker type stores as, if it is one.
 pub fn as_column(ty: &Ty) -> Option<ColumnType> {
     match ty {
-        Ty::Int => Some(ColumnType::Int),
+        Ty::Int(_) => Some(ColumnType::Int),
         Ty::Float => Some(ColumnType::Float),
         Ty::Str => Some(ColumnType::String),
         Ty::Bool => Some(ColumnType::Bool),
@@ -37,12 +47,14 @@ pub fn is_type_parameter(name: &str, generics: &[Ident]) -> bool {
 }
 
 impl Checker<'_> {
-    /// A written type as a checker type; list sizes and function costs are
-    /// zero here and set by whoever knows them (parameters, calls).
+    /// A written type as a checker type. Its measures (list sizes, integer
+    /// ranges, function and stream costs) are unknown — unbounded — here:
+    /// a definition's parameters get variables in their place
+    /// (`measures::abstract_measures`), an entry point's its declared bounds.
     pub fn resolve_type(&mut self, ty: &Type, generics: Option<&[Ident]>) -> Ty {
         match &ty.kind {
             TypeKind::Named(name) => match name.name.as_str() {
-                "Int" => Ty::Int,
+                "Int" => Ty::any_int("?"),
                 "Float" => Ty::Float,
                 "String" => Ty::Str,
                 "Bool" => Ty::Bool,
@@ -66,10 +78,14 @@ impl Checker<'_> {
                 },
             },
             TypeKind::Option(inner) => Ty::option(self.resolve_type(inner, generics)),
-            TypeKind::List(elem, _) => Ty::list(self.resolve_type(elem, generics), Poly::zero()),
+            TypeKind::List(elem, _) => Ty::list(
+                self.resolve_type(elem, generics),
+                Poly::unbounded("length"),
+            ),
             TypeKind::Stream(elem) => Ty::Stream(Box::new(StreamTy {
                 elem: self.resolve_type(elem, generics),
-                per_element: Cost::constant(0, 1),
+                open: unknown_cost("opening"),
+                per_element: unknown_cost("each element"),
                 source: StreamSource {
                     table: String::new(),
                     description: "a stream parameter".into(),
@@ -90,7 +106,7 @@ impl Checker<'_> {
                     .map(|p| self.resolve_type(p, generics))
                     .collect(),
                 ret: self.resolve_type(ret, generics),
-                latent: Cost::zero(),
+                latent: unknown_cost("a call"),
             })),
         }
     }

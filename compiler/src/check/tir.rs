@@ -51,6 +51,15 @@ pub enum TExpr {
     /// A built-in combinator (`take`, `map`, `count`, …).
     Builtin(String, Vec<TExpr>),
     Lambda(Vec<String>, Box<TExpr>),
+    /// A lambda whose body is checked where it is applied (see
+    /// `functions`); replaced by a `Lambda` once the definition is checked.
+    DelayedLambda(usize),
+    /// A count computed at run time, checked against its proved maximum
+    /// (`None` in generic code, where a caller's bound covers it) before
+    /// the read it limits.
+    Limit(Box<TExpr>, Option<u64>),
+    /// The body of a lambda that nothing applies: never evaluated.
+    Unreachable,
     /// A call of a function defined in RQL, by `module.name`.
     Call(String, Vec<TExpr>),
     /// A call of a function value in scope (a function-typed parameter).
@@ -73,4 +82,217 @@ pub enum TExpr {
     /// An operator with the static cost of one evaluation.
     Costed(Box<TExpr>, Cost),
     Error,
+}
+
+impl TExpr {
+    /// The direct children, and how to rebuild the node from new ones (in
+    /// the same order).
+    pub fn into_parts(self) -> (Vec<TExpr>, Box<dyn FnOnce(Vec<TExpr>) -> TExpr>) {
+        fn leaf(t: TExpr) -> (Vec<TExpr>, Box<dyn FnOnce(Vec<TExpr>) -> TExpr>) {
+            (Vec::new(), Box::new(move |_| t))
+        }
+        match self {
+            TExpr::Const(_)
+            | TExpr::Param(_)
+            | TExpr::Local(_)
+            | TExpr::Order(_)
+            | TExpr::Error
+            | TExpr::DelayedLambda(_)
+            | TExpr::Unreachable => leaf(self),
+            TExpr::Lookup { table, key } => (key, Box::new(move |key| TExpr::Lookup { table, key })),
+            TExpr::UniqueLookup {
+                table,
+                index,
+                values,
+            } => (
+                values,
+                Box::new(move |values| TExpr::UniqueLookup {
+                    table,
+                    index,
+                    values,
+                }),
+            ),
+            TExpr::Scan {
+                table,
+                index,
+                prefix,
+                range,
+                bounded,
+            } => {
+                let n = prefix.len();
+                let mut children = prefix;
+                let (has_lower, has_upper, lower_inc, upper_inc) = match &range {
+                    Some(r) => (
+                        r.lower.is_some(),
+                        r.upper.is_some(),
+                        r.lower.as_ref().is_some_and(|l| l.1),
+                        r.upper.as_ref().is_some_and(|u| u.1),
+                    ),
+                    None => (false, false, false, false),
+                };
+                let has_range = range.is_some();
+                if let Some(r) = range {
+                    let r = *r;
+                    children.extend(r.lower.map(|l| l.0));
+                    children.extend(r.upper.map(|u| u.0));
+                }
+                (
+                    children,
+                    Box::new(move |mut children| {
+                        let mut rest = children.split_off(n).into_iter();
+                        let range = has_range.then(|| {
+                            Box::new(RangeT {
+                                lower: if has_lower {
+                                    rest.next().map(|v| (v, lower_inc))
+                                } else {
+                                    None
+                                },
+                                upper: if has_upper {
+                                    rest.next().map(|v| (v, upper_inc))
+                                } else {
+                                    None
+                                },
+                            })
+                        });
+                        TExpr::Scan {
+                            table,
+                            index,
+                            prefix: children,
+                            range,
+                            bounded,
+                        }
+                    }),
+                )
+            }
+            TExpr::Field(base, name) => (
+                vec![*base],
+                Box::new(move |mut c| TExpr::Field(Box::new(c.remove(0)), name)),
+            ),
+            TExpr::Record(fields) => {
+                let (names, values): (Vec<String>, Vec<TExpr>) = fields.into_iter().unzip();
+                (
+                    values,
+                    Box::new(move |values| TExpr::Record(names.into_iter().zip(values).collect())),
+                )
+            }
+            TExpr::List(items) => (items, Box::new(TExpr::List)),
+            TExpr::Seq(items) => (items, Box::new(TExpr::Seq)),
+            TExpr::Unary(op, a) => (
+                vec![*a],
+                Box::new(move |mut c| TExpr::Unary(op, Box::new(c.remove(0)))),
+            ),
+            TExpr::Binary(op, a, b) => (
+                vec![*a, *b],
+                Box::new(move |mut c| {
+                    let b = c.pop().expect("two children");
+                    TExpr::Binary(op, Box::new(c.remove(0)), Box::new(b))
+                }),
+            ),
+            TExpr::If(c, a, b) => (
+                vec![*c, *a, *b],
+                Box::new(|mut c| {
+                    let b = c.pop().expect("three children");
+                    let a = c.pop().expect("three children");
+                    TExpr::If(Box::new(c.remove(0)), Box::new(a), Box::new(b))
+                }),
+            ),
+            TExpr::Let(name, value, body) => (
+                vec![*value, *body],
+                Box::new(move |mut c| {
+                    let body = c.pop().expect("two children");
+                    TExpr::Let(name, Box::new(c.remove(0)), Box::new(body))
+                }),
+            ),
+            TExpr::Builtin(name, args) => (args, Box::new(move |args| TExpr::Builtin(name, args))),
+            TExpr::Lambda(params, body) => (
+                vec![*body],
+                Box::new(move |mut c| TExpr::Lambda(params, Box::new(c.remove(0)))),
+            ),
+            TExpr::Call(name, args) => (args, Box::new(move |args| TExpr::Call(name, args))),
+            TExpr::CallLocal(name, args) => {
+                (args, Box::new(move |args| TExpr::CallLocal(name, args)))
+            }
+            TExpr::Insert { table, row } => (row, Box::new(move |row| TExpr::Insert { table, row })),
+            TExpr::Update {
+                table,
+                target,
+                changes,
+            } => {
+                let (names, values): (Vec<String>, Vec<TExpr>) = changes.into_iter().unzip();
+                let mut children = vec![*target];
+                children.extend(values);
+                (
+                    children,
+                    Box::new(move |mut c| {
+                        let values = c.split_off(1);
+                        TExpr::Update {
+                            table,
+                            target: Box::new(c.remove(0)),
+                            changes: names.into_iter().zip(values).collect(),
+                        }
+                    }),
+                )
+            }
+            TExpr::Delete { table, target } => (
+                vec![*target],
+                Box::new(move |mut c| TExpr::Delete {
+                    table,
+                    target: Box::new(c.remove(0)),
+                }),
+            ),
+            TExpr::Costed(inner, cost) => (
+                vec![*inner],
+                Box::new(move |mut c| TExpr::Costed(Box::new(c.remove(0)), cost)),
+            ),
+            TExpr::Limit(count, max) => (
+                vec![*count],
+                Box::new(move |mut c| TExpr::Limit(Box::new(c.remove(0)), max)),
+            ),
+        }
+    }
+
+    /// The node with `f` applied to each direct child.
+    pub fn map_children(self, f: &mut dyn FnMut(TExpr) -> TExpr) -> TExpr {
+        let (children, rebuild) = self.into_parts();
+        rebuild(children.into_iter().map(f).collect())
+    }
+}
+
+/// Rewrites top-down: `f` replaces a node (`Ok`, not visited again) or
+/// hands it back (`Err`) to have its children rewritten.
+pub fn rewrite(t: TExpr, f: &mut dyn FnMut(TExpr) -> Result<TExpr, TExpr>) -> TExpr {
+    match f(t) {
+        Ok(replaced) => replaced,
+        Err(t) => t.map_children(&mut |child| rewrite(child, f)),
+    }
+}
+
+/// Walks two trees of the same shape together: `f` merges a pair (`Ok`) or
+/// hands it back to be merged child by child. Where the shapes differ the
+/// first tree is kept.
+pub fn zip(
+    a: TExpr,
+    b: TExpr,
+    f: &mut dyn FnMut(TExpr, TExpr) -> Result<TExpr, (TExpr, TExpr)>,
+) -> TExpr {
+    match f(a, b) {
+        Ok(merged) => merged,
+        Err((a, b)) => {
+            if std::mem::discriminant(&a) != std::mem::discriminant(&b) {
+                return a;
+            }
+            let (children_a, rebuild) = a.into_parts();
+            let (children_b, _) = b.into_parts();
+            if children_a.len() != children_b.len() {
+                return rebuild(children_a);
+            }
+            rebuild(
+                children_a
+                    .into_iter()
+                    .zip(children_b)
+                    .map(|(x, y)| zip(x, y, f))
+                    .collect(),
+            )
+        }
+    }
 }

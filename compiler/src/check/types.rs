@@ -1,12 +1,16 @@
-//! Types of RQL expressions, with the sizes of lists and the per-element costs of streams.
+//! Types of RQL expressions, with the value ranges of integers, the sizes of lists, the costs of streams and functions.
 
+use super::interval::Interval;
 use crate::cost::{Cost, Poly};
+use crate::syntax::ast::Ident;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ty {
-    Int,
+    /// An integer whose value lies in the interval.
+    Int(Interval),
     Float,
     Str,
     Bool,
@@ -16,9 +20,15 @@ pub enum Ty {
     Option(Box<Ty>),
     /// A list of at most `size` elements.
     List(Box<Ty>, Poly),
-    /// A lazily read, unbounded range.
+    /// A lazily read, unbounded range: read only by a limiting consumer.
     Stream(Box<StreamTy>),
+    /// A function value whose parameter types are known: a parameter of a
+    /// definition, or a lambda checked where it is passed.
     Fn(Box<FnTy>),
+    /// A function value that is one of several: lambdas checked at each
+    /// application with the arguments' types, and known functions (an
+    /// `if` between two, a list of them).
+    Fns(Vec<FnCandidate>),
     /// A type parameter of a generic function.
     Generic(String),
     /// `desc` or `asc`, the order argument of `sort_by`.
@@ -27,11 +37,13 @@ pub enum Ty {
     Error,
 }
 
-/// A stream: its elements, what reading one more element costs, and where
-/// it reads (for rejections: "filter reads every row of User").
+/// A stream: its elements, what starting to read costs (the seek into the
+/// range), what reading one more element costs, and where it reads (for
+/// rejections: "filter reads every row of User").
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamTy {
     pub elem: Ty,
+    pub open: Cost,
     pub per_element: Cost,
     pub source: StreamSource,
 }
@@ -57,6 +69,37 @@ pub struct FnTy {
     pub latent: Cost,
 }
 
+/// One function a value of type [`Ty::Fns`] may be.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FnCandidate {
+    Known(FnTy),
+    Lambda(Arc<DelayedLambda>),
+}
+
+/// A lambda written where nothing gives its parameters' types (a `let`,
+/// an `if` branch, a list element): its body is checked at each
+/// application, with the arguments' types, in the scope it was written in.
+pub struct DelayedLambda {
+    /// Unique within the definition; its typed body is kept under it.
+    pub id: usize,
+    pub params: Vec<Ident>,
+    pub body: crate::syntax::ast::Expr,
+    /// The names in scope where it was written.
+    pub captured: Vec<super::expr::Local>,
+}
+
+impl PartialEq for DelayedLambda {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl fmt::Debug for DelayedLambda {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "lambda#{}", self.id)
+    }
+}
+
 impl Ty {
     pub fn list(elem: Ty, size: Poly) -> Ty {
         Ty::List(Box::new(elem), size)
@@ -66,8 +109,30 @@ impl Ty {
         Ty::Option(Box::new(inner))
     }
 
+    /// An integer nothing bounds (`what` names it in messages).
+    pub fn any_int(what: &str) -> Ty {
+        Ty::Int(Interval::unbounded(what))
+    }
+
     pub fn is_error(&self) -> bool {
         matches!(self, Ty::Error)
+    }
+
+    pub fn is_int(&self) -> bool {
+        matches!(self, Ty::Int(_))
+    }
+
+    pub fn is_fn(&self) -> bool {
+        matches!(self, Ty::Fn(_) | Ty::Fns(_))
+    }
+
+    /// The value range of an integer (of the value inside an option).
+    pub fn interval(&self) -> Option<&Interval> {
+        match self {
+            Ty::Int(interval) => Some(interval),
+            Ty::Option(inner) => inner.interval(),
+            _ => None,
+        }
     }
 
     /// Whether either type may stand where the other is expected: the two
@@ -77,7 +142,7 @@ impl Ty {
     }
 
     /// Whether a value of type `found` may be used where `self` is
-    /// expected, ignoring sizes and costs (checked separately).
+    /// expected, ignoring sizes, ranges and costs (see `measures`).
     pub fn accepts(&self, found: &Ty) -> bool {
         match (self, found) {
             (Ty::Error, _) | (_, Ty::Error) => true,
@@ -97,6 +162,8 @@ impl Ty {
                     && a.params.iter().zip(&b.params).all(|(x, y)| y.accepts(x))
                     && a.ret.accepts(&b.ret)
             }
+            // Delayed lambdas are checked where they are applied.
+            (Ty::Fn(_) | Ty::Fns(_), Ty::Fns(_)) | (Ty::Fns(_), Ty::Fn(_)) => true,
             (a, b) => std::mem::discriminant(a) == std::mem::discriminant(b) && a.same_name(b),
         }
     }
@@ -110,27 +177,47 @@ impl Ty {
 
     /// Replaces type parameters by their bindings.
     pub fn substitute_generics(&self, bindings: &BTreeMap<String, Ty>) -> Ty {
+        self.map(&|t| match t {
+            Ty::Generic(name) => bindings.get(name).cloned(),
+            _ => None,
+        })
+    }
+
+    /// Rebuilds the type bottom-up; `f` may replace a node (its answer is
+    /// not visited again).
+    fn map(&self, f: &dyn Fn(&Ty) -> Option<Ty>) -> Ty {
+        if let Some(replaced) = f(self) {
+            return replaced;
+        }
         match self {
-            Ty::Generic(name) => bindings.get(name).cloned().unwrap_or_else(|| self.clone()),
-            Ty::Option(inner) => Ty::option(inner.substitute_generics(bindings)),
-            Ty::List(elem, size) => Ty::list(elem.substitute_generics(bindings), size.clone()),
+            Ty::Option(inner) => Ty::option(inner.map(f)),
+            Ty::List(elem, size) => Ty::list(elem.map(f), size.clone()),
             Ty::Record(fields) => Ty::Record(
                 fields
                     .iter()
-                    .map(|(n, t)| (n.clone(), t.substitute_generics(bindings)))
+                    .map(|(n, t)| (n.clone(), t.map(f)))
                     .collect(),
             ),
-            Ty::Fn(f) => Ty::Fn(Box::new(FnTy {
-                params: f
-                    .params
-                    .iter()
-                    .map(|p| p.substitute_generics(bindings))
-                    .collect(),
-                ret: f.ret.substitute_generics(bindings),
-                latent: f.latent.clone(),
+            Ty::Fn(func) => Ty::Fn(Box::new(FnTy {
+                params: func.params.iter().map(|p| p.map(f)).collect(),
+                ret: func.ret.map(f),
+                latent: func.latent.clone(),
             })),
+            Ty::Fns(candidates) => Ty::Fns(
+                candidates
+                    .iter()
+                    .map(|c| match c {
+                        FnCandidate::Known(func) => match Ty::Fn(Box::new(func.clone())).map(f) {
+                            Ty::Fn(mapped) => FnCandidate::Known(*mapped),
+                            _ => c.clone(),
+                        },
+                        FnCandidate::Lambda(_) => c.clone(),
+                    })
+                    .collect(),
+            ),
             Ty::Stream(s) => Ty::Stream(Box::new(StreamTy {
-                elem: s.elem.substitute_generics(bindings),
+                elem: s.elem.map(f),
+                open: s.open.clone(),
                 per_element: s.per_element.clone(),
                 source: s.source.clone(),
             })),
@@ -138,10 +225,14 @@ impl Ty {
         }
     }
 
-    /// Applies `f` to every size and cost inside the type.
+    /// Applies `f` to every size, range and cost inside the type.
     pub fn map_polys(&self, f: &dyn Fn(&Poly) -> Poly) -> Ty {
         let cost = |c: &Cost| Cost::new(f(&c.seeks), f(&c.rows));
         match self {
+            Ty::Int(interval) => Ty::Int(Interval {
+                hi: f(&interval.hi),
+                lo: f(&interval.lo),
+            }),
             Ty::Option(inner) => Ty::option(inner.map_polys(f)),
             Ty::List(elem, size) => Ty::list(elem.map_polys(f), f(size)),
             Ty::Record(fields) => Ty::Record(
@@ -150,22 +241,74 @@ impl Ty {
                     .map(|(n, t)| (n.clone(), t.map_polys(f)))
                     .collect(),
             ),
-            Ty::Fn(func) => Ty::Fn(Box::new(FnTy {
-                params: func.params.iter().map(|p| p.map_polys(f)).collect(),
-                ret: func.ret.map_polys(f),
-                latent: cost(&func.latent),
-            })),
+            Ty::Fn(func) => Ty::Fn(Box::new(func.map_polys(f))),
+            Ty::Fns(candidates) => Ty::Fns(
+                candidates
+                    .iter()
+                    .map(|c| match c {
+                        FnCandidate::Known(func) => FnCandidate::Known(func.map_polys(f)),
+                        FnCandidate::Lambda(_) => c.clone(),
+                    })
+                    .collect(),
+            ),
             Ty::Stream(s) => Ty::Stream(Box::new(StreamTy {
                 elem: s.elem.map_polys(f),
+                open: cost(&s.open),
                 per_element: cost(&s.per_element),
                 source: s.source.clone(),
             })),
             other => other.clone(),
         }
     }
-}
 
-impl Ty {
+    /// Whether anything inside satisfies `test` (the type itself included).
+    pub fn any(&self, test: &dyn Fn(&Ty) -> bool) -> bool {
+        if test(self) {
+            return true;
+        }
+        match self {
+            Ty::Option(inner) => inner.any(test),
+            Ty::List(elem, _) => elem.any(test),
+            Ty::Record(fields) => fields.iter().any(|(_, t)| t.any(test)),
+            Ty::Stream(s) => s.elem.any(test),
+            Ty::Fn(func) => func.params.iter().any(|p| p.any(test)) || func.ret.any(test),
+            Ty::Fns(candidates) => candidates.iter().any(|c| match c {
+                FnCandidate::Known(func) => {
+                    func.params.iter().any(|p| p.any(test)) || func.ret.any(test)
+                }
+                FnCandidate::Lambda(_) => false,
+            }),
+            _ => false,
+        }
+    }
+
+    /// A stream somewhere inside: reading or comparing the value would read it.
+    pub fn holds_stream(&self) -> bool {
+        self.any(&|t| matches!(t, Ty::Stream(_)))
+    }
+
+    /// A function somewhere inside.
+    pub fn holds_fn(&self) -> bool {
+        self.any(&|t| t.is_fn())
+    }
+
+    /// A lambda whose parameter types are not known yet.
+    pub fn holds_delayed(&self) -> bool {
+        self.any(&|t| matches!(t, Ty::Fns(c) if c.iter().any(|c| matches!(c, FnCandidate::Lambda(_)))))
+    }
+
+    /// The type parameters named inside.
+    pub fn generics(&self) -> Vec<String> {
+        let found = std::cell::RefCell::new(Vec::new());
+        self.any(&|t| {
+            if let Ty::Generic(name) = t {
+                found.borrow_mut().push(name.clone());
+            }
+            false
+        });
+        found.into_inner()
+    }
+
     /// The type without sizes: what compatibility compares, for messages.
     pub fn shape(&self) -> String {
         self.map_polys(&|_| Poly::zero())
@@ -174,10 +317,20 @@ impl Ty {
     }
 }
 
+impl FnTy {
+    pub fn map_polys(&self, f: &dyn Fn(&Poly) -> Poly) -> FnTy {
+        FnTy {
+            params: self.params.iter().map(|p| p.map_polys(f)).collect(),
+            ret: self.ret.map_polys(f),
+            latent: Cost::new(f(&self.latent.seeks), f(&self.latent.rows)),
+        }
+    }
+}
+
 impl fmt::Display for Ty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Ty::Int => write!(f, "Int"),
+            Ty::Int(_) => write!(f, "Int"),
             Ty::Float => write!(f, "Float"),
             Ty::Str => write!(f, "String"),
             Ty::Bool => write!(f, "Bool"),
@@ -187,7 +340,7 @@ impl fmt::Display for Ty {
                 write!(f, "{{ {} }}", fields.join(", "))
             }
             Ty::Option(inner) => match **inner {
-                Ty::Fn(_) => write!(f, "({inner})?"),
+                Ty::Fn(_) | Ty::Fns(_) => write!(f, "({inner})?"),
                 _ => write!(f, "{inner}?"),
             },
             Ty::List(elem, size) => match size.max_value() {
@@ -202,6 +355,15 @@ impl fmt::Display for Ty {
                     many => write!(f, "({}) -> {}", many.join(", "), func.ret),
                 }
             }
+            Ty::Fns(candidates) => match candidates.as_slice() {
+                [FnCandidate::Known(func)] => write!(f, "{}", Ty::Fn(Box::new(func.clone()))),
+                [FnCandidate::Lambda(lambda)] => {
+                    let params: Vec<&str> =
+                        lambda.params.iter().map(|p| p.name.as_str()).collect();
+                    write!(f, "fn({})", params.join(", "))
+                }
+                _ => write!(f, "fn"),
+            },
             Ty::Generic(name) => write!(f, "{name}"),
             Ty::Order => write!(f, "Order"),
             Ty::Error => write!(f, "?"),

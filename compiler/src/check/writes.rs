@@ -6,6 +6,7 @@
 
 use super::expr::{Checked, Checker};
 use super::schema_types::column_ty;
+use super::interval::Interval;
 use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::{Cost, Poly};
@@ -173,23 +174,20 @@ impl Checker<'_> {
         if !writable {
             return Checked::error();
         }
-        Checked {
-            value: Some(Poly::constant(1)),
-            ..Checked::new(
-                Ty::Int,
-                cost.plus(&insert_cost(&schema)),
-                TExpr::Insert {
-                    table,
-                    row: row_tir,
-                },
-            )
-        }
+        Checked::new(
+            Ty::Int(Interval::exact(1)),
+            cost.plus(&insert_cost(&schema)),
+            TExpr::Insert {
+                table,
+                row: row_tir,
+            },
+        )
     }
 
     /// A value for column `position`, checked against the column's type.
     fn column_value(&mut self, schema: &TableSchema, position: usize, value: &Expr) -> Checked {
         let column = &schema.columns[position];
-        let expected = column_ty(&column.ty);
+        let expected = column_ty(&column.ty, &format!("{}.{}", schema.name, column.name));
         let checked = self.check_expected(value, Some(&expected));
         self.expect_type(
             &expected,
@@ -303,18 +301,16 @@ impl Checker<'_> {
         if !writable {
             return Checked::error();
         }
-        Checked {
-            value: Some(count.clone()),
-            ..Checked::new(
-                Ty::Int,
-                cost.plus(&update_cost(&schema, &changed).times(&count)),
-                TExpr::Update {
-                    table: schema.name.clone(),
-                    target: Box::new(checked.tir),
-                    changes: tirs,
-                },
-            )
-        }
+        // The rows actually changed: at most the rows given.
+        Checked::new(
+            Ty::Int(Interval::up_to(count.clone())),
+            cost.plus(&update_cost(&schema, &changed).times(&count)),
+            TExpr::Update {
+                table: schema.name.clone(),
+                target: Box::new(checked.tir),
+                changes: tirs,
+            },
+        )
     }
 
     pub fn check_delete(&mut self, span: Span, target: &Expr) -> Checked {
@@ -326,18 +322,15 @@ impl Checker<'_> {
         if !writable {
             return Checked::error();
         }
-        Checked {
-            value: Some(count.clone()),
-            ..Checked::new(
-                Ty::Int,
-                checked
-                    .cost
-                    .plus(&delete_cost(&schema, referenced).times(&count)),
-                TExpr::Delete {
-                    table: schema.name.clone(),
-                    target: Box::new(checked.tir),
-                },
-            )
-        }
+        Checked::new(
+            Ty::Int(Interval::up_to(count.clone())),
+            checked
+                .cost
+                .plus(&delete_cost(&schema, referenced).times(&count)),
+            TExpr::Delete {
+                table: schema.name.clone(),
+                target: Box::new(checked.tir),
+            },
+        )
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! A polynomial is kept in normal form: a sum of monomials with positive
 //! integer coefficients, each monomial a sorted product of variables with
-//! exponents. Every variable stands for a non-negative quantity, so adding
+//! exponents. Every variable stands for a non-negative quantity (a signed
+//! value enters only through its positive or its negative part), so adding
 //! terms never lowers a bound, the coefficient-wise maximum of two
 //! polynomials bounds both, and `p ≤ q` holds whenever each coefficient of
 //! `p` is at most the matching one of `q`. Knows nothing of the AST.
@@ -19,8 +20,11 @@ use std::fmt;
 pub enum Var {
     /// `N(T)`: the size of a large table; unbounded.
     Table(String),
-    /// A parameter's value, bounded by its declaration (`n: Int <= 100`)
-    /// or unbounded when it has none.
+    /// The positive part `max(0, n)` of an entry point's parameter,
+    /// bounded by its declaration (`n: Int <= 100`), or a quantity nothing
+    /// bounds (`max: None`): a parameter without a bound, the negative part
+    /// of any parameter, a column's value. The name says which, for
+    /// messages (`n`, `-n`, `Cfg.lim`).
     Param {
         name: String,
         max: Option<u64>,
@@ -36,13 +40,16 @@ pub enum Var {
         table: String,
         max: u64,
     },
-    /// The length of a function's list parameter, fixed at each call.
-    Size(String),
-    /// The value of a function's `Int` parameter, fixed at each call.
-    Arg(String),
-    /// The seeks or rows one call of a function-typed parameter costs.
-    LatentSeeks(String),
-    LatentRows(String),
+    /// A measure of a function's parameter, fixed at each call by the
+    /// argument's: a list's length `|xs|`, an `Int`'s upper end `n` or
+    /// negative part `lo(n)`, one call's cost `seeks(f)`, `rows(f)`, and
+    /// the same inside records, lists, options and results. The name is
+    /// the measure's position, unique within the signature.
+    Generic(String),
+    /// A measure a function-typed parameter must admit at its own
+    /// parameters (the length of the list `f` is applied to): fixed once
+    /// the body is checked, to the largest of its uses there.
+    Req(String),
 }
 
 impl Var {
@@ -52,11 +59,7 @@ impl Var {
         match self {
             Var::Param { max, .. } => *max,
             Var::Fanout { max, .. } | Var::Small { max, .. } => Some(*max),
-            Var::Table(_)
-            | Var::Size(_)
-            | Var::Arg(_)
-            | Var::LatentSeeks(_)
-            | Var::LatentRows(_) => None,
+            Var::Table(_) | Var::Generic(_) | Var::Req(_) => None,
         }
     }
 }
@@ -69,13 +72,15 @@ impl fmt::Display for Var {
             // Declared bounds print as their numbers: the formula reads as
             // the design states it (`1 + 5000`), the variable stays apart.
             Var::Fanout { max, .. } | Var::Small { max, .. } => write!(f, "{max}"),
-            Var::Size(name) => write!(f, "|{name}|"),
-            Var::Arg(name) => write!(f, "{name}"),
-            Var::LatentSeeks(name) => write!(f, "seeks({name})"),
-            Var::LatentRows(name) => write!(f, "rows({name})"),
+            Var::Generic(name) | Var::Req(name) => write!(f, "{name}"),
         }
     }
 }
+
+/// The largest bound a run may be proved to keep: a formula whose maximum
+/// is above it (or whose arithmetic overflows on the way) is no proof, and
+/// the definition is rejected (E0308). spec/cost.md names it.
+pub const CEILING: u64 = 1 << 32;
 
 /// What an expression may cost: B-tree descents and entries read.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

@@ -46,8 +46,36 @@ impl Poly {
         Poly(terms)
     }
 
+    /// A quantity nothing bounds, named for messages.
+    pub fn unbounded(name: &str) -> Poly {
+        Poly::var(Var::Param {
+            name: name.to_string(),
+            max: None,
+        })
+    }
+
     pub fn is_zero(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The variable, when the polynomial is exactly one variable.
+    pub fn as_var(&self) -> Option<&Var> {
+        match self.0.iter().next() {
+            Some((monomial, 1)) if self.0.len() == 1 => match monomial.0.as_slice() {
+                [(var, 1)] => Some(var),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The constant term.
+    pub fn constant_term(&self) -> u64 {
+        self.0.get(&Monomial::default()).copied().unwrap_or(0)
+    }
+
+    pub fn mentions(&self, var: &Var) -> bool {
+        self.0.keys().any(|m| m.0.iter().any(|(v, _)| v == var))
     }
 
     pub fn terms(&self) -> impl Iterator<Item = (&Monomial, u64)> {
@@ -85,12 +113,15 @@ impl Poly {
         Poly(terms)
     }
 
-    /// `self ≤ other` for every value of the variables (sufficient test:
-    /// coefficient-wise).
+    /// `self ≤ other` for every value of the variables (sufficient tests:
+    /// coefficient-wise, or `self`'s maximum below `other`'s constant).
     pub fn le(&self, other: &Poly) -> bool {
         self.0
             .iter()
             .all(|(m, c)| other.0.get(m).is_some_and(|o| c <= o))
+            || self
+                .max_value()
+                .is_some_and(|max| max <= other.constant_term())
     }
 
     /// Replaces `var` by `value` everywhere.
@@ -114,7 +145,8 @@ impl Poly {
     }
 
     /// The numeric value with every variable at its maximum; `None` when a
-    /// variable is unbounded.
+    /// variable is unbounded. Saturates at `u64::MAX`, which is above the
+    /// ceiling, so an overflowing formula is never taken for a small one.
     pub fn max_value(&self) -> Option<u64> {
         self.evaluate(&|var: &Var| var.max())
     }
@@ -255,8 +287,8 @@ mod tests {
 
     #[test]
     fn substitution_instantiates_generic_variables() {
-        let size = Var::Size("xs".into());
-        let latent = Var::LatentSeeks("key".into());
+        let size = Var::Generic("|xs|".into());
+        let latent = Var::Generic("seeks(key)".into());
         let signature = Poly::var(size.clone()).times(&Poly::var(latent.clone()));
         let at_call = signature
             .substitute(&size, &Poly::var(fanout()))

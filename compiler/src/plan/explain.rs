@@ -1,7 +1,7 @@
 //! Printing a plan as a tree: each operator, its access path and its bound,
 //! and with `--analyze` what it actually read.
 
-use rqc_plan::{BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, UnOp};
+use rqc_plan::{BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, UnOp, Value};
 
 pub fn explain(entry: &Entry) -> String {
     explain_with(entry, None)
@@ -46,7 +46,11 @@ impl Printer<'_> {
         out.push_str(indent);
         out.push_str(if last { "└─ " } else { "├─ " });
         out.push_str(&label);
-        if let Some(bound) = node.bound {
+        // Making a stream reads nothing: its consumer's bound says what
+        // reading it may cost.
+        let unread = node.bound.is_some_and(|b| b.seeks == 0 && b.rows == 0)
+            && matches!(node.op, Op::Scan { stream: true, .. } | Op::Combinator(Combinator::Map, _));
+        if let Some(bound) = node.bound.filter(|_| !unread) {
             out.push_str(&format!("  seeks ≤ {}  rows ≤ {}", bound.seeks, bound.rows));
         }
         if let Some(stats) = self.stats.and_then(|s| s.get(node.id as usize)) {
@@ -87,13 +91,15 @@ impl Printer<'_> {
                 prefix,
                 lower,
                 upper,
-                limit,
+                stream,
             } => {
                 let path = match index {
                     Some(index) => format!("{table}.{index}"),
                     None => format!("{table} (key)"),
                 };
-                let mut text = format!("Scan {path} prefix=[{}]", list(prefix, &e));
+                // A stream reads nothing itself: its consumer reads from it.
+                let kind = if *stream { "Stream" } else { "Scan" };
+                let mut text = format!("{kind} {path} prefix=[{}]", list(prefix, &e));
                 if let Some(l) = lower {
                     text.push_str(&format!(
                         " from {}{}",
@@ -107,9 +113,6 @@ impl Printer<'_> {
                         e(&u.value),
                         if u.inclusive { " incl" } else { " excl" }
                     ));
-                }
-                if let Some(limit) = limit {
-                    text.push_str(&format!(" limit={}", e(limit)));
                 }
                 (text, ops(prefix))
             }
@@ -193,6 +196,8 @@ impl Printer<'_> {
                 std::iter::once(&**f).chain(args.iter()).collect(),
             ),
             Op::Field(base, name) => (format!("Field .{name}"), vec![&**base]),
+            Op::Limit { .. } => (format!("Limit {}", e(node)), ops_of(node)),
+            Op::Unreachable => ("Unreachable".to_string(), Vec::new()),
             Op::Unary(..) | Op::Binary(..) | Op::Const(_) | Op::Param(_) | Op::Var(_) => {
                 (format!("Value {}", e(node)), ops_of(node))
             }
@@ -240,6 +245,10 @@ impl Printer<'_> {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Op::Limit { count, max } => match &count.op {
+                Op::Const(Value::Int(n)) if *n as u64 == *max => n.to_string(),
+                _ => format!("{} (max {max})", self.expr(count)),
+            },
             Op::Combinator(c, args) => format!(
                 "{}({})",
                 c.name().to_lowercase(),

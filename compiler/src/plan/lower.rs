@@ -1,10 +1,12 @@
-//! Lowering the typed IR to plans: functions inlined, limits pushed into scans,
-//! `sort_by |> take` fused into top-k, and each operator given its bound.
+//! Lowering the typed IR to plans: functions inlined, `sort_by |> take` fused into top-k, each operator given its bound.
 //!
-//! Streams exist only in the typed IR: the checker lets a stream be consumed
-//! by `take`, `first` or `exists` (through any `map`s), so each consumer
-//! becomes a limit on the scan it reads, and a plan reads no range without
-//! a limit or a declared bound.
+//! A scan a declared bound limits becomes an eager `Scan`; any other is a
+//! stream scan, which reads nothing until a limiting consumer (`take`,
+//! `first`, `exists`) reads from it at run time — wherever the checker let
+//! the stream travel (a `let`, a record field, a function's argument). A
+//! `take`'s count carries its proved maximum as a `Limit`, checked before
+//! the read. A shape the lowering does not expect is an internal error
+//! (E0598), never a value that runs.
 
 use crate::check::tir::{RangeT, TExpr};
 use crate::check::{CheckedEntry, CheckedProgram};
@@ -16,7 +18,9 @@ use rqc_plan::{
 };
 use std::collections::HashMap;
 
-/// The runnable program: the schema and a plan per accepted query and mutation.
+/// The runnable program: the schema and a plan per accepted query and
+/// mutation (an entry the planner could not lower is left out; its error is
+/// in [`lower_entry`]'s answer).
 pub fn lower_program(checked: &CheckedProgram) -> CompiledProgram {
     CompiledProgram {
         format_version: FORMAT_VERSION,
@@ -24,7 +28,11 @@ pub fn lower_program(checked: &CheckedProgram) -> CompiledProgram {
         entries: checked
             .entries
             .iter()
-            .filter_map(|entry| lower_entry(&|name| checked.functions.get(name).cloned(), entry))
+            .filter_map(|entry| {
+                lower_entry(&|name| checked.functions.get(name).cloned(), entry)
+                    .ok()
+                    .flatten()
+            })
             .collect(),
     }
 }
@@ -32,31 +40,44 @@ pub fn lower_program(checked: &CheckedProgram) -> CompiledProgram {
 /// A function's parameter names and typed body, by `module.name`.
 pub type FunctionSource<'a> = &'a dyn Fn(&str) -> Option<(Vec<String>, TExpr)>;
 
-/// The plan of one accepted query or mutation; `functions` gives the bodies
-/// of the definitions it calls (to inline).
-pub fn lower_entry(functions: FunctionSource<'_>, entry: &CheckedEntry) -> Option<Entry> {
+/// Why an accepted entry point has no plan: a shape the planner does not
+/// expect (a bug in rqc).
+pub type InternalError = String;
+
+/// The plan of one accepted query or mutation (`None` for a function, or
+/// an entry without a bound); `functions` gives the bodies of the
+/// definitions it calls (to inline).
+pub fn lower_entry(
+    functions: FunctionSource<'_>,
+    entry: &CheckedEntry,
+) -> Result<Option<Entry>, InternalError> {
     let kind = match entry.kind {
         DefKind::Query => EntryKind::Query,
         DefKind::Mutation => EntryKind::Mutation,
-        DefKind::Fn => return None,
+        DefKind::Fn => return Ok(None),
     };
-    let bound = bound_of(&entry.cost)?;
+    let Some(bound) = bound_of(&entry.cost) else {
+        return Ok(None);
+    };
+    let Some(params) = entry.params.clone() else {
+        return Ok(None);
+    };
     let mut lowerer = Lowerer {
         functions,
         fresh: 0,
     };
-    let body = lowerer.inline(&entry.body, &HashMap::new(), None);
-    let mut root = lowerer.lower(&body);
+    let body = lowerer.inline(&entry.body, &HashMap::new(), None)?;
+    let mut root = lowerer.lower(&body)?;
     root.bound = Some(bound);
     number(&mut root, &mut 0);
-    Some(Entry {
+    Ok(Some(Entry {
         module: entry.module.clone(),
         name: entry.name.clone(),
         kind,
-        params: entry.params.clone()?,
+        params,
         bound,
         root,
-    })
+    }))
 }
 
 fn bound_of(cost: &Cost) -> Option<Bound> {
@@ -83,10 +104,16 @@ fn node(op: Op) -> Node {
     }
 }
 
+fn internal(what: &str) -> InternalError {
+    format!("the planner met {what}")
+}
+
 struct Lowerer<'a> {
     functions: FunctionSource<'a>,
     fresh: u32,
 }
+
+type Lowered<T> = Result<T, InternalError>;
 
 impl Lowerer<'_> {
     fn fresh_name(&mut self, base: &str) -> String {
@@ -95,32 +122,36 @@ impl Lowerer<'_> {
     }
 
     /// Replaces calls of RQL functions by their bodies (parameters bound by
-    /// `let`, renamed apart), and `let`-bound streams by their definitions
-    /// (each use reads the range again, as the cost rules count it).
-    /// `params`: when inlining a query's or mutation's body, the arguments
-    /// its `Param(i)`s stand for.
+    /// `let`, renamed apart). `params`: when inlining a query's or
+    /// mutation's body, the arguments its `Param(i)`s stand for.
     fn inline(
         &mut self,
         t: &TExpr,
         env: &HashMap<String, TExpr>,
         params: Option<&[TExpr]>,
-    ) -> TExpr {
-        match t {
+    ) -> Lowered<TExpr> {
+        Ok(match t {
             TExpr::Local(name) => env.get(name).cloned().unwrap_or_else(|| t.clone()),
             TExpr::Param(i) => match params {
-                Some(args) => args.get(*i).cloned().unwrap_or(TExpr::Error),
+                Some(args) => args
+                    .get(*i)
+                    .cloned()
+                    .ok_or_else(|| internal("a parameter the call does not give"))?,
                 None => t.clone(),
             },
             TExpr::Call(function, args) => {
-                let args: Vec<TExpr> = args.iter().map(|a| self.inline(a, env, params)).collect();
-                let Some((names, body)) = (self.functions)(function) else {
-                    return TExpr::Error;
-                };
+                let args = args
+                    .iter()
+                    .map(|a| self.inline(a, env, params))
+                    .collect::<Lowered<Vec<_>>>()?;
+                let (names, body) = (self.functions)(function)
+                    .ok_or_else(|| internal(&format!("a call of `{function}`, which has no body")))?;
                 let mut inner = HashMap::new();
                 let mut lets = Vec::new();
                 let mut positional = Vec::new();
                 for (param, arg) in names.iter().zip(args) {
-                    let bound = if is_stream(&arg) || is_simple(&arg) {
+                    // Evaluated once, as the cost rules count it.
+                    let bound = if is_simple(&arg) {
                         arg
                     } else {
                         let fresh = self.fresh_name(param);
@@ -130,25 +161,21 @@ impl Lowerer<'_> {
                     inner.insert(param.clone(), bound.clone());
                     positional.push(bound);
                 }
-                let mut result = self.inline(&body, &inner, Some(&positional));
+                let mut result = self.inline(&body, &inner, Some(&positional))?;
                 for (name, value) in lets.into_iter().rev() {
                     result = TExpr::Let(name, Box::new(value), Box::new(result));
                 }
                 result
             }
             TExpr::Let(name, value, body) => {
-                let value = self.inline(value, env, params);
-                let mut inner = env.clone();
-                if is_stream(&value) {
-                    inner.insert(name.clone(), value);
-                    return self.inline(body, &inner, params);
-                }
+                let value = self.inline(value, env, params)?;
                 let fresh = self.fresh_name(name);
+                let mut inner = env.clone();
                 inner.insert(name.clone(), TExpr::Local(fresh.clone()));
                 TExpr::Let(
                     fresh,
                     Box::new(value),
-                    Box::new(self.inline(body, &inner, params)),
+                    Box::new(self.inline(body, &inner, params)?),
                 )
             }
             TExpr::Lambda(lambda_params, body) => {
@@ -159,45 +186,68 @@ impl Lowerer<'_> {
                     inner.insert(param.clone(), TExpr::Local(fresh.clone()));
                     renamed.push(fresh);
                 }
-                TExpr::Lambda(renamed, Box::new(self.inline(body, &inner, params)))
+                TExpr::Lambda(renamed, Box::new(self.inline(body, &inner, params)?))
             }
             TExpr::CallLocal(name, args) => {
-                let args = args.iter().map(|a| self.inline(a, env, params)).collect();
+                let args = args
+                    .iter()
+                    .map(|a| self.inline(a, env, params))
+                    .collect::<Lowered<Vec<_>>>()?;
                 let callee = env
                     .get(name)
                     .cloned()
                     .unwrap_or_else(|| TExpr::Local(name.clone()));
                 TExpr::CallLocal(
                     String::new(),
-                    std::iter::once(callee).chain(args_vec(args)).collect(),
+                    std::iter::once(callee).chain(args).collect(),
                 )
             }
-            other => map_children(other, &mut |child| self.inline(child, env, params)),
-        }
+            other => {
+                let mut failure = None;
+                let rebuilt = other.clone().map_children(&mut |child| {
+                    match self.inline(&child, env, params) {
+                        Ok(done) => done,
+                        Err(error) => {
+                            failure.get_or_insert(error);
+                            child
+                        }
+                    }
+                });
+                if let Some(error) = failure {
+                    return Err(error);
+                }
+                rebuilt
+            }
+        })
     }
 
-    fn lower(&mut self, t: &TExpr) -> Node {
+    fn lower(&mut self, t: &TExpr) -> Lowered<Node> {
         match t {
             TExpr::Costed(inner, cost) => {
-                let mut lowered = self.lower_operator(inner);
+                let mut lowered = self.lower_operator(inner)?;
                 lowered.bound = bound_of(cost);
-                lowered
+                Ok(lowered)
             }
             other => self.lower_operator(other),
         }
     }
 
-    fn lower_operator(&mut self, t: &TExpr) -> Node {
-        let all = |this: &mut Self, items: &[TExpr]| {
-            items.iter().map(|i| this.lower(i)).collect::<Vec<_>>()
-        };
-        match t {
+    fn all(&mut self, items: &[TExpr]) -> Lowered<Vec<Node>> {
+        items.iter().map(|i| self.lower(i)).collect()
+    }
+
+    fn boxed(&mut self, t: &TExpr) -> Lowered<Box<Node>> {
+        Ok(Box::new(self.lower(t)?))
+    }
+
+    fn lower_operator(&mut self, t: &TExpr) -> Lowered<Node> {
+        Ok(match t {
             TExpr::Const(value) => node(Op::Const(value.clone())),
             TExpr::Param(i) => node(Op::Param(*i)),
             TExpr::Local(name) => node(Op::Var(name.clone())),
             TExpr::Lookup { table, key } => node(Op::Get {
                 table: table.clone(),
-                key: all(self, key),
+                key: self.all(key)?,
             }),
             TExpr::UniqueLookup {
                 table,
@@ -206,51 +256,50 @@ impl Lowerer<'_> {
             } => node(Op::GetUnique {
                 table: table.clone(),
                 index: index.clone(),
-                values: all(self, values),
+                values: self.all(values)?,
             }),
-            TExpr::Scan { .. } => self.scan(t, None),
-            TExpr::Field(base, name) => node(Op::Field(Box::new(self.lower(base)), name.clone())),
+            TExpr::Scan { .. } => self.scan(t)?,
+            TExpr::Field(base, name) => node(Op::Field(self.boxed(base)?, name.clone())),
             TExpr::Record(fields) => node(Op::Record(
                 fields
                     .iter()
-                    .map(|(n, v)| (n.clone(), self.lower(v)))
-                    .collect(),
+                    .map(|(n, v)| Ok((n.clone(), self.lower(v)?)))
+                    .collect::<Lowered<Vec<_>>>()?,
             )),
-            TExpr::List(items) => node(Op::List(all(self, items))),
+            TExpr::List(items) => node(Op::List(self.all(items)?)),
             TExpr::Unary(op, a) => node(Op::Unary(
                 match op {
                     UnaryOp::Neg => UnOp::Neg,
                     UnaryOp::Not => UnOp::Not,
                 },
-                Box::new(self.lower(a)),
+                self.boxed(a)?,
             )),
-            TExpr::Binary(op, a, b) => node(Op::Binary(
-                binop(*op),
-                Box::new(self.lower(a)),
-                Box::new(self.lower(b)),
-            )),
-            TExpr::If(c, a, b) => node(Op::If(
-                Box::new(self.lower(c)),
-                Box::new(self.lower(a)),
-                Box::new(self.lower(b)),
-            )),
-            TExpr::Let(name, value, body) => node(Op::Let(
-                name.clone(),
-                Box::new(self.lower(value)),
-                Box::new(self.lower(body)),
-            )),
-            TExpr::Seq(items) => node(Op::Seq(all(self, items))),
-            TExpr::Lambda(params, body) => {
-                node(Op::Lambda(params.clone(), Box::new(self.lower(body))))
+            TExpr::Binary(op, a, b) => {
+                node(Op::Binary(binop(*op), self.boxed(a)?, self.boxed(b)?))
             }
+            TExpr::If(c, a, b) => node(Op::If(self.boxed(c)?, self.boxed(a)?, self.boxed(b)?)),
+            TExpr::Let(name, value, body) => {
+                node(Op::Let(name.clone(), self.boxed(value)?, self.boxed(body)?))
+            }
+            TExpr::Seq(items) => node(Op::Seq(self.all(items)?)),
+            TExpr::Lambda(params, body) => node(Op::Lambda(params.clone(), self.boxed(body)?)),
             TExpr::CallLocal(_, parts) => {
-                let callee = self.lower(&parts[0]);
-                node(Op::Apply(Box::new(callee), all(self, &parts[1..])))
+                let (callee, args) = parts
+                    .split_first()
+                    .ok_or_else(|| internal("a call of nothing"))?;
+                node(Op::Apply(self.boxed(callee)?, self.all(args)?))
             }
-            TExpr::Builtin(name, args) => self.builtin(name, args),
+            TExpr::Builtin(name, args) => self.builtin(name, args)?,
+            TExpr::Limit(count, Some(max)) => node(Op::Limit {
+                count: self.boxed(count)?,
+                max: *max,
+            }),
+            // In generic code the maximum is the caller's: the enclosing
+            // operator's bound holds the read.
+            TExpr::Limit(count, None) => self.lower(count)?,
             TExpr::Insert { table, row } => node(Op::Insert {
                 table: table.clone(),
-                row: all(self, row),
+                row: self.all(row)?,
             }),
             TExpr::Update {
                 table,
@@ -258,58 +307,42 @@ impl Lowerer<'_> {
                 changes,
             } => node(Op::Update {
                 table: table.clone(),
-                target: Box::new(self.lower(target)),
+                target: self.boxed(target)?,
                 changes: changes
                     .iter()
-                    .map(|(n, v)| (n.clone(), self.lower(v)))
-                    .collect(),
+                    .map(|(n, v)| Ok((n.clone(), self.lower(v)?)))
+                    .collect::<Lowered<Vec<_>>>()?,
             }),
             TExpr::Delete { table, target } => node(Op::Delete {
                 table: table.clone(),
-                target: Box::new(self.lower(target)),
+                target: self.boxed(target)?,
             }),
             // `desc`/`asc` only appear as `sort_by`'s order, read there.
             TExpr::Order(descending) => node(Op::Const(Value::Bool(*descending))),
-            TExpr::Costed(..) => self.lower(t),
-            TExpr::Call(..) | TExpr::Error => node(Op::Const(Value::Null)),
-        }
+            TExpr::Unreachable => node(Op::Unreachable),
+            TExpr::Costed(..) => self.lower(t)?,
+            TExpr::Call(name, _) => return Err(internal(&format!("a call of `{name}` left after inlining"))),
+            TExpr::DelayedLambda(_) => return Err(internal("a lambda whose body was never checked")),
+            TExpr::Error => return Err(internal("an expression the checker rejected")),
+        })
     }
 
-    fn builtin(&mut self, name: &str, args: &[TExpr]) -> Node {
-        let input = &args[0];
-        // Limiting consumers of a stream become the scan's limit.
-        if is_stream(input) {
-            return match name {
-                "take" => {
-                    let limit = self.lower(&args[1]);
-                    self.push_limit(input, limit)
-                }
-                "first" | "exists" => {
-                    let one = node(Op::Const(Value::Int(1)));
-                    let limited = self.push_limit(input, one);
-                    let combinator = if name == "first" {
-                        Combinator::First
-                    } else {
-                        Combinator::Exists
-                    };
-                    node(Op::Combinator(combinator, vec![limited]))
-                }
-                // `map` over a stream is lowered where a limit reaches it.
-                _ => node(Op::Const(Value::Null)),
-            };
-        }
+    fn builtin(&mut self, name: &str, args: &[TExpr]) -> Lowered<Node> {
+        let input = args
+            .first()
+            .ok_or_else(|| internal(&format!("`{name}` without its input")))?;
         // `sort_by(key, order) |> take(k)`: top-k in one pass.
         if name == "take" {
             if let TExpr::Costed(sorted, _) = input {
                 if let TExpr::Builtin(inner, sort_args) = &**sorted {
-                    if inner == "sort_by" {
+                    if inner == "sort_by" && sort_args.len() >= 2 && args.len() == 2 {
                         let descending = matches!(sort_args.get(2), Some(TExpr::Order(true)));
-                        return node(Op::TopK {
-                            input: Box::new(self.lower(&sort_args[0])),
-                            key: Box::new(self.lower(&sort_args[1])),
+                        return Ok(node(Op::TopK {
+                            input: self.boxed(&sort_args[0])?,
+                            key: self.boxed(&sort_args[1])?,
                             descending,
-                            k: Box::new(self.lower(&args[1])),
-                        });
+                            k: self.boxed(&args[1])?,
+                        }));
                     }
                 }
             }
@@ -333,86 +366,50 @@ impl Lowerer<'_> {
             "take" => Combinator::Take,
             "first" => Combinator::First,
             "exists" => Combinator::Exists,
-            _ => Combinator::UnwrapOr,
+            "unwrap_or" => Combinator::UnwrapOr,
+            other => return Err(internal(&format!("an unknown combinator `{other}`"))),
         };
-        let operands: Vec<&TExpr> = match combinator {
-            Combinator::SortBy { .. } => args.iter().take(2).collect(),
-            _ => args.iter().collect(),
+        let operands: &[TExpr] = match combinator {
+            Combinator::SortBy { .. } => &args[..args.len().min(2)],
+            _ => args,
         };
-        node(Op::Combinator(
-            combinator,
-            operands.into_iter().map(|a| self.lower(a)).collect(),
-        ))
+        Ok(node(Op::Combinator(combinator, self.all(operands)?)))
     }
 
-    /// The stream `t` read at most `limit` times: the limit goes into the
-    /// scan under any `map`s, `let`s and branches.
-    fn push_limit(&mut self, t: &TExpr, limit: Node) -> Node {
-        match t {
-            TExpr::Costed(inner, _) => self.push_limit(inner, limit),
-            TExpr::Scan { .. } => self.scan(t, Some(limit)),
-            TExpr::Builtin(name, args) if name == "map" => {
-                let input = self.push_limit(&args[0], limit);
-                node(Op::Combinator(
-                    Combinator::Map,
-                    vec![input, self.lower(&args[1])],
-                ))
-            }
-            TExpr::If(c, a, b) => {
-                let cond = self.lower(c);
-                let then = self.push_limit(a, limit.clone());
-                let otherwise = self.push_limit(b, limit);
-                node(Op::If(Box::new(cond), Box::new(then), Box::new(otherwise)))
-            }
-            TExpr::Let(name, value, body) => node(Op::Let(
-                name.clone(),
-                Box::new(self.lower(value)),
-                Box::new(self.push_limit(body, limit)),
-            )),
-            TExpr::Seq(items) => {
-                let (last, rest) = items.split_last().expect("a sequence has a value");
-                let mut lowered: Vec<Node> = rest.iter().map(|i| self.lower(i)).collect();
-                lowered.push(self.push_limit(last, limit));
-                node(Op::Seq(lowered))
-            }
-            other => self.lower(other),
-        }
-    }
-
-    fn scan(&mut self, t: &TExpr, limit: Option<Node>) -> Node {
+    fn scan(&mut self, t: &TExpr) -> Lowered<Node> {
         let TExpr::Scan {
             table,
             index,
             prefix,
             range,
-            ..
+            bounded,
         } = t
         else {
-            unreachable!("scan() is called on scans")
+            return Err(internal("a scan that is not one"));
         };
-        let end = |this: &mut Self, e: &Option<(TExpr, bool)>| {
-            e.as_ref().map(|(value, inclusive)| RangeEnd {
-                value: Box::new(this.lower(value)),
-                inclusive: *inclusive,
-            })
+        let mut end = |e: &Option<(TExpr, bool)>| -> Lowered<Option<RangeEnd>> {
+            e.as_ref()
+                .map(|(value, inclusive)| {
+                    Ok(RangeEnd {
+                        value: self.boxed(value)?,
+                        inclusive: *inclusive,
+                    })
+                })
+                .transpose()
         };
         let (lower, upper) = match range.as_deref() {
-            Some(RangeT { lower, upper }) => (end(self, lower), end(self, upper)),
+            Some(RangeT { lower, upper }) => (end(lower)?, end(upper)?),
             None => (None, None),
         };
-        node(Op::Scan {
+        Ok(node(Op::Scan {
             table: table.clone(),
             index: index.clone(),
-            prefix: prefix.iter().map(|p| self.lower(p)).collect(),
+            prefix: self.all(prefix)?,
             lower,
             upper,
-            limit: limit.map(Box::new),
-        })
+            stream: !bounded,
+        }))
     }
-}
-
-fn args_vec(args: Vec<TExpr>) -> Vec<TExpr> {
-    args
 }
 
 /// A value that can be substituted for a parameter without changing what
@@ -422,94 +419,6 @@ fn is_simple(t: &TExpr) -> bool {
         t,
         TExpr::Const(_) | TExpr::Param(_) | TExpr::Local(_) | TExpr::Lambda(..) | TExpr::Order(_)
     )
-}
-
-/// A stream: an unbounded scan, possibly mapped, let-bound or branched.
-fn is_stream(t: &TExpr) -> bool {
-    match t {
-        TExpr::Costed(inner, _) => is_stream(inner),
-        TExpr::Scan { bounded, .. } => !bounded,
-        TExpr::Builtin(name, args) => name == "map" && args.first().is_some_and(is_stream),
-        TExpr::If(_, a, b) => is_stream(a) || is_stream(b),
-        TExpr::Let(_, _, body) => is_stream(body),
-        TExpr::Seq(items) => items.last().is_some_and(is_stream),
-        _ => false,
-    }
-}
-
-/// Rebuilds `t` with `f` applied to each direct child.
-fn map_children(t: &TExpr, f: &mut dyn FnMut(&TExpr) -> TExpr) -> TExpr {
-    let mut all = |items: &[TExpr]| items.iter().map(&mut *f).collect::<Vec<_>>();
-    match t {
-        TExpr::Const(_) | TExpr::Param(_) | TExpr::Local(_) | TExpr::Order(_) | TExpr::Error => {
-            t.clone()
-        }
-        TExpr::Lookup { table, key } => TExpr::Lookup {
-            table: table.clone(),
-            key: all(key),
-        },
-        TExpr::UniqueLookup {
-            table,
-            index,
-            values,
-        } => TExpr::UniqueLookup {
-            table: table.clone(),
-            index: index.clone(),
-            values: all(values),
-        },
-        TExpr::Scan {
-            table,
-            index,
-            prefix,
-            range,
-            bounded,
-        } => TExpr::Scan {
-            table: table.clone(),
-            index: index.clone(),
-            prefix: all(prefix),
-            range: range.as_ref().map(|r| {
-                Box::new(RangeT {
-                    lower: r.lower.as_ref().map(|(v, i)| (f(v), *i)),
-                    upper: r.upper.as_ref().map(|(v, i)| (f(v), *i)),
-                })
-            }),
-            bounded: *bounded,
-        },
-        TExpr::Field(base, name) => TExpr::Field(Box::new(f(base)), name.clone()),
-        TExpr::Record(fields) => {
-            TExpr::Record(fields.iter().map(|(n, v)| (n.clone(), f(v))).collect())
-        }
-        TExpr::List(items) => TExpr::List(all(items)),
-        TExpr::Unary(op, a) => TExpr::Unary(*op, Box::new(f(a))),
-        TExpr::Binary(op, a, b) => TExpr::Binary(*op, Box::new(f(a)), Box::new(f(b))),
-        TExpr::If(c, a, b) => TExpr::If(Box::new(f(c)), Box::new(f(a)), Box::new(f(b))),
-        TExpr::Let(name, value, body) => {
-            TExpr::Let(name.clone(), Box::new(f(value)), Box::new(f(body)))
-        }
-        TExpr::Seq(items) => TExpr::Seq(all(items)),
-        TExpr::Builtin(name, args) => TExpr::Builtin(name.clone(), all(args)),
-        TExpr::Lambda(params, body) => TExpr::Lambda(params.clone(), Box::new(f(body))),
-        TExpr::Call(name, args) => TExpr::Call(name.clone(), all(args)),
-        TExpr::CallLocal(name, args) => TExpr::CallLocal(name.clone(), all(args)),
-        TExpr::Insert { table, row } => TExpr::Insert {
-            table: table.clone(),
-            row: all(row),
-        },
-        TExpr::Update {
-            table,
-            target,
-            changes,
-        } => TExpr::Update {
-            table: table.clone(),
-            target: Box::new(f(target)),
-            changes: changes.iter().map(|(n, v)| (n.clone(), f(v))).collect(),
-        },
-        TExpr::Delete { table, target } => TExpr::Delete {
-            table: table.clone(),
-            target: Box::new(f(target)),
-        },
-        TExpr::Costed(inner, cost) => TExpr::Costed(Box::new(f(inner)), cost.clone()),
-    }
 }
 
 fn binop(op: BinaryOp) -> BinOp {

@@ -4,4 +4,4 @@ mod explain;
 mod lower;
 
 pub use explain::{explain, explain_with};
-pub use lower::{lower_entry, lower_program, FunctionSource};
+pub use lower::{lower_entry, lower_program, FunctionSource, InternalError};

@@ -1,0 +1,238 @@
+//! Function values: lambdas checked where their parameters' types are known, delayed lambdas checked at each application, and applying any function value to arguments.
+//!
+//! A lambda passed straight to a combinator or to a definition's function
+//! parameter is checked there, with the parameter types that place gives
+//! it. Written anywhere else (a `let`, an `if` branch, a list element) its
+//! parameter types are not known yet: it becomes a *delayed* lambda, and
+//! every place that applies it — a call, a combinator, a parameter —
+//! checks its body again with the types that place passes, in the scope it
+//! was written in. Its latent cost at that place is therefore exact; a value
+//! that may be one of several functions ([`Ty::Fns`]) costs the dearest.
+//! The typed bodies of one lambda's applications are merged into one
+//! (their operators' bounds the largest), which the planner uses.
+
+use super::expr::{Checked, Checker};
+use super::tir::TExpr;
+use super::types::{DelayedLambda, FnCandidate, FnTy, Ty};
+use crate::cost::Cost;
+use crate::span::Span;
+use crate::syntax::ast::{Expr, Ident};
+use std::sync::Arc;
+
+/// A delayed lambda's typed body, merged over its applications.
+pub struct LambdaBody {
+    pub params: Vec<String>,
+    pub body: Option<TExpr>,
+    /// Applications already checked, by argument types: re-checking a body
+    /// for the same types gives the same answer.
+    seen: Vec<(Vec<Ty>, Ty, Cost)>,
+}
+
+impl Checker<'_> {
+    /// A lambda whose parameters have `param_tys`, checked now.
+    pub fn check_lambda(&mut self, params: &[Ident], body: &Expr, param_tys: &[Ty]) -> Checked {
+        let depth = self.scope.len();
+        for (param, ty) in params.iter().zip(param_tys) {
+            self.push_local(param, ty.clone(), TExpr::Local(param.name.clone()));
+        }
+        let checked = self.check(body);
+        self.scope.truncate(depth);
+        Checked::new(
+            Ty::Fn(Box::new(FnTy {
+                params: param_tys.to_vec(),
+                ret: checked.ty,
+                latent: checked.cost,
+            })),
+            Cost::zero(),
+            TExpr::Lambda(
+                params.iter().map(|p| p.name.clone()).collect(),
+                Box::new(checked.tir),
+            ),
+        )
+    }
+
+    /// A lambda written where its parameters' types are not known.
+    pub fn delay_lambda(&mut self, params: &[Ident], body: &Expr) -> Checked {
+        let id = self.lambdas.len();
+        self.lambdas.push(LambdaBody {
+            params: params.iter().map(|p| p.name.clone()).collect(),
+            body: None,
+            seen: Vec::new(),
+        });
+        // Checked once now with unknown parameter types, so that what does
+        // not depend on them (names, columns, calls) is reported even if
+        // the lambda is never applied.
+        let unknown = vec![Ty::Error; params.len()];
+        let _ = self.check_lambda(params, body, &unknown);
+        let lambda = DelayedLambda {
+            id,
+            params: params.to_vec(),
+            body: body.clone(),
+            captured: self.scope.clone(),
+        };
+        Checked::new(
+            Ty::Fns(vec![FnCandidate::Lambda(Arc::new(lambda))]),
+            Cost::zero(),
+            TExpr::DelayedLambda(id),
+        )
+    }
+
+    /// A function argument of a combinator or of a definition's parameter:
+    /// a lambda checked with `param_tys`, or any function value applied to
+    /// them. `None` when it is not a function (reported).
+    pub fn function_argument(&mut self, f: &Expr, param_tys: &[Ty], place: &str) -> (FnTy, TExpr) {
+        if let crate::syntax::ast::ExprKind::Lambda(params, body) = &f.kind {
+            if params.len() == param_tys.len() {
+                let checked = self.check_lambda(params, body, param_tys);
+                if let Ty::Fn(func) = checked.ty {
+                    return (*func, checked.tir);
+                }
+            }
+        }
+        let checked = self.check(f);
+        let func = self.apply(&checked.ty, param_tys, f.span, place);
+        (func, checked.tir)
+    }
+
+    /// What applying a value of type `callee` to arguments of `arg_tys`
+    /// gives and costs: every function it may be, applied (a known one's
+    /// parameters must admit the arguments; a delayed lambda is checked
+    /// with them). Errors are reported at `span`; the result is then
+    /// `Error`-typed at no cost.
+    pub fn apply(&mut self, callee: &Ty, arg_tys: &[Ty], span: Span, place: &str) -> FnTy {
+        let unknown = FnTy {
+            params: arg_tys.to_vec(),
+            ret: Ty::Error,
+            latent: Cost::zero(),
+        };
+        let candidates = match callee {
+            Ty::Fn(func) => vec![FnCandidate::Known((**func).clone())],
+            Ty::Fns(candidates) => candidates.clone(),
+            Ty::Error => return unknown,
+            other => {
+                let other = other.to_string();
+                self.error(
+                    "E0412",
+                    format!("{place} takes a function here, and this is `{other}`"),
+                    span,
+                    "not a function",
+                )
+                .help
+                .push("write a lambda: `x => x.field`".into());
+                return unknown;
+            }
+        };
+        let mut ret: Option<Ty> = None;
+        let mut latent = Cost::zero();
+        for candidate in candidates {
+            let (r, l) = match candidate {
+                FnCandidate::Known(func) => {
+                    if func.params.len() != arg_tys.len() {
+                        self.arity(span, place, func.params.len(), arg_tys.len());
+                        return unknown;
+                    }
+                    for (arg, param) in arg_tys.iter().zip(&func.params) {
+                        if !param.accepts(arg) {
+                            self.mismatch(param, arg, span, &format!("{place} takes `{param}`"));
+                            return unknown;
+                        }
+                        self.fits(arg, param, span, place);
+                    }
+                    (func.ret, func.latent)
+                }
+                FnCandidate::Lambda(lambda) => {
+                    if lambda.params.len() != arg_tys.len() {
+                        self.arity(span, place, lambda.params.len(), arg_tys.len());
+                        return unknown;
+                    }
+                    self.apply_delayed(&lambda, arg_tys)
+                }
+            };
+            ret = Some(match ret {
+                None => r,
+                Some(previous) => super::expr::join_types(&previous, &r),
+            });
+            latent = latent.max(&l);
+        }
+        FnTy {
+            params: arg_tys.to_vec(),
+            ret: ret.unwrap_or(Ty::Error),
+            latent,
+        }
+    }
+
+    /// Checks a delayed lambda's body with `arg_tys` in the scope it was
+    /// written in; its typed body joins the lambda's merged one.
+    fn apply_delayed(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> (Ty, Cost) {
+        if let Some((_, ret, cost)) = self.lambdas[lambda.id]
+            .seen
+            .iter()
+            .find(|(tys, _, _)| tys.as_slice() == arg_tys)
+        {
+            return (ret.clone(), cost.clone());
+        }
+        let outer = std::mem::replace(&mut self.scope, lambda.captured.clone());
+        for (param, ty) in lambda.params.iter().zip(arg_tys) {
+            self.push_local(param, ty.clone(), TExpr::Local(param.name.clone()));
+        }
+        let checked = self.check(&lambda.body);
+        self.scope = outer;
+        let slot = &mut self.lambdas[lambda.id];
+        slot.body = Some(match slot.body.take() {
+            None => checked.tir,
+            Some(previous) => merge(previous, checked.tir),
+        });
+        slot.seen
+            .push((arg_tys.to_vec(), checked.ty.clone(), checked.cost.clone()));
+        (checked.ty, checked.cost)
+    }
+
+    /// Checks that a value flowing where a function of type `expected` is
+    /// taken (a definition's parameter) is one: a known function must admit
+    /// what `expected` passes; each delayed lambda is checked with it. The
+    /// answer has `expected`'s parameters and the value's result and cost.
+    pub fn as_function(&mut self, value: &Ty, expected: &FnTy, span: Span, place: &str) -> FnTy {
+        let applied = self.apply(value, &expected.params, span, place);
+        if let Ty::Fn(func) = value {
+            // The parameters were checked by `apply`; the result's shape here.
+            if !expected.ret.accepts(&func.ret) {
+                self.mismatch(&expected.ret, &func.ret, span, place);
+            }
+        }
+        applied
+    }
+
+    /// Replaces every delayed lambda of `tir` by its merged body (a lambda
+    /// never applied keeps a body that says so).
+    pub fn resolve_lambdas(&self, tir: TExpr) -> TExpr {
+        super::tir::rewrite(tir, &mut |t| match t {
+            TExpr::DelayedLambda(id) => {
+                let lambda = &self.lambdas[id];
+                let body = match &lambda.body {
+                    Some(body) => self.resolve_lambdas(body.clone()),
+                    None => TExpr::Unreachable,
+                };
+                Ok(TExpr::Lambda(lambda.params.clone(), Box::new(body)))
+            }
+            other => Err(other),
+        })
+    }
+}
+
+/// One typed body from two applications of the same lambda: the same tree
+/// (the body's structure does not depend on its parameters' types), each
+/// operator's cost the larger, each limit's static maximum the larger.
+fn merge(a: TExpr, b: TExpr) -> TExpr {
+    super::tir::zip(a, b, &mut |x, y| match (x, y) {
+        (TExpr::Costed(inner_a, cost_a), TExpr::Costed(inner_b, cost_b)) => Ok(TExpr::Costed(
+            Box::new(merge(*inner_a, *inner_b)),
+            cost_a.max(&cost_b),
+        )),
+        (TExpr::Limit(count_a, max_a), TExpr::Limit(count_b, max_b)) => Ok(TExpr::Limit(
+            Box::new(merge(*count_a, *count_b)),
+            max_a.zip(max_b).map(|(a, b)| a.max(b)),
+        )),
+        (TExpr::Error, other) | (other, TExpr::Error) => Ok(other),
+        (x, y) => Err((x, y)),
+    })
+}

@@ -1,0 +1,306 @@
+//! Measures: the sizes, value ranges and costs inside types, named at a function's parameters, bound at its calls, compared where a value flows into a place costed for another.
+//!
+//! A function is checked once, with its parameters' measures abstract: the
+//! length of a list parameter is `|xs|`, an `Int` parameter lies in
+//! `[-lo(n), n]`, one call of a function parameter costs `seeks(f)` and
+//! `rows(f)`. These sit at *covariant* positions (what the caller gives) and
+//! are bound at each call to the argument's measures at the same position
+//! ([`bind`]). At *contravariant* positions — the parameters of a function
+//! parameter, which the body applies — a measure is a requirement `Req`:
+//! every application in the body records what it passes ([`Requirements`]),
+//! and once the body is checked the requirement is fixed to the largest
+//! (spec/cost.md, "Functions").
+//!
+//! Where a value flows into a place whose measures were assumed when a cost
+//! was computed — an argument applied to a function whose body was costed
+//! for its parameter types — [`Checker::fits`] proves the value's measures
+//! within the assumed ones, or reports E0419.
+
+use super::expr::Checker;
+use super::interval::Interval;
+use super::types::{FnCandidate, FnTy, Ty};
+use crate::cost::{Cost, Poly, Var};
+use crate::span::Span;
+use std::collections::BTreeMap;
+
+/// Measure variables bound to the argument's measures at one call.
+pub type Bindings = BTreeMap<Var, Poly>;
+
+/// What each requirement variable must admit, gathered from the body.
+#[derive(Default)]
+pub struct Requirements(pub BTreeMap<Var, Poly>);
+
+impl Requirements {
+    fn record(&mut self, var: &Var, at_least: &Poly) {
+        let slot = self.0.entry(var.clone()).or_default();
+        *slot = slot.max(at_least);
+    }
+
+    /// Every requirement variable of `ty` fixed: to the largest use, or
+    /// unbounded where the body made none (then nothing relied on it).
+    pub fn solve(&self, poly: &Poly) -> Poly {
+        let mut result = poly.clone();
+        for var in poly.vars() {
+            if let Var::Req(name) = &var {
+                let value = self
+                    .0
+                    .get(&var)
+                    .map(|p| strip_requirements(p))
+                    .unwrap_or_else(|| Poly::unbounded(name));
+                result = result.substitute(&var, &value);
+            }
+        }
+        result
+    }
+}
+
+/// Requirements that mention requirements are not solved: taken as unbounded.
+fn strip_requirements(poly: &Poly) -> Poly {
+    let mut result = poly.clone();
+    for var in poly.vars() {
+        if let Var::Req(name) = &var {
+            result = result.substitute(&var, &Poly::unbounded(name));
+        }
+    }
+    result
+}
+
+/// The written type of parameter `name` with a variable at every measure:
+/// `Generic` where the caller's value fixes it, `Req` where the body's
+/// applications do.
+pub fn abstract_measures(ty: &Ty, name: &str) -> Ty {
+    measured(ty, name, true)
+}
+
+fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
+    let var = |label: String| {
+        Poly::var(if covariant {
+            Var::Generic(label)
+        } else {
+            Var::Req(label)
+        })
+    };
+    match ty {
+        Ty::Int(_) => Ty::Int(Interval {
+            hi: var(path.to_string()),
+            lo: var(format!("lo({path})")),
+        }),
+        Ty::Option(inner) => Ty::option(measured(inner, path, covariant)),
+        Ty::List(elem, _) => Ty::list(
+            measured(elem, &format!("{path}[]"), covariant),
+            var(format!("|{path}|")),
+        ),
+        Ty::Record(fields) => Ty::Record(
+            fields
+                .iter()
+                .map(|(n, t)| (n.clone(), measured(t, &format!("{path}.{n}"), covariant)))
+                .collect(),
+        ),
+        Ty::Stream(stream) => {
+            let mut stream = (**stream).clone();
+            stream.elem = measured(&stream.elem, &format!("{path}[]"), covariant);
+            stream.open = Cost::new(
+                var(format!("seeks(open {path})")),
+                var(format!("rows(open {path})")),
+            );
+            stream.per_element = Cost::new(
+                var(format!("seeks(each {path})")),
+                var(format!("rows(each {path})")),
+            );
+            Ty::Stream(Box::new(stream))
+        }
+        Ty::Fn(func) => Ty::Fn(Box::new(FnTy {
+            params: func
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| measured(p, &format!("{path}.{i}"), !covariant))
+                .collect(),
+            ret: measured(&func.ret, &format!("{path}()"), covariant),
+            latent: Cost::new(var(format!("seeks({path})")), var(format!("rows({path})"))),
+        })),
+        other => other.clone(),
+    }
+}
+
+/// Binds the `Generic` measures of `param` (a signature's parameter type)
+/// to the argument's at the same positions; a variable met twice takes the
+/// larger. Contravariant positions are not bound: the signature already
+/// says what they admit, and [`Checker::fits`] checks the argument.
+pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
+    let mut one = |p: &Poly, a: &Poly| {
+        if let Some(var @ Var::Generic(_)) = p.as_var() {
+            let slot = bindings.entry(var.clone()).or_default();
+            *slot = slot.max(a);
+        }
+    };
+    match (param, arg) {
+        (Ty::Int(p), Ty::Int(a)) => {
+            one(&p.hi, &a.hi);
+            one(&p.lo, &a.lo);
+        }
+        (Ty::Option(p), Ty::Option(a)) => bind(p, a, bindings),
+        (Ty::Option(p), a) => bind(p, a, bindings),
+        (Ty::List(pe, ps), Ty::List(ae, size)) => {
+            one(ps, size);
+            bind(pe, ae, bindings);
+        }
+        (Ty::Record(p), Ty::Record(a)) => {
+            for (name, pt) in p {
+                if let Some((_, at)) = a.iter().find(|(n, _)| n == name) {
+                    bind(pt, at, bindings);
+                }
+            }
+        }
+        (Ty::Stream(p), Ty::Stream(a)) => {
+            one(&p.open.seeks, &a.open.seeks);
+            one(&p.open.rows, &a.open.rows);
+            one(&p.per_element.seeks, &a.per_element.seeks);
+            one(&p.per_element.rows, &a.per_element.rows);
+            bind(&p.elem, &a.elem, bindings);
+        }
+        (Ty::Fn(p), Ty::Fn(a)) => {
+            one(&p.latent.seeks, &a.latent.seeks);
+            one(&p.latent.rows, &a.latent.rows);
+            bind(&p.ret, &a.ret, bindings);
+        }
+        _ => {}
+    }
+}
+
+/// Replaces bound variables by their values; any `Generic` variable of the
+/// signature left unbound (its argument had no such measure) becomes
+/// unbounded rather than leaking into the caller's formulas.
+pub fn instantiate(poly: &Poly, bindings: &Bindings) -> Poly {
+    let mut result = poly.clone();
+    for var in poly.vars() {
+        if let Var::Generic(name) = &var {
+            let value = bindings
+                .get(&var)
+                .cloned()
+                .unwrap_or_else(|| Poly::unbounded(name));
+            result = result.substitute(&var, &value);
+        }
+    }
+    result
+}
+
+/// Replaces the bound variables only.
+pub fn instantiate_bound(poly: &Poly, bindings: &Bindings) -> Poly {
+    let mut result = poly.clone();
+    for var in poly.vars() {
+        if let Some(value) = bindings.get(&var) {
+            result = result.substitute(&var, value);
+        }
+    }
+    result
+}
+
+/// Why a value does not fit where it flows.
+pub struct Misfit {
+    pub what: String,
+    pub found: String,
+    pub assumed: String,
+}
+
+impl Checker<'_> {
+    /// Proves `found`'s measures within `assumed`'s (a value flowing into a
+    /// place costed for `assumed`), recording requirements where `assumed`
+    /// has one; E0419 at `span` otherwise. True when it fits.
+    pub fn fits(&mut self, found: &Ty, assumed: &Ty, span: Span, place: &str) -> bool {
+        let mut misfit = None;
+        self.fit(found, assumed, "the value", &mut misfit);
+        let Some(misfit) = misfit else {
+            return true;
+        };
+        let d = self.error(
+            "E0419",
+            format!(
+                "{} may be {}, and {place} was costed for at most {}",
+                misfit.what, misfit.found, misfit.assumed
+            ),
+            span,
+            "larger than assumed",
+        );
+        d.help.push(
+            "pass the lambda directly where it is used, so it is costed for its arguments, or declare the larger size in the function's type".into(),
+        );
+        false
+    }
+
+    fn fit(&mut self, found: &Ty, assumed: &Ty, what: &str, misfit: &mut Option<Misfit>) {
+        if misfit.is_some() {
+            return;
+        }
+        match (found, assumed) {
+            (Ty::Int(f), Ty::Int(a)) => {
+                self.fit_poly(&f.hi, &a.hi, format!("{what}'s upper end"), misfit);
+                self.fit_poly(&f.lo, &a.lo, format!("{what}'s negative part"), misfit);
+            }
+            (Ty::Option(f), Ty::Option(a)) => self.fit(f, a, what, misfit),
+            (f, Ty::Option(a)) => self.fit(f, a, what, misfit),
+            (Ty::List(fe, fs), Ty::List(ae, size)) => {
+                self.fit_poly(fs, size, format!("{what}'s length"), misfit);
+                self.fit(fe, ae, &format!("an element of {what}"), misfit);
+            }
+            (Ty::Record(f), Ty::Record(a)) => {
+                for (name, at) in a {
+                    if let Some((_, ft)) = f.iter().find(|(n, _)| n == name) {
+                        self.fit(ft, at, &format!("field `{name}`"), misfit);
+                    }
+                }
+            }
+            (Ty::Stream(f), Ty::Stream(a)) => {
+                let (open, each) = (format!("opening {what}"), format!("each element of {what}"));
+                self.fit_poly(&f.open.seeks, &a.open.seeks, open.clone(), misfit);
+                self.fit_poly(&f.open.rows, &a.open.rows, open, misfit);
+                self.fit_poly(&f.per_element.seeks, &a.per_element.seeks, each.clone(), misfit);
+                self.fit_poly(&f.per_element.rows, &a.per_element.rows, each, misfit);
+                self.fit(&f.elem, &a.elem, &format!("an element of {what}"), misfit);
+            }
+            (Ty::Fn(f), Ty::Fn(a)) => {
+                // What the place will pass must fit what the function was
+                // costed for; what it gives back and costs must fit the place.
+                for (fp, ap) in f.params.iter().zip(&a.params) {
+                    self.fit(ap, fp, "an argument", misfit);
+                }
+                self.fit(&f.ret, &a.ret, &format!("the result of {what}"), misfit);
+                let call = format!("a call of {what}");
+                self.fit_poly(&f.latent.seeks, &a.latent.seeks, call.clone(), misfit);
+                self.fit_poly(&f.latent.rows, &a.latent.rows, call, misfit);
+            }
+            (Ty::Fns(candidates), Ty::Fn(_)) => {
+                for candidate in candidates {
+                    if let FnCandidate::Known(f) = candidate {
+                        self.fit(&Ty::Fn(Box::new(f.clone())), assumed, what, misfit);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `found ≤ assumed`, or a requirement on `assumed` recorded (a
+    /// callee's measure not bound yet is bound to `found` by the caller).
+    fn fit_poly(&mut self, found: &Poly, assumed: &Poly, what: String, misfit: &mut Option<Misfit>) {
+        match assumed.as_var() {
+            Some(var @ Var::Req(_)) => self.requirements.record(var, found),
+            Some(Var::Generic(_)) => {}
+            _ if !found.le(assumed) && misfit.is_none() => {
+                *misfit = Some(Misfit {
+                    what,
+                    found: shown(found),
+                    assumed: shown(assumed),
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+fn shown(poly: &Poly) -> String {
+    match poly.max_value() {
+        Some(max) => max.to_string(),
+        None => format!("`{poly}`"),
+    }
+}
