@@ -10,7 +10,7 @@ pub mod value;
 
 pub use plan::{
     BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op, ParamSpec,
-    ParamType, RangeEnd, UnOp,
+    ParamType, RangeEnd, Shape, UnOp,
 };
 pub use schema::{Column, ColumnType, IndexSchema, Schema, TableSchema};
 pub use value::{compare, Value};

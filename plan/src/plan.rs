@@ -105,11 +105,12 @@ pub enum Op {
     Seq(Vec<Node>),
     Lambda(Vec<String>, Box<Node>),
     Apply(Box<Node>, Vec<Node>),
-    /// A combinator over a bounded list (or an option): `map`, `filter`,
+    /// A combinator over its first operand, a bounded list, an option or
+    /// a stream (`shape`, as the checker typed it): `map`, `filter`,
     /// `flat_map`, `flatten`, `sort_by`, `group_by`, `distinct`, `count`,
     /// `sum`, `min`, `max`, `any`, `all`, `take`, `first`, `exists`,
-    /// `unwrap_or`.
-    Combinator(Combinator, Vec<Node>),
+    /// `unwrap_or`. On a stream only `take`, `first`, `exists` and `map`.
+    Combinator(Combinator, Shape, Vec<Node>),
     /// `sort_by(key, order) |> take(k)` in one pass.
     TopK {
         input: Box<Node>,
@@ -130,6 +131,16 @@ pub enum Op {
         table: String,
         target: Box<Node>,
     },
+}
+
+/// What a combinator's input is. An option holding a list is the list at
+/// run time, so the shape cannot be told from the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shape {
+    List,
+    Option,
+    Stream,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -273,7 +284,7 @@ impl Node {
             Op::Unreachable => Vec::new(),
             Op::Field(base, _) => vec![base],
             Op::Record(fields) => fields.iter().map(|(_, n)| n).collect(),
-            Op::List(items) | Op::Seq(items) | Op::Combinator(_, items) => items.iter().collect(),
+            Op::List(items) | Op::Seq(items) | Op::Combinator(_, _, items) => items.iter().collect(),
             Op::Unary(_, a) => vec![a],
             Op::Binary(_, a, b) | Op::Let(_, a, b) => vec![a, b],
             Op::If(c, t, e) => vec![c, t, e],
@@ -318,7 +329,7 @@ impl Node {
             Op::Unreachable => Vec::new(),
             Op::Field(base, _) => vec![&mut **base],
             Op::Record(fields) => fields.iter_mut().map(|(_, n)| n).collect(),
-            Op::List(items) | Op::Seq(items) | Op::Combinator(_, items) => {
+            Op::List(items) | Op::Seq(items) | Op::Combinator(_, _, items) => {
                 items.iter_mut().collect()
             }
             Op::Unary(_, a) | Op::Lambda(_, a) => vec![&mut **a],

@@ -3,13 +3,17 @@
 use crate::error::{Result, RuntimeError};
 use crate::interp::{internal, Interp};
 use crate::values::{Env, Stream, Val};
-use rqc_plan::{compare, Combinator, Node, Value};
+use rqc_plan::{compare, Combinator, Node, Shape, Value};
 use std::collections::HashSet;
 use std::rc::Rc;
 
+/// `c` over its input, as the checker typed it: an option (`Null` or the
+/// value, whatever the value is), a list, or a stream (a stream value is
+/// never anything else, so it is read as one whatever the shape says).
 pub fn combinator<'p>(
     interp: &mut Interp<'p, '_>,
     c: Combinator,
+    shape: Shape,
     args: &'p [Node],
     env: &Env<'p>,
 ) -> Result<Val<'p>> {
@@ -20,10 +24,10 @@ pub fn combinator<'p>(
         }
         _ => None,
     };
-    if let Val::Stream(stream) = input {
-        return on_stream(interp, c, &stream, f, args, env);
+    let is_list = shape != Shape::Option;
+    if let (Val::Stream(stream), true) = (&input, is_list) {
+        return on_stream(interp, c, stream, f, args, env);
     }
-    let is_list = input.is_list();
     if c == Combinator::UnwrapOr {
         return if input.is_none() {
             interp.eval(&args[1], env)
@@ -41,7 +45,13 @@ pub fn combinator<'p>(
             input
         });
     }
-    let items = input.items()?;
+    let items = if is_list {
+        input.items()?
+    } else if input.is_none() {
+        Vec::new()
+    } else {
+        vec![input]
+    };
     let apply = |interp: &mut Interp<'p, '_>, item: &Val<'p>| -> Result<Val<'p>> {
         let f = f
             .as_ref()

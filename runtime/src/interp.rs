@@ -254,7 +254,7 @@ impl<'p, 's> Interp<'p, 's> {
                 }
                 self.call(&f, values)
             }
-            Op::Combinator(c, args) => combinator(self, *c, args, env),
+            Op::Combinator(c, shape, args) => combinator(self, *c, *shape, args, env),
             Op::TopK {
                 input,
                 key,

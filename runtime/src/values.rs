@@ -132,11 +132,6 @@ impl<'p> Val<'p> {
         })
     }
 
-    /// Whether this is a list (not an option).
-    pub fn is_list(&self) -> bool {
-        matches!(self, Val::Data(Value::List(_)) | Val::List(_))
-    }
-
     pub fn is_none(&self) -> bool {
         matches!(self, Val::Data(Value::Null))
     }

@@ -5,21 +5,68 @@
 use rqc_compiler::check::tir::TExpr;
 use rqc_compiler::check::CheckedProgram;
 use rqc_compiler::syntax::ast::{BinaryOp, UnaryOp};
-use rqc_plan::{compare, Schema, TableSchema, Value};
+use rqc_plan::{compare, Schema, Shape, TableSchema, Value};
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
+/// A value: data, a function, or a list or record holding functions (kept
+/// apart so data stays plain). Streams are read in full: this evaluator
+/// checks answers, not costs.
 #[derive(Clone)]
 enum Val {
     Data(Value),
     Closure(Vec<String>, TExpr, Vec<(String, Val)>),
+    List(Vec<Val>),
+    Record(Vec<(String, Val)>),
 }
 
 impl Val {
     fn data(self) -> Value {
         match self {
             Val::Data(v) => v,
-            Val::Closure(..) => panic!("a function where a value was expected"),
+            _ => panic!("a function where a value was expected"),
+        }
+    }
+
+    fn from_items(items: Vec<Val>) -> Val {
+        if items.iter().all(|i| matches!(i, Val::Data(_))) {
+            Val::Data(Value::List(items.into_iter().map(Val::data).collect()))
+        } else {
+            Val::List(items)
+        }
+    }
+
+    fn from_fields(fields: Vec<(String, Val)>) -> Val {
+        if fields.iter().all(|(_, v)| matches!(v, Val::Data(_))) {
+            Val::Data(Value::Record(
+                fields.into_iter().map(|(n, v)| (n, v.data())).collect(),
+            ))
+        } else {
+            Val::Record(fields)
+        }
+    }
+
+    /// The elements of a list, or of an option (`shape`) as a list of ≤ 1.
+    fn items(self, shape: Shape) -> Vec<Val> {
+        match (self, shape) {
+            (Val::Data(Value::Null), Shape::Option) => Vec::new(),
+            (one, Shape::Option) => vec![one],
+            (Val::Data(Value::List(items)), _) => items.into_iter().map(Val::Data).collect(),
+            (Val::List(items), _) => items,
+            (other, _) => panic!("not a list: {}", other.is_data()),
+        }
+    }
+
+    fn is_data(&self) -> bool {
+        matches!(self, Val::Data(_))
+    }
+
+    fn field(self, name: &str) -> Val {
+        match self {
+            Val::Data(Value::Null) => Val::Data(Value::Null),
+            Val::Data(record) => Val::Data(record.field(name).cloned().unwrap()),
+            Val::Record(fields) => fields.into_iter().find(|(n, _)| n == name).unwrap().1,
+            _ => panic!("a field of a function"),
         }
     }
 }
@@ -155,17 +202,18 @@ impl<'c> Reference<'c> {
                 });
                 Value::List(rows)
             }
-            TExpr::Field(base, name) => match v(self, base) {
-                Value::Null => Value::Null,
-                record => record.field(name).cloned().unwrap(),
-            },
-            TExpr::Record(fields) => Value::Record(
-                fields
+            TExpr::Field(base, name) => return self.eval(base, args, env).field(name),
+            TExpr::Record(fields) => {
+                let fields = fields
                     .iter()
-                    .map(|(n, e)| (n.clone(), v(self, e)))
-                    .collect(),
-            ),
-            TExpr::List(items) => Value::List(items.iter().map(|e| v(self, e)).collect()),
+                    .map(|(n, e)| (n.clone(), self.eval(e, args, env)))
+                    .collect();
+                return Val::from_fields(fields);
+            }
+            TExpr::List(items) => {
+                let items = items.iter().map(|e| self.eval(e, args, env)).collect();
+                return Val::from_items(items);
+            }
             TExpr::Unary(op, a) => match (op, v(self, a)) {
                 (UnaryOp::Neg, Value::Int(n)) => Value::Int(-n),
                 (UnaryOp::Neg, Value::Float(x)) => Value::Float(-x),
@@ -207,7 +255,7 @@ impl<'c> Reference<'c> {
                     .iter()
                     .map(|v| match v {
                         Val::Data(d) => d.clone(),
-                        Val::Closure(..) => Value::Null,
+                        _ => Value::Null,
                     })
                     .collect();
                 let inner: Vec<(String, Val)> = params.into_iter().zip(values).collect();
@@ -223,7 +271,9 @@ impl<'c> Reference<'c> {
                 let values: Vec<Val> = call_args.iter().map(|a| self.eval(a, args, env)).collect();
                 return self.apply(&f, values, args);
             }
-            TExpr::Builtin(name, call_args) => return self.builtin(name, call_args, args, env),
+            TExpr::Builtin(name, shape, call_args) => {
+                return self.builtin(name, *shape, call_args, args, env)
+            }
             TExpr::Insert { table, row } => {
                 let values: Vec<Value> = row.iter().map(|e| v(self, e)).collect();
                 let schema = self.table_schema(table);
@@ -282,53 +332,73 @@ impl<'c> Reference<'c> {
     fn builtin(
         &mut self,
         name: &str,
+        shape: Shape,
         call_args: &[TExpr],
         args: &[Value],
         env: &[(String, Val)],
     ) -> Val {
-        let input = self.eval(&call_args[0], args, env).data();
-        let is_list = matches!(input, Value::List(_));
-        let xs = input.clone().into_items();
+        let input = self.eval(&call_args[0], args, env);
+        let is_list = shape != Shape::Option;
+        if name == "unwrap_or" {
+            return match input {
+                Val::Data(Value::Null) => self.eval(&call_args[1], args, env),
+                other => other,
+            };
+        }
         let f = call_args.get(1).map(|a| self.eval(a, args, env));
-        let call = |this: &mut Self, x: &Value| {
-            this.apply(f.as_ref().unwrap(), vec![Val::Data(x.clone())], args)
-                .data()
-        };
-        Val::Data(match name {
-            "take" => {
-                let Some(Val::Data(Value::Int(n))) = f else {
-                    panic!("take needs a count")
-                };
-                if is_list || matches!(input, Value::Null) {
-                    if is_list {
-                        Value::List(xs.into_iter().take(n.max(0) as usize).collect())
-                    } else {
-                        Value::Null
-                    }
-                } else if n > 0 {
-                    input
-                } else {
-                    Value::Null
-                }
+        if name == "take" {
+            let Some(Val::Data(Value::Int(n))) = f else {
+                panic!("take needs a count")
+            };
+            return if is_list {
+                Val::from_items(input.items(shape).into_iter().take(n.max(0) as usize).collect())
+            } else if n > 0 {
+                input
+            } else {
+                Val::Data(Value::Null)
+            };
+        }
+        let xs = input.items(shape);
+        let call = |this: &mut Self, x: &Val| this.apply(f.as_ref().unwrap(), vec![x.clone()], args);
+        let data = |this: &mut Self, x: &Val| call(this, x).data();
+        let key = |this: &mut Self, x: &Val| {
+            if f.is_some() {
+                data(this, x)
+            } else {
+                x.clone().data()
             }
-            "first" => xs.into_iter().next().unwrap_or(Value::Null),
-            "exists" => Value::Bool(!xs.is_empty()),
-            "map" if !is_list => match input {
-                Value::Null => Value::Null,
-                x => call(self, &x),
+        };
+        match name {
+            "first" => xs.into_iter().next().unwrap_or(Val::Data(Value::Null)),
+            "exists" => Val::Data(Value::Bool(!xs.is_empty())),
+            "map" if !is_list => match xs.first() {
+                None => Val::Data(Value::Null),
+                Some(x) => call(self, x),
             },
-            "map" => Value::List(xs.iter().map(|x| call(self, x)).collect()),
-            "filter" => Value::List(
+            "map" => Val::from_items(xs.iter().map(|x| call(self, x)).collect()),
+            "filter" => Val::from_items(
                 xs.into_iter()
-                    .filter(|x| call(self, x) == Value::Bool(true))
+                    .filter(|x| data(self, x) == Value::Bool(true))
                     .collect(),
             ),
-            "flat_map" => Value::List(xs.iter().flat_map(|x| call(self, x).into_items()).collect()),
-            "flatten" => Value::List(xs.into_iter().flat_map(Value::into_items).collect()),
+            "flat_map" => Val::from_items(
+                xs.iter()
+                    .flat_map(|x| call(self, x).items(Shape::List))
+                    .collect(),
+            ),
+            // An element that is an option flattens as one.
+            "flatten" => Val::from_items(
+                xs.into_iter()
+                    .flat_map(|x| match x {
+                        Val::Data(Value::List(_)) | Val::List(_) => x.items(Shape::List),
+                        other => other.items(Shape::Option),
+                    })
+                    .collect(),
+            ),
             "sort_by" => {
                 let descending = matches!(call_args.get(2), Some(TExpr::Order(true)));
-                let mut keyed: Vec<(Value, Value)> =
-                    xs.into_iter().map(|x| (call(self, &x), x)).collect();
+                let mut keyed: Vec<(Value, Val)> =
+                    xs.into_iter().map(|x| (data(self, &x), x)).collect();
                 keyed.sort_by(|a, b| {
                     if descending {
                         compare(&b.0, &a.0)
@@ -336,24 +406,24 @@ impl<'c> Reference<'c> {
                         compare(&a.0, &b.0)
                     }
                 });
-                Value::List(keyed.into_iter().map(|(_, x)| x).collect())
+                Val::from_items(keyed.into_iter().map(|(_, x)| x).collect())
             }
             "group_by" => {
-                let mut groups: Vec<(Value, Vec<Value>)> = Vec::new();
+                let mut groups: Vec<(Value, Vec<Val>)> = Vec::new();
                 for x in xs {
-                    let k = call(self, &x);
+                    let k = data(self, &x);
                     match groups.iter_mut().find(|(g, _)| *g == k) {
                         Some((_, rows)) => rows.push(x),
                         None => groups.push((k, vec![x])),
                     }
                 }
-                Value::List(
+                Val::from_items(
                     groups
                         .into_iter()
                         .map(|(k, rows)| {
-                            Value::Record(vec![
-                                ("key".into(), k),
-                                ("rows".into(), Value::List(rows)),
+                            Val::from_fields(vec![
+                                ("key".into(), Val::Data(k)),
+                                ("rows".into(), Val::from_items(rows)),
                             ])
                         })
                         .collect(),
@@ -362,20 +432,17 @@ impl<'c> Reference<'c> {
             "distinct" => {
                 let mut out: Vec<Value> = Vec::new();
                 for x in xs {
+                    let x = x.data();
                     if !out.contains(&x) {
                         out.push(x);
                     }
                 }
-                Value::List(out)
+                Val::Data(Value::List(out))
             }
-            "count" => Value::Int(xs.len() as i64),
+            "count" => Val::Data(Value::Int(xs.len() as i64)),
             "sum" => {
-                let values: Vec<Value> = if f.is_some() {
-                    xs.iter().map(|x| call(self, x)).collect()
-                } else {
-                    xs
-                };
-                if values.iter().any(|v| matches!(v, Value::Float(_))) {
+                let values: Vec<Value> = xs.iter().map(|x| key(self, x)).collect();
+                Val::Data(if values.iter().any(|v| matches!(v, Value::Float(_))) {
                     Value::Float(
                         values
                             .iter()
@@ -396,24 +463,12 @@ impl<'c> Reference<'c> {
                             })
                             .sum(),
                     )
-                }
+                })
             }
             "min" | "max" => {
-                let keyed: Vec<(Value, Value)> = xs
-                    .into_iter()
-                    .map(|x| {
-                        (
-                            if f.is_some() {
-                                call(self, &x)
-                            } else {
-                                x.clone()
-                            },
-                            x,
-                        )
-                    })
-                    .collect();
-                let best = keyed.into_iter().reduce(|a, b| {
-                    let o = compare(&b.0, &a.0);
+                let keys: Vec<Value> = xs.iter().map(|x| key(self, x)).collect();
+                let best = keys.into_iter().reduce(|a, b| {
+                    let o = compare(&b, &a);
                     let take_b = if name == "min" {
                         o == Ordering::Less
                     } else {
@@ -425,25 +480,16 @@ impl<'c> Reference<'c> {
                         a
                     }
                 });
-                match best {
-                    None => Value::Null,
-                    Some((k, x)) => {
-                        if f.is_some() {
-                            k
-                        } else {
-                            x
-                        }
-                    }
-                }
+                Val::Data(best.unwrap_or(Value::Null))
             }
-            "any" => Value::Bool(xs.iter().any(|x| call(self, x) == Value::Bool(true))),
-            "all" => Value::Bool(xs.iter().all(|x| call(self, x) == Value::Bool(true))),
-            "unwrap_or" => match input {
-                Value::Null => f.unwrap().data(),
-                other => other,
-            },
+            "any" => Val::Data(Value::Bool(
+                xs.iter().any(|x| data(self, x) == Value::Bool(true)),
+            )),
+            "all" => Val::Data(Value::Bool(
+                xs.iter().all(|x| data(self, x) == Value::Bool(true)),
+            )),
             other => panic!("unknown builtin {other}"),
-        })
+        }
     }
 
     /// Borrowed, so a lookup clones only the rows it returns.

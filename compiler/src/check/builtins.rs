@@ -14,6 +14,7 @@ use super::types::{StreamTy, Ty};
 use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{Expr, Ident};
+use rqc_plan::Shape;
 
 pub const BUILTINS: [&str; 17] = [
     "take",
@@ -41,6 +42,18 @@ enum Input {
     Stream(StreamTy),
     Option(Ty),
     Error,
+}
+
+impl Input {
+    /// The shape the runtime is told (an option of a list is a list at run
+    /// time, so it cannot tell by itself).
+    fn kind(&self) -> Shape {
+        match self {
+            Input::Stream(_) => Shape::Stream,
+            Input::Option(_) => Shape::Option,
+            Input::List(..) | Input::Error => Shape::List,
+        }
+    }
 }
 
 impl Checker<'_> {
@@ -114,9 +127,11 @@ impl Checker<'_> {
                 }
                 Input::Option(elem) => {
                     // Every list rule applies to an option as to a list of ≤ 1.
-                    self.list_op(op, span, input, elem, Poly::constant(1), rest)
+                    self.list_op(op, span, input, Shape::Option, elem, Poly::constant(1), rest)
                 }
-                Input::List(elem, size) => self.list_op(op, span, input, elem, size, rest),
+                Input::List(elem, size) => {
+                    self.list_op(op, span, input, Shape::List, elem, size, rest)
+                }
             },
         })
     }
@@ -145,13 +160,14 @@ impl Checker<'_> {
                     }
                     _ => size,
                 };
-                let tir = TExpr::Builtin("take".into(), vec![input.tir, n.tir]);
+                let tir = TExpr::Builtin("take".into(), Shape::List, vec![input.tir, n.tir]);
                 Checked::new(Ty::list(elem, size), cost, tir)
             }
             Input::Stream(stream) => {
                 let max = upper.as_ref().and_then(Poly::max_value);
                 let tir = TExpr::Builtin(
                     "take".into(),
+                    Shape::Stream,
                     vec![input.tir, TExpr::Limit(Box::new(n.tir), max)],
                 );
                 match upper {
@@ -170,7 +186,7 @@ impl Checker<'_> {
             Input::Option(elem) => Checked::new(
                 Ty::option(elem),
                 cost,
-                TExpr::Builtin("take".into(), vec![input.tir, n.tir]),
+                TExpr::Builtin("take".into(), Shape::Option, vec![input.tir, n.tir]),
             ),
             Input::Error => Checked::error(),
         }
@@ -207,6 +223,7 @@ impl Checker<'_> {
     }
 
     fn first_or_exists(&mut self, op: &str, input: Checked, shape: Input) -> Checked {
+        let kind = shape.kind();
         let (elem, cost) = match shape {
             Input::List(elem, _) | Input::Option(elem) => (elem, input.cost),
             // Opens the range and stops after one element.
@@ -221,7 +238,7 @@ impl Checker<'_> {
         } else {
             Ty::Bool
         };
-        Checked::new(ty, cost, TExpr::Builtin(op.into(), vec![input.tir]))
+        Checked::new(ty, cost, TExpr::Builtin(op.into(), kind, vec![input.tir]))
     }
 
     fn map(&mut self, input: Checked, shape: Input, f: &Expr) -> Checked {
@@ -231,7 +248,7 @@ impl Checker<'_> {
             Input::Error => Ty::Error,
         };
         let (func, tir) = self.function_argument(f, &[elem], "`map`");
-        let tir = TExpr::Builtin("map".into(), vec![input.tir, tir]);
+        let tir = TExpr::Builtin("map".into(), shape.kind(), vec![input.tir, tir]);
         match shape {
             Input::List(_, size) => Checked::new(
                 Ty::list(func.ret, size.clone()),
@@ -276,7 +293,7 @@ impl Checker<'_> {
         Checked::new(
             super::expr::join_types(&elem, &d.ty),
             input.cost.plus(&d.cost),
-            TExpr::Builtin("unwrap_or".into(), vec![input.tir, d.tir]),
+            TExpr::Builtin("unwrap_or".into(), Shape::Option, vec![input.tir, d.tir]),
         )
     }
 
@@ -286,6 +303,7 @@ impl Checker<'_> {
         op: &str,
         span: Span,
         input: Checked,
+        kind: Shape,
         elem: Ty,
         size: Poly,
         rest: &[&Expr],
@@ -346,6 +364,21 @@ impl Checker<'_> {
             }
             "flatten" => match elem {
                 Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
+                // At run time an option holding a list is the list: the two
+                // could not be told apart.
+                Ty::Option(inner)
+                    if matches!(*inner, Ty::List(..) | Ty::Stream(_) | Ty::Option(_) | Ty::Generic(_)) =>
+                {
+                    self.error(
+                        "E0420",
+                        format!("`flatten` over options of `{inner}` is ambiguous"),
+                        span,
+                        "an option of a collection",
+                    )
+                    .help
+                    .push("unwrap each option first: `|> map(o => o |> unwrap_or([]))`".into());
+                    Ty::Error
+                }
                 Ty::Option(inner) => Ty::list(*inner, size.clone()),
                 Ty::Stream(stream) => {
                     return self.reject_inner_stream("flatten", span, &stream, cost);
@@ -429,6 +462,6 @@ impl Checker<'_> {
             }
             _ => unreachable!("list_op is called for list combinators only"),
         };
-        Checked::new(ty, cost, TExpr::Builtin(op.into(), tirs))
+        Checked::new(ty, cost, TExpr::Builtin(op.into(), kind, tirs))
     }
 }

@@ -6,7 +6,7 @@ use super::measures::{self, Bindings};
 use super::modules::Symbol;
 use super::tir::TExpr;
 use super::types::Ty;
-use crate::cost::{Cost, Poly, Var};
+use crate::cost::{Cost, Var};
 use crate::span::Span;
 use crate::syntax::ast::{DefKind, Expr, ExprKind};
 use std::collections::BTreeMap;

@@ -17,6 +17,7 @@ use super::types::{DelayedLambda, FnCandidate, FnTy, Ty};
 use crate::cost::Cost;
 use crate::span::Span;
 use crate::syntax::ast::{Expr, Ident};
+use rqc_plan::Shape;
 use std::sync::Arc;
 
 /// A delayed lambda's typed body, merged over its applications.
@@ -178,12 +179,23 @@ impl Checker<'_> {
         let checked = self.check(&lambda.body);
         self.scope = outer;
         let slot = &mut self.lambdas[lambda.id];
+        let mut conflict = false;
         slot.body = Some(match slot.body.take() {
             None => checked.tir,
-            Some(previous) => merge(previous, checked.tir),
+            Some(previous) => merge(previous, checked.tir, &mut conflict),
         });
         slot.seen
             .push((arg_tys.to_vec(), checked.ty.clone(), checked.cost.clone()));
+        if conflict {
+            self.error(
+                "E0420",
+                "this lambda is applied to an option in one place and to a list or stream in another",
+                lambda.body.span,
+                "one body for both",
+            )
+            .help
+            .push("write a lambda for each use".into());
+        }
         (checked.ty, checked.cost)
     }
 
@@ -222,16 +234,24 @@ impl Checker<'_> {
 /// One typed body from two applications of the same lambda: the same tree
 /// (the body's structure does not depend on its parameters' types), each
 /// operator's cost the larger, each limit's static maximum the larger.
-fn merge(a: TExpr, b: TExpr) -> TExpr {
+/// `conflict` is set where the two apply one combinator to inputs of
+/// different shapes (which the runtime could not tell apart).
+fn merge(a: TExpr, b: TExpr, conflict: &mut bool) -> TExpr {
     super::tir::zip(a, b, &mut |x, y| match (x, y) {
         (TExpr::Costed(inner_a, cost_a), TExpr::Costed(inner_b, cost_b)) => Ok(TExpr::Costed(
-            Box::new(merge(*inner_a, *inner_b)),
+            Box::new(merge(*inner_a, *inner_b, conflict)),
             cost_a.max(&cost_b),
         )),
         (TExpr::Limit(count_a, max_a), TExpr::Limit(count_b, max_b)) => Ok(TExpr::Limit(
-            Box::new(merge(*count_a, *count_b)),
+            Box::new(merge(*count_a, *count_b, conflict)),
             max_a.zip(max_b).map(|(a, b)| a.max(b)),
         )),
+        (x @ TExpr::Builtin(_, sa, _), y @ TExpr::Builtin(_, sb, _))
+            if (sa == Shape::Option) != (sb == Shape::Option) =>
+        {
+            *conflict = true;
+            Err((x, y))
+        }
         (TExpr::Error, other) | (other, TExpr::Error) => Ok(other),
         (x, y) => Err((x, y)),
     })

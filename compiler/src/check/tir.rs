@@ -2,7 +2,7 @@
 
 use crate::cost::Cost;
 use crate::syntax::ast::{BinaryOp, UnaryOp};
-use rqc_plan::Value;
+use rqc_plan::{Shape, Value};
 
 /// A range condition on the column after an access path's prefix.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,8 +48,9 @@ pub enum TExpr {
     Let(String, Box<TExpr>, Box<TExpr>),
     /// Statements evaluated in order; the last gives the value.
     Seq(Vec<TExpr>),
-    /// A built-in combinator (`take`, `map`, `count`, …).
-    Builtin(String, Vec<TExpr>),
+    /// A built-in combinator (`take`, `map`, `count`, …) over an input of
+    /// the given shape.
+    Builtin(String, Shape, Vec<TExpr>),
     Lambda(Vec<String>, Box<TExpr>),
     /// A lambda whose body is checked where it is applied (see
     /// `functions`); replaced by a `Lambda` once the definition is checked.
@@ -203,7 +204,9 @@ impl TExpr {
                     TExpr::Let(name, Box::new(c.remove(0)), Box::new(body))
                 }),
             ),
-            TExpr::Builtin(name, args) => (args, Box::new(move |args| TExpr::Builtin(name, args))),
+            TExpr::Builtin(name, shape, args) => {
+                (args, Box::new(move |args| TExpr::Builtin(name, shape, args)))
+            }
             TExpr::Lambda(params, body) => (
                 vec![*body],
                 Box::new(move |mut c| TExpr::Lambda(params, Box::new(c.remove(0)))),

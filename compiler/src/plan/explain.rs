@@ -49,7 +49,7 @@ impl Printer<'_> {
         // Making a stream reads nothing: its consumer's bound says what
         // reading it may cost.
         let unread = node.bound.is_some_and(|b| b.seeks == 0 && b.rows == 0)
-            && matches!(node.op, Op::Scan { stream: true, .. } | Op::Combinator(Combinator::Map, _));
+            && matches!(node.op, Op::Scan { stream: true, .. } | Op::Combinator(Combinator::Map, _, _));
         if let Some(bound) = node.bound.filter(|_| !unread) {
             out.push_str(&format!("  seeks ≤ {}  rows ≤ {}", bound.seeks, bound.rows));
         }
@@ -116,7 +116,7 @@ impl Printer<'_> {
                 }
                 (text, ops(prefix))
             }
-            Op::Combinator(c, args) => {
+            Op::Combinator(c, _, args) => {
                 let mut text = c.name().to_string();
                 if let Combinator::SortBy { descending } = c {
                     text.push_str(if *descending { " desc" } else { " asc" });
@@ -249,7 +249,7 @@ impl Printer<'_> {
                 Op::Const(Value::Int(n)) if *n as u64 == *max => n.to_string(),
                 _ => format!("{} (max {max})", self.expr(count)),
             },
-            Op::Combinator(c, args) => format!(
+            Op::Combinator(c, _, args) => format!(
                 "{}({})",
                 c.name().to_lowercase(),
                 args.iter()

@@ -13,8 +13,8 @@ use crate::check::{CheckedEntry, CheckedProgram};
 use crate::cost::Cost;
 use crate::syntax::ast::{BinaryOp, DefKind, UnaryOp};
 use rqc_plan::{
-    BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, Op, RangeEnd, UnOp, Value,
-    FORMAT_VERSION,
+    BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, Op, RangeEnd, Shape, UnOp,
+    Value, FORMAT_VERSION,
 };
 use std::collections::HashMap;
 
@@ -289,7 +289,7 @@ impl Lowerer<'_> {
                     .ok_or_else(|| internal("a call of nothing"))?;
                 node(Op::Apply(self.boxed(callee)?, self.all(args)?))
             }
-            TExpr::Builtin(name, args) => self.builtin(name, args)?,
+            TExpr::Builtin(name, shape, args) => self.builtin(name, *shape, args)?,
             TExpr::Limit(count, Some(max)) => node(Op::Limit {
                 count: self.boxed(count)?,
                 max: *max,
@@ -327,15 +327,15 @@ impl Lowerer<'_> {
         })
     }
 
-    fn builtin(&mut self, name: &str, args: &[TExpr]) -> Lowered<Node> {
+    fn builtin(&mut self, name: &str, shape: Shape, args: &[TExpr]) -> Lowered<Node> {
         let input = args
             .first()
             .ok_or_else(|| internal(&format!("`{name}` without its input")))?;
         // `sort_by(key, order) |> take(k)`: top-k in one pass.
         if name == "take" {
             if let TExpr::Costed(sorted, _) = input {
-                if let TExpr::Builtin(inner, sort_args) = &**sorted {
-                    if inner == "sort_by" && sort_args.len() >= 2 && args.len() == 2 {
+                if let TExpr::Builtin(inner, Shape::List, sort_args) = &**sorted {
+                    if inner == "sort_by" && sort_args.len() >= 2 && args.len() == 2 && shape == Shape::List {
                         let descending = matches!(sort_args.get(2), Some(TExpr::Order(true)));
                         return Ok(node(Op::TopK {
                             input: self.boxed(&sort_args[0])?,
@@ -373,7 +373,7 @@ impl Lowerer<'_> {
             Combinator::SortBy { .. } => &args[..args.len().min(2)],
             _ => args,
         };
-        Ok(node(Op::Combinator(combinator, self.all(operands)?)))
+        Ok(node(Op::Combinator(combinator, shape, self.all(operands)?)))
     }
 
     fn scan(&mut self, t: &TExpr) -> Lowered<Node> {
