@@ -102,15 +102,31 @@ impl Poly {
         Poly(terms)
     }
 
-    /// Coefficient-wise maximum: an upper bound of both, since every
-    /// variable is non-negative.
+    /// An upper bound of both. Coefficient-wise, which holds since every
+    /// variable is non-negative; where both have numeric maxima and one's
+    /// constant term already covers the other's maximum, that one (so
+    /// `max(11, n)` with `n ≤ 10` is 11, not `11 + n`), and where neither
+    /// does but the coefficient-wise answer would be larger than both
+    /// maxima, the larger maximum itself.
     pub fn max(&self, other: &Poly) -> Poly {
         let mut terms = self.0.clone();
         for (monomial, coefficient) in &other.0 {
             let slot = terms.entry(monomial.clone()).or_insert(0);
             *slot = (*slot).max(*coefficient);
         }
-        Poly(terms)
+        let coefficientwise = Poly(terms);
+        if let (Some(a), Some(b)) = (self.max_value(), other.max_value()) {
+            if self.constant_term() >= b {
+                return self.clone();
+            }
+            if other.constant_term() >= a {
+                return other.clone();
+            }
+            if coefficientwise.max_value().is_some_and(|c| c > a.max(b)) {
+                return Poly::constant(a.max(b));
+            }
+        }
+        coefficientwise
     }
 
     /// `self ≤ other` for every value of the variables (sufficient tests:
@@ -283,6 +299,18 @@ mod tests {
         assert!(a.le(&m) && b.le(&m));
         assert!(!a.le(&b));
         assert!(Poly::zero().le(&b));
+    }
+
+    #[test]
+    fn max_of_bounded_polynomials_is_no_larger_than_the_larger_maximum() {
+        let n = Poly::var(n());
+        assert_eq!(Poly::constant(110).max(&n), Poly::constant(110));
+        assert_eq!(n.max(&Poly::constant(3)).max_value(), Some(100));
+        let f = Poly::var(fanout());
+        assert_eq!(n.max(&f).max_value(), Some(5000));
+        // Generic measures have no maximum: coefficient-wise.
+        let g = Poly::var(Var::Generic("|xs|".into()));
+        assert_eq!(g.max(&Poly::constant(2)).to_string(), "2 + |xs|");
     }
 
     #[test]
