@@ -181,7 +181,7 @@ impl Combinator {
             Combinator::Max => "Max",
             Combinator::Any => "Any",
             Combinator::All => "All",
-            Combinator::Take => "Limit",
+            Combinator::Take => "Take",
             Combinator::First => "First",
             Combinator::Exists => "Exists",
             Combinator::UnwrapOr => "UnwrapOr",
