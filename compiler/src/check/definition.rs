@@ -122,7 +122,8 @@ impl Checker<'_> {
         let ret_ty = body.ty.map_polys(&solve);
         let cost = Cost::new(solve(&body.cost.seeks), solve(&body.cost.rows));
         let tir = self.resolve_lambdas(body.tir);
-        if def.kind != DefKind::Fn && bounded(&cost) {
+        let clean = self.diagnostics.iter().all(|d| !d.is_error());
+        if def.kind != DefKind::Fn && bounded(&cost) && clean {
             self.ceiling(def, &cost);
         }
         let accepted = self.diagnostics.iter().all(|d| !d.is_error()) && bounded(&cost);
