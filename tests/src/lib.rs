@@ -2,6 +2,7 @@
 
 pub mod arguments;
 pub mod crash_workload;
+pub mod programs;
 pub mod reference;
 pub mod rng;
 pub mod state;

@@ -15,7 +15,10 @@ use std::collections::HashMap;
 #[derive(Clone)]
 enum Val {
     Data(Value),
-    Closure(Vec<String>, TExpr, Vec<(String, Val)>),
+    /// Parameters, body, the names in scope and the entry point's
+    /// arguments where it was made (a function called from elsewhere still
+    /// reads its maker's parameters).
+    Closure(Vec<String>, TExpr, Vec<(String, Val)>, Vec<Value>),
     List(Vec<Val>),
     Record(Vec<(String, Val)>),
 }
@@ -245,7 +248,7 @@ impl<'c> Reference<'c> {
                 return last;
             }
             TExpr::Lambda(params, body) => {
-                return Val::Closure(params.clone(), (**body).clone(), env.to_vec())
+                return Val::Closure(params.clone(), (**body).clone(), env.to_vec(), args.to_vec())
             }
             TExpr::Call(name, call_args) => {
                 let values: Vec<Val> = call_args.iter().map(|a| self.eval(a, args, env)).collect();
@@ -269,7 +272,7 @@ impl<'c> Reference<'c> {
                     .map(|(_, v)| v.clone())
                     .unwrap();
                 let values: Vec<Val> = call_args.iter().map(|a| self.eval(a, args, env)).collect();
-                return self.apply(&f, values, args);
+                return self.apply(&f, values);
             }
             TExpr::Builtin(name, shape, call_args) => {
                 return self.builtin(name, *shape, call_args, args, env)
@@ -320,8 +323,8 @@ impl<'c> Reference<'c> {
         })
     }
 
-    fn apply(&mut self, f: &Val, values: Vec<Val>, args: &[Value]) -> Val {
-        let Val::Closure(params, body, captured) = f else {
+    fn apply(&mut self, f: &Val, values: Vec<Val>) -> Val {
+        let Val::Closure(params, body, captured, args) = f else {
             panic!("not a function")
         };
         let mut env = captured.clone();
@@ -359,7 +362,7 @@ impl<'c> Reference<'c> {
             };
         }
         let xs = input.items(shape);
-        let call = |this: &mut Self, x: &Val| this.apply(f.as_ref().unwrap(), vec![x.clone()], args);
+        let call = |this: &mut Self, x: &Val| this.apply(f.as_ref().unwrap(), vec![x.clone()]);
         let data = |this: &mut Self, x: &Val| call(this, x).data();
         let key = |this: &mut Self, x: &Val| {
             if f.is_some() {

@@ -280,7 +280,9 @@ impl Checker<'_> {
             };
             let checked = match &expected {
                 Ty::Fn(f) if f.params.len() == params.len() => {
-                    self.check_lambda(params, body, &f.params)
+                    let checked = self.check_lambda(params, body, &f.params);
+                    self.result_within_its_type(pty, &checked.ty, &generics, &bindings, args[i].span, &name);
+                    checked
                 }
                 _ => {
                     self.mismatch(&expected, &Ty::Error, args[i].span, &format!("parameter `{param}` of `{name}`"));
@@ -350,6 +352,34 @@ impl Checker<'_> {
                     .collect(),
             ),
         )
+    }
+
+    /// The body may pass what a function parameter gives back to it again
+    /// (`f(f(x))` with `f: T -> T`). The lambda was checked with `T` as the
+    /// other arguments bound it, so its result must stay within that
+    /// binding, or the second application would get a larger value than
+    /// the lambda was costed for (E0419).
+    fn result_within_its_type(
+        &mut self,
+        pty: &Ty,
+        lambda: &Ty,
+        generics: &BTreeMap<String, Ty>,
+        bindings: &Bindings,
+        span: Span,
+        callee: &str,
+    ) {
+        let (Ty::Fn(declared), Ty::Fn(lambda)) = (pty, lambda) else {
+            return;
+        };
+        let names = declared.ret.generics();
+        if names.is_empty() || !names.iter().all(|n| generics.contains_key(n)) {
+            return;
+        }
+        let bound = declared
+            .ret
+            .substitute_generics(generics)
+            .map_polys(&|p| measures::instantiate_bound(p, bindings));
+        self.fits(&lambda.ret, &bound, span, &format!("the value `{callee}` passes back to it"));
     }
 
     /// A signature's parameter type at this call: type parameters bound,

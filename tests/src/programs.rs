@@ -1,0 +1,218 @@
+//! Random RQL programs for the bound property: queries built from every construct in every position its type allows, over a fixed schema with a large table, an island, column values and a small table.
+//!
+//! The generator writes text by target type (an integer, a stream of `A`
+//! rows, a list of `A` rows, a function on `A` rows), mixing what the
+//! soundness rules are about: signed and extreme arithmetic, values from
+//! columns, streams inside records, lists, lets, `if`s and generic
+//! functions, functions chosen by `if` or held in lists and records, and
+//! lambdas over lists. Many programs are rejected; the property concerns
+//! the accepted ones.
+
+use crate::Rng;
+
+/// The schema and helpers every generated program starts with. `A` is a
+/// large table (its `by_g` groups are unbounded), `B` an island of at most
+/// 4 rows per `a`, `C` holds values (`lim`) nothing bounds, `S` a small table.
+pub const PRELUDE: &str = "\
+table A {
+  id: Int key
+  g: Int
+  v: Int
+  index by_g (g, v desc)
+}
+table B {
+  a: Int
+  n: Int
+  w: Int
+  key (a, n)
+  bound a <= 4
+}
+table C {
+  id: Int key
+  lim: Int
+}
+small table S max 5 {
+  id: Int key
+  k: Int
+}
+fn apply(x: T, f: T -> U) = f(x)
+fn id(x: T) = x
+fn app_list(f: [T] -> U, xs: [T]) = f(xs)
+fn twice(f: T -> T, x: T) = f(f(x))
+mutation add_a(id: Int, g: Int, v: Int) = insert A { id, g, v }
+mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
+mutation add_c(id: Int, lim: Int) = insert C { id, lim }
+mutation add_s(id: Int, k: Int) = insert S { id, k }
+";
+
+/// The parameters of every generated query: `x` (any), `n <= 6`, `m <= 3`.
+pub const PARAMS: &str = "x: Int, n: Int <= 6, m: Int <= 3";
+
+/// Values the generator draws for literals and arguments: small, negative,
+/// and extreme.
+pub const EXTREMES: [i64; 9] = [0, 1, 2, 5, -1, -7, i64::MAX, i64::MIN, 4_294_967_297];
+
+/// A program of `queries` generated queries `q0`, `q1`, … after [`PRELUDE`].
+pub fn program(rng: &mut Rng, queries: usize) -> String {
+    let mut out = PRELUDE.to_string();
+    for i in 0..queries {
+        let body = match rng.below(3) {
+            0 => int(rng, 3),
+            1 => list(rng, 3),
+            _ => format!("({}) |> count()", list(rng, 3)),
+        };
+        out.push_str(&format!("query q{i}({PARAMS}) = {body}\n"));
+    }
+    out
+}
+
+fn pick<'a>(rng: &mut Rng, options: &[&'a str]) -> &'a str {
+    options[rng.below(options.len() as u64) as usize]
+}
+
+fn literal(rng: &mut Rng) -> String {
+    let value = EXTREMES[rng.below(EXTREMES.len() as u64) as usize];
+    if value < 0 {
+        // `-9223372036854775808` does not lex as one literal.
+        format!("(0 - {})", value.unsigned_abs().min(i64::MAX as u64))
+    } else {
+        value.to_string()
+    }
+}
+
+/// An integer expression.
+pub fn int(rng: &mut Rng, depth: u32) -> String {
+    if depth == 0 {
+        return match rng.below(4) {
+            0 => literal(rng),
+            1 => "n".into(),
+            2 => "m".into(),
+            _ => "x".into(),
+        };
+    }
+    let d = depth - 1;
+    match rng.below(16) {
+        0 => literal(rng),
+        1 => pick(rng, &["n", "m", "x"]).into(),
+        2 => format!(
+            "({} {} {})",
+            int(rng, d),
+            pick(rng, &["+", "-", "*", "/", "%"]),
+            int(rng, d)
+        ),
+        3 => format!("(-{})", int(rng, d)),
+        4 => "(B[x] |> count())".into(),
+        5 => "(B[x] |> map(b => b.w) |> sum())".into(),
+        6 => format!("(C[x] |> map(c => c.lim) |> unwrap_or({}))", int(rng, d)),
+        7 => format!("(if x > 0 {{ {} }} else {{ {} }})", int(rng, d), int(rng, d)),
+        8 => format!(
+            "([{}, {}] |> first() |> unwrap_or({}))",
+            int(rng, d),
+            int(rng, d),
+            int(rng, d)
+        ),
+        9 => format!("({{ k: {} }}.k)", int(rng, d)),
+        10 => format!("apply({}, v => v + {})", int(rng, d), int(rng, d)),
+        11 => format!("id({})", int(rng, d)),
+        12 => "(S |> map(s => s.k) |> max() |> unwrap_or(0))".into(),
+        13 => format!("(({}) |> count())", list(rng, d)),
+        14 => format!("twice(v => v * {}, {})", int(rng, d), int(rng, d)),
+        _ => format!("{{ let k = {}; k + k }}", int(rng, d)),
+    }
+}
+
+/// A stream of `A` rows (never read by itself).
+pub fn stream(rng: &mut Rng, depth: u32) -> String {
+    if depth == 0 {
+        return pick(rng, &["A.by_g[x]", "A", "A.by_g", "A.by_g[n]"]).into();
+    }
+    let d = depth - 1;
+    match rng.below(9) {
+        0 => format!("A.by_g[{}]", int(rng, d)),
+        1 => format!("A.by_g[x, v < {}]", int(rng, d)),
+        2 => format!("id({})", stream(rng, d)),
+        3 => format!("({{ s: {}, t: 1 }}.s)", stream(rng, d)),
+        4 => format!("(if x > 1 {{ {} }} else {{ {} }})", stream(rng, d), stream(rng, d)),
+        5 => format!("({} |> map({}))", stream(rng, d), function(rng, d)),
+        6 => format!("{{ let s = {}; s }}", stream(rng, d)),
+        7 => format!("([{}] |> first() |> unwrap_or(A))", stream(rng, d)),
+        _ => stream(rng, 0),
+    }
+}
+
+/// A list of `A` rows.
+pub fn list(rng: &mut Rng, depth: u32) -> String {
+    if depth == 0 {
+        return format!("({} |> take({}))", stream(rng, 0), int(rng, 0));
+    }
+    let d = depth - 1;
+    match rng.below(12) {
+        0 => format!("({} |> take({}))", stream(rng, d), int(rng, d)),
+        1 => format!("apply({}, s => s |> take({}))", stream(rng, d), int(rng, d)),
+        2 => format!(
+            "([{}, {}] |> map(s => s |> take({})) |> flatten())",
+            stream(rng, d),
+            stream(rng, d),
+            int(rng, d)
+        ),
+        3 => format!(
+            "{{ let s = {}; (s |> take({})) |> map(a => a) }}",
+            stream(rng, d),
+            int(rng, d)
+        ),
+        4 => format!("({} |> filter(a => a.v > {}))", list(rng, d), int(rng, d)),
+        5 => format!("({} |> sort_by(a => a.v, desc))", list(rng, d)),
+        6 => format!("(if x > 0 {{ {} }} else {{ {} }})", list(rng, d), list(rng, d)),
+        7 => format!("({} |> map({}))", list(rng, d), function(rng, d)),
+        8 => format!(
+            "{{ let f = {}; {} |> map(a => f(a)) }}",
+            function(rng, d),
+            list(rng, d)
+        ),
+        9 => format!(
+            "app_list(ys => ys |> map({}), {})",
+            function(rng, d),
+            list(rng, d)
+        ),
+        10 => format!(
+            "(B[x] |> flat_map(b => {} |> take({})))",
+            stream(rng, d),
+            int(rng, d)
+        ),
+        _ => format!("{{ {}; {} }}", int(rng, d), list(rng, d)),
+    }
+}
+
+/// A function from `A` rows to `A` rows: a lambda, or a value that is one
+/// of several.
+pub fn function(rng: &mut Rng, depth: u32) -> String {
+    let lambdas = [
+        "a => a",
+        "a => A[a.id] |> unwrap_or(a)",
+        "a => A.by_g[a.g] |> first() |> unwrap_or(a)",
+        "a => A.by_g[a.g] |> take(3) |> first() |> unwrap_or(a)",
+    ];
+    if depth == 0 {
+        return pick(rng, &lambdas).into();
+    }
+    let d = depth - 1;
+    match rng.below(5) {
+        0 => format!(
+            "(if x > 0 {{ {} }} else {{ {} }})",
+            function(rng, d),
+            function(rng, d)
+        ),
+        1 => format!(
+            "([{}, {}] |> first() |> unwrap_or({}))",
+            function(rng, d),
+            function(rng, d),
+            function(rng, d)
+        ),
+        2 => format!("({{ f: {}, k: 1 }}.f)", function(rng, d)),
+        3 => format!(
+            "(a => apply(a, {}))",
+            function(rng, d)
+        ),
+        _ => pick(rng, &lambdas).into(),
+    }
+}

@@ -1,0 +1,149 @@
+//! The bound property: for every accepted program, for all arguments and every database state reachable by accepted mutations, a run's actual seeks and rows are at most the printed bound — and its answer is the reference evaluator's.
+//!
+//! Programs come from `rqc_tests::programs` (every construct in every
+//! position its type allows); data from random accepted mutations, with
+//! groups of the large table far larger than any bound; arguments include
+//! negative and extreme values. A run may fail only as data can make it
+//! fail (an overflow, a division by zero); an internal error or a read past
+//! a bound (E0594, E0598, E0599) is a failure of the property.
+//!
+//! `RQC_BOUNDS_CASES` sets the number of programs (default 60 in the normal
+//! suite; the README reports the long run), `RQC_BOUNDS_SEED` the first seed.
+
+use rqc_compiler::compile;
+use rqc_plan::{EntryKind, Value};
+use rqc_runtime::Engine;
+use rqc_tests::programs::{program, EXTREMES};
+use rqc_tests::reference::Reference;
+use rqc_tests::Rng;
+
+/// Codes a run may end with on some data: arithmetic the data makes fail.
+const DATA_ERRORS: [&str; 2] = ["E0530", "E0531"];
+
+struct Tally {
+    programs: usize,
+    accepted: usize,
+    runs: usize,
+    near_bound: usize,
+}
+
+fn cases() -> u64 {
+    std::env::var("RQC_BOUNDS_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60)
+}
+
+fn first_seed() -> u64 {
+    std::env::var("RQC_BOUNDS_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+}
+
+/// Loads a database both sides see: a big group in `A` (so any unlimited
+/// read would show), an island `B`, values in `C` (some extreme), `S`.
+fn load(engine: &Engine, reference: &mut Reference<'_>, rng: &mut Rng) {
+    let mut run = |name: &str, args: Vec<Value>| {
+        if engine.run(name, &args).is_ok() {
+            reference.run(name, &args);
+        }
+    };
+    let big_group = 40 + rng.below(40);
+    for id in 1..=big_group {
+        run("add_a", vec![id.into(), 1.into(), rng.below(9).into()]);
+    }
+    for id in 100..100 + rng.below(30) {
+        run("add_a", vec![id.into(), rng.below(4).into(), rng.below(9).into()]);
+    }
+    for _ in 0..rng.below(24) {
+        let a = rng.below(4) - 1;
+        run("add_b", vec![a.into(), rng.below(6).into(), rng.below(7).into()]);
+    }
+    for id in -1..4 {
+        let lim = EXTREMES[rng.below(EXTREMES.len() as u64) as usize];
+        run("add_c", vec![id.into(), lim.into()]);
+    }
+    for id in 0..rng.below(7) {
+        run("add_s", vec![id.into(), (rng.below(9) - 2).into()]);
+    }
+}
+
+fn arguments(rng: &mut Rng) -> Vec<Value> {
+    let mut draw = |max: i64| {
+        let value = EXTREMES[rng.below(EXTREMES.len() as u64) as usize];
+        Value::Int(if value > max { rng.below(max as u64 + 1) } else { value })
+    };
+    vec![draw(i64::MAX), draw(6), draw(3)]
+}
+
+fn check_program(seed: u64, tally: &mut Tally) {
+    let mut rng = Rng::new(seed);
+    let source = program(&mut rng, 4);
+    let compilation = compile(&[("gen.rq".to_string(), source.clone())]);
+    tally.programs += 1;
+    let engine = {
+        let mut engine = Engine::in_memory();
+        engine.install(compilation.program.clone()).unwrap();
+        engine
+    };
+    let mut reference = Reference::new(&compilation.checked);
+    load(&engine, &mut reference, &mut rng);
+    for entry in &compilation.program.entries {
+        if entry.kind != EntryKind::Query {
+            continue;
+        }
+        tally.accepted += 1;
+        for _ in 0..4 {
+            let args = arguments(&mut rng);
+            tally.runs += 1;
+            match engine.run(&entry.name, &args) {
+                Ok(output) => {
+                    assert!(
+                        output.stats.seeks <= entry.bound.seeks
+                            && output.stats.rows <= entry.bound.rows,
+                        "seed {seed}: {} read {:?}, over its bound {:?}, with {args:?}\n{source}",
+                        entry.name,
+                        output.stats,
+                        entry.bound
+                    );
+                    if output.stats.rows * 2 > entry.bound.rows {
+                        tally.near_bound += 1;
+                    }
+                    let expected = reference.run(&entry.name, &args);
+                    assert_eq!(
+                        output.value, expected,
+                        "seed {seed}: {} with {args:?} differs from the reference\n{source}",
+                        entry.name
+                    );
+                }
+                Err(error) => assert!(
+                    DATA_ERRORS.contains(&&*error.code),
+                    "seed {seed}: {} with {args:?} failed: {error}\n{source}",
+                    entry.name
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
+    let mut tally = Tally {
+        programs: 0,
+        accepted: 0,
+        runs: 0,
+        near_bound: 0,
+    };
+    let first = first_seed();
+    for seed in first..first + cases() {
+        check_program(seed, &mut tally);
+    }
+    eprintln!(
+        "bound property: {} programs, {} accepted queries, {} runs ({} reading over half their bound)",
+        tally.programs, tally.accepted, tally.runs, tally.near_bound
+    );
+    // The generator must keep producing accepted programs that read a lot.
+    assert!(tally.accepted * 4 >= tally.programs, "too few accepted: {}", tally.accepted);
+    assert!(tally.near_bound > 0, "no run came near its bound");
+}
