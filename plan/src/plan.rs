@@ -203,6 +203,10 @@ pub struct ParamSpec {
     pub ty: ParamType,
     /// `n: Int <= 100`, or a list's maximum length.
     pub max: Option<i64>,
+    /// `ids: [Int; <= n]`: the position of `n`, whose argument the list's
+    /// length may not pass either.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_param: Option<usize>,
 }
 
 /// `name: Type`, as signatures and messages show a parameter.

@@ -283,7 +283,13 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
             Value::List(items) => Some(items.len() as i64),
             _ => None,
         };
-        if let (Some(max), Some(size)) = (param.max, size) {
+        // `ids: [Int; <= n]`: no longer than the `n` given either.
+        let max = match (param.max_param.and_then(|i| args.get(i)), param.max) {
+            (Some(Value::Int(n)), Some(max)) => Some(max.min((*n).max(0))),
+            (Some(Value::Int(n)), None) => Some((*n).max(0)),
+            _ => param.max,
+        };
+        if let (Some(max), Some(size)) = (max, size) {
             if size > max {
                 let what = if matches!(param.ty, ParamType::List(_)) {
                     "holds at most"

@@ -148,3 +148,23 @@ fn arguments_are_checked_against_parameter_types_and_bounds() {
     );
     db.run("add", &[10.into()]).unwrap();
 }
+
+#[test]
+fn a_list_sized_by_a_parameter_is_no_longer_than_that_argument() {
+    let mut db = Database::in_memory();
+    db.install_source(
+        "a.rq",
+        "table T { id: Int key }\nquery ls(n: Int <= 10, ids: [Int; <= n]) = ids |> map(i => T[i])",
+    )
+    .unwrap();
+    let five: Value = Value::List((1..=5).map(Value::Int).collect());
+    assert_eq!(
+        runtime_code(db.run("ls", &[3.into(), five.clone()]).unwrap_err()),
+        "E0522"
+    );
+    assert_eq!(
+        runtime_code(db.run("ls", &[(-1).into(), Value::List(vec![1.into()])]).unwrap_err()),
+        "E0522"
+    );
+    assert_eq!(db.run("ls", &[5.into(), five]).unwrap().rows().len(), 5);
+}

@@ -342,6 +342,10 @@ impl Checker<'_> {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
                 match ret {
                     Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
+                    Ty::Option(inner) if ambiguous_option(&inner) => {
+                        self.ambiguous_flatten("flat_map", &inner, rest[0].span);
+                        Ty::Error
+                    }
                     Ty::Option(inner) => Ty::list(*inner, size.clone()),
                     Ty::Stream(stream) => {
                         return self.reject_inner_stream("flat_map", rest[0].span, &stream, cost);
@@ -366,17 +370,8 @@ impl Checker<'_> {
                 Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
                 // At run time an option holding a list is the list: the two
                 // could not be told apart.
-                Ty::Option(inner)
-                    if matches!(*inner, Ty::List(..) | Ty::Stream(_) | Ty::Option(_) | Ty::Generic(_)) =>
-                {
-                    self.error(
-                        "E0420",
-                        format!("`flatten` over options of `{inner}` is ambiguous"),
-                        span,
-                        "an option of a collection",
-                    )
-                    .help
-                    .push("unwrap each option first: `|> map(o => o |> unwrap_or([]))`".into());
+                Ty::Option(inner) if ambiguous_option(&inner) => {
+                    self.ambiguous_flatten("flatten", &inner, span);
                     Ty::Error
                 }
                 Ty::Option(inner) => Ty::list(*inner, size.clone()),
@@ -464,4 +459,23 @@ impl Checker<'_> {
         };
         Checked::new(ty, cost, TExpr::Builtin(op.into(), kind, tirs))
     }
+
+    /// E0420: flattening options of collections, which the runtime could
+    /// not tell from the collections themselves.
+    fn ambiguous_flatten(&mut self, op: &str, inner: &Ty, span: Span) {
+        self.error(
+            "E0420",
+            format!("`{op}` over options of `{inner}` is ambiguous"),
+            span,
+            "an option of a collection",
+        )
+        .help
+        .push("unwrap each option first: `o |> unwrap_or([])`".into());
+    }
+}
+
+/// Whether an option of `inner` is, at run time, indistinguishable from a
+/// collection: a list, a stream, or a type parameter that may be one.
+fn ambiguous_option(inner: &Ty) -> bool {
+    matches!(inner, Ty::List(..) | Ty::Stream(_) | Ty::Generic(_))
 }

@@ -61,10 +61,17 @@ impl Checker<'_> {
             if let Some(specs_list) = specs.as_mut() {
                 let spec = match &ty {
                     Ty::List(elem, size) => {
+                        let sized_by = match &param.ty.kind {
+                            TypeKind::List(_, Some(SizeBound::Name(other))) => {
+                                def.params.iter().position(|p| p.name.name == other.name)
+                            }
+                            _ => None,
+                        };
                         super::schema_types::as_column(elem).map(|column| ParamSpec {
                             name: param.name.name.clone(),
                             ty: ParamType::List(column),
                             max: size.max_value().map(|m| m as i64),
+                            max_param: sized_by,
                         })
                     }
                     other => super::schema_types::as_column(other).map(|column| ParamSpec {
@@ -75,6 +82,7 @@ impl Checker<'_> {
                             .and_then(Interval::max_value)
                             .map(|m| m.min(i64::MAX as u64) as i64)
                             .filter(|_| param.bound.is_some()),
+                        max_param: None,
                     }),
                 };
                 match spec {
@@ -122,12 +130,16 @@ impl Checker<'_> {
         let ret_ty = body.ty.map_polys(&solve);
         let cost = Cost::new(solve(&body.cost.seeks), solve(&body.cost.rows));
         let tir = self.resolve_lambdas(body.tir);
+        // A body that could not be typed somewhere (a table declared with
+        // errors, a syntax error inside it) is not run: its error is
+        // reported where it is.
+        let whole = !super::tir::contains_error(&tir);
         let clean = self.diagnostics.iter().all(|d| !d.is_error());
         if def.kind != DefKind::Fn && bounded(&cost) && clean {
             self.ceiling(def, &cost);
         }
-        let accepted = self.diagnostics.iter().all(|d| !d.is_error()) && bounded(&cost);
-        if !accepted && self.diagnostics.iter().all(|d| !d.is_error()) {
+        let accepted = self.diagnostics.iter().all(|d| !d.is_error()) && bounded(&cost) && whole;
+        if !accepted && whole && self.diagnostics.iter().all(|d| !d.is_error()) {
             // Every unbounded cost is reported where it arises; this is the
             // backstop that keeps the promise if one is missed.
             self.error(

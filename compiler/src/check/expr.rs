@@ -159,6 +159,7 @@ impl<'p> Checker<'p> {
         if operator {
             checked.tir = TExpr::Costed(Box::new(checked.tir), checked.cost.clone());
         }
+        self.list_within_ceiling(&checked.ty, expr.span);
         if !checked.ty.is_error() {
             self.facts.push(Fact::Type {
                 span: expr.span,
@@ -167,6 +168,44 @@ impl<'p> Checker<'p> {
             });
         }
         checked
+    }
+
+    /// E0308 for a list that may hold more elements than the ceiling: the
+    /// seeks and rows may be few, but building it is not real-time work.
+    /// Reported once per definition, where it first arises.
+    fn list_within_ceiling(&mut self, ty: &Ty, span: Span) {
+        let too_large = std::cell::Cell::new(None);
+        ty.any(&|t| {
+            if let Ty::List(_, size) = t {
+                match size.max_value() {
+                    Some(max) if max > crate::cost::CEILING => too_large.set(Some(max)),
+                    _ => {}
+                }
+            }
+            false
+        });
+        let Some(max) = too_large.get() else {
+            return;
+        };
+        if self.diagnostics.iter().any(|d| d.code == "E0308") {
+            return;
+        }
+        let shown = if max == u64::MAX {
+            "more than 2^64".to_string()
+        } else {
+            max.to_string()
+        };
+        self.error(
+            "E0308",
+            format!(
+                "this list may hold {shown} elements, above the ceiling of {}",
+                crate::cost::CEILING
+            ),
+            span,
+            "too large to build in one run",
+        )
+        .help
+        .push("lower the bounds that size it (a list parameter's `<=`, a `bound`), or nest fewer `flat_map`s".into());
     }
 
     pub fn refer(&mut self, span: Span, target: Target) {

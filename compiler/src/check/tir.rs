@@ -299,3 +299,15 @@ pub fn zip(
         }
     }
 }
+
+/// Whether an `Error` node (left where an error was reported) is inside.
+pub fn contains_error(t: &TExpr) -> bool {
+    let mut found = false;
+    let _ = rewrite(t.clone(), &mut |node| {
+        if matches!(node, TExpr::Error) {
+            found = true;
+        }
+        Err(node)
+    });
+    found
+}

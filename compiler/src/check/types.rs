@@ -105,8 +105,13 @@ impl Ty {
         Ty::List(Box::new(elem), size)
     }
 
+    /// An option of `inner`. Options do not nest: at run time an option
+    /// is `none` or its value, so `T??` is `T?` (`some(none)` is `none`).
     pub fn option(inner: Ty) -> Ty {
-        Ty::Option(Box::new(inner))
+        match inner {
+            Ty::Option(_) => inner,
+            other => Ty::Option(Box::new(other)),
+        }
     }
 
     /// An integer nothing bounds (`what` names it in messages).
