@@ -1,0 +1,226 @@
+//! The runtime holds every operator to its bound as it reads: a plan whose bound is wrong (as a checker bug would make it) stops after at most one row past the bound, on a table a hundred times larger, and a limit above its proved maximum stops before anything is read.
+//!
+//! The plans here are written by hand, with bounds too small on purpose:
+//! the runtime must not trust them to be right.
+
+use rqc_compiler::compile;
+use rqc_plan::{
+    Bound, ColumnType, Combinator, Entry, EntryKind, Node, Op, ParamSpec, ParamType, Shape, Value,
+};
+use rqc_runtime::Engine;
+
+const BOUND: u64 = 10;
+const ROWS: i64 = 100 * BOUND as i64;
+
+const PROGRAM: &str = "
+table Post {
+  id: Int key
+  author: Int
+  index by_author (author)
+}
+mutation add(id: Int, author: Int) = insert Post { id, author }
+";
+
+/// An engine whose one author has a hundred times `BOUND` posts.
+fn engine() -> (Engine, rqc_plan::CompiledProgram) {
+    let compilation = compile(&[("p.rq".to_string(), PROGRAM.to_string())]);
+    assert!(compilation.diagnostics.is_empty(), "{:?}", compilation.diagnostics);
+    let mut engine = Engine::in_memory();
+    engine.install(compilation.program.clone()).unwrap();
+    for id in 0..ROWS {
+        engine.run("add", &[id.into(), 1.into()]).unwrap();
+    }
+    (engine, compilation.program)
+}
+
+fn node(op: Op, bound: Option<Bound>) -> Node {
+    Node { id: 0, op, bound }
+}
+
+fn number(node: &mut Node, next: &mut u32) {
+    node.id = *next;
+    *next += 1;
+    for child in node.children_mut() {
+        number(child, next);
+    }
+}
+
+fn scan(stream: bool) -> Node {
+    node(
+        Op::Scan {
+            table: "Post".into(),
+            index: Some("by_author".into()),
+            prefix: vec![node(Op::Param(0), None)],
+            lower: None,
+            upper: None,
+            stream,
+        },
+        None,
+    )
+}
+
+fn entry(mut root: Node, bound: Bound) -> Entry {
+    root.bound = Some(bound);
+    number(&mut root, &mut 0);
+    Entry {
+        module: "p".into(),
+        name: "wrong".into(),
+        kind: EntryKind::Query,
+        params: ["author", "count"]
+            .iter()
+            .map(|name| ParamSpec {
+                name: name.to_string(),
+                ty: ParamType::Scalar(ColumnType::Int),
+                max: None,
+                max_param: None,
+            })
+            .collect(),
+        bound,
+        root,
+    }
+}
+
+fn too_small() -> Bound {
+    Bound {
+        seeks: 1,
+        rows: BOUND,
+    }
+}
+
+/// The error of running `entry`, which must be E0599.
+fn stopped(engine: &Engine, entry: &Entry, args: &[Value]) -> String {
+    let error = engine.run_entry(entry, args).unwrap_err();
+    assert_eq!(error.code, "E0599", "{error}");
+    error.message
+}
+
+#[test]
+fn an_eager_scan_past_its_bound_stops_one_row_after_it() {
+    let (engine, _) = engine();
+    let message = stopped(&engine, &entry(scan(false), too_small()), &[1.into(), 0.into()]);
+    assert!(
+        message.contains(&format!("read 1 seeks and {} rows", BOUND + 1)),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_take_past_its_bound_stops_one_row_after_it() {
+    let (engine, _) = engine();
+    let take = node(
+        Op::Combinator(
+            Combinator::Take,
+            Shape::Stream,
+            vec![
+                scan(true),
+                node(
+                    Op::Limit {
+                        count: Box::new(node(Op::Const(Value::Int(ROWS)), None)),
+                        max: ROWS as u64,
+                    },
+                    None,
+                ),
+            ],
+        ),
+        None,
+    );
+    let message = stopped(&engine, &entry(take, too_small()), &[1.into(), 0.into()]);
+    assert!(
+        message.contains(&format!("read 1 seeks and {} rows", BOUND + 1)),
+        "{message}"
+    );
+}
+
+/// `Post.by_author[$0] |> take($1)` with the count's proved maximum
+/// `BOUND`, and an operator bound that would allow the whole table (so only
+/// the limit's own check can stop a large count).
+fn take_of_parameter() -> Entry {
+    let take = node(
+        Op::Combinator(
+            Combinator::Take,
+            Shape::Stream,
+            vec![
+                scan(true),
+                node(
+                    Op::Limit {
+                        count: Box::new(node(Op::Param(1), None)),
+                        max: BOUND,
+                    },
+                    None,
+                ),
+            ],
+        ),
+        None,
+    );
+    let generous = Bound {
+        seeks: 1,
+        rows: ROWS as u64,
+    };
+    entry(take, generous)
+}
+
+#[test]
+fn a_limit_above_its_proved_maximum_stops_before_the_read() {
+    let (engine, _) = engine();
+    let plan = take_of_parameter();
+    let message = stopped(&engine, &plan, &[1.into(), 500.into()]);
+    assert!(
+        message.contains("computed a limit of 500, above its proved maximum of 10"),
+        "{message}"
+    );
+    // Within its maximum the same plan runs and reads what it takes.
+    let within = engine.run_entry(&plan, &[1.into(), 7.into()]).unwrap();
+    assert_eq!(within.stats.rows, 7);
+}
+
+#[test]
+fn lookups_inside_a_mapped_stream_are_held_to_the_bound_too() {
+    let (engine, _) = engine();
+    // Each post read looks itself up again: two rows and one seek each.
+    let lookup = node(
+        Op::Lambda(
+            vec!["p".into()],
+            Box::new(node(
+                Op::Get {
+                    table: "Post".into(),
+                    key: vec![node(
+                        Op::Field(Box::new(node(Op::Var("p".into()), None)), "id".into()),
+                        None,
+                    )],
+                },
+                None,
+            )),
+        ),
+        None,
+    );
+    let mapped = node(
+        Op::Combinator(Combinator::Map, Shape::Stream, vec![scan(true), lookup]),
+        None,
+    );
+    let take = node(
+        Op::Combinator(
+            Combinator::Take,
+            Shape::Stream,
+            vec![
+                mapped,
+                node(
+                    Op::Limit {
+                        count: Box::new(node(Op::Const(Value::Int(ROWS)), None)),
+                        max: ROWS as u64,
+                    },
+                    None,
+                ),
+            ],
+        ),
+        None,
+    );
+    let bound = Bound {
+        seeks: 1 + BOUND,
+        rows: 2 * ROWS as u64,
+    };
+    let message = stopped(&engine, &entry(take, bound), &[1.into(), 0.into()]);
+    assert!(
+        message.contains(&format!("read {} seeks", BOUND + 2)),
+        "{message}"
+    );
+}
