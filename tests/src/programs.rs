@@ -91,7 +91,7 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
         };
     }
     let d = depth - 1;
-    match rng.below(16) {
+    match rng.below(18) {
         0 => literal(rng),
         1 => pick(rng, &["n", "m", "x"]).into(),
         2 => format!(
@@ -117,6 +117,18 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
         12 => "(S |> map(s => s.k) |> max() |> unwrap_or(0))".into(),
         13 => format!("(({}) |> count())", list(rng, d)),
         14 => format!("twice(v => v * {}, {})", int(rng, d), int(rng, d)),
+        // One lambda applied with counts of different ranges, and a lambda
+        // made anew inside another at each application.
+        15 => format!(
+            "{{ let t = k => (A.by_g[x] |> take(k) |> count()); t({}) + t({}) }}",
+            int(rng, d),
+            int(rng, d)
+        ),
+        16 => format!(
+            "{{ let t = k => {{ let u = j => (A.by_g[n] |> take(j) |> count()); u(k) + u(2) }}; t({}) + t({}) }}",
+            int(rng, d),
+            int(rng, d)
+        ),
         _ => format!("{{ let k = {}; k + k }}", int(rng, d)),
     }
 }

@@ -218,7 +218,7 @@ impl<'c> Reference<'c> {
                 return Val::from_items(items);
             }
             TExpr::Unary(op, a) => match (op, v(self, a)) {
-                (UnaryOp::Neg, Value::Int(n)) => Value::Int(-n),
+                (UnaryOp::Neg, Value::Int(n)) => n.checked_neg().map_or(Value::Null, Value::Int),
                 (UnaryOp::Neg, Value::Float(x)) => Value::Float(-x),
                 (UnaryOp::Not, Value::Bool(b)) => Value::Bool(!b),
                 _ => Value::Null,
@@ -457,15 +457,13 @@ impl<'c> Reference<'c> {
                             .sum(),
                     )
                 } else {
-                    Value::Int(
-                        values
-                            .iter()
-                            .map(|v| match v {
-                                Value::Int(n) => *n,
-                                _ => 0,
-                            })
-                            .sum(),
-                    )
+                    values
+                        .iter()
+                        .try_fold(0i64, |total, v| match v {
+                            Value::Int(n) => total.checked_add(*n),
+                            _ => Some(total),
+                        })
+                        .map_or(Value::Null, Value::Int)
                 })
             }
             "min" | "max" => {
@@ -541,13 +539,18 @@ fn binary(op: BinaryOp, x: Value, y: Value) -> Value {
         BinaryOp::And => Bool(x == Bool(true) && y == Bool(true)),
         BinaryOp::Or => Bool(x == Bool(true) || y == Bool(true)),
         _ => match (x, y) {
-            (Int(a), Int(b)) => Int(match op {
-                BinaryOp::Add => a + b,
-                BinaryOp::Sub => a - b,
-                BinaryOp::Mul => a * b,
-                BinaryOp::Div => a / b,
-                _ => a % b,
-            }),
+            // Where the runtime stops with an error (an overflow, a division
+            // by zero) no answer is compared; `none` keeps evaluating rows
+            // this evaluator reads and the runtime never does.
+            (Int(a), Int(b)) => match op {
+                BinaryOp::Add => a.checked_add(b),
+                BinaryOp::Sub => a.checked_sub(b),
+                BinaryOp::Mul => a.checked_mul(b),
+                BinaryOp::Div => a.checked_div(b),
+                _ if b == 0 => None,
+                _ => Some(a.wrapping_rem(b)),
+            }
+            .map_or(Null, Int),
             (Float(a), Float(b)) => Float(match op {
                 BinaryOp::Add => a + b,
                 BinaryOp::Sub => a - b,

@@ -178,12 +178,13 @@ impl Checker<'_> {
         }
         let checked = self.check(&lambda.body);
         self.scope = outer;
-        let slot = &mut self.lambdas[lambda.id];
         let mut conflict = false;
-        slot.body = Some(match slot.body.take() {
+        let merged = match self.lambdas[lambda.id].body.take() {
             None => checked.tir,
-            Some(previous) => merge(previous, checked.tir, &mut conflict),
-        });
+            Some(previous) => merge(previous, checked.tir, &mut self.lambdas, &mut conflict),
+        };
+        let slot = &mut self.lambdas[lambda.id];
+        slot.body = Some(merged);
         slot.seen
             .push((arg_tys.to_vec(), checked.ty.clone(), checked.cost.clone()));
         if conflict {
@@ -234,18 +235,28 @@ impl Checker<'_> {
 /// One typed body from two applications of the same lambda: the same tree
 /// (the body's structure does not depend on its parameters' types), each
 /// operator's cost the larger, each limit's static maximum the larger.
-/// `conflict` is set where the two apply one combinator to inputs of
-/// different shapes (which the runtime could not tell apart).
-fn merge(a: TExpr, b: TExpr, conflict: &mut bool) -> TExpr {
+/// A lambda written inside the body is a new delayed lambda at each
+/// application: the two are merged into the first, whose id the merged
+/// body keeps. `conflict` is set where the two apply one combinator to
+/// inputs of different shapes (which the runtime could not tell apart).
+fn merge(a: TExpr, b: TExpr, lambdas: &mut [LambdaBody], conflict: &mut bool) -> TExpr {
     super::tir::zip(a, b, &mut |x, y| match (x, y) {
         (TExpr::Costed(inner_a, cost_a), TExpr::Costed(inner_b, cost_b)) => Ok(TExpr::Costed(
-            Box::new(merge(*inner_a, *inner_b, conflict)),
+            Box::new(merge(*inner_a, *inner_b, lambdas, conflict)),
             cost_a.max(&cost_b),
         )),
         (TExpr::Limit(count_a, max_a), TExpr::Limit(count_b, max_b)) => Ok(TExpr::Limit(
-            Box::new(merge(*count_a, *count_b, conflict)),
+            Box::new(merge(*count_a, *count_b, lambdas, conflict)),
             max_a.zip(max_b).map(|(a, b)| a.max(b)),
         )),
+        (TExpr::DelayedLambda(first), TExpr::DelayedLambda(second)) if first != second => {
+            let body = match (lambdas[first].body.take(), lambdas[second].body.take()) {
+                (Some(x), Some(y)) => Some(merge(x, y, lambdas, conflict)),
+                (x, y) => x.or(y),
+            };
+            lambdas[first].body = body;
+            Ok(TExpr::DelayedLambda(first))
+        }
         (x @ TExpr::Builtin(_, sa, _), y @ TExpr::Builtin(_, sb, _))
             if (sa == Shape::Option) != (sb == Shape::Option) =>
         {
