@@ -51,13 +51,13 @@ pub fn insert_row(session: &mut Session<'_>, table: &TableSchema, row: Vec<Value
     // Then every write.
     for (tree, entry) in entries {
         session.count_seek();
-        session.put(&tree, &entry, &encoded);
+        session.put(&tree, &entry, &encoded)?;
     }
     add_references(session, table, &row, 1)?;
     for (tree, key, count) in counters {
-        session.set_counter(&tree, &key, count);
+        session.set_counter(&tree, &key, count)?;
     }
-    session.put(&table_tree(&table.name), &primary, &encoded);
+    session.put(&table_tree(&table.name), &primary, &encoded)?;
     Ok(())
 }
 
@@ -128,14 +128,14 @@ pub fn delete_row(
         session.delete(
             &index_tree(&table.name, &index.name),
             &index_entry(index, row, &primary)?,
-        );
+        )?;
     }
     add_references(session, table, row, -1)?;
     for (i, bound) in table.bounds.iter().enumerate() {
         move_counter(session, table, i, bound, row, -1)?;
     }
     shrink_small(session, table)?;
-    session.delete(&table_tree(&table.name), &primary);
+    session.delete(&table_tree(&table.name), &primary)?;
     Ok(())
 }
 
@@ -167,10 +167,10 @@ pub fn update_row(
                 return Err(unique_taken(table, index, &new));
             }
             session.count_seek();
-            session.delete(&tree, &old_entry);
+            session.delete(&tree, &old_entry)?;
         }
         session.count_seek();
-        session.put(&tree, &new_entry, &encoded);
+        session.put(&tree, &new_entry, &encoded)?;
     }
     for &column in &changed {
         let Some(target) = table.columns[column].references.as_deref() else {
@@ -190,7 +190,7 @@ pub fn update_row(
             move_counter(session, table, i, bound, &new, 1)?;
         }
     }
-    session.put(&table_tree(&table.name), &primary, &encoded);
+    session.put(&table_tree(&table.name), &primary, &encoded)?;
     Ok(())
 }
 
@@ -236,7 +236,7 @@ fn reference_exists(
 fn bump(session: &mut Session<'_>, tree: &str, value: &Value, delta: i64) -> Result<()> {
     let key = encode_key(std::slice::from_ref(value), &[])?;
     let count = session.get_counter(tree, &key)?;
-    session.set_counter(tree, &key, count.saturating_add_signed(delta));
+    session.set_counter(tree, &key, count.saturating_add_signed(delta))?;
     Ok(())
 }
 
@@ -257,7 +257,7 @@ fn move_counter(
         let count = session.get_counter(&tree, &key)?;
         (tree, key, count.saturating_add_signed(delta))
     };
-    session.set_counter(&tree, &key, count);
+    session.set_counter(&tree, &key, count)?;
     Ok(())
 }
 
@@ -307,7 +307,7 @@ fn shrink_small(session: &mut Session<'_>, table: &TableSchema) -> Result<()> {
     if table.small_max.is_some() {
         let tree = small_tree(&table.name);
         let count = session.get_counter(&tree, b"")?;
-        session.set_counter(&tree, b"", count.saturating_sub(1));
+        session.set_counter(&tree, b"", count.saturating_sub(1))?;
     }
     Ok(())
 }

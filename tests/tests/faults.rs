@@ -1,18 +1,20 @@
 //! Fault injection: a store that fails its N-th operation. For every N over
 //! a set of mutations, the failure reaches the caller as an error with a
-//! code, nothing partial is visible, and the data stays consistent.
+//! code, nothing partial is visible, and the data stays consistent. And a
+//! store whose commits conflict: the engine runs the mutation again, up to
+//! its cap.
 
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::store::{Abort, MemoryStore, RedbStore, SledStore, Store, Txn, TxnBody};
+use rqc_runtime::store::{MemoryStore, ReadTxn, RedbStore, SledStore, Store, WriteTxn};
 use rqc_runtime::{Backend, Engine, Result, RuntimeError};
 use rqc_tests::state::check_integrity;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// Fails the operation numbered `fail_at` (counting gets, ranges and every
-/// read or write inside a transaction), once.
+/// Fails the operation numbered `fail_at` (counting every get, range, put,
+/// delete and commit of its transactions), once.
 struct Faulty {
     inner: Arc<dyn Store>,
     /// Operations counted since armed; `usize::MAX` while not armed.
@@ -21,54 +23,31 @@ struct Faulty {
 }
 
 impl Faulty {
-    fn tick(&self) -> bool {
+    /// Counts one operation: an error if it is the one to fail.
+    fn tick(&self) -> Result<()> {
         let before = self.count.load(Ordering::SeqCst);
-        if before == usize::MAX {
-            return false;
+        if before != usize::MAX && self.count.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at {
+            return Err(RuntimeError::store("injected fault"));
         }
-        self.count.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at
+        Ok(())
     }
 }
 
-fn injected() -> RuntimeError {
-    RuntimeError::store("injected fault")
+/// A transaction of the wrapped store, failing where its store says.
+struct FaultyTxn<'s, T: ?Sized> {
+    inner: Box<T>,
+    store: &'s Faulty,
 }
 
-struct FaultyTxn<'a> {
-    inner: &'a mut dyn Txn,
-    store: &'a Faulty,
-}
-
-impl Txn for FaultyTxn<'_> {
-    fn get(&mut self, tree: usize, key: &[u8]) -> std::result::Result<Option<Vec<u8>>, Abort> {
-        if self.store.tick() {
-            return Err(Abort::Refused(injected()));
-        }
-        self.inner.get(tree, key)
-    }
-
-    fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort> {
-        if self.store.tick() {
-            // The transaction has written part of its batch: it must not show.
-            return Err(Abort::Refused(injected()));
-        }
-        self.inner.put(tree, key, value)
-    }
-
-    fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort> {
-        if self.store.tick() {
-            return Err(Abort::Refused(injected()));
-        }
-        self.inner.delete(tree, key)
-    }
-}
-
-impl Store for Faulty {
+impl<T: ReadTxn + ?Sized> ReadTxn for FaultyTxn<'_, T> {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        if self.tick() {
-            return Err(injected());
-        }
+        self.store.tick()?;
         self.inner.get(tree, key)
+    }
+
+    fn get_many(&self, tree: &str, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        self.store.tick()?;
+        self.inner.get_many(tree, keys)
     }
 
     fn range(
@@ -79,19 +58,43 @@ impl Store for Faulty {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        if self.tick() {
-            return Err(injected());
-        }
+        self.store.tick()?;
         self.inner.range(tree, start, end, reverse, limit)
     }
+}
 
-    fn transact(&self, trees: &[String], body: TxnBody<'_>) -> Result<()> {
-        self.inner.transact(trees, &|txn| {
-            body(&mut FaultyTxn {
-                inner: txn,
-                store: self,
-            })
-        })
+impl<T: WriteTxn + ?Sized> WriteTxn for FaultyTxn<'_, T> {
+    fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<()> {
+        // The transaction has written part of its batch: it must not show.
+        self.store.tick()?;
+        self.inner.put(tree, key, value)
+    }
+
+    fn delete(&mut self, tree: &str, key: &[u8]) -> Result<()> {
+        self.store.tick()?;
+        self.inner.delete(tree, key)
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        // Failing here drops the inner transaction uncommitted.
+        self.store.tick()?;
+        self.inner.commit()
+    }
+}
+
+impl Store for Faulty {
+    fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
+        Ok(Box::new(FaultyTxn {
+            inner: self.inner.begin_read()?,
+            store: self,
+        }))
+    }
+
+    fn begin_write(&self) -> Result<Box<dyn WriteTxn + '_>> {
+        Ok(Box::new(FaultyTxn {
+            inner: self.inner.begin_write()?,
+            store: self,
+        }))
     }
 
     fn flush(&self) -> Result<()> {
@@ -124,6 +127,7 @@ query member(id: Int) = Member[id]
 type Trees = Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)>;
 
 fn dump(store: &dyn Store) -> Trees {
+    let txn = store.begin_read().unwrap();
     [
         "t:Team",
         "t:Member",
@@ -137,7 +141,7 @@ fn dump(store: &dyn Store) -> Trees {
     .map(|t| {
         (
             t.to_string(),
-            store.range(t, &[], None, false, usize::MAX).unwrap(),
+            txn.range(t, &[], None, false, usize::MAX).unwrap(),
         )
     })
     .collect()
@@ -230,6 +234,8 @@ fn inject_everywhere(backend: Backend) -> usize {
         clean.install(compilation.program.clone()).unwrap();
         let members = clean.run("members", &[1.into()]).unwrap().rows().to_vec();
         let rows = inner
+            .begin_read()
+            .unwrap()
             .range("t:Member", &[], None, false, usize::MAX)
             .unwrap();
         assert_eq!(members.len(), rows.len(), "the index matches the table");
