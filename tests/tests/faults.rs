@@ -20,9 +20,34 @@ struct Faulty {
     /// Operations counted since armed; `usize::MAX` while not armed.
     count: Arc<AtomicUsize>,
     fail_at: usize,
+    /// Commits still to refuse as conflicting, as an optimistic store
+    /// would, before commits go through; and commits attempted.
+    conflicts: Arc<AtomicUsize>,
+    commits: Arc<AtomicUsize>,
 }
 
 impl Faulty {
+    fn new(inner: Arc<dyn Store>, count: Arc<AtomicUsize>, fail_at: usize) -> Faulty {
+        Faulty {
+            inner,
+            count,
+            fail_at,
+            conflicts: Arc::new(AtomicUsize::new(0)),
+            commits: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// A commit attempted: a conflict while any are left to inject.
+    fn conflict(&self) -> Result<()> {
+        self.commits.fetch_add(1, Ordering::SeqCst);
+        let left = self.conflicts.load(Ordering::SeqCst);
+        if left > 0 {
+            self.conflicts.store(left - 1, Ordering::SeqCst);
+            return Err(RuntimeError::conflict("injected conflict"));
+        }
+        Ok(())
+    }
+
     /// Counts one operation: an error if it is the one to fail.
     fn tick(&self) -> Result<()> {
         let before = self.count.load(Ordering::SeqCst);
@@ -78,6 +103,7 @@ impl<T: WriteTxn + ?Sized> WriteTxn for FaultyTxn<'_, T> {
     fn commit(self: Box<Self>) -> Result<()> {
         // Failing here drops the inner transaction uncommitted.
         self.store.tick()?;
+        self.store.conflict()?;
         self.inner.commit()
     }
 }
@@ -188,12 +214,9 @@ fn inject_everywhere(backend: Backend) -> usize {
         let mut inner = open_store(backend, dir.path());
         // Set up without faults.
         let count = Arc::new(AtomicUsize::new(usize::MAX));
-        let mut engine = Engine::with_store(Box::new(Faulty {
-            inner: inner.clone(),
-            count: count.clone(),
-            fail_at,
-        }))
-        .unwrap();
+        let mut engine =
+            Engine::with_store(Box::new(Faulty::new(inner.clone(), count.clone(), fail_at)))
+                .unwrap();
         engine.install(compilation.program.clone()).unwrap();
         engine.run("add_team", &[1.into(), "red".into()]).unwrap();
         count.store(0, Ordering::SeqCst);
@@ -225,12 +248,9 @@ fn inject_everywhere(backend: Backend) -> usize {
             drop(inner);
             inner = open_store(backend, dir.path());
         }
-        let mut clean = Engine::with_store(Box::new(Faulty {
-            inner: inner.clone(),
-            count: Arc::new(AtomicUsize::new(usize::MAX)),
-            fail_at,
-        }))
-        .unwrap();
+        let unarmed = Arc::new(AtomicUsize::new(usize::MAX));
+        let mut clean =
+            Engine::with_store(Box::new(Faulty::new(inner.clone(), unarmed, fail_at))).unwrap();
         clean.install(compilation.program.clone()).unwrap();
         let members = clean.run("members", &[1.into()]).unwrap().rows().to_vec();
         let rows = inner
@@ -246,4 +266,53 @@ fn inject_everywhere(backend: Backend) -> usize {
         }
     }
     failures
+}
+
+#[test]
+fn a_conflicting_commit_runs_the_whole_transaction_again_up_to_the_cap() {
+    let compilation = compile(&[("teams.rq".into(), PROGRAM.into())]);
+    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = open_store(backend, dir.path());
+        let unarmed = Arc::new(AtomicUsize::new(usize::MAX));
+        let store = Faulty::new(inner.clone(), unarmed, 0);
+        let (conflicts, commits) = (store.conflicts.clone(), store.commits.clone());
+        let mut engine = Engine::with_store(Box::new(store)).unwrap();
+        // The install and a load are transactions too.
+        conflicts.store(2, Ordering::SeqCst);
+        engine.install(compilation.program.clone()).unwrap();
+        conflicts.store(1, Ordering::SeqCst);
+        let row = |id: i64, name: &str| (id as usize, Ok(vec![id.into(), name.into()]));
+        let loaded = engine
+            .load("Team", vec![row(1, "red"), row(2, "blue")], &mut |_| {})
+            .unwrap();
+        assert_eq!((loaded.written, loaded.rejected.len()), (2, 0));
+        // Three conflicts: the fourth attempt commits, once, within the
+        // bound (each attempt starts from scratch).
+        conflicts.store(3, Ordering::SeqCst);
+        commits.store(0, Ordering::SeqCst);
+        let output = engine
+            .run("pair", &[1.into(), 10.into(), 11.into()])
+            .unwrap();
+        assert_eq!((output.attempts, commits.load(Ordering::SeqCst)), (4, 4));
+        assert!(output.stats.seeks <= output.bound.seeks);
+        assert_eq!(engine.run("members", &[1.into()]).unwrap().rows().len(), 2);
+        // Conflicts without end: given up after the cap, nothing written.
+        conflicts.store(usize::MAX, Ordering::SeqCst);
+        commits.store(0, Ordering::SeqCst);
+        let before = dump(inner.as_ref());
+        // (Negative ids: nicks other than the first pair's.)
+        let error = engine
+            .run("pair", &[1.into(), (-12).into(), (-13).into()])
+            .unwrap_err();
+        assert_eq!(error.code, "E0596", "{backend:?}: {error}");
+        assert_eq!(
+            commits.load(Ordering::SeqCst),
+            rqc_runtime::engine::MAX_ATTEMPTS as usize
+        );
+        assert_eq!(before, dump(inner.as_ref()), "{backend:?}");
+        conflicts.store(0, Ordering::SeqCst);
+        let integrity = check_integrity(inner.as_ref(), &compilation.program.schema);
+        assert_eq!(integrity, Ok(()), "{backend:?}");
+    }
 }
