@@ -61,7 +61,6 @@ pub fn insert_row(session: &mut Session<'_>, table: &TableSchema, row: Vec<Value
         session.set_counter(&tree, &key, count)?;
     }
     session.put(&table_tree(&table.name), &primary, &encoded)
-
 }
 
 /// The counter of the row's group under `bound` after adding the row,

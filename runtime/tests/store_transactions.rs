@@ -91,7 +91,10 @@ fn a_write_transaction_reads_its_own_writes() {
             .unwrap()
             .into_iter()
             .collect();
-        assert_eq!(all, model, "{name}: the commit stored what the transaction read");
+        assert_eq!(
+            all, model,
+            "{name}: the commit stored what the transaction read"
+        );
     });
 }
 
@@ -106,7 +109,11 @@ fn a_dropped_write_transaction_stores_nothing() {
         txn.delete("t", b"kept").unwrap();
         drop(txn);
         let read = store.begin_read().unwrap();
-        assert_eq!(read.get("t", b"kept").unwrap(), Some(b"1".to_vec()), "{name}");
+        assert_eq!(
+            read.get("t", b"kept").unwrap(),
+            Some(b"1".to_vec()),
+            "{name}"
+        );
         assert_eq!(read.get("t", b"lost").unwrap(), None, "{name}");
     });
 }
@@ -134,12 +141,20 @@ fn a_read_transaction_never_sees_a_later_commit() {
             })
         };
         let _ = committed.recv_timeout(Duration::from_millis(200));
-        assert_eq!(read.get("t", b"a").unwrap(), Some(b"old".to_vec()), "{name}");
+        assert_eq!(
+            read.get("t", b"a").unwrap(),
+            Some(b"old".to_vec()),
+            "{name}"
+        );
         let both = read.range("t", &[], None, false, 10).unwrap();
         assert!(both.iter().all(|(_, v)| v == b"old"), "{name}: {both:?}");
         drop(read);
         writer.join().unwrap();
         let read = store.begin_read().unwrap();
-        assert_eq!(read.get("t", b"b").unwrap(), Some(b"new".to_vec()), "{name}");
+        assert_eq!(
+            read.get("t", b"b").unwrap(),
+            Some(b"new".to_vec()),
+            "{name}"
+        );
     });
 }

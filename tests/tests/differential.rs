@@ -17,6 +17,10 @@ use rqc_plan::Value;
 use rqc_runtime::{Backend, Engine, OpenOptions};
 use rqc_tests::reference::Reference;
 use rqc_tests::state::{check_integrity, reference_tables, store_tables};
+use writes::{write, Write, WRITES};
+
+#[path = "differential/writes.rs"]
+mod writes;
 
 /// The random part of the schema: table `A` has `id` and `columns` extra Int
 /// columns with one secondary index; table `B` is an island of `A` (rows keyed
@@ -76,63 +80,6 @@ impl Shape {
             Some(j) => format!("c{j}{}, id", if self.second_desc { " DESC" } else { "" }),
             None => "id".to_string(),
         }
-    }
-}
-
-/// The updates and deletes every generated program has (with `move_a` and
-/// `restamp_a`, which name the shape's columns).
-const WRITES: &str = "\
-mutation drop_b(a: Int, ns: [Int; <= 6]) = delete (ns |> map(n => B[a, n]) |> flatten())
-mutation reweigh_b(a: Int, ns: [Int; <= 6], w: Int) =
-  update (ns |> map(n => B[a, n]) |> flatten()) { w: w }
-mutation prune_b(a: Int, w: Int) = {
-  let rows = B[a];
-  delete (rows |> filter(b => b.w < w));
-  update rows { w: w }
-}
-mutation drop_a(ids: [Int; <= 6]) = delete (ids |> map(i => A[i]) |> flatten())
-";
-
-/// An update or delete, its target rows named with duplicates, missing
-/// keys and (in `PruneB` and `RestampA`) rows read before an earlier write
-/// of the same mutation changed or deleted them.
-#[derive(Debug, Clone)]
-enum Write {
-    DropB(i64, Vec<i64>),
-    ReweighB(i64, Vec<i64>, i64),
-    /// Deletes the rows of `B[a]` lighter than `w`, then updates every row
-    /// read before: the deleted ones are gone.
-    PruneB(i64, i64),
-    /// Refused (E0506) when a row it deletes is referenced.
-    DropA(Vec<i64>),
-    MoveA(Vec<i64>, i64),
-    /// Two updates of one row, the second through the row as read before
-    /// the first.
-    RestampA(i64, i64, i64),
-}
-
-impl Write {
-    fn call(&self) -> (&'static str, Vec<Value>) {
-        let list = |xs: &[i64]| Value::List(xs.iter().map(|&x| Value::Int(x)).collect());
-        match self {
-            Write::DropB(a, ns) => ("drop_b", vec![(*a).into(), list(ns)]),
-            Write::ReweighB(a, ns, w) => ("reweigh_b", vec![(*a).into(), list(ns), (*w).into()]),
-            Write::PruneB(a, w) => ("prune_b", vec![(*a).into(), (*w).into()]),
-            Write::DropA(ids) => ("drop_a", vec![list(ids)]),
-            Write::MoveA(ids, x) => ("move_a", vec![list(ids), (*x).into()]),
-            Write::RestampA(i, x, y) => ("restamp_a", vec![(*i).into(), (*x).into(), (*y).into()]),
-        }
-    }
-
-    /// Whether the runtime must refuse it, given the tables before it.
-    fn refused(&self, reference: &Reference<'_>) -> bool {
-        let Write::DropA(ids) = self else {
-            return false;
-        };
-        let a_of = |b: &Value| b.field("a").cloned();
-        let b_rows = reference.tables.get("B").map(Vec::as_slice).unwrap_or(&[]);
-        ids.iter()
-            .any(|&id| b_rows.iter().any(|b| a_of(b) == Some(Value::Int(id))))
     }
 }
 
@@ -311,20 +258,6 @@ fn query() -> impl Strategy<Value = Query> {
     ]
 }
 
-fn write() -> impl Strategy<Value = Write> {
-    // Keys that exist and some that do not, often repeated.
-    let ns = || prop::collection::vec(0i64..=6, 0..=6);
-    let ids = || prop::collection::vec(0i64..=26, 0..=6);
-    prop_oneof![
-        (1i64..=13, ns()).prop_map(|(a, ns)| Write::DropB(a, ns)),
-        (1i64..=13, ns(), -5i64..20).prop_map(|(a, ns, w)| Write::ReweighB(a, ns, w)),
-        (1i64..=13, -5i64..20).prop_map(|(a, w)| Write::PruneB(a, w)),
-        ids().prop_map(Write::DropA),
-        (ids(), 0i64..4).prop_map(|(ids, x)| Write::MoveA(ids, x)),
-        (0i64..=26, 0i64..4, 0i64..4).prop_map(|(i, x, y)| Write::RestampA(i, x, y)),
-    ]
-}
-
 fn case() -> impl Strategy<Value = Case> {
     let backend = prop_oneof![
         Just(Backend::Memory),
@@ -451,7 +384,13 @@ fn run_case(case: &Case) -> Result<Compared, TestCaseError> {
             Ok(output) => {
                 prop_assert!(!refused, "{} {:?} was not refused", name, args);
                 let expected = reference.run(name, &args);
-                prop_assert_eq!(&output.value, &expected, "rqc vs reference: {} {:?}", name, args);
+                prop_assert_eq!(
+                    &output.value,
+                    &expected,
+                    "rqc vs reference: {} {:?}",
+                    name,
+                    args
+                );
                 prop_assert!(
                     output.stats.seeks <= output.bound.seeks
                         && output.stats.rows <= output.bound.rows,

@@ -126,7 +126,9 @@ impl ReadTxn for RedbRead {
 
     fn get_many(&self, tree: &str, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         let absent = vec![None; keys.len()];
-        self.with_table(tree, absent, |t| keys.iter().map(|k| get_in(t, k)).collect())
+        self.with_table(tree, absent, |t| {
+            keys.iter().map(|k| get_in(t, k)).collect()
+        })
     }
 
     fn range(

@@ -144,9 +144,10 @@ impl ReadTxn for SledWrite<'_> {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        self.overlay.range(tree, start, end, reverse, limit, |limit| {
-            self.store.range(tree, start, end, reverse, limit)
-        })
+        self.overlay
+            .range(tree, start, end, reverse, limit, |limit| {
+                self.store.range(tree, start, end, reverse, limit)
+            })
     }
 }
 
