@@ -119,17 +119,17 @@ impl<'s> Session<'s> {
 
     pub fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<()> {
         self.writes()?.put(tree, key, value)?;
-        self.wrote(tree, key);
+        self.note_write(tree, key);
         Ok(())
     }
 
     pub fn delete(&mut self, tree: &str, key: &[u8]) -> Result<()> {
         self.writes()?.delete(tree, key)?;
-        self.wrote(tree, key);
+        self.note_write(tree, key);
         Ok(())
     }
 
-    fn wrote(&mut self, tree: &str, key: &[u8]) {
+    fn note_write(&mut self, tree: &str, key: &[u8]) {
         self.wrote = true;
         if crate::rows::is_table_tree(tree) {
             self.rows_written.insert((tree.to_string(), key.to_vec()));
