@@ -145,7 +145,9 @@ fn point_and_timeline(posts: i64, iterations: usize) -> Vec<Row> {
         let raw_p1 = measure(iterations, |i| {
             let id = 1 + (i as i64 * 7919) % size.users;
             let key = rqc_runtime::encoding::key::encode_key(&[id.into()], &[]).unwrap();
-            assert!(raw.get("t:User", &key).unwrap().is_some());
+            // One read transaction per read, as one rqc run has.
+            let txn = raw.begin_read().unwrap();
+            assert!(txn.get("t:User", &key).unwrap().is_some());
         });
         let recent = db.prepare("recent_posts").unwrap();
         for u in 1..=3 {
@@ -207,6 +209,8 @@ fn raw_recent_posts(store: &dyn Store, author: i64) -> usize {
     let start = rqc_runtime::encoding::key::encode_key(&[author.into()], &[]).unwrap();
     let end = rqc_runtime::store::prefix_end(&start);
     store
+        .begin_read()
+        .unwrap()
         .range(RAW_POSTS, &start, end.as_deref(), false, 10)
         .unwrap()
         .iter()
@@ -219,7 +223,6 @@ fn raw_store(backend: Backend, dir: &std::path::Path, data: &Data) -> Box<dyn St
         Backend::Sled => Box::new(SledStore::open(dir, false).unwrap()),
         _ => Box::new(RedbStore::open(dir, false).unwrap()),
     };
-    let trees = vec!["t:User".to_string(), RAW_POSTS.to_string()];
     let encode = |key: Vec<Value>, descending: &[bool], row: &[Value]| {
         (
             rqc_runtime::encoding::key::encode_key(&key, descending).unwrap(),
@@ -243,16 +246,13 @@ fn raw_store(backend: Backend, dir: &std::path::Path, data: &Data) -> Box<dyn St
             )
         })
         .collect();
-    store
-        .transact(&trees, &|txn| {
-            for (tree, rows) in [&users, &posts].into_iter().enumerate() {
-                for (k, v) in rows {
-                    txn.put(tree, k, v)?;
-                }
-            }
-            Ok(())
-        })
-        .unwrap();
+    let mut txn = store.begin_write().unwrap();
+    for (tree, rows) in [("t:User", &users), (RAW_POSTS, &posts)] {
+        for (k, v) in rows {
+            txn.put(tree, k, v).unwrap();
+        }
+    }
+    txn.commit().unwrap();
     store
 }
 

@@ -5,7 +5,7 @@ use crate::encoding::row::{decode_row, encode_row};
 use crate::error::{Result, RuntimeError};
 use crate::rows::{bound_tree, index_entry, index_tree, primary_key, small_tree, table_tree};
 use crate::session::Session;
-use crate::store::Store;
+use crate::store::{ReadTxn, Store};
 use rqc_plan::{Schema, TableSchema, Value};
 
 /// The layout of trees, keys and rows this runtime writes. A database with
@@ -17,8 +17,8 @@ const FORMAT_KEY: &[u8] = b"format";
 const SCHEMA_KEY: &[u8] = b"schema";
 
 /// Checks the stored format version, refusing data from a newer rqc.
-pub fn check_format(store: &dyn Store) -> Result<()> {
-    let Some(bytes) = store.get(CATALOG, FORMAT_KEY)? else {
+pub fn check_format(txn: &dyn ReadTxn) -> Result<()> {
+    let Some(bytes) = txn.get(CATALOG, FORMAT_KEY)? else {
         return Ok(());
     };
     let version = <[u8; 4]>::try_from(bytes.as_slice())
@@ -37,8 +37,8 @@ pub fn check_format(store: &dyn Store) -> Result<()> {
 }
 
 /// The schema installed in the database, if any.
-pub fn installed_schema(store: &dyn Store) -> Result<Option<Schema>> {
-    match store.get(CATALOG, SCHEMA_KEY)? {
+pub fn installed_schema(txn: &dyn ReadTxn) -> Result<Option<Schema>> {
+    match txn.get(CATALOG, SCHEMA_KEY)? {
         None => Ok(None),
         Some(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
@@ -51,19 +51,23 @@ pub fn installed_schema(store: &dyn Store) -> Result<Option<Schema>> {
 /// table, a new or dropped index (back-filled, a unique one verified), a
 /// new or dropped `bound` or `small … max` (verified against the rows) —
 /// and refused whole otherwise. Either way nothing is half-applied: the
-/// migration's writes and the new catalog commit in one transaction.
+/// catalog's reads, the migration's and the new catalog's writes are one
+/// write transaction.
 pub fn install(store: &dyn Store, schema: &Schema) -> Result<()> {
-    check_format(store)?;
     let encoded = serde_json::to_vec(schema).map_err(RuntimeError::store)?;
-    let mut session = Session::new(store);
-    match installed_schema(store)? {
-        Some(existing) if existing == *schema => return Ok(()),
-        Some(existing) => migrate(&mut session, &existing, schema)?,
-        None => {}
-    }
-    session.put(CATALOG, FORMAT_KEY, &STORAGE_FORMAT.to_be_bytes());
-    session.put(CATALOG, SCHEMA_KEY, &encoded);
-    session.commit()
+    crate::engine::retrying(|| {
+        let mut session = Session::write(store)?;
+        check_format(session.reads())?;
+        match installed_schema(session.reads())? {
+            Some(existing) if existing == *schema => return Ok(()),
+            Some(existing) => migrate(&mut session, &existing, schema)?,
+            None => {}
+        }
+        session.put(CATALOG, FORMAT_KEY, &STORAGE_FORMAT.to_be_bytes())?;
+        session.put(CATALOG, SCHEMA_KEY, &encoded)?;
+        session.commit()
+    })
+    .map(|((), _)| ())
 }
 
 fn refuse(change: String, why: &str) -> RuntimeError {
@@ -127,7 +131,7 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema) -> Result<()> 
                         "delete rows first, or declare a larger max",
                     ));
                 }
-                session.set_counter(&small_tree(&table.name), b"", rows.len() as u64);
+                session.set_counter(&small_tree(&table.name), b"", rows.len() as u64)?;
             }
         }
     }
@@ -144,7 +148,7 @@ fn all_rows(session: &mut Session<'_>, table: &TableSchema) -> Result<Vec<Vec<Va
 
 fn clear(session: &mut Session<'_>, tree: &str) -> Result<()> {
     for (key, _) in session.range(tree, &[], None, usize::MAX)? {
-        session.delete(tree, &key);
+        session.delete(tree, &key)?;
     }
     Ok(())
 }
@@ -172,7 +176,7 @@ fn backfill_index(
                 "make the values unique first, or declare a plain `index`",
             ));
         }
-        session.put(&tree, &entry, &encode_row(row)?);
+        session.put(&tree, &entry, &encode_row(row)?)?;
     }
     Ok(())
 }
@@ -210,7 +214,7 @@ fn count_groups(
                 "delete rows of that group first, or declare a larger bound",
             ));
         }
-        session.set_counter(&bound_tree(&table.name, i), &key, count);
+        session.set_counter(&bound_tree(&table.name, i), &key, count)?;
     }
     Ok(())
 }

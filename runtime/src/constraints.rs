@@ -1,12 +1,15 @@
 //! Writes with every declared constraint checked: key, unique, ref, bound, small max.
 //!
-//! Each function reads and writes through the run's [`Session`], so its
-//! checks see the run's earlier writes and nothing is stored unless the
-//! whole mutation commits. The seeks and rows counted here are the ones
-//! spec/cost.md charges for each write.
+//! Each function reads and writes through the run's [`Session`], inside the
+//! mutation's write transaction, so its checks see the run's earlier writes
+//! and nothing is stored unless the whole mutation commits. An update or a
+//! delete names its row by key and acts on the row as it is at that point
+//! (a row already deleted is skipped), so every counter changes by what
+//! the write actually changed. The seeks and rows counted here are the
+//! ones spec/cost.md charges for each write.
 
 use crate::encoding::key::encode_key;
-use crate::encoding::row::encode_row;
+use crate::encoding::row::{decode_row, encode_row};
 use crate::error::{Result, RuntimeError};
 use crate::rows::*;
 use crate::session::Session;
@@ -51,14 +54,13 @@ pub fn insert_row(session: &mut Session<'_>, table: &TableSchema, row: Vec<Value
     // Then every write.
     for (tree, entry) in entries {
         session.count_seek();
-        session.put(&tree, &entry, &encoded);
+        session.put(&tree, &entry, &encoded)?;
     }
     add_references(session, table, &row, 1)?;
     for (tree, key, count) in counters {
-        session.set_counter(&tree, &key, count);
+        session.set_counter(&tree, &key, count)?;
     }
-    session.put(&table_tree(&table.name), &primary, &encoded);
-    Ok(())
+    session.put(&table_tree(&table.name), &primary, &encoded)
 }
 
 /// The counter of the row's group under `bound` after adding the row,
@@ -100,15 +102,32 @@ fn next_small(
     Ok(Some((tree, Vec::new(), count + 1)))
 }
 
+/// The row stored under `primary` now, and its encoding: one seek, and one
+/// row when found.
+fn live_row(
+    session: &mut Session<'_>,
+    table: &TableSchema,
+    primary: &[u8],
+) -> Result<Option<(Vec<Value>, Vec<u8>)>> {
+    match session.get(&table_tree(&table.name), primary)? {
+        Some(bytes) => Ok(Some((decode_row(&bytes, table.columns.len())?, bytes))),
+        None => Ok(None),
+    }
+}
+
+/// Deletes the row stored under `primary`; whether there was one (a row
+/// listed twice, or deleted earlier in the mutation, is gone: nothing to do).
 pub fn delete_row(
     session: &mut Session<'_>,
     schema: &Schema,
     table: &TableSchema,
-    row: &[Value],
-) -> Result<()> {
-    let primary = primary_key(table, row)?;
+    primary: &[u8],
+) -> Result<bool> {
+    let Some((row, _)) = live_row(session, table, primary)? else {
+        return Ok(false);
+    };
     if schema.is_referenced(&table.name) {
-        let count = session.get_counter(&refcount_tree(&table.name), &primary)?;
+        let count = session.get_counter(&refcount_tree(&table.name), primary)?;
         if count > 0 {
             let key: Vec<Value> = table.key.iter().map(|&c| row[c].clone()).collect();
             return Err(RuntimeError::new(
@@ -127,50 +146,59 @@ pub fn delete_row(
         session.count_seek();
         session.delete(
             &index_tree(&table.name, &index.name),
-            &index_entry(index, row, &primary)?,
-        );
+            &index_entry(index, &row, primary)?,
+        )?;
     }
-    add_references(session, table, row, -1)?;
+    add_references(session, table, &row, -1)?;
     for (i, bound) in table.bounds.iter().enumerate() {
-        move_counter(session, table, i, bound, row, -1)?;
+        move_counter(session, table, i, bound, &row, -1)?;
     }
     shrink_small(session, table)?;
-    session.delete(&table_tree(&table.name), &primary);
-    Ok(())
+    session.delete(&table_tree(&table.name), primary)?;
+    Ok(true)
 }
 
-/// Changes `changes` (column, value) of an existing row.
+/// Changes `changes` (column, value) of the row stored under `primary`, as
+/// it is now; whether that changed it (a row that is gone, or already has
+/// those values, is left alone: nothing is written).
 pub fn update_row(
     session: &mut Session<'_>,
     table: &TableSchema,
-    old: &[Value],
+    primary: &[u8],
     changes: &[(usize, Value)],
-) -> Result<()> {
-    let mut new = old.to_vec();
+) -> Result<bool> {
+    let Some((old, stored)) = live_row(session, table, primary)? else {
+        return Ok(false);
+    };
+    let mut new = old.clone();
     for (column, value) in changes {
         new[*column] = value.clone();
     }
     check_types(table, &new)?;
+    let encoded = encode_row(&new)?;
+    if encoded == stored {
+        return Ok(false);
+    }
     let changed: Vec<usize> = changes
         .iter()
         .map(|(c, _)| *c)
         .filter(|&c| old[c] != new[c])
         .collect();
-    let primary = primary_key(table, old)?;
-    let encoded = encode_row(&new)?;
     for index in &table.indexes {
         let tree = index_tree(&table.name, &index.name);
-        let old_entry = index_entry(index, old, &primary)?;
-        let new_entry = index_entry(index, &new, &primary)?;
+        let old_entry = index_entry(index, &old, primary)?;
+        let new_entry = index_entry(index, &new, primary)?;
         if old_entry != new_entry {
             if index.unique && session.get(&tree, &new_entry)?.is_some() {
                 return Err(unique_taken(table, index, &new));
             }
             session.count_seek();
-            session.delete(&tree, &old_entry);
+            session.delete(&tree, &old_entry)?;
         }
+        // The entry holds a copy of the row: rewritten even where its key
+        // stays.
         session.count_seek();
-        session.put(&tree, &new_entry, &encoded);
+        session.put(&tree, &new_entry, &encoded)?;
     }
     for &column in &changed {
         let Some(target) = table.columns[column].references.as_deref() else {
@@ -186,12 +214,12 @@ pub fn update_row(
     }
     for (i, bound) in table.bounds.iter().enumerate() {
         if bound.columns.iter().any(|c| changed.contains(c)) {
-            move_counter(session, table, i, bound, old, -1)?;
+            move_counter(session, table, i, bound, &old, -1)?;
             move_counter(session, table, i, bound, &new, 1)?;
         }
     }
-    session.put(&table_tree(&table.name), &primary, &encoded);
-    Ok(())
+    session.put(&table_tree(&table.name), primary, &encoded)?;
+    Ok(true)
 }
 
 fn add_references(
@@ -236,8 +264,7 @@ fn reference_exists(
 fn bump(session: &mut Session<'_>, tree: &str, value: &Value, delta: i64) -> Result<()> {
     let key = encode_key(std::slice::from_ref(value), &[])?;
     let count = session.get_counter(tree, &key)?;
-    session.set_counter(tree, &key, count.saturating_add_signed(delta));
-    Ok(())
+    session.set_counter(tree, &key, count.saturating_add_signed(delta))
 }
 
 /// Adds `delta` to the counter of the row's group under `bound`, refusing
@@ -257,8 +284,7 @@ fn move_counter(
         let count = session.get_counter(&tree, &key)?;
         (tree, key, count.saturating_add_signed(delta))
     };
-    session.set_counter(&tree, &key, count);
-    Ok(())
+    session.set_counter(&tree, &key, count)
 }
 
 /// The counter tree and key of the row's group under `bound`, and the
@@ -307,7 +333,7 @@ fn shrink_small(session: &mut Session<'_>, table: &TableSchema) -> Result<()> {
     if table.small_max.is_some() {
         let tree = small_tree(&table.name);
         let count = session.get_counter(&tree, b"")?;
-        session.set_counter(&tree, b"", count.saturating_sub(1));
+        session.set_counter(&tree, b"", count.saturating_sub(1))?;
     }
     Ok(())
 }

@@ -10,7 +10,9 @@ use rqc_plan::{
     Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Value, FORMAT_VERSION,
 };
 use std::path::Path;
-use std::sync::RwLock;
+
+/// Attempts of one transaction before a run of conflicts is given up (E0596).
+pub const MAX_ATTEMPTS: u32 = 16;
 
 /// What a run read: B-tree descents and entries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,6 +32,10 @@ pub struct Output {
     pub bound: Bound,
     /// Per operator, by node id (for `explain --analyze`).
     pub operators: Vec<NodeStats>,
+    /// Runs of the whole transaction: more than one when a commit
+    /// conflicted with another and the mutation ran again (each attempt is
+    /// held to the bound; `stats` are the last one's).
+    pub attempts: u32,
 }
 
 impl Output {
@@ -84,14 +90,12 @@ impl Default for OpenOptions {
     }
 }
 
+/// Isolation is the store's: a query reads inside one read transaction, a
+/// mutation reads, checks and writes inside one write transaction, and the
+/// backend keeps them apart (see `store`), so the engine holds no lock.
 pub struct Engine {
     store: Box<dyn Store>,
     program: Option<CompiledProgram>,
-    /// Mutations run one at a time: each reads, checks and writes as if
-    /// alone, then commits atomically. Writers hold it exclusively (one
-    /// mutation or load at a time); queries that cannot read a snapshot hold
-    /// it shared, so they never read half of a commit.
-    write_lock: RwLock<()>,
 }
 
 impl Engine {
@@ -112,11 +116,10 @@ impl Engine {
 
     /// An engine over any store (a remote one, or a test double).
     pub fn with_store(store: Box<dyn Store>) -> Result<Engine> {
-        catalog::check_format(store.as_ref())?;
+        catalog::check_format(store.begin_read()?.as_ref())?;
         Ok(Engine {
             store,
             program: None,
-            write_lock: RwLock::new(()),
         })
     }
 
@@ -182,41 +185,22 @@ impl Engine {
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         check_args(entry, args)?;
         let program = self.installed()?;
-        // Mutations run alone (locked before their first read); queries
-        // that cannot read a snapshot wait for a commit in progress (see
-        // `write_lock`).
-        let _exclusive = (entry.kind == EntryKind::Mutation).then(|| self.lock_writes());
-        let mut interp = Interp::new(&program.schema, args, Session::new(self.store.as_ref()));
-        let _shared =
-            (entry.kind == EntryKind::Query && !interp.session.reads_a_snapshot()).then(|| {
-                self.write_lock
-                    .read()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-            });
-        let value = interp.value(&entry.root, &Env::new())?;
-        let stats = Stats {
-            seeks: interp.session.seeks,
-            rows: interp.session.rows,
-        };
-        let operators = std::mem::take(&mut interp.stats);
-        let written = interp.session.rows_written();
-        if entry.kind == EntryKind::Mutation && commit {
-            interp.session.commit()?;
+        let store = self.store.as_ref();
+        if entry.kind == EntryKind::Query {
+            let (output, _) = evaluate(program, entry, args, Session::read(store)?)?;
+            return Ok(output);
         }
-        Ok(Output {
-            value,
-            written,
-            stats,
-            bound: entry.bound,
-            operators,
-        })
-    }
-
-    /// Held by every writer: mutations and loads run one at a time.
-    pub fn lock_writes(&self) -> std::sync::RwLockWriteGuard<'_, ()> {
-        self.write_lock
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        // A mutation's reads, checks and writes are one write transaction,
+        // run again from scratch when its commit conflicts.
+        let (mut output, attempts) = retrying(|| {
+            let (output, session) = evaluate(program, entry, args, Session::write(store)?)?;
+            if commit {
+                session.commit()?;
+            }
+            Ok(output)
+        })?;
+        output.attempts = attempts;
+        Ok(output)
     }
 
     pub fn store(&self) -> &dyn Store {
@@ -226,6 +210,52 @@ impl Engine {
     pub fn flush(&self) -> Result<()> {
         self.store.flush()
     }
+}
+
+/// Evaluates `entry` in `session`; returns what it read and wrote, and the
+/// session for the caller to commit or drop.
+fn evaluate<'s>(
+    program: &CompiledProgram,
+    entry: &Entry,
+    args: &[Value],
+    session: Session<'s>,
+) -> Result<(Output, Session<'s>)> {
+    let mut interp = Interp::new(&program.schema, args, session);
+    let value = interp.value(&entry.root, &Env::new())?;
+    let output = Output {
+        value,
+        written: interp.session.rows_written(),
+        stats: Stats {
+            seeks: interp.session.seeks,
+            rows: interp.session.rows,
+        },
+        bound: entry.bound,
+        operators: interp.stats,
+        attempts: 1,
+    };
+    Ok((output, interp.session))
+}
+
+/// Runs `attempt`, one whole transaction, again while it fails on a
+/// conflict, at most [`MAX_ATTEMPTS`] times in all; returns its result and
+/// the number of attempts. Past the cap, E0596.
+pub(crate) fn retrying<T>(mut attempt: impl FnMut() -> Result<T>) -> Result<(T, u32)> {
+    let mut last = None;
+    for attempts in 1..=MAX_ATTEMPTS {
+        match attempt() {
+            Err(error) if error.is_conflict() => last = Some(error),
+            other => return other.map(|value| (value, attempts)),
+        }
+    }
+    let last = last.expect("every attempt conflicted");
+    Err(RuntimeError::new(
+        "E0596",
+        format!(
+            "the transaction conflicted with concurrent ones {MAX_ATTEMPTS} times in a row and was given up (last: {})",
+            last.message
+        ),
+        "nothing was committed; run it again, or have fewer writers change the same rows at once",
+    ))
 }
 
 /// The entry point of `program` called `name` (or `module.name`); E0521,

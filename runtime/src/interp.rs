@@ -293,20 +293,25 @@ impl<'p, 's> Interp<'p, 's> {
                         .ok_or_else(|| internal("unknown column"))?;
                     resolved.push((position, self.value(value, env)?));
                 }
+                // Each row by its key, as it is now: one listed twice, or
+                // gone, is changed once, or not at all. The value counts
+                // the rows changed.
+                let mut updated = 0;
                 for row in &rows {
-                    let old = values_of(schema, row)?;
-                    update_row(&mut self.session, schema, &old, &resolved)?;
+                    let key = record_key(schema, row)?;
+                    updated += i64::from(update_row(&mut self.session, schema, &key, &resolved)?);
                 }
-                data(Value::Int(rows.len() as i64))
+                data(Value::Int(updated))
             }
             Op::Delete { table, target } => {
                 let schema = self.table(table)?;
                 let rows = self.value(target, env)?.into_items();
+                let mut deleted = 0;
                 for row in &rows {
-                    let values = values_of(schema, row)?;
-                    delete_row(&mut self.session, self.schema, schema, &values)?;
+                    let key = record_key(schema, row)?;
+                    deleted += i64::from(delete_row(&mut self.session, self.schema, schema, &key)?);
                 }
-                data(Value::Int(rows.len() as i64))
+                data(Value::Int(deleted))
             }
         }
     }

@@ -27,23 +27,31 @@ impl Engine {
     ) -> Result<LoadReport> {
         let program = self.installed()?;
         let schema = table_to_load(&program.schema, table)?;
-        let _guard = self.lock_writes();
-        let mut session = Session::new(self.store());
-        let mut rejected = Vec::new();
-        let mut written = 0;
-        for (done, (line, row)) in rows.into_iter().enumerate() {
-            match row.and_then(|row| insert_row(&mut session, schema, row)) {
-                Ok(()) => written += 1,
-                Err(error) => rejected.push((line, error)),
+        // One write transaction, run again whole if its commit conflicts.
+        let (report, _) = crate::engine::retrying(|| {
+            let mut session = Session::write(self.store())?;
+            let mut rejected = Vec::new();
+            let mut written = 0;
+            for (done, (line, row)) in rows.iter().enumerate() {
+                match row
+                    .clone()
+                    .and_then(|row| insert_row(&mut session, schema, row))
+                {
+                    Ok(()) => written += 1,
+                    // The store failing is no fault of the row: stop.
+                    Err(error) if error.is_store_failure() => return Err(error),
+                    Err(error) => rejected.push((*line, error)),
+                }
+                progress(done + 1);
             }
-            progress(done + 1);
-        }
-        if rejected.is_empty() {
-            session.commit()?;
-        } else {
-            written = 0;
-        }
-        Ok(LoadReport { written, rejected })
+            if rejected.is_empty() {
+                session.commit()?;
+            } else {
+                written = 0;
+            }
+            Ok(LoadReport { written, rejected })
+        })?;
+        Ok(report)
     }
 }
 

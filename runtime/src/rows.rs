@@ -66,19 +66,22 @@ pub fn decode_record(table: &TableSchema, bytes: &[u8]) -> Result<Value> {
     Ok(record(table, decode_row(bytes, table.columns.len())?))
 }
 
-/// The column values of a row record, in column order.
-pub fn values_of(table: &TableSchema, row: &Value) -> Result<Vec<Value>> {
-    table
-        .columns
+/// The primary key of a row record: its key columns, encoded. A write names
+/// its row by this key and acts on the row stored under it.
+pub fn record_key(table: &TableSchema, row: &Value) -> Result<Vec<u8>> {
+    let key = table
+        .key
         .iter()
-        .map(|c| {
-            row.field(&c.name).cloned().ok_or_else(|| {
+        .map(|&c| {
+            let name = &table.columns[c].name;
+            row.field(name).cloned().ok_or_else(|| {
                 RuntimeError::new(
                     "E0594",
-                    format!("a `{}` row lacks `{}`", table.name, c.name),
+                    format!("a `{}` row lacks `{name}`", table.name),
                     "this is a bug in rqc; please report it with the program",
                 )
             })
         })
-        .collect()
+        .collect::<Result<Vec<Value>>>()?;
+    encode_key(&key, &[])
 }

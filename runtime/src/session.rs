@@ -1,59 +1,76 @@
-//! A session: reads and writes of one run, counted, with a mutation's writes
-//! held in an overlay until they commit together.
+//! A session: the reads and writes of one run inside one store transaction, counted.
+//!
+//! A query's session reads through one read transaction; a mutation's (and
+//! a load's, and a catalog install's) does all its reads, checks, counter
+//! updates and writes inside one write transaction, whose reads see its
+//! writes. [`Session::commit`] commits it; a session dropped without that
+//! (an error, `explain --analyze`) stores nothing.
 
-use crate::error::Result;
-use crate::store::{ReadView, Store, ThroughView};
-use std::collections::{BTreeMap, HashMap};
+use crate::error::{Result, RuntimeError};
+use crate::store::{ReadTxn, Store, WriteTxn};
+use std::collections::HashSet;
 
-type Writes = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
+enum Txn<'s> {
+    Read(Box<dyn ReadTxn + 's>),
+    Write(Box<dyn WriteTxn + 's>),
+}
 
-/// Reads through to the store; writes stay here (and are seen by later
-/// reads of the same run) until [`Session::commit`] writes them in one
-/// atomic transaction.
 pub struct Session<'s> {
-    store: &'s dyn Store,
-    /// Reads go through one view for the whole run (a snapshot where the
-    /// backend has them).
-    view: Box<dyn ReadView + 's>,
-    /// Whether `view` is a consistent snapshot (else each read sees the
-    /// store as it is at that moment).
-    snapshot: bool,
-    writes: HashMap<String, Writes>,
+    txn: Txn<'s>,
+    /// Table rows inserted, updated or deleted: `(tree, key)`.
+    rows_written: HashSet<(String, Vec<u8>)>,
+    /// Whether anything was written (a write transaction that wrote
+    /// nothing is not committed: there is nothing to make durable).
+    wrote: bool,
     /// B-tree descents and entries read so far.
     pub seeks: u64,
     pub rows: u64,
 }
 
 impl<'s> Session<'s> {
-    pub fn new(store: &'s dyn Store) -> Session<'s> {
-        let (view, snapshot): (Box<dyn ReadView + 's>, bool) = match store.snapshot() {
-            Ok(Some(view)) => (view, true),
-            // No snapshots here (or none to be had now): read through,
-            // and say so, so the engine keeps commits out meanwhile.
-            _ => (Box::new(ThroughView(store)), false),
-        };
+    /// A session for a query: reads only, one consistent state.
+    pub fn read(store: &'s dyn Store) -> Result<Session<'s>> {
+        Ok(Session::over(Txn::Read(store.begin_read()?)))
+    }
+
+    /// A session for a mutation, a load or a migration.
+    pub fn write(store: &'s dyn Store) -> Result<Session<'s>> {
+        Ok(Session::over(Txn::Write(store.begin_write()?)))
+    }
+
+    fn over(txn: Txn<'s>) -> Session<'s> {
         Session {
-            store,
-            view,
-            snapshot,
-            writes: HashMap::new(),
+            txn,
+            rows_written: HashSet::new(),
+            wrote: false,
             seeks: 0,
             rows: 0,
         }
     }
 
-    /// Whether the run reads one consistent snapshot.
-    pub fn reads_a_snapshot(&self) -> bool {
-        self.snapshot
+    /// The transaction's reads, uncounted (the catalog's own reads).
+    pub fn reads(&self) -> &dyn ReadTxn {
+        match &self.txn {
+            Txn::Read(txn) => txn.as_ref(),
+            Txn::Write(txn) => txn.as_ref(),
+        }
+    }
+
+    fn writes(&mut self) -> Result<&mut dyn WriteTxn> {
+        match &mut self.txn {
+            Txn::Write(txn) => Ok(txn.as_mut()),
+            Txn::Read(_) => Err(RuntimeError::new(
+                "E0594",
+                "a write in a run that only reads",
+                "this is a bug in rqc; please report it with the program",
+            )),
+        }
     }
 
     /// A point read: one seek, one row when found.
     pub fn get(&mut self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.seeks += 1;
-        let value = match self.writes.get(tree).and_then(|w| w.get(key)) {
-            Some(pending) => pending.clone(),
-            None => self.view.get(tree, key)?,
-        };
+        let value = self.reads().get(tree, key)?;
         if value.is_some() {
             self.rows += 1;
         }
@@ -72,11 +89,12 @@ impl<'s> Session<'s> {
             .unwrap_or(0))
     }
 
-    pub fn set_counter(&mut self, tree: &str, key: &[u8], value: u64) {
+    /// A counter of zero is no entry at all.
+    pub fn set_counter(&mut self, tree: &str, key: &[u8], value: u64) -> Result<()> {
         if value == 0 {
-            self.delete(tree, key);
+            self.delete(tree, key)
         } else {
-            self.put(tree, key, &value.to_be_bytes());
+            self.put(tree, key, &value.to_be_bytes())
         }
     }
 
@@ -94,43 +112,28 @@ impl<'s> Session<'s> {
         if end.is_some_and(|end| end <= start) {
             return Ok(Vec::new());
         }
-        let pending: Vec<(&Vec<u8>, &Option<Vec<u8>>)> = match self.writes.get(tree) {
-            Some(writes) => writes
-                .range(start.to_vec()..)
-                .take_while(|(k, _)| end.is_none_or(|e| k.as_slice() < e))
-                .collect(),
-            None => Vec::new(),
-        };
-        // Read enough from the store that the overlay's deletions cannot
-        // leave the result short.
-        let extra = pending.iter().filter(|(_, v)| v.is_none()).count();
-        let stored = self
-            .view
-            .range(tree, start, end, false, limit.saturating_add(extra))?;
-        let mut merged: BTreeMap<Vec<u8>, Vec<u8>> = stored.into_iter().collect();
-        for (key, value) in pending {
-            match value {
-                Some(v) => merged.insert(key.clone(), v.clone()),
-                None => merged.remove(key),
-            };
-        }
-        let result: Vec<(Vec<u8>, Vec<u8>)> = merged.into_iter().take(limit).collect();
+        let result = self.reads().range(tree, start, end, false, limit)?;
         self.rows += result.len() as u64;
         Ok(result)
     }
 
-    pub fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) {
-        self.writes
-            .entry(tree.to_string())
-            .or_default()
-            .insert(key.to_vec(), Some(value.to_vec()));
+    pub fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<()> {
+        self.writes()?.put(tree, key, value)?;
+        self.note_write(tree, key);
+        Ok(())
     }
 
-    pub fn delete(&mut self, tree: &str, key: &[u8]) {
-        self.writes
-            .entry(tree.to_string())
-            .or_default()
-            .insert(key.to_vec(), None);
+    pub fn delete(&mut self, tree: &str, key: &[u8]) -> Result<()> {
+        self.writes()?.delete(tree, key)?;
+        self.note_write(tree, key);
+        Ok(())
+    }
+
+    fn note_write(&mut self, tree: &str, key: &[u8]) {
+        self.wrote = true;
+        if crate::rows::is_table_tree(tree) {
+            self.rows_written.insert((tree.to_string(), key.to_vec()));
+        }
     }
 
     /// An index entry written or removed: one seek into that index.
@@ -141,34 +144,15 @@ impl<'s> Session<'s> {
     /// Table rows inserted, updated or deleted (index entries and counters
     /// not counted).
     pub fn rows_written(&self) -> u64 {
-        self.writes
-            .iter()
-            .filter(|(tree, _)| crate::rows::is_table_tree(tree))
-            .map(|(_, writes)| writes.len() as u64)
-            .sum()
+        self.rows_written.len() as u64
     }
 
-    fn has_writes(&self) -> bool {
-        self.writes.values().any(|w| !w.is_empty())
-    }
-
-    /// Writes everything in one atomic transaction.
+    /// Commits the run's writes, all at once (a run that only read has
+    /// nothing to commit).
     pub fn commit(self) -> Result<()> {
-        if !self.has_writes() {
-            return Ok(());
+        match self.txn {
+            Txn::Write(txn) if self.wrote => txn.commit(),
+            _ => Ok(()),
         }
-        let trees: Vec<String> = self.writes.keys().cloned().collect();
-        let batches: Vec<&Writes> = trees.iter().map(|t| &self.writes[t]).collect();
-        self.store.transact(&trees, &|txn| {
-            for (tree, writes) in batches.iter().enumerate() {
-                for (key, value) in writes.iter() {
-                    match value {
-                        Some(value) => txn.put(tree, key, value)?,
-                        None => txn.delete(tree, key)?,
-                    }
-                }
-            }
-            Ok(())
-        })
     }
 }

@@ -82,8 +82,14 @@ pub fn run_summary(output: &Output, mutation: bool) -> String {
         let n = output.rows().len() as u64;
         format!("{n} row{}", plural(n))
     };
+    // Each attempt is held to the bound; the figures are the last one's.
+    let attempts = if output.attempts > 1 {
+        format!(" · {} attempts (conflicts)", output.attempts)
+    } else {
+        String::new()
+    };
     format!(
-        "{what} · seeks {} (bound {}) · rows read {} (bound {})",
+        "{what} · seeks {} (bound {}) · rows read {} (bound {}){attempts}",
         output.stats.seeks, output.bound.seeks, output.stats.rows, output.bound.rows
     )
 }

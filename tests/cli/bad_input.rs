@@ -19,9 +19,10 @@ fn contents(store: &str, db: &Path) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
         "sled" => Box::new(SledStore::open(db, true).unwrap()),
         _ => Box::new(RedbStore::open(db, true).unwrap()),
     };
+    let txn = store.begin_read().unwrap();
     ["__catalog", "t:Item", "i:Item:name"]
         .iter()
-        .map(|t| store.range(t, &[], None, false, usize::MAX).unwrap())
+        .map(|t| txn.range(t, &[], None, false, usize::MAX).unwrap())
         .collect()
 }
 

@@ -443,18 +443,17 @@ fn a_database_from_a_newer_rqc_is_refused_and_left_alone() {
     add_lamp("redb", &db, &app);
     {
         let store = RedbStore::open(&db_dir, true).unwrap();
-        store
-            .transact(&["__catalog".to_string()], &|txn| {
-                txn.put(0, b"format", &99u32.to_be_bytes())?;
-                Ok(())
-            })
+        let mut txn = store.begin_write().unwrap();
+        txn.put("__catalog", b"format", &99u32.to_be_bytes())
             .unwrap();
+        txn.commit().unwrap();
     }
     let contents = || {
         let store = RedbStore::open(&db_dir, true).unwrap();
+        let txn = store.begin_read().unwrap();
         ["__catalog", "t:Item", "i:Item:name"]
             .iter()
-            .map(|t| store.range(t, &[], None, false, usize::MAX).unwrap())
+            .map(|t| txn.range(t, &[], None, false, usize::MAX).unwrap())
             .collect::<Vec<_>>()
     };
     let before = contents();

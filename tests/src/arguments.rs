@@ -13,13 +13,18 @@ pub struct Pools<'a> {
     pub list_len: i64,
 }
 
-/// One argument per parameter of `entry`.
+/// One argument per parameter of `entry` (a list sized by an earlier
+/// parameter no longer than that argument).
 pub fn arguments(entry: &Entry, pools: &Pools<'_>, rng: &mut Rng) -> Vec<Value> {
-    entry
-        .params
-        .iter()
-        .map(|param| argument(&param.ty, param.max, pools, rng))
-        .collect()
+    let mut args: Vec<Value> = Vec::with_capacity(entry.params.len());
+    for param in &entry.params {
+        let max = match param.max_param.and_then(|i| args.get(i)) {
+            Some(Value::Int(n)) => Some(param.max.map_or(*n, |m| m.min(*n)).max(0)),
+            _ => param.max,
+        };
+        args.push(argument(&param.ty, max, pools, rng));
+    }
+    args
 }
 
 fn argument(ty: &ParamType, max: Option<i64>, pools: &Pools<'_>, rng: &mut Rng) -> Value {

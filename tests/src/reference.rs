@@ -294,26 +294,38 @@ impl<'c> Reference<'c> {
                     .iter()
                     .map(|(c, e)| (c.clone(), v(self, e)))
                     .collect();
+                let schema = self.table_schema(table);
                 let rows = self.tables.entry(table.clone()).or_default();
-                for row in rows.iter_mut() {
-                    if targets.contains(row) {
-                        if let Value::Record(fields) = row {
-                            for (column, value) in &changes {
-                                fields.iter_mut().find(|(n, _)| n == column).unwrap().1 =
-                                    value.clone();
-                            }
+                // Each target by its key, in order, on the row as it is by
+                // then: one that is gone, or already so, is not counted.
+                let mut updated = 0;
+                for target in &targets {
+                    let found = rows.iter_mut().find(|r| same_key(&schema, r, target));
+                    if let Some(Value::Record(fields)) = found {
+                        let mut changed = false;
+                        for (column, value) in &changes {
+                            let field =
+                                &mut fields.iter_mut().find(|(n, _)| n == column).unwrap().1;
+                            changed |= field != value;
+                            *field = value.clone();
                         }
+                        updated += i64::from(changed);
                     }
                 }
-                Value::Int(targets.len() as i64)
+                Value::Int(updated)
             }
             TExpr::Delete { table, target } => {
                 let targets = v(self, target).into_items();
-                self.tables
-                    .entry(table.clone())
-                    .or_default()
-                    .retain(|r| !targets.contains(r));
-                Value::Int(targets.len() as i64)
+                let schema = self.table_schema(table);
+                let rows = self.tables.entry(table.clone()).or_default();
+                let mut deleted = 0;
+                for target in &targets {
+                    if let Some(at) = rows.iter().position(|r| same_key(&schema, r, target)) {
+                        rows.remove(at);
+                        deleted += 1;
+                    }
+                }
+                Value::Int(deleted)
             }
             TExpr::Order(desc) => Value::Bool(*desc),
             TExpr::Limit(count, _) => return self.eval(count, args, env),
@@ -512,6 +524,14 @@ fn record(schema: &TableSchema, values: Vec<Value>) -> Value {
             .map(|(c, v)| (c.name.clone(), v))
             .collect(),
     )
+}
+
+/// Whether two rows of a table have the same key.
+fn same_key(schema: &TableSchema, a: &Value, b: &Value) -> bool {
+    schema
+        .key
+        .iter()
+        .all(|&c| column(schema, a, c) == column(schema, b, c))
 }
 
 fn column(schema: &TableSchema, row: &Value, c: usize) -> Value {

@@ -9,7 +9,7 @@ use rqc_runtime::encoding::row::{decode_row, encode_row};
 use rqc_runtime::rows::{
     bound_tree, index_entry, primary_key, record, refcount_tree, small_tree, table_tree,
 };
-use rqc_runtime::store::Store;
+use rqc_runtime::store::{ReadTxn, Store};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
@@ -18,21 +18,22 @@ pub type Tables = Vec<(String, Vec<Value>)>;
 
 type Entries = BTreeMap<Vec<u8>, Vec<u8>>;
 
-fn entries(store: &dyn Store, tree: &str) -> Entries {
-    store
-        .range(tree, &[], None, false, usize::MAX)
+fn entries(txn: &dyn ReadTxn, tree: &str) -> Entries {
+    txn.range(tree, &[], None, false, usize::MAX)
         .unwrap_or_else(|e| panic!("reading {tree}: {e}"))
         .into_iter()
         .collect()
 }
 
-/// Every table's rows as the store holds them, in key order.
+/// Every table's rows as the store holds them, in key order (one read
+/// transaction: one committed state).
 pub fn store_tables(store: &dyn Store, schema: &Schema) -> Tables {
+    let txn = store.begin_read().expect("a read transaction");
     schema
         .tables
         .iter()
         .map(|table| {
-            let rows = entries(store, &table_tree(&table.name))
+            let rows = entries(txn.as_ref(), &table_tree(&table.name))
                 .values()
                 .map(|bytes| record(table, decode_row(bytes, table.columns.len()).unwrap()))
                 .collect();
@@ -71,11 +72,13 @@ pub fn reference_tables(reference: &Reference<'_>, schema: &Schema) -> Tables {
 /// Checks that every table's key is the encoding of its row's key columns,
 /// every index holds exactly one entry per row (with the row), and every
 /// bound, small-table and reference counter equals the count of its rows.
-/// Returns what differs first.
+/// Returns what differs first. Reads one committed state.
 pub fn check_integrity(store: &dyn Store, schema: &Schema) -> Result<(), String> {
+    let txn = store.begin_read().map_err(|e| e.to_string())?;
+    let txn = txn.as_ref();
     let mut counters: BTreeMap<String, BTreeMap<Vec<u8>, u64>> = BTreeMap::new();
     for table in &schema.tables {
-        let rows = entries(store, &table_tree(&table.name));
+        let rows = entries(txn, &table_tree(&table.name));
         let mut indexes: Vec<Entries> = vec![Entries::new(); table.indexes.len()];
         for (key, bytes) in &rows {
             let row = decode_row(bytes, table.columns.len()).map_err(|e| e.to_string())?;
@@ -94,7 +97,7 @@ pub fn check_integrity(store: &dyn Store, schema: &Schema) -> Result<(), String>
         }
         for (index, expected) in table.indexes.iter().zip(indexes) {
             let tree = rqc_runtime::rows::index_tree(&table.name, &index.name);
-            let actual = entries(store, &tree);
+            let actual = entries(txn, &tree);
             if actual != expected {
                 return Err(format!(
                     "index `{}.{}` has {} entries where its table implies {} (or other ones)",
@@ -117,7 +120,7 @@ pub fn check_integrity(store: &dyn Store, schema: &Schema) -> Result<(), String>
         counters.entry(refcount_tree(&table.name)).or_default();
     }
     for (tree, expected) in counters {
-        let actual: BTreeMap<Vec<u8>, u64> = entries(store, &tree)
+        let actual: BTreeMap<Vec<u8>, u64> = entries(txn, &tree)
             .into_iter()
             .map(|(k, v)| {
                 let bytes: [u8; 8] = v.as_slice().try_into().unwrap_or_default();

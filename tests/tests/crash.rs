@@ -400,13 +400,14 @@ fn the_checks_catch_half_a_mutation() {
     let tree = rqc_runtime::rows::table_tree("OrderLine");
     let (key, _) = engine
         .store()
+        .begin_read()
+        .unwrap()
         .range(&tree, &[], None, false, 1)
         .unwrap()
         .remove(0);
-    engine
-        .store()
-        .transact(&[tree], &|txn| txn.delete(0, &key))
-        .unwrap();
+    let mut txn = engine.store().begin_write().unwrap();
+    txn.delete(&tree, &key).unwrap();
+    txn.commit().unwrap();
     assert_ne!(
         store_tables(engine.store(), schema),
         reference_tables(&reference, schema),

@@ -1,8 +1,12 @@
-//! Differential testing: random schemas, data and bounded queries, each run
-//! by rqc, by the reference evaluator and by SQLite, which must agree, with
-//! the actual seeks and rows within the static bound and every index and
-//! counter equal to the rows after the writes. proptest shrinks a
-//! failure to a minimal schema, data set and query.
+//! Differential testing: random schemas, data, writes and bounded queries.
+//! Each write runs on rqc and on the reference evaluator, which must agree
+//! on its value and on the tables after it, with every index and counter
+//! equal to the rows after every mutation; updates and deletes name rows
+//! twice, rows that are gone, and rows read before an earlier write of the
+//! same mutation. Each query runs on rqc, on the reference evaluator and on
+//! SQLite (loaded with the tables the writes left), which must agree, with
+//! the actual seeks and rows within the static bound. proptest shrinks a
+//! failure to a minimal schema, data set, write and query.
 //!
 //! `RQC_DIFF_CASES` sets the number of generated cases (default 48 in the
 //! normal suite; `RQC_DIFF_CASES=20000` is the long run the README reports).
@@ -12,7 +16,11 @@ use rqc_compiler::compile;
 use rqc_plan::Value;
 use rqc_runtime::{Backend, Engine, OpenOptions};
 use rqc_tests::reference::Reference;
-use rqc_tests::state::check_integrity;
+use rqc_tests::state::{check_integrity, reference_tables, store_tables};
+use writes::{write, Write, WRITES};
+
+#[path = "differential/writes.rs"]
+mod writes;
 
 /// The random part of the schema: table `A` has `id` and `columns` extra Int
 /// columns with one secondary index; table `B` is an island of `A` (rows keyed
@@ -38,11 +46,16 @@ impl Shape {
         };
         let params: Vec<String> = (0..self.columns).map(|i| format!("c{i}: Int")).collect();
         let fields: Vec<String> = (0..self.columns).map(|i| format!("c{i}")).collect();
+        let (first, last) = (self.first, self.columns - 1);
         format!(
             "table A {{\n  id: Int key\n{columns}  index ix (c{}{second})\n}}\n\
              table B {{\n  a: Int ref A\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= {}\n}}\n\
              mutation add_a(id: Int, {}) = insert A {{ id, {} }}\n\
-             mutation add_b(a: Int, n: Int, w: Int) = insert B {{ a, n, w }}\n",
+             mutation add_b(a: Int, n: Int, w: Int) = insert B {{ a, n, w }}\n{WRITES}\
+             mutation move_a(ids: [Int; <= 6], x: Int) =\n\
+             \x20 update (ids |> map(i => A[i]) |> flatten()) {{ c{first}: x }}\n\
+             mutation restamp_a(i: Int, x: Int, y: Int) =\n\
+             \x20 {{ let r = A[i]; update r {{ c{first}: x }}; update r {{ c{last}: y }} }}\n",
             self.first,
             self.bound,
             params.join(", "),
@@ -199,7 +212,16 @@ struct Case {
     a_rows: Vec<Vec<i64>>,
     /// Rows of `B`: `(a, w)` pairs; `n` numbers them per `a`.
     b_rows: Vec<(i64, i64)>,
+    writes: Vec<Write>,
     queries: Vec<(Query, i64, i64)>,
+}
+
+/// What a case compared.
+#[derive(Debug, PartialEq)]
+struct Compared {
+    queries: usize,
+    writes_committed: usize,
+    writes_refused: usize,
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
@@ -249,13 +271,15 @@ fn case() -> impl Strategy<Value = Case> {
             Just(shape),
             prop::collection::vec(prop::collection::vec(0i64..4, columns), 0..24),
             prop::collection::vec((1i64..=12, -5i64..20), 0..40),
+            prop::collection::vec(write(), 0..6),
             prop::collection::vec((query(), -1i64..6, -2i64..20), 1..8),
         )
-            .prop_map(|(backend, shape, a_rows, b_rows, queries)| Case {
+            .prop_map(|(backend, shape, a_rows, b_rows, writes, queries)| Case {
                 backend,
                 shape,
                 a_rows,
                 b_rows,
+                writes,
                 queries,
             })
     })
@@ -294,7 +318,7 @@ fn sqlite_answer(db: &rusqlite::Connection, sql: &str, answer: Answer, x: i64, y
 }
 
 /// Runs one case; returns how many queries were compared.
-fn run_case(case: &Case) -> Result<usize, TestCaseError> {
+fn run_case(case: &Case) -> Result<Compared, TestCaseError> {
     let mut source = case.shape.rql();
     let queries: Vec<(String, &Query, i64, i64)> = case
         .queries
@@ -318,26 +342,14 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
     };
     let mut engine = Engine::open(&dir.path().join("db"), options).unwrap();
     engine.install(compilation.program.clone()).unwrap();
+    let schema = &compilation.program.schema;
     let mut reference = Reference::new(&compilation.checked);
-    let sqlite = rusqlite::Connection::open_in_memory().unwrap();
-    for statement in case.shape.sql() {
-        sqlite.execute(&statement, []).unwrap();
-    }
 
     for (i, columns) in case.a_rows.iter().enumerate() {
         let mut args: Vec<Value> = vec![(i as i64 + 1).into()];
         args.extend(columns.iter().map(|c| Value::Int(*c)));
         engine.run("add_a", &args).unwrap();
         reference.run("add_a", &args);
-        let placeholders = vec!["?"; args.len()].join(", ");
-        let mut values = vec![i as i64 + 1];
-        values.extend(columns);
-        sqlite
-            .execute(
-                &format!("INSERT INTO A VALUES ({placeholders})"),
-                rusqlite::params_from_iter(values),
-            )
-            .unwrap();
     }
     let mut per_a = std::collections::HashMap::new();
     for (a, w) in &case.b_rows {
@@ -351,19 +363,88 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
         prop_assert_eq!(stored.is_ok(), allowed, "add_b{:?}", args);
         if allowed {
             reference.run("add_b", &args);
-            sqlite
-                .execute(
-                    "INSERT INTO B VALUES (?1, ?2, ?3)",
-                    rusqlite::params![a, *n, w],
-                )
-                .unwrap();
         } else {
             *n -= 1;
         }
     }
     // Refused rows left nothing behind: every index and counter equals the rows.
-    let integrity = check_integrity(engine.store(), &compilation.program.schema);
+    let integrity = check_integrity(engine.store(), schema);
     prop_assert_eq!(integrity, Ok(()));
+
+    let mut compared = Compared {
+        queries: queries.len(),
+        writes_committed: 0,
+        writes_refused: 0,
+    };
+    for write in &case.writes {
+        let (name, args) = write.call();
+        let before = store_tables(engine.store(), schema);
+        let refused = write.refused(&reference);
+        match engine.run(name, &args) {
+            Ok(output) => {
+                prop_assert!(!refused, "{} {:?} was not refused", name, args);
+                let expected = reference.run(name, &args);
+                prop_assert_eq!(
+                    &output.value,
+                    &expected,
+                    "rqc vs reference: {} {:?}",
+                    name,
+                    args
+                );
+                prop_assert!(
+                    output.stats.seeks <= output.bound.seeks
+                        && output.stats.rows <= output.bound.rows,
+                    "{} read {:?}, over its bound {:?}",
+                    name,
+                    output.stats,
+                    output.bound
+                );
+                compared.writes_committed += 1;
+            }
+            Err(error) => {
+                prop_assert!(refused, "{} {:?}: {}", name, args, error);
+                prop_assert_eq!(error.code, "E0506");
+                prop_assert_eq!(&before, &store_tables(engine.store(), schema));
+                compared.writes_refused += 1;
+            }
+        }
+        prop_assert_eq!(
+            store_tables(engine.store(), schema),
+            reference_tables(&reference, schema),
+            "tables after {} {:?}",
+            name,
+            args
+        );
+        let integrity = check_integrity(engine.store(), schema);
+        prop_assert_eq!(integrity, Ok(()), "after {} {:?}", name, args);
+    }
+
+    // SQLite answers the queries over the tables the writes left.
+    let sqlite = rusqlite::Connection::open_in_memory().unwrap();
+    for statement in case.shape.sql() {
+        sqlite.execute(&statement, []).unwrap();
+    }
+    for (table, rows) in reference_tables(&reference, schema) {
+        for row in rows {
+            let Value::Record(fields) = row else {
+                unreachable!("a row is a record")
+            };
+            let values: Vec<i64> = fields
+                .iter()
+                .map(|(_, v)| match v {
+                    Value::Int(n) => *n,
+                    other => panic!("not an Int: {other:?}"),
+                })
+                .collect();
+            let placeholders = vec!["?"; values.len()].join(", ");
+            sqlite
+                .execute(
+                    &format!("INSERT INTO {table} VALUES ({placeholders})"),
+                    rusqlite::params_from_iter(values),
+                )
+                .unwrap();
+        }
+    }
 
     for (i, (_, query, x, y)) in queries.iter().enumerate() {
         let name = format!("q{i}");
@@ -401,7 +482,7 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
             entry.bound
         );
     }
-    Ok(queries.len())
+    Ok(compared)
 }
 
 fn cases() -> u32 {
@@ -425,8 +506,8 @@ proptest! {
     }
 }
 
-/// The generator reaches every query form (a guard against a generator that
-/// silently produces only trivial cases).
+/// The generator reaches every query and write form (a guard against a
+/// generator that silently produces only trivial cases).
 #[test]
 fn every_query_form_is_generated_and_accepted() {
     for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
@@ -447,6 +528,18 @@ fn every_query_form_on(backend: Backend) {
         shape,
         a_rows: vec![vec![1, 2], vec![1, 0], vec![1, 2], vec![0, 3]],
         b_rows: vec![(1, 5), (1, 7), (1, 7), (1, 9), (3, 2), (9, 1)],
+        // Every write form, with rows named twice, missing keys and stale rows.
+        writes: vec![
+            Write::DropB(1, vec![2, 2, 6]),
+            Write::ReweighB(1, vec![1, 1, 3, 5], 8),
+            Write::ReweighB(1, vec![3], 4),
+            Write::PruneB(1, 5),
+            Write::PruneB(3, 5),
+            Write::DropA(vec![1, 1]),
+            Write::DropA(vec![2, 2, 30]),
+            Write::MoveA(vec![3, 3, 4], 2),
+            Write::RestampA(4, 3, 1),
+        ],
         queries: vec![
             (Query::Key, 2, 0),
             (Query::Prefix(2), 1, 0),
@@ -458,5 +551,10 @@ fn every_query_form_on(backend: Backend) {
             (Query::Join(3, true), 1, 0),
         ],
     };
-    assert_eq!(run_case(&case).unwrap(), 8);
+    let compared = Compared {
+        queries: 8,
+        writes_committed: 8,
+        writes_refused: 1,
+    };
+    assert_eq!(run_case(&case).unwrap(), compared);
 }

@@ -59,6 +59,8 @@ fn rows(engine: &Engine, schema: &Schema, table: &str) -> Vec<Vec<Value>> {
     let columns = schema.table(table).unwrap().columns.len();
     engine
         .store()
+        .begin_read()
+        .unwrap()
         .range(&format!("t:{table}"), &[], None, false, usize::MAX)
         .unwrap()
         .into_iter()

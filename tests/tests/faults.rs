@@ -1,74 +1,78 @@
 //! Fault injection: a store that fails its N-th operation. For every N over
 //! a set of mutations, the failure reaches the caller as an error with a
-//! code, nothing partial is visible, and the data stays consistent.
+//! code, nothing partial is visible, and the data stays consistent. And a
+//! store whose commits conflict: the engine runs the mutation again, up to
+//! its cap.
 
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::store::{Abort, MemoryStore, RedbStore, SledStore, Store, Txn, TxnBody};
+use rqc_runtime::store::{MemoryStore, ReadTxn, RedbStore, SledStore, Store, WriteTxn};
 use rqc_runtime::{Backend, Engine, Result, RuntimeError};
 use rqc_tests::state::check_integrity;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// Fails the operation numbered `fail_at` (counting gets, ranges and every
-/// read or write inside a transaction), once.
+/// Fails the operation numbered `fail_at` (counting every get, range, put,
+/// delete and commit of its transactions), once.
 struct Faulty {
     inner: Arc<dyn Store>,
     /// Operations counted since armed; `usize::MAX` while not armed.
     count: Arc<AtomicUsize>,
     fail_at: usize,
+    /// Commits still to refuse as conflicting, as an optimistic store
+    /// would, before commits go through; and commits attempted.
+    conflicts: Arc<AtomicUsize>,
+    commits: Arc<AtomicUsize>,
 }
 
 impl Faulty {
-    fn tick(&self) -> bool {
+    fn new(inner: Arc<dyn Store>, count: Arc<AtomicUsize>, fail_at: usize) -> Faulty {
+        Faulty {
+            inner,
+            count,
+            fail_at,
+            conflicts: Arc::new(AtomicUsize::new(0)),
+            commits: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// A commit attempted: a conflict while any are left to inject.
+    fn conflict(&self) -> Result<()> {
+        self.commits.fetch_add(1, Ordering::SeqCst);
+        let left = self.conflicts.load(Ordering::SeqCst);
+        if left > 0 {
+            self.conflicts.store(left - 1, Ordering::SeqCst);
+            return Err(RuntimeError::conflict("injected conflict"));
+        }
+        Ok(())
+    }
+
+    /// Counts one operation: an error if it is the one to fail.
+    fn tick(&self) -> Result<()> {
         let before = self.count.load(Ordering::SeqCst);
-        if before == usize::MAX {
-            return false;
+        if before != usize::MAX && self.count.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at {
+            return Err(RuntimeError::store("injected fault"));
         }
-        self.count.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at
+        Ok(())
     }
 }
 
-fn injected() -> RuntimeError {
-    RuntimeError::store("injected fault")
+/// A transaction of the wrapped store, failing where its store says.
+struct FaultyTxn<'s, T: ?Sized> {
+    inner: Box<T>,
+    store: &'s Faulty,
 }
 
-struct FaultyTxn<'a> {
-    inner: &'a mut dyn Txn,
-    store: &'a Faulty,
-}
-
-impl Txn for FaultyTxn<'_> {
-    fn get(&mut self, tree: usize, key: &[u8]) -> std::result::Result<Option<Vec<u8>>, Abort> {
-        if self.store.tick() {
-            return Err(Abort::Refused(injected()));
-        }
-        self.inner.get(tree, key)
-    }
-
-    fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort> {
-        if self.store.tick() {
-            // The transaction has written part of its batch: it must not show.
-            return Err(Abort::Refused(injected()));
-        }
-        self.inner.put(tree, key, value)
-    }
-
-    fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort> {
-        if self.store.tick() {
-            return Err(Abort::Refused(injected()));
-        }
-        self.inner.delete(tree, key)
-    }
-}
-
-impl Store for Faulty {
+impl<T: ReadTxn + ?Sized> ReadTxn for FaultyTxn<'_, T> {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        if self.tick() {
-            return Err(injected());
-        }
+        self.store.tick()?;
         self.inner.get(tree, key)
+    }
+
+    fn get_many(&self, tree: &str, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        self.store.tick()?;
+        self.inner.get_many(tree, keys)
     }
 
     fn range(
@@ -79,19 +83,44 @@ impl Store for Faulty {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        if self.tick() {
-            return Err(injected());
-        }
+        self.store.tick()?;
         self.inner.range(tree, start, end, reverse, limit)
     }
+}
 
-    fn transact(&self, trees: &[String], body: TxnBody<'_>) -> Result<()> {
-        self.inner.transact(trees, &|txn| {
-            body(&mut FaultyTxn {
-                inner: txn,
-                store: self,
-            })
-        })
+impl<T: WriteTxn + ?Sized> WriteTxn for FaultyTxn<'_, T> {
+    fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<()> {
+        // The transaction has written part of its batch: it must not show.
+        self.store.tick()?;
+        self.inner.put(tree, key, value)
+    }
+
+    fn delete(&mut self, tree: &str, key: &[u8]) -> Result<()> {
+        self.store.tick()?;
+        self.inner.delete(tree, key)
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        // Failing here drops the inner transaction uncommitted.
+        self.store.tick()?;
+        self.store.conflict()?;
+        self.inner.commit()
+    }
+}
+
+impl Store for Faulty {
+    fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
+        Ok(Box::new(FaultyTxn {
+            inner: self.inner.begin_read()?,
+            store: self,
+        }))
+    }
+
+    fn begin_write(&self) -> Result<Box<dyn WriteTxn + '_>> {
+        Ok(Box::new(FaultyTxn {
+            inner: self.inner.begin_write()?,
+            store: self,
+        }))
     }
 
     fn flush(&self) -> Result<()> {
@@ -124,6 +153,7 @@ query member(id: Int) = Member[id]
 type Trees = Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)>;
 
 fn dump(store: &dyn Store) -> Trees {
+    let txn = store.begin_read().unwrap();
     [
         "t:Team",
         "t:Member",
@@ -137,7 +167,7 @@ fn dump(store: &dyn Store) -> Trees {
     .map(|t| {
         (
             t.to_string(),
-            store.range(t, &[], None, false, usize::MAX).unwrap(),
+            txn.range(t, &[], None, false, usize::MAX).unwrap(),
         )
     })
     .collect()
@@ -184,12 +214,9 @@ fn inject_everywhere(backend: Backend) -> usize {
         let mut inner = open_store(backend, dir.path());
         // Set up without faults.
         let count = Arc::new(AtomicUsize::new(usize::MAX));
-        let mut engine = Engine::with_store(Box::new(Faulty {
-            inner: inner.clone(),
-            count: count.clone(),
-            fail_at,
-        }))
-        .unwrap();
+        let mut engine =
+            Engine::with_store(Box::new(Faulty::new(inner.clone(), count.clone(), fail_at)))
+                .unwrap();
         engine.install(compilation.program.clone()).unwrap();
         engine.run("add_team", &[1.into(), "red".into()]).unwrap();
         count.store(0, Ordering::SeqCst);
@@ -221,15 +248,14 @@ fn inject_everywhere(backend: Backend) -> usize {
             drop(inner);
             inner = open_store(backend, dir.path());
         }
-        let mut clean = Engine::with_store(Box::new(Faulty {
-            inner: inner.clone(),
-            count: Arc::new(AtomicUsize::new(usize::MAX)),
-            fail_at,
-        }))
-        .unwrap();
+        let unarmed = Arc::new(AtomicUsize::new(usize::MAX));
+        let mut clean =
+            Engine::with_store(Box::new(Faulty::new(inner.clone(), unarmed, fail_at))).unwrap();
         clean.install(compilation.program.clone()).unwrap();
         let members = clean.run("members", &[1.into()]).unwrap().rows().to_vec();
         let rows = inner
+            .begin_read()
+            .unwrap()
             .range("t:Member", &[], None, false, usize::MAX)
             .unwrap();
         assert_eq!(members.len(), rows.len(), "the index matches the table");
@@ -240,4 +266,53 @@ fn inject_everywhere(backend: Backend) -> usize {
         }
     }
     failures
+}
+
+#[test]
+fn a_conflicting_commit_runs_the_whole_transaction_again_up_to_the_cap() {
+    let compilation = compile(&[("teams.rq".into(), PROGRAM.into())]);
+    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = open_store(backend, dir.path());
+        let unarmed = Arc::new(AtomicUsize::new(usize::MAX));
+        let store = Faulty::new(inner.clone(), unarmed, 0);
+        let (conflicts, commits) = (store.conflicts.clone(), store.commits.clone());
+        let mut engine = Engine::with_store(Box::new(store)).unwrap();
+        // The install and a load are transactions too.
+        conflicts.store(2, Ordering::SeqCst);
+        engine.install(compilation.program.clone()).unwrap();
+        conflicts.store(1, Ordering::SeqCst);
+        let row = |id: i64, name: &str| (id as usize, Ok(vec![id.into(), name.into()]));
+        let loaded = engine
+            .load("Team", vec![row(1, "red"), row(2, "blue")], &mut |_| {})
+            .unwrap();
+        assert_eq!((loaded.written, loaded.rejected.len()), (2, 0));
+        // Three conflicts: the fourth attempt commits, once, within the
+        // bound (each attempt starts from scratch).
+        conflicts.store(3, Ordering::SeqCst);
+        commits.store(0, Ordering::SeqCst);
+        let output = engine
+            .run("pair", &[1.into(), 10.into(), 11.into()])
+            .unwrap();
+        assert_eq!((output.attempts, commits.load(Ordering::SeqCst)), (4, 4));
+        assert!(output.stats.seeks <= output.bound.seeks);
+        assert_eq!(engine.run("members", &[1.into()]).unwrap().rows().len(), 2);
+        // Conflicts without end: given up after the cap, nothing written.
+        conflicts.store(usize::MAX, Ordering::SeqCst);
+        commits.store(0, Ordering::SeqCst);
+        let before = dump(inner.as_ref());
+        // (Negative ids: nicks other than the first pair's.)
+        let error = engine
+            .run("pair", &[1.into(), (-12).into(), (-13).into()])
+            .unwrap_err();
+        assert_eq!(error.code, "E0596", "{backend:?}: {error}");
+        assert_eq!(
+            commits.load(Ordering::SeqCst),
+            rqc_runtime::engine::MAX_ATTEMPTS as usize
+        );
+        assert_eq!(before, dump(inner.as_ref()), "{backend:?}");
+        conflicts.store(0, Ordering::SeqCst);
+        let integrity = check_integrity(inner.as_ref(), &compilation.program.schema);
+        assert_eq!(integrity, Ok(()), "{backend:?}");
+    }
 }

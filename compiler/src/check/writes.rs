@@ -32,7 +32,7 @@ pub fn insert_cost(table: &TableSchema) -> Cost {
     )
 }
 
-/// What deleting one row (already read) of `table` costs.
+/// What deleting one row of `table` costs (the row is read again by key).
 pub fn delete_cost(table: &TableSchema, referenced: bool) -> Cost {
     let refs = table
         .columns
@@ -42,15 +42,15 @@ pub fn delete_cost(table: &TableSchema, referenced: bool) -> Cost {
     let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
     let checked = u64::from(referenced);
     Cost::constant(
-        table.indexes.len() as u64 + refs + bounds + checked,
-        refs + bounds + checked,
+        1 + table.indexes.len() as u64 + refs + bounds + checked,
+        1 + refs + bounds + checked,
     )
 }
 
-/// What changing `columns` of one row (already read) costs.
+/// What changing `columns` of one row costs (the row is read again by key).
 pub fn update_cost(table: &TableSchema, columns: &[usize]) -> Cost {
-    let mut seeks = 0;
-    let mut rows = 0;
+    let mut seeks = 1;
+    let mut rows = 1;
     for index in &table.indexes {
         let touched = index.columns.iter().any(|c| columns.contains(c));
         if index.unique && touched {

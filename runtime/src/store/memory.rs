@@ -1,58 +1,46 @@
-//! An in-memory store for tests: ordered maps behind one lock.
+//! An in-memory store for tests and embedding: persistent ordered maps, snapshot reads, one writer at a time.
+//!
+//! The state is a persistent map (imbl) from tree names to persistent
+//! ordered maps, so a copy shares everything with its original: a read
+//! transaction takes a copy of the committed state in O(1) and reads it
+//! undisturbed; a write transaction holds the writer lock, changes its own
+//! copy (its reads see its writes) and its commit puts that copy in place.
 
-use super::{Abort, Store, Txn, TxnBody};
+use super::{ReadTxn, Store, WriteTxn};
 use crate::error::Result;
-use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound::{Excluded, Included, Unbounded};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, RwLock};
 
-type Tree = BTreeMap<Vec<u8>, Vec<u8>>;
+type Tree = imbl::OrdMap<Vec<u8>, Vec<u8>>;
+type Trees = imbl::HashMap<String, Tree>;
 
 #[derive(Default)]
 pub struct MemoryStore {
-    trees: Mutex<HashMap<String, Tree>>,
+    /// The last committed state.
+    committed: RwLock<Trees>,
+    /// Held by the write transaction in progress: writers run one at a time.
+    writer: Mutex<()>,
 }
 
 impl MemoryStore {
     pub fn new() -> MemoryStore {
         MemoryStore::default()
     }
-}
 
-struct MemoryTxn<'a> {
-    trees: &'a HashMap<String, Tree>,
-    names: &'a [String],
-    /// Staged writes, applied only when the body succeeds.
-    staged: Vec<HashMap<Vec<u8>, Option<Vec<u8>>>>,
-}
-
-impl Txn for MemoryTxn<'_> {
-    fn get(&mut self, tree: usize, key: &[u8]) -> std::result::Result<Option<Vec<u8>>, Abort> {
-        if let Some(staged) = self.staged[tree].get(key) {
-            return Ok(staged.clone());
-        }
-        Ok(self
-            .trees
-            .get(&self.names[tree])
-            .and_then(|t| t.get(key))
-            .cloned())
-    }
-
-    fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort> {
-        self.staged[tree].insert(key.to_vec(), Some(value.to_vec()));
-        Ok(())
-    }
-
-    fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort> {
-        self.staged[tree].insert(key.to_vec(), None);
-        Ok(())
+    fn state(&self) -> Trees {
+        self.committed
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 }
 
-impl Store for MemoryStore {
+/// Reads of one state of the trees.
+struct Snapshot(Trees);
+
+impl ReadTxn for Snapshot {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let trees = self.trees.lock().expect("memory store lock");
-        Ok(trees.get(tree).and_then(|t| t.get(key)).cloned())
+        Ok(self.0.get(tree).and_then(|t| t.get(key)).cloned())
     }
 
     fn range(
@@ -63,15 +51,18 @@ impl Store for MemoryStore {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let trees = self.trees.lock().expect("memory store lock");
-        let Some(tree) = trees.get(tree) else {
+        let Some(tree) = self.0.get(tree) else {
             return Ok(Vec::new());
         };
+        // An ordered map refuses a range whose end precedes its start.
+        if end.is_some_and(|end| end <= start) {
+            return Ok(Vec::new());
+        }
         let upper = match end {
-            Some(end) => Excluded(end.to_vec()),
+            Some(end) => Excluded(end),
             None => Unbounded,
         };
-        let range = tree.range((Included(start.to_vec()), upper));
+        let range = tree.range::<_, [u8]>((Included(start), upper));
         let pick = |(k, v): (&Vec<u8>, &Vec<u8>)| (k.clone(), v.clone());
         Ok(if reverse {
             range.rev().take(limit).map(pick).collect()
@@ -79,33 +70,76 @@ impl Store for MemoryStore {
             range.take(limit).map(pick).collect()
         })
     }
+}
 
-    fn transact(&self, names: &[String], body: TxnBody<'_>) -> Result<()> {
-        let mut trees = self.trees.lock().expect("memory store lock");
-        let mut txn = MemoryTxn {
-            trees: &trees,
-            names,
-            staged: vec![HashMap::new(); names.len()],
-        };
-        match body(&mut txn) {
-            Ok(()) => {
-                let staged = std::mem::take(&mut txn.staged);
-                for (name, writes) in names.iter().zip(staged) {
-                    let tree = trees.entry(name.clone()).or_default();
-                    for (key, value) in writes {
-                        match value {
-                            Some(value) => tree.insert(key, value),
-                            None => tree.remove(&key),
-                        };
-                    }
-                }
-                Ok(())
-            }
-            Err(Abort::Refused(error)) => Err(error),
-            Err(Abort::Backend) => {
-                unreachable!("the memory store never fails inside a transaction")
-            }
+struct MemoryWrite<'s> {
+    store: &'s MemoryStore,
+    /// The committed state when the transaction began, with its writes.
+    trees: Snapshot,
+    _writer: MutexGuard<'s, ()>,
+}
+
+impl ReadTxn for MemoryWrite<'_> {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.trees.get(tree, key)
+    }
+
+    fn range(
+        &self,
+        tree: &str,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.trees.range(tree, start, end, reverse, limit)
+    }
+}
+
+impl WriteTxn for MemoryWrite<'_> {
+    fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<()> {
+        self.trees
+            .0
+            .entry(tree.to_string())
+            .or_default()
+            .insert(key.to_vec(), value.to_vec());
+        Ok(())
+    }
+
+    fn delete(&mut self, tree: &str, key: &[u8]) -> Result<()> {
+        if let Some(t) = self.trees.0.get_mut(tree) {
+            t.remove(key);
         }
+        Ok(())
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        // Only this transaction writes (it holds the writer lock), so its
+        // copy is the committed state plus its own writes.
+        *self
+            .store
+            .committed
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = self.trees.0;
+        Ok(())
+    }
+}
+
+impl Store for MemoryStore {
+    fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
+        Ok(Box::new(Snapshot(self.state())))
+    }
+
+    fn begin_write(&self) -> Result<Box<dyn WriteTxn + '_>> {
+        let writer = self
+            .writer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        Ok(Box::new(MemoryWrite {
+            store: self,
+            trees: Snapshot(self.state()),
+            _writer: writer,
+        }))
     }
 
     fn flush(&self) -> Result<()> {

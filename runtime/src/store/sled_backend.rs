@@ -1,16 +1,26 @@
-//! The sled 0.34 backend: trees per table and index, multi-tree transactions.
+//! The sled 0.34 backend: trees per table and index, isolation by a process-wide lock.
+//!
+//! sled's transactions cannot read a range, and sled has no snapshots, so
+//! this backend isolates transactions itself: a write transaction holds
+//! the store's lock exclusively, keeps its writes in an [`Overlay`] that its
+//! own reads see, and commits them in one sled multi-tree transaction; a
+//! read transaction holds the lock shared, so it never sees half of a
+//! commit. Isolation therefore holds between the transactions of one
+//! process only (sled itself admits one process per database).
 
-use super::{Abort, Failure, Store, Txn, TxnBody};
+use super::overlay::Overlay;
+use super::{ReadTxn, Store, WriteTxn};
 use crate::error::{Result, RuntimeError};
-use sled::transaction::{
-    ConflictableTransactionError, TransactionError, TransactionalTree, UnabortableTransactionError,
-};
+use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
 use sled::Transactional;
 use std::path::Path;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 pub struct SledStore {
     db: sled::Db,
     flush_on_commit: bool,
+    /// Held exclusively by the write transaction, shared by read ones.
+    lock: RwLock<()>,
 }
 
 impl SledStore {
@@ -34,47 +44,14 @@ impl SledStore {
         Ok(SledStore {
             db,
             flush_on_commit,
+            lock: RwLock::new(()),
         })
     }
 
     fn tree(&self, name: &str) -> Result<sled::Tree> {
         self.db.open_tree(name).map_err(RuntimeError::store)
     }
-}
 
-/// Whether opening failed because the directory's lock is held. sled wraps
-/// the `WouldBlock` of `flock` in an error of kind `Other`, so the message
-/// is what tells.
-fn lock_is_busy(error: &std::io::Error) -> bool {
-    error.kind() == std::io::ErrorKind::WouldBlock
-        || error.to_string().contains("could not acquire lock")
-}
-
-struct SledTxn<'a> {
-    trees: &'a [TransactionalTree],
-    /// A failure goes back to sled intact: a conflict must reach sled for
-    /// it to retry.
-    failure: Failure<UnabortableTransactionError>,
-}
-
-impl Txn for SledTxn<'_> {
-    fn get(&mut self, tree: usize, key: &[u8]) -> std::result::Result<Option<Vec<u8>>, Abort> {
-        let result = self.trees[tree].get(key).map(|v| v.map(|v| v.to_vec()));
-        self.failure.check(result)
-    }
-
-    fn put(&mut self, tree: usize, key: &[u8], value: &[u8]) -> std::result::Result<(), Abort> {
-        let result = self.trees[tree].insert(key, value).map(|_| ());
-        self.failure.check(result)
-    }
-
-    fn delete(&mut self, tree: usize, key: &[u8]) -> std::result::Result<(), Abort> {
-        let result = self.trees[tree].remove(key).map(|_| ());
-        self.failure.check(result)
-    }
-}
-
-impl Store for SledStore {
     fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let value = self.tree(tree)?.get(key).map_err(RuntimeError::store)?;
         Ok(value.map(|v| v.to_vec()))
@@ -88,6 +65,10 @@ impl Store for SledStore {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        // sled panics on a range whose end precedes its start.
+        if end.is_some_and(|end| end <= start) {
+            return Ok(Vec::new());
+        }
         let tree = self.tree(tree)?;
         let iter = match end {
             Some(end) => tree.range(start.to_vec()..end.to_vec()),
@@ -104,34 +85,134 @@ impl Store for SledStore {
             iter.take(limit).map(pick).collect()
         }
     }
+}
 
-    fn transact(&self, names: &[String], body: TxnBody<'_>) -> Result<()> {
+/// Whether opening failed because the directory's lock is held. sled wraps
+/// the `WouldBlock` of `flock` in an error of kind `Other`, so the message
+/// is what tells.
+fn lock_is_busy(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::WouldBlock
+        || error.to_string().contains("could not acquire lock")
+}
+
+/// A poisoned lock guards no data (a panicking run held it): go on.
+fn unpoison<G>(result: std::result::Result<G, std::sync::PoisonError<G>>) -> G {
+    result.unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+struct SledRead<'s> {
+    store: &'s SledStore,
+    _shared: RwLockReadGuard<'s, ()>,
+}
+
+impl ReadTxn for SledRead<'_> {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.store.get(tree, key)
+    }
+
+    fn range(
+        &self,
+        tree: &str,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.store.range(tree, start, end, reverse, limit)
+    }
+}
+
+struct SledWrite<'s> {
+    store: &'s SledStore,
+    _exclusive: RwLockWriteGuard<'s, ()>,
+    overlay: Overlay,
+}
+
+impl ReadTxn for SledWrite<'_> {
+    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        match self.overlay.get(tree, key) {
+            Some(pending) => Ok(pending),
+            None => self.store.get(tree, key),
+        }
+    }
+
+    fn range(
+        &self,
+        tree: &str,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.overlay
+            .range(tree, start, end, reverse, limit, |limit| {
+                self.store.range(tree, start, end, reverse, limit)
+            })
+    }
+}
+
+impl WriteTxn for SledWrite<'_> {
+    fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<()> {
+        self.overlay.put(tree, key, value);
+        Ok(())
+    }
+
+    fn delete(&mut self, tree: &str, key: &[u8]) -> Result<()> {
+        self.overlay.delete(tree, key);
+        Ok(())
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        let (names, batches): (Vec<&String>, Vec<_>) = self.overlay.trees().unzip();
+        if names.is_empty() {
+            return Ok(());
+        }
         let trees: Vec<sled::Tree> = names
             .iter()
-            .map(|name| self.tree(name))
+            .map(|name| self.store.tree(name))
             .collect::<Result<_>>()?;
+        // sled may run the closure more than once: it only applies the batch.
         let outcome = trees
             .as_slice()
             .transaction(|views: &Vec<TransactionalTree>| {
-                let mut txn = SledTxn {
-                    trees: views,
-                    failure: Failure::new(),
-                };
-                match body(&mut txn) {
-                    Ok(()) => Ok(()),
-                    Err(Abort::Refused(error)) => Err(ConflictableTransactionError::Abort(error)),
-                    Err(Abort::Backend) => Err(txn.failure.take().into()),
+                for (view, writes) in views.iter().zip(&batches) {
+                    for (key, value) in writes.iter() {
+                        match value {
+                            Some(value) => view.insert(key.as_slice(), value.as_slice())?,
+                            None => view.remove(key.as_slice())?,
+                        };
+                    }
                 }
+                Ok::<(), ConflictableTransactionError<()>>(())
             });
         match outcome {
             Ok(()) => {}
-            Err(TransactionError::Abort(error)) => return Err(error),
+            Err(TransactionError::Abort(())) => unreachable!("the batch never aborts"),
             Err(TransactionError::Storage(error)) => return Err(RuntimeError::store(error)),
         }
-        if self.flush_on_commit {
-            self.flush()?;
+        // Flushed while the lock is held: the next transaction starts
+        // after this one is acknowledged.
+        if self.store.flush_on_commit {
+            self.store.flush()?;
         }
         Ok(())
+    }
+}
+
+impl Store for SledStore {
+    fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
+        Ok(Box::new(SledRead {
+            store: self,
+            _shared: unpoison(self.lock.read()),
+        }))
+    }
+
+    fn begin_write(&self) -> Result<Box<dyn WriteTxn + '_>> {
+        Ok(Box::new(SledWrite {
+            store: self,
+            _exclusive: unpoison(self.lock.write()),
+            overlay: Overlay::default(),
+        }))
     }
 
     fn flush(&self) -> Result<()> {

@@ -1,0 +1,86 @@
+//! Writes buffered until commit, and reads that see them over the stored state.
+//!
+//! For a backend whose transactions cannot read what it needs (sled's cannot
+//! read a range): the write transaction keeps its writes here, reads merge
+//! them over the store, and the commit applies them in one go.
+
+use crate::error::Result;
+use std::collections::{BTreeMap, HashMap};
+
+/// One tree's pending writes: a value, or `None` for a deletion.
+pub(crate) type Writes = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
+
+#[derive(Default)]
+pub(crate) struct Overlay {
+    trees: HashMap<String, Writes>,
+}
+
+impl Overlay {
+    pub(crate) fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) {
+        self.writes(tree).insert(key.to_vec(), Some(value.to_vec()));
+    }
+
+    pub(crate) fn delete(&mut self, tree: &str, key: &[u8]) {
+        self.writes(tree).insert(key.to_vec(), None);
+    }
+
+    fn writes(&mut self, tree: &str) -> &mut Writes {
+        if !self.trees.contains_key(tree) {
+            self.trees.insert(tree.to_string(), Writes::new());
+        }
+        self.trees.get_mut(tree).expect("inserted above")
+    }
+
+    /// The pending write of `key`: `Some(None)` for a deletion, `None` when
+    /// the transaction has not written it (the store's value stands).
+    pub(crate) fn get(&self, tree: &str, key: &[u8]) -> Option<Option<Vec<u8>>> {
+        self.trees.get(tree)?.get(key).cloned()
+    }
+
+    /// A range read with the pending writes merged over `stored`, which
+    /// reads the store's entries of the same range in the same direction,
+    /// at most as many as it is told.
+    pub(crate) fn range(
+        &self,
+        tree: &str,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+        stored: impl FnOnce(usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>>,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let pending: Vec<(&Vec<u8>, &Option<Vec<u8>>)> = match self.trees.get(tree) {
+            Some(writes) if end.is_none_or(|end| start < end) => writes
+                .range(start.to_vec()..)
+                .take_while(|(k, _)| end.is_none_or(|e| k.as_slice() < e))
+                .collect(),
+            _ => Vec::new(),
+        };
+        if pending.is_empty() {
+            return stored(limit);
+        }
+        // Read enough that the pending deletions cannot leave the result
+        // short: of the first `limit + deletions` stored entries, at least
+        // `limit` survive, and any entry further on comes after them.
+        let deletions = pending.iter().filter(|(_, v)| v.is_none()).count();
+        let mut merged: BTreeMap<Vec<u8>, Vec<u8>> = stored(limit.saturating_add(deletions))?
+            .into_iter()
+            .collect();
+        for (key, value) in pending {
+            match value {
+                Some(v) => merged.insert(key.clone(), v.clone()),
+                None => merged.remove(key),
+            };
+        }
+        Ok(if reverse {
+            merged.into_iter().rev().take(limit).collect()
+        } else {
+            merged.into_iter().take(limit).collect()
+        })
+    }
+
+    /// Every tree's pending writes, for the commit.
+    pub(crate) fn trees(&self) -> impl Iterator<Item = (&String, &Writes)> {
+        self.trees.iter().filter(|(_, writes)| !writes.is_empty())
+    }
+}

@@ -1,0 +1,160 @@
+//! The `Store` contract, on every backend: a write transaction reads its own
+//! writes (points, batches and ranges, either way, with limits), a dropped
+//! one stores nothing, and a read transaction never sees a commit made
+//! after it began.
+
+use rqc_runtime::store::{MemoryStore, RedbStore, SledStore, Store};
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn each_backend(check: impl Fn(&str, Arc<dyn Store>)) {
+    let dir = tempfile::tempdir().unwrap();
+    let stores: [(&str, Arc<dyn Store>); 3] = [
+        ("memory", Arc::new(MemoryStore::new())),
+        (
+            "sled",
+            Arc::new(SledStore::open(&dir.path().join("sled"), false).unwrap()),
+        ),
+        (
+            "redb",
+            Arc::new(RedbStore::open(&dir.path().join("redb"), false).unwrap()),
+        ),
+    ];
+    for (name, store) in stores {
+        check(name, store);
+    }
+}
+
+fn key(n: u8) -> Vec<u8> {
+    vec![b'k', n]
+}
+
+#[test]
+fn a_write_transaction_reads_its_own_writes() {
+    each_backend(|name, store| {
+        // Committed: the even keys 0..40.
+        let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+        let mut txn = store.begin_write().unwrap();
+        for n in (0..40).step_by(2) {
+            txn.put("t", &key(n), &[n]).unwrap();
+            model.insert(key(n), vec![n]);
+        }
+        txn.commit().unwrap();
+        // Pending: odd keys in, every fourth even key out, one rewritten.
+        let mut txn = store.begin_write().unwrap();
+        for n in (1..40).step_by(3) {
+            txn.put("t", &key(n), &[n, n]).unwrap();
+            model.insert(key(n), vec![n, n]);
+        }
+        for n in (0..40).step_by(8) {
+            txn.delete("t", &key(n)).unwrap();
+            model.remove(&key(n));
+        }
+        txn.put("t", &key(2), b"new").unwrap();
+        model.insert(key(2), b"new".to_vec());
+        for n in 0..42 {
+            assert_eq!(txn.get("t", &key(n)).unwrap(), model.get(&key(n)).cloned());
+        }
+        let keys: Vec<Vec<u8>> = (0..42).map(key).collect();
+        let batch: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let expected: Vec<_> = keys.iter().map(|k| model.get(k).cloned()).collect();
+        assert_eq!(txn.get_many("t", &batch).unwrap(), expected, "{name}");
+        for (start, end) in [(0, Some(42)), (3, Some(17)), (8, None), (20, Some(9))] {
+            for limit in [0, 1, 3, 7, usize::MAX] {
+                for reverse in [false, true] {
+                    let end_key = end.map(key);
+                    let range = txn
+                        .range("t", &key(start), end_key.as_deref(), reverse, limit)
+                        .unwrap();
+                    let in_range = model
+                        .iter()
+                        .filter(|(k, _)| {
+                            **k >= key(start) && end_key.as_ref().is_none_or(|e| *k < e)
+                        })
+                        .map(|(k, v)| (k.clone(), v.clone()));
+                    let expected: Vec<_> = if reverse {
+                        in_range.rev().take(limit).collect()
+                    } else {
+                        in_range.take(limit).collect()
+                    };
+                    assert_eq!(range, expected, "{name} {start}..{end:?} {limit} {reverse}");
+                }
+            }
+        }
+        assert!(txn.range("absent", &[], None, false, 9).unwrap().is_empty());
+        txn.commit().unwrap();
+        let read = store.begin_read().unwrap();
+        let all: BTreeMap<_, _> = read
+            .range("t", &[], None, false, usize::MAX)
+            .unwrap()
+            .into_iter()
+            .collect();
+        assert_eq!(
+            all, model,
+            "{name}: the commit stored what the transaction read"
+        );
+    });
+}
+
+#[test]
+fn a_dropped_write_transaction_stores_nothing() {
+    each_backend(|name, store| {
+        let mut txn = store.begin_write().unwrap();
+        txn.put("t", b"kept", b"1").unwrap();
+        txn.commit().unwrap();
+        let mut txn = store.begin_write().unwrap();
+        txn.put("t", b"lost", b"2").unwrap();
+        txn.delete("t", b"kept").unwrap();
+        drop(txn);
+        let read = store.begin_read().unwrap();
+        assert_eq!(
+            read.get("t", b"kept").unwrap(),
+            Some(b"1".to_vec()),
+            "{name}"
+        );
+        assert_eq!(read.get("t", b"lost").unwrap(), None, "{name}");
+    });
+}
+
+#[test]
+fn a_read_transaction_never_sees_a_later_commit() {
+    each_backend(|name, store| {
+        let mut txn = store.begin_write().unwrap();
+        txn.put("t", b"a", b"old").unwrap();
+        txn.put("t", b"b", b"old").unwrap();
+        txn.commit().unwrap();
+        let read = store.begin_read().unwrap();
+        assert_eq!(read.get("t", b"a").unwrap(), Some(b"old".to_vec()));
+        // A writer on another thread changes both keys. Where reads are
+        // snapshots it commits at once; on sled it waits for the reader.
+        let (done, committed) = mpsc::channel();
+        let writer = {
+            let store = Arc::clone(&store);
+            std::thread::spawn(move || {
+                let mut txn = store.begin_write().unwrap();
+                txn.put("t", b"a", b"new").unwrap();
+                txn.put("t", b"b", b"new").unwrap();
+                txn.commit().unwrap();
+                done.send(()).unwrap();
+            })
+        };
+        let _ = committed.recv_timeout(Duration::from_millis(200));
+        assert_eq!(
+            read.get("t", b"a").unwrap(),
+            Some(b"old".to_vec()),
+            "{name}"
+        );
+        let both = read.range("t", &[], None, false, 10).unwrap();
+        assert!(both.iter().all(|(_, v)| v == b"old"), "{name}: {both:?}");
+        drop(read);
+        writer.join().unwrap();
+        let read = store.begin_read().unwrap();
+        assert_eq!(
+            read.get("t", b"b").unwrap(),
+            Some(b"new".to_vec()),
+            "{name}"
+        );
+    });
+}
