@@ -1,12 +1,13 @@
-//! The catalog: the installed schema and the storage format version, kept in the database.
+//! The catalog: the storage format version, the installed schema and the installed program, kept in the database.
 
 use crate::encoding::key::encode_key;
 use crate::encoding::row::{decode_row, encode_row};
 use crate::error::{Result, RuntimeError};
+use crate::plan_format::{self, Origin};
 use crate::rows::{bound_tree, index_entry, index_tree, primary_key, small_tree, table_tree};
 use crate::session::Session;
 use crate::store::{ReadTxn, Store};
-use rqc_plan::{Schema, TableSchema, Value};
+use rqc_plan::{CompiledProgram, Schema, TableSchema, Value};
 
 /// The layout of trees, keys and rows this runtime writes. A database with
 /// a larger number was written by a newer rqc and is refused.
@@ -15,6 +16,11 @@ pub const STORAGE_FORMAT: u32 = 1;
 const CATALOG: &str = "__catalog";
 const FORMAT_KEY: &[u8] = b"format";
 const SCHEMA_KEY: &[u8] = b"schema";
+/// The whole compiled program (schema and plans, as `rqc compile -o` writes
+/// it), so that an opened database runs without the program's sources. The
+/// schema is also kept apart under [`SCHEMA_KEY`]: databases written before
+/// the program was kept have only that, and migrations compare it.
+const PROGRAM_KEY: &[u8] = b"program";
 
 /// Checks the stored format version, refusing data from a newer rqc.
 pub fn check_format(txn: &dyn ReadTxn) -> Result<()> {
@@ -46,25 +52,42 @@ pub fn installed_schema(txn: &dyn ReadTxn) -> Result<Option<Schema>> {
     }
 }
 
-/// Installs `schema`. A fresh database takes it; the same schema again is a
-/// no-op; a changed one is migrated when every change is compatible — a new
-/// table, a new or dropped index (back-filled, a unique one verified), a
-/// new or dropped `bound` or `small … max` (verified against the rows) —
-/// and refused whole otherwise. Either way nothing is half-applied: the
-/// catalog's reads, the migration's and the new catalog's writes are one
-/// write transaction.
-pub fn install(store: &dyn Store, schema: &Schema) -> Result<()> {
-    let encoded = serde_json::to_vec(schema).map_err(RuntimeError::store)?;
+/// The program installed in the database, if any. One of another plan
+/// format is refused (see [`plan_format::check_version`]): an older one
+/// with E0513, a newer one with E0516.
+pub fn installed_program(txn: &dyn ReadTxn) -> Result<Option<CompiledProgram>> {
+    match txn.get(CATALOG, PROGRAM_KEY)? {
+        None => Ok(None),
+        Some(bytes) => plan_format::decode(&bytes, Origin::Catalog).map(Some),
+    }
+}
+
+/// Installs `program`: its schema and the program itself. A fresh database
+/// takes them; the same program again is a no-op; a changed schema is
+/// migrated when every change is compatible — a new table, a new or dropped
+/// index (back-filled, a unique one verified), a new or dropped `bound` or
+/// `small … max` (verified against the rows) — and refused whole
+/// otherwise. Either way nothing is half-applied: the catalog's reads, the
+/// migration's and the new catalog's writes are one write transaction.
+pub fn install(store: &dyn Store, program: &CompiledProgram) -> Result<()> {
+    let schema = serde_json::to_vec(&program.schema).map_err(RuntimeError::store)?;
+    let encoded = plan_format::encode(program)?;
     crate::engine::retrying(|| {
         let mut session = Session::write(store)?;
         check_format(session.reads())?;
         match installed_schema(session.reads())? {
-            Some(existing) if existing == *schema => return Ok(()),
-            Some(existing) => migrate(&mut session, &existing, schema)?,
+            Some(existing) if existing == program.schema => {
+                let stored = session.reads().get(CATALOG, PROGRAM_KEY)?;
+                if stored.as_deref() == Some(encoded.as_slice()) {
+                    return Ok(());
+                }
+            }
+            Some(existing) => migrate(&mut session, &existing, &program.schema)?,
             None => {}
         }
         session.put(CATALOG, FORMAT_KEY, &STORAGE_FORMAT.to_be_bytes())?;
-        session.put(CATALOG, SCHEMA_KEY, &encoded)?;
+        session.put(CATALOG, SCHEMA_KEY, &schema)?;
+        session.put(CATALOG, PROGRAM_KEY, &encoded)?;
         session.commit()
     })
     .map(|((), _)| ())

@@ -4,10 +4,11 @@ use crate::catalog;
 use crate::constraints::fits;
 use crate::error::{Result, RuntimeError};
 use crate::interp::{Env, Interp};
+use crate::plan_format::{self, Origin};
 use crate::session::Session;
 use crate::store::{MemoryStore, RedbStore, SledStore, Store};
 use rqc_plan::{
-    Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Value, FORMAT_VERSION,
+    Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Value,
 };
 use std::path::Path;
 
@@ -95,7 +96,9 @@ impl Default for OpenOptions {
 /// backend keeps them apart (see `store`), so the engine holds no lock.
 pub struct Engine {
     store: Box<dyn Store>,
-    program: Option<CompiledProgram>,
+    /// The installed program, or why none can run (E0514 before one is
+    /// installed, E0513 when the catalog's is of an older plan format).
+    program: Result<CompiledProgram>,
 }
 
 impl Engine {
@@ -114,51 +117,46 @@ impl Engine {
         Engine::with_store(store)
     }
 
-    /// An engine over any store (a remote one, or a test double).
+    /// An engine over any store (a remote one, or a test double), running
+    /// the program its catalog holds, if any: a database answers without
+    /// the program's sources. A catalog written by a newer rqc is refused
+    /// (E0512 for its storage, E0516 for its program); an older program
+    /// opens but does not run until one is installed again (E0513).
     pub fn with_store(store: Box<dyn Store>) -> Result<Engine> {
-        catalog::check_format(store.begin_read()?.as_ref())?;
-        Ok(Engine {
-            store,
-            program: None,
-        })
+        let txn = store.begin_read()?;
+        catalog::check_format(txn.as_ref())?;
+        let program = match catalog::installed_program(txn.as_ref()) {
+            Ok(Some(program)) => Ok(program),
+            Ok(None) => Err(not_installed()),
+            Err(older) if older.code == "E0513" => Err(older),
+            Err(refused) => return Err(refused),
+        };
+        drop(txn);
+        Ok(Engine { store, program })
     }
 
     pub fn in_memory() -> Engine {
         Engine::with_store(Box::new(MemoryStore::new()))
-            .expect("an empty store has no format to refuse")
+            .expect("an empty store has no format or program to refuse")
     }
 
-    /// Installs a compiled program: its schema goes into the catalog (see
-    /// [`catalog::install`]) and its plans become runnable.
+    /// Installs a compiled program: it goes into the catalog with its
+    /// schema, migrating the stored one (see [`catalog::install`]), and its
+    /// plans become runnable.
     pub fn install(&mut self, program: CompiledProgram) -> Result<()> {
-        if program.format_version != FORMAT_VERSION {
-            return Err(RuntimeError::new(
-                "E0513",
-                format!(
-                    "the compiled program has format {}, this rqc runs format {FORMAT_VERSION}",
-                    program.format_version
-                ),
-                "recompile the program with this rqc",
-            ));
-        }
-        catalog::install(self.store.as_ref(), &program.schema)?;
-        self.program = Some(program);
+        plan_format::check_version(program.format_version, Origin::Given)?;
+        catalog::install(self.store.as_ref(), &program)?;
+        self.program = Ok(program);
         Ok(())
     }
 
     pub fn program(&self) -> Option<&CompiledProgram> {
-        self.program.as_ref()
+        self.program.as_ref().ok()
     }
 
     /// The installed program (E0514 before one is).
     pub(crate) fn installed(&self) -> Result<&CompiledProgram> {
-        self.program.as_ref().ok_or_else(|| {
-            RuntimeError::new(
-                "E0514",
-                "no program is installed",
-                "install a program before running it or loading rows",
-            )
-        })
+        self.program.as_ref().map_err(Clone::clone)
     }
 
     /// The entry point called `name` (or `module.name`).
@@ -234,6 +232,14 @@ fn evaluate<'s>(
         attempts: 1,
     };
     Ok((output, interp.session))
+}
+
+fn not_installed() -> RuntimeError {
+    RuntimeError::new(
+        "E0514",
+        "no program is installed in this database",
+        "install one first: `rqc run --db DIR PROGRAM NAME …` or `--plan FILE`, or `Database::install_paths` when embedding",
+    )
 }
 
 /// Runs `attempt`, one whole transaction, again while it fails on a

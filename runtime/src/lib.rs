@@ -15,10 +15,11 @@ mod interp;
 mod scan;
 mod values;
 pub mod load;
+pub mod plan_format;
 pub mod rows;
 pub mod session;
 pub mod store;
 
 pub use engine::{Backend, Engine, OpenOptions, Output, Stats};
 pub use error::{Result, RuntimeError};
-pub use load::LoadReport;
+pub use load::{LoadReport, LoadRows};

@@ -6,6 +6,10 @@ use crate::error::{Result, RuntimeError};
 use crate::session::Session;
 use rqc_plan::{Schema, TableSchema, Value};
 
+/// Rows to load, each with the line (or position) it came from; a row
+/// that could not be read is an error for that row only.
+pub type LoadRows = Vec<(usize, std::result::Result<Vec<Value>, RuntimeError>)>;
+
 /// What a load did: rows written, or every refused row with its line.
 #[derive(Debug)]
 pub struct LoadReport {
@@ -22,7 +26,7 @@ impl Engine {
     pub fn load(
         &self,
         table: &str,
-        rows: Vec<(usize, std::result::Result<Vec<Value>, RuntimeError>)>,
+        rows: LoadRows,
         progress: &mut dyn FnMut(usize),
     ) -> Result<LoadReport> {
         let program = self.installed()?;
