@@ -1,14 +1,20 @@
 //! The embedding API: open a database, install a program, run its entry points.
 
 use crate::error::Error;
-use crate::sources::read_program;
-use rqc_compiler::{compile, Compilation};
+use crate::install::{compile_installable, names, Installable, Installed};
+use crate::sources::{read_plan, read_program};
 use rqc_plan::{CompiledProgram, Entry, Value};
-use rqc_runtime::Engine;
+use rqc_runtime::{Engine, LoadReport, LoadRows};
 pub use rqc_runtime::{Backend, OpenOptions, Output};
 use std::path::{Path, PathBuf};
 
 /// An open rqc database with (once installed) a program to run.
+///
+/// The installed program — schema and plans — is kept in the database, so
+/// a database opened again runs it without its sources. Installing from
+/// sources follows the rule in [`crate::install`]: a program whose shape
+/// is sound installs its accepted queries and mutations, and the rejected
+/// ones' diagnostics come back as warnings in [`Installed`].
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
@@ -19,57 +25,99 @@ use std::path::{Path, PathBuf};
 ///     query item(id: Int) = Item[id]
 /// ").unwrap();
 /// db.run("add", &[7.into(), "lamp".into()]).unwrap();
+/// drop(db);
+///
+/// // Opened again, the database runs the program it holds.
+/// let db = rqc::Database::open(dir.path()).unwrap();
 /// let found = db.run("item", &[7.into()]).unwrap();
 /// assert_eq!(found.rows()[0].field("name"), Some(&"lamp".into()));
 /// ```
 pub struct Database {
     engine: Engine,
+    /// The queries and mutations the last installation from sources left
+    /// out as rejected, so that asking for one says so.
+    rejected: Vec<String>,
 }
 
 impl Database {
     /// Opens (or creates) the database in `dir` with the default options:
-    /// the redb backend, every commit durable before it returns.
+    /// the redb backend, every commit durable before it returns. The
+    /// program installed in it, if any, is ready to run.
     pub fn open(dir: impl AsRef<Path>) -> Result<Database, Error> {
         Database::open_with(dir, OpenOptions::default())
     }
 
     pub fn open_with(dir: impl AsRef<Path>, options: OpenOptions) -> Result<Database, Error> {
-        Ok(Database {
-            engine: Engine::open(dir.as_ref(), options)?,
-        })
+        Ok(Database::with_engine(Engine::open(dir.as_ref(), options)?))
     }
 
     /// A database that lives in memory only.
     pub fn in_memory() -> Database {
+        Database::with_engine(Engine::in_memory())
+    }
+
+    fn with_engine(engine: Engine) -> Database {
         Database {
-            engine: Engine::in_memory(),
+            engine,
+            rejected: Vec::new(),
         }
     }
 
-    /// Compiles one source text and installs it.
-    pub fn install_source(&mut self, name: &str, text: &str) -> Result<(), Error> {
+    /// Compiles one source text and installs it (see [`Database::install_files`]).
+    pub fn install_source(&mut self, name: &str, text: &str) -> Result<Installed, Error> {
         self.install_files(&[(name.to_string(), text.to_string())])
     }
 
-    /// Compiles the `.rq` files and directories at `paths` and installs them.
-    pub fn install_paths(&mut self, paths: &[PathBuf]) -> Result<(), Error> {
+    /// Compiles the `.rq` files and directories at `paths` and installs
+    /// them (see [`Database::install_files`]).
+    pub fn install_paths(&mut self, paths: &[PathBuf]) -> Result<Installed, Error> {
         let files = read_program(paths)?;
         self.install_files(&files)
     }
 
-    fn install_files(&mut self, files: &[(String, String)]) -> Result<(), Error> {
-        let compilation = compile_checked(files)?;
-        self.install(compilation.program)
+    /// Compiles `(file name, text)` pairs as one program and installs it.
+    /// A program whose shape (syntax, schema, modules, imports) is unsound
+    /// is [`Error::Compile`] and changes nothing; otherwise its accepted
+    /// queries and mutations are installed and the rejected definitions'
+    /// diagnostics are returned as warnings. The schema is migrated as
+    /// [`Database::install`] says.
+    pub fn install_files(&mut self, files: &[(String, String)]) -> Result<Installed, Error> {
+        let Installable { program, report } = compile_installable(files)?;
+        self.install(program)?;
+        self.rejected.clone_from(&report.rejected);
+        Ok(report)
     }
 
-    /// Installs an already compiled program.
+    /// Installs an already compiled program, in one transaction: it is kept
+    /// in the database with its schema, and a changed schema is migrated
+    /// when every change is compatible (new tables, indexes and bounds are
+    /// built and verified) or refused whole (E0510). A program of another
+    /// plan format is refused (E0513).
     pub fn install(&mut self, program: CompiledProgram) -> Result<(), Error> {
-        Ok(self.engine.install(program)?)
+        self.engine.install(program)?;
+        self.rejected.clear();
+        Ok(())
+    }
+
+    /// Installs a plan file written by `rqc compile -o`, as
+    /// [`Database::install`] does. A file of another plan format is refused
+    /// with E0513 (compile it again with this rqc), one that is not a
+    /// compiled program with E0517.
+    pub fn install_plan(&mut self, path: impl AsRef<Path>) -> Result<(), Error> {
+        let program = read_plan(path.as_ref())?;
+        self.install(program)
     }
 
     /// Runs a query or mutation by name with positional arguments.
     pub fn run(&self, name: &str, args: &[Value]) -> Result<Output, Error> {
-        Ok(self.engine.run(name, args)?)
+        Ok(self.engine.run_entry(self.entry(name)?, args)?)
+    }
+
+    /// Runs an entry point compiled against the installed program's schema
+    /// but not installed (the REPL's expressions): it must come from the
+    /// compiler, and is held to its bounds like any other.
+    pub fn run_entry(&self, entry: &Entry, args: &[Value]) -> Result<Output, Error> {
+        Ok(self.engine.run_entry(entry, args)?)
     }
 
     /// Loads rows into `table` as one transaction: all of them, or — when
@@ -77,27 +125,43 @@ impl Database {
     pub fn load(
         &self,
         table: &str,
-        rows: crate::rowfile::ParsedRows,
+        rows: LoadRows,
         progress: &mut dyn FnMut(usize),
-    ) -> Result<rqc_runtime::LoadReport, Error> {
+    ) -> Result<LoadReport, Error> {
         Ok(self.engine.load(table, rows, progress)?)
     }
 
     /// Runs an entry point to measure it, per operator; a mutation's writes
     /// are discarded.
     pub fn analyze(&self, name: &str, args: &[Value]) -> Result<Output, Error> {
-        let entry = self.engine.entry(name)?;
-        Ok(self.engine.analyze(entry, args)?)
+        Ok(self.engine.analyze(self.entry(name)?, args)?)
     }
 
     /// Looks an entry point up once, to run it many times.
     pub fn prepare(&self, name: &str) -> Result<Prepared<'_>, Error> {
-        let entry = self.engine.entry(name)?;
+        let entry = self.entry(name)?;
         Ok(Prepared { db: self, entry })
     }
 
+    /// The installed program, if one runs.
     pub fn program(&self) -> Option<&CompiledProgram> {
         self.engine.program()
+    }
+
+    /// The entry point `name`; when the last installation rejected it, the
+    /// error says so rather than that there is no such name.
+    fn entry(&self, name: &str) -> Result<&Entry, Error> {
+        self.engine.entry(name).map_err(|missing| {
+            let rejected = self.rejected.iter().any(|full| names(full, name));
+            if missing.code != "E0521" || !rejected {
+                return Error::Runtime(missing);
+            }
+            Error::Runtime(rqc_runtime::RuntimeError::new(
+                "E0521",
+                format!("`{name}` was rejected when the program was installed, so it cannot run"),
+                "the installation's warnings (or `rqc check`) say why; fix it and install the program again",
+            ))
+        })
     }
 }
 
@@ -127,9 +191,14 @@ pub struct Prepared<'db> {
     entry: &'db Entry,
 }
 
-impl Prepared<'_> {
+impl<'db> Prepared<'db> {
     pub fn params(&self) -> &[rqc_plan::ParamSpec] {
         &self.entry.params
+    }
+
+    /// The entry point: its name, kind, parameters, bound and plan.
+    pub fn entry(&self) -> &'db Entry {
+        self.entry
     }
 
     /// Runs with positional arguments.
@@ -212,16 +281,4 @@ fn named_args<P: serde::Serialize>(entry: &Entry, params: &P) -> Result<Vec<Valu
             })
         })
         .collect()
-}
-
-/// Compiles, turning any error diagnostic into [`Error::Compile`].
-pub fn compile_checked(files: &[(String, String)]) -> Result<Compilation, Error> {
-    let compilation = compile(files);
-    if compilation.has_errors() {
-        return Err(Error::Compile {
-            diagnostics: compilation.diagnostics,
-            sources: compilation.sources,
-        });
-    }
-    Ok(compilation)
 }

@@ -1,19 +1,30 @@
-//! rqc: the realtime query compiler, as a library to embed and as the `rqc` binary.
+//! rqc: the realtime query compiler, as a library to embed.
 //!
 //! [`Database`] opens an embedded database, installs an RQL program and runs
 //! its queries and mutations; every query it runs was proved `O(log N)` by
-//! the checker. The `cli` module is the binary's thin front end over it.
+//! the checker. The installed program (schema and plans) is kept in the
+//! database, so a database opened again runs it without its sources; a plan
+//! file written by `rqc compile -o` installs with [`Database::install_plan`].
+//!
+//! Installing from sources follows one rule, the same for this library and
+//! the `rqc` command line (see [`install`]): a program whose shape — syntax,
+//! schema, modules, imports — is sound installs its accepted queries and
+//! mutations and reports the rejected definitions' diagnostics as warnings
+//! in [`Installed`]; a program whose shape is unsound is [`Error::Compile`]
+//! and installs nothing.
+//!
+//! The front ends — the `rqc` binary with its REPL and language server —
+//! are the `rqc-cli` crate, so embedding this one compiles none of theirs.
 
-pub mod cli;
 mod database;
 mod error;
-pub mod lsp;
-pub mod repl;
-pub mod rowfile;
+pub mod install;
 mod sources;
 
-pub use database::{compile_checked, Backend, Database, OpenOptions, Output, Prepared};
+pub use database::{Backend, Database, OpenOptions, Output, Prepared};
 pub use error::Error;
+pub use install::{compile_installable, Installable, Installed};
 pub use rqc_compiler as compiler;
-pub use rqc_plan::{CompiledProgram, Value};
-pub use sources::read_program;
+pub use rqc_plan::{CompiledProgram, Entry, Value};
+pub use rqc_runtime::{LoadReport, LoadRows, RuntimeError};
+pub use sources::{read_plan, read_program};

@@ -1,7 +1,20 @@
-//! Reading a program from files and directories of `.rq` sources.
+//! Reading a program: `.rq` sources from files and directories, or a plan file `rqc compile -o` wrote.
 
 use crate::error::Error;
+use rqc_plan::CompiledProgram;
+use rqc_runtime::plan_format::{self, Origin};
 use std::path::{Path, PathBuf};
+
+/// The compiled program in a plan file written by `rqc compile -o`. Its
+/// format version is read first: another format is E0513, a file that is
+/// not a compiled program E0517.
+pub fn read_plan(path: &Path) -> Result<CompiledProgram, Error> {
+    let bytes = std::fs::read(path).map_err(|error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    Ok(plan_format::decode(&bytes, Origin::File(path))?)
+}
 
 /// The `(name, text)` pairs of a program given as files and directories.
 /// A directory contributes every `.rq` file below it, in path order.

@@ -1,5 +1,10 @@
-//! The `rqc` binary: parses the command line and hands over to `rqc::cli`.
+//! The `rqc` binary: the command line, the REPL and the language server, front ends over the `rqc` library.
+
+mod commands;
+mod lsp;
+mod repl;
+mod rowfile;
 
 fn main() -> std::process::ExitCode {
-    rqc::cli::main()
+    commands::main()
 }

@@ -5,7 +5,7 @@
 //! of the program — so an unbounded one gets the same diagnostic as in a
 //! file, and a bounded one runs and prints its rows with what it read.
 
-use crate::{Database, Error};
+use rqc::{Database, Error};
 use rqc_compiler::diagnostics::{render, RenderOptions};
 use rqc_compiler::syntax::ast::Item;
 use rqc_compiler::{compile, Compilation};
@@ -41,18 +41,26 @@ impl Repl {
         }
     }
 
-    /// Loads a program and installs its schema.
+    /// Loads a program and installs it, by the library's installation
+    /// rule: the rejected definitions are named, the rest installed.
     pub fn load(&mut self, path: &PathBuf) -> Result<String, Error> {
-        let files = crate::read_program(std::slice::from_ref(path))?;
-        let compilation = crate::compile_checked(&files)?;
-        let tables = compilation.program.schema.tables.len();
-        let entries = compilation.program.entries.len();
-        self.db.install(compilation.program)?;
+        let files = rqc::read_program(std::slice::from_ref(path))?;
+        let report = self.db.install_files(&files)?;
         self.files = files;
-        Ok(format!(
-            "loaded {} ({tables} tables, {entries} entry points)",
-            path.display()
-        ))
+        let program = self.db.program().expect("just installed");
+        let mut message = format!(
+            "loaded {} ({} tables, {} entry points)",
+            path.display(),
+            program.schema.tables.len(),
+            program.entries.len()
+        );
+        if !report.rejected.is_empty() {
+            message.push_str(&format!(
+                "; not installed, rejected: {} (`rqc check` says why)",
+                report.rejected.join(", ")
+            ));
+        }
+        Ok(message)
     }
 
     /// The module an expression is checked in: everything public in scope.
@@ -262,7 +270,9 @@ impl Repl {
     }
 
     fn run(&mut self, expression: &str) -> String {
-        if self.db.program().is_none() {
+        // An expression is checked against the sources, which a program
+        // kept in the database does not carry.
+        if self.files.is_empty() {
             return "no program loaded; :load PATH".into();
         }
         let (compilation, _) = self.check(expression);
@@ -285,18 +295,13 @@ impl Repl {
                 shown
             };
         };
-        // The expression joins the installed program for this run.
-        let mut program = self.db.program().expect("loaded").clone();
-        program.entries.retain(|e| e.name != "it");
-        program.entries.push(entry);
-        if let Err(error) = self.db.install(program) {
-            return self.error_text(&error);
-        }
-        match self.db.run("repl.it", &[]) {
+        // Run beside the installed program, never installed into it: the
+        // database keeps only the program's own entry points.
+        match self.db.run_entry(&entry, &[]) {
             Ok(output) => format!(
                 "{}\n{}",
                 table(output.rows()),
-                crate::cli::report::run_summary(&output, false)
+                crate::commands::report::run_summary(&output, false)
             ),
             Err(error) => self.error_text(&error),
         }

@@ -5,7 +5,7 @@ use rqc_runtime::RuntimeError;
 
 /// One parsed row per data line, with its 1-based line number; a line that
 /// does not parse is an error for that line only.
-pub type ParsedRows = Vec<(usize, Result<Vec<Value>, RuntimeError>)>;
+pub type ParsedRows = rqc::LoadRows;
 
 fn bad(message: String, help: &str) -> RuntimeError {
     RuntimeError::new("E0525", message, help)

@@ -112,24 +112,6 @@ fn a_changed_schema_is_refused_whole() {
 }
 
 #[test]
-fn compile_errors_come_back_as_diagnostics() {
-    let mut db = Database::in_memory();
-    let error = db
-        .install_source("bad.rq", "query q(k: Int) = Missing[k]")
-        .unwrap_err();
-    let Error::Compile { diagnostics, .. } = &error else {
-        panic!("expected a compile error, got {error}");
-    };
-    assert_eq!(diagnostics[0].code, "E0201");
-    assert!(
-        error
-            .to_string()
-            .contains("nothing named `Missing` is in scope"),
-        "{error}"
-    );
-}
-
-#[test]
 fn arguments_are_checked_against_parameter_types_and_bounds() {
     let mut db = Database::in_memory();
     db.install_source(

@@ -2,7 +2,7 @@
 
 use super::report::{print_diagnostics, report_error, verdict_line};
 use super::Status;
-use crate::{read_program, Error};
+use rqc::{read_program, Error};
 use clap::{Args, ValueEnum};
 use rqc_compiler::check::Verdict;
 use rqc_compiler::diagnostics::to_json;

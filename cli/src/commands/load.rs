@@ -1,10 +1,10 @@
 //! `rqc load`: rows from a file into a table, all or nothing.
 
-use super::report::report_error;
+use super::report::{note_errors, report_error};
 use super::run::StoreChoice;
 use super::Status;
 use crate::rowfile::{parse_csv, parse_jsonl};
-use crate::{compile_checked, read_program, Database, Error, OpenOptions};
+use rqc::{compile_installable, read_program, Database, Error, Installable, OpenOptions};
 use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -45,8 +45,8 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
         return Ok(Status::Usage);
     }
     let files = read_program(std::slice::from_ref(&args.program))?;
-    let compilation = compile_checked(&files)?;
-    let table = rqc_runtime::load::table_to_load(&compilation.program.schema, &args.table)?.clone();
+    let Installable { program, report } = compile_installable(&files)?;
+    let table = rqc_runtime::load::table_to_load(&program.schema, &args.table)?.clone();
     let text = std::fs::read_to_string(&args.file).map_err(|error| Error::Io {
         path: args.file.clone(),
         error,
@@ -64,7 +64,8 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
             ..OpenOptions::default()
         },
     )?;
-    db.install(compilation.program)?;
+    db.install(program)?;
+    note_errors(&report, "its schema is sound and the rows load");
     let terminal = std::io::stderr().is_terminal();
     let mut progress = |done: usize| {
         if terminal && (done.is_multiple_of(1000) || done == total) {

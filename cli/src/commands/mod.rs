@@ -15,6 +15,7 @@ Examples:
   rqc check examples/social              report each query's bound, or why it is rejected
   rqc compile app.rq -o app.rqc.json     compile to a plan file the runtime loads
   rqc run --db data app.rq add --arg id=1 --arg name=lamp
+  rqc run --db data item --arg id=1      run what the database holds
   rqc explain app.rq item                show the index-only plan of `item`
 
 Exit status: 0 when clean, 1 when any error or rejection was reported,
@@ -46,8 +47,15 @@ enum Command {
     Check(check::CheckArgs),
     /// Run a query or mutation against a database directory; rows are
     /// printed as JSON lines, the seeks and rows read go to stderr.
+    ///
+    /// With PROGRAM (sources) or --plan FILE (compiled), that program is
+    /// installed first and kept in the database; without either, the
+    /// program the database holds runs. A program with errors elsewhere
+    /// still installs its accepted queries and mutations; one whose syntax,
+    /// schema, modules or imports are broken installs nothing.
     #[command(
-        after_help = "Examples:\n  rqc run --db data examples/social add_user --arg id=1 --arg handle=ann --arg name=Ann --arg country=NZ\n  rqc run --db data examples/social user --arg id=1"
+        allow_missing_positional = true,
+        after_help = "Examples:\n  rqc run --db data examples/social add_user --arg id=1 --arg handle=ann --arg name=Ann --arg country=NZ\n  rqc run --db data user --arg id=1                  the program the database holds\n  rqc compile examples/social -o social.rqc.json\n  rqc run --db data --plan social.rqc.json user --arg id=1"
     )]
     Run(run::RunArgs),
     /// Print the index-only plan of a query or mutation: each operator, its

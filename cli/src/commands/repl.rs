@@ -4,7 +4,7 @@ use super::report::{color_on_stderr, report_error};
 use super::run::StoreChoice;
 use super::Status;
 use crate::repl::{run, Repl};
-use crate::{Database, OpenOptions};
+use rqc::{Database, OpenOptions};
 use clap::Args;
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! Printing diagnostics, verdict lines and one-line failures for the terminal.
 
 use super::Status;
-use crate::{Error, Output};
+use rqc::{Error, Installed, Output};
 use rqc_compiler::check::Verdict;
 use rqc_compiler::diagnostics::{render, RenderOptions};
 use rqc_compiler::{Diagnostic, Sources};
@@ -58,10 +58,13 @@ pub fn report_error(error: &Error) -> Status {
         Error::Runtime(runtime) => {
             eprintln!("error[{}]: {}", runtime.code, runtime.message);
             eprintln!("  help: {}", runtime.help);
-            // Bad input from the command line is a usage problem, a refused
-            // write or an unreadable store is an error of the run.
+            // Input this rqc cannot use — a directory that is no database,
+            // a database or plan file of another version, a plan file that
+            // is no program, a database with nothing to run — is a usage
+            // problem; a refused write or an unreadable store is an error
+            // of the run.
             match runtime.code {
-                "E0511" | "E0512" => Status::Usage,
+                "E0511" | "E0512" | "E0513" | "E0514" | "E0516" | "E0517" => Status::Usage,
                 _ => Status::Errors,
             }
         }
@@ -69,6 +72,19 @@ pub fn report_error(error: &Error) -> Status {
             eprintln!("error[{}]: {error}", error.code());
             Status::Usage
         }
+    }
+}
+
+/// A note for a program installed past its rejected definitions (the
+/// library's installation rule): how many errors, what goes ahead anyway,
+/// and where to read them. Nothing when the program was clean.
+pub fn note_errors(report: &Installed, going_ahead: &str) {
+    let errors = report.errors();
+    if errors > 0 {
+        eprintln!(
+            "note: the program has {errors} error{} elsewhere; {going_ahead} (see `rqc check`)",
+            if errors == 1 { "" } else { "s" }
+        );
     }
 }
 

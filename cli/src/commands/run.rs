@@ -1,13 +1,17 @@
-//! `rqc run` and `rqc explain`: compile, install into a database, execute or show a plan.
+//! `rqc run` and `rqc explain`: install a program (sources or a plan file) into a database, execute or show a plan.
 
 use super::args::parse_args;
-use super::report::{report_error, run_summary};
+use super::report::{note_errors, report_error, run_summary};
 use super::Status;
-use crate::{read_program, Backend, Database, Error, OpenOptions};
 use clap::{Args, ValueEnum};
+use rqc::{
+    compile_installable, read_plan, read_program, Backend, Database, Error, Installable,
+    OpenOptions,
+};
 use rqc_compiler::plan::explain as explain_plan;
-use rqc_plan::{Entry, EntryKind};
-use std::path::PathBuf;
+use rqc_plan::EntryKind;
+use rqc_runtime::engine::find_entry;
+use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StoreChoice {
@@ -37,9 +41,13 @@ pub struct RunArgs {
     /// The storage backend.
     #[arg(long = "store", value_enum, default_value_t = StoreChoice::Redb)]
     store: StoreChoice,
-    /// The program: `.rq` files or directories.
-    #[arg(value_name = "FILE|DIR")]
-    program: PathBuf,
+    /// The program to install first: `.rq` files or a directory of them.
+    /// Without it or --plan, the program the database holds runs.
+    #[arg(value_name = "PROGRAM", conflicts_with = "plan")]
+    program: Option<PathBuf>,
+    /// A compiled program to install first, as `rqc compile -o` wrote it.
+    #[arg(long, value_name = "FILE")]
+    plan: Option<PathBuf>,
     /// The query or mutation to run (`name` or `module.name`).
     #[arg(value_name = "NAME")]
     name: String,
@@ -78,50 +86,55 @@ pub fn run(args: RunArgs) -> Status {
     }
 }
 
-/// Compiles the program and finds the entry point. Other definitions'
-/// errors do not stop an accepted entry from running (they are counted in a
-/// note); syntax errors, errors in the program's shape (schema, modules,
-/// imports) or in the entry itself do.
-fn load_entry(
-    program: &std::path::Path,
-    name: &str,
-) -> Result<(rqc_compiler::Compilation, Entry), Error> {
+/// Compiles the program by the library's installation rule (see
+/// `rqc::install`) and finds the entry point in it: other definitions'
+/// errors do not stop an accepted entry (a note counts them); a program
+/// whose shape is unsound, or an entry that was rejected, is refused with
+/// the diagnostics.
+fn compile_entry(program: &Path, name: &str) -> Result<Installable, Error> {
     let files = read_program(std::slice::from_ref(&program.to_path_buf()))?;
-    let compilation = rqc_compiler::compile(&files);
-    let compile_error = |compilation: rqc_compiler::Compilation| Error::Compile {
-        diagnostics: compilation.diagnostics,
-        sources: compilation.sources,
-    };
-    if !compilation.checked.shape_sound {
-        return Err(compile_error(compilation));
+    let installable = compile_installable(&files)?;
+    if let Err(missing) = find_entry(&installable.program, name) {
+        return Err(if installable.report.is_rejected(name) {
+            installable.report.into_error()
+        } else {
+            missing.into()
+        });
     }
-    let entry = match rqc_runtime::engine::find_entry(&compilation.program, name) {
-        Ok(entry) => entry.clone(),
-        // Not accepted: its diagnostics say why.
-        Err(_) if compilation.has_errors() => return Err(compile_error(compilation)),
-        Err(missing) => return Err(missing.into()),
-    };
-    let errors = compilation
-        .diagnostics
-        .iter()
-        .filter(|d| d.is_error())
-        .count();
-    if errors > 0 {
-        eprintln!("note: the program has {errors} error{} elsewhere; `{name}` is accepted and runs (see `rqc check`)", if errors == 1 { "" } else { "s" });
-    }
-    Ok((compilation, entry))
+    note_errors(&installable.report, &format!("`{name}` is accepted and runs"));
+    Ok(installable)
+}
+
+fn open(db: &Path, store: StoreChoice) -> Result<Database, Error> {
+    Database::open_with(
+        db,
+        OpenOptions {
+            backend: store.backend(),
+            ..OpenOptions::default()
+        },
+    )
 }
 
 fn run_inner(args: &RunArgs) -> Result<Status, Error> {
-    let (compilation, entry) = load_entry(&args.program, &args.name)?;
-    let options = OpenOptions {
-        backend: args.store.backend(),
-        ..OpenOptions::default()
+    // The program is compiled, or the plan read, before the database is
+    // opened: one that cannot install, or lacks the entry point, leaves the
+    // database as it was.
+    let program = match (&args.program, &args.plan) {
+        (Some(sources), _) => Some(compile_entry(sources, &args.name)?.program),
+        (None, Some(plan)) => {
+            let program = read_plan(plan)?;
+            find_entry(&program, &args.name)?;
+            Some(program)
+        }
+        (None, None) => None,
     };
-    let mut db = Database::open_with(&args.db, options)?;
-    db.install(compilation.program)?;
-    let values = parse_args(&entry, &args.args)?;
-    let output = db.run(&args.name, &values)?;
+    let mut db = open(&args.db, args.store)?;
+    if let Some(program) = program {
+        db.install(program)?;
+    }
+    let prepared = db.prepare(&args.name)?;
+    let entry = prepared.entry();
+    let output = prepared.run(&parse_args(entry, &args.args)?)?;
     match entry.kind {
         EntryKind::Query => {
             for row in output.rows() {
@@ -145,19 +158,14 @@ pub fn explain(args: ExplainArgs) -> Status {
 }
 
 fn explain_inner(args: &ExplainArgs) -> Result<Status, Error> {
-    let (compilation, entry) = load_entry(&args.program, &args.name)?;
+    let Installable { program, .. } = compile_entry(&args.program, &args.name)?;
+    let entry = find_entry(&program, &args.name)?.clone();
     let (true, Some(dir)) = (args.analyze, &args.db) else {
         print!("{}", explain_plan(&entry));
         return Ok(Status::Clean);
     };
-    let mut db = Database::open_with(
-        dir,
-        OpenOptions {
-            backend: args.store.backend(),
-            ..OpenOptions::default()
-        },
-    )?;
-    db.install(compilation.program)?;
+    let mut db = open(dir, args.store)?;
+    db.install(program)?;
     let values = parse_args(&entry, &args.args)?;
     let output = db.analyze(&args.name, &values)?;
     print!(

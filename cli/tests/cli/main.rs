@@ -6,8 +6,12 @@ use std::process::{Command, Output};
 mod bad_input;
 mod repl;
 
+/// The workspace root, where the examples are: commands run from there.
 fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("cli/ is inside the workspace")
+        .to_path_buf()
 }
 
 fn rqc(args: &[&str]) -> Output {

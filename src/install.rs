@@ -1,0 +1,115 @@
+//! The installation rule, one for the library and the `rqc` front ends: what of a program with errors is installed.
+//!
+//! A program whose *shape* is sound — no syntax error, and no error in its
+//! schema, modules or imports (the compiler's `CheckedProgram::shape_sound`)
+//! — installs: its accepted queries and mutations become runnable, and the
+//! diagnostics of the definitions the checker rejected come back as
+//! warnings in the [`Installed`] report, not as an error. A program whose
+//! shape is unsound is an [`Error::Compile`] and installs nothing: every
+//! entry point relies on the schema and names it would establish, so none
+//! of them can be trusted to mean what its source says.
+//!
+//! `rqc run`, `explain`, `load` and the REPL's `:load` apply this same rule
+//! through [`compile_installable`], so a program runs the same way from the
+//! command line and from an embedding application.
+
+use crate::error::Error;
+use rqc_compiler::diagnostics::{render, RenderOptions};
+use rqc_compiler::syntax::ast::DefKind;
+use rqc_compiler::{compile, Diagnostic, Sources};
+use rqc_plan::CompiledProgram;
+
+/// A compiled program that may be installed, with what installing it
+/// leaves to report.
+#[derive(Debug)]
+pub struct Installable {
+    pub program: CompiledProgram,
+    pub report: Installed,
+}
+
+/// What installing a program from sources reports besides success.
+#[derive(Debug)]
+pub struct Installed {
+    /// The queries and mutations that were not installed, as
+    /// `module.name`: the checker rejected them (their diagnostics say why).
+    pub rejected: Vec<String>,
+    /// The rejected definitions' diagnostics — errors, with their codes and
+    /// help — and any warnings: reported, but they stopped nothing else.
+    pub warnings: Vec<Diagnostic>,
+    /// The program's texts, to render the warnings against.
+    pub sources: Sources,
+}
+
+impl Installed {
+    /// Whether every definition was accepted and nothing was said.
+    pub fn is_clean(&self) -> bool {
+        self.warnings.is_empty()
+    }
+
+    /// How many of the warnings are the rejected definitions' errors.
+    pub fn errors(&self) -> usize {
+        self.warnings.iter().filter(|d| d.is_error()).count()
+    }
+
+    /// Whether the query or mutation `name` (or `module.name`) was
+    /// rejected, and so is not runnable.
+    pub fn is_rejected(&self, name: &str) -> bool {
+        self.rejected.iter().any(|full| names(full, name))
+    }
+
+    /// The warnings as text, as `rqc check` prints them.
+    pub fn render(&self, color: bool) -> String {
+        self.warnings
+            .iter()
+            .map(|d| render(d, &self.sources, RenderOptions { color }))
+            .collect()
+    }
+
+    /// The warnings as the error of a front end asked to run a rejected
+    /// entry point: there they are why it cannot.
+    pub fn into_error(self) -> Error {
+        Error::Compile {
+            diagnostics: self.warnings,
+            sources: self.sources,
+        }
+    }
+}
+
+/// Whether `name`, as a caller gives it (`name` or `module.name`), names
+/// the definition `full` (`module.name`), as entry points are looked up.
+pub(crate) fn names(full: &str, name: &str) -> bool {
+    full == name || full.rsplit_once('.').map(|(_, short)| short) == Some(name)
+}
+
+/// Compiles `(file name, text)` pairs under the installation rule (see the
+/// module's documentation): [`Error::Compile`] when the program's shape is
+/// unsound, else the program of its accepted entry points and the report
+/// of the rest.
+pub fn compile_installable(files: &[(String, String)]) -> Result<Installable, Error> {
+    let compilation = compile(files);
+    if !compilation.checked.shape_sound {
+        return Err(Error::Compile {
+            diagnostics: compilation.diagnostics,
+            sources: compilation.sources,
+        });
+    }
+    let program = compilation.program;
+    // Rejected by the checker, or accepted and then not planned (E0598):
+    // either way, not in the program.
+    let rejected = compilation
+        .checked
+        .verdicts
+        .iter()
+        .filter(|v| v.kind != DefKind::Fn)
+        .map(|v| format!("{}.{}", v.module, v.name))
+        .filter(|full| program.entry(full).is_none())
+        .collect();
+    Ok(Installable {
+        program,
+        report: Installed {
+            rejected,
+            warnings: compilation.diagnostics,
+            sources: compilation.sources,
+        },
+    })
+}
