@@ -1,4 +1,5 @@
 -- Neovim setup for RQL (0.7 and later): put in your init.lua, or `:luafile` it.
+-- It runs `rqc lsp`: the `rqc` binary on PATH (`cargo install --path cli` from a checkout).
 vim.filetype.add({ extension = { rq = "rql" } })
 vim.api.nvim_create_autocmd("FileType", {
   pattern = "rql",
