@@ -1,5 +1,6 @@
 //! The engine: an open store with an installed program, running entries by name.
 
+use crate::bound::{bind_entry, Access, Tables};
 use crate::catalog;
 use crate::constraints::fits;
 use crate::error::{Result, RuntimeError};
@@ -95,7 +96,16 @@ impl Default for OpenOptions {
 /// backend keeps them apart (see `store`), so the engine holds no lock.
 pub struct Engine {
     store: Box<dyn Store>,
-    program: Option<CompiledProgram>,
+    installed: Option<Installed>,
+}
+
+/// An installed program, bound to the store: its tables' trees, and what
+/// each entry point's operators access, resolved once.
+struct Installed {
+    program: CompiledProgram,
+    bound: Tables,
+    /// By entry point, in the order of `program.entries`.
+    accesses: Vec<Vec<Access>>,
 }
 
 impl Engine {
@@ -116,10 +126,10 @@ impl Engine {
 
     /// An engine over any store (a remote one, or a test double).
     pub fn with_store(store: Box<dyn Store>) -> Result<Engine> {
-        catalog::check_format(store.begin_read()?.as_ref())?;
+        catalog::check_format(store.begin_read()?.as_ref(), catalog::catalog(store.as_ref()))?;
         Ok(Engine {
             store,
-            program: None,
+            installed: None,
         })
     }
 
@@ -142,23 +152,42 @@ impl Engine {
             ));
         }
         catalog::install(self.store.as_ref(), &program.schema)?;
-        self.program = Some(program);
+        let bound = Tables::new(self.store.as_ref(), &program.schema);
+        let accesses = program
+            .entries
+            .iter()
+            .map(|entry| bind_entry(&bound, entry))
+            .collect::<Result<_>>()?;
+        self.installed = Some(Installed {
+            program,
+            bound,
+            accesses,
+        });
         Ok(())
     }
 
     pub fn program(&self) -> Option<&CompiledProgram> {
-        self.program.as_ref()
+        self.installed.as_ref().map(|i| &i.program)
     }
 
     /// The installed program (E0514 before one is).
     pub(crate) fn installed(&self) -> Result<&CompiledProgram> {
-        self.program.as_ref().ok_or_else(|| {
+        Ok(&self.bound_program()?.program)
+    }
+
+    fn bound_program(&self) -> Result<&Installed> {
+        self.installed.as_ref().ok_or_else(|| {
             RuntimeError::new(
                 "E0514",
                 "no program is installed",
                 "install a program before running it or loading rows",
             )
         })
+    }
+
+    /// The installed tables, bound to the store.
+    pub(crate) fn bound(&self) -> Result<&Tables> {
+        Ok(&self.bound_program()?.bound)
     }
 
     /// The entry point called `name` (or `module.name`).
@@ -184,16 +213,34 @@ impl Engine {
 
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         check_args(entry, args)?;
-        let program = self.installed()?;
+        let installed = self.bound_program()?;
+        // An installed entry point was bound at install; another (a plan
+        // built by hand) is bound now.
+        let bound_now;
+        let accesses = match installed
+            .program
+            .entries
+            .iter()
+            .position(|e| std::ptr::eq(e, entry))
+        {
+            Some(i) => &installed.accesses[i],
+            None => {
+                bound_now = bind_entry(&installed.bound, entry)?;
+                &bound_now
+            }
+        };
+        let bound = &installed.bound;
         let store = self.store.as_ref();
         if entry.kind == EntryKind::Query {
-            let (output, _) = evaluate(program, entry, args, Session::read(store)?)?;
+            let session = Session::read(store)?;
+            let (output, _) = evaluate(bound, accesses, entry, args, session)?;
             return Ok(output);
         }
         // A mutation's reads, checks and writes are one write transaction,
         // run again from scratch when its commit conflicts.
         let (mut output, attempts) = retrying(|| {
-            let (output, session) = evaluate(program, entry, args, Session::write(store)?)?;
+            let session = Session::write(store)?;
+            let (output, session) = evaluate(bound, accesses, entry, args, session)?;
             if commit {
                 session.commit()?;
             }
@@ -215,12 +262,13 @@ impl Engine {
 /// Evaluates `entry` in `session`; returns what it read and wrote, and the
 /// session for the caller to commit or drop.
 fn evaluate<'s>(
-    program: &CompiledProgram,
+    bound: &Tables,
+    accesses: &[Access],
     entry: &Entry,
     args: &[Value],
     session: Session<'s>,
 ) -> Result<(Output, Session<'s>)> {
-    let mut interp = Interp::new(&program.schema, args, session);
+    let mut interp = Interp::new(bound, accesses, args, session);
     let value = interp.value(&entry.root, &Env::new())?;
     let output = Output {
         value,
