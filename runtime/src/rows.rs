@@ -62,9 +62,14 @@ pub fn record(table: &TableSchema, values: Vec<Value>) -> Value {
     )
 }
 
-/// A stored row as a record of its table's columns.
+/// A stored row as a record of its table's columns (their names shared,
+/// not copied).
 pub fn decode_record(table: &crate::bound::BoundTable, bytes: &[u8]) -> Result<Value> {
-    Ok(record(&table.schema, decode_row(bytes, table.schema.columns.len())?))
+    let values = decode_row(bytes, table.schema.columns.len())?;
+    Ok(Value::Record(rqc_plan::Record::with_names(
+        table.columns.clone(),
+        values,
+    )))
 }
 
 /// The primary key of a row record: its key columns, encoded. A write names

@@ -50,7 +50,7 @@ fn main() {
         .collect();
     engine.load("Item", rows_in, &mut |_| {}).unwrap();
     let mut rng = Rng::new(7);
-    let entry = engine.entry(if which == "point" { "item" } else { "cheap" }).unwrap().clone();
+    let entry = engine.entry(if which == "point" { "item" } else { "cheap" }).unwrap();
     let start = Instant::now();
     let mut found = 0;
     for _ in 0..reads {
