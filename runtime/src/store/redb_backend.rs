@@ -8,6 +8,12 @@
 //! point read, so runs share one snapshot, its tables opened once, until
 //! the next commit through this store makes it stale (redb admits one
 //! process per database, so no commit comes from elsewhere).
+//!
+//! Durable commits share their syncs (group commit): each transaction
+//! commits without a sync, then waits until a sync that covers it is done;
+//! one waiting writer makes that sync for every commit made before it
+//! began (an empty commit with immediate durability persists every earlier
+//! non-durable one). A commit is acknowledged only once it is durable.
 
 use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
@@ -15,7 +21,7 @@ use redb::{Durability, ReadableDatabase, ReadableTable, TableDefinition, TableEr
 use std::cell::RefCell;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// The file inside the database directory.
 pub const REDB_FILE: &str = "rqc.redb";
@@ -29,6 +35,22 @@ pub struct RedbStore {
     commits: AtomicU64,
     /// The snapshot runs read while no commit has happened since.
     shared: Mutex<Option<Arc<Snapshot>>>,
+    syncs: GroupSync,
+}
+
+/// Commits made and commits made durable, by number, and whether a writer
+/// is syncing for the others.
+#[derive(Default)]
+struct GroupSync {
+    state: Mutex<SyncState>,
+    synced: Condvar,
+}
+
+#[derive(Default)]
+struct SyncState {
+    committed: u64,
+    durable: u64,
+    syncing: bool,
 }
 
 fn table(name: &str) -> TableDefinition<'_, &'static [u8], &'static [u8]> {
@@ -48,7 +70,50 @@ impl RedbStore {
             names: TreeNames::default(),
             commits: AtomicU64::new(0),
             shared: Mutex::new(None),
+            syncs: GroupSync::default(),
         })
+    }
+
+    /// After a commit: returns once a sync covers it, making that sync
+    /// itself when no other writer is.
+    fn wait_durable(&self) -> Result<()> {
+        let lock = || self.syncs.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = lock();
+        state.committed += 1;
+        let mine = state.committed;
+        loop {
+            if state.durable >= mine {
+                return Ok(());
+            }
+            if !state.syncing {
+                state.syncing = true;
+                let target = state.committed;
+                drop(state);
+                let synced = self.sync();
+                state = lock();
+                state.syncing = false;
+                if synced.is_ok() {
+                    state.durable = state.durable.max(target);
+                }
+                self.syncs.synced.notify_all();
+                synced?;
+                continue;
+            }
+            state = self
+                .syncs
+                .synced
+                .wait(state)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// An empty commit with immediate durability: every earlier commit is
+    /// then on disk.
+    fn sync(&self) -> Result<()> {
+        let mut txn = self.db.begin_write().map_err(RuntimeError::store)?;
+        txn.set_durability(Durability::Immediate)
+            .map_err(RuntimeError::store)?;
+        txn.commit().map_err(RuntimeError::store)
     }
 
     /// The current snapshot: the shared one, or a new one when a commit
@@ -286,6 +351,9 @@ impl WriteTxn for RedbWriting<'_> {
             .map_err(RuntimeError::store)?;
         // Later runs read a snapshot with this commit in it.
         store.commits.fetch_add(1, Ordering::Release);
+        if store.flush_on_commit {
+            store.wait_durable()?;
+        }
         Ok(())
     }
 }
@@ -306,12 +374,8 @@ impl Store for RedbStore {
     /// writers one at a time. Dropped uncommitted, redb aborts it.
     fn begin_write(&self) -> Result<Box<dyn WriteTxn + '_>> {
         let mut txn = self.db.begin_write().map_err(RuntimeError::store)?;
-        let durability = if self.flush_on_commit {
-            Durability::Immediate
-        } else {
-            Durability::None
-        };
-        txn.set_durability(durability)
+        // Made durable after the commit, by a sync it may share.
+        txn.set_durability(Durability::None)
             .map_err(RuntimeError::store)?;
         Ok(Box::new(RedbWriting {
             txn: RedbWrite::new(txn, |_| RefCell::default()),
@@ -320,11 +384,6 @@ impl Store for RedbStore {
     }
 
     fn flush(&self) -> Result<()> {
-        // An empty commit with immediate durability makes every earlier
-        // non-durable commit durable.
-        let mut txn = self.db.begin_write().map_err(RuntimeError::store)?;
-        txn.set_durability(Durability::Immediate)
-            .map_err(RuntimeError::store)?;
-        txn.commit().map_err(RuntimeError::store)
+        self.sync()
     }
 }
