@@ -185,6 +185,25 @@ impl Engine {
         })
     }
 
+    /// The tables, and what `entry`'s operators access: bound at install for
+    /// an installed entry point, now for another (a plan built by hand).
+    pub(crate) fn bound_entry(
+        &self,
+        entry: &Entry,
+    ) -> Result<(&Tables, std::borrow::Cow<'_, [Access]>)> {
+        let installed = self.bound_program()?;
+        let position = installed
+            .program
+            .entries
+            .iter()
+            .position(|e| std::ptr::eq(e, entry));
+        let accesses = match position {
+            Some(i) => std::borrow::Cow::Borrowed(installed.accesses[i].as_slice()),
+            None => std::borrow::Cow::Owned(bind_entry(&installed.bound, entry)?),
+        };
+        Ok((&installed.bound, accesses))
+    }
+
     /// The installed tables, bound to the store.
     pub(crate) fn bound(&self) -> Result<&Tables> {
         Ok(&self.bound_program()?.bound)
@@ -213,23 +232,8 @@ impl Engine {
 
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         check_args(entry, args)?;
-        let installed = self.bound_program()?;
-        // An installed entry point was bound at install; another (a plan
-        // built by hand) is bound now.
-        let bound_now;
-        let accesses = match installed
-            .program
-            .entries
-            .iter()
-            .position(|e| std::ptr::eq(e, entry))
-        {
-            Some(i) => &installed.accesses[i],
-            None => {
-                bound_now = bind_entry(&installed.bound, entry)?;
-                &bound_now
-            }
-        };
-        let bound = &installed.bound;
+        let (bound, accesses) = self.bound_entry(entry)?;
+        let accesses = accesses.as_ref();
         let store = self.store.as_ref();
         if entry.kind == EntryKind::Query {
             let session = Session::read(store)?;
@@ -261,7 +265,7 @@ impl Engine {
 
 /// Evaluates `entry` in `session`; returns what it read and wrote, and the
 /// session for the caller to commit or drop.
-fn evaluate<'s>(
+pub(crate) fn evaluate<'s>(
     bound: &Tables,
     accesses: &[Access],
     entry: &Entry,

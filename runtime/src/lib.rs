@@ -19,6 +19,7 @@ pub mod load;
 pub mod rows;
 pub mod session;
 pub mod store;
+pub mod transaction;
 
 pub use engine::{Backend, Engine, OpenOptions, Output, Stats};
 pub use error::{Result, RuntimeError};
