@@ -237,14 +237,14 @@ impl Engine {
         let store = self.store.as_ref();
         if entry.kind == EntryKind::Query {
             let session = Session::read(store)?;
-            let (output, _) = evaluate(bound, accesses, entry, args, session)?;
+            let (output, _) = evaluate(bound, accesses, entry, args, session, !commit)?;
             return Ok(output);
         }
         // A mutation's reads, checks and writes are one write transaction,
         // run again from scratch when its commit conflicts.
         let (mut output, attempts) = retrying(|| {
             let session = Session::write(store)?;
-            let (output, session) = evaluate(bound, accesses, entry, args, session)?;
+            let (output, session) = evaluate(bound, accesses, entry, args, session, !commit)?;
             if commit {
                 session.commit()?;
             }
@@ -271,8 +271,10 @@ pub(crate) fn evaluate<'s>(
     entry: &Entry,
     args: &[Value],
     session: Session<'s>,
+    analyzing: bool,
 ) -> Result<(Output, Session<'s>)> {
     let mut interp = Interp::new(bound, accesses, args, session);
+    interp.analyzing = analyzing;
     let value = interp.value(&entry.root, &Env::new())?;
     let output = Output {
         value,

@@ -33,6 +33,9 @@ pub struct Interp<'p, 's> {
     pub session: Session<'s>,
     /// Per operator, by node id (nodes never evaluated may be missing).
     pub stats: Vec<NodeStats>,
+    /// Whether to keep `stats` (for `explain --analyze`; a plain run needs
+    /// only the totals).
+    pub analyzing: bool,
     deadline: Deadline,
 }
 
@@ -49,6 +52,7 @@ impl<'p, 's> Interp<'p, 's> {
             params,
             session,
             stats: Vec::new(),
+            analyzing: false,
             deadline: Deadline {
                 seeks: u64::MAX,
                 rows: u64::MAX,
@@ -69,15 +73,17 @@ impl<'p, 's> Interp<'p, 's> {
         self.deadline = outer;
         let value = value?;
         let (ds, dr) = (self.session.seeks - seeks, self.session.rows - rows);
-        // Grown on demand: counting a plan's nodes on every run cost more.
-        let id = node.id as usize;
-        if id >= self.stats.len() {
-            self.stats.resize(id + 1, NodeStats::default());
+        if self.analyzing {
+            // Grown on demand: counting a plan's nodes first cost more.
+            let id = node.id as usize;
+            if id >= self.stats.len() {
+                self.stats.resize(id + 1, NodeStats::default());
+            }
+            let stats = &mut self.stats[id];
+            stats.evaluations += 1;
+            stats.seeks += ds;
+            stats.rows += dr;
         }
-        let stats = &mut self.stats[id];
-        stats.evaluations += 1;
-        stats.seeks += ds;
-        stats.rows += dr;
         if let Some(bound) = node.bound {
             if ds > bound.seeks || dr > bound.rows {
                 let message = format!(

@@ -22,7 +22,7 @@ impl Transaction<'_> {
         let session = self.session.take().ok_or_else(failed_earlier)?;
         // A failed run leaves the transaction without its session: nothing
         // of it can commit any more.
-        let (output, session) = evaluate(bound, &accesses, entry, args, session)?;
+        let (output, session) = evaluate(bound, &accesses, entry, args, session, false)?;
         self.session = Some(session);
         Ok(output)
     }
