@@ -147,7 +147,7 @@ fn point_and_timeline(posts: i64, iterations: usize) -> Vec<Row> {
             let key = rqc_runtime::encoding::key::encode_key(&[id.into()], &[]).unwrap();
             // One read transaction per read, as one rqc run has.
             let txn = raw.begin_read().unwrap();
-            assert!(txn.get("t:User", &key).unwrap().is_some());
+            assert!(txn.get(raw.tree("t:User"), &key).unwrap().is_some());
         });
         let recent = db.prepare("recent_posts").unwrap();
         for u in 1..=3 {
@@ -211,7 +211,7 @@ fn raw_recent_posts(store: &dyn Store, author: i64) -> usize {
     store
         .begin_read()
         .unwrap()
-        .range(RAW_POSTS, &start, end.as_deref(), false, 10)
+        .range(store.tree(RAW_POSTS), &start, end.as_deref(), false, 10)
         .unwrap()
         .iter()
         .filter(|(_, row)| rqc_runtime::encoding::row::decode_row(row, 4).is_ok())
@@ -249,7 +249,7 @@ fn raw_store(backend: Backend, dir: &std::path::Path, data: &Data) -> Box<dyn St
     let mut txn = store.begin_write().unwrap();
     for (tree, rows) in [("t:User", &users), (RAW_POSTS, &posts)] {
         for (k, v) in rows {
-            txn.put(tree, k, v).unwrap();
+            txn.put(store.tree(tree), k, v).unwrap();
         }
     }
     txn.commit().unwrap();

@@ -13,7 +13,7 @@ pub use plan::{
     ParamType, RangeEnd, Shape, UnOp,
 };
 pub use schema::{Column, ColumnType, IndexSchema, Schema, TableSchema};
-pub use value::{compare, Value};
+pub use value::{compare, Record, Value};
 
 /// Bumped whenever the serialized form of a [`CompiledProgram`] changes
 /// incompatibly; loaders refuse other versions.

@@ -1,8 +1,9 @@
 //! Runtime values: what parameters, columns and results hold.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Value {
@@ -12,7 +13,86 @@ pub enum Value {
     Float(f64),
     Str(String),
     List(Vec<Value>),
-    Record(Vec<(String, Value)>),
+    Record(Record),
+}
+
+/// Named fields. The names are shared: every row of one table read in a
+/// run holds the same names, counted once, not copied into each row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    names: Arc<[String]>,
+    values: Vec<Value>,
+}
+
+impl Record {
+    /// Fields in order (a name given twice keeps both; lookups find the first).
+    pub fn new(fields: Vec<(String, Value)>) -> Record {
+        let (names, values): (Vec<String>, Vec<Value>) = fields.into_iter().unzip();
+        Record {
+            names: names.into(),
+            values,
+        }
+    }
+
+    /// A record of `values` under shared `names` (one per value).
+    pub fn with_names(names: Arc<[String]>, values: Vec<Value>) -> Record {
+        debug_assert_eq!(names.len(), values.len());
+        Record { names, values }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        let at = self.names.iter().position(|n| n == name)?;
+        self.values.get(at)
+    }
+
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
+        let at = self.names.iter().position(|n| n == name)?;
+        self.values.get_mut(at)
+    }
+
+    /// The value at a field's position.
+    pub fn at(&self, position: usize) -> Option<&Value> {
+        self.values.get(position)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.names.iter().zip(&self.values)
+    }
+
+    pub fn values(&self) -> &[Value] {
+        &self.values
+    }
+
+    pub fn into_values(self) -> Vec<Value> {
+        self.values
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+impl FromIterator<(String, Value)> for Record {
+    fn from_iter<I: IntoIterator<Item = (String, Value)>>(fields: I) -> Record {
+        Record::new(fields.into_iter().collect())
+    }
+}
+
+/// As a list of `[name, value]` pairs, the form plans and files keep.
+impl Serialize for Record {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Record {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Record, D::Error> {
+        Ok(Record::new(Vec::<(String, Value)>::deserialize(deserializer)?))
+    }
 }
 
 impl Value {
@@ -37,8 +117,8 @@ impl Value {
                 .unwrap_or(J::Null),
             Value::Str(s) => J::String(s.clone()),
             Value::List(items) => J::Array(items.iter().map(Value::to_json).collect()),
-            Value::Record(fields) => J::Object(
-                fields
+            Value::Record(record) => J::Object(
+                record
                     .iter()
                     .map(|(name, value)| (name.clone(), value.to_json()))
                     .collect(),
@@ -61,20 +141,27 @@ impl Value {
             J::Array(items) => {
                 Value::List(items.iter().map(Value::from_json).collect::<Option<_>>()?)
             }
-            J::Object(fields) => Value::Record(
+            J::Object(fields) => Value::Record(Record::new(
                 fields
                     .iter()
                     .map(|(k, v)| Some((k.clone(), Value::from_json(v)?)))
                     .collect::<Option<_>>()?,
-            ),
+            )),
         })
     }
 
     pub fn field(&self, name: &str) -> Option<&Value> {
         match self {
-            Value::Record(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+            Value::Record(record) => record.get(name),
             _ => None,
         }
+    }
+}
+
+impl Value {
+    /// A record of `fields`, in order.
+    pub fn record(fields: Vec<(String, Value)>) -> Value {
+        Value::Record(Record::new(fields))
     }
 }
 

@@ -6,7 +6,7 @@ use crate::error::{Result, RuntimeError};
 use crate::plan_format::{self, Origin};
 use crate::rows::{bound_tree, index_entry, index_tree, primary_key, small_tree, table_tree};
 use crate::session::Session;
-use crate::store::{ReadTxn, Store};
+use crate::store::{ReadTxn, Store, Tree};
 use rqc_plan::{CompiledProgram, Schema, TableSchema, Value};
 
 /// The layout of trees, keys and rows this runtime writes. A database with
@@ -22,9 +22,14 @@ const SCHEMA_KEY: &[u8] = b"schema";
 /// the program was kept have only that, and migrations compare it.
 const PROGRAM_KEY: &[u8] = b"program";
 
+/// The catalog's tree in `store`.
+pub fn catalog(store: &dyn Store) -> Tree {
+    store.tree(CATALOG)
+}
+
 /// Checks the stored format version, refusing data from a newer rqc.
-pub fn check_format(txn: &dyn ReadTxn) -> Result<()> {
-    let Some(bytes) = txn.get(CATALOG, FORMAT_KEY)? else {
+pub fn check_format(txn: &dyn ReadTxn, catalog: Tree) -> Result<()> {
+    let Some(bytes) = txn.get(catalog, FORMAT_KEY)? else {
         return Ok(());
     };
     let version = <[u8; 4]>::try_from(bytes.as_slice())
@@ -43,8 +48,8 @@ pub fn check_format(txn: &dyn ReadTxn) -> Result<()> {
 }
 
 /// The schema installed in the database, if any.
-pub fn installed_schema(txn: &dyn ReadTxn) -> Result<Option<Schema>> {
-    match txn.get(CATALOG, SCHEMA_KEY)? {
+pub fn installed_schema(txn: &dyn ReadTxn, catalog: Tree) -> Result<Option<Schema>> {
+    match txn.get(catalog, SCHEMA_KEY)? {
         None => Ok(None),
         Some(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
@@ -55,8 +60,8 @@ pub fn installed_schema(txn: &dyn ReadTxn) -> Result<Option<Schema>> {
 /// The program installed in the database, if any. One of another plan
 /// format is refused (see [`plan_format::check_version`]): an older one
 /// with E0513, a newer one with E0516.
-pub fn installed_program(txn: &dyn ReadTxn) -> Result<Option<CompiledProgram>> {
-    match txn.get(CATALOG, PROGRAM_KEY)? {
+pub fn installed_program(txn: &dyn ReadTxn, catalog: Tree) -> Result<Option<CompiledProgram>> {
+    match txn.get(catalog, PROGRAM_KEY)? {
         None => Ok(None),
         Some(bytes) => plan_format::decode(&bytes, Origin::Catalog).map(Some),
     }
@@ -74,10 +79,11 @@ pub fn install(store: &dyn Store, program: &CompiledProgram) -> Result<()> {
     let encoded = plan_format::encode(program)?;
     crate::engine::retrying(|| {
         let mut session = Session::write(store)?;
-        check_format(session.reads())?;
-        match installed_schema(session.reads())? {
+        let catalog = catalog(store);
+        check_format(session.reads(), catalog)?;
+        match installed_schema(session.reads(), catalog)? {
             Some(existing) if existing == program.schema => {
-                let stored = session.reads().get(CATALOG, PROGRAM_KEY)?;
+                let stored = session.reads().get(catalog, PROGRAM_KEY)?;
                 if stored.as_deref() == Some(encoded.as_slice()) {
                     return Ok(());
                 }
@@ -85,9 +91,9 @@ pub fn install(store: &dyn Store, program: &CompiledProgram) -> Result<()> {
             Some(existing) => migrate(&mut session, &existing, &program.schema)?,
             None => {}
         }
-        session.put(CATALOG, FORMAT_KEY, &STORAGE_FORMAT.to_be_bytes())?;
-        session.put(CATALOG, SCHEMA_KEY, &schema)?;
-        session.put(CATALOG, PROGRAM_KEY, &encoded)?;
+        session.put(catalog, FORMAT_KEY, &STORAGE_FORMAT.to_be_bytes())?;
+        session.put(catalog, SCHEMA_KEY, &schema)?;
+        session.put(catalog, PROGRAM_KEY, &encoded)?;
         session.commit()
     })
     .map(|((), _)| ())
@@ -154,7 +160,8 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema) -> Result<()> 
                         "delete rows first, or declare a larger max",
                     ));
                 }
-                session.set_counter(&small_tree(&table.name), b"", rows.len() as u64)?;
+                let tree = session.tree(&small_tree(&table.name));
+                session.set_counter(tree, b"", rows.len() as u64)?;
             }
         }
     }
@@ -162,14 +169,16 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema) -> Result<()> 
 }
 
 fn all_rows(session: &mut Session<'_>, table: &TableSchema) -> Result<Vec<Vec<Value>>> {
+    let tree = session.tree(&table_tree(&table.name));
     session
-        .range(&table_tree(&table.name), &[], None, usize::MAX)?
+        .range(tree, &[], None, usize::MAX)?
         .into_iter()
         .map(|(_, bytes)| decode_row(&bytes, table.columns.len()))
         .collect()
 }
 
 fn clear(session: &mut Session<'_>, tree: &str) -> Result<()> {
+    let tree = session.tree(tree);
     for (key, _) in session.range(tree, &[], None, usize::MAX)? {
         session.delete(tree, &key)?;
     }
@@ -182,7 +191,7 @@ fn backfill_index(
     index: &rqc_plan::IndexSchema,
     rows: &[Vec<Value>],
 ) -> Result<()> {
-    let tree = index_tree(&table.name, &index.name);
+    let tree = session.tree(&index_tree(&table.name, &index.name));
     let mut seen = std::collections::HashSet::new();
     for row in rows {
         let primary = primary_key(table, row)?;
@@ -199,7 +208,7 @@ fn backfill_index(
                 "make the values unique first, or declare a plain `index`",
             ));
         }
-        session.put(&tree, &entry, &encode_row(row)?)?;
+        session.put(tree, &entry, &encode_row(row)?)?;
     }
     Ok(())
 }
@@ -237,7 +246,8 @@ fn count_groups(
                 "delete rows of that group first, or declare a larger bound",
             ));
         }
-        session.set_counter(&bound_tree(&table.name, i), &key, count)?;
+        let tree = session.tree(&bound_tree(&table.name, i));
+        session.set_counter(tree, &key, count)?;
     }
     Ok(())
 }

@@ -226,7 +226,7 @@ fn on_stream<'p>(
             maps.push(f);
             Ok(Val::Stream(Rc::new(Stream {
                 table: stream.table,
-                tree: stream.tree.clone(),
+                tree: stream.tree,
                 start: stream.start.clone(),
                 end: stream.end.clone(),
                 maps,

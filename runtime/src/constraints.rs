@@ -8,19 +8,27 @@
 //! the write actually changed. The seeks and rows counted here are the
 //! ones spec/cost.md charges for each write.
 
+use crate::bound::{BoundTable, Tables};
 use crate::encoding::key::encode_key;
 use crate::encoding::row::{decode_row, encode_row};
 use crate::error::{Result, RuntimeError};
 use crate::rows::*;
 use crate::session::Session;
-use rqc_plan::{ColumnType, Schema, TableSchema, Value};
+use crate::store::Tree;
+use rqc_plan::{ColumnType, TableSchema, Value};
 
-pub fn insert_row(session: &mut Session<'_>, table: &TableSchema, row: Vec<Value>) -> Result<()> {
+pub fn insert_row(
+    session: &mut Session<'_>,
+    bound: &Tables,
+    t: &BoundTable,
+    row: Vec<Value>,
+) -> Result<()> {
+    let table = &t.schema;
     check_types(table, &row)?;
     let primary = primary_key(table, &row)?;
     let encoded = encode_row(&row)?;
     // Every check first, so a refused row leaves nothing in the session.
-    if session.get(&table_tree(&table.name), &primary)?.is_some() {
+    if session.get(t.rows, &primary)?.is_some() {
         let key: Vec<Value> = table.key.iter().map(|&c| row[c].clone()).collect();
         return Err(RuntimeError::new(
             "E0501",
@@ -29,66 +37,62 @@ pub fn insert_row(session: &mut Session<'_>, table: &TableSchema, row: Vec<Value
         ));
     }
     let mut entries = Vec::with_capacity(table.indexes.len());
-    for index in &table.indexes {
+    for (index, &tree) in table.indexes.iter().zip(&t.indexes) {
         let entry = index_entry(index, &row, &primary)?;
-        let tree = index_tree(&table.name, &index.name);
-        if index.unique && session.get(&tree, &entry)?.is_some() {
+        if index.unique && session.get(tree, &entry)?.is_some() {
             return Err(unique_taken(table, index, &row));
         }
         entries.push((tree, entry));
     }
-    for (column, spec) in table.columns.iter().enumerate() {
-        if let Some(target) = spec.references.as_deref() {
+    for (column, target) in t.references.iter().enumerate() {
+        if let Some(target) = target {
             if row[column] != Value::Null {
-                reference_exists(session, table, column, target, &row[column])?;
+                reference_exists(session, t, column, &bound.tables[*target], &row[column])?;
             }
         }
     }
     let mut counters = Vec::new();
-    for (i, bound) in table.bounds.iter().enumerate() {
-        counters.push(next_count(session, table, i, bound, &row)?);
+    for i in 0..table.bounds.len() {
+        counters.push(next_count(session, t, i, &row)?);
     }
-    if let Some(small) = next_small(session, table)? {
+    if let Some(small) = next_small(session, t)? {
         counters.push(small);
     }
     // Then every write.
     for (tree, entry) in entries {
         session.count_seek();
-        session.put(&tree, &entry, &encoded)?;
+        session.put(tree, &entry, &encoded)?;
     }
-    add_references(session, table, &row, 1)?;
+    add_references(session, bound, t, &row, 1)?;
     for (tree, key, count) in counters {
-        session.set_counter(&tree, &key, count)?;
+        session.set_counter(tree, &key, count)?;
     }
-    session.put(&table_tree(&table.name), &primary, &encoded)
+    session.put_row(t.rows, &primary, &encoded)
 }
 
 /// The counter of the row's group under `bound` after adding the row,
 /// refused past the limit.
 fn next_count(
     session: &mut Session<'_>,
-    table: &TableSchema,
+    t: &BoundTable,
     i: usize,
-    bound: &rqc_plan::schema::BoundSchema,
     row: &[Value],
-) -> Result<(String, Vec<u8>, u64)> {
-    let (tree, key, values) = group_key(table, i, bound, row)?;
-    let count = session.get_counter(&tree, &key)?;
+) -> Result<(Tree, Vec<u8>, u64)> {
+    let bound = &t.schema.bounds[i];
+    let (key, values) = group_key(bound, row)?;
+    let count = session.get_counter(t.bounds[i], &key)?;
     if count + 1 > bound.limit {
-        return Err(bound_refused(table, bound, &values, count));
+        return Err(bound_refused(&t.schema, bound, &values, count));
     }
-    Ok((tree, key, count + 1))
+    Ok((t.bounds[i], key, count + 1))
 }
 
-fn next_small(
-    session: &mut Session<'_>,
-    table: &TableSchema,
-) -> Result<Option<(String, Vec<u8>, u64)>> {
-    let Some(max) = table.small_max else {
+fn next_small(session: &mut Session<'_>, t: &BoundTable) -> Result<Option<(Tree, Vec<u8>, u64)>> {
+    let (Some(max), Some(tree)) = (t.schema.small_max, t.small) else {
         return Ok(None);
     };
-    let tree = small_tree(&table.name);
-    let count = session.get_counter(&tree, b"")?;
+    let table = &t.schema;
+    let count = session.get_counter(tree, b"")?;
     if count + 1 > max {
         return Err(RuntimeError::new(
             "E0505",
@@ -106,11 +110,11 @@ fn next_small(
 /// row when found.
 fn live_row(
     session: &mut Session<'_>,
-    table: &TableSchema,
+    t: &BoundTable,
     primary: &[u8],
 ) -> Result<Option<(Vec<Value>, Vec<u8>)>> {
-    match session.get(&table_tree(&table.name), primary)? {
-        Some(bytes) => Ok(Some((decode_row(&bytes, table.columns.len())?, bytes))),
+    match session.get(t.rows, primary)? {
+        Some(bytes) => Ok(Some((decode_row(&bytes, t.schema.columns.len())?, bytes))),
         None => Ok(None),
     }
 }
@@ -119,15 +123,16 @@ fn live_row(
 /// listed twice, or deleted earlier in the mutation, is gone: nothing to do).
 pub fn delete_row(
     session: &mut Session<'_>,
-    schema: &Schema,
-    table: &TableSchema,
+    bound: &Tables,
+    t: &BoundTable,
     primary: &[u8],
 ) -> Result<bool> {
-    let Some((row, _)) = live_row(session, table, primary)? else {
+    let table = &t.schema;
+    let Some((row, _)) = live_row(session, t, primary)? else {
         return Ok(false);
     };
-    if schema.is_referenced(&table.name) {
-        let count = session.get_counter(&refcount_tree(&table.name), primary)?;
+    if t.referenced {
+        let count = session.get_counter(t.refcount, primary)?;
         if count > 0 {
             let key: Vec<Value> = table.key.iter().map(|&c| row[c].clone()).collect();
             return Err(RuntimeError::new(
@@ -142,19 +147,16 @@ pub fn delete_row(
             ));
         }
     }
-    for index in &table.indexes {
+    for (index, &tree) in table.indexes.iter().zip(&t.indexes) {
         session.count_seek();
-        session.delete(
-            &index_tree(&table.name, &index.name),
-            &index_entry(index, &row, primary)?,
-        )?;
+        session.delete(tree, &index_entry(index, &row, primary)?)?;
     }
-    add_references(session, table, &row, -1)?;
-    for (i, bound) in table.bounds.iter().enumerate() {
-        move_counter(session, table, i, bound, &row, -1)?;
+    add_references(session, bound, t, &row, -1)?;
+    for i in 0..table.bounds.len() {
+        move_counter(session, t, i, &row, -1)?;
     }
-    shrink_small(session, table)?;
-    session.delete(&table_tree(&table.name), primary)?;
+    shrink_small(session, t)?;
+    session.delete_row(t.rows, primary)?;
     Ok(true)
 }
 
@@ -163,11 +165,13 @@ pub fn delete_row(
 /// those values, is left alone: nothing is written).
 pub fn update_row(
     session: &mut Session<'_>,
-    table: &TableSchema,
+    bound: &Tables,
+    t: &BoundTable,
     primary: &[u8],
     changes: &[(usize, Value)],
 ) -> Result<bool> {
-    let Some((old, stored)) = live_row(session, table, primary)? else {
+    let table = &t.schema;
+    let Some((old, stored)) = live_row(session, t, primary)? else {
         return Ok(false);
     };
     let mut new = old.clone();
@@ -184,76 +188,78 @@ pub fn update_row(
         .map(|(c, _)| *c)
         .filter(|&c| old[c] != new[c])
         .collect();
-    for index in &table.indexes {
-        let tree = index_tree(&table.name, &index.name);
+    for (index, &tree) in table.indexes.iter().zip(&t.indexes) {
         let old_entry = index_entry(index, &old, primary)?;
         let new_entry = index_entry(index, &new, primary)?;
         if old_entry != new_entry {
-            if index.unique && session.get(&tree, &new_entry)?.is_some() {
+            if index.unique && session.get(tree, &new_entry)?.is_some() {
                 return Err(unique_taken(table, index, &new));
             }
             session.count_seek();
-            session.delete(&tree, &old_entry)?;
+            session.delete(tree, &old_entry)?;
         }
         // The entry holds a copy of the row: rewritten even where its key
         // stays.
         session.count_seek();
-        session.put(&tree, &new_entry, &encoded)?;
+        session.put(tree, &new_entry, &encoded)?;
     }
     for &column in &changed {
-        let Some(target) = table.columns[column].references.as_deref() else {
+        let Some(target) = t.references[column] else {
             continue;
         };
+        let target = &bound.tables[target];
         if new[column] != Value::Null {
-            reference_exists(session, table, column, target, &new[column])?;
-            bump(session, &refcount_tree(target), &new[column], 1)?;
+            reference_exists(session, t, column, target, &new[column])?;
+            bump(session, target.refcount, &new[column], 1)?;
         }
         if old[column] != Value::Null {
-            bump(session, &refcount_tree(target), &old[column], -1)?;
+            bump(session, target.refcount, &old[column], -1)?;
         }
     }
-    for (i, bound) in table.bounds.iter().enumerate() {
-        if bound.columns.iter().any(|c| changed.contains(c)) {
-            move_counter(session, table, i, bound, &old, -1)?;
-            move_counter(session, table, i, bound, &new, 1)?;
+    for (i, b) in table.bounds.iter().enumerate() {
+        if b.columns.iter().any(|c| changed.contains(c)) {
+            move_counter(session, t, i, &old, -1)?;
+            move_counter(session, t, i, &new, 1)?;
         }
     }
-    session.put(&table_tree(&table.name), primary, &encoded)?;
+    session.put_row(t.rows, primary, &encoded)?;
     Ok(true)
 }
 
 fn add_references(
     session: &mut Session<'_>,
-    table: &TableSchema,
+    bound: &Tables,
+    t: &BoundTable,
     row: &[Value],
     delta: i64,
 ) -> Result<()> {
-    for (column, spec) in table.columns.iter().enumerate() {
-        let Some(target) = spec.references.as_deref() else {
+    for (column, target) in t.references.iter().enumerate() {
+        let Some(target) = target else {
             continue;
         };
         if row[column] == Value::Null {
             continue;
         }
-        bump(session, &refcount_tree(target), &row[column], delta)?;
+        bump(session, bound.tables[*target].refcount, &row[column], delta)?;
     }
     Ok(())
 }
 
 fn reference_exists(
     session: &mut Session<'_>,
-    table: &TableSchema,
+    t: &BoundTable,
     column: usize,
-    target: &str,
+    target: &BoundTable,
     value: &Value,
 ) -> Result<()> {
     let key = encode_key(std::slice::from_ref(value), &[])?;
-    if session.get(&table_tree(target), &key)?.is_none() {
+    if session.get(target.rows, &key)?.is_none() {
+        let target = &target.schema.name;
         return Err(RuntimeError::new(
             "E0503",
             format!(
                 "`{}.{}` refers to `{target}` {value}, which does not exist",
-                table.name, table.columns[column].name
+                t.schema.name, t.schema.columns[column].name
             ),
             format!("insert the `{target}` row first"),
         ));
@@ -261,43 +267,39 @@ fn reference_exists(
     Ok(())
 }
 
-fn bump(session: &mut Session<'_>, tree: &str, value: &Value, delta: i64) -> Result<()> {
+fn bump(session: &mut Session<'_>, tree: Tree, value: &Value, delta: i64) -> Result<()> {
     let key = encode_key(std::slice::from_ref(value), &[])?;
     let count = session.get_counter(tree, &key)?;
     session.set_counter(tree, &key, count.saturating_add_signed(delta))
 }
 
-/// Adds `delta` to the counter of the row's group under `bound`, refusing
-/// to go past the limit.
+/// Adds `delta` to the counter of the row's group under bound `i`,
+/// refusing to go past the limit.
 fn move_counter(
     session: &mut Session<'_>,
-    table: &TableSchema,
+    t: &BoundTable,
     i: usize,
-    bound: &rqc_plan::schema::BoundSchema,
     row: &[Value],
     delta: i64,
 ) -> Result<()> {
     let (tree, key, count) = if delta > 0 {
-        next_count(session, table, i, bound, row)?
+        next_count(session, t, i, row)?
     } else {
-        let (tree, key, _) = group_key(table, i, bound, row)?;
-        let count = session.get_counter(&tree, &key)?;
-        (tree, key, count.saturating_add_signed(delta))
+        let (key, _) = group_key(&t.schema.bounds[i], row)?;
+        let count = session.get_counter(t.bounds[i], &key)?;
+        (t.bounds[i], key, count.saturating_add_signed(delta))
     };
-    session.set_counter(&tree, &key, count)
+    session.set_counter(tree, &key, count)
 }
 
-/// The counter tree and key of the row's group under `bound`, and the
-/// group's values.
+/// The counter key of the row's group under `bound`, and the group's values.
 fn group_key(
-    table: &TableSchema,
-    i: usize,
     bound: &rqc_plan::schema::BoundSchema,
     row: &[Value],
-) -> Result<(String, Vec<u8>, Vec<Value>)> {
+) -> Result<(Vec<u8>, Vec<Value>)> {
     let values: Vec<Value> = bound.columns.iter().map(|&c| row[c].clone()).collect();
     let key = encode_key(&values, &[])?;
-    Ok((bound_tree(&table.name, i), key, values))
+    Ok((key, values))
 }
 
 /// E0504: the row would be the `limit + 1`-th of its group.
@@ -329,11 +331,10 @@ fn bound_refused(
 }
 
 /// One row fewer in a small table (a delete: never refused).
-fn shrink_small(session: &mut Session<'_>, table: &TableSchema) -> Result<()> {
-    if table.small_max.is_some() {
-        let tree = small_tree(&table.name);
-        let count = session.get_counter(&tree, b"")?;
-        session.set_counter(&tree, b"", count.saturating_sub(1))?;
+fn shrink_small(session: &mut Session<'_>, t: &BoundTable) -> Result<()> {
+    if let Some(tree) = t.small {
+        let count = session.get_counter(tree, b"")?;
+        session.set_counter(tree, b"", count.saturating_sub(1))?;
     }
     Ok(())
 }

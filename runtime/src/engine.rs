@@ -1,5 +1,6 @@
 //! The engine: an open store with an installed program, running entries by name.
 
+use crate::bound::{bind_entry, Access, Tables};
 use crate::catalog;
 use crate::constraints::fits;
 use crate::error::{Result, RuntimeError};
@@ -96,9 +97,19 @@ impl Default for OpenOptions {
 /// backend keeps them apart (see `store`), so the engine holds no lock.
 pub struct Engine {
     store: Box<dyn Store>,
-    /// The installed program, or why none can run (E0514 before one is
-    /// installed, E0513 when the catalog's is of an older plan format).
-    program: Result<CompiledProgram>,
+    /// The installed program bound to the store, or why none can run
+    /// (E0514 before one is installed, E0513 when the catalog's is of an
+    /// older plan format).
+    installed: Result<Installed>,
+}
+
+/// An installed program, bound to the store: its tables' trees, and what
+/// each entry point's operators access, resolved once.
+struct Installed {
+    program: CompiledProgram,
+    bound: Tables,
+    /// By entry point, in the order of `program.entries`.
+    accesses: Vec<Vec<Access>>,
 }
 
 impl Engine {
@@ -124,15 +135,16 @@ impl Engine {
     /// opens but does not run until one is installed again (E0513).
     pub fn with_store(store: Box<dyn Store>) -> Result<Engine> {
         let txn = store.begin_read()?;
-        catalog::check_format(txn.as_ref())?;
-        let program = match catalog::installed_program(txn.as_ref()) {
-            Ok(Some(program)) => Ok(program),
+        let catalog = catalog::catalog(store.as_ref());
+        catalog::check_format(txn.as_ref(), catalog)?;
+        let installed = match catalog::installed_program(txn.as_ref(), catalog) {
+            Ok(Some(program)) => bind(store.as_ref(), program),
             Ok(None) => Err(not_installed()),
             Err(older) if older.code == "E0513" => Err(older),
             Err(refused) => return Err(refused),
         };
         drop(txn);
-        Ok(Engine { store, program })
+        Ok(Engine { store, installed })
     }
 
     pub fn in_memory() -> Engine {
@@ -145,18 +157,48 @@ impl Engine {
     /// plans become runnable.
     pub fn install(&mut self, program: CompiledProgram) -> Result<()> {
         plan_format::check_version(program.format_version, Origin::Given)?;
-        catalog::install(self.store.as_ref(), &program)?;
-        self.program = Ok(program);
+        // Bound first: a program that cannot be leaves the catalog as it was.
+        let installed = bind(self.store.as_ref(), program)?;
+        catalog::install(self.store.as_ref(), &installed.program)?;
+        self.installed = Ok(installed);
         Ok(())
     }
 
     pub fn program(&self) -> Option<&CompiledProgram> {
-        self.program.as_ref().ok()
+        self.installed.as_ref().ok().map(|i| &i.program)
     }
 
     /// The installed program (E0514 before one is).
     pub(crate) fn installed(&self) -> Result<&CompiledProgram> {
-        self.program.as_ref().map_err(Clone::clone)
+        Ok(&self.bound_program()?.program)
+    }
+
+    fn bound_program(&self) -> Result<&Installed> {
+        self.installed.as_ref().map_err(Clone::clone)
+    }
+
+    /// The tables, and what `entry`'s operators access: bound at install for
+    /// an installed entry point, now for another (a plan built by hand).
+    pub(crate) fn bound_entry(
+        &self,
+        entry: &Entry,
+    ) -> Result<(&Tables, std::borrow::Cow<'_, [Access]>)> {
+        let installed = self.bound_program()?;
+        let position = installed
+            .program
+            .entries
+            .iter()
+            .position(|e| std::ptr::eq(e, entry));
+        let accesses = match position {
+            Some(i) => std::borrow::Cow::Borrowed(installed.accesses[i].as_slice()),
+            None => std::borrow::Cow::Owned(bind_entry(&installed.bound, entry)?),
+        };
+        Ok((&installed.bound, accesses))
+    }
+
+    /// The installed tables, bound to the store.
+    pub(crate) fn bound(&self) -> Result<&Tables> {
+        Ok(&self.bound_program()?.bound)
     }
 
     /// The entry point called `name` (or `module.name`).
@@ -182,16 +224,19 @@ impl Engine {
 
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         check_args(entry, args)?;
-        let program = self.installed()?;
+        let (bound, accesses) = self.bound_entry(entry)?;
+        let accesses = accesses.as_ref();
         let store = self.store.as_ref();
         if entry.kind == EntryKind::Query {
-            let (output, _) = evaluate(program, entry, args, Session::read(store)?)?;
+            let session = Session::read(store)?;
+            let (output, _) = evaluate(bound, accesses, entry, args, session, !commit)?;
             return Ok(output);
         }
         // A mutation's reads, checks and writes are one write transaction,
         // run again from scratch when its commit conflicts.
         let (mut output, attempts) = retrying(|| {
-            let (output, session) = evaluate(program, entry, args, Session::write(store)?)?;
+            let session = Session::write(store)?;
+            let (output, session) = evaluate(bound, accesses, entry, args, session, !commit)?;
             if commit {
                 session.commit()?;
             }
@@ -212,13 +257,16 @@ impl Engine {
 
 /// Evaluates `entry` in `session`; returns what it read and wrote, and the
 /// session for the caller to commit or drop.
-fn evaluate<'s>(
-    program: &CompiledProgram,
+pub(crate) fn evaluate<'s>(
+    bound: &Tables,
+    accesses: &[Access],
     entry: &Entry,
     args: &[Value],
     session: Session<'s>,
+    analyzing: bool,
 ) -> Result<(Output, Session<'s>)> {
-    let mut interp = Interp::new(&program.schema, args, session);
+    let mut interp = Interp::new(bound, accesses, args, session);
+    interp.analyzing = analyzing;
     let value = interp.value(&entry.root, &Env::new())?;
     let output = Output {
         value,
@@ -232,6 +280,21 @@ fn evaluate<'s>(
         attempts: 1,
     };
     Ok((output, interp.session))
+}
+
+/// `program` bound to `store`'s trees, each entry point's accesses resolved.
+fn bind(store: &dyn Store, program: CompiledProgram) -> Result<Installed> {
+    let bound = Tables::new(store, &program.schema);
+    let accesses = program
+        .entries
+        .iter()
+        .map(|entry| bind_entry(&bound, entry))
+        .collect::<Result<_>>()?;
+    Ok(Installed {
+        program,
+        bound,
+        accesses,
+    })
 }
 
 fn not_installed() -> RuntimeError {

@@ -9,7 +9,8 @@ use crate::error::{Result, RuntimeError};
 use crate::rows::*;
 use crate::session::Session;
 pub use crate::values::{Closure, Env, Val};
-use rqc_plan::{compare, BinOp, Node, NodeStats, Op, Schema, TableSchema, UnOp, Value};
+use crate::bound::{Access, BoundTable, Tables};
+use rqc_plan::{compare, BinOp, Node, NodeStats, Op, UnOp, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -25,21 +26,33 @@ struct Deadline {
 }
 
 pub struct Interp<'p, 's> {
-    pub schema: &'p Schema,
+    pub bound: &'p Tables,
+    /// What each operator reads or writes, by node id.
+    accesses: &'p [Access],
     pub params: &'p [Value],
     pub session: Session<'s>,
     /// Per operator, by node id (nodes never evaluated may be missing).
     pub stats: Vec<NodeStats>,
+    /// Whether to keep `stats` (for `explain --analyze`; a plain run needs
+    /// only the totals).
+    pub analyzing: bool,
     deadline: Deadline,
 }
 
 impl<'p, 's> Interp<'p, 's> {
-    pub fn new(schema: &'p Schema, params: &'p [Value], session: Session<'s>) -> Interp<'p, 's> {
+    pub fn new(
+        bound: &'p Tables,
+        accesses: &'p [Access],
+        params: &'p [Value],
+        session: Session<'s>,
+    ) -> Interp<'p, 's> {
         Interp {
-            schema,
+            bound,
+            accesses,
             params,
             session,
             stats: Vec::new(),
+            analyzing: false,
             deadline: Deadline {
                 seeks: u64::MAX,
                 rows: u64::MAX,
@@ -60,15 +73,17 @@ impl<'p, 's> Interp<'p, 's> {
         self.deadline = outer;
         let value = value?;
         let (ds, dr) = (self.session.seeks - seeks, self.session.rows - rows);
-        // Grown on demand: counting a plan's nodes on every run cost more.
-        let id = node.id as usize;
-        if id >= self.stats.len() {
-            self.stats.resize(id + 1, NodeStats::default());
+        if self.analyzing {
+            // Grown on demand: counting a plan's nodes first cost more.
+            let id = node.id as usize;
+            if id >= self.stats.len() {
+                self.stats.resize(id + 1, NodeStats::default());
+            }
+            let stats = &mut self.stats[id];
+            stats.evaluations += 1;
+            stats.seeks += ds;
+            stats.rows += dr;
         }
-        let stats = &mut self.stats[id];
-        stats.evaluations += 1;
-        stats.seeks += ds;
-        stats.rows += dr;
         if let Some(bound) = node.bound {
             if ds > bound.seeks || dr > bound.rows {
                 let message = format!(
@@ -107,14 +122,18 @@ impl<'p, 's> Interp<'p, 's> {
         nodes.iter().map(|n| self.value(n, env)).collect()
     }
 
-    pub(crate) fn table(&self, name: &str) -> Result<&'p TableSchema> {
-        self.schema.table(name).ok_or_else(|| {
-            RuntimeError::new(
-                "E0593",
-                format!("the plan reads table `{name}`, which the schema lacks"),
-                "recompile the program; the plan and the schema come from different versions",
-            )
-        })
+    /// The table an operator accesses, and the index it reads (if any).
+    pub(crate) fn access(&self, node: &Node) -> Result<(&'p BoundTable, Option<usize>)> {
+        let access = self
+            .accesses
+            .get(node.id as usize)
+            .ok_or_else(|| internal("an operator that was not bound"))?;
+        let table = self
+            .bound
+            .tables
+            .get(access.table as usize)
+            .ok_or_else(|| internal("an operator bound to no table"))?;
+        Ok((table, access.index.map(|i| i as usize)))
     }
 
     fn eval_op(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
@@ -131,42 +150,37 @@ impl<'p, 's> Interp<'p, 's> {
                 .get(name)
                 .cloned()
                 .ok_or_else(|| internal(&format!("unbound name {name}"))),
-            Op::Get { table, key } => {
-                let schema = self.table(table)?;
+            Op::Get { key, .. } => {
+                let (table, _) = self.access(node)?;
                 let key = encode_key(&self.values(key, env)?, &[])?;
-                let found = self.session.get(&table_tree(table), &key)?;
+                let found = self.session.get(table.rows, &key)?;
                 self.within_deadline()?;
                 match found {
-                    Some(bytes) => data(decode_record(schema, &bytes)?),
+                    Some(bytes) => data(decode_record(table, &bytes)?),
                     None => data(Value::Null),
                 }
             }
-            Op::GetUnique {
-                table,
-                index,
-                values,
-            } => {
-                let schema = self.table(table)?;
-                let index_schema = schema
-                    .index(index)
-                    .ok_or_else(|| internal("unknown index"))?;
-                let entry = encode_key(&self.values(values, env)?, &index_schema.descending)?;
-                let found = self.session.get(&index_tree(table, index), &entry)?;
+            Op::GetUnique { values, .. } => {
+                let (table, index) = self.access(node)?;
+                let index = index.ok_or_else(|| internal("a unique read without its index"))?;
+                let descending = &table.schema.indexes[index].descending;
+                let entry = encode_key(&self.values(values, env)?, descending)?;
+                let found = self.session.get(table.indexes[index], &entry)?;
                 self.within_deadline()?;
                 match found {
-                    Some(bytes) => data(decode_record(schema, &bytes)?),
+                    Some(bytes) => data(decode_record(table, &bytes)?),
                     None => data(Value::Null),
                 }
             }
             Op::Scan {
-                table,
-                index,
                 prefix,
                 lower,
                 upper,
                 stream,
+                ..
             } => {
-                let range = self.range(table, index.as_deref(), prefix, lower, upper, env)?;
+                let (table, index) = self.access(node)?;
+                let range = self.range(table, index, prefix, lower, upper, env)?;
                 if *stream {
                     // Read by whoever consumes it, as far as it takes.
                     return Ok(Val::Stream(Rc::new(range)));
@@ -272,23 +286,22 @@ impl<'p, 's> Interp<'p, 's> {
                 })?;
                 Ok(Val::from_items(sorted.into_iter().take(k).collect()))
             }
-            Op::Insert { table, row } => {
-                let schema = self.table(table)?;
+            Op::Insert { row, .. } => {
+                let (table, _) = self.access(node)?;
                 let row = self.values(row, env)?;
-                insert_row(&mut self.session, schema, row)?;
+                insert_row(&mut self.session, self.bound, table, row)?;
                 self.within_deadline()?;
                 data(Value::Int(1))
             }
             Op::Update {
-                table,
-                target,
-                changes,
+                target, changes, ..
             } => {
-                let schema = self.table(table)?;
+                let (table, _) = self.access(node)?;
                 let rows = self.value(target, env)?.into_items();
                 let mut resolved = Vec::new();
                 for (column, value) in changes {
-                    let position = schema
+                    let position = table
+                        .schema
                         .column(column)
                         .ok_or_else(|| internal("unknown column"))?;
                     resolved.push((position, self.value(value, env)?));
@@ -298,18 +311,24 @@ impl<'p, 's> Interp<'p, 's> {
                 // the rows changed.
                 let mut updated = 0;
                 for row in &rows {
-                    let key = record_key(schema, row)?;
-                    updated += i64::from(update_row(&mut self.session, schema, &key, &resolved)?);
+                    let key = record_key(&table.schema, row)?;
+                    updated += i64::from(update_row(
+                        &mut self.session,
+                        self.bound,
+                        table,
+                        &key,
+                        &resolved,
+                    )?);
                 }
                 data(Value::Int(updated))
             }
-            Op::Delete { table, target } => {
-                let schema = self.table(table)?;
+            Op::Delete { target, .. } => {
+                let (table, _) = self.access(node)?;
                 let rows = self.value(target, env)?.into_items();
                 let mut deleted = 0;
                 for row in &rows {
-                    let key = record_key(schema, row)?;
-                    deleted += i64::from(delete_row(&mut self.session, self.schema, schema, &key)?);
+                    let key = record_key(&table.schema, row)?;
+                    deleted += i64::from(delete_row(&mut self.session, self.bound, table, &key)?);
                 }
                 data(Value::Int(deleted))
             }

@@ -5,6 +5,7 @@
 //! declared constraint is enforced on write and reads are counted against
 //! their static bounds.
 
+pub mod bound;
 pub mod catalog;
 mod combinators;
 pub mod constraints;
@@ -19,6 +20,7 @@ pub mod plan_format;
 pub mod rows;
 pub mod session;
 pub mod store;
+pub mod transaction;
 
 pub use engine::{Backend, Engine, OpenOptions, Output, Stats};
 pub use error::{Result, RuntimeError};

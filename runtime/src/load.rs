@@ -31,6 +31,10 @@ impl Engine {
     ) -> Result<LoadReport> {
         let program = self.installed()?;
         let schema = table_to_load(&program.schema, table)?;
+        let bound = self.bound()?;
+        let target = bound
+            .table(&schema.name)
+            .expect("every table of the schema is bound");
         // One write transaction, run again whole if its commit conflicts.
         let (report, _) = crate::engine::retrying(|| {
             let mut session = Session::write(self.store())?;
@@ -39,7 +43,7 @@ impl Engine {
             for (done, (line, row)) in rows.iter().enumerate() {
                 match row
                     .clone()
-                    .and_then(|row| insert_row(&mut session, schema, row))
+                    .and_then(|row| insert_row(&mut session, bound, target, row))
                 {
                     Ok(()) => written += 1,
                     // The store failing is no fault of the row: stop.

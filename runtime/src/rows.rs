@@ -62,8 +62,14 @@ pub fn record(table: &TableSchema, values: Vec<Value>) -> Value {
     )
 }
 
-pub fn decode_record(table: &TableSchema, bytes: &[u8]) -> Result<Value> {
-    Ok(record(table, decode_row(bytes, table.columns.len())?))
+/// A stored row as a record of its table's columns (their names shared,
+/// not copied).
+pub fn decode_record(table: &crate::bound::BoundTable, bytes: &[u8]) -> Result<Value> {
+    let values = decode_row(bytes, table.schema.columns.len())?;
+    Ok(Value::Record(rqc_plan::Record::with_names(
+        table.columns.clone(),
+        values,
+    )))
 }
 
 /// The primary key of a row record: its key columns, encoded. A write names

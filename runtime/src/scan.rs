@@ -2,8 +2,9 @@
 
 use crate::encoding::key::{encode_component, encode_key};
 use crate::error::Result;
-use crate::interp::{internal, Interp};
-use crate::rows::{decode_record, index_tree, table_tree};
+use crate::interp::Interp;
+use crate::bound::BoundTable;
+use crate::rows::decode_record;
 use crate::store::prefix_end;
 use crate::values::{Env, Stream, Val};
 use rqc_plan::{Node, RangeEnd};
@@ -13,23 +14,17 @@ impl<'p> Interp<'p, '_> {
     /// on the next column. Evaluates the prefix and bounds; reads nothing.
     pub(crate) fn range(
         &mut self,
-        table: &str,
-        index: Option<&str>,
+        table: &'p BoundTable,
+        index: Option<usize>,
         prefix: &'p [Node],
         lower: &'p Option<RangeEnd>,
         upper: &'p Option<RangeEnd>,
         env: &Env<'p>,
     ) -> Result<Stream<'p>> {
-        let schema = self.table(table)?;
         // Key columns are all ascending (an empty list says so).
-        let (tree, descending): (String, &[bool]) = match index {
-            None => (table_tree(table), &[]),
-            Some(name) => {
-                let index = schema
-                    .index(name)
-                    .ok_or_else(|| internal("unknown index"))?;
-                (index_tree(table, name), &index.descending)
-            }
+        let (tree, descending): (_, &[bool]) = match index {
+            None => (table.rows, &[]),
+            Some(i) => (table.indexes[i], &table.schema.indexes[i].descending),
         };
         let mut prefix_values = Vec::with_capacity(prefix.len());
         for p in prefix {
@@ -67,7 +62,7 @@ impl<'p> Interp<'p, '_> {
             Some((bytes, false)) => Some(bytes),
         };
         Ok(Stream {
-            table: schema,
+            table,
             tree,
             start,
             end,
@@ -85,7 +80,7 @@ impl<'p> Interp<'p, '_> {
         let limit = self.rows_allowed(wanted);
         let entries = self
             .session
-            .range(&range.tree, &range.start, range.end.as_deref(), limit)?;
+            .range(range.tree, &range.start, range.end.as_deref(), limit)?;
         self.within_deadline()?;
         let mut rows = Vec::with_capacity(entries.len());
         for (_, bytes) in &entries {

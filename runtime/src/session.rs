@@ -7,7 +7,7 @@
 //! (an error, `explain --analyze`) stores nothing.
 
 use crate::error::{Result, RuntimeError};
-use crate::store::{ReadTxn, Store, WriteTxn};
+use crate::store::{ReadTxn, Store, Tree, WriteTxn};
 use std::collections::HashSet;
 
 enum Txn<'s> {
@@ -16,9 +16,10 @@ enum Txn<'s> {
 }
 
 pub struct Session<'s> {
+    store: &'s dyn Store,
     txn: Txn<'s>,
     /// Table rows inserted, updated or deleted: `(tree, key)`.
-    rows_written: HashSet<(String, Vec<u8>)>,
+    rows_written: HashSet<(Tree, Vec<u8>)>,
     /// Whether anything was written (a write transaction that wrote
     /// nothing is not committed: there is nothing to make durable).
     wrote: bool,
@@ -30,22 +31,29 @@ pub struct Session<'s> {
 impl<'s> Session<'s> {
     /// A session for a query: reads only, one consistent state.
     pub fn read(store: &'s dyn Store) -> Result<Session<'s>> {
-        Ok(Session::over(Txn::Read(store.begin_read()?)))
+        Ok(Session::over(store, Txn::Read(store.begin_read()?)))
     }
 
     /// A session for a mutation, a load or a migration.
     pub fn write(store: &'s dyn Store) -> Result<Session<'s>> {
-        Ok(Session::over(Txn::Write(store.begin_write()?)))
+        Ok(Session::over(store, Txn::Write(store.begin_write()?)))
     }
 
-    fn over(txn: Txn<'s>) -> Session<'s> {
+    fn over(store: &'s dyn Store, txn: Txn<'s>) -> Session<'s> {
         Session {
+            store,
             txn,
             rows_written: HashSet::new(),
             wrote: false,
             seeks: 0,
             rows: 0,
         }
+    }
+
+    /// The handle of a tree named on a cold path (the catalog, a migration):
+    /// runs use handles bound at install.
+    pub fn tree(&self, name: &str) -> Tree {
+        self.store.tree(name)
     }
 
     /// The transaction's reads, uncounted (the catalog's own reads).
@@ -68,7 +76,7 @@ impl<'s> Session<'s> {
     }
 
     /// A point read: one seek, one row when found.
-    pub fn get(&mut self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    pub fn get(&mut self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.seeks += 1;
         let value = self.reads().get(tree, key)?;
         if value.is_some() {
@@ -78,7 +86,7 @@ impl<'s> Session<'s> {
     }
 
     /// A point read that always counts a row (a counter's read-modify-write).
-    pub fn get_counter(&mut self, tree: &str, key: &[u8]) -> Result<u64> {
+    pub fn get_counter(&mut self, tree: Tree, key: &[u8]) -> Result<u64> {
         let value = self.get(tree, key)?;
         if value.is_none() {
             self.rows += 1;
@@ -90,7 +98,7 @@ impl<'s> Session<'s> {
     }
 
     /// A counter of zero is no entry at all.
-    pub fn set_counter(&mut self, tree: &str, key: &[u8], value: u64) -> Result<()> {
+    pub fn set_counter(&mut self, tree: Tree, key: &[u8], value: u64) -> Result<()> {
         if value == 0 {
             self.delete(tree, key)
         } else {
@@ -102,7 +110,7 @@ impl<'s> Session<'s> {
     /// seek, one row per entry.
     pub fn range(
         &mut self,
-        tree: &str,
+        tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
         limit: usize,
@@ -117,23 +125,31 @@ impl<'s> Session<'s> {
         Ok(result)
     }
 
-    pub fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<()> {
+    /// An index entry, a counter or a catalog entry written.
+    pub fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         self.writes()?.put(tree, key, value)?;
-        self.note_write(tree, key);
-        Ok(())
-    }
-
-    pub fn delete(&mut self, tree: &str, key: &[u8]) -> Result<()> {
-        self.writes()?.delete(tree, key)?;
-        self.note_write(tree, key);
-        Ok(())
-    }
-
-    fn note_write(&mut self, tree: &str, key: &[u8]) {
         self.wrote = true;
-        if crate::rows::is_table_tree(tree) {
-            self.rows_written.insert((tree.to_string(), key.to_vec()));
-        }
+        Ok(())
+    }
+
+    pub fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
+        self.writes()?.delete(tree, key)?;
+        self.wrote = true;
+        Ok(())
+    }
+
+    /// A table's row written (inserted or updated): counted as written.
+    pub fn put_row(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        self.put(tree, key, value)?;
+        self.rows_written.insert((tree, key.to_vec()));
+        Ok(())
+    }
+
+    /// A table's row deleted: counted as written.
+    pub fn delete_row(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
+        self.delete(tree, key)?;
+        self.rows_written.insert((tree, key.to_vec()));
+        Ok(())
     }
 
     /// An index entry written or removed: one seek into that index.

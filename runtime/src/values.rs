@@ -2,7 +2,9 @@
 
 use crate::error::Result;
 use crate::interp::internal;
-use rqc_plan::{Node, TableSchema, Value};
+use crate::bound::BoundTable;
+use crate::store::Tree;
+use rqc_plan::{Node, Value};
 use std::rc::Rc;
 
 /// A value during evaluation. Data is a plan [`Value`]; lists and records
@@ -27,8 +29,8 @@ pub struct Closure<'p> {
 /// read (`map`s over the stream), in order. Nothing is read until a
 /// limiting consumer reads from it.
 pub struct Stream<'p> {
-    pub table: &'p TableSchema,
-    pub tree: String,
+    pub table: &'p BoundTable,
+    pub tree: Tree,
     pub start: Vec<u8>,
     pub end: Option<Vec<u8>>,
     pub maps: Vec<Val<'p>>,

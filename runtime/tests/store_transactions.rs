@@ -34,39 +34,40 @@ fn key(n: u8) -> Vec<u8> {
 #[test]
 fn a_write_transaction_reads_its_own_writes() {
     each_backend(|name, store| {
+        let t = store.tree("t");
         // Committed: the even keys 0..40.
         let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
         let mut txn = store.begin_write().unwrap();
         for n in (0..40).step_by(2) {
-            txn.put("t", &key(n), &[n]).unwrap();
+            txn.put(t, &key(n), &[n]).unwrap();
             model.insert(key(n), vec![n]);
         }
         txn.commit().unwrap();
         // Pending: odd keys in, every fourth even key out, one rewritten.
         let mut txn = store.begin_write().unwrap();
         for n in (1..40).step_by(3) {
-            txn.put("t", &key(n), &[n, n]).unwrap();
+            txn.put(t, &key(n), &[n, n]).unwrap();
             model.insert(key(n), vec![n, n]);
         }
         for n in (0..40).step_by(8) {
-            txn.delete("t", &key(n)).unwrap();
+            txn.delete(t, &key(n)).unwrap();
             model.remove(&key(n));
         }
-        txn.put("t", &key(2), b"new").unwrap();
+        txn.put(t, &key(2), b"new").unwrap();
         model.insert(key(2), b"new".to_vec());
         for n in 0..42 {
-            assert_eq!(txn.get("t", &key(n)).unwrap(), model.get(&key(n)).cloned());
+            assert_eq!(txn.get(t, &key(n)).unwrap(), model.get(&key(n)).cloned());
         }
         let keys: Vec<Vec<u8>> = (0..42).map(key).collect();
         let batch: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
         let expected: Vec<_> = keys.iter().map(|k| model.get(k).cloned()).collect();
-        assert_eq!(txn.get_many("t", &batch).unwrap(), expected, "{name}");
+        assert_eq!(txn.get_many(t, &batch).unwrap(), expected, "{name}");
         for (start, end) in [(0, Some(42)), (3, Some(17)), (8, None), (20, Some(9))] {
             for limit in [0, 1, 3, 7, usize::MAX] {
                 for reverse in [false, true] {
                     let end_key = end.map(key);
                     let range = txn
-                        .range("t", &key(start), end_key.as_deref(), reverse, limit)
+                        .range(t, &key(start), end_key.as_deref(), reverse, limit)
                         .unwrap();
                     let in_range = model
                         .iter()
@@ -83,11 +84,12 @@ fn a_write_transaction_reads_its_own_writes() {
                 }
             }
         }
-        assert!(txn.range("absent", &[], None, false, 9).unwrap().is_empty());
+        let absent = store.tree("absent");
+        assert!(txn.range(absent, &[], None, false, 9).unwrap().is_empty());
         txn.commit().unwrap();
         let read = store.begin_read().unwrap();
         let all: BTreeMap<_, _> = read
-            .range("t", &[], None, false, usize::MAX)
+            .range(t, &[], None, false, usize::MAX)
             .unwrap()
             .into_iter()
             .collect();
@@ -101,32 +103,34 @@ fn a_write_transaction_reads_its_own_writes() {
 #[test]
 fn a_dropped_write_transaction_stores_nothing() {
     each_backend(|name, store| {
+        let t = store.tree("t");
         let mut txn = store.begin_write().unwrap();
-        txn.put("t", b"kept", b"1").unwrap();
+        txn.put(t, b"kept", b"1").unwrap();
         txn.commit().unwrap();
         let mut txn = store.begin_write().unwrap();
-        txn.put("t", b"lost", b"2").unwrap();
-        txn.delete("t", b"kept").unwrap();
+        txn.put(t, b"lost", b"2").unwrap();
+        txn.delete(t, b"kept").unwrap();
         drop(txn);
         let read = store.begin_read().unwrap();
         assert_eq!(
-            read.get("t", b"kept").unwrap(),
+            read.get(t, b"kept").unwrap(),
             Some(b"1".to_vec()),
             "{name}"
         );
-        assert_eq!(read.get("t", b"lost").unwrap(), None, "{name}");
+        assert_eq!(read.get(t, b"lost").unwrap(), None, "{name}");
     });
 }
 
 #[test]
 fn a_read_transaction_never_sees_a_later_commit() {
     each_backend(|name, store| {
+        let t = store.tree("t");
         let mut txn = store.begin_write().unwrap();
-        txn.put("t", b"a", b"old").unwrap();
-        txn.put("t", b"b", b"old").unwrap();
+        txn.put(t, b"a", b"old").unwrap();
+        txn.put(t, b"b", b"old").unwrap();
         txn.commit().unwrap();
         let read = store.begin_read().unwrap();
-        assert_eq!(read.get("t", b"a").unwrap(), Some(b"old".to_vec()));
+        assert_eq!(read.get(t, b"a").unwrap(), Some(b"old".to_vec()));
         // A writer on another thread changes both keys. Where reads are
         // snapshots it commits at once; on sled it waits for the reader.
         let (done, committed) = mpsc::channel();
@@ -134,25 +138,25 @@ fn a_read_transaction_never_sees_a_later_commit() {
             let store = Arc::clone(&store);
             std::thread::spawn(move || {
                 let mut txn = store.begin_write().unwrap();
-                txn.put("t", b"a", b"new").unwrap();
-                txn.put("t", b"b", b"new").unwrap();
+                txn.put(t, b"a", b"new").unwrap();
+                txn.put(t, b"b", b"new").unwrap();
                 txn.commit().unwrap();
                 done.send(()).unwrap();
             })
         };
         let _ = committed.recv_timeout(Duration::from_millis(200));
         assert_eq!(
-            read.get("t", b"a").unwrap(),
+            read.get(t, b"a").unwrap(),
             Some(b"old".to_vec()),
             "{name}"
         );
-        let both = read.range("t", &[], None, false, 10).unwrap();
+        let both = read.range(t, &[], None, false, 10).unwrap();
         assert!(both.iter().all(|(_, v)| v == b"old"), "{name}: {both:?}");
         drop(read);
         writer.join().unwrap();
         let read = store.begin_read().unwrap();
         assert_eq!(
-            read.get("t", b"b").unwrap(),
+            read.get(t, b"b").unwrap(),
             Some(b"new".to_vec()),
             "{name}"
         );

@@ -304,8 +304,7 @@ impl<'c> Reference<'c> {
                     if let Some(Value::Record(fields)) = found {
                         let mut changed = false;
                         for (column, value) in &changes {
-                            let field =
-                                &mut fields.iter_mut().find(|(n, _)| n == column).unwrap().1;
+                            let field = fields.get_mut(column).unwrap();
                             changed |= field != value;
                             *field = value.clone();
                         }

@@ -18,8 +18,9 @@ pub type Tables = Vec<(String, Vec<Value>)>;
 
 type Entries = BTreeMap<Vec<u8>, Vec<u8>>;
 
-fn entries(txn: &dyn ReadTxn, tree: &str) -> Entries {
-    txn.range(tree, &[], None, false, usize::MAX)
+/// Every entry of the tree called `tree`.
+fn entries(store: &dyn Store, txn: &dyn ReadTxn, tree: &str) -> Entries {
+    txn.range(store.tree(tree), &[], None, false, usize::MAX)
         .unwrap_or_else(|e| panic!("reading {tree}: {e}"))
         .into_iter()
         .collect()
@@ -33,7 +34,7 @@ pub fn store_tables(store: &dyn Store, schema: &Schema) -> Tables {
         .tables
         .iter()
         .map(|table| {
-            let rows = entries(txn.as_ref(), &table_tree(&table.name))
+            let rows = entries(store, txn.as_ref(), &table_tree(&table.name))
                 .values()
                 .map(|bytes| record(table, decode_row(bytes, table.columns.len()).unwrap()))
                 .collect();
@@ -78,7 +79,7 @@ pub fn check_integrity(store: &dyn Store, schema: &Schema) -> Result<(), String>
     let txn = txn.as_ref();
     let mut counters: BTreeMap<String, BTreeMap<Vec<u8>, u64>> = BTreeMap::new();
     for table in &schema.tables {
-        let rows = entries(txn, &table_tree(&table.name));
+        let rows = entries(store, txn, &table_tree(&table.name));
         let mut indexes: Vec<Entries> = vec![Entries::new(); table.indexes.len()];
         for (key, bytes) in &rows {
             let row = decode_row(bytes, table.columns.len()).map_err(|e| e.to_string())?;
@@ -97,7 +98,7 @@ pub fn check_integrity(store: &dyn Store, schema: &Schema) -> Result<(), String>
         }
         for (index, expected) in table.indexes.iter().zip(indexes) {
             let tree = rqc_runtime::rows::index_tree(&table.name, &index.name);
-            let actual = entries(txn, &tree);
+            let actual = entries(store, txn, &tree);
             if actual != expected {
                 return Err(format!(
                     "index `{}.{}` has {} entries where its table implies {} (or other ones)",
@@ -120,7 +121,7 @@ pub fn check_integrity(store: &dyn Store, schema: &Schema) -> Result<(), String>
         counters.entry(refcount_tree(&table.name)).or_default();
     }
     for (tree, expected) in counters {
-        let actual: BTreeMap<Vec<u8>, u64> = entries(txn, &tree)
+        let actual: BTreeMap<Vec<u8>, u64> = entries(store, txn, &tree)
             .into_iter()
             .map(|(k, v)| {
                 let bytes: [u8; 8] = v.as_slice().try_into().unwrap_or_default();

@@ -281,9 +281,12 @@ fn readers_racing_a_writer_never_see_half_a_mutation() {
                 .unwrap();
         }
         let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // Reads finished so far: the writer goes on until the readers have
+        // raced it for a while, however the threads are scheduled.
+        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let readers: Vec<_> = (0..3)
             .map(|r| {
-                let (db, done) = (Arc::clone(&db), Arc::clone(&done));
+                let (db, done, reads) = (Arc::clone(&db), Arc::clone(&done), Arc::clone(&reads));
                 std::thread::spawn(move || {
                     let mut seen = [0usize; 3];
                     let mut i = r;
@@ -300,12 +303,17 @@ fn readers_racing_a_writer_never_see_half_a_mutation() {
                         assert_eq!(field("by_key"), listed, "key and index disagree");
                         assert_eq!(field("by_nick"), listed, "unique index disagrees");
                         seen[listed] += 1;
+                        reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
                     seen
                 })
             })
             .collect();
-        for round in 0..60i64 {
+        let started = std::time::Instant::now();
+        let raced = || reads.load(std::sync::atomic::Ordering::Relaxed) >= 30;
+        let mut round = 0i64;
+        while round < 60 || (!raced() && started.elapsed().as_secs() < 20) {
+            round += 1;
             let team = 1 + round % 4;
             let (a, b) = (1000 + 2 * round, 1001 + 2 * round);
             let nicks: [Value; 2] = [format!("a{round}").into(), format!("b{round}").into()];
@@ -321,6 +329,8 @@ fn readers_racing_a_writer_never_see_half_a_mutation() {
             )
             .unwrap();
             db.run("unpair", &[a.into(), b.into()]).unwrap();
+            // A lock that prefers writers would keep the readers out.
+            std::thread::yield_now();
         }
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         let seen = readers

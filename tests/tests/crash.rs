@@ -397,16 +397,18 @@ fn the_checks_catch_half_a_mutation() {
     );
     assert_eq!(check_integrity(engine.store(), schema), Ok(()));
     // Delete one order line's row only, as a torn write would leave it.
-    let tree = rqc_runtime::rows::table_tree("OrderLine");
+    let tree = engine
+        .store()
+        .tree(&rqc_runtime::rows::table_tree("OrderLine"));
     let (key, _) = engine
         .store()
         .begin_read()
         .unwrap()
-        .range(&tree, &[], None, false, 1)
+        .range(tree, &[], None, false, 1)
         .unwrap()
         .remove(0);
     let mut txn = engine.store().begin_write().unwrap();
-    txn.delete(&tree, &key).unwrap();
+    txn.delete(tree, &key).unwrap();
     txn.commit().unwrap();
     assert_ne!(
         store_tables(engine.store(), schema),

@@ -57,11 +57,12 @@ fn run(engine: &Engine, name: &str, args: Vec<Value>) -> Output {
 
 fn rows(engine: &Engine, schema: &Schema, table: &str) -> Vec<Vec<Value>> {
     let columns = schema.table(table).unwrap().columns.len();
+    let tree = engine.store().tree(&format!("t:{table}"));
     engine
         .store()
         .begin_read()
         .unwrap()
-        .range(&format!("t:{table}"), &[], None, false, usize::MAX)
+        .range(tree, &[], None, false, usize::MAX)
         .unwrap()
         .into_iter()
         .map(|(_, bytes)| decode_row(&bytes, columns).unwrap())

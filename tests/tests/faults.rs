@@ -6,7 +6,7 @@
 
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::store::{MemoryStore, ReadTxn, RedbStore, SledStore, Store, WriteTxn};
+use rqc_runtime::store::{MemoryStore, ReadTxn, RedbStore, SledStore, Store, Tree, WriteTxn};
 use rqc_runtime::{Backend, Engine, Result, RuntimeError};
 use rqc_tests::state::check_integrity;
 use std::path::Path;
@@ -65,19 +65,19 @@ struct FaultyTxn<'s, T: ?Sized> {
 }
 
 impl<T: ReadTxn + ?Sized> ReadTxn for FaultyTxn<'_, T> {
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.store.tick()?;
         self.inner.get(tree, key)
     }
 
-    fn get_many(&self, tree: &str, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+    fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         self.store.tick()?;
         self.inner.get_many(tree, keys)
     }
 
     fn range(
         &self,
-        tree: &str,
+        tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
         reverse: bool,
@@ -89,13 +89,13 @@ impl<T: ReadTxn + ?Sized> ReadTxn for FaultyTxn<'_, T> {
 }
 
 impl<T: WriteTxn + ?Sized> WriteTxn for FaultyTxn<'_, T> {
-    fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<()> {
+    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         // The transaction has written part of its batch: it must not show.
         self.store.tick()?;
         self.inner.put(tree, key, value)
     }
 
-    fn delete(&mut self, tree: &str, key: &[u8]) -> Result<()> {
+    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
         self.store.tick()?;
         self.inner.delete(tree, key)
     }
@@ -109,6 +109,10 @@ impl<T: WriteTxn + ?Sized> WriteTxn for FaultyTxn<'_, T> {
 }
 
 impl Store for Faulty {
+    fn tree(&self, name: &str) -> Tree {
+        self.inner.tree(name)
+    }
+
     fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
         Ok(Box::new(FaultyTxn {
             inner: self.inner.begin_read()?,
@@ -167,7 +171,8 @@ fn dump(store: &dyn Store) -> Trees {
     .map(|t| {
         (
             t.to_string(),
-            txn.range(t, &[], None, false, usize::MAX).unwrap(),
+            txn.range(store.tree(t), &[], None, false, usize::MAX)
+                .unwrap(),
         )
     })
     .collect()
@@ -256,7 +261,7 @@ fn inject_everywhere(backend: Backend) -> usize {
         let rows = inner
             .begin_read()
             .unwrap()
-            .range("t:Member", &[], None, false, usize::MAX)
+            .range(inner.tree("t:Member"), &[], None, false, usize::MAX)
             .unwrap();
         assert_eq!(members.len(), rows.len(), "the index matches the table");
         let integrity = check_integrity(inner.as_ref(), &compilation.program.schema);

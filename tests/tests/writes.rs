@@ -159,7 +159,7 @@ fn deleting_one_row_listed_a_hundred_times_keeps_the_bound_for_a_hundred_rounds(
             let Value::Record(first) = db.run("first_of", &[1.into()]).unwrap().value else {
                 panic!("the group is full")
             };
-            let id = match first.iter().find(|(name, _)| name == "id") {
+            let id = match first.iter().find(|(name, _)| *name == "id") {
                 Some((_, Value::Int(id))) => *id,
                 other => panic!("no id: {other:?}"),
             };

@@ -22,7 +22,10 @@ fn contents(store: &str, db: &Path) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
     let txn = store.begin_read().unwrap();
     ["__catalog", "t:Item", "i:Item:name"]
         .iter()
-        .map(|t| txn.range(t, &[], None, false, usize::MAX).unwrap())
+        .map(|t| {
+            txn.range(store.tree(t), &[], None, false, usize::MAX)
+                .unwrap()
+        })
         .collect()
 }
 

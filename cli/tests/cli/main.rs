@@ -448,7 +448,7 @@ fn a_database_from_a_newer_rqc_is_refused_and_left_alone() {
     {
         let store = RedbStore::open(&db_dir, true).unwrap();
         let mut txn = store.begin_write().unwrap();
-        txn.put("__catalog", b"format", &99u32.to_be_bytes())
+        txn.put(store.tree("__catalog"), b"format", &99u32.to_be_bytes())
             .unwrap();
         txn.commit().unwrap();
     }
@@ -457,7 +457,10 @@ fn a_database_from_a_newer_rqc_is_refused_and_left_alone() {
         let txn = store.begin_read().unwrap();
         ["__catalog", "t:Item", "i:Item:name"]
             .iter()
-            .map(|t| txn.range(t, &[], None, false, usize::MAX).unwrap())
+            .map(|t| {
+                txn.range(store.tree(t), &[], None, false, usize::MAX)
+                    .unwrap()
+            })
             .collect::<Vec<_>>()
     };
     let before = contents();

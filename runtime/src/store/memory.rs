@@ -1,21 +1,22 @@
 //! An in-memory store for tests and embedding: persistent ordered maps, snapshot reads, one writer at a time.
 //!
-//! The state is a persistent map (imbl) from tree names to persistent
+//! The state is a persistent vector (imbl), by tree handle, of persistent
 //! ordered maps, so a copy shares everything with its original: a read
 //! transaction takes a copy of the committed state in O(1) and reads it
 //! undisturbed; a write transaction holds the writer lock, changes its own
 //! copy (its reads see its writes) and its commit puts that copy in place.
 
-use super::{ReadTxn, Store, WriteTxn};
+use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::Result;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 use std::sync::{Mutex, MutexGuard, RwLock};
 
-type Tree = imbl::OrdMap<Vec<u8>, Vec<u8>>;
-type Trees = imbl::HashMap<String, Tree>;
+type Entries = imbl::OrdMap<Vec<u8>, Vec<u8>>;
+type Trees = imbl::Vector<Entries>;
 
 #[derive(Default)]
 pub struct MemoryStore {
+    names: TreeNames,
     /// The last committed state.
     committed: RwLock<Trees>,
     /// Held by the write transaction in progress: writers run one at a time.
@@ -39,19 +40,19 @@ impl MemoryStore {
 struct Snapshot(Trees);
 
 impl ReadTxn for Snapshot {
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        Ok(self.0.get(tree).and_then(|t| t.get(key)).cloned())
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.0.get(tree.index()).and_then(|t| t.get(key)).cloned())
     }
 
     fn range(
         &self,
-        tree: &str,
+        tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let Some(tree) = self.0.get(tree) else {
+        let Some(tree) = self.0.get(tree.index()) else {
             return Ok(Vec::new());
         };
         // An ordered map refuses a range whose end precedes its start.
@@ -80,13 +81,13 @@ struct MemoryWrite<'s> {
 }
 
 impl ReadTxn for MemoryWrite<'_> {
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.trees.get(tree, key)
     }
 
     fn range(
         &self,
-        tree: &str,
+        tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
         reverse: bool,
@@ -97,17 +98,17 @@ impl ReadTxn for MemoryWrite<'_> {
 }
 
 impl WriteTxn for MemoryWrite<'_> {
-    fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<()> {
-        self.trees
-            .0
-            .entry(tree.to_string())
-            .or_default()
-            .insert(key.to_vec(), value.to_vec());
+    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        let trees = &mut self.trees.0;
+        while trees.len() <= tree.index() {
+            trees.push_back(Entries::new());
+        }
+        trees[tree.index()].insert(key.to_vec(), value.to_vec());
         Ok(())
     }
 
-    fn delete(&mut self, tree: &str, key: &[u8]) -> Result<()> {
-        if let Some(t) = self.trees.0.get_mut(tree) {
+    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
+        if let Some(t) = self.trees.0.get_mut(tree.index()) {
             t.remove(key);
         }
         Ok(())
@@ -126,6 +127,10 @@ impl WriteTxn for MemoryWrite<'_> {
 }
 
 impl Store for MemoryStore {
+    fn tree(&self, name: &str) -> Tree {
+        self.names.tree(name)
+    }
+
     fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
         Ok(Box::new(Snapshot(self.state())))
     }

@@ -7,6 +7,10 @@
 //! on a remote store). A write transaction's commit may fail with a
 //! conflict ([`RuntimeError::conflict`]); the engine then runs the whole
 //! mutation again.
+//!
+//! Trees are named once: [`Store::tree`] gives a name's [`Tree`] handle
+//! (at install, when a program is bound), and every read and write after
+//! that takes the handle, so no run formats, hashes or compares a name.
 
 mod memory;
 mod overlay;
@@ -20,8 +24,61 @@ pub use sled_backend::SledStore;
 use crate::error::Result;
 #[cfg(doc)]
 use crate::error::RuntimeError;
+use std::collections::HashMap;
+use std::sync::RwLock;
+
+/// A tree of one store, by number. The same name always gives the same
+/// handle in one store; a handle from another store means nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Tree(u32);
+
+impl Tree {
+    /// Its position among the store's trees (backends index by it).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The names of a store's trees by handle, kept by each backend.
+#[derive(Default)]
+pub(crate) struct TreeNames {
+    names: RwLock<(Vec<String>, HashMap<String, Tree>)>,
+}
+
+impl TreeNames {
+    /// The handle of `name`, made on first use.
+    pub(crate) fn tree(&self, name: &str) -> Tree {
+        if let Some(tree) = self.read().1.get(name) {
+            return *tree;
+        }
+        let mut guard = self.names.write().unwrap_or_else(|p| p.into_inner());
+        let (names, ids) = &mut *guard;
+        *ids.entry(name.to_string()).or_insert_with(|| {
+            names.push(name.to_string());
+            Tree(names.len() as u32 - 1)
+        })
+    }
+
+    /// The name of a handle this store gave.
+    pub(crate) fn name(&self, tree: Tree) -> String {
+        self.read().0[tree.index()].clone()
+    }
+
+    /// How many trees have handles.
+    pub(crate) fn len(&self) -> usize {
+        self.read().0.len()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, (Vec<String>, HashMap<String, Tree>)> {
+        self.names.read().unwrap_or_else(|p| p.into_inner())
+    }
+}
 
 pub trait Store: Send + Sync {
+    /// The handle of the tree called `name` (made on first use; the tree
+    /// itself exists once something is written into it).
+    fn tree(&self, name: &str) -> Tree;
+
     /// A transaction for reads only: every read sees the same committed
     /// state, and never half of a commit.
     fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>>;
@@ -36,10 +93,10 @@ pub trait Store: Send + Sync {
 
 /// Reads inside one transaction. A tree that does not exist reads as empty.
 pub trait ReadTxn {
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>>;
 
     /// A batch of point reads: one call (one round trip on a remote store).
-    fn get_many(&self, tree: &str, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+    fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         keys.iter().map(|key| self.get(tree, key)).collect()
     }
 
@@ -47,7 +104,7 @@ pub trait ReadTxn {
     /// key order or reversed, at most `limit` of them.
     fn range(
         &self,
-        tree: &str,
+        tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
         reverse: bool,
@@ -57,9 +114,9 @@ pub trait ReadTxn {
 
 /// A read-write transaction: its reads see its own writes.
 pub trait WriteTxn: ReadTxn {
-    fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<()>;
+    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()>;
 
-    fn delete(&mut self, tree: &str, key: &[u8]) -> Result<()>;
+    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()>;
 
     /// Commits every write at once. Dropping the transaction instead
     /// aborts it: nothing of it is stored.

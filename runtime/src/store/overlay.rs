@@ -4,37 +4,34 @@
 //! read a range): the write transaction keeps its writes here, reads merge
 //! them over the store, and the commit applies them in one go.
 
+use super::Tree;
 use crate::error::Result;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// One tree's pending writes: a value, or `None` for a deletion.
 pub(crate) type Writes = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
 
 #[derive(Default)]
 pub(crate) struct Overlay {
-    trees: HashMap<String, Writes>,
+    trees: BTreeMap<Tree, Writes>,
 }
 
 impl Overlay {
-    pub(crate) fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) {
-        self.writes(tree).insert(key.to_vec(), Some(value.to_vec()));
+    pub(crate) fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) {
+        self.trees
+            .entry(tree)
+            .or_default()
+            .insert(key.to_vec(), Some(value.to_vec()));
     }
 
-    pub(crate) fn delete(&mut self, tree: &str, key: &[u8]) {
-        self.writes(tree).insert(key.to_vec(), None);
-    }
-
-    fn writes(&mut self, tree: &str) -> &mut Writes {
-        if !self.trees.contains_key(tree) {
-            self.trees.insert(tree.to_string(), Writes::new());
-        }
-        self.trees.get_mut(tree).expect("inserted above")
+    pub(crate) fn delete(&mut self, tree: Tree, key: &[u8]) {
+        self.trees.entry(tree).or_default().insert(key.to_vec(), None);
     }
 
     /// The pending write of `key`: `Some(None)` for a deletion, `None` when
     /// the transaction has not written it (the store's value stands).
-    pub(crate) fn get(&self, tree: &str, key: &[u8]) -> Option<Option<Vec<u8>>> {
-        self.trees.get(tree)?.get(key).cloned()
+    pub(crate) fn get(&self, tree: Tree, key: &[u8]) -> Option<Option<Vec<u8>>> {
+        self.trees.get(&tree)?.get(key).cloned()
     }
 
     /// A range read with the pending writes merged over `stored`, which
@@ -42,14 +39,14 @@ impl Overlay {
     /// at most as many as it is told.
     pub(crate) fn range(
         &self,
-        tree: &str,
+        tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
         reverse: bool,
         limit: usize,
         stored: impl FnOnce(usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>>,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let pending: Vec<(&Vec<u8>, &Option<Vec<u8>>)> = match self.trees.get(tree) {
+        let pending: Vec<(&Vec<u8>, &Option<Vec<u8>>)> = match self.trees.get(&tree) {
             Some(writes) if end.is_none_or(|end| start < end) => writes
                 .range(start.to_vec()..)
                 .take_while(|(k, _)| end.is_none_or(|e| k.as_slice() < e))
@@ -80,7 +77,10 @@ impl Overlay {
     }
 
     /// Every tree's pending writes, for the commit.
-    pub(crate) fn trees(&self) -> impl Iterator<Item = (&String, &Writes)> {
-        self.trees.iter().filter(|(_, writes)| !writes.is_empty())
+    pub(crate) fn trees(&self) -> impl Iterator<Item = (Tree, &Writes)> {
+        self.trees
+            .iter()
+            .filter(|(_, writes)| !writes.is_empty())
+            .map(|(tree, writes)| (*tree, writes))
     }
 }

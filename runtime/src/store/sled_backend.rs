@@ -9,7 +9,7 @@
 //! process only (sled itself admits one process per database).
 
 use super::overlay::Overlay;
-use super::{ReadTxn, Store, WriteTxn};
+use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
 use sled::Transactional;
@@ -21,6 +21,9 @@ pub struct SledStore {
     flush_on_commit: bool,
     /// Held exclusively by the write transaction, shared by read ones.
     lock: RwLock<()>,
+    names: TreeNames,
+    /// sled's handle of each tree, by our handle, opened on first use.
+    opened: RwLock<Vec<Option<sled::Tree>>>,
 }
 
 impl SledStore {
@@ -45,21 +48,36 @@ impl SledStore {
             db,
             flush_on_commit,
             lock: RwLock::new(()),
+            names: TreeNames::default(),
+            opened: RwLock::new(Vec::new()),
         })
     }
 
-    fn tree(&self, name: &str) -> Result<sled::Tree> {
-        self.db.open_tree(name).map_err(RuntimeError::store)
+    /// sled's handle of `tree`, kept once opened.
+    fn sled_tree(&self, tree: Tree) -> Result<sled::Tree> {
+        if let Some(Some(opened)) = unpoison(self.opened.read()).get(tree.index()) {
+            return Ok(opened.clone());
+        }
+        let opened = self
+            .db
+            .open_tree(self.names.name(tree))
+            .map_err(RuntimeError::store)?;
+        let mut all = unpoison(self.opened.write());
+        if all.len() <= tree.index() {
+            all.resize(tree.index() + 1, None);
+        }
+        all[tree.index()] = Some(opened.clone());
+        Ok(opened)
     }
 
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let value = self.tree(tree)?.get(key).map_err(RuntimeError::store)?;
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let value = self.sled_tree(tree)?.get(key).map_err(RuntimeError::store)?;
         Ok(value.map(|v| v.to_vec()))
     }
 
     fn range(
         &self,
-        tree: &str,
+        tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
         reverse: bool,
@@ -69,7 +87,7 @@ impl SledStore {
         if end.is_some_and(|end| end <= start) {
             return Ok(Vec::new());
         }
-        let tree = self.tree(tree)?;
+        let tree = self.sled_tree(tree)?;
         let iter = match end {
             Some(end) => tree.range(start.to_vec()..end.to_vec()),
             None => tree.range(start.to_vec()..),
@@ -106,13 +124,13 @@ struct SledRead<'s> {
 }
 
 impl ReadTxn for SledRead<'_> {
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.store.get(tree, key)
     }
 
     fn range(
         &self,
-        tree: &str,
+        tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
         reverse: bool,
@@ -129,7 +147,7 @@ struct SledWrite<'s> {
 }
 
 impl ReadTxn for SledWrite<'_> {
-    fn get(&self, tree: &str, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         match self.overlay.get(tree, key) {
             Some(pending) => Ok(pending),
             None => self.store.get(tree, key),
@@ -138,7 +156,7 @@ impl ReadTxn for SledWrite<'_> {
 
     fn range(
         &self,
-        tree: &str,
+        tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
         reverse: bool,
@@ -152,24 +170,24 @@ impl ReadTxn for SledWrite<'_> {
 }
 
 impl WriteTxn for SledWrite<'_> {
-    fn put(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<()> {
+    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         self.overlay.put(tree, key, value);
         Ok(())
     }
 
-    fn delete(&mut self, tree: &str, key: &[u8]) -> Result<()> {
+    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
         self.overlay.delete(tree, key);
         Ok(())
     }
 
     fn commit(self: Box<Self>) -> Result<()> {
-        let (names, batches): (Vec<&String>, Vec<_>) = self.overlay.trees().unzip();
-        if names.is_empty() {
+        let (handles, batches): (Vec<Tree>, Vec<_>) = self.overlay.trees().unzip();
+        if handles.is_empty() {
             return Ok(());
         }
-        let trees: Vec<sled::Tree> = names
+        let trees: Vec<sled::Tree> = handles
             .iter()
-            .map(|name| self.store.tree(name))
+            .map(|tree| self.store.sled_tree(*tree))
             .collect::<Result<_>>()?;
         // sled may run the closure more than once: it only applies the batch.
         let outcome = trees
@@ -200,6 +218,10 @@ impl WriteTxn for SledWrite<'_> {
 }
 
 impl Store for SledStore {
+    fn tree(&self, name: &str) -> Tree {
+        self.names.tree(name)
+    }
+
     fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
         Ok(Box::new(SledRead {
             store: self,

@@ -1,0 +1,136 @@
+//! A schema bound to one store: every table's rows, indexes and counters resolved to tree handles, its references to table positions, its column names shared by every row read.
+//!
+//! Built once when a program is installed, so that no run formats, hashes
+//! or compares a tree's or a table's name.
+
+use crate::rows::{bound_tree, index_tree, refcount_tree, small_tree, table_tree};
+use crate::store::{Store, Tree};
+use rqc_plan::{Schema, TableSchema};
+use std::sync::Arc;
+
+/// One table and where its data lives.
+pub struct BoundTable {
+    pub schema: TableSchema,
+    /// The rows, by primary key.
+    pub rows: Tree,
+    /// Each index's entries, in the order of `schema.indexes`.
+    pub indexes: Vec<Tree>,
+    /// Each `bound`'s counters, in the order of `schema.bounds`.
+    pub bounds: Vec<Tree>,
+    /// The row count of a `small table`.
+    pub small: Option<Tree>,
+    /// How many rows reference each row of this table.
+    pub refcount: Tree,
+    /// Whether some table references this one.
+    pub referenced: bool,
+    /// For each column that is a `ref`, the referenced table's position.
+    pub references: Vec<Option<usize>>,
+    /// The column names, shared by the records of every row read.
+    pub columns: Arc<[String]>,
+}
+
+/// Every table of a schema, bound to a store.
+pub struct Tables {
+    pub tables: Vec<BoundTable>,
+}
+
+impl Tables {
+    pub fn new(store: &dyn Store, schema: &Schema) -> Tables {
+        let position = |name: &str| schema.tables.iter().position(|t| t.name == name);
+        let tables = schema
+            .tables
+            .iter()
+            .map(|table| BoundTable {
+                schema: table.clone(),
+                rows: store.tree(&table_tree(&table.name)),
+                indexes: table
+                    .indexes
+                    .iter()
+                    .map(|index| store.tree(&index_tree(&table.name, &index.name)))
+                    .collect(),
+                bounds: (0..table.bounds.len())
+                    .map(|i| store.tree(&bound_tree(&table.name, i)))
+                    .collect(),
+                small: table
+                    .small_max
+                    .map(|_| store.tree(&small_tree(&table.name))),
+                refcount: store.tree(&refcount_tree(&table.name)),
+                referenced: schema.is_referenced(&table.name),
+                references: table
+                    .columns
+                    .iter()
+                    .map(|c| c.references.as_deref().and_then(position))
+                    .collect(),
+                columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+            })
+            .collect();
+        Tables { tables }
+    }
+
+    /// The table called `name` (a name in the plan; resolved when an entry
+    /// point is bound, not while it runs).
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.tables.iter().position(|t| t.schema.name == name)
+    }
+
+    pub fn table(&self, name: &str) -> Option<&BoundTable> {
+        self.position(name).map(|i| &self.tables[i])
+    }
+}
+
+/// Where an operator reads or writes: a table's position, and an index's
+/// position in it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Access {
+    pub table: u32,
+    pub index: Option<u32>,
+}
+
+/// For each operator of an entry point (by node id), what it accesses:
+/// resolved once, so a run looks nothing up by name. E0593 when the plan
+/// names a table or index the schema lacks.
+pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Result<Vec<Access>> {
+    use rqc_plan::Op;
+    let mut accesses = Vec::new();
+    let mut failure = None;
+    entry.root.walk(&mut |node| {
+        let (table, index) = match &node.op {
+            Op::Get { table, .. }
+            | Op::Insert { table, .. }
+            | Op::Update { table, .. }
+            | Op::Delete { table, .. } => (table, None),
+            Op::GetUnique { table, index, .. } => (table, Some(index)),
+            Op::Scan { table, index, .. } => (table, index.as_ref()),
+            _ => return,
+        };
+        let resolved = bound.position(table).and_then(|t| {
+            let schema = &bound.tables[t].schema;
+            let index = match index {
+                Some(name) => Some(schema.indexes.iter().position(|i| &i.name == name)? as u32),
+                None => None,
+            };
+            Some(Access {
+                table: t as u32,
+                index,
+            })
+        });
+        let id = node.id as usize;
+        if accesses.len() <= id {
+            accesses.resize(id + 1, Access::default());
+        }
+        match resolved {
+            Some(access) => accesses[id] = access,
+            None => {
+                failure.get_or_insert_with(|| table.clone());
+            }
+        }
+    });
+    match failure {
+        None => Ok(accesses),
+        Some(table) => Err(crate::error::RuntimeError::new(
+            "E0593",
+            format!("the plan reads table `{table}` (or one of its indexes), which the schema lacks"),
+            "recompile the program; the plan and the schema come from different versions",
+        )),
+    }
+}
