@@ -4,8 +4,8 @@ use crate::error::Error;
 use crate::install::{compile_installable, names, Installable, Installed};
 use crate::sources::{read_plan, read_program};
 use rqc_plan::{CompiledProgram, Entry, Value};
-use rqc_runtime::{Engine, LoadReport, LoadRows};
 pub use rqc_runtime::{Backend, OpenOptions, Output};
+use rqc_runtime::{Engine, LoadReport, LoadRows};
 use std::path::{Path, PathBuf};
 
 /// An open rqc database with (once installed) a program to run.

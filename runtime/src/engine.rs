@@ -8,9 +8,7 @@ use crate::interp::{Env, Interp};
 use crate::plan_format::{self, Origin};
 use crate::session::Session;
 use crate::store::{MemoryStore, RedbStore, SledStore, Store};
-use rqc_plan::{
-    Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Value,
-};
+use rqc_plan::{Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Value};
 use std::path::Path;
 
 /// Attempts of one transaction before a run of conflicts is given up (E0596).

@@ -34,7 +34,10 @@ fn rejected_definitions_come_back_as_warnings_and_the_rest_runs() {
     assert_eq!(installed.errors(), 2);
     assert!(!installed.is_clean());
     let text = installed.render(false);
-    assert!(text.contains("nothing named `Missing` is in scope"), "{text}");
+    assert!(
+        text.contains("nothing named `Missing` is in scope"),
+        "{text}"
+    );
     assert!(text.contains("did you mean `name`?"), "{text}");
 
     // The accepted entry points run.

@@ -119,9 +119,17 @@ fn the_previous_plan_format_is_refused_with_both_versions_and_the_fix() {
     let path = plan("format-2.rqc.json");
     let refused = runtime(rqc::read_plan(&path).unwrap_err());
     assert_eq!(refused.code, "E0513");
-    assert!(refused.message.contains("plan format 2"), "{}", refused.message);
+    assert!(
+        refused.message.contains("plan format 2"),
+        "{}",
+        refused.message
+    );
     assert!(refused.message.contains("format 3"), "{}", refused.message);
-    assert!(refused.message.contains("format-2.rqc.json"), "{}", refused.message);
+    assert!(
+        refused.message.contains("format-2.rqc.json"),
+        "{}",
+        refused.message
+    );
     assert!(refused.help.contains("rqc compile"), "{}", refused.help);
 
     let dir = tempfile::tempdir().unwrap();
@@ -176,7 +184,11 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused() {
     let refused = runtime(refused);
     assert_eq!(refused.code, "E0516");
     assert!(refused.message.contains("newer rqc"), "{}", refused.message);
-    assert!(refused.message.contains("plan format 4"), "{}", refused.message);
+    assert!(
+        refused.message.contains("plan format 4"),
+        "{}",
+        refused.message
+    );
     assert!(refused.message.contains("format 3"), "{}", refused.message);
 }
 
@@ -188,13 +200,24 @@ fn a_database_holding_an_older_program_opens_and_runs_once_it_is_installed_again
         db.install_plan(plan("format-3.rqc.json")).unwrap();
         stock(&db);
     }
-    store_program(dir.path(), &std::fs::read(plan("format-2.rqc.json")).unwrap());
+    store_program(
+        dir.path(),
+        &std::fs::read(plan("format-2.rqc.json")).unwrap(),
+    );
     let mut db = open(dir.path(), Backend::Redb).unwrap();
     assert!(db.program().is_none());
     let refused = runtime(db.run("item", &[1.into()]).unwrap_err());
     assert_eq!(refused.code, "E0513");
-    assert!(refused.message.contains("plan format 2"), "{}", refused.message);
-    assert!(refused.help.contains("install the program again"), "{}", refused.help);
+    assert!(
+        refused.message.contains("plan format 2"),
+        "{}",
+        refused.message
+    );
+    assert!(
+        refused.help.contains("install the program again"),
+        "{}",
+        refused.help
+    );
     // Installing it again runs it, over the rows the database kept.
     db.install_plan(plan("format-3.rqc.json")).unwrap();
     assert_eq!(cheapest(&db, 7, 10), ["cup", "lamp", "desk"]);
@@ -222,5 +245,8 @@ pub mutation add(id: Int, name: String, shelf: Int, price: Int) =
         .unwrap();
     let refused = runtime(db.install_plan(plan("format-3.rqc.json")).unwrap_err());
     assert_eq!(refused.code, "E0510");
-    assert!(db.program().unwrap().entries.is_empty(), "the old program stays");
+    assert!(
+        db.program().unwrap().entries.is_empty(),
+        "the old program stays"
+    );
 }

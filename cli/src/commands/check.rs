@@ -2,8 +2,8 @@
 
 use super::report::{print_diagnostics, report_error, verdict_line};
 use super::Status;
-use rqc::{read_program, Error};
 use clap::{Args, ValueEnum};
+use rqc::{read_program, Error};
 use rqc_compiler::check::Verdict;
 use rqc_compiler::diagnostics::to_json;
 use rqc_compiler::syntax::ast::DefKind;

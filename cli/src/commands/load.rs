@@ -4,8 +4,8 @@ use super::report::{note_errors, report_error};
 use super::run::StoreChoice;
 use super::Status;
 use crate::rowfile::{parse_csv, parse_jsonl};
-use rqc::{compile_installable, read_program, Database, Error, Installable, OpenOptions};
 use clap::Args;
+use rqc::{compile_installable, read_program, Database, Error, Installable, OpenOptions};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 

@@ -4,8 +4,8 @@ use super::report::{color_on_stderr, report_error};
 use super::run::StoreChoice;
 use super::Status;
 use crate::repl::{run, Repl};
-use rqc::{Database, OpenOptions};
 use clap::Args;
+use rqc::{Database, OpenOptions};
 use std::path::PathBuf;
 
 #[derive(Args)]

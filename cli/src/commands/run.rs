@@ -101,7 +101,10 @@ fn compile_entry(program: &Path, name: &str) -> Result<Installable, Error> {
             missing.into()
         });
     }
-    note_errors(&installable.report, &format!("`{name}` is accepted and runs"));
+    note_errors(
+        &installable.report,
+        &format!("`{name}` is accepted and runs"),
+    );
     Ok(installable)
 }
 

@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod bad_input;
+mod install;
+mod plans;
 mod repl;
 
 /// The workspace root, where the examples are: commands run from there.
@@ -559,31 +561,4 @@ fn the_social_sample_data_loads_and_serves_the_timeline() {
         ats.windows(2).all(|w| w[0] >= w[1]),
         "newest first: {ats:?}"
     );
-}
-
-#[test]
-fn run_goes_ahead_past_errors_elsewhere_but_not_past_a_broken_schema() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db").display().to_string();
-    let other_broken = write(
-        dir.path(),
-        "other.rq",
-        &format!("{APP}\nquery broken(id: Int) = Item[id].nmae\n"),
-    );
-    let output = rqc(&["run", "--db", &db, &other_broken, "item", "--arg", "id=1"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(
-        stderr(&output)
-            .contains("note: the program has 1 error elsewhere; `item` is accepted and runs"),
-        "{}",
-        stderr(&output)
-    );
-    let schema_broken = write(
-        dir.path(),
-        "schema.rq",
-        "table Loose { a: Int }\ntable Item { id: Int key }\nquery item(id: Int) = Item[id]\n",
-    );
-    let output = rqc(&["run", "--db", &db, &schema_broken, "item", "--arg", "id=1"]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("[E0204]"), "{}", stderr(&output));
 }
