@@ -143,7 +143,7 @@ fn main() {
     for _ in 0..reads {
         let key = rng.below(rows as u64);
         let arg = if which == "point" { key } else { key % 1000 };
-        let out = engine.run_entry(&entry, &[Value::Int(arg)]).unwrap();
+        let out = engine.run_entry(entry, &[Value::Int(arg)]).unwrap();
         found += out.rows().len();
     }
     let elapsed = start.elapsed();

@@ -118,7 +118,7 @@ fn check_program(seed: u64, tally: &mut Tally) {
                     );
                 }
                 Err(error) => assert!(
-                    DATA_ERRORS.contains(&&*error.code),
+                    DATA_ERRORS.contains(&error.code),
                     "seed {seed}: {} with {args:?} failed: {error}\n{source}",
                     entry.name
                 ),

@@ -298,6 +298,9 @@ impl Checker<'_> {
     }
 
     /// A combinator over a bounded list (or an option, as a list of ≤ 1).
+    // The input's parts arrive apart because each caller has already taken
+    // the checked input apart to find its shape, element and size.
+    #[allow(clippy::too_many_arguments)]
     fn list_op(
         &mut self,
         op: &str,

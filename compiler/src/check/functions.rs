@@ -240,6 +240,9 @@ impl Checker<'_> {
 /// body keeps. `conflict` is set where the two apply one combinator to
 /// inputs of different shapes (which the runtime could not tell apart).
 fn merge(a: TExpr, b: TExpr, lambdas: &mut [LambdaBody], conflict: &mut bool) -> TExpr {
+    // The `Err` hands the two unmatched nodes back to `zip` by value; it is
+    // on the path of every node, so boxing it would cost more than it saves.
+    #[allow(clippy::result_large_err)]
     super::tir::zip(a, b, &mut |x, y| match (x, y) {
         (TExpr::Costed(inner_a, cost_a), TExpr::Costed(inner_b, cost_b)) => Ok(TExpr::Costed(
             Box::new(merge(*inner_a, *inner_b, lambdas, conflict)),

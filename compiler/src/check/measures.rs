@@ -45,7 +45,7 @@ impl Requirements {
                 let value = self
                     .0
                     .get(&var)
-                    .map(|p| strip_requirements(p))
+                    .map(strip_requirements)
                     .unwrap_or_else(|| Poly::unbounded(name));
                 result = result.substitute(&var, &value);
             }

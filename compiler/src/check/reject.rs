@@ -39,8 +39,11 @@ impl Checker<'_> {
         let mut cost = cost.plus(&Cost::new(Poly::zero(), size.clone()));
         for arg in &args[1..] {
             if matches!(arg.kind, ExprKind::Lambda(..)) {
-                let (func, _) =
-                    self.function_argument(arg, &[stream.elem.clone()], &format!("`{op}`"));
+                let (func, _) = self.function_argument(
+                    arg,
+                    std::slice::from_ref(&stream.elem),
+                    &format!("`{op}`"),
+                );
                 cost = cost.plus(&func.latent.times(&size));
             } else {
                 self.check(arg);

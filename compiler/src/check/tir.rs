@@ -85,11 +85,14 @@ pub enum TExpr {
     Error,
 }
 
+/// How to rebuild a node from new children, in the order they were taken.
+pub type Rebuild = Box<dyn FnOnce(Vec<TExpr>) -> TExpr>;
+
 impl TExpr {
     /// The direct children, and how to rebuild the node from new ones (in
     /// the same order).
-    pub fn into_parts(self) -> (Vec<TExpr>, Box<dyn FnOnce(Vec<TExpr>) -> TExpr>) {
-        fn leaf(t: TExpr) -> (Vec<TExpr>, Box<dyn FnOnce(Vec<TExpr>) -> TExpr>) {
+    pub fn into_parts(self) -> (Vec<TExpr>, Rebuild) {
+        fn leaf(t: TExpr) -> (Vec<TExpr>, Rebuild) {
             (Vec::new(), Box::new(move |_| t))
         }
         match self {
