@@ -302,8 +302,9 @@ fn inserts(n: usize) -> Vec<Row> {
             let mut db = Database::open_with(
                 dir.path().join(backend.name()),
                 OpenOptions {
-                    backend,
+                    backend: Some(backend),
                     flush_on_commit: durable,
+                    ..OpenOptions::default()
                 },
             )
             .unwrap();

@@ -14,8 +14,9 @@ pub fn rqc_run(dir: &Path, txns: &[Txn], population: &[(&'static str, Vec<Value>
     let mut db = Database::open_with(
         dir,
         OpenOptions {
-            backend: Backend::Redb,
+            backend: Some(Backend::Redb),
             flush_on_commit: false,
+            ..OpenOptions::default()
         },
     )
     .unwrap();

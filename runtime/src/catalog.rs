@@ -59,6 +59,16 @@ pub fn installed_schema(txn: &dyn ReadTxn, catalog: Tree) -> Result<Option<Schem
 /// catalog's reads, the migration's and the new catalog's writes are one
 /// write transaction.
 pub fn install(store: &dyn Store, schema: &Schema) -> Result<()> {
+    // The same schema again writes nothing, so a database opened read-only
+    // runs the program it holds.
+    let installed = crate::engine::retrying(|| {
+        let txn = store.begin_read()?;
+        check_format(txn.as_ref(), catalog(store))?;
+        installed_schema(txn.as_ref(), catalog(store))
+    })?;
+    if installed.0.as_ref() == Some(schema) {
+        return Ok(());
+    }
     let encoded = serde_json::to_vec(schema).map_err(RuntimeError::store)?;
     crate::engine::retrying(|| {
         let mut session = Session::write(store)?;

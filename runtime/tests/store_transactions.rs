@@ -3,7 +3,7 @@
 //! one stores nothing, and a read transaction never sees a commit made
 //! after it began.
 
-use rqc_runtime::store::{MemoryStore, RedbStore, SledStore, Store};
+use rqc_runtime::store::{LmdbStore, MemoryStore, RedbStore, SledStore, Store};
 use std::collections::BTreeMap;
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 fn each_backend(check: impl Fn(&str, Arc<dyn Store>)) {
     let dir = tempfile::tempdir().unwrap();
-    let stores: [(&str, Arc<dyn Store>); 3] = [
+    let stores: [(&str, Arc<dyn Store>); 4] = [
         ("memory", Arc::new(MemoryStore::new())),
         (
             "sled",
@@ -20,6 +20,10 @@ fn each_backend(check: impl Fn(&str, Arc<dyn Store>)) {
         (
             "redb",
             Arc::new(RedbStore::open(&dir.path().join("redb"), false).unwrap()),
+        ),
+        (
+            "lmdb",
+            Arc::new(LmdbStore::open(&dir.path().join("lmdb"), false).unwrap()),
         ),
     ];
     for (name, store) in stores {

@@ -60,7 +60,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     let mut db = Database::open_with(
         &args.db,
         OpenOptions {
-            backend: args.store.backend(),
+            backend: Some(args.store.backend()),
             ..OpenOptions::default()
         },
     )?;

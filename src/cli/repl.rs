@@ -25,7 +25,7 @@ pub fn repl(args: ReplArgs) -> Status {
     let db = match Database::open_with(
         &args.db,
         OpenOptions {
-            backend: args.store.backend(),
+            backend: Some(args.store.backend()),
             ..OpenOptions::default()
         },
     ) {

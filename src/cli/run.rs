@@ -115,7 +115,7 @@ fn load_entry(
 fn run_inner(args: &RunArgs) -> Result<Status, Error> {
     let (compilation, entry) = load_entry(&args.program, &args.name)?;
     let options = OpenOptions {
-        backend: args.store.backend(),
+        backend: Some(args.store.backend()),
         ..OpenOptions::default()
     };
     let mut db = Database::open_with(&args.db, options)?;
@@ -153,7 +153,7 @@ fn explain_inner(args: &ExplainArgs) -> Result<Status, Error> {
     let mut db = Database::open_with(
         dir,
         OpenOptions {
-            backend: args.store.backend(),
+            backend: Some(args.store.backend()),
             ..OpenOptions::default()
         },
     )?;
