@@ -61,7 +61,8 @@ pub fn report_error(error: &Error) -> Status {
             // Bad input from the command line is a usage problem, a refused
             // write or an unreadable store is an error of the run.
             match runtime.code {
-                "E0511" | "E0512" => Status::Usage,
+                "E0511" | "E0512" | "E0541" | "E0543" => Status::Usage,
+                "E0540" => Status::Busy,
                 _ => Status::Errors,
             }
         }

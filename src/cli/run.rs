@@ -4,14 +4,20 @@ use super::args::parse_args;
 use super::report::{report_error, run_summary};
 use super::Status;
 use crate::{read_program, Backend, Database, Error, OpenOptions};
+use rqc_runtime::store::DEFAULT_WAIT;
 use clap::{Args, ValueEnum};
 use rqc_compiler::plan::explain as explain_plan;
 use rqc_plan::{Entry, EntryKind};
 use std::path::PathBuf;
+use std::time::Duration;
 
+/// `--store`: the backend of a new database (an existing one opens with
+/// its own; naming another is refused with E0515).
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StoreChoice {
-    /// redb: a copy-on-write B-tree, each commit fsynced (the default).
+    /// LMDB: readers in any process run beside one writer.
+    Lmdb,
+    /// redb: a copy-on-write B-tree, each commit fsynced.
     Redb,
     /// sled 0.34: an embedded B-tree database.
     Sled,
@@ -22,10 +28,38 @@ pub enum StoreChoice {
 impl StoreChoice {
     pub fn backend(self) -> Backend {
         match self {
+            StoreChoice::Lmdb => Backend::Lmdb,
             StoreChoice::Redb => Backend::Redb,
             StoreChoice::Sled => Backend::Sled,
             StoreChoice::Memory => Backend::Memory,
         }
+    }
+}
+
+/// The options `--store` and `--wait` give.
+pub fn open_options(store: Option<StoreChoice>, wait: Duration) -> OpenOptions {
+    OpenOptions {
+        backend: store.map(StoreChoice::backend),
+        wait,
+        ..OpenOptions::default()
+    }
+}
+
+/// `--wait`: `5s`, `250ms`, `2m`, or seconds (`1.5`).
+pub fn parse_wait(text: &str) -> Result<Duration, String> {
+    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let scale = match unit {
+        "ms" => 0.001,
+        "s" => 1.0,
+        "m" => 60.0,
+        _ => return Err(format!("unknown unit `{unit}`: write e.g. `5s`, `250ms` or `2m`")),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(n) if n >= 0.0 && (n * scale).is_finite() => Ok(Duration::from_secs_f64(n * scale)),
+        _ => Err(format!("`{text}` is not a duration: write e.g. `5s`, `250ms` or `2m`")),
     }
 }
 
@@ -34,9 +68,14 @@ pub struct RunArgs {
     /// The database directory; created if missing.
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
-    /// The storage backend.
-    #[arg(long = "store", value_enum, default_value_t = StoreChoice::Redb)]
-    store: StoreChoice,
+    /// The storage backend of a new database (an existing one opens with
+    /// its own).
+    #[arg(long = "store", value_enum)]
+    store: Option<StoreChoice>,
+    /// How long a write waits while another process writes the database,
+    /// before it gives up (exit status 75): `5s`, `250ms`, `2m`.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = super::run::parse_wait)]
+    wait: Duration,
     /// The program: `.rq` files or directories.
     #[arg(value_name = "FILE|DIR")]
     program: PathBuf,
@@ -63,9 +102,9 @@ pub struct ExplainArgs {
     /// The database directory for --analyze.
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
-    /// The storage backend for --analyze.
-    #[arg(long = "store", value_enum, default_value_t = StoreChoice::Redb)]
-    store: StoreChoice,
+    /// The storage backend, if --analyze makes a new database.
+    #[arg(long = "store", value_enum)]
+    store: Option<StoreChoice>,
     /// An argument as `name=value`, for --analyze.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
@@ -114,10 +153,7 @@ fn load_entry(
 
 fn run_inner(args: &RunArgs) -> Result<Status, Error> {
     let (compilation, entry) = load_entry(&args.program, &args.name)?;
-    let options = OpenOptions {
-        backend: Some(args.store.backend()),
-        ..OpenOptions::default()
-    };
+    let options = open_options(args.store, args.wait);
     let mut db = Database::open_with(&args.db, options)?;
     db.install(compilation.program)?;
     let values = parse_args(&entry, &args.args)?;
@@ -152,10 +188,7 @@ fn explain_inner(args: &ExplainArgs) -> Result<Status, Error> {
     };
     let mut db = Database::open_with(
         dir,
-        OpenOptions {
-            backend: Some(args.store.backend()),
-            ..OpenOptions::default()
-        },
+        open_options(args.store, DEFAULT_WAIT),
     )?;
     db.install(compilation.program)?;
     let values = parse_args(&entry, &args.args)?;

@@ -12,8 +12,9 @@
 //! in a nested transaction and publishes their handles when it commits; a
 //! read transaction that meets a tree this process has not opened yet
 //! looks the name up in its own snapshot — absent, it reads as empty;
-//! present, the tree is opened for the next transactions and this run is
-//! started again (a conflict, E0595, which the engine retries).
+//! present, the tree is opened and read in a new transaction of the same
+//! snapshot, or, when a commit came in between, the run starts again (a
+//! conflict, E0595, which the engine retries).
 //!
 //! The map (the file's address space) is reserved at its full size up
 //! front: it costs virtual memory, not disk, and the file grows inside it.
@@ -216,12 +217,17 @@ struct LmdbRead<'s> {
 }
 
 impl LmdbRead<'_> {
-    /// Reads `tree` with `read`, or gives `absent` when the tree does not
-    /// exist in this snapshot.
-    fn with_tree<T>(&self, tree: Tree, absent: T, read: impl FnOnce(Db) -> Result<T>) -> Result<T> {
+    /// Reads `tree` with `read` in this snapshot, or gives `absent` when
+    /// the tree does not exist in it.
+    fn with_tree<T>(
+        &self,
+        tree: Tree,
+        absent: T,
+        read: impl FnOnce(Db, &RoTxn<'_>) -> Result<T>,
+    ) -> Result<T> {
         let env = &self.store.env;
         let value = match self.trees.get(tree.index()).copied().flatten() {
-            Some(db) => read(db)?,
+            Some(db) => read(db, &self.txn)?,
             None => {
                 let name = self.store.names.name(tree);
                 let exists = env
@@ -229,14 +235,23 @@ impl LmdbRead<'_> {
                     .get(&self.txn, name.as_bytes())
                     .map_err(|e| env.error(e))?
                     .is_some();
-                if exists {
+                if !exists {
+                    absent
+                } else {
+                    // Opened now, the tree is read in a transaction begun
+                    // after: one of the same snapshot, or else none.
                     let opening = env.opening.lock().unwrap_or_else(|p| p.into_inner());
                     self.store.open_existing(tree, opening)?;
-                    return Err(RuntimeError::conflict(format!(
-                        "tree `{name}` was opened for the first time in this process"
-                    )));
+                    let late = env.env.read_txn().map_err(|e| env.error(e))?;
+                    match self.store.trees().get(tree.index()).copied().flatten() {
+                        Some(db) if late.id() == self.txn.id() => read(db, &late)?,
+                        _ => {
+                            return Err(RuntimeError::conflict(format!(
+                                "tree `{name}` was opened for the first time in this process, after a commit this read does not see"
+                            )))
+                        }
+                    }
                 }
-                absent
             }
         };
         if env.snapshot_reusable(&self.txn) {
@@ -251,13 +266,13 @@ impl LmdbRead<'_> {
 impl ReadTxn for LmdbRead<'_> {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let env = &self.store.env;
-        self.with_tree(tree, None, |db| get_in(env, db, &self.txn, key))
+        self.with_tree(tree, None, |db, txn| get_in(env, db, txn, key))
     }
 
     fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         let env = &self.store.env;
-        self.with_tree(tree, vec![None; keys.len()], |db| {
-            keys.iter().map(|k| get_in(env, db, &self.txn, k)).collect()
+        self.with_tree(tree, vec![None; keys.len()], |db, txn| {
+            keys.iter().map(|k| get_in(env, db, txn, k)).collect()
         })
     }
 
@@ -270,8 +285,8 @@ impl ReadTxn for LmdbRead<'_> {
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         let env = &self.store.env;
-        self.with_tree(tree, Vec::new(), |db| {
-            range_in(env, db, &self.txn, start, end, reverse, limit)
+        self.with_tree(tree, Vec::new(), |db, txn| {
+            range_in(env, db, txn, start, end, reverse, limit)
         })
     }
 }
