@@ -52,14 +52,18 @@ pub fn parse_wait(text: &str) -> Result<Duration, String> {
         None => (text, "s"),
     };
     let scale = match unit {
-        "ms" => 0.001,
-        "s" => 1.0,
-        "m" => 60.0,
-        _ => return Err(format!("unknown unit `{unit}`: write e.g. `5s`, `250ms` or `2m`")),
+        "ms" => Some(0.001),
+        "s" => Some(1.0),
+        "m" => Some(60.0),
+        _ => None,
     };
-    match number.trim().parse::<f64>() {
-        Ok(n) if n >= 0.0 && (n * scale).is_finite() => Ok(Duration::from_secs_f64(n * scale)),
-        _ => Err(format!("`{text}` is not a duration: write e.g. `5s`, `250ms` or `2m`")),
+    match (number.trim().parse::<f64>(), scale) {
+        (Ok(n), Some(scale)) if n >= 0.0 && (n * scale).is_finite() => {
+            Ok(Duration::from_secs_f64(n * scale))
+        }
+        _ => Err(format!(
+            "`{text}` is not a duration: write e.g. `5s`, `250ms` or `2m`"
+        )),
     }
 }
 
