@@ -15,12 +15,14 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Backend {
     /// LMDB (through heed): a memory-mapped copy-on-write B-tree; readers
-    /// in any process never wait, writers of all processes take turns.
+    /// in any process never wait, writers of all processes take turns; with
+    /// flush on commit, each commit is synced before it returns. The
+    /// default: the only backend several processes share, and the fastest
+    /// writer measured (see the README's storage section).
+    #[default]
     Lmdb,
     /// redb: a copy-on-write B-tree; with flush on commit, each commit is
-    /// fsynced before it returns. The default (see the README's
-    /// measurements). One process at a time.
-    #[default]
+    /// fsynced before it returns. One process at a time.
     Redb,
     /// sled 0.34: flushes with `sync_file_range`, which is no full barrier
     /// against power loss. One process at a time.

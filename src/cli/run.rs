@@ -15,7 +15,7 @@ use std::time::Duration;
 /// its own; naming another is refused with E0515).
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StoreChoice {
-    /// LMDB: readers in any process run beside one writer.
+    /// LMDB (the default): readers in any process run beside one writer.
     Lmdb,
     /// redb: a copy-on-write B-tree, each commit fsynced.
     Redb,
