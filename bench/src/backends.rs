@@ -97,14 +97,14 @@ pub fn compare(quick: bool) -> String {
                 assert_eq!(recent.run(&[(ids[i] % 100).into()]).unwrap().rows().len(), 10);
             });
             let dir = root.path().join(format!("w{round}-{}", backend.name()));
-            let lazy = open(&dir.join("lazy"), *backend, false);
-            let put = lazy.prepare("put").unwrap();
-            let insert = measure(iterations, |i| {
-                put.run(&[(i as i64).into(), (i as i64 % 100).into(), "x".into()])
-                    .unwrap();
-            });
-            drop(put);
-            drop(lazy);
+            let insert = {
+                let lazy = open(&dir.join("lazy"), *backend, false);
+                let put = lazy.prepare("put").unwrap();
+                measure(iterations, |i| {
+                    put.run(&[(i as i64).into(), (i as i64 % 100).into(), "x".into()])
+                        .unwrap();
+                })
+            };
             let durable = open(&dir.join("durable"), *backend, true);
             let each = if quick { 50 } else { 200 };
             let one = durable_inserts(&durable, 1, each * 2, 0);
