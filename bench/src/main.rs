@@ -3,6 +3,7 @@
 //!
 //! `cargo run --release -p rqc-bench -- [--quick] [--out BENCHMARKS.md]`
 
+mod backends;
 mod plot;
 mod social;
 mod timing;
@@ -37,6 +38,11 @@ fn main() {
         match arg.as_str() {
             "--quick" => config.quick = true,
             "--out" => config.out = PathBuf::from(args.next().expect("--out FILE")),
+            "--compare-backends" => {
+                // The storage backends side by side (the README's storage figures).
+                print!("{}", backends::compare(config.quick));
+                return;
+            }
             "--p6-only" => {
                 // For profiling: the TPC-C mix alone, figures on stdout, no report.
                 let (rqc, sqlite, transactions) = tpcc_mix(if config.quick { 200 } else { 5_000 });
@@ -44,7 +50,7 @@ fn main() {
                 return;
             }
             "--help" | "-h" => {
-                println!("rqc-bench [--quick] [--out FILE] [--p6-only]\n\nMeasures P1 point reads, P2 the timeline join, P3 inserts and P4 latency against data size,\nfor rqc (redb, sled) beside SQLite and the raw stores, and writes a markdown report (default\nBENCHMARKS.md) with an SVG plot beside it. --quick uses small sizes and finishes in under a minute.\n--p6-only runs just the TPC-C mix and prints its figures (for profiling; put --quick first for the short mix).");
+                println!("rqc-bench [--quick] [--out FILE] [--p6-only] [--compare-backends]\n\nMeasures P1 point reads, P2 the timeline join, P3 inserts and P4 latency against data size,\nfor rqc (redb, sled) beside SQLite and the raw stores, and writes a markdown report (default\nBENCHMARKS.md) with an SVG plot beside it. --quick uses small sizes and finishes in under a minute.\n--p6-only runs just the TPC-C mix and prints its figures (for profiling; put --quick first for the short mix).\n--compare-backends measures redb, LMDB and sled through the public API, interleaved, and prints a table.");
                 return;
             }
             other => {
@@ -302,8 +308,9 @@ fn inserts(n: usize) -> Vec<Row> {
             let mut db = Database::open_with(
                 dir.path().join(backend.name()),
                 OpenOptions {
-                    backend,
+                    backend: Some(backend),
                     flush_on_commit: durable,
+                    ..OpenOptions::default()
                 },
             )
             .unwrap();

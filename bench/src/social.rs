@@ -72,8 +72,9 @@ pub fn rqc_database(dir: &Path, backend: Backend, data: &Data) -> Database {
     let mut db = Database::open_with(
         dir,
         OpenOptions {
-            backend,
+            backend: Some(backend),
             flush_on_commit: false,
+            ..OpenOptions::default()
         },
     )
     .expect("open");

@@ -11,11 +11,22 @@ pub const CUSTOMERS: i64 = 30;
 pub const ITEMS: i64 = 1000;
 
 pub fn rqc_run(dir: &Path, txns: &[Txn], population: &[(&'static str, Vec<Value>)]) -> f64 {
+    rqc_run_on(dir, Backend::Redb, txns, population)
+}
+
+/// The mix on a database of `backend`.
+pub fn rqc_run_on(
+    dir: &Path,
+    backend: Backend,
+    txns: &[Txn],
+    population: &[(&'static str, Vec<Value>)],
+) -> f64 {
     let mut db = Database::open_with(
         dir,
         OpenOptions {
-            backend: Backend::Redb,
+            backend: Some(backend),
             flush_on_commit: false,
+            ..OpenOptions::default()
         },
     )
     .unwrap();

@@ -77,6 +77,18 @@ pub fn installed_program(txn: &dyn ReadTxn, catalog: Tree) -> Result<Option<Comp
 pub fn install(store: &dyn Store, program: &CompiledProgram) -> Result<()> {
     let schema = serde_json::to_vec(&program.schema).map_err(RuntimeError::store)?;
     let encoded = plan_format::encode(program)?;
+    // The same program again writes nothing — read first, outside a write
+    // transaction — so a database opened read-only runs the program it holds.
+    let unchanged = crate::engine::retrying(|| {
+        let txn = store.begin_read()?;
+        let catalog = catalog(store);
+        check_format(txn.as_ref(), catalog)?;
+        Ok(txn.get(catalog, SCHEMA_KEY)?.as_deref() == Some(schema.as_slice())
+            && txn.get(catalog, PROGRAM_KEY)?.as_deref() == Some(encoded.as_slice()))
+    })?;
+    if unchanged.0 {
+        return Ok(());
+    }
     crate::engine::retrying(|| {
         let mut session = Session::write(store)?;
         let catalog = catalog(store);

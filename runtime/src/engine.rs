@@ -7,7 +7,9 @@ use crate::error::{Result, RuntimeError};
 use crate::interp::{Env, Interp};
 use crate::plan_format::{self, Origin};
 use crate::session::Session;
-use crate::store::{MemoryStore, RedbStore, SledStore, Store};
+use crate::open::open_store;
+pub use crate::open::{Backend, OpenOptions};
+use crate::store::{MemoryStore, Store};
 use rqc_plan::{Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Value};
 use std::path::Path;
 
@@ -49,47 +51,6 @@ impl Output {
     }
 }
 
-/// Which store backs the database.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Backend {
-    /// redb: a copy-on-write B-tree; with flush on commit, each commit is
-    /// fsynced before it returns. The default (see the README's measurements).
-    #[default]
-    Redb,
-    /// sled 0.34: flushes with `sync_file_range`, which is no full barrier
-    /// against power loss.
-    Sled,
-    /// Nothing is written to disk; for tests.
-    Memory,
-}
-
-impl Backend {
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Redb => "redb",
-            Backend::Sled => "sled",
-            Backend::Memory => "memory",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug)]
-pub struct OpenOptions {
-    pub backend: Backend,
-    /// Flush every commit before acknowledging it (the default), or leave
-    /// flushing to the backend's background thread.
-    pub flush_on_commit: bool,
-}
-
-impl Default for OpenOptions {
-    fn default() -> Self {
-        OpenOptions {
-            backend: Backend::default(),
-            flush_on_commit: true,
-        }
-    }
-}
-
 /// Isolation is the store's: a query reads inside one read transaction, a
 /// mutation reads, checks and writes inside one write transaction, and the
 /// backend keeps them apart (see `store`), so the engine holds no lock.
@@ -111,18 +72,10 @@ struct Installed {
 }
 
 impl Engine {
+    /// Opens the database in `dir` (created when missing) with the
+    /// backend it records (see [`OpenOptions::backend`]).
     pub fn open(dir: &Path, options: OpenOptions) -> Result<Engine> {
-        let store: Box<dyn Store> = match options.backend {
-            Backend::Memory => Box::new(MemoryStore::new()),
-            Backend::Sled => {
-                check_database_dir(dir, options.backend)?;
-                Box::new(SledStore::open(dir, options.flush_on_commit)?)
-            }
-            Backend::Redb => {
-                check_database_dir(dir, options.backend)?;
-                Box::new(RedbStore::open(dir, options.flush_on_commit)?)
-            }
-        };
+        let (_, store) = open_store(dir, options)?;
         Engine::with_store(store)
     }
 
@@ -132,16 +85,23 @@ impl Engine {
     /// (E0512 for its storage, E0516 for its program); an older program
     /// opens but does not run until one is installed again (E0513).
     pub fn with_store(store: Box<dyn Store>) -> Result<Engine> {
-        let txn = store.begin_read()?;
         let catalog = catalog::catalog(store.as_ref());
-        catalog::check_format(txn.as_ref(), catalog)?;
-        let installed = match catalog::installed_program(txn.as_ref(), catalog) {
+        // The catalog is read in a transaction of its own, retried: on
+        // LMDB, a read that meets a tree another process just made starts over.
+        let (held, _) = retrying(|| {
+            let txn = store.begin_read()?;
+            catalog::check_format(txn.as_ref(), catalog)?;
+            match catalog::installed_program(txn.as_ref(), catalog) {
+                Ok(program) => Ok(Ok(program)),
+                Err(older) if older.code == "E0513" => Ok(Err(older)),
+                Err(refused) => Err(refused),
+            }
+        })?;
+        let installed = match held {
             Ok(Some(program)) => bind(store.as_ref(), program),
             Ok(None) => Err(not_installed()),
-            Err(older) if older.code == "E0513" => Err(older),
-            Err(refused) => return Err(refused),
+            Err(older) => Err(older),
         };
-        drop(txn);
         Ok(Engine { store, installed })
     }
 
@@ -226,8 +186,13 @@ impl Engine {
         let accesses = accesses.as_ref();
         let store = self.store.as_ref();
         if entry.kind == EntryKind::Query {
-            let session = Session::read(store)?;
-            let (output, _) = evaluate(bound, accesses, entry, args, session, !commit)?;
+            // A read conflicts only where the store must start it again (an
+            // LMDB tree another process created meanwhile).
+            let (mut output, attempts) = retrying(|| {
+                let session = Session::read(store)?;
+                Ok(evaluate(bound, accesses, entry, args, session, !commit)?.0)
+            })?;
+            output.attempts = attempts;
             return Ok(output);
         }
         // A mutation's reads, checks and writes are one write transaction,
@@ -409,51 +374,5 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
             }
         }
     }
-    Ok(())
-}
-
-/// The file naming a database directory's backend.
-const MARKER: &str = "rqc-store";
-
-/// Refuses a path that is a file, a non-empty directory that is not an rqc
-/// database, or a database of another backend, before anything is written
-/// into it; marks a new database with its backend.
-fn check_database_dir(dir: &Path, backend: Backend) -> Result<()> {
-    if dir.is_file() {
-        return Err(RuntimeError::new(
-            "E0511",
-            format!("`{}` is a file, not a database directory", dir.display()),
-            "give --db a directory (it is created if missing)",
-        ));
-    }
-    let marker = dir.join(MARKER);
-    match std::fs::read_to_string(&marker) {
-        Ok(found) if found.trim() == backend.name() => return Ok(()),
-        Ok(found) => {
-            return Err(RuntimeError::new(
-                "E0515",
-                format!(
-                    "`{}` is a {} database, not a {} one",
-                    dir.display(),
-                    found.trim(),
-                    backend.name()
-                ),
-                format!("open it with `--store {}`", found.trim()),
-            ))
-        }
-        Err(_) => {}
-    }
-    let is_empty = std::fs::read_dir(dir)
-        .map(|mut e| e.next().is_none())
-        .unwrap_or(true);
-    if !is_empty {
-        return Err(RuntimeError::new(
-            "E0511",
-            format!("`{}` is not an rqc database", dir.display()),
-            "give --db an empty or new directory, or one rqc created",
-        ));
-    }
-    std::fs::create_dir_all(dir).map_err(RuntimeError::store)?;
-    std::fs::write(&marker, backend.name()).map_err(RuntimeError::store)?;
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! Runtime errors: each with a stable code, a message and a help line.
 
 use std::fmt;
+use std::path::Path;
+use std::time::Duration;
 
 /// What went wrong at run time. `code` is stable (see spec/errors.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,6 +14,11 @@ pub struct RuntimeError {
 
 const STORE_FAILED: &str = "E0590";
 const CONFLICT: &str = "E0595";
+/// Another writer held the database past the wait (see `store::busy`).
+pub(crate) const BUSY: &str = "E0540";
+const READ_ONLY: &str = "E0541";
+const PERMISSION: &str = "E0543";
+pub(crate) const MAP_FULL: &str = "E0542";
 
 impl RuntimeError {
     pub fn new(code: &'static str, message: impl Into<String>, help: impl Into<String>) -> Self {
@@ -41,6 +48,44 @@ impl RuntimeError {
         )
     }
 
+    /// A write to a database opened read-only: its directory or files are
+    /// not writable by this user, or it is on a read-only mount.
+    pub fn read_only(dir: &Path) -> Self {
+        RuntimeError::new(
+            READ_ONLY,
+            format!(
+                "the database `{}` is open read-only (its files or directory are not writable by this user, or the mount is read-only), so it cannot be written",
+                dir.display()
+            ),
+            "queries still run; to write, run as the user that owns the database, or make the directory and its files writable",
+        )
+    }
+
+    /// An I/O failure on `path`, naming it: a permission error has a code
+    /// of its own (E0543), a read-only mount E0541.
+    pub fn io_at(path: &Path, error: std::io::Error) -> Self {
+        match error.kind() {
+            std::io::ErrorKind::PermissionDenied => RuntimeError::new(
+                PERMISSION,
+                format!("permission denied on `{}`", path.display()),
+                "run as the user that owns the database, or give this user access to the directory and its files (e.g. `chmod`)",
+            ),
+            std::io::ErrorKind::ReadOnlyFilesystem => {
+                RuntimeError::read_only(path.parent().unwrap_or(path))
+            }
+            _ => RuntimeError::new(
+                STORE_FAILED,
+                format!("the storage engine failed on `{}`: {error}", path.display()),
+                "check that the path exists and the disk is not full; nothing of the failed operation was committed",
+            ),
+        }
+    }
+
+    /// Whether another writer held the database too long (E0540).
+    pub fn is_busy(&self) -> bool {
+        self.code == BUSY
+    }
+
     pub fn is_conflict(&self) -> bool {
         self.code == CONFLICT
     }
@@ -48,7 +93,10 @@ impl RuntimeError {
     /// Whether the store failed (not the data or the program): such an
     /// error stops a run or a load whole, whatever row it met.
     pub fn is_store_failure(&self) -> bool {
-        self.code == STORE_FAILED || self.is_conflict()
+        matches!(
+            self.code,
+            STORE_FAILED | BUSY | READ_ONLY | PERMISSION | MAP_FULL
+        ) || self.is_conflict()
     }
 
     pub fn corrupt(what: &str) -> Self {
@@ -67,5 +115,10 @@ impl fmt::Display for RuntimeError {
 }
 
 impl std::error::Error for RuntimeError {}
+
+/// A duration for a message: `5 s`, `0.25 s`.
+pub(crate) fn seconds(wait: Duration) -> String {
+    format!("{} s", (wait.as_secs_f64() * 1000.0).round() / 1000.0)
+}
 
 pub type Result<T> = std::result::Result<T, RuntimeError>;

@@ -13,6 +13,7 @@ pub mod encoding;
 pub mod engine;
 pub mod error;
 mod interp;
+mod open;
 mod scan;
 mod values;
 pub mod load;

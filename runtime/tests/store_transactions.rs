@@ -3,7 +3,7 @@
 //! one stores nothing, and a read transaction never sees a commit made
 //! after it began.
 
-use rqc_runtime::store::{MemoryStore, RedbStore, SledStore, Store};
+use rqc_runtime::store::{LmdbStore, MemoryStore, RedbStore, SledStore, Store};
 use std::collections::BTreeMap;
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 fn each_backend(check: impl Fn(&str, Arc<dyn Store>)) {
     let dir = tempfile::tempdir().unwrap();
-    let stores: [(&str, Arc<dyn Store>); 3] = [
+    let stores: [(&str, Arc<dyn Store>); 4] = [
         ("memory", Arc::new(MemoryStore::new())),
         (
             "sled",
@@ -20,6 +20,10 @@ fn each_backend(check: impl Fn(&str, Arc<dyn Store>)) {
         (
             "redb",
             Arc::new(RedbStore::open(&dir.path().join("redb"), false).unwrap()),
+        ),
+        (
+            "lmdb",
+            Arc::new(LmdbStore::open(&dir.path().join("lmdb"), false).unwrap()),
         ),
     ];
     for (name, store) in stores {
@@ -161,4 +165,40 @@ fn a_read_transaction_never_sees_a_later_commit() {
             "{name}"
         );
     });
+}
+
+/// A tree that exists on disk but that this process names for the first
+/// time while a write transaction is open is usable in that transaction
+/// (on LMDB, naming it opens it for later transactions, not for this one).
+#[test]
+fn a_tree_first_named_inside_a_write_transaction_is_usable_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = ["sled", "redb", "lmdb"].map(|name| dir.path().join(name));
+    let open = |at: usize| -> Box<dyn Store> {
+        match at {
+            0 => Box::new(SledStore::open(&paths[0], false).unwrap()),
+            1 => Box::new(RedbStore::open(&paths[1], false).unwrap()),
+            _ => Box::new(LmdbStore::open(&paths[2], false).unwrap()),
+        }
+    };
+    for at in 0..3 {
+        {
+            let store = open(at);
+            let mut txn = store.begin_write().unwrap();
+            txn.put(store.tree("t"), &key(1), b"one").unwrap();
+            txn.commit().unwrap();
+        }
+        let store = open(at);
+        let mut txn = store.begin_write().unwrap();
+        let tree = store.tree("t");
+        assert_eq!(
+            txn.get(tree, &key(1)).unwrap().as_deref(),
+            Some(&b"one"[..]),
+            "{at}"
+        );
+        txn.put(tree, &key(2), b"two").unwrap();
+        txn.commit().unwrap();
+        let read = store.begin_read().unwrap();
+        assert_eq!(read.get(tree, &key(2)).unwrap().as_deref(), Some(&b"two"[..]));
+    }
 }

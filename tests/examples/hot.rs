@@ -40,8 +40,9 @@ fn tpcc(n: usize) {
     let mut engine = Engine::open(
         dir.path(),
         OpenOptions {
-            backend: Backend::Redb,
+            backend: Some(Backend::Redb),
             flush_on_commit: false,
+            ..OpenOptions::default()
         },
     )
     .unwrap();
@@ -69,8 +70,9 @@ fn writers(threads: usize, per_thread: i64) {
     let mut engine = Engine::open(
         dir.path(),
         OpenOptions {
-            backend: Backend::Redb,
+            backend: Some(Backend::Redb),
             flush_on_commit: true,
+            ..OpenOptions::default()
         },
     )
     .unwrap();
@@ -116,8 +118,9 @@ fn main() {
     let mut engine = Engine::open(
         dir.path(),
         OpenOptions {
-            backend: Backend::Redb,
+            backend: Some(Backend::Redb),
             flush_on_commit: false,
+            ..OpenOptions::default()
         },
     )
     .unwrap();

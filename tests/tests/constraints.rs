@@ -50,8 +50,9 @@ fn open(backend: Backend, dir: &std::path::Path) -> Database {
     let mut db = Database::open_with(
         dir,
         OpenOptions {
-            backend,
+            backend: Some(backend),
             flush_on_commit: true,
+            ..OpenOptions::default()
         },
     )
     .unwrap();
@@ -72,7 +73,7 @@ fn count(db: &Database, team: i64) -> usize {
 }
 
 fn each_backend(check: impl Fn(Backend, &std::path::Path)) {
-    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+    for backend in Backend::ALL {
         let dir = tempfile::tempdir().unwrap();
         check(backend, &dir.path().join("db"));
     }
@@ -346,7 +347,7 @@ fn readers_racing_a_writer_never_see_half_a_mutation() {
 
 #[test]
 fn what_one_process_commits_the_next_one_reads_on_each_disk_backend() {
-    for backend in [Backend::Sled, Backend::Redb] {
+    for backend in Backend::ON_DISK {
         let dir = tempfile::tempdir().unwrap();
         {
             let db = open(backend, dir.path());
@@ -357,20 +358,18 @@ fn what_one_process_commits_the_next_one_reads_on_each_disk_backend() {
             db.run("team", &[7.into()]).unwrap().rows()[0].field("name"),
             Some(&Value::from("green"))
         );
-        // The other backend refuses the directory.
-        let other = if backend == Backend::Sled {
-            Backend::Redb
-        } else {
-            Backend::Sled
-        };
         drop(db);
-        let refused = Database::open_with(
-            dir.path(),
-            OpenOptions {
-                backend: other,
-                flush_on_commit: true,
-            },
-        );
-        assert!(matches!(refused, Err(Error::Runtime(e)) if e.code == "E0515"));
+        // Every other backend refuses the directory.
+        for other in Backend::ON_DISK.into_iter().filter(|b| *b != backend) {
+            let refused = Database::open_with(dir.path(), OpenOptions::with_backend(other));
+            assert!(
+                matches!(&refused, Err(Error::Runtime(e)) if e.code == "E0515"),
+                "{other:?} on a {backend:?} database"
+            );
+        }
+        // Without a backend, the database opens with its own.
+        let mut db = Database::open_with(dir.path(), OpenOptions::default()).unwrap();
+        db.install_source("teams.rq", PROGRAM).unwrap();
+        assert_eq!(db.run("team", &[7.into()]).unwrap().rows().len(), 1);
     }
 }

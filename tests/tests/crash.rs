@@ -8,7 +8,7 @@
 //!
 //! Rounds per backend: `RQC_CRASH_ROUNDS` (3 by default, for CI). The long
 //! run: `RQC_CRASH_ROUNDS=1000 cargo test --release -p rqc-tests --test crash -- --nocapture`
-//! (`RQC_CRASH_BACKEND=redb` or `sled` for one backend).
+//! (`RQC_CRASH_BACKEND=redb`, `sled` or `lmdb` for one backend).
 
 use rqc::{Database, OpenOptions};
 use rqc_compiler::{compile, Compilation};
@@ -33,10 +33,7 @@ const MARK: &str = "rqc-crash ";
 const ROUNDS_PER_DATABASE: usize = 50;
 
 fn backend_named(name: &str) -> Backend {
-    match name {
-        "sled" => Backend::Sled,
-        _ => Backend::Redb,
-    }
+    Backend::named(name).unwrap_or_else(|| panic!("no backend `{name}`"))
 }
 
 fn program() -> Compilation {
@@ -58,8 +55,9 @@ fn program() -> Compilation {
 /// a close, is waited for by `SledStore::open` itself.)
 fn open_engine(dir: &Path, backend: Backend, compilation: &Compilation) -> Engine {
     let options = OpenOptions {
-        backend,
+        backend: Some(backend),
         flush_on_commit: true,
+        ..OpenOptions::default()
     };
     let mut engine =
         Engine::open(dir, options).unwrap_or_else(|e| panic!("reopening after the kill: {e}"));
@@ -84,8 +82,9 @@ fn crash_child() {
     };
     let (start, seed): (i64, u64) = (start.parse().unwrap(), seed.parse().unwrap());
     let options = OpenOptions {
-        backend: backend_named(&backend),
+        backend: Some(backend_named(&backend)),
         flush_on_commit: true,
+        ..OpenOptions::default()
     };
     let mut db = Database::open_with(&dir, options).unwrap();
     db.install_paths(&example_dirs()).unwrap();
@@ -288,8 +287,9 @@ fn prepare_setup(
     let engine = Engine::open(
         dir,
         OpenOptions {
-            backend,
+            backend: Some(backend),
             flush_on_commit: false,
+            ..OpenOptions::default()
         },
     )
     .map(|mut engine| {
@@ -317,10 +317,10 @@ fn acknowledged_commits_survive_sigkill_and_nothing_is_torn() {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(3);
-    // `RQC_CRASH_BACKEND=sled` (or `redb`) runs one backend only.
+    // `RQC_CRASH_BACKEND=sled` (or `redb`, `lmdb`) runs one backend only.
     let only = std::env::var("RQC_CRASH_BACKEND").ok();
     let compilation = program();
-    for backend_name in ["redb", "sled"] {
+    for backend_name in Backend::ON_DISK.map(Backend::name) {
         if only.as_deref().is_some_and(|b| b != backend_name) {
             continue;
         }

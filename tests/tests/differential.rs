@@ -262,7 +262,8 @@ fn case() -> impl Strategy<Value = Case> {
     let backend = prop_oneof![
         Just(Backend::Memory),
         Just(Backend::Sled),
-        Just(Backend::Redb)
+        Just(Backend::Redb),
+        Just(Backend::Lmdb)
     ];
     (backend, shape()).prop_flat_map(|(backend, shape)| {
         let columns = shape.columns;
@@ -337,8 +338,9 @@ fn run_case(case: &Case) -> Result<Compared, TestCaseError> {
 
     let dir = tempfile::tempdir().unwrap();
     let options = OpenOptions {
-        backend: case.backend,
+        backend: Some(case.backend),
         flush_on_commit: false,
+        ..OpenOptions::default()
     };
     let mut engine = Engine::open(&dir.path().join("db"), options).unwrap();
     engine.install(compilation.program.clone()).unwrap();
@@ -510,7 +512,7 @@ proptest! {
 /// generator that silently produces only trivial cases).
 #[test]
 fn every_query_form_is_generated_and_accepted() {
-    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+    for backend in Backend::ALL {
         every_query_form_on(backend);
     }
 }

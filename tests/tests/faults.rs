@@ -6,8 +6,8 @@
 
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::store::{MemoryStore, ReadTxn, RedbStore, SledStore, Store, Tree, WriteTxn};
-use rqc_runtime::{Backend, Engine, Result, RuntimeError};
+use rqc_runtime::store::{ReadTxn, Store, Tree, WriteTxn};
+use rqc_runtime::{Backend, Engine, OpenOptions, Result, RuntimeError};
 use rqc_tests::state::check_integrity;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -180,16 +180,16 @@ fn dump(store: &dyn Store) -> Trees {
 
 /// A fresh store of `backend` in `dir` (memory ignores it).
 fn open_store(backend: Backend, dir: &Path) -> Arc<dyn Store> {
-    match backend {
-        Backend::Memory => Arc::new(MemoryStore::new()),
-        Backend::Sled => Arc::new(SledStore::open(dir, false).unwrap()),
-        Backend::Redb => Arc::new(RedbStore::open(dir, false).unwrap()),
-    }
+    let options = OpenOptions {
+        flush_on_commit: false,
+        ..OpenOptions::default()
+    };
+    Arc::from(backend.open_store(dir, &options).unwrap())
 }
 
 #[test]
 fn a_failure_at_any_operation_leaves_nothing_partial_on_every_backend() {
-    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+    for backend in Backend::ALL {
         let failures = inject_everywhere(backend);
         assert!(
             failures > 20,
@@ -276,7 +276,7 @@ fn inject_everywhere(backend: Backend) -> usize {
 #[test]
 fn a_conflicting_commit_runs_the_whole_transaction_again_up_to_the_cap() {
     let compilation = compile(&[("teams.rq".into(), PROGRAM.into())]);
-    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+    for backend in Backend::ALL {
         let dir = tempfile::tempdir().unwrap();
         let inner = open_store(backend, dir.path());
         let unarmed = Arc::new(AtomicUsize::new(usize::MAX));

@@ -33,8 +33,9 @@ fn seeded(backend: Backend, dir: &std::path::Path) -> Database {
     let mut db = Database::open_with(
         dir,
         OpenOptions {
-            backend,
+            backend: Some(backend),
             flush_on_commit: true,
+            ..OpenOptions::default()
         },
     )
     .unwrap();
@@ -48,7 +49,7 @@ fn seeded(backend: Backend, dir: &std::path::Path) -> Database {
 
 #[test]
 fn a_new_index_is_back_filled_and_a_new_bound_verified() {
-    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+    for backend in Backend::ALL {
         let dir = tempfile::tempdir().unwrap();
         let mut db = seeded(backend, dir.path());
         db.install_source("app.rq", &with_index("index by_author (author)"))

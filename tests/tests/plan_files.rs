@@ -25,7 +25,7 @@ fn open(dir: &Path, backend: Backend) -> Result<Database, Error> {
     Database::open_with(
         dir,
         OpenOptions {
-            backend,
+            backend: Some(backend),
             ..OpenOptions::default()
         },
     )
@@ -68,7 +68,7 @@ fn store_program(dir: &Path, bytes: &[u8]) {
 #[test]
 fn a_database_opened_again_runs_the_program_it_holds() {
     let source = std::fs::read_to_string(plan("shop.rq")).unwrap();
-    for backend in [Backend::Redb, Backend::Sled] {
+    for backend in Backend::ON_DISK {
         let dir = tempfile::tempdir().unwrap();
         {
             let mut db = open(dir.path(), backend).unwrap();

@@ -149,8 +149,9 @@ fn open(backend: Backend, dir: &std::path::Path) -> Engine {
     Engine::open(
         dir,
         OpenOptions {
-            backend,
+            backend: Some(backend),
             flush_on_commit: false,
+            ..OpenOptions::default()
         },
     )
     .unwrap()
@@ -260,6 +261,11 @@ fn corpus_queries_match_the_reference_on_sled() {
     check_backend(Backend::Sled);
 }
 
+#[test]
+fn corpus_queries_match_the_reference_on_lmdb() {
+    check_backend(Backend::Lmdb);
+}
+
 /// The corpus's mutations, run with random arguments: each either commits
 /// what the reference computes, or is refused and changes nothing.
 fn check_mutations(backend: Backend) {
@@ -327,6 +333,11 @@ fn corpus_mutations_commit_what_the_reference_computes_or_nothing_in_memory() {
 #[test]
 fn corpus_mutations_commit_what_the_reference_computes_or_nothing_on_sled() {
     check_mutations(Backend::Sled);
+}
+
+#[test]
+fn corpus_mutations_commit_what_the_reference_computes_or_nothing_on_lmdb() {
+    check_mutations(Backend::Lmdb);
 }
 
 #[test]

@@ -13,13 +13,14 @@ query balance(id: Int) = Account[id] |> map(a => a.balance)
 ";
 
 fn each_backend(check: impl Fn(&Engine)) {
-    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+    for backend in Backend::ALL {
         let dir = tempfile::tempdir().unwrap();
         let compilation = compile(&[("bank.rq".into(), PROGRAM.into())]);
         assert!(compilation.diagnostics.is_empty());
         let options = OpenOptions {
-            backend,
+            backend: Some(backend),
             flush_on_commit: true,
+            ..OpenOptions::default()
         };
         let mut engine = Engine::open(&dir.path().join("db"), options).unwrap();
         engine.install(compilation.program.clone()).unwrap();

@@ -77,8 +77,9 @@ impl Db {
             compilation.diagnostics
         );
         let options = OpenOptions {
-            backend,
+            backend: Some(backend),
             flush_on_commit: false,
+            ..OpenOptions::default()
         };
         let mut engine = Engine::open(dir, options).unwrap();
         engine.install(compilation.program.clone()).unwrap();
@@ -126,7 +127,7 @@ fn ids(ids: impl IntoIterator<Item = i64>) -> Value {
 }
 
 fn each_backend(check: impl Fn(Db)) {
-    for backend in [Backend::Memory, Backend::Sled, Backend::Redb] {
+    for backend in Backend::ALL {
         let dir = tempfile::tempdir().unwrap();
         check(Db::open(backend, &dir.path().join("db")));
     }

@@ -5,18 +5,24 @@ use super::run::StoreChoice;
 use super::Status;
 use crate::rowfile::{parse_csv, parse_jsonl};
 use clap::Args;
-use rqc::{compile_installable, read_program, Database, Error, Installable, OpenOptions};
+use rqc::{compile_installable, read_program, Database, Error, Installable};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Args)]
 pub struct LoadArgs {
     /// The database directory; created if missing.
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
-    /// The storage backend.
-    #[arg(long = "store", value_enum, default_value_t = StoreChoice::Redb)]
-    store: StoreChoice,
+    /// The storage backend of a new database (an existing one opens with
+    /// its own).
+    #[arg(long = "store", value_enum)]
+    store: Option<StoreChoice>,
+    /// How long a write waits while another process writes the database,
+    /// before it gives up (exit status 75): `5s`, `250ms`, `2m`.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = super::run::parse_wait)]
+    wait: Duration,
     /// The program whose schema the rows follow.
     #[arg(value_name = "PROGRAM")]
     program: PathBuf,
@@ -59,10 +65,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     let total = rows.len();
     let mut db = Database::open_with(
         &args.db,
-        OpenOptions {
-            backend: args.store.backend(),
-            ..OpenOptions::default()
-        },
+        super::run::open_options(args.store, args.wait),
     )?;
     db.install(program)?;
     note_errors(&report, "its schema is sound and the rows load");

@@ -121,4 +121,7 @@ pub enum Status {
     Clean = 0,
     Errors = 1,
     Usage = 2,
+    /// Another writer held the database past `--wait` (E0540): trying
+    /// again later may succeed (sysexits' EX_TEMPFAIL).
+    Busy = 75,
 }

@@ -5,17 +5,23 @@ use super::run::StoreChoice;
 use super::Status;
 use crate::repl::{run, Repl};
 use clap::Args;
-use rqc::{Database, OpenOptions};
+use rqc::Database;
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Args)]
 pub struct ReplArgs {
     /// The database directory; created if missing.
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
-    /// The storage backend.
-    #[arg(long = "store", value_enum, default_value_t = StoreChoice::Redb)]
-    store: StoreChoice,
+    /// The storage backend of a new database (an existing one opens with
+    /// its own).
+    #[arg(long = "store", value_enum)]
+    store: Option<StoreChoice>,
+    /// How long a write waits while another process writes the database,
+    /// before it gives up (exit status 75): `5s`, `250ms`, `2m`.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = super::run::parse_wait)]
+    wait: Duration,
     /// A program to load first (`:load` loads another).
     #[arg(value_name = "PROGRAM")]
     program: Option<PathBuf>,
@@ -24,10 +30,7 @@ pub struct ReplArgs {
 pub fn repl(args: ReplArgs) -> Status {
     let db = match Database::open_with(
         &args.db,
-        OpenOptions {
-            backend: args.store.backend(),
-            ..OpenOptions::default()
-        },
+        super::run::open_options(args.store, args.wait),
     ) {
         Ok(db) => db,
         Err(error) => return report_error(&error),

@@ -3,6 +3,7 @@
 use super::args::parse_args;
 use super::report::{note_errors, report_error, run_summary};
 use super::Status;
+use rqc_runtime::store::DEFAULT_WAIT;
 use clap::{Args, ValueEnum};
 use rqc::{
     compile_installable, read_plan, read_program, Backend, Database, Error, Installable,
@@ -12,10 +13,15 @@ use rqc_compiler::plan::explain as explain_plan;
 use rqc_plan::EntryKind;
 use rqc_runtime::engine::find_entry;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
+/// `--store`: the backend of a new database (an existing one opens with
+/// its own; naming another is refused with E0515).
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StoreChoice {
-    /// redb: a copy-on-write B-tree, each commit fsynced (the default).
+    /// LMDB (the default): readers in any process run beside one writer.
+    Lmdb,
+    /// redb: a copy-on-write B-tree, each commit fsynced.
     Redb,
     /// sled 0.34: an embedded B-tree database.
     Sled,
@@ -26,10 +32,42 @@ pub enum StoreChoice {
 impl StoreChoice {
     pub fn backend(self) -> Backend {
         match self {
+            StoreChoice::Lmdb => Backend::Lmdb,
             StoreChoice::Redb => Backend::Redb,
             StoreChoice::Sled => Backend::Sled,
             StoreChoice::Memory => Backend::Memory,
         }
+    }
+}
+
+/// The options `--store` and `--wait` give.
+pub fn open_options(store: Option<StoreChoice>, wait: Duration) -> OpenOptions {
+    OpenOptions {
+        backend: store.map(StoreChoice::backend),
+        wait,
+        ..OpenOptions::default()
+    }
+}
+
+/// `--wait`: `5s`, `250ms`, `2m`, or seconds (`1.5`).
+pub fn parse_wait(text: &str) -> Result<Duration, String> {
+    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let scale = match unit {
+        "ms" => Some(0.001),
+        "s" => Some(1.0),
+        "m" => Some(60.0),
+        _ => None,
+    };
+    match (number.trim().parse::<f64>(), scale) {
+        (Ok(n), Some(scale)) if n >= 0.0 && (n * scale).is_finite() => {
+            Ok(Duration::from_secs_f64(n * scale))
+        }
+        _ => Err(format!(
+            "`{text}` is not a duration: write e.g. `5s`, `250ms` or `2m`"
+        )),
     }
 }
 
@@ -38,9 +76,14 @@ pub struct RunArgs {
     /// The database directory; created if missing.
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
-    /// The storage backend.
-    #[arg(long = "store", value_enum, default_value_t = StoreChoice::Redb)]
-    store: StoreChoice,
+    /// The storage backend of a new database (an existing one opens with
+    /// its own).
+    #[arg(long = "store", value_enum)]
+    store: Option<StoreChoice>,
+    /// How long a write waits while another process writes the database,
+    /// before it gives up (exit status 75): `5s`, `250ms`, `2m`.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_wait)]
+    wait: Duration,
     /// The program to install first: `.rq` files or a directory of them.
     /// Without it or --plan, the program the database holds runs.
     #[arg(value_name = "PROGRAM", conflicts_with = "plan")]
@@ -71,9 +114,9 @@ pub struct ExplainArgs {
     /// The database directory for --analyze.
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
-    /// The storage backend for --analyze.
-    #[arg(long = "store", value_enum, default_value_t = StoreChoice::Redb)]
-    store: StoreChoice,
+    /// The storage backend, if --analyze makes a new database.
+    #[arg(long = "store", value_enum)]
+    store: Option<StoreChoice>,
     /// An argument as `name=value`, for --analyze.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
@@ -108,14 +151,8 @@ fn compile_entry(program: &Path, name: &str) -> Result<Installable, Error> {
     Ok(installable)
 }
 
-fn open(db: &Path, store: StoreChoice) -> Result<Database, Error> {
-    Database::open_with(
-        db,
-        OpenOptions {
-            backend: store.backend(),
-            ..OpenOptions::default()
-        },
-    )
+fn open(db: &Path, store: Option<StoreChoice>, wait: Duration) -> Result<Database, Error> {
+    Database::open_with(db, open_options(store, wait))
 }
 
 fn run_inner(args: &RunArgs) -> Result<Status, Error> {
@@ -131,7 +168,7 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
         }
         (None, None) => None,
     };
-    let mut db = open(&args.db, args.store)?;
+    let mut db = open(&args.db, args.store, args.wait)?;
     if let Some(program) = program {
         db.install(program)?;
     }
@@ -167,7 +204,7 @@ fn explain_inner(args: &ExplainArgs) -> Result<Status, Error> {
         print!("{}", explain_plan(&entry));
         return Ok(Status::Clean);
     };
-    let mut db = open(dir, args.store)?;
+    let mut db = open(dir, args.store, DEFAULT_WAIT)?;
     db.install(program)?;
     let values = parse_args(&entry, &args.args)?;
     let output = db.analyze(&args.name, &values)?;

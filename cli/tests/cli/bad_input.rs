@@ -2,7 +2,8 @@
 //! non-zero exit status, no panic, and leaves the database as it was.
 
 use super::{add_lamp, rqc, rqc_with_input, stderr, write, APP};
-use rqc_runtime::store::{RedbStore, SledStore, Store};
+use rqc_runtime::store::Store;
+use rqc_runtime::{Backend, OpenOptions};
 use std::path::Path;
 
 /// One bad invocation and what it must answer.
@@ -15,10 +16,8 @@ struct Case {
 
 /// Every table of the seeded database with all its entries.
 fn contents(store: &str, db: &Path) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
-    let store: Box<dyn Store> = match store {
-        "sled" => Box::new(SledStore::open(db, true).unwrap()),
-        _ => Box::new(RedbStore::open(db, true).unwrap()),
-    };
+    let backend = Backend::named(store).unwrap();
+    let store: Box<dyn Store> = backend.open_store(db, &OpenOptions::default()).unwrap();
     let txn = store.begin_read().unwrap();
     ["__catalog", "t:Item", "i:Item:name"]
         .iter()
@@ -40,7 +39,7 @@ fn case(what: &'static str, args: &[&str], code: &'static str, status: i32) -> C
 
 #[test]
 fn every_subcommand_refuses_bad_input_with_a_code_and_changes_nothing() {
-    for store in ["redb", "sled"] {
+    for store in Backend::ON_DISK.map(Backend::name) {
         refuses_bad_input_on(store);
     }
 }

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod bad_input;
 mod install;
 mod plans;
+mod processes;
 mod repl;
 
 /// The workspace root, where the examples are: commands run from there.
@@ -423,19 +424,27 @@ fn explain_analyze_shows_actual_reads_beside_each_bound() {
 fn each_store_keeps_its_data_and_refuses_the_others_directory() {
     let dir = tempfile::tempdir().unwrap();
     let app = write(dir.path(), "app.rq", APP);
-    for store in ["sled", "redb"] {
+    let stores = ["sled", "redb", "lmdb"];
+    for store in stores {
         let db = dir.path().join(store).display().to_string();
         add_lamp(store, &db, &app);
         let read = rqc(&[
             "run", "--store", store, "--db", &db, &app, "item", "--arg", "id=1",
         ]);
         assert!(stdout(&read).contains("lamp"), "{store}");
-        let other = if store == "sled" { "redb" } else { "sled" };
-        let refused = rqc(&[
-            "run", "--store", other, "--db", &db, &app, "item", "--arg", "id=1",
-        ]);
-        assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
-        assert!(stderr(&refused).contains("E0515"), "{}", stderr(&refused));
+        // Without --store, the database opens with the backend it records.
+        let read = rqc(&["run", "--db", &db, &app, "item", "--arg", "id=1"]);
+        assert!(stdout(&read).contains("lamp"), "{store}: {}", stderr(&read));
+        for other in stores.into_iter().filter(|s| *s != store) {
+            let refused = rqc(&[
+                "run", "--store", other, "--db", &db, &app, "item", "--arg", "id=1",
+            ]);
+            assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+            let err = stderr(&refused);
+            assert!(err.contains("E0515"), "{err}");
+            assert!(err.contains(&format!("is a {store} database")), "{err}");
+            assert!(err.contains("leave out --store"), "{err}");
+        }
     }
 }
 

@@ -143,7 +143,12 @@ fn run_without_a_program_needs_a_database_that_holds_one() {
 
 #[test]
 fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
-    use rqc_runtime::store::{RedbStore, Store};
+    use rqc_runtime::{Backend, OpenOptions};
+    let open = |dir: &std::path::Path| {
+        Backend::Lmdb
+            .open_store(dir, &OpenOptions::with_backend(Backend::Lmdb))
+            .unwrap()
+    };
     let dir = tempfile::tempdir().unwrap();
     let db_dir = dir.path().join("db");
     let db = db_dir.display().to_string();
@@ -160,7 +165,7 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
     );
     let newer = br#"{"format_version": 4, "schema": "from a newer rqc"}"#;
     {
-        let store = RedbStore::open(&db_dir, true).unwrap();
+        let store = open(&db_dir);
         let mut txn = store.begin_write().unwrap();
         txn.put(store.tree("__catalog"), b"program", newer).unwrap();
         txn.commit().unwrap();
@@ -180,7 +185,7 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
             "{err}"
         );
     }
-    let store = RedbStore::open(&db_dir, true).unwrap();
+    let store = open(&db_dir);
     let txn = store.begin_read().unwrap();
     let kept = txn.get(store.tree("__catalog"), b"program").unwrap();
     assert_eq!(

@@ -12,14 +12,19 @@
 //! (at install, when a program is bound), and every read and write after
 //! that takes the handle, so no run formats, hashes or compares a name.
 
+mod lmdb_backend;
+mod lmdb_env;
 mod memory;
 mod overlay;
 mod redb_backend;
 mod sled_backend;
+mod writer_lock;
 
+pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
 pub use memory::MemoryStore;
 pub use redb_backend::{RedbStore, REDB_FILE};
 pub use sled_backend::SledStore;
+pub use writer_lock::{busy, DEFAULT_WAIT, WRITER_LOCK_FILE};
 
 use crate::error::Result;
 #[cfg(doc)]

@@ -22,6 +22,7 @@ use std::cell::RefCell;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::Duration;
 
 /// The file inside the database directory.
 pub const REDB_FILE: &str = "rqc.redb";
@@ -62,8 +63,22 @@ impl RedbStore {
     /// commit is durable (fsync) before it returns; otherwise commits are
     /// made durable by the next [`Store::flush`].
     pub fn open(dir: &Path, flush_on_commit: bool) -> Result<RedbStore> {
-        std::fs::create_dir_all(dir).map_err(RuntimeError::store)?;
-        let db = redb::Database::create(dir.join(REDB_FILE)).map_err(RuntimeError::store)?;
+        RedbStore::open_waiting(dir, flush_on_commit, super::DEFAULT_WAIT)
+    }
+
+    /// Opens it, waiting at most `wait` while another process has it open
+    /// (redb admits one at a time), then E0540.
+    pub fn open_waiting(dir: &Path, flush_on_commit: bool, wait: Duration) -> Result<RedbStore> {
+        std::fs::create_dir_all(dir).map_err(|e| RuntimeError::io_at(dir, e))?;
+        let file = dir.join(REDB_FILE);
+        let db = crate::open::waiting(dir, wait, || match redb::Database::create(&file) {
+            Ok(db) => Ok(Some(db)),
+            Err(redb::DatabaseError::DatabaseAlreadyOpen) => Ok(None),
+            Err(redb::DatabaseError::Storage(redb::StorageError::Io(error))) => {
+                Err(RuntimeError::io_at(&file, error))
+            }
+            Err(error) => Err(RuntimeError::store(error)),
+        })?;
         Ok(RedbStore {
             db,
             flush_on_commit,

@@ -15,6 +15,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionError, Transact
 use sled::Transactional;
 use std::path::Path;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
 
 pub struct SledStore {
     db: sled::Db,
@@ -30,20 +31,22 @@ impl SledStore {
     /// Opens (or creates) a sled database in `dir`. With `flush_on_commit`,
     /// every commit is flushed before it is acknowledged.
     pub fn open(dir: &Path, flush_on_commit: bool) -> Result<SledStore> {
-        // sled releases its file lock from background threads a moment
-        // after the last handle is dropped: a reopen right after a close
-        // waits for it (up to two seconds) rather than failing.
-        let mut attempts = 0;
-        let db = loop {
+        SledStore::open_waiting(dir, flush_on_commit, super::DEFAULT_WAIT)
+    }
+
+    /// Opens it, waiting at most `wait` while another process has it open
+    /// (sled admits one at a time), then E0540. sled also lets go of its
+    /// file lock from background threads a moment after the last handle
+    /// is dropped, so a reopen right after a close waits for it too.
+    pub fn open_waiting(dir: &Path, flush_on_commit: bool, wait: Duration) -> Result<SledStore> {
+        let db = crate::open::waiting(dir, wait, || {
             match sled::Config::new().path(dir).open() {
-                Ok(db) => break db,
-                Err(sled::Error::Io(error)) if lock_is_busy(&error) && attempts < 40 => {
-                    attempts += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(50));
-                }
-                Err(error) => return Err(RuntimeError::store(error)),
+                Ok(db) => Ok(Some(db)),
+                Err(sled::Error::Io(error)) if lock_is_busy(&error) => Ok(None),
+                Err(sled::Error::Io(error)) => Err(RuntimeError::io_at(dir, error)),
+                Err(error) => Err(RuntimeError::store(error)),
             }
-        };
+        })?;
         Ok(SledStore {
             db,
             flush_on_commit,

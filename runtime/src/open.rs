@@ -1,0 +1,206 @@
+//! Opening a database: the backend that holds it, recorded in its directory, and the options it opens with.
+//!
+//! A database directory names its backend in a marker file written when
+//! it is created, so the backend is chosen only then: an existing database
+//! opens with its own, and asking for another one is an error (E0515).
+
+use crate::error::{Result, RuntimeError};
+use crate::store::{
+    busy, LmdbOptions, LmdbStore, MemoryStore, RedbStore, SledStore, Store, DEFAULT_WAIT,
+};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Which store backs the database.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// LMDB (through heed): a memory-mapped copy-on-write B-tree; readers
+    /// in any process never wait, writers of all processes take turns; with
+    /// flush on commit, each commit is synced before it returns. The
+    /// default: the only backend several processes share, and the fastest
+    /// writer measured (see the README's storage section).
+    #[default]
+    Lmdb,
+    /// redb: a copy-on-write B-tree; with flush on commit, each commit is
+    /// fsynced before it returns. One process at a time.
+    Redb,
+    /// sled 0.34: flushes with `sync_file_range`, which is no full barrier
+    /// against power loss. One process at a time.
+    Sled,
+    /// Nothing is written to disk; for tests.
+    Memory,
+}
+
+impl Backend {
+    /// Every backend.
+    pub const ALL: [Backend; 4] = [Backend::Memory, Backend::Redb, Backend::Sled, Backend::Lmdb];
+
+    /// The backends that keep a database on disk.
+    pub const ON_DISK: [Backend; 3] = [Backend::Redb, Backend::Sled, Backend::Lmdb];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Lmdb => "lmdb",
+            Backend::Redb => "redb",
+            Backend::Sled => "sled",
+            Backend::Memory => "memory",
+        }
+    }
+
+    /// A store of this backend in `dir` (created when missing; memory
+    /// ignores it), without the directory's marker: for tests and tools
+    /// that work on stores ([`crate::Engine::open`] opens databases).
+    pub fn open_store(self, dir: &Path, options: &OpenOptions) -> Result<Box<dyn Store>> {
+        let OpenOptions {
+            flush_on_commit,
+            wait,
+            ..
+        } = *options;
+        Ok(match self {
+            Backend::Memory => Box::new(MemoryStore::new()),
+            Backend::Lmdb => Box::new(LmdbStore::open_with(
+                dir,
+                LmdbOptions {
+                    flush_on_commit,
+                    wait,
+                    ..LmdbOptions::default()
+                },
+            )?),
+            // Both admit one process at a time: another one's open waits.
+            Backend::Sled => Box::new(SledStore::open_waiting(dir, flush_on_commit, wait)?),
+            Backend::Redb => Box::new(RedbStore::open_waiting(dir, flush_on_commit, wait)?),
+        })
+    }
+
+    /// The backend called `name` (as `--store` and the marker spell it).
+    pub fn named(name: &str) -> Option<Backend> {
+        Backend::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct OpenOptions {
+    /// The backend of a new database. An existing one opens with the
+    /// backend it was created with; naming another is an error (E0515).
+    /// `None`: the existing database's, or the default for a new one.
+    pub backend: Option<Backend>,
+    /// Flush every commit before acknowledging it (the default), or leave
+    /// flushing to the backend (and [`crate::Engine::flush`]).
+    pub flush_on_commit: bool,
+    /// How long a writer waits while another one (of this process or
+    /// another) holds the database, before it gives up with E0540.
+    pub wait: Duration,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            backend: None,
+            flush_on_commit: true,
+            wait: DEFAULT_WAIT,
+        }
+    }
+}
+
+impl OpenOptions {
+    /// The defaults, with `backend` for a new database.
+    pub fn with_backend(backend: Backend) -> OpenOptions {
+        OpenOptions {
+            backend: Some(backend),
+            ..OpenOptions::default()
+        }
+    }
+}
+
+/// Opens the store of the database in `dir` (created when missing), and
+/// tells its backend.
+pub(crate) fn open_store(dir: &Path, options: OpenOptions) -> Result<(Backend, Box<dyn Store>)> {
+    if options.backend == Some(Backend::Memory) {
+        return Ok((Backend::Memory, Box::new(MemoryStore::new())));
+    }
+    let backend = database_backend(dir, options.backend)?;
+    Ok((backend, backend.open_store(dir, &options)?))
+}
+
+/// Runs `open` again while it reports the database held by another
+/// process (`Ok(None)`), for at most `wait`; then E0540.
+pub(crate) fn waiting<T>(
+    dir: &Path,
+    wait: Duration,
+    mut open: impl FnMut() -> Result<Option<T>>,
+) -> Result<T> {
+    let deadline = Instant::now() + wait;
+    loop {
+        if let Some(opened) = open()? {
+            return Ok(opened);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(busy(dir, wait));
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+}
+
+/// The file naming a database directory's backend.
+pub const MARKER: &str = "rqc-store";
+
+/// The backend of the database in `dir`: the one its marker names, or for
+/// a new database the one asked for (marked now). Refuses a path that is a
+/// file, a non-empty directory that is not an rqc database, or a database
+/// of another backend than the one asked for, before anything is written.
+fn database_backend(dir: &Path, requested: Option<Backend>) -> Result<Backend> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(RuntimeError::new(
+            "E0511",
+            format!("`{}` is a file, not a database directory", dir.display()),
+            "give --db a directory (it is created if missing)",
+        ));
+    }
+    let marker = dir.join(MARKER);
+    match std::fs::read_to_string(&marker) {
+        Ok(found) => {
+            let found = found.trim();
+            let Some(backend) = Backend::named(found) else {
+                return Err(RuntimeError::new(
+                    "E0511",
+                    format!(
+                        "`{}` names an unknown storage backend `{found}`",
+                        dir.display()
+                    ),
+                    "it was made by a newer rqc, or damaged; open it with the rqc that made it",
+                ));
+            };
+            return match requested {
+                Some(asked) if asked != backend => Err(RuntimeError::new(
+                    "E0515",
+                    format!(
+                        "`{}` is a {found} database, not a {} one",
+                        dir.display(),
+                        asked.name()
+                    ),
+                    format!("leave out --store (an existing database opens with its own backend), or give `--store {found}`"),
+                )),
+                _ => Ok(backend),
+            };
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::PermissionDenied => {
+            return Err(RuntimeError::io_at(&marker, error))
+        }
+        Err(_) => {}
+    }
+    let is_empty = std::fs::read_dir(dir)
+        .map(|mut e| e.next().is_none())
+        .unwrap_or(true);
+    if !is_empty {
+        return Err(RuntimeError::new(
+            "E0511",
+            format!("`{}` is not an rqc database", dir.display()),
+            "give --db an empty or new directory, or one rqc created",
+        ));
+    }
+    let backend = requested.unwrap_or_default();
+    std::fs::create_dir_all(dir).map_err(|e| RuntimeError::io_at(dir, e))?;
+    std::fs::write(&marker, backend.name()).map_err(|e| RuntimeError::io_at(&marker, e))?;
+    Ok(backend)
+}

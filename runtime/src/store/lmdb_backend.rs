@@ -1,0 +1,480 @@
+//! The LMDB backend (through heed): readers in any process run beside one writer, and never wait.
+//!
+//! LMDB keeps one memory-mapped file per database directory. A read
+//! transaction is a snapshot that no writer blocks or changes; writers run
+//! one at a time across every process, which take [`WriterLock`] first so
+//! that a writer waits for another at most `wait` (then E0540, busy).
+//!
+//! Each tree is a named LMDB database (a `dbi`), opened once per process
+//! and then found by [`Tree`] handle. LMDB lets a transaction use only the
+//! databases opened before it began, and lets one transaction at a time
+//! open them, so: a write transaction opens (creating) the trees it meets
+//! in a nested transaction and publishes their handles when it commits; a
+//! read transaction that meets a tree this process has not opened yet
+//! looks the name up in its own snapshot — absent, it reads as empty;
+//! present, the tree is opened and read in a new transaction of the same
+//! snapshot, or, when a commit came in between, the run starts again (a
+//! conflict, E0595, which the engine retries).
+//!
+//! The map (the file's address space) is reserved at its full size up
+//! front: it costs virtual memory, not disk, and the file grows inside it.
+//! A database that reaches it fails its write with E0542.
+
+use super::lmdb_env::{Db, Environment};
+pub use super::lmdb_env::{Access, LmdbOptions, LMDB_FILE, MAP_SIZE};
+use super::writer_lock::WriterGuard;
+use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
+use crate::error::{Result, RuntimeError};
+use heed::types::Bytes;
+use heed::{CommitOrAbort, RoTxn, WithoutTls};
+use std::cell::RefCell;
+use std::ops::Bound;
+use std::path::Path;
+use std::sync::{Arc, MutexGuard, RwLock};
+use std::time::Duration;
+
+pub struct LmdbStore {
+    env: Arc<Environment>,
+    flush_on_commit: bool,
+    wait: Duration,
+    names: TreeNames,
+    /// By tree handle: each tree's database once this process has opened
+    /// it. A read transaction takes the list as it was before it began, as
+    /// LMDB lets it use only the databases opened by then.
+    trees: RwLock<Arc<Vec<Option<Db>>>>,
+}
+
+impl LmdbStore {
+    /// Opens (or creates) the LMDB database in `dir` with the default wait
+    /// and map size.
+    pub fn open(dir: &Path, flush_on_commit: bool) -> Result<LmdbStore> {
+        LmdbStore::open_with(
+            dir,
+            LmdbOptions {
+                flush_on_commit,
+                ..LmdbOptions::default()
+            },
+        )
+    }
+
+    pub fn open_with(dir: &Path, options: LmdbOptions) -> Result<LmdbStore> {
+        Ok(LmdbStore {
+            env: Environment::open(dir, &options)?,
+            flush_on_commit: options.flush_on_commit,
+            wait: options.wait,
+            names: TreeNames::default(),
+            trees: RwLock::default(),
+        })
+    }
+
+    /// Whether this process may write the database.
+    pub fn access(&self) -> Access {
+        self.env.access
+    }
+
+    fn trees(&self) -> Arc<Vec<Option<Db>>> {
+        Arc::clone(&self.trees.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Records trees opened by a committed transaction.
+    fn publish(&self, opened: &[(Tree, Db)]) {
+        if opened.is_empty() {
+            return;
+        }
+        let mut trees = self.trees.write().unwrap_or_else(|p| p.into_inner());
+        let mut all = trees.as_ref().clone();
+        for (tree, db) in opened {
+            if all.len() <= tree.index() {
+                all.resize(tree.index() + 1, None);
+            }
+            all[tree.index()] = Some(*db);
+        }
+        *trees = Arc::new(all);
+    }
+
+    /// Opens an existing tree for the transactions that begin after this
+    /// (in a read transaction of its own, as heed has it), holding
+    /// `env.opening`.
+    fn open_existing(&self, tree: Tree, _opening: MutexGuard<'_, ()>) -> Result<()> {
+        let env = &self.env;
+        let name = self.names.name(tree);
+        let rtxn = env.env.read_txn().map_err(|e| env.error(e))?;
+        let db = env
+            .env
+            .open_databases_and_commit(rtxn, |opener, rtxn| {
+                opener
+                    .open_database::<Bytes, Bytes>(rtxn, Some(&name))
+                    .map(CommitOrAbort::<_, ()>::Commit)
+            })
+            .map_err(|e| env.error(e))?
+            .unwrap_commit();
+        if let Some(db) = db {
+            self.publish(&[(tree, db)]);
+        }
+        Ok(())
+    }
+}
+
+/// The longest key buffer: LMDB's keys are at most 511 bytes long in its
+/// default build (`Environment::max_key`).
+const KEY_BUFFER: usize = 512;
+
+/// A key as LMDB stores it: after a 0 byte. LMDB refuses an empty key,
+/// which rqc writes (the counter of a bound over a whole table); a common
+/// first byte keeps the order of keys.
+struct StoredKey {
+    bytes: [u8; KEY_BUFFER],
+    len: usize,
+}
+
+impl StoredKey {
+    /// `key` stored, or `None` when it is longer than LMDB stores.
+    fn new(env: &Environment, key: &[u8]) -> Option<StoredKey> {
+        (key.len() < env.max_key.min(KEY_BUFFER)).then(|| StoredKey::prefix(key, key.len()))
+    }
+
+    /// The stored form of `key`'s first `len` bytes.
+    fn prefix(key: &[u8], len: usize) -> StoredKey {
+        let mut bytes = [0; KEY_BUFFER];
+        bytes[1..=len].copy_from_slice(&key[..len]);
+        StoredKey {
+            bytes,
+            len: len + 1,
+        }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// The longest key rqc can write to LMDB.
+fn longest_key(env: &Environment) -> usize {
+    env.max_key.min(KEY_BUFFER) - 1
+}
+
+/// A point read of `db` in a read or write transaction.
+fn get_in(env: &Environment, db: Db, txn: &RoTxn<'_>, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    // A key too long to store is in no tree.
+    let Some(key) = StoredKey::new(env, key) else {
+        return Ok(None);
+    };
+    db.get(txn, key.as_slice())
+        .map(|found| found.map(<[u8]>::to_vec))
+        .map_err(|e| env.error(e))
+}
+
+/// A range read of `db` in a read or write transaction.
+fn range_in(
+    env: &Environment,
+    db: Db,
+    txn: &RoTxn<'_>,
+    start: &[u8],
+    end: Option<&[u8]>,
+    reverse: bool,
+    limit: usize,
+) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    if end.is_some_and(|end| end <= start) || limit == 0 {
+        return Ok(Vec::new());
+    }
+    // LMDB refuses bounds longer than a key it stores. Every key written is
+    // at most `longest` bytes long, so a longer bound compares with keys as
+    // its first `longest` bytes do: a key is at or after `start` when it is
+    // after that prefix, and before `end` when it is at or before it.
+    let longest = longest_key(env);
+    let low = StoredKey::prefix(start, start.len().min(longest));
+    let high = end.map(|end| StoredKey::prefix(end, end.len().min(longest)));
+    let lower = if start.len() > longest {
+        Bound::Excluded(low.as_slice())
+    } else {
+        Bound::Included(low.as_slice())
+    };
+    let upper = match (&high, end) {
+        (Some(high), Some(end)) if end.len() > longest => Bound::Included(high.as_slice()),
+        (Some(high), _) => Bound::Excluded(high.as_slice()),
+        (None, _) => Bound::Unbounded,
+    };
+    let bounds = (lower, upper);
+    let pick = |entry: heed::Result<(&[u8], &[u8])>| {
+        entry
+            .map(|(k, v)| (k[1..].to_vec(), v.to_vec()))
+            .map_err(|e| env.error(e))
+    };
+    if reverse {
+        let iter = db.rev_range(txn, &bounds).map_err(|e| env.error(e))?;
+        iter.take(limit).map(pick).collect()
+    } else {
+        let iter = db.range(txn, &bounds).map_err(|e| env.error(e))?;
+        iter.take(limit).map(pick).collect()
+    }
+}
+
+/// A read transaction, with the trees opened before it began.
+struct LmdbRead<'s> {
+    store: &'s LmdbStore,
+    trees: Arc<Vec<Option<Db>>>,
+    txn: RoTxn<'s, WithoutTls>,
+}
+
+impl LmdbRead<'_> {
+    /// Reads `tree` with `read` in this snapshot, or gives `absent` when
+    /// the tree does not exist in it.
+    fn with_tree<T>(
+        &self,
+        tree: Tree,
+        absent: T,
+        read: impl FnOnce(Db, &RoTxn<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let env = &self.store.env;
+        let value = match self.trees.get(tree.index()).copied().flatten() {
+            Some(db) => read(db, &self.txn)?,
+            None => {
+                let name = self.store.names.name(tree);
+                let exists = env
+                    .names
+                    .get(&self.txn, name.as_bytes())
+                    .map_err(|e| env.error(e))?
+                    .is_some();
+                if !exists {
+                    absent
+                } else {
+                    // Opened now, the tree is read in a transaction begun
+                    // after: one of the same snapshot, or else none.
+                    let opening = env.opening.lock().unwrap_or_else(|p| p.into_inner());
+                    self.store.open_existing(tree, opening)?;
+                    let late = env.env.read_txn().map_err(|e| env.error(e))?;
+                    match self.store.trees().get(tree.index()).copied().flatten() {
+                        Some(db) if late.id() == self.txn.id() => read(db, &late)?,
+                        _ => {
+                            return Err(RuntimeError::conflict(format!(
+                                "tree `{name}` was opened for the first time in this process, after a commit this read does not see"
+                            )))
+                        }
+                    }
+                }
+            }
+        };
+        if env.snapshot_reusable(&self.txn) {
+            return Err(RuntimeError::conflict(
+                "a writer may have reused the pages of this read's snapshot (the database is read without its lock file)",
+            ));
+        }
+        Ok(value)
+    }
+}
+
+impl ReadTxn for LmdbRead<'_> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let env = &self.store.env;
+        self.with_tree(tree, None, |db, txn| get_in(env, db, txn, key))
+    }
+
+    fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        let env = &self.store.env;
+        self.with_tree(tree, vec![None; keys.len()], |db, txn| {
+            keys.iter().map(|k| get_in(env, db, txn, k)).collect()
+        })
+    }
+
+    fn range(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let env = &self.store.env;
+        self.with_tree(tree, Vec::new(), |db, txn| {
+            range_in(env, db, txn, start, end, reverse, limit)
+        })
+    }
+}
+
+/// A write transaction. Its fields drop in order: the transaction aborts
+/// (when not committed) before the locks are let go.
+struct LmdbWrite<'s> {
+    store: &'s LmdbStore,
+    txn: RefCell<heed::RwTxn<'s>>,
+    /// The trees this process had opened before the transaction began: LMDB
+    /// lets it use only those (a tree another transaction of this process
+    /// opens later is opened again here, in a nested transaction).
+    trees: Arc<Vec<Option<Db>>>,
+    /// Trees this transaction opened, published when it commits (an abort
+    /// closes them).
+    opened: RefCell<Vec<(Tree, Db)>>,
+    opening: RefCell<Option<MutexGuard<'s, ()>>>,
+    _writer: WriterGuard<'s>,
+}
+
+impl LmdbWrite<'_> {
+    /// The database of `tree`, opened (and created) on first use.
+    fn db(&self, tree: Tree) -> Result<Db> {
+        if let Some(db) = self.trees.get(tree.index()).copied().flatten() {
+            return Ok(db);
+        }
+        if let Some((_, db)) = self.opened.borrow().iter().find(|(t, _)| *t == tree) {
+            return Ok(*db);
+        }
+        let env = &self.store.env;
+        let mut opening = self.opening.borrow_mut();
+        if opening.is_none() {
+            *opening = Some(env.opening.lock().unwrap_or_else(|p| p.into_inner()));
+        }
+        let name = self.store.names.name(tree);
+        let mut parent = self.txn.borrow_mut();
+        // heed opens databases only in a transaction that it then commits:
+        // a nested one, which commits into this one.
+        let nested = env
+            .env
+            .nested_write_txn(&mut parent)
+            .map_err(|e| env.error(e))?;
+        let db = env
+            .env
+            .create_databases_and_commit(nested, |opener, nested| {
+                opener
+                    .create_database::<Bytes, Bytes>(nested, Some(&name))
+                    .map(CommitOrAbort::<_, ()>::Commit)
+            })
+            .map_err(|e| env.error(e))?
+            .unwrap_commit();
+        self.opened.borrow_mut().push((tree, db));
+        Ok(db)
+    }
+}
+
+impl ReadTxn for LmdbWrite<'_> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let db = self.db(tree)?;
+        get_in(&self.store.env, db, &self.txn.borrow(), key)
+    }
+
+    fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        let db = self.db(tree)?;
+        let txn = self.txn.borrow();
+        keys.iter()
+            .map(|k| get_in(&self.store.env, db, &txn, k))
+            .collect()
+    }
+
+    fn range(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let db = self.db(tree)?;
+        let txn = self.txn.borrow();
+        range_in(&self.store.env, db, &txn, start, end, reverse, limit)
+    }
+}
+
+impl WriteTxn for LmdbWrite<'_> {
+    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        let env = &self.store.env;
+        let Some(stored) = StoredKey::new(env, key) else {
+            return Err(RuntimeError::new(
+                "E0544",
+                format!(
+                    "LMDB cannot store a key of {} bytes: its longest is {} bytes",
+                    key.len(),
+                    longest_key(env)
+                ),
+                "nothing was written; keep keys and indexed values shorter, or use a database of another backend (`--store redb`)",
+            ));
+        };
+        let db = self.db(tree)?;
+        db.put(self.txn.get_mut(), stored.as_slice(), value)
+            .map_err(|e| env.error(e))
+    }
+
+    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
+        let env = &self.store.env;
+        let Some(stored) = StoredKey::new(env, key) else {
+            return Ok(());
+        };
+        let db = self.db(tree)?;
+        db.delete(self.txn.get_mut(), stored.as_slice())
+            .map(|_| ())
+            .map_err(|e| env.error(e))
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        let LmdbWrite {
+            store,
+            txn,
+            opened,
+            opening,
+            _writer,
+            ..
+        } = *self;
+        let env = &store.env;
+        txn.into_inner().commit().map_err(|e| env.error(e))?;
+        // Published before the locks are let go: a later transaction may
+        // use them.
+        store.publish(&opened.into_inner());
+        drop(opening);
+        if store.flush_on_commit && env.no_sync {
+            // Another store of this process opened the environment without
+            // syncing commits.
+            env.env.force_sync().map_err(|e| env.error(e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Store for LmdbStore {
+    /// Opens the tree at once when it exists, so that no read meets it
+    /// unopened (which would start that run again); not while this
+    /// process's writer is opening trees (a migration naming a new one).
+    fn tree(&self, name: &str) -> Tree {
+        let tree = self.names.tree(name);
+        if self.trees().get(tree.index()).copied().flatten().is_none() {
+            if let Ok(opening) = self.env.opening.try_lock() {
+                // Failing here, the tree is opened when a read meets it.
+                let _ = self.open_existing(tree, opening);
+            }
+        }
+        tree
+    }
+
+    fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
+        // The trees first: each was opened before the transaction begins.
+        let trees = self.trees();
+        let txn = self.env.env.read_txn().map_err(|e| self.env.error(e))?;
+        Ok(Box::new(LmdbRead {
+            store: self,
+            trees,
+            txn,
+        }))
+    }
+
+    /// Waits for the writer of this or another process, at most `wait`.
+    fn begin_write(&self) -> Result<Box<dyn WriteTxn + '_>> {
+        let env = &self.env;
+        let Some(lock) = &env.writer else {
+            return Err(RuntimeError::read_only(&env.dir));
+        };
+        let writer = lock.acquire(self.wait)?;
+        // The trees first: each was opened before the transaction begins.
+        let trees = self.trees();
+        let txn = env.env.write_txn().map_err(|e| env.error(e))?;
+        Ok(Box::new(LmdbWrite {
+            store: self,
+            txn: RefCell::new(txn),
+            trees,
+            opened: RefCell::default(),
+            opening: RefCell::default(),
+            _writer: writer,
+        }))
+    }
+
+    fn flush(&self) -> Result<()> {
+        if self.env.access != Access::ReadWrite {
+            return Ok(());
+        }
+        self.env.env.force_sync().map_err(|e| self.env.error(e))
+    }
+}
