@@ -23,6 +23,9 @@ pub struct TpccRun {
     pub measured: Vec<Measured>,
     /// rqc entry calls made to load the population (one commit each).
     pub population: usize,
+    /// What rqc counted for each checked transaction: (its index, B-tree
+    /// seeks, entries read), from the run's own output.
+    pub rqc_work: Vec<(usize, u64, u64)>,
 }
 
 /// The example's entry points the mix calls.
@@ -99,15 +102,20 @@ pub fn run(plan: TpccPlan, seed: u64) -> TpccRun {
             (ENTRIES.iter().position(|e| *e == name).unwrap(), args)
         })
         .collect();
+    let work = std::cell::RefCell::new(Vec::new());
     let mut contenders: Vec<Contender<'_>> = Vec::new();
     {
-        let (calls, txns, prepared) = (&calls, &txns, &prepared);
+        let (calls, txns, prepared, work) = (&calls, &txns, &prepared, &work);
         contenders.push(Contender::new("rqc (redb)", move |i, sink| {
             let (entry, args) = &calls[i];
             let output = prepared[*entry].run(args).expect("the transaction runs");
-            match sink.filter(|_| compared(&txns[i])) {
-                Some(rows) => *rows = rqc_rows(&output),
-                None => drop(std::hint::black_box(output)),
+            let Some(rows) = sink else {
+                return drop(std::hint::black_box(output));
+            };
+            work.borrow_mut()
+                .push((i, output.stats.seeks, output.stats.rows));
+            if compared(&txns[i]) {
+                *rows = rqc_rows(&output);
             }
         }));
     }
@@ -142,5 +150,6 @@ pub fn run(plan: TpccPlan, seed: u64) -> TpccRun {
         population: population.len(),
         txns,
         measured,
+        rqc_work: work.into_inner(),
     }
 }
