@@ -146,6 +146,9 @@ fn goals(out: &mut String, r: &Results) {
             .collect()
     };
     let list = |v: &[(i64, f64)]| {
+        if v.is_empty() {
+            return "—".to_string();
+        }
         v.iter()
             .map(|(n, x)| format!("{x:.2} at {}", pow10(*n)))
             .collect::<Vec<_>>()
