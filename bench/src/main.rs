@@ -18,7 +18,7 @@ mod writes;
 
 use std::path::PathBuf;
 
-const HELP: &str = "rqc-bench [--quick | --full] [--only reads,inserts,tpcc] [--sizes N,N...] [--out FILE] [--tmp DIR]
+const HELP: &str = "rqc-bench [--quick | --full] [--only reads,inserts,tpcc] [--sizes N,N...] [--sled-max N] [--out FILE] [--tmp DIR]
 
 Measures rqc (on redb and sled) beside SQLite (two lines: as an application opens it, and with mmap
 and a large page cache) and the raw stores (redb, LMDB, sled), interleaved in small batches in a
@@ -31,6 +31,7 @@ plot beside it.
   --quick    tiny sizes, a few seconds in a debug build: the harness's smoke test, not for quoting
   --only     some sections only (the report then has only those)
   --sizes    the read sizes instead of the mode's
+  --sled-max N  measure sled in the reads up to N rows (default 10^6; 0: not at all)
   --tmp DIR  where the databases go (default: the system's temporary directory)";
 
 /// Which experiments run, and how large.
@@ -52,6 +53,7 @@ impl Config {
         let mut out = PathBuf::from("BENCHMARKS.md");
         let mut sections = vec!["reads".to_string(), "inserts".into(), "tpcc".into()];
         let mut sizes = None;
+        let mut sled_max = 1_000_000;
         let mut it = args.iter();
         while let Some(arg) = it.next() {
             let mut value = || it.next().cloned().ok_or(format!("{arg} needs a value"));
@@ -67,6 +69,10 @@ impl Config {
                     let list = value()?;
                     let parsed: Result<Vec<i64>, _> = list.split(',').map(str::parse).collect();
                     sizes = Some(parsed.map_err(|e| format!("--sizes {list}: {e}"))?);
+                }
+                "--sled-max" => {
+                    let v = value()?;
+                    sled_max = v.parse().map_err(|e| format!("--sled-max {v}: {e}"))?;
                 }
                 "--help" | "-h" => return Err(HELP.into()),
                 other => return Err(format!("unknown argument `{other}`\n\n{HELP}")),
@@ -99,7 +105,7 @@ impl Config {
                 slow_ops: if quick { 40 } else { 2_000 },
                 batch: if quick { 20 } else { 25 },
                 checked: if quick { 20 } else { 100 },
-                sled_max: 1_000_000,
+                sled_max,
             },
             inserts: writes::InsertPlan {
                 prefill: if quick { 200 } else { 100_000 },
