@@ -4,6 +4,8 @@ use crate::error::Error;
 use crate::install::{compile_installable, names, Installable, Installed};
 use crate::sources::{read_plan, read_program};
 use rqc_plan::{CompiledProgram, Entry, Value};
+use rqc_runtime::dump::Dump;
+use rqc_runtime::verify::Verification;
 pub use rqc_runtime::{Backend, OpenOptions, Output};
 use rqc_runtime::{Engine, LoadReport, LoadRows};
 use std::path::{Path, PathBuf};
@@ -141,6 +143,19 @@ impl Database {
     pub fn prepare(&self, name: &str) -> Result<Prepared<'_>, Error> {
         let entry = self.entry(name)?;
         Ok(Prepared { db: self, entry })
+    }
+
+    /// Checks the whole database: every entry's checksum, every row's key,
+    /// every index against its table, every counter against its rows,
+    /// every reference against its target (see `rqc verify`).
+    pub fn verify(&self) -> Result<Verification, Error> {
+        Ok(self.engine.verify()?)
+    }
+
+    /// Every row that is still readable, table by table, and what could not
+    /// be read (see `rqc dump`).
+    pub fn dump(&self) -> Result<Dump, Error> {
+        Ok(self.engine.dump()?)
     }
 
     /// The installed program, if one runs.

@@ -66,7 +66,6 @@ pub fn render(config: &Config, r: &Results, svg: &std::path::Path) -> String {
     out
 }
 
-
 /// The rqc line the goals are judged on: rqc on its default backend.
 pub const RQC: &str = "rqc (lmdb)";
 fn us(ns: f64) -> String {
@@ -201,9 +200,7 @@ fn goals(out: &mut String, r: &Results) {
             .filter(|m| m.system.starts_with("SQLite"))
             .map(|m| (throughput(c, m).0, m.system.as_str()))
             .max_by(|a, b| a.0.total_cmp(&b.0));
-        let x = tp(RQC)
-            .zip(best)
-            .map(|(a, (b, name))| (a / b, name));
+        let x = tp(RQC).zip(best).map(|(a, (b, name))| (a / b, name));
         row(
             &format!(
                 "durable inserts, {} concurrent writers ≥ 2 × SQLite's throughput",
@@ -468,10 +465,7 @@ fn inserts(out: &mut String, r: &Results) {
     }
     if let Some(c) = &r.concurrent {
         let _ = writeln!(out, "\n### {} concurrent writers, durable\n\nEach sample is one burst of {} commits ({} per writer); rows per second from the burst's wall time: median (from the p75 and p25 bursts).\n", c.writers, c.rows_per_burst, c.rows_per_burst / c.writers);
-        let _ = writeln!(
-            out,
-            "| system | rows/s | {RQC} / system |\n|---|---|---|"
-        );
+        let _ = writeln!(out, "| system | rows/s | {RQC} / system |\n|---|---|---|");
         let rqc = find(&c.measured, RQC).map(|m| throughput(c, m).0);
         for m in &c.measured {
             let (mid, lo, hi) = throughput(c, m);

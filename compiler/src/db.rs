@@ -400,7 +400,11 @@ impl Analysis {
             .filter_map(|info| {
                 let module = shape.index.modules[info.module].name.clone();
                 let key = DefKey::new(&self.db, module, info.name.clone());
-                entry_plan(&self.db, self.workspace, key).0.clone().ok().flatten()
+                entry_plan(&self.db, self.workspace, key)
+                    .0
+                    .clone()
+                    .ok()
+                    .flatten()
             })
             .collect()
     }

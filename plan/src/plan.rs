@@ -288,7 +288,9 @@ impl Node {
             Op::Unreachable => Vec::new(),
             Op::Field(base, _) => vec![base],
             Op::Record(fields) => fields.iter().map(|(_, n)| n).collect(),
-            Op::List(items) | Op::Seq(items) | Op::Combinator(_, _, items) => items.iter().collect(),
+            Op::List(items) | Op::Seq(items) | Op::Combinator(_, _, items) => {
+                items.iter().collect()
+            }
             Op::Unary(_, a) => vec![a],
             Op::Binary(_, a, b) | Op::Let(_, a, b) => vec![a, b],
             Op::If(c, t, e) => vec![c, t, e],

@@ -91,7 +91,9 @@ impl Serialize for Record {
 
 impl<'de> Deserialize<'de> for Record {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Record, D::Error> {
-        Ok(Record::new(Vec::<(String, Value)>::deserialize(deserializer)?))
+        Ok(Record::new(Vec::<(String, Value)>::deserialize(
+            deserializer,
+        )?))
     }
 }
 

@@ -129,7 +129,9 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
         None => Ok(accesses),
         Some(table) => Err(crate::error::RuntimeError::new(
             "E0593",
-            format!("the plan reads table `{table}` (or one of its indexes), which the schema lacks"),
+            format!(
+                "the plan reads table `{table}` (or one of its indexes), which the schema lacks"
+            ),
             "recompile the program; the plan and the schema come from different versions",
         )),
     }

@@ -10,8 +10,9 @@ use crate::store::{ReadTxn, Store, Tree};
 use rqc_plan::{CompiledProgram, Schema, TableSchema, Value};
 
 /// The layout of trees, keys and rows this runtime writes. A database with
-/// a larger number was written by a newer rqc and is refused.
-pub const STORAGE_FORMAT: u32 = 1;
+/// a larger number was written by a newer rqc and is refused; one with a
+/// smaller number too (format 1 stored no checksums; see `store::checked`).
+pub const STORAGE_FORMAT: u32 = 2;
 
 const CATALOG: &str = "__catalog";
 const FORMAT_KEY: &[u8] = b"format";
@@ -42,6 +43,15 @@ pub fn check_format(txn: &dyn ReadTxn, catalog: Tree) -> Result<()> {
                 "this database was written by a newer rqc (storage format {version}; this rqc reads up to {STORAGE_FORMAT})"
             ),
             "open it with the rqc version that wrote it, or upgrade rqc",
+        ));
+    }
+    if version < STORAGE_FORMAT {
+        return Err(RuntimeError::new(
+            "E0518",
+            format!(
+                "this database was written by an older rqc (storage format {version}, whose entries carry no checksums; this rqc reads format {STORAGE_FORMAT})"
+            ),
+            "export its rows with the rqc that wrote it, and `rqc load` them into a new database",
         ));
     }
     Ok(())
@@ -83,8 +93,10 @@ pub fn install(store: &dyn Store, program: &CompiledProgram) -> Result<()> {
         let txn = store.begin_read()?;
         let catalog = catalog(store);
         check_format(txn.as_ref(), catalog)?;
-        Ok(txn.get(catalog, SCHEMA_KEY)?.as_deref() == Some(schema.as_slice())
-            && txn.get(catalog, PROGRAM_KEY)?.as_deref() == Some(encoded.as_slice()))
+        Ok(
+            txn.get(catalog, SCHEMA_KEY)?.as_deref() == Some(schema.as_slice())
+                && txn.get(catalog, PROGRAM_KEY)?.as_deref() == Some(encoded.as_slice()),
+        )
     })?;
     if unchanged.0 {
         return Ok(());

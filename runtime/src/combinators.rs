@@ -99,9 +99,11 @@ pub fn combinator<'p>(
             }
             Val::from_items(out)
         }
-        Combinator::SortBy { descending } => Val::from_items(sort_by_key(items, descending, |item| {
-            apply(interp, item)?.data()
-        })?),
+        Combinator::SortBy { descending } => {
+            Val::from_items(sort_by_key(items, descending, |item| {
+                apply(interp, item)?.data()
+            })?)
+        }
         Combinator::GroupBy => {
             let mut groups: Vec<(Value, Vec<Val<'p>>)> = Vec::new();
             for item in items {

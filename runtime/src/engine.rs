@@ -5,12 +5,12 @@ use crate::catalog;
 use crate::constraints::fits;
 use crate::error::{Result, RuntimeError};
 use crate::interp::{Env, Interp};
-use crate::plan_format::{self, Origin};
-use crate::session::Session;
 use crate::open::open_store;
 pub use crate::open::{Backend, OpenOptions};
+use crate::plan_format::{self, Origin};
+use crate::session::Session;
 use crate::store::{MemoryStore, Store};
-use rqc_plan::{Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Value};
+use rqc_plan::{Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Schema, Value};
 use std::path::Path;
 
 /// Attempts of one transaction before a run of conflicts is given up (E0596).
@@ -211,6 +211,28 @@ impl Engine {
 
     pub fn store(&self) -> &dyn Store {
         self.store.as_ref()
+    }
+
+    /// Checks the whole database against its schema (see [`crate::verify`]).
+    pub fn verify(&self) -> Result<crate::verify::Verification> {
+        crate::verify::verify(self.store(), &self.schema()?)
+    }
+
+    /// Every readable row, past damage (see [`crate::dump`]).
+    pub fn dump(&self) -> Result<crate::dump::Dump> {
+        crate::dump::dump(self.store(), &self.schema()?)
+    }
+
+    /// The installed schema: the program's, or the catalog's when the
+    /// program is of an older plan format (E0514 when none is installed).
+    fn schema(&self) -> Result<Schema> {
+        if let Some(program) = self.program() {
+            return Ok(program.schema.clone());
+        }
+        let catalog = catalog::catalog(self.store());
+        retrying(|| catalog::installed_schema(self.store.begin_read()?.as_ref(), catalog))?
+            .0
+            .ok_or_else(not_installed)
     }
 
     pub fn flush(&self) -> Result<()> {

@@ -100,10 +100,15 @@ impl RuntimeError {
     }
 
     pub fn corrupt(what: &str) -> Self {
+        RuntimeError::damaged(format!("stored data could not be decoded: {what}"))
+    }
+
+    /// A damaged database (E0591), saying what is damaged.
+    pub fn damaged(what: String) -> Self {
         RuntimeError::new(
             "E0591",
-            format!("stored data could not be decoded: {what}"),
-            "the database may have been written by another program or damaged; restore it from a backup",
+            format!("the database is damaged: {what}"),
+            "nothing was answered from the damaged data; `rqc verify --db DIR` lists what is damaged and `rqc dump --db DIR` copies out every row that is still readable",
         )
     }
 }

@@ -2,6 +2,7 @@
 //! counting the seeks and rows of every operator and holding each to its
 //! static bound.
 
+use crate::bound::{Access, BoundTable, Tables};
 use crate::combinators::{combinator, sort_by_key};
 use crate::constraints::{delete_row, insert_row, update_row};
 use crate::encoding::key::encode_key;
@@ -9,7 +10,6 @@ use crate::error::{Result, RuntimeError};
 use crate::rows::*;
 use crate::session::Session;
 pub use crate::values::{Closure, Env, Val};
-use crate::bound::{Access, BoundTable, Tables};
 use rqc_plan::{compare, BinOp, Node, NodeStats, Op, UnOp, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;

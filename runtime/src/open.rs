@@ -6,7 +6,8 @@
 
 use crate::error::{Result, RuntimeError};
 use crate::store::{
-    busy, LmdbOptions, LmdbStore, MemoryStore, RedbStore, SledStore, Store, DEFAULT_WAIT,
+    busy, guarded, Checked, LmdbOptions, LmdbStore, MemoryStore, RedbStore, SledStore, Store,
+    DEFAULT_WAIT, LMDB_FILE, REDB_FILE,
 };
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -56,20 +57,28 @@ impl Backend {
             wait,
             ..
         } = *options;
-        Ok(match self {
-            Backend::Memory => Box::new(MemoryStore::new()),
-            Backend::Lmdb => Box::new(LmdbStore::open_with(
-                dir,
-                LmdbOptions {
-                    flush_on_commit,
-                    wait,
-                    ..LmdbOptions::default()
-                },
-            )?),
-            // Both admit one process at a time: another one's open waits.
-            Backend::Sled => Box::new(SledStore::open_waiting(dir, flush_on_commit, wait)?),
-            Backend::Redb => Box::new(RedbStore::open_waiting(dir, flush_on_commit, wait)?),
-        })
+        // Every on-disk store checks what it reads (see `store::checked`);
+        // a backend that panics opening a damaged file reports damage.
+        if self == Backend::Memory {
+            return Ok(Box::new(MemoryStore::new()));
+        }
+        let stored = guarded("opening the database", || {
+            Ok::<Box<dyn Store>, _>(match self {
+                Backend::Memory => unreachable!("answered above"),
+                Backend::Lmdb => Box::new(LmdbStore::open_with(
+                    dir,
+                    LmdbOptions {
+                        flush_on_commit,
+                        wait,
+                        ..LmdbOptions::default()
+                    },
+                )?),
+                // Both admit one process at a time: another one's open waits.
+                Backend::Sled => Box::new(SledStore::open_waiting(dir, flush_on_commit, wait)?),
+                Backend::Redb => Box::new(RedbStore::open_waiting(dir, flush_on_commit, wait)?),
+            })
+        })?;
+        Ok(Box::new(Checked::new(stored)))
     }
 
     /// The backend called `name` (as `--store` and the marker spell it).
@@ -118,8 +127,43 @@ pub(crate) fn open_store(dir: &Path, options: OpenOptions) -> Result<(Backend, B
     if options.backend == Some(Backend::Memory) {
         return Ok((Backend::Memory, Box::new(MemoryStore::new())));
     }
-    let backend = database_backend(dir, options.backend)?;
-    Ok((backend, backend.open_store(dir, &options)?))
+    let (backend, new) = database_backend(dir, options.backend)?;
+    if !new {
+        check_data_file(dir, backend)?;
+    }
+    let store = backend.open_store(dir, &options)?;
+    if new {
+        // Marked once the backend made its files: a marked directory
+        // without them is damaged, never a new database.
+        let marker = dir.join(MARKER);
+        std::fs::write(&marker, backend.name()).map_err(|e| RuntimeError::io_at(&marker, e))?;
+    }
+    Ok((backend, store))
+}
+
+/// Refuses a database whose data file is missing or empty (a truncated
+/// copy, a file replaced by `: > data.mdb`): LMDB and redb would take it as
+/// a new database and answer every query with nothing.
+fn check_data_file(dir: &Path, backend: Backend) -> Result<()> {
+    let file = match backend {
+        Backend::Lmdb => LMDB_FILE,
+        Backend::Redb => REDB_FILE,
+        // sled keeps a directory of files of its own, and checks them.
+        Backend::Sled | Backend::Memory => return Ok(()),
+    };
+    let path = dir.join(file);
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.len() > 0 => Ok(()),
+        Ok(_) => Err(RuntimeError::damaged(format!(
+            "its data file `{}` is empty",
+            path.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(RuntimeError::damaged(format!(
+            "its data file `{}` is missing",
+            path.display()
+        ))),
+        Err(e) => Err(RuntimeError::io_at(&path, e)),
+    }
 }
 
 /// Runs `open` again while it reports the database held by another
@@ -145,11 +189,12 @@ pub(crate) fn waiting<T>(
 /// The file naming a database directory's backend.
 pub const MARKER: &str = "rqc-store";
 
-/// The backend of the database in `dir`: the one its marker names, or for
-/// a new database the one asked for (marked now). Refuses a path that is a
+/// The backend of the database in `dir` and whether it is new: the one its
+/// marker names, or for a new database the one asked for (marked once its
+/// store is made). Refuses a path that is a
 /// file, a non-empty directory that is not an rqc database, or a database
 /// of another backend than the one asked for, before anything is written.
-fn database_backend(dir: &Path, requested: Option<Backend>) -> Result<Backend> {
+fn database_backend(dir: &Path, requested: Option<Backend>) -> Result<(Backend, bool)> {
     if dir.exists() && !dir.is_dir() {
         return Err(RuntimeError::new(
             "E0511",
@@ -181,7 +226,7 @@ fn database_backend(dir: &Path, requested: Option<Backend>) -> Result<Backend> {
                     ),
                     format!("leave out --store (an existing database opens with its own backend), or give `--store {found}`"),
                 )),
-                _ => Ok(backend),
+                _ => Ok((backend, false)),
             };
         }
         Err(error) if error.kind() == std::io::ErrorKind::PermissionDenied => {
@@ -201,6 +246,5 @@ fn database_backend(dir: &Path, requested: Option<Backend>) -> Result<Backend> {
     }
     let backend = requested.unwrap_or_default();
     std::fs::create_dir_all(dir).map_err(|e| RuntimeError::io_at(dir, e))?;
-    std::fs::write(&marker, backend.name()).map_err(|e| RuntimeError::io_at(&marker, e))?;
-    Ok(backend)
+    Ok((backend, true))
 }

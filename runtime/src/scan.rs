@@ -1,9 +1,9 @@
 //! Range reads: a scan's key range from its prefix and bounds, and reading rows from it, eagerly or as a stream's consumer asks.
 
+use crate::bound::BoundTable;
 use crate::encoding::key::{encode_component, encode_key};
 use crate::error::Result;
 use crate::interp::Interp;
-use crate::bound::BoundTable;
 use crate::rows::decode_record;
 use crate::store::prefix_end;
 use crate::values::{Env, Stream, Val};

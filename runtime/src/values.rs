@@ -1,8 +1,8 @@
 //! Values during evaluation: data, function values, lazy streams, and lists or records that hold either.
 
+use crate::bound::BoundTable;
 use crate::error::Result;
 use crate::interp::internal;
-use crate::bound::BoundTable;
 use crate::store::Tree;
 use rqc_plan::{Node, Value};
 use std::rc::Rc;
@@ -152,7 +152,9 @@ impl<'p> Val<'p> {
                 .find(|(n, _)| n == name)
                 .map(|(_, v)| v.clone())
                 .ok_or_else(|| internal(&format!("no field {name}"))),
-            _ => Err(internal(&format!("field {name} of something that is not a record"))),
+            _ => Err(internal(&format!(
+                "field {name} of something that is not a record"
+            ))),
         }
     }
 }

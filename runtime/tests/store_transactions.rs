@@ -116,11 +116,7 @@ fn a_dropped_write_transaction_stores_nothing() {
         txn.delete(t, b"kept").unwrap();
         drop(txn);
         let read = store.begin_read().unwrap();
-        assert_eq!(
-            read.get(t, b"kept").unwrap(),
-            Some(b"1".to_vec()),
-            "{name}"
-        );
+        assert_eq!(read.get(t, b"kept").unwrap(), Some(b"1".to_vec()), "{name}");
         assert_eq!(read.get(t, b"lost").unwrap(), None, "{name}");
     });
 }
@@ -149,21 +145,13 @@ fn a_read_transaction_never_sees_a_later_commit() {
             })
         };
         let _ = committed.recv_timeout(Duration::from_millis(200));
-        assert_eq!(
-            read.get(t, b"a").unwrap(),
-            Some(b"old".to_vec()),
-            "{name}"
-        );
+        assert_eq!(read.get(t, b"a").unwrap(), Some(b"old".to_vec()), "{name}");
         let both = read.range(t, &[], None, false, 10).unwrap();
         assert!(both.iter().all(|(_, v)| v == b"old"), "{name}: {both:?}");
         drop(read);
         writer.join().unwrap();
         let read = store.begin_read().unwrap();
-        assert_eq!(
-            read.get(t, b"b").unwrap(),
-            Some(b"new".to_vec()),
-            "{name}"
-        );
+        assert_eq!(read.get(t, b"b").unwrap(), Some(b"new".to_vec()), "{name}");
     });
 }
 
@@ -199,6 +187,9 @@ fn a_tree_first_named_inside_a_write_transaction_is_usable_there() {
         txn.put(tree, &key(2), b"two").unwrap();
         txn.commit().unwrap();
         let read = store.begin_read().unwrap();
-        assert_eq!(read.get(tree, &key(2)).unwrap().as_deref(), Some(&b"two"[..]));
+        assert_eq!(
+            read.get(tree, &key(2)).unwrap().as_deref(),
+            Some(&b"two"[..])
+        );
     }
 }

@@ -33,7 +33,10 @@ fn tpcc(n: usize) {
     for entry in std::fs::read_dir(&root).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "rq") {
-            files.push((path.display().to_string(), std::fs::read_to_string(&path).unwrap()));
+            files.push((
+                path.display().to_string(),
+                std::fs::read_to_string(&path).unwrap(),
+            ));
         }
     }
     let compilation = compile(&files);
@@ -106,11 +109,20 @@ fn main() {
         return writers(threads, 200);
     }
     if std::env::var("WHICH").is_ok_and(|w| w == "tpcc") {
-        let n = std::env::var("READS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+        let n = std::env::var("READS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20_000);
         return tpcc(n);
     }
-    let rows: i64 = std::env::var("ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
-    let reads: usize = std::env::var("READS").ok().and_then(|v| v.parse().ok()).unwrap_or(500_000);
+    let rows: i64 = std::env::var("ROWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let reads: usize = std::env::var("READS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(500_000);
     let which = std::env::var("WHICH").unwrap_or_else(|_| "point".into());
     let dir = tempfile::tempdir().unwrap();
     let compilation = compile(&[("hot.rq".to_string(), PROGRAM.to_string())]);
@@ -140,7 +152,9 @@ fn main() {
         .collect();
     engine.load("Item", rows_in, &mut |_| {}).unwrap();
     let mut rng = Rng::new(7);
-    let entry = engine.entry(if which == "point" { "item" } else { "cheap" }).unwrap();
+    let entry = engine
+        .entry(if which == "point" { "item" } else { "cheap" })
+        .unwrap();
     let start = Instant::now();
     let mut found = 0;
     for _ in 0..reads {

@@ -144,7 +144,11 @@ pub fn stream(rng: &mut Rng, depth: u32) -> String {
         1 => format!("A.by_g[x, v < {}]", int(rng, d)),
         2 => format!("id({})", stream(rng, d)),
         3 => format!("({{ s: {}, t: 1 }}.s)", stream(rng, d)),
-        4 => format!("(if x > 1 {{ {} }} else {{ {} }})", stream(rng, d), stream(rng, d)),
+        4 => format!(
+            "(if x > 1 {{ {} }} else {{ {} }})",
+            stream(rng, d),
+            stream(rng, d)
+        ),
         5 => format!("({} |> map({}))", stream(rng, d), function(rng, d)),
         6 => format!("{{ let s = {}; s }}", stream(rng, d)),
         7 => format!("([{}] |> first() |> unwrap_or(A))", stream(rng, d)),
@@ -174,7 +178,11 @@ pub fn list(rng: &mut Rng, depth: u32) -> String {
         ),
         4 => format!("({} |> filter(a => a.v > {}))", list(rng, d), int(rng, d)),
         5 => format!("({} |> sort_by(a => a.v, desc))", list(rng, d)),
-        6 => format!("(if x > 0 {{ {} }} else {{ {} }})", list(rng, d), list(rng, d)),
+        6 => format!(
+            "(if x > 0 {{ {} }} else {{ {} }})",
+            list(rng, d),
+            list(rng, d)
+        ),
         7 => format!("({} |> map({}))", list(rng, d), function(rng, d)),
         8 => format!(
             "{{ let f = {}; {} |> map(a => f(a)) }}",
@@ -221,10 +229,7 @@ pub fn function(rng: &mut Rng, depth: u32) -> String {
             function(rng, d)
         ),
         2 => format!("({{ f: {}, k: 1 }}.f)", function(rng, d)),
-        3 => format!(
-            "(a => apply(a, {}))",
-            function(rng, d)
-        ),
+        3 => format!("(a => apply(a, {}))", function(rng, d)),
         _ => pick(rng, &lambdas).into(),
     }
 }

@@ -248,7 +248,12 @@ impl<'c> Reference<'c> {
                 return last;
             }
             TExpr::Lambda(params, body) => {
-                return Val::Closure(params.clone(), (**body).clone(), env.to_vec(), args.to_vec())
+                return Val::Closure(
+                    params.clone(),
+                    (**body).clone(),
+                    env.to_vec(),
+                    args.to_vec(),
+                )
             }
             TExpr::Call(name, call_args) => {
                 let values: Vec<Val> = call_args.iter().map(|a| self.eval(a, args, env)).collect();
@@ -365,7 +370,13 @@ impl<'c> Reference<'c> {
                 panic!("take needs a count")
             };
             return if is_list {
-                Val::from_items(input.items(shape).into_iter().take(n.max(0) as usize).collect())
+                Val::from_items(
+                    input
+                        .items(shape)
+                        .into_iter()
+                        .take(n.max(0) as usize)
+                        .collect(),
+                )
             } else if n > 0 {
                 input
             } else {

@@ -3,12 +3,9 @@
 //! what its table's rows imply.
 
 use crate::reference::Reference;
-use rqc_plan::{compare, Schema, TableSchema, Value};
-use rqc_runtime::encoding::key::encode_key;
-use rqc_runtime::encoding::row::{decode_row, encode_row};
-use rqc_runtime::rows::{
-    bound_tree, index_entry, primary_key, record, refcount_tree, small_tree, table_tree,
-};
+use rqc_plan::{compare, Schema, Value};
+use rqc_runtime::encoding::row::decode_row;
+use rqc_runtime::rows::{record, table_tree};
 use rqc_runtime::store::{ReadTxn, Store};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -72,97 +69,13 @@ pub fn reference_tables(reference: &Reference<'_>, schema: &Schema) -> Tables {
 
 /// Checks that every table's key is the encoding of its row's key columns,
 /// every index holds exactly one entry per row (with the row), and every
-/// bound, small-table and reference counter equals the count of its rows.
-/// Returns what differs first. Reads one committed state.
+/// bound, small-table and reference counter equals the count of its rows:
+/// the runtime's `verify`. Returns what differs. Reads one committed state.
 pub fn check_integrity(store: &dyn Store, schema: &Schema) -> Result<(), String> {
-    let txn = store.begin_read().map_err(|e| e.to_string())?;
-    let txn = txn.as_ref();
-    let mut counters: BTreeMap<String, BTreeMap<Vec<u8>, u64>> = BTreeMap::new();
-    for table in &schema.tables {
-        let rows = entries(store, txn, &table_tree(&table.name));
-        let mut indexes: Vec<Entries> = vec![Entries::new(); table.indexes.len()];
-        for (key, bytes) in &rows {
-            let row = decode_row(bytes, table.columns.len()).map_err(|e| e.to_string())?;
-            let primary = primary_key(table, &row).map_err(|e| e.to_string())?;
-            if &primary != key || encode_row(&row).map_err(|e| e.to_string())? != *bytes {
-                return Err(format!(
-                    "`{}`: a row is stored under another key",
-                    table.name
-                ));
-            }
-            for (index, expected) in table.indexes.iter().zip(&mut indexes) {
-                let entry = index_entry(index, &row, &primary).map_err(|e| e.to_string())?;
-                expected.insert(entry, bytes.clone());
-            }
-            count_row(table, &row, &mut counters)?;
-        }
-        for (index, expected) in table.indexes.iter().zip(indexes) {
-            let tree = rqc_runtime::rows::index_tree(&table.name, &index.name);
-            let actual = entries(store, txn, &tree);
-            if actual != expected {
-                return Err(format!(
-                    "index `{}.{}` has {} entries where its table implies {} (or other ones)",
-                    table.name,
-                    index.name,
-                    actual.len(),
-                    expected.len()
-                ));
-            }
-        }
+    let found = rqc_runtime::verify::verify(store, schema).map_err(|e| e.to_string())?;
+    if found.is_sound() {
+        Ok(())
+    } else {
+        Err(found.problems.join("; "))
     }
-    // Every counter tree the schema has, including the ones no row counts.
-    for table in &schema.tables {
-        for i in 0..table.bounds.len() {
-            counters.entry(bound_tree(&table.name, i)).or_default();
-        }
-        if table.small_max.is_some() {
-            counters.entry(small_tree(&table.name)).or_default();
-        }
-        counters.entry(refcount_tree(&table.name)).or_default();
-    }
-    for (tree, expected) in counters {
-        let actual: BTreeMap<Vec<u8>, u64> = entries(store, txn, &tree)
-            .into_iter()
-            .map(|(k, v)| {
-                let bytes: [u8; 8] = v.as_slice().try_into().unwrap_or_default();
-                (k, u64::from_be_bytes(bytes))
-            })
-            .collect();
-        if actual != expected {
-            return Err(format!(
-                "counters `{tree}` are {actual:?} where the rows imply {expected:?}"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Adds one row to the counters its table keeps: per bound group, the
-/// small table's size, and per referenced row.
-fn count_row(
-    table: &TableSchema,
-    row: &[Value],
-    counters: &mut BTreeMap<String, BTreeMap<Vec<u8>, u64>>,
-) -> Result<(), String> {
-    let mut add = |tree: String, key: Vec<u8>| {
-        *counters.entry(tree).or_default().entry(key).or_default() += 1;
-    };
-    for (i, bound) in table.bounds.iter().enumerate() {
-        let values: Vec<Value> = bound.columns.iter().map(|&c| row[c].clone()).collect();
-        add(
-            bound_tree(&table.name, i),
-            encode_key(&values, &[]).map_err(|e| e.to_string())?,
-        );
-    }
-    if table.small_max.is_some() {
-        add(small_tree(&table.name), Vec::new());
-    }
-    for (column, spec) in table.columns.iter().enumerate() {
-        if let (Some(target), false) = (spec.references.as_deref(), row[column] == Value::Null) {
-            let key =
-                encode_key(std::slice::from_ref(&row[column]), &[]).map_err(|e| e.to_string())?;
-            add(refcount_tree(target), key);
-        }
-    }
-    Ok(())
 }

@@ -54,11 +54,17 @@ fn load(engine: &Engine, reference: &mut Reference<'_>, rng: &mut Rng) {
         run("add_a", vec![id.into(), 1.into(), rng.below(9).into()]);
     }
     for id in 100..100 + rng.below(30) {
-        run("add_a", vec![id.into(), rng.below(4).into(), rng.below(9).into()]);
+        run(
+            "add_a",
+            vec![id.into(), rng.below(4).into(), rng.below(9).into()],
+        );
     }
     for _ in 0..rng.below(24) {
         let a = rng.below(4) - 1;
-        run("add_b", vec![a.into(), rng.below(6).into(), rng.below(7).into()]);
+        run(
+            "add_b",
+            vec![a.into(), rng.below(6).into(), rng.below(7).into()],
+        );
     }
     for id in -1..4 {
         let lim = EXTREMES[rng.below(EXTREMES.len() as u64) as usize];
@@ -72,7 +78,11 @@ fn load(engine: &Engine, reference: &mut Reference<'_>, rng: &mut Rng) {
 fn arguments(rng: &mut Rng) -> Vec<Value> {
     let mut draw = |max: i64| {
         let value = EXTREMES[rng.below(EXTREMES.len() as u64) as usize];
-        Value::Int(if value > max { rng.below(max as u64 + 1) } else { value })
+        Value::Int(if value > max {
+            rng.below(max as u64 + 1)
+        } else {
+            value
+        })
     };
     vec![draw(i64::MAX), draw(6), draw(3)]
 }
@@ -144,6 +154,10 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         tally.programs, tally.accepted, tally.runs, tally.near_bound
     );
     // The generator must keep producing accepted programs that read a lot.
-    assert!(tally.accepted * 4 >= tally.programs, "too few accepted: {}", tally.accepted);
+    assert!(
+        tally.accepted * 4 >= tally.programs,
+        "too few accepted: {}",
+        tally.accepted
+    );
     assert!(tally.near_bound > 0, "no run came near its bound");
 }

@@ -145,7 +145,10 @@ fn a_list_sized_by_a_parameter_is_no_longer_than_that_argument() {
         "E0522"
     );
     assert_eq!(
-        runtime_code(db.run("ls", &[(-1).into(), Value::List(vec![1.into()])]).unwrap_err()),
+        runtime_code(
+            db.run("ls", &[(-1).into(), Value::List(vec![1.into()])])
+                .unwrap_err()
+        ),
         "E0522"
     );
     assert_eq!(db.run("ls", &[5.into(), five]).unwrap().rows().len(), 5);

@@ -6,7 +6,6 @@
 //! misread). The same files through the `rqc` binary: `cli/tests/cli/plans.rs`.
 
 use rqc::{Backend, Database, Error, OpenOptions, RuntimeError, Value};
-use rqc_runtime::store::{RedbStore, Store};
 use std::path::{Path, PathBuf};
 
 fn plan(name: &str) -> PathBuf {
@@ -59,7 +58,9 @@ fn stock(db: &Database) {
 /// Writes `bytes` as the program a redb database at `dir` holds, as if an
 /// rqc of another plan format had installed it.
 fn store_program(dir: &Path, bytes: &[u8]) {
-    let store = RedbStore::open(dir, true).unwrap();
+    let store = Backend::Redb
+        .open_store(dir, &OpenOptions::with_backend(Backend::Redb))
+        .unwrap();
     let mut txn = store.begin_write().unwrap();
     txn.put(store.tree("__catalog"), b"program", bytes).unwrap();
     txn.commit().unwrap();

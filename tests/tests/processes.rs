@@ -176,7 +176,13 @@ struct Proc {
 fn spawn(role: &str, dir: &Path, id: i64, user: Option<u32>) -> Proc {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .args(["--exact", "process_child", "--nocapture", "--test-threads", "1"])
+        .args([
+            "--exact",
+            "process_child",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
         .env("RQC_PROC_ROLE", role)
         .env("RQC_PROC_DIR", dir)
         .env("RQC_PROC_ID", id.to_string())
@@ -240,7 +246,12 @@ fn readers_in_other_processes_never_see_half_a_commit() {
             }
         }
         std::fs::write(dir.path().join("stop"), "").unwrap();
-        let writes = rounds + writer.finish().iter().filter(|l| l.starts_with("round")).count();
+        let writes = rounds
+            + writer
+                .finish()
+                .iter()
+                .filter(|l| l.starts_with("round"))
+                .count();
         for reader in readers {
             let lines = reader.finish();
             let last = &lines[lines.len() - 2];
@@ -281,7 +292,10 @@ fn writers_in_several_processes_take_turns_and_never_pass_a_bound() {
         let mut stored = Vec::new();
         for team in 1..=4i64 {
             let members = db.run("members", &[team.into()]).unwrap();
-            assert!(members.rows().len() <= 3, "{backend:?}: team {team} passed its bound");
+            assert!(
+                members.rows().len() <= 3,
+                "{backend:?}: team {team} passed its bound"
+            );
             for row in members.rows() {
                 let Some(Value::Int(id)) = row.field("id") else {
                     panic!("{row:?}")
@@ -291,7 +305,10 @@ fn writers_in_several_processes_take_turns_and_never_pass_a_bound() {
         }
         acknowledged.sort();
         stored.sort();
-        assert_eq!(stored, acknowledged, "{backend:?}: every acknowledged commit, nothing else");
+        assert_eq!(
+            stored, acknowledged,
+            "{backend:?}: every acknowledged commit, nothing else"
+        );
         let program = db.program().unwrap().clone();
         drop(db);
         let engine = Engine::open(dir.path(), OpenOptions::default()).unwrap();
@@ -354,7 +371,10 @@ fn a_user_who_cannot_write_the_database_queries_it() {
         let lines = spawn("read-only", &db_dir, 0, user).finish();
         assert_eq!(lines[0], "members 1", "{lines:?}");
         assert!(lines[1].starts_with("write E0541 "), "{lines:?}");
-        assert!(lines[1].contains(&db_dir.display().to_string()), "{lines:?}");
+        assert!(
+            lines[1].contains(&db_dir.display().to_string()),
+            "{lines:?}"
+        );
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::set_permissions(&db_dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     }

@@ -24,7 +24,11 @@ mutation add(id: Int, author: Int) = insert Post { id, author }
 /// An engine whose one author has a hundred times `BOUND` posts.
 fn engine() -> (Engine, rqc_plan::CompiledProgram) {
     let compilation = compile(&[("p.rq".to_string(), PROGRAM.to_string())]);
-    assert!(compilation.diagnostics.is_empty(), "{:?}", compilation.diagnostics);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
     let mut engine = Engine::in_memory();
     engine.install(compilation.program.clone()).unwrap();
     for id in 0..ROWS {
@@ -97,7 +101,11 @@ fn stopped(engine: &Engine, entry: &Entry, args: &[Value]) -> String {
 #[test]
 fn an_eager_scan_past_its_bound_stops_one_row_after_it() {
     let (engine, _) = engine();
-    let message = stopped(&engine, &entry(scan(false), too_small()), &[1.into(), 0.into()]);
+    let message = stopped(
+        &engine,
+        &entry(scan(false), too_small()),
+        &[1.into(), 0.into()],
+    );
     assert!(
         message.contains(&format!("read 1 seeks and {} rows", BOUND + 1)),
         "{message}"

@@ -25,7 +25,10 @@ fn each_backend(check: impl Fn(&Engine)) {
         let mut engine = Engine::open(&dir.path().join("db"), options).unwrap();
         engine.install(compilation.program.clone()).unwrap();
         check(&engine);
-        assert_eq!(check_integrity(engine.store(), &compilation.program.schema), Ok(()));
+        assert_eq!(
+            check_integrity(engine.store(), &compilation.program.schema),
+            Ok(())
+        );
     }
 }
 

@@ -63,10 +63,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
         parse_jsonl(&table, &text)
     };
     let total = rows.len();
-    let mut db = Database::open_with(
-        &args.db,
-        super::run::open_options(args.store, args.wait),
-    )?;
+    let mut db = Database::open_with(&args.db, super::run::open_options(args.store, args.wait))?;
     db.install(program)?;
     note_errors(&report, "its schema is sound and the rows load");
     let terminal = std::io::stderr().is_terminal();

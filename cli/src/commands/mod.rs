@@ -3,6 +3,7 @@
 mod args;
 mod check;
 mod load;
+mod maintain;
 mod repl;
 pub(crate) mod report;
 mod run;
@@ -17,6 +18,7 @@ Examples:
   rqc run --db data app.rq add --arg id=1 --arg name=lamp
   rqc run --db data item --arg id=1      run what the database holds
   rqc explain app.rq item                show the index-only plan of `item`
+  rqc verify --db data                   check every checksum, index, counter and reference
 
 Exit status: 0 when clean, 1 when any error or rejection was reported,
 2 for usage and input/output errors.";
@@ -85,6 +87,22 @@ enum Command {
         after_help = "Examples:\n  rqc repl --db data examples/social\n  echo 'User[1]' | rqc repl --db data examples/social"
     )]
     Repl(repl::ReplArgs),
+    /// Check a whole database: every entry's checksum, every row's key,
+    /// every index against its table, every counter against its rows and
+    /// every reference against its target. Exits 0 only when all hold;
+    /// otherwise lists each problem (E0591) and exits 1.
+    #[command(after_help = "Example:\n  rqc verify --db data")]
+    Verify(maintain::VerifyArgs),
+    /// Copy every row that is still readable out of a database, one
+    /// TABLE.jsonl file per table, past damaged entries (each is listed;
+    /// the status is then 1).
+    #[command(after_help = "Example:\n  rqc dump --db data --out saved")]
+    Dump(maintain::DumpArgs),
+    /// Load the files `rqc dump` wrote into a new database with the
+    /// program: referenced tables first, every row checked as `rqc load`
+    /// checks it.
+    #[command(after_help = "Example:\n  rqc restore --db fresh examples/social --from saved")]
+    Restore(maintain::RestoreArgs),
 }
 
 /// Runs the command line and returns the process's exit status.
@@ -104,6 +122,9 @@ pub fn main() -> ExitCode {
         Command::Explain(args) => run::explain(args),
         Command::Load(args) => load::load(args),
         Command::Repl(args) => repl::repl(args),
+        Command::Verify(args) => maintain::verify(args),
+        Command::Dump(args) => maintain::dump(args),
+        Command::Restore(args) => maintain::restore(args),
         Command::Lsp => match crate::lsp::serve() {
             Ok(()) => Status::Clean,
             Err(error) => {

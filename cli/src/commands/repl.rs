@@ -28,10 +28,7 @@ pub struct ReplArgs {
 }
 
 pub fn repl(args: ReplArgs) -> Status {
-    let db = match Database::open_with(
-        &args.db,
-        super::run::open_options(args.store, args.wait),
-    ) {
+    let db = match Database::open_with(&args.db, super::run::open_options(args.store, args.wait)) {
         Ok(db) => db,
         Err(error) => return report_error(&error),
     };

@@ -3,7 +3,6 @@
 use super::args::parse_args;
 use super::report::{note_errors, report_error, run_summary};
 use super::Status;
-use rqc_runtime::store::DEFAULT_WAIT;
 use clap::{Args, ValueEnum};
 use rqc::{
     compile_installable, read_plan, read_program, Backend, Database, Error, Installable,
@@ -12,6 +11,7 @@ use rqc::{
 use rqc_compiler::plan::explain as explain_plan;
 use rqc_plan::EntryKind;
 use rqc_runtime::engine::find_entry;
+use rqc_runtime::store::DEFAULT_WAIT;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

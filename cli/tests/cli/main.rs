@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod bad_input;
+mod damage;
 mod install;
 mod plans;
 mod processes;
@@ -450,21 +451,24 @@ fn each_store_keeps_its_data_and_refuses_the_others_directory() {
 
 #[test]
 fn a_database_from_a_newer_rqc_is_refused_and_left_alone() {
-    use rqc_runtime::store::{RedbStore, Store};
     let dir = tempfile::tempdir().unwrap();
     let app = write(dir.path(), "app.rq", APP);
     let db_dir = dir.path().join("db");
     let db = db_dir.display().to_string();
     add_lamp("redb", &db, &app);
     {
-        let store = RedbStore::open(&db_dir, true).unwrap();
+        let store = rqc_runtime::Backend::Redb
+            .open_store(&db_dir, &rqc_runtime::OpenOptions::default())
+            .unwrap();
         let mut txn = store.begin_write().unwrap();
         txn.put(store.tree("__catalog"), b"format", &99u32.to_be_bytes())
             .unwrap();
         txn.commit().unwrap();
     }
     let contents = || {
-        let store = RedbStore::open(&db_dir, true).unwrap();
+        let store = rqc_runtime::Backend::Redb
+            .open_store(&db_dir, &rqc_runtime::OpenOptions::default())
+            .unwrap();
         let txn = store.begin_read().unwrap();
         ["__catalog", "t:Item", "i:Item:name"]
             .iter()

@@ -30,7 +30,16 @@ fn rqc_run_reads_and_writes_while_a_repl_holds_the_database() {
     let read = rqc(&["run", "--db", &db, &app, "item", "--arg", "id=1"]);
     assert!(stdout(&read).contains("lamp"), "{}", stderr(&read));
     let added = rqc(&[
-        "run", "--db", &db, &app, "add", "--arg", "id=2", "--arg", "name=desk", "--arg",
+        "run",
+        "--db",
+        &db,
+        &app,
+        "add",
+        "--arg",
+        "id=2",
+        "--arg",
+        "name=desk",
+        "--arg",
         "price=9",
     ]);
     assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
@@ -51,8 +60,19 @@ fn a_write_kept_waiting_past_wait_exits_busy() {
         .unwrap();
     let txn = store.begin_write().unwrap();
     let add = [
-        "run", "--db", &db, "--wait", "200ms", &app, "add", "--arg", "id=2", "--arg",
-        "name=desk", "--arg", "price=9",
+        "run",
+        "--db",
+        &db,
+        "--wait",
+        "200ms",
+        &app,
+        "add",
+        "--arg",
+        "id=2",
+        "--arg",
+        "name=desk",
+        "--arg",
+        "price=9",
     ];
     let busy = rqc(&add);
     assert_eq!(busy.status.code(), Some(75), "{}", stderr(&busy));
@@ -64,7 +84,9 @@ fn a_write_kept_waiting_past_wait_exits_busy() {
     drop(txn);
     let added = rqc(&add);
     assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
-    let bad = rqc(&["run", "--db", &db, "--wait", "soon", &app, "item", "--arg", "id=1"]);
+    let bad = rqc(&[
+        "run", "--db", &db, "--wait", "soon", &app, "item", "--arg", "id=1",
+    ]);
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
     assert!(stderr(&bad).contains("not a duration"), "{}", stderr(&bad));
 }

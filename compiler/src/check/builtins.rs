@@ -8,8 +8,8 @@
 //! each element it may read.
 
 use super::expr::{Checked, Checker};
-use super::tir::TExpr;
 use super::interval::Interval;
+use super::tir::TExpr;
 use super::types::{StreamTy, Ty};
 use crate::cost::Poly;
 use crate::span::Span;
@@ -127,7 +127,15 @@ impl Checker<'_> {
                 }
                 Input::Option(elem) => {
                     // Every list rule applies to an option as to a list of ≤ 1.
-                    self.list_op(op, span, input, Shape::Option, elem, Poly::constant(1), rest)
+                    self.list_op(
+                        op,
+                        span,
+                        input,
+                        Shape::Option,
+                        elem,
+                        Poly::constant(1),
+                        rest,
+                    )
                 }
                 Input::List(elem, size) => {
                     self.list_op(op, span, input, Shape::List, elem, size, rest)
@@ -173,8 +181,7 @@ impl Checker<'_> {
                 match upper {
                     Some(k) => Checked::new(
                         Ty::list(stream.elem.clone(), k.clone()),
-                        cost.plus(&stream.open)
-                            .plus(&stream.per_element.times(&k)),
+                        cost.plus(&stream.open).plus(&stream.per_element.times(&k)),
                         tir,
                     ),
                     None => {

@@ -281,11 +281,23 @@ impl Checker<'_> {
             let checked = match &expected {
                 Ty::Fn(f) if f.params.len() == params.len() => {
                     let checked = self.check_lambda(params, body, &f.params);
-                    self.result_within_its_type(pty, &checked.ty, &generics, &bindings, args[i].span, &name);
+                    self.result_within_its_type(
+                        pty,
+                        &checked.ty,
+                        &generics,
+                        &bindings,
+                        args[i].span,
+                        &name,
+                    );
                     checked
                 }
                 _ => {
-                    self.mismatch(&expected, &Ty::Error, args[i].span, &format!("parameter `{param}` of `{name}`"));
+                    self.mismatch(
+                        &expected,
+                        &Ty::Error,
+                        args[i].span,
+                        &format!("parameter `{param}` of `{name}`"),
+                    );
                     Checked::error()
                 }
             };
@@ -300,15 +312,28 @@ impl Checker<'_> {
         for generic in &sig.inspects {
             if let Some(bound) = generics.get(generic) {
                 if bound.holds_stream() || bound.holds_fn() {
-                    let what = if bound.holds_stream() { "a stream, which it would read in full" } else { "a function" };
+                    let what = if bound.holds_stream() {
+                        "a stream, which it would read in full"
+                    } else {
+                        "a function"
+                    };
                     self.error(
-                        if bound.holds_stream() { "E0301" } else { "E0401" },
-                        format!("`{name}` compares its `{generic}` values, and here they are {what}"),
+                        if bound.holds_stream() {
+                            "E0301"
+                        } else {
+                            "E0401"
+                        },
+                        format!(
+                            "`{name}` compares its `{generic}` values, and here they are {what}"
+                        ),
                         span,
                         "compared inside",
                     )
                     .help
-                    .push("pass values that can be compared: limit a stream first with `|> take(n)`".into());
+                    .push(
+                        "pass values that can be compared: limit a stream first with `|> take(n)`"
+                            .into(),
+                    );
                 }
             }
         }
@@ -379,7 +404,12 @@ impl Checker<'_> {
             .ret
             .substitute_generics(generics)
             .map_polys(&|p| measures::instantiate_bound(p, bindings));
-        self.fits(&lambda.ret, &bound, span, &format!("the value `{callee}` passes back to it"));
+        self.fits(
+            &lambda.ret,
+            &bound,
+            span,
+            &format!("the value `{callee}` passes back to it"),
+        );
     }
 
     /// A signature's parameter type at this call: type parameters bound,
@@ -392,7 +422,13 @@ impl Checker<'_> {
     /// `found` with every function value inside it that flows where
     /// `expected` has a known function type resolved against that type
     /// (delayed lambdas checked with its parameters).
-    pub(super) fn resolve_functions(&mut self, found: &Ty, expected: &Ty, span: Span, callee: &str) -> Ty {
+    pub(super) fn resolve_functions(
+        &mut self,
+        found: &Ty,
+        expected: &Ty,
+        span: Span,
+        callee: &str,
+    ) -> Ty {
         match (found, expected) {
             (Ty::Fn(_) | Ty::Fns(_), Ty::Fn(e)) => {
                 let func = self.as_function(found, e, span, &format!("`{callee}`"));
@@ -401,7 +437,9 @@ impl Checker<'_> {
             (Ty::List(f, size), Ty::List(e, _)) => {
                 Ty::list(self.resolve_functions(f, e, span, callee), size.clone())
             }
-            (Ty::Option(f), Ty::Option(e)) => Ty::option(self.resolve_functions(f, e, span, callee)),
+            (Ty::Option(f), Ty::Option(e)) => {
+                Ty::option(self.resolve_functions(f, e, span, callee))
+            }
             (Ty::Record(fs), Ty::Record(es)) => Ty::Record(
                 fs.iter()
                     .map(|(n, f)| match es.iter().find(|(m, _)| m == n) {

@@ -314,7 +314,10 @@ impl Checker<'_> {
         } else if ty.holds_stream() {
             self.error(
                 "E0301",
-                format!("the {} returns a stream inside its result, with no limit", def.kind.keyword()),
+                format!(
+                    "the {} returns a stream inside its result, with no limit",
+                    def.kind.keyword()
+                ),
                 def.body.span,
                 "holds an unlimited stream",
             )

@@ -1,7 +1,7 @@
 //! Checking expressions: types, costs and the typed IR, one construct at a time.
 
-use super::modules::{ProgramIndex, Symbol};
 use super::interval::Interval;
+use super::modules::{ProgramIndex, Symbol};
 use super::tir::TExpr;
 use super::types::{FnCandidate, StreamTy, Ty};
 use crate::cost::{Cost, Poly};
@@ -433,7 +433,9 @@ impl<'p> Checker<'p> {
         if let ExprKind::Name(name) = &base.kind {
             if self.local(&name.name).is_none() {
                 match self.index.lookup(self.module, &name.name).cloned() {
-                    Some(Symbol::Table(table)) => return self.whole_index(expr, &table, name, field),
+                    Some(Symbol::Table(table)) => {
+                        return self.whole_index(expr, &table, name, field)
+                    }
                     Some(Symbol::Module(m)) => {
                         return match self.index.scopes[m].get(&field.name).cloned() {
                             Some(Symbol::Table(table)) => {

@@ -85,14 +85,8 @@ impl Interval {
     /// negatives) and `a·b ≥ -(hi_a·lo_b + lo_a·hi_b)`.
     pub fn times(&self, other: &Interval) -> Interval {
         Interval {
-            hi: self
-                .hi
-                .times(&other.hi)
-                .plus(&self.lo.times(&other.lo)),
-            lo: self
-                .hi
-                .times(&other.lo)
-                .plus(&self.lo.times(&other.hi)),
+            hi: self.hi.times(&other.hi).plus(&self.lo.times(&other.lo)),
+            lo: self.hi.times(&other.lo).plus(&self.lo.times(&other.hi)),
         }
     }
 
@@ -182,7 +176,10 @@ mod tests {
         let five = Interval::exact(5);
         assert_eq!(n(10).minus(&five).max_value(), Some(10));
         assert_eq!(five.minus(&Interval::exact(-3)).max_value(), Some(8));
-        assert_eq!(Interval::exact(-3).times(&Interval::exact(-4)).max_value(), Some(12));
+        assert_eq!(
+            Interval::exact(-3).times(&Interval::exact(-4)).max_value(),
+            Some(12)
+        );
     }
 
     #[test]
@@ -193,7 +190,10 @@ mod tests {
         let two = Interval::exact(2);
         assert_eq!(n(10).divided_by(&two).max_value(), Some(10));
         let counted = Interval::up_to(Poly::constant(7));
-        assert_eq!(counted.divided_by(&Interval::exact(-2)).max_value(), Some(7));
+        assert_eq!(
+            counted.divided_by(&Interval::exact(-2)).max_value(),
+            Some(7)
+        );
     }
 
     #[test]

@@ -254,7 +254,12 @@ impl Checker<'_> {
                 let (open, each) = (format!("opening {what}"), format!("each element of {what}"));
                 self.fit_poly(&f.open.seeks, &a.open.seeks, open.clone(), misfit);
                 self.fit_poly(&f.open.rows, &a.open.rows, open, misfit);
-                self.fit_poly(&f.per_element.seeks, &a.per_element.seeks, each.clone(), misfit);
+                self.fit_poly(
+                    &f.per_element.seeks,
+                    &a.per_element.seeks,
+                    each.clone(),
+                    misfit,
+                );
                 self.fit_poly(&f.per_element.rows, &a.per_element.rows, each, misfit);
                 self.fit(&f.elem, &a.elem, &format!("an element of {what}"), misfit);
             }
@@ -282,7 +287,13 @@ impl Checker<'_> {
 
     /// `found ≤ assumed`, or a requirement on `assumed` recorded (a
     /// callee's measure not bound yet is bound to `found` by the caller).
-    fn fit_poly(&mut self, found: &Poly, assumed: &Poly, what: String, misfit: &mut Option<Misfit>) {
+    fn fit_poly(
+        &mut self,
+        found: &Poly,
+        assumed: &Poly,
+        what: String,
+        misfit: &mut Option<Misfit>,
+    ) {
         match assumed.as_var() {
             Some(var @ Var::Req(_)) => self.requirements.record(var, found),
             Some(Var::Generic(_)) => {}

@@ -14,7 +14,12 @@ impl Checker<'_> {
                 Ty::Int(interval) => Ty::Int(interval.negate()),
                 Ty::Float | Ty::Error => checked.ty.clone(),
                 other => {
-                    self.mismatch(&Ty::any_int("?"), other, operand.span, "`-` negates a number");
+                    self.mismatch(
+                        &Ty::any_int("?"),
+                        other,
+                        operand.span,
+                        "`-` negates a number",
+                    );
                     Ty::Error
                 }
             },
@@ -78,7 +83,12 @@ impl Checker<'_> {
             }
             _ => {
                 if !numeric(&left.ty) {
-                    self.mismatch(&Ty::any_int("?"), &left.ty, a.span, "arithmetic is on numbers");
+                    self.mismatch(
+                        &Ty::any_int("?"),
+                        &left.ty,
+                        a.span,
+                        "arithmetic is on numbers",
+                    );
                 } else if !left.ty.compatible(&right.ty) {
                     self.mismatch(
                         &left.ty,
@@ -105,7 +115,8 @@ impl Checker<'_> {
                     BinaryOp::Div => x.divided_by(y),
                     _ => x.remainder(),
                 };
-                let optional = matches!(left.ty, Ty::Option(_)) || matches!(right.ty, Ty::Option(_));
+                let optional =
+                    matches!(left.ty, Ty::Option(_)) || matches!(right.ty, Ty::Option(_));
                 if optional {
                     Ty::option(Ty::Int(interval))
                 } else {

@@ -54,7 +54,13 @@ impl Checker<'_> {
 
     /// E0301 for `flat_map` whose function returns an unlimited stream, or
     /// `flatten` over a list of streams.
-    pub fn reject_inner_stream(&mut self, op: &str, span: Span, stream: &StreamTy, cost: Cost) -> Checked {
+    pub fn reject_inner_stream(
+        &mut self,
+        op: &str,
+        span: Span,
+        stream: &StreamTy,
+        cost: Cost,
+    ) -> Checked {
         let access = &stream.source.access;
         let fixes = vec![
             format!("limit each inner read: `{access} |> take(10)`"),

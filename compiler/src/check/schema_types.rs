@@ -78,10 +78,9 @@ impl Checker<'_> {
                 },
             },
             TypeKind::Option(inner) => Ty::option(self.resolve_type(inner, generics)),
-            TypeKind::List(elem, _) => Ty::list(
-                self.resolve_type(elem, generics),
-                Poly::unbounded("length"),
-            ),
+            TypeKind::List(elem, _) => {
+                Ty::list(self.resolve_type(elem, generics), Poly::unbounded("length"))
+            }
             TypeKind::Stream(elem) => Ty::Stream(Box::new(StreamTy {
                 elem: self.resolve_type(elem, generics),
                 open: unknown_cost("opening"),

@@ -103,7 +103,9 @@ impl TExpr {
             | TExpr::Error
             | TExpr::DelayedLambda(_)
             | TExpr::Unreachable => leaf(self),
-            TExpr::Lookup { table, key } => (key, Box::new(move |key| TExpr::Lookup { table, key })),
+            TExpr::Lookup { table, key } => {
+                (key, Box::new(move |key| TExpr::Lookup { table, key }))
+            }
             TExpr::UniqueLookup {
                 table,
                 index,
@@ -207,9 +209,10 @@ impl TExpr {
                     TExpr::Let(name, Box::new(c.remove(0)), Box::new(body))
                 }),
             ),
-            TExpr::Builtin(name, shape, args) => {
-                (args, Box::new(move |args| TExpr::Builtin(name, shape, args)))
-            }
+            TExpr::Builtin(name, shape, args) => (
+                args,
+                Box::new(move |args| TExpr::Builtin(name, shape, args)),
+            ),
             TExpr::Lambda(params, body) => (
                 vec![*body],
                 Box::new(move |mut c| TExpr::Lambda(params, Box::new(c.remove(0)))),
@@ -218,7 +221,9 @@ impl TExpr {
             TExpr::CallLocal(name, args) => {
                 (args, Box::new(move |args| TExpr::CallLocal(name, args)))
             }
-            TExpr::Insert { table, row } => (row, Box::new(move |row| TExpr::Insert { table, row })),
+            TExpr::Insert { table, row } => {
+                (row, Box::new(move |row| TExpr::Insert { table, row }))
+            }
             TExpr::Update {
                 table,
                 target,

@@ -197,12 +197,9 @@ impl Ty {
         match self {
             Ty::Option(inner) => Ty::option(inner.map(f)),
             Ty::List(elem, size) => Ty::list(elem.map(f), size.clone()),
-            Ty::Record(fields) => Ty::Record(
-                fields
-                    .iter()
-                    .map(|(n, t)| (n.clone(), t.map(f)))
-                    .collect(),
-            ),
+            Ty::Record(fields) => {
+                Ty::Record(fields.iter().map(|(n, t)| (n.clone(), t.map(f))).collect())
+            }
             Ty::Fn(func) => Ty::Fn(Box::new(FnTy {
                 params: func.params.iter().map(|p| p.map(f)).collect(),
                 ret: func.ret.map(f),
@@ -299,7 +296,9 @@ impl Ty {
 
     /// A lambda whose parameter types are not known yet.
     pub fn holds_delayed(&self) -> bool {
-        self.any(&|t| matches!(t, Ty::Fns(c) if c.iter().any(|c| matches!(c, FnCandidate::Lambda(_)))))
+        self.any(
+            &|t| matches!(t, Ty::Fns(c) if c.iter().any(|c| matches!(c, FnCandidate::Lambda(_)))),
+        )
     }
 
     /// The type parameters named inside.
@@ -363,8 +362,7 @@ impl fmt::Display for Ty {
             Ty::Fns(candidates) => match candidates.as_slice() {
                 [FnCandidate::Known(func)] => write!(f, "{}", Ty::Fn(Box::new(func.clone()))),
                 [FnCandidate::Lambda(lambda)] => {
-                    let params: Vec<&str> =
-                        lambda.params.iter().map(|p| p.name.as_str()).collect();
+                    let params: Vec<&str> = lambda.params.iter().map(|p| p.name.as_str()).collect();
                     write!(f, "fn({})", params.join(", "))
                 }
                 _ => write!(f, "fn"),

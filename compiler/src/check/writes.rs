@@ -5,8 +5,8 @@
 //! index entry written or removed; spec/cost.md states the rules.
 
 use super::expr::{Checked, Checker};
-use super::schema_types::column_ty;
 use super::interval::Interval;
+use super::schema_types::column_ty;
 use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::{Cost, Poly};

@@ -25,10 +25,7 @@ pub enum Var {
     /// bounds (`max: None`): a parameter without a bound, the negative part
     /// of any parameter, a column's value. The name says which, for
     /// messages (`n`, `-n`, `Cfg.lim`).
-    Param {
-        name: String,
-        max: Option<u64>,
-    },
+    Param { name: String, max: Option<u64> },
     /// Rows sharing one value of a bounded prefix (`bound follower <= 5000`).
     Fanout {
         table: String,
@@ -36,10 +33,7 @@ pub enum Var {
         max: u64,
     },
     /// The rows of a `small table … max N`.
-    Small {
-        table: String,
-        max: u64,
-    },
+    Small { table: String, max: u64 },
     /// A measure of a function's parameter, fixed at each call by the
     /// argument's: a list's length `|xs|`, an `Int`'s upper end `n` or
     /// negative part `lo(n)`, one call's cost `seeks(f)`, `rows(f)`, and

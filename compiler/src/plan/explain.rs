@@ -49,7 +49,10 @@ impl Printer<'_> {
         // Making a stream reads nothing: its consumer's bound says what
         // reading it may cost.
         let unread = node.bound.is_some_and(|b| b.seeks == 0 && b.rows == 0)
-            && matches!(node.op, Op::Scan { stream: true, .. } | Op::Combinator(Combinator::Map, _, _));
+            && matches!(
+                node.op,
+                Op::Scan { stream: true, .. } | Op::Combinator(Combinator::Map, _, _)
+            );
         if let Some(bound) = node.bound.filter(|_| !unread) {
             out.push_str(&format!("  seeks ≤ {}  rows ≤ {}", bound.seeks, bound.rows));
         }

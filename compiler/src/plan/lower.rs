@@ -144,8 +144,9 @@ impl Lowerer<'_> {
                     .iter()
                     .map(|a| self.inline(a, env, params))
                     .collect::<Lowered<Vec<_>>>()?;
-                let (names, body) = (self.functions)(function)
-                    .ok_or_else(|| internal(&format!("a call of `{function}`, which has no body")))?;
+                let (names, body) = (self.functions)(function).ok_or_else(|| {
+                    internal(&format!("a call of `{function}`, which has no body"))
+                })?;
                 let mut inner = HashMap::new();
                 let mut lets = Vec::new();
                 let mut positional = Vec::new();
@@ -197,20 +198,17 @@ impl Lowerer<'_> {
                     .get(name)
                     .cloned()
                     .unwrap_or_else(|| TExpr::Local(name.clone()));
-                TExpr::CallLocal(
-                    String::new(),
-                    std::iter::once(callee).chain(args).collect(),
-                )
+                TExpr::CallLocal(String::new(), std::iter::once(callee).chain(args).collect())
             }
             other => {
                 let mut failure = None;
-                let rebuilt = other.clone().map_children(&mut |child| {
-                    match self.inline(&child, env, params) {
-                        Ok(done) => done,
-                        Err(error) => {
-                            failure.get_or_insert(error);
-                            child
-                        }
+                let rebuilt = other.clone().map_children(&mut |child| match self
+                    .inline(&child, env, params)
+                {
+                    Ok(done) => done,
+                    Err(error) => {
+                        failure.get_or_insert(error);
+                        child
                     }
                 });
                 if let Some(error) = failure {
@@ -274,9 +272,7 @@ impl Lowerer<'_> {
                 },
                 self.boxed(a)?,
             )),
-            TExpr::Binary(op, a, b) => {
-                node(Op::Binary(binop(*op), self.boxed(a)?, self.boxed(b)?))
-            }
+            TExpr::Binary(op, a, b) => node(Op::Binary(binop(*op), self.boxed(a)?, self.boxed(b)?)),
             TExpr::If(c, a, b) => node(Op::If(self.boxed(c)?, self.boxed(a)?, self.boxed(b)?)),
             TExpr::Let(name, value, body) => {
                 node(Op::Let(name.clone(), self.boxed(value)?, self.boxed(body)?))
@@ -321,8 +317,12 @@ impl Lowerer<'_> {
             TExpr::Order(descending) => node(Op::Const(Value::Bool(*descending))),
             TExpr::Unreachable => node(Op::Unreachable),
             TExpr::Costed(..) => self.lower(t)?,
-            TExpr::Call(name, _) => return Err(internal(&format!("a call of `{name}` left after inlining"))),
-            TExpr::DelayedLambda(_) => return Err(internal("a lambda whose body was never checked")),
+            TExpr::Call(name, _) => {
+                return Err(internal(&format!("a call of `{name}` left after inlining")))
+            }
+            TExpr::DelayedLambda(_) => {
+                return Err(internal("a lambda whose body was never checked"))
+            }
             TExpr::Error => return Err(internal("an expression the checker rejected")),
         })
     }
@@ -335,7 +335,11 @@ impl Lowerer<'_> {
         if name == "take" {
             if let TExpr::Costed(sorted, _) = input {
                 if let TExpr::Builtin(inner, Shape::List, sort_args) = &**sorted {
-                    if inner == "sort_by" && sort_args.len() >= 2 && args.len() == 2 && shape == Shape::List {
+                    if inner == "sort_by"
+                        && sort_args.len() >= 2
+                        && args.len() == 2
+                        && shape == Shape::List
+                    {
                         let descending = matches!(sort_args.get(2), Some(TExpr::Order(true)));
                         return Ok(node(Op::TopK {
                             input: self.boxed(&sort_args[0])?,

@@ -20,8 +20,8 @@
 //! front: it costs virtual memory, not disk, and the file grows inside it.
 //! A database that reaches it fails its write with E0542.
 
-use super::lmdb_env::{Db, Environment};
 pub use super::lmdb_env::{Access, LmdbOptions, LMDB_FILE, MAP_SIZE};
+use super::lmdb_env::{Db, Environment};
 use super::writer_lock::WriterGuard;
 use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};

@@ -86,10 +86,16 @@ impl Environment {
         if !dir.exists() {
             std::fs::create_dir_all(dir).map_err(|e| RuntimeError::io_at(dir, e))?;
         }
-        let dir = dir.canonicalize().map_err(|e| RuntimeError::io_at(dir, e))?;
+        let dir = dir
+            .canonicalize()
+            .map_err(|e| RuntimeError::io_at(dir, e))?;
         let mut open = OPEN.lock().unwrap_or_else(|p| p.into_inner());
         open.retain(|(_, env)| env.strong_count() > 0);
-        if let Some(env) = open.iter().find(|(d, _)| *d == dir).and_then(|(_, e)| e.upgrade()) {
+        if let Some(env) = open
+            .iter()
+            .find(|(d, _)| *d == dir)
+            .and_then(|(_, e)| e.upgrade())
+        {
             return Ok(env);
         }
         let env = Arc::new(Environment::open_new(dir.clone(), options)?);
@@ -174,10 +180,11 @@ fn writable(file: &Path) -> Result<bool> {
     match std::fs::File::options().read(true).write(true).open(file) {
         Ok(_) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
-        Err(e) if matches!(
-            e.kind(),
-            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-        ) =>
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            ) =>
         {
             Ok(false)
         }
@@ -221,7 +228,10 @@ fn open_error(dir: &Path, error: heed::Error) -> RuntimeError {
         heed::Error::Io(error) => RuntimeError::io_at(dir, error),
         heed::Error::Mdb(MdbError::Invalid | MdbError::VersionMismatch) => RuntimeError::new(
             "E0511",
-            format!("`{}` does not hold an LMDB database rqc can read", dir.display()),
+            format!(
+                "`{}` does not hold an LMDB database rqc can read",
+                dir.display()
+            ),
             "give --db the directory of an rqc database, or an empty or new one",
         ),
         other => lmdb_error(dir, other),
@@ -247,4 +257,3 @@ fn lmdb_error(dir: &Path, error: heed::Error) -> RuntimeError {
         other => RuntimeError::store(other),
     }
 }
-

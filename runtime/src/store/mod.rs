@@ -12,6 +12,7 @@
 //! (at install, when a program is bound), and every read and write after
 //! that takes the handle, so no run formats, hashes or compares a name.
 
+mod checked;
 mod lmdb_backend;
 mod lmdb_env;
 mod memory;
@@ -20,6 +21,8 @@ mod redb_backend;
 mod sled_backend;
 mod writer_lock;
 
+pub(crate) use checked::guarded;
+pub use checked::{Checked, CHECKSUM_LEN};
 pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
 pub use memory::MemoryStore;
 pub use redb_backend::{RedbStore, REDB_FILE};
@@ -115,7 +118,25 @@ pub trait ReadTxn {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>>;
+
+    /// Like [`ReadTxn::range`], but an entry that is damaged (it fails its
+    /// checksum) comes as its own error rather than failing the range: for
+    /// `verify` and `dump`, which go on past damage.
+    fn range_salvaging(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<Salvaged>> {
+        let entries = self.range(tree, start, end, reverse, limit)?;
+        Ok(entries.into_iter().map(|(k, v)| (k, Ok(v))).collect())
+    }
 }
+
+/// An entry read past damage: its key, and its value or why it is unreadable.
+pub type Salvaged = (Vec<u8>, Result<Vec<u8>>);
 
 /// A read-write transaction: its reads see its own writes.
 pub trait WriteTxn: ReadTxn {

@@ -25,7 +25,10 @@ impl Overlay {
     }
 
     pub(crate) fn delete(&mut self, tree: Tree, key: &[u8]) {
-        self.trees.entry(tree).or_default().insert(key.to_vec(), None);
+        self.trees
+            .entry(tree)
+            .or_default()
+            .insert(key.to_vec(), None);
     }
 
     /// The pending write of `key`: `Some(None)` for a deletion, `None` when

@@ -39,13 +39,11 @@ impl SledStore {
     /// file lock from background threads a moment after the last handle
     /// is dropped, so a reopen right after a close waits for it too.
     pub fn open_waiting(dir: &Path, flush_on_commit: bool, wait: Duration) -> Result<SledStore> {
-        let db = crate::open::waiting(dir, wait, || {
-            match sled::Config::new().path(dir).open() {
-                Ok(db) => Ok(Some(db)),
-                Err(sled::Error::Io(error)) if lock_is_busy(&error) => Ok(None),
-                Err(sled::Error::Io(error)) => Err(RuntimeError::io_at(dir, error)),
-                Err(error) => Err(RuntimeError::store(error)),
-            }
+        let db = crate::open::waiting(dir, wait, || match sled::Config::new().path(dir).open() {
+            Ok(db) => Ok(Some(db)),
+            Err(sled::Error::Io(error)) if lock_is_busy(&error) => Ok(None),
+            Err(sled::Error::Io(error)) => Err(RuntimeError::io_at(dir, error)),
+            Err(error) => Err(RuntimeError::store(error)),
         })?;
         Ok(SledStore {
             db,
@@ -74,7 +72,10 @@ impl SledStore {
     }
 
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let value = self.sled_tree(tree)?.get(key).map_err(RuntimeError::store)?;
+        let value = self
+            .sled_tree(tree)?
+            .get(key)
+            .map_err(RuntimeError::store)?;
         Ok(value.map(|v| v.to_vec()))
     }
 

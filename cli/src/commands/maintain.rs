@@ -1,0 +1,194 @@
+//! `rqc verify`, `rqc dump` and `rqc restore`: a database checked whole, its readable rows copied out past damage, and loaded into a new one.
+
+use super::report::report_error;
+use super::run::{open_options, StoreChoice};
+use super::Status;
+use crate::rowfile::parse_jsonl;
+use clap::Args;
+use rqc::{compile_installable, read_program, Database, Error};
+use rqc_runtime::store::DEFAULT_WAIT;
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// The database directory to check.
+    #[arg(long, value_name = "DIR")]
+    db: PathBuf,
+}
+
+#[derive(Args)]
+pub struct DumpArgs {
+    /// The database directory to copy out.
+    #[arg(long, value_name = "DIR")]
+    db: PathBuf,
+    /// Where the rows go: one `TABLE.jsonl` per table (the directory is
+    /// created; files of the same names are replaced).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+pub struct RestoreArgs {
+    /// The new database directory (it must not hold a database yet).
+    #[arg(long, value_name = "DIR")]
+    db: PathBuf,
+    /// The storage backend of the new database.
+    #[arg(long = "store", value_enum)]
+    store: Option<StoreChoice>,
+    /// The program whose schema the rows follow.
+    #[arg(value_name = "PROGRAM")]
+    program: PathBuf,
+    /// A directory `rqc dump` wrote: `TABLE.jsonl` files.
+    #[arg(long, value_name = "DIR")]
+    from: PathBuf,
+}
+
+fn finish(outcome: Result<Status, Error>) -> Status {
+    outcome.unwrap_or_else(|error| report_error(&error))
+}
+
+fn open_existing(dir: &Path) -> Result<Database, Error> {
+    if !dir.is_dir() {
+        return Err(Error::Runtime(rqc::RuntimeError::new(
+            "E0511",
+            format!("`{}` is not a database directory", dir.display()),
+            "give --db the directory of an existing database",
+        )));
+    }
+    Database::open_with(dir, open_options(None, DEFAULT_WAIT))
+}
+
+pub fn verify(args: VerifyArgs) -> Status {
+    finish(verify_inner(&args))
+}
+
+fn verify_inner(args: &VerifyArgs) -> Result<Status, Error> {
+    let db = open_existing(&args.db)?;
+    let found = db.verify()?;
+    for problem in &found.problems {
+        println!("error[E0591]: {problem}");
+    }
+    if found.is_sound() {
+        eprintln!(
+            "verified: {} rows, {} index entries and counters; every checksum, index, counter and reference holds",
+            found.rows, found.entries
+        );
+        return Ok(Status::Clean);
+    }
+    eprintln!(
+        "{} problem{} in {}: `rqc dump --db {} --out DIR` copies out every readable row",
+        found.problems.len(),
+        if found.problems.len() == 1 { "" } else { "s" },
+        args.db.display(),
+        args.db.display()
+    );
+    Ok(Status::Errors)
+}
+
+pub fn dump(args: DumpArgs) -> Status {
+    finish(dump_inner(&args))
+}
+
+fn dump_inner(args: &DumpArgs) -> Result<Status, Error> {
+    let db = open_existing(&args.db)?;
+    let dump = db.dump()?;
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |error| Error::Io { path, error }
+    };
+    std::fs::create_dir_all(&args.out).map_err(io(&args.out))?;
+    let mut total = 0;
+    for (table, rows) in &dump.tables {
+        let path = args.out.join(format!("{table}.jsonl"));
+        let mut text = String::new();
+        for row in rows {
+            text.push_str(&row.to_json().to_string());
+            text.push('\n');
+        }
+        std::fs::write(&path, text).map_err(io(&path))?;
+        total += rows.len();
+    }
+    for problem in &dump.problems {
+        eprintln!("error[E0591]: {problem}");
+    }
+    eprintln!(
+        "dumped {total} rows of {} tables into {}{}",
+        dump.tables.len(),
+        args.out.display(),
+        if dump.problems.is_empty() {
+            String::new()
+        } else {
+            format!("; {} entries could not be read", dump.problems.len())
+        }
+    );
+    Ok(if dump.problems.is_empty() {
+        Status::Clean
+    } else {
+        Status::Errors
+    })
+}
+
+pub fn restore(args: RestoreArgs) -> Status {
+    finish(restore_inner(&args))
+}
+
+fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
+    let holds_files = std::fs::read_dir(&args.db).is_ok_and(|mut e| e.next().is_some());
+    if holds_files {
+        return Err(Error::Runtime(rqc::RuntimeError::new(
+            "E0511",
+            format!("`{}` already holds files", args.db.display()),
+            "restore into a new directory; nothing was written",
+        )));
+    }
+    let files = read_program(std::slice::from_ref(&args.program))?;
+    let program = compile_installable(&files)?.program;
+    // Referenced tables load before the tables that reference them.
+    let mut order: Vec<&rqc_plan::TableSchema> = Vec::new();
+    let mut left: Vec<_> = program.schema.tables.iter().collect();
+    while !left.is_empty() {
+        let ready = left.iter().position(|t| {
+            t.columns.iter().all(|c| {
+                c.references
+                    .as_deref()
+                    .is_none_or(|r| r == t.name || order.iter().any(|o| o.name == r))
+            })
+        });
+        order.push(left.remove(ready.unwrap_or(0)));
+    }
+    let mut texts = Vec::new();
+    for table in order {
+        let path = args.from.join(format!("{}.jsonl", table.name));
+        match std::fs::read_to_string(&path) {
+            Ok(text) => texts.push((table.clone(), path, text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err(Error::Io { path, error }),
+        }
+    }
+    let mut db = Database::open_with(&args.db, open_options(args.store, DEFAULT_WAIT))?;
+    db.install(program)?;
+    let mut total = 0;
+    for (table, path, text) in texts {
+        let report = db.load(&table.name, parse_jsonl(&table, &text), &mut |_| {})?;
+        if !report.rejected.is_empty() {
+            for (line, error) in report.rejected.iter().take(20) {
+                eprintln!(
+                    "{}:{line}: error[{}]: {}",
+                    path.display(),
+                    error.code,
+                    error.message
+                );
+            }
+            eprintln!(
+                "the restore stopped at `{}`: {} rows were refused; remove {} and restore again once they are fixed",
+                table.name,
+                report.rejected.len(),
+                args.db.display()
+            );
+            return Ok(Status::Errors);
+        }
+        total += report.written;
+    }
+    eprintln!("restored {total} rows into {}", args.db.display());
+    Ok(Status::Clean)
+}

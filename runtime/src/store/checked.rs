@@ -1,0 +1,290 @@
+//! Checksums on every stored entry: a flipped byte is reported as damage with its place (E0591), never answered.
+//!
+//! Every on-disk backend is wrapped in [`Checked`]. A value is stored with
+//! four more bytes, the CRC-32 of its key and value, and every read checks
+//! them: an entry whose key or value changed on disk is an error naming
+//! its tree and key, not a row. One entry is stored bare: the catalog's
+//! storage format, which every rqc must be able to read to say which
+//! format a database has.
+//!
+//! A panic inside a backend (redb and sled panic on some damaged pages)
+//! is caught here too and becomes the same error: the process goes on to
+//! report it and exit with a status of its own.
+
+use super::{ReadTxn, Salvaged, Store, Tree, WriteTxn};
+use crate::error::{Result, RuntimeError};
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::RwLock;
+
+/// The bytes a checksum adds to a stored value.
+pub const CHECKSUM_LEN: usize = 4;
+
+/// The catalog's tree and the key of the storage format, stored bare.
+const CATALOG: &str = "__catalog";
+const FORMAT_KEY: &[u8] = b"format";
+
+pub struct Checked {
+    inner: Box<dyn Store>,
+    catalog: Tree,
+    /// Tree names by handle, to say where damage is.
+    names: RwLock<HashMap<Tree, String>>,
+}
+
+impl Checked {
+    pub fn new(inner: Box<dyn Store>) -> Checked {
+        let catalog = inner.tree(CATALOG);
+        let names = HashMap::from([(catalog, CATALOG.to_string())]);
+        Checked {
+            inner,
+            catalog,
+            names: RwLock::new(names),
+        }
+    }
+
+    fn bare(&self, tree: Tree, key: &[u8]) -> bool {
+        tree == self.catalog && key == FORMAT_KEY
+    }
+
+    fn name(&self, tree: Tree) -> String {
+        let names = self.names.read().unwrap_or_else(|p| p.into_inner());
+        names
+            .get(&tree)
+            .cloned()
+            .unwrap_or_else(|| format!("#{}", tree.index()))
+    }
+
+    /// `value` as stored: followed by the checksum of `key` and `value`.
+    fn seal(&self, tree: Tree, key: &[u8], value: &[u8]) -> Vec<u8> {
+        let mut sealed = Vec::with_capacity(value.len() + CHECKSUM_LEN);
+        sealed.extend_from_slice(value);
+        if !self.bare(tree, key) {
+            sealed.extend_from_slice(&checksum(key, value).to_le_bytes());
+        }
+        sealed
+    }
+
+    /// The value stored under `key`, its checksum checked and taken off.
+    fn open(&self, tree: Tree, key: &[u8], mut stored: Vec<u8>) -> Result<Vec<u8>> {
+        if self.bare(tree, key) {
+            return Ok(stored);
+        }
+        let Some(at) = stored.len().checked_sub(CHECKSUM_LEN) else {
+            return Err(self.damaged(tree, key, "is shorter than its checksum"));
+        };
+        let expected = u32::from_le_bytes(stored[at..].try_into().expect("four bytes"));
+        if checksum(key, &stored[..at]) != expected {
+            return Err(self.damaged(tree, key, "fails its checksum"));
+        }
+        stored.truncate(at);
+        Ok(stored)
+    }
+
+    fn damaged(&self, tree: Tree, key: &[u8], how: &str) -> RuntimeError {
+        RuntimeError::damaged(format!(
+            "the entry of tree `{}` at key {} {how}",
+            self.name(tree),
+            hex(key)
+        ))
+    }
+}
+
+/// CRC-32 of the key's length, the key and the value: an entry whose bytes
+/// moved between key and value fails too.
+fn checksum(key: &[u8], value: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&(key.len() as u32).to_le_bytes());
+    hasher.update(key);
+    hasher.update(value);
+    hasher.finalize()
+}
+
+fn hex(key: &[u8]) -> String {
+    let shown: String = key.iter().take(32).map(|b| format!("{b:02x}")).collect();
+    if key.len() > 32 {
+        format!("0x{shown}…")
+    } else {
+        format!("0x{shown}")
+    }
+}
+
+/// Runs a backend call, turning a panic inside it into damage.
+pub(crate) fn guarded<T>(what: &str, call: impl FnOnce() -> Result<T>) -> Result<T> {
+    match catch_unwind(AssertUnwindSafe(call)) {
+        Ok(result) => result,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".into());
+            Err(RuntimeError::damaged(format!(
+                "the storage engine failed while {what} ({message})"
+            )))
+        }
+    }
+}
+
+impl Store for Checked {
+    fn tree(&self, name: &str) -> Tree {
+        let tree = self.inner.tree(name);
+        let mut names = self.names.write().unwrap_or_else(|p| p.into_inner());
+        names.entry(tree).or_insert_with(|| name.to_string());
+        tree
+    }
+
+    fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
+        let txn = guarded("beginning a read", || self.inner.begin_read())?;
+        Ok(Box::new(CheckedTxn { store: self, txn }))
+    }
+
+    fn begin_write(&self) -> Result<Box<dyn WriteTxn + '_>> {
+        let txn = guarded("beginning a write", || self.inner.begin_write())?;
+        Ok(Box::new(CheckedWrite { store: self, txn }))
+    }
+
+    fn flush(&self) -> Result<()> {
+        guarded("syncing", || self.inner.flush())
+    }
+}
+
+struct CheckedTxn<'s, T: ?Sized> {
+    store: &'s Checked,
+    txn: Box<T>,
+}
+
+type CheckedWrite<'s> = CheckedTxn<'s, dyn WriteTxn + 's>;
+
+/// Reads through any transaction of the inner store, checked.
+fn get<T: ReadTxn + ?Sized>(
+    store: &Checked,
+    txn: &T,
+    tree: Tree,
+    key: &[u8],
+) -> Result<Option<Vec<u8>>> {
+    match guarded("reading", || txn.get(tree, key))? {
+        Some(stored) => store.open(tree, key, stored).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn get_many<T: ReadTxn + ?Sized>(
+    store: &Checked,
+    txn: &T,
+    tree: Tree,
+    keys: &[&[u8]],
+) -> Result<Vec<Option<Vec<u8>>>> {
+    let found = guarded("reading", || txn.get_many(tree, keys))?;
+    found
+        .into_iter()
+        .zip(keys)
+        .map(|(stored, key)| stored.map(|s| store.open(tree, key, s)).transpose())
+        .collect()
+}
+
+fn range_salvaging<T: ReadTxn + ?Sized>(
+    store: &Checked,
+    txn: &T,
+    tree: Tree,
+    start: &[u8],
+    end: Option<&[u8]>,
+    reverse: bool,
+    limit: usize,
+) -> Result<Vec<Salvaged>> {
+    let found = guarded("reading a range", || {
+        txn.range(tree, start, end, reverse, limit)
+    })?;
+    Ok(found
+        .into_iter()
+        .map(|(key, stored)| {
+            let value = store.open(tree, &key, stored);
+            (key, value)
+        })
+        .collect())
+}
+
+fn range<T: ReadTxn + ?Sized>(
+    store: &Checked,
+    txn: &T,
+    tree: Tree,
+    start: &[u8],
+    end: Option<&[u8]>,
+    reverse: bool,
+    limit: usize,
+) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    let found = guarded("reading a range", || {
+        txn.range(tree, start, end, reverse, limit)
+    })?;
+    found
+        .into_iter()
+        .map(|(key, stored)| {
+            let value = store.open(tree, &key, stored)?;
+            Ok((key, value))
+        })
+        .collect()
+}
+
+/// Reads of a read or a write transaction alike.
+impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        get(self.store, self.txn.as_ref(), tree, key)
+    }
+
+    fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        get_many(self.store, self.txn.as_ref(), tree, keys)
+    }
+
+    fn range(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        range(
+            self.store,
+            self.txn.as_ref(),
+            tree,
+            start,
+            end,
+            reverse,
+            limit,
+        )
+    }
+
+    fn range_salvaging(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<Salvaged>> {
+        range_salvaging(
+            self.store,
+            self.txn.as_ref(),
+            tree,
+            start,
+            end,
+            reverse,
+            limit,
+        )
+    }
+}
+
+impl WriteTxn for CheckedWrite<'_> {
+    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        let sealed = self.store.seal(tree, key, value);
+        guarded("writing", || self.txn.put(tree, key, &sealed))
+    }
+
+    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
+        guarded("deleting", || self.txn.delete(tree, key))
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        let CheckedTxn { txn, .. } = *self;
+        guarded("committing", || txn.commit())
+    }
+}
