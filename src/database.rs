@@ -92,11 +92,25 @@ impl Database {
 
     /// Installs an already compiled program, in one transaction: it is kept
     /// in the database with its schema, and a changed schema is migrated
-    /// when every change is compatible (new tables, indexes and bounds are
-    /// built and verified) or refused whole (E0510). A program of another
-    /// plan format is refused (E0513).
+    /// when every change is safe (new tables, indexes and bounds are built
+    /// and verified, bounds loosened, columns added optional or with a
+    /// default) or refused whole: E0510 for a change of stored rows, E0519
+    /// for a drop (see [`Database::install_dropping`]). A program of
+    /// another plan format is refused (E0513). spec/storage.md lists the
+    /// rules.
     pub fn install(&mut self, program: CompiledProgram) -> Result<(), Error> {
-        self.engine.install(program)?;
+        self.install_dropping(program, &[])
+    }
+
+    /// Installs a program that drops tables, indexes, bounds or `max`es the
+    /// database's schema declares, each named in `drops` as E0519's help
+    /// names it: `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`.
+    pub fn install_dropping(
+        &mut self,
+        program: CompiledProgram,
+        drops: &[String],
+    ) -> Result<(), Error> {
+        self.engine.install_dropping(program, drops)?;
         self.rejected.clear();
         Ok(())
     }

@@ -214,6 +214,7 @@ mod tests {
             name: name.into(),
             ty,
             references: None,
+            default: None,
         };
         TableSchema {
             name: "T".into(),

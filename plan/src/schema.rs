@@ -29,6 +29,32 @@ pub struct Column {
     pub ty: ColumnType,
     /// `ref T`: the value must be the whole key of a row of `T`.
     pub references: Option<String>,
+    /// `= value`: what rows stored before the column was added read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Literal>,
+}
+
+/// A column's default as its literal wrote it (a float by its bits, so
+/// that schemas compare exactly).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Literal {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(u64),
+    String(String),
+}
+
+impl Literal {
+    pub fn value(&self) -> crate::Value {
+        match self {
+            Literal::None => crate::Value::Null,
+            Literal::Bool(b) => crate::Value::Bool(*b),
+            Literal::Int(n) => crate::Value::Int(*n),
+            Literal::Float(bits) => crate::Value::Float(f64::from_bits(*bits)),
+            Literal::String(s) => crate::Value::Str(s.clone()),
+        }
+    }
 }
 
 /// A secondary index over columns (by position), each ascending or not.

@@ -79,12 +79,14 @@ pub fn installed_program(txn: &dyn ReadTxn, catalog: Tree) -> Result<Option<Comp
 
 /// Installs `program`: its schema and the program itself. A fresh database
 /// takes them; the same program again is a no-op; a changed schema is
-/// migrated when every change is compatible — a new table, a new or dropped
-/// index (back-filled, a unique one verified), a new or dropped `bound` or
-/// `small … max` (verified against the rows) — and refused whole
-/// otherwise. Either way nothing is half-applied: the catalog's reads, the
+/// migrated when every change is safe — a new table, a new index
+/// (back-filled, a unique one verified), a new, tightened or loosened
+/// `bound` or `small … max` (verified against the rows), a new column that
+/// is optional or has a default (every row rewritten with it) — or is a
+/// drop that `drops` names (see [`dropped`]); it is refused whole
+/// otherwise (spec/storage.md lists the rules). Either way nothing is half-applied: the catalog's reads, the
 /// migration's and the new catalog's writes are one write transaction.
-pub fn install(store: &dyn Store, program: &CompiledProgram) -> Result<()> {
+pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -> Result<()> {
     let schema = serde_json::to_vec(&program.schema).map_err(RuntimeError::store)?;
     let encoded = plan_format::encode(program)?;
     // The same program again writes nothing — read first, outside a write
@@ -112,7 +114,7 @@ pub fn install(store: &dyn Store, program: &CompiledProgram) -> Result<()> {
                     return Ok(());
                 }
             }
-            Some(existing) => migrate(&mut session, &existing, &program.schema)?,
+            Some(existing) => migrate(&mut session, &existing, &program.schema, drops)?,
             None => {}
         }
         session.put(catalog, FORMAT_KEY, &STORAGE_FORMAT.to_be_bytes())?;
@@ -131,26 +133,127 @@ fn refuse(change: String, why: &str) -> RuntimeError {
     )
 }
 
-fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema) -> Result<()> {
-    if let Some(gone) = old.tables.iter().find(|t| new.table(&t.name).is_none()) {
-        return Err(refuse(
-            format!("table `{}` is no longer declared", gone.name),
-            "dropping a table would lose its rows: keep declaring it",
+/// What `new` drops of `old`, each named as `--migrate` takes it:
+/// `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`.
+pub fn dropped(old: &Schema, new: &Schema) -> Vec<String> {
+    let mut dropped = Vec::new();
+    for before in &old.tables {
+        let Some(table) = new.table(&before.name) else {
+            dropped.push(format!("table:{}", before.name));
+            continue;
+        };
+        for index in &before.indexes {
+            if table.index(&index.name).is_none() {
+                dropped.push(format!("index:{}.{}", before.name, index.name));
+            }
+        }
+        for bound in &before.bounds {
+            if !table.bounds.iter().any(|b| b.columns == bound.columns) {
+                let names: Vec<&str> = bound
+                    .columns
+                    .iter()
+                    .map(|&c| before.columns[c].name.as_str())
+                    .collect();
+                dropped.push(format!("bound:{}({})", before.name, names.join(", ")));
+            }
+        }
+        if before.small_max.is_some() && table.small_max.is_none() {
+            dropped.push(format!("max:{}", before.name));
+        }
+    }
+    dropped
+}
+
+/// A column as stored: its default matters only when it is added.
+fn stored_shape(column: &rqc_plan::Column) -> (&str, &rqc_plan::ColumnType, &Option<String>) {
+    (&column.name, &column.ty, &column.references)
+}
+
+fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema, drops: &[String]) -> Result<()> {
+    let unasked: Vec<String> = dropped(old, new)
+        .into_iter()
+        .filter(|d| !drops.contains(d))
+        .collect();
+    if !unasked.is_empty() {
+        let flags: Vec<String> = unasked.iter().map(|d| format!("--migrate '{d}'")).collect();
+        return Err(RuntimeError::new(
+            "E0519",
+            format!(
+                "the program would drop what the database's schema declares: {} (is it older than the program that installed the schema?)",
+                unasked.join(", ")
+            ),
+            format!(
+                "run the program that installed the schema; to drop them, install with {} (a dropped table loses its rows)",
+                flags.join(" ")
+            ),
         ));
+    }
+    for gone in old.tables.iter().filter(|t| new.table(&t.name).is_none()) {
+        drop_table(session, gone)?;
     }
     for table in &new.tables {
         let Some(before) = old.table(&table.name) else {
             continue;
         };
-        if before.columns != table.columns || before.key != table.key {
+        let kept = before.columns.len() <= table.columns.len()
+            && before
+                .columns
+                .iter()
+                .zip(&table.columns)
+                .all(|(a, b)| stored_shape(a) == stored_shape(b));
+        if !kept || before.key != table.key {
             return Err(refuse(
                 format!("the columns or the key of `{}` changed", table.name),
-                "changing stored rows is not supported: add a new table instead",
+                "columns may only be added, at the end (optional, or with a default); add a new table for other changes",
             ));
         }
-        let rows = all_rows(session, before)?;
+        let added = &table.columns[before.columns.len()..];
+        if let Some(column) = added
+            .iter()
+            .find(|c| c.default.is_none() && !matches!(c.ty, rqc_plan::ColumnType::Optional(_)))
+        {
+            return Err(refuse(
+                format!(
+                    "the new column `{}.{}` has no value for the rows already stored",
+                    table.name, column.name
+                ),
+                &format!(
+                    "declare it optional (`{}: {}?`) or give it a default (`{}: {} = …`)",
+                    column.name,
+                    column.ty.name(),
+                    column.name,
+                    column.ty.name()
+                ),
+            ));
+        }
+        if let Some(column) = added
+            .iter()
+            .find(|c| c.references.is_some() && c.default.as_ref().is_some_and(|d| d.value() != Value::Null))
+        {
+            return Err(refuse(
+                format!(
+                    "the new reference `{}.{}` has a default, which every stored row would reference",
+                    table.name, column.name
+                ),
+                "declare it optional without a default: stored rows then reference nothing",
+            ));
+        }
+        let mut rows = all_rows(session, before)?;
+        let rewritten = !added.is_empty();
+        if rewritten {
+            let tree = session.tree(&table_tree(&table.name));
+            for row in &mut rows {
+                row.extend(
+                    added
+                        .iter()
+                        .map(|c| c.default.as_ref().map_or(Value::Null, |d| d.value())),
+                );
+                session.put(tree, &primary_key(table, row)?, &encode_row(row)?)?;
+            }
+        }
         for index in &table.indexes {
-            if before.index(&index.name) == Some(index) {
+            // Index entries hold a copy of the row: rewritten rows, new entries.
+            if before.index(&index.name) == Some(index) && !rewritten {
                 continue;
             }
             if before.index(&index.name).is_some() {
@@ -190,6 +293,19 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema) -> Result<()> 
         }
     }
     Ok(())
+}
+
+/// Every tree of a table dropped with `--migrate table:T`: its rows go.
+fn drop_table(session: &mut Session<'_>, table: &TableSchema) -> Result<()> {
+    clear(session, &table_tree(&table.name))?;
+    for index in &table.indexes {
+        clear(session, &index_tree(&table.name, &index.name))?;
+    }
+    for i in 0..table.bounds.len() {
+        clear(session, &bound_tree(&table.name, i))?;
+    }
+    clear(session, &small_tree(&table.name))?;
+    clear(session, &crate::rows::refcount_tree(&table.name))
 }
 
 fn all_rows(session: &mut Session<'_>, table: &TableSchema) -> Result<Vec<Vec<Value>>> {

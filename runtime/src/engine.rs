@@ -114,10 +114,18 @@ impl Engine {
     /// schema, migrating the stored one (see [`catalog::install`]), and its
     /// plans become runnable.
     pub fn install(&mut self, program: CompiledProgram) -> Result<()> {
+        self.install_dropping(program, &[])
+    }
+
+    /// Installs a program that drops what the installed schema declares:
+    /// each drop is named in `drops` as [`catalog::dropped`] names it
+    /// (`table:T`, `index:T.name`, `bound:T(a)`, `max:T`); any other drop
+    /// is refused with E0519.
+    pub fn install_dropping(&mut self, program: CompiledProgram, drops: &[String]) -> Result<()> {
         plan_format::check_version(program.format_version, Origin::Given)?;
         // Bound first: a program that cannot be leaves the catalog as it was.
         let installed = bind(self.store.as_ref(), program)?;
-        catalog::install(self.store.as_ref(), &installed.program)?;
+        catalog::install(self.store.as_ref(), &installed.program, drops)?;
         self.installed = Ok(installed);
         Ok(())
     }

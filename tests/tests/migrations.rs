@@ -19,10 +19,14 @@ query by_author(a: Int) = Post.by_author[a] |> take(10)"
 }
 
 fn refusal<T>(result: Result<T, Error>) -> String {
+    refused_with("E0510", result)
+}
+
+fn refused_with<T>(code: &str, result: Result<T, Error>) -> String {
     match result {
         Err(Error::Runtime(e)) => {
-            assert_eq!(e.code, "E0510");
-            e.message
+            assert_eq!(e.code, code, "{}", e.message);
+            format!("{}\n{}", e.message, e.help)
         }
         Err(other) => panic!("not a runtime error: {other}"),
         Ok(_) => panic!("the change was accepted"),
@@ -95,20 +99,21 @@ fn a_unique_index_over_duplicates_and_a_changed_column_are_refused_whole() {
     // Nothing of that attempt was applied: the back-filled plain index is not there either.
     let message = refusal(db.install_source(
         "app.rq",
-        "table Post { id: Int key  author: Int  tag: String  extra: Int? }\nquery post(id: Int) = Post[id]",
+        "table Post { id: Int key  author: Int  tag: Int }\nquery post(id: Int) = Post[id]",
     ));
     assert!(
         message.contains("the columns or the key of `Post` changed"),
         "{message}"
     );
-    let message = refusal(db.install_source(
-        "app.rq",
-        "table Other { id: Int key }\nquery o(id: Int) = Other[id]",
-    ));
-    assert!(
-        message.contains("table `Post` is no longer declared"),
-        "{message}"
+    let message = refused_with(
+        "E0519",
+        db.install_source(
+            "app.rq",
+            "table Other { id: Int key }\nquery o(id: Int) = Other[id]",
+        ),
     );
+    assert!(message.contains("would drop"), "{message}");
+    assert!(message.contains("--migrate 'table:Post'"), "{message}");
     db.install_source("app.rq", V1).unwrap();
     assert_eq!(
         db.run("post", &[1.into()]).unwrap().rows()[0].field("tag"),
@@ -132,4 +137,106 @@ fn a_small_table_maximum_is_verified() {
         panic!("the sixth row is refused")
     };
     assert_eq!(e.code, "E0505");
+}
+
+/// Every row the database holds passes `verify`.
+fn assert_sound(db: &Database) {
+    let found = db.verify().unwrap();
+    assert!(found.is_sound(), "{:?}", found.problems);
+}
+
+#[test]
+fn columns_are_added_optional_or_with_a_default_and_every_row_reads_them() {
+    for backend in Backend::ON_DISK {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = seeded(backend, dir.path());
+        // An optional column: the stored rows read none.
+        let v2 = "table Post { id: Int key  author: Int  tag: String  note: String? }
+mutation add(id: Int, author: Int, tag: String, note: String?) = insert Post { id, author, tag, note }
+query post(id: Int) = Post[id]";
+        db.install_source("app.rq", v2).unwrap();
+        let row = db.run("post", &[1.into()]).unwrap().rows()[0].clone();
+        assert_eq!(row.field("note"), Some(&Value::Null), "{backend:?}");
+        assert_eq!(row.field("tag"), Some(&Value::from("t1")));
+        db.run("add", &[5.into(), 7.into(), "t5".into(), "hi".into()])
+            .unwrap();
+        assert_eq!(
+            db.run("post", &[5.into()]).unwrap().rows()[0].field("note"),
+            Some(&Value::from("hi"))
+        );
+        assert_sound(&db);
+        // A column with a default, and an index over it built at once: the
+        // index's entries hold the rewritten rows.
+        let v3 = "table Post { id: Int key  author: Int  tag: String  note: String?  score: Int = -1
+  index by_score (score) }
+query post(id: Int) = Post[id]
+query low(s: Int) = Post.by_score[s] |> take(10)";
+        db.install_source("app.rq", v3).unwrap();
+        let low = db.run("low", &[(-1).into()]).unwrap();
+        assert_eq!(low.rows().len(), 5, "{backend:?}");
+        assert!(low.rows().iter().all(|r| r.field("score") == Some(&Value::Int(-1))));
+        assert_eq!(low.rows()[4].field("note"), Some(&Value::from("hi")));
+        assert_sound(&db);
+        // A new column that neither is optional nor has a default is refused.
+        let message = refusal(db.install_source(
+            "app.rq",
+            &v3.replace("score: Int = -1", "score: Int = -1  rank: Int"),
+        ));
+        assert!(message.contains("`Post.rank` has no value"), "{message}");
+        assert!(message.contains("`rank: Int?`"), "{message}");
+    }
+}
+
+#[test]
+fn an_older_program_never_drops_a_rule_without_migrate() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = seeded(Backend::Lmdb, dir.path());
+    let v2 = "table Post { id: Int key  author: Int  tag: String unique  index by_author (author)  bound author <= 3 }
+mutation add(id: Int, author: Int, tag: String) = insert Post { id, author, tag }
+query post(id: Int) = Post[id]";
+    db.install_source("app.rq", v2).unwrap();
+    let duplicate = || db_add(9, 8, "t1");
+    // v1 again (an older program) would drop the unique index and the bound.
+    let message = refused_with("E0519", db.install_source("app.rq", V1));
+    assert!(message.contains("index:Post.tag"), "{message}");
+    assert!(message.contains("bound:Post(author)"), "{message}");
+    assert!(
+        message.contains(
+            "--migrate 'index:Post.tag' --migrate 'index:Post.by_author' --migrate 'bound:Post(author)'"
+        ),
+        "{message}"
+    );
+    // Still enforced.
+    let Err(Error::Runtime(e)) = duplicate()(&db) else {
+        panic!("a duplicate tag is refused")
+    };
+    assert_eq!(e.code, "E0502");
+    // A loosened bound is applied without a word.
+    db.install_source("app.rq", &v2.replace("<= 3", "<= 10"))
+        .unwrap();
+    db_add(10, 7, "t10")(&db).unwrap();
+    // Naming one drop is not enough for two.
+    let files = [("app.rq".to_string(), V1.to_string())];
+    let program = rqc::compile_installable(&files).unwrap().program;
+    let message = refused_with(
+        "E0519",
+        db.install_dropping(program.clone(), &["index:Post.tag".into()]),
+    );
+    assert!(!message.contains("index:Post.tag,"), "{message}");
+    db.install_dropping(
+        program,
+        &[
+            "index:Post.tag".into(),
+            "index:Post.by_author".into(),
+            "bound:Post(author)".into(),
+        ],
+    )
+    .unwrap();
+    duplicate()(&db).unwrap();
+    assert_sound(&db);
+}
+
+fn db_add(id: i64, author: i64, tag: &str) -> impl Fn(&Database) -> Result<rqc::Output, Error> {
+    let tag = tag.to_string();
+    move |db| db.run("add", &[id.into(), author.into(), tag.as_str().into()])
 }

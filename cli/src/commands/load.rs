@@ -23,6 +23,10 @@ pub struct LoadArgs {
     /// before it gives up (exit status 75): `5s`, `250ms`, `2m`.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = super::run::parse_wait)]
     wait: Duration,
+    /// Let the program drop this table, index, bound or max of the
+    /// database's schema (see `rqc run --help`). Repeat for each.
+    #[arg(long, value_name = "WHAT")]
+    migrate: Vec<String>,
     /// The program whose schema the rows follow.
     #[arg(value_name = "PROGRAM")]
     program: PathBuf,
@@ -64,7 +68,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     };
     let total = rows.len();
     let mut db = Database::open_with(&args.db, super::run::open_options(args.store, args.wait))?;
-    db.install(program)?;
+    db.install_dropping(program, &args.migrate)?;
     note_errors(&report, "its schema is sound and the rows load");
     let terminal = std::io::stderr().is_terminal();
     let mut progress = |done: usize| {

@@ -91,6 +91,11 @@ pub struct RunArgs {
     /// A compiled program to install first, as `rqc compile -o` wrote it.
     #[arg(long, value_name = "FILE")]
     plan: Option<PathBuf>,
+    /// Let the program drop this table, index, bound or max of the
+    /// database's schema, named as the refusal (E0519) names it:
+    /// `table:T`, `index:T.name`, `bound:T(a)`, `max:T`. Repeat for each.
+    #[arg(long, value_name = "WHAT")]
+    migrate: Vec<String>,
     /// The query or mutation to run (`name` or `module.name`).
     #[arg(value_name = "NAME")]
     name: String,
@@ -170,7 +175,7 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
     };
     let mut db = open(&args.db, args.store, args.wait)?;
     if let Some(program) = program {
-        db.install(program)?;
+        db.install_dropping(program, &args.migrate)?;
     }
     let prepared = db.prepare(&args.name)?;
     let entry = prepared.entry();

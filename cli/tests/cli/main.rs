@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod bad_input;
 mod damage;
 mod install;
+mod migrate;
 mod plans;
 mod processes;
 mod repl;

@@ -4,7 +4,7 @@ use crate::cost::CEILING;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::syntax::ast::{self, FieldModifier, TableMember, TypeKind};
 use rqc_plan::schema::BoundSchema;
-use rqc_plan::{Column, ColumnType, IndexSchema, Schema, TableSchema};
+use rqc_plan::{Column, ColumnType, IndexSchema, Literal, Schema, TableSchema};
 
 /// A table declaration with the file it came from, for labels.
 pub struct TableSource<'a> {
@@ -110,6 +110,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         };
         let position = columns.len();
         let mut references = None;
+        let mut default = None;
         for modifier in &field.modifiers {
             match modifier {
                 FieldModifier::Key(span) => {
@@ -129,12 +130,17 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                     })
                 }
                 FieldModifier::Ref(path, _) => references = Some(path.dotted()),
+                FieldModifier::Default(value, span) => match default_literal(value, &ty) {
+                    Some(literal) => default = Some(literal),
+                    None => diagnostics.push(bad_default(file, &ty, *span)),
+                },
             }
         }
         columns.push(Column {
             name: field.name.name.clone(),
             ty,
             references,
+            default,
         });
     }
 
@@ -331,6 +337,52 @@ fn over_ceiling(file: &str, span: crate::Span, what: &str) -> Diagnostic {
     .with_help(format!(
         "declare a limit of at most {CEILING} (2^32); a group that large is not an island"
     ))
+}
+
+/// A column's default: a literal of the column's type (an `Int` literal
+/// for a `Float` too, `none` for an optional column), negated numbers too.
+fn default_literal(value: &ast::Expr, ty: &ColumnType) -> Option<Literal> {
+    use ast::ExprKind;
+    let inner = match ty {
+        ColumnType::Optional(inner) => {
+            if matches!(value.kind, ExprKind::None) {
+                return Some(Literal::None);
+            }
+            inner.as_ref()
+        }
+        other => other,
+    };
+    let (negated, value) = match &value.kind {
+        ExprKind::Unary(ast::UnaryOp::Neg, operand) => (true, operand.as_ref()),
+        _ => (false, value),
+    };
+    match (&value.kind, inner) {
+        (ExprKind::Int(n), ColumnType::Int) => Some(Literal::Int(if negated { -n } else { *n })),
+        (ExprKind::Int(n), ColumnType::Float) => {
+            let x = *n as f64;
+            Some(Literal::Float(if negated { -x } else { x }.to_bits()))
+        }
+        (ExprKind::Float(x), ColumnType::Float) => {
+            Some(Literal::Float(if negated { -x } else { *x }.to_bits()))
+        }
+        (ExprKind::Str(text), ColumnType::String) if !negated => Some(Literal::String(text.clone())),
+        (ExprKind::Bool(b), ColumnType::Bool) if !negated => Some(Literal::Bool(*b)),
+        _ => None,
+    }
+}
+
+fn bad_default(file: &str, ty: &ColumnType, span: crate::Span) -> Diagnostic {
+    Diagnostic::error(
+        "E0209",
+        format!("a default of a `{}` column must be a literal of that type", ty.name()),
+        file,
+        span,
+        "not a literal of the column's type",
+    )
+    .with_help(match ty {
+        ColumnType::Optional(_) => "write a literal such as `= 0`, `= \"\"` or `= none`",
+        _ => "write a literal such as `= 0`, `= 1.5`, `= \"\"` or `= false`",
+    })
 }
 
 fn two_keys(file: &str, table: &str, span: crate::Span, first: crate::Span) -> Diagnostic {

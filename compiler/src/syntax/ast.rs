@@ -83,6 +83,8 @@ pub enum FieldModifier {
     Key(Span),
     Unique(Span),
     Ref(Path, Span),
+    /// `= value`: what rows stored before the column was added read.
+    Default(Expr, Span),
 }
 
 #[derive(Clone, Debug, PartialEq)]

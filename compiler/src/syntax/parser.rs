@@ -191,9 +191,10 @@ pub fn binary(op: BinaryOp, a: Expr, b: Expr, l: usize, r: usize) -> Expr {
 
 fn modifier_span(modifier: &FieldModifier) -> Span {
     match modifier {
-        FieldModifier::Key(span) | FieldModifier::Unique(span) | FieldModifier::Ref(_, span) => {
-            *span
-        }
+        FieldModifier::Key(span)
+        | FieldModifier::Unique(span)
+        | FieldModifier::Ref(_, span)
+        | FieldModifier::Default(_, span) => *span,
     }
 }
 
@@ -202,6 +203,7 @@ fn stray_modifier(file: &str, modifier: &FieldModifier) -> Diagnostic {
         FieldModifier::Key(_) => "key",
         FieldModifier::Unique(_) => "unique",
         FieldModifier::Ref(..) => "ref",
+        FieldModifier::Default(..) => "= value",
     };
     Diagnostic::error(
         "E0105",

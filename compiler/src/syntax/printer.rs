@@ -82,6 +82,9 @@ pub fn print_member(member: &TableMember) -> String {
                     FieldModifier::Ref(path, _) => {
                         line.push_str(&format!(" ref {}", path.dotted()))
                     }
+                    FieldModifier::Default(value, _) => {
+                        line.push_str(&format!(" = {}", print_expr(value)))
+                    }
                 }
             }
             line

@@ -1,0 +1,54 @@
+//! Schema changes through the CLI: an older program is refused with E0519 and the exact `--migrate` flags, which then apply the drop.
+
+use super::{rqc, stderr, stdout, write};
+
+const V2: &str = "table Item { id: Int key  name: String unique  note: String? }
+mutation add(id: Int, name: String) = insert Item { id, name, note: none }
+query item(id: Int) = Item[id]
+";
+
+const V1: &str = "table Item { id: Int key  name: String }
+mutation add(id: Int, name: String) = insert Item { id, name }
+query item(id: Int) = Item[id]
+";
+
+#[test]
+fn an_older_program_is_refused_until_migrate_names_the_drop() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").display().to_string();
+    let v1 = write(dir.path(), "v1.rq", V1);
+    let v2 = write(dir.path(), "v2.rq", V2);
+    let add = |program: &str, id: &str, extra: &[&str]| {
+        let mut args = vec!["run", "--db", &db, program, "add", "--arg", id, "--arg", "name=lamp"];
+        args.extend_from_slice(extra);
+        rqc(&args)
+    };
+    assert!(add(&v1, "id=1", &[]).status.success());
+    // v2 adds an optional column and a unique index: applied.
+    let added = add(&v2, "id=2", &[]);
+    assert_eq!(added.status.code(), Some(1), "the duplicate name is refused");
+    assert!(stderr(&added).contains("E0502"), "{}", stderr(&added));
+    let first = rqc(&["run", "--db", &db, "item", "--arg", "id=1"]);
+    assert_eq!(
+        stdout(&first).trim(),
+        r#"{"id":1,"name":"lamp","note":null}"#
+    );
+    // v1 again would drop the unique index (and cannot drop a column).
+    let older = add(&v1, "id=3", &[]);
+    assert_eq!(older.status.code(), Some(1));
+    let err = stderr(&older);
+    assert!(err.contains("error[E0519]"), "{err}");
+    assert!(err.contains("--migrate 'index:Item.name'"), "{err}");
+    // With the drop named, the unique index goes; v1's columns are not
+    // v2's, so the install is still refused (E0510), and nothing changed.
+    let named = add(&v1, "id=3", &["--migrate", "index:Item.name"]);
+    assert_eq!(named.status.code(), Some(1));
+    assert!(stderr(&named).contains("error[E0510]"), "{}", stderr(&named));
+    let v2_without_unique = write(dir.path(), "v3.rq", &V2.replace(" unique", ""));
+    let refused = add(&v2_without_unique, "id=3", &[]);
+    assert!(stderr(&refused).contains("error[E0519]"), "{}", stderr(&refused));
+    let dropped = add(&v2_without_unique, "id=3", &["--migrate", "index:Item.name"]);
+    assert_eq!(dropped.status.code(), Some(0), "{}", stderr(&dropped));
+    let help = stdout(&rqc(&["run", "--help"]));
+    assert!(help.contains("--migrate <WHAT>"), "{help}");
+}
