@@ -43,7 +43,8 @@ pub struct Database {
 
 impl Database {
     /// Opens (or creates) the database in `dir` with the default options:
-    /// the redb backend, every commit durable before it returns. The
+    /// the LMDB backend for a new database (an existing one opens with its
+    /// own), every commit durable before it returns. The
     /// program installed in it, if any, is ready to run.
     pub fn open(dir: impl AsRef<Path>) -> Result<Database, Error> {
         Database::open_with(dir, OpenOptions::default())

@@ -226,10 +226,9 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema, drops: &[Strin
                 ),
             ));
         }
-        if let Some(column) = added
-            .iter()
-            .find(|c| c.references.is_some() && c.default.as_ref().is_some_and(|d| d.value() != Value::Null))
-        {
+        if let Some(column) = added.iter().find(|c| {
+            c.references.is_some() && c.default.as_ref().is_some_and(|d| d.value() != Value::Null)
+        }) {
             return Err(refuse(
                 format!(
                     "the new reference `{}.{}` has a default, which every stored row would reference",

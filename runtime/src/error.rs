@@ -19,6 +19,13 @@ pub(crate) const BUSY: &str = "E0540";
 const READ_ONLY: &str = "E0541";
 const PERMISSION: &str = "E0543";
 pub(crate) const MAP_FULL: &str = "E0542";
+const DISK_FULL: &str = "E0545";
+const DAMAGED: &str = "E0591";
+
+/// `ENOSPC` and `EFBIG` (a `ulimit -f`): the disk or the file size limit is full.
+fn is_disk_full(os_error: Option<i32>) -> bool {
+    matches!(os_error, Some(28) | Some(27))
+}
 
 impl RuntimeError {
     pub fn new(code: &'static str, message: impl Into<String>, help: impl Into<String>) -> Self {
@@ -30,6 +37,11 @@ impl RuntimeError {
     }
 
     pub fn store(error: impl fmt::Display) -> Self {
+        // The backends wrap an I/O error in their own; its text keeps the code.
+        let text = error.to_string();
+        if text.contains("(os error 28)") || text.contains("(os error 27)") {
+            return RuntimeError::disk_full(&text);
+        }
         RuntimeError::new(
             STORE_FAILED,
             format!("the storage engine failed: {error}"),
@@ -64,6 +76,9 @@ impl RuntimeError {
     /// An I/O failure on `path`, naming it: a permission error has a code
     /// of its own (E0543), a read-only mount E0541.
     pub fn io_at(path: &Path, error: std::io::Error) -> Self {
+        if is_disk_full(error.raw_os_error()) {
+            return RuntimeError::disk_full(&format!("`{}`: {error}", path.display()));
+        }
         match error.kind() {
             std::io::ErrorKind::PermissionDenied => RuntimeError::new(
                 PERMISSION,
@@ -95,7 +110,7 @@ impl RuntimeError {
     pub fn is_store_failure(&self) -> bool {
         matches!(
             self.code,
-            STORE_FAILED | BUSY | READ_ONLY | PERMISSION | MAP_FULL
+            STORE_FAILED | BUSY | READ_ONLY | PERMISSION | MAP_FULL | DISK_FULL | DAMAGED
         ) || self.is_conflict()
     }
 
@@ -103,10 +118,19 @@ impl RuntimeError {
         RuntimeError::damaged(format!("stored data could not be decoded: {what}"))
     }
 
+    /// The disk, or the process's file size limit, is full (E0545).
+    pub fn disk_full(what: &str) -> Self {
+        RuntimeError::new(
+            DISK_FULL,
+            format!("the disk is full, or the file size limit (`ulimit -f`) was reached: {what}"),
+            "nothing of this write was committed and the database is as it was; free some space (or raise the limit) and run it again",
+        )
+    }
+
     /// A damaged database (E0591), saying what is damaged.
     pub fn damaged(what: String) -> Self {
         RuntimeError::new(
-            "E0591",
+            DAMAGED,
             format!("the database is damaged: {what}"),
             "nothing was answered from the damaged data; `rqc verify --db DIR` lists what is damaged and `rqc dump --db DIR` copies out every row that is still readable",
         )

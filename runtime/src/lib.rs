@@ -28,3 +28,4 @@ pub mod verify;
 pub use engine::{Backend, Engine, OpenOptions, Output, Stats};
 pub use error::{Result, RuntimeError};
 pub use load::{LoadReport, LoadRows};
+pub use open::check_room_for_load;

@@ -248,3 +248,56 @@ fn database_backend(dir: &Path, requested: Option<Backend>) -> Result<(Backend, 
     std::fs::create_dir_all(dir).map_err(|e| RuntimeError::io_at(dir, e))?;
     Ok((backend, true))
 }
+
+/// Before a load of about `bytes` into the database in `dir`: on sled,
+/// which cannot promise that a write failing on a full disk leaves the
+/// database readable, refuses (E0545) unless the disk has room for eight
+/// times the input and 64 MiB more. Other backends fail such a write
+/// cleanly, and are not checked.
+pub fn check_room_for_load(dir: &Path, bytes: u64) -> Result<()> {
+    let marked = std::fs::read_to_string(dir.join(MARKER)).unwrap_or_default();
+    if Backend::named(marked.trim()) != Some(Backend::Sled) {
+        return Ok(());
+    }
+    match fs2::available_space(dir) {
+        Ok(free) => room_for_load(dir, free, bytes),
+        Err(_) => Ok(()),
+    }
+}
+
+/// The decision of [`check_room_for_load`], given the free space.
+fn room_for_load(dir: &Path, free: u64, bytes: u64) -> Result<()> {
+    let needed = bytes.saturating_mul(8).saturating_add(64 << 20);
+    if free >= needed {
+        return Ok(());
+    }
+    Err(RuntimeError::new(
+        "E0545",
+        format!(
+            "the disk holding `{}` has {} MiB free, and this load may need {} MiB: sled cannot promise that a full disk leaves its database readable, so nothing was loaded",
+            dir.display(),
+            free >> 20,
+            needed >> 20
+        ),
+        "free some space and load again, or keep the data in an LMDB database (the default), which fails such a write cleanly",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sled_load_needs_eight_times_its_size_and_64_mib() {
+        let dir = Path::new("/data/db");
+        assert!(room_for_load(dir, (64 << 20) + 8 * 1000, 1000).is_ok());
+        let refused = room_for_load(dir, (64 << 20) + 8 * 1000 - 1, 1000).unwrap_err();
+        assert_eq!(refused.code, "E0545");
+        assert!(
+            refused.message.contains("`/data/db` has 64 MiB free"),
+            "{}",
+            refused.message
+        );
+        assert!(room_for_load(dir, u64::MAX, u64::MAX).is_ok());
+    }
+}

@@ -102,7 +102,7 @@ fn a_changed_schema_is_refused_whole() {
     assert!(
         error
             .to_string()
-            .contains("the columns or the key of `T` changed"),
+            .contains("the new column `T.extra` has no value for the rows already stored"),
         "{error}"
     );
     assert_eq!(runtime_code(error), "E0510");

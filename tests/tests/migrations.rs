@@ -167,14 +167,18 @@ query post(id: Int) = Post[id]";
         assert_sound(&db);
         // A column with a default, and an index over it built at once: the
         // index's entries hold the rewritten rows.
-        let v3 = "table Post { id: Int key  author: Int  tag: String  note: String?  score: Int = -1
+        let v3 =
+            "table Post { id: Int key  author: Int  tag: String  note: String?  score: Int = -1
   index by_score (score) }
 query post(id: Int) = Post[id]
 query low(s: Int) = Post.by_score[s] |> take(10)";
         db.install_source("app.rq", v3).unwrap();
         let low = db.run("low", &[(-1).into()]).unwrap();
         assert_eq!(low.rows().len(), 5, "{backend:?}");
-        assert!(low.rows().iter().all(|r| r.field("score") == Some(&Value::Int(-1))));
+        assert!(low
+            .rows()
+            .iter()
+            .all(|r| r.field("score") == Some(&Value::Int(-1))));
         assert_eq!(low.rows()[4].field("note"), Some(&Value::from("hi")));
         assert_sound(&db);
         // A new column that neither is optional nor has a default is refused.

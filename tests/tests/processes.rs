@@ -245,6 +245,9 @@ fn readers_in_other_processes_never_see_half_a_commit() {
                 reader.next(Duration::from_secs(30));
             }
         }
+        // One more commit, made while the readers were reading.
+        rounds += 1;
+        writer.next(Duration::from_secs(30));
         std::fs::write(dir.path().join("stop"), "").unwrap();
         let writes = rounds
             + writer

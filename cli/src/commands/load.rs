@@ -67,6 +67,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
         parse_jsonl(&table, &text)
     };
     let total = rows.len();
+    rqc_runtime::check_room_for_load(&args.db, text.len() as u64)?;
     let mut db = Database::open_with(&args.db, super::run::open_options(args.store, args.wait))?;
     db.install_dropping(program, &args.migrate)?;
     note_errors(&report, "its schema is sound and the rows load");

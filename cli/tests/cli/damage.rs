@@ -271,4 +271,14 @@ fn verify_dump_and_restore_round_trip_and_find_damage() {
         0,
         "nothing was written"
     );
+
+    // A device is no database either, refused as any other file is.
+    for command in [
+        &["run", "--db", "/dev/null", "user", "--arg", "id=1"][..],
+        &["verify", "--db", "/dev/null"],
+    ] {
+        let out = rqc(command);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains("error[E0511]"), "{}", stderr(&out));
+    }
 }

@@ -5,6 +5,7 @@ use std::process::{Command, Output};
 
 mod bad_input;
 mod damage;
+mod disk_full;
 mod install;
 mod migrate;
 mod plans;

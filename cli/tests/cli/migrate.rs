@@ -19,14 +19,28 @@ fn an_older_program_is_refused_until_migrate_names_the_drop() {
     let v1 = write(dir.path(), "v1.rq", V1);
     let v2 = write(dir.path(), "v2.rq", V2);
     let add = |program: &str, id: &str, extra: &[&str]| {
-        let mut args = vec!["run", "--db", &db, program, "add", "--arg", id, "--arg", "name=lamp"];
+        let mut args = vec![
+            "run",
+            "--db",
+            &db,
+            program,
+            "add",
+            "--arg",
+            id,
+            "--arg",
+            "name=lamp",
+        ];
         args.extend_from_slice(extra);
         rqc(&args)
     };
     assert!(add(&v1, "id=1", &[]).status.success());
     // v2 adds an optional column and a unique index: applied.
     let added = add(&v2, "id=2", &[]);
-    assert_eq!(added.status.code(), Some(1), "the duplicate name is refused");
+    assert_eq!(
+        added.status.code(),
+        Some(1),
+        "the duplicate name is refused"
+    );
     assert!(stderr(&added).contains("E0502"), "{}", stderr(&added));
     let first = rqc(&["run", "--db", &db, "item", "--arg", "id=1"]);
     assert_eq!(
@@ -43,11 +57,23 @@ fn an_older_program_is_refused_until_migrate_names_the_drop() {
     // v2's, so the install is still refused (E0510), and nothing changed.
     let named = add(&v1, "id=3", &["--migrate", "index:Item.name"]);
     assert_eq!(named.status.code(), Some(1));
-    assert!(stderr(&named).contains("error[E0510]"), "{}", stderr(&named));
+    assert!(
+        stderr(&named).contains("error[E0510]"),
+        "{}",
+        stderr(&named)
+    );
     let v2_without_unique = write(dir.path(), "v3.rq", &V2.replace(" unique", ""));
     let refused = add(&v2_without_unique, "id=3", &[]);
-    assert!(stderr(&refused).contains("error[E0519]"), "{}", stderr(&refused));
-    let dropped = add(&v2_without_unique, "id=3", &["--migrate", "index:Item.name"]);
+    assert!(
+        stderr(&refused).contains("error[E0519]"),
+        "{}",
+        stderr(&refused)
+    );
+    let dropped = add(
+        &v2_without_unique,
+        "id=3",
+        &["--migrate", "index:Item.name"],
+    );
     assert_eq!(dropped.status.code(), Some(0), "{}", stderr(&dropped));
     let help = stdout(&rqc(&["run", "--help"]));
     assert!(help.contains("--migrate <WHAT>"), "{help}");

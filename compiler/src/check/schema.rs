@@ -365,7 +365,9 @@ fn default_literal(value: &ast::Expr, ty: &ColumnType) -> Option<Literal> {
         (ExprKind::Float(x), ColumnType::Float) => {
             Some(Literal::Float(if negated { -x } else { *x }.to_bits()))
         }
-        (ExprKind::Str(text), ColumnType::String) if !negated => Some(Literal::String(text.clone())),
+        (ExprKind::Str(text), ColumnType::String) if !negated => {
+            Some(Literal::String(text.clone()))
+        }
         (ExprKind::Bool(b), ColumnType::Bool) if !negated => Some(Literal::Bool(*b)),
         _ => None,
     }
@@ -374,7 +376,10 @@ fn default_literal(value: &ast::Expr, ty: &ColumnType) -> Option<Literal> {
 fn bad_default(file: &str, ty: &ColumnType, span: crate::Span) -> Diagnostic {
     Diagnostic::error(
         "E0209",
-        format!("a default of a `{}` column must be a literal of that type", ty.name()),
+        format!(
+            "a default of a `{}` column must be a literal of that type",
+            ty.name()
+        ),
         file,
         span,
         "not a literal of the column's type",

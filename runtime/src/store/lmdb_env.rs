@@ -253,7 +253,31 @@ fn lmdb_error(dir: &Path, error: heed::Error) -> RuntimeError {
             "the storage engine failed: the transaction writes more pages than LMDB holds in one (about 512 MiB)",
             "nothing was committed; load the rows in several smaller files",
         ),
+        // LMDB reports a short write (a full disk, a reached `ulimit -f`)
+        // as an I/O error: told apart by looking at the disk and the limit.
+        heed::Error::Io(error)
+            if error.raw_os_error() == Some(libc::EIO) && space_exhausted(dir) =>
+        {
+            RuntimeError::disk_full(&format!("`{}`: {error}", dir.display()))
+        }
         heed::Error::Io(error) => RuntimeError::io_at(dir, error),
         other => RuntimeError::store(other),
     }
+}
+
+/// Whether the disk holding `dir` has less than 1 MiB free, or the data
+/// file is within 1 MiB of this process's file size limit.
+fn space_exhausted(dir: &Path) -> bool {
+    const SLACK: u64 = 1 << 20;
+    if fs2::available_space(dir).is_ok_and(|free| free < SLACK) {
+        return true;
+    }
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the limit into the struct it is given.
+    let known = unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } == 0;
+    let size = std::fs::metadata(dir.join(LMDB_FILE)).map_or(0, |m| m.len());
+    known && limit.rlim_cur != libc::RLIM_INFINITY && size + SLACK >= limit.rlim_cur
 }
