@@ -1,10 +1,12 @@
 //! The `rqc` binary: the command line, the REPL and the language server, front ends over the `rqc` library.
 
+mod abort;
 mod commands;
 mod lsp;
 mod repl;
 mod rowfile;
 
 fn main() -> std::process::ExitCode {
+    abort::report_aborts_as_damage();
     commands::main()
 }

@@ -111,6 +111,8 @@ struct Tally {
     commands: u32,
     same: u32,
     refused: u32,
+    /// Of the refused: LMDB stopped the process on an assertion.
+    stopped: u32,
     wrong: Vec<String>,
     panics: Vec<String>,
 }
@@ -149,7 +151,12 @@ fn damaged_databases_answer_right_or_refuse_on_every_backend() {
                     Some(0) if stdout(&out) == *expected => tally.same += 1,
                     Some(0) => tally.wrong.push(case),
                     Some(101) | None => tally.panics.push(format!("{case}: {}", first_line(&out))),
-                    Some(_) if stderr(&out).contains("error[E") => tally.refused += 1,
+                    Some(_) if stderr(&out).contains("error[E") => {
+                        if stderr(&out).contains("stopped on an inconsistent page") {
+                            tally.stopped += 1;
+                        }
+                        tally.refused += 1
+                    }
                     Some(_) => tally
                         .panics
                         .push(format!("{case}: no code: {}", first_line(&out))),
@@ -158,10 +165,11 @@ fn damaged_databases_answer_right_or_refuse_on_every_backend() {
             let _ = std::fs::remove_dir_all(&copy);
         }
         eprintln!(
-            "{store}: {} commands on {rounds} damaged copies: {} answered as undamaged, {} refused with a code, {} wrong, {} panics or signals",
+            "{store}: {} commands on {rounds} damaged copies: {} answered as undamaged, {} refused with a code ({} of them LMDB's assertion), {} wrong, {} panics or signals",
             tally.commands,
             tally.same,
             tally.refused,
+            tally.stopped,
             tally.wrong.len(),
             tally.panics.len()
         );
