@@ -1,4 +1,4 @@
-//! A storage engine that stops the process (LMDB's assertions on a damaged page call `abort`) still ends with a coded error and status 1.
+//! A storage engine that stops the process on a damaged page (LMDB's assertions call `abort`; a wild pointer is SIGSEGV; a truncated map is SIGBUS) still ends with a coded error and status 1.
 //!
 //! LMDB checks its pages with C assertions: on a damaged file it prints
 //! the failed assertion and calls `abort()`, which no Rust code can catch.
@@ -17,10 +17,14 @@ extern "C" fn on_abort(_signal: libc::c_int) {
     }
 }
 
-/// Installs the handler for `SIGABRT`.
+/// Installs the handler for `SIGABRT`, `SIGSEGV` and `SIGBUS`. Only the
+/// storage engine's C code can raise them in this program, whose own code
+/// is safe Rust: a damaged page read through LMDB's map.
 pub fn report_aborts_as_damage() {
-    // SAFETY: the handler only calls async-signal-safe functions.
-    unsafe {
-        libc::signal(libc::SIGABRT, on_abort as *const () as libc::sighandler_t);
+    for signal in [libc::SIGABRT, libc::SIGSEGV, libc::SIGBUS] {
+        // SAFETY: the handler only calls async-signal-safe functions.
+        unsafe {
+            libc::signal(signal, on_abort as *const () as libc::sighandler_t);
+        }
     }
 }
