@@ -220,6 +220,8 @@ impl std::fmt::Display for ParamSpec {
 pub enum ParamType {
     Scalar(ColumnType),
     List(ColumnType),
+    /// A list of records with these fields (a batch of rows to write).
+    Records(Vec<(String, ColumnType)>),
 }
 
 impl ParamType {
@@ -227,6 +229,13 @@ impl ParamType {
         match self {
             ParamType::Scalar(ty) => ty.name(),
             ParamType::List(ty) => format!("[{}]", ty.name()),
+            ParamType::Records(fields) => {
+                let fields: Vec<String> = fields
+                    .iter()
+                    .map(|(name, ty)| format!("{name}: {}", ty.name()))
+                    .collect();
+                format!("[{{ {} }}]", fields.join(", "))
+            }
         }
     }
 }

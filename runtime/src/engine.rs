@@ -290,6 +290,17 @@ fn bind(store: &dyn Store, program: CompiledProgram) -> Result<Installed> {
     })
 }
 
+/// A record with exactly these fields, each of its column type.
+fn record_fits(fields: &[(String, rqc_plan::ColumnType)], value: &Value) -> bool {
+    let Value::Record(record) = value else {
+        return false;
+    };
+    record.iter().count() == fields.len()
+        && fields
+            .iter()
+            .all(|(name, ty)| record.get(name).is_some_and(|v| fits(ty, v)))
+}
+
 fn not_installed() -> RuntimeError {
     RuntimeError::new(
         "E0514",
@@ -357,7 +368,10 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
         let fits_param = match (&param.ty, arg) {
             (ParamType::Scalar(ty), value) => fits(ty, value),
             (ParamType::List(ty), Value::List(items)) => items.iter().all(|i| fits(ty, i)),
-            (ParamType::List(_), _) => false,
+            (ParamType::Records(fields), Value::List(items)) => {
+                items.iter().all(|item| record_fits(fields, item))
+            }
+            (ParamType::List(_) | ParamType::Records(_), _) => false,
         };
         if !fits_param {
             return Err(RuntimeError::new(
@@ -383,7 +397,7 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
         };
         if let (Some(max), Some(size)) = (max, size) {
             if size > max {
-                let what = if matches!(param.ty, ParamType::List(_)) {
+                let what = if matches!(param.ty, ParamType::List(_) | ParamType::Records(_)) {
                     "holds at most"
                 } else {
                     "is declared `<=`"

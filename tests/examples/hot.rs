@@ -19,6 +19,14 @@ query item(id: Int) = Item[id]
 query cheap(p: Int) = Item.by_price[p] |> take(10)
 ";
 
+/// `BACKEND=lmdb|redb|sled` (LMDB, the default, when unset).
+fn backend() -> Backend {
+    std::env::var("BACKEND")
+        .ok()
+        .and_then(|b| Backend::named(&b))
+        .unwrap_or_default()
+}
+
 /// The TPC-C mix through the engine: microseconds per transaction.
 fn tpcc(n: usize) {
     use rqc_tests::tpcc::{population, Scale, Txn};
@@ -43,7 +51,7 @@ fn tpcc(n: usize) {
     let mut engine = Engine::open(
         dir.path(),
         OpenOptions {
-            backend: Some(Backend::Redb),
+            backend: Some(backend()),
             flush_on_commit: false,
             ..OpenOptions::default()
         },
@@ -73,7 +81,7 @@ fn writers(threads: usize, per_thread: i64) {
     let mut engine = Engine::open(
         dir.path(),
         OpenOptions {
-            backend: Some(Backend::Redb),
+            backend: Some(backend()),
             flush_on_commit: true,
             ..OpenOptions::default()
         },
@@ -130,7 +138,7 @@ fn main() {
     let mut engine = Engine::open(
         dir.path(),
         OpenOptions {
-            backend: Some(Backend::Redb),
+            backend: Some(backend()),
             flush_on_commit: false,
             ..OpenOptions::default()
         },

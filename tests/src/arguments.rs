@@ -41,5 +41,23 @@ fn argument(ty: &ParamType, max: Option<i64>, pools: &Pools<'_>, rng: &mut Rng) 
             let n = rng.below(max.unwrap_or(pools.list_len).min(pools.list_len) as u64 + 1);
             Value::List((0..n).map(|_| (pools.int)(rng).into()).collect())
         }
+        ParamType::Records(fields) => {
+            let n = rng.below(max.unwrap_or(pools.list_len).min(pools.list_len) as u64 + 1);
+            Value::List(
+                (0..n)
+                    .map(|_| {
+                        let values = fields
+                            .iter()
+                            .map(|(name, ty)| {
+                                let value =
+                                    argument(&ParamType::Scalar(ty.clone()), None, pools, rng);
+                                (name.clone(), value)
+                            })
+                            .collect();
+                        Value::Record(rqc_plan::Record::new(values))
+                    })
+                    .collect(),
+            )
+        }
     }
 }

@@ -153,3 +153,50 @@ fn a_list_sized_by_a_parameter_is_no_longer_than_that_argument() {
     );
     assert_eq!(db.run("ls", &[5.into(), five]).unwrap().rows().len(), 5);
 }
+
+#[test]
+fn a_list_of_records_is_an_argument_like_any_other() {
+    use rqc_plan::Record;
+    let mut db = Database::in_memory();
+    db.install_source(
+        "batch.rq",
+        "table Item { id: Int key  name: String  price: Int? }
+mutation add_many(rows: [{ id: Int, name: String, price: Int? }; <= 3]) =
+  rows |> map(r => insert Item { id: r.id, name: r.name, price: r.price })
+query item(id: Int) = Item[id]",
+    )
+    .unwrap();
+    let row = |id: i64, name: &str, price: Value| {
+        Value::Record(Record::new(vec![
+            ("id".into(), id.into()),
+            ("name".into(), name.into()),
+            ("price".into(), price),
+        ]))
+    };
+    let out = db
+        .run(
+            "add_many",
+            &[Value::List(vec![
+                row(1, "lamp", 5.into()),
+                row(2, "cup", Value::Null),
+            ])],
+        )
+        .unwrap();
+    assert_eq!(out.written, 2);
+    assert_eq!(
+        db.run("item", &[2.into()]).unwrap().rows()[0].field("name"),
+        Some(&"cup".into())
+    );
+    // A record missing a field, or a fourth row, is refused before anything runs.
+    let short = Value::Record(Record::new(vec![("id".into(), 3.into())]));
+    assert_eq!(
+        runtime_code(db.run("add_many", &[Value::List(vec![short])]).unwrap_err()),
+        "E0520"
+    );
+    let four = Value::List((10..14).map(|i| row(i, "x", Value::Null)).collect());
+    assert_eq!(
+        runtime_code(db.run("add_many", &[four]).unwrap_err()),
+        "E0522"
+    );
+    assert!(db.run("item", &[10.into()]).unwrap().rows().is_empty());
+}

@@ -99,7 +99,36 @@ fn parse_value(ty: &ParamType, text: &str) -> Option<Value> {
                 .map(Value::List),
             _ => None,
         },
+        // A list of records is JSON objects with exactly the fields.
+        ParamType::Records(fields) => match serde_json::from_str::<serde_json::Value>(text).ok()? {
+            serde_json::Value::Array(items) => items
+                .iter()
+                .map(|item| parse_record(fields, item))
+                .collect::<Option<Vec<_>>>()
+                .map(Value::List),
+            _ => None,
+        },
     }
+}
+
+fn parse_record(fields: &[(String, ColumnType)], item: &serde_json::Value) -> Option<Value> {
+    let serde_json::Value::Object(object) = item else {
+        return None;
+    };
+    if object.len() != fields.len() {
+        return None;
+    }
+    let values = fields
+        .iter()
+        .map(|(name, ty)| {
+            let value = match object.get(name)? {
+                serde_json::Value::String(s) => parse_scalar(ty, &serde_json::to_string(s).ok()?),
+                other => parse_scalar(ty, &other.to_string()),
+            }?;
+            Some((name.clone(), value))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Value::Record(rqc_plan::Record::new(values)))
 }
 
 fn parse_scalar(ty: &ColumnType, text: &str) -> Option<Value> {
@@ -131,6 +160,22 @@ fn example(ty: &ParamType, name: &str) -> String {
         ParamType::Scalar(ty) => ty,
         ParamType::List(ColumnType::String) => return format!("`--arg {name}='[\"a\", \"b\"]'`"),
         ParamType::List(_) => return format!("`--arg {name}='[1, 2]'`"),
+        ParamType::Records(fields) => {
+            let example: Vec<String> = fields
+                .iter()
+                .map(|(field, ty)| {
+                    let value = match ty {
+                        ColumnType::String => "\"text\"",
+                        ColumnType::Float => "2.5",
+                        ColumnType::Bool => "true",
+                        ColumnType::Optional(_) => "null",
+                        ColumnType::Int => "1",
+                    };
+                    format!("\"{field}\": {value}")
+                })
+                .collect();
+            return format!("`--arg {name}='[{{{}}}]'`", example.join(", "));
+        }
     };
     let value = match ty {
         ColumnType::Int => "42",

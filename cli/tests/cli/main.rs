@@ -10,6 +10,7 @@ mod install;
 mod migrate;
 mod plans;
 mod processes;
+mod records;
 mod repl;
 
 /// The workspace root, where the examples are: commands run from there.

@@ -67,9 +67,19 @@ impl Checker<'_> {
                             }
                             _ => None,
                         };
-                        super::schema_types::as_column(elem).map(|column| ParamSpec {
+                        let element = match elem.as_ref() {
+                            Ty::Record(fields) => fields
+                                .iter()
+                                .map(|(name, ty)| {
+                                    super::schema_types::as_column(ty).map(|c| (name.clone(), c))
+                                })
+                                .collect::<Option<Vec<_>>>()
+                                .map(ParamType::Records),
+                            other => super::schema_types::as_column(other).map(ParamType::List),
+                        };
+                        element.map(|ty| ParamSpec {
                             name: param.name.name.clone(),
-                            ty: ParamType::List(column),
+                            ty,
                             max: size.max_value().map(|m| m as i64),
                             max_param: sized_by,
                         })
@@ -87,7 +97,26 @@ impl Checker<'_> {
                 };
                 match spec {
                     Some(spec) => specs_list.push(spec),
-                    None => specs = None,
+                    None => {
+                        // A type no caller could pass: said, never an
+                        // entry point silently left out of the program.
+                        if def.kind != DefKind::Fn
+                            && !matches!(ty, Ty::Fn(_) | Ty::Fns(_) | Ty::Error)
+                        {
+                            self.error(
+                                "E0309",
+                                format!(
+                                    "no caller can pass `{}` its parameter `{}`",
+                                    def.name.name, param.name.name
+                                ),
+                                param.ty.span,
+                                "not a type an argument can have",
+                            )
+                            .help
+                            .push("an entry point takes column types (`Int`, `Float`, `String`, `Bool`, optional ones), lists of them, or lists of records of them: `rows: [{ id: Int, name: String }; <= 100]`".into());
+                        }
+                        specs = None
+                    }
                 }
             }
             let tir = if def.kind == DefKind::Fn {
@@ -210,9 +239,13 @@ impl Checker<'_> {
                 "bound on a non-Int",
             )
             .help
-            .push(format!(
-                "bound a list by its type instead: `{name}: [Int; <= 50]`"
-            ));
+            .push(match &param.ty.kind {
+                TypeKind::List(elem, _) => format!(
+                    "bound a list by its type instead: `{name}: [{}; <= 50]`",
+                    crate::syntax::printer::print_type(elem)
+                ),
+                _ => "only `Int` parameters and lists take a bound: remove `<= N`".to_string(),
+            });
         }
         if !entry {
             return abstract_measures(&ty, &name);
