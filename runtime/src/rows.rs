@@ -42,10 +42,13 @@ pub fn primary_key(table: &TableSchema, row: &[Value]) -> Result<Vec<u8>> {
 /// A unique index's entry is its columns; a plain index's is its columns
 /// then the primary key (so equal values stay distinct). Both hold a copy
 /// of the row, so a scan of an index reads rows without a second seek.
+/// A unique index's entry whose values include `none` is kept like a plain
+/// one's: `none` equals no other value, so any number of rows may hold it
+/// (and a lookup of `none` finds none of them, as `none` matches nothing).
 pub fn index_entry(index: &IndexSchema, row: &[Value], primary: &[u8]) -> Result<Vec<u8>> {
     let values: Vec<Value> = index.columns.iter().map(|&c| row[c].clone()).collect();
     let mut entry = encode_key(&values, &index.descending)?;
-    if !index.unique {
+    if !index.unique || values.contains(&Value::Null) {
         entry.extend_from_slice(primary);
     }
     Ok(entry)

@@ -200,3 +200,33 @@ query item(id: Int) = Item[id]",
     );
     assert!(db.run("item", &[10.into()]).unwrap().rows().is_empty());
 }
+
+#[test]
+fn many_rows_may_hold_none_in_a_unique_column() {
+    let mut db = Database::in_memory();
+    db.install_source(
+        "u.rq",
+        "table Person { id: Int key  email: String? unique }
+mutation add(id: Int, email: String?) = insert Person { id, email }
+mutation set_email(id: Int, email: String?) = update Person[id] { email: email }
+query by_email(e: String?) = Person.email[e]
+query person(id: Int) = Person[id]",
+    )
+    .unwrap();
+    for id in 1..=3 {
+        db.run("add", &[id.into(), Value::Null]).unwrap();
+    }
+    db.run("add", &[4.into(), "ann@x".into()]).unwrap();
+    assert_eq!(runtime_code(db.run("add", &[5.into(), "ann@x".into()]).unwrap_err()), "E0502");
+    let found = db.run("by_email", &["ann@x".into()]).unwrap();
+    assert_eq!(found.rows()[0].field("id"), Some(&Value::Int(4)));
+    // `none` matches no row, as in SQL.
+    assert!(db.run("by_email", &[Value::Null]).unwrap().rows().is_empty());
+    // A row holding none takes a free value, not a taken one; back to none.
+    db.run("set_email", &[1.into(), "bo@x".into()]).unwrap();
+    assert_eq!(runtime_code(db.run("set_email", &[2.into(), "bo@x".into()]).unwrap_err()), "E0502");
+    db.run("set_email", &[1.into(), Value::Null]).unwrap();
+    db.run("set_email", &[2.into(), "bo@x".into()]).unwrap();
+    let found = db.verify().unwrap();
+    assert!(found.is_sound(), "{:?}", found.problems);
+}
