@@ -16,6 +16,10 @@ pub fn explain_with(entry: &Entry, stats: Option<&[NodeStats]>) -> String {
         .map(|p| match (&p.ty, p.max) {
             (ParamType::Scalar(ty), Some(max)) => format!("{}: {} <= {max}", p.name, ty.name()),
             (ParamType::List(ty), Some(max)) => format!("{}: [{}; <= {max}]", p.name, ty.name()),
+            (ty @ ParamType::Records(_), Some(max)) => {
+                let name = ty.name();
+                format!("{}: {}; <= {max}]", p.name, &name[..name.len() - 1])
+            }
             (ty, _) => format!("{}: {}", p.name, ty.name()),
         })
         .collect();
