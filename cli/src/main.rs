@@ -8,5 +8,6 @@ mod rowfile;
 
 fn main() -> std::process::ExitCode {
     abort::report_aborts_as_damage();
-    commands::main()
+    // The REPL and the language server analyse on this thread too.
+    rqc_compiler::stack::with_deep_stack(commands::main)
 }

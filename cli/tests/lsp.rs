@@ -355,3 +355,26 @@ fn every_feature_over_stdio() {
     let status = server.child.wait().unwrap();
     assert!(status.success());
 }
+
+#[test]
+fn a_document_nested_past_the_limit_is_a_diagnostic_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let uri = format!("file://{}/deep.rq", dir.path().display());
+    let text = format!(
+        "query q(a: Int) = {}a\nquery ok(a: Int) = a\n",
+        "-".repeat(30_000)
+    );
+    server.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "rql", "version": 1, "text": text } }));
+    let diagnostics = server.diagnostics(&uri);
+    assert!(
+        diagnostics.iter().any(|d| d["code"] == "E0008"),
+        "{diagnostics:#?}"
+    );
+    // Still serving: a hover on the query after it answers.
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": { "line": 1, "character": 7 } }),
+    );
+    assert!(hover["result"]["contents"].to_string().contains("ok"), "{hover}");
+}

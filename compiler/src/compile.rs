@@ -24,7 +24,7 @@ impl Compilation {
 /// Compiles `(file name, text)` pairs as one program, through the same
 /// incremental database the language server uses.
 pub fn compile(files: &[(String, String)]) -> Compilation {
-    compile_analysis(&Analysis::new(files))
+    crate::stack::with_deep_stack(|| compile_analysis(&Analysis::new(files)))
 }
 
 /// Compiles what an analysis holds now.

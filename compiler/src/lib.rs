@@ -12,6 +12,7 @@ pub mod diagnostics;
 pub mod ide;
 pub mod plan;
 pub mod span;
+pub mod stack;
 pub mod syntax;
 
 pub use compile::{compile, compile_analysis, Compilation};

@@ -1,7 +1,7 @@
 //! Bad input, subcommand by subcommand: each case gets its error code, a
 //! non-zero exit status, no panic, and leaves the database as it was.
 
-use super::{add_lamp, rqc, rqc_with_input, stderr, write, APP};
+use super::{add_lamp, rqc, rqc_with_input, stderr, stdout, write, APP};
 use rqc_runtime::store::Store;
 use rqc_runtime::{Backend, OpenOptions};
 use std::path::Path;
@@ -305,4 +305,24 @@ fn the_language_server_refuses_garbage_on_stdin_without_panicking() {
         assert_eq!(output.status.code(), Some(2), "{garbage:?}: {err}");
         assert!(err.contains("E0600") && !err.contains("panicked"), "{err}");
     }
+}
+
+#[test]
+fn input_nested_past_the_limit_is_refused_with_its_code_in_check_and_the_repl() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = write(
+        dir.path(),
+        "deep.rq",
+        &format!("query q(a: Int) = {}a{}\n", "[".repeat(30_000), "]".repeat(30_000)),
+    );
+    let checked = rqc(&["check", &deep]);
+    assert_eq!(checked.status.code(), Some(1), "{}", stderr(&checked));
+    assert!(stderr(&checked).contains("[E0008]"), "{}", stderr(&checked));
+    let db = dir.path().join("db").display().to_string();
+    let session = rqc_with_input(
+        &["repl", "--db", &db, "examples/social"],
+        &format!("{}1\n1 + 1\n", "-".repeat(30_000)),
+    );
+    assert!(stderr(&session).contains("[E0008]") || stdout(&session).contains("[E0008]"));
+    assert!(stdout(&session).lines().any(|l| l.trim() == "2"), "{}", stdout(&session));
 }

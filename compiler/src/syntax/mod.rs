@@ -1,6 +1,7 @@
 //! Syntax: tokens, grammar, AST, printing. Knows nothing of types, storage or salsa.
 
 pub mod ast;
+pub mod depth;
 pub mod lexer;
 pub mod parser;
 pub mod printer;

@@ -27,13 +27,14 @@ pub fn parse(file: &str, source: &str) -> (Module, Vec<Diagnostic>) {
     for recovery in std::mem::take(&mut ctx.recoveries) {
         syntax.push(syntax_error(file, end, recovery.error));
     }
-    let module = match result {
+    let mut module = match result {
         Ok(module) => module,
         Err(error) => {
             syntax.push(syntax_error(file, end, error));
             Module::default()
         }
     };
+    super::depth::limit_depth(file, &mut module, &mut syntax);
     // A token right after a bad character usually fails to parse only
     // because of it; the lexical error already says what to fix.
     syntax.retain(|d| !(d.code == "E0101" && shadowed.contains(&d.primary.span.start)));
@@ -63,7 +64,7 @@ pub fn parse_expr(file: &str, source: &str) -> (Option<Expr>, Vec<Diagnostic>) {
     let mut ctx = ParseContext::new(file);
     let result = grammar::ExprParser::new().parse(&mut ctx, tokens.into_iter().map(Ok));
     let expr = match result {
-        Ok(expr) => Some(expr),
+        Ok(expr) => super::depth::limit_expr_depth(file, expr, &mut diagnostics),
         Err(error) => {
             diagnostics.push(syntax_error(file, source.len(), error));
             None

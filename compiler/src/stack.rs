@@ -1,0 +1,25 @@
+//! A deep stack for the compiler's recursive passes: they run on a thread of their own with [`STACK_SIZE`] bytes, whatever thread calls them.
+//!
+//! The passes after parsing recurse over the tree, which the parser limits
+//! to `syntax::depth::MAX_DEPTH` levels. At that depth a debug build needs
+//! far more than a spawned thread's default 2 MiB, so compilation runs on
+//! a thread whose stack is reserved large (address space, not memory: only
+//! the pages a deep program touches are ever committed).
+
+/// The stack reserved for compilation.
+pub const STACK_SIZE: usize = 256 << 20;
+
+/// Runs `work` on a thread with [`STACK_SIZE`] bytes of stack and returns
+/// its result; a panic in it is resumed in the caller.
+pub fn with_deep_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("rqc-compile".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(scope, work)
+            .expect("the system gives a thread its stack");
+        thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
