@@ -95,6 +95,11 @@ impl Server {
         self.stdin.flush().unwrap();
     }
 
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
     fn notify(&mut self, method: &str, params: Value) {
         self.send(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
     }
@@ -375,6 +380,39 @@ fn a_document_nested_past_the_limit_is_a_diagnostic_not_a_crash() {
     let hover = server.request(
         "textDocument/hover",
         json!({ "textDocument": { "uri": uri }, "position": { "line": 1, "character": 7 } }),
+    );
+    assert!(hover["result"]["contents"].to_string().contains("ok"), "{hover}");
+}
+
+#[test]
+fn malformed_messages_are_answered_with_errors_and_the_server_carries_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let framed = |body: &[u8]| {
+        let mut message = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        message.extend_from_slice(body);
+        message
+    };
+    let cases: Vec<(Vec<u8>, i64)> = vec![
+        (b"Content-Length: lots\r\n\r\n".to_vec(), -32700),
+        (b"no colon here\r\n\r\n".to_vec(), -32700),
+        (framed(b"{not json"), -32700),
+        (framed(b"[1, 2]"), -32600),
+        (framed(b"{\"jsonrpc\": \"2.0\", \"weird\": 1}"), -32600),
+        (framed(&[0xff, 0xfe, b'{', b'}']), -32700),
+        (b"Content-Length: 4611686018427387904\r\n\r\n".to_vec(), -32700),
+    ];
+    for (bytes, code) in cases {
+        server.send_raw(&bytes);
+        let error = server.wait(|m| m["id"].is_null() && m.get("error").is_some());
+        assert_eq!(error["error"]["code"], code, "{}: {error}", String::from_utf8_lossy(&bytes));
+    }
+    // Still serving.
+    let uri = format!("file://{}/ok.rq", dir.path().display());
+    server.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "rql", "version": 1, "text": "query ok(a: Int) = a\n" } }));
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": { "line": 0, "character": 7 } }),
     );
     assert!(hover["result"]["contents"].to_string().contains("ok"), "{hover}");
 }

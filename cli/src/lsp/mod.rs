@@ -3,6 +3,7 @@
 //! (`rqc_compiler::ide`).
 
 mod position;
+pub mod transport;
 
 use lsp_server::{Connection, Message, Notification, Request, Response};
 
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 /// Runs the server until the client says `exit`.
 pub fn serve() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let (connection, io_threads) = Connection::stdio();
+    let (connection, io_threads) = transport::stdio();
     let (id, params) = connection.initialize_start()?;
     let root = root_of(&params);
     connection.initialize_finish(
