@@ -370,7 +370,10 @@ fn a_document_nested_past_the_limit_is_a_diagnostic_not_a_crash() {
         "query q(a: Int) = {}a\nquery ok(a: Int) = a\n",
         "-".repeat(30_000)
     );
-    server.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "rql", "version": 1, "text": text } }));
+    server.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "rql", "version": 1, "text": text } }),
+    );
     let diagnostics = server.diagnostics(&uri);
     assert!(
         diagnostics.iter().any(|d| d["code"] == "E0008"),
@@ -381,7 +384,10 @@ fn a_document_nested_past_the_limit_is_a_diagnostic_not_a_crash() {
         "textDocument/hover",
         json!({ "textDocument": { "uri": uri }, "position": { "line": 1, "character": 7 } }),
     );
-    assert!(hover["result"]["contents"].to_string().contains("ok"), "{hover}");
+    assert!(
+        hover["result"]["contents"].to_string().contains("ok"),
+        "{hover}"
+    );
 }
 
 #[test]
@@ -400,12 +406,20 @@ fn malformed_messages_are_answered_with_errors_and_the_server_carries_on() {
         (framed(b"[1, 2]"), -32600),
         (framed(b"{\"jsonrpc\": \"2.0\", \"weird\": 1}"), -32600),
         (framed(&[0xff, 0xfe, b'{', b'}']), -32700),
-        (b"Content-Length: 4611686018427387904\r\n\r\n".to_vec(), -32700),
+        (
+            b"Content-Length: 4611686018427387904\r\n\r\n".to_vec(),
+            -32700,
+        ),
     ];
     for (bytes, code) in cases {
         server.send_raw(&bytes);
         let error = server.wait(|m| m["id"].is_null() && m.get("error").is_some());
-        assert_eq!(error["error"]["code"], code, "{}: {error}", String::from_utf8_lossy(&bytes));
+        assert_eq!(
+            error["error"]["code"],
+            code,
+            "{}: {error}",
+            String::from_utf8_lossy(&bytes)
+        );
     }
     // Still serving.
     let uri = format!("file://{}/ok.rq", dir.path().display());
@@ -414,5 +428,8 @@ fn malformed_messages_are_answered_with_errors_and_the_server_carries_on() {
         "textDocument/hover",
         json!({ "textDocument": { "uri": uri }, "position": { "line": 0, "character": 7 } }),
     );
-    assert!(hover["result"]["contents"].to_string().contains("ok"), "{hover}");
+    assert!(
+        hover["result"]["contents"].to_string().contains("ok"),
+        "{hover}"
+    );
 }

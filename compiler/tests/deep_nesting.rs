@@ -7,15 +7,57 @@ use rqc_compiler::syntax::depth::MAX_DEPTH;
 fn shapes(n: usize) -> Vec<(&'static str, String)> {
     vec![
         ("negation", format!("query q(a: Int) = {}a", "-".repeat(n))),
-        ("sum", format!("query q(a: Int) = {}", vec!["a"; n].join(" + "))),
-        ("list", format!("query q(a: Int) = {}a{}", "[".repeat(n), "]".repeat(n))),
-        ("record", format!("query q(a: Int) = {}a{}", "{ x: ".repeat(n), " }".repeat(n))),
-        ("if", format!("query q(a: Int) = {}a{}", "if a > 0 { ".repeat(n), " } else { 0 }".repeat(n))),
-        ("pipe", format!("query q(a: Int) = [a]{}", " |> map(x => x + 1)".repeat(n))),
-        ("call", format!("fn id(x: Int) = x\nquery q(a: Int) = {}a{}", "id(".repeat(n), ")".repeat(n))),
-        ("lambda", format!("query q(a: Int) = {}a", "x => ".repeat(n))),
-        ("list type", format!("fn f(x: {}Int{}) = 1\nquery q(a: Int) = a", "[".repeat(n), "]".repeat(n))),
-        ("option type", format!("table T {{ id: Int key  v: Int{} }}\nquery q(a: Int) = a", "?".repeat(n))),
+        (
+            "sum",
+            format!("query q(a: Int) = {}", vec!["a"; n].join(" + ")),
+        ),
+        (
+            "list",
+            format!("query q(a: Int) = {}a{}", "[".repeat(n), "]".repeat(n)),
+        ),
+        (
+            "record",
+            format!("query q(a: Int) = {}a{}", "{ x: ".repeat(n), " }".repeat(n)),
+        ),
+        (
+            "if",
+            format!(
+                "query q(a: Int) = {}a{}",
+                "if a > 0 { ".repeat(n),
+                " } else { 0 }".repeat(n)
+            ),
+        ),
+        (
+            "pipe",
+            format!("query q(a: Int) = [a]{}", " |> map(x => x + 1)".repeat(n)),
+        ),
+        (
+            "call",
+            format!(
+                "fn id(x: Int) = x\nquery q(a: Int) = {}a{}",
+                "id(".repeat(n),
+                ")".repeat(n)
+            ),
+        ),
+        (
+            "lambda",
+            format!("query q(a: Int) = {}a", "x => ".repeat(n)),
+        ),
+        (
+            "list type",
+            format!(
+                "fn f(x: {}Int{}) = 1\nquery q(a: Int) = a",
+                "[".repeat(n),
+                "]".repeat(n)
+            ),
+        ),
+        (
+            "option type",
+            format!(
+                "table T {{ id: Int key  v: Int{} }}\nquery q(a: Int) = a",
+                "?".repeat(n)
+            ),
+        ),
     ]
 }
 
@@ -25,14 +67,25 @@ fn any_depth_is_checked_or_refused_at_the_limit_with_its_code() {
     for (shape, source) in shapes(30_000) {
         let program = format!("{source}\nquery ok(a: Int) = a");
         let compilation = compile(&[("deep.rq".to_string(), program)]);
-        let codes: Vec<&str> = compilation.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        let codes: Vec<&str> = compilation
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
         assert!(codes.contains(&"E0008"), "{shape}: {codes:?}");
-        assert!(compilation.program.entry("ok").is_some(), "{shape}: the rest is checked");
+        assert!(
+            compilation.program.entry("ok").is_some(),
+            "{shape}: the rest is checked"
+        );
     }
     // Just within it: no E0008, whatever the checker then says.
     for (shape, source) in shapes(MAX_DEPTH / 2 - 2) {
         let compilation = compile(&[("deep.rq".to_string(), source)]);
-        let codes: Vec<&str> = compilation.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        let codes: Vec<&str> = compilation
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
         assert!(!codes.contains(&"E0008"), "{shape}: {codes:?}");
     }
 }

@@ -193,3 +193,42 @@ fn a_tree_first_named_inside_a_write_transaction_is_usable_there() {
         );
     }
 }
+
+/// A read begun after a commit sees it, whatever the store keeps between
+/// reads (LMDB keeps read transactions while no commit comes), also when
+/// the commit comes from another store of the same directory.
+#[test]
+fn a_read_begun_after_a_commit_sees_it() {
+    each_backend(|name, store| {
+        let tree = store.tree("t");
+        for round in 0..20u8 {
+            let read = store.begin_read().unwrap();
+            let before = read.get(tree, &key(0)).unwrap();
+            drop(read);
+            let mut write = store.begin_write().unwrap();
+            write.put(tree, &key(0), &[round]).unwrap();
+            write.commit().unwrap();
+            let read = store.begin_read().unwrap();
+            assert_eq!(
+                read.get(tree, &key(0)).unwrap(),
+                Some(vec![round]),
+                "{name}, round {round} (before: {before:?})"
+            );
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let one = LmdbStore::open(dir.path(), false).unwrap();
+    let two = LmdbStore::open(dir.path(), false).unwrap();
+    let (t1, t2) = (one.tree("t"), two.tree("t"));
+    for round in 0..20u8 {
+        drop(one.begin_read().unwrap().get(t1, &key(0)).unwrap());
+        let mut write = two.begin_write().unwrap();
+        write.put(t2, &key(0), &[round]).unwrap();
+        write.commit().unwrap();
+        assert_eq!(
+            one.begin_read().unwrap().get(t1, &key(0)).unwrap(),
+            Some(vec![round]),
+            "round {round}"
+        );
+    }
+}

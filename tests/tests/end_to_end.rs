@@ -217,14 +217,24 @@ query person(id: Int) = Person[id]",
         db.run("add", &[id.into(), Value::Null]).unwrap();
     }
     db.run("add", &[4.into(), "ann@x".into()]).unwrap();
-    assert_eq!(runtime_code(db.run("add", &[5.into(), "ann@x".into()]).unwrap_err()), "E0502");
+    assert_eq!(
+        runtime_code(db.run("add", &[5.into(), "ann@x".into()]).unwrap_err()),
+        "E0502"
+    );
     let found = db.run("by_email", &["ann@x".into()]).unwrap();
     assert_eq!(found.rows()[0].field("id"), Some(&Value::Int(4)));
     // `none` matches no row, as in SQL.
-    assert!(db.run("by_email", &[Value::Null]).unwrap().rows().is_empty());
+    assert!(db
+        .run("by_email", &[Value::Null])
+        .unwrap()
+        .rows()
+        .is_empty());
     // A row holding none takes a free value, not a taken one; back to none.
     db.run("set_email", &[1.into(), "bo@x".into()]).unwrap();
-    assert_eq!(runtime_code(db.run("set_email", &[2.into(), "bo@x".into()]).unwrap_err()), "E0502");
+    assert_eq!(
+        runtime_code(db.run("set_email", &[2.into(), "bo@x".into()]).unwrap_err()),
+        "E0502"
+    );
     db.run("set_email", &[1.into(), Value::Null]).unwrap();
     db.run("set_email", &[2.into(), "bo@x".into()]).unwrap();
     let found = db.verify().unwrap();

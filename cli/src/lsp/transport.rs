@@ -158,7 +158,12 @@ fn read_one(input: &mut impl BufRead) -> Incoming {
     };
     let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
-        Err(error) => return refused(PARSE_ERROR, format!("a message body that is not JSON: {error}")),
+        Err(error) => {
+            return refused(
+                PARSE_ERROR,
+                format!("a message body that is not JSON: {error}"),
+            )
+        }
     };
     if !value.is_object() {
         return refused(INVALID_REQUEST, "a message that is not a JSON object");

@@ -313,7 +313,11 @@ fn input_nested_past_the_limit_is_refused_with_its_code_in_check_and_the_repl() 
     let deep = write(
         dir.path(),
         "deep.rq",
-        &format!("query q(a: Int) = {}a{}\n", "[".repeat(30_000), "]".repeat(30_000)),
+        &format!(
+            "query q(a: Int) = {}a{}\n",
+            "[".repeat(30_000),
+            "]".repeat(30_000)
+        ),
     );
     let checked = rqc(&["check", &deep]);
     assert_eq!(checked.status.code(), Some(1), "{}", stderr(&checked));
@@ -324,5 +328,9 @@ fn input_nested_past_the_limit_is_refused_with_its_code_in_check_and_the_repl() 
         &format!("{}1\n1 + 1\n", "-".repeat(30_000)),
     );
     assert!(stderr(&session).contains("[E0008]") || stdout(&session).contains("[E0008]"));
-    assert!(stdout(&session).lines().any(|l| l.trim() == "2"), "{}", stdout(&session));
+    assert!(
+        stdout(&session).lines().any(|l| l.trim() == "2"),
+        "{}",
+        stdout(&session)
+    );
 }

@@ -169,7 +169,9 @@ fn push_type_children<'a>(ty: &'a Type, depth: usize, work: &mut Vec<(Node<'a>, 
             .iter()
             .for_each(|(_, t)| work.push((Node::Type(t), depth))),
         TypeKind::Function(params, ret) => {
-            params.iter().for_each(|t| work.push((Node::Type(t), depth)));
+            params
+                .iter()
+                .for_each(|t| work.push((Node::Type(t), depth)));
             work.push((Node::Type(ret), depth));
         }
     }

@@ -30,10 +30,12 @@ use heed::{CommitOrAbort, RoTxn, WithoutTls};
 use std::cell::RefCell;
 use std::ops::Bound;
 use std::path::Path;
-use std::sync::{Arc, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
 pub struct LmdbStore {
+    /// Before `env`: its transactions end before the environment closes.
+    pool: ReadPool,
     env: Arc<Environment>,
     flush_on_commit: bool,
     wait: Duration,
@@ -59,6 +61,7 @@ impl LmdbStore {
 
     pub fn open_with(dir: &Path, options: LmdbOptions) -> Result<LmdbStore> {
         Ok(LmdbStore {
+            pool: ReadPool::default(),
             env: Environment::open(dir, &options)?,
             flush_on_commit: options.flush_on_commit,
             wait: options.wait,
@@ -112,6 +115,99 @@ impl LmdbStore {
             self.publish(&[(tree, db)]);
         }
         Ok(())
+    }
+}
+
+/// Read transactions kept between runs, as long as no commit has come
+/// since they began: opening one costs LMDB an allocation sized by the
+/// number of trees and a slot in the reader table, which a point read would
+/// otherwise pay every run. A kept transaction holds its snapshot, so that
+/// writers cannot reuse the pages later commits free: a reaper thread ends
+/// every transaction kept longer than [`KEPT_FOR`], so an idle process
+/// pins nothing for longer than that.
+#[derive(Default)]
+struct ReadPool {
+    kept: Arc<Mutex<Vec<Kept>>>,
+    /// Ticks of the reaper, so that keeping a transaction reads no clock.
+    ticks: Arc<std::sync::atomic::AtomicU64>,
+    /// Whether the reaper thread runs (without it, nothing is kept).
+    reaper: std::sync::OnceLock<bool>,
+}
+
+struct Kept {
+    txn: RoTxn<'static, WithoutTls>,
+    trees: Arc<Vec<Option<Db>>>,
+    /// The reaper's tick when it was kept: ended a full tick later.
+    tick: u64,
+}
+
+/// How long a read transaction is kept unused.
+const KEPT_FOR: Duration = Duration::from_millis(20);
+
+/// The most read transactions kept (one per thread reading at once).
+const KEPT_MAX: usize = 16;
+
+impl ReadPool {
+    /// A kept transaction of the latest commit that knows `trees`, if any;
+    /// stale ones are ended on the way.
+    fn take(
+        &self,
+        env: &Environment,
+        trees: &Arc<Vec<Option<Db>>>,
+    ) -> Option<RoTxn<'static, WithoutTls>> {
+        if env.access == Access::ReadOnlyUnlocked {
+            return None;
+        }
+        let latest = env.env.info().last_txn_id;
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        while let Some(k) = kept.pop() {
+            if k.txn.id() == latest && Arc::ptr_eq(&k.trees, trees) {
+                return Some(k.txn);
+            }
+        }
+        None
+    }
+
+    /// Keeps `txn` for the next read, unless a commit came since it began.
+    fn give_back(
+        &self,
+        env: &Environment,
+        txn: RoTxn<'static, WithoutTls>,
+        trees: Arc<Vec<Option<Db>>>,
+    ) {
+        if env.access == Access::ReadOnlyUnlocked
+            || txn.id() != env.env.info().last_txn_id
+            || !self.reaping()
+        {
+            return;
+        }
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.len() >= KEPT_MAX {
+            return;
+        }
+        kept.push(Kept {
+            txn,
+            trees,
+            tick: self.ticks.load(std::sync::atomic::Ordering::Relaxed),
+        });
+    }
+
+    /// Starts the reaper on first use; whether it runs.
+    fn reaping(&self) -> bool {
+        *self.reaper.get_or_init(|| {
+            let kept = Arc::downgrade(&self.kept);
+            let ticks = Arc::clone(&self.ticks);
+            std::thread::Builder::new()
+                .name("rqc-lmdb-reaper".into())
+                .spawn(move || loop {
+                    std::thread::sleep(KEPT_FOR / 2);
+                    let Some(kept) = kept.upgrade() else { return };
+                    let now = ticks.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+                    kept.retain(|k| k.tick + 1 >= now);
+                })
+                .is_ok()
+        })
     }
 }
 
@@ -213,10 +309,25 @@ fn range_in(
 struct LmdbRead<'s> {
     store: &'s LmdbStore,
     trees: Arc<Vec<Option<Db>>>,
-    txn: RoTxn<'s, WithoutTls>,
+    /// Taken back into the store's pool when the read ends.
+    txn: Option<RoTxn<'static, WithoutTls>>,
+}
+
+impl Drop for LmdbRead<'_> {
+    fn drop(&mut self) {
+        if let Some(txn) = self.txn.take() {
+            self.store
+                .pool
+                .give_back(&self.store.env, txn, Arc::clone(&self.trees));
+        }
+    }
 }
 
 impl LmdbRead<'_> {
+    fn txn(&self) -> &RoTxn<'static, WithoutTls> {
+        self.txn.as_ref().expect("held until the read ends")
+    }
+
     /// Reads `tree` with `read` in this snapshot, or gives `absent` when
     /// the tree does not exist in it.
     fn with_tree<T>(
@@ -227,12 +338,12 @@ impl LmdbRead<'_> {
     ) -> Result<T> {
         let env = &self.store.env;
         let value = match self.trees.get(tree.index()).copied().flatten() {
-            Some(db) => read(db, &self.txn)?,
+            Some(db) => read(db, self.txn())?,
             None => {
                 let name = self.store.names.name(tree);
                 let exists = env
                     .names
-                    .get(&self.txn, name.as_bytes())
+                    .get(self.txn(), name.as_bytes())
                     .map_err(|e| env.error(e))?
                     .is_some();
                 if !exists {
@@ -244,7 +355,7 @@ impl LmdbRead<'_> {
                     self.store.open_existing(tree, opening)?;
                     let late = env.env.read_txn().map_err(|e| env.error(e))?;
                     match self.store.trees().get(tree.index()).copied().flatten() {
-                        Some(db) if late.id() == self.txn.id() => read(db, &late)?,
+                        Some(db) if late.id() == self.txn().id() => read(db, &late)?,
                         _ => {
                             return Err(RuntimeError::conflict(format!(
                                 "tree `{name}` was opened for the first time in this process, after a commit this read does not see"
@@ -254,7 +365,7 @@ impl LmdbRead<'_> {
                 }
             }
         };
-        if env.snapshot_reusable(&self.txn) {
+        if env.snapshot_reusable(self.txn()) {
             return Err(RuntimeError::conflict(
                 "a writer may have reused the pages of this read's snapshot (the database is read without its lock file)",
             ));
@@ -440,14 +551,24 @@ impl Store for LmdbStore {
         tree
     }
 
+    /// A read transaction of the latest commit: one kept from an earlier
+    /// read when no commit came since (see [`ReadPool`]), or a new one.
     fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
         // The trees first: each was opened before the transaction begins.
         let trees = self.trees();
-        let txn = self.env.env.read_txn().map_err(|e| self.env.error(e))?;
+        let txn = match self.pool.take(&self.env, &trees) {
+            Some(txn) => txn,
+            None => self
+                .env
+                .env
+                .clone()
+                .static_read_txn()
+                .map_err(|e| self.env.error(e))?,
+        };
         Ok(Box::new(LmdbRead {
             store: self,
             trees,
-            txn,
+            txn: Some(txn),
         }))
     }
 
