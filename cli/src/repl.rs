@@ -14,8 +14,11 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 const HELP: &str = "\
-Type an RQL expression to run it as a query, e.g. `User[1]` or
-`Post.by_author[1] |> take(5)`. Brackets left open continue on the next line.
+Type an RQL expression to run it as a query, e.g. `User[1]`,
+`Post.by_author[1] |> take(5)` or a declared query, `timeline(1, 10)`. One
+that writes (`insert …`, or a declared mutation, `add_user(1, \"ann\", \"Ann\", \"NZ\")`)
+runs as a mutation, committed at once. Brackets left open continue on the
+next line.
 
   :help          this text
   :load PATH     load a program (a .rq file or a directory)
@@ -64,7 +67,7 @@ impl Repl {
     }
 
     /// The module an expression is checked in: everything public in scope.
-    fn wrap(&self, expression: &str) -> (String, usize) {
+    fn wrap(&self, expression: &str, kind: &str) -> (String, usize) {
         let mut text = String::from("module repl\n");
         let shape_modules: Vec<(String, Vec<String>)> = self
             .files
@@ -94,7 +97,7 @@ impl Repl {
                 text.push_str(&format!("import {module}.{{{}}}\n", fresh.join(", ")));
             }
         }
-        text.push_str("query it() =\n");
+        text.push_str(&format!("{kind} it() =\n"));
         let start = text.len();
         text.push_str(expression);
         text.push('\n');
@@ -102,7 +105,12 @@ impl Repl {
     }
 
     fn check(&self, expression: &str) -> (Compilation, String) {
-        let (wrapped, _) = self.wrap(expression);
+        self.check_as(expression, "query")
+    }
+
+    /// Checks the expression as the body of a `query`, or of a `mutation`.
+    fn check_as(&self, expression: &str, kind: &str) -> (Compilation, String) {
+        let (wrapped, _) = self.wrap(expression, kind);
         let mut files = self.files.clone();
         files.push((REPL_FILE.to_string(), wrapped.clone()));
         (compile(&files), wrapped)
@@ -275,7 +283,16 @@ impl Repl {
         if self.files.is_empty() {
             return "no program loaded; :load PATH".into();
         }
-        let (compilation, _) = self.check(expression);
+        let (mut compilation, _) = self.check(expression);
+        // An expression that writes (an insert, a call of a mutation) runs
+        // as a mutation: in one write transaction, held to its bounds.
+        let writes = compilation
+            .diagnostics
+            .iter()
+            .any(|d| d.primary.file == REPL_FILE && d.code == "E0406");
+        if writes {
+            compilation = self.check_as(expression, "mutation").0;
+        }
         let accepted = compilation
             .checked
             .verdicts
@@ -298,6 +315,11 @@ impl Repl {
         // Run beside the installed program, never installed into it: the
         // database keeps only the program's own entry points.
         match self.db.run_entry(&entry, &[]) {
+            Ok(output) if writes => format!(
+                "{}\n{}",
+                output.value.to_json(),
+                crate::commands::report::run_summary(&output, true)
+            ),
             Ok(output) => format!(
                 "{}\n{}",
                 table(output.rows()),

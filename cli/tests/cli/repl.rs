@@ -118,3 +118,21 @@ fn the_repl_works_on_a_terminal() {
         "the history was kept: {history:?}"
     );
 }
+
+#[test]
+fn the_repl_calls_declared_queries_and_runs_mutations() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").display().to_string();
+    let session = rqc_with_input(
+        &["repl", "--db", &db, "examples/social"],
+        "add_user(7, \"ann\", \"Ann\", \"NZ\")\nuser(7)\ninsert Country { code: \"FR\", name: \"France\" }\nadd_user(7, \"bob\", \"Bob\", \"NZ\")\n",
+    );
+    let out = stdout(&session);
+    assert!(out.contains("1 row written · seeks 3 (bound 3)"), "{out}");
+    assert!(out.contains("7  │ ann"), "{out}");
+    assert!(out.contains("1 row written · seeks 2 (bound 2)"), "{out}");
+    assert!(out.contains("error[E0501]"), "{out}{}", stderr(&session));
+    // Committed: another process sees the rows.
+    let found = rqc(&["run", "--db", &db, "user", "--arg", "id=7"]);
+    assert!(stdout(&found).contains("\"handle\":\"ann\""), "{}", stderr(&found));
+}
