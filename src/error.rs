@@ -59,8 +59,10 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
-            Error::Runtime(error) => write!(f, "{}", error.message),
-            Error::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            Error::Runtime(error) => write!(f, "error[{}]: {}", error.code, error.message),
+            Error::Io { path, error } => {
+                write!(f, "error[{}]: {}: {error}", self.code(), path.display())
+            }
         }
     }
 }

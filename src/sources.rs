@@ -28,6 +28,15 @@ pub fn read_program(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Error> {
         if metadata.is_dir() {
             let mut found = Vec::new();
             collect_rq(path, &mut found)?;
+            if found.is_empty() {
+                return Err(Error::Io {
+                    path: path.clone(),
+                    error: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "the directory holds no `.rq` file",
+                    ),
+                });
+            }
             found.sort();
             files.extend(found);
         } else {

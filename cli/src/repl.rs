@@ -161,7 +161,7 @@ impl Repl {
                 .map(|d| render(d, sources, RenderOptions { color: self.color }))
                 .collect(),
             Error::Runtime(e) => format!("error[{}]: {}\n  help: {}", e.code, e.message, e.help),
-            Error::Io { .. } => format!("error[{}]: {error}", error.code()),
+            Error::Io { .. } => error.to_string(),
         }
     }
 

@@ -173,6 +173,20 @@ impl fmt::Display for Value {
     }
 }
 
+/// `None` is `none`; `Some(x)` is `x`.
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(value: Option<T>) -> Value {
+        value.map_or(Value::Null, Into::into)
+    }
+}
+
+/// A list of the values.
+impl<T: Into<Value>> From<Vec<T>> for Value {
+    fn from(items: Vec<T>) -> Value {
+        Value::List(items.into_iter().map(Into::into).collect())
+    }
+}
+
 impl From<i64> for Value {
     fn from(n: i64) -> Value {
         Value::Int(n)

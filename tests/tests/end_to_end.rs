@@ -240,3 +240,16 @@ query person(id: Int) = Person[id]",
     let found = db.verify().unwrap();
     assert!(found.is_sound(), "{:?}", found.problems);
 }
+
+#[test]
+fn values_convert_from_options_and_vectors_and_errors_show_their_code() {
+    assert_eq!(Value::from(None::<i64>), Value::Null);
+    assert_eq!(Value::from(Some("a")), Value::from("a"));
+    assert_eq!(
+        Value::from(vec![1i64, 2]),
+        Value::List(vec![Value::Int(1), Value::Int(2)])
+    );
+    let db = Database::in_memory();
+    let error = db.run("nothing", &[]).unwrap_err();
+    assert!(error.to_string().starts_with("error[E0514]: "), "{error}");
+}

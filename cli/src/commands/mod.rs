@@ -33,6 +33,10 @@ Exit status: 0 when clean, 1 when any error or rejection was reported,
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colour in diagnostics: `auto` (on a terminal, unless `NO_COLOR` is
+    /// set or `TERM=dumb`), `always` or `never`.
+    #[arg(long, global = true, value_enum, default_value_t = report::ColorChoice::Auto)]
+    color: report::ColorChoice,
 }
 
 #[derive(Subcommand)]
@@ -115,6 +119,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(error.exit_code() as u8);
         }
     };
+    report::choose_color(cli.color);
     let status = match cli.command {
         Command::Compile(args) => check::compile(args),
         Command::Check(args) => check::check(args),

@@ -7,9 +7,33 @@ use rqc_compiler::diagnostics::{render, RenderOptions};
 use rqc_compiler::{Diagnostic, Sources};
 use std::io::IsTerminal;
 
-/// Colour only on a terminal, and never under `NO_COLOR`.
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
+
+/// Records `--color` for the whole run.
+pub fn choose_color(choice: ColorChoice) {
+    let _ = COLOR.set(choice);
+}
+
+/// Whether diagnostics are coloured: as `--color` says; by default only on
+/// a terminal that shows colour, never under a non-empty `NO_COLOR` (an
+/// empty one asks nothing, as no-color.org says) nor with `TERM=dumb`.
 pub fn color_on_stderr() -> bool {
-    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+    match COLOR.get() {
+        Some(ColorChoice::Always) => return true,
+        Some(ColorChoice::Never) => return false,
+        _ => {}
+    }
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+    !no_color && !dumb && std::io::stderr().is_terminal()
 }
 
 pub fn print_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) {
@@ -71,7 +95,7 @@ pub fn report_error(error: &Error) -> Status {
             }
         }
         Error::Io { .. } => {
-            eprintln!("error[{}]: {error}", error.code());
+            eprintln!("{error}");
             Status::Usage
         }
     }

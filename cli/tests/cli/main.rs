@@ -578,3 +578,23 @@ fn the_social_sample_data_loads_and_serves_the_timeline() {
         "newest first: {ats:?}"
     );
 }
+
+#[test]
+fn colour_follows_the_flag_and_an_empty_directory_is_no_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(dir.path(), "bad.rq", "query q() = Nowhere\n");
+    let always = rqc(&["check", &bad, "--color", "always"]);
+    assert!(stderr(&always).contains("\u{1b}["), "{}", stderr(&always));
+    let never = rqc(&["check", &bad, "--color", "never"]);
+    assert!(!stderr(&never).contains("\u{1b}["), "{}", stderr(&never));
+    assert!(stderr(&never).contains("E0201"), "{}", stderr(&never));
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = rqc(&["check", &empty.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("error[E0600]: ") && stderr(&out).contains("holds no `.rq` file"),
+        "{}",
+        stderr(&out)
+    );
+}
