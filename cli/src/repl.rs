@@ -239,7 +239,9 @@ impl Repl {
             return "no program loaded; :load PATH".into();
         };
         match rqc_runtime::engine::find_entry(program, name) {
-            Ok(entry) => rqc_compiler::plan::explain(entry).trim_end().to_string(),
+            Ok(entry) => rqc_compiler::plan::explain(entry, &program.schema)
+                .trim_end()
+                .to_string(),
             Err(missing) => self.error_text(&missing.into()),
         }
     }

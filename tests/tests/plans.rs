@@ -88,7 +88,7 @@ fn the_planner_never_emits_an_unbounded_scan() {
                     scan_is_bounded(node, &schema),
                     "{case}: `{}` has an unbounded scan:\n{}",
                     entry.name,
-                    explain(entry)
+                    explain(entry, &program.schema)
                 );
             });
             assert!(
@@ -106,7 +106,7 @@ fn corpus_plans_read_as_reviewed() {
     let mut all = String::new();
     for (case, program, _) in corpus_programs() {
         for entry in &program.entries {
-            all.push_str(&format!("# {case}\n{}\n", explain(entry)));
+            all.push_str(&format!("# {case}\n{}\n", explain(entry, &program.schema)));
         }
     }
     insta::assert_snapshot!("corpus_plans", all);

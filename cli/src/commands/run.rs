@@ -206,16 +206,17 @@ fn explain_inner(args: &ExplainArgs) -> Result<Status, Error> {
     let Installable { program, .. } = compile_entry(&args.program, &args.name)?;
     let entry = find_entry(&program, &args.name)?.clone();
     let (true, Some(dir)) = (args.analyze, &args.db) else {
-        print!("{}", explain_plan(&entry));
+        print!("{}", explain_plan(&entry, &program.schema));
         return Ok(Status::Clean);
     };
+    let schema = program.schema.clone();
     let mut db = open(dir, args.store, DEFAULT_WAIT)?;
     db.install(program)?;
     let values = parse_args(&entry, &args.args)?;
     let output = db.analyze(&args.name, &values)?;
     print!(
         "{}",
-        rqc_compiler::plan::explain_with(&entry, Some(&output.operators))
+        rqc_compiler::plan::explain_with(&entry, &schema, Some(&output.operators))
     );
     println!(
         "actual: seeks {} of {} · rows {} of {}",

@@ -1,15 +1,18 @@
 //! Printing a plan as a tree: each operator, its access path and its bound,
 //! and with `--analyze` what it actually read.
 
-use rqc_plan::{BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, UnOp, Value};
+use rqc_plan::{
+    BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, Schema, UnOp, Value,
+};
 
-pub fn explain(entry: &Entry) -> String {
-    explain_with(entry, None)
+/// The plan tree of `entry`, a program's entry point over `schema`.
+pub fn explain(entry: &Entry, schema: &Schema) -> String {
+    explain_with(entry, schema, None)
 }
 
 /// The plan tree; with `stats` (indexed by node id), actual reads beside
 /// each bound.
-pub fn explain_with(entry: &Entry, stats: Option<&[NodeStats]>) -> String {
+pub fn explain_with(entry: &Entry, schema: &Schema, stats: Option<&[NodeStats]>) -> String {
     let params: Vec<String> = entry
         .params
         .iter()
@@ -34,13 +37,18 @@ pub fn explain_with(entry: &Entry, stats: Option<&[NodeStats]>) -> String {
         entry.bound.seeks,
         entry.bound.rows
     );
-    let printer = Printer { entry, stats };
+    let printer = Printer {
+        entry,
+        schema,
+        stats,
+    };
     printer.tree(&entry.root, "", true, &mut out);
     out
 }
 
 struct Printer<'a> {
     entry: &'a Entry,
+    schema: &'a Schema,
     stats: Option<&'a [NodeStats]>,
 }
 
@@ -154,8 +162,9 @@ impl Printer<'_> {
             ),
             Op::Insert { table, row } => (
                 format!(
-                    "Insert {table} [{}] (checks: key, unique, ref, bound)",
-                    list(row, &e)
+                    "Insert {table} [{}] (checks: {})",
+                    list(row, &e),
+                    insert_checks(self.schema, table)
                 ),
                 ops(row),
             ),
@@ -324,4 +333,25 @@ fn symbol(op: BinOp) -> &'static str {
         BinOp::Div => "/",
         BinOp::Rem => "%",
     }
+}
+
+/// What an insert into `table` checks, as its declaration asks.
+fn insert_checks(schema: &Schema, table: &str) -> String {
+    let Some(table) = schema.table(table) else {
+        return "key".into();
+    };
+    let mut checks = vec!["key"];
+    if table.indexes.iter().any(|i| i.unique) {
+        checks.push("unique");
+    }
+    if table.columns.iter().any(|c| c.references.is_some()) {
+        checks.push("ref");
+    }
+    if !table.bounds.is_empty() {
+        checks.push("bound");
+    }
+    if table.small_max.is_some() {
+        checks.push("max");
+    }
+    checks.join(", ")
 }
