@@ -50,6 +50,11 @@ pub fn read_program(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Error> {
                 path: path.clone(),
                 error,
             })?;
+            // A byte-order mark, as some editors write, is no part of the program.
+            let text = match text.strip_prefix('\u{feff}') {
+                Some(rest) => rest.to_string(),
+                None => text,
+            };
             Ok((path.display().to_string(), text))
         })
         .collect()

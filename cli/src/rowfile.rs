@@ -14,16 +14,26 @@ fn bad(message: String, help: &str) -> RuntimeError {
 /// Rows from JSON lines: one object per line, keys naming columns; an
 /// optional column may be absent or null. Blank lines are skipped.
 pub fn parse_jsonl(table: &TableSchema, text: &str) -> ParsedRows {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let number = i + 1;
         if line.trim().is_empty() {
             continue;
         }
-        let parsed = serde_json::from_str::<serde_json::Value>(line)
+        let parsed = serde_json::from_str::<Line>(line)
             .map_err(|e| bad(format!("not JSON: {e}"), "write one JSON object per line"))
             .and_then(|json| match json {
-                serde_json::Value::Object(fields) => {
+                Line::Object(pairs) => {
+                    let mut fields = serde_json::Map::new();
+                    for (key, value) in pairs {
+                        if fields.insert(key.clone(), value).is_some() {
+                            return Err(bad(
+                                format!("the key `{key}` is given twice"),
+                                "give each column once per line",
+                            ));
+                        }
+                    }
                     if let Some(unknown) = fields.keys().find(|k| table.column(k).is_none()) {
                         return Err(bad(
                             format!("`{}` has no column `{unknown}`", table.name),
@@ -34,10 +44,18 @@ pub fn parse_jsonl(table: &TableSchema, text: &str) -> ParsedRows {
                         .columns
                         .iter()
                         .map(|column| {
-                            let value = fields
-                                .get(&column.name)
-                                .cloned()
-                                .unwrap_or(serde_json::Value::Null);
+                            let value = match fields.get(&column.name) {
+                                Some(value) => value.clone(),
+                                None if matches!(column.ty, ColumnType::Optional(_)) => {
+                                    serde_json::Value::Null
+                                }
+                                None => {
+                                    return Err(bad(
+                                        format!("the column `{}` is missing", column.name),
+                                        "give every column without `?` a value",
+                                    ))
+                                }
+                            };
                             from_json(&column.ty, &value).ok_or_else(|| {
                                 bad(
                                     format!(
@@ -51,7 +69,7 @@ pub fn parse_jsonl(table: &TableSchema, text: &str) -> ParsedRows {
                         })
                         .collect()
                 }
-                _ => Err(bad(
+                Line::Other => Err(bad(
                     "not a JSON object".into(),
                     "write one object per line, keys naming columns",
                 )),
@@ -61,13 +79,62 @@ pub fn parse_jsonl(table: &TableSchema, text: &str) -> ParsedRows {
     rows
 }
 
+/// A line of JSON: an object's key-value pairs in order, duplicates kept
+/// (serde_json's map keeps only the last), or any other value.
+enum Line {
+    Object(Vec<(String, serde_json::Value)>),
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Line {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Line, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Line;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Line, M::Error> {
+                let mut pairs = Vec::new();
+                while let Some(pair) = map.next_entry::<String, serde_json::Value>()? {
+                    pairs.push(pair);
+                }
+                Ok(Line::Object(pairs))
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut seq: S) -> Result<Line, S::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Line::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Line, E> {
+                Ok(Line::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Line, E> {
+                Ok(Line::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Line, E> {
+                Ok(Line::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Line, E> {
+                Ok(Line::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Line, E> {
+                Ok(Line::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Line, E> {
+                Ok(Line::Other)
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
+}
+
 fn from_json(ty: &ColumnType, value: &serde_json::Value) -> Option<Value> {
     use serde_json::Value as J;
     match (ty, value) {
         (ColumnType::Optional(_), J::Null) => Some(Value::Null),
         (ColumnType::Optional(inner), other) => from_json(inner, other),
         (ColumnType::Int, J::Number(n)) => n.as_i64().map(Value::Int),
-        (ColumnType::Float, J::Number(n)) => n.as_f64().map(Value::Float),
+        (ColumnType::Float, J::Number(n)) => n.as_f64().filter(|x| x.is_finite()).map(Value::Float),
         (ColumnType::String, J::String(s)) => Some(Value::Str(s.clone())),
         (ColumnType::Bool, J::Bool(b)) => Some(Value::Bool(*b)),
         _ => None,
@@ -79,6 +146,7 @@ fn from_json(ty: &ColumnType, value: &serde_json::Value) -> Option<Value> {
 /// with `"` (a doubled `""` inside is a quote); an empty field of an
 /// optional column is none.
 pub fn parse_csv(table: &TableSchema, text: &str) -> ParsedRows {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.lines().enumerate();
     let Some((_, header)) = lines.next() else {
         return Vec::new();
@@ -169,7 +237,12 @@ fn from_text(ty: &ColumnType, text: &str) -> Option<Value> {
         ColumnType::Optional(_) if text.is_empty() => Some(Value::Null),
         ColumnType::Optional(inner) => from_text(inner, text),
         ColumnType::Int => text.trim().parse().ok().map(Value::Int),
-        ColumnType::Float => text.trim().parse().ok().map(Value::Float),
+        ColumnType::Float => text
+            .trim()
+            .parse()
+            .ok()
+            .filter(|x: &f64| x.is_finite())
+            .map(Value::Float),
         ColumnType::Bool => match text.trim() {
             "true" => Some(Value::Bool(true)),
             "false" => Some(Value::Bool(false)),
@@ -282,5 +355,34 @@ mod tests {
             .unwrap_err()
             .message
             .contains("lacks the column `name`"));
+    }
+
+    #[test]
+    fn duplicate_keys_missing_columns_infinite_floats_and_byte_order_marks() {
+        let message =
+            |rows: &ParsedRows, at: usize| rows[at].1.as_ref().unwrap_err().message.clone();
+        let rows = parse_jsonl(
+            &table(),
+            "\u{feff}{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"a\", \"name\": \"b\"}\n{\"id\": 3}\n[1]\n",
+        );
+        assert!(rows[0].1.is_ok(), "a byte-order mark is skipped");
+        assert!(message(&rows, 1).contains("the key `name` is given twice"));
+        assert!(message(&rows, 2).contains("the column `name` is missing"));
+        assert!(message(&rows, 3).contains("not a JSON object"));
+        let floats = TableSchema {
+            columns: vec![
+                table().columns[0].clone(),
+                Column {
+                    name: "x".into(),
+                    ty: ColumnType::Float,
+                    references: None,
+                    default: None,
+                },
+            ],
+            ..table()
+        };
+        let rows = parse_csv(&floats, "\u{feff}id,x\n1,1e999999\n2,2.5\n");
+        assert!(message(&rows, 0).contains("`1e999999` is not one"));
+        assert_eq!(rows[1].1.as_ref().unwrap()[1], Value::Float(2.5));
     }
 }

@@ -134,5 +134,9 @@ fn the_repl_calls_declared_queries_and_runs_mutations() {
     assert!(out.contains("error[E0501]"), "{out}{}", stderr(&session));
     // Committed: another process sees the rows.
     let found = rqc(&["run", "--db", &db, "user", "--arg", "id=7"]);
-    assert!(stdout(&found).contains("\"handle\":\"ann\""), "{}", stderr(&found));
+    assert!(
+        stdout(&found).contains("\"handle\":\"ann\""),
+        "{}",
+        stderr(&found)
+    );
 }
