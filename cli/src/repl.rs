@@ -30,6 +30,8 @@ next line.
 const REPL_FILE: &str = "<repl>";
 
 pub struct Repl {
+    /// Whether the last input failed (an error, a rejection), for `--bail`.
+    failed: std::cell::Cell<bool>,
     db: Database,
     files: Vec<(String, String)>,
     color: bool,
@@ -38,6 +40,7 @@ pub struct Repl {
 impl Repl {
     pub fn new(db: Database, color: bool) -> Repl {
         Repl {
+            failed: std::cell::Cell::new(false),
             db,
             files: Vec::new(),
             color,
@@ -117,6 +120,9 @@ impl Repl {
     }
 
     fn diagnostics_of_expression(&self, compilation: &Compilation) -> String {
+        if compilation.diagnostics.iter().any(|d| d.primary.file == REPL_FILE && d.is_error()) {
+            self.failed.set(true);
+        }
         compilation
             .diagnostics
             .iter()
@@ -127,6 +133,7 @@ impl Repl {
 
     /// Handles one complete input; returns what to print, or `None` to quit.
     pub fn handle(&mut self, input: &str) -> Option<String> {
+        self.failed.set(false);
         let input = input.trim();
         if input.is_empty() {
             return Some(String::new());
@@ -145,13 +152,20 @@ impl Repl {
             ":explain" => self.explain(rest),
             ":bound" => self.bound(rest),
             other if other.starts_with(':') => {
+                self.failed.set(true);
                 format!("unknown command `{other}`; :help lists the commands")
             }
             _ => self.run(input),
         })
     }
 
+    /// Whether the last input failed.
+    pub fn failed(&self) -> bool {
+        self.failed.get()
+    }
+
     fn error_text(&self, error: &Error) -> String {
+        self.failed.set(true);
         match error {
             Error::Compile {
                 diagnostics,
@@ -309,6 +323,7 @@ impl Repl {
         else {
             let shown = self.diagnostics_of_expression(&compilation);
             return if accepted || shown.is_empty() {
+                self.failed.set(true);
                 "this expression cannot run here".into()
             } else {
                 shown
@@ -507,31 +522,59 @@ mod editor {
 
 /// Runs the loop on a terminal (line editing, history, completion) or on
 /// piped input (lines read plainly, so scripts can drive it).
-pub fn run(mut repl: Repl) -> Result<(), Error> {
+pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
     let out = &mut std::io::stdout();
     if !std::io::stdin().is_terminal() {
         let stdin = std::io::stdin();
+        let mut input = stdin.lock();
         let mut pending = String::new();
-        for line in stdin.lock().lines() {
-            let line = line.map_err(|error| Error::Io {
+        let mut number = 0;
+        loop {
+            let mut bytes = Vec::new();
+            let read = input.read_until(b'\n', &mut bytes).map_err(|error| Error::Io {
                 path: PathBuf::from("<stdin>"),
                 error,
             })?;
-            pending.push_str(&line);
+            if read == 0 {
+                break;
+            }
+            number += 1;
+            // A line that is not UTF-8 is refused alone; the session goes on.
+            let Ok(line) = String::from_utf8(bytes) else {
+                let _ = writeln!(out, "error[E0001]: line {number} of the input is not UTF-8");
+                if bail {
+                    return Ok(false);
+                }
+                continue;
+            };
+            pending.push_str(line.trim_end_matches(['\r', '\n']));
             pending.push('\n');
             if !balanced(&pending) {
                 continue;
             }
-            match repl.handle(&pending) {
+            let handled = repl.handle(&pending);
+            pending.clear();
+            match handled {
                 Some(text) if text.is_empty() => {}
                 Some(text) => {
                     let _ = writeln!(out, "{text}");
                 }
-                None => return Ok(()),
+                None => return Ok(true),
             }
-            pending.clear();
+            // Without --bail the session goes on, as on a terminal.
+            if bail && repl.failed() {
+                return Ok(false);
+            }
         }
-        return Ok(());
+        if !pending.trim().is_empty() {
+            let _ = writeln!(
+                out,
+                "error[E0102]: the input ends inside an unclosed bracket:\n{}",
+                pending.trim_end()
+            );
+            return Ok(false);
+        }
+        return Ok(true);
     }
     let mut editor: rustyline::Editor<editor::ReplHelper, rustyline::history::DefaultHistory> =
         rustyline::Editor::new().map_err(|e| Error::Io {
@@ -565,5 +608,5 @@ pub fn run(mut repl: Repl) -> Result<(), Error> {
         }
     }
     let _ = editor.save_history(&history);
-    Ok(())
+    Ok(true)
 }

@@ -25,6 +25,10 @@ pub struct ReplArgs {
     /// A program to load first (`:load` loads another).
     #[arg(value_name = "PROGRAM")]
     program: Option<PathBuf>,
+    /// With piped input, stop at the first input that fails, with status 1
+    /// (like sqlite3's `-bail`).
+    #[arg(long)]
+    bail: bool,
 }
 
 pub fn repl(args: ReplArgs) -> Status {
@@ -39,8 +43,9 @@ pub fn repl(args: ReplArgs) -> Status {
             Err(error) => return report_error(&error),
         }
     }
-    match run(repl) {
-        Ok(()) => Status::Clean,
+    match run(repl, args.bail) {
+        Ok(true) => Status::Clean,
+        Ok(false) => Status::Errors,
         Err(error) => report_error(&error),
     }
 }

@@ -140,3 +140,42 @@ fn the_repl_calls_declared_queries_and_runs_mutations() {
         stderr(&found)
     );
 }
+
+#[test]
+fn piped_input_bails_on_request_and_an_unclosed_end_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").display().to_string();
+    let repl = |extra: &[&str], input: &str| {
+        let mut args = vec!["repl", "--db", &db, "examples/social"];
+        args.extend_from_slice(extra);
+        rqc_with_input(&args, input)
+    };
+    // Without --bail the session goes on past an error; with it, it stops.
+    let going = repl(&[], "Nope[1]\n1 + 1\n");
+    assert_eq!(going.status.code(), Some(0));
+    assert!(stdout(&going).lines().any(|l| l.trim() == "2"), "{}", stdout(&going));
+    let bailed = repl(&["--bail"], "Nope[1]\n1 + 1\n");
+    assert_eq!(bailed.status.code(), Some(1));
+    assert!(!stdout(&bailed).lines().any(|l| l.trim() == "2"), "{}", stdout(&bailed));
+    // Input that ends inside a bracket is an error, not silence.
+    let unclosed = repl(&[], "{ let u = User[1];\n");
+    assert_eq!(unclosed.status.code(), Some(1));
+    assert!(stdout(&unclosed).contains("error[E0102]"), "{}", stdout(&unclosed));
+    // A line that is not UTF-8 is refused alone.
+    let mut bytes = b"1 + 1\n".to_vec();
+    bytes.extend_from_slice(&[0xff, 0xfe, b'\n']);
+    bytes.extend_from_slice(b"2 + 2\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
+        .args(["repl", "--db", &db, "examples/social"])
+        .current_dir(repo())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let mixed = child.wait_with_output().unwrap();
+    assert!(stdout(&mixed).contains("line 2 of the input is not UTF-8"), "{}", stdout(&mixed));
+    assert!(stdout(&mixed).lines().any(|l| l.trim() == "4"), "{}", stdout(&mixed));
+}
