@@ -99,16 +99,18 @@ pub struct RunArgs {
     /// The query or mutation to run (`name` or `module.name`).
     #[arg(value_name = "NAME")]
     name: String,
-    /// An argument as `name=value`; repeat for each parameter.
+    /// An argument as `name=value`; repeat for each parameter. An optional
+    /// one takes `none`; a list is JSON, `ids='[1, 2]'`, and a list of
+    /// records JSON objects, `rows='[{"id": 1, "name": "a"}]'`.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
 }
 
 #[derive(Args)]
 pub struct ExplainArgs {
-    /// The program: `.rq` files or directories.
-    #[arg(value_name = "FILE|DIR")]
-    program: PathBuf,
+    /// The program: `.rq` files or directories, as many as `check` takes.
+    #[arg(value_name = "FILE|DIR", required = true, num_args = 1..)]
+    program: Vec<PathBuf>,
     /// The query or mutation to explain.
     #[arg(value_name = "NAME")]
     name: String,
@@ -122,7 +124,8 @@ pub struct ExplainArgs {
     /// The storage backend, if --analyze makes a new database.
     #[arg(long = "store", value_enum)]
     store: Option<StoreChoice>,
-    /// An argument as `name=value`, for --analyze.
+    /// An argument as `name=value`, for --analyze (`none`, and JSON for
+    /// lists and lists of records, as `rqc run` takes them).
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
 }
@@ -139,8 +142,8 @@ pub fn run(args: RunArgs) -> Status {
 /// errors do not stop an accepted entry (a note counts them); a program
 /// whose shape is unsound, or an entry that was rejected, is refused with
 /// the diagnostics.
-fn compile_entry(program: &Path, name: &str) -> Result<Installable, Error> {
-    let files = read_program(std::slice::from_ref(&program.to_path_buf()))?;
+fn compile_entry(program: &[PathBuf], name: &str) -> Result<Installable, Error> {
+    let files = read_program(program)?;
     let installable = compile_installable(&files)?;
     if let Err(missing) = find_entry(&installable.program, name) {
         return Err(if installable.report.is_rejected(name) {
@@ -165,7 +168,9 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
     // opened: one that cannot install, or lacks the entry point, leaves the
     // database as it was.
     let program = match (&args.program, &args.plan) {
-        (Some(sources), _) => Some(compile_entry(sources, &args.name)?.program),
+        (Some(sources), _) => {
+            Some(compile_entry(std::slice::from_ref(sources), &args.name)?.program)
+        }
         (None, Some(plan)) => {
             let program = read_plan(plan)?;
             find_entry(&program, &args.name)?;
