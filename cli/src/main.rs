@@ -5,6 +5,7 @@ mod commands;
 mod lsp;
 mod repl;
 mod rowfile;
+mod schema_source;
 
 fn main() -> std::process::ExitCode {
     abort::report_aborts_as_damage();

@@ -49,6 +49,19 @@ impl Repl {
 
     /// Loads a program and installs it, by the library's installation
     /// rule: the rejected definitions are named, the rest installed.
+    /// Without sources, expressions are checked against the schema the
+    /// database holds, written back as RQL tables: its tables can be read,
+    /// though the program's own definitions cannot be called.
+    pub fn use_installed_schema(&mut self) -> Option<String> {
+        let program = self.db.program()?;
+        let source = crate::schema_source::schema_source(&program.schema);
+        let tables = program.schema.tables.len();
+        self.files = vec![("<database>".to_string(), source)];
+        Some(format!(
+            "the database's schema ({tables} tables); give the program's sources (or `:load PATH`) to call its queries and mutations"
+        ))
+    }
+
     pub fn load(&mut self, path: &PathBuf) -> Result<String, Error> {
         let files = rqc::read_program(std::slice::from_ref(path))?;
         let report = self.db.install_files(&files)?;
@@ -120,7 +133,11 @@ impl Repl {
     }
 
     fn diagnostics_of_expression(&self, compilation: &Compilation) -> String {
-        if compilation.diagnostics.iter().any(|d| d.primary.file == REPL_FILE && d.is_error()) {
+        if compilation
+            .diagnostics
+            .iter()
+            .any(|d| d.primary.file == REPL_FILE && d.is_error())
+        {
             self.failed.set(true);
         }
         compilation
@@ -531,10 +548,12 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
         let mut number = 0;
         loop {
             let mut bytes = Vec::new();
-            let read = input.read_until(b'\n', &mut bytes).map_err(|error| Error::Io {
-                path: PathBuf::from("<stdin>"),
-                error,
-            })?;
+            let read = input
+                .read_until(b'\n', &mut bytes)
+                .map_err(|error| Error::Io {
+                    path: PathBuf::from("<stdin>"),
+                    error,
+                })?;
             if read == 0 {
                 break;
             }

@@ -42,6 +42,8 @@ pub fn repl(args: ReplArgs) -> Status {
             Ok(message) => eprintln!("{message}"),
             Err(error) => return report_error(&error),
         }
+    } else if let Some(message) = repl.use_installed_schema() {
+        eprintln!("{message}");
     }
     match run(repl, args.bail) {
         Ok(true) => Status::Clean,

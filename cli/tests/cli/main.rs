@@ -608,9 +608,17 @@ fn explain_takes_several_paths_and_run_help_shows_how_to_pass_values() {
         "user",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).starts_with("query user(id: Int)"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("query user(id: Int)"),
+        "{}",
+        stdout(&out)
+    );
     let help = stdout(&rqc(&["run", "--help"]));
-    for part in ["`none`", "ids='[1, 2]'", r#"rows='[{"id": 1, "name": "a"}]'"#] {
+    for part in [
+        "`none`",
+        "ids='[1, 2]'",
+        r#"rows='[{"id": 1, "name": "a"}]'"#,
+    ] {
         assert!(help.contains(part), "{part}: {help}");
     }
 }

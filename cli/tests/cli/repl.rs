@@ -153,14 +153,26 @@ fn piped_input_bails_on_request_and_an_unclosed_end_is_an_error() {
     // Without --bail the session goes on past an error; with it, it stops.
     let going = repl(&[], "Nope[1]\n1 + 1\n");
     assert_eq!(going.status.code(), Some(0));
-    assert!(stdout(&going).lines().any(|l| l.trim() == "2"), "{}", stdout(&going));
+    assert!(
+        stdout(&going).lines().any(|l| l.trim() == "2"),
+        "{}",
+        stdout(&going)
+    );
     let bailed = repl(&["--bail"], "Nope[1]\n1 + 1\n");
     assert_eq!(bailed.status.code(), Some(1));
-    assert!(!stdout(&bailed).lines().any(|l| l.trim() == "2"), "{}", stdout(&bailed));
+    assert!(
+        !stdout(&bailed).lines().any(|l| l.trim() == "2"),
+        "{}",
+        stdout(&bailed)
+    );
     // Input that ends inside a bracket is an error, not silence.
     let unclosed = repl(&[], "{ let u = User[1];\n");
     assert_eq!(unclosed.status.code(), Some(1));
-    assert!(stdout(&unclosed).contains("error[E0102]"), "{}", stdout(&unclosed));
+    assert!(
+        stdout(&unclosed).contains("error[E0102]"),
+        "{}",
+        stdout(&unclosed)
+    );
     // A line that is not UTF-8 is refused alone.
     let mut bytes = b"1 + 1\n".to_vec();
     bytes.extend_from_slice(&[0xff, 0xfe, b'\n']);
@@ -176,6 +188,31 @@ fn piped_input_bails_on_request_and_an_unclosed_end_is_an_error() {
     use std::io::Write;
     child.stdin.take().unwrap().write_all(&bytes).unwrap();
     let mixed = child.wait_with_output().unwrap();
-    assert!(stdout(&mixed).contains("line 2 of the input is not UTF-8"), "{}", stdout(&mixed));
-    assert!(stdout(&mixed).lines().any(|l| l.trim() == "4"), "{}", stdout(&mixed));
+    assert!(
+        stdout(&mixed).contains("line 2 of the input is not UTF-8"),
+        "{}",
+        stdout(&mixed)
+    );
+    assert!(
+        stdout(&mixed).lines().any(|l| l.trim() == "4"),
+        "{}",
+        stdout(&mixed)
+    );
+}
+
+#[test]
+fn a_repl_without_a_program_reads_the_schema_the_database_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").display().to_string();
+    seed_social(&db);
+    let session = rqc_with_input(&["repl", "--db", &db], "User[2]\nUser |> count()\n");
+    assert!(
+        stderr(&session).contains("the database's schema (4 tables)"),
+        "{}",
+        stderr(&session)
+    );
+    let out = stdout(&session);
+    assert!(out.contains("2  │ bob"), "{out}");
+    // The schema's bounds hold here too: a whole large table is refused.
+    assert!(out.contains("E0301"), "{out}");
 }
