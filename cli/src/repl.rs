@@ -132,19 +132,37 @@ impl Repl {
         (compile(&files), wrapped)
     }
 
-    fn diagnostics_of_expression(&self, compilation: &Compilation) -> String {
-        if compilation
-            .diagnostics
-            .iter()
-            .any(|d| d.primary.file == REPL_FILE && d.is_error())
-        {
+    /// The expression's own diagnostics, pointing into the line typed: its
+    /// spans moved from the wrapping module to the expression itself.
+    fn diagnostics_of_expression(
+        &self,
+        compilation: &Compilation,
+        expression: &str,
+        kind: &str,
+    ) -> String {
+        if compilation.diagnostics.iter().any(|d| d.primary.file == REPL_FILE && d.is_error()) {
             self.failed.set(true);
         }
+        let (_, start) = self.wrap(expression, kind);
+        let start = start as u32;
+        let mut sources = compilation.sources.clone();
+        sources.add(REPL_FILE, expression);
+        let moved = |label: &mut rqc_compiler::diagnostics::Label| {
+            if label.file == REPL_FILE {
+                label.span.start = label.span.start.saturating_sub(start);
+                label.span.end = label.span.end.saturating_sub(start);
+            }
+        };
         compilation
             .diagnostics
             .iter()
             .filter(|d| d.primary.file == REPL_FILE)
-            .map(|d| render(d, &compilation.sources, RenderOptions { color: self.color }))
+            .map(|d| {
+                let mut d = d.clone();
+                moved(&mut d.primary);
+                d.secondary.iter_mut().for_each(moved);
+                render(&d, &sources, RenderOptions { color: self.color })
+            })
             .collect()
     }
 
@@ -288,10 +306,10 @@ impl Repl {
             .iter()
             .find(|v| v.name == "it" && v.module == "repl")
         else {
-            return self.diagnostics_of_expression(&compilation);
+            return self.diagnostics_of_expression(&compilation, expression, "query");
         };
         if !verdict.accepted {
-            return self.diagnostics_of_expression(&compilation);
+            return self.diagnostics_of_expression(&compilation, expression, "query");
         }
         let result_type = verdict.signature.split(" -> ").nth(1).unwrap_or("?");
         format!(
@@ -338,7 +356,8 @@ impl Repl {
             .find(|e| e.name == "it" && e.module == "repl")
             .cloned()
         else {
-            let shown = self.diagnostics_of_expression(&compilation);
+            let kind = if writes { "mutation" } else { "query" };
+            let shown = self.diagnostics_of_expression(&compilation, expression, kind);
             return if accepted || shown.is_empty() {
                 self.failed.set(true);
                 "this expression cannot run here".into()

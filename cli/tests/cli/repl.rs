@@ -216,3 +216,16 @@ fn a_repl_without_a_program_reads_the_schema_the_database_holds() {
     // The schema's bounds hold here too: a whole large table is refused.
     assert!(out.contains("E0301"), "{out}");
 }
+
+#[test]
+fn a_repl_error_points_into_the_line_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").display().to_string();
+    let session = rqc_with_input(
+        &["repl", "--db", &db, "examples/social"],
+        "User[1] |> map(u => u.nmae)\nadd_user(1, 2, \"x\", \"NZ\")\n",
+    );
+    let out = stdout(&session);
+    assert!(out.contains("<repl>:1:23"), "{out}");
+    assert!(out.contains("<repl>:1:13"), "{out}");
+}
