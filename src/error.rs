@@ -1,6 +1,6 @@
 //! The library's public error: compile diagnostics, runtime refusals and IO failures.
 
-use rqc_compiler::diagnostics::{render, RenderOptions};
+use rqc_compiler::diagnostics::{renderer, RenderOptions};
 use rqc_compiler::{Diagnostic, Sources};
 use rqc_runtime::RuntimeError;
 use std::fmt;
@@ -50,12 +50,9 @@ impl fmt::Display for Error {
                     "the program has {errors} error{}",
                     if errors == 1 { "" } else { "s" }
                 )?;
+                let mut renderer = renderer(sources, RenderOptions { color: false });
                 for diagnostic in diagnostics {
-                    write!(
-                        f,
-                        "{}",
-                        render(diagnostic, sources, RenderOptions { color: false })
-                    )?;
+                    write!(f, "{}", renderer.render(diagnostic))?;
                 }
                 Ok(())
             }

@@ -14,7 +14,7 @@
 //! command line and from an embedding application.
 
 use crate::error::Error;
-use rqc_compiler::diagnostics::{render, RenderOptions};
+use rqc_compiler::diagnostics::{renderer, RenderOptions};
 use rqc_compiler::syntax::ast::DefKind;
 use rqc_compiler::{compile, Diagnostic, Sources};
 use rqc_plan::CompiledProgram;
@@ -59,10 +59,8 @@ impl Installed {
 
     /// The warnings as text, as `rqc check` prints them.
     pub fn render(&self, color: bool) -> String {
-        self.warnings
-            .iter()
-            .map(|d| render(d, &self.sources, RenderOptions { color }))
-            .collect()
+        let mut renderer = renderer(&self.sources, RenderOptions { color });
+        self.warnings.iter().map(|d| renderer.render(d)).collect()
     }
 
     /// The warnings as the error of a front end asked to run a rejected

@@ -6,7 +6,7 @@
 //! file, and a bounded one runs and prints its rows with what it read.
 
 use rqc::{Database, Error};
-use rqc_compiler::diagnostics::{render, RenderOptions};
+use rqc_compiler::diagnostics::{renderer, RenderOptions};
 use rqc_compiler::syntax::ast::Item;
 use rqc_compiler::{compile, Compilation};
 use rqc_plan::Value;
@@ -153,6 +153,7 @@ impl Repl {
                 label.span.end = label.span.end.saturating_sub(start);
             }
         };
+        let mut renderer = renderer(&sources, RenderOptions { color: self.color });
         compilation
             .diagnostics
             .iter()
@@ -161,7 +162,7 @@ impl Repl {
                 let mut d = d.clone();
                 moved(&mut d.primary);
                 d.secondary.iter_mut().for_each(moved);
-                render(&d, &sources, RenderOptions { color: self.color })
+                renderer.render(&d)
             })
             .collect()
     }
@@ -205,10 +206,10 @@ impl Repl {
             Error::Compile {
                 diagnostics,
                 sources,
-            } => diagnostics
-                .iter()
-                .map(|d| render(d, sources, RenderOptions { color: self.color }))
-                .collect(),
+            } => {
+                let mut renderer = renderer(sources, RenderOptions { color: self.color });
+                diagnostics.iter().map(|d| renderer.render(d)).collect()
+            }
             Error::Runtime(e) => format!("error[{}]: {}\n  help: {}", e.code, e.message, e.help),
             Error::Io { .. } => error.to_string(),
         }

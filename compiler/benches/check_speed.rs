@@ -74,6 +74,45 @@ fn main() {
         per_line[3] / per_line[0]
     );
     incremental();
+    many_diagnostics();
+}
+
+/// Checking and rendering 5,000 to 20,000 diagnostics (syntax errors, and
+/// definitions repeated): the time per diagnostic stays flat when
+/// rendering indexes the sources once.
+fn many_diagnostics() {
+    use rqc_compiler::diagnostics::{renderer, RenderOptions};
+    let shapes: [(&str, fn(usize) -> String); 2] = [
+        ("syntax errors", |i| format!("query q{i}(a: Int) = )\n")),
+        ("repeated definitions", |_| "query q(a: Int) = a\n".to_string()),
+    ];
+    for (shape, line) in shapes {
+        let mut per = Vec::new();
+        for n in [5_000, 10_000, 20_000] {
+            let text: String = (0..n).map(line).collect();
+            let files = vec![("many.rq".to_string(), text)];
+            let start = Instant::now();
+            let compilation = compile(&files);
+            let mut renderer = renderer(&compilation.sources, RenderOptions { color: false });
+            let rendered: usize = compilation
+                .diagnostics
+                .iter()
+                .map(|d| renderer.render(d).len())
+                .sum();
+            std::hint::black_box(rendered);
+            let time = start.elapsed();
+            per.push(time.as_secs_f64() * 1e6 / n as f64);
+            println!(
+                "{n:>6} {shape}: {:.0}ms, {:.1} µs each",
+                time.as_secs_f64() * 1e3,
+                per.last().unwrap()
+            );
+        }
+        println!(
+            "{shape}: time each at 20,000 / at 5,000: {:.2} (≈ 1 when linear)",
+            per[2] / per[0]
+        );
+    }
 }
 
 /// Re-checking after a one-character edit inside one function of a

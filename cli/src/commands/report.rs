@@ -3,7 +3,7 @@
 use super::Status;
 use rqc::{Error, Installed, Output};
 use rqc_compiler::check::Verdict;
-use rqc_compiler::diagnostics::{render, RenderOptions};
+use rqc_compiler::diagnostics::{renderer, RenderOptions};
 use rqc_compiler::{Diagnostic, Sources};
 use std::io::IsTerminal;
 
@@ -40,8 +40,9 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) {
     let options = RenderOptions {
         color: color_on_stderr(),
     };
+    let mut renderer = renderer(sources, options);
     for diagnostic in diagnostics {
-        eprint!("{}", render(diagnostic, sources, options));
+        eprint!("{}", renderer.render(diagnostic));
     }
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     if errors > 0 {

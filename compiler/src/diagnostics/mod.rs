@@ -8,7 +8,7 @@ mod json;
 mod render;
 
 pub use json::{to_json, DiagnosticJson};
-pub use render::{render, RenderOptions};
+pub use render::{render, renderer, RenderOptions, Renderer};
 
 use crate::span::Span;
 use serde::{Deserialize, Serialize};
