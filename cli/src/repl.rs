@@ -140,7 +140,11 @@ impl Repl {
         expression: &str,
         kind: &str,
     ) -> String {
-        if compilation.diagnostics.iter().any(|d| d.primary.file == REPL_FILE && d.is_error()) {
+        if compilation
+            .diagnostics
+            .iter()
+            .any(|d| d.primary.file == REPL_FILE && d.is_error())
+        {
             self.failed.set(true);
         }
         let (_, start) = self.wrap(expression, kind);

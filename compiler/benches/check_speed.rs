@@ -84,7 +84,9 @@ fn many_diagnostics() {
     use rqc_compiler::diagnostics::{renderer, RenderOptions};
     let shapes: [(&str, fn(usize) -> String); 2] = [
         ("syntax errors", |i| format!("query q{i}(a: Int) = )\n")),
-        ("repeated definitions", |_| "query q(a: Int) = a\n".to_string()),
+        ("repeated definitions", |_| {
+            "query q(a: Int) = a\n".to_string()
+        }),
     ];
     for (shape, line) in shapes {
         let mut per = Vec::new();

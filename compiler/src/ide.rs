@@ -474,16 +474,47 @@ pub fn code_actions(analysis: &Analysis, diagnostic: &Diagnostic) -> Vec<Action>
         };
         // Before the table's closing brace, on a line of its own.
         let close = span.end as usize - 1;
-        actions.push(Action {
-            title: format!("Add `{declaration}` to table `{table}`"),
-            edits: vec![Edit {
-                file: decl_file,
-                span: Span::new(close, close),
-                text: format!("  {declaration}\n"),
-            }],
-        });
+        let mut edits = vec![Edit {
+            file: decl_file,
+            span: Span::new(close, close),
+            text: format!("  {declaration}\n"),
+        }];
+        let mut title = format!("Add `{declaration}` to table `{table}`");
+        // With an index, the read that uses it: `T |> filter(…)` becomes
+        // the help's read, with at most 100 rows.
+        if let Some(read) = between(help, "then read `", "`") {
+            if let Some(pipe) =
+                filter_pipe(analysis, &diagnostic.primary.file, diagnostic.primary.span)
+            {
+                edits.push(Edit {
+                    file: diagnostic.primary.file.clone(),
+                    span: pipe,
+                    text: read.replace("|> take(k)", "|> take(100)"),
+                });
+                title = format!("{title} and read it (at most 100 rows)");
+            }
+        }
+        actions.push(Action { title, edits });
     }
     actions
+}
+
+/// The span of `input |> f(…)` in `file` whose `f(…)` is at `call`.
+fn filter_pipe(analysis: &Analysis, file: &str, call: Span) -> Option<Span> {
+    let parsed = analysis.file_syntax(file)?;
+    let mut found = None;
+    for item in &parsed.module.items {
+        if let Item::Def(def) = item {
+            crate::syntax::depth::each_expr(&def.body, |expr| {
+                if let crate::syntax::ast::ExprKind::Pipe(_, right) = &expr.kind {
+                    if right.span == call {
+                        found = Some(expr.span);
+                    }
+                }
+            });
+        }
+    }
+    found
 }
 
 fn between(text: &str, start: &str, end: &str) -> Option<String> {

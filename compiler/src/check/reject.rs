@@ -151,6 +151,61 @@ impl Checker<'_> {
         }
     }
 
+    /// For `filter(x => x.column == value)` over a whole table or a
+    /// prefix: a read the table already offers, when it has one: by its
+    /// key, by a unique index, or by an index (in either direction) whose
+    /// columns start with the prefix's and then `column`.
+    fn existing_read(&self, stream: &StreamTy, column: &str, value: &str) -> Option<String> {
+        let source = &stream.source;
+        let table = self.schema.table(&source.table)?;
+        let mut wanted: Vec<usize> = Vec::new();
+        for name in source
+            .prefix_columns
+            .iter()
+            .map(String::as_str)
+            .chain([column])
+        {
+            wanted.push(table.column(name)?);
+        }
+        let mut values: Vec<String> = Vec::new();
+        if !source.prefix_columns.is_empty() {
+            let inner = source.access.trim_end_matches(']');
+            values.push(
+                inner
+                    .split_once('[')
+                    .map(|(_, v)| v)
+                    .unwrap_or("")
+                    .to_string(),
+            );
+        }
+        values.push(value.to_string());
+        let values = values.join(", ");
+        let name = &source.table;
+        if table.key == wanted {
+            return Some(format!(
+                "read the row by its key instead: `{name}[{values}]` is one seek (the filter's column is `{name}`'s key)"
+            ));
+        }
+        if let Some(index) = table
+            .indexes
+            .iter()
+            .find(|i| i.unique && i.columns == wanted)
+        {
+            return Some(format!(
+                "read the row by its unique index instead: `{name}.{}[{values}]` is one seek",
+                index.name
+            ));
+        }
+        let index = table
+            .indexes
+            .iter()
+            .find(|i| i.columns.len() >= wanted.len() && i.columns[..wanted.len()] == wanted[..])?;
+        Some(format!(
+            "read the index `{}` instead, which starts with these columns: `{name}.{}[{values}] |> take(k)` with a bounded k",
+            index.name, index.name
+        ))
+    }
+
     /// Fixes for `filter` over a stream, most specific first.
     fn filter_fixes(&self, stream: &StreamTy, predicate: Option<&Expr>) -> Vec<String> {
         let source = &stream.source;
@@ -164,6 +219,11 @@ impl Checker<'_> {
                     "select the range in the access, which reads only matching rows: `{inner}, {column} {} {value}]`",
                     op.symbol()
                 ));
+            } else if let Some(read) = (op == BinaryOp::Eq)
+                .then(|| self.existing_read(stream, &column, &value))
+                .flatten()
+            {
+                fixes.push(read);
             } else if op == BinaryOp::Eq {
                 let mut columns = source.prefix_columns.clone();
                 columns.push(column.clone());

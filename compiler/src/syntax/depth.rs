@@ -109,6 +109,18 @@ fn deepest(roots: &[Node<'_>]) -> Option<Span> {
     None
 }
 
+/// Visits every expression under `root` (types are skipped), without
+/// recursion.
+pub fn each_expr<'a>(root: &'a Expr, mut visit: impl FnMut(&'a Expr)) {
+    let mut work = vec![(Node::Expr(root), 0)];
+    while let Some((node, depth)) = work.pop() {
+        if let Node::Expr(expr) = node {
+            visit(expr);
+            push_expr_children(expr, depth + 1, &mut work);
+        }
+    }
+}
+
 fn push_expr_children<'a>(expr: &'a Expr, depth: usize, work: &mut Vec<(Node<'a>, usize)>) {
     let mut exprs = |e: &'a Expr| work.push((Node::Expr(e), depth));
     match &expr.kind {
