@@ -82,7 +82,8 @@ fn main() {
 /// rendering indexes the sources once.
 fn many_diagnostics() {
     use rqc_compiler::diagnostics::{renderer, RenderOptions};
-    let shapes: [(&str, fn(usize) -> String); 2] = [
+    type Line = fn(usize) -> String;
+    let shapes: [(&str, Line); 2] = [
         ("syntax errors", |i| format!("query q{i}(a: Int) = )\n")),
         ("repeated definitions", |_| {
             "query q(a: Int) = a\n".to_string()
