@@ -387,6 +387,25 @@ impl Repl {
         }
     }
 
+    /// By table: its columns and indexes, for completion after `Table.`.
+    pub fn members(&self) -> std::collections::HashMap<String, Vec<String>> {
+        let Some(program) = self.db.program() else {
+            return Default::default();
+        };
+        program
+            .schema
+            .tables
+            .iter()
+            .map(|t| {
+                let mut members: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
+                members.extend(t.indexes.iter().map(|i| i.name.clone()));
+                members.sort();
+                members.dedup();
+                (t.name.clone(), members)
+            })
+            .collect()
+    }
+
     /// Names for completion: commands, tables, definitions, combinators.
     pub fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = [":help", ":load", ":schema", ":explain", ":bound", ":quit"]
@@ -514,6 +533,8 @@ mod editor {
 
     pub struct ReplHelper {
         pub names: Vec<String>,
+        /// By table: its columns and indexes, completed after `Table.`.
+        pub members: std::collections::HashMap<String, Vec<String>>,
     }
 
     impl Helper for ReplHelper {}
@@ -532,18 +553,12 @@ mod editor {
             pos: usize,
             _: &Context<'_>,
         ) -> rustyline::Result<(usize, Vec<Pair>)> {
-            let start = line[..pos]
-                .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
-                .map(|i| i + 1)
-                .unwrap_or(0);
-            let word = &line[start..pos];
-            let candidates = self
-                .names
-                .iter()
-                .filter(|n| n.starts_with(word))
+            let (start, names) = super::completions(line, pos, &self.names, &self.members);
+            let candidates = names
+                .into_iter()
                 .map(|n| Pair {
                     display: n.clone(),
-                    replacement: n.clone(),
+                    replacement: n,
                 })
                 .collect();
             Ok((start, candidates))
@@ -563,6 +578,42 @@ mod editor {
 
 /// Runs the loop on a terminal (line editing, history, completion) or on
 /// piped input (lines read plainly, so scripts can drive it).
+/// What completes the word before `pos`: after `Table.`, that table's
+/// columns and indexes; otherwise commands, tables, definitions and
+/// combinators. Returns where the word starts.
+pub fn completions(
+    line: &str,
+    pos: usize,
+    names: &[String],
+    members: &std::collections::HashMap<String, Vec<String>>,
+) -> (usize, Vec<String>) {
+    let start = line[..pos]
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let word = &line[start..pos];
+    let before = &line[..start];
+    let pool: &[String] = match before.strip_suffix('.') {
+        Some(head) => {
+            let table_start = head
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map(|i| i + 1)
+                .unwrap_or(0);
+            match members.get(&head[table_start..]) {
+                Some(members) => members,
+                None => &[],
+            }
+        }
+        None => names,
+    };
+    let found = pool
+        .iter()
+        .filter(|n| n.starts_with(word))
+        .cloned()
+        .collect();
+    (start, found)
+}
+
 pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
     let out = &mut std::io::stdout();
     if !std::io::stdin().is_terminal() {
@@ -636,6 +687,7 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
     loop {
         editor.set_helper(Some(editor::ReplHelper {
             names: repl.names(),
+            members: repl.members(),
         }));
         match editor.readline("rql> ") {
             Ok(line) => {
@@ -652,4 +704,39 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
     }
     let _ = editor.save_history(&history);
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::completions;
+
+    #[test]
+    fn after_a_table_and_a_dot_its_columns_and_indexes_complete() {
+        let names = vec!["User".to_string(), "map".to_string(), ":load".to_string()];
+        let members = std::collections::HashMap::from([(
+            "Post".to_string(),
+            vec![
+                "at".to_string(),
+                "author".to_string(),
+                "by_author".to_string(),
+            ],
+        )]);
+        let line = "Post.au";
+        assert_eq!(
+            completions(line, line.len(), &names, &members),
+            (5, vec!["author".to_string()])
+        );
+        let line = "x |> ma";
+        assert_eq!(
+            completions(line, line.len(), &names, &members),
+            (5, vec!["map".to_string()])
+        );
+        let line = "Nope.";
+        assert_eq!(
+            completions(line, line.len(), &names, &members).1,
+            Vec::<String>::new()
+        );
+        let line = "Post.";
+        assert_eq!(completions(line, line.len(), &names, &members).1.len(), 3);
+    }
 }
