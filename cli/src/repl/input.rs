@@ -1,0 +1,257 @@
+//! The REPL's input: lines piped in (with `--bail`), or a terminal through rustyline, with completion and continuation until brackets balance.
+
+use super::Repl;
+use rqc::Error;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+
+/// Whether the brackets of `text` are all closed (outside strings).
+pub fn balanced(text: &str) -> bool {
+    let mut depth: i64 = 0;
+    let mut in_string = false;
+    let mut escaped = false;
+    for line in text.lines() {
+        let code = if in_string {
+            line
+        } else {
+            line.split("//").next().unwrap_or("")
+        };
+        for c in code.chars() {
+            if in_string {
+                match (escaped, c) {
+                    (true, _) => escaped = false,
+                    (false, '\\') => escaped = true,
+                    (false, '"') => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match c {
+                '"' => in_string = true,
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                _ => {}
+            }
+        }
+    }
+    depth <= 0
+}
+
+mod editor {
+    //! rustyline glue: completion of names, continuation until brackets balance.
+
+    use rustyline::completion::{Completer, Pair};
+    use rustyline::highlight::Highlighter;
+    use rustyline::hint::Hinter;
+    use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+    use rustyline::{Context, Helper};
+
+    pub struct ReplHelper {
+        pub names: Vec<String>,
+        /// By table: its columns and indexes, completed after `Table.`.
+        pub members: std::collections::HashMap<String, Vec<String>>,
+    }
+
+    impl Helper for ReplHelper {}
+    impl Highlighter for ReplHelper {}
+
+    impl Hinter for ReplHelper {
+        type Hint = String;
+    }
+
+    impl Completer for ReplHelper {
+        type Candidate = Pair;
+
+        fn complete(
+            &self,
+            line: &str,
+            pos: usize,
+            _: &Context<'_>,
+        ) -> rustyline::Result<(usize, Vec<Pair>)> {
+            let (start, names) = super::completions(line, pos, &self.names, &self.members);
+            let candidates = names
+                .into_iter()
+                .map(|n| Pair {
+                    display: n.clone(),
+                    replacement: n,
+                })
+                .collect();
+            Ok((start, candidates))
+        }
+    }
+
+    impl Validator for ReplHelper {
+        fn validate(&self, ctx: &mut ValidationContext<'_>) -> rustyline::Result<ValidationResult> {
+            Ok(if super::balanced(ctx.input()) {
+                ValidationResult::Valid(None)
+            } else {
+                ValidationResult::Incomplete
+            })
+        }
+    }
+}
+
+/// Runs the loop on a terminal (line editing, history, completion) or on
+/// piped input (lines read plainly, so scripts can drive it).
+/// What completes the word before `pos`: after `Table.`, that table's
+/// columns and indexes; otherwise commands, tables, definitions and
+/// combinators. Returns where the word starts.
+pub fn completions(
+    line: &str,
+    pos: usize,
+    names: &[String],
+    members: &std::collections::HashMap<String, Vec<String>>,
+) -> (usize, Vec<String>) {
+    let start = line[..pos]
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let word = &line[start..pos];
+    let before = &line[..start];
+    let pool: &[String] = match before.strip_suffix('.') {
+        Some(head) => {
+            let table_start = head
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map(|i| i + 1)
+                .unwrap_or(0);
+            match members.get(&head[table_start..]) {
+                Some(members) => members,
+                None => &[],
+            }
+        }
+        None => names,
+    };
+    let found = pool
+        .iter()
+        .filter(|n| n.starts_with(word))
+        .cloned()
+        .collect();
+    (start, found)
+}
+
+pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
+    let out = &mut std::io::stdout();
+    if !std::io::stdin().is_terminal() {
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        let mut pending = String::new();
+        let mut number = 0;
+        loop {
+            let mut bytes = Vec::new();
+            let read = input
+                .read_until(b'\n', &mut bytes)
+                .map_err(|error| Error::Io {
+                    path: PathBuf::from("<stdin>"),
+                    error,
+                })?;
+            if read == 0 {
+                break;
+            }
+            number += 1;
+            // A line that is not UTF-8 is refused alone; the session goes on.
+            let Ok(line) = String::from_utf8(bytes) else {
+                let _ = writeln!(out, "error[E0001]: line {number} of the input is not UTF-8");
+                if bail {
+                    return Ok(false);
+                }
+                continue;
+            };
+            pending.push_str(line.trim_end_matches(['\r', '\n']));
+            pending.push('\n');
+            if !balanced(&pending) {
+                continue;
+            }
+            let handled = repl.handle(&pending);
+            pending.clear();
+            match handled {
+                Some(text) if text.is_empty() => {}
+                Some(text) => {
+                    let _ = writeln!(out, "{text}");
+                }
+                None => return Ok(true),
+            }
+            // Without --bail the session goes on, as on a terminal.
+            if bail && repl.failed() {
+                return Ok(false);
+            }
+        }
+        if !pending.trim().is_empty() {
+            let _ = writeln!(
+                out,
+                "error[E0102]: the input ends inside an unclosed bracket:\n{}",
+                pending.trim_end()
+            );
+            return Ok(false);
+        }
+        return Ok(true);
+    }
+    let mut editor: rustyline::Editor<editor::ReplHelper, rustyline::history::DefaultHistory> =
+        rustyline::Editor::new().map_err(|e| Error::Io {
+            path: PathBuf::from("<terminal>"),
+            error: std::io::Error::other(e.to_string()),
+        })?;
+    let history = std::env::var_os("RQC_HISTORY")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".rqc_history")))
+        .unwrap_or_else(|| PathBuf::from(".rqc_history"));
+    let _ = editor.load_history(&history);
+    println!(
+        "rqc {} — :help for commands, Ctrl-D to leave",
+        env!("CARGO_PKG_VERSION")
+    );
+    loop {
+        editor.set_helper(Some(editor::ReplHelper {
+            names: repl.names(),
+            members: repl.members(),
+        }));
+        match editor.readline("rql> ") {
+            Ok(line) => {
+                let _ = editor.add_history_entry(line.as_str());
+                match repl.handle(&line) {
+                    Some(text) if text.is_empty() => {}
+                    Some(text) => println!("{text}"),
+                    None => break,
+                }
+            }
+            Err(rustyline::error::ReadlineError::Interrupted) => continue,
+            Err(_) => break,
+        }
+    }
+    let _ = editor.save_history(&history);
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::completions;
+
+    #[test]
+    fn after_a_table_and_a_dot_its_columns_and_indexes_complete() {
+        let names = vec!["User".to_string(), "map".to_string(), ":load".to_string()];
+        let members = std::collections::HashMap::from([(
+            "Post".to_string(),
+            vec![
+                "at".to_string(),
+                "author".to_string(),
+                "by_author".to_string(),
+            ],
+        )]);
+        let line = "Post.au";
+        assert_eq!(
+            completions(line, line.len(), &names, &members),
+            (5, vec!["author".to_string()])
+        );
+        let line = "x |> ma";
+        assert_eq!(
+            completions(line, line.len(), &names, &members),
+            (5, vec!["map".to_string()])
+        );
+        let line = "Nope.";
+        assert_eq!(
+            completions(line, line.len(), &names, &members).1,
+            Vec::<String>::new()
+        );
+        let line = "Post.";
+        assert_eq!(completions(line, line.len(), &names, &members).1.len(), 3);
+    }
+}
