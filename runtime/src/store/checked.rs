@@ -212,9 +212,21 @@ fn range<T: ReadTxn + ?Sized>(
     reverse: bool,
     limit: usize,
 ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-    let found = guarded("reading a range", || {
-        txn.range(tree, start, end, reverse, limit)
+    let (found, boundary) = guarded("reading a range", || {
+        txn.range_to_boundary(tree, start, end, reverse, limit)
     })?;
+    // The entry the range stopped at must be whole, and past the far end.
+    if let Some((key, stored)) = boundary {
+        store.open(tree, &key, stored)?;
+        let past = if reverse {
+            key.as_slice() < start
+        } else {
+            end.is_some_and(|end| key.as_slice() >= end)
+        };
+        if !past {
+            return Err(store.damaged(tree, &key, "ends a range it belongs to"));
+        }
+    }
     found
         .into_iter()
         .map(|(key, stored)| {

@@ -269,9 +269,9 @@ fn range_in(
     end: Option<&[u8]>,
     reverse: bool,
     limit: usize,
-) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+) -> Result<Ranged> {
     if end.is_some_and(|end| end <= start) || limit == 0 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     }
     // LMDB refuses bounds longer than a key it stores. Every key written is
     // at most `longest` bytes long, so a longer bound compares with keys as
@@ -290,20 +290,52 @@ fn range_in(
         (Some(high), _) => Bound::Excluded(high.as_slice()),
         (None, _) => Bound::Unbounded,
     };
-    let bounds = (lower, upper);
-    let pick = |entry: heed::Result<(&[u8], &[u8])>| {
-        entry
-            .map(|(k, v)| (k[1..].to_vec(), v.to_vec()))
-            .map_err(|e| env.error(e))
+    // The range is read open at its far end and cut here, so that the entry
+    // it stops at is seen too: the caller checks it (a key whose stored
+    // length was damaged can sort past the end and cut a range short).
+    let inside = |key: &[u8]| {
+        if reverse {
+            match lower {
+                Bound::Included(l) => key >= l,
+                Bound::Excluded(l) => key > l,
+                Bound::Unbounded => true,
+            }
+        } else {
+            match upper {
+                Bound::Included(u) => key <= u,
+                Bound::Excluded(u) => key < u,
+                Bound::Unbounded => true,
+            }
+        }
     };
-    if reverse {
-        let iter = db.rev_range(txn, &bounds).map_err(|e| env.error(e))?;
-        iter.take(limit).map(pick).collect()
+    let open = if reverse {
+        (Bound::Unbounded, upper)
     } else {
-        let iter = db.range(txn, &bounds).map_err(|e| env.error(e))?;
-        iter.take(limit).map(pick).collect()
+        (lower, Bound::Unbounded)
+    };
+    let mut entries = Vec::new();
+    let mut boundary = None;
+    let iter: Box<dyn Iterator<Item = heed::Result<(&[u8], &[u8])>>> = if reverse {
+        Box::new(db.rev_range(txn, &open).map_err(|e| env.error(e))?)
+    } else {
+        Box::new(db.range(txn, &open).map_err(|e| env.error(e))?)
+    };
+    for entry in iter {
+        let (key, value) = entry.map_err(|e| env.error(e))?;
+        if !inside(key) {
+            boundary = Some((key.get(1..).unwrap_or_default().to_vec(), value.to_vec()));
+            break;
+        }
+        entries.push((key[1..].to_vec(), value.to_vec()));
+        if entries.len() == limit {
+            break;
+        }
     }
+    Ok((entries, boundary))
 }
+
+/// A range's entries, and the entry it stopped at past its far end.
+type Ranged = (Vec<(Vec<u8>, Vec<u8>)>, Option<(Vec<u8>, Vec<u8>)>);
 
 /// A read transaction, with the trees opened before it began.
 struct LmdbRead<'s> {
@@ -395,8 +427,19 @@ impl ReadTxn for LmdbRead<'_> {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        Ok(self.range_to_boundary(tree, start, end, reverse, limit)?.0)
+    }
+
+    fn range_to_boundary(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Ranged> {
         let env = &self.store.env;
-        self.with_tree(tree, Vec::new(), |db, txn| {
+        self.with_tree(tree, (Vec::new(), None), |db, txn| {
             range_in(env, db, txn, start, end, reverse, limit)
         })
     }
@@ -476,6 +519,17 @@ impl ReadTxn for LmdbWrite<'_> {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        Ok(self.range_to_boundary(tree, start, end, reverse, limit)?.0)
+    }
+
+    fn range_to_boundary(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Ranged> {
         let db = self.db(tree)?;
         let txn = self.txn.borrow();
         range_in(&self.store.env, db, &txn, start, end, reverse, limit)

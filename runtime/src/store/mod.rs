@@ -119,6 +119,22 @@ pub trait ReadTxn {
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>>;
 
+    /// Like [`ReadTxn::range`], and the entry the range stopped at past its
+    /// far end (`end`, or `start` when reversed), when the backend saw one:
+    /// `store::checked` checks it, so that damage which makes a key sort
+    /// past the end cannot cut a range short unnoticed. A backend whose
+    /// pages carry checksums of their own gives none.
+    fn range_to_boundary(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<(Vec<(Vec<u8>, Vec<u8>)>, Option<(Vec<u8>, Vec<u8>)>)> {
+        Ok((self.range(tree, start, end, reverse, limit)?, None))
+    }
+
     /// Like [`ReadTxn::range`], but an entry that is damaged (it fails its
     /// checksum) comes as its own error rather than failing the range: for
     /// `verify` and `dump`, which go on past damage.
