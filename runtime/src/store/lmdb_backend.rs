@@ -23,7 +23,7 @@
 pub use super::lmdb_env::{Access, LmdbOptions, LMDB_FILE, MAP_SIZE};
 use super::lmdb_env::{Db, Environment};
 use super::writer_lock::WriterGuard;
-use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
+use super::{Ranged, ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use heed::types::Bytes;
 use heed::{CommitOrAbort, RoTxn, WithoutTls};
@@ -315,7 +315,8 @@ fn range_in(
     };
     let mut entries = Vec::new();
     let mut boundary = None;
-    let iter: Box<dyn Iterator<Item = heed::Result<(&[u8], &[u8])>>> = if reverse {
+    type Cursor<'t> = Box<dyn Iterator<Item = heed::Result<(&'t [u8], &'t [u8])>> + 't>;
+    let iter: Cursor<'_> = if reverse {
         Box::new(db.rev_range(txn, &open).map_err(|e| env.error(e))?)
     } else {
         Box::new(db.range(txn, &open).map_err(|e| env.error(e))?)
@@ -333,9 +334,6 @@ fn range_in(
     }
     Ok((entries, boundary))
 }
-
-/// A range's entries, and the entry it stopped at past its far end.
-type Ranged = (Vec<(Vec<u8>, Vec<u8>)>, Option<(Vec<u8>, Vec<u8>)>);
 
 /// A read transaction, with the trees opened before it began.
 struct LmdbRead<'s> {

@@ -131,7 +131,7 @@ pub trait ReadTxn {
         end: Option<&[u8]>,
         reverse: bool,
         limit: usize,
-    ) -> Result<(Vec<(Vec<u8>, Vec<u8>)>, Option<(Vec<u8>, Vec<u8>)>)> {
+    ) -> Result<Ranged> {
         Ok((self.range(tree, start, end, reverse, limit)?, None))
     }
 
@@ -150,6 +150,12 @@ pub trait ReadTxn {
         Ok(entries.into_iter().map(|(k, v)| (k, Ok(v))).collect())
     }
 }
+
+/// Entries, as a range reads them.
+pub type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// A range's entries, and the entry it stopped at past its far end.
+pub type Ranged = (Entries, Option<(Vec<u8>, Vec<u8>)>);
 
 /// An entry read past damage: its key, and its value or why it is unreadable.
 pub type Salvaged = (Vec<u8>, Result<Vec<u8>>);
