@@ -212,21 +212,23 @@ fn range<T: ReadTxn + ?Sized>(
     reverse: bool,
     limit: usize,
 ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-    let (found, boundary) = guarded("reading a range", || {
+    let ranged = guarded("reading a range", || {
         txn.range_to_boundary(tree, start, end, reverse, limit)
     })?;
-    // The entry the range stopped at must be whole, and past the far end.
-    if let Some((key, stored)) = boundary {
+    // The entries just outside must be whole, and outside.
+    if let Some((key, stored)) = ranged.before {
         store.open(tree, &key, stored)?;
-        let past = if reverse {
-            key.as_slice() < start
-        } else {
-            end.is_some_and(|end| key.as_slice() >= end)
-        };
-        if !past {
+        if key.as_slice() >= start {
+            return Err(store.damaged(tree, &key, "was skipped by the range it belongs to"));
+        }
+    }
+    if let Some((key, stored)) = ranged.after {
+        store.open(tree, &key, stored)?;
+        if end.is_none_or(|end| key.as_slice() < end) {
             return Err(store.damaged(tree, &key, "ends a range it belongs to"));
         }
     }
+    let found = ranged.entries;
     found
         .into_iter()
         .map(|(key, stored)| {

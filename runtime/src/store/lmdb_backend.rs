@@ -271,7 +271,7 @@ fn range_in(
     limit: usize,
 ) -> Result<Ranged> {
     if end.is_some_and(|end| end <= start) || limit == 0 {
-        return Ok((Vec::new(), None));
+        return Ok(Ranged::default());
     }
     // LMDB refuses bounds longer than a key it stores. Every key written is
     // at most `longest` bytes long, so a longer bound compares with keys as
@@ -313,9 +313,10 @@ fn range_in(
     } else {
         (lower, Bound::Unbounded)
     };
-    let mut entries = Vec::new();
-    let mut boundary = None;
     type Cursor<'t> = Box<dyn Iterator<Item = heed::Result<(&'t [u8], &'t [u8])>> + 't>;
+    let copy = |key: &[u8], value: &[u8]| (key.get(1..).unwrap_or_default().to_vec(), value.to_vec());
+    let mut ranged = Ranged::default();
+    let mut stopped = None;
     let iter: Cursor<'_> = if reverse {
         Box::new(db.rev_range(txn, &open).map_err(|e| env.error(e))?)
     } else {
@@ -324,15 +325,23 @@ fn range_in(
     for entry in iter {
         let (key, value) = entry.map_err(|e| env.error(e))?;
         if !inside(key) {
-            boundary = Some((key.get(1..).unwrap_or_default().to_vec(), value.to_vec()));
+            stopped = Some(copy(key, value));
             break;
         }
-        entries.push((key[1..].to_vec(), value.to_vec()));
-        if entries.len() == limit {
+        ranged.entries.push(copy(key, value));
+        if ranged.entries.len() == limit {
             break;
         }
     }
-    Ok((entries, boundary))
+    // Only the far side is seen: the near side would take a seek of its
+    // own, and a leaf cut off by a damaged branch page would escape it
+    // anyway (`verify` finds those: the index disagrees with its table).
+    if reverse {
+        ranged.before = stopped;
+    } else {
+        ranged.after = stopped;
+    }
+    Ok(ranged)
 }
 
 /// A read transaction, with the trees opened before it began.
@@ -425,7 +434,7 @@ impl ReadTxn for LmdbRead<'_> {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        Ok(self.range_to_boundary(tree, start, end, reverse, limit)?.0)
+        Ok(self.range_to_boundary(tree, start, end, reverse, limit)?.entries)
     }
 
     fn range_to_boundary(
@@ -437,7 +446,7 @@ impl ReadTxn for LmdbRead<'_> {
         limit: usize,
     ) -> Result<Ranged> {
         let env = &self.store.env;
-        self.with_tree(tree, (Vec::new(), None), |db, txn| {
+        self.with_tree(tree, Ranged::default(), |db, txn| {
             range_in(env, db, txn, start, end, reverse, limit)
         })
     }
@@ -517,7 +526,7 @@ impl ReadTxn for LmdbWrite<'_> {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        Ok(self.range_to_boundary(tree, start, end, reverse, limit)?.0)
+        Ok(self.range_to_boundary(tree, start, end, reverse, limit)?.entries)
     }
 
     fn range_to_boundary(

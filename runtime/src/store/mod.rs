@@ -119,11 +119,11 @@ pub trait ReadTxn {
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>>;
 
-    /// Like [`ReadTxn::range`], and the entry the range stopped at past its
-    /// far end (`end`, or `start` when reversed), when the backend saw one:
-    /// `store::checked` checks it, so that damage which makes a key sort
-    /// past the end cannot cut a range short unnoticed. A backend whose
-    /// pages carry checksums of their own gives none.
+    /// Like [`ReadTxn::range`], with the entries just outside the range on
+    /// either side, when the backend reads them: `store::checked` checks
+    /// them, so that damage which misplaces a key or misdirects a seek
+    /// cannot cut a range short unnoticed. A backend whose pages carry
+    /// checksums of their own gives none.
     fn range_to_boundary(
         &self,
         tree: Tree,
@@ -132,7 +132,10 @@ pub trait ReadTxn {
         reverse: bool,
         limit: usize,
     ) -> Result<Ranged> {
-        Ok((self.range(tree, start, end, reverse, limit)?, None))
+        Ok(Ranged {
+            entries: self.range(tree, start, end, reverse, limit)?,
+            ..Ranged::default()
+        })
     }
 
     /// Like [`ReadTxn::range`], but an entry that is damaged (it fails its
@@ -154,8 +157,14 @@ pub trait ReadTxn {
 /// Entries, as a range reads them.
 pub type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 
-/// A range's entries, and the entry it stopped at past its far end.
-pub type Ranged = (Entries, Option<(Vec<u8>, Vec<u8>)>);
+/// A range's entries, and the entries just outside it that the backend saw:
+/// `before` sorts before `start`, `after` at or past `end`.
+#[derive(Debug, Default)]
+pub struct Ranged {
+    pub entries: Entries,
+    pub before: Option<(Vec<u8>, Vec<u8>)>,
+    pub after: Option<(Vec<u8>, Vec<u8>)>,
+}
 
 /// An entry read past damage: its key, and its value or why it is unreadable.
 pub type Salvaged = (Vec<u8>, Result<Vec<u8>>);
