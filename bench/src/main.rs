@@ -178,6 +178,9 @@ fn main() {
         }
     };
     let started = std::time::Instant::now();
+    // The commit the run starts from: later commits during a long run do
+    // not change what was measured.
+    let commit = machine::commit();
     let (load_before, cpu_before) = (machine::load_average(), machine::cpu_ticks());
     let seed = 12;
     let mut results = Results {
@@ -209,7 +212,7 @@ fn main() {
     }
     results.meta = report::Meta {
         command: config.command(),
-        commit: machine::commit(),
+        commit,
         machine: machine::describe(),
         seconds: started.elapsed().as_secs_f64(),
         load: (load_before, machine::load_average()),
