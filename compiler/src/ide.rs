@@ -337,6 +337,11 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
             .iter()
             .map(|b| item(b, CompletionKind::Function, "combinator".into())),
     );
+    out.extend(
+        crate::syntax::ast::SCALAR_FUNCTIONS
+            .iter()
+            .map(|f| item(f, CompletionKind::Function, "function of one value".into())),
+    );
     if let Some(module) = shape.index.modules.iter().position(|m| m.file == file) {
         for (name, symbol) in &shape.index.scopes[module] {
             match symbol {

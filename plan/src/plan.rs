@@ -22,6 +22,12 @@ pub struct Bound {
 pub enum UnOp {
     Neg,
     Not,
+    /// A `String`'s length in characters.
+    Length,
+    Lower,
+    Upper,
+    /// An `Int` as a `Float`.
+    ToFloat,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

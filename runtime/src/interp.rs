@@ -219,6 +219,10 @@ impl<'p, 's> Interp<'p, 's> {
                     (UnOp::Neg, Value::Int(n)) => Value::Int(n.checked_neg().ok_or_else(overflow)?),
                     (UnOp::Neg, Value::Float(x)) => Value::Float(-x),
                     (UnOp::Not, Value::Bool(b)) => Value::Bool(!b),
+                    (UnOp::Length, Value::Str(s)) => Value::Int(s.chars().count() as i64),
+                    (UnOp::Lower, Value::Str(s)) => Value::Str(s.to_lowercase()),
+                    (UnOp::Upper, Value::Str(s)) => Value::Str(s.to_uppercase()),
+                    (UnOp::ToFloat, Value::Int(n)) => Value::Float(n as f64),
                     (_, Value::Null) => Value::Null,
                     _ => return Err(internal("a unary operator on the wrong type")),
                 })

@@ -221,6 +221,10 @@ impl<'c> Reference<'c> {
                 (UnaryOp::Neg, Value::Int(n)) => n.checked_neg().map_or(Value::Null, Value::Int),
                 (UnaryOp::Neg, Value::Float(x)) => Value::Float(-x),
                 (UnaryOp::Not, Value::Bool(b)) => Value::Bool(!b),
+                (UnaryOp::Length, Value::Str(s)) => Value::Int(s.chars().count() as i64),
+                (UnaryOp::Lower, Value::Str(s)) => Value::Str(s.to_lowercase()),
+                (UnaryOp::Upper, Value::Str(s)) => Value::Str(s.to_uppercase()),
+                (UnaryOp::ToFloat, Value::Int(n)) => Value::Float(n as f64),
                 _ => Value::Null,
             },
             TExpr::Binary(op, a, b) => {

@@ -253,3 +253,22 @@ fn values_convert_from_options_and_vectors_and_errors_show_their_code() {
     let error = db.run("nothing", &[]).unwrap_err();
     assert!(error.to_string().starts_with("error[E0514]: "), "{error}");
 }
+
+#[test]
+fn functions_of_one_value_compute_as_written() {
+    let mut db = Database::in_memory();
+    db.install_source(
+        "f.rq",
+        "table Item { id: Int key  name: String  note: String? }
+mutation add(id: Int, name: String, note: String?) = insert Item { id, name, note }
+query show(id: Int) = Item[id] |> map(i => { len: length(i.name), up: upper(i.name), low: i.name |> lower(), half: float(i.id) / 2.0, note: length(i.note) })",
+    )
+    .unwrap();
+    db.run("add", &[3.into(), "Lampé".into(), Value::Null]).unwrap();
+    let row = db.run("show", &[3.into()]).unwrap().rows()[0].clone();
+    assert_eq!(row.field("len"), Some(&Value::Int(5)), "characters, not bytes");
+    assert_eq!(row.field("up"), Some(&Value::from("LAMPÉ")));
+    assert_eq!(row.field("low"), Some(&Value::from("lampé")));
+    assert_eq!(row.field("half"), Some(&Value::Float(1.5)));
+    assert_eq!(row.field("note"), Some(&Value::Null));
+}

@@ -417,6 +417,11 @@ impl Repl {
             .map(|s| s.to_string())
             .collect();
         names.extend(rqc_compiler::check::BUILTINS.iter().map(|s| s.to_string()));
+        names.extend(
+            rqc_compiler::syntax::ast::SCALAR_FUNCTIONS
+                .iter()
+                .map(|s| s.to_string()),
+        );
         if let Some(program) = self.db.program() {
             names.extend(program.schema.tables.iter().map(|t| t.name.clone()));
             names.extend(

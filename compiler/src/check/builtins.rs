@@ -13,7 +13,7 @@ use super::tir::TExpr;
 use super::types::{StreamTy, Ty};
 use crate::cost::Poly;
 use crate::span::Span;
-use crate::syntax::ast::{Expr, Ident};
+use crate::syntax::ast::{Expr, Ident, UnaryOp};
 use rqc_plan::Shape;
 
 pub const BUILTINS: [&str; 17] = [
@@ -59,6 +59,22 @@ impl Input {
 impl Checker<'_> {
     pub fn check_builtin(&mut self, span: Span, name: &Ident, args: &[&Expr]) -> Option<Checked> {
         let op = name.name.as_str();
+        if let Some(function) = UnaryOp::function(op) {
+            return Some(match args {
+                [arg] => self.check_unary(function, arg),
+                _ => {
+                    self.error(
+                        "E0414",
+                        format!("`{op}` takes 1 argument, {} given", args.len()),
+                        span,
+                        "wrong number of arguments",
+                    )
+                    .help
+                    .push(format!("write `{op}(x)`, or `x |> {op}()`"));
+                    Checked::error()
+                }
+            });
+        }
         if !BUILTINS.contains(&op) {
             return None;
         }

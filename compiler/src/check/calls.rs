@@ -112,6 +112,7 @@ impl Checker<'_> {
     fn unknown_function(&mut self, name: &crate::syntax::ast::Ident) {
         let mut known: Vec<String> = super::builtins::BUILTINS
             .iter()
+            .chain(crate::syntax::ast::SCALAR_FUNCTIONS.iter())
             .map(|s| s.to_string())
             .collect();
         known.extend(

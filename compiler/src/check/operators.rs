@@ -3,6 +3,8 @@
 use super::expr::{Checked, Checker};
 use super::tir::TExpr;
 use super::types::Ty;
+use super::interval::Interval;
+use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, UnaryOp};
 
@@ -27,8 +29,36 @@ impl Checker<'_> {
                 self.expect_type(&Ty::Bool, &checked.ty, operand.span, "`!` negates a Bool");
                 Ty::Bool
             }
+            UnaryOp::Length | UnaryOp::Lower | UnaryOp::Upper | UnaryOp::ToFloat => {
+                self.scalar_function(op, &checked.ty, operand.span)
+            }
         };
         Checked::new(ty, checked.cost, TExpr::Unary(op, Box::new(checked.tir)))
+    }
+
+    /// `length(s)`, `lower(s)`, `upper(s)` of a `String`, `float(n)` of an
+    /// `Int`; of an option, an option (`none` stays `none`).
+    fn scalar_function(&mut self, op: UnaryOp, ty: &Ty, span: crate::span::Span) -> Ty {
+        if let Ty::Option(inner) = ty {
+            return Ty::option(self.scalar_function(op, inner, span));
+        }
+        let (takes, gives) = match op {
+            UnaryOp::Length => (Ty::Str, Ty::Int(Interval::up_to(Poly::unbounded("length")))),
+            UnaryOp::Lower | UnaryOp::Upper => (Ty::Str, Ty::Str),
+            _ => (Ty::any_int("?"), Ty::Float),
+        };
+        match (ty, &takes) {
+            (Ty::Error, _) | (Ty::Str, Ty::Str) | (Ty::Int(_), Ty::Int(_)) => gives,
+            (other, _) => {
+                self.mismatch(
+                    &takes,
+                    other,
+                    span,
+                    &format!("`{}` takes {}", op.written(), if matches!(takes, Ty::Str) { "a String" } else { "an Int" }),
+                );
+                Ty::Error
+            }
+        }
     }
 
     pub(super) fn check_binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> Checked {

@@ -232,11 +232,17 @@ impl Printer<'_> {
                 .unwrap_or_else(|| format!("${i}")),
             Op::Var(name) => name.split('#').next().unwrap_or(name).to_string(),
             Op::Field(base, name) => format!("{}.{name}", self.expr(base)),
-            Op::Unary(op, a) => format!(
-                "{}{}",
-                if *op == UnOp::Neg { "-" } else { "!" },
-                self.expr(a)
-            ),
+            Op::Unary(UnOp::Neg, a) => format!("-{}", self.expr(a)),
+            Op::Unary(UnOp::Not, a) => format!("!{}", self.expr(a)),
+            Op::Unary(op, a) => {
+                let name = match op {
+                    UnOp::Length => "length",
+                    UnOp::Lower => "lower",
+                    UnOp::Upper => "upper",
+                    _ => "float",
+                };
+                format!("{name}({})", self.expr(a))
+            }
             Op::Binary(op, a, b) => format!("({} {} {})", self.expr(a), symbol(*op), self.expr(b)),
             Op::Lambda(params, body) => {
                 let names: Vec<&str> = params

@@ -269,6 +269,10 @@ impl Lowerer<'_> {
                 match op {
                     UnaryOp::Neg => UnOp::Neg,
                     UnaryOp::Not => UnOp::Not,
+                    UnaryOp::Length => UnOp::Length,
+                    UnaryOp::Lower => UnOp::Lower,
+                    UnaryOp::Upper => UnOp::Upper,
+                    UnaryOp::ToFloat => UnOp::ToFloat,
                 },
                 self.boxed(a)?,
             )),

@@ -191,7 +191,41 @@ pub struct Expr {
 pub enum UnaryOp {
     Neg,
     Not,
+    /// The built-in functions of one value, written as calls
+    /// (`length(s)`): the checker makes them from a call, the parser never.
+    Length,
+    Lower,
+    Upper,
+    ToFloat,
 }
+
+impl UnaryOp {
+    /// The built-in function written `name(x)`, if this is one.
+    pub fn function(name: &str) -> Option<UnaryOp> {
+        Some(match name {
+            "length" => UnaryOp::Length,
+            "lower" => UnaryOp::Lower,
+            "upper" => UnaryOp::Upper,
+            "float" => UnaryOp::ToFloat,
+            _ => return None,
+        })
+    }
+
+    /// How the operator is written: a prefix symbol, or a function's name.
+    pub fn written(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "-",
+            UnaryOp::Not => "!",
+            UnaryOp::Length => "length",
+            UnaryOp::Lower => "lower",
+            UnaryOp::Upper => "upper",
+            UnaryOp::ToFloat => "float",
+        }
+    }
+}
+
+/// The built-in functions of one value, for completion.
+pub const SCALAR_FUNCTIONS: [&str; 4] = ["length", "lower", "upper", "float"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {

@@ -262,13 +262,10 @@ fn print_bare(expr: &Expr) -> String {
             [single] => format!("{} => {}", single.name, print_expr(body)),
             many => format!("({}) => {}", names_list(many), print_expr(body)),
         },
-        ExprKind::Unary(op, operand) => {
-            let symbol = match op {
-                UnaryOp::Neg => "-",
-                UnaryOp::Not => "!",
-            };
-            format!("{symbol}{}", print_at(operand, Level::Unary))
+        ExprKind::Unary(op @ (UnaryOp::Neg | UnaryOp::Not), operand) => {
+            format!("{}{}", op.written(), print_at(operand, Level::Unary))
         }
+        ExprKind::Unary(op, operand) => format!("{}({})", op.written(), print_expr(operand)),
         ExprKind::Binary(op, a, b) => {
             let (left, right) = match level_of(expr) {
                 Level::Compare => (Level::Pipe, Level::Pipe),
