@@ -161,6 +161,8 @@ pub enum Combinator {
     Distinct,
     Count,
     Sum,
+    /// The mean, a `Float`; `none` of no values.
+    Avg,
     Min,
     Max,
     Any,
@@ -183,6 +185,7 @@ impl Combinator {
             Combinator::Distinct => "Distinct",
             Combinator::Count => "Count",
             Combinator::Sum => "Sum",
+            Combinator::Avg => "Avg",
             Combinator::Min => "Min",
             Combinator::Max => "Max",
             Combinator::Any => "Any",

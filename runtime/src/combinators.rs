@@ -160,6 +160,23 @@ pub fn combinator<'p>(
                 None => Value::Int(int),
             })
         }
+        Combinator::Avg => {
+            let mut total = 0.0;
+            let mut count = 0usize;
+            for item in &items {
+                match data_of(interp, item)? {
+                    Value::Int(n) => total += n as f64,
+                    Value::Float(x) => total += x,
+                    _ => continue,
+                }
+                count += 1;
+            }
+            Val::Data(if count == 0 {
+                Value::Null
+            } else {
+                Value::Float(total / count as f64)
+            })
+        }
         Combinator::Min | Combinator::Max => {
             let mut best: Option<Value> = None;
             for item in &items {

@@ -492,6 +492,21 @@ impl<'c> Reference<'c> {
                         .map_or(Value::Null, Value::Int)
                 })
             }
+            "avg" => {
+                let values: Vec<f64> = xs
+                    .iter()
+                    .filter_map(|x| match key(self, x) {
+                        Value::Int(n) => Some(n as f64),
+                        Value::Float(f) => Some(f),
+                        _ => None,
+                    })
+                    .collect();
+                Val::Data(if values.is_empty() {
+                    Value::Null
+                } else {
+                    Value::Float(values.iter().sum::<f64>() / values.len() as f64)
+                })
+            }
             "min" | "max" => {
                 let keys: Vec<Value> = xs.iter().map(|x| key(self, x)).collect();
                 let best = keys.into_iter().reduce(|a, b| {

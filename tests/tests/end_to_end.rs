@@ -272,3 +272,20 @@ query show(id: Int) = Item[id] |> map(i => { len: length(i.name), up: upper(i.na
     assert_eq!(row.field("half"), Some(&Value::Float(1.5)));
     assert_eq!(row.field("note"), Some(&Value::Null));
 }
+
+#[test]
+fn avg_is_the_mean_and_none_of_nothing() {
+    let mut db = Database::in_memory();
+    db.install_source(
+        "a.rq",
+        "table Item { id: Int key  shelf: Int  price: Int  index by_shelf (shelf)  bound shelf <= 50 }
+mutation add(id: Int, shelf: Int, price: Int) = insert Item { id, shelf, price }
+query mean(s: Int) = Item.by_shelf[s] |> avg(i => i.price)",
+    )
+    .unwrap();
+    for (id, shelf, price) in [(1, 1, 10), (2, 1, 15), (3, 2, 7)] {
+        db.run("add", &[id.into(), shelf.into(), price.into()]).unwrap();
+    }
+    assert_eq!(db.run("mean", &[1.into()]).unwrap().value, Value::Float(12.5));
+    assert_eq!(db.run("mean", &[9.into()]).unwrap().value, Value::Null);
+}

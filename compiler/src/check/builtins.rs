@@ -16,7 +16,7 @@ use crate::span::Span;
 use crate::syntax::ast::{Expr, Ident, UnaryOp};
 use rqc_plan::Shape;
 
-pub const BUILTINS: [&str; 17] = [
+pub const BUILTINS: [&str; 18] = [
     "take",
     "first",
     "exists",
@@ -29,6 +29,7 @@ pub const BUILTINS: [&str; 17] = [
     "distinct",
     "count",
     "sum",
+    "avg",
     "min",
     "max",
     "any",
@@ -83,7 +84,7 @@ impl Checker<'_> {
                 (2, 2)
             }
             "sort_by" => (2, 3),
-            "sum" | "min" | "max" => (1, 2),
+            "sum" | "avg" | "min" | "max" => (1, 2),
             _ => (1, 1),
         };
         if args.len() < min_args || args.len() > max_args {
@@ -454,14 +455,14 @@ impl Checker<'_> {
                 Ty::list(elem, size.clone())
             }
             "count" => Ty::Int(Interval::up_to(size.clone())),
-            "sum" | "min" | "max" => {
+            "sum" | "avg" | "min" | "max" => {
                 let value_ty = match rest.first() {
                     Some(f) => per_call(self, f, vec![elem.clone()]),
                     None => elem.clone(),
                 };
                 let numeric = matches!(value_ty, Ty::Int(_) | Ty::Float | Ty::Error);
                 let ordered = numeric || matches!(value_ty, Ty::Str);
-                if (op == "sum" && !numeric) || !ordered {
+                if (matches!(op, "sum" | "avg") && !numeric) || !ordered {
                     self.error(
                         "E0401",
                         format!("`{op}` needs numbers, and these are `{value_ty}`"),
@@ -477,6 +478,8 @@ impl Checker<'_> {
                     // At most `size` values, each within the element's range.
                     ("sum", Ty::Int(each)) => Ty::Int(each.times(&Interval::up_to(size.clone()))),
                     ("sum", _) => value_ty,
+                    // The mean of no values is none.
+                    ("avg", _) => Ty::option(Ty::Float),
                     _ if rest.is_empty() => Ty::option(elem),
                     _ => Ty::option(value_ty),
                 }

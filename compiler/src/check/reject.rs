@@ -283,7 +283,7 @@ fn aggregate_fixes(op: &str, stream: &StreamTy) -> Vec<String> {
             "if `{}` stays small, declare it so: `small table {} max 1000 {{ … }}`",
             stream.source.table, stream.source.table
         ));
-        if op == "count" || op == "sum" {
+        if matches!(op, "count" | "sum" | "avg") {
             fixes.push("or keep the total in a table of its own, updated by the mutations that write these rows".into());
         }
     } else {

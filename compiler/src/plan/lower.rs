@@ -367,6 +367,7 @@ impl Lowerer<'_> {
             "distinct" => Combinator::Distinct,
             "count" => Combinator::Count,
             "sum" => Combinator::Sum,
+            "avg" => Combinator::Avg,
             "min" => Combinator::Min,
             "max" => Combinator::Max,
             "any" => Combinator::Any,
