@@ -50,6 +50,8 @@ impl Database {
         Database::open_with(dir, OpenOptions::default())
     }
 
+    /// Opens (or creates) the database in `dir` with `options`: the backend
+    /// of a new database, syncing, how long a writer waits for another.
     pub fn open_with(dir: impl AsRef<Path>, options: OpenOptions) -> Result<Database, Error> {
         Ok(Database::with_engine(Engine::open(dir.as_ref(), options)?))
     }
@@ -137,6 +139,22 @@ impl Database {
         Ok(self.engine.run_entry(entry, args)?)
     }
 
+    /// Loads plain rows (each the table's columns, in their declared order)
+    /// into `table`, as [`Database::load`] does: all, or none with every
+    /// refusal reported by its position (from 1).
+    pub fn load_rows(
+        &self,
+        table: &str,
+        rows: impl IntoIterator<Item = Vec<Value>>,
+    ) -> Result<LoadReport, Error> {
+        let rows = rows
+            .into_iter()
+            .enumerate()
+            .map(|(i, row)| (i + 1, Ok(row)))
+            .collect();
+        self.load(table, rows, &mut |_| {})
+    }
+
     /// Loads rows into `table` as one transaction: all of them, or — when
     /// any is refused — none, with every refusal reported by line.
     pub fn load(
@@ -222,6 +240,7 @@ pub struct Prepared<'db> {
 }
 
 impl<'db> Prepared<'db> {
+    /// The entry point's parameters, in order, with their types and bounds.
     pub fn params(&self) -> &[rqc_plan::ParamSpec] {
         &self.entry.params
     }

@@ -6,18 +6,24 @@ use rqc_runtime::RuntimeError;
 use std::fmt;
 use std::path::PathBuf;
 
+/// What went wrong, as the library reports it: each has a stable code
+/// (`Error::code`), and its `Display` starts with it.
 #[derive(Debug)]
 pub enum Error {
     /// The program did not compile; every diagnostic is here.
     Compile {
+        /// Every diagnostic, errors and warnings, in source order.
         diagnostics: Vec<Diagnostic>,
+        /// The texts the diagnostics point into, to render them.
         sources: Sources,
     },
     /// The runtime refused or failed (a constraint, an argument, the store).
     Runtime(RuntimeError),
     /// A file or directory could not be read or written.
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// What the system said.
         error: std::io::Error,
     },
 }

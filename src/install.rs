@@ -23,7 +23,9 @@ use rqc_plan::CompiledProgram;
 /// leaves to report.
 #[derive(Debug)]
 pub struct Installable {
+    /// The accepted entry points and the schema, ready to install.
     pub program: CompiledProgram,
+    /// What the installation leaves out, and why.
     pub report: Installed,
 }
 

@@ -156,7 +156,9 @@ pub enum Combinator {
     Filter,
     FlatMap,
     Flatten,
-    SortBy { descending: bool },
+    SortBy {
+        descending: bool,
+    },
     GroupBy,
     Distinct,
     Count,

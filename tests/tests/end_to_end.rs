@@ -264,9 +264,14 @@ mutation add(id: Int, name: String, note: String?) = insert Item { id, name, not
 query show(id: Int) = Item[id] |> map(i => { len: length(i.name), up: upper(i.name), low: i.name |> lower(), half: float(i.id) / 2.0, note: length(i.note) })",
     )
     .unwrap();
-    db.run("add", &[3.into(), "Lampé".into(), Value::Null]).unwrap();
+    db.run("add", &[3.into(), "Lampé".into(), Value::Null])
+        .unwrap();
     let row = db.run("show", &[3.into()]).unwrap().rows()[0].clone();
-    assert_eq!(row.field("len"), Some(&Value::Int(5)), "characters, not bytes");
+    assert_eq!(
+        row.field("len"),
+        Some(&Value::Int(5)),
+        "characters, not bytes"
+    );
     assert_eq!(row.field("up"), Some(&Value::from("LAMPÉ")));
     assert_eq!(row.field("low"), Some(&Value::from("lampé")));
     assert_eq!(row.field("half"), Some(&Value::Float(1.5)));
@@ -284,8 +289,41 @@ query mean(s: Int) = Item.by_shelf[s] |> avg(i => i.price)",
     )
     .unwrap();
     for (id, shelf, price) in [(1, 1, 10), (2, 1, 15), (3, 2, 7)] {
-        db.run("add", &[id.into(), shelf.into(), price.into()]).unwrap();
+        db.run("add", &[id.into(), shelf.into(), price.into()])
+            .unwrap();
     }
-    assert_eq!(db.run("mean", &[1.into()]).unwrap().value, Value::Float(12.5));
+    assert_eq!(
+        db.run("mean", &[1.into()]).unwrap().value,
+        Value::Float(12.5)
+    );
     assert_eq!(db.run("mean", &[9.into()]).unwrap().value, Value::Null);
+}
+
+#[test]
+fn plain_rows_load_all_or_nothing() {
+    let mut db = Database::in_memory();
+    db.install_source(
+        "l.rq",
+        "table Item { id: Int key  name: String }\nquery item(id: Int) = Item[id]",
+    )
+    .unwrap();
+    let report = db
+        .load_rows(
+            "Item",
+            vec![vec![1.into(), "a".into()], vec![2.into(), "b".into()]],
+        )
+        .unwrap();
+    assert_eq!(report.written, 2);
+    let refused = db
+        .load_rows(
+            "Item",
+            vec![vec![3.into(), "c".into()], vec![1.into(), "again".into()]],
+        )
+        .unwrap();
+    assert_eq!(refused.written, 0);
+    assert_eq!(refused.rejected[0].0, 2, "the second row is refused");
+    assert!(
+        db.run("item", &[3.into()]).unwrap().rows().is_empty(),
+        "nothing of it"
+    );
 }

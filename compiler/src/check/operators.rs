@@ -1,9 +1,9 @@
 //! Checking operators: unary and binary, with their types and value ranges.
 
 use super::expr::{Checked, Checker};
+use super::interval::Interval;
 use super::tir::TExpr;
 use super::types::Ty;
-use super::interval::Interval;
 use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, UnaryOp};
@@ -54,7 +54,15 @@ impl Checker<'_> {
                     &takes,
                     other,
                     span,
-                    &format!("`{}` takes {}", op.written(), if matches!(takes, Ty::Str) { "a String" } else { "an Int" }),
+                    &format!(
+                        "`{}` takes {}",
+                        op.written(),
+                        if matches!(takes, Ty::Str) {
+                            "a String"
+                        } else {
+                            "an Int"
+                        }
+                    ),
                 );
                 Ty::Error
             }

@@ -314,7 +314,8 @@ fn range_in(
         (lower, Bound::Unbounded)
     };
     type Cursor<'t> = Box<dyn Iterator<Item = heed::Result<(&'t [u8], &'t [u8])>> + 't>;
-    let copy = |key: &[u8], value: &[u8]| (key.get(1..).unwrap_or_default().to_vec(), value.to_vec());
+    let copy =
+        |key: &[u8], value: &[u8]| (key.get(1..).unwrap_or_default().to_vec(), value.to_vec());
     let mut ranged = Ranged::default();
     let mut stopped = None;
     let iter: Cursor<'_> = if reverse {
@@ -434,7 +435,9 @@ impl ReadTxn for LmdbRead<'_> {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        Ok(self.range_to_boundary(tree, start, end, reverse, limit)?.entries)
+        Ok(self
+            .range_to_boundary(tree, start, end, reverse, limit)?
+            .entries)
     }
 
     fn range_to_boundary(
@@ -526,7 +529,9 @@ impl ReadTxn for LmdbWrite<'_> {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        Ok(self.range_to_boundary(tree, start, end, reverse, limit)?.entries)
+        Ok(self
+            .range_to_boundary(tree, start, end, reverse, limit)?
+            .entries)
     }
 
     fn range_to_boundary(
