@@ -10,6 +10,7 @@ mod install;
 mod migrate;
 mod plans;
 mod processes;
+mod readme;
 mod records;
 mod repl;
 

@@ -1,0 +1,148 @@
+//! The README's console blocks, run as written: each `$ rqc …` line runs (from the repository root, the tour's `shop.rq` and `data` in a fresh directory) and must print what the README shows below it.
+//!
+//! Output is stdout then stderr, as a terminal shows them for these
+//! commands; trailing spaces are ignored. A `rqc repl` block runs its
+//! `rql> ` lines as piped input, and its output is compared with the
+//! prompts and typed lines taken out (a pipe echoes neither).
+
+use super::{repo, stderr, stdout};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+struct Step {
+    command: String,
+    input: Vec<String>,
+    expected: Vec<String>,
+}
+
+/// The steps of every ```console block.
+fn console_steps(readme: &str) -> Vec<Step> {
+    let mut steps: Vec<Step> = Vec::new();
+    let mut inside = false;
+    for line in readme.lines() {
+        if line.starts_with("```console") {
+            inside = true;
+            continue;
+        }
+        if line.starts_with("```") {
+            inside = false;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if let Some(command) = line.strip_prefix("$ ") {
+            steps.push(Step {
+                command: command.to_string(),
+                input: Vec::new(),
+                expected: Vec::new(),
+            });
+        } else if let Some(step) = steps.last_mut() {
+            match line.strip_prefix("rql> ") {
+                Some(typed) => step.input.push(typed.to_string()),
+                None => step.expected.push(line.to_string()),
+            }
+        }
+    }
+    steps
+}
+
+/// The tour's program: the first ```rql block.
+fn tour_program(readme: &str) -> String {
+    let start = readme.find("```rql\n").expect("the tour has a program") + "```rql\n".len();
+    let end = start + readme[start..].find("```").unwrap();
+    readme[start..end].to_string()
+}
+
+fn normalized(lines: &[String]) -> String {
+    let mut lines: Vec<String> = lines.iter().map(|l| l.trim_end().to_string()).collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+fn run(step: &Step, dir: &Path) -> String {
+    let shop = dir.join("shop.rq").display().to_string();
+    let data = dir.join("data").display().to_string();
+    let social = dir.join("social").display().to_string();
+    let args: Vec<String> = step
+        .command
+        .split_whitespace()
+        .skip(1)
+        .map(|word| match word {
+            "shop.rq" => shop.clone(),
+            "data" => data.clone(),
+            "social" => social.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
+        .args(&args)
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        for line in &step.input {
+            writeln!(stdin, "{line}").unwrap();
+        }
+    }
+    let output = child.wait_with_output().unwrap();
+    let mut text = stdout(&output);
+    let err = stderr(&output);
+    // The REPL's greeting on stderr is no part of the session shown.
+    if !step.command.starts_with("rqc repl") {
+        text.push_str(&err);
+    }
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    normalized(&lines)
+}
+
+#[test]
+fn every_console_block_of_the_readme_prints_what_it_shows() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("shop.rq"), tour_program(&readme)).unwrap();
+    let steps = console_steps(&readme);
+    assert!(steps.len() >= 6, "the README's console blocks were found");
+    // The REPL's block reads the social example's database: seed it.
+    for step in &steps {
+        if step.command.contains("examples/social") && step.command.starts_with("rqc repl") {
+            let social = dir.path().join("social").display().to_string();
+            let seeded = super::rqc(&[
+                "run",
+                "--db",
+                &social,
+                "examples/social",
+                "add_user",
+                "--arg",
+                "id=1",
+                "--arg",
+                "handle=ann",
+                "--arg",
+                "name=Ann",
+                "--arg",
+                "country=NZ",
+            ]);
+            assert!(seeded.status.success(), "{}", stderr(&seeded));
+        }
+    }
+    let mut differences = Vec::new();
+    for step in &steps {
+        let actual = run(step, dir.path());
+        let expected = normalized(&step.expected);
+        if actual != expected {
+            differences.push(format!(
+                "$ {}\n--- the README shows:\n{expected}\n--- rqc prints:\n{actual}",
+                step.command
+            ));
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n\n"));
+}
