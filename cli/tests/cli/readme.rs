@@ -146,3 +146,32 @@ fn every_console_block_of_the_readme_prints_what_it_shows() {
     }
     assert!(differences.is_empty(), "{}", differences.join("\n\n"));
 }
+
+/// stdlib/README.md lists every function the prelude defines, and every
+/// built-in the checker knows.
+#[test]
+fn the_stdlib_readme_names_every_prelude_function_and_builtin() {
+    let readme = std::fs::read_to_string(repo().join("stdlib/README.md")).unwrap();
+    let prelude = std::fs::read_to_string(repo().join("stdlib/prelude.rq")).unwrap();
+    for line in prelude.lines() {
+        if let Some(rest) = line.strip_prefix("pub fn ") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            assert!(
+                readme.contains(&format!("`{name}(")),
+                "{name} is not in stdlib/README.md"
+            );
+        }
+    }
+    let builtins = rqc_compiler::check::BUILTINS
+        .iter()
+        .chain(rqc_compiler::syntax::ast::SCALAR_FUNCTIONS.iter());
+    for name in builtins {
+        assert!(
+            readme.contains(&format!("`{name}`")),
+            "{name} is not in stdlib/README.md"
+        );
+    }
+}
