@@ -91,7 +91,7 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
         };
     }
     let d = depth - 1;
-    match rng.below(18) {
+    match rng.below(20) {
         0 => literal(rng),
         1 => pick(rng, &["n", "m", "x"]).into(),
         2 => format!(
@@ -126,6 +126,14 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
         ),
         16 => format!(
             "{{ let t = k => {{ let u = j => (A.by_g[n] |> take(j) |> count()); u(k) + u(2) }}; t({}) + t({}) }}",
+            int(rng, d),
+            int(rng, d)
+        ),
+        // A function of one value: a length nothing bounds from above.
+        18 => format!("length(upper(\"ab\") |> lower()) * {}", int(rng, d)),
+        // The mean of an island, read in full, turned back into an Int.
+        19 => format!(
+            "(B[x] |> avg(b => b.w) |> map(f => {}) |> unwrap_or({}))",
             int(rng, d),
             int(rng, d)
         ),
