@@ -168,17 +168,15 @@ impl ReadPool {
         None
     }
 
-    /// Keeps `txn` for the next read, unless a commit came since it began.
+    /// Keeps `txn` for the next read (for at most two ticks of the reaper).
     fn give_back(
         &self,
         env: &Environment,
         txn: RoTxn<'static, WithoutTls>,
         trees: Arc<Vec<Option<Db>>>,
     ) {
-        if env.access == Access::ReadOnlyUnlocked
-            || txn.id() != env.env.info().last_txn_id
-            || !self.reaping()
-        {
+        // Kept whatever commits came since: `take` ends a stale one.
+        if env.access == Access::ReadOnlyUnlocked || !self.reaping() {
             return;
         }
         let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
