@@ -1,4 +1,4 @@
-//! The REPL's input: lines piped in (with `--bail`), or a terminal through rustyline, with completion and continuation until brackets balance.
+//! The REPL's input: lines piped in (with `--bail`), or a terminal through rustyline, with completion and a continuation prompt until brackets balance.
 
 use super::Repl;
 use rqc::Error;
@@ -38,12 +38,12 @@ pub fn balanced(text: &str) -> bool {
 }
 
 mod editor {
-    //! rustyline glue: completion of names, continuation until brackets balance.
+    //! rustyline glue: completion of names.
 
     use rustyline::completion::{Completer, Pair};
     use rustyline::highlight::Highlighter;
     use rustyline::hint::Hinter;
-    use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+    use rustyline::validate::Validator;
     use rustyline::{Context, Helper};
 
     pub struct ReplHelper {
@@ -80,15 +80,7 @@ mod editor {
         }
     }
 
-    impl Validator for ReplHelper {
-        fn validate(&self, ctx: &mut ValidationContext<'_>) -> rustyline::Result<ValidationResult> {
-            Ok(if super::balanced(ctx.input()) {
-                ValidationResult::Valid(None)
-            } else {
-                ValidationResult::Incomplete
-            })
-        }
-    }
+    impl Validator for ReplHelper {}
 }
 
 /// Runs the loop on a terminal (line editing, history, completion) or on
@@ -128,6 +120,11 @@ pub fn completions(
         .collect();
     (start, found)
 }
+
+/// The prompt of a new entry.
+const PROMPT: &str = "rql> ";
+/// The prompt of a line that continues an entry left open by a bracket.
+const CONTINUATION_PROMPT: &str = " ..> ";
 
 pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
     let out = &mut std::io::stdout();
@@ -199,22 +196,42 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
         "rqc {} — :help for commands, Ctrl-D to leave",
         env!("CARGO_PKG_VERSION")
     );
+    // Input left open by a bracket gathers here, one line per prompt, under
+    // a continuation prompt (as psql's `-#` and sqlite3's `...>`).
+    let mut pending = String::new();
     loop {
         editor.set_helper(Some(editor::ReplHelper {
             names: repl.names(),
             members: repl.members(),
         }));
-        match editor.readline("rql> ") {
+        let prompt = if pending.is_empty() {
+            PROMPT
+        } else {
+            CONTINUATION_PROMPT
+        };
+        match editor.readline(prompt) {
             Ok(line) => {
-                let _ = editor.add_history_entry(line.as_str());
-                match repl.handle(&line) {
+                pending.push_str(&line);
+                pending.push('\n');
+                if !balanced(&pending) {
+                    continue;
+                }
+                let entry = std::mem::take(&mut pending);
+                let _ = editor.add_history_entry(entry.trim_end());
+                match repl.handle(&entry) {
                     Some(text) if text.is_empty() => {}
                     Some(text) => println!("{text}"),
                     None => break,
                 }
             }
-            Err(rustyline::error::ReadlineError::Interrupted) => continue,
-            Err(_) => break,
+            // Ctrl-C drops what is being typed, as in a shell.
+            Err(rustyline::error::ReadlineError::Interrupted) => pending.clear(),
+            Err(_) => {
+                if !pending.trim().is_empty() {
+                    println!("error[E0102]: the input ends inside an unclosed bracket");
+                }
+                break;
+            }
         }
     }
     let _ = editor.save_history(&history);

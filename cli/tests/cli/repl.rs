@@ -107,6 +107,14 @@ fn the_repl_works_on_a_terminal() {
     let output = child.wait_with_output().unwrap();
     let out = stdout(&output);
     assert!(out.contains("rql> "), "a prompt on the terminal:\n{out}");
+    let open = out.find("Follow[1").expect("the open line echoed");
+    let rest = &out[open..];
+    let (prompt, close) = (rest.find(" ..> "), rest.find("] |> count()"));
+    assert!(
+        matches!((prompt, close), (Some(p), Some(c)) if p < c),
+        "the open bracket's next line has the continuation prompt:\n{out}"
+    );
+    assert_eq!(out.matches(" ..> ").count(), 1, "only there:\n{out}");
     assert!(out.contains("2  │ bob"), "the row:\n{out}");
     assert!(
         out.contains("0\r\n") || out.contains("\n0"),
