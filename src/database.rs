@@ -7,7 +7,7 @@ use rqc_plan::{CompiledProgram, Entry, Value};
 use rqc_runtime::dump::Dump;
 use rqc_runtime::verify::Verification;
 pub use rqc_runtime::{Backend, OpenOptions, Output};
-use rqc_runtime::{Engine, LoadReport, LoadRows};
+use rqc_runtime::{Engine, LoadReport, LoadRows, RowSource};
 use std::path::{Path, PathBuf};
 
 /// An open rqc database with (once installed) a program to run.
@@ -147,23 +147,25 @@ impl Database {
         table: &str,
         rows: impl IntoIterator<Item = Vec<Value>>,
     ) -> Result<LoadReport, Error> {
-        let rows = rows
+        let mut rows: LoadRows = rows
             .into_iter()
             .enumerate()
             .map(|(i, row)| (i + 1, Ok(row)))
             .collect();
-        self.load(table, rows, &mut |_| {})
+        self.load(table, &mut rows, &mut |_| {})
     }
 
     /// Loads rows into `table` as one transaction: all of them, or — when
-    /// any is refused — none, with every refusal reported by line.
+    /// any is refused — none, with the refusals reported by line. The rows
+    /// are read one at a time from `source` ([`LoadRows`] for rows in
+    /// memory; a source of your own streams a file of any size).
     pub fn load(
         &self,
         table: &str,
-        rows: LoadRows,
+        source: &mut dyn RowSource,
         progress: &mut dyn FnMut(usize),
     ) -> Result<LoadReport, Error> {
-        Ok(self.engine.load(table, rows, progress)?)
+        Ok(self.engine.load(table, source, progress)?)
     }
 
     /// Runs an entry point to measure it, per operator; a mutation's writes

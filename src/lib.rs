@@ -29,5 +29,5 @@ pub use rqc_compiler as compiler;
 pub use rqc_plan::{CompiledProgram, Entry, Value};
 pub use rqc_runtime::dump::Dump;
 pub use rqc_runtime::verify::Verification;
-pub use rqc_runtime::{LoadReport, LoadRows, RuntimeError};
+pub use rqc_runtime::{LoadReport, LoadRow, LoadRows, RowSource, RuntimeError, KEPT_REFUSALS};
 pub use sources::{read_plan, read_program};

@@ -47,7 +47,7 @@ fn load(db: &Database, table: &str, count: i64, row: impl Fn(i64) -> Vec<Value>)
         _ => 4,
     };
     for start in (1..=count).step_by(CHUNK as usize) {
-        let rows: Vec<_> = (start..(start + CHUNK).min(count + 1))
+        let mut rows: Vec<_> = (start..(start + CHUNK).min(count + 1))
             .flat_map(|i| {
                 let values = row(i);
                 values.chunks(width).map(|r| r.to_vec()).collect::<Vec<_>>()
@@ -55,7 +55,7 @@ fn load(db: &Database, table: &str, count: i64, row: impl Fn(i64) -> Vec<Value>)
             .enumerate()
             .map(|(line, r)| (line + 1, Ok(r)))
             .collect();
-        let report = db.load(table, rows, &mut |_| {}).expect("load");
+        let report = db.load(table, &mut rows, &mut |_| {}).expect("load");
         assert!(
             report.rejected.is_empty(),
             "{table}: {:?}",

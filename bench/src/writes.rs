@@ -99,13 +99,13 @@ fn rqc_open(dir: &Path, backend: Backend, durable: bool, prefill: usize) -> Data
     .expect("open rqc");
     db.install_source("t.rq", PROGRAM).expect("install");
     for start in (0..prefill).step_by(50_000) {
-        let rows = (start..(start + 50_000).min(prefill))
+        let mut rows: rqc::LoadRows = (start..(start + 50_000).min(prefill))
             .map(|i| {
                 let (a, b, c) = row(i);
                 (i + 1, Ok(vec![Value::Int(a), Value::Int(b), Value::Int(c)]))
             })
             .collect();
-        db.load("T", rows, &mut |_| {}).expect("prefill");
+        db.load("T", &mut rows, &mut |_| {}).expect("prefill");
     }
     db
 }

@@ -27,5 +27,5 @@ pub mod verify;
 
 pub use engine::{Backend, Engine, OpenOptions, Output, Stats};
 pub use error::{Result, RuntimeError};
-pub use load::{LoadReport, LoadRows};
+pub use load::{LoadReport, LoadRow, LoadRows, RowSource, KEPT_REFUSALS};
 pub use open::check_room_for_load;

@@ -6,27 +6,55 @@ use crate::error::{Result, RuntimeError};
 use crate::session::Session;
 use rqc_plan::{Schema, TableSchema, Value};
 
-/// Rows to load, each with the line (or position) it came from; a row
-/// that could not be read is an error for that row only.
-pub type LoadRows = Vec<(usize, std::result::Result<Vec<Value>, RuntimeError>)>;
+/// A row to load, with the line (or position) it came from; a row that
+/// could not be read is an error for that row only.
+pub type LoadRow = (usize, std::result::Result<Vec<Value>, RuntimeError>);
 
-/// What a load did: rows written, or every refused row with its line.
+/// Rows to load, all in memory.
+pub type LoadRows = Vec<LoadRow>;
+
+/// Where a load's rows come from: read from the start each time the load
+/// runs (a load whose commit conflicts runs again), one row at a time, so a
+/// file of any size loads in bounded memory.
+pub trait RowSource {
+    /// The rows, in order. An `Err` item means the source itself could not
+    /// be read (not a bad row): the load stops with it and writes nothing.
+    fn rows(&mut self) -> Result<Box<dyn Iterator<Item = Result<LoadRow>> + '_>>;
+}
+
+impl RowSource for LoadRows {
+    fn rows(&mut self) -> Result<Box<dyn Iterator<Item = Result<LoadRow>> + '_>> {
+        Ok(Box::new(self.iter().cloned().map(Ok)))
+    }
+}
+
+/// At most this many refused rows are kept with their reasons; the rest
+/// are counted, so a file of bad rows cannot fill the memory.
+pub const KEPT_REFUSALS: usize = 1000;
+
+/// What a load did: rows written, or the refused rows with their lines.
 #[derive(Debug)]
 pub struct LoadReport {
     pub written: u64,
-    /// `(line, why)`; when not empty, nothing was written.
+    /// `(line, why)` of the first [`KEPT_REFUSALS`] refused rows; when not
+    /// empty, nothing was written.
     pub rejected: Vec<(usize, RuntimeError)>,
+    /// How many rows were refused in all.
+    pub refused: u64,
+    /// How many rows the source gave.
+    pub read: u64,
 }
 
 impl Engine {
     /// Inserts `rows` (each with the line it came from) into `table`, every
     /// constraint checked against the database and the rows before it. The
     /// rows commit together, or — if any is refused — none do, and every
-    /// refused row is reported. `progress` is called as rows are checked.
+    /// refused row is counted (the first [`KEPT_REFUSALS`] reported).
+    /// `progress` is called as rows are checked.
     pub fn load(
         &self,
         table: &str,
-        rows: LoadRows,
+        source: &mut dyn RowSource,
         progress: &mut dyn FnMut(usize),
     ) -> Result<LoadReport> {
         let program = self.installed()?;
@@ -37,27 +65,36 @@ impl Engine {
             .expect("every table of the schema is bound");
         // One write transaction, run again whole if its commit conflicts.
         let (report, _) = crate::engine::retrying(|| {
-            let mut session = Session::write(self.store())?;
+            let mut session = Session::write_for_load(self.store())?;
             let mut rejected = Vec::new();
-            let mut written = 0;
-            for (done, (line, row)) in rows.iter().enumerate() {
-                match row
-                    .clone()
-                    .and_then(|row| insert_row(&mut session, bound, target, row))
-                {
+            let (mut written, mut refused, mut read) = (0, 0, 0);
+            for (done, row) in source.rows()?.enumerate() {
+                let (line, row) = row?;
+                read += 1;
+                match row.and_then(|row| insert_row(&mut session, bound, target, row)) {
                     Ok(()) => written += 1,
                     // The store failing is no fault of the row: stop.
                     Err(error) if error.is_store_failure() => return Err(error),
-                    Err(error) => rejected.push((*line, error)),
+                    Err(error) => {
+                        refused += 1;
+                        if rejected.len() < KEPT_REFUSALS {
+                            rejected.push((line, error));
+                        }
+                    }
                 }
                 progress(done + 1);
             }
-            if rejected.is_empty() {
+            if refused == 0 {
                 session.commit()?;
             } else {
                 written = 0;
             }
-            Ok(LoadReport { written, rejected })
+            Ok(LoadReport {
+                written,
+                rejected,
+                refused,
+                read,
+            })
         })?;
         Ok(report)
     }

@@ -18,8 +18,12 @@ enum Txn<'s> {
 pub struct Session<'s> {
     store: &'s dyn Store,
     txn: Txn<'s>,
-    /// Table rows inserted, updated or deleted: `(tree, key)`.
+    /// Table rows inserted, updated or deleted: `(tree, key)`, so that a
+    /// row written twice counts once.
     rows_written: HashSet<(Tree, Vec<u8>)>,
+    /// Whether `rows_written` is kept: a load writes each row once and
+    /// counts them itself, so its memory does not grow with the file.
+    tracks_rows: bool,
     /// Whether anything was written (a write transaction that wrote
     /// nothing is not committed: there is nothing to make durable).
     wrote: bool,
@@ -39,11 +43,20 @@ impl<'s> Session<'s> {
         Ok(Session::over(store, Txn::Write(store.begin_write()?)))
     }
 
+    /// A session for a load: a write session that does not keep the keys
+    /// of the rows it writes ([`Session::rows_written`] stays 0).
+    pub fn write_for_load(store: &'s dyn Store) -> Result<Session<'s>> {
+        let mut session = Session::write(store)?;
+        session.tracks_rows = false;
+        Ok(session)
+    }
+
     fn over(store: &'s dyn Store, txn: Txn<'s>) -> Session<'s> {
         Session {
             store,
             txn,
             rows_written: HashSet::new(),
+            tracks_rows: true,
             wrote: false,
             seeks: 0,
             rows: 0,
@@ -141,14 +154,18 @@ impl<'s> Session<'s> {
     /// A table's row written (inserted or updated): counted as written.
     pub fn put_row(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         self.put(tree, key, value)?;
-        self.rows_written.insert((tree, key.to_vec()));
+        if self.tracks_rows {
+            self.rows_written.insert((tree, key.to_vec()));
+        }
         Ok(())
     }
 
     /// A table's row deleted: counted as written.
     pub fn delete_row(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
         self.delete(tree, key)?;
-        self.rows_written.insert((tree, key.to_vec()));
+        if self.tracks_rows {
+            self.rows_written.insert((tree, key.to_vec()));
+        }
         Ok(())
     }
 

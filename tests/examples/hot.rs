@@ -145,7 +145,7 @@ fn main() {
     )
     .unwrap();
     engine.install(compilation.program.clone()).unwrap();
-    let rows_in: Vec<(usize, Result<Vec<Value>, _>)> = (0..rows)
+    let mut rows_in: Vec<(usize, Result<Vec<Value>, _>)> = (0..rows)
         .map(|i| {
             (
                 i as usize,
@@ -158,7 +158,7 @@ fn main() {
             )
         })
         .collect();
-    engine.load("Item", rows_in, &mut |_| {}).unwrap();
+    engine.load("Item", &mut rows_in, &mut |_| {}).unwrap();
     let mut rng = Rng::new(7);
     let entry = engine
         .entry(if which == "point" { "item" } else { "cheap" })

@@ -3,10 +3,11 @@
 use super::report::{note_errors, report_error};
 use super::run::StoreChoice;
 use super::Status;
-use crate::rowfile::{parse_csv, parse_jsonl};
+use crate::rowfile::{Format, RowFile};
 use clap::Args;
 use rqc::{compile_installable, read_program, Database, Error, Installable};
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::Ordering;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -46,38 +47,38 @@ pub fn load(args: LoadArgs) -> Status {
 }
 
 fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
-    let extension = args.file.extension().and_then(|e| e.to_str()).unwrap_or("");
-    if !matches!(extension, "jsonl" | "csv") {
+    let Some(format) = Format::of(&args.file) else {
         eprintln!(
             "error[E0600]: {}: the file must end in .jsonl or .csv",
             args.file.display()
         );
         return Ok(Status::Usage);
-    }
+    };
     let files = read_program(std::slice::from_ref(&args.program))?;
     let Installable { program, report } = compile_installable(&files)?;
     let table = rqc_runtime::load::table_to_load(&program.schema, &args.table)?.clone();
-    let text = std::fs::read_to_string(&args.file).map_err(|error| Error::Io {
-        path: args.file.clone(),
-        error,
-    })?;
-    let rows = if extension == "csv" {
-        parse_csv(&table, &text)
-    } else {
-        parse_jsonl(&table, &text)
-    };
-    let total = rows.len();
-    rqc_runtime::check_room_for_load(&args.db, text.len() as u64)?;
+    // The rows are streamed from the file (twice if the commit conflicts);
+    // only its size is needed up front, for the room check and progress.
+    let size = std::fs::metadata(&args.file)
+        .map_err(|error| Error::Io {
+            path: args.file.clone(),
+            error,
+        })?
+        .len();
+    let mut rows = RowFile::new(&args.file, table, format);
+    rqc_runtime::check_room_for_load(&args.db, size)?;
     let mut db = Database::open_with(&args.db, super::run::open_options(args.store, args.wait))?;
     db.install_dropping(program, &args.migrate)?;
     note_errors(&report, "its schema is sound and the rows load");
     let terminal = std::io::stderr().is_terminal();
+    let read = rows.bytes_read();
     let mut progress = |done: usize| {
-        if terminal && (done.is_multiple_of(1000) || done == total) {
+        if terminal && done.is_multiple_of(1000) {
             let width = 30;
-            let filled = (done * width).checked_div(total).unwrap_or(width);
+            let bytes = read.load(Ordering::Relaxed).min(size);
+            let filled = (bytes as usize * width).checked_div(size as usize).unwrap_or(width);
             eprint!(
-                "\rloading {} [{}{}] {done}/{total}",
+                "\rloading {} [{}{}] {done} rows",
                 args.table,
                 "#".repeat(filled),
                 " ".repeat(width - filled)
@@ -85,7 +86,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
             let _ = std::io::stderr().flush();
         }
     };
-    let report = db.load(&args.table, rows, &mut progress)?;
+    let report = db.load(&args.table, &mut rows, &mut progress)?;
     if terminal {
         eprintln!();
     }
@@ -102,12 +103,13 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     for (line, error) in report.rejected.iter().take(50) {
         eprintln!("{file}:{line}: error[{}]: {}", error.code, error.message);
     }
-    if report.rejected.len() > 50 {
-        eprintln!("… and {} more refused rows", report.rejected.len() - 50);
+    let shown = report.rejected.len().min(50) as u64;
+    if report.refused > shown {
+        eprintln!("… and {} more refused rows", report.refused - shown);
     }
     eprintln!(
-        "nothing was loaded: {} of {total} rows were refused (a file loads whole or not at all); fix them and load the file again",
-        report.rejected.len()
+        "nothing was loaded: {} of {} rows were refused (a file loads whole or not at all); fix them and load the file again",
+        report.refused, report.read
     );
     Ok(Status::Errors)
 }

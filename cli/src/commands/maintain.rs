@@ -3,7 +3,7 @@
 use super::report::report_error;
 use super::run::{open_options, StoreChoice};
 use super::Status;
-use crate::rowfile::parse_jsonl;
+use crate::rowfile::{Format, RowFile};
 use clap::Args;
 use rqc::{compile_installable, read_program, Database, Error};
 use rqc_runtime::store::DEFAULT_WAIT;
@@ -156,11 +156,13 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
         });
         order.push(left.remove(ready.unwrap_or(0)));
     }
-    let mut texts = Vec::new();
+    let mut files = Vec::new();
     for table in order {
         let path = args.from.join(format!("{}.jsonl", table.name));
-        match std::fs::read_to_string(&path) {
-            Ok(text) => texts.push((table.clone(), path, text)),
+        // Opened here, so that an unreadable file stops the restore before
+        // anything is written; the rows are read one at a time later.
+        match std::fs::File::open(&path) {
+            Ok(_) => files.push((table.clone(), path)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(error) => return Err(Error::Io { path, error }),
         }
@@ -168,8 +170,9 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
     let mut db = Database::open_with(&args.db, open_options(args.store, DEFAULT_WAIT))?;
     db.install(program)?;
     let mut total = 0;
-    for (table, path, text) in texts {
-        let report = db.load(&table.name, parse_jsonl(&table, &text), &mut |_| {})?;
+    for (table, path) in files {
+        let mut rows = RowFile::new(&path, table.clone(), Format::Jsonl);
+        let report = db.load(&table.name, &mut rows, &mut |_| {})?;
         if !report.rejected.is_empty() {
             for (line, error) in report.rejected.iter().take(20) {
                 eprintln!(
@@ -182,7 +185,7 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
             eprintln!(
                 "the restore stopped at `{}`: {} rows were refused; remove {} and restore again once they are fixed",
                 table.name,
-                report.rejected.len(),
+                report.refused,
                 args.db.display()
             );
             return Ok(Status::Errors);

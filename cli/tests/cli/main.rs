@@ -361,6 +361,16 @@ fn load_takes_jsonl_and_csv_whole_or_not_at_all() {
         err.contains("nothing was loaded: 2 of 3 rows were refused"),
         "{err}"
     );
+    // RFC 4180: a quoted field holds a newline; the rows stream from the file.
+    let quoted = write(
+        dir.path(),
+        "quoted.csv",
+        "\u{feff}id,name,price\n7,\"two\nlines\",4\n",
+    );
+    let loaded = rqc(&["load", "--db", &db, &app, "Item", &quoted]);
+    assert_eq!(loaded.status.code(), Some(0), "{}", stderr(&loaded));
+    let seven = rqc(&["run", "--db", &db, &app, "item", "--arg", "id=7"]);
+    assert!(stdout(&seven).contains("two\\nlines"), "{}", stdout(&seven));
     let chair = rqc(&["run", "--db", &db, &app, "item", "--arg", "id=3"]);
     assert_eq!(
         stdout(&chair),

@@ -1,0 +1,123 @@
+//! CSV for `rqc load`, read by the `csv` crate (RFC 4180: quoted fields may hold commas, quotes and newlines).
+//!
+//! The header names the columns, in any order, all of them but the optional
+//! ones; an empty field of an optional column is none.
+
+use super::{bad, from_text, unreadable};
+use rqc::LoadRow;
+use rqc_plan::{ColumnType, TableSchema, Value};
+use rqc_runtime::RuntimeError;
+use std::io::Read;
+use std::path::Path;
+
+type Rows<'a> = Box<dyn Iterator<Item = rqc_runtime::Result<LoadRow>> + 'a>;
+
+/// The rows of `input`, each with the line its record starts on.
+pub fn rows<'a>(table: &'a TableSchema, input: impl Read + 'a, path: &'a Path) -> Rows<'a> {
+    let reader = ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(input);
+    let mut records = reader.into_records();
+    let header = match records.next() {
+        None => return Box::new(std::iter::empty()),
+        Some(Err(error)) => return refused_file(read_error(error, path)),
+        Some(Ok(header)) => header,
+    };
+    let positions = match columns_of(table, &header) {
+        Ok(positions) => positions,
+        Err(error) => return refused_file(Ok((1, Err(error)))),
+    };
+    Box::new(records.filter_map(move |record| {
+        let record = match record {
+            Ok(record) => record,
+            Err(error) => return Some(read_error(error, path)),
+        };
+        let line = record.position().map_or(0, |p| p.line() as usize);
+        // A line of blanks is no row (a line with nothing the reader skips).
+        if record.len() == 1 && record[0].trim().is_empty() && positions.len() > 1 {
+            return None;
+        }
+        Some(Ok((line, row_of(table, &positions, &record))))
+    }))
+}
+
+/// The only item of a file whose header is refused, or that cannot be read.
+fn refused_file<'a>(item: rqc_runtime::Result<LoadRow>) -> Rows<'a> {
+    Box::new(std::iter::once(item))
+}
+
+/// The column each header field names.
+fn columns_of(table: &TableSchema, header: &::csv::StringRecord) -> Result<Vec<usize>, RuntimeError> {
+    let mut positions = Vec::new();
+    for name in header {
+        match table.column(name.trim()) {
+            Some(p) => positions.push(p),
+            None => {
+                return Err(bad(
+                    format!("`{}` has no column `{}`", table.name, name.trim()),
+                    "name the table's columns in the header",
+                ))
+            }
+        }
+    }
+    if let Some((_, missing)) = table
+        .columns
+        .iter()
+        .enumerate()
+        .find(|(i, c)| !positions.contains(i) && !matches!(c.ty, ColumnType::Optional(_)))
+    {
+        return Err(bad(
+            format!("the header lacks the column `{}`", missing.name),
+            "name every column without `?` in the header",
+        ));
+    }
+    Ok(positions)
+}
+
+/// One record's row.
+fn row_of(
+    table: &TableSchema,
+    positions: &[usize],
+    record: &::csv::StringRecord,
+) -> Result<Vec<Value>, RuntimeError> {
+    if record.len() != positions.len() {
+        return Err(bad(
+            format!("{} fields, the header has {}", record.len(), positions.len()),
+            "give one field per header column",
+        ));
+    }
+    let mut row = vec![Value::Null; table.columns.len()];
+    for (field, &position) in record.iter().zip(positions) {
+        let column = &table.columns[position];
+        row[position] = from_text(&column.ty, field).ok_or_else(|| {
+            bad(
+                format!(
+                    "`{}` is `{}`, and `{field}` is not one",
+                    column.name,
+                    column.ty.name()
+                ),
+                "give each column a value of its type",
+            )
+        })?;
+    }
+    Ok(row)
+}
+
+/// A record the reader could not take: bytes that are not UTF-8 refuse
+/// that record; a failure to read the file stops the load.
+fn read_error(error: ::csv::Error, path: &Path) -> rqc_runtime::Result<LoadRow> {
+    let line = error.position().map_or(0, |p| p.line() as usize);
+    match error.into_kind() {
+        ::csv::ErrorKind::Io(error) => Err(unreadable(path, error)),
+        ::csv::ErrorKind::Utf8 { .. } => Ok((
+            line,
+            Err(bad("the record is not UTF-8".into(), "save the file as UTF-8")),
+        )),
+        other => Err(RuntimeError::new(
+            "E0525",
+            format!("{}: line {line}: {other:?}", path.display()),
+            "check that the file is CSV with a header line",
+        )),
+    }
+}

@@ -1,0 +1,172 @@
+//! Tests of reading rows from files: quoting, line numbers, refusals, byte-order marks, streaming.
+
+use super::*;
+use rqc::LoadRows;
+use rqc_plan::Column;
+
+/// The rows a file with `text` gives, as `rqc load` reads them.
+fn read(table: &TableSchema, format: Format, text: &str) -> LoadRows {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows");
+    std::fs::write(&path, text).unwrap();
+    let mut file = RowFile::new(&path, table.clone(), format);
+    let rows = file.rows().unwrap().map(|row| row.unwrap()).collect();
+    rows
+}
+
+fn parse_csv(table: &TableSchema, text: &str) -> LoadRows {
+    read(table, Format::Csv, text)
+}
+
+fn parse_jsonl(table: &TableSchema, text: &str) -> LoadRows {
+    read(table, Format::Jsonl, text)
+}
+
+fn table() -> TableSchema {
+    let column = |name: &str, ty| Column {
+        name: name.into(),
+        ty,
+        references: None,
+        default: None,
+    };
+    TableSchema {
+        name: "T".into(),
+        columns: vec![
+            column("id", ColumnType::Int),
+            column("name", ColumnType::String),
+            column("note", ColumnType::Optional(Box::new(ColumnType::String))),
+        ],
+        key: vec![0],
+        indexes: vec![],
+        bounds: vec![],
+        small_max: None,
+    }
+}
+
+#[test]
+fn csv_fields_quotes_and_optional_columns() {
+    let rows = parse_csv(&table(), "name,id\n\"a, \"\"b\"\"\",1\nplain,2\n");
+    let values: Vec<Vec<Value>> = rows.into_iter().map(|(_, r)| r.unwrap()).collect();
+    assert_eq!(
+        values[0],
+        vec![Value::Int(1), Value::Str("a, \"b\"".into()), Value::Null]
+    );
+    assert_eq!(values[1][1], Value::Str("plain".into()));
+}
+
+#[test]
+fn bad_lines_are_errors_with_their_line_numbers() {
+    let rows = parse_csv(&table(), "id,name\n1,a\nx,b\n3\n");
+    assert!(rows[0].1.is_ok());
+    assert_eq!(rows[1].0, 3);
+    assert!(rows[1]
+        .1
+        .as_ref()
+        .unwrap_err()
+        .message
+        .contains("`x` is not one"));
+    assert!(rows[2]
+        .1
+        .as_ref()
+        .unwrap_err()
+        .message
+        .contains("1 fields, the header has 2"));
+    let rows = parse_jsonl(
+        &table(),
+        "{\"id\": 1, \"name\": \"a\"}\n\n{\"id\": \"2\", \"name\": \"b\"}\nnot json\n",
+    );
+    assert!(rows[0].1.is_ok());
+    assert_eq!(rows[1].0, 3);
+    assert!(rows[1]
+        .1
+        .as_ref()
+        .unwrap_err()
+        .message
+        .contains("`id` is `Int`"));
+    assert_eq!(rows[2].0, 4);
+}
+
+#[test]
+fn a_header_without_a_required_column_is_refused() {
+    let rows = parse_csv(&table(), "id\n1\n");
+    assert!(rows[0]
+        .1
+        .as_ref()
+        .unwrap_err()
+        .message
+        .contains("lacks the column `name`"));
+}
+
+#[test]
+fn duplicate_keys_missing_columns_infinite_floats_and_byte_order_marks() {
+    let message =
+        |rows: &LoadRows, at: usize| rows[at].1.as_ref().unwrap_err().message.clone();
+    let rows = parse_jsonl(
+        &table(),
+        "\u{feff}{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"a\", \"name\": \"b\"}\n{\"id\": 3}\n[1]\n",
+    );
+    assert!(rows[0].1.is_ok(), "a byte-order mark is skipped");
+    assert!(message(&rows, 1).contains("the key `name` is given twice"));
+    assert!(message(&rows, 2).contains("the column `name` is missing"));
+    assert!(message(&rows, 3).contains("not a JSON object"));
+    let floats = TableSchema {
+        columns: vec![
+            table().columns[0].clone(),
+            Column {
+                name: "x".into(),
+                ty: ColumnType::Float,
+                references: None,
+                default: None,
+            },
+        ],
+        ..table()
+    };
+    let rows = parse_csv(&floats, "\u{feff}id,x\n1,1e999999\n2,2.5\n");
+    assert!(message(&rows, 0).contains("`1e999999` is not one"));
+    assert_eq!(rows[1].1.as_ref().unwrap()[1], Value::Float(2.5));
+}
+
+#[test]
+fn a_quoted_csv_field_may_hold_a_newline_and_rows_keep_their_first_line() {
+    let rows = parse_csv(&table(), "id,name,note\n1,\"two\nlines\",\n2,b,\"x\"\"y\"\n");
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].1.as_ref().unwrap()[1], Value::Str("two\nlines".into()));
+    assert_eq!(rows[1].0, 4, "the second row starts on line 4");
+    assert_eq!(rows[1].1.as_ref().unwrap()[2], Value::Str("x\"y".into()));
+}
+
+#[test]
+fn bytes_that_are_not_utf8_refuse_their_row_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.jsonl");
+    std::fs::write(&path, b"{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"\xff\"}\n{\"id\": 3, \"name\": \"c\"}\n").unwrap();
+    let mut file = RowFile::new(&path, table(), Format::Jsonl);
+    let rows: Vec<_> = file.rows().unwrap().map(|r| r.unwrap()).collect();
+    assert!(rows[0].1.is_ok() && rows[2].1.is_ok());
+    assert!(rows[1].1.as_ref().unwrap_err().message.contains("not UTF-8"));
+    let path = dir.path().join("rows.csv");
+    std::fs::write(&path, b"id,name\n1,a\n2,\xff\n3,c\n").unwrap();
+    let mut file = RowFile::new(&path, table(), Format::Csv);
+    let rows: Vec<_> = file.rows().unwrap().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 3);
+    assert!(rows[0].1.is_ok() && rows[2].1.is_ok());
+    assert_eq!(rows[1].0, 3);
+    assert!(rows[1].1.as_ref().unwrap_err().message.contains("not UTF-8"));
+}
+
+#[test]
+fn the_rows_are_read_again_from_the_start_and_the_bytes_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.csv");
+    let text = "id,name\n1,a\n2,b\n";
+    std::fs::write(&path, text).unwrap();
+    let mut file = RowFile::new(&path, table(), Format::Csv);
+    let read = file.bytes_read();
+    for _ in 0..2 {
+        assert_eq!(file.rows().unwrap().count(), 2);
+        assert_eq!(read.load(Ordering::Relaxed), text.len() as u64);
+    }
+    std::fs::remove_file(&path).unwrap();
+    let gone = file.rows().err().expect("a file gone is an error of the load");
+    assert_eq!(gone.code, "E0600");
+}
