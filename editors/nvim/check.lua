@@ -1,43 +1,71 @@
--- Headless check: open a file with a rejected query in Neovim's built-in LSP
--- client attached to `rqc lsp`, wait for its diagnostic, hover a query's
--- name, and report. Run by scripts/nvim-check.
-local file = assert(os.getenv("RQC_CHECK_FILE"))
-local rqc = assert(os.getenv("RQC_BIN"))
-vim.filetype.add({ extension = { rq = "rql" } })
-vim.cmd("edit " .. file)
-local buf = vim.api.nvim_get_current_buf()
--- vim.lsp.start_client works from Neovim 0.7 (Debian's) on.
-local client_id = vim.lsp.start_client({ name = "rqc", cmd = { rqc, "lsp" }, root_dir = vim.fn.fnamemodify(file, ":h") })
-vim.lsp.buf_attach_client(buf, client_id)
+-- Headless check of the documented setup (editors/nvim/rqc.lua, loaded as
+-- the user's init with `-u`): open two `.rq` files of one workspace and let
+-- filetype detection attach the client, then ask for what an editor shows.
+-- Prints one line per finding and `OK` when every one arrived. Run by
+-- scripts/nvim-check and cli/tests/editors.rs.
+local dir = assert(os.getenv("RQC_CHECK_DIR"))
+local function say(line)
+  io.stdout:write(line .. "\n")
+end
 local function fail(message)
-  io.stdout:write("FAIL " .. message .. "\n")
+  say("FAIL " .. message)
   vim.cmd("qa!")
 end
-local ok = vim.wait(15000, function()
-  return #vim.diagnostic.get(buf) > 0
-end, 100)
-if not ok then
+local function find(buf, pattern)
+  for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    local at = line:find(pattern)
+    if at then
+      return { line = i - 1, character = at - 1 }
+    end
+  end
+end
+local function request(buf, method, params)
+  local client = vim.lsp.buf_get_clients(buf)
+  local _, first = next(client)
+  local response = first.request_sync(method, params, 10000, buf)
+  return response and response.result
+end
+
+vim.cmd("edit " .. dir .. "/feed.rq")
+local feed = vim.api.nvim_get_current_buf()
+say("filetype " .. vim.bo[feed].filetype)
+if not vim.wait(15000, function() return #vim.diagnostic.get(feed) > 0 end, 50) then
   return fail("no diagnostic arrived")
 end
-local diagnostic = vim.diagnostic.get(buf)[1]
-io.stdout:write("diagnostic " .. tostring(diagnostic.code) .. " at line " .. (diagnostic.lnum + 1) .. ": " .. diagnostic.message:gsub("\n.*", "") .. "\n")
--- Hover the name of the query on the line that says `recent`.
-local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-local row, col
-for i, line in ipairs(lines) do
-  local at = line:find("recent%(")
-  if at then row, col = i - 1, at - 1 end
+local diagnostic = vim.diagnostic.get(feed)[1]
+say("diagnostic " .. tostring(diagnostic.code) .. " at line " .. (diagnostic.lnum + 1))
+
+vim.cmd("edit " .. dir .. "/social.rq")
+local social = vim.api.nvim_get_current_buf()
+if not vim.wait(5000, function() return next(vim.lsp.buf_get_clients(social)) ~= nil end, 50) then
+  return fail("social.rq got no client")
 end
-if not row then
-  return fail("no line with recent(")
+say("clients " .. #vim.lsp.get_active_clients())
+vim.cmd("buffer " .. feed)
+
+local uri = vim.uri_from_bufnr(feed)
+local hover = request(feed, "textDocument/hover", { textDocument = { uri = uri }, position = find(feed, "recent%(") })
+say("hover " .. ((hover and hover.contents.value) or "none"):gsub("\n", " | "))
+
+local at_post = find(feed, "Post%.by_author")
+local definition = request(feed, "textDocument/definition", { textDocument = { uri = uri }, position = at_post })
+local target = definition and (definition.uri or (definition[1] and definition[1].uri)) or "none"
+say("definition " .. vim.fn.fnamemodify(vim.uri_to_fname(target ~= "none" and target or "file:///none"), ":t"))
+
+local after_dot = { line = at_post.line, character = at_post.character + 5 }
+local completion = request(feed, "textDocument/completion", { textDocument = { uri = uri }, position = after_dot })
+local labels = {}
+for _, item in ipairs((completion and (completion.items or completion)) or {}) do
+  labels[#labels + 1] = item.label
 end
-local client = vim.lsp.get_client_by_id(client_id)
-local params = { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = row, character = col } }
-local response = client.request_sync("textDocument/hover", params, 10000, buf)
-if not response or not response.result then
-  return fail("no hover")
+table.sort(labels)
+say("completion " .. table.concat(labels, " "))
+
+local range = { start = { line = diagnostic.lnum, character = diagnostic.col }, ["end"] = { line = diagnostic.end_lnum, character = diagnostic.end_col } }
+local lsp_diagnostics = vim.lsp.diagnostic.get_line_diagnostics(feed, diagnostic.lnum)
+local actions = request(feed, "textDocument/codeAction", { textDocument = { uri = uri }, range = range, context = { diagnostics = lsp_diagnostics } })
+for _, action in ipairs(actions or {}) do
+  say("action " .. action.title)
 end
-local hover = response.result.contents.value or ""
-io.stdout:write("hover " .. hover:gsub("\n", " | ") .. "\n")
-io.stdout:write("OK\n")
+say("OK")
 vim.cmd("qa!")
