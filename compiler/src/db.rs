@@ -467,19 +467,30 @@ impl Analysis {
         Some((result, placed))
     }
 
-    /// The whole program checked: every verdict in source order, every
-    /// diagnostic placed and sorted, the accepted entry points and bodies.
-    pub fn program(&self) -> (CheckedProgram, Sources) {
-        let mut sources = Sources::new();
+    /// Every diagnostic of the program, placed and in source order: what an
+    /// editor shows after each edit. It clones nothing but the diagnostics
+    /// (no bodies, plans or schema), so an edit costs what it re-checks.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut diagnostics = self.shape_diagnostics();
+        let shape = self.shape();
+        for info in &shape.index.defs {
+            let module = &shape.index.modules[info.module];
+            if module.is_prelude {
+                continue;
+            }
+            if let Some((_, placed)) = self.check(&module.name, &info.name) {
+                diagnostics.extend(placed);
+            }
+        }
+        diagnostics.extend(self.planner_errors());
+        self.sort_diagnostics(&mut diagnostics);
+        diagnostics
+    }
+
+    /// The diagnostics of syntax and of the program's shape (schema,
+    /// modules, imports, duplicates), which every entry point relies on.
+    fn shape_diagnostics(&self) -> Vec<Diagnostic> {
         let mut diagnostics = Vec::new();
-        let order: Vec<String> = self
-            .files()
-            .into_iter()
-            .map(|(name, text)| {
-                sources.add(name.clone(), text);
-                name
-            })
-            .collect();
         for file in self.workspace.files(&self.db) {
             if file.name(&self.db) != check::PRELUDE_FILE {
                 diagnostics.extend(parse_file(&self.db, *file).diagnostics.iter().cloned());
@@ -491,8 +502,33 @@ impl Analysis {
                 .iter()
                 .cloned(),
         );
-        // Up to here: syntax and the program's shape (schema, modules,
-        // imports, duplicates), which every entry point relies on.
+        diagnostics
+    }
+
+    /// Sorts diagnostics by file (in the workspace's order), then offset.
+    fn sort_diagnostics(&self, diagnostics: &mut [Diagnostic]) {
+        let order: Vec<&String> = self
+            .workspace
+            .files(&self.db)
+            .iter()
+            .map(|f| f.name(&self.db))
+            .collect();
+        diagnostics.sort_by_key(|d| {
+            (
+                order.iter().position(|f| **f == d.primary.file),
+                d.primary.span.start,
+            )
+        });
+    }
+
+    /// The whole program checked: every verdict in source order, every
+    /// diagnostic placed and sorted, the accepted entry points and bodies.
+    pub fn program(&self) -> (CheckedProgram, Sources) {
+        let mut sources = Sources::new();
+        for (name, text) in self.files() {
+            sources.add(name, text);
+        }
+        let mut diagnostics = self.shape_diagnostics();
         let shape_sound = !diagnostics.iter().any(Diagnostic::is_error);
         let shape = self.shape();
         let mut verdicts = Vec::new();
@@ -515,12 +551,7 @@ impl Analysis {
             entries.extend(result.entry.clone());
         }
         diagnostics.extend(self.planner_errors());
-        diagnostics.sort_by_key(|d| {
-            (
-                order.iter().position(|f| *f == d.primary.file),
-                d.primary.span.start,
-            )
-        });
+        self.sort_diagnostics(&mut diagnostics);
         let checked = CheckedProgram {
             schema: shape.schema.clone(),
             entries,

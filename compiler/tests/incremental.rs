@@ -120,3 +120,25 @@ fn plans_are_lowered_again_only_for_what_changed() {
     assert_eq!(ran, vec!["entry_plan(lib.other)"]);
     assert_eq!(plans.len(), 2, "both plans are there");
 }
+
+/// The editor's diagnostics are the compiler's, for every corpus program
+/// and every syntax-error case: the cheap path leaves nothing out.
+#[test]
+fn the_editors_diagnostics_are_the_whole_programs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests");
+    let mut seen = 0;
+    for dir in ["corpus", "syntax-errors"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "rq") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let analysis = Analysis::new(&[(path.display().to_string(), text)]);
+            let whole = analysis.program().0.diagnostics;
+            assert_eq!(analysis.diagnostics(), whole, "{}", path.display());
+            seen += usize::from(!whole.is_empty());
+        }
+    }
+    assert!(seen > 50, "the cases have diagnostics to compare ({seen})");
+}

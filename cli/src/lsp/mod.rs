@@ -2,13 +2,13 @@
 //! incremental analysis (`rqc_compiler::db`) and its editor features
 //! (`rqc_compiler::ide`).
 
+mod batch;
 mod position;
 pub mod transport;
 
 use lsp_server::{Connection, Message, Notification, Request, Response};
 
 use position::{offset, position, range};
-use rqc_compiler::compile_analysis;
 use rqc_compiler::db::Analysis;
 use rqc_compiler::diagnostics::{Diagnostic, Severity};
 use rqc_compiler::ide;
@@ -38,21 +38,26 @@ pub fn serve() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     )?;
     let mut server = Server::new(root);
     server.publish_all(&connection)?;
-    for message in &connection.receiver {
-        match message {
-            Message::Request(request) => {
-                if connection.handle_shutdown(&request)? {
-                    break;
-                }
-                let response = server.request(&request);
-                connection.sender.send(Message::Response(response))?;
+    // Whatever arrived while the last batch was handled is the next batch.
+    while let Ok(first) = connection.receiver.recv() {
+        let mut messages = vec![first];
+        messages.extend(connection.receiver.try_iter());
+        let handled = batch::handle(&mut server, messages);
+        for response in handled.responses {
+            connection.sender.send(Message::Response(response))?;
+        }
+        if handled.changed {
+            server.publish_all(&connection)?;
+        }
+        if let Some(shutdown) = handled.shutdown {
+            if handled.exited {
+                let done = Response::new_ok(shutdown.id, ());
+                connection.sender.send(Message::Response(done))?;
+                break;
             }
-            Message::Notification(notification) => {
-                if server.notification(&notification) {
-                    server.publish_all(&connection)?;
-                }
+            if connection.handle_shutdown(&shutdown)? {
+                break;
             }
-            Message::Response(_) => {}
         }
     }
     // The connection must be dropped before joining, or the writer waits.
@@ -183,9 +188,9 @@ impl Server {
         &mut self,
         connection: &Connection,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let compilation = compile_analysis(&self.analysis);
+        let diagnostics = self.analysis.diagnostics();
         let mut by_file: BTreeMap<String, Vec<&Diagnostic>> = BTreeMap::new();
-        for d in &compilation.diagnostics {
+        for d in &diagnostics {
             by_file.entry(d.primary.file.clone()).or_default().push(d);
         }
         let files: std::collections::BTreeSet<String> = self
@@ -332,10 +337,10 @@ impl Server {
             return json!([]);
         };
         let (start, end) = (offset(text, wanted.start), offset(text, wanted.end));
-        let compilation = compile_analysis(&self.analysis);
         let mut actions = Vec::new();
-        for d in compilation
-            .diagnostics
+        for d in self
+            .analysis
+            .diagnostics()
             .iter()
             .filter(|d| d.primary.file == file)
         {
