@@ -1,6 +1,7 @@
 //! How fast `check` is: lines per second on generated modules of 1,250 to
 //! 10,000 lines, and whether the time per line stays flat as modules grow
-//! (it would grow with the size if anything were quadratic).
+//! (it would grow with the size if anything were quadratic); the memory a
+//! one-line query takes; re-checking after an edit; many diagnostics.
 //!
 //! Run with `cargo bench -p rqc-compiler --bench check_speed`.
 
@@ -36,7 +37,39 @@ fn median(mut samples: Vec<Duration>) -> Duration {
     samples[samples.len() / 2]
 }
 
+/// Resident memory of this process, in KB (Linux), at its peak so far.
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Memory per query: the peak resident size while 40,000 one-line queries
+/// are compiled, over the peak before, per query. Run first, while the
+/// process has done nothing else.
+fn memory_per_query() {
+    let queries = 40_000;
+    let mut text = String::from("module many\ntable T { id: Int key  v: Int }\n");
+    for i in 0..queries {
+        text.push_str(&format!("query q{i}(id: Int) = T[id]\n"));
+    }
+    let files = vec![("many.rq".to_string(), text)];
+    let before = peak_rss_kb();
+    let compilation = compile(&files);
+    assert!(compilation.diagnostics.is_empty());
+    let after = peak_rss_kb();
+    drop(compilation);
+    if let (Some(before), Some(after)) = (before, after) {
+        println!(
+            "memory: {queries} one-line queries compiled at a peak of {} MB more, {:.1} KB per query",
+            (after - before) / 1024,
+            (after - before) as f64 / queries as f64
+        );
+    }
+}
+
 fn main() {
+    memory_per_query();
     println!(
         "{:>8} {:>12} {:>14} {:>16}",
         "lines", "median", "lines/s", "µs per line"

@@ -23,9 +23,32 @@ impl Monomial {
     }
 }
 
-/// `Σ coefficient · monomial`, zero terms omitted.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-pub struct Poly(BTreeMap<Monomial, u64>);
+/// `Σ coefficient · monomial`, zero terms omitted, sorted by monomial with
+/// each monomial once. A sorted vector rather than a map: most formulas
+/// have one or two terms, and every typed node of a checked program holds
+/// some, so a map's node per formula made each query cost kilobytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Poly(Vec<(Monomial, u64)>);
+
+impl Serialize for Poly {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(m, c)| (m, c)))
+    }
+}
+
+/// Adds `coefficient` of `monomial` into sorted `terms`, combining with an
+/// equal monomial's coefficient by `combine`.
+fn add_term(
+    terms: &mut Vec<(Monomial, u64)>,
+    monomial: &Monomial,
+    coefficient: u64,
+    combine: fn(u64, u64) -> u64,
+) {
+    match terms.binary_search_by(|(m, _)| m.cmp(monomial)) {
+        Ok(at) => terms[at].1 = combine(terms[at].1, coefficient),
+        Err(at) => terms.insert(at, (monomial.clone(), coefficient)),
+    }
+}
 
 impl Poly {
     pub fn zero() -> Poly {
@@ -33,17 +56,14 @@ impl Poly {
     }
 
     pub fn constant(c: u64) -> Poly {
-        let mut terms = BTreeMap::new();
-        if c > 0 {
-            terms.insert(Monomial::default(), c);
+        if c == 0 {
+            return Poly::zero();
         }
-        Poly(terms)
+        Poly(vec![(Monomial::default(), c)])
     }
 
     pub fn var(var: Var) -> Poly {
-        let mut terms = BTreeMap::new();
-        terms.insert(Monomial(vec![(var, 1)]), 1);
-        Poly(terms)
+        Poly(vec![(Monomial(vec![(var, 1)]), 1)])
     }
 
     /// A quantity nothing bounds, named for messages.
@@ -71,11 +91,15 @@ impl Poly {
 
     /// The constant term.
     pub fn constant_term(&self) -> u64 {
-        self.0.get(&Monomial::default()).copied().unwrap_or(0)
+        // The empty monomial sorts first.
+        match self.0.first() {
+            Some((m, c)) if m.0.is_empty() => *c,
+            _ => 0,
+        }
     }
 
     pub fn mentions(&self, var: &Var) -> bool {
-        self.0.keys().any(|m| m.0.iter().any(|(v, _)| v == var))
+        self.0.iter().any(|(m, _)| m.0.iter().any(|(v, _)| v == var))
     }
 
     pub fn terms(&self) -> impl Iterator<Item = (&Monomial, u64)> {
@@ -85,18 +109,16 @@ impl Poly {
     pub fn plus(&self, other: &Poly) -> Poly {
         let mut terms = self.0.clone();
         for (monomial, coefficient) in &other.0 {
-            let slot = terms.entry(monomial.clone()).or_insert(0);
-            *slot = slot.saturating_add(*coefficient);
+            add_term(&mut terms, monomial, *coefficient, u64::saturating_add);
         }
         Poly(terms)
     }
 
     pub fn times(&self, other: &Poly) -> Poly {
-        let mut terms: BTreeMap<Monomial, u64> = BTreeMap::new();
+        let mut terms = Vec::new();
         for (a, ca) in &self.0 {
             for (b, cb) in &other.0 {
-                let slot = terms.entry(a.times(b)).or_insert(0);
-                *slot = slot.saturating_add(ca.saturating_mul(*cb));
+                add_term(&mut terms, &a.times(b), ca.saturating_mul(*cb), u64::saturating_add);
             }
         }
         Poly(terms)
@@ -111,8 +133,7 @@ impl Poly {
     pub fn max(&self, other: &Poly) -> Poly {
         let mut terms = self.0.clone();
         for (monomial, coefficient) in &other.0 {
-            let slot = terms.entry(monomial.clone()).or_insert(0);
-            *slot = (*slot).max(*coefficient);
+            add_term(&mut terms, monomial, *coefficient, u64::max);
         }
         let coefficientwise = Poly(terms);
         if let (Some(a), Some(b)) = (self.max_value(), other.max_value()) {
@@ -134,10 +155,16 @@ impl Poly {
     pub fn le(&self, other: &Poly) -> bool {
         self.0
             .iter()
-            .all(|(m, c)| other.0.get(m).is_some_and(|o| c <= o))
+            .all(|(m, c)| other.coefficient(m).is_some_and(|o| *c <= o))
             || self
                 .max_value()
                 .is_some_and(|max| max <= other.constant_term())
+    }
+
+    /// The coefficient of `monomial`, if it is a term.
+    fn coefficient(&self, monomial: &Monomial) -> Option<u64> {
+        let at = self.0.binary_search_by(|(m, _)| m.cmp(monomial)).ok()?;
+        Some(self.0[at].1)
     }
 
     /// Replaces `var` by `value` everywhere.
@@ -185,7 +212,7 @@ impl Poly {
     /// Large tables named by `N(T)` variables.
     pub fn tables(&self) -> Vec<String> {
         let mut tables = Vec::new();
-        for monomial in self.0.keys() {
+        for (monomial, _) in &self.0 {
             for (var, _) in &monomial.0 {
                 if let Var::Table(t) = var {
                     if !tables.contains(t) {
@@ -200,7 +227,7 @@ impl Poly {
     /// Variables that have no bound of their own: unbounded parameters.
     pub fn unbounded_params(&self) -> Vec<String> {
         let mut names = Vec::new();
-        for monomial in self.0.keys() {
+        for (monomial, _) in &self.0 {
             for (var, _) in &monomial.0 {
                 if let Var::Param { name, max: None } = var {
                     if !names.contains(name) {
@@ -214,7 +241,7 @@ impl Poly {
 
     pub fn vars(&self) -> Vec<Var> {
         let mut vars: Vec<Var> = Vec::new();
-        for monomial in self.0.keys() {
+        for (monomial, _) in &self.0 {
             for (var, _) in &monomial.0 {
                 if !vars.contains(var) {
                     vars.push(var.clone());
@@ -232,7 +259,7 @@ impl fmt::Display for Poly {
         }
         // Constants first, then by degree, so `1 + 5000 + 10·5000` reads
         // from the fixed part to the repeated parts.
-        let mut terms: Vec<(&Monomial, &u64)> = self.0.iter().collect();
+        let mut terms: Vec<(&Monomial, &u64)> = self.0.iter().map(|(m, c)| (m, c)).collect();
         terms.sort_by_key(|(m, _)| m.degree());
         let rendered: Vec<String> = terms
             .into_iter()
