@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn needs(program: &str, install: &str) {
@@ -23,8 +26,16 @@ fn needs(program: &str, install: &str) {
 fn neovim_attaches_one_client_per_workspace_through_the_documented_setup() {
     needs("nvim", "apt-get install neovim");
     let work = tempfile::tempdir().unwrap();
-    std::fs::copy(repo().join("examples/social/social.rq"), work.path().join("social.rq")).unwrap();
-    std::fs::copy(repo().join("editors/nvim/feed.rq"), work.path().join("feed.rq")).unwrap();
+    std::fs::copy(
+        repo().join("examples/social/social.rq"),
+        work.path().join("social.rq"),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("editors/nvim/feed.rq"),
+        work.path().join("feed.rq"),
+    )
+    .unwrap();
     let rqc = Path::new(env!("CARGO_BIN_EXE_rqc"));
     let path = format!(
         "{}:{}",
@@ -32,7 +43,15 @@ fn neovim_attaches_one_client_per_workspace_through_the_documented_setup() {
         std::env::var("PATH").unwrap_or_default()
     );
     let output = Command::new("timeout")
-        .args(["60", "nvim", "--headless", "-i", "NONE", "-u", "editors/nvim/rqc.lua"])
+        .args([
+            "60",
+            "nvim",
+            "--headless",
+            "-i",
+            "NONE",
+            "-u",
+            "editors/nvim/rqc.lua",
+        ])
         .args(["-c", "luafile editors/nvim/check.lua"])
         .current_dir(repo())
         .env("PATH", path)
@@ -61,7 +80,9 @@ fn neovim_attaches_one_client_per_workspace_through_the_documented_setup() {
         "{out}"
     );
     assert!(
-        lines.iter().any(|l| l.starts_with("action Add `bound author")),
+        lines
+            .iter()
+            .any(|l| l.starts_with("action Add `bound author")),
         "the quick fix is offered:\n{out}"
     );
     assert!(has("OK"), "{out}");
@@ -74,7 +95,12 @@ fn the_vscode_extension_builds_packages_and_highlights() {
     let extension = work.path().join("vscode");
     std::fs::create_dir(&extension).unwrap();
     let source = repo().join("editors/vscode");
-    for entry in ["package.json", "package-lock.json", "extension.js", "language-configuration.json"] {
+    for entry in [
+        "package.json",
+        "package-lock.json",
+        "extension.js",
+        "language-configuration.json",
+    ] {
         std::fs::copy(source.join(entry), extension.join(entry)).unwrap();
     }
     for dir in ["syntaxes", "tests"] {
@@ -99,13 +125,32 @@ fn the_vscode_extension_builds_packages_and_highlights() {
         text
     };
     run(&["ci", "--no-audit", "--no-fund"]);
-    let grammar = run(&["exec", "--", "vscode-tmgrammar-test", "-g", "syntaxes/rql.tmLanguage.json", "tests/*.rq"]);
+    let grammar = run(&[
+        "exec",
+        "--",
+        "vscode-tmgrammar-test",
+        "-g",
+        "syntaxes/rql.tmLanguage.json",
+        "tests/*.rq",
+    ]);
     assert!(grammar.contains("syntax.rq run successfuly"), "{grammar}");
-    run(&["exec", "--", "vsce", "package", "--allow-missing-repository", "--skip-license", "-o", "rql.vsix"]);
+    run(&[
+        "exec",
+        "--",
+        "vsce",
+        "package",
+        "--allow-missing-repository",
+        "--skip-license",
+        "-o",
+        "rql.vsix",
+    ]);
     let vsix = std::fs::read(extension.join("rql.vsix")).unwrap();
     assert!(vsix.starts_with(b"PK"), "a .vsix is a zip archive");
     let listing = String::from_utf8_lossy(&vsix);
-    for inside in ["extension/syntaxes/rql.tmLanguage.json", "extension/node_modules/vscode-languageclient"] {
+    for inside in [
+        "extension/syntaxes/rql.tmLanguage.json",
+        "extension/node_modules/vscode-languageclient",
+    ] {
         assert!(listing.contains(inside), "the package holds {inside}");
     }
 }

@@ -289,7 +289,11 @@ fn a_conflicting_commit_runs_the_whole_transaction_again_up_to_the_cap() {
         conflicts.store(1, Ordering::SeqCst);
         let row = |id: i64, name: &str| (id as usize, Ok(vec![id.into(), name.into()]));
         let loaded = engine
-            .load("Team", &mut vec![row(1, "red"), row(2, "blue")], &mut |_| {})
+            .load(
+                "Team",
+                &mut vec![row(1, "red"), row(2, "blue")],
+                &mut |_| {},
+            )
             .unwrap();
         assert_eq!((loaded.written, loaded.rejected.len()), (2, 0));
         // Three conflicts: the fourth attempt commits, once, within the

@@ -7,8 +7,8 @@ use crate::rowfile::{Format, RowFile};
 use clap::Args;
 use rqc::{compile_installable, read_program, Database, Error, Installable};
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::Ordering;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -76,7 +76,9 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
         if terminal && done.is_multiple_of(1000) {
             let width = 30;
             let bytes = read.load(Ordering::Relaxed).min(size);
-            let filled = (bytes as usize * width).checked_div(size as usize).unwrap_or(width);
+            let filled = (bytes as usize * width)
+                .checked_div(size as usize)
+                .unwrap_or(width);
             eprint!(
                 "\rloading {} [{}{}] {done} rows",
                 args.table,

@@ -48,12 +48,17 @@ pub fn handle(server: &mut Server, batch: Vec<Message>) -> Handled {
         match message {
             Message::Request(request) if request.method == "shutdown" => {
                 handled.shutdown = Some(request);
-                handled.exited = messages.any(|(_, m)| matches!(&m, Message::Notification(n) if n.method == "exit"));
+                handled.exited = messages
+                    .any(|(_, m)| matches!(&m, Message::Notification(n) if n.method == "exit"));
                 break;
             }
             Message::Request(request) => {
                 let response = if cancelled.contains(&request.id) {
-                    refusal(&request, ErrorCode::RequestCanceled, "cancelled by the client")
+                    refusal(
+                        &request,
+                        ErrorCode::RequestCanceled,
+                        "cancelled by the client",
+                    )
                 } else if edited_after(&edits, at, &request) {
                     refusal(
                         &request,
@@ -100,7 +105,9 @@ fn edited_after(edits: &Edits, at: usize, request: &Request) -> bool {
     let Some(uri) = request.params["textDocument"]["uri"].as_str() else {
         return false;
     };
-    edits.iter().any(|(later, edited)| *later > at && edited == uri)
+    edits
+        .iter()
+        .any(|(later, edited)| *later > at && edited == uri)
 }
 
 fn refusal(request: &Request, code: ErrorCode, message: &str) -> Response {
@@ -142,13 +149,30 @@ mod tests {
     #[test]
     fn a_cancelled_request_is_answered_as_cancelled_and_the_others_computed() {
         let mut server = Server::new(None);
-        let batch = vec![open(), hover(1), notify("$/cancelRequest", json!({ "id": 1 })), hover(2)];
+        let batch = vec![
+            open(),
+            hover(1),
+            notify("$/cancelRequest", json!({ "id": 1 })),
+            hover(2),
+        ];
         let handled = handle(&mut server, batch);
         assert!(handled.changed, "the open changed the analysis");
         assert_eq!(handled.responses.len(), 2);
-        assert_eq!(error_code(&handled.responses[0]), Some(ErrorCode::RequestCanceled as i32));
-        let hovered = handled.responses[1].response_result.as_ref().ok().expect("computed");
-        assert!(hovered["contents"]["value"].as_str().unwrap().contains("seeks ≤ 1"), "{hovered}");
+        assert_eq!(
+            error_code(&handled.responses[0]),
+            Some(ErrorCode::RequestCanceled as i32)
+        );
+        let hovered = handled.responses[1]
+            .response_result
+            .as_ref()
+            .expect("computed");
+        assert!(
+            hovered["contents"]["value"]
+                .as_str()
+                .unwrap()
+                .contains("seeks ≤ 1"),
+            "{hovered}"
+        );
     }
 
     #[test]
@@ -160,9 +184,18 @@ mod tests {
             json!({ "textDocument": { "uri": URI, "version": 2 }, "contentChanges": [{ "text": FEED.replace("one", "uno") }] }),
         );
         let handled = handle(&mut server, vec![hover(3), edit, hover(4)]);
-        assert_eq!(error_code(&handled.responses[0]), Some(ErrorCode::ContentModified as i32));
-        let fresh = handled.responses[1].response_result.as_ref().ok().expect("computed after the edit");
-        assert!(fresh["contents"]["value"].as_str().unwrap().contains("uno"), "{fresh}");
+        assert_eq!(
+            error_code(&handled.responses[0]),
+            Some(ErrorCode::ContentModified as i32)
+        );
+        let fresh = handled.responses[1]
+            .response_result
+            .as_ref()
+            .expect("computed after the edit");
+        assert!(
+            fresh["contents"]["value"].as_str().unwrap().contains("uno"),
+            "{fresh}"
+        );
         let unchanged = handle(&mut server, vec![hover(5)]);
         assert!(!unchanged.changed, "a request alone changes nothing");
     }
@@ -171,10 +204,16 @@ mod tests {
     fn a_shutdown_stops_the_batch_and_notes_an_exit_after_it() {
         let mut server = Server::new(None);
         let shutdown = Message::Request(Request::new(9.into(), "shutdown".into(), json!(null)));
-        let handled = handle(&mut server, vec![shutdown.clone(), hover(10), notify("exit", json!(null))]);
+        let handled = handle(
+            &mut server,
+            vec![shutdown.clone(), hover(10), notify("exit", json!(null))],
+        );
         assert_eq!(handled.shutdown.map(|r| r.id), Some(9.into()));
         assert!(handled.exited);
-        assert!(handled.responses.is_empty(), "nothing after the shutdown is answered");
+        assert!(
+            handled.responses.is_empty(),
+            "nothing after the shutdown is answered"
+        );
         let alone = handle(&mut server, vec![shutdown]);
         assert!(alone.shutdown.is_some() && !alone.exited);
     }

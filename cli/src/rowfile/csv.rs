@@ -48,7 +48,10 @@ fn refused_file<'a>(item: rqc_runtime::Result<LoadRow>) -> Rows<'a> {
 }
 
 /// The column each header field names.
-fn columns_of(table: &TableSchema, header: &::csv::StringRecord) -> Result<Vec<usize>, RuntimeError> {
+fn columns_of(
+    table: &TableSchema,
+    header: &::csv::StringRecord,
+) -> Result<Vec<usize>, RuntimeError> {
     let mut positions = Vec::new();
     for name in header {
         match table.column(name.trim()) {
@@ -83,7 +86,11 @@ fn row_of(
 ) -> Result<Vec<Value>, RuntimeError> {
     if record.len() != positions.len() {
         return Err(bad(
-            format!("{} fields, the header has {}", record.len(), positions.len()),
+            format!(
+                "{} fields, the header has {}",
+                record.len(),
+                positions.len()
+            ),
             "give one field per header column",
         ));
     }
@@ -112,7 +119,10 @@ fn read_error(error: ::csv::Error, path: &Path) -> rqc_runtime::Result<LoadRow> 
         ::csv::ErrorKind::Io(error) => Err(unreadable(path, error)),
         ::csv::ErrorKind::Utf8 { .. } => Ok((
             line,
-            Err(bad("the record is not UTF-8".into(), "save the file as UTF-8")),
+            Err(bad(
+                "the record is not UTF-8".into(),
+                "save the file as UTF-8",
+            )),
         )),
         other => Err(RuntimeError::new(
             "E0525",

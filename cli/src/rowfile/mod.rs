@@ -62,7 +62,9 @@ impl RowFile {
 }
 
 impl RowSource for RowFile {
-    fn rows(&mut self) -> rqc_runtime::Result<Box<dyn Iterator<Item = rqc_runtime::Result<LoadRow>> + '_>> {
+    fn rows(
+        &mut self,
+    ) -> rqc_runtime::Result<Box<dyn Iterator<Item = rqc_runtime::Result<LoadRow>> + '_>> {
         self.read.store(0, Ordering::Relaxed);
         let file = std::fs::File::open(&self.path).map_err(|e| unreadable(&self.path, e))?;
         let mut input = BufReader::new(Counting {

@@ -99,8 +99,7 @@ fn a_header_without_a_required_column_is_refused() {
 
 #[test]
 fn duplicate_keys_missing_columns_infinite_floats_and_byte_order_marks() {
-    let message =
-        |rows: &LoadRows, at: usize| rows[at].1.as_ref().unwrap_err().message.clone();
+    let message = |rows: &LoadRows, at: usize| rows[at].1.as_ref().unwrap_err().message.clone();
     let rows = parse_jsonl(
         &table(),
         "\u{feff}{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"a\", \"name\": \"b\"}\n{\"id\": 3}\n[1]\n",
@@ -128,9 +127,15 @@ fn duplicate_keys_missing_columns_infinite_floats_and_byte_order_marks() {
 
 #[test]
 fn a_quoted_csv_field_may_hold_a_newline_and_rows_keep_their_first_line() {
-    let rows = parse_csv(&table(), "id,name,note\n1,\"two\nlines\",\n2,b,\"x\"\"y\"\n");
+    let rows = parse_csv(
+        &table(),
+        "id,name,note\n1,\"two\nlines\",\n2,b,\"x\"\"y\"\n",
+    );
     assert_eq!(rows.len(), 2);
-    assert_eq!(rows[0].1.as_ref().unwrap()[1], Value::Str("two\nlines".into()));
+    assert_eq!(
+        rows[0].1.as_ref().unwrap()[1],
+        Value::Str("two\nlines".into())
+    );
     assert_eq!(rows[1].0, 4, "the second row starts on line 4");
     assert_eq!(rows[1].1.as_ref().unwrap()[2], Value::Str("x\"y".into()));
 }
@@ -143,7 +148,12 @@ fn bytes_that_are_not_utf8_refuse_their_row_only() {
     let mut file = RowFile::new(&path, table(), Format::Jsonl);
     let rows: Vec<_> = file.rows().unwrap().map(|r| r.unwrap()).collect();
     assert!(rows[0].1.is_ok() && rows[2].1.is_ok());
-    assert!(rows[1].1.as_ref().unwrap_err().message.contains("not UTF-8"));
+    assert!(rows[1]
+        .1
+        .as_ref()
+        .unwrap_err()
+        .message
+        .contains("not UTF-8"));
     let path = dir.path().join("rows.csv");
     std::fs::write(&path, b"id,name\n1,a\n2,\xff\n3,c\n").unwrap();
     let mut file = RowFile::new(&path, table(), Format::Csv);
@@ -151,7 +161,12 @@ fn bytes_that_are_not_utf8_refuse_their_row_only() {
     assert_eq!(rows.len(), 3);
     assert!(rows[0].1.is_ok() && rows[2].1.is_ok());
     assert_eq!(rows[1].0, 3);
-    assert!(rows[1].1.as_ref().unwrap_err().message.contains("not UTF-8"));
+    assert!(rows[1]
+        .1
+        .as_ref()
+        .unwrap_err()
+        .message
+        .contains("not UTF-8"));
 }
 
 #[test]
@@ -167,6 +182,9 @@ fn the_rows_are_read_again_from_the_start_and_the_bytes_counted() {
         assert_eq!(read.load(Ordering::Relaxed), text.len() as u64);
     }
     std::fs::remove_file(&path).unwrap();
-    let gone = file.rows().err().expect("a file gone is an error of the load");
+    let gone = file
+        .rows()
+        .err()
+        .expect("a file gone is an error of the load");
     assert_eq!(gone.code, "E0600");
 }

@@ -80,7 +80,7 @@ impl Poly {
 
     /// The variable, when the polynomial is exactly one variable.
     pub fn as_var(&self) -> Option<&Var> {
-        match self.0.iter().next() {
+        match self.0.first() {
             Some((monomial, 1)) if self.0.len() == 1 => match monomial.0.as_slice() {
                 [(var, 1)] => Some(var),
                 _ => None,
@@ -99,7 +99,9 @@ impl Poly {
     }
 
     pub fn mentions(&self, var: &Var) -> bool {
-        self.0.iter().any(|(m, _)| m.0.iter().any(|(v, _)| v == var))
+        self.0
+            .iter()
+            .any(|(m, _)| m.0.iter().any(|(v, _)| v == var))
     }
 
     pub fn terms(&self) -> impl Iterator<Item = (&Monomial, u64)> {
@@ -118,7 +120,12 @@ impl Poly {
         let mut terms = Vec::new();
         for (a, ca) in &self.0 {
             for (b, cb) in &other.0 {
-                add_term(&mut terms, &a.times(b), ca.saturating_mul(*cb), u64::saturating_add);
+                add_term(
+                    &mut terms,
+                    &a.times(b),
+                    ca.saturating_mul(*cb),
+                    u64::saturating_add,
+                );
             }
         }
         Poly(terms)
