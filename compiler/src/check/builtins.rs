@@ -272,11 +272,18 @@ impl Checker<'_> {
             Input::Error => Ty::Error,
         };
         let (func, tir) = self.function_argument(f, &[elem], "`map`");
+        // A lambda whose reads are lookups known ahead is applied to the
+        // whole list as one batch: one application's round trips.
+        let batched = matches!(&tir, TExpr::Lambda(_, body) if super::batch::batchable(body));
         let tir = TExpr::Builtin("map".into(), shape.kind(), vec![input.tir, tir]);
         match shape {
             Input::List(_, size) => Checked::new(
                 Ty::list(func.ret, size.clone()),
-                input.cost.plus(&func.latent.times(&size)),
+                input.cost.plus(&if batched {
+                    func.latent.batched(&size)
+                } else {
+                    func.latent.times(&size)
+                }),
                 tir,
             ),
             Input::Option(_) => {

@@ -26,7 +26,7 @@ pub fn insert_cost(table: &TableSchema) -> Cost {
     let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
     // key check; unique: check + entry; plain index: entry; ref: exists +
     // counter; bound and small counters.
-    Cost::constant(
+    write_cost(
         1 + 2 * unique + plain + 2 * refs + bounds,
         1 + unique + 2 * refs + bounds,
     )
@@ -41,7 +41,7 @@ pub fn delete_cost(table: &TableSchema, referenced: bool) -> Cost {
         .count() as u64;
     let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
     let checked = u64::from(referenced);
-    Cost::constant(
+    write_cost(
         1 + table.indexes.len() as u64 + refs + bounds + checked,
         1 + refs + bounds + checked,
     )
@@ -74,7 +74,14 @@ pub fn update_cost(table: &TableSchema, columns: &[usize]) -> Cost {
             rows += 2;
         }
     }
-    Cost::constant(seeks, rows)
+    write_cost(seeks, rows)
+}
+
+/// A write's cost from its seeks and rows: each of its reads is one seek
+/// and one round trip, and its entries written go to the store with the
+/// commit, so its seeks bound its round trips (spec/cost.md, "Round trips").
+fn write_cost(seeks: u64, rows: u64) -> Cost {
+    Cost::constant(seeks, rows, seeks)
 }
 
 impl Checker<'_> {

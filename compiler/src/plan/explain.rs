@@ -31,11 +31,12 @@ pub fn explain_with(entry: &Entry, schema: &Schema, stats: Option<&[NodeStats]>)
         EntryKind::Mutation => "mutation",
     };
     let mut out = format!(
-        "{kind} {}({})  seeks ≤ {}  rows ≤ {}\n",
+        "{kind} {}({})  seeks ≤ {}  rows ≤ {}  round trips ≤ {}\n",
         entry.name,
         params.join(", "),
         entry.bound.seeks,
-        entry.bound.rows
+        entry.bound.rows,
+        entry.bound.round_trips
     );
     let printer = Printer {
         entry,
@@ -66,14 +67,18 @@ impl Printer<'_> {
                 Op::Scan { stream: true, .. } | Op::Combinator(Combinator::Map, _, _)
             );
         if let Some(bound) = node.bound.filter(|_| !unread) {
-            out.push_str(&format!("  seeks ≤ {}  rows ≤ {}", bound.seeks, bound.rows));
+            out.push_str(&format!(
+                "  seeks ≤ {}  rows ≤ {}  round trips ≤ {}",
+                bound.seeks, bound.rows, bound.round_trips
+            ));
         }
         if let Some(stats) = self.stats.and_then(|s| s.get(node.id as usize)) {
             if stats.evaluations > 0 && (node.bound.is_some() || is_access(node)) {
                 out.push_str(&format!(
-                    "  (actual: seeks {} rows {} in {} run{})",
+                    "  (actual: seeks {} rows {} round trips {} in {} run{})",
                     stats.seeks,
                     stats.rows,
+                    stats.round_trips,
                     stats.evaluations,
                     if stats.evaluations == 1 { "" } else { "s" }
                 ));
