@@ -157,9 +157,12 @@ impl Checker<'_> {
             .map(|(n, t)| (n, t.map_polys(&solve)))
             .collect();
         let ret_ty = body.ty.map_polys(&solve);
-        let mut cost = body.cost.map(solve);
+        // What a call costs (a mutation called by another runs inside the
+        // caller's transaction), and what a run of the entry point costs:
+        // a mutation's commit is one more round trip.
+        let body_cost = body.cost.map(solve);
+        let mut cost = body_cost.clone();
         if def.kind == DefKind::Mutation {
-            // The commit of the mutation's transaction: one round trip.
             cost.trips = cost.trips.plus(&Poly::constant(1));
         }
         let tir = self.resolve_lambdas(body.tir);
@@ -204,7 +207,7 @@ impl Checker<'_> {
             kind: def.kind,
             params,
             ret: ret_ty,
-            cost: cost.clone(),
+            cost: body_cost,
             inspects: self.inspected.iter().cloned().collect(),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
