@@ -73,7 +73,7 @@ fn the_printed_bounds_batch_the_join_and_nothing_else() {
     assert_eq!(bound("chosen"), (51, 51));
     // A write's reads, and its commit.
     let add = compilation.program.entry("add_user").unwrap();
-    assert_eq!((add.bound.seeks, add.bound.round_trips), (3, 4));
+    assert_eq!((add.bound.seeks, add.bound.round_trips), (3, 3));
 }
 
 #[test]

@@ -77,11 +77,12 @@ pub fn update_cost(table: &TableSchema, columns: &[usize]) -> Cost {
     write_cost(seeks, rows)
 }
 
-/// A write's cost from its seeks and rows: each of its reads is one seek
-/// and one round trip, and its entries written go to the store with the
-/// commit, so its seeks bound its round trips (spec/cost.md, "Round trips").
+/// A write's cost from its seeks and rows. Its round trips are its reads:
+/// each check reads one entry, and the rows above count every check as one
+/// row whether it finds one or not, while the entries it writes go to the
+/// store with the commit (spec/cost.md §11). Every read is a seek too.
 fn write_cost(seeks: u64, rows: u64) -> Cost {
-    Cost::constant(seeks, rows, seeks)
+    Cost::constant(seeks, rows, rows.min(seeks))
 }
 
 impl Checker<'_> {
