@@ -54,7 +54,9 @@ fn stock(db: &Database) {
 }
 
 /// (seeks, rows, round trips) of a run, and its bound's round trips.
-fn figures(db: &Database, name: &str, args: &[Value]) -> ((u64, u64, u64), u64) {
+type Figures = ((u64, u64, u64), u64);
+
+fn figures(db: &Database, name: &str, args: &[Value]) -> Figures {
     let output = db.run(name, args).unwrap();
     let s = output.stats;
     ((s.seeks, s.rows, s.round_trips), output.bound.round_trips)
@@ -78,7 +80,7 @@ fn the_printed_bounds_batch_the_join_and_nothing_else() {
 
 #[test]
 fn every_backend_counts_the_same_round_trips_within_the_bound() {
-    let mut seen: Option<Vec<((u64, u64, u64), u64)>> = None;
+    let mut seen: Option<Vec<Figures>> = None;
     for backend in Backend::ALL {
         let dir = tempfile::tempdir().unwrap();
         let db = open(dir.path(), backend);

@@ -40,7 +40,7 @@ pub const BUILTINS: [&str; 18] = [
 /// What the first argument of a combinator is.
 enum Input {
     List(Ty, Poly),
-    Stream(StreamTy),
+    Stream(Box<StreamTy>),
     Option(Ty),
     Error,
 }
@@ -115,7 +115,7 @@ impl Checker<'_> {
         let input = self.check(args[0]);
         let shape = match &input.ty {
             Ty::List(elem, size) => Input::List((**elem).clone(), size.clone()),
-            Ty::Stream(stream) => Input::Stream((**stream).clone()),
+            Ty::Stream(stream) => Input::Stream(stream.clone()),
             Ty::Option(inner) => Input::Option((**inner).clone()),
             Ty::Error => Input::Error,
             other => {
