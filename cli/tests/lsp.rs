@@ -201,7 +201,10 @@ fn every_feature_over_stdio() {
         text.contains("recent(a: Int, n: Int <= 100) -> [Post; ≤ 100]"),
         "{text}"
     );
-    assert!(text.contains("seeks ≤ 1, rows ≤ n = 100"), "{text}");
+    assert!(
+        text.contains("seeks ≤ 1, rows ≤ n = 100, round trips ≤ 1"),
+        "{text}"
+    );
     // Hover on an expression: its type and cost.
     let hover = server.request("textDocument/hover", json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, "by_author[a] |> take") }));
     let text = hover["result"]["contents"]["value"].as_str().unwrap();
@@ -303,7 +306,7 @@ fn every_feature_over_stdio() {
     assert!(
         labels
             .iter()
-            .any(|l| l.contains("seeks ≤ 1 · rows ≤ 100 · O(log N)")),
+            .any(|l| l.contains("seeks ≤ 1 · rows ≤ 100 · round trips ≤ 1 · O(log N)")),
         "{labels:?}"
     );
     assert!(labels.iter().any(|l| l.contains("rejected")), "{labels:?}");

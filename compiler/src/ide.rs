@@ -91,7 +91,12 @@ fn bound_text(cost: &crate::cost::Cost) -> String {
         Some(max) => format!("≤ {} = {max}", p),
         None => format!("≤ {p}"),
     };
-    format!("seeks {}, rows {}", show(&cost.seeks), show(&cost.rows))
+    format!(
+        "seeks {}, rows {}, round trips {}",
+        show(&cost.seeks),
+        show(&cost.rows),
+        show(&cost.trips)
+    )
 }
 
 /// Hover text at `offset`: for a definition's name its signature and bound,
@@ -412,13 +417,20 @@ pub fn inlay_hints(analysis: &Analysis, file: &str) -> Vec<(usize, String)> {
             continue;
         };
         let verdict = &result.verdict;
-        let label = match (verdict.accepted, verdict.seeks_max(), verdict.rows_max()) {
-            (true, Some(s), Some(r)) => format!("seeks ≤ {s} · rows ≤ {r} · {}", verdict.class),
-            (true, _, _) => format!(
-                "seeks ≤ {} · rows ≤ {}",
-                verdict.cost.seeks, verdict.cost.rows
+        let maxima = (
+            verdict.seeks_max(),
+            verdict.rows_max(),
+            verdict.round_trips_max(),
+        );
+        let label = match (verdict.accepted, maxima) {
+            (true, (Some(s), Some(r), Some(t))) => {
+                format!("seeks ≤ {s} · rows ≤ {r} · round trips ≤ {t} · {}", verdict.class)
+            }
+            (true, _) => format!(
+                "seeks ≤ {} · rows ≤ {} · round trips ≤ {}",
+                verdict.cost.seeks, verdict.cost.rows, verdict.cost.trips
             ),
-            (false, _, _) => "rejected".to_string(),
+            (false, _) => "rejected".to_string(),
         };
         // At the end of the header's line.
         let start = def.name.span.end as usize;

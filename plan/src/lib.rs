@@ -2,8 +2,11 @@
 //!
 //! The compiler produces a [`CompiledProgram`]; the runtime loads and runs it
 //! without the compiler. Everything here is serde data with no behaviour
-//! beyond lookups, so a plan can be printed, snapshotted, cached or shipped.
+//! beyond lookups and one predicate both sides read (`batch`: which
+//! function bodies the runtime batches), so a plan can be printed,
+//! snapshotted, cached or shipped.
 
+pub mod batch;
 pub mod plan;
 pub mod schema;
 pub mod value;
@@ -17,4 +20,4 @@ pub use value::{compare, Record, Value};
 
 /// Bumped whenever the serialized form of a [`CompiledProgram`] changes
 /// incompatibly; loaders refuse other versions.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;

@@ -10,12 +10,13 @@ use crate::schema::{ColumnType, Schema};
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
 
-/// The most seeks and rows one evaluation of an operator (with its inputs)
-/// may cost.
+/// The most seeks, rows and round trips (calls on the store's
+/// transaction) one evaluation of an operator (with its inputs) may cost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bound {
     pub seeks: u64,
     pub rows: u64,
+    pub round_trips: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -387,4 +388,5 @@ pub struct NodeStats {
     pub evaluations: u64,
     pub seeks: u64,
     pub rows: u64,
+    pub round_trips: u64,
 }

@@ -66,10 +66,10 @@ pub fn combinator<'p>(
     };
     Ok(match c {
         Combinator::Map => {
-            let mapped = items
-                .iter()
-                .map(|i| apply(interp, i))
-                .collect::<Result<Vec<_>>>()?;
+            let f = f
+                .as_ref()
+                .ok_or_else(|| internal("`map` without its function"))?;
+            let mapped = crate::batch::apply_all(interp, f, &items)?;
             if is_list {
                 Val::from_items(mapped)
             } else {

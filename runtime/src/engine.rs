@@ -16,11 +16,13 @@ use std::path::Path;
 /// Attempts of one transaction before a run of conflicts is given up (E0596).
 pub const MAX_ATTEMPTS: u32 = 16;
 
-/// What a run read: B-tree descents and entries.
+/// What a run read: B-tree descents and entries, and the calls on the
+/// store's transaction it made (its commit included).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     pub seeks: u64,
     pub rows: u64,
+    pub round_trips: u64,
 }
 
 /// The result of running an entry point.
@@ -207,8 +209,14 @@ impl Engine {
         // run again from scratch when its commit conflicts.
         let (mut output, attempts) = retrying(|| {
             let session = Session::write(store)?;
-            let (output, session) = evaluate(bound, accesses, entry, args, session, !commit)?;
+            let (mut output, session) = evaluate(bound, accesses, entry, args, session, !commit)?;
             if commit {
+                // The commit is a round trip of the run: held to the bound
+                // before it is made, so a broken proof stores nothing.
+                if session.commits() {
+                    output.stats.round_trips += 1;
+                }
+                within_round_trips(entry, &output)?;
                 session.commit()?;
             }
             Ok(output)
@@ -267,12 +275,26 @@ pub(crate) fn evaluate<'s>(
         stats: Stats {
             seeks: interp.session.seeks,
             rows: interp.session.rows,
+            round_trips: interp.session.trips,
         },
         bound: entry.bound,
         operators: interp.stats,
         attempts: 1,
     };
     Ok((output, interp.session))
+}
+
+/// E0546 when a run's round trips, its commit counted, pass the entry's
+/// proved bound (the operators' own checks cannot see the commit).
+fn within_round_trips(entry: &Entry, output: &Output) -> Result<()> {
+    let (made, bound) = (output.stats.round_trips, entry.bound.round_trips);
+    if made > bound {
+        return Err(crate::interp::beyond_round_trips(format!(
+            "`{}` made {made} round trips with its commit, beyond its proved bound of {bound}",
+            entry.name
+        )));
+    }
+    Ok(())
 }
 
 /// `program` bound to `store`'s trees, each entry point's accesses resolved.

@@ -1,6 +1,6 @@
 //! The plan executor: evaluates a plan's operator tree against a session,
-//! counting the seeks and rows of every operator and holding each to its
-//! static bound.
+//! counting the seeks, rows and round trips of every operator and holding
+//! each to its static bound.
 
 use crate::bound::{Access, BoundTable, Tables};
 use crate::combinators::{combinator, sort_by_key};
@@ -23,6 +23,7 @@ use std::rc::Rc;
 struct Deadline {
     seeks: u64,
     rows: u64,
+    trips: u64,
 }
 
 pub struct Interp<'p, 's> {
@@ -37,6 +38,9 @@ pub struct Interp<'p, 's> {
     /// only the totals).
     pub analyzing: bool,
     deadline: Deadline,
+    /// Point reads made ahead as one batch (see `batch`), by lookup node
+    /// and encoded key: what the lookup finds when it is evaluated.
+    pub(crate) prefetched: std::collections::HashMap<(u32, Vec<u8>), Option<Vec<u8>>>,
 }
 
 impl<'p, 's> Interp<'p, 's> {
@@ -56,23 +60,27 @@ impl<'p, 's> Interp<'p, 's> {
             deadline: Deadline {
                 seeks: u64::MAX,
                 rows: u64::MAX,
+                trips: u64::MAX,
             },
+            prefetched: std::collections::HashMap::new(),
         }
     }
 
     pub fn eval(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
-        let (seeks, rows) = (self.session.seeks, self.session.rows);
+        let (seeks, rows, trips) = (self.session.seeks, self.session.rows, self.session.trips);
         let outer = self.deadline;
         if let Some(bound) = node.bound {
             self.deadline = Deadline {
                 seeks: outer.seeks.min(seeks.saturating_add(bound.seeks)),
                 rows: outer.rows.min(rows.saturating_add(bound.rows)),
+                trips: outer.trips.min(trips.saturating_add(bound.round_trips)),
             };
         }
         let value = self.eval_op(node, env);
         self.deadline = outer;
         let value = value?;
         let (ds, dr) = (self.session.seeks - seeks, self.session.rows - rows);
+        let dt = self.session.trips - trips;
         if self.analyzing {
             // Grown on demand: counting a plan's nodes first cost more.
             let id = node.id as usize;
@@ -83,6 +91,7 @@ impl<'p, 's> Interp<'p, 's> {
             stats.evaluations += 1;
             stats.seeks += ds;
             stats.rows += dr;
+            stats.round_trips += dt;
         }
         if let Some(bound) = node.bound {
             if ds > bound.seeks || dr > bound.rows {
@@ -91,6 +100,12 @@ impl<'p, 's> Interp<'p, 's> {
                     node.id, bound.seeks, bound.rows
                 );
                 return Err(beyond_bound(message));
+            }
+            if dt > bound.round_trips {
+                return Err(beyond_round_trips(format!(
+                    "operator {} made {dt} round trips, beyond its proved bound of {}",
+                    node.id, bound.round_trips
+                )));
             }
         }
         Ok(value)
@@ -102,6 +117,12 @@ impl<'p, 's> Interp<'p, 's> {
             return Err(beyond_bound(format!(
                 "the run read {} seeks and {} rows, beyond an operator's proved bound",
                 self.session.seeks, self.session.rows
+            )));
+        }
+        if self.session.trips > self.deadline.trips {
+            return Err(beyond_round_trips(format!(
+                "the run made {} round trips, beyond an operator's proved bound",
+                self.session.trips
             )));
         }
         Ok(())
@@ -150,22 +171,10 @@ impl<'p, 's> Interp<'p, 's> {
                 .get(name)
                 .cloned()
                 .ok_or_else(|| internal(&format!("unbound name {name}"))),
-            Op::Get { key, .. } => {
+            Op::Get { .. } | Op::GetUnique { .. } => {
                 let (table, _) = self.access(node)?;
-                let key = encode_key(&self.values(key, env)?, &[])?;
-                let found = self.session.get(table.rows, &key)?;
-                self.within_deadline()?;
-                match found {
-                    Some(bytes) => data(decode_record(table, &bytes)?),
-                    None => data(Value::Null),
-                }
-            }
-            Op::GetUnique { values, .. } => {
-                let (table, index) = self.access(node)?;
-                let index = index.ok_or_else(|| internal("a unique read without its index"))?;
-                let descending = &table.schema.indexes[index].descending;
-                let entry = encode_key(&self.values(values, env)?, descending)?;
-                let found = self.session.get(table.indexes[index], &entry)?;
+                let key = self.lookup_key(node, env)?;
+                let found = self.point_read(node, self.lookup_tree(node)?, key)?;
                 self.within_deadline()?;
                 match found {
                     Some(bytes) => data(decode_record(table, &bytes)?),
@@ -339,6 +348,56 @@ impl<'p, 's> Interp<'p, 's> {
         }
     }
 
+    /// The tree a lookup (`Get` or `GetUnique`) reads: the rows, or the
+    /// unique index (whose entries hold the row).
+    pub(crate) fn lookup_tree(&self, node: &Node) -> Result<crate::store::Tree> {
+        let (table, index) = self.access(node)?;
+        Ok(match (&node.op, index) {
+            (Op::Get { .. }, _) => table.rows,
+            (Op::GetUnique { .. }, Some(index)) => table.indexes[index],
+            (Op::GetUnique { .. }, None) => return Err(internal("a unique read without its index")),
+            _ => return Err(internal("a lookup that is not one")),
+        })
+    }
+
+    /// The encoded key a lookup reads, its key values evaluated in `env`.
+    pub(crate) fn lookup_key(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Vec<u8>> {
+        let (table, index) = self.access(node)?;
+        match (&node.op, index) {
+            (Op::Get { key, .. }, _) => encode_key(&self.values(key, env)?, &[]),
+            (Op::GetUnique { values, .. }, Some(index)) => {
+                let descending = &table.schema.indexes[index].descending;
+                encode_key(&self.values(values, env)?, descending)
+            }
+            (Op::GetUnique { .. }, None) => Err(internal("a unique read without its index")),
+            _ => Err(internal("a lookup that is not one")),
+        }
+    }
+
+    /// A lookup's read: from the batch read ahead for it, if any, else one
+    /// `get` of its own.
+    fn point_read(
+        &mut self,
+        node: &Node,
+        tree: crate::store::Tree,
+        key: Vec<u8>,
+    ) -> Result<Option<Vec<u8>>> {
+        if !self.prefetched.is_empty() {
+            if let Some(found) = self.prefetched.get(&(node.id, key)) {
+                let found = found.clone();
+                self.session.count_prefetched(found.is_some());
+                return Ok(found);
+            }
+            // Inside a batch every lookup is read ahead with the key it
+            // computes: a miss means `batch` chose a body it cannot read ahead.
+            return Err(internal(&format!(
+                "lookup {} was not read ahead in its batch",
+                node.id
+            )));
+        }
+        self.session.get(tree, &key)
+    }
+
     /// Calls a function value.
     pub fn call(&mut self, f: &Val<'p>, args: Vec<Val<'p>>) -> Result<Val<'p>> {
         let Val::Closure(closure) = f else {
@@ -350,6 +409,17 @@ impl<'p, 's> Interp<'p, 's> {
         }
         self.eval(closure.body, &env)
     }
+}
+
+/// E0546: a run made more round trips than its proved bound. Data cannot
+/// cause this (every size the bound relies on is enforced on write): it is
+/// a bug in rqc.
+pub(crate) fn beyond_round_trips(message: String) -> RuntimeError {
+    RuntimeError::new(
+        "E0546",
+        message,
+        "this is a bug in rqc; please report it with the program",
+    )
 }
 
 /// E0599: a run read past a proved bound. Data cannot cause this (every

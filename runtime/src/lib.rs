@@ -5,6 +5,7 @@
 //! declared constraint is enforced on write and reads are counted against
 //! their static bounds.
 
+mod batch;
 pub mod bound;
 pub mod catalog;
 mod combinators;

@@ -5,6 +5,11 @@
 //! updates and writes inside one write transaction, whose reads see its
 //! writes. [`Session::commit`] commits it; a session dropped without that
 //! (an error, `explain --analyze`) stores nothing.
+//!
+//! Round trips are counted here, the same on every backend: one per call
+//! that reads through the transaction (`get`, `get_many`, `range`) and one
+//! for a commit that writes; beginning the transaction and the writes it
+//! buffers are not (spec/cost.md, "Round trips").
 
 use crate::error::{Result, RuntimeError};
 use crate::store::{ReadTxn, Store, Tree, WriteTxn};
@@ -30,6 +35,8 @@ pub struct Session<'s> {
     /// B-tree descents and entries read so far.
     pub seeks: u64,
     pub rows: u64,
+    /// Calls that read through the transaction so far.
+    pub trips: u64,
 }
 
 impl<'s> Session<'s> {
@@ -60,6 +67,7 @@ impl<'s> Session<'s> {
             wrote: false,
             seeks: 0,
             rows: 0,
+            trips: 0,
         }
     }
 
@@ -91,6 +99,7 @@ impl<'s> Session<'s> {
     /// A point read: one seek, one row when found.
     pub fn get(&mut self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.seeks += 1;
+        self.trips += 1;
         let value = self.reads().get(tree, key)?;
         if value.is_some() {
             self.rows += 1;
@@ -133,9 +142,24 @@ impl<'s> Session<'s> {
         if end.is_some_and(|end| end <= start) {
             return Ok(Vec::new());
         }
+        self.trips += 1;
         let result = self.reads().range(tree, start, end, false, limit)?;
         self.rows += result.len() as u64;
         Ok(result)
+    }
+
+    /// Point reads of one tree as one call: one round trip. Their seeks and
+    /// rows are counted as each value is used ([`Session::count_prefetched`]),
+    /// so that an operator's figures are the same batched or not.
+    pub fn get_many(&mut self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        self.trips += 1;
+        self.reads().get_many(tree, keys)
+    }
+
+    /// A point read answered from a batch: one seek, one row when found.
+    pub fn count_prefetched(&mut self, found: bool) {
+        self.seeks += 1;
+        self.rows += u64::from(found);
     }
 
     /// An index entry, a counter or a catalog entry written.
@@ -178,6 +202,11 @@ impl<'s> Session<'s> {
     /// not counted).
     pub fn rows_written(&self) -> u64 {
         self.rows_written.len() as u64
+    }
+
+    /// Whether [`Session::commit`] will call the store (one more round trip).
+    pub fn commits(&self) -> bool {
+        matches!(self.txn, Txn::Write(_)) && self.wrote
     }
 
     /// Commits the run's writes, all at once (a run that only read has

@@ -114,7 +114,16 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
         9 => format!("({{ k: {} }}.k)", int(rng, d)),
         10 => format!("apply({}, v => v + {})", int(rng, d), int(rng, d)),
         11 => format!("id({})", int(rng, d)),
-        12 => "(S |> map(s => s.k) |> max() |> unwrap_or(0))".into(),
+        12 => pick(
+            rng,
+            &[
+                "(S |> map(s => s.k) |> max() |> unwrap_or(0))",
+                // An index nested loop over an island, batched.
+                "(B[x] |> map(b => C[b.w] |> map(c => c.lim) |> unwrap_or(0)) |> sum())",
+                "(S |> map(s => C[s.k]) |> flatten() |> map(c => c.lim) |> sum())",
+            ],
+        )
+        .into(),
         13 => format!("(({}) |> count())", list(rng, d)),
         14 => format!("twice(v => v * {}, {})", int(rng, d), int(rng, d)),
         // One lambda applied with counts of different ranges, and a lambda
@@ -214,11 +223,19 @@ pub fn list(rng: &mut Rng, depth: u32) -> String {
 /// A function from `A` rows to `A` rows: a lambda, or a value that is one
 /// of several.
 pub fn function(rng: &mut Rng, depth: u32) -> String {
+    // Lookups a `map` over a list reads as one batch (keyed by the
+    // element, a parameter, inside a record) and ones it must not batch
+    // (keyed by another lookup's row, chosen by `if`, inside a lambda).
     let lambdas = [
         "a => a",
         "a => A[a.id] |> unwrap_or(a)",
         "a => A.by_g[a.g] |> first() |> unwrap_or(a)",
         "a => A.by_g[a.g] |> take(3) |> first() |> unwrap_or(a)",
+        "a => A[a.g] |> unwrap_or(a)",
+        "a => { r: A[x] |> unwrap_or(a), s: A[a.v] }.r",
+        "a => { let b = A[a.id] |> unwrap_or(a); A[b.g] |> unwrap_or(b) }",
+        "a => if a.v > 3 { A[a.id] |> unwrap_or(a) } else { a }",
+        "a => A[a.id] |> map(b => A[b.g] |> unwrap_or(b)) |> unwrap_or(a)",
     ];
     if depth == 0 {
         return pick(rng, &lambdas).into();

@@ -1,8 +1,9 @@
 //! The corpus: every program in tests/corpus states its expected verdicts in
 //! `// expect:` lines, and this one test checks them all.
 //!
-//! - `// expect: accepted NAME SEEKS ROWS` (`-` where the maximum is
-//!   generic, for a function)
+//! - `// expect: accepted NAME SEEKS ROWS [TRIPS]` (`-` where the maximum
+//!   is generic, for a function; the round trips where the case is about
+//!   them)
 //! - `// expect: rejected NAME CODE`
 //! - `// expect: error CODE` (a diagnostic not tied to one definition)
 //!
@@ -22,6 +23,8 @@ enum Expect {
         name: String,
         seeks: Option<u64>,
         rows: Option<u64>,
+        /// Checked when given.
+        trips: Option<Option<u64>>,
     },
     Rejected {
         name: String,
@@ -52,6 +55,13 @@ fn expectations(text: &str, case: &str) -> Vec<Expect> {
                     name: name.to_string(),
                     seeks: number(seeks),
                     rows: number(rows),
+                    trips: None,
+                },
+                ["accepted", name, seeks, rows, trips] => Expect::Accepted {
+                    name: name.to_string(),
+                    seeks: number(seeks),
+                    rows: number(rows),
+                    trips: Some(number(trips)),
                 },
                 ["rejected", name, code] => Expect::Rejected {
                     name: name.to_string(),
@@ -118,7 +128,9 @@ fn check_case(case: &str, files: &[PathBuf], common: &[(String, String)]) -> Vec
                     "rejected"
                 }
             )),
-            Some(Expect::Accepted { seeks, rows, .. }) => {
+            Some(Expect::Accepted {
+                seeks, rows, trips, ..
+            }) => {
                 if !verdict.accepted {
                     problems.push(format!(
                         "{case}: `{}` was rejected, expected accepted",
@@ -134,6 +146,14 @@ fn check_case(case: &str, files: &[PathBuf], common: &[(String, String)]) -> Vec
                         verdict.cost.rows,
                         seeks,
                         rows
+                    ));
+                } else if trips.is_some_and(|t| verdict.round_trips_max() != t) {
+                    problems.push(format!(
+                        "{case}: `{}` has round trips {:?} ({}), expected {:?}",
+                        verdict.name,
+                        verdict.round_trips_max(),
+                        verdict.cost.trips,
+                        trips.flatten()
                     ));
                 }
             }

@@ -395,7 +395,8 @@ fn run_case(case: &Case) -> Result<Compared, TestCaseError> {
                 );
                 prop_assert!(
                     output.stats.seeks <= output.bound.seeks
-                        && output.stats.rows <= output.bound.rows,
+                        && output.stats.rows <= output.bound.rows
+                        && output.stats.round_trips <= output.bound.round_trips,
                     "{} read {:?}, over its bound {:?}",
                     name,
                     output.stats,
@@ -477,7 +478,9 @@ fn run_case(case: &Case) -> Result<Compared, TestCaseError> {
             .find(|e| e.name == name)
             .unwrap();
         prop_assert!(
-            output.stats.seeks <= entry.bound.seeks && output.stats.rows <= entry.bound.rows,
+            output.stats.seeks <= entry.bound.seeks
+                && output.stats.rows <= entry.bound.rows
+                && output.stats.round_trips <= entry.bound.round_trips,
             "{} read {:?}, over its bound {:?}",
             name,
             output.stats,

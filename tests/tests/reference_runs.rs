@@ -237,7 +237,8 @@ fn check_backend(backend: Backend) {
                 assert_eq!(output.value, expected, "{}: {}({args:?})", path, entry.name);
                 assert!(
                     output.stats.seeks <= entry.bound.seeks
-                        && output.stats.rows <= entry.bound.rows,
+                        && output.stats.rows <= entry.bound.rows
+                        && output.stats.round_trips <= entry.bound.round_trips,
                     "{}: {} read {:?}, bound {:?}",
                     path,
                     entry.name,

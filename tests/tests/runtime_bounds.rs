@@ -88,6 +88,7 @@ fn too_small() -> Bound {
     Bound {
         seeks: 1,
         rows: BOUND,
+        round_trips: u64::MAX,
     }
 }
 
@@ -163,6 +164,7 @@ fn take_of_parameter() -> Entry {
     let generous = Bound {
         seeks: 1,
         rows: ROWS as u64,
+        round_trips: u64::MAX,
     };
     entry(take, generous)
 }
@@ -225,6 +227,7 @@ fn lookups_inside_a_mapped_stream_are_held_to_the_bound_too() {
     let bound = Bound {
         seeks: 1 + BOUND,
         rows: 2 * ROWS as u64,
+        round_trips: u64::MAX,
     };
     let message = stopped(&engine, &entry(take, bound), &[1.into(), 0.into()]);
     assert!(

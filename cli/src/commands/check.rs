@@ -126,6 +126,8 @@ fn json_report(compilation: &Compilation) -> serde_json::Value {
                 "rows": v.cost.rows.to_string(),
                 "seeks_max": v.seeks_max(),
                 "rows_max": v.rows_max(),
+                "round_trips": v.cost.trips.to_string(),
+                "round_trips_max": v.round_trips_max(),
                 "class": v.accepted.then_some(v.class),
             })
         })

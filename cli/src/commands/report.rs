@@ -50,7 +50,8 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) {
     }
 }
 
-/// `name(params) -> T  seeks ≤ 1  rows ≤ 1  O(log N)`, or `rejected`.
+/// `name(params) -> T  seeks ≤ 1  rows ≤ 1  round trips ≤ 1  O(log N)`,
+/// or `rejected`.
 /// A function generic over its arguments' sizes shows its formulas.
 pub fn verdict_line(verdict: &Verdict) -> String {
     if !verdict.accepted {
@@ -61,10 +62,11 @@ pub fn verdict_line(verdict: &Verdict) -> String {
         None => formula,
     };
     format!(
-        "{}  seeks ≤ {}  rows ≤ {}  {}",
+        "{}  seeks ≤ {}  rows ≤ {}  round trips ≤ {}  {}",
         verdict.signature,
         shown(verdict.seeks_max(), verdict.cost.seeks.to_string()),
         shown(verdict.rows_max(), verdict.cost.rows.to_string()),
+        shown(verdict.round_trips_max(), verdict.cost.trips.to_string()),
         verdict.class
     )
 }
@@ -132,7 +134,12 @@ pub fn run_summary(output: &Output, mutation: bool) -> String {
         String::new()
     };
     format!(
-        "{what} · seeks {} (bound {}) · rows read {} (bound {}){attempts}",
-        output.stats.seeks, output.bound.seeks, output.stats.rows, output.bound.rows
+        "{what} · seeks {} (bound {}) · rows read {} (bound {}) · round trips {} (bound {}){attempts}",
+        output.stats.seeks,
+        output.bound.seeks,
+        output.stats.rows,
+        output.bound.rows,
+        output.stats.round_trips,
+        output.bound.round_trips
     )
 }

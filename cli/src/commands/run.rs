@@ -224,8 +224,13 @@ fn explain_inner(args: &ExplainArgs) -> Result<Status, Error> {
         rqc_compiler::plan::explain_with(&entry, &schema, Some(&output.operators))
     );
     println!(
-        "actual: seeks {} of {} · rows {} of {}",
-        output.stats.seeks, output.bound.seeks, output.stats.rows, output.bound.rows
+        "actual: seeks {} of {} · rows {} of {} · round trips {} of {}",
+        output.stats.seeks,
+        output.bound.seeks,
+        output.stats.rows,
+        output.bound.rows,
+        output.stats.round_trips,
+        output.bound.round_trips
     );
     Ok(Status::Clean)
 }

@@ -322,7 +322,7 @@ impl Repl {
         }
         let result_type = verdict.signature.split(" -> ").nth(1).unwrap_or("?");
         format!(
-            "{result_type}  seeks ≤ {} ({})  rows ≤ {} ({})  {}",
+            "{result_type}  seeks ≤ {} ({})  rows ≤ {} ({})  round trips ≤ {} ({})  {}",
             verdict
                 .seeks_max()
                 .map(|m| m.to_string())
@@ -333,6 +333,11 @@ impl Repl {
                 .map(|m| m.to_string())
                 .unwrap_or_else(|| "?".into()),
             verdict.cost.rows,
+            verdict
+                .round_trips_max()
+                .map(|m| m.to_string())
+                .unwrap_or_else(|| "?".into()),
+            verdict.cost.trips,
             verdict.class
         )
     }

@@ -124,13 +124,20 @@ fn check_prints_a_bound_per_entry_and_exits_0_when_clean() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let out = stdout(&output);
     assert!(
-        out.contains("user(id: Int) -> User?  seeks ≤ 1  rows ≤ 1  O(log N)"),
+        out.contains("user(id: Int) -> User?  seeks ≤ 1  rows ≤ 1  round trips ≤ 1  O(log N)"),
         "{out}"
     );
     // follow checks its key, two references (each: the row and its
-    // reference counter) and the follower bound.
+    // reference counter) and the follower bound: six reads, then its commit.
     assert!(
-        out.contains("follow(a: Int, b: Int, now: Int) -> Int  seeks ≤ 6  rows ≤ 6"),
+        out.contains(
+            "follow(a: Int, b: Int, now: Int) -> Int  seeks ≤ 6  rows ≤ 6  round trips ≤ 7"
+        ),
+        "{out}"
+    );
+    // The index nested loop over an island: the scan, then one batch.
+    assert!(
+        out.contains("top_followed(u: Int) -> [User; ≤ 5000]  seeks ≤ 5001  rows ≤ 10000  round trips ≤ 2"),
         "{out}"
     );
 }
@@ -150,10 +157,15 @@ fn check_json_has_queries_and_diagnostics() {
     let item = queries.iter().find(|q| q["name"] == "item").unwrap();
     assert_eq!(item["verdict"], "accepted");
     assert_eq!(item["seeks_max"], 1);
+    assert_eq!(item["round_trips"], "1");
+    assert_eq!(item["round_trips_max"], 1);
     assert_eq!(item["kind"], "query");
+    let add = queries.iter().find(|q| q["name"] == "add").unwrap();
+    assert_eq!(add["round_trips_max"], 3, "two checks and the commit");
     let broken = queries.iter().find(|q| q["name"] == "broken").unwrap();
     assert_eq!(broken["verdict"], "rejected");
     assert!(broken["seeks_max"].is_null());
+    assert!(broken["round_trips_max"].is_null());
     let diagnostic = &json["diagnostics"][0];
     assert_eq!(diagnostic["code"], "E0201");
     assert_eq!(diagnostic["line"], 10);
@@ -330,7 +342,7 @@ fn compile_writes_a_versioned_plan_file_and_explain_prints_the_tree() {
     assert_eq!(explained.status.code(), Some(0));
     assert_eq!(
         stdout(&explained),
-        "query item(id: Int)  seeks ≤ 1  rows ≤ 1\n└─ Get Item key=[$id]  seeks ≤ 1  rows ≤ 1\n"
+        "query item(id: Int)  seeks ≤ 1  rows ≤ 1  round trips ≤ 1\n└─ Get Item key=[$id]  seeks ≤ 1  rows ≤ 1  round trips ≤ 1\n"
     );
 }
 
@@ -410,11 +422,14 @@ fn explain_analyze_shows_actual_reads_beside_each_bound() {
     let out = stdout(&output);
     assert!(
         out.contains(
-            "└─ Get Item key=[$id]  seeks ≤ 1  rows ≤ 1  (actual: seeks 1 rows 1 in 1 run)"
+            "└─ Get Item key=[$id]  seeks ≤ 1  rows ≤ 1  round trips ≤ 1  (actual: seeks 1 rows 1 round trips 1 in 1 run)"
         ),
         "{out}"
     );
-    assert!(out.contains("actual: seeks 1 of 1 · rows 1 of 1"), "{out}");
+    assert!(
+        out.contains("actual: seeks 1 of 1 · rows 1 of 1 · round trips 1 of 1"),
+        "{out}"
+    );
     // Analyzing a mutation discards its writes.
     let output = rqc(&[
         "explain",

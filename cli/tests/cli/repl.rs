@@ -48,7 +48,7 @@ fn the_repl_runs_bounded_expressions_and_refuses_unbounded_ones_through_a_pipe()
         "a row as a table:\n{out}"
     );
     assert!(
-        out.contains("1 row · seeks 1 (bound 1) · rows read 1 (bound 1)"),
+        out.contains("1 row · seeks 1 (bound 1) · rows read 1 (bound 1) · round trips 1 (bound 1)"),
         "{out}"
     );
     assert!(
@@ -58,7 +58,7 @@ fn the_repl_runs_bounded_expressions_and_refuses_unbounded_ones_through_a_pipe()
         "the file-level diagnostic:\n{out}"
     );
     assert!(
-        out.contains("Int  seeks ≤ 1 (1)  rows ≤ 5000 (5000)  O(log N)"),
+        out.contains("Int  seeks ≤ 1 (1)  rows ≤ 5000 (5000)  round trips ≤ 1 (1)  O(log N)"),
         "{out}"
     );
     assert!(out.contains("\"ann\""), "the multi-line block ran:\n{out}");

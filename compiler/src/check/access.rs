@@ -46,7 +46,7 @@ impl Checker<'_> {
                 });
                 Checked::new(
                     Ty::list(row, size.clone()),
-                    Cost::new(Poly::constant(1), size),
+                    Cost::new(Poly::constant(1), size, Poly::constant(1)),
                     tir,
                 )
             }
@@ -54,8 +54,8 @@ impl Checker<'_> {
             None => Checked::new(
                 Ty::Stream(Box::new(StreamTy {
                     elem: row,
-                    open: Cost::constant(1, 0),
-                    per_element: Cost::constant(0, 1),
+                    open: Cost::constant(1, 0, 1),
+                    per_element: Cost::constant(0, 1, 0),
                     source: StreamSource {
                         table: table.to_string(),
                         description: format!("every row of {table}"),
@@ -146,7 +146,7 @@ impl Checker<'_> {
                     2,
                 ),
             };
-            return Checked::new(Ty::option(row), cost.plus(&Cost::constant(seeks, 1)), tir);
+            return Checked::new(Ty::option(row), cost.plus(&Cost::constant(seeks, 1, 1)), tir);
         }
         let eq_columns: Vec<usize> = path.columns[..prefix.len()].to_vec();
         let bounded_by = self.bound_of(&schema, &eq_columns);
@@ -160,7 +160,7 @@ impl Checker<'_> {
         match bounded_by {
             Some(size) => Checked::new(
                 Ty::list(row, size.clone()),
-                cost.plus(&Cost::new(Poly::constant(1), size)),
+                cost.plus(&Cost::new(Poly::constant(1), size, Poly::constant(1))),
                 tir,
             ),
             None => {
@@ -168,8 +168,8 @@ impl Checker<'_> {
                 Checked::new(
                     Ty::Stream(Box::new(StreamTy {
                         elem: row,
-                        open: Cost::constant(1, 0),
-                        per_element: Cost::constant(0, 1),
+                        open: Cost::constant(1, 0, 1),
+                        per_element: Cost::constant(0, 1, 0),
                         source: StreamSource {
                             table: table.clone(),
                             description: format!("the rows of {access}"),

@@ -40,7 +40,7 @@ pub const BUILTINS: [&str; 18] = [
 /// What the first argument of a combinator is.
 enum Input {
     List(Ty, Poly),
-    Stream(StreamTy),
+    Stream(Box<StreamTy>),
     Option(Ty),
     Error,
 }
@@ -115,7 +115,7 @@ impl Checker<'_> {
         let input = self.check(args[0]);
         let shape = match &input.ty {
             Ty::List(elem, size) => Input::List((**elem).clone(), size.clone()),
-            Ty::Stream(stream) => Input::Stream((**stream).clone()),
+            Ty::Stream(stream) => Input::Stream(stream.clone()),
             Ty::Option(inner) => Input::Option((**inner).clone()),
             Ty::Error => Input::Error,
             other => {
@@ -272,11 +272,18 @@ impl Checker<'_> {
             Input::Error => Ty::Error,
         };
         let (func, tir) = self.function_argument(f, &[elem], "`map`");
+        // A lambda whose reads are lookups known ahead is applied to the
+        // whole list as one batch: one application's round trips.
+        let batched = matches!(&tir, TExpr::Lambda(_, body) if super::batch::batchable(body));
         let tir = TExpr::Builtin("map".into(), shape.kind(), vec![input.tir, tir]);
         match shape {
             Input::List(_, size) => Checked::new(
                 Ty::list(func.ret, size.clone()),
-                input.cost.plus(&func.latent.times(&size)),
+                input.cost.plus(&if batched {
+                    func.latent.batched(&size)
+                } else {
+                    func.latent.times(&size)
+                }),
                 tir,
             ),
             Input::Option(_) => {

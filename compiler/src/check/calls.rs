@@ -342,15 +342,12 @@ impl Checker<'_> {
             .ret
             .substitute_generics(&generics)
             .map_polys(&|p| measures::instantiate(p, &bindings));
-        let call_cost = Cost::new(
-            measures::instantiate(&sig.cost.seeks, &bindings),
-            measures::instantiate(&sig.cost.rows, &bindings),
-        );
+        let call_cost = sig.cost.map(|p| measures::instantiate(p, &bindings));
         // An unbounded argument is an error only where the callee's cost
         // depends on it (an unbounded value in the result is the caller's
         // to bound, where it uses it).
         for (own, arg_span) in origins {
-            let uses = |var: &Var| sig.cost.seeks.mentions(var) || sig.cost.rows.mentions(var);
+            let uses = |var: &Var| sig.cost.measures().iter().any(|(_, p)| p.mentions(var));
             let culprit = own.iter().find(|(var, value)| {
                 uses(var) && (!value.unbounded_params().is_empty() || !value.tables().is_empty())
             });

@@ -157,7 +157,14 @@ impl Checker<'_> {
             .map(|(n, t)| (n, t.map_polys(&solve)))
             .collect();
         let ret_ty = body.ty.map_polys(&solve);
-        let cost = Cost::new(solve(&body.cost.seeks), solve(&body.cost.rows));
+        // What a call costs (a mutation called by another runs inside the
+        // caller's transaction), and what a run of the entry point costs:
+        // a mutation's commit is one more round trip.
+        let body_cost = body.cost.map(solve);
+        let mut cost = body_cost.clone();
+        if def.kind == DefKind::Mutation {
+            cost.trips = cost.trips.plus(&Poly::constant(1));
+        }
         let tir = self.resolve_lambdas(body.tir);
         // A body that could not be typed somewhere (a table declared with
         // errors, a syntax error inside it) is not run: its error is
@@ -200,7 +207,7 @@ impl Checker<'_> {
             kind: def.kind,
             params,
             ret: ret_ty,
-            cost: cost.clone(),
+            cost: body_cost,
             inspects: self.inspected.iter().cloned().collect(),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
@@ -370,7 +377,7 @@ impl Checker<'_> {
 
     /// E0308: a proved bound above the ceiling is no proof.
     fn ceiling(&mut self, def: &Def, cost: &Cost) {
-        for (what, poly) in [("seeks", &cost.seeks), ("rows", &cost.rows)] {
+        for (what, poly) in cost.measures() {
             let max = poly.max_value().unwrap_or(u64::MAX);
             if max > CEILING {
                 let shown = if max == u64::MAX {
@@ -380,7 +387,7 @@ impl Checker<'_> {
                 };
                 self.error(
                     "E0308",
-                    format!("this {} may read {shown} {what}, above the ceiling of {CEILING}", def.kind.keyword()),
+                    format!("this {} may {} {shown} {what}, above the ceiling of {CEILING}", def.kind.keyword(), if what == "round trips" { "make" } else { "read" }),
                     def.name.span,
                     "too large to prove anything",
                 )
@@ -405,6 +412,8 @@ fn ty_named(ty: Ty, name: &str) -> Ty {
 /// No large table and no unbounded parameter in the cost.
 fn bounded(cost: &Cost) -> bool {
     cost.unbounded_tables().is_empty()
-        && cost.seeks.unbounded_params().is_empty()
-        && cost.rows.unbounded_params().is_empty()
+        && cost
+            .measures()
+            .iter()
+            .all(|(_, poly)| poly.unbounded_params().is_empty())
 }

@@ -2,8 +2,8 @@
 //!
 //! A function is checked once, with its parameters' measures abstract: the
 //! length of a list parameter is `|xs|`, an `Int` parameter lies in
-//! `[-lo(n), n]`, one call of a function parameter costs `seeks(f)` and
-//! `rows(f)`. These sit at *covariant* positions (what the caller gives) and
+//! `[-lo(n), n]`, one call of a function parameter costs `seeks(f)`,
+//! `rows(f)` and `trips(f)`. These sit at *covariant* positions (what the caller gives) and
 //! are bound at each call to the argument's measures at the same position
 //! ([`bind`]). At *contravariant* positions — the parameters of a function
 //! parameter, which the body applies — a measure is a requirement `Req`:
@@ -102,10 +102,12 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
             stream.open = Cost::new(
                 var(format!("seeks(open {path})")),
                 var(format!("rows(open {path})")),
+                var(format!("trips(open {path})")),
             );
             stream.per_element = Cost::new(
                 var(format!("seeks(each {path})")),
                 var(format!("rows(each {path})")),
+                var(format!("trips(each {path})")),
             );
             Ty::Stream(Box::new(stream))
         }
@@ -117,7 +119,11 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
                 .map(|(i, p)| measured(p, &format!("{path}.{i}"), !covariant))
                 .collect(),
             ret: measured(&func.ret, &format!("{path}()"), covariant),
-            latent: Cost::new(var(format!("seeks({path})")), var(format!("rows({path})"))),
+            latent: Cost::new(
+                var(format!("seeks({path})")),
+                var(format!("rows({path})")),
+                var(format!("trips({path})")),
+            ),
         })),
         other => other.clone(),
     }
@@ -153,15 +159,17 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
             }
         }
         (Ty::Stream(p), Ty::Stream(a)) => {
-            one(&p.open.seeks, &a.open.seeks);
-            one(&p.open.rows, &a.open.rows);
-            one(&p.per_element.seeks, &a.per_element.seeks);
-            one(&p.per_element.rows, &a.per_element.rows);
+            for (pc, ac) in [(&p.open, &a.open), (&p.per_element, &a.per_element)] {
+                for ((_, pm), (_, am)) in pc.measures().into_iter().zip(ac.measures()) {
+                    one(pm, am);
+                }
+            }
             bind(&p.elem, &a.elem, bindings);
         }
         (Ty::Fn(p), Ty::Fn(a)) => {
-            one(&p.latent.seeks, &a.latent.seeks);
-            one(&p.latent.rows, &a.latent.rows);
+            for ((_, pm), (_, am)) in p.latent.measures().into_iter().zip(a.latent.measures()) {
+                one(pm, am);
+            }
             bind(&p.ret, &a.ret, bindings);
         }
         _ => {}
@@ -252,15 +260,8 @@ impl Checker<'_> {
             }
             (Ty::Stream(f), Ty::Stream(a)) => {
                 let (open, each) = (format!("opening {what}"), format!("each element of {what}"));
-                self.fit_poly(&f.open.seeks, &a.open.seeks, open.clone(), misfit);
-                self.fit_poly(&f.open.rows, &a.open.rows, open, misfit);
-                self.fit_poly(
-                    &f.per_element.seeks,
-                    &a.per_element.seeks,
-                    each.clone(),
-                    misfit,
-                );
-                self.fit_poly(&f.per_element.rows, &a.per_element.rows, each, misfit);
+                self.fit_cost(&f.open, &a.open, &open, misfit);
+                self.fit_cost(&f.per_element, &a.per_element, &each, misfit);
                 self.fit(&f.elem, &a.elem, &format!("an element of {what}"), misfit);
             }
             (Ty::Fn(f), Ty::Fn(a)) => {
@@ -271,8 +272,7 @@ impl Checker<'_> {
                 }
                 self.fit(&f.ret, &a.ret, &format!("the result of {what}"), misfit);
                 let call = format!("a call of {what}");
-                self.fit_poly(&f.latent.seeks, &a.latent.seeks, call.clone(), misfit);
-                self.fit_poly(&f.latent.rows, &a.latent.rows, call, misfit);
+                self.fit_cost(&f.latent, &a.latent, &call, misfit);
             }
             (Ty::Fns(candidates), Ty::Fn(_)) => {
                 for candidate in candidates {
@@ -282,6 +282,13 @@ impl Checker<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Each measure of `found` within `assumed`'s (see [`Checker::fit_poly`]).
+    fn fit_cost(&mut self, found: &Cost, assumed: &Cost, what: &str, misfit: &mut Option<Misfit>) {
+        for ((_, f), (_, a)) in found.measures().into_iter().zip(assumed.measures()) {
+            self.fit_poly(f, a, what.to_string(), misfit);
         }
     }
 

@@ -6,6 +6,7 @@
 //! and the rest are still checked. spec/cost.md states its rules.
 
 mod access;
+mod batch;
 mod blocks;
 mod builtins;
 mod calls;
@@ -83,6 +84,11 @@ impl Verdict {
 
     pub fn rows_max(&self) -> Option<u64> {
         self.accepted.then(|| self.cost.rows.max_value()).flatten()
+    }
+
+    /// The most round trips a run may make (its commit included).
+    pub fn round_trips_max(&self) -> Option<u64> {
+        self.accepted.then(|| self.cost.trips.max_value()).flatten()
     }
 }
 

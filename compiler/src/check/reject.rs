@@ -36,7 +36,7 @@ impl Checker<'_> {
             source.table.as_str()
         };
         let size = Poly::var(Var::Table(table.to_string()));
-        let mut cost = cost.plus(&Cost::new(Poly::zero(), size.clone()));
+        let mut cost = cost.plus(&Cost::new(Poly::zero(), size.clone(), Poly::zero()));
         for arg in &args[1..] {
             if matches!(arg.kind, ExprKind::Lambda(..)) {
                 let (func, _) = self.function_argument(
@@ -78,7 +78,7 @@ impl Checker<'_> {
         let size = Poly::var(Var::Table(stream.source.table.clone()));
         Checked::new(
             super::types::Ty::Error,
-            cost.plus(&Cost::new(Poly::zero(), size)),
+            cost.plus(&Cost::new(Poly::zero(), size, Poly::zero())),
             super::tir::TExpr::Error,
         )
     }

@@ -24,6 +24,7 @@ fn unknown_cost(what: &str) -> Cost {
     Cost::new(
         Poly::unbounded(&format!("seeks({what})")),
         Poly::unbounded(&format!("rows({what})")),
+        Poly::unbounded(&format!("trips({what})")),
     )
 }
 

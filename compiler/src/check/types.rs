@@ -229,7 +229,7 @@ impl Ty {
 
     /// Applies `f` to every size, range and cost inside the type.
     pub fn map_polys(&self, f: &dyn Fn(&Poly) -> Poly) -> Ty {
-        let cost = |c: &Cost| Cost::new(f(&c.seeks), f(&c.rows));
+        let cost = |c: &Cost| c.map(f);
         match self {
             Ty::Int(interval) => Ty::Int(Interval {
                 hi: f(&interval.hi),
@@ -326,7 +326,7 @@ impl FnTy {
         FnTy {
             params: self.params.iter().map(|p| p.map_polys(f)).collect(),
             ret: self.ret.map_polys(f),
-            latent: Cost::new(f(&self.latent.seeks), f(&self.latent.rows)),
+            latent: self.latent.map(f),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The cost calculus: (seeks, rows) as polynomials over non-negative size variables.
+//! The cost calculus: (seeks, rows, round trips) as polynomials over non-negative size variables.
 //!
 //! A polynomial is kept in normal form: a sum of monomials with positive
 //! integer coefficients, each monomial a sorted product of variables with
@@ -36,7 +36,8 @@ pub enum Var {
     Small { table: String, max: u64 },
     /// A measure of a function's parameter, fixed at each call by the
     /// argument's: a list's length `|xs|`, an `Int`'s upper end `n` or
-    /// negative part `lo(n)`, one call's cost `seeks(f)`, `rows(f)`, and
+    /// negative part `lo(n)`, one call's cost `seeks(f)`, `rows(f)`,
+    /// `trips(f)`, and
     /// the same inside records, lists, options and results. The name is
     /// the measure's position, unique within the signature.
     Generic(String),
@@ -76,11 +77,13 @@ impl fmt::Display for Var {
 /// the definition is rejected (E0308). spec/cost.md names it.
 pub const CEILING: u64 = 1 << 32;
 
-/// What an expression may cost: B-tree descents and entries read.
+/// What an expression may cost: B-tree descents, entries read, and round
+/// trips (calls on the store's transaction, spec/cost.md "Round trips").
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Cost {
     pub seeks: Poly,
     pub rows: Poly,
+    pub trips: Poly,
 }
 
 impl Cost {
@@ -88,40 +91,74 @@ impl Cost {
         Cost::default()
     }
 
-    pub fn new(seeks: Poly, rows: Poly) -> Cost {
-        Cost { seeks, rows }
+    pub fn new(seeks: Poly, rows: Poly, trips: Poly) -> Cost {
+        Cost { seeks, rows, trips }
     }
 
-    /// `s` seeks and `r` rows.
-    pub fn constant(seeks: u64, rows: u64) -> Cost {
-        Cost::new(Poly::constant(seeks), Poly::constant(rows))
+    /// `s` seeks, `r` rows and `t` round trips.
+    pub fn constant(seeks: u64, rows: u64, trips: u64) -> Cost {
+        Cost::new(
+            Poly::constant(seeks),
+            Poly::constant(rows),
+            Poly::constant(trips),
+        )
+    }
+
+    /// Each measure through `f`.
+    pub fn map(&self, f: impl Fn(&Poly) -> Poly) -> Cost {
+        Cost::new(f(&self.seeks), f(&self.rows), f(&self.trips))
+    }
+
+    /// The three measures, named as messages name them.
+    pub fn measures(&self) -> [(&'static str, &Poly); 3] {
+        [
+            ("seeks", &self.seeks),
+            ("rows", &self.rows),
+            ("round trips", &self.trips),
+        ]
     }
 
     pub fn plus(&self, other: &Cost) -> Cost {
-        Cost::new(self.seeks.plus(&other.seeks), self.rows.plus(&other.rows))
+        Cost::new(
+            self.seeks.plus(&other.seeks),
+            self.rows.plus(&other.rows),
+            self.trips.plus(&other.trips),
+        )
     }
 
     /// The cost repeated `times` times.
     pub fn times(&self, times: &Poly) -> Cost {
-        Cost::new(self.seeks.times(times), self.rows.times(times))
+        self.map(|p| p.times(times))
+    }
+
+    /// The cost of `times` applications evaluated as one batch (spec/cost.md,
+    /// Lemma 5): seeks and rows repeat, the round trips of one application
+    /// are paid once.
+    pub fn batched(&self, times: &Poly) -> Cost {
+        Cost::new(
+            self.seeks.times(times),
+            self.rows.times(times),
+            self.trips.clone(),
+        )
     }
 
     /// An upper bound of both.
     pub fn max(&self, other: &Cost) -> Cost {
-        Cost::new(self.seeks.max(&other.seeks), self.rows.max(&other.rows))
+        Cost::new(
+            self.seeks.max(&other.seeks),
+            self.rows.max(&other.rows),
+            self.trips.max(&other.trips),
+        )
     }
 
     pub fn substitute(&self, var: &Var, value: &Poly) -> Cost {
-        Cost::new(
-            self.seeks.substitute(var, value),
-            self.rows.substitute(var, value),
-        )
+        self.map(|p| p.substitute(var, value))
     }
 
     /// The large tables the cost grows with.
     pub fn unbounded_tables(&self) -> Vec<String> {
         let mut tables = self.seeks.tables();
-        for table in self.rows.tables() {
+        for table in self.rows.tables().into_iter().chain(self.trips.tables()) {
             if !tables.contains(&table) {
                 tables.push(table);
             }
@@ -131,7 +168,8 @@ impl Cost {
 }
 
 /// The complexity class of an accepted bound: constant numbers of seeks,
-/// each `O(log N)`, and of rows, each `O(1)`.
+/// each `O(log N)`, and of rows, each `O(1)` (round trips are fewer than
+/// seeks plus a commit, and do not change the class).
 pub fn class(cost: &Cost) -> &'static str {
     if !cost.unbounded_tables().is_empty() {
         "O(N)"

@@ -31,11 +31,12 @@ pub fn explain_with(entry: &Entry, schema: &Schema, stats: Option<&[NodeStats]>)
         EntryKind::Mutation => "mutation",
     };
     let mut out = format!(
-        "{kind} {}({})  seeks ≤ {}  rows ≤ {}\n",
+        "{kind} {}({})  seeks ≤ {}  rows ≤ {}  round trips ≤ {}\n",
         entry.name,
         params.join(", "),
         entry.bound.seeks,
-        entry.bound.rows
+        entry.bound.rows,
+        entry.bound.round_trips
     );
     let printer = Printer {
         entry,
@@ -66,14 +67,18 @@ impl Printer<'_> {
                 Op::Scan { stream: true, .. } | Op::Combinator(Combinator::Map, _, _)
             );
         if let Some(bound) = node.bound.filter(|_| !unread) {
-            out.push_str(&format!("  seeks ≤ {}  rows ≤ {}", bound.seeks, bound.rows));
+            out.push_str(&format!(
+                "  seeks ≤ {}  rows ≤ {}  round trips ≤ {}",
+                bound.seeks, bound.rows, bound.round_trips
+            ));
         }
         if let Some(stats) = self.stats.and_then(|s| s.get(node.id as usize)) {
             if stats.evaluations > 0 && (node.bound.is_some() || is_access(node)) {
                 out.push_str(&format!(
-                    "  (actual: seeks {} rows {} in {} run{})",
+                    "  (actual: seeks {} rows {} round trips {} in {} run{})",
                     stats.seeks,
                     stats.rows,
+                    stats.round_trips,
                     stats.evaluations,
                     if stats.evaluations == 1 { "" } else { "s" }
                 ));
@@ -135,6 +140,12 @@ impl Printer<'_> {
                 let mut text = c.name().to_string();
                 if let Combinator::SortBy { descending } = c {
                     text.push_str(if *descending { " desc" } else { " asc" });
+                }
+                if let Some(n) = batched_lookups(node) {
+                    text.push_str(&format!(
+                        " (batched: {n} lookup{})",
+                        if n == 1 { "" } else { "s" }
+                    ));
                 }
                 let (operators, inline): (Vec<&Node>, Vec<&Node>) =
                     args.iter().partition(|n| has_operator(n));
@@ -360,4 +371,18 @@ fn insert_checks(schema: &Schema, table: &str) -> String {
         checks.push("max");
     }
     checks.join(", ")
+}
+
+/// How many lookups a `map` over a list reads ahead in one batch each, when
+/// its function, written in place, is one the runtime batches.
+fn batched_lookups(node: &Node) -> Option<usize> {
+    let Op::Combinator(Combinator::Map, rqc_plan::Shape::List, args) = &node.op else {
+        return None;
+    };
+    let Some(Op::Lambda(_, body)) = args.get(1).map(|f| &f.op) else {
+        return None;
+    };
+    rqc_plan::batch::lookups(body)
+        .map(|found| found.len())
+        .filter(|n| *n > 0)
 }

@@ -84,6 +84,7 @@ fn bound_of(cost: &Cost) -> Option<Bound> {
     Some(Bound {
         seeks: cost.seeks.max_value()?,
         rows: cost.rows.max_value()?,
+        round_trips: cost.trips.max_value()?,
     })
 }
 

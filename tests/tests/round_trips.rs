@@ -1,0 +1,139 @@
+//! Round trips (spec/cost.md §11): the printed bound of the join shapes, the actual count on every backend (the same everywhere), the batch of an index nested loop as one call, and the commit counted.
+
+use rqc::{Backend, Database, OpenOptions, Value};
+
+const PROGRAM: &str = "
+table User {
+  id: Int key
+  name: String
+  handle: String unique
+}
+table Follow {
+  follower: Int
+  followee: Int
+  key (follower, followee)
+  bound follower <= 50
+}
+mutation add_user(id: Int, name: String, handle: String) = insert User { id, name, handle }
+mutation follow(a: Int, b: Int) = insert Follow { follower: a, followee: b }
+// The index nested loop join over an island: one get_many for all k.
+query followed(u: Int) = Follow[u] |> map(f => User[f.followee]) |> flatten()
+// Two lookups per element, one keyed by a parameter, inside a record.
+query pairs(u: Int, h: String) =
+  Follow[u] |> map(f => { them: User[f.followee], me: User.handle[h] })
+// A second level (keyed by a row read in the body) is not batched.
+query second(u: Int) =
+  Follow[u] |> map(f => { let x = User[f.followee]; x |> map(v => User[v.id]) })
+// Chosen by `if`: not batched.
+query chosen(u: Int) =
+  Follow[u] |> map(f => if f.followee > 2 { User[f.followee] } else { none })
+";
+
+fn open(dir: &std::path::Path, backend: Backend) -> Database {
+    let mut db = Database::open_with(
+        dir,
+        OpenOptions {
+            backend: Some(backend),
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap();
+    db.install_source("rt.rq", PROGRAM).unwrap();
+    db
+}
+
+fn stock(db: &Database) {
+    for id in 1..=6i64 {
+        let name = format!("u{id}");
+        db.run("add_user", &[id.into(), name.clone().into(), name.into()])
+            .unwrap();
+    }
+    for b in 2..=6i64 {
+        db.run("follow", &[1.into(), b.into()]).unwrap();
+    }
+}
+
+/// (seeks, rows, round trips) of a run, and its bound's round trips.
+type Figures = ((u64, u64, u64), u64);
+
+fn figures(db: &Database, name: &str, args: &[Value]) -> Figures {
+    let output = db.run(name, args).unwrap();
+    let s = output.stats;
+    ((s.seeks, s.rows, s.round_trips), output.bound.round_trips)
+}
+
+#[test]
+fn the_printed_bounds_batch_the_join_and_nothing_else() {
+    let compilation = rqc_compiler::compile(&[("rt.rq".to_string(), PROGRAM.to_string())]);
+    let bound = |name: &str| {
+        let entry = compilation.program.entry(name).unwrap();
+        (entry.bound.seeks, entry.bound.round_trips)
+    };
+    assert_eq!(bound("followed"), (51, 2));
+    assert_eq!(bound("pairs"), (1 + 50 + 100, 3));
+    assert_eq!(bound("second"), (101, 101));
+    assert_eq!(bound("chosen"), (51, 51));
+    // A write's reads, and its commit.
+    let add = compilation.program.entry("add_user").unwrap();
+    assert_eq!((add.bound.seeks, add.bound.round_trips), (3, 3));
+}
+
+#[test]
+fn every_backend_counts_the_same_round_trips_within_the_bound() {
+    let mut seen: Option<Vec<Figures>> = None;
+    for backend in Backend::ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let db = open(dir.path(), backend);
+        stock(&db);
+        let runs = vec![
+            figures(&db, "followed", &[1.into()]),
+            figures(&db, "pairs", &[1.into(), "u3".into()]),
+            figures(&db, "second", &[1.into()]),
+            figures(&db, "chosen", &[1.into()]),
+            figures(&db, "followed", &[9.into()]),
+        ];
+        for ((_, _, trips), bound) in &runs {
+            assert!(trips <= bound, "{backend:?}: {runs:?}");
+        }
+        // Five follows: the scan, then one batch; seeks still one per lookup.
+        assert_eq!(runs[0].0, (6, 10, 2), "{backend:?}");
+        assert_eq!(runs[1].0, (11, 15, 3), "{backend:?}");
+        // Unbatched: one call per lookup.
+        assert_eq!(runs[2].0, (11, 15, 11), "{backend:?}");
+        assert_eq!(runs[3].0, (5, 9, 5), "{backend:?}");
+        // No follows: the scan alone.
+        assert_eq!(runs[4].0, (1, 0, 1), "{backend:?}");
+        match &seen {
+            None => seen = Some(runs),
+            Some(first) => assert_eq!(first, &runs, "{backend:?} counts differently"),
+        }
+    }
+}
+
+#[test]
+fn a_mutation_counts_its_reads_and_its_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path(), Backend::Redb);
+    let added = db
+        .run("add_user", &[1.into(), "a".into(), "a".into()])
+        .unwrap();
+    // The key check, the unique check: two reads, then the commit.
+    assert_eq!(added.stats.round_trips, 3);
+    assert!(added.stats.round_trips <= added.bound.round_trips);
+    let refused = db
+        .run("add_user", &[1.into(), "b".into(), "b".into()])
+        .unwrap_err();
+    assert_eq!(refused.code(), "E0501");
+}
+
+#[test]
+fn explain_analyze_counts_without_the_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path(), Backend::Memory);
+    stock(&db);
+    let entry = db.program().unwrap().entry("followed").unwrap().clone();
+    let output = db.analyze("followed", &[1.into()]).unwrap();
+    let root = output.operators[entry.root.id as usize];
+    assert_eq!(root.round_trips, 2);
+    assert_eq!(output.stats.round_trips, 2);
+}
