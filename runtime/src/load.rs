@@ -3,7 +3,6 @@
 use crate::constraints::insert_row;
 use crate::engine::Engine;
 use crate::error::{Result, RuntimeError};
-use crate::session::Session;
 use rqc_plan::{Schema, TableSchema, Value};
 
 /// Rows to load, each with the line (or position) it came from; a row
@@ -37,7 +36,7 @@ impl Engine {
             .expect("every table of the schema is bound");
         // One write transaction, run again whole if its commit conflicts.
         let (report, _) = crate::engine::retrying(|| {
-            let mut session = Session::write(self.store())?;
+            let mut session = self.write_session()?;
             let mut rejected = Vec::new();
             let mut written = 0;
             for (done, (line, row)) in rows.iter().enumerate() {

@@ -7,6 +7,7 @@
 //! (an error, `explain --analyze`) stores nothing.
 
 use crate::error::{Result, RuntimeError};
+use crate::live::{changelog, range_read, KeyRange, Logging, WriteSet};
 use crate::store::{ReadTxn, Store, Tree, WriteTxn};
 use std::collections::HashSet;
 
@@ -26,6 +27,13 @@ pub struct Session<'s> {
     /// B-tree descents and entries read so far.
     pub seeks: u64,
     pub rows: u64,
+    /// The key ranges read, when a live subscription evaluates (it then
+    /// listens to exactly these).
+    pub(crate) read_set: Option<Vec<KeyRange>>,
+    /// Where the commit records its writes for live subscriptions, and the
+    /// keys written so far (kept only then).
+    pub(crate) log: Option<Logging<'s>>,
+    written: WriteSet,
 }
 
 impl<'s> Session<'s> {
@@ -47,6 +55,9 @@ impl<'s> Session<'s> {
             wrote: false,
             seeks: 0,
             rows: 0,
+            read_set: None,
+            log: None,
+            written: WriteSet::default(),
         }
     }
 
@@ -79,6 +90,9 @@ impl<'s> Session<'s> {
     pub fn get(&mut self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.seeks += 1;
         let value = self.reads().get(tree, key)?;
+        if let Some(read) = &mut self.read_set {
+            read.push(KeyRange::point(tree, key));
+        }
         if value.is_some() {
             self.rows += 1;
         }
@@ -121,6 +135,10 @@ impl<'s> Session<'s> {
             return Ok(Vec::new());
         }
         let result = self.reads().range(tree, start, end, false, limit)?;
+        if let Some(read) = &mut self.read_set {
+            let last = result.last().map(|(key, _)| key.as_slice());
+            read.push(range_read(tree, start, end, limit, last, result.len()));
+        }
         self.rows += result.len() as u64;
         Ok(result)
     }
@@ -129,12 +147,18 @@ impl<'s> Session<'s> {
     pub fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         self.writes()?.put(tree, key, value)?;
         self.wrote = true;
+        if self.log.is_some() {
+            self.written.add(tree, key);
+        }
         Ok(())
     }
 
     pub fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
         self.writes()?.delete(tree, key)?;
         self.wrote = true;
+        if self.log.is_some() {
+            self.written.add(tree, key);
+        }
         Ok(())
     }
 
@@ -164,10 +188,22 @@ impl<'s> Session<'s> {
     }
 
     /// Commits the run's writes, all at once (a run that only read has
-    /// nothing to commit).
+    /// nothing to commit). With a changelog, the written keys go into it in
+    /// the same transaction, and the live watcher is woken after.
     pub fn commit(self) -> Result<()> {
         match self.txn {
-            Txn::Write(txn) if self.wrote => txn.commit(),
+            Txn::Write(mut txn) if self.wrote => {
+                if let Some(log) = &self.log {
+                    if !self.written.is_empty() {
+                        changelog::append(txn.as_mut(), log.tree, log.names, &self.written)?;
+                    }
+                }
+                txn.commit()?;
+                if let Some(log) = &self.log {
+                    log.wake.notify();
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
