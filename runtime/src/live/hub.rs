@@ -102,6 +102,18 @@ pub struct Hub {
     stop: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
     next_id: AtomicU64,
+    /// Evaluations by the watcher, for the upkeep's test and benchmark.
+    evaluations: AtomicU64,
+}
+
+/// What the registry holds, and what the watcher did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LiveStats {
+    pub subscriptions: usize,
+    /// Boundaries in the index of read ranges.
+    pub boundaries: usize,
+    /// Subscriptions the watcher evaluated again, since the database opened.
+    pub evaluations: u64,
 }
 
 /// What one evaluation gave: the result, its position, the ranges read.
@@ -123,6 +135,7 @@ impl Hub {
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
             next_id: AtomicU64::new(1),
+            evaluations: AtomicU64::new(0),
         }
     }
 
@@ -216,10 +229,13 @@ impl Hub {
         }
     }
 
-    /// Live subscriptions and index boundaries (for the benchmark's report).
-    pub fn size(&self) -> (usize, usize) {
+    pub fn stats(&self) -> LiveStats {
         let registry = self.lock();
-        (registry.subs.len(), registry.index.len())
+        LiveStats {
+            subscriptions: registry.subs.len(),
+            boundaries: registry.index.len(),
+            evaluations: self.evaluations.load(Ordering::Relaxed),
+        }
     }
 
     /// Waits until the watcher has matched every commit up to `position`;
@@ -325,6 +341,7 @@ impl Hub {
         let mut updates = Vec::new();
         for id in touched {
             let Some(sub) = subs.get(&id) else { continue };
+            self.evaluations.fetch_add(1, Ordering::Relaxed);
             match self.evaluate(&sub.query, session) {
                 Ok((evaluated, next)) => {
                     session = next;

@@ -15,7 +15,7 @@ pub mod ranges;
 mod subscribe;
 
 pub use events::{apply, Event};
-pub use hub::{Hub, POLL};
+pub use hub::{Hub, LiveStats, POLL};
 pub(crate) use hub::Wake;
 pub use ranges::{range_read, KeyRange, WriteSet};
 pub use subscribe::{Resume, Subscription, WatchOptions};

@@ -141,6 +141,11 @@ impl Engine {
         })
     }
 
+    /// The live registry's size and the watcher's evaluations so far.
+    pub fn live_stats(&self) -> super::LiveStats {
+        self.live().stats()
+    }
+
     /// The position of the last commit (0 before any): what an event's
     /// `position` is measured in.
     pub fn position(&self) -> Result<u64> {
