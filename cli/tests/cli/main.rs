@@ -13,6 +13,7 @@ mod processes;
 mod readme;
 mod records;
 mod repl;
+mod watch;
 
 /// The workspace root, where the examples are: commands run from there.
 fn repo() -> PathBuf {

@@ -2,7 +2,7 @@
 
 use crate::error::RuntimeError;
 use rqc_plan::Value;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -81,40 +81,27 @@ pub fn change(old: &Value, new: &Value, position: u64) -> Option<Event> {
     })
 }
 
-/// `(old - new, new - old)` as multisets, by a sort on each value's
-/// unambiguous form: O(n log n) for results of n rows.
+/// `(old - new, new - old)` as multisets, each in its list's order, by
+/// counting each value's unambiguous form: O(n) for results of n rows.
 fn difference(old: &[Value], new: &[Value]) -> (Vec<Value>, Vec<Value>) {
-    fn keyed(values: &[Value]) -> Vec<(String, &Value)> {
-        let mut keyed: Vec<(String, &Value)> =
-            values.iter().map(|v| (format!("{v:?}"), v)).collect();
-        keyed.sort_by(|a, b| a.0.cmp(&b.0));
-        keyed
-    }
-    let (old, new) = (keyed(old), keyed(new));
-    let (mut i, mut j) = (0, 0);
-    let (mut gone, mut came) = (Vec::new(), Vec::new());
-    while i < old.len() || j < new.len() {
-        match (old.get(i), new.get(j)) {
-            (Some(a), Some(b)) if a.0 == b.0 => (i, j) = (i + 1, j + 1),
-            (Some(a), Some(b)) if a.0 < b.0 => {
-                gone.push(a.1.clone());
-                i += 1;
-            }
-            (Some(_), Some(b)) | (None, Some(b)) => {
-                came.push(b.1.clone());
-                j += 1;
-            }
-            (Some(a), None) => {
-                gone.push(a.1.clone());
-                i += 1;
-            }
-            (None, None) => break,
+    fn missing(from: &[Value], minus: &[Value]) -> Vec<Value> {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for value in minus {
+            *counts.entry(format!("{value:?}")).or_default() += 1;
         }
+        let mut out = Vec::new();
+        for value in from {
+            match counts.get_mut(&format!("{value:?}")) {
+                Some(count) if *count > 0 => *count -= 1,
+                _ => out.push(value.clone()),
+            }
+        }
+        out
     }
-    (gone, came)
+    (missing(old, new), missing(new, old))
 }
 
-/// `events` after `rows`: what a subscriber that held `current` holds
+/// What a subscriber that held `current` holds
 /// after an event (the whole result, or the rows changed; a list's order
 /// is not carried by `Rows`, so compare such results as multisets).
 pub fn apply(current: &mut Value, event: &Event) {

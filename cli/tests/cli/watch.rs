@@ -1,0 +1,95 @@
+//! `rqc watch` in its own process while other processes (`rqc run`) write
+//! the same LMDB database: the whole result first, then one JSON line per
+//! commit that changes it, none for a commit that does not, and a resume
+//! from a position prints only the change since.
+
+use super::{rqc, stderr, stdout, write};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const SHELVES: &str = "
+table Item {
+  id: Int key
+  shelf: Int
+  name: String
+  index by_shelf (shelf)
+}
+mutation add(id: Int, shelf: Int, name: String) = insert Item { id, shelf, name }
+mutation rename(id: Int, name: String) = update Item[id] { name: name }
+query shelf(s: Int) = Item.by_shelf[s] |> take(10)
+query item(id: Int) = Item[id]
+";
+
+fn run(db: &str, args: &[&str]) {
+    let mut all = vec!["run", "--db", db];
+    all.extend_from_slice(args);
+    let out = rqc(&all);
+    assert_eq!(out.status.code(), Some(0), "{:?}: {}", args, stderr(&out));
+}
+
+#[test]
+fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", SHELVES);
+    let db = dir.path().join("db").display().to_string();
+    run(&db, &[&app, "add", "--arg", "id=1", "--arg", "shelf=1", "--arg", "name=lamp"]);
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_rqc"))
+        .args(["watch", "--db", &db, "shelf", "--arg", "s=1", "--events", "3"])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines, got) = mpsc::channel();
+    let out = BufReader::new(watcher.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in out.lines() {
+            let _ = lines.send(line.unwrap());
+        }
+    });
+    let next = || got.recv_timeout(Duration::from_secs(60)).expect("an event line");
+    assert_eq!(
+        next(),
+        r#"{"position":1,"result":[{"id":1,"shelf":1,"name":"lamp"}]}"#
+    );
+    // Another shelf: no line. Then an insert and an update on shelf 1.
+    run(&db, &["add", "--arg", "id=2", "--arg", "shelf=2", "--arg", "name=desk"]);
+    run(&db, &["add", "--arg", "id=3", "--arg", "shelf=1", "--arg", "name=pen"]);
+    assert_eq!(
+        next(),
+        r#"{"position":3,"added":[{"id":3,"shelf":1,"name":"pen"}],"removed":[]}"#
+    );
+    run(&db, &["rename", "--arg", "id=1", "--arg", "name=lava"]);
+    assert_eq!(
+        next(),
+        r#"{"position":4,"added":[{"id":1,"shelf":1,"name":"lava"}],"removed":[{"id":1,"shelf":1,"name":"lamp"}]}"#
+    );
+    let status = watcher.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+
+    // Resuming from position 1 with the result then held: the change since.
+    let held = r#"[{"id":1,"shelf":1,"name":"lamp"}]"#;
+    let resumed = rqc(&[
+        "watch", "--db", &db, "shelf", "--arg", "s=1", "--from", "1", "--held", held, "--events",
+        "1",
+    ]);
+    assert_eq!(
+        stdout(&resumed),
+        "{\"position\":4,\"added\":[{\"id\":1,\"shelf\":1,\"name\":\"lava\"},{\"id\":3,\"shelf\":1,\"name\":\"pen\"}],\"removed\":[{\"id\":1,\"shelf\":1,\"name\":\"lamp\"}]}\n",
+        "{}",
+        stderr(&resumed)
+    );
+    // A position this database has not reached is refused.
+    let ahead = rqc(&[
+        "watch", "--db", &db, "shelf", "--arg", "s=1", "--from", "9", "--held", "[]",
+    ]);
+    assert_eq!(ahead.status.code(), Some(1));
+    assert!(stderr(&ahead).contains("E0581"), "{}", stderr(&ahead));
+    // Only a query can be watched.
+    let mutation = rqc(&[
+        "watch", "--db", &db, "rename", "--arg", "id=1", "--arg", "name=x",
+    ]);
+    assert!(stderr(&mutation).contains("E0583"), "{}", stderr(&mutation));
+}
