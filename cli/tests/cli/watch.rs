@@ -93,3 +93,46 @@ fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
     ]);
     assert!(stderr(&mutation).contains("E0583"), "{}", stderr(&mutation));
 }
+
+const SHOP: &str = "module shop
+table Item {
+  id: Int key
+  shelf: Int
+  name: String
+  index by_shelf (shelf)
+}
+pub mutation add(id: Int, shelf: Int, name: String) = insert Item { id, shelf, name }
+pub mutation rename(id: Int, name: String) = update Item[id] { name: name }
+";
+
+#[test]
+fn repl_watch_shows_each_change_after_the_input_that_made_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let shop = write(dir.path(), "shop.rq", SHOP);
+    let db = dir.path().join("db").display().to_string();
+    let script = ":watch Item.by_shelf[1] |> take(5)\n:watch Item[2]\nadd(2, 1, \"cup\")\n\
+                  add(5, 3, \"x\")\nrename(2, \"mug\")\n:unwatch\nadd(6, 1, \"y\")\n";
+    let out = super::rqc_with_input(&["repl", "--db", &db, &shop], script);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let watched: Vec<String> = stdout(&out)
+        .lines()
+        .filter(|line| line.starts_with("watch") || line.starts_with("stopped"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        watched,
+        [
+            "watch 1 (:unwatch stops it)",
+            r#"watch 1: {"position":0,"result":[]}"#,
+            "watch 2 (:unwatch stops it)",
+            r#"watch 2: {"position":0,"result":null}"#,
+            r#"watch 1: {"position":1,"added":[{"id":2,"shelf":1,"name":"cup"}],"removed":[]}"#,
+            r#"watch 2: {"position":1,"result":{"id":2,"shelf":1,"name":"cup"}}"#,
+            r#"watch 1: {"position":3,"added":[{"id":2,"shelf":1,"name":"mug"}],"removed":[{"id":2,"shelf":1,"name":"cup"}]}"#,
+            r#"watch 2: {"position":3,"result":{"id":2,"shelf":1,"name":"mug"}}"#,
+            "stopped 2 watches",
+        ]
+    );
+    let writes = super::rqc_with_input(&["repl", "--db", &db, &shop], ":watch add(7, 1, \"z\")\n");
+    assert!(stdout(&writes).contains("only a query can be watched"), "{}", stdout(&writes));
+}
