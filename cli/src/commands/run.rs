@@ -212,6 +212,7 @@ fn explain_inner(args: &ExplainArgs) -> Result<Status, Error> {
     let entry = find_entry(&program, &args.name)?.clone();
     let (true, Some(dir)) = (args.analyze, &args.db) else {
         print!("{}", explain_plan(&entry, &program.schema));
+        print!("{}", rqc_compiler::plan::listens(&entry, &program.schema));
         return Ok(Status::Clean);
     };
     let schema = program.schema.clone();

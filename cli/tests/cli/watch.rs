@@ -136,3 +136,42 @@ fn repl_watch_shows_each_change_after_the_input_that_made_it() {
     let writes = super::rqc_with_input(&["repl", "--db", &db, &shop], ":watch add(7, 1, \"z\")\n");
     assert!(stdout(&writes).contains("only a query can be watched"), "{}", stdout(&writes));
 }
+
+#[test]
+fn check_prints_a_querys_upkeep_and_explain_the_ranges_it_listens_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", SHELVES);
+    let checked = rqc(&["check", &app]);
+    let out = stdout(&checked);
+    assert!(
+        out.contains("shelf(s: Int) -> [Item; ≤ 10]  seeks ≤ 1  rows ≤ 10  O(log N)  upkeep: ≤ 1 range, re-run per touching commit\n"),
+        "{out}"
+    );
+    // A mutation has no upkeep.
+    assert!(out.contains("rename(id: Int, name: String) -> Int  seeks ≤ 4  rows ≤ 2  O(log N)\n"), "{out}");
+    let json = stdout(&rqc(&["check", &app, "--format", "json"]));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let upkeep = |name: &str| {
+        json["queries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["name"] == name)
+            .unwrap()["upkeep"]
+            .clone()
+    };
+    assert_eq!(
+        upkeep("shelf"),
+        serde_json::json!({"ranges": "1", "ranges_max": 1, "match": "O(log S + m) per written key"})
+    );
+    assert_eq!(upkeep("add"), serde_json::Value::Null);
+    let explained = stdout(&rqc(&["explain", &app, "shelf"]));
+    assert!(
+        explained.ends_with(
+            "live: a subscription listens to the key ranges its last run read, at most 1 (one per seek):\n  \
+             Stream Item.by_shelf prefix=[$s]: a range, up to the last entry read when a limit stopped it\n\
+             a commit that writes into one re-runs it (seeks ≤ 1  rows ≤ 10); any other commit costs it nothing\n"
+        ),
+        "{explained}"
+    );
+}
