@@ -301,3 +301,46 @@ fn a_commit_evaluates_only_the_subscriptions_it_touches() {
     let empty = engine.live_stats();
     assert_eq!((empty.subscriptions, empty.boundaries), (0, 0));
 }
+
+/// A subscriber that reads nothing while many commits change its result
+/// holds at most its queue's capacity; what it reads then ends with an
+/// overflow and the whole current result, which equals a fresh run.
+#[test]
+fn a_slow_subscriber_gets_an_overflow_then_the_whole_result() {
+    let compilation = compile(&[("live.rq".to_string(), program())]);
+    let mut engine = Engine::in_memory();
+    engine.install(compilation.program).unwrap();
+    let prefix = engine.entry("q_prefix").unwrap().clone();
+    let args = [Value::Int(1), 0.into()];
+    let options = WatchOptions {
+        capacity: 3,
+        ..WatchOptions::default()
+    };
+    let live = engine.subscribe(&prefix, &args, options).unwrap();
+    for id in 1..=12 {
+        engine.run("add_a", &[id.into(), 1.into(), (20 - id).into()]).unwrap();
+        // Each commit is matched on its own, so each is one event.
+        assert!(live.wait_for(engine.position().unwrap(), Duration::from_secs(30)));
+    }
+    let events: Vec<Event> = std::iter::from_fn(|| live.try_next()).collect();
+    assert!(events.len() <= 3, "{events:?}");
+    let at = events
+        .iter()
+        .position(|e| matches!(e, Event::Overflow { .. }))
+        .expect("an overflow");
+    let Event::Result { value, .. } = &events[at + 1] else {
+        panic!("the whole result follows the overflow: {events:?}");
+    };
+    let mut held = value.clone();
+    for event in &events[at + 2..] {
+        apply(&mut held, event);
+    }
+    let fresh = engine.run("q_prefix", &args).unwrap().value;
+    assert_eq!(canonical(&held), canonical(&fresh));
+    let too_small = WatchOptions {
+        capacity: 1,
+        ..WatchOptions::default()
+    };
+    let refused = engine.subscribe(&prefix, &args, too_small).err().unwrap();
+    assert_eq!(refused.code, "E0584");
+}
