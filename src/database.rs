@@ -152,6 +152,13 @@ impl Database {
         Ok(self.engine.subscribe(entry, args, options)?)
     }
 
+    /// Live subscriptions, the index of their read ranges, and the
+    /// watcher's work so far (its evaluations, and the time its looks at
+    /// new commits took): what the live benchmark reports.
+    pub fn live_stats(&self) -> rqc_runtime::live::LiveStats {
+        self.engine.live_stats()
+    }
+
     /// The position of the last commit (0 before any): what a live
     /// event's `position` counts.
     pub fn position(&self) -> Result<u64, Error> {

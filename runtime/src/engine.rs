@@ -169,12 +169,17 @@ impl Engine {
         &self.live
     }
 
-    /// The installed program, shared, and `entry`'s accesses (for a
-    /// subscription, which outlives a borrow of the engine).
-    pub(crate) fn bound_installed(&self, entry: &Entry) -> Result<(Arc<Installed>, Vec<Access>)> {
+    /// The installed program, shared, and `entry`'s position in it when
+    /// it is one of its entry points (for a subscription, which outlives
+    /// a borrow of the engine).
+    pub(crate) fn bound_installed(&self, entry: &Entry) -> Result<(Arc<Installed>, Option<usize>)> {
         let installed = self.installed.as_ref().map_err(Clone::clone)?;
-        let (_, accesses) = self.bound_entry(entry)?;
-        Ok((Arc::clone(installed), accesses.into_owned()))
+        let position = installed
+            .program
+            .entries
+            .iter()
+            .position(|e| std::ptr::eq(e, entry));
+        Ok((Arc::clone(installed), position))
     }
 
     /// A write transaction whose commit records its writes in the live

@@ -51,12 +51,32 @@ impl Wake {
 /// A query as one subscription runs it, again and again.
 pub(crate) struct Query {
     pub installed: Arc<Installed>,
-    pub entry: Entry,
-    pub accesses: Vec<Access>,
+    pub plan: Plan,
     pub args: Vec<Value>,
 }
 
+/// The entry point a subscription runs: one of the installed program's,
+/// shared (many subscriptions to one query hold no copy of its plan), or
+/// one given beside it (the REPL's expressions).
+pub(crate) enum Plan {
+    Installed(usize),
+    Given(Box<(Entry, Vec<Access>)>),
+}
+
+impl Query {
+    fn entry(&self) -> (&Entry, &[Access]) {
+        match &self.plan {
+            Plan::Installed(i) => (
+                &self.installed.program.entries[*i],
+                &self.installed.accesses[*i],
+            ),
+            Plan::Given(given) => (&given.0, &given.1),
+        }
+    }
+}
+
 pub(crate) struct Sub {
+    id: SubId,
     query: Query,
     /// The result subscribers were last told of, and its position.
     last: Mutex<(Value, u64)>,
@@ -104,6 +124,9 @@ pub struct Hub {
     next_id: AtomicU64,
     /// Evaluations by the watcher, for the upkeep's test and benchmark.
     evaluations: AtomicU64,
+    /// Looks that found new commits, and the time they took.
+    rounds: AtomicU64,
+    busy_nanos: AtomicU64,
 }
 
 /// What the registry holds, and what the watcher did.
@@ -114,6 +137,10 @@ pub struct LiveStats {
     pub boundaries: usize,
     /// Subscriptions the watcher evaluated again, since the database opened.
     pub evaluations: u64,
+    /// The watcher's looks that found new commits, and the time they took
+    /// (matching, evaluating, queueing and re-indexing): the upkeep.
+    pub rounds: u64,
+    pub busy: Duration,
 }
 
 /// What one evaluation gave: the result, its position, the ranges read.
@@ -136,6 +163,8 @@ impl Hub {
             thread: Mutex::new(None),
             next_id: AtomicU64::new(1),
             evaluations: AtomicU64::new(0),
+            rounds: AtomicU64::new(0),
+            busy_nanos: AtomicU64::new(0),
         }
     }
 
@@ -162,11 +191,11 @@ impl Hub {
         session.seeks = 0;
         session.rows = 0;
         session.read_set = Some(Vec::new());
-        let installed = &query.installed;
+        let (entry, accesses) = query.entry();
         let (output, mut session) = evaluate(
-            &installed.bound,
-            &query.accesses,
-            &query.entry,
+            &query.installed.bound,
+            accesses,
+            entry,
             &query.args,
             session,
             false,
@@ -191,6 +220,7 @@ impl Hub {
     ) -> Arc<Sub> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let sub = Arc::new(Sub {
+            id,
             query,
             last: Mutex::new((first.value.clone(), first.position)),
             queue: Queue::new(capacity),
@@ -215,15 +245,10 @@ impl Hub {
     /// Forgets the subscription `sub` (its handle was dropped).
     pub(crate) fn unregister(&self, sub: &Arc<Sub>) {
         let mut registry = self.lock();
-        let Some(id) = registry
-            .subs
-            .iter()
-            .find(|(_, s)| Arc::ptr_eq(s, sub))
-            .map(|(id, _)| *id)
-        else {
+        let id = sub.id;
+        if registry.subs.remove(&id).is_none() {
             return;
-        };
-        registry.subs.remove(&id);
+        }
         for range in registry.ranges.remove(&id).unwrap_or_default() {
             registry.index.remove(&range, id);
         }
@@ -235,6 +260,8 @@ impl Hub {
             subscriptions: registry.subs.len(),
             boundaries: registry.index.len(),
             evaluations: self.evaluations.load(Ordering::Relaxed),
+            rounds: self.rounds.load(Ordering::Relaxed),
+            busy: Duration::from_nanos(self.busy_nanos.load(Ordering::Relaxed)),
         }
     }
 
@@ -328,6 +355,7 @@ impl Hub {
         dirty: &[SubId],
         from: Option<u64>,
     ) -> Result<()> {
+        let started = Instant::now();
         let mut session = Session::read(self.store.as_ref())?;
         let head = changelog::head(session.reads(), self.log)?;
         let from = from.unwrap_or(head);
@@ -375,6 +403,11 @@ impl Hub {
             }
         }
         registry.position = Some(registry.position.map_or(head, |p| p.max(head)));
+        if head != from {
+            self.rounds.fetch_add(1, Ordering::Relaxed);
+            let nanos = started.elapsed().as_nanos() as u64;
+            self.busy_nanos.fetch_add(nanos, Ordering::Relaxed);
+        }
         self.caught_up.notify_all();
         Ok(())
     }

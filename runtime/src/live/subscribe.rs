@@ -1,12 +1,12 @@
 //! Subscribing: a query's first evaluation, its registration, and the handle a subscriber reads events from.
 
 use super::events::{change, Event};
-use super::hub::{Hub, Query, Sub};
+use super::hub::{Hub, Plan, Query, Sub};
 use crate::engine::{check_args, retrying, Engine};
 use crate::error::{Result, RuntimeError};
 use crate::session::Session;
 use rqc_plan::{Entry, EntryKind, Value};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 /// How a subscription is made.
@@ -38,10 +38,11 @@ pub struct Resume {
     pub result: Value,
 }
 
-/// A live query: read its events with [`Subscription::next`]. Dropping it
-/// unsubscribes.
+/// A live query: read its events with [`Subscription::next_event`].
+/// Dropping it unsubscribes. It does not keep the database open: once the
+/// database is dropped, its events end.
 pub struct Subscription {
-    hub: Arc<Hub>,
+    hub: Weak<Hub>,
     sub: Arc<Sub>,
 }
 
@@ -70,13 +71,17 @@ impl Subscription {
     /// Waits until every commit up to `position` has been matched, so that
     /// the events it caused are queued; false at `timeout`.
     pub fn wait_for(&self, position: u64, timeout: Duration) -> bool {
-        self.hub.wait_for(position, timeout)
+        self.hub
+            .upgrade()
+            .is_some_and(|hub| hub.wait_for(position, timeout))
     }
 }
 
 impl Drop for Subscription {
     fn drop(&mut self) {
-        self.hub.unregister(&self.sub);
+        if let Some(hub) = self.hub.upgrade() {
+            hub.unregister(&self.sub);
+        }
     }
 }
 
@@ -105,11 +110,17 @@ impl Engine {
                 "give a capacity of 2 or more (an overflow is followed by the whole result)",
             ));
         }
-        let (installed, accesses) = self.bound_installed(entry)?;
+        let (installed, position) = self.bound_installed(entry)?;
+        let plan = match position {
+            Some(i) => Plan::Installed(i),
+            None => {
+                let (_, accesses) = self.bound_entry(entry)?;
+                Plan::Given(Box::new((entry.clone(), accesses.into_owned())))
+            }
+        };
         let query = Query {
             installed,
-            entry: entry.clone(),
-            accesses,
+            plan,
             args: args.to_vec(),
         };
         let hub = self.live();
@@ -136,7 +147,7 @@ impl Engine {
         };
         let sub = hub.register(query, first, opening, options.capacity);
         Ok(Subscription {
-            hub: Arc::clone(hub),
+            hub: Arc::downgrade(hub),
             sub,
         })
     }
