@@ -12,7 +12,11 @@
 //! ranges; measured inside the watcher), and the latency from the commit's
 //! start to the event's arrival at the subscriber (median and 99th
 //! percentile; the commit's own time included). The goal (issue #16): upkeep with 10^5 subscriptions within
-//! 3× of that with 10.
+//! 3× of that with 10. Then the same latency across processes: this
+//! binary runs itself as a writer process, which commits and prints the
+//! time each commit returned; the subscriber here learns of the commit
+//! from the changelog (the watcher looks every `rqc_runtime`
+//! `live::POLL`, 10 ms, for other processes' commits).
 
 use rqc::{Database, Event, OpenOptions, Value};
 use std::time::{Duration, Instant};
@@ -97,11 +101,85 @@ fn measure(subs: usize, commits: usize, scratch: &std::path::Path) -> Figures {
     }
 }
 
+/// The writer process: `--writer DIR N` commits N updates of row 1 (value
+/// i), printing after each the microseconds since the epoch at which its
+/// commit returned, 25 ms apart.
+fn writer(dir: &str, n: i64) {
+    let options = OpenOptions {
+        flush_on_commit: false,
+        ..OpenOptions::default()
+    };
+    let db = Database::open_with(dir, options).unwrap();
+    let set = db.prepare("set").unwrap();
+    for v in 0..n {
+        set.run(&[1.into(), (10_000_000 + v).into()]).unwrap();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        println!("{} {}", v, now.as_micros());
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// Commit (in another process) → event (here): median and p99.
+fn across_processes(commits: usize, scratch: &std::path::Path) -> (Duration, Duration) {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir_in(scratch).unwrap();
+    let options = OpenOptions {
+        flush_on_commit: false,
+        ..OpenOptions::default()
+    };
+    let mut db = Database::open_with(dir.path(), options).unwrap();
+    db.install_source("live.rq", PROGRAM).unwrap();
+    db.load_rows("Item", [vec![Value::Int(1), Value::Int(0)]]).unwrap();
+    let live = db.prepare("item").unwrap().subscribe(&[1.into()]).unwrap();
+    assert!(matches!(live.next_event(), Some(Event::Result { .. })));
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--writer", &dir.path().display().to_string(), &commits.to_string()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (sent, got) = std::sync::mpsc::channel();
+    let out = std::io::BufReader::new(child.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in out.lines() {
+            let line = line.unwrap();
+            let (v, at) = line.split_once(' ').unwrap();
+            let _ = sent.send((v.parse::<i64>().unwrap(), at.parse::<u128>().unwrap()));
+        }
+    });
+    let mut latency = Vec::new();
+    for _ in 0..commits {
+        let event = live.next_timeout(Duration::from_secs(60)).expect("an event");
+        let arrived = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros();
+        let Event::Result { value, .. } = event else {
+            panic!("{event:?}")
+        };
+        let v = match value.field("v") {
+            Some(Value::Int(v)) => v - 10_000_000,
+            other => panic!("{other:?}"),
+        };
+        let (written, at) = got.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(written, v, "one event per commit, in order");
+        latency.push(Duration::from_micros(arrived.saturating_sub(at) as u64));
+    }
+    child.wait().unwrap();
+    (percentile(&mut latency, 0.5), percentile(&mut latency, 0.99))
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, dir, n] = args.as_slice() {
+        if flag == "--writer" {
+            return writer(dir, n.parse().unwrap());
+        }
+    }
     let mut subs = vec![10, 100_000];
     let mut commits = 2000;
     let mut scratch = std::env::temp_dir();
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let value = it.next().unwrap_or_else(|| panic!("{arg} needs a value"));
@@ -141,4 +219,10 @@ fn main() {
             last.1.as_secs_f64() / first.1.as_secs_f64()
         );
     }
+    let (median, p99) = across_processes(200, &scratch);
+    println!(
+        "\ncommit in another process → event here (200 commits, 25 ms apart): median {} µs, p99 {} µs",
+        micros(median),
+        micros(p99)
+    );
 }
