@@ -344,3 +344,31 @@ fn a_slow_subscriber_gets_an_overflow_then_the_whole_result() {
     let refused = engine.subscribe(&prefix, &args, too_small).err().unwrap();
     assert_eq!(refused.code, "E0584");
 }
+
+/// A changelog that does not decode ends every subscription with E0580
+/// (and a later one at once): no subscriber waits for events that cannot
+/// come, and none is told of a change that was not read.
+#[test]
+fn a_damaged_changelog_ends_every_subscription_with_its_code() {
+    let compilation = compile(&[("live.rq".to_string(), program())]);
+    let mut engine = Engine::in_memory();
+    engine.install(compilation.program).unwrap();
+    let key = engine.entry("q_key").unwrap();
+    let args = [Value::Int(1), 0.into()];
+    let live = engine.subscribe(key, &args, WatchOptions::default()).unwrap();
+    assert!(matches!(live.try_next(), Some(Event::Result { .. })));
+    let store = engine.store();
+    let log = store.tree(rqc_runtime::live::changelog::LOG_TREE);
+    let mut txn = store.begin_write().unwrap();
+    txn.put(log, b"h", b"not a position").unwrap();
+    txn.commit().unwrap();
+    let Some(Event::Failed { error, .. }) = live.next_timeout(Duration::from_secs(30)) else {
+        panic!("the watcher reports the damage");
+    };
+    assert_eq!(error.code, "E0580");
+    assert_eq!(live.next_timeout(Duration::from_secs(1)), None);
+    assert!(live.is_closed());
+    let later = engine.subscribe(key, &args, WatchOptions::default());
+    // The first evaluation reads the head too.
+    assert_eq!(later.err().map(|e| e.code), Some("E0580"));
+}

@@ -152,7 +152,7 @@ fn malformed(what: &str) -> RuntimeError {
     RuntimeError::new(
         "E0580",
         format!("the live changelog is damaged: {what} does not decode"),
-        "`rqc verify --db DIR` checks the database; subscribe again once it is sound",
+        "the changelog feeds live queries only: `rqc dump --db DIR --out SAVED` then `rqc restore` into a new database keeps every row and starts it afresh",
     )
 }
 

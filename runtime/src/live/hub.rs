@@ -121,6 +121,9 @@ pub struct Hub {
     pub(crate) wake: Wake,
     stop: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// Why the watcher stopped, when it failed: a later subscription is
+    /// told at once rather than waiting for events that cannot come.
+    failed: Mutex<Option<crate::error::RuntimeError>>,
     next_id: AtomicU64,
     /// Evaluations by the watcher, for the upkeep's test and benchmark.
     evaluations: AtomicU64,
@@ -161,6 +164,7 @@ impl Hub {
             wake: Wake::default(),
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
+            failed: Mutex::new(None),
             next_id: AtomicU64::new(1),
             evaluations: AtomicU64::new(0),
             rounds: AtomicU64::new(0),
@@ -237,6 +241,11 @@ impl Hub {
             registry.subs.insert(id, Arc::clone(&sub));
             registry.dirty.push(id);
         }
+        let failed = self.failed.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(error) = failed {
+            let position = sub.at();
+            sub.queue.finish(Event::Failed { position, error });
+        }
         self.start();
         self.wake.notify();
         sub
@@ -293,7 +302,12 @@ impl Hub {
             return;
         }
         let hub = Arc::clone(self);
-        *thread = Some(std::thread::spawn(move || hub.watch()));
+        *thread = Some(std::thread::spawn(move || {
+            // However the watcher ends (stopped, failed, or a panic), no
+            // more events come: every subscriber's queue is closed.
+            let _closing = Closing(&hub);
+            hub.watch()
+        }));
     }
 
     /// Stops the watcher and closes every subscription (the database closes).
@@ -317,6 +331,7 @@ impl Hub {
                 }
                 // Nothing more can be matched: every subscriber is told
                 // why, and no event is silently missed after it.
+                *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(error.clone());
                 let registry = self.lock();
                 for (_, sub) in registry.subs.iter() {
                     let position = sub.at();
@@ -437,5 +452,16 @@ impl Hub {
             }
         }
         Ok(true)
+    }
+}
+
+/// Closes every subscription's queue when the watcher thread ends.
+struct Closing<'h>(&'h Hub);
+
+impl Drop for Closing<'_> {
+    fn drop(&mut self) {
+        for (_, sub) in self.0.lock().subs.iter() {
+            sub.queue.close();
+        }
     }
 }
