@@ -4,14 +4,15 @@
 //! every form; after each commit every subscriber's state — its first
 //! result with every event since applied — equals a fresh run of its query
 //! on the reference evaluator, and no event came for a commit that left a
-//! result as it was.
+//! result as it was. Some subscribers disconnect for part of the stream
+//! and resume from the last position and result they took.
 //!
 //! `RQC_LIVE_CASES` sets the number of generated cases (default 12).
 
 use proptest::prelude::*;
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::live::{apply, Event, Subscription, WatchOptions};
+use rqc_runtime::live::{apply, Event, Resume, Subscription, WatchOptions};
 use rqc_runtime::{Backend, Engine, OpenOptions};
 use rqc_tests::reference::Reference;
 use rqc_tests::state::{reference_tables, store_tables};
@@ -119,8 +120,11 @@ fn canonical(value: &Value) -> Value {
 struct Watcher {
     name: &'static str,
     args: Vec<Value>,
-    live: Subscription,
+    /// `None` while disconnected (see `run_case`).
+    live: Option<Subscription>,
     held: Value,
+    /// The position of the last event taken.
+    position: u64,
     events: usize,
 }
 
@@ -150,14 +154,15 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
         let live = engine
             .subscribe(entry, &args, WatchOptions::default())
             .unwrap();
-        let Some(Event::Result { value, .. }) = live.try_next() else {
+        let Some(Event::Result { value, position }) = live.try_next() else {
             panic!("a subscription opens with its whole result");
         };
         Watcher {
             name,
             args,
-            live,
+            live: Some(live),
             held: value,
+            position,
             events: 0,
         }
     };
@@ -168,6 +173,35 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
     for (i, op) in case.ops.iter().enumerate() {
         if i == case.ops.len() / 2 {
             watchers.extend(late.iter().map(|w| subscribe(&engine, *w)));
+        }
+        // Every other early subscriber disconnects for the second quarter
+        // of the stream, then resumes from the last position and result it
+        // took: its first event brings it to a fresh run's result.
+        if i == case.ops.len() / 4 {
+            for watcher in watchers.iter_mut().step_by(2) {
+                watcher.live = None;
+            }
+        }
+        if i == case.ops.len() * 3 / 4 {
+            for watcher in watchers.iter_mut().filter(|w| w.live.is_none()) {
+                let resume = Resume {
+                    position: watcher.position,
+                    result: watcher.held.clone(),
+                };
+                let options = WatchOptions {
+                    resume: Some(resume),
+                    ..WatchOptions::default()
+                };
+                let entry = engine.entry(watcher.name).unwrap();
+                let live = engine.subscribe(entry, &watcher.args, options).unwrap();
+                while let Some(event) = live.try_next() {
+                    apply(&mut watcher.held, &event);
+                    watcher.position = event.position();
+                }
+                let fresh = reference.run(watcher.name, &watcher.args);
+                prop_assert_eq!(canonical(&watcher.held), canonical(&fresh), "resumed {}", watcher.name);
+                watcher.live = Some(live);
+            }
         }
         let (name, args) = op.call();
         let before: Vec<Value> = watchers
@@ -199,13 +233,14 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
         );
         let position = engine.position().unwrap();
         for (watcher, before) in watchers.iter_mut().zip(before) {
+            let Some(live) = &watcher.live else { continue };
             prop_assert!(
-                watcher.live.wait_for(position, Duration::from_secs(30)),
+                live.wait_for(position, Duration::from_secs(30)),
                 "the watcher did not reach position {}",
                 position
             );
             let mut came = 0;
-            while let Some(event) = watcher.live.try_next() {
+            while let Some(event) = live.try_next() {
                 prop_assert!(
                     event.position() <= position,
                     "an event from the future: {:?}",
@@ -217,6 +252,7 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
                     event
                 );
                 apply(&mut watcher.held, &event);
+                watcher.position = event.position();
                 came += 1;
             }
             let fresh = reference.run(watcher.name, &watcher.args);
