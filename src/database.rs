@@ -5,6 +5,7 @@ use crate::install::{compile_installable, names, Installable, Installed};
 use crate::sources::{read_plan, read_program};
 use rqc_plan::{CompiledProgram, Entry, Value};
 use rqc_runtime::dump::Dump;
+use rqc_runtime::live::{Subscription, WatchOptions};
 use rqc_runtime::verify::Verification;
 pub use rqc_runtime::{Backend, OpenOptions, Output};
 use rqc_runtime::{Engine, LoadReport, LoadRows, RowSource};
@@ -139,6 +140,31 @@ impl Database {
         Ok(self.engine.run_entry(entry, args)?)
     }
 
+    /// Subscribes to an entry point compiled against the installed
+    /// program but not installed (the REPL's `:watch`), as
+    /// [`Prepared::subscribe_with`] does.
+    pub fn subscribe_entry(
+        &self,
+        entry: &Entry,
+        args: &[Value],
+        options: WatchOptions,
+    ) -> Result<Subscription, Error> {
+        Ok(self.engine.subscribe(entry, args, options)?)
+    }
+
+    /// Live subscriptions, the index of their read ranges, and the
+    /// watcher's work so far (its evaluations, and the time its looks at
+    /// new commits took): what the live benchmark reports.
+    pub fn live_stats(&self) -> rqc_runtime::live::LiveStats {
+        self.engine.live_stats()
+    }
+
+    /// The position of the last commit (0 before any): what a live
+    /// event's `position` counts.
+    pub fn position(&self) -> Result<u64, Error> {
+        Ok(self.engine.position()?)
+    }
+
     /// Loads plain rows (each the table's columns, in their declared order)
     /// into `table`, as [`Database::load`] does: all, or none with every
     /// refusal reported by its position (from 1).
@@ -255,6 +281,40 @@ impl<'db> Prepared<'db> {
     /// Runs with positional arguments.
     pub fn run(&self, args: &[Value]) -> Result<Output, Error> {
         Ok(self.db.engine.run_entry(self.entry, args)?)
+    }
+
+    /// Subscribes to this query: the first event holds its whole current
+    /// result, then one event comes for each commit — of this process or
+    /// another — that changes it (spec/live.md).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let mut db = rqc::Database::open(dir.path()).unwrap();
+    /// # db.install_source("app.rq", "
+    /// #     table Item { id: Int key  name: String }
+    /// #     mutation add(id: Int, name: String) = insert Item { id: id, name: name }
+    /// #     query item(id: Int) = Item[id]
+    /// # ").unwrap();
+    /// use std::time::Duration;
+    /// let live = db.prepare("item").unwrap().subscribe(&[1.into()]).unwrap();
+    /// let first = live.next_event().unwrap();
+    /// assert_eq!(first, rqc::Event::Result { position: 0, value: rqc::Value::Null });
+    /// db.run("add", &[1.into(), "lamp".into()]).unwrap();
+    /// let change = live.next_timeout(Duration::from_secs(10)).unwrap();
+    /// assert_eq!(change.position(), 1);
+    /// ```
+    pub fn subscribe(&self, args: &[Value]) -> Result<Subscription, Error> {
+        self.subscribe_with(args, WatchOptions::default())
+    }
+
+    /// Subscribes with options: the queue's capacity, or a resume after a
+    /// reconnect from the position and result last held.
+    pub fn subscribe_with(
+        &self,
+        args: &[Value],
+        options: WatchOptions,
+    ) -> Result<Subscription, Error> {
+        self.db.subscribe_entry(self.entry, args, options)
     }
 
     /// Runs with arguments taken by name from a serializable struct or map.

@@ -5,13 +5,16 @@ use crate::catalog;
 use crate::constraints::fits;
 use crate::error::{Result, RuntimeError};
 use crate::interp::{Env, Interp};
+use crate::live::{Hub, Logging};
 use crate::open::open_store;
 pub use crate::open::{Backend, OpenOptions};
 use crate::plan_format::{self, Origin};
 use crate::session::Session;
-use crate::store::{MemoryStore, Store};
+use crate::store::{MemoryStore, Store, Tree};
 use rqc_plan::{Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Schema, Value};
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Attempts of one transaction before a run of conflicts is given up (E0596).
 pub const MAX_ATTEMPTS: u32 = 16;
@@ -57,20 +60,32 @@ impl Output {
 /// mutation reads, checks and writes inside one write transaction, and the
 /// backend keeps them apart (see `store`), so the engine holds no lock.
 pub struct Engine {
-    store: Box<dyn Store>,
+    /// Shared with the live watcher, which reads while the engine runs.
+    store: Arc<dyn Store>,
     /// The installed program bound to the store, or why none can run
     /// (E0514 before one is installed, E0513 when the catalog's is of an
-    /// older plan format).
-    installed: Result<Installed>,
+    /// older plan format). Shared with the live subscriptions made under it.
+    installed: Result<Arc<Installed>>,
+    /// The live subscriptions and their watcher (started by the first).
+    live: Arc<Hub>,
 }
 
 /// An installed program, bound to the store: its tables' trees, and what
 /// each entry point's operators access, resolved once.
-struct Installed {
-    program: CompiledProgram,
-    bound: Tables,
+pub(crate) struct Installed {
+    pub(crate) program: CompiledProgram,
+    pub(crate) bound: Tables,
     /// By entry point, in the order of `program.entries`.
-    accesses: Vec<Vec<Access>>,
+    pub(crate) accesses: Vec<Vec<Access>>,
+    /// The name of every tree a run writes, for the live changelog.
+    pub(crate) names: HashMap<Tree, String>,
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // The watcher holds the store: it stops before the store closes.
+        self.live.shutdown();
+    }
 }
 
 impl Engine {
@@ -100,11 +115,17 @@ impl Engine {
             }
         })?;
         let installed = match held {
-            Ok(Some(program)) => bind(store.as_ref(), program),
+            Ok(Some(program)) => bind(store.as_ref(), program).map(Arc::new),
             Ok(None) => Err(not_installed()),
             Err(older) => Err(older),
         };
-        Ok(Engine { store, installed })
+        let store: Arc<dyn Store> = Arc::from(store);
+        let live = Arc::new(Hub::new(Arc::clone(&store)));
+        Ok(Engine {
+            store,
+            installed,
+            live,
+        })
     }
 
     pub fn in_memory() -> Engine {
@@ -128,7 +149,7 @@ impl Engine {
         // Bound first: a program that cannot be leaves the catalog as it was.
         let installed = bind(self.store.as_ref(), program)?;
         catalog::install(self.store.as_ref(), &installed.program, drops)?;
-        self.installed = Ok(installed);
+        self.installed = Ok(Arc::new(installed));
         Ok(())
     }
 
@@ -142,7 +163,39 @@ impl Engine {
     }
 
     fn bound_program(&self) -> Result<&Installed> {
-        self.installed.as_ref().map_err(Clone::clone)
+        self.installed.as_deref().map_err(Clone::clone)
+    }
+
+    /// The live subscriptions of this database.
+    pub(crate) fn live(&self) -> &Arc<Hub> {
+        &self.live
+    }
+
+    /// The installed program, shared, and `entry`'s position in it when
+    /// it is one of its entry points (for a subscription, which outlives
+    /// a borrow of the engine).
+    pub(crate) fn bound_installed(&self, entry: &Entry) -> Result<(Arc<Installed>, Option<usize>)> {
+        let installed = self.installed.as_ref().map_err(Clone::clone)?;
+        let position = installed
+            .program
+            .entries
+            .iter()
+            .position(|e| std::ptr::eq(e, entry));
+        Ok((Arc::clone(installed), position))
+    }
+
+    /// A write transaction whose commit records its writes in the live
+    /// changelog (and wakes the watcher).
+    pub(crate) fn write_session(&self) -> Result<Session<'_>> {
+        let mut session = Session::write(self.store())?;
+        if let Ok(installed) = &self.installed {
+            session.log = Some(Logging {
+                tree: self.live.log_tree(),
+                names: &installed.names,
+                wake: &self.live.wake,
+            });
+        }
+        Ok(session)
     }
 
     /// The tables, and what `entry`'s operators access: bound at install for
@@ -208,7 +261,7 @@ impl Engine {
         // A mutation's reads, checks and writes are one write transaction,
         // run again from scratch when its commit conflicts.
         let (mut output, attempts) = retrying(|| {
-            let session = Session::write(store)?;
+            let session = self.write_session()?;
             let (mut output, session) = evaluate(bound, accesses, entry, args, session, !commit)?;
             if commit {
                 // The commit is a round trip of the run: held to the bound
@@ -300,6 +353,7 @@ fn within_round_trips(entry: &Entry, output: &Output) -> Result<()> {
 /// `program` bound to `store`'s trees, each entry point's accesses resolved.
 fn bind(store: &dyn Store, program: CompiledProgram) -> Result<Installed> {
     let bound = Tables::new(store, &program.schema);
+    let names = tree_names(store, &program.schema);
     let accesses = program
         .entries
         .iter()
@@ -309,7 +363,24 @@ fn bind(store: &dyn Store, program: CompiledProgram) -> Result<Installed> {
         program,
         bound,
         accesses,
+        names,
     })
+}
+
+/// Every tree a run of `schema` writes, by handle: its tables' rows,
+/// indexes, counters and reference counts.
+fn tree_names(store: &dyn Store, schema: &Schema) -> HashMap<Tree, String> {
+    use crate::rows::{bound_tree, index_tree, refcount_tree, small_tree, table_tree};
+    let mut names = Vec::new();
+    for table in &schema.tables {
+        let name = &table.name;
+        names.push(table_tree(name));
+        names.extend(table.indexes.iter().map(|i| index_tree(name, &i.name)));
+        names.extend((0..table.bounds.len()).map(|i| bound_tree(name, i)));
+        names.push(small_tree(name));
+        names.push(refcount_tree(name));
+    }
+    names.into_iter().map(|name| (store.tree(&name), name)).collect()
 }
 
 /// A record with exactly these fields, each of its column type.

@@ -15,6 +15,7 @@ pub mod encoding;
 pub mod engine;
 pub mod error;
 mod interp;
+pub mod live;
 pub mod load;
 mod open;
 pub mod plan_format;

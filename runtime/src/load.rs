@@ -3,7 +3,6 @@
 use crate::constraints::insert_row;
 use crate::engine::Engine;
 use crate::error::{Result, RuntimeError};
-use crate::session::Session;
 use rqc_plan::{Schema, TableSchema, Value};
 
 /// A row to load, with the line (or position) it came from; a row that
@@ -65,7 +64,7 @@ impl Engine {
             .expect("every table of the schema is bound");
         // One write transaction, run again whole if its commit conflicts.
         let (report, _) = crate::engine::retrying(|| {
-            let mut session = Session::write_for_load(self.store())?;
+            let mut session = self.write_session()?.without_row_keys();
             let mut rejected = Vec::new();
             let (mut written, mut refused, mut read) = (0, 0, 0);
             for (done, row) in source.rows()?.enumerate() {

@@ -12,6 +12,7 @@
 //! buffers are not (spec/cost.md, "Round trips").
 
 use crate::error::{Result, RuntimeError};
+use crate::live::{changelog, range_read, KeyRange, Logging, WriteSet};
 use crate::store::{ReadTxn, Store, Tree, WriteTxn};
 use std::collections::HashSet;
 
@@ -37,6 +38,13 @@ pub struct Session<'s> {
     pub rows: u64,
     /// Calls that read through the transaction so far.
     pub trips: u64,
+    /// The key ranges read, when a live subscription evaluates (it then
+    /// listens to exactly these).
+    pub(crate) read_set: Option<Vec<KeyRange>>,
+    /// Where the commit records its writes for live subscriptions, and the
+    /// keys written so far (kept only then).
+    pub(crate) log: Option<Logging<'s>>,
+    written: WriteSet,
 }
 
 impl<'s> Session<'s> {
@@ -50,12 +58,11 @@ impl<'s> Session<'s> {
         Ok(Session::over(store, Txn::Write(store.begin_write()?)))
     }
 
-    /// A session for a load: a write session that does not keep the keys
-    /// of the rows it writes ([`Session::rows_written`] stays 0).
-    pub fn write_for_load(store: &'s dyn Store) -> Result<Session<'s>> {
-        let mut session = Session::write(store)?;
-        session.tracks_rows = false;
-        Ok(session)
+    /// The session, keeping no keys of the rows it writes (for a load,
+    /// which counts its rows itself: [`Session::rows_written`] stays 0).
+    pub fn without_row_keys(mut self) -> Session<'s> {
+        self.tracks_rows = false;
+        self
     }
 
     fn over(store: &'s dyn Store, txn: Txn<'s>) -> Session<'s> {
@@ -68,6 +75,9 @@ impl<'s> Session<'s> {
             seeks: 0,
             rows: 0,
             trips: 0,
+            read_set: None,
+            log: None,
+            written: WriteSet::default(),
         }
     }
 
@@ -101,6 +111,9 @@ impl<'s> Session<'s> {
         self.seeks += 1;
         self.trips += 1;
         let value = self.reads().get(tree, key)?;
+        if let Some(read) = &mut self.read_set {
+            read.push(KeyRange::point(tree, key));
+        }
         if value.is_some() {
             self.rows += 1;
         }
@@ -144,6 +157,10 @@ impl<'s> Session<'s> {
         }
         self.trips += 1;
         let result = self.reads().range(tree, start, end, false, limit)?;
+        if let Some(read) = &mut self.read_set {
+            let last = result.last().map(|(key, _)| key.as_slice());
+            read.push(range_read(tree, start, end, limit, last, result.len()));
+        }
         self.rows += result.len() as u64;
         Ok(result)
     }
@@ -166,12 +183,18 @@ impl<'s> Session<'s> {
     pub fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         self.writes()?.put(tree, key, value)?;
         self.wrote = true;
+        if self.log.is_some() {
+            self.written.add(tree, key);
+        }
         Ok(())
     }
 
     pub fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
         self.writes()?.delete(tree, key)?;
         self.wrote = true;
+        if self.log.is_some() {
+            self.written.add(tree, key);
+        }
         Ok(())
     }
 
@@ -210,10 +233,22 @@ impl<'s> Session<'s> {
     }
 
     /// Commits the run's writes, all at once (a run that only read has
-    /// nothing to commit).
+    /// nothing to commit). With a changelog, the written keys go into it in
+    /// the same transaction, and the live watcher is woken after.
     pub fn commit(self) -> Result<()> {
         match self.txn {
-            Txn::Write(txn) if self.wrote => txn.commit(),
+            Txn::Write(mut txn) if self.wrote => {
+                if let Some(log) = &self.log {
+                    if !self.written.is_empty() {
+                        changelog::append(txn.as_mut(), log.tree, log.names, &self.written)?;
+                    }
+                }
+                txn.commit()?;
+                if let Some(log) = &self.log {
+                    log.wake.notify();
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }

@@ -38,7 +38,7 @@ impl Engine {
         let (value, _) = retrying(|| {
             let mut transaction = Transaction {
                 engine: self,
-                session: Some(Session::write(self.store())?),
+                session: Some(self.write_session()?),
             };
             let value = body(&mut transaction)?;
             let session = transaction.session.take().ok_or_else(failed_earlier)?;

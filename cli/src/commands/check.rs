@@ -65,7 +65,15 @@ pub fn check(args: CheckArgs) -> Status {
     match args.format {
         Format::Text => {
             for verdict in entry_verdicts(&compilation) {
-                println!("{}", verdict_line(verdict));
+                match upkeep(verdict) {
+                    Some(upkeep) => println!(
+                        "{}  upkeep: ≤ {} range{}, re-run per touching commit",
+                        verdict_line(verdict),
+                        upkeep.ranges,
+                        if upkeep.ranges == "1" { "" } else { "s" }
+                    ),
+                    None => println!("{}", verdict_line(verdict)),
+                }
             }
             print_diagnostics(&compilation.diagnostics, &compilation.sources);
         }
@@ -110,6 +118,25 @@ fn entry_verdicts(compilation: &Compilation) -> impl Iterator<Item = &Verdict> {
         .filter(|v| v.kind != DefKind::Fn)
 }
 
+/// A live subscription's upkeep, for an accepted query: it listens to at
+/// most one key range per seek of its bound, and a commit that writes into
+/// one re-runs it within the bound (spec/live.md).
+struct Upkeep {
+    /// At most this many ranges (the seek bound, or its formula).
+    ranges: String,
+}
+
+fn upkeep(verdict: &Verdict) -> Option<Upkeep> {
+    if !verdict.accepted || verdict.kind != DefKind::Query {
+        return None;
+    }
+    let ranges = match verdict.seeks_max() {
+        Some(max) => max.to_string(),
+        None => verdict.cost.seeks.to_string(),
+    };
+    Some(Upkeep { ranges })
+}
+
 fn json_report(compilation: &Compilation) -> serde_json::Value {
     let queries: Vec<serde_json::Value> = compilation
         .checked
@@ -129,6 +156,11 @@ fn json_report(compilation: &Compilation) -> serde_json::Value {
                 "round_trips": v.cost.trips.to_string(),
                 "round_trips_max": v.round_trips_max(),
                 "class": v.accepted.then_some(v.class),
+                "upkeep": upkeep(v).map(|_| json!({
+                    "ranges": v.cost.seeks.to_string(),
+                    "ranges_max": v.seeks_max(),
+                    "match": "O(log S + m) per written key",
+                })),
             })
         })
         .collect();

@@ -7,6 +7,7 @@ mod maintain;
 mod repl;
 pub(crate) mod report;
 mod run;
+mod watch;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -71,6 +72,15 @@ enum Command {
         after_help = "Examples:\n  rqc explain examples/social timeline\n  rqc explain examples/social timeline --analyze --db data --arg u=1 --arg n=10"
     )]
     Explain(run::ExplainArgs),
+    /// Watch a query: print its whole result as one JSON line, then one
+    /// line for each commit (of any process) that changes it — the rows
+    /// added and removed for a list, the new result otherwise — each with
+    /// the commit's position.
+    #[command(
+        allow_missing_positional = true,
+        after_help = "Examples:\n  rqc watch --db data user --arg id=1\n  rqc watch --db data timeline --arg u=1 --arg n=10 --events 5"
+    )]
+    Watch(watch::WatchArgs),
     /// Load rows into a table from a JSON-lines (.jsonl) or CSV (.csv) file.
     /// Every row is checked against the schema and the constraints; the
     /// file loads as one transaction: all rows, or — if any row is refused
@@ -125,6 +135,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::check(args),
         Command::Run(args) => run::run(args),
         Command::Explain(args) => run::explain(args),
+        Command::Watch(args) => watch::watch(args),
         Command::Load(args) => load::load(args),
         Command::Repl(args) => repl::repl(args),
         Command::Verify(args) => maintain::verify(args),

@@ -142,7 +142,7 @@ pub fn run(args: RunArgs) -> Status {
 /// errors do not stop an accepted entry (a note counts them); a program
 /// whose shape is unsound, or an entry that was rejected, is refused with
 /// the diagnostics.
-fn compile_entry(program: &[PathBuf], name: &str) -> Result<Installable, Error> {
+pub(super) fn compile_entry(program: &[PathBuf], name: &str) -> Result<Installable, Error> {
     let files = read_program(program)?;
     let installable = compile_installable(&files)?;
     if let Err(missing) = find_entry(&installable.program, name) {
@@ -159,7 +159,7 @@ fn compile_entry(program: &[PathBuf], name: &str) -> Result<Installable, Error> 
     Ok(installable)
 }
 
-fn open(db: &Path, store: Option<StoreChoice>, wait: Duration) -> Result<Database, Error> {
+pub(super) fn open(db: &Path, store: Option<StoreChoice>, wait: Duration) -> Result<Database, Error> {
     Database::open_with(db, open_options(store, wait))
 }
 
@@ -212,6 +212,7 @@ fn explain_inner(args: &ExplainArgs) -> Result<Status, Error> {
     let entry = find_entry(&program, &args.name)?.clone();
     let (true, Some(dir)) = (args.analyze, &args.db) else {
         print!("{}", explain_plan(&entry, &program.schema));
+        print!("{}", rqc_compiler::plan::listens(&entry, &program.schema));
         return Ok(Status::Clean);
     };
     let schema = program.schema.clone();

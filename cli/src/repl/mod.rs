@@ -29,6 +29,10 @@ next line.
   :schema        the tables, their keys, indexes and bounds
   :explain NAME  the plan of a query or mutation
   :bound EXPR    the bound of an expression, without running it
+  :watch EXPR    watch a query: its result now, then each change a commit
+                 (of this session or another process) makes, shown after
+                 each input
+  :unwatch       stop every watch
   :quit          leave (also Ctrl-D)";
 
 const REPL_FILE: &str = "<repl>";
@@ -39,6 +43,8 @@ pub struct Repl {
     db: Database,
     files: Vec<(String, String)>,
     color: bool,
+    /// Live queries of `:watch`, by number.
+    watches: Vec<(usize, rqc::Subscription)>,
 }
 
 impl Repl {
@@ -48,6 +54,7 @@ impl Repl {
             db,
             files: Vec::new(),
             color,
+            watches: Vec::new(),
         }
     }
 
@@ -184,7 +191,7 @@ impl Repl {
         }
         let (command, rest) = input.split_once(char::is_whitespace).unwrap_or((input, ""));
         let rest = rest.trim();
-        Some(match command {
+        let output = match command {
             ":quit" | ":q" | ":exit" => return None,
             ":help" | ":h" => HELP.to_string(),
             ":load" if rest.is_empty() => "usage: :load PATH".to_string(),
@@ -195,12 +202,62 @@ impl Repl {
             ":schema" => self.schema(),
             ":explain" => self.explain(rest),
             ":bound" => self.bound(rest),
+            ":watch" => self.watch(rest),
+            ":unwatch" => {
+                let stopped = std::mem::take(&mut self.watches).len();
+                format!("stopped {stopped} watch{}", if stopped == 1 { "" } else { "es" })
+            }
             other if other.starts_with(':') => {
                 self.failed.set(true);
                 format!("unknown command `{other}`; :help lists the commands")
             }
             _ => self.run(input),
-        })
+        };
+        Some(self.with_changes(output))
+    }
+
+    /// `:watch EXPR`: subscribes to the expression as a query.
+    fn watch(&mut self, expression: &str) -> String {
+        if expression.is_empty() {
+            return "usage: :watch EXPR".into();
+        }
+        let entry = match self.compile(expression) {
+            Ok((_, true)) => {
+                self.failed.set(true);
+                return "only a query can be watched; this expression writes".into();
+            }
+            Ok((entry, false)) => entry,
+            Err(shown) => return shown,
+        };
+        match self
+            .db
+            .subscribe_entry(&entry, &[], rqc::WatchOptions::default())
+        {
+            Ok(live) => {
+                let number = self.watches.last().map_or(1, |(n, _)| n + 1);
+                self.watches.push((number, live));
+                format!("watch {number} (:unwatch stops it)")
+            }
+            Err(error) => self.error_text(&error),
+        }
+    }
+
+    /// `output`, then what every watch saw since the last input (once the
+    /// watcher has matched every commit so far).
+    fn with_changes(&self, output: String) -> String {
+        if self.watches.is_empty() {
+            return output;
+        }
+        let position = self.db.position().unwrap_or(0);
+        let mut lines = vec![output];
+        for (number, live) in &self.watches {
+            live.wait_for(position, std::time::Duration::from_secs(5));
+            while let Some(event) = live.try_next() {
+                lines.push(format!("watch {number}: {}", event.to_json()));
+            }
+        }
+        lines.retain(|line| !line.is_empty());
+        lines.join("\n")
     }
 
     /// Whether the last input failed.
@@ -342,11 +399,13 @@ impl Repl {
         )
     }
 
-    fn run(&mut self, expression: &str) -> String {
+    /// The expression compiled as an entry point, and whether it writes;
+    /// or what to show when it cannot run.
+    fn compile(&self, expression: &str) -> Result<(rqc_plan::Entry, bool), String> {
         // An expression is checked against the sources, which a program
         // kept in the database does not carry.
         if self.files.is_empty() {
-            return "no program loaded; :load PATH".into();
+            return Err("no program loaded; :load PATH".into());
         }
         let (mut compilation, _) = self.check(expression);
         // An expression that writes (an insert, a call of a mutation) runs
@@ -372,12 +431,20 @@ impl Repl {
         else {
             let kind = if writes { "mutation" } else { "query" };
             let shown = self.diagnostics_of_expression(&compilation, expression, kind);
-            return if accepted || shown.is_empty() {
+            return Err(if accepted || shown.is_empty() {
                 self.failed.set(true);
                 "this expression cannot run here".into()
             } else {
                 shown
-            };
+            });
+        };
+        Ok((entry, writes))
+    }
+
+    fn run(&mut self, expression: &str) -> String {
+        let (entry, writes) = match self.compile(expression) {
+            Ok(compiled) => compiled,
+            Err(shown) => return shown,
         };
         // Run beside the installed program, never installed into it: the
         // database keeps only the program's own entry points.
@@ -417,7 +484,9 @@ impl Repl {
 
     /// Names for completion: commands, tables, definitions, combinators.
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = [":help", ":load", ":schema", ":explain", ":bound", ":quit"]
+        let mut names: Vec<String> = [
+            ":help", ":load", ":schema", ":explain", ":bound", ":watch", ":unwatch", ":quit",
+        ]
             .iter()
             .map(|s| s.to_string())
             .collect();

@@ -13,6 +13,7 @@ mod processes;
 mod readme;
 mod records;
 mod repl;
+mod watch;
 
 /// The workspace root, where the examples are: commands run from there.
 fn repo() -> PathBuf {
@@ -342,7 +343,10 @@ fn compile_writes_a_versioned_plan_file_and_explain_prints_the_tree() {
     assert_eq!(explained.status.code(), Some(0));
     assert_eq!(
         stdout(&explained),
-        "query item(id: Int)  seeks ≤ 1  rows ≤ 1  round trips ≤ 1\n└─ Get Item key=[$id]  seeks ≤ 1  rows ≤ 1  round trips ≤ 1\n"
+        "query item(id: Int)  seeks ≤ 1  rows ≤ 1  round trips ≤ 1\n└─ Get Item key=[$id]  seeks ≤ 1  rows ≤ 1  round trips ≤ 1\n\
+         live: a subscription listens to the key ranges its last run read, at most 1 (one per seek):\n  \
+         Get Item key=[$id]: one key\n\
+         a commit that writes into one re-runs it (seeks ≤ 1  rows ≤ 1); any other commit costs it nothing\n"
     );
 }
 

@@ -47,6 +47,41 @@ pub fn explain_with(entry: &Entry, schema: &Schema, stats: Option<&[NodeStats]>)
     out
 }
 
+/// What a live subscription to `entry` listens to, from its plan: each
+/// operator that reads, and what part of its tree a run of it reads; a
+/// commit that writes none of those keys does not touch the subscription
+/// (spec/live.md). Empty for a mutation.
+pub fn listens(entry: &Entry, schema: &Schema) -> String {
+    if entry.kind != EntryKind::Query {
+        return String::new();
+    }
+    let printer = Printer {
+        entry,
+        schema,
+        stats: None,
+    };
+    let mut reads = Vec::new();
+    entry.root.walk(&mut |node| {
+        let what = match &node.op {
+            Op::Get { .. } | Op::GetUnique { .. } => "one key",
+            Op::Scan { .. } => "a range, up to the last entry read when a limit stopped it",
+            _ => return,
+        };
+        let (label, _) = printer.describe(node);
+        reads.push(format!("  {label}: {what}\n"));
+    });
+    let mut out = format!(
+        "live: a subscription listens to the key ranges its last run read, at most {} (one per seek):\n",
+        entry.bound.seeks
+    );
+    out.extend(reads);
+    out.push_str(&format!(
+        "a commit that writes into one re-runs it (seeks ≤ {}  rows ≤ {}); any other commit costs it nothing\n",
+        entry.bound.seeks, entry.bound.rows
+    ));
+    out
+}
+
 struct Printer<'a> {
     entry: &'a Entry,
     schema: &'a Schema,

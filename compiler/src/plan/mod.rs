@@ -3,5 +3,5 @@
 mod explain;
 mod lower;
 
-pub use explain::{explain, explain_with};
+pub use explain::{explain, explain_with, listens};
 pub use lower::{lower_entry, lower_program, FunctionSource, InternalError};

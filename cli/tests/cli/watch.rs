@@ -1,0 +1,177 @@
+//! `rqc watch` in its own process while other processes (`rqc run`) write
+//! the same LMDB database: the whole result first, then one JSON line per
+//! commit that changes it, none for a commit that does not, and a resume
+//! from a position prints only the change since.
+
+use super::{rqc, stderr, stdout, write};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const SHELVES: &str = "
+table Item {
+  id: Int key
+  shelf: Int
+  name: String
+  index by_shelf (shelf)
+}
+mutation add(id: Int, shelf: Int, name: String) = insert Item { id, shelf, name }
+mutation rename(id: Int, name: String) = update Item[id] { name: name }
+query shelf(s: Int) = Item.by_shelf[s] |> take(10)
+query item(id: Int) = Item[id]
+";
+
+fn run(db: &str, args: &[&str]) {
+    let mut all = vec!["run", "--db", db];
+    all.extend_from_slice(args);
+    let out = rqc(&all);
+    assert_eq!(out.status.code(), Some(0), "{:?}: {}", args, stderr(&out));
+}
+
+#[test]
+fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", SHELVES);
+    let db = dir.path().join("db").display().to_string();
+    run(&db, &[&app, "add", "--arg", "id=1", "--arg", "shelf=1", "--arg", "name=lamp"]);
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_rqc"))
+        .args(["watch", "--db", &db, "shelf", "--arg", "s=1", "--events", "3"])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines, got) = mpsc::channel();
+    let out = BufReader::new(watcher.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in out.lines() {
+            let _ = lines.send(line.unwrap());
+        }
+    });
+    let next = || got.recv_timeout(Duration::from_secs(60)).expect("an event line");
+    assert_eq!(
+        next(),
+        r#"{"position":1,"result":[{"id":1,"shelf":1,"name":"lamp"}]}"#
+    );
+    // Another shelf: no line. Then an insert and an update on shelf 1.
+    run(&db, &["add", "--arg", "id=2", "--arg", "shelf=2", "--arg", "name=desk"]);
+    run(&db, &["add", "--arg", "id=3", "--arg", "shelf=1", "--arg", "name=pen"]);
+    assert_eq!(
+        next(),
+        r#"{"position":3,"added":[{"id":3,"shelf":1,"name":"pen"}],"removed":[]}"#
+    );
+    run(&db, &["rename", "--arg", "id=1", "--arg", "name=lava"]);
+    assert_eq!(
+        next(),
+        r#"{"position":4,"added":[{"id":1,"shelf":1,"name":"lava"}],"removed":[{"id":1,"shelf":1,"name":"lamp"}]}"#
+    );
+    let status = watcher.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+
+    // Resuming from position 1 with the result then held: the change since.
+    let held = r#"[{"id":1,"shelf":1,"name":"lamp"}]"#;
+    let resumed = rqc(&[
+        "watch", "--db", &db, "shelf", "--arg", "s=1", "--from", "1", "--held", held, "--events",
+        "1",
+    ]);
+    assert_eq!(
+        stdout(&resumed),
+        "{\"position\":4,\"added\":[{\"id\":1,\"shelf\":1,\"name\":\"lava\"},{\"id\":3,\"shelf\":1,\"name\":\"pen\"}],\"removed\":[{\"id\":1,\"shelf\":1,\"name\":\"lamp\"}]}\n",
+        "{}",
+        stderr(&resumed)
+    );
+    // A position this database has not reached is refused.
+    let ahead = rqc(&[
+        "watch", "--db", &db, "shelf", "--arg", "s=1", "--from", "9", "--held", "[]",
+    ]);
+    assert_eq!(ahead.status.code(), Some(1));
+    assert!(stderr(&ahead).contains("E0581"), "{}", stderr(&ahead));
+    // Only a query can be watched.
+    let mutation = rqc(&[
+        "watch", "--db", &db, "rename", "--arg", "id=1", "--arg", "name=x",
+    ]);
+    assert!(stderr(&mutation).contains("E0583"), "{}", stderr(&mutation));
+}
+
+const SHOP: &str = "module shop
+table Item {
+  id: Int key
+  shelf: Int
+  name: String
+  index by_shelf (shelf)
+}
+pub mutation add(id: Int, shelf: Int, name: String) = insert Item { id, shelf, name }
+pub mutation rename(id: Int, name: String) = update Item[id] { name: name }
+";
+
+#[test]
+fn repl_watch_shows_each_change_after_the_input_that_made_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let shop = write(dir.path(), "shop.rq", SHOP);
+    let db = dir.path().join("db").display().to_string();
+    let script = ":watch Item.by_shelf[1] |> take(5)\n:watch Item[2]\nadd(2, 1, \"cup\")\n\
+                  add(5, 3, \"x\")\nrename(2, \"mug\")\n:unwatch\nadd(6, 1, \"y\")\n";
+    let out = super::rqc_with_input(&["repl", "--db", &db, &shop], script);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let watched: Vec<String> = stdout(&out)
+        .lines()
+        .filter(|line| line.starts_with("watch") || line.starts_with("stopped"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        watched,
+        [
+            "watch 1 (:unwatch stops it)",
+            r#"watch 1: {"position":0,"result":[]}"#,
+            "watch 2 (:unwatch stops it)",
+            r#"watch 2: {"position":0,"result":null}"#,
+            r#"watch 1: {"position":1,"added":[{"id":2,"shelf":1,"name":"cup"}],"removed":[]}"#,
+            r#"watch 2: {"position":1,"result":{"id":2,"shelf":1,"name":"cup"}}"#,
+            r#"watch 1: {"position":3,"added":[{"id":2,"shelf":1,"name":"mug"}],"removed":[{"id":2,"shelf":1,"name":"cup"}]}"#,
+            r#"watch 2: {"position":3,"result":{"id":2,"shelf":1,"name":"mug"}}"#,
+            "stopped 2 watches",
+        ]
+    );
+    let writes = super::rqc_with_input(&["repl", "--db", &db, &shop], ":watch add(7, 1, \"z\")\n");
+    assert!(stdout(&writes).contains("only a query can be watched"), "{}", stdout(&writes));
+}
+
+#[test]
+fn check_prints_a_querys_upkeep_and_explain_the_ranges_it_listens_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", SHELVES);
+    let checked = rqc(&["check", &app]);
+    let out = stdout(&checked);
+    assert!(
+        out.contains("shelf(s: Int) -> [Item; ≤ 10]  seeks ≤ 1  rows ≤ 10  O(log N)  upkeep: ≤ 1 range, re-run per touching commit\n"),
+        "{out}"
+    );
+    // A mutation has no upkeep.
+    assert!(out.contains("rename(id: Int, name: String) -> Int  seeks ≤ 4  rows ≤ 2  O(log N)\n"), "{out}");
+    let json = stdout(&rqc(&["check", &app, "--format", "json"]));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let upkeep = |name: &str| {
+        json["queries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["name"] == name)
+            .unwrap()["upkeep"]
+            .clone()
+    };
+    assert_eq!(
+        upkeep("shelf"),
+        serde_json::json!({"ranges": "1", "ranges_max": 1, "match": "O(log S + m) per written key"})
+    );
+    assert_eq!(upkeep("add"), serde_json::Value::Null);
+    let explained = stdout(&rqc(&["explain", &app, "shelf"]));
+    assert!(
+        explained.ends_with(
+            "live: a subscription listens to the key ranges its last run read, at most 1 (one per seek):\n  \
+             Stream Item.by_shelf prefix=[$s]: a range, up to the last entry read when a limit stopped it\n\
+             a commit that writes into one re-runs it (seeks ≤ 1  rows ≤ 10); any other commit costs it nothing\n"
+        ),
+        "{explained}"
+    );
+}

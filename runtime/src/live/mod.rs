@@ -1,0 +1,32 @@
+//! Live queries: a subscription gets a query's result, then an event for each commit that changes it (spec/live.md).
+//!
+//! A commit records the keys it wrote in a changelog inside its own
+//! transaction ([`changelog`]); one watcher thread per open database reads
+//! the changelog's new entries, matches their keys against an index of the
+//! ranges each subscription's last evaluation read ([`index`]), evaluates
+//! only the touched subscriptions again and queues what changed
+//! ([`events`]).
+
+pub mod changelog;
+pub mod events;
+mod hub;
+pub mod index;
+pub mod ranges;
+mod subscribe;
+
+pub use events::{apply, Event};
+pub use hub::{Hub, LiveStats, POLL};
+pub(crate) use hub::Wake;
+pub use ranges::{range_read, KeyRange, WriteSet};
+pub use subscribe::{Resume, Subscription, WatchOptions};
+
+use crate::store::Tree;
+use std::collections::HashMap;
+
+/// Where a write session records its writes: the changelog's tree, the
+/// names of the trees a run writes, and the watcher to wake after the commit.
+pub(crate) struct Logging<'s> {
+    pub tree: Tree,
+    pub names: &'s HashMap<Tree, String>,
+    pub wake: &'s Wake,
+}

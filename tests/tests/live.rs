@@ -1,0 +1,410 @@
+//! Live queries against the reference evaluator: a random stream of
+//! inserts, updates and deletes runs on rqc (and, when rqc commits it, on
+//! the reference evaluator) while subscribers watch bounded queries of
+//! every form; after each commit every subscriber's state — its first
+//! result with every event since applied — equals a fresh run of its query
+//! on the reference evaluator, and no event came for a commit that left a
+//! result as it was. Some subscribers disconnect for part of the stream
+//! and resume from the last position and result they took.
+//!
+//! `RQC_LIVE_CASES` sets the number of generated cases (default 12).
+
+use proptest::prelude::*;
+use rqc_compiler::compile;
+use rqc_plan::Value;
+use rqc_runtime::live::{apply, Event, Resume, Subscription, WatchOptions};
+use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_tests::reference::Reference;
+use rqc_tests::state::{reference_tables, store_tables};
+use std::time::Duration;
+use writes::{write, Write, WRITES};
+
+#[path = "differential/writes.rs"]
+mod writes;
+
+const QUERIES: &[(&str, &str)] = &[
+    ("q_key", "A[x]"),
+    ("q_prefix", "A.ix[x] |> take(3)"),
+    ("q_range", "A.ix[x, c1 >= y] |> take(2)"),
+    ("q_island", "B[x] |> filter(b => b.w > y)"),
+    ("q_count", "B[x] |> count()"),
+    ("q_sum", "B[x] |> map(b => b.w) |> sum()"),
+    ("q_top", "B[x] |> sort_by(b => b.w, desc) |> take(2)"),
+    ("q_join", "A.ix[x] |> take(2) |> flat_map(a => B[a.id])"),
+    ("q_join_count", "A.ix[x] |> take(2) |> flat_map(a => B[a.id]) |> count()"),
+];
+
+fn program() -> String {
+    let mut source = String::from(
+        "table A {\n  id: Int key\n  c0: Int\n  c1: Int\n  index ix (c0, c1)\n}\n\
+         table B {\n  a: Int ref A\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= 4\n}\n\
+         mutation add_a(id: Int, c0: Int, c1: Int) = insert A { id, c0, c1 }\n\
+         mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }\n\
+         mutation move_a(ids: [Int; <= 6], x: Int) =\n\
+         \x20 update (ids |> map(i => A[i]) |> flatten()) { c0: x }\n\
+         mutation restamp_a(i: Int, x: Int, y: Int) =\n\
+         \x20 { let r = A[i]; update r { c0: x }; update r { c1: y } }\n",
+    );
+    source.push_str(WRITES);
+    for (name, body) in QUERIES {
+        source.push_str(&format!("query {name}(x: Int, y: Int) = {body}\n"));
+    }
+    source
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    AddA(i64, i64, i64),
+    AddB(i64, i64, i64),
+    Write(Write),
+}
+
+impl Op {
+    fn call(&self) -> (&'static str, Vec<Value>) {
+        match self {
+            Op::AddA(id, c0, c1) => ("add_a", vec![(*id).into(), (*c0).into(), (*c1).into()]),
+            Op::AddB(a, n, w) => ("add_b", vec![(*a).into(), (*n).into(), (*w).into()]),
+            Op::Write(write) => write.call(),
+        }
+    }
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => (1i64..=13, 0i64..4, 0i64..6).prop_map(|(id, c0, c1)| Op::AddA(id, c0, c1)),
+        3 => (1i64..=13, 1i64..=5, -5i64..20).prop_map(|(a, n, w)| Op::AddB(a, n, w)),
+        2 => write().prop_map(Op::Write),
+    ]
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    backend: Backend,
+    /// Subscriptions: a query of [`QUERIES`] by position, and `x`, `y`.
+    watched: Vec<(usize, i64, i64)>,
+    ops: Vec<Op>,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    let backend = prop_oneof![
+        Just(Backend::Memory),
+        Just(Backend::Sled),
+        Just(Backend::Redb),
+        Just(Backend::Lmdb)
+    ];
+    (
+        backend,
+        prop::collection::vec((0..QUERIES.len(), -1i64..14, -2i64..8), 4..12),
+        prop::collection::vec(op(), 1..40),
+    )
+        .prop_map(|(backend, watched, ops)| Case {
+            backend,
+            watched,
+            ops,
+        })
+}
+
+/// A list's rows in a canonical order: `Rows` events carry which rows
+/// came and went, not where.
+fn canonical(value: &Value) -> Value {
+    match value {
+        Value::List(items) => {
+            let mut items = items.clone();
+            items.sort_by_key(|v| format!("{v:?}"));
+            Value::List(items)
+        }
+        other => other.clone(),
+    }
+}
+
+struct Watcher {
+    name: &'static str,
+    args: Vec<Value>,
+    /// `None` while disconnected (see `run_case`).
+    live: Option<Subscription>,
+    held: Value,
+    /// The position of the last event taken.
+    position: u64,
+    events: usize,
+}
+
+fn run_case(case: &Case) -> Result<(), TestCaseError> {
+    let source = program();
+    let compilation = compile(&[("live.rq".to_string(), source.clone())]);
+    prop_assert!(
+        compilation.diagnostics.is_empty(),
+        "{source}\n{:?}",
+        compilation.diagnostics
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let options = OpenOptions {
+        backend: Some(case.backend),
+        flush_on_commit: false,
+        ..OpenOptions::default()
+    };
+    let mut engine = Engine::open(&dir.path().join("db"), options).unwrap();
+    engine.install(compilation.program.clone()).unwrap();
+    let schema = &compilation.program.schema;
+    let mut reference = Reference::new(&compilation.checked);
+
+    let subscribe = |engine: &Engine, (q, x, y): (usize, i64, i64)| {
+        let name = QUERIES[q].0;
+        let args = vec![Value::Int(x), Value::Int(y)];
+        let entry = engine.entry(name).unwrap();
+        let live = engine
+            .subscribe(entry, &args, WatchOptions::default())
+            .unwrap();
+        let Some(Event::Result { value, position }) = live.try_next() else {
+            panic!("a subscription opens with its whole result");
+        };
+        Watcher {
+            name,
+            args,
+            live: Some(live),
+            held: value,
+            position,
+            events: 0,
+        }
+    };
+    // Half subscribe before any write, half in the middle of the stream.
+    let (early, late) = case.watched.split_at(case.watched.len() / 2);
+    let mut watchers: Vec<Watcher> = early.iter().map(|w| subscribe(&engine, *w)).collect();
+    let mut changed_commits = 0;
+    for (i, op) in case.ops.iter().enumerate() {
+        if i == case.ops.len() / 2 {
+            watchers.extend(late.iter().map(|w| subscribe(&engine, *w)));
+        }
+        // Every other early subscriber disconnects for the second quarter
+        // of the stream, then resumes from the last position and result it
+        // took: its first event brings it to a fresh run's result.
+        if i == case.ops.len() / 4 {
+            for watcher in watchers.iter_mut().step_by(2) {
+                watcher.live = None;
+            }
+        }
+        if i == case.ops.len() * 3 / 4 {
+            for watcher in watchers.iter_mut().filter(|w| w.live.is_none()) {
+                let resume = Resume {
+                    position: watcher.position,
+                    result: watcher.held.clone(),
+                };
+                let options = WatchOptions {
+                    resume: Some(resume),
+                    ..WatchOptions::default()
+                };
+                let entry = engine.entry(watcher.name).unwrap();
+                let live = engine.subscribe(entry, &watcher.args, options).unwrap();
+                while let Some(event) = live.try_next() {
+                    apply(&mut watcher.held, &event);
+                    watcher.position = event.position();
+                }
+                let fresh = reference.run(watcher.name, &watcher.args);
+                prop_assert_eq!(canonical(&watcher.held), canonical(&fresh), "resumed {}", watcher.name);
+                watcher.live = Some(live);
+            }
+        }
+        let (name, args) = op.call();
+        let before: Vec<Value> = watchers
+            .iter()
+            .map(|w| reference.run(w.name, &w.args))
+            .collect();
+        // An insert may be refused (a key taken, a bound full, a missing
+        // reference); an update or delete only as the differential test says.
+        let refused = matches!(op, Op::Write(write) if write.refused(&reference));
+        match engine.run(name, &args) {
+            Ok(_) => {
+                prop_assert!(!refused, "{} {:?} was not refused", name, &args);
+                reference.run(name, &args);
+            }
+            Err(error) => prop_assert!(
+                refused || !matches!(op, Op::Write(_)),
+                "{} {:?}: {}",
+                name,
+                &args,
+                error
+            ),
+        }
+        prop_assert_eq!(
+            store_tables(engine.store(), schema),
+            reference_tables(&reference, schema),
+            "tables after {} {:?}",
+            name,
+            args
+        );
+        let position = engine.position().unwrap();
+        for (watcher, before) in watchers.iter_mut().zip(before) {
+            let Some(live) = &watcher.live else { continue };
+            prop_assert!(
+                live.wait_for(position, Duration::from_secs(30)),
+                "the watcher did not reach position {}",
+                position
+            );
+            let mut came = 0;
+            while let Some(event) = live.try_next() {
+                prop_assert!(
+                    event.position() <= position,
+                    "an event from the future: {:?}",
+                    event
+                );
+                prop_assert!(
+                    matches!(event, Event::Result { .. } | Event::Rows { .. }),
+                    "{:?}",
+                    event
+                );
+                apply(&mut watcher.held, &event);
+                watcher.position = event.position();
+                came += 1;
+            }
+            let fresh = reference.run(watcher.name, &watcher.args);
+            prop_assert_eq!(
+                canonical(&watcher.held),
+                canonical(&fresh),
+                "{} {:?} after {} {:?}",
+                watcher.name,
+                &watcher.args,
+                name,
+                &args
+            );
+            // One event per changing commit, none for the others.
+            prop_assert_eq!(came, usize::from(before != fresh), "{} events", watcher.name);
+            watcher.events += came;
+            changed_commits += came;
+        }
+    }
+    let _ = changed_commits;
+    Ok(())
+}
+
+fn cases() -> u32 {
+    std::env::var("RQC_LIVE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn every_subscriber_holds_a_fresh_runs_result_after_every_commit(case in case()) {
+        run_case(&case)?;
+    }
+}
+
+/// Upkeep: of many subscriptions, a commit evaluates again only those
+/// whose read ranges hold a key it wrote; dropped ones leave the index.
+#[test]
+fn a_commit_evaluates_only_the_subscriptions_it_touches() {
+    let compilation = compile(&[("live.rq".to_string(), program())]);
+    let mut engine = Engine::in_memory();
+    engine.install(compilation.program).unwrap();
+    for id in 1..=40 {
+        engine
+            .run("add_a", &[id.into(), (id % 4).into(), id.into()])
+            .unwrap();
+    }
+    let key = engine.entry("q_key").unwrap().clone();
+    let subs: Vec<Subscription> = (1..=40)
+        .map(|id| {
+            engine
+                .subscribe(&key, &[Value::Int(id), 0.into()], WatchOptions::default())
+                .unwrap()
+        })
+        .collect();
+    let position = engine.position().unwrap();
+    assert!(subs[0].wait_for(position, Duration::from_secs(30)));
+    let before = engine.live_stats();
+    assert_eq!(before.subscriptions, 40);
+    engine.run("restamp_a", &[7.into(), 3.into(), 9.into()]).unwrap();
+    assert!(subs[0].wait_for(position + 1, Duration::from_secs(30)));
+    let after = engine.live_stats();
+    assert_eq!(after.evaluations - before.evaluations, 1);
+    let opening = subs[6].try_next().unwrap();
+    assert!(matches!(opening, Event::Result { .. }));
+    let Some(Event::Result { position: at, value }) = subs[6].try_next() else {
+        panic!("A[7] changed");
+    };
+    assert_eq!(at, position + 1);
+    assert_eq!(value.field("c1"), Some(&Value::Int(9)));
+    // A subscription to another key heard nothing past its opening.
+    assert!(subs[5].try_next().is_some());
+    assert_eq!(subs[5].try_next(), None);
+    drop(subs);
+    let empty = engine.live_stats();
+    assert_eq!((empty.subscriptions, empty.boundaries), (0, 0));
+}
+
+/// A subscriber that reads nothing while many commits change its result
+/// holds at most its queue's capacity; what it reads then ends with an
+/// overflow and the whole current result, which equals a fresh run.
+#[test]
+fn a_slow_subscriber_gets_an_overflow_then_the_whole_result() {
+    let compilation = compile(&[("live.rq".to_string(), program())]);
+    let mut engine = Engine::in_memory();
+    engine.install(compilation.program).unwrap();
+    let prefix = engine.entry("q_prefix").unwrap().clone();
+    let args = [Value::Int(1), 0.into()];
+    let options = WatchOptions {
+        capacity: 3,
+        ..WatchOptions::default()
+    };
+    let live = engine.subscribe(&prefix, &args, options).unwrap();
+    for id in 1..=12 {
+        engine.run("add_a", &[id.into(), 1.into(), (20 - id).into()]).unwrap();
+        // Each commit is matched on its own, so each is one event.
+        assert!(live.wait_for(engine.position().unwrap(), Duration::from_secs(30)));
+    }
+    let events: Vec<Event> = std::iter::from_fn(|| live.try_next()).collect();
+    assert!(events.len() <= 3, "{events:?}");
+    let at = events
+        .iter()
+        .position(|e| matches!(e, Event::Overflow { .. }))
+        .expect("an overflow");
+    let Event::Result { value, .. } = &events[at + 1] else {
+        panic!("the whole result follows the overflow: {events:?}");
+    };
+    let mut held = value.clone();
+    for event in &events[at + 2..] {
+        apply(&mut held, event);
+    }
+    let fresh = engine.run("q_prefix", &args).unwrap().value;
+    assert_eq!(canonical(&held), canonical(&fresh));
+    let too_small = WatchOptions {
+        capacity: 1,
+        ..WatchOptions::default()
+    };
+    let refused = engine.subscribe(&prefix, &args, too_small).err().unwrap();
+    assert_eq!(refused.code, "E0584");
+}
+
+/// A changelog that does not decode ends every subscription with E0580
+/// (and a later one at once): no subscriber waits for events that cannot
+/// come, and none is told of a change that was not read.
+#[test]
+fn a_damaged_changelog_ends_every_subscription_with_its_code() {
+    let compilation = compile(&[("live.rq".to_string(), program())]);
+    let mut engine = Engine::in_memory();
+    engine.install(compilation.program).unwrap();
+    let key = engine.entry("q_key").unwrap();
+    let args = [Value::Int(1), 0.into()];
+    let live = engine.subscribe(key, &args, WatchOptions::default()).unwrap();
+    assert!(matches!(live.try_next(), Some(Event::Result { .. })));
+    let store = engine.store();
+    let log = store.tree(rqc_runtime::live::changelog::LOG_TREE);
+    let mut txn = store.begin_write().unwrap();
+    txn.put(log, b"h", b"not a position").unwrap();
+    txn.commit().unwrap();
+    let Some(Event::Failed { error, .. }) = live.next_timeout(Duration::from_secs(30)) else {
+        panic!("the watcher reports the damage");
+    };
+    assert_eq!(error.code, "E0580");
+    assert_eq!(live.next_timeout(Duration::from_secs(1)), None);
+    assert!(live.is_closed());
+    let later = engine.subscribe(key, &args, WatchOptions::default());
+    // The first evaluation reads the head too.
+    assert_eq!(later.err().map(|e| e.code), Some("E0580"));
+}
