@@ -144,11 +144,11 @@ fn check_prints_a_querys_upkeep_and_explain_the_ranges_it_listens_to() {
     let checked = rqc(&["check", &app]);
     let out = stdout(&checked);
     assert!(
-        out.contains("shelf(s: Int) -> [Item; ≤ 10]  seeks ≤ 1  rows ≤ 10  O(log N)  upkeep: ≤ 1 range, re-run per touching commit\n"),
+        out.contains("shelf(s: Int) -> [Item; ≤ 10]  seeks ≤ 1  rows ≤ 10  round trips ≤ 1  O(log N)  upkeep: ≤ 1 range, re-run per touching commit\n"),
         "{out}"
     );
     // A mutation has no upkeep.
-    assert!(out.contains("rename(id: Int, name: String) -> Int  seeks ≤ 4  rows ≤ 2  O(log N)\n"), "{out}");
+    assert!(out.contains("rename(id: Int, name: String) -> Int  seeks ≤ 4  rows ≤ 2  round trips ≤ 3  O(log N)\n"), "{out}");
     let json = stdout(&rqc(&["check", &app, "--format", "json"]));
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     let upkeep = |name: &str| {
