@@ -13,6 +13,8 @@
 //! that takes the handle, so no run formats, hashes or compares a name.
 
 mod checked;
+#[cfg(feature = "etcd")]
+mod etcd;
 mod lmdb_backend;
 mod lmdb_env;
 mod memory;
@@ -24,6 +26,8 @@ mod writer_lock;
 pub(crate) use checked::guarded;
 pub use checked::{Checked, CHECKSUM_LEN};
 pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
+#[cfg(feature = "etcd")]
+pub use etcd::{is_etcd_url, EtcdOptions, EtcdStore, EtcdUrl, PASSWORD_VARIABLE};
 pub use memory::MemoryStore;
 pub use redb_backend::{RedbStore, REDB_FILE};
 pub use sled_backend::SledStore;
