@@ -23,6 +23,8 @@ pub mod install;
 mod sources;
 
 pub use database::{Backend, Database, OpenOptions, Output, Prepared};
+#[cfg(feature = "etcd")]
+pub use database::EtcdOptions;
 pub use error::Error;
 pub use install::{compile_installable, Installable, Installed};
 pub use rqc_compiler as compiler;

@@ -79,6 +79,15 @@ impl Engine {
         Engine::with_store(store)
     }
 
+    /// Connects to the database on etcd at `url`
+    /// (`etcd://host:port,host:port/prefix`), making it when the prefix is
+    /// empty. Its entries are checksummed like an on-disk store's.
+    #[cfg(feature = "etcd")]
+    pub fn connect(url: &str, options: &crate::store::EtcdOptions) -> Result<Engine> {
+        let store = crate::store::EtcdStore::connect(url, options)?;
+        Engine::with_store(Box::new(crate::store::Checked::new(Box::new(store))))
+    }
+
     /// An engine over any store (a remote one, or a test double), running
     /// the program its catalog holds, if any: a database answers without
     /// the program's sources. A catalog written by a newer rqc is refused

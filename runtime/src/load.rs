@@ -1,6 +1,10 @@
-//! Bulk loading: many rows into one table as one transaction, all or nothing.
+//! Bulk loading: many rows into one table as one transaction, all or nothing — or, on a store with a commit limit (etcd), checked whole and written in batches.
 
+use crate::bound::{BoundTable, Tables};
 use crate::constraints::insert_row;
+use crate::encoding::row::encode_row;
+use crate::rows::primary_key;
+use crate::store::ReadTxn;
 use crate::engine::Engine;
 use crate::error::{Result, RuntimeError};
 use crate::session::Session;
@@ -14,6 +18,9 @@ pub type LoadRows = Vec<(usize, std::result::Result<Vec<Value>, RuntimeError>)>;
 #[derive(Debug)]
 pub struct LoadReport {
     pub written: u64,
+    /// Rows left out because the table holds them already, identical
+    /// (a load run again on a store that writes in batches).
+    pub skipped: u64,
     /// `(line, why)`; when not empty, nothing was written.
     pub rejected: Vec<(usize, RuntimeError)>,
 }
@@ -35,6 +42,9 @@ impl Engine {
         let target = bound
             .table(&schema.name)
             .expect("every table of the schema is bound");
+        if let Some(limit) = self.store().max_txn_ops() {
+            return self.load_in_batches(bound, target, rows, progress, limit);
+        }
         // One write transaction, run again whole if its commit conflicts.
         let (report, _) = crate::engine::retrying(|| {
             let mut session = Session::write(self.store())?;
@@ -57,10 +67,109 @@ impl Engine {
             } else {
                 written = 0;
             }
-            Ok(LoadReport { written, rejected })
+            Ok(LoadReport {
+                written,
+                skipped: 0,
+                rejected,
+            })
         })?;
         Ok(report)
     }
+}
+
+impl Engine {
+    /// A load on a store whose commits hold at most `limit` operations:
+    /// every row is checked first, in one transaction that is not committed
+    /// (a refused row refuses the load, and nothing is written); then the
+    /// rows are written in transactions within the limit, a batch halved
+    /// when its commit is refused as too large. It is not one transaction:
+    /// an interrupted load leaves the batches written so far, and run
+    /// again, it skips the rows the table holds already, identical.
+    fn load_in_batches(
+        &self,
+        bound: &Tables,
+        target: &BoundTable,
+        rows: LoadRows,
+        progress: &mut dyn FnMut(usize),
+        limit: usize,
+    ) -> Result<LoadReport> {
+        let stored = self.store().begin_read()?;
+        let mut fresh = Vec::with_capacity(rows.len());
+        let mut rejected = Vec::new();
+        crate::engine::retrying(|| {
+            let mut session = Session::write(self.store())?;
+            fresh.clear();
+            rejected.clear();
+            for (done, (line, row)) in rows.iter().enumerate() {
+                let checked = row.clone().and_then(|row| {
+                    if holds(stored.as_ref(), target, &row)? {
+                        return Ok(None);
+                    }
+                    insert_row(&mut session, bound, target, row.clone()).map(|()| Some(row))
+                });
+                match checked {
+                    Ok(Some(row)) => fresh.push(row),
+                    Ok(None) => {}
+                    Err(error) if error.is_store_failure() => return Err(error),
+                    Err(error) => rejected.push((*line, error)),
+                }
+                progress(done + 1);
+            }
+            // Dropped, not committed: the check writes nothing.
+            Ok(())
+        })?;
+        drop(stored);
+        let skipped = (rows.len() - fresh.len() - rejected.len()) as u64;
+        if !rejected.is_empty() {
+            return Ok(LoadReport {
+                written: 0,
+                skipped: 0,
+                rejected: std::mem::take(&mut rejected),
+            });
+        }
+        // A row writes itself, its index entries and counters: start at a
+        // batch of rows that likely fits, and halve one that does not.
+        let mut batch = (limit / 8).max(1);
+        let mut written = 0u64;
+        let mut at = 0;
+        while at < fresh.len() {
+            let end = (at + batch).min(fresh.len());
+            let outcome = crate::engine::retrying(|| {
+                let mut session = Session::write(self.store())?;
+                let mut wrote = 0;
+                for row in &fresh[at..end] {
+                    if holds(session.reads(), target, row)? {
+                        continue;
+                    }
+                    insert_row(&mut session, bound, target, row.clone())?;
+                    wrote += 1;
+                }
+                session.commit()?;
+                Ok(wrote)
+            });
+            match outcome {
+                Ok((wrote, _)) => {
+                    written += wrote;
+                    at = end;
+                }
+                Err(error) if (error.code == "E0564" || error.code == "E0565") && batch > 1 => {
+                    batch /= 2;
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(LoadReport {
+            written,
+            skipped,
+            rejected: Vec::new(),
+        })
+    }
+}
+
+/// Whether the table holds `row` already, identical.
+fn holds(reads: &dyn ReadTxn, target: &BoundTable, row: &[Value]) -> Result<bool> {
+    let primary = primary_key(&target.schema, row)?;
+    Ok(reads.get(target.rows, &primary)?.as_deref() == Some(encode_row(row)?.as_slice()))
 }
 
 /// The table rows are loaded into (E0524, naming the tables, when the

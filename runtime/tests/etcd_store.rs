@@ -72,7 +72,7 @@ fn a_commit_over_the_operation_limit_is_refused_with_the_fix() {
     );
     let store = store(&cluster, "limits");
     // The limit is measured when the database is made, and recorded.
-    assert_eq!(store.max_txn_ops(), 200);
+    assert_eq!(store.max_txn_ops(), Some(200));
     let t = store.tree("t");
     let mut txn = store.begin_write().unwrap();
     for n in 0..200u32 {
@@ -96,7 +96,7 @@ fn a_commit_over_the_operation_limit_is_refused_with_the_fix() {
     assert_eq!(kept, Some(b"v".to_vec()));
     // Opened again, the database keeps the limit it recorded.
     drop(store);
-    assert_eq!(self::store(&cluster, "limits").max_txn_ops(), 200);
+    assert_eq!(self::store(&cluster, "limits").max_txn_ops(), Some(200));
 }
 
 #[test]

@@ -5,7 +5,7 @@ use super::run::StoreChoice;
 use super::Status;
 use crate::rowfile::{parse_csv, parse_jsonl};
 use clap::Args;
-use rqc::{compile_installable, read_program, Database, Error, Installable};
+use rqc::{compile_installable, read_program, Error, Installable};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -68,7 +68,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     };
     let total = rows.len();
     rqc_runtime::check_room_for_load(&args.db, text.len() as u64)?;
-    let mut db = Database::open_with(&args.db, super::run::open_options(args.store, args.wait))?;
+    let mut db = super::connection::open(&args.db, super::run::open_options(args.store, args.wait))?;
     db.install_dropping(program, &args.migrate)?;
     note_errors(&report, "its schema is sound and the rows load");
     let terminal = std::io::stderr().is_terminal();
@@ -90,8 +90,12 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
         eprintln!();
     }
     if report.rejected.is_empty() {
+        let skipped = match report.skipped {
+            0 => String::new(),
+            n => format!(" ({n} identical row{} already there)", if n == 1 { "" } else { "s" }),
+        };
         eprintln!(
-            "loaded {} row{} into {}",
+            "loaded {} row{} into {}{skipped}",
             report.written,
             if report.written == 1 { "" } else { "s" },
             args.table

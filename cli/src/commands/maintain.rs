@@ -48,14 +48,14 @@ fn finish(outcome: Result<Status, Error>) -> Status {
 }
 
 fn open_existing(dir: &Path) -> Result<Database, Error> {
-    if !dir.is_dir() {
+    if !dir.is_dir() && !super::connection::on_etcd(dir) {
         return Err(Error::Runtime(rqc::RuntimeError::new(
             "E0511",
             format!("`{}` is not a database directory", dir.display()),
             "give --db the directory of an existing database",
         )));
     }
-    Database::open_with(dir, open_options(None, DEFAULT_WAIT))
+    super::connection::open(dir, open_options(None, DEFAULT_WAIT))
 }
 
 pub fn verify(args: VerifyArgs) -> Status {
@@ -165,7 +165,7 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
             Err(error) => return Err(Error::Io { path, error }),
         }
     }
-    let mut db = Database::open_with(&args.db, open_options(args.store, DEFAULT_WAIT))?;
+    let mut db = super::connection::open(&args.db, open_options(args.store, DEFAULT_WAIT))?;
     db.install(program)?;
     let mut total = 0;
     for (table, path, text) in texts {

@@ -5,7 +5,6 @@ use super::run::StoreChoice;
 use super::Status;
 use crate::repl::{run, Repl};
 use clap::Args;
-use rqc::Database;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -32,7 +31,7 @@ pub struct ReplArgs {
 }
 
 pub fn repl(args: ReplArgs) -> Status {
-    let db = match Database::open_with(&args.db, super::run::open_options(args.store, args.wait)) {
+    let db = match super::connection::open(&args.db, super::run::open_options(args.store, args.wait)) {
         Ok(db) => db,
         Err(error) => return report_error(&error),
     };

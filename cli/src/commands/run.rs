@@ -160,7 +160,7 @@ fn compile_entry(program: &[PathBuf], name: &str) -> Result<Installable, Error> 
 }
 
 fn open(db: &Path, store: Option<StoreChoice>, wait: Duration) -> Result<Database, Error> {
-    Database::open_with(db, open_options(store, wait))
+    super::connection::open(db, open_options(store, wait))
 }
 
 fn run_inner(args: &RunArgs) -> Result<Status, Error> {

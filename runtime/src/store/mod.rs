@@ -101,6 +101,13 @@ pub trait Store: Send + Sync {
 
     /// Makes committed writes durable as far as the backend promises.
     fn flush(&self) -> Result<()>;
+
+    /// The most writes (and, apart, the most reads checked) one commit may
+    /// hold, when the backend has such a limit (etcd's --max-txn-ops, as
+    /// the database recorded it): a bulk load splits its writes to fit.
+    fn max_txn_ops(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Reads inside one transaction. A tree that does not exist reads as empty.

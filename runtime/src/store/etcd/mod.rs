@@ -72,11 +72,6 @@ impl EtcdStore {
         })
     }
 
-    /// The cluster's operation limit, as recorded when the database was made.
-    pub fn max_txn_ops(&self) -> usize {
-        self.max_txn_ops
-    }
-
     /// The prefix of `tree`'s keys.
     fn tree_prefix(&self, tree: Tree) -> Vec<u8> {
         let name = self.names.name(tree);
@@ -109,6 +104,10 @@ impl Store for EtcdStore {
     /// A commit etcd acknowledged is on a quorum's disks already.
     fn flush(&self) -> Result<()> {
         Ok(())
+    }
+
+    fn max_txn_ops(&self) -> Option<usize> {
+        Some(self.max_txn_ops)
     }
 }
 
