@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod bad_input;
 mod damage;
 mod disk_full;
+mod etcd;
 mod install;
 mod migrate;
 mod plans;

@@ -203,7 +203,7 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
         }
         let marker = Marker {
             backend: "etcd".to_string(),
-            max_txn_ops: op_limit(url, client).await?,
+            max_txn_ops: op_limit(url, client, &key).await?,
         };
         let value = serde_json::to_vec(&marker).expect("a marker serializes");
         // Made once: of two processes making it at once, one writes it and
@@ -224,12 +224,13 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
 
 /// The cluster's --max-txn-ops, measured: the most reads of one key that
 /// one transaction may hold (etcd refuses more, and counts compares and
-/// operations alike).
-async fn op_limit(url: &str, client: &Client) -> Result<usize> {
+/// operations alike). The key read is `key`, under the database's prefix,
+/// which a user with rights on the prefix only may read.
+async fn op_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> {
     let fits = |n: usize| {
         let mut kv = client.kv_client();
         async move {
-            let ops: Vec<TxnOp> = (0..n).map(|_| TxnOp::get(b"rqc-probe".to_vec(), None)).collect();
+            let ops: Vec<TxnOp> = (0..n).map(|_| TxnOp::get(key.to_vec(), None)).collect();
             match kv.txn(Txn::new().and_then(ops)).await {
                 Ok(_) => Ok(true),
                 Err(e) if format!("{e}").contains("too many operations") => Ok(false),
