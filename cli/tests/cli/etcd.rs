@@ -1,7 +1,7 @@
 //! The CLI on etcd: `--db etcd://...` runs, loads (in batches, a rerun skipping identical rows) and verifies, an unreachable cluster is refused, and several `rqc` processes racing inserts into one island never pass its bound.
 
 #[path = "../../../tests/src/etcd_cluster.rs"]
-mod etcd_cluster;
+pub(super) mod etcd_cluster;
 
 use super::{repo, rqc, stderr, stdout, write};
 use etcd_cluster::EtcdCluster;

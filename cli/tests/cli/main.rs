@@ -7,6 +7,7 @@ mod bad_input;
 mod damage;
 mod disk_full;
 mod etcd;
+mod etcd_faults;
 mod install;
 mod migrate;
 mod plans;

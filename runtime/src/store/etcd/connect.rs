@@ -115,7 +115,8 @@ pub(crate) async fn connect(url: &str, parsed: &EtcdUrl, options: &EtcdOptions) 
         }
         (None, None) => {}
     }
-    Client::connect(endpoints, Some(connect))
+    // With a user, connecting authenticates: a request to one member.
+    retrying_for(CONNECT_RETRIED, || Client::connect(endpoints.clone(), Some(connect.clone())))
         .await
         .map_err(|e| from_etcd(url, e))
 }
@@ -176,7 +177,12 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
     let key = marker_key(prefix);
     let mut kv = client.kv_client();
     loop {
-        let found = kv.get(key.clone(), None).await.map_err(|e| from_etcd(url, e))?;
+        let found = retrying_for(CONNECT_RETRIED, || {
+            let (mut kv, key) = (kv.clone(), key.clone());
+            async move { kv.get(key, None).await }
+        })
+        .await
+        .map_err(|e| from_etcd(url, e))?;
         if let Some(stored) = found.kvs().first() {
             return serde_json::from_slice::<Marker>(stored.value())
                 .ok()
@@ -190,10 +196,13 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
                 });
         }
         let end = crate::store::prefix_end(prefix).unwrap_or_default();
-        let others = kv
-            .get(prefix.to_vec(), Some(GetOptions::new().with_range(end).with_limit(1).with_keys_only()))
-            .await
-            .map_err(|e| from_etcd(url, e))?;
+        let others = retrying_for(CONNECT_RETRIED, || {
+            let (mut kv, end) = (kv.clone(), end.clone());
+            let options = GetOptions::new().with_range(end).with_limit(1).with_keys_only();
+            async move { kv.get(prefix.to_vec(), Some(options)).await }
+        })
+        .await
+        .map_err(|e| from_etcd(url, e))?;
         if !others.kvs().is_empty() {
             return Err(RuntimeError::new(
                 "E0568",
@@ -271,12 +280,28 @@ async fn op_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> {
 /// Runs `attempt` again while the cluster cannot answer, for a few
 /// seconds: a member that died leaves the others to answer (the client
 /// holds them all), and an election ends within seconds.
-pub(crate) async fn retrying_reads<T, F, Fut>(mut attempt: F) -> std::result::Result<T, etcd_client::Error>
+pub(crate) async fn retrying_reads<T, F, Fut>(attempt: F) -> std::result::Result<T, etcd_client::Error>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = std::result::Result<T, etcd_client::Error>>,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    retrying_for(READS_RETRIED, attempt).await
+}
+
+/// How long a run's read is tried again while no member answers.
+const READS_RETRIED: Duration = Duration::from_secs(15);
+
+/// How long connecting is tried again: shorter, so that a cluster that is
+/// down is reported soon, yet longer than an election.
+const CONNECT_RETRIED: Duration = Duration::from_secs(5);
+
+/// Runs `attempt` again while no member answers, for at most `retried`.
+async fn retrying_for<T, F, Fut>(retried: Duration, mut attempt: F) -> std::result::Result<T, etcd_client::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = std::result::Result<T, etcd_client::Error>>,
+{
+    let deadline = tokio::time::Instant::now() + retried;
     loop {
         match attempt().await {
             Err(e) if unreachable(&e) && tokio::time::Instant::now() < deadline => {

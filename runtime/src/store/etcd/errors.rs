@@ -40,7 +40,13 @@ pub(crate) fn unreachable(error: &Error) -> bool {
             status(error),
             Some((Code::Unavailable | Code::DeadlineExceeded, _))
         ) || status(error).is_some_and(|(_, m)| {
-            m.contains("leader changed") || m.contains("no leader") || m.contains("request timed out")
+            // A connection reset or cut (a member killed), a request that
+            // timed out on the client, an election under way.
+            m == "transport error"
+                || m.contains("Timeout expired")
+                || m.contains("leader changed")
+                || m.contains("no leader")
+                || m.contains("request timed out")
         }),
     }
 }
