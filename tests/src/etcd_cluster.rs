@@ -31,13 +31,18 @@ pub struct EtcdCluster {
     dir: PathBuf,
     /// Whether the members speak TLS (their client URLs are https).
     pub tls: bool,
+    /// What `etcdctl` is given to reach them over TLS.
+    ctl_tls: Vec<String>,
 }
 
 /// Settings of a cluster beyond its size.
 #[derive(Clone, Debug, Default)]
 pub struct ClusterOptions {
     /// TLS on the client port: (CA, member certificate, member key) files.
+    /// etcd 3.4 then asks every client for a certificate the CA signed.
     pub tls: Option<(PathBuf, PathBuf, PathBuf)>,
+    /// The client certificate and key `etcdctl` shows a TLS cluster.
+    pub client: Option<(PathBuf, PathBuf)>,
     /// `--max-txn-ops` (TEST_MAX_TXN_OPS when None).
     pub max_txn_ops: Option<usize>,
 }
@@ -121,15 +126,24 @@ impl EtcdCluster {
             }
             member.args = args;
         }
+        let mut ctl_tls = Vec::new();
+        if let Some((ca, _, _)) = &options.tls {
+            ctl_tls.push(format!("--cacert={}", ca.display()));
+        }
+        if let Some((cert, key)) = &options.client {
+            ctl_tls.push(format!("--cert={}", cert.display()));
+            ctl_tls.push(format!("--key={}", key.display()));
+        }
         let mut cluster = EtcdCluster {
             members,
             dir,
             tls: options.tls.is_some(),
+            ctl_tls,
         };
         for i in 0..size {
             cluster.restart(i);
         }
-        cluster.wait_ready(&options);
+        cluster.wait_ready();
         cluster
     }
 
@@ -154,14 +168,11 @@ impl EtcdCluster {
         self.members[i].child = Some(command.spawn().expect("etcd starts"));
     }
 
-    fn wait_ready(&self, options: &ClusterOptions) {
+    fn wait_ready(&self) {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
-            let mut ctl = self.etcdctl_command();
-            if let Some((ca, _, _)) = &options.tls {
-                ctl.arg(format!("--cacert={}", ca.display()));
-            }
-            let ok = ctl
+            let ok = self
+                .etcdctl_command()
                 .args(["put", "rqc-ready", "1"])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -204,7 +215,8 @@ impl EtcdCluster {
         command
             .env("ETCDCTL_API", "3")
             .arg(format!("--endpoints={}", endpoints.join(",")))
-            .arg("--command-timeout=10s");
+            .arg("--command-timeout=10s")
+            .args(&self.ctl_tls);
         command
     }
 
