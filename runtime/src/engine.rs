@@ -132,6 +132,9 @@ impl Engine {
     /// is refused with E0519.
     pub fn install_dropping(&mut self, program: CompiledProgram, drops: &[String]) -> Result<()> {
         plan_format::check_version(program.format_version, Origin::Given)?;
+        if let Some(limit) = self.store.max_txn_ops() {
+            crate::commit_limit::check(&program, limit)?;
+        }
         // Bound first: a program that cannot be leaves the catalog as it was.
         let installed = bind(self.store.as_ref(), program)?;
         catalog::install(self.store.as_ref(), &installed.program, drops)?;

@@ -8,6 +8,7 @@
 pub mod bound;
 pub mod catalog;
 mod combinators;
+mod commit_limit;
 pub mod constraints;
 pub mod dump;
 pub mod encoding;

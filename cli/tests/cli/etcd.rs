@@ -146,3 +146,29 @@ impl OutputAsync for Command {
             .expect("rqc runs")
     }
 }
+
+/// On a cluster whose transactions hold 64 operations, a program with a
+/// mutation whose bound allows more is refused at install, naming it.
+#[test]
+fn a_mutation_not_proved_to_fit_the_operation_limit_is_refused_at_install() {
+    let cluster = EtcdCluster::start_with(
+        1,
+        etcd_cluster::ClusterOptions {
+            max_txn_ops: Some(64),
+            ..Default::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let big = format!("{TEAMS}mutation clear(team: Int) = delete Member.by_team[team]\n")
+        .replace("bound team <= 3", "bound team <= 50");
+    let app = write(dir.path(), "big.rq", &big);
+    let db = cluster.url("big");
+    let out = rqc(&["run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stderr(&out);
+    assert!(text.contains("error[E0570]") && text.contains("`clear` (up to"), "{text}");
+    assert!(text.contains("at most 64 operations"), "{text}");
+    // The program's small mutations install once the large one is gone.
+    let small = write(dir.path(), "small.rq", TEAMS);
+    ok(&["run", "--db", &db, &small, "add_team", "--arg", "id=1", "--arg", "name=red"]);
+}
