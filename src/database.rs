@@ -5,11 +5,11 @@ use crate::install::{compile_installable, names, Installable, Installed};
 use crate::sources::{read_plan, read_program};
 use rqc_plan::{CompiledProgram, Entry, Value};
 use rqc_runtime::dump::Dump;
+#[cfg(feature = "etcd")]
+pub use rqc_runtime::store::EtcdOptions;
 use rqc_runtime::verify::Verification;
 pub use rqc_runtime::{Backend, OpenOptions, Output};
 use rqc_runtime::{Engine, LoadReport, LoadRows};
-#[cfg(feature = "etcd")]
-pub use rqc_runtime::store::EtcdOptions;
 use std::path::{Path, PathBuf};
 
 /// An open rqc database with (once installed) a program to run.

@@ -22,9 +22,9 @@ mod error;
 pub mod install;
 mod sources;
 
-pub use database::{Backend, Database, OpenOptions, Output, Prepared};
 #[cfg(feature = "etcd")]
 pub use database::EtcdOptions;
+pub use database::{Backend, Database, OpenOptions, Output, Prepared};
 pub use error::Error;
 pub use install::{compile_installable, Installable, Installed};
 pub use rqc_compiler as compiler;

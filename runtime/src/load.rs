@@ -3,11 +3,11 @@
 use crate::bound::{BoundTable, Tables};
 use crate::constraints::insert_row;
 use crate::encoding::row::encode_row;
-use crate::rows::primary_key;
-use crate::store::ReadTxn;
 use crate::engine::Engine;
 use crate::error::{Result, RuntimeError};
+use crate::rows::primary_key;
 use crate::session::Session;
+use crate::store::ReadTxn;
 use rqc_plan::{Schema, TableSchema, Value};
 
 /// Rows to load, each with the line (or position) it came from; a row

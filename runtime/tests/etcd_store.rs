@@ -90,9 +90,17 @@ fn a_commit_over_the_operation_limit_is_refused_with_the_fix() {
     }
     let refused = txn.commit().unwrap_err();
     assert_eq!(refused.code, "E0564");
-    assert!(refused.message.contains("needs 201 operations"), "{}", refused.message);
+    assert!(
+        refused.message.contains("needs 201 operations"),
+        "{}",
+        refused.message
+    );
     assert!(refused.help.contains("--max-txn-ops"), "{}", refused.help);
-    let kept = store.begin_read().unwrap().get(t, &0u32.to_be_bytes()).unwrap();
+    let kept = store
+        .begin_read()
+        .unwrap()
+        .get(t, &0u32.to_be_bytes())
+        .unwrap();
     assert_eq!(kept, Some(b"v".to_vec()));
     // Opened again, the database keeps the limit it recorded.
     drop(store);

@@ -83,7 +83,11 @@ impl EtcdCluster {
             SEQUENCE.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::create_dir_all(&dir).expect("a temporary directory");
-        let scheme = if options.tls.is_some() { "https" } else { "http" };
+        let scheme = if options.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
         let mut members: Vec<Member> = (0..size)
             .map(|i| Member {
                 name: format!("m{i}"),
@@ -222,7 +226,11 @@ impl EtcdCluster {
 
     /// Runs `etcdctl` with `args`; panics with its output when it fails.
     pub fn etcdctl(&self, args: &[&str]) -> String {
-        let out = self.etcdctl_command().args(args).output().expect("etcdctl runs");
+        let out = self
+            .etcdctl_command()
+            .args(args)
+            .output()
+            .expect("etcdctl runs");
         assert!(
             out.status.success(),
             "etcdctl {args:?}: {}",
@@ -241,7 +249,10 @@ impl EtcdCluster {
                 }
                 let out = Command::new("etcdctl")
                     .env("ETCDCTL_API", "3")
-                    .arg(format!("--endpoints=http://127.0.0.1:{}", member.client_port))
+                    .arg(format!(
+                        "--endpoints=http://127.0.0.1:{}",
+                        member.client_port
+                    ))
                     .args(["endpoint", "status", "-w", "json"])
                     .output();
                 let Ok(out) = out else { continue };

@@ -5,7 +5,7 @@
 //! read from the environment (RQC_ETCD_PASSWORD), never from a flag, so
 //! that it shows in no process list or shell history.
 
-use rqc::{Database, EtcdOptions, Error, OpenOptions};
+use rqc::{Database, Error, EtcdOptions, OpenOptions};
 use rqc_runtime::store::{is_etcd_url, PASSWORD_VARIABLE};
 use rqc_runtime::RuntimeError;
 use std::path::{Path, PathBuf};
@@ -45,7 +45,10 @@ pub fn open(db: &Path, options: OpenOptions) -> Result<Database, Error> {
     if let Some(backend) = options.backend {
         return Err(Error::Runtime(RuntimeError::new(
             "E0575",
-            format!("`--store {}` names an on-disk backend, and `{url}` is a database on etcd", backend.name()),
+            format!(
+                "`--store {}` names an on-disk backend, and `{url}` is a database on etcd",
+                backend.name()
+            ),
             "leave out --store with an etcd:// database",
         )));
     }

@@ -68,7 +68,8 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     };
     let total = rows.len();
     rqc_runtime::check_room_for_load(&args.db, text.len() as u64)?;
-    let mut db = super::connection::open(&args.db, super::run::open_options(args.store, args.wait))?;
+    let mut db =
+        super::connection::open(&args.db, super::run::open_options(args.store, args.wait))?;
     db.install_dropping(program, &args.migrate)?;
     note_errors(&report, "its schema is sound and the rows load");
     let terminal = std::io::stderr().is_terminal();
@@ -92,7 +93,10 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     if report.rejected.is_empty() {
         let skipped = match report.skipped {
             0 => String::new(),
-            n => format!(" ({n} identical row{} already there)", if n == 1 { "" } else { "s" }),
+            n => format!(
+                " ({n} identical row{} already there)",
+                if n == 1 { "" } else { "s" }
+            ),
         };
         eprintln!(
             "loaded {} row{} into {}{skipped}",

@@ -33,13 +33,22 @@ fn rqc_runs_loads_and_verifies_a_database_on_etcd() {
     let dir = tempfile::tempdir().unwrap();
     let app = write(dir.path(), "teams.rq", TEAMS);
     let db = cluster.url("teams");
-    ok(&["run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red"]);
+    ok(&[
+        "run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red",
+    ]);
     // The rows of a load are checked first: one refused row loads nothing.
     let rows: String = (1..=3)
         .map(|i| format!("{{\"team\": 1, \"id\": {i}, \"nick\": \"n{i}\"}}\n"))
         .collect();
     let over = format!("{rows}{{\"team\": 1, \"id\": 4, \"nick\": \"n4\"}}\n");
-    let refused = rqc(&["load", "--db", &db, &app, "Member", &write(dir.path(), "over.jsonl", &over)]);
+    let refused = rqc(&[
+        "load",
+        "--db",
+        &db,
+        &app,
+        "Member",
+        &write(dir.path(), "over.jsonl", &over),
+    ]);
     assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
     assert!(stderr(&refused).contains("E0504"), "{}", stderr(&refused));
     let listed = ok(&["run", "--db", &db, "members", "--arg", "team=1"]);
@@ -47,7 +56,11 @@ fn rqc_runs_loads_and_verifies_a_database_on_etcd() {
     // Loaded, then loaded again: the identical rows are skipped.
     let file = write(dir.path(), "members.jsonl", &rows);
     let loaded = rqc(&["load", "--db", &db, &app, "Member", &file]);
-    assert!(stderr(&loaded).contains("loaded 3 rows"), "{}", stderr(&loaded));
+    assert!(
+        stderr(&loaded).contains("loaded 3 rows"),
+        "{}",
+        stderr(&loaded)
+    );
     let again = rqc(&["load", "--db", &db, &app, "Member", &file]);
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert!(
@@ -61,11 +74,20 @@ fn rqc_runs_loads_and_verifies_a_database_on_etcd() {
     assert_eq!(verified.status.code(), Some(0), "{}", stderr(&verified));
     // Everything of the database is under its prefix.
     let keys = cluster.etcdctl(&["get", "", "--prefix", "--keys-only"]);
-    let ours: Vec<&str> = keys.lines().filter(|k| !k.is_empty() && *k != "rqc-ready").collect();
+    let ours: Vec<&str> = keys
+        .lines()
+        .filter(|k| !k.is_empty() && *k != "rqc-ready")
+        .collect();
     assert!(ours.iter().all(|k| k.starts_with("teams/")), "{ours:?}");
     // `--store` means nothing on etcd.
-    let store = rqc(&["run", "--store", "lmdb", "--db", &db, "members", "--arg", "team=1"]);
-    assert!(stderr(&store).contains("error[E0575]"), "{}", stderr(&store));
+    let store = rqc(&[
+        "run", "--store", "lmdb", "--db", &db, "members", "--arg", "team=1",
+    ]);
+    assert!(
+        stderr(&store).contains("error[E0575]"),
+        "{}",
+        stderr(&store)
+    );
 }
 
 #[test]
@@ -78,12 +100,25 @@ fn an_unreachable_cluster_is_refused_with_its_code() {
         .unwrap()
         .port();
     let db = format!("etcd://127.0.0.1:{port}/teams");
-    let out = rqc(&["run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red"]);
+    let out = rqc(&[
+        "run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("error[E0561]"), "{}", stderr(&out));
     assert!(stderr(&out).contains("help:"), "{}", stderr(&out));
-    let malformed = rqc(&["run", "--db", "etcd://127.0.0.1:2379", "members", "--arg", "team=1"]);
-    assert!(stderr(&malformed).contains("error[E0560]"), "{}", stderr(&malformed));
+    let malformed = rqc(&[
+        "run",
+        "--db",
+        "etcd://127.0.0.1:2379",
+        "members",
+        "--arg",
+        "team=1",
+    ]);
+    assert!(
+        stderr(&malformed).contains("error[E0560]"),
+        "{}",
+        stderr(&malformed)
+    );
 }
 
 /// Eight `rqc` processes at a time insert members into two teams, each
@@ -97,7 +132,9 @@ fn racing_rqc_processes_never_pass_a_bound() {
     let db = cluster.url("race");
     for team in 1..=2 {
         let id = format!("id={team}");
-        ok(&["run", "--db", &db, &app, "add_team", "--arg", &id, "--arg", "name=t"]);
+        ok(&[
+            "run", "--db", &db, &app, "add_team", "--arg", &id, "--arg", "name=t",
+        ]);
     }
     let children: Vec<_> = (0..16)
         .map(|i| {
@@ -105,7 +142,12 @@ fn racing_rqc_processes_never_pass_a_bound() {
             Command::new(env!("CARGO_BIN_EXE_rqc"))
                 .args(["run", "--db", &db, "add_member", "--arg"])
                 .arg(format!("team={team}"))
-                .args(["--arg", &format!("id={}", 100 + i), "--arg", &format!("nick=n{i}")])
+                .args([
+                    "--arg",
+                    &format!("id={}", 100 + i),
+                    "--arg",
+                    &format!("nick=n{i}"),
+                ])
                 .current_dir(repo())
                 .env("NO_COLOR", "1")
                 .output_async()
@@ -125,7 +167,14 @@ fn racing_rqc_processes_never_pass_a_bound() {
     }
     assert_eq!(added, [3, 3]);
     for team in 1..=2 {
-        let listed = ok(&["run", "--db", &db, "members", "--arg", &format!("team={team}")]);
+        let listed = ok(&[
+            "run",
+            "--db",
+            &db,
+            "members",
+            "--arg",
+            &format!("team={team}"),
+        ]);
         assert_eq!(listed.lines().count(), 3, "{listed}");
     }
     let verified = rqc(&["verify", "--db", &db]);
@@ -163,12 +212,19 @@ fn a_mutation_not_proved_to_fit_the_operation_limit_is_refused_at_install() {
         .replace("bound team <= 3", "bound team <= 50");
     let app = write(dir.path(), "big.rq", &big);
     let db = cluster.url("big");
-    let out = rqc(&["run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red"]);
+    let out = rqc(&[
+        "run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red",
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = stderr(&out);
-    assert!(text.contains("error[E0570]") && text.contains("`clear` (up to"), "{text}");
+    assert!(
+        text.contains("error[E0570]") && text.contains("`clear` (up to"),
+        "{text}"
+    );
     assert!(text.contains("at most 64 operations"), "{text}");
     // The program's small mutations install once the large one is gone.
     let small = write(dir.path(), "small.rq", TEAMS);
-    ok(&["run", "--db", &db, &small, "add_team", "--arg", "id=1", "--arg", "name=red"]);
+    ok(&[
+        "run", "--db", &db, &small, "add_team", "--arg", "id=1", "--arg", "name=red",
+    ]);
 }

@@ -116,13 +116,18 @@ fn killing_the_leader_then_a_follower_loses_no_acknowledged_commit() {
             .iter()
             .filter(|(a, at)| a / 100_000 == worker && *at > after_faults)
             .count();
-        assert!(later > 0, "client {worker} committed nothing after the follower was killed");
+        assert!(
+            later > 0,
+            "client {worker} committed nothing after the follower was killed"
+        );
     }
     let db = Database::connect(&url).unwrap();
     let mut present = BTreeSet::new();
     for g in [0, 1, 2, 9] {
         for row in db.run("group", &[g.into()]).unwrap().rows() {
-            let Some(Value::Int(id)) = row.field("id") else { panic!("{row:?}") };
+            let Some(Value::Int(id)) = row.field("id") else {
+                panic!("{row:?}")
+            };
             present.insert(*id);
         }
     }
@@ -140,7 +145,10 @@ fn killing_the_leader_then_a_follower_loses_no_acknowledged_commit() {
         "etcd faults: {} pairs tried, {} acknowledged, errors {:?}",
         log.tried.len(),
         acked.len(),
-        log.errors.iter().map(|(c, t)| format!("{c}: {t}")).collect::<Vec<_>>()
+        log.errors
+            .iter()
+            .map(|(c, t)| format!("{c}: {t}"))
+            .collect::<Vec<_>>()
     );
 }
 

@@ -38,7 +38,14 @@ fn auth_refuses_a_wrong_password_and_a_user_without_rights_and_writes_nothing() 
     let ctl = |args: &[&str]| cluster.etcdctl(args);
     ctl(&["user", "add", "root:rootpw", "--interactive=false"]);
     ctl(&["role", "add", "app"]);
-    ctl(&["role", "grant-permission", "app", "readwrite", "--prefix=true", "app/"]);
+    ctl(&[
+        "role",
+        "grant-permission",
+        "app",
+        "readwrite",
+        "--prefix=true",
+        "app/",
+    ]);
     ctl(&["user", "add", "alice:alicepw", "--interactive=false"]);
     ctl(&["user", "grant-role", "alice", "app"]);
     ctl(&["user", "add", "bob:bobpw", "--interactive=false"]);
@@ -46,7 +53,10 @@ fn auth_refuses_a_wrong_password_and_a_user_without_rights_and_writes_nothing() 
     let dir = tempfile::tempdir().unwrap();
     let app = write(dir.path(), "app.rq", APP);
     let add = |db: &str, user: &str, password: Option<&str>| {
-        let args = ["--user", user, "run", "--db", db, &app, "add_team", "--arg", "id=1", "--arg", "name=red"];
+        let args = [
+            "--user", user, "run", "--db", db, &app, "add_team", "--arg", "id=1", "--arg",
+            "name=red",
+        ];
         rqc(&args, password)
     };
     let (ours, theirs) = (cluster.url("app"), cluster.url("other"));
@@ -57,20 +67,44 @@ fn auth_refuses_a_wrong_password_and_a_user_without_rights_and_writes_nothing() 
     let keys = || {
         let out = cluster
             .etcdctl_command()
-            .args(["--user", "root:rootpw", "get", "", "--prefix", "--keys-only"])
+            .args([
+                "--user",
+                "root:rootpw",
+                "get",
+                "",
+                "--prefix",
+                "--keys-only",
+            ])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout)
             .lines()
             .filter(|k| !k.is_empty() && *k != "rqc-ready")
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
-    assert_eq!(keys(), Vec::<String>::new(), "nothing is written by a refused user");
+    assert_eq!(
+        keys(),
+        Vec::<String>::new(),
+        "nothing is written by a refused user"
+    );
     let added = add(&ours, "alice", Some("alicepw"));
-    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
-    let read = rqc(&["--user", "alice", "run", "--db", &ours, "team", "--arg", "id=1"], Some("alicepw"));
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    let read = rqc(
+        &[
+            "--user", "alice", "run", "--db", &ours, "team", "--arg", "id=1",
+        ],
+        Some("alicepw"),
+    );
     assert!(String::from_utf8_lossy(&read.stdout).contains("red"));
     assert!(keys().iter().all(|k| k.starts_with("app/")), "{:?}", keys());
 }
@@ -78,19 +112,72 @@ fn auth_refuses_a_wrong_password_and_a_user_without_rights_and_writes_nothing() 
 /// A CA, and a certificate it signed for `name` valid for 127.0.0.1.
 fn certificates(dir: &Path) {
     let openssl = |args: &[&str]| {
-        let out = Command::new("openssl").args(args).current_dir(dir).output().expect("openssl runs");
-        assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl runs");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
-    openssl(&["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=rqc-test-ca"]);
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=rqc-test-ca",
+    ]);
     std::fs::write(
         dir.join("ext"),
         "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\nbasicConstraints=CA:FALSE\n",
     )
     .unwrap();
     for name in ["server", "client"] {
-        let (key, csr, pem) = (format!("{name}.key"), format!("{name}.csr"), format!("{name}.pem"));
-        openssl(&["req", "-newkey", "rsa:2048", "-nodes", "-keyout", &key, "-out", &csr, "-subj", &format!("/CN={name}")]);
-        openssl(&["x509", "-req", "-in", &csr, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", &pem, "-days", "2", "-extfile", "ext"]);
+        let (key, csr, pem) = (
+            format!("{name}.key"),
+            format!("{name}.csr"),
+            format!("{name}.pem"),
+        );
+        openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            &key,
+            "-out",
+            &csr,
+            "-subj",
+            &format!("/CN={name}"),
+        ]);
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            &csr,
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            &pem,
+            "-days",
+            "2",
+            "-extfile",
+            "ext",
+        ]);
     }
 }
 
@@ -102,7 +189,11 @@ fn tls_connects_with_the_ca_and_a_client_certificate_and_is_refused_without_them
     let cluster = EtcdCluster::start_with(
         1,
         ClusterOptions {
-            tls: Some((file("ca.pem").into(), file("server.pem").into(), file("server.key").into())),
+            tls: Some((
+                file("ca.pem").into(),
+                file("server.pem").into(),
+                file("server.key").into(),
+            )),
             client: Some((file("client.pem").into(), file("client.key").into())),
             ..ClusterOptions::default()
         },
@@ -110,16 +201,36 @@ fn tls_connects_with_the_ca_and_a_client_certificate_and_is_refused_without_them
     let app = write(dir.path(), "app.rq", APP);
     let db = cluster.url("tls");
     let (ca, cert, key) = (file("ca.pem"), file("client.pem"), file("client.key"));
-    let add = ["run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red"];
+    let add = [
+        "run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red",
+    ];
     // Without TLS, or without the client certificate the cluster asks for.
     refused_with(&rqc(&add, None), "E0561");
     refused_with(&rqc(&[&["--ca", &ca][..], &add].concat(), None), "E0561");
-    refused_with(&rqc(&[&["--cert", &cert][..], &add].concat(), None), "E0567");
+    refused_with(
+        &rqc(&[&["--cert", &cert][..], &add].concat(), None),
+        "E0567",
+    );
     let keys = cluster.etcdctl(&["get", "", "--prefix", "--keys-only"]);
     assert!(!keys.contains("tls/"), "nothing was written: {keys}");
     let with_client = [&["--ca", &ca, "--cert", &cert, "--key", &key][..], &add].concat();
     let added = rqc(&with_client, None);
-    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
-    let read = rqc(&[&with_client[..6], &["run", "--db", &db, "team", "--arg", "id=1"][..]].concat(), None);
-    assert!(String::from_utf8_lossy(&read.stdout).contains("red"), "{}", String::from_utf8_lossy(&read.stderr));
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    let read = rqc(
+        &[
+            &with_client[..6],
+            &["run", "--db", &db, "team", "--arg", "id=1"][..],
+        ]
+        .concat(),
+        None,
+    );
+    assert!(
+        String::from_utf8_lossy(&read.stdout).contains("red"),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
 }

@@ -25,9 +25,9 @@ mod writer_lock;
 
 pub(crate) use checked::guarded;
 pub use checked::{Checked, CHECKSUM_LEN};
-pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
 #[cfg(feature = "etcd")]
 pub use etcd::{is_etcd_url, EtcdOptions, EtcdStore, EtcdUrl, PASSWORD_VARIABLE};
+pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
 pub use memory::MemoryStore;
 pub use redb_backend::{RedbStore, REDB_FILE};
 pub use sled_backend::SledStore;

@@ -8,7 +8,9 @@
 
 use super::errors::{from_etcd, unreachable};
 use crate::error::{Result, RuntimeError};
-use etcd_client::{Certificate, Client, ConnectOptions, GetOptions, Identity, TlsOptions, Txn, TxnOp};
+use etcd_client::{
+    Certificate, Client, ConnectOptions, GetOptions, Identity, TlsOptions, Txn, TxnOp,
+};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -69,7 +71,9 @@ impl EtcdUrl {
         }
         let members: Vec<String> = hosts.split(',').map(str::to_string).collect();
         for member in &members {
-            let port = member.rsplit_once(':').map(|(host, port)| (host, port.parse::<u16>()));
+            let port = member
+                .rsplit_once(':')
+                .map(|(host, port)| (host, port.parse::<u16>()));
             if !matches!(port, Some((host, Ok(_))) if !host.is_empty()) {
                 return Err(malformed(&format!("`{member}` is not HOST:PORT")));
             }
@@ -83,7 +87,11 @@ impl EtcdUrl {
 
 /// A client of the cluster, with every member as an endpoint.
 pub(crate) async fn connect(url: &str, parsed: &EtcdUrl, options: &EtcdOptions) -> Result<Client> {
-    let scheme = if options.ca.is_some() { "https" } else { "http" };
+    let scheme = if options.ca.is_some() {
+        "https"
+    } else {
+        "http"
+    };
     let endpoints: Vec<String> = parsed
         .members
         .iter()
@@ -116,9 +124,11 @@ pub(crate) async fn connect(url: &str, parsed: &EtcdUrl, options: &EtcdOptions) 
         (None, None) => {}
     }
     // With a user, connecting authenticates: a request to one member.
-    retrying_for(CONNECT_RETRIED, || Client::connect(endpoints.clone(), Some(connect.clone())))
-        .await
-        .map_err(|e| from_etcd(url, e))
+    retrying_for(CONNECT_RETRIED, || {
+        Client::connect(endpoints.clone(), Some(connect.clone()))
+    })
+    .await
+    .map_err(|e| from_etcd(url, e))
 }
 
 /// The TLS configuration `options` ask for, reading its files (E0567).
@@ -198,7 +208,10 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
         let end = crate::store::prefix_end(prefix).unwrap_or_default();
         let others = retrying_for(CONNECT_RETRIED, || {
             let (mut kv, end) = (kv.clone(), end.clone());
-            let options = GetOptions::new().with_range(end).with_limit(1).with_keys_only();
+            let options = GetOptions::new()
+                .with_range(end)
+                .with_limit(1)
+                .with_keys_only();
             async move { kv.get(prefix.to_vec(), Some(options)).await }
         })
         .await
@@ -206,7 +219,10 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
         if !others.kvs().is_empty() {
             return Err(RuntimeError::new(
                 "E0568",
-                format!("the prefix `{}` at `{url}` holds keys, and is not an rqc database", String::from_utf8_lossy(prefix)),
+                format!(
+                    "the prefix `{}` at `{url}` holds keys, and is not an rqc database",
+                    String::from_utf8_lossy(prefix)
+                ),
                 "give --db a prefix no other program uses",
             ));
         }
@@ -220,7 +236,11 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
         let made = kv
             .txn(
                 Txn::new()
-                    .when([etcd_client::Compare::version(key.clone(), etcd_client::CompareOp::Equal, 0)])
+                    .when([etcd_client::Compare::version(
+                        key.clone(),
+                        etcd_client::CompareOp::Equal,
+                        0,
+                    )])
                     .and_then([TxnOp::put(key.clone(), value, None)]),
             )
             .await
@@ -280,7 +300,9 @@ async fn op_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> {
 /// Runs `attempt` again while the cluster cannot answer, for a few
 /// seconds: a member that died leaves the others to answer (the client
 /// holds them all), and an election ends within seconds.
-pub(crate) async fn retrying_reads<T, F, Fut>(attempt: F) -> std::result::Result<T, etcd_client::Error>
+pub(crate) async fn retrying_reads<T, F, Fut>(
+    attempt: F,
+) -> std::result::Result<T, etcd_client::Error>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = std::result::Result<T, etcd_client::Error>>,
@@ -296,7 +318,10 @@ const READS_RETRIED: Duration = Duration::from_secs(15);
 const CONNECT_RETRIED: Duration = Duration::from_secs(5);
 
 /// Runs `attempt` again while no member answers, for at most `retried`.
-async fn retrying_for<T, F, Fut>(retried: Duration, mut attempt: F) -> std::result::Result<T, etcd_client::Error>
+async fn retrying_for<T, F, Fut>(
+    retried: Duration,
+    mut attempt: F,
+) -> std::result::Result<T, etcd_client::Error>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = std::result::Result<T, etcd_client::Error>>,

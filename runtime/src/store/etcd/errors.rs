@@ -36,18 +36,20 @@ fn status(error: &Error) -> Option<(Code, String)> {
 pub(crate) fn unreachable(error: &Error) -> bool {
     match error {
         Error::TransportError(_) | Error::IoError(_) => true,
-        _ => matches!(
-            status(error),
-            Some((Code::Unavailable | Code::DeadlineExceeded, _))
-        ) || status(error).is_some_and(|(_, m)| {
-            // A connection reset or cut (a member killed), a request that
-            // timed out on the client, an election under way.
-            m == "transport error"
-                || m.contains("Timeout expired")
-                || m.contains("leader changed")
-                || m.contains("no leader")
-                || m.contains("request timed out")
-        }),
+        _ => {
+            matches!(
+                status(error),
+                Some((Code::Unavailable | Code::DeadlineExceeded, _))
+            ) || status(error).is_some_and(|(_, m)| {
+                // A connection reset or cut (a member killed), a request that
+                // timed out on the client, an election under way.
+                m == "transport error"
+                    || m.contains("Timeout expired")
+                    || m.contains("leader changed")
+                    || m.contains("no leader")
+                    || m.contains("request timed out")
+            })
+        }
     }
 }
 

@@ -27,7 +27,9 @@ use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use connect::retrying_reads;
 use errors::{from_etcd, never_sent, too_large, too_many_ops, MAX_REQUEST_BYTES};
-use etcd_client::{Client, Compare, CompareOp, GetOptions, SortOrder, SortTarget, Txn, TxnOp, TxnOpResponse};
+use etcd_client::{
+    Client, Compare, CompareOp, GetOptions, SortOrder, SortTarget, Txn, TxnOp, TxnOpResponse,
+};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -170,7 +172,9 @@ impl<'s> EtcdRead<'s> {
             self.fix(response.header())?;
             let answers = response.op_responses();
             if answers.len() != batch.len() {
-                return Err(unexpected("a batch of reads answered with another number of results"));
+                return Err(unexpected(
+                    "a batch of reads answered with another number of results",
+                ));
             }
             for (answer, key) in answers.into_iter().zip(batch) {
                 let TxnOpResponse::Get(mut got) = answer else {
@@ -180,7 +184,11 @@ impl<'s> EtcdRead<'s> {
                     let mod_revision = kv.mod_revision();
                     let (k, value) = kv.into_key_value();
                     debug_assert_eq!(&k, key);
-                    Read { key: k, value, mod_revision }
+                    Read {
+                        key: k,
+                        value,
+                        mod_revision,
+                    }
                 }));
             }
         }
@@ -201,14 +209,19 @@ impl<'s> EtcdRead<'s> {
         let from = [prefix.as_slice(), start].concat();
         let to = match end {
             Some(end) => [prefix.as_slice(), end].concat(),
-            None => super::prefix_end(&prefix).ok_or_else(|| unexpected("a tree prefix without an end"))?,
+            None => super::prefix_end(&prefix)
+                .ok_or_else(|| unexpected("a tree prefix without an end"))?,
         };
         if limit == 0 || to <= from {
             return Ok((from, to, Vec::new()));
         }
         // etcd 3.4 sorts a descending range after reading all of it; the
         // answer (and the round trip) still holds at most `limit` entries.
-        let order = if reverse { SortOrder::Descend } else { SortOrder::Ascend };
+        let order = if reverse {
+            SortOrder::Descend
+        } else {
+            SortOrder::Ascend
+        };
         let options = self
             .at()
             .with_range(to.clone())
@@ -229,7 +242,11 @@ impl<'s> EtcdRead<'s> {
             .map(|kv| {
                 let mod_revision = kv.mod_revision();
                 let (key, value) = kv.into_key_value();
-                Read { key, value, mod_revision }
+                Read {
+                    key,
+                    value,
+                    mod_revision,
+                }
             })
             .collect();
         Ok((from, to, reads))
@@ -252,8 +269,15 @@ impl ReadTxn for EtcdRead<'_> {
 
     fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         let prefix = self.store.tree_prefix(tree);
-        let full: Vec<Vec<u8>> = keys.iter().map(|k| [prefix.as_slice(), k].concat()).collect();
-        Ok(self.get_full(&full)?.into_iter().map(|r| r.map(|r| r.value)).collect())
+        let full: Vec<Vec<u8>> = keys
+            .iter()
+            .map(|k| [prefix.as_slice(), k].concat())
+            .collect();
+        Ok(self
+            .get_full(&full)?
+            .into_iter()
+            .map(|r| r.map(|r| r.value))
+            .collect())
     }
 
     fn range(
@@ -331,30 +355,31 @@ impl ReadTxn for EtcdWrite<'_> {
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         let prefix_len = self.read.store.tree_prefix(tree).len();
-        self.overlay.range(tree, start, end, reverse, limit, |asked| {
-            let (from, to, reads) = self.read.range_full(tree, start, end, reverse, asked)?;
-            // What the commit must find unchanged: the keys returned, and
-            // the part of the range they cover (all of it when the range
-            // ran out before the limit).
-            let covered = match reads.last() {
-                Some(last) if reads.len() >= asked => {
-                    if reverse {
-                        (last.key.clone(), to)
-                    } else {
-                        (from, [last.key.as_slice(), b"\0"].concat())
+        self.overlay
+            .range(tree, start, end, reverse, limit, |asked| {
+                let (from, to, reads) = self.read.range_full(tree, start, end, reverse, asked)?;
+                // What the commit must find unchanged: the keys returned, and
+                // the part of the range they cover (all of it when the range
+                // ran out before the limit).
+                let covered = match reads.last() {
+                    Some(last) if reads.len() >= asked => {
+                        if reverse {
+                            (last.key.clone(), to)
+                        } else {
+                            (from, [last.key.as_slice(), b"\0"].concat())
+                        }
                     }
+                    _ => (from, to),
+                };
+                if covered.0 < covered.1 {
+                    self.ranges.borrow_mut().push(covered);
                 }
-                _ => (from, to),
-            };
-            if covered.0 < covered.1 {
-                self.ranges.borrow_mut().push(covered);
-            }
-            let mut keys = self.keys.borrow_mut();
-            for read in &reads {
-                keys.insert(read.key.clone(), read.mod_revision);
-            }
-            Ok(in_tree(prefix_len, &reads))
-        })
+                let mut keys = self.keys.borrow_mut();
+                for read in &reads {
+                    keys.insert(read.key.clone(), read.mod_revision);
+                }
+                Ok(in_tree(prefix_len, &reads))
+            })
     }
 }
 
@@ -396,7 +421,8 @@ impl WriteTxn for EtcdWrite<'_> {
         }
         for (from, to) in self.ranges.into_inner() {
             bytes += from.len() + to.len() + 8;
-            compares.push(Compare::mod_revision(from, CompareOp::Less, revision + 1).with_range(to));
+            compares
+                .push(Compare::mod_revision(from, CompareOp::Less, revision + 1).with_range(to));
         }
         let needed = ops.len().max(compares.len());
         if needed > store.max_txn_ops {
