@@ -102,7 +102,7 @@ pub(crate) fn from_etcd(url: &str, error: Error) -> RuntimeError {
         return RuntimeError::new(
             "E0561",
             format!("no member of the etcd cluster at `{url}` answered: {error}"),
-            "start the cluster, or give --db the endpoints of its members (etcd://host:port,host:port/prefix); a cluster that speaks TLS needs --ca. Nothing was written",
+            "start the cluster, or give --db the endpoints of its members (etcd://host:port,host:port/prefix); a cluster that speaks TLS needs --ca, and --cert and --key when it asks for a client certificate. Nothing was written",
         );
     }
     RuntimeError::new(
