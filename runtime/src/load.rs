@@ -5,7 +5,7 @@ use crate::constraints::insert_row;
 use crate::encoding::row::encode_row;
 use crate::engine::Engine;
 use crate::error::{Result, RuntimeError};
-use crate::rows::primary_key;
+use crate::rows::{index_entry, primary_key};
 use crate::session::Session;
 use crate::store::ReadTxn;
 use rqc_plan::{Schema, TableSchema, Value};
@@ -94,10 +94,13 @@ impl Engine {
         limit: usize,
     ) -> Result<LoadReport> {
         let stored = self.store().begin_read()?;
+        let readable: Vec<&[Value]> = rows.iter().filter_map(|(_, r)| r.as_deref().ok()).collect();
+        read_ahead(stored.as_ref(), target, &readable)?;
         let mut fresh = Vec::with_capacity(rows.len());
         let mut rejected = Vec::new();
         crate::engine::retrying(|| {
             let mut session = Session::write(self.store())?;
+            read_ahead(session.reads(), target, &readable)?;
             fresh.clear();
             rejected.clear();
             for (done, (line, row)) in rows.iter().enumerate() {
@@ -136,6 +139,8 @@ impl Engine {
             let end = (at + batch).min(fresh.len());
             let outcome = crate::engine::retrying(|| {
                 let mut session = Session::write(self.store())?;
+                let batch: Vec<&[Value]> = fresh[at..end].iter().map(Vec::as_slice).collect();
+                read_ahead(session.reads(), target, &batch)?;
                 let mut wrote = 0;
                 for row in &fresh[at..end] {
                     if holds(session.reads(), target, row)? {
@@ -164,6 +169,32 @@ impl Engine {
             rejected: Vec::new(),
         })
     }
+}
+
+/// Reads the keys the rows' checks read first — their keys, their
+/// unique index entries — in batches (one round trip per batch on a
+/// remote store, which keeps what it read for the checks that follow).
+fn read_ahead(reads: &dyn ReadTxn, target: &BoundTable, rows: &[&[Value]]) -> Result<()> {
+    let table = &target.schema;
+    // A row that does not encode is left out: its own check refuses it.
+    let keyed: Vec<(&[Value], Vec<u8>)> = rows
+        .iter()
+        .filter_map(|row| primary_key(table, row).ok().map(|p| (*row, p)))
+        .collect();
+    let keys: Vec<&[u8]> = keyed.iter().map(|(_, p)| p.as_slice()).collect();
+    reads.get_many(target.rows, &keys)?;
+    for (index, &tree) in table.indexes.iter().zip(&target.indexes) {
+        if !index.unique {
+            continue;
+        }
+        let entries: Vec<Vec<u8>> = keyed
+            .iter()
+            .filter_map(|(row, primary)| index_entry(index, row, primary).ok())
+            .collect();
+        let keys: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
+        reads.get_many(tree, &keys)?;
+    }
+    Ok(())
 }
 
 /// Whether the table holds `row` already, identical.

@@ -31,7 +31,7 @@ use etcd_client::{
     Client, Compare, CompareOp, GetOptions, SortOrder, SortTarget, Txn, TxnOp, TxnOpResponse,
 };
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 pub struct EtcdStore {
@@ -118,9 +118,14 @@ struct EtcdRead<'s> {
     store: &'s EtcdStore,
     /// 0 until the first read fixes it.
     revision: Cell<i64>,
+    /// Point reads made, by full key: at one revision a key reads the same
+    /// every time, so a batch read ahead (a load's, see `load`) answers
+    /// the single reads that follow without a round trip.
+    points: RefCell<HashMap<Vec<u8>, Option<Read>>>,
 }
 
 /// An entry read from the store, with the revision it was last modified at.
+#[derive(Clone)]
 struct Read {
     key: Vec<u8>,
     value: Vec<u8>,
@@ -132,6 +137,7 @@ impl<'s> EtcdRead<'s> {
         EtcdRead {
             store,
             revision: Cell::new(0),
+            points: RefCell::default(),
         }
     }
 
@@ -153,8 +159,38 @@ impl<'s> EtcdRead<'s> {
     }
 
     /// Point reads of full keys, in batches of the operation limit (one
-    /// round trip each), all at the transaction's revision.
+    /// round trip each), all at the transaction's revision; a key read
+    /// before is answered from what it read.
     fn get_full(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Read>>> {
+        let unread: Vec<Vec<u8>> = {
+            let points = self.points.borrow();
+            let mut unread: Vec<Vec<u8>> = keys
+                .iter()
+                .filter(|k| !points.contains_key(*k))
+                .cloned()
+                .collect();
+            unread.sort();
+            unread.dedup();
+            unread
+        };
+        let read = self.fetch(&unread)?;
+        let mut points = self.points.borrow_mut();
+        for (key, found) in unread.into_iter().zip(read) {
+            points.insert(key, found);
+        }
+        keys.iter()
+            .map(|k| {
+                points
+                    .get(k)
+                    .cloned()
+                    .ok_or_else(|| unexpected("a key missing from its batch's answer"))
+            })
+            .collect()
+    }
+
+    /// Point reads of full keys from the cluster, in batches of the
+    /// operation limit (one round trip each).
+    fn fetch(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Read>>> {
         let store = self.store;
         let mut found = Vec::with_capacity(keys.len());
         for batch in keys.chunks(store.max_txn_ops.max(1)) {
