@@ -101,15 +101,43 @@ pub(crate) fn from_etcd(url: &str, error: Error) -> RuntimeError {
     if unreachable(&error) {
         return RuntimeError::new(
             "E0561",
-            format!("no member of the etcd cluster at `{url}` answered: {error}"),
+            format!("no member of the etcd cluster at `{url}` answered: {}", cause(&error)),
             "start the cluster, or give --db the endpoints of its members (etcd://host:port,host:port/prefix); a cluster that speaks TLS needs --ca, and --cert and --key when it asks for a client certificate. Nothing was written",
         );
     }
     RuntimeError::new(
         "E0572",
-        format!("the etcd cluster at `{url}` failed the request: {error}"),
+        format!(
+            "the etcd cluster at `{url}` failed the request: {}",
+            cause(&error)
+        ),
         "check the cluster's health with `etcdctl endpoint health`; nothing was written",
     )
+}
+
+/// What went wrong, in a few words: a status's message and the innermost
+/// error under it (the operating system's, most often), not the layers of
+/// the client's debug output.
+fn cause(error: &Error) -> String {
+    let mut innermost: Option<&dyn std::error::Error> = None;
+    // etcd-client's errors name no source; the status under them does.
+    let mut next: Option<&dyn std::error::Error> = match error {
+        Error::GRpcStatus(status) => std::error::Error::source(status),
+        Error::TransportError(transport) => std::error::Error::source(transport),
+        _ => None,
+    };
+    while let Some(source) = next {
+        innermost = Some(source);
+        next = source.source();
+    }
+    let head = match error {
+        Error::GRpcStatus(status) => status.message().to_string(),
+        other => other.to_string(),
+    };
+    match innermost.map(|e| e.to_string()) {
+        Some(root) if !head.contains(&root) => format!("{head} ({root})"),
+        _ => head,
+    }
 }
 
 /// E0564: a transaction of more operations than the cluster allows.
