@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// The database directory to check.
+    /// The database directory to check (or etcd://HOST:PORT,.../PREFIX).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
 }
 
 #[derive(Args)]
 pub struct DumpArgs {
-    /// The database directory to copy out.
+    /// The database directory to copy out (or etcd://HOST:PORT,.../PREFIX).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
     /// Where the rows go: one `TABLE.jsonl` per table (the directory is
@@ -29,7 +29,8 @@ pub struct DumpArgs {
 
 #[derive(Args)]
 pub struct RestoreArgs {
-    /// The new database directory (it must not hold a database yet).
+    /// The new database directory (it must not hold a database yet), or
+    /// etcd://HOST:PORT,.../PREFIX.
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
     /// The storage backend of the new database.
@@ -166,6 +167,15 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
         }
     }
     let mut db = super::connection::open(&args.db, open_options(args.store, DEFAULT_WAIT))?;
+    // On etcd there is no directory to find empty: a prefix that holds a
+    // program holds a database.
+    if db.program().is_some() {
+        return Err(Error::Runtime(rqc::RuntimeError::new(
+            "E0511",
+            format!("`{}` already holds a database", args.db.display()),
+            "restore into a new prefix; nothing was written",
+        )));
+    }
     db.install(program)?;
     let mut total = 0;
     for (table, path, text) in texts {

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct ReplArgs {
-    /// The database directory; created if missing.
+    /// The database directory, created if missing; or a database on etcd,
+    /// etcd://HOST:PORT[,HOST:PORT...]/PREFIX (see --ca, --user).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
     /// The storage backend of a new database (an existing one opens with

@@ -1,4 +1,4 @@
-//! The CLI on etcd: `--db etcd://...` runs, loads (in batches, a rerun skipping identical rows) and verifies, an unreachable cluster is refused, and several `rqc` processes racing inserts into one island never pass its bound.
+//! The CLI on etcd: `--db etcd://...` runs, loads (in batches, a rerun skipping identical rows), verifies, dumps and restores, an unreachable cluster is refused, and several `rqc` processes racing inserts into one island never pass its bound.
 
 #[path = "../../../tests/src/etcd_cluster.rs"]
 pub(super) mod etcd_cluster;
@@ -79,6 +79,15 @@ fn rqc_runs_loads_and_verifies_a_database_on_etcd() {
         .filter(|k| !k.is_empty() && *k != "rqc-ready")
         .collect();
     assert!(ours.iter().all(|k| k.starts_with("teams/")), "{ours:?}");
+    // Dumped, and restored into a new prefix (never into one that holds a database).
+    let saved = dir.path().join("saved").display().to_string();
+    ok(&["dump", "--db", &db, "--out", &saved]);
+    let copy = cluster.url("copy");
+    ok(&["restore", "--db", &copy, &app, "--from", &saved]);
+    let listed = ok(&["run", "--db", &copy, "members", "--arg", "team=1"]);
+    assert_eq!(listed.lines().count(), 3, "{listed}");
+    let over = rqc(&["restore", "--db", &db, &app, "--from", &saved]);
+    assert!(stderr(&over).contains("error[E0511]"), "{}", stderr(&over));
     // `--store` means nothing on etcd.
     let store = rqc(&[
         "run", "--store", "lmdb", "--db", &db, "members", "--arg", "team=1",
