@@ -6,6 +6,8 @@ use crate::sources::{read_plan, read_program};
 use rqc_plan::{CompiledProgram, Entry, Value};
 use rqc_runtime::dump::Dump;
 use rqc_runtime::live::{Subscription, WatchOptions};
+#[cfg(feature = "etcd")]
+pub use rqc_runtime::store::EtcdOptions;
 use rqc_runtime::verify::Verification;
 pub use rqc_runtime::{Backend, OpenOptions, Output};
 use rqc_runtime::{Engine, LoadReport, LoadRows, RowSource};
@@ -55,6 +57,25 @@ impl Database {
     /// of a new database, syncing, how long a writer waits for another.
     pub fn open_with(dir: impl AsRef<Path>, options: OpenOptions) -> Result<Database, Error> {
         Ok(Database::with_engine(Engine::open(dir.as_ref(), options)?))
+    }
+
+    /// Connects to (or creates) the database on etcd at `url`:
+    /// `etcd://host:port[,host:port...]/prefix`, every member of the
+    /// cluster (the client fails over among them) and the key prefix that
+    /// holds the database, so several share one cluster. Without TLS or a
+    /// user; see [`Database::connect_with`].
+    #[cfg(feature = "etcd")]
+    pub fn connect(url: &str) -> Result<Database, Error> {
+        Database::connect_with(url, &EtcdOptions::default())
+    }
+
+    /// Connects to the database on etcd at `url` with TLS files and a
+    /// user (see [`EtcdOptions`]). Unreachable members (E0561), a wrong
+    /// password (E0562) and a user without rights on the prefix (E0563)
+    /// are refused before anything is written.
+    #[cfg(feature = "etcd")]
+    pub fn connect_with(url: &str, options: &EtcdOptions) -> Result<Database, Error> {
+        Ok(Database::with_engine(Engine::connect(url, options)?))
     }
 
     /// A database that lives in memory only.

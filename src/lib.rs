@@ -22,6 +22,8 @@ mod error;
 pub mod install;
 mod sources;
 
+#[cfg(feature = "etcd")]
+pub use database::EtcdOptions;
 pub use database::{Backend, Database, OpenOptions, Output, Prepared};
 pub use error::Error;
 pub use install::{compile_installable, Installable, Installed};

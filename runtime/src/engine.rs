@@ -96,6 +96,15 @@ impl Engine {
         Engine::with_store(store)
     }
 
+    /// Connects to the database on etcd at `url`
+    /// (`etcd://host:port,host:port/prefix`), making it when the prefix is
+    /// empty. Its entries are checksummed like an on-disk store's.
+    #[cfg(feature = "etcd")]
+    pub fn connect(url: &str, options: &crate::store::EtcdOptions) -> Result<Engine> {
+        let store = crate::store::EtcdStore::connect(url, options)?;
+        Engine::with_store(Box::new(crate::store::Checked::new(Box::new(store))))
+    }
+
     /// An engine over any store (a remote one, or a test double), running
     /// the program its catalog holds, if any: a database answers without
     /// the program's sources. A catalog written by a newer rqc is refused
@@ -146,6 +155,9 @@ impl Engine {
     /// is refused with E0519.
     pub fn install_dropping(&mut self, program: CompiledProgram, drops: &[String]) -> Result<()> {
         plan_format::check_version(program.format_version, Origin::Given)?;
+        if let Some(limit) = self.store.max_txn_ops() {
+            crate::commit_limit::check(&program, limit)?;
+        }
         // Bound first: a program that cannot be leaves the catalog as it was.
         let installed = bind(self.store.as_ref(), program)?;
         catalog::install(self.store.as_ref(), &installed.program, drops)?;

@@ -1,4 +1,4 @@
-//! Bulk loading: many rows into one table as one transaction, all or nothing.
+//! Bulk loading: many rows into one table as one transaction, all or nothing — or, on a store with a commit limit (etcd), checked whole and written in batches.
 
 use crate::constraints::insert_row;
 use crate::engine::Engine;
@@ -37,6 +37,9 @@ pub struct LoadReport {
     pub written: u64,
     /// `(line, why)` of the first [`KEPT_REFUSALS`] refused rows; when not
     /// empty, nothing was written.
+    /// Rows left out because the table holds them already, identical
+    /// (a load run again on a store that writes in batches).
+    pub skipped: u64,
     pub rejected: Vec<(usize, RuntimeError)>,
     /// How many rows were refused in all.
     pub refused: u64,
@@ -62,6 +65,9 @@ impl Engine {
         let target = bound
             .table(&schema.name)
             .expect("every table of the schema is bound");
+        if let Some(limit) = self.store().max_txn_ops() {
+            return self.load_in_batches(bound, target, source, progress, limit);
+        }
         // One write transaction, run again whole if its commit conflicts.
         let (report, _) = crate::engine::retrying(|| {
             let mut session = self.write_session()?.without_row_keys();
@@ -90,6 +96,7 @@ impl Engine {
             }
             Ok(LoadReport {
                 written,
+                skipped: 0,
                 rejected,
                 refused,
                 read,

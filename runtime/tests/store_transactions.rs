@@ -1,9 +1,15 @@
 //! The `Store` contract, on every backend: a write transaction reads its own
 //! writes (points, batches and ranges, either way, with limits), a dropped
 //! one stores nothing, and a read transaction never sees a commit made
-//! after it began.
+//! after it began. etcd is among the backends, on a one-member cluster
+//! started for each test (tests/src/etcd_cluster.rs).
 
-use rqc_runtime::store::{LmdbStore, MemoryStore, RedbStore, SledStore, Store};
+#[path = "../../tests/src/etcd_cluster.rs"]
+mod etcd_cluster;
+
+use rqc_runtime::store::{
+    EtcdOptions, EtcdStore, LmdbStore, MemoryStore, RedbStore, SledStore, Store,
+};
 use std::collections::BTreeMap;
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -11,7 +17,9 @@ use std::time::Duration;
 
 fn each_backend(check: impl Fn(&str, Arc<dyn Store>)) {
     let dir = tempfile::tempdir().unwrap();
-    let stores: [(&str, Arc<dyn Store>); 4] = [
+    let cluster = etcd_cluster::EtcdCluster::start(1);
+    let etcd = EtcdStore::connect(&cluster.url("conformance"), &EtcdOptions::default()).unwrap();
+    let stores: [(&str, Arc<dyn Store>); 5] = [
         ("memory", Arc::new(MemoryStore::new())),
         (
             "sled",
@@ -25,6 +33,7 @@ fn each_backend(check: impl Fn(&str, Arc<dyn Store>)) {
             "lmdb",
             Arc::new(LmdbStore::open(&dir.path().join("lmdb"), false).unwrap()),
         ),
+        ("etcd", Arc::new(etcd)),
     ];
     for (name, store) in stores {
         check(name, store);

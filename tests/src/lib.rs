@@ -2,6 +2,8 @@
 
 pub mod arguments;
 pub mod crash_workload;
+pub mod etcd;
+pub mod etcd_cluster;
 pub mod programs;
 pub mod reference;
 pub mod rng;

@@ -196,6 +196,14 @@ impl Query {
     }
 }
 
+/// A backend of the Store trait: one a directory holds, or etcd (a
+/// one-member cluster of the test thread, a fresh prefix per case).
+#[derive(Debug, Clone, Copy)]
+enum On {
+    Disk(Backend),
+    Etcd,
+}
+
 /// How SQLite's result set maps to an rqc value.
 enum Answer {
     Optional,
@@ -206,7 +214,7 @@ enum Answer {
 #[derive(Debug, Clone)]
 struct Case {
     /// The store the case runs on: every suite runs on each backend.
-    backend: Backend,
+    backend: On,
     shape: Shape,
     /// Rows of `A`: each row's extra columns (its id is its position + 1).
     a_rows: Vec<Vec<i64>>,
@@ -260,10 +268,11 @@ fn query() -> impl Strategy<Value = Query> {
 
 fn case() -> impl Strategy<Value = Case> {
     let backend = prop_oneof![
-        Just(Backend::Memory),
-        Just(Backend::Sled),
-        Just(Backend::Redb),
-        Just(Backend::Lmdb)
+        Just(On::Disk(Backend::Memory)),
+        Just(On::Disk(Backend::Sled)),
+        Just(On::Disk(Backend::Redb)),
+        Just(On::Disk(Backend::Lmdb)),
+        Just(On::Etcd),
     ];
     (backend, shape()).prop_flat_map(|(backend, shape)| {
         let columns = shape.columns;
@@ -337,12 +346,17 @@ fn run_case(case: &Case) -> Result<Compared, TestCaseError> {
     );
 
     let dir = tempfile::tempdir().unwrap();
-    let options = OpenOptions {
-        backend: Some(case.backend),
-        flush_on_commit: false,
-        ..OpenOptions::default()
+    let mut engine = match case.backend {
+        On::Disk(backend) => {
+            let options = OpenOptions {
+                backend: Some(backend),
+                flush_on_commit: false,
+                ..OpenOptions::default()
+            };
+            Engine::open(&dir.path().join("db"), options).unwrap()
+        }
+        On::Etcd => rqc_tests::etcd::engine(),
     };
-    let mut engine = Engine::open(&dir.path().join("db"), options).unwrap();
     engine.install(compilation.program.clone()).unwrap();
     let schema = &compilation.program.schema;
     let mut reference = Reference::new(&compilation.checked);
@@ -516,11 +530,12 @@ proptest! {
 #[test]
 fn every_query_form_is_generated_and_accepted() {
     for backend in Backend::ALL {
-        every_query_form_on(backend);
+        every_query_form_on(On::Disk(backend));
     }
+    every_query_form_on(On::Etcd);
 }
 
-fn every_query_form_on(backend: Backend) {
+fn every_query_form_on(backend: On) {
     let shape = Shape {
         columns: 2,
         first: 0,

@@ -1,6 +1,6 @@
 //! The examples: each checks with the verdicts its README states, and runs.
 //! TPC-C runs a transaction mix and then passes the consistency conditions
-//! of its clause 3.3.2.
+//! of its clause 3.3.2. Each runs in memory and on etcd.
 
 use rqc_compiler::compile;
 use rqc_plan::{Schema, Value};
@@ -9,7 +9,15 @@ use rqc_runtime::{Engine, Output};
 use rqc_tests::{relative, rq_files};
 use std::collections::BTreeMap;
 
-fn engine(example: &str) -> (Engine, Schema) {
+/// The store an example runs on.
+#[derive(Clone, Copy)]
+enum On {
+    Memory,
+    /// A one-member cluster of the test's thread, a fresh prefix.
+    Etcd,
+}
+
+fn engine(example: &str, on: On) -> (Engine, Schema) {
     let files: Vec<(String, String)> = rq_files(&format!("examples/{example}"))
         .iter()
         .map(|p| (relative(p), std::fs::read_to_string(p).unwrap()))
@@ -41,7 +49,10 @@ fn engine(example: &str) -> (Engine, Schema) {
             compilation.diagnostics
         );
     }
-    let mut engine = Engine::in_memory();
+    let mut engine = match on {
+        On::Memory => Engine::in_memory(),
+        On::Etcd => rqc_tests::etcd::engine(),
+    };
     let schema = compilation.program.schema.clone();
     engine.install(compilation.program).unwrap();
     (engine, schema)
@@ -83,9 +94,8 @@ fn float(v: &Value) -> f64 {
     }
 }
 
-#[test]
-fn ycsb_operations() {
-    let (e, _) = engine("ycsb");
+fn ycsb_operations(on: On) {
+    let (e, _) = engine("ycsb", on);
     for i in 0..50 {
         run(
             &e,
@@ -106,9 +116,8 @@ fn ycsb_operations() {
     assert_eq!(read[0].field("field1"), Some(&Value::from("v!")));
 }
 
-#[test]
-fn linkbench_operations() {
-    let (e, _) = engine("linkbench");
+fn linkbench_operations(on: On) {
+    let (e, _) = engine("linkbench", on);
     for id in 1..=5 {
         run(
             &e,
@@ -169,9 +178,8 @@ fn linkbench_operations() {
     assert!(run(&e, "get_node", vec![5.into()]).rows().is_empty());
 }
 
-#[test]
-fn feature_store_lookups_and_window() {
-    let (e, _) = engine("feature_store");
+fn feature_store_lookups_and_window(on: On) {
+    let (e, _) = engine("feature_store", on);
     run(
         &e,
         "add_customer",
@@ -208,9 +216,8 @@ fn feature_store_lookups_and_window() {
     );
 }
 
-#[test]
-fn tpch_rejects_the_analytic_queries_and_runs_the_per_key_variants() {
-    let (e, _) = engine("tpch");
+fn tpch_rejects_the_analytic_queries_and_runs_the_per_key_variants(on: On) {
+    let (e, _) = engine("tpch", on);
     // The per-key variants need data only to run; the verdicts were checked.
     assert!(run(&e, "q2_for_part", vec![1.into(), 1.into()])
         .rows()
@@ -223,9 +230,8 @@ fn tpch_rejects_the_analytic_queries_and_runs_the_per_key_variants() {
 /// TPC-C on two warehouses, scaled down (30 customers per district, 200
 /// items, one initial order per customer), a mix of the five transactions,
 /// then the consistency conditions 3.3.2.1–3.3.2.4 on every district.
-#[test]
-fn tpcc_mix_keeps_the_consistency_conditions() {
-    let (e, schema) = engine("tpcc");
+fn tpcc_mix_keeps_the_consistency_conditions(on: On) {
+    let (e, schema) = engine("tpcc", on);
     let scale = rqc_tests::tpcc::Scale {
         warehouses: 2,
         customers: 30,
@@ -315,4 +321,56 @@ fn tpcc_mix_keeps_the_consistency_conditions() {
         by_order.values().all(|&n| (5..=15).contains(&n)),
         "every order has 5 to 15 lines"
     );
+}
+
+// Each example on each store, as tests of their own (they run in parallel).
+
+#[test]
+fn ycsb_operations_in_memory() {
+    ycsb_operations(On::Memory);
+}
+
+#[test]
+fn ycsb_operations_on_etcd() {
+    ycsb_operations(On::Etcd);
+}
+
+#[test]
+fn linkbench_operations_in_memory() {
+    linkbench_operations(On::Memory);
+}
+
+#[test]
+fn linkbench_operations_on_etcd() {
+    linkbench_operations(On::Etcd);
+}
+
+#[test]
+fn feature_store_lookups_and_window_in_memory() {
+    feature_store_lookups_and_window(On::Memory);
+}
+
+#[test]
+fn feature_store_lookups_and_window_on_etcd() {
+    feature_store_lookups_and_window(On::Etcd);
+}
+
+#[test]
+fn tpch_rejects_the_analytic_queries_and_runs_the_per_key_variants_in_memory() {
+    tpch_rejects_the_analytic_queries_and_runs_the_per_key_variants(On::Memory);
+}
+
+#[test]
+fn tpch_rejects_the_analytic_queries_and_runs_the_per_key_variants_on_etcd() {
+    tpch_rejects_the_analytic_queries_and_runs_the_per_key_variants(On::Etcd);
+}
+
+#[test]
+fn tpcc_mix_keeps_the_consistency_conditions_in_memory() {
+    tpcc_mix_keeps_the_consistency_conditions(On::Memory);
+}
+
+#[test]
+fn tpcc_mix_keeps_the_consistency_conditions_on_etcd() {
+    tpcc_mix_keeps_the_consistency_conditions(On::Etcd);
 }

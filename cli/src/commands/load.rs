@@ -5,7 +5,7 @@ use super::run::StoreChoice;
 use super::Status;
 use crate::rowfile::{Format, RowFile};
 use clap::Args;
-use rqc::{compile_installable, read_program, Database, Error, Installable};
+use rqc::{compile_installable, read_program, Error, Installable};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -13,7 +13,8 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct LoadArgs {
-    /// The database directory; created if missing.
+    /// The database directory, created if missing; or a database on etcd,
+    /// etcd://HOST:PORT[,HOST:PORT...]/PREFIX (see --ca, --user).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
     /// The storage backend of a new database (an existing one opens with
@@ -67,7 +68,8 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
         .len();
     let mut rows = RowFile::new(&args.file, table, format);
     rqc_runtime::check_room_for_load(&args.db, size)?;
-    let mut db = Database::open_with(&args.db, super::run::open_options(args.store, args.wait))?;
+    let mut db =
+        super::connection::open(&args.db, super::run::open_options(args.store, args.wait))?;
     db.install_dropping(program, &args.migrate)?;
     note_errors(&report, "its schema is sound and the rows load");
     let terminal = std::io::stderr().is_terminal();
@@ -93,8 +95,15 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
         eprintln!();
     }
     if report.rejected.is_empty() {
+        let skipped = match report.skipped {
+            0 => String::new(),
+            n => format!(
+                " ({n} identical row{} already there)",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
         eprintln!(
-            "loaded {} row{} into {}",
+            "loaded {} row{} into {}{skipped}",
             report.written,
             if report.written == 1 { "" } else { "s" },
             args.table

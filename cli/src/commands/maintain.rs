@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// The database directory to check.
+    /// The database directory to check (or etcd://HOST:PORT,.../PREFIX).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
 }
 
 #[derive(Args)]
 pub struct DumpArgs {
-    /// The database directory to copy out.
+    /// The database directory to copy out (or etcd://HOST:PORT,.../PREFIX).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
     /// Where the rows go: one `TABLE.jsonl` per table (the directory is
@@ -29,7 +29,8 @@ pub struct DumpArgs {
 
 #[derive(Args)]
 pub struct RestoreArgs {
-    /// The new database directory (it must not hold a database yet).
+    /// The new database directory (it must not hold a database yet), or
+    /// etcd://HOST:PORT,.../PREFIX.
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
     /// The storage backend of the new database.
@@ -48,14 +49,14 @@ fn finish(outcome: Result<Status, Error>) -> Status {
 }
 
 fn open_existing(dir: &Path) -> Result<Database, Error> {
-    if !dir.is_dir() {
+    if !dir.is_dir() && !super::connection::on_etcd(dir) {
         return Err(Error::Runtime(rqc::RuntimeError::new(
             "E0511",
             format!("`{}` is not a database directory", dir.display()),
             "give --db the directory of an existing database",
         )));
     }
-    Database::open_with(dir, open_options(None, DEFAULT_WAIT))
+    super::connection::open(dir, open_options(None, DEFAULT_WAIT))
 }
 
 pub fn verify(args: VerifyArgs) -> Status {
@@ -167,7 +168,16 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
             Err(error) => return Err(Error::Io { path, error }),
         }
     }
-    let mut db = Database::open_with(&args.db, open_options(args.store, DEFAULT_WAIT))?;
+    let mut db = super::connection::open(&args.db, open_options(args.store, DEFAULT_WAIT))?;
+    // On etcd there is no directory to find empty: a prefix that holds a
+    // program holds a database.
+    if db.program().is_some() {
+        return Err(Error::Runtime(rqc::RuntimeError::new(
+            "E0511",
+            format!("`{}` already holds a database", args.db.display()),
+            "restore into a new prefix; nothing was written",
+        )));
+    }
     db.install(program)?;
     let mut total = 0;
     for (table, path) in files {

@@ -2,6 +2,7 @@
 
 mod args;
 mod check;
+pub(crate) mod connection;
 mod load;
 mod maintain;
 mod repl;
@@ -38,6 +39,8 @@ struct Cli {
     /// set or `TERM=dumb`), `always` or `never`.
     #[arg(long, global = true, value_enum, default_value_t = report::ColorChoice::Auto)]
     color: report::ColorChoice,
+    #[command(flatten)]
+    etcd: connection::EtcdFlags,
 }
 
 #[derive(Subcommand)]
@@ -130,6 +133,7 @@ pub fn main() -> ExitCode {
         }
     };
     report::choose_color(cli.color);
+    connection::set_flags(cli.etcd);
     let status = match cli.command {
         Command::Compile(args) => check::compile(args),
         Command::Check(args) => check::check(args),

@@ -5,13 +5,13 @@ use super::run::StoreChoice;
 use super::Status;
 use crate::repl::{run, Repl};
 use clap::Args;
-use rqc::Database;
 use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Args)]
 pub struct ReplArgs {
-    /// The database directory; created if missing.
+    /// The database directory, created if missing; or a database on etcd,
+    /// etcd://HOST:PORT[,HOST:PORT...]/PREFIX (see --ca, --user).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
     /// The storage backend of a new database (an existing one opens with
@@ -32,10 +32,11 @@ pub struct ReplArgs {
 }
 
 pub fn repl(args: ReplArgs) -> Status {
-    let db = match Database::open_with(&args.db, super::run::open_options(args.store, args.wait)) {
-        Ok(db) => db,
-        Err(error) => return report_error(&error),
-    };
+    let db =
+        match super::connection::open(&args.db, super::run::open_options(args.store, args.wait)) {
+            Ok(db) => db,
+            Err(error) => return report_error(&error),
+        };
     let mut repl = Repl::new(db, color_on_stderr());
     if let Some(program) = &args.program {
         match repl.load(program) {

@@ -73,7 +73,8 @@ pub fn parse_wait(text: &str) -> Result<Duration, String> {
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// The database directory; created if missing.
+    /// The database directory, created if missing; or a database on etcd,
+    /// etcd://HOST:PORT[,HOST:PORT...]/PREFIX (see --ca, --user).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
     /// The storage backend of a new database (an existing one opens with
@@ -160,7 +161,7 @@ pub(super) fn compile_entry(program: &[PathBuf], name: &str) -> Result<Installab
 }
 
 pub(super) fn open(db: &Path, store: Option<StoreChoice>, wait: Duration) -> Result<Database, Error> {
-    Database::open_with(db, open_options(store, wait))
+    super::connection::open(db, open_options(store, wait))
 }
 
 fn run_inner(args: &RunArgs) -> Result<Status, Error> {

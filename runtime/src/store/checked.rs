@@ -146,6 +146,10 @@ impl Store for Checked {
     fn flush(&self) -> Result<()> {
         guarded("syncing", || self.inner.flush())
     }
+
+    fn max_txn_ops(&self) -> Option<usize> {
+        self.inner.max_txn_ops()
+    }
 }
 
 struct CheckedTxn<'s, T: ?Sized> {

@@ -13,6 +13,8 @@
 //! that takes the handle, so no run formats, hashes or compares a name.
 
 mod checked;
+#[cfg(feature = "etcd")]
+mod etcd;
 mod lmdb_backend;
 mod lmdb_env;
 mod memory;
@@ -23,6 +25,8 @@ mod writer_lock;
 
 pub(crate) use checked::guarded;
 pub use checked::{Checked, CHECKSUM_LEN};
+#[cfg(feature = "etcd")]
+pub use etcd::{is_etcd_url, EtcdOptions, EtcdStore, EtcdUrl, PASSWORD_VARIABLE};
 pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
 pub use memory::MemoryStore;
 pub use redb_backend::{RedbStore, REDB_FILE};
@@ -97,6 +101,13 @@ pub trait Store: Send + Sync {
 
     /// Makes committed writes durable as far as the backend promises.
     fn flush(&self) -> Result<()>;
+
+    /// The most writes (and, apart, the most reads checked) one commit may
+    /// hold, when the backend has such a limit (etcd's --max-txn-ops, as
+    /// the database recorded it): a bulk load splits its writes to fit.
+    fn max_txn_ops(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Reads inside one transaction. A tree that does not exist reads as empty.

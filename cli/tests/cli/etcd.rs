@@ -1,0 +1,239 @@
+//! The CLI on etcd: `--db etcd://...` runs, loads (in batches, a rerun skipping identical rows), verifies, dumps and restores, an unreachable cluster is refused, and several `rqc` processes racing inserts into one island never pass its bound.
+
+#[path = "../../../tests/src/etcd_cluster.rs"]
+pub(super) mod etcd_cluster;
+
+use super::{repo, rqc, stderr, stdout, write};
+use etcd_cluster::EtcdCluster;
+use std::process::Command;
+
+const TEAMS: &str = "
+table Team { id: Int key  name: String }
+table Member {
+  team: Int ref Team
+  id: Int key
+  nick: String unique
+  index by_team (team)
+  bound team <= 3
+}
+mutation add_team(id: Int, name: String) = insert Team { id, name }
+mutation add_member(team: Int, id: Int, nick: String) = insert Member { team, id, nick }
+query members(team: Int) = Member.by_team[team]
+";
+
+fn ok(args: &[&str]) -> String {
+    let out = rqc(args);
+    assert_eq!(out.status.code(), Some(0), "rqc {args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+#[test]
+fn rqc_runs_loads_and_verifies_a_database_on_etcd() {
+    let cluster = EtcdCluster::start(1);
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "teams.rq", TEAMS);
+    let db = cluster.url("teams");
+    ok(&[
+        "run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red",
+    ]);
+    // The rows of a load are checked first: one refused row loads nothing.
+    let rows: String = (1..=3)
+        .map(|i| format!("{{\"team\": 1, \"id\": {i}, \"nick\": \"n{i}\"}}\n"))
+        .collect();
+    let over = format!("{rows}{{\"team\": 1, \"id\": 4, \"nick\": \"n4\"}}\n");
+    let refused = rqc(&[
+        "load",
+        "--db",
+        &db,
+        &app,
+        "Member",
+        &write(dir.path(), "over.jsonl", &over),
+    ]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("E0504"), "{}", stderr(&refused));
+    let listed = ok(&["run", "--db", &db, "members", "--arg", "team=1"]);
+    assert_eq!(listed.lines().count(), 0, "{listed}");
+    // Loaded, then loaded again: the identical rows are skipped.
+    let file = write(dir.path(), "members.jsonl", &rows);
+    let loaded = rqc(&["load", "--db", &db, &app, "Member", &file]);
+    assert!(
+        stderr(&loaded).contains("loaded 3 rows"),
+        "{}",
+        stderr(&loaded)
+    );
+    let again = rqc(&["load", "--db", &db, &app, "Member", &file]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("loaded 0 rows into Member (3 identical rows already there)"),
+        "{}",
+        stderr(&again)
+    );
+    let listed = ok(&["run", "--db", &db, "members", "--arg", "team=1"]);
+    assert_eq!(listed.lines().count(), 3, "{listed}");
+    let verified = rqc(&["verify", "--db", &db]);
+    assert_eq!(verified.status.code(), Some(0), "{}", stderr(&verified));
+    // Everything of the database is under its prefix.
+    let keys = cluster.etcdctl(&["get", "", "--prefix", "--keys-only"]);
+    let ours: Vec<&str> = keys
+        .lines()
+        .filter(|k| !k.is_empty() && *k != "rqc-ready")
+        .collect();
+    assert!(ours.iter().all(|k| k.starts_with("teams/")), "{ours:?}");
+    // Dumped, and restored into a new prefix (never into one that holds a database).
+    let saved = dir.path().join("saved").display().to_string();
+    ok(&["dump", "--db", &db, "--out", &saved]);
+    let copy = cluster.url("copy");
+    ok(&["restore", "--db", &copy, &app, "--from", &saved]);
+    let listed = ok(&["run", "--db", &copy, "members", "--arg", "team=1"]);
+    assert_eq!(listed.lines().count(), 3, "{listed}");
+    let over = rqc(&["restore", "--db", &db, &app, "--from", &saved]);
+    assert!(stderr(&over).contains("error[E0511]"), "{}", stderr(&over));
+    // `--store` means nothing on etcd.
+    let store = rqc(&[
+        "run", "--store", "lmdb", "--db", &db, "members", "--arg", "team=1",
+    ]);
+    assert!(
+        stderr(&store).contains("error[E0575]"),
+        "{}",
+        stderr(&store)
+    );
+}
+
+#[test]
+fn an_unreachable_cluster_is_refused_with_its_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "teams.rq", TEAMS);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let db = format!("etcd://127.0.0.1:{port}/teams");
+    let out = rqc(&[
+        "run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("error[E0561]"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("help:"), "{}", stderr(&out));
+    let malformed = rqc(&[
+        "run",
+        "--db",
+        "etcd://127.0.0.1:2379",
+        "members",
+        "--arg",
+        "team=1",
+    ]);
+    assert!(
+        stderr(&malformed).contains("error[E0560]"),
+        "{}",
+        stderr(&malformed)
+    );
+}
+
+/// Eight `rqc` processes at a time insert members into two teams, each
+/// bounded at 3: every team ends with exactly 3, as many as inserts
+/// succeeded, and the rest were refused at the bound (E0504).
+#[test]
+fn racing_rqc_processes_never_pass_a_bound() {
+    let cluster = EtcdCluster::start(3);
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "teams.rq", TEAMS);
+    let db = cluster.url("race");
+    for team in 1..=2 {
+        let id = format!("id={team}");
+        ok(&[
+            "run", "--db", &db, &app, "add_team", "--arg", &id, "--arg", "name=t",
+        ]);
+    }
+    let children: Vec<_> = (0..16)
+        .map(|i| {
+            let team = 1 + i % 2;
+            Command::new(env!("CARGO_BIN_EXE_rqc"))
+                .args(["run", "--db", &db, "add_member", "--arg"])
+                .arg(format!("team={team}"))
+                .args([
+                    "--arg",
+                    &format!("id={}", 100 + i),
+                    "--arg",
+                    &format!("nick=n{i}"),
+                ])
+                .current_dir(repo())
+                .env("NO_COLOR", "1")
+                .output_async()
+        })
+        .collect();
+    let mut added = [0; 2];
+    for (i, child) in children.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        match out.status.code() {
+            Some(0) => added[i % 2] += 1,
+            _ => assert!(
+                String::from_utf8_lossy(&out.stderr).contains("error[E0504]"),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        }
+    }
+    assert_eq!(added, [3, 3]);
+    for team in 1..=2 {
+        let listed = ok(&[
+            "run",
+            "--db",
+            &db,
+            "members",
+            "--arg",
+            &format!("team={team}"),
+        ]);
+        assert_eq!(listed.lines().count(), 3, "{listed}");
+    }
+    let verified = rqc(&["verify", "--db", &db]);
+    assert_eq!(verified.status.code(), Some(0), "{}", stderr(&verified));
+}
+
+/// Spawning a command with its output piped, to wait for later.
+trait OutputAsync {
+    fn output_async(&mut self) -> std::process::Child;
+}
+
+impl OutputAsync for Command {
+    fn output_async(&mut self) -> std::process::Child {
+        use std::process::Stdio;
+        self.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("rqc runs")
+    }
+}
+
+/// On a cluster whose transactions hold 64 operations, a program with a
+/// mutation whose bound allows more is refused at install, naming it.
+#[test]
+fn a_mutation_not_proved_to_fit_the_operation_limit_is_refused_at_install() {
+    let cluster = EtcdCluster::start_with(
+        1,
+        etcd_cluster::ClusterOptions {
+            max_txn_ops: Some(64),
+            ..Default::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let big = format!("{TEAMS}mutation clear(team: Int) = delete Member.by_team[team]\n")
+        .replace("bound team <= 3", "bound team <= 50");
+    let app = write(dir.path(), "big.rq", &big);
+    let db = cluster.url("big");
+    let out = rqc(&[
+        "run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stderr(&out);
+    assert!(
+        text.contains("error[E0570]") && text.contains("`clear` (up to"),
+        "{text}"
+    );
+    assert!(text.contains("at most 64 operations"), "{text}");
+    // The program's small mutations install once the large one is gone.
+    let small = write(dir.path(), "small.rq", TEAMS);
+    ok(&[
+        "run", "--db", &db, &small, "add_team", "--arg", "id=1", "--arg", "name=red",
+    ]);
+}

@@ -1,0 +1,176 @@
+//! Loading on a store whose commits hold a limited number of operations (etcd): every row checked first, then written in batches.
+//!
+//! It is not one transaction. The first pass checks every row in a
+//! transaction that is never committed, so a refused row refuses the load
+//! and nothing is written. The second pass reads the rows again from their
+//! source and writes them in transactions within the limit, halving a
+//! batch whose commit is refused as too large. An interrupted load leaves
+//! the batches written so far; run again, it skips the rows the table
+//! holds already, identical. Both passes stream: at most one chunk of rows
+//! is in memory (the store's own transaction holds what the check wrote).
+
+use crate::bound::{BoundTable, Tables};
+use crate::constraints::insert_row;
+use crate::encoding::row::encode_row;
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::load::{LoadReport, LoadRow, RowSource, KEPT_REFUSALS};
+use crate::rows::{index_entry, primary_key};
+use crate::session::Session;
+use crate::store::ReadTxn;
+use rqc_plan::Value;
+use std::collections::VecDeque;
+
+/// Rows checked together: their keys and unique entries are read ahead in
+/// one batch (one round trip).
+const CHUNK: usize = 256;
+
+impl Engine {
+    pub(crate) fn load_in_batches(
+        &self,
+        bound: &Tables,
+        target: &BoundTable,
+        source: &mut dyn RowSource,
+        progress: &mut dyn FnMut(usize),
+        limit: usize,
+    ) -> Result<LoadReport> {
+        let stored = self.store().begin_read()?;
+        let (mut report, _) = crate::engine::retrying(|| {
+            let mut session = Session::write(self.store())?;
+            let mut report = LoadReport {
+                written: 0,
+                skipped: 0,
+                rejected: Vec::new(),
+                refused: 0,
+                read: 0,
+            };
+            let mut rows = source.rows()?;
+            loop {
+                let chunk: Vec<LoadRow> = rows.by_ref().take(CHUNK).collect::<Result<_>>()?;
+                if chunk.is_empty() {
+                    break;
+                }
+                let readable: Vec<&[Value]> =
+                    chunk.iter().filter_map(|(_, r)| r.as_deref().ok()).collect();
+                read_ahead(stored.as_ref(), target, &readable)?;
+                read_ahead(session.reads(), target, &readable)?;
+                for (line, row) in chunk {
+                    report.read += 1;
+                    let checked = row.and_then(|row| {
+                        if holds(stored.as_ref(), target, &row)? {
+                            return Ok(false);
+                        }
+                        insert_row(&mut session, bound, target, row).map(|()| true)
+                    });
+                    match checked {
+                        Ok(true) => {}
+                        Ok(false) => report.skipped += 1,
+                        Err(error) if error.is_store_failure() => return Err(error),
+                        Err(error) => {
+                            report.refused += 1;
+                            if report.rejected.len() < KEPT_REFUSALS {
+                                report.rejected.push((line, error));
+                            }
+                        }
+                    }
+                    progress(report.read as usize);
+                }
+            }
+            // Dropped, not committed: the check writes nothing.
+            Ok(report)
+        })?;
+        drop(stored);
+        if report.refused > 0 {
+            report.skipped = 0;
+            return Ok(report);
+        }
+        report.written = self.write_in_batches(bound, target, source, limit)?;
+        Ok(report)
+    }
+
+    /// The second pass: the rows again, written in batches that fit.
+    fn write_in_batches(
+        &self,
+        bound: &Tables,
+        target: &BoundTable,
+        source: &mut dyn RowSource,
+        limit: usize,
+    ) -> Result<u64> {
+        // A row writes itself, its index entries and counters: start at a
+        // batch of rows that likely fits, and halve one that does not.
+        let mut batch = (limit / 8).max(1);
+        let mut written = 0u64;
+        let mut rows = source.rows()?;
+        let mut pending: VecDeque<Vec<Value>> = VecDeque::new();
+        loop {
+            while pending.len() < batch {
+                let Some(row) = rows.next() else { break };
+                // A row the check passed fails now only if the source
+                // changed in between: the load stops with its error.
+                pending.push_back(row?.1?);
+            }
+            if pending.is_empty() {
+                return Ok(written);
+            }
+            let take = batch.min(pending.len());
+            let outcome = crate::engine::retrying(|| {
+                let mut session = self.write_session()?;
+                let rows: Vec<&[Value]> = pending.iter().take(take).map(Vec::as_slice).collect();
+                read_ahead(session.reads(), target, &rows)?;
+                let mut wrote = 0;
+                for row in pending.iter().take(take) {
+                    if holds(session.reads(), target, row)? {
+                        continue;
+                    }
+                    insert_row(&mut session, bound, target, row.clone())?;
+                    wrote += 1;
+                }
+                session.commit()?;
+                Ok(wrote)
+            });
+            match outcome {
+                Ok((wrote, _)) => {
+                    written += wrote;
+                    pending.drain(..take);
+                }
+                Err(error) if (error.code == "E0564" || error.code == "E0565") && batch > 1 => {
+                    batch /= 2;
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+}
+
+/// Reads the keys the rows' checks read first — their keys, their
+/// unique index entries — in batches (one round trip per batch on a
+/// remote store, which keeps what it read for the checks that follow).
+fn read_ahead(reads: &dyn ReadTxn, target: &BoundTable, rows: &[&[Value]]) -> Result<()> {
+    let table = &target.schema;
+    // A row that does not encode is left out: its own check refuses it.
+    let keyed: Vec<(&[Value], Vec<u8>)> = rows
+        .iter()
+        .filter_map(|row| primary_key(table, row).ok().map(|p| (*row, p)))
+        .collect();
+    let keys: Vec<&[u8]> = keyed.iter().map(|(_, p)| p.as_slice()).collect();
+    reads.get_many(target.rows, &keys)?;
+    for (index, &tree) in table.indexes.iter().zip(&target.indexes) {
+        if !index.unique {
+            continue;
+        }
+        let entries: Vec<Vec<u8>> = keyed
+            .iter()
+            .filter_map(|(row, primary)| index_entry(index, row, primary).ok())
+            .collect();
+        let keys: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
+        reads.get_many(tree, &keys)?;
+    }
+    Ok(())
+}
+
+/// Whether the table holds `row` already, identical.
+fn holds(reads: &dyn ReadTxn, target: &BoundTable, row: &[Value]) -> Result<bool> {
+    let primary = primary_key(&target.schema, row)?;
+    Ok(reads.get(target.rows, &primary)?.as_deref() == Some(encode_row(row)?.as_slice()))
+}
+

@@ -1,0 +1,513 @@
+//! The etcd backend: a database is a key prefix of a cluster, read at one revision and committed as one checked Txn.
+//!
+//! Keys: a tree is the sub-prefix `PREFIX/t/NAME\0` (a NUL ends the name,
+//! so no tree's keys fall inside another's), and the database's marker is
+//! `PREFIX/store` (see `connect`). The catalog is a tree like the others,
+//! so everything of a database lives under its prefix.
+//!
+//! Isolation is optimistic: every read of a transaction is at one
+//! revision (the first read fixes it), a write transaction buffers its
+//! writes (`overlay`) and commits them as ONE etcd transaction whose
+//! compares cover all it read from the store — each key read still has
+//! the mod_revision it was read at (an absent one, 0), and each range read
+//! has no key modified after the read revision (a range compare; a key
+//! of the range that was deleted fails its own key's compare). A failed
+//! compare is a conflict (E0595), which the engine answers by running the
+//! mutation again. A commit larger than the cluster's operation limit,
+//! measured when the database was made, is refused (E0564) before it is
+//! sent.
+
+mod connect;
+mod errors;
+
+pub use connect::{is_etcd_url, EtcdOptions, EtcdUrl, PASSWORD_VARIABLE};
+
+use super::overlay::Overlay;
+use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
+use crate::error::{Result, RuntimeError};
+use connect::retrying_reads;
+use errors::{from_etcd, never_sent, too_large, too_many_ops, MAX_REQUEST_BYTES};
+use etcd_client::{
+    Client, Compare, CompareOp, GetOptions, SortOrder, SortTarget, Txn, TxnOp, TxnOpResponse,
+};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+pub struct EtcdStore {
+    client: Client,
+    /// Runs the client's futures: every call of the store blocks on one.
+    runtime: tokio::runtime::Runtime,
+    /// The URL as given, for messages.
+    url: String,
+    /// The database's prefix, ending with `/`.
+    prefix: Vec<u8>,
+    names: TreeNames,
+    /// The cluster's operation limit recorded in the marker.
+    max_txn_ops: usize,
+}
+
+impl EtcdStore {
+    /// Connects to the database at `url` (`etcd://host:port,.../prefix`),
+    /// making it (its marker) when the prefix is empty.
+    pub fn connect(url: &str, options: &EtcdOptions) -> Result<EtcdStore> {
+        let parsed = EtcdUrl::parse(url)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("rqc-etcd")
+            .enable_all()
+            .build()
+            .map_err(RuntimeError::store)?;
+        let prefix = format!("{}/", parsed.prefix).into_bytes();
+        let (client, marker) = runtime.block_on(async {
+            let client = connect::connect(url, &parsed, options).await?;
+            let marker = connect::marker(url, &client, &prefix).await?;
+            Ok::<_, RuntimeError>((client, marker))
+        })?;
+        Ok(EtcdStore {
+            client,
+            runtime,
+            url: url.to_string(),
+            prefix,
+            names: TreeNames::default(),
+            max_txn_ops: marker.max_txn_ops,
+        })
+    }
+
+    /// The prefix of `tree`'s keys.
+    fn tree_prefix(&self, tree: Tree) -> Vec<u8> {
+        let name = self.names.name(tree);
+        [self.prefix.as_slice(), b"t/", name.as_bytes(), b"\0"].concat()
+    }
+
+    fn error(&self, error: etcd_client::Error) -> RuntimeError {
+        from_etcd(&self.url, error)
+    }
+}
+
+impl Store for EtcdStore {
+    fn tree(&self, name: &str) -> Tree {
+        self.names.tree(name)
+    }
+
+    fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
+        Ok(Box::new(EtcdRead::new(self)))
+    }
+
+    fn begin_write(&self) -> Result<Box<dyn WriteTxn + '_>> {
+        Ok(Box::new(EtcdWrite {
+            read: EtcdRead::new(self),
+            overlay: Overlay::default(),
+            keys: RefCell::default(),
+            ranges: RefCell::default(),
+        }))
+    }
+
+    /// A commit etcd acknowledged is on a quorum's disks already.
+    fn flush(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn max_txn_ops(&self) -> Option<usize> {
+        Some(self.max_txn_ops)
+    }
+}
+
+/// Reads at one revision of the cluster: the first read's, passed to the others.
+struct EtcdRead<'s> {
+    store: &'s EtcdStore,
+    /// 0 until the first read fixes it.
+    revision: Cell<i64>,
+    /// Point reads made, by full key: at one revision a key reads the same
+    /// every time, so a batch read ahead (a load's, see `load`) answers
+    /// the single reads that follow without a round trip.
+    points: RefCell<HashMap<Vec<u8>, Option<Read>>>,
+}
+
+/// An entry read from the store, with the revision it was last modified at.
+#[derive(Clone)]
+struct Read {
+    key: Vec<u8>,
+    value: Vec<u8>,
+    mod_revision: i64,
+}
+
+impl<'s> EtcdRead<'s> {
+    fn new(store: &'s EtcdStore) -> Self {
+        EtcdRead {
+            store,
+            revision: Cell::new(0),
+            points: RefCell::default(),
+        }
+    }
+
+    /// Options reading at the transaction's revision (the newest for the first read).
+    fn at(&self) -> GetOptions {
+        GetOptions::new().with_revision(self.revision.get())
+    }
+
+    /// Notes the revision a response was read at, when it is the first.
+    fn fix(&self, header: Option<&etcd_client::ResponseHeader>) -> Result<()> {
+        if self.revision.get() == 0 {
+            let revision = header.map(|h| h.revision()).unwrap_or(0);
+            if revision <= 0 {
+                return Err(unexpected("a response without a revision"));
+            }
+            self.revision.set(revision);
+        }
+        Ok(())
+    }
+
+    /// Point reads of full keys, in batches of the operation limit (one
+    /// round trip each), all at the transaction's revision; a key read
+    /// before is answered from what it read.
+    fn get_full(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Read>>> {
+        let unread: Vec<Vec<u8>> = {
+            let points = self.points.borrow();
+            let mut unread: Vec<Vec<u8>> = keys
+                .iter()
+                .filter(|k| !points.contains_key(*k))
+                .cloned()
+                .collect();
+            unread.sort();
+            unread.dedup();
+            unread
+        };
+        let read = self.fetch(&unread)?;
+        let mut points = self.points.borrow_mut();
+        for (key, found) in unread.into_iter().zip(read) {
+            points.insert(key, found);
+        }
+        keys.iter()
+            .map(|k| {
+                points
+                    .get(k)
+                    .cloned()
+                    .ok_or_else(|| unexpected("a key missing from its batch's answer"))
+            })
+            .collect()
+    }
+
+    /// Point reads of full keys from the cluster, in batches of the
+    /// operation limit (one round trip each).
+    fn fetch(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Read>>> {
+        let store = self.store;
+        let mut found = Vec::with_capacity(keys.len());
+        for batch in keys.chunks(store.max_txn_ops.max(1)) {
+            let response = store
+                .runtime
+                .block_on(retrying_reads(|| {
+                    let mut kv = store.client.kv_client();
+                    let ops: Vec<TxnOp> = batch
+                        .iter()
+                        .map(|key| TxnOp::get(key.clone(), Some(self.at())))
+                        .collect();
+                    async move { kv.txn(Txn::new().and_then(ops)).await }
+                }))
+                .map_err(|e| store.error(e))?;
+            self.fix(response.header())?;
+            let answers = response.op_responses();
+            if answers.len() != batch.len() {
+                return Err(unexpected(
+                    "a batch of reads answered with another number of results",
+                ));
+            }
+            for (answer, key) in answers.into_iter().zip(batch) {
+                let TxnOpResponse::Get(mut got) = answer else {
+                    return Err(unexpected("a read answered with a write"));
+                };
+                found.push(got.take_kvs().into_iter().next().map(|kv| {
+                    let mod_revision = kv.mod_revision();
+                    let (k, value) = kv.into_key_value();
+                    debug_assert_eq!(&k, key);
+                    Read {
+                        key: k,
+                        value,
+                        mod_revision,
+                    }
+                }));
+            }
+        }
+        Ok(found)
+    }
+
+    /// A range of `tree`'s entries, with full keys and revisions.
+    fn range_full(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<(Vec<u8>, Vec<u8>, Vec<Read>)> {
+        let store = self.store;
+        let prefix = store.tree_prefix(tree);
+        let from = [prefix.as_slice(), start].concat();
+        let to = match end {
+            Some(end) => [prefix.as_slice(), end].concat(),
+            None => super::prefix_end(&prefix)
+                .ok_or_else(|| unexpected("a tree prefix without an end"))?,
+        };
+        if limit == 0 || to <= from {
+            return Ok((from, to, Vec::new()));
+        }
+        // etcd 3.4 sorts a descending range after reading all of it; the
+        // answer (and the round trip) still holds at most `limit` entries.
+        let order = if reverse {
+            SortOrder::Descend
+        } else {
+            SortOrder::Ascend
+        };
+        let options = self
+            .at()
+            .with_range(to.clone())
+            .with_limit(i64::try_from(limit).unwrap_or(0))
+            .with_sort(SortTarget::Key, order);
+        let mut response = store
+            .runtime
+            .block_on(retrying_reads(|| {
+                let mut kv = store.client.kv_client();
+                let (key, options) = (from.clone(), options.clone());
+                async move { kv.get(key, Some(options)).await }
+            }))
+            .map_err(|e| store.error(e))?;
+        self.fix(response.header())?;
+        let reads = response
+            .take_kvs()
+            .into_iter()
+            .map(|kv| {
+                let mod_revision = kv.mod_revision();
+                let (key, value) = kv.into_key_value();
+                Read {
+                    key,
+                    value,
+                    mod_revision,
+                }
+            })
+            .collect();
+        Ok((from, to, reads))
+    }
+}
+
+/// `reads` with their keys as the tree knows them (without its prefix).
+fn in_tree(prefix_len: usize, reads: &[Read]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    reads
+        .iter()
+        .map(|r| (r.key[prefix_len..].to_vec(), r.value.clone()))
+        .collect()
+}
+
+impl ReadTxn for EtcdRead<'_> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let full = [self.store.tree_prefix(tree).as_slice(), key].concat();
+        Ok(self.get_full(&[full])?.pop().flatten().map(|r| r.value))
+    }
+
+    fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        let prefix = self.store.tree_prefix(tree);
+        let full: Vec<Vec<u8>> = keys
+            .iter()
+            .map(|k| [prefix.as_slice(), k].concat())
+            .collect();
+        Ok(self
+            .get_full(&full)?
+            .into_iter()
+            .map(|r| r.map(|r| r.value))
+            .collect())
+    }
+
+    fn range(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let prefix_len = self.store.tree_prefix(tree).len();
+        let (_, _, reads) = self.range_full(tree, start, end, reverse, limit)?;
+        Ok(in_tree(prefix_len, &reads))
+    }
+}
+
+/// A write transaction: reads at one revision, noted for the commit's
+/// compares; writes buffered until the commit.
+struct EtcdWrite<'s> {
+    read: EtcdRead<'s>,
+    overlay: Overlay,
+    /// Each full key read from the store, with its mod_revision (0: absent).
+    keys: RefCell<BTreeMap<Vec<u8>, i64>>,
+    /// Each full-key range read from the store, `[from, to)`.
+    ranges: RefCell<Vec<(Vec<u8>, Vec<u8>)>>,
+}
+
+impl EtcdWrite<'_> {
+    fn note(&self, keys: &[Vec<u8>], reads: &[Option<Read>]) {
+        let mut noted = self.keys.borrow_mut();
+        for (key, read) in keys.iter().zip(reads) {
+            noted.insert(key.clone(), read.as_ref().map_or(0, |r| r.mod_revision));
+        }
+    }
+}
+
+impl ReadTxn for EtcdWrite<'_> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if let Some(pending) = self.overlay.get(tree, key) {
+            return Ok(pending);
+        }
+        let full = vec![[self.read.store.tree_prefix(tree).as_slice(), key].concat()];
+        let mut reads = self.read.get_full(&full)?;
+        self.note(&full, &reads);
+        Ok(reads.pop().flatten().map(|r| r.value))
+    }
+
+    fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        let prefix = self.read.store.tree_prefix(tree);
+        let stored: Vec<Vec<u8>> = keys
+            .iter()
+            .filter(|k| self.overlay.get(tree, k).is_none())
+            .map(|k| [prefix.as_slice(), k].concat())
+            .collect();
+        let reads = self.read.get_full(&stored)?;
+        self.note(&stored, &reads);
+        let mut reads = reads.into_iter();
+        keys.iter()
+            .map(|k| match self.overlay.get(tree, k) {
+                Some(pending) => Ok(pending),
+                None => Ok(reads
+                    .next()
+                    .ok_or_else(|| unexpected("fewer reads than keys"))?
+                    .map(|r| r.value)),
+            })
+            .collect()
+    }
+
+    fn range(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let prefix_len = self.read.store.tree_prefix(tree).len();
+        self.overlay
+            .range(tree, start, end, reverse, limit, |asked| {
+                let (from, to, reads) = self.read.range_full(tree, start, end, reverse, asked)?;
+                // What the commit must find unchanged: the keys returned, and
+                // the part of the range they cover (all of it when the range
+                // ran out before the limit).
+                let covered = match reads.last() {
+                    Some(last) if reads.len() >= asked => {
+                        if reverse {
+                            (last.key.clone(), to)
+                        } else {
+                            (from, [last.key.as_slice(), b"\0"].concat())
+                        }
+                    }
+                    _ => (from, to),
+                };
+                if covered.0 < covered.1 {
+                    self.ranges.borrow_mut().push(covered);
+                }
+                let mut keys = self.keys.borrow_mut();
+                for read in &reads {
+                    keys.insert(read.key.clone(), read.mod_revision);
+                }
+                Ok(in_tree(prefix_len, &reads))
+            })
+    }
+}
+
+impl WriteTxn for EtcdWrite<'_> {
+    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        self.overlay.put(tree, key, value);
+        Ok(())
+    }
+
+    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
+        self.overlay.delete(tree, key);
+        Ok(())
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        let store = self.read.store;
+        let mut ops = Vec::new();
+        let mut bytes = 0usize;
+        for (tree, writes) in self.overlay.trees() {
+            let prefix = store.tree_prefix(tree);
+            for (key, value) in writes {
+                let full = [prefix.as_slice(), key].concat();
+                bytes += full.len() + value.as_ref().map_or(0, Vec::len) + 8;
+                ops.push(match value {
+                    Some(value) => TxnOp::put(full, value.clone(), None),
+                    None => TxnOp::delete(full, None),
+                });
+            }
+        }
+        if ops.is_empty() {
+            // Nothing to write: the reads were of one revision already.
+            return Ok(());
+        }
+        let revision = self.read.revision.get();
+        let mut compares = Vec::new();
+        for (key, mod_revision) in self.keys.into_inner() {
+            bytes += key.len() + 8;
+            compares.push(Compare::mod_revision(key, CompareOp::Equal, mod_revision));
+        }
+        for (from, to) in self.ranges.into_inner() {
+            bytes += from.len() + to.len() + 8;
+            compares
+                .push(Compare::mod_revision(from, CompareOp::Less, revision + 1).with_range(to));
+        }
+        let needed = ops.len().max(compares.len());
+        if needed > store.max_txn_ops {
+            return Err(too_many_ops(&store.url, Some((needed, store.max_txn_ops))));
+        }
+        if bytes > MAX_REQUEST_BYTES {
+            return Err(too_large(&store.url, Some(bytes)));
+        }
+        let txn = Txn::new().when(compares).and_then(ops);
+        let response = store.runtime.block_on(async {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+            loop {
+                match store.client.kv_client().txn(txn.clone()).await {
+                    // Refused before it reached a member: safe to send again.
+                    Err(e) if never_sent(&e) && tokio::time::Instant::now() < deadline => {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    done => return done,
+                }
+            }
+        });
+        match response {
+            Ok(response) if response.succeeded() => Ok(()),
+            Ok(_) => Err(RuntimeError::conflict(
+                "a key or range it read was changed on the etcd cluster",
+            )),
+            Err(e) => {
+                let known = store.error(e);
+                // Refusals before the commit was applied keep their codes;
+                // a lost connection leaves its outcome unknown.
+                if known.code == "E0561" || known.code == "E0572" {
+                    Err(RuntimeError::new(
+                        "E0566",
+                        format!("the connection to the etcd cluster at `{}` was lost during a commit, which may or may not have been applied: {}", store.url, known.message),
+                        "read the rows it writes to see whether it was applied before running it again",
+                    ))
+                } else {
+                    Err(known)
+                }
+            }
+        }
+    }
+}
+
+/// E0579: the cluster answered in a shape rqc does not expect.
+fn unexpected(what: &str) -> RuntimeError {
+    RuntimeError::new(
+        "E0579",
+        format!("the etcd cluster sent {what} (a bug in rqc, or an etcd it does not support)"),
+        "report it with the etcd version (`etcd --version`)",
+    )
+}

@@ -1,0 +1,122 @@
+//! The etcd backend's commit checks: a commit fails with a conflict when a key or range it read changed, and a commit over the cluster's operation limit is refused.
+
+#[path = "../../tests/src/etcd_cluster.rs"]
+mod etcd_cluster;
+
+use etcd_cluster::{ClusterOptions, EtcdCluster};
+use rqc_runtime::store::{EtcdOptions, EtcdStore, Store};
+
+fn store(cluster: &EtcdCluster, prefix: &str) -> EtcdStore {
+    EtcdStore::connect(&cluster.url(prefix), &EtcdOptions::default()).unwrap()
+}
+
+#[test]
+fn a_commit_conflicts_when_what_it_read_changed() {
+    let cluster = EtcdCluster::start(1);
+    let store = store(&cluster, "conflicts");
+    let t = store.tree("t");
+    let mut setup = store.begin_write().unwrap();
+    for k in [b"a", b"c", b"e"] {
+        setup.put(t, k, b"0").unwrap();
+    }
+    setup.commit().unwrap();
+    let other = |change: &dyn Fn(&mut dyn rqc_runtime::store::WriteTxn)| {
+        let mut txn = store.begin_write().unwrap();
+        change(txn.as_mut());
+        txn.commit().unwrap();
+    };
+    // A key read, then changed by another commit.
+    let mut txn = store.begin_write().unwrap();
+    assert_eq!(txn.get(t, b"a").unwrap(), Some(b"0".to_vec()));
+    txn.put(t, b"z", b"1").unwrap();
+    other(&|o| o.put(t, b"a", b"1").unwrap());
+    assert_eq!(txn.commit().unwrap_err().code, "E0595");
+    // A key read absent, then made.
+    let mut txn = store.begin_write().unwrap();
+    assert_eq!(txn.get(t, b"b").unwrap(), None);
+    txn.put(t, b"z", b"2").unwrap();
+    other(&|o| o.put(t, b"b", b"1").unwrap());
+    assert_eq!(txn.commit().unwrap_err().code, "E0595");
+    // A range read, then a key made inside it.
+    let mut txn = store.begin_write().unwrap();
+    assert_eq!(txn.range(t, b"c", Some(b"e"), false, 10).unwrap().len(), 1);
+    txn.put(t, b"z", b"3").unwrap();
+    other(&|o| o.put(t, b"d", b"1").unwrap());
+    assert_eq!(txn.commit().unwrap_err().code, "E0595");
+    // A range read, then a key of it deleted.
+    let mut txn = store.begin_write().unwrap();
+    assert_eq!(txn.range(t, b"c", Some(b"f"), false, 10).unwrap().len(), 3);
+    txn.put(t, b"z", b"4").unwrap();
+    other(&|o| o.delete(t, b"d").unwrap());
+    assert_eq!(txn.commit().unwrap_err().code, "E0595");
+    // A limited range covers only what it returned: a key made past it is no conflict.
+    let mut txn = store.begin_write().unwrap();
+    let first = txn.range(t, b"a", None, false, 1).unwrap();
+    assert_eq!(first[0].0, b"a".to_vec());
+    txn.put(t, b"z", b"5").unwrap();
+    other(&|o| o.put(t, b"y", b"1").unwrap());
+    txn.commit().unwrap();
+    // Nothing of the conflicted commits was written.
+    let read = store.begin_read().unwrap();
+    assert_eq!(read.get(t, b"z").unwrap(), Some(b"5".to_vec()));
+}
+
+#[test]
+fn a_commit_over_the_operation_limit_is_refused_with_the_fix() {
+    let cluster = EtcdCluster::start_with(
+        1,
+        ClusterOptions {
+            max_txn_ops: Some(200),
+            ..ClusterOptions::default()
+        },
+    );
+    let store = store(&cluster, "limits");
+    // The limit is measured when the database is made, and recorded.
+    assert_eq!(store.max_txn_ops(), Some(200));
+    let t = store.tree("t");
+    let mut txn = store.begin_write().unwrap();
+    for n in 0..200u32 {
+        txn.put(t, &n.to_be_bytes(), b"v").unwrap();
+    }
+    txn.commit().unwrap();
+    // A batch of point reads larger than the limit is split.
+    let keys: Vec<[u8; 4]> = (0..450u32).map(u32::to_be_bytes).collect();
+    let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
+    let found = store.begin_read().unwrap().get_many(t, &keys).unwrap();
+    assert_eq!(found.iter().filter(|f| f.is_some()).count(), 200);
+    let mut txn = store.begin_write().unwrap();
+    for n in 0..201u32 {
+        txn.put(t, &n.to_be_bytes(), b"w").unwrap();
+    }
+    let refused = txn.commit().unwrap_err();
+    assert_eq!(refused.code, "E0564");
+    assert!(
+        refused.message.contains("needs 201 operations"),
+        "{}",
+        refused.message
+    );
+    assert!(refused.help.contains("--max-txn-ops"), "{}", refused.help);
+    let kept = store
+        .begin_read()
+        .unwrap()
+        .get(t, &0u32.to_be_bytes())
+        .unwrap();
+    assert_eq!(kept, Some(b"v".to_vec()));
+    // Opened again, the database keeps the limit it recorded.
+    drop(store);
+    assert_eq!(self::store(&cluster, "limits").max_txn_ops(), Some(200));
+}
+
+#[test]
+fn a_prefix_holding_other_keys_is_refused() {
+    let cluster = EtcdCluster::start(1);
+    cluster.etcdctl(&["put", "theirs/config", "x"]);
+    let refused = EtcdStore::connect(&cluster.url("theirs"), &EtcdOptions::default())
+        .err()
+        .unwrap();
+    assert_eq!(refused.code, "E0568");
+    let malformed = EtcdStore::connect("etcd://127.0.0.1/app", &EtcdOptions::default())
+        .err()
+        .unwrap();
+    assert_eq!(malformed.code, "E0560");
+}
