@@ -358,7 +358,10 @@ fn tree_names(store: &dyn Store, schema: &Schema) -> HashMap<Tree, String> {
         names.push(small_tree(name));
         names.push(refcount_tree(name));
     }
-    names.into_iter().map(|name| (store.tree(&name), name)).collect()
+    names
+        .into_iter()
+        .map(|name| (store.tree(&name), name))
+        .collect()
 }
 
 /// A record with exactly these fields, each of its column type.

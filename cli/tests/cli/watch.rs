@@ -34,9 +34,23 @@ fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
     let dir = tempfile::tempdir().unwrap();
     let app = write(dir.path(), "app.rq", SHELVES);
     let db = dir.path().join("db").display().to_string();
-    run(&db, &[&app, "add", "--arg", "id=1", "--arg", "shelf=1", "--arg", "name=lamp"]);
+    run(
+        &db,
+        &[
+            &app,
+            "add",
+            "--arg",
+            "id=1",
+            "--arg",
+            "shelf=1",
+            "--arg",
+            "name=lamp",
+        ],
+    );
     let mut watcher = Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args(["watch", "--db", &db, "shelf", "--arg", "s=1", "--events", "3"])
+        .args([
+            "watch", "--db", &db, "shelf", "--arg", "s=1", "--events", "3",
+        ])
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -49,14 +63,33 @@ fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
             let _ = lines.send(line.unwrap());
         }
     });
-    let next = || got.recv_timeout(Duration::from_secs(60)).expect("an event line");
+    let next = || {
+        got.recv_timeout(Duration::from_secs(60))
+            .expect("an event line")
+    };
     assert_eq!(
         next(),
         r#"{"position":1,"result":[{"id":1,"shelf":1,"name":"lamp"}]}"#
     );
     // Another shelf: no line. Then an insert and an update on shelf 1.
-    run(&db, &["add", "--arg", "id=2", "--arg", "shelf=2", "--arg", "name=desk"]);
-    run(&db, &["add", "--arg", "id=3", "--arg", "shelf=1", "--arg", "name=pen"]);
+    run(
+        &db,
+        &[
+            "add",
+            "--arg",
+            "id=2",
+            "--arg",
+            "shelf=2",
+            "--arg",
+            "name=desk",
+        ],
+    );
+    run(
+        &db,
+        &[
+            "add", "--arg", "id=3", "--arg", "shelf=1", "--arg", "name=pen",
+        ],
+    );
     assert_eq!(
         next(),
         r#"{"position":3,"added":[{"id":3,"shelf":1,"name":"pen"}],"removed":[]}"#
@@ -134,7 +167,11 @@ fn repl_watch_shows_each_change_after_the_input_that_made_it() {
         ]
     );
     let writes = super::rqc_with_input(&["repl", "--db", &db, &shop], ":watch add(7, 1, \"z\")\n");
-    assert!(stdout(&writes).contains("only a query can be watched"), "{}", stdout(&writes));
+    assert!(
+        stdout(&writes).contains("only a query can be watched"),
+        "{}",
+        stdout(&writes)
+    );
 }
 
 #[test]
@@ -148,7 +185,10 @@ fn check_prints_a_querys_upkeep_and_explain_the_ranges_it_listens_to() {
         "{out}"
     );
     // A mutation has no upkeep.
-    assert!(out.contains("rename(id: Int, name: String) -> Int  seeks ≤ 4  rows ≤ 2  O(log N)\n"), "{out}");
+    assert!(
+        out.contains("rename(id: Int, name: String) -> Int  seeks ≤ 4  rows ≤ 2  O(log N)\n"),
+        "{out}"
+    );
     let json = stdout(&rqc(&["check", &app, "--format", "json"]));
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     let upkeep = |name: &str| {

@@ -235,7 +235,9 @@ mod tests {
         );
         let mut held = old.clone();
         apply(&mut held, &event);
-        let Value::List(mut held) = held else { panic!() };
+        let Value::List(mut held) = held else {
+            panic!()
+        };
         held.sort_by(rqc_plan::compare);
         assert_eq!(Value::List(held), new);
         assert_eq!(change(&new, &new, 8), None);
@@ -246,7 +248,13 @@ mod tests {
         let queue = Queue::new(2);
         for position in 1..=5 {
             let value = Value::Int(position as i64);
-            queue.push(Event::Result { position, value: value.clone() }, &value);
+            queue.push(
+                Event::Result {
+                    position,
+                    value: value.clone(),
+                },
+                &value,
+            );
         }
         let now = Some(Instant::now());
         let drained: Vec<Event> = std::iter::from_fn(|| queue.pop(now)).collect();
@@ -254,7 +262,10 @@ mod tests {
             drained,
             vec![
                 Event::Overflow { position: 5 },
-                Event::Result { position: 5, value: 5.into() },
+                Event::Result {
+                    position: 5,
+                    value: 5.into()
+                },
             ]
         );
     }

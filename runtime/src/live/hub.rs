@@ -241,7 +241,11 @@ impl Hub {
             registry.subs.insert(id, Arc::clone(&sub));
             registry.dirty.push(id);
         }
-        let failed = self.failed.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let failed = self
+            .failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         if let Some(error) = failed {
             let position = sub.at();
             sub.queue.finish(Event::Failed { position, error });
@@ -380,7 +384,11 @@ impl Hub {
         if everything {
             touched.extend(subs.keys().copied());
         }
-        touched.extend(dirty.iter().filter(|id| subs.get(*id).is_some_and(|s| s.at() < head)));
+        touched.extend(
+            dirty
+                .iter()
+                .filter(|id| subs.get(*id).is_some_and(|s| s.at() < head)),
+        );
         let mut updates = Vec::new();
         for id in touched {
             let Some(sub) = subs.get(&id) else { continue };
@@ -407,7 +415,10 @@ impl Hub {
             if !registry.subs.contains_key(&id) {
                 continue;
             }
-            let old = registry.ranges.insert(id, ranges.clone()).unwrap_or_default();
+            let old = registry
+                .ranges
+                .insert(id, ranges.clone())
+                .unwrap_or_default();
             if old != ranges {
                 for range in &old {
                     registry.index.remove(range, id);

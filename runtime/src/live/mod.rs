@@ -15,8 +15,8 @@ pub mod ranges;
 mod subscribe;
 
 pub use events::{apply, Event};
-pub use hub::{Hub, LiveStats, POLL};
 pub(crate) use hub::Wake;
+pub use hub::{Hub, LiveStats, POLL};
 pub use ranges::{range_read, KeyRange, WriteSet};
 pub use subscribe::{Resume, Subscription, WatchOptions};
 
