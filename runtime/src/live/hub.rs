@@ -346,7 +346,10 @@ impl Hub {
                 }
                 return;
             }
-            self.wake.wait(POLL);
+            // With nothing subscribed there is nothing to look for: sleep
+            // until a subscription (or the database closing) wakes it.
+            let idle = self.lock().subs.is_empty();
+            self.wake.wait(if idle { Duration::from_secs(3600) } else { POLL });
         }
     }
 
