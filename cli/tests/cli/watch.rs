@@ -226,7 +226,9 @@ fn watch_in_another_process_sees_each_commit_of_the_library() {
     db.install_source("app.rq", SHELVES).unwrap();
     let db_arg = db_dir.display().to_string();
     let mut watcher = Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args(["watch", "--db", &db_arg, "item", "--arg", "id=1", "--events", "6"])
+        .args([
+            "watch", "--db", &db_arg, "item", "--arg", "id=1", "--events", "6",
+        ])
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
         .spawn()
@@ -238,7 +240,10 @@ fn watch_in_another_process_sees_each_commit_of_the_library() {
             let _ = lines.send(line.unwrap());
         }
     });
-    let next = || got.recv_timeout(Duration::from_secs(60)).expect("an event line");
+    let next = || {
+        got.recv_timeout(Duration::from_secs(60))
+            .expect("an event line")
+    };
     assert_eq!(next(), r#"{"position":0,"result":null}"#);
     db.run("add", &[1.into(), 1.into(), "lamp".into()]).unwrap();
     assert_eq!(

@@ -13,6 +13,7 @@ mod hub;
 pub mod index;
 pub mod ranges;
 mod subscribe;
+mod wakeup;
 
 pub use events::{apply, Event};
 pub(crate) use hub::Wake;
