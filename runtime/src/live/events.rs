@@ -101,9 +101,9 @@ fn difference(old: &[Value], new: &[Value]) -> (Vec<Value>, Vec<Value>) {
     (missing(old, new), missing(new, old))
 }
 
-/// What a subscriber that held `current` holds
-/// after an event (the whole result, or the rows changed; a list's order
-/// is not carried by `Rows`, so compare such results as multisets).
+/// Takes a subscriber's `current` result through `event`: the whole
+/// result, or the rows changed (`Rows` carries no positions: the new rows
+/// go last, so compare such results as multisets, or keep a `Result`).
 pub fn apply(current: &mut Value, event: &Event) {
     match event {
         Event::Result { value, .. } => *current = value.clone(),
