@@ -93,7 +93,7 @@ impl Engine {
     /// backend it records (see [`OpenOptions::backend`]).
     pub fn open(dir: &Path, options: OpenOptions) -> Result<Engine> {
         let (_, store) = open_store(dir, options)?;
-        Engine::with_store(store)
+        Engine::with_store_in(store, Some(dir))
     }
 
     /// Connects to the database on etcd at `url`
@@ -111,6 +111,12 @@ impl Engine {
     /// (E0512 for its storage, E0516 for its program); an older program
     /// opens but does not run until one is installed again (E0513).
     pub fn with_store(store: Box<dyn Store>) -> Result<Engine> {
+        Engine::with_store_in(store, None)
+    }
+
+    /// As [`Engine::with_store`], for a store whose files are in `dir`
+    /// (live subscriptions then hear of other processes' writes at once).
+    fn with_store_in(store: Box<dyn Store>, dir: Option<&Path>) -> Result<Engine> {
         let catalog = catalog::catalog(store.as_ref());
         // The catalog is read in a transaction of its own, retried: on
         // LMDB, a read that meets a tree another process just made starts over.
@@ -129,7 +135,7 @@ impl Engine {
             Err(older) => Err(older),
         };
         let store: Arc<dyn Store> = Arc::from(store);
-        let live = Arc::new(Hub::new(Arc::clone(&store)));
+        let live = Arc::new(Hub::new(Arc::clone(&store), dir));
         Ok(Engine {
             store,
             installed,
@@ -392,7 +398,10 @@ fn tree_names(store: &dyn Store, schema: &Schema) -> HashMap<Tree, String> {
         names.push(small_tree(name));
         names.push(refcount_tree(name));
     }
-    names.into_iter().map(|name| (store.tree(&name), name)).collect()
+    names
+        .into_iter()
+        .map(|name| (store.tree(&name), name))
+        .collect()
 }
 
 /// A record with exactly these fields, each of its column type.

@@ -31,7 +31,10 @@ const QUERIES: &[(&str, &str)] = &[
     ("q_sum", "B[x] |> map(b => b.w) |> sum()"),
     ("q_top", "B[x] |> sort_by(b => b.w, desc) |> take(2)"),
     ("q_join", "A.ix[x] |> take(2) |> flat_map(a => B[a.id])"),
-    ("q_join_count", "A.ix[x] |> take(2) |> flat_map(a => B[a.id]) |> count()"),
+    (
+        "q_join_count",
+        "A.ix[x] |> take(2) |> flat_map(a => B[a.id]) |> count()",
+    ),
 ];
 
 fn program() -> String {
@@ -199,7 +202,12 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
                     watcher.position = event.position();
                 }
                 let fresh = reference.run(watcher.name, &watcher.args);
-                prop_assert_eq!(canonical(&watcher.held), canonical(&fresh), "resumed {}", watcher.name);
+                prop_assert_eq!(
+                    canonical(&watcher.held),
+                    canonical(&fresh),
+                    "resumed {}",
+                    watcher.name
+                );
                 watcher.live = Some(live);
             }
         }
@@ -266,7 +274,12 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
                 &args
             );
             // One event per changing commit, none for the others.
-            prop_assert_eq!(came, usize::from(before != fresh), "{} events", watcher.name);
+            prop_assert_eq!(
+                came,
+                usize::from(before != fresh),
+                "{} events",
+                watcher.name
+            );
             watcher.events += came;
             changed_commits += came;
         }
@@ -319,13 +332,19 @@ fn a_commit_evaluates_only_the_subscriptions_it_touches() {
     assert!(subs[0].wait_for(position, Duration::from_secs(30)));
     let before = engine.live_stats();
     assert_eq!(before.subscriptions, 40);
-    engine.run("restamp_a", &[7.into(), 3.into(), 9.into()]).unwrap();
+    engine
+        .run("restamp_a", &[7.into(), 3.into(), 9.into()])
+        .unwrap();
     assert!(subs[0].wait_for(position + 1, Duration::from_secs(30)));
     let after = engine.live_stats();
     assert_eq!(after.evaluations - before.evaluations, 1);
     let opening = subs[6].try_next().unwrap();
     assert!(matches!(opening, Event::Result { .. }));
-    let Some(Event::Result { position: at, value }) = subs[6].try_next() else {
+    let Some(Event::Result {
+        position: at,
+        value,
+    }) = subs[6].try_next()
+    else {
         panic!("A[7] changed");
     };
     assert_eq!(at, position + 1);
@@ -354,7 +373,9 @@ fn a_slow_subscriber_gets_an_overflow_then_the_whole_result() {
     };
     let live = engine.subscribe(&prefix, &args, options).unwrap();
     for id in 1..=12 {
-        engine.run("add_a", &[id.into(), 1.into(), (20 - id).into()]).unwrap();
+        engine
+            .run("add_a", &[id.into(), 1.into(), (20 - id).into()])
+            .unwrap();
         // Each commit is matched on its own, so each is one event.
         assert!(live.wait_for(engine.position().unwrap(), Duration::from_secs(30)));
     }
@@ -391,7 +412,9 @@ fn a_damaged_changelog_ends_every_subscription_with_its_code() {
     engine.install(compilation.program).unwrap();
     let key = engine.entry("q_key").unwrap();
     let args = [Value::Int(1), 0.into()];
-    let live = engine.subscribe(key, &args, WatchOptions::default()).unwrap();
+    let live = engine
+        .subscribe(key, &args, WatchOptions::default())
+        .unwrap();
     assert!(matches!(live.try_next(), Some(Event::Result { .. })));
     let store = engine.store();
     let log = store.tree(rqc_runtime::live::changelog::LOG_TREE);

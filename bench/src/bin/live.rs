@@ -131,11 +131,16 @@ fn across_processes(commits: usize, scratch: &std::path::Path) -> (Duration, Dur
     };
     let mut db = Database::open_with(dir.path(), options).unwrap();
     db.install_source("live.rq", PROGRAM).unwrap();
-    db.load_rows("Item", [vec![Value::Int(1), Value::Int(0)]]).unwrap();
+    db.load_rows("Item", [vec![Value::Int(1), Value::Int(0)]])
+        .unwrap();
     let live = db.prepare("item").unwrap().subscribe(&[1.into()]).unwrap();
     assert!(matches!(live.next_event(), Some(Event::Result { .. })));
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--writer", &dir.path().display().to_string(), &commits.to_string()])
+        .args([
+            "--writer",
+            &dir.path().display().to_string(),
+            &commits.to_string(),
+        ])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -150,7 +155,9 @@ fn across_processes(commits: usize, scratch: &std::path::Path) -> (Duration, Dur
     });
     let mut latency = Vec::new();
     for _ in 0..commits {
-        let event = live.next_timeout(Duration::from_secs(60)).expect("an event");
+        let event = live
+            .next_timeout(Duration::from_secs(60))
+            .expect("an event");
         let arrived = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
@@ -167,7 +174,10 @@ fn across_processes(commits: usize, scratch: &std::path::Path) -> (Duration, Dur
         latency.push(Duration::from_micros(arrived.saturating_sub(at) as u64));
     }
     child.wait().unwrap();
-    (percentile(&mut latency, 0.5), percentile(&mut latency, 0.99))
+    (
+        percentile(&mut latency, 0.5),
+        percentile(&mut latency, 0.99),
+    )
 }
 
 fn main() {

@@ -205,7 +205,10 @@ impl Repl {
             ":watch" => self.watch(rest),
             ":unwatch" => {
                 let stopped = std::mem::take(&mut self.watches).len();
-                format!("stopped {stopped} watch{}", if stopped == 1 { "" } else { "es" })
+                format!(
+                    "stopped {stopped} watch{}",
+                    if stopped == 1 { "" } else { "es" }
+                )
             }
             other if other.starts_with(':') => {
                 self.failed.set(true);
@@ -487,9 +490,9 @@ impl Repl {
         let mut names: Vec<String> = [
             ":help", ":load", ":schema", ":explain", ":bound", ":watch", ":unwatch", ":quit",
         ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         names.extend(rqc_compiler::check::BUILTINS.iter().map(|s| s.to_string()));
         names.extend(
             rqc_compiler::syntax::ast::SCALAR_FUNCTIONS

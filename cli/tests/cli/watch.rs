@@ -34,9 +34,23 @@ fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
     let dir = tempfile::tempdir().unwrap();
     let app = write(dir.path(), "app.rq", SHELVES);
     let db = dir.path().join("db").display().to_string();
-    run(&db, &[&app, "add", "--arg", "id=1", "--arg", "shelf=1", "--arg", "name=lamp"]);
+    run(
+        &db,
+        &[
+            &app,
+            "add",
+            "--arg",
+            "id=1",
+            "--arg",
+            "shelf=1",
+            "--arg",
+            "name=lamp",
+        ],
+    );
     let mut watcher = Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args(["watch", "--db", &db, "shelf", "--arg", "s=1", "--events", "3"])
+        .args([
+            "watch", "--db", &db, "shelf", "--arg", "s=1", "--events", "3",
+        ])
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -49,14 +63,33 @@ fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
             let _ = lines.send(line.unwrap());
         }
     });
-    let next = || got.recv_timeout(Duration::from_secs(60)).expect("an event line");
+    let next = || {
+        got.recv_timeout(Duration::from_secs(60))
+            .expect("an event line")
+    };
     assert_eq!(
         next(),
         r#"{"position":1,"result":[{"id":1,"shelf":1,"name":"lamp"}]}"#
     );
     // Another shelf: no line. Then an insert and an update on shelf 1.
-    run(&db, &["add", "--arg", "id=2", "--arg", "shelf=2", "--arg", "name=desk"]);
-    run(&db, &["add", "--arg", "id=3", "--arg", "shelf=1", "--arg", "name=pen"]);
+    run(
+        &db,
+        &[
+            "add",
+            "--arg",
+            "id=2",
+            "--arg",
+            "shelf=2",
+            "--arg",
+            "name=desk",
+        ],
+    );
+    run(
+        &db,
+        &[
+            "add", "--arg", "id=3", "--arg", "shelf=1", "--arg", "name=pen",
+        ],
+    );
     assert_eq!(
         next(),
         r#"{"position":3,"added":[{"id":3,"shelf":1,"name":"pen"}],"removed":[]}"#
@@ -134,7 +167,11 @@ fn repl_watch_shows_each_change_after_the_input_that_made_it() {
         ]
     );
     let writes = super::rqc_with_input(&["repl", "--db", &db, &shop], ":watch add(7, 1, \"z\")\n");
-    assert!(stdout(&writes).contains("only a query can be watched"), "{}", stdout(&writes));
+    assert!(
+        stdout(&writes).contains("only a query can be watched"),
+        "{}",
+        stdout(&writes)
+    );
 }
 
 #[test]
@@ -174,4 +211,49 @@ fn check_prints_a_querys_upkeep_and_explain_the_ranges_it_listens_to() {
         ),
         "{explained}"
     );
+}
+
+/// The library writing in this process, `rqc watch` reading in another:
+/// each commit reaches the watcher through the changelog, in order.
+#[test]
+fn watch_in_another_process_sees_each_commit_of_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let db_dir = dir.path().join("db");
+    let mut db = rqc::Database::open(&db_dir).unwrap();
+    db.install_source("app.rq", SHELVES).unwrap();
+    let db_arg = db_dir.display().to_string();
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_rqc"))
+        .args([
+            "watch", "--db", &db_arg, "item", "--arg", "id=1", "--events", "6",
+        ])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines, got) = mpsc::channel();
+    let out = BufReader::new(watcher.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in out.lines() {
+            let _ = lines.send(line.unwrap());
+        }
+    });
+    let next = || {
+        got.recv_timeout(Duration::from_secs(60))
+            .expect("an event line")
+    };
+    assert_eq!(next(), r#"{"position":0,"result":null}"#);
+    db.run("add", &[1.into(), 1.into(), "lamp".into()]).unwrap();
+    assert_eq!(
+        next(),
+        r#"{"position":1,"result":{"id":1,"shelf":1,"name":"lamp"}}"#
+    );
+    for (position, name) in (2..=5).zip(["a", "b", "c", "d"]) {
+        db.run("rename", &[1.into(), name.into()]).unwrap();
+        // Each commit's own line, before the next commit.
+        assert_eq!(
+            next(),
+            format!(r#"{{"position":{position},"result":{{"id":1,"shelf":1,"name":"{name}"}}}}"#)
+        );
+    }
+    assert_eq!(watcher.wait().unwrap().code(), Some(0));
 }

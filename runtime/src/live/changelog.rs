@@ -64,7 +64,10 @@ pub fn append(
         let name = names.get(&tree).ok_or_else(|| {
             RuntimeError::new(
                 "E0582",
-                format!("a commit wrote tree #{}, which the live changelog cannot name", tree.index()),
+                format!(
+                    "a commit wrote tree #{}, which the live changelog cannot name",
+                    tree.index()
+                ),
                 "this is a bug in rqc; please report it with the program",
             )
         })?;

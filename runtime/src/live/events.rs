@@ -101,9 +101,9 @@ fn difference(old: &[Value], new: &[Value]) -> (Vec<Value>, Vec<Value>) {
     (missing(old, new), missing(new, old))
 }
 
-/// What a subscriber that held `current` holds
-/// after an event (the whole result, or the rows changed; a list's order
-/// is not carried by `Rows`, so compare such results as multisets).
+/// Takes a subscriber's `current` result through `event`: the whole
+/// result, or the rows changed (`Rows` carries no positions: the new rows
+/// go last, so compare such results as multisets, or keep a `Result`).
 pub fn apply(current: &mut Value, event: &Event) {
     match event {
         Event::Result { value, .. } => *current = value.clone(),
@@ -235,7 +235,9 @@ mod tests {
         );
         let mut held = old.clone();
         apply(&mut held, &event);
-        let Value::List(mut held) = held else { panic!() };
+        let Value::List(mut held) = held else {
+            panic!()
+        };
         held.sort_by(rqc_plan::compare);
         assert_eq!(Value::List(held), new);
         assert_eq!(change(&new, &new, 8), None);
@@ -246,7 +248,13 @@ mod tests {
         let queue = Queue::new(2);
         for position in 1..=5 {
             let value = Value::Int(position as i64);
-            queue.push(Event::Result { position, value: value.clone() }, &value);
+            queue.push(
+                Event::Result {
+                    position,
+                    value: value.clone(),
+                },
+                &value,
+            );
         }
         let now = Some(Instant::now());
         let drained: Vec<Event> = std::iter::from_fn(|| queue.pop(now)).collect();
@@ -254,7 +262,10 @@ mod tests {
             drained,
             vec![
                 Event::Overflow { position: 5 },
-                Event::Result { position: 5, value: 5.into() },
+                Event::Result {
+                    position: 5,
+                    value: 5.into()
+                },
             ]
         );
     }

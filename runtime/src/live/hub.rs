@@ -12,6 +12,7 @@ use crate::store::{Store, Tree};
 use imbl::OrdMap;
 use rqc_plan::{Entry, Value};
 use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -21,14 +22,20 @@ use std::time::{Duration, Instant};
 /// other processes (a commit of this process wakes it at once).
 pub const POLL: Duration = Duration::from_millis(10);
 
-/// A flag a committing writer raises to wake the watcher.
+/// A flag a committing writer raises to wake the watcher, and whether
+/// the watcher is stopped (the database closes).
 #[derive(Default)]
 pub struct Wake {
     raised: Mutex<bool>,
     cond: Condvar,
+    stopped: AtomicBool,
 }
 
 impl Wake {
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
+    }
+
     pub fn notify(&self) {
         *self.raised.lock().unwrap_or_else(|p| p.into_inner()) = true;
         self.cond.notify_all();
@@ -118,9 +125,12 @@ pub struct Hub {
     log: Tree,
     registry: Mutex<Registry>,
     caught_up: Condvar,
-    pub(crate) wake: Wake,
-    stop: AtomicBool,
+    pub(crate) wake: Arc<Wake>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// The database's directory, when it has one: a thread woken by
+    /// writes to its files wakes the watcher (see `wakeup`; it holds only
+    /// the flag, and ends by itself once the watcher is stopped).
+    dir: Option<PathBuf>,
     /// Why the watcher stopped, when it failed: a later subscription is
     /// told at once rather than waiting for events that cannot come.
     failed: Mutex<Option<crate::error::RuntimeError>>,
@@ -154,16 +164,16 @@ pub(crate) struct Evaluated {
 }
 
 impl Hub {
-    pub fn new(store: Arc<dyn Store>) -> Hub {
+    pub fn new(store: Arc<dyn Store>, dir: Option<&Path>) -> Hub {
         let log = store.tree(changelog::LOG_TREE);
         Hub {
             store,
             log,
             registry: Mutex::default(),
             caught_up: Condvar::new(),
-            wake: Wake::default(),
-            stop: AtomicBool::new(false),
+            wake: Arc::default(),
             thread: Mutex::new(None),
+            dir: dir.map(Path::to_path_buf),
             failed: Mutex::new(None),
             next_id: AtomicU64::new(1),
             evaluations: AtomicU64::new(0),
@@ -241,7 +251,11 @@ impl Hub {
             registry.subs.insert(id, Arc::clone(&sub));
             registry.dirty.push(id);
         }
-        let failed = self.failed.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let failed = self
+            .failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         if let Some(error) = failed {
             let position = sub.at();
             sub.queue.finish(Event::Failed { position, error });
@@ -298,7 +312,7 @@ impl Hub {
 
     fn start(self: &Arc<Self>) {
         let mut thread = self.thread.lock().unwrap_or_else(|p| p.into_inner());
-        if thread.is_some() || self.stop.load(Ordering::Acquire) {
+        if thread.is_some() || self.wake.stopped() {
             return;
         }
         let hub = Arc::clone(self);
@@ -308,11 +322,14 @@ impl Hub {
             let _closing = Closing(&hub);
             hub.watch()
         }));
+        if let Some(dir) = &self.dir {
+            super::wakeup::spawn(dir, Arc::downgrade(&self.wake));
+        }
     }
 
     /// Stops the watcher and closes every subscription (the database closes).
     pub fn shutdown(&self) {
-        self.stop.store(true, Ordering::Release);
+        self.wake.stopped.store(true, Ordering::Release);
         self.wake.notify();
         let thread = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(thread) = thread {
@@ -324,7 +341,7 @@ impl Hub {
     }
 
     fn watch(&self) {
-        while !self.stop.load(Ordering::Acquire) {
+        while !self.wake.stopped() {
             if let Err(error) = self.round() {
                 if error.is_conflict() {
                     continue;
@@ -342,7 +359,14 @@ impl Hub {
                 }
                 return;
             }
-            self.wake.wait(POLL);
+            // With nothing subscribed there is nothing to look for: sleep
+            // until a subscription (or the database closing) wakes it.
+            let idle = self.lock().subs.is_empty();
+            self.wake.wait(if idle {
+                Duration::from_secs(3600)
+            } else {
+                POLL
+            });
         }
     }
 
@@ -380,7 +404,11 @@ impl Hub {
         if everything {
             touched.extend(subs.keys().copied());
         }
-        touched.extend(dirty.iter().filter(|id| subs.get(*id).is_some_and(|s| s.at() < head)));
+        touched.extend(
+            dirty
+                .iter()
+                .filter(|id| subs.get(*id).is_some_and(|s| s.at() < head)),
+        );
         let mut updates = Vec::new();
         for id in touched {
             let Some(sub) = subs.get(&id) else { continue };
@@ -407,7 +435,10 @@ impl Hub {
             if !registry.subs.contains_key(&id) {
                 continue;
             }
-            let old = registry.ranges.insert(id, ranges.clone()).unwrap_or_default();
+            let old = registry
+                .ranges
+                .insert(id, ranges.clone())
+                .unwrap_or_default();
             if old != ranges {
                 for range in &old {
                     registry.index.remove(range, id);

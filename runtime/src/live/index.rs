@@ -215,7 +215,11 @@ mod tests {
         let mut index = Index::default();
         let ranges: Vec<KeyRange> = (0u8..50)
             .map(|i| KeyRange::point(tree, &[i]))
-            .chain([KeyRange { tree, start: vec![3], end: None }])
+            .chain([KeyRange {
+                tree,
+                start: vec![3],
+                end: None,
+            }])
             .collect();
         for (i, r) in ranges.iter().enumerate() {
             index.insert(r, i as SubId);

@@ -13,10 +13,11 @@ mod hub;
 pub mod index;
 pub mod ranges;
 mod subscribe;
+mod wakeup;
 
 pub use events::{apply, Event};
-pub use hub::{Hub, LiveStats, POLL};
 pub(crate) use hub::Wake;
+pub use hub::{Hub, LiveStats, POLL};
 pub use ranges::{range_read, KeyRange, WriteSet};
 pub use subscribe::{Resume, Subscription, WatchOptions};
 

@@ -59,8 +59,8 @@ pub fn merge(mut ranges: Vec<KeyRange>) -> Vec<KeyRange> {
     let mut merged: Vec<KeyRange> = Vec::with_capacity(ranges.len());
     for range in ranges {
         if let Some(last) = merged.last_mut() {
-            let touches = last.tree == range.tree
-                && last.end.as_ref().is_none_or(|end| range.start <= *end);
+            let touches =
+                last.tree == range.tree && last.end.as_ref().is_none_or(|end| range.start <= *end);
             if touches {
                 last.end = match (last.end.take(), range.end) {
                     (Some(a), Some(b)) => Some(a.max(b)),
@@ -193,7 +193,10 @@ mod tests {
         let lo = (1000 - KEYS_PER_TREE as u32).to_be_bytes().to_vec();
         assert_eq!(
             changes,
-            vec![(tree, vec![Written::Span(lo, 1000u32.to_be_bytes().to_vec())])]
+            vec![(
+                tree,
+                vec![Written::Span(lo, 1000u32.to_be_bytes().to_vec())]
+            )]
         );
     }
 }

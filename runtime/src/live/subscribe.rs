@@ -99,14 +99,20 @@ impl Engine {
         if entry.kind != EntryKind::Query {
             return Err(RuntimeError::new(
                 "E0583",
-                format!("`{}` is a mutation; only a query can be watched", entry.name),
+                format!(
+                    "`{}` is a mutation; only a query can be watched",
+                    entry.name
+                ),
                 "watch a query that reads what the mutation writes",
             ));
         }
         if options.capacity < 2 {
             return Err(RuntimeError::new(
                 "E0584",
-                format!("a subscription's queue must hold at least 2 events, not {}", options.capacity),
+                format!(
+                    "a subscription's queue must hold at least 2 events, not {}",
+                    options.capacity
+                ),
                 "give a capacity of 2 or more (an overflow is followed by the whole result)",
             ));
         }
@@ -128,23 +134,22 @@ impl Engine {
             let session = Session::read(self.store())?;
             Ok(hub.evaluate(&query, session)?.0)
         })?;
-        let opening = match &options.resume {
-            None => Some(Event::Result {
-                position: first.position,
-                value: first.value.clone(),
-            }),
-            Some(resume) if resume.position > first.position => {
-                return Err(RuntimeError::new(
+        let opening =
+            match &options.resume {
+                None => Some(Event::Result {
+                    position: first.position,
+                    value: first.value.clone(),
+                }),
+                Some(resume) if resume.position > first.position => return Err(RuntimeError::new(
                     "E0581",
                     format!(
                         "cannot resume from position {}: this database's last commit is {}",
                         resume.position, first.position
                     ),
                     "resume from a position an event of this database gave, or subscribe afresh",
-                ))
-            }
-            Some(resume) => change(&resume.result, &first.value, first.position),
-        };
+                )),
+                Some(resume) => change(&resume.result, &first.value, first.position),
+            };
         let sub = hub.register(query, first, opening, options.capacity);
         Ok(Subscription {
             hub: Arc::downgrade(hub),
