@@ -59,3 +59,12 @@ pub fn expected_codes(text: &str) -> Option<Vec<String>> {
         .find_map(|line| line.trim().strip_prefix("// expect:"))
         .map(|rest| rest.split_whitespace().map(str::to_string).collect())
 }
+
+/// How many cases a property test runs: `default`, or the number in the
+/// environment variable `var` (the long runs the README reports).
+pub fn cases_from_env(var: &str, default: u32) -> u32 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

@@ -505,10 +505,7 @@ fn run_case(case: &Case) -> Result<Compared, TestCaseError> {
 }
 
 fn cases() -> u32 {
-    std::env::var("RQC_DIFF_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(48)
+    rqc_tests::cases_from_env("RQC_DIFF_CASES", 48)
 }
 
 proptest! {

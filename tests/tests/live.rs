@@ -289,10 +289,7 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
 }
 
 fn cases() -> u32 {
-    std::env::var("RQC_LIVE_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(12)
+    rqc_tests::cases_from_env("RQC_LIVE_CASES", 12)
 }
 
 proptest! {
