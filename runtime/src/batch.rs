@@ -60,8 +60,9 @@ fn read_ahead<'p>(
     let mut keys: Vec<Vec<Vec<u8>>> = vec![Vec::with_capacity(items.len()); lookups.len()];
     let mut failure = None;
     'items: for item in items {
+        // As `Interp::call` binds `map`'s one argument.
         let mut env = closure.env.clone();
-        for param in closure.params.iter() {
+        for param in closure.params.iter().take(1) {
             env = env.bind(param, item.clone());
         }
         for (lookup, out) in lookups.iter().zip(&mut keys) {
