@@ -37,11 +37,18 @@ pub fn apply_all<'p>(
         _ => None,
     };
     let Some((closure, lookups)) = batched else {
-        return items.iter().map(|i| interp.call(f, vec![i.clone()])).collect();
+        return items
+            .iter()
+            .map(|i| interp.call(f, vec![i.clone()]))
+            .collect();
     };
     let outer = std::mem::take(&mut interp.prefetched);
-    let result = read_ahead(interp, closure, &lookups, items)
-        .and_then(|()| items.iter().map(|i| interp.call(f, vec![i.clone()])).collect());
+    let result = read_ahead(interp, closure, &lookups, items).and_then(|()| {
+        items
+            .iter()
+            .map(|i| interp.call(f, vec![i.clone()]))
+            .collect()
+    });
     interp.prefetched = outer;
     result
 }
@@ -60,8 +67,9 @@ fn read_ahead<'p>(
     let mut keys: Vec<Vec<Vec<u8>>> = vec![Vec::with_capacity(items.len()); lookups.len()];
     let mut failure = None;
     'items: for item in items {
+        // As `Interp::call` binds `map`'s one argument.
         let mut env = closure.env.clone();
-        for param in closure.params.iter() {
+        for param in closure.params.iter().take(1) {
             env = env.bind(param, item.clone());
         }
         for (lookup, out) in lookups.iter().zip(&mut keys) {

@@ -1,4 +1,4 @@
-//! Round trips (spec/cost.md §11): the printed bound of the join shapes, the actual count on every backend (the same everywhere), the batch of an index nested loop as one call, and the commit counted.
+//! Round trips (spec/cost.md §11): the printed bound of the join shapes, the actual count on every backend (the same everywhere), the batch of an index nested loop as one call, the commit counted, and a bound set too small enforced (E0546, nothing written).
 
 use rqc::{Backend, Database, OpenOptions, Value};
 
@@ -136,4 +136,49 @@ fn explain_analyze_counts_without_the_commit() {
     let root = output.operators[entry.root.id as usize];
     assert_eq!(root.round_trips, 2);
     assert_eq!(output.stats.round_trips, 2);
+}
+
+/// The program installed in memory, stocked, with one entry point whose
+/// round-trip bound is set below what it makes (as a checker bug would).
+fn with_bound_too_small(name: &str, round_trips: u64) -> (rqc_runtime::Engine, rqc_plan::Entry) {
+    let compilation = rqc_compiler::compile(&[("rt.rq".to_string(), PROGRAM.to_string())]);
+    let mut engine = rqc_runtime::Engine::in_memory();
+    engine.install(compilation.program.clone()).unwrap();
+    for id in 1..=6i64 {
+        let name = format!("u{id}");
+        engine
+            .run("add_user", &[id.into(), name.clone().into(), name.into()])
+            .unwrap();
+    }
+    for b in 2..=6i64 {
+        engine.run("follow", &[1.into(), b.into()]).unwrap();
+    }
+    let mut entry = compilation.program.entry(name).unwrap().clone();
+    entry.bound.round_trips = round_trips;
+    if let Some(bound) = entry.root.bound.as_mut() {
+        bound.round_trips = round_trips;
+    }
+    (engine, entry)
+}
+
+#[test]
+fn a_run_past_its_round_trips_stops_at_the_call_past_the_bound() {
+    // One call per element when not batched: the scan, then a lookup each.
+    let (engine, entry) = with_bound_too_small("second", 2);
+    let error = engine.run_entry(&entry, &[1.into()]).unwrap_err();
+    assert_eq!(error.code, "E0546", "{error}");
+    assert!(error.message.contains("made 3 round trips"), "{error}");
+}
+
+#[test]
+fn a_mutation_whose_commit_would_pass_its_bound_writes_nothing() {
+    // Two checks read, then the commit would be the third call.
+    let (engine, entry) = with_bound_too_small("add_user", 2);
+    let args = [Value::from(7), "g".into(), "g".into()];
+    let error = engine.run_entry(&entry, &args).unwrap_err();
+    assert_eq!(error.code, "E0546", "{error}");
+    assert!(error.message.contains("with its commit"), "{error}");
+    // Nothing was written: the same row inserts now.
+    let added = engine.run("add_user", &args).unwrap();
+    assert_eq!(added.written, 1);
 }
