@@ -6,13 +6,47 @@
 //! its checks outnumber `seeks + rows` of its bound. A mutation whose
 //! bound is larger may still fit, but is not proved to; it is refused at
 //! install (E0570) rather than at a commit that happens to be large.
+//!
+//! The same limit caps a batch of point reads: a request of more gets than
+//! the limit is refused by the cluster, so a larger batch would go as
+//! several requests, more round trips than the proof counts (it counts one
+//! per batch). A batch never holds more keys than its run's seeks (each
+//! key is charged a seek), so an entry point whose round-trip bound counts
+//! on batches (fewer round trips than seeks) must have at most `limit`
+//! seeks; otherwise it is refused at install (E0571).
 
 use crate::error::{Result, RuntimeError};
 use rqc_plan::{CompiledProgram, EntryKind};
 
 /// Refuses `program` when one of its mutations is not proved to fit in
-/// `limit` operations.
+/// `limit` operations, or one of its entry points is not proved to read
+/// each batch in one request.
 pub(crate) fn check(program: &CompiledProgram, limit: usize) -> Result<()> {
+    check_commits(program, limit)?;
+    check_batches(program, limit)
+}
+
+fn check_batches(program: &CompiledProgram, limit: usize) -> Result<()> {
+    let over: Vec<String> = program
+        .entries
+        .iter()
+        .filter(|e| e.bound.round_trips < e.bound.seeks && e.bound.seeks > limit as u64)
+        .map(|e| format!("`{}` (up to {} keys)", e.name, e.bound.seeks))
+        .collect();
+    if over.is_empty() {
+        return Ok(());
+    }
+    Err(RuntimeError::new(
+        "E0571",
+        format!(
+            "the cluster's requests hold at most {limit} reads (its --max-txn-ops when the database was made), and these entry points' round-trip bounds count on batches of point reads that may be larger: {}; nothing was installed",
+            over.join(", ")
+        ),
+        "start every etcd member with a larger --max-txn-ops (at least the largest figure above) and make a new database, or lower the bounds of the lists those entry points map over",
+    ))
+}
+
+fn check_commits(program: &CompiledProgram, limit: usize) -> Result<()> {
     let over: Vec<String> = program
         .entries
         .iter()

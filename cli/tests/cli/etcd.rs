@@ -231,6 +231,26 @@ fn a_mutation_not_proved_to_fit_the_operation_limit_is_refused_at_install() {
         "{text}"
     );
     assert!(text.contains("at most 64 operations"), "{text}");
+    // A query whose round trips count on one batch of up to 100 lookups:
+    // the cluster would take it in two requests, so it is refused too.
+    let wide = format!("{TEAMS}query teams_of(team: Int) = Member.by_team[team] |> map(m => Team[m.team])\n")
+        .replace("bound team <= 3", "bound team <= 100");
+    let checked = rqc(&["check", &write(dir.path(), "wide.rq", &wide)]);
+    assert!(
+        stdout(&checked).contains("teams_of(team: Int) -> [Team?; ≤ 100]  seeks ≤ 101  rows ≤ 200  round trips ≤ 2"),
+        "the query counts on one batch: {}",
+        stdout(&checked)
+    );
+    let wide = write(dir.path(), "wide.rq", &wide);
+    let out = rqc(&[
+        "run", "--db", &db, &wide, "add_team", "--arg", "id=1", "--arg", "name=red",
+    ]);
+    let text = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("error[E0571]") && text.contains("`teams_of` (up to 101 keys)"),
+        "{text}"
+    );
     // The program's small mutations install once the large one is gone.
     let small = write(dir.path(), "small.rq", TEAMS);
     ok(&[
