@@ -6,6 +6,7 @@
 //! file, and a bounded one runs and prints its rows with what it read. The
 //! loop itself, piped or on a terminal, is in `input`.
 
+mod call;
 mod input;
 
 pub use input::run;
@@ -69,7 +70,7 @@ impl Repl {
         let tables = program.schema.tables.len();
         self.files = vec![("<database>".to_string(), source)];
         Some(format!(
-            "the database's schema ({tables} tables); give the program's sources (or `:load PATH`) to call its queries and mutations"
+            "the database's schema ({tables} tables); its queries and mutations run by name, e.g. `name(1)`; give the program's sources (or `:load PATH`) to use its functions too"
         ))
     }
 
@@ -91,6 +92,17 @@ impl Repl {
             ));
         }
         Ok(message)
+    }
+
+    /// Whether a loaded source makes `name` public (an expression can call it).
+    fn importable(&self, name: &str) -> bool {
+        self.files.iter().any(|(file, source)| {
+            let (module, _) = rqc_compiler::syntax::parse(file, source);
+            module
+                .items
+                .iter()
+                .any(|item| matches!(item, Item::Def(d) if d.public && d.name.name == name))
+        })
     }
 
     /// The module an expression is checked in: everything public in scope.
@@ -447,7 +459,18 @@ impl Repl {
     fn run(&mut self, expression: &str) -> String {
         let (entry, writes) = match self.compile(expression) {
             Ok(compiled) => compiled,
-            Err(shown) => return shown,
+            // A call of an entry point the expression's module cannot
+            // import (private, or no sources loaded) runs it as installed.
+            Err(shown) => {
+                let hidden = call::split_call(expression).is_some_and(|(n, _)| !self.importable(n));
+                if hidden {
+                    self.failed.set(false);
+                    if let Some(output) = self.installed_call(expression) {
+                        return output;
+                    }
+                }
+                return shown;
+            }
         };
         // Run beside the installed program, never installed into it: the
         // database keeps only the program's own entry points.

@@ -213,9 +213,12 @@ fn a_repl_without_a_program_reads_the_schema_the_database_holds() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db").display().to_string();
     seed_social(&db);
-    let session = rqc_with_input(&["repl", "--db", &db], "User[2]\nUser |> count()\n");
+    let session = rqc_with_input(
+        &["repl", "--db", &db],
+        "User[2]\nUser |> count()\nuser(1 + 1)\nadd_user(9, \"cy\", \"Cy\", \"NZ\")\nuser(9)\nuser(\"x\")\n",
+    );
     assert!(
-        stderr(&session).contains("the database's schema (4 tables)"),
+        stderr(&session).contains("the database's schema (4 tables); its queries and mutations run by name"),
         "{}",
         stderr(&session)
     );
@@ -223,6 +226,12 @@ fn a_repl_without_a_program_reads_the_schema_the_database_holds() {
     assert!(out.contains("2  │ bob"), "{out}");
     // The schema's bounds hold here too: a whole large table is refused.
     assert!(out.contains("E0301"), "{out}");
+    // The installed entry points run by name, without their sources: an
+    // argument is an expression; a mutation commits; a wrong type is refused.
+    assert_eq!(out.matches("2  │ bob").count(), 2, "{out}");
+    assert!(out.contains("1 row written · seeks 3 (bound 3)"), "{out}");
+    assert!(out.contains("9  │ cy"), "{out}");
+    assert!(out.contains("E05"), "a string for an Int is refused: {out}");
 }
 
 #[test]

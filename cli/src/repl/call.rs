@@ -1,0 +1,117 @@
+//! Calling an entry point the database holds by name from the REPL — any query or mutation, public or not, with or without the program's sources.
+//!
+//! An expression is checked in a module that imports what the sources make
+//! public, so a call of a private entry point, or of any entry point when
+//! only the database's schema is loaded, does not check. Such a call runs
+//! the installed entry point itself, as `rqc run` does: each argument is
+//! evaluated as an expression of its own first.
+
+use super::Repl;
+use rqc_plan::{EntryKind, Value};
+
+/// `name(arg, …)` split into the name and the arguments' texts, when the
+/// whole input is one call of a plain name.
+pub fn split_call(input: &str) -> Option<(&str, Vec<&str>)> {
+    let input = input.trim();
+    let open = input.find('(')?;
+    let name = input[..open].trim();
+    let identifier = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if !identifier || !input.ends_with(')') {
+        return None;
+    }
+    let inner = &input[open + 1..input.len() - 1];
+    let mut args = Vec::new();
+    let (mut depth, mut start, mut in_string, mut escaped) = (0i64, 0, false, false);
+    for (at, c) in inner.char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                // `f(a)(b)` or `f(a) + g(b)`: not one call.
+                if depth < 0 {
+                    return None;
+                }
+            }
+            ',' if depth == 0 => {
+                args.push(inner[start..at].trim());
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    if depth != 0 || in_string {
+        return None;
+    }
+    let last = inner[start..].trim();
+    if !last.is_empty() || !args.is_empty() {
+        args.push(last);
+    }
+    Some((name, args))
+}
+
+impl Repl {
+    /// Runs `input` as a call of an installed entry point, when it is one
+    /// and the expression itself did not check; `None` otherwise.
+    pub(super) fn installed_call(&mut self, input: &str) -> Option<String> {
+        let (name, args) = split_call(input)?;
+        let kind = self.db.program()?.entries.iter().find(|e| e.name == name)?.kind;
+        let mut values: Vec<Value> = Vec::with_capacity(args.len());
+        for arg in args {
+            let entry = match self.compile(arg) {
+                Ok((entry, false)) => entry,
+                Ok((_, true)) => {
+                    self.failed.set(true);
+                    return Some(format!("the argument `{arg}` writes; give a value"));
+                }
+                Err(shown) => return Some(shown),
+            };
+            match self.db.run_entry(&entry, &[]) {
+                Ok(output) => values.push(output.value),
+                Err(error) => return Some(self.error_text(&error)),
+            }
+        }
+        Some(match self.db.run(name, &values) {
+            Ok(output) if kind == EntryKind::Mutation => format!(
+                "{}\n{}",
+                output.value.to_json(),
+                crate::commands::report::run_summary(&output, true)
+            ),
+            Ok(output) => format!(
+                "{}\n{}",
+                super::table(output.rows()),
+                crate::commands::report::run_summary(&output, false)
+            ),
+            Err(error) => self.error_text(&error),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_call;
+
+    #[test]
+    fn a_call_splits_at_its_top_level_commas_only() {
+        assert_eq!(split_call("item(7)"), Some(("item", vec!["7"])));
+        assert_eq!(split_call(" now ( ) "), Some(("now", vec![])));
+        assert_eq!(
+            split_call(r#"add(1, "a, \"b\"", [1, 2], { x: (3) })"#),
+            Some(("add", vec!["1", r#""a, \"b\"""#, "[1, 2]", "{ x: (3) }"]))
+        );
+        assert_eq!(split_call("f(a) + g(b)"), None);
+        assert_eq!(split_call("User[1]"), None);
+        assert_eq!(split_call("x |> f(1)"), None);
+        assert_eq!(split_call("f(\"(\")"), Some(("f", vec!["\"(\""])));
+    }
+}
