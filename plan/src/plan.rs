@@ -171,6 +171,8 @@ pub enum Combinator {
     Any,
     All,
     Take,
+    /// `skip(k)`: what is left after the first `k` (none for `k <= 0`).
+    Skip,
     First,
     Exists,
     UnwrapOr,
@@ -194,6 +196,7 @@ impl Combinator {
             Combinator::Any => "Any",
             Combinator::All => "All",
             Combinator::Take => "Take",
+            Combinator::Skip => "Skip",
             Combinator::First => "First",
             Combinator::Exists => "Exists",
             Combinator::UnwrapOr => "UnwrapOr",

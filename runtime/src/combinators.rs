@@ -19,7 +19,7 @@ pub fn combinator<'p>(
 ) -> Result<Val<'p>> {
     let input = interp.eval(&args[0], env)?;
     let f = match args.get(1) {
-        Some(node) if !matches!(c, Combinator::Take | Combinator::UnwrapOr) => {
+        Some(node) if !matches!(c, Combinator::Take | Combinator::Skip | Combinator::UnwrapOr) => {
             Some(interp.eval(node, env)?)
         }
         _ => None,
@@ -34,6 +34,16 @@ pub fn combinator<'p>(
         } else {
             Ok(input)
         };
+    }
+    if c == Combinator::Skip {
+        let n = count(interp.value(&args[1], env)?)?;
+        return Ok(if is_list {
+            Val::from_items(input.items()?.into_iter().skip(n).collect())
+        } else if n == 0 {
+            input
+        } else {
+            Val::Data(Value::Null)
+        });
     }
     if c == Combinator::Take {
         let n = count(interp.value(&args[1], env)?)?;
@@ -213,7 +223,9 @@ pub fn combinator<'p>(
         }
         Combinator::First => items.into_iter().next().unwrap_or(Val::Data(Value::Null)),
         Combinator::Exists => Val::Data(Value::Bool(!items.is_empty())),
-        Combinator::Take | Combinator::UnwrapOr => unreachable!("handled above"),
+        Combinator::Take | Combinator::Skip | Combinator::UnwrapOr => {
+            unreachable!("handled above")
+        }
     })
 }
 
@@ -249,6 +261,18 @@ fn on_stream<'p>(
                 start: stream.start.clone(),
                 end: stream.end.clone(),
                 maps,
+                skip: stream.skip,
+            })))
+        }
+        Combinator::Skip => {
+            let n = count(interp.value(&args[1], env)?)?;
+            Ok(Val::Stream(Rc::new(Stream {
+                table: stream.table,
+                tree: stream.tree,
+                start: stream.start.clone(),
+                end: stream.end.clone(),
+                maps: stream.maps.clone(),
+                skip: stream.skip.saturating_add(n),
             })))
         }
         other => Err(internal(&format!(

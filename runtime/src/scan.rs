@@ -67,6 +67,7 @@ impl<'p> Interp<'p, '_> {
             start,
             end,
             maps: Vec::new(),
+            skip: 0,
         })
     }
 
@@ -77,13 +78,14 @@ impl<'p> Interp<'p, '_> {
         if wanted == 0 {
             return Ok(Vec::new());
         }
-        let limit = self.rows_allowed(wanted);
+        // Skipped rows are read (and counted) like the others.
+        let limit = self.rows_allowed(range.skip.saturating_add(wanted));
         let entries = self
             .session
             .range(range.tree, &range.start, range.end.as_deref(), limit)?;
         self.within_deadline()?;
         let mut rows = Vec::with_capacity(entries.len());
-        for (_, bytes) in &entries {
+        for (_, bytes) in entries.iter().skip(range.skip) {
             let mut row = Val::Data(decode_record(range.table, bytes)?);
             for f in &range.maps {
                 row = self.call(f, vec![row])?;

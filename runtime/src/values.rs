@@ -34,6 +34,8 @@ pub struct Stream<'p> {
     pub start: Vec<u8>,
     pub end: Option<Vec<u8>>,
     pub maps: Vec<Val<'p>>,
+    /// Rows read and dropped before the first (`skip`).
+    pub skip: usize,
 }
 
 /// The names in scope: a persistent list, newest binding first. Scopes are a

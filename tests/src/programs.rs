@@ -156,8 +156,9 @@ pub fn stream(rng: &mut Rng, depth: u32) -> String {
         return pick(rng, &["A.by_g[x]", "A", "A.by_g", "A.by_g[n]"]).into();
     }
     let d = depth - 1;
-    match rng.below(9) {
+    match rng.below(10) {
         0 => format!("A.by_g[{}]", int(rng, d)),
+        8 => format!("({} |> skip({}))", stream(rng, d), int(rng, d)),
         1 => format!("A.by_g[x, v < {}]", int(rng, d)),
         2 => format!("id({})", stream(rng, d)),
         3 => format!("({{ s: {}, t: 1 }}.s)", stream(rng, d)),
@@ -179,8 +180,9 @@ pub fn list(rng: &mut Rng, depth: u32) -> String {
         return format!("({} |> take({}))", stream(rng, 0), int(rng, 0));
     }
     let d = depth - 1;
-    match rng.below(12) {
+    match rng.below(13) {
         0 => format!("({} |> take({}))", stream(rng, d), int(rng, d)),
+        11 => format!("({} |> skip({}))", list(rng, d), int(rng, d)),
         1 => format!("apply({}, s => s |> take({}))", stream(rng, d), int(rng, d)),
         2 => format!(
             "([{}, {}] |> map(s => s |> take({})) |> flatten())",

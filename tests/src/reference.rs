@@ -369,6 +369,24 @@ impl<'c> Reference<'c> {
             };
         }
         let f = call_args.get(1).map(|a| self.eval(a, args, env));
+        if name == "skip" {
+            let Some(Val::Data(Value::Int(n))) = f else {
+                panic!("skip needs a count")
+            };
+            return if is_list {
+                Val::from_items(
+                    input
+                        .items(shape)
+                        .into_iter()
+                        .skip(n.max(0) as usize)
+                        .collect(),
+                )
+            } else if n > 0 {
+                Val::Data(Value::Null)
+            } else {
+                input
+            };
+        }
         if name == "take" {
             let Some(Val::Data(Value::Int(n))) = f else {
                 panic!("take needs a count")

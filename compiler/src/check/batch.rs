@@ -77,7 +77,7 @@ fn known_ahead(t: &TExpr, inner: &[&str]) -> bool {
 /// A combinator's argument after its input: a value (`take`'s count,
 /// `unwrap_or`'s default) or a lambda written in place, reading nothing.
 fn argument_reads_nothing(combinator: &str, arg: &TExpr) -> bool {
-    if matches!(combinator, "take" | "unwrap_or") {
+    if matches!(combinator, "take" | "skip" | "unwrap_or") {
         return reads_nothing(arg);
     }
     match peel(arg) {

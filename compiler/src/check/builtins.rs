@@ -16,8 +16,9 @@ use crate::span::Span;
 use crate::syntax::ast::{Expr, Ident, UnaryOp};
 use rqc_plan::Shape;
 
-pub const BUILTINS: [&str; 18] = [
+pub const BUILTINS: [&str; 19] = [
     "take",
+    "skip",
     "first",
     "exists",
     "map",
@@ -80,7 +81,7 @@ impl Checker<'_> {
             return None;
         }
         let (min_args, max_args) = match op {
-            "take" | "filter" | "flat_map" | "group_by" | "any" | "all" | "unwrap_or" | "map" => {
+            "take" | "skip" | "filter" | "flat_map" | "group_by" | "any" | "all" | "unwrap_or" | "map" => {
                 (2, 2)
             }
             "sort_by" => (2, 3),
@@ -103,7 +104,7 @@ impl Checker<'_> {
             .push(format!(
                 "the input counts as the first: `xs |> {op}({})`",
                 match op {
-                    "take" => "n",
+                    "take" | "skip" => "n",
                     "map" | "filter" | "flat_map" | "any" | "all" | "group_by" => "x => …",
                     "sort_by" => "x => x.key, desc",
                     "unwrap_or" => "default",
@@ -129,6 +130,7 @@ impl Checker<'_> {
         let rest = &args[1..];
         Some(match op {
             "take" => self.take(input, shape, rest[0]),
+            "skip" => self.skip(input, shape, rest[0]),
             "first" | "exists" => self.first_or_exists(op, input, shape),
             "map" => self.map(input, shape, rest[0]),
             "unwrap_or" => self.unwrap_or(input, shape, rest[0]),
@@ -213,6 +215,72 @@ impl Checker<'_> {
                 TExpr::Builtin("take".into(), Shape::Option, vec![input.tir, n.tir]),
             ),
             Input::Error => Checked::error(),
+        }
+    }
+
+    /// `skip(k)`: on a list or an option, what is left after the first `k`
+    /// (no read); on a stream, a stream that reads and drops `k` rows when
+    /// it is read, so its opening cost grows by `k` elements' (spec/cost.md,
+    /// "Combinators"). A count of at most zero skips nothing.
+    fn skip(&mut self, input: Checked, shape: Input, count: &Expr) -> Checked {
+        let n = self.check(count);
+        self.expect_type(&Ty::any_int("?"), &n.ty, count.span, "`skip` takes a count");
+        let cost = input.cost.plus(&n.cost);
+        let (upper, why) = match &n.ty {
+            Ty::Int(interval) => (
+                interval.bounded_above().then(|| interval.hi.clone()),
+                interval.why_unbounded(),
+            ),
+            _ => (Some(Poly::zero()), None),
+        };
+        let kind = shape.kind();
+        match shape {
+            Input::List(elem, size) => Checked::new(
+                Ty::list(elem, size),
+                cost,
+                TExpr::Builtin("skip".into(), kind, vec![input.tir, n.tir]),
+            ),
+            Input::Option(elem) => Checked::new(
+                Ty::option(elem),
+                cost,
+                TExpr::Builtin("skip".into(), kind, vec![input.tir, n.tir]),
+            ),
+            Input::Stream(stream) => {
+                let max = upper.as_ref().and_then(Poly::max_value);
+                let tir = TExpr::Builtin(
+                    "skip".into(),
+                    kind,
+                    vec![input.tir, TExpr::Limit(Box::new(n.tir), max)],
+                );
+                let Some(k) = upper else {
+                    self.unbounded_skip(count, why);
+                    return Checked::new(Ty::Stream(stream), cost, tir);
+                };
+                let mut skipped = (*stream).clone();
+                skipped.open = stream.open.plus(&stream.per_element.times(&k));
+                Checked::new(Ty::Stream(Box::new(skipped)), cost, tir)
+            }
+            Input::Error => Checked::error(),
+        }
+    }
+
+    /// E0310: `skip(count)` on a stream, where the count has no maximum.
+    fn unbounded_skip(&mut self, count: &Expr, why: Option<String>) {
+        let shown = crate::syntax::printer::print_expr(count);
+        let d = self.error(
+            "E0310",
+            format!("`skip({shown})` may read unboundedly many rows: `{shown}` has no upper bound"),
+            count.span,
+            "unbounded count",
+        );
+        d.help.push(match &count.kind {
+            crate::syntax::ast::ExprKind::Name(n) => {
+                format!("declare a bound on the parameter: `{}: Int <= 1000`", n.name)
+            }
+            _ => "skip a literal count, or a parameter declared with a bound: `k: Int <= 1000`".into(),
+        });
+        if let Some(why) = why {
+            d.notes.push(format!("{why}, so the count may be any size"));
         }
     }
 

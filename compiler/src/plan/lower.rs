@@ -374,6 +374,7 @@ impl Lowerer<'_> {
             "any" => Combinator::Any,
             "all" => Combinator::All,
             "take" => Combinator::Take,
+            "skip" => Combinator::Skip,
             "first" => Combinator::First,
             "exists" => Combinator::Exists,
             "unwrap_or" => Combinator::UnwrapOr,
