@@ -54,7 +54,12 @@ pub fn entry(txn: &dyn ReadTxn, log: Tree, seq: u64) -> Result<Option<Vec<Change
 
 /// The entries of commits `from + 1 ..= head`, in order, read as one
 /// range (one round trip on a remote store); `None` when some are trimmed.
-pub fn entries(txn: &dyn ReadTxn, log: Tree, from: u64, head: u64) -> Result<Option<Vec<Vec<Change>>>> {
+pub fn entries(
+    txn: &dyn ReadTxn,
+    log: Tree,
+    from: u64,
+    head: u64,
+) -> Result<Option<Vec<Vec<Change>>>> {
     let wanted = head.saturating_sub(from);
     if wanted == 0 {
         return Ok(Some(Vec::new()));
@@ -64,7 +69,11 @@ pub fn entries(txn: &dyn ReadTxn, log: Tree, from: u64, head: u64) -> Result<Opt
     if found.len() as u64 != wanted {
         return Ok(None);
     }
-    found.iter().map(|(_, bytes)| decode(bytes)).collect::<Result<_>>().map(Some)
+    found
+        .iter()
+        .map(|(_, bytes)| decode(bytes))
+        .collect::<Result<_>>()
+        .map(Some)
 }
 
 /// Appends `writes` as the next entry, inside the commit's transaction;

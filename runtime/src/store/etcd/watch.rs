@@ -30,7 +30,11 @@ pub(super) async fn ring(client: Client, key: Vec<u8>, bell: Arc<dyn Bell>) {
     let mut from = 0i64;
     while bell.wanted() {
         let options = WatchOptions::new().with_start_revision(from);
-        let mut stream = match client.watch_client().watch(key.clone(), Some(options)).await {
+        let mut stream = match client
+            .watch_client()
+            .watch(key.clone(), Some(options))
+            .await
+        {
             Ok(stream) => stream,
             Err(_) => {
                 tokio::time::sleep(RETRY).await;
@@ -54,6 +58,9 @@ pub(super) async fn ring(client: Client, key: Vec<u8>, bell: Arc<dyn Bell>) {
             if response.compact_revision() > 0 || response.canceled() {
                 from = 0;
                 bell.ring();
+                // Not at once: a watch refused for another reason would
+                // otherwise be asked again in a tight loop.
+                tokio::time::sleep(RETRY).await;
                 break;
             }
             if response.created() {
