@@ -424,10 +424,7 @@ pub fn inlay_hints(analysis: &Analysis, file: &str) -> Vec<(usize, String)> {
         );
         let label = match (verdict.accepted, maxima) {
             (true, (Some(s), Some(r), Some(t))) => {
-                format!(
-                    "seeks ≤ {s} · rows ≤ {r} · round trips ≤ {t} · {}",
-                    verdict.class
-                )
+                format!("seeks ≤ {s} · rows ≤ {r} · round trips ≤ {t} · {}", verdict.class)
             }
             (true, _) => format!(
                 "seeks ≤ {} · rows ≤ {} · round trips ≤ {}",

@@ -31,8 +31,7 @@ fn collect<'p>(node: &'p Node, inner: &mut Vec<&'p str>, found: &mut Vec<&'p Nod
         // only when its input may be a stream, which a lookup is not.
         Op::Combinator(c, _, args) => match args.split_first() {
             Some((input, rest)) => {
-                let consumes =
-                    matches!(c, Combinator::Take | Combinator::First | Combinator::Exists);
+                let consumes = matches!(c, Combinator::Take | Combinator::First | Combinator::Exists);
                 let lookup = matches!(input.op, Op::Get { .. } | Op::GetUnique { .. });
                 (!consumes || lookup)
                     && collect(input, inner, found)

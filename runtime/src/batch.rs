@@ -37,18 +37,11 @@ pub fn apply_all<'p>(
         _ => None,
     };
     let Some((closure, lookups)) = batched else {
-        return items
-            .iter()
-            .map(|i| interp.call(f, vec![i.clone()]))
-            .collect();
+        return items.iter().map(|i| interp.call(f, vec![i.clone()])).collect();
     };
     let outer = std::mem::take(&mut interp.prefetched);
-    let result = read_ahead(interp, closure, &lookups, items).and_then(|()| {
-        items
-            .iter()
-            .map(|i| interp.call(f, vec![i.clone()]))
-            .collect()
-    });
+    let result = read_ahead(interp, closure, &lookups, items)
+        .and_then(|()| items.iter().map(|i| interp.call(f, vec![i.clone()])).collect());
     interp.prefetched = outer;
     result
 }

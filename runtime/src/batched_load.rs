@@ -50,10 +50,8 @@ impl Engine {
                 if chunk.is_empty() {
                     break;
                 }
-                let readable: Vec<&[Value]> = chunk
-                    .iter()
-                    .filter_map(|(_, r)| r.as_deref().ok())
-                    .collect();
+                let readable: Vec<&[Value]> =
+                    chunk.iter().filter_map(|(_, r)| r.as_deref().ok()).collect();
                 read_ahead(stored.as_ref(), target, &readable)?;
                 read_ahead(session.reads(), target, &readable)?;
                 for (line, row) in chunk {
@@ -175,3 +173,4 @@ fn holds(reads: &dyn ReadTxn, target: &BoundTable, row: &[Value]) -> Result<bool
     let primary = primary_key(&target.schema, row)?;
     Ok(reads.get(target.rows, &primary)?.as_deref() == Some(encode_row(row)?.as_slice()))
 }
+

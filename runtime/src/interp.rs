@@ -355,9 +355,7 @@ impl<'p, 's> Interp<'p, 's> {
         Ok(match (&node.op, index) {
             (Op::Get { .. }, _) => table.rows,
             (Op::GetUnique { .. }, Some(index)) => table.indexes[index],
-            (Op::GetUnique { .. }, None) => {
-                return Err(internal("a unique read without its index"))
-            }
+            (Op::GetUnique { .. }, None) => return Err(internal("a unique read without its index")),
             _ => return Err(internal("a lookup that is not one")),
         })
     }

@@ -146,11 +146,7 @@ impl Checker<'_> {
                     2,
                 ),
             };
-            return Checked::new(
-                Ty::option(row),
-                cost.plus(&Cost::constant(seeks, 1, 1)),
-                tir,
-            );
+            return Checked::new(Ty::option(row), cost.plus(&Cost::constant(seeks, 1, 1)), tir);
         }
         let eq_columns: Vec<usize> = path.columns[..prefix.len()].to_vec();
         let bounded_by = self.bound_of(&schema, &eq_columns);

@@ -32,9 +32,7 @@ fn collect<'t>(t: &'t TExpr, inner: &mut Vec<&'t str>) -> bool {
         TExpr::Record(fields) => fields.iter().all(|(_, v)| collect(v, inner)),
         TExpr::List(items) => items.iter().all(|i| collect(i, inner)),
         TExpr::Unary(_, a) | TExpr::Field(a, _) => collect(a, inner),
-        TExpr::Binary(op, a, b) if !matches!(op, BinaryOp::And | BinaryOp::Or) => {
-            collect(a, inner) && collect(b, inner)
-        }
+        TExpr::Binary(op, a, b) if !matches!(op, BinaryOp::And | BinaryOp::Or) => collect(a, inner) && collect(b, inner),
         TExpr::Let(name, value, body) => {
             if !collect(value, inner) {
                 return false;
