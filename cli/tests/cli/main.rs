@@ -142,9 +142,7 @@ fn check_prints_a_bound_per_entry_and_exits_0_when_clean() {
     );
     // The index nested loop over an island: the scan, then one batch.
     assert!(
-        out.contains(
-            "top_followed(u: Int) -> [User; ≤ 5000]  seeks ≤ 5001  rows ≤ 10000  round trips ≤ 2"
-        ),
+        out.contains("top_followed(u: Int) -> [User; ≤ 5000]  seeks ≤ 5001  rows ≤ 10000  round trips ≤ 2"),
         "{out}"
     );
 }
