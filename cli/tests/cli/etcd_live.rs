@@ -406,3 +406,44 @@ fn a_subscriber_loses_and_repeats_no_commit_through_a_leader_and_a_follower_kill
         errors.lock().unwrap()
     );
 }
+
+/// A figure for spec/live.md, not a CI test (`-- --ignored --nocapture`):
+/// from a commit's start to the event of a subscriber on another
+/// connection, on a 3-member cluster.
+#[test]
+#[ignore]
+fn figure_commit_to_event_on_etcd() {
+    let cluster = EtcdCluster::start(3);
+    let url = cluster.url("figure");
+    let mut db = Database::connect(&url).unwrap();
+    let source = "table Item { id: Int key  n: Int }\n\
+                  mutation add(id: Int, n: Int) = insert Item { id, n }\n\
+                  mutation put(id: Int, n: Int) = update Item[id] { n: n }\n\
+                  query item(id: Int) = Item[id]\n";
+    db.install_source("items.rq", source).unwrap();
+    db.run("add", &[1.into(), 0.into()]).unwrap();
+    let watching = Database::connect(&url).unwrap();
+    let live = watching
+        .prepare("item")
+        .unwrap()
+        .subscribe(&[1.into()])
+        .unwrap();
+    assert!(matches!(live.try_next(), Some(Event::Result { .. })));
+    let (mut commits, mut events) = (Vec::new(), Vec::new());
+    for n in 1..=300i64 {
+        let start = Instant::now();
+        db.run("put", &[1.into(), n.into()]).unwrap();
+        commits.push(start.elapsed());
+        let event = live
+            .next_timeout(Duration::from_secs(10))
+            .expect("an event");
+        events.push(start.elapsed());
+        assert_eq!(event.position(), watching.position().unwrap());
+    }
+    commits.sort();
+    events.sort();
+    eprintln!(
+        "commit median {:?}; commit start → event median {:?}, p99 {:?}",
+        commits[150], events[150], events[296]
+    );
+}
