@@ -7,7 +7,11 @@
 //! result as it was. Some subscribers disconnect for part of the stream
 //! and resume from the last position and result they took.
 //!
-//! `RQC_LIVE_CASES` sets the number of generated cases (default 12).
+//! The same runs on a database on etcd (a one-member cluster), fewer of
+//! them: there the watcher is rung by an etcd watch on the changelog.
+//!
+//! `RQC_LIVE_CASES` sets the number of generated cases (default 12; on
+//! etcd, a third of it).
 
 use proptest::prelude::*;
 use rqc_compiler::compile;
@@ -82,7 +86,8 @@ fn op() -> impl Strategy<Value = Op> {
 
 #[derive(Debug, Clone)]
 struct Case {
-    backend: Backend,
+    /// `None`: a database on etcd.
+    backend: Option<Backend>,
     /// Subscriptions: a query of [`QUERIES`] by position, and `x`, `y`.
     watched: Vec<(usize, i64, i64)>,
     ops: Vec<Op>,
@@ -94,7 +99,8 @@ fn case() -> impl Strategy<Value = Case> {
         Just(Backend::Sled),
         Just(Backend::Redb),
         Just(Backend::Lmdb)
-    ];
+    ]
+    .prop_map(Some);
     (
         backend,
         prop::collection::vec((0..QUERIES.len(), -1i64..14, -2i64..8), 4..12),
@@ -140,12 +146,17 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
         compilation.diagnostics
     );
     let dir = tempfile::tempdir().unwrap();
-    let options = OpenOptions {
-        backend: Some(case.backend),
-        flush_on_commit: false,
-        ..OpenOptions::default()
+    let mut engine = match case.backend {
+        Some(backend) => {
+            let options = OpenOptions {
+                backend: Some(backend),
+                flush_on_commit: false,
+                ..OpenOptions::default()
+            };
+            Engine::open(&dir.path().join("db"), options).unwrap()
+        }
+        None => rqc_tests::etcd::engine(),
     };
-    let mut engine = Engine::open(&dir.path().join("db"), options).unwrap();
     engine.install(compilation.program.clone()).unwrap();
     let schema = &compilation.program.schema;
     let mut reference = Reference::new(&compilation.checked);
@@ -285,6 +296,10 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
         }
     }
     let _ = changed_commits;
+    if case.backend.is_none() {
+        // On etcd the watcher is rung by the cluster's watch (at least once, when it is armed).
+        prop_assert!(engine.live_stats().rings > 0, "the etcd watch never rang");
+    }
     Ok(())
 }
 
@@ -301,6 +316,21 @@ proptest! {
 
     #[test]
     fn every_subscriber_holds_a_fresh_runs_result_after_every_commit(case in case()) {
+        run_case(&case)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: cases().div_ceil(3),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn on_etcd_every_subscriber_holds_a_fresh_runs_result_after_every_commit(
+        case in case().prop_map(|case| Case { backend: None, ..case })
+    ) {
         run_case(&case)?;
     }
 }

@@ -8,6 +8,7 @@ mod damage;
 mod disk_full;
 mod etcd;
 mod etcd_faults;
+mod etcd_live;
 mod etcd_security;
 mod install;
 mod migrate;

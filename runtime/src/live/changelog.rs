@@ -18,7 +18,8 @@ pub const LOG_TREE: &str = "__live";
 /// Entries kept: a watcher further behind than this overflows.
 pub const KEEP: u64 = 4096;
 
-const HEAD: &[u8] = b"h";
+/// The head's key (an etcd watch on it hears of every commit).
+pub(crate) const HEAD: &[u8] = b"h";
 
 fn entry_key(seq: u64) -> [u8; 9] {
     let mut key = [b's'; 9];
@@ -49,6 +50,30 @@ pub fn entry(txn: &dyn ReadTxn, log: Tree, seq: u64) -> Result<Option<Vec<Change
     txn.get(log, &entry_key(seq))?
         .map(|bytes| decode(&bytes))
         .transpose()
+}
+
+/// The entries of commits `from + 1 ..= head`, in order, read as one
+/// range (one round trip on a remote store); `None` when some are trimmed.
+pub fn entries(
+    txn: &dyn ReadTxn,
+    log: Tree,
+    from: u64,
+    head: u64,
+) -> Result<Option<Vec<Vec<Change>>>> {
+    let wanted = head.saturating_sub(from);
+    if wanted == 0 {
+        return Ok(Some(Vec::new()));
+    }
+    let (start, end) = (entry_key(from + 1), entry_key(head.saturating_add(1)));
+    let found = txn.range(log, &start, Some(&end), false, wanted as usize)?;
+    if found.len() as u64 != wanted {
+        return Ok(None);
+    }
+    found
+        .iter()
+        .map(|(_, bytes)| decode(bytes))
+        .collect::<Result<_>>()
+        .map(Some)
 }
 
 /// Appends `writes` as the next entry, inside the commit's transaction;

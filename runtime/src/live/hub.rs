@@ -8,7 +8,7 @@ use crate::bound::Access;
 use crate::engine::{evaluate, Installed};
 use crate::error::Result;
 use crate::session::Session;
-use crate::store::{Store, Tree};
+use crate::store::{Bell, Store, Tree};
 use imbl::OrdMap;
 use rqc_plan::{Entry, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -22,6 +22,11 @@ use std::time::{Duration, Instant};
 /// other processes (a commit of this process wakes it at once).
 pub const POLL: Duration = Duration::from_millis(10);
 
+/// How often the watcher looks when the store rings it for every commit
+/// (etcd's watch, see [`Store::ring_on_write`]): only a backstop, so that
+/// a watch that stalls without breaking delays events by at most this.
+pub const POLL_RUNG: Duration = Duration::from_secs(1);
+
 /// A flag a committing writer raises to wake the watcher, and whether
 /// the watcher is stopped (the database closes).
 #[derive(Default)]
@@ -29,6 +34,19 @@ pub struct Wake {
     raised: Mutex<bool>,
     cond: Condvar,
     stopped: AtomicBool,
+    /// Rings by the store's watch.
+    rung: AtomicU64,
+}
+
+impl Bell for Wake {
+    fn ring(&self) {
+        self.rung.fetch_add(1, Ordering::Relaxed);
+        self.notify();
+    }
+
+    fn wanted(&self) -> bool {
+        !self.stopped()
+    }
 }
 
 impl Wake {
@@ -134,6 +152,9 @@ pub struct Hub {
     /// Why the watcher stopped, when it failed: a later subscription is
     /// told at once rather than waiting for events that cannot come.
     failed: Mutex<Option<crate::error::RuntimeError>>,
+    /// Whether the store rings the watcher for every commit (then it
+    /// looks on its own only every [`POLL_RUNG`]).
+    rung: AtomicBool,
     next_id: AtomicU64,
     /// Evaluations by the watcher, for the upkeep's test and benchmark.
     evaluations: AtomicU64,
@@ -154,6 +175,8 @@ pub struct LiveStats {
     /// (matching, evaluating, queueing and re-indexing): the upkeep.
     pub rounds: u64,
     pub busy: Duration,
+    /// Rings by the store's watch of the changelog (etcd's), when it has one.
+    pub rings: u64,
 }
 
 /// What one evaluation gave: the result, its position, the ranges read.
@@ -175,6 +198,7 @@ impl Hub {
             thread: Mutex::new(None),
             dir: dir.map(Path::to_path_buf),
             failed: Mutex::new(None),
+            rung: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
             evaluations: AtomicU64::new(0),
             rounds: AtomicU64::new(0),
@@ -285,6 +309,7 @@ impl Hub {
             evaluations: self.evaluations.load(Ordering::Relaxed),
             rounds: self.rounds.load(Ordering::Relaxed),
             busy: Duration::from_nanos(self.busy_nanos.load(Ordering::Relaxed)),
+            rings: self.wake.rung.load(Ordering::Relaxed),
         }
     }
 
@@ -325,6 +350,12 @@ impl Hub {
         if let Some(dir) = &self.dir {
             super::wakeup::spawn(dir, Arc::downgrade(&self.wake));
         }
+        // Armed after the watcher started: its first ring (on arming)
+        // makes the watcher look once more, so no commit falls between.
+        let bell: Arc<dyn Bell> = Arc::clone(&self.wake) as Arc<dyn Bell>;
+        if self.store.ring_on_write(self.log, changelog::HEAD, bell) {
+            self.rung.store(true, Ordering::Release);
+        }
     }
 
     /// Stops the watcher and closes every subscription (the database closes).
@@ -364,6 +395,8 @@ impl Hub {
             let idle = self.lock().subs.is_empty();
             self.wake.wait(if idle {
                 Duration::from_secs(3600)
+            } else if self.rung.load(Ordering::Acquire) {
+                POLL_RUNG
             } else {
                 POLL
             });
@@ -471,10 +504,10 @@ impl Hub {
         if head - from > KEEP {
             return Ok(false);
         }
-        for seq in from + 1..=head {
-            let Some(changes) = changelog::entry(session.reads(), self.log, seq)? else {
-                return Ok(false);
-            };
+        let Some(entries) = changelog::entries(session.reads(), self.log, from, head)? else {
+            return Ok(false);
+        };
+        for changes in entries {
             for change in changes {
                 let tree = self.store.tree(&change.tree);
                 for written in &change.written {

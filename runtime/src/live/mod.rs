@@ -17,7 +17,7 @@ mod wakeup;
 
 pub use events::{apply, Event};
 pub(crate) use hub::Wake;
-pub use hub::{Hub, LiveStats, POLL};
+pub use hub::{Hub, LiveStats, POLL, POLL_RUNG};
 pub use ranges::{range_read, KeyRange, WriteSet};
 pub use subscribe::{Resume, Subscription, WatchOptions};
 

@@ -150,6 +150,11 @@ impl Store for Checked {
     fn max_txn_ops(&self) -> Option<usize> {
         self.inner.max_txn_ops()
     }
+
+    /// Keys are stored as given (only values carry checksums).
+    fn ring_on_write(&self, tree: Tree, key: &[u8], bell: std::sync::Arc<dyn super::Bell>) -> bool {
+        self.inner.ring_on_write(tree, key, bell)
+    }
 }
 
 struct CheckedTxn<'s, T: ?Sized> {

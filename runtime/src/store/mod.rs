@@ -108,6 +108,27 @@ pub trait Store: Send + Sync {
     fn max_txn_ops(&self) -> Option<usize> {
         None
     }
+
+    /// Rings `bell` whenever any client may have written `key` of `tree`,
+    /// where the backend can push that (etcd's watch), and once each time
+    /// the watch is (re)established; true when it does. The watch ends once
+    /// [`Bell::wanted`] is false. A ring says only "look again": what
+    /// changed is read from the store, so a ring too many costs a look and
+    /// never an event. An embedded backend has no such push (the live
+    /// watcher polls, and hears of other processes through the files'
+    /// notifications, see `live::wakeup`), so the default is false.
+    fn ring_on_write(&self, _tree: Tree, _key: &[u8], _bell: std::sync::Arc<dyn Bell>) -> bool {
+        false
+    }
+}
+
+/// What [`Store::ring_on_write`] rings.
+pub trait Bell: Send + Sync {
+    /// Someone may have written the key: look again.
+    fn ring(&self);
+
+    /// False once no one listens (the database closed): the watch ends.
+    fn wanted(&self) -> bool;
 }
 
 /// Reads inside one transaction. A tree that does not exist reads as empty.

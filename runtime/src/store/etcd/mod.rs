@@ -19,11 +19,12 @@
 
 mod connect;
 mod errors;
+mod watch;
 
 pub use connect::{is_etcd_url, EtcdOptions, EtcdUrl, PASSWORD_VARIABLE};
 
 use super::overlay::Overlay;
-use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
+use super::{Bell, ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use connect::retrying_reads;
 use errors::{from_etcd, never_sent, too_large, too_many_ops, MAX_REQUEST_BYTES};
@@ -32,6 +33,7 @@ use etcd_client::{
 };
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub struct EtcdStore {
@@ -110,6 +112,14 @@ impl Store for EtcdStore {
 
     fn max_txn_ops(&self) -> Option<usize> {
         Some(self.max_txn_ops)
+    }
+
+    /// An etcd watch on the key, on the store's own runtime: it ends with
+    /// the store (the runtime drops its tasks) or once the bell is unwanted.
+    fn ring_on_write(&self, tree: Tree, key: &[u8], bell: Arc<dyn Bell>) -> bool {
+        let full = [self.tree_prefix(tree).as_slice(), key].concat();
+        self.runtime.spawn(watch::ring(self.client.clone(), full, bell));
+        true
     }
 }
 
