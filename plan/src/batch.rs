@@ -70,7 +70,10 @@ fn known_ahead(node: &Node, inner: &[&str]) -> bool {
 /// A combinator's argument after its input: a value (`take`'s count,
 /// `unwrap_or`'s default) or a lambda written in place, reading nothing.
 fn argument_reads_nothing(c: Combinator, arg: &Node) -> bool {
-    if matches!(c, Combinator::Take | Combinator::Skip | Combinator::UnwrapOr) {
+    if matches!(
+        c,
+        Combinator::Take | Combinator::Skip | Combinator::UnwrapOr
+    ) {
         return reads_nothing(arg);
     }
     match &arg.op {

@@ -50,8 +50,10 @@ impl Engine {
                 if chunk.is_empty() {
                     break;
                 }
-                let readable: Vec<&[Value]> =
-                    chunk.iter().filter_map(|(_, r)| r.as_deref().ok()).collect();
+                let readable: Vec<&[Value]> = chunk
+                    .iter()
+                    .filter_map(|(_, r)| r.as_deref().ok())
+                    .collect();
                 read_ahead(stored.as_ref(), target, &readable)?;
                 read_ahead(session.reads(), target, &readable)?;
                 for (line, row) in chunk {
@@ -173,4 +175,3 @@ fn holds(reads: &dyn ReadTxn, target: &BoundTable, row: &[Value]) -> Result<bool
     let primary = primary_key(&target.schema, row)?;
     Ok(reads.get(target.rows, &primary)?.as_deref() == Some(encode_row(row)?.as_slice()))
 }
-

@@ -19,7 +19,12 @@ pub fn combinator<'p>(
 ) -> Result<Val<'p>> {
     let input = interp.eval(&args[0], env)?;
     let f = match args.get(1) {
-        Some(node) if !matches!(c, Combinator::Take | Combinator::Skip | Combinator::UnwrapOr) => {
+        Some(node)
+            if !matches!(
+                c,
+                Combinator::Take | Combinator::Skip | Combinator::UnwrapOr
+            ) =>
+        {
             Some(interp.eval(node, env)?)
         }
         _ => None,

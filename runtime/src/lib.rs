@@ -6,6 +6,7 @@
 //! their static bounds.
 
 mod batch;
+mod batched_load;
 pub mod bound;
 pub mod catalog;
 mod combinators;
@@ -17,7 +18,6 @@ pub mod engine;
 pub mod error;
 mod interp;
 pub mod live;
-mod batched_load;
 pub mod load;
 mod open;
 pub mod plan_format;

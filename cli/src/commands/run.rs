@@ -160,7 +160,11 @@ pub(super) fn compile_entry(program: &[PathBuf], name: &str) -> Result<Installab
     Ok(installable)
 }
 
-pub(super) fn open(db: &Path, store: Option<StoreChoice>, wait: Duration) -> Result<Database, Error> {
+pub(super) fn open(
+    db: &Path,
+    store: Option<StoreChoice>,
+    wait: Duration,
+) -> Result<Database, Error> {
     super::connection::open(db, open_options(store, wait))
 }
 

@@ -15,7 +15,10 @@ pub fn split_call(input: &str) -> Option<(&str, Vec<&str>)> {
     let input = input.trim();
     let open = input.find('(')?;
     let name = input[..open].trim();
-    let identifier = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+    let identifier = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_alphanumeric() || c == '_');
     if !identifier || !input.ends_with(')') {
         return None;
@@ -65,7 +68,13 @@ impl Repl {
     /// and the expression itself did not check; `None` otherwise.
     pub(super) fn installed_call(&mut self, input: &str) -> Option<String> {
         let (name, args) = split_call(input)?;
-        let kind = self.db.program()?.entries.iter().find(|e| e.name == name)?.kind;
+        let kind = self
+            .db
+            .program()?
+            .entries
+            .iter()
+            .find(|e| e.name == name)?
+            .kind;
         let mut values: Vec<Value> = Vec::with_capacity(args.len());
         for arg in args {
             let entry = match self.compile(arg) {

@@ -233,11 +233,15 @@ fn a_mutation_not_proved_to_fit_the_operation_limit_is_refused_at_install() {
     assert!(text.contains("at most 64 operations"), "{text}");
     // A query whose round trips count on one batch of up to 100 lookups:
     // the cluster would take it in two requests, so it is refused too.
-    let wide = format!("{TEAMS}query teams_of(team: Int) = Member.by_team[team] |> map(m => Team[m.team])\n")
-        .replace("bound team <= 3", "bound team <= 100");
+    let wide = format!(
+        "{TEAMS}query teams_of(team: Int) = Member.by_team[team] |> map(m => Team[m.team])\n"
+    )
+    .replace("bound team <= 3", "bound team <= 100");
     let checked = rqc(&["check", &write(dir.path(), "wide.rq", &wide)]);
     assert!(
-        stdout(&checked).contains("teams_of(team: Int) -> [Team?; ≤ 100]  seeks ≤ 101  rows ≤ 200  round trips ≤ 2"),
+        stdout(&checked).contains(
+            "teams_of(team: Int) -> [Team?; ≤ 100]  seeks ≤ 101  rows ≤ 200  round trips ≤ 2"
+        ),
         "the query counts on one batch: {}",
         stdout(&checked)
     );

@@ -1,130 +1,22 @@
 //! Live queries on etcd: `rqc watch` in its own process and `:watch` in the REPL while other processes write, and a subscriber through a leader kill and a follower kill in a stream of commits from several writers, which loses and repeats no commit.
 
 use super::etcd::etcd_cluster::EtcdCluster;
-use super::{rqc, rqc_with_input, stderr, stdout, write};
+use super::watch::{repl_watch_session, watch_while_others_write, SHELVES, SHOP};
+use super::write;
 use rqc::{Database, Event, Value, WatchOptions};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const SHELVES: &str = "
-table Item {
-  id: Int key
-  shelf: Int
-  name: String
-  index by_shelf (shelf)
-}
-mutation add(id: Int, shelf: Int, name: String) = insert Item { id, shelf, name }
-mutation rename(id: Int, name: String) = update Item[id] { name: name }
-query shelf(s: Int) = Item.by_shelf[s] |> take(10)
-";
-
-fn run(db: &str, args: &[&str]) {
-    let mut all = vec!["run", "--db", db];
-    all.extend_from_slice(args);
-    let out = rqc(&all);
-    assert_eq!(out.status.code(), Some(0), "{:?}: {}", args, stderr(&out));
-}
-
+/// The same lines as on LMDB (`watch.rs`).
 #[test]
 fn rqc_watch_on_etcd_prints_each_changing_commit_of_other_processes() {
     let cluster = EtcdCluster::start(1);
     let dir = tempfile::tempdir().unwrap();
     let app = write(dir.path(), "app.rq", SHELVES);
-    let db = cluster.url("watch");
-    run(
-        &db,
-        &[
-            &app,
-            "add",
-            "--arg",
-            "id=1",
-            "--arg",
-            "shelf=1",
-            "--arg",
-            "name=lamp",
-        ],
-    );
-    let mut watcher = Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args([
-            "watch", "--db", &db, "shelf", "--arg", "s=1", "--events", "3",
-        ])
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (lines, got) = mpsc::channel();
-    let out = BufReader::new(watcher.stdout.take().unwrap());
-    std::thread::spawn(move || {
-        for line in out.lines() {
-            let _ = lines.send(line.unwrap());
-        }
-    });
-    let next = || {
-        got.recv_timeout(Duration::from_secs(60))
-            .expect("an event line")
-    };
-    assert_eq!(
-        next(),
-        r#"{"position":1,"result":[{"id":1,"shelf":1,"name":"lamp"}]}"#
-    );
-    // Another shelf: no line. Then an insert and an update on shelf 1.
-    run(
-        &db,
-        &[
-            "add",
-            "--arg",
-            "id=2",
-            "--arg",
-            "shelf=2",
-            "--arg",
-            "name=desk",
-        ],
-    );
-    run(
-        &db,
-        &[
-            "add", "--arg", "id=3", "--arg", "shelf=1", "--arg", "name=pen",
-        ],
-    );
-    assert_eq!(
-        next(),
-        r#"{"position":3,"added":[{"id":3,"shelf":1,"name":"pen"}],"removed":[]}"#
-    );
-    run(&db, &["rename", "--arg", "id=1", "--arg", "name=lava"]);
-    assert_eq!(
-        next(),
-        r#"{"position":4,"added":[{"id":1,"shelf":1,"name":"lava"}],"removed":[{"id":1,"shelf":1,"name":"lamp"}]}"#
-    );
-    assert_eq!(watcher.wait().unwrap().code(), Some(0));
-    // Resuming from position 1 with the result then held: the change since.
-    let held = r#"[{"id":1,"shelf":1,"name":"lamp"}]"#;
-    let resumed = rqc(&[
-        "watch", "--db", &db, "shelf", "--arg", "s=1", "--from", "1", "--held", held, "--events",
-        "1",
-    ]);
-    assert_eq!(
-        stdout(&resumed),
-        "{\"position\":4,\"added\":[{\"id\":1,\"shelf\":1,\"name\":\"lava\"},{\"id\":3,\"shelf\":1,\"name\":\"pen\"}],\"removed\":[{\"id\":1,\"shelf\":1,\"name\":\"lamp\"}]}\n",
-        "{}",
-        stderr(&resumed)
-    );
+    watch_while_others_write(&cluster.url("watch"), &app);
 }
-
-const SHOP: &str = "module shop
-table Item {
-  id: Int key
-  shelf: Int
-  name: String
-  index by_shelf (shelf)
-}
-pub mutation add(id: Int, shelf: Int, name: String) = insert Item { id, shelf, name }
-pub mutation rename(id: Int, name: String) = update Item[id] { name: name }
-";
 
 /// The same session as on LMDB (`watch.rs`), with the same lines.
 #[test]
@@ -132,30 +24,7 @@ fn repl_watch_on_etcd_shows_each_change_after_the_input_that_made_it() {
     let cluster = EtcdCluster::start(1);
     let dir = tempfile::tempdir().unwrap();
     let shop = write(dir.path(), "shop.rq", SHOP);
-    let db = cluster.url("repl");
-    let script = ":watch Item.by_shelf[1] |> take(5)\n:watch Item[2]\nadd(2, 1, \"cup\")\n\
-                  add(5, 3, \"x\")\nrename(2, \"mug\")\n:unwatch\nadd(6, 1, \"y\")\n";
-    let out = rqc_with_input(&["repl", "--db", &db, &shop], script);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let watched: Vec<String> = stdout(&out)
-        .lines()
-        .filter(|line| line.starts_with("watch") || line.starts_with("stopped"))
-        .map(str::to_string)
-        .collect();
-    assert_eq!(
-        watched,
-        [
-            "watch 1 (:unwatch stops it)",
-            r#"watch 1: {"position":0,"result":[]}"#,
-            "watch 2 (:unwatch stops it)",
-            r#"watch 2: {"position":0,"result":null}"#,
-            r#"watch 1: {"position":1,"added":[{"id":2,"shelf":1,"name":"cup"}],"removed":[]}"#,
-            r#"watch 2: {"position":1,"result":{"id":2,"shelf":1,"name":"cup"}}"#,
-            r#"watch 1: {"position":3,"added":[{"id":2,"shelf":1,"name":"mug"}],"removed":[{"id":2,"shelf":1,"name":"cup"}]}"#,
-            r#"watch 2: {"position":3,"result":{"id":2,"shelf":1,"name":"mug"}}"#,
-            "stopped 2 watches",
-        ]
-    );
+    repl_watch_session(&cluster.url("repl"), &shop);
 }
 
 const ITEMS: &str = "

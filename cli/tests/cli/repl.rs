@@ -218,7 +218,8 @@ fn a_repl_without_a_program_reads_the_schema_the_database_holds() {
         "User[2]\nUser |> count()\nuser(1 + 1)\nadd_user(9, \"cy\", \"Cy\", \"NZ\")\nuser(9)\nuser(\"x\")\n",
     );
     assert!(
-        stderr(&session).contains("the database's schema (4 tables); its queries and mutations run by name"),
+        stderr(&session)
+            .contains("the database's schema (4 tables); its queries and mutations run by name"),
         "{}",
         stderr(&session)
     );

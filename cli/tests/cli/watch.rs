@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-const SHELVES: &str = "
+pub(super) const SHELVES: &str = "
 table Item {
   id: Int key
   shelf: Int
@@ -29,15 +29,15 @@ fn run(db: &str, args: &[&str]) {
     assert_eq!(out.status.code(), Some(0), "{:?}: {}", args, stderr(&out));
 }
 
-#[test]
-fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
-    let dir = tempfile::tempdir().unwrap();
-    let app = write(dir.path(), "app.rq", SHELVES);
-    let db = dir.path().join("db").display().to_string();
+/// `rqc watch` in its own process while `rqc run` processes write `db`
+/// (SHELVES installed by the first): the whole result, a line for each
+/// commit that changes it and none for one that does not, then a resume
+/// from position 1. The same lines on every store.
+pub(super) fn watch_while_others_write(db: &str, app: &str) {
     run(
-        &db,
+        db,
         &[
-            &app,
+            app,
             "add",
             "--arg",
             "id=1",
@@ -49,7 +49,7 @@ fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
     );
     let mut watcher = Command::new(env!("CARGO_BIN_EXE_rqc"))
         .args([
-            "watch", "--db", &db, "shelf", "--arg", "s=1", "--events", "3",
+            "watch", "--db", db, "shelf", "--arg", "s=1", "--events", "3",
         ])
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
@@ -73,7 +73,7 @@ fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
     );
     // Another shelf: no line. Then an insert and an update on shelf 1.
     run(
-        &db,
+        db,
         &[
             "add",
             "--arg",
@@ -85,7 +85,7 @@ fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
         ],
     );
     run(
-        &db,
+        db,
         &[
             "add", "--arg", "id=3", "--arg", "shelf=1", "--arg", "name=pen",
         ],
@@ -94,18 +94,17 @@ fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
         next(),
         r#"{"position":3,"added":[{"id":3,"shelf":1,"name":"pen"}],"removed":[]}"#
     );
-    run(&db, &["rename", "--arg", "id=1", "--arg", "name=lava"]);
+    run(db, &["rename", "--arg", "id=1", "--arg", "name=lava"]);
     assert_eq!(
         next(),
         r#"{"position":4,"added":[{"id":1,"shelf":1,"name":"lava"}],"removed":[{"id":1,"shelf":1,"name":"lamp"}]}"#
     );
-    let status = watcher.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
+    assert_eq!(watcher.wait().unwrap().code(), Some(0));
 
     // Resuming from position 1 with the result then held: the change since.
     let held = r#"[{"id":1,"shelf":1,"name":"lamp"}]"#;
     let resumed = rqc(&[
-        "watch", "--db", &db, "shelf", "--arg", "s=1", "--from", "1", "--held", held, "--events",
+        "watch", "--db", db, "shelf", "--arg", "s=1", "--from", "1", "--held", held, "--events",
         "1",
     ]);
     assert_eq!(
@@ -114,6 +113,14 @@ fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
         "{}",
         stderr(&resumed)
     );
+}
+
+#[test]
+fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", SHELVES);
+    let db = dir.path().join("db").display().to_string();
+    watch_while_others_write(&db, &app);
     // A position this database has not reached is refused.
     let ahead = rqc(&[
         "watch", "--db", &db, "shelf", "--arg", "s=1", "--from", "9", "--held", "[]",
@@ -127,7 +134,7 @@ fn watch_prints_the_result_then_each_changing_commit_of_other_processes() {
     assert!(stderr(&mutation).contains("E0583"), "{}", stderr(&mutation));
 }
 
-const SHOP: &str = "module shop
+pub(super) const SHOP: &str = "module shop
 table Item {
   id: Int key
   shelf: Int
@@ -138,14 +145,13 @@ pub mutation add(id: Int, shelf: Int, name: String) = insert Item { id, shelf, n
 pub mutation rename(id: Int, name: String) = update Item[id] { name: name }
 ";
 
-#[test]
-fn repl_watch_shows_each_change_after_the_input_that_made_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let shop = write(dir.path(), "shop.rq", SHOP);
-    let db = dir.path().join("db").display().to_string();
+/// A REPL session that watches a list and a row while its own mutations
+/// change them (SHOP at `shop`, on `db`): each change shows after the input
+/// that made it, and `:unwatch` stops both. The same lines on every store.
+pub(super) fn repl_watch_session(db: &str, shop: &str) {
     let script = ":watch Item.by_shelf[1] |> take(5)\n:watch Item[2]\nadd(2, 1, \"cup\")\n\
                   add(5, 3, \"x\")\nrename(2, \"mug\")\n:unwatch\nadd(6, 1, \"y\")\n";
-    let out = super::rqc_with_input(&["repl", "--db", &db, &shop], script);
+    let out = super::rqc_with_input(&["repl", "--db", db, shop], script);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let watched: Vec<String> = stdout(&out)
         .lines()
@@ -166,6 +172,14 @@ fn repl_watch_shows_each_change_after_the_input_that_made_it() {
             "stopped 2 watches",
         ]
     );
+}
+
+#[test]
+fn repl_watch_shows_each_change_after_the_input_that_made_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let shop = write(dir.path(), "shop.rq", SHOP);
+    let db = dir.path().join("db").display().to_string();
+    repl_watch_session(&db, &shop);
     let writes = super::rqc_with_input(&["repl", "--db", &db, &shop], ":watch add(7, 1, \"z\")\n");
     assert!(
         stdout(&writes).contains("only a query can be watched"),

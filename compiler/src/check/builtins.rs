@@ -81,9 +81,8 @@ impl Checker<'_> {
             return None;
         }
         let (min_args, max_args) = match op {
-            "take" | "skip" | "filter" | "flat_map" | "group_by" | "any" | "all" | "unwrap_or" | "map" => {
-                (2, 2)
-            }
+            "take" | "skip" | "filter" | "flat_map" | "group_by" | "any" | "all" | "unwrap_or"
+            | "map" => (2, 2),
             "sort_by" => (2, 3),
             "sum" | "avg" | "min" | "max" => (1, 2),
             _ => (1, 1),
@@ -167,14 +166,8 @@ impl Checker<'_> {
         let n = self.check(count);
         self.expect_type(&Ty::any_int("?"), &n.ty, count.span, "`take` takes a count");
         let cost = input.cost.plus(&n.cost);
-        // The count's upper end; a count of at most zero takes nothing.
-        let (upper, why) = match &n.ty {
-            Ty::Int(interval) => (
-                interval.bounded_above().then(|| interval.hi.clone()),
-                interval.why_unbounded(),
-            ),
-            _ => (Some(Poly::zero()), None),
-        };
+        // A count of at most zero takes nothing.
+        let (upper, why) = count_upper(&n.ty);
         match shape {
             Input::List(elem, size) => {
                 // Both are upper bounds of min(size, n); keep the smaller.
@@ -226,13 +219,7 @@ impl Checker<'_> {
         let n = self.check(count);
         self.expect_type(&Ty::any_int("?"), &n.ty, count.span, "`skip` takes a count");
         let cost = input.cost.plus(&n.cost);
-        let (upper, why) = match &n.ty {
-            Ty::Int(interval) => (
-                interval.bounded_above().then(|| interval.hi.clone()),
-                interval.why_unbounded(),
-            ),
-            _ => (Some(Poly::zero()), None),
-        };
+        let (upper, why) = count_upper(&n.ty);
         let kind = shape.kind();
         match shape {
             Input::List(elem, size) => Checked::new(
@@ -275,9 +262,13 @@ impl Checker<'_> {
         );
         d.help.push(match &count.kind {
             crate::syntax::ast::ExprKind::Name(n) => {
-                format!("declare a bound on the parameter: `{}: Int <= 1000`", n.name)
+                format!(
+                    "declare a bound on the parameter: `{}: Int <= 1000`",
+                    n.name
+                )
             }
-            _ => "skip a literal count, or a parameter declared with a bound: `k: Int <= 1000`".into(),
+            _ => "skip a literal count, or a parameter declared with a bound: `k: Int <= 1000`"
+                .into(),
         });
         if let Some(why) = why {
             d.notes.push(format!("{why}, so the count may be any size"));
@@ -582,4 +573,16 @@ impl Checker<'_> {
 /// collection: a list, a stream, or a type parameter that may be one.
 fn ambiguous_option(inner: &Ty) -> bool {
     matches!(inner, Ty::List(..) | Ty::Stream(_) | Ty::Generic(_))
+}
+
+/// A count's upper end, when it has one, and otherwise why not (for the
+/// message); a count that is not an `Int` was reported already.
+fn count_upper(ty: &Ty) -> (Option<Poly>, Option<String>) {
+    match ty {
+        Ty::Int(interval) => (
+            interval.bounded_above().then(|| interval.hi.clone()),
+            interval.why_unbounded(),
+        ),
+        _ => (Some(Poly::zero()), None),
+    }
 }

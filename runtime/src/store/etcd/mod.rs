@@ -118,7 +118,8 @@ impl Store for EtcdStore {
     /// the store (the runtime drops its tasks) or once the bell is unwanted.
     fn ring_on_write(&self, tree: Tree, key: &[u8], bell: Arc<dyn Bell>) -> bool {
         let full = [self.tree_prefix(tree).as_slice(), key].concat();
-        self.runtime.spawn(watch::ring(self.client.clone(), full, bell));
+        self.runtime
+            .spawn(watch::ring(self.client.clone(), full, bell));
         true
     }
 }
