@@ -68,7 +68,7 @@ pub fn render(config: &Config, r: &Results, svg: &std::path::Path) -> String {
 
 /// The rqc line the goals are judged on: rqc on its default backend.
 pub const RQC: &str = "rqc (lmdb)";
-fn us(ns: f64) -> String {
+pub(crate) fn us(ns: f64) -> String {
     let us = ns / 1000.0;
     if us >= 100.0 {
         format!("{us:.0}")
