@@ -1,16 +1,20 @@
 //! `rqc-bench`: rqc against SQLite and the raw stores (redb, LMDB, sled),
 //! interleaved in one process run; writes a markdown report and its plot.
 //!
-//! `cargo run --release -p rqc-bench -- [--quick | --full] [--only SECTIONS] [--sizes N,N…] [--out FILE]`
+//! `cargo run --release -p rqc-bench -- [--quick | --full] [--only SECTIONS] [--sizes N,N…] [--out FILE]`;
+//! `-- --etcd` measures rqc on a local etcd cluster beside rqc on LMDB instead.
 
 mod cells;
 mod data;
+mod etcd;
+mod etcd_report;
 mod machine;
 mod plot;
 mod raw;
 mod reads;
 mod report;
 mod social;
+mod threaded;
 mod timing;
 mod tpcc;
 mod tpcc_sql;
@@ -18,7 +22,7 @@ mod writes;
 
 use std::path::PathBuf;
 
-const HELP: &str = "rqc-bench [--quick | --full] [--only reads,inserts,tpcc] [--sizes N,N...] [--sled-max N] [--out FILE] [--tmp DIR]
+const HELP: &str = "rqc-bench [--quick | --full | --etcd] [--only reads,inserts,tpcc] [--sizes N,N...] [--sled-max N] [--out FILE] [--tmp DIR]
 
 Measures rqc (on LMDB, its default, redb and sled) beside SQLite (two lines: as an application opens it, and with mmap
 and a large page cache) and the raw stores (redb, LMDB, sled), interleaved in small batches in a
@@ -29,6 +33,11 @@ plot beside it.
   (default)  N = 10^4, 10^5, 10^6; about 15 minutes on 2 cores
   --full     N up to 10^7, the run BENCHMARKS.md comes from; about an hour, ~25 GB of scratch disk
   --quick    tiny sizes, a few seconds in a debug build: the harness's smoke test, not for quoting
+  --etcd     instead: rqc on a 3-member etcd cluster it starts on loopback (needs etcd and etcdctl on
+             PATH) beside rqc on LMDB, P1 point reads, P2 timelines and the TPC-C mix from 1 and 8
+             threads, with round trips against the proved bound; writes its section into the report
+             file (replacing the one there), N = the first --sizes (default 10^4); a few minutes.
+             With --quick: tiny sizes, the smoke test
   --only     some sections only (the report then has only those)
   --sizes    the read sizes instead of the mode's
   --sled-max N  measure sled in the reads up to N rows (default 10^6; 0: not at all)
@@ -45,6 +54,8 @@ pub struct Config {
     pub reads: reads::ReadPlan,
     pub inserts: writes::InsertPlan,
     pub tpcc: tpcc::TpccPlan,
+    /// `--etcd`: the etcd experiments instead of the others.
+    pub etcd: Option<etcd::EtcdPlan>,
 }
 
 impl Config {
@@ -54,12 +65,14 @@ impl Config {
         let mut sections = vec!["reads".to_string(), "inserts".into(), "tpcc".into()];
         let mut sizes = None;
         let mut sled_max = 1_000_000;
+        let mut with_etcd = false;
         let mut it = args.iter();
         while let Some(arg) = it.next() {
             let mut value = || it.next().cloned().ok_or(format!("{arg} needs a value"));
             match arg.as_str() {
                 "--quick" => mode = "quick",
                 "--full" => mode = "full",
+                "--etcd" => with_etcd = true,
                 "--out" => out = PathBuf::from(value()?),
                 "--tmp" => {
                     let _ = SCRATCH.set(PathBuf::from(value()?));
@@ -90,7 +103,22 @@ impl Config {
             customers,
             items,
         };
+        let etcd = with_etcd.then(|| etcd::EtcdPlan {
+            n: sizes.as_ref().and_then(|s: &Vec<i64>| s.first().copied()).unwrap_or(if quick {
+                1_000
+            } else {
+                10_000
+            }),
+            point_ops: if quick { 32 } else { 4_096 },
+            timeline_ops: if quick { 16 } else { 480 },
+            tpcc_ops: if quick { 16 } else { 960 },
+            tpcc: if quick { scale(10, 200) } else { scale(60, 2_000) },
+            checked: if quick { 8 } else { 40 },
+            point_batch: if quick { 16 } else { 256 },
+            batch: if quick { 8 } else { 32 },
+        });
         Ok(Config {
+            etcd,
             mode,
             args,
             out,
@@ -183,6 +211,20 @@ fn main() {
     let commit = machine::commit();
     let (load_before, cpu_before) = (machine::load_average(), machine::cpu_ticks());
     let seed = 12;
+    if let Some(plan) = config.etcd {
+        let run = etcd::run(plan, seed);
+        let meta = meta(&config, commit, started, load_before, cpu_before);
+        let section = etcd_report::render(&run, &meta, config.mode == "quick");
+        let old = std::fs::read_to_string(&config.out).unwrap_or_default();
+        std::fs::write(&config.out, etcd_report::splice(&old, &section))
+            .expect("write the report");
+        eprintln!(
+            "wrote the etcd section of {} in {:.0} s",
+            config.out.display(),
+            started.elapsed().as_secs_f64()
+        );
+        return;
+    }
     let mut results = Results {
         reads: Vec::new(),
         inserts: Vec::new(),
@@ -210,7 +252,33 @@ fn main() {
         eprintln!("the TPC-C mix");
         results.tpcc = Some(tpcc::run(config.tpcc, seed));
     }
-    results.meta = report::Meta {
+    results.meta = meta(&config, commit, started, load_before, cpu_before);
+    let svg = config.out.with_extension("svg");
+    if !results.reads.is_empty() {
+        plot::latency_plot(&svg, &results.reads).expect("plot");
+    }
+    let mut text = report::render(&config, &results, &svg);
+    // The etcd section comes from its own run (`--etcd`): kept as it was.
+    let old = std::fs::read_to_string(&config.out).unwrap_or_default();
+    if let Some(section) = etcd_report::kept(&old) {
+        text = etcd_report::splice(&text, section);
+    }
+    std::fs::write(&config.out, text).expect("write the report");
+    eprintln!(
+        "wrote {} in {:.0} s",
+        config.out.display(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+fn meta(
+    config: &Config,
+    commit: String,
+    started: std::time::Instant,
+    load_before: f64,
+    cpu_before: machine::CpuTicks,
+) -> report::Meta {
+    report::Meta {
         command: config.command(),
         commit,
         machine: machine::describe(),
@@ -218,16 +286,5 @@ fn main() {
         load: (load_before, machine::load_average()),
         others: machine::others_share(cpu_before, machine::cpu_ticks()),
         clock_ns: timing::clock_overhead_ns(),
-    };
-    let svg = config.out.with_extension("svg");
-    if !results.reads.is_empty() {
-        plot::latency_plot(&svg, &results.reads).expect("plot");
     }
-    let text = report::render(&config, &results, &svg);
-    std::fs::write(&config.out, text).expect("write the report");
-    eprintln!(
-        "wrote {} in {:.0} s",
-        config.out.display(),
-        started.elapsed().as_secs_f64()
-    );
 }

@@ -68,7 +68,7 @@ pub fn render(config: &Config, r: &Results, svg: &std::path::Path) -> String {
 
 /// The rqc line the goals are judged on: rqc on its default backend.
 pub const RQC: &str = "rqc (lmdb)";
-fn us(ns: f64) -> String {
+pub(crate) fn us(ns: f64) -> String {
     let us = ns / 1000.0;
     if us >= 100.0 {
         format!("{us:.0}")
@@ -546,6 +546,8 @@ fn commands(out: &mut String) {
          `cargo run --release -p rqc-bench -- --full`\n\
          - Up to 10^6 (about 15 minutes): `cargo run --release -p rqc-bench -- --out /tmp/bench.md`\n\
          - One section or some sizes: `--only reads,inserts,tpcc`, `--sizes 10000,100000`; databases elsewhere: `--tmp DIR`\n\
-         - The smoke test CI runs (tiny sizes, checks every side returns the same rows): `cargo test -p rqc-bench`\n",
+         - The smoke test CI runs (tiny sizes, checks every side returns the same rows): `cargo test -p rqc-bench`\n\
+         - rqc on etcd beside rqc on LMDB (starts a local 3-member cluster; a few minutes; writes the last section, which other runs keep): \
+         `cargo run --release -p rqc-bench -- --etcd`\n",
     );
 }

@@ -29,14 +29,19 @@ pub fn rqc_database(dir: &Path, backend: Backend, social: Social) -> Database {
         },
     )
     .expect("open rqc");
+    fill(&mut db, social);
+    db
+}
+
+/// Installs the programs into `db` (on any store) and loads the data set.
+pub fn fill(db: &mut Database, social: Social) {
     db.install_paths(&program_paths()).expect("install");
     // Users first: posts and follows refer to them.
-    load(&db, "User", social.n, |id| social.user(id).values());
-    load(&db, "Post", social.n, |id| social.post(id).values());
-    load(&db, "Follow", social.followers(), |u| {
+    load(db, "User", social.n, |id| social.user(id).values());
+    load(db, "Post", social.n, |id| social.post(id).values());
+    load(db, "Follow", social.followers(), |u| {
         social.follows(u).iter().flat_map(|f| f.values()).collect()
     });
-    db
 }
 
 /// Loads the rows `row(1..=count)` (a follower's call gives its whole

@@ -29,7 +29,7 @@ pub struct TpccRun {
 }
 
 /// The example's entry points the mix calls.
-const ENTRIES: [&str; 6] = [
+pub const ENTRIES: [&str; 6] = [
     "new_order",
     "payment",
     "payment_by_name",
@@ -52,7 +52,7 @@ pub fn kind(txn: &Txn) -> &'static str {
 /// Whether the check compares what the transaction returns: the queries,
 /// and New-Order's line count (the other mutations return no result the
 /// SQL side computes).
-fn compared(txn: &Txn) -> bool {
+pub fn compared(txn: &Txn) -> bool {
     matches!(
         txn,
         Txn::NewOrder { .. } | Txn::OrderStatus { .. } | Txn::StockLevel { .. }
@@ -73,6 +73,13 @@ fn rqc_database(
         },
     )
     .unwrap();
+    populate(&mut db, population);
+    db
+}
+
+/// Installs the example into `db` (on any store) and runs the population's
+/// entry calls, one commit each.
+pub fn populate(db: &mut Database, population: &[(&'static str, Vec<Value>)]) {
     db.install_paths(&[Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/tpcc")])
         .unwrap();
     let mut prepared = std::collections::HashMap::new();
@@ -82,8 +89,6 @@ fn rqc_database(
             .or_insert_with(|| db.prepare(name).unwrap());
         entry.run(args).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
-    drop(prepared);
-    db
 }
 
 pub fn run(plan: TpccPlan, seed: u64) -> TpccRun {

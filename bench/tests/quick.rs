@@ -63,3 +63,37 @@ fn unknown_arguments_are_refused() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown argument `--fast`"));
 }
+
+/// `--etcd --quick` starts a real 3-member cluster (etcd on PATH, as the
+/// other etcd suites need), checks both systems return the same rows, holds
+/// every run to its round-trip bound and writes its section into the report
+/// file, keeping what the file held.
+#[test]
+fn etcd_mode_checks_both_systems_and_splices_its_section() {
+    rqc_tests::etcd_cluster::require_etcd();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.md");
+    std::fs::write(&out, "# rqc benchmarks\n\nearlier text\n").unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_rqc-bench"))
+        .args(["--etcd", "--quick", "--tmp"])
+        .arg(dir.path())
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .expect("rqc-bench runs");
+    assert!(status.success(), "a side returned other rows, or a run passed its bound");
+    let report = std::fs::read_to_string(&out).unwrap();
+    assert!(report.starts_with("# rqc benchmarks\n\nearlier text\n"), "{report}");
+    for part in [
+        "## rqc on etcd (issue #14)",
+        "| P1 | 1 | rqc (lmdb) |",
+        "| P1 | 8 | rqc (etcd) |",
+        "| P2 | 8 | rqc (etcd) |",
+        "| P6 | 1 | rqc (etcd) |",
+        "| new_order |",
+        "<!-- /etcd -->",
+    ] {
+        assert!(report.contains(part), "the report lacks {part}:\n{report}");
+    }
+    assert_eq!(report.matches("## rqc on etcd").count(), 1);
+}
