@@ -125,7 +125,13 @@ pub fn run(plan: EtcdPlan, seed: u64) -> EtcdRun {
     // thread count, each with keys of its own.
     for (k, (name, entry, ops, batch, range)) in [
         (P1, "user", plan.point_ops, plan.point_batch, social.n),
-        (P2, "timeline", plan.timeline_ops, plan.batch, social.followers()),
+        (
+            P2,
+            "timeline",
+            plan.timeline_ops,
+            plan.batch,
+            social.followers(),
+        ),
     ]
     .into_iter()
     .enumerate()

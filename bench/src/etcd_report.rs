@@ -66,8 +66,8 @@ pub fn render(run: &EtcdRun, m: &Meta, quick: bool) -> String {
     let _ = writeln!(out, "|---|---|---|---|");
     for e in &run.experiments {
         let (lmdb, etcd) = (&e.lines[0], &e.lines[1]);
-        let ratio = Stats::of(&etcd.measured.samples).median
-            / Stats::of(&lmdb.measured.samples).median;
+        let ratio =
+            Stats::of(&etcd.measured.samples).median / Stats::of(&lmdb.measured.samples).median;
         let (r, r25, r75) = round_ratios(&etcd.measured, &lmdb.measured);
         let _ = writeln!(
             out,
@@ -116,7 +116,10 @@ fn mix_trips(out: &mut String, run: &EtcdRun) {
         out,
         "\nP6's round trips per transaction (both thread counts; mean, max, and the proved bound):\n"
     );
-    let _ = writeln!(out, "| entry point | runs | bound | rqc (lmdb) | rqc (etcd) |\n|---|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "| entry point | runs | bound | rqc (lmdb) | rqc (etcd) |\n|---|---|---|---|---|"
+    );
     let mut names: Vec<&str> = first.entries.clone();
     names.sort();
     names.dedup();

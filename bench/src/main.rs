@@ -104,15 +104,18 @@ impl Config {
             items,
         };
         let etcd = with_etcd.then(|| etcd::EtcdPlan {
-            n: sizes.as_ref().and_then(|s: &Vec<i64>| s.first().copied()).unwrap_or(if quick {
-                1_000
-            } else {
-                10_000
-            }),
+            n: sizes
+                .as_ref()
+                .and_then(|s: &Vec<i64>| s.first().copied())
+                .unwrap_or(if quick { 1_000 } else { 10_000 }),
             point_ops: if quick { 32 } else { 4_096 },
             timeline_ops: if quick { 16 } else { 480 },
             tpcc_ops: if quick { 16 } else { 960 },
-            tpcc: if quick { scale(10, 200) } else { scale(60, 2_000) },
+            tpcc: if quick {
+                scale(10, 200)
+            } else {
+                scale(60, 2_000)
+            },
             checked: if quick { 8 } else { 40 },
             point_batch: if quick { 16 } else { 256 },
             batch: if quick { 8 } else { 32 },
@@ -216,8 +219,7 @@ fn main() {
         let meta = meta(&config, commit, started, load_before, cpu_before);
         let section = etcd_report::render(&run, &meta, config.mode == "quick");
         let old = std::fs::read_to_string(&config.out).unwrap_or_default();
-        std::fs::write(&config.out, etcd_report::splice(&old, &section))
-            .expect("write the report");
+        std::fs::write(&config.out, etcd_report::splice(&old, &section)).expect("write the report");
         eprintln!(
             "wrote the etcd section of {} in {:.0} s",
             config.out.display(),

@@ -117,7 +117,11 @@ pub fn timed(
 ) -> Vec<Line> {
     let overhead = clock_overhead_ns();
     let barrier = Barrier::new(threads + 1);
-    let (system, next, end) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+    let (system, next, end) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    );
     let done = AtomicBool::new(false);
     let samples: Mutex<Vec<Sample>> = Mutex::new(Vec::with_capacity(ops * systems.len()));
     let failure: Mutex<Option<String>> = Mutex::new(None);

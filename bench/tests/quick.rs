@@ -81,9 +81,15 @@ fn etcd_mode_checks_both_systems_and_splices_its_section() {
         .arg(&out)
         .status()
         .expect("rqc-bench runs");
-    assert!(status.success(), "a side returned other rows, or a run passed its bound");
+    assert!(
+        status.success(),
+        "a side returned other rows, or a run passed its bound"
+    );
     let report = std::fs::read_to_string(&out).unwrap();
-    assert!(report.starts_with("# rqc benchmarks\n\nearlier text\n"), "{report}");
+    assert!(
+        report.starts_with("# rqc benchmarks\n\nearlier text\n"),
+        "{report}"
+    );
     for part in [
         "## rqc on etcd (issue #14)",
         "| P1 | 1 | rqc (lmdb) |",

@@ -96,6 +96,9 @@ enum Tail {
 enum Query {
     Key,
     Prefix(i64),
+    /// `A.ix[x] |> skip(s) |> take(t)`: a page at an offset (`s` may be
+    /// negative: it skips nothing).
+    Page(i64, i64),
     /// `A.ix[x, c OP y] |> take(t)`; needs a second index column.
     Range(&'static str, i64),
     Island(bool, Tail),
@@ -115,6 +118,7 @@ impl Query {
         let body = match self {
             Query::Key => "A[x]".to_string(),
             Query::Prefix(t) => format!("A.ix[x] |> take({t})"),
+            Query::Page(skip, t) => format!("A.ix[x] |> skip({skip}) |> take({t})"),
             Query::Range(op, t) => {
                 let j = shape.second?;
                 format!("A.ix[x, c{j} {op} y] |> take({t})")
@@ -150,6 +154,13 @@ impl Query {
             Query::Prefix(t) => (
                 format!(
                     "SELECT id{a_columns} FROM A WHERE {ix} = ?1 AND {uses_y} ORDER BY {order} LIMIT {t}"
+                ),
+                Answer::Rows,
+            ),
+            Query::Page(skip, t) => (
+                format!(
+                    "SELECT id{a_columns} FROM A WHERE {ix} = ?1 AND {uses_y} ORDER BY {order} LIMIT {t} OFFSET {}",
+                    skip.max(&0)
                 ),
                 Answer::Rows,
             ),
@@ -260,6 +271,7 @@ fn query() -> impl Strategy<Value = Query> {
     prop_oneof![
         Just(Query::Key),
         (1i64..=6).prop_map(Query::Prefix),
+        (-2i64..=5, 1i64..=4).prop_map(|(s, t)| Query::Page(s, t)),
         (op, 1i64..=6).prop_map(|(op, t)| Query::Range(op, t)),
         (any::<bool>(), tail).prop_map(|(f, t)| Query::Island(f, t)),
         (1i64..=4, any::<bool>()).prop_map(|(t, c)| Query::Join(t, c)),
@@ -560,6 +572,8 @@ fn every_query_form_on(backend: On) {
         queries: vec![
             (Query::Key, 2, 0),
             (Query::Prefix(2), 1, 0),
+            (Query::Page(1, 2), 1, 0),
+            (Query::Page(-1, 2), 1, 0),
             (Query::Range(">=", 2), 1, 1),
             (Query::Island(true, Tail::TopByWeight(2)), 1, 5),
             (Query::Island(false, Tail::Sum), 1, 0),
@@ -569,7 +583,7 @@ fn every_query_form_on(backend: On) {
         ],
     };
     let compared = Compared {
-        queries: 8,
+        queries: 10,
         writes_committed: 8,
         writes_refused: 1,
     };
