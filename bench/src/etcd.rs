@@ -166,14 +166,7 @@ pub fn run(plan: EtcdPlan, seed: u64) -> EtcdRun {
     let mut rng = rqc_tests::Rng::new(seed);
     let total = plan.checked + plan.tpcc_ops * THREADS.len();
     let txns: Vec<Txn> = (0..total).map(|_| Txn::draw(&mut rng, plan.tpcc)).collect();
-    let calls: Vec<(usize, Vec<Value>)> = txns
-        .iter()
-        .enumerate()
-        .map(|(h, txn)| {
-            let (name, args) = txn.call(1, h as i64);
-            (ENTRIES.iter().position(|e| *e == name).unwrap(), args)
-        })
-        .collect();
+    let calls = crate::tpcc::calls(&txns);
     let prepared: Vec<Vec<Prepared<'_>>> = tpcc_dbs
         .iter()
         .map(|db| ENTRIES.iter().map(|e| db.prepare(e).unwrap()).collect())

@@ -29,6 +29,18 @@ pub struct TpccRun {
 }
 
 /// The example's entry points the mix calls.
+/// Each transaction as the entry point it runs (its position in
+/// [`ENTRIES`]) and its arguments, built before timing.
+pub fn calls(txns: &[Txn]) -> Vec<(usize, Vec<Value>)> {
+    txns.iter()
+        .enumerate()
+        .map(|(h, txn)| {
+            let (name, args) = txn.call(1, h as i64);
+            (ENTRIES.iter().position(|e| *e == name).unwrap(), args)
+        })
+        .collect()
+}
+
 pub const ENTRIES: [&str; 6] = [
     "new_order",
     "payment",
@@ -118,14 +130,7 @@ pub fn run(plan: TpccPlan, seed: u64) -> TpccRun {
         .map(|db| ENTRIES.iter().map(|e| db.prepare(e).unwrap()).collect())
         .collect();
     // The arguments are built before timing, as SQLite's are bound from the Txn.
-    let calls: Vec<(usize, Vec<Value>)> = txns
-        .iter()
-        .enumerate()
-        .map(|(h, txn)| {
-            let (name, args) = txn.call(1, h as i64);
-            (ENTRIES.iter().position(|e| *e == name).unwrap(), args)
-        })
-        .collect();
+    let calls = calls(&txns);
     let work = std::cell::RefCell::new(Vec::new());
     let mut contenders: Vec<Contender<'_>> = Vec::new();
     for (at, backend) in backends.iter().enumerate() {

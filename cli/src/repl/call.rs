@@ -25,35 +25,22 @@ pub fn split_call(input: &str) -> Option<(&str, Vec<&str>)> {
     }
     let inner = &input[open + 1..input.len() - 1];
     let mut args = Vec::new();
-    let (mut depth, mut start, mut in_string, mut escaped) = (0i64, 0, false, false);
-    for (at, c) in inner.char_indices() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let (mut depth, mut start, mut nested_too_far) = (0i64, 0, false);
+    let open_string = super::input::scan_code(inner, |at, c| {
         match c {
-            '"' => in_string = true,
             '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => {
-                depth -= 1;
-                // `f(a)(b)` or `f(a) + g(b)`: not one call.
-                if depth < 0 {
-                    return None;
-                }
-            }
+            ')' | ']' | '}' => depth -= 1,
             ',' if depth == 0 => {
                 args.push(inner[start..at].trim());
                 start = at + 1;
             }
             _ => {}
         }
-    }
-    if depth != 0 || in_string {
+        // `f(a)(b)` or `f(a) + g(b)`: not one call.
+        nested_too_far = depth < 0;
+        !nested_too_far
+    });
+    if depth != 0 || nested_too_far || open_string {
         return None;
     }
     let last = inner[start..].trim();

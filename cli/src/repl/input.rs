@@ -5,35 +5,48 @@ use rqc::Error;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
-/// Whether the brackets of `text` are all closed (outside strings).
-pub fn balanced(text: &str) -> bool {
-    let mut depth: i64 = 0;
-    let mut in_string = false;
-    let mut escaped = false;
-    for line in text.lines() {
-        let code = if in_string {
-            line
-        } else {
-            line.split("//").next().unwrap_or("")
-        };
-        for c in code.chars() {
-            if in_string {
-                match (escaped, c) {
-                    (true, _) => escaped = false,
-                    (false, '\\') => escaped = true,
-                    (false, '"') => in_string = false,
-                    _ => {}
-                }
-                continue;
-            }
-            match c {
-                '"' => in_string = true,
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' => depth -= 1,
+/// Calls `visit` with each character of `text` that is code — outside
+/// string literals (their quotes left out) and `//` comments — with its
+/// byte offset, until `visit` says stop. Returns whether `text` ends inside
+/// a string literal.
+pub fn scan_code(text: &str, mut visit: impl FnMut(usize, char) -> bool) -> bool {
+    let (mut in_string, mut escaped, mut in_comment) = (false, false, false);
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if in_comment {
+            in_comment = c != '\n';
+            continue;
+        }
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
                 _ => {}
             }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '/' if chars.peek().is_some_and(|(_, next)| *next == '/') => in_comment = true,
+            _ if !visit(at, c) => return false,
+            _ => {}
         }
     }
+    in_string
+}
+
+/// Whether the brackets of `text` are all closed (outside strings and comments).
+pub fn balanced(text: &str) -> bool {
+    let mut depth: i64 = 0;
+    scan_code(text, |_, c| {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+        true
+    });
     depth <= 0
 }
 
@@ -240,7 +253,17 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::completions;
+    use super::{balanced, completions};
+
+    #[test]
+    fn brackets_in_strings_and_comments_do_not_count() {
+        assert!(balanced("f(1) // a comment with (\n"));
+        assert!(balanced("\"// not a comment (\""));
+        assert!(!balanced("f(\")\""));
+        assert!(!balanced("[1,\n2"));
+        assert!(balanced("[1,\n2]"));
+        assert!(balanced("\"a \\\" ( b\""));
+    }
 
     #[test]
     fn after_a_table_and_a_dot_its_columns_and_indexes_complete() {

@@ -29,6 +29,31 @@ fn run(db: &str, args: &[&str]) {
     assert_eq!(out.status.code(), Some(0), "{:?}: {}", args, stderr(&out));
 }
 
+/// `rqc watch ARGS` in its own process, and a reader of its next line
+/// (waiting up to a minute for it).
+fn spawn_watch(args: &[&str]) -> (std::process::Child, impl Fn() -> String) {
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_rqc"))
+        .arg("watch")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines, got) = mpsc::channel();
+    let out = BufReader::new(watcher.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in out.lines() {
+            let _ = lines.send(line.unwrap());
+        }
+    });
+    let next = move || {
+        got.recv_timeout(Duration::from_secs(60))
+            .expect("an event line")
+    };
+    (watcher, next)
+}
+
 /// `rqc watch` in its own process while `rqc run` processes write `db`
 /// (SHELVES installed by the first): the whole result, a line for each
 /// commit that changes it and none for one that does not, then a resume
@@ -47,26 +72,7 @@ pub(super) fn watch_while_others_write(db: &str, app: &str) {
             "name=lamp",
         ],
     );
-    let mut watcher = Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args([
-            "watch", "--db", db, "shelf", "--arg", "s=1", "--events", "3",
-        ])
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (lines, got) = mpsc::channel();
-    let out = BufReader::new(watcher.stdout.take().unwrap());
-    std::thread::spawn(move || {
-        for line in out.lines() {
-            let _ = lines.send(line.unwrap());
-        }
-    });
-    let next = || {
-        got.recv_timeout(Duration::from_secs(60))
-            .expect("an event line")
-    };
+    let (mut watcher, next) = spawn_watch(&["--db", db, "shelf", "--arg", "s=1", "--events", "3"]);
     assert_eq!(
         next(),
         r#"{"position":1,"result":[{"id":1,"shelf":1,"name":"lamp"}]}"#
@@ -236,25 +242,8 @@ fn watch_in_another_process_sees_each_commit_of_the_library() {
     let mut db = rqc::Database::open(&db_dir).unwrap();
     db.install_source("app.rq", SHELVES).unwrap();
     let db_arg = db_dir.display().to_string();
-    let mut watcher = Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args([
-            "watch", "--db", &db_arg, "item", "--arg", "id=1", "--events", "6",
-        ])
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (lines, got) = mpsc::channel();
-    let out = BufReader::new(watcher.stdout.take().unwrap());
-    std::thread::spawn(move || {
-        for line in out.lines() {
-            let _ = lines.send(line.unwrap());
-        }
-    });
-    let next = || {
-        got.recv_timeout(Duration::from_secs(60))
-            .expect("an event line")
-    };
+    let (mut watcher, next) =
+        spawn_watch(&["--db", &db_arg, "item", "--arg", "id=1", "--events", "6"]);
     assert_eq!(next(), r#"{"position":0,"result":null}"#);
     db.run("add", &[1.into(), 1.into(), "lamp".into()]).unwrap();
     assert_eq!(
