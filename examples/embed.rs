@@ -1,6 +1,7 @@
 //! A small service embedding rqc: it opens a database, installs the social
 //! program, prepares its entry points once, and serves a burst of requests
-//! (sign-ups, follows, posts, timelines) with typed parameters and rows.
+//! (sign-ups, follows, posts, timelines, the global feed page by page with
+//! continuation tokens) with typed parameters and rows.
 //!
 //! `cargo run --example embed [DB_DIR]` (a temporary directory by default).
 
@@ -44,6 +45,7 @@ struct Social<'db> {
     post: Prepared<'db>,
     timeline: Prepared<'db>,
     by_handle: Prepared<'db>,
+    newest: Prepared<'db>,
 }
 
 impl<'db> Social<'db> {
@@ -54,6 +56,7 @@ impl<'db> Social<'db> {
             post: db.prepare("add_post")?,
             timeline: db.prepare("timeline")?,
             by_handle: db.prepare("user_by_handle")?,
+            newest: db.prepare("newest")?,
         })
     }
 }
@@ -126,5 +129,27 @@ fn main() -> miette::Result<()> {
         "the timeline read {} seeks and {} rows (proved bound: {} and {})",
         output.stats.seeks, output.stats.rows, output.bound.seeks, output.bound.rows
     );
+
+    // The global feed, newest first, two posts a page: each page comes with
+    // the token of the next, and costs one seek and two rows however deep.
+    let mut page = social.newest.run_page(&[2.into()])?;
+    let mut number = 1;
+    loop {
+        let ids: Vec<String> = page
+            .output
+            .rows()
+            .iter()
+            .filter_map(|row| row.field("id").map(ToString::to_string))
+            .collect();
+        println!(
+            "feed page {number}: posts {} (seeks {}, rows {})",
+            ids.join(", "),
+            page.output.stats.seeks,
+            page.output.stats.rows
+        );
+        let Some(token) = page.token else { break };
+        page = social.newest.next_page(&token)?;
+        number += 1;
+    }
     Ok(())
 }

@@ -6,6 +6,7 @@ use crate::sources::{read_plan, read_program};
 use rqc_plan::{CompiledProgram, Entry, Value};
 use rqc_runtime::dump::Dump;
 use rqc_runtime::live::{Subscription, WatchOptions};
+use rqc_runtime::page::Page;
 #[cfg(feature = "etcd")]
 pub use rqc_runtime::store::EtcdOptions;
 use rqc_runtime::verify::Verification;
@@ -302,6 +303,41 @@ impl<'db> Prepared<'db> {
     /// Runs with positional arguments.
     pub fn run(&self, args: &[Value]) -> Result<Output, Error> {
         Ok(self.db.engine.run_entry(self.entry, args)?)
+    }
+
+    /// Runs a pageable query (one whose result is a stream read in index
+    /// order and limited by `take`, spec/embedding.md) and returns its
+    /// first page with the token of the next: `None` when the page came out
+    /// short, so nothing follows. Any other entry point is E0532.
+    ///
+    /// ```
+    /// # let mut db = rqc::Database::in_memory();
+    /// # db.install_source("app.rq", "
+    /// #     table Post { id: Int key  at: Int  index by_time (at desc, id desc) }
+    /// #     mutation post(id: Int, at: Int) = insert Post { id: id, at: at }
+    /// #     query feed(n: Int <= 20) = Post.by_time |> take(n)
+    /// # ").unwrap();
+    /// for id in 1..=5 { db.run("post", &[id.into(), (id / 2).into()]).unwrap(); }
+    /// let feed = db.prepare("feed").unwrap();
+    /// let mut page = feed.run_page(&[2.into()]).unwrap();
+    /// let mut ids = Vec::new();
+    /// loop {
+    ///     ids.extend(page.output.rows().iter().map(|r| r.field("id").cloned().unwrap()));
+    ///     let Some(token) = page.token else { break };
+    ///     page = feed.next_page(&token).unwrap();
+    /// }
+    /// assert_eq!(ids, [5, 4, 3, 2, 1].map(rqc::Value::Int));
+    /// ```
+    pub fn run_page(&self, args: &[Value]) -> Result<Page, Error> {
+        Ok(self.db.engine.run_page(self.entry, args)?)
+    }
+
+    /// The page after the one whose token this is: the same query, with
+    /// the arguments of its first page and the same bound, from the row
+    /// after that page's last. A token of another query or another program
+    /// is E0534, a damaged one E0533: never a wrong page.
+    pub fn next_page(&self, token: &str) -> Result<Page, Error> {
+        Ok(self.db.engine.next_page(self.entry, token)?)
     }
 
     /// Subscribes to this query: the first event holds its whole current

@@ -48,7 +48,8 @@ pub enum BinOp {
     Rem,
 }
 
-/// One end of a range on the column after a scan's prefix.
+/// One end of a range on the column after a scan's prefix, or (when the
+/// value is an `Op::Tuple`) on the columns from it, compared as a tuple.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RangeEnd {
     pub value: Box<Node>,
@@ -105,6 +106,11 @@ pub enum Op {
     Field(Box<Node>, String),
     Record(Vec<(String, Node)>),
     List(Vec<Node>),
+    /// The values of a tuple range's end, one per index column from the
+    /// one after the scan's prefix: only as a `RangeEnd`'s value. (An rqc
+    /// that predates it refuses such a plan as undecodable, E0517, rather
+    /// than reading a wider range.)
+    Tuple(Vec<Node>),
     Unary(UnOp, Box<Node>),
     Binary(BinOp, Box<Node>, Box<Node>),
     If(Box<Node>, Box<Node>, Box<Node>),
@@ -312,7 +318,7 @@ impl Node {
             Op::Unreachable => Vec::new(),
             Op::Field(base, _) => vec![base],
             Op::Record(fields) => fields.iter().map(|(_, n)| n).collect(),
-            Op::List(items) | Op::Seq(items) | Op::Combinator(_, _, items) => {
+            Op::List(items) | Op::Tuple(items) | Op::Seq(items) | Op::Combinator(_, _, items) => {
                 items.iter().collect()
             }
             Op::Unary(_, a) => vec![a],
@@ -359,7 +365,7 @@ impl Node {
             Op::Unreachable => Vec::new(),
             Op::Field(base, _) => vec![&mut **base],
             Op::Record(fields) => fields.iter_mut().map(|(_, n)| n).collect(),
-            Op::List(items) | Op::Seq(items) | Op::Combinator(_, _, items) => {
+            Op::List(items) | Op::Tuple(items) | Op::Seq(items) | Op::Combinator(_, _, items) => {
                 items.iter_mut().collect()
             }
             Op::Unary(_, a) | Op::Lambda(_, a) => vec![&mut **a],

@@ -267,6 +267,7 @@ fn on_stream<'p>(
                 end: stream.end.clone(),
                 maps,
                 skip: stream.skip,
+                paged: stream.paged,
             })))
         }
         Combinator::Skip => {
@@ -278,6 +279,7 @@ fn on_stream<'p>(
                 end: stream.end.clone(),
                 maps: stream.maps.clone(),
                 skip: stream.skip.saturating_add(n),
+                paged: stream.paged,
             })))
         }
         other => Err(internal(&format!(

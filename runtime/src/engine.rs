@@ -337,8 +337,24 @@ pub(crate) fn evaluate<'s>(
     session: Session<'s>,
     analyzing: bool,
 ) -> Result<(Output, Session<'s>)> {
+    let (output, session, _) = evaluate_paged(bound, accesses, entry, args, session, analyzing, None)?;
+    Ok((output, session))
+}
+
+/// As [`evaluate`], walking a paged scan with `page` (see [`crate::page`]);
+/// returns the cursor where the page ended.
+pub(crate) fn evaluate_paged<'s>(
+    bound: &Tables,
+    accesses: &[Access],
+    entry: &Entry,
+    args: &[Value],
+    session: Session<'s>,
+    analyzing: bool,
+    page: Option<crate::page::PageCursor>,
+) -> Result<(Output, Session<'s>, Option<crate::page::PageCursor>)> {
     let mut interp = Interp::new(bound, accesses, args, session);
     interp.analyzing = analyzing;
+    interp.page = page;
     let value = interp.value(&entry.root, &Env::new())?;
     let output = Output {
         value,
@@ -352,7 +368,7 @@ pub(crate) fn evaluate<'s>(
         operators: interp.stats,
         attempts: 1,
     };
-    Ok((output, interp.session))
+    Ok((output, interp.session, interp.page))
 }
 
 /// E0546 when a run's round trips, its commit counted, pass the entry's

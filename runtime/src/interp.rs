@@ -41,6 +41,9 @@ pub struct Interp<'p, 's> {
     /// Point reads made ahead as one batch (see `batch`), by lookup node
     /// and encoded key: what the lookup finds when it is evaluated.
     pub(crate) prefetched: std::collections::HashMap<(u32, Vec<u8>), Option<Vec<u8>>>,
+    /// The scan a paged run walks, where it resumes and where it ended
+    /// (`page`); `None` for a plain run.
+    pub(crate) page: Option<crate::page::PageCursor>,
 }
 
 impl<'p, 's> Interp<'p, 's> {
@@ -63,6 +66,7 @@ impl<'p, 's> Interp<'p, 's> {
                 trips: u64::MAX,
             },
             prefetched: std::collections::HashMap::new(),
+            page: None,
         }
     }
 
@@ -189,7 +193,19 @@ impl<'p, 's> Interp<'p, 's> {
                 ..
             } => {
                 let (table, index) = self.access(node)?;
-                let range = self.range(table, index, prefix, lower, upper, env)?;
+                let mut range = self.range(table, index, prefix, lower, upper, env)?;
+                if let Some(page) = self.page.as_ref().filter(|p| p.scan == node.id) {
+                    // The next page: entries after the last one read,
+                    // within the same range (a start never moves back).
+                    if let Some(after) = &page.after {
+                        let mut next = after.clone();
+                        next.push(0);
+                        if next > range.start {
+                            range.start = next;
+                        }
+                    }
+                    range.paged = true;
+                }
                 if *stream {
                     // Read by whoever consumes it, as far as it takes.
                     return Ok(Val::Stream(Rc::new(range)));
@@ -207,6 +223,8 @@ impl<'p, 's> Interp<'p, 's> {
                 _ => Err(internal("a limit that is not an Int")),
             },
             Op::Unreachable => Err(internal("code proved unreachable was reached")),
+            // Read by the scan whose range end it is (`scan.rs`), never as a value.
+            Op::Tuple(_) => Err(internal("a tuple outside a range's end")),
             Op::Field(base, name) => self.eval(base, env)?.field(name),
             Op::Record(fields) => {
                 let mut out = Vec::with_capacity(fields.len());

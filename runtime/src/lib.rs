@@ -20,6 +20,7 @@ mod interp;
 pub mod live;
 pub mod load;
 mod open;
+pub mod page;
 pub mod plan_format;
 pub mod rows;
 mod scan;

@@ -7,7 +7,8 @@ use crate::interp::Interp;
 use crate::rows::decode_record;
 use crate::store::prefix_end;
 use crate::values::{Env, Stream, Val};
-use rqc_plan::{Node, RangeEnd};
+use crate::interp::internal;
+use rqc_plan::{Node, Op, RangeEnd};
 
 impl<'p> Interp<'p, '_> {
     /// The key range of a scan: the prefix's entries, narrowed by the range
@@ -26,6 +27,10 @@ impl<'p> Interp<'p, '_> {
             None => (table.rows, &[]),
             Some(i) => (table.indexes[i], &table.schema.indexes[i].descending),
         };
+        let width = match index {
+            None => table.schema.key.len(),
+            Some(i) => table.schema.indexes[i].columns.len(),
+        };
         let mut prefix_values = Vec::with_capacity(prefix.len());
         for p in prefix {
             prefix_values.push(self.value(p, env)?);
@@ -36,15 +41,26 @@ impl<'p> Interp<'p, '_> {
             .copied()
             .unwrap_or(false);
         let mut end_of = |e: &'p Option<RangeEnd>| -> Result<Option<(Vec<u8>, bool)>> {
-            match e {
-                None => Ok(None),
-                Some(end) => {
-                    let value = self.value(&end.value, env)?;
-                    let mut bytes = prefix_bytes.clone();
-                    encode_component(&mut bytes, &value, next_desc)?;
-                    Ok(Some((bytes, end.inclusive)))
+            let Some(end) = e else { return Ok(None) };
+            let mut bytes = prefix_bytes.clone();
+            // A tuple's values, one per column from the next: its key in
+            // the index is where the rows before (or after) it end. The
+            // checker made the columns run one way, so byte order is the
+            // tuple's order (reversed, when descending, as below).
+            let values: &'p [Node] = match &end.value.op {
+                Op::Tuple(items) => items,
+                _ => std::slice::from_ref(&*end.value),
+            };
+            for (k, item) in values.iter().enumerate() {
+                let column = prefix_values.len() + k;
+                let desc = descending.get(column).copied().unwrap_or(false);
+                if column >= width || desc != next_desc {
+                    return Err(internal("a tuple range over columns of mixed directions or past the index"));
                 }
+                let value = self.value(item, env)?;
+                encode_component(&mut bytes, &value, next_desc)?;
             }
+            Ok(Some((bytes, end.inclusive)))
         };
         let (mut low, mut high) = (end_of(lower)?, end_of(upper)?);
         // A descending column's values run backwards in byte order.
@@ -68,6 +84,8 @@ impl<'p> Interp<'p, '_> {
             end,
             maps: Vec::new(),
             skip: 0,
+            // Set by the scan's evaluation when a paged run walks it.
+            paged: false,
         })
     }
 
@@ -84,6 +102,12 @@ impl<'p> Interp<'p, '_> {
             .session
             .range(range.tree, &range.start, range.end.as_deref(), limit)?;
         self.within_deadline()?;
+        if range.paged {
+            if let Some(page) = &mut self.page {
+                page.last = entries.last().map(|(key, _)| key.to_vec());
+                page.full = entries.len() == range.skip.saturating_add(wanted);
+            }
+        }
         let mut rows = Vec::with_capacity(entries.len());
         for (_, bytes) in entries.iter().skip(range.skip) {
             let mut row = Val::Data(decode_record(range.table, bytes)?);

@@ -36,6 +36,9 @@ pub struct Stream<'p> {
     pub maps: Vec<Val<'p>>,
     /// Rows read and dropped before the first (`skip`).
     pub skip: usize,
+    /// The scan a paged run walks (`page`): its reads record where the
+    /// page ended.
+    pub paged: bool,
 }
 
 /// The names in scope: a persistent list, newest binding first. Scopes are a

@@ -150,14 +150,17 @@ impl<'c> Reference<'c> {
                 ..
             } => {
                 let prefix: Vec<Value> = prefix.iter().map(|k| v(self, k)).collect();
-                let lower = range
-                    .as_ref()
-                    .and_then(|r| r.lower.as_ref())
-                    .map(|(e, incl)| (v(self, e), *incl));
-                let upper = range
-                    .as_ref()
-                    .and_then(|r| r.upper.as_ref())
-                    .map(|(e, incl)| (v(self, e), *incl));
+                // Each end as the tuple of values it compares with: one
+                // value, or a tuple range's several (row-value order).
+                let mut end = |e: &(TExpr, bool)| {
+                    let values = match &e.0 {
+                        TExpr::Tuple(items) => items.iter().map(|i| v(self, i)).collect(),
+                        one => vec![v(self, one)],
+                    };
+                    (values, e.1)
+                };
+                let lower = range.as_ref().and_then(|r| r.lower.as_ref()).map(&mut end);
+                let upper = range.as_ref().and_then(|r| r.upper.as_ref()).map(&mut end);
                 let schema = self.table_schema(table);
                 let (columns, descending) = match index {
                     None => (schema.key.clone(), vec![false; schema.key.len()]),
@@ -166,20 +169,28 @@ impl<'c> Reference<'c> {
                         (index.columns.clone(), index.descending.clone())
                     }
                 };
-                let next = columns.get(prefix.len()).copied();
+                let next = &columns[prefix.len()..];
+                // Lexicographic, in the values' own order (never the index's).
+                let tuple_cmp = |r: &Value, bound: &[Value]| {
+                    for (k, b) in bound.iter().enumerate() {
+                        let o = compare(&column(&schema, r, next[k]), b);
+                        if o != Ordering::Equal {
+                            return o;
+                        }
+                    }
+                    Ordering::Equal
+                };
                 let mut rows: Vec<Value> = self
                     .rows(table)
                     .iter()
                     .filter(|r| matches(&schema, r, &columns[..prefix.len()], &prefix))
                     .filter(|r| {
-                        let Some(next) = next else { return true };
-                        let value = column(&schema, r, next);
                         let above = lower.as_ref().is_none_or(|(l, incl)| {
-                            let o = compare(&value, l);
+                            let o = tuple_cmp(r, l);
                             o == Ordering::Greater || (*incl && o == Ordering::Equal)
                         });
                         let below = upper.as_ref().is_none_or(|(u, incl)| {
-                            let o = compare(&value, u);
+                            let o = tuple_cmp(r, u);
                             o == Ordering::Less || (*incl && o == Ordering::Equal)
                         });
                         above && below
@@ -217,6 +228,7 @@ impl<'c> Reference<'c> {
                 let items = items.iter().map(|e| self.eval(e, args, env)).collect();
                 return Val::from_items(items);
             }
+            TExpr::Tuple(_) => panic!("a tuple outside a range's end"),
             TExpr::Unary(op, a) => match (op, v(self, a)) {
                 (UnaryOp::Neg, Value::Int(n)) => n.checked_neg().map_or(Value::Null, Value::Int),
                 (UnaryOp::Neg, Value::Float(x)) => Value::Float(-x),

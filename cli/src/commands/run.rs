@@ -105,6 +105,14 @@ pub struct RunArgs {
     /// records JSON objects, `rows='[{"id": 1, "name": "a"}]'`.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
+    /// Run a pageable query (a stream in index order limited by `take`)
+    /// as its first page, and print the token of the next on stderr.
+    #[arg(long, conflicts_with = "page_token")]
+    page: bool,
+    /// Run the page after the one that printed this token: the same query
+    /// and arguments (give no --arg), from where that page ended.
+    #[arg(long, value_name = "TOKEN", conflicts_with = "args")]
+    page_token: Option<String>,
 }
 
 #[derive(Args)]
@@ -189,7 +197,17 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
     }
     let prepared = db.prepare(&args.name)?;
     let entry = prepared.entry();
-    let output = prepared.run(&parse_args(entry, &args.args)?)?;
+    let (output, token) = match (&args.page_token, args.page) {
+        (Some(token), _) => {
+            let page = prepared.next_page(token)?;
+            (page.output, Some(page.token))
+        }
+        (None, true) => {
+            let page = prepared.run_page(&parse_args(entry, &args.args)?)?;
+            (page.output, Some(page.token))
+        }
+        (None, false) => (prepared.run(&parse_args(entry, &args.args)?)?, None),
+    };
     match entry.kind {
         EntryKind::Query => {
             for row in output.rows() {
@@ -202,6 +220,11 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
         "{}",
         run_summary(&output, entry.kind == EntryKind::Mutation)
     );
+    match token {
+        Some(Some(token)) => eprintln!("next page: --page-token {token}"),
+        Some(None) => eprintln!("last page"),
+        None => {}
+    }
     Ok(Status::Clean)
 }
 

@@ -4,6 +4,7 @@ use super::expr::{Checked, Checker};
 use super::modules::Symbol;
 use super::schema_types::column_ty;
 use super::tir::{RangeT, TExpr};
+use super::tuple_range::TupleRange;
 use super::types::{StreamSource, StreamTy, Ty};
 use crate::cost::{Cost, Poly, Var};
 use crate::span::Span;
@@ -15,6 +16,8 @@ use rqc_plan::TableSchema;
 struct Path {
     index: Option<String>,
     columns: Vec<usize>,
+    /// Each column's direction (a key's are all ascending).
+    descending: Vec<bool>,
     /// Whole key or unique index: all columns given means ≤ 1 row.
     unique: bool,
 }
@@ -109,6 +112,23 @@ impl Checker<'_> {
             let column = &schema.columns[path.columns[i]];
             let expected = column_ty(&column.ty, &format!("{table}.{}", column.name));
             if i + 1 == args.len() {
+                let path_name = print_expr(base);
+                match self.tuple_range(
+                    arg,
+                    &schema,
+                    &path_name,
+                    &path.columns,
+                    &path.descending,
+                    i,
+                ) {
+                    TupleRange::NotOne => {}
+                    TupleRange::Refused => return Checked::error(),
+                    TupleRange::Range(r, c) => {
+                        range = Some(r);
+                        cost = cost.plus(&c);
+                        continue;
+                    }
+                }
                 if let Some((r, c)) = self.range_condition(arg, &column.name, &expected) {
                     range = Some(r);
                     cost = cost.plus(&c);
@@ -253,12 +273,14 @@ impl Checker<'_> {
             None => Path {
                 index: None,
                 columns: schema.key.clone(),
+                descending: vec![false; schema.key.len()],
                 unique: true,
             },
             Some(index) => match schema.index(&index.name) {
                 Some(found) => Path {
                     index: Some(found.name.clone()),
                     columns: found.columns.clone(),
+                    descending: found.descending.clone(),
                     unique: found.unique,
                 },
                 None => {
@@ -299,7 +321,7 @@ impl Checker<'_> {
         Some((schema, path))
     }
 
-    fn scope_has(&self, name: &str) -> bool {
+    pub(super) fn scope_has(&self, name: &str) -> bool {
         self.scope.iter().any(|l| l.name == name)
     }
 

@@ -30,7 +30,7 @@ fn collect<'t>(t: &'t TExpr, inner: &mut Vec<&'t str>) -> bool {
             key.iter().all(|k| known_ahead(k, inner))
         }
         TExpr::Record(fields) => fields.iter().all(|(_, v)| collect(v, inner)),
-        TExpr::List(items) => items.iter().all(|i| collect(i, inner)),
+        TExpr::List(items) | TExpr::Tuple(items) => items.iter().all(|i| collect(i, inner)),
         TExpr::Unary(_, a) | TExpr::Field(a, _) => collect(a, inner),
         TExpr::Binary(op, a, b) if !matches!(op, BinaryOp::And | BinaryOp::Or) => {
             collect(a, inner) && collect(b, inner)
@@ -94,7 +94,9 @@ fn reads_nothing(t: &TExpr) -> bool {
         TExpr::Const(_) | TExpr::Param(_) | TExpr::Local(_) | TExpr::Order(_) => true,
         TExpr::Field(a, _) | TExpr::Unary(_, a) => reads_nothing(a),
         TExpr::Record(fields) => fields.iter().all(|(_, v)| reads_nothing(v)),
-        TExpr::List(items) | TExpr::Seq(items) => items.iter().all(reads_nothing),
+        TExpr::List(items) | TExpr::Tuple(items) | TExpr::Seq(items) => {
+            items.iter().all(reads_nothing)
+        }
         TExpr::Binary(_, a, b) | TExpr::Let(_, a, b) => reads_nothing(a) && reads_nothing(b),
         TExpr::If(c, a, b) => reads_nothing(c) && reads_nothing(a) && reads_nothing(b),
         TExpr::Limit(count, _) => reads_nothing(count),

@@ -305,6 +305,20 @@ impl<'p> Checker<'p> {
             ExprKind::Lambda(params, body) => self.delay_lambda(params, body),
             ExprKind::Unary(op, operand) => self.check_unary(*op, operand),
             ExprKind::Binary(op, a, b) => self.check_binary(*op, a, b),
+            ExprKind::Tuple(_) => {
+                self.error(
+                    "E0230",
+                    "a tuple only compares index columns in a range",
+                    expr.span,
+                    "not a range over index columns",
+                )
+                .help
+                .push(
+                    "compare a tuple of columns with a tuple of values as the last value of an access: `Post.by_time[(at, id) < (t, i)]`"
+                        .into(),
+                );
+                Checked::error()
+            }
             ExprKind::Range(..) => {
                 self.error(
                     "E0405",

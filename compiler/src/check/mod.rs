@@ -22,6 +22,7 @@ mod reject;
 mod schema;
 mod schema_types;
 pub mod tir;
+mod tuple_range;
 pub mod types;
 mod writes;
 

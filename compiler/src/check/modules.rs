@@ -461,7 +461,7 @@ pub fn collect_calls(
             visit(base);
         }
         ExprKind::Record(fields) => fields.iter().for_each(|f| visit(&f.value)),
-        ExprKind::List(items) => items.iter().for_each(visit),
+        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().for_each(visit),
         ExprKind::Call(callee, args) | ExprKind::Index(callee, args) => {
             visit(callee);
             args.iter().for_each(visit);

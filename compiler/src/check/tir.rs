@@ -42,6 +42,9 @@ pub enum TExpr {
     Field(Box<TExpr>, String),
     Record(Vec<(String, TExpr)>),
     List(Vec<TExpr>),
+    /// The values of a tuple range's end (`(t, i)` in `(at, id) < (t, i)`),
+    /// one per index column; nowhere else.
+    Tuple(Vec<TExpr>),
     Unary(UnaryOp, Box<TExpr>),
     Binary(BinaryOp, Box<TExpr>, Box<TExpr>),
     If(Box<TExpr>, Box<TExpr>, Box<TExpr>),
@@ -182,6 +185,7 @@ impl TExpr {
                 )
             }
             TExpr::List(items) => (items, Box::new(TExpr::List)),
+            TExpr::Tuple(items) => (items, Box::new(TExpr::Tuple)),
             TExpr::Seq(items) => (items, Box::new(TExpr::Seq)),
             TExpr::Unary(op, a) => (
                 vec![*a],

@@ -253,6 +253,7 @@ impl Printer<'_> {
                     .collect(),
             ),
             Op::List(items) => ("List".to_string(), items.iter().collect()),
+            Op::Tuple(items) => ("Tuple".to_string(), items.iter().collect()),
             Op::Apply(f, args) => (
                 "Apply".to_string(),
                 std::iter::once(&**f).chain(args.iter()).collect(),
@@ -307,6 +308,14 @@ impl Printer<'_> {
             ),
             Op::List(items) => format!(
                 "[{}]",
+                items
+                    .iter()
+                    .map(|i| self.expr(i))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Op::Tuple(items) => format!(
+                "({})",
                 items
                     .iter()
                     .map(|i| self.expr(i))

@@ -266,6 +266,7 @@ impl Lowerer<'_> {
                     .collect::<Lowered<Vec<_>>>()?,
             )),
             TExpr::List(items) => node(Op::List(self.all(items)?)),
+            TExpr::Tuple(items) => node(Op::Tuple(self.all(items)?)),
             TExpr::Unary(op, a) => node(Op::Unary(
                 match op {
                     UnaryOp::Neg => UnOp::Neg,

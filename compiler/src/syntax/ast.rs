@@ -314,6 +314,10 @@ pub enum ExprKind {
     Unary(UnaryOp, Box<Expr>),
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
     Range(Box<Expr>, Box<Expr>),
+    /// `(at, id)`: a tuple, only as a side of the comparison that is the
+    /// last value of an access (`Post.by_time[(at, id) < (t, i)]`); the
+    /// parser reports one anywhere else (E0104).
+    Tuple(Vec<Expr>),
     If(Box<Expr>, Box<Expr>, Box<Expr>),
     Block(Vec<Stmt>, Box<Expr>),
     Insert(Path, Box<Expr>),

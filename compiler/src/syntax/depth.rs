@@ -132,7 +132,7 @@ fn push_expr_children<'a>(expr: &'a Expr, depth: usize, work: &mut Vec<(Node<'a>
         | ExprKind::Name(_)
         | ExprKind::Error => {}
         ExprKind::Record(fields) => fields.iter().for_each(|f| exprs(&f.value)),
-        ExprKind::List(items) => items.iter().for_each(exprs),
+        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().for_each(exprs),
         ExprKind::Field(e, _)
         | ExprKind::Lambda(_, e)
         | ExprKind::Unary(_, e)
@@ -224,7 +224,7 @@ fn dismantle(mut exprs: Vec<Expr>, mut types: Vec<Type>) {
             let mut take = |e: Box<Expr>| exprs.push(*e);
             match expr.kind {
                 ExprKind::Record(fields) => exprs.extend(fields.into_iter().map(|f| f.value)),
-                ExprKind::List(items) => exprs.extend(items),
+                ExprKind::List(items) | ExprKind::Tuple(items) => exprs.extend(items),
                 ExprKind::Field(e, _)
                 | ExprKind::Lambda(_, e)
                 | ExprKind::Unary(_, e)

@@ -23,6 +23,7 @@ pub fn parse(file: &str, source: &str) -> (Module, Vec<Diagnostic>) {
     let mut ctx = ParseContext::new(file);
     let end = source.len();
     let result = grammar::ModuleParser::new().parse(&mut ctx, tokens.into_iter().map(Ok));
+    ctx.finish();
     let mut syntax = Vec::new();
     for recovery in std::mem::take(&mut ctx.recoveries) {
         syntax.push(syntax_error(file, end, recovery.error));
@@ -63,6 +64,7 @@ pub fn parse_expr(file: &str, source: &str) -> (Option<Expr>, Vec<Diagnostic>) {
     let (tokens, mut diagnostics) = lex(file, source);
     let mut ctx = ParseContext::new(file);
     let result = grammar::ExprParser::new().parse(&mut ctx, tokens.into_iter().map(Ok));
+    ctx.finish();
     let expr = match result {
         Ok(expr) => super::depth::limit_expr_depth(file, expr, &mut diagnostics),
         Err(error) => {
@@ -80,6 +82,9 @@ pub struct ParseContext {
     file: String,
     recoveries: Vec<Recovery>,
     diagnostics: Vec<Diagnostic>,
+    /// `(a, b)` written so far and not yet claimed by an access's tuple
+    /// comparison: each is E0104 at the end unless one claims it.
+    tuples: Vec<(Span, Vec<Expr>)>,
 }
 
 /// A piece of a table body before modifiers are attached to their fields.
@@ -95,7 +100,44 @@ impl ParseContext {
             file: file.to_string(),
             recoveries: Vec::new(),
             diagnostics: Vec::new(),
+            tuples: Vec::new(),
         }
+    }
+
+    /// Reports every tuple no access claimed: RQL has no tuple values.
+    fn finish(&mut self) {
+        for (span, _) in std::mem::take(&mut self.tuples) {
+            self.diagnostics.push(
+                Diagnostic::error("E0104", "RQL has no tuples", &self.file, span, "here").with_help(
+                    "use a record instead: `{ a: x, b: y }`, or add `=> …` to make a lambda; \
+                     a tuple only compares index columns as the last value of an access: \
+                     `Post.by_time[(at, id) < (t, i)]`",
+                ),
+            );
+        }
+    }
+
+    /// `base[args]`: when the last value is a comparison with a tuple on
+    /// either side (`(at, id) < (t, i)`), the tuples are claimed as such.
+    pub fn access(&mut self, base: Expr, mut args: Vec<Expr>, span: Span) -> Expr {
+        if let Some(Expr {
+            kind: ExprKind::Binary(op, lhs, rhs),
+            ..
+        }) = args.last_mut()
+        {
+            if op.is_comparison() {
+                for side in [lhs, rhs] {
+                    if !matches!(side.kind, ExprKind::Error) {
+                        continue;
+                    }
+                    if let Some(at) = self.tuples.iter().position(|(s, _)| *s == side.span) {
+                        let (_, items) = self.tuples.remove(at);
+                        side.kind = ExprKind::Tuple(items);
+                    }
+                }
+            }
+        }
+        Expr::new(ExprKind::Index(Box::new(base), args), span)
     }
 
     pub fn recovered(&mut self, recovery: Recovery) {
@@ -166,19 +208,15 @@ impl ParseContext {
             inner.span = span;
             return inner;
         }
-        let (message, help) = if items.is_empty() {
-            (
-                "empty parentheses are not a value",
-                "`()` is only written before `=>` in a lambda without parameters: `() => 1`",
-            )
-        } else {
-            (
-                "RQL has no tuples",
-                "use a record instead: `{ a: x, b: y }`, or add `=> …` to make a lambda",
-            )
-        };
-        self.diagnostics
-            .push(Diagnostic::error("E0104", message, &self.file, span, "here").with_help(help));
+        if !items.is_empty() {
+            // A tuple: an access may claim it (`access`), else `finish` reports it.
+            self.tuples.push((span, items));
+            return Expr::new(ExprKind::Error, span);
+        }
+        self.diagnostics.push(
+            Diagnostic::error("E0104", "empty parentheses are not a value", &self.file, span, "here")
+                .with_help("`()` is only written before `=>` in a lambda without parameters: `() => 1`"),
+        );
         Expr::new(ExprKind::Error, span)
     }
 }

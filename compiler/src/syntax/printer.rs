@@ -284,6 +284,10 @@ fn print_bare(expr: &Expr) -> String {
         ExprKind::Range(a, b) => {
             format!("{}..{}", print_at(a, Level::Pipe), print_at(b, Level::Pipe))
         }
+        ExprKind::Tuple(items) => format!(
+            "({})",
+            items.iter().map(print_expr).collect::<Vec<_>>().join(", ")
+        ),
         ExprKind::If(cond, then, otherwise) => {
             let otherwise = match &otherwise.kind {
                 ExprKind::If(..) => print_bare(otherwise),

@@ -157,6 +157,12 @@ impl Dump {
                 self.expr(depth + 1, a);
                 self.expr(depth + 1, b);
             }
+            ExprKind::Tuple(items) => {
+                self.line(depth, "Tuple", span);
+                for item in items {
+                    self.expr(depth + 1, item);
+                }
+            }
             ExprKind::Range(a, b) => {
                 self.line(depth, "Range", span);
                 self.expr(depth + 1, a);

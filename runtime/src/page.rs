@@ -1,0 +1,234 @@
+//! Keyset pages: which queries are pageable, the continuation token a page ends with, and the cursor a paged run follows.
+//!
+//! A query is **pageable** when its result is a stream read in index order
+//! and limited by `take`: its root is `take(n)` over a `Scan` stream, with
+//! any `map`s between (`T.index[…] |> map(f) |> take(n)`). Its next page is
+//! the same query, with the same arguments and the same bound, whose range
+//! starts just past the index entry the page ended on. Nothing else is
+//! pageable (E0532): a `skip` would skip again on every page, and any other
+//! result has no single index order to continue in.
+//!
+//! A token is opaque text: hex of `version · fingerprint · arguments ·
+//! last entry key · crc32`. The fingerprint is a checksum of the entry's
+//! name, parameters and plan, so a token of another query, or of this
+//! query before the program changed, is refused (E0534); a damaged token
+//! fails its checksum (E0533); a token of another token version is E0535.
+//! A token never widens a read: its key only moves the start of the same
+//! range forward (a forged key past the range's end reads nothing).
+
+use crate::engine::Output;
+use crate::error::{Result, RuntimeError};
+use rqc_plan::{Combinator, Entry, EntryKind, Node, Op, Shape, Value};
+
+/// The token format this rqc writes and reads.
+const TOKEN_VERSION: u8 = 1;
+
+/// A page of a pageable query: its output, and the token of the next page
+/// (`None` when this page came out short, so the range is exhausted).
+#[derive(Debug)]
+pub struct Page {
+    pub output: Output,
+    pub token: Option<String>,
+}
+
+/// The paged scan of one run: where it resumes, and where it ended.
+pub(crate) struct PageCursor {
+    /// The node id of the scan the pages walk.
+    pub(crate) scan: u32,
+    /// Read only entries after this key (the previous page's last).
+    pub(crate) after: Option<Vec<u8>>,
+    /// The key of the last entry this run read from the scan.
+    pub(crate) last: Option<Vec<u8>>,
+    /// Whether the read returned every row it was asked for.
+    pub(crate) full: bool,
+}
+
+impl PageCursor {
+    pub(crate) fn new(scan: u32, after: Option<Vec<u8>>) -> PageCursor {
+        PageCursor {
+            scan,
+            after,
+            last: None,
+            full: false,
+        }
+    }
+}
+
+/// The scan a pageable entry's pages walk (its node id), or E0532.
+pub fn pageable_scan(entry: &Entry) -> Result<u32> {
+    let refuse = |why: &str| {
+        RuntimeError::new(
+            "E0532",
+            format!("`{}` is not pageable: {why}", entry.name),
+            "a pageable query ends in a stream read in index order and limited by `take`: `T.index[…] |> take(n)` (a `map` may come between); run it with `run` instead",
+        )
+    };
+    if entry.kind != EntryKind::Query {
+        return Err(refuse("it is a mutation"));
+    }
+    let Op::Combinator(Combinator::Take, Shape::Stream, args) = &entry.root.op else {
+        return Err(refuse("its result is not `take(n)` over a stream"));
+    };
+    let mut input: &Node = args
+        .first()
+        .ok_or_else(|| crate::interp::internal("`take` without its input"))?;
+    loop {
+        match &input.op {
+            Op::Combinator(Combinator::Map, Shape::Stream, inner) => {
+                input = inner
+                    .first()
+                    .ok_or_else(|| crate::interp::internal("`map` without its input"))?;
+            }
+            Op::Combinator(Combinator::Skip, ..) => {
+                return Err(refuse("it skips rows, and every page would skip them again"))
+            }
+            Op::Scan { stream: true, .. } => return Ok(input.id),
+            _ => return Err(refuse("its `take` does not read an index range directly")),
+        }
+    }
+}
+
+/// What identifies the query a token continues: its name, parameters and
+/// plan (so a changed program refuses an old token).
+fn fingerprint(entry: &Entry) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(entry.module.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(entry.name.as_bytes());
+    hasher.update(b"\0");
+    // Serializing plain data to JSON cannot fail.
+    hasher.update(serde_json::to_string(&entry.params).unwrap_or_default().as_bytes());
+    hasher.update(serde_json::to_string(&entry.root).unwrap_or_default().as_bytes());
+    hasher.finalize()
+}
+
+/// The token of the page after one that ended on entry `last`.
+pub(crate) fn encode_token(entry: &Entry, args: &[Value], last: &[u8]) -> String {
+    let args_json =
+        serde_json::to_vec(&Value::List(args.to_vec()).to_json()).unwrap_or_default();
+    let mut bytes = vec![TOKEN_VERSION];
+    bytes.extend(fingerprint(entry).to_be_bytes());
+    bytes.extend((args_json.len() as u32).to_be_bytes());
+    bytes.extend(&args_json);
+    bytes.extend((last.len() as u32).to_be_bytes());
+    bytes.extend(last);
+    bytes.extend(crc32fast::hash(&bytes).to_be_bytes());
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A token's arguments and resume key, checked to be this entry's.
+pub(crate) fn decode_token(entry: &Entry, token: &str) -> Result<(Vec<Value>, Vec<u8>)> {
+    let damaged = |why: &str| {
+        RuntimeError::new(
+            "E0533",
+            format!("the page token is damaged: {why}"),
+            "pass the token exactly as the previous page gave it, or start again from the first page",
+        )
+    };
+    let bytes = hex(token.trim()).ok_or_else(|| damaged("it is not a token rqc wrote"))?;
+    if bytes.len() < 1 + 4 + 4 + 4 + 4 {
+        return Err(damaged("it is too short"));
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 4);
+    if crc32fast::hash(body).to_be_bytes() != sum {
+        return Err(damaged("its checksum does not match"));
+    }
+    if body[0] != TOKEN_VERSION {
+        return Err(RuntimeError::new(
+            "E0535",
+            format!(
+                "the page token is of token format {}; this rqc reads format {TOKEN_VERSION}",
+                body[0]
+            ),
+            "start again from the first page with this rqc",
+        ));
+    }
+    if body[1..5] != fingerprint(entry).to_be_bytes() {
+        return Err(RuntimeError::new(
+            "E0534",
+            format!(
+                "the page token belongs to another query, or to `{}` as another program defined it",
+                entry.name
+            ),
+            format!(
+                "pass a token that a page of `{}` gave, with the program installed now; or start again from its first page",
+                entry.name
+            ),
+        ));
+    }
+    let mut rest = &body[5..];
+    let mut field = || -> Option<Vec<u8>> {
+        let (len, tail) = rest.split_first_chunk::<4>()?;
+        let len = u32::from_be_bytes(*len) as usize;
+        let (item, tail) = (tail.get(..len)?, tail.get(len..)?);
+        rest = tail;
+        Some(item.to_vec())
+    };
+    let args = field().ok_or_else(|| damaged("its arguments are cut short"))?;
+    let last = field().ok_or_else(|| damaged("its position is cut short"))?;
+    if !rest.is_empty() {
+        return Err(damaged("it has bytes past its end"));
+    }
+    let args = serde_json::from_slice::<serde_json::Value>(&args)
+        .ok()
+        .and_then(|json| Value::from_json(&json))
+        .and_then(|value| match value {
+            Value::List(items) => Some(items),
+            _ => None,
+        })
+        .ok_or_else(|| damaged("its arguments do not decode"))?;
+    Ok((args, last))
+}
+
+fn hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) || !text.is_ascii() {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
+        .collect()
+}
+
+impl crate::engine::Engine {
+    /// The first page of a pageable query (E0532 for another), with the
+    /// token of the next when this one came out full.
+    pub fn run_page(&self, entry: &Entry, args: &[Value]) -> Result<Page> {
+        self.page(entry, args, None)
+    }
+
+    /// The page after the one `token` ended: the same query, arguments
+    /// and bound, from the entry after that page's last.
+    pub fn next_page(&self, entry: &Entry, token: &str) -> Result<Page> {
+        pageable_scan(entry)?;
+        let (args, after) = decode_token(entry, token)?;
+        self.page(entry, &args, Some(after))
+    }
+
+    fn page(&self, entry: &Entry, args: &[Value], after: Option<Vec<u8>>) -> Result<Page> {
+        let scan = pageable_scan(entry)?;
+        crate::engine::check_args(entry, args)?;
+        let (bound, accesses) = self.bound_entry(entry)?;
+        let ((mut output, cursor), attempts) = crate::engine::retrying(|| {
+            let session = crate::session::Session::read(self.store())?;
+            let cursor = PageCursor::new(scan, after.clone());
+            let (output, _, cursor) = crate::engine::evaluate_paged(
+                bound,
+                &accesses,
+                entry,
+                args,
+                session,
+                false,
+                Some(cursor),
+            )?;
+            Ok((output, cursor))
+        })?;
+        output.attempts = attempts;
+        let cursor = cursor.ok_or_else(|| crate::interp::internal("a paged run lost its cursor"))?;
+        let token = match (&cursor.last, cursor.full) {
+            (Some(last), true) => Some(encode_token(entry, args, last)),
+            _ => None,
+        };
+        Ok(Page { output, token })
+    }
+}
