@@ -248,13 +248,13 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
             bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
             let damaged = String::from_utf8(bytes).unwrap();
             let refused = engine.next_page(&entry, &damaged).unwrap_err();
-            prop_assert_eq!(refused.code.as_str(), "E0533", "{}", refused.message);
+            prop_assert_eq!(refused.code, "E0533", "{}", refused.message);
             let cut = engine.next_page(&entry, &token[..token.len() - 2]).unwrap_err();
-            prop_assert_eq!(cut.code.as_str(), "E0533");
+            prop_assert_eq!(cut.code, "E0533");
             let other = engine.entry("by_gd_ge").unwrap().clone();
             if other.name != entry.name {
                 let refused = engine.next_page(&other, &token).unwrap_err();
-                prop_assert_eq!(refused.code.as_str(), "E0534", "{}", refused.message);
+                prop_assert_eq!(refused.code, "E0534", "{}", refused.message);
             }
             page = engine.next_page(&entry, &token).unwrap();
         }

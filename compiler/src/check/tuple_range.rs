@@ -69,7 +69,8 @@ impl Checker<'_> {
             );
             d.help.push(match op {
                 BinaryOp::Eq => format!(
-                    "give equal values as the prefix, one per column: `{path_name}[…, {}]`",
+                    "give equal values as the access's values, one per column: `{path_name}[{}{}]`",
+                    if first == 0 { "" } else { "…, " },
                     rhs_items
                         .iter()
                         .map(print_expr)
@@ -90,6 +91,22 @@ impl Checker<'_> {
             .collect();
         let fits = lhs_items.len() <= next.len()
             && named.iter().zip(&next).all(|(n, c)| *n == Some(*c));
+        let shadowed = lhs_items.iter().find_map(|e| match &e.kind {
+            ExprKind::Name(n) if self.scope_has(&n.name) => Some(n.name.clone()),
+            _ => None,
+        });
+        if let (false, Some(name)) = (fits, &shadowed) {
+            let d = self.error(
+                "E0231",
+                format!("`{name}` in `{}` is a name in scope here, not the column `{name}`", print_expr(lhs)),
+                lhs.span,
+                "a name in scope",
+            );
+            d.help.push(format!(
+                "rename the parameter or `let` called `{name}`: in an access's tuple, names are the index's columns"
+            ));
+            return TupleRange::Refused;
+        }
         if !fits {
             let wanted = next[..lhs_items.len().min(next.len())].join(", ");
             let written = print_expr(lhs);
@@ -105,7 +122,7 @@ impl Checker<'_> {
                 format!("every column of `{path_name}` is given a value already; drop the tuple")
             } else if lhs_items.len() > next.len() {
                 format!(
-                    "`{path_name}` has {} column{} after the equality values: compare `({})`, or declare an index with the others after them",
+                    "`{path_name}` has {} column{} after the equality values ({}): compare no more, or declare an index with the others after them",
                     next.len(),
                     if next.len() == 1 { "" } else { "s" },
                     next.join(", ")
@@ -134,6 +151,15 @@ impl Checker<'_> {
             d.help
                 .push(format!("give one value per column: `{} {} (…)`", print_expr(lhs), op.symbol()));
             return TupleRange::Refused;
+        }
+        // Hover and go-to-definition know the columns named.
+        for item in lhs_items {
+            if let ExprKind::Name(n) = &item.kind {
+                self.refer(
+                    n.span,
+                    super::expr::Target::Column(schema.name.clone(), n.name.clone()),
+                );
+            }
         }
         let directions = &descending[first..first + lhs_items.len()];
         if directions.iter().any(|d| *d != directions[0]) {

@@ -2,7 +2,8 @@
 //! and with `--analyze` what it actually read.
 
 use rqc_plan::{
-    BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, Schema, UnOp, Value,
+    BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, RangeEnd, Schema, UnOp,
+    Value,
 };
 
 /// The plan tree of `entry`, a program's entry point over `schema`.
@@ -155,6 +156,30 @@ impl Printer<'_> {
                 // A stream reads nothing itself: its consumer reads from it.
                 let kind = if *stream { "Stream" } else { "Scan" };
                 let mut text = format!("{kind} {path} prefix=[{}]", list(prefix, &e));
+                // A tuple range is shown as written, its columns named.
+                let tuple = |end: &RangeEnd, op: &str| -> Option<String> {
+                    let Op::Tuple(values) = &end.value.op else {
+                        return None;
+                    };
+                    let table = self.schema.tables.iter().find(|t| &t.name == table)?;
+                    let columns = match index {
+                        Some(index) => &table.index(index)?.columns,
+                        None => &table.key,
+                    };
+                    let names: Vec<&str> = columns
+                        .iter()
+                        .skip(prefix.len())
+                        .take(values.len())
+                        .map(|&c| table.columns[c].name.as_str())
+                        .collect();
+                    Some(format!(" where ({}) {op} ({})", names.join(", "), list(values, &e)))
+                };
+                let lower_tuple = lower.as_ref().and_then(|l| tuple(l, if l.inclusive { ">=" } else { ">" }));
+                let upper_tuple = upper.as_ref().and_then(|u| tuple(u, if u.inclusive { "<=" } else { "<" }));
+                if let Some(shown) = lower_tuple.or(upper_tuple) {
+                    text.push_str(&shown);
+                    return (text, ops(prefix));
+                }
                 if let Some(l) = lower {
                     text.push_str(&format!(
                         " from {}{}",
