@@ -337,7 +337,8 @@ pub(crate) fn evaluate<'s>(
     session: Session<'s>,
     analyzing: bool,
 ) -> Result<(Output, Session<'s>)> {
-    let (output, session, _) = evaluate_paged(bound, accesses, entry, args, session, analyzing, None)?;
+    let (output, session, _) =
+        evaluate_paged(bound, accesses, entry, args, session, analyzing, None)?;
     Ok((output, session))
 }
 

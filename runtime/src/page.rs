@@ -80,7 +80,9 @@ pub fn pageable_scan(entry: &Entry) -> Result<u32> {
                     .ok_or_else(|| crate::interp::internal("`map` without its input"))?;
             }
             Op::Combinator(Combinator::Skip, ..) => {
-                return Err(refuse("it skips rows, and every page would skip them again"))
+                return Err(refuse(
+                    "it skips rows, and every page would skip them again",
+                ))
             }
             Op::Scan { stream: true, .. } => return Ok(input.id),
             _ => return Err(refuse("its `take` does not read an index range directly")),
@@ -97,15 +99,22 @@ fn fingerprint(entry: &Entry) -> u32 {
     hasher.update(entry.name.as_bytes());
     hasher.update(b"\0");
     // Serializing plain data to JSON cannot fail.
-    hasher.update(serde_json::to_string(&entry.params).unwrap_or_default().as_bytes());
-    hasher.update(serde_json::to_string(&entry.root).unwrap_or_default().as_bytes());
+    hasher.update(
+        serde_json::to_string(&entry.params)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    hasher.update(
+        serde_json::to_string(&entry.root)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
     hasher.finalize()
 }
 
 /// The token of the page after one that ended on entry `last`.
 pub(crate) fn encode_token(entry: &Entry, args: &[Value], last: &[u8]) -> String {
-    let args_json =
-        serde_json::to_vec(&Value::List(args.to_vec()).to_json()).unwrap_or_default();
+    let args_json = serde_json::to_vec(&Value::List(args.to_vec()).to_json()).unwrap_or_default();
     let mut bytes = vec![TOKEN_VERSION];
     bytes.extend(fingerprint(entry).to_be_bytes());
     bytes.extend((args_json.len() as u32).to_be_bytes());
@@ -224,7 +233,8 @@ impl crate::engine::Engine {
             Ok((output, cursor))
         })?;
         output.attempts = attempts;
-        let cursor = cursor.ok_or_else(|| crate::interp::internal("a paged run lost its cursor"))?;
+        let cursor =
+            cursor.ok_or_else(|| crate::interp::internal("a paged run lost its cursor"))?;
         let token = match (&cursor.last, cursor.full) {
             (Some(last), true) => Some(encode_token(entry, args, last)),
             _ => None,

@@ -3,11 +3,11 @@
 use crate::bound::BoundTable;
 use crate::encoding::key::{encode_component, encode_key};
 use crate::error::Result;
+use crate::interp::internal;
 use crate::interp::Interp;
 use crate::rows::decode_record;
 use crate::store::prefix_end;
 use crate::values::{Env, Stream, Val};
-use crate::interp::internal;
 use rqc_plan::{Node, Op, RangeEnd};
 
 impl<'p> Interp<'p, '_> {
@@ -55,7 +55,9 @@ impl<'p> Interp<'p, '_> {
                 let column = prefix_values.len() + k;
                 let desc = descending.get(column).copied().unwrap_or(false);
                 if column >= width || desc != next_desc {
-                    return Err(internal("a tuple range over columns of mixed directions or past the index"));
+                    return Err(internal(
+                        "a tuple range over columns of mixed directions or past the index",
+                    ));
                 }
                 let value = self.value(item, env)?;
                 encode_component(&mut bytes, &value, next_desc)?;

@@ -120,9 +120,19 @@ fn case() -> impl Strategy<Value = Case> {
     (
         backend,
         prop::collection::vec((1i64..40, 0i64..3, 0i64..5), 0..30),
-        prop::collection::vec((query(), 0i64..3, -1i64..6, 0i64..42, -1i64..=MAX_TAKE), 1..10),
         prop::collection::vec(
-            (query(), 0i64..3, -1i64..6, 0i64..42, 1i64..=4, any::<usize>()),
+            (query(), 0i64..3, -1i64..6, 0i64..42, -1i64..=MAX_TAKE),
+            1..10,
+        ),
+        prop::collection::vec(
+            (
+                query(),
+                0i64..3,
+                -1i64..6,
+                0i64..42,
+                1i64..=4,
+                any::<usize>(),
+            ),
             1..4,
         ),
     )
@@ -184,7 +194,10 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
     let mut reference = Reference::new(&compilation.checked);
     let sqlite = rusqlite::Connection::open_in_memory().unwrap();
     sqlite
-        .execute("CREATE TABLE P (id INTEGER PRIMARY KEY, g INTEGER, at INTEGER)", [])
+        .execute(
+            "CREATE TABLE P (id INTEGER PRIMARY KEY, g INTEGER, at INTEGER)",
+            [],
+        )
         .unwrap();
     let mut seen = std::collections::HashSet::new();
     for &(id, g, at) in &case.rows {
@@ -195,7 +208,10 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
         engine.run("add", &args).unwrap();
         reference.run("add", &args);
         sqlite
-            .execute("INSERT INTO P VALUES (?1, ?2, ?3)", rusqlite::params![id, g, at])
+            .execute(
+                "INSERT INTO P VALUES (?1, ?2, ?3)",
+                rusqlite::params![id, g, at],
+            )
             .unwrap();
     }
 
@@ -204,10 +220,23 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
         let name = query.name();
         let args = query.args(*x, *t, *i, *n);
         let output = engine.run(&name, &args).unwrap();
-        prop_assert_eq!(&output.value, &reference.run(&name, &args), "rqc vs reference: {} {:?}", name, args);
+        prop_assert_eq!(
+            &output.value,
+            &reference.run(&name, &args),
+            "rqc vs reference: {} {:?}",
+            name,
+            args
+        );
         let mut expected = sqlite_rows(&sqlite, &query.sql(), *x, *t, *i);
         expected.truncate((*n).max(0) as usize);
-        prop_assert_eq!(rows_of(&output.value), expected, "rqc vs SQLite: {} {:?}\n{}", name, args, query.sql());
+        prop_assert_eq!(
+            rows_of(&output.value),
+            expected,
+            "rqc vs SQLite: {} {:?}\n{}",
+            name,
+            args,
+            query.sql()
+        );
         prop_assert!(
             output.stats.seeks <= output.bound.seeks && output.stats.rows <= output.bound.rows,
             "{} read {:?}, over its bound {:?}",
@@ -223,14 +252,22 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
         let name = query.name();
         let entry = engine.entry(&name).unwrap().clone();
         let whole = sqlite_rows(&sqlite, &query.sql(), *x, *t, *i);
-        let mut page = engine.run_page(&entry, &query.args(*x, *t, *i, *n)).unwrap();
+        let mut page = engine
+            .run_page(&entry, &query.args(*x, *t, *i, *n))
+            .unwrap();
         let mut rows = Vec::new();
         let mut pages = 0;
         loop {
             pages += 1;
             prop_assert!(pages <= whole.len() + 2, "{}: the pages never end", name);
             let got = rows_of(&page.output.value);
-            prop_assert!(got.len() as i64 <= *n, "{}: a page of {} rows, over {}", name, got.len(), n);
+            prop_assert!(
+                got.len() as i64 <= *n,
+                "{}: a page of {} rows, over {}",
+                name,
+                got.len(),
+                n
+            );
             prop_assert!(
                 page.output.stats.seeks <= 1 && page.output.stats.rows <= page.output.bound.rows,
                 "{}: a page read {:?}, over {:?}",
@@ -241,7 +278,9 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
             // A short page has no token; a full one has.
             prop_assert_eq!(page.token.is_some(), got.len() as i64 == *n);
             rows.extend(got);
-            let Some(token) = page.token.take() else { break };
+            let Some(token) = page.token.take() else {
+                break;
+            };
             // A damaged token, a cut one and one of another query are refused.
             let mut bytes = token.clone().into_bytes();
             let at = damage % bytes.len();
@@ -249,7 +288,9 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
             let damaged = String::from_utf8(bytes).unwrap();
             let refused = engine.next_page(&entry, &damaged).unwrap_err();
             prop_assert_eq!(refused.code, "E0533", "{}", refused.message);
-            let cut = engine.next_page(&entry, &token[..token.len() - 2]).unwrap_err();
+            let cut = engine
+                .next_page(&entry, &token[..token.len() - 2])
+                .unwrap_err();
             prop_assert_eq!(cut.code, "E0533");
             let other = engine.entry("by_gd_ge").unwrap().clone();
             if other.name != entry.name {
@@ -258,7 +299,13 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
             }
             page = engine.next_page(&entry, &token).unwrap();
         }
-        prop_assert_eq!(&rows, &whole, "{}: the pages vs the whole range\n{}", name, query.sql());
+        prop_assert_eq!(
+            &rows,
+            &whole,
+            "{}: the pages vs the whole range\n{}",
+            name,
+            query.sql()
+        );
         compared += 1;
     }
 
@@ -266,7 +313,12 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
     // the last row `l` is `(at, id) < (l.at, l.id)`; they meet every row once.
     let n = case.pages[0].4;
     let whole = sqlite_rows(&sqlite, &Query { index: 0, op: None }.sql(), 0, 0, 0);
-    let mut rows = rows_of(&engine.run("whole_by_time", &[0.into(), n.into()]).unwrap().value);
+    let mut rows = rows_of(
+        &engine
+            .run("whole_by_time", &[0.into(), n.into()])
+            .unwrap()
+            .value,
+    );
     let mut last = rows.len();
     while last as i64 == n {
         let end = rows.last().unwrap().clone();
@@ -305,15 +357,21 @@ fn every_form_is_compared() {
     let mut queries = Vec::new();
     for index in 0..INDEXES.len() {
         for op in 0..OPS.len() {
-            queries.push((Query { index, op: Some(op) }, 1, 2, 7, 3));
+            queries.push((
+                Query {
+                    index,
+                    op: Some(op),
+                },
+                1,
+                2,
+                7,
+                3,
+            ));
         }
         queries.push((Query { index, op: None }, 1, 0, 0, 5));
     }
     let pages: Vec<_> = (0..INDEXES.len())
-        .flat_map(|index| {
-            [None, Some(0), Some(3)]
-                .map(|op| (Query { index, op }, 0, 2, 6, 2, 17))
-        })
+        .flat_map(|index| [None, Some(0), Some(3)].map(|op| (Query { index, op }, 0, 2, 6, 2, 17)))
         .collect();
     for backend in Backend::ALL {
         let case = Case {
@@ -336,7 +394,9 @@ fn a_token_of_an_earlier_program_and_an_unpageable_query_are_refused() {
     let first = compile(&[("pages.rq".to_string(), program())]);
     engine.install(first.program).unwrap();
     for id in 1..=5 {
-        engine.run("add", &[id.into(), 0.into(), id.into()]).unwrap();
+        engine
+            .run("add", &[id.into(), 0.into(), id.into()])
+            .unwrap();
     }
     let entry = engine.entry("whole_by_time").unwrap().clone();
     let page = engine.run_page(&entry, &[0.into(), 2.into()]).unwrap();
@@ -366,7 +426,11 @@ fn a_token_of_an_earlier_program_and_an_unpageable_query_are_refused() {
     let entry = engine.entry("whole_by_time").unwrap().clone();
     let refused = engine.next_page(&entry, &token).unwrap_err();
     assert_eq!(refused.code, "E0534", "{}", refused.message);
-    for (name, args) in [("skipping", vec![Value::Int(2)]), ("key", vec![Value::Int(1)]), ("add", vec![9.into(), 0.into(), 0.into()])] {
+    for (name, args) in [
+        ("skipping", vec![Value::Int(2)]),
+        ("key", vec![Value::Int(1)]),
+        ("add", vec![9.into(), 0.into(), 0.into()]),
+    ] {
         let entry = engine.entry(name).unwrap().clone();
         let refused = engine.run_page(&entry, &args).unwrap_err();
         assert_eq!(refused.code, "E0532", "{name}: {}", refused.message);

@@ -12,6 +12,7 @@ mod etcd_live;
 mod etcd_security;
 mod install;
 mod migrate;
+mod pages;
 mod plans;
 mod processes;
 mod readme;

@@ -113,14 +113,8 @@ impl Checker<'_> {
             let expected = column_ty(&column.ty, &format!("{table}.{}", column.name));
             if i + 1 == args.len() {
                 let path_name = print_expr(base);
-                match self.tuple_range(
-                    arg,
-                    &schema,
-                    &path_name,
-                    &path.columns,
-                    &path.descending,
-                    i,
-                ) {
+                match self.tuple_range(arg, &schema, &path_name, &path.columns, &path.descending, i)
+                {
                     TupleRange::NotOne => {}
                     TupleRange::Refused => return Checked::error(),
                     TupleRange::Range(r, c) => {

@@ -89,8 +89,8 @@ impl Checker<'_> {
                 _ => None,
             })
             .collect();
-        let fits = lhs_items.len() <= next.len()
-            && named.iter().zip(&next).all(|(n, c)| *n == Some(*c));
+        let fits =
+            lhs_items.len() <= next.len() && named.iter().zip(&next).all(|(n, c)| *n == Some(*c));
         let shadowed = lhs_items.iter().find_map(|e| match &e.kind {
             ExprKind::Name(n) if self.scope_has(&n.name) => Some(n.name.clone()),
             _ => None,
@@ -98,7 +98,10 @@ impl Checker<'_> {
         if let (false, Some(name)) = (fits, &shadowed) {
             let d = self.error(
                 "E0231",
-                format!("`{name}` in `{}` is a name in scope here, not the column `{name}`", print_expr(lhs)),
+                format!(
+                    "`{name}` in `{}` is a name in scope here, not the column `{name}`",
+                    print_expr(lhs)
+                ),
                 lhs.span,
                 "a name in scope",
             );
@@ -148,8 +151,11 @@ impl Checker<'_> {
                 rhs.span,
                 "one value per column",
             );
-            d.help
-                .push(format!("give one value per column: `{} {} (…)`", print_expr(lhs), op.symbol()));
+            d.help.push(format!(
+                "give one value per column: `{} {} (…)`",
+                print_expr(lhs),
+                op.symbol()
+            ));
             return TupleRange::Refused;
         }
         // Hover and go-to-definition know the columns named.

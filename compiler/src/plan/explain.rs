@@ -172,10 +172,18 @@ impl Printer<'_> {
                         .take(values.len())
                         .map(|&c| table.columns[c].name.as_str())
                         .collect();
-                    Some(format!(" where ({}) {op} ({})", names.join(", "), list(values, &e)))
+                    Some(format!(
+                        " where ({}) {op} ({})",
+                        names.join(", "),
+                        list(values, &e)
+                    ))
                 };
-                let lower_tuple = lower.as_ref().and_then(|l| tuple(l, if l.inclusive { ">=" } else { ">" }));
-                let upper_tuple = upper.as_ref().and_then(|u| tuple(u, if u.inclusive { "<=" } else { "<" }));
+                let lower_tuple = lower
+                    .as_ref()
+                    .and_then(|l| tuple(l, if l.inclusive { ">=" } else { ">" }));
+                let upper_tuple = upper
+                    .as_ref()
+                    .and_then(|u| tuple(u, if u.inclusive { "<=" } else { "<" }));
                 if let Some(shown) = lower_tuple.or(upper_tuple) {
                     text.push_str(&shown);
                     return (text, ops(prefix));

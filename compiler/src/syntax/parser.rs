@@ -108,11 +108,12 @@ impl ParseContext {
     fn finish(&mut self) {
         for (span, _) in std::mem::take(&mut self.tuples) {
             self.diagnostics.push(
-                Diagnostic::error("E0104", "RQL has no tuples", &self.file, span, "here").with_help(
-                    "use a record instead: `{ a: x, b: y }`, or add `=> …` to make a lambda; \
+                Diagnostic::error("E0104", "RQL has no tuples", &self.file, span, "here")
+                    .with_help(
+                        "use a record instead: `{ a: x, b: y }`, or add `=> …` to make a lambda; \
                      a tuple only compares index columns as the last value of an access: \
                      `Post.by_time[(at, id) < (t, i)]`",
-                ),
+                    ),
             );
         }
     }
@@ -214,8 +215,16 @@ impl ParseContext {
             return Expr::new(ExprKind::Error, span);
         }
         self.diagnostics.push(
-            Diagnostic::error("E0104", "empty parentheses are not a value", &self.file, span, "here")
-                .with_help("`()` is only written before `=>` in a lambda without parameters: `() => 1`"),
+            Diagnostic::error(
+                "E0104",
+                "empty parentheses are not a value",
+                &self.file,
+                span,
+                "here",
+            )
+            .with_help(
+                "`()` is only written before `=>` in a lambda without parameters: `() => 1`",
+            ),
         );
         Expr::new(ExprKind::Error, span)
     }
@@ -491,5 +500,33 @@ mod tests {
     fn stray_modifier_and_tuples_are_errors() {
         assert_eq!(codes("table T { key id: Int }"), vec!["E0105"]);
         assert_eq!(codes("query q() = (1, 2)"), vec!["E0104"]);
+    }
+
+    #[test]
+    fn an_access_claims_the_tuples_of_its_last_comparison_and_no_others() {
+        let (expr, diagnostics) = parse_expr("t.rq", "P.by_time[a, (at, id) <= (t, i + 1)]");
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let ExprKind::Index(_, args) = expr.expect("parsed").kind else {
+            panic!("not an access")
+        };
+        let ExprKind::Binary(BinaryOp::LtEq, lhs, rhs) = &args[1].kind else {
+            panic!("not a comparison")
+        };
+        assert!(matches!(&lhs.kind, ExprKind::Tuple(items) if items.len() == 2));
+        assert!(matches!(&rhs.kind, ExprKind::Tuple(items) if items.len() == 2));
+        // Anywhere else a tuple is still no value: not the last value, not
+        // compared, inside a call, or one access's tuple beside another's.
+        for src in [
+            "query q() = P.ix[(a, b) < (1, 2), 3]",
+            "query q() = P.ix[(a, b)]",
+            "query q() = f((a, b) < (1, 2))",
+            "query q() = (a, b) < (1, 2)",
+        ] {
+            assert!(codes(src).contains(&"E0104".to_string()), "{src}");
+        }
+        assert_eq!(
+            codes("query q() = P.ix[(a, b) > (1, 2)] |> take(3)"),
+            Vec::<String>::new()
+        );
     }
 }

@@ -1,0 +1,134 @@
+//! `rqc run --page` and `--page-token`: the social feed page by page, the
+//! token of each page printed on standard error, and refused tokens.
+
+use super::{rqc, stderr, stdout};
+
+/// The token a page printed, if it was not the last.
+fn token(output: &std::process::Output) -> Option<String> {
+    stderr(output)
+        .lines()
+        .find_map(|l| l.strip_prefix("next page: --page-token "))
+        .map(str::to_string)
+}
+
+fn ids(output: &std::process::Output) -> Vec<i64> {
+    stdout(output)
+        .lines()
+        .map(|line| {
+            let row: serde_json::Value = serde_json::from_str(line).expect("a JSON row");
+            row["id"].as_i64().expect("an id")
+        })
+        .collect()
+}
+
+#[test]
+fn the_feed_pages_through_every_post_newest_first_and_refuses_bad_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").to_string_lossy().into_owned();
+    // Seven posts at four times: ties on `at` are broken by id, newest first.
+    let add = |id: i64, at: i64| {
+        let out = rqc(&[
+            "run",
+            "--db",
+            &db,
+            "examples/social",
+            "add_post",
+            "--arg",
+            &format!("id={id}"),
+            "--arg",
+            "author=1",
+            "--arg",
+            &format!("at={at}"),
+            "--arg",
+            "body=hi",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    };
+    let user = rqc(&[
+        "run",
+        "--db",
+        &db,
+        "examples/social",
+        "add_user",
+        "--arg",
+        "id=1",
+        "--arg",
+        "handle=ann",
+        "--arg",
+        "name=Ann",
+        "--arg",
+        "country=NZ",
+    ]);
+    assert_eq!(user.status.code(), Some(0), "{}", stderr(&user));
+    for (id, at) in [
+        (1, 10),
+        (2, 10),
+        (3, 11),
+        (4, 12),
+        (5, 12),
+        (6, 12),
+        (7, 13),
+    ] {
+        add(id, at);
+    }
+    let first = rqc(&["run", "--db", &db, "newest", "--arg", "n=3", "--page"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert_eq!(ids(&first), [7, 6, 5]);
+    assert!(
+        stderr(&first).contains("seeks 1 (bound 1)"),
+        "{}",
+        stderr(&first)
+    );
+    let mut all = ids(&first);
+    let mut next = token(&first).expect("a full page has a token");
+    let last = loop {
+        let page = rqc(&["run", "--db", &db, "newest", "--page-token", &next]);
+        assert_eq!(page.status.code(), Some(0), "{}", stderr(&page));
+        assert!(
+            stderr(&page).contains("seeks 1 (bound 1)"),
+            "{}",
+            stderr(&page)
+        );
+        all.extend(ids(&page));
+        match token(&page) {
+            Some(t) => next = t,
+            None => break page,
+        }
+    };
+    assert!(stderr(&last).contains("last page"), "{}", stderr(&last));
+    assert_eq!(all, [7, 6, 5, 4, 3, 2, 1]);
+
+    // The keyset query written by hand gives the same second page.
+    let by_hand = rqc(&[
+        "run",
+        "--db",
+        &db,
+        "feed_after",
+        "--arg",
+        "t=12",
+        "--arg",
+        "i=5",
+        "--arg",
+        "n=3",
+    ]);
+    assert_eq!(ids(&by_hand), [4, 3, 2]);
+
+    let again = token(&first).unwrap();
+    for (bad, code) in [
+        (format!("{again}00"), "E0533"),
+        ("not a token".to_string(), "E0533"),
+    ] {
+        let refused = rqc(&["run", "--db", &db, "newest", "--page-token", &bad]);
+        assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+        assert!(stderr(&refused).contains(code), "{}", stderr(&refused));
+        assert!(stdout(&refused).is_empty());
+    }
+    let other = rqc(&["run", "--db", &db, "recent_posts", "--page-token", &again]);
+    assert!(stderr(&other).contains("E0534"), "{}", stderr(&other));
+    let unpageable = rqc(&["run", "--db", &db, "user", "--arg", "id=1", "--page"]);
+    assert!(
+        stderr(&unpageable).contains("E0532"),
+        "{}",
+        stderr(&unpageable)
+    );
+}
