@@ -437,3 +437,57 @@ fn a_token_of_an_earlier_program_and_an_unpageable_query_are_refused() {
         assert!(refused.help.contains("take"), "{}", refused.help);
     }
 }
+
+/// Strings, descending and ascending, where one value is a prefix of
+/// another and with the smallest and largest integers: every bound of
+/// every operator over every row agrees with the reference.
+#[test]
+fn tuple_ranges_over_strings_and_extreme_integers_agree_with_the_reference() {
+    let source = "table S {\n  id: Int key\n  name: String\n\
+                  \x20 index by_name_desc (name desc, id desc)\n  index by_name (name, id)\n}\n\
+                  mutation add(id: Int, name: String) = insert S { id, name }\n"
+        .to_string();
+    let mut source = source;
+    for index in ["by_name_desc", "by_name"] {
+        for (name, op) in OPS {
+            source.push_str(&format!(
+                "query {index}_{name}(s: String, i: Int) = S.{index}[(name, id) {op} (s, i)] |> take(20)\n"
+            ));
+        }
+    }
+    let compilation = compile(&[("strings.rq".to_string(), source.clone())]);
+    assert!(compilation.diagnostics.is_empty(), "{:?}", compilation.diagnostics);
+    let names = ["", "a", "a\u{0}", "a\u{0}b", "ab", "b", "\u{ff}", "é"];
+    let ids = [i64::MIN, -1, 0, 1, i64::MAX];
+    for backend in Backend::ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let mut engine = open(backend, dir.path());
+        engine.install(compilation.program.clone()).unwrap();
+        let mut reference = Reference::new(&compilation.checked);
+        let mut key = 0;
+        for name in names {
+            for id in [0, 1] {
+                key += 1;
+                let args = [(key * 10 + id).into(), name.into()];
+                engine.run("add", &args).unwrap();
+                reference.run("add", &args);
+            }
+        }
+        for index in ["by_name_desc", "by_name"] {
+            for (op, _) in OPS {
+                let query = format!("{index}_{op}");
+                for name in names {
+                    for id in ids.iter().chain([11, 20, 41].iter()) {
+                        let args = [name.into(), (*id).into()];
+                        let output = engine.run(&query, &args).unwrap();
+                        assert_eq!(
+                            output.value,
+                            reference.run(&query, &args),
+                            "{backend:?} {query} {args:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
