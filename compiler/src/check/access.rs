@@ -118,7 +118,7 @@ impl Checker<'_> {
                     TupleRange::NotOne => {}
                     TupleRange::Refused => return Checked::error(),
                     TupleRange::Range(r, c) => {
-                        range = Some(r);
+                        range = Some(*r);
                         cost = cost.plus(&c);
                         continue;
                     }

@@ -20,7 +20,7 @@ pub enum TupleRange {
     /// Not a tuple comparison: the caller checks it as before.
     NotOne,
     /// A tuple range over the columns from the one after the prefix.
-    Range(RangeT, Cost),
+    Range(Box<RangeT>, Cost),
     /// Refused; the diagnostic is reported.
     Refused,
 }
@@ -219,6 +219,6 @@ impl Checker<'_> {
                 upper: None,
             },
         };
-        TupleRange::Range(range, cost)
+        TupleRange::Range(Box::new(range), cost)
     }
 }
