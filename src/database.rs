@@ -162,6 +162,19 @@ impl Database {
         Ok(self.engine.run_entry(entry, args)?)
     }
 
+    /// The first page of a pageable entry point compiled against the
+    /// installed program but not installed (the REPL's `:page`), as
+    /// [`Prepared::run_page`] gives it.
+    pub fn run_page_entry(&self, entry: &Entry, args: &[Value]) -> Result<Page, Error> {
+        Ok(self.engine.run_page(entry, args)?)
+    }
+
+    /// The page after the one whose token this is, of an entry point
+    /// compiled as for [`Database::run_page_entry`] (the REPL's `:next`).
+    pub fn next_page_entry(&self, entry: &Entry, token: &str) -> Result<Page, Error> {
+        Ok(self.engine.next_page(entry, token)?)
+    }
+
     /// Subscribes to an entry point compiled against the installed
     /// program but not installed (the REPL's `:watch`), as
     /// [`Prepared::subscribe_with`] does.

@@ -456,7 +456,11 @@ fn tuple_ranges_over_strings_and_extreme_integers_agree_with_the_reference() {
         }
     }
     let compilation = compile(&[("strings.rq".to_string(), source.clone())]);
-    assert!(compilation.diagnostics.is_empty(), "{:?}", compilation.diagnostics);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
     let names = ["", "a", "a\u{0}", "a\u{0}b", "ab", "b", "\u{ff}", "é"];
     let ids = [i64::MIN, -1, 0, 1, i64::MAX];
     for backend in Backend::ALL {

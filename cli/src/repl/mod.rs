@@ -8,6 +8,7 @@
 
 mod call;
 mod input;
+mod page;
 
 pub use input::run;
 
@@ -34,6 +35,8 @@ next line.
                  (of this session or another process) makes, shown after
                  each input
   :unwatch       stop every watch
+  :page EXPR     run a pageable query (`T.index[…] |> take(n)`) as its
+                 first page; :next runs the page after it
   :quit          leave (also Ctrl-D)";
 
 const REPL_FILE: &str = "<repl>";
@@ -46,6 +49,8 @@ pub struct Repl {
     color: bool,
     /// Live queries of `:watch`, by number.
     watches: Vec<(usize, rqc::Subscription)>,
+    /// The query `:page` runs, and the token of its next page (`:next`).
+    paging: Option<(rqc_plan::Entry, Option<String>)>,
 }
 
 impl Repl {
@@ -56,6 +61,7 @@ impl Repl {
             files: Vec::new(),
             color,
             watches: Vec::new(),
+            paging: None,
         }
     }
 
@@ -215,6 +221,8 @@ impl Repl {
             ":explain" => self.explain(rest),
             ":bound" => self.bound(rest),
             ":watch" => self.watch(rest),
+            ":page" => self.first_page(rest),
+            ":next" => self.next_page(),
             ":unwatch" => {
                 let stopped = std::mem::take(&mut self.watches).len();
                 format!(
@@ -511,7 +519,8 @@ impl Repl {
     /// Names for completion: commands, tables, definitions, combinators.
     pub fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = [
-            ":help", ":load", ":schema", ":explain", ":bound", ":watch", ":unwatch", ":quit",
+            ":help", ":load", ":schema", ":explain", ":bound", ":watch", ":unwatch", ":page",
+            ":next", ":quit",
         ]
         .iter()
         .map(|s| s.to_string())

@@ -1,7 +1,7 @@
 //! `rqc run --page` and `--page-token`: the social feed page by page, the
 //! token of each page printed on standard error, and refused tokens.
 
-use super::{rqc, stderr, stdout};
+use super::{rqc, rqc_with_input, stderr, stdout};
 
 /// The token a page printed, if it was not the last.
 fn token(output: &std::process::Output) -> Option<String> {
@@ -131,4 +131,23 @@ fn the_feed_pages_through_every_post_newest_first_and_refuses_bad_tokens() {
         "{}",
         stderr(&unpageable)
     );
+
+    // The REPL pages an expression: four rows, then the last three.
+    let repl = rqc_with_input(
+        &["repl", "--db", &db, "examples/social"],
+        ":page Post.by_time |> map(p => { post: p.id }) |> take(4)\n:next\n:next\n:page User[1]\n",
+    );
+    let out = stdout(&repl);
+    let pages: Vec<&str> = out.split("rows read").collect();
+    assert_eq!(pages.len(), 3, "{out}");
+    for (page, ids) in pages[..2].iter().zip([[7, 6, 5, 4].as_slice(), &[3, 2, 1]]) {
+        let shown: Vec<i64> = page.lines().filter_map(|l| l.trim().parse().ok()).collect();
+        assert_eq!(shown, ids, "{out}");
+    }
+    assert!(out.contains(":next for the next page"), "{out}");
+    assert!(
+        out.contains("the last page\nthat was the last page"),
+        "{out}"
+    );
+    assert!(out.contains("E0532"), "{out}");
 }
