@@ -203,6 +203,11 @@ impl<'p, 's> Interp<'p, 's> {
                         if next > range.start {
                             range.start = next;
                         }
+                        // A key past the range (a hand-made token) reads
+                        // nothing: the range is empty, never reversed.
+                        if let Some(end) = range.end.as_ref().filter(|end| range.start > **end) {
+                            range.start = end.clone();
+                        }
                     }
                     range.paged = true;
                 }
