@@ -5,7 +5,8 @@
 //! yields exactly the whole ordered range (as SQLite orders it without a
 //! limit), each page within the query's bound, hand-written keyset pages
 //! yield the same, and a damaged token or one of another query is refused
-//! with its code, never answered.
+//! with its code, never answered. Every case runs on one backend: memory,
+//! sled, redb, LMDB or etcd.
 //!
 //! `RQC_DIFF_CASES` sets the number of generated cases (default 48).
 
@@ -101,7 +102,9 @@ fn query() -> impl Strategy<Value = Query> {
 
 #[derive(Debug, Clone)]
 struct Case {
-    backend: Backend,
+    /// The store: a disk backend, or etcd (`None`: a one-member cluster of
+    /// the test thread, a fresh prefix per case).
+    backend: Option<Backend>,
     /// `(id, g, at)`; a repeated id is left out.
     rows: Vec<(i64, i64, i64)>,
     /// Queries compared once: `(query, x, t, i, n)`.
@@ -112,10 +115,11 @@ struct Case {
 
 fn case() -> impl Strategy<Value = Case> {
     let backend = prop_oneof![
-        Just(Backend::Memory),
-        Just(Backend::Sled),
-        Just(Backend::Redb),
-        Just(Backend::Lmdb),
+        Just(Some(Backend::Memory)),
+        Just(Some(Backend::Sled)),
+        Just(Some(Backend::Redb)),
+        Just(Some(Backend::Lmdb)),
+        Just(None),
     ];
     (
         backend,
@@ -171,7 +175,10 @@ fn rows_of(value: &Value) -> Vec<Value> {
     }
 }
 
-fn open(backend: Backend, dir: &std::path::Path) -> Engine {
+fn open(backend: Option<Backend>, dir: &std::path::Path) -> Engine {
+    let Some(backend) = backend else {
+        return rqc_tests::etcd::engine();
+    };
     let options = OpenOptions {
         backend: Some(backend),
         flush_on_commit: false,
@@ -350,7 +357,7 @@ proptest! {
 }
 
 /// Every index, operator and the whole forms, with ties on `at`, on every
-/// disk backend: a guard against a generator that reaches only some.
+/// backend and etcd: a guard against a generator that reaches only some.
 #[test]
 fn every_form_is_compared() {
     let rows: Vec<(i64, i64, i64)> = (1..=14).map(|id| (id, id % 2, id % 4)).collect();
@@ -373,7 +380,7 @@ fn every_form_is_compared() {
     let pages: Vec<_> = (0..INDEXES.len())
         .flat_map(|index| [None, Some(0), Some(3)].map(|op| (Query { index, op }, 0, 2, 6, 2, 17)))
         .collect();
-    for backend in Backend::ALL {
+    for backend in Backend::ALL.map(Some).into_iter().chain([None]) {
         let case = Case {
             backend,
             rows: rows.clone(),
@@ -390,7 +397,7 @@ fn every_form_is_compared() {
 #[test]
 fn a_token_of_an_earlier_program_and_an_unpageable_query_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let mut engine = open(Backend::Memory, dir.path());
+    let mut engine = open(Some(Backend::Memory), dir.path());
     let first = compile(&[("pages.rq".to_string(), program())]);
     engine.install(first.program).unwrap();
     for id in 1..=5 {
@@ -463,7 +470,7 @@ fn tuple_ranges_over_strings_and_extreme_integers_agree_with_the_reference() {
     );
     let names = ["", "a", "a\u{0}", "a\u{0}b", "ab", "b", "\u{ff}", "é"];
     let ids = [i64::MIN, -1, 0, 1, i64::MAX];
-    for backend in Backend::ALL {
+    for backend in Backend::ALL.map(Some).into_iter().chain([None]) {
         let dir = tempfile::tempdir().unwrap();
         let mut engine = open(backend, dir.path());
         engine.install(compilation.program.clone()).unwrap();
