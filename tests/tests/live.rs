@@ -30,6 +30,7 @@ const QUERIES: &[(&str, &str)] = &[
     ("q_key", "A[x]"),
     ("q_prefix", "A.ix[x] |> take(3)"),
     ("q_range", "A.ix[x, c1 >= y] |> take(2)"),
+    ("q_tuple", "A.ix[(c0, c1) > (x, y)] |> take(3)"),
     ("q_island", "B[x] |> filter(b => b.w > y)"),
     ("q_count", "B[x] |> count()"),
     ("q_sum", "B[x] |> map(b => b.w) |> sum()"),
