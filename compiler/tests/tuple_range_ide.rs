@@ -10,7 +10,11 @@ query next(t: Int, i: Int) = Post.by_time[(at, id) < (t, i)] |> take(20)\n";
 #[test]
 fn a_tuple_column_goes_to_its_declaration_and_the_access_hovers_with_its_cost() {
     let analysis = Analysis::new(&[("m.rq".to_string(), SOURCE.to_string())]);
-    assert!(analysis.diagnostics().is_empty(), "{:?}", analysis.diagnostics());
+    assert!(
+        analysis.diagnostics().is_empty(),
+        "{:?}",
+        analysis.diagnostics()
+    );
     let tuple = SOURCE.find("(at, id)").unwrap();
     for (column, offset) in [("at", tuple + 1), ("id", tuple + 5)] {
         let (file, span) = definition(&analysis, "m.rq", offset).expect("a definition");
