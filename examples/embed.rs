@@ -141,11 +141,15 @@ fn main() -> miette::Result<()> {
             .iter()
             .filter_map(|row| row.field("id").map(ToString::to_string))
             .collect();
+        // A full last page still has a token: the page after it is empty.
+        let posts = if ids.is_empty() {
+            "none left".to_string()
+        } else {
+            format!("posts {}", ids.join(", "))
+        };
         println!(
-            "feed page {number}: posts {} (seeks {}, rows {})",
-            ids.join(", "),
-            page.output.stats.seeks,
-            page.output.stats.rows
+            "feed page {number}: {posts} (seeks {}, rows {})",
+            page.output.stats.seeks, page.output.stats.rows
         );
         let Some(token) = page.token else { break };
         page = social.newest.next_page(&token)?;
