@@ -19,6 +19,7 @@ table A {
   g: Int
   v: Int
   index by_g (g, v desc)
+  index by_gv (g desc, v desc, id desc)
 }
 table B {
   a: Int
@@ -153,13 +154,35 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
 /// A stream of `A` rows (never read by itself).
 pub fn stream(rng: &mut Rng, depth: u32) -> String {
     if depth == 0 {
-        return pick(rng, &["A.by_g[x]", "A", "A.by_g", "A.by_g[n]"]).into();
+        return pick(
+            rng,
+            &[
+                "A.by_g[x]",
+                "A",
+                "A.by_g",
+                "A.by_g[n]",
+                "A.by_gv[x, (v, id) < (n, x)]",
+            ],
+        )
+        .into();
     }
     let d = depth - 1;
     match rng.below(10) {
         0 => format!("A.by_g[{}]", int(rng, d)),
         8 => format!("({} |> skip({}))", stream(rng, d), int(rng, d)),
         1 => format!("A.by_g[x, v < {}]", int(rng, d)),
+        9 => match rng.below(3) {
+            // Tuple ranges: after an equality, over the whole index, and
+            // over the columns from the first.
+            0 => format!("A.by_gv[x, (v, id) < ({}, {})]", int(rng, d), int(rng, d)),
+            1 => format!(
+                "A.by_gv[(g, v, id) >= ({}, {}, {})]",
+                int(rng, d),
+                int(rng, d),
+                int(rng, d)
+            ),
+            _ => format!("A.by_gv[(g, v) > (n, {})]", int(rng, d)),
+        },
         2 => format!("id({})", stream(rng, d)),
         3 => format!("({{ s: {}, t: 1 }}.s)", stream(rng, d)),
         4 => format!(

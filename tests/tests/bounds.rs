@@ -28,6 +28,8 @@ struct Tally {
     near_bound: usize,
     /// Runs that made fewer round trips than seeks: a batch was read.
     batched: usize,
+    /// Accepted queries that read a tuple range (`(v, id) < (…)`).
+    tuple_ranges: usize,
 }
 
 fn cases() -> u64 {
@@ -112,6 +114,11 @@ fn check_program(seed: u64, tally: &mut Tally) {
             continue;
         }
         tally.accepted += 1;
+        let mut tuple = false;
+        entry
+            .root
+            .walk(&mut |node| tuple |= matches!(node.op, rqc_plan::Op::Tuple(_)));
+        tally.tuple_ranges += usize::from(tuple);
         for _ in 0..4 {
             let args = arguments(&mut rng);
             tally.runs += 1;
@@ -157,14 +164,15 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         runs: 0,
         near_bound: 0,
         batched: 0,
+        tuple_ranges: 0,
     };
     let first = first_seed();
     for seed in first..first + cases() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries, {} runs ({} reading over half their bound, {} with batched lookups)",
-        tally.programs, tally.accepted, tally.runs, tally.near_bound, tally.batched
+        "bound property: {} programs, {} accepted queries ({} reading a tuple range), {} runs ({} reading over half their bound, {} with batched lookups)",
+        tally.programs, tally.accepted, tally.tuple_ranges, tally.runs, tally.near_bound, tally.batched
     );
     // The generator must keep producing accepted programs that read a lot.
     assert!(
@@ -174,4 +182,8 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
     );
     assert!(tally.near_bound > 0, "no run came near its bound");
     assert!(tally.batched > 0, "no run read a batch of lookups");
+    assert!(
+        tally.tuple_ranges > 0,
+        "no accepted query read a tuple range"
+    );
 }
