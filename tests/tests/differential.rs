@@ -5,7 +5,8 @@
 //! twice, rows that are gone, and rows read before an earlier write of the
 //! same mutation. Each query runs on rqc, on the reference evaluator and on
 //! SQLite (loaded with the tables the writes left), which must agree, with
-//! the actual seeks and rows within the static bound. proptest shrinks a
+//! the actual seeks and rows within the static bound (a tuple range against
+//! SQLite's row values). proptest shrinks a
 //! failure to a minimal schema, data set, write and query.
 //!
 //! `RQC_DIFF_CASES` sets the number of generated cases (default 48 in the
@@ -101,6 +102,9 @@ enum Query {
     Page(i64, i64),
     /// `A.ix[x, c OP y] |> take(t)`; needs a second index column.
     Range(&'static str, i64),
+    /// `A.ix[(c, d) OP (x, y)] |> take(t)`: a tuple range over both index
+    /// columns; needs a second one, ascending like the first.
+    Tuple(&'static str, i64),
     Island(bool, Tail),
     /// `A.ix[x] |> take(t) |> flat_map(a => B[a.id])`, counted or not.
     Join(i64, bool),
@@ -122,6 +126,10 @@ impl Query {
             Query::Range(op, t) => {
                 let j = shape.second?;
                 format!("A.ix[x, c{j} {op} y] |> take({t})")
+            }
+            Query::Tuple(op, t) => {
+                let j = shape.second.filter(|_| !shape.second_desc)?;
+                format!("A.ix[(c{}, c{j}) {op} (x, y)] |> take({t})", shape.first)
             }
             Query::Island(filtered, tail) => {
                 let tail = match tail {
@@ -167,6 +175,14 @@ impl Query {
             Query::Range(op, t) => (
                 format!(
                     "SELECT id{a_columns} FROM A WHERE {ix} = ?1 AND c{} {op} ?2 ORDER BY {order} LIMIT {t}",
+                    shape.second.unwrap()
+                ),
+                Answer::Rows,
+            ),
+            Query::Tuple(op, t) => (
+                // SQLite's row values compare as RQL's tuples do.
+                format!(
+                    "SELECT id{a_columns} FROM A WHERE ({ix}, c{}) {op} (?1, ?2) ORDER BY {ix}, {order} LIMIT {t}",
                     shape.second.unwrap()
                 ),
                 Answer::Rows,
@@ -261,7 +277,7 @@ fn shape() -> impl Strategy<Value = Shape> {
 }
 
 fn query() -> impl Strategy<Value = Query> {
-    let op = prop_oneof![Just("<"), Just("<="), Just(">"), Just(">=")];
+    let op = || prop_oneof![Just("<"), Just("<="), Just(">"), Just(">=")];
     let tail = prop_oneof![
         Just(Tail::Rows),
         Just(Tail::Count),
@@ -272,7 +288,8 @@ fn query() -> impl Strategy<Value = Query> {
         Just(Query::Key),
         (1i64..=6).prop_map(Query::Prefix),
         (-2i64..=5, 1i64..=4).prop_map(|(s, t)| Query::Page(s, t)),
-        (op, 1i64..=6).prop_map(|(op, t)| Query::Range(op, t)),
+        (op(), 1i64..=6).prop_map(|(op, t)| Query::Range(op, t)),
+        (op(), 1i64..=6).prop_map(|(op, t)| Query::Tuple(op, t)),
         (any::<bool>(), tail).prop_map(|(f, t)| Query::Island(f, t)),
         (1i64..=4, any::<bool>()).prop_map(|(t, c)| Query::Join(t, c)),
     ]
@@ -588,4 +605,21 @@ fn every_query_form_on(backend: On) {
         writes_refused: 1,
     };
     assert_eq!(run_case(&case).unwrap(), compared);
+    // Tuple ranges need both index columns ascending.
+    let tuples = Case {
+        shape: Shape {
+            second_desc: false,
+            ..case.shape.clone()
+        },
+        queries: ["<", "<=", ">", ">="]
+            .into_iter()
+            .map(|op| (Query::Tuple(op, 3), 1, 2))
+            .collect(),
+        ..case
+    };
+    let compared = Compared {
+        queries: 4,
+        ..compared
+    };
+    assert_eq!(run_case(&tuples).unwrap(), compared);
 }
