@@ -5,9 +5,9 @@
 //! twice, rows that are gone, and rows read before an earlier write of the
 //! same mutation. Each query runs on rqc, on the reference evaluator and on
 //! SQLite (loaded with the tables the writes left), which must agree, with
-//! the actual seeks and rows within the static bound (a tuple range against
-//! SQLite's row values). proptest shrinks a
-//! failure to a minimal schema, data set, write and query.
+//! the actual seeks and rows within the static bound (tuple ranges against
+//! SQLite's row values). proptest shrinks a failure to a minimal schema,
+//! data set, write and query.
 //!
 //! `RQC_DIFF_CASES` sets the number of generated cases (default 48 in the
 //! normal suite; `RQC_DIFF_CASES=20000` is the long run the README reports).
