@@ -98,17 +98,13 @@ fn fingerprint(entry: &Entry) -> u32 {
     hasher.update(b"\0");
     hasher.update(entry.name.as_bytes());
     hasher.update(b"\0");
-    // Serializing plain data to JSON cannot fail.
-    hasher.update(
-        serde_json::to_string(&entry.params)
-            .unwrap_or_default()
-            .as_bytes(),
-    );
-    hasher.update(
-        serde_json::to_string(&entry.root)
-            .unwrap_or_default()
-            .as_bytes(),
-    );
+    // JSON, or where it has no form (a NaN constant) the debug form: never
+    // nothing, so no two plans share a fingerprint by being unprintable.
+    let params = serde_json::to_string(&entry.params).unwrap_or(format!("{:?}", entry.params));
+    let root = serde_json::to_string(&entry.root).unwrap_or(format!("{:?}", entry.root));
+    hasher.update(params.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(root.as_bytes());
     hasher.finalize()
 }
 
@@ -240,5 +236,99 @@ impl crate::engine::Engine {
             _ => None,
         };
         Ok(Page { output, token })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rqc_plan::{Bound, ParamSpec, ParamType};
+
+    fn entry(name: &str, constant: i64) -> Entry {
+        Entry {
+            module: "m".into(),
+            name: name.into(),
+            kind: EntryKind::Query,
+            params: vec![ParamSpec {
+                name: "x".into(),
+                ty: ParamType::List(rqc_plan::ColumnType::Int),
+                max: Some(3),
+                max_param: None,
+            }],
+            bound: Bound {
+                seeks: 1,
+                rows: 1,
+                round_trips: 1,
+            },
+            root: Node {
+                id: 0,
+                op: Op::Const(Value::Int(constant)),
+                bound: None,
+            },
+        }
+    }
+
+    /// The token's bytes with a new checksum, as a forger would make them.
+    fn resealed(token: &str, edit: impl FnOnce(&mut Vec<u8>)) -> String {
+        let mut bytes = hex(token).unwrap();
+        bytes.truncate(bytes.len() - 4);
+        edit(&mut bytes);
+        bytes.extend(crc32fast::hash(&bytes).to_be_bytes());
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn a_token_gives_back_its_arguments_and_position_and_refuses_every_other_query() {
+        let feed = entry("feed", 1);
+        let args = vec![
+            Value::List(vec![Value::Int(i64::MIN), Value::Int(i64::MAX)]),
+            Value::Float(2.5),
+            Value::Str("é, \"quoted\"".into()),
+            Value::Null,
+            Value::record(vec![("a".into(), Value::Bool(true))]),
+        ];
+        let last = vec![0, 255, 7, 0];
+        let token = encode_token(&feed, &args, &last);
+        assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_eq!(
+            decode_token(&feed, &token).unwrap(),
+            (args.clone(), last.clone())
+        );
+        // Another name, or the same name with another plan.
+        for other in [entry("other", 1), entry("feed", 2)] {
+            assert_eq!(decode_token(&other, &token).unwrap_err().code, "E0534");
+        }
+        // Another token format, resealed so that only the version differs.
+        let newer = resealed(&token, |bytes| bytes[0] = TOKEN_VERSION + 1);
+        assert_eq!(decode_token(&feed, &newer).unwrap_err().code, "E0535");
+        // Any one byte changed, or cut anywhere: the checksum fails.
+        for at in 0..token.len() / 2 {
+            let mut bytes = hex(&token).unwrap();
+            bytes[at] ^= 0x20;
+            let damaged: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(
+                decode_token(&feed, &damaged).unwrap_err().code,
+                "E0533",
+                "byte {at}"
+            );
+            assert_eq!(
+                decode_token(&feed, &token[..at * 2]).unwrap_err().code,
+                "E0533"
+            );
+        }
+        // Resealed with lengths that lie: refused, never read past the end.
+        let long = resealed(&token, |bytes| {
+            bytes[5..9].copy_from_slice(&u32::MAX.to_be_bytes())
+        });
+        assert_eq!(decode_token(&feed, &long).unwrap_err().code, "E0533");
+        let extra = resealed(&token, |bytes| bytes.push(0));
+        assert_eq!(decode_token(&feed, &extra).unwrap_err().code, "E0533");
+        for text in ["", "zz", "0", "é"] {
+            assert_eq!(
+                decode_token(&feed, text).unwrap_err().code,
+                "E0533",
+                "{text}"
+            );
+        }
     }
 }
