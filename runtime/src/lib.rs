@@ -21,6 +21,7 @@ pub mod live;
 pub mod load;
 mod open;
 pub mod plan_format;
+mod read_ahead;
 pub mod rows;
 mod scan;
 pub mod session;
