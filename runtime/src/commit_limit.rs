@@ -31,7 +31,7 @@ pub(crate) fn check(program: &CompiledProgram, limit: usize) -> Result<()> {
 
 /// A proved bound on a store whose requests hold at most `limit` reads:
 /// its batches may go as several requests, at most `⌊seeks/limit⌋` more.
-pub(crate) fn widened(bound: Bound, limit: Option<u64>) -> Bound {
+pub fn widened(bound: Bound, limit: Option<u64>) -> Bound {
     match limit {
         Some(limit) if limit > 0 => Bound {
             round_trips: bound.round_trips.saturating_add(bound.seeks / limit),

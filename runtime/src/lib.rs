@@ -11,6 +11,7 @@ pub mod bound;
 pub mod catalog;
 mod combinators;
 mod commit_limit;
+pub use commit_limit::widened;
 pub mod constraints;
 pub mod dump;
 pub mod encoding;
