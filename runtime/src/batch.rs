@@ -23,6 +23,9 @@ use crate::interp::Interp;
 use crate::read_ahead::{blocked, is_blocked, is_write};
 use crate::values::Val;
 
+/// When applications stop early: after the first result this holds for.
+pub type Until<'a, 'p> = Option<&'a dyn Fn(&Val<'p>) -> Result<bool>>;
+
 /// `f` applied to each of `items`, in order, read ahead level by level; with
 /// `until`, the applications stop after the first result it holds for
 /// (`any`, `all`), as they would one by one.
@@ -30,7 +33,7 @@ pub fn apply_all<'p>(
     interp: &mut Interp<'p, '_>,
     f: &Val<'p>,
     items: &[Val<'p>],
-    until: Option<&dyn Fn(&Val<'p>) -> Result<bool>>,
+    until: Until<'_, 'p>,
 ) -> Result<Vec<Val<'p>>> {
     let covered = interp.read_ahead_covered;
     if !covered && items.len() > 1 {
@@ -51,7 +54,7 @@ fn apply_each<'p>(
     interp: &mut Interp<'p, '_>,
     f: &Val<'p>,
     items: &[Val<'p>],
-    until: Option<&dyn Fn(&Val<'p>) -> Result<bool>>,
+    until: Until<'_, 'p>,
 ) -> Result<Vec<Val<'p>>> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {

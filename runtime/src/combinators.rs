@@ -71,7 +71,7 @@ pub fn combinator<'p>(
     // (`batch`); `any` and `all` stop where one by one they would.
     let applied: Option<Vec<Val<'p>>> = match &f {
         Some(f) => {
-            let until: Option<&dyn Fn(&Val<'p>) -> Result<bool>> = match c {
+            let until: crate::batch::Until<'_, 'p> = match c {
                 Combinator::Any => Some(&|v: &Val<'p>| Ok(v.clone().data()? == Value::Bool(true))),
                 Combinator::All => Some(&|v: &Val<'p>| Ok(v.clone().data()? != Value::Bool(true))),
                 _ => None,

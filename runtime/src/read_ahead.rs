@@ -45,6 +45,9 @@ pub(crate) fn is_write(error: &RuntimeError) -> bool {
     error.code == WRITES
 }
 
+/// A range read ahead, by its tree and ends.
+type RangeAt = (Tree, Vec<u8>, Option<Vec<u8>>);
+
 #[derive(Default)]
 pub(crate) struct ReadAhead {
     /// Whether reads are being gathered rather than made.
@@ -52,7 +55,7 @@ pub(crate) struct ReadAhead {
     wants: Vec<BatchRead>,
     points: HashMap<(Tree, Vec<u8>), Option<Vec<u8>>>,
     /// By range: the limit it was read with, and what it gave.
-    ranges: HashMap<(Tree, Vec<u8>, Option<Vec<u8>>), (usize, Entries)>,
+    ranges: HashMap<RangeAt, (usize, Entries)>,
 }
 
 impl ReadAhead {

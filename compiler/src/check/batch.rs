@@ -43,14 +43,13 @@ fn may_write(t: &TExpr) -> bool {
             | TExpr::CallLocal(..)
             | TExpr::DelayedLambda(_) => writes = true,
             // A combinator handed a function value applies it.
-            TExpr::Builtin(_, _, args) => {
+            TExpr::Builtin(_, _, args)
                 if args
                     .iter()
                     .skip(1)
-                    .any(|a| matches!(peel(a), TExpr::Local(_)))
-                {
-                    writes = true;
-                }
+                    .any(|a| matches!(peel(a), TExpr::Local(_))) =>
+            {
+                writes = true
             }
             _ => {}
         }
