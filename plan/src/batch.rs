@@ -24,8 +24,18 @@ pub fn reads_ahead(node: &Node) -> bool {
 /// a write, or a function value applied (conservative).
 fn may_write(node: &Node) -> bool {
     match &node.op {
-        Op::Insert { .. } | Op::Update { .. } | Op::Delete { .. } | Op::Apply(..) => true,
-        _ => node.children().into_iter().any(may_write),
+        Op::Apply(..) => true,
+        _ => writes(node) || node.children().into_iter().any(may_write),
+    }
+}
+
+/// Whether `node` holds a write of its own (not through a function value):
+/// the runtime does not read ahead for such a body, whose dry pass would
+/// stop at the write.
+pub fn writes(node: &Node) -> bool {
+    match &node.op {
+        Op::Insert { .. } | Op::Update { .. } | Op::Delete { .. } => true,
+        _ => node.children().into_iter().any(writes),
     }
 }
 

@@ -16,7 +16,8 @@
 //! elements are then evaluated one by one, and what was read ahead still
 //! answers their reads until the first write (so giving up never costs a
 //! call more than not batching; the checker counts such a function
-//! unbatched, see compiler/src/check/batch.rs).
+//! unbatched, see compiler/src/check/batch.rs). A body that holds a write
+//! of its own is not read ahead at all: its first pass would stop there.
 
 use crate::error::Result;
 use crate::interp::Interp;
@@ -36,7 +37,7 @@ pub fn apply_all<'p>(
     until: Until<'_, 'p>,
 ) -> Result<Vec<Val<'p>>> {
     let covered = interp.read_ahead_covered;
-    if !covered && items.len() > 1 {
+    if !covered && items.len() > 1 && !interp.body_writes(f) {
         if interp.session.dry() {
             gather(interp, f, items)?;
         } else if read_ahead(interp, f, items)? {

@@ -43,6 +43,8 @@ pub struct Interp<'p, 's> {
     pub(crate) read_ahead_covered: bool,
     /// The store's operation limit, when its batches may be split.
     split: Option<u64>,
+    /// Whether a function body holds a write, by body (see `batch`).
+    writing_bodies: std::collections::HashMap<*const Node, bool>,
 }
 
 impl<'p, 's> Interp<'p, 's> {
@@ -67,6 +69,7 @@ impl<'p, 's> Interp<'p, 's> {
             },
             read_ahead_covered: false,
             split,
+            writing_bodies: std::collections::HashMap::new(),
         }
     }
 
@@ -385,6 +388,17 @@ impl<'p, 's> Interp<'p, 's> {
             (Op::GetUnique { .. }, None) => Err(internal("a unique read without its index")),
             _ => Err(internal("a lookup that is not one")),
         }
+    }
+
+    /// Whether `f` is a function whose body holds a write of its own.
+    pub(crate) fn body_writes(&mut self, f: &Val<'p>) -> bool {
+        let Val::Closure(closure) = f else {
+            return false;
+        };
+        *self
+            .writing_bodies
+            .entry(closure.body as *const Node)
+            .or_insert_with(|| rqc_plan::batch::writes(closure.body))
     }
 
     /// Calls a function value.

@@ -92,12 +92,44 @@ impl ReadAhead {
         self.wants.push(read);
     }
 
-    /// The reads wanted since the last batch, each once.
+    /// The reads wanted since the last batch, each once; a range wanted
+    /// with several limits once, with the largest (its answer holds the
+    /// others' as prefixes).
     pub fn take_wants(&mut self) -> Vec<BatchRead> {
         let mut seen = HashSet::new();
+        let mut widest: HashMap<RangeAt, usize> = HashMap::new();
+        for read in &self.wants {
+            if let BatchRead::Range {
+                tree,
+                start,
+                end,
+                limit,
+            } = read
+            {
+                let most = widest
+                    .entry((*tree, start.clone(), end.clone()))
+                    .or_insert(*limit);
+                *most = (*most).max(*limit);
+            }
+        }
         std::mem::take(&mut self.wants)
             .into_iter()
-            .filter(|read| seen.insert(read.clone()))
+            .filter_map(|read| match read {
+                BatchRead::Range {
+                    tree, start, end, ..
+                } => {
+                    let at = (tree, start, end);
+                    let limit = widest.remove(&at)?;
+                    let (tree, start, end) = at;
+                    Some(BatchRead::Range {
+                        tree,
+                        start,
+                        end,
+                        limit,
+                    })
+                }
+                get => seen.insert(get.clone()).then_some(get),
+            })
             .collect()
     }
 

@@ -39,6 +39,7 @@ impl Overlay {
 
     /// How many entries of the store a merged range read of at most
     /// `limit` entries asks `stored` for (see [`Overlay::range`]).
+    #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
     pub(crate) fn asked(
         &self,
         tree: Tree,
