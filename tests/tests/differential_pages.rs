@@ -35,7 +35,9 @@ fn program() -> String {
          \x20 index by_time (at desc, id desc)\n  index by_g (g, at, id)\n\
          \x20 index by_gd (g, at desc, id desc)\n}}\n\
          mutation add(id: Int, g: Int, at: Int) = insert P {{ id, g, at }}\n\
-         query whole_by_time(x: Int, n: Int <= {MAX_TAKE}) = P.by_time |> take(n)\n"
+         query whole_by_time(x: Int, n: Int <= {MAX_TAKE}) = P.by_time |> take(n)\n\
+         query fan(xs: [Int; <= 3], t: Int, i: Int) =\n\
+         \x20 xs |> map(x => P.by_gd[x, (at, id) < (t, i)] |> take(2))\n"
     );
     for (index, prefixed, _) in INDEXES {
         let prefix = if prefixed { "x, " } else { "" };
@@ -314,6 +316,30 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
             query.sql()
         );
         compared += 1;
+    }
+
+    // Tuple ranges read for every element of a list, as one batch.
+    for (_, x, t, i, _) in &case.queries {
+        let args = [
+            Value::List(vec![(*x).into(), ((x + 1) % 3).into(), 7.into()]),
+            (*t).into(),
+            (*i).into(),
+        ];
+        let output = engine.run("fan", &args).unwrap();
+        prop_assert_eq!(
+            &output.value,
+            &reference.run("fan", &args),
+            "fan {:?}",
+            args
+        );
+        prop_assert!(
+            output.stats.seeks <= output.bound.seeks
+                && output.stats.rows <= output.bound.rows
+                && output.stats.round_trips <= output.bound.round_trips,
+            "fan read {:?}, over its bound {:?}",
+            output.stats,
+            output.bound
+        );
     }
 
     // Hand-written keyset pages over the newest-first index: the page after
