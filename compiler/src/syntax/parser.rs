@@ -254,8 +254,8 @@ fn describe_expected(expected: &str) -> String {
     }
 }
 
-const SOFT_KEYWORDS: [&str; 9] = [
-    "key", "unique", "ref", "index", "bound", "desc", "asc", "max", "small",
+const SOFT_KEYWORDS: [&str; 10] = [
+    "key", "unique", "ref", "index", "bound", "desc", "asc", "max", "small", "in",
 ];
 const ITEM_STARTS: [&str; 7] = ["import", "pub", "table", "small", "fn", "query", "mutation"];
 const EXPRESSION_STARTS: [&str; 17] = [

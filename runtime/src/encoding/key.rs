@@ -63,6 +63,27 @@ pub fn encode_component(out: &mut Vec<u8>, value: &Value, descending: bool) -> R
     Ok(())
 }
 
+/// Appends what every String component beginning with `prefix` begins
+/// with: the tag and the escaped bytes, without the terminator. Escaping is
+/// byte by byte and the terminator `0x00 0x00` is no escaped byte's start,
+/// so a component begins with these bytes exactly when its String begins
+/// with `prefix`.
+pub fn encode_string_prefix(out: &mut Vec<u8>, prefix: &str, descending: bool) {
+    let start = out.len();
+    out.push(STRING);
+    for &byte in prefix.as_bytes() {
+        out.push(byte);
+        if byte == 0 {
+            out.push(0xFF);
+        }
+    }
+    if descending {
+        for byte in &mut out[start..] {
+            *byte = !*byte;
+        }
+    }
+}
+
 /// Encodes a whole key; `descending[i]` flips the order of component `i`.
 pub fn encode_key(values: &[Value], descending: &[bool]) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(values.len() * 9);
