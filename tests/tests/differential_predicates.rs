@@ -119,7 +119,9 @@ impl Query {
         let a = "id, f, t";
         // SQLite compares TEXT by its bytes; as BLOBs, `\0` is a byte too.
         let blob = "CAST(name AS BLOB)";
-        let prefix = format!("substr({blob}, 1, length(CAST(?1 AS BLOB))) = CAST(?1 AS BLOB)");
+        // Compared as hex: an empty BLOB's `substr` is an empty TEXT.
+        let prefix =
+            format!("hex(substr({blob}, 1, length(CAST(?1 AS BLOB)))) = hex(CAST(?1 AS BLOB))");
         let in_order = |column: &str, values: &[Sql]| {
             // Each row once, in the order of its first occurrence.
             let marks = vec!["?"; values.len().max(1)].join(", ");
@@ -312,7 +314,7 @@ fn sqlite_value(v: rusqlite::types::ValueRef<'_>) -> Value {
 
 fn sqlite_rows(db: &rusqlite::Connection, sql: &str, params: Vec<Sql>) -> Value {
     let mut statement = db.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    let names: Vec<String> = statement.column_names().iter().map(|n| n.to_string()).collect();
+    let names: Vec<String> = statement.column_names().map(|n| n.to_string()).collect();
     let rows: Vec<Value> = statement
         .query_map(rusqlite::params_from_iter(params), |row| {
             Ok(Value::Record(

@@ -53,9 +53,19 @@ fn field(value: &Value, name: &str) -> Vec<Value> {
 }
 
 fn social_search(on: On) {
+    // On etcd, without what passes its operation limit (refused at
+    // install, E0570/E0571): feed.rq's batch over a whole island, and
+    // deleting a whole island. The search needs neither.
     let files = rq_files("examples/social")
         .iter()
-        .map(|p| (relative(p), std::fs::read_to_string(p).unwrap()))
+        .filter(|p| matches!(on, On::Memory) || !p.ends_with("feed.rq"))
+        .map(|p| {
+            let mut text = std::fs::read_to_string(p).unwrap();
+            if matches!(on, On::Etcd) {
+                text = text.replace("pub mutation unfollow_all(u: Int) = delete Follow[u]", "");
+            }
+            (relative(p), text)
+        })
         .collect();
     let e = engine_for(files, on);
     for (id, handle, country) in [
