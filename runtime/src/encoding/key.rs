@@ -200,6 +200,42 @@ mod tests {
         assert!(rest.is_empty());
     }
 
+    /// `starts_with`'s range is exact: a key lies within
+    /// `[prefix bytes, prefix_end)` exactly when its String begins with the
+    /// prefix, for prefixes and strings with `\0`, `\u{1}`, multi-byte and
+    /// top-of-Unicode characters, either order, and a key column after it.
+    #[test]
+    fn a_string_prefix_range_holds_exactly_the_strings_that_begin_with_it() {
+        let alphabet = ["", "a", "\0", "\u{1}", "é", "\u{10FFFF}", "\u{ff}"];
+        let mut texts = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(longer);
+            texts.sort();
+            texts.dedup();
+        }
+        for desc in [false, true] {
+            for prefix in texts.iter().filter(|t| t.chars().count() <= 2) {
+                let mut start = Vec::new();
+                encode_string_prefix(&mut start, prefix, desc);
+                let end = crate::store::prefix_end(&start);
+                for text in &texts {
+                    let key = encode_key(&[Value::Str(text.clone()), Value::Int(-1)], &[desc, false])
+                        .unwrap();
+                    let inside = key >= start && end.as_ref().is_none_or(|e| key < *e);
+                    assert_eq!(
+                        inside,
+                        text.starts_with(prefix.as_str()),
+                        "{text:?} against the prefix {prefix:?}, desc={desc}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn garbage_is_an_error_not_a_panic() {
         assert!(decode_key(&[0x10, 1, 2], &[], 1).is_err());
