@@ -4,8 +4,9 @@
 //! rows, a list of `A` rows, a function on `A` rows), mixing what the
 //! soundness rules are about: signed and extreme arithmetic, values from
 //! columns, streams inside records, lists, lets, `if`s and generic
-//! functions, functions chosen by `if` or held in lists and records, and
-//! lambdas over lists. Many programs are rejected; the property concerns
+//! functions, functions chosen by `if` or held in lists and records,
+//! lambdas over lists, and the predicates over indexes (keys from a list,
+//! `starts_with` ranges, unions) and `none` typed by its context. Many programs are rejected; the property concerns
 //! the accepted ones.
 
 use crate::Rng;
@@ -98,7 +99,7 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
         };
     }
     let d = depth - 1;
-    match rng.below(23) {
+    match rng.below(25) {
         0 => literal(rng),
         1 => pick(rng, &["n", "m", "x"]).into(),
         2 => format!(
@@ -166,6 +167,16 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             int(rng, d)
         ),
         22 => format!("(A[id in [{}, {}, x]] |> count())", int(rng, d), int(rng, d)),
+        // `none` typed by a list's other element and by an `if`'s branch.
+        23 => format!(
+            "([none, {}] |> flatten() |> first() |> unwrap_or({}))",
+            int(rng, d),
+            int(rng, d)
+        ),
+        24 => format!(
+            "((if x > 0 {{ none }} else {{ C[x] |> map(c => c.lim) }}) |> unwrap_or({}))",
+            int(rng, d)
+        ),
         _ => format!("{{ let k = {}; k + k }}", int(rng, d)),
     }
 }

@@ -274,7 +274,12 @@ fn expected_list(expected: &[String]) -> String {
     if expression {
         described.push("an expression".to_string());
     }
-    for token in &bare {
+    // `in` continues an expression only inside an access: listed last.
+    let in_last = bare
+        .iter()
+        .filter(|t| **t != "in")
+        .chain(bare.iter().filter(|t| **t == "in"));
+    for token in in_last {
         let covered = (expression && EXPRESSION_STARTS.contains(token))
             || (item && ITEM_STARTS.contains(token))
             || (has("Ident") && SOFT_KEYWORDS.contains(token));
