@@ -347,11 +347,13 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
             .iter()
             .map(|f| item(f, CompletionKind::Function, "function of one value".into())),
     );
-    out.extend(
-        crate::syntax::ast::PREDICATE_FUNCTIONS
-            .iter()
-            .map(|f| item(f, CompletionKind::Function, "starts_with(s, prefix): a Bool; inside an access, one key range".into())),
-    );
+    out.extend(crate::syntax::ast::PREDICATE_FUNCTIONS.iter().map(|f| {
+        item(
+            f,
+            CompletionKind::Function,
+            "starts_with(s, prefix): a Bool; inside an access, one key range".into(),
+        )
+    }));
     if let Some(module) = shape.index.modules.iter().position(|m| m.file == file) {
         for (name, symbol) in &shape.index.scopes[module] {
             match symbol {

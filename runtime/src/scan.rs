@@ -98,7 +98,9 @@ impl<'p> Interp<'p, '_> {
             .copied()
             .unwrap_or(false);
         let Some(end) = start_of else {
-            return Err(crate::interp::internal("a `starts_with` range without its prefix"));
+            return Err(crate::interp::internal(
+                "a `starts_with` range without its prefix",
+            ));
         };
         let text = match self.value(&end.value, env)? {
             Value::Str(text) => text,
@@ -113,7 +115,11 @@ impl<'p> Interp<'p, '_> {
                     skip: 0,
                 })
             }
-            _ => return Err(crate::interp::internal("a `starts_with` prefix that is not a String")),
+            _ => {
+                return Err(crate::interp::internal(
+                    "a `starts_with` prefix that is not a String",
+                ))
+            }
         };
         encode_string_prefix(&mut start, &text, next_desc);
         let end = prefix_end(&start);

@@ -255,7 +255,12 @@ pub fn list(rng: &mut Rng, depth: u32) -> String {
             int(rng, d)
         ),
         // Keys from a list (one batch), and the union of two lists.
-        13 => format!("A[id in [{}, {}, {}]]", int(rng, d), int(rng, d), int(rng, d)),
+        13 => format!(
+            "A[id in [{}, {}, {}]]",
+            int(rng, d),
+            int(rng, d),
+            int(rng, d)
+        ),
         14 => format!("({} || {})", list(rng, d), list(rng, d)),
         15 => format!("A[id in ({} |> map(a => a.g))]", list(rng, d)),
         _ => format!("{{ {}; {} }}", int(rng, d), list(rng, d)),

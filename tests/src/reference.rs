@@ -613,7 +613,9 @@ fn binary(op: BinaryOp, x: Value, y: Value) -> Value {
         BinaryOp::GtEq => Bool(compare(&x, &y) != Ordering::Less),
         BinaryOp::And => Bool(x == Bool(true) && y == Bool(true)),
         BinaryOp::Or => Bool(x == Bool(true) || y == Bool(true)),
-        BinaryOp::StartsWith => Bool(matches!((&x, &y), (Str(s), Str(p)) if s.starts_with(p.as_str()))),
+        BinaryOp::StartsWith => {
+            Bool(matches!((&x, &y), (Str(s), Str(p)) if s.starts_with(p.as_str())))
+        }
         BinaryOp::In => panic!("`in` outside an access in an accepted program"),
         _ => match (x, y) {
             // Where the runtime stops with an error (an overflow, a division

@@ -138,7 +138,10 @@ impl Query {
             } else {
                 format!("CASE {column}{cases} END")
             };
-            (format!("WHERE {column} IN ({marks}) ORDER BY {order}"), params)
+            (
+                format!("WHERE {column} IN ({marks}) ORDER BY {order}"),
+                params,
+            )
         };
         match self {
             Query::Ids | Query::Literal(_) => {
@@ -275,7 +278,8 @@ fn args() -> impl Strategy<Value = Args> {
 fn write() -> impl Strategy<Value = Write> {
     prop_oneof![
         prop::collection::vec(text(3), 0..=6).prop_map(Write::DropS),
-        (prop::collection::vec(-1i64..10, 0..=6), 0i64..4).prop_map(|(ids, t)| Write::BumpA(ids, t)),
+        (prop::collection::vec(-1i64..10, 0..=6), 0i64..4)
+            .prop_map(|(ids, t)| Write::BumpA(ids, t)),
     ]
 }
 
@@ -365,10 +369,16 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
 
     let mut inserts: Vec<(&str, Vec<Value>)> = Vec::new();
     for (name, g, n) in &case.s_rows {
-        inserts.push(("add_s", vec![Value::Str(name.clone()), Value::Int(*g), Value::Int(*n)]));
+        inserts.push((
+            "add_s",
+            vec![Value::Str(name.clone()), Value::Int(*g), Value::Int(*n)],
+        ));
     }
     for (i, (f, t)) in case.a_rows.iter().enumerate() {
-        inserts.push(("add_a", vec![Value::Int(i as i64), Value::Int(*f), Value::Int(*t)]));
+        inserts.push((
+            "add_a",
+            vec![Value::Int(i as i64), Value::Int(*f), Value::Int(*t)],
+        ));
     }
     for (entry, args) in inserts {
         // A repeated name is refused (the key exists) and left out.
@@ -380,17 +390,32 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
         let (entry, args) = match write {
             Write::DropS(names) => (
                 "drop_s",
-                vec![Value::List(names.iter().map(|n| Value::Str(n.clone())).collect())],
+                vec![Value::List(
+                    names.iter().map(|n| Value::Str(n.clone())).collect(),
+                )],
             ),
             Write::BumpA(ids, t) => (
                 "bump_a",
-                vec![Value::List(ids.iter().map(|&i| Value::Int(i)).collect()), Value::Int(*t)],
+                vec![
+                    Value::List(ids.iter().map(|&i| Value::Int(i)).collect()),
+                    Value::Int(*t),
+                ],
             ),
         };
         let output = engine.run(entry, &args).unwrap();
         let expected = reference.run(entry, &args);
-        prop_assert_eq!(&output.value, &expected, "rqc vs reference: {} {:?}", entry, args);
-        prop_assert!(within(&output.stats, &output.bound), "{} over its bound", entry);
+        prop_assert_eq!(
+            &output.value,
+            &expected,
+            "rqc vs reference: {} {:?}",
+            entry,
+            args
+        );
+        prop_assert!(
+            within(&output.stats, &output.bound),
+            "{} over its bound",
+            entry
+        );
         prop_assert_eq!(
             store_tables(engine.store(), schema),
             reference_tables(&reference, schema),
@@ -434,10 +459,23 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
         let values = args.values();
         let output = engine.run(&name, &values).unwrap();
         let expected = reference.run(&name, &values);
-        prop_assert_eq!(&output.value, &expected, "rqc vs reference: {} {:?}", query.rql(), args);
+        prop_assert_eq!(
+            &output.value,
+            &expected,
+            "rqc vs reference: {} {:?}",
+            query.rql(),
+            args
+        );
         let (sql, params) = query.sql(args);
         let from_sqlite = sqlite_rows(&sqlite, &sql, params);
-        prop_assert_eq!(&output.value, &from_sqlite, "rqc vs SQLite: {} {:?}\n{}", query.rql(), args, sql);
+        prop_assert_eq!(
+            &output.value,
+            &from_sqlite,
+            "rqc vs SQLite: {} {:?}\n{}",
+            query.rql(),
+            args,
+            sql
+        );
         let entry = compilation.program.entry(&name).unwrap();
         prop_assert!(
             within(&output.stats, &entry.bound),
@@ -479,7 +517,18 @@ fn every_form_on_every_backend() {
 }
 
 fn every_form_on(backend: On) {
-    let names = ["a", "a\0", "a\0b", "a\u{1}", "ab", "b", "é", "\u{10FFFF}", "", "\0"];
+    let names = [
+        "a",
+        "a\0",
+        "a\0b",
+        "a\u{1}",
+        "ab",
+        "b",
+        "é",
+        "\u{10FFFF}",
+        "",
+        "\0",
+    ];
     let case = Case {
         backend,
         s_rows: names
@@ -494,7 +543,10 @@ fn every_form_on(backend: On) {
         ],
         queries: [
             (Query::Ids, "a"),
-            (Query::Literal(vec![Elem::X, Elem::Lit(i64::MAX), Elem::X, Elem::Y]), "a"),
+            (
+                Query::Literal(vec![Elem::X, Elem::Lit(i64::MAX), Elem::X, Elem::Y]),
+                "a",
+            ),
             (Query::Names, "a"),
             (Query::Prefix(5), "a"),
             (Query::Prefix(5), "a\0"),

@@ -16,7 +16,11 @@ enum On {
 
 fn engine_for(files: Vec<(String, String)>, on: On) -> Engine {
     let compilation = compile(&files);
-    assert!(compilation.diagnostics.is_empty(), "{:#?}", compilation.diagnostics);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:#?}",
+        compilation.diagnostics
+    );
     let mut engine = match on {
         On::Memory => Engine::in_memory(),
         On::Etcd => rqc_tests::etcd::engine(),
@@ -49,7 +53,9 @@ fn field(value: &Value, name: &str) -> Vec<Value> {
     let Value::List(rows) = value else {
         panic!("not a list: {value:?}")
     };
-    rows.iter().map(|r| r.field(name).unwrap().clone()).collect()
+    rows.iter()
+        .map(|r| r.field(name).unwrap().clone())
+        .collect()
 }
 
 fn social_search(on: On) {
@@ -75,7 +81,11 @@ fn social_search(on: On) {
         (4, "an\0x", "XX"),
         (5, "zoe", "NZ"),
     ] {
-        run(&e, "add_user", vec![id.into(), handle.into(), "N".into(), country.into()]);
+        run(
+            &e,
+            "add_user",
+            vec![id.into(), handle.into(), "N".into(), country.into()],
+        );
     }
     run(&e, "add_country", vec!["NZ".into(), "New Zealand".into()]);
     run(&e, "add_country", vec!["NL".into(), "Netherlands".into()]);
@@ -84,12 +94,19 @@ fn social_search(on: On) {
         run(&e, "follow", vec![a.into(), b.into(), 0.into()]);
     }
     for (id, author, at) in [(10, 1, 5), (11, 1, 7), (12, 2, 6)] {
-        run(&e, "add_post", vec![id.into(), author.into(), at.into(), "x".into()]);
+        run(
+            &e,
+            "add_post",
+            vec![id.into(), author.into(), at.into(), "x".into()],
+        );
     }
 
     // In the list's order, each once, unknown ids left out; one batch.
     let users = run(&e, "users", vec![ints(&[3, 1, 3, 99, 2])]);
-    assert_eq!(field(&users.value, "id"), vec![3.into(), 1.into(), 2.into()]);
+    assert_eq!(
+        field(&users.value, "id"),
+        vec![3.into(), 1.into(), 2.into()]
+    );
     assert_eq!(users.stats.round_trips, 1, "one get_many for the list");
     assert_eq!(users.stats.seeks, 4, "one lookup per distinct id");
 
@@ -105,7 +122,10 @@ fn social_search(on: On) {
     assert_eq!(limited.stats.rows, 2, "a limit stops the range");
 
     let countries = run(&e, "countries_starting", vec!["N".into()]);
-    assert_eq!(field(&countries.value, "code"), vec!["NL".into(), "NZ".into()]);
+    assert_eq!(
+        field(&countries.value, "code"),
+        vec!["NL".into(), "NZ".into()]
+    );
 
     let either = run(&e, "followed_by_either", vec![1.into(), 2.into()]);
     assert_eq!(either.value, ints(&[2, 3, 5]));
@@ -122,8 +142,16 @@ fn social_search(on: On) {
 
     let card = |id: i64| run(&e, "card", vec![id.into()]).value;
     assert_eq!(card(1).field("country"), Some(&Value::from("New Zealand")));
-    assert_eq!(card(3).field("country"), Some(&Value::Null), "no country: none");
-    assert_eq!(card(4).field("country"), Some(&Value::Null), "an unknown code: none");
+    assert_eq!(
+        card(3).field("country"),
+        Some(&Value::Null),
+        "no country: none"
+    );
+    assert_eq!(
+        card(4).field("country"),
+        Some(&Value::Null),
+        "an unknown code: none"
+    );
 }
 
 #[test]

@@ -113,12 +113,26 @@ impl Checker<'_> {
                 "not the last value",
             )
             .help
-            .push("give the other columns single values, and `in` the last one: `T[a, b in xs]`".into());
+            .push(
+                "give the other columns single values, and `in` the last one: `T[a, b in xs]`"
+                    .into(),
+            );
             return Checked::error();
         }
-        if args.last().is_some_and(|a| super::predicates::in_condition(a).is_some()) {
+        if args
+            .last()
+            .is_some_and(|a| super::predicates::in_condition(a).is_some())
+        {
             let fanout = self.bound_of(&schema, &path.columns[..args.len()]);
-            return self.check_in_access(expr, base, args, &schema, &path.columns, path.unique, fanout);
+            return self.check_in_access(
+                expr,
+                base,
+                args,
+                &schema,
+                &path.columns,
+                path.unique,
+                fanout,
+            );
         }
         let mut cost = Cost::zero();
         let mut prefix = Vec::new();
@@ -456,7 +470,12 @@ impl Checker<'_> {
                     ));
                 }
                 let value = self.check(p);
-                self.expect_type(&Ty::Str, &value.ty, p.span, "`starts_with` takes a String prefix");
+                self.expect_type(
+                    &Ty::Str,
+                    &value.ty,
+                    p.span,
+                    "`starts_with` takes a String prefix",
+                );
                 Some((
                     RangeT {
                         lower: Some((value.tir, true)),

@@ -58,17 +58,23 @@ impl Checker<'_> {
         let (column_expr, list) = in_condition(last).expect("checked by the caller");
         let table = &schema.name;
         let column = &schema.columns[path_columns[prefix_args.len()]].name;
-        let names_column =
-            matches!(&column_expr.kind, ExprKind::Name(n) if n.name == *column && !self.scope_has(column));
+        let names_column = matches!(&column_expr.kind, ExprKind::Name(n) if n.name == *column && !self.scope_has(column));
         if !names_column {
             self.error(
                 "E0236",
-                format!("`in` here must name `{column}`, the next column of `{}`", print_expr(base)),
+                format!(
+                    "`in` here must name `{column}`, the next column of `{}`",
+                    print_expr(base)
+                ),
                 column_expr.span,
                 "not the access's next column",
             )
             .help
-            .push(format!("write `{}[{column} in {}]`", print_expr(base), print_expr(list)));
+            .push(format!(
+                "write `{}[{column} in {}]`",
+                print_expr(base),
+                print_expr(list)
+            ));
             return Checked::error();
         }
         let whole = prefix_args.len() + 1 == path_columns.len() && unique;
@@ -120,7 +126,10 @@ impl Checker<'_> {
                 let access = stream.source.access.clone();
                 self.error(
                     "E0235",
-                    format!("`in` takes a bounded list, and this reads {}", stream.source.description),
+                    format!(
+                        "`in` takes a bounded list, and this reads {}",
+                        stream.source.description
+                    ),
                     list.span,
                     "a stream: nothing bounds its length",
                 )
@@ -236,7 +245,13 @@ impl Checker<'_> {
     /// either, each once — `a`'s in order, then `b`'s not in `a`. Each side
     /// must be bounded (a list or an option); the result's length and cost
     /// are the sums of the sides'.
-    pub(super) fn check_union(&mut self, left: Checked, right: Checked, a: &Expr, b: &Expr) -> Checked {
+    pub(super) fn check_union(
+        &mut self,
+        left: Checked,
+        right: Checked,
+        a: &Expr,
+        b: &Expr,
+    ) -> Checked {
         let mut table = None;
         let mut size = Poly::zero();
         for (side, expr) in [(&left.ty, a), (&right.ty, b)] {

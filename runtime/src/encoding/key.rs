@@ -223,8 +223,9 @@ mod tests {
                 encode_string_prefix(&mut start, prefix, desc);
                 let end = crate::store::prefix_end(&start);
                 for text in &texts {
-                    let key = encode_key(&[Value::Str(text.clone()), Value::Int(-1)], &[desc, false])
-                        .unwrap();
+                    let key =
+                        encode_key(&[Value::Str(text.clone()), Value::Int(-1)], &[desc, false])
+                            .unwrap();
                     let inside = key >= start && end.as_ref().is_none_or(|e| key < *e);
                     assert_eq!(
                         inside,
