@@ -141,7 +141,7 @@ impl Checker<'_> {
             let column = &schema.columns[path.columns[i]];
             let expected = column_ty(&column.ty, &format!("{table}.{}", column.name));
             if i + 1 == args.len() {
-                if let Some((r, c)) = self.range_condition(arg, &column.name, &expected) {
+                if let Some((r, c)) = self.range_condition(arg, &table, &column.name, &expected) {
                     range = Some(r);
                     cost = cost.plus(&c);
                     continue;
@@ -351,6 +351,7 @@ impl Checker<'_> {
     fn range_condition(
         &mut self,
         arg: &Expr,
+        table: &str,
         column: &str,
         expected: &Ty,
     ) -> Option<(RangeT, Cost)> {
@@ -437,8 +438,8 @@ impl Checker<'_> {
                     )
                     .help
                     .push(format!(
-                        "index the column and read through it: `index by_{0} ({0})` and `T.by_{0}[starts_with({0}, p)]`",
-                        name.name
+                        "index the column and read through it: `index by_{0} ({0})` in `{1}`, and `{1}.by_{0}[starts_with({0}, p)] |> take(20)`",
+                        name.name, table
                     ));
                     return Some((
                         RangeT {
