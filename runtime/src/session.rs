@@ -168,9 +168,15 @@ impl<'s> Session<'s> {
     /// Point reads of one tree as one call: one round trip. Their seeks and
     /// rows are counted as each value is used ([`Session::count_prefetched`]),
     /// so that an operator's figures are the same batched or not.
+    /// Each key is a point a subscription listens to, as a `get`'s is:
+    /// found or not, a later commit that writes it re-runs the query.
     pub fn get_many(&mut self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         self.trips += 1;
-        self.reads().get_many(tree, keys)
+        let values = self.reads().get_many(tree, keys)?;
+        if let Some(read) = &mut self.read_set {
+            read.extend(keys.iter().map(|key| KeyRange::point(tree, key)));
+        }
+        Ok(values)
     }
 
     /// A point read answered from a batch: one seek, one row when found.
