@@ -99,7 +99,7 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
         };
     }
     let d = depth - 1;
-    match rng.below(25) {
+    match rng.below(27) {
         0 => literal(rng),
         1 => pick(rng, &["n", "m", "x"]).into(),
         2 => format!(
@@ -167,6 +167,15 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             int(rng, d)
         ),
         22 => format!("(A[id in [{}, {}, x]] |> count())", int(rng, d), int(rng, d)),
+        // Whole keys after an equality prefix computed by a read (bound
+        // once, then one batch), and islands per element of a list.
+        25 => format!(
+            "(B[C[x] |> map(c => c.lim) |> unwrap_or({}), n in [{}, {}, m]] |> map(b => b.w) |> sum())",
+            int(rng, d),
+            int(rng, d),
+            int(rng, d)
+        ),
+        26 => format!("(B[a in [x, {}, {}]] |> count())", int(rng, d), int(rng, d)),
         // `none` typed by a list's other element and by an `if`'s branch.
         23 => format!(
             "([none, {}] |> flatten() |> first() |> unwrap_or({}))",
