@@ -123,7 +123,6 @@ impl Checker<'_> {
                 return Checked::error();
             }
             Ty::Stream(stream) => {
-                let access = stream.source.access.clone();
                 self.error(
                     "E0235",
                     format!(
@@ -139,7 +138,6 @@ impl Checker<'_> {
                     print_expr(base),
                     print_expr(list)
                 ));
-                let _ = access;
                 self.scope.truncate(depth);
                 return Checked::error();
             }
