@@ -126,7 +126,9 @@ fn check_program(seed: u64, tally: &mut Tally) {
             .lines()
             .find(|l| l.starts_with(&format!("query {}(", entry.name)))
             .unwrap_or_default();
-        let predicate = [" in ", "starts_with", "||"].iter().any(|p| text.contains(p));
+        let predicate = [" in ", "starts_with", "||"]
+            .iter()
+            .any(|p| text.contains(p));
         for _ in 0..4 {
             tally.predicates += usize::from(predicate);
             let args = arguments(&mut rng);
@@ -191,5 +193,8 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
     );
     assert!(tally.near_bound > 0, "no run came near its bound");
     assert!(tally.batched > 0, "no run read a batch of lookups");
-    assert!(tally.predicates > 0, "no run held a predicate over an index");
+    assert!(
+        tally.predicates > 0,
+        "no run held a predicate over an index"
+    );
 }
