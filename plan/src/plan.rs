@@ -298,6 +298,14 @@ impl Node {
         }
     }
 
+    /// Every node of the tree, pre-order, to change in place.
+    pub fn walk_mut(&mut self, visit: &mut dyn FnMut(&mut Node)) {
+        visit(self);
+        for child in self.children_mut() {
+            child.walk_mut(visit);
+        }
+    }
+
     pub fn children(&self) -> Vec<&Node> {
         match &self.op {
             Op::Const(_) | Op::Param(_) | Op::Var(_) => Vec::new(),

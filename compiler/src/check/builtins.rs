@@ -347,9 +347,9 @@ impl Checker<'_> {
             Input::Error => Ty::Error,
         };
         let (func, tir) = self.function_argument(f, &[elem], "`map`");
-        // A lambda whose reads are lookups known ahead is applied to the
-        // whole list as one batch: one application's round trips.
-        let batched = matches!(&tir, TExpr::Lambda(_, body) if super::batch::batchable(body));
+        // A function that cannot write is applied to the whole list one
+        // batch per level of reads: one application's round trips.
+        let batched = super::batch::batched(self.kind, &tir);
         let tir = TExpr::Builtin("map".into(), shape.kind(), vec![input.tir, tir]);
         match shape {
             Input::List(_, size) => Checked::new(
@@ -422,8 +422,13 @@ impl Checker<'_> {
         let place = format!("`{op}`");
         let mut per_call = |this: &mut Self, f: &Expr, params: Vec<Ty>| {
             let (func, tir) = this.function_argument(f, &params, &place);
+            // As `map`: one batch per level of reads when it cannot write.
+            cost = cost.plus(&if super::batch::batched(this.kind, &tir) {
+                func.latent.batched(&size)
+            } else {
+                func.latent.times(&size)
+            });
             tirs.push(tir);
-            cost = cost.plus(&func.latent.times(&size));
             func.ret
         };
         let ty = match op {

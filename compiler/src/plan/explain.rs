@@ -179,11 +179,8 @@ impl Printer<'_> {
                 if let Combinator::SortBy { descending } = c {
                     text.push_str(if *descending { " desc" } else { " asc" });
                 }
-                if let Some(n) = batched_lookups(node) {
-                    text.push_str(&format!(
-                        " (batched: {n} lookup{})",
-                        if n == 1 { "" } else { "s" }
-                    ));
+                if rqc_plan::batch::reads_ahead(node) {
+                    text.push_str(" (batched)");
                 }
                 let (operators, inline): (Vec<&Node>, Vec<&Node>) =
                     args.iter().partition(|n| has_operator(n));
@@ -202,10 +199,15 @@ impl Printer<'_> {
                 k,
             } => (
                 format!(
-                    "TopK {} k={} by {}",
+                    "TopK {} k={} by {}{}",
                     if *descending { "desc" } else { "asc" },
                     e(k),
-                    e(key)
+                    e(key),
+                    if rqc_plan::batch::reads_ahead(node) {
+                        " (batched)"
+                    } else {
+                        ""
+                    }
                 ),
                 vec![&**input],
             ),
@@ -413,18 +415,4 @@ fn insert_checks(schema: &Schema, table: &str) -> String {
         checks.push("max");
     }
     checks.join(", ")
-}
-
-/// How many lookups a `map` over a list reads ahead in one batch each, when
-/// its function, written in place, is one the runtime batches.
-fn batched_lookups(node: &Node) -> Option<usize> {
-    let Op::Combinator(Combinator::Map, rqc_plan::Shape::List, args) = &node.op else {
-        return None;
-    };
-    let Some(Op::Lambda(_, body)) = args.get(1).map(|f| &f.op) else {
-        return None;
-    };
-    rqc_plan::batch::lookups(body)
-        .map(|found| found.len())
-        .filter(|n| *n > 0)
 }
