@@ -218,7 +218,10 @@ query held(a: Int) =
             db.run("post", &[id.into(), 22.into()]).unwrap();
         }
         let output = db.run("held", &[22.into()]).unwrap();
-        assert_eq!(output.stats.rows, 9, "5 rows for the first, 4 for the second");
+        assert_eq!(
+            output.stats.rows, 9,
+            "5 rows for the first, 4 for the second"
+        );
         assert_eq!(
             (output.stats.round_trips, output.bound.round_trips),
             (1, 1),
