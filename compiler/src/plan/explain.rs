@@ -147,6 +147,7 @@ impl Printer<'_> {
                 lower,
                 upper,
                 stream,
+                starts_with,
             } => {
                 let path = match index {
                     Some(index) => format!("{table}.{index}"),
@@ -155,7 +156,9 @@ impl Printer<'_> {
                 // A stream reads nothing itself: its consumer reads from it.
                 let kind = if *stream { "Stream" } else { "Scan" };
                 let mut text = format!("{kind} {path} prefix=[{}]", list(prefix, &e));
-                if let Some(l) = lower {
+                if let (true, Some(l)) = (*starts_with, lower) {
+                    text.push_str(&format!(" starts_with {}", e(&l.value)));
+                } else if let Some(l) = lower {
                     text.push_str(&format!(
                         " from {}{}",
                         e(&l.value),
@@ -291,6 +294,9 @@ impl Printer<'_> {
                 };
                 format!("{name}({})", self.expr(a))
             }
+            Op::Binary(BinOp::StartsWith, a, b) => {
+                format!("starts_with({}, {})", self.expr(a), self.expr(b))
+            }
             Op::Binary(op, a, b) => format!("({} {} {})", self.expr(a), symbol(*op), self.expr(b)),
             Op::Lambda(params, body) => {
                 let names: Vec<&str> = params
@@ -386,6 +392,7 @@ fn symbol(op: BinOp) -> &'static str {
         BinOp::Mul => "*",
         BinOp::Div => "/",
         BinOp::Rem => "%",
+        BinOp::StartsWith => "starts_with",
     }
 }
 
