@@ -251,9 +251,9 @@ pub struct Completion {
     pub detail: String,
 }
 
-const KEYWORDS: [&str; 20] = [
+const KEYWORDS: [&str; 21] = [
     "module", "import", "pub", "table", "small", "fn", "query", "mutation", "let", "if", "else",
-    "insert", "update", "delete", "true", "false", "none", "key", "index", "bound",
+    "insert", "update", "delete", "true", "false", "none", "key", "index", "bound", "in",
 ];
 
 /// Completions at `offset` of `text` (the file as it is being edited).
@@ -347,6 +347,13 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
             .iter()
             .map(|f| item(f, CompletionKind::Function, "function of one value".into())),
     );
+    out.extend(crate::syntax::ast::PREDICATE_FUNCTIONS.iter().map(|f| {
+        item(
+            f,
+            CompletionKind::Function,
+            "starts_with(s, prefix): a Bool; inside an access, one key range".into(),
+        )
+    }));
     if let Some(module) = shape.index.modules.iter().position(|m| m.file == file) {
         for (name, symbol) in &shape.index.scopes[module] {
             match symbol {

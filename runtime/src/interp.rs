@@ -200,10 +200,15 @@ impl<'p, 's> Interp<'p, 's> {
                 lower,
                 upper,
                 stream,
+                starts_with,
                 ..
             } => {
                 let (table, index) = self.access(node)?;
-                let mut range = self.range(table, index, prefix, lower, upper, env)?;
+                let mut range = if *starts_with {
+                    self.prefix_range(table, index, prefix, lower, env)?
+                } else {
+                    self.range(table, index, prefix, lower, upper, env)?
+                };
                 if let Some(page) = self.page.as_ref().filter(|p| p.scan == node.id) {
                     // The next page: entries after the last one read,
                     // within the same range (a start never moves back).
@@ -467,6 +472,11 @@ fn binary(op: BinOp, left: Value, right: Value) -> Result<Value> {
         BinOp::LtEq => Bool(compare(&left, &right) != Ordering::Greater),
         BinOp::Gt => Bool(compare(&left, &right) == Ordering::Greater),
         BinOp::GtEq => Bool(compare(&left, &right) != Ordering::Less),
+        BinOp::StartsWith => match (left, right) {
+            (Str(s), Str(p)) => Bool(s.starts_with(p.as_str())),
+            (Null, _) | (_, Null) => Bool(false),
+            _ => return Err(internal("`starts_with` on the wrong types")),
+        },
         _ => match (left, right) {
             (Null, _) | (_, Null) => Null,
             (Int(a), Int(b)) => Int(match op {

@@ -158,8 +158,19 @@ impl ReadAhead {
                     },
                     BatchAnswer::Ranged(ranged),
                 ) => {
-                    self.ranges
-                        .insert((tree, start, end), (limit, ranged.entries));
+                    // One range wanted with two limits (`skip(3) |> take(2)`
+                    // and `take(4)` of one stream): both answers come from
+                    // one state, so the larger limit's holds the other's;
+                    // keeping the smaller would send the larger's read to
+                    // the store again, a round trip past the bound.
+                    let at = (tree, start, end);
+                    let larger = self
+                        .ranges
+                        .get(&at)
+                        .is_none_or(|(read_with, _)| limit > *read_with);
+                    if larger {
+                        self.ranges.insert(at, (limit, ranged.entries));
+                    }
                 }
                 _ => {
                     return Err(crate::interp::internal(

@@ -7,7 +7,7 @@
 //! (an error, `explain --analyze`) stores nothing.
 //!
 //! Round trips are counted here, the same on every backend: one per call
-//! that reads through the transaction (`get`, `get_many`, `range`) and one
+//! that reads through the transaction (`get`, `range`, `read_batch`) and one
 //! for a commit that writes; beginning the transaction and the writes it
 //! buffers are not (spec/cost.md, "Round trips").
 

@@ -161,6 +161,7 @@ impl<'c> Reference<'c> {
                 };
                 let lower = range.as_ref().and_then(|r| r.lower.as_ref()).map(&mut end);
                 let upper = range.as_ref().and_then(|r| r.upper.as_ref()).map(&mut end);
+                let starts_with = range.as_ref().is_some_and(|r| r.starts_with);
                 let schema = self.table_schema(table);
                 let (columns, descending) = match index {
                     None => (schema.key.clone(), vec![false; schema.key.len()]),
@@ -185,6 +186,19 @@ impl<'c> Reference<'c> {
                     .iter()
                     .filter(|r| matches(&schema, r, &columns[..prefix.len()], &prefix))
                     .filter(|r| {
+                        if starts_with {
+                            // By the values, not by any encoding.
+                            let Some(&next) = next.first() else {
+                                return true;
+                            };
+                            let value = column(&schema, r, next);
+                            return match (&value, lower.as_ref().map(|l| l.0.first())) {
+                                (Value::Str(s), Some(Some(Value::Str(p)))) => {
+                                    s.starts_with(p.as_str())
+                                }
+                                _ => false,
+                            };
+                        }
                         let above = lower.as_ref().is_none_or(|(l, incl)| {
                             let o = tuple_cmp(r, l);
                             o == Ordering::Greater || (*incl && o == Ordering::Equal)
@@ -617,6 +631,10 @@ fn binary(op: BinaryOp, x: Value, y: Value) -> Value {
         BinaryOp::GtEq => Bool(compare(&x, &y) != Ordering::Less),
         BinaryOp::And => Bool(x == Bool(true) && y == Bool(true)),
         BinaryOp::Or => Bool(x == Bool(true) || y == Bool(true)),
+        BinaryOp::StartsWith => {
+            Bool(matches!((&x, &y), (Str(s), Str(p)) if s.starts_with(p.as_str())))
+        }
+        BinaryOp::In => panic!("`in` outside an access in an accepted program"),
         _ => match (x, y) {
             // Where the runtime stops with an error (an overflow, a division
             // by zero) no answer is compared; `none` keeps evaluating rows

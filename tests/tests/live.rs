@@ -40,6 +40,9 @@ const QUERIES: &[(&str, &str)] = &[
         "q_join_count",
         "A.ix[x] |> take(2) |> flat_map(a => B[a.id]) |> count()",
     ),
+    // Keys from a list (one batch) and the union of two ranges.
+    ("q_in", "A[id in [x, y, 1, x]]"),
+    ("q_union", "A.ix[x] |> take(2) || A.ix[y] |> take(2)"),
 ];
 
 fn program() -> String {

@@ -185,3 +185,47 @@ fn a_mutation_whose_commit_would_pass_its_bound_writes_nothing() {
     let added = engine.run("add_user", &args).unwrap();
     assert_eq!(added.written, 1);
 }
+
+/// One stream read by two functions over a list, with two limits
+/// (`skip(3) |> take(2)` and `take(4)`): the batch reads the range twice
+/// and keeps the larger answer, so the run finds both reads in it — one
+/// round trip, as proved (the smaller answer kept made a second call,
+/// E0546).
+#[test]
+fn one_range_wanted_with_two_limits_is_answered_by_the_larger() {
+    let source = "
+table Post {
+  id: Int key
+  author: Int
+  index by_author (author, id)
+}
+mutation post(id: Int, a: Int) = insert Post { id, author: a }
+query held(a: Int) =
+  [s => s |> skip(3) |> take(2), s => s |> take(4)] |> map(g => g(Post.by_author[a])) |> flatten()
+";
+    for backend in Backend::ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = Database::open_with(
+            dir.path(),
+            OpenOptions {
+                backend: Some(backend),
+                ..OpenOptions::default()
+            },
+        )
+        .unwrap();
+        db.install_source("held.rq", source).unwrap();
+        for id in 0..7i64 {
+            db.run("post", &[id.into(), 22.into()]).unwrap();
+        }
+        let output = db.run("held", &[22.into()]).unwrap();
+        assert_eq!(
+            output.stats.rows, 9,
+            "5 rows for the first, 4 for the second"
+        );
+        assert_eq!(
+            (output.stats.round_trips, output.bound.round_trips),
+            (1, 1),
+            "{backend:?}"
+        );
+    }
+}

@@ -13,7 +13,7 @@ use super::tir::TExpr;
 use super::types::{StreamTy, Ty};
 use crate::cost::Poly;
 use crate::span::Span;
-use crate::syntax::ast::{Expr, Ident, UnaryOp};
+use crate::syntax::ast::{BinaryOp, Expr, Ident, UnaryOp};
 use rqc_plan::Shape;
 
 pub const BUILTINS: [&str; 19] = [
@@ -73,6 +73,22 @@ impl Checker<'_> {
                     )
                     .help
                     .push(format!("write `{op}(x)`, or `x |> {op}()`"));
+                    Checked::error()
+                }
+            });
+        }
+        if op == "starts_with" {
+            return Some(match args {
+                [s, prefix] => self.check_binary(BinaryOp::StartsWith, s, prefix),
+                _ => {
+                    self.error(
+                        "E0414",
+                        format!("`starts_with` takes 2 arguments, {} given", args.len()),
+                        span,
+                        "wrong number of arguments",
+                    )
+                    .help
+                    .push("write `starts_with(s, prefix)`, or `s |> starts_with(prefix)`".into());
                     Checked::error()
                 }
             });

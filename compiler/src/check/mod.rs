@@ -18,6 +18,7 @@ mod measures;
 mod modules;
 pub mod names;
 mod operators;
+mod predicates;
 mod reject;
 mod schema;
 mod schema_types;
@@ -205,6 +206,7 @@ pub fn check_one(
         lambdas: Vec::new(),
         requirements: Default::default(),
         inspected: Default::default(),
+        untyped_none: None,
     };
     let mut outcome = checker.check_definition(def, &module_name);
     outcome.facts = checker.facts;

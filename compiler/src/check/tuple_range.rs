@@ -213,10 +213,12 @@ impl Checker<'_> {
             BinaryOp::Lt | BinaryOp::LtEq => RangeT {
                 lower: None,
                 upper: end,
+                starts_with: false,
             },
             _ => RangeT {
                 lower: end,
                 upper: None,
+                starts_with: false,
             },
         };
         TupleRange::Range(Box::new(range), cost)

@@ -148,6 +148,7 @@ impl Printer<'_> {
                 lower,
                 upper,
                 stream,
+                starts_with,
             } => {
                 let path = match index {
                     Some(index) => format!("{table}.{index}"),
@@ -188,7 +189,9 @@ impl Printer<'_> {
                     text.push_str(&shown);
                     return (text, ops(prefix));
                 }
-                if let Some(l) = lower {
+                if let (true, Some(l)) = (*starts_with, lower) {
+                    text.push_str(&format!(" starts_with {}", e(&l.value)));
+                } else if let Some(l) = lower {
                     text.push_str(&format!(
                         " from {}{}",
                         e(&l.value),
@@ -325,6 +328,9 @@ impl Printer<'_> {
                 };
                 format!("{name}({})", self.expr(a))
             }
+            Op::Binary(BinOp::StartsWith, a, b) => {
+                format!("starts_with({}, {})", self.expr(a), self.expr(b))
+            }
             Op::Binary(op, a, b) => format!("({} {} {})", self.expr(a), symbol(*op), self.expr(b)),
             Op::Lambda(params, body) => {
                 let names: Vec<&str> = params
@@ -428,6 +434,7 @@ fn symbol(op: BinOp) -> &'static str {
         BinOp::Mul => "*",
         BinOp::Div => "/",
         BinOp::Rem => "%",
+        BinOp::StartsWith => "starts_with",
     }
 }
 

@@ -301,8 +301,8 @@ fn describe_expected(expected: &str) -> String {
     }
 }
 
-const SOFT_KEYWORDS: [&str; 9] = [
-    "key", "unique", "ref", "index", "bound", "desc", "asc", "max", "small",
+const SOFT_KEYWORDS: [&str; 10] = [
+    "key", "unique", "ref", "index", "bound", "desc", "asc", "max", "small", "in",
 ];
 const ITEM_STARTS: [&str; 7] = ["import", "pub", "table", "small", "fn", "query", "mutation"];
 const EXPRESSION_STARTS: [&str; 17] = [
@@ -321,7 +321,12 @@ fn expected_list(expected: &[String]) -> String {
     if expression {
         described.push("an expression".to_string());
     }
-    for token in &bare {
+    // `in` continues an expression only inside an access: listed last.
+    let in_last = bare
+        .iter()
+        .filter(|t| **t != "in")
+        .chain(bare.iter().filter(|t| **t == "in"));
+    for token in in_last {
         let covered = (expression && EXPRESSION_STARTS.contains(token))
             || (item && ITEM_STARTS.contains(token))
             || (has("Ident") && SOFT_KEYWORDS.contains(token));
