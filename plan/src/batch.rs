@@ -25,6 +25,13 @@ pub fn reads_ahead(node: &Node) -> bool {
 fn may_write(node: &Node) -> bool {
     match &node.op {
         Op::Apply(..) => true,
+        // A combinator handed a function value applies it.
+        Op::Combinator(c, _, args)
+            if takes_function(*c) && args.get(1).is_some_and(|f| !is_lambda(f)) =>
+        {
+            true
+        }
+        Op::TopK { key, .. } if !is_lambda(key) => true,
         _ => writes(node) || node.children().into_iter().any(may_write),
     }
 }
@@ -37,6 +44,10 @@ pub fn writes(node: &Node) -> bool {
         Op::Insert { .. } | Op::Update { .. } | Op::Delete { .. } => true,
         _ => node.children().into_iter().any(writes),
     }
+}
+
+fn is_lambda(node: &Node) -> bool {
+    matches!(node.op, Op::Lambda(..))
 }
 
 fn takes_function(c: Combinator) -> bool {

@@ -42,20 +42,28 @@ fn may_write(t: &TExpr) -> bool {
             | TExpr::Call(..)
             | TExpr::CallLocal(..)
             | TExpr::DelayedLambda(_) => writes = true,
-            // A combinator handed a function value applies it.
-            TExpr::Builtin(_, _, args)
-                if args
-                    .iter()
-                    .skip(1)
-                    .any(|a| matches!(peel(a), TExpr::Local(_))) =>
-            {
-                writes = true
-            }
+            // A combinator handed a function value applies it, however the
+            // value is reached (a name, a field, an `if`, a block).
+            TExpr::Builtin(name, _, args) if applies_a_function_value(name, args) => writes = true,
             _ => {}
         }
         Err(node)
     });
     writes
+}
+
+/// Whether a combinator's function argument is anything but a lambda
+/// written in place (whose body the walk sees).
+fn applies_a_function_value(name: &str, args: &[TExpr]) -> bool {
+    if matches!(name, "take" | "skip" | "unwrap_or") {
+        return false;
+    }
+    args.iter().skip(1).any(|a| {
+        !matches!(
+            peel(a),
+            TExpr::Lambda(..) | TExpr::Order(_) | TExpr::Const(_)
+        )
+    })
 }
 
 #[cfg(test)]
@@ -107,6 +115,33 @@ mod tests {
             vec![local("xs"), local("g")],
         ));
         assert!(!batched(DefKind::Fn, &handed));
+        // Reached through a field or an `if`, a function value still is one.
+        let through_field = lambda(TExpr::Builtin(
+            "map".into(),
+            Shape::List,
+            vec![local("xs"), TExpr::Field(Box::new(local("r")), "f".into())],
+        ));
+        assert!(!batched(DefKind::Mutation, &through_field));
+        let through_if = lambda(TExpr::Builtin(
+            "map".into(),
+            Shape::List,
+            vec![
+                local("xs"),
+                TExpr::If(
+                    Box::new(TExpr::Const(rqc_plan::Value::Bool(true))),
+                    Box::new(local("g")),
+                    Box::new(local("g")),
+                ),
+            ],
+        ));
+        assert!(!batched(DefKind::Fn, &through_if));
+        // A count is a value, not a function.
+        let counted = lambda(TExpr::Builtin(
+            "take".into(),
+            Shape::List,
+            vec![local("xs"), local("n")],
+        ));
+        assert!(batched(DefKind::Mutation, &counted));
         // A function value itself: its body is not seen here.
         assert!(!batched(DefKind::Fn, &local("g")));
         assert!(batched(DefKind::Query, &local("g")));
