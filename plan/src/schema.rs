@@ -84,6 +84,43 @@ pub struct TableSchema {
     pub bounds: Vec<BoundSchema>,
     /// `small table … max N`.
     pub small_max: Option<u64>,
+    /// The maintained aggregates over this table's rows (spec/cost.md §7.1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aggregates: Vec<AggregateSchema>,
+}
+
+/// What an aggregate computes over the rows of one group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AggregateKind {
+    Count,
+    Sum,
+    Min,
+    Max,
+}
+
+impl AggregateKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AggregateKind::Count => "count",
+            AggregateKind::Sum => "sum",
+            AggregateKind::Min => "min",
+            AggregateKind::Max => "max",
+        }
+    }
+}
+
+/// `aggregate name = kind(T.column) by (columns…)`: one value per group of
+/// rows sharing `by`, kept in its own tree keyed by the group and updated
+/// by every write of the table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AggregateSchema {
+    pub name: String,
+    pub kind: AggregateKind,
+    /// The column summed, or whose extreme is kept (`None` for a count).
+    pub column: Option<usize>,
+    /// The group's columns, by position.
+    pub by: Vec<usize>,
 }
 
 impl TableSchema {
@@ -104,6 +141,16 @@ pub struct Schema {
 impl Schema {
     pub fn table(&self, name: &str) -> Option<&TableSchema> {
         self.tables.iter().find(|t| t.name == name)
+    }
+
+    /// The aggregate called `name`, and the table it is over.
+    pub fn aggregate(&self, name: &str) -> Option<(&TableSchema, &AggregateSchema)> {
+        self.tables.iter().find_map(|t| {
+            t.aggregates
+                .iter()
+                .find(|a| a.name == name)
+                .map(|a| (t, a))
+        })
     }
 
     /// Whether some column refers to `table`: then its rows carry reference

@@ -181,6 +181,16 @@ impl<'p, 's> Interp<'p, 's> {
                     None => data(Value::Null),
                 }
             }
+            Op::Aggregate { key, .. } => {
+                let (table, aggregate) = self.access(node)?;
+                let tree = aggregate
+                    .and_then(|a| table.aggregates.get(a))
+                    .ok_or_else(|| internal("an aggregate read bound to no aggregate"))?;
+                let key = encode_key(&self.values(key, env)?, &[])?;
+                let value = crate::aggregates::read(&mut self.session, *tree, &key)?;
+                self.within_deadline()?;
+                data(value)
+            }
             Op::Scan {
                 prefix,
                 lower,

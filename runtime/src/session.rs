@@ -216,6 +216,12 @@ impl<'s> Session<'s> {
         Ok(())
     }
 
+    /// A read-modify-write's read that found nothing: counted as a row all
+    /// the same (spec/cost.md §7 charges the check a row found or not).
+    pub fn count_row(&mut self) {
+        self.rows += 1;
+    }
+
     /// An index entry written or removed: one seek into that index.
     pub fn count_seek(&mut self) {
         self.seeks += 1;

@@ -119,6 +119,7 @@ impl Repl {
                     .iter()
                     .filter_map(|item| match item {
                         Item::Table(t) => Some(t.name.name.clone()),
+                        Item::Aggregate(a) => Some(a.name.name.clone()),
                         Item::Def(d) if d.public => Some(d.name.name.clone()),
                         _ => None,
                     })

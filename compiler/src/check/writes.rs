@@ -23,7 +23,11 @@ pub fn insert_cost(table: &TableSchema) -> Cost {
         .iter()
         .filter(|c| c.references.is_some())
         .count() as u64;
-    let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
+    // Bound and small counters, and each aggregate's entry (§7.1): one
+    // read-modify-write each.
+    let bounds = table.bounds.len() as u64
+        + u64::from(table.small_max.is_some())
+        + super::aggregates::upkeep_one_row(table);
     // key check; unique: check + entry; plain index: entry; ref: exists +
     // counter; bound and small counters.
     write_cost(
@@ -39,7 +43,9 @@ pub fn delete_cost(table: &TableSchema, referenced: bool) -> Cost {
         .iter()
         .filter(|c| c.references.is_some())
         .count() as u64;
-    let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
+    let bounds = table.bounds.len() as u64
+        + u64::from(table.small_max.is_some())
+        + super::aggregates::upkeep_one_row(table);
     let checked = u64::from(referenced);
     write_cost(
         1 + table.indexes.len() as u64 + refs + bounds + checked,
@@ -74,7 +80,10 @@ pub fn update_cost(table: &TableSchema, columns: &[usize]) -> Cost {
             rows += 2;
         }
     }
-    write_cost(seeks, rows)
+    // The old group's and the new group's entries of each aggregate the
+    // change touches (§7.1).
+    let upkeep = super::aggregates::upkeep_update(table, columns);
+    write_cost(seeks + upkeep, rows + upkeep)
 }
 
 /// A write's cost from its seeks and rows. Its round trips are its reads:

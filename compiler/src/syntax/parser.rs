@@ -135,6 +135,47 @@ impl ParseContext {
         }
     }
 
+    /// `aggregate NAME = f(T…) by columns`: `aggregate` and `by` are
+    /// names everywhere else, so the grammar takes any word there and this
+    /// checks it (E0101 otherwise, with the form to write).
+    #[allow(clippy::too_many_arguments)]
+    pub fn aggregate(
+        &mut self,
+        public: bool,
+        word: Ident,
+        name: Ident,
+        function: Ident,
+        source: Path,
+        by_word: Ident,
+        by: Vec<Ident>,
+        span: Span,
+    ) -> Option<Aggregate> {
+        let form = "declare an aggregate as `aggregate likes_of = count(Like) by post` or `aggregate spent = sum(Order.total) by customer`";
+        for (found, expected) in [(&word, "aggregate"), (&by_word, "by")] {
+            if found.name != expected {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0101",
+                        format!("unexpected `{}`: expected `{expected}`", found.name),
+                        &self.file,
+                        found.span,
+                        format!("expected `{expected}`"),
+                    )
+                    .with_help(form),
+                );
+                return None;
+            }
+        }
+        Some(Aggregate {
+            public,
+            name,
+            function,
+            source,
+            by,
+            span,
+        })
+    }
+
     /// `(a, b) => body`: every parameter must be a plain name.
     pub fn lambda(&mut self, params: Vec<Expr>, body: Expr, span: Span) -> Expr {
         let mut names = Vec::new();
