@@ -12,7 +12,9 @@ use crate::Rng;
 
 /// The schema and helpers every generated program starts with. `A` is a
 /// large table (its `by_g` groups are unbounded), `B` an island of at most
-/// 4 rows per `a`, `C` holds values (`lim`) nothing bounds, `S` a small table.
+/// 4 rows per `a`, `C` holds values (`lim`) nothing bounds, `S` a small table;
+/// the aggregates count and sum groups of each (`lims` sums extreme values,
+/// so some inserts are refused, E0526).
 pub const PRELUDE: &str = "\
 table A {
   id: Int key
@@ -35,6 +37,10 @@ small table S max 5 {
   id: Int key
   k: Int
 }
+aggregate a_count = count(A) by g
+aggregate a_sum = sum(A.v) by g
+aggregate b_total = sum(B.w) by a
+aggregate lims = sum(C.lim) by lim
 fn apply(x: T, f: T -> U) = f(x)
 fn id(x: T) = x
 fn app_list(f: [T] -> U, xs: [T]) = f(xs)
@@ -138,6 +144,14 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             int(rng, d),
             int(rng, d)
         ),
+        // Maintained aggregates: read with any key, in a lambda over an
+        // island, through a generic function.
+        17 => match rng.below(4) {
+            0 => format!("a_count[{}]", int(rng, d)),
+            1 => format!("(a_sum[x] + b_total[{}])", int(rng, d)),
+            2 => "(B[x] |> map(b => b_total[b.a] + a_count[b.n]) |> sum())".into(),
+            _ => format!("apply({}, v => lims[v])", int(rng, d)),
+        },
         // A function of one value: a length nothing bounds from above.
         18 => format!("length(upper(\"ab\") |> lower()) * {}", int(rng, d)),
         // The mean of an island, read in full, turned back into an Int.

@@ -99,18 +99,23 @@ fn aggregate_schema(
         "min" => AggregateKind::Min,
         "max" => AggregateKind::Max,
         other => {
+            let segments: Vec<&str> =
+                decl.source.segments.iter().map(|s| s.name.as_str()).collect();
+            let table = match segments.len() {
+                1 => segments[0].to_string(),
+                n => segments[..n - 1].join("."),
+            };
             diagnostics.push(
                 Diagnostic::error(
                     "E0220",
                     format!("`{other}` is not an aggregate rqc can maintain"),
                     file,
                     decl.function.span,
-                    "not count, sum, min or max",
+                    "not count or sum",
                 )
                 .with_help(format!(
-                    "write `count(T)`, `sum(T.column)`, `min(T.column)` or `max(T.column)`: `aggregate {} = count({}) by …`",
+                    "write `count(T)` or `sum(T.column)`: `aggregate {} = count({table}) by …`",
                     decl.name.name,
-                    decl.source.dotted()
                 )),
             );
             return None;
