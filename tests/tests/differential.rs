@@ -600,6 +600,11 @@ fn every_query_form_on(backend: On) {
             Write::DropA(vec![2, 2, 30]),
             Write::MoveA(vec![3, 3, 4], 2),
             Write::RestampA(4, 3, 1),
+            // A delete then an insert of a row that is there, of one that
+            // is not, and into a group whose `A` row does not exist.
+            Write::RecycleB(3, 1, 6),
+            Write::RecycleB(3, 2, 4),
+            Write::RecycleB(30, 1, 1),
         ],
         queries: vec![
             (Query::Key, 2, 0),
@@ -612,12 +617,16 @@ fn every_query_form_on(backend: On) {
             (Query::Island(false, Tail::Count), 1, 0),
             (Query::Join(3, false), 1, 0),
             (Query::Join(3, true), 1, 0),
+            (Query::Aggregate("b_count"), 3, 0),
+            (Query::Aggregate("b_weight"), 3, 1),
+            (Query::Aggregate("a_count"), 3, 0),
+            (Query::Aggregate("a_total"), 1, -2),
         ],
     };
     let compared = Compared {
-        queries: 10,
-        writes_committed: 8,
-        writes_refused: 1,
+        queries: 14,
+        writes_committed: 10,
+        writes_refused: 2,
     };
     assert_eq!(run_case(&case).unwrap(), compared);
 }
