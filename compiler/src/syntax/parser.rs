@@ -135,14 +135,13 @@ impl ParseContext {
         }
     }
 
-    /// `aggregate NAME = f(T…) by columns`: `aggregate` and `by` are
-    /// names everywhere else, so the grammar takes any word there and this
-    /// checks it (E0101 otherwise, with the form to write).
+    /// `aggregate NAME = f(T…) by columns`: `by` is a name everywhere
+    /// else, so the grammar takes any word there and this checks it (E0101
+    /// otherwise, with the form to write).
     #[allow(clippy::too_many_arguments)]
     pub fn aggregate(
         &mut self,
         public: bool,
-        word: Ident,
         name: Ident,
         function: Ident,
         source: Path,
@@ -151,20 +150,18 @@ impl ParseContext {
         span: Span,
     ) -> Option<Aggregate> {
         let form = "declare an aggregate as `aggregate likes_of = count(Like) by post` or `aggregate spent = sum(Order.total) by customer`";
-        for (found, expected) in [(&word, "aggregate"), (&by_word, "by")] {
-            if found.name != expected {
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        "E0101",
-                        format!("unexpected `{}`: expected `{expected}`", found.name),
-                        &self.file,
-                        found.span,
-                        format!("expected `{expected}`"),
-                    )
-                    .with_help(form),
-                );
-                return None;
-            }
+        if by_word.name != "by" {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0101",
+                    format!("unexpected `{}`: expected `by`", by_word.name),
+                    &self.file,
+                    by_word.span,
+                    "expected `by`",
+                )
+                .with_help(form),
+            );
+            return None;
         }
         Some(Aggregate {
             public,
@@ -295,10 +292,12 @@ fn describe_expected(expected: &str) -> String {
     }
 }
 
-const SOFT_KEYWORDS: [&str; 9] = [
-    "key", "unique", "ref", "index", "bound", "desc", "asc", "max", "small",
+const SOFT_KEYWORDS: [&str; 10] = [
+    "key", "unique", "ref", "index", "bound", "desc", "asc", "max", "small", "aggregate",
 ];
-const ITEM_STARTS: [&str; 7] = ["import", "pub", "table", "small", "fn", "query", "mutation"];
+const ITEM_STARTS: [&str; 8] = [
+    "import", "pub", "table", "small", "fn", "query", "mutation", "aggregate",
+];
 const EXPRESSION_STARTS: [&str; 17] = [
     "Ident", "Int", "Float", "Str", "true", "false", "none", "(", "[", "{", "if", "insert",
     "update", "delete", "-", "!", "let",
@@ -363,6 +362,7 @@ fn help_for_unexpected(token: &Token, expected: &[String]) -> String {
         Token::Pub
             | Token::Table
             | Token::Small
+            | Token::Aggregate
             | Token::Fn
             | Token::Query
             | Token::Mutation
