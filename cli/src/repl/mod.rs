@@ -361,6 +361,23 @@ impl Repl {
                     bound.limit
                 ));
             }
+            for aggregate in &table.aggregates {
+                let by: Vec<&str> = aggregate
+                    .by
+                    .iter()
+                    .map(|&c| table.columns[c].name.as_str())
+                    .collect();
+                let over = match aggregate.column {
+                    Some(c) => format!("{}.{}", table.name, table.columns[c].name),
+                    None => table.name.clone(),
+                };
+                out.push_str(&format!(
+                    "  aggregate {} = {}({over}) by {}\n",
+                    aggregate.name,
+                    aggregate.kind.name(),
+                    by.join(", ")
+                ));
+            }
         }
         out.trim_end().to_string()
     }
