@@ -153,13 +153,16 @@ fn aggregate_hover(analysis: &Analysis, name: &str) -> String {
         Some(c) => format!("{}.{}", table.name, table.columns[c].name),
         None => table.name.clone(),
     };
+    let extreme = matches!(
+        aggregate.kind,
+        rqc_plan::AggregateKind::Min | rqc_plan::AggregateKind::Max
+    );
+    let (ty, empty) = match aggregate.column {
+        Some(c) if extreme => (format!("{}?", table.columns[c].ty.name()), "none"),
+        _ => ("Int".to_string(), "0"),
+    };
     format!(
-        "```rql
-{name}[{}] -> Int
-```
-{}({what}) per group, 0 for a group with no rows  ·  a read: seeks ≤ 1  rows ≤ 1  round trips ≤ 1  ·  O(log N)
-
-kept up to date by every insert, update and delete of `{}`",
+        "```rql\n{name}[{}] -> {ty}\n```\n{}({what}) per group, {empty} for a group with no rows  ·  a read: seeks ≤ 1  rows ≤ 1  round trips ≤ 1  ·  O(log N)\n\nkept up to date by every insert, update and delete of `{}`",
         by.join(", "),
         aggregate.kind.name(),
         table.name

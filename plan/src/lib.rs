@@ -15,7 +15,7 @@ pub use plan::{
     BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op, ParamSpec,
     ParamType, RangeEnd, Shape, UnOp,
 };
-pub use schema::{AggregateKind, AggregateSchema, Column, ColumnType, IndexSchema, Literal, Schema, TableSchema};
+pub use schema::{AggregateKind, AggregateSchema, Column, ExtremePath, ColumnType, IndexSchema, Literal, Schema, TableSchema};
 pub use value::{compare, Record, Value};
 
 /// Bumped whenever the serialized form of a [`CompiledProgram`] changes

@@ -158,8 +158,10 @@ pub fn delete_row(
         move_counter(session, t, i, &row, -1)?;
     }
     shrink_small(session, t)?;
-    crate::aggregates::on_delete(session, t, &row)?;
     session.delete_row(t.rows, primary)?;
+    // After the row and its index entries are gone: a `min`/`max` whose
+    // extreme it held finds the next one among the rows left.
+    crate::aggregates::on_delete(session, t, &row)?;
     Ok(true)
 }
 
@@ -225,8 +227,9 @@ pub fn update_row(
             move_counter(session, t, i, &new, 1)?;
         }
     }
-    crate::aggregates::on_update(session, t, &old, &new, &changed)?;
     session.put_row(t.rows, primary, &encoded)?;
+    // After the row and its index entries hold the new values (see delete).
+    crate::aggregates::on_update(session, t, &old, &new, &changed)?;
     Ok(true)
 }
 

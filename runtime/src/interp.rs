@@ -183,11 +183,11 @@ impl<'p, 's> Interp<'p, 's> {
             }
             Op::Aggregate { key, .. } => {
                 let (table, aggregate) = self.access(node)?;
-                let tree = aggregate
-                    .and_then(|a| table.aggregates.get(a))
+                let (tree, schema) = aggregate
+                    .and_then(|a| Some((table.aggregates.get(a)?, table.schema.aggregates.get(a)?)))
                     .ok_or_else(|| internal("an aggregate read bound to no aggregate"))?;
                 let key = encode_key(&self.values(key, env)?, &[])?;
-                let value = crate::aggregates::read(&mut self.session, *tree, &key)?;
+                let value = crate::aggregates::read(&mut self.session, schema, *tree, &key)?;
                 self.within_deadline()?;
                 data(value)
             }

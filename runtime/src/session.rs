@@ -165,6 +165,33 @@ impl<'s> Session<'s> {
         Ok(result)
     }
 
+    /// Like [`Session::range`], from the end backwards when `reverse` (a
+    /// `max` aggregate's next extreme through an ascending index). A
+    /// subscription listening to it listens to the whole range.
+    pub fn range_in(
+        &mut self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        if !reverse {
+            return self.range(tree, start, end, limit);
+        }
+        self.seeks += 1;
+        if end.is_some_and(|end| end <= start) {
+            return Ok(Vec::new());
+        }
+        self.trips += 1;
+        let result = self.reads().range(tree, start, end, true, limit)?;
+        if let Some(read) = &mut self.read_set {
+            read.push(range_read(tree, start, end, usize::MAX, None, 0));
+        }
+        self.rows += result.len() as u64;
+        Ok(result)
+    }
+
     /// Point reads of one tree as one call: one round trip. Their seeks and
     /// rows are counted as each value is used ([`Session::count_prefetched`]),
     /// so that an operator's figures are the same batched or not.

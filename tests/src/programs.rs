@@ -41,6 +41,8 @@ aggregate a_count = count(A) by g
 aggregate a_sum = sum(A.v) by g
 aggregate b_total = sum(B.w) by a
 aggregate lims = sum(C.lim) by lim
+aggregate top_v = max(A.v) by g
+aggregate low_w = min(B.w) by a
 fn apply(x: T, f: T -> U) = f(x)
 fn id(x: T) = x
 fn app_list(f: [T] -> U, xs: [T]) = f(xs)
@@ -146,11 +148,13 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
         ),
         // Maintained aggregates: read with any key, in a lambda over an
         // island, through a generic function.
-        17 => match rng.below(4) {
+        17 => match rng.below(6) {
             0 => format!("a_count[{}]", int(rng, d)),
             1 => format!("(a_sum[x] + b_total[{}])", int(rng, d)),
             2 => "(B[x] |> map(b => b_total[b.a] + a_count[b.n]) |> sum())".into(),
-            _ => format!("apply({}, v => lims[v])", int(rng, d)),
+            3 => format!("apply({}, v => lims[v])", int(rng, d)),
+            4 => format!("(top_v[{}] |> unwrap_or({}))", int(rng, d), int(rng, d)),
+            _ => "(B[x] |> map(b => low_w[b.a] |> unwrap_or(b.n)) |> sum())".into(),
         },
         // A function of one value: a length nothing bounds from above.
         18 => format!("length(upper(\"ab\") |> lower()) * {}", int(rng, d)),

@@ -151,6 +151,21 @@ impl<'c> Reference<'c> {
                         }
                         Value::Int(total)
                     }
+                    // The least or greatest value, none of an empty group.
+                    (kind, Some(c)) => {
+                        let wanted = if kind == rqc_plan::AggregateKind::Min {
+                            Ordering::Less
+                        } else {
+                            Ordering::Greater
+                        };
+                        group.map(|row| column(&schema, row, c)).fold(Value::Null, |best, v| {
+                            if best == Value::Null || compare(&v, &best) == wanted {
+                                v
+                            } else {
+                                best
+                            }
+                        })
+                    }
                     other => panic!("an aggregate the reference does not keep: {other:?}"),
                 }
             }

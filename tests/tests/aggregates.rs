@@ -273,3 +273,136 @@ fn verify_reports_an_aggregate_that_differs_from_a_recount() {
         found.problems
     );
 }
+
+const EXTREMES: &str = "
+table Score {
+  id: Int key
+  player: Int
+  team: Int
+  points: Int
+  index by_player (player, points desc)
+  index by_team (team, id)
+  bound team <= 6
+}
+mutation add(id: Int, player: Int, team: Int, points: Int) = insert Score { id, player, team, points }
+mutation drop(id: Int) = delete Score[id]
+mutation repoint(id: Int, p: Int) = update Score[id] { points: p }
+mutation move(id: Int, player: Int, team: Int) = update Score[id] { player: player, team: team }
+mutation twice(id: Int, p: Int, q: Int) = { let r = Score[id]; update r { points: p }; update r { points: q } }
+mutation recycle(id: Int, player: Int, team: Int, p: Int) = { delete Score[id]; insert Score { id, player, team, points: p } }
+// Through the index, read forwards (max of a descending index) and backwards (min).
+aggregate best_of = max(Score.points) by player
+aggregate worst_of = min(Score.points) by player
+// Through the bounded group `team` (the index `by_team` holds it).
+aggregate team_best = max(Score.points) by team
+aggregate team_worst = min(Score.points) by (team, player)
+query extremes(p: Int, t: Int) = { best: best_of[p], worst: worst_of[p], team_best: team_best[t], team_worst: team_worst[t, p] }
+";
+
+#[test]
+fn min_and_max_find_the_next_extreme_when_theirs_goes() {
+    for backend in Backend::ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let mut engine = engine(backend, dir.path());
+        engine.install(program(EXTREMES)).unwrap();
+        // (id, player, team, points), as they should be.
+        let mut rows: Vec<(i64, i64, i64, i64)> = Vec::new();
+        let expected = |rows: &[(i64, i64, i64, i64)], p: i64, t: i64| {
+            let by_player = rows.iter().filter(|r| r.1 == p).map(|r| r.3);
+            let by_team = rows.iter().filter(|r| r.2 == t).map(|r| r.3);
+            let by_both = rows.iter().filter(|r| r.2 == t && r.1 == p).map(|r| r.3);
+            let opt = |v: Option<i64>| v.map_or(Value::Null, Value::Int);
+            vec![
+                opt(by_player.clone().max()),
+                opt(by_player.min()),
+                opt(by_team.max()),
+                opt(by_both.min()),
+            ]
+        };
+        let check = |engine: &Engine, rows: &[(i64, i64, i64, i64)], what: &str| {
+            for p in 1..=3 {
+                for t in 1..=2 {
+                    let got = engine.run("extremes", &[p.into(), t.into()]).unwrap().value;
+                    let got: Vec<Value> = ["best", "worst", "team_best", "team_worst"]
+                        .iter()
+                        .map(|f| got.field(f).cloned().unwrap())
+                        .collect();
+                    assert_eq!(got, expected(rows, p, t), "{backend:?} {what} p={p} t={t}");
+                }
+            }
+            assert_sound(engine);
+        };
+        check(&engine, &rows, "empty");
+        for (id, player, team, points) in [
+            (1, 1, 1, 50),
+            (2, 1, 1, 80),
+            (3, 1, 2, 80),
+            (4, 2, 1, -5),
+            (5, 2, 2, 10),
+            (6, 3, 2, i64::MIN),
+        ] {
+            engine
+                .run("add", &[id.into(), player.into(), team.into(), points.into()])
+                .unwrap();
+            rows.push((id, player, team, points));
+        }
+        check(&engine, &rows, "inserts");
+        // The extreme goes while another row ties it, then alone.
+        engine.run("drop", &[2.into()]).unwrap();
+        rows.retain(|r| r.0 != 2);
+        check(&engine, &rows, "a tied extreme deleted");
+        engine.run("drop", &[3.into()]).unwrap();
+        rows.retain(|r| r.0 != 3);
+        check(&engine, &rows, "the extreme deleted");
+        // The extreme's value changes down, then up past the others.
+        engine.run("repoint", &[1.into(), 7.into()]).unwrap();
+        rows[0].3 = 7;
+        check(&engine, &rows, "repoint down");
+        engine.run("repoint", &[4.into(), i64::MAX.into()]).unwrap();
+        rows[1].3 = i64::MAX;
+        check(&engine, &rows, "repoint up");
+        // A row moves to another player and team.
+        engine.run("move", &[4.into(), 1.into(), 2.into()]).unwrap();
+        rows[1].1 = 1;
+        rows[1].2 = 2;
+        check(&engine, &rows, "move");
+        // Two updates of one row; a delete then an insert of one key.
+        engine.run("twice", &[5.into(), 100.into(), 3.into()]).unwrap();
+        rows[2].3 = 3;
+        check(&engine, &rows, "twice");
+        engine
+            .run("recycle", &[6.into(), 2.into(), 1.into(), 0.into()])
+            .unwrap();
+        rows[3] = (6, 2, 1, 0);
+        check(&engine, &rows, "recycle");
+        // Every row gone: every extreme is none.
+        for id in [1, 4, 5, 6] {
+            engine.run("drop", &[id.into()]).unwrap();
+        }
+        rows.clear();
+        check(&engine, &rows, "all deleted");
+    }
+}
+
+#[test]
+fn an_extreme_added_later_is_back_filled() {
+    let mut engine = Engine::in_memory();
+    let without: String = EXTREMES
+        .lines()
+        .filter(|l| !l.starts_with("aggregate") && !l.starts_with("query"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    engine.install(program(&without)).unwrap();
+    for (id, player, team, points) in [(1, 1, 1, 4), (2, 1, 2, 9), (3, 2, 1, 1)] {
+        engine
+            .run("add", &[id.into(), player.into(), team.into(), points.into()])
+            .unwrap();
+    }
+    engine.install(program(EXTREMES)).unwrap();
+    let got = engine.run("extremes", &[1.into(), 1.into()]).unwrap().value;
+    assert_eq!(got.field("best"), Some(&Value::Int(9)));
+    assert_eq!(got.field("worst"), Some(&Value::Int(4)));
+    assert_eq!(got.field("team_best"), Some(&Value::Int(4)));
+    assert_eq!(got.field("team_worst"), Some(&Value::Int(4)));
+    assert_sound(&engine);
+}

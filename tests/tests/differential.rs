@@ -54,6 +54,7 @@ impl Shape {
              aggregate b_weight = sum(B.w) by a\n\
              aggregate a_count = count(A) by c{first}\n\
              aggregate a_total = sum(A.c{last}) by c{first}\n\
+             aggregate b_max = max(B.w) by a\n{least}\
              mutation add_a(id: Int, {}) = insert A {{ id, {} }}\n\
              mutation add_b(a: Int, n: Int, w: Int) = insert B {{ a, n, w }}\n{WRITES}\
              mutation move_a(ids: [Int; <= 6], x: Int) =\n\
@@ -64,6 +65,11 @@ impl Shape {
             self.bound,
             params.join(", "),
             fields.join(", "),
+            // Through the index `ix`, in its direction either way.
+            least = match self.second {
+                Some(j) => format!("aggregate a_least = min(A.c{j}) by c{first}\n"),
+                None => String::new(),
+            },
         )
     }
 
@@ -110,8 +116,10 @@ enum Query {
     Join(i64, bool),
     /// A maintained aggregate's group `x` (its upkeep by every write is
     /// what the comparison after each write checks): `b_count`,
-    /// `b_weight`, `a_count` or `a_total`, plus `y` so that an aggregate
-    /// sits inside arithmetic.
+    /// `b_weight`, `a_count`, `a_total`, `b_max` (a bounded group's) or
+    /// `a_least` (through the index, when it has a second column), plus
+    /// `y` so that an aggregate sits inside arithmetic (`none` of an
+    /// empty group's extreme stays `none`, as SQL's NULL does).
     Aggregate(&'static str),
 }
 
@@ -145,6 +153,7 @@ impl Query {
                 "A.ix[x] |> take({t}) |> flat_map(a => B[a.id]){}",
                 if *counted { " |> count()" } else { "" }
             ),
+            Query::Aggregate("a_least") if shape.second.is_none() => return None,
             Query::Aggregate(name) => format!("{name}[x] + y"),
         };
         Some(format!("query q(x: Int, y: Int) = {body}\n"))
@@ -198,6 +207,11 @@ impl Query {
                 let (what, from) = match *name {
                     "b_count" => ("count(*)".to_string(), "B WHERE a = ?1"),
                     "b_weight" => ("coalesce(sum(w), 0)".to_string(), "B WHERE a = ?1"),
+                    "b_max" => ("max(w)".to_string(), "B WHERE a = ?1"),
+                    "a_least" => (
+                        format!("min(c{})", shape.second.unwrap_or(0)),
+                        "A WHERE {ix} = ?1",
+                    ),
                     "a_count" => ("count(*)".to_string(), "A WHERE {ix} = ?1"),
                     _ => (
                         format!("coalesce(sum(c{}), 0)", shape.columns - 1),
@@ -304,7 +318,9 @@ fn query() -> impl Strategy<Value = Query> {
             Just("b_count"),
             Just("b_weight"),
             Just("a_count"),
-            Just("a_total")
+            Just("a_total"),
+            Just("b_max"),
+            Just("a_least")
         ]
         .prop_map(Query::Aggregate),
     ]
@@ -621,10 +637,14 @@ fn every_query_form_on(backend: On) {
             (Query::Aggregate("b_weight"), 3, 1),
             (Query::Aggregate("a_count"), 3, 0),
             (Query::Aggregate("a_total"), 1, -2),
+            (Query::Aggregate("b_max"), 1, 0),
+            (Query::Aggregate("b_max"), 7, 0),
+            (Query::Aggregate("a_least"), 1, 0),
+            (Query::Aggregate("a_least"), 0, 1),
         ],
     };
     let compared = Compared {
-        queries: 14,
+        queries: 18,
         writes_committed: 10,
         writes_refused: 2,
     };

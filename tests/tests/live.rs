@@ -42,6 +42,7 @@ const QUERIES: &[(&str, &str)] = &[
     // Maintained aggregates: one key each, written by every write that
     // moves the group (spec/live.md).
     ("q_aggregates", "b_count[x] * 1000 + b_weight[x] + a_count[y]"),
+    ("q_extremes", "{ top: b_top[x], low: a_low[y] }"),
 ];
 
 fn program() -> String {
@@ -51,6 +52,8 @@ fn program() -> String {
          aggregate b_count = count(B) by a\n\
          aggregate b_weight = sum(B.w) by a\n\
          aggregate a_count = count(A) by c0\n\
+         aggregate b_top = max(B.w) by a\n\
+         aggregate a_low = min(A.c1) by c0\n\
          mutation add_a(id: Int, c0: Int, c1: Int) = insert A { id, c0, c1 }\n\
          mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }\n\
          mutation move_a(ids: [Int; <= 6], x: Int) =\n\

@@ -17,7 +17,7 @@ use crate::cost::{Cost, Poly};
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Item};
-use rqc_plan::{AggregateKind, AggregateSchema, ColumnType, Schema, TableSchema};
+use rqc_plan::{AggregateKind, AggregateSchema, ColumnType, ExtremePath, Schema, TableSchema};
 
 /// Checks every `aggregate` of the user's files and adds the valid ones to
 /// their tables in `schema`. A broken one is left out with a diagnostic.
@@ -189,8 +189,33 @@ fn aggregate_schema(
         by,
     };
     if matches!(kind, AggregateKind::Min | AggregateKind::Max) {
-        diagnostics.push(extreme_not_maintained(file, decl, table, &aggregate));
-        return None;
+        let column = aggregate.column.expect("min and max name a column");
+        if let ColumnType::Optional(inner) = &table.columns[column].ty {
+            let name = &table.columns[column].name;
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0225",
+                    format!(
+                        "`{}` is kept over a column that is never `none`, and `{}.{name}` is `{}`",
+                        kind.name(),
+                        table.name,
+                        table.columns[column].ty.name()
+                    ),
+                    file,
+                    decl.source.span,
+                    "an optional column",
+                )
+                .with_help(format!(
+                    "declare the column `{name}: {}` (rows without a value then need one), or keep the extreme in a column of its own",
+                    inner.name()
+                )),
+            );
+            return None;
+        }
+        if table.extreme_path(&aggregate).is_none() {
+            diagnostics.push(extreme_not_maintained(file, decl, table, &aggregate));
+            return None;
+        }
     }
     Some((table.name.clone(), aggregate))
 }
@@ -285,8 +310,8 @@ fn not_summable(file: &str, column: &ast::Ident, table: &str, ty: &ColumnType) -
     }
 }
 
-/// E0223: `min`/`max` are not maintained yet; the message says what a
-/// future rqc will require, so the help is concrete either way.
+/// E0223: a `min`/`max` whose next extreme nothing finds within a bound;
+/// the help names the index and the bound that would.
 fn extreme_not_maintained(
     file: &str,
     decl: &ast::Aggregate,
@@ -298,40 +323,42 @@ fn extreme_not_maintained(
             .map(|&c| table.columns[c].name.clone())
             .collect()
     };
-    let mut index_columns = names(&aggregate.by);
+    let by = names(&aggregate.by);
+    let mut index_columns = by.clone();
     index_columns.extend(aggregate.column.map(|c| table.columns[c].name.clone()));
     let index_name = format!("by_{}", index_columns.join("_"));
-    // The extreme first: `max` reads a descending index.
-    if aggregate.kind == AggregateKind::Max {
-        if let Some(last) = index_columns.last_mut() {
-            last.push_str(" desc");
-        }
-    }
-    let by_values = vec!["…"; aggregate.by.len()].join(", ");
+    let bound_columns = if by.len() == 1 {
+        by[0].clone()
+    } else {
+        format!("({})", by.join(", "))
+    };
     Diagnostic::error(
         "E0223",
         format!(
-            "`{}` of a group is not kept up to date by rqc yet",
-            aggregate.kind.name()
+            "`{}` of a group of `{}` cannot be kept within a bound: deleting the extreme row would leave its successor to be found among any number of rows",
+            aggregate.kind.name(),
+            table.name
         ),
         file,
         decl.function.span,
-        "not maintained",
+        "no index or bound finds the next extreme",
     )
-    .with_note("deleting a group's extreme needs the next one: only a bounded group or an index over the group then the column could find it within a bound, and that upkeep is not built yet")
     .with_help(format!(
-        "read it from an index instead: declare `index {index_name} ({})` in `{}` and read `{}.{index_name}[{by_values}] |> first()`",
+        "declare `index {index_name} ({})` in `{}` (the next extreme is then one seek), or bound the group: `bound {bound_columns} <= 1000` over a key or index prefix (a recount then reads at most that many rows)",
         index_columns.join(", "),
-        table.name,
         table.name,
     ))
 }
 
-/// The type an aggregate reads as: `Int` for a count and a sum.
-fn value_ty(table: &TableSchema, aggregate: &AggregateSchema) -> Ty {
+/// The type an aggregate reads as: `Int` for a count and a sum, the
+/// column's type as an option for `min` and `max` (`none` of an empty group).
+pub fn value_ty(table: &TableSchema, aggregate: &AggregateSchema) -> Ty {
     let label = format!("{}[…]", aggregate.name);
-    match aggregate.column.map(|c| &table.columns[c].ty) {
-        None | Some(_) => column_ty(&ColumnType::Int, &label),
+    match (aggregate.kind, aggregate.column) {
+        (AggregateKind::Min | AggregateKind::Max, Some(c)) => {
+            Ty::option(column_ty(&table.columns[c].ty, &label))
+        }
+        _ => column_ty(&ColumnType::Int, &label),
     }
 }
 
@@ -427,18 +454,50 @@ pub fn touched_by(aggregate: &AggregateSchema, columns: &[usize]) -> bool {
         || aggregate.column.is_some_and(|c| columns.contains(&c))
 }
 
-/// Seeks and rows the aggregates of `table` add to inserting or deleting
-/// one row: one read-modify-write of its group's entry each.
-pub fn upkeep_one_row(table: &TableSchema) -> u64 {
-    table.aggregates.len() as u64
+/// Seeks and rows the aggregates of `table` add to inserting one row: one
+/// read-modify-write of its group's entry each.
+pub fn upkeep_insert(table: &TableSchema) -> (u64, u64) {
+    let n = table.aggregates.len() as u64;
+    (n, n)
 }
 
-/// ... and to changing `columns` of one row: the old group's entry and the
-/// new one's, for each aggregate the change touches.
-pub fn upkeep_update(table: &TableSchema, columns: &[usize]) -> u64 {
-    2 * table
+/// What finding a `min`/`max` group's next extreme costs: one seek, and
+/// one row through an index or the bounded group's rows.
+fn successor(table: &TableSchema, aggregate: &AggregateSchema) -> (u64, u64) {
+    match table.extreme_path(aggregate) {
+        None => (0, 0),
+        Some((ExtremePath::Index(_), _)) => (1, 1),
+        Some((ExtremePath::Group { limit, .. }, _)) => (1, limit),
+    }
+}
+
+/// ... to deleting one row: each entry read and written, and for `min` and
+/// `max` the next extreme found (when the deleted row held it).
+fn upkeep_delete_of(table: &TableSchema, aggregate: &AggregateSchema) -> (u64, u64) {
+    let (s, r) = match aggregate.kind {
+        AggregateKind::Min | AggregateKind::Max => successor(table, aggregate),
+        _ => (0, 0),
+    };
+    (1 + s, 1 + r)
+}
+
+pub fn upkeep_delete(table: &TableSchema) -> (u64, u64) {
+    table.aggregates.iter().fold((0, 0), |(s, r), a| {
+        let (ds, dr) = upkeep_delete_of(table, a);
+        (s + ds, r + dr)
+    })
+}
+
+/// ... and to changing `columns` of one row: the old row leaves its group
+/// (a delete's upkeep) and the new one joins its group (an insert's), for
+/// each aggregate the change touches.
+pub fn upkeep_update(table: &TableSchema, columns: &[usize]) -> (u64, u64) {
+    table
         .aggregates
         .iter()
         .filter(|a| touched_by(a, columns))
-        .count() as u64
+        .fold((0, 0), |(s, r), a| {
+            let (ds, dr) = upkeep_delete_of(table, a);
+            (s + ds + 1, r + dr + 1)
+        })
 }

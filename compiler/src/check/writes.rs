@@ -23,16 +23,14 @@ pub fn insert_cost(table: &TableSchema) -> Cost {
         .iter()
         .filter(|c| c.references.is_some())
         .count() as u64;
-    // Bound and small counters, and each aggregate's entry (§7.1): one
-    // read-modify-write each.
-    let bounds = table.bounds.len() as u64
-        + u64::from(table.small_max.is_some())
-        + super::aggregates::upkeep_one_row(table);
+    let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
+    // Each aggregate's entry (§7.1): one read-modify-write each.
+    let (upkeep_seeks, upkeep_rows) = super::aggregates::upkeep_insert(table);
     // key check; unique: check + entry; plain index: entry; ref: exists +
     // counter; bound and small counters.
     write_cost(
-        1 + 2 * unique + plain + 2 * refs + bounds,
-        1 + unique + 2 * refs + bounds,
+        1 + 2 * unique + plain + 2 * refs + bounds + upkeep_seeks,
+        1 + unique + 2 * refs + bounds + upkeep_rows,
     )
 }
 
@@ -43,13 +41,13 @@ pub fn delete_cost(table: &TableSchema, referenced: bool) -> Cost {
         .iter()
         .filter(|c| c.references.is_some())
         .count() as u64;
-    let bounds = table.bounds.len() as u64
-        + u64::from(table.small_max.is_some())
-        + super::aggregates::upkeep_one_row(table);
+    let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
     let checked = u64::from(referenced);
+    // Each aggregate's entry, and a `min`/`max`'s next extreme (§7.1).
+    let (upkeep_seeks, upkeep_rows) = super::aggregates::upkeep_delete(table);
     write_cost(
-        1 + table.indexes.len() as u64 + refs + bounds + checked,
-        1 + refs + bounds + checked,
+        1 + table.indexes.len() as u64 + refs + bounds + checked + upkeep_seeks,
+        1 + refs + bounds + checked + upkeep_rows,
     )
 }
 
@@ -82,8 +80,8 @@ pub fn update_cost(table: &TableSchema, columns: &[usize]) -> Cost {
     }
     // The old group's and the new group's entries of each aggregate the
     // change touches (§7.1).
-    let upkeep = super::aggregates::upkeep_update(table, columns);
-    write_cost(seeks + upkeep, rows + upkeep)
+    let (upkeep_seeks, upkeep_rows) = super::aggregates::upkeep_update(table, columns);
+    write_cost(seeks + upkeep_seeks, rows + upkeep_rows)
 }
 
 /// A write's cost from its seeks and rows. Its round trips are its reads:
