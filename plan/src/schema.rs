@@ -146,6 +146,9 @@ impl TableSchema {
     /// group; with the columns whose values (in this order) are the
     /// prefix of the tree read.
     pub fn extreme_path(&self, aggregate: &AggregateSchema) -> Option<(ExtremePath, Vec<usize>)> {
+        if !matches!(aggregate.kind, AggregateKind::Min | AggregateKind::Max) {
+            return None;
+        }
         let column = aggregate.column?;
         let n = aggregate.by.len();
         let same_set = |cols: &[usize], set: &[usize]| {

@@ -392,7 +392,7 @@ fn upkeep(schema: &Schema, table: &str, changed: Option<&[&str]>) -> String {
     let Some(table) = schema.table(table) else {
         return String::new();
     };
-    let kept: Vec<&str> = table
+    let kept: Vec<String> = table
         .aggregates
         .iter()
         .filter(|a| match changed {
@@ -403,7 +403,16 @@ fn upkeep(schema: &Schema, table: &str, changed: Option<&[&str]>) -> String {
                 .chain(a.column.iter())
                 .any(|&c| names.contains(&table.columns[c].name.as_str())),
         })
-        .map(|a| a.name.as_str())
+        .map(|a| match table.extreme_path(a) {
+            // A `min`/`max`: where its next extreme is found.
+            Some((rqc_plan::ExtremePath::Index(i), _)) => {
+                format!("{} via {}", a.name, table.indexes[i].name)
+            }
+            Some((rqc_plan::ExtremePath::Group { limit, .. }, _)) => {
+                format!("{} via ≤ {limit} rows", a.name)
+            }
+            None => a.name.clone(),
+        })
         .collect();
     if kept.is_empty() {
         String::new()
