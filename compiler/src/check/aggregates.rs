@@ -111,10 +111,10 @@ fn aggregate_schema(
                     format!("`{other}` is not an aggregate rqc can maintain"),
                     file,
                     decl.function.span,
-                    "not count or sum",
+                    "not count, sum, min or max",
                 )
                 .with_help(format!(
-                    "write `count(T)` or `sum(T.column)`: `aggregate {} = count({table}) by …`",
+                    "write `count(T)`, `sum(T.column)`, `min(T.column)` or `max(T.column)`: `aggregate {} = count({table}) by …`",
                     decl.name.name,
                 )),
             );
