@@ -467,7 +467,10 @@ fn aggregates_hover_complete_and_go_to_their_declaration() {
     // On a declaration: the read's signature, its type and what keeps it.
     let text = hover_at(&mut server, "posts_of = count");
     assert!(text.contains("posts_of[author: Int] -> Int"), "{text}");
-    assert!(text.contains("every insert, update and delete of `Post`"), "{text}");
+    assert!(
+        text.contains("every insert, update and delete of `Post`"),
+        "{text}"
+    );
     let text = hover_at(&mut server, "last_at = max");
     assert!(text.contains("last_at[author: Int] -> Int?"), "{text}");
     // On a read: its type and its one seek.

@@ -258,19 +258,21 @@ fn locate(analysis: &Analysis, file: &str, target: &Target) -> Option<(String, S
                 _ => None,
             })
         }
-        Target::Aggregate(name) => analysis
-            .workspace
-            .files(&analysis.db)
-            .iter()
-            .find_map(|source| {
-                let parsed = parse_file(&analysis.db, *source);
-                parsed.module.items.iter().find_map(|item| match item {
-                    Item::Aggregate(a) if a.name.name == *name => {
-                        Some((source.name(&analysis.db).clone(), a.name.span))
-                    }
-                    _ => None,
+        Target::Aggregate(name) => {
+            analysis
+                .workspace
+                .files(&analysis.db)
+                .iter()
+                .find_map(|source| {
+                    let parsed = parse_file(&analysis.db, *source);
+                    parsed.module.items.iter().find_map(|item| match item {
+                        Item::Aggregate(a) if a.name.name == *name => {
+                            Some((source.name(&analysis.db).clone(), a.name.span))
+                        }
+                        _ => None,
+                    })
                 })
-            }),
+        }
         Target::Index(table, index) => {
             let (decl_file, t) = table_item(table)?;
             t.members.iter().find_map(|m| match m {
@@ -305,8 +307,27 @@ pub struct Completion {
 }
 
 const KEYWORDS: [&str; 21] = [
-    "module", "import", "pub", "table", "small", "fn", "query", "mutation", "let", "if", "else",
-    "insert", "update", "delete", "true", "false", "none", "key", "index", "bound", "aggregate",
+    "module",
+    "import",
+    "pub",
+    "table",
+    "small",
+    "fn",
+    "query",
+    "mutation",
+    "let",
+    "if",
+    "else",
+    "insert",
+    "update",
+    "delete",
+    "true",
+    "false",
+    "none",
+    "key",
+    "index",
+    "bound",
+    "aggregate",
 ];
 
 /// Completions at `offset` of `text` (the file as it is being edited).

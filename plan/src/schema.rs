@@ -134,10 +134,7 @@ pub enum ExtremePath {
     /// A bounded group holding the `by` group: a `bound` over some of the
     /// `by` columns, read through the key (`None`) or the index (`Some`)
     /// they prefix, or a small table read whole; at most `limit` rows.
-    Group {
-        index: Option<usize>,
-        limit: u64,
-    },
+    Group { index: Option<usize>, limit: u64 },
 }
 
 impl TableSchema {
@@ -192,7 +189,7 @@ impl TableSchema {
                 (
                     ExtremePath::Group {
                         index: Some(i),
-                            limit: bound.limit,
+                        limit: bound.limit,
                     },
                     index.columns[..k].to_vec(),
                 )
@@ -221,12 +218,9 @@ impl Schema {
 
     /// The aggregate called `name`, and the table it is over.
     pub fn aggregate(&self, name: &str) -> Option<(&TableSchema, &AggregateSchema)> {
-        self.tables.iter().find_map(|t| {
-            t.aggregates
-                .iter()
-                .find(|a| a.name == name)
-                .map(|a| (t, a))
-        })
+        self.tables
+            .iter()
+            .find_map(|t| t.aggregates.iter().find(|a| a.name == name).map(|a| (t, a)))
     }
 
     /// Whether some column refers to `table`: then its rows carry reference

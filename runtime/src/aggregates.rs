@@ -65,7 +65,9 @@ fn contribution(aggregate: &AggregateSchema, row: &[Value]) -> Result<i64> {
         (AggregateKind::Sum, Some(column)) => match &row[column] {
             Value::Int(n) => Ok(*n),
             Value::Null => Ok(0),
-            other => Err(internal(&format!("a sum over a value that is not an Int: {other}"))),
+            other => Err(internal(&format!(
+                "a sum over a value that is not an Int: {other}"
+            ))),
         },
         _ => Err(internal("a count or sum without its column")),
     }
@@ -230,7 +232,9 @@ fn successor(
             };
             let end = prefix_end(&start);
             // W holds the group to its limit; one more is damage.
-            let limit = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
+            let limit = usize::try_from(limit)
+                .unwrap_or(usize::MAX)
+                .saturating_add(1);
             let mut best: Option<Value> = None;
             for (_, bytes) in session.range(tree, &start, end.as_deref(), limit)? {
                 let other = decode_row(&bytes, columns)?;

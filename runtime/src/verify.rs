@@ -90,7 +90,10 @@ impl Check<'_> {
             let expected = match crate::aggregates::recount(table, aggregate, rows) {
                 Ok(expected) => expected,
                 Err(e) => {
-                    self.problem_coded("E0527", format!("aggregate `{}`: {}", aggregate.name, e.message));
+                    self.problem_coded(
+                        "E0527",
+                        format!("aggregate `{}`: {}", aggregate.name, e.message),
+                    );
                     continue;
                 }
             };

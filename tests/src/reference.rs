@@ -158,13 +158,15 @@ impl<'c> Reference<'c> {
                         } else {
                             Ordering::Greater
                         };
-                        group.map(|row| column(&schema, row, c)).fold(Value::Null, |best, v| {
-                            if best == Value::Null || compare(&v, &best) == wanted {
-                                v
-                            } else {
-                                best
-                            }
-                        })
+                        group
+                            .map(|row| column(&schema, row, c))
+                            .fold(Value::Null, |best, v| {
+                                if best == Value::Null || compare(&v, &best) == wanted {
+                                    v
+                                } else {
+                                    best
+                                }
+                            })
                     }
                     other => panic!("an aggregate the reference does not keep: {other:?}"),
                 }

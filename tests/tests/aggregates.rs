@@ -102,8 +102,16 @@ fn every_write_keeps_the_aggregates_equal_to_a_recount() {
         let check = |engine: &Engine, rows: &[(i64, i64, Option<i64>)], what: &str| {
             for p in [10, 11, 12] {
                 let (n, w) = recount(rows, p);
-                assert_eq!(int(engine, "likes", &[p.into()]), n, "{backend:?} {what} likes {p}");
-                assert_eq!(int(engine, "weight", &[p.into()]), w, "{backend:?} {what} weight {p}");
+                assert_eq!(
+                    int(engine, "likes", &[p.into()]),
+                    n,
+                    "{backend:?} {what} likes {p}"
+                );
+                assert_eq!(
+                    int(engine, "weight", &[p.into()]),
+                    w,
+                    "{backend:?} {what} weight {p}"
+                );
             }
             assert_sound(engine);
         };
@@ -202,7 +210,11 @@ fn an_aggregate_added_later_is_back_filled_and_dropped_only_when_named() {
         // The program without them would drop them: refused unless named.
         let error = engine.install(program(TABLES)).unwrap_err();
         assert_eq!(error.code, "E0519");
-        for name in ["aggregate:likes_of", "aggregate:weight_of", "aggregate:pair"] {
+        for name in [
+            "aggregate:likes_of",
+            "aggregate:weight_of",
+            "aggregate:pair",
+        ] {
             assert!(error.message.contains(name), "{}", error.message);
         }
         // A redefined aggregate is a drop and a back-fill.
@@ -342,7 +354,10 @@ fn min_and_max_find_the_next_extreme_when_theirs_goes() {
             (6, 3, 2, i64::MIN),
         ] {
             engine
-                .run("add", &[id.into(), player.into(), team.into(), points.into()])
+                .run(
+                    "add",
+                    &[id.into(), player.into(), team.into(), points.into()],
+                )
                 .unwrap();
             rows.push((id, player, team, points));
         }
@@ -367,7 +382,9 @@ fn min_and_max_find_the_next_extreme_when_theirs_goes() {
         rows[1].2 = 2;
         check(&engine, &rows, "move");
         // Two updates of one row; a delete then an insert of one key.
-        engine.run("twice", &[5.into(), 100.into(), 3.into()]).unwrap();
+        engine
+            .run("twice", &[5.into(), 100.into(), 3.into()])
+            .unwrap();
         rows[2].3 = 3;
         check(&engine, &rows, "twice");
         engine
@@ -395,7 +412,10 @@ fn an_extreme_added_later_is_back_filled() {
     engine.install(program(&without)).unwrap();
     for (id, player, team, points) in [(1, 1, 1, 4), (2, 1, 2, 9), (3, 2, 1, 1)] {
         engine
-            .run("add", &[id.into(), player.into(), team.into(), points.into()])
+            .run(
+                "add",
+                &[id.into(), player.into(), team.into(), points.into()],
+            )
             .unwrap();
     }
     engine.install(program(EXTREMES)).unwrap();

@@ -154,7 +154,9 @@ impl Query {
                 if *counted { " |> count()" } else { "" }
             ),
             Query::Aggregate("a_least") if shape.second.is_none() => return None,
-            Query::Aggregate(name @ ("b_max" | "a_least")) => format!("{name}[x] |> map(v => v + y)"),
+            Query::Aggregate(name @ ("b_max" | "a_least")) => {
+                format!("{name}[x] |> map(v => v + y)")
+            }
             Query::Aggregate(name) => format!("{name}[x] + y"),
         };
         Some(format!("query q(x: Int, y: Int) = {body}\n"))

@@ -328,11 +328,17 @@ fn tpcc_mix_keeps_the_consistency_conditions(on: On) {
     assert!(!history.is_empty(), "the mix made payments");
     let mut paid: BTreeMap<(i64, i64, i64), i64> = BTreeMap::new();
     for h in &history {
-        *paid.entry((int(&h[1]), int(&h[2]), int(&h[3]))).or_default() += 1;
+        *paid
+            .entry((int(&h[1]), int(&h[2]), int(&h[3])))
+            .or_default() += 1;
     }
     for (&(w, d, c), &n) in paid.iter().take(20) {
         let status = run(&e, "order_status", vec![w.into(), d.into(), c.into()]).value;
-        assert_eq!(status.field("payments"), Some(&Value::Int(n)), "{w}/{d}/{c}");
+        assert_eq!(
+            status.field("payments"),
+            Some(&Value::Int(n)),
+            "{w}/{d}/{c}"
+        );
     }
     let found = e.verify().unwrap();
     assert!(found.is_sound(), "{:?}", found.problems);

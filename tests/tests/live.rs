@@ -41,7 +41,10 @@ const QUERIES: &[(&str, &str)] = &[
     ),
     // Maintained aggregates: one key each, written by every write that
     // moves the group (spec/live.md).
-    ("q_aggregates", "b_count[x] * 1000 + b_weight[x] + a_count[y]"),
+    (
+        "q_aggregates",
+        "b_count[x] * 1000 + b_weight[x] + a_count[y]",
+    ),
     ("q_extremes", "{ top: b_top[x], low: a_low[y] }"),
 ];
 

@@ -254,7 +254,16 @@ fn the_repl_reads_aggregates_and_shows_them_in_the_schema() {
     let db = dir.path().join("db").display().to_string();
     seed_social(&db);
     let follow = rqc(&[
-        "run", "--db", &db, "examples/social", "follow", "--arg", "a=2", "--arg", "b=1", "--arg",
+        "run",
+        "--db",
+        &db,
+        "examples/social",
+        "follow",
+        "--arg",
+        "a=2",
+        "--arg",
+        "b=1",
+        "--arg",
         "now=5",
     ]);
     assert_eq!(follow.status.code(), Some(0), "{}", stderr(&follow));
@@ -270,5 +279,8 @@ fn the_repl_reads_aggregates_and_shows_them_in_the_schema() {
         out.contains("  aggregate followers_of = count(Follow) by followee"),
         "{out}"
     );
-    assert!(out.contains("E0224"), "an aggregate without its group:\n{out}");
+    assert!(
+        out.contains("E0224"),
+        "an aggregate without its group:\n{out}"
+    );
 }

@@ -99,8 +99,12 @@ fn aggregate_schema(
         "min" => AggregateKind::Min,
         "max" => AggregateKind::Max,
         other => {
-            let segments: Vec<&str> =
-                decl.source.segments.iter().map(|s| s.name.as_str()).collect();
+            let segments: Vec<&str> = decl
+                .source
+                .segments
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect();
             let table = match segments.len() {
                 1 => segments[0].to_string(),
                 n => segments[..n - 1].join("."),
@@ -145,7 +149,15 @@ fn aggregate_schema(
         }
         _ => (&segments[..segments.len() - 1], segments.last()),
     };
-    let table = resolve_table(file, index, module, schema, table_segments, kind, diagnostics)?;
+    let table = resolve_table(
+        file,
+        index,
+        module,
+        schema,
+        table_segments,
+        kind,
+        diagnostics,
+    )?;
     let column = match column {
         None => None,
         Some(ident) => {

@@ -397,11 +397,11 @@ fn upkeep(schema: &Schema, table: &str, changed: Option<&[&str]>) -> String {
         .iter()
         .filter(|a| match changed {
             None => true,
-            Some(names) => a
-                .by
-                .iter()
-                .chain(a.column.iter())
-                .any(|&c| names.contains(&table.columns[c].name.as_str())),
+            Some(names) => {
+                a.by.iter()
+                    .chain(a.column.iter())
+                    .any(|&c| names.contains(&table.columns[c].name.as_str()))
+            }
         })
         .map(|a| match table.extreme_path(a) {
             // A `min`/`max`: where its next extreme is found.

@@ -293,10 +293,26 @@ fn describe_expected(expected: &str) -> String {
 }
 
 const SOFT_KEYWORDS: [&str; 10] = [
-    "key", "unique", "ref", "index", "bound", "desc", "asc", "max", "small", "aggregate",
+    "key",
+    "unique",
+    "ref",
+    "index",
+    "bound",
+    "desc",
+    "asc",
+    "max",
+    "small",
+    "aggregate",
 ];
 const ITEM_STARTS: [&str; 8] = [
-    "import", "pub", "table", "small", "fn", "query", "mutation", "aggregate",
+    "import",
+    "pub",
+    "table",
+    "small",
+    "fn",
+    "query",
+    "mutation",
+    "aggregate",
 ];
 const EXPRESSION_STARTS: [&str; 17] = [
     "Ident", "Int", "Float", "Str", "true", "false", "none", "(", "[", "{", "if", "insert",

@@ -73,10 +73,11 @@ impl Write {
                     .iter()
                     .filter(|b| a_of(b) == Some(Value::Int(*a)))
                     .collect();
-                let present = group
+                let present = group.iter().any(|b| b.field("n") == Some(&Value::Int(*n)));
+                if !a_rows
                     .iter()
-                    .any(|b| b.field("n") == Some(&Value::Int(*n)));
-                if !a_rows.iter().any(|r| r.field("id") == Some(&Value::Int(*a))) {
+                    .any(|r| r.field("id") == Some(&Value::Int(*a)))
+                {
                     Some("E0503")
                 } else if !present && group.len() as i64 >= bound {
                     Some("E0504")
