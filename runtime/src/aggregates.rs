@@ -185,7 +185,11 @@ fn left(session: &mut Session<'_>, t: &BoundTable, i: usize, row: &[Value]) -> R
     }
     let tree = t.aggregates[i];
     let key = group_key(aggregate, row)?;
-    if current(session, tree, &key)?.as_ref() != Some(kept_value(aggregate, row)?) {
+    // Compared as values are ordered (a float's bits, not IEEE equality):
+    // the entry holds exactly some row's value.
+    let value = kept_value(aggregate, row)?;
+    let held = current(session, tree, &key)?;
+    if held.is_none_or(|now| compare(&now, value) != Ordering::Equal) {
         return Ok(()); // another row holds the extreme
     }
     let value = successor(session, t, aggregate, row)?;
