@@ -13,11 +13,12 @@ pub fn lookups(body: &Node) -> Option<Vec<&Node>> {
     collect(body, &mut Vec::new(), &mut found).then_some(found)
 }
 
-/// Walks the nodes evaluated exactly once per application: lookups with
+/// Walks the nodes evaluated exactly once per application: lookups (key,
+/// unique and aggregate reads) with
 /// keys known before any read are gathered, anything else must not read.
 fn collect<'p>(node: &'p Node, inner: &mut Vec<&'p str>, found: &mut Vec<&'p Node>) -> bool {
     match &node.op {
-        Op::Get { key, .. } | Op::GetUnique { values: key, .. } => {
+        Op::Get { key, .. } | Op::GetUnique { values: key, .. } | Op::Aggregate { key, .. } => {
             let known = key.iter().all(|k| known_ahead(k, inner));
             if known {
                 found.push(node);
@@ -33,7 +34,10 @@ fn collect<'p>(node: &'p Node, inner: &mut Vec<&'p str>, found: &mut Vec<&'p Nod
             Some((input, rest)) => {
                 let consumes =
                     matches!(c, Combinator::Take | Combinator::First | Combinator::Exists);
-                let lookup = matches!(input.op, Op::Get { .. } | Op::GetUnique { .. });
+                let lookup = matches!(
+                    input.op,
+                    Op::Get { .. } | Op::GetUnique { .. } | Op::Aggregate { .. }
+                );
                 (!consumes || lookup)
                     && collect(input, inner, found)
                     && rest.iter().all(|arg| argument_reads_nothing(*c, arg))

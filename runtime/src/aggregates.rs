@@ -99,14 +99,10 @@ fn as_int(value: Option<Value>) -> Result<i64> {
     }
 }
 
-/// Reads the group's value for a query: one seek, and one row when found.
-pub fn read(
-    session: &mut Session<'_>,
-    aggregate: &AggregateSchema,
-    tree: Tree,
-    key: &[u8],
-) -> Result<Value> {
-    let value = decode_value(session.get(tree, key)?)?;
+/// The group's value a query reads from the entry found (one seek, and
+/// one row when found; the executor reads it, alone or in a batch).
+pub fn value_of(aggregate: &AggregateSchema, found: Option<Vec<u8>>) -> Result<Value> {
+    let value = decode_value(found)?;
     Ok(if is_extreme(aggregate) {
         value.unwrap_or(Value::Null)
     } else {

@@ -3,7 +3,7 @@
 //! This is what makes an index nested-loop join over a bounded list cost
 //! the round trips of one application, not k (spec/cost.md, "Round trips",
 //! Lemma 5). A function body is batched only when every read it makes is
-//! such a lookup, evaluated once per application whatever the data (not
+//! such a lookup (a key, unique or aggregate read), evaluated once per application whatever the data (not
 //! under an `if`, the right side of `&&`/`||`, or a lambda), and keyed by
 //! values known before any read (constants, parameters, names bound
 //! outside the body, and fields of them). Then each lookup's keys are

@@ -181,13 +181,15 @@ impl<'p, 's> Interp<'p, 's> {
                     None => data(Value::Null),
                 }
             }
-            Op::Aggregate { key, .. } => {
+            Op::Aggregate { .. } => {
                 let (table, aggregate) = self.access(node)?;
-                let (tree, schema) = aggregate
-                    .and_then(|a| Some((table.aggregates.get(a)?, table.schema.aggregates.get(a)?)))
+                let schema = aggregate
+                    .and_then(|a| table.schema.aggregates.get(a))
                     .ok_or_else(|| internal("an aggregate read bound to no aggregate"))?;
-                let key = encode_key(&self.values(key, env)?, &[])?;
-                let value = crate::aggregates::read(&mut self.session, schema, *tree, &key)?;
+                let key = self.lookup_key(node, env)?;
+                // From a batch read ahead (a `map`'s lookups), or one `get`.
+                let found = self.point_read(node, self.lookup_tree(node)?, key)?;
+                let value = crate::aggregates::value_of(schema, found)?;
                 self.within_deadline()?;
                 data(value)
             }
@@ -364,6 +366,10 @@ impl<'p, 's> Interp<'p, 's> {
         let (table, index) = self.access(node)?;
         Ok(match (&node.op, index) {
             (Op::Get { .. }, _) => table.rows,
+            (Op::Aggregate { .. }, Some(a)) => *table
+                .aggregates
+                .get(a)
+                .ok_or_else(|| internal("an aggregate read bound to no aggregate"))?,
             (Op::GetUnique { .. }, Some(index)) => table.indexes[index],
             (Op::GetUnique { .. }, None) => {
                 return Err(internal("a unique read without its index"))
@@ -376,7 +382,9 @@ impl<'p, 's> Interp<'p, 's> {
     pub(crate) fn lookup_key(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Vec<u8>> {
         let (table, index) = self.access(node)?;
         match (&node.op, index) {
-            (Op::Get { key, .. }, _) => encode_key(&self.values(key, env)?, &[]),
+            (Op::Get { key, .. }, _) | (Op::Aggregate { key, .. }, _) => {
+                encode_key(&self.values(key, env)?, &[])
+            }
             (Op::GetUnique { values, .. }, Some(index)) => {
                 let descending = &table.schema.indexes[index].descending;
                 encode_key(&self.values(values, env)?, descending)

@@ -32,6 +32,7 @@ aggregate pair = count(Like) by (user, post)
 query likes(p: Int) = likes_of[p]
 query weight(p: Int) = weight_of[p]
 query both(u: Int, p: Int) = { n: pair[u, p], likes: likes_of[p], weight: weight_of[p] }
+query many(ps: [Int; <= 5]) = ps |> map(p => { likes: likes_of[p], weight: weight_of[p] })
 ";
 
 fn program(text: &str) -> CompiledProgram {
@@ -425,4 +426,31 @@ fn an_extreme_added_later_is_back_filled() {
     assert_eq!(got.field("team_best"), Some(&Value::Int(4)));
     assert_eq!(got.field("team_worst"), Some(&Value::Int(4)));
     assert_sound(&engine);
+}
+
+#[test]
+fn aggregate_reads_in_a_map_are_read_in_one_batch_each() {
+    let mut engine = Engine::in_memory();
+    engine
+        .install(program(&format!("{TABLES}{AGGREGATES}")))
+        .unwrap();
+    engine.run("add_user", &[1.into()]).unwrap();
+    for (id, p, w) in [(1, 10, 3), (2, 10, 4), (3, 11, 5)] {
+        engine
+            .run("like", &[id.into(), 1.into(), p.into(), w.into()])
+            .unwrap();
+    }
+    let posts = Value::List(vec![10.into(), 11.into(), 12.into(), 10.into()]);
+    let output = engine.run("many", &[posts]).unwrap();
+    // Two lookups per element, each read for all elements in one call.
+    assert_eq!(output.stats.round_trips, 2, "{:?}", output.stats);
+    assert_eq!(output.bound.round_trips, 2);
+    assert_eq!(output.stats.seeks, 8);
+    let Value::List(rows) = output.value else {
+        panic!("a list")
+    };
+    let likes: Vec<Option<&Value>> = rows.iter().map(|r| r.field("likes")).collect();
+    let expected = [2, 1, 0, 2].map(Value::Int);
+    assert_eq!(likes, expected.iter().map(Some).collect::<Vec<_>>());
+    assert_eq!(rows[0].field("weight"), Some(&Value::Int(7)));
 }

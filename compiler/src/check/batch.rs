@@ -26,9 +26,9 @@ fn peel(t: &TExpr) -> &TExpr {
 
 fn collect<'t>(t: &'t TExpr, inner: &mut Vec<&'t str>) -> bool {
     match peel(t) {
-        TExpr::Lookup { key, .. } | TExpr::UniqueLookup { values: key, .. } => {
-            key.iter().all(|k| known_ahead(k, inner))
-        }
+        TExpr::Lookup { key, .. }
+        | TExpr::UniqueLookup { values: key, .. }
+        | TExpr::AggregateRead { key, .. } => key.iter().all(|k| known_ahead(k, inner)),
         TExpr::Record(fields) => fields.iter().all(|(_, v)| collect(v, inner)),
         TExpr::List(items) => items.iter().all(|i| collect(i, inner)),
         TExpr::Unary(_, a) | TExpr::Field(a, _) => collect(a, inner),
@@ -51,7 +51,7 @@ fn collect<'t>(t: &'t TExpr, inner: &mut Vec<&'t str>) -> bool {
                 let consumes = matches!(name.as_str(), "take" | "first" | "exists");
                 let lookup = matches!(
                     peel(input),
-                    TExpr::Lookup { .. } | TExpr::UniqueLookup { .. }
+                    TExpr::Lookup { .. } | TExpr::UniqueLookup { .. } | TExpr::AggregateRead { .. }
                 );
                 (!consumes || lookup)
                     && collect(input, inner)
