@@ -197,6 +197,10 @@ impl<'s> Session<'s> {
     /// so that an operator's figures are the same batched or not.
     pub fn get_many(&mut self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         self.trips += 1;
+        // A live subscription listens to each key, as to a `get` of it.
+        if let Some(read) = &mut self.read_set {
+            read.extend(keys.iter().map(|key| KeyRange::point(tree, key)));
+        }
         self.reads().get_many(tree, keys)
     }
 

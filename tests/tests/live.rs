@@ -46,6 +46,12 @@ const QUERIES: &[(&str, &str)] = &[
         "b_count[x] * 1000 + b_weight[x] + a_count[y]",
     ),
     ("q_extremes", "{ top: b_top[x], low: a_low[y] }"),
+    // Batched: each element's lookups are read in one `get_many` per
+    // lookup, and a subscription listens to every key read so.
+    (
+        "q_batched",
+        "B[x] |> map(b => { n: b_count[b.w], row: A[b.n] })",
+    ),
 ];
 
 fn program() -> String {
@@ -469,4 +475,47 @@ fn a_damaged_changelog_ends_every_subscription_with_its_code() {
     let later = engine.subscribe(key, &args, WatchOptions::default());
     // The first evaluation reads the head too.
     assert_eq!(later.err().map(|e| e.code), Some("E0580"));
+}
+
+/// A subscription to a `map` whose lookups are read in one batch listens
+/// to every key the batch read: a commit that moves one of those groups
+/// reaches it (and one that moves another group does not).
+#[test]
+fn a_batched_read_of_aggregates_hears_each_group_it_read() {
+    let compilation = compile(&[("live.rq".to_string(), program())]);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
+    let mut engine = Engine::in_memory();
+    engine.install(compilation.program).unwrap();
+    for id in 1..=4 {
+        engine
+            .run("add_a", &[id.into(), 0.into(), 0.into()])
+            .unwrap();
+    }
+    // B[1] holds three rows whose weights name groups 2, 3 and 4.
+    for (n, w) in [(1, 2), (2, 3), (3, 4)] {
+        engine
+            .run("add_b", &[1.into(), n.into(), w.into()])
+            .unwrap();
+    }
+    let entry = engine.entry("q_batched").unwrap().clone();
+    let live = engine
+        .subscribe(&entry, &[1.into(), 0.into()], WatchOptions::default())
+        .unwrap();
+    let position = engine.position().unwrap();
+    assert!(live.wait_for(position, Duration::from_secs(30)));
+    assert!(matches!(live.try_next(), Some(Event::Result { .. })));
+    // A row in group 4 (b_count[4]) changes the third element's count.
+    engine
+        .run("add_b", &[4.into(), 1.into(), 0.into()])
+        .unwrap();
+    assert!(live.wait_for(position + 1, Duration::from_secs(30)));
+    let event = live.try_next();
+    assert!(
+        matches!(event, Some(Event::Rows { .. }) | Some(Event::Result { .. })),
+        "the batched read of b_count[4] heard the commit: {event:?}"
+    );
 }
