@@ -215,6 +215,13 @@ impl Database {
         Ok(self.engine.load(table, source, progress)?)
     }
 
+    /// The most reads one request of the store holds, when it has a limit
+    /// (etcd's `--max-txn-ops` as the database recorded it): a plan's
+    /// round-trip bounds there are widened by it ([`rqc_runtime::widened`]).
+    pub fn max_txn_ops(&self) -> Option<u64> {
+        self.engine.store().max_txn_ops().map(|l| l as u64)
+    }
+
     /// Runs an entry point to measure it, per operator; a mutation's writes
     /// are discarded.
     pub fn analyze(&self, name: &str, args: &[Value]) -> Result<Output, Error> {

@@ -278,6 +278,7 @@ fn every_feature_over_stdio() {
         "let",
         "Post",
         "recent",
+        "starts_with",
     ] {
         assert!(labels.iter().any(|l| l == wanted), "{wanted} in {labels:?}");
     }

@@ -306,7 +306,7 @@ pub struct Completion {
     pub detail: String,
 }
 
-const KEYWORDS: [&str; 21] = [
+const KEYWORDS: [&str; 22] = [
     "module",
     "import",
     "pub",
@@ -327,6 +327,7 @@ const KEYWORDS: [&str; 21] = [
     "key",
     "index",
     "bound",
+    "in",
     "aggregate",
 ];
 
@@ -421,6 +422,13 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
             .iter()
             .map(|f| item(f, CompletionKind::Function, "function of one value".into())),
     );
+    out.extend(crate::syntax::ast::PREDICATE_FUNCTIONS.iter().map(|f| {
+        item(
+            f,
+            CompletionKind::Function,
+            "starts_with(s, prefix): a Bool; inside an access, one key range".into(),
+        )
+    }));
     if let Some(module) = shape.index.modules.iter().position(|m| m.file == file) {
         for (name, symbol) in &shape.index.scopes[module] {
             match symbol {

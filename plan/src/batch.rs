@@ -1,74 +1,67 @@
-//! Which function bodies the runtime reads ahead as one batch per lookup: every read a point lookup evaluated once per application, keyed by values known before any read (spec/cost.md §11, Lemma 5).
+//! Which operators read ahead one batch per level: a combinator applying a function that reads over a list (spec/cost.md §11, Lemma 5), as `explain` shows it.
 //!
-//! A rule on plans, shared by the runtime (which batches by it) and
-//! `explain` (which shows it). The checker's rule on the typed form
-//! (compiler/src/check/batch.rs) admits no body this one refuses.
+//! The runtime (runtime/src/batch.rs) reads ahead for every function it
+//! applies over a list, and gives up where a dry pass meets a write; this
+//! says where it reads ahead, for the plan's reader.
 
-use crate::plan::{BinOp, Combinator, Node, Op};
+use crate::plan::{Combinator, Node, Op, Shape};
 
-/// The lookups a function body reads ahead, in evaluation order; `None`
-/// when the body reads in any other way.
-pub fn lookups(body: &Node) -> Option<Vec<&Node>> {
-    let mut found = Vec::new();
-    collect(body, &mut Vec::new(), &mut found).then_some(found)
-}
-
-/// Walks the nodes evaluated exactly once per application: lookups (key,
-/// unique and aggregate reads) with
-/// keys known before any read are gathered, anything else must not read.
-fn collect<'p>(node: &'p Node, inner: &mut Vec<&'p str>, found: &mut Vec<&'p Node>) -> bool {
-    match &node.op {
-        Op::Get { key, .. } | Op::GetUnique { values: key, .. } | Op::Aggregate { key, .. } => {
-            let known = key.iter().all(|k| known_ahead(k, inner));
-            if known {
-                found.push(node);
-            }
-            known
-        }
-        Op::Record(fields) => fields.iter().all(|(_, v)| collect(v, inner, found)),
-        Op::List(items) => items.iter().all(|i| collect(i, inner, found)),
-        Op::Unary(_, a) | Op::Field(a, _) => collect(a, inner, found),
-        // The input is evaluated first, once; a limiting consumer reads
-        // only when its input may be a stream, which a lookup is not.
-        Op::Combinator(c, _, args) => match args.split_first() {
-            Some((input, rest)) => {
-                let consumes =
-                    matches!(c, Combinator::Take | Combinator::First | Combinator::Exists);
-                let lookup = matches!(
-                    input.op,
-                    Op::Get { .. } | Op::GetUnique { .. } | Op::Aggregate { .. }
-                );
-                (!consumes || lookup)
-                    && collect(input, inner, found)
-                    && rest.iter().all(|arg| argument_reads_nothing(*c, arg))
-            }
-            None => false,
-        },
-        Op::Binary(op, a, b) if !matches!(op, BinOp::And | BinOp::Or) => {
-            collect(a, inner, found) && collect(b, inner, found)
-        }
-        Op::Let(name, value, body) => {
-            if !collect(value, inner, found) {
-                return false;
-            }
-            inner.push(name);
-            let ok = collect(body, inner, found);
-            inner.pop();
-            ok
-        }
-        _ => reads_nothing(node),
-    }
-}
-
-/// A key computed from what is known before the body reads: no read, no
-/// failure, no name the body binds.
-fn known_ahead(node: &Node, inner: &[&str]) -> bool {
-    match &node.op {
-        Op::Const(_) | Op::Param(_) => true,
-        Op::Var(name) => !inner.contains(&name.as_str()),
-        Op::Field(base, _) => known_ahead(base, inner),
+/// Whether `node` applies a function that may read over a list, each
+/// level of its reads in one batch for all elements.
+pub fn reads_ahead(node: &Node) -> bool {
+    let function = match &node.op {
+        Op::Combinator(c, Shape::List, args) if takes_function(*c) => args.get(1),
+        Op::TopK { key, .. } => Some(&**key),
+        _ => None,
+    };
+    match function.map(|f| &f.op) {
+        Some(Op::Lambda(_, body)) => !reads_nothing(body) && !may_write(body),
         _ => false,
     }
+}
+
+/// Whether evaluating `node` may write (a batch's dry pass gives up there):
+/// a write, or a function value applied (conservative).
+fn may_write(node: &Node) -> bool {
+    match &node.op {
+        Op::Apply(..) => true,
+        // A combinator handed a function value applies it.
+        Op::Combinator(c, _, args)
+            if takes_function(*c) && args.get(1).is_some_and(|f| !is_lambda(f)) =>
+        {
+            true
+        }
+        Op::TopK { key, .. } if !is_lambda(key) => true,
+        _ => writes(node) || node.children().into_iter().any(may_write),
+    }
+}
+
+/// Whether `node` holds a write of its own (not through a function value):
+/// the runtime does not read ahead for such a body, whose dry pass would
+/// stop at the write.
+pub fn writes(node: &Node) -> bool {
+    match &node.op {
+        Op::Insert { .. } | Op::Update { .. } | Op::Delete { .. } => true,
+        _ => node.children().into_iter().any(writes),
+    }
+}
+
+fn is_lambda(node: &Node) -> bool {
+    matches!(node.op, Op::Lambda(..))
+}
+
+fn takes_function(c: Combinator) -> bool {
+    !matches!(
+        c,
+        Combinator::Take
+            | Combinator::Skip
+            | Combinator::UnwrapOr
+            | Combinator::First
+            | Combinator::Exists
+            | Combinator::Flatten
+            | Combinator::Distinct
+            | Combinator::Count
+    )
 }
 
 /// A combinator's argument after its input: a value (`take`'s count,

@@ -46,6 +46,8 @@ pub enum BinOp {
     Mul,
     Div,
     Rem,
+    /// `starts_with(s, p)`: false when either is none.
+    StartsWith,
 }
 
 /// One end of a range on the column after a scan's prefix.
@@ -100,6 +102,10 @@ pub enum Op {
         lower: Option<RangeEnd>,
         upper: Option<RangeEnd>,
         stream: bool,
+        /// `starts_with(col, p)`: `lower` holds `p`, and the range is
+        /// exactly the entries whose next column begins with it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        starts_with: bool,
     },
     /// A count computed at run time, held to its proved maximum before the
     /// read it limits (above it is a bug in rqc: E0599).
@@ -297,6 +303,14 @@ impl Node {
         visit(self);
         for child in self.children() {
             child.walk(visit);
+        }
+    }
+
+    /// Every node of the tree, pre-order, to change in place.
+    pub fn walk_mut(&mut self, visit: &mut dyn FnMut(&mut Node)) {
+        visit(self);
+        for child in self.children_mut() {
+            child.walk_mut(visit);
         }
     }
 

@@ -1,103 +1,135 @@
-//! Batched lookups: `map` over a list reads its function's point lookups ahead, one `get_many` per lookup for all elements, instead of one `get` per element.
+//! Batched levels: a function applied over a list reads ahead level by level, every element's reads of one level in one call, so k applications cost the round trips of one (spec/cost.md §11, Lemma 5).
 //!
-//! This is what makes an index nested-loop join over a bounded list cost
-//! the round trips of one application, not k (spec/cost.md, "Round trips",
-//! Lemma 5). A function body is batched only when every read it makes is
-//! such a lookup (a key, unique or aggregate read), evaluated once per application whatever the data (not
-//! under an `if`, the right side of `&&`/`||`, or a lambda), and keyed by
-//! values known before any read (constants, parameters, names bound
-//! outside the body, and fields of them). Then each lookup's keys are
-//! computed for every element first (they cannot fail or read), read in
-//! one call per lookup, and the applications run in order as before,
-//! each lookup finding its row in the batch: the same seeks and rows are
-//! counted where each is used, and the same errors arise in the same
-//! order. The checker admits the same shape on the typed form
-//! (compiler/src/check/batch.rs), the runtime on the plan
-//! (`rqc_plan::batch`): it batches wherever the checker assumed it, and
-//! may batch more (a lambda inlined from a function), which only saves calls.
+//! [`apply_all`] first evaluates the function over the elements *dry*
+//! (`read_ahead`): a read not made yet is noted and stops that element.
+//! The reads noted over all elements go to the store as one batch, and the
+//! elements still stopped are evaluated dry again, one level further. An
+//! element whose dry evaluation needs `t` calls on its own is done after
+//! at most `t` passes, since each pass makes at least its next read. Then
+//! the applications run in order as before, each read answered from what
+//! was read ahead: the same seeks and rows are counted where each is used,
+//! and the same errors arise in the same order.
+//!
+//! A function applied inside a dry pass (a `map` in the body of a `map`)
+//! gathers every one of its elements' reads before it stops, so a nested
+//! level is one pass too. A dry pass that meets a write gives up: the
+//! elements are then evaluated one by one, and what was read ahead still
+//! answers their reads until the first write (so giving up never costs a
+//! call more than not batching; the checker counts such a function
+//! unbatched, see compiler/src/check/batch.rs). A body that holds a write
+//! of its own is not read ahead at all: its first pass would stop there.
 
 use crate::error::Result;
 use crate::interp::Interp;
-use crate::values::{Closure, Val};
-use rqc_plan::batch::lookups;
-use rqc_plan::Node;
-use std::collections::HashMap;
+use crate::read_ahead::{blocked, is_blocked, is_write};
+use crate::values::Val;
 
-/// `f` applied to each of `items`, in order, its lookups read ahead in one
-/// batch each when its body allows it.
+/// When applications stop early: after the first result this holds for.
+pub type Until<'a, 'p> = Option<&'a dyn Fn(&Val<'p>) -> Result<bool>>;
+
+/// `f` applied to each of `items`, in order, read ahead level by level; with
+/// `until`, the applications stop after the first result it holds for
+/// (`any`, `all`), as they would one by one.
 pub fn apply_all<'p>(
     interp: &mut Interp<'p, '_>,
     f: &Val<'p>,
     items: &[Val<'p>],
+    until: Until<'_, 'p>,
 ) -> Result<Vec<Val<'p>>> {
-    let batched = match f {
-        Val::Closure(closure) if items.len() > 1 => lookups(closure.body)
-            .filter(|l| !l.is_empty())
-            .map(|l| (closure, l)),
-        _ => None,
-    };
-    let Some((closure, lookups)) = batched else {
-        return items
-            .iter()
-            .map(|i| interp.call(f, vec![i.clone()]))
-            .collect();
-    };
-    let outer = std::mem::take(&mut interp.prefetched);
-    let result = read_ahead(interp, closure, &lookups, items).and_then(|()| {
-        items
-            .iter()
-            .map(|i| interp.call(f, vec![i.clone()]))
-            .collect()
-    });
-    interp.prefetched = outer;
+    let covered = interp.read_ahead_covered;
+    if !covered && items.len() > 1 && !interp.body_writes(f) {
+        if interp.session.dry() {
+            gather(interp, f, items)?;
+        } else if read_ahead(interp, f, items)? {
+            // Every read of these applications, nested ones included, is
+            // now answered: a nested batch need not look.
+            interp.read_ahead_covered = true;
+        }
+    }
+    let result = apply_each(interp, f, items, until);
+    interp.read_ahead_covered = covered;
     result
 }
 
-/// Computes every lookup's key for every element and reads each lookup's
-/// keys in one call, into `interp.prefetched`.
-fn read_ahead<'p>(
+fn apply_each<'p>(
     interp: &mut Interp<'p, '_>,
-    closure: &Closure<'p>,
-    lookups: &[&'p Node],
+    f: &Val<'p>,
     items: &[Val<'p>],
-) -> Result<()> {
-    // The keys are evaluated again when each application runs: kept out of
-    // `explain --analyze`'s counts here, so each node counts once per use.
-    let analyzing = std::mem::replace(&mut interp.analyzing, false);
-    let mut keys: Vec<Vec<Vec<u8>>> = vec![Vec::with_capacity(items.len()); lookups.len()];
-    let mut failure = None;
-    'items: for item in items {
-        // As `Interp::call` binds `map`'s one argument.
-        let mut env = closure.env.clone();
-        for param in closure.params.iter().take(1) {
-            env = env.bind(param, item.clone());
+    until: Until<'_, 'p>,
+) -> Result<Vec<Val<'p>>> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let value = interp.call(f, vec![item.clone()])?;
+        let stop = match until {
+            Some(until) => until(&value)?,
+            None => false,
+        };
+        out.push(value);
+        if stop {
+            break;
         }
-        for (lookup, out) in lookups.iter().zip(&mut keys) {
-            match interp.lookup_key(lookup, &env) {
-                Ok(key) => out.push(key),
-                Err(error) => {
-                    failure = Some(error);
-                    break 'items;
+    }
+    Ok(out)
+}
+
+/// Inside an enclosing dry pass: every element evaluated dry, so that all
+/// of their reads of this level are wanted together; stops when any was.
+fn gather<'p>(interp: &mut Interp<'p, '_>, f: &Val<'p>, items: &[Val<'p>]) -> Result<()> {
+    let mut stopped = false;
+    for item in items {
+        match interp.call(f, vec![item.clone()]) {
+            Err(e) if is_blocked(&e) => stopped = true,
+            Err(e) if is_write(&e) => return Err(e),
+            // Done, or failing as the run proper will.
+            _ => {}
+        }
+    }
+    if stopped {
+        Err(blocked())
+    } else {
+        Ok(())
+    }
+}
+
+/// The dry passes and their batches; false when a pass met a write (the
+/// reads made ahead so far still answer, until the run's first write).
+fn read_ahead<'p>(interp: &mut Interp<'p, '_>, f: &Val<'p>, items: &[Val<'p>]) -> Result<bool> {
+    // Dry passes count nothing: `explain --analyze` counts each operator
+    // when the run proper evaluates it.
+    let analyzing = std::mem::replace(&mut interp.analyzing, false);
+    let mut waiting: Vec<&Val<'p>> = items.iter().collect();
+    let done = loop {
+        interp.session.ahead.dry = true;
+        let mut still = Vec::new();
+        let mut wrote = false;
+        for item in waiting {
+            match interp.call(f, vec![item.clone()]) {
+                Err(e) if is_blocked(&e) => still.push(item),
+                Err(e) if is_write(&e) => {
+                    wrote = true;
+                    break;
                 }
+                // Done, or failing as the run proper will.
+                _ => {}
             }
         }
-    }
-    interp.analyzing = analyzing;
-    if let Some(error) = failure {
-        return Err(error);
-    }
-    for (lookup, keys) in lookups.iter().zip(keys) {
-        let tree = interp.lookup_tree(lookup)?;
-        let mut unique: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-        unique.sort_unstable();
-        unique.dedup();
-        let found = interp.session.get_many(tree, &unique)?;
-        let mut read = HashMap::with_capacity(unique.len());
-        for (key, value) in unique.into_iter().zip(found) {
-            read.insert((lookup.id, key.to_vec()), value);
+        interp.session.ahead.dry = false;
+        if wrote {
+            interp.session.drop_wanted();
+            break Ok(false);
         }
-        interp.prefetched.extend(read);
-        interp.within_deadline()?;
-    }
-    Ok(())
+        if still.is_empty() {
+            break Ok(true);
+        }
+        if let Err(e) = interp
+            .session
+            .read_wanted()
+            .and_then(|()| interp.within_deadline())
+        {
+            break Err(e);
+        }
+        waiting = still;
+    };
+    interp.analyzing = analyzing;
+    done
 }

@@ -67,24 +67,34 @@ pub fn combinator<'p>(
     } else {
         vec![input]
     };
-    let apply = |interp: &mut Interp<'p, '_>, item: &Val<'p>| -> Result<Val<'p>> {
-        let f = f
-            .as_ref()
-            .ok_or_else(|| internal("a combinator without its function"))?;
-        interp.call(f, vec![item.clone()])
+    // The function over every element, as one batch per level of reads
+    // (`batch`); `any` and `all` stop where one by one they would.
+    let applied: Option<Vec<Val<'p>>> = match &f {
+        Some(f) => {
+            let until: crate::batch::Until<'_, 'p> = match c {
+                Combinator::Any => Some(&|v: &Val<'p>| Ok(v.clone().data()? == Value::Bool(true))),
+                Combinator::All => Some(&|v: &Val<'p>| Ok(v.clone().data()? != Value::Bool(true))),
+                _ => None,
+            };
+            Some(crate::batch::apply_all(interp, f, &items, until)?)
+        }
+        None => None,
     };
-    let data_of = |interp: &mut Interp<'p, '_>, item: &Val<'p>| -> Result<Value> {
-        match f {
-            Some(_) => apply(interp, item)?.data(),
-            None => item.clone().data(),
+    let results = || {
+        applied
+            .clone()
+            .ok_or_else(|| internal("a combinator without its function"))
+    };
+    // The values a numeric combinator reads: the function's, or the elements.
+    let data_of = || -> Result<Vec<Value>> {
+        match &applied {
+            Some(values) => values.iter().map(|v| v.clone().data()).collect(),
+            None => items.iter().map(|v| v.clone().data()).collect(),
         }
     };
     Ok(match c {
         Combinator::Map => {
-            let f = f
-                .as_ref()
-                .ok_or_else(|| internal("`map` without its function"))?;
-            let mapped = crate::batch::apply_all(interp, f, &items)?;
+            let mapped = results()?;
             if is_list {
                 Val::from_items(mapped)
             } else {
@@ -93,8 +103,8 @@ pub fn combinator<'p>(
         }
         Combinator::Filter => {
             let mut kept = Vec::new();
-            for item in items {
-                if apply(interp, &item)?.data()? == Value::Bool(true) {
+            for (item, keep) in items.into_iter().zip(results()?) {
+                if keep.data()? == Value::Bool(true) {
                     kept.push(item);
                 }
             }
@@ -102,8 +112,8 @@ pub fn combinator<'p>(
         }
         Combinator::FlatMap => {
             let mut out = Vec::new();
-            for item in &items {
-                out.extend(apply(interp, item)?.items()?);
+            for each in results()? {
+                out.extend(each.items()?);
             }
             Val::from_items(out)
         }
@@ -115,14 +125,17 @@ pub fn combinator<'p>(
             Val::from_items(out)
         }
         Combinator::SortBy { descending } => {
-            Val::from_items(sort_by_key(items, descending, |item| {
-                apply(interp, item)?.data()
+            let mut keys = results()?.into_iter();
+            Val::from_items(sort_by_key(items, descending, |_| {
+                keys.next()
+                    .ok_or_else(|| internal("a sort key missing"))?
+                    .data()
             })?)
         }
         Combinator::GroupBy => {
             let mut groups: Vec<(Value, Vec<Val<'p>>)> = Vec::new();
-            for item in items {
-                let key = apply(interp, &item)?.data()?;
+            for (item, key) in items.into_iter().zip(results()?) {
+                let key = key.data()?;
                 match groups.iter_mut().find(|(k, _)| *k == key) {
                     Some((_, rows)) => rows.push(item),
                     None => groups.push((key, vec![item])),
@@ -155,8 +168,8 @@ pub fn combinator<'p>(
         Combinator::Sum => {
             let mut int: i64 = 0;
             let mut float: Option<f64> = None;
-            for item in &items {
-                match data_of(interp, item)? {
+            for value in data_of()? {
+                match value {
                     Value::Int(n) => {
                         int = int.checked_add(n).ok_or_else(|| {
                             RuntimeError::new(
@@ -178,8 +191,8 @@ pub fn combinator<'p>(
         Combinator::Avg => {
             let mut total = 0.0;
             let mut count = 0usize;
-            for item in &items {
-                match data_of(interp, item)? {
+            for value in data_of()? {
+                match value {
                     Value::Int(n) => total += n as f64,
                     Value::Float(x) => total += x,
                     _ => continue,
@@ -194,8 +207,7 @@ pub fn combinator<'p>(
         }
         Combinator::Min | Combinator::Max => {
             let mut best: Option<Value> = None;
-            for item in &items {
-                let key = data_of(interp, item)?;
+            for key in data_of()? {
                 let better = match &best {
                     None => true,
                     Some(k) => {
@@ -216,15 +228,13 @@ pub fn combinator<'p>(
             Val::Data(best.unwrap_or(Value::Null))
         }
         Combinator::Any | Combinator::All => {
+            // The applications stopped at the first answer that decides.
             let want = c == Combinator::Any;
-            let mut result = !want;
-            for item in &items {
-                if (apply(interp, item)?.data()? == Value::Bool(true)) == want {
-                    result = want;
-                    break;
-                }
-            }
-            Val::Data(Value::Bool(result))
+            let decided = match results()?.last() {
+                Some(last) => (last.clone().data()? == Value::Bool(true)) == want,
+                None => false,
+            };
+            Val::Data(Value::Bool(if decided { want } else { !want }))
         }
         Combinator::First => items.into_iter().next().unwrap_or(Val::Data(Value::Null)),
         Combinator::Exists => Val::Data(Value::Bool(!items.is_empty())),

@@ -38,9 +38,13 @@ pub struct Interp<'p, 's> {
     /// only the totals).
     pub analyzing: bool,
     deadline: Deadline,
-    /// Point reads made ahead as one batch (see `batch`), by lookup node
-    /// and encoded key: what the lookup finds when it is evaluated.
-    pub(crate) prefetched: std::collections::HashMap<(u32, Vec<u8>), Option<Vec<u8>>>,
+    /// Whether every read of the applications being evaluated was read
+    /// ahead by an enclosing batch (see `batch`).
+    pub(crate) read_ahead_covered: bool,
+    /// The store's operation limit, when its batches may be split.
+    split: Option<u64>,
+    /// Whether a function body holds a write, by body (see `batch`).
+    writing_bodies: std::collections::HashMap<*const Node, bool>,
 }
 
 impl<'p, 's> Interp<'p, 's> {
@@ -50,6 +54,7 @@ impl<'p, 's> Interp<'p, 's> {
         params: &'p [Value],
         session: Session<'s>,
     ) -> Interp<'p, 's> {
+        let split = session.max_txn_ops();
         Interp {
             bound,
             accesses,
@@ -62,14 +67,19 @@ impl<'p, 's> Interp<'p, 's> {
                 rows: u64::MAX,
                 trips: u64::MAX,
             },
-            prefetched: std::collections::HashMap::new(),
+            read_ahead_covered: false,
+            split,
+            writing_bodies: std::collections::HashMap::new(),
         }
     }
 
     pub fn eval(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
         let (seeks, rows, trips) = (self.session.seeks, self.session.rows, self.session.trips);
         let outer = self.deadline;
-        if let Some(bound) = node.bound {
+        let bound = node
+            .bound
+            .map(|b| crate::commit_limit::widened(b, self.split));
+        if let Some(bound) = bound {
             self.deadline = Deadline {
                 seeks: outer.seeks.min(seeks.saturating_add(bound.seeks)),
                 rows: outer.rows.min(rows.saturating_add(bound.rows)),
@@ -93,7 +103,7 @@ impl<'p, 's> Interp<'p, 's> {
             stats.rows += dr;
             stats.round_trips += dt;
         }
-        if let Some(bound) = node.bound {
+        if let Some(bound) = bound {
             if ds > bound.seeks || dr > bound.rows {
                 let message = format!(
                     "operator {} read {ds} seeks and {dr} rows, beyond its proved bound of {} and {}",
@@ -174,7 +184,7 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Get { .. } | Op::GetUnique { .. } => {
                 let (table, _) = self.access(node)?;
                 let key = self.lookup_key(node, env)?;
-                let found = self.point_read(node, self.lookup_tree(node)?, key)?;
+                let found = self.session.get(self.lookup_tree(node)?, &key)?;
                 self.within_deadline()?;
                 match found {
                     Some(bytes) => data(decode_record(table, &bytes)?),
@@ -187,8 +197,8 @@ impl<'p, 's> Interp<'p, 's> {
                     .and_then(|a| table.schema.aggregates.get(a))
                     .ok_or_else(|| internal("an aggregate read bound to no aggregate"))?;
                 let key = self.lookup_key(node, env)?;
-                // From a batch read ahead (a `map`'s lookups), or one `get`.
-                let found = self.point_read(node, self.lookup_tree(node)?, key)?;
+                // One `get` (answered from a batch read ahead, in a `map`).
+                let found = self.session.get(self.lookup_tree(node)?, &key)?;
                 let value = crate::aggregates::value_of(schema, found)?;
                 self.within_deadline()?;
                 data(value)
@@ -198,10 +208,15 @@ impl<'p, 's> Interp<'p, 's> {
                 lower,
                 upper,
                 stream,
+                starts_with,
                 ..
             } => {
                 let (table, index) = self.access(node)?;
-                let range = self.range(table, index, prefix, lower, upper, env)?;
+                let range = if *starts_with {
+                    self.prefix_range(table, index, prefix, lower, env)?
+                } else {
+                    self.range(table, index, prefix, lower, upper, env)?
+                };
                 if *stream {
                     // Read by whoever consumes it, as far as it takes.
                     return Ok(Val::Stream(Rc::new(range)));
@@ -306,8 +321,12 @@ impl<'p, 's> Interp<'p, 's> {
                     Value::Int(n) => n.max(0) as usize,
                     _ => 0,
                 };
-                let sorted = sort_by_key(items, *descending, |item| {
-                    self.call(&key, vec![item.clone()])?.data()
+                // The keys as `sort_by` computes them: one batch per level.
+                let mut keys = crate::batch::apply_all(self, &key, &items, None)?.into_iter();
+                let sorted = sort_by_key(items, *descending, |_| {
+                    keys.next()
+                        .ok_or_else(|| internal("a sort key missing"))?
+                        .data()
                 })?;
                 Ok(Val::from_items(sorted.into_iter().take(k).collect()))
             }
@@ -394,28 +413,15 @@ impl<'p, 's> Interp<'p, 's> {
         }
     }
 
-    /// A lookup's read: from the batch read ahead for it, if any, else one
-    /// `get` of its own.
-    fn point_read(
-        &mut self,
-        node: &Node,
-        tree: crate::store::Tree,
-        key: Vec<u8>,
-    ) -> Result<Option<Vec<u8>>> {
-        if !self.prefetched.is_empty() {
-            if let Some(found) = self.prefetched.get(&(node.id, key)) {
-                let found = found.clone();
-                self.session.count_prefetched(found.is_some());
-                return Ok(found);
-            }
-            // Inside a batch every lookup is read ahead with the key it
-            // computes: a miss means `batch` chose a body it cannot read ahead.
-            return Err(internal(&format!(
-                "lookup {} was not read ahead in its batch",
-                node.id
-            )));
-        }
-        self.session.get(tree, &key)
+    /// Whether `f` is a function whose body holds a write of its own.
+    pub(crate) fn body_writes(&mut self, f: &Val<'p>) -> bool {
+        let Val::Closure(closure) = f else {
+            return false;
+        };
+        *self
+            .writing_bodies
+            .entry(closure.body as *const Node)
+            .or_insert_with(|| rqc_plan::batch::writes(closure.body))
     }
 
     /// Calls a function value.
@@ -461,6 +467,11 @@ fn binary(op: BinOp, left: Value, right: Value) -> Result<Value> {
         BinOp::LtEq => Bool(compare(&left, &right) != Ordering::Greater),
         BinOp::Gt => Bool(compare(&left, &right) == Ordering::Greater),
         BinOp::GtEq => Bool(compare(&left, &right) != Ordering::Less),
+        BinOp::StartsWith => match (left, right) {
+            (Str(s), Str(p)) => Bool(s.starts_with(p.as_str())),
+            (Null, _) | (_, Null) => Bool(false),
+            _ => return Err(internal("`starts_with` on the wrong types")),
+        },
         _ => match (left, right) {
             (Null, _) | (_, Null) => Null,
             (Int(a), Int(b)) => Int(match op {

@@ -1,13 +1,13 @@
 //! Range reads: a scan's key range from its prefix and bounds, and reading rows from it, eagerly or as a stream's consumer asks.
 
 use crate::bound::BoundTable;
-use crate::encoding::key::{encode_component, encode_key};
+use crate::encoding::key::{encode_component, encode_key, encode_string_prefix};
 use crate::error::Result;
 use crate::interp::Interp;
 use crate::rows::decode_record;
 use crate::store::prefix_end;
 use crate::values::{Env, Stream, Val};
-use rqc_plan::{Node, RangeEnd};
+use rqc_plan::{Node, RangeEnd, Value};
 
 impl<'p> Interp<'p, '_> {
     /// The key range of a scan: the prefix's entries, narrowed by the range
@@ -61,6 +61,68 @@ impl<'p> Interp<'p, '_> {
             Some((bytes, true)) => prefix_end(&bytes),
             Some((bytes, false)) => Some(bytes),
         };
+        Ok(Stream {
+            table,
+            tree,
+            start,
+            end,
+            maps: Vec::new(),
+            skip: 0,
+        })
+    }
+
+    /// The key range of `starts_with(col, p)` after a scan's prefix:
+    /// exactly the entries whose next column is a String beginning with
+    /// `p` (spec/storage.md: a String key is its escaped bytes, so the
+    /// strings that begin with `p` are the keys that begin with `p`'s
+    /// escaped bytes, and no other key does). Reads nothing.
+    pub(crate) fn prefix_range(
+        &mut self,
+        table: &'p BoundTable,
+        index: Option<usize>,
+        prefix: &'p [Node],
+        start_of: &'p Option<RangeEnd>,
+        env: &Env<'p>,
+    ) -> Result<Stream<'p>> {
+        let (tree, descending): (_, &[bool]) = match index {
+            None => (table.rows, &[]),
+            Some(i) => (table.indexes[i], &table.schema.indexes[i].descending),
+        };
+        let mut prefix_values = Vec::with_capacity(prefix.len());
+        for p in prefix {
+            prefix_values.push(self.value(p, env)?);
+        }
+        let mut start = encode_key(&prefix_values, descending)?;
+        let next_desc = descending
+            .get(prefix_values.len())
+            .copied()
+            .unwrap_or(false);
+        let Some(end) = start_of else {
+            return Err(crate::interp::internal(
+                "a `starts_with` range without its prefix",
+            ));
+        };
+        let text = match self.value(&end.value, env)? {
+            Value::Str(text) => text,
+            // `none` begins no String: a range that holds nothing.
+            Value::Null => {
+                return Ok(Stream {
+                    table,
+                    tree,
+                    start: start.clone(),
+                    end: Some(start),
+                    maps: Vec::new(),
+                    skip: 0,
+                })
+            }
+            _ => {
+                return Err(crate::interp::internal(
+                    "a `starts_with` prefix that is not a String",
+                ))
+            }
+        };
+        encode_string_prefix(&mut start, &text, next_desc);
+        let end = prefix_end(&start);
         Ok(Stream {
             table,
             tree,

@@ -7,13 +7,14 @@
 //! (an error, `explain --analyze`) stores nothing.
 //!
 //! Round trips are counted here, the same on every backend: one per call
-//! that reads through the transaction (`get`, `get_many`, `range`) and one
+//! that reads through the transaction (`get`, `range`, `read_batch`) and one
 //! for a commit that writes; beginning the transaction and the writes it
 //! buffers are not (spec/cost.md, "Round trips").
 
 use crate::error::{Result, RuntimeError};
 use crate::live::{changelog, range_read, KeyRange, Logging, WriteSet};
-use crate::store::{ReadTxn, Store, Tree, WriteTxn};
+use crate::read_ahead::{blocked, writes, ReadAhead};
+use crate::store::{BatchRead, ReadTxn, Store, Tree, WriteTxn};
 use std::collections::HashSet;
 
 enum Txn<'s> {
@@ -45,6 +46,8 @@ pub struct Session<'s> {
     /// keys written so far (kept only then).
     pub(crate) log: Option<Logging<'s>>,
     written: WriteSet,
+    /// Reads made ahead by batches, and the reads a dry pass wants.
+    pub(crate) ahead: ReadAhead,
 }
 
 impl<'s> Session<'s> {
@@ -78,6 +81,7 @@ impl<'s> Session<'s> {
             read_set: None,
             log: None,
             written: WriteSet::default(),
+            ahead: ReadAhead::default(),
         }
     }
 
@@ -106,11 +110,27 @@ impl<'s> Session<'s> {
         }
     }
 
-    /// A point read: one seek, one row when found.
+    /// A point read: one seek, one row when found. Read ahead by a batch,
+    /// it makes no call; in a dry pass it is only wanted.
     pub fn get(&mut self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let ahead = self.ahead.point(tree, key);
+        if self.ahead.dry {
+            return ahead.ok_or_else(|| {
+                self.ahead.want(BatchRead::Get {
+                    tree,
+                    key: key.to_vec(),
+                });
+                blocked()
+            });
+        }
         self.seeks += 1;
-        self.trips += 1;
-        let value = self.reads().get(tree, key)?;
+        let value = match ahead {
+            Some(value) => value,
+            None => {
+                self.trips += 1;
+                self.reads().get(tree, key)?
+            }
+        };
         if let Some(read) = &mut self.read_set {
             read.push(KeyRange::point(tree, key));
         }
@@ -123,7 +143,8 @@ impl<'s> Session<'s> {
     /// A point read that always counts a row (a counter's read-modify-write).
     pub fn get_counter(&mut self, tree: Tree, key: &[u8]) -> Result<u64> {
         let value = self.get(tree, key)?;
-        if value.is_none() {
+        // A dry pass counts nothing (`batch`).
+        if value.is_none() && !self.ahead.dry {
             self.rows += 1;
         }
         Ok(value
@@ -150,13 +171,36 @@ impl<'s> Session<'s> {
         end: Option<&[u8]>,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        self.seeks += 1;
         // An empty range (such as `t1..t2` with t1 > t2) reads nothing.
-        if end.is_some_and(|end| end <= start) {
+        let empty = end.is_some_and(|end| end <= start);
+        let ahead = (!empty)
+            .then(|| self.ahead.range(tree, start, end, limit))
+            .flatten();
+        if self.ahead.dry {
+            if empty {
+                return Ok(Vec::new());
+            }
+            return ahead.ok_or_else(|| {
+                self.ahead.want(BatchRead::Range {
+                    tree,
+                    start: start.to_vec(),
+                    end: end.map(<[u8]>::to_vec),
+                    limit,
+                });
+                blocked()
+            });
+        }
+        self.seeks += 1;
+        if empty {
             return Ok(Vec::new());
         }
-        self.trips += 1;
-        let result = self.reads().range(tree, start, end, false, limit)?;
+        let result = match ahead {
+            Some(result) => result,
+            None => {
+                self.trips += 1;
+                self.reads().range(tree, start, end, false, limit)?
+            }
+        };
         if let Some(read) = &mut self.read_set {
             let last = result.last().map(|(key, _)| key.as_slice());
             read.push(range_read(tree, start, end, limit, last, result.len()));
@@ -192,26 +236,44 @@ impl<'s> Session<'s> {
         Ok(result)
     }
 
-    /// Point reads of one tree as one call: one round trip. Their seeks and
-    /// rows are counted as each value is used ([`Session::count_prefetched`]),
-    /// so that an operator's figures are the same batched or not.
-    pub fn get_many(&mut self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
-        self.trips += 1;
-        // A live subscription listens to each key, as to a `get` of it.
-        if let Some(read) = &mut self.read_set {
-            read.extend(keys.iter().map(|key| KeyRange::point(tree, key)));
-        }
-        self.reads().get_many(tree, keys)
+    /// The most reads one request of the store holds, when it has a limit.
+    pub(crate) fn max_txn_ops(&self) -> Option<u64> {
+        self.store.max_txn_ops().map(|l| l as u64)
     }
 
-    /// A point read answered from a batch: one seek, one row when found.
-    pub fn count_prefetched(&mut self, found: bool) {
-        self.seeks += 1;
-        self.rows += u64::from(found);
+    /// Whether reads are being gathered by a dry pass (`batch`).
+    pub(crate) fn dry(&self) -> bool {
+        self.ahead.dry
+    }
+
+    /// Makes the reads the dry passes wanted, as one batch: one round trip,
+    /// or one per operation limit of them on a store that has one. Their
+    /// seeks and rows are counted when the run makes each read.
+    pub(crate) fn read_wanted(&mut self) -> Result<()> {
+        let wanted = self.ahead.take_wants();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let calls = match self.store.max_txn_ops() {
+            Some(limit) => wanted.len().div_ceil(limit.max(1)),
+            None => 1,
+        };
+        self.trips += calls as u64;
+        let answers = self.reads().read_batch(&wanted)?;
+        self.ahead.answered(wanted, answers)
+    }
+
+    /// Drops what dry passes wanted and did not get read.
+    pub(crate) fn drop_wanted(&mut self) {
+        self.ahead.take_wants();
     }
 
     /// An index entry, a counter or a catalog entry written.
     pub fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        if self.ahead.dry {
+            return Err(writes());
+        }
+        self.ahead.forget();
         self.writes()?.put(tree, key, value)?;
         self.wrote = true;
         if self.log.is_some() {
@@ -221,6 +283,10 @@ impl<'s> Session<'s> {
     }
 
     pub fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
+        if self.ahead.dry {
+            return Err(writes());
+        }
+        self.ahead.forget();
         self.writes()?.delete(tree, key)?;
         self.wrote = true;
         if self.log.is_some() {
@@ -255,7 +321,9 @@ impl<'s> Session<'s> {
 
     /// An index entry written or removed: one seek into that index.
     pub fn count_seek(&mut self) {
-        self.seeks += 1;
+        if !self.ahead.dry {
+            self.seeks += 1;
+        }
     }
 
     /// Table rows inserted, updated or deleted (index entries and counters

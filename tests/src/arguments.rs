@@ -37,9 +37,14 @@ fn argument(ty: &ParamType, max: Option<i64>, pools: &Pools<'_>, rng: &mut Rng) 
         ParamType::Scalar(ColumnType::Float) => Value::Float(rng.below(100) as f64),
         ParamType::Scalar(ColumnType::Bool) => (rng.below(2) == 0).into(),
         ParamType::Scalar(ColumnType::Optional(_)) => Value::Null,
-        ParamType::List(_) => {
+        // Items of the list's own type (an `Int` item from the pool).
+        ParamType::List(item) => {
             let n = rng.below(max.unwrap_or(pools.list_len).min(pools.list_len) as u64 + 1);
-            Value::List((0..n).map(|_| (pools.int)(rng).into()).collect())
+            Value::List(
+                (0..n)
+                    .map(|_| argument(&ParamType::Scalar(item.clone()), None, pools, rng))
+                    .collect(),
+            )
         }
         ParamType::Records(fields) => {
             let n = rng.below(max.unwrap_or(pools.list_len).min(pools.list_len) as u64 + 1);

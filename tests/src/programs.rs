@@ -4,17 +4,19 @@
 //! rows, a list of `A` rows, a function on `A` rows), mixing what the
 //! soundness rules are about: signed and extreme arithmetic, values from
 //! columns, streams inside records, lists, lets, `if`s and generic
-//! functions, functions chosen by `if` or held in lists and records, and
-//! lambdas over lists. Many programs are rejected; the property concerns
+//! functions, functions chosen by `if` or held in lists and records,
+//! lambdas over lists, and the predicates over indexes (keys from a list,
+//! `starts_with` ranges, unions) and `none` typed by its context. Many programs are rejected; the property concerns
 //! the accepted ones.
 
 use crate::Rng;
 
 /// The schema and helpers every generated program starts with. `A` is a
 /// large table (its `by_g` groups are unbounded), `B` an island of at most
-/// 4 rows per `a`, `C` holds values (`lim`) nothing bounds, `S` a small table;
-/// the aggregates count and sum groups of each (`lims` sums extreme values,
-/// so some inserts are refused, E0526).
+/// 4 rows per `a`, `C` holds values (`lim`) nothing bounds, `S` a small
+/// table, `W` String keys (for `starts_with` ranges); the aggregates count
+/// and sum groups of each (`lims` sums extreme values, so some inserts are
+/// refused, E0526).
 pub const PRELUDE: &str = "\
 table A {
   id: Int key
@@ -37,6 +39,11 @@ small table S max 5 {
   id: Int key
   k: Int
 }
+table W {
+  s: String key
+  k: Int
+  index by_k (k, s desc)
+}
 aggregate a_count = count(A) by g
 aggregate a_sum = sum(A.v) by g
 aggregate b_total = sum(B.w) by a
@@ -51,6 +58,7 @@ mutation add_a(id: Int, g: Int, v: Int) = insert A { id, g, v }
 mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
 mutation add_c(id: Int, lim: Int) = insert C { id, lim }
 mutation add_s(id: Int, k: Int) = insert S { id, k }
+mutation add_w(s: String, k: Int) = insert W { s, k }
 ";
 
 /// The parameters of every generated query: `x` (any), `n <= 6`, `m <= 3`.
@@ -99,7 +107,7 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
         };
     }
     let d = depth - 1;
-    match rng.below(20) {
+    match rng.below(27) {
         0 => literal(rng),
         1 => pick(rng, &["n", "m", "x"]).into(),
         2 => format!(
@@ -164,8 +172,45 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             int(rng, d),
             int(rng, d)
         ),
+        // A prefix's key range, alone and after an equality prefix.
+        20 => format!(
+            "(W[starts_with(s, {})] |> take({}) |> count())",
+            prefix(rng),
+            int(rng, d)
+        ),
+        21 => format!(
+            "(W.by_k[{}, starts_with(s, {})] |> take({}) |> map(w => w.k) |> sum())",
+            int(rng, d),
+            prefix(rng),
+            int(rng, d)
+        ),
+        22 => format!("(A[id in [{}, {}, x]] |> count())", int(rng, d), int(rng, d)),
+        // Whole keys after an equality prefix computed by a read (bound
+        // once, then one batch), and islands per element of a list.
+        25 => format!(
+            "(B[C[x] |> map(c => c.lim) |> unwrap_or({}), n in [{}, {}, m]] |> map(b => b.w) |> sum())",
+            int(rng, d),
+            int(rng, d),
+            int(rng, d)
+        ),
+        26 => format!("(B[a in [x, {}, {}]] |> count())", int(rng, d), int(rng, d)),
+        // `none` typed by a list's other element and by an `if`'s branch.
+        23 => format!(
+            "([none, {}] |> flatten() |> first() |> unwrap_or({}))",
+            int(rng, d),
+            int(rng, d)
+        ),
+        24 => format!(
+            "((if x > 0 {{ none }} else {{ C[x] |> map(c => c.lim) }}) |> unwrap_or({}))",
+            int(rng, d)
+        ),
         _ => format!("{{ let k = {}; k + k }}", int(rng, d)),
     }
+}
+
+/// A String prefix: empty, escaped in a key (`\0`), multi-byte.
+fn prefix(rng: &mut Rng) -> &'static str {
+    pick(rng, &["\"\"", "\"a\"", "\"a\\u{0}\"", "\"é\"", "\"b\""])
 }
 
 /// A stream of `A` rows (never read by itself).
@@ -198,7 +243,7 @@ pub fn list(rng: &mut Rng, depth: u32) -> String {
         return format!("({} |> take({}))", stream(rng, 0), int(rng, 0));
     }
     let d = depth - 1;
-    match rng.below(13) {
+    match rng.below(16) {
         0 => format!("({} |> take({}))", stream(rng, d), int(rng, d)),
         11 => format!("({} |> skip({}))", list(rng, d), int(rng, d)),
         1 => format!("apply({}, s => s |> take({}))", stream(rng, d), int(rng, d)),
@@ -236,6 +281,15 @@ pub fn list(rng: &mut Rng, depth: u32) -> String {
             stream(rng, d),
             int(rng, d)
         ),
+        // Keys from a list (one batch), and the union of two lists.
+        13 => format!(
+            "A[id in [{}, {}, {}]]",
+            int(rng, d),
+            int(rng, d),
+            int(rng, d)
+        ),
+        14 => format!("({} || {})", list(rng, d), list(rng, d)),
+        15 => format!("A[id in ({} |> map(a => a.g))]", list(rng, d)),
         _ => format!("{{ {}; {} }}", int(rng, d), list(rng, d)),
     }
 }

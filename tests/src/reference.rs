@@ -201,6 +201,7 @@ impl<'c> Reference<'c> {
                     .as_ref()
                     .and_then(|r| r.upper.as_ref())
                     .map(|(e, incl)| (v(self, e), *incl));
+                let starts_with = range.as_ref().is_some_and(|r| r.starts_with);
                 let schema = self.table_schema(table);
                 let (columns, descending) = match index {
                     None => (schema.key.clone(), vec![false; schema.key.len()]),
@@ -217,6 +218,13 @@ impl<'c> Reference<'c> {
                     .filter(|r| {
                         let Some(next) = next else { return true };
                         let value = column(&schema, r, next);
+                        if starts_with {
+                            // By the values, not by any encoding.
+                            return match (&value, lower.as_ref().map(|l| &l.0)) {
+                                (Value::Str(s), Some(Value::Str(p))) => s.starts_with(p.as_str()),
+                                _ => false,
+                            };
+                        }
                         let above = lower.as_ref().is_none_or(|(l, incl)| {
                             let o = compare(&value, l);
                             o == Ordering::Greater || (*incl && o == Ordering::Equal)
@@ -648,6 +656,10 @@ fn binary(op: BinaryOp, x: Value, y: Value) -> Value {
         BinaryOp::GtEq => Bool(compare(&x, &y) != Ordering::Less),
         BinaryOp::And => Bool(x == Bool(true) && y == Bool(true)),
         BinaryOp::Or => Bool(x == Bool(true) || y == Bool(true)),
+        BinaryOp::StartsWith => {
+            Bool(matches!((&x, &y), (Str(s), Str(p)) if s.starts_with(p.as_str())))
+        }
+        BinaryOp::In => panic!("`in` outside an access in an accepted program"),
         _ => match (x, y) {
             // Where the runtime stops with an error (an overflow, a division
             // by zero) no answer is compared; `none` keeps evaluating rows

@@ -28,6 +28,9 @@ struct Tally {
     near_bound: usize,
     /// Runs that made fewer round trips than seeks: a batch was read.
     batched: usize,
+    /// Runs of accepted queries holding a predicate over an index (`in`,
+    /// `starts_with`, a union `||`).
+    predicates: usize,
 }
 
 fn cases() -> u64 {
@@ -81,6 +84,13 @@ fn load(engine: &Engine, reference: &mut Reference<'_>, rng: &mut Rng) {
     for id in 0..rng.below(7) {
         run("add_s", vec![id.into(), (rng.below(9) - 2).into()]);
     }
+    // Strings that begin alike, with `\0` and multi-byte characters.
+    let words = ["", "a", "ab", "a\0", "a\0b", "a\u{1}", "b", "é", "éa"];
+    for word in words {
+        if rng.below(3) > 0 {
+            run("add_w", vec![Value::Str(word.into()), rng.below(3).into()]);
+        }
+    }
 }
 
 fn arguments(rng: &mut Rng) -> Vec<Value> {
@@ -112,7 +122,15 @@ fn check_program(seed: u64, tally: &mut Tally) {
             continue;
         }
         tally.accepted += 1;
+        let text = source
+            .lines()
+            .find(|l| l.starts_with(&format!("query {}(", entry.name)))
+            .unwrap_or_default();
+        let predicate = [" in ", "starts_with", "||"]
+            .iter()
+            .any(|p| text.contains(p));
         for _ in 0..4 {
+            tally.predicates += usize::from(predicate);
             let args = arguments(&mut rng);
             tally.runs += 1;
             match engine.run(&entry.name, &args) {
@@ -157,14 +175,15 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         runs: 0,
         near_bound: 0,
         batched: 0,
+        predicates: 0,
     };
     let first = first_seed();
     for seed in first..first + cases() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries, {} runs ({} reading over half their bound, {} with batched lookups)",
-        tally.programs, tally.accepted, tally.runs, tally.near_bound, tally.batched
+        "bound property: {} programs, {} accepted queries, {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes)",
+        tally.programs, tally.accepted, tally.runs, tally.near_bound, tally.batched, tally.predicates
     );
     // The generator must keep producing accepted programs that read a lot.
     assert!(
@@ -174,4 +193,8 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
     );
     assert!(tally.near_bound > 0, "no run came near its bound");
     assert!(tally.batched > 0, "no run read a batch of lookups");
+    assert!(
+        tally.predicates > 0,
+        "no run held a predicate over an index"
+    );
 }

@@ -46,12 +46,15 @@ const QUERIES: &[(&str, &str)] = &[
         "b_count[x] * 1000 + b_weight[x] + a_count[y]",
     ),
     ("q_extremes", "{ top: b_top[x], low: a_low[y] }"),
-    // Batched: each element's lookups are read in one `get_many` per
-    // lookup, and a subscription listens to every key read so.
+    // Batched: each element's reads are read ahead in one batch, and a
+    // subscription listens to every key read so.
     (
         "q_batched",
         "B[x] |> map(b => { n: b_count[b.w], row: A[b.n] })",
     ),
+    // Keys from a list (one batch) and the union of two ranges.
+    ("q_in", "A[id in [x, y, 1, x]]"),
+    ("q_union", "A.ix[x] |> take(2) || A.ix[y] |> take(2)"),
 ];
 
 fn program() -> String {

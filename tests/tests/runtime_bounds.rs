@@ -59,6 +59,7 @@ fn scan(stream: bool) -> Node {
             lower: None,
             upper: None,
             stream,
+            starts_with: false,
         },
         None,
     )

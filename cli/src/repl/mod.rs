@@ -540,6 +540,11 @@ impl Repl {
                 .iter()
                 .map(|s| s.to_string()),
         );
+        names.extend(
+            rqc_compiler::syntax::ast::PREDICATE_FUNCTIONS
+                .iter()
+                .map(|s| s.to_string()),
+        );
         if let Some(program) = self.db.program() {
             names.extend(program.schema.tables.iter().map(|t| t.name.clone()));
             names.extend(

@@ -102,6 +102,38 @@ impl Checker<'_> {
             ));
             return Checked::error();
         }
+        if let Some(misplaced) = args[..args.len() - 1]
+            .iter()
+            .find(|a| super::predicates::in_condition(a).is_some())
+        {
+            self.error(
+                "E0236",
+                "`in` may only be the last value of an access",
+                misplaced.span,
+                "not the last value",
+            )
+            .help
+            .push(
+                "give the other columns single values, and `in` the last one: `T[a, b in xs]`"
+                    .into(),
+            );
+            return Checked::error();
+        }
+        if args
+            .last()
+            .is_some_and(|a| super::predicates::in_condition(a).is_some())
+        {
+            let fanout = self.bound_of(&schema, &path.columns[..args.len()]);
+            return self.check_in_access(
+                expr,
+                base,
+                args,
+                &schema,
+                &path.columns,
+                path.unique,
+                fanout,
+            );
+        }
         let mut cost = Cost::zero();
         let mut prefix = Vec::new();
         let mut range = None;
@@ -109,7 +141,7 @@ impl Checker<'_> {
             let column = &schema.columns[path.columns[i]];
             let expected = column_ty(&column.ty, &format!("{table}.{}", column.name));
             if i + 1 == args.len() {
-                if let Some((r, c)) = self.range_condition(arg, &column.name, &expected) {
+                if let Some((r, c)) = self.range_condition(arg, &table, &column.name, &expected) {
                     range = Some(r);
                     cost = cost.plus(&c);
                     continue;
@@ -299,7 +331,7 @@ impl Checker<'_> {
         Some((schema, path))
     }
 
-    fn scope_has(&self, name: &str) -> bool {
+    pub(super) fn scope_has(&self, name: &str) -> bool {
         self.scope.iter().any(|l| l.name == name)
     }
 
@@ -319,6 +351,7 @@ impl Checker<'_> {
     fn range_condition(
         &mut self,
         arg: &Expr,
+        table: &str,
         column: &str,
         expected: &Ty,
     ) -> Option<(RangeT, Cost)> {
@@ -344,10 +377,12 @@ impl Checker<'_> {
                     BinaryOp::Lt | BinaryOp::LtEq => RangeT {
                         lower: None,
                         upper: bound,
+                        starts_with: false,
                     },
                     _ => RangeT {
                         lower: bound,
                         upper: None,
+                        starts_with: false,
                     },
                 };
                 Some((range, value.cost))
@@ -371,8 +406,84 @@ impl Checker<'_> {
                     RangeT {
                         lower: Some((low.tir, true)),
                         upper: Some((high.tir, false)),
+                        starts_with: false,
                     },
                     low.cost.plus(&high.cost),
+                ))
+            }
+            // `starts_with(col, p)`: the entries whose next column begins
+            // with `p`, one contiguous key range (spec/cost.md §4.5).
+            ExprKind::Call(callee, call_args)
+                if matches!(&callee.kind, ExprKind::Name(f) if f.name == "starts_with")
+                    && !self.scope_has("starts_with") =>
+            {
+                let [first, p] = call_args.as_slice() else {
+                    return None;
+                };
+                let ExprKind::Name(name) = &first.kind else {
+                    return None;
+                };
+                if self.scope_has(&name.name) {
+                    return None;
+                }
+                if name.name != column {
+                    self.error(
+                        "E0319",
+                        format!(
+                            "`starts_with({}, …)` reads a range of the access's next column, and that is `{column}`",
+                            name.name
+                        ),
+                        first.span,
+                        "not the next column",
+                    )
+                    .help
+                    .push(format!(
+                        "index the column and read through it: `index by_{0} ({0})` in `{1}`, and `{1}.by_{0}[starts_with({0}, p)] |> take(20)`",
+                        name.name, table
+                    ));
+                    return Some((
+                        RangeT {
+                            lower: None,
+                            upper: None,
+                            starts_with: false,
+                        },
+                        Cost::zero(),
+                    ));
+                }
+                if !matches!(expected, Ty::Str)
+                    && !matches!(expected, Ty::Option(inner) if matches!(**inner, Ty::Str))
+                {
+                    self.error(
+                        "E0318",
+                        format!("`starts_with` reads a range of Strings, and `{column}` is `{expected}`"),
+                        first.span,
+                        "not a String column",
+                    )
+                    .help
+                    .push(format!("compare it instead: `{column} >= x` or `x..y`"));
+                    return Some((
+                        RangeT {
+                            lower: None,
+                            upper: None,
+                            starts_with: false,
+                        },
+                        Cost::zero(),
+                    ));
+                }
+                let value = self.check(p);
+                self.expect_type(
+                    &Ty::Str,
+                    &value.ty,
+                    p.span,
+                    "`starts_with` takes a String prefix",
+                );
+                Some((
+                    RangeT {
+                        lower: Some((value.tir, true)),
+                        upper: None,
+                        starts_with: true,
+                    },
+                    value.cost,
                 ))
             }
             _ => None,

@@ -13,7 +13,7 @@ use super::tir::TExpr;
 use super::types::{StreamTy, Ty};
 use crate::cost::Poly;
 use crate::span::Span;
-use crate::syntax::ast::{Expr, Ident, UnaryOp};
+use crate::syntax::ast::{BinaryOp, Expr, Ident, UnaryOp};
 use rqc_plan::Shape;
 
 pub const BUILTINS: [&str; 19] = [
@@ -73,6 +73,22 @@ impl Checker<'_> {
                     )
                     .help
                     .push(format!("write `{op}(x)`, or `x |> {op}()`"));
+                    Checked::error()
+                }
+            });
+        }
+        if op == "starts_with" {
+            return Some(match args {
+                [s, prefix] => self.check_binary(BinaryOp::StartsWith, s, prefix),
+                _ => {
+                    self.error(
+                        "E0414",
+                        format!("`starts_with` takes 2 arguments, {} given", args.len()),
+                        span,
+                        "wrong number of arguments",
+                    )
+                    .help
+                    .push("write `starts_with(s, prefix)`, or `s |> starts_with(prefix)`".into());
                     Checked::error()
                 }
             });
@@ -331,9 +347,9 @@ impl Checker<'_> {
             Input::Error => Ty::Error,
         };
         let (func, tir) = self.function_argument(f, &[elem], "`map`");
-        // A lambda whose reads are lookups known ahead is applied to the
-        // whole list as one batch: one application's round trips.
-        let batched = matches!(&tir, TExpr::Lambda(_, body) if super::batch::batchable(body));
+        // A function that cannot write is applied to the whole list one
+        // batch per level of reads: one application's round trips.
+        let batched = super::batch::batched(self.kind, &tir);
         let tir = TExpr::Builtin("map".into(), shape.kind(), vec![input.tir, tir]);
         match shape {
             Input::List(_, size) => Checked::new(
@@ -406,8 +422,13 @@ impl Checker<'_> {
         let place = format!("`{op}`");
         let mut per_call = |this: &mut Self, f: &Expr, params: Vec<Ty>| {
             let (func, tir) = this.function_argument(f, &params, &place);
+            // As `map`: one batch per level of reads when it cannot write.
+            cost = cost.plus(&if super::batch::batched(this.kind, &tir) {
+                func.latent.batched(&size)
+            } else {
+                func.latent.times(&size)
+            });
             tirs.push(tir);
-            cost = cost.plus(&func.latent.times(&size));
             func.ret
         };
         let ty = match op {

@@ -113,6 +113,7 @@ impl Checker<'_> {
         let mut known: Vec<String> = super::builtins::BUILTINS
             .iter()
             .chain(crate::syntax::ast::SCALAR_FUNCTIONS.iter())
+            .chain(crate::syntax::ast::PREDICATE_FUNCTIONS.iter())
             .map(|s| s.to_string())
             .collect();
         known.extend(

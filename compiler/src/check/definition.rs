@@ -127,11 +127,14 @@ impl Checker<'_> {
             self.push_local(&param.name, ty.clone(), tir);
             params.push((param.name.name.clone(), ty));
         }
-        let body = self.check(&def.body);
-        if let Some(ret) = &def.ret {
-            let declared = self.resolve_type(ret, Some(&def.generics));
+        let declared = def
+            .ret
+            .as_ref()
+            .map(|ret| self.resolve_type(ret, Some(&def.generics)));
+        let body = self.check_expected(&def.body, declared.as_ref());
+        if let Some(declared) = &declared {
             self.expect_type(
-                &declared,
+                declared,
                 &body.ty,
                 def.body.span,
                 "the declared result type",
@@ -139,6 +142,9 @@ impl Checker<'_> {
         }
         if def.kind != DefKind::Fn {
             self.check_result(def, &body.ty);
+            if declared.is_none() {
+                self.untyped_result(def, &body.ty);
+            }
         } else if body.ty.holds_delayed() {
             self.error(
                 "E0417",
@@ -373,6 +379,32 @@ impl Checker<'_> {
             .help
             .push("return the values the function gives: apply it first".into());
         }
+    }
+
+    /// E0536: a result that holds a `none` whose type nothing fixed (a
+    /// caller could not tell what it is). Only where no other error left
+    /// an unknown type.
+    fn untyped_result(&mut self, def: &Def, ty: &Ty) {
+        if !ty.holds_bare_none() || !self.diagnostics.is_empty() {
+            return;
+        }
+        // A `none` of this definition, or else one a call returned.
+        let none = self.untyped_none.unwrap_or(def.body.span);
+        self.error(
+            "E0536",
+            format!(
+                "the type of this `none` is not known: nothing in the {} says what it is missing",
+                def.kind.keyword()
+            ),
+            none,
+            "`none` of what?",
+        )
+        .help
+        .push(format!(
+            "declare the result type, as in `{} {}(…) -> Int? = …`, or give it a type first: `let x: Int? = none`",
+            def.kind.keyword(),
+            def.name.name
+        ));
     }
 
     /// E0308: a proved bound above the ceiling is no proof.

@@ -104,6 +104,9 @@ pub struct Checker<'p> {
     /// Type parameters whose values the body compares or hashes: a call
     /// may not bind them to streams or functions.
     pub(super) inspected: std::collections::BTreeSet<String>,
+    /// The first `none` written where nothing expected an option: its type
+    /// comes from where it flows, and a result it leaves untyped is E0536.
+    pub(super) untyped_none: Option<Span>,
 }
 
 impl<'p> Checker<'p> {
@@ -232,7 +235,10 @@ impl<'p> Checker<'p> {
             ExprKind::None => {
                 let ty = match expected {
                     Some(Ty::Option(inner)) => Ty::Option(inner.clone()),
-                    _ => Ty::option(Ty::Error),
+                    _ => {
+                        self.untyped_none.get_or_insert(expr.span);
+                        Ty::option(Ty::Error)
+                    }
                 };
                 Checked::new(ty, Cost::zero(), TExpr::Const(Value::Null))
             }
@@ -637,6 +643,20 @@ impl<'p> Checker<'p> {
     }
 
     pub fn mismatch(&mut self, expected: &Ty, found: &Ty, span: Span, why: &str) {
+        if found.is_bare_none() && !matches!(expected, Ty::Option(_) | Ty::Error) {
+            let expected = expected.shape();
+            self.error(
+                "E0537",
+                format!("`none` is not a `{expected}`: this place is not optional"),
+                span,
+                "`none` here",
+            )
+            .help
+            .push(format!(
+                "give a `{expected}` value here ({why}); where no value is meant, make the place optional: `{expected}?`"
+            ));
+            return;
+        }
         let help = match (expected, found) {
             (Ty::List(..), Ty::Stream(_)) => {
                 "a stream is unbounded; limit it first: `|> take(n)` with `n: Int <= 100`"

@@ -19,6 +19,7 @@ mod measures;
 mod modules;
 pub mod names;
 mod operators;
+mod predicates;
 mod reject;
 mod schema;
 mod schema_types;
@@ -206,6 +207,7 @@ pub fn check_one(
         lambdas: Vec::new(),
         requirements: Default::default(),
         inspected: Default::default(),
+        untyped_none: None,
     };
     let mut outcome = checker.check_definition(def, &module_name);
     outcome.facts = checker.facts;

@@ -7,6 +7,7 @@ use super::types::Ty;
 use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, UnaryOp};
+use crate::syntax::printer::print_expr;
 
 impl Checker<'_> {
     pub(super) fn check_unary(&mut self, op: UnaryOp, operand: &Expr) -> Checked {
@@ -72,9 +73,33 @@ impl Checker<'_> {
     pub(super) fn check_binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> Checked {
         let left = self.check(a);
         let right = self.check(b);
+        if op == BinaryOp::Or && (left.ty.holds_rows() || right.ty.holds_rows()) {
+            return self.check_union(left, right, a, b);
+        }
         let cost = left.cost.plus(&right.cost);
         let numeric = |t: &Ty| matches!(t, Ty::Int(_) | Ty::Float | Ty::Error);
         let ty = match op {
+            BinaryOp::In => {
+                self.error(
+                    "E0237",
+                    "`in` reads keys inside an access, and this is not one",
+                    a.span.to(b.span),
+                    "not inside `[…]`",
+                )
+                .help
+                .push(format!(
+                    "to read rows write `Table[key in {}]`; to test membership write `{} |> contains({})`",
+                    print_expr(b),
+                    print_expr(b),
+                    print_expr(a)
+                ));
+                return Checked::error();
+            }
+            BinaryOp::StartsWith => {
+                self.starts_with_operand(&left.ty, a.span);
+                self.starts_with_operand(&right.ty, b.span);
+                Ty::Bool
+            }
             BinaryOp::And | BinaryOp::Or => {
                 self.expect_type(&Ty::Bool, &left.ty, a.span, "`&&` and `||` combine Bools");
                 self.expect_type(&Ty::Bool, &right.ty, b.span, "`&&` and `||` combine Bools");
@@ -168,6 +193,18 @@ impl Checker<'_> {
             cost,
             TExpr::Binary(op, Box::new(left.tir), Box::new(right.tir)),
         )
+    }
+
+    /// `starts_with(s, p)` of two `String`s (either may be optional: `none`
+    /// starts with nothing and nothing starts with `none`).
+    pub(super) fn starts_with_operand(&mut self, ty: &Ty, span: Span) {
+        let string = match ty {
+            Ty::Option(inner) => matches!(**inner, Ty::Str | Ty::Error),
+            other => matches!(other, Ty::Str | Ty::Error),
+        };
+        if !string {
+            self.mismatch(&Ty::Str, ty, span, "`starts_with` compares two Strings");
+        }
     }
 
     /// An operation that reads a whole value (a comparison, `distinct`, a

@@ -9,6 +9,9 @@ use rqc_plan::{Shape, Value};
 pub struct RangeT {
     pub lower: Option<(TExpr, bool)>,
     pub upper: Option<(TExpr, bool)>,
+    /// `starts_with(col, p)`: `lower` holds the prefix `p`, and the range
+    /// is exactly the entries whose column begins with it.
+    pub starts_with: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -146,6 +149,7 @@ impl TExpr {
                     None => (false, false, false, false),
                 };
                 let has_range = range.is_some();
+                let starts_with = range.as_ref().is_some_and(|r| r.starts_with);
                 if let Some(r) = range {
                     let r = *r;
                     children.extend(r.lower.map(|l| l.0));
@@ -167,6 +171,7 @@ impl TExpr {
                                 } else {
                                     None
                                 },
+                                starts_with,
                             })
                         });
                         TExpr::Scan {

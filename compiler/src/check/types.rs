@@ -289,6 +289,26 @@ impl Ty {
         self.any(&|t| matches!(t, Ty::Stream(_)))
     }
 
+    /// `none` whose type nothing fixed yet (`??`).
+    pub fn is_bare_none(&self) -> bool {
+        matches!(self, Ty::Option(inner) if matches!(**inner, Ty::Error))
+    }
+
+    /// A bare `none` somewhere inside: a type that is not known.
+    pub fn holds_bare_none(&self) -> bool {
+        self.any(&|t| t.is_bare_none())
+    }
+
+    /// A collection of one table's rows: a list, stream or option of rows
+    /// (what `a || b` takes as a union).
+    pub fn holds_rows(&self) -> bool {
+        match self {
+            Ty::List(elem, _) | Ty::Option(elem) => matches!(**elem, Ty::Row(_)),
+            Ty::Stream(stream) => matches!(stream.elem, Ty::Row(_)),
+            _ => false,
+        }
+    }
+
     /// A function somewhere inside.
     pub fn holds_fn(&self) -> bool {
         self.any(&|t| t.is_fn())

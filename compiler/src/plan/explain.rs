@@ -155,6 +155,7 @@ impl Printer<'_> {
                 lower,
                 upper,
                 stream,
+                starts_with,
             } => {
                 let path = match index {
                     Some(index) => format!("{table}.{index}"),
@@ -163,7 +164,9 @@ impl Printer<'_> {
                 // A stream reads nothing itself: its consumer reads from it.
                 let kind = if *stream { "Stream" } else { "Scan" };
                 let mut text = format!("{kind} {path} prefix=[{}]", list(prefix, &e));
-                if let Some(l) = lower {
+                if let (true, Some(l)) = (*starts_with, lower) {
+                    text.push_str(&format!(" starts_with {}", e(&l.value)));
+                } else if let Some(l) = lower {
                     text.push_str(&format!(
                         " from {}{}",
                         e(&l.value),
@@ -184,11 +187,8 @@ impl Printer<'_> {
                 if let Combinator::SortBy { descending } = c {
                     text.push_str(if *descending { " desc" } else { " asc" });
                 }
-                if let Some(n) = batched_lookups(node) {
-                    text.push_str(&format!(
-                        " (batched: {n} lookup{})",
-                        if n == 1 { "" } else { "s" }
-                    ));
+                if rqc_plan::batch::reads_ahead(node) {
+                    text.push_str(" (batched)");
                 }
                 let (operators, inline): (Vec<&Node>, Vec<&Node>) =
                     args.iter().partition(|n| has_operator(n));
@@ -207,10 +207,15 @@ impl Printer<'_> {
                 k,
             } => (
                 format!(
-                    "TopK {} k={} by {}",
+                    "TopK {} k={} by {}{}",
                     if *descending { "desc" } else { "asc" },
                     e(k),
-                    e(key)
+                    e(key),
+                    if rqc_plan::batch::reads_ahead(node) {
+                        " (batched)"
+                    } else {
+                        ""
+                    }
                 ),
                 vec![&**input],
             ),
@@ -305,6 +310,9 @@ impl Printer<'_> {
                     _ => "float",
                 };
                 format!("{name}({})", self.expr(a))
+            }
+            Op::Binary(BinOp::StartsWith, a, b) => {
+                format!("starts_with({}, {})", self.expr(a), self.expr(b))
             }
             Op::Binary(op, a, b) => format!("({} {} {})", self.expr(a), symbol(*op), self.expr(b)),
             Op::Lambda(params, body) => {
@@ -458,6 +466,7 @@ fn symbol(op: BinOp) -> &'static str {
         BinOp::Mul => "*",
         BinOp::Div => "/",
         BinOp::Rem => "%",
+        BinOp::StartsWith => "starts_with",
     }
 }
 
@@ -480,18 +489,4 @@ fn insert_checks(schema: &Schema, table: &str) -> String {
         checks.push("max");
     }
     checks.join(", ")
-}
-
-/// How many lookups a `map` over a list reads ahead in one batch each, when
-/// its function, written in place, is one the runtime batches.
-fn batched_lookups(node: &Node) -> Option<usize> {
-    let Op::Combinator(Combinator::Map, rqc_plan::Shape::List, args) = &node.op else {
-        return None;
-    };
-    let Some(Op::Lambda(_, body)) = args.get(1).map(|f| &f.op) else {
-        return None;
-    };
-    rqc_plan::batch::lookups(body)
-        .map(|found| found.len())
-        .filter(|n| *n > 0)
 }

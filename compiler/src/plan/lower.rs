@@ -281,7 +281,11 @@ impl Lowerer<'_> {
                 },
                 self.boxed(a)?,
             )),
-            TExpr::Binary(op, a, b) => node(Op::Binary(binop(*op), self.boxed(a)?, self.boxed(b)?)),
+            TExpr::Binary(op, a, b) => node(Op::Binary(
+                binop(*op).ok_or_else(|| internal("an `in` outside an access"))?,
+                self.boxed(a)?,
+                self.boxed(b)?,
+            )),
             TExpr::If(c, a, b) => node(Op::If(self.boxed(c)?, self.boxed(a)?, self.boxed(b)?)),
             TExpr::Let(name, value, body) => {
                 node(Op::Let(name.clone(), self.boxed(value)?, self.boxed(body)?))
@@ -412,9 +416,13 @@ impl Lowerer<'_> {
                 })
                 .transpose()
         };
-        let (lower, upper) = match range.as_deref() {
-            Some(RangeT { lower, upper }) => (end(lower)?, end(upper)?),
-            None => (None, None),
+        let (lower, upper, starts_with) = match range.as_deref() {
+            Some(RangeT {
+                lower,
+                upper,
+                starts_with,
+            }) => (end(lower)?, end(upper)?, *starts_with),
+            None => (None, None, false),
         };
         Ok(node(Op::Scan {
             table: table.clone(),
@@ -423,6 +431,7 @@ impl Lowerer<'_> {
             lower,
             upper,
             stream: !bounded,
+            starts_with,
         }))
     }
 }
@@ -436,8 +445,9 @@ fn is_simple(t: &TExpr) -> bool {
     )
 }
 
-fn binop(op: BinaryOp) -> BinOp {
-    match op {
+/// The plan's operator; `in` has none (the checker turns it into lookups).
+fn binop(op: BinaryOp) -> Option<BinOp> {
+    Some(match op {
         BinaryOp::Or => BinOp::Or,
         BinaryOp::And => BinOp::And,
         BinaryOp::Eq => BinOp::Eq,
@@ -451,5 +461,7 @@ fn binop(op: BinaryOp) -> BinOp {
         BinaryOp::Mul => BinOp::Mul,
         BinaryOp::Div => BinOp::Div,
         BinaryOp::Rem => BinOp::Rem,
-    }
+        BinaryOp::StartsWith => BinOp::StartsWith,
+        BinaryOp::In => return None,
+    })
 }

@@ -243,6 +243,9 @@ impl UnaryOp {
 /// The built-in functions of one value, for completion.
 pub const SCALAR_FUNCTIONS: [&str; 4] = ["length", "lower", "upper", "float"];
 
+/// The built-in functions of two values, for completion: `starts_with(s, p)`.
+pub const PREDICATE_FUNCTIONS: [&str; 1] = ["starts_with"];
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
     Or,
@@ -258,6 +261,12 @@ pub enum BinaryOp {
     Mul,
     Div,
     Rem,
+    /// `key in xs`: only inside an access (`User[id in xs]`), where the
+    /// checker reads one key per element; a value nowhere else.
+    In,
+    /// `starts_with(s, p)`, written as a call: the checker makes it from a
+    /// call (and, inside an access, reads the matching key range instead).
+    StartsWith,
 }
 
 impl BinaryOp {
@@ -276,6 +285,8 @@ impl BinaryOp {
             BinaryOp::Mul => "*",
             BinaryOp::Div => "/",
             BinaryOp::Rem => "%",
+            BinaryOp::In => "in",
+            BinaryOp::StartsWith => "starts_with",
         }
     }
 

@@ -50,6 +50,8 @@ pub enum Token {
     Desc,
     #[token("asc")]
     Asc,
+    #[token("in")]
+    In,
     #[token("fn")]
     Fn,
     #[token("query")]
@@ -366,6 +368,7 @@ pub fn token_text(token: &Token) -> &'static str {
         Token::Bound => "bound",
         Token::Desc => "desc",
         Token::Asc => "asc",
+        Token::In => "in",
         Token::Fn => "fn",
         Token::Query => "query",
         Token::Mutation => "mutation",

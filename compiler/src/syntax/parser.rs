@@ -292,7 +292,7 @@ fn describe_expected(expected: &str) -> String {
     }
 }
 
-const SOFT_KEYWORDS: [&str; 10] = [
+const SOFT_KEYWORDS: [&str; 11] = [
     "key",
     "unique",
     "ref",
@@ -302,6 +302,7 @@ const SOFT_KEYWORDS: [&str; 10] = [
     "asc",
     "max",
     "small",
+    "in",
     "aggregate",
 ];
 const ITEM_STARTS: [&str; 8] = [
@@ -330,7 +331,12 @@ fn expected_list(expected: &[String]) -> String {
     if expression {
         described.push("an expression".to_string());
     }
-    for token in &bare {
+    // `in` continues an expression only inside an access: listed last.
+    let in_last = bare
+        .iter()
+        .filter(|t| **t != "in")
+        .chain(bare.iter().filter(|t| **t == "in"));
+    for token in in_last {
         let covered = (expression && EXPRESSION_STARTS.contains(token))
             || (item && ITEM_STARTS.contains(token))
             || (has("Ident") && SOFT_KEYWORDS.contains(token));

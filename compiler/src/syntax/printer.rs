@@ -226,7 +226,8 @@ fn level_of(expr: &Expr) -> Level {
         ExprKind::Lambda(..) | ExprKind::Delete(_) => Level::Expr,
         ExprKind::Binary(BinaryOp::Or, ..) => Level::Or,
         ExprKind::Binary(BinaryOp::And, ..) => Level::And,
-        ExprKind::Binary(op, ..) if op.is_comparison() => Level::Compare,
+        ExprKind::Binary(op, ..) if op.is_comparison() || *op == BinaryOp::In => Level::Compare,
+        ExprKind::Binary(BinaryOp::StartsWith, ..) => Level::Postfix,
         ExprKind::Range(..) => Level::Compare,
         ExprKind::Pipe(..) => Level::Pipe,
         ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, ..) => Level::Additive,
@@ -282,6 +283,9 @@ fn print_bare(expr: &Expr) -> String {
             format!("{}{}", op.written(), print_at(operand, Level::Unary))
         }
         ExprKind::Unary(op, operand) => format!("{}({})", op.written(), print_expr(operand)),
+        ExprKind::Binary(BinaryOp::StartsWith, a, b) => {
+            format!("starts_with({}, {})", print_expr(a), print_expr(b))
+        }
         ExprKind::Binary(op, a, b) => {
             let (left, right) = match level_of(expr) {
                 Level::Compare => (Level::Pipe, Level::Pipe),

@@ -63,6 +63,27 @@ pub fn encode_component(out: &mut Vec<u8>, value: &Value, descending: bool) -> R
     Ok(())
 }
 
+/// Appends what every String component beginning with `prefix` begins
+/// with: the tag and the escaped bytes, without the terminator. Escaping is
+/// byte by byte and the terminator `0x00 0x00` is no escaped byte's start,
+/// so a component begins with these bytes exactly when its String begins
+/// with `prefix`.
+pub fn encode_string_prefix(out: &mut Vec<u8>, prefix: &str, descending: bool) {
+    let start = out.len();
+    out.push(STRING);
+    for &byte in prefix.as_bytes() {
+        out.push(byte);
+        if byte == 0 {
+            out.push(0xFF);
+        }
+    }
+    if descending {
+        for byte in &mut out[start..] {
+            *byte = !*byte;
+        }
+    }
+}
+
 /// Encodes a whole key; `descending[i]` flips the order of component `i`.
 pub fn encode_key(values: &[Value], descending: &[bool]) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(values.len() * 9);
@@ -177,6 +198,43 @@ mod tests {
         let (decoded, rest) = decode_key(&bytes, &desc, 3).unwrap();
         assert_eq!(decoded, values);
         assert!(rest.is_empty());
+    }
+
+    /// `starts_with`'s range is exact: a key lies within
+    /// `[prefix bytes, prefix_end)` exactly when its String begins with the
+    /// prefix, for prefixes and strings with `\0`, `\u{1}`, multi-byte and
+    /// top-of-Unicode characters, either order, and a key column after it.
+    #[test]
+    fn a_string_prefix_range_holds_exactly_the_strings_that_begin_with_it() {
+        let alphabet = ["", "a", "\0", "\u{1}", "é", "\u{10FFFF}", "\u{ff}"];
+        let mut texts = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(longer);
+            texts.sort();
+            texts.dedup();
+        }
+        for desc in [false, true] {
+            for prefix in texts.iter().filter(|t| t.chars().count() <= 2) {
+                let mut start = Vec::new();
+                encode_string_prefix(&mut start, prefix, desc);
+                let end = crate::store::prefix_end(&start);
+                for text in &texts {
+                    let key =
+                        encode_key(&[Value::Str(text.clone()), Value::Int(-1)], &[desc, false])
+                            .unwrap();
+                    let inside = key >= start && end.as_ref().is_none_or(|e| key < *e);
+                    assert_eq!(
+                        inside,
+                        text.starts_with(prefix.as_str()),
+                        "{text:?} against the prefix {prefix:?}, desc={desc}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! is caught here too and becomes the same error: the process goes on to
 //! report it and exit with a status of its own.
 
-use super::{ReadTxn, Salvaged, Store, Tree, WriteTxn};
+use super::{BatchAnswer, BatchRead, Ranged, ReadTxn, Salvaged, Store, Tree, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -224,7 +224,18 @@ fn range<T: ReadTxn + ?Sized>(
     let ranged = guarded("reading a range", || {
         txn.range_to_boundary(tree, start, end, reverse, limit)
     })?;
-    // The entries just outside must be whole, and outside.
+    open_range(store, tree, start, end, ranged)
+}
+
+/// A range's entries, checked, with the entries just outside it whole and
+/// outside.
+fn open_range(
+    store: &Checked,
+    tree: Tree,
+    start: &[u8],
+    end: Option<&[u8]>,
+    ranged: Ranged,
+) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
     if let Some((key, stored)) = ranged.before {
         store.open(tree, &key, stored)?;
         if key.as_slice() >= start {
@@ -237,12 +248,47 @@ fn range<T: ReadTxn + ?Sized>(
             return Err(store.damaged(tree, &key, "ends a range it belongs to"));
         }
     }
-    let found = ranged.entries;
-    found
+    ranged
+        .entries
         .into_iter()
         .map(|(key, stored)| {
             let value = store.open(tree, &key, stored)?;
             Ok((key, value))
+        })
+        .collect()
+}
+
+/// A batch's answers, each checked as its single read would be.
+fn read_batch<T: ReadTxn + ?Sized>(
+    store: &Checked,
+    txn: &T,
+    reads: &[BatchRead],
+) -> Result<Vec<BatchAnswer>> {
+    let answers = guarded("reading a batch", || txn.read_batch(reads))?;
+    if answers.len() != reads.len() {
+        return Err(crate::interp::internal(
+            "a batch of reads answered with another number of results",
+        ));
+    }
+    reads
+        .iter()
+        .zip(answers)
+        .map(|(read, answer)| match (read, answer) {
+            (BatchRead::Get { tree, key }, BatchAnswer::Got(stored)) => Ok(BatchAnswer::Got(
+                stored.map(|s| store.open(*tree, key, s)).transpose()?,
+            )),
+            (
+                BatchRead::Range {
+                    tree, start, end, ..
+                },
+                BatchAnswer::Ranged(ranged),
+            ) => Ok(BatchAnswer::Ranged(Ranged {
+                entries: open_range(store, *tree, start, end.as_deref(), ranged)?,
+                ..Ranged::default()
+            })),
+            _ => Err(crate::interp::internal(
+                "a batch of reads answered out of order",
+            )),
         })
         .collect()
 }
@@ -255,6 +301,10 @@ impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
 
     fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         get_many(self.store, self.txn.as_ref(), tree, keys)
+    }
+
+    fn read_batch(&self, reads: &[BatchRead]) -> Result<Vec<BatchAnswer>> {
+        read_batch(self.store, self.txn.as_ref(), reads)
     }
 
     fn range(

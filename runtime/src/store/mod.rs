@@ -140,6 +140,28 @@ pub trait ReadTxn {
         keys.iter().map(|key| self.get(tree, key)).collect()
     }
 
+    /// Point reads and forward ranges of any trees as one call (one round
+    /// trip on a remote store, or one per [`Store::max_txn_ops`] of them):
+    /// what a level of a plan reads at once (`runtime/src/batch.rs`). A
+    /// range's answer is [`ReadTxn::range_to_boundary`]'s, so that
+    /// `store::checked` checks it as it checks a single range.
+    fn read_batch(&self, reads: &[BatchRead]) -> Result<Vec<BatchAnswer>> {
+        reads
+            .iter()
+            .map(|read| match read {
+                BatchRead::Get { tree, key } => self.get(*tree, key).map(BatchAnswer::Got),
+                BatchRead::Range {
+                    tree,
+                    start,
+                    end,
+                    limit,
+                } => self
+                    .range_to_boundary(*tree, start, end.as_deref(), false, *limit)
+                    .map(BatchAnswer::Ranged),
+            })
+            .collect()
+    }
+
     /// Entries with `start <= key < end` (`end` = `None`: no upper limit), in
     /// key order or reversed, at most `limit` of them.
     fn range(
@@ -184,6 +206,29 @@ pub trait ReadTxn {
         let entries = self.range(tree, start, end, reverse, limit)?;
         Ok(entries.into_iter().map(|(k, v)| (k, Ok(v))).collect())
     }
+}
+
+/// One read of a [`ReadTxn::read_batch`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BatchRead {
+    Get {
+        tree: Tree,
+        key: Vec<u8>,
+    },
+    /// Entries with `start <= key < end`, in key order, at most `limit`.
+    Range {
+        tree: Tree,
+        start: Vec<u8>,
+        end: Option<Vec<u8>>,
+        limit: usize,
+    },
+}
+
+/// The answer to one [`BatchRead`], in the same position.
+#[derive(Debug)]
+pub enum BatchAnswer {
+    Got(Option<Vec<u8>>),
+    Ranged(Ranged),
 }
 
 /// Entries, as a range reads them.

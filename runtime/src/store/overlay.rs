@@ -37,6 +37,39 @@ impl Overlay {
         self.trees.get(&tree)?.get(key).cloned()
     }
 
+    /// How many entries of the store a merged range read of at most
+    /// `limit` entries asks `stored` for (see [`Overlay::range`]).
+    #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
+    pub(crate) fn asked(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        limit: usize,
+    ) -> usize {
+        let deletions = self
+            .pending(tree, start, end)
+            .iter()
+            .filter(|(_, v)| v.is_none())
+            .count();
+        limit.saturating_add(deletions)
+    }
+
+    fn pending(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+    ) -> Vec<(&Vec<u8>, &Option<Vec<u8>>)> {
+        match self.trees.get(&tree) {
+            Some(writes) if end.is_none_or(|end| start < end) => writes
+                .range(start.to_vec()..)
+                .take_while(|(k, _)| end.is_none_or(|e| k.as_slice() < e))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// A range read with the pending writes merged over `stored`, which
     /// reads the store's entries of the same range in the same direction,
     /// at most as many as it is told.
@@ -49,13 +82,7 @@ impl Overlay {
         limit: usize,
         stored: impl FnOnce(usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>>,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let pending: Vec<(&Vec<u8>, &Option<Vec<u8>>)> = match self.trees.get(&tree) {
-            Some(writes) if end.is_none_or(|end| start < end) => writes
-                .range(start.to_vec()..)
-                .take_while(|(k, _)| end.is_none_or(|e| k.as_slice() < e))
-                .collect(),
-            _ => Vec::new(),
-        };
+        let pending = self.pending(tree, start, end);
         if pending.is_empty() {
             return stored(limit);
         }

@@ -17,6 +17,7 @@
 //! measured when the database was made, is refused (E0564) before it is
 //! sent.
 
+mod batch;
 mod connect;
 mod errors;
 mod watch;
@@ -24,7 +25,7 @@ mod watch;
 pub use connect::{is_etcd_url, EtcdOptions, EtcdUrl, PASSWORD_VARIABLE};
 
 use super::overlay::Overlay;
-use super::{Bell, ReadTxn, Store, Tree, TreeNames, WriteTxn};
+use super::{BatchAnswer, BatchRead, Bell, ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use connect::retrying_reads;
 use errors::{from_etcd, never_sent, too_large, too_many_ops, MAX_REQUEST_BYTES};
@@ -242,6 +243,23 @@ impl<'s> EtcdRead<'s> {
         Ok(found)
     }
 
+    /// The full keys `[from, to)` of a range of `tree`.
+    fn full_range(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+    ) -> Result<(Vec<u8>, Vec<u8>)> {
+        let prefix = self.store.tree_prefix(tree);
+        let from = [prefix.as_slice(), start].concat();
+        let to = match end {
+            Some(end) => [prefix.as_slice(), end].concat(),
+            None => super::prefix_end(&prefix)
+                .ok_or_else(|| unexpected("a tree prefix without an end"))?,
+        };
+        Ok((from, to))
+    }
+
     /// A range of `tree`'s entries, with full keys and revisions.
     fn range_full(
         &self,
@@ -252,13 +270,7 @@ impl<'s> EtcdRead<'s> {
         limit: usize,
     ) -> Result<(Vec<u8>, Vec<u8>, Vec<Read>)> {
         let store = self.store;
-        let prefix = store.tree_prefix(tree);
-        let from = [prefix.as_slice(), start].concat();
-        let to = match end {
-            Some(end) => [prefix.as_slice(), end].concat(),
-            None => super::prefix_end(&prefix)
-                .ok_or_else(|| unexpected("a tree prefix without an end"))?,
-        };
+        let (from, to) = self.full_range(tree, start, end)?;
         if limit == 0 || to <= from {
             return Ok((from, to, Vec::new()));
         }
@@ -314,6 +326,10 @@ impl ReadTxn for EtcdRead<'_> {
         Ok(self.get_full(&[full])?.pop().flatten().map(|r| r.value))
     }
 
+    fn read_batch(&self, reads: &[BatchRead]) -> Result<Vec<BatchAnswer>> {
+        self.batched(reads)
+    }
+
     fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         let prefix = self.store.tree_prefix(tree);
         let full: Vec<Vec<u8>> = keys
@@ -353,6 +369,29 @@ struct EtcdWrite<'s> {
 }
 
 impl EtcdWrite<'_> {
+    /// What the commit must find unchanged after a range read of `[from,
+    /// to)` asked for `asked` entries: the keys returned, and the part of
+    /// the range they cover (all of it when the range ran out before).
+    fn note_range(&self, from: Vec<u8>, to: Vec<u8>, reads: &[Read], asked: usize, reverse: bool) {
+        let covered = match reads.last() {
+            Some(last) if reads.len() >= asked => {
+                if reverse {
+                    (last.key.clone(), to)
+                } else {
+                    (from, [last.key.as_slice(), b"\0"].concat())
+                }
+            }
+            _ => (from, to),
+        };
+        if covered.0 < covered.1 {
+            self.ranges.borrow_mut().push(covered);
+        }
+        let mut keys = self.keys.borrow_mut();
+        for read in reads {
+            keys.insert(read.key.clone(), read.mod_revision);
+        }
+    }
+
     fn note(&self, keys: &[Vec<u8>], reads: &[Option<Read>]) {
         let mut noted = self.keys.borrow_mut();
         for (key, read) in keys.iter().zip(reads) {
@@ -370,6 +409,10 @@ impl ReadTxn for EtcdWrite<'_> {
         let mut reads = self.read.get_full(&full)?;
         self.note(&full, &reads);
         Ok(reads.pop().flatten().map(|r| r.value))
+    }
+
+    fn read_batch(&self, reads: &[BatchRead]) -> Result<Vec<BatchAnswer>> {
+        self.batched(reads)
     }
 
     fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
@@ -405,26 +448,7 @@ impl ReadTxn for EtcdWrite<'_> {
         self.overlay
             .range(tree, start, end, reverse, limit, |asked| {
                 let (from, to, reads) = self.read.range_full(tree, start, end, reverse, asked)?;
-                // What the commit must find unchanged: the keys returned, and
-                // the part of the range they cover (all of it when the range
-                // ran out before the limit).
-                let covered = match reads.last() {
-                    Some(last) if reads.len() >= asked => {
-                        if reverse {
-                            (last.key.clone(), to)
-                        } else {
-                            (from, [last.key.as_slice(), b"\0"].concat())
-                        }
-                    }
-                    _ => (from, to),
-                };
-                if covered.0 < covered.1 {
-                    self.ranges.borrow_mut().push(covered);
-                }
-                let mut keys = self.keys.borrow_mut();
-                for read in &reads {
-                    keys.insert(read.key.clone(), read.mod_revision);
-                }
+                self.note_range(from, to, &reads, asked, reverse);
                 Ok(in_tree(prefix_len, &reads))
             })
     }

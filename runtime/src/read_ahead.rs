@@ -1,0 +1,191 @@
+//! What a run's batches read ahead: the answers one level of reads got in one call, kept to answer those reads when the run makes them.
+//!
+//! `batch` evaluates a function over a list *dry* first: a read it meets is
+//! answered from here, or noted as wanted and the evaluation stops
+//! ([`blocked`]). Every element's wants go to the store as one
+//! [`ReadTxn::read_batch`](crate::store::ReadTxn::read_batch), their answers
+//! come here, and the next dry pass goes one level deeper. The run proper
+//! then finds every read here. A query's reads all see one state, so the
+//! answers stay good for the whole run; a write forgets them all.
+
+use crate::error::RuntimeError;
+use crate::store::{BatchAnswer, BatchRead, Entries, Tree};
+use std::collections::{HashMap, HashSet};
+
+/// The internal code of a dry evaluation that stopped at a read not yet
+/// made: `batch` catches it, and it never reaches a user.
+const BLOCKED: &str = "E0547";
+/// The internal code of a dry evaluation that met a write: `batch` gives up
+/// reading ahead and evaluates element by element.
+const WRITES: &str = "E0548";
+
+/// A dry evaluation stopped at a read not made yet.
+pub(crate) fn blocked() -> RuntimeError {
+    RuntimeError::new(
+        BLOCKED,
+        "a read ahead of its batch was made outside one",
+        "this is a bug in rqc; please report it with the program",
+    )
+}
+
+/// A dry evaluation met a write.
+pub(crate) fn writes() -> RuntimeError {
+    RuntimeError::new(
+        WRITES,
+        "a write inside a read-ahead pass escaped it",
+        "this is a bug in rqc; please report it with the program",
+    )
+}
+
+pub(crate) fn is_blocked(error: &RuntimeError) -> bool {
+    error.code == BLOCKED
+}
+
+pub(crate) fn is_write(error: &RuntimeError) -> bool {
+    error.code == WRITES
+}
+
+/// A range read ahead, by its tree and ends.
+type RangeAt = (Tree, Vec<u8>, Option<Vec<u8>>);
+
+#[derive(Default)]
+pub(crate) struct ReadAhead {
+    /// Whether reads are being gathered rather than made.
+    pub dry: bool,
+    wants: Vec<BatchRead>,
+    points: HashMap<(Tree, Vec<u8>), Option<Vec<u8>>>,
+    /// By range: the limit it was read with, and what it gave.
+    ranges: HashMap<RangeAt, (usize, Entries)>,
+}
+
+impl ReadAhead {
+    pub fn point(&self, tree: Tree, key: &[u8]) -> Option<Option<Vec<u8>>> {
+        if self.points.is_empty() {
+            return None;
+        }
+        self.points.get(&(tree, key.to_vec())).cloned()
+    }
+
+    /// The range's first `limit` entries, when what was read holds them: it
+    /// was read with a limit at least as large, or it ran out before its
+    /// limit (so it holds the whole range). A dry pass asks for at least
+    /// as many rows as the run does (its counters stand still, so the
+    /// enclosing bounds leave it at least as much room).
+    pub fn range(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        limit: usize,
+    ) -> Option<Entries> {
+        if self.ranges.is_empty() {
+            return None;
+        }
+        let (read_with, entries) =
+            self.ranges
+                .get(&(tree, start.to_vec(), end.map(<[u8]>::to_vec)))?;
+        (limit <= *read_with || entries.len() < *read_with)
+            .then(|| entries.iter().take(limit).cloned().collect())
+    }
+
+    pub fn want(&mut self, read: BatchRead) {
+        self.wants.push(read);
+    }
+
+    /// The reads wanted since the last batch, each once; a range wanted
+    /// with several limits once, with the largest (its answer holds the
+    /// others' as prefixes).
+    pub fn take_wants(&mut self) -> Vec<BatchRead> {
+        let mut seen = HashSet::new();
+        let mut widest: HashMap<RangeAt, usize> = HashMap::new();
+        for read in &self.wants {
+            if let BatchRead::Range {
+                tree,
+                start,
+                end,
+                limit,
+            } = read
+            {
+                let most = widest
+                    .entry((*tree, start.clone(), end.clone()))
+                    .or_insert(*limit);
+                *most = (*most).max(*limit);
+            }
+        }
+        std::mem::take(&mut self.wants)
+            .into_iter()
+            .filter_map(|read| match read {
+                BatchRead::Range {
+                    tree, start, end, ..
+                } => {
+                    let at = (tree, start, end);
+                    let limit = widest.remove(&at)?;
+                    let (tree, start, end) = at;
+                    Some(BatchRead::Range {
+                        tree,
+                        start,
+                        end,
+                        limit,
+                    })
+                }
+                get => seen.insert(get.clone()).then_some(get),
+            })
+            .collect()
+    }
+
+    /// Keeps a batch's answers.
+    pub fn answered(
+        &mut self,
+        reads: Vec<BatchRead>,
+        answers: Vec<BatchAnswer>,
+    ) -> crate::error::Result<()> {
+        if reads.len() != answers.len() {
+            return Err(crate::interp::internal(
+                "a batch of reads answered with another number of results",
+            ));
+        }
+        for (read, answer) in reads.into_iter().zip(answers) {
+            match (read, answer) {
+                (BatchRead::Get { tree, key }, BatchAnswer::Got(found)) => {
+                    self.points.insert((tree, key), found);
+                }
+                (
+                    BatchRead::Range {
+                        tree,
+                        start,
+                        end,
+                        limit,
+                    },
+                    BatchAnswer::Ranged(ranged),
+                ) => {
+                    // One range wanted with two limits (`skip(3) |> take(2)`
+                    // and `take(4)` of one stream): both answers come from
+                    // one state, so the larger limit's holds the other's;
+                    // keeping the smaller would send the larger's read to
+                    // the store again, a round trip past the bound.
+                    let at = (tree, start, end);
+                    let larger = self
+                        .ranges
+                        .get(&at)
+                        .is_none_or(|(read_with, _)| limit > *read_with);
+                    if larger {
+                        self.ranges.insert(at, (limit, ranged.entries));
+                    }
+                }
+                _ => {
+                    return Err(crate::interp::internal(
+                        "a batch of reads answered out of order",
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets every answer and want: the state they were read from changed.
+    pub fn forget(&mut self) {
+        self.points.clear();
+        self.ranges.clear();
+        self.wants.clear();
+    }
+}
