@@ -52,7 +52,9 @@ fn population_sql(name: &str) -> &'static str {
         "add_stock" => "INSERT INTO stock VALUES (?1, ?2, ?3, 0, 0)",
         "add_district" => "INSERT INTO district VALUES (?1, ?2, 'd', 0.1, 30000.0, ?3)",
         "add_customer" => {
-            "INSERT INTO customer VALUES (?1, ?2, ?3, ?4, ?5, 'GC', 0.1, -10.0, 10.0, 1, 0)"
+            // payment_cnt starts at 0, as rqc's `payments_of` (the
+            // population inserts no History rows).
+            "INSERT INTO customer VALUES (?1, ?2, ?3, ?4, ?5, 'GC', 0.1, -10.0, 10.0, 0, 0)"
         }
         "add_order" => "INSERT INTO orders VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         "add_order_line" => "INSERT INTO order_line VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -196,14 +198,29 @@ pub fn run(conn: &mut Connection, txn: &Txn, h: i64, sink: Option<&mut Vec<Vec<C
                 }
             }
             match sink.is_some() {
-                // One row as the example's record flattens: customer, order, lines.
+                // One row as the example's record flattens: customer,
+                // payments, order, lines. rqc keeps the payments as the
+                // aggregate `payments_of`; SQLite in the counter column
+                // `payment_cnt` (the tenth), by hand, as an application does.
                 true => {
+                    const PAYMENT_CNT: usize = 9;
                     let mut flat = Vec::new();
-                    for part in [customer, order] {
-                        match part {
-                            Some(values) => flat.extend(values.iter().map(sql_cell)),
-                            None => flat.push(Cell::Null),
+                    match &customer {
+                        Some(values) => {
+                            flat.extend(
+                                values
+                                    .iter()
+                                    .enumerate()
+                                    .filter(|(k, _)| *k != PAYMENT_CNT)
+                                    .map(|(_, v)| sql_cell(v)),
+                            );
+                            flat.push(sql_cell(&values[PAYMENT_CNT]));
                         }
+                        None => flat.extend([Cell::Null, sql_cell(&Sql::Integer(0))]),
+                    }
+                    match order {
+                        Some(values) => flat.extend(values.iter().map(sql_cell)),
+                        None => flat.push(Cell::Null),
                     }
                     flat.extend(lines.iter().flatten().map(sql_cell));
                     vec![flat]

@@ -1,4 +1,4 @@
-//! A database's installed schema written back as RQL tables, so that the REPL checks expressions against a database opened without its sources.
+//! A database's installed schema written back as RQL tables and aggregates, so that the REPL checks expressions against a database opened without its sources.
 
 use rqc_plan::{Literal, Schema, TableSchema};
 
@@ -58,6 +58,20 @@ fn table_source(table: &TableSchema) -> String {
         ));
     }
     out.push_str("}\n");
+    // Declared after the table, each public like it.
+    for aggregate in &table.aggregates {
+        let by: Vec<String> = aggregate.by.iter().map(name).collect();
+        let over = match aggregate.column {
+            Some(c) => format!("{}.{}", table.name, table.columns[c].name),
+            None => table.name.clone(),
+        };
+        out.push_str(&format!(
+            "pub aggregate {} = {}({over}) by ({})\n",
+            aggregate.name,
+            aggregate.kind.name(),
+            by.join(", ")
+        ));
+    }
     out
 }
 

@@ -437,3 +437,65 @@ fn malformed_messages_are_answered_with_errors_and_the_server_carries_on() {
         "{hover}"
     );
 }
+
+const COUNTED: &str = "module counted
+import social.{User, Post}
+aggregate posts_of = count(Post) by author
+aggregate last_at = max(Post.at) by author
+pub query posts(a: Int) = posts_of[a]
+pub query last(a: Int) = last_at[a]
+";
+
+#[test]
+fn aggregates_hover_complete_and_go_to_their_declaration() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("social.rq"), SCHEMA).unwrap();
+    std::fs::write(root.join("counted.rq"), COUNTED).unwrap();
+    let uri = format!("file://{}/counted.rq", root.display());
+    let mut server = Server::start(&root);
+    server.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "rql", "version": 1, "text": COUNTED } }));
+    let hover_at = |server: &mut Server, needle: &str| -> String {
+        let hover = server.request(
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": uri }, "position": position_of(COUNTED, needle) }),
+        );
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // On a declaration: the read's signature, its type and what keeps it.
+    let text = hover_at(&mut server, "posts_of = count");
+    assert!(text.contains("posts_of[author: Int] -> Int"), "{text}");
+    assert!(
+        text.contains("every insert, update and delete of `Post`"),
+        "{text}"
+    );
+    let text = hover_at(&mut server, "last_at = max");
+    assert!(text.contains("last_at[author: Int] -> Int?"), "{text}");
+    // On a read: its type and its one seek.
+    let text = hover_at(&mut server, "posts_of[a]");
+    assert!(text.contains("`Int`"), "{text}");
+    assert!(text.contains("seeks ≤ 1"), "{text}");
+    // Go to definition: from a read to the declaration.
+    let definition = server.request(
+        "textDocument/definition",
+        json!({ "textDocument": { "uri": uri }, "position": position_of(COUNTED, "last_at[a]") }),
+    );
+    assert_eq!(
+        definition["result"]["range"]["start"],
+        position_of(COUNTED, "last_at = max")
+    );
+    // Completion offers the aggregates by name.
+    let completion = server.request(
+        "textDocument/completion",
+        json!({ "textDocument": { "uri": uri }, "position": position_of(COUNTED, "posts_of[a]") }),
+    );
+    let items = completion["result"]["items"].as_array().unwrap();
+    let aggregate = items
+        .iter()
+        .find(|i| i["label"] == "last_at")
+        .unwrap_or_else(|| panic!("{items:#?}"));
+    assert_eq!(aggregate["detail"], "aggregate");
+}

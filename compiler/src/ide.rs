@@ -104,6 +104,11 @@ fn bound_text(cost: &crate::cost::Cost) -> String {
 pub fn hover(analysis: &Analysis, file: &str, offset: usize) -> Option<String> {
     let parsed = analysis.file_syntax(file)?;
     for item in &parsed.module.items {
+        if let Item::Aggregate(aggregate) = item {
+            if aggregate.name.span.contains(offset) {
+                return Some(aggregate_hover(analysis, &aggregate.name.name));
+            }
+        }
         if let Item::Def(def) = item {
             if def.name.span.contains(offset) {
                 let module = module_of(analysis, file)?;
@@ -131,6 +136,37 @@ pub fn hover(analysis: &Analysis, file: &str, offset: usize) -> Option<String> {
         })
         .min_by_key(|(span, _, _)| span.end - span.start)
         .map(|(_, ty, cost)| format!("`{ty}`  ·  {}  ·  {}", bound_text(&cost), class(&cost)))
+}
+
+/// An aggregate's read as a signature, its type and what keeps it.
+fn aggregate_hover(analysis: &Analysis, name: &str) -> String {
+    let shape = analysis.shape();
+    let Some((table, aggregate)) = shape.schema.aggregate(name) else {
+        return format!("aggregate `{name}`: rejected, see its diagnostic");
+    };
+    let by: Vec<String> = aggregate
+        .by
+        .iter()
+        .map(|&c| format!("{}: {}", table.columns[c].name, table.columns[c].ty.name()))
+        .collect();
+    let what = match aggregate.column {
+        Some(c) => format!("{}.{}", table.name, table.columns[c].name),
+        None => table.name.clone(),
+    };
+    let extreme = matches!(
+        aggregate.kind,
+        rqc_plan::AggregateKind::Min | rqc_plan::AggregateKind::Max
+    );
+    let (ty, empty) = match aggregate.column {
+        Some(c) if extreme => (format!("{}?", table.columns[c].ty.name()), "none"),
+        _ => ("Int".to_string(), "0"),
+    };
+    format!(
+        "```rql\n{name}[{}] -> {ty}\n```\n{}({what}) per group, {empty} for a group with no rows  ·  a read: seeks ≤ 1  rows ≤ 1  round trips ≤ 1  ·  O(log N)\n\nkept up to date by every insert, update and delete of `{}`",
+        by.join(", "),
+        aggregate.kind.name(),
+        table.name
+    )
 }
 
 /// Where the name at `offset` is defined: (file, span).
@@ -165,6 +201,9 @@ fn import_target(analysis: &Analysis, file: &str, offset: usize) -> Option<Targe
                         Some(Target::Table(t.clone()))
                     }
                     crate::check::modules_symbol::Symbol::Def(d) => Some(Target::Def(*d)),
+                    crate::check::modules_symbol::Symbol::Aggregate(a) => {
+                        Some(Target::Aggregate(a.clone()))
+                    }
                     _ => None,
                 };
             }
@@ -219,6 +258,21 @@ fn locate(analysis: &Analysis, file: &str, target: &Target) -> Option<(String, S
                 _ => None,
             })
         }
+        Target::Aggregate(name) => {
+            analysis
+                .workspace
+                .files(&analysis.db)
+                .iter()
+                .find_map(|source| {
+                    let parsed = parse_file(&analysis.db, *source);
+                    parsed.module.items.iter().find_map(|item| match item {
+                        Item::Aggregate(a) if a.name.name == *name => {
+                            Some((source.name(&analysis.db).clone(), a.name.span))
+                        }
+                        _ => None,
+                    })
+                })
+        }
         Target::Index(table, index) => {
             let (decl_file, t) = table_item(table)?;
             t.members.iter().find_map(|m| match m {
@@ -242,6 +296,7 @@ pub enum CompletionKind {
     Index,
     Field,
     Variable,
+    Aggregate,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -251,9 +306,29 @@ pub struct Completion {
     pub detail: String,
 }
 
-const KEYWORDS: [&str; 21] = [
-    "module", "import", "pub", "table", "small", "fn", "query", "mutation", "let", "if", "else",
-    "insert", "update", "delete", "true", "false", "none", "key", "index", "bound", "in",
+const KEYWORDS: [&str; 22] = [
+    "module",
+    "import",
+    "pub",
+    "table",
+    "small",
+    "fn",
+    "query",
+    "mutation",
+    "let",
+    "if",
+    "else",
+    "insert",
+    "update",
+    "delete",
+    "true",
+    "false",
+    "none",
+    "key",
+    "index",
+    "bound",
+    "in",
+    "aggregate",
 ];
 
 /// Completions at `offset` of `text` (the file as it is being edited).
@@ -365,6 +440,9 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
                     CompletionKind::Function,
                     shape.index.defs[*d].kind.keyword().to_string(),
                 )),
+                crate::check::modules_symbol::Symbol::Aggregate(_) => {
+                    out.push(item(name, CompletionKind::Aggregate, "aggregate".into()))
+                }
                 crate::check::modules_symbol::Symbol::Module(_) => {}
             }
         }
@@ -601,6 +679,13 @@ pub fn symbols(analysis: &Analysis, file: &str) -> Vec<Symbol> {
                 kind: d.kind.keyword(),
                 span: d.span,
                 selection: d.name.span,
+                children: Vec::new(),
+            }),
+            Item::Aggregate(a) => Some(Symbol {
+                name: a.name.name.clone(),
+                kind: "aggregate",
+                span: a.span,
+                selection: a.name.span,
                 children: Vec::new(),
             }),
             Item::Import(_) => None,

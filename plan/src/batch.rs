@@ -88,6 +88,7 @@ fn reads_nothing(node: &Node) -> bool {
     match &node.op {
         Op::Get { .. }
         | Op::GetUnique { .. }
+        | Op::Aggregate { .. }
         | Op::Scan { .. }
         | Op::Insert { .. }
         | Op::Update { .. }

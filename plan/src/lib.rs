@@ -15,9 +15,12 @@ pub use plan::{
     BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op, ParamSpec,
     ParamType, RangeEnd, Shape, UnOp,
 };
-pub use schema::{Column, ColumnType, IndexSchema, Literal, Schema, TableSchema};
+pub use schema::{
+    AggregateKind, AggregateSchema, Column, ColumnType, ExtremePath, IndexSchema, Literal, Schema,
+    TableSchema,
+};
 pub use value::{compare, Record, Value};
 
 /// Bumped whenever the serialized form of a [`CompiledProgram`] changes
 /// incompatibly; loaders refuse other versions.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;

@@ -84,6 +84,14 @@ pub enum Op {
         index: String,
         values: Vec<Node>,
     },
+    /// The value of a maintained aggregate for one group (`key`, its `by`
+    /// columns' values): one point read of the aggregate's tree, whatever
+    /// the group's size; 0 (count, sum) or `none` (min, max) for a group
+    /// with no rows.
+    Aggregate {
+        aggregate: String,
+        key: Vec<Node>,
+    },
     /// A range of the key (`index: None`) or of an index: the prefix, an
     /// optional range on the next column, in index order. With `stream`,
     /// a lazy range read by its consumer; else read now, in full (a
@@ -315,7 +323,7 @@ impl Node {
     pub fn children(&self) -> Vec<&Node> {
         match &self.op {
             Op::Const(_) | Op::Param(_) | Op::Var(_) => Vec::new(),
-            Op::Get { key, .. } => key.iter().collect(),
+            Op::Get { key, .. } | Op::Aggregate { key, .. } => key.iter().collect(),
             Op::GetUnique { values, .. } => values.iter().collect(),
             Op::Scan {
                 prefix,
@@ -362,7 +370,7 @@ impl Node {
     pub fn children_mut(&mut self) -> Vec<&mut Node> {
         match &mut self.op {
             Op::Const(_) | Op::Param(_) | Op::Var(_) => Vec::new(),
-            Op::Get { key, .. } => key.iter_mut().collect(),
+            Op::Get { key, .. } | Op::Aggregate { key, .. } => key.iter_mut().collect(),
             Op::GetUnique { values, .. } => values.iter_mut().collect(),
             Op::Scan {
                 prefix,

@@ -84,9 +84,119 @@ pub struct TableSchema {
     pub bounds: Vec<BoundSchema>,
     /// `small table … max N`.
     pub small_max: Option<u64>,
+    /// The maintained aggregates over this table's rows (spec/cost.md §7.1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aggregates: Vec<AggregateSchema>,
+}
+
+/// What an aggregate computes over the rows of one group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AggregateKind {
+    Count,
+    Sum,
+    Min,
+    Max,
+}
+
+impl AggregateKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AggregateKind::Count => "count",
+            AggregateKind::Sum => "sum",
+            AggregateKind::Min => "min",
+            AggregateKind::Max => "max",
+        }
+    }
+}
+
+/// `aggregate name = kind(T.column) by (columns…)`: one value per group of
+/// rows sharing `by`, kept in its own tree keyed by the group and updated
+/// by every write of the table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AggregateSchema {
+    pub name: String,
+    pub kind: AggregateKind,
+    /// The column summed, or whose extreme is kept (`None` for a count).
+    pub column: Option<usize>,
+    /// The group's columns, by position.
+    pub by: Vec<usize>,
+}
+
+/// Where the next extreme of a `min`/`max` aggregate's group is found when
+/// its extreme row is deleted or changed (spec/cost.md §7.1): the compiler
+/// costs it and the runtime reads it by this one rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExtremePath {
+    /// An index over the `by` columns (in any order) then the column: the
+    /// group's first or last entry, one seek and one row.
+    Index(usize),
+    /// A bounded group holding the `by` group: a `bound` over some of the
+    /// `by` columns, read through the key (`None`) or the index (`Some`)
+    /// they prefix, or a small table read whole; at most `limit` rows.
+    Group { index: Option<usize>, limit: u64 },
 }
 
 impl TableSchema {
+    /// How aggregate `aggregate` (a `min` or `max`) finds its group's next
+    /// extreme, if it can within a bound: an index first, then a bounded
+    /// group; with the columns whose values (in this order) are the
+    /// prefix of the tree read.
+    pub fn extreme_path(&self, aggregate: &AggregateSchema) -> Option<(ExtremePath, Vec<usize>)> {
+        if !matches!(aggregate.kind, AggregateKind::Min | AggregateKind::Max) {
+            return None;
+        }
+        let column = aggregate.column?;
+        let n = aggregate.by.len();
+        let same_set = |cols: &[usize], set: &[usize]| {
+            cols.len() == set.len() && cols.iter().all(|c| set.contains(c))
+        };
+        for (i, index) in self.indexes.iter().enumerate() {
+            if index.columns.len() > n
+                && same_set(&index.columns[..n], &aggregate.by)
+                && index.columns[n] == column
+            {
+                return Some((ExtremePath::Index(i), index.columns[..n].to_vec()));
+            }
+        }
+        if let Some(max) = self.small_max {
+            return Some((
+                ExtremePath::Group {
+                    index: None,
+                    limit: max,
+                },
+                Vec::new(),
+            ));
+        }
+        // The smallest bound over columns of the group.
+        let bound = self
+            .bounds
+            .iter()
+            .filter(|b| b.columns.iter().all(|c| aggregate.by.contains(c)))
+            .min_by_key(|b| b.limit)?;
+        let k = bound.columns.len();
+        if self.key.len() >= k && same_set(&self.key[..k], &bound.columns) {
+            return Some((
+                ExtremePath::Group {
+                    index: None,
+                    limit: bound.limit,
+                },
+                self.key[..k].to_vec(),
+            ));
+        }
+        self.indexes.iter().enumerate().find_map(|(i, index)| {
+            (index.columns.len() >= k && same_set(&index.columns[..k], &bound.columns)).then(|| {
+                (
+                    ExtremePath::Group {
+                        index: Some(i),
+                        limit: bound.limit,
+                    },
+                    index.columns[..k].to_vec(),
+                )
+            })
+        })
+    }
+
     pub fn column(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
     }
@@ -104,6 +214,13 @@ pub struct Schema {
 impl Schema {
     pub fn table(&self, name: &str) -> Option<&TableSchema> {
         self.tables.iter().find(|t| t.name == name)
+    }
+
+    /// The aggregate called `name`, and the table it is over.
+    pub fn aggregate(&self, name: &str) -> Option<(&TableSchema, &AggregateSchema)> {
+        self.tables
+            .iter()
+            .find_map(|t| t.aggregates.iter().find(|a| a.name == name).map(|a| (t, a)))
     }
 
     /// Whether some column refers to `table`: then its rows carry reference

@@ -3,6 +3,7 @@
 //! Built once when a program is installed, so that no run formats, hashes
 //! or compares a tree's or a table's name.
 
+use crate::aggregates::aggregate_tree;
 use crate::rows::{bound_tree, index_tree, refcount_tree, small_tree, table_tree};
 use crate::store::{Store, Tree};
 use rqc_plan::{Schema, TableSchema};
@@ -17,6 +18,8 @@ pub struct BoundTable {
     pub indexes: Vec<Tree>,
     /// Each `bound`'s counters, in the order of `schema.bounds`.
     pub bounds: Vec<Tree>,
+    /// Each aggregate's entries, in the order of `schema.aggregates`.
+    pub aggregates: Vec<Tree>,
     /// The row count of a `small table`.
     pub small: Option<Tree>,
     /// How many rows reference each row of this table.
@@ -51,6 +54,11 @@ impl Tables {
                 bounds: (0..table.bounds.len())
                     .map(|i| store.tree(&bound_tree(&table.name, i)))
                     .collect(),
+                aggregates: table
+                    .aggregates
+                    .iter()
+                    .map(|a| store.tree(&aggregate_tree(&table.name, &a.name)))
+                    .collect(),
                 small: table
                     .small_max
                     .map(|_| store.tree(&small_tree(&table.name))),
@@ -79,7 +87,7 @@ impl Tables {
 }
 
 /// Where an operator reads or writes: a table's position, and an index's
-/// position in it.
+/// position in it (an aggregate's, for an aggregate read).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Access {
     pub table: u32,
@@ -101,6 +109,30 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
             | Op::Delete { table, .. } => (table, None),
             Op::GetUnique { table, index, .. } => (table, Some(index)),
             Op::Scan { table, index, .. } => (table, index.as_ref()),
+            Op::Aggregate { aggregate, .. } => {
+                let resolved = bound.tables.iter().enumerate().find_map(|(t, table)| {
+                    let a = table
+                        .schema
+                        .aggregates
+                        .iter()
+                        .position(|a| &a.name == aggregate)?;
+                    Some(Access {
+                        table: t as u32,
+                        index: Some(a as u32),
+                    })
+                });
+                let id = node.id as usize;
+                if accesses.len() <= id {
+                    accesses.resize(id + 1, Access::default());
+                }
+                match resolved {
+                    Some(access) => accesses[id] = access,
+                    None => {
+                        failure.get_or_insert_with(|| format!("aggregate {aggregate}"));
+                    }
+                }
+                return;
+            }
             _ => return,
         };
         let resolved = bound.position(table).and_then(|t| {
@@ -130,7 +162,7 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
         Some(table) => Err(crate::error::RuntimeError::new(
             "E0593",
             format!(
-                "the plan reads table `{table}` (or one of its indexes), which the schema lacks"
+                "the plan reads `{table}` (a table, one of its indexes, or an aggregate), which the schema lacks"
             ),
             "recompile the program; the plan and the schema come from different versions",
         )),

@@ -1,5 +1,6 @@
 //! The catalog: the storage format version, the installed schema and the installed program, kept in the database.
 
+use crate::aggregates::aggregate_tree;
 use crate::encoding::key::encode_key;
 use crate::encoding::row::{decode_row, encode_row};
 use crate::error::{Result, RuntimeError};
@@ -82,7 +83,8 @@ pub fn installed_program(txn: &dyn ReadTxn, catalog: Tree) -> Result<Option<Comp
 /// migrated when every change is safe — a new table, a new index
 /// (back-filled, a unique one verified), a new, tightened or loosened
 /// `bound` or `small … max` (verified against the rows), a new column that
-/// is optional or has a default (every row rewritten with it) — or is a
+/// is optional or has a default (every row rewritten with it), a new
+/// aggregate (back-filled from the rows) — or is a
 /// drop that `drops` names (see [`dropped`]); it is refused whole
 /// otherwise (spec/storage.md lists the rules). Either way nothing is half-applied: the catalog's reads, the
 /// migration's and the new catalog's writes are one write transaction.
@@ -134,7 +136,7 @@ fn refuse(change: String, why: &str) -> RuntimeError {
 }
 
 /// What `new` drops of `old`, each named as `--migrate` takes it:
-/// `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`.
+/// `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`, `aggregate:name`.
 pub fn dropped(old: &Schema, new: &Schema) -> Vec<String> {
     let mut dropped = Vec::new();
     for before in &old.tables {
@@ -159,6 +161,12 @@ pub fn dropped(old: &Schema, new: &Schema) -> Vec<String> {
         }
         if before.small_max.is_some() && table.small_max.is_none() {
             dropped.push(format!("max:{}", before.name));
+        }
+        // An aggregate whose definition changed is dropped and added again.
+        for aggregate in &before.aggregates {
+            if !table.aggregates.contains(aggregate) {
+                dropped.push(format!("aggregate:{}", aggregate.name));
+            }
         }
     }
     dropped
@@ -290,6 +298,18 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema, drops: &[Strin
                 session.set_counter(tree, b"", rows.len() as u64)?;
             }
         }
+        // A dropped (or redefined) aggregate's entries go; a new one is
+        // back-filled from the rows, in this same transaction.
+        for aggregate in &before.aggregates {
+            if !table.aggregates.contains(aggregate) {
+                clear(session, &aggregate_tree(&table.name, &aggregate.name))?;
+            }
+        }
+        for aggregate in &table.aggregates {
+            if !before.aggregates.contains(aggregate) {
+                crate::aggregates::backfill(session, table, aggregate, &rows)?;
+            }
+        }
     }
     Ok(())
 }
@@ -304,6 +324,9 @@ fn drop_table(session: &mut Session<'_>, table: &TableSchema) -> Result<()> {
         clear(session, &bound_tree(&table.name, i))?;
     }
     clear(session, &small_tree(&table.name))?;
+    for aggregate in &table.aggregates {
+        clear(session, &aggregate_tree(&table.name, &aggregate.name))?;
+    }
     clear(session, &crate::rows::refcount_tree(&table.name))
 }
 

@@ -1,4 +1,4 @@
-//! Writes with every declared constraint checked: key, unique, ref, bound, small max.
+//! Writes with every declared constraint checked (key, unique, ref, bound, small max) and every aggregate kept.
 //!
 //! Each function reads and writes through the run's [`Session`], inside the
 //! mutation's write transaction, so its checks see the run's earlier writes
@@ -58,6 +58,7 @@ pub fn insert_row(
     if let Some(small) = next_small(session, t)? {
         counters.push(small);
     }
+    let aggregates = crate::aggregates::on_insert(session, t, &row)?;
     // Then every write.
     for (tree, entry) in entries {
         session.count_seek();
@@ -67,6 +68,7 @@ pub fn insert_row(
     for (tree, key, count) in counters {
         session.set_counter(tree, &key, count)?;
     }
+    crate::aggregates::apply(session, aggregates)?;
     session.put_row(t.rows, &primary, &encoded)
 }
 
@@ -157,6 +159,9 @@ pub fn delete_row(
     }
     shrink_small(session, t)?;
     session.delete_row(t.rows, primary)?;
+    // After the row and its index entries are gone: a `min`/`max` whose
+    // extreme it held finds the next one among the rows left.
+    crate::aggregates::on_delete(session, t, &row)?;
     Ok(true)
 }
 
@@ -223,6 +228,8 @@ pub fn update_row(
         }
     }
     session.put_row(t.rows, primary, &encoded)?;
+    // After the row and its index entries hold the new values (see delete).
+    crate::aggregates::on_update(session, t, &old, &new, &changed)?;
     Ok(true)
 }
 

@@ -157,7 +157,7 @@ impl Engine {
 
     /// Installs a program that drops what the installed schema declares:
     /// each drop is named in `drops` as [`catalog::dropped`] names it
-    /// (`table:T`, `index:T.name`, `bound:T(a)`, `max:T`); any other drop
+    /// (`table:T`, `index:T.name`, `bound:T(a)`, `max:T`, `aggregate:name`); any other drop
     /// is refused with E0519.
     pub fn install_dropping(&mut self, program: CompiledProgram, drops: &[String]) -> Result<()> {
         plan_format::check_version(program.format_version, Origin::Given)?;
@@ -403,7 +403,8 @@ fn bind(store: &dyn Store, program: CompiledProgram) -> Result<Installed> {
 }
 
 /// Every tree a run of `schema` writes, by handle: its tables' rows,
-/// indexes, counters and reference counts.
+/// indexes, counters, reference counts and aggregates (whose writes a live
+/// query reading the aggregate hears of, spec/live.md).
 fn tree_names(store: &dyn Store, schema: &Schema) -> HashMap<Tree, String> {
     use crate::rows::{bound_tree, index_tree, refcount_tree, small_tree, table_tree};
     let mut names = Vec::new();
@@ -414,6 +415,12 @@ fn tree_names(store: &dyn Store, schema: &Schema) -> HashMap<Tree, String> {
         names.extend((0..table.bounds.len()).map(|i| bound_tree(name, i)));
         names.push(small_tree(name));
         names.push(refcount_tree(name));
+        names.extend(
+            table
+                .aggregates
+                .iter()
+                .map(|a| crate::aggregates::aggregate_tree(name, &a.name)),
+        );
     }
     names
         .into_iter()

@@ -195,6 +195,18 @@ impl<'p, 's> Interp<'p, 's> {
                     None => data(Value::Null),
                 }
             }
+            Op::Aggregate { .. } => {
+                let (table, aggregate) = self.access(node)?;
+                let schema = aggregate
+                    .and_then(|a| table.schema.aggregates.get(a))
+                    .ok_or_else(|| internal("an aggregate read bound to no aggregate"))?;
+                let key = self.lookup_key(node, env)?;
+                // One `get` (answered from a batch read ahead, in a `map`).
+                let found = self.session.get(self.lookup_tree(node)?, &key)?;
+                let value = crate::aggregates::value_of(schema, found)?;
+                self.within_deadline()?;
+                data(value)
+            }
             Op::Scan {
                 prefix,
                 lower,
@@ -396,6 +408,10 @@ impl<'p, 's> Interp<'p, 's> {
         let (table, index) = self.access(node)?;
         Ok(match (&node.op, index) {
             (Op::Get { .. }, _) => table.rows,
+            (Op::Aggregate { .. }, Some(a)) => *table
+                .aggregates
+                .get(a)
+                .ok_or_else(|| internal("an aggregate read bound to no aggregate"))?,
             (Op::GetUnique { .. }, Some(index)) => table.indexes[index],
             (Op::GetUnique { .. }, None) => {
                 return Err(internal("a unique read without its index"))
@@ -408,7 +424,9 @@ impl<'p, 's> Interp<'p, 's> {
     pub(crate) fn lookup_key(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Vec<u8>> {
         let (table, index) = self.access(node)?;
         match (&node.op, index) {
-            (Op::Get { key, .. }, _) => encode_key(&self.values(key, env)?, &[]),
+            (Op::Get { key, .. }, _) | (Op::Aggregate { key, .. }, _) => {
+                encode_key(&self.values(key, env)?, &[])
+            }
             (Op::GetUnique { values, .. }, Some(index)) => {
                 let descending = &table.schema.indexes[index].descending;
                 encode_key(&self.values(values, env)?, descending)

@@ -5,6 +5,7 @@
 //! declared constraint is enforced on write and reads are counted against
 //! their static bounds.
 
+pub mod aggregates;
 mod batch;
 mod batched_load;
 pub mod bound;

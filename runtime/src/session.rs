@@ -209,6 +209,33 @@ impl<'s> Session<'s> {
         Ok(result)
     }
 
+    /// Like [`Session::range`], from the end backwards when `reverse` (a
+    /// `max` aggregate's next extreme through an ascending index). A
+    /// subscription listening to it listens to the whole range.
+    pub fn range_in(
+        &mut self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        if !reverse {
+            return self.range(tree, start, end, limit);
+        }
+        self.seeks += 1;
+        if end.is_some_and(|end| end <= start) {
+            return Ok(Vec::new());
+        }
+        self.trips += 1;
+        let result = self.reads().range(tree, start, end, true, limit)?;
+        if let Some(read) = &mut self.read_set {
+            read.push(range_read(tree, start, end, usize::MAX, None, 0));
+        }
+        self.rows += result.len() as u64;
+        Ok(result)
+    }
+
     /// The most reads one request of the store holds, when it has a limit.
     pub(crate) fn max_txn_ops(&self) -> Option<u64> {
         self.store.max_txn_ops().map(|l| l as u64)
@@ -284,6 +311,12 @@ impl<'s> Session<'s> {
             self.rows_written.insert((tree, key.to_vec()));
         }
         Ok(())
+    }
+
+    /// A read-modify-write's read that found nothing: counted as a row all
+    /// the same (spec/cost.md §7 charges the check a row found or not).
+    pub fn count_row(&mut self) {
+        self.rows += 1;
     }
 
     /// An index entry written or removed: one seek into that index.

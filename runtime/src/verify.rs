@@ -1,4 +1,4 @@
-//! `verify`: every entry's checksum, every row's key, every index against its table, every counter against its rows, every reference against its target.
+//! `verify`: every entry's checksum, every row's key, every index against its table, every counter and aggregate against its rows, every reference against its target.
 //!
 //! It reads one committed state (one read transaction) and lists what does
 //! not hold, rather than stopping at the first: a user deciding what to
@@ -28,6 +28,9 @@ pub struct Verification {
     pub entries: u64,
     /// Everything that does not hold, one line each; empty when all do.
     pub problems: Vec<String>,
+    /// Each problem's code, in the same order: E0527 for an aggregate
+    /// that differs from a recount, E0591 for the rest (damage).
+    pub codes: Vec<&'static str>,
 }
 
 impl Verification {
@@ -68,7 +71,58 @@ struct Check<'a> {
 
 impl Check<'_> {
     fn problem(&mut self, problem: String) {
+        self.problem_coded("E0591", problem);
+    }
+
+    fn problem_coded(&mut self, code: &'static str, problem: String) {
         self.found.problems.push(problem);
+        self.found.codes.push(code);
+    }
+
+    /// Every aggregate's entries against a recount of its table's rows.
+    fn aggregates(&mut self, table: &TableSchema, rows: &[Vec<Value>]) {
+        for aggregate in &table.aggregates {
+            let tree = crate::aggregates::aggregate_tree(&table.name, &aggregate.name);
+            let Some(stored) = self.entries(&tree) else {
+                continue;
+            };
+            self.found.entries += stored.len() as u64;
+            let expected = match crate::aggregates::recount(table, aggregate, rows) {
+                Ok(expected) => expected,
+                Err(e) => {
+                    self.problem_coded(
+                        "E0527",
+                        format!("aggregate `{}`: {}", aggregate.name, e.message),
+                    );
+                    continue;
+                }
+            };
+            let actual = match crate::aggregates::stored(stored.into_iter().collect()) {
+                Ok(actual) => actual,
+                Err(e) => {
+                    self.problem(format!("aggregate `{}`: {}", aggregate.name, e.message));
+                    continue;
+                }
+            };
+            let wrong = expected
+                .keys()
+                .chain(actual.keys())
+                .filter(|k| expected.get(*k) != actual.get(*k))
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+            if wrong > 0 {
+                self.problem_coded(
+                    "E0527",
+                    format!(
+                        "aggregate `{}` over `{}`: {wrong} group{} differ{} from a recount of the rows",
+                        aggregate.name,
+                        table.name,
+                        if wrong == 1 { "" } else { "s" },
+                        if wrong == 1 { "s" } else { "" }
+                    ),
+                );
+            }
+        }
     }
 
     /// Every readable entry of the tree called `tree` (each damaged one is
@@ -101,6 +155,7 @@ impl Check<'_> {
             return;
         };
         let mut indexes: Vec<Entries> = vec![Entries::new(); table.indexes.len()];
+        let mut decoded = Vec::new();
         for (key, bytes) in &rows {
             self.found.rows += 1;
             let row = match self.row(table, key, bytes) {
@@ -124,7 +179,11 @@ impl Check<'_> {
             if let Err(e) = count_row(table, &row, counters) {
                 self.problem(format!("`{}`: {}", table.name, e.message));
             }
+            if !table.aggregates.is_empty() {
+                decoded.push(row);
+            }
         }
+        self.aggregates(table, &decoded);
         for (index, expected) in table.indexes.iter().zip(indexes) {
             let Some(actual) = self.entries(&index_tree(&table.name, &index.name)) else {
                 continue;

@@ -14,7 +14,9 @@ use crate::Rng;
 /// The schema and helpers every generated program starts with. `A` is a
 /// large table (its `by_g` groups are unbounded), `B` an island of at most
 /// 4 rows per `a`, `C` holds values (`lim`) nothing bounds, `S` a small
-/// table, `W` String keys (for `starts_with` ranges).
+/// table, `W` String keys (for `starts_with` ranges); the aggregates count
+/// and sum groups of each (`lims` sums extreme values, so some inserts are
+/// refused, E0526).
 pub const PRELUDE: &str = "\
 table A {
   id: Int key
@@ -43,6 +45,12 @@ table W {
   k: Int
   index by_k (k, s desc)
 }
+aggregate a_count = count(A) by g
+aggregate a_sum = sum(A.v) by g
+aggregate b_total = sum(B.w) by a
+aggregate lims = sum(C.lim) by lim
+aggregate top_v = max(A.v) by g
+aggregate low_w = min(B.w) by a
 fn apply(x: T, f: T -> U) = f(x)
 fn id(x: T) = x
 fn app_list(f: [T] -> U, xs: [T]) = f(xs)
@@ -147,6 +155,16 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             int(rng, d),
             int(rng, d)
         ),
+        // Maintained aggregates: read with any key, in a lambda over an
+        // island, through a generic function.
+        17 => match rng.below(6) {
+            0 => format!("a_count[{}]", int(rng, d)),
+            1 => format!("(a_sum[x] + b_total[{}])", int(rng, d)),
+            2 => "(B[x] |> map(b => b_total[b.a] + a_count[b.n]) |> sum())".into(),
+            3 => format!("apply({}, v => lims[v])", int(rng, d)),
+            4 => format!("(top_v[{}] |> unwrap_or({}))", int(rng, d), int(rng, d)),
+            _ => "(B[x] |> map(b => low_w[b.a] |> unwrap_or(b.n)) |> sum())".into(),
+        },
         // A function of one value: a length nothing bounds from above.
         18 => format!("length(upper(\"ab\") |> lower()) * {}", int(rng, d)),
         // The mean of an island, read in full, turned back into an Int.

@@ -128,6 +128,49 @@ impl<'c> Reference<'c> {
                     .cloned()
                     .unwrap_or(Value::Null)
             }
+            // A maintained aggregate, recounted from the rows every time.
+            TExpr::AggregateRead { aggregate, key } => {
+                let key: Vec<Value> = key.iter().map(|k| v(self, k)).collect();
+                let (schema, aggregate) = self
+                    .schema()
+                    .aggregate(aggregate)
+                    .map(|(t, a)| (t.clone(), a.clone()))
+                    .unwrap();
+                let group = self
+                    .rows(&schema.name)
+                    .iter()
+                    .filter(|r| matches(&schema, r, &aggregate.by, &key));
+                match (aggregate.kind, aggregate.column) {
+                    (rqc_plan::AggregateKind::Count, _) => Value::Int(group.count() as i64),
+                    (rqc_plan::AggregateKind::Sum, Some(c)) => {
+                        let mut total: i64 = 0;
+                        for row in group {
+                            if let Value::Int(n) = column(&schema, row, c) {
+                                total = total.checked_add(n).expect("a sum within 64 bits");
+                            }
+                        }
+                        Value::Int(total)
+                    }
+                    // The least or greatest value, none of an empty group.
+                    (kind, Some(c)) => {
+                        let wanted = if kind == rqc_plan::AggregateKind::Min {
+                            Ordering::Less
+                        } else {
+                            Ordering::Greater
+                        };
+                        group
+                            .map(|row| column(&schema, row, c))
+                            .fold(Value::Null, |best, v| {
+                                if best == Value::Null || compare(&v, &best) == wanted {
+                                    v
+                                } else {
+                                    best
+                                }
+                            })
+                    }
+                    other => panic!("an aggregate the reference does not keep: {other:?}"),
+                }
+            }
             TExpr::UniqueLookup {
                 table,
                 index,

@@ -321,6 +321,27 @@ fn tpcc_mix_keeps_the_consistency_conditions(on: On) {
         by_order.values().all(|&n| (5..=15).contains(&n)),
         "every order has 5 to 15 lines"
     );
+    // C_PAYMENT_CNT, the maintained aggregate `payments_of`: each
+    // customer's equals its History rows (Order-Status reads it), and
+    // every aggregate equals a recount of its groups (`verify`).
+    let history = rows(&e, &schema, "History");
+    assert!(!history.is_empty(), "the mix made payments");
+    let mut paid: BTreeMap<(i64, i64, i64), i64> = BTreeMap::new();
+    for h in &history {
+        *paid
+            .entry((int(&h[1]), int(&h[2]), int(&h[3])))
+            .or_default() += 1;
+    }
+    for (&(w, d, c), &n) in paid.iter().take(20) {
+        let status = run(&e, "order_status", vec![w.into(), d.into(), c.into()]).value;
+        assert_eq!(
+            status.field("payments"),
+            Some(&Value::Int(n)),
+            "{w}/{d}/{c}"
+        );
+    }
+    let found = e.verify().unwrap();
+    assert!(found.is_sound(), "{:?}", found.problems);
 }
 
 // Each example on each store, as tests of their own (they run in parallel).

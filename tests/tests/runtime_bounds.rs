@@ -18,6 +18,7 @@ table Post {
   author: Int
   index by_author (author)
 }
+aggregate posts_of = count(Post) by author
 mutation add(id: Int, author: Int) = insert Post { id, author }
 ";
 
@@ -235,4 +236,75 @@ fn lookups_inside_a_mapped_stream_are_held_to_the_bound_too() {
         message.contains(&format!("read {} seeks", BOUND + 2)),
         "{message}"
     );
+}
+
+#[test]
+fn aggregate_reads_inside_a_mapped_stream_are_held_to_the_bound_too() {
+    let (engine, _) = engine();
+    // Each post read reads its author's count: one seek and one row each.
+    let take = take_of_all();
+    let bound = Bound {
+        seeks: 1 + BOUND,
+        rows: 2 * ROWS as u64,
+        round_trips: u64::MAX,
+    };
+    let message = stopped(&engine, &entry(take, bound), &[1.into(), 0.into()]);
+    assert!(
+        message.contains(&format!("read {} seeks", BOUND + 2)),
+        "{message}"
+    );
+    // Within a bound that holds, every count is the author's.
+    let right = Bound {
+        seeks: 1 + ROWS as u64,
+        rows: 2 * ROWS as u64,
+        round_trips: u64::MAX,
+    };
+    let plan = entry(take_of_all(), right);
+    let output = engine.run_entry(&plan, &[1.into(), 0.into()]).unwrap();
+    let Value::List(counts) = output.value else {
+        panic!("a list of counts")
+    };
+    assert_eq!(counts.len(), ROWS as usize);
+    assert!(counts.iter().all(|c| *c == Value::Int(ROWS)));
+}
+
+/// `take(ROWS)` of the author's posts, each mapped to its author's count.
+fn take_of_all() -> Node {
+    let read = node(
+        Op::Lambda(
+            vec!["p".into()],
+            Box::new(node(
+                Op::Aggregate {
+                    aggregate: "posts_of".into(),
+                    key: vec![node(
+                        Op::Field(Box::new(node(Op::Var("p".into()), None)), "author".into()),
+                        None,
+                    )],
+                },
+                None,
+            )),
+        ),
+        None,
+    );
+    let mapped = node(
+        Op::Combinator(Combinator::Map, Shape::Stream, vec![scan(true), read]),
+        None,
+    );
+    node(
+        Op::Combinator(
+            Combinator::Take,
+            Shape::Stream,
+            vec![
+                mapped,
+                node(
+                    Op::Limit {
+                        count: Box::new(node(Op::Const(Value::Int(ROWS)), None)),
+                        max: ROWS as u64,
+                    },
+                    None,
+                ),
+            ],
+        ),
+        None,
+    )
 }

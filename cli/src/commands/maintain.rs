@@ -66,8 +66,9 @@ pub fn verify(args: VerifyArgs) -> Status {
 fn verify_inner(args: &VerifyArgs) -> Result<Status, Error> {
     let db = open_existing(&args.db)?;
     let found = db.verify()?;
-    for problem in &found.problems {
-        println!("error[E0591]: {problem}");
+    for (i, problem) in found.problems.iter().enumerate() {
+        let code = found.codes.get(i).copied().unwrap_or("E0591");
+        println!("error[{code}]: {problem}");
     }
     if found.is_sound() {
         eprintln!(

@@ -284,6 +284,7 @@ impl Server {
                             ide::CompletionKind::Index => 12,
                             ide::CompletionKind::Field => 5,
                             ide::CompletionKind::Variable => 6,
+                            ide::CompletionKind::Aggregate => 6,
                         };
                         json!({ "label": c.label, "kind": kind, "detail": c.detail })
                     })

@@ -125,6 +125,7 @@ impl Repl {
                     .iter()
                     .filter_map(|item| match item {
                         Item::Table(t) => Some(t.name.name.clone()),
+                        Item::Aggregate(a) => Some(a.name.name.clone()),
                         Item::Def(d) if d.public => Some(d.name.name.clone()),
                         _ => None,
                     })
@@ -366,6 +367,23 @@ impl Repl {
                     "  bound {} <= {}\n",
                     columns.join(", "),
                     bound.limit
+                ));
+            }
+            for aggregate in &table.aggregates {
+                let by: Vec<&str> = aggregate
+                    .by
+                    .iter()
+                    .map(|&c| table.columns[c].name.as_str())
+                    .collect();
+                let over = match aggregate.column {
+                    Some(c) => format!("{}.{}", table.name, table.columns[c].name),
+                    None => table.name.clone(),
+                };
+                out.push_str(&format!(
+                    "  aggregate {} = {}({over}) by {}\n",
+                    aggregate.name,
+                    aggregate.kind.name(),
+                    by.join(", ")
                 ));
             }
         }

@@ -40,6 +40,7 @@ fn table() -> TableSchema {
         indexes: vec![],
         bounds: vec![],
         small_max: None,
+        aggregates: vec![],
     }
 }
 

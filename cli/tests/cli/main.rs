@@ -134,10 +134,18 @@ fn check_prints_a_bound_per_entry_and_exits_0_when_clean() {
         "{out}"
     );
     // follow checks its key, two references (each: the row and its
-    // reference counter) and the follower bound: six reads, then its commit.
+    // reference counter) and the follower bound, and keeps the aggregate
+    // `followers_of`: seven reads, then its commit.
     assert!(
         out.contains(
-            "follow(a: Int, b: Int, now: Int) -> Int  seeks ≤ 6  rows ≤ 6  round trips ≤ 7"
+            "follow(a: Int, b: Int, now: Int) -> Int  seeks ≤ 7  rows ≤ 7  round trips ≤ 8"
+        ),
+        "{out}"
+    );
+    // A maintained aggregate: one seek, however large the group.
+    assert!(
+        out.contains(
+            "follower_count(u: Int) -> Int  seeks ≤ 1  rows ≤ 1  round trips ≤ 1  O(log N)"
         ),
         "{out}"
     );

@@ -247,3 +247,40 @@ fn a_repl_error_points_into_the_line_typed() {
     assert!(out.contains("<repl>:1:23"), "{out}");
     assert!(out.contains("<repl>:1:13"), "{out}");
 }
+
+#[test]
+fn the_repl_reads_aggregates_and_shows_them_in_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").display().to_string();
+    seed_social(&db);
+    let follow = rqc(&[
+        "run",
+        "--db",
+        &db,
+        "examples/social",
+        "follow",
+        "--arg",
+        "a=2",
+        "--arg",
+        "b=1",
+        "--arg",
+        "now=5",
+    ]);
+    assert_eq!(follow.status.code(), Some(0), "{}", stderr(&follow));
+    let script = "followers_of[1]\nposts_of[1] + followers_of[2]\nlast_posted[1]\n:bound followers_of[1]\n:schema\nfollowers_of\n:quit\n";
+    let output = rqc_with_input(&["repl", "--db", &db, "examples/social"], script);
+    assert_eq!(output.status.code(), Some(0));
+    let out = stdout(&output);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.contains(&"1"), "the count of followers of 1:\n{out}");
+    assert!(lines.contains(&"0"), "an empty group reads 0:\n{out}");
+    assert!(out.contains("Int  seeks ≤ 1 (1)  rows ≤ 1 (1)"), "{out}");
+    assert!(
+        out.contains("  aggregate followers_of = count(Follow) by followee"),
+        "{out}"
+    );
+    assert!(
+        out.contains("E0224"),
+        "an aggregate without its group:\n{out}"
+    );
+}

@@ -81,6 +81,7 @@ pub enum Target {
     Table(String),
     Column(String, String),
     Index(String, String),
+    Aggregate(String),
     /// A parameter, `let` or lambda parameter of the same definition.
     Local(Span),
 }
@@ -304,7 +305,10 @@ impl<'p> Checker<'p> {
                 }
                 _ => self.check_call(stage.span, stage, Some(input), &[]),
             },
-            ExprKind::Index(base, args) => self.check_access(expr, base, args),
+            ExprKind::Index(base, args) => match self.aggregate_named(base) {
+                Some(name) => self.check_aggregate_read(expr, &name, args),
+                None => self.check_access(expr, base, args),
+            },
             // Passed straight to a combinator or a function parameter, a
             // lambda is checked there (`function_argument`); anywhere else
             // it is checked where it is applied.
@@ -373,6 +377,34 @@ impl<'p> Checker<'p> {
         }
     }
 
+    /// The aggregate `base` names (`likes_of`, `social.likes_of`), if it
+    /// names one and no local shadows it.
+    fn aggregate_named(&self, base: &Expr) -> Option<Ident> {
+        let ident = match &base.kind {
+            ExprKind::Name(ident) => ident,
+            ExprKind::Field(module, ident) => match &module.kind {
+                ExprKind::Name(m) if self.local(&m.name).is_none() => {
+                    let Some(Symbol::Module(m)) = self.index.lookup(self.module, &m.name) else {
+                        return None;
+                    };
+                    return match self.index.scopes[*m].get(&ident.name) {
+                        Some(Symbol::Aggregate(_)) => Some(ident.clone()),
+                        _ => None,
+                    };
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if self.local(&ident.name).is_some() {
+            return None;
+        }
+        match self.index.lookup(self.module, &ident.name) {
+            Some(Symbol::Aggregate(_)) => Some(ident.clone()),
+            _ => None,
+        }
+    }
+
     fn check_name(&mut self, ident: &Ident) -> Checked {
         if let Some(local) = self.local(&ident.name) {
             let binding = local.span;
@@ -402,6 +434,27 @@ impl<'p> Checker<'p> {
                     "write `{}(…)`, or pass a lambda: `x => {}(x)`",
                     ident.name, ident.name
                 ));
+                Checked::error()
+            }
+            Some(Symbol::Aggregate(name)) => {
+                let by = self
+                    .schema
+                    .aggregate(&name)
+                    .map(|(t, a)| {
+                        a.by.iter()
+                            .map(|&c| t.columns[c].name.clone())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .unwrap_or_else(|| "…".into());
+                self.error(
+                    "E0224",
+                    format!("`{name}` is an aggregate: it is read one group at a time"),
+                    ident.span,
+                    "no group given",
+                )
+                .help
+                .push(format!("give the group: `{name}[{by}]`"));
                 Checked::error()
             }
             Some(Symbol::Module(_)) => {

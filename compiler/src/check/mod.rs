@@ -6,6 +6,7 @@
 //! and the rest are still checked. spec/cost.md states its rules.
 
 mod access;
+mod aggregates;
 mod batch;
 mod blocks;
 mod builtins;
@@ -149,8 +150,9 @@ pub fn shape(sources: &[SourceModule], prelude: &[SourceModule]) -> Shape {
             .entry(t.table.name.name.clone())
             .or_insert((t.file.to_string(), t.table.name.span));
     }
-    let schema = build_schema(&tables, &mut diagnostics);
+    let mut schema = build_schema(&tables, &mut diagnostics);
     let indexed = modules::index_program(sources, prelude, &mut diagnostics);
+    aggregates::build_aggregates(sources, &indexed.index, &mut schema, &mut diagnostics);
     report_duplicate_defs(sources, &mut diagnostics);
     Shape {
         index: indexed.index,
@@ -228,6 +230,7 @@ fn report_duplicate_defs(sources: &[SourceModule], diagnostics: &mut Vec<Diagnos
             let (name, span) = match item {
                 Item::Def(def) => (def.name.name.as_str(), def.name.span),
                 Item::Table(table) => (table.name.name.as_str(), table.name.span),
+                Item::Aggregate(aggregate) => (aggregate.name.name.as_str(), aggregate.name.span),
                 Item::Import(_) => continue,
             };
             match seen.get(name) {

@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Symbol {
     Table(String),
+    /// A maintained aggregate, by its (program-wide) name.
+    Aggregate(String),
     Def(usize),
     Module(usize),
 }
@@ -153,6 +155,11 @@ pub fn index_program<'a>(
                     });
                     scope.insert(def.name.name.clone(), Symbol::Def(index.defs.len() - 1));
                 }
+                Item::Aggregate(aggregate) => {
+                    scope
+                        .entry(aggregate.name.name.clone())
+                        .or_insert(Symbol::Aggregate(aggregate.name.name.clone()));
+                }
                 Item::Import(_) => {}
             }
         }
@@ -248,6 +255,9 @@ fn resolve_imports(
                         Some(Symbol::Table(t)) => {
                             out.push((name.name.clone(), Symbol::Table(t.clone())))
                         }
+                        Some(Symbol::Aggregate(a)) => {
+                            out.push((name.name.clone(), Symbol::Aggregate(a.clone())))
+                        }
                         Some(Symbol::Def(d)) if index.defs[*d].public => {
                             out.push((name.name.clone(), Symbol::Def(*d)))
                         }
@@ -280,6 +290,7 @@ fn resolve_imports(
                                 .iter()
                                 .filter_map(|i| match i {
                                     Item::Table(t) => Some(t.name.name.as_str()),
+                                    Item::Aggregate(a) => Some(a.name.name.as_str()),
                                     Item::Def(d) if d.public => Some(d.name.name.as_str()),
                                     _ => None,
                                 })

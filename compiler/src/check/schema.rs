@@ -322,6 +322,8 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         indexes,
         bounds,
         small_max,
+        // Declared apart, at the top level: added by `aggregates.rs`.
+        aggregates: Vec::new(),
     })
 }
 

@@ -26,6 +26,11 @@ pub enum TExpr {
         table: String,
         key: Vec<TExpr>,
     },
+    /// A maintained aggregate's value for one group: one point read.
+    AggregateRead {
+        aggregate: String,
+        key: Vec<TExpr>,
+    },
     /// All columns of a unique index: at most one row.
     UniqueLookup {
         table: String,
@@ -112,6 +117,10 @@ impl TExpr {
             TExpr::Lookup { table, key } => {
                 (key, Box::new(move |key| TExpr::Lookup { table, key }))
             }
+            TExpr::AggregateRead { aggregate, key } => (
+                key,
+                Box::new(move |key| TExpr::AggregateRead { aggregate, key }),
+            ),
             TExpr::UniqueLookup {
                 table,
                 index,

@@ -24,11 +24,13 @@ pub fn insert_cost(table: &TableSchema) -> Cost {
         .filter(|c| c.references.is_some())
         .count() as u64;
     let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
+    // Each aggregate's entry (§7.1): one read-modify-write each.
+    let (upkeep_seeks, upkeep_rows) = super::aggregates::upkeep_insert(table);
     // key check; unique: check + entry; plain index: entry; ref: exists +
     // counter; bound and small counters.
     write_cost(
-        1 + 2 * unique + plain + 2 * refs + bounds,
-        1 + unique + 2 * refs + bounds,
+        1 + 2 * unique + plain + 2 * refs + bounds + upkeep_seeks,
+        1 + unique + 2 * refs + bounds + upkeep_rows,
     )
 }
 
@@ -41,9 +43,11 @@ pub fn delete_cost(table: &TableSchema, referenced: bool) -> Cost {
         .count() as u64;
     let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
     let checked = u64::from(referenced);
+    // Each aggregate's entry, and a `min`/`max`'s next extreme (§7.1).
+    let (upkeep_seeks, upkeep_rows) = super::aggregates::upkeep_delete(table);
     write_cost(
-        1 + table.indexes.len() as u64 + refs + bounds + checked,
-        1 + refs + bounds + checked,
+        1 + table.indexes.len() as u64 + refs + bounds + checked + upkeep_seeks,
+        1 + refs + bounds + checked + upkeep_rows,
     )
 }
 
@@ -74,7 +78,10 @@ pub fn update_cost(table: &TableSchema, columns: &[usize]) -> Cost {
             rows += 2;
         }
     }
-    write_cost(seeks, rows)
+    // The old group's and the new group's entries of each aggregate the
+    // change touches (§7.1).
+    let (upkeep_seeks, upkeep_rows) = super::aggregates::upkeep_update(table, columns);
+    write_cost(seeks + upkeep_seeks, rows + upkeep_rows)
 }
 
 /// A write's cost from its seeks and rows. Its round trips are its reads:

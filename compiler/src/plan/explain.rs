@@ -64,7 +64,7 @@ pub fn listens(entry: &Entry, schema: &Schema) -> String {
     let mut reads = Vec::new();
     entry.root.walk(&mut |node| {
         let what = match &node.op {
-            Op::Get { .. } | Op::GetUnique { .. } => "one key",
+            Op::Get { .. } | Op::GetUnique { .. } | Op::Aggregate { .. } => "one key",
             Op::Scan { .. } => "a range, up to the last entry read when a limit stopped it",
             _ => return,
         };
@@ -133,6 +133,14 @@ impl Printer<'_> {
         let ops = |items: &'n [Node]| items.iter().filter(|n| has_operator(n)).collect::<Vec<_>>();
         match &node.op {
             Op::Get { table, key } => (format!("Get {table} key=[{}]", list(key, &e)), ops(key)),
+            Op::Aggregate { aggregate, key } => (
+                format!(
+                    "Aggregate {} [{}]",
+                    describe_aggregate(self.schema, aggregate),
+                    list(key, &e)
+                ),
+                ops(key),
+            ),
             Op::GetUnique {
                 table,
                 index,
@@ -246,9 +254,10 @@ impl Printer<'_> {
             ),
             Op::Insert { table, row } => (
                 format!(
-                    "Insert {table} [{}] (checks: {})",
+                    "Insert {table} [{}] (checks: {}){}",
                     list(row, &e),
-                    insert_checks(self.schema, table)
+                    insert_checks(self.schema, table),
+                    upkeep(self.schema, table, None)
                 ),
                 ops(row),
             ),
@@ -258,16 +267,24 @@ impl Printer<'_> {
                 changes,
             } => (
                 format!(
-                    "Update {table} set {}",
+                    "Update {table} set {}{}",
                     changes
                         .iter()
                         .map(|(c, v)| format!("{c}={}", e(v)))
                         .collect::<Vec<_>>()
-                        .join(", ")
+                        .join(", "),
+                    upkeep(
+                        self.schema,
+                        table,
+                        Some(&changes.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>())
+                    )
                 ),
                 vec![&**target],
             ),
-            Op::Delete { table, target } => (format!("Delete {table}"), vec![&**target]),
+            Op::Delete { table, target } => (
+                format!("Delete {table}{}", upkeep(self.schema, table, None)),
+                vec![&**target],
+            ),
             Op::Lambda(params, body) => (format!("λ {} =>", params.join(", ")), vec![&**body]),
             Op::Let(name, value, body) => (
                 format!("Let {}", name.split('#').next().unwrap_or(name)),
@@ -394,8 +411,64 @@ fn ops_of(node: &Node) -> Vec<&Node> {
 fn is_access(node: &Node) -> bool {
     matches!(
         node.op,
-        Op::Get { .. } | Op::GetUnique { .. } | Op::Scan { .. }
+        Op::Get { .. } | Op::GetUnique { .. } | Op::Scan { .. } | Op::Aggregate { .. }
     )
+}
+
+/// `likes_of = count(Like) by post`, as an aggregate read shows it.
+fn describe_aggregate(schema: &Schema, name: &str) -> String {
+    let Some((table, aggregate)) = schema.aggregate(name) else {
+        return name.to_string();
+    };
+    let by: Vec<&str> = aggregate
+        .by
+        .iter()
+        .map(|&c| table.columns[c].name.as_str())
+        .collect();
+    let over = match aggregate.column {
+        Some(c) => format!("{}.{}", table.name, table.columns[c].name),
+        None => table.name.clone(),
+    };
+    format!(
+        "{name} = {}({over}) by {}",
+        aggregate.kind.name(),
+        by.join(", ")
+    )
+}
+
+/// The aggregates a write of `table` keeps up to date (an update's only
+/// where it changes a `by` column or the column read), as ` (upkeep: …)`.
+fn upkeep(schema: &Schema, table: &str, changed: Option<&[&str]>) -> String {
+    let Some(table) = schema.table(table) else {
+        return String::new();
+    };
+    let kept: Vec<String> = table
+        .aggregates
+        .iter()
+        .filter(|a| match changed {
+            None => true,
+            Some(names) => {
+                a.by.iter()
+                    .chain(a.column.iter())
+                    .any(|&c| names.contains(&table.columns[c].name.as_str()))
+            }
+        })
+        .map(|a| match table.extreme_path(a) {
+            // A `min`/`max`: where its next extreme is found.
+            Some((rqc_plan::ExtremePath::Index(i), _)) => {
+                format!("{} via {}", a.name, table.indexes[i].name)
+            }
+            Some((rqc_plan::ExtremePath::Group { limit, .. }, _)) => {
+                format!("{} via ≤ {limit} rows", a.name)
+            }
+            None => a.name.clone(),
+        })
+        .collect();
+    if kept.is_empty() {
+        String::new()
+    } else {
+        format!(" (upkeep: {})", kept.join(", "))
+    }
 }
 
 /// Whether a subtree reads or writes (and so deserves its own lines).
@@ -406,6 +479,7 @@ fn has_operator(node: &Node) -> bool {
             n.op,
             Op::Get { .. }
                 | Op::GetUnique { .. }
+                | Op::Aggregate { .. }
                 | Op::Scan { .. }
                 | Op::Insert { .. }
                 | Op::Update { .. }

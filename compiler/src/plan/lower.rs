@@ -248,6 +248,10 @@ impl Lowerer<'_> {
                 table: table.clone(),
                 key: self.all(key)?,
             }),
+            TExpr::AggregateRead { aggregate, key } => node(Op::Aggregate {
+                aggregate: aggregate.clone(),
+                key: self.all(key)?,
+            }),
             TExpr::UniqueLookup {
                 table,
                 index,

@@ -34,6 +34,22 @@ pub enum Item {
     Import(Import),
     Table(Table),
     Def(Def),
+    Aggregate(Aggregate),
+}
+
+/// `aggregate likes_of = count(Like) by post`, `aggregate spent =
+/// sum(Order.total) by customer`: a value per group of a table's rows,
+/// kept up to date by every write.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aggregate {
+    pub public: bool,
+    pub name: Ident,
+    /// `count`, `sum`, `min` or `max`, as written.
+    pub function: Ident,
+    /// `Like` (the table) or `Order.total` (the table, then the column).
+    pub source: Path,
+    pub by: Vec<Ident>,
+    pub span: Span,
 }
 
 /// `import a.b` or `import a.b.{X, Y}`.

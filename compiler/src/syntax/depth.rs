@@ -77,7 +77,7 @@ fn too_deep(item: &Item) -> Option<Span> {
                 }
             }
         }
-        Item::Import(_) => {}
+        Item::Import(_) | Item::Aggregate(_) => {}
     }
     deepest(&roots)
 }
@@ -212,7 +212,7 @@ fn dismantle_item(item: Item) {
                 .collect();
             dismantle(Vec::new(), types);
         }
-        Item::Import(_) => {}
+        Item::Import(_) | Item::Aggregate(_) => {}
     }
 }
 

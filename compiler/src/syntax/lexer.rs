@@ -32,6 +32,8 @@ pub enum Token {
     Table,
     #[token("small")]
     Small,
+    #[token("aggregate")]
+    Aggregate,
     #[token("max")]
     Max,
     #[token("key")]
@@ -357,6 +359,7 @@ pub fn token_text(token: &Token) -> &'static str {
         Token::Pub => "pub",
         Token::Table => "table",
         Token::Small => "small",
+        Token::Aggregate => "aggregate",
         Token::Max => "max",
         Token::Key => "key",
         Token::Unique => "unique",

@@ -178,6 +178,44 @@ impl ParseContext {
         }
     }
 
+    /// `aggregate NAME = f(T…) by columns`: `by` is a name everywhere
+    /// else, so the grammar takes any word there and this checks it (E0101
+    /// otherwise, with the form to write).
+    #[allow(clippy::too_many_arguments)]
+    pub fn aggregate(
+        &mut self,
+        public: bool,
+        name: Ident,
+        function: Ident,
+        source: Path,
+        by_word: Ident,
+        by: Vec<Ident>,
+        span: Span,
+    ) -> Option<Aggregate> {
+        let form = "declare an aggregate as `aggregate likes_of = count(Like) by post` or `aggregate spent = sum(Order.total) by customer`";
+        if by_word.name != "by" {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0101",
+                    format!("unexpected `{}`: expected `by`", by_word.name),
+                    &self.file,
+                    by_word.span,
+                    "expected `by`",
+                )
+                .with_help(form),
+            );
+            return None;
+        }
+        Some(Aggregate {
+            public,
+            name,
+            function,
+            source,
+            by,
+            span,
+        })
+    }
+
     /// `(a, b) => body`: every parameter must be a plain name.
     pub fn lambda(&mut self, params: Vec<Expr>, body: Expr, span: Span) -> Expr {
         let mut names = Vec::new();
@@ -301,10 +339,29 @@ fn describe_expected(expected: &str) -> String {
     }
 }
 
-const SOFT_KEYWORDS: [&str; 10] = [
-    "key", "unique", "ref", "index", "bound", "desc", "asc", "max", "small", "in",
+const SOFT_KEYWORDS: [&str; 11] = [
+    "key",
+    "unique",
+    "ref",
+    "index",
+    "bound",
+    "desc",
+    "asc",
+    "max",
+    "small",
+    "in",
+    "aggregate",
 ];
-const ITEM_STARTS: [&str; 7] = ["import", "pub", "table", "small", "fn", "query", "mutation"];
+const ITEM_STARTS: [&str; 8] = [
+    "import",
+    "pub",
+    "table",
+    "small",
+    "fn",
+    "query",
+    "mutation",
+    "aggregate",
+];
 const EXPRESSION_STARTS: [&str; 17] = [
     "Ident", "Int", "Float", "Str", "true", "false", "none", "(", "[", "{", "if", "insert",
     "update", "delete", "-", "!", "let",
@@ -374,6 +431,7 @@ fn help_for_unexpected(token: &Token, expected: &[String]) -> String {
         Token::Pub
             | Token::Table
             | Token::Small
+            | Token::Aggregate
             | Token::Fn
             | Token::Query
             | Token::Mutation

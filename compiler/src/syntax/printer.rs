@@ -42,7 +42,23 @@ pub fn print_item(item: &Item) -> String {
         },
         Item::Table(table) => print_table(table),
         Item::Def(def) => print_def(def),
+        Item::Aggregate(aggregate) => print_aggregate(aggregate),
     }
+}
+
+fn print_aggregate(aggregate: &Aggregate) -> String {
+    let by = if aggregate.by.len() == 1 {
+        aggregate.by[0].name.clone()
+    } else {
+        format!("({})", names_list(&aggregate.by))
+    };
+    format!(
+        "{}aggregate {} = {}({}) by {by}",
+        if aggregate.public { "pub " } else { "" },
+        aggregate.name.name,
+        aggregate.function.name,
+        aggregate.source.dotted()
+    )
 }
 
 fn names_list(names: &[Ident]) -> String {

@@ -51,6 +51,13 @@ impl Dump {
                     import.span,
                 );
             }
+            Item::Aggregate(aggregate) => {
+                self.line(
+                    0,
+                    &crate::syntax::printer::print_item(&Item::Aggregate(aggregate.clone())),
+                    aggregate.span,
+                );
+            }
             Item::Table(table) => {
                 let head = match table.small_max {
                     Some((max, _)) => format!("small table {} max {max}", table.name.name),

@@ -18,6 +18,7 @@ mutation prune_b(a: Int, w: Int) = {
   update rows { w: w }
 }
 mutation drop_a(ids: [Int; <= 6]) = delete (ids |> map(i => A[i]) |> flatten())
+mutation recycle_b(a: Int, n: Int, w: Int) = { delete B[a, n]; insert B { a, n, w } }
 ";
 
 /// An update or delete, its target rows named with duplicates, missing
@@ -36,6 +37,10 @@ pub enum Write {
     /// Two updates of one row, the second through the row as read before
     /// the first.
     RestampA(i64, i64, i64),
+    /// A delete then an insert of one key (the aggregates of `B` move down
+    /// and up again); refused (E0503) when `A[a]` does not exist, and
+    /// (E0504) when the row was not there and its group is full.
+    RecycleB(i64, i64, i64),
 }
 
 impl Write {
@@ -48,18 +53,40 @@ impl Write {
             Write::DropA(ids) => ("drop_a", vec![list(ids)]),
             Write::MoveA(ids, x) => ("move_a", vec![list(ids), (*x).into()]),
             Write::RestampA(i, x, y) => ("restamp_a", vec![(*i).into(), (*x).into(), (*y).into()]),
+            Write::RecycleB(a, n, w) => ("recycle_b", vec![(*a).into(), (*n).into(), (*w).into()]),
         }
     }
 
-    /// Whether the runtime must refuse it, given the tables before it.
-    pub fn refused(&self, reference: &Reference<'_>) -> bool {
-        let Write::DropA(ids) = self else {
-            return false;
-        };
+    /// The code the runtime must refuse it with, given the tables before
+    /// it and `B`'s bound per `a`.
+    pub fn refused(&self, reference: &Reference<'_>, bound: i64) -> Option<&'static str> {
         let a_of = |b: &Value| b.field("a").cloned();
         let b_rows = reference.tables.get("B").map(Vec::as_slice).unwrap_or(&[]);
-        ids.iter()
-            .any(|&id| b_rows.iter().any(|b| a_of(b) == Some(Value::Int(id))))
+        let a_rows = reference.tables.get("A").map(Vec::as_slice).unwrap_or(&[]);
+        match self {
+            Write::DropA(ids) => ids
+                .iter()
+                .any(|&id| b_rows.iter().any(|b| a_of(b) == Some(Value::Int(id))))
+                .then_some("E0506"),
+            Write::RecycleB(a, n, _) => {
+                let group: Vec<&Value> = b_rows
+                    .iter()
+                    .filter(|b| a_of(b) == Some(Value::Int(*a)))
+                    .collect();
+                let present = group.iter().any(|b| b.field("n") == Some(&Value::Int(*n)));
+                if !a_rows
+                    .iter()
+                    .any(|r| r.field("id") == Some(&Value::Int(*a)))
+                {
+                    Some("E0503")
+                } else if !present && group.len() as i64 >= bound {
+                    Some("E0504")
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
     }
 }
 
@@ -75,5 +102,6 @@ pub fn write() -> impl Strategy<Value = Write> {
         ids().prop_map(Write::DropA),
         (ids(), 0i64..4).prop_map(|(ids, x)| Write::MoveA(ids, x)),
         (0i64..=26, 0i64..4, 0i64..4).prop_map(|(i, x, y)| Write::RestampA(i, x, y)),
+        (0i64..=14, 0i64..=6, -5i64..20).prop_map(|(a, n, w)| Write::RecycleB(a, n, w)),
     ]
 }
