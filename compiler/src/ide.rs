@@ -332,6 +332,53 @@ const KEYWORDS: [&str; 22] = [
 ];
 
 /// Completions at `offset` of `text` (the file as it is being edited).
+/// The columns (name, type) of the index or key read by the access whose
+/// bracket is open at the end of `before`: `T.index[` or `T[`.
+fn access_columns(schema: &rqc_plan::Schema, before: &str) -> Vec<(String, String)> {
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, c) in before.char_indices().rev() {
+        match c {
+            ']' => depth += 1,
+            '[' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            '[' => depth -= 1,
+            _ => {}
+        }
+    }
+    let Some(open) = open else {
+        return Vec::new();
+    };
+    let head = &before[..open];
+    let start = head
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let mut path = head[start..].split('.');
+    let Some(table) = path.next().and_then(|t| schema.table(t)) else {
+        return Vec::new();
+    };
+    let columns: Vec<usize> = match path.next() {
+        Some(index) => match table.indexes.iter().find(|i| i.name == index) {
+            Some(i) => i.columns.clone(),
+            None => return Vec::new(),
+        },
+        None => table.key.clone(),
+    };
+    columns
+        .into_iter()
+        .map(|c| {
+            let column = &table.columns[c];
+            (
+                column.name.clone(),
+                format!("{}: {}", table.name, column.ty.name()),
+            )
+        })
+        .collect()
+}
+
 pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -> Vec<Completion> {
     let before = &text[..offset.min(text.len())];
     let word_start = before
@@ -408,10 +455,17 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
             })
             .collect();
     }
-    let mut out: Vec<Completion> = KEYWORDS
-        .iter()
-        .map(|k| item(k, CompletionKind::Keyword, "keyword".into()))
+    // Inside an access's brackets (`Post.by_time[(at, `, `Follow[u, fol`):
+    // the columns of the index or key it reads, in its order, first.
+    let mut out: Vec<Completion> = access_columns(schema, before)
+        .into_iter()
+        .map(|(name, ty)| item(&name, CompletionKind::Field, ty))
         .collect();
+    out.extend(
+        KEYWORDS
+            .iter()
+            .map(|k| item(k, CompletionKind::Keyword, "keyword".into())),
+    );
     out.extend(
         crate::check::BUILTINS
             .iter()

@@ -43,3 +43,43 @@ fn completion_offers_starts_with() {
         .collect();
     assert!(labels.iter().any(|l| l == "starts_with"), "{labels:?}");
 }
+
+/// Inside an access's brackets completion offers the columns of the index
+/// (or key) it reads, in order, before anything else: for a range, a
+/// tuple range or `in`.
+#[test]
+fn completion_in_an_access_offers_its_index_columns() {
+    let source = "\
+table Post {
+  id: Int key
+  at: Int
+  author: Int
+  index by_time (at desc, id desc)
+}
+query page(t: Int, i: Int) = Post.by_time[(at, ";
+    let analysis = Analysis::new(&[("q.rq".to_string(), source.to_string())]);
+    let labels: Vec<String> = completions(&analysis, "q.rq", source, source.len())
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    assert_eq!(
+        labels[..2],
+        ["at".to_string(), "id".to_string()],
+        "{labels:?}"
+    );
+    // By key: the key's column; outside brackets, no column comes first.
+    let keyed = "table Post { id: Int key  at: Int }\nquery p(x: Int) = Post[i";
+    let analysis = Analysis::new(&[("k.rq".to_string(), keyed.to_string())]);
+    let first = completions(&analysis, "k.rq", keyed, keyed.len())
+        .into_iter()
+        .next()
+        .map(|c| c.label);
+    assert_eq!(first.as_deref(), Some("id"));
+    let outside = "table Post { id: Int key  at: Int }\nquery p(x: Int) = Post[x] |> map(p => i";
+    let analysis = Analysis::new(&[("o.rq".to_string(), outside.to_string())]);
+    let first = completions(&analysis, "o.rq", outside, outside.len())
+        .into_iter()
+        .next()
+        .map(|c| c.label);
+    assert_ne!(first.as_deref(), Some("id"));
+}
