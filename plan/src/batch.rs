@@ -36,6 +36,13 @@ fn may_write(node: &Node) -> bool {
     }
 }
 
+/// Whether evaluating `node` may call the store (conservative): a body
+/// that cannot is not read ahead, a pass over it would find nothing to
+/// read.
+pub fn may_read(node: &Node) -> bool {
+    !reads_nothing(node)
+}
+
 /// Whether `node` holds a write of its own (not through a function value):
 /// the runtime does not read ahead for such a body, whose dry pass would
 /// stop at the write.

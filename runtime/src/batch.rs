@@ -17,7 +17,8 @@
 //! answers their reads until the first write (so giving up never costs a
 //! call more than not batching; the checker counts such a function
 //! unbatched, see compiler/src/check/batch.rs). A body that holds a write
-//! of its own is not read ahead at all: its first pass would stop there.
+//! of its own is not read ahead at all: its first pass would stop there;
+//! nor is one that cannot read (a pass would find nothing to batch).
 
 use crate::error::Result;
 use crate::interp::Interp;
@@ -37,7 +38,7 @@ pub fn apply_all<'p>(
     until: Until<'_, 'p>,
 ) -> Result<Vec<Val<'p>>> {
     let covered = interp.read_ahead_covered;
-    if !covered && items.len() > 1 && !interp.body_writes(f) {
+    if !covered && items.len() > 1 && interp.reads_ahead(f) {
         if interp.session.dry() {
             gather(interp, f, items)?;
         } else if read_ahead(interp, f, items)? {

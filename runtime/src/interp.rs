@@ -43,8 +43,8 @@ pub struct Interp<'p, 's> {
     pub(crate) read_ahead_covered: bool,
     /// The store's operation limit, when its batches may be split.
     split: Option<u64>,
-    /// Whether a function body holds a write, by body (see `batch`).
-    writing_bodies: std::collections::HashMap<*const Node, bool>,
+    /// Whether a function body is read ahead, by body (see `batch`).
+    read_ahead_bodies: std::collections::HashMap<*const Node, bool>,
     /// The scan a paged run walks, where it resumes and where it ended
     /// (`page`); `None` for a plain run.
     pub(crate) page: Option<crate::page::PageCursor>,
@@ -72,7 +72,7 @@ impl<'p, 's> Interp<'p, 's> {
             },
             read_ahead_covered: false,
             split,
-            writing_bodies: std::collections::HashMap::new(),
+            read_ahead_bodies: std::collections::HashMap::new(),
             page: None,
         }
     }
@@ -436,15 +436,18 @@ impl<'p, 's> Interp<'p, 's> {
         }
     }
 
-    /// Whether `f` is a function whose body holds a write of its own.
-    pub(crate) fn body_writes(&mut self, f: &Val<'p>) -> bool {
+    /// Whether applications of `f` are worth reading ahead: its body may
+    /// read, and holds no write of its own (a dry pass would stop there).
+    pub(crate) fn reads_ahead(&mut self, f: &Val<'p>) -> bool {
         let Val::Closure(closure) = f else {
             return false;
         };
         *self
-            .writing_bodies
+            .read_ahead_bodies
             .entry(closure.body as *const Node)
-            .or_insert_with(|| rqc_plan::batch::writes(closure.body))
+            .or_insert_with(|| {
+                rqc_plan::batch::may_read(closure.body) && !rqc_plan::batch::writes(closure.body)
+            })
     }
 
     /// Calls a function value.
