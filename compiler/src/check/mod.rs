@@ -13,6 +13,7 @@ mod builtins;
 mod calls;
 mod definition;
 mod expr;
+mod fields;
 mod functions;
 mod interval;
 mod measures;

@@ -1,0 +1,287 @@
+//! Names and fields in expressions: a name in scope (local, parameter, table, aggregate, definition), a field of a row or record, an index named after a table, and the errors with their suggestions.
+
+use super::expr::{Checked, Checker, Target};
+use super::modules::Symbol;
+use super::tir::TExpr;
+use super::types::Ty;
+use crate::cost::Cost;
+use crate::syntax::ast::{Expr, ExprKind, Ident};
+
+impl Checker<'_> {
+    /// The aggregate `base` names (`likes_of`, `social.likes_of`), if it
+    /// names one and no local shadows it.
+    pub(super) fn aggregate_named(&self, base: &Expr) -> Option<Ident> {
+        let ident = match &base.kind {
+            ExprKind::Name(ident) => ident,
+            ExprKind::Field(module, ident) => match &module.kind {
+                ExprKind::Name(m) if self.local(&m.name).is_none() => {
+                    let Some(Symbol::Module(m)) = self.index.lookup(self.module, &m.name) else {
+                        return None;
+                    };
+                    return match self.index.scopes[*m].get(&ident.name) {
+                        Some(Symbol::Aggregate(_)) => Some(ident.clone()),
+                        _ => None,
+                    };
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if self.local(&ident.name).is_some() {
+            return None;
+        }
+        match self.index.lookup(self.module, &ident.name) {
+            Some(Symbol::Aggregate(_)) => Some(ident.clone()),
+            _ => None,
+        }
+    }
+
+    pub(super) fn check_name(&mut self, ident: &Ident) -> Checked {
+        if let Some(local) = self.local(&ident.name) {
+            let binding = local.span;
+            self.refer(ident.span, Target::Local(binding));
+            let local = self.local(&ident.name).expect("found above");
+            return Checked::new(local.ty.clone(), Cost::zero(), local.tir.clone());
+        }
+        match ident.name.as_str() {
+            "desc" => return Checked::new(Ty::Order, Cost::zero(), TExpr::Order(true)),
+            "asc" => return Checked::new(Ty::Order, Cost::zero(), TExpr::Order(false)),
+            _ => {}
+        }
+        match self.index.lookup(self.module, &ident.name).cloned() {
+            Some(Symbol::Table(table)) => {
+                self.refer(ident.span, Target::Table(table.clone()));
+                self.check_whole_table(&table, None, ident.span)
+            }
+            Some(Symbol::Def(_)) => {
+                self.error(
+                    "E0408",
+                    format!("`{}` is a function; call it", ident.name),
+                    ident.span,
+                    "not called",
+                )
+                .help
+                .push(format!(
+                    "write `{}(…)`, or pass a lambda: `x => {}(x)`",
+                    ident.name, ident.name
+                ));
+                Checked::error()
+            }
+            Some(Symbol::Aggregate(name)) => {
+                let by = self
+                    .schema
+                    .aggregate(&name)
+                    .map(|(t, a)| {
+                        a.by.iter()
+                            .map(|&c| t.columns[c].name.clone())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .unwrap_or_else(|| "…".into());
+                self.error(
+                    "E0224",
+                    format!("`{name}` is an aggregate: it is read one group at a time"),
+                    ident.span,
+                    "no group given",
+                )
+                .help
+                .push(format!("give the group: `{name}[{by}]`"));
+                Checked::error()
+            }
+            Some(Symbol::Module(_)) => {
+                self.error(
+                    "E0408",
+                    format!("`{}` is a module, not a value", ident.name),
+                    ident.span,
+                    "a module",
+                )
+                .help
+                .push(format!("name something in it: `{}.name`", ident.name));
+                Checked::error()
+            }
+            None => {
+                self.unknown_name(ident);
+                Checked::error()
+            }
+        }
+    }
+
+    pub fn unknown_name(&mut self, ident: &Ident) {
+        let mut known: Vec<String> = self.scope.iter().map(|l| l.name.clone()).collect();
+        known.extend(self.index.scopes[self.module].keys().cloned());
+        let known_refs: Vec<&str> = known.iter().map(String::as_str).collect();
+        let suggestion = super::names::closest(&ident.name, &known_refs).map(str::to_string);
+        let starts_upper = ident.name.chars().next().is_some_and(char::is_uppercase);
+        let d = self.error(
+            "E0201",
+            format!("nothing named `{}` is in scope", ident.name),
+            ident.span,
+            "unknown name",
+        );
+        d.help.push(match suggestion {
+            Some(close) => format!("did you mean `{close}`?"),
+            None if starts_upper => format!(
+                "if `{}` is a table of another module, import it: `import module.{{{}}}`",
+                ident.name, ident.name
+            ),
+            None => format!(
+                "declare it: a parameter `{}: Int`, or `let {} = …;` in a block",
+                ident.name, ident.name
+            ),
+        });
+    }
+
+    pub(super) fn check_field(&mut self, expr: &Expr, base: &Expr, field: &Ident) -> Checked {
+        // `Table.index` and `module.name` are resolved by their users
+        // (access and calls); a bare one is a mistake.
+        if let ExprKind::Name(name) = &base.kind {
+            if self.local(&name.name).is_none() {
+                match self.index.lookup(self.module, &name.name).cloned() {
+                    Some(Symbol::Table(table)) => {
+                        return self.whole_index(expr, &table, name, field)
+                    }
+                    Some(Symbol::Module(m)) => {
+                        return match self.index.scopes[m].get(&field.name).cloned() {
+                            Some(Symbol::Table(table)) => {
+                                self.check_whole_table(&table, None, expr.span)
+                            }
+                            _ => {
+                                self.error(
+                                    "E0408",
+                                    format!("`{}.{}` is not a value", name.name, field.name),
+                                    expr.span,
+                                    "call it or give it values",
+                                )
+                                .help
+                                .push(format!("call it: `{}.{}(…)`", name.name, field.name));
+                                Checked::error()
+                            }
+                        };
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let checked = self.check(base);
+        let (ty, optional) = match &checked.ty {
+            Ty::Option(inner) => ((**inner).clone(), true),
+            other => (other.clone(), false),
+        };
+        let field_ty = match &ty {
+            Ty::Error => return Checked::error(),
+            Ty::Row(table) => {
+                self.refer(
+                    field.span,
+                    Target::Column(table.clone(), field.name.clone()),
+                );
+                let table_schema = self.schema.table(table);
+                match table_schema.and_then(|t| t.column(&field.name).map(|c| &t.columns[c])) {
+                    Some(column) => super::schema_types::column_ty(
+                        &column.ty,
+                        &format!("{table}.{}", field.name),
+                    ),
+                    None => {
+                        let columns: Vec<String> = table_schema
+                            .map(|t| t.columns.iter().map(|c| c.name.clone()).collect())
+                            .unwrap_or_default();
+                        self.no_field(field, &ty, &columns);
+                        return Checked::error();
+                    }
+                }
+            }
+            Ty::Record(fields) => match fields.iter().find(|(n, _)| *n == field.name) {
+                Some((_, t)) => t.clone(),
+                None => {
+                    let names: Vec<String> = fields.iter().map(|(n, _)| n.clone()).collect();
+                    self.no_field(field, &ty, &names);
+                    return Checked::error();
+                }
+            },
+            other => {
+                let other = other.to_string();
+                self.error(
+                    "E0401",
+                    format!("`{other}` has no fields"),
+                    base.span,
+                    format!("this is `{other}`"),
+                )
+                .help
+                .push(match &checked.ty {
+                    Ty::List(..) | Ty::Stream(_) => {
+                        "to read a field of each element, map: `|> map(x => x.field)`".to_string()
+                    }
+                    _ => "fields are read from rows and records".to_string(),
+                });
+                return Checked::error();
+            }
+        };
+        // A field of an optional row is optional (none stays none).
+        let ty = if optional && !matches!(field_ty, Ty::Option(_)) {
+            Ty::option(field_ty)
+        } else {
+            field_ty
+        };
+        Checked::new(
+            ty,
+            checked.cost,
+            TExpr::Field(Box::new(checked.tir), field.name.clone()),
+        )
+    }
+
+    /// `T.index` with no values: the whole index from its start, in its order.
+    pub(super) fn whole_index(
+        &mut self,
+        expr: &Expr,
+        table: &str,
+        name: &Ident,
+        field: &Ident,
+    ) -> Checked {
+        self.refer(name.span, Target::Table(table.to_string()));
+        let known = self
+            .schema
+            .table(table)
+            .and_then(|t| t.index(&field.name))
+            .is_some();
+        if !known {
+            let mut names: Vec<String> = self
+                .schema
+                .table(table)
+                .map(|t| t.indexes.iter().map(|i| i.name.clone()).collect())
+                .unwrap_or_default();
+            names.sort();
+            self.error(
+                "E0216",
+                format!("table `{table}` has no index `{}`", field.name),
+                field.span,
+                "unknown index",
+            )
+            .help
+            .push(if names.is_empty() {
+                format!("`{table}` has no indexes; read it in key order: `{table} |> take(n)`")
+            } else {
+                format!("the indexes of `{table}` are: {}", names.join(", "))
+            });
+            return Checked::error();
+        }
+        self.refer(
+            field.span,
+            Target::Index(table.to_string(), field.name.clone()),
+        );
+        self.check_whole_table(table, Some(&field.name), expr.span)
+    }
+
+    pub(super) fn no_field(&mut self, field: &Ident, ty: &Ty, names: &[String]) {
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let suggestion = super::names::closest(&field.name, &refs).map(str::to_string);
+        let d = self.error(
+            "E0202",
+            format!("`{ty}` has no field `{}`", field.name),
+            field.span,
+            "unknown field",
+        );
+        d.help.push(match suggestion {
+            Some(close) => format!("did you mean `{close}`?"),
+            None => format!("its fields are: {}", names.join(", ")),
+        });
+    }
+}

@@ -1,0 +1,252 @@
+//! Completion: what may be typed at a position — a table's indexes and columns after `T.`, a row's fields, an access's index columns inside its brackets, then keywords, combinators, functions, names in scope.
+
+use super::{defs_in, facts_at};
+use crate::check::Fact;
+use crate::db::Analysis;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompletionKind {
+    Keyword,
+    Function,
+    Table,
+    Index,
+    Field,
+    Variable,
+    Aggregate,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub label: String,
+    pub kind: CompletionKind,
+    pub detail: String,
+}
+
+const KEYWORDS: [&str; 22] = [
+    "module",
+    "import",
+    "pub",
+    "table",
+    "small",
+    "fn",
+    "query",
+    "mutation",
+    "let",
+    "if",
+    "else",
+    "insert",
+    "update",
+    "delete",
+    "true",
+    "false",
+    "none",
+    "key",
+    "index",
+    "bound",
+    "in",
+    "aggregate",
+];
+
+/// Completions at `offset` of `text` (the file as it is being edited).
+/// The columns (name, type) of the index or key read by the access whose
+/// bracket is open at the end of `before`: `T.index[` or `T[`.
+fn access_columns(schema: &rqc_plan::Schema, before: &str) -> Vec<(String, String)> {
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, c) in before.char_indices().rev() {
+        match c {
+            ']' => depth += 1,
+            '[' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            '[' => depth -= 1,
+            _ => {}
+        }
+    }
+    let Some(open) = open else {
+        return Vec::new();
+    };
+    let head = &before[..open];
+    let start = head
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let mut path = head[start..].split('.');
+    let Some(table) = path.next().and_then(|t| schema.table(t)) else {
+        return Vec::new();
+    };
+    let columns: Vec<usize> = match path.next() {
+        Some(index) => match table.indexes.iter().find(|i| i.name == index) {
+            Some(i) => i.columns.clone(),
+            None => return Vec::new(),
+        },
+        None => table.key.clone(),
+    };
+    columns
+        .into_iter()
+        .map(|c| {
+            let column = &table.columns[c];
+            (
+                column.name.clone(),
+                format!("{}: {}", table.name, column.ty.name()),
+            )
+        })
+        .collect()
+}
+
+pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -> Vec<Completion> {
+    let before = &text[..offset.min(text.len())];
+    let word_start = before
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let shape = analysis.shape();
+    let schema = &shape.schema;
+    let item = |label: &str, kind: CompletionKind, detail: String| Completion {
+        label: label.to_string(),
+        kind,
+        detail,
+    };
+    // After `x.`: a table's indexes and columns, or a row's fields.
+    if before[..word_start].ends_with('.') {
+        let head = &before[..word_start - 1];
+        let name_start = head
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map(|i| i + 1)
+            .unwrap_or(0);
+        let name = &head[name_start..];
+        if let Some(table) = schema.table(name) {
+            let mut out: Vec<Completion> = table
+                .indexes
+                .iter()
+                .map(|i| {
+                    let columns: Vec<&str> = i
+                        .columns
+                        .iter()
+                        .map(|&c| table.columns[c].name.as_str())
+                        .collect();
+                    item(
+                        &i.name,
+                        CompletionKind::Index,
+                        format!(
+                            "{} ({})",
+                            if i.unique { "unique" } else { "index" },
+                            columns.join(", ")
+                        ),
+                    )
+                })
+                .collect();
+            out.extend(
+                table
+                    .columns
+                    .iter()
+                    .map(|c| item(&c.name, CompletionKind::Field, c.ty.name())),
+            );
+            return out;
+        }
+        // A row: the fields of the type the checker gave the name.
+        let types = facts_at(analysis, file, name_start);
+        let row = types.iter().find_map(|f| match f {
+            Fact::Type { span, ty, .. }
+                if span.start as usize == name_start && span.end as usize == head.len() =>
+            {
+                Some(ty.trim_end_matches('?').to_string())
+            }
+            _ => None,
+        });
+        let tables: Vec<_> = match row.and_then(|t| schema.table(&t).cloned()) {
+            Some(t) => vec![t],
+            None => schema.tables.clone(),
+        };
+        return tables
+            .iter()
+            .flat_map(|t| t.columns.iter().map(move |c| (t.name.clone(), c)))
+            .map(|(t, c)| {
+                item(
+                    &c.name,
+                    CompletionKind::Field,
+                    format!("{}: {}", t, c.ty.name()),
+                )
+            })
+            .collect();
+    }
+    // Inside an access's brackets (`Post.by_time[(at, `, `Follow[u, fol`):
+    // the columns of the index or key it reads, in its order, first.
+    let mut out: Vec<Completion> = access_columns(schema, before)
+        .into_iter()
+        .map(|(name, ty)| item(&name, CompletionKind::Field, ty))
+        .collect();
+    out.extend(
+        KEYWORDS
+            .iter()
+            .map(|k| item(k, CompletionKind::Keyword, "keyword".into())),
+    );
+    out.extend(
+        crate::check::BUILTINS
+            .iter()
+            .map(|b| item(b, CompletionKind::Function, "combinator".into())),
+    );
+    out.extend(
+        crate::syntax::ast::SCALAR_FUNCTIONS
+            .iter()
+            .map(|f| item(f, CompletionKind::Function, "function of one value".into())),
+    );
+    out.extend(crate::syntax::ast::PREDICATE_FUNCTIONS.iter().map(|f| {
+        item(
+            f,
+            CompletionKind::Function,
+            "starts_with(s, prefix): a Bool; inside an access, one key range".into(),
+        )
+    }));
+    if let Some(module) = shape.index.modules.iter().position(|m| m.file == file) {
+        for (name, symbol) in &shape.index.scopes[module] {
+            match symbol {
+                crate::check::modules_symbol::Symbol::Table(_) => {
+                    out.push(item(name, CompletionKind::Table, "table".into()))
+                }
+                crate::check::modules_symbol::Symbol::Def(d) => out.push(item(
+                    name,
+                    CompletionKind::Function,
+                    shape.index.defs[*d].kind.keyword().to_string(),
+                )),
+                crate::check::modules_symbol::Symbol::Aggregate(_) => {
+                    out.push(item(name, CompletionKind::Aggregate, "aggregate".into()))
+                }
+                crate::check::modules_symbol::Symbol::Module(_) => {}
+            }
+        }
+    }
+    // Parameters and `let` names of the definition being written.
+    if let Some(def) = defs_in(analysis, file)
+        .into_iter()
+        .rfind(|d| (d.span.start as usize) <= offset)
+    {
+        let header_end = text[def.span.start as usize..offset.min(text.len())].to_string();
+        for (i, _) in header_end.match_indices(':') {
+            let name_end = i;
+            let name_start = header_end[..name_end]
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map(|j| j + 1)
+                .unwrap_or(0);
+            let name = header_end[name_start..name_end].trim();
+            if !name.is_empty() && header_end[..name_start].trim_end().ends_with(['(', ',']) {
+                out.push(item(name, CompletionKind::Variable, "parameter".into()));
+            }
+        }
+        for (i, _) in header_end.match_indices("let ") {
+            let rest = &header_end[i + 4..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.push(item(&name, CompletionKind::Variable, "let".into()));
+            }
+        }
+    }
+    let prefix = &before[word_start..];
+    out.retain(|c| c.label.starts_with(prefix));
+    out.dedup_by(|a, b| a.label == b.label);
+    out
+}
