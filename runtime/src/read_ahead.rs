@@ -184,6 +184,10 @@ impl ReadAhead {
 
     /// Forgets every answer and want: the state they were read from changed.
     pub fn forget(&mut self) {
+        // Every write calls this: nothing to do unless a batch read.
+        if self.points.is_empty() && self.ranges.is_empty() && self.wants.is_empty() {
+            return;
+        }
         self.points.clear();
         self.ranges.clear();
         self.wants.clear();

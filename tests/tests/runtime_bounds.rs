@@ -189,26 +189,10 @@ fn a_limit_above_its_proved_maximum_stops_before_the_read() {
 fn lookups_inside_a_mapped_stream_are_held_to_the_bound_too() {
     let (engine, _) = engine();
     // Each post read looks itself up again: two rows and one seek each.
-    let lookup = node(
-        Op::Lambda(
-            vec!["p".into()],
-            Box::new(node(
-                Op::Get {
-                    table: "Post".into(),
-                    key: vec![node(
-                        Op::Field(Box::new(node(Op::Var("p".into()), None)), "id".into()),
-                        None,
-                    )],
-                },
-                None,
-            )),
-        ),
-        None,
-    );
-    let mapped = node(
-        Op::Combinator(Combinator::Map, Shape::Stream, vec![scan(true), lookup]),
-        None,
-    );
+    let mapped = each_post("id", |key| Op::Get {
+        table: "Post".into(),
+        key: vec![key],
+    });
     let take = node(
         Op::Combinator(
             Combinator::Take,
@@ -268,28 +252,29 @@ fn aggregate_reads_inside_a_mapped_stream_are_held_to_the_bound_too() {
     assert!(counts.iter().all(|c| *c == Value::Int(ROWS)));
 }
 
+/// The author's posts as a stream, each mapped through `read` of the
+/// post's `field` (`p => read(p.field)`).
+fn each_post(field: &str, read: impl FnOnce(Node) -> Op) -> Node {
+    let key = node(
+        Op::Field(Box::new(node(Op::Var("p".into()), None)), field.into()),
+        None,
+    );
+    let lambda = node(
+        Op::Lambda(vec!["p".into()], Box::new(node(read(key), None))),
+        None,
+    );
+    node(
+        Op::Combinator(Combinator::Map, Shape::Stream, vec![scan(true), lambda]),
+        None,
+    )
+}
+
 /// `take(ROWS)` of the author's posts, each mapped to its author's count.
 fn take_of_all() -> Node {
-    let read = node(
-        Op::Lambda(
-            vec!["p".into()],
-            Box::new(node(
-                Op::Aggregate {
-                    aggregate: "posts_of".into(),
-                    key: vec![node(
-                        Op::Field(Box::new(node(Op::Var("p".into()), None)), "author".into()),
-                        None,
-                    )],
-                },
-                None,
-            )),
-        ),
-        None,
-    );
-    let mapped = node(
-        Op::Combinator(Combinator::Map, Shape::Stream, vec![scan(true), read]),
-        None,
-    );
+    let mapped = each_post("author", |key| Op::Aggregate {
+        aggregate: "posts_of".into(),
+        key: vec![key],
+    });
     node(
         Op::Combinator(
             Combinator::Take,
