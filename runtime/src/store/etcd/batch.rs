@@ -27,16 +27,6 @@ enum FullAnswer {
     Range(Vec<Read>),
 }
 
-fn entry(kv: etcd_client::KeyValue) -> Read {
-    let mod_revision = kv.mod_revision();
-    let (key, value) = kv.into_key_value();
-    Read {
-        key,
-        value,
-        mod_revision,
-    }
-}
-
 impl EtcdRead<'_> {
     /// The reads, in Txns of at most the operation limit each. A range
     /// that is empty or asks for nothing is answered without an operation
@@ -69,7 +59,7 @@ impl EtcdRead<'_> {
                 let TxnOpResponse::Get(mut got) = answer else {
                     return Err(unexpected("a read answered with a write"));
                 };
-                let kvs = got.take_kvs().into_iter().map(entry);
+                let kvs = got.take_kvs().into_iter().map(Read::from);
                 answers[*i] = Some(match reads[*i] {
                     FullRead::Get(_) => FullAnswer::Get(kvs.into_iter().next()),
                     FullRead::Range { .. } => FullAnswer::Range(kvs.collect()),

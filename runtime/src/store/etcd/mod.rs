@@ -144,6 +144,18 @@ struct Read {
     mod_revision: i64,
 }
 
+impl From<etcd_client::KeyValue> for Read {
+    fn from(kv: etcd_client::KeyValue) -> Read {
+        let mod_revision = kv.mod_revision();
+        let (key, value) = kv.into_key_value();
+        Read {
+            key,
+            value,
+            mod_revision,
+        }
+    }
+}
+
 impl<'s> EtcdRead<'s> {
     fn new(store: &'s EtcdStore) -> Self {
         EtcdRead {
@@ -228,16 +240,9 @@ impl<'s> EtcdRead<'s> {
                 let TxnOpResponse::Get(mut got) = answer else {
                     return Err(unexpected("a read answered with a write"));
                 };
-                found.push(got.take_kvs().into_iter().next().map(|kv| {
-                    let mod_revision = kv.mod_revision();
-                    let (k, value) = kv.into_key_value();
-                    debug_assert_eq!(&k, key);
-                    Read {
-                        key: k,
-                        value,
-                        mod_revision,
-                    }
-                }));
+                let read = got.take_kvs().into_iter().next().map(Read::from);
+                debug_assert!(read.as_ref().is_none_or(|r| &r.key == key));
+                found.push(read);
             }
         }
         Ok(found)
@@ -295,19 +300,7 @@ impl<'s> EtcdRead<'s> {
             }))
             .map_err(|e| store.error(e))?;
         self.fix(response.header())?;
-        let reads = response
-            .take_kvs()
-            .into_iter()
-            .map(|kv| {
-                let mod_revision = kv.mod_revision();
-                let (key, value) = kv.into_key_value();
-                Read {
-                    key,
-                    value,
-                    mod_revision,
-                }
-            })
-            .collect();
+        let reads = response.take_kvs().into_iter().map(Read::from).collect();
         Ok((from, to, reads))
     }
 }
