@@ -4,13 +4,14 @@ use crate::bound::{bind_entry, Access, Tables};
 use crate::catalog;
 use crate::constraints::fits;
 use crate::error::{Result, RuntimeError};
+use crate::group::Group;
 use crate::interp::{Env, Interp};
 use crate::live::{Hub, Logging};
 use crate::open::open_store;
 pub use crate::open::{Backend, OpenOptions};
 use crate::plan_format::{self, Origin};
 use crate::session::Session;
-use crate::store::{MemoryStore, Store, Tree};
+use crate::store::{MemoryStore, Store, Tree, WriteTxn};
 use rqc_plan::{Bound, CompiledProgram, Entry, EntryKind, NodeStats, ParamType, Schema, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -68,6 +69,9 @@ pub struct Engine {
     installed: Result<Arc<Installed>>,
     /// The live subscriptions and their watcher (started by the first).
     live: Arc<Hub>,
+    /// Mutations of concurrent threads sharing commits, where the store
+    /// groups them (see [`Store::groups_commits`]).
+    group: Group,
 }
 
 /// An installed program, bound to the store: its tables' trees, and what
@@ -140,6 +144,7 @@ impl Engine {
             store,
             installed,
             live,
+            group: Group::default(),
         })
     }
 
@@ -205,7 +210,12 @@ impl Engine {
     /// A write transaction whose commit records its writes in the live
     /// changelog (and wakes the watcher).
     pub(crate) fn write_session(&self) -> Result<Session<'_>> {
-        let mut session = Session::write(self.store())?;
+        Ok(self.write_session_in(self.store.begin_write()?))
+    }
+
+    /// As [`Engine::write_session`], in a write transaction begun elsewhere.
+    fn write_session_in<'s>(&'s self, txn: Box<dyn WriteTxn + 's>) -> Session<'s> {
+        let mut session = Session::write_in(self.store(), txn);
         if let Ok(installed) = &self.installed {
             session.log = Some(Logging {
                 tree: self.live.log_tree(),
@@ -213,7 +223,7 @@ impl Engine {
                 wake: &self.live.wake,
             });
         }
-        Ok(session)
+        session
     }
 
     /// The tables, and what `entry`'s operators access: bound at install for
@@ -276,6 +286,11 @@ impl Engine {
             output.attempts = attempts;
             return Ok(output);
         }
+        if commit && store.groups_commits() {
+            let (mut output, attempts) = retrying(|| self.grouped(bound, accesses, entry, args))?;
+            output.attempts = attempts;
+            return Ok(output);
+        }
         // A mutation's reads, checks and writes are one write transaction,
         // run again from scratch when its commit conflicts.
         let (mut output, attempts) = retrying(|| {
@@ -293,6 +308,33 @@ impl Engine {
             Ok(output)
         })?;
         output.attempts = attempts;
+        Ok(output)
+    }
+
+    /// One attempt of a mutation in a commit shared with the mutations
+    /// other threads run meanwhile (`crate::group`): its reads, checks and
+    /// writes run in the group's transaction, after the mutations before
+    /// it, and it returns once that transaction is committed.
+    fn grouped(
+        &self,
+        bound: &Tables,
+        accesses: &[Access],
+        entry: &Entry,
+        args: &[Value],
+    ) -> Result<Output> {
+        let mut work = mutation(|txn| {
+            let session = self.write_session_in(txn);
+            let (mut output, session) = evaluate(bound, accesses, entry, args, session, false)?;
+            if session.commits() {
+                output.stats.round_trips += 1;
+            }
+            within_round_trips(&entry.name, &output)?;
+            session.commit()?;
+            Ok(output)
+        });
+        let output = self.group.run(self.store(), &mut work)?;
+        // The session woke the watcher before the shared commit was done.
+        self.live.wake.notify();
         Ok(output)
     }
 
@@ -371,6 +413,14 @@ pub(crate) fn evaluate_paged<'s>(
         attempts: 1,
     };
     Ok((output, interp.session, interp.page))
+}
+
+/// `work` as a group's mutation: run in any write transaction it is given.
+fn mutation<F>(work: F) -> F
+where
+    F: for<'t> FnMut(Box<dyn WriteTxn + 't>) -> Result<Output> + Send,
+{
+    work
 }
 
 /// E0546 when a run's round trips, its commit counted, pass the entry's

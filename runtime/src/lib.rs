@@ -18,6 +18,7 @@ pub mod dump;
 pub mod encoding;
 pub mod engine;
 pub mod error;
+mod group;
 mod interp;
 pub mod live;
 pub mod load;

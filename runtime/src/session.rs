@@ -58,7 +58,13 @@ impl<'s> Session<'s> {
 
     /// A session for a mutation, a load or a migration.
     pub fn write(store: &'s dyn Store) -> Result<Session<'s>> {
-        Ok(Session::over(store, Txn::Write(store.begin_write()?)))
+        Ok(Session::write_in(store, store.begin_write()?))
+    }
+
+    /// A session for a mutation in a write transaction of `store` begun
+    /// elsewhere (a group commit's, `crate::group`).
+    pub(crate) fn write_in(store: &'s dyn Store, txn: Box<dyn WriteTxn + 's>) -> Session<'s> {
+        Session::over(store, Txn::Write(txn))
     }
 
     /// The session, keeping no keys of the rows it writes (for a load,

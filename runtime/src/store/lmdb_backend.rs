@@ -656,6 +656,12 @@ impl Store for LmdbStore {
         }))
     }
 
+    /// Writers of all processes take turns, and each commit writes its
+    /// changed pages and, when flushing, syncs twice: shared by a group.
+    fn groups_commits(&self) -> bool {
+        true
+    }
+
     fn flush(&self) -> Result<()> {
         if self.env.access != Access::ReadWrite {
             return Ok(());

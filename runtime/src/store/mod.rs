@@ -18,6 +18,7 @@ mod etcd;
 mod lmdb_backend;
 mod lmdb_env;
 mod memory;
+mod nested;
 mod overlay;
 mod redb_backend;
 mod sled_backend;
@@ -29,6 +30,7 @@ pub use checked::{Checked, CHECKSUM_LEN};
 pub use etcd::{is_etcd_url, EtcdOptions, EtcdStore, EtcdUrl, PASSWORD_VARIABLE};
 pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
 pub use memory::MemoryStore;
+pub(crate) use nested::{Buffered, Direct};
 pub use redb_backend::{RedbStore, REDB_FILE};
 pub use sled_backend::SledStore;
 pub use writer_lock::{busy, DEFAULT_WAIT, WRITER_LOCK_FILE};
@@ -107,6 +109,14 @@ pub trait Store: Send + Sync {
     /// the database recorded it): a bulk load splits its writes to fit.
     fn max_txn_ops(&self) -> Option<usize> {
         None
+    }
+
+    /// Whether mutations of this process that wait for the writer at once
+    /// are run in one write transaction, one after the other, and share its
+    /// commit (`crate::group`): where writers take turns anyway and a
+    /// commit costs pages and a sync, not a round trip that could conflict.
+    fn groups_commits(&self) -> bool {
+        false
     }
 
     /// Rings `bell` whenever any client may have written `key` of `tree`,

@@ -1,0 +1,90 @@
+//! `rqc-insert-loop`: a plain loop of one-row inserts through rqc's embedding API, to profile the write path (`perf record -g`).
+//!
+//! `cargo run --release -p rqc-bench --bin rqc-insert-loop -- [--rows 20000] [--threads 1] [--durable] [--backend lmdb] [--tmp DIR]`
+//!
+//! The table is the insert benchmark's (`T(a key, b, c)`, two secondary
+//! indexes holding the row); each insert is its own commit. Prints the
+//! wall time, the rows per second and the mean µs per insert.
+
+use rqc::{Backend, Database, OpenOptions, Value};
+use std::time::Instant;
+
+const PROGRAM: &str = "
+table T { a: Int key  b: Int  c: Int  index by_b (b)  index by_c (c) }
+mutation put(a: Int, b: Int, c: Int) = insert T { a, b, c }
+query row(a: Int) = T[a]
+";
+
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn row(i: u64) -> [Value; 3] {
+    let a = (i.wrapping_mul(0xD6E8_FEB8_6659_FD93) & ((1 << 40) - 1)) as i64;
+    [
+        Value::Int(a),
+        Value::Int((mix(i ^ 0xB) >> 24) as i64),
+        Value::Int((mix(i ^ 0xC) >> 24) as i64),
+    ]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let rows: u64 = value("--rows").map_or(20_000, |v| v.parse().expect("--rows N"));
+    let threads: u64 = value("--threads").map_or(1, |v| v.parse().expect("--threads N"));
+    let durable = args.iter().any(|a| a == "--durable");
+    let backend = match value("--backend").as_deref() {
+        None | Some("lmdb") => Backend::Lmdb,
+        Some("redb") => Backend::Redb,
+        Some("sled") => Backend::Sled,
+        Some(other) => panic!("unknown backend {other}"),
+    };
+    let tmp = value("--tmp").unwrap_or_else(|| std::env::temp_dir().display().to_string());
+    let dir = tempfile::tempdir_in(tmp).expect("scratch directory");
+    let mut db = Database::open_with(
+        dir.path(),
+        OpenOptions {
+            backend: Some(backend),
+            flush_on_commit: durable,
+            ..OpenOptions::default()
+        },
+    )
+    .expect("open");
+    db.install_source("t.rq", PROGRAM).expect("install");
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let db = &db;
+            s.spawn(move || {
+                let put = db.prepare("put").expect("put");
+                for i in (t..rows).step_by(threads as usize) {
+                    put.run(&row(i)).expect("insert");
+                }
+            });
+        }
+    });
+    let took = start.elapsed();
+    let read = db.prepare("row").expect("row");
+    for i in [0, rows / 2, rows - 1] {
+        let [a, b, c] = row(i);
+        let found = read.run(&[a.clone()]).expect("read back");
+        let back = found.rows()[0].clone();
+        assert_eq!(back.field("b"), Some(&b), "row {i} read back");
+        assert_eq!(back.field("c"), Some(&c), "row {i} read back");
+    }
+    println!(
+        "{rows} inserts, {threads} thread(s), durable {durable}: {:.3} s, {:.0} rows/s, {:.1} µs per insert",
+        took.as_secs_f64(),
+        rows as f64 / took.as_secs_f64(),
+        took.as_secs_f64() * 1e6 / rows as f64
+    );
+}

@@ -1,0 +1,201 @@
+//! Group commit: mutations that wait for the writer at once share one write transaction and one sync; each runs in turn, alone, and is acknowledged only after the shared commit.
+//!
+//! A thread with a mutation to run queues it. The first one to find no
+//! leader leads: it begins the write transaction, runs every queued
+//! mutation in turn (its own first, then those that queue meanwhile, up
+//! to [`MOST`]), commits once, and hands each waiting thread its outcome.
+//! The first mutation of a group writes straight into the transaction; a
+//! failure there aborts it and the leader begins another for the rest.
+//! Each later one writes through its own buffer ([`Buffered`]) that joins
+//! the transaction only when the mutation succeeds, so a failing mutation
+//! stores nothing and the others still commit. Each runs after the ones
+//! before it, seeing their writes: the group is the serial order in which
+//! the mutations ran, and none is acknowledged before the commit that
+//! holds it is done (and synced, when the store syncs every commit).
+//!
+//! The mutations run on the leader's thread, as LMDB wants a write
+//! transaction used by the thread that began it. A mutation is a closure
+//! borrowing its caller's arguments: the caller waits until the leader
+//! has run it and handed back the outcome, so the borrow outlives its use.
+
+use crate::engine::Output;
+use crate::error::{Result, RuntimeError};
+use crate::store::{Buffered, Direct, Store, WriteTxn};
+use std::collections::{HashMap, VecDeque};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+/// Most mutations in one group: a commit stays a bounded transaction.
+pub(crate) const MOST: usize = 64;
+
+/// One mutation, run in a write transaction it is given (which it commits
+/// when it succeeds: for a grouped one, into the group's).
+pub(crate) type Work<'a> = dyn FnMut(Box<dyn WriteTxn + '_>) -> Result<Output> + Send + 'a;
+
+/// A queued mutation: its closure, borrowed from the thread waiting for it.
+struct Queued {
+    id: u64,
+    work: *mut Work<'static>,
+}
+
+// SAFETY: the closure is `Send`, and only the leader calls it, while the
+// thread that queued it waits (see `Group::run`).
+unsafe impl Send for Queued {}
+
+type Outcome = std::thread::Result<Result<Output>>;
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<Queued>,
+    done: HashMap<u64, Outcome>,
+    /// Mutations the leader took and has not handed an outcome yet.
+    taken: Vec<u64>,
+    leading: bool,
+    next: u64,
+}
+
+/// The group commit of one store.
+#[derive(Default)]
+pub(crate) struct Group {
+    state: Mutex<State>,
+    /// Raised when outcomes are handed out or the lead is free.
+    turn: Condvar,
+}
+
+impl Group {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `work` in a commit shared with the mutations other threads run
+    /// at the same time; returns once that commit is done.
+    pub(crate) fn run(&self, store: &dyn Store, work: &mut Work<'_>) -> Result<Output> {
+        // SAFETY: only the lifetime is erased. This function does not
+        // return (nor unwind: nothing below panics but through
+        // `catch_unwind`) before the outcome of `id` is handed back, and
+        // after that no leader holds the pointer any more.
+        let work: *mut Work<'static> = unsafe { std::mem::transmute(work as *mut Work<'_>) };
+        let mut state = self.lock();
+        let id = state.next;
+        state.next += 1;
+        state.queue.push_back(Queued { id, work });
+        loop {
+            if let Some(outcome) = state.done.remove(&id) {
+                drop(state);
+                return outcome.unwrap_or_else(|panic| resume_unwind(panic));
+            }
+            if !state.leading {
+                state.leading = true;
+                drop(state);
+                let led = catch_unwind(AssertUnwindSafe(|| self.lead(store)));
+                state = self.lock();
+                state.leading = false;
+                if led.is_err() {
+                    // The group's own code panicked (a mutation's panic
+                    // is that mutation's outcome): what it had taken and
+                    // not answered stored nothing, and is told so.
+                    for taken in std::mem::take(&mut state.taken) {
+                        state.done.insert(taken, Ok(Err(group_failed())));
+                    }
+                }
+                self.turn.notify_all();
+                continue;
+            }
+            state = self
+                .turn
+                .wait(state)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Takes the queued mutations, up to `room` of them.
+    fn take(&self, room: usize) -> Vec<Queued> {
+        let mut state = self.lock();
+        let n = state.queue.len().min(room);
+        let taken: Vec<Queued> = state.queue.drain(..n).collect();
+        state.taken.extend(taken.iter().map(|q| q.id));
+        taken
+    }
+
+    /// Hands out outcomes and wakes their threads.
+    fn hand_out(&self, outcomes: Vec<(u64, Outcome)>) {
+        if outcomes.is_empty() {
+            return;
+        }
+        let mut state = self.lock();
+        state.taken.retain(|id| !outcomes.iter().any(|(done, _)| done == id));
+        state.done.extend(outcomes);
+        drop(state);
+        self.turn.notify_all();
+    }
+
+    /// Runs groups until the queue is empty: each group one transaction.
+    fn lead(&self, store: &dyn Store) {
+        loop {
+            let first = self.take(1);
+            let Some(first) = first.into_iter().next() else {
+                return;
+            };
+            self.group(store, first);
+        }
+    }
+
+    /// One group: `first`, then whatever queues while it runs.
+    fn group(&self, store: &dyn Store, first: Queued) {
+        let mut txn = match store.begin_write() {
+            Ok(txn) => txn,
+            Err(error) => return self.hand_out(vec![(first.id, Ok(Err(error)))]),
+        };
+        // SAFETY: see `Queued`: its thread waits for the outcome.
+        let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
+            (*first.work)(Box::new(Direct::new(txn.as_mut())))
+        }));
+        let mut ran: Vec<(u64, Outcome)> = Vec::new();
+        match outcome {
+            Ok(Ok(output)) => ran.push((first.id, Ok(Ok(output)))),
+            // Its writes may be half in the transaction: dropped with it,
+            // and the next mutation starts a group of its own.
+            failed => {
+                drop(txn);
+                return self.hand_out(vec![(first.id, failed)]);
+            }
+        }
+        let mut failed: Vec<(u64, Outcome)> = Vec::new();
+        while ran.len() + failed.len() < MOST {
+            let more = self.take(MOST - ran.len() - failed.len());
+            if more.is_empty() {
+                break;
+            }
+            for queued in more {
+                // SAFETY: as above.
+                let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
+                    (*queued.work)(Box::new(Buffered::new(txn.as_mut())))
+                }));
+                match outcome {
+                    Ok(Ok(output)) => ran.push((queued.id, Ok(Ok(output)))),
+                    other => failed.push((queued.id, other)),
+                }
+            }
+        }
+        // Failures are told at once: nothing of theirs is in the commit.
+        self.hand_out(failed);
+        let committed = txn.commit();
+        let outcomes = match committed {
+            Ok(()) => ran,
+            Err(error) => ran
+                .into_iter()
+                .map(|(id, _)| (id, Ok(Err(error.clone()))))
+                .collect(),
+        };
+        self.hand_out(outcomes);
+    }
+}
+
+/// E0576: the group commit itself failed (a bug in rqc), not the mutation.
+fn group_failed() -> RuntimeError {
+    RuntimeError::new(
+        "E0576",
+        "the commit this mutation shared with concurrent ones failed inside rqc, and nothing of it was stored",
+        "this is a bug in rqc; please report it with the program; running the mutation again is safe",
+    )
+}

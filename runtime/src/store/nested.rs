@@ -1,0 +1,206 @@
+//! Write transactions inside another one: a mutation of a group commit writes into the group's transaction, directly or through a buffer it can drop.
+//!
+//! [`Buffered`] keeps its writes apart (reads merge them over the outer
+//! transaction, as [`Overlay`] does for sled); its commit applies them to
+//! the outer transaction, in key order, and dropping it instead leaves the
+//! outer transaction as it was. So a mutation of a group that fails stores
+//! nothing, and the others still commit. [`Direct`] writes straight into
+//! the outer transaction and commits nothing by itself: for the first
+//! mutation of a group, whose failure aborts the outer transaction anyway
+//! (nothing else is in it yet), so that a writer alone pays no buffer.
+
+use super::overlay::Overlay;
+use super::{Ranged, ReadTxn, Tree, WriteTxn};
+use crate::error::Result;
+
+/// Writes kept apart from `outer` until committed into it.
+pub(crate) struct Buffered<'p> {
+    outer: &'p mut dyn WriteTxn,
+    overlay: Overlay,
+}
+
+impl<'p> Buffered<'p> {
+    pub(crate) fn new(outer: &'p mut dyn WriteTxn) -> Buffered<'p> {
+        Buffered {
+            outer,
+            overlay: Overlay::default(),
+        }
+    }
+}
+
+impl ReadTxn for Buffered<'_> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        match self.overlay.get(tree, key) {
+            Some(pending) => Ok(pending),
+            None => self.outer.get(tree, key),
+        }
+    }
+
+    fn range(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.overlay
+            .range(tree, start, end, reverse, limit, |asked| {
+                self.outer.range(tree, start, end, reverse, asked)
+            })
+    }
+}
+
+impl WriteTxn for Buffered<'_> {
+    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        self.overlay.put(tree, key, value);
+        Ok(())
+    }
+
+    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
+        self.overlay.delete(tree, key);
+        Ok(())
+    }
+
+    /// Applies the writes to the outer transaction (which commits them
+    /// with the rest of its group, or not at all).
+    fn commit(self: Box<Self>) -> Result<()> {
+        let Buffered { outer, overlay } = *self;
+        for (tree, writes) in overlay.trees() {
+            for (key, value) in writes {
+                match value {
+                    Some(value) => outer.put(tree, key, value)?,
+                    None => outer.delete(tree, key)?,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The outer transaction itself, whose commit is the group's.
+pub(crate) struct Direct<'p> {
+    outer: &'p mut dyn WriteTxn,
+}
+
+impl<'p> Direct<'p> {
+    pub(crate) fn new(outer: &'p mut dyn WriteTxn) -> Direct<'p> {
+        Direct { outer }
+    }
+}
+
+impl ReadTxn for Direct<'_> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.outer.get(tree, key)
+    }
+
+    fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        self.outer.get_many(tree, keys)
+    }
+
+    fn read_batch(&self, reads: &[super::BatchRead]) -> Result<Vec<super::BatchAnswer>> {
+        self.outer.read_batch(reads)
+    }
+
+    fn range(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.outer.range(tree, start, end, reverse, limit)
+    }
+
+    fn range_to_boundary(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Ranged> {
+        self.outer
+            .range_to_boundary(tree, start, end, reverse, limit)
+    }
+
+    fn range_salvaging(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<super::Salvaged>> {
+        self.outer.range_salvaging(tree, start, end, reverse, limit)
+    }
+}
+
+impl WriteTxn for Direct<'_> {
+    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        self.outer.put(tree, key, value)
+    }
+
+    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
+        self.outer.delete(tree, key)
+    }
+
+    /// Nothing to do: the writes are in the outer transaction already.
+    fn commit(self: Box<Self>) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{MemoryStore, Store};
+
+    fn entries(txn: &dyn ReadTxn, tree: Tree) -> Vec<(Vec<u8>, Vec<u8>)> {
+        txn.range(tree, b"", None, false, usize::MAX).unwrap()
+    }
+
+    #[test]
+    fn a_buffer_reads_its_writes_and_commits_or_drops_them() {
+        let store = MemoryStore::new();
+        let tree = store.tree("t");
+        let mut outer = store.begin_write().unwrap();
+        outer.put(tree, b"a", b"1").unwrap();
+        outer.put(tree, b"c", b"3").unwrap();
+        {
+            let mut buffered = Box::new(Buffered::new(outer.as_mut()));
+            buffered.put(tree, b"b", b"2").unwrap();
+            buffered.delete(tree, b"a").unwrap();
+            assert_eq!(buffered.get(tree, b"a").unwrap(), None);
+            assert_eq!(buffered.get(tree, b"c").unwrap(), Some(b"3".to_vec()));
+            assert_eq!(
+                entries(buffered.as_ref(), tree),
+                vec![(b"b".to_vec(), b"2".to_vec()), (b"c".to_vec(), b"3".to_vec())]
+            );
+            let back = buffered
+                .range(tree, b"", None, true, 1)
+                .unwrap();
+            assert_eq!(back, vec![(b"c".to_vec(), b"3".to_vec())]);
+            // Dropped: the outer transaction is untouched.
+        }
+        assert_eq!(
+            entries(outer.as_ref(), tree),
+            vec![(b"a".to_vec(), b"1".to_vec()), (b"c".to_vec(), b"3".to_vec())]
+        );
+        let mut buffered = Box::new(Buffered::new(outer.as_mut()));
+        buffered.put(tree, b"b", b"2").unwrap();
+        buffered.delete(tree, b"a").unwrap();
+        buffered.commit().unwrap();
+        assert_eq!(
+            entries(outer.as_ref(), tree),
+            vec![(b"b".to_vec(), b"2".to_vec()), (b"c".to_vec(), b"3".to_vec())]
+        );
+        let mut direct = Box::new(Direct::new(outer.as_mut()));
+        direct.put(tree, b"d", b"4").unwrap();
+        direct.commit().unwrap();
+        outer.commit().unwrap();
+        let read = store.begin_read().unwrap();
+        assert_eq!(entries(read.as_ref(), tree).len(), 3);
+    }
+}
