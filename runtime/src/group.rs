@@ -21,6 +21,7 @@
 use crate::engine::Output;
 use crate::error::{Result, RuntimeError};
 use crate::store::{Buffered, Direct, Store, WriteTxn};
+use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -161,21 +162,44 @@ impl Group {
             }
         }
         let mut failed: Vec<(u64, Outcome)> = Vec::new();
-        while ran.len() + failed.len() < MOST {
+        let mut torn = false;
+        while !torn && ran.len() + failed.len() < MOST {
             let more = self.take(MOST - ran.len() - failed.len());
             if more.is_empty() {
                 break;
             }
-            for queued in more {
+            let mut more = more.into_iter();
+            for queued in more.by_ref() {
+                let touched = Cell::new(false);
                 // SAFETY: as above.
                 let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
-                    (*queued.work)(Box::new(Buffered::new(txn.as_mut())))
+                    (*queued.work)(Box::new(Buffered::new(txn.as_mut(), &touched)))
                 }));
                 match outcome {
                     Ok(Ok(output)) => ran.push((queued.id, Ok(Ok(output)))),
-                    other => failed.push((queued.id, other)),
+                    other => {
+                        failed.push((queued.id, other));
+                        // Failed while its writes went into the
+                        // transaction (a key LMDB refuses, a full map):
+                        // part of them may be there.
+                        if touched.get() {
+                            torn = true;
+                            break;
+                        }
+                    }
                 }
             }
+            // Taken but not run: run again in another group.
+            for queued in more {
+                failed.push((queued.id, Ok(Err(regroup()))));
+            }
+        }
+        if torn {
+            // Nothing of the group is stored; the mutations that had run
+            // run again (a conflict: each caller retries its own).
+            drop(txn);
+            failed.extend(ran.into_iter().map(|(id, _)| (id, Ok(Err(regroup())))));
+            return self.hand_out(failed);
         }
         // Failures are told at once: nothing of theirs is in the commit.
         self.hand_out(failed);
@@ -197,5 +221,14 @@ fn group_failed() -> RuntimeError {
         "E0576",
         "the commit this mutation shared with concurrent ones failed inside rqc, and nothing of it was stored",
         "this is a bug in rqc; please report it with the program; running the mutation again is safe",
+    )
+}
+
+/// A conflict for a mutation whose group was given up because another
+/// mutation of it failed halfway into the shared transaction: it is run
+/// again (as any conflicting transaction is).
+fn regroup() -> RuntimeError {
+    RuntimeError::conflict(
+        "another mutation of the same group commit failed while its writes went into the shared transaction",
     )
 }

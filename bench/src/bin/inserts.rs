@@ -1,6 +1,6 @@
 //! `rqc-insert-loop`: a plain loop of one-row inserts through rqc's embedding API, to profile the write path (`perf record -g`).
 //!
-//! `cargo run --release -p rqc-bench --bin rqc-insert-loop -- [--rows 20000] [--threads 1] [--durable] [--backend lmdb] [--tmp DIR]`
+//! `cargo run --release -p rqc-bench --bin rqc-insert-loop -- [--rows 20000] [--threads 1] [--prefill 0] [--durable] [--backend lmdb] [--tmp DIR]`
 //!
 //! The table is the insert benchmark's (`T(a key, b, c)`, two secondary
 //! indexes holding the row); each insert is its own commit. Prints the
@@ -41,6 +41,7 @@ fn main() {
     };
     let rows: u64 = value("--rows").map_or(20_000, |v| v.parse().expect("--rows N"));
     let threads: u64 = value("--threads").map_or(1, |v| v.parse().expect("--threads N"));
+    let prefill: u64 = value("--prefill").map_or(0, |v| v.parse().expect("--prefill N"));
     let durable = args.iter().any(|a| a == "--durable");
     let backend = match value("--backend").as_deref() {
         None | Some("lmdb") => Backend::Lmdb,
@@ -60,6 +61,13 @@ fn main() {
     )
     .expect("open");
     db.install_source("t.rq", PROGRAM).expect("install");
+    // Rows past the timed ones, loaded first, so that the trees are deep.
+    for start in (0..prefill).step_by(50_000) {
+        let mut load: rqc::LoadRows = (start..(start + 50_000).min(prefill))
+            .map(|i| (i as usize + 1, Ok(row(rows + i).to_vec())))
+            .collect();
+        db.load("T", &mut load, &mut |_| {}).expect("prefill");
+    }
     let start = Instant::now();
     std::thread::scope(|s| {
         for t in 0..threads {

@@ -12,18 +12,23 @@
 use super::overlay::Overlay;
 use super::{Ranged, ReadTxn, Tree, WriteTxn};
 use crate::error::Result;
+use std::cell::Cell;
 
 /// Writes kept apart from `outer` until committed into it.
 pub(crate) struct Buffered<'p> {
     outer: &'p mut dyn WriteTxn,
     overlay: Overlay,
+    /// Set once the commit starts writing into `outer`: a mutation that
+    /// fails after that may have left part of its writes there.
+    touched: &'p Cell<bool>,
 }
 
 impl<'p> Buffered<'p> {
-    pub(crate) fn new(outer: &'p mut dyn WriteTxn) -> Buffered<'p> {
+    pub(crate) fn new(outer: &'p mut dyn WriteTxn, touched: &'p Cell<bool>) -> Buffered<'p> {
         Buffered {
             outer,
             overlay: Overlay::default(),
+            touched,
         }
     }
 }
@@ -65,7 +70,12 @@ impl WriteTxn for Buffered<'_> {
     /// Applies the writes to the outer transaction (which commits them
     /// with the rest of its group, or not at all).
     fn commit(self: Box<Self>) -> Result<()> {
-        let Buffered { outer, overlay } = *self;
+        let Buffered {
+            outer,
+            overlay,
+            touched,
+        } = *self;
+        touched.set(true);
         for (tree, writes) in overlay.trees() {
             for (key, value) in writes {
                 match value {
@@ -168,8 +178,9 @@ mod tests {
         let mut outer = store.begin_write().unwrap();
         outer.put(tree, b"a", b"1").unwrap();
         outer.put(tree, b"c", b"3").unwrap();
+        let touched = Cell::new(false);
         {
-            let mut buffered = Box::new(Buffered::new(outer.as_mut()));
+            let mut buffered = Box::new(Buffered::new(outer.as_mut(), &touched));
             buffered.put(tree, b"b", b"2").unwrap();
             buffered.delete(tree, b"a").unwrap();
             assert_eq!(buffered.get(tree, b"a").unwrap(), None);
@@ -188,10 +199,12 @@ mod tests {
             entries(outer.as_ref(), tree),
             vec![(b"a".to_vec(), b"1".to_vec()), (b"c".to_vec(), b"3".to_vec())]
         );
-        let mut buffered = Box::new(Buffered::new(outer.as_mut()));
+        assert!(!touched.get());
+        let mut buffered = Box::new(Buffered::new(outer.as_mut(), &touched));
         buffered.put(tree, b"b", b"2").unwrap();
         buffered.delete(tree, b"a").unwrap();
         buffered.commit().unwrap();
+        assert!(touched.get());
         assert_eq!(
             entries(outer.as_ref(), tree),
             vec![(b"b".to_vec(), b"2".to_vec()), (b"c".to_vec(), b"3".to_vec())]
