@@ -53,6 +53,8 @@ struct State {
     taken: Vec<u64>,
     leading: bool,
     next: u64,
+    /// Threads waiting on `turn` (woken only when some wait).
+    sleeping: usize,
 }
 
 /// The group commit of one store.
@@ -91,6 +93,7 @@ impl Group {
                 let led = catch_unwind(AssertUnwindSafe(|| self.lead(store)));
                 state = self.lock();
                 state.leading = false;
+                let sleeping = state.sleeping > 0;
                 if led.is_err() {
                     // The group's own code panicked (a mutation's panic
                     // is that mutation's outcome): what it had taken and
@@ -99,13 +102,17 @@ impl Group {
                         state.done.insert(taken, Ok(Err(group_failed())));
                     }
                 }
-                self.turn.notify_all();
+                if sleeping {
+                    self.turn.notify_all();
+                }
                 continue;
             }
+            state.sleeping += 1;
             state = self
                 .turn
                 .wait(state)
                 .unwrap_or_else(|p| p.into_inner());
+            state.sleeping -= 1;
         }
     }
 
@@ -126,8 +133,11 @@ impl Group {
         let mut state = self.lock();
         state.taken.retain(|id| !outcomes.iter().any(|(done, _)| done == id));
         state.done.extend(outcomes);
+        let sleeping = state.sleeping > 0;
         drop(state);
-        self.turn.notify_all();
+        if sleeping {
+            self.turn.notify_all();
+        }
     }
 
     /// Runs groups until the queue is empty: each group one transaction.
@@ -231,4 +241,200 @@ fn regroup() -> RuntimeError {
     RuntimeError::conflict(
         "another mutation of the same group commit failed while its writes went into the shared transaction",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Stats;
+    use crate::store::{MemoryStore, Tree};
+    use rqc_plan::{Bound, Value};
+    use std::time::{Duration, Instant};
+
+    fn output(n: i64) -> Output {
+        Output {
+            value: Value::Int(n),
+            written: 1,
+            stats: Stats::default(),
+            bound: Bound { seeks: 0, rows: 0, round_trips: 0 },
+            operators: Vec::new(),
+            attempts: 1,
+        }
+    }
+
+    fn queued(group: &Group) -> usize {
+        group.lock().queue.len()
+    }
+
+    /// Waits until a leader has taken its first mutation.
+    fn until_leading(group: &Group) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !{
+            let state = group.lock();
+            state.leading && state.queue.is_empty() && !state.taken.is_empty()
+        } {
+            assert!(Instant::now() < deadline, "no leader");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// Waits until `n` mutations are queued behind the running one.
+    fn until_queued(group: &Group, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while queued(group) < n {
+            assert!(Instant::now() < deadline, "the other threads never queued");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// Thread 0 leads and, while it runs, threads 1..=3 queue: they join
+    /// its transaction, each seeing the writes before it. Thread 2 fails
+    /// after writing: nothing of it is stored, the others are.
+    #[test]
+    fn waiting_mutations_share_a_commit_and_a_failure_stores_nothing() {
+        let store = MemoryStore::new();
+        let tree: Tree = store.tree("t");
+        let group = Group::default();
+        let (group, store) = (&group, &store);
+        let results: Vec<Result<Output>> = std::thread::scope(|s| {
+            let first = s.spawn(move || {
+                let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
+                    until_queued(group, 3);
+                    txn.put(tree, b"0", b"zero")?;
+                    txn.commit()?;
+                    Ok(output(0))
+                };
+                group.run(store, &mut work)
+            });
+            until_leading(group);
+            let later: Vec<_> = (1..=3)
+                .map(|i: i64| {
+                    s.spawn(move || {
+                        // One at a time, so that they queue in order.
+                        until_queued(group, i as usize - 1);
+                        let mut work = move |mut txn: Box<dyn WriteTxn + '_>| {
+                            // Each sees the writes of those before it.
+                            let before = txn.range(tree, b"", None, false, 10)?;
+                            let key = i.to_string();
+                            txn.put(tree, key.as_bytes(), b"x")?;
+                            if i == 2 {
+                                return Err(RuntimeError::new("E0502", "refused", "test"));
+                            }
+                            txn.commit()?;
+                            Ok(output(before.len() as i64))
+                        };
+                        group.run(store, &mut work)
+                    })
+                })
+                .collect();
+            std::iter::once(first)
+                .chain(later)
+                .map(|t| t.join().unwrap())
+                .collect()
+        });
+        let values: Vec<_> = results
+            .iter()
+            .map(|r| r.as_ref().map(|o| o.value.clone()).map_err(|e| e.code))
+            .collect();
+        assert_eq!(
+            values,
+            [
+                Ok(Value::Int(0)),
+                Ok(Value::Int(1)),
+                Err("E0502"),
+                Ok(Value::Int(2)),
+            ]
+        );
+        let read = store.begin_read().unwrap();
+        let keys: Vec<Vec<u8>> = read
+            .range(tree, b"", None, false, 10)
+            .unwrap()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(keys, [b"0".to_vec(), b"1".to_vec(), b"3".to_vec()]);
+    }
+
+    /// A mutation that fails after its writes went into the transaction
+    /// gives the group up: nothing is stored, and the mutation that had
+    /// run before it is told to run again (a conflict).
+    #[test]
+    fn a_failure_inside_the_shared_transaction_gives_the_group_up() {
+        let store = MemoryStore::new();
+        let tree = store.tree("t");
+        let group = Group::default();
+        let (group, store) = (&group, &store);
+        let (first, second, third) = std::thread::scope(|s| {
+            let first = s.spawn(move || {
+                let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
+                    until_queued(group, 2);
+                    txn.put(tree, b"a", b"1")?;
+                    txn.commit()?;
+                    Ok(output(1))
+                };
+                group.run(store, &mut work)
+            });
+            until_leading(group);
+            let second = s.spawn(move || {
+                let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
+                    txn.put(tree, b"b", b"2")?;
+                    txn.commit()?;
+                    Ok(output(2))
+                };
+                group.run(store, &mut work)
+            });
+            until_queued(group, 1);
+            let third = s.spawn(move || {
+                let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
+                    txn.put(tree, b"c", b"3")?;
+                    txn.commit()?;
+                    Err(RuntimeError::new("E0544", "refused after its writes", "test"))
+                };
+                group.run(store, &mut work)
+            });
+            (
+                first.join().unwrap(),
+                second.join().unwrap(),
+                third.join().unwrap(),
+            )
+        });
+        assert!(first.unwrap_err().is_conflict());
+        assert!(second.unwrap_err().is_conflict());
+        assert_eq!(third.unwrap_err().code, "E0544");
+        let read = store.begin_read().unwrap();
+        assert!(read.range(tree, b"", None, false, 10).unwrap().is_empty());
+    }
+
+    /// A mutation that panics on the leader's thread panics in its own
+    /// caller's, and the group's other mutations still commit.
+    #[test]
+    fn a_panicking_mutation_panics_in_its_caller_and_the_others_commit() {
+        let store = MemoryStore::new();
+        let tree = store.tree("t");
+        let group = Group::default();
+        let (group, store) = (&group, &store);
+        let (first, second) = std::thread::scope(|s| {
+            let first = s.spawn(move || {
+                let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
+                    until_queued(group, 1);
+                    txn.put(tree, b"a", b"1")?;
+                    txn.commit()?;
+                    Ok(output(1))
+                };
+                group.run(store, &mut work)
+            });
+            until_leading(group);
+            let second = s.spawn(move || {
+                let mut work = |_txn: Box<dyn WriteTxn + '_>| -> Result<Output> {
+                    panic!("a bug in a mutation")
+                };
+                group.run(store, &mut work)
+            });
+            (first.join(), second.join())
+        });
+        assert_eq!(first.unwrap().unwrap().value, Value::Int(1));
+        assert!(second.is_err(), "the panic reaches its caller");
+        let read = store.begin_read().unwrap();
+        assert_eq!(read.get(tree, b"a").unwrap(), Some(b"1".to_vec()));
+    }
 }
