@@ -219,6 +219,7 @@ impl Engine {
         if let Ok(installed) = &self.installed {
             session.log = Some(Logging {
                 tree: self.live.log_tree(),
+                compact: self.live.compact_log(),
                 names: &installed.names,
                 wake: &self.live.wake,
             });

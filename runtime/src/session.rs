@@ -351,7 +351,13 @@ impl<'s> Session<'s> {
             Txn::Write(mut txn) if self.wrote => {
                 if let Some(log) = &self.log {
                     if !self.written.is_empty() {
-                        changelog::append(txn.as_mut(), log.tree, log.names, &self.written)?;
+                        changelog::append(
+                            txn.as_mut(),
+                            log.tree,
+                            log.compact,
+                            log.names,
+                            &self.written,
+                        )?;
                     }
                 }
                 txn.commit()?;

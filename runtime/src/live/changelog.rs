@@ -1,11 +1,22 @@
 //! The changelog: each commit's written keys, stored by sequence number in the same write transaction, so that a watcher in any process learns what changed.
 //!
-//! Tree `__live`: key `h` holds the head (the last sequence number, 8 bytes
-//! big-endian); key `s` + sequence holds that commit's entry. A commit
-//! appends one entry and deletes the one [`KEEP`] before it, so the log
-//! stays bounded; a watcher that fell further behind than that re-reads
-//! every subscription (overflow). A commit's position is its sequence
-//! number: what an etcd watch calls a revision.
+//! Tree `__live`: key `s` + sequence (8 bytes big-endian) holds that
+//! commit's entry. A commit's position is its sequence number: what an
+//! etcd watch calls a revision. The log stays bounded: a watcher that fell
+//! further behind than [`KEEP`] commits re-reads every subscription
+//! (overflow). Two layouts, by store ([`compact`]):
+//! - on a store whose commits have an operation limit (etcd), key `h`
+//!   holds the head (the last sequence number), which the store's watch
+//!   rings on; a commit reads and writes it, appends its entry and deletes
+//!   the one [`KEEP`] before: a fixed 4 operations, which the commit
+//!   limit counts (`commit_limit`);
+//! - on an embedded store, the head is the last entry's sequence (one
+//!   seek to the end of the tree, where the commit then appends), and the
+//!   oldest entries are deleted [`TRIM`] at a time, every [`TRIM`]
+//!   commits: most commits write one entry, on the tree's last page,
+//!   instead of touching its first page as well (a B-tree copies every page
+//!   it changes). A database written with a head key reads the same: its
+//!   head key and its last entry agree.
 
 use super::ranges::{WriteSet, Written};
 use crate::error::{Result, RuntimeError};
@@ -21,6 +32,18 @@ pub const KEEP: u64 = 4096;
 /// The head's key (an etcd watch on it hears of every commit).
 pub(crate) const HEAD: &[u8] = b"h";
 
+/// On an embedded store, entries are trimmed this many at a time.
+pub const TRIM: u64 = 64;
+
+/// Whether the changelog of `store` keeps no head key and trims in steps
+/// (see the module's text): a store without an operation limit per commit.
+pub fn compact(store: &dyn crate::store::Store) -> bool {
+    store.max_txn_ops().is_none()
+}
+
+/// The first key past every entry's.
+const PAST_ENTRIES: &[u8] = b"t";
+
 fn entry_key(seq: u64) -> [u8; 9] {
     let mut key = [b's'; 9];
     key[1..].copy_from_slice(&seq.to_be_bytes());
@@ -35,8 +58,19 @@ pub struct Change {
     pub written: Vec<Written>,
 }
 
-/// The last commit's position (0 before any).
-pub fn head(txn: &dyn ReadTxn, log: Tree) -> Result<u64> {
+/// The last commit's position (0 before any), in the layout `compact` says.
+pub fn head(txn: &dyn ReadTxn, log: Tree, compact: bool) -> Result<u64> {
+    if compact {
+        let last = txn.range(log, b"s", Some(PAST_ENTRIES), true, 1)?;
+        return match last.first() {
+            None => Ok(0),
+            Some((key, _)) => key
+                .get(1..)
+                .and_then(|seq| <[u8; 8]>::try_from(seq).ok())
+                .map(u64::from_be_bytes)
+                .ok_or_else(|| malformed("its last entry's key")),
+        };
+    }
     match txn.get(log, HEAD)? {
         None => Ok(0),
         Some(bytes) => <[u8; 8]>::try_from(bytes.as_slice())
@@ -76,11 +110,13 @@ pub fn entries(
         .map(Some)
 }
 
-/// Appends `writes` as the next entry, inside the commit's transaction;
-/// returns its position. `names` names every tree a run can write.
+/// Appends `writes` as the next entry, inside the commit's transaction,
+/// in the layout `compact` says; returns its position. `names` names every
+/// tree a run can write.
 pub fn append(
     txn: &mut dyn WriteTxn,
     log: Tree,
+    compact: bool,
     names: &HashMap<crate::store::Tree, String>,
     writes: &WriteSet,
 ) -> Result<u64> {
@@ -101,8 +137,16 @@ pub fn append(
             written,
         });
     }
-    let seq = head(txn, log)? + 1;
+    let seq = head(txn, log, compact)? + 1;
     txn.put(log, &entry_key(seq), &encode(&changes))?;
+    if compact {
+        if seq > KEEP && seq % TRIM == 0 {
+            for old in seq - KEEP - (TRIM - 1)..=seq - KEEP {
+                txn.delete(log, &entry_key(old))?;
+            }
+        }
+        return Ok(seq);
+    }
     txn.put(log, HEAD, &seq.to_be_bytes())?;
     if seq > KEEP {
         txn.delete(log, &entry_key(seq - KEEP))?;
@@ -206,5 +250,36 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert_eq!(decode(&longer).unwrap_err().code, "E0580");
+    }
+
+    /// Both layouts give the same positions and keep at least `KEEP`
+    /// entries; the compact one writes no head and trims in steps.
+    #[test]
+    fn both_layouts_count_and_trim() {
+        use crate::store::{MemoryStore, Store};
+        for compact in [false, true] {
+            let store = MemoryStore::new();
+            let log = store.tree(LOG_TREE);
+            let data = store.tree("t:T");
+            let names = HashMap::from([(data, "t:T".to_string())]);
+            let mut writes = WriteSet::default();
+            writes.add(data, b"k");
+            let total = KEEP + 2 * TRIM + 5;
+            for n in 1..=total {
+                let mut txn = store.begin_write().unwrap();
+                assert_eq!(append(txn.as_mut(), log, compact, &names, &writes).unwrap(), n);
+                txn.commit().unwrap();
+            }
+            let read = store.begin_read().unwrap();
+            assert_eq!(head(read.as_ref(), log, compact).unwrap(), total);
+            assert_eq!(read.get(log, HEAD).unwrap().is_some(), !compact);
+            let kept = read.range(log, b"s", None, false, usize::MAX).unwrap();
+            let oldest = u64::from_be_bytes(kept[0].0[1..].try_into().unwrap());
+            assert_eq!(oldest, if compact { total - KEEP - 4 } else { total - KEEP + 1 });
+            assert_eq!(kept.len() as u64, total - oldest + 1);
+            let last = entries(read.as_ref(), log, total - KEEP, total).unwrap().unwrap();
+            assert_eq!(last.len() as u64, KEEP);
+            assert_eq!(last[0][0].tree, "t:T");
+        }
     }
 }

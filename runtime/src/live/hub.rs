@@ -141,6 +141,8 @@ struct Registry {
 pub struct Hub {
     store: Arc<dyn Store>,
     log: Tree,
+    /// The changelog's layout (see [`changelog::compact`]).
+    compact: bool,
     registry: Mutex<Registry>,
     caught_up: Condvar,
     pub(crate) wake: Arc<Wake>,
@@ -190,6 +192,7 @@ impl Hub {
     pub fn new(store: Arc<dyn Store>, dir: Option<&Path>) -> Hub {
         let log = store.tree(changelog::LOG_TREE);
         Hub {
+            compact: changelog::compact(store.as_ref()),
             store,
             log,
             registry: Mutex::default(),
@@ -210,13 +213,18 @@ impl Hub {
         self.log
     }
 
+    /// The changelog's layout on this store (see [`changelog::compact`]).
+    pub fn compact_log(&self) -> bool {
+        self.compact
+    }
+
     fn lock(&self) -> MutexGuard<'_, Registry> {
         self.registry.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The last commit's position in the store.
     pub fn head(&self) -> Result<u64> {
-        changelog::head(self.store.begin_read()?.as_ref(), self.log)
+        changelog::head(self.store.begin_read()?.as_ref(), self.log, self.compact)
     }
 
     /// Evaluates `query` in `session`, recording what it read.
@@ -225,7 +233,7 @@ impl Hub {
         query: &Query,
         mut session: Session<'s>,
     ) -> Result<(Evaluated, Session<'s>)> {
-        let position = changelog::head(session.reads(), self.log)?;
+        let position = changelog::head(session.reads(), self.log, self.compact)?;
         session.seeks = 0;
         session.rows = 0;
         session.read_set = Some(Vec::new());
@@ -429,7 +437,7 @@ impl Hub {
     ) -> Result<()> {
         let started = Instant::now();
         let mut session = Session::read(self.store.as_ref())?;
-        let head = changelog::head(session.reads(), self.log)?;
+        let head = changelog::head(session.reads(), self.log, self.compact)?;
         let from = from.unwrap_or(head);
         let mut touched = BTreeSet::new();
         let everything = head < from
@@ -455,7 +463,7 @@ impl Hub {
                 Err(error) if error.is_conflict() || error.is_store_failure() => return Err(error),
                 Err(error) => {
                     session = Session::read(self.store.as_ref())?;
-                    let position = changelog::head(session.reads(), self.log)?;
+                    let position = changelog::head(session.reads(), self.log, self.compact)?;
                     let mut last = sub.last.lock().unwrap_or_else(|p| p.into_inner());
                     last.1 = position;
                     let whole = last.0.clone();

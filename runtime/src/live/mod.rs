@@ -28,6 +28,8 @@ use std::collections::HashMap;
 /// names of the trees a run writes, and the watcher to wake after the commit.
 pub(crate) struct Logging<'s> {
     pub tree: Tree,
+    /// The changelog's layout (see [`changelog::compact`]).
+    pub compact: bool,
     pub names: &'s HashMap<Tree, String>,
     pub wake: &'s Wake,
 }
