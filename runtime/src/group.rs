@@ -225,10 +225,10 @@ impl Group {
     }
 }
 
-/// E0576: the group commit itself failed (a bug in rqc), not the mutation.
+/// E0578: the group commit itself failed (a bug in rqc), not the mutation.
 fn group_failed() -> RuntimeError {
     RuntimeError::new(
-        "E0576",
+        "E0578",
         "the commit this mutation shared with concurrent ones failed inside rqc, and nothing of it was stored",
         "this is a bug in rqc; please report it with the program; running the mutation again is safe",
     )
