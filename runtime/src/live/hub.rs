@@ -27,11 +27,18 @@ pub const POLL: Duration = Duration::from_millis(10);
 /// a watch that stalls without breaking delays events by at most this.
 pub const POLL_RUNG: Duration = Duration::from_secs(1);
 
+/// The watcher's flag, and whether it waits for it.
+#[derive(Default)]
+struct Flag {
+    raised: bool,
+    waiting: bool,
+}
+
 /// A flag a committing writer raises to wake the watcher, and whether
 /// the watcher is stopped (the database closes).
 #[derive(Default)]
 pub struct Wake {
-    raised: Mutex<bool>,
+    raised: Mutex<Flag>,
     cond: Condvar,
     stopped: AtomicBool,
     /// Rings by the store's watch.
@@ -54,22 +61,29 @@ impl Wake {
         self.stopped.load(Ordering::Acquire)
     }
 
+    /// Raises the flag; wakes the watcher when it waits (a commit without
+    /// a watcher waiting makes no system call here).
     pub fn notify(&self) {
-        *self.raised.lock().unwrap_or_else(|p| p.into_inner()) = true;
-        self.cond.notify_all();
+        let mut flag = self.raised.lock().unwrap_or_else(|p| p.into_inner());
+        flag.raised = true;
+        if flag.waiting {
+            self.cond.notify_all();
+        }
     }
 
     /// Waits until raised or `timeout`, and lowers the flag.
     fn wait(&self, timeout: Duration) {
-        let mut raised = self.raised.lock().unwrap_or_else(|p| p.into_inner());
-        if !*raised {
-            raised = self
+        let mut flag = self.raised.lock().unwrap_or_else(|p| p.into_inner());
+        if !flag.raised {
+            flag.waiting = true;
+            flag = self
                 .cond
-                .wait_timeout(raised, timeout)
+                .wait_timeout(flag, timeout)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
+            flag.waiting = false;
         }
-        *raised = false;
+        flag.raised = false;
     }
 }
 
