@@ -153,9 +153,21 @@ impl Group {
 
     /// One group: `first`, then whatever queues while it runs.
     fn group(&self, store: &dyn Store, first: Queued) {
+        // Queued before the wait for the writer began: if that wait fails
+        // (E0540, another process held the database), these waited as
+        // long, and are told so too rather than wait again.
+        let waited = self.lock().queue.len();
         let mut txn = match store.begin_write() {
             Ok(txn) => txn,
-            Err(error) => return self.hand_out(vec![(first.id, Ok(Err(error)))]),
+            Err(error) => {
+                let mut told = vec![(first.id, Ok(Err(error.clone())))];
+                told.extend(
+                    self.take(waited)
+                        .into_iter()
+                        .map(|q| (q.id, Ok(Err(error.clone())))),
+                );
+                return self.hand_out(told);
+            }
         };
         // SAFETY: see `Queued`: its thread waits for the outcome.
         let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {

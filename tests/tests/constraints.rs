@@ -247,6 +247,71 @@ fn racing_writers_never_exceed_a_bound_or_duplicate_a_unique_value() {
     });
 }
 
+/// Writers racing on LMDB share commits (group commit, runtime/src/group.rs):
+/// a mutation refused on its third write, after two writes, leaves nothing
+/// even when it ran inside a commit that others share; every accepted one
+/// is stored whole; counters equal rows; each mutation has its own
+/// changelog position. On every backend, so the others are held to it too.
+#[test]
+fn racing_writers_sharing_commits_keep_every_constraint() {
+    each_backend(|backend, dir| {
+        let db = Arc::new(open(backend, dir));
+        for team in 1..=8i64 {
+            db.run("add_team", &[team.into(), format!("team{team}").into()])
+                .unwrap();
+        }
+        let start = db.position().unwrap();
+        let threads: Vec<_> = (1..=8i64)
+            .map(|team| {
+                let db = Arc::clone(&db);
+                std::thread::spawn(move || {
+                    let mut accepted = Vec::new();
+                    // A refused `three`, an accepted pair, a pair past the bound.
+                    for (i, three) in [(0i64, true), (1, false), (2, false)] {
+                        let (a, b) = (team * 1000 + 2 * i, team * 1000 + 2 * i + 1);
+                        if three {
+                            // Refused at its third write: nothing of it stays.
+                            let refused = db.run("three", &[team.into(), a.into(), b.into()]);
+                            assert_eq!(code(refused), "E0501");
+                            continue;
+                        }
+                        let (na, nb) = (format!("n{a}"), format!("n{b}"));
+                        let run = db.run("pair", &[team.into(), a.into(), b.into(), na.into(), nb.into()]);
+                        match run {
+                            Ok(_) => accepted.push((a, b)),
+                            // The team's bound (3 members) refuses the
+                            // second pair: its first insert is undone.
+                            Err(Error::Runtime(e)) => assert_eq!(e.code, "E0504"),
+                            Err(other) => panic!("{other}"),
+                        }
+                    }
+                    accepted
+                })
+            })
+            .collect();
+        let accepted: Vec<(i64, i64)> = threads
+            .into_iter()
+            .flat_map(|t| t.join().unwrap())
+            .collect();
+        assert_eq!(accepted.len(), 8, "one pair per team fits its bound");
+        for team in 1..=8i64 {
+            assert_eq!(count(&db, team), 2, "team {team}");
+        }
+        for (a, b) in &accepted {
+            for id in [a, b] {
+                assert_eq!(db.run("member", &[(*id).into()]).unwrap().rows().len(), 1);
+            }
+        }
+        assert_eq!(
+            db.position().unwrap() - start,
+            8,
+            "one changelog entry per committed mutation"
+        );
+        let verified = db.verify().unwrap();
+        assert!(verified.problems.is_empty(), "{:?}", verified.problems);
+    });
+}
+
 #[test]
 fn racing_inserts_of_one_key_let_exactly_one_in() {
     each_backend(|backend, dir| {
