@@ -108,10 +108,7 @@ impl Group {
                 continue;
             }
             state.sleeping += 1;
-            state = self
-                .turn
-                .wait(state)
-                .unwrap_or_else(|p| p.into_inner());
+            state = self.turn.wait(state).unwrap_or_else(|p| p.into_inner());
             state.sleeping -= 1;
         }
     }
@@ -131,7 +128,9 @@ impl Group {
             return;
         }
         let mut state = self.lock();
-        state.taken.retain(|id| !outcomes.iter().any(|(done, _)| done == id));
+        state
+            .taken
+            .retain(|id| !outcomes.iter().any(|(done, _)| done == id));
         state.done.extend(outcomes);
         let sleeping = state.sleeping > 0;
         drop(state);
@@ -268,7 +267,11 @@ mod tests {
             value: Value::Int(n),
             written: 1,
             stats: Stats::default(),
-            bound: Bound { seeks: 0, rows: 0, round_trips: 0 },
+            bound: Bound {
+                seeks: 0,
+                rows: 0,
+                round_trips: 0,
+            },
             operators: Vec::new(),
             attempts: 1,
         }
@@ -400,7 +403,11 @@ mod tests {
                 let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
                     txn.put(tree, b"c", b"3")?;
                     txn.commit()?;
-                    Err(RuntimeError::new("E0544", "refused after its writes", "test"))
+                    Err(RuntimeError::new(
+                        "E0544",
+                        "refused after its writes",
+                        "test",
+                    ))
                 };
                 group.run(store, &mut work)
             });

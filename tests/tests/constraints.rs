@@ -276,7 +276,10 @@ fn racing_writers_sharing_commits_keep_every_constraint() {
                             continue;
                         }
                         let (na, nb) = (format!("n{a}"), format!("n{b}"));
-                        let run = db.run("pair", &[team.into(), a.into(), b.into(), na.into(), nb.into()]);
+                        let run = db.run(
+                            "pair",
+                            &[team.into(), a.into(), b.into(), na.into(), nb.into()],
+                        );
                         match run {
                             Ok(_) => accepted.push((a, b)),
                             // The team's bound (3 members) refuses the

@@ -267,7 +267,10 @@ mod tests {
             let total = KEEP + 2 * TRIM + 5;
             for n in 1..=total {
                 let mut txn = store.begin_write().unwrap();
-                assert_eq!(append(txn.as_mut(), log, compact, &names, &writes).unwrap(), n);
+                assert_eq!(
+                    append(txn.as_mut(), log, compact, &names, &writes).unwrap(),
+                    n
+                );
                 txn.commit().unwrap();
             }
             let read = store.begin_read().unwrap();
@@ -275,9 +278,18 @@ mod tests {
             assert_eq!(read.get(log, HEAD).unwrap().is_some(), !compact);
             let kept = read.range(log, b"s", None, false, usize::MAX).unwrap();
             let oldest = u64::from_be_bytes(kept[0].0[1..].try_into().unwrap());
-            assert_eq!(oldest, if compact { total - KEEP - 4 } else { total - KEEP + 1 });
+            assert_eq!(
+                oldest,
+                if compact {
+                    total - KEEP - 4
+                } else {
+                    total - KEEP + 1
+                }
+            );
             assert_eq!(kept.len() as u64, total - oldest + 1);
-            let last = entries(read.as_ref(), log, total - KEEP, total).unwrap().unwrap();
+            let last = entries(read.as_ref(), log, total - KEEP, total)
+                .unwrap()
+                .unwrap();
             assert_eq!(last.len() as u64, KEEP);
             assert_eq!(last[0][0].tree, "t:T");
         }

@@ -187,17 +187,21 @@ mod tests {
             assert_eq!(buffered.get(tree, b"c").unwrap(), Some(b"3".to_vec()));
             assert_eq!(
                 entries(buffered.as_ref(), tree),
-                vec![(b"b".to_vec(), b"2".to_vec()), (b"c".to_vec(), b"3".to_vec())]
+                vec![
+                    (b"b".to_vec(), b"2".to_vec()),
+                    (b"c".to_vec(), b"3".to_vec())
+                ]
             );
-            let back = buffered
-                .range(tree, b"", None, true, 1)
-                .unwrap();
+            let back = buffered.range(tree, b"", None, true, 1).unwrap();
             assert_eq!(back, vec![(b"c".to_vec(), b"3".to_vec())]);
             // Dropped: the outer transaction is untouched.
         }
         assert_eq!(
             entries(outer.as_ref(), tree),
-            vec![(b"a".to_vec(), b"1".to_vec()), (b"c".to_vec(), b"3".to_vec())]
+            vec![
+                (b"a".to_vec(), b"1".to_vec()),
+                (b"c".to_vec(), b"3".to_vec())
+            ]
         );
         assert!(!touched.get());
         let mut buffered = Box::new(Buffered::new(outer.as_mut(), &touched));
@@ -207,7 +211,10 @@ mod tests {
         assert!(touched.get());
         assert_eq!(
             entries(outer.as_ref(), tree),
-            vec![(b"b".to_vec(), b"2".to_vec()), (b"c".to_vec(), b"3".to_vec())]
+            vec![
+                (b"b".to_vec(), b"2".to_vec()),
+                (b"c".to_vec(), b"3".to_vec())
+            ]
         );
         let mut direct = Box::new(Direct::new(outer.as_mut()));
         direct.put(tree, b"d", b"4").unwrap();
