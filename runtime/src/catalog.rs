@@ -246,6 +246,7 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema, drops: &[Strin
             ));
         }
         let mut rows = all_rows(session, before)?;
+        check_length_bounds(before, table, &rows)?;
         let rewritten = !added.is_empty();
         if rewritten {
             let tree = session.tree(&table_tree(&table.name));
@@ -309,6 +310,36 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema, drops: &[Strin
             if !before.aggregates.contains(aggregate) {
                 crate::aggregates::backfill(session, table, aggregate, &rows)?;
             }
+        }
+    }
+    Ok(())
+}
+
+/// A length bound added or tightened on a stored column must hold for every
+/// stored value (looser or dropped ones always do).
+fn check_length_bounds(before: &TableSchema, table: &TableSchema, rows: &[Vec<Value>]) -> Result<()> {
+    for (i, (was, column)) in before.columns.iter().zip(&table.columns).enumerate() {
+        let Some(max) = column.max_len.filter(|&max| was.max_len.is_none_or(|was| max < was)) else {
+            continue;
+        };
+        let longest = rows
+            .iter()
+            .filter_map(|row| match row.get(i) {
+                Some(Value::Str(text)) => Some(text.len() as u64),
+                _ => None,
+            })
+            .max();
+        if let Some(longest) = longest.filter(|&longest| longest > max) {
+            return Err(refuse(
+                format!(
+                    "`{}.{}` would hold at most {max} bytes, but a stored value has {longest}",
+                    table.name, column.name
+                ),
+                &format!(
+                    "declare `{}: String <= {longest}` or more, or shorten the stored values first",
+                    column.name
+                ),
+            ));
         }
     }
     Ok(())

@@ -164,6 +164,9 @@ impl Engine {
         if let Some(limit) = self.store.max_txn_ops() {
             crate::commit_limit::check(&program, limit)?;
         }
+        if let Some(limit) = self.store.request_limit() {
+            crate::commit_limit::check_request_bytes(&program, limit)?;
+        }
         // Bound first: a program that cannot be leaves the catalog as it was.
         let installed = bind(self.store.as_ref(), program)?;
         catalog::install(self.store.as_ref(), &installed.program, drops)?;

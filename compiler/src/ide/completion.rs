@@ -89,7 +89,7 @@ fn access_columns(schema: &rqc_plan::Schema, before: &str) -> Vec<(String, Strin
             let column = &table.columns[c];
             (
                 column.name.clone(),
-                format!("{}: {}", table.name, column.ty.name()),
+                format!("{}: {}", table.name, column.declared()),
             )
         })
         .collect()

@@ -151,6 +151,10 @@ impl Store for Checked {
         self.inner.max_txn_ops()
     }
 
+    fn request_limit(&self) -> Option<super::RequestLimit> {
+        self.inner.request_limit()
+    }
+
     /// Keys are stored as given (only values carry checksums).
     fn ring_on_write(&self, tree: Tree, key: &[u8], bell: std::sync::Arc<dyn super::Bell>) -> bool {
         self.inner.ring_on_write(tree, key, bell)

@@ -86,6 +86,14 @@ impl TreeNames {
     }
 }
 
+/// A backend's limit on the bytes of one request (`Store::request_limit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestLimit {
+    pub max_bytes: u64,
+    /// Bytes the backend puts before a tree's own key in a request.
+    pub key_overhead: u64,
+}
+
 pub trait Store: Send + Sync {
     /// The handle of the tree called `name` (made on first use; the tree
     /// itself exists once something is written into it).
@@ -106,6 +114,13 @@ pub trait Store: Send + Sync {
     /// hold, when the backend has such a limit (etcd's --max-txn-ops, as
     /// the database recorded it): a bulk load splits its writes to fit.
     fn max_txn_ops(&self) -> Option<usize> {
+        None
+    }
+
+    /// The largest request a commit may be, when the backend has such a
+    /// limit (etcd's --max-request-bytes, as the database recorded it), and
+    /// what the backend adds to each of a tree's keys.
+    fn request_limit(&self) -> Option<RequestLimit> {
         None
     }
 

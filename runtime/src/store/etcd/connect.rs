@@ -6,7 +6,7 @@
 //! The prefix holds a marker, `PREFIX/store`, written when the database is
 //! made, which records the cluster's operation limit measured then.
 
-use super::errors::{from_etcd, unreachable};
+use super::errors::{from_etcd, unreachable, MAX_REQUEST_BYTES};
 use crate::error::{Result, RuntimeError};
 use etcd_client::{
     Certificate, Client, ConnectOptions, GetOptions, Identity, TlsOptions, Txn, TxnOp,
@@ -173,6 +173,22 @@ pub(crate) struct Marker {
     pub(crate) backend: String,
     /// The cluster's --max-txn-ops when the database was made.
     pub(crate) max_txn_ops: usize,
+    /// The largest request the cluster took when the database was made
+    /// (checked against etcd's default --max-request-bytes, 1.5 MiB, and
+    /// measured when smaller). 0 in a database made before rqc recorded
+    /// it: then etcd's default is assumed.
+    #[serde(default)]
+    pub(crate) max_request_bytes: usize,
+}
+
+impl Marker {
+    /// The request size the database's commits are held to.
+    pub(crate) fn request_limit(&self) -> usize {
+        match self.max_request_bytes {
+            0 => MAX_REQUEST_BYTES - PROBE_HEADROOM,
+            measured => measured,
+        }
+    }
 }
 
 /// The marker's key under a database's prefix (`prefix` ends with `/`).
@@ -229,6 +245,7 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
         let marker = Marker {
             backend: "etcd".to_string(),
             max_txn_ops: op_limit(url, client, &key).await?,
+            max_request_bytes: request_limit(url, client, &key).await?,
         };
         let value = serde_json::to_vec(&marker).expect("a marker serializes");
         // Made once: of two processes making it at once, one writes it and
@@ -295,6 +312,54 @@ async fn op_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> {
         ));
     }
     Ok(good)
+}
+
+/// What the recorded request limit leaves below the size of the largest
+/// request measured to fit: the envelope etcd wraps around a request
+/// (its header) and the framing of the measuring request itself.
+const PROBE_HEADROOM: usize = 4096;
+
+/// The largest request the cluster takes, measured with a transaction
+/// whose compare never holds (a key's create revision below 0), so the
+/// put it carries is never applied: etcd refuses a request over its
+/// --max-request-bytes before anything else. Only etcd's default is tried
+/// upwards (a cluster that takes more is recorded as taking the default,
+/// which is safe); a smaller limit is found by halving the gap.
+async fn request_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> {
+    let fits = |n: usize| {
+        let mut kv = client.kv_client();
+        async move {
+            let never = etcd_client::Compare::create_revision(key.to_vec(), etcd_client::CompareOp::Less, 0);
+            let txn = Txn::new()
+                .when([never])
+                .and_then([TxnOp::put(key.to_vec(), vec![0u8; n], None)]);
+            match kv.txn(txn).await {
+                Ok(_) => Ok(true),
+                Err(e) if too_big(&e) => Ok(false),
+                Err(e) => Err(from_etcd(url, e)),
+            }
+        }
+    };
+    let mut good = 0usize;
+    let mut bad = MAX_REQUEST_BYTES;
+    if fits(bad).await? {
+        return Ok(MAX_REQUEST_BYTES - PROBE_HEADROOM);
+    }
+    while bad - good > 64 {
+        let mid = good + (bad - good) / 2;
+        if fits(mid).await? {
+            good = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    Ok(good.saturating_sub(PROBE_HEADROOM).max(1))
+}
+
+/// A refusal for size: etcd's own, or gRPC's past its message limit.
+fn too_big(error: &etcd_client::Error) -> bool {
+    let message = error.to_string();
+    message.contains("request is too large") || message.contains("larger than max")
 }
 
 /// Runs `attempt` again while the cluster cannot answer, for a few

@@ -25,10 +25,10 @@ mod watch;
 pub use connect::{is_etcd_url, EtcdOptions, EtcdUrl, PASSWORD_VARIABLE};
 
 use super::overlay::Overlay;
-use super::{BatchAnswer, BatchRead, Bell, ReadTxn, Store, Tree, TreeNames, WriteTxn};
+use super::{BatchAnswer, BatchRead, Bell, ReadTxn, RequestLimit, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use connect::retrying_reads;
-use errors::{from_etcd, never_sent, too_large, too_many_ops, MAX_REQUEST_BYTES};
+use errors::{from_etcd, never_sent, too_large, too_many_ops};
 use etcd_client::{
     Client, Compare, CompareOp, GetOptions, SortOrder, SortTarget, Txn, TxnOp, TxnOpResponse,
 };
@@ -48,6 +48,8 @@ pub struct EtcdStore {
     names: TreeNames,
     /// The cluster's operation limit recorded in the marker.
     max_txn_ops: usize,
+    /// The largest request the cluster takes, as the marker records it.
+    max_request_bytes: usize,
 }
 
 impl EtcdStore {
@@ -74,6 +76,7 @@ impl EtcdStore {
             prefix,
             names: TreeNames::default(),
             max_txn_ops: marker.max_txn_ops,
+            max_request_bytes: marker.request_limit(),
         })
     }
 
@@ -113,6 +116,14 @@ impl Store for EtcdStore {
 
     fn max_txn_ops(&self) -> Option<usize> {
         Some(self.max_txn_ops)
+    }
+
+    fn request_limit(&self) -> Option<RequestLimit> {
+        Some(RequestLimit {
+            max_bytes: self.max_request_bytes as u64,
+            // `prefix` `t/` tree-name `\0`, before each tree's own key.
+            key_overhead: self.prefix.len() as u64 + 3,
+        })
     }
 
     /// An etcd watch on the key, on the store's own runtime: it ends with
@@ -492,8 +503,8 @@ impl WriteTxn for EtcdWrite<'_> {
         if needed > store.max_txn_ops {
             return Err(too_many_ops(&store.url, Some((needed, store.max_txn_ops))));
         }
-        if bytes > MAX_REQUEST_BYTES {
-            return Err(too_large(&store.url, Some(bytes)));
+        if bytes > store.max_request_bytes {
+            return Err(too_large(&store.url, Some((bytes, store.max_request_bytes))));
         }
         let txn = Txn::new().when(compares).and_then(ops);
         let response = store.runtime.block_on(async {
