@@ -174,9 +174,8 @@ pub(crate) struct Marker {
     /// The cluster's --max-txn-ops when the database was made.
     pub(crate) max_txn_ops: usize,
     /// The largest request the cluster took when the database was made
-    /// (checked against etcd's default --max-request-bytes, 1.5 MiB, and
-    /// measured when smaller). 0 in a database made before rqc recorded
-    /// it: then etcd's default is assumed.
+    /// (measured: `request_limit`). 0 in a database made before rqc
+    /// recorded it: then etcd's default is assumed.
     #[serde(default)]
     pub(crate) max_request_bytes: usize,
 }
@@ -322,10 +321,16 @@ const PROBE_HEADROOM: usize = 4096;
 /// The largest request the cluster takes, measured with a transaction
 /// whose compare never holds (a key's create revision below 0), so the
 /// put it carries is never applied: etcd refuses a request over its
-/// --max-request-bytes before anything else. Only etcd's default is tried
-/// upwards (a cluster that takes more is recorded as taking the default,
-/// which is safe); a smaller limit is found by halving the gap.
+/// --max-request-bytes before anything else. etcd's default is tried
+/// first, then twice as much up to [`REQUEST_CAP`] while it fits (a
+/// default cluster refuses the first doubling at once); between what fits
+/// and what does not, the gap is halved until it is small beside what
+/// fits.
 async fn request_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> {
+    // Past etcd's default, a request the cluster will not take may also
+    // end in a cut connection rather than a refusal: once the default has
+    // fitted (the cluster answers), any failure of a larger one means it
+    // does not fit, which can only make the recorded limit smaller.
     let fits = |n: usize| {
         let mut kv = client.kv_client();
         async move {
@@ -335,17 +340,28 @@ async fn request_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> 
                 .and_then([TxnOp::put(key.to_vec(), vec![0u8; n], None)]);
             match kv.txn(txn).await {
                 Ok(_) => Ok(true),
-                Err(e) if too_big(&e) => Ok(false),
+                Err(e) if too_big(&e) || n > MAX_REQUEST_BYTES => Ok(false),
                 Err(e) => Err(from_etcd(url, e)),
             }
         }
     };
-    let mut good = 0usize;
-    let mut bad = MAX_REQUEST_BYTES;
-    if fits(bad).await? {
-        return Ok(MAX_REQUEST_BYTES - PROBE_HEADROOM);
+    let (mut good, mut bad) = (0, MAX_REQUEST_BYTES);
+    if fits(MAX_REQUEST_BYTES).await? {
+        // Doubling: a default cluster refuses the first try at once.
+        good = MAX_REQUEST_BYTES;
+        loop {
+            let next = (good * 2).min(REQUEST_CAP);
+            if !fits(next).await? {
+                bad = next;
+                break;
+            }
+            good = next;
+            if good == REQUEST_CAP {
+                return Ok(REQUEST_CAP - PROBE_HEADROOM);
+            }
+        }
     }
-    while bad - good > 64 {
+    while bad - good > (good / 16).max(64) {
         let mid = good + (bad - good) / 2;
         if fits(mid).await? {
             good = mid;
@@ -355,6 +371,10 @@ async fn request_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> 
     }
     Ok(good.saturating_sub(PROBE_HEADROOM).max(1))
 }
+
+/// The largest request limit measured: a cluster that takes more is
+/// recorded as taking this (etcd itself warns above 10 MiB).
+const REQUEST_CAP: usize = 64 << 20;
 
 /// A refusal for size: etcd's own, or gRPC's past its message limit.
 fn too_big(error: &etcd_client::Error) -> bool {
