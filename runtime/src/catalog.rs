@@ -23,6 +23,16 @@ const SCHEMA_KEY: &[u8] = b"schema";
 /// schema is also kept apart under [`SCHEMA_KEY`]: databases written before
 /// the program was kept have only that, and migrations compare it.
 const PROGRAM_KEY: &[u8] = b"program";
+/// The schema's generation: bumped by every install that changes the
+/// schema. Every commit of a mutation expects the generation its engine
+/// installed or opened (`WriteTxn::expect`), so a process holding an older
+/// schema cannot write past rules it does not know (E0550).
+pub const GENERATION_KEY: &[u8] = b"generation";
+
+/// The stored schema generation (empty before any install).
+pub fn generation(txn: &dyn ReadTxn, catalog: Tree) -> Result<Vec<u8>> {
+    Ok(txn.get(catalog, GENERATION_KEY)?.unwrap_or_default())
+}
 
 /// The catalog's tree in `store`.
 pub fn catalog(store: &dyn Store) -> Tree {
@@ -88,7 +98,8 @@ pub fn installed_program(txn: &dyn ReadTxn, catalog: Tree) -> Result<Option<Comp
 /// drop that `drops` names (see [`dropped`]); it is refused whole
 /// otherwise (spec/storage.md lists the rules). Either way nothing is half-applied: the catalog's reads, the
 /// migration's and the new catalog's writes are one write transaction.
-pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -> Result<()> {
+/// Returns the schema generation the program was installed at.
+pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -> Result<Vec<u8>> {
     let schema = serde_json::to_vec(&program.schema).map_err(RuntimeError::store)?;
     let encoded = plan_format::encode(program)?;
     // The same program again writes nothing — read first, outside a write
@@ -97,34 +108,46 @@ pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -
         let txn = store.begin_read()?;
         let catalog = catalog(store);
         check_format(txn.as_ref(), catalog)?;
-        Ok(
-            txn.get(catalog, SCHEMA_KEY)?.as_deref() == Some(schema.as_slice())
-                && txn.get(catalog, PROGRAM_KEY)?.as_deref() == Some(encoded.as_slice()),
-        )
+        let same = txn.get(catalog, SCHEMA_KEY)?.as_deref() == Some(schema.as_slice())
+            && txn.get(catalog, PROGRAM_KEY)?.as_deref() == Some(encoded.as_slice());
+        let generation = generation(txn.as_ref(), catalog)?;
+        Ok((same && !generation.is_empty()).then_some(generation))
     })?;
-    if unchanged.0 {
-        return Ok(());
+    if let Some(generation) = unchanged.0 {
+        return Ok(generation);
     }
     crate::engine::retrying(|| {
         let mut session = Session::write(store)?;
         let catalog = catalog(store);
         check_format(session.reads(), catalog)?;
-        match installed_schema(session.reads(), catalog)? {
+        let stored = generation(session.reads(), catalog)?;
+        let same_schema = match installed_schema(session.reads(), catalog)? {
             Some(existing) if existing == program.schema => {
-                let stored = session.reads().get(catalog, PROGRAM_KEY)?;
-                if stored.as_deref() == Some(encoded.as_slice()) {
-                    return Ok(());
+                let program_kept = session.reads().get(catalog, PROGRAM_KEY)?;
+                if program_kept.as_deref() == Some(encoded.as_slice()) && !stored.is_empty() {
+                    return Ok(stored);
                 }
+                true
             }
-            Some(existing) => migrate(&mut session, &existing, &program.schema, drops)?,
-            None => {}
-        }
+            Some(existing) => {
+                migrate(&mut session, &existing, &program.schema, drops)?;
+                false
+            }
+            None => false,
+        };
+        let generation = match <[u8; 8]>::try_from(stored.as_slice()) {
+            Ok(bytes) if same_schema => bytes.to_vec(),
+            Ok(bytes) => (u64::from_be_bytes(bytes) + 1).to_be_bytes().to_vec(),
+            Err(_) => 1u64.to_be_bytes().to_vec(),
+        };
         session.put(catalog, FORMAT_KEY, &STORAGE_FORMAT.to_be_bytes())?;
         session.put(catalog, SCHEMA_KEY, &schema)?;
         session.put(catalog, PROGRAM_KEY, &encoded)?;
-        session.commit()
+        session.put(catalog, GENERATION_KEY, &generation)?;
+        session.commit()?;
+        Ok(generation)
     })
-    .map(|((), _)| ())
+    .map(|(generation, _)| generation)
 }
 
 fn refuse(change: String, why: &str) -> RuntimeError {
@@ -336,8 +359,9 @@ fn check_length_bounds(before: &TableSchema, table: &TableSchema, rows: &[Vec<Va
                     table.name, column.name
                 ),
                 &format!(
-                    "declare `{}: String <= {longest}` or more, or shorten the stored values first",
-                    column.name
+                    "declare `{}: {} <= {longest}` or more, or shorten the stored values first",
+                    column.name,
+                    column.ty.name()
                 ),
             ));
         }

@@ -4,7 +4,7 @@
 //! a seek (spec/cost.md §7), and checks each key it read (a seek, or a row
 //! of a range) and each range it read (a seek): so neither its writes nor
 //! its checks outnumber `seeks + rows` of its bound; the changelog of live
-//! queries adds a fixed four. A mutation whose
+//! queries and the schema generation's compare add a fixed five. A mutation whose
 //! bound is larger may still fit, but is not proved to; it is refused at
 //! install (E0570) rather than at a commit that happens to be large.
 //!
@@ -20,10 +20,10 @@ use crate::error::{Result, RuntimeError};
 use crate::store::RequestLimit;
 use std::collections::BTreeSet;
 
-/// What every commit adds for live queries (`live::changelog`): the head
+/// What every commit adds: for live queries (`live::changelog`) the head
 /// read (a compare), the head and the new entry written, the oldest kept
-/// entry deleted.
-const CHANGELOG_OPS: u64 = 4;
+/// entry deleted; and the schema generation compared (`catalog`).
+const CHANGELOG_OPS: u64 = 5;
 use rqc_plan::{Bound, CompiledProgram, Entry, EntryKind, Op};
 
 /// Refuses `program` when one of its mutations is not proved to fit in

@@ -415,8 +415,9 @@ fn too_long(table: &TableSchema, column: &rqc_plan::Column, len: usize, max: u64
             table.name, column.name
         ),
         format!(
-            "shorten the value to at most {max} bytes, or raise the column's bound in the program (`{}: String <= {len}`) and install it again",
-            column.name
+            "shorten the value to at most {max} bytes, or raise the column's bound in the program (`{}: {} <= {len}`) and install it again",
+            column.name,
+            column.ty.name()
         ),
     )
 }

@@ -402,16 +402,17 @@ impl<'p, 's> Interp<'p, 's> {
         }
     }
 
-    /// A lookup's read: a key longer than any the table's trees hold (an
-    /// argument past a column's length bound) finds nothing without asking
-    /// the store, so no request carries it (`entry_bytes`).
+    /// A lookup's read: in a mutation on a store of limited requests, a key
+    /// longer than any the table's trees hold (an argument past a column's
+    /// length bound) finds nothing without asking the store, so no request
+    /// carries it (`entry_bytes`).
     fn point_read(
         &mut self,
         table: &BoundTable,
         tree: crate::store::Tree,
         key: &[u8],
     ) -> Result<Option<Vec<u8>>> {
-        if crate::entry_bytes::cannot_exist(key, table.key_limit) {
+        if self.session.clamps_keys && crate::entry_bytes::cannot_exist(key, table.key_limit) {
             return Ok(None);
         }
         self.session.get(tree, key)

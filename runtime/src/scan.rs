@@ -165,10 +165,12 @@ impl<'p> Interp<'p, '_> {
         }
         // Skipped rows are read (and counted) like the others.
         let limit = self.rows_allowed(range.skip.saturating_add(wanted));
-        // Ends longer than any stored key (from arguments) are asked for
-        // as the shortest ends that bound the same keys (`entry_bytes`).
-        let start = clamp_end(&range.start, range.table.key_limit);
-        let end = range.end.as_deref().map(|end| clamp_end(end, range.table.key_limit));
+        // In a mutation on a store of limited requests, ends longer than
+        // any stored key (from arguments) are asked for as the shortest
+        // ends that bound the same keys (`entry_bytes`).
+        let key_limit = range.table.key_limit.filter(|_| self.session.clamps_keys);
+        let start = clamp_end(&range.start, key_limit);
+        let end = range.end.as_deref().map(|end| clamp_end(end, key_limit));
         let entries = self.session.range(range.tree, &start, end.as_deref(), limit)?;
         self.within_deadline()?;
         if range.paged {

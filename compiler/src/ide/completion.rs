@@ -141,7 +141,7 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
                 table
                     .columns
                     .iter()
-                    .map(|c| item(&c.name, CompletionKind::Field, c.ty.name())),
+                    .map(|c| item(&c.name, CompletionKind::Field, c.declared())),
             );
             return out;
         }
@@ -166,7 +166,7 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
                 item(
                     &c.name,
                     CompletionKind::Field,
-                    format!("{}: {}", t, c.ty.name()),
+                    format!("{}: {}", t, c.declared()),
                 )
             })
             .collect();

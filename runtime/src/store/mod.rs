@@ -267,6 +267,19 @@ pub trait WriteTxn: ReadTxn {
 
     fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()>;
 
+    /// Makes the commit depend on `key` of `tree` holding `value` (as
+    /// stored) when it commits: E0550 when it does not. A store whose write
+    /// transactions are serialized checks it now; etcd compares it in the
+    /// commit's own transaction (its failure is then a conflict, which
+    /// [`crate::session::Session::commit`] tells apart).
+    fn expect(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        if self.get(tree, key)?.as_deref() == Some(value) {
+            Ok(())
+        } else {
+            Err(crate::error::RuntimeError::stale_schema())
+        }
+    }
+
     /// Commits every write at once. Dropping the transaction instead
     /// aborts it: nothing of it is stored.
     fn commit(self: Box<Self>) -> Result<()>;

@@ -174,20 +174,10 @@ pub(crate) struct Marker {
     /// The cluster's --max-txn-ops when the database was made.
     pub(crate) max_txn_ops: usize,
     /// The largest request the cluster took when the database was made
-    /// (measured: `request_limit`). 0 in a database made before rqc
-    /// recorded it: then etcd's default is assumed.
+    /// (measured: `request_limit`). Absent (0) in a database made before
+    /// rqc recorded it: then measured when connecting.
     #[serde(default)]
     pub(crate) max_request_bytes: usize,
-}
-
-impl Marker {
-    /// The request size the database's commits are held to.
-    pub(crate) fn request_limit(&self) -> usize {
-        match self.max_request_bytes {
-            0 => MAX_REQUEST_BYTES - PROBE_HEADROOM,
-            measured => measured,
-        }
-    }
 }
 
 /// The marker's key under a database's prefix (`prefix` ends with `/`).
@@ -209,7 +199,7 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
         .await
         .map_err(|e| from_etcd(url, e))?;
         if let Some(stored) = found.kvs().first() {
-            return serde_json::from_slice::<Marker>(stored.value())
+            let mut marker = serde_json::from_slice::<Marker>(stored.value())
                 .ok()
                 .filter(|m| m.backend == "etcd" && m.max_txn_ops > 0)
                 .ok_or_else(|| {
@@ -218,7 +208,12 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
                         format!("the marker `{}` at `{url}` is not one rqc wrote", String::from_utf8_lossy(&key)),
                         "it was made by a newer rqc, or another program uses the prefix: give --db another prefix",
                     )
-                });
+                })?;
+            if marker.max_request_bytes == 0 {
+                // Made before rqc recorded it: measured on each connection.
+                marker.max_request_bytes = request_limit(url, client, &key).await?;
+            }
+            return Ok(marker);
         }
         let end = crate::store::prefix_end(prefix).unwrap_or_default();
         let others = retrying_for(CONNECT_RETRIED, || {

@@ -76,7 +76,7 @@ impl EtcdStore {
             prefix,
             names: TreeNames::default(),
             max_txn_ops: marker.max_txn_ops,
-            max_request_bytes: marker.request_limit(),
+            max_request_bytes: marker.max_request_bytes,
         })
     }
 
@@ -106,6 +106,7 @@ impl Store for EtcdStore {
             overlay: Overlay::default(),
             keys: RefCell::default(),
             ranges: RefCell::default(),
+            expected: Vec::new(),
         }))
     }
 
@@ -370,6 +371,9 @@ struct EtcdWrite<'s> {
     keys: RefCell<BTreeMap<Vec<u8>, i64>>,
     /// Each full-key range read from the store, `[from, to)`.
     ranges: RefCell<Vec<(Vec<u8>, Vec<u8>)>>,
+    /// Full keys the commit compares with the value they must hold
+    /// (`WriteTxn::expect`).
+    expected: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 impl EtcdWrite<'_> {
@@ -469,6 +473,13 @@ impl WriteTxn for EtcdWrite<'_> {
         Ok(())
     }
 
+    /// Compared in the commit's transaction, with no read of its own.
+    fn expect(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        let full = [self.read.store.tree_prefix(tree).as_slice(), key].concat();
+        self.expected.push((full, value.to_vec()));
+        Ok(())
+    }
+
     fn commit(self: Box<Self>) -> Result<()> {
         let store = self.read.store;
         let mut ops = Vec::new();
@@ -493,6 +504,10 @@ impl WriteTxn for EtcdWrite<'_> {
         for (key, mod_revision) in self.keys.into_inner() {
             bytes += key.len() + 8;
             compares.push(Compare::mod_revision(key, CompareOp::Equal, mod_revision));
+        }
+        for (key, value) in self.expected {
+            bytes += key.len() + value.len() + 8;
+            compares.push(Compare::value(key, CompareOp::Equal, value));
         }
         for (from, to) in self.ranges.into_inner() {
             bytes += from.len() + to.len() + 8;
