@@ -159,7 +159,8 @@ fn refuse(change: String, why: &str) -> RuntimeError {
 }
 
 /// What `new` drops of `old`, each named as `--migrate` takes it:
-/// `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`, `aggregate:name`.
+/// `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`, `aggregate:name`,
+/// `length:T.column` (a `String <= n` bound removed; a looser one is kept).
 pub fn dropped(old: &Schema, new: &Schema) -> Vec<String> {
     let mut dropped = Vec::new();
     for before in &old.tables {
@@ -184,6 +185,11 @@ pub fn dropped(old: &Schema, new: &Schema) -> Vec<String> {
         }
         if before.small_max.is_some() && table.small_max.is_none() {
             dropped.push(format!("max:{}", before.name));
+        }
+        for column in before.columns.iter().filter(|c| c.max_len.is_some()) {
+            if table.columns.iter().any(|c| c.name == column.name && c.max_len.is_none()) {
+                dropped.push(format!("length:{}.{}", before.name, column.name));
+            }
         }
         // An aggregate whose definition changed is dropped and added again.
         for aggregate in &before.aggregates {

@@ -162,7 +162,7 @@ impl Engine {
 
     /// Installs a program that drops what the installed schema declares:
     /// each drop is named in `drops` as [`catalog::dropped`] names it
-    /// (`table:T`, `index:T.name`, `bound:T(a)`, `max:T`, `aggregate:name`); any other drop
+    /// (`table:T`, `index:T.name`, `bound:T(a)`, `max:T`, `aggregate:name`, `length:T.column`); any other drop
     /// is refused with E0519.
     pub fn install_dropping(&mut self, program: CompiledProgram, drops: &[String]) -> Result<()> {
         plan_format::check_version(program.format_version, Origin::Given)?;

@@ -121,7 +121,7 @@ fn a_read_keyed_past_the_bound_finds_nothing_and_on_etcd_asks_nothing() {
 }
 
 #[test]
-fn a_bound_is_loosened_freely_and_tightened_only_over_values_that_fit() {
+fn a_bound_is_loosened_freely_tightened_only_over_values_that_fit_and_dropped_when_named() {
     let dir = tempfile::tempdir().unwrap();
     let options = OpenOptions {
         backend: Some(Backend::Lmdb),
@@ -139,8 +139,14 @@ fn a_bound_is_loosened_freely_and_tightened_only_over_values_that_fit() {
     let looser = PROGRAM.replace("note: String? <= 3", "note: String? <= 8");
     engine.install(program(&looser)).unwrap();
     engine.run("renote", &["abcd".into(), "longer".into()]).unwrap();
+    // Dropping the bound is a drop: named with `--migrate`, or refused.
     let unbounded = PROGRAM.replace("note: String? <= 3", "note: String?");
-    engine.install(program(&unbounded)).unwrap();
+    let e = engine.install(program(&unbounded)).unwrap_err();
+    assert_eq!(e.code, "E0519");
+    assert!(e.help.contains("--migrate 'length:Account.note'"), "{}", e.help);
+    engine
+        .install_dropping(program(&unbounded), &["length:Account.note".into()])
+        .unwrap();
     engine.run("renote", &["abcd".into(), "x".repeat(100).as_str().into()]).unwrap();
 }
 
