@@ -1,7 +1,8 @@
 //! Attacks on `String <= n` (issue #14): the holes an adversary found, each a test; mended ones pass, known ones are `#[ignore]`d with why.
 //!
 //! Mended: 1 (commits expect the schema generation, E0550; queries are not
-//! clamped), 3 for ad-hoc mutations, 4, 6, 7. Known: 2, 3 for loads, 5, 8.
+//! clamped), 3 for ad-hoc mutations, 4, 5 (responses of any size etcd
+//! sends are taken), 6, 7. Known: 2, 3 for loads, 8.
 //!
 //! 1. A client whose program was bound before another client changed a
 //!    length bound answers "absent" for a row it lists, and lists a row in
@@ -253,7 +254,6 @@ query q(c: String) = Account[c] |> map(a => a.";
 /// bounds (40 rows of `body: String <= 120000`, each inserted by a
 /// mutation proved to fit at install) reads more in one range.
 #[test]
-#[ignore = "known (#14): etcd-client keeps tonic's 4 MiB response limit, which no proof covers yet"]
 fn on_etcd_a_range_of_bounded_rows_is_answered() {
     let mut engine = rqc_tests::etcd::engine();
     let source = "\

@@ -167,6 +167,13 @@ fn tls(options: &EtcdOptions) -> Result<Option<TlsOptions>> {
     Ok(Some(tls))
 }
 
+/// A KV client that takes responses of any size etcd sends (its gRPC
+/// server sends up to 2 GiB): tonic's default 4 MiB would refuse a range of
+/// rows the proof allows.
+pub(crate) fn kv(client: &Client) -> etcd_client::KvClient {
+    client.kv_client().max_decoding_message_size(i32::MAX as usize)
+}
+
 /// What the marker of a database records.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Marker {

@@ -233,7 +233,7 @@ impl<'s> EtcdRead<'s> {
             let response = store
                 .runtime
                 .block_on(retrying_reads(|| {
-                    let mut kv = store.client.kv_client();
+                    let mut kv = connect::kv(&store.client);
                     let ops: Vec<TxnOp> = batch
                         .iter()
                         .map(|key| TxnOp::get(key.clone(), Some(self.at())))
@@ -306,7 +306,7 @@ impl<'s> EtcdRead<'s> {
         let mut response = store
             .runtime
             .block_on(retrying_reads(|| {
-                let mut kv = store.client.kv_client();
+                let mut kv = connect::kv(&store.client);
                 let (key, options) = (from.clone(), options.clone());
                 async move { kv.get(key, Some(options)).await }
             }))
@@ -525,7 +525,7 @@ impl WriteTxn for EtcdWrite<'_> {
         let response = store.runtime.block_on(async {
             let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
             loop {
-                match store.client.kv_client().txn(txn.clone()).await {
+                match connect::kv(&store.client).txn(txn.clone()).await {
                     // Refused before it reached a member: safe to send again.
                     Err(e) if never_sent(&e) && tokio::time::Instant::now() < deadline => {
                         tokio::time::sleep(Duration::from_millis(100)).await;
