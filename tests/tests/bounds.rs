@@ -88,7 +88,9 @@ fn load(engine: &Engine, reference: &mut Reference<'_>, rng: &mut Rng) {
     }
     // Strings that begin alike, with `\0` and multi-byte characters; the
     // last ones are longer than `W.s <= 4` and refused (E0576).
-    let words = ["", "a", "ab", "a\0", "a\0b", "a\u{1}", "b", "é", "éa", "ééé", "abcde"];
+    let words = [
+        "", "a", "ab", "a\0", "a\0b", "a\u{1}", "b", "é", "éa", "ééé", "abcde",
+    ];
     for word in words {
         if rng.below(3) > 0 {
             run("add_w", vec![Value::Str(word.into()), rng.below(3).into()]);

@@ -3,11 +3,10 @@
 //! values answered without a read, schema changes of a bound, and on etcd
 //! the request size proved at install.
 
-use rqc_compiler::compile;
-use rqc_plan::{CompiledProgram, Value};
+use rqc_plan::Value;
 use rqc_runtime::store::EtcdOptions;
 use rqc_runtime::{Backend, Engine, OpenOptions, RuntimeError};
-use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
+use rqc_tests::{accepted, string_fields};
 
 const PROGRAM: &str = "\
 table Account {
@@ -24,12 +23,6 @@ query noted(p: String) = Account.by_note[starts_with(note, p)] |> take(10)
 query after(c: String) = Account[code > c] |> take(10)
 ";
 
-fn program(source: &str) -> CompiledProgram {
-    let compilation = compile(&[("app.rq".to_string(), source.to_string())]);
-    assert!(compilation.diagnostics.is_empty(), "{:#?}", compilation.diagnostics);
-    compilation.program
-}
-
 /// An engine on every store: in memory, each disk backend, and etcd.
 fn engines(dir: &std::path::Path) -> Vec<(String, Engine)> {
     let mut all: Vec<(String, Engine)> = Backend::ALL
@@ -40,7 +33,10 @@ fn engines(dir: &std::path::Path) -> Vec<(String, Engine)> {
                 ..OpenOptions::default()
             };
             let path = dir.join(format!("{backend:?}"));
-            (format!("{backend:?}"), Engine::open(&path, options).unwrap())
+            (
+                format!("{backend:?}"),
+                Engine::open(&path, options).unwrap(),
+            )
         })
         .collect();
     all.push(("etcd".into(), rqc_tests::etcd::engine()));
@@ -54,23 +50,15 @@ fn refused(engine: &Engine, name: &str, args: &[Value]) -> RuntimeError {
     }
 }
 
-fn codes(value: &Value) -> Vec<String> {
-    let Value::List(rows) = value else { panic!("not a list: {value:?}") };
-    rows.iter()
-        .map(|r| match r.field("code") {
-            Some(Value::Str(s)) => s.clone(),
-            other => panic!("{other:?}"),
-        })
-        .collect()
-}
-
 #[test]
 fn every_store_refuses_a_longer_value_and_keeps_the_rows_as_they_were() {
     let dir = tempfile::tempdir().unwrap();
     for (on, mut engine) in engines(dir.path()) {
-        engine.install(program(PROGRAM)).unwrap();
+        engine.install(accepted(PROGRAM)).unwrap();
         // Exactly the bound is accepted; it counts bytes, not characters.
-        engine.run("add", &["abcd".into(), "ééé".into(), "xy".into()]).unwrap();
+        engine
+            .run("add", &["abcd".into(), "ééé".into(), "xy".into()])
+            .unwrap();
         for args in [
             vec!["abcde".into(), "h".into(), Value::Null],
             vec!["b".into(), "éééé".into(), Value::Null],
@@ -78,15 +66,27 @@ fn every_store_refuses_a_longer_value_and_keeps_the_rows_as_they_were() {
         ] {
             let e = refused(&engine, "add", &args);
             assert_eq!(e.code, "E0576", "{on}: {e}");
-            assert!(e.message.contains("nothing was written"), "{on}: {}", e.message);
+            assert!(
+                e.message.contains("nothing was written"),
+                "{on}: {}",
+                e.message
+            );
         }
         let e = refused(&engine, "renote", &["abcd".into(), "long".into()]);
         assert_eq!(e.code, "E0576", "{on}");
-        assert!(e.message.contains("`Account.note` holds at most 3 bytes"), "{on}: {}", e.message);
+        assert!(
+            e.message.contains("`Account.note` holds at most 3 bytes"),
+            "{on}: {}",
+            e.message
+        );
         assert!(e.help.contains("note: String? <= 4"), "{on}: {}", e.help);
         let kept = engine.run("by_code", &["abcd".into()]).unwrap().value;
         assert_eq!(kept.field("note"), Some(&Value::from("xy")), "{on}");
-        assert_eq!(codes(&engine.run("after", &["".into()]).unwrap().value), ["abcd"], "{on}");
+        assert_eq!(
+            string_fields(&engine.run("after", &["".into()]).unwrap().value, "code"),
+            ["abcd"],
+            "{on}"
+        );
     }
 }
 
@@ -94,9 +94,16 @@ fn every_store_refuses_a_longer_value_and_keeps_the_rows_as_they_were() {
 fn a_read_keyed_past_the_bound_finds_nothing_and_on_etcd_asks_nothing() {
     let dir = tempfile::tempdir().unwrap();
     for (on, mut engine) in engines(dir.path()) {
-        engine.install(program(PROGRAM)).unwrap();
-        for (code, handle, note) in [("a", "h1", "x"), ("ab", "h2", "xy"), ("abc", "h3", "xyz"), ("b", "h4", "y")] {
-            engine.run("add", &[code.into(), handle.into(), note.into()]).unwrap();
+        engine.install(accepted(PROGRAM)).unwrap();
+        for (code, handle, note) in [
+            ("a", "h1", "x"),
+            ("ab", "h2", "xy"),
+            ("abc", "h3", "xyz"),
+            ("b", "h4", "y"),
+        ] {
+            engine
+                .run("add", &[code.into(), handle.into(), note.into()])
+                .unwrap();
         }
         let long = "a".repeat(10_000);
         for (name, arg) in [("by_code", &long), ("by_handle", &long)] {
@@ -105,18 +112,30 @@ fn a_read_keyed_past_the_bound_finds_nothing_and_on_etcd_asks_nothing() {
         }
         // In a mutation on etcd, whose commit's size is proved, the lookup
         // keyed past the bound asks nothing; elsewhere it asks the store.
-        let out = engine.run("renote", &[long.as_str().into(), Value::Null]).unwrap();
+        let out = engine
+            .run("renote", &[long.as_str().into(), Value::Null])
+            .unwrap();
         assert_eq!(out.value, Value::Int(0), "{on}");
         assert_eq!(out.stats.seeks, u64::from(on != "etcd"), "{on}");
         let out = engine.run("noted", &[long.as_str().into()]).unwrap();
-        assert_eq!(codes(&out.value), Vec::<String>::new(), "{on}");
+        assert_eq!(
+            string_fields(&out.value, "code"),
+            Vec::<String>::new(),
+            "{on}"
+        );
         // A long lower end bounds the stored keys as it would unclamped:
         // every code above `aaaa…` (10,000 bytes) is above "a" too but
         // not "a" itself, and "ab" > "aaaa…".
         let out = engine.run("after", &[long.as_str().into()]).unwrap();
-        assert_eq!(codes(&out.value), ["ab", "abc", "b"], "{on}");
-        let out = engine.run("after", &["abcz".repeat(1000).as_str().into()]).unwrap();
-        assert_eq!(codes(&out.value), ["b"], "{on}");
+        assert_eq!(
+            string_fields(&out.value, "code"),
+            ["ab", "abc", "b"],
+            "{on}"
+        );
+        let out = engine
+            .run("after", &["abcz".repeat(1000).as_str().into()])
+            .unwrap();
+        assert_eq!(string_fields(&out.value, "code"), ["b"], "{on}");
     }
 }
 
@@ -128,26 +147,44 @@ fn a_bound_is_loosened_freely_tightened_only_over_values_that_fit_and_dropped_wh
         ..OpenOptions::default()
     };
     let mut engine = Engine::open(&dir.path().join("db"), options).unwrap();
-    engine.install(program(PROGRAM)).unwrap();
-    engine.run("add", &["abcd".into(), "h".into(), "xyz".into()]).unwrap();
+    engine.install(accepted(PROGRAM)).unwrap();
+    engine
+        .run("add", &["abcd".into(), "h".into(), "xyz".into()])
+        .unwrap();
     let tighter = PROGRAM.replace("note: String? <= 3", "note: String? <= 2");
-    let e = engine.install(program(&tighter)).unwrap_err();
+    let e = engine.install(accepted(&tighter)).unwrap_err();
     assert_eq!(e.code, "E0510");
-    assert!(e.message.contains("`Account.note` would hold at most 2 bytes, but a stored value has 3"), "{}", e.message);
+    assert!(
+        e.message
+            .contains("`Account.note` would hold at most 2 bytes, but a stored value has 3"),
+        "{}",
+        e.message
+    );
     // Nothing changed: the old bound still holds writes.
-    assert_eq!(refused(&engine, "renote", &["abcd".into(), "long".into()]).code, "E0576");
+    assert_eq!(
+        refused(&engine, "renote", &["abcd".into(), "long".into()]).code,
+        "E0576"
+    );
     let looser = PROGRAM.replace("note: String? <= 3", "note: String? <= 8");
-    engine.install(program(&looser)).unwrap();
-    engine.run("renote", &["abcd".into(), "longer".into()]).unwrap();
+    engine.install(accepted(&looser)).unwrap();
+    engine
+        .run("renote", &["abcd".into(), "longer".into()])
+        .unwrap();
     // Dropping the bound is a drop: named with `--migrate`, or refused.
     let unbounded = PROGRAM.replace("note: String? <= 3", "note: String?");
-    let e = engine.install(program(&unbounded)).unwrap_err();
+    let e = engine.install(accepted(&unbounded)).unwrap_err();
     assert_eq!(e.code, "E0519");
-    assert!(e.help.contains("--migrate 'length:Account.note'"), "{}", e.help);
+    assert!(
+        e.help.contains("--migrate 'length:Account.note'"),
+        "{}",
+        e.help
+    );
     engine
-        .install_dropping(program(&unbounded), &["length:Account.note".into()])
+        .install_dropping(accepted(&unbounded), &["length:Account.note".into()])
         .unwrap();
-    engine.run("renote", &["abcd".into(), "x".repeat(100).as_str().into()]).unwrap();
+    engine
+        .run("renote", &["abcd".into(), "x".repeat(100).as_str().into()])
+        .unwrap();
 }
 
 /// On etcd every mutation's commit must be proved to fit in one request:
@@ -158,31 +195,38 @@ fn a_bound_is_loosened_freely_tightened_only_over_values_that_fit_and_dropped_wh
 fn on_etcd_the_request_size_is_proved_at_install() {
     let mut engine = rqc_tests::etcd::engine();
     let unbounded = PROGRAM.replace("handle: String <= 6", "handle: String");
-    let e = engine.install(program(&unbounded)).unwrap_err();
+    let e = engine.install(accepted(&unbounded)).unwrap_err();
     assert_eq!(e.code, "E0577", "{e}");
     assert!(e.message.contains("`Account.handle`"), "{}", e.message);
     assert!(!e.message.contains("`Account.note`"), "{}", e.message);
     assert!(e.help.contains("String <= 200"), "{}", e.help);
     assert!(engine.program().is_none());
 
-    let cluster = EtcdCluster::start_with(
-        1,
-        ClusterOptions {
-            max_request_bytes: Some(64 * 1024),
-            ..Default::default()
-        },
-    );
+    let cluster = rqc_tests::etcd::cluster_taking(64 * 1024);
     let mut engine = Engine::connect(&cluster.url("small"), &EtcdOptions::default()).unwrap();
     let wide = PROGRAM.replace("note: String? <= 3", "note: String? <= 30000");
-    let e = engine.install(program(&wide)).unwrap_err();
+    let e = engine.install(accepted(&wide)).unwrap_err();
     assert_eq!(e.code, "E0577", "{e}");
     assert!(e.message.contains("`renote` (up to"), "{}", e.message);
     // The limit measured when the database was made: under 64 KiB.
-    let limit: u64 = e.message.split("at most ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    let limit: u64 = e
+        .message
+        .split("at most ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((32 * 1024..64 * 1024).contains(&limit), "{}", e.message);
     assert!(engine.program().is_none());
     let fits = PROGRAM.replace("note: String? <= 3", "note: String? <= 200");
-    engine.install(program(&fits)).unwrap();
-    engine.run("add", &["abcd".into(), "hhhhhh".into(), Value::Null]).unwrap();
-    engine.run("renote", &["abcd".into(), "n".repeat(200).as_str().into()]).unwrap();
+    engine.install(accepted(&fits)).unwrap();
+    engine
+        .run("add", &["abcd".into(), "hhhhhh".into(), Value::Null])
+        .unwrap();
+    engine
+        .run("renote", &["abcd".into(), "n".repeat(200).as_str().into()])
+        .unwrap();
 }

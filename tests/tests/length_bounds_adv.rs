@@ -23,23 +23,12 @@
 //! 8. On etcd, adding the bounds E0577 asks for to a table of more rows
 //!    than `--max-txn-ops` cannot commit (E0564).
 
-use rqc_compiler::compile;
 use rqc_compiler::db::Analysis;
 use rqc_compiler::ide::completions;
-use rqc_plan::{CompiledProgram, EntryKind, Value};
+use rqc_plan::{EntryKind, Value};
 use rqc_runtime::store::EtcdOptions;
 use rqc_runtime::Engine;
-use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
-
-fn program(source: &str) -> CompiledProgram {
-    let compilation = compile(&[("app.rq".to_string(), source.to_string())]);
-    assert!(
-        compilation.diagnostics.is_empty(),
-        "{:#?}",
-        compilation.diagnostics
-    );
-    compilation.program
-}
+use rqc_tests::{accepted, string_fields};
 
 const CODES: &str = "\
 table Code {
@@ -51,18 +40,6 @@ query by_code(c: String) = Code[c]
 query all() = Code[code >= \"\"] |> take(10)
 query above(c: String) = Code[code > c] |> take(10)
 ";
-
-fn codes(value: &Value) -> Vec<String> {
-    let Value::List(rows) = value else {
-        panic!("not a list: {value:?}")
-    };
-    rows.iter()
-        .map(|r| match r.field("code") {
-            Some(Value::Str(s)) => s.clone(),
-            other => panic!("{other:?}"),
-        })
-        .collect()
-}
 
 /// Hole 1. Loosening a bound is a legal install; a second client of the
 /// same database still runs the program it opened, whose key limit (27
@@ -76,19 +53,19 @@ fn codes(value: &Value) -> Vec<String> {
 fn a_reader_opened_before_a_bound_was_loosened_finds_the_rows_it_lists() {
     let url = rqc_tests::etcd::fresh_url();
     let mut installer = Engine::connect(&url, &EtcdOptions::default()).unwrap();
-    installer.install(program(CODES)).unwrap();
+    installer.install(accepted(CODES)).unwrap();
     let reader = Engine::connect(&url, &EtcdOptions::default()).unwrap();
     assert!(reader.program().is_some());
 
     installer
-        .install(program(&CODES.replace("String <= 4", "String <= 64")))
+        .install(accepted(&CODES.replace("String <= 4", "String <= 64")))
         .unwrap();
     let long = "c".repeat(30);
     installer
         .run("add", &[long.as_str().into(), 1.into()])
         .unwrap();
 
-    let listed = codes(&reader.run("all", &[]).unwrap().value);
+    let listed = string_fields(&reader.run("all", &[]).unwrap().value, "code");
     assert_eq!(
         listed,
         std::slice::from_ref(&long),
@@ -96,11 +73,12 @@ fn a_reader_opened_before_a_bound_was_loosened_finds_the_rows_it_lists() {
     );
     // A range whose end the reader clamps to its stale limit: the stored
     // code is below `c` × 31, and is listed above it.
-    let above = codes(
+    let above = string_fields(
         &reader
             .run("above", &["c".repeat(31).as_str().into()])
             .unwrap()
             .value,
+        "code",
     );
     let found = reader.run("by_code", &[long.as_str().into()]);
     // Refusing to run a stale program would do too.
@@ -127,13 +105,7 @@ fn a_reader_opened_before_a_bound_was_loosened_finds_the_rows_it_lists() {
 #[test]
 #[ignore = "known (#14): a query's requests are held by gRPC's message limit only; the request-size proof covers mutations' commits"]
 fn on_etcd_a_query_within_its_bounds_fits_the_request_size() {
-    let cluster = EtcdCluster::start_with(
-        1,
-        ClusterOptions {
-            max_request_bytes: Some(64 * 1024),
-            ..Default::default()
-        },
-    );
+    let cluster = rqc_tests::etcd::cluster_taking(64 * 1024);
     let source = "\
 table Big {
   code: String <= 300000 key
@@ -145,7 +117,7 @@ query big(c: String) = Big[c]
 query mids(cs: [String; <= 120]) = Mid[code in cs]
 ";
     let mut engine = Engine::connect(&cluster.url("q"), &EtcdOptions::default()).unwrap();
-    let installed = engine.install(program(source));
+    let installed = engine.install(accepted(source));
     // Refusing the program at install (as E0577 does for mutations) is
     // one mend; the other is to answer.
     if let Err(e) = installed {
@@ -186,8 +158,8 @@ table Doc {
 }
 query doc(id: Int) = Doc[id]
 ";
-    engine.install(program(installed)).unwrap();
-    let adhoc = program(&format!(
+    engine.install(accepted(installed)).unwrap();
+    let adhoc = accepted(&format!(
         "{installed}mutation put(id: Int, body: String) = insert Doc {{ id, body }}\n"
     ));
     let entry = adhoc
@@ -264,7 +236,7 @@ table Doc {
 mutation put(id: Int, body: String) = insert Doc { id, body }
 query docs() = Doc[id >= 0] |> take(40)
 ";
-    engine.install(program(source)).unwrap();
+    engine.install(accepted(source)).unwrap();
     let body = "d".repeat(120_000);
     for id in 0..40 {
         engine
@@ -305,7 +277,7 @@ table Doc {
 }
 query doc(id: Int) = Doc[id]
 ";
-    if let Err(e) = engine.install(program(source)) {
+    if let Err(e) = engine.install(accepted(source)) {
         // Refusing the program at install is one mend.
         assert!(e.code.starts_with("E05"), "{e}");
         return;
@@ -332,13 +304,7 @@ query doc(id: Int) = Doc[id]
 /// without the figure could be measured at connect.
 #[test]
 fn on_etcd_a_database_made_before_the_measure_is_held_to_its_cluster() {
-    let cluster = EtcdCluster::start_with(
-        1,
-        ClusterOptions {
-            max_request_bytes: Some(64 * 1024),
-            ..Default::default()
-        },
-    );
+    let cluster = rqc_tests::etcd::cluster_taking(64 * 1024);
     let url = cluster.url("old");
     drop(Engine::connect(&url, &EtcdOptions::default()).unwrap());
     // The marker as the previous rqc wrote it: no request size.
@@ -359,7 +325,7 @@ table Doc {
 }
 mutation put(id: Int, body: String) = insert Doc { id, body }
 ";
-    if let Err(e) = engine.install(program(source)) {
+    if let Err(e) = engine.install(accepted(source)) {
         // Proved against the cluster's own limit: refused at install.
         assert_eq!(e.code, "E0577", "{e}");
         return;
@@ -386,10 +352,10 @@ fn a_writer_opened_before_a_bound_was_tightened_is_held_to_it_or_verify_sees_it(
     let url = rqc_tests::etcd::fresh_url();
     let mut installer = Engine::connect(&url, &EtcdOptions::default()).unwrap();
     installer
-        .install(program(&CODES.replace("String <= 4", "String <= 64")))
+        .install(accepted(&CODES.replace("String <= 4", "String <= 64")))
         .unwrap();
     let writer = Engine::connect(&url, &EtcdOptions::default()).unwrap();
-    installer.install(program(CODES)).unwrap();
+    installer.install(accepted(CODES)).unwrap();
     let long = "w".repeat(30);
     let wrote = writer.run("add", &[long.as_str().into(), 1.into()]);
     if wrote.is_err() {
@@ -422,7 +388,7 @@ table Account {
 mutation add(code: String, note: String?) = insert Account { code, note }
 ";
     let mut engine = Engine::in_memory();
-    engine.install(program(source)).unwrap();
+    engine.install(accepted(source)).unwrap();
     let e = engine
         .run("add", &["a".into(), "ééé".into()])
         .map(|o| o.value)
@@ -436,7 +402,7 @@ mutation add(code: String, note: String?) = insert Account { code, note }
         .unwrap_or_else(|| panic!("{}", e.help))
         .to_string();
     let fixed = source.replace("note: String? <= 3", &told);
-    let compiled = compile(&[("app.rq".to_string(), fixed)]);
+    let compiled = rqc_compiler::compile(&[("app.rq".to_string(), fixed)]);
     let codes: Vec<&str> = compiled
         .diagnostics
         .iter()
@@ -472,7 +438,7 @@ table Tag {
 }
 query tag(id: Int) = Tag[id]
 ";
-    engine.install(program(unbounded)).unwrap();
+    engine.install(accepted(unbounded)).unwrap();
     let mut rows: rqc_runtime::LoadRows = (0..1500)
         .map(|i| {
             (
@@ -486,7 +452,7 @@ query tag(id: Int) = Tag[id]
     // As E0577 asks: a bound, then a mutation of the table.
     let bounded = unbounded.replace("name: String", "name: String <= 200")
         + "mutation rename(id: Int, name: String) = update Tag[id] { name: name }\n";
-    let installed = engine.install(program(&bounded));
+    let installed = engine.install(accepted(&bounded));
     assert!(
         installed.is_ok(),
         "a bound every stored value meets, on 1,500 rows: {:?}",

@@ -5,9 +5,9 @@
 //! multi-byte and the last character of Unicode), and the answers must be
 //! equal. Pages are walked to the end on both.
 
-use rqc_compiler::compile;
-use rqc_plan::{CompiledProgram, Value};
+use rqc_plan::Value;
 use rqc_runtime::Engine;
+use rqc_tests::accepted;
 use rqc_tests::rng::Rng;
 
 const BOUNDED: &str = "\
@@ -81,16 +81,6 @@ const QUERIES: [&str; 23] = [
     "pairs",
 ];
 
-fn program(source: &str) -> CompiledProgram {
-    let compilation = compile(&[("app.rq".to_string(), source.to_string())]);
-    assert!(
-        compilation.diagnostics.is_empty(),
-        "{:#?}",
-        compilation.diagnostics
-    );
-    compilation.program
-}
-
 const ALPHABET: [char; 7] = ['a', 'b', '\0', '\u{1}', 'é', '\u{7f}', '\u{10FFFF}'];
 
 fn text(rng: &mut Rng, max_chars: u64) -> String {
@@ -152,8 +142,8 @@ fn compare(seeds: u64, bounded_engine: fn() -> Engine) {
         "  unique (pair, other)\n",
         "  index pair_other (pair, other)\n",
     );
-    let bounded_program = program(&bounded_source);
-    let unbounded_program = program(&unbounded_source);
+    let bounded_program = accepted(&bounded_source);
+    let unbounded_program = accepted(&unbounded_source);
     let (mut answered, mut shortcut, mut clamped) = (0, 0, 0);
     for seed in 0..seeds {
         let mut rng = Rng::new(seed);
@@ -256,14 +246,7 @@ fn compare(seeds: u64, bounded_engine: fn() -> Engine) {
 /// every write the install proved commits (held).
 #[test]
 fn on_etcd_the_widest_accepted_writes_commit() {
-    use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
-    let cluster = EtcdCluster::start_with(
-        1,
-        ClusterOptions {
-            max_request_bytes: Some(64 * 1024),
-            ..Default::default()
-        },
-    );
+    let cluster = rqc_tests::etcd::cluster_taking(64 * 1024);
     let template = "\
 table P {
   k: String <= N key
@@ -294,7 +277,7 @@ mutation drop(id: String) = delete R[id]
             &rqc_runtime::store::EtcdOptions::default(),
         )
         .unwrap();
-        match engine.install(program(&template.replace("<= N", &format!("<= {n}")))) {
+        match engine.install(accepted(&template.replace("<= N", &format!("<= {n}")))) {
             Ok(()) => break (engine, n),
             Err(e) => {
                 assert_eq!(e.code, "E0577", "{e}");

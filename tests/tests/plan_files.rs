@@ -112,7 +112,10 @@ fn the_current_plan_format_loads_and_runs() {
         assert!(runtime(db.run("cheapest", &[7.into(), 11.into()]).unwrap_err()).code == "E0522");
         // So is the schema's length bound (`name: String <= 40`).
         let long = "n".repeat(41);
-        let refused = db.run("add", &[99.into(), long.as_str().into(), 7.into(), 1.into()]);
+        let refused = db.run(
+            "add",
+            &[99.into(), long.as_str().into(), 7.into(), 1.into()],
+        );
         assert_eq!(runtime(refused.unwrap_err()).code, "E0576");
     }
     let db = open(dir.path(), Backend::Redb).unwrap();
