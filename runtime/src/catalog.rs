@@ -187,7 +187,11 @@ pub fn dropped(old: &Schema, new: &Schema) -> Vec<String> {
             dropped.push(format!("max:{}", before.name));
         }
         for column in before.columns.iter().filter(|c| c.max_len.is_some()) {
-            if table.columns.iter().any(|c| c.name == column.name && c.max_len.is_none()) {
+            if table
+                .columns
+                .iter()
+                .any(|c| c.name == column.name && c.max_len.is_none())
+            {
                 dropped.push(format!("length:{}.{}", before.name, column.name));
             }
         }
@@ -346,9 +350,16 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema, drops: &[Strin
 
 /// A length bound added or tightened on a stored column must hold for every
 /// stored value (looser or dropped ones always do).
-fn check_length_bounds(before: &TableSchema, table: &TableSchema, rows: &[Vec<Value>]) -> Result<()> {
+fn check_length_bounds(
+    before: &TableSchema,
+    table: &TableSchema,
+    rows: &[Vec<Value>],
+) -> Result<()> {
     for (i, (was, column)) in before.columns.iter().zip(&table.columns).enumerate() {
-        let Some(max) = column.max_len.filter(|&max| was.max_len.is_none_or(|was| max < was)) else {
+        let Some(max) = column
+            .max_len
+            .filter(|&max| was.max_len.is_none_or(|was| max < was))
+        else {
             continue;
         };
         let longest = rows

@@ -41,7 +41,11 @@ pub(crate) fn check(program: &CompiledProgram, limit: usize) -> Result<()> {
 pub(crate) fn check_request_bytes(program: &CompiledProgram, limit: RequestLimit) -> Result<()> {
     let mut over = Vec::new();
     let mut unbounded = BTreeSet::new();
-    for entry in program.entries.iter().filter(|e| e.kind == EntryKind::Mutation) {
+    for entry in program
+        .entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Mutation)
+    {
         let tables = touched(program, entry);
         match request_bytes(entry.bound, &tables, limit.key_overhead) {
             Some(bytes) if bytes > limit.max_bytes => {
@@ -93,7 +97,12 @@ fn touched<'p>(program: &'p CompiledProgram, entry: &Entry) -> Vec<&'p rqc_plan:
             names.insert(table.clone());
         }
         Op::Aggregate { aggregate, .. } => {
-            if let Some(t) = program.schema.tables.iter().find(|t| t.aggregates.iter().any(|a| &a.name == aggregate)) {
+            if let Some(t) = program
+                .schema
+                .tables
+                .iter()
+                .find(|t| t.aggregates.iter().any(|a| &a.name == aggregate))
+            {
                 names.insert(t.name.clone());
             }
         }
@@ -107,12 +116,21 @@ fn touched<'p>(program: &'p CompiledProgram, entry: &Entry) -> Vec<&'p rqc_plan:
         .flat_map(|t| t.columns.iter().filter_map(|c| c.references.clone()))
         .collect();
     names.extend(referred);
-    program.schema.tables.iter().filter(|t| names.contains(&t.name)).collect()
+    program
+        .schema
+        .tables
+        .iter()
+        .filter(|t| names.contains(&t.name))
+        .collect()
 }
 
 /// The most bytes of a commit of a mutation proved to `bound` over entries
 /// of `tables`: `None` when a table's entries are unbounded.
-fn request_bytes(bound: Bound, tables: &[&rqc_plan::TableSchema], key_overhead: u64) -> Option<u64> {
+fn request_bytes(
+    bound: Bound,
+    tables: &[&rqc_plan::TableSchema],
+    key_overhead: u64,
+) -> Option<u64> {
     let (mut key, mut value, mut name) = (0u64, 0u64, LIVE_TREE_NAME);
     for table in tables {
         let bytes = TableBytes::of(table);

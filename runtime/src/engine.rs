@@ -135,7 +135,9 @@ impl Engine {
             }
         })?;
         let installed = match held {
-            Ok(Some((program, generation))) => bind(store.as_ref(), program, generation).map(Arc::new),
+            Ok(Some((program, generation))) => {
+                bind(store.as_ref(), program, generation).map(Arc::new)
+            }
             Ok(None) => Err(not_installed()),
             Err(older) => Err(older),
         };

@@ -38,7 +38,12 @@ impl TableBytes {
         let fields: Option<u64> = table.columns.iter().map(row_field).sum();
         TableBytes {
             key: key_layouts(table)
-                .map(|columns| columns.iter().map(|&c| key_component(&table.columns[c])).sum::<Option<u64>>())
+                .map(|columns| {
+                    columns
+                        .iter()
+                        .map(|&c| key_component(&table.columns[c]))
+                        .sum::<Option<u64>>()
+                })
                 .try_fold(0, |longest, key| key.map(|key| longest.max(key)))
                 .map(|longest| longest + KEY_SLACK),
             value: fields.map(|f| 1 + f.max(SMALL_VALUE) + VALUE_OVERHEAD),
@@ -65,7 +70,12 @@ const KEY_SLACK: u64 = 16;
 fn key_layouts(table: &TableSchema) -> impl Iterator<Item = Vec<usize>> + '_ {
     let key = table.key.clone();
     std::iter::once(key.clone())
-        .chain(table.indexes.iter().map(move |i| [i.columns.as_slice(), &key].concat()))
+        .chain(
+            table
+                .indexes
+                .iter()
+                .map(move |i| [i.columns.as_slice(), &key].concat()),
+        )
         .chain(table.bounds.iter().map(|b| b.columns.clone()))
         .chain(table.aggregates.iter().map(|a| a.by.clone()))
 }
@@ -77,7 +87,12 @@ fn tree_names(table: &TableSchema) -> impl Iterator<Item = String> + '_ {
         .into_iter()
         .chain(table.indexes.iter().map(|i| index_tree(name, &i.name)))
         .chain((0..table.bounds.len()).map(|i| bound_tree(name, i)))
-        .chain(table.aggregates.iter().map(|a| aggregate_tree(name, &a.name)))
+        .chain(
+            table
+                .aggregates
+                .iter()
+                .map(|a| aggregate_tree(name, &a.name)),
+        )
 }
 
 /// The most bytes of one column's key component: a tag and its payload,
@@ -187,7 +202,11 @@ mod tests {
         assert!(key.len() as u64 <= bytes.key.unwrap(), "{bytes:?}");
         // Not much more: the bound follows the layouts, not every column twice.
         assert!(bytes.key.unwrap() <= key.len() as u64 + 16, "{bytes:?}");
-        let row = encode_row(&[Value::Int(i64::MIN), Value::Str("ééé".into()), Value::Float(1.5)]);
+        let row = encode_row(&[
+            Value::Int(i64::MIN),
+            Value::Str("ééé".into()),
+            Value::Float(1.5),
+        ]);
         assert!(row.unwrap().len() as u64 + 4 <= bytes.value.unwrap());
     }
 
@@ -195,7 +214,9 @@ mod tests {
     fn an_unbounded_string_leaves_the_table_unbounded() {
         let bytes = TableBytes::of(&table(None));
         assert_eq!((bytes.key, bytes.value), (None, None));
-        let names: Vec<_> = TableBytes::unbounded_columns(&table(None)).map(|c| c.name.clone()).collect();
+        let names: Vec<_> = TableBytes::unbounded_columns(&table(None))
+            .map(|c| c.name.clone())
+            .collect();
         assert_eq!(names, ["s"]);
     }
 
@@ -213,12 +234,22 @@ mod tests {
                 .collect();
             keys.extend(longer);
         }
-        let ends: [&[u8]; 5] = [b"aaaaaa", b"aab\0\0\xFF", b"\0\0\0\0\0", b"\xFF\xFF\xFF\xFF\xFF\xFF", b"ab"];
+        let ends: [&[u8]; 5] = [
+            b"aaaaaa",
+            b"aab\0\0\xFF",
+            b"\0\0\0\0\0",
+            b"\xFF\xFF\xFF\xFF\xFF\xFF",
+            b"ab",
+        ];
         for end in ends {
             let clamped = clamp_end(end, Some(4));
             assert!(clamped.len() <= 5, "{end:?}");
             for key in &keys {
-                assert_eq!(key.as_slice() < end, key.as_slice() < &*clamped, "{key:?} {end:?}");
+                assert_eq!(
+                    key.as_slice() < end,
+                    key.as_slice() < &*clamped,
+                    "{key:?} {end:?}"
+                );
             }
         }
         assert!(cannot_exist(b"aaaaa", Some(4)));

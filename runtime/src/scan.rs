@@ -171,7 +171,9 @@ impl<'p> Interp<'p, '_> {
         let key_limit = range.table.key_limit.filter(|_| self.session.clamps_keys);
         let start = clamp_end(&range.start, key_limit);
         let end = range.end.as_deref().map(|end| clamp_end(end, key_limit));
-        let entries = self.session.range(range.tree, &start, end.as_deref(), limit)?;
+        let entries = self
+            .session
+            .range(range.tree, &start, end.as_deref(), limit)?;
         self.within_deadline()?;
         if range.paged {
             if let Some(page) = &mut self.page {

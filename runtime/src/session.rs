@@ -366,7 +366,10 @@ impl<'s> Session<'s> {
                     // compares: a conflict may be a schema changed since.
                     Err(conflict) if conflict.is_conflict() => {
                         if let Some((catalog, generation)) = self.expects {
-                            let now = crate::catalog::generation(self.store.begin_read()?.as_ref(), catalog)?;
+                            let now = crate::catalog::generation(
+                                self.store.begin_read()?.as_ref(),
+                                catalog,
+                            )?;
                             if now != generation {
                                 return Err(RuntimeError::stale_schema());
                             }

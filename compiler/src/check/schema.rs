@@ -409,7 +409,9 @@ fn long_default(file: &str, len: usize, max: u64, span: crate::Span) -> Diagnost
         span,
         "the length bound",
     )
-    .with_help(format!("shorten the default, or raise the bound to `<= {len}`"))
+    .with_help(format!(
+        "shorten the default, or raise the bound to `<= {len}`"
+    ))
 }
 
 /// A column's default: a literal of the column's type (an `Int` literal

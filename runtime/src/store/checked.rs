@@ -363,7 +363,9 @@ impl WriteTxn for CheckedWrite<'_> {
     /// The value expected as it is stored: sealed with its checksum.
     fn expect(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         let sealed = self.store.seal(tree, key, value);
-        guarded("checking the schema", || self.txn.expect(tree, key, &sealed))
+        guarded("checking the schema", || {
+            self.txn.expect(tree, key, &sealed)
+        })
     }
 
     fn commit(self: Box<Self>) -> Result<()> {

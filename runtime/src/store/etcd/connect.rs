@@ -171,7 +171,9 @@ fn tls(options: &EtcdOptions) -> Result<Option<TlsOptions>> {
 /// server sends up to 2 GiB): tonic's default 4 MiB would refuse a range of
 /// rows the proof allows.
 pub(crate) fn kv(client: &Client) -> etcd_client::KvClient {
-    client.kv_client().max_decoding_message_size(i32::MAX as usize)
+    client
+        .kv_client()
+        .max_decoding_message_size(i32::MAX as usize)
 }
 
 /// What the marker of a database records.
@@ -336,10 +338,15 @@ async fn request_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> 
     let fits = |n: usize| {
         let mut kv = client.kv_client();
         async move {
-            let never = etcd_client::Compare::create_revision(key.to_vec(), etcd_client::CompareOp::Less, 0);
-            let txn = Txn::new()
-                .when([never])
-                .and_then([TxnOp::put(key.to_vec(), vec![0u8; n], None)]);
+            let never = etcd_client::Compare::create_revision(
+                key.to_vec(),
+                etcd_client::CompareOp::Less,
+                0,
+            );
+            let txn =
+                Txn::new()
+                    .when([never])
+                    .and_then([TxnOp::put(key.to_vec(), vec![0u8; n], None)]);
             match kv.txn(txn).await {
                 Ok(_) => Ok(true),
                 Err(e) if too_big(&e) || n > MAX_REQUEST_BYTES => Ok(false),

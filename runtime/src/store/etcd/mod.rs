@@ -25,7 +25,9 @@ mod watch;
 pub use connect::{is_etcd_url, EtcdOptions, EtcdUrl, PASSWORD_VARIABLE};
 
 use super::overlay::Overlay;
-use super::{BatchAnswer, BatchRead, Bell, ReadTxn, RequestLimit, Store, Tree, TreeNames, WriteTxn};
+use super::{
+    BatchAnswer, BatchRead, Bell, ReadTxn, RequestLimit, Store, Tree, TreeNames, WriteTxn,
+};
 use crate::error::{Result, RuntimeError};
 use connect::retrying_reads;
 use errors::{from_etcd, never_sent, too_large, too_many_ops};
@@ -519,7 +521,10 @@ impl WriteTxn for EtcdWrite<'_> {
             return Err(too_many_ops(&store.url, Some((needed, store.max_txn_ops))));
         }
         if bytes > store.max_request_bytes {
-            return Err(too_large(&store.url, Some((bytes, store.max_request_bytes))));
+            return Err(too_large(
+                &store.url,
+                Some((bytes, store.max_request_bytes)),
+            ));
         }
         let txn = Txn::new().when(compares).and_then(ops);
         let response = store.runtime.block_on(async {
