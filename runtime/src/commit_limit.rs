@@ -83,6 +83,68 @@ pub(crate) fn check_request_bytes(program: &CompiledProgram, limit: RequestLimit
     Ok(())
 }
 
+/// Refuses a load into `table` on a store of limited requests unless the
+/// commit of one row is proved to fit (E0577), so that halving a batch
+/// refused as too large always ends with batches that commit. One row's
+/// insert costs what spec/cost.md §7 says: its key check and row, each
+/// unique index's check and entry, each plain index's entry, each `ref`'s
+/// row and counter, each counter and each aggregate's entry.
+pub(crate) fn check_load(
+    schema: &rqc_plan::Schema,
+    table: &rqc_plan::TableSchema,
+    limit: RequestLimit,
+) -> Result<()> {
+    let unique = table.indexes.iter().filter(|i| i.unique).count() as u64;
+    let plain = table.indexes.len() as u64 - unique;
+    let refs = table
+        .columns
+        .iter()
+        .filter(|c| c.references.is_some())
+        .count() as u64;
+    let counters = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
+    let aggregates = table.aggregates.len() as u64;
+    let bound = Bound {
+        seeks: 1 + 2 * unique + plain + 2 * refs + counters + aggregates,
+        rows: 1 + unique + 2 * refs + counters + aggregates,
+        round_trips: 0,
+    };
+    let mut tables = vec![table];
+    tables.extend(
+        table
+            .columns
+            .iter()
+            .filter_map(|c| c.references.as_deref())
+            .filter_map(|name| schema.table(name)),
+    );
+    match request_bytes(bound, &tables, limit.key_overhead) {
+        Some(bytes) if bytes <= limit.max_bytes => Ok(()),
+        Some(bytes) => Err(RuntimeError::new(
+            "E0577",
+            format!(
+                "the cluster takes requests of at most {} bytes, and one row of `{}` may need {bytes} in its commit; nothing was loaded",
+                limit.max_bytes, table.name
+            ),
+            "start every etcd member with a larger --max-request-bytes and make a new database, or lower the columns' length bounds",
+        )),
+        None => {
+            let columns: Vec<String> = tables
+                .iter()
+                .flat_map(|t| TableBytes::unbounded_columns(t).map(move |c| format!("`{}.{}`", t.name, c.name)))
+                .collect();
+            Err(RuntimeError::new(
+                "E0577",
+                format!(
+                    "on etcd every commit must be proved to fit in one request ({} bytes here), and a row of `{}` has no bound on its bytes: {} have no length bound; nothing was loaded",
+                    limit.max_bytes,
+                    table.name,
+                    columns.join(", ")
+                ),
+                "declare the most bytes each may hold, such as `name: String <= 200` (every write is then held to it)",
+            ))
+        }
+    }
+}
+
 /// The tables whose entries a mutation's commit may carry: those its plan
 /// reads or writes, and those the rows it writes refer to.
 fn touched<'p>(program: &'p CompiledProgram, entry: &Entry) -> Vec<&'p rqc_plan::TableSchema> {

@@ -1,8 +1,9 @@
 //! Attacks on `String <= n` (issue #14): the holes an adversary found, each a test; mended ones pass, known ones are `#[ignore]`d with why.
 //!
 //! Mended: 1 (commits expect the schema generation, E0550; queries are not
-//! clamped), 3 for ad-hoc mutations, 4, 5 (responses of any size etcd
-//! sends are taken), 6, 7. Known: 2, 3 for loads, 8.
+//! clamped), 3 (ad-hoc mutations held to the limits; a load refused when
+//! one row may not fit), 4, 5 (responses of any size etcd sends are
+//! taken), 6, 7. Known: 2, 8.
 //!
 //! 1. A client whose program was bound before another client changed a
 //!    length bound answers "absent" for a row it lists, and lists a row in
@@ -260,11 +261,11 @@ query docs() = Doc[id >= 0] |> take(40)
 /// Hole 3, by `Database::load` (and so `rqc load` and `rqc restore`): a
 /// table no mutation writes is not proved at install, and one row within
 /// its bounds is a commit larger than the cluster takes (the row and the
-/// three index entries that copy it, 2.4 MB): the load halves its batch
-/// down to one row and stops with E0565.
+/// three index entries that copy it, 2.4 MB). Mended: the load is refused
+/// before anything is written (E0577, with the figure), and a table whose
+/// rows do fit loads.
 #[test]
-#[ignore = "known (#14): a table no mutation writes is not proved at install; its load can meet E0565"]
-fn on_etcd_a_row_within_its_bounds_loads() {
+fn on_etcd_a_load_whose_row_may_not_fit_is_refused_before_anything_is_written() {
     let mut engine = rqc_tests::etcd::engine();
     let source = "\
 table Doc {
@@ -275,23 +276,35 @@ table Doc {
   index by_n_id (n, id)
   index by_id_n (id, n)
 }
+table Note {
+  id: Int key
+  body: String <= 1000
+}
 query doc(id: Int) = Doc[id]
+query note(id: Int) = Note[id]
 ";
-    if let Err(e) = engine.install(accepted(source)) {
-        // Refusing the program at install is one mend.
-        assert!(e.code.starts_with("E05"), "{e}");
-        return;
-    }
+    engine.install(accepted(source)).unwrap();
     let body = "b".repeat(600_000);
     let mut rows: rqc_runtime::LoadRows =
         vec![(1, Ok(vec![1.into(), 2.into(), body.as_str().into()]))];
-    match engine.load("Doc", &mut rows, &mut |_| {}) {
-        Ok(report) => assert_eq!(report.written, 1, "{report:?}"),
-        Err(e) => panic!(
-            "a row within its bounds, installed unproved, not loaded: {}: {}",
-            e.code, e.message
-        ),
-    }
+    let e = engine.load("Doc", &mut rows, &mut |_| {}).unwrap_err();
+    assert_eq!(e.code, "E0577", "{e}");
+    assert!(
+        e.message.contains("one row of `Doc` may need"),
+        "{}",
+        e.message
+    );
+    assert_eq!(engine.run("doc", &[1.into()]).unwrap().value, Value::Null);
+    let mut rows: rqc_runtime::LoadRows = (1..=50)
+        .map(|i| {
+            (
+                i as usize,
+                Ok(vec![i.into(), "n".repeat(1000).as_str().into()]),
+            )
+        })
+        .collect();
+    let report = engine.load("Note", &mut rows, &mut |_| {}).unwrap();
+    assert_eq!(report.written, 50, "{report:?}");
 }
 
 /// Hole 6. A database made before rqc measured the request size (its

@@ -29,7 +29,10 @@ fn a_client_opened_before_a_new_unique_index_cannot_insert_a_duplicate() {
 
     let stale = second.run("add", &[2.into(), "ann".into()]).unwrap_err();
     assert_eq!(stale.code, "E0550", "{stale}");
-    assert_eq!(second.run("member", &[2.into()]).unwrap().value, Value::Null);
+    assert_eq!(
+        second.run("member", &[2.into()]).unwrap().value,
+        Value::Null
+    );
     // Its reads still answer (a stale reader reads what is stored).
     let one = second.run("member", &[1.into()]).unwrap().value;
     assert_eq!(one.field("nick"), Some(&Value::from("ann")));
