@@ -130,7 +130,7 @@ impl Database {
 
     /// Installs a program that drops tables, indexes, bounds or `max`es the
     /// database's schema declares, each named in `drops` as E0519's help
-    /// names it: `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`, `aggregate:name`.
+    /// names it: `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`, `aggregate:name`, `length:T.column`.
     pub fn install_dropping(
         &mut self,
         program: CompiledProgram,

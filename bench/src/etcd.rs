@@ -18,6 +18,10 @@ pub const THREADS: [usize; 2] = [1, 8];
 /// to install a mutation that may not fit (E0570). No run here nears it.
 pub const MAX_TXN_OPS: usize = 65_536;
 
+/// The cluster's `--max-request-bytes`: `unfollow_all`'s commit is proved
+/// to fit in about 43 MB (E0577 refuses to install it on a smaller limit).
+pub const MAX_REQUEST_BYTES: usize = 64 << 20;
+
 /// The systems, in the order the check compares them (LMDB first).
 const SYSTEMS: [&str; 2] = ["rqc (lmdb)", "rqc (etcd)"];
 
@@ -61,11 +65,12 @@ pub const P2: &str = "P2: timeline (20 follows × 10 posts, top 10)";
 pub const MIX: &str = "P6: the TPC-C mix";
 
 pub fn run(plan: EtcdPlan, seed: u64) -> EtcdRun {
-    eprintln!("starting a 3-member etcd cluster (--max-txn-ops {MAX_TXN_OPS})");
+    eprintln!("starting a 3-member etcd cluster (--max-txn-ops {MAX_TXN_OPS} --max-request-bytes {MAX_REQUEST_BYTES})");
     let cluster = EtcdCluster::start_with(
         3,
         ClusterOptions {
             max_txn_ops: Some(MAX_TXN_OPS),
+            max_request_bytes: Some(MAX_REQUEST_BYTES),
             ..ClusterOptions::default()
         },
     );

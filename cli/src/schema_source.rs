@@ -21,7 +21,7 @@ fn table_source(table: &TableSchema) -> String {
         None => format!("pub table {} {{\n", table.name),
     };
     for column in &table.columns {
-        out.push_str(&format!("  {}: {}", column.name, column.ty.name()));
+        out.push_str(&format!("  {}: {}", column.name, column.declared()));
         if let Some(target) = &column.references {
             out.push_str(&format!(" ref {target}"));
         }

@@ -32,6 +32,21 @@ pub struct Column {
     /// `= value`: what rows stored before the column was added read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Literal>,
+    /// `String <= n`: the most UTF-8 bytes a stored value may have, refused
+    /// on write beyond (E0576), so that a row's bytes are bounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_len: Option<u64>,
+}
+
+impl Column {
+    /// The column's type as declared, with its length bound:
+    /// `String? <= 280`.
+    pub fn declared(&self) -> String {
+        match self.max_len {
+            Some(max) => format!("{} <= {max}", self.ty.name()),
+            None => self.ty.name(),
+        }
+    }
 }
 
 /// A column's default as its literal wrote it (a float by its bits, so

@@ -34,6 +34,9 @@ impl Engine {
         progress: &mut dyn FnMut(usize),
         limit: usize,
     ) -> Result<LoadReport> {
+        if let Some(request) = self.store().request_limit() {
+            crate::commit_limit::check_load(&self.installed()?.schema, &target.schema, request)?;
+        }
         let stored = self.store().begin_read()?;
         let (mut report, _) = crate::engine::retrying(|| {
             let mut session = Session::write(self.store())?;

@@ -30,6 +30,10 @@ pub struct BoundTable {
     pub references: Vec<Option<usize>>,
     /// The column names, shared by the records of every row read.
     pub columns: Arc<[String]>,
+    /// The longest key any of the table's trees can hold, when its strings
+    /// are length-bounded: a read keyed past it finds nothing
+    /// (`entry_bytes`).
+    pub key_limit: Option<u64>,
 }
 
 /// Every table of a schema, bound to a store.
@@ -70,6 +74,7 @@ impl Tables {
                     .map(|c| c.references.as_deref().and_then(position))
                     .collect(),
                 columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+                key_limit: crate::entry_bytes::TableBytes::of(table).key,
             })
             .collect();
         Tables { tables }

@@ -23,6 +23,16 @@ const SCHEMA_KEY: &[u8] = b"schema";
 /// schema is also kept apart under [`SCHEMA_KEY`]: databases written before
 /// the program was kept have only that, and migrations compare it.
 const PROGRAM_KEY: &[u8] = b"program";
+/// The schema's generation: bumped by every install that changes the
+/// schema. Every commit of a mutation expects the generation its engine
+/// installed or opened (`WriteTxn::expect`), so a process holding an older
+/// schema cannot write past rules it does not know (E0550).
+pub const GENERATION_KEY: &[u8] = b"generation";
+
+/// The stored schema generation (empty before any install).
+pub fn generation(txn: &dyn ReadTxn, catalog: Tree) -> Result<Vec<u8>> {
+    Ok(txn.get(catalog, GENERATION_KEY)?.unwrap_or_default())
+}
 
 /// The catalog's tree in `store`.
 pub fn catalog(store: &dyn Store) -> Tree {
@@ -88,7 +98,8 @@ pub fn installed_program(txn: &dyn ReadTxn, catalog: Tree) -> Result<Option<Comp
 /// drop that `drops` names (see [`dropped`]); it is refused whole
 /// otherwise (spec/storage.md lists the rules). Either way nothing is half-applied: the catalog's reads, the
 /// migration's and the new catalog's writes are one write transaction.
-pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -> Result<()> {
+/// Returns the schema generation the program was installed at.
+pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -> Result<Vec<u8>> {
     let schema = serde_json::to_vec(&program.schema).map_err(RuntimeError::store)?;
     let encoded = plan_format::encode(program)?;
     // The same program again writes nothing — read first, outside a write
@@ -97,34 +108,46 @@ pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -
         let txn = store.begin_read()?;
         let catalog = catalog(store);
         check_format(txn.as_ref(), catalog)?;
-        Ok(
-            txn.get(catalog, SCHEMA_KEY)?.as_deref() == Some(schema.as_slice())
-                && txn.get(catalog, PROGRAM_KEY)?.as_deref() == Some(encoded.as_slice()),
-        )
+        let same = txn.get(catalog, SCHEMA_KEY)?.as_deref() == Some(schema.as_slice())
+            && txn.get(catalog, PROGRAM_KEY)?.as_deref() == Some(encoded.as_slice());
+        let generation = generation(txn.as_ref(), catalog)?;
+        Ok((same && !generation.is_empty()).then_some(generation))
     })?;
-    if unchanged.0 {
-        return Ok(());
+    if let Some(generation) = unchanged.0 {
+        return Ok(generation);
     }
     crate::engine::retrying(|| {
         let mut session = Session::write(store)?;
         let catalog = catalog(store);
         check_format(session.reads(), catalog)?;
-        match installed_schema(session.reads(), catalog)? {
+        let stored = generation(session.reads(), catalog)?;
+        let same_schema = match installed_schema(session.reads(), catalog)? {
             Some(existing) if existing == program.schema => {
-                let stored = session.reads().get(catalog, PROGRAM_KEY)?;
-                if stored.as_deref() == Some(encoded.as_slice()) {
-                    return Ok(());
+                let program_kept = session.reads().get(catalog, PROGRAM_KEY)?;
+                if program_kept.as_deref() == Some(encoded.as_slice()) && !stored.is_empty() {
+                    return Ok(stored);
                 }
+                true
             }
-            Some(existing) => migrate(&mut session, &existing, &program.schema, drops)?,
-            None => {}
-        }
+            Some(existing) => {
+                migrate(&mut session, &existing, &program.schema, drops)?;
+                false
+            }
+            None => false,
+        };
+        let generation = match <[u8; 8]>::try_from(stored.as_slice()) {
+            Ok(bytes) if same_schema => bytes.to_vec(),
+            Ok(bytes) => (u64::from_be_bytes(bytes) + 1).to_be_bytes().to_vec(),
+            Err(_) => 1u64.to_be_bytes().to_vec(),
+        };
         session.put(catalog, FORMAT_KEY, &STORAGE_FORMAT.to_be_bytes())?;
         session.put(catalog, SCHEMA_KEY, &schema)?;
         session.put(catalog, PROGRAM_KEY, &encoded)?;
-        session.commit()
+        session.put(catalog, GENERATION_KEY, &generation)?;
+        session.commit()?;
+        Ok(generation)
     })
-    .map(|((), _)| ())
+    .map(|(generation, _)| generation)
 }
 
 fn refuse(change: String, why: &str) -> RuntimeError {
@@ -136,7 +159,8 @@ fn refuse(change: String, why: &str) -> RuntimeError {
 }
 
 /// What `new` drops of `old`, each named as `--migrate` takes it:
-/// `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`, `aggregate:name`.
+/// `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`, `aggregate:name`,
+/// `length:T.column` (a `String <= n` bound removed; a looser one is kept).
 pub fn dropped(old: &Schema, new: &Schema) -> Vec<String> {
     let mut dropped = Vec::new();
     for before in &old.tables {
@@ -161,6 +185,15 @@ pub fn dropped(old: &Schema, new: &Schema) -> Vec<String> {
         }
         if before.small_max.is_some() && table.small_max.is_none() {
             dropped.push(format!("max:{}", before.name));
+        }
+        for column in before.columns.iter().filter(|c| c.max_len.is_some()) {
+            if table
+                .columns
+                .iter()
+                .any(|c| c.name == column.name && c.max_len.is_none())
+            {
+                dropped.push(format!("length:{}.{}", before.name, column.name));
+            }
         }
         // An aggregate whose definition changed is dropped and added again.
         for aggregate in &before.aggregates {
@@ -246,6 +279,7 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema, drops: &[Strin
             ));
         }
         let mut rows = all_rows(session, before)?;
+        check_length_bounds(before, table, &rows)?;
         let rewritten = !added.is_empty();
         if rewritten {
             let tree = session.tree(&table_tree(&table.name));
@@ -309,6 +343,44 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema, drops: &[Strin
             if !before.aggregates.contains(aggregate) {
                 crate::aggregates::backfill(session, table, aggregate, &rows)?;
             }
+        }
+    }
+    Ok(())
+}
+
+/// A length bound added or tightened on a stored column must hold for every
+/// stored value (looser or dropped ones always do).
+fn check_length_bounds(
+    before: &TableSchema,
+    table: &TableSchema,
+    rows: &[Vec<Value>],
+) -> Result<()> {
+    for (i, (was, column)) in before.columns.iter().zip(&table.columns).enumerate() {
+        let Some(max) = column
+            .max_len
+            .filter(|&max| was.max_len.is_none_or(|was| max < was))
+        else {
+            continue;
+        };
+        let longest = rows
+            .iter()
+            .filter_map(|row| match row.get(i) {
+                Some(Value::Str(text)) => Some(text.len() as u64),
+                _ => None,
+            })
+            .max();
+        if let Some(longest) = longest.filter(|&longest| longest > max) {
+            return Err(refuse(
+                format!(
+                    "`{}.{}` would hold at most {max} bytes, but a stored value has {longest}",
+                    table.name, column.name
+                ),
+                &format!(
+                    "declare `{}: {} <= {longest}` or more, or shorten the stored values first",
+                    column.name,
+                    column.ty.name()
+                ),
+            ));
         }
     }
     Ok(())

@@ -397,8 +397,29 @@ pub fn check_types(table: &TableSchema, row: &[Value]) -> Result<()> {
                 format!("give a `{}` value", column.ty.name()),
             ));
         }
+        if let (Some(max), Value::Str(text)) = (column.max_len, value) {
+            if text.len() as u64 > max {
+                return Err(too_long(table, column, text.len(), max));
+            }
+        }
     }
     Ok(())
+}
+
+/// E0576: a string longer than its column's declared length bound.
+fn too_long(table: &TableSchema, column: &rqc_plan::Column, len: usize, max: u64) -> RuntimeError {
+    RuntimeError::new(
+        "E0576",
+        format!(
+            "`{}.{}` holds at most {max} bytes (`String <= {max}`), and the value has {len}; nothing was written",
+            table.name, column.name
+        ),
+        format!(
+            "shorten the value to at most {max} bytes, or raise the column's bound in the program (`{}: {} <= {len}`) and install it again",
+            column.name,
+            column.ty.name()
+        ),
+    )
 }
 
 pub fn fits(ty: &ColumnType, value: &Value) -> bool {

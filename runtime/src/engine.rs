@@ -83,6 +83,10 @@ pub(crate) struct Installed {
     pub(crate) accesses: Vec<Vec<Access>>,
     /// The name of every tree a run writes, for the live changelog.
     pub(crate) names: HashMap<Tree, String>,
+    /// The catalog's tree, and the schema generation the program was
+    /// installed or opened at: every commit of a run expects it (E0550).
+    pub(crate) catalog: Tree,
+    pub(crate) generation: Vec<u8>,
 }
 
 impl Drop for Engine {
@@ -127,14 +131,17 @@ impl Engine {
         let (held, _) = retrying(|| {
             let txn = store.begin_read()?;
             catalog::check_format(txn.as_ref(), catalog)?;
+            let generation = catalog::generation(txn.as_ref(), catalog)?;
             match catalog::installed_program(txn.as_ref(), catalog) {
-                Ok(program) => Ok(Ok(program)),
+                Ok(program) => Ok(Ok(program.map(|p| (p, generation)))),
                 Err(older) if older.code == "E0513" => Ok(Err(older)),
                 Err(refused) => Err(refused),
             }
         })?;
         let installed = match held {
-            Ok(Some(program)) => bind(store.as_ref(), program).map(Arc::new),
+            Ok(Some((program, generation))) => {
+                bind(store.as_ref(), program, generation).map(Arc::new)
+            }
             Ok(None) => Err(not_installed()),
             Err(older) => Err(older),
         };
@@ -162,17 +169,27 @@ impl Engine {
 
     /// Installs a program that drops what the installed schema declares:
     /// each drop is named in `drops` as [`catalog::dropped`] names it
-    /// (`table:T`, `index:T.name`, `bound:T(a)`, `max:T`, `aggregate:name`); any other drop
+    /// (`table:T`, `index:T.name`, `bound:T(a)`, `max:T`, `aggregate:name`, `length:T.column`); any other drop
     /// is refused with E0519.
     pub fn install_dropping(&mut self, program: CompiledProgram, drops: &[String]) -> Result<()> {
         plan_format::check_version(program.format_version, Origin::Given)?;
-        if let Some(limit) = self.store.max_txn_ops() {
-            crate::commit_limit::check(&program, limit)?;
-        }
+        self.check_limits(&program)?;
         // Bound first: a program that cannot be leaves the catalog as it was.
-        let installed = bind(self.store.as_ref(), program)?;
-        catalog::install(self.store.as_ref(), &installed.program, drops)?;
+        let mut installed = bind(self.store.as_ref(), program, Vec::new())?;
+        installed.generation = catalog::install(self.store.as_ref(), &installed.program, drops)?;
         self.installed = Ok(Arc::new(installed));
+        Ok(())
+    }
+
+    /// On a store of limited transactions (etcd), every mutation of
+    /// `program` must be proved to fit them (E0570, E0577).
+    fn check_limits(&self, program: &CompiledProgram) -> Result<()> {
+        if let Some(limit) = self.store.max_txn_ops() {
+            crate::commit_limit::check(program, limit)?;
+        }
+        if let Some(limit) = self.store.request_limit() {
+            crate::commit_limit::check_request_bytes(program, limit)?;
+        }
         Ok(())
     }
 
@@ -223,6 +240,7 @@ impl Engine {
                 names: &installed.names,
                 wake: &self.live.wake,
             });
+            session.expects = Some((installed.catalog, &installed.generation));
         }
         session
     }
@@ -275,6 +293,15 @@ impl Engine {
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         check_args(entry, args)?;
         let (bound, accesses) = self.bound_entry(entry)?;
+        if entry.kind == EntryKind::Mutation && matches!(accesses, std::borrow::Cow::Owned(_)) {
+            // Not installed (the REPL's own lines): held to the store's
+            // limits here, as an installed one is at install.
+            self.check_limits(&CompiledProgram {
+                format_version: rqc_plan::FORMAT_VERSION,
+                schema: self.installed()?.schema.clone(),
+                entries: vec![entry.clone()],
+            })?;
+        }
         let accesses = accesses.as_ref();
         let store = self.store.as_ref();
         if entry.kind == EntryKind::Query {
@@ -437,7 +464,7 @@ fn within_round_trips(name: &str, output: &Output) -> Result<()> {
 }
 
 /// `program` bound to `store`'s trees, each entry point's accesses resolved.
-fn bind(store: &dyn Store, program: CompiledProgram) -> Result<Installed> {
+fn bind(store: &dyn Store, program: CompiledProgram, generation: Vec<u8>) -> Result<Installed> {
     let bound = Tables::new(store, &program.schema);
     let names = tree_names(store, &program.schema);
     let accesses = program
@@ -450,6 +477,8 @@ fn bind(store: &dyn Store, program: CompiledProgram) -> Result<Installed> {
         bound,
         accesses,
         names,
+        catalog: catalog::catalog(store),
+        generation,
     })
 }
 

@@ -105,6 +105,17 @@ impl RuntimeError {
         self.code == CONFLICT
     }
 
+    /// E0550: another process installed a program of another schema since
+    /// this one was installed or opened; its writes would not keep the new
+    /// schema's rules.
+    pub fn stale_schema() -> RuntimeError {
+        RuntimeError::new(
+            "E0550",
+            "another process installed a program with another schema in this database since this one was opened; nothing was written",
+            "open the database again (or install the program again) so that writes keep the schema it now holds",
+        )
+    }
+
     /// Whether the store failed (not the data or the program): such an
     /// error stops a run or a load whole, whatever row it met.
     pub fn is_store_failure(&self) -> bool {

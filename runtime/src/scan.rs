@@ -2,6 +2,7 @@
 
 use crate::bound::BoundTable;
 use crate::encoding::key::{encode_component, encode_key, encode_string_prefix};
+use crate::entry_bytes::clamp_end;
 use crate::error::Result;
 use crate::interp::internal;
 use crate::interp::Interp;
@@ -164,9 +165,15 @@ impl<'p> Interp<'p, '_> {
         }
         // Skipped rows are read (and counted) like the others.
         let limit = self.rows_allowed(range.skip.saturating_add(wanted));
+        // In a mutation on a store of limited requests, ends longer than
+        // any stored key (from arguments) are asked for as the shortest
+        // ends that bound the same keys (`entry_bytes`).
+        let key_limit = range.table.key_limit.filter(|_| self.session.clamps_keys);
+        let start = clamp_end(&range.start, key_limit);
+        let end = range.end.as_deref().map(|end| clamp_end(end, key_limit));
         let entries = self
             .session
-            .range(range.tree, &range.start, range.end.as_deref(), limit)?;
+            .range(range.tree, &start, end.as_deref(), limit)?;
         self.within_deadline()?;
         if range.paged {
             if let Some(page) = &mut self.page {

@@ -48,6 +48,13 @@ pub struct Session<'s> {
     written: WriteSet,
     /// Reads made ahead by batches, and the reads a dry pass wants.
     pub(crate) ahead: ReadAhead,
+    /// The schema generation the commit expects in the catalog (a run of
+    /// an installed program: `catalog::GENERATION_KEY`).
+    pub(crate) expects: Option<(Tree, &'s [u8])>,
+    /// Whether reads keyed past a table's longest key are answered without
+    /// the store (`entry_bytes`): in a write transaction on a store whose
+    /// requests are limited, where the commit's size is proved.
+    pub(crate) clamps_keys: bool,
 }
 
 impl<'s> Session<'s> {
@@ -75,6 +82,7 @@ impl<'s> Session<'s> {
     }
 
     fn over(store: &'s dyn Store, txn: Txn<'s>) -> Session<'s> {
+        let clamps_keys = matches!(txn, Txn::Write(_)) && store.request_limit().is_some();
         Session {
             store,
             txn,
@@ -88,6 +96,8 @@ impl<'s> Session<'s> {
             log: None,
             written: WriteSet::default(),
             ahead: ReadAhead::default(),
+            expects: None,
+            clamps_keys,
         }
     }
 
@@ -349,6 +359,9 @@ impl<'s> Session<'s> {
     pub fn commit(self) -> Result<()> {
         match self.txn {
             Txn::Write(mut txn) if self.wrote => {
+                if let Some((catalog, generation)) = self.expects {
+                    txn.expect(catalog, crate::catalog::GENERATION_KEY, generation)?;
+                }
                 if let Some(log) = &self.log {
                     if !self.written.is_empty() {
                         changelog::append(
@@ -360,7 +373,23 @@ impl<'s> Session<'s> {
                         )?;
                     }
                 }
-                txn.commit()?;
+                match txn.commit() {
+                    // On etcd the expectation is one of the commit's
+                    // compares: a conflict may be a schema changed since.
+                    Err(conflict) if conflict.is_conflict() => {
+                        if let Some((catalog, generation)) = self.expects {
+                            let now = crate::catalog::generation(
+                                self.store.begin_read()?.as_ref(),
+                                catalog,
+                            )?;
+                            if now != generation {
+                                return Err(RuntimeError::stale_schema());
+                            }
+                        }
+                        return Err(conflict);
+                    }
+                    other => other?,
+                }
                 if let Some(log) = &self.log {
                     log.wake.notify();
                 }

@@ -222,6 +222,20 @@ impl Check<'_> {
                 table.name
             ));
         }
+        // A value past its length bound (written by a process that held
+        // an older schema, or by hand) breaks what the bound promises.
+        for (column, value) in table.columns.iter().zip(&row) {
+            if let (Some(max), Value::Str(text)) = (column.max_len, value) {
+                if text.len() as u64 > max {
+                    return Err(format!(
+                        "`{}.{}`: a stored value has {} bytes, past its bound `<= {max}`",
+                        table.name,
+                        column.name,
+                        text.len()
+                    ));
+                }
+            }
+        }
         Ok(row)
     }
 

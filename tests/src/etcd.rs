@@ -24,3 +24,15 @@ pub fn fresh_url() -> String {
 pub fn engine() -> Engine {
     Engine::connect(&fresh_url(), &EtcdOptions::default()).expect("the test cluster answers")
 }
+
+/// A one-member cluster that takes requests of at most `bytes`
+/// (`--max-request-bytes`).
+pub fn cluster_taking(bytes: usize) -> EtcdCluster {
+    EtcdCluster::start_with(
+        1,
+        crate::etcd_cluster::ClusterOptions {
+            max_request_bytes: Some(bytes),
+            ..Default::default()
+        },
+    )
+}

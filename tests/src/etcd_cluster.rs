@@ -45,6 +45,8 @@ pub struct ClusterOptions {
     pub client: Option<(PathBuf, PathBuf)>,
     /// `--max-txn-ops` (TEST_MAX_TXN_OPS when None).
     pub max_txn_ops: Option<usize>,
+    /// `--max-request-bytes` (etcd's default, 1.5 MiB, when None).
+    pub max_request_bytes: Option<usize>,
 }
 
 fn free_port() -> u16 {
@@ -123,6 +125,9 @@ impl EtcdCluster {
                 "--logger=zap".to_string(),
                 "--log-level=error".to_string(),
             ];
+            if let Some(bytes) = options.max_request_bytes {
+                args.push(format!("--max-request-bytes={bytes}"));
+            }
             if let Some((ca, cert, key)) = &options.tls {
                 args.push(format!("--trusted-ca-file={}", ca.display()));
                 args.push(format!("--cert-file={}", cert.display()));

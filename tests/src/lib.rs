@@ -68,3 +68,28 @@ pub fn cases_from_env(var: &str, default: u32) -> u32 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
 }
+
+/// The program of one accepted source file (`app.rq`); panics with the
+/// diagnostics of one that is not.
+pub fn accepted(source: &str) -> rqc_plan::CompiledProgram {
+    let compilation = rqc_compiler::compile(&[("app.rq".to_string(), source.to_string())]);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:#?}",
+        compilation.diagnostics
+    );
+    compilation.program
+}
+
+/// The `field` of each row of a list of records, as strings.
+pub fn string_fields(value: &rqc_plan::Value, field: &str) -> Vec<String> {
+    let rqc_plan::Value::List(rows) = value else {
+        panic!("not a list: {value:?}")
+    };
+    rows.iter()
+        .map(|r| match r.field(field) {
+            Some(rqc_plan::Value::Str(s)) => s.clone(),
+            other => panic!("{field} of a row: {other:?}"),
+        })
+        .collect()
+}

@@ -41,7 +41,7 @@ small table S max 5 {
   k: Int
 }
 table W {
-  s: String key
+  s: String <= 4 key
   k: Int
   index by_k (k, s desc)
 }
@@ -209,9 +209,20 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
     }
 }
 
-/// A String prefix: empty, escaped in a key (`\0`), multi-byte.
+/// A String prefix: empty, escaped in a key (`\0`), multi-byte, and one
+/// longer than any key of `W` (asked for clamped: `entry_bytes`).
 fn prefix(rng: &mut Rng) -> &'static str {
-    pick(rng, &["\"\"", "\"a\"", "\"a\\u{0}\"", "\"é\"", "\"b\""])
+    pick(
+        rng,
+        &[
+            "\"\"",
+            "\"a\"",
+            "\"a\\u{0}\"",
+            "\"é\"",
+            "\"b\"",
+            "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"",
+        ],
+    )
 }
 
 /// A stream of `A` rows (never read by itself).

@@ -86,8 +86,11 @@ fn load(engine: &Engine, reference: &mut Reference<'_>, rng: &mut Rng) {
     for id in 0..rng.below(7) {
         run("add_s", vec![id.into(), (rng.below(9) - 2).into()]);
     }
-    // Strings that begin alike, with `\0` and multi-byte characters.
-    let words = ["", "a", "ab", "a\0", "a\0b", "a\u{1}", "b", "é", "éa"];
+    // Strings that begin alike, with `\0` and multi-byte characters; the
+    // last ones are longer than `W.s <= 4` and refused (E0576).
+    let words = [
+        "", "a", "ab", "a\0", "a\0b", "a\u{1}", "b", "é", "éa", "ééé", "abcde",
+    ];
     for word in words {
         if rng.below(3) > 0 {
             run("add_w", vec![Value::Str(word.into()), rng.below(3).into()]);

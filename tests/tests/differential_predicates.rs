@@ -20,7 +20,7 @@ use rusqlite::types::Value as Sql;
 
 const PROGRAM: &str = "\
 table S {
-  name: String key
+  name: String <= 64 key
   g: Int
   n: Int
   index by_g (g, name desc)

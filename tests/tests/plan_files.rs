@@ -1,8 +1,8 @@
 //! The plan is the artifact: a database keeps its installed program and runs it when opened again; plan files install, and other plan formats are refused with a code.
 //!
 //! `tests/plans/` holds `shop.rq` compiled by the rqc of each plan format:
-//! `format-5.rqc.json` (the current one, which must load and run) and
-//! `format-4.rqc.json` (the previous one, which must be refused, never
+//! `format-6.rqc.json` (the current one, which must load and run) and
+//! `format-5.rqc.json` (the previous one, which must be refused, never
 //! misread). The same files through the `rqc` binary: `cli/tests/cli/plans.rs`.
 
 use rqc::{Backend, Database, Error, OpenOptions, RuntimeError, Value};
@@ -103,13 +103,20 @@ fn the_current_plan_format_loads_and_runs() {
     let dir = tempfile::tempdir().unwrap();
     {
         let mut db = open(dir.path(), Backend::Redb).unwrap();
-        db.install_plan(plan("format-5.rqc.json")).unwrap();
+        db.install_plan(plan("format-6.rqc.json")).unwrap();
         stock(&db);
         assert_eq!(cheapest(&db, 7, 10), ["cup", "lamp", "desk"]);
         let found = db.run("item", &[4.into()]).unwrap();
         assert_eq!(found.rows()[0].field("price"), Some(&Value::Int(40)));
         // The bound is the plan file's, and held at run time.
         assert!(runtime(db.run("cheapest", &[7.into(), 11.into()]).unwrap_err()).code == "E0522");
+        // So is the schema's length bound (`name: String <= 40`).
+        let long = "n".repeat(41);
+        let refused = db.run(
+            "add",
+            &[99.into(), long.as_str().into(), 7.into(), 1.into()],
+        );
+        assert_eq!(runtime(refused.unwrap_err()).code, "E0576");
     }
     let db = open(dir.path(), Backend::Redb).unwrap();
     assert_eq!(cheapest(&db, 8, 10), ["rug"]);
@@ -117,17 +124,17 @@ fn the_current_plan_format_loads_and_runs() {
 
 #[test]
 fn the_previous_plan_format_is_refused_with_both_versions_and_the_fix() {
-    let path = plan("format-4.rqc.json");
+    let path = plan("format-5.rqc.json");
     let refused = runtime(rqc::read_plan(&path).unwrap_err());
     assert_eq!(refused.code, "E0513");
     assert!(
-        refused.message.contains("plan format 4"),
+        refused.message.contains("plan format 5"),
         "{}",
         refused.message
     );
-    assert!(refused.message.contains("format 5"), "{}", refused.message);
+    assert!(refused.message.contains("format 6"), "{}", refused.message);
     assert!(
-        refused.message.contains("format-4.rqc.json"),
+        refused.message.contains("format-5.rqc.json"),
         "{}",
         refused.message
     );
@@ -151,8 +158,8 @@ fn a_file_that_is_no_compiled_program_is_refused() {
         ("other.json", "{\"tables\": []}\n", "no plan format version"),
         (
             "edited.json",
-            "{\"format_version\": 5, \"schema\": 7}\n",
-            "says plan format 5 but does not decode",
+            "{\"format_version\": 6, \"schema\": 7}\n",
+            "says plan format 6 but does not decode",
         ),
     ] {
         let path = dir.path().join(name);
@@ -172,11 +179,11 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     {
         let mut db = open(dir.path(), Backend::Redb).unwrap();
-        db.install_plan(plan("format-5.rqc.json")).unwrap();
+        db.install_plan(plan("format-6.rqc.json")).unwrap();
         stock(&db);
     }
-    let current = std::fs::read_to_string(plan("format-5.rqc.json")).unwrap();
-    let newer = current.replacen("\"format_version\": 5", "\"format_version\": 6", 1);
+    let current = std::fs::read_to_string(plan("format-6.rqc.json")).unwrap();
+    let newer = current.replacen("\"format_version\": 6", "\"format_version\": 7", 1);
     assert_ne!(newer, current);
     store_program(dir.path(), newer.as_bytes());
     let Err(refused) = open(dir.path(), Backend::Redb) else {
@@ -186,11 +193,11 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused() {
     assert_eq!(refused.code, "E0516");
     assert!(refused.message.contains("newer rqc"), "{}", refused.message);
     assert!(
-        refused.message.contains("plan format 6"),
+        refused.message.contains("plan format 7"),
         "{}",
         refused.message
     );
-    assert!(refused.message.contains("format 5"), "{}", refused.message);
+    assert!(refused.message.contains("format 6"), "{}", refused.message);
 }
 
 #[test]
@@ -198,19 +205,19 @@ fn a_database_holding_an_older_program_opens_and_runs_once_it_is_installed_again
     let dir = tempfile::tempdir().unwrap();
     {
         let mut db = open(dir.path(), Backend::Redb).unwrap();
-        db.install_plan(plan("format-5.rqc.json")).unwrap();
+        db.install_plan(plan("format-6.rqc.json")).unwrap();
         stock(&db);
     }
     store_program(
         dir.path(),
-        &std::fs::read(plan("format-4.rqc.json")).unwrap(),
+        &std::fs::read(plan("format-5.rqc.json")).unwrap(),
     );
     let mut db = open(dir.path(), Backend::Redb).unwrap();
     assert!(db.program().is_none());
     let refused = runtime(db.run("item", &[1.into()]).unwrap_err());
     assert_eq!(refused.code, "E0513");
     assert!(
-        refused.message.contains("plan format 4"),
+        refused.message.contains("plan format 5"),
         "{}",
         refused.message
     );
@@ -220,7 +227,7 @@ fn a_database_holding_an_older_program_opens_and_runs_once_it_is_installed_again
         refused.help
     );
     // Installing it again runs it, over the rows the database kept.
-    db.install_plan(plan("format-5.rqc.json")).unwrap();
+    db.install_plan(plan("format-6.rqc.json")).unwrap();
     assert_eq!(cheapest(&db, 7, 10), ["cup", "lamp", "desk"]);
 }
 
@@ -236,7 +243,7 @@ pub mutation add(id: Int, name: String, shelf: Int, price: Int) =
 ";
     db.install_source("shop.rq", before).unwrap();
     stock(&db);
-    db.install_plan(plan("format-5.rqc.json")).unwrap();
+    db.install_plan(plan("format-6.rqc.json")).unwrap();
     assert_eq!(cheapest(&db, 7, 10), ["cup", "lamp", "desk"]);
 
     // A changed column is refused whole, as from sources.
@@ -244,7 +251,7 @@ pub mutation add(id: Int, name: String, shelf: Int, price: Int) =
     let mut db = open(other.path(), Backend::Redb).unwrap();
     db.install_source("shop.rq", "table Item { id: Int key  name: String }")
         .unwrap();
-    let refused = runtime(db.install_plan(plan("format-5.rqc.json")).unwrap_err());
+    let refused = runtime(db.install_plan(plan("format-6.rqc.json")).unwrap_err());
     assert_eq!(refused.code, "E0510");
     assert!(
         db.program().unwrap().entries.is_empty(),

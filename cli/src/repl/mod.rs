@@ -338,7 +338,7 @@ impl Repl {
                 out.push_str(&format!(
                     "  {}: {}{reference}\n",
                     column.name,
-                    column.ty.name()
+                    column.declared()
                 ));
             }
             for index in &table.indexes {

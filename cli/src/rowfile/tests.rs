@@ -28,6 +28,7 @@ fn table() -> TableSchema {
         ty,
         references: None,
         default: None,
+        max_len: None,
     };
     TableSchema {
         name: "T".into(),
@@ -117,6 +118,7 @@ fn duplicate_keys_missing_columns_infinite_floats_and_byte_order_marks() {
                 ty: ColumnType::Float,
                 references: None,
                 default: None,
+                max_len: None,
             },
         ],
         ..table()

@@ -8,11 +8,11 @@ use etcd_cluster::EtcdCluster;
 use std::process::Command;
 
 const TEAMS: &str = "
-table Team { id: Int key  name: String }
+table Team { id: Int key  name: String <= 40 }
 table Member {
   team: Int ref Team
   id: Int key
-  nick: String unique
+  nick: String <= 40 unique
   index by_team (team)
   bound team <= 3
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 const APP: &str = "
-table Team { id: Int key  name: String }
+table Team { id: Int key  name: String <= 40 }
 mutation add_team(id: Int, name: String) = insert Team { id, name }
 query team(id: Int) = Team[id]
 ";

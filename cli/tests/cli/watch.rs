@@ -13,7 +13,7 @@ pub(super) const SHELVES: &str = "
 table Item {
   id: Int key
   shelf: Int
-  name: String
+  name: String <= 40
   index by_shelf (shelf)
 }
 mutation add(id: Int, shelf: Int, name: String) = insert Item { id, shelf, name }
@@ -144,7 +144,7 @@ pub(super) const SHOP: &str = "module shop
 table Item {
   id: Int key
   shelf: Int
-  name: String
+  name: String <= 40
   index by_shelf (shelf)
 }
 pub mutation add(id: Int, shelf: Int, name: String) = insert Item { id, shelf, name }

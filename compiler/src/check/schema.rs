@@ -136,11 +136,22 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                 },
             }
         }
+        let max_len = field
+            .max_len
+            .and_then(|(n, span)| length_bound(file, &field.name.name, &ty, n, span, diagnostics));
+        if let (Some(max), Some((_, span)), Some(Literal::String(text))) =
+            (max_len, field.max_len, &default)
+        {
+            if text.len() as u64 > max {
+                diagnostics.push(long_default(file, text.len(), max, span));
+            }
+        }
         columns.push(Column {
             name: field.name.name.clone(),
             ty,
             references,
             default,
+            max_len,
         });
     }
 
@@ -338,6 +349,68 @@ fn over_ceiling(file: &str, span: crate::Span, what: &str) -> Diagnostic {
     )
     .with_help(format!(
         "declare a limit of at most {CEILING} (2^32); a group that large is not an island"
+    ))
+}
+
+/// `name: String <= n`: a length bound is a positive byte count, at most
+/// the ceiling, on a `String` or `String?` column (E0240, E0241).
+fn length_bound(
+    file: &str,
+    column: &str,
+    ty: &ColumnType,
+    n: i64,
+    span: crate::Span,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<u64> {
+    let base = match ty {
+        ColumnType::Optional(inner) => inner.as_ref(),
+        other => other,
+    };
+    if *base != ColumnType::String {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0240",
+                format!(
+                    "`{column}` is `{}`: a length bound `<= {n}` applies only to `String` columns",
+                    ty.name()
+                ),
+                file,
+                span,
+                "not a string column",
+            )
+            .with_help(format!(
+                "remove `<= {n}`; to limit how many rows share a value, declare `bound {column} <= {n}` in the table"
+            )),
+        );
+        return None;
+    }
+    if n < 1 || n as u64 > CEILING {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0241",
+                format!("a string's length bound must be between 1 and {CEILING} bytes, not {n}"),
+                file,
+                span,
+                "out of range",
+            )
+            .with_help("declare the most UTF-8 bytes a value may have, such as `<= 200`"),
+        );
+        return None;
+    }
+    Some(n as u64)
+}
+
+/// E0242: a default longer than the column's length bound.
+fn long_default(file: &str, len: usize, max: u64, span: crate::Span) -> Diagnostic {
+    Diagnostic::error(
+        "E0242",
+        format!("the column's default is {len} bytes long, but its values may have at most {max}"),
+        file,
+        span,
+        "the length bound",
+    )
+    .with_help(format!(
+        "shorten the default, or raise the bound to `<= {len}`"
     ))
 }
 

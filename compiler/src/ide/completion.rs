@@ -89,7 +89,7 @@ fn access_columns(schema: &rqc_plan::Schema, before: &str) -> Vec<(String, Strin
             let column = &table.columns[c];
             (
                 column.name.clone(),
-                format!("{}: {}", table.name, column.ty.name()),
+                format!("{}: {}", table.name, column.declared()),
             )
         })
         .collect()
@@ -141,7 +141,7 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
                 table
                     .columns
                     .iter()
-                    .map(|c| item(&c.name, CompletionKind::Field, c.ty.name())),
+                    .map(|c| item(&c.name, CompletionKind::Field, c.declared())),
             );
             return out;
         }
@@ -166,7 +166,7 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
                 item(
                     &c.name,
                     CompletionKind::Field,
-                    format!("{}: {}", t, c.ty.name()),
+                    format!("{}: {}", t, c.declared()),
                 )
             })
             .collect();

@@ -530,5 +530,8 @@ fn insert_checks(schema: &Schema, table: &str) -> String {
     if table.small_max.is_some() {
         checks.push("max");
     }
+    if table.columns.iter().any(|c| c.max_len.is_some()) {
+        checks.push("length");
+    }
     checks.join(", ")
 }

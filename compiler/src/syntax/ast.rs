@@ -91,6 +91,9 @@ pub struct Field {
     pub name: Ident,
     pub ty: Type,
     pub modifiers: Vec<FieldModifier>,
+    /// `name: String <= 200`: the most UTF-8 bytes a stored value may have,
+    /// as written, with the literal's span.
+    pub max_len: Option<(i64, Span)>,
     pub span: Span,
 }
 

@@ -91,6 +91,9 @@ pub fn print_member(member: &TableMember) -> String {
     match member {
         TableMember::Field(field) => {
             let mut line = format!("{}: {}", field.name.name, print_type(&field.ty));
+            if let Some((max_len, _)) = field.max_len {
+                line.push_str(&format!(" <= {max_len}"));
+            }
             for modifier in &field.modifiers {
                 match modifier {
                     FieldModifier::Key(_) => line.push_str(" key"),

@@ -155,6 +155,10 @@ impl Store for Checked {
         self.inner.groups_commits()
     }
 
+    fn request_limit(&self) -> Option<super::RequestLimit> {
+        self.inner.request_limit()
+    }
+
     /// Keys are stored as given (only values carry checksums).
     fn ring_on_write(&self, tree: Tree, key: &[u8], bell: std::sync::Arc<dyn super::Bell>) -> bool {
         self.inner.ring_on_write(tree, key, bell)
@@ -358,6 +362,14 @@ impl WriteTxn for CheckedWrite<'_> {
 
     fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
         guarded("deleting", || self.txn.delete(tree, key))
+    }
+
+    /// The value expected as it is stored: sealed with its checksum.
+    fn expect(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        let sealed = self.store.seal(tree, key, value);
+        guarded("checking the schema", || {
+            self.txn.expect(tree, key, &sealed)
+        })
     }
 
     fn commit(self: Box<Self>) -> Result<()> {

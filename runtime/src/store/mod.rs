@@ -88,6 +88,14 @@ impl TreeNames {
     }
 }
 
+/// A backend's limit on the bytes of one request (`Store::request_limit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestLimit {
+    pub max_bytes: u64,
+    /// Bytes the backend puts before a tree's own key in a request.
+    pub key_overhead: u64,
+}
+
 pub trait Store: Send + Sync {
     /// The handle of the tree called `name` (made on first use; the tree
     /// itself exists once something is written into it).
@@ -117,6 +125,13 @@ pub trait Store: Send + Sync {
     /// commit costs pages and a sync, not a round trip that could conflict.
     fn groups_commits(&self) -> bool {
         false
+    }
+
+    /// The largest request a commit may be, when the backend has such a
+    /// limit (etcd's --max-request-bytes, as the database recorded it), and
+    /// what the backend adds to each of a tree's keys.
+    fn request_limit(&self) -> Option<RequestLimit> {
+        None
     }
 
     /// Rings `bell` whenever any client may have written `key` of `tree`,
@@ -261,6 +276,19 @@ pub trait WriteTxn: ReadTxn {
     fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()>;
 
     fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()>;
+
+    /// Makes the commit depend on `key` of `tree` holding `value` (as
+    /// stored) when it commits: E0550 when it does not. A store whose write
+    /// transactions are serialized checks it now; etcd compares it in the
+    /// commit's own transaction (its failure is then a conflict, which
+    /// [`crate::session::Session::commit`] tells apart).
+    fn expect(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        if self.get(tree, key)?.as_deref() == Some(value) {
+            Ok(())
+        } else {
+            Err(crate::error::RuntimeError::stale_schema())
+        }
+    }
 
     /// Commits every write at once. Dropping the transaction instead
     /// aborts it: nothing of it is stored.

@@ -145,7 +145,7 @@ async fn retrying_txn(
         .collect();
     let client = read.store.client.clone();
     super::connect::retrying_reads(|| {
-        let mut kv = client.kv_client();
+        let mut kv = super::connect::kv(&client);
         let ops = ops.clone();
         async move { kv.txn(Txn::new().and_then(ops)).await }
     })

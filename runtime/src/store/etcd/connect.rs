@@ -6,7 +6,7 @@
 //! The prefix holds a marker, `PREFIX/store`, written when the database is
 //! made, which records the cluster's operation limit measured then.
 
-use super::errors::{from_etcd, unreachable};
+use super::errors::{from_etcd, unreachable, MAX_REQUEST_BYTES};
 use crate::error::{Result, RuntimeError};
 use etcd_client::{
     Certificate, Client, ConnectOptions, GetOptions, Identity, TlsOptions, Txn, TxnOp,
@@ -167,12 +167,26 @@ fn tls(options: &EtcdOptions) -> Result<Option<TlsOptions>> {
     Ok(Some(tls))
 }
 
+/// A KV client that takes responses of any size etcd sends (its gRPC
+/// server sends up to 2 GiB): tonic's default 4 MiB would refuse a range of
+/// rows the proof allows.
+pub(crate) fn kv(client: &Client) -> etcd_client::KvClient {
+    client
+        .kv_client()
+        .max_decoding_message_size(i32::MAX as usize)
+}
+
 /// What the marker of a database records.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Marker {
     pub(crate) backend: String,
     /// The cluster's --max-txn-ops when the database was made.
     pub(crate) max_txn_ops: usize,
+    /// The largest request the cluster took when the database was made
+    /// (measured: `request_limit`). Absent (0) in a database made before
+    /// rqc recorded it: then measured when connecting.
+    #[serde(default)]
+    pub(crate) max_request_bytes: usize,
 }
 
 /// The marker's key under a database's prefix (`prefix` ends with `/`).
@@ -194,7 +208,7 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
         .await
         .map_err(|e| from_etcd(url, e))?;
         if let Some(stored) = found.kvs().first() {
-            return serde_json::from_slice::<Marker>(stored.value())
+            let mut marker = serde_json::from_slice::<Marker>(stored.value())
                 .ok()
                 .filter(|m| m.backend == "etcd" && m.max_txn_ops > 0)
                 .ok_or_else(|| {
@@ -203,7 +217,12 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
                         format!("the marker `{}` at `{url}` is not one rqc wrote", String::from_utf8_lossy(&key)),
                         "it was made by a newer rqc, or another program uses the prefix: give --db another prefix",
                     )
-                });
+                })?;
+            if marker.max_request_bytes == 0 {
+                // Made before rqc recorded it: measured on each connection.
+                marker.max_request_bytes = request_limit(url, client, &key).await?;
+            }
+            return Ok(marker);
         }
         let end = crate::store::prefix_end(prefix).unwrap_or_default();
         let others = retrying_for(CONNECT_RETRIED, || {
@@ -229,6 +248,7 @@ pub(crate) async fn marker(url: &str, client: &Client, prefix: &[u8]) -> Result<
         let marker = Marker {
             backend: "etcd".to_string(),
             max_txn_ops: op_limit(url, client, &key).await?,
+            max_request_bytes: request_limit(url, client, &key).await?,
         };
         let value = serde_json::to_vec(&marker).expect("a marker serializes");
         // Made once: of two processes making it at once, one writes it and
@@ -295,6 +315,80 @@ async fn op_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> {
         ));
     }
     Ok(good)
+}
+
+/// What the recorded request limit leaves below the size of the largest
+/// request measured to fit: the envelope etcd wraps around a request
+/// (its header) and the framing of the measuring request itself.
+const PROBE_HEADROOM: usize = 4096;
+
+/// The largest request the cluster takes, measured with a transaction
+/// whose compare never holds (a key's create revision below 0), so the
+/// put it carries is never applied: etcd refuses a request over its
+/// --max-request-bytes before anything else. etcd's default is tried
+/// first, then twice as much up to [`REQUEST_CAP`] while it fits (a
+/// default cluster refuses the first doubling at once); between what fits
+/// and what does not, the gap is halved until it is small beside what
+/// fits.
+async fn request_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> {
+    // Past etcd's default, a request the cluster will not take may also
+    // end in a cut connection rather than a refusal: once the default has
+    // fitted (the cluster answers), any failure of a larger one means it
+    // does not fit, which can only make the recorded limit smaller.
+    let fits = |n: usize| {
+        let mut kv = client.kv_client();
+        async move {
+            let never = etcd_client::Compare::create_revision(
+                key.to_vec(),
+                etcd_client::CompareOp::Less,
+                0,
+            );
+            let txn =
+                Txn::new()
+                    .when([never])
+                    .and_then([TxnOp::put(key.to_vec(), vec![0u8; n], None)]);
+            match kv.txn(txn).await {
+                Ok(_) => Ok(true),
+                Err(e) if too_big(&e) || n > MAX_REQUEST_BYTES => Ok(false),
+                Err(e) => Err(from_etcd(url, e)),
+            }
+        }
+    };
+    let (mut good, mut bad) = (0, MAX_REQUEST_BYTES);
+    if fits(MAX_REQUEST_BYTES).await? {
+        // Doubling: a default cluster refuses the first try at once.
+        good = MAX_REQUEST_BYTES;
+        loop {
+            let next = (good * 2).min(REQUEST_CAP);
+            if !fits(next).await? {
+                bad = next;
+                break;
+            }
+            good = next;
+            if good == REQUEST_CAP {
+                return Ok(REQUEST_CAP - PROBE_HEADROOM);
+            }
+        }
+    }
+    while bad - good > (good / 16).max(64) {
+        let mid = good + (bad - good) / 2;
+        if fits(mid).await? {
+            good = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    Ok(good.saturating_sub(PROBE_HEADROOM).max(1))
+}
+
+/// The largest request limit measured: a cluster that takes more is
+/// recorded as taking this (etcd itself warns above 10 MiB).
+const REQUEST_CAP: usize = 64 << 20;
+
+/// A refusal for size: etcd's own, or gRPC's past its message limit.
+fn too_big(error: &etcd_client::Error) -> bool {
+    let message = error.to_string();
+    message.contains("request is too large") || message.contains("larger than max")
 }
 
 /// Runs `attempt` again while the cluster cannot answer, for a few

@@ -158,9 +158,9 @@ pub(crate) fn too_many_ops(url: &str, counts: Option<(usize, usize)>) -> Runtime
 }
 
 /// E0565: a request larger than the cluster takes.
-pub(crate) fn too_large(url: &str, bytes: Option<usize>) -> RuntimeError {
+pub(crate) fn too_large(url: &str, bytes: Option<(usize, usize)>) -> RuntimeError {
     let what = match bytes {
-        Some(bytes) => format!("this commit is a request of {bytes} bytes, more than the {MAX_REQUEST_BYTES} bytes an etcd cluster takes by default"),
+        Some((bytes, limit)) => format!("this commit is a request of about {bytes} bytes, more than the {limit} bytes the etcd cluster at `{url}` took when the database was made"),
         None => format!("the etcd cluster at `{url}` refused a request larger than its --max-request-bytes"),
     };
     RuntimeError::new(

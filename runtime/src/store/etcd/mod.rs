@@ -25,10 +25,12 @@ mod watch;
 pub use connect::{is_etcd_url, EtcdOptions, EtcdUrl, PASSWORD_VARIABLE};
 
 use super::overlay::Overlay;
-use super::{BatchAnswer, BatchRead, Bell, ReadTxn, Store, Tree, TreeNames, WriteTxn};
+use super::{
+    BatchAnswer, BatchRead, Bell, ReadTxn, RequestLimit, Store, Tree, TreeNames, WriteTxn,
+};
 use crate::error::{Result, RuntimeError};
 use connect::retrying_reads;
-use errors::{from_etcd, never_sent, too_large, too_many_ops, MAX_REQUEST_BYTES};
+use errors::{from_etcd, never_sent, too_large, too_many_ops};
 use etcd_client::{
     Client, Compare, CompareOp, GetOptions, SortOrder, SortTarget, Txn, TxnOp, TxnOpResponse,
 };
@@ -48,6 +50,8 @@ pub struct EtcdStore {
     names: TreeNames,
     /// The cluster's operation limit recorded in the marker.
     max_txn_ops: usize,
+    /// The largest request the cluster takes, as the marker records it.
+    max_request_bytes: usize,
 }
 
 impl EtcdStore {
@@ -74,6 +78,7 @@ impl EtcdStore {
             prefix,
             names: TreeNames::default(),
             max_txn_ops: marker.max_txn_ops,
+            max_request_bytes: marker.max_request_bytes,
         })
     }
 
@@ -103,6 +108,7 @@ impl Store for EtcdStore {
             overlay: Overlay::default(),
             keys: RefCell::default(),
             ranges: RefCell::default(),
+            expected: Vec::new(),
         }))
     }
 
@@ -113,6 +119,14 @@ impl Store for EtcdStore {
 
     fn max_txn_ops(&self) -> Option<usize> {
         Some(self.max_txn_ops)
+    }
+
+    fn request_limit(&self) -> Option<RequestLimit> {
+        Some(RequestLimit {
+            max_bytes: self.max_request_bytes as u64,
+            // `prefix` `t/` tree-name `\0`, before each tree's own key.
+            key_overhead: self.prefix.len() as u64 + 3,
+        })
     }
 
     /// An etcd watch on the key, on the store's own runtime: it ends with
@@ -221,7 +235,7 @@ impl<'s> EtcdRead<'s> {
             let response = store
                 .runtime
                 .block_on(retrying_reads(|| {
-                    let mut kv = store.client.kv_client();
+                    let mut kv = connect::kv(&store.client);
                     let ops: Vec<TxnOp> = batch
                         .iter()
                         .map(|key| TxnOp::get(key.clone(), Some(self.at())))
@@ -294,7 +308,7 @@ impl<'s> EtcdRead<'s> {
         let mut response = store
             .runtime
             .block_on(retrying_reads(|| {
-                let mut kv = store.client.kv_client();
+                let mut kv = connect::kv(&store.client);
                 let (key, options) = (from.clone(), options.clone());
                 async move { kv.get(key, Some(options)).await }
             }))
@@ -359,6 +373,9 @@ struct EtcdWrite<'s> {
     keys: RefCell<BTreeMap<Vec<u8>, i64>>,
     /// Each full-key range read from the store, `[from, to)`.
     ranges: RefCell<Vec<(Vec<u8>, Vec<u8>)>>,
+    /// Full keys the commit compares with the value they must hold
+    /// (`WriteTxn::expect`).
+    expected: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 impl EtcdWrite<'_> {
@@ -458,6 +475,13 @@ impl WriteTxn for EtcdWrite<'_> {
         Ok(())
     }
 
+    /// Compared in the commit's transaction, with no read of its own.
+    fn expect(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        let full = [self.read.store.tree_prefix(tree).as_slice(), key].concat();
+        self.expected.push((full, value.to_vec()));
+        Ok(())
+    }
+
     fn commit(self: Box<Self>) -> Result<()> {
         let store = self.read.store;
         let mut ops = Vec::new();
@@ -483,6 +507,10 @@ impl WriteTxn for EtcdWrite<'_> {
             bytes += key.len() + 8;
             compares.push(Compare::mod_revision(key, CompareOp::Equal, mod_revision));
         }
+        for (key, value) in self.expected {
+            bytes += key.len() + value.len() + 8;
+            compares.push(Compare::value(key, CompareOp::Equal, value));
+        }
         for (from, to) in self.ranges.into_inner() {
             bytes += from.len() + to.len() + 8;
             compares
@@ -492,14 +520,17 @@ impl WriteTxn for EtcdWrite<'_> {
         if needed > store.max_txn_ops {
             return Err(too_many_ops(&store.url, Some((needed, store.max_txn_ops))));
         }
-        if bytes > MAX_REQUEST_BYTES {
-            return Err(too_large(&store.url, Some(bytes)));
+        if bytes > store.max_request_bytes {
+            return Err(too_large(
+                &store.url,
+                Some((bytes, store.max_request_bytes)),
+            ));
         }
         let txn = Txn::new().when(compares).and_then(ops);
         let response = store.runtime.block_on(async {
             let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
             loop {
-                match store.client.kv_client().txn(txn.clone()).await {
+                match connect::kv(&store.client).txn(txn.clone()).await {
                     // Refused before it reached a member: safe to send again.
                     Err(e) if never_sent(&e) && tokio::time::Instant::now() < deadline => {
                         tokio::time::sleep(Duration::from_millis(100)).await;
