@@ -2,11 +2,18 @@
 //! per-definition checks and plans as tracked queries. The CLI, the
 //! language server and the REPL all ask this database.
 //!
-//! A definition is checked from its own text, parsed alone, so its spans
-//! are relative to its start: editing one definition re-checks it, and its
-//! callers only if its signature changed; definitions that merely moved
-//! are not re-checked. Diagnostics are placed at their absolute positions
-//! when collected.
+//! A file is split into pieces (one per top-level item, by a cheap scan),
+//! each a salsa input parsed alone (`syntax.rs`), so a definition's syntax
+//! has spans relative to its start: editing one definition parses and
+//! re-checks it alone, and its callers only if its signature changed;
+//! definitions that merely moved are not re-checked. Diagnostics are placed
+//! at their absolute positions when collected.
+
+mod syntax;
+pub use syntax::{
+    def_offset, def_syntax, layout, parse_piece, skeleton, DefSyntax, ItemSource, Layout, Piece,
+    PieceSyntax, Skeleton,
+};
 
 use crate::check::{
     self, CheckedEntry, CheckedProgram, FnSig, Outcome, SourceModule, Verdict, DEF_MARKER,
@@ -14,8 +21,9 @@ use crate::check::{
 };
 use crate::diagnostics::{Diagnostic, Label, Sources};
 use crate::span::Span;
-use crate::syntax::ast::{Def, Item, Module};
+use crate::syntax::ast::Module;
 use crate::syntax::parse;
+use crate::syntax::pieces::pieces;
 use rqc_plan::Schema;
 use salsa::Setter;
 use std::collections::BTreeMap;
@@ -25,8 +33,16 @@ use std::sync::{Arc, Mutex};
 pub struct SourceFile {
     #[returns(ref)]
     pub name: String,
+    /// The whole text: the editor's features read it, the checks read the
+    /// pieces.
     #[returns(ref)]
     pub text: String,
+    /// The text's pieces, in order (`crate::syntax::pieces`).
+    #[returns(ref)]
+    pub pieces: Vec<Piece>,
+    /// Where each piece starts.
+    #[returns(ref)]
+    pub offsets: Vec<u32>,
 }
 
 /// The files of one program (the prelude is added by [`Analysis`]).
@@ -98,6 +114,9 @@ pub struct Parsed {
 
 impl Eq for Parsed {}
 
+/// The whole file parsed in one go: for the editor's features (hover,
+/// completion, definitions), which read bodies at their places. Checking
+/// reads the pieces instead.
 #[salsa::tracked(returns(ref))]
 pub fn parse_file(db: &dyn Db, file: SourceFile) -> Parsed {
     db.record(format!("parse_file({})", file.name(db)));
@@ -122,7 +141,7 @@ fn modules(db: &dyn Db, workspace: Workspace) -> (Vec<SourceModule>, Vec<SourceM
     for file in workspace.files(db) {
         let source = SourceModule {
             file: file.name(db).clone(),
-            module: parse_file(db, *file).module.clone(),
+            module: skeleton(db, *file).module.clone(),
         };
         if file.name(db) == check::PRELUDE_FILE {
             prelude.push(source);
@@ -169,55 +188,6 @@ pub fn shape_details(db: &dyn Db, workspace: Workspace) -> ShapeDetails {
     }
 }
 
-/// A definition's place: its file and its text's span.
-fn def_place(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<(SourceFile, Span)> {
-    let shape = program_shape(db, workspace);
-    let id = shape.index.find(key.module(db), key.name(db))?;
-    let info = &shape.index.defs[id];
-    let file_name = &shape.index.modules[info.module].file;
-    let file = *workspace
-        .files(db)
-        .iter()
-        .find(|f| f.name(db) == file_name)?;
-    match parse_file(db, file).module.items.get(info.item) {
-        Some(Item::Def(def)) => Some((file, def.span)),
-        _ => None,
-    }
-}
-
-/// A definition's text: equal while the definition is unchanged.
-#[salsa::tracked(returns(ref))]
-pub fn def_text(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<String> {
-    let (file, span) = def_place(db, workspace, key)?;
-    file.text(db).get(span.range()).map(str::to_string)
-}
-
-/// Where a definition starts in its file.
-#[salsa::tracked(returns(copy))]
-pub fn def_offset(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> u32 {
-    def_place(db, workspace, key)
-        .map(|(_, span)| span.start)
-        .unwrap_or(0)
-}
-
-/// A definition parsed from its own text: spans relative to its start.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DefSyntax(pub Option<Def>);
-
-impl Eq for DefSyntax {}
-
-#[salsa::tracked(returns(ref))]
-pub fn def_syntax(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> DefSyntax {
-    let Some(text) = def_text(db, workspace, key) else {
-        return DefSyntax(None);
-    };
-    let (module, _) = parse(DEF_MARKER, text);
-    DefSyntax(module.items.into_iter().find_map(|item| match item {
-        Item::Def(def) => Some(def),
-        _ => None,
-    }))
-}
-
 /// What checking one definition gives; equal when nothing of it changed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DefResult {
@@ -239,15 +209,16 @@ pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<D
     let shape = program_shape(db, workspace);
     let id = shape.index.find(key.module(db), key.name(db))?;
     let syntax = def_syntax(db, workspace, key);
-    let def = syntax.0.as_ref()?;
+    let def = syntax.def()?;
     let sig_of = |callee: usize| -> Option<FnSig> {
         let info = &shape.index.defs[callee];
         let module = shape.index.modules[info.module].name.clone();
         let callee_key = DefKey::new(db, module, info.name.clone());
         def_signature(db, workspace, callee_key).clone()
     };
+    let cycles = call_cycles(db, workspace);
     let (outcome, diagnostics): (Outcome, Vec<Diagnostic>) =
-        check::check_one(&shape.index, &shape.schema, &sig_of, id, def);
+        check::check_one(&shape.index, &shape.schema, &sig_of, cycles, id, def);
     Some(DefResult {
         verdict: outcome.verdict,
         sig: outcome.sig,
@@ -256,6 +227,37 @@ pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<D
         diagnostics,
         facts: outcome.facts,
     })
+}
+
+/// The definitions a definition names (its edges in the call graph).
+#[salsa::tracked(returns(ref))]
+fn def_calls(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Vec<usize> {
+    let shape = program_shape(db, workspace);
+    let (Some(id), Some(def)) = (
+        shape.index.find(key.module(db), key.name(db)),
+        def_syntax(db, workspace, key).def(),
+    ) else {
+        return Vec::new();
+    };
+    let mut calls = Vec::new();
+    check::collect_calls(&shape.index, shape.index.defs[id].module, &def.body, &mut calls);
+    calls.into_iter().map(|(callee, _)| callee).collect()
+}
+
+/// The call graph's cycles (each definition in one is refused, E0214).
+#[salsa::tracked(returns(ref))]
+fn call_cycles(db: &dyn Db, workspace: Workspace) -> Vec<Vec<usize>> {
+    let shape = program_shape(db, workspace);
+    let edges: Vec<Vec<usize>> = shape
+        .index
+        .defs
+        .iter()
+        .map(|info| {
+            let module = shape.index.modules[info.module].name.clone();
+            def_calls(db, workspace, DefKey::new(db, module, info.name.clone())).clone()
+        })
+        .collect();
+    check::cycles(&edges)
 }
 
 /// A definition's signature alone: callers depend on this, so a body edit
@@ -322,6 +324,54 @@ fn place(
     placed
 }
 
+/// A file's input, its text split into pieces.
+fn new_file(db: &Database, name: &str, text: &str) -> SourceFile {
+    let (pieces, offsets): (Vec<Piece>, Vec<u32>) = pieces(text)
+        .into_iter()
+        .map(|(offset, piece)| (Piece::new(db, piece.to_string()), offset as u32))
+        .unzip();
+    SourceFile::new(db, name.to_string(), text.to_string(), pieces, offsets)
+}
+
+/// Sets a file's new text, changing only the pieces whose text changed:
+/// in place when the pieces are as many as before, else reusing each piece
+/// whose text is still there.
+fn update_file(db: &mut Database, file: SourceFile, text: &str) {
+    let split = pieces(text);
+    let old = file.pieces(db).clone();
+    if old.len() == split.len() {
+        for (piece, (_, new)) in old.iter().zip(&split) {
+            if piece.text(db) != new {
+                piece.set_text(db).to(new.to_string());
+            }
+        }
+    } else {
+        let mut unused: std::collections::HashMap<String, Vec<Piece>> =
+            std::collections::HashMap::new();
+        for piece in old.iter().rev() {
+            unused
+                .entry(piece.text(db).clone())
+                .or_default()
+                .push(*piece);
+        }
+        let pieces: Vec<Piece> = split
+            .iter()
+            .map(|(_, new)| {
+                unused
+                    .get_mut(*new)
+                    .and_then(Vec::pop)
+                    .unwrap_or_else(|| Piece::new(&*db, new.to_string()))
+            })
+            .collect();
+        file.set_pieces(db).to(pieces);
+    }
+    let offsets: Vec<u32> = split.iter().map(|(offset, _)| *offset as u32).collect();
+    if *file.offsets(db) != offsets {
+        file.set_offsets(db).to(offsets);
+    }
+    file.set_text(db).to(text.to_string());
+}
+
 /// One analysed program: the files, the database, the answers.
 pub struct Analysis {
     pub db: Database,
@@ -332,16 +382,8 @@ impl Analysis {
     /// A database over `files` (name, text), with the prelude.
     pub fn new(files: &[(String, String)]) -> Analysis {
         let db = Database::default();
-        let mut inputs = vec![SourceFile::new(
-            &db,
-            check::PRELUDE_FILE.to_string(),
-            check::PRELUDE_TEXT.to_string(),
-        )];
-        inputs.extend(
-            files
-                .iter()
-                .map(|(name, text)| SourceFile::new(&db, name.clone(), text.clone())),
-        );
+        let mut inputs = vec![new_file(&db, check::PRELUDE_FILE, check::PRELUDE_TEXT)];
+        inputs.extend(files.iter().map(|(name, text)| new_file(&db, name, text)));
         let workspace = Workspace::new(&db, inputs);
         Analysis { db, workspace }
     }
@@ -357,11 +399,11 @@ impl Analysis {
         match existing {
             Some(file) => {
                 if file.text(&self.db) != text {
-                    file.set_text(&mut self.db).to(text.to_string());
+                    update_file(&mut self.db, file, text);
                 }
             }
             None => {
-                let file = SourceFile::new(&self.db, name.to_string(), text.to_string());
+                let file = new_file(&self.db, name, text);
                 let mut files = self.workspace.files(&self.db).clone();
                 files.push(file);
                 self.workspace.set_files(&mut self.db).to(files);
@@ -378,6 +420,18 @@ impl Analysis {
             .filter(|f| f.name(&self.db) != name)
             .collect();
         self.workspace.set_files(&mut self.db).to(files);
+    }
+
+    /// A file's text (not the prelude's), without copying the others.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        if name == check::PRELUDE_FILE {
+            return None;
+        }
+        self.workspace
+            .files(&self.db)
+            .iter()
+            .find(|f| f.name(&self.db) == name)
+            .map(|f| f.text(&self.db).as_str())
     }
 
     pub fn files(&self) -> Vec<(String, String)> {
@@ -418,7 +472,7 @@ impl Analysis {
             let module = shape.index.modules[info.module].name.clone();
             let key = DefKey::new(&self.db, module, info.name.clone());
             if let Err(message) = &entry_plan(&self.db, self.workspace, key).0 {
-                let Some((file, span)) = def_place(&self.db, self.workspace, key) else {
+                let Some((file, span)) = syntax::def_place(&self.db, self.workspace, key) else {
                     continue;
                 };
                 errors.push(
@@ -493,7 +547,7 @@ impl Analysis {
         let mut diagnostics = Vec::new();
         for file in self.workspace.files(&self.db) {
             if file.name(&self.db) != check::PRELUDE_FILE {
-                diagnostics.extend(parse_file(&self.db, *file).diagnostics.iter().cloned());
+                diagnostics.extend(skeleton(&self.db, *file).diagnostics.iter().cloned());
             }
         }
         diagnostics.extend(
