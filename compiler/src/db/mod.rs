@@ -63,8 +63,9 @@ pub struct DefKey<'db> {
 
 #[salsa::db]
 pub trait Db: salsa::Database {
-    /// Records that a tracked query ran (for incremental tests).
-    fn record(&self, event: String);
+    /// Records that a tracked query ran (for incremental tests); `event`
+    /// is only called while a log is kept.
+    fn record(&self, event: &dyn Fn() -> String);
 }
 
 /// The salsa database.
@@ -80,9 +81,9 @@ impl salsa::Database for Database {}
 
 #[salsa::db]
 impl Db for Database {
-    fn record(&self, event: String) {
+    fn record(&self, event: &dyn Fn() -> String) {
         if let Some(log) = self.log.lock().expect("log lock").as_mut() {
-            log.push(event);
+            log.push(event());
         }
     }
 }
@@ -119,7 +120,7 @@ impl Eq for Parsed {}
 /// reads the pieces instead.
 #[salsa::tracked(returns(ref))]
 pub fn parse_file(db: &dyn Db, file: SourceFile) -> Parsed {
-    db.record(format!("parse_file({})", file.name(db)));
+    db.record(&|| format!("parse_file({})", file.name(db)));
     let (module, diagnostics) = parse(file.name(db), file.text(db));
     Parsed {
         module: Arc::new(module),
@@ -157,7 +158,7 @@ fn modules(db: &dyn Db, workspace: Workspace) -> (Vec<SourceModule>, Vec<SourceM
 /// part did not change.
 #[salsa::tracked(returns(ref), no_eq)]
 fn full_shape(db: &dyn Db, workspace: Workspace) -> Arc<check::Shape> {
-    db.record("program_shape".into());
+    db.record(&|| "program_shape".into());
     let (user, prelude) = modules(db, workspace);
     Arc::new(check::shape(&user, &prelude))
 }
@@ -205,7 +206,7 @@ impl Eq for DefResult {}
 
 #[salsa::tracked(returns(ref))]
 pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<DefResult> {
-    db.record(format!("check_def({}.{})", key.module(db), key.name(db)));
+    db.record(&|| format!("check_def({}.{})", key.module(db), key.name(db)));
     let shape = program_shape(db, workspace);
     let id = shape.index.find(key.module(db), key.name(db))?;
     let syntax = def_syntax(db, workspace, key);
@@ -229,35 +230,109 @@ pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<D
     })
 }
 
-/// The definitions a definition names (its edges in the call graph).
-#[salsa::tracked(returns(ref))]
-fn def_calls(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Vec<usize> {
-    let shape = program_shape(db, workspace);
-    let (Some(id), Some(def)) = (
-        shape.index.find(key.module(db), key.name(db)),
-        def_syntax(db, workspace, key).def(),
-    ) else {
-        return Vec::new();
-    };
-    let mut calls = Vec::new();
-    check::collect_calls(&shape.index, shape.index.defs[id].module, &def.body, &mut calls);
-    calls.into_iter().map(|(callee, _)| callee).collect()
-}
-
 /// The call graph's cycles (each definition in one is refused, E0214).
+/// Asked again after each edit (it reads every body), equal unless a call
+/// changed, so the checks that read it stay valid.
 #[salsa::tracked(returns(ref))]
 fn call_cycles(db: &dyn Db, workspace: Workspace) -> Vec<Vec<usize>> {
     let shape = program_shape(db, workspace);
+    let keys = def_keys(db, workspace);
     let edges: Vec<Vec<usize>> = shape
+        .index
+        .defs
+        .iter()
+        .zip(keys)
+        .map(|(info, key)| {
+            let mut calls = Vec::new();
+            if let Some(def) = def_syntax(db, workspace, *key).def() {
+                check::collect_calls(&shape.index, info.module, &def.body, &mut calls);
+            }
+            calls.into_iter().map(|(callee, _)| callee).collect()
+        })
+        .collect();
+    check::cycles(&edges)
+}
+
+/// Every definition's key, in the index's order.
+#[salsa::tracked(returns(ref))]
+pub fn def_keys(db: &dyn Db, workspace: Workspace) -> Vec<DefKey<'_>> {
+    let shape = program_shape(db, workspace);
+    shape
         .index
         .defs
         .iter()
         .map(|info| {
             let module = shape.index.modules[info.module].name.clone();
-            def_calls(db, workspace, DefKey::new(db, module, info.name.clone())).clone()
+            DefKey::new(db, module, info.name.clone())
+        })
+        .collect()
+}
+
+/// The diagnostics of every definition of the user's files, placed, then
+/// the planner's errors (E0598), in the index's order: asked again after
+/// each edit (definitions move), it only reads what each check left.
+#[salsa::tracked(returns(ref))]
+fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<Diagnostic> {
+    let shape = program_shape(db, workspace);
+    let keys = def_keys(db, workspace);
+    let tables = &shape_details(db, workspace).table_decls;
+    let files: Vec<Option<SourceFile>> = shape
+        .index
+        .modules
+        .iter()
+        .map(|m| {
+            workspace
+                .files(db)
+                .iter()
+                .copied()
+                .find(|f| *f.name(db) == m.file)
         })
         .collect();
-    check::cycles(&edges)
+    let mut diagnostics = Vec::new();
+    let mut planner = Vec::new();
+    for (info, key) in shape.index.defs.iter().zip(keys) {
+        let module = &shape.index.modules[info.module];
+        let Some(file) = files[info.module] else {
+            continue;
+        };
+        let span = match skeleton(db, file).module.items.get(info.item) {
+            Some(crate::syntax::ast::Item::Def(def)) => def.span,
+            _ => continue,
+        };
+        if !module.is_prelude {
+            if let Some(result) = check_def(db, workspace, *key) {
+                diagnostics.extend(
+                    result
+                        .diagnostics
+                        .iter()
+                        .map(|d| place(d, &module.file, span.start, tables)),
+                );
+            }
+        }
+        if let Err(message) = &entry_plan(db, workspace, *key).0 {
+            planner.push(planner_error(&info.name, message, &module.file, span));
+        }
+    }
+    diagnostics.extend(planner);
+    diagnostics
+}
+
+/// E0598: an accepted entry point the planner could not lower (a bug in
+/// rqc: the checker accepted a shape the planner does not know).
+fn planner_error(
+    name: &str,
+    message: &crate::plan::InternalError,
+    file: &str,
+    span: Span,
+) -> Diagnostic {
+    Diagnostic::error(
+        "E0598",
+        format!("`{name}` could not be planned: {message}"),
+        file,
+        span,
+        "accepted, but not planned",
+    )
+    .with_help("this is a bug in rqc; please report it with the program")
 }
 
 /// A definition's signature alone: callers depend on this, so a body edit
@@ -280,7 +355,7 @@ impl Eq for PlanResult {}
 /// checked body, or a body it inlines, changed.
 #[salsa::tracked(returns(ref))]
 pub fn entry_plan(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> PlanResult {
-    db.record(format!("entry_plan({}.{})", key.module(db), key.name(db)));
+    db.record(&|| format!("entry_plan({}.{})", key.module(db), key.name(db)));
     let Some(result) = check_def(db, workspace, key) else {
         return PlanResult(Ok(None));
     };
@@ -463,33 +538,6 @@ impl Analysis {
             .collect()
     }
 
-    /// E0598 for each accepted entry point the planner could not lower (a
-    /// bug in rqc: the checker accepted a shape the planner does not know).
-    fn planner_errors(&self) -> Vec<Diagnostic> {
-        let shape = self.shape();
-        let mut errors = Vec::new();
-        for info in &shape.index.defs {
-            let module = shape.index.modules[info.module].name.clone();
-            let key = DefKey::new(&self.db, module, info.name.clone());
-            if let Err(message) = &entry_plan(&self.db, self.workspace, key).0 {
-                let Some((file, span)) = syntax::def_place(&self.db, self.workspace, key) else {
-                    continue;
-                };
-                errors.push(
-                    Diagnostic::error(
-                        "E0598",
-                        format!("`{}` could not be planned: {message}", info.name),
-                        file.name(&self.db),
-                        span,
-                        "accepted, but not planned",
-                    )
-                    .with_help("this is a bug in rqc; please report it with the program"),
-                );
-            }
-        }
-        errors
-    }
-
     pub fn shape(&self) -> &ProgramShape {
         program_shape(&self.db, self.workspace)
     }
@@ -526,17 +574,11 @@ impl Analysis {
     /// (no bodies, plans or schema), so an edit costs what it re-checks.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let mut diagnostics = self.shape_diagnostics();
-        let shape = self.shape();
-        for info in &shape.index.defs {
-            let module = &shape.index.modules[info.module];
-            if module.is_prelude {
-                continue;
-            }
-            if let Some((_, placed)) = self.check(&module.name, &info.name) {
-                diagnostics.extend(placed);
-            }
-        }
-        diagnostics.extend(self.planner_errors());
+        diagnostics.extend(
+            definition_diagnostics(&self.db, self.workspace)
+                .iter()
+                .cloned(),
+        );
         self.sort_diagnostics(&mut diagnostics);
         diagnostics
     }
@@ -588,23 +630,27 @@ impl Analysis {
         let mut verdicts = Vec::new();
         let mut entries = Vec::new();
         let mut functions = std::collections::HashMap::new();
-        for info in &shape.index.defs {
+        let keys = def_keys(&self.db, self.workspace);
+        for (info, key) in shape.index.defs.iter().zip(keys) {
             let module = &shape.index.modules[info.module];
-            let Some((result, placed)) = self.check(&module.name, &info.name) else {
+            let Some(result) = check_def(&self.db, self.workspace, *key) else {
                 continue;
             };
             if let Some(body) = result.body.clone() {
                 functions.insert(format!("{}.{}", module.name, info.name), body);
             }
             if module.is_prelude {
-                debug_assert!(placed.is_empty(), "the prelude checks: {placed:?}");
+                debug_assert!(result.diagnostics.is_empty(), "the prelude checks");
                 continue;
             }
-            diagnostics.extend(placed);
             verdicts.push(result.verdict.clone());
             entries.extend(result.entry.clone());
         }
-        diagnostics.extend(self.planner_errors());
+        diagnostics.extend(
+            definition_diagnostics(&self.db, self.workspace)
+                .iter()
+                .cloned(),
+        );
         self.sort_diagnostics(&mut diagnostics);
         let checked = CheckedProgram {
             schema: shape.schema.clone(),

@@ -285,7 +285,8 @@ impl DefSyntax {
     }
 }
 
-#[salsa::tracked(returns(ref))]
+/// A definition's syntax: a piece's own when the definition is alone in
+/// it (no copy, no parse), else its text parsed alone.
 pub fn def_syntax(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> DefSyntax {
     let Some((file, item)) = locate(db, workspace, key) else {
         return DefSyntax(None);
@@ -294,14 +295,18 @@ pub fn def_syntax(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> DefSynt
         Some(ItemSource::Alone { piece, .. }) => {
             DefSyntax(Some((parse_piece(db, *piece).module.clone(), 0)))
         }
-        Some(_) => {
-            let Some(text) = def_text(db, workspace, key) else {
-                return DefSyntax(None);
-            };
-            let (module, _) = parse(DEF_MARKER, text);
-            let item = module.items.iter().position(|i| matches!(i, Item::Def(_)));
-            DefSyntax(item.map(|item| (Arc::new(module), item)))
-        }
+        Some(_) => def_text_syntax(db, workspace, key).clone(),
         None => DefSyntax(None),
     }
+}
+
+/// A definition that is not alone in a piece, parsed from its own text.
+#[salsa::tracked(returns(ref))]
+fn def_text_syntax(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> DefSyntax {
+    let Some(text) = def_text(db, workspace, key) else {
+        return DefSyntax(None);
+    };
+    let (module, _) = parse(DEF_MARKER, text);
+    let item = module.items.iter().position(|i| matches!(i, Item::Def(_)));
+    DefSyntax(item.map(|item| (Arc::new(module), item)))
 }
