@@ -45,8 +45,9 @@ pub struct SourceFile {
     pub offsets: Vec<u32>,
 }
 
-/// The files of one program (the prelude is added by [`Analysis`]).
-#[salsa::input(debug)]
+/// The files of one program (the prelude is added by [`Analysis`]); one
+/// per database, so queries of a definition take its key alone.
+#[salsa::input(singleton, debug)]
 pub struct Workspace {
     #[returns(ref)]
     pub files: Vec<SourceFile>,
@@ -205,7 +206,8 @@ pub struct DefResult {
 impl Eq for DefResult {}
 
 #[salsa::tracked(returns(ref))]
-pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<DefResult> {
+pub fn check_def(db: &dyn Db, key: DefKey<'_>) -> Option<DefResult> {
+    let workspace = Workspace::get(db);
     db.record(&|| format!("check_def({}.{})", key.module(db), key.name(db)));
     let shape = program_shape(db, workspace);
     let id = shape.index.find(key.module(db), key.name(db))?;
@@ -215,7 +217,7 @@ pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<D
         let info = &shape.index.defs[callee];
         let module = shape.index.modules[info.module].name.clone();
         let callee_key = DefKey::new(db, module, info.name.clone());
-        def_signature(db, workspace, callee_key).clone()
+        def_signature(db, callee_key).clone()
     };
     let cycles = call_cycles(db, workspace);
     let (outcome, diagnostics): (Outcome, Vec<Diagnostic>) =
@@ -230,25 +232,27 @@ pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<D
     })
 }
 
+/// The definitions a definition names (its edges in the call graph).
+#[salsa::tracked(returns(ref))]
+fn def_calls(db: &dyn Db, key: DefKey<'_>) -> Vec<usize> {
+    let workspace = Workspace::get(db);
+    let shape = program_shape(db, workspace);
+    let syntax = def_syntax(db, workspace, key);
+    let (Some(id), Some(def)) = (shape.index.find(key.module(db), key.name(db)), syntax.def())
+    else {
+        return Vec::new();
+    };
+    let mut calls = Vec::new();
+    check::collect_calls(&shape.index, shape.index.defs[id].module, &def.body, &mut calls);
+    calls.into_iter().map(|(callee, _)| callee).collect()
+}
+
 /// The call graph's cycles (each definition in one is refused, E0214).
-/// Asked again after each edit (it reads every body), equal unless a call
-/// changed, so the checks that read it stay valid.
 #[salsa::tracked(returns(ref))]
 fn call_cycles(db: &dyn Db, workspace: Workspace) -> Vec<Vec<usize>> {
-    let shape = program_shape(db, workspace);
-    let keys = def_keys(db, workspace);
-    let edges: Vec<Vec<usize>> = shape
-        .index
-        .defs
+    let edges: Vec<Vec<usize>> = def_keys(db, workspace)
         .iter()
-        .zip(keys)
-        .map(|(info, key)| {
-            let mut calls = Vec::new();
-            if let Some(def) = def_syntax(db, workspace, *key).def() {
-                check::collect_calls(&shape.index, info.module, &def.body, &mut calls);
-            }
-            calls.into_iter().map(|(callee, _)| callee).collect()
-        })
+        .map(|key| def_calls(db, *key).clone())
         .collect();
     check::cycles(&edges)
 }
@@ -299,18 +303,22 @@ fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<Diagnostic> 
             Some(crate::syntax::ast::Item::Def(def)) => def.span,
             _ => continue,
         };
+        let Some(result) = check_def(db, *key) else {
+            continue;
+        };
         if !module.is_prelude {
-            if let Some(result) = check_def(db, workspace, *key) {
-                diagnostics.extend(
-                    result
-                        .diagnostics
-                        .iter()
-                        .map(|d| place(d, &module.file, span.start, tables)),
-                );
-            }
+            diagnostics.extend(
+                result
+                    .diagnostics
+                    .iter()
+                    .map(|d| place(d, &module.file, span.start, tables)),
+            );
         }
-        if let Err(message) = &entry_plan(db, workspace, *key).0 {
-            planner.push(planner_error(&info.name, message, &module.file, span));
+        // Only an accepted query or mutation has a plan.
+        if result.entry.is_some() {
+            if let Err(message) = &entry_plan(db, *key).0 {
+                planner.push(planner_error(&info.name, message, &module.file, span));
+            }
         }
     }
     diagnostics.extend(planner);
@@ -338,8 +346,8 @@ fn planner_error(
 /// A definition's signature alone: callers depend on this, so a body edit
 /// that keeps the signature does not re-check them.
 #[salsa::tracked(returns(ref))]
-pub fn def_signature(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<FnSig> {
-    check_def(db, workspace, key)
+pub fn def_signature(db: &dyn Db, key: DefKey<'_>) -> Option<FnSig> {
+    check_def(db, key)
         .as_ref()
         .and_then(|r| r.sig.clone())
 }
@@ -354,9 +362,9 @@ impl Eq for PlanResult {}
 /// The plan of an accepted query or mutation: re-lowered only when its
 /// checked body, or a body it inlines, changed.
 #[salsa::tracked(returns(ref))]
-pub fn entry_plan(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> PlanResult {
+pub fn entry_plan(db: &dyn Db, key: DefKey<'_>) -> PlanResult {
     db.record(&|| format!("entry_plan({}.{})", key.module(db), key.name(db)));
-    let Some(result) = check_def(db, workspace, key) else {
+    let Some(result) = check_def(db, key) else {
         return PlanResult(Ok(None));
     };
     let Some(entry) = &result.entry else {
@@ -365,7 +373,7 @@ pub fn entry_plan(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> PlanRes
     let functions = |qualified: &str| -> Option<(Vec<String>, crate::check::tir::TExpr)> {
         let (module, name) = qualified.rsplit_once('.')?;
         let callee = DefKey::new(db, module.to_string(), name.to_string());
-        check_def(db, workspace, callee).as_ref()?.body.clone()
+        check_def(db, callee).as_ref()?.body.clone()
     };
     PlanResult(crate::plan::lower_entry(&functions, entry))
 }
@@ -529,7 +537,7 @@ impl Analysis {
             .filter_map(|info| {
                 let module = shape.index.modules[info.module].name.clone();
                 let key = DefKey::new(&self.db, module, info.name.clone());
-                entry_plan(&self.db, self.workspace, key)
+                entry_plan(&self.db, key)
                     .0
                     .clone()
                     .ok()
@@ -555,7 +563,7 @@ impl Analysis {
     /// The result of checking `module.name`, with its diagnostics placed.
     pub fn check(&self, module: &str, name: &str) -> Option<(&DefResult, Vec<Diagnostic>)> {
         let key = DefKey::new(&self.db, module.to_string(), name.to_string());
-        let result = check_def(&self.db, self.workspace, key).as_ref()?;
+        let result = check_def(&self.db, key).as_ref()?;
         let shape = self.shape();
         let id = shape.index.find(module, name)?;
         let file = &shape.index.modules[shape.index.defs[id].module].file;
@@ -633,7 +641,7 @@ impl Analysis {
         let keys = def_keys(&self.db, self.workspace);
         for (info, key) in shape.index.defs.iter().zip(keys) {
             let module = &shape.index.modules[info.module];
-            let Some(result) = check_def(&self.db, self.workspace, *key) else {
+            let Some(result) = check_def(&self.db, *key) else {
                 continue;
             };
             if let Some(body) = result.body.clone() {

@@ -257,7 +257,8 @@ pub(super) fn def_place(
 /// A definition's text, for one that is not a piece alone: equal while the
 /// definition is unchanged.
 #[salsa::tracked(returns(ref))]
-fn def_text(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<String> {
+fn def_text(db: &dyn Db, key: DefKey<'_>) -> Option<String> {
+    let workspace = Workspace::get(db);
     let (file, span) = def_place(db, workspace, key)?;
     file.text(db).get(span.range()).map(str::to_string)
 }
@@ -295,15 +296,15 @@ pub fn def_syntax(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> DefSynt
         Some(ItemSource::Alone { piece, .. }) => {
             DefSyntax(Some((parse_piece(db, *piece).module.clone(), 0)))
         }
-        Some(_) => def_text_syntax(db, workspace, key).clone(),
+        Some(_) => def_text_syntax(db, key).clone(),
         None => DefSyntax(None),
     }
 }
 
 /// A definition that is not alone in a piece, parsed from its own text.
 #[salsa::tracked(returns(ref))]
-fn def_text_syntax(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> DefSyntax {
-    let Some(text) = def_text(db, workspace, key) else {
+fn def_text_syntax(db: &dyn Db, key: DefKey<'_>) -> DefSyntax {
+    let Some(text) = def_text(db, key) else {
         return DefSyntax(None);
     };
     let (module, _) = parse(DEF_MARKER, text);
