@@ -8,6 +8,11 @@
 //! found: `$RQC_BIN`, else `rqc` beside the benchmark's directory (build it
 //! first with `cargo build --release -p rqc-cli`).
 
+/// The allocator the `rqc` binary uses (`cli/src/main.rs`), so that the
+/// figures are the command's and the language server's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use rqc_compiler::compile;
 use rqc_compiler::db::Analysis;
 use std::time::{Duration, Instant};
