@@ -148,9 +148,9 @@ fn cold_check() {
             .collect();
         // Lines per second of CPU time: what a core gives when it is not
         // shared (wall time on a loaded machine counts the waits).
-        cpu_speed = cpu
-            .zip(cpu_time(None))
-            .map_or(f64::NAN, |(a, b)| actual as f64 * 7.0 / (b - a).as_secs_f64());
+        cpu_speed = cpu.zip(cpu_time(None)).map_or(f64::NAN, |(a, b)| {
+            actual as f64 * 7.0 / (b - a).as_secs_f64()
+        });
         let time = median(samples);
         let micros = time.as_secs_f64() * 1e6 / actual as f64;
         per_line.push(micros);
@@ -319,7 +319,10 @@ fn lsp_over_stdio() {
         let mut length = 0;
         loop {
             let mut line = String::new();
-            assert!(stdout.read_line(&mut line).expect("read") > 0, "the server hung up");
+            assert!(
+                stdout.read_line(&mut line).expect("read") > 0,
+                "the server hung up"
+            );
             let line = line.trim();
             if line.is_empty() {
                 break;
@@ -333,24 +336,32 @@ fn lsp_over_stdio() {
         serde_json::from_slice(&body).expect("json")
     };
     let uri = "file:///bench/generated.rq";
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
     while receive().get("id") != Some(&json!(1)) {}
     send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     let published = |receive: &mut dyn FnMut() -> Value| loop {
         let message = receive();
-        if message["method"] == "textDocument/publishDiagnostics" && message["params"]["uri"] == uri {
-            return message["params"]["diagnostics"].as_array().map_or(0, Vec::len);
+        if message["method"] == "textDocument/publishDiagnostics" && message["params"]["uri"] == uri
+        {
+            return message["params"]["diagnostics"]
+                .as_array()
+                .map_or(0, Vec::len);
         }
     };
     let start = Instant::now();
-    send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": {"uri": uri, "languageId": "rql", "version": 1, "text": text}}}));
+    send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "rql", "version": 1, "text": text}}}),
+    );
     let count = published(&mut receive);
     let open = start.elapsed();
     assert_eq!(count, 1, "the module has one diagnostic");
     // Insert a space before `take(n)` in helper400, then take it out.
     let target = "fn helper400(xs: [T1], n: Int) = xs |> sort_by(x => x.at, desc) |> take(n)";
-    let offset = text.find(target).expect("the edited function") + target.find("take(n)").expect("take");
+    let offset =
+        text.find(target).expect("the edited function") + target.find("take(n)").expect("take");
     let line = text[..offset].matches('\n').count();
     let column = offset - text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let server_cpu = cpu_time(Some(child.id()));

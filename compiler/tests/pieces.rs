@@ -109,7 +109,9 @@ fn after_edits_the_incremental_analysis_is_a_fresh_one() {
         let name = path.display().to_string();
         let mut analysis = Analysis::new(&[(name.clone(), text.clone())]);
         let _ = analysis.diagnostics();
-        let boundaries: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+        let boundaries: Vec<usize> = (0..=text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
         let step = (boundaries.len() / 12).max(1);
         for (k, &at) in boundaries.iter().step_by(step).enumerate() {
             let mut edited = text.clone();

@@ -9,17 +9,17 @@
 //! definitions that merely moved are not re-checked. Diagnostics are placed
 //! at their absolute positions when collected.
 
+mod gather;
 mod syntax;
+pub use gather::def_keys;
+use gather::{call_cycles, definition_diagnostics, place};
 pub use syntax::{
     def_offset, def_syntax, layout, parse_piece, skeleton, DefSyntax, ItemSource, Layout, Piece,
     PieceSyntax, Skeleton,
 };
 
-use crate::check::{
-    self, CheckedEntry, CheckedProgram, FnSig, Outcome, SourceModule, Verdict, DEF_MARKER,
-    TABLE_MARKER,
-};
-use crate::diagnostics::{Diagnostic, Label, Sources};
+use crate::check::{self, CheckedEntry, CheckedProgram, FnSig, Outcome, SourceModule, Verdict};
+use crate::diagnostics::{Diagnostic, Sources};
 use crate::span::Span;
 use crate::syntax::ast::Module;
 use crate::syntax::parse;
@@ -197,7 +197,7 @@ pub struct DefResult {
     pub sig: Option<FnSig>,
     pub entry: Option<CheckedEntry>,
     pub body: Option<(Vec<String>, crate::check::tir::TExpr)>,
-    /// Relative to the definition (see [`DEF_MARKER`]).
+    /// Relative to the definition (see [`check::DEF_MARKER`]).
     pub diagnostics: Vec<Diagnostic>,
     /// Types and references, relative to the definition.
     pub facts: Vec<check::Fact>,
@@ -232,124 +232,11 @@ pub fn check_def(db: &dyn Db, key: DefKey<'_>) -> Option<DefResult> {
     })
 }
 
-/// The definitions a definition names (its edges in the call graph).
-#[salsa::tracked(returns(ref))]
-fn def_calls(db: &dyn Db, key: DefKey<'_>) -> Vec<usize> {
-    let workspace = Workspace::get(db);
-    let shape = program_shape(db, workspace);
-    let syntax = def_syntax(db, workspace, key);
-    let (Some(id), Some(def)) = (shape.index.find(key.module(db), key.name(db)), syntax.def())
-    else {
-        return Vec::new();
-    };
-    let mut calls = Vec::new();
-    check::collect_calls(&shape.index, shape.index.defs[id].module, &def.body, &mut calls);
-    calls.into_iter().map(|(callee, _)| callee).collect()
-}
-
-/// The call graph's cycles (each definition in one is refused, E0214).
-#[salsa::tracked(returns(ref))]
-fn call_cycles(db: &dyn Db, workspace: Workspace) -> Vec<Vec<usize>> {
-    let edges: Vec<Vec<usize>> = def_keys(db, workspace)
-        .iter()
-        .map(|key| def_calls(db, *key).clone())
-        .collect();
-    check::cycles(&edges)
-}
-
-/// Every definition's key, in the index's order.
-#[salsa::tracked(returns(ref))]
-pub fn def_keys(db: &dyn Db, workspace: Workspace) -> Vec<DefKey<'_>> {
-    let shape = program_shape(db, workspace);
-    shape
-        .index
-        .defs
-        .iter()
-        .map(|info| {
-            let module = shape.index.modules[info.module].name.clone();
-            DefKey::new(db, module, info.name.clone())
-        })
-        .collect()
-}
-
-/// The diagnostics of every definition of the user's files, placed, then
-/// the planner's errors (E0598), in the index's order: asked again after
-/// each edit (definitions move), it only reads what each check left.
-#[salsa::tracked(returns(ref))]
-fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<Diagnostic> {
-    let shape = program_shape(db, workspace);
-    let keys = def_keys(db, workspace);
-    let tables = &shape_details(db, workspace).table_decls;
-    let files: Vec<Option<SourceFile>> = shape
-        .index
-        .modules
-        .iter()
-        .map(|m| {
-            workspace
-                .files(db)
-                .iter()
-                .copied()
-                .find(|f| *f.name(db) == m.file)
-        })
-        .collect();
-    let mut diagnostics = Vec::new();
-    let mut planner = Vec::new();
-    for (info, key) in shape.index.defs.iter().zip(keys) {
-        let module = &shape.index.modules[info.module];
-        let Some(file) = files[info.module] else {
-            continue;
-        };
-        let span = match skeleton(db, file).module.items.get(info.item) {
-            Some(crate::syntax::ast::Item::Def(def)) => def.span,
-            _ => continue,
-        };
-        let Some(result) = check_def(db, *key) else {
-            continue;
-        };
-        if !module.is_prelude {
-            diagnostics.extend(
-                result
-                    .diagnostics
-                    .iter()
-                    .map(|d| place(d, &module.file, span.start, tables)),
-            );
-        }
-        // Only an accepted query or mutation has a plan.
-        if result.entry.is_some() {
-            if let Err(message) = &entry_plan(db, *key).0 {
-                planner.push(planner_error(&info.name, message, &module.file, span));
-            }
-        }
-    }
-    diagnostics.extend(planner);
-    diagnostics
-}
-
-/// E0598: an accepted entry point the planner could not lower (a bug in
-/// rqc: the checker accepted a shape the planner does not know).
-fn planner_error(
-    name: &str,
-    message: &crate::plan::InternalError,
-    file: &str,
-    span: Span,
-) -> Diagnostic {
-    Diagnostic::error(
-        "E0598",
-        format!("`{name}` could not be planned: {message}"),
-        file,
-        span,
-        "accepted, but not planned",
-    )
-    .with_help("this is a bug in rqc; please report it with the program")
-}
-
 /// A definition's signature alone: callers depend on this, so a body edit
 /// that keeps the signature does not re-check them.
 #[salsa::tracked(returns(ref))]
 pub fn def_signature(db: &dyn Db, key: DefKey<'_>) -> Option<FnSig> {
-    check_def(db, key)
-        .as_ref()
-        .and_then(|r| r.sig.clone())
+    check_def(db, key).as_ref().and_then(|r| r.sig.clone())
 }
 
 /// A plan (plain data); equal when the operators and bounds are (floats in
@@ -376,35 +263,6 @@ pub fn entry_plan(db: &dyn Db, key: DefKey<'_>) -> PlanResult {
         check_def(db, callee).as_ref()?.body.clone()
     };
     PlanResult(crate::plan::lower_entry(&functions, entry))
-}
-
-/// Places a definition's diagnostic: its own spans in its file, table
-/// labels at the tables' declarations.
-fn place(
-    diagnostic: &Diagnostic,
-    file: &str,
-    offset: u32,
-    tables: &BTreeMap<String, (String, Span)>,
-) -> Diagnostic {
-    let label = |label: &Label| -> Option<Label> {
-        if label.file == DEF_MARKER {
-            let span = Span {
-                start: label.span.start + offset,
-                end: label.span.end + offset,
-            };
-            Some(Label::new(file, span, label.message.clone()))
-        } else if let Some(table) = label.file.strip_prefix(TABLE_MARKER) {
-            tables
-                .get(table)
-                .map(|(f, span)| Label::new(f.clone(), *span, label.message.clone()))
-        } else {
-            Some(label.clone())
-        }
-    };
-    let mut placed = diagnostic.clone();
-    placed.primary = label(&diagnostic.primary).unwrap_or_else(|| diagnostic.primary.clone());
-    placed.secondary = diagnostic.secondary.iter().filter_map(label).collect();
-    placed
 }
 
 /// A file's input, its text split into pieces.
@@ -537,11 +395,7 @@ impl Analysis {
             .filter_map(|info| {
                 let module = shape.index.modules[info.module].name.clone();
                 let key = DefKey::new(&self.db, module, info.name.clone());
-                entry_plan(&self.db, key)
-                    .0
-                    .clone()
-                    .ok()
-                    .flatten()
+                entry_plan(&self.db, key).0.clone().ok().flatten()
             })
             .collect()
     }

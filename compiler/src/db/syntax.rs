@@ -170,12 +170,9 @@ pub fn skeleton(db: &dyn Db, file: SourceFile) -> Skeleton {
                 let at = parse_piece_at(db, pieces[index], offsets[index]);
                 place_item(&at.module.items[item])
             }
-            ItemSource::InTail { item } => place_item(
-                &tail
-                    .expect("an item of the tail has a tail")
-                    .module
-                    .items[item],
-            ),
+            ItemSource::InTail { item } => {
+                place_item(&tail.expect("an item of the tail has a tail").module.items[item])
+            }
         })
         .collect();
     Skeleton {

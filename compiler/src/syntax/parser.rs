@@ -30,11 +30,7 @@ pub fn parse_at(file: &str, source: &str, base: usize) -> (Module, Vec<Diagnosti
 
 /// [`parse_at`], and whether the parser gave up (then the module is empty,
 /// whatever came before the error).
-pub fn parse_at_outcome(
-    file: &str,
-    source: &str,
-    base: usize,
-) -> (Module, Vec<Diagnostic>, bool) {
+pub fn parse_at_outcome(file: &str, source: &str, base: usize) -> (Module, Vec<Diagnostic>, bool) {
     let (mut tokens, mut diagnostics) = lex(file, source);
     if base > 0 {
         for (start, _, end) in &mut tokens {
