@@ -130,12 +130,7 @@ impl Server {
     }
 
     fn text(&self, file: &str) -> String {
-        self.analysis
-            .files()
-            .into_iter()
-            .find(|(n, _)| n == file)
-            .map(|(_, t)| t)
-            .unwrap_or_default()
+        self.analysis.text(file).unwrap_or_default().to_string()
     }
 
     /// Applies a notification; true when the analysis changed.

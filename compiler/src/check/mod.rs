@@ -32,7 +32,7 @@ mod writes;
 pub use builtins::BUILTINS;
 pub use definition::{CheckedEntry, Outcome};
 pub use expr::{Fact, FnSig, Target, DEF_MARKER, TABLE_MARKER};
-pub use modules::ProgramIndex;
+pub use modules::{collect_calls, cycles, ProgramIndex};
 /// Names and what they stand for, for editors.
 pub mod modules_symbol {
     pub use super::modules::Symbol;
@@ -164,19 +164,21 @@ pub fn shape(sources: &[SourceModule], prelude: &[SourceModule]) -> Shape {
 }
 
 /// Checks definition `id` (whose syntax is `def`) against the shape, with
-/// callees' signatures from `sig_of`. Diagnostics in the definition's own
-/// text use [`DEF_MARKER`] and spans relative to `def`'s (which the caller
-/// parsed from the definition's text alone).
+/// callees' signatures from `sig_of` and the call graph's `cycles`.
+/// Diagnostics in the definition's own text use [`DEF_MARKER`] and spans
+/// relative to `def`'s (which the caller parsed from the definition's text
+/// alone).
 pub fn check_one(
     index: &modules::ProgramIndex,
     schema: &Schema,
     sig_of: &dyn Fn(usize) -> Option<FnSig>,
+    cycles: &[Vec<usize>],
     id: usize,
     def: &crate::syntax::ast::Def,
 ) -> (definition::Outcome, Vec<Diagnostic>) {
     let info = &index.defs[id];
     let module_name = index.modules[info.module].name.clone();
-    if let Some(cycle) = index.cycles.iter().find(|c| c.contains(&id)) {
+    if let Some(cycle) = cycles.iter().find(|c| c.contains(&id)) {
         let diagnostics = recursion(index, cycle, id, def);
         let verdict = Verdict {
             module: module_name,

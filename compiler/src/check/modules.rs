@@ -43,11 +43,9 @@ pub struct ProgramIndex {
     pub modules: Vec<ModuleInfo>,
     pub defs: Vec<DefInfo>,
     /// Per module: the names visible in it (own items, imports, prelude).
+    /// (The call graph is apart, from the bodies: [`collect_calls`] for
+    /// each definition, then [`cycles`].)
     pub scopes: Vec<BTreeMap<String, Symbol>>,
-    /// The call graph: which definitions each one names.
-    pub calls: Vec<Vec<usize>>,
-    /// The definitions that take part in a call cycle.
-    pub cycles: Vec<Vec<usize>>,
 }
 
 impl ProgramIndex {
@@ -193,12 +191,6 @@ pub fn index_program<'a>(
         }
     }
     report_import_cycles(&indexed, diagnostics);
-    let calls: Vec<Vec<usize>> = call_graph(&indexed)
-        .into_iter()
-        .map(|c| c.into_iter().map(|(d, _)| d).collect())
-        .collect();
-    indexed.index.cycles = cycles(&calls);
-    indexed.index.calls = calls;
     indexed
 }
 
@@ -432,18 +424,6 @@ pub fn cycles(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
         }
     }
     state.out
-}
-
-/// The definitions each definition calls, by name resolution alone.
-pub fn call_graph(indexed: &Indexed<'_>) -> Vec<Vec<(usize, Span)>> {
-    (0..indexed.index.defs.len())
-        .map(|d| {
-            let mut calls = Vec::new();
-            let module = indexed.index.defs[d].module;
-            collect_calls(&indexed.index, module, &indexed.def(d).body, &mut calls);
-            calls
-        })
-        .collect()
 }
 
 /// The definitions `expr` names, with where, as seen from `module`.

@@ -90,6 +90,14 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// Moves every label `by` bytes on (a text parsed apart, placed in its file).
+    pub fn shift(&mut self, by: u32) {
+        for label in std::iter::once(&mut self.primary).chain(&mut self.secondary) {
+            label.span.start += by;
+            label.span.end += by;
+        }
+    }
 }
 
 /// The texts diagnostics point into, by file name. Rendering needs them to

@@ -59,7 +59,7 @@ fn facts_at(analysis: &Analysis, file: &str, offset: usize) -> Vec<Fact> {
     };
     let key = DefKey::new(&analysis.db, def.module.clone(), def.name.clone());
     let base = def_offset(&analysis.db, analysis.workspace, key);
-    let Some(result) = check_def(&analysis.db, analysis.workspace, key) else {
+    let Some(result) = check_def(&analysis.db, key) else {
         return Vec::new();
     };
     let shift = |span: Span| Span::new((span.start + base) as usize, (span.end + base) as usize);

@@ -4,7 +4,8 @@ pub mod ast;
 pub mod depth;
 pub mod lexer;
 pub mod parser;
+pub mod pieces;
 pub mod printer;
 pub mod tree;
 
-pub use parser::{parse, parse_expr};
+pub use parser::{parse, parse_at, parse_at_outcome, parse_expr};

@@ -18,16 +18,39 @@ type Recovery = ErrorRecovery<usize, Token, ()>;
 /// Parses one file. Never fails: broken items are left out of the module and
 /// each problem is a diagnostic, so later items are still parsed and checked.
 pub fn parse(file: &str, source: &str) -> (Module, Vec<Diagnostic>) {
-    let (tokens, mut diagnostics) = lex(file, source);
+    parse_at(file, source, 0)
+}
+
+/// Parses `source` as the text found at byte `base` of a file: every span,
+/// the tree's and the diagnostics', is `base` further on.
+pub fn parse_at(file: &str, source: &str, base: usize) -> (Module, Vec<Diagnostic>) {
+    let (module, diagnostics, _) = parse_at_outcome(file, source, base);
+    (module, diagnostics)
+}
+
+/// [`parse_at`], and whether the parser gave up (then the module is empty,
+/// whatever came before the error).
+pub fn parse_at_outcome(file: &str, source: &str, base: usize) -> (Module, Vec<Diagnostic>, bool) {
+    let (mut tokens, mut diagnostics) = lex(file, source);
+    if base > 0 {
+        for (start, _, end) in &mut tokens {
+            *start += base;
+            *end += base;
+        }
+        for diagnostic in &mut diagnostics {
+            diagnostic.shift(base as u32);
+        }
+    }
     let shadowed = shadowed_by_lex_errors(&tokens, &diagnostics);
     let mut ctx = ParseContext::new(file);
-    let end = source.len();
+    let end = base + source.len();
     let result = grammar::ModuleParser::new().parse(&mut ctx, tokens.into_iter().map(Ok));
     ctx.finish();
     let mut syntax = Vec::new();
     for recovery in std::mem::take(&mut ctx.recoveries) {
         syntax.push(syntax_error(file, end, recovery.error));
     }
+    let gave_up = result.is_err();
     let mut module = match result {
         Ok(module) => module,
         Err(error) => {
@@ -43,7 +66,7 @@ pub fn parse(file: &str, source: &str) -> (Module, Vec<Diagnostic>) {
     syntax.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
     diagnostics.extend(syntax);
     diagnostics.sort_by_key(|d| d.primary.span.start);
-    (module, diagnostics)
+    (module, diagnostics, gave_up)
 }
 
 /// Start offsets of the first token after each lexical error.

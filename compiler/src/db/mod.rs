@@ -2,20 +2,28 @@
 //! per-definition checks and plans as tracked queries. The CLI, the
 //! language server and the REPL all ask this database.
 //!
-//! A definition is checked from its own text, parsed alone, so its spans
-//! are relative to its start: editing one definition re-checks it, and its
-//! callers only if its signature changed; definitions that merely moved
-//! are not re-checked. Diagnostics are placed at their absolute positions
-//! when collected.
+//! A file is split into pieces (one per top-level item, by a cheap scan),
+//! each a salsa input parsed alone (`syntax.rs`), so a definition's syntax
+//! has spans relative to its start: editing one definition parses and
+//! re-checks it alone, and its callers only if its signature changed;
+//! definitions that merely moved are not re-checked. Diagnostics are placed
+//! at their absolute positions when collected.
 
-use crate::check::{
-    self, CheckedEntry, CheckedProgram, FnSig, Outcome, SourceModule, Verdict, DEF_MARKER,
-    TABLE_MARKER,
+mod gather;
+mod syntax;
+pub use gather::def_keys;
+use gather::{call_cycles, definition_diagnostics, place};
+pub use syntax::{
+    def_offset, def_syntax, layout, parse_piece, skeleton, DefSyntax, ItemSource, Layout, Piece,
+    PieceSyntax, Skeleton,
 };
-use crate::diagnostics::{Diagnostic, Label, Sources};
+
+use crate::check::{self, CheckedEntry, CheckedProgram, FnSig, Outcome, SourceModule, Verdict};
+use crate::diagnostics::{Diagnostic, Sources};
 use crate::span::Span;
-use crate::syntax::ast::{Def, Item, Module};
+use crate::syntax::ast::Module;
 use crate::syntax::parse;
+use crate::syntax::pieces::pieces;
 use rqc_plan::Schema;
 use salsa::Setter;
 use std::collections::BTreeMap;
@@ -25,12 +33,21 @@ use std::sync::{Arc, Mutex};
 pub struct SourceFile {
     #[returns(ref)]
     pub name: String,
+    /// The whole text: the editor's features read it, the checks read the
+    /// pieces.
     #[returns(ref)]
     pub text: String,
+    /// The text's pieces, in order (`crate::syntax::pieces`).
+    #[returns(ref)]
+    pub pieces: Vec<Piece>,
+    /// Where each piece starts.
+    #[returns(ref)]
+    pub offsets: Vec<u32>,
 }
 
-/// The files of one program (the prelude is added by [`Analysis`]).
-#[salsa::input(debug)]
+/// The files of one program (the prelude is added by [`Analysis`]); one
+/// per database, so queries of a definition take its key alone.
+#[salsa::input(singleton, debug)]
 pub struct Workspace {
     #[returns(ref)]
     pub files: Vec<SourceFile>,
@@ -47,8 +64,9 @@ pub struct DefKey<'db> {
 
 #[salsa::db]
 pub trait Db: salsa::Database {
-    /// Records that a tracked query ran (for incremental tests).
-    fn record(&self, event: String);
+    /// Records that a tracked query ran (for incremental tests); `event`
+    /// is only called while a log is kept.
+    fn record(&self, event: &dyn Fn() -> String);
 }
 
 /// The salsa database.
@@ -64,9 +82,9 @@ impl salsa::Database for Database {}
 
 #[salsa::db]
 impl Db for Database {
-    fn record(&self, event: String) {
+    fn record(&self, event: &dyn Fn() -> String) {
         if let Some(log) = self.log.lock().expect("log lock").as_mut() {
-            log.push(event);
+            log.push(event());
         }
     }
 }
@@ -98,9 +116,12 @@ pub struct Parsed {
 
 impl Eq for Parsed {}
 
+/// The whole file parsed in one go: for the editor's features (hover,
+/// completion, definitions), which read bodies at their places. Checking
+/// reads the pieces instead.
 #[salsa::tracked(returns(ref))]
 pub fn parse_file(db: &dyn Db, file: SourceFile) -> Parsed {
-    db.record(format!("parse_file({})", file.name(db)));
+    db.record(&|| format!("parse_file({})", file.name(db)));
     let (module, diagnostics) = parse(file.name(db), file.text(db));
     Parsed {
         module: Arc::new(module),
@@ -122,7 +143,7 @@ fn modules(db: &dyn Db, workspace: Workspace) -> (Vec<SourceModule>, Vec<SourceM
     for file in workspace.files(db) {
         let source = SourceModule {
             file: file.name(db).clone(),
-            module: parse_file(db, *file).module.clone(),
+            module: skeleton(db, *file).module.clone(),
         };
         if file.name(db) == check::PRELUDE_FILE {
             prelude.push(source);
@@ -138,7 +159,7 @@ fn modules(db: &dyn Db, workspace: Workspace) -> (Vec<SourceModule>, Vec<SourceM
 /// part did not change.
 #[salsa::tracked(returns(ref), no_eq)]
 fn full_shape(db: &dyn Db, workspace: Workspace) -> Arc<check::Shape> {
-    db.record("program_shape".into());
+    db.record(&|| "program_shape".into());
     let (user, prelude) = modules(db, workspace);
     Arc::new(check::shape(&user, &prelude))
 }
@@ -169,55 +190,6 @@ pub fn shape_details(db: &dyn Db, workspace: Workspace) -> ShapeDetails {
     }
 }
 
-/// A definition's place: its file and its text's span.
-fn def_place(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<(SourceFile, Span)> {
-    let shape = program_shape(db, workspace);
-    let id = shape.index.find(key.module(db), key.name(db))?;
-    let info = &shape.index.defs[id];
-    let file_name = &shape.index.modules[info.module].file;
-    let file = *workspace
-        .files(db)
-        .iter()
-        .find(|f| f.name(db) == file_name)?;
-    match parse_file(db, file).module.items.get(info.item) {
-        Some(Item::Def(def)) => Some((file, def.span)),
-        _ => None,
-    }
-}
-
-/// A definition's text: equal while the definition is unchanged.
-#[salsa::tracked(returns(ref))]
-pub fn def_text(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<String> {
-    let (file, span) = def_place(db, workspace, key)?;
-    file.text(db).get(span.range()).map(str::to_string)
-}
-
-/// Where a definition starts in its file.
-#[salsa::tracked(returns(copy))]
-pub fn def_offset(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> u32 {
-    def_place(db, workspace, key)
-        .map(|(_, span)| span.start)
-        .unwrap_or(0)
-}
-
-/// A definition parsed from its own text: spans relative to its start.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DefSyntax(pub Option<Def>);
-
-impl Eq for DefSyntax {}
-
-#[salsa::tracked(returns(ref))]
-pub fn def_syntax(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> DefSyntax {
-    let Some(text) = def_text(db, workspace, key) else {
-        return DefSyntax(None);
-    };
-    let (module, _) = parse(DEF_MARKER, text);
-    DefSyntax(module.items.into_iter().find_map(|item| match item {
-        Item::Def(def) => Some(def),
-        _ => None,
-    }))
-}
-
 /// What checking one definition gives; equal when nothing of it changed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DefResult {
@@ -225,7 +197,7 @@ pub struct DefResult {
     pub sig: Option<FnSig>,
     pub entry: Option<CheckedEntry>,
     pub body: Option<(Vec<String>, crate::check::tir::TExpr)>,
-    /// Relative to the definition (see [`DEF_MARKER`]).
+    /// Relative to the definition (see [`check::DEF_MARKER`]).
     pub diagnostics: Vec<Diagnostic>,
     /// Types and references, relative to the definition.
     pub facts: Vec<check::Fact>,
@@ -234,20 +206,22 @@ pub struct DefResult {
 impl Eq for DefResult {}
 
 #[salsa::tracked(returns(ref))]
-pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<DefResult> {
-    db.record(format!("check_def({}.{})", key.module(db), key.name(db)));
+pub fn check_def(db: &dyn Db, key: DefKey<'_>) -> Option<DefResult> {
+    let workspace = Workspace::get(db);
+    db.record(&|| format!("check_def({}.{})", key.module(db), key.name(db)));
     let shape = program_shape(db, workspace);
     let id = shape.index.find(key.module(db), key.name(db))?;
     let syntax = def_syntax(db, workspace, key);
-    let def = syntax.0.as_ref()?;
+    let def = syntax.def()?;
     let sig_of = |callee: usize| -> Option<FnSig> {
         let info = &shape.index.defs[callee];
         let module = shape.index.modules[info.module].name.clone();
         let callee_key = DefKey::new(db, module, info.name.clone());
-        def_signature(db, workspace, callee_key).clone()
+        def_signature(db, callee_key).clone()
     };
+    let cycles = call_cycles(db, workspace);
     let (outcome, diagnostics): (Outcome, Vec<Diagnostic>) =
-        check::check_one(&shape.index, &shape.schema, &sig_of, id, def);
+        check::check_one(&shape.index, &shape.schema, &sig_of, cycles, id, def);
     Some(DefResult {
         verdict: outcome.verdict,
         sig: outcome.sig,
@@ -261,10 +235,8 @@ pub fn check_def(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<D
 /// A definition's signature alone: callers depend on this, so a body edit
 /// that keeps the signature does not re-check them.
 #[salsa::tracked(returns(ref))]
-pub fn def_signature(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> Option<FnSig> {
-    check_def(db, workspace, key)
-        .as_ref()
-        .and_then(|r| r.sig.clone())
+pub fn def_signature(db: &dyn Db, key: DefKey<'_>) -> Option<FnSig> {
+    check_def(db, key).as_ref().and_then(|r| r.sig.clone())
 }
 
 /// A plan (plain data); equal when the operators and bounds are (floats in
@@ -277,9 +249,9 @@ impl Eq for PlanResult {}
 /// The plan of an accepted query or mutation: re-lowered only when its
 /// checked body, or a body it inlines, changed.
 #[salsa::tracked(returns(ref))]
-pub fn entry_plan(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> PlanResult {
-    db.record(format!("entry_plan({}.{})", key.module(db), key.name(db)));
-    let Some(result) = check_def(db, workspace, key) else {
+pub fn entry_plan(db: &dyn Db, key: DefKey<'_>) -> PlanResult {
+    db.record(&|| format!("entry_plan({}.{})", key.module(db), key.name(db)));
+    let Some(result) = check_def(db, key) else {
         return PlanResult(Ok(None));
     };
     let Some(entry) = &result.entry else {
@@ -288,38 +260,57 @@ pub fn entry_plan(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> PlanRes
     let functions = |qualified: &str| -> Option<(Vec<String>, crate::check::tir::TExpr)> {
         let (module, name) = qualified.rsplit_once('.')?;
         let callee = DefKey::new(db, module.to_string(), name.to_string());
-        check_def(db, workspace, callee).as_ref()?.body.clone()
+        check_def(db, callee).as_ref()?.body.clone()
     };
     PlanResult(crate::plan::lower_entry(&functions, entry))
 }
 
-/// Places a definition's diagnostic: its own spans in its file, table
-/// labels at the tables' declarations.
-fn place(
-    diagnostic: &Diagnostic,
-    file: &str,
-    offset: u32,
-    tables: &BTreeMap<String, (String, Span)>,
-) -> Diagnostic {
-    let label = |label: &Label| -> Option<Label> {
-        if label.file == DEF_MARKER {
-            let span = Span {
-                start: label.span.start + offset,
-                end: label.span.end + offset,
-            };
-            Some(Label::new(file, span, label.message.clone()))
-        } else if let Some(table) = label.file.strip_prefix(TABLE_MARKER) {
-            tables
-                .get(table)
-                .map(|(f, span)| Label::new(f.clone(), *span, label.message.clone()))
-        } else {
-            Some(label.clone())
+/// A file's input, its text split into pieces.
+fn new_file(db: &Database, name: &str, text: &str) -> SourceFile {
+    let (pieces, offsets): (Vec<Piece>, Vec<u32>) = pieces(text)
+        .into_iter()
+        .map(|(offset, piece)| (Piece::new(db, piece.to_string()), offset as u32))
+        .unzip();
+    SourceFile::new(db, name.to_string(), text.to_string(), pieces, offsets)
+}
+
+/// Sets a file's new text, changing only the pieces whose text changed:
+/// in place when the pieces are as many as before, else reusing each piece
+/// whose text is still there.
+fn update_file(db: &mut Database, file: SourceFile, text: &str) {
+    let split = pieces(text);
+    let old = file.pieces(db).clone();
+    if old.len() == split.len() {
+        for (piece, (_, new)) in old.iter().zip(&split) {
+            if piece.text(db) != new {
+                piece.set_text(db).to(new.to_string());
+            }
         }
-    };
-    let mut placed = diagnostic.clone();
-    placed.primary = label(&diagnostic.primary).unwrap_or_else(|| diagnostic.primary.clone());
-    placed.secondary = diagnostic.secondary.iter().filter_map(label).collect();
-    placed
+    } else {
+        let mut unused: std::collections::HashMap<String, Vec<Piece>> =
+            std::collections::HashMap::new();
+        for piece in old.iter().rev() {
+            unused
+                .entry(piece.text(db).clone())
+                .or_default()
+                .push(*piece);
+        }
+        let pieces: Vec<Piece> = split
+            .iter()
+            .map(|(_, new)| {
+                unused
+                    .get_mut(*new)
+                    .and_then(Vec::pop)
+                    .unwrap_or_else(|| Piece::new(&*db, new.to_string()))
+            })
+            .collect();
+        file.set_pieces(db).to(pieces);
+    }
+    let offsets: Vec<u32> = split.iter().map(|(offset, _)| *offset as u32).collect();
+    if *file.offsets(db) != offsets {
+        file.set_offsets(db).to(offsets);
+    }
+    file.set_text(db).to(text.to_string());
 }
 
 /// One analysed program: the files, the database, the answers.
@@ -332,16 +323,8 @@ impl Analysis {
     /// A database over `files` (name, text), with the prelude.
     pub fn new(files: &[(String, String)]) -> Analysis {
         let db = Database::default();
-        let mut inputs = vec![SourceFile::new(
-            &db,
-            check::PRELUDE_FILE.to_string(),
-            check::PRELUDE_TEXT.to_string(),
-        )];
-        inputs.extend(
-            files
-                .iter()
-                .map(|(name, text)| SourceFile::new(&db, name.clone(), text.clone())),
-        );
+        let mut inputs = vec![new_file(&db, check::PRELUDE_FILE, check::PRELUDE_TEXT)];
+        inputs.extend(files.iter().map(|(name, text)| new_file(&db, name, text)));
         let workspace = Workspace::new(&db, inputs);
         Analysis { db, workspace }
     }
@@ -357,11 +340,11 @@ impl Analysis {
         match existing {
             Some(file) => {
                 if file.text(&self.db) != text {
-                    file.set_text(&mut self.db).to(text.to_string());
+                    update_file(&mut self.db, file, text);
                 }
             }
             None => {
-                let file = SourceFile::new(&self.db, name.to_string(), text.to_string());
+                let file = new_file(&self.db, name, text);
                 let mut files = self.workspace.files(&self.db).clone();
                 files.push(file);
                 self.workspace.set_files(&mut self.db).to(files);
@@ -378,6 +361,18 @@ impl Analysis {
             .filter(|f| f.name(&self.db) != name)
             .collect();
         self.workspace.set_files(&mut self.db).to(files);
+    }
+
+    /// A file's text (not the prelude's), without copying the others.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        if name == check::PRELUDE_FILE {
+            return None;
+        }
+        self.workspace
+            .files(&self.db)
+            .iter()
+            .find(|f| f.name(&self.db) == name)
+            .map(|f| f.text(&self.db).as_str())
     }
 
     pub fn files(&self) -> Vec<(String, String)> {
@@ -400,40 +395,9 @@ impl Analysis {
             .filter_map(|info| {
                 let module = shape.index.modules[info.module].name.clone();
                 let key = DefKey::new(&self.db, module, info.name.clone());
-                entry_plan(&self.db, self.workspace, key)
-                    .0
-                    .clone()
-                    .ok()
-                    .flatten()
+                entry_plan(&self.db, key).0.clone().ok().flatten()
             })
             .collect()
-    }
-
-    /// E0598 for each accepted entry point the planner could not lower (a
-    /// bug in rqc: the checker accepted a shape the planner does not know).
-    fn planner_errors(&self) -> Vec<Diagnostic> {
-        let shape = self.shape();
-        let mut errors = Vec::new();
-        for info in &shape.index.defs {
-            let module = shape.index.modules[info.module].name.clone();
-            let key = DefKey::new(&self.db, module, info.name.clone());
-            if let Err(message) = &entry_plan(&self.db, self.workspace, key).0 {
-                let Some((file, span)) = def_place(&self.db, self.workspace, key) else {
-                    continue;
-                };
-                errors.push(
-                    Diagnostic::error(
-                        "E0598",
-                        format!("`{}` could not be planned: {message}", info.name),
-                        file.name(&self.db),
-                        span,
-                        "accepted, but not planned",
-                    )
-                    .with_help("this is a bug in rqc; please report it with the program"),
-                );
-            }
-        }
-        errors
     }
 
     pub fn shape(&self) -> &ProgramShape {
@@ -453,7 +417,7 @@ impl Analysis {
     /// The result of checking `module.name`, with its diagnostics placed.
     pub fn check(&self, module: &str, name: &str) -> Option<(&DefResult, Vec<Diagnostic>)> {
         let key = DefKey::new(&self.db, module.to_string(), name.to_string());
-        let result = check_def(&self.db, self.workspace, key).as_ref()?;
+        let result = check_def(&self.db, key).as_ref()?;
         let shape = self.shape();
         let id = shape.index.find(module, name)?;
         let file = &shape.index.modules[shape.index.defs[id].module].file;
@@ -472,17 +436,11 @@ impl Analysis {
     /// (no bodies, plans or schema), so an edit costs what it re-checks.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let mut diagnostics = self.shape_diagnostics();
-        let shape = self.shape();
-        for info in &shape.index.defs {
-            let module = &shape.index.modules[info.module];
-            if module.is_prelude {
-                continue;
-            }
-            if let Some((_, placed)) = self.check(&module.name, &info.name) {
-                diagnostics.extend(placed);
-            }
-        }
-        diagnostics.extend(self.planner_errors());
+        diagnostics.extend(
+            definition_diagnostics(&self.db, self.workspace)
+                .iter()
+                .cloned(),
+        );
         self.sort_diagnostics(&mut diagnostics);
         diagnostics
     }
@@ -493,7 +451,7 @@ impl Analysis {
         let mut diagnostics = Vec::new();
         for file in self.workspace.files(&self.db) {
             if file.name(&self.db) != check::PRELUDE_FILE {
-                diagnostics.extend(parse_file(&self.db, *file).diagnostics.iter().cloned());
+                diagnostics.extend(skeleton(&self.db, *file).diagnostics.iter().cloned());
             }
         }
         diagnostics.extend(
@@ -534,23 +492,27 @@ impl Analysis {
         let mut verdicts = Vec::new();
         let mut entries = Vec::new();
         let mut functions = std::collections::HashMap::new();
-        for info in &shape.index.defs {
+        let keys = def_keys(&self.db, self.workspace);
+        for (info, key) in shape.index.defs.iter().zip(keys) {
             let module = &shape.index.modules[info.module];
-            let Some((result, placed)) = self.check(&module.name, &info.name) else {
+            let Some(result) = check_def(&self.db, *key) else {
                 continue;
             };
             if let Some(body) = result.body.clone() {
                 functions.insert(format!("{}.{}", module.name, info.name), body);
             }
             if module.is_prelude {
-                debug_assert!(placed.is_empty(), "the prelude checks: {placed:?}");
+                debug_assert!(result.diagnostics.is_empty(), "the prelude checks");
                 continue;
             }
-            diagnostics.extend(placed);
             verdicts.push(result.verdict.clone());
             entries.extend(result.entry.clone());
         }
-        diagnostics.extend(self.planner_errors());
+        diagnostics.extend(
+            definition_diagnostics(&self.db, self.workspace)
+                .iter()
+                .cloned(),
+        );
         self.sort_diagnostics(&mut diagnostics);
         let checked = CheckedProgram {
             schema: shape.schema.clone(),

@@ -1,0 +1,157 @@
+//! The queries over every definition at once: the keys, the call graph's
+//! cycles, and every definition's diagnostics placed in its file (with the
+//! planner's errors), which the editor asks for after each edit.
+
+use super::{
+    check_def, def_syntax, entry_plan, program_shape, shape_details, skeleton, Db, DefKey,
+    SourceFile, Workspace,
+};
+use crate::check::{self, DEF_MARKER, TABLE_MARKER};
+use crate::diagnostics::{Diagnostic, Label};
+use crate::span::Span;
+use std::collections::BTreeMap;
+
+/// The definitions a definition names (its edges in the call graph).
+#[salsa::tracked(returns(ref))]
+pub(super) fn def_calls(db: &dyn Db, key: DefKey<'_>) -> Vec<usize> {
+    let workspace = Workspace::get(db);
+    let shape = program_shape(db, workspace);
+    let syntax = def_syntax(db, workspace, key);
+    let (Some(id), Some(def)) = (shape.index.find(key.module(db), key.name(db)), syntax.def())
+    else {
+        return Vec::new();
+    };
+    let mut calls = Vec::new();
+    check::collect_calls(
+        &shape.index,
+        shape.index.defs[id].module,
+        &def.body,
+        &mut calls,
+    );
+    calls.into_iter().map(|(callee, _)| callee).collect()
+}
+
+/// The call graph's cycles (each definition in one is refused, E0214).
+#[salsa::tracked(returns(ref))]
+pub(super) fn call_cycles(db: &dyn Db, workspace: Workspace) -> Vec<Vec<usize>> {
+    let edges: Vec<Vec<usize>> = def_keys(db, workspace)
+        .iter()
+        .map(|key| def_calls(db, *key).clone())
+        .collect();
+    check::cycles(&edges)
+}
+
+/// Every definition's key, in the index's order.
+#[salsa::tracked(returns(ref))]
+pub fn def_keys(db: &dyn Db, workspace: Workspace) -> Vec<DefKey<'_>> {
+    let shape = program_shape(db, workspace);
+    shape
+        .index
+        .defs
+        .iter()
+        .map(|info| {
+            let module = shape.index.modules[info.module].name.clone();
+            DefKey::new(db, module, info.name.clone())
+        })
+        .collect()
+}
+
+/// The diagnostics of every definition of the user's files, placed, then
+/// the planner's errors (E0598), in the index's order: asked again after
+/// each edit (definitions move), it only reads what each check left.
+#[salsa::tracked(returns(ref))]
+pub(super) fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<Diagnostic> {
+    let shape = program_shape(db, workspace);
+    let keys = def_keys(db, workspace);
+    let tables = &shape_details(db, workspace).table_decls;
+    let files: Vec<Option<SourceFile>> = shape
+        .index
+        .modules
+        .iter()
+        .map(|m| {
+            workspace
+                .files(db)
+                .iter()
+                .copied()
+                .find(|f| *f.name(db) == m.file)
+        })
+        .collect();
+    let mut diagnostics = Vec::new();
+    let mut planner = Vec::new();
+    for (info, key) in shape.index.defs.iter().zip(keys) {
+        let module = &shape.index.modules[info.module];
+        let Some(file) = files[info.module] else {
+            continue;
+        };
+        let span = match skeleton(db, file).module.items.get(info.item) {
+            Some(crate::syntax::ast::Item::Def(def)) => def.span,
+            _ => continue,
+        };
+        let Some(result) = check_def(db, *key) else {
+            continue;
+        };
+        if !module.is_prelude {
+            diagnostics.extend(
+                result
+                    .diagnostics
+                    .iter()
+                    .map(|d| place(d, &module.file, span.start, tables)),
+            );
+        }
+        // Only an accepted query or mutation has a plan.
+        if result.entry.is_some() {
+            if let Err(message) = &entry_plan(db, *key).0 {
+                planner.push(planner_error(&info.name, message, &module.file, span));
+            }
+        }
+    }
+    diagnostics.extend(planner);
+    diagnostics
+}
+
+/// E0598: an accepted entry point the planner could not lower (a bug in
+/// rqc: the checker accepted a shape the planner does not know).
+fn planner_error(
+    name: &str,
+    message: &crate::plan::InternalError,
+    file: &str,
+    span: Span,
+) -> Diagnostic {
+    Diagnostic::error(
+        "E0598",
+        format!("`{name}` could not be planned: {message}"),
+        file,
+        span,
+        "accepted, but not planned",
+    )
+    .with_help("this is a bug in rqc; please report it with the program")
+}
+
+/// Places a definition's diagnostic: its own spans in its file, table
+/// labels at the tables' declarations.
+pub(super) fn place(
+    diagnostic: &Diagnostic,
+    file: &str,
+    offset: u32,
+    tables: &BTreeMap<String, (String, Span)>,
+) -> Diagnostic {
+    let label = |label: &Label| -> Option<Label> {
+        if label.file == DEF_MARKER {
+            let span = Span {
+                start: label.span.start + offset,
+                end: label.span.end + offset,
+            };
+            Some(Label::new(file, span, label.message.clone()))
+        } else if let Some(table) = label.file.strip_prefix(TABLE_MARKER) {
+            tables
+                .get(table)
+                .map(|(f, span)| Label::new(f.clone(), *span, label.message.clone()))
+        } else {
+            Some(label.clone())
+        }
+    };
+    let mut placed = diagnostic.clone();
+    placed.primary = label(&diagnostic.primary).unwrap_or_else(|| diagnostic.primary.clone());
+    placed.secondary = diagnostic.secondary.iter().filter_map(label).collect();
+    placed
+}
