@@ -50,6 +50,21 @@ pub struct Session<'s> {
     pub(crate) ahead: ReadAhead,
 }
 
+/// Where a session's counts stood ([`Session::mark`]).
+pub(crate) struct Mark {
+    seeks: u64,
+    rows: u64,
+    reads: usize,
+}
+
+/// What one evaluation counted, held apart until the run reaches it.
+#[derive(Default)]
+pub(crate) struct Counted {
+    seeks: u64,
+    rows: u64,
+    reads: Vec<KeyRange>,
+}
+
 impl<'s> Session<'s> {
     /// A session for a query: reads only, one consistent state.
     pub fn read(store: &'s dyn Store) -> Result<Session<'s>> {
@@ -111,22 +126,23 @@ impl<'s> Session<'s> {
     }
 
     /// A point read: one seek, one row when found. Read ahead by a batch,
-    /// it makes no call; in a dry pass it is only wanted.
+    /// it makes no call; in a dry pass it is counted when read ahead, and
+    /// only wanted when not (`batch` takes a stopped element's counts back).
     pub fn get(&mut self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let ahead = self.ahead.point(tree, key);
-        if self.ahead.dry {
-            return ahead.ok_or_else(|| {
+        let value = match self.ahead.point(tree, key) {
+            Some(value) => {
+                self.seeks += 1;
+                value
+            }
+            None if self.ahead.dry => {
                 self.ahead.want(BatchRead::Get {
                     tree,
                     key: key.to_vec(),
                 });
-                blocked()
-            });
-        }
-        self.seeks += 1;
-        let value = match ahead {
-            Some(value) => value,
+                return Err(blocked());
+            }
             None => {
+                self.seeks += 1;
                 self.trips += 1;
                 self.reads().get(tree, key)?
             }
@@ -143,8 +159,7 @@ impl<'s> Session<'s> {
     /// A point read that always counts a row (a counter's read-modify-write).
     pub fn get_counter(&mut self, tree: Tree, key: &[u8]) -> Result<u64> {
         let value = self.get(tree, key)?;
-        // A dry pass counts nothing (`batch`).
-        if value.is_none() && !self.ahead.dry {
+        if value.is_none() {
             self.rows += 1;
         }
         Ok(value
@@ -172,31 +187,26 @@ impl<'s> Session<'s> {
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         // An empty range (such as `t1..t2` with t1 > t2) reads nothing.
-        let empty = end.is_some_and(|end| end <= start);
-        let ahead = (!empty)
-            .then(|| self.ahead.range(tree, start, end, limit))
-            .flatten();
-        if self.ahead.dry {
-            if empty {
-                return Ok(Vec::new());
+        if end.is_some_and(|end| end <= start) {
+            self.seeks += 1;
+            return Ok(Vec::new());
+        }
+        let result = match self.ahead.range(tree, start, end, limit) {
+            Some(result) => {
+                self.seeks += 1;
+                result
             }
-            return ahead.ok_or_else(|| {
+            None if self.ahead.dry => {
                 self.ahead.want(BatchRead::Range {
                     tree,
                     start: start.to_vec(),
                     end: end.map(<[u8]>::to_vec),
                     limit,
                 });
-                blocked()
-            });
-        }
-        self.seeks += 1;
-        if empty {
-            return Ok(Vec::new());
-        }
-        let result = match ahead {
-            Some(result) => result,
+                return Err(blocked());
+            }
             None => {
+                self.seeks += 1;
                 self.trips += 1;
                 self.reads().range(tree, start, end, false, limit)?
             }
@@ -234,6 +244,43 @@ impl<'s> Session<'s> {
         }
         self.rows += result.len() as u64;
         Ok(result)
+    }
+
+    /// Where the counts stand, so that what one evaluation counts can be
+    /// taken back ([`Session::take_since`]).
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            seeks: self.seeks,
+            rows: self.rows,
+            reads: self.read_set.as_ref().map_or(0, Vec::len),
+        }
+    }
+
+    /// The seeks, rows and key ranges read counted since `mark`, taken out of
+    /// the totals (a dry pass keeps them with the element's result, and
+    /// [`Session::add`] counts them when the run reaches it). Round trips
+    /// stay: a call made is counted where it is made.
+    pub(crate) fn take_since(&mut self, mark: &Mark) -> Counted {
+        let counted = Counted {
+            seeks: self.seeks.saturating_sub(mark.seeks),
+            rows: self.rows.saturating_sub(mark.rows),
+            reads: match &mut self.read_set {
+                Some(read) if read.len() > mark.reads => read.split_off(mark.reads),
+                _ => Vec::new(),
+            },
+        };
+        self.seeks = mark.seeks;
+        self.rows = mark.rows;
+        counted
+    }
+
+    /// Counts what [`Session::take_since`] took out.
+    pub(crate) fn add(&mut self, counted: Counted) {
+        self.seeks += counted.seeks;
+        self.rows += counted.rows;
+        if let Some(read) = &mut self.read_set {
+            read.extend(counted.reads);
+        }
     }
 
     /// The most reads one request of the store holds, when it has a limit.
@@ -321,9 +368,7 @@ impl<'s> Session<'s> {
 
     /// An index entry written or removed: one seek into that index.
     pub fn count_seek(&mut self) {
-        if !self.ahead.dry {
-            self.seeks += 1;
-        }
+        self.seeks += 1;
     }
 
     /// Table rows inserted, updated or deleted (index entries and counters
