@@ -27,33 +27,42 @@ pub fn run(shape: Shape, n: i64) {
         .and_then(|s| s.parse().ok())
         .unwrap_or(SECONDS);
     let only_rqc = std::env::var("RQC_LOOP_ONLY").is_ok_and(|s| s == "rqc");
-    let per_run = |f: &mut dyn FnMut(usize)| {
-        let until = Instant::now() + Duration::from_secs_f64(seconds);
-        let start = Instant::now();
-        let mut runs = 0usize;
-        while Instant::now() < until {
-            for _ in 0..256 {
-                f(runs % args.len());
-                runs += 1;
-            }
-        }
-        start.elapsed().as_nanos() as f64 / runs as f64
-    };
-    let rqc = per_run(&mut |i| {
+    let rqc_run = |i: usize| {
         black_box(prepared.run(&args[i]).expect("rqc runs"));
-    });
-    println!("{} at N = {n}: rqc (lmdb) {rqc:.0} ns per run", shape.short());
-    if only_rqc || shape != Shape::Point {
-        return;
-    }
-    let lmdb = per_run(&mut |i| {
+    };
+    let raw_run = |i: usize| {
         raw.user(keys[i], |bytes| {
             black_box(bytes.map(decode_user));
         });
-    });
-    println!(
-        "{} at N = {n}: raw LMDB {lmdb:.0} ns per get; rqc / raw LMDB = {:.2}",
-        shape.short(),
-        rqc / lmdb
-    );
+    };
+    let with_raw = !only_rqc && shape == Shape::Point;
+    // Batches of each side in turn, so that both meet the same machine.
+    let until = Instant::now() + Duration::from_secs_f64(seconds);
+    let (mut rqc, mut lmdb) = (Duration::ZERO, Duration::ZERO);
+    let mut runs = 0usize;
+    while Instant::now() < until {
+        let start = Instant::now();
+        for k in 0..256 {
+            rqc_run((runs + k) % args.len());
+        }
+        rqc += start.elapsed();
+        if with_raw {
+            let start = Instant::now();
+            for k in 0..256 {
+                raw_run((runs + k) % args.len());
+            }
+            lmdb += start.elapsed();
+        }
+        runs += 256;
+    }
+    let per = |d: Duration| d.as_nanos() as f64 / runs as f64;
+    println!("{} at N = {n}: rqc (lmdb) {:.0} ns per run", shape.short(), per(rqc));
+    if with_raw {
+        println!(
+            "{} at N = {n}: raw LMDB {:.0} ns per get; rqc / raw LMDB = {:.2}",
+            shape.short(),
+            per(lmdb),
+            per(rqc) / per(lmdb)
+        );
+    }
 }

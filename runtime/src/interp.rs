@@ -5,7 +5,7 @@
 use crate::bound::{Access, BoundTable, Tables};
 use crate::combinators::{combinator, sort_by_key};
 use crate::constraints::{delete_row, insert_row, update_row};
-use crate::encoding::key::encode_key;
+use crate::encoding::key::encode_component;
 use crate::error::{Result, RuntimeError};
 use crate::rows::*;
 use crate::session::Session;
@@ -188,12 +188,17 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Get { .. } | Op::GetUnique { .. } => {
                 let (table, _) = self.access(node)?;
                 let key = self.lookup_key(node, env)?;
-                let found = self.session.get(self.lookup_tree(node)?, &key)?;
+                let tree = self.lookup_tree(node)?;
+                // Decoded where the store keeps it: no copy of the value.
+                let mut row = Value::Null;
+                self.session.get_with(tree, &key, &mut |found| {
+                    if let Some(bytes) = found {
+                        row = decode_record(table, bytes)?;
+                    }
+                    Ok(())
+                })?;
                 self.within_deadline()?;
-                match found {
-                    Some(bytes) => data(decode_record(table, &bytes)?),
-                    None => data(Value::Null),
-                }
+                data(row)
             }
             Op::Aggregate { .. } => {
                 let (table, aggregate) = self.access(node)?;
@@ -423,17 +428,36 @@ impl<'p, 's> Interp<'p, 's> {
     /// The encoded key a lookup reads, its key values evaluated in `env`.
     pub(crate) fn lookup_key(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Vec<u8>> {
         let (table, index) = self.access(node)?;
-        match (&node.op, index) {
-            (Op::Get { key, .. }, _) | (Op::Aggregate { key, .. }, _) => {
-                encode_key(&self.values(key, env)?, &[])
-            }
+        // Each value encoded as it is computed: no list of them is built.
+        let (nodes, descending): (&'p [Node], &'p [bool]) = match (&node.op, index) {
+            (Op::Get { key, .. }, _) | (Op::Aggregate { key, .. }, _) => (key, &[]),
             (Op::GetUnique { values, .. }, Some(index)) => {
-                let descending = &table.schema.indexes[index].descending;
-                encode_key(&self.values(values, env)?, descending)
+                (values, &table.schema.indexes[index].descending)
             }
-            (Op::GetUnique { .. }, None) => Err(internal("a unique read without its index")),
-            _ => Err(internal("a lookup that is not one")),
+            (Op::GetUnique { .. }, None) => {
+                return Err(internal("a unique read without its index"))
+            }
+            _ => return Err(internal("a lookup that is not one")),
+        };
+        let mut key = Vec::with_capacity(nodes.len() * 9);
+        for (i, node) in nodes.iter().enumerate() {
+            let desc = descending.get(i).copied().unwrap_or(false);
+            match &node.op {
+                // A parameter is encoded where it lies, uncloned.
+                Op::Param(p) if node.bound.is_none() && !self.analyzing => {
+                    let value = self
+                        .params
+                        .get(*p)
+                        .ok_or_else(|| internal("missing parameter"))?;
+                    encode_component(&mut key, value, desc)?;
+                }
+                _ => {
+                    let value = self.value(node, env)?;
+                    encode_component(&mut key, &value, desc)?;
+                }
+            }
         }
+        Ok(key)
     }
 
     /// Whether applications of `f` are worth reading ahead: its body may

@@ -69,11 +69,11 @@ pub(crate) struct ReadAhead {
 }
 
 impl ReadAhead {
-    pub fn point(&self, tree: Tree, key: &[u8]) -> Option<Option<Vec<u8>>> {
+    pub fn point(&self, tree: Tree, key: &[u8]) -> Option<Option<&[u8]>> {
         if self.points.is_empty() {
             return None;
         }
-        self.points.get(&tree)?.get(key).cloned()
+        self.points.get(&tree)?.get(key).map(Option::as_deref)
     }
 
     /// The range's first `limit` entries, when what was read holds them: it

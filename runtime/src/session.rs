@@ -14,7 +14,7 @@
 use crate::error::{Result, RuntimeError};
 use crate::live::{changelog, range_read, KeyRange, Logging, WriteSet};
 use crate::read_ahead::{blocked, writes, ReadAhead};
-use crate::store::{BatchRead, ReadTxn, Store, Tree, WriteTxn};
+use crate::store::{BatchRead, Found, ReadTxn, Store, Tree, WriteTxn};
 use std::collections::HashSet;
 
 enum Txn<'s> {
@@ -129,10 +129,26 @@ impl<'s> Session<'s> {
     /// it makes no call; in a dry pass it is counted when read ahead, and
     /// only wanted when not (`batch` takes a stopped element's counts back).
     pub fn get(&mut self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let value = match self.ahead.point(tree, key) {
+        let mut value = None;
+        self.get_with(tree, key, &mut |found| {
+            value = found.map(<[u8]>::to_vec);
+            Ok(())
+        })?;
+        Ok(value)
+    }
+
+    /// [`Session::get`], the value handed to `found` where it lies (in the
+    /// store's page, or in what a batch read ahead): no copy.
+    pub fn get_with(&mut self, tree: Tree, key: &[u8], found: &mut Found<'_>) -> Result<()> {
+        let mut is_some = false;
+        let mut seen = |value: Option<&[u8]>| {
+            is_some = value.is_some();
+            found(value)
+        };
+        match self.ahead.point(tree, key) {
             Some(value) => {
                 self.seeks += 1;
-                value
+                seen(value)?;
             }
             None if self.ahead.dry => {
                 self.ahead.want(BatchRead::Get {
@@ -144,16 +160,20 @@ impl<'s> Session<'s> {
             None => {
                 self.seeks += 1;
                 self.trips += 1;
-                self.reads().get(tree, key)?
+                let txn = match &self.txn {
+                    Txn::Read(txn) => txn.as_ref(),
+                    Txn::Write(txn) => txn.as_ref() as &dyn ReadTxn,
+                };
+                txn.get_with(tree, key, &mut seen)?;
             }
-        };
+        }
         if let Some(read) = &mut self.read_set {
             read.push(KeyRange::point(tree, key));
         }
-        if value.is_some() {
+        if is_some {
             self.rows += 1;
         }
-        Ok(value)
+        Ok(())
     }
 
     /// A point read that always counts a row (a counter's read-modify-write).
