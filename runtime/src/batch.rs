@@ -84,7 +84,10 @@ fn apply_each<'p>(
 ) -> Result<Vec<Val<'p>>> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        let value = interp.call(f, vec![item.clone()])?;
+        let value = match interp.field_of(f, item) {
+            Some(field) => field?,
+            None => interp.call(f, vec![item.clone()])?,
+        };
         let stop = match until {
             Some(until) => until(&value)?,
             None => false,

@@ -262,7 +262,14 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Unreachable => Err(internal("code proved unreachable was reached")),
             // Read by the scan whose range end it is (`scan.rs`), never as a value.
             Op::Tuple(_) => Err(internal("a tuple outside a range's end")),
-            Op::Field(base, name) => self.eval(base, env)?.field(name),
+            Op::Field(base, name) => match self.named_field(base, name) {
+                // A variable's field, read where the variable is bound.
+                Some(var) => env
+                    .get(var)
+                    .ok_or_else(|| internal(&format!("unbound name {var}")))?
+                    .field_ref(name),
+                None => self.eval(base, env)?.field(name),
+            },
             Op::Record(fields) => {
                 let mut out = Vec::with_capacity(fields.len());
                 for (name, value) in fields {
@@ -472,6 +479,35 @@ impl<'p, 's> Interp<'p, 's> {
             .or_insert_with(|| {
                 rqc_plan::batch::may_read(closure.body) && !rqc_plan::batch::writes(closure.body)
             })
+    }
+
+    /// The variable whose field `base.name` reads, when it can be read in
+    /// place: `base` is a variable, evaluating it counts nothing (no bound
+    /// to hold, no operator figures kept).
+    fn named_field(&self, base: &'p Node, _name: &str) -> Option<&'p str> {
+        match &base.op {
+            Op::Var(var) if base.bound.is_none() && !self.analyzing => Some(var),
+            _ => None,
+        }
+    }
+
+    /// `f`'s result for `arg` without a call, when `f` is `x => x.field`
+    /// (a sort, group or extreme's key) and nothing is counted in it: the
+    /// field read where `arg` is, the argument uncloned.
+    pub(crate) fn field_of(&self, f: &Val<'p>, arg: &Val<'p>) -> Option<Result<Val<'p>>> {
+        let Val::Closure(closure) = f else {
+            return None;
+        };
+        let [param] = closure.params else {
+            return None;
+        };
+        let Op::Field(base, name) = &closure.body.op else {
+            return None;
+        };
+        if closure.body.bound.is_some() || self.named_field(base, name)? != param {
+            return None;
+        }
+        Some(arg.field_ref(name))
     }
 
     /// Calls a function value.

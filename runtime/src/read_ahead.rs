@@ -88,7 +88,7 @@ impl ReadAhead {
         start: &[u8],
         end: Option<&[u8]>,
         limit: usize,
-    ) -> Option<Entries> {
+    ) -> Option<&[(Vec<u8>, Vec<u8>)]> {
         if self.ranges.is_empty() {
             return None;
         }
@@ -98,8 +98,9 @@ impl ReadAhead {
             .get(start)?
             .iter()
             .find(|a| a.end.as_deref() == end)?;
-        (limit <= answer.read_with || answer.entries.len() < answer.read_with)
-            .then(|| answer.entries.iter().take(limit).cloned().collect())
+        let entries = &answer.entries;
+        (limit <= answer.read_with || entries.len() < answer.read_with)
+            .then(|| &entries[..limit.min(entries.len())])
     }
 
     pub fn want(&mut self, read: BatchRead) {

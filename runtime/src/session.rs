@@ -214,7 +214,7 @@ impl<'s> Session<'s> {
         let result = match self.ahead.range(tree, start, end, limit) {
             Some(result) => {
                 self.seeks += 1;
-                result
+                result.to_vec()
             }
             None if self.ahead.dry => {
                 self.ahead.want(BatchRead::Range {
@@ -237,6 +237,35 @@ impl<'s> Session<'s> {
         }
         self.rows += result.len() as u64;
         Ok(result)
+    }
+
+    /// [`Session::range`], its entries handed to `read` where they lie
+    /// when a batch read them ahead (no copy), counted the same.
+    pub fn range_with(
+        &mut self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        limit: usize,
+        read: &mut dyn FnMut(&[(Vec<u8>, Vec<u8>)]) -> Result<()>,
+    ) -> Result<()> {
+        let empty = end.is_some_and(|end| end <= start);
+        let ahead = if empty {
+            None
+        } else {
+            self.ahead.range(tree, start, end, limit)
+        };
+        let Some(entries) = ahead else {
+            let entries = self.range(tree, start, end, limit)?;
+            return read(&entries);
+        };
+        self.seeks += 1;
+        if let Some(reads) = &mut self.read_set {
+            let last = entries.last().map(|(key, _)| key.as_slice());
+            reads.push(range_read(tree, start, end, limit, last, entries.len()));
+        }
+        self.rows += entries.len() as u64;
+        read(entries)
     }
 
     /// Like [`Session::range`], from the end backwards when `reverse` (a

@@ -314,7 +314,11 @@ fn range_in(
     type Cursor<'t> = Box<dyn Iterator<Item = heed::Result<(&'t [u8], &'t [u8])>> + 't>;
     let copy =
         |key: &[u8], value: &[u8]| (key.get(1..).unwrap_or_default().to_vec(), value.to_vec());
-    let mut ranged = Ranged::default();
+    let mut ranged = Ranged {
+        // Room for a bounded read's rows; a long one grows as it reads.
+        entries: Vec::with_capacity(limit.min(64)),
+        ..Ranged::default()
+    };
     let mut stopped = None;
     let iter: Cursor<'_> = if reverse {
         Box::new(db.rev_range(txn, &open).map_err(|e| env.error(e))?)
