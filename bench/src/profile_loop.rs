@@ -56,7 +56,11 @@ pub fn run(shape: Shape, n: i64) {
         runs += 256;
     }
     let per = |d: Duration| d.as_nanos() as f64 / runs as f64;
-    println!("{} at N = {n}: rqc (lmdb) {:.0} ns per run", shape.short(), per(rqc));
+    println!(
+        "{} at N = {n}: rqc (lmdb) {:.0} ns per run",
+        shape.short(),
+        per(rqc)
+    );
     if with_raw {
         println!(
             "{} at N = {n}: raw LMDB {:.0} ns per get; rqc / raw LMDB = {:.2}",

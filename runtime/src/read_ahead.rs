@@ -178,7 +178,12 @@ impl ReadAhead {
                     // one state, so the larger limit's holds the other's;
                     // keeping the smaller would send the larger's read to
                     // the store again, a round trip past the bound.
-                    let answers = self.ranges.entry(tree).or_default().entry(start).or_default();
+                    let answers = self
+                        .ranges
+                        .entry(tree)
+                        .or_default()
+                        .entry(start)
+                        .or_default();
                     let answer = RangeAnswer {
                         end,
                         read_with: limit,

@@ -14,7 +14,7 @@
 use crate::error::{Result, RuntimeError};
 use crate::live::{changelog, range_read, KeyRange, Logging, WriteSet};
 use crate::read_ahead::{blocked, writes, ReadAhead};
-use crate::store::{BatchRead, Found, ReadTxn, Store, Tree, WriteTxn};
+use crate::store::{BatchRead, Found, Lent, ReadTxn, Store, Tree, WriteTxn};
 use std::collections::HashSet;
 
 enum Txn<'s> {
@@ -247,7 +247,7 @@ impl<'s> Session<'s> {
         start: &[u8],
         end: Option<&[u8]>,
         limit: usize,
-        read: &mut dyn FnMut(&[(Vec<u8>, Vec<u8>)]) -> Result<()>,
+        read: &mut Lent<'_>,
     ) -> Result<()> {
         let empty = end.is_some_and(|end| end <= start);
         let ahead = if empty {

@@ -11,7 +11,7 @@
 //! is caught here too and becomes the same error: the process goes on to
 //! report it and exit with a status of its own.
 
-use super::{Found, BatchAnswer, BatchRead, Ranged, ReadTxn, Salvaged, Store, Tree, WriteTxn};
+use super::{BatchAnswer, BatchRead, Found, Ranged, ReadTxn, Salvaged, Store, Tree, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -321,7 +321,11 @@ impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
                 Ok(())
             })
         })?;
-        outcome.unwrap_or_else(|| Err(crate::interp::internal("a point read that found nothing to say")))
+        outcome.unwrap_or_else(|| {
+            Err(crate::interp::internal(
+                "a point read that found nothing to say",
+            ))
+        })
     }
 
     fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {

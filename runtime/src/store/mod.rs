@@ -246,6 +246,9 @@ pub type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 /// What [`ReadTxn::get_with`] hands a point read's value to.
 pub type Found<'f> = dyn FnMut(Option<&[u8]>) -> Result<()> + 'f;
 
+/// What [`crate::session::Session::range_with`] hands a range's entries to.
+pub type Lent<'f> = dyn FnMut(&[(Vec<u8>, Vec<u8>)]) -> Result<()> + 'f;
+
 /// A range's entries, and the entries just outside it that the backend saw:
 /// `before` sorts before `start`, `after` at or past `end`.
 #[derive(Debug, Default)]
