@@ -129,6 +129,20 @@ impl<'s> Session<'s> {
     /// it makes no call; in a dry pass it is counted when read ahead, and
     /// only wanted when not (`batch` takes a stopped element's counts back).
     pub fn get(&mut self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if !self.ahead.dry && self.ahead.point(tree, key).is_none() {
+            // From the store: its owned value, moved (a write transaction's
+            // reads lend nothing, so `get_with` would copy it twice).
+            self.seeks += 1;
+            self.trips += 1;
+            let value = self.reads().get(tree, key)?;
+            if let Some(read) = &mut self.read_set {
+                read.push(KeyRange::point(tree, key));
+            }
+            if value.is_some() {
+                self.rows += 1;
+            }
+            return Ok(value);
+        }
         let mut value = None;
         self.get_with(tree, key, &mut |found| {
             value = found.map(<[u8]>::to_vec);
