@@ -10,6 +10,7 @@ mod etcd;
 mod etcd_report;
 mod machine;
 mod plot;
+mod profile_loop;
 mod raw;
 mod reads;
 mod report;
@@ -41,7 +42,10 @@ plot beside it.
   --only     some sections only (the report then has only those)
   --sizes    the read sizes instead of the mode's
   --sled-max N  measure sled in the reads up to N rows (default 10^6; 0: not at all)
-  --tmp DIR  where the databases go (default: the system's temporary directory)";
+  --tmp DIR  where the databases go (default: the system's temporary directory)
+  --loop SHAPE  instead: one read shape (point, unique, range, island, timeline, top-k) in a tight
+             loop on rqc (LMDB) and raw LMDB at the first --sizes (say --sizes 100000), for a profiler;
+             RQC_LOOP_SECONDS (default 3), RQC_LOOP_ONLY=rqc";
 
 /// Which experiments run, and how large.
 #[derive(Clone, Debug)]
@@ -56,6 +60,8 @@ pub struct Config {
     pub tpcc: tpcc::TpccPlan,
     /// `--etcd`: the etcd experiments instead of the others.
     pub etcd: Option<etcd::EtcdPlan>,
+    /// `--loop SHAPE`: that shape in a tight loop instead.
+    pub profile_loop: Option<reads::Shape>,
 }
 
 impl Config {
@@ -66,6 +72,7 @@ impl Config {
         let mut sizes = None;
         let mut sled_max = 1_000_000;
         let mut with_etcd = false;
+        let mut profile_loop = None;
         let mut it = args.iter();
         while let Some(arg) = it.next() {
             let mut value = || it.next().cloned().ok_or(format!("{arg} needs a value"));
@@ -73,6 +80,11 @@ impl Config {
                 "--quick" => mode = "quick",
                 "--full" => mode = "full",
                 "--etcd" => with_etcd = true,
+                "--loop" => {
+                    let name = value()?;
+                    let shape = reads::SHAPES.iter().find(|s| s.short() == name);
+                    profile_loop = Some(*shape.ok_or(format!("--loop {name}: no such shape"))?);
+                }
                 "--out" => out = PathBuf::from(value()?),
                 "--tmp" => {
                     let _ = SCRATCH.set(PathBuf::from(value()?));
@@ -121,6 +133,7 @@ impl Config {
             batch: if quick { 8 } else { 32 },
         });
         Ok(Config {
+            profile_loop,
             etcd,
             mode,
             args,
@@ -214,6 +227,10 @@ fn main() {
     let commit = machine::commit();
     let (load_before, cpu_before) = (machine::load_average(), machine::cpu_ticks());
     let seed = 12;
+    if let Some(shape) = config.profile_loop {
+        profile_loop::run(shape, config.sizes.first().copied().unwrap_or(10_000));
+        return;
+    }
     if let Some(plan) = config.etcd {
         let run = etcd::run(plan, seed);
         let meta = meta(&config, commit, started, load_before, cpu_before);

@@ -58,7 +58,7 @@ impl Shape {
         }
     }
 
-    fn entry(self) -> &'static str {
+    pub fn entry(self) -> &'static str {
         match self {
             Shape::Point => "user",
             Shape::Unique => "user_by_handle",
@@ -81,7 +81,7 @@ impl Shape {
     }
 
     /// The keys are uniform over all the rows the shape can start from.
-    fn key_range(self, social: Social) -> i64 {
+    pub fn key_range(self, social: Social) -> i64 {
         match self {
             Shape::Point | Shape::Unique => social.n,
             Shape::Range => social.authors(),
@@ -90,7 +90,7 @@ impl Shape {
     }
 
     /// The arguments for one key: the same values on every side.
-    fn args(self, key: i64) -> Vec<Value> {
+    pub fn args(self, key: i64) -> Vec<Value> {
         match self {
             Shape::Point | Shape::Island => vec![key.into()],
             Shape::Unique => vec![handle(key).into()],

@@ -80,17 +80,19 @@ pub fn combinator<'p>(
         }
         None => None,
     };
-    let results = || {
+    // Each arm takes the results once: no copy of them.
+    let mut applied = applied;
+    let mut results = || {
         applied
-            .clone()
+            .take()
             .ok_or_else(|| internal("a combinator without its function"))
     };
     // The values a numeric combinator reads: the function's, or the elements.
-    let data_of = || -> Result<Vec<Value>> {
-        match &applied {
-            Some(values) => values.iter().map(|v| v.clone().data()).collect(),
-            None => items.iter().map(|v| v.clone().data()).collect(),
-        }
+    let data_of = |results: &mut dyn FnMut() -> Result<Vec<Val<'p>>>,
+                   items: Vec<Val<'p>>|
+     -> Result<Vec<Value>> {
+        let values = if f.is_some() { results()? } else { items };
+        values.into_iter().map(Val::data).collect()
     };
     Ok(match c {
         Combinator::Map => {
@@ -168,7 +170,7 @@ pub fn combinator<'p>(
         Combinator::Sum => {
             let mut int: i64 = 0;
             let mut float: Option<f64> = None;
-            for value in data_of()? {
+            for value in data_of(&mut results, items)? {
                 match value {
                     Value::Int(n) => {
                         int = int.checked_add(n).ok_or_else(|| {
@@ -191,7 +193,7 @@ pub fn combinator<'p>(
         Combinator::Avg => {
             let mut total = 0.0;
             let mut count = 0usize;
-            for value in data_of()? {
+            for value in data_of(&mut results, items)? {
                 match value {
                     Value::Int(n) => total += n as f64,
                     Value::Float(x) => total += x,
@@ -207,7 +209,7 @@ pub fn combinator<'p>(
         }
         Combinator::Min | Combinator::Max => {
             let mut best: Option<Value> = None;
-            for key in data_of()? {
+            for key in data_of(&mut results, items)? {
                 let better = match &best {
                     None => true,
                     Some(k) => {

@@ -5,7 +5,7 @@
 use crate::bound::{Access, BoundTable, Tables};
 use crate::combinators::{combinator, sort_by_key};
 use crate::constraints::{delete_row, insert_row, update_row};
-use crate::encoding::key::encode_key;
+use crate::encoding::key::encode_component;
 use crate::error::{Result, RuntimeError};
 use crate::rows::*;
 use crate::session::Session;
@@ -188,12 +188,19 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Get { .. } | Op::GetUnique { .. } => {
                 let (table, _) = self.access(node)?;
                 let key = self.lookup_key(node, env)?;
-                let found = self.point_read(table, self.lookup_tree(node)?, &key)?;
-                self.within_deadline()?;
-                match found {
-                    Some(bytes) => data(decode_record(table, &bytes)?),
-                    None => data(Value::Null),
+                let tree = self.lookup_tree(node)?;
+                // Decoded where the store keeps it: no copy of the value.
+                let mut row = Value::Null;
+                if !self.cannot_exist(table, &key) {
+                    self.session.get_with(tree, &key, &mut |found| {
+                        if let Some(bytes) = found {
+                            row = decode_record(table, bytes)?;
+                        }
+                        Ok(())
+                    })?;
                 }
+                self.within_deadline()?;
+                data(row)
             }
             Op::Aggregate { .. } => {
                 let (table, aggregate) = self.access(node)?;
@@ -257,7 +264,14 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Unreachable => Err(internal("code proved unreachable was reached")),
             // Read by the scan whose range end it is (`scan.rs`), never as a value.
             Op::Tuple(_) => Err(internal("a tuple outside a range's end")),
-            Op::Field(base, name) => self.eval(base, env)?.field(name),
+            Op::Field(base, name) => match self.named_field(base, name) {
+                // A variable's field, read where the variable is bound.
+                Some(var) => env
+                    .get(var)
+                    .ok_or_else(|| internal(&format!("unbound name {var}")))?
+                    .field_ref(name),
+                None => self.eval(base, env)?.field(name),
+            },
             Op::Record(fields) => {
                 let mut out = Vec::with_capacity(fields.len());
                 for (name, value) in fields {
@@ -412,10 +426,16 @@ impl<'p, 's> Interp<'p, 's> {
         tree: crate::store::Tree,
         key: &[u8],
     ) -> Result<Option<Vec<u8>>> {
-        if self.session.clamps_keys && crate::entry_bytes::cannot_exist(key, table.key_limit) {
+        if self.cannot_exist(table, key) {
             return Ok(None);
         }
         self.session.get(tree, key)
+    }
+
+    /// Whether a lookup of `key` may find nothing without asking the store
+    /// (see [`Interp::point_read`]).
+    fn cannot_exist(&self, table: &BoundTable, key: &[u8]) -> bool {
+        self.session.clamps_keys && crate::entry_bytes::cannot_exist(key, table.key_limit)
     }
 
     /// The tree a lookup (`Get` or `GetUnique`) reads: the rows, or the
@@ -439,17 +459,36 @@ impl<'p, 's> Interp<'p, 's> {
     /// The encoded key a lookup reads, its key values evaluated in `env`.
     pub(crate) fn lookup_key(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Vec<u8>> {
         let (table, index) = self.access(node)?;
-        match (&node.op, index) {
-            (Op::Get { key, .. }, _) | (Op::Aggregate { key, .. }, _) => {
-                encode_key(&self.values(key, env)?, &[])
-            }
+        // Each value encoded as it is computed: no list of them is built.
+        let (nodes, descending): (&'p [Node], &'p [bool]) = match (&node.op, index) {
+            (Op::Get { key, .. }, _) | (Op::Aggregate { key, .. }, _) => (key, &[]),
             (Op::GetUnique { values, .. }, Some(index)) => {
-                let descending = &table.schema.indexes[index].descending;
-                encode_key(&self.values(values, env)?, descending)
+                (values, &table.schema.indexes[index].descending)
             }
-            (Op::GetUnique { .. }, None) => Err(internal("a unique read without its index")),
-            _ => Err(internal("a lookup that is not one")),
+            (Op::GetUnique { .. }, None) => {
+                return Err(internal("a unique read without its index"))
+            }
+            _ => return Err(internal("a lookup that is not one")),
+        };
+        let mut key = Vec::with_capacity(nodes.len() * 9);
+        for (i, node) in nodes.iter().enumerate() {
+            let desc = descending.get(i).copied().unwrap_or(false);
+            match &node.op {
+                // A parameter is encoded where it lies, uncloned.
+                Op::Param(p) if node.bound.is_none() && !self.analyzing => {
+                    let value = self
+                        .params
+                        .get(*p)
+                        .ok_or_else(|| internal("missing parameter"))?;
+                    encode_component(&mut key, value, desc)?;
+                }
+                _ => {
+                    let value = self.value(node, env)?;
+                    encode_component(&mut key, &value, desc)?;
+                }
+            }
         }
+        Ok(key)
     }
 
     /// Whether applications of `f` are worth reading ahead: its body may
@@ -464,6 +503,35 @@ impl<'p, 's> Interp<'p, 's> {
             .or_insert_with(|| {
                 rqc_plan::batch::may_read(closure.body) && !rqc_plan::batch::writes(closure.body)
             })
+    }
+
+    /// The variable whose field `base.name` reads, when it can be read in
+    /// place: `base` is a variable, evaluating it counts nothing (no bound
+    /// to hold, no operator figures kept).
+    fn named_field(&self, base: &'p Node, _name: &str) -> Option<&'p str> {
+        match &base.op {
+            Op::Var(var) if base.bound.is_none() && !self.analyzing => Some(var),
+            _ => None,
+        }
+    }
+
+    /// `f`'s result for `arg` without a call, when `f` is `x => x.field`
+    /// (a sort, group or extreme's key) and nothing is counted in it: the
+    /// field read where `arg` is, the argument uncloned.
+    pub(crate) fn field_of(&self, f: &Val<'p>, arg: &Val<'p>) -> Option<Result<Val<'p>>> {
+        let Val::Closure(closure) = f else {
+            return None;
+        };
+        let [param] = closure.params else {
+            return None;
+        };
+        let Op::Field(base, name) = &closure.body.op else {
+            return None;
+        };
+        if closure.body.bound.is_some() || self.named_field(base, name)? != param {
+            return None;
+        }
+        Some(arg.field_ref(name))
     }
 
     /// Calls a function value.

@@ -48,44 +48,59 @@ pub(crate) fn is_write(error: &RuntimeError) -> bool {
 /// A range read ahead, by its tree and ends.
 type RangeAt = (Tree, Vec<u8>, Option<Vec<u8>>);
 
+/// A range's answer: where it ends, the limit it was read with, and what
+/// it gave.
+struct RangeAnswer {
+    end: Option<Vec<u8>>,
+    read_with: usize,
+    entries: Entries,
+}
+
+/// Answers are found by tree, then by key (or a range's start) as a slice:
+/// a lookup allocates nothing.
 #[derive(Default)]
 pub(crate) struct ReadAhead {
     /// Whether reads are being gathered rather than made.
     pub dry: bool,
     wants: Vec<BatchRead>,
-    points: HashMap<(Tree, Vec<u8>), Option<Vec<u8>>>,
-    /// By range: the limit it was read with, and what it gave.
-    ranges: HashMap<RangeAt, (usize, Entries)>,
+    points: HashMap<Tree, HashMap<Vec<u8>, Option<Vec<u8>>>>,
+    /// By tree and start: the ranges from there (a handful of ends).
+    ranges: HashMap<Tree, HashMap<Vec<u8>, Vec<RangeAnswer>>>,
 }
 
 impl ReadAhead {
-    pub fn point(&self, tree: Tree, key: &[u8]) -> Option<Option<Vec<u8>>> {
+    pub fn point(&self, tree: Tree, key: &[u8]) -> Option<Option<&[u8]>> {
         if self.points.is_empty() {
             return None;
         }
-        self.points.get(&(tree, key.to_vec())).cloned()
+        self.points.get(&tree)?.get(key).map(Option::as_deref)
     }
 
     /// The range's first `limit` entries, when what was read holds them: it
     /// was read with a limit at least as large, or it ran out before its
     /// limit (so it holds the whole range). A dry pass asks for at least
-    /// as many rows as the run does (its counters stand still, so the
-    /// enclosing bounds leave it at least as much room).
+    /// as many rows as the run does (an element's reads are counted from
+    /// where the run stands before the elements, so the enclosing bounds
+    /// leave it at least as much room).
     pub fn range(
         &self,
         tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
         limit: usize,
-    ) -> Option<Entries> {
+    ) -> Option<&[(Vec<u8>, Vec<u8>)]> {
         if self.ranges.is_empty() {
             return None;
         }
-        let (read_with, entries) =
-            self.ranges
-                .get(&(tree, start.to_vec(), end.map(<[u8]>::to_vec)))?;
-        (limit <= *read_with || entries.len() < *read_with)
-            .then(|| entries.iter().take(limit).cloned().collect())
+        let answer = self
+            .ranges
+            .get(&tree)?
+            .get(start)?
+            .iter()
+            .find(|a| a.end.as_deref() == end)?;
+        let entries = &answer.entries;
+        (limit <= answer.read_with || entries.len() < answer.read_with)
+            .then(|| &entries[..limit.min(entries.len())])
     }
 
     pub fn want(&mut self, read: BatchRead) {
@@ -147,7 +162,7 @@ impl ReadAhead {
         for (read, answer) in reads.into_iter().zip(answers) {
             match (read, answer) {
                 (BatchRead::Get { tree, key }, BatchAnswer::Got(found)) => {
-                    self.points.insert((tree, key), found);
+                    self.points.entry(tree).or_default().insert(key, found);
                 }
                 (
                     BatchRead::Range {
@@ -163,13 +178,21 @@ impl ReadAhead {
                     // one state, so the larger limit's holds the other's;
                     // keeping the smaller would send the larger's read to
                     // the store again, a round trip past the bound.
-                    let at = (tree, start, end);
-                    let larger = self
+                    let answers = self
                         .ranges
-                        .get(&at)
-                        .is_none_or(|(read_with, _)| limit > *read_with);
-                    if larger {
-                        self.ranges.insert(at, (limit, ranged.entries));
+                        .entry(tree)
+                        .or_default()
+                        .entry(start)
+                        .or_default();
+                    let answer = RangeAnswer {
+                        end,
+                        read_with: limit,
+                        entries: ranged.entries,
+                    };
+                    match answers.iter_mut().find(|a| a.end == answer.end) {
+                        Some(kept) if limit > kept.read_with => *kept = answer,
+                        Some(_) => {}
+                        None => answers.push(answer),
                     }
                 }
                 _ => {

@@ -165,25 +165,38 @@ impl<'p> Interp<'p, '_> {
         }
         // Skipped rows are read (and counted) like the others.
         let limit = self.rows_allowed(range.skip.saturating_add(wanted));
+        let (table, skip) = (range.table, range.skip);
         // In a mutation on a store of limited requests, ends longer than
         // any stored key (from arguments) are asked for as the shortest
         // ends that bound the same keys (`entry_bytes`).
         let key_limit = range.table.key_limit.filter(|_| self.session.clamps_keys);
         let start = clamp_end(&range.start, key_limit);
         let end = range.end.as_deref().map(|end| clamp_end(end, key_limit));
-        let entries = self
-            .session
-            .range(range.tree, &start, end.as_deref(), limit)?;
+        let mut decoded = Vec::new();
+        let (mut read, mut last) = (0, None);
+        // Decoded where the entries lie (a batch's answers are not copied).
+        self.session
+            .range_with(range.tree, &start, end.as_deref(), limit, &mut |entries| {
+                read = entries.len();
+                if range.paged {
+                    last = entries.last().map(|(key, _)| key.to_vec());
+                }
+                decoded.reserve(entries.len().saturating_sub(skip));
+                for (_, bytes) in entries.iter().skip(skip) {
+                    decoded.push(decode_record(table, bytes)?);
+                }
+                Ok(())
+            })?;
         self.within_deadline()?;
         if range.paged {
             if let Some(page) = &mut self.page {
-                page.last = entries.last().map(|(key, _)| key.to_vec());
-                page.full = entries.len() == range.skip.saturating_add(wanted);
+                page.last = last;
+                page.full = read == range.skip.saturating_add(wanted);
             }
         }
-        let mut rows = Vec::with_capacity(entries.len());
-        for (_, bytes) in entries.iter().skip(range.skip) {
-            let mut row = Val::Data(decode_record(range.table, bytes)?);
+        let mut rows = Vec::with_capacity(decoded.len());
+        for row in decoded {
+            let mut row = Val::Data(row);
             for f in &range.maps {
                 row = self.call(f, vec![row])?;
             }

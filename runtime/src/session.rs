@@ -14,7 +14,7 @@
 use crate::error::{Result, RuntimeError};
 use crate::live::{changelog, range_read, KeyRange, Logging, WriteSet};
 use crate::read_ahead::{blocked, writes, ReadAhead};
-use crate::store::{BatchRead, ReadTxn, Store, Tree, WriteTxn};
+use crate::store::{BatchRead, Found, Lent, ReadTxn, Store, Tree, WriteTxn};
 use std::collections::HashSet;
 
 enum Txn<'s> {
@@ -55,6 +55,21 @@ pub struct Session<'s> {
     /// the store (`entry_bytes`): in a write transaction on a store whose
     /// requests are limited, where the commit's size is proved.
     pub(crate) clamps_keys: bool,
+}
+
+/// Where a session's counts stood ([`Session::mark`]).
+pub(crate) struct Mark {
+    seeks: u64,
+    rows: u64,
+    reads: usize,
+}
+
+/// What one evaluation counted, held apart until the run reaches it.
+#[derive(Default)]
+pub(crate) struct Counted {
+    seeks: u64,
+    rows: u64,
+    reads: Vec<KeyRange>,
 }
 
 impl<'s> Session<'s> {
@@ -127,40 +142,74 @@ impl<'s> Session<'s> {
     }
 
     /// A point read: one seek, one row when found. Read ahead by a batch,
-    /// it makes no call; in a dry pass it is only wanted.
+    /// it makes no call; in a dry pass it is counted when read ahead, and
+    /// only wanted when not (`batch` takes a stopped element's counts back).
     pub fn get(&mut self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let ahead = self.ahead.point(tree, key);
-        if self.ahead.dry {
-            return ahead.ok_or_else(|| {
+        if !self.ahead.dry && self.ahead.point(tree, key).is_none() {
+            // From the store: its owned value, moved (a write transaction's
+            // reads lend nothing, so `get_with` would copy it twice).
+            self.seeks += 1;
+            self.trips += 1;
+            let value = self.reads().get(tree, key)?;
+            if let Some(read) = &mut self.read_set {
+                read.push(KeyRange::point(tree, key));
+            }
+            if value.is_some() {
+                self.rows += 1;
+            }
+            return Ok(value);
+        }
+        let mut value = None;
+        self.get_with(tree, key, &mut |found| {
+            value = found.map(<[u8]>::to_vec);
+            Ok(())
+        })?;
+        Ok(value)
+    }
+
+    /// [`Session::get`], the value handed to `found` where it lies (in the
+    /// store's page, or in what a batch read ahead): no copy.
+    pub fn get_with(&mut self, tree: Tree, key: &[u8], found: &mut Found<'_>) -> Result<()> {
+        let mut is_some = false;
+        let mut seen = |value: Option<&[u8]>| {
+            is_some = value.is_some();
+            found(value)
+        };
+        match self.ahead.point(tree, key) {
+            Some(value) => {
+                self.seeks += 1;
+                seen(value)?;
+            }
+            None if self.ahead.dry => {
                 self.ahead.want(BatchRead::Get {
                     tree,
                     key: key.to_vec(),
                 });
-                blocked()
-            });
-        }
-        self.seeks += 1;
-        let value = match ahead {
-            Some(value) => value,
-            None => {
-                self.trips += 1;
-                self.reads().get(tree, key)?
+                return Err(blocked());
             }
-        };
+            None => {
+                self.seeks += 1;
+                self.trips += 1;
+                let txn = match &self.txn {
+                    Txn::Read(txn) => txn.as_ref(),
+                    Txn::Write(txn) => txn.as_ref() as &dyn ReadTxn,
+                };
+                txn.get_with(tree, key, &mut seen)?;
+            }
+        }
         if let Some(read) = &mut self.read_set {
             read.push(KeyRange::point(tree, key));
         }
-        if value.is_some() {
+        if is_some {
             self.rows += 1;
         }
-        Ok(value)
+        Ok(())
     }
 
     /// A point read that always counts a row (a counter's read-modify-write).
     pub fn get_counter(&mut self, tree: Tree, key: &[u8]) -> Result<u64> {
         let value = self.get(tree, key)?;
-        // A dry pass counts nothing (`batch`).
-        if value.is_none() && !self.ahead.dry {
+        if value.is_none() {
             self.rows += 1;
         }
         Ok(value
@@ -188,31 +237,26 @@ impl<'s> Session<'s> {
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         // An empty range (such as `t1..t2` with t1 > t2) reads nothing.
-        let empty = end.is_some_and(|end| end <= start);
-        let ahead = (!empty)
-            .then(|| self.ahead.range(tree, start, end, limit))
-            .flatten();
-        if self.ahead.dry {
-            if empty {
-                return Ok(Vec::new());
+        if end.is_some_and(|end| end <= start) {
+            self.seeks += 1;
+            return Ok(Vec::new());
+        }
+        let result = match self.ahead.range(tree, start, end, limit) {
+            Some(result) => {
+                self.seeks += 1;
+                result.to_vec()
             }
-            return ahead.ok_or_else(|| {
+            None if self.ahead.dry => {
                 self.ahead.want(BatchRead::Range {
                     tree,
                     start: start.to_vec(),
                     end: end.map(<[u8]>::to_vec),
                     limit,
                 });
-                blocked()
-            });
-        }
-        self.seeks += 1;
-        if empty {
-            return Ok(Vec::new());
-        }
-        let result = match ahead {
-            Some(result) => result,
+                return Err(blocked());
+            }
             None => {
+                self.seeks += 1;
                 self.trips += 1;
                 self.reads().range(tree, start, end, false, limit)?
             }
@@ -223,6 +267,35 @@ impl<'s> Session<'s> {
         }
         self.rows += result.len() as u64;
         Ok(result)
+    }
+
+    /// [`Session::range`], its entries handed to `read` where they lie
+    /// when a batch read them ahead (no copy), counted the same.
+    pub fn range_with(
+        &mut self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        limit: usize,
+        read: &mut Lent<'_>,
+    ) -> Result<()> {
+        let empty = end.is_some_and(|end| end <= start);
+        let ahead = if empty {
+            None
+        } else {
+            self.ahead.range(tree, start, end, limit)
+        };
+        let Some(entries) = ahead else {
+            let entries = self.range(tree, start, end, limit)?;
+            return read(&entries);
+        };
+        self.seeks += 1;
+        if let Some(reads) = &mut self.read_set {
+            let last = entries.last().map(|(key, _)| key.as_slice());
+            reads.push(range_read(tree, start, end, limit, last, entries.len()));
+        }
+        self.rows += entries.len() as u64;
+        read(entries)
     }
 
     /// Like [`Session::range`], from the end backwards when `reverse` (a
@@ -250,6 +323,43 @@ impl<'s> Session<'s> {
         }
         self.rows += result.len() as u64;
         Ok(result)
+    }
+
+    /// Where the counts stand, so that what one evaluation counts can be
+    /// taken back ([`Session::take_since`]).
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            seeks: self.seeks,
+            rows: self.rows,
+            reads: self.read_set.as_ref().map_or(0, Vec::len),
+        }
+    }
+
+    /// The seeks, rows and key ranges read counted since `mark`, taken out of
+    /// the totals (a dry pass keeps them with the element's result, and
+    /// [`Session::add`] counts them when the run reaches it). Round trips
+    /// stay: a call made is counted where it is made.
+    pub(crate) fn take_since(&mut self, mark: &Mark) -> Counted {
+        let counted = Counted {
+            seeks: self.seeks.saturating_sub(mark.seeks),
+            rows: self.rows.saturating_sub(mark.rows),
+            reads: match &mut self.read_set {
+                Some(read) if read.len() > mark.reads => read.split_off(mark.reads),
+                _ => Vec::new(),
+            },
+        };
+        self.seeks = mark.seeks;
+        self.rows = mark.rows;
+        counted
+    }
+
+    /// Counts what [`Session::take_since`] took out.
+    pub(crate) fn add(&mut self, counted: Counted) {
+        self.seeks += counted.seeks;
+        self.rows += counted.rows;
+        if let Some(read) = &mut self.read_set {
+            read.extend(counted.reads);
+        }
     }
 
     /// The most reads one request of the store holds, when it has a limit.
@@ -337,9 +447,7 @@ impl<'s> Session<'s> {
 
     /// An index entry written or removed: one seek into that index.
     pub fn count_seek(&mut self) {
-        if !self.ahead.dry {
-            self.seeks += 1;
-        }
+        self.seeks += 1;
     }
 
     /// Table rows inserted, updated or deleted (index entries and counters

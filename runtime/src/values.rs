@@ -145,6 +145,11 @@ impl<'p> Val<'p> {
 
     /// A field of a record (none of none).
     pub fn field(self, name: &str) -> Result<Val<'p>> {
+        self.field_ref(name)
+    }
+
+    /// A field of a record it borrows: only the field is copied.
+    pub fn field_ref(&self, name: &str) -> Result<Val<'p>> {
         match self {
             Val::Data(Value::Null) => Ok(Val::Data(Value::Null)),
             Val::Data(record) => record

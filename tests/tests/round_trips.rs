@@ -29,6 +29,14 @@ query second(u: Int) =
 // Chosen by `if`: the branches taken, in one batch.
 query chosen(u: Int) =
   Follow[u] |> map(f => if f.followee > 2 { User[f.followee] } else { none })
+// Decided by the second follow (3) without a read; the others read a user
+// that is not there (12, 14..16).
+query decided(u: Int) =
+  Follow[u] |> any(f => f.followee == 3 || (User[f.followee + 10] |> exists()))
+// The third follow (4) fails before its read; the others read a user.
+query failing(u: Int) =
+  Follow[u] |> map(f => if f.followee == 4 { 1 / (f.followee - 4) } else {
+    User[f.followee] |> map(v => v.id) |> unwrap_or(0) })
 ";
 
 fn open(dir: &std::path::Path, backend: Backend) -> Database {
@@ -110,6 +118,28 @@ fn every_backend_counts_the_same_round_trips_within_the_bound() {
             None => seen = Some(runs),
             Some(first) => assert_eq!(first, &runs, "{backend:?} counts differently"),
         }
+    }
+}
+
+/// Applications read ahead and kept from the pass that completed them count
+/// as one by one: `any` stops at the element that decides (what the
+/// elements after it read in the batch is not counted), and an element's
+/// error is the run's even when later elements needed another pass.
+#[test]
+fn kept_applications_count_and_fail_as_one_by_one() {
+    for backend in [Backend::Memory, Backend::Lmdb] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = open(dir.path(), backend);
+        stock(&db);
+        // One by one: the scan (1 seek, 5 rows), then follow 2's lookup of
+        // user 12 (1 seek, no row), then follow 3 decides. One batch.
+        let ((seeks, rows, trips), bound) = figures(&db, "decided", &[1.into()]);
+        assert_eq!((seeks, rows, trips), (2, 5, 2), "{backend:?}");
+        assert!(trips <= bound, "{backend:?}");
+        let output = db.run("decided", &[1.into()]).unwrap();
+        assert_eq!(output.value, Value::Bool(true), "{backend:?}");
+        let error = db.run("failing", &[1.into()]).unwrap_err();
+        assert_eq!(error.code(), "E0531", "{backend:?}: {error}");
     }
 }
 

@@ -11,7 +11,7 @@
 //! is caught here too and becomes the same error: the process goes on to
 //! report it and exit with a status of its own.
 
-use super::{BatchAnswer, BatchRead, Ranged, ReadTxn, Salvaged, Store, Tree, WriteTxn};
+use super::{BatchAnswer, BatchRead, Found, Ranged, ReadTxn, Salvaged, Store, Tree, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -66,6 +66,13 @@ impl Checked {
 
     /// The value stored under `key`, its checksum checked and taken off.
     fn open(&self, tree: Tree, key: &[u8], mut stored: Vec<u8>) -> Result<Vec<u8>> {
+        let len = self.open_slice(tree, key, &stored)?.len();
+        stored.truncate(len);
+        Ok(stored)
+    }
+
+    /// [`Checked::open`] of a borrowed value: the value inside it.
+    fn open_slice<'v>(&self, tree: Tree, key: &[u8], stored: &'v [u8]) -> Result<&'v [u8]> {
         if self.bare(tree, key) {
             return Ok(stored);
         }
@@ -76,8 +83,7 @@ impl Checked {
         if checksum(key, &stored[..at]) != expected {
             return Err(self.damaged(tree, key, "fails its checksum"));
         }
-        stored.truncate(at);
-        Ok(stored)
+        Ok(&stored[..at])
     }
 
     fn damaged(&self, tree: Tree, key: &[u8], how: &str) -> RuntimeError {
@@ -305,6 +311,29 @@ fn read_batch<T: ReadTxn + ?Sized>(
 impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         get(self.store, self.txn.as_ref(), tree, key)
+    }
+
+    fn get_with(&self, tree: Tree, key: &[u8], found: &mut Found<'_>) -> Result<()> {
+        let store = self.store;
+        // An error of `found` (or a damaged value) is returned as it is;
+        // a panic while the value is lent is the backend's, as in `get`.
+        let mut outcome = None;
+        guarded("reading", || {
+            self.txn.get_with(tree, key, &mut |stored| {
+                outcome = Some(match stored {
+                    None => found(None),
+                    Some(stored) => store
+                        .open_slice(tree, key, stored)
+                        .and_then(|value| found(Some(value))),
+                });
+                Ok(())
+            })
+        })?;
+        outcome.unwrap_or_else(|| {
+            Err(crate::interp::internal(
+                "a point read that found nothing to say",
+            ))
+        })
     }
 
     fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {

@@ -23,7 +23,7 @@
 pub use super::lmdb_env::{Access, LmdbOptions, LMDB_FILE, MAP_SIZE};
 use super::lmdb_env::{Db, Environment};
 use super::writer_lock::WriterGuard;
-use super::{Ranged, ReadTxn, Store, Tree, TreeNames, WriteTxn};
+use super::{Found, Ranged, ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use heed::types::Bytes;
 use heed::{CommitOrAbort, RoTxn, WithoutTls};
@@ -314,7 +314,11 @@ fn range_in(
     type Cursor<'t> = Box<dyn Iterator<Item = heed::Result<(&'t [u8], &'t [u8])>> + 't>;
     let copy =
         |key: &[u8], value: &[u8]| (key.get(1..).unwrap_or_default().to_vec(), value.to_vec());
-    let mut ranged = Ranged::default();
+    let mut ranged = Ranged {
+        // Room for a bounded read's rows; a long one grows as it reads.
+        entries: Vec::with_capacity(limit.min(64)),
+        ..Ranged::default()
+    };
     let mut stopped = None;
     let iter: Cursor<'_> = if reverse {
         Box::new(db.rev_range(txn, &open).map_err(|e| env.error(e))?)
@@ -416,6 +420,28 @@ impl ReadTxn for LmdbRead<'_> {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let env = &self.store.env;
         self.with_tree(tree, None, |db, txn| get_in(env, db, txn, key))
+    }
+
+    /// The value read in place, from the snapshot's page: no copy.
+    fn get_with(&self, tree: Tree, key: &[u8], found: &mut Found<'_>) -> Result<()> {
+        let env = &self.store.env;
+        // `found`'s outcome is given after the snapshot is known good: a
+        // value read from reused pages is never the answer.
+        let mut outcome = None;
+        self.with_tree(tree, (), |db, txn| {
+            // A key too long to store is in no tree.
+            let value = match StoredKey::new(env, key) {
+                Some(key) => db.get(txn, key.as_slice()).map_err(|e| env.error(e))?,
+                None => None,
+            };
+            outcome = Some(found(value));
+            Ok(())
+        })?;
+        match outcome {
+            Some(outcome) => outcome,
+            // The tree does not exist in this snapshot.
+            None => found(None),
+        }
     }
 
     fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {

@@ -160,6 +160,15 @@ pub trait Bell: Send + Sync {
 pub trait ReadTxn {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>>;
 
+    /// A point read whose value `found` reads where it lies, borrowed from
+    /// the store when the backend can lend it (LMDB's pages): no copy. An
+    /// error of `found` is the read's; `found` is called exactly once when
+    /// the read succeeds.
+    fn get_with(&self, tree: Tree, key: &[u8], found: &mut Found<'_>) -> Result<()> {
+        let value = self.get(tree, key)?;
+        found(value.as_deref())
+    }
+
     /// A batch of point reads: one call (one round trip on a remote store).
     fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         keys.iter().map(|key| self.get(tree, key)).collect()
@@ -258,6 +267,12 @@ pub enum BatchAnswer {
 
 /// Entries, as a range reads them.
 pub type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// What [`ReadTxn::get_with`] hands a point read's value to.
+pub type Found<'f> = dyn FnMut(Option<&[u8]>) -> Result<()> + 'f;
+
+/// What [`crate::session::Session::range_with`] hands a range's entries to.
+pub type Lent<'f> = dyn FnMut(&[(Vec<u8>, Vec<u8>)]) -> Result<()> + 'f;
 
 /// A range's entries, and the entries just outside it that the backend saw:
 /// `before` sorts before `start`, `after` at or past `end`.
