@@ -23,6 +23,7 @@ mod group;
 mod interp;
 pub mod live;
 pub mod load;
+mod lookup;
 mod open;
 pub mod page;
 pub mod plan_format;
