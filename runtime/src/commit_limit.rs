@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 /// What every commit adds: for live queries (`live::changelog`) the head
 /// read (a compare), the head and the new entry written, the oldest kept
 /// entry deleted; and the schema generation compared (`catalog`).
-const CHANGELOG_OPS: u64 = 5;
+const COMMIT_OVERHEAD_OPS: u64 = 5;
 use rqc_plan::{Bound, CompiledProgram, Entry, EntryKind, Op};
 
 /// Refuses `program` when one of its mutations is not proved to fit in
@@ -208,7 +208,7 @@ fn request_bytes(
     // its length, and its tree's name.
     let logged = 2 * key + name + OP_FRAMING;
     let writes = bound.seeks.saturating_add(bound.rows);
-    let ops = writes.saturating_add(CHANGELOG_OPS);
+    let ops = writes.saturating_add(COMMIT_OVERHEAD_OPS);
     Some(
         ops.saturating_mul(op)
             .saturating_add(writes.saturating_mul(logged))
@@ -241,7 +241,7 @@ fn check_commits(program: &CompiledProgram, limit: usize) -> Result<()> {
         .iter()
         .filter(|e| e.kind == EntryKind::Mutation)
         .filter_map(|e| {
-            let ops = e.bound.seeks.saturating_add(e.bound.rows) + CHANGELOG_OPS;
+            let ops = e.bound.seeks.saturating_add(e.bound.rows) + COMMIT_OVERHEAD_OPS;
             (ops > limit as u64).then(|| format!("`{}` (up to {ops})", e.name))
         })
         .collect();
