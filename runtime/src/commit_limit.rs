@@ -94,18 +94,10 @@ pub(crate) fn check_load(
     table: &rqc_plan::TableSchema,
     limit: RequestLimit,
 ) -> Result<()> {
-    let unique = table.indexes.iter().filter(|i| i.unique).count() as u64;
-    let plain = table.indexes.len() as u64 - unique;
-    let refs = table
-        .columns
-        .iter()
-        .filter(|c| c.references.is_some())
-        .count() as u64;
-    let counters = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
-    let aggregates = table.aggregates.len() as u64;
+    let (seeks, rows) = table.insert_work();
     let bound = Bound {
-        seeks: 1 + 2 * unique + plain + 2 * refs + counters + aggregates,
-        rows: 1 + unique + 2 * refs + counters + aggregates,
+        seeks,
+        rows,
         round_trips: 0,
     };
     let mut tables = vec![table];

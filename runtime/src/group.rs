@@ -194,7 +194,7 @@ impl Group {
                 let touched = Cell::new(false);
                 // SAFETY: as above.
                 let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
-                    (*queued.work)(Box::new(Buffered::new(txn.as_mut(), &touched)))
+                    (*queued.work)(Box::new(Buffered::buffering(txn.as_mut(), &touched)))
                 }));
                 match outcome {
                     Ok(Ok(output)) => ran.push((queued.id, Ok(Ok(output)))),

@@ -466,13 +466,6 @@ pub fn touched_by(aggregate: &AggregateSchema, columns: &[usize]) -> bool {
         || aggregate.column.is_some_and(|c| columns.contains(&c))
 }
 
-/// Seeks and rows the aggregates of `table` add to inserting one row: one
-/// read-modify-write of its group's entry each.
-pub fn upkeep_insert(table: &TableSchema) -> (u64, u64) {
-    let n = table.aggregates.len() as u64;
-    (n, n)
-}
-
 /// What finding a `min`/`max` group's next extreme costs: one seek, and
 /// one row through an index or the bounded group's rows.
 fn successor(table: &TableSchema, aggregate: &AggregateSchema) -> (u64, u64) {

@@ -16,22 +16,8 @@ use rqc_plan::{ColumnType, TableSchema};
 
 /// What inserting one row of `table` costs.
 pub fn insert_cost(table: &TableSchema) -> Cost {
-    let unique = table.indexes.iter().filter(|i| i.unique).count() as u64;
-    let plain = table.indexes.len() as u64 - unique;
-    let refs = table
-        .columns
-        .iter()
-        .filter(|c| c.references.is_some())
-        .count() as u64;
-    let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
-    // Each aggregate's entry (§7.1): one read-modify-write each.
-    let (upkeep_seeks, upkeep_rows) = super::aggregates::upkeep_insert(table);
-    // key check; unique: check + entry; plain index: entry; ref: exists +
-    // counter; bound and small counters.
-    write_cost(
-        1 + 2 * unique + plain + 2 * refs + bounds + upkeep_seeks,
-        1 + unique + 2 * refs + bounds + upkeep_rows,
-    )
+    let (seeks, rows) = table.insert_work();
+    write_cost(seeks, rows)
 }
 
 /// What deleting one row of `table` costs (the row is read again by key).

@@ -1,7 +1,7 @@
 //! Write transactions inside another one: a mutation of a group commit writes into the group's transaction, directly or through a buffer it can drop.
 //!
 //! [`Buffered`] keeps its writes apart (reads merge them over the outer
-//! transaction, as [`Overlay`] does for sled); its commit applies them to
+//! transaction, as sled's transactions do, through [`Overlaid`]); its commit applies them to
 //! the outer transaction, in key order, and dropping it instead leaves the
 //! outer transaction as it was. So a mutation of a group that fails stores
 //! nothing, and the others still commit. [`Direct`] writes straight into
@@ -9,36 +9,35 @@
 //! mutation of a group, whose failure aborts the outer transaction anyway
 //! (nothing else is in it yet), so that a writer alone pays no buffer.
 
-use super::overlay::Overlay;
+use super::overlay::{Beneath, Overlaid, Overlay};
 use super::{Ranged, ReadTxn, Tree, WriteTxn};
 use crate::error::Result;
 use std::cell::Cell;
 
 /// Writes kept apart from `outer` until committed into it.
-pub(crate) struct Buffered<'p> {
-    outer: &'p mut dyn WriteTxn,
-    overlay: Overlay,
-    /// Set once the commit starts writing into `outer`: a mutation that
+pub(crate) type Buffered<'p> = Overlaid<Outer<'p>>;
+
+impl<'p> Buffered<'p> {
+    pub(crate) fn buffering(outer: &'p mut dyn WriteTxn, touched: &'p Cell<bool>) -> Buffered<'p> {
+        Overlaid::new(Outer {
+            txn: outer,
+            touched,
+        })
+    }
+}
+
+/// What a [`Buffered`] mutation reads beneath its writes: the group's
+/// transaction.
+pub(crate) struct Outer<'p> {
+    txn: &'p mut dyn WriteTxn,
+    /// Set once the commit starts writing into `txn`: a mutation that
     /// fails after that may have left part of its writes there.
     touched: &'p Cell<bool>,
 }
 
-impl<'p> Buffered<'p> {
-    pub(crate) fn new(outer: &'p mut dyn WriteTxn, touched: &'p Cell<bool>) -> Buffered<'p> {
-        Buffered {
-            outer,
-            overlay: Overlay::default(),
-            touched,
-        }
-    }
-}
-
-impl ReadTxn for Buffered<'_> {
+impl ReadTxn for Outer<'_> {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        match self.overlay.get(tree, key) {
-            Some(pending) => Ok(pending),
-            None => self.outer.get(tree, key),
-        }
+        self.txn.get(tree, key)
     }
 
     fn range(
@@ -49,38 +48,20 @@ impl ReadTxn for Buffered<'_> {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        self.overlay
-            .range(tree, start, end, reverse, limit, |asked| {
-                self.outer.range(tree, start, end, reverse, asked)
-            })
+        self.txn.range(tree, start, end, reverse, limit)
     }
 }
 
-impl WriteTxn for Buffered<'_> {
-    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
-        self.overlay.put(tree, key, value);
-        Ok(())
-    }
-
-    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
-        self.overlay.delete(tree, key);
-        Ok(())
-    }
-
-    /// Applies the writes to the outer transaction (which commits them
-    /// with the rest of its group, or not at all).
-    fn commit(self: Box<Self>) -> Result<()> {
-        let Buffered {
-            outer,
-            overlay,
-            touched,
-        } = *self;
-        touched.set(true);
+impl Beneath for Outer<'_> {
+    /// Applies the writes to the group's transaction, in key order (which
+    /// commits them with the rest of its group, or not at all).
+    fn apply(self, overlay: Overlay) -> Result<()> {
+        self.touched.set(true);
         for (tree, writes) in overlay.trees() {
             for (key, value) in writes {
                 match value {
-                    Some(value) => outer.put(tree, key, value)?,
-                    None => outer.delete(tree, key)?,
+                    Some(value) => self.txn.put(tree, key, value)?,
+                    None => self.txn.delete(tree, key)?,
                 }
             }
         }
@@ -180,7 +161,7 @@ mod tests {
         outer.put(tree, b"c", b"3").unwrap();
         let touched = Cell::new(false);
         {
-            let mut buffered = Box::new(Buffered::new(outer.as_mut(), &touched));
+            let mut buffered = Box::new(Buffered::buffering(outer.as_mut(), &touched));
             buffered.put(tree, b"b", b"2").unwrap();
             buffered.delete(tree, b"a").unwrap();
             assert_eq!(buffered.get(tree, b"a").unwrap(), None);
@@ -204,7 +185,7 @@ mod tests {
             ]
         );
         assert!(!touched.get());
-        let mut buffered = Box::new(Buffered::new(outer.as_mut(), &touched));
+        let mut buffered = Box::new(Buffered::buffering(outer.as_mut(), &touched));
         buffered.put(tree, b"b", b"2").unwrap();
         buffered.delete(tree, b"a").unwrap();
         buffered.commit().unwrap();

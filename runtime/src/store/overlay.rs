@@ -1,10 +1,12 @@
 //! Writes buffered until commit, and reads that see them over the stored state.
 //!
 //! For a backend whose transactions cannot read what it needs (sled's cannot
-//! read a range): the write transaction keeps its writes here, reads merge
-//! them over the store, and the commit applies them in one go.
+//! read a range), and for a mutation of a group commit that must be able to
+//! fail alone: the write transaction keeps its writes here ([`Overlaid`]),
+//! reads merge them over what lies beneath, and the commit applies them in
+//! one go.
 
-use super::Tree;
+use super::{ReadTxn, Tree, WriteTxn};
 use crate::error::Result;
 use std::collections::BTreeMap;
 
@@ -112,5 +114,68 @@ impl Overlay {
             .iter()
             .filter(|(_, writes)| !writes.is_empty())
             .map(|(tree, writes)| (*tree, writes))
+    }
+}
+
+/// What an [`Overlaid`] transaction reads beneath its pending writes, and
+/// how its commit applies them.
+pub(crate) trait Beneath: ReadTxn {
+    fn apply(self, overlay: Overlay) -> Result<()>;
+}
+
+/// A write transaction whose writes wait in an [`Overlay`] over `beneath`
+/// until its commit hands them to [`Beneath::apply`]; dropped, it leaves
+/// `beneath` as it was.
+pub(crate) struct Overlaid<B> {
+    beneath: B,
+    overlay: Overlay,
+}
+
+impl<B: Beneath> Overlaid<B> {
+    pub(crate) fn new(beneath: B) -> Overlaid<B> {
+        Overlaid {
+            beneath,
+            overlay: Overlay::default(),
+        }
+    }
+}
+
+impl<B: Beneath> ReadTxn for Overlaid<B> {
+    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        match self.overlay.get(tree, key) {
+            Some(pending) => Ok(pending),
+            None => self.beneath.get(tree, key),
+        }
+    }
+
+    fn range(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.overlay
+            .range(tree, start, end, reverse, limit, |asked| {
+                self.beneath.range(tree, start, end, reverse, asked)
+            })
+    }
+}
+
+impl<B: Beneath> WriteTxn for Overlaid<B> {
+    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        self.overlay.put(tree, key, value);
+        Ok(())
+    }
+
+    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
+        self.overlay.delete(tree, key);
+        Ok(())
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        let Overlaid { beneath, overlay } = *self;
+        beneath.apply(overlay)
     }
 }

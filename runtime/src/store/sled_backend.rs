@@ -8,13 +8,13 @@
 //! commit. Isolation therefore holds between the transactions of one
 //! process only (sled itself admits one process per database).
 
-use super::overlay::Overlay;
+use super::overlay::{Beneath, Overlaid, Overlay};
 use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
 use sled::Transactional;
 use std::path::Path;
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{RwLock, RwLockWriteGuard};
 use std::time::Duration;
 
 pub struct SledStore {
@@ -122,12 +122,14 @@ fn unpoison<G>(result: std::result::Result<G, std::sync::PoisonError<G>>) -> G {
     result.unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-struct SledRead<'s> {
+/// The store seen under the lock: shared by a read transaction, held
+/// exclusively beneath a write transaction's [`Overlay`].
+struct SledView<'s, G> {
     store: &'s SledStore,
-    _shared: RwLockReadGuard<'s, ()>,
+    _guard: G,
 }
 
-impl ReadTxn for SledRead<'_> {
+impl<G> ReadTxn for SledView<'_, G> {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.store.get(tree, key)
     }
@@ -144,48 +146,10 @@ impl ReadTxn for SledRead<'_> {
     }
 }
 
-struct SledWrite<'s> {
-    store: &'s SledStore,
-    _exclusive: RwLockWriteGuard<'s, ()>,
-    overlay: Overlay,
-}
-
-impl ReadTxn for SledWrite<'_> {
-    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        match self.overlay.get(tree, key) {
-            Some(pending) => Ok(pending),
-            None => self.store.get(tree, key),
-        }
-    }
-
-    fn range(
-        &self,
-        tree: Tree,
-        start: &[u8],
-        end: Option<&[u8]>,
-        reverse: bool,
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        self.overlay
-            .range(tree, start, end, reverse, limit, |limit| {
-                self.store.range(tree, start, end, reverse, limit)
-            })
-    }
-}
-
-impl WriteTxn for SledWrite<'_> {
-    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
-        self.overlay.put(tree, key, value);
-        Ok(())
-    }
-
-    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
-        self.overlay.delete(tree, key);
-        Ok(())
-    }
-
-    fn commit(self: Box<Self>) -> Result<()> {
-        let (handles, batches): (Vec<Tree>, Vec<_>) = self.overlay.trees().unzip();
+impl Beneath for SledView<'_, RwLockWriteGuard<'_, ()>> {
+    /// The writes in one sled multi-tree transaction.
+    fn apply(self, overlay: Overlay) -> Result<()> {
+        let (handles, batches): (Vec<Tree>, Vec<_>) = overlay.trees().unzip();
         if handles.is_empty() {
             return Ok(());
         }
@@ -227,18 +191,17 @@ impl Store for SledStore {
     }
 
     fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
-        Ok(Box::new(SledRead {
+        Ok(Box::new(SledView {
             store: self,
-            _shared: unpoison(self.lock.read()),
+            _guard: unpoison(self.lock.read()),
         }))
     }
 
     fn begin_write(&self) -> Result<Box<dyn WriteTxn + '_>> {
-        Ok(Box::new(SledWrite {
+        Ok(Box::new(Overlaid::new(SledView {
             store: self,
-            _exclusive: unpoison(self.lock.write()),
-            overlay: Overlay::default(),
-        }))
+            _guard: unpoison(self.lock.write()),
+        })))
     }
 
     fn flush(&self) -> Result<()> {
