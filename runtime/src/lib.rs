@@ -17,6 +17,7 @@ pub mod constraints;
 pub mod dump;
 pub mod encoding;
 pub mod engine;
+mod entry_args;
 pub mod entry_bytes;
 pub mod error;
 mod group;
