@@ -3,6 +3,11 @@
 use crate::cost::Cost;
 use crate::syntax::ast::{BinaryOp, UnaryOp};
 use rqc_plan::{Shape, Value};
+use std::sync::Arc;
+
+/// A checked definition's parameter names and typed body, shared (never
+/// copied) between the check, the program and the planner's inlining.
+pub type FnBody = (Vec<String>, Arc<TExpr>);
 
 /// A range condition on the column after an access path's prefix.
 #[derive(Clone, Debug, PartialEq)]

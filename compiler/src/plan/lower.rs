@@ -38,7 +38,7 @@ pub fn lower_program(checked: &CheckedProgram) -> CompiledProgram {
 }
 
 /// A function's parameter names and typed body, by `module.name`.
-pub type FunctionSource<'a> = &'a dyn Fn(&str) -> Option<(Vec<String>, TExpr)>;
+pub type FunctionSource<'a> = &'a dyn Fn(&str) -> Option<crate::check::tir::FnBody>;
 
 /// Why an accepted entry point has no plan: a shape the planner does not
 /// expect (a bug in rqc).
