@@ -103,7 +103,8 @@ fn main() {
         memory_per_query();
     }
     if run("cold") {
-        cold_check();
+        // On the deep-stack thread, as `rqc check` compiles (`cli/src/main.rs`).
+        rqc_compiler::stack::with_deep_stack(cold_check);
     }
     if run("edit") {
         incremental();
