@@ -175,8 +175,7 @@ fn cold_check() {
     let speed = 1e6 / per_line[per_line.len() - 1];
     let last_size = sizes
         .into_iter()
-        .filter(|l| only.is_none_or(|o| o == *l))
-        .last()
+        .rfind(|l| only.is_none_or(|o| o == *l))
         .expect("a size to check");
     println!(
         "cold check at {last_size} lines: {speed:.0} lines/s, {cpu_speed:.0} lines per second of CPU (goal ≥ 100,000: {})",
