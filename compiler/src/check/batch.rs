@@ -9,7 +9,7 @@
 //! value, or a combinator handed a function value, which a mutation's
 //! caller may have made a writing lambda).
 
-use super::tir::{rewrite, TExpr};
+use super::tir::TExpr;
 use crate::syntax::ast::DefKind;
 
 /// Whether applying `f` over a list in a definition of `kind` is one batch
@@ -33,23 +33,18 @@ fn peel(t: &TExpr) -> &TExpr {
 
 /// Whether evaluating `t` may write (conservative).
 fn may_write(t: &TExpr) -> bool {
-    let mut writes = false;
-    let _ = rewrite(t.clone(), &mut |node| {
-        match &node {
-            TExpr::Insert { .. }
-            | TExpr::Update { .. }
-            | TExpr::Delete { .. }
-            | TExpr::Call(..)
-            | TExpr::CallLocal(..)
-            | TExpr::DelayedLambda(_) => writes = true,
-            // A combinator handed a function value applies it, however the
-            // value is reached (a name, a field, an `if`, a block).
-            TExpr::Builtin(name, _, args) if applies_a_function_value(name, args) => writes = true,
-            _ => {}
-        }
-        Err(node)
-    });
-    writes
+    super::tir::any_node(t, &mut |node| match node {
+        TExpr::Insert { .. }
+        | TExpr::Update { .. }
+        | TExpr::Delete { .. }
+        | TExpr::Call(..)
+        | TExpr::CallLocal(..)
+        | TExpr::DelayedLambda(_) => true,
+        // A combinator handed a function value applies it, however the
+        // value is reached (a name, a field, an `if`, a block).
+        TExpr::Builtin(name, _, args) => applies_a_function_value(name, args),
+        _ => false,
+    })
 }
 
 /// Whether a combinator's function argument is anything but a lambda

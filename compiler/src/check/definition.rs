@@ -20,7 +20,8 @@ pub struct CheckedEntry {
     /// Scalar parameters as the runtime takes them; `None` when a
     /// parameter is not a scalar (a bounded list).
     pub params: Option<Vec<ParamSpec>>,
-    pub body: TExpr,
+    /// Shared with the definition's [`Outcome::body`].
+    pub body: std::sync::Arc<TExpr>,
     pub cost: Cost,
     pub signature: String,
 }
@@ -32,7 +33,7 @@ pub struct Outcome {
     pub entry: Option<CheckedEntry>,
     /// An accepted definition's parameter names and typed body, for the
     /// planner to inline at each call.
-    pub body: Option<(Vec<String>, TExpr)>,
+    pub body: Option<super::tir::FnBody>,
     /// Types and references found (filled in by `check_one`).
     pub facts: Vec<super::expr::Fact>,
 }
@@ -171,7 +172,7 @@ impl Checker<'_> {
         if def.kind == DefKind::Mutation {
             cost.trips = cost.trips.plus(&Poly::constant(1));
         }
-        let tir = self.resolve_lambdas(body.tir);
+        let tir = std::sync::Arc::new(self.resolve_lambdas(body.tir));
         // A body that could not be typed somewhere (a table declared with
         // errors, a syntax error inside it) is not run: its error is
         // reported where it is.

@@ -218,6 +218,10 @@ impl Checker<'_> {
     /// Replaces every delayed lambda of `tir` by its merged body (a lambda
     /// never applied keeps a body that says so).
     pub fn resolve_lambdas(&self, tir: TExpr) -> TExpr {
+        // Most bodies hold none: then nothing is rebuilt.
+        if !super::tir::any_node(&tir, &mut |t| matches!(t, TExpr::DelayedLambda(_))) {
+            return tir;
+        }
         super::tir::rewrite(tir, &mut |t| match t {
             TExpr::DelayedLambda(id) => {
                 let lambda = &self.lambdas[id];

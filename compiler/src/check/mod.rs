@@ -102,7 +102,7 @@ pub struct CheckedProgram {
     pub entries: Vec<CheckedEntry>,
     /// Accepted definitions by `module.name`: parameter names and typed
     /// body, inlined by the planner at each call (the prelude's too).
-    pub functions: HashMap<String, (Vec<String>, tir::TExpr)>,
+    pub functions: HashMap<String, tir::FnBody>,
     /// One per definition of the user's files, in source order.
     pub verdicts: Vec<Verdict>,
     pub diagnostics: Vec<Diagnostic>,

@@ -3,6 +3,11 @@
 use crate::cost::Cost;
 use crate::syntax::ast::{BinaryOp, UnaryOp};
 use rqc_plan::{Shape, Value};
+use std::sync::Arc;
+
+/// A checked definition's parameter names and typed body, shared (never
+/// copied) between the check, the program and the planner's inlining.
+pub type FnBody = (Vec<String>, Arc<TExpr>);
 
 /// A range condition on the column after an access path's prefix.
 #[derive(Clone, Debug, PartialEq)]
@@ -280,6 +285,63 @@ impl TExpr {
         }
     }
 
+    /// Calls `f` on each direct child, in [`TExpr::into_parts`]' order,
+    /// without taking the tree apart.
+    pub fn each_child(&self, f: &mut dyn FnMut(&TExpr)) {
+        match self {
+            TExpr::Const(_)
+            | TExpr::Param(_)
+            | TExpr::Local(_)
+            | TExpr::Order(_)
+            | TExpr::Error
+            | TExpr::DelayedLambda(_)
+            | TExpr::Unreachable => {}
+            TExpr::Lookup { key: items, .. }
+            | TExpr::AggregateRead { key: items, .. }
+            | TExpr::UniqueLookup { values: items, .. }
+            | TExpr::List(items)
+            | TExpr::Tuple(items)
+            | TExpr::Seq(items)
+            | TExpr::Builtin(_, _, items)
+            | TExpr::Call(_, items)
+            | TExpr::CallLocal(_, items)
+            | TExpr::Insert { row: items, .. } => items.iter().for_each(f),
+            TExpr::Scan { prefix, range, .. } => {
+                prefix.iter().for_each(&mut *f);
+                if let Some(range) = range {
+                    if let Some((lower, _)) = &range.lower {
+                        f(lower);
+                    }
+                    if let Some((upper, _)) = &range.upper {
+                        f(upper);
+                    }
+                }
+            }
+            TExpr::Record(fields) => fields.iter().for_each(|(_, value)| f(value)),
+            TExpr::Field(a, _)
+            | TExpr::Unary(_, a)
+            | TExpr::Lambda(_, a)
+            | TExpr::Delete { target: a, .. }
+            | TExpr::Costed(a, _)
+            | TExpr::Limit(a, _) => f(a),
+            TExpr::Binary(_, a, b) | TExpr::Let(_, a, b) => {
+                f(a);
+                f(b);
+            }
+            TExpr::If(c, a, b) => {
+                f(c);
+                f(a);
+                f(b);
+            }
+            TExpr::Update {
+                target, changes, ..
+            } => {
+                f(target);
+                changes.iter().for_each(|(_, value)| f(value));
+            }
+        }
+    }
+
     /// The node with `f` applied to each direct child.
     pub fn map_children(self, f: &mut dyn FnMut(TExpr) -> TExpr) -> TExpr {
         let (children, rebuild) = self.into_parts();
@@ -328,12 +390,16 @@ pub fn zip(
 
 /// Whether an `Error` node (left where an error was reported) is inside.
 pub fn contains_error(t: &TExpr) -> bool {
+    any_node(t, &mut |node| matches!(node, TExpr::Error))
+}
+
+/// Whether `f` holds for `t` or a node inside it (read in place, nothing
+/// copied; stops at the first).
+pub fn any_node(t: &TExpr, f: &mut dyn FnMut(&TExpr) -> bool) -> bool {
+    if f(t) {
+        return true;
+    }
     let mut found = false;
-    let _ = rewrite(t.clone(), &mut |node| {
-        if matches!(node, TExpr::Error) {
-            found = true;
-        }
-        Err(node)
-    });
+    t.each_child(&mut |child| found = found || any_node(child, f));
     found
 }

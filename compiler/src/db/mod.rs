@@ -196,7 +196,7 @@ pub struct DefResult {
     pub verdict: Verdict,
     pub sig: Option<FnSig>,
     pub entry: Option<CheckedEntry>,
-    pub body: Option<(Vec<String>, crate::check::tir::TExpr)>,
+    pub body: Option<crate::check::tir::FnBody>,
     /// Relative to the definition (see [`check::DEF_MARKER`]).
     pub diagnostics: Vec<Diagnostic>,
     /// Types and references, relative to the definition.
@@ -257,7 +257,7 @@ pub fn entry_plan(db: &dyn Db, key: DefKey<'_>) -> PlanResult {
     let Some(entry) = &result.entry else {
         return PlanResult(Ok(None));
     };
-    let functions = |qualified: &str| -> Option<(Vec<String>, crate::check::tir::TExpr)> {
+    let functions = |qualified: &str| -> Option<crate::check::tir::FnBody> {
         let (module, name) = qualified.rsplit_once('.')?;
         let callee = DefKey::new(db, module.to_string(), name.to_string());
         check_def(db, callee).as_ref()?.body.clone()

@@ -38,7 +38,7 @@ pub fn lower_program(checked: &CheckedProgram) -> CompiledProgram {
 }
 
 /// A function's parameter names and typed body, by `module.name`.
-pub type FunctionSource<'a> = &'a dyn Fn(&str) -> Option<(Vec<String>, TExpr)>;
+pub type FunctionSource<'a> = &'a dyn Fn(&str) -> Option<crate::check::tir::FnBody>;
 
 /// Why an accepted entry point has no plan: a shape the planner does not
 /// expect (a bug in rqc).
@@ -66,7 +66,7 @@ pub fn lower_entry(
         functions,
         fresh: 0,
     };
-    let body = lowerer.inline(&entry.body, &HashMap::new(), None)?;
+    let body = lowerer.inline((*entry.body).clone(), &HashMap::new(), None)?;
     let mut root = lowerer.lower(&body)?;
     root.bound = Some(bound);
     number(&mut root, &mut 0);
@@ -124,28 +124,30 @@ impl Lowerer<'_> {
 
     /// Replaces calls of RQL functions by their bodies (parameters bound by
     /// `let`, renamed apart). `params`: when inlining a query's or
-    /// mutation's body, the arguments its `Param(i)`s stand for.
+    /// mutation's body, the arguments its `Param(i)`s stand for. It takes
+    /// the tree by value and rebuilds it in one pass: a shared body is
+    /// copied once, where it is inlined.
     fn inline(
         &mut self,
-        t: &TExpr,
+        t: TExpr,
         env: &HashMap<String, TExpr>,
         params: Option<&[TExpr]>,
     ) -> Lowered<TExpr> {
         Ok(match t {
-            TExpr::Local(name) => env.get(name).cloned().unwrap_or_else(|| t.clone()),
+            TExpr::Local(name) => env.get(&name).cloned().unwrap_or(TExpr::Local(name)),
             TExpr::Param(i) => match params {
                 Some(args) => args
-                    .get(*i)
+                    .get(i)
                     .cloned()
                     .ok_or_else(|| internal("a parameter the call does not give"))?,
-                None => t.clone(),
+                None => TExpr::Param(i),
             },
             TExpr::Call(function, args) => {
                 let args = args
-                    .iter()
+                    .into_iter()
                     .map(|a| self.inline(a, env, params))
                     .collect::<Lowered<Vec<_>>>()?;
-                let (names, body) = (self.functions)(function).ok_or_else(|| {
+                let (names, body) = (self.functions)(&function).ok_or_else(|| {
                     internal(&format!("a call of `{function}`, which has no body"))
                 })?;
                 let mut inner = HashMap::new();
@@ -163,53 +165,53 @@ impl Lowerer<'_> {
                     inner.insert(param.clone(), bound.clone());
                     positional.push(bound);
                 }
-                let mut result = self.inline(&body, &inner, Some(&positional))?;
+                let mut result = self.inline((*body).clone(), &inner, Some(&positional))?;
                 for (name, value) in lets.into_iter().rev() {
                     result = TExpr::Let(name, Box::new(value), Box::new(result));
                 }
                 result
             }
             TExpr::Let(name, value, body) => {
-                let value = self.inline(value, env, params)?;
-                let fresh = self.fresh_name(name);
+                let value = self.inline(*value, env, params)?;
+                let fresh = self.fresh_name(&name);
                 let mut inner = env.clone();
-                inner.insert(name.clone(), TExpr::Local(fresh.clone()));
+                inner.insert(name, TExpr::Local(fresh.clone()));
                 TExpr::Let(
                     fresh,
                     Box::new(value),
-                    Box::new(self.inline(body, &inner, params)?),
+                    Box::new(self.inline(*body, &inner, params)?),
                 )
             }
             TExpr::Lambda(lambda_params, body) => {
                 let mut inner = env.clone();
                 let mut renamed = Vec::new();
                 for param in lambda_params {
-                    let fresh = self.fresh_name(param);
-                    inner.insert(param.clone(), TExpr::Local(fresh.clone()));
+                    let fresh = self.fresh_name(&param);
+                    inner.insert(param, TExpr::Local(fresh.clone()));
                     renamed.push(fresh);
                 }
-                TExpr::Lambda(renamed, Box::new(self.inline(body, &inner, params)?))
+                TExpr::Lambda(renamed, Box::new(self.inline(*body, &inner, params)?))
             }
             TExpr::CallLocal(name, args) => {
                 let args = args
-                    .iter()
+                    .into_iter()
                     .map(|a| self.inline(a, env, params))
                     .collect::<Lowered<Vec<_>>>()?;
-                let callee = env
-                    .get(name)
-                    .cloned()
-                    .unwrap_or_else(|| TExpr::Local(name.clone()));
+                let callee = env.get(&name).cloned().unwrap_or(TExpr::Local(name));
                 TExpr::CallLocal(String::new(), std::iter::once(callee).chain(args).collect())
             }
             other => {
                 let mut failure = None;
-                let rebuilt = other.clone().map_children(&mut |child| match self
-                    .inline(&child, env, params)
-                {
-                    Ok(done) => done,
-                    Err(error) => {
-                        failure.get_or_insert(error);
-                        child
+                let rebuilt = other.map_children(&mut |child| {
+                    if failure.is_some() {
+                        return TExpr::Error;
+                    }
+                    match self.inline(child, env, params) {
+                        Ok(done) => done,
+                        Err(error) => {
+                            failure = Some(error);
+                            TExpr::Error
+                        }
                     }
                 });
                 if let Some(error) = failure {
