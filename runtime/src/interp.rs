@@ -30,7 +30,9 @@ pub struct Interp<'p, 's> {
     /// What each operator reads or writes, by node id.
     accesses: &'p [Access],
     pub params: &'p [Value],
-    pub session: Session<'s>,
+    /// Borrowed for the evaluation (not moved in and out: a session is a
+    /// few hundred bytes, copied at every move).
+    pub session: &'p mut Session<'s>,
     /// Per operator, by node id (nodes never evaluated may be missing).
     pub stats: Vec<NodeStats>,
     /// Whether to keep `stats` (for `explain --analyze`; a plain run needs
@@ -54,9 +56,9 @@ impl<'p, 's> Interp<'p, 's> {
         bound: &'p Tables,
         accesses: &'p [Access],
         params: &'p [Value],
-        session: Session<'s>,
+        session: &'p mut Session<'s>,
+        split: Option<u64>,
     ) -> Interp<'p, 's> {
-        let split = session.max_txn_ops();
         Interp {
             bound,
             accesses,

@@ -136,3 +136,48 @@ impl ReadPool {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use heed::EnvOpenOptions;
+
+    fn env(dir: &std::path::Path) -> heed::Env<WithoutTls> {
+        let mut options = EnvOpenOptions::new().read_txn_without_tls();
+        options.map_size(1 << 24);
+        // SAFETY: opened once, by this test only.
+        unsafe { options.open(dir) }.unwrap()
+    }
+
+    fn kept(pool: &ReadPool) -> usize {
+        pool.slots
+            .iter()
+            .filter(|s| s.lock().unwrap().is_some())
+            .count()
+    }
+
+    #[test]
+    fn a_kept_transaction_is_ended_once_idle_and_kept_while_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = env(dir.path());
+        let pool = ReadPool::default();
+        let mut slot = pool.slot().expect("the reaper runs and the slot is free");
+        *slot = Some(Kept::new(
+            env.clone().static_read_txn().unwrap(),
+            Arc::default(),
+            0,
+        ));
+        // Taken while read: a second read on this thread reads alone.
+        assert!(pool.slot().is_none());
+        // Not ended while a read holds it, however long.
+        std::thread::sleep(KEPT_FOR * 3);
+        assert!(slot.is_some());
+        pool.release(&mut slot);
+        drop(slot);
+        let until = std::time::Instant::now() + Duration::from_secs(5);
+        while kept(&pool) > 0 {
+            assert!(std::time::Instant::now() < until, "still kept");
+            std::thread::sleep(KEPT_FOR / 4);
+        }
+    }
+}
