@@ -88,7 +88,8 @@ impl ReadPool {
         if !self.reaping() {
             return None;
         }
-        let slot = &self.slots[THREAD_SLOT.with(|s| *s)];
+        // None in a thread's last moments (its thread-locals being freed).
+        let slot = &self.slots[THREAD_SLOT.try_with(|s| *s).ok()?];
         match slot.try_lock() {
             Ok(slot) => Some(slot),
             Err(TryLockError::WouldBlock) => None,
