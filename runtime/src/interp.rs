@@ -371,7 +371,7 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Insert { row, .. } => {
                 let (table, _) = self.access(node)?;
                 let row = self.values(row, env)?;
-                insert_row(&mut self.session, self.bound, table, row)?;
+                insert_row(self.session, self.bound, table, row)?;
                 self.within_deadline()?;
                 data(Value::Int(1))
             }
@@ -395,7 +395,7 @@ impl<'p, 's> Interp<'p, 's> {
                 for row in &rows {
                     let key = record_key(&table.schema, row)?;
                     updated += i64::from(update_row(
-                        &mut self.session,
+                        self.session,
                         self.bound,
                         table,
                         &key,
@@ -410,7 +410,7 @@ impl<'p, 's> Interp<'p, 's> {
                 let mut deleted = 0;
                 for row in &rows {
                     let key = record_key(&table.schema, row)?;
-                    deleted += i64::from(delete_row(&mut self.session, self.bound, table, &key)?);
+                    deleted += i64::from(delete_row(self.session, self.bound, table, &key)?);
                 }
                 data(Value::Int(deleted))
             }
