@@ -308,8 +308,8 @@ impl Engine {
             // A read conflicts only where the store must start it again (an
             // LMDB tree another process created meanwhile).
             let (mut output, attempts) = retrying(|| {
-                let session = Session::read(store)?;
-                Ok(evaluate(bound, accesses, entry, args, session, !commit)?.0)
+                let mut session = Session::read(store)?;
+                Ok(evaluate_in(bound, accesses, entry, args, &mut session, !commit, None)?.0)
             })?;
             output.attempts = attempts;
             return Ok(output);
@@ -404,11 +404,10 @@ pub(crate) fn evaluate<'s>(
     accesses: &[Access],
     entry: &Entry,
     args: &[Value],
-    session: Session<'s>,
+    mut session: Session<'s>,
     analyzing: bool,
 ) -> Result<(Output, Session<'s>)> {
-    let (output, session, _) =
-        evaluate_paged(bound, accesses, entry, args, session, analyzing, None)?;
+    let (output, _) = evaluate_in(bound, accesses, entry, args, &mut session, analyzing, None)?;
     Ok((output, session))
 }
 
@@ -419,12 +418,27 @@ pub(crate) fn evaluate_paged<'s>(
     accesses: &[Access],
     entry: &Entry,
     args: &[Value],
-    session: Session<'s>,
+    mut session: Session<'s>,
     analyzing: bool,
     page: Option<crate::page::PageCursor>,
 ) -> Result<(Output, Session<'s>, Option<crate::page::PageCursor>)> {
+    let (output, page) = evaluate_in(bound, accesses, entry, args, &mut session, analyzing, page)?;
+    Ok((output, session, page))
+}
+
+/// As [`evaluate_paged`], in a session the caller keeps (a query's: it
+/// is only dropped after).
+pub(crate) fn evaluate_in(
+    bound: &Tables,
+    accesses: &[Access],
+    entry: &Entry,
+    args: &[Value],
+    session: &mut Session<'_>,
+    analyzing: bool,
+    page: Option<crate::page::PageCursor>,
+) -> Result<(Output, Option<crate::page::PageCursor>)> {
     let split = session.max_txn_ops();
-    let mut interp = Interp::new(bound, accesses, args, session);
+    let mut interp = Interp::new(bound, accesses, args, session, split);
     interp.analyzing = analyzing;
     interp.page = page;
     let value = interp.value(&entry.root, &Env::new())?;
@@ -440,7 +454,7 @@ pub(crate) fn evaluate_paged<'s>(
         operators: interp.stats,
         attempts: 1,
     };
-    Ok((output, interp.session, interp.page))
+    Ok((output, interp.page))
 }
 
 /// `work` as a group's mutation: run in any write transaction it is given.

@@ -30,7 +30,9 @@ pub struct Interp<'p, 's> {
     /// What each operator reads or writes, by node id.
     accesses: &'p [Access],
     pub params: &'p [Value],
-    pub session: Session<'s>,
+    /// Borrowed for the evaluation (not moved in and out: a session is a
+    /// few hundred bytes, copied at every move).
+    pub session: &'p mut Session<'s>,
     /// Per operator, by node id (nodes never evaluated may be missing).
     pub stats: Vec<NodeStats>,
     /// Whether to keep `stats` (for `explain --analyze`; a plain run needs
@@ -54,9 +56,9 @@ impl<'p, 's> Interp<'p, 's> {
         bound: &'p Tables,
         accesses: &'p [Access],
         params: &'p [Value],
-        session: Session<'s>,
+        session: &'p mut Session<'s>,
+        split: Option<u64>,
     ) -> Interp<'p, 's> {
-        let split = session.max_txn_ops();
         Interp {
             bound,
             accesses,
@@ -369,7 +371,7 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Insert { row, .. } => {
                 let (table, _) = self.access(node)?;
                 let row = self.values(row, env)?;
-                insert_row(&mut self.session, self.bound, table, row)?;
+                insert_row(self.session, self.bound, table, row)?;
                 self.within_deadline()?;
                 data(Value::Int(1))
             }
@@ -393,7 +395,7 @@ impl<'p, 's> Interp<'p, 's> {
                 for row in &rows {
                     let key = record_key(&table.schema, row)?;
                     updated += i64::from(update_row(
-                        &mut self.session,
+                        self.session,
                         self.bound,
                         table,
                         &key,
@@ -408,7 +410,7 @@ impl<'p, 's> Interp<'p, 's> {
                 let mut deleted = 0;
                 for row in &rows {
                     let key = record_key(&table.schema, row)?;
-                    deleted += i64::from(delete_row(&mut self.session, self.bound, table, &key)?);
+                    deleted += i64::from(delete_row(self.session, self.bound, table, &key)?);
                 }
                 data(Value::Int(deleted))
             }

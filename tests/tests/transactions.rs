@@ -85,3 +85,40 @@ fn a_transaction_whose_body_ignores_a_failure_cannot_commit() {
         assert_eq!(balance(engine, 1), Value::Int(5));
     });
 }
+
+/// A query's read transaction may be kept between runs (LMDB keeps one per
+/// thread): it never hides a commit. Each run sees every commit made
+/// before it began, on another thread or on its own, and a query after an
+/// idle spell (its kept transaction ended by the reaper) too.
+#[test]
+fn a_run_sees_every_commit_made_before_it_on_any_thread() {
+    each_backend(|engine| {
+        engine.run("open", &[1.into(), 0.into()]).unwrap();
+        std::thread::scope(|scope| {
+            let (to_writer, writes) = std::sync::mpsc::channel::<i64>();
+            let (to_reader, written) = std::sync::mpsc::channel::<i64>();
+            scope.spawn(move || {
+                for n in writes {
+                    engine.run("set", &[1.into(), n.into()]).unwrap();
+                    to_reader.send(n).unwrap();
+                }
+            });
+            for n in 1..=60i64 {
+                // The read before kept this thread's transaction.
+                assert_eq!(balance(engine, 1), Value::Int(n - 1));
+                to_writer.send(n).unwrap();
+                assert_eq!(written.recv().unwrap(), n);
+                assert_eq!(balance(engine, 1), Value::Int(n), "after commit {n}");
+                if n % 20 == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+            }
+            drop(to_writer);
+        });
+        // And this thread's own commits.
+        for n in 61..=80i64 {
+            engine.run("set", &[1.into(), n.into()]).unwrap();
+            assert_eq!(balance(engine, 1), Value::Int(n));
+        }
+    });
+}

@@ -22,6 +22,7 @@
 
 pub use super::lmdb_env::{Access, LmdbOptions, LMDB_FILE, MAP_SIZE};
 use super::lmdb_env::{Db, Environment};
+use super::read_pool::{Kept, ReadPool, Slot};
 use super::writer_lock::WriterGuard;
 use super::{Found, Ranged, ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
@@ -30,7 +31,8 @@ use heed::{CommitOrAbort, RoTxn, WithoutTls};
 use std::cell::RefCell;
 use std::ops::Bound;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, MutexGuard, RwLock};
 use std::time::Duration;
 
 pub struct LmdbStore {
@@ -44,6 +46,9 @@ pub struct LmdbStore {
     /// it. A read transaction takes the list as it was before it began, as
     /// LMDB lets it use only the databases opened by then.
     trees: RwLock<Arc<Vec<Option<Db>>>>,
+    /// Bumped each time `trees` changes: a kept read transaction is read
+    /// again only while it has not moved (see [`ReadPool`]).
+    generation: AtomicU64,
 }
 
 impl LmdbStore {
@@ -67,6 +72,7 @@ impl LmdbStore {
             wait: options.wait,
             names: TreeNames::default(),
             trees: RwLock::default(),
+            generation: AtomicU64::new(0),
         })
     }
 
@@ -76,7 +82,26 @@ impl LmdbStore {
     }
 
     fn trees(&self) -> Arc<Vec<Option<Db>>> {
-        Arc::clone(&self.trees.read().unwrap_or_else(|p| p.into_inner()))
+        self.trees_of_generation().0
+    }
+
+    /// The trees opened so far, and their generation.
+    fn trees_of_generation(&self) -> (Arc<Vec<Option<Db>>>, u64) {
+        let trees = self.trees.read().unwrap_or_else(|p| p.into_inner());
+        (Arc::clone(&trees), self.generation.load(Ordering::Acquire))
+    }
+
+    /// A new read transaction of the latest commit, with the trees opened
+    /// before it began.
+    fn new_read(&self) -> Result<Kept> {
+        let (trees, generation) = self.trees_of_generation();
+        let txn = self
+            .env
+            .env
+            .clone()
+            .static_read_txn()
+            .map_err(|e| self.env.error(e))?;
+        Ok(Kept::new(txn, trees, generation))
     }
 
     /// Records trees opened by a committed transaction.
@@ -93,6 +118,7 @@ impl LmdbStore {
             all[tree.index()] = Some(*db);
         }
         *trees = Arc::new(all);
+        self.generation.fetch_add(1, Ordering::Release);
     }
 
     /// Opens an existing tree for the transactions that begin after this
@@ -118,107 +144,20 @@ impl LmdbStore {
     }
 }
 
-/// Read transactions kept between runs, as long as no commit has come
-/// since they began: opening one costs LMDB an allocation sized by the
-/// number of trees and a slot in the reader table, which a point read would
-/// otherwise pay every run. A kept transaction holds its snapshot, so that
-/// writers cannot reuse the pages later commits free: a reaper thread ends
-/// every transaction kept longer than [`KEPT_FOR`], so an idle process
-/// pins nothing for longer than that.
-#[derive(Default)]
-struct ReadPool {
-    kept: Arc<Mutex<Vec<Kept>>>,
-    /// Ticks of the reaper, so that keeping a transaction reads no clock.
-    ticks: Arc<std::sync::atomic::AtomicU64>,
-    /// Whether the reaper thread runs (without it, nothing is kept).
-    reaper: std::sync::OnceLock<bool>,
-}
-
-struct Kept {
-    txn: RoTxn<'static, WithoutTls>,
-    trees: Arc<Vec<Option<Db>>>,
-    /// The reaper's tick when it was kept: ended a full tick later.
-    tick: u64,
-}
-
-/// How long a read transaction is kept unused.
-const KEPT_FOR: Duration = Duration::from_millis(20);
-
-/// The most read transactions kept (one per thread reading at once).
-const KEPT_MAX: usize = 16;
-
-impl ReadPool {
-    /// A kept transaction of the latest commit that knows `trees`, if any;
-    /// stale ones are ended on the way.
-    fn take(
-        &self,
-        env: &Environment,
-        trees: &Arc<Vec<Option<Db>>>,
-    ) -> Option<RoTxn<'static, WithoutTls>> {
-        if env.access == Access::ReadOnlyUnlocked {
-            return None;
-        }
-        let latest = env.env.info().last_txn_id;
-        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
-        while let Some(k) = kept.pop() {
-            if k.txn.id() == latest && Arc::ptr_eq(&k.trees, trees) {
-                return Some(k.txn);
-            }
-        }
-        None
-    }
-
-    /// Keeps `txn` for the next read (for at most two ticks of the reaper).
-    fn give_back(
-        &self,
-        env: &Environment,
-        txn: RoTxn<'static, WithoutTls>,
-        trees: Arc<Vec<Option<Db>>>,
-    ) {
-        // Kept whatever commits came since: `take` ends a stale one.
-        if env.access == Access::ReadOnlyUnlocked || !self.reaping() {
-            return;
-        }
-        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
-        if kept.len() >= KEPT_MAX {
-            return;
-        }
-        kept.push(Kept {
-            txn,
-            trees,
-            tick: self.ticks.load(std::sync::atomic::Ordering::Relaxed),
-        });
-    }
-
-    /// Starts the reaper on first use; whether it runs.
-    fn reaping(&self) -> bool {
-        *self.reaper.get_or_init(|| {
-            let kept = Arc::downgrade(&self.kept);
-            let ticks = Arc::clone(&self.ticks);
-            std::thread::Builder::new()
-                .name("rqc-lmdb-reaper".into())
-                .spawn(move || loop {
-                    std::thread::sleep(KEPT_FOR / 2);
-                    let Some(kept) = kept.upgrade() else { return };
-                    let now = ticks.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                    let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
-                    kept.retain(|k| k.tick + 1 >= now);
-                })
-                .is_ok()
-        })
-    }
-}
-
 /// The longest key buffer: LMDB's keys are at most 511 bytes long in its
 /// default build (`Environment::max_key`).
 const KEY_BUFFER: usize = 512;
 
+/// Stored keys this long or shorter are built on the stack (a point read's
+/// key: no allocation, and no page-sized buffer to clear and copy).
+const INLINE_KEY: usize = 64;
+
 /// A key as LMDB stores it: after a 0 byte. LMDB refuses an empty key,
 /// which rqc writes (the counter of a bound over a whole table); a common
 /// first byte keeps the order of keys.
-struct StoredKey {
-    bytes: [u8; KEY_BUFFER],
-    len: usize,
+enum StoredKey {
+    Inline([u8; INLINE_KEY], usize),
+    Long(Vec<u8>),
 }
 
 impl StoredKey {
@@ -229,16 +168,22 @@ impl StoredKey {
 
     /// The stored form of `key`'s first `len` bytes.
     fn prefix(key: &[u8], len: usize) -> StoredKey {
-        let mut bytes = [0; KEY_BUFFER];
-        bytes[1..=len].copy_from_slice(&key[..len]);
-        StoredKey {
-            bytes,
-            len: len + 1,
+        if len < INLINE_KEY {
+            let mut bytes = [0; INLINE_KEY];
+            bytes[1..=len].copy_from_slice(&key[..len]);
+            return StoredKey::Inline(bytes, len + 1);
         }
+        let mut bytes = Vec::with_capacity(len + 1);
+        bytes.push(0);
+        bytes.extend_from_slice(&key[..len]);
+        StoredKey::Long(bytes)
     }
 
     fn as_slice(&self) -> &[u8] {
-        &self.bytes[..self.len]
+        match self {
+            StoredKey::Inline(bytes, len) => &bytes[..*len],
+            StoredKey::Long(bytes) => bytes,
+        }
     }
 }
 
@@ -350,24 +295,35 @@ fn range_in(
 /// A read transaction, with the trees opened before it began.
 struct LmdbRead<'s> {
     store: &'s LmdbStore,
-    trees: Arc<Vec<Option<Db>>>,
-    /// Taken back into the store's pool when the read ends.
-    txn: Option<RoTxn<'static, WithoutTls>>,
+    held: Held<'s>,
+}
+
+/// Where a read's transaction is.
+enum Held<'s> {
+    /// In this thread's slot of the store's pool, kept when the read ends.
+    Slot(Slot<'s>),
+    /// Its own, ended with the read.
+    Own(Kept),
 }
 
 impl Drop for LmdbRead<'_> {
     fn drop(&mut self) {
-        if let Some(txn) = self.txn.take() {
-            self.store
-                .pool
-                .give_back(&self.store.env, txn, Arc::clone(&self.trees));
+        if let Held::Slot(slot) = &mut self.held {
+            self.store.pool.release(slot);
         }
     }
 }
 
 impl LmdbRead<'_> {
+    fn kept(&self) -> &Kept {
+        match &self.held {
+            Held::Slot(slot) => slot.as_ref().expect("a slot being read holds its transaction"),
+            Held::Own(kept) => kept,
+        }
+    }
+
     fn txn(&self) -> &RoTxn<'static, WithoutTls> {
-        self.txn.as_ref().expect("held until the read ends")
+        &self.kept().txn
     }
 
     /// Reads `tree` with `read` in this snapshot, or gives `absent` when
@@ -379,7 +335,7 @@ impl LmdbRead<'_> {
         read: impl FnOnce(Db, &RoTxn<'_>) -> Result<T>,
     ) -> Result<T> {
         let env = &self.store.env;
-        let value = match self.trees.get(tree.index()).copied().flatten() {
+        let value = match self.kept().trees.get(tree.index()).copied().flatten() {
             Some(db) => read(db, self.txn())?,
             None => {
                 let name = self.store.names.name(tree);
@@ -641,25 +597,29 @@ impl Store for LmdbStore {
         tree
     }
 
-    /// A read transaction of the latest commit: one kept from an earlier
-    /// read when no commit came since (see [`ReadPool`]), or a new one.
+    /// A read transaction of the latest commit: the one kept in this
+    /// thread's slot when no commit came and no tree was opened since it
+    /// began (see [`ReadPool`]), or a new one.
     fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
-        // The trees first: each was opened before the transaction begins.
-        let trees = self.trees();
-        let txn = match self.pool.take(&self.env, &trees) {
-            Some(txn) => txn,
-            None => self
-                .env
-                .env
-                .clone()
-                .static_read_txn()
-                .map_err(|e| self.env.error(e))?,
+        // Unlocked reading keeps nothing: a writer may reuse what it pins.
+        let slot = match self.env.access {
+            Access::ReadOnlyUnlocked => None,
+            _ => self.pool.slot(),
         };
-        Ok(Box::new(LmdbRead {
-            store: self,
-            trees,
-            txn: Some(txn),
-        }))
+        let held = match slot {
+            Some(mut slot) => {
+                let generation = self.generation.load(Ordering::Acquire);
+                let latest = self.env.env.info().last_txn_id;
+                if !slot.as_ref().is_some_and(|k| k.fresh(latest, generation)) {
+                    // The stale one ends first, freeing its reader slot.
+                    *slot = None;
+                    *slot = Some(self.new_read()?);
+                }
+                Held::Slot(slot)
+            }
+            None => Held::Own(self.new_read()?),
+        };
+        Ok(Box::new(LmdbRead { store: self, held }))
     }
 
     /// Waits for the writer of this or another process, at most `wait`.

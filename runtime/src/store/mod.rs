@@ -17,6 +17,7 @@ mod checked;
 mod etcd;
 mod lmdb_backend;
 mod lmdb_env;
+mod read_pool;
 mod memory;
 mod nested;
 mod overlay;
