@@ -67,6 +67,11 @@ impl Checked {
         tree == self.catalog && key == FORMAT_KEY
     }
 
+    /// Whether `key` is at or past `tree`'s end marker, where no entry is.
+    fn past_end(&self, tree: Tree, key: &[u8]) -> bool {
+        self.chained(tree) && key >= chain::END
+    }
+
     /// Whether `tree`'s entries are chained: every tree but the catalog
     /// (whose format entry is bare), on an embedded store.
     pub(super) fn chained(&self, tree: Tree) -> bool {
@@ -108,7 +113,7 @@ impl Checked {
     }
 
     /// The value inside a stored entry, and its link.
-    pub(super) fn open_link<'v>(
+    pub(crate) fn open_link<'v>(
         &self,
         tree: Tree,
         key: &[u8],
@@ -229,6 +234,9 @@ fn get<T: ReadTxn + ?Sized>(
     tree: Tree,
     key: &[u8],
 ) -> Result<Option<Vec<u8>>> {
+    if store.past_end(tree, key) {
+        return Ok(None);
+    }
     match guarded("reading", || txn.get(tree, key))? {
         Some(stored) => store.open(tree, key, stored).map(Some),
         None => chain::vouch_absent(store, txn, tree, key).map(|()| None),
@@ -246,6 +254,7 @@ fn get_many<T: ReadTxn + ?Sized>(
         .into_iter()
         .zip(keys)
         .map(|(stored, key)| match stored {
+            _ if store.past_end(tree, key) => Ok(None),
             Some(s) => store.open(tree, key, s).map(Some),
             None => chain::vouch_absent(store, txn, tree, key).map(|()| None),
         })
@@ -375,6 +384,7 @@ fn read_batch<T: ReadTxn + ?Sized>(
         .map(|(read, answer)| match (read, answer) {
             (BatchRead::Get { tree, key }, BatchAnswer::Got(stored)) => {
                 Ok(BatchAnswer::Got(match stored {
+                    _ if store.past_end(*tree, key) => None,
                     Some(s) => Some(store.open(*tree, key, s)?),
                     None => {
                         chain::vouch_absent(store, txn, *tree, key)?;
@@ -418,6 +428,9 @@ impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
 
     fn get_with(&self, tree: Tree, key: &[u8], found: &mut Found<'_>) -> Result<()> {
         let store = self.store;
+        if store.past_end(tree, key) {
+            return found(None);
+        }
         // An error of `found` (or a damaged value) is returned as it is;
         // a panic while the value is lent is the backend's, as in `get`.
         // A miss is vouched for by the chain before `found` hears of it.

@@ -13,6 +13,8 @@
 //! that takes the handle, so no run formats, hashes or compares a name.
 
 mod chain;
+#[cfg(test)]
+mod chain_tests;
 mod checked;
 #[cfg(feature = "etcd")]
 mod etcd;
