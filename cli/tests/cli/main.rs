@@ -675,7 +675,7 @@ fn explain_takes_several_paths_and_run_help_shows_how_to_pass_values() {
 #[test]
 fn a_database_of_the_format_before_the_chain_is_refused_and_left_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let golden = std::path::Path::new("tests/data/format2");
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format2");
     let db_dir = dir.path().join("db");
     std::fs::create_dir_all(&db_dir).unwrap();
     for file in ["data.mdb", "rqc-store"] {
