@@ -284,3 +284,64 @@ proptest! {
         }
     }
 }
+
+/// Mutations of several threads sharing group commits (each but the
+/// first of a group buffered and replayed into the shared transaction,
+/// some failing after their writes): after every commit the chain is
+/// whole, and the checked reads see exactly the raw entries.
+#[test]
+fn group_commits_keep_the_chain_whole() {
+    use crate::engine::{Output, Stats};
+    use crate::group::Group;
+    use rqc_plan::{Bound, Value};
+    let f = fixture(&[b"m"]);
+    let group = Group::default();
+    let (f_ref, group) = (&f, &group);
+    std::thread::scope(|s| {
+        for thread in 0..6u64 {
+            s.spawn(move || {
+                let mut seed = thread * 7919 + 1;
+                for round in 0..40u64 {
+                    let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
+                        for step in 0..4 {
+                            seed ^= seed << 13;
+                            seed ^= seed >> 7;
+                            seed ^= seed << 17;
+                            let key = key_of((seed % 12) as u8);
+                            if seed % 3 == 0 {
+                                txn.delete(f_ref.tree, &key)?;
+                            } else {
+                                txn.put(f_ref.tree, &key, &[step, thread as u8])?;
+                            }
+                        }
+                        if round % 7 == 3 {
+                            return Err(crate::error::RuntimeError::new("E0502", "refused", "test"));
+                        }
+                        txn.commit()?;
+                        Ok(Output {
+                            value: Value::Int(0),
+                            written: 1,
+                            stats: Stats::default(),
+                            bound: Bound {
+                                seeks: 0,
+                                rows: 0,
+                                round_trips: 0,
+                            },
+                            operators: Vec::new(),
+                            attempts: 1,
+                        })
+                    };
+                    match group.run(&f_ref.checked, &mut work) {
+                        Ok(_) => {}
+                        Err(e) => assert!(["E0502", "E0595"].contains(&e.code), "{e:?}"),
+                    }
+                }
+            });
+        }
+    });
+    assert!(chain_whole(&f).is_ok());
+    let read = f.checked.begin_read().unwrap();
+    let seen = read.range(f.tree, b"", None, false, usize::MAX).unwrap();
+    let raw = f.raw_entries();
+    assert_eq!(seen.len() + 1, raw.len(), "every entry but the end marker");
+}
