@@ -345,3 +345,45 @@ fn group_commits_keep_the_chain_whole() {
     let raw = f.raw_entries();
     assert_eq!(seen.len() + 1, raw.len(), "every entry but the end marker");
 }
+
+/// The same on the real backends: an entry cut out of an LMDB or redb file
+/// behind rqc's back (the raw backend, without seals) is damage to a
+/// point read and to a range over it.
+#[test]
+fn an_entry_cut_out_of_an_lmdb_or_redb_file_is_damage() {
+    use crate::open::{Backend, OpenOptions};
+    for backend in [Backend::Lmdb, Backend::Redb] {
+        let dir = tempfile::tempdir().unwrap();
+        let options = OpenOptions::default();
+        {
+            let store = backend.open_store(dir.path(), &options).unwrap();
+            let tree = store.tree("t");
+            let mut txn = store.begin_write().unwrap();
+            for key in KEYS {
+                txn.put(tree, key, b"v").unwrap();
+            }
+            txn.commit().unwrap();
+        }
+        {
+            let raw: Box<dyn Store> = match backend {
+                Backend::Lmdb => Box::new(super::LmdbStore::open(dir.path(), true).unwrap()),
+                _ => Box::new(super::RedbStore::open(dir.path(), true).unwrap()),
+            };
+            let tree = raw.tree("t");
+            let mut txn = raw.begin_write().unwrap();
+            txn.delete(tree, b"e").unwrap();
+            txn.commit().unwrap();
+        }
+        let store = backend.open_store(dir.path(), &options).unwrap();
+        let tree = store.tree("t");
+        let read = store.begin_read().unwrap();
+        assert!(is_damage(read.get(tree, b"e")), "{backend:?}");
+        assert!(is_damage(read.range(tree, b"b", None, false, 10)), "{backend:?}");
+        assert!(is_damage(read.range(tree, b"", Some(b"f"), true, 10)), "{backend:?}");
+        assert_eq!(read.get(tree, b"g").unwrap(), Some(b"v".to_vec()));
+        // `g` is the first entry of a range from `f`: it links to `e`, not
+        // to its real predecessor `c`.
+        assert!(is_damage(read.range(tree, b"f", None, false, 10)), "{backend:?}");
+        assert_eq!(read.range(tree, b"", Some(b"b"), false, 10).unwrap().len(), 1);
+    }
+}
