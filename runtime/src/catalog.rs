@@ -12,8 +12,9 @@ use rqc_plan::{CompiledProgram, Schema, TableSchema, Value};
 
 /// The layout of trees, keys and rows this runtime writes. A database with
 /// a larger number was written by a newer rqc and is refused; one with a
-/// smaller number too (format 1 stored no checksums; see `store::checked`).
-pub const STORAGE_FORMAT: u32 = 2;
+/// smaller number too (format 1 stored no checksums, format 2 no chain of
+/// entries; see `store::checked` and `store::chain`).
+pub const STORAGE_FORMAT: u32 = 3;
 
 const CATALOG: &str = "__catalog";
 const FORMAT_KEY: &[u8] = b"format";
@@ -60,9 +61,10 @@ pub fn check_format(txn: &dyn ReadTxn, catalog: Tree) -> Result<()> {
         return Err(RuntimeError::new(
             "E0518",
             format!(
-                "this database was written by an older rqc (storage format {version}, whose entries carry no checksums; this rqc reads format {STORAGE_FORMAT})"
+                "this database was written by an older rqc (storage format {version}, whose entries carry {}; this rqc reads format {STORAGE_FORMAT})",
+                if version < 2 { "no checksums" } else { "no links to each other" }
             ),
-            "export its rows with the rqc that wrote it, and `rqc load` them into a new database",
+            "with the rqc that wrote it, run `rqc dump --db DIR --out saved`; then, with this rqc, `rqc restore --db NEW --from saved PROGRAM` (the old database is left as it was)",
         ));
     }
     Ok(())

@@ -110,7 +110,7 @@ impl Engine {
     #[cfg(feature = "etcd")]
     pub fn connect(url: &str, options: &crate::store::EtcdOptions) -> Result<Engine> {
         let store = crate::store::EtcdStore::connect(url, options)?;
-        Engine::with_store(Box::new(crate::store::Checked::new(Box::new(store))))
+        Engine::with_store(Box::new(crate::store::Checked::unchained(Box::new(store))))
     }
 
     /// An engine over any store (a remote one, or a test double), running

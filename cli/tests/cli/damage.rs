@@ -307,3 +307,94 @@ fn verify_dump_and_restore_round_trip_and_find_damage() {
         assert!(stderr(&out).contains("error[E0511]"), "{}", stderr(&out));
     }
 }
+
+/// A row cut out of the table's tree behind rqc's back (the raw LMDB
+/// store, no seal written): the point read of it refuses (E0591) rather
+/// than answer "no such user", `verify` lists the break, and `dump` keeps
+/// every other row.
+#[test]
+fn a_row_cut_out_of_its_tree_is_damage_and_dump_keeps_the_rest() {
+    use rqc_runtime::store::{LmdbStore, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let db_dir = dir.path().join("db");
+    let db = db_dir.display().to_string();
+    load(&db, "lmdb");
+    let before = query(&db, &["user", "--arg", "id=42"]);
+    assert_eq!(before.status.code(), Some(0), "{}", stderr(&before));
+    {
+        let raw = LmdbStore::open(&db_dir, true).unwrap();
+        let tree = raw.tree("t:User");
+        // User 42's entry: the one whose bytes hold its name.
+        let read = raw.begin_read().unwrap();
+        let entries = read.range(tree, &[], None, false, usize::MAX).unwrap();
+        let (key, _) = entries
+            .iter()
+            .find(|(_, v)| v.windows(7).any(|w| w == b"User 42"))
+            .expect("user 42 is stored");
+        let key = key.clone();
+        drop(read);
+        let mut txn = raw.begin_write().unwrap();
+        txn.delete(tree, &key).unwrap();
+        txn.commit().unwrap();
+    }
+    let cut = query(&db, &["user", "--arg", "id=42"]);
+    assert_eq!(cut.status.code(), Some(1), "{}", stdout(&cut));
+    assert!(stderr(&cut).contains("error[E0591]"), "{}", stderr(&cut));
+    assert!(
+        stderr(&cut).contains("the entry after it still links to it"),
+        "{}",
+        stderr(&cut)
+    );
+    let verified = rqc(&["verify", "--db", &db]);
+    assert_eq!(verified.status.code(), Some(1));
+    assert!(
+        stdout(&verified).contains("does not link to the entry read before it"),
+        "{}",
+        stdout(&verified)
+    );
+    let saved = dir.path().join("saved");
+    let dumped = rqc(&["dump", "--db", &db, "--out", &saved.display().to_string()]);
+    assert_eq!(dumped.status.code(), Some(1), "{}", stderr(&dumped));
+    let users = std::fs::read_to_string(saved.join("User.jsonl")).unwrap();
+    assert_eq!(users.lines().count(), 49, "every user but the one cut out");
+}
+
+/// A database of storage format 2 (checksums, no chain of entries), made
+/// by the rqc before the chain (`cli/tests/data/format2/README.md`): every
+/// command refuses it with E0518 and a help line saying what to run, and
+/// nothing of it changes.
+#[test]
+fn a_database_of_the_format_before_the_chain_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format2");
+    let db_dir = dir.path().join("db");
+    std::fs::create_dir_all(&db_dir).unwrap();
+    for file in ["data.mdb", "rqc-store"] {
+        std::fs::copy(golden.join("db").join(file), db_dir.join(file)).unwrap();
+    }
+    let app = golden.join("app.rq").display().to_string();
+    let db = db_dir.display().to_string();
+    let before = std::fs::read(db_dir.join("data.mdb")).unwrap();
+    for args in [
+        vec!["run", "--db", &db, "item", "--arg", "id=1"],
+        vec!["run", "--db", &db, &app, "item", "--arg", "id=2"],
+        vec![
+            "run", "--db", &db, &app, "add", "--arg", "id=3", "--arg", "name=pen", "--arg",
+            "price=1",
+        ],
+        vec!["verify", "--db", &db],
+    ] {
+        let out = rqc(&args);
+        let err = stderr(&out);
+        assert_ne!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(err.contains("error[E0518]"), "{args:?}: {err}");
+        assert!(err.contains("storage format 2"), "{err}");
+        assert!(err.contains("rqc dump --db DIR --out saved"), "{err}");
+        assert!(err.contains("rqc restore --db NEW --from saved PROGRAM"), "{err}");
+    }
+    assert_eq!(
+        std::fs::read(db_dir.join("data.mdb")).unwrap(),
+        before,
+        "the old database is left as it was"
+    );
+}

@@ -1,16 +1,19 @@
 //! Checksums on every stored entry: a flipped byte is reported as damage with its place (E0591), never answered.
 //!
 //! Every on-disk backend is wrapped in [`Checked`]. A value is stored with
-//! four more bytes, the CRC-32 of its key and value, and every read checks
-//! them: an entry whose key or value changed on disk is an error naming
-//! its tree and key, not a row. One entry is stored bare: the catalog's
-//! storage format, which every rqc must be able to read to say which
-//! format a database has.
+//! eight more bytes: its link in the chain of its tree (`store::chain`:
+//! a hash of the key before it) and the CRC-32 of its key, value and link;
+//! every read checks them: an entry whose key or value changed on disk is
+//! an error naming its tree and key, not a row, and so is an entry missing
+//! from where a read looks (`store::chain`). One entry is stored bare: the
+//! catalog's storage format, which every rqc must be able to read to say
+//! which format a database has.
 //!
 //! A panic inside a backend (redb and sled panic on some damaged pages)
 //! is caught here too and becomes the same error: the process goes on to
 //! report it and exit with a status of its own.
 
+use super::chain;
 use super::{BatchAnswer, BatchRead, Found, Ranged, ReadTxn, Salvaged, Store, Tree, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use std::collections::HashMap;
@@ -19,6 +22,9 @@ use std::sync::RwLock;
 
 /// The bytes a checksum adds to a stored value.
 pub const CHECKSUM_LEN: usize = 4;
+
+/// The bytes a seal adds to a stored value: the link, then the checksum.
+pub const SEAL_LEN: usize = 4 + CHECKSUM_LEN;
 
 /// The catalog's tree and the key of the storage format, stored bare.
 const CATALOG: &str = "__catalog";
@@ -29,21 +35,47 @@ pub struct Checked {
     catalog: Tree,
     /// Tree names by handle, to say where damage is.
     names: RwLock<HashMap<Tree, String>>,
+    /// Whether links are kept and checked (not on etcd, where every
+    /// neighbour read would be a round trip; its links are all `START`).
+    chain: bool,
 }
 
 impl Checked {
+    /// An embedded store, checked and chained.
     pub fn new(inner: Box<dyn Store>) -> Checked {
+        Checked::with_chain(inner, true)
+    }
+
+    /// A remote store, checked entry by entry but not chained (etcd keeps
+    /// its own checksums of pages and answers by round trips).
+    pub fn unchained(inner: Box<dyn Store>) -> Checked {
+        Checked::with_chain(inner, false)
+    }
+
+    fn with_chain(inner: Box<dyn Store>, chain: bool) -> Checked {
         let catalog = inner.tree(CATALOG);
         let names = HashMap::from([(catalog, CATALOG.to_string())]);
         Checked {
             inner,
             catalog,
             names: RwLock::new(names),
+            chain,
         }
     }
 
     fn bare(&self, tree: Tree, key: &[u8]) -> bool {
         tree == self.catalog && key == FORMAT_KEY
+    }
+
+    /// Whether `key` is at or past `tree`'s end marker, where no entry is.
+    fn past_end(&self, tree: Tree, key: &[u8]) -> bool {
+        self.chained(tree) && key >= chain::END
+    }
+
+    /// Whether `tree`'s entries are chained: every tree but the catalog
+    /// (whose format entry is bare), on an embedded store.
+    pub(super) fn chained(&self, tree: Tree) -> bool {
+        self.chain && tree != self.catalog
     }
 
     fn name(&self, tree: Tree) -> String {
@@ -54,17 +86,21 @@ impl Checked {
             .unwrap_or_else(|| format!("#{}", tree.index()))
     }
 
-    /// `value` as stored: followed by the checksum of `key` and `value`.
-    fn seal(&self, tree: Tree, key: &[u8], value: &[u8]) -> Vec<u8> {
-        let mut sealed = Vec::with_capacity(value.len() + CHECKSUM_LEN);
+    /// `value` as stored: followed by `link` and the checksum of `key`,
+    /// `value` and `link`.
+    pub(super) fn seal(&self, tree: Tree, key: &[u8], value: &[u8], link: u32) -> Vec<u8> {
+        let mut sealed = Vec::with_capacity(value.len() + SEAL_LEN);
         sealed.extend_from_slice(value);
         if !self.bare(tree, key) {
-            sealed.extend_from_slice(&checksum(key, value).to_le_bytes());
+            sealed.extend_from_slice(&link.to_le_bytes());
+            let sum = checksum(key, &sealed);
+            sealed.extend_from_slice(&sum.to_le_bytes());
         }
         sealed
     }
 
-    /// The value stored under `key`, its checksum checked and taken off.
+    /// The value stored under `key`, its checksum checked and its seal
+    /// taken off.
     fn open(&self, tree: Tree, key: &[u8], mut stored: Vec<u8>) -> Result<Vec<u8>> {
         let len = self.open_slice(tree, key, &stored)?.len();
         stored.truncate(len);
@@ -73,20 +109,32 @@ impl Checked {
 
     /// [`Checked::open`] of a borrowed value: the value inside it.
     fn open_slice<'v>(&self, tree: Tree, key: &[u8], stored: &'v [u8]) -> Result<&'v [u8]> {
-        if self.bare(tree, key) {
-            return Ok(stored);
-        }
-        let Some(at) = stored.len().checked_sub(CHECKSUM_LEN) else {
-            return Err(self.damaged(tree, key, "is shorter than its checksum"));
-        };
-        let expected = u32::from_le_bytes(stored[at..].try_into().expect("four bytes"));
-        if checksum(key, &stored[..at]) != expected {
-            return Err(self.damaged(tree, key, "fails its checksum"));
-        }
-        Ok(&stored[..at])
+        self.open_link(tree, key, stored).map(|(value, _)| value)
     }
 
-    fn damaged(&self, tree: Tree, key: &[u8], how: &str) -> RuntimeError {
+    /// The value inside a stored entry, and its link.
+    pub(crate) fn open_link<'v>(
+        &self,
+        tree: Tree,
+        key: &[u8],
+        stored: &'v [u8],
+    ) -> Result<(&'v [u8], u32)> {
+        if self.bare(tree, key) {
+            return Ok((stored, chain::START));
+        }
+        let Some(at) = stored.len().checked_sub(SEAL_LEN) else {
+            return Err(self.damaged(tree, key, "is shorter than its seal"));
+        };
+        let sum_at = at + 4;
+        let expected = u32::from_le_bytes(stored[sum_at..].try_into().expect("four bytes"));
+        if checksum(key, &stored[..sum_at]) != expected {
+            return Err(self.damaged(tree, key, "fails its checksum"));
+        }
+        let link = u32::from_le_bytes(stored[at..sum_at].try_into().expect("four bytes"));
+        Ok((&stored[..at], link))
+    }
+
+    pub(super) fn damaged(&self, tree: Tree, key: &[u8], how: &str) -> RuntimeError {
         RuntimeError::damaged(format!(
             "the entry of tree `{}` at key {} {how}",
             self.name(tree),
@@ -95,8 +143,8 @@ impl Checked {
     }
 }
 
-/// CRC-32 of the key's length, the key and the value: an entry whose bytes
-/// moved between key and value fails too.
+/// CRC-32 of the key's length, the key and the value with its link: an
+/// entry whose bytes moved between key and value fails too.
 fn checksum(key: &[u8], value: &[u8]) -> u32 {
     let mut hasher = crc32fast::Hasher::new();
     hasher.update(&(key.len() as u32).to_le_bytes());
@@ -105,7 +153,7 @@ fn checksum(key: &[u8], value: &[u8]) -> u32 {
     hasher.finalize()
 }
 
-fn hex(key: &[u8]) -> String {
+pub(super) fn hex(key: &[u8]) -> String {
     let shown: String = key.iter().take(32).map(|b| format!("{b:02x}")).collect();
     if key.len() > 32 {
         format!("0x{shown}…")
@@ -178,16 +226,20 @@ struct CheckedTxn<'s, T: ?Sized> {
 
 type CheckedWrite<'s> = CheckedTxn<'s, dyn WriteTxn + 's>;
 
-/// Reads through any transaction of the inner store, checked.
+/// Reads through any transaction of the inner store, checked: a hit by
+/// its checksum, a miss by the chain around it.
 fn get<T: ReadTxn + ?Sized>(
     store: &Checked,
     txn: &T,
     tree: Tree,
     key: &[u8],
 ) -> Result<Option<Vec<u8>>> {
+    if store.past_end(tree, key) {
+        return Ok(None);
+    }
     match guarded("reading", || txn.get(tree, key))? {
         Some(stored) => store.open(tree, key, stored).map(Some),
-        None => Ok(None),
+        None => chain::vouch_absent(store, txn, tree, key).map(|()| None),
     }
 }
 
@@ -201,7 +253,11 @@ fn get_many<T: ReadTxn + ?Sized>(
     found
         .into_iter()
         .zip(keys)
-        .map(|(stored, key)| stored.map(|s| store.open(tree, key, s)).transpose())
+        .map(|(stored, key)| match stored {
+            _ if store.past_end(tree, key) => Ok(None),
+            Some(s) => store.open(tree, key, s).map(Some),
+            None => chain::vouch_absent(store, txn, tree, key).map(|()| None),
+        })
         .collect()
 }
 
@@ -214,16 +270,24 @@ fn range_salvaging<T: ReadTxn + ?Sized>(
     reverse: bool,
     limit: usize,
 ) -> Result<Vec<Salvaged>> {
-    let found = guarded("reading a range", || {
-        txn.range(tree, start, end, reverse, limit)
-    })?;
-    Ok(found
-        .into_iter()
-        .map(|(key, stored)| {
-            let value = store.open(tree, &key, stored);
-            (key, value)
-        })
-        .collect())
+    let mut salvaged = chain::salvage(store, txn, tree, start, end)?;
+    if reverse {
+        salvaged.reverse();
+    }
+    // A break of the chain is an item of its own beside its entry, of the
+    // same key: the limit counts keys.
+    let mut keys = 0;
+    let mut kept: Vec<Salvaged> = Vec::with_capacity(salvaged.len().min(limit));
+    for item in salvaged {
+        if kept.last().is_none_or(|(k, _)| *k != item.0) {
+            if keys == limit {
+                break;
+            }
+            keys += 1;
+        }
+        kept.push(item);
+    }
+    Ok(kept)
 }
 
 fn range<T: ReadTxn + ?Sized>(
@@ -235,21 +299,34 @@ fn range<T: ReadTxn + ?Sized>(
     reverse: bool,
     limit: usize,
 ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    let end = if store.chained(tree) {
+        Some(chain::clamp(end))
+    } else {
+        end
+    };
     let ranged = guarded("reading a range", || {
         txn.range_to_boundary(tree, start, end, reverse, limit)
     })?;
-    open_range(store, tree, start, end, ranged)
+    open_range(store, txn, tree, start, end, reverse, limit, ranged)
 }
 
-/// A range's entries, checked, with the entries just outside it whole and
-/// outside.
-fn open_range(
+/// A range's entries, checked: on a chained tree by the chain, otherwise
+/// with the entries just outside it whole and outside.
+#[allow(clippy::too_many_arguments)]
+fn open_range<T: ReadTxn + ?Sized>(
     store: &Checked,
+    txn: &T,
     tree: Tree,
     start: &[u8],
     end: Option<&[u8]>,
+    reverse: bool,
+    limit: usize,
     ranged: Ranged,
 ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    if store.chained(tree) {
+        let end = chain::clamp(end);
+        return chain::vouch_range(store, txn, tree, start, end, reverse, limit, ranged);
+    }
     if let Some((key, stored)) = ranged.before {
         store.open(tree, &key, stored)?;
         if key.as_slice() >= start {
@@ -278,26 +355,62 @@ fn read_batch<T: ReadTxn + ?Sized>(
     txn: &T,
     reads: &[BatchRead],
 ) -> Result<Vec<BatchAnswer>> {
-    let answers = guarded("reading a batch", || txn.read_batch(reads))?;
+    // Ranges of chained trees are cut before the end marker.
+    let cut: Vec<BatchRead> = reads
+        .iter()
+        .map(|read| match read {
+            BatchRead::Range {
+                tree,
+                start,
+                end,
+                limit,
+            } if store.chained(*tree) => BatchRead::Range {
+                tree: *tree,
+                start: start.clone(),
+                end: Some(chain::clamp(end.as_deref()).to_vec()),
+                limit: *limit,
+            },
+            other => other.clone(),
+        })
+        .collect();
+    let answers = guarded("reading a batch", || txn.read_batch(&cut))?;
     if answers.len() != reads.len() {
         return Err(crate::interp::internal(
             "a batch of reads answered with another number of results",
         ));
     }
-    reads
-        .iter()
+    cut.iter()
         .zip(answers)
         .map(|(read, answer)| match (read, answer) {
-            (BatchRead::Get { tree, key }, BatchAnswer::Got(stored)) => Ok(BatchAnswer::Got(
-                stored.map(|s| store.open(*tree, key, s)).transpose()?,
-            )),
+            (BatchRead::Get { tree, key }, BatchAnswer::Got(stored)) => {
+                Ok(BatchAnswer::Got(match stored {
+                    _ if store.past_end(*tree, key) => None,
+                    Some(s) => Some(store.open(*tree, key, s)?),
+                    None => {
+                        chain::vouch_absent(store, txn, *tree, key)?;
+                        None
+                    }
+                }))
+            }
             (
                 BatchRead::Range {
-                    tree, start, end, ..
+                    tree,
+                    start,
+                    end,
+                    limit,
                 },
                 BatchAnswer::Ranged(ranged),
             ) => Ok(BatchAnswer::Ranged(Ranged {
-                entries: open_range(store, *tree, start, end.as_deref(), ranged)?,
+                entries: open_range(
+                    store,
+                    txn,
+                    *tree,
+                    start,
+                    end.as_deref(),
+                    false,
+                    *limit,
+                    ranged,
+                )?,
                 ..Ranged::default()
             })),
             _ => Err(crate::interp::internal(
@@ -315,20 +428,33 @@ impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
 
     fn get_with(&self, tree: Tree, key: &[u8], found: &mut Found<'_>) -> Result<()> {
         let store = self.store;
+        if store.past_end(tree, key) {
+            return found(None);
+        }
         // An error of `found` (or a damaged value) is returned as it is;
         // a panic while the value is lent is the backend's, as in `get`.
+        // A miss is vouched for by the chain before `found` hears of it.
         let mut outcome = None;
+        let mut missed = false;
         guarded("reading", || {
             self.txn.get_with(tree, key, &mut |stored| {
-                outcome = Some(match stored {
-                    None => found(None),
-                    Some(stored) => store
-                        .open_slice(tree, key, stored)
-                        .and_then(|value| found(Some(value))),
-                });
+                match stored {
+                    None => missed = true,
+                    Some(stored) => {
+                        outcome = Some(
+                            store
+                                .open_slice(tree, key, stored)
+                                .and_then(|value| found(Some(value))),
+                        )
+                    }
+                }
                 Ok(())
             })
         })?;
+        if missed {
+            chain::vouch_absent(store, self.txn.as_ref(), tree, key)?;
+            return found(None);
+        }
         outcome.unwrap_or_else(|| {
             Err(crate::interp::internal(
                 "a point read that found nothing to say",
@@ -385,17 +511,28 @@ impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
 
 impl WriteTxn for CheckedWrite<'_> {
     fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
-        let sealed = self.store.seal(tree, key, value);
+        if self.store.chained(tree) {
+            return chain::put(self.store, self.txn.as_mut(), tree, key, value);
+        }
+        let sealed = self.store.seal(tree, key, value, chain::START);
         guarded("writing", || self.txn.put(tree, key, &sealed))
     }
 
     fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
+        if self.store.chained(tree) {
+            return chain::delete(self.store, self.txn.as_mut(), tree, key);
+        }
         guarded("deleting", || self.txn.delete(tree, key))
     }
 
-    /// The value expected as it is stored: sealed with its checksum.
+    /// The value expected as it is stored now, when its value is `value`
+    /// (its seal holds a link the caller does not know).
     fn expect(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
-        let sealed = self.store.seal(tree, key, value);
+        let stored = guarded("checking the schema", || self.txn.get(tree, key))?;
+        let sealed = match stored {
+            Some(stored) if self.store.open_slice(tree, key, &stored)? == value => stored,
+            _ => self.store.seal(tree, key, value, chain::START),
+        };
         guarded("checking the schema", || {
             self.txn.expect(tree, key, &sealed)
         })

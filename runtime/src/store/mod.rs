@@ -12,6 +12,9 @@
 //! (at install, when a program is bound), and every read and write after
 //! that takes the handle, so no run formats, hashes or compares a name.
 
+mod chain;
+#[cfg(test)]
+mod chain_tests;
 mod checked;
 #[cfg(feature = "etcd")]
 mod etcd;
@@ -26,7 +29,8 @@ mod sled_backend;
 mod writer_lock;
 
 pub(crate) use checked::guarded;
-pub use checked::{Checked, CHECKSUM_LEN};
+pub use checked::{Checked, CHECKSUM_LEN, SEAL_LEN};
+pub use chain::END as CHAIN_END;
 #[cfg(feature = "etcd")]
 pub use etcd::{is_etcd_url, EtcdOptions, EtcdStore, EtcdUrl, PASSWORD_VARIABLE};
 pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
