@@ -390,7 +390,10 @@ fn a_database_of_the_format_before_the_chain_is_refused_and_left_alone() {
         assert!(err.contains("error[E0518]"), "{args:?}: {err}");
         assert!(err.contains("storage format 2"), "{err}");
         assert!(err.contains("rqc dump --db DIR --out saved"), "{err}");
-        assert!(err.contains("rqc restore --db NEW --from saved PROGRAM"), "{err}");
+        assert!(
+            err.contains("rqc restore --db NEW --from saved PROGRAM"),
+            "{err}"
+        );
     }
     assert_eq!(
         std::fs::read(db_dir.join("data.mdb")).unwrap(),

@@ -133,7 +133,11 @@ fn an_entry_deleted_behind_the_stores_back_is_damage_in_every_position() {
             .into_iter()
             .filter_map(|(k, v)| v.ok().map(|_| k))
             .collect();
-        let left: Vec<_> = keys.iter().filter(|k| **k != cut).map(|k| k.to_vec()).collect();
+        let left: Vec<_> = keys
+            .iter()
+            .filter(|k| **k != cut)
+            .map(|k| k.to_vec())
+            .collect();
         assert_eq!(kept, left);
         // The other keys still read: a hit is vouched for by its checksum.
         for key in keys.iter().filter(|k| **k != cut) {
@@ -326,7 +330,9 @@ fn group_commits_keep_the_chain_whole() {
                             }
                         }
                         if round % 7 == 3 {
-                            return Err(crate::error::RuntimeError::new("E0502", "refused", "test"));
+                            return Err(crate::error::RuntimeError::new(
+                                "E0502", "refused", "test",
+                            ));
                         }
                         txn.commit()?;
                         Ok(Output {
@@ -389,12 +395,24 @@ fn an_entry_cut_out_of_an_lmdb_or_redb_file_is_damage() {
         let tree = store.tree("t");
         let read = store.begin_read().unwrap();
         assert!(is_damage(read.get(tree, b"e")), "{backend:?}");
-        assert!(is_damage(read.range(tree, b"b", None, false, 10)), "{backend:?}");
-        assert!(is_damage(read.range(tree, b"", Some(b"f"), true, 10)), "{backend:?}");
+        assert!(
+            is_damage(read.range(tree, b"b", None, false, 10)),
+            "{backend:?}"
+        );
+        assert!(
+            is_damage(read.range(tree, b"", Some(b"f"), true, 10)),
+            "{backend:?}"
+        );
         assert_eq!(read.get(tree, b"g").unwrap(), Some(b"v".to_vec()));
         // `g` is the first entry of a range from `f`: it links to `e`, not
         // to its real predecessor `c`.
-        assert!(is_damage(read.range(tree, b"f", None, false, 10)), "{backend:?}");
-        assert_eq!(read.range(tree, b"", Some(b"b"), false, 10).unwrap().len(), 1);
+        assert!(
+            is_damage(read.range(tree, b"f", None, false, 10)),
+            "{backend:?}"
+        );
+        assert_eq!(
+            read.range(tree, b"", Some(b"b"), false, 10).unwrap().len(),
+            1
+        );
     }
 }

@@ -20,17 +20,18 @@ mod checked;
 mod etcd;
 mod lmdb_backend;
 mod lmdb_env;
-mod read_pool;
+mod lmdb_reads;
 mod memory;
 mod nested;
 mod overlay;
+mod read_pool;
 mod redb_backend;
 mod sled_backend;
 mod writer_lock;
 
+pub use chain::END as CHAIN_END;
 pub(crate) use checked::guarded;
 pub use checked::{Checked, CHECKSUM_LEN, SEAL_LEN};
-pub use chain::END as CHAIN_END;
 #[cfg(feature = "etcd")]
 pub use etcd::{is_etcd_url, EtcdOptions, EtcdStore, EtcdUrl, PASSWORD_VARIABLE};
 pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};

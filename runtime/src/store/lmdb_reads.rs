@@ -1,0 +1,160 @@
+//! Reading an LMDB tree: keys in the form LMDB stores them, point reads and range reads in any transaction.
+
+use super::lmdb_env::{Db, Environment};
+use super::Ranged;
+use crate::error::Result;
+use heed::RoTxn;
+use std::ops::Bound;
+
+/// The longest key buffer: LMDB's keys are at most 511 bytes long in its
+/// default build (`Environment::max_key`).
+const KEY_BUFFER: usize = 512;
+
+/// Stored keys this long or shorter are built on the stack (a point read's
+/// key: no allocation, and no page-sized buffer to clear and copy).
+const INLINE_KEY: usize = 64;
+
+/// A key as LMDB stores it: after a 0 byte. LMDB refuses an empty key,
+/// which rqc writes (the counter of a bound over a whole table); a common
+/// first byte keeps the order of keys.
+pub(super) enum StoredKey {
+    Inline([u8; INLINE_KEY], usize),
+    Long(Vec<u8>),
+}
+
+impl StoredKey {
+    /// `key` stored, or `None` when it is longer than LMDB stores.
+    pub(super) fn new(env: &Environment, key: &[u8]) -> Option<StoredKey> {
+        (key.len() < env.max_key.min(KEY_BUFFER)).then(|| StoredKey::prefix(key, key.len()))
+    }
+
+    /// The stored form of `key`'s first `len` bytes.
+    pub(super) fn prefix(key: &[u8], len: usize) -> StoredKey {
+        if len < INLINE_KEY {
+            let mut bytes = [0; INLINE_KEY];
+            bytes[1..=len].copy_from_slice(&key[..len]);
+            return StoredKey::Inline(bytes, len + 1);
+        }
+        let mut bytes = Vec::with_capacity(len + 1);
+        bytes.push(0);
+        bytes.extend_from_slice(&key[..len]);
+        StoredKey::Long(bytes)
+    }
+
+    pub(super) fn as_slice(&self) -> &[u8] {
+        match self {
+            StoredKey::Inline(bytes, len) => &bytes[..*len],
+            StoredKey::Long(bytes) => bytes,
+        }
+    }
+}
+
+/// The longest key rqc can write to LMDB.
+pub(super) fn longest_key(env: &Environment) -> usize {
+    env.max_key.min(KEY_BUFFER) - 1
+}
+
+/// A point read of `db` in a read or write transaction.
+pub(super) fn get_in(
+    env: &Environment,
+    db: Db,
+    txn: &RoTxn<'_>,
+    key: &[u8],
+) -> Result<Option<Vec<u8>>> {
+    // A key too long to store is in no tree.
+    let Some(key) = StoredKey::new(env, key) else {
+        return Ok(None);
+    };
+    db.get(txn, key.as_slice())
+        .map(|found| found.map(<[u8]>::to_vec))
+        .map_err(|e| env.error(e))
+}
+
+/// A range read of `db` in a read or write transaction.
+pub(super) fn range_in(
+    env: &Environment,
+    db: Db,
+    txn: &RoTxn<'_>,
+    start: &[u8],
+    end: Option<&[u8]>,
+    reverse: bool,
+    limit: usize,
+) -> Result<Ranged> {
+    if end.is_some_and(|end| end <= start) || limit == 0 {
+        return Ok(Ranged::default());
+    }
+    // LMDB refuses bounds longer than a key it stores. Every key written is
+    // at most `longest` bytes long, so a longer bound compares with keys as
+    // its first `longest` bytes do: a key is at or after `start` when it is
+    // after that prefix, and before `end` when it is at or before it.
+    let longest = longest_key(env);
+    let low = StoredKey::prefix(start, start.len().min(longest));
+    let high = end.map(|end| StoredKey::prefix(end, end.len().min(longest)));
+    let lower = if start.len() > longest {
+        Bound::Excluded(low.as_slice())
+    } else {
+        Bound::Included(low.as_slice())
+    };
+    let upper = match (&high, end) {
+        (Some(high), Some(end)) if end.len() > longest => Bound::Included(high.as_slice()),
+        (Some(high), _) => Bound::Excluded(high.as_slice()),
+        (None, _) => Bound::Unbounded,
+    };
+    // The range is read open at its far end and cut here, so that the entry
+    // it stops at is seen too: the caller checks it (a key whose stored
+    // length was damaged can sort past the end and cut a range short).
+    let inside = |key: &[u8]| {
+        if reverse {
+            match lower {
+                Bound::Included(l) => key >= l,
+                Bound::Excluded(l) => key > l,
+                Bound::Unbounded => true,
+            }
+        } else {
+            match upper {
+                Bound::Included(u) => key <= u,
+                Bound::Excluded(u) => key < u,
+                Bound::Unbounded => true,
+            }
+        }
+    };
+    let open = if reverse {
+        (Bound::Unbounded, upper)
+    } else {
+        (lower, Bound::Unbounded)
+    };
+    type Cursor<'t> = Box<dyn Iterator<Item = heed::Result<(&'t [u8], &'t [u8])>> + 't>;
+    let copy =
+        |key: &[u8], value: &[u8]| (key.get(1..).unwrap_or_default().to_vec(), value.to_vec());
+    let mut ranged = Ranged {
+        // Room for a bounded read's rows; a long one grows as it reads.
+        entries: Vec::with_capacity(limit.min(64)),
+        ..Ranged::default()
+    };
+    let mut stopped = None;
+    let iter: Cursor<'_> = if reverse {
+        Box::new(db.rev_range(txn, &open).map_err(|e| env.error(e))?)
+    } else {
+        Box::new(db.range(txn, &open).map_err(|e| env.error(e))?)
+    };
+    for entry in iter {
+        let (key, value) = entry.map_err(|e| env.error(e))?;
+        if !inside(key) {
+            stopped = Some(copy(key, value));
+            break;
+        }
+        ranged.entries.push(copy(key, value));
+        if ranged.entries.len() == limit {
+            break;
+        }
+    }
+    // Only the far side is seen: the near side would take a seek of its
+    // own, and a leaf cut off by a damaged branch page would escape it
+    // anyway (`verify` finds those: the index disagrees with its table).
+    if reverse {
+        ranged.before = stopped;
+    } else {
+        ranged.after = stopped;
+    }
+    Ok(ranged)
+}
