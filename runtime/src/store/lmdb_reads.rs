@@ -148,9 +148,9 @@ pub(super) fn range_in(
             break;
         }
     }
-    // Only the far side is seen: the near side would take a seek of its
-    // own, and a leaf cut off by a damaged branch page would escape it
-    // anyway (`verify` finds those: the index disagrees with its table).
+    // Only the far side is seen here: the chain of entries
+    // (`store::chain`) reads the near side's neighbour itself, to check the
+    // first entry's link.
     if reverse {
         ranged.before = stopped;
     } else {
