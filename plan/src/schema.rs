@@ -153,6 +153,21 @@ pub enum ExtremePath {
 }
 
 impl TableSchema {
+    /// How many columns refer to another table (each write of a row checks
+    /// and counts its references).
+    pub fn references(&self) -> u64 {
+        self.columns
+            .iter()
+            .filter(|c| c.references.is_some())
+            .count() as u64
+    }
+
+    /// How many row counters a write of one row keeps: one per `bound`,
+    /// and the small table's.
+    pub fn counters(&self) -> u64 {
+        self.bounds.len() as u64 + u64::from(self.small_max.is_some())
+    }
+
     /// What inserting one row costs, as (seeks, rows) (spec/cost.md §7):
     /// the key check; per unique index a check and its entry; per plain
     /// index its entry; per reference the referenced row's check and its
@@ -163,12 +178,7 @@ impl TableSchema {
     pub fn insert_work(&self) -> (u64, u64) {
         let unique = self.indexes.iter().filter(|i| i.unique).count() as u64;
         let plain = self.indexes.len() as u64 - unique;
-        let refs = self
-            .columns
-            .iter()
-            .filter(|c| c.references.is_some())
-            .count() as u64;
-        let counters = self.bounds.len() as u64 + u64::from(self.small_max.is_some());
+        let (refs, counters) = (self.references(), self.counters());
         let aggregates = self.aggregates.len() as u64;
         (
             1 + 2 * unique + plain + 2 * refs + counters + aggregates,

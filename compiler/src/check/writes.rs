@@ -22,12 +22,7 @@ pub fn insert_cost(table: &TableSchema) -> Cost {
 
 /// What deleting one row of `table` costs (the row is read again by key).
 pub fn delete_cost(table: &TableSchema, referenced: bool) -> Cost {
-    let refs = table
-        .columns
-        .iter()
-        .filter(|c| c.references.is_some())
-        .count() as u64;
-    let bounds = table.bounds.len() as u64 + u64::from(table.small_max.is_some());
+    let (refs, bounds) = (table.references(), table.counters());
     let checked = u64::from(referenced);
     // Each aggregate's entry, and a `min`/`max`'s next extreme (§7.1).
     let (upkeep_seeks, upkeep_rows) = super::aggregates::upkeep_delete(table);
