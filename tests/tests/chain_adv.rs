@@ -1,0 +1,80 @@
+//! Attacks on damage detection around the chain of entries: a damaged database must refuse, never answer wrongly.
+
+use rqc::{Backend, Database, Error, OpenOptions, Value};
+use rqc_runtime::store::{LmdbStore, Store};
+
+const V1: &str = "
+table Post { id: Int key  author: Int  tag: String }
+mutation add(id: Int, author: Int, tag: String) = insert Post { id, author, tag }
+query post(id: Int) = Post[id]
+";
+
+const V2: &str = "
+table Post { id: Int key  author: Int  tag: String  index by_author (author) }
+mutation add(id: Int, author: Int, tag: String) = insert Post { id, author, tag }
+query post(id: Int) = Post[id]
+query by_author(a: Int) = Post.by_author[a] |> take(10)
+";
+
+fn open(dir: &std::path::Path) -> Result<Database, Error> {
+    Database::open_with(
+        dir,
+        OpenOptions {
+            backend: Some(Backend::Lmdb),
+            flush_on_commit: true,
+            ..OpenOptions::default()
+        },
+    )
+}
+
+fn seeded(dir: &std::path::Path) {
+    let mut db = open(dir).unwrap();
+    db.install_source("app.rq", V1).unwrap();
+    for (id, author) in [(1, 7), (2, 7), (3, 7), (4, 8)] {
+        db.run("add", &[id.into(), author.into(), format!("t{id}").into()])
+            .unwrap();
+    }
+}
+
+/// Moves the catalog's entry at `key` to `moved`, bytes intact: what one
+/// flipped bit in the key of a B-tree node does.
+fn move_catalog_key(dir: &std::path::Path, key: &[u8], moved: &[u8]) {
+    let store = LmdbStore::open(dir, true).unwrap();
+    let catalog = store.tree("__catalog");
+    let mut txn = store.begin_write().unwrap();
+    let stored = txn.get(catalog, key).unwrap().expect("the catalog holds the key");
+    txn.delete(catalog, key).unwrap();
+    txn.put(catalog, moved, &stored).unwrap();
+    txn.commit().unwrap();
+}
+
+fn is_damage<T: std::fmt::Debug>(what: &str, result: Result<T, Error>) {
+    match result {
+        Err(Error::Runtime(e)) => assert_eq!(e.code, "E0591", "{what}: {}", e.message),
+        Err(other) => panic!("{what}: not a runtime error: {other}"),
+        Ok(found) => panic!("{what}: answered {found:?} from a damaged database"),
+    }
+}
+
+/// The catalog is not chained: its schema entry moved by a flipped bit in
+/// its key reads as missing, and an install took the database for a fresh
+/// one: no migration, so the new index was never back-filled and a query
+/// through it answered nothing, with no error.
+#[test]
+fn a_catalog_whose_schema_key_moved_is_not_a_fresh_database() {
+    let dir = tempfile::tempdir().unwrap();
+    seeded(dir.path());
+    // "schema" -> "schemc": 0x61 ^ 0x02.
+    move_catalog_key(dir.path(), b"schema", b"schemc");
+    let mut db = match open(dir.path()) {
+        Ok(db) => db,
+        Err(error) => return is_damage("open", Err::<(), _>(error)),
+    };
+    match db.install_source("app.rq", V2) {
+        Ok(_) => {
+            let found = db.run("by_author", &[Value::Int(7)]);
+            is_damage("by_author after install", found);
+        }
+        Err(error) => is_damage("install", Err::<(), _>(error)),
+    }
+}
