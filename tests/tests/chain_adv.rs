@@ -78,3 +78,39 @@ fn a_catalog_whose_schema_key_moved_is_not_a_fresh_database() {
         Err(error) => is_damage("install", Err::<(), _>(error)),
     }
 }
+
+/// The whole catalog cut out (its leaf lost): the database reads as never
+/// installed, but its tables hold rows; an install must not take it for a
+/// fresh one.
+#[test]
+fn a_database_whose_catalog_was_cut_out_is_not_fresh() {
+    let dir = tempfile::tempdir().unwrap();
+    seeded(dir.path());
+    {
+        let store = LmdbStore::open(dir.path(), true).unwrap();
+        let catalog = store.tree("__catalog");
+        let mut txn = store.begin_write().unwrap();
+        for key in [&b"format"[..], b"generation", b"program", b"schema"] {
+            txn.delete(catalog, key).unwrap();
+        }
+        txn.commit().unwrap();
+    }
+    let mut db = open(dir.path()).unwrap();
+    match db.install_source("app.rq", V2) {
+        Ok(_) => is_damage("by_author after install", db.run("by_author", &[Value::Int(7)])),
+        Err(error) => is_damage("install", Err::<(), _>(error)),
+    }
+}
+
+/// A fresh database still installs, and so does one whose tables are all
+/// empty (no false alarm).
+#[test]
+fn a_fresh_database_installs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = open(dir.path()).unwrap();
+    db.install_source("app.rq", V1).unwrap();
+    db.install_source("app.rq", V2).unwrap();
+    db.run("add", &[1.into(), 7.into(), "t".into()]).unwrap();
+    let found = db.run("by_author", &[Value::Int(7)]).unwrap();
+    assert_eq!(found.value, Value::List(vec![db.run("post", &[1.into()]).unwrap().value]));
+}
