@@ -16,7 +16,7 @@ use rqc_plan::{CompiledProgram, Schema, TableSchema, Value};
 /// entries; see `store::checked` and `store::chain`).
 pub const STORAGE_FORMAT: u32 = 3;
 
-const CATALOG: &str = "__catalog";
+pub(crate) const CATALOG: &str = "__catalog";
 const FORMAT_KEY: &[u8] = b"format";
 const SCHEMA_KEY: &[u8] = b"schema";
 /// The whole compiled program (schema and plans, as `rqc compile -o` writes

@@ -114,3 +114,22 @@ fn a_fresh_database_installs() {
     let found = db.run("by_author", &[Value::Int(7)]).unwrap();
     assert_eq!(found.value, Value::List(vec![db.run("post", &[1.into()]).unwrap().value]));
 }
+
+/// `verify` reads the catalog whole: a moved schema entry is listed.
+#[test]
+fn verify_lists_a_moved_catalog_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    seeded(dir.path());
+    assert!(open(dir.path()).unwrap().verify().unwrap().problems.is_empty());
+    move_catalog_key(dir.path(), b"schema", b"schemc");
+    let problems = open(dir.path()).unwrap().verify().unwrap().problems;
+    assert!(
+        // "schemc", as damage names keys.
+        problems.iter().any(|p| p.contains("0x736368656d63")),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().any(|p| p.contains("no schema")),
+        "{problems:?}"
+    );
+}
