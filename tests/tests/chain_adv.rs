@@ -133,3 +133,48 @@ fn verify_lists_a_moved_catalog_entry() {
         "{problems:?}"
     );
 }
+
+const TWO_INDEXES: &str = "
+table Pair { id: Int key  a: Int  b: Int  index by_a (a)  index by_b (b) }
+mutation add(id: Int, a: Int, b: Int) = insert Pair { id, a, b }
+query by_a(x: Int) = Pair.by_a[x] |> take(10)
+";
+
+/// Replaces every entry of tree `to` by those of tree `from`, bytes
+/// intact: what a flipped bit in `to`'s root page number does when it
+/// lands on `from`'s root (or a branch's child pointer on a leaf of a
+/// sibling tree whose keys have the same form).
+fn point_tree_at(dir: &std::path::Path, to: &str, from: &str) {
+    let store = LmdbStore::open(dir, true).unwrap();
+    let (to, from) = (store.tree(to), store.tree(from));
+    let mut txn = store.begin_write().unwrap();
+    for (key, _) in txn.range(to, b"", None, false, usize::MAX).unwrap() {
+        txn.delete(to, &key).unwrap();
+    }
+    for (key, value) in txn.range(from, b"", None, false, usize::MAX).unwrap() {
+        txn.put(to, &key, &value).unwrap();
+    }
+    txn.commit().unwrap();
+}
+
+/// An entry's checksum covers its key, value and link but not its tree: a
+/// tree whose pages are another tree's (same key form, same value form)
+/// reads as whole, and a query through it answers the other tree's rows.
+#[test]
+#[ignore = "the checksum does not cover the tree: needs a storage format change (the tree's name in every entry's checksum), left to the lead"]
+fn a_tree_read_from_another_trees_pages_is_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut db = open(dir.path()).unwrap();
+        db.install_source("app.rq", TWO_INDEXES).unwrap();
+        db.run("add", &[1.into(), 7.into(), 8.into()]).unwrap();
+        db.run("add", &[2.into(), 8.into(), 7.into()]).unwrap();
+        let right = db.run("by_a", &[Value::Int(7)]).unwrap().value;
+        let Value::List(rows) = &right else { panic!("{right:?}") };
+        assert_eq!(rows.len(), 1);
+    }
+    point_tree_at(dir.path(), "i:Pair:by_a", "i:Pair:by_b");
+    let db = open(dir.path()).unwrap();
+    // Answers the row with a = 8, b = 7 for a = 7.
+    is_damage("by_a", db.run("by_a", &[Value::Int(7)]));
+}
