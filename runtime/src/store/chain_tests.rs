@@ -416,3 +416,107 @@ fn an_entry_cut_out_of_an_lmdb_or_redb_file_is_damage() {
         );
     }
 }
+
+fn one_byte_key(k: u8) -> Vec<u8> {
+    vec![b'a' + k]
+}
+
+proptest! {
+    /// One entry of a tree (its end marker too) cut out or moved under
+    /// another key, bytes intact: every read through the checked store
+    /// either answers as the tree did before or is refused as damage.
+    #[test]
+    fn one_entry_cut_or_moved_is_never_answered(
+        present in prop::collection::btree_set(0u8..16, 0..10),
+        cut in 0usize..12,
+        moved_to in prop::option::of(0u8..16),
+        start in 0u8..17,
+        end in 0u8..18,
+        reverse in any::<bool>(),
+        limit in 0usize..5,
+        probe in 0u8..17,
+    ) {
+        let keys: Vec<Vec<u8>> = present.iter().map(|&k| one_byte_key(k)).collect();
+        let refs: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
+        let f = fixture(&refs);
+        let model: std::collections::BTreeMap<Vec<u8>, Vec<u8>> = keys
+            .iter()
+            .map(|k| (k.clone(), vec![b'v', k.len() as u8]))
+            .collect();
+        let raw = f.raw_entries();
+        if !raw.is_empty() {
+            let (key, stored) = raw[cut % raw.len()].clone();
+            f.raw_write(|txn| {
+                txn.delete(f.tree, &key).unwrap();
+                if let Some(to) = moved_to {
+                    txn.put(f.tree, &one_byte_key(to), &stored).unwrap();
+                }
+            });
+        }
+        let start = one_byte_key(start);
+        let end = (end < 17).then(|| one_byte_key(end));
+        let in_range = |k: &Vec<u8>| *k >= start && end.as_ref().is_none_or(|e| k < e);
+        let mut expected: Vec<_> = model.iter().filter(|(k, _)| in_range(k)).collect();
+        if reverse {
+            expected.reverse();
+        }
+        expected.truncate(limit);
+        let expected: Vec<(Vec<u8>, Vec<u8>)> =
+            expected.into_iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let txn = f.checked.begin_read().unwrap();
+        match txn.range(f.tree, &start, end.as_deref(), reverse, limit) {
+            Ok(found) => prop_assert_eq!(found, expected.clone(), "range"),
+            Err(e) => prop_assert_eq!(e.code, "E0591"),
+        }
+        if !reverse {
+            let batch = [
+                super::BatchRead::Range {
+                    tree: f.tree,
+                    start: start.clone(),
+                    end: end.clone(),
+                    limit,
+                },
+                super::BatchRead::Get { tree: f.tree, key: one_byte_key(probe) },
+            ];
+            match txn.read_batch(&batch) {
+                Ok(answers) => {
+                    let mut answers = answers.into_iter();
+                    match answers.next() {
+                        Some(super::BatchAnswer::Ranged(r)) => {
+                            prop_assert_eq!(r.entries, expected, "batched range")
+                        }
+                        other => panic!("{other:?}"),
+                    }
+                    match answers.next() {
+                        Some(super::BatchAnswer::Got(v)) => prop_assert_eq!(
+                            v.as_ref(),
+                            model.get(&one_byte_key(probe)),
+                            "batched get"
+                        ),
+                        other => panic!("{other:?}"),
+                    }
+                }
+                Err(e) => prop_assert_eq!(e.code, "E0591"),
+            }
+        }
+        let probe = one_byte_key(probe);
+        match txn.get(f.tree, &probe) {
+            Ok(v) => prop_assert_eq!(v.as_ref(), model.get(&probe), "get"),
+            Err(e) => prop_assert_eq!(e.code, "E0591"),
+        }
+        match txn.get_many(f.tree, &[probe.as_slice()]) {
+            Ok(v) => prop_assert_eq!(v[0].as_ref(), model.get(&probe), "get_many"),
+            Err(e) => prop_assert_eq!(e.code, "E0591"),
+        }
+        let mut got = None;
+        let lent = txn.get_with(f.tree, &probe, &mut |v| {
+            got = Some(v.map(<[u8]>::to_vec));
+            Ok(())
+        });
+        let got = got.flatten();
+        match lent {
+            Ok(()) => prop_assert_eq!(got.as_ref(), model.get(&probe), "get_with"),
+            Err(e) => prop_assert_eq!(e.code, "E0591"),
+        }
+    }
+}
