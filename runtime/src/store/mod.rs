@@ -15,6 +15,8 @@
 mod chain;
 #[cfg(test)]
 mod chain_tests;
+#[cfg(test)]
+mod chain_damage_tests;
 mod checked;
 #[cfg(feature = "etcd")]
 mod etcd;
