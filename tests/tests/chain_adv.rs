@@ -42,7 +42,10 @@ fn move_catalog_key(dir: &std::path::Path, key: &[u8], moved: &[u8]) {
     let store = LmdbStore::open(dir, true).unwrap();
     let catalog = store.tree("__catalog");
     let mut txn = store.begin_write().unwrap();
-    let stored = txn.get(catalog, key).unwrap().expect("the catalog holds the key");
+    let stored = txn
+        .get(catalog, key)
+        .unwrap()
+        .expect("the catalog holds the key");
     txn.delete(catalog, key).unwrap();
     txn.put(catalog, moved, &stored).unwrap();
     txn.commit().unwrap();
@@ -97,7 +100,10 @@ fn a_database_whose_catalog_was_cut_out_is_not_fresh() {
     }
     let mut db = open(dir.path()).unwrap();
     match db.install_source("app.rq", V2) {
-        Ok(_) => is_damage("by_author after install", db.run("by_author", &[Value::Int(7)])),
+        Ok(_) => is_damage(
+            "by_author after install",
+            db.run("by_author", &[Value::Int(7)]),
+        ),
         Err(error) => is_damage("install", Err::<(), _>(error)),
     }
 }
@@ -112,7 +118,10 @@ fn a_fresh_database_installs() {
     db.install_source("app.rq", V2).unwrap();
     db.run("add", &[1.into(), 7.into(), "t".into()]).unwrap();
     let found = db.run("by_author", &[Value::Int(7)]).unwrap();
-    assert_eq!(found.value, Value::List(vec![db.run("post", &[1.into()]).unwrap().value]));
+    assert_eq!(
+        found.value,
+        Value::List(vec![db.run("post", &[1.into()]).unwrap().value])
+    );
 }
 
 /// `verify` reads the catalog whole: a moved schema entry is listed.
@@ -120,7 +129,12 @@ fn a_fresh_database_installs() {
 fn verify_lists_a_moved_catalog_entry() {
     let dir = tempfile::tempdir().unwrap();
     seeded(dir.path());
-    assert!(open(dir.path()).unwrap().verify().unwrap().problems.is_empty());
+    assert!(open(dir.path())
+        .unwrap()
+        .verify()
+        .unwrap()
+        .problems
+        .is_empty());
     move_catalog_key(dir.path(), b"schema", b"schemc");
     let problems = open(dir.path()).unwrap().verify().unwrap().problems;
     assert!(
@@ -170,7 +184,9 @@ fn a_tree_read_from_another_trees_pages_is_damage() {
         db.run("add", &[1.into(), 7.into(), 8.into()]).unwrap();
         db.run("add", &[2.into(), 8.into(), 7.into()]).unwrap();
         let right = db.run("by_a", &[Value::Int(7)]).unwrap().value;
-        let Value::List(rows) = &right else { panic!("{right:?}") };
+        let Value::List(rows) = &right else {
+            panic!("{right:?}")
+        };
         assert_eq!(rows.len(), 1);
     }
     point_tree_at(dir.path(), "i:Pair:by_a", "i:Pair:by_b");

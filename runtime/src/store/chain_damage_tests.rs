@@ -134,7 +134,9 @@ fn answers_or_refuses(
     Ok(())
 }
 
-fn model_of(present: &std::collections::BTreeSet<u8>) -> std::collections::BTreeMap<Vec<u8>, Vec<u8>> {
+fn model_of(
+    present: &std::collections::BTreeSet<u8>,
+) -> std::collections::BTreeMap<Vec<u8>, Vec<u8>> {
     present
         .iter()
         .map(|&k| (one_byte_key(k), vec![b'v', 1]))

@@ -14,9 +14,9 @@
 
 mod chain;
 #[cfg(test)]
-mod chain_tests;
-#[cfg(test)]
 mod chain_damage_tests;
+#[cfg(test)]
+mod chain_tests;
 mod checked;
 #[cfg(feature = "etcd")]
 mod etcd;
