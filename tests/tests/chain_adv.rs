@@ -194,3 +194,28 @@ fn a_tree_read_from_another_trees_pages_is_damage() {
     // Answers the row with a = 8, b = 7 for a = 7.
     is_damage("by_a", db.run("by_a", &[Value::Int(7)]));
 }
+
+/// A table's tree that reads as wholly empty, end marker included (LMDB's
+/// record of the tree lost, or its root page pointing at an empty leaf):
+/// spec/storage.md lists it as a limit of the chain. A point read of a
+/// row then answers that there is none, and `verify` finds nothing wrong.
+#[test]
+#[ignore = "documented limit (spec/storage.md): needs an end marker written for every tree at install and a tree with none refused, a format change; left to the lead"]
+fn a_table_tree_read_as_wholly_empty_is_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    seeded(dir.path());
+    {
+        let store = LmdbStore::open(dir.path(), true).unwrap();
+        let tree = store.tree("t:Post");
+        let mut txn = store.begin_write().unwrap();
+        for (key, _) in txn.range(tree, b"", None, false, usize::MAX).unwrap() {
+            txn.delete(tree, &key).unwrap();
+        }
+        txn.commit().unwrap();
+    }
+    let db = open(dir.path()).unwrap();
+    let problems = db.verify().unwrap().problems;
+    let found = db.run("post", &[Value::Int(1)]);
+    assert!(!problems.is_empty(), "verify found nothing");
+    is_damage("post", found);
+}
