@@ -219,3 +219,64 @@ fn a_table_tree_read_as_wholly_empty_is_damage() {
     assert!(!problems.is_empty(), "verify found nothing");
     is_damage("post", found);
 }
+
+/// No false alarm: readers on other threads, each read in transactions
+/// kept between runs (`store::read_pool`), while a writer inserts and
+/// deletes around the keys they read, commit after commit.
+#[test]
+fn readers_during_commits_see_no_damage() {
+    use rqc_runtime::{Backend, OpenOptions as StoreOptions};
+    let options = StoreOptions {
+        flush_on_commit: false,
+        ..StoreOptions::default()
+    };
+    for backend in [Backend::Lmdb, Backend::Redb] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = backend.open_store(dir.path(), &options).unwrap();
+        let tree = store.tree("t");
+        let key = |k: u64| vec![0x10, (k % 64) as u8];
+        let done = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            for reader in 0..2u64 {
+                let (store, done) = (&store, &done);
+                scope.spawn(move || {
+                    let mut k = reader;
+                    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                        k = k
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        let txn = store.begin_read().unwrap();
+                        let probe = key(k >> 33);
+                        txn.get(tree, &probe).unwrap();
+                        let reverse = k & 1 == 0;
+                        let limit = (k >> 8) as usize % 4;
+                        txn.range(tree, &probe, None, reverse, limit).unwrap();
+                        txn.range(tree, b"", Some(&probe), reverse, limit + 1)
+                            .unwrap();
+                    }
+                });
+            }
+            let mut k = 7u64;
+            for _ in 0..2000 {
+                let mut txn = store.begin_write().unwrap();
+                for _ in 0..3 {
+                    k = k
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    if k >> 63 == 0 {
+                        txn.put(tree, &key(k >> 33), b"v").unwrap();
+                    } else {
+                        txn.delete(tree, &key(k >> 33)).unwrap();
+                    }
+                }
+                txn.commit().unwrap();
+            }
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let txn = store.begin_read().unwrap();
+        let all = txn
+            .range_salvaging(tree, b"", None, false, usize::MAX)
+            .unwrap();
+        assert!(all.iter().all(|(_, v)| v.is_ok()), "{backend:?}");
+    }
+}
