@@ -16,7 +16,7 @@ use rqc_plan::{CompiledProgram, Schema, TableSchema, Value};
 /// entries; see `store::checked` and `store::chain`).
 pub const STORAGE_FORMAT: u32 = 3;
 
-const CATALOG: &str = "__catalog";
+pub(crate) const CATALOG: &str = "__catalog";
 const FORMAT_KEY: &[u8] = b"format";
 const SCHEMA_KEY: &[u8] = b"schema";
 /// The whole compiled program (schema and plans, as `rqc compile -o` writes
@@ -135,7 +135,10 @@ pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -
                 migrate(&mut session, &existing, &program.schema, drops)?;
                 false
             }
-            None => false,
+            None => {
+                check_fresh(&mut session, catalog, &program.schema)?;
+                false
+            }
         };
         let generation = match <[u8; 8]>::try_from(stored.as_slice()) {
             Ok(bytes) if same_schema => bytes.to_vec(),
@@ -150,6 +153,34 @@ pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -
         Ok(generation)
     })
     .map(|(generation, _)| generation)
+}
+
+/// Checks that a database whose catalog holds no schema is fresh: its
+/// catalog holds at most the storage format, and no table of `schema`
+/// holds a row. The catalog is not chained (`store::chain`), so a schema
+/// entry cut out or moved by damage reads as missing: installed as fresh,
+/// the program would skip every migration (a new index never back-filled
+/// answers nothing). Reading the catalog whole opens every entry, so a
+/// moved one fails its checksum (E0591); one seek per table.
+fn check_fresh(session: &mut Session<'_>, catalog: Tree, schema: &Schema) -> Result<()> {
+    for (key, _) in session.range(catalog, &[], None, usize::MAX)? {
+        if key != FORMAT_KEY {
+            return Err(RuntimeError::damaged(format!(
+                "the catalog holds no schema but holds `{}`",
+                String::from_utf8_lossy(&key)
+            )));
+        }
+    }
+    for table in &schema.tables {
+        let tree = session.tree(&table_tree(&table.name));
+        if !session.range(tree, &[], None, 1)?.is_empty() {
+            return Err(RuntimeError::damaged(format!(
+                "the catalog holds no schema but table `{}` holds rows",
+                table.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn refuse(change: String, why: &str) -> RuntimeError {

@@ -54,6 +54,15 @@ pub fn verify(store: &dyn Store, schema: &Schema) -> Result<Verification> {
     {
         check.problem(format!("the catalog: {}", error.message));
     }
+    // The catalog is not chained: a schema entry moved or cut out by
+    // damage reads as missing (and an install would take the database for
+    // a fresh one), so it is read whole here, every entry opened.
+    match catalog::installed_schema(check.txn, catalog_tree) {
+        Ok(Some(_)) => {}
+        Ok(None) => check.problem("the catalog: it holds no schema".into()),
+        Err(error) => check.problem(format!("the catalog: {}", error.message)),
+    }
+    check.entries(catalog::CATALOG);
     let mut counters = Counters::new();
     for table in &schema.tables {
         check.table(table, &mut counters);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 /// A memory store shared between the checked store and the test, which
 /// writes it raw (bypassing the seals) to damage it.
 #[derive(Clone)]
-struct Shared(Arc<MemoryStore>);
+pub(super) struct Shared(Arc<MemoryStore>);
 
 impl Store for Shared {
     fn tree(&self, name: &str) -> Tree {
@@ -26,13 +26,13 @@ impl Store for Shared {
     }
 }
 
-struct Fixture {
-    raw: Shared,
-    checked: Checked,
-    tree: Tree,
+pub(super) struct Fixture {
+    pub(super) raw: Shared,
+    pub(super) checked: Checked,
+    pub(super) tree: Tree,
 }
 
-fn fixture(keys: &[&[u8]]) -> Fixture {
+pub(super) fn fixture(keys: &[&[u8]]) -> Fixture {
     let raw = Shared(Arc::new(MemoryStore::new()));
     let checked = Checked::new(Box::new(raw.clone()));
     let tree = checked.tree("t");

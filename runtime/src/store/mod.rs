@@ -14,6 +14,8 @@
 
 mod chain;
 #[cfg(test)]
+mod chain_damage_tests;
+#[cfg(test)]
 mod chain_tests;
 mod checked;
 #[cfg(feature = "etcd")]
