@@ -35,6 +35,9 @@ pub struct Checked {
     catalog: Tree,
     /// Tree names by handle, to say where damage is.
     names: RwLock<HashMap<Tree, String>>,
+    /// Each tree's checksum seed by handle (the CRC-32 of its name), so
+    /// that an entry read from another tree's pages fails its checksum.
+    seeds: RwLock<Vec<u32>>,
     /// Whether links are kept and checked (not on etcd, where every
     /// neighbour read would be a round trip; its links are all `START`).
     chain: bool,
@@ -55,10 +58,13 @@ impl Checked {
     fn with_chain(inner: Box<dyn Store>, chain: bool) -> Checked {
         let catalog = inner.tree(CATALOG);
         let names = HashMap::from([(catalog, CATALOG.to_string())]);
+        let mut seeds = Vec::new();
+        set_seed(&mut seeds, catalog, CATALOG);
         Checked {
             inner,
             catalog,
             names: RwLock::new(names),
+            seeds: RwLock::new(seeds),
             chain,
         }
     }
@@ -78,6 +84,15 @@ impl Checked {
         self.chain && tree != self.catalog
     }
 
+    /// `tree`'s checksum seed. Every handle comes from [`Store::tree`] of
+    /// this store, which sets it first.
+    fn seed(&self, tree: Tree) -> u32 {
+        let seeds = self.seeds.read().unwrap_or_else(|p| p.into_inner());
+        *seeds
+            .get(tree.index())
+            .expect("a tree handle of this store has its seed")
+    }
+
     fn name(&self, tree: Tree) -> String {
         let names = self.names.read().unwrap_or_else(|p| p.into_inner());
         names
@@ -93,7 +108,7 @@ impl Checked {
         sealed.extend_from_slice(value);
         if !self.bare(tree, key) {
             sealed.extend_from_slice(&link.to_le_bytes());
-            let sum = checksum(key, &sealed);
+            let sum = checksum(self.seed(tree), key, &sealed);
             sealed.extend_from_slice(&sum.to_le_bytes());
         }
         sealed
@@ -127,7 +142,7 @@ impl Checked {
         };
         let sum_at = at + 4;
         let expected = u32::from_le_bytes(stored[sum_at..].try_into().expect("four bytes"));
-        if checksum(key, &stored[..sum_at]) != expected {
+        if checksum(self.seed(tree), key, &stored[..sum_at]) != expected {
             return Err(self.damaged(tree, key, "fails its checksum"));
         }
         let link = u32::from_le_bytes(stored[at..sum_at].try_into().expect("four bytes"));
@@ -143,14 +158,23 @@ impl Checked {
     }
 }
 
-/// CRC-32 of the key's length, the key and the value with its link: an
-/// entry whose bytes moved between key and value fails too.
-fn checksum(key: &[u8], value: &[u8]) -> u32 {
-    let mut hasher = crc32fast::Hasher::new();
+/// CRC-32, from the tree's seed, of the key's length, the key and the
+/// value with its link: an entry whose bytes moved between key and value
+/// fails too, and so does one read as another tree's.
+fn checksum(seed: u32, key: &[u8], value: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new_with_initial(seed);
     hasher.update(&(key.len() as u32).to_le_bytes());
     hasher.update(key);
     hasher.update(value);
     hasher.finalize()
+}
+
+/// Records `tree`'s seed: the CRC-32 of its name.
+fn set_seed(seeds: &mut Vec<u32>, tree: Tree, name: &str) {
+    if seeds.len() <= tree.index() {
+        seeds.resize(tree.index() + 1, 0);
+    }
+    seeds[tree.index()] = crc32fast::hash(name.as_bytes());
 }
 
 pub(super) fn hex(key: &[u8]) -> String {
@@ -182,6 +206,9 @@ pub(crate) fn guarded<T>(what: &str, call: impl FnOnce() -> Result<T>) -> Result
 impl Store for Checked {
     fn tree(&self, name: &str) -> Tree {
         let tree = self.inner.tree(name);
+        let mut seeds = self.seeds.write().unwrap_or_else(|p| p.into_inner());
+        set_seed(&mut seeds, tree, name);
+        drop(seeds);
         let mut names = self.names.write().unwrap_or_else(|p| p.into_inner());
         names.entry(tree).or_insert_with(|| name.to_string());
         tree

@@ -9,6 +9,7 @@
 use super::{ReadTxn, Tree, WriteTxn};
 use crate::error::Result;
 use std::collections::BTreeMap;
+use std::ops::Bound;
 
 /// One tree's pending writes: a value, or `None` for a deletion.
 pub(crate) type Writes = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
@@ -39,8 +40,8 @@ impl Overlay {
         self.trees.get(&tree)?.get(key).cloned()
     }
 
-    /// How many entries of the store a merged range read of at most
-    /// `limit` entries asks `stored` for (see [`Overlay::range`]).
+    /// How many entries of the store a merged forward range read of at
+    /// most `limit` entries asks `stored` for (see [`Overlay::range`]).
     #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
     pub(crate) fn asked(
         &self,
@@ -50,25 +51,45 @@ impl Overlay {
         limit: usize,
     ) -> usize {
         let deletions = self
-            .pending(tree, start, end)
+            .pending(tree, start, end, false, limit)
             .iter()
             .filter(|(_, v)| v.is_none())
             .count();
         limit.saturating_add(deletions)
     }
 
+    /// The pending writes a range read of at most `limit` entries can meet,
+    /// in its direction: up to and including the `limit`-th pending put.
+    /// Past that put no entry can be among the first `limit` merged ones
+    /// (the puts before it already fill them), so a short read of a large
+    /// transaction (a chain's neighbour, during a load) costs its length,
+    /// not the transaction's.
     fn pending(
         &self,
         tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
     ) -> Vec<(&Vec<u8>, &Option<Vec<u8>>)> {
-        match self.trees.get(&tree) {
-            Some(writes) if end.is_none_or(|end| start < end) => writes
-                .range(start.to_vec()..)
-                .take_while(|(k, _)| end.is_none_or(|e| k.as_slice() < e))
-                .collect(),
-            _ => Vec::new(),
+        let Some(writes) = self.trees.get(&tree) else {
+            return Vec::new();
+        };
+        if end.is_some_and(|end| start >= end) || limit == 0 {
+            return Vec::new();
+        }
+        let upper = end.map_or(Bound::Unbounded, Bound::Excluded);
+        let within = writes.range::<[u8], _>((Bound::Included(start), upper));
+        let mut puts = 0;
+        let mut until_limit = |(_, value): &(&Vec<u8>, &Option<Vec<u8>>)| {
+            let more = puts < limit;
+            puts += usize::from(value.is_some());
+            more
+        };
+        if reverse {
+            within.rev().take_while(&mut until_limit).collect()
+        } else {
+            within.take_while(&mut until_limit).collect()
         }
     }
 
@@ -84,7 +105,7 @@ impl Overlay {
         limit: usize,
         stored: impl FnOnce(usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>>,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let pending = self.pending(tree, start, end);
+        let pending = self.pending(tree, start, end, reverse, limit);
         if pending.is_empty() {
             return stored(limit);
         }
@@ -177,5 +198,92 @@ impl<B: Beneath> WriteTxn for Overlaid<B> {
     fn commit(self: Box<Self>) -> Result<()> {
         let Overlaid { beneath, overlay } = *self;
         beneath.apply(overlay)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every range, limit and direction over a few stored keys and every
+    /// mix of pending puts and deletions agrees with merging everything.
+    #[test]
+    fn a_merged_range_reads_what_a_whole_merge_would() {
+        let tree = Tree(0);
+        let keys: Vec<Vec<u8>> = (0u8..6).map(|k| vec![k]).collect();
+        let stored: BTreeMap<Vec<u8>, Vec<u8>> = [0u8, 2, 3, 5]
+            .iter()
+            .map(|&k| (vec![k], b"s".to_vec()))
+            .collect();
+        // Each key: untouched, put or deleted (3^6 mixes).
+        for mix in 0..3usize.pow(keys.len() as u32) {
+            let mut overlay = Overlay::default();
+            let mut whole = stored.clone();
+            let mut m = mix;
+            for key in &keys {
+                match m % 3 {
+                    1 => {
+                        overlay.put(tree, key, b"p");
+                        whole.insert(key.clone(), b"p".to_vec());
+                    }
+                    2 => {
+                        overlay.delete(tree, key);
+                        whole.remove(key);
+                    }
+                    _ => {}
+                }
+                m /= 3;
+            }
+            for start in 0u8..7 {
+                for end in [None, Some(1u8), Some(3), Some(6)] {
+                    for reverse in [false, true] {
+                        for limit in 0..5 {
+                            let end_key = end.map(|e| vec![e]);
+                            let inside =
+                                |k: &Vec<u8>| k[0] >= start && end.is_none_or(|e| k[0] < e);
+                            let stored_read = |asked: usize| {
+                                let all = stored.iter().filter(|(k, _)| inside(k));
+                                let all: Vec<_> = if reverse {
+                                    all.rev().take(asked).collect()
+                                } else {
+                                    all.take(asked).collect()
+                                };
+                                Ok(all
+                                    .into_iter()
+                                    .map(|(k, v)| (k.clone(), v.clone()))
+                                    .collect())
+                            };
+                            let got = overlay
+                                .range(
+                                    tree,
+                                    &[start],
+                                    end_key.as_deref(),
+                                    reverse,
+                                    limit,
+                                    stored_read,
+                                )
+                                .unwrap();
+                            let expected = whole.iter().filter(|(k, _)| inside(k));
+                            let expected: Vec<_> = if reverse {
+                                expected
+                                    .rev()
+                                    .take(limit)
+                                    .map(|(k, v)| (k.clone(), v.clone()))
+                                    .collect()
+                            } else {
+                                expected
+                                    .take(limit)
+                                    .map(|(k, v)| (k.clone(), v.clone()))
+                                    .collect()
+                            };
+                            assert_eq!(
+                                got, expected,
+                                "mix {mix}, {start}..{end:?}, reverse {reverse}, limit {limit}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 }
