@@ -199,7 +199,7 @@ fn a_tree_read_from_another_trees_pages_is_damage() {
 /// spec/storage.md lists it as a limit of the chain. A point read of a
 /// row then answers that there is none, and `verify` finds nothing wrong.
 #[test]
-#[ignore = "documented limit (spec/storage.md): needs an end marker written for every tree at install and a tree with none refused, a format change; left to the lead"]
+#[ignore = "documented limit (spec/storage.md): needs an end marker written for every tree at install and a tree with none refused, a format change not made yet"]
 fn a_table_tree_read_as_wholly_empty_is_damage() {
     let dir = tempfile::tempdir().unwrap();
     seeded(dir.path());
