@@ -15,68 +15,53 @@ use crate::error::Result;
 use std::cell::Cell;
 
 /// Writes kept apart from `outer` until committed into it.
-pub(crate) type Buffered<'p> = Overlaid<Outer<'p>>;
+pub(crate) type Buffered<'p> = Overlaid<Direct<'p>>;
 
 impl<'p> Buffered<'p> {
     pub(crate) fn buffering(outer: &'p mut dyn WriteTxn, touched: &'p Cell<bool>) -> Buffered<'p> {
-        Overlaid::new(Outer {
-            txn: outer,
-            touched,
+        Overlaid::new(Direct {
+            outer,
+            touched: Some(touched),
         })
     }
 }
 
-/// What a [`Buffered`] mutation reads beneath its writes: the group's
-/// transaction.
-pub(crate) struct Outer<'p> {
-    txn: &'p mut dyn WriteTxn,
-    /// Set once the commit starts writing into `txn`: a mutation that
-    /// fails after that may have left part of its writes there.
-    touched: &'p Cell<bool>,
-}
-
-impl ReadTxn for Outer<'_> {
-    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        self.txn.get(tree, key)
-    }
-
-    fn range(
-        &self,
-        tree: Tree,
-        start: &[u8],
-        end: Option<&[u8]>,
-        reverse: bool,
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        self.txn.range(tree, start, end, reverse, limit)
-    }
-}
-
-impl Beneath for Outer<'_> {
-    /// Applies the writes to the group's transaction, in key order (which
-    /// commits them with the rest of its group, or not at all).
-    fn apply(self, overlay: Overlay) -> Result<()> {
-        self.touched.set(true);
-        for (tree, writes) in overlay.trees() {
-            for (key, value) in writes {
-                match value {
-                    Some(value) => self.txn.put(tree, key, value)?,
-                    None => self.txn.delete(tree, key)?,
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The outer transaction itself, whose commit is the group's.
+/// The outer transaction itself, whose commit is the group's; beneath a
+/// [`Buffered`] mutation, what it reads under its writes and where its
+/// commit applies them.
 pub(crate) struct Direct<'p> {
     outer: &'p mut dyn WriteTxn,
+    /// Beneath a buffer: set once its commit starts writing into `outer`
+    /// (a mutation that fails after that may have left part of its writes
+    /// there).
+    touched: Option<&'p Cell<bool>>,
 }
 
 impl<'p> Direct<'p> {
     pub(crate) fn new(outer: &'p mut dyn WriteTxn) -> Direct<'p> {
-        Direct { outer }
+        Direct {
+            outer,
+            touched: None,
+        }
+    }
+}
+
+impl Beneath for Direct<'_> {
+    /// Applies a buffer's writes to the group's transaction, in key order
+    /// (which commits them with the rest of its group, or not at all).
+    fn apply(self, overlay: Overlay) -> Result<()> {
+        if let Some(touched) = self.touched {
+            touched.set(true);
+        }
+        for (tree, writes) in overlay.trees() {
+            for (key, value) in writes {
+                match value {
+                    Some(value) => self.outer.put(tree, key, value)?,
+                    None => self.outer.delete(tree, key)?,
+                }
+            }
+        }
+        Ok(())
     }
 }
 
