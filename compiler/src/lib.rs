@@ -15,6 +15,6 @@ pub mod span;
 pub mod stack;
 pub mod syntax;
 
-pub use compile::{compile, compile_analysis, Compilation};
+pub use compile::{compile, compile_analysis, compile_for_exit, Compilation};
 pub use diagnostics::{Diagnostic, Severity, Sources};
 pub use span::Span;

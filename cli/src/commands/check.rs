@@ -7,7 +7,7 @@ use rqc::{read_program, Error};
 use rqc_compiler::check::Verdict;
 use rqc_compiler::diagnostics::to_json;
 use rqc_compiler::syntax::ast::DefKind;
-use rqc_compiler::{compile as compile_program, Compilation};
+use rqc_compiler::{compile_for_exit, Compilation};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -37,9 +37,11 @@ enum Format {
     Json,
 }
 
-fn load(paths: &[PathBuf]) -> Result<Compilation, Status> {
+/// The program compiled; never freed (the command ends the process: see
+/// [`compile_for_exit`]).
+fn load(paths: &[PathBuf]) -> Result<&'static Compilation, Status> {
     match read_program(paths) {
-        Ok(files) => Ok(compile_program(&files)),
+        Ok(files) => Ok(compile_for_exit(&files)),
         Err(error) => Err(report_error(&error)),
     }
 }
@@ -64,7 +66,7 @@ pub fn check(args: CheckArgs) -> Status {
     };
     match args.format {
         Format::Text => {
-            for verdict in entry_verdicts(&compilation) {
+            for verdict in entry_verdicts(compilation) {
                 match upkeep(verdict) {
                     Some(upkeep) => println!(
                         "{}  upkeep: ≤ {} range{}, re-run per touching commit",
@@ -77,9 +79,9 @@ pub fn check(args: CheckArgs) -> Status {
             }
             print_diagnostics(&compilation.diagnostics, &compilation.sources);
         }
-        Format::Json => println!("{}", json_report(&compilation)),
+        Format::Json => println!("{}", json_report(compilation)),
     }
-    status_of(&compilation)
+    status_of(compilation)
 }
 
 pub fn compile(args: CompileArgs) -> Status {
@@ -87,11 +89,11 @@ pub fn compile(args: CompileArgs) -> Status {
         Ok(c) => c,
         Err(status) => return status,
     };
-    for verdict in entry_verdicts(&compilation) {
+    for verdict in entry_verdicts(compilation) {
         println!("{}", verdict_line(verdict));
     }
     print_diagnostics(&compilation.diagnostics, &compilation.sources);
-    let status = status_of(&compilation);
+    let status = status_of(compilation);
     if let Some(output) = args.output {
         if status != Status::Clean {
             eprintln!("not written: {} (the program has errors)", output.display());
