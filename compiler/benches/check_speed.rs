@@ -145,8 +145,33 @@ fn main() {
     }
 }
 
-/// Lines per second of a cold check, at 1,250 to 10,000 lines.
+/// A cold check on one thread, then over the cores (`RQC_THREADS` unset:
+/// `compiler/src/db/parallel.rs`); only the setting `RQC_THREADS` names
+/// when it is set.
 fn cold_check() {
+    let settings: Vec<Option<String>> = match std::env::var("RQC_THREADS") {
+        Ok(threads) => vec![Some(threads)],
+        Err(_) => vec![Some("1".to_string()), None],
+    };
+    for setting in settings {
+        // Set while no other thread runs (the compilations' are joined).
+        match &setting {
+            Some(threads) => {
+                std::env::set_var("RQC_THREADS", threads);
+                println!("RQC_THREADS={threads}:");
+            }
+            None => {
+                std::env::remove_var("RQC_THREADS");
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                println!("over the cores ({cores}):");
+            }
+        }
+        cold_check_sizes();
+    }
+}
+
+/// Lines per second of a cold check, at 1,250 to 10,000 lines.
+fn cold_check_sizes() {
     println!(
         "{:>8} {:>12} {:>14} {:>16} {:>16}",
         "lines", "median", "lines/s", "µs per line", "lines/s of CPU"

@@ -50,8 +50,8 @@ pub fn def_keys(db: &dyn Db, workspace: Workspace) -> Vec<DefKey<'_>> {
         .defs
         .iter()
         .map(|info| {
-            let module = shape.index.modules[info.module].name.clone();
-            DefKey::new(db, module, info.name.clone())
+            let module = shape.index.modules[info.module].name.as_str();
+            DefKey::new(db, module, info.name.as_str())
         })
         .collect()
 }

@@ -10,6 +10,7 @@
 //! at their absolute positions when collected.
 
 mod gather;
+mod parallel;
 mod syntax;
 pub use gather::def_keys;
 use gather::{call_cycles, definition_diagnostics, place};
@@ -213,12 +214,10 @@ pub fn check_def(db: &dyn Db, key: DefKey<'_>) -> Option<DefResult> {
     let id = shape.index.find(key.module(db), key.name(db))?;
     let syntax = def_syntax(db, workspace, key);
     let def = syntax.def()?;
-    let sig_of = |callee: usize| -> Option<FnSig> {
-        let info = &shape.index.defs[callee];
-        let module = shape.index.modules[info.module].name.clone();
-        let callee_key = DefKey::new(db, module, info.name.clone());
-        def_signature(db, callee_key).clone()
-    };
+    // The keys by index position: a callee's key without interning its
+    // names again at each call.
+    let keys = def_keys(db, workspace);
+    let sig_of = |callee: usize| -> Option<FnSig> { def_signature(db, keys[callee]).clone() };
     let cycles = call_cycles(db, workspace);
     let (outcome, diagnostics): (Outcome, Vec<Diagnostic>) =
         check::check_one(&shape.index, &shape.schema, &sig_of, cycles, id, def);
@@ -259,7 +258,11 @@ pub fn entry_plan(db: &dyn Db, key: DefKey<'_>) -> PlanResult {
     };
     let functions = |qualified: &str| -> Option<crate::check::tir::FnBody> {
         let (module, name) = qualified.rsplit_once('.')?;
-        let callee = DefKey::new(db, module.to_string(), name.to_string());
+        // Looked up by `&str`: the names are interned already (by
+        // `def_keys`), so nothing is copied. (Not through `def_keys`, whose
+        // dependence on the program's shape would re-run every plan when a
+        // definition is added.)
+        let callee = DefKey::new(db, module, name);
         check_def(db, callee).as_ref()?.body.clone()
     };
     PlanResult(crate::plan::lower_entry(&functions, entry))
@@ -387,16 +390,14 @@ impl Analysis {
     /// The plans of every accepted entry point, in definition order.
     pub fn plans(&self) -> Vec<rqc_plan::Entry> {
         let shape = self.shape();
+        let keys = def_keys(&self.db, self.workspace);
         shape
             .index
             .defs
             .iter()
-            .filter(|info| !shape.index.modules[info.module].is_prelude)
-            .filter_map(|info| {
-                let module = shape.index.modules[info.module].name.clone();
-                let key = DefKey::new(&self.db, module, info.name.clone());
-                entry_plan(&self.db, key).0.clone().ok().flatten()
-            })
+            .zip(keys)
+            .filter(|(info, _)| !shape.index.modules[info.module].is_prelude)
+            .filter_map(|(_, key)| entry_plan(&self.db, *key).0.clone().ok().flatten())
             .collect()
     }
 
@@ -416,7 +417,7 @@ impl Analysis {
 
     /// The result of checking `module.name`, with its diagnostics placed.
     pub fn check(&self, module: &str, name: &str) -> Option<(&DefResult, Vec<Diagnostic>)> {
-        let key = DefKey::new(&self.db, module.to_string(), name.to_string());
+        let key = DefKey::new(&self.db, module, name);
         let result = check_def(&self.db, key).as_ref()?;
         let shape = self.shape();
         let id = shape.index.find(module, name)?;
@@ -479,9 +480,36 @@ impl Analysis {
         });
     }
 
+    /// Computes, over the cores, what [`Analysis::program`] then collects
+    /// in order: every piece parsed, then every definition checked and
+    /// planned (the program's shape, its keys and its call graph first,
+    /// which they all read).
+    fn warm(&self) {
+        let pieces: Vec<Piece> = self
+            .workspace
+            .files(&self.db)
+            .iter()
+            .flat_map(|file| file.pieces(&self.db).iter().copied())
+            .collect();
+        parallel::warm(&self.db, &pieces, |db, piece| {
+            parse_piece(db, *piece);
+        });
+        let keys = def_keys(&self.db, self.workspace);
+        call_cycles(&self.db, self.workspace);
+        parallel::warm(&self.db, keys, |db, key| {
+            if check_def(db, *key)
+                .as_ref()
+                .is_some_and(|r| r.entry.is_some())
+            {
+                entry_plan(db, *key);
+            }
+        });
+    }
+
     /// The whole program checked: every verdict in source order, every
     /// diagnostic placed and sorted, the accepted entry points and bodies.
     pub fn program(&self) -> (CheckedProgram, Sources) {
+        self.warm();
         let mut sources = Sources::new();
         for (name, text) in self.files() {
             sources.add(name, text);

@@ -1,0 +1,62 @@
+//! Warming tracked queries over the machine's cores: each thread asks a
+//! share of the keys on its own handle of the database, so that what the
+//! caller then asks in order is already computed.
+//!
+//! salsa lets clones of a database compute queries at the same time (a
+//! query asked on two threads is computed once, the other waits for it).
+//! Every clone is dropped before this returns, so an edit after it (which
+//! waits for all other handles to go) never blocks.
+
+use super::Database;
+
+/// How many threads warm the queries: `RQC_THREADS` if set (`1` computes
+/// everything on the caller's thread, as the queries would be asked
+/// anyway), else the cores the process may use.
+pub(super) fn threads() -> usize {
+    match std::env::var("RQC_THREADS") {
+        Ok(value) => value
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .expect("RQC_THREADS is a number of threads, at least 1"),
+        Err(_) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
+}
+
+/// Runs `work` on every item, the items split into as many contiguous
+/// runs as there are threads (neighbours often depend on each other:
+/// a query on the helper defined just before it): the first run on this
+/// thread, each other on a thread of its own with a deep stack (the
+/// checks recurse, see [`crate::stack`]). With one thread it does nothing:
+/// the caller's own requests compute the same queries in order.
+pub(super) fn warm<T: Sync>(db: &Database, items: &[T], work: impl Fn(&Database, &T) + Sync) {
+    let threads = threads().min(items.len() / MIN_ITEMS_PER_THREAD);
+    if threads < 2 {
+        return;
+    }
+    let run = items.len().div_ceil(threads);
+    let work = &work;
+    std::thread::scope(|scope| {
+        let mut runs = items.chunks(run);
+        let own = runs.next().unwrap_or_default();
+        let handles: Vec<_> = runs
+            .map(|run| {
+                let db = db.clone();
+                std::thread::Builder::new()
+                    .name("rqc-check".into())
+                    .stack_size(crate::stack::STACK_SIZE)
+                    .spawn_scoped(scope, move || run.iter().for_each(|item| work(&db, item)))
+                    .expect("the system gives a thread its stack")
+            })
+            .collect();
+        own.iter().for_each(|item| work(db, item));
+        for handle in handles {
+            handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+    });
+}
+
+/// Below this many items a run's work does not repay a thread's start.
+const MIN_ITEMS_PER_THREAD: usize = 64;
