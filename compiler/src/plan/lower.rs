@@ -66,8 +66,7 @@ pub fn lower_entry(
         functions,
         fresh: 0,
     };
-    let body = lowerer.inline((*entry.body).clone(), &HashMap::new(), None)?;
-    let mut root = lowerer.lower(&body)?;
+    let mut root = lowerer.lower(&entry.body, Some(&Scope::default()))?;
     root.bound = Some(bound);
     number(&mut root, &mut 0);
     Ok(Some(Entry {
@@ -222,37 +221,52 @@ impl Lowerer<'_> {
         })
     }
 
-    fn lower(&mut self, t: &TExpr) -> Lowered<Node> {
+    /// Lowers `t`, inlining its calls on the way when `scope` is given (as
+    /// [`Lowerer::inline`] would, in the same order, so the fresh names are
+    /// the same) without copying the bodies it inlines; without a scope, `t`
+    /// is inlined already (a substituted argument).
+    fn lower(&mut self, t: &TExpr, scope: Option<&Scope>) -> Lowered<Node> {
         match t {
             TExpr::Costed(inner, cost) => {
-                let mut lowered = self.lower_operator(inner)?;
+                let mut lowered = self.lower_operator(inner, scope)?;
                 lowered.bound = bound_of(cost);
                 Ok(lowered)
             }
-            other => self.lower_operator(other),
+            other => self.lower_operator(other, scope),
         }
     }
 
-    fn all(&mut self, items: &[TExpr]) -> Lowered<Vec<Node>> {
-        items.iter().map(|i| self.lower(i)).collect()
+    fn all(&mut self, items: &[TExpr], scope: Option<&Scope>) -> Lowered<Vec<Node>> {
+        items.iter().map(|i| self.lower(i, scope)).collect()
     }
 
-    fn boxed(&mut self, t: &TExpr) -> Lowered<Box<Node>> {
-        Ok(Box::new(self.lower(t)?))
+    fn boxed(&mut self, t: &TExpr, scope: Option<&Scope>) -> Lowered<Box<Node>> {
+        Ok(Box::new(self.lower(t, scope)?))
     }
 
-    fn lower_operator(&mut self, t: &TExpr) -> Lowered<Node> {
+    fn lower_operator(&mut self, t: &TExpr, scope: Option<&Scope>) -> Lowered<Node> {
         Ok(match t {
             TExpr::Const(value) => node(Op::Const(value.clone())),
-            TExpr::Param(i) => node(Op::Param(*i)),
-            TExpr::Local(name) => node(Op::Var(name.clone())),
+            TExpr::Param(i) => match scope.and_then(|s| s.params.as_deref()) {
+                Some(args) => {
+                    let arg = args
+                        .get(*i)
+                        .ok_or_else(|| internal("a parameter the call does not give"))?;
+                    self.lower(arg, None)?
+                }
+                None => node(Op::Param(*i)),
+            },
+            TExpr::Local(name) => match scope.and_then(|s| s.env.get(name)) {
+                Some(value) => self.lower(value, None)?,
+                None => node(Op::Var(name.clone())),
+            },
             TExpr::Lookup { table, key } => node(Op::Get {
                 table: table.clone(),
-                key: self.all(key)?,
+                key: self.all(key, scope)?,
             }),
             TExpr::AggregateRead { aggregate, key } => node(Op::Aggregate {
                 aggregate: aggregate.clone(),
-                key: self.all(key)?,
+                key: self.all(key, scope)?,
             }),
             TExpr::UniqueLookup {
                 table,
@@ -261,18 +275,18 @@ impl Lowerer<'_> {
             } => node(Op::GetUnique {
                 table: table.clone(),
                 index: index.clone(),
-                values: self.all(values)?,
+                values: self.all(values, scope)?,
             }),
-            TExpr::Scan { .. } => self.scan(t)?,
-            TExpr::Field(base, name) => node(Op::Field(self.boxed(base)?, name.clone())),
+            TExpr::Scan { .. } => self.scan(t, scope)?,
+            TExpr::Field(base, name) => node(Op::Field(self.boxed(base, scope)?, name.clone())),
             TExpr::Record(fields) => node(Op::Record(
                 fields
                     .iter()
-                    .map(|(n, v)| Ok((n.clone(), self.lower(v)?)))
+                    .map(|(n, v)| Ok((n.clone(), self.lower(v, scope)?)))
                     .collect::<Lowered<Vec<_>>>()?,
             )),
-            TExpr::List(items) => node(Op::List(self.all(items)?)),
-            TExpr::Tuple(items) => node(Op::Tuple(self.all(items)?)),
+            TExpr::List(items) => node(Op::List(self.all(items, scope)?)),
+            TExpr::Tuple(items) => node(Op::Tuple(self.all(items, scope)?)),
             TExpr::Unary(op, a) => node(Op::Unary(
                 match op {
                     UnaryOp::Neg => UnOp::Neg,
@@ -282,36 +296,74 @@ impl Lowerer<'_> {
                     UnaryOp::Upper => UnOp::Upper,
                     UnaryOp::ToFloat => UnOp::ToFloat,
                 },
-                self.boxed(a)?,
+                self.boxed(a, scope)?,
             )),
-            TExpr::Binary(op, a, b) => node(Op::Binary(
-                binop(*op).ok_or_else(|| internal("an `in` outside an access"))?,
-                self.boxed(a)?,
-                self.boxed(b)?,
+            TExpr::Binary(op, a, b) => {
+                let (a, b) = (self.boxed(a, scope)?, self.boxed(b, scope)?);
+                node(Op::Binary(
+                    binop(*op).ok_or_else(|| internal("an `in` outside an access"))?,
+                    a,
+                    b,
+                ))
+            }
+            TExpr::If(c, a, b) => node(Op::If(
+                self.boxed(c, scope)?,
+                self.boxed(a, scope)?,
+                self.boxed(b, scope)?,
             )),
-            TExpr::If(c, a, b) => node(Op::If(self.boxed(c)?, self.boxed(a)?, self.boxed(b)?)),
             TExpr::Let(name, value, body) => {
-                node(Op::Let(name.clone(), self.boxed(value)?, self.boxed(body)?))
+                let value = self.boxed(value, scope)?;
+                match scope {
+                    Some(scope) => {
+                        let fresh = self.fresh_name(name);
+                        let inner = scope.with(name, TExpr::Local(fresh.clone()));
+                        node(Op::Let(fresh, value, self.boxed(body, Some(&inner))?))
+                    }
+                    None => node(Op::Let(name.clone(), value, self.boxed(body, None)?)),
+                }
             }
-            TExpr::Seq(items) => node(Op::Seq(self.all(items)?)),
-            TExpr::Lambda(params, body) => node(Op::Lambda(params.clone(), self.boxed(body)?)),
-            TExpr::CallLocal(_, parts) => {
-                let (callee, args) = parts
-                    .split_first()
-                    .ok_or_else(|| internal("a call of nothing"))?;
-                node(Op::Apply(self.boxed(callee)?, self.all(args)?))
-            }
-            TExpr::Builtin(name, shape, args) => self.builtin(name, *shape, args)?,
+            TExpr::Seq(items) => node(Op::Seq(self.all(items, scope)?)),
+            TExpr::Lambda(params, body) => match scope {
+                Some(scope) => {
+                    let mut inner = scope.clone();
+                    let mut renamed = Vec::new();
+                    for param in params {
+                        let fresh = self.fresh_name(param);
+                        inner.env.insert(param.clone(), TExpr::Local(fresh.clone()));
+                        renamed.push(fresh);
+                    }
+                    node(Op::Lambda(renamed, self.boxed(body, Some(&inner))?))
+                }
+                None => node(Op::Lambda(params.clone(), self.boxed(body, None)?)),
+            },
+            TExpr::CallLocal(name, parts) => match scope {
+                // The callee is the parameter's argument, named after it.
+                Some(scope) => {
+                    let args = self.all(parts, Some(scope))?;
+                    let callee = match scope.env.get(name) {
+                        Some(value) => self.lower(value, None)?,
+                        None => node(Op::Var(name.clone())),
+                    };
+                    node(Op::Apply(Box::new(callee), args))
+                }
+                None => {
+                    let (callee, args) = parts
+                        .split_first()
+                        .ok_or_else(|| internal("a call of nothing"))?;
+                    node(Op::Apply(self.boxed(callee, None)?, self.all(args, None)?))
+                }
+            },
+            TExpr::Builtin(name, shape, args) => self.builtin(name, *shape, args, scope)?,
             TExpr::Limit(count, Some(max)) => node(Op::Limit {
-                count: self.boxed(count)?,
+                count: self.boxed(count, scope)?,
                 max: *max,
             }),
             // In generic code the maximum is the caller's: the enclosing
             // operator's bound holds the read.
-            TExpr::Limit(count, None) => self.lower(count)?,
+            TExpr::Limit(count, None) => self.lower(count, scope)?,
             TExpr::Insert { table, row } => node(Op::Insert {
                 table: table.clone(),
-                row: self.all(row)?,
+                row: self.all(row, scope)?,
             }),
             TExpr::Update {
                 table,
@@ -319,23 +371,24 @@ impl Lowerer<'_> {
                 changes,
             } => node(Op::Update {
                 table: table.clone(),
-                target: self.boxed(target)?,
+                target: self.boxed(target, scope)?,
                 changes: changes
                     .iter()
-                    .map(|(n, v)| Ok((n.clone(), self.lower(v)?)))
+                    .map(|(n, v)| Ok((n.clone(), self.lower(v, scope)?)))
                     .collect::<Lowered<Vec<_>>>()?,
             }),
             TExpr::Delete { table, target } => node(Op::Delete {
                 table: table.clone(),
-                target: self.boxed(target)?,
+                target: self.boxed(target, scope)?,
             }),
             // `desc`/`asc` only appear as `sort_by`'s order, read there.
             TExpr::Order(descending) => node(Op::Const(Value::Bool(*descending))),
             TExpr::Unreachable => node(Op::Unreachable),
-            TExpr::Costed(..) => self.lower(t)?,
-            TExpr::Call(name, _) => {
-                return Err(internal(&format!("a call of `{name}` left after inlining")))
-            }
+            TExpr::Costed(..) => self.lower(t, scope)?,
+            TExpr::Call(name, args) => match scope {
+                Some(scope) => self.call(name, args, scope)?,
+                None => return Err(internal(&format!("a call of `{name}` left after inlining"))),
+            },
             TExpr::DelayedLambda(_) => {
                 return Err(internal("a lambda whose body was never checked"))
             }
@@ -343,28 +396,102 @@ impl Lowerer<'_> {
         })
     }
 
-    fn builtin(&mut self, name: &str, shape: Shape, args: &[TExpr]) -> Lowered<Node> {
+    /// A call of an RQL function, inlined: its body lowered with each
+    /// parameter standing for its argument — a simple one substituted, any
+    /// other evaluated once by a `let` (as the cost rules count it).
+    fn call(&mut self, function: &str, args: &[TExpr], scope: &Scope) -> Lowered<Node> {
+        enum Arg {
+            Simple(TExpr),
+            Bound(Node),
+        }
+        let args = args
+            .iter()
+            .map(|arg| {
+                Ok(if self.simple_when_inlined(arg) {
+                    Arg::Simple(self.inline(arg.clone(), &scope.env, scope.params.as_deref())?)
+                } else {
+                    Arg::Bound(self.lower(arg, Some(scope))?)
+                })
+            })
+            .collect::<Lowered<Vec<_>>>()?;
+        let (names, body) = (self.functions)(function)
+            .ok_or_else(|| internal(&format!("a call of `{function}`, which has no body")))?;
+        let mut inner = Scope::default();
+        let mut lets = Vec::new();
+        let mut positional = Vec::new();
+        for (param, arg) in names.iter().zip(args) {
+            let bound = match arg {
+                Arg::Simple(value) => value,
+                Arg::Bound(value) => {
+                    let fresh = self.fresh_name(param);
+                    lets.push((fresh.clone(), value));
+                    TExpr::Local(fresh)
+                }
+            };
+            inner.env.insert(param.clone(), bound.clone());
+            positional.push(bound);
+        }
+        inner.params = Some(positional);
+        let mut result = self.lower(&body, Some(&inner))?;
+        for (name, value) in lets.into_iter().rev() {
+            result = node(Op::Let(name, Box::new(value), Box::new(result)));
+        }
+        Ok(result)
+    }
+
+    /// Whether [`Lowerer::inline`] makes `t` a simple value ([`is_simple`]):
+    /// names and parameters always become one (they stand for simple
+    /// values or fresh names), and a call does when all its arguments do
+    /// and so does its body.
+    fn simple_when_inlined(&self, t: &TExpr) -> bool {
+        match t {
+            TExpr::Call(function, args) => {
+                (self.functions)(function).is_some_and(|(names, body)| {
+                    names
+                        .iter()
+                        .zip(args)
+                        .all(|(_, arg)| self.simple_when_inlined(arg))
+                        && self.simple_when_inlined(&body)
+                })
+            }
+            other => is_simple(other),
+        }
+    }
+
+    fn builtin(
+        &mut self,
+        name: &str,
+        shape: Shape,
+        args: &[TExpr],
+        scope: Option<&Scope>,
+    ) -> Lowered<Node> {
         let input = args
             .first()
             .ok_or_else(|| internal(&format!("`{name}` without its input")))?;
         // `sort_by(key, order) |> take(k)`: top-k in one pass.
-        if name == "take" {
-            if let TExpr::Costed(sorted, _) = input {
-                if let TExpr::Builtin(inner, Shape::List, sort_args) = &**sorted {
-                    if inner == "sort_by"
-                        && sort_args.len() >= 2
-                        && args.len() == 2
-                        && shape == Shape::List
-                    {
-                        let descending = matches!(sort_args.get(2), Some(TExpr::Order(true)));
-                        return Ok(node(Op::TopK {
-                            input: self.boxed(&sort_args[0])?,
-                            key: self.boxed(&sort_args[1])?,
-                            descending,
-                            k: self.boxed(&args[1])?,
-                        }));
-                    }
-                }
+        if name == "take" && args.len() == 2 && shape == Shape::List {
+            // A call (or a costed call) may inline to the sort: inlined
+            // first, in place, then read as inlined.
+            let called = match input {
+                TExpr::Costed(inner, _) => matches!(**inner, TExpr::Call(..)),
+                other => matches!(other, TExpr::Call(..)),
+            };
+            if let (true, Some(scope)) = (called, scope) {
+                let input = self.inline(input.clone(), &scope.env, scope.params.as_deref())?;
+                return match top_k_sort(&input) {
+                    Some(sort_args) => self.top_k(sort_args, None, &args[1], Some(scope)),
+                    None => Ok(node(Op::Combinator(
+                        Combinator::Take,
+                        shape,
+                        vec![
+                            self.lower(&input, None)?,
+                            self.lower(&args[1], Some(scope))?,
+                        ],
+                    ))),
+                };
+            }
+            if let Some(sort_args) = top_k_sort(input) {
+                return self.top_k(sort_args, scope, &args[1], scope);
             }
         }
         let combinator = match name {
@@ -391,14 +518,40 @@ impl Lowerer<'_> {
             "unwrap_or" => Combinator::UnwrapOr,
             other => return Err(internal(&format!("an unknown combinator `{other}`"))),
         };
-        let operands: &[TExpr] = match combinator {
-            Combinator::SortBy { .. } => &args[..args.len().min(2)],
-            _ => args,
-        };
-        Ok(node(Op::Combinator(combinator, shape, self.all(operands)?)))
+        let mut operands = self.all(args, scope)?;
+        if let Combinator::SortBy { .. } = combinator {
+            // The order is in the combinator.
+            operands.truncate(2);
+        }
+        Ok(node(Op::Combinator(combinator, shape, operands)))
     }
 
-    fn scan(&mut self, t: &TExpr) -> Lowered<Node> {
+    /// `sort_by |> take(k)` as one operator: the sort's arguments lowered
+    /// in `sort_scope`, then `k` in `k_scope` (each `None` when inlined
+    /// already). Every argument of the sort is lowered, as inlining meets
+    /// them all; the order is read from the third.
+    fn top_k(
+        &mut self,
+        sort_args: &[TExpr],
+        sort_scope: Option<&Scope>,
+        k: &TExpr,
+        k_scope: Option<&Scope>,
+    ) -> Lowered<Node> {
+        let descending = matches!(sort_args.get(2), Some(TExpr::Order(true)));
+        let mut sorted = self.all(sort_args, sort_scope)?.into_iter();
+        let (Some(input), Some(key)) = (sorted.next(), sorted.next()) else {
+            return Err(internal("a sort without its key"));
+        };
+        let k = self.lower(k, k_scope)?;
+        Ok(node(Op::TopK {
+            input: Box::new(input),
+            key: Box::new(key),
+            descending,
+            k: Box::new(k),
+        }))
+    }
+
+    fn scan(&mut self, t: &TExpr, scope: Option<&Scope>) -> Lowered<Node> {
         let TExpr::Scan {
             table,
             index,
@@ -409,11 +562,13 @@ impl Lowerer<'_> {
         else {
             return Err(internal("a scan that is not one"));
         };
+        // The prefix first: in the order inlining meets them.
+        let prefix = self.all(prefix, scope)?;
         let mut end = |e: &Option<(TExpr, bool)>| -> Lowered<Option<RangeEnd>> {
             e.as_ref()
                 .map(|(value, inclusive)| {
                     Ok(RangeEnd {
-                        value: self.boxed(value)?,
+                        value: self.boxed(value, scope)?,
                         inclusive: *inclusive,
                     })
                 })
@@ -430,12 +585,44 @@ impl Lowerer<'_> {
         Ok(node(Op::Scan {
             table: table.clone(),
             index: index.clone(),
-            prefix: self.all(prefix)?,
+            prefix,
             lower,
             upper,
             stream: !bounded,
             starts_with,
         }))
+    }
+}
+
+/// The sort's arguments when `input` (inlined) is `sort_by` over a list
+/// with its key, as `take` reads it for a top-k.
+fn top_k_sort(input: &TExpr) -> Option<&[TExpr]> {
+    match input {
+        TExpr::Costed(sorted, _) => match &**sorted {
+            TExpr::Builtin(inner, Shape::List, sort_args)
+                if inner == "sort_by" && sort_args.len() >= 2 =>
+            {
+                Some(sort_args)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// What the names of the body being inlined stand for: `env` by name,
+/// `params` (an inlined function's arguments) by position.
+#[derive(Clone, Default)]
+struct Scope {
+    env: HashMap<String, TExpr>,
+    params: Option<Vec<TExpr>>,
+}
+
+impl Scope {
+    fn with(&self, name: &str, value: TExpr) -> Scope {
+        let mut inner = self.clone();
+        inner.env.insert(name.to_string(), value);
+        inner
     }
 }
 
