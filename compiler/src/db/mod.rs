@@ -13,7 +13,7 @@ mod gather;
 mod parallel;
 mod syntax;
 pub use gather::def_keys;
-use gather::{call_cycles, definition_diagnostics, place};
+use gather::{call_cycles, def_calls, definition_diagnostics, place};
 pub use syntax::{
     def_offset, def_syntax, layout, parse_piece, skeleton, DefSyntax, ItemSource, Layout, Piece,
     PieceSyntax, Skeleton,
@@ -481,9 +481,9 @@ impl Analysis {
     }
 
     /// Computes, over the cores, what [`Analysis::program`] then collects
-    /// in order: every piece parsed, then every definition checked and
-    /// planned (the program's shape, its keys and its call graph first,
-    /// which they all read).
+    /// in order: every piece parsed, every definition's calls, then every
+    /// definition checked and planned (the program's shape, its keys and
+    /// its call graph first, which they all read).
     fn warm(&self) {
         let pieces: Vec<Piece> = self
             .workspace
@@ -495,6 +495,9 @@ impl Analysis {
             parse_piece(db, *piece);
         });
         let keys = def_keys(&self.db, self.workspace);
+        parallel::warm(&self.db, keys, |db, key| {
+            def_calls(db, *key);
+        });
         call_cycles(&self.db, self.workspace);
         parallel::warm(&self.db, keys, |db, key| {
             if check_def(db, *key)
@@ -519,8 +522,8 @@ impl Analysis {
         let shape = self.shape();
         let mut verdicts = Vec::new();
         let mut entries = Vec::new();
-        let mut functions = std::collections::HashMap::new();
         let keys = def_keys(&self.db, self.workspace);
+        let mut functions = std::collections::HashMap::with_capacity(keys.len());
         for (info, key) in shape.index.defs.iter().zip(keys) {
             let module = &shape.index.modules[info.module];
             let Some(result) = check_def(&self.db, *key) else {
