@@ -1,0 +1,208 @@
+//! Inlining calls of RQL functions, for the planner: the parameters of a called body stand for its arguments, its names renamed apart.
+//!
+//! Lowering (`lower.rs`) inlines as it goes ([`Lowerer::call`]), reading
+//! each called body in place; a simple argument (a constant, a name, a
+//! lambda) is substituted, inlined by [`Lowerer::inline`] beforehand, and
+//! every other is bound once by a `let`. Both give the fresh names in the
+//! same order, so a plan's names do not depend on which path made them.
+
+use super::lower::{internal, node, Lowered, Lowerer};
+use crate::check::tir::TExpr;
+use rqc_plan::{Node, Op};
+use std::collections::HashMap;
+
+impl Lowerer<'_> {
+    pub(super) fn fresh_name(&mut self, base: &str) -> String {
+        self.fresh += 1;
+        format!("{base}#{}", self.fresh)
+    }
+
+    /// Replaces calls of RQL functions by their bodies (parameters bound by
+    /// `let`, renamed apart). `params`: when inlining a query's or
+    /// mutation's body, the arguments its `Param(i)`s stand for. It takes
+    /// the tree by value and rebuilds it in one pass: a shared body is
+    /// copied once, where it is inlined. Used where lowering needs the
+    /// inlined tree itself: a simple argument, and a `take`'s input that
+    /// is a call (it may inline to the sort of a top-k).
+    pub(super) fn inline(
+        &mut self,
+        t: TExpr,
+        env: &HashMap<String, TExpr>,
+        params: Option<&[TExpr]>,
+    ) -> Lowered<TExpr> {
+        Ok(match t {
+            TExpr::Local(name) => env.get(&name).cloned().unwrap_or(TExpr::Local(name)),
+            TExpr::Param(i) => match params {
+                Some(args) => args
+                    .get(i)
+                    .cloned()
+                    .ok_or_else(|| internal("a parameter the call does not give"))?,
+                None => TExpr::Param(i),
+            },
+            TExpr::Call(function, args) => {
+                let args = args
+                    .into_iter()
+                    .map(|a| self.inline(a, env, params))
+                    .collect::<Lowered<Vec<_>>>()?;
+                let (names, body) = (self.functions)(&function).ok_or_else(|| {
+                    internal(&format!("a call of `{function}`, which has no body"))
+                })?;
+                let mut inner = HashMap::new();
+                let mut lets = Vec::new();
+                let mut positional = Vec::new();
+                for (param, arg) in names.iter().zip(args) {
+                    // Evaluated once, as the cost rules count it.
+                    let bound = if is_simple(&arg) {
+                        arg
+                    } else {
+                        let fresh = self.fresh_name(param);
+                        lets.push((fresh.clone(), arg));
+                        TExpr::Local(fresh)
+                    };
+                    inner.insert(param.clone(), bound.clone());
+                    positional.push(bound);
+                }
+                let mut result = self.inline((*body).clone(), &inner, Some(&positional))?;
+                for (name, value) in lets.into_iter().rev() {
+                    result = TExpr::Let(name, Box::new(value), Box::new(result));
+                }
+                result
+            }
+            TExpr::Let(name, value, body) => {
+                let value = self.inline(*value, env, params)?;
+                let fresh = self.fresh_name(&name);
+                let mut inner = env.clone();
+                inner.insert(name, TExpr::Local(fresh.clone()));
+                TExpr::Let(
+                    fresh,
+                    Box::new(value),
+                    Box::new(self.inline(*body, &inner, params)?),
+                )
+            }
+            TExpr::Lambda(lambda_params, body) => {
+                let mut inner = env.clone();
+                let mut renamed = Vec::new();
+                for param in lambda_params {
+                    let fresh = self.fresh_name(&param);
+                    inner.insert(param, TExpr::Local(fresh.clone()));
+                    renamed.push(fresh);
+                }
+                TExpr::Lambda(renamed, Box::new(self.inline(*body, &inner, params)?))
+            }
+            TExpr::CallLocal(name, args) => {
+                let args = args
+                    .into_iter()
+                    .map(|a| self.inline(a, env, params))
+                    .collect::<Lowered<Vec<_>>>()?;
+                let callee = env.get(&name).cloned().unwrap_or(TExpr::Local(name));
+                TExpr::CallLocal(String::new(), std::iter::once(callee).chain(args).collect())
+            }
+            other => {
+                let mut failure = None;
+                let rebuilt = other.map_children(&mut |child| {
+                    if failure.is_some() {
+                        return TExpr::Error;
+                    }
+                    match self.inline(child, env, params) {
+                        Ok(done) => done,
+                        Err(error) => {
+                            failure = Some(error);
+                            TExpr::Error
+                        }
+                    }
+                });
+                if let Some(error) = failure {
+                    return Err(error);
+                }
+                rebuilt
+            }
+        })
+    }
+
+    /// A call of an RQL function, inlined: its body lowered with each
+    /// parameter standing for its argument — a simple one substituted, any
+    /// other evaluated once by a `let` (as the cost rules count it).
+    pub(super) fn call(&mut self, function: &str, args: &[TExpr], scope: &Scope) -> Lowered<Node> {
+        enum Arg {
+            Simple(TExpr),
+            Bound(Node),
+        }
+        let args = args
+            .iter()
+            .map(|arg| {
+                Ok(if self.simple_when_inlined(arg) {
+                    Arg::Simple(self.inline(arg.clone(), &scope.env, scope.params.as_deref())?)
+                } else {
+                    Arg::Bound(self.lower(arg, Some(scope))?)
+                })
+            })
+            .collect::<Lowered<Vec<_>>>()?;
+        let (names, body) = (self.functions)(function)
+            .ok_or_else(|| internal(&format!("a call of `{function}`, which has no body")))?;
+        let mut inner = Scope::default();
+        let mut lets = Vec::new();
+        let mut positional = Vec::new();
+        for (param, arg) in names.iter().zip(args) {
+            let bound = match arg {
+                Arg::Simple(value) => value,
+                Arg::Bound(value) => {
+                    let fresh = self.fresh_name(param);
+                    lets.push((fresh.clone(), value));
+                    TExpr::Local(fresh)
+                }
+            };
+            inner.env.insert(param.clone(), bound.clone());
+            positional.push(bound);
+        }
+        inner.params = Some(positional);
+        let mut result = self.lower(&body, Some(&inner))?;
+        for (name, value) in lets.into_iter().rev() {
+            result = node(Op::Let(name, Box::new(value), Box::new(result)));
+        }
+        Ok(result)
+    }
+
+    /// Whether [`Lowerer::inline`] makes `t` a simple value ([`is_simple`]):
+    /// names and parameters always become one (they stand for simple
+    /// values or fresh names), and a call does when all its arguments do
+    /// and so does its body.
+    fn simple_when_inlined(&self, t: &TExpr) -> bool {
+        match t {
+            TExpr::Call(function, args) => {
+                (self.functions)(function).is_some_and(|(names, body)| {
+                    names
+                        .iter()
+                        .zip(args)
+                        .all(|(_, arg)| self.simple_when_inlined(arg))
+                        && self.simple_when_inlined(&body)
+                })
+            }
+            other => is_simple(other),
+        }
+    }
+}
+
+/// What the names of the body being inlined stand for: `env` by name,
+/// `params` (an inlined function's arguments) by position.
+#[derive(Clone, Default)]
+pub(super) struct Scope {
+    pub(super) env: HashMap<String, TExpr>,
+    pub(super) params: Option<Vec<TExpr>>,
+}
+
+impl Scope {
+    pub(super) fn with(&self, name: &str, value: TExpr) -> Scope {
+        let mut inner = self.clone();
+        inner.env.insert(name.to_string(), value);
+        inner
+    }
+}
+
+/// A value that can be substituted for a parameter without changing what
+/// is evaluated or how often: constants, names, lambdas.
+fn is_simple(t: &TExpr) -> bool {
+    matches!(
+        t,
+        TExpr::Const(_) | TExpr::Param(_) | TExpr::Local(_) | TExpr::Lambda(..) | TExpr::Order(_)
+    )
+}
