@@ -438,7 +438,7 @@ impl Checker<'_> {
                 &expected,
                 &value.ty,
                 arg.span,
-                &format!(
+                format_args!(
                     "`{}` is kept per `{}.{}`, a `{expected}`",
                     aggregate.name, table.name, column.name
                 ),

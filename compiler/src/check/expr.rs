@@ -377,7 +377,15 @@ impl<'p> Checker<'p> {
         }
     }
 
-    pub fn expect_type(&mut self, expected: &Ty, found: &Ty, span: Span, why: &str) -> bool {
+    /// `why` is only rendered when the types do not fit: callers pass
+    /// `format_args!`, so the check itself formats nothing.
+    pub fn expect_type(
+        &mut self,
+        expected: &Ty,
+        found: &Ty,
+        span: Span,
+        why: impl std::fmt::Display,
+    ) -> bool {
         if expected.accepts(found) {
             return true;
         }
@@ -385,7 +393,7 @@ impl<'p> Checker<'p> {
         false
     }
 
-    pub fn mismatch(&mut self, expected: &Ty, found: &Ty, span: Span, why: &str) {
+    pub fn mismatch(&mut self, expected: &Ty, found: &Ty, span: Span, why: impl std::fmt::Display) {
         if found.is_bare_none() && !matches!(expected, Ty::Option(_) | Ty::Error) {
             let expected = expected.shape();
             self.error(

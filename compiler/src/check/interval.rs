@@ -55,10 +55,7 @@ impl Interval {
     /// and as negative as the caller likes.
     pub fn parameter(name: &str, max: Option<u64>) -> Interval {
         Interval {
-            hi: Poly::var(Var::Param {
-                name: name.to_string(),
-                max,
-            }),
+            hi: Poly::var(Var::param(name, max)),
             lo: Poly::unbounded(&format!("-{name}")),
         }
     }

@@ -19,7 +19,7 @@
 use super::expr::Checker;
 use super::interval::Interval;
 use super::types::{FnCandidate, FnTy, Ty};
-use crate::cost::{Cost, Poly, Var};
+use crate::cost::{Cost, Poly, Var, VarKind};
 use crate::span::Span;
 use std::collections::BTreeMap;
 
@@ -32,7 +32,7 @@ pub struct Requirements(pub BTreeMap<Var, Poly>);
 
 impl Requirements {
     fn record(&mut self, var: &Var, at_least: &Poly) {
-        let slot = self.0.entry(var.clone()).or_default();
+        let slot = self.0.entry(*var).or_default();
         *slot = slot.max(at_least);
     }
 
@@ -41,7 +41,7 @@ impl Requirements {
     pub fn solve(&self, poly: &Poly) -> Poly {
         let mut result = poly.clone();
         for var in poly.vars() {
-            if let Var::Req(name) = &var {
+            if let VarKind::Req(name) = var.kind() {
                 let value = self
                     .0
                     .get(&var)
@@ -58,7 +58,7 @@ impl Requirements {
 fn strip_requirements(poly: &Poly) -> Poly {
     let mut result = poly.clone();
     for var in poly.vars() {
-        if let Var::Req(name) = &var {
+        if let VarKind::Req(name) = var.kind() {
             result = result.substitute(&var, &Poly::unbounded(name));
         }
     }
@@ -74,11 +74,11 @@ pub fn abstract_measures(ty: &Ty, name: &str) -> Ty {
 
 fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
     let var = |label: String| {
-        Poly::var(if covariant {
-            Var::Generic(label)
+        Poly::var(Var::new(if covariant {
+            VarKind::Generic(label)
         } else {
-            Var::Req(label)
-        })
+            VarKind::Req(label)
+        }))
     };
     match ty {
         Ty::Int(_) => Ty::Int(Interval {
@@ -135,8 +135,11 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
 /// says what they admit, and [`Checker::fits`] checks the argument.
 pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
     let mut one = |p: &Poly, a: &Poly| {
-        if let Some(var @ Var::Generic(_)) = p.as_var() {
-            let slot = bindings.entry(var.clone()).or_default();
+        if let Some(var) = p
+            .as_var()
+            .filter(|v| matches!(v.kind(), VarKind::Generic(_)))
+        {
+            let slot = bindings.entry(var).or_default();
             *slot = slot.max(a);
         }
     };
@@ -182,7 +185,7 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
 pub fn instantiate(poly: &Poly, bindings: &Bindings) -> Poly {
     let mut result = poly.clone();
     for var in poly.vars() {
-        if let Var::Generic(name) = &var {
+        if let VarKind::Generic(name) = var.kind() {
             let value = bindings
                 .get(&var)
                 .cloned()
@@ -301,9 +304,9 @@ impl Checker<'_> {
         what: String,
         misfit: &mut Option<Misfit>,
     ) {
-        match assumed.as_var() {
-            Some(var @ Var::Req(_)) => self.requirements.record(var, found),
-            Some(Var::Generic(_)) => {}
+        match assumed.as_var().map(|var| (var, var.kind())) {
+            Some((var, VarKind::Req(_))) => self.requirements.record(&var, found),
+            Some((_, VarKind::Generic(_))) => {}
             _ if !found.le(assumed) && misfit.is_none() => {
                 *misfit = Some(Misfit {
                     what,

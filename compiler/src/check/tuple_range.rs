@@ -200,7 +200,7 @@ impl Checker<'_> {
                 &expected,
                 &value.ty,
                 value_expr.span,
-                &format!("`{}` is `{expected}`", column.name),
+                format_args!("`{}` is `{expected}`", column.name),
             );
             cost = cost.plus(&value.cost);
             values.push(value.tir);

@@ -73,7 +73,7 @@ fn write_cost(seeks: u64, rows: u64) -> Cost {
     Cost::constant(seeks, rows, rows.min(seeks))
 }
 
-impl Checker<'_> {
+impl<'p> Checker<'p> {
     fn require_mutation(&mut self, span: Span, what: &str) -> bool {
         if self.kind == DefKind::Mutation {
             return true;
@@ -96,7 +96,7 @@ impl Checker<'_> {
             }
         };
         self.refer(name.span, super::expr::Target::Table(table.clone()));
-        let Some(schema) = self.schema.table(&table).cloned() else {
+        let Some(schema) = self.schema.table(&table) else {
             return Checked::error();
         };
         let ExprKind::Record(fields) = &row.kind else {
@@ -189,7 +189,7 @@ impl Checker<'_> {
             &expected,
             &checked.ty,
             value.span,
-            &format!("`{}.{}` is `{expected}`", schema.name, column.name),
+            format_args!("`{}.{}` is `{expected}`", schema.name, column.name),
         );
         checked
     }
@@ -216,7 +216,7 @@ impl Checker<'_> {
         op: &str,
         span: Span,
         target: &Expr,
-    ) -> Option<(TableSchema, Poly, Checked)> {
+    ) -> Option<(&'p TableSchema, Poly, Checked)> {
         let checked = self.check(target);
         let (table, count) = match &checked.ty {
             Ty::Option(inner) => match &**inner {
@@ -235,7 +235,7 @@ impl Checker<'_> {
             Ty::Error => return None,
             _ => return self.not_rows(op, target),
         };
-        let schema = self.schema.table(&table)?.clone();
+        let schema = self.schema.table(&table)?;
         Some((schema, count, checked))
     }
 
