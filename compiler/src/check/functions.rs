@@ -218,8 +218,11 @@ impl Checker<'_> {
     /// Replaces every delayed lambda of `tir` by its merged body (a lambda
     /// never applied keeps a body that says so).
     pub fn resolve_lambdas(&self, tir: TExpr) -> TExpr {
-        // Most bodies hold none: then nothing is rebuilt.
-        if !super::tir::any_node(&tir, &mut |t| matches!(t, TExpr::DelayedLambda(_))) {
+        // Most bodies hold none: then nothing is walked or rebuilt (a
+        // delayed lambda's node names one of `self.lambdas`).
+        if self.lambdas.is_empty()
+            || !super::tir::any_node(&tir, &mut |t| matches!(t, TExpr::DelayedLambda(_)))
+        {
             return tir;
         }
         super::tir::rewrite(tir, &mut |t| match t {

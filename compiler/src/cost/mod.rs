@@ -12,7 +12,7 @@ mod poly;
 mod var;
 
 pub use poly::{Monomial, Poly};
-pub use var::{Var, VarKind};
+pub use var::{NameHash, Var, VarKind};
 
 use serde::Serialize;
 

@@ -12,6 +12,7 @@
 use serde::Serialize;
 use std::collections::HashSet;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, OnceLock};
 
 /// What a quantity a bound may depend on stands for.
@@ -50,8 +51,45 @@ pub enum VarKind {
 #[derive(Clone, Copy)]
 pub struct Var(&'static VarKind);
 
-fn interner() -> &'static Mutex<HashSet<&'static VarKind>> {
-    static INTERNER: OnceLock<Mutex<HashSet<&'static VarKind>>> = OnceLock::new();
+/// The interner's hash: the multiply-rotate hash of rustc (FxHash). Its
+/// keys are short names the program chose, so a keyed hash against
+/// flooding buys nothing, and SipHash cost more than the rest of interning.
+#[derive(Default)]
+pub struct NameHasher(u64);
+
+/// Maps keyed by names the program chose hash with [`NameHasher`].
+pub type NameHash = BuildHasherDefault<NameHasher>;
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.write_u64(u64::from(byte));
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Interned = HashSet<&'static VarKind, NameHash>;
+
+fn interner() -> &'static Mutex<Interned> {
+    static INTERNER: OnceLock<Mutex<Interned>> = OnceLock::new();
     INTERNER.get_or_init(Default::default)
 }
 
