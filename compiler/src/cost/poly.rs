@@ -2,17 +2,35 @@
 
 use super::{Var, VarKind};
 use serde::Serialize;
+use smallvec::{smallvec, SmallVec};
 use std::fmt;
 
-/// A product of variables, sorted, each with its exponent (≥ 1).
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Monomial(pub Vec<(Var, u32)>);
+/// A product of variables, sorted, each with its exponent (≥ 1). Most
+/// have none or one: that one is kept inline.
+#[derive(Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Monomial(pub SmallVec<[(Var, u32); 1]>);
+
+/// A copy of the factors (`SmallVec`'s own clone goes element by element).
+impl Clone for Monomial {
+    fn clone(&self) -> Monomial {
+        Monomial(SmallVec::from_slice(&self.0))
+    }
+}
+
+impl Serialize for Monomial {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter())
+    }
+}
+
+/// A formula's terms: most formulas have one, kept inline.
+type Terms = SmallVec<[(Monomial, u64); 1]>;
 
 impl Monomial {
     /// Both factors' variables, merged in order (each list is sorted).
     fn times(&self, other: &Monomial) -> Monomial {
         let (a, b) = (&self.0, &other.0);
-        let mut factors = Vec::with_capacity(a.len() + b.len());
+        let mut factors = SmallVec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
         while i < a.len() && j < b.len() {
             match a[i].0.cmp(&b[j].0) {
@@ -45,8 +63,19 @@ impl Monomial {
 /// each monomial once. A sorted vector rather than a map: most formulas
 /// have one or two terms, and every typed node of a checked program holds
 /// some, so a map's node per formula made each query cost kilobytes.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Poly(Vec<(Monomial, u64)>);
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
+pub struct Poly(Terms);
+
+/// The inline cases first: `SmallVec`'s own clone goes through `extend`.
+impl Clone for Poly {
+    fn clone(&self) -> Poly {
+        match self.0.as_slice() {
+            [] => Poly(Terms::new()),
+            [(monomial, coefficient)] => Poly(smallvec![(monomial.clone(), *coefficient)]),
+            terms => Poly(terms.iter().cloned().collect()),
+        }
+    }
+}
 
 impl Serialize for Poly {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -57,7 +86,7 @@ impl Serialize for Poly {
 /// Adds `coefficient` of `monomial` into sorted `terms`, combining with an
 /// equal monomial's coefficient by `combine`.
 fn add_term(
-    terms: &mut Vec<(Monomial, u64)>,
+    terms: &mut Terms,
     monomial: &Monomial,
     coefficient: u64,
     combine: fn(u64, u64) -> u64,
@@ -77,11 +106,11 @@ impl Poly {
         if c == 0 {
             return Poly::zero();
         }
-        Poly(vec![(Monomial::default(), c)])
+        Poly(smallvec![(Monomial::default(), c)])
     }
 
     pub fn var(var: Var) -> Poly {
-        Poly(vec![(Monomial(vec![(var, 1)]), 1)])
+        Poly(smallvec![(Monomial(smallvec![(var, 1)]), 1)])
     }
 
     /// A quantity nothing bounds, named for messages.
@@ -124,6 +153,9 @@ impl Poly {
     }
 
     pub fn plus(&self, other: &Poly) -> Poly {
+        if self.is_zero() {
+            return other.clone();
+        }
         let mut terms = self.0.clone();
         for (monomial, coefficient) in &other.0 {
             add_term(&mut terms, monomial, *coefficient, u64::saturating_add);
@@ -132,7 +164,7 @@ impl Poly {
     }
 
     pub fn times(&self, other: &Poly) -> Poly {
-        let mut terms = Vec::new();
+        let mut terms = Terms::new();
         for (a, ca) in &self.0 {
             for (b, cb) in &other.0 {
                 add_term(
