@@ -2,7 +2,7 @@
 
 use super::expr::{Checked, Checker};
 use super::modules::Symbol;
-use super::schema_types::column_ty;
+use super::schema_types::table_column_ty;
 use super::tir::{RangeT, TExpr};
 use super::tuple_range::TupleRange;
 use super::types::{StreamSource, StreamTy, Ty};
@@ -141,7 +141,7 @@ impl<'p> Checker<'p> {
         let mut range = None;
         for (i, arg) in args.iter().enumerate() {
             let column = &schema.columns[path.columns[i]];
-            let expected = column_ty(&column.ty, &format!("{table}.{}", column.name));
+            let expected = table_column_ty(&table, &column.name, &column.ty);
             if i + 1 == args.len() {
                 let path_name = print_expr(base);
                 match self.tuple_range(arg, &schema, &path_name, &path.columns, &path.descending, i)

@@ -70,10 +70,35 @@ pub struct Local {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fact {
     /// An expression's type and cost.
-    Type { span: Span, ty: String, cost: Cost },
+    Type {
+        span: Span,
+        ty: TypeText,
+        cost: Cost,
+    },
     /// A name and what it refers to.
     Ref { span: Span, target: Target },
 }
+
+/// An expression's type as an editor shows it (`[Post; ≤ 100]`), written
+/// out only when read: every expression of every definition has one, and
+/// a compile reads none.
+#[derive(Clone, Debug)]
+pub struct TypeText(Ty);
+
+impl std::fmt::Display for TypeText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Equal when they read the same, as the text they stand for.
+impl PartialEq for TypeText {
+    fn eq(&self, other: &TypeText) -> bool {
+        self.0 == other.0 || self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for TypeText {}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
@@ -167,7 +192,7 @@ impl<'p> Checker<'p> {
         if !checked.ty.is_error() {
             self.facts.push(Fact::Type {
                 span: expr.span,
-                ty: checked.ty.to_string(),
+                ty: TypeText(checked.ty.clone()),
                 cost: checked.cost.clone(),
             });
         }

@@ -71,7 +71,7 @@ impl Interval {
     pub fn parameter(name: &str, max: Option<u64>) -> Interval {
         Interval {
             hi: Poly::var(Var::param(name, max)),
-            lo: Poly::unbounded(&format!("-{name}")),
+            lo: Interval::unbounded(name).lo,
         }
     }
 

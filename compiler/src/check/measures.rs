@@ -39,6 +39,9 @@ impl Requirements {
     /// Every requirement variable of `ty` fixed: to the largest use, or
     /// unbounded where the body made none (then nothing relied on it).
     pub fn solve(&self, poly: &Poly) -> Poly {
+        if !poly.any_var(is_requirement) {
+            return poly.clone();
+        }
         let mut result = poly.clone();
         for var in poly.vars() {
             if let VarKind::Req(name) = var.kind() {
@@ -56,6 +59,9 @@ impl Requirements {
 
 /// Requirements that mention requirements are not solved: taken as unbounded.
 fn strip_requirements(poly: &Poly) -> Poly {
+    if !poly.any_var(is_requirement) {
+        return poly.clone();
+    }
     let mut result = poly.clone();
     for var in poly.vars() {
         if let VarKind::Req(name) = var.kind() {
@@ -63,6 +69,10 @@ fn strip_requirements(poly: &Poly) -> Poly {
         }
     }
     result
+}
+
+fn is_requirement(var: &Var) -> bool {
+    matches!(var.kind(), VarKind::Req(_))
 }
 
 /// The written type of parameter `name` with a variable at every measure:
@@ -183,6 +193,9 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
 /// signature left unbound (its argument had no such measure) becomes
 /// unbounded rather than leaking into the caller's formulas.
 pub fn instantiate(poly: &Poly, bindings: &Bindings) -> Poly {
+    if !poly.any_var(|var| matches!(var.kind(), VarKind::Generic(_))) {
+        return poly.clone();
+    }
     let mut result = poly.clone();
     for var in poly.vars() {
         if let VarKind::Generic(name) = var.kind() {
@@ -198,6 +211,9 @@ pub fn instantiate(poly: &Poly, bindings: &Bindings) -> Poly {
 
 /// Replaces the bound variables only.
 pub fn instantiate_bound(poly: &Poly, bindings: &Bindings) -> Poly {
+    if !poly.any_var(|var| bindings.contains_key(var)) {
+        return poly.clone();
+    }
     let mut result = poly.clone();
     for var in poly.vars() {
         if let Some(value) = bindings.get(&var) {

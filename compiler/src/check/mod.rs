@@ -31,7 +31,7 @@ mod writes;
 
 pub use builtins::BUILTINS;
 pub use definition::{CheckedEntry, Outcome};
-pub use expr::{Fact, FnSig, Target, DEF_MARKER, TABLE_MARKER};
+pub use expr::{Fact, FnSig, Target, TypeText, DEF_MARKER, TABLE_MARKER};
 pub use modules::{collect_calls, cycles, ProgramIndex};
 /// Names and what they stand for, for editors.
 pub mod modules_symbol {

@@ -6,7 +6,7 @@
 
 use super::expr::{Checked, Checker};
 use super::interval::Interval;
-use super::schema_types::column_ty;
+use super::schema_types::table_column_ty;
 use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::{Cost, Poly};
@@ -183,7 +183,7 @@ impl<'p> Checker<'p> {
     /// A value for column `position`, checked against the column's type.
     fn column_value(&mut self, schema: &TableSchema, position: usize, value: &Expr) -> Checked {
         let column = &schema.columns[position];
-        let expected = column_ty(&column.ty, &format!("{}.{}", schema.name, column.name));
+        let expected = table_column_ty(&schema.name, &column.name, &column.ty);
         let checked = self.check_expected(value, Some(&expected));
         self.expect_type(
             &expected,

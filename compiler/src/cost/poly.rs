@@ -148,6 +148,11 @@ impl Poly {
             .any(|(m, _)| m.0.iter().any(|(v, _)| v == var))
     }
 
+    /// Whether some variable satisfies `test` (nothing is collected).
+    pub fn any_var(&self, test: impl Fn(&Var) -> bool) -> bool {
+        self.0.iter().any(|(m, _)| m.0.iter().any(|(v, _)| test(v)))
+    }
+
     pub fn terms(&self) -> impl Iterator<Item = (&Monomial, u64)> {
         self.0.iter().map(|(m, c)| (m, *c))
     }
