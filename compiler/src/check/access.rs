@@ -125,12 +125,12 @@ impl<'p> Checker<'p> {
             .last()
             .is_some_and(|a| super::predicates::in_condition(a).is_some())
         {
-            let fanout = self.bound_of(&schema, &path.columns[..args.len()]);
+            let fanout = self.bound_of(schema, &path.columns[..args.len()]);
             return self.check_in_access(
                 expr,
                 base,
                 args,
-                &schema,
+                schema,
                 &path.columns,
                 path.unique,
                 fanout,
@@ -144,7 +144,7 @@ impl<'p> Checker<'p> {
             let expected = table_column_ty(&table, &column.name, &column.ty);
             if i + 1 == args.len() {
                 let path_name = print_expr(base);
-                match self.tuple_range(arg, &schema, &path_name, &path.columns, &path.descending, i)
+                match self.tuple_range(arg, schema, &path_name, &path.columns, &path.descending, i)
                 {
                     TupleRange::NotOne => {}
                     TupleRange::Refused => return Checked::error(),
@@ -198,7 +198,7 @@ impl<'p> Checker<'p> {
             );
         }
         let eq_columns: Vec<usize> = path.columns[..prefix.len()].to_vec();
-        let bounded_by = self.bound_of(&schema, &eq_columns);
+        let bounded_by = self.bound_of(schema, &eq_columns);
         let tir = TExpr::Scan {
             table: table.clone(),
             index: path.index.clone(),

@@ -67,6 +67,9 @@ pub struct Local {
 }
 
 /// What the checker learnt about a place in the source, for editors.
+// Most facts are types (one per expression): boxing that variant would
+// allocate for each of them to save room in the rarer references.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fact {
     /// An expression's type and cost.

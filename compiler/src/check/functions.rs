@@ -134,7 +134,7 @@ impl Checker<'_> {
                     }
                     for (arg, param) in arg_tys.iter().zip(&func.params) {
                         if !param.accepts(arg) {
-                            self.mismatch(param, arg, span, &format!("{place} takes `{param}`"));
+                            self.mismatch(param, arg, span, format!("{place} takes `{param}`"));
                             return unknown;
                         }
                         self.fits(arg, param, span, place);
@@ -225,6 +225,9 @@ impl Checker<'_> {
         {
             return tir;
         }
+        // As in `merge`: the `Err` hands the node back by value, on the
+        // path of every node; boxing it would cost more than it saves.
+        #[allow(clippy::result_large_err)]
         super::tir::rewrite(tir, &mut |t| match t {
             TExpr::DelayedLambda(id) => {
                 let lambda = &self.lambdas[id];

@@ -127,7 +127,7 @@ impl<'p> Checker<'p> {
                 .push("give each column one value".into());
                 continue;
             }
-            let value = self.column_value(&schema, position, &field.value);
+            let value = self.column_value(schema, position, &field.value);
             cost = cost.plus(&value.cost);
             values[position] = Some(value.tir);
         }
@@ -172,7 +172,7 @@ impl<'p> Checker<'p> {
         }
         Checked::new(
             Ty::Int(Interval::exact(1)),
-            cost.plus(&insert_cost(&schema)),
+            cost.plus(&insert_cost(schema)),
             TExpr::Insert {
                 table,
                 row: row_tir,
@@ -289,7 +289,7 @@ impl<'p> Checker<'p> {
             }
             // Inside the changes, the row's current values are not in scope:
             // the new value is computed from parameters and lets.
-            let value = self.column_value(&schema, position, &field.value);
+            let value = self.column_value(schema, position, &field.value);
             cost = cost.plus(&value.cost.times(&count));
             changed.push(position);
             tirs.push((field.name.name.clone(), value.tir));
@@ -300,7 +300,7 @@ impl<'p> Checker<'p> {
         // The rows actually changed: at most the rows given.
         Checked::new(
             Ty::Int(Interval::up_to(count.clone())),
-            cost.plus(&update_cost(&schema, &changed).times(&count)),
+            cost.plus(&update_cost(schema, &changed).times(&count)),
             TExpr::Update {
                 table: schema.name.clone(),
                 target: Box::new(checked.tir),
@@ -322,7 +322,7 @@ impl<'p> Checker<'p> {
             Ty::Int(Interval::up_to(count.clone())),
             checked
                 .cost
-                .plus(&delete_cost(&schema, referenced).times(&count)),
+                .plus(&delete_cost(schema, referenced).times(&count)),
             TExpr::Delete {
                 table: schema.name.clone(),
                 target: Box::new(checked.tir),
