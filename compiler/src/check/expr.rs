@@ -67,16 +67,14 @@ pub struct Local {
 }
 
 /// What the checker learnt about a place in the source, for editors.
-// Most facts are types (one per expression): boxing that variant would
-// allocate for each of them to save room in the rarer references.
-#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fact {
     /// An expression's type and cost.
     Type {
         span: Span,
         ty: TypeText,
-        cost: Cost,
+        /// Shared with the operator's node in the typed body.
+        cost: std::sync::Arc<Cost>,
     },
     /// A name and what it refers to.
     Ref { span: Span, target: Target },
@@ -188,15 +186,18 @@ impl<'p> Checker<'p> {
                 | ExprKind::Update(..)
                 | ExprKind::Delete(..)
         ) || matches!(checked.tir, TExpr::Scan { .. });
-        if operator {
-            checked.tir = TExpr::Costed(Box::new(checked.tir), checked.cost.clone());
+        let typed = !checked.ty.is_error();
+        // One copy of the cost, for the operator's node and the fact.
+        let cost = (operator || typed).then(|| std::sync::Arc::new(checked.cost.clone()));
+        if let (true, Some(cost)) = (operator, &cost) {
+            checked.tir = TExpr::Costed(Box::new(checked.tir), cost.clone());
         }
         self.list_within_ceiling(&checked.ty, expr.span);
-        if !checked.ty.is_error() {
+        if let (true, Some(cost)) = (typed, cost) {
             self.facts.push(Fact::Type {
                 span: expr.span,
                 ty: TypeText(checked.ty.clone()),
-                cost: checked.cost.clone(),
+                cost,
             });
         }
         checked

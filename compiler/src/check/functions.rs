@@ -256,7 +256,7 @@ fn merge(a: TExpr, b: TExpr, lambdas: &mut [LambdaBody], conflict: &mut bool) ->
     super::tir::zip(a, b, &mut |x, y| match (x, y) {
         (TExpr::Costed(inner_a, cost_a), TExpr::Costed(inner_b, cost_b)) => Ok(TExpr::Costed(
             Box::new(merge(*inner_a, *inner_b, lambdas, conflict)),
-            cost_a.max(&cost_b),
+            Arc::new(cost_a.max(&cost_b)),
         )),
         (TExpr::Limit(count_a, max_a), TExpr::Limit(count_b, max_b)) => Ok(TExpr::Limit(
             Box::new(merge(*count_a, *count_b, lambdas, conflict)),
