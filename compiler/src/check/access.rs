@@ -2,11 +2,11 @@
 
 use super::expr::{Checked, Checker};
 use super::modules::Symbol;
-use super::schema_types::column_ty;
+use super::schema_types::table_column_ty;
 use super::tir::{RangeT, TExpr};
 use super::tuple_range::TupleRange;
 use super::types::{StreamSource, StreamTy, Ty};
-use crate::cost::{Cost, Poly, Var};
+use crate::cost::{Cost, Poly, Var, VarKind};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
 use crate::syntax::printer::print_expr;
@@ -22,7 +22,7 @@ struct Path {
     unique: bool,
 }
 
-impl Checker<'_> {
+impl<'p> Checker<'p> {
     /// `T` alone, or `T.index` alone (the whole index, in its order): a
     /// small table is a bounded list, a large one a stream.
     pub fn check_whole_table(&mut self, table: &str, index: Option<&str>, _span: Span) -> Checked {
@@ -43,10 +43,10 @@ impl Checker<'_> {
         let row = Ty::Row(table.to_string());
         match schema.small_max {
             Some(max) => {
-                let size = Poly::var(Var::Small {
+                let size = Poly::var(Var::new(VarKind::Small {
                     table: table.to_string(),
                     max,
-                });
+                }));
                 Checked::new(
                     Ty::list(row, size.clone()),
                     Cost::new(Poly::constant(1), size, Poly::constant(1)),
@@ -78,7 +78,6 @@ impl Checker<'_> {
         let Some((schema, path)) = self.access_path(base) else {
             return Checked::error();
         };
-        let schema = schema.clone();
         let table = schema.name.clone();
         if args.len() > path.columns.len() {
             let names: Vec<&str> = path
@@ -126,12 +125,12 @@ impl Checker<'_> {
             .last()
             .is_some_and(|a| super::predicates::in_condition(a).is_some())
         {
-            let fanout = self.bound_of(&schema, &path.columns[..args.len()]);
+            let fanout = self.bound_of(schema, &path.columns[..args.len()]);
             return self.check_in_access(
                 expr,
                 base,
                 args,
-                &schema,
+                schema,
                 &path.columns,
                 path.unique,
                 fanout,
@@ -142,10 +141,10 @@ impl Checker<'_> {
         let mut range = None;
         for (i, arg) in args.iter().enumerate() {
             let column = &schema.columns[path.columns[i]];
-            let expected = column_ty(&column.ty, &format!("{table}.{}", column.name));
+            let expected = table_column_ty(&table, &column.name, &column.ty);
             if i + 1 == args.len() {
                 let path_name = print_expr(base);
-                match self.tuple_range(arg, &schema, &path_name, &path.columns, &path.descending, i)
+                match self.tuple_range(arg, schema, &path_name, &path.columns, &path.descending, i)
                 {
                     TupleRange::NotOne => {}
                     TupleRange::Refused => return Checked::error(),
@@ -166,7 +165,7 @@ impl Checker<'_> {
                 &expected,
                 &value.ty,
                 arg.span,
-                &format!("`{}.{}` is `{expected}`", table, column.name),
+                format_args!("`{}.{}` is `{expected}`", table, column.name),
             );
             cost = cost.plus(&value.cost);
             prefix.push(value.tir);
@@ -199,7 +198,7 @@ impl Checker<'_> {
             );
         }
         let eq_columns: Vec<usize> = path.columns[..prefix.len()].to_vec();
-        let bounded_by = self.bound_of(&schema, &eq_columns);
+        let bounded_by = self.bound_of(schema, &eq_columns);
         let tir = TExpr::Scan {
             table: table.clone(),
             index: path.index.clone(),
@@ -247,10 +246,10 @@ impl Checker<'_> {
     /// a declared bound over some of these columns.
     fn bound_of(&self, schema: &TableSchema, columns: &[usize]) -> Option<Poly> {
         if let Some(max) = schema.small_max {
-            return Some(Poly::var(Var::Small {
+            return Some(Poly::var(Var::new(VarKind::Small {
                 table: schema.name.clone(),
                 max,
-            }));
+            })));
         }
         schema
             .bounds
@@ -258,7 +257,7 @@ impl Checker<'_> {
             .filter(|b| b.columns.iter().all(|c| columns.contains(c)))
             .min_by_key(|b| b.limit)
             .map(|b| {
-                Poly::var(Var::Fanout {
+                Poly::var(Var::new(VarKind::Fanout {
                     table: schema.name.clone(),
                     columns: b
                         .columns
@@ -266,11 +265,11 @@ impl Checker<'_> {
                         .map(|&c| schema.columns[c].name.clone())
                         .collect(),
                     max: b.limit,
-                })
+                }))
             })
     }
 
-    fn access_path(&mut self, base: &Expr) -> Option<(&TableSchema, Path)> {
+    fn access_path(&mut self, base: &Expr) -> Option<(&'p TableSchema, Path)> {
         let (table_name, index_name) = match &base.kind {
             ExprKind::Name(name) => (name, None),
             ExprKind::Field(inner, index) => match &inner.kind {
@@ -386,7 +385,7 @@ impl Checker<'_> {
                     expected,
                     &value.ty,
                     rhs.span,
-                    &format!("`{column}` is `{expected}`"),
+                    format_args!("`{column}` is `{expected}`"),
                 );
                 let bound = Some((value.tir, matches!(op, BinaryOp::LtEq | BinaryOp::GtEq)));
                 let range = match op {
@@ -410,13 +409,13 @@ impl Checker<'_> {
                     expected,
                     &low.ty,
                     lo.span,
-                    &format!("`{column}` is `{expected}`"),
+                    format_args!("`{column}` is `{expected}`"),
                 );
                 self.expect_type(
                     expected,
                     &high.ty,
                     hi.span,
-                    &format!("`{column}` is `{expected}`"),
+                    format_args!("`{column}` is `{expected}`"),
                 );
                 Some((
                     RangeT {

@@ -9,7 +9,7 @@
 use super::expr::{Checked, Checker, Target};
 use super::modules::{ProgramIndex, Symbol};
 use super::schema::unknown_column;
-use super::schema_types::column_ty;
+use super::schema_types::{column_ty, table_column_ty};
 use super::tir::TExpr;
 use super::types::Ty;
 use super::SourceModule;
@@ -432,13 +432,13 @@ impl Checker<'_> {
         let mut key = Vec::new();
         for (arg, &column) in args.iter().zip(&aggregate.by) {
             let column = &table.columns[column];
-            let expected = column_ty(&column.ty, &format!("{}.{}", table.name, column.name));
+            let expected = table_column_ty(&table.name, &column.name, &column.ty);
             let value = self.check_expected(arg, Some(&expected));
             self.expect_type(
                 &expected,
                 &value.ty,
                 arg.span,
-                &format!(
+                format_args!(
                     "`{}` is kept per `{}.{}`, a `{expected}`",
                     aggregate.name, table.name, column.name
                 ),

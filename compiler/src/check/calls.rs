@@ -298,7 +298,7 @@ impl Checker<'_> {
                         &expected,
                         &Ty::Error,
                         args[i].span,
-                        &format!("parameter `{param}` of `{name}`"),
+                        format!("parameter `{param}` of `{name}`"),
                     );
                     Checked::error()
                 }
@@ -469,7 +469,7 @@ impl Checker<'_> {
                 &expected,
                 arg,
                 span,
-                &format!("parameter `{param}` of `{callee}`"),
+                format!("parameter `{param}` of `{callee}`"),
             );
             return false;
         }
@@ -480,7 +480,7 @@ impl Checker<'_> {
 
 fn merge_bindings(into: &mut Bindings, from: &Bindings) {
     for (var, value) in from {
-        let slot = into.entry(var.clone()).or_default();
+        let slot = into.entry(*var).or_default();
         *slot = slot.max(value);
     }
 }

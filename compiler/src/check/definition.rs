@@ -297,10 +297,7 @@ impl Checker<'_> {
                             .help
                             .push(format!("declare a smaller maximum: `{name}: [{elem}; <= 1000]`"));
                         }
-                        Poly::var(Var::Param {
-                            name: format!("|{name}|"),
-                            max: Some(max),
-                        })
+                        Poly::var(Var::param(&format!("|{name}|"), Some(max)))
                     }
                     TypeKind::List(_, Some(SizeBound::Name(other))) => {
                         let earlier = self

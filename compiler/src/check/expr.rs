@@ -70,10 +70,36 @@ pub struct Local {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fact {
     /// An expression's type and cost.
-    Type { span: Span, ty: String, cost: Cost },
+    Type {
+        span: Span,
+        ty: TypeText,
+        /// Shared with the operator's node in the typed body.
+        cost: std::sync::Arc<Cost>,
+    },
     /// A name and what it refers to.
     Ref { span: Span, target: Target },
 }
+
+/// An expression's type as an editor shows it (`[Post; ≤ 100]`), written
+/// out only when read: every expression of every definition has one, and
+/// a compile reads none.
+#[derive(Clone, Debug)]
+pub struct TypeText(Ty);
+
+impl std::fmt::Display for TypeText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Equal when they read the same, as the text they stand for.
+impl PartialEq for TypeText {
+    fn eq(&self, other: &TypeText) -> bool {
+        self.0 == other.0 || self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for TypeText {}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
@@ -160,15 +186,18 @@ impl<'p> Checker<'p> {
                 | ExprKind::Update(..)
                 | ExprKind::Delete(..)
         ) || matches!(checked.tir, TExpr::Scan { .. });
-        if operator {
-            checked.tir = TExpr::Costed(Box::new(checked.tir), checked.cost.clone());
+        let typed = !checked.ty.is_error();
+        // One copy of the cost, for the operator's node and the fact.
+        let cost = (operator || typed).then(|| std::sync::Arc::new(checked.cost.clone()));
+        if let (true, Some(cost)) = (operator, &cost) {
+            checked.tir = TExpr::Costed(Box::new(checked.tir), cost.clone());
         }
         self.list_within_ceiling(&checked.ty, expr.span);
-        if !checked.ty.is_error() {
+        if let (true, Some(cost)) = (typed, cost) {
             self.facts.push(Fact::Type {
                 span: expr.span,
-                ty: checked.ty.to_string(),
-                cost: checked.cost.clone(),
+                ty: TypeText(checked.ty.clone()),
+                cost,
             });
         }
         checked
@@ -377,7 +406,15 @@ impl<'p> Checker<'p> {
         }
     }
 
-    pub fn expect_type(&mut self, expected: &Ty, found: &Ty, span: Span, why: &str) -> bool {
+    /// `why` is only rendered when the types do not fit: callers pass
+    /// `format_args!`, so the check itself formats nothing.
+    pub fn expect_type(
+        &mut self,
+        expected: &Ty,
+        found: &Ty,
+        span: Span,
+        why: impl std::fmt::Display,
+    ) -> bool {
         if expected.accepts(found) {
             return true;
         }
@@ -385,7 +422,7 @@ impl<'p> Checker<'p> {
         false
     }
 
-    pub fn mismatch(&mut self, expected: &Ty, found: &Ty, span: Span, why: &str) {
+    pub fn mismatch(&mut self, expected: &Ty, found: &Ty, span: Span, why: impl std::fmt::Display) {
         if found.is_bare_none() && !matches!(expected, Ty::Option(_) | Ty::Error) {
             let expected = expected.shape();
             self.error(

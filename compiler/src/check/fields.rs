@@ -176,10 +176,9 @@ impl Checker<'_> {
                 );
                 let table_schema = self.schema.table(table);
                 match table_schema.and_then(|t| t.column(&field.name).map(|c| &t.columns[c])) {
-                    Some(column) => super::schema_types::column_ty(
-                        &column.ty,
-                        &format!("{table}.{}", field.name),
-                    ),
+                    Some(column) => {
+                        super::schema_types::table_column_ty(table, &column.name, &column.ty)
+                    }
                     None => {
                         let columns: Vec<String> = table_schema
                             .map(|t| t.columns.iter().map(|c| c.name.clone()).collect())

@@ -134,7 +134,7 @@ impl Checker<'_> {
                     }
                     for (arg, param) in arg_tys.iter().zip(&func.params) {
                         if !param.accepts(arg) {
-                            self.mismatch(param, arg, span, &format!("{place} takes `{param}`"));
+                            self.mismatch(param, arg, span, format!("{place} takes `{param}`"));
                             return unknown;
                         }
                         self.fits(arg, param, span, place);
@@ -218,10 +218,16 @@ impl Checker<'_> {
     /// Replaces every delayed lambda of `tir` by its merged body (a lambda
     /// never applied keeps a body that says so).
     pub fn resolve_lambdas(&self, tir: TExpr) -> TExpr {
-        // Most bodies hold none: then nothing is rebuilt.
-        if !super::tir::any_node(&tir, &mut |t| matches!(t, TExpr::DelayedLambda(_))) {
+        // Most bodies hold none: then nothing is walked or rebuilt (a
+        // delayed lambda's node names one of `self.lambdas`).
+        if self.lambdas.is_empty()
+            || !super::tir::any_node(&tir, &mut |t| matches!(t, TExpr::DelayedLambda(_)))
+        {
             return tir;
         }
+        // As in `merge`: the `Err` hands the node back by value, on the
+        // path of every node; boxing it would cost more than it saves.
+        #[allow(clippy::result_large_err)]
         super::tir::rewrite(tir, &mut |t| match t {
             TExpr::DelayedLambda(id) => {
                 let lambda = &self.lambdas[id];
@@ -250,7 +256,7 @@ fn merge(a: TExpr, b: TExpr, lambdas: &mut [LambdaBody], conflict: &mut bool) ->
     super::tir::zip(a, b, &mut |x, y| match (x, y) {
         (TExpr::Costed(inner_a, cost_a), TExpr::Costed(inner_b, cost_b)) => Ok(TExpr::Costed(
             Box::new(merge(*inner_a, *inner_b, lambdas, conflict)),
-            cost_a.max(&cost_b),
+            Arc::new(cost_a.max(&cost_b)),
         )),
         (TExpr::Limit(count_a, max_a), TExpr::Limit(count_b, max_b)) => Ok(TExpr::Limit(
             Box::new(merge(*count_a, *count_b, lambdas, conflict)),

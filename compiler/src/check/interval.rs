@@ -45,21 +45,33 @@ impl Interval {
 
     /// Any integer; `what` names it (a column, an unbounded parameter).
     pub fn unbounded(what: &str) -> Interval {
-        Interval {
-            hi: Poly::unbounded(what),
-            lo: Poly::unbounded(&format!("-{what}")),
+        // Made for every column read and every `Int` written in a type,
+        // from a few names: each is built (its names formatted and
+        // interned) once per thread.
+        thread_local! {
+            static MADE: std::cell::RefCell<
+                std::collections::HashMap<String, Interval, crate::cost::NameHash>,
+            > = Default::default();
         }
+        MADE.with(|made| {
+            if let Some(interval) = made.borrow().get(what) {
+                return interval.clone();
+            }
+            let interval = Interval {
+                hi: Poly::unbounded(what),
+                lo: Poly::unbounded(&format!("-{what}")),
+            };
+            made.borrow_mut().insert(what.to_string(), interval.clone());
+            interval
+        })
     }
 
     /// An entry point's `n: Int <= max` (`None`: no bound): at most `max`,
     /// and as negative as the caller likes.
     pub fn parameter(name: &str, max: Option<u64>) -> Interval {
         Interval {
-            hi: Poly::var(Var::Param {
-                name: name.to_string(),
-                max,
-            }),
-            lo: Poly::unbounded(&format!("-{name}")),
+            hi: Poly::var(Var::param(name, max)),
+            lo: Interval::unbounded(name).lo,
         }
     }
 

@@ -19,7 +19,7 @@
 use super::expr::Checker;
 use super::interval::Interval;
 use super::types::{FnCandidate, FnTy, Ty};
-use crate::cost::{Cost, Poly, Var};
+use crate::cost::{Cost, Poly, Var, VarKind};
 use crate::span::Span;
 use std::collections::BTreeMap;
 
@@ -32,16 +32,19 @@ pub struct Requirements(pub BTreeMap<Var, Poly>);
 
 impl Requirements {
     fn record(&mut self, var: &Var, at_least: &Poly) {
-        let slot = self.0.entry(var.clone()).or_default();
+        let slot = self.0.entry(*var).or_default();
         *slot = slot.max(at_least);
     }
 
     /// Every requirement variable of `ty` fixed: to the largest use, or
     /// unbounded where the body made none (then nothing relied on it).
     pub fn solve(&self, poly: &Poly) -> Poly {
+        if !poly.any_var(is_requirement) {
+            return poly.clone();
+        }
         let mut result = poly.clone();
         for var in poly.vars() {
-            if let Var::Req(name) = &var {
+            if let VarKind::Req(name) = var.kind() {
                 let value = self
                     .0
                     .get(&var)
@@ -56,13 +59,20 @@ impl Requirements {
 
 /// Requirements that mention requirements are not solved: taken as unbounded.
 fn strip_requirements(poly: &Poly) -> Poly {
+    if !poly.any_var(is_requirement) {
+        return poly.clone();
+    }
     let mut result = poly.clone();
     for var in poly.vars() {
-        if let Var::Req(name) = &var {
+        if let VarKind::Req(name) = var.kind() {
             result = result.substitute(&var, &Poly::unbounded(name));
         }
     }
     result
+}
+
+fn is_requirement(var: &Var) -> bool {
+    matches!(var.kind(), VarKind::Req(_))
 }
 
 /// The written type of parameter `name` with a variable at every measure:
@@ -74,11 +84,11 @@ pub fn abstract_measures(ty: &Ty, name: &str) -> Ty {
 
 fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
     let var = |label: String| {
-        Poly::var(if covariant {
-            Var::Generic(label)
+        Poly::var(Var::new(if covariant {
+            VarKind::Generic(label)
         } else {
-            Var::Req(label)
-        })
+            VarKind::Req(label)
+        }))
     };
     match ty {
         Ty::Int(_) => Ty::Int(Interval {
@@ -135,8 +145,11 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
 /// says what they admit, and [`Checker::fits`] checks the argument.
 pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
     let mut one = |p: &Poly, a: &Poly| {
-        if let Some(var @ Var::Generic(_)) = p.as_var() {
-            let slot = bindings.entry(var.clone()).or_default();
+        if let Some(var) = p
+            .as_var()
+            .filter(|v| matches!(v.kind(), VarKind::Generic(_)))
+        {
+            let slot = bindings.entry(var).or_default();
             *slot = slot.max(a);
         }
     };
@@ -180,9 +193,12 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
 /// signature left unbound (its argument had no such measure) becomes
 /// unbounded rather than leaking into the caller's formulas.
 pub fn instantiate(poly: &Poly, bindings: &Bindings) -> Poly {
+    if !poly.any_var(|var| matches!(var.kind(), VarKind::Generic(_))) {
+        return poly.clone();
+    }
     let mut result = poly.clone();
     for var in poly.vars() {
-        if let Var::Generic(name) = &var {
+        if let VarKind::Generic(name) = var.kind() {
             let value = bindings
                 .get(&var)
                 .cloned()
@@ -195,6 +211,9 @@ pub fn instantiate(poly: &Poly, bindings: &Bindings) -> Poly {
 
 /// Replaces the bound variables only.
 pub fn instantiate_bound(poly: &Poly, bindings: &Bindings) -> Poly {
+    if !poly.any_var(|var| bindings.contains_key(var)) {
+        return poly.clone();
+    }
     let mut result = poly.clone();
     for var in poly.vars() {
         if let Some(value) = bindings.get(&var) {
@@ -301,9 +320,9 @@ impl Checker<'_> {
         what: String,
         misfit: &mut Option<Misfit>,
     ) {
-        match assumed.as_var() {
-            Some(var @ Var::Req(_)) => self.requirements.record(var, found),
-            Some(Var::Generic(_)) => {}
+        match assumed.as_var().map(|var| (var, var.kind())) {
+            Some((var, VarKind::Req(_))) => self.requirements.record(&var, found),
+            Some((_, VarKind::Generic(_))) => {}
             _ if !found.le(assumed) && misfit.is_none() => {
                 *misfit = Some(Misfit {
                     what,

@@ -31,7 +31,7 @@ mod writes;
 
 pub use builtins::BUILTINS;
 pub use definition::{CheckedEntry, Outcome};
-pub use expr::{Fact, FnSig, Target, DEF_MARKER, TABLE_MARKER};
+pub use expr::{Fact, FnSig, Target, TypeText, DEF_MARKER, TABLE_MARKER};
 pub use modules::{collect_calls, cycles, ProgramIndex};
 /// Names and what they stand for, for editors.
 pub mod modules_symbol {
@@ -207,13 +207,17 @@ pub fn check_one(
         kind: info.kind,
         diagnostics: Vec::new(),
         scope: Vec::new(),
-        facts: Vec::new(),
+        // A fact per expression and name: room for a typical definition's
+        // from the start (growing copies them, and each is a few hundred
+        // bytes), trimmed below so that a short one keeps no more.
+        facts: Vec::with_capacity(FACTS_EXPECTED),
         lambdas: Vec::new(),
         requirements: Default::default(),
         inspected: Default::default(),
         untyped_none: None,
     };
     let mut outcome = checker.check_definition(def, &module_name);
+    checker.facts.shrink_to_fit();
     outcome.facts = checker.facts;
     // A delayed lambda's body is checked at each application: report each
     // of its diagnostics once.
@@ -225,6 +229,9 @@ pub fn check_one(
     }
     (outcome, diagnostics)
 }
+
+/// Room for the facts of a definition of a few lines (a dozen or two).
+const FACTS_EXPECTED: usize = 32;
 
 fn report_duplicate_defs(sources: &[SourceModule], diagnostics: &mut Vec<Diagnostic>) {
     for source in sources {

@@ -55,7 +55,7 @@ impl Checker<'_> {
                     &takes,
                     other,
                     span,
-                    &format!(
+                    format!(
                         "`{}` takes {}",
                         op.written(),
                         if matches!(takes, Ty::Str) {

@@ -202,7 +202,7 @@ impl Checker<'_> {
                 .check_builtin(span, &name, &all)
                 .expect("a built-in combinator");
             acc = acc.plus(&checked.cost);
-            let tir = TExpr::Costed(Box::new(checked.tir), acc.clone());
+            let tir = TExpr::Costed(Box::new(checked.tir), std::sync::Arc::new(acc.clone()));
             Checked::new(checked.ty, checked.cost, tir)
         };
         let distinct = step(self, "distinct", LIST, &[]);
@@ -323,7 +323,7 @@ impl Checker<'_> {
         Checked::new(
             Ty::list(row, size),
             cost.clone(),
-            TExpr::Costed(Box::new(union), cost),
+            TExpr::Costed(Box::new(union), std::sync::Arc::new(cost)),
         )
     }
 }

@@ -35,7 +35,7 @@ impl Checker<'_> {
         } else {
             source.table.as_str()
         };
-        let size = Poly::var(Var::Table(table.to_string()));
+        let size = Poly::var(Var::table(table));
         let mut cost = cost.plus(&Cost::new(Poly::zero(), size.clone(), Poly::zero()));
         for arg in &args[1..] {
             if matches!(arg.kind, ExprKind::Lambda(..)) {
@@ -75,7 +75,7 @@ impl Checker<'_> {
             stream,
             fixes,
         );
-        let size = Poly::var(Var::Table(stream.source.table.clone()));
+        let size = Poly::var(Var::table(&stream.source.table));
         Checked::new(
             super::types::Ty::Error,
             cost.plus(&Cost::new(Poly::zero(), size, Poly::zero())),

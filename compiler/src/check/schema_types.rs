@@ -19,6 +19,34 @@ pub fn column_ty(ty: &ColumnType, label: &str) -> Ty {
     }
 }
 
+/// The type of column `column` of `table`, labelled `table.column`. Made
+/// for every column an access, a field or a write names: each is built
+/// (its label formatted, its variables interned) once per thread, and
+/// built again when the column's type changed.
+pub fn table_column_ty(table: &str, column: &str, ty: &ColumnType) -> Ty {
+    type Made = std::collections::HashMap<
+        String,
+        std::collections::HashMap<String, (ColumnType, Ty), crate::cost::NameHash>,
+        crate::cost::NameHash,
+    >;
+    thread_local! {
+        static MADE: std::cell::RefCell<Made> = Default::default();
+    }
+    MADE.with(|made| {
+        if let Some((made_for, made_ty)) = made.borrow().get(table).and_then(|t| t.get(column)) {
+            if made_for == ty {
+                return made_ty.clone();
+            }
+        }
+        let built = column_ty(ty, &format!("{table}.{column}"));
+        made.borrow_mut()
+            .entry(table.to_string())
+            .or_default()
+            .insert(column.to_string(), (ty.clone(), built.clone()));
+        built
+    })
+}
+
 /// A cost nothing bounds, named for messages.
 fn unknown_cost(what: &str) -> Cost {
     Cost::new(

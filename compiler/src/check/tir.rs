@@ -96,8 +96,11 @@ pub enum TExpr {
     },
     /// `desc` (true) or `asc`.
     Order(bool),
-    /// An operator with the static cost of one evaluation.
-    Costed(Box<TExpr>, Cost),
+    /// An operator with the static cost of one evaluation (behind a
+    /// pointer: a cost keeps its formulas' first terms inline, and every
+    /// node is as large as the largest kind; shared with the expression's
+    /// [`Fact`](super::Fact)).
+    Costed(Box<TExpr>, Arc<Cost>),
     Error,
 }
 

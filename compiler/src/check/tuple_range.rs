@@ -8,7 +8,7 @@
 //! after) one key. Anything else is refused with a fix (spec/cost.md §4.1).
 
 use super::expr::Checker;
-use super::schema_types::column_ty;
+use super::schema_types::table_column_ty;
 use super::tir::{RangeT, TExpr};
 use crate::cost::Cost;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
@@ -194,13 +194,13 @@ impl Checker<'_> {
         let mut values = Vec::with_capacity(rhs_items.len());
         for (k, value_expr) in rhs_items.iter().enumerate() {
             let column = &schema.columns[columns[first + k]];
-            let expected = column_ty(&column.ty, &format!("{}.{}", schema.name, column.name));
+            let expected = table_column_ty(&schema.name, &column.name, &column.ty);
             let value = self.check(value_expr);
             self.expect_type(
                 &expected,
                 &value.ty,
                 value_expr.span,
-                &format!("`{}` is `{expected}`", column.name),
+                format_args!("`{}` is `{expected}`", column.name),
             );
             cost = cost.plus(&value.cost);
             values.push(value.tir);

@@ -70,6 +70,9 @@ pub struct FnTy {
 }
 
 /// One function a value of type [`Ty::Fns`] may be.
+// Candidates live in a `Ty::Fns`' vector, already on the heap, and are
+// mostly known functions: boxing those would add an allocation to each.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum FnCandidate {
     Known(FnTy),

@@ -6,7 +6,7 @@
 
 use super::expr::{Checked, Checker};
 use super::interval::Interval;
-use super::schema_types::column_ty;
+use super::schema_types::table_column_ty;
 use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::{Cost, Poly};
@@ -73,7 +73,7 @@ fn write_cost(seeks: u64, rows: u64) -> Cost {
     Cost::constant(seeks, rows, rows.min(seeks))
 }
 
-impl Checker<'_> {
+impl<'p> Checker<'p> {
     fn require_mutation(&mut self, span: Span, what: &str) -> bool {
         if self.kind == DefKind::Mutation {
             return true;
@@ -96,7 +96,7 @@ impl Checker<'_> {
             }
         };
         self.refer(name.span, super::expr::Target::Table(table.clone()));
-        let Some(schema) = self.schema.table(&table).cloned() else {
+        let Some(schema) = self.schema.table(&table) else {
             return Checked::error();
         };
         let ExprKind::Record(fields) = &row.kind else {
@@ -127,7 +127,7 @@ impl Checker<'_> {
                 .push("give each column one value".into());
                 continue;
             }
-            let value = self.column_value(&schema, position, &field.value);
+            let value = self.column_value(schema, position, &field.value);
             cost = cost.plus(&value.cost);
             values[position] = Some(value.tir);
         }
@@ -172,7 +172,7 @@ impl Checker<'_> {
         }
         Checked::new(
             Ty::Int(Interval::exact(1)),
-            cost.plus(&insert_cost(&schema)),
+            cost.plus(&insert_cost(schema)),
             TExpr::Insert {
                 table,
                 row: row_tir,
@@ -183,13 +183,13 @@ impl Checker<'_> {
     /// A value for column `position`, checked against the column's type.
     fn column_value(&mut self, schema: &TableSchema, position: usize, value: &Expr) -> Checked {
         let column = &schema.columns[position];
-        let expected = column_ty(&column.ty, &format!("{}.{}", schema.name, column.name));
+        let expected = table_column_ty(&schema.name, &column.name, &column.ty);
         let checked = self.check_expected(value, Some(&expected));
         self.expect_type(
             &expected,
             &checked.ty,
             value.span,
-            &format!("`{}.{}` is `{expected}`", schema.name, column.name),
+            format_args!("`{}.{}` is `{expected}`", schema.name, column.name),
         );
         checked
     }
@@ -216,7 +216,7 @@ impl Checker<'_> {
         op: &str,
         span: Span,
         target: &Expr,
-    ) -> Option<(TableSchema, Poly, Checked)> {
+    ) -> Option<(&'p TableSchema, Poly, Checked)> {
         let checked = self.check(target);
         let (table, count) = match &checked.ty {
             Ty::Option(inner) => match &**inner {
@@ -235,7 +235,7 @@ impl Checker<'_> {
             Ty::Error => return None,
             _ => return self.not_rows(op, target),
         };
-        let schema = self.schema.table(&table)?.clone();
+        let schema = self.schema.table(&table)?;
         Some((schema, count, checked))
     }
 
@@ -289,7 +289,7 @@ impl Checker<'_> {
             }
             // Inside the changes, the row's current values are not in scope:
             // the new value is computed from parameters and lets.
-            let value = self.column_value(&schema, position, &field.value);
+            let value = self.column_value(schema, position, &field.value);
             cost = cost.plus(&value.cost.times(&count));
             changed.push(position);
             tirs.push((field.name.name.clone(), value.tir));
@@ -300,7 +300,7 @@ impl Checker<'_> {
         // The rows actually changed: at most the rows given.
         Checked::new(
             Ty::Int(Interval::up_to(count.clone())),
-            cost.plus(&update_cost(&schema, &changed).times(&count)),
+            cost.plus(&update_cost(schema, &changed).times(&count)),
             TExpr::Update {
                 table: schema.name.clone(),
                 target: Box::new(checked.tir),
@@ -322,7 +322,7 @@ impl Checker<'_> {
             Ty::Int(Interval::up_to(count.clone())),
             checked
                 .cost
-                .plus(&delete_cost(&schema, referenced).times(&count)),
+                .plus(&delete_cost(schema, referenced).times(&count)),
             TExpr::Delete {
                 table: schema.name.clone(),
                 target: Box::new(checked.tir),

@@ -9,68 +9,12 @@
 //! `p` is at most the matching one of `q`. Knows nothing of the AST.
 
 mod poly;
+mod var;
 
 pub use poly::{Monomial, Poly};
+pub use var::{NameHash, Var, VarKind};
 
 use serde::Serialize;
-use std::fmt;
-
-/// A quantity a bound may depend on.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub enum Var {
-    /// `N(T)`: the size of a large table; unbounded.
-    Table(String),
-    /// The positive part `max(0, n)` of an entry point's parameter,
-    /// bounded by its declaration (`n: Int <= 100`), or a quantity nothing
-    /// bounds (`max: None`): a parameter without a bound, the negative part
-    /// of any parameter, a column's value. The name says which, for
-    /// messages (`n`, `-n`, `Cfg.lim`).
-    Param { name: String, max: Option<u64> },
-    /// Rows sharing one value of a bounded prefix (`bound follower <= 5000`).
-    Fanout {
-        table: String,
-        columns: Vec<String>,
-        max: u64,
-    },
-    /// The rows of a `small table … max N`.
-    Small { table: String, max: u64 },
-    /// A measure of a function's parameter, fixed at each call by the
-    /// argument's: a list's length `|xs|`, an `Int`'s upper end `n` or
-    /// negative part `lo(n)`, one call's cost `seeks(f)`, `rows(f)`,
-    /// `trips(f)`, and
-    /// the same inside records, lists, options and results. The name is
-    /// the measure's position, unique within the signature.
-    Generic(String),
-    /// A measure a function-typed parameter must admit at its own
-    /// parameters (the length of the list `f` is applied to): fixed once
-    /// the body is checked, to the largest of its uses there.
-    Req(String),
-}
-
-impl Var {
-    /// The largest value the variable can take, `None` when unbounded or
-    /// only known at a call site.
-    pub fn max(&self) -> Option<u64> {
-        match self {
-            Var::Param { max, .. } => *max,
-            Var::Fanout { max, .. } | Var::Small { max, .. } => Some(*max),
-            Var::Table(_) | Var::Generic(_) | Var::Req(_) => None,
-        }
-    }
-}
-
-impl fmt::Display for Var {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Var::Table(table) => write!(f, "N({table})"),
-            Var::Param { name, .. } => write!(f, "{name}"),
-            // Declared bounds print as their numbers: the formula reads as
-            // the design states it (`1 + 5000`), the variable stays apart.
-            Var::Fanout { max, .. } | Var::Small { max, .. } => write!(f, "{max}"),
-            Var::Generic(name) | Var::Req(name) => write!(f, "{name}"),
-        }
-    }
-}
 
 /// The largest bound a run may be proved to keep: a formula whose maximum
 /// is above it (or whose arithmetic overflows on the way) is no proof, and

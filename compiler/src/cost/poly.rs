@@ -1,21 +1,57 @@
 //! Polynomials in normal form with non-negative coefficients.
 
-use super::Var;
+use super::{Var, VarKind};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use smallvec::{smallvec, SmallVec};
 use std::fmt;
 
-/// A product of variables, sorted, each with its exponent (≥ 1).
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Monomial(pub Vec<(Var, u32)>);
+/// A product of variables, sorted, each with its exponent (≥ 1). Most
+/// have none or one: that one is kept inline.
+#[derive(Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Monomial(pub SmallVec<[(Var, u32); 1]>);
+
+/// A copy of the factors (`SmallVec`'s own clone goes element by element).
+impl Clone for Monomial {
+    fn clone(&self) -> Monomial {
+        Monomial(SmallVec::from_slice(&self.0))
+    }
+}
+
+impl Serialize for Monomial {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter())
+    }
+}
+
+/// A formula's terms: most formulas have one, kept inline.
+type Terms = SmallVec<[(Monomial, u64); 1]>;
 
 impl Monomial {
+    /// Both factors' variables, merged in order (each list is sorted).
     fn times(&self, other: &Monomial) -> Monomial {
-        let mut factors: BTreeMap<Var, u32> = self.0.iter().cloned().collect();
-        for (var, exponent) in &other.0 {
-            *factors.entry(var.clone()).or_insert(0) += exponent;
+        let (a, b) = (&self.0, &other.0);
+        let mut factors = SmallVec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => {
+                    factors.push(a[i]);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    factors.push(b[j]);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    factors.push((a[i].0, a[i].1 + b[j].1));
+                    i += 1;
+                    j += 1;
+                }
+            }
         }
-        Monomial(factors.into_iter().collect())
+        factors.extend_from_slice(&a[i..]);
+        factors.extend_from_slice(&b[j..]);
+        Monomial(factors)
     }
 
     fn degree(&self) -> u32 {
@@ -27,8 +63,19 @@ impl Monomial {
 /// each monomial once. A sorted vector rather than a map: most formulas
 /// have one or two terms, and every typed node of a checked program holds
 /// some, so a map's node per formula made each query cost kilobytes.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Poly(Vec<(Monomial, u64)>);
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
+pub struct Poly(Terms);
+
+/// The inline cases first: `SmallVec`'s own clone goes through `extend`.
+impl Clone for Poly {
+    fn clone(&self) -> Poly {
+        match self.0.as_slice() {
+            [] => Poly(Terms::new()),
+            [(monomial, coefficient)] => Poly(smallvec![(monomial.clone(), *coefficient)]),
+            terms => Poly(terms.iter().cloned().collect()),
+        }
+    }
+}
 
 impl Serialize for Poly {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -39,7 +86,7 @@ impl Serialize for Poly {
 /// Adds `coefficient` of `monomial` into sorted `terms`, combining with an
 /// equal monomial's coefficient by `combine`.
 fn add_term(
-    terms: &mut Vec<(Monomial, u64)>,
+    terms: &mut Terms,
     monomial: &Monomial,
     coefficient: u64,
     combine: fn(u64, u64) -> u64,
@@ -59,19 +106,16 @@ impl Poly {
         if c == 0 {
             return Poly::zero();
         }
-        Poly(vec![(Monomial::default(), c)])
+        Poly(smallvec![(Monomial::default(), c)])
     }
 
     pub fn var(var: Var) -> Poly {
-        Poly(vec![(Monomial(vec![(var, 1)]), 1)])
+        Poly(smallvec![(Monomial(smallvec![(var, 1)]), 1)])
     }
 
     /// A quantity nothing bounds, named for messages.
     pub fn unbounded(name: &str) -> Poly {
-        Poly::var(Var::Param {
-            name: name.to_string(),
-            max: None,
-        })
+        Poly::var(Var::param(name, None))
     }
 
     pub fn is_zero(&self) -> bool {
@@ -79,10 +123,10 @@ impl Poly {
     }
 
     /// The variable, when the polynomial is exactly one variable.
-    pub fn as_var(&self) -> Option<&Var> {
+    pub fn as_var(&self) -> Option<Var> {
         match self.0.first() {
             Some((monomial, 1)) if self.0.len() == 1 => match monomial.0.as_slice() {
-                [(var, 1)] => Some(var),
+                [(var, 1)] => Some(*var),
                 _ => None,
             },
             _ => None,
@@ -104,11 +148,19 @@ impl Poly {
             .any(|(m, _)| m.0.iter().any(|(v, _)| v == var))
     }
 
+    /// Whether some variable satisfies `test` (nothing is collected).
+    pub fn any_var(&self, test: impl Fn(&Var) -> bool) -> bool {
+        self.0.iter().any(|(m, _)| m.0.iter().any(|(v, _)| test(v)))
+    }
+
     pub fn terms(&self) -> impl Iterator<Item = (&Monomial, u64)> {
         self.0.iter().map(|(m, c)| (m, *c))
     }
 
     pub fn plus(&self, other: &Poly) -> Poly {
+        if self.is_zero() {
+            return other.clone();
+        }
         let mut terms = self.0.clone();
         for (monomial, coefficient) in &other.0 {
             add_term(&mut terms, monomial, *coefficient, u64::saturating_add);
@@ -117,7 +169,7 @@ impl Poly {
     }
 
     pub fn times(&self, other: &Poly) -> Poly {
-        let mut terms = Vec::new();
+        let mut terms = Terms::new();
         for (a, ca) in &self.0 {
             for (b, cb) in &other.0 {
                 add_term(
@@ -176,6 +228,9 @@ impl Poly {
 
     /// Replaces `var` by `value` everywhere.
     pub fn substitute(&self, var: &Var, value: &Poly) -> Poly {
+        if !self.mentions(var) {
+            return self.clone();
+        }
         let mut result = Poly::zero();
         for (monomial, coefficient) in &self.0 {
             let mut term = Poly::constant(*coefficient);
@@ -183,7 +238,7 @@ impl Poly {
                 let factor = if v == var {
                     value.clone()
                 } else {
-                    Poly::var(v.clone())
+                    Poly::var(*v)
                 };
                 for _ in 0..*exponent {
                     term = term.times(&factor);
@@ -221,7 +276,7 @@ impl Poly {
         let mut tables = Vec::new();
         for (monomial, _) in &self.0 {
             for (var, _) in &monomial.0 {
-                if let Var::Table(t) = var {
+                if let VarKind::Table(t) = var.kind() {
                     if !tables.contains(t) {
                         tables.push(t.clone());
                     }
@@ -236,7 +291,7 @@ impl Poly {
         let mut names = Vec::new();
         for (monomial, _) in &self.0 {
             for (var, _) in &monomial.0 {
-                if let Var::Param { name, max: None } = var {
+                if let VarKind::Param { name, max: None } = var.kind() {
                     if !names.contains(name) {
                         names.push(name.clone());
                     }
@@ -251,7 +306,7 @@ impl Poly {
         for (monomial, _) in &self.0 {
             for (var, _) in &monomial.0 {
                 if !vars.contains(var) {
-                    vars.push(var.clone());
+                    vars.push(*var);
                 }
             }
         }
@@ -292,18 +347,15 @@ mod tests {
     use super::*;
 
     fn fanout() -> Var {
-        Var::Fanout {
+        Var::new(VarKind::Fanout {
             table: "Follow".into(),
             columns: vec!["follower".into()],
             max: 5000,
-        }
+        })
     }
 
     fn n() -> Var {
-        Var::Param {
-            name: "n".into(),
-            max: Some(100),
-        }
+        Var::param("n", Some(100))
     }
 
     #[test]
@@ -343,15 +395,15 @@ mod tests {
         let f = Poly::var(fanout());
         assert_eq!(n.max(&f).max_value(), Some(5000));
         // Generic measures have no maximum: coefficient-wise.
-        let g = Poly::var(Var::Generic("|xs|".into()));
+        let g = Poly::var(Var::new(VarKind::Generic("|xs|".into())));
         assert_eq!(g.max(&Poly::constant(2)).to_string(), "2 + |xs|");
     }
 
     #[test]
     fn substitution_instantiates_generic_variables() {
-        let size = Var::Generic("|xs|".into());
-        let latent = Var::Generic("seeks(key)".into());
-        let signature = Poly::var(size.clone()).times(&Poly::var(latent.clone()));
+        let size = Var::new(VarKind::Generic("|xs|".into()));
+        let latent = Var::new(VarKind::Generic("seeks(key)".into()));
+        let signature = Poly::var(size).times(&Poly::var(latent));
         let at_call = signature
             .substitute(&size, &Poly::var(fanout()))
             .substitute(&latent, &Poly::constant(2));
@@ -361,7 +413,7 @@ mod tests {
 
     #[test]
     fn tables_make_a_bound_unbounded() {
-        let p = Poly::constant(1).plus(&Poly::var(Var::Table("User".into())));
+        let p = Poly::constant(1).plus(&Poly::var(Var::table("User")));
         assert_eq!(p.max_value(), None);
         assert_eq!(p.tables(), vec!["User".to_string()]);
         assert_eq!(p.to_string(), "1 + N(User)");

@@ -151,7 +151,7 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
             Fact::Type { span, ty, .. }
                 if span.start as usize == name_start && span.end as usize == head.len() =>
             {
-                Some(ty.trim_end_matches('?').to_string())
+                Some(ty.to_string().trim_end_matches('?').to_string())
             }
             _ => None,
         });
