@@ -11,6 +11,7 @@
 
 mod gather;
 mod parallel;
+pub use parallel::threads_setting;
 mod syntax;
 pub use gather::def_keys;
 use gather::{call_cycles, def_calls, definition_diagnostics, place};

@@ -9,18 +9,27 @@
 
 use super::Database;
 
-/// How many threads warm the queries: `RQC_THREADS` if set (`1` computes
-/// everything on the caller's thread, as the queries would be asked
-/// anyway), else the cores the process may use.
+/// How many threads warm the queries: `RQC_THREADS` if it is a whole
+/// number of at least 1 (`1` computes everything on the caller's thread, as
+/// the queries would be asked anyway), else the cores the process may use.
+/// A library cannot report a malformed setting; the `rqc` command refuses
+/// one before it compiles (E0601, [`threads_setting`]).
 pub(super) fn threads() -> usize {
-    match std::env::var("RQC_THREADS") {
-        Ok(value) => value
-            .parse::<usize>()
-            .ok()
-            .filter(|n| *n > 0)
-            .expect("RQC_THREADS is a number of threads, at least 1"),
-        Err(_) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    match threads_setting() {
+        Some(Ok(n)) => n,
+        _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
     }
+}
+
+/// `RQC_THREADS` read: `None` when unset, else the number or the text
+/// that is not one.
+pub fn threads_setting() -> Option<Result<usize, String>> {
+    let value = std::env::var_os("RQC_THREADS")?;
+    let text = value.to_string_lossy().into_owned();
+    Some(match text.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(text),
+    })
 }
 
 /// Runs `work` on every item, the items split into as many contiguous
