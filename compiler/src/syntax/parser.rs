@@ -175,12 +175,12 @@ impl ParseContext {
         public: bool,
         name: Ident,
         small_max: Option<(i64, Span)>,
-        parts: Vec<Option<MemberPart>>,
+        parts: Vec<Option<Box<MemberPart>>>,
         span: Span,
     ) -> Table {
         let mut members: Vec<TableMember> = Vec::new();
         for part in parts.into_iter().flatten() {
-            match part {
+            match *part {
                 MemberPart::Field(field) => members.push(TableMember::Field(field)),
                 MemberPart::Member(member) => members.push(member),
                 MemberPart::Modifier(modifier) => match members.last_mut() {
@@ -289,6 +289,11 @@ impl ParseContext {
         );
         Expr::new(ExprKind::Error, span)
     }
+}
+
+/// The values of a list the grammar boxed while the parser held them.
+pub fn unboxed<T>(items: Vec<Box<T>>) -> Vec<T> {
+    items.into_iter().map(|item| *item).collect()
 }
 
 pub fn binary(op: BinaryOp, a: Expr, b: Expr, l: usize, r: usize) -> Expr {
