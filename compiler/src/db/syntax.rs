@@ -284,23 +284,9 @@ impl DefSyntax {
 }
 
 /// A definition's syntax: a piece's own when the definition is alone in
-/// it (no copy, no parse), else its text parsed alone. `workspace` is the
-/// database's one workspace.
+/// it (no copy, no parse), else its text parsed alone.
 pub fn def_syntax(db: &dyn Db, workspace: Workspace, key: DefKey<'_>) -> DefSyntax {
-    debug_assert!(
-        workspace == Workspace::get(db),
-        "one workspace per database"
-    );
-    def_syntax_of(db, key).clone()
-}
-
-/// [`def_syntax`], kept: both the checker and the call graph ask for each
-/// definition's syntax, and finding it reads the program's shape, the
-/// file's layout and the piece (each a read the asking query records);
-/// the second asker then reads this alone.
-#[salsa::tracked(returns(ref))]
-fn def_syntax_of(db: &dyn Db, key: DefKey<'_>) -> DefSyntax {
-    let Some((file, item)) = locate(db, Workspace::get(db), key) else {
+    let Some((file, item)) = locate(db, workspace, key) else {
         return DefSyntax(None);
     };
     match layout(db, file).items.get(item) {
