@@ -244,22 +244,74 @@ pub type Spanned = (usize, Token, usize);
 /// a diagnostic, and a stand-in token keeps the parser going where one helps
 /// (an unterminated string still yields a string).
 pub fn lex(file: &str, source: &str) -> (Vec<Spanned>, Vec<Diagnostic>) {
-    let mut tokens = Vec::new();
-    let mut diagnostics = Vec::new();
-    for (result, range) in Token::lexer(source).spanned() {
-        let span = Span::new(range.start, range.end);
-        match result {
-            Ok(token) => tokens.push((range.start, token, range.end)),
-            Err(error) => {
-                let (diagnostic, stand_in) = lex_diagnostic(file, source, span, error);
-                diagnostics.push(diagnostic);
-                if let Some(token) = stand_in {
-                    tokens.push((range.start, token, range.end));
+    let mut lexer = Tokens::new(file, source, 0);
+    let tokens = (&mut lexer).collect();
+    (tokens, lexer.diagnostics)
+}
+
+/// The tokens of a text found at byte `base` of a file, one at a time, as
+/// the parser asks for them (no list of them is made): [`lex`]'s tokens
+/// and diagnostics, every span `base` further on.
+pub struct Tokens<'s> {
+    file: &'s str,
+    source: &'s str,
+    base: usize,
+    lexer: logos::SpannedIter<'s, Token>,
+    /// The lexical errors met so far.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The start of the first token after each lexical error (see
+    /// `parser::parse_at_outcome`).
+    pub after_errors: Vec<u32>,
+    /// How many tokens were given so far.
+    pub count: usize,
+    after_error: bool,
+}
+
+impl<'s> Tokens<'s> {
+    pub fn new(file: &'s str, source: &'s str, base: usize) -> Tokens<'s> {
+        Tokens {
+            file,
+            source,
+            base,
+            lexer: Token::lexer(source).spanned(),
+            diagnostics: Vec::new(),
+            after_errors: Vec::new(),
+            count: 0,
+            after_error: false,
+        }
+    }
+}
+
+impl Iterator for Tokens<'_> {
+    type Item = Spanned;
+
+    fn next(&mut self) -> Option<Spanned> {
+        loop {
+            let (result, range) = self.lexer.next()?;
+            let (start, end) = (range.start + self.base, range.end + self.base);
+            let (token, error) = match result {
+                Ok(token) => (Some(token), false),
+                Err(error) => {
+                    let span = Span::new(range.start, range.end);
+                    let (mut diagnostic, stand_in) =
+                        lex_diagnostic(self.file, self.source, span, error);
+                    diagnostic.shift(self.base as u32);
+                    self.diagnostics.push(diagnostic);
+                    (stand_in, true)
                 }
+            };
+            // A stand-in token is after the errors before its own, not
+            // after its own (it starts where that error does).
+            if token.is_some() && std::mem::take(&mut self.after_error) {
+                self.after_errors.push(start as u32);
+            }
+            self.after_error |= error;
+            if let Some(token) = token {
+                self.count += 1;
+                return Some((start, token, end));
             }
         }
     }
-    (tokens, diagnostics)
 }
 
 fn lex_diagnostic(

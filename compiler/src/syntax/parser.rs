@@ -2,7 +2,7 @@
 //! turns every syntax error, recovered or not, into a diagnostic.
 
 use super::ast::*;
-use super::lexer::{lex, token_text, Spanned, Token};
+use super::lexer::{lex, token_text, Token, Tokens};
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
 use lalrpop_util::{ErrorRecovery, ParseError};
@@ -31,20 +31,13 @@ pub fn parse_at(file: &str, source: &str, base: usize) -> (Module, Vec<Diagnosti
 /// [`parse_at`], and whether the parser gave up (then the module is empty,
 /// whatever came before the error).
 pub fn parse_at_outcome(file: &str, source: &str, base: usize) -> (Module, Vec<Diagnostic>, bool) {
-    let (mut tokens, mut diagnostics) = lex(file, source);
-    if base > 0 {
-        for (start, _, end) in &mut tokens {
-            *start += base;
-            *end += base;
-        }
-        for diagnostic in &mut diagnostics {
-            diagnostic.shift(base as u32);
-        }
-    }
-    let shadowed = shadowed_by_lex_errors(&tokens, &diagnostics);
+    let mut tokens = Tokens::new(file, source, base);
     let mut ctx = ParseContext::new(file);
     let end = base + source.len();
-    let result = grammar::ModuleParser::new().parse(&mut ctx, tokens.into_iter().map(Ok));
+    let result = grammar::ModuleParser::new().parse(&mut ctx, (&mut tokens).map(Ok));
+    // The parser stops at an error it cannot recover from: the lexical
+    // errors after it are still the file's.
+    tokens.by_ref().for_each(drop);
     ctx.finish();
     let mut syntax = Vec::new();
     for recovery in std::mem::take(&mut ctx.recoveries) {
@@ -58,28 +51,22 @@ pub fn parse_at_outcome(file: &str, source: &str, base: usize) -> (Module, Vec<D
             Module::default()
         }
     };
-    super::depth::limit_depth(file, &mut module, &mut syntax);
+    // A tree is never deeper than its tokens are many (each node has more
+    // tokens than any node under it): only a piece with more tokens than
+    // the limit needs measuring.
+    if tokens.count > super::depth::MAX_DEPTH {
+        super::depth::limit_depth(file, &mut module, &mut syntax);
+    }
     // A token right after a bad character usually fails to parse only
     // because of it; the lexical error already says what to fix.
+    let shadowed = tokens.after_errors;
     syntax.retain(|d| !(d.code == "E0101" && shadowed.contains(&d.primary.span.start)));
     syntax.extend(ctx.diagnostics);
     syntax.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
+    let mut diagnostics = tokens.diagnostics;
     diagnostics.extend(syntax);
     diagnostics.sort_by_key(|d| d.primary.span.start);
     (module, diagnostics, gave_up)
-}
-
-/// Start offsets of the first token after each lexical error.
-fn shadowed_by_lex_errors(tokens: &[Spanned], lex_errors: &[Diagnostic]) -> Vec<u32> {
-    lex_errors
-        .iter()
-        .filter_map(|d| {
-            tokens
-                .iter()
-                .find(|(start, _, _)| *start as u32 >= d.primary.span.end)
-                .map(|(start, _, _)| *start as u32)
-        })
-        .collect()
 }
 
 /// Parses a lone expression (the REPL's input, tests).
@@ -175,12 +162,12 @@ impl ParseContext {
         public: bool,
         name: Ident,
         small_max: Option<(i64, Span)>,
-        parts: Vec<Option<MemberPart>>,
+        parts: Vec<Option<Box<MemberPart>>>,
         span: Span,
     ) -> Table {
         let mut members: Vec<TableMember> = Vec::new();
         for part in parts.into_iter().flatten() {
-            match part {
+            match *part {
                 MemberPart::Field(field) => members.push(TableMember::Field(field)),
                 MemberPart::Member(member) => members.push(member),
                 MemberPart::Modifier(modifier) => match members.last_mut() {
@@ -289,6 +276,11 @@ impl ParseContext {
         );
         Expr::new(ExprKind::Error, span)
     }
+}
+
+/// The values of a list the grammar boxed while the parser held them.
+pub fn unboxed<T>(items: Vec<Box<T>>) -> Vec<T> {
+    items.into_iter().map(|item| *item).collect()
 }
 
 pub fn binary(op: BinaryOp, a: Expr, b: Expr, l: usize, r: usize) -> Expr {
