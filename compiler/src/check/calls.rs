@@ -118,7 +118,8 @@ impl Checker<'_> {
             .collect();
         known.extend(
             self.index.scopes[self.module]
-                .iter()
+                .sorted()
+                .into_iter()
                 .filter(|(_, s)| matches!(s, Symbol::Def(_)))
                 .map(|(n, _)| n.clone()),
         );

@@ -108,7 +108,12 @@ impl Checker<'_> {
 
     pub fn unknown_name(&mut self, ident: &Ident) {
         let mut known: Vec<String> = self.scope.iter().map(|l| l.name.clone()).collect();
-        known.extend(self.index.scopes[self.module].keys().cloned());
+        known.extend(
+            self.index.scopes[self.module]
+                .sorted()
+                .into_iter()
+                .map(|(name, _)| name.clone()),
+        );
         let known_refs: Vec<&str> = known.iter().map(String::as_str).collect();
         let suggestion = super::names::closest(&ident.name, &known_refs).map(str::to_string);
         let starts_upper = ident.name.chars().next().is_some_and(char::is_uppercase);

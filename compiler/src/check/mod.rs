@@ -17,6 +17,7 @@ mod fields;
 mod functions;
 mod interval;
 mod measures;
+mod module_scope;
 mod modules;
 pub mod names;
 mod operators;

@@ -5,7 +5,7 @@ use super::SourceModule;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
 use crate::syntax::ast::{DefKind, Expr, ExprKind, Item, Stmt};
-use std::collections::BTreeMap;
+use super::module_scope::ModuleScope;
 
 /// What a name in a module's scope stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,7 +45,7 @@ pub struct ProgramIndex {
     /// Per module: the names visible in it (own items, imports, prelude).
     /// (The call graph is apart, from the bodies: [`collect_calls`] for
     /// each definition, then [`cycles`].)
-    pub scopes: Vec<BTreeMap<String, Symbol>>,
+    pub scopes: Vec<ModuleScope>,
 }
 
 impl ProgramIndex {
@@ -131,7 +131,7 @@ pub fn index_program<'a>(
     }
     // Own items first, so imports can refer to any module's items.
     for (m, source) in modules.iter().enumerate() {
-        let mut scope = BTreeMap::new();
+        let mut scope = ModuleScope::default();
         for (position, item) in source.module.items.iter().enumerate() {
             match item {
                 Item::Table(table) => {
@@ -141,7 +141,7 @@ pub fn index_program<'a>(
                     );
                 }
                 Item::Def(def) => {
-                    if scope.contains_key(&def.name.name) {
+                    if scope.contains(&def.name.name) {
                         continue; // reported by the duplicate check
                     }
                     index.defs.push(DefInfo {
@@ -154,9 +154,10 @@ pub fn index_program<'a>(
                     scope.insert(def.name.name.clone(), Symbol::Def(index.defs.len() - 1));
                 }
                 Item::Aggregate(aggregate) => {
-                    scope
-                        .entry(aggregate.name.name.clone())
-                        .or_insert(Symbol::Aggregate(aggregate.name.name.clone()));
+                    scope.insert_if_absent(
+                        aggregate.name.name.clone(),
+                        Symbol::Aggregate(aggregate.name.name.clone()),
+                    );
                 }
                 Item::Import(_) => {}
             }
@@ -167,7 +168,8 @@ pub fn index_program<'a>(
         .filter(|&m| index.modules[m].is_prelude)
         .flat_map(|m| {
             index.scopes[m]
-                .iter()
+                .sorted()
+                .into_iter()
                 .filter(|(_, s)| matches!(s, Symbol::Def(d) if index.defs[*d].public))
                 .map(|(n, s)| (n.clone(), s.clone()))
                 .collect::<Vec<_>>()
@@ -182,11 +184,11 @@ pub fn index_program<'a>(
         let index = &mut indexed.index;
         let scope = &mut index.scopes[m];
         for (name, symbol) in imported {
-            scope.entry(name).or_insert(symbol);
+            scope.insert_if_absent(name, symbol);
         }
         if !index.modules[m].is_prelude {
             for (name, symbol) in &prelude_names {
-                scope.entry(name.clone()).or_insert(symbol.clone());
+                scope.insert_if_absent(name.clone(), symbol.clone());
             }
         }
     }

@@ -200,7 +200,7 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
         )
     }));
     if let Some(module) = shape.index.modules.iter().position(|m| m.file == file) {
-        for (name, symbol) in &shape.index.scopes[module] {
+        for (name, symbol) in shape.index.scopes[module].sorted() {
             match symbol {
                 crate::check::modules_symbol::Symbol::Table(_) => {
                     out.push(item(name, CompletionKind::Table, "table".into()))
