@@ -1,11 +1,11 @@
 //! Modules and names: which module each file is, what its imports bring, and in what order to check definitions.
 
+use super::module_scope::ModuleScope;
 use super::names::closest;
 use super::SourceModule;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
 use crate::syntax::ast::{DefKind, Expr, ExprKind, Item, Stmt};
-use super::module_scope::ModuleScope;
 
 /// What a name in a module's scope stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -495,11 +495,16 @@ impl Analysis {
         parallel::warm(&self.db, &pieces, |db, piece| {
             parse_piece(db, *piece);
         });
+        parallel::aside(&self.db, |db| {
+            def_keys(db, self.workspace);
+        });
         let keys = def_keys(&self.db, self.workspace);
         parallel::warm(&self.db, keys, |db, key| {
             def_calls(db, *key);
         });
-        call_cycles(&self.db, self.workspace);
+        parallel::aside(&self.db, |db| {
+            call_cycles(db, self.workspace);
+        });
         parallel::warm(&self.db, keys, |db, key| {
             if check_def(db, *key)
                 .as_ref()
