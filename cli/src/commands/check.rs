@@ -66,17 +66,7 @@ pub fn check(args: CheckArgs) -> Status {
     };
     match args.format {
         Format::Text => {
-            for verdict in entry_verdicts(compilation) {
-                match upkeep(verdict) {
-                    Some(upkeep) => println!(
-                        "{}  upkeep: ≤ {} range{}, re-run per touching commit",
-                        verdict_line(verdict),
-                        upkeep.ranges,
-                        if upkeep.ranges == "1" { "" } else { "s" }
-                    ),
-                    None => println!("{}", verdict_line(verdict)),
-                }
-            }
+            print_verdicts(compilation, true);
             print_diagnostics(&compilation.diagnostics, &compilation.sources);
         }
         Format::Json => println!("{}", json_report(compilation)),
@@ -89,9 +79,7 @@ pub fn compile(args: CompileArgs) -> Status {
         Ok(c) => c,
         Err(status) => return status,
     };
-    for verdict in entry_verdicts(compilation) {
-        println!("{}", verdict_line(verdict));
-    }
+    print_verdicts(compilation, false);
     print_diagnostics(&compilation.diagnostics, &compilation.sources);
     let status = status_of(compilation);
     if let Some(output) = args.output {
@@ -109,6 +97,31 @@ pub fn compile(args: CompileArgs) -> Status {
         eprintln!("wrote {}", output.display());
     }
     status
+}
+
+/// One line per query and mutation (with its upkeep when `upkeep` is
+/// asked and it has one), through one buffer: standard output writes each
+/// line at once otherwise, a system call per definition.
+fn print_verdicts(compilation: &Compilation, with_upkeep: bool) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for verdict in entry_verdicts(compilation) {
+        let line = verdict_line(verdict);
+        // A closed pipe (`rqc check … | head`) ends the listing quietly.
+        let written = match upkeep(verdict).filter(|_| with_upkeep) {
+            Some(upkeep) => writeln!(
+                out,
+                "{line}  upkeep: ≤ {} range{}, re-run per touching commit",
+                upkeep.ranges,
+                if upkeep.ranges == "1" { "" } else { "s" }
+            ),
+            None => writeln!(out, "{line}"),
+        };
+        if written.is_err() {
+            return;
+        }
+    }
+    let _ = out.flush();
 }
 
 /// Queries and mutations; helpers (`fn`) are checked but not listed.
