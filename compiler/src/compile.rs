@@ -25,7 +25,7 @@ impl Compilation {
 /// incremental database the language server uses. A program of 128
 /// definitions or more is checked over the cores the process may use (threads
 /// of its own, ended before this returns; `RQC_THREADS=1` keeps it to the
-/// calling thread, and a value that is not a whole number of at least 1 is
+/// calling thread, and a value that is not a whole number from 1 to 64 is
 /// ignored here: the `rqc` command refuses it, E0601).
 pub fn compile(files: &[(String, String)]) -> Compilation {
     crate::stack::with_deep_stack(|| compile_analysis(&Analysis::new(files)))

@@ -135,7 +135,8 @@ pub fn main() -> ExitCode {
     report::choose_color(cli.color);
     if let Some(Err(text)) = rqc_compiler::db::threads_setting() {
         eprintln!(
-            "error[E0601]: RQC_THREADS is {text:?}, not a whole number of threads of at least 1"
+            "error[E0601]: RQC_THREADS is {text:?}, not a whole number of threads from 1 to {}",
+            rqc_compiler::db::MAX_THREADS
         );
         eprintln!("  help: unset it to check over every core, or set RQC_THREADS=1 to check on one thread");
         return ExitCode::from(Status::Usage as u8);

@@ -43,7 +43,7 @@ fn check_over_threads_answers_as_on_one_and_refuses_a_bad_thread_count() {
         "{}",
         stderr(&one)
     );
-    for bad in ["0", "two", ""] {
+    for bad in ["0", "two", "", "65"] {
         let refused = run(bad);
         assert_eq!(refused.status.code(), Some(2), "RQC_THREADS={bad:?}");
         let err = stderr(&refused);

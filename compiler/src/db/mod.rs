@@ -11,7 +11,7 @@
 
 mod gather;
 mod parallel;
-pub use parallel::threads_setting;
+pub use parallel::{threads_setting, MAX_THREADS};
 mod syntax;
 pub use gather::def_keys;
 use gather::{call_cycles, def_calls, definition_diagnostics, place};

@@ -10,27 +10,32 @@
 use super::Database;
 
 /// How many threads warm the queries: `RQC_THREADS` if it is a whole
-/// number of at least 1 (`1` computes everything on the caller's thread, as
+/// number from 1 to [`MAX_THREADS`] (`1` computes everything on the caller's thread, as
 /// the queries would be asked anyway), else the cores the process may use.
 /// A library cannot report a malformed setting; the `rqc` command refuses
 /// one before it compiles (E0601, [`threads_setting`]).
 pub(super) fn threads() -> usize {
     match threads_setting() {
         Some(Ok(n)) => n,
-        _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        _ => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
     }
 }
 
-/// `RQC_THREADS` read: `None` when unset, else the number or the text
-/// that is not one.
+/// `RQC_THREADS` read: `None` when unset, else the number (1 to
+/// [`MAX_THREADS`]) or the text that is not one.
 pub fn threads_setting() -> Option<Result<usize, String>> {
     let value = std::env::var_os("RQC_THREADS")?;
     let text = value.to_string_lossy().into_owned();
     Some(match text.trim().parse::<usize>() {
-        Ok(n) if n > 0 => Ok(n),
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
         _ => Err(text),
     })
 }
+
+/// The most threads a check starts: each has a deep stack
+/// ([`crate::stack::STACK_SIZE`]), and past the cores more threads only
+/// reserve memory.
+pub const MAX_THREADS: usize = 64;
 
 /// Runs `work` on every item, the items split into as many contiguous
 /// runs as there are threads (neighbours often depend on each other:
