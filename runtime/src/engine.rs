@@ -55,6 +55,24 @@ impl Output {
             other => std::slice::from_ref(other),
         }
     }
+
+    /// A mutation's output that wrote one row and read nothing: what the
+    /// group-commit tests hand back from their work.
+    #[cfg(test)]
+    pub(crate) fn wrote_one(value: Value) -> Output {
+        Output {
+            value,
+            written: 1,
+            stats: Stats::default(),
+            bound: Bound {
+                seeks: 0,
+                rows: 0,
+                round_trips: 0,
+            },
+            operators: Vec::new(),
+            attempts: 1,
+        }
+    }
 }
 
 /// Isolation is the store's: a query reads inside one read transaction, a

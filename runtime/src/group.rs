@@ -257,24 +257,12 @@ fn regroup() -> RuntimeError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Stats;
     use crate::store::{MemoryStore, Tree};
-    use rqc_plan::{Bound, Value};
+    use rqc_plan::Value;
     use std::time::{Duration, Instant};
 
     fn output(n: i64) -> Output {
-        Output {
-            value: Value::Int(n),
-            written: 1,
-            stats: Stats::default(),
-            bound: Bound {
-                seeks: 0,
-                rows: 0,
-                round_trips: 0,
-            },
-            operators: Vec::new(),
-            attempts: 1,
-        }
+        Output::wrote_one(Value::Int(n))
     }
 
     fn queued(group: &Group) -> usize {

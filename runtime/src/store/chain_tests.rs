@@ -306,9 +306,9 @@ proptest! {
 /// whole, and the checked reads see exactly the raw entries.
 #[test]
 fn group_commits_keep_the_chain_whole() {
-    use crate::engine::{Output, Stats};
+    use crate::engine::Output;
     use crate::group::Group;
-    use rqc_plan::{Bound, Value};
+    use rqc_plan::Value;
     let f = fixture(&[b"m"]);
     let group = Group::default();
     let (f_ref, group) = (&f, &group);
@@ -335,18 +335,7 @@ fn group_commits_keep_the_chain_whole() {
                             ));
                         }
                         txn.commit()?;
-                        Ok(Output {
-                            value: Value::Int(0),
-                            written: 1,
-                            stats: Stats::default(),
-                            bound: Bound {
-                                seeks: 0,
-                                rows: 0,
-                                round_trips: 0,
-                            },
-                            operators: Vec::new(),
-                            attempts: 1,
-                        })
+                        Ok(Output::wrote_one(Value::Int(0)))
                     };
                     match group.run(&f_ref.checked, &mut work) {
                         Ok(_) => {}
