@@ -9,6 +9,7 @@
 use crate::schema::{ColumnType, Schema};
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The most seeks, rows and round trips (calls on the store's
 /// transaction) one evaluation of an operator (with its inputs) may cost.
@@ -292,7 +293,9 @@ pub struct Entry {
 pub struct CompiledProgram {
     pub format_version: u32,
     pub schema: Schema,
-    pub entries: Vec<Entry>,
+    /// Shared: the compiler's analysis keeps each plan too, and a
+    /// compilation hands them out without copying their trees.
+    pub entries: Vec<Arc<Entry>>,
 }
 
 impl CompiledProgram {
@@ -300,6 +303,7 @@ impl CompiledProgram {
         self.entries
             .iter()
             .find(|e| e.name == name || format!("{}.{}", e.module, e.name) == name)
+            .map(|e| &**e)
     }
 }
 

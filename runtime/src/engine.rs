@@ -238,7 +238,7 @@ impl Engine {
             .program
             .entries
             .iter()
-            .position(|e| std::ptr::eq(e, entry));
+            .position(|e| std::ptr::eq(&**e, entry));
         Ok((Arc::clone(installed), position))
     }
 
@@ -274,7 +274,7 @@ impl Engine {
             .program
             .entries
             .iter()
-            .position(|e| std::ptr::eq(e, entry));
+            .position(|e| std::ptr::eq(&**e, entry));
         let accesses = match position {
             Some(i) => std::borrow::Cow::Borrowed(installed.accesses[i].as_slice()),
             None => std::borrow::Cow::Owned(bind_entry(&installed.bound, entry)?),
@@ -317,7 +317,7 @@ impl Engine {
             self.check_limits(&CompiledProgram {
                 format_version: rqc_plan::FORMAT_VERSION,
                 schema: self.installed()?.schema.clone(),
-                entries: vec![entry.clone()],
+                entries: vec![Arc::new(entry.clone())],
             })?;
         }
         let accesses = accesses.as_ref();

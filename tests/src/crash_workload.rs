@@ -104,7 +104,7 @@ pub fn operation(seed: u64, i: i64) -> (&'static str, Vec<Value>) {
 /// Calls of every query of the program, with arguments that hit rows
 /// often: ids among the users and TPC-C's warehouse, districts and
 /// customers, handles and last names that exist (and some that do not).
-pub fn query_calls(entries: &[Entry], rng: &mut Rng) -> Vec<(String, Vec<Value>)> {
+pub fn query_calls(entries: &[std::sync::Arc<Entry>], rng: &mut Rng) -> Vec<(String, Vec<Value>)> {
     let pools = Pools {
         // Times are positions in the stream: sometimes a late one.
         int: &|rng| match rng.below(4) {

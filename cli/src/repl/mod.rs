@@ -468,7 +468,7 @@ impl Repl {
             .entries
             .iter()
             .find(|e| e.name == "it" && e.module == "repl")
-            .cloned()
+            .map(|e| rqc_plan::Entry::clone(e))
         else {
             let kind = if writes { "mutation" } else { "query" };
             let shown = self.diagnostics_of_expression(&compilation, expression, kind);

@@ -286,12 +286,13 @@ impl<'p> Checker<'p> {
                 return None;
             }
         };
-        self.refer(table_name.span, super::expr::Target::Table(table.clone()));
+        self.refer(table_name.span, || {
+            super::expr::Target::Table(table.clone())
+        });
         if let Some(index) = index_name {
-            self.refer(
-                index.span,
-                super::expr::Target::Index(table.clone(), index.name.clone()),
-            );
+            self.refer(index.span, || {
+                super::expr::Target::Index(table.clone(), index.name.clone())
+            });
         }
         let schema = self.schema.table(&table)?;
         let path = match index_name {

@@ -399,7 +399,7 @@ impl Checker<'_> {
             return Checked::error(); // its declaration was reported
         };
         let (table, aggregate) = (table.clone(), aggregate.clone());
-        self.refer(name.span, Target::Aggregate(aggregate.name.clone()));
+        self.refer(name.span, || Target::Aggregate(aggregate.name.clone()));
         let by: Vec<&str> = aggregate
             .by
             .iter()

@@ -29,7 +29,7 @@ impl Checker<'_> {
                 }
                 match self.index.lookup(self.module, &name.name).cloned() {
                     Some(Symbol::Def(def)) => {
-                        self.refer(name.span, super::expr::Target::Def(def));
+                        self.refer(name.span, || super::expr::Target::Def(def));
                         return self.call_def(span, callee.span, def, &all);
                     }
                     Some(Symbol::Table(table)) => {
@@ -58,7 +58,7 @@ impl Checker<'_> {
                     {
                         return match self.index.scopes[m].get(&field.name).cloned() {
                             Some(Symbol::Def(def)) if self.index.defs[def].public => {
-                                self.refer(field.span, super::expr::Target::Def(def));
+                                self.refer(field.span, || super::expr::Target::Def(def));
                                 self.call_def(span, callee.span, def, &all)
                             }
                             Some(Symbol::Def(_)) => {

@@ -121,8 +121,11 @@ pub struct Checker<'p> {
     pub kind: DefKind,
     pub diagnostics: Vec<Diagnostic>,
     pub(super) scope: Vec<Local>,
-    /// Types and references, in the definition's (relative) spans.
-    pub facts: Vec<Fact>,
+    /// Types and references, in the definition's (relative) spans: kept
+    /// only when asked (an editor's hover, definitions and completion read
+    /// them; a check for verdicts and plans reads none, and every
+    /// expression would have one).
+    pub facts: Option<Vec<Fact>>,
     /// The definition's delayed lambdas, by id.
     pub(super) lambdas: Vec<super::functions::LambdaBody>,
     /// What the function parameters' own parameters must admit.
@@ -186,15 +189,15 @@ impl<'p> Checker<'p> {
                 | ExprKind::Update(..)
                 | ExprKind::Delete(..)
         ) || matches!(checked.tir, TExpr::Scan { .. });
-        let typed = !checked.ty.is_error();
+        let fact = self.facts.is_some() && !checked.ty.is_error();
         // One copy of the cost, for the operator's node and the fact.
-        let cost = (operator || typed).then(|| std::sync::Arc::new(checked.cost.clone()));
+        let cost = (operator || fact).then(|| std::sync::Arc::new(checked.cost.clone()));
         if let (true, Some(cost)) = (operator, &cost) {
             checked.tir = TExpr::Costed(Box::new(checked.tir), cost.clone());
         }
         self.list_within_ceiling(&checked.ty, expr.span);
-        if let (true, Some(cost)) = (typed, cost) {
-            self.facts.push(Fact::Type {
+        if let (Some(facts), true, Some(cost)) = (&mut self.facts, fact, cost) {
+            facts.push(Fact::Type {
                 span: expr.span,
                 ty: TypeText(checked.ty.clone()),
                 cost,
@@ -241,8 +244,15 @@ impl<'p> Checker<'p> {
         .push("lower the bounds that size it (a list parameter's `<=`, a `bound`), or nest fewer `flat_map`s".into());
     }
 
-    pub fn refer(&mut self, span: Span, target: Target) {
-        self.facts.push(Fact::Ref { span, target });
+    /// Records what the name at `span` refers to, when facts are kept
+    /// (`target` is built only then).
+    pub fn refer(&mut self, span: Span, target: impl FnOnce() -> Target) {
+        if let Some(facts) = &mut self.facts {
+            facts.push(Fact::Ref {
+                span,
+                target: target(),
+            });
+        }
     }
 
     fn check_inner(&mut self, expr: &Expr, expected: Option<&Ty>) -> Checked {

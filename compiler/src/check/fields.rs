@@ -39,7 +39,7 @@ impl Checker<'_> {
     pub(super) fn check_name(&mut self, ident: &Ident) -> Checked {
         if let Some(local) = self.local(&ident.name) {
             let binding = local.span;
-            self.refer(ident.span, Target::Local(binding));
+            self.refer(ident.span, || Target::Local(binding));
             let local = self.local(&ident.name).expect("found above");
             return Checked::new(local.ty.clone(), Cost::zero(), local.tir.clone());
         }
@@ -50,7 +50,7 @@ impl Checker<'_> {
         }
         match self.index.lookup(self.module, &ident.name).cloned() {
             Some(Symbol::Table(table)) => {
-                self.refer(ident.span, Target::Table(table.clone()));
+                self.refer(ident.span, || Target::Table(table.clone()));
                 self.check_whole_table(&table, None, ident.span)
             }
             Some(Symbol::Def(_)) => {
@@ -175,10 +175,9 @@ impl Checker<'_> {
         let field_ty = match &ty {
             Ty::Error => return Checked::error(),
             Ty::Row(table) => {
-                self.refer(
-                    field.span,
-                    Target::Column(table.clone(), field.name.clone()),
-                );
+                self.refer(field.span, || {
+                    Target::Column(table.clone(), field.name.clone())
+                });
                 let table_schema = self.schema.table(table);
                 match table_schema.and_then(|t| t.column(&field.name).map(|c| &t.columns[c])) {
                     Some(column) => {
@@ -240,7 +239,7 @@ impl Checker<'_> {
         name: &Ident,
         field: &Ident,
     ) -> Checked {
-        self.refer(name.span, Target::Table(table.to_string()));
+        self.refer(name.span, || Target::Table(table.to_string()));
         let known = self
             .schema
             .table(table)
@@ -267,10 +266,9 @@ impl Checker<'_> {
             });
             return Checked::error();
         }
-        self.refer(
-            field.span,
-            Target::Index(table.to_string(), field.name.clone()),
-        );
+        self.refer(field.span, || {
+            Target::Index(table.to_string(), field.name.clone())
+        });
         self.check_whole_table(table, Some(&field.name), expr.span)
     }
 

@@ -168,7 +168,8 @@ pub fn shape(sources: &[SourceModule], prelude: &[SourceModule]) -> Shape {
 /// callees' signatures from `sig_of` and the call graph's `cycles`.
 /// Diagnostics in the definition's own text use [`DEF_MARKER`] and spans
 /// relative to `def`'s (which the caller parsed from the definition's text
-/// alone).
+/// alone). The outcome's facts (each expression's type, each name's
+/// target) are gathered only when `with_facts` asks for them.
 pub fn check_one(
     index: &modules::ProgramIndex,
     schema: &Schema,
@@ -176,6 +177,7 @@ pub fn check_one(
     cycles: &[Vec<usize>],
     id: usize,
     def: &crate::syntax::ast::Def,
+    with_facts: bool,
 ) -> (definition::Outcome, Vec<Diagnostic>) {
     let info = &index.defs[id];
     let module_name = index.modules[info.module].name.clone();
@@ -210,16 +212,15 @@ pub fn check_one(
         scope: Vec::new(),
         // A fact per expression and name: room for a typical definition's
         // from the start (growing copies them, and each is a few hundred
-        // bytes), trimmed below so that a short one keeps no more.
-        facts: Vec::with_capacity(FACTS_EXPECTED),
+        // bytes).
+        facts: with_facts.then(|| Vec::with_capacity(FACTS_EXPECTED)),
         lambdas: Vec::new(),
         requirements: Default::default(),
         inspected: Default::default(),
         untyped_none: None,
     };
     let mut outcome = checker.check_definition(def, &module_name);
-    checker.facts.shrink_to_fit();
-    outcome.facts = checker.facts;
+    outcome.facts = checker.facts.unwrap_or_default();
     // A delayed lambda's body is checked at each application: report each
     // of its diagnostics once.
     let mut diagnostics: Vec<Diagnostic> = Vec::new();

@@ -161,10 +161,9 @@ impl Checker<'_> {
         // Hover and go-to-definition know the columns named.
         for item in lhs_items {
             if let ExprKind::Name(n) = &item.kind {
-                self.refer(
-                    n.span,
-                    super::expr::Target::Column(schema.name.clone(), n.name.clone()),
-                );
+                self.refer(n.span, || {
+                    super::expr::Target::Column(schema.name.clone(), n.name.clone())
+                });
             }
         }
         let directions = &descending[first..first + lhs_items.len()];

@@ -95,7 +95,7 @@ impl<'p> Checker<'p> {
                 return Checked::error();
             }
         };
-        self.refer(name.span, super::expr::Target::Table(table.clone()));
+        self.refer(name.span, || super::expr::Target::Table(table.clone()));
         let Some(schema) = self.schema.table(&table) else {
             return Checked::error();
         };
@@ -103,10 +103,9 @@ impl<'p> Checker<'p> {
             return Checked::error();
         };
         for field in fields {
-            self.refer(
-                field.name.span,
-                super::expr::Target::Column(table.clone(), field.name.name.clone()),
-            );
+            self.refer(field.name.span, || {
+                super::expr::Target::Column(table.clone(), field.name.name.clone())
+            });
         }
         let mut cost = Cost::zero();
         let mut values: Vec<Option<TExpr>> = vec![None; schema.columns.len()];

@@ -201,16 +201,36 @@ pub struct DefResult {
     pub body: Option<crate::check::tir::FnBody>,
     /// Relative to the definition (see [`check::DEF_MARKER`]).
     pub diagnostics: Vec<Diagnostic>,
-    /// Types and references, relative to the definition.
-    pub facts: Vec<check::Fact>,
 }
 
 impl Eq for DefResult {}
 
 #[salsa::tracked(returns(ref))]
 pub fn check_def(db: &dyn Db, key: DefKey<'_>) -> Option<DefResult> {
-    let workspace = Workspace::get(db);
     db.record(&|| format!("check_def({}.{})", key.module(db), key.name(db)));
+    let (outcome, diagnostics) = check_key(db, key, false)?;
+    Some(DefResult {
+        verdict: outcome.verdict,
+        sig: outcome.sig,
+        entry: outcome.entry,
+        body: outcome.body,
+        diagnostics,
+    })
+}
+
+/// A definition's facts (each expression's type and cost, each name's
+/// target), relative to the definition: checked again for the editor's
+/// features alone, which ask for one definition's at a time, so that a
+/// check of the whole program keeps none.
+#[salsa::tracked(returns(ref))]
+pub fn def_facts(db: &dyn Db, key: DefKey<'_>) -> Vec<check::Fact> {
+    check_key(db, key, true).map_or_else(Vec::new, |(outcome, _)| outcome.facts)
+}
+
+/// Checks the definition `key` names against the program's shape and its
+/// callees' signatures (`with_facts`: see [`check::check_one`]).
+fn check_key(db: &dyn Db, key: DefKey<'_>, with_facts: bool) -> Option<(Outcome, Vec<Diagnostic>)> {
+    let workspace = Workspace::get(db);
     let shape = program_shape(db, workspace);
     let id = shape.index.find(key.module(db), key.name(db))?;
     let syntax = def_syntax(db, workspace, key);
@@ -220,16 +240,15 @@ pub fn check_def(db: &dyn Db, key: DefKey<'_>) -> Option<DefResult> {
     let keys = def_keys(db, workspace);
     let sig_of = |callee: usize| -> Option<FnSig> { def_signature(db, keys[callee]).clone() };
     let cycles = call_cycles(db, workspace);
-    let (outcome, diagnostics): (Outcome, Vec<Diagnostic>) =
-        check::check_one(&shape.index, &shape.schema, &sig_of, cycles, id, def);
-    Some(DefResult {
-        verdict: outcome.verdict,
-        sig: outcome.sig,
-        entry: outcome.entry,
-        body: outcome.body,
-        diagnostics,
-        facts: outcome.facts,
-    })
+    Some(check::check_one(
+        &shape.index,
+        &shape.schema,
+        &sig_of,
+        cycles,
+        id,
+        def,
+        with_facts,
+    ))
 }
 
 /// A definition's signature alone: callers depend on this, so a body edit
@@ -242,7 +261,7 @@ pub fn def_signature(db: &dyn Db, key: DefKey<'_>) -> Option<FnSig> {
 /// A plan (plain data); equal when the operators and bounds are (floats in
 /// constants are never NaN).
 #[derive(Clone, Debug, PartialEq)]
-pub struct PlanResult(pub Result<Option<rqc_plan::Entry>, crate::plan::InternalError>);
+pub struct PlanResult(pub Result<Option<Arc<rqc_plan::Entry>>, crate::plan::InternalError>);
 
 impl Eq for PlanResult {}
 
@@ -266,7 +285,7 @@ pub fn entry_plan(db: &dyn Db, key: DefKey<'_>) -> PlanResult {
         let callee = DefKey::new(db, module, name);
         check_def(db, callee).as_ref()?.body.clone()
     };
-    PlanResult(crate::plan::lower_entry(&functions, entry))
+    PlanResult(crate::plan::lower_entry(&functions, entry).map(|plan| plan.map(Arc::new)))
 }
 
 /// A file's input, its text split into pieces.
@@ -389,7 +408,7 @@ impl Analysis {
     }
 
     /// The plans of every accepted entry point, in definition order.
-    pub fn plans(&self) -> Vec<rqc_plan::Entry> {
+    pub fn plans(&self) -> Vec<Arc<rqc_plan::Entry>> {
         let shape = self.shape();
         let keys = def_keys(&self.db, self.workspace);
         shape

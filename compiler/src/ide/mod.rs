@@ -4,7 +4,7 @@
 
 use crate::check::{Fact, Target};
 use crate::cost::class;
-use crate::db::{check_def, def_offset, parse_file, shape_details, Analysis, DefKey};
+use crate::db::{def_facts, def_offset, parse_file, shape_details, Analysis, DefKey};
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
 use crate::syntax::ast::{Item, TableMember};
@@ -59,12 +59,8 @@ fn facts_at(analysis: &Analysis, file: &str, offset: usize) -> Vec<Fact> {
     };
     let key = DefKey::new(&analysis.db, def.module.clone(), def.name.clone());
     let base = def_offset(&analysis.db, analysis.workspace, key);
-    let Some(result) = check_def(&analysis.db, key) else {
-        return Vec::new();
-    };
     let shift = |span: Span| Span::new((span.start + base) as usize, (span.end + base) as usize);
-    result
-        .facts
+    def_facts(&analysis.db, key)
         .iter()
         .map(|fact| match fact {
             Fact::Type { span, ty, cost } => Fact::Type {

@@ -33,6 +33,7 @@ pub fn lower_program(checked: &CheckedProgram) -> CompiledProgram {
                     .ok()
                     .flatten()
             })
+            .map(std::sync::Arc::new)
             .collect(),
     }
 }
