@@ -8,8 +8,9 @@ use super::types::Ty;
 use super::Verdict;
 use crate::cost::{class, Cost, Poly, Var, CEILING};
 use crate::syntax::ast::{Def, DefKind, SizeBound, TypeKind};
-use crate::syntax::printer::print_param;
+use crate::syntax::printer::write_params;
 use rqc_plan::{ParamSpec, ParamType};
+use std::fmt::Write as _;
 
 /// A query or mutation that was accepted, ready to be planned.
 #[derive(Clone, Debug, PartialEq)]
@@ -194,13 +195,10 @@ impl Checker<'_> {
             .help
             .push("see the cost of each part with `rqc explain`".into());
         }
-        let params_text: Vec<String> = def.params.iter().map(print_param).collect();
-        let signature = format!(
-            "{}({}) -> {}",
-            def.name.name,
-            params_text.join(", "),
-            ret_ty
-        );
+        let mut signature = def.name.name.clone();
+        write_params(&mut signature, &def.params);
+        // Writing to a `String` cannot fail.
+        let _ = write!(signature, " -> {ret_ty}");
         let verdict = Verdict {
             module: module_name.to_string(),
             name: def.name.name.clone(),

@@ -145,79 +145,131 @@ pub fn print_signature(def: &Def) -> String {
     out.push(' ');
     out.push_str(&def.name.name);
     if !def.generics.is_empty() {
-        out.push_str(&format!("<{}>", names_list(&def.generics)));
+        out.push('<');
+        out.push_str(&names_list(&def.generics));
+        out.push('>');
     }
-    let params: Vec<String> = def.params.iter().map(print_param).collect();
-    out.push_str(&format!("({})", params.join(", ")));
+    write_params(&mut out, &def.params);
     if let Some(ret) = &def.ret {
-        out.push_str(&format!(" -> {}", print_type(ret)));
+        out.push_str(" -> ");
+        write_type(&mut out, ret, false);
     }
     out
 }
 
-pub fn print_param(param: &Param) -> String {
-    let mut out = format!("{}: {}", param.name.name, print_type(&param.ty));
-    if let Some(bound) = &param.bound {
-        out.push_str(&format!(" <= {}", print_size(bound)));
+/// `(a: Int <= 5, b: [Post])`, written onto `out`.
+pub fn write_params(out: &mut String, params: &[Param]) {
+    out.push('(');
+    for (i, param) in params.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_param(out, param);
     }
+    out.push(')');
+}
+
+pub fn print_param(param: &Param) -> String {
+    let mut out = String::new();
+    write_param(&mut out, param);
     out
+}
+
+fn write_param(out: &mut String, param: &Param) {
+    out.push_str(&param.name.name);
+    out.push_str(": ");
+    write_type(out, &param.ty, false);
+    if let Some(bound) = &param.bound {
+        out.push_str(" <= ");
+        write_size(out, bound);
+    }
 }
 
 fn print_def(def: &Def) -> String {
     format!("{} =\n  {}", print_signature(def), print_expr(&def.body))
 }
 
-fn print_size(size: &SizeBound) -> String {
+fn write_size(out: &mut String, size: &SizeBound) {
     match size {
-        SizeBound::Literal(n, _) => n.to_string(),
-        SizeBound::Name(ident) => ident.name.clone(),
+        SizeBound::Literal(n, _) => out.push_str(&n.to_string()),
+        SizeBound::Name(ident) => out.push_str(&ident.name),
     }
 }
 
 pub fn print_type(ty: &Type) -> String {
-    print_type_at(ty, false)
+    let mut out = String::new();
+    write_type(&mut out, ty, false);
+    out
 }
 
-/// `atom` asks for a form that can take a `?` or sit left of `->`.
-fn print_type_at(ty: &Type, atom: bool) -> String {
-    let text = match &ty.kind {
-        TypeKind::Named(name) => return name.name.clone(),
-        TypeKind::Option(inner) => return format!("{}?", print_type_at(inner, true)),
-        TypeKind::List(elem, None) => return format!("[{}]", print_type(elem)),
-        TypeKind::List(elem, Some(bound)) => {
-            return format!("[{}; <= {}]", print_type(elem), print_size(bound))
+/// Writes a type onto `out` (one buffer for a whole signature: a check
+/// writes every definition's). `atom` asks for a form that can take a `?`
+/// or sit left of `->`.
+fn write_type(out: &mut String, ty: &Type, atom: bool) {
+    match &ty.kind {
+        TypeKind::Named(name) => out.push_str(&name.name),
+        TypeKind::Option(inner) => {
+            write_type(out, inner, true);
+            out.push('?');
+        }
+        TypeKind::List(elem, bound) => {
+            out.push('[');
+            write_type(out, elem, false);
+            if let Some(bound) = bound {
+                out.push_str("; <= ");
+                write_size(out, bound);
+            }
+            out.push(']');
         }
         // `stream` takes a primary type: `stream T?` reads as `(stream T)?`.
-        TypeKind::Stream(inner) => match inner.kind {
-            TypeKind::Option(_) | TypeKind::Function(..) => {
-                format!("stream ({})", print_type(inner))
+        TypeKind::Stream(inner) => {
+            out.push_str("stream ");
+            let grouped = matches!(inner.kind, TypeKind::Option(_) | TypeKind::Function(..));
+            if grouped {
+                out.push('(');
             }
-            _ => format!("stream {}", print_type(inner)),
-        },
+            write_type(out, inner, false);
+            if grouped {
+                out.push(')');
+            }
+        }
         TypeKind::Record(fields) => {
-            let fields: Vec<String> = fields
-                .iter()
-                .map(|(name, ty)| format!("{}: {}", name.name, print_type(ty)))
-                .collect();
-            return format!("{{ {} }}", fields.join(", "));
+            out.push_str("{ ");
+            for (i, (name, ty)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&name.name);
+                out.push_str(": ");
+                write_type(out, ty, false);
+            }
+            out.push_str(" }");
         }
         TypeKind::Function(params, ret) => {
-            let params = match params.as_slice() {
-                [single] => print_type_at(single, true),
-                many => format!(
-                    "({})",
-                    many.iter().map(print_type).collect::<Vec<_>>().join(", ")
-                ),
-            };
-            // `(A, B) -> C` already starts with a parenthesis of its own.
-            let text = format!("{params} -> {}", print_type(ret));
             if atom {
-                return format!("({text})");
+                out.push('(');
             }
-            return text;
+            match params.as_slice() {
+                [single] => write_type(out, single, true),
+                // `(A, B) -> C` already starts with a parenthesis of its own.
+                many => {
+                    out.push('(');
+                    for (i, param) in many.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        write_type(out, param, false);
+                    }
+                    out.push(')');
+                }
+            }
+            out.push_str(" -> ");
+            write_type(out, ret, false);
+            if atom {
+                out.push(')');
+            }
         }
-    };
-    text
+    }
 }
 
 pub fn print_expr(expr: &Expr) -> String {
@@ -378,5 +430,35 @@ fn print_body(expr: &Expr) -> String {
     match &expr.kind {
         ExprKind::Block(stmts, result) => print_block(stmts, result),
         _ => format!("{{ {} }}", print_expr(expr)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::print_signature;
+    use crate::syntax::ast::Item;
+
+    /// Each signature printed back as it was written: every type form
+    /// (options, bounded lists, records, streams, functions of one and of
+    /// several parameters, a function as an option's or a function's
+    /// operand), where a wrong parenthesis would change the meaning.
+    #[test]
+    fn signatures_print_as_written() {
+        let signatures = [
+            "fn a(x: Int?, y: [Int; <= 5], z: [String]) -> Int",
+            "fn b(r: { a: Int, b: [Post]? }) -> { n: Int }",
+            "fn c(s: stream Int, t: stream (Int?), u: stream (Int -> Int)) -> stream Post",
+            "fn d<T>(f: T -> Int, g: (T, Int) -> Bool, h: (Int -> Int) -> Int) -> (Int -> Int)?",
+            "pub query e(n: Int <= 100, xs: [Int; <= n]) -> [Int]",
+        ];
+        for signature in signatures {
+            let text = format!("module m\n\n{signature} = 1\n");
+            let (module, diagnostics) = crate::syntax::parse("t.rq", &text);
+            assert!(diagnostics.is_empty(), "{signature}: {diagnostics:?}");
+            let Some(Item::Def(def)) = module.items.first() else {
+                panic!("{signature}: no definition");
+            };
+            assert_eq!(print_signature(def), signature);
+        }
     }
 }
