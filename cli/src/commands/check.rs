@@ -130,6 +130,7 @@ fn entry_verdicts(compilation: &Compilation) -> impl Iterator<Item = &Verdict> {
         .checked
         .verdicts
         .iter()
+        .map(|v| &**v)
         .filter(|v| v.kind != DefKind::Fn)
 }
 

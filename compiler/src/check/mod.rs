@@ -46,6 +46,7 @@ use expr::Checker;
 use rqc_plan::Schema;
 use schema::{build_schema, TableSource};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// One parsed file of a program.
 pub struct SourceModule {
@@ -100,12 +101,12 @@ impl Verdict {
 #[derive(Debug)]
 pub struct CheckedProgram {
     pub schema: Schema,
-    pub entries: Vec<CheckedEntry>,
+    pub entries: Vec<Arc<CheckedEntry>>,
     /// Accepted definitions by `module.name`: parameter names and typed
     /// body, inlined by the planner at each call (the prelude's too).
     pub functions: HashMap<String, tir::FnBody>,
     /// One per definition of the user's files, in source order.
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<Arc<Verdict>>,
     pub diagnostics: Vec<Diagnostic>,
     /// No syntax error and no error in the program's shape (schema,
     /// modules, imports, duplicate names): an accepted entry point can run
@@ -237,7 +238,8 @@ const FACTS_EXPECTED: usize = 32;
 
 fn report_duplicate_defs(sources: &[SourceModule], diagnostics: &mut Vec<Diagnostic>) {
     for source in sources {
-        let mut seen: HashMap<&str, crate::Span> = HashMap::new();
+        let mut seen: HashMap<&str, crate::Span, crate::cost::NameHash> =
+            HashMap::with_capacity_and_hasher(source.module.items.len(), Default::default());
         for item in &source.module.items {
             let (name, span) = match item {
                 Item::Def(def) => (def.name.name.as_str(), def.name.span),

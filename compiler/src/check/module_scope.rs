@@ -11,6 +11,15 @@ use std::collections::HashMap;
 pub struct ModuleScope(HashMap<String, Symbol, NameHash>);
 
 impl ModuleScope {
+    /// Room for `names` bindings (a module's items), so that it does not
+    /// grow by steps.
+    pub fn with_capacity(names: usize) -> ModuleScope {
+        ModuleScope(HashMap::with_capacity_and_hasher(
+            names,
+            NameHash::default(),
+        ))
+    }
+
     pub fn get(&self, name: &str) -> Option<&Symbol> {
         self.0.get(name)
     }

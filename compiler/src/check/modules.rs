@@ -131,7 +131,7 @@ pub fn index_program<'a>(
     }
     // Own items first, so imports can refer to any module's items.
     for (m, source) in modules.iter().enumerate() {
-        let mut scope = ModuleScope::default();
+        let mut scope = ModuleScope::with_capacity(source.module.items.len());
         for (position, item) in source.module.items.iter().enumerate() {
             match item {
                 Item::Table(table) => {

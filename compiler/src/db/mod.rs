@@ -195,9 +195,10 @@ pub fn shape_details(db: &dyn Db, workspace: Workspace) -> ShapeDetails {
 /// What checking one definition gives; equal when nothing of it changed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DefResult {
-    pub verdict: Verdict,
+    /// Shared with the compilation that lists it (as is the entry).
+    pub verdict: Arc<Verdict>,
     pub sig: Option<FnSig>,
-    pub entry: Option<CheckedEntry>,
+    pub entry: Option<Arc<CheckedEntry>>,
     pub body: Option<crate::check::tir::FnBody>,
     /// Relative to the definition (see [`check::DEF_MARKER`]).
     pub diagnostics: Vec<Diagnostic>,
@@ -210,9 +211,9 @@ pub fn check_def(db: &dyn Db, key: DefKey<'_>) -> Option<DefResult> {
     db.record(&|| format!("check_def({}.{})", key.module(db), key.name(db)));
     let (outcome, diagnostics) = check_key(db, key, false)?;
     Some(DefResult {
-        verdict: outcome.verdict,
+        verdict: Arc::new(outcome.verdict),
         sig: outcome.sig,
-        entry: outcome.entry,
+        entry: outcome.entry.map(Arc::new),
         body: outcome.body,
         diagnostics,
     })
@@ -555,13 +556,13 @@ impl Analysis {
                 continue;
             };
             if let Some(body) = result.body.clone() {
-                functions.insert(format!("{}.{}", module.name, info.name), body);
+                functions.insert(qualified(&module.name, &info.name), body);
             }
             if module.is_prelude {
                 debug_assert!(result.diagnostics.is_empty(), "the prelude checks");
                 continue;
             }
-            verdicts.push(result.verdict.clone());
+            verdicts.push(Arc::clone(&result.verdict));
             entries.extend(result.entry.clone());
         }
         diagnostics.extend(
@@ -580,4 +581,13 @@ impl Analysis {
         };
         (checked, sources)
     }
+}
+
+/// `module.name`, in one allocation (a compilation names every definition).
+fn qualified(module: &str, name: &str) -> String {
+    let mut text = String::with_capacity(module.len() + 1 + name.len());
+    text.push_str(module);
+    text.push('.');
+    text.push_str(name);
+    text
 }
