@@ -2,6 +2,7 @@
 
 use super::ast::*;
 use super::lexer::escape;
+use std::fmt::Write as _;
 
 /// Binding strength, loosest first; a child printed below its context's
 /// level gets parentheses.
@@ -191,7 +192,10 @@ fn print_def(def: &Def) -> String {
 
 fn write_size(out: &mut String, size: &SizeBound) {
     match size {
-        SizeBound::Literal(n, _) => out.push_str(&n.to_string()),
+        // Writing to a `String` cannot fail.
+        SizeBound::Literal(n, _) => {
+            let _ = write!(out, "{n}");
+        }
         SizeBound::Name(ident) => out.push_str(&ident.name),
     }
 }
