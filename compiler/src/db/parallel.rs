@@ -37,33 +37,40 @@ pub fn threads_setting() -> Option<Result<usize, String>> {
 /// reserve memory.
 pub const MAX_THREADS: usize = 64;
 
-/// Runs `work` on every item, the items split into as many contiguous
-/// runs as there are threads (neighbours often depend on each other:
-/// a query on the helper defined just before it): the first run on this
-/// thread, each other on a thread of its own with a deep stack (the
-/// checks recurse, see [`crate::stack`]). With one thread it does nothing:
-/// the caller's own requests compute the same queries in order.
+/// Runs `work` on every item over the threads: each takes the next
+/// [`BATCH`] items not yet taken, in order, until none are left, so that a
+/// thread whose items were cheap takes more (neighbours often depend on
+/// each other, a query on the helper defined just before it, and a batch
+/// keeps them together). This thread takes part; each other thread has a
+/// deep stack (the checks recurse, see [`crate::stack`]). With one thread
+/// it does nothing: the caller's own requests compute the same queries in
+/// order.
 pub(super) fn warm<T: Sync>(db: &Database, items: &[T], work: impl Fn(&Database, &T) + Sync) {
     let threads = threads().min(items.len() / MIN_ITEMS_PER_THREAD);
     if threads < 2 {
         return;
     }
-    let run = items.len().div_ceil(threads);
-    let work = &work;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let take = |db: &Database| loop {
+        let start = next.fetch_add(BATCH, std::sync::atomic::Ordering::Relaxed);
+        let Some(batch) = items.get(start..(start + BATCH).min(items.len())) else {
+            return;
+        };
+        batch.iter().for_each(|item| work(db, item));
+    };
+    let take = &take;
     std::thread::scope(|scope| {
-        let mut runs = items.chunks(run);
-        let own = runs.next().unwrap_or_default();
-        let handles: Vec<_> = runs
-            .map(|run| {
+        let handles: Vec<_> = (1..threads)
+            .map(|_| {
                 let db = db.clone();
                 std::thread::Builder::new()
                     .name("rqc-check".into())
                     .stack_size(crate::stack::STACK_SIZE)
-                    .spawn_scoped(scope, move || run.iter().for_each(|item| work(&db, item)))
+                    .spawn_scoped(scope, move || take(&db))
                     .expect("the system gives a thread its stack")
             })
             .collect();
-        own.iter().for_each(|item| work(db, item));
+        take(db);
         for handle in handles {
             handle
                 .join()
@@ -71,6 +78,10 @@ pub(super) fn warm<T: Sync>(db: &Database, items: &[T], work: impl Fn(&Database,
         }
     });
 }
+
+/// How many items a thread takes at a time: enough that taking costs
+/// nothing beside them, few enough that the threads end together.
+const BATCH: usize = 16;
 
 /// Below this many items a run's work does not repay a thread's start.
 const MIN_ITEMS_PER_THREAD: usize = 64;
