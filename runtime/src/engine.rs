@@ -107,6 +107,18 @@ pub(crate) struct Installed {
     pub(crate) generation: Vec<u8>,
 }
 
+impl Installed {
+    /// `entry`'s position among the program's entry points, when it is one
+    /// of them (the same plan, not an equal copy: a plan built elsewhere is
+    /// bound on its own).
+    fn position(&self, entry: &Entry) -> Option<usize> {
+        self.program
+            .entries
+            .iter()
+            .position(|e| std::ptr::eq(&**e, entry))
+    }
+}
+
 impl Drop for Engine {
     fn drop(&mut self) {
         // The watcher holds the store: it stops before the store closes.
@@ -234,12 +246,7 @@ impl Engine {
     /// a borrow of the engine).
     pub(crate) fn bound_installed(&self, entry: &Entry) -> Result<(Arc<Installed>, Option<usize>)> {
         let installed = self.installed.as_ref().map_err(Clone::clone)?;
-        let position = installed
-            .program
-            .entries
-            .iter()
-            .position(|e| std::ptr::eq(&**e, entry));
-        Ok((Arc::clone(installed), position))
+        Ok((Arc::clone(installed), installed.position(entry)))
     }
 
     /// A write transaction whose commit records its writes in the live
@@ -270,12 +277,7 @@ impl Engine {
         entry: &Entry,
     ) -> Result<(&Tables, std::borrow::Cow<'_, [Access]>)> {
         let installed = self.bound_program()?;
-        let position = installed
-            .program
-            .entries
-            .iter()
-            .position(|e| std::ptr::eq(&**e, entry));
-        let accesses = match position {
+        let accesses = match installed.position(entry) {
             Some(i) => std::borrow::Cow::Borrowed(installed.accesses[i].as_slice()),
             None => std::borrow::Cow::Owned(bind_entry(&installed.bound, entry)?),
         };

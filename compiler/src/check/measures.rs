@@ -39,40 +39,49 @@ impl Requirements {
     /// Every requirement variable of `ty` fixed: to the largest use, or
     /// unbounded where the body made none (then nothing relied on it).
     pub fn solve(&self, poly: &Poly) -> Poly {
-        if !poly.any_var(is_requirement) {
-            return poly.clone();
-        }
-        let mut result = poly.clone();
-        for var in poly.vars() {
-            if let VarKind::Req(name) = var.kind() {
-                let value = self
-                    .0
-                    .get(&var)
+        replace_vars(poly, is_requirement, |var| match var.kind() {
+            VarKind::Req(name) => Some(
+                self.0
+                    .get(var)
                     .map(strip_requirements)
-                    .unwrap_or_else(|| Poly::unbounded(name));
-                result = result.substitute(&var, &value);
-            }
-        }
-        result
+                    .unwrap_or_else(|| Poly::unbounded(name)),
+            ),
+            _ => None,
+        })
     }
 }
 
 /// Requirements that mention requirements are not solved: taken as unbounded.
 fn strip_requirements(poly: &Poly) -> Poly {
-    if !poly.any_var(is_requirement) {
-        return poly.clone();
-    }
-    let mut result = poly.clone();
-    for var in poly.vars() {
-        if let VarKind::Req(name) = var.kind() {
-            result = result.substitute(&var, &Poly::unbounded(name));
-        }
-    }
-    result
+    replace_vars(poly, is_requirement, |var| match var.kind() {
+        VarKind::Req(name) => Some(Poly::unbounded(name)),
+        _ => None,
+    })
 }
 
 fn is_requirement(var: &Var) -> bool {
     matches!(var.kind(), VarKind::Req(_))
+}
+
+/// `poly` with each variable that `value_of` gives a value for replaced by
+/// it, one after another in `Poly::vars`' order. `selects` is a cheap test,
+/// true of every such variable: when it picks none, `poly` is copied as it
+/// is, without listing its variables (most formulas have none to replace).
+fn replace_vars(
+    poly: &Poly,
+    selects: impl Fn(&Var) -> bool,
+    value_of: impl Fn(&Var) -> Option<Poly>,
+) -> Poly {
+    if !poly.any_var(selects) {
+        return poly.clone();
+    }
+    let mut result = poly.clone();
+    for var in poly.vars() {
+        if let Some(value) = value_of(&var) {
+            result = result.substitute(&var, &value);
+        }
+    }
+    result
 }
 
 /// The written type of parameter `name` with a variable at every measure:
@@ -193,34 +202,28 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
 /// signature left unbound (its argument had no such measure) becomes
 /// unbounded rather than leaking into the caller's formulas.
 pub fn instantiate(poly: &Poly, bindings: &Bindings) -> Poly {
-    if !poly.any_var(|var| matches!(var.kind(), VarKind::Generic(_))) {
-        return poly.clone();
-    }
-    let mut result = poly.clone();
-    for var in poly.vars() {
-        if let VarKind::Generic(name) = var.kind() {
-            let value = bindings
-                .get(&var)
-                .cloned()
-                .unwrap_or_else(|| Poly::unbounded(name));
-            result = result.substitute(&var, &value);
-        }
-    }
-    result
+    replace_vars(
+        poly,
+        |var| matches!(var.kind(), VarKind::Generic(_)),
+        |var| match var.kind() {
+            VarKind::Generic(name) => Some(
+                bindings
+                    .get(var)
+                    .cloned()
+                    .unwrap_or_else(|| Poly::unbounded(name)),
+            ),
+            _ => None,
+        },
+    )
 }
 
 /// Replaces the bound variables only.
 pub fn instantiate_bound(poly: &Poly, bindings: &Bindings) -> Poly {
-    if !poly.any_var(|var| bindings.contains_key(var)) {
-        return poly.clone();
-    }
-    let mut result = poly.clone();
-    for var in poly.vars() {
-        if let Some(value) = bindings.get(&var) {
-            result = result.substitute(&var, value);
-        }
-    }
-    result
+    replace_vars(
+        poly,
+        |var| bindings.contains_key(var),
+        |var| bindings.get(var).cloned(),
+    )
 }
 
 /// Why a value does not fit where it flows.

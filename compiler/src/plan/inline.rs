@@ -47,26 +47,22 @@ impl Lowerer<'_> {
                 let (names, body) = (self.functions)(&function).ok_or_else(|| {
                     internal(&format!("a call of `{function}`, which has no body"))
                 })?;
-                let mut inner = HashMap::new();
-                let mut lets = Vec::new();
-                let mut positional = Vec::new();
-                for (param, arg) in names.iter().zip(args) {
-                    // Evaluated once, as the cost rules count it.
-                    let bound = if is_simple(&arg) {
-                        arg
+                let args = args.into_iter().map(|arg| {
+                    if is_simple(&arg) {
+                        Arg::Simple(arg)
                     } else {
-                        let fresh = self.fresh_name(param);
-                        lets.push((fresh.clone(), arg));
-                        TExpr::Local(fresh)
-                    };
-                    inner.insert(param.clone(), bound.clone());
-                    positional.push(bound);
-                }
-                let mut result = self.inline((*body).clone(), &inner, Some(&positional))?;
-                for (name, value) in lets.into_iter().rev() {
-                    result = TExpr::Let(name, Box::new(value), Box::new(result));
-                }
-                result
+                        Arg::Bound(arg)
+                    }
+                });
+                let bound = self.bind_params(&names, args);
+                let result = self.inline((*body).clone(), &bound.env, Some(&bound.positional))?;
+                bound
+                    .lets
+                    .into_iter()
+                    .rev()
+                    .fold(result, |body, (name, value)| {
+                        TExpr::Let(name, Box::new(value), Box::new(body))
+                    })
             }
             TExpr::Let(name, value, body) => {
                 let value = self.inline(*value, env, params)?;
@@ -123,10 +119,6 @@ impl Lowerer<'_> {
     /// parameter standing for its argument — a simple one substituted, any
     /// other evaluated once by a `let` (as the cost rules count it).
     pub(super) fn call(&mut self, function: &str, args: &[TExpr], scope: &Scope) -> Lowered<Node> {
-        enum Arg {
-            Simple(TExpr),
-            Bound(Node),
-        }
         let args = args
             .iter()
             .map(|arg| {
@@ -139,27 +131,49 @@ impl Lowerer<'_> {
             .collect::<Lowered<Vec<_>>>()?;
         let (names, body) = (self.functions)(function)
             .ok_or_else(|| internal(&format!("a call of `{function}`, which has no body")))?;
-        let mut inner = Scope::default();
-        let mut lets = Vec::new();
-        let mut positional = Vec::new();
+        let bound = self.bind_params(&names, args.into_iter());
+        let inner = Scope {
+            env: bound.env,
+            params: Some(bound.positional),
+        };
+        let result = self.lower(&body, Some(&inner))?;
+        Ok(bound
+            .lets
+            .into_iter()
+            .rev()
+            .fold(result, |body, (name, value)| {
+                node(Op::Let(name, Box::new(value), Box::new(body)))
+            }))
+    }
+
+    /// A called body's parameters bound to its arguments, in order: a
+    /// simple argument stands for itself, any other gets a fresh name that
+    /// the caller binds by a `let` around the body (evaluated once, as the
+    /// cost rules count it). Both ways of inlining bind through here, so
+    /// their fresh names come in the same order.
+    fn bind_params<V>(
+        &mut self,
+        names: &[String],
+        args: impl Iterator<Item = Arg<V>>,
+    ) -> BoundParams<V> {
+        let mut bound = BoundParams {
+            env: HashMap::new(),
+            positional: Vec::new(),
+            lets: Vec::new(),
+        };
         for (param, arg) in names.iter().zip(args) {
-            let bound = match arg {
+            let value = match arg {
                 Arg::Simple(value) => value,
                 Arg::Bound(value) => {
                     let fresh = self.fresh_name(param);
-                    lets.push((fresh.clone(), value));
+                    bound.lets.push((fresh.clone(), value));
                     TExpr::Local(fresh)
                 }
             };
-            inner.env.insert(param.clone(), bound.clone());
-            positional.push(bound);
+            bound.env.insert(param.clone(), value.clone());
+            bound.positional.push(value);
         }
-        inner.params = Some(positional);
-        let mut result = self.lower(&body, Some(&inner))?;
-        for (name, value) in lets.into_iter().rev() {
-            result = node(Op::Let(name, Box::new(value), Box::new(result)));
-        }
-        Ok(result)
+        bound
     }
 
     /// Whether [`Lowerer::inline`] makes `t` a simple value ([`is_simple`]):
@@ -180,6 +194,21 @@ impl Lowerer<'_> {
             other => is_simple(other),
         }
     }
+}
+
+/// An argument of an inlined call: substituted as it is, or bound once
+/// (`V`: the typed form, or its lowered plan).
+enum Arg<V> {
+    Simple(TExpr),
+    Bound(V),
+}
+
+/// What [`Lowerer::bind_params`] gives: each parameter's stand-in by name
+/// and by position, and the `let`s to put around the body, in order.
+struct BoundParams<V> {
+    env: HashMap<String, TExpr>,
+    positional: Vec<TExpr>,
+    lets: Vec<(String, V)>,
 }
 
 /// What the names of the body being inlined stand for: `env` by name,
