@@ -522,6 +522,19 @@ impl Checker<'_> {
                         order.span,
                         "the order is `desc` or `asc`",
                     );
+                    // The plan fixes the direction where it sorts: an order
+                    // computed at run time (a `let`, an `if`, a helper's
+                    // result) would have no direction to fix.
+                    if o.ty == Ty::Order && !matches!(o.tir, TExpr::Order(_)) {
+                        self.error(
+                            "E0421",
+                            "`sort_by`'s order must be written `desc` or `asc` here",
+                            order.span,
+                            "an order computed at run time",
+                        )
+                        .help
+                        .push("write `desc` or `asc` in the call; to choose at run time, sort in each branch: `if d { xs |> sort_by(k, desc) } else { xs |> sort_by(k, asc) }`".into());
+                    }
                     tirs.push(o.tir);
                 }
                 Ty::list(elem, size.clone())
