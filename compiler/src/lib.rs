@@ -12,7 +12,9 @@ pub mod diagnostics;
 pub mod ide;
 pub mod plan;
 pub mod span;
-pub mod stack;
+/// The deep stack compilation runs on (shared with the runtime, which runs
+/// deep plans on it).
+pub use rqc_plan::stack;
 pub mod syntax;
 
 pub use compile::{compile, compile_analysis, compile_for_exit, Compilation};

@@ -4,11 +4,13 @@
 //! without the compiler. Everything here is serde data with no behaviour
 //! beyond lookups and one predicate both sides read (`batch`: which
 //! function bodies the runtime batches), so a plan can be printed,
-//! snapshotted, cached or shipped.
+//! snapshotted, cached or shipped; beside it, the limit on a plan's depth
+//! and the deep stack (`stack`) both sides recurse over plans on.
 
 pub mod batch;
 pub mod plan;
 pub mod schema;
+pub mod stack;
 pub mod value;
 
 pub use plan::{
@@ -20,6 +22,11 @@ pub use schema::{
     TableSchema,
 };
 pub use value::{compare, Record, Value};
+
+/// The deepest a plan may nest: the compiler plans no deeper (E0422), and
+/// the runtime refuses a deeper program (E0517), so every pass over a plan
+/// (running, encoding, printing it) meets at most this depth.
+pub const MAX_PLAN_DEPTH: usize = 1000;
 
 /// Bumped whenever the serialized form of a [`CompiledProgram`] changes
 /// incompatibly; loaders refuse other versions.

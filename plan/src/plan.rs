@@ -324,6 +324,18 @@ impl Node {
         }
     }
 
+    /// How many levels the tree nests (a leaf: 1), found without recursion:
+    /// a tree read from elsewhere is not yet known to be shallow.
+    pub fn depth(&self) -> usize {
+        let mut deepest = 0;
+        let mut work = vec![(self, 1)];
+        while let Some((node, depth)) = work.pop() {
+            deepest = deepest.max(depth);
+            work.extend(node.children().into_iter().map(|child| (child, depth + 1)));
+        }
+        deepest
+    }
+
     pub fn children(&self) -> Vec<&Node> {
         match &self.op {
             Op::Const(_) | Op::Param(_) | Op::Var(_) => Vec::new(),

@@ -203,6 +203,7 @@ impl Engine {
     /// is refused with E0519.
     pub fn install_dropping(&mut self, program: CompiledProgram, drops: &[String]) -> Result<()> {
         plan_format::check_version(program.format_version, Origin::Given)?;
+        plan_format::check_depth(&program, Origin::Given)?;
         self.check_limits(&program)?;
         // Bound first: a program that cannot be leaves the catalog as it was.
         let mut installed = bind(self.store.as_ref(), program, Vec::new())?;

@@ -13,6 +13,12 @@ use rqc_plan::{compare, BinOp, Node, NodeStats, Op, UnOp, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
+/// Below this much stack left, evaluating a node first moves to a new
+/// segment (more than one level takes in a debug build).
+const STACK_RED_ZONE: usize = 256 << 10;
+/// The size of each segment the stack grows by.
+const STACK_SEGMENT: usize = 8 << 20;
+
 /// The most a run may still read: absolute counter values, the tightest of
 /// the bounds of the operators being evaluated. Every read is checked
 /// against it, and a range read asks for at most one row past it, so an
@@ -78,7 +84,15 @@ impl<'p, 's> Interp<'p, 's> {
         }
     }
 
+    /// Evaluates `node`. A plan nests up to `MAX_PLAN_DEPTH` levels and
+    /// evaluation recurses once per level (a debug build takes some 23 KiB
+    /// a level), so the stack grows on demand here, on the caller's thread:
+    /// a run may not move to another, since its transaction is bound to it.
     pub fn eval(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.eval_here(node, env))
+    }
+
+    fn eval_here(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
         let (seeks, rows, trips) = (self.session.seeks, self.session.rows, self.session.trips);
         let outer = self.deadline;
         let bound = node

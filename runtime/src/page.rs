@@ -90,6 +90,9 @@ pub fn pageable_scan(entry: &Entry) -> Result<u32> {
     }
 }
 
+/// Plans up to this deep print on the caller's stack.
+const SHALLOW_PLAN: usize = 64;
+
 /// What identifies the query a token continues: its name, parameters and
 /// plan (so a changed program refuses an old token).
 fn fingerprint(entry: &Entry) -> u32 {
@@ -101,7 +104,14 @@ fn fingerprint(entry: &Entry) -> u32 {
     // JSON, or where it has no form (a NaN constant) the debug form: never
     // nothing, so no two plans share a fingerprint by being unprintable.
     let params = serde_json::to_string(&entry.params).unwrap_or(format!("{:?}", entry.params));
-    let root = serde_json::to_string(&entry.root).unwrap_or(format!("{:?}", entry.root));
+    let print = || serde_json::to_string(&entry.root).unwrap_or(format!("{:?}", entry.root));
+    // Printing recurses once per level: a deep plan is printed on the
+    // deep stack (this thread's transaction is done with by now).
+    let root = if entry.root.depth() > SHALLOW_PLAN {
+        rqc_plan::stack::with_deep_stack(print)
+    } else {
+        print()
+    };
     hasher.update(params.as_bytes());
     hasher.update(b"\0");
     hasher.update(root.as_bytes());

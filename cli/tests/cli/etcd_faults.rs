@@ -99,7 +99,21 @@ fn killing_the_leader_then_a_follower_loses_no_acknowledged_commit() {
     let follower = (0..3).find(|&i| i != now_leader).unwrap();
     cluster.kill(follower);
     let after_faults = Instant::now();
-    std::thread::sleep(Duration::from_millis(3000));
+    // Until every kept client has committed since the kill, for at least 3
+    // s; at most 60 s, so a loaded machine's slow recovery is not taken
+    // for a lost service.
+    let resumed = |log: &Log| {
+        (0..3i64).all(|w| {
+            log.acked
+                .iter()
+                .any(|(a, at)| a / 100_000 == w && *at > after_faults)
+        })
+    };
+    while after_faults.elapsed() < Duration::from_secs(60)
+        && (after_faults.elapsed() < Duration::from_secs(3) || !resumed(&log.lock().unwrap()))
+    {
+        std::thread::sleep(Duration::from_millis(200));
+    }
     stop.store(true, Ordering::Relaxed);
     for worker in workers {
         worker.join().unwrap();

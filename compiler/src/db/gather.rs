@@ -8,6 +8,7 @@ use super::{
 };
 use crate::check::{self, DEF_MARKER, TABLE_MARKER};
 use crate::diagnostics::{Diagnostic, Label};
+use crate::plan::PlanError;
 use crate::span::Span;
 use std::collections::BTreeMap;
 
@@ -109,22 +110,55 @@ pub(super) fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<D
     diagnostics
 }
 
-/// E0598: an accepted entry point the planner could not lower (a bug in
-/// rqc: the checker accepted a shape the planner does not know).
-fn planner_error(
-    name: &str,
-    message: &crate::plan::InternalError,
-    file: &str,
-    span: Span,
-) -> Diagnostic {
+/// Why an accepted entry point has no plan: E0422, a plan past the size
+/// limit; E0598, a shape the planner does not know (a bug in rqc: the
+/// checker accepted it).
+fn planner_error(name: &str, error: &PlanError, file: &str, span: Span) -> Diagnostic {
+    match error {
+        PlanError::TooLarge { call, .. } => {
+            let help = match call {
+                Some(call) => format!(
+                    "every call (and every use of a function parameter) is copied into the plan, \
+                     so a helper that uses another twice doubles the plan at each level; call \
+                     `{call}` fewer times, compute a repeated value once with `let`, or pass it in \
+                     as a parameter"
+                ),
+                None => "split the query into smaller ones".to_string(),
+            };
+            too_large(name, error, file, span, help)
+        }
+        PlanError::TooDeep { call } => {
+            let help = match call {
+                Some(call) => format!(
+                    "a call's body is copied into the plan where it is called, so the depths of \
+                     helpers that call each other add up (and each `let` nests what follows it); \
+                     make `{call}` or the helpers it calls shallower"
+                ),
+                None => "make the query shallower, or split it into several".to_string(),
+            };
+            too_large(name, error, file, span, help)
+        }
+        PlanError::Internal(_) => Diagnostic::error(
+            "E0598",
+            format!("`{name}` could not be planned: {error}"),
+            file,
+            span,
+            "accepted, but not planned",
+        )
+        .with_help("this is a bug in rqc; please report it with the program"),
+    }
+}
+
+/// E0422: a plan past the planner's limits (`plan::budget`).
+fn too_large(name: &str, error: &PlanError, file: &str, span: Span, help: String) -> Diagnostic {
     Diagnostic::error(
-        "E0598",
-        format!("`{name}` could not be planned: {message}"),
+        "E0422",
+        format!("`{name}`'s plan is too large: {error}"),
         file,
         span,
-        "accepted, but not planned",
+        "its plan passes the planner's limits",
     )
-    .with_help("this is a bug in rqc; please report it with the program")
+    .with_help(help)
 }
 
 /// Places a definition's diagnostic: its own spans in its file, table

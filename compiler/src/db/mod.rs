@@ -11,7 +11,10 @@
 
 mod gather;
 mod parallel;
+mod plans;
 pub use parallel::{threads_setting, MAX_THREADS};
+use plans::planned_verdict;
+pub use plans::{entry_plan, PlanResult};
 mod syntax;
 pub use gather::def_keys;
 use gather::{call_cycles, def_calls, definition_diagnostics, place};
@@ -259,36 +262,6 @@ pub fn def_signature(db: &dyn Db, key: DefKey<'_>) -> Option<FnSig> {
     check_def(db, key).as_ref().and_then(|r| r.sig.clone())
 }
 
-/// A plan (plain data); equal when the operators and bounds are (floats in
-/// constants are never NaN).
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlanResult(pub Result<Option<Arc<rqc_plan::Entry>>, crate::plan::InternalError>);
-
-impl Eq for PlanResult {}
-
-/// The plan of an accepted query or mutation: re-lowered only when its
-/// checked body, or a body it inlines, changed.
-#[salsa::tracked(returns(ref))]
-pub fn entry_plan(db: &dyn Db, key: DefKey<'_>) -> PlanResult {
-    db.record(&|| format!("entry_plan({}.{})", key.module(db), key.name(db)));
-    let Some(result) = check_def(db, key) else {
-        return PlanResult(Ok(None));
-    };
-    let Some(entry) = &result.entry else {
-        return PlanResult(Ok(None));
-    };
-    let functions = |qualified: &str| -> Option<crate::check::tir::FnBody> {
-        let (module, name) = qualified.rsplit_once('.')?;
-        // Looked up by `&str`: the names are interned already (by
-        // `def_keys`), so nothing is copied. (Not through `def_keys`, whose
-        // dependence on the program's shape would re-run every plan when a
-        // definition is added.)
-        let callee = DefKey::new(db, module, name);
-        check_def(db, callee).as_ref()?.body.clone()
-    };
-    PlanResult(crate::plan::lower_entry(&functions, entry).map(|plan| plan.map(Arc::new)))
-}
-
 /// A file's input, its text split into pieces.
 fn new_file(db: &Database, name: &str, text: &str) -> SourceFile {
     let (pieces, offsets): (Vec<Piece>, Vec<u32>) = pieces(text)
@@ -453,6 +426,14 @@ impl Analysis {
         Some((result, placed))
     }
 
+    /// `module.name`'s verdict as the program gives it (what editors show):
+    /// rejected when the planner refused the plan.
+    pub fn verdict(&self, module: &str, name: &str) -> Option<Arc<Verdict>> {
+        let key = DefKey::new(&self.db, module, name);
+        let result = check_def(&self.db, key).as_ref()?;
+        Some(planned_verdict(&self.db, key, result))
+    }
+
     /// Every diagnostic of the program, placed and in source order: what an
     /// editor shows after each edit. It clones nothing but the diagnostics
     /// (no bodies, plans or schema), so an edit costs what it re-checks.
@@ -562,8 +543,11 @@ impl Analysis {
                 debug_assert!(result.diagnostics.is_empty(), "the prelude checks");
                 continue;
             }
-            verdicts.push(Arc::clone(&result.verdict));
-            entries.extend(result.entry.clone());
+            let verdict = planned_verdict(&self.db, *key, result);
+            if verdict.accepted {
+                entries.extend(result.entry.clone());
+            }
+            verdicts.push(verdict);
         }
         diagnostics.extend(
             definition_diagnostics(&self.db, self.workspace)

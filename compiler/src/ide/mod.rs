@@ -110,8 +110,7 @@ pub fn hover(analysis: &Analysis, file: &str, offset: usize) -> Option<String> {
         if let Item::Def(def) = item {
             if def.name.span.contains(offset) {
                 let module = module_of(analysis, file)?;
-                let (result, _) = analysis.check(&module, &def.name.name)?;
-                let verdict = &result.verdict;
+                let verdict = analysis.verdict(&module, &def.name.name)?;
                 let bound = if verdict.accepted {
                     format!("{}  ·  {}", bound_text(&verdict.cost), verdict.class)
                 } else {
@@ -305,10 +304,9 @@ pub fn inlay_hints(analysis: &Analysis, file: &str) -> Vec<(usize, String)> {
     let mut hints = Vec::new();
     for item in &parsed.module.items {
         let Item::Def(def) = item else { continue };
-        let Some((result, _)) = analysis.check(&module, &def.name.name) else {
+        let Some(verdict) = analysis.verdict(&module, &def.name.name) else {
             continue;
         };
-        let verdict = &result.verdict;
         let maxima = (
             verdict.seeks_max(),
             verdict.rows_max(),

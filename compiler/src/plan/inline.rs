@@ -30,6 +30,18 @@ impl Lowerer<'_> {
         env: &HashMap<String, TExpr>,
         params: Option<&[TExpr]>,
     ) -> Lowered<TExpr> {
+        self.budget.descend()?;
+        let inlined = self.inline_node(t, env, params);
+        self.budget.ascend();
+        inlined
+    }
+
+    fn inline_node(
+        &mut self,
+        t: TExpr,
+        env: &HashMap<String, TExpr>,
+        params: Option<&[TExpr]>,
+    ) -> Lowered<TExpr> {
         Ok(match t {
             TExpr::Local(name) => env.get(&name).cloned().unwrap_or(TExpr::Local(name)),
             TExpr::Param(i) => match params {
@@ -55,7 +67,9 @@ impl Lowerer<'_> {
                     }
                 });
                 let bound = self.bind_params(&names, args);
+                self.budget.enter(&function)?;
                 let result = self.inline((*body).clone(), &bound.env, Some(&bound.positional))?;
+                self.budget.leave();
                 bound
                     .lets
                     .into_iter()
@@ -136,7 +150,9 @@ impl Lowerer<'_> {
             env: bound.env,
             params: Some(bound.positional),
         };
+        self.budget.enter(function)?;
         let result = self.lower(&body, Some(&inner))?;
+        self.budget.leave();
         Ok(bound
             .lets
             .into_iter()
@@ -179,20 +195,25 @@ impl Lowerer<'_> {
     /// Whether [`Lowerer::inline`] makes `t` a simple value ([`is_simple`]):
     /// names and parameters always become one (they stand for simple
     /// values or fresh names), and a call does when all its arguments do
-    /// and so does its body.
-    fn simple_when_inlined(&self, t: &TExpr) -> bool {
+    /// and so does its body. A body's answer is kept, so a helper that
+    /// calls another twice is looked at once, not once per copy.
+    fn simple_when_inlined(&mut self, t: &TExpr) -> bool {
         match t {
             TExpr::Call(function, args) => {
-                (self.functions)(function).is_some_and(|(names, body)| {
-                    names
-                        .iter()
-                        .zip(args)
-                        .all(|(_, arg)| self.simple_when_inlined(arg))
-                        && self.simple_when_inlined(&body)
-                })
+                args.iter().all(|arg| self.simple_when_inlined(arg)) && self.simple_body(function)
             }
             other => is_simple(other),
         }
+    }
+
+    fn simple_body(&mut self, function: &str) -> bool {
+        if let Some(known) = self.simple_bodies.get(function) {
+            return *known;
+        }
+        let simple =
+            (self.functions)(function).is_some_and(|(_, body)| self.simple_when_inlined(&body));
+        self.simple_bodies.insert(function.to_string(), simple);
+        simple
     }
 }
 

@@ -8,6 +8,7 @@
 //! the read. A shape the lowering does not expect is an internal error
 //! (E0598), never a value that runs.
 
+use super::budget::{Budget, PlanError, MAX_PLAN_DEPTH};
 use super::inline::Scope;
 use crate::check::tir::{RangeT, TExpr};
 use crate::check::{CheckedEntry, CheckedProgram};
@@ -17,6 +18,7 @@ use rqc_plan::{
     BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, Op, RangeEnd, Shape, UnOp,
     Value, FORMAT_VERSION,
 };
+use std::collections::HashMap;
 
 /// The runnable program: the schema and a plan per accepted query and
 /// mutation (an entry the planner could not lower is left out; its error is
@@ -41,17 +43,13 @@ pub fn lower_program(checked: &CheckedProgram) -> CompiledProgram {
 /// A function's parameter names and typed body, by `module.name`.
 pub type FunctionSource<'a> = &'a dyn Fn(&str) -> Option<crate::check::tir::FnBody>;
 
-/// Why an accepted entry point has no plan: a shape the planner does not
-/// expect (a bug in rqc).
-pub type InternalError = String;
-
 /// The plan of one accepted query or mutation (`None` for a function, or
 /// an entry without a bound); `functions` gives the bodies of the
 /// definitions it calls (to inline).
 pub fn lower_entry(
     functions: FunctionSource<'_>,
     entry: &CheckedEntry,
-) -> Result<Option<Entry>, InternalError> {
+) -> Result<Option<Entry>, PlanError> {
     let kind = match entry.kind {
         DefKind::Query => EntryKind::Query,
         DefKind::Mutation => EntryKind::Mutation,
@@ -66,10 +64,16 @@ pub fn lower_entry(
     let mut lowerer = Lowerer {
         functions,
         fresh: 0,
+        budget: Budget::new(),
+        simple_bodies: HashMap::new(),
     };
     let mut root = lowerer.lower(&entry.body, Some(&Scope::default()))?;
     root.bound = Some(bound);
-    number(&mut root, &mut 0);
+    // Lowering held its own recursion to the limit; the `let`s that bind
+    // arguments around inlined bodies may nest the plan deeper.
+    if number(&mut root) > MAX_PLAN_DEPTH {
+        return Err(PlanError::TooDeep { call: None });
+    }
     Ok(Some(Entry {
         module: entry.module.clone(),
         name: entry.name.clone(),
@@ -88,13 +92,19 @@ fn bound_of(cost: &Cost) -> Option<Bound> {
     })
 }
 
-/// Gives every node its pre-order position.
-fn number(node: &mut Node, next: &mut u32) {
-    node.id = *next;
-    *next += 1;
-    for child in node.children_mut() {
-        number(child, next);
+/// Gives every node its pre-order position, and answers how deep the tree
+/// nests (without recursion: the tree is not yet known to be shallow).
+fn number(root: &mut Node) -> usize {
+    let (mut next, mut deepest) = (0, 0);
+    let mut work = vec![(root, 1)];
+    while let Some((node, depth)) = work.pop() {
+        node.id = next;
+        next += 1;
+        deepest = deepest.max(depth);
+        let children = Node::children_mut(node);
+        work.extend(children.into_iter().rev().map(|child| (child, depth + 1)));
     }
+    deepest
 }
 
 pub(super) fn node(op: Op) -> Node {
@@ -105,16 +115,20 @@ pub(super) fn node(op: Op) -> Node {
     }
 }
 
-pub(super) fn internal(what: &str) -> InternalError {
-    format!("the planner met {what}")
+pub(super) fn internal(what: &str) -> PlanError {
+    PlanError::Internal(format!("the planner met {what}"))
 }
 
 pub(super) struct Lowerer<'a> {
     pub(super) functions: FunctionSource<'a>,
     pub(super) fresh: u32,
+    pub(super) budget: Budget,
+    /// Whether a function's body inlines to a simple value when its
+    /// arguments are simple, by function (`Lowerer::simple_when_inlined`).
+    pub(super) simple_bodies: HashMap<String, bool>,
 }
 
-pub(super) type Lowered<T> = Result<T, InternalError>;
+pub(super) type Lowered<T> = Result<T, PlanError>;
 
 impl Lowerer<'_> {
     /// Lowers `t`, inlining its calls on the way when `scope` is given (as
@@ -122,14 +136,16 @@ impl Lowerer<'_> {
     /// the same) without copying the bodies it inlines; without a scope, `t`
     /// is inlined already (a substituted argument).
     pub(super) fn lower(&mut self, t: &TExpr, scope: Option<&Scope>) -> Lowered<Node> {
-        match t {
-            TExpr::Costed(inner, cost) => {
-                let mut lowered = self.lower_operator(inner, scope)?;
+        self.budget.descend()?;
+        let lowered = match t {
+            TExpr::Costed(inner, cost) => self.lower_operator(inner, scope).map(|mut lowered| {
                 lowered.bound = bound_of(cost);
-                Ok(lowered)
-            }
+                lowered
+            }),
             other => self.lower_operator(other, scope),
-        }
+        };
+        self.budget.ascend();
+        lowered
     }
 
     fn all(&mut self, items: &[TExpr], scope: Option<&Scope>) -> Lowered<Vec<Node>> {

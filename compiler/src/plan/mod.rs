@@ -1,8 +1,10 @@
 //! Planning: lowering checked entries to index-only plans, and printing plans as trees.
 
+mod budget;
 mod explain;
 mod inline;
 mod lower;
 
+pub use budget::{PlanError, MAX_PLAN_DEPTH, PLAN_STEP_LIMIT};
 pub use explain::{explain, explain_with, listens};
-pub use lower::{lower_entry, lower_program, FunctionSource, InternalError};
+pub use lower::{lower_entry, lower_program, FunctionSource};

@@ -1,10 +1,11 @@
-//! A deep stack for the compiler's recursive passes: they run on a thread of their own with [`STACK_SIZE`] bytes, whatever thread calls them.
+//! A deep stack for the recursive passes over programs and plans: they run on a thread of their own with [`STACK_SIZE`] bytes, whatever thread calls them.
 //!
-//! The passes after parsing recurse over the tree, which the parser limits
-//! to `syntax::depth::MAX_DEPTH` levels. At that depth a debug build needs
-//! far more than a spawned thread's default 2 MiB, so compilation runs on
-//! a thread whose stack is reserved large (address space, not memory: only
-//! the pages a deep program touches are ever committed).
+//! The compiler's passes after parsing recurse over the tree, which the
+//! parser limits to `syntax::depth::MAX_DEPTH` levels; the runtime's over
+//! plans, which [`crate::MAX_PLAN_DEPTH`] limits. At that depth a debug
+//! build needs far more than a spawned thread's default 2 MiB, so such
+//! work runs on a thread whose stack is reserved large (address space, not
+//! memory: only the pages a deep program touches are ever committed).
 //!
 //! Work asked for on such a thread already (the `rqc` binary runs all its
 //! commands on one) runs there directly: a thread started and ended per
@@ -13,7 +14,7 @@
 
 use std::cell::Cell;
 
-/// The stack reserved for compilation.
+/// The stack reserved for compilation and for running deep plans.
 pub const STACK_SIZE: usize = 256 << 20;
 
 thread_local! {

@@ -1,0 +1,47 @@
+//! The plan of each accepted query or mutation, lowered on demand, and the verdict a refused plan leaves (rejected).
+
+use super::{check_def, Db, DefKey, DefResult};
+use crate::check::Verdict;
+use std::sync::Arc;
+
+/// A plan (plain data); equal when the operators and bounds are (floats in
+/// constants are never NaN).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanResult(pub Result<Option<Arc<rqc_plan::Entry>>, crate::plan::PlanError>);
+
+impl Eq for PlanResult {}
+
+/// The plan of an accepted query or mutation: re-lowered only when its
+/// checked body, or a body it inlines, changed.
+#[salsa::tracked(returns(ref))]
+pub fn entry_plan(db: &dyn Db, key: DefKey<'_>) -> PlanResult {
+    db.record(&|| format!("entry_plan({}.{})", key.module(db), key.name(db)));
+    let Some(result) = check_def(db, key) else {
+        return PlanResult(Ok(None));
+    };
+    let Some(entry) = &result.entry else {
+        return PlanResult(Ok(None));
+    };
+    let functions = |qualified: &str| -> Option<crate::check::tir::FnBody> {
+        let (module, name) = qualified.rsplit_once('.')?;
+        // Looked up by `&str`: the names are interned already (by
+        // `def_keys`), so nothing is copied. (Not through `def_keys`, whose
+        // dependence on the program's shape would re-run every plan when a
+        // definition is added.)
+        let callee = DefKey::new(db, module, name);
+        check_def(db, callee).as_ref()?.body.clone()
+    };
+    PlanResult(crate::plan::lower_entry(&functions, entry).map(|plan| plan.map(Arc::new)))
+}
+
+/// A definition's verdict: the checker's, but rejected when the planner
+/// refused the plan (E0422, E0598), since an entry without one cannot run.
+pub(super) fn planned_verdict(db: &dyn Db, key: DefKey<'_>, result: &DefResult) -> Arc<Verdict> {
+    if result.entry.is_none() || entry_plan(db, key).0.is_ok() {
+        return Arc::clone(&result.verdict);
+    }
+    Arc::new(Verdict {
+        accepted: false,
+        ..(*result.verdict).clone()
+    })
+}

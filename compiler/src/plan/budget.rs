@@ -1,0 +1,144 @@
+//! The limits on a plan: inlining stops, with E0422, once a query's plan would take more than [`PLAN_STEP_LIMIT`] steps to build or nest deeper than [`MAX_PLAN_DEPTH`] levels.
+//!
+//! The planner inlines every call (`inline.rs`), so a helper that calls
+//! another twice doubles the plan at each level: twenty such levels make a
+//! million copies. Each expression the planner copies or lowers is one
+//! step, so building a plan takes time and memory in proportion to the
+//! steps it was allowed, whatever the program's shape. Inlining also
+//! stacks bodies: a chain of helpers each nesting 900 levels nests 900
+//! more per call, and every pass over a plan (lowering itself, running it,
+//! printing it) recurses over its depth, so plans are held to the depth
+//! the parser allows a definition (`syntax::depth::MAX_DEPTH`).
+
+use std::collections::HashMap;
+use std::fmt;
+
+/// The most steps (expressions copied or lowered) one plan may take. A
+/// plan has at most this many operators; real queries take a few hundred.
+pub const PLAN_STEP_LIMIT: u32 = 100_000;
+
+/// The deepest a plan may nest: as deep as one definition may, so every
+/// pass over plans meets no deeper tree than it meets in the source.
+pub use rqc_plan::MAX_PLAN_DEPTH;
+const _: () = assert!(MAX_PLAN_DEPTH == crate::syntax::depth::MAX_DEPTH);
+
+/// Why an accepted query or mutation has no plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanError {
+    /// A shape the planner does not expect: a bug in rqc (E0598).
+    Internal(String),
+    /// The plan passed [`PLAN_STEP_LIMIT`] (E0422). `call`: the function
+    /// the entry point calls whose inlining passed it (none when its own
+    /// body did); `most_copied`: the function whose body had been copied
+    /// most often by then, and how often.
+    TooLarge {
+        call: Option<String>,
+        most_copied: Option<(String, u32)>,
+    },
+    /// The plan nests deeper than [`MAX_PLAN_DEPTH`] (E0422). `call`: the
+    /// function being inlined when it did, outermost first.
+    TooDeep { call: Option<String> },
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanError::Internal(what) => f.write_str(what),
+            PlanError::TooLarge { call, most_copied } => {
+                match call {
+                    Some(call) => write!(f, "inlining its call of `{call}`")?,
+                    None => f.write_str("its body")?,
+                }
+                write!(f, " takes more than {PLAN_STEP_LIMIT} steps to plan")?;
+                match most_copied {
+                    Some((helper, copies)) if *copies > 1 => {
+                        write!(f, " (`{helper}`'s body was copied {copies} times by then)")
+                    }
+                    _ => Ok(()),
+                }
+            }
+            PlanError::TooDeep { call } => {
+                match call {
+                    Some(call) => write!(f, "inlining its call of `{call}`")?,
+                    None => f.write_str("its body")?,
+                }
+                write!(f, " nests its plan more than {MAX_PLAN_DEPTH} levels deep")
+            }
+        }
+    }
+}
+
+/// The steps left to one plan, and which bodies it has copied.
+pub(super) struct Budget {
+    left: u32,
+    /// How deep the lowering is in the tree it builds.
+    depth: usize,
+    /// The functions being inlined, outermost first.
+    inlining: Vec<String>,
+    copies: HashMap<String, u32>,
+}
+
+impl Budget {
+    pub(super) fn new() -> Budget {
+        Budget {
+            left: PLAN_STEP_LIMIT,
+            depth: 0,
+            inlining: Vec::new(),
+            copies: HashMap::new(),
+        }
+    }
+
+    /// Takes one step, or reports the plan too large.
+    pub(super) fn step(&mut self) -> Result<(), PlanError> {
+        if self.left == 0 {
+            return Err(self.too_large());
+        }
+        self.left -= 1;
+        Ok(())
+    }
+
+    /// Takes one step one level deeper in the tree being built;
+    /// [`Budget::ascend`] comes back.
+    pub(super) fn descend(&mut self) -> Result<(), PlanError> {
+        self.depth += 1;
+        if self.depth > MAX_PLAN_DEPTH {
+            return Err(self.too_deep());
+        }
+        self.step()
+    }
+
+    pub(super) fn ascend(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Starts copying `function`'s body; [`Budget::leave`] ends it.
+    pub(super) fn enter(&mut self, function: &str) -> Result<(), PlanError> {
+        *self.copies.entry(function.to_string()).or_default() += 1;
+        self.inlining.push(function.to_string());
+        self.step()
+    }
+
+    pub(super) fn leave(&mut self) {
+        self.inlining.pop();
+    }
+
+    pub(super) fn too_deep(&self) -> PlanError {
+        PlanError::TooDeep {
+            call: self.inlining.first().cloned(),
+        }
+    }
+
+    fn too_large(&self) -> PlanError {
+        let most_copied = self
+            .copies
+            .iter()
+            // The most copies; of equals, the first name, so the message
+            // does not depend on the map's order.
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+            .map(|(name, n)| (name.clone(), *n));
+        PlanError::TooLarge {
+            call: self.inlining.first().cloned(),
+            most_copied,
+        }
+    }
+}
