@@ -73,8 +73,10 @@ pub(super) struct Budget {
     left: u32,
     /// How deep the lowering is in the tree it builds.
     depth: usize,
-    /// The functions being inlined, outermost first.
-    inlining: Vec<String>,
+    /// How many calls are being inlined, one inside another, and the
+    /// outermost of them (the call the entry point makes).
+    inlining: usize,
+    outermost: Option<String>,
     copies: HashMap<String, u32>,
 }
 
@@ -83,7 +85,8 @@ impl Budget {
         Budget {
             left: PLAN_STEP_LIMIT,
             depth: 0,
-            inlining: Vec::new(),
+            inlining: 0,
+            outermost: None,
             copies: HashMap::new(),
         }
     }
@@ -113,19 +116,36 @@ impl Budget {
 
     /// Starts copying `function`'s body; [`Budget::leave`] ends it.
     pub(super) fn enter(&mut self, function: &str) -> Result<(), PlanError> {
-        *self.copies.entry(function.to_string()).or_default() += 1;
-        self.inlining.push(function.to_string());
+        // Looked up before inserting: most calls copy a body seen before,
+        // and need no owned name.
+        match self.copies.get_mut(function) {
+            Some(copies) => *copies += 1,
+            None => {
+                self.copies.insert(function.to_string(), 1);
+            }
+        }
+        if self.inlining == 0 {
+            self.outermost = Some(function.to_string());
+        }
+        self.inlining += 1;
         self.step()
     }
 
     pub(super) fn leave(&mut self) {
-        self.inlining.pop();
+        self.inlining -= 1;
     }
 
     pub(super) fn too_deep(&self) -> PlanError {
         PlanError::TooDeep {
-            call: self.inlining.first().cloned(),
+            call: self.outermost_now(),
         }
+    }
+
+    /// The entry point's call being inlined now, if any.
+    fn outermost_now(&self) -> Option<String> {
+        (self.inlining > 0)
+            .then(|| self.outermost.clone())
+            .flatten()
     }
 
     fn too_large(&self) -> PlanError {
@@ -137,7 +157,7 @@ impl Budget {
             .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
             .map(|(name, n)| (name.clone(), *n));
         PlanError::TooLarge {
-            call: self.inlining.first().cloned(),
+            call: self.outermost_now(),
             most_copied,
         }
     }
