@@ -7,7 +7,8 @@
 //! evaluated as an expression of its own first.
 
 use super::Repl;
-use rqc_plan::{EntryKind, Value};
+use rqc_plan::{Entry, EntryKind, Value};
+use std::sync::Arc;
 
 /// `name(arg, …)` split into the name and the arguments' texts, when the
 /// whole input is one call of a plain name.
@@ -51,34 +52,52 @@ pub fn split_call(input: &str) -> Option<(&str, Vec<&str>)> {
 }
 
 impl Repl {
+    /// Whether `input` is one call of an entry point the expression's
+    /// module cannot import (private, or no sources loaded): such a call
+    /// runs, or is watched, as installed.
+    pub(super) fn hidden_call(&self, input: &str) -> bool {
+        split_call(input).is_some_and(|(name, _)| !self.importable(name))
+    }
+
+    /// The installed entry point `input` calls, with its arguments each
+    /// evaluated as an expression of its own; `None` when `input` is not a
+    /// call of one, `Err` with what to show when an argument does not run.
+    pub(super) fn installed_target(
+        &mut self,
+        input: &str,
+    ) -> Option<Result<(Arc<Entry>, Vec<Value>), String>> {
+        let (name, args) = split_call(input)?;
+        let entry = Arc::clone(self.db.program()?.entries.iter().find(|e| e.name == name)?);
+        // The expression's own check failed; the call runs instead, and
+        // fails only if it (or an argument) does.
+        self.failed.set(false);
+        let mut values: Vec<Value> = Vec::with_capacity(args.len());
+        for arg in args {
+            let argument = match self.compile(arg) {
+                Ok((argument, false)) => argument,
+                Ok((_, true)) => {
+                    self.failed.set(true);
+                    return Some(Err(format!("the argument `{arg}` writes; give a value")));
+                }
+                Err(shown) => return Some(Err(shown)),
+            };
+            match self.db.run_entry(&argument, &[]) {
+                Ok(output) => values.push(output.value),
+                Err(error) => return Some(Err(self.error_text(&error))),
+            }
+        }
+        Some(Ok((entry, values)))
+    }
+
     /// Runs `input` as a call of an installed entry point, when it is one
     /// and the expression itself did not check; `None` otherwise.
     pub(super) fn installed_call(&mut self, input: &str) -> Option<String> {
-        let (name, args) = split_call(input)?;
-        let kind = self
-            .db
-            .program()?
-            .entries
-            .iter()
-            .find(|e| e.name == name)?
-            .kind;
-        let mut values: Vec<Value> = Vec::with_capacity(args.len());
-        for arg in args {
-            let entry = match self.compile(arg) {
-                Ok((entry, false)) => entry,
-                Ok((_, true)) => {
-                    self.failed.set(true);
-                    return Some(format!("the argument `{arg}` writes; give a value"));
-                }
-                Err(shown) => return Some(shown),
-            };
-            match self.db.run_entry(&entry, &[]) {
-                Ok(output) => values.push(output.value),
-                Err(error) => return Some(self.error_text(&error)),
-            }
-        }
-        Some(match self.db.run(name, &values) {
-            Ok(output) if kind == EntryKind::Mutation => format!(
+        let (entry, values) = match self.installed_target(input)? {
+            Ok(target) => target,
+            Err(shown) => return Some(shown),
+        };
+        Some(match self.db.run_entry(&entry, &values) {
+            Ok(output) if entry.kind == EntryKind::Mutation => format!(
                 "{}\n{}",
                 output.value.to_json(),
                 crate::commands::report::run_summary(&output, true)

@@ -245,17 +245,29 @@ impl Repl {
         if expression.is_empty() {
             return "usage: :watch EXPR".into();
         }
-        let entry = match self.compile(expression) {
+        let writes = || "only a query can be watched; this expression writes".to_string();
+        let (entry, args) = match self.compile(expression) {
             Ok((_, true)) => {
                 self.failed.set(true);
-                return "only a query can be watched; this expression writes".into();
+                return writes();
             }
-            Ok((entry, false)) => entry,
+            Ok((entry, false)) => (std::sync::Arc::new(entry), Vec::new()),
+            // A call of an entry point the expression's module cannot
+            // import is watched as installed, as it runs.
+            Err(shown) if self.hidden_call(expression) => match self.installed_target(expression) {
+                Some(Ok((entry, _))) if entry.kind != rqc_plan::EntryKind::Query => {
+                    self.failed.set(true);
+                    return writes();
+                }
+                Some(Ok(target)) => target,
+                Some(Err(shown)) => return shown,
+                None => return shown,
+            },
             Err(shown) => return shown,
         };
         match self
             .db
-            .subscribe_entry(&entry, &[], rqc::WatchOptions::default())
+            .subscribe_entry(&entry, &args, rqc::WatchOptions::default())
         {
             Ok(live) => {
                 let number = self.watches.last().map_or(1, |(n, _)| n + 1);
@@ -488,9 +500,7 @@ impl Repl {
             // A call of an entry point the expression's module cannot
             // import (private, or no sources loaded) runs it as installed.
             Err(shown) => {
-                let hidden = call::split_call(expression).is_some_and(|(n, _)| !self.importable(n));
-                if hidden {
-                    self.failed.set(false);
+                if self.hidden_call(expression) {
                     if let Some(output) = self.installed_call(expression) {
                         return output;
                     }

@@ -194,6 +194,44 @@ fn repl_watch_shows_each_change_after_the_input_that_made_it() {
     );
 }
 
+/// A private query (and a query of a database opened without sources) is
+/// watched as installed, as it runs: `:watch item(2)` with its argument
+/// evaluated first; a private mutation is refused like a public one.
+#[test]
+fn repl_watches_a_private_query_by_its_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let shelves = write(dir.path(), "shelves.rq", SHELVES);
+    let db = dir.path().join("db").display().to_string();
+    let script =
+        ":watch item(1 + 1)\nadd(2, 1, \"cup\")\n:watch add(3, 1, \"x\")\n:watch nothing(1)\n";
+    let out = super::rqc_with_input(&["repl", "--db", &db, &shelves], script);
+    let shown = stdout(&out);
+    let watched: Vec<&str> = shown.lines().filter(|l| l.starts_with("watch")).collect();
+    assert_eq!(
+        watched,
+        [
+            "watch 1 (:unwatch stops it)",
+            r#"watch 1: {"position":0,"result":null}"#,
+            r#"watch 1: {"position":1,"result":{"id":2,"shelf":1,"name":"cup"}}"#,
+        ],
+        "{shown}"
+    );
+    assert!(shown.contains("only a query can be watched"), "{shown}");
+    assert!(
+        stderr(&out).contains("E0201") || shown.contains("E0201"),
+        "an unknown name is still an error"
+    );
+    // Without sources: the database's own program.
+    let out = super::rqc_with_input(&["repl", "--db", &db], ":watch item(2)\n");
+    assert!(
+        stdout(&out)
+            .contains(r#"watch 1: {"position":1,"result":{"id":2,"shelf":1,"name":"cup"}}"#),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
 #[test]
 fn check_prints_a_querys_upkeep_and_explain_the_ranges_it_listens_to() {
     let dir = tempfile::tempdir().unwrap();
