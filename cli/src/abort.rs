@@ -17,9 +17,11 @@ extern "C" fn on_abort(_signal: libc::c_int) {
     }
 }
 
-/// Installs the handler for `SIGABRT`, `SIGSEGV` and `SIGBUS`. Only the
-/// storage engine's C code can raise them in this program, whose own code
-/// is safe Rust: a damaged page read through LMDB's map.
+/// Installs the handler for `SIGABRT`, `SIGSEGV` and `SIGBUS`, once a
+/// command opens a database directory: the storage engine's C code raises
+/// them on a damaged page read through LMDB's map. Before that (and in a
+/// command that opens none, such as `rqc check`) a signal has another
+/// cause, such as memory running out, and keeps its default report.
 pub fn report_aborts_as_damage() {
     for signal in [libc::SIGABRT, libc::SIGSEGV, libc::SIGBUS] {
         // SAFETY: the handler only calls async-signal-safe functions.

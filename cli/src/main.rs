@@ -13,7 +13,6 @@ mod schema_source;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    abort::report_aborts_as_damage();
     // The REPL and the language server analyse on this thread too.
     rqc_compiler::stack::with_deep_stack(commands::main)
 }

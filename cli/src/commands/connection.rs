@@ -40,6 +40,9 @@ pub fn set_flags(flags: EtcdFlags) {
 /// means nothing, and is refused), else the directory with `options`.
 pub fn open(db: &Path, options: OpenOptions) -> Result<Database, Error> {
     let Some(url) = db.to_str().filter(|d| is_etcd_url(d)) else {
+        // From here on a signal most likely comes from a damaged page (and
+        // before, from anything else: the default report stands).
+        crate::abort::report_aborts_as_damage();
         return Database::open_with(db, options);
     };
     if let Some(backend) = options.backend {

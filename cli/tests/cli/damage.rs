@@ -401,3 +401,47 @@ fn a_database_of_the_format_before_the_chain_is_refused_and_left_alone() {
         "the old database is left as it was"
     );
 }
+
+/// `rqc` in its own process with piped stdin, killed by `signal` once it
+/// is ready (it has printed or waited a moment); its status and stderr.
+fn killed_by(signal: i32, args: &[&str], ready: std::time::Duration) -> (Option<i32>, String) {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(ready);
+    // SAFETY: kill(2) on the child's own pid.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let status = child.wait().unwrap();
+    let mut text = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
+    (status.code(), text)
+}
+
+/// A signal is reported as a damaged page only once a database is open: a
+/// command that opens none (the language server, `check`) dies with the
+/// signal's own report, such as running out of memory, and is not sent to
+/// `rqc verify`.
+#[test]
+fn an_abort_is_called_damage_only_with_a_database_open() {
+    let wait = std::time::Duration::from_millis(1500);
+    let (code, text) = killed_by(libc::SIGABRT, &["lsp"], wait);
+    assert_eq!(code, None, "killed by the signal: {text}");
+    assert!(!text.contains("E0591"), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").display().to_string();
+    let (code, text) = killed_by(libc::SIGABRT, &["repl", "--db", &db], wait);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("E0591"), "{text}");
+}

@@ -290,7 +290,7 @@ impl TExpr {
 
     /// Calls `f` on each direct child, in [`TExpr::into_parts`]' order,
     /// without taking the tree apart.
-    pub fn each_child(&self, f: &mut dyn FnMut(&TExpr)) {
+    pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(&'a TExpr)) {
         match self {
             TExpr::Const(_)
             | TExpr::Param(_)
@@ -389,6 +389,20 @@ pub fn zip(
             )
         }
     }
+}
+
+/// How many nodes `t` has, counted up to one past `limit` (read in place,
+/// without recursion).
+pub fn size_up_to(t: &TExpr, limit: usize) -> usize {
+    let (mut count, mut work) = (0, vec![t]);
+    while let Some(node) = work.pop() {
+        count += 1;
+        if count > limit {
+            break;
+        }
+        node.each_child(&mut |child| work.push(child));
+    }
+    count
 }
 
 /// Whether an `Error` node (left where an error was reported) is inside.

@@ -10,6 +10,7 @@
 //! printing it) recurses over its depth, so plans are held to the depth
 //! the parser allows a definition (`syntax::depth::MAX_DEPTH`).
 
+use crate::check::tir::{size_up_to, TExpr};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -98,6 +99,19 @@ impl Budget {
         }
         self.left -= 1;
         Ok(())
+    }
+
+    /// Takes a step for each node of `value`, which the planner copies
+    /// where a name stands for it (a lambda, each time its parameter is
+    /// used), or reports the plan too large without copying it.
+    pub(super) fn copy(&mut self, value: &TExpr) -> Result<TExpr, PlanError> {
+        let size = size_up_to(value, self.left as usize);
+        if size > self.left as usize {
+            self.left = 0;
+            return Err(self.too_large());
+        }
+        self.left -= size as u32;
+        Ok(value.clone())
     }
 
     /// Takes one step one level deeper in the tree being built;

@@ -43,12 +43,15 @@ impl Lowerer<'_> {
         params: Option<&[TExpr]>,
     ) -> Lowered<TExpr> {
         Ok(match t {
-            TExpr::Local(name) => env.get(&name).cloned().unwrap_or(TExpr::Local(name)),
+            TExpr::Local(name) => match env.get(&name) {
+                Some(value) => self.budget.copy(value)?,
+                None => TExpr::Local(name),
+            },
             TExpr::Param(i) => match params {
-                Some(args) => args
-                    .get(i)
-                    .cloned()
-                    .ok_or_else(|| internal("a parameter the call does not give"))?,
+                Some(args) => self.budget.copy(
+                    args.get(i)
+                        .ok_or_else(|| internal("a parameter the call does not give"))?,
+                )?,
                 None => TExpr::Param(i),
             },
             TExpr::Call(function, args) => {
@@ -104,7 +107,10 @@ impl Lowerer<'_> {
                     .into_iter()
                     .map(|a| self.inline(a, env, params))
                     .collect::<Lowered<Vec<_>>>()?;
-                let callee = env.get(&name).cloned().unwrap_or(TExpr::Local(name));
+                let callee = match env.get(&name) {
+                    Some(value) => self.budget.copy(value)?,
+                    None => TExpr::Local(name),
+                };
                 TExpr::CallLocal(String::new(), std::iter::once(callee).chain(args).collect())
             }
             other => {
