@@ -127,3 +127,34 @@ fn helpers_whose_depths_add_up_past_the_limit_are_refused_with_e0422() {
         .collect();
     assert_eq!(planned, ["one"], "600 levels plan");
 }
+
+#[test]
+fn a_lambda_copied_down_helpers_counts_against_the_budget() {
+    // Each helper passes on a lambda that applies its own parameter four
+    // times, so the lambda grows fourfold per level, though `c0` never
+    // calls it: building the plan is what the budget holds.
+    let mut source = String::from("module m\nfn c0(f: Int -> Int) = 0\n");
+    for k in 1..=12 {
+        source.push_str(&format!(
+            "fn c{k}(f: Int -> Int) = c{}(x => f(f(f(f(x)))))\n",
+            k - 1
+        ));
+    }
+    source
+        .push_str("query deep(k: Int) = c12(x => x + k)\nquery shallow(k: Int) = c2(x => x + k)\n");
+    let compilation = compile(&[("m.rq".to_string(), source)]);
+    let codes: Vec<&str> = compilation
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
+    assert_eq!(codes, ["E0422"], "{:?}", compilation.diagnostics);
+    assert!(compilation.diagnostics[0].message.contains("`m.c12`"));
+    let planned: Vec<&str> = compilation
+        .program
+        .entries
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(planned, ["shallow"]);
+}
