@@ -367,15 +367,20 @@ impl Checker<'_> {
             }
         }
         let qualified = self.index.def_name(def);
-        Checked::new(
-            ret,
-            cost.plus(&call_cost),
-            TExpr::Call(
-                qualified,
-                tirs.into_iter()
-                    .map(|t| t.unwrap_or(TExpr::Error))
-                    .collect(),
+        // A generic result takes its arguments' types: nested calls of a
+        // function that returns a record of two may double it at each.
+        self.type_within_limits(
+            Checked::new(
+                ret,
+                cost.plus(&call_cost),
+                TExpr::Call(
+                    qualified,
+                    tirs.into_iter()
+                        .map(|t| t.unwrap_or(TExpr::Error))
+                        .collect(),
+                ),
             ),
+            span,
         )
     }
 

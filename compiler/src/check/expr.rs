@@ -55,6 +55,38 @@ impl Checked {
     }
 }
 
+/// The most parts a value's type may have, and the most levels it may
+/// nest. Types are copied where a name is used, so a record holding a name
+/// twice, bound by a `let`, doubles at each one, and a chain of `let`s
+/// each wrapping the last nests one more: past the limits the value is
+/// refused (E0423), in time and memory proportional to them.
+pub const MAX_TYPE_PARTS: usize = 10_000;
+pub const MAX_TYPE_DEPTH: usize = 100;
+
+impl Checker<'_> {
+    /// `checked`, or E0423 when its type passes the limits.
+    pub(super) fn type_within_limits(&mut self, checked: Checked, span: Span) -> Checked {
+        if checked.ty.within(MAX_TYPE_PARTS, MAX_TYPE_DEPTH) {
+            return checked;
+        }
+        self.error(
+            "E0423",
+            format!(
+                "this value's type has more than {MAX_TYPE_PARTS} parts, or nests more than {MAX_TYPE_DEPTH} levels"
+            ),
+            span,
+            "too large a type",
+        )
+        .help
+        .push(
+            "a record or list that holds a named value twice doubles its type at each `let`; \
+             keep one copy of the value, or nest fewer levels"
+                .into(),
+        );
+        Checked::error()
+    }
+}
+
 /// A name in scope. A `let`-bound stream is not read where it is bound:
 /// each use that consumes it reads it (and pays its opening cost) again.
 #[derive(Clone)]
@@ -306,7 +338,10 @@ impl<'p> Checker<'p> {
                     tys.push((field.name.name.clone(), value.ty));
                     tirs.push((field.name.name.clone(), value.tir));
                 }
-                Checked::new(Ty::Record(tys), cost, TExpr::Record(tirs))
+                self.type_within_limits(
+                    Checked::new(Ty::Record(tys), cost, TExpr::Record(tirs)),
+                    expr.span,
+                )
             }
             ExprKind::List(items) => {
                 let mut cost = Cost::zero();
@@ -330,10 +365,13 @@ impl<'p> Checker<'p> {
                     cost = cost.plus(&checked.cost);
                     tirs.push(checked.tir);
                 }
-                Checked::new(
-                    Ty::list(elem, Poly::constant(items.len() as u64)),
-                    cost,
-                    TExpr::List(tirs),
+                self.type_within_limits(
+                    Checked::new(
+                        Ty::list(elem, Poly::constant(items.len() as u64)),
+                        cost,
+                        TExpr::List(tirs),
+                    ),
+                    expr.span,
                 )
             }
             ExprKind::Field(base, field) => self.check_field(expr, base, field),

@@ -287,6 +287,34 @@ impl Ty {
         }
     }
 
+    /// Whether the type has at most `parts` parts and nests at most
+    /// `depth` levels: read with early exits, so a huge type costs no more
+    /// than the limits to refuse.
+    pub fn within(&self, parts: usize, depth: usize) -> bool {
+        fn walk(ty: &Ty, depth: usize, left: &mut usize) -> bool {
+            if depth == 0 || *left == 0 {
+                return false;
+            }
+            *left -= 1;
+            let inner = |t: &Ty, left: &mut usize| walk(t, depth - 1, left);
+            let function = |f: &FnTy, left: &mut usize| {
+                f.params.iter().all(|p| inner(p, left)) && inner(&f.ret, left)
+            };
+            match ty {
+                Ty::Option(t) | Ty::List(t, _) => inner(t, left),
+                Ty::Record(fields) => fields.iter().all(|(_, t)| inner(t, left)),
+                Ty::Stream(s) => inner(&s.elem, left),
+                Ty::Fn(f) => function(f, left),
+                Ty::Fns(candidates) => candidates.iter().all(|c| match c {
+                    FnCandidate::Known(f) => function(f, left),
+                    FnCandidate::Lambda(_) => true,
+                }),
+                _ => true,
+            }
+        }
+        walk(self, depth, &mut { parts })
+    }
+
     /// A stream somewhere inside: reading or comparing the value would read it.
     pub fn holds_stream(&self) -> bool {
         self.any(&|t| matches!(t, Ty::Stream(_)))
