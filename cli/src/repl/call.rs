@@ -51,6 +51,9 @@ pub fn split_call(input: &str) -> Option<(&str, Vec<&str>)> {
     Some((name, args))
 }
 
+/// An installed entry point and the values of a call's arguments.
+type Target = (Arc<Entry>, Vec<Value>);
+
 impl Repl {
     /// Whether `input` is one call of an entry point the expression's
     /// module cannot import (private, or no sources loaded): such a call
@@ -62,10 +65,7 @@ impl Repl {
     /// The installed entry point `input` calls, with its arguments each
     /// evaluated as an expression of its own; `None` when `input` is not a
     /// call of one, `Err` with what to show when an argument does not run.
-    pub(super) fn installed_target(
-        &mut self,
-        input: &str,
-    ) -> Option<Result<(Arc<Entry>, Vec<Value>), String>> {
+    pub(super) fn installed_target(&mut self, input: &str) -> Option<Result<Target, String>> {
         let (name, args) = split_call(input)?;
         let entry = Arc::clone(self.db.program()?.entries.iter().find(|e| e.name == name)?);
         // The expression's own check failed; the call runs instead, and
