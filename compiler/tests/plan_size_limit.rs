@@ -1,8 +1,27 @@
 //! The plan size limit (E0422) as every front end sees it: the diagnostic, the rejected verdict, no plan, and the editor's hover and inlay hint.
 
-use rqc_compiler::compile;
 use rqc_compiler::db::Analysis;
 use rqc_compiler::ide::{hover, inlay_hints};
+use rqc_compiler::{compile, Compilation};
+
+/// The diagnostics' codes, in order.
+fn codes(compilation: &Compilation) -> Vec<&str> {
+    compilation
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect()
+}
+
+/// The entry points that have a plan.
+fn planned(compilation: &Compilation) -> Vec<&str> {
+    compilation
+        .program
+        .entries
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect()
+}
 
 /// Helpers `p1`…`p{depth}` that each call the one below twice: inlining
 /// `p{depth}` copies `p0`'s body 2^depth times.
@@ -26,12 +45,12 @@ fn a_diamond_of_helpers_is_refused_quickly_with_e0422_and_its_neighbour_planned(
     // 2^40 copies: without the limit this would never finish.
     let source = diamond(40);
     let compilation = compile(&[("m.rq".to_string(), source.clone())]);
-    let codes: Vec<&str> = compilation
-        .diagnostics
-        .iter()
-        .map(|d| d.code.as_str())
-        .collect();
-    assert_eq!(codes, ["E0422"], "{:?}", compilation.diagnostics);
+    assert_eq!(
+        codes(&compilation),
+        ["E0422"],
+        "{:?}",
+        compilation.diagnostics
+    );
     let diagnostic = &compilation.diagnostics[0];
     assert!(
         diagnostic.message.contains("`m.p40`"),
@@ -54,13 +73,7 @@ fn a_diamond_of_helpers_is_refused_quickly_with_e0422_and_its_neighbour_planned(
     };
     assert!(!verdict("deep"), "a query without a plan is rejected");
     assert!(verdict("shallow"));
-    let planned: Vec<&str> = compilation
-        .program
-        .entries
-        .iter()
-        .map(|e| e.name.as_str())
-        .collect();
-    assert_eq!(planned, ["shallow"]);
+    assert_eq!(planned(&compilation), ["shallow"]);
 }
 
 #[test]
@@ -119,13 +132,7 @@ fn helpers_whose_depths_add_up_past_the_limit_are_refused_with_e0422() {
         "{}",
         refused[0].1
     );
-    let planned: Vec<&str> = compilation
-        .program
-        .entries
-        .iter()
-        .map(|e| e.name.as_str())
-        .collect();
-    assert_eq!(planned, ["one"], "600 levels plan");
+    assert_eq!(planned(&compilation), ["one"], "600 levels plan");
 }
 
 #[test]
@@ -143,18 +150,12 @@ fn a_lambda_copied_down_helpers_counts_against_the_budget() {
     source
         .push_str("query deep(k: Int) = c12(x => x + k)\nquery shallow(k: Int) = c2(x => x + k)\n");
     let compilation = compile(&[("m.rq".to_string(), source)]);
-    let codes: Vec<&str> = compilation
-        .diagnostics
-        .iter()
-        .map(|d| d.code.as_str())
-        .collect();
-    assert_eq!(codes, ["E0422"], "{:?}", compilation.diagnostics);
+    assert_eq!(
+        codes(&compilation),
+        ["E0422"],
+        "{:?}",
+        compilation.diagnostics
+    );
     assert!(compilation.diagnostics[0].message.contains("`m.c12`"));
-    let planned: Vec<&str> = compilation
-        .program
-        .entries
-        .iter()
-        .map(|e| e.name.as_str())
-        .collect();
-    assert_eq!(planned, ["shallow"]);
+    assert_eq!(planned(&compilation), ["shallow"]);
 }
