@@ -10,6 +10,12 @@ use super::lower::{internal, node, Lowered, Lowerer};
 use crate::check::tir::TExpr;
 use rqc_plan::{Node, Op};
 use std::collections::HashMap;
+use std::rc::Rc;
+
+/// What names stand for while a body is inlined: shared, so a scope copied
+/// for each `let` and lambda inside copies no value (a lambda argument may
+/// be large).
+pub(super) type Env = HashMap<String, Rc<TExpr>>;
 
 impl Lowerer<'_> {
     pub(super) fn fresh_name(&mut self, base: &str) -> String {
@@ -27,7 +33,7 @@ impl Lowerer<'_> {
     pub(super) fn inline(
         &mut self,
         t: TExpr,
-        env: &HashMap<String, TExpr>,
+        env: &Env,
         params: Option<&[TExpr]>,
     ) -> Lowered<TExpr> {
         self.budget.descend()?;
@@ -36,12 +42,7 @@ impl Lowerer<'_> {
         inlined
     }
 
-    fn inline_node(
-        &mut self,
-        t: TExpr,
-        env: &HashMap<String, TExpr>,
-        params: Option<&[TExpr]>,
-    ) -> Lowered<TExpr> {
+    fn inline_node(&mut self, t: TExpr, env: &Env, params: Option<&[TExpr]>) -> Lowered<TExpr> {
         Ok(match t {
             TExpr::Local(name) => match env.get(&name) {
                 Some(value) => self.budget.copy(value)?,
@@ -85,7 +86,7 @@ impl Lowerer<'_> {
                 let value = self.inline(*value, env, params)?;
                 let fresh = self.fresh_name(&name);
                 let mut inner = env.clone();
-                inner.insert(name, TExpr::Local(fresh.clone()));
+                inner.insert(name, Rc::new(TExpr::Local(fresh.clone())));
                 TExpr::Let(
                     fresh,
                     Box::new(value),
@@ -97,7 +98,7 @@ impl Lowerer<'_> {
                 let mut renamed = Vec::new();
                 for param in lambda_params {
                     let fresh = self.fresh_name(&param);
-                    inner.insert(param, TExpr::Local(fresh.clone()));
+                    inner.insert(param, Rc::new(TExpr::Local(fresh.clone())));
                     renamed.push(fresh);
                 }
                 TExpr::Lambda(renamed, Box::new(self.inline(*body, &inner, params)?))
@@ -154,7 +155,7 @@ impl Lowerer<'_> {
         let bound = self.bind_params(&names, args.into_iter());
         let inner = Scope {
             env: bound.env,
-            params: Some(bound.positional),
+            params: Some(bound.positional.into()),
         };
         self.budget.enter(function)?;
         let result = self.lower(&body, Some(&inner))?;
@@ -192,8 +193,8 @@ impl Lowerer<'_> {
                     TExpr::Local(fresh)
                 }
             };
-            bound.env.insert(param.clone(), value.clone());
-            bound.positional.push(value);
+            bound.positional.push(value.clone());
+            bound.env.insert(param.clone(), Rc::new(value));
         }
         bound
     }
@@ -233,7 +234,7 @@ enum Arg<V> {
 /// What [`Lowerer::bind_params`] gives: each parameter's stand-in by name
 /// and by position, and the `let`s to put around the body, in order.
 struct BoundParams<V> {
-    env: HashMap<String, TExpr>,
+    env: Env,
     positional: Vec<TExpr>,
     lets: Vec<(String, V)>,
 }
@@ -242,14 +243,14 @@ struct BoundParams<V> {
 /// `params` (an inlined function's arguments) by position.
 #[derive(Clone, Default)]
 pub(super) struct Scope {
-    pub(super) env: HashMap<String, TExpr>,
-    pub(super) params: Option<Vec<TExpr>>,
+    pub(super) env: Env,
+    pub(super) params: Option<Rc<[TExpr]>>,
 }
 
 impl Scope {
     pub(super) fn with(&self, name: &str, value: TExpr) -> Scope {
         let mut inner = self.clone();
-        inner.env.insert(name.to_string(), value);
+        inner.env.insert(name.to_string(), Rc::new(value));
         inner
     }
 }

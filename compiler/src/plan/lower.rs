@@ -241,7 +241,9 @@ impl Lowerer<'_> {
                     let mut renamed = Vec::new();
                     for param in params {
                         let fresh = self.fresh_name(param);
-                        inner.env.insert(param.clone(), TExpr::Local(fresh.clone()));
+                        inner
+                            .env
+                            .insert(param.clone(), std::rc::Rc::new(TExpr::Local(fresh.clone())));
                         renamed.push(fresh);
                     }
                     node(Op::Lambda(renamed, self.boxed(body, Some(&inner))?))
