@@ -198,7 +198,6 @@ impl<'p, 's> Interp<'p, 's> {
             ),
             Op::Var(name) => env
                 .get(name)
-                .cloned()
                 .ok_or_else(|| internal(&format!("unbound name {name}"))),
             Op::Get { .. } | Op::GetUnique { .. } => {
                 let (table, _) = self.access(node)?;
@@ -282,9 +281,8 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Field(base, name) => match self.named_field(base, name) {
                 // A variable's field, read where the variable is bound.
                 Some(var) => env
-                    .get(var)
-                    .ok_or_else(|| internal(&format!("unbound name {var}")))?
-                    .field_ref(name),
+                    .field(var, name)
+                    .ok_or_else(|| internal(&format!("unbound name {var}")))?,
                 None => self.eval(base, env)?.field(name),
             },
             Op::Record(fields) => {

@@ -5,6 +5,7 @@ use crate::error::Result;
 use crate::interp::internal;
 use crate::store::Tree;
 use rqc_plan::{Node, Value};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// A value during evaluation. Data is a plan [`Value`]; lists and records
@@ -13,6 +14,11 @@ use std::rc::Rc;
 #[derive(Clone)]
 pub enum Val<'p> {
     Data(Value),
+    /// A list or record a name stands for, shared by every use of the name
+    /// (see [`Env::get`]): a value built of one name used twice, `[a, a]`,
+    /// holds it twice without a copy, so a chain of such `let`s stays
+    /// linear in time and memory instead of doubling at each.
+    Shared(Rc<Value>),
     Closure(Rc<Closure<'p>>),
     Stream(Rc<Stream<'p>>),
     List(Rc<Vec<Val<'p>>>),
@@ -50,7 +56,9 @@ pub struct Env<'p>(Option<Rc<Binding<'p>>>);
 
 struct Binding<'p> {
     name: &'p str,
-    value: Val<'p>,
+    /// Turned from `Data` to `Shared` at the first use that takes a copy;
+    /// a name only read a field of (a row in a lambda) is never wrapped.
+    value: RefCell<Val<'p>>,
     outer: Env<'p>,
 }
 
@@ -63,38 +71,81 @@ impl<'p> Env<'p> {
     pub fn bind(&self, name: &'p str, value: Val<'p>) -> Env<'p> {
         Env(Some(Rc::new(Binding {
             name,
-            value,
+            value: RefCell::new(value),
             outer: self.clone(),
         })))
     }
 
-    pub fn get(&self, name: &str) -> Option<&Val<'p>> {
+    fn binding(&self, name: &str) -> Option<&Binding<'p>> {
         let mut scope = self.0.as_deref();
         while let Some(binding) = scope {
             if binding.name == name {
-                return Some(&binding.value);
+                return Some(binding);
             }
             scope = binding.outer.0.as_deref();
         }
         None
+    }
+
+    /// The value of `name`. A list or record is shared from its first use
+    /// on, never copied: each use costs the same whatever its size.
+    pub fn get(&self, name: &str) -> Option<Val<'p>> {
+        let binding = self.binding(name)?;
+        let mut value = binding.value.borrow_mut();
+        if let Val::Data(Value::List(_) | Value::Record(_)) = &*value {
+            let Val::Data(data) = std::mem::replace(&mut *value, Val::Data(Value::Null)) else {
+                unreachable!("matched above")
+            };
+            *value = Val::Shared(Rc::new(data));
+        }
+        Some(value.clone())
+    }
+
+    /// A field of the record `name` stands for, read where it is: only the
+    /// field is copied.
+    pub fn field(&self, name: &str, field: &str) -> Option<Result<Val<'p>>> {
+        Some(self.binding(name)?.value.borrow().field_ref(field))
     }
 }
 
 impl<'p> Val<'p> {
     /// The data, or an internal error for a function or a stream (the
     /// checker never lets one reach a place that reads data).
+    /// A list or record of shared parts is copied out here, once, where
+    /// the data is needed whole.
     pub fn data(self) -> Result<Value> {
         match self {
             Val::Data(v) => Ok(v),
+            Val::Shared(v) => Ok(Rc::unwrap_or_clone(v)),
+            Val::List(items) => Ok(Value::List(
+                Rc::unwrap_or_clone(items)
+                    .into_iter()
+                    .map(Val::data)
+                    .collect::<Result<_>>()?,
+            )),
+            Val::Record(fields) => Ok(Value::Record(
+                Rc::unwrap_or_clone(fields)
+                    .into_iter()
+                    .map(|(name, v)| Ok((name, v.data()?)))
+                    .collect::<Result<_>>()?,
+            )),
             Val::Closure(_) => Err(internal("a function where a value was expected")),
             Val::Stream(_) => Err(internal("an unread stream where a value was expected")),
-            Val::List(_) | Val::Record(_) => Err(internal(
-                "a list or record holding functions or streams where data was expected",
-            )),
         }
     }
 
-    /// A list from its items: data when every item is.
+    /// The data this is, when it is data as it stands (not built of parts).
+    fn as_data(&self) -> Option<&Value> {
+        match self {
+            Val::Data(v) => Some(v),
+            Val::Shared(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// A list from its items: data when every item is; otherwise (a
+    /// function, a stream or a shared value among them) the items as
+    /// they are.
     pub fn from_items(items: Vec<Val<'p>>) -> Val<'p> {
         if items.iter().all(|i| matches!(i, Val::Data(_))) {
             Val::Data(Value::List(
@@ -111,7 +162,8 @@ impl<'p> Val<'p> {
         }
     }
 
-    /// A record from its fields: data when every field is.
+    /// A record from its fields: data when every field is; otherwise the
+    /// fields as they are.
     pub fn from_fields(fields: Vec<(String, Val<'p>)>) -> Val<'p> {
         if fields.iter().all(|(_, v)| matches!(v, Val::Data(_))) {
             Val::Data(Value::Record(
@@ -133,7 +185,11 @@ impl<'p> Val<'p> {
         Ok(match self {
             Val::Data(Value::List(items)) => items.into_iter().map(Val::Data).collect(),
             Val::Data(Value::Null) => Vec::new(),
-            Val::List(items) => (*items).clone(),
+            Val::Shared(v) if matches!(*v, Value::List(_)) => match Rc::unwrap_or_clone(v) {
+                Value::List(items) => items.into_iter().map(Val::Data).collect(),
+                _ => unreachable!("matched above"),
+            },
+            Val::List(items) => Rc::unwrap_or_clone(items),
             Val::Stream(_) => return Err(internal("a stream read as a list")),
             other => vec![other],
         })
@@ -152,8 +208,9 @@ impl<'p> Val<'p> {
     pub fn field_ref(&self, name: &str) -> Result<Val<'p>> {
         match self {
             Val::Data(Value::Null) => Ok(Val::Data(Value::Null)),
-            Val::Data(record) => record
-                .field(name)
+            Val::Data(_) | Val::Shared(_) => self
+                .as_data()
+                .and_then(|record| record.field(name))
                 .cloned()
                 .map(Val::Data)
                 .ok_or_else(|| internal(&format!("no field {name}"))),
@@ -166,5 +223,42 @@ impl<'p> Val<'p> {
                 "field {name} of something that is not a record"
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list() -> Val<'static> {
+        Val::Data(Value::List(vec![Value::Int(1), Value::Int(2)]))
+    }
+
+    #[test]
+    fn every_use_of_a_name_shares_its_list() {
+        let env = Env::new().bind("a", list());
+        let (Some(Val::Shared(first)), Some(Val::Shared(second))) = (env.get("a"), env.get("a"))
+        else {
+            panic!("a list a name stands for is shared");
+        };
+        assert!(Rc::ptr_eq(&first, &second));
+        drop(second);
+        assert_eq!(Val::Shared(first).data().unwrap(), list().data().unwrap());
+    }
+
+    #[test]
+    fn reading_a_field_of_a_name_copies_only_the_field() {
+        let row = Value::Record([("id".to_string(), Value::Int(3))].into_iter().collect());
+        let env = Env::new().bind("r", Val::Data(row));
+        let field = env.field("r", "id").unwrap().unwrap();
+        assert!(matches!(field, Val::Data(Value::Int(3))));
+        // Still held as it was bound: no use has taken a copy.
+        assert!(matches!(
+            *env.binding("r").unwrap().value.borrow(),
+            Val::Data(Value::Record(_))
+        ));
+        // A number is copied, never shared.
+        let env = env.bind("n", Val::Data(Value::Int(5)));
+        assert!(matches!(env.get("n"), Some(Val::Data(Value::Int(5)))));
     }
 }
