@@ -37,6 +37,10 @@ pub fn color_on_stderr() -> bool {
 }
 
 pub fn print_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) {
+    // A renderer indexes every line of every source: not for nothing.
+    if diagnostics.is_empty() {
+        return;
+    }
     let options = RenderOptions {
         color: color_on_stderr(),
     };
