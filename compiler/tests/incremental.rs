@@ -94,11 +94,7 @@ fn a_broken_file_still_yields_what_can_be_known() {
         .diagnostics
         .iter()
         .any(|d| d.code == "E0102" || d.code == "E0101"));
-    let q = checked
-        .verdicts
-        .iter()
-        .find(|v| v.name == "q")
-        .expect("q is still checked");
+    let q = checked.verdict("q").expect("q is still checked");
     assert!(q.accepted);
 }
 

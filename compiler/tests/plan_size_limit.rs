@@ -65,9 +65,7 @@ fn a_diamond_of_helpers_is_refused_quickly_with_e0422_and_its_neighbour_planned(
     let verdict = |name: &str| {
         compilation
             .checked
-            .verdicts
-            .iter()
-            .find(|v| v.name == name)
+            .verdict(name)
             .unwrap_or_else(|| panic!("a verdict for {name}"))
             .accepted
     };

@@ -249,9 +249,7 @@ fn the_design_examples_get_the_stated_verdicts() {
     let verdict = |name: &str| {
         compilation
             .checked
-            .verdicts
-            .iter()
-            .find(|v| v.name == name)
+            .verdict(name)
             .unwrap_or_else(|| panic!("no verdict for {name}"))
     };
     let accepted = |name: &str, seeks: u64, rows: u64| {

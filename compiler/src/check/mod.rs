@@ -114,6 +114,14 @@ pub struct CheckedProgram {
     pub shape_sound: bool,
 }
 
+impl CheckedProgram {
+    /// The verdict on the definition `name` (the first of that name, in
+    /// any module).
+    pub fn verdict(&self, name: &str) -> Option<&Verdict> {
+        self.verdicts.iter().map(|v| &**v).find(|v| v.name == name)
+    }
+}
+
 /// The standard library's text, built in.
 pub const PRELUDE_TEXT: &str = include_str!("../../../stdlib/prelude.rq");
 pub const PRELUDE_FILE: &str = "<prelude>";
