@@ -160,6 +160,8 @@ pub struct Checker<'p> {
     pub facts: Option<Vec<Fact>>,
     /// The definition's delayed lambdas, by id.
     pub(super) lambdas: Vec<super::functions::LambdaBody>,
+    /// The delayed lambdas being applied, and how many bodies were checked.
+    pub(super) lambda_checks: super::functions::LambdaChecks,
     /// What the function parameters' own parameters must admit.
     pub(super) requirements: super::measures::Requirements,
     /// Type parameters whose values the body compares or hashes: a call

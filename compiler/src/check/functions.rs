@@ -29,6 +29,25 @@ pub struct LambdaBody {
     seen: Vec<(Vec<Ty>, Ty, Cost)>,
 }
 
+/// The most delayed-lambda bodies one definition may check. Each place that
+/// applies a delayed lambda checks its body, and a body that applies
+/// another twice doubles the checks at each level: past the limit the
+/// definition is refused (E0424), in time proportional to it.
+pub const MAX_LAMBDA_CHECKS: usize = 1_000;
+
+/// What applying delayed lambdas has done so far in one definition.
+#[derive(Default)]
+pub struct LambdaChecks {
+    /// The lambdas whose bodies are being checked, innermost last: one
+    /// applied again inside its own body is applied to itself, which
+    /// would recurse without end (E0214).
+    applying: Vec<usize>,
+    /// Bodies checked (applications not answered from `seen`).
+    checked: usize,
+    /// Whether E0424 was reported (once per definition).
+    refused: bool,
+}
+
 impl Checker<'_> {
     /// A lambda whose parameters have `param_tys`, checked now.
     pub fn check_lambda(&mut self, params: &[Ident], body: &Expr, param_tys: &[Ty]) -> Checked {
@@ -172,11 +191,16 @@ impl Checker<'_> {
         {
             return (ret.clone(), cost.clone());
         }
+        if !self.may_check_body(lambda) {
+            return (Ty::Error, Cost::zero());
+        }
         let outer = std::mem::replace(&mut self.scope, lambda.captured.clone());
         for (param, ty) in lambda.params.iter().zip(arg_tys) {
             self.push_local(param, ty.clone(), TExpr::Local(param.name.clone()));
         }
+        self.lambda_checks.applying.push(lambda.id);
         let checked = self.check(&lambda.body);
+        self.lambda_checks.applying.pop();
         self.scope = outer;
         let mut conflict = false;
         let merged = match self.lambdas[lambda.id].body.take() {
@@ -198,6 +222,47 @@ impl Checker<'_> {
             .push("write a lambda for each use".into());
         }
         (checked.ty, checked.cost)
+    }
+
+    /// Whether `lambda`'s body may be checked for one more application:
+    /// not when it is being checked already (applied to itself: E0214),
+    /// nor past [`MAX_LAMBDA_CHECKS`] (E0424).
+    fn may_check_body(&mut self, lambda: &DelayedLambda) -> bool {
+        if self.lambda_checks.applying.contains(&lambda.id) {
+            self.error(
+                "E0214",
+                "recursion is not allowed: this lambda is applied inside its own body (it was passed to itself)",
+                lambda.body.span,
+                "applies itself",
+            )
+            .help
+            .push(
+                "iterate with the bounded combinators instead: `xs |> map(…)`, `flat_map`, `filter`, over a bounded list"
+                    .into(),
+            );
+            return false;
+        }
+        if self.lambda_checks.checked >= MAX_LAMBDA_CHECKS {
+            if !std::mem::replace(&mut self.lambda_checks.refused, true) {
+                self.error(
+                    "E0424",
+                    format!(
+                        "this definition applies its lambdas in more than {MAX_LAMBDA_CHECKS} ways"
+                    ),
+                    lambda.body.span,
+                    "checked again at every application",
+                )
+                .help
+                .push(
+                    "a lambda bound by `let` is checked again wherever it is applied, so one that applies another twice doubles the work at each level; \
+                     write it as a `fn`, which is checked once"
+                        .into(),
+                );
+            }
+            return false;
+        }
+        self.lambda_checks.checked += 1;
+        true
     }
 
     /// Checks that a value flowing where a function of type `expected` is

@@ -224,6 +224,7 @@ pub fn check_one(
         // bytes).
         facts: with_facts.then(|| Vec::with_capacity(FACTS_EXPECTED)),
         lambdas: Vec::new(),
+        lambda_checks: Default::default(),
         requirements: Default::default(),
         inspected: Default::default(),
         untyped_none: None,
