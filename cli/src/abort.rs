@@ -6,13 +6,66 @@
 //! what most likely happened, with the code and help of damage (E0591),
 //! and exits with status 1, as every other error of a run does. It only
 //! writes a constant message and exits, as a signal handler must.
+//!
+//! Running out of memory also ends in `abort()` (Rust's allocation-failure
+//! handler). The process's allocator, [`RememberingAllocator`], notes a
+//! failed allocation first, so that the handler reports that instead
+//! (E0602): the database is not damaged, and sending the user to `verify`
+//! would mislead.
+
+use std::alloc::{GlobalAlloc, Layout};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const MESSAGE: &[u8] = b"error[E0591]: the storage engine stopped on an inconsistent page: the database is most likely damaged\n  help: nothing was answered; `rqc verify --db DIR` lists what is damaged and `rqc dump --db DIR --out DIR2` copies out every readable row\n";
 
+const OUT_OF_MEMORY_MESSAGE: &[u8] = b"error[E0602]: rqc ran out of memory: nothing was committed, and the database is unchanged\n  help: a value the run builds is too large for this machine (a list, record or string that doubles at each `let`); build a smaller one, or run where there is more memory\n";
+
+/// Set once an allocation has failed; read by the signal handler.
+static OUT_OF_MEMORY: AtomicBool = AtomicBool::new(false);
+
+/// mimalloc (faster than the system's allocator for the checker's many
+/// small trees, see `compiler/benches/check_speed.rs`), noting a failed
+/// allocation for [`on_abort`].
+pub struct RememberingAllocator;
+
+impl RememberingAllocator {
+    fn noted(pointer: *mut u8) -> *mut u8 {
+        if pointer.is_null() {
+            OUT_OF_MEMORY.store(true, Ordering::Relaxed);
+        }
+        pointer
+    }
+}
+
+// SAFETY: every call is mimalloc's, with the caller's arguments unchanged.
+unsafe impl GlobalAlloc for RememberingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Self::noted(unsafe { mimalloc::MiMalloc.alloc(layout) })
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        Self::noted(unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) })
+    }
+
+    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
+        unsafe { mimalloc::MiMalloc.dealloc(pointer, layout) }
+    }
+
+    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+        Self::noted(unsafe { mimalloc::MiMalloc.realloc(pointer, layout, size) })
+    }
+}
+
 extern "C" fn on_abort(_signal: libc::c_int) {
-    // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffer is static.
+    let message = if OUT_OF_MEMORY.load(Ordering::Relaxed) {
+        OUT_OF_MEMORY_MESSAGE
+    } else {
+        MESSAGE
+    };
+    // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffers are
+    // static.
     unsafe {
-        libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+        libc::write(2, message.as_ptr().cast(), message.len());
         libc::_exit(1);
     }
 }

@@ -7,10 +7,9 @@ mod repl;
 mod rowfile;
 mod schema_source;
 
-/// Checking allocates many small trees: mimalloc serves them faster than
-/// the system's allocator (see `compiler/benches/check_speed.rs`).
+/// mimalloc, which notes an allocation that fails (see `abort`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: abort::RememberingAllocator = abort::RememberingAllocator;
 
 fn main() -> std::process::ExitCode {
     // The REPL and the language server analyse on this thread too.

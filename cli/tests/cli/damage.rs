@@ -445,3 +445,39 @@ fn an_abort_is_called_damage_only_with_a_database_open() {
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("E0591"), "{text}");
 }
+
+/// Running out of memory with a database open is reported as that
+/// (E0602), not as damage: the run's allocation fails, the allocator notes
+/// it, and the abort that follows is told apart.
+#[test]
+fn running_out_of_memory_is_not_called_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("m.rq");
+    // A string that doubles at each `let`: 2^35 bytes at the end.
+    let lets: String = (1..36)
+        .map(|i| format!("  let a{i} = a{} + a{};\n", i - 1, i - 1))
+        .collect();
+    std::fs::write(
+        &program,
+        format!("module m\nquery q(x: String) = {{\n  let a0 = x;\n{lets}  a35 |> length()\n}}\n"),
+    )
+    .unwrap();
+    let db = dir.path().join("db");
+    // A 3 GB address space: the run cannot build the string.
+    let command = format!(
+        "ulimit -v 3000000; exec '{}' run --db '{}' '{}' q --arg x=ab",
+        env!("CARGO_BIN_EXE_rqc"),
+        db.display(),
+        program.display()
+    );
+    let output = std::process::Command::new("bash")
+        .args(["-c", &command])
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("error[E0602]"), "{text}");
+    assert!(!text.contains("E0591"), "{text}");
+}
