@@ -53,7 +53,7 @@ pub fn combinator<'p>(
     if c == Combinator::Take {
         let n = count(interp.value(&args[1], env)?)?;
         return Ok(if is_list {
-            Val::from_items(input.items()?.into_iter().take(n).collect())
+            Val::from_items(input.items_upto(n)?)
         } else if n == 0 {
             Val::Data(Value::Null)
         } else {
@@ -61,7 +61,15 @@ pub fn combinator<'p>(
         });
     }
     let items = if is_list {
-        input.items()?
+        // Without a function, these read no more than the length or the
+        // first item: a shared list is not copied whole for them.
+        match (c, &f) {
+            (Combinator::Count, None) => {
+                return Ok(Val::Data(Value::Int(input.items_len()? as i64)))
+            }
+            (Combinator::First | Combinator::Exists, None) => input.items_upto(1)?,
+            _ => input.items()?,
+        }
     } else if input.is_none() {
         Vec::new()
     } else {

@@ -195,6 +195,39 @@ impl<'p> Val<'p> {
         })
     }
 
+    /// The first `limit` items of [`Val::items`], copying no more of a
+    /// shared list than those.
+    pub fn items_upto(self, limit: usize) -> Result<Vec<Val<'p>>> {
+        match self {
+            Val::Shared(v) if matches!(*v, Value::List(_)) => match &*v {
+                Value::List(items) => {
+                    Ok(items.iter().take(limit).cloned().map(Val::Data).collect())
+                }
+                _ => unreachable!("matched above"),
+            },
+            other => {
+                let mut items = other.items()?;
+                items.truncate(limit);
+                Ok(items)
+            }
+        }
+    }
+
+    /// How many items [`Val::items`] would give, copying none.
+    pub fn items_len(&self) -> Result<usize> {
+        Ok(match self {
+            Val::Data(Value::List(items)) => items.len(),
+            Val::Data(Value::Null) => 0,
+            Val::Shared(v) => match &**v {
+                Value::List(items) => items.len(),
+                _ => 1,
+            },
+            Val::List(items) => items.len(),
+            Val::Stream(_) => return Err(internal("a stream read as a list")),
+            _ => 1,
+        })
+    }
+
     pub fn is_none(&self) -> bool {
         matches!(self, Val::Data(Value::Null))
     }

@@ -138,3 +138,37 @@ fn a_result_built_of_shared_parts_is_returned_whole() {
         Value::List(vec![Value::Bool(true), Value::Bool(false)])
     );
 }
+
+/// `count`, `first`, `take`, `skip` and `exists` on a shared list (and on
+/// the flattened lists built of it) answer as on a fresh one.
+#[test]
+fn reading_part_of_a_shared_list_gives_what_a_fresh_one_would() {
+    let mut lets = String::from("  let a0 = [x, x + 1];\n");
+    for i in 1..13 {
+        lets.push_str(&format!("  let a{i} = [a{0}, a{0}] |> flatten();\n", i - 1));
+    }
+    let source = format!(
+        "module m\n\
+         query parts(x: Int) = {{\n{lets}  [a12 |> count(), a12 |> first() |> unwrap_or(0), a12 |> take(3) |> sum(n => n), a12 |> skip(8190) |> sum(n => n)]\n}}\n\
+         query some(x: Int) = {{\n  let a = [x, x];\n  let b = [a, a] |> flatten();\n  [b |> exists(), b |> skip(4) |> exists(), b |> take(0) |> exists()]\n}}\n"
+    );
+    let db = installed(&source);
+    // 2^13 items alternating 7 and 8.
+    assert_eq!(
+        answer(&db, "parts"),
+        Value::List(vec![
+            Value::Int(8192),
+            Value::Int(7),
+            Value::Int(22),
+            Value::Int(15)
+        ])
+    );
+    assert_eq!(
+        answer(&db, "some"),
+        Value::List(vec![
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::Bool(false)
+        ])
+    );
+}
