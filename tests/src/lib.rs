@@ -4,6 +4,7 @@ pub mod arguments;
 pub mod crash_workload;
 pub mod etcd;
 pub mod etcd_cluster;
+pub mod fixtures;
 pub mod programs;
 pub mod reference;
 pub mod rng;

@@ -18,6 +18,7 @@ use rqc_compiler::compile;
 use rqc_plan::Value;
 use rqc_runtime::live::{apply, Event, Resume, Subscription, WatchOptions};
 use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_tests::fixtures::as_multiset;
 use rqc_tests::reference::Reference;
 use rqc_tests::state::{reference_tables, store_tables};
 use std::time::Duration;
@@ -135,19 +136,6 @@ fn case() -> impl Strategy<Value = Case> {
         })
 }
 
-/// A list's rows in a canonical order: `Rows` events carry which rows
-/// came and went, not where.
-fn canonical(value: &Value) -> Value {
-    match value {
-        Value::List(items) => {
-            let mut items = items.clone();
-            items.sort_by_key(|v| format!("{v:?}"));
-            Value::List(items)
-        }
-        other => other.clone(),
-    }
-}
-
 struct Watcher {
     name: &'static str,
     args: Vec<Value>,
@@ -236,8 +224,8 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
                 }
                 let fresh = reference.run(watcher.name, &watcher.args);
                 prop_assert_eq!(
-                    canonical(&watcher.held),
-                    canonical(&fresh),
+                    as_multiset(&watcher.held),
+                    as_multiset(&fresh),
                     "resumed {}",
                     watcher.name
                 );
@@ -298,8 +286,8 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
             }
             let fresh = reference.run(watcher.name, &watcher.args);
             prop_assert_eq!(
-                canonical(&watcher.held),
-                canonical(&fresh),
+                as_multiset(&watcher.held),
+                as_multiset(&fresh),
                 "{} {:?} after {} {:?}",
                 watcher.name,
                 &watcher.args,
@@ -442,7 +430,7 @@ fn a_slow_subscriber_gets_an_overflow_then_the_whole_result() {
         apply(&mut held, event);
     }
     let fresh = engine.run("q_prefix", &args).unwrap().value;
-    assert_eq!(canonical(&held), canonical(&fresh));
+    assert_eq!(as_multiset(&held), as_multiset(&fresh));
     let too_small = WatchOptions {
         capacity: 1,
         ..WatchOptions::default()

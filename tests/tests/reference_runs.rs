@@ -6,38 +6,14 @@ use rqc_compiler::{compile, Compilation};
 use rqc_plan::{Entry, EntryKind, Value};
 use rqc_runtime::{Backend, Engine, OpenOptions};
 use rqc_tests::arguments::{arguments, Pools};
+use rqc_tests::fixtures::{corpus_schemas, with_fixtures};
 use rqc_tests::reference::Reference;
 use rqc_tests::state::{reference_tables, store_tables};
-use rqc_tests::{relative, repo_root, rq_files, Rng};
+use rqc_tests::{relative, repo_root, Rng};
 use std::collections::HashMap;
 
-const FIXTURES: &str = "
-module fixtures
-import social.{User, Follow, Post, Country}
-import shop.{Customer, Order, Line, Region, Review}
-mutation add_user(id: Int, handle: String, name: String, country: String) =
-  insert User { id, handle, name, country }
-mutation add_follow(a: Int, b: Int, since: Int) = insert Follow { follower: a, followee: b, since: since }
-mutation add_post(id: Int, author: Int, at: Int, body: String) = insert Post { id, author, at, body }
-mutation add_country(code: String, name: String) = insert Country { code, name }
-mutation add_customer(id: Int, email: String, tier: Int) = insert Customer { id, email, name: email, tier }
-mutation add_order(id: Int, c: Int, at: Int, total: Int) = insert Order { id, customer: c, placed: at, total }
-mutation add_line(o: Int, n: Int, sku: String, qty: Int, price: Int) = insert Line { order: o, n, sku, qty, price }
-mutation add_region(code: String, name: String) = insert Region { code, name }
-mutation add_review(id: Int, sku: String, stars: Int, at: Int) = insert Review { id, sku, stars, at }
-";
-
-fn common() -> Vec<(String, String)> {
-    rq_files("tests/corpus/common")
-        .iter()
-        .map(|p| (relative(p), std::fs::read_to_string(p).unwrap()))
-        .collect()
-}
-
 fn fixture_program() -> Compilation {
-    let mut files = common();
-    files.push(("fixtures.rq".into(), FIXTURES.into()));
-    let compilation = compile(&files);
+    let compilation = compile(&with_fixtures(&[]));
     assert!(
         compilation.diagnostics.is_empty(),
         "{:?}",
@@ -186,7 +162,7 @@ fn loaded_corpus(
     let programs = cases
         .into_iter()
         .filter_map(|path| {
-            let mut files = common();
+            let mut files = corpus_schemas();
             files.push((relative(&path), std::fs::read_to_string(&path).unwrap()));
             let compilation = compile(&files);
             (compilation.program.schema == fixtures.program.schema)
