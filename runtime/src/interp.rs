@@ -93,6 +93,7 @@ impl<'p, 's> Interp<'p, 's> {
     }
 
     fn eval_here(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
+        crate::interrupt::check()?;
         let (seeks, rows, trips) = (self.session.seeks, self.session.rows, self.session.trips);
         let outer = self.deadline;
         let bound = node

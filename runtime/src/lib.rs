@@ -22,6 +22,7 @@ pub mod entry_bytes;
 pub mod error;
 mod group;
 mod interp;
+pub mod interrupt;
 pub mod live;
 pub mod load;
 mod lookup;

@@ -61,16 +61,17 @@ pub fn verdict_line(verdict: &Verdict) -> String {
     if !verdict.accepted {
         return format!("{}  rejected", verdict.signature);
     }
-    let shown = |max: Option<u64>, formula: String| match max {
+    // The formula is written out only where there is no maximum.
+    let shown = |max: Option<u64>, formula: &dyn std::fmt::Display| match max {
         Some(max) => max.to_string(),
-        None => formula,
+        None => formula.to_string(),
     };
     format!(
         "{}  seeks ≤ {}  rows ≤ {}  round trips ≤ {}  {}",
         verdict.signature,
-        shown(verdict.seeks_max(), verdict.cost.seeks.to_string()),
-        shown(verdict.rows_max(), verdict.cost.rows.to_string()),
-        shown(verdict.round_trips_max(), verdict.cost.trips.to_string()),
+        shown(verdict.seeks_max(), &verdict.cost.seeks),
+        shown(verdict.rows_max(), &verdict.cost.rows),
+        shown(verdict.round_trips_max(), &verdict.cost.trips),
         verdict.class
     )
 }

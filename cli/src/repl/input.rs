@@ -140,6 +140,7 @@ const PROMPT: &str = "rql> ";
 const CONTINUATION_PROMPT: &str = " ..> ";
 
 pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
+    super::interrupt::install();
     let out = &mut std::io::stdout();
     if !std::io::stdin().is_terminal() {
         let stdin = std::io::stdin();
@@ -171,7 +172,10 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
             if !balanced(&pending) {
                 continue;
             }
-            let handled = repl.handle(&pending);
+            let handled = {
+                let _running = super::interrupt::Running::start();
+                repl.handle(&pending)
+            };
             pending.clear();
             match handled {
                 Some(text) if text.is_empty() => {}
@@ -231,7 +235,11 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
                 }
                 let entry = std::mem::take(&mut pending);
                 let _ = editor.add_history_entry(entry.trim_end());
-                match repl.handle(&entry) {
+                let handled = {
+                    let _running = super::interrupt::Running::start();
+                    repl.handle(&entry)
+                };
+                match handled {
                     Some(text) if text.is_empty() => {}
                     Some(text) => println!("{text}"),
                     None => break,

@@ -8,6 +8,7 @@
 
 mod call;
 mod input;
+mod interrupt;
 mod page;
 
 pub use input::run;
@@ -37,7 +38,10 @@ next line.
   :unwatch       stop every watch
   :page EXPR     run a pageable query (`T.index[…] |> take(n)`) as its
                  first page; :next runs the page after it
-  :quit          leave (also Ctrl-D)";
+  :quit          leave (also Ctrl-D)
+
+Ctrl-C stops the command running (nothing of it is committed) and keeps
+the session; typing, it clears the line.";
 
 const REPL_FILE: &str = "<repl>";
 
