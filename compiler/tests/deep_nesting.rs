@@ -89,3 +89,44 @@ fn any_depth_is_checked_or_refused_at_the_limit_with_its_code() {
         assert!(!codes.contains(&"E0008"), "{shape}: {codes:?}");
     }
 }
+
+/// `lambdas` lambdas bound by `let`, each body `levels` additions deep
+/// around an application of the one before; the last applied to `x`.
+fn nested_lambdas(lambdas: usize, levels: usize) -> String {
+    let mut text = String::from("module m\nquery q(x: Int) = {\n");
+    for i in 1..=lambdas {
+        let inner = if i == 1 {
+            "y".to_string()
+        } else {
+            format!("f{}(y)", i - 1)
+        };
+        text.push_str(&format!(
+            "  let f{i} = y => {}{inner}{};\n",
+            "1 + (".repeat(levels),
+            ")".repeat(levels)
+        ));
+    }
+    text.push_str(&format!("  f{lambdas}(x)\n}}\n"));
+    text
+}
+
+/// A lambda's body is checked inside the expression that applies it, so
+/// applied bodies add up their depths: the checker holds three
+/// definitions' depth (`MAX_CHECK_NESTING`), and refuses more with E0424
+/// instead of overflowing its stack.
+#[test]
+fn applied_lambda_bodies_nest_to_the_stated_limit_and_no_further() {
+    let codes = |source: String| -> Vec<String> {
+        compile(&[("m.rq".to_string(), source)])
+            .diagnostics
+            .iter()
+            .map(|d| d.code.clone())
+            .collect()
+    };
+    // 2,971 levels in all: accepted.
+    assert_eq!(codes(nested_lambdas(3, 990)), Vec::<String>::new());
+    // 7 × 480: refused, once.
+    assert_eq!(codes(nested_lambdas(7, 480)), ["E0424"]);
+    // 50 × 900, where an earlier build overflowed: refused.
+    assert_eq!(codes(nested_lambdas(50, 900)), ["E0424"]);
+}

@@ -34,12 +34,12 @@ impl Checker<'_> {
                     // use that consumes it pays for reading it.
                     cost = cost.plus(&checked.cost);
                     names.push((name.name.clone(), checked.tir.clone()));
-                    self.scope.push(Local {
+                    self.scope.push(std::sync::Arc::new(Local {
                         name: name.name.clone(),
                         span: name.span,
                         ty: checked.ty,
                         tir: TExpr::Local(name.name.clone()),
-                    });
+                    }));
                 }
                 Stmt::Expr(expr) => {
                     let checked = self.check(expr);

@@ -9,6 +9,7 @@ use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
 use crate::syntax::ast::{DefKind, Expr, ExprKind, Ident};
 use rqc_plan::{Schema, Value};
+use std::sync::Arc;
 
 /// The file name of a label on table `T`'s declaration, until it is placed.
 pub fn table_marker(table: &str) -> String {
@@ -152,7 +153,9 @@ pub struct Checker<'p> {
     pub file: &'p str,
     pub kind: DefKind,
     pub diagnostics: Vec<Diagnostic>,
-    pub(super) scope: Vec<Local>,
+    /// Shared entries: a delayed lambda keeps the scope it was written in,
+    /// and copying it must not copy every type in scope.
+    pub(super) scope: Vec<Arc<Local>>,
     /// Types and references, in the definition's (relative) spans: kept
     /// only when asked (an editor's hover, definitions and completion read
     /// them; a check for verdicts and plans reads none, and every
@@ -192,16 +195,20 @@ impl<'p> Checker<'p> {
     }
 
     pub(super) fn push_local(&mut self, name: &Ident, ty: Ty, tir: TExpr) {
-        self.scope.push(Local {
+        self.scope.push(Arc::new(Local {
             name: name.name.clone(),
             span: name.span,
             ty,
             tir,
-        });
+        }));
     }
 
     pub(super) fn local(&self, name: &str) -> Option<&Local> {
-        self.scope.iter().rev().find(|l| l.name == name)
+        self.scope
+            .iter()
+            .rev()
+            .find(|l| l.name == name)
+            .map(|l| &**l)
     }
 
     /// Checks an expression with no expected type.
@@ -213,6 +220,30 @@ impl<'p> Checker<'p> {
     /// Operators (accesses, combinators, calls, writes) keep their cost in
     /// the typed form: the planner gives it to the plan as their bound.
     pub fn check_expected(&mut self, expr: &Expr, expected: Option<&Ty>) -> Checked {
+        // Applying a delayed lambda checks its body inside the expression
+        // that applies it, so nesting adds up past one definition's depth.
+        // Applying one checks first that its body cannot pass the limit
+        // (`may_check_body`); this is the backstop, with the same code.
+        if self.lambda_checks.nesting_exceeded() {
+            if !std::mem::replace(&mut self.lambda_checks.refused, true) {
+                self.error(
+                    "E0424",
+                    "the lambdas this definition applies nest too deep, their bodies included",
+                    expr.span,
+                    "nested too deep",
+                )
+                .help
+                .push("write the lambdas as `fn`s, which are checked once".into());
+            }
+            return Checked::error();
+        }
+        self.lambda_checks.nesting += 1;
+        let checked = self.check_nested(expr, expected);
+        self.lambda_checks.nesting -= 1;
+        checked
+    }
+
+    fn check_nested(&mut self, expr: &Expr, expected: Option<&Ty>) -> Checked {
         let mut checked = self.check_inner(expr, expected);
         let operator = matches!(
             expr.kind,

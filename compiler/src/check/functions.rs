@@ -35,17 +35,38 @@ pub struct LambdaBody {
 /// definition is refused (E0424), in time proportional to it.
 pub const MAX_LAMBDA_CHECKS: usize = 1_000;
 
+/// How deep applications of delayed lambdas may nest while their bodies
+/// are checked (a body applying a lambda whose body applies another…). A
+/// lambda passed to itself nests without end; past the limit it is refused
+/// as recursion (E0214).
+pub const MAX_LAMBDA_NESTING: usize = 16;
+
+/// How deep the checker may recurse in one definition, bodies of applied
+/// lambdas included: one definition nests at most `MAX_DEPTH` levels, and
+/// applied lambdas add their bodies' depths. The checker's stack
+/// (`crate::stack::STACK_SIZE`) holds this many in a debug build.
+pub const MAX_CHECK_NESTING: usize = 3 * crate::syntax::depth::MAX_DEPTH;
+
 /// What applying delayed lambdas has done so far in one definition.
 #[derive(Default)]
 pub struct LambdaChecks {
-    /// The lambdas whose bodies are being checked, innermost last: one
-    /// applied again inside its own body is applied to itself, which
-    /// would recurse without end (E0214).
-    applying: Vec<usize>,
+    /// How many delayed lambdas' bodies are being checked, one inside
+    /// another.
+    applying: usize,
     /// Bodies checked (applications not answered from `seen`).
     checked: usize,
+    /// Expressions being checked, one inside another.
+    pub(super) nesting: usize,
     /// Whether E0424 was reported (once per definition).
-    refused: bool,
+    pub(super) refused: bool,
+}
+
+impl LambdaChecks {
+    /// Whether checking one more expression inside the current ones would
+    /// pass [`MAX_CHECK_NESTING`] (reported where the lambda is applied).
+    pub(super) fn nesting_exceeded(&self) -> bool {
+        self.nesting >= MAX_CHECK_NESTING
+    }
 }
 
 impl Checker<'_> {
@@ -198,9 +219,9 @@ impl Checker<'_> {
         for (param, ty) in lambda.params.iter().zip(arg_tys) {
             self.push_local(param, ty.clone(), TExpr::Local(param.name.clone()));
         }
-        self.lambda_checks.applying.push(lambda.id);
+        self.lambda_checks.applying += 1;
         let checked = self.check(&lambda.body);
-        self.lambda_checks.applying.pop();
+        self.lambda_checks.applying -= 1;
         self.scope = outer;
         let mut conflict = false;
         let merged = match self.lambdas[lambda.id].body.take() {
@@ -225,15 +246,18 @@ impl Checker<'_> {
     }
 
     /// Whether `lambda`'s body may be checked for one more application:
-    /// not when it is being checked already (applied to itself: E0214),
-    /// nor past [`MAX_LAMBDA_CHECKS`] (E0424).
+    /// not inside [`MAX_LAMBDA_NESTING`] others (a lambda passed to
+    /// itself: E0214), nor past [`MAX_LAMBDA_CHECKS`] or where its body
+    /// could nest past [`MAX_CHECK_NESTING`] (E0424).
     fn may_check_body(&mut self, lambda: &DelayedLambda) -> bool {
-        if self.lambda_checks.applying.contains(&lambda.id) {
+        if self.lambda_checks.applying >= MAX_LAMBDA_NESTING {
             self.error(
                 "E0214",
-                "recursion is not allowed: this lambda is applied inside its own body (it was passed to itself)",
+                format!(
+                    "recursion is not allowed: lambdas are applied inside each other more than {MAX_LAMBDA_NESTING} levels deep, as a lambda passed to itself would be without end"
+                ),
                 lambda.body.span,
-                "applies itself",
+                "applied inside its own application",
             )
             .help
             .push(
@@ -242,22 +266,26 @@ impl Checker<'_> {
             );
             return false;
         }
-        if self.lambda_checks.checked >= MAX_LAMBDA_CHECKS {
+        let too_many = self.lambda_checks.checked >= MAX_LAMBDA_CHECKS;
+        // Checking the body here would nest past what the stack holds.
+        let too_deep =
+            self.lambda_checks.nesting + crate::syntax::depth::MAX_DEPTH > MAX_CHECK_NESTING;
+        if too_many || too_deep {
             if !std::mem::replace(&mut self.lambda_checks.refused, true) {
-                self.error(
-                    "E0424",
+                let message = if too_many {
                     format!(
                         "this definition applies its lambdas in more than {MAX_LAMBDA_CHECKS} ways"
-                    ),
-                    lambda.body.span,
-                    "checked again at every application",
-                )
-                .help
-                .push(
-                    "a lambda bound by `let` is checked again wherever it is applied, so one that applies another twice doubles the work at each level; \
-                     write it as a `fn`, which is checked once"
-                        .into(),
-                );
+                    )
+                } else {
+                    format!("the lambdas this definition applies nest more than {MAX_CHECK_NESTING} levels deep, their bodies included")
+                };
+                self.error("E0424", message, lambda.body.span, "checked again at every application")
+                    .help
+                    .push(
+                        "a lambda bound by `let` is checked again wherever it is applied, inside the expression that applies it; \
+                         write it as a `fn`, which is checked once"
+                            .into(),
+                    );
             }
             return false;
         }
