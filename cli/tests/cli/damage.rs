@@ -405,9 +405,8 @@ fn a_database_of_the_format_before_the_chain_is_refused_and_left_alone() {
 /// `rqc` in its own process with piped stdin, killed by `signal` once it
 /// is ready (it has printed or waited a moment); its status and stderr.
 fn killed_by(signal: i32, args: &[&str], ready: std::time::Duration) -> (Option<i32>, String) {
-    use std::io::Read;
     use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
+    let child = Command::new(env!("CARGO_BIN_EXE_rqc"))
         .args(args)
         .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
@@ -415,18 +414,7 @@ fn killed_by(signal: i32, args: &[&str], ready: std::time::Duration) -> (Option<
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(ready);
-    // SAFETY: kill(2) on the child's own pid.
-    unsafe { libc::kill(child.id() as i32, signal) };
-    let status = child.wait().unwrap();
-    let mut text = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut text)
-        .unwrap();
-    (status.code(), text)
+    super::signalled(child, signal, ready)
 }
 
 /// A signal is reported as a damaged page only once a database is open: a

@@ -56,6 +56,34 @@ fn rqc_with_input(args: &[&str], input: &str) -> Output {
     child.wait_with_output().expect("rqc runs")
 }
 
+/// Sends `signal` to `child` after `after`, closes its standard input,
+/// waits for it, and returns its status and what it wrote (its standard
+/// output, where piped, then its standard error).
+fn signalled(
+    mut child: std::process::Child,
+    signal: i32,
+    after: std::time::Duration,
+) -> (Option<i32>, String) {
+    use std::io::Read;
+    std::thread::sleep(after);
+    // SAFETY: kill(2) on the child's own pid.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    drop(child.stdin.take());
+    let status = child.wait().expect("rqc ends");
+    let mut text = String::new();
+    for stream in [
+        child.stdout.take().map(|s| Box::new(s) as Box<dyn Read>),
+        child.stderr.take().map(|s| Box::new(s) as Box<dyn Read>),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let mut stream = stream;
+        stream.read_to_string(&mut text).expect("its output reads");
+    }
+    (status.code(), text)
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }

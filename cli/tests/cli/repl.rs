@@ -290,8 +290,9 @@ fn the_repl_reads_aggregates_and_shows_them_in_the_schema() {
 /// nothing running it ends the session with status 130, as before.
 #[test]
 fn ctrl_c_stops_the_running_command_and_the_session_goes_on() {
-    use std::io::{Read, Write};
+    use std::io::Write;
     use std::process::Stdio;
+    use std::time::Duration;
     let dir = tempfile::tempdir().unwrap();
     let program = dir.path().join("t.rq");
     std::fs::write(&program, "module t\ntable T {\n  id: Int key\n}\n").unwrap();
@@ -308,48 +309,31 @@ fn ctrl_c_stops_the_running_command_and_the_session_goes_on() {
             .spawn()
             .unwrap()
     };
-    // 2^40 applications of a lambda: it runs until stopped.
-    let lets: Vec<String> = (1..=40)
+    // 8^15 applications of a lambda (15 nested, within the 16 the checker
+    // allows): it runs until stopped.
+    let lets: Vec<String> = (1..=15)
         .map(|i| {
             format!(
-                "let f{i} = y => [y, y] |> map(z => f{}(z)) |> sum();",
+                "let f{i} = y => [y, y, y, y, y, y, y, y] |> map(z => f{}(z)) |> sum();",
                 i - 1
             )
         })
         .collect();
-    let long = format!("{{ let f0 = y => y + 1; {} f40(1) }}\n", lets.join(" "));
+    let long = format!("{{ let f0 = y => y + 1; {} f15(1) }}\n", lets.join(" "));
     let mut child = spawn();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(long.as_bytes()).unwrap();
     stdin.write_all(b"20 + 22\n").unwrap();
     stdin.flush().unwrap();
+    child.stdin = Some(stdin);
     // Long enough for the first line to be checked and running.
-    std::thread::sleep(std::time::Duration::from_secs(3));
-    // SAFETY: kill(2) on the child's own pid.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    drop(stdin);
-    let status = child.wait().unwrap();
-    let mut text = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut text)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut text)
-        .unwrap();
-    assert_eq!(status.code(), Some(0), "{text}");
+    let (status, text) = super::signalled(child, libc::SIGINT, Duration::from_secs(3));
+    assert_eq!(status, Some(0), "{text}");
     assert!(text.contains("error[E0586]"), "{text}");
     assert!(text.contains("\n42\n"), "the next line ran: {text}");
 
     // Idle: waiting for input, Ctrl-C ends the session.
-    let mut idle = spawn();
-    std::thread::sleep(std::time::Duration::from_secs(2));
-    // SAFETY: as above.
-    unsafe { libc::kill(idle.id() as i32, libc::SIGINT) };
-    assert_eq!(idle.wait().unwrap().code(), Some(130));
+    let idle = spawn();
+    let (status, text) = super::signalled(idle, libc::SIGINT, Duration::from_secs(2));
+    assert_eq!(status, Some(130), "{text}");
 }
