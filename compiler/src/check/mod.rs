@@ -27,6 +27,7 @@ mod schema;
 mod schema_types;
 pub mod tir;
 mod tuple_range;
+mod type_limits;
 pub mod types;
 mod writes;
 
