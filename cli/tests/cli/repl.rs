@@ -285,6 +285,20 @@ fn the_repl_reads_aggregates_and_shows_them_in_the_schema() {
     );
 }
 
+/// An expression the REPL accepts and runs until stopped: 8^15
+/// applications of a lambda (15 nested, within the 16 the checker allows).
+fn endless_expression() -> String {
+    let lets: Vec<String> = (1..=15)
+        .map(|i| {
+            format!(
+                "let f{i} = y => [y, y, y, y, y, y, y, y] |> map(z => f{}(z)) |> sum();",
+                i - 1
+            )
+        })
+        .collect();
+    format!("{{ let f0 = y => y + 1; {} f15(1) }}", lets.join(" "))
+}
+
 /// Ctrl-C (SIGINT) while a command runs stops that command (E0586,
 /// nothing committed) and the session goes on to the next line; with
 /// nothing running it ends the session with status 130, as before.
@@ -309,17 +323,7 @@ fn ctrl_c_stops_the_running_command_and_the_session_goes_on() {
             .spawn()
             .unwrap()
     };
-    // 8^15 applications of a lambda (15 nested, within the 16 the checker
-    // allows): it runs until stopped.
-    let lets: Vec<String> = (1..=15)
-        .map(|i| {
-            format!(
-                "let f{i} = y => [y, y, y, y, y, y, y, y] |> map(z => f{}(z)) |> sum();",
-                i - 1
-            )
-        })
-        .collect();
-    let long = format!("{{ let f0 = y => y + 1; {} f15(1) }}\n", lets.join(" "));
+    let long = format!("{}\n", endless_expression());
     let mut child = spawn();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(long.as_bytes()).unwrap();
@@ -336,4 +340,53 @@ fn ctrl_c_stops_the_running_command_and_the_session_goes_on() {
     let idle = spawn();
     let (status, text) = super::signalled(idle, libc::SIGINT, Duration::from_secs(2));
     assert_eq!(status, Some(130), "{text}");
+}
+
+/// On a terminal, Ctrl-C typed while a command runs stops it, and the
+/// prompt takes the next line.
+#[test]
+fn ctrl_c_on_a_terminal_stops_the_command_not_the_session() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("t.rq");
+    std::fs::write(&program, "module t\ntable T {\n  id: Int key\n}\n").unwrap();
+    let db = dir.path().join("db");
+    // `script` gives the REPL a pseudo-terminal; its input is typed into it.
+    let mut child = Command::new("script")
+        .args([
+            "-qec",
+            &format!(
+                "{} repl --db {} {}",
+                env!("CARGO_BIN_EXE_rqc"),
+                db.display(),
+                program.display()
+            ),
+            "/dev/null",
+        ])
+        .env("NO_COLOR", "1")
+        .env("RQC_HISTORY", dir.path().join("history"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let pause = |ms| std::thread::sleep(std::time::Duration::from_millis(ms));
+    pause(1000);
+    stdin
+        .write_all(format!("{}\r", endless_expression()).as_bytes())
+        .unwrap();
+    stdin.flush().unwrap();
+    pause(3000);
+    for typed in ["\x03", "20 + 22\r", ":quit\r"] {
+        stdin.write_all(typed.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        pause(700);
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let out = stdout(&output);
+    assert!(output.status.success(), "{out}");
+    let stopped = out.find("error[E0586]").expect("the run was stopped");
+    assert!(out[stopped..].contains("42"), "the next line ran:\n{out}");
 }
