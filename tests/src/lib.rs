@@ -73,13 +73,19 @@ pub fn cases_from_env(var: &str, default: u32) -> u32 {
 /// The program of one accepted source file (`app.rq`); panics with the
 /// diagnostics of one that is not.
 pub fn accepted(source: &str) -> rqc_plan::CompiledProgram {
-    let compilation = rqc_compiler::compile(&[("app.rq".to_string(), source.to_string())]);
+    compiled_cleanly(&[("app.rq".to_string(), source.to_string())]).program
+}
+
+/// The compilation of `files`; panics with the diagnostics of one that has
+/// any.
+pub fn compiled_cleanly(files: &[(String, String)]) -> rqc_compiler::Compilation {
+    let compilation = rqc_compiler::compile(files);
     assert!(
         compilation.diagnostics.is_empty(),
         "{:#?}",
         compilation.diagnostics
     );
-    compilation.program
+    compilation
 }
 
 /// The `field` of each row of a list of records, as strings.

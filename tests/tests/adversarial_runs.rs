@@ -13,8 +13,8 @@ use rqc_plan::{ColumnType, EntryKind, ParamType, Value};
 use rqc_runtime::{Backend, Engine, OpenOptions};
 use rqc_tests::fixtures::with_fixtures;
 use rqc_tests::reference::Reference;
-use rqc_tests::repo_root;
 use rqc_tests::state::{reference_tables, store_tables};
+use rqc_tests::{compiled_cleanly, repo_root};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 const INTS: &[i64] = &[
@@ -79,12 +79,7 @@ fn run_file(path: &str) {
 
 fn run_file_on(path: &str, backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
-    let fixtures = compile(&with_fixtures(&[]));
-    assert!(
-        fixtures.diagnostics.is_empty(),
-        "{:?}",
-        fixtures.diagnostics
-    );
+    let fixtures = compiled_cleanly(&with_fixtures(&[]));
     let mut engine = Engine::open(
         dir.path(),
         OpenOptions {
@@ -339,12 +334,7 @@ fn a9_bounded_groups_through_helpers() {
         "tests/adversarial/a9.rq".to_string(),
         std::fs::read_to_string(repo_root().join("tests/adversarial/a9.rq")).unwrap(),
     )];
-    let compilation = compile(&files);
-    assert!(
-        compilation.diagnostics.is_empty(),
-        "{:?}",
-        compilation.diagnostics
-    );
+    let compilation = compiled_cleanly(&files);
     let mut engine = Engine::in_memory();
     engine.install(compilation.program.clone()).unwrap();
     let mut reference = Reference::new(&compilation.checked);

@@ -13,13 +13,7 @@ use rqc_tests::{relative, repo_root, Rng};
 use std::collections::HashMap;
 
 fn fixture_program() -> Compilation {
-    let compilation = compile(&with_fixtures(&[]));
-    assert!(
-        compilation.diagnostics.is_empty(),
-        "{:?}",
-        compilation.diagnostics
-    );
-    compilation
+    rqc_tests::compiled_cleanly(&with_fixtures(&[]))
 }
 
 /// Fills the database and the reference with the same rows.

@@ -3,7 +3,6 @@
 //! The plans here are written by hand, with bounds too small on purpose:
 //! the runtime must not trust them to be right.
 
-use rqc_compiler::compile;
 use rqc_plan::{
     Bound, ColumnType, Combinator, Entry, EntryKind, Node, Op, ParamSpec, ParamType, Shape, Value,
 };
@@ -24,12 +23,7 @@ mutation add(id: Int, author: Int) = insert Post { id, author }
 
 /// An engine whose one author has a hundred times `BOUND` posts.
 fn engine() -> (Engine, rqc_plan::CompiledProgram) {
-    let compilation = compile(&[("p.rq".to_string(), PROGRAM.to_string())]);
-    assert!(
-        compilation.diagnostics.is_empty(),
-        "{:?}",
-        compilation.diagnostics
-    );
+    let compilation = rqc_tests::compiled_cleanly(&[("p.rq".to_string(), PROGRAM.to_string())]);
     let mut engine = Engine::in_memory();
     engine.install(compilation.program.clone()).unwrap();
     for id in 0..ROWS {

@@ -172,10 +172,7 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
             if !balanced(&pending) {
                 continue;
             }
-            let handled = {
-                let _running = super::interrupt::Running::start();
-                repl.handle(&pending)
-            };
+            let handled = repl.handle(&pending);
             pending.clear();
             match handled {
                 Some(text) if text.is_empty() => {}
@@ -235,11 +232,7 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
                 }
                 let entry = std::mem::take(&mut pending);
                 let _ = editor.add_history_entry(entry.trim_end());
-                let handled = {
-                    let _running = super::interrupt::Running::start();
-                    repl.handle(&entry)
-                };
-                match handled {
+                match repl.handle(&entry) {
                     Some(text) if text.is_empty() => {}
                     Some(text) => println!("{text}"),
                     None => break,

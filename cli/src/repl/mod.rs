@@ -207,6 +207,8 @@ impl Repl {
 
     /// Handles one complete input; returns what to print, or `None` to quit.
     pub fn handle(&mut self, input: &str) -> Option<String> {
+        // Ctrl-C while this runs stops the command, not the session.
+        let _running = interrupt::Running::start();
         self.failed.set(false);
         let input = input.trim();
         if input.is_empty() {

@@ -405,10 +405,8 @@ fn a_database_of_the_format_before_the_chain_is_refused_and_left_alone() {
 /// `rqc` in its own process with piped stdin, killed by `signal` once it
 /// is ready (it has printed or waited a moment); its status and stderr.
 fn killed_by(signal: i32, args: &[&str], ready: std::time::Duration) -> (Option<i32>, String) {
-    use std::process::{Command, Stdio};
-    let child = Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args(args)
-        .env("NO_COLOR", "1")
+    use std::process::Stdio;
+    let child = super::rqc_command(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -29,23 +29,22 @@ fn repo() -> PathBuf {
         .to_path_buf()
 }
 
+/// `rqc` with `args`, run from the workspace root, without colour.
+fn rqc_command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rqc"));
+    command.args(args).current_dir(repo()).env("NO_COLOR", "1");
+    command
+}
+
 fn rqc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args(args)
-        .current_dir(repo())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("rqc runs")
+    rqc_command(args).output().expect("rqc runs")
 }
 
 /// Runs `rqc` with `input` on its standard input.
 fn rqc_with_input(args: &[&str], input: &str) -> Output {
     use std::io::Write;
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args(args)
-        .current_dir(repo())
-        .env("NO_COLOR", "1")
+    let mut child = rqc_command(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -5,7 +5,7 @@
 use super::{add_lamp, rqc, stderr, stdout, write, APP};
 use rqc_runtime::{Backend, OpenOptions};
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 #[test]
 fn rqc_run_reads_and_writes_while_a_repl_holds_the_database() {
@@ -13,9 +13,7 @@ fn rqc_run_reads_and_writes_while_a_repl_holds_the_database() {
     let app = write(dir.path(), "app.rq", APP);
     let db = dir.path().join("db").display().to_string();
     add_lamp("lmdb", &db, &app);
-    let mut repl = Command::new(env!("CARGO_BIN_EXE_rqc"))
-        .args(["repl", "--db", &db, &app])
-        .env("NO_COLOR", "1")
+    let mut repl = super::rqc_command(&["repl", "--db", &db, &app])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

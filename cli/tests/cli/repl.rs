@@ -76,21 +76,10 @@ fn the_repl_works_on_a_terminal() {
     let db = dir.path().join("db").display().to_string();
     seed_social(&db);
     let rqc_path = env!("CARGO_BIN_EXE_rqc");
-    // `script` gives the REPL a pseudo-terminal; its input is typed into it.
-    let mut child = Command::new("script")
-        .args([
-            "-qec",
-            &format!("{rqc_path} repl --db {db} examples/social"),
-            "/dev/null",
-        ])
-        .current_dir(repo())
-        .env("NO_COLOR", "1")
-        .env("RQC_HISTORY", dir.path().join("history"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("script (util-linux) runs");
+    let mut child = on_a_terminal(
+        &format!("{rqc_path} repl --db {db} examples/social"),
+        &dir.path().join("history"),
+    );
     use std::io::Write;
     let mut stdin = child.stdin.take().unwrap();
     for line in [
@@ -299,6 +288,34 @@ fn endless_expression() -> String {
     format!("{{ let f0 = y => y + 1; {} f15(1) }}", lets.join(" "))
 }
 
+/// A program of one table in `dir`, and the REPL's arguments for it with a
+/// database beside it.
+fn one_table_repl(dir: &std::path::Path) -> Vec<String> {
+    let program = dir.join("t.rq");
+    std::fs::write(&program, "module t\ntable T {\n  id: Int key\n}\n").unwrap();
+    let path = |p: std::path::PathBuf| p.display().to_string();
+    vec![
+        "repl".into(),
+        "--db".into(),
+        path(dir.join("db")),
+        path(program),
+    ]
+}
+
+/// `script` giving `command` a pseudo-terminal, its input typed into it.
+fn on_a_terminal(command: &str, history: &std::path::Path) -> std::process::Child {
+    Command::new("script")
+        .args(["-qec", command, "/dev/null"])
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .env("RQC_HISTORY", history)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs")
+}
+
 /// Ctrl-C (SIGINT) while a command runs stops that command (E0586,
 /// nothing committed) and the session goes on to the next line; with
 /// nothing running it ends the session with status 130, as before.
@@ -308,15 +325,10 @@ fn ctrl_c_stops_the_running_command_and_the_session_goes_on() {
     use std::process::Stdio;
     use std::time::Duration;
     let dir = tempfile::tempdir().unwrap();
-    let program = dir.path().join("t.rq");
-    std::fs::write(&program, "module t\ntable T {\n  id: Int key\n}\n").unwrap();
-    let db = dir.path().join("db");
+    let args = one_table_repl(dir.path());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let spawn = || {
-        Command::new(env!("CARGO_BIN_EXE_rqc"))
-            .args(["repl", "--db"])
-            .arg(&db)
-            .arg(&program)
-            .env("NO_COLOR", "1")
+        super::rqc_command(&args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -348,28 +360,12 @@ fn ctrl_c_stops_the_running_command_and_the_session_goes_on() {
 fn ctrl_c_on_a_terminal_stops_the_command_not_the_session() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
-    let program = dir.path().join("t.rq");
-    std::fs::write(&program, "module t\ntable T {\n  id: Int key\n}\n").unwrap();
-    let db = dir.path().join("db");
-    // `script` gives the REPL a pseudo-terminal; its input is typed into it.
-    let mut child = Command::new("script")
-        .args([
-            "-qec",
-            &format!(
-                "{} repl --db {} {}",
-                env!("CARGO_BIN_EXE_rqc"),
-                db.display(),
-                program.display()
-            ),
-            "/dev/null",
-        ])
-        .env("NO_COLOR", "1")
-        .env("RQC_HISTORY", dir.path().join("history"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("script (util-linux) runs");
+    let command = format!(
+        "{} {}",
+        env!("CARGO_BIN_EXE_rqc"),
+        one_table_repl(dir.path()).join(" ")
+    );
+    let mut child = on_a_terminal(&command, &dir.path().join("history"));
     let mut stdin = child.stdin.take().unwrap();
     let pause = |ms| std::thread::sleep(std::time::Duration::from_millis(ms));
     pause(1000);

@@ -190,19 +190,14 @@ impl<'p> Checker<'p> {
     pub fn check_expected(&mut self, expr: &Expr, expected: Option<&Ty>) -> Checked {
         // Applying a delayed lambda checks its body inside the expression
         // that applies it, so nesting adds up past one definition's depth.
-        // Applying one checks first that its body cannot pass the limit
-        // (`may_check_body`); this is the backstop, with the same code.
-        if self.lambda_checks.nesting_exceeded() {
-            if !std::mem::replace(&mut self.lambda_checks.refused, true) {
-                self.error(
-                    "E0424",
-                    "the lambdas this definition applies nest too deep, their bodies included",
-                    expr.span,
-                    "nested too deep",
-                )
-                .help
-                .push("write the lambdas as `fn`s, which are checked once".into());
-            }
+        if self.lambda_checks.nesting >= super::functions::MAX_CHECK_NESTING {
+            self.refuse_lambda_checks(
+                format!(
+                    "the lambdas this definition applies nest more than {} levels deep, their bodies included",
+                    super::functions::MAX_CHECK_NESTING
+                ),
+                expr.span,
+            );
             return Checked::error();
         }
         self.lambda_checks.nesting += 1;

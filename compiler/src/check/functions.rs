@@ -44,7 +44,8 @@ pub const MAX_LAMBDA_NESTING: usize = 16;
 /// How deep the checker may recurse in one definition, bodies of applied
 /// lambdas included: one definition nests at most `MAX_DEPTH` levels, and
 /// applied lambdas add their bodies' depths. The checker's stack
-/// (`crate::stack::STACK_SIZE`) holds this many in a debug build.
+/// (`crate::stack::STACK_SIZE`) holds this many in a debug build; an
+/// expression deeper is refused (E0424, `Checker::check_expected`).
 pub const MAX_CHECK_NESTING: usize = 3 * crate::syntax::depth::MAX_DEPTH;
 
 /// What applying delayed lambdas has done so far in one definition.
@@ -58,15 +59,7 @@ pub struct LambdaChecks {
     /// Expressions being checked, one inside another.
     pub(super) nesting: usize,
     /// Whether E0424 was reported (once per definition).
-    pub(super) refused: bool,
-}
-
-impl LambdaChecks {
-    /// Whether checking one more expression inside the current ones would
-    /// pass [`MAX_CHECK_NESTING`] (reported where the lambda is applied).
-    pub(super) fn nesting_exceeded(&self) -> bool {
-        self.nesting >= MAX_CHECK_NESTING
-    }
+    refused: bool,
 }
 
 impl Checker<'_> {
@@ -247,8 +240,7 @@ impl Checker<'_> {
 
     /// Whether `lambda`'s body may be checked for one more application:
     /// not inside [`MAX_LAMBDA_NESTING`] others (a lambda passed to
-    /// itself: E0214), nor past [`MAX_LAMBDA_CHECKS`] or where its body
-    /// could nest past [`MAX_CHECK_NESTING`] (E0424).
+    /// itself: E0214), nor past [`MAX_LAMBDA_CHECKS`] (E0424).
     fn may_check_body(&mut self, lambda: &DelayedLambda) -> bool {
         if self.lambda_checks.applying >= MAX_LAMBDA_NESTING {
             self.error(
@@ -266,31 +258,32 @@ impl Checker<'_> {
             );
             return false;
         }
-        let too_many = self.lambda_checks.checked >= MAX_LAMBDA_CHECKS;
-        // Checking the body here would nest past what the stack holds.
-        let too_deep =
-            self.lambda_checks.nesting + crate::syntax::depth::MAX_DEPTH > MAX_CHECK_NESTING;
-        if too_many || too_deep {
-            if !std::mem::replace(&mut self.lambda_checks.refused, true) {
-                let message = if too_many {
-                    format!(
-                        "this definition applies its lambdas in more than {MAX_LAMBDA_CHECKS} ways"
-                    )
-                } else {
-                    format!("the lambdas this definition applies nest more than {MAX_CHECK_NESTING} levels deep, their bodies included")
-                };
-                self.error("E0424", message, lambda.body.span, "checked again at every application")
-                    .help
-                    .push(
-                        "a lambda bound by `let` is checked again wherever it is applied, inside the expression that applies it; \
-                         write it as a `fn`, which is checked once"
-                            .into(),
-                    );
-            }
+        if self.lambda_checks.checked >= MAX_LAMBDA_CHECKS {
+            self.refuse_lambda_checks(
+                format!(
+                    "this definition applies its lambdas in more than {MAX_LAMBDA_CHECKS} ways"
+                ),
+                lambda.body.span,
+            );
             return false;
         }
         self.lambda_checks.checked += 1;
         true
+    }
+
+    /// E0424, once per definition: checking its lambdas again at each
+    /// application passed a limit.
+    pub(super) fn refuse_lambda_checks(&mut self, message: String, span: Span) {
+        if std::mem::replace(&mut self.lambda_checks.refused, true) {
+            return;
+        }
+        self.error("E0424", message, span, "checked again at every application")
+            .help
+            .push(
+                "a lambda bound by `let` is checked again wherever it is applied, inside the expression that applies it; \
+                 write it as a `fn`, which is checked once"
+                    .into(),
+            );
     }
 
     /// Checks that a value flowing where a function of type `expected` is
