@@ -96,8 +96,6 @@ mod editor {
     impl Validator for ReplHelper {}
 }
 
-/// Runs the loop on a terminal (line editing, history, completion) or on
-/// piped input (lines read plainly, so scripts can drive it).
 /// What completes the word before `pos`: after `Table.`, that table's
 /// columns and indexes; otherwise commands, tables, definitions and
 /// combinators. Returns where the word starts.
@@ -139,6 +137,8 @@ const PROMPT: &str = "rql> ";
 /// The prompt of a line that continues an entry left open by a bracket.
 const CONTINUATION_PROMPT: &str = " ..> ";
 
+/// Runs the loop on a terminal (line editing, history, completion) or on
+/// piped input (lines read plainly, so scripts can drive it).
 pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
     super::interrupt::install();
     let out = &mut std::io::stdout();

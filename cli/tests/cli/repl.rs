@@ -303,10 +303,17 @@ fn one_table_repl(dir: &std::path::Path) -> Vec<String> {
 }
 
 /// `script` giving `command` a pseudo-terminal, its input typed into it.
+///
+/// `script` starts the command through `$SHELL -c`. The command is
+/// `exec`ed so that no shell stays between: a shell that waits (dash does)
+/// would be in the terminal's foreground group too, and a typed Ctrl-C
+/// would end it, and with it the status `script` reports. `SHELL` is set
+/// so that the test runs the same wherever it runs (CI has none set).
 fn on_a_terminal(command: &str, history: &std::path::Path) -> std::process::Child {
     Command::new("script")
-        .args(["-qec", command, "/dev/null"])
+        .args(["-qec", &format!("exec {command}"), "/dev/null"])
         .current_dir(repo())
+        .env("SHELL", "/bin/sh")
         .env("NO_COLOR", "1")
         .env("RQC_HISTORY", history)
         .stdin(std::process::Stdio::piped())
@@ -382,7 +389,7 @@ fn ctrl_c_on_a_terminal_stops_the_command_not_the_session() {
     drop(stdin);
     let output = child.wait_with_output().unwrap();
     let out = stdout(&output);
-    assert!(output.status.success(), "{out}");
+    assert!(output.status.success(), "{}:\n{out}", output.status);
     let stopped = out.find("error[E0586]").expect("the run was stopped");
     assert!(out[stopped..].contains("42"), "the next line ran:\n{out}");
 }
