@@ -41,8 +41,10 @@ pub struct Outcome {
 
 impl Checker<'_> {
     pub fn check_definition(&mut self, def: &Def, module_name: &str) -> Outcome {
-        let mut params = Vec::new();
-        let mut specs: Option<Vec<ParamSpec>> = Some(Vec::new());
+        // Sized up front: each definition's lists are kept (signature,
+        // entry), and a grown one keeps its spare room.
+        let mut params = Vec::with_capacity(def.params.len());
+        let mut specs: Option<Vec<ParamSpec>> = Some(Vec::with_capacity(def.params.len()));
         for (position, param) in def.params.iter().enumerate() {
             if params
                 .iter()

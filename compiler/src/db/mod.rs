@@ -391,6 +391,14 @@ impl Analysis {
             .iter()
             .zip(keys)
             .filter(|(info, _)| !shape.index.modules[info.module].is_prelude)
+            // Only a checked query or mutation has a plan: asking a
+            // function's would compute (and keep) an empty one for each,
+            // on this thread alone after the checks over the cores.
+            .filter(|(_, key)| {
+                check_def(&self.db, **key)
+                    .as_ref()
+                    .is_some_and(|r| r.entry.is_some())
+            })
             .filter_map(|(_, key)| entry_plan(&self.db, *key).0.clone().ok().flatten())
             .collect()
     }

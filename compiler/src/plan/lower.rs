@@ -149,7 +149,13 @@ impl Lowerer<'_> {
     }
 
     fn all(&mut self, items: &[TExpr], scope: Option<&Scope>) -> Lowered<Vec<Node>> {
-        items.iter().map(|i| self.lower(i, scope)).collect()
+        // Sized up front: collecting through `Result` starts at four nodes
+        // whatever the count, and a plan is kept as long as its program.
+        let mut nodes = Vec::with_capacity(items.len());
+        for item in items {
+            nodes.push(self.lower(item, scope)?);
+        }
+        Ok(nodes)
     }
 
     fn boxed(&mut self, t: &TExpr, scope: Option<&Scope>) -> Lowered<Box<Node>> {
