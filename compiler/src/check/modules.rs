@@ -336,7 +336,7 @@ fn report_import_cycles(indexed: &Indexed<'_>, diagnostics: &mut Vec<Diagnostic>
     for cycle in cycles(
         &edges
             .iter()
-            .map(|e| e.iter().map(|(t, _)| *t).collect())
+            .map(|e| e.iter().map(|(t, _)| *t).collect::<Vec<usize>>())
             .collect::<Vec<_>>(),
     ) {
         let names: Vec<&str> = cycle
@@ -368,9 +368,9 @@ fn report_import_cycles(indexed: &Indexed<'_>, diagnostics: &mut Vec<Diagnostic>
 /// The cycles of a directed graph, each once, as the nodes in order
 /// (Tarjan's strongly connected components of more than one node, or a
 /// node with an edge to itself).
-pub fn cycles(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    struct State<'e> {
-        edges: &'e [Vec<usize>],
+pub fn cycles<E: AsRef<[usize]>>(edges: &[E]) -> Vec<Vec<usize>> {
+    struct State<'e, E> {
+        edges: &'e [E],
         index: Vec<Option<usize>>,
         low: Vec<usize>,
         on_stack: Vec<bool>,
@@ -378,13 +378,13 @@ pub fn cycles(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
         next: usize,
         out: Vec<Vec<usize>>,
     }
-    fn visit(s: &mut State<'_>, v: usize) {
+    fn visit<E: AsRef<[usize]>>(s: &mut State<'_, E>, v: usize) {
         s.index[v] = Some(s.next);
         s.low[v] = s.next;
         s.next += 1;
         s.stack.push(v);
         s.on_stack[v] = true;
-        for &w in &s.edges[v] {
+        for &w in s.edges[v].as_ref() {
             match s.index[w] {
                 None => {
                     visit(s, w);
@@ -405,7 +405,7 @@ pub fn cycles(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
                 }
             }
             component.reverse();
-            if component.len() > 1 || s.edges[v].contains(&v) {
+            if component.len() > 1 || s.edges[v].as_ref().contains(&v) {
                 s.out.push(component);
             }
         }

@@ -35,9 +35,11 @@ pub(super) fn def_calls(db: &dyn Db, key: DefKey<'_>) -> Vec<usize> {
 /// The call graph's cycles (each definition in one is refused, E0214).
 #[salsa::tracked(returns(ref))]
 pub(super) fn call_cycles(db: &dyn Db, workspace: Workspace) -> Vec<Vec<usize>> {
-    let edges: Vec<Vec<usize>> = def_keys(db, workspace)
+    // Borrowed from each definition's memo, not copied: this runs on one
+    // thread, between the steps the threads share.
+    let edges: Vec<&[usize]> = def_keys(db, workspace)
         .iter()
-        .map(|key| def_calls(db, *key).clone())
+        .map(|key| def_calls(db, *key).as_slice())
         .collect();
     check::cycles(&edges)
 }
