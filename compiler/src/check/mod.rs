@@ -131,7 +131,9 @@ pub const PRELUDE_FILE: &str = "<prelude>";
 /// checked: the index, the schema, where each table is declared, and the
 /// diagnostics of that level (schema, imports, duplicates).
 pub struct Shape {
-    pub index: modules::ProgramIndex,
+    /// Shared with the program's shape (see `db::program_shape`), which
+    /// would otherwise copy every definition's entry and every scope.
+    pub index: std::sync::Arc<modules::ProgramIndex>,
     pub schema: Schema,
     pub table_decls: BTreeMap<String, (String, crate::Span)>,
     pub diagnostics: Vec<Diagnostic>,
@@ -167,7 +169,7 @@ pub fn shape(sources: &[SourceModule], prelude: &[SourceModule]) -> Shape {
     aggregates::build_aggregates(sources, &indexed.index, &mut schema, &mut diagnostics);
     report_duplicate_defs(sources, &mut diagnostics);
     Shape {
-        index: indexed.index,
+        index: std::sync::Arc::new(indexed.index),
         schema,
         table_decls,
         diagnostics,

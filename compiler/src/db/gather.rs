@@ -4,7 +4,7 @@
 
 use super::{
     check_def, def_syntax, entry_plan, program_shape, shape_details, skeleton, Db, DefKey,
-    SourceFile, Workspace,
+    Workspace,
 };
 use crate::check::{self, DEF_MARKER, TABLE_MARKER};
 use crate::diagnostics::{Diagnostic, Label};
@@ -67,7 +67,9 @@ pub(super) fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<D
     let shape = program_shape(db, workspace);
     let keys = def_keys(db, workspace);
     let tables = &shape_details(db, workspace).table_decls;
-    let files: Vec<Option<SourceFile>> = shape
+    // Each module's skeleton, asked once here rather than once per
+    // definition.
+    let skeletons: Vec<Option<&crate::syntax::ast::Module>> = shape
         .index
         .modules
         .iter()
@@ -77,16 +79,17 @@ pub(super) fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<D
                 .iter()
                 .copied()
                 .find(|f| *f.name(db) == m.file)
+                .map(|file| &*skeleton(db, file).module)
         })
         .collect();
     let mut diagnostics = Vec::new();
     let mut planner = Vec::new();
     for (info, key) in shape.index.defs.iter().zip(keys) {
         let module = &shape.index.modules[info.module];
-        let Some(file) = files[info.module] else {
+        let Some(skeleton) = skeletons[info.module] else {
             continue;
         };
-        let span = match skeleton(db, file).module.items.get(info.item) {
+        let span = match skeleton.items.get(info.item) {
             Some(crate::syntax::ast::Item::Def(def)) => def.span,
             _ => continue,
         };

@@ -138,7 +138,7 @@ pub fn parse_file(db: &dyn Db, file: SourceFile) -> Parsed {
 /// stays equal while only bodies change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgramShape {
-    pub index: check::ProgramIndex,
+    pub index: Arc<check::ProgramIndex>,
     pub schema: Schema,
 }
 
@@ -173,7 +173,7 @@ fn full_shape(db: &dyn Db, workspace: Workspace) -> Arc<check::Shape> {
 pub fn program_shape(db: &dyn Db, workspace: Workspace) -> ProgramShape {
     let shape = full_shape(db, workspace);
     ProgramShape {
-        index: shape.index.clone(),
+        index: Arc::clone(&shape.index),
         schema: shape.schema.clone(),
     }
 }
