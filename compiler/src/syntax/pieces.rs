@@ -21,9 +21,8 @@ pub fn piece_starts(text: &str) -> Vec<usize> {
     let bytes = text.as_bytes();
     let mut starts = vec![0];
     let mut line = 0;
-    // `str::find` of one byte reads a word at a time (a byte-by-byte scan
-    // was 1% of a cold check); `line` is always just after a line break,
-    // so a boundary of the text.
+    // The library's search for one byte (its memchr); `line` is always
+    // just after a line break, so a boundary of the text.
     while let Some(newline) = text[line..].find('\n') {
         line += newline + 1;
         if starts_item(&bytes[line..]) {
