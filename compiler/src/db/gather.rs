@@ -3,7 +3,7 @@
 //! planner's errors), which the editor asks for after each edit.
 
 use super::{
-    check_def, def_syntax, entry_plan, program_shape, shape_details, skeleton, Db, DefKey,
+    check_def, def_syntax, plan_of, program_shape, shape_details, skeleton, Db, DefKey, PlanResult,
     Workspace,
 };
 use crate::check::{self, DEF_MARKER, TABLE_MARKER};
@@ -104,11 +104,8 @@ pub(super) fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<D
                     .map(|d| place(d, &module.file, span.start, tables)),
             );
         }
-        // Only an accepted query or mutation has a plan.
-        if result.entry.is_some() {
-            if let Err(message) = &entry_plan(db, *key).0 {
-                planner.push(planner_error(&info.name, message, &module.file, span));
-            }
+        if let Some(PlanResult(Err(message))) = plan_of(db, *key) {
+            planner.push(planner_error(&info.name, message, &module.file, span));
         }
     }
     diagnostics.extend(planner);

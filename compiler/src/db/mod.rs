@@ -13,8 +13,8 @@ mod gather;
 mod parallel;
 mod plans;
 pub use parallel::{threads_setting, MAX_THREADS};
-use plans::planned_verdict;
 pub use plans::{entry_plan, PlanResult};
+use plans::{plan_of, planned_verdict};
 mod syntax;
 pub use gather::def_keys;
 use gather::{call_cycles, def_calls, definition_diagnostics, place};
@@ -391,15 +391,7 @@ impl Analysis {
             .iter()
             .zip(keys)
             .filter(|(info, _)| !shape.index.modules[info.module].is_prelude)
-            // Only a checked query or mutation has a plan: asking a
-            // function's would compute (and keep) an empty one for each,
-            // on this thread alone after the checks over the cores.
-            .filter(|(_, key)| {
-                check_def(&self.db, **key)
-                    .as_ref()
-                    .is_some_and(|r| r.entry.is_some())
-            })
-            .filter_map(|(_, key)| entry_plan(&self.db, *key).0.clone().ok().flatten())
+            .filter_map(|(_, key)| plan_of(&self.db, *key)?.0.clone().ok().flatten())
             .collect()
     }
 
@@ -515,12 +507,7 @@ impl Analysis {
             call_cycles(db, self.workspace);
         });
         parallel::warm(&self.db, keys, |db, key| {
-            if check_def(db, *key)
-                .as_ref()
-                .is_some_and(|r| r.entry.is_some())
-            {
-                entry_plan(db, *key);
-            }
+            plan_of(db, *key);
         });
     }
 

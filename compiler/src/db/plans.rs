@@ -34,10 +34,18 @@ pub fn entry_plan(db: &dyn Db, key: DefKey<'_>) -> PlanResult {
     PlanResult(crate::plan::lower_entry(&functions, entry).map(|plan| plan.map(Arc::new)))
 }
 
+/// The plan of `key` when it is an accepted query or mutation, the only
+/// definitions that have one: the tracked query is asked only then, so a
+/// function never computes (and keeps) an empty plan.
+pub(super) fn plan_of<'db>(db: &'db dyn Db, key: DefKey<'db>) -> Option<&'db PlanResult> {
+    check_def(db, key).as_ref()?.entry.as_ref()?;
+    Some(entry_plan(db, key))
+}
+
 /// A definition's verdict: the checker's, but rejected when the planner
 /// refused the plan (E0422, E0598), since an entry without one cannot run.
 pub(super) fn planned_verdict(db: &dyn Db, key: DefKey<'_>, result: &DefResult) -> Arc<Verdict> {
-    if result.entry.is_none() || entry_plan(db, key).0.is_ok() {
+    if plan_of(db, key).is_none_or(|plan| plan.0.is_ok()) {
         return Arc::clone(&result.verdict);
     }
     Arc::new(Verdict {
