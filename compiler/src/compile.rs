@@ -45,12 +45,12 @@ pub fn compile_for_exit(files: &[(String, String)]) -> &'static Compilation {
 
 /// Compiles what an analysis holds now.
 pub fn compile_analysis(analysis: &Analysis) -> Compilation {
-    let (mut checked, sources) = analysis.program();
+    let (mut checked, sources, plans) = analysis.program();
     let diagnostics = std::mem::take(&mut checked.diagnostics);
     let program = rqc_plan::CompiledProgram {
         format_version: rqc_plan::FORMAT_VERSION,
         schema: checked.schema.clone(),
-        entries: analysis.plans(),
+        entries: plans,
     };
     Compilation {
         sources,

@@ -70,12 +70,12 @@ fn diagnostics_follow_their_definition_when_it_moves() {
         "pub fn apart(o: Int) = Item.by_owner[o] |> count()",
     );
     let mut analysis = Analysis::new(&[("lib.rq".into(), broken.clone())]);
-    let (first, _) = analysis.program();
+    let (first, ..) = analysis.program();
     let before = first.diagnostics[0].primary.span;
     let prefix = "// one more line\n";
     let shifted = format!("{prefix}{broken}");
     analysis.set_file("lib.rq", &shifted);
-    let (second, _) = analysis.program();
+    let (second, ..) = analysis.program();
     let after = second.diagnostics[0].primary.span;
     assert_eq!(
         after.start as usize,
@@ -89,7 +89,7 @@ fn diagnostics_follow_their_definition_when_it_moves() {
 fn a_broken_file_still_yields_what_can_be_known() {
     let broken = format!("{LIB}\npub query broken(id: Int) = Item[id] +\n");
     let analysis = Analysis::new(&[("lib.rq".into(), broken)]);
-    let (checked, _) = analysis.program();
+    let (checked, ..) = analysis.program();
     assert!(checked
         .diagnostics
         .iter()

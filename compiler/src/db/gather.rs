@@ -3,8 +3,8 @@
 //! planner's errors), which the editor asks for after each edit.
 
 use super::{
-    check_def, def_syntax, plan_of, program_shape, shape_details, skeleton, Db, DefKey, PlanResult,
-    Workspace,
+    check_def, def_syntax, plan_of, program_shape, shape_details, skeleton, Db, DefKey, DefResult,
+    PlanResult, Workspace,
 };
 use crate::check::{self, DEF_MARKER, TABLE_MARKER};
 use crate::diagnostics::{Diagnostic, Label};
@@ -96,20 +96,60 @@ pub(super) fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<D
         let Some(result) = check_def(db, *key) else {
             continue;
         };
+        let placed = DefDiagnostics::of(
+            result,
+            plan_of(db, *key),
+            &info.name,
+            &module.file,
+            span,
+            tables,
+        );
         if !module.is_prelude {
-            diagnostics.extend(
-                result
-                    .diagnostics
-                    .iter()
-                    .map(|d| place(d, &module.file, span.start, tables)),
-            );
+            diagnostics.extend(placed.checker);
         }
-        if let Some(PlanResult(Err(message))) = plan_of(db, *key) {
-            planner.push(planner_error(&info.name, message, &module.file, span));
-        }
+        planner.extend(placed.planner);
     }
     diagnostics.extend(planner);
     diagnostics
+}
+
+/// One definition's diagnostics, placed in its file: the checker's, and
+/// the planner's error when it refused the plan. A program lists every
+/// definition's checker diagnostics (the prelude's excepted), then every
+/// planner error.
+pub(super) struct DefDiagnostics {
+    pub checker: Vec<Diagnostic>,
+    pub planner: Option<Diagnostic>,
+}
+
+impl DefDiagnostics {
+    /// `result` and `plan` are definition `name`'s, at `span` in `file`.
+    pub fn of(
+        result: &DefResult,
+        plan: Option<&PlanResult>,
+        name: &str,
+        file: &str,
+        span: Span,
+        tables: &BTreeMap<String, (String, Span)>,
+    ) -> DefDiagnostics {
+        DefDiagnostics {
+            checker: result
+                .diagnostics
+                .iter()
+                .map(|d| place(d, file, span.start, tables))
+                .collect(),
+            planner: match plan {
+                Some(PlanResult(Err(error))) => Some(planner_error(name, error, file, span)),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether `result` and `plan` leave a definition any diagnostic: when
+    /// not, its place need not be looked up.
+    pub fn any(result: &DefResult, plan: Option<&PlanResult>) -> bool {
+        !result.diagnostics.is_empty() || plan.is_some_and(|plan| plan.0.is_err())
+    }
 }
 
 /// Why an accepted entry point has no plan: E0422, a plan past the size

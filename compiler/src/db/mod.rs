@@ -17,7 +17,8 @@ pub use plans::{entry_plan, PlanResult};
 use plans::{plan_of, planned_verdict};
 mod syntax;
 pub use gather::def_keys;
-use gather::{call_cycles, def_calls, definition_diagnostics, place};
+use gather::{call_cycles, def_calls, definition_diagnostics, place, DefDiagnostics};
+use syntax::def_place;
 pub use syntax::{
     def_offset, def_syntax, layout, parse_piece, skeleton, DefSyntax, ItemSource, Layout, Piece,
     PieceSyntax, Skeleton,
@@ -431,7 +432,7 @@ impl Analysis {
     pub fn verdict(&self, module: &str, name: &str) -> Option<Arc<Verdict>> {
         let key = DefKey::new(&self.db, module, name);
         let result = check_def(&self.db, key).as_ref()?;
-        Some(planned_verdict(&self.db, key, result))
+        Some(planned_verdict(result, plan_of(&self.db, key)))
     }
 
     /// Every diagnostic of the program, placed and in source order: what an
@@ -482,10 +483,10 @@ impl Analysis {
         });
     }
 
-    /// Computes, over the cores, what [`Analysis::program`] then collects
-    /// in order: every piece parsed, every definition's calls, then every
-    /// definition checked and planned (the program's shape, its keys and
-    /// its call graph first, which they all read).
+    /// Computes, over the cores, what [`Analysis::program`] needs before
+    /// it checks the definitions: every piece parsed, the program's shape
+    /// and keys, every definition's calls and the call graph (which every
+    /// check reads).
     fn warm(&self) {
         let pieces: Vec<Piece> = self
             .workspace
@@ -506,14 +507,15 @@ impl Analysis {
         parallel::aside(&self.db, |db| {
             call_cycles(db, self.workspace);
         });
-        parallel::warm(&self.db, keys, |db, key| {
-            plan_of(db, *key);
-        });
     }
 
     /// The whole program checked: every verdict in source order, every
-    /// diagnostic placed and sorted, the accepted entry points and bodies.
-    pub fn program(&self) -> (CheckedProgram, Sources) {
+    /// diagnostic placed and sorted, the accepted entry points and bodies,
+    /// and the plans of the accepted entry points in definition order.
+    /// Each definition is checked and planned over the cores, where what
+    /// the program takes of it is copied out too ([`DefOutput`]): this
+    /// thread then only puts the pieces together.
+    pub fn program(&self) -> (CheckedProgram, Sources, Vec<Arc<rqc_plan::Entry>>) {
         self.warm();
         let mut sources = Sources::new();
         for (name, text) in self.files() {
@@ -522,33 +524,44 @@ impl Analysis {
         let mut diagnostics = self.shape_diagnostics();
         let shape_sound = !diagnostics.iter().any(Diagnostic::is_error);
         let shape = self.shape();
+        let keys = def_keys(&self.db, self.workspace);
+        let outputs = parallel::map(&self.db, keys, |db, key| DefOutput::of(db, *key));
         let mut verdicts = Vec::new();
         let mut entries = Vec::new();
-        let keys = def_keys(&self.db, self.workspace);
+        let mut plans = Vec::new();
+        let mut planner_errors = Vec::new();
         let mut functions = std::collections::HashMap::with_capacity(keys.len());
-        for (info, key) in shape.index.defs.iter().zip(keys) {
+        for ((info, key), output) in shape.index.defs.iter().zip(keys).zip(outputs) {
             let module = &shape.index.modules[info.module];
-            let Some(result) = check_def(&self.db, *key) else {
+            let Some(output) = output else {
                 continue;
             };
-            if let Some(body) = result.body.clone() {
+            if let Some(placed) = output.diagnostics {
+                if !module.is_prelude {
+                    diagnostics.extend(placed.checker);
+                }
+                planner_errors.extend(placed.planner);
+            }
+            if let Some(body) = output.body {
                 functions.insert(qualified(&module.name, &info.name), body);
             }
             if module.is_prelude {
-                debug_assert!(result.diagnostics.is_empty(), "the prelude checks");
+                debug_assert!(
+                    check_def(&self.db, *key)
+                        .as_ref()
+                        .is_some_and(|result| result.diagnostics.is_empty()),
+                    "the prelude checks"
+                );
                 continue;
             }
-            let verdict = planned_verdict(&self.db, *key, result);
-            if verdict.accepted {
-                entries.extend(result.entry.clone());
+            if output.verdict.accepted {
+                entries.extend(output.entry);
             }
-            verdicts.push(verdict);
+            plans.extend(output.plan);
+            verdicts.push(output.verdict);
         }
-        diagnostics.extend(
-            definition_diagnostics(&self.db, self.workspace)
-                .iter()
-                .cloned(),
-        );
+        // As the editor's diagnostics list them: the planner's errors last.
+        diagnostics.extend(planner_errors);
         self.sort_diagnostics(&mut diagnostics);
         let checked = CheckedProgram {
             schema: shape.schema.clone(),
@@ -558,7 +571,43 @@ impl Analysis {
             diagnostics,
             shape_sound,
         };
-        (checked, sources)
+        (checked, sources, plans)
+    }
+}
+
+/// What the program takes of one checked definition: its verdict (rejected
+/// when the planner refused its plan), its typed body, its entry point, its
+/// plan, and its diagnostics placed (as [`definition_diagnostics`] has
+/// them; `None` when it has none, or no place in a file).
+struct DefOutput {
+    verdict: Arc<Verdict>,
+    body: Option<crate::check::tir::FnBody>,
+    entry: Option<Arc<CheckedEntry>>,
+    plan: Option<Arc<rqc_plan::Entry>>,
+    diagnostics: Option<DefDiagnostics>,
+}
+
+impl DefOutput {
+    /// `None` for a name the program's shape does not hold.
+    fn of(db: &Database, key: DefKey<'_>) -> Option<DefOutput> {
+        let result = check_def(db, key).as_ref()?;
+        let plan = plan_of(db, key);
+        let diagnostics = if DefDiagnostics::any(result, plan) {
+            let workspace = Workspace::get(db);
+            def_place(db, workspace, key).map(|(file, span)| {
+                let tables = &shape_details(db, workspace).table_decls;
+                DefDiagnostics::of(result, plan, key.name(db), file.name(db), span, tables)
+            })
+        } else {
+            None
+        };
+        Some(DefOutput {
+            verdict: planned_verdict(result, plan),
+            body: result.body.clone(),
+            entry: result.entry.clone(),
+            plan: plan.and_then(|plan| plan.0.clone().ok().flatten()),
+            diagnostics,
+        })
     }
 }
 

@@ -46,17 +46,60 @@ pub const MAX_THREADS: usize = 64;
 /// it does nothing: the caller's own requests compute the same queries in
 /// order.
 pub(super) fn warm<T: Sync>(db: &Database, items: &[T], work: impl Fn(&Database, &T) + Sync) {
-    let threads = threads().min(items.len() / MIN_ITEMS_PER_THREAD);
-    if threads < 2 {
-        return;
+    let threads = threads_for(items);
+    if threads >= 2 {
+        share(db, items, threads, work);
     }
+}
+
+/// [`warm`], each item's result kept: the results in the items' order,
+/// built on the threads that computed them, so that the caller only
+/// assembles them. With one thread, the caller maps the items in order.
+pub(super) fn map<T: Sync, R: Send>(
+    db: &Database,
+    items: &[T],
+    work: impl Fn(&Database, &T) -> R + Sync,
+) -> Vec<R> {
+    let threads = threads_for(items);
+    if threads < 2 {
+        return items.iter().map(|item| work(db, item)).collect();
+    }
+    let mut batches = share(db, items, threads, work);
+    batches.sort_unstable_by_key(|(start, _)| *start);
+    let mut results = Vec::with_capacity(items.len());
+    for (_, batch) in batches {
+        results.extend(batch);
+    }
+    results
+}
+
+/// The threads a run over `items` uses: past one only when each has
+/// enough items to repay its start.
+fn threads_for<T>(items: &[T]) -> usize {
+    threads().min(items.len() / MIN_ITEMS_PER_THREAD)
+}
+
+/// The batches of results, each with the index of its first item, in the
+/// order the threads finished them.
+fn share<T: Sync, R: Send>(
+    db: &Database,
+    items: &[T],
+    threads: usize,
+    work: impl Fn(&Database, &T) -> R + Sync,
+) -> Vec<(usize, Vec<R>)> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let take = |db: &Database| loop {
-        let start = next.fetch_add(BATCH, std::sync::atomic::Ordering::Relaxed);
-        let Some(batch) = items.get(start..(start + BATCH).min(items.len())) else {
-            return;
-        };
-        batch.iter().for_each(|item| work(db, item));
+    let take = |db: &Database| {
+        let mut done = Vec::new();
+        loop {
+            let start = next.fetch_add(BATCH, std::sync::atomic::Ordering::Relaxed);
+            let Some(batch) = items.get(start..(start + BATCH).min(items.len())) else {
+                return done;
+            };
+            done.push((
+                start,
+                batch.iter().map(|item| work(db, item)).collect::<Vec<R>>(),
+            ));
+        }
     };
     let take = &take;
     std::thread::scope(|scope| {
@@ -70,13 +113,16 @@ pub(super) fn warm<T: Sync>(db: &Database, items: &[T], work: impl Fn(&Database,
                     .expect("the system gives a thread its stack")
             })
             .collect();
-        take(db);
+        let mut batches = take(db);
         for handle in handles {
-            handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            batches.extend(
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
         }
-    });
+        batches
+    })
 }
 
 /// How many items a thread takes at a time: enough that taking costs

@@ -43,9 +43,10 @@ pub(super) fn plan_of<'db>(db: &'db dyn Db, key: DefKey<'db>) -> Option<&'db Pla
 }
 
 /// A definition's verdict: the checker's, but rejected when the planner
-/// refused the plan (E0422, E0598), since an entry without one cannot run.
-pub(super) fn planned_verdict(db: &dyn Db, key: DefKey<'_>, result: &DefResult) -> Arc<Verdict> {
-    if plan_of(db, key).is_none_or(|plan| plan.0.is_ok()) {
+/// refused its plan (`plan`, from [`plan_of`]: E0422, E0598), since an
+/// entry without one cannot run.
+pub(super) fn planned_verdict(result: &DefResult, plan: Option<&PlanResult>) -> Arc<Verdict> {
+    if plan.is_none_or(|plan| plan.0.is_ok()) {
         return Arc::clone(&result.verdict);
     }
     Arc::new(Verdict {
