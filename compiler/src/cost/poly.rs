@@ -10,10 +10,15 @@ use std::fmt;
 #[derive(Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Monomial(pub SmallVec<[(Var, u32); 1]>);
 
-/// A copy of the factors (`SmallVec`'s own clone goes element by element).
+/// A copy of the factors (`SmallVec`'s own clone goes element by element):
+/// the common inline cases built in place, without a call to copy them.
 impl Clone for Monomial {
     fn clone(&self) -> Monomial {
-        Monomial(SmallVec::from_slice(&self.0))
+        match self.0.as_slice() {
+            [] => Monomial(SmallVec::new()),
+            [factor] => Monomial(SmallVec::from_buf([*factor])),
+            factors => Monomial(SmallVec::from_slice(factors)),
+        }
     }
 }
 
@@ -71,7 +76,7 @@ impl Clone for Poly {
     fn clone(&self) -> Poly {
         match self.0.as_slice() {
             [] => Poly(Terms::new()),
-            [(monomial, coefficient)] => Poly(smallvec![(monomial.clone(), *coefficient)]),
+            [(monomial, coefficient)] => Poly(SmallVec::from_buf([(monomial.clone(), *coefficient)])),
             terms => Poly(terms.iter().cloned().collect()),
         }
     }
