@@ -61,11 +61,22 @@ pub struct NameHasher(u64);
 pub type NameHash = BuildHasherDefault<NameHasher>;
 
 impl Hasher for NameHasher {
+    /// Eight bytes at a time, little-endian, the last word padded with
+    /// zeros: built byte by byte, since a copy of a few bytes into a
+    /// padded word is a call to `memcpy` (names are short).
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            let word: [u8; 8] = word.try_into().expect("chunks_exact gives eight bytes");
             self.write_u64(u64::from_le_bytes(word));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let word = rest
+                .iter()
+                .enumerate()
+                .fold(0u64, |word, (i, byte)| word | u64::from(*byte) << (8 * i));
+            self.write_u64(word);
         }
     }
 
