@@ -76,7 +76,9 @@ impl Clone for Poly {
     fn clone(&self) -> Poly {
         match self.0.as_slice() {
             [] => Poly(Terms::new()),
-            [(monomial, coefficient)] => Poly(SmallVec::from_buf([(monomial.clone(), *coefficient)])),
+            [(monomial, coefficient)] => {
+                Poly(SmallVec::from_buf([(monomial.clone(), *coefficient)]))
+            }
             terms => Poly(terms.iter().cloned().collect()),
         }
     }
