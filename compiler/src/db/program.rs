@@ -1,0 +1,124 @@
+//! The whole program assembled for a compilation: each definition checked
+//! and planned over the cores, what the program takes of it copied out
+//! there, then put together in source order on the calling thread.
+
+use super::{
+    check_def, def_keys, def_place, parallel, plan_of, planned_verdict, shape_details, Analysis,
+    Database, DefDiagnostics, DefKey, Workspace,
+};
+use crate::check::{CheckedEntry, CheckedProgram, Verdict};
+use crate::diagnostics::{Diagnostic, Sources};
+use std::sync::Arc;
+
+impl Analysis {
+    /// The whole program checked: every verdict in source order, every
+    /// diagnostic placed and sorted, the accepted entry points and bodies,
+    /// and the plans of the accepted entry points in definition order.
+    /// Each definition is checked and planned over the cores, where what
+    /// the program takes of it is copied out too ([`DefOutput`]): this
+    /// thread then only puts the pieces together.
+    pub fn program(&self) -> (CheckedProgram, Sources, Vec<Arc<rqc_plan::Entry>>) {
+        self.warm();
+        let mut sources = Sources::new();
+        for (name, text) in self.files() {
+            sources.add(name, text);
+        }
+        let mut diagnostics = self.shape_diagnostics();
+        let shape_sound = !diagnostics.iter().any(Diagnostic::is_error);
+        let shape = self.shape();
+        let keys = def_keys(&self.db, self.workspace);
+        let outputs = parallel::map(&self.db, keys, |db, key| DefOutput::of(db, *key));
+        let mut verdicts = Vec::new();
+        let mut entries = Vec::new();
+        let mut plans = Vec::new();
+        let mut planner_errors = Vec::new();
+        let mut functions = std::collections::HashMap::with_capacity(keys.len());
+        for ((info, key), output) in shape.index.defs.iter().zip(keys).zip(outputs) {
+            let module = &shape.index.modules[info.module];
+            let Some(output) = output else {
+                continue;
+            };
+            if let Some(placed) = output.diagnostics {
+                if !module.is_prelude {
+                    diagnostics.extend(placed.checker);
+                }
+                planner_errors.extend(placed.planner);
+            }
+            if let Some(body) = output.body {
+                functions.insert(qualified(&module.name, &info.name), body);
+            }
+            if module.is_prelude {
+                debug_assert!(
+                    check_def(&self.db, *key)
+                        .as_ref()
+                        .is_some_and(|result| result.diagnostics.is_empty()),
+                    "the prelude checks"
+                );
+                continue;
+            }
+            if output.verdict.accepted {
+                entries.extend(output.entry);
+            }
+            plans.extend(output.plan);
+            verdicts.push(output.verdict);
+        }
+        // As the editor's diagnostics list them: the planner's errors last.
+        diagnostics.extend(planner_errors);
+        self.sort_diagnostics(&mut diagnostics);
+        let checked = CheckedProgram {
+            schema: shape.schema.clone(),
+            entries,
+            functions,
+            verdicts,
+            diagnostics,
+            shape_sound,
+        };
+        (checked, sources, plans)
+    }
+}
+
+/// What the program takes of one checked definition: its verdict (rejected
+/// when the planner refused its plan), its typed body, its entry point, its
+/// plan, and its diagnostics placed (as
+/// [`definition_diagnostics`](super::gather::definition_diagnostics) has
+/// them; `None` when it has none, or no place in a file).
+struct DefOutput {
+    verdict: Arc<Verdict>,
+    body: Option<crate::check::tir::FnBody>,
+    entry: Option<Arc<CheckedEntry>>,
+    plan: Option<Arc<rqc_plan::Entry>>,
+    diagnostics: Option<DefDiagnostics>,
+}
+
+impl DefOutput {
+    /// `None` for a name the program's shape does not hold.
+    fn of(db: &Database, key: DefKey<'_>) -> Option<DefOutput> {
+        let result = check_def(db, key).as_ref()?;
+        let plan = plan_of(db, key);
+        let diagnostics = if DefDiagnostics::any(result, plan) {
+            let workspace = Workspace::get(db);
+            def_place(db, workspace, key).map(|(file, span)| {
+                let tables = &shape_details(db, workspace).table_decls;
+                DefDiagnostics::of(result, plan, key.name(db), file.name(db), span, tables)
+            })
+        } else {
+            None
+        };
+        Some(DefOutput {
+            verdict: planned_verdict(result, plan),
+            body: result.body.clone(),
+            entry: result.entry.clone(),
+            plan: plan.and_then(|plan| plan.0.clone().ok().flatten()),
+            diagnostics,
+        })
+    }
+}
+
+/// `module.name`, in one allocation (a compilation names every definition).
+fn qualified(module: &str, name: &str) -> String {
+    let mut text = String::with_capacity(module.len() + 1 + name.len());
+    text.push_str(module);
+    text.push('.');
+    text.push_str(name);
+    text
+}
