@@ -82,8 +82,7 @@ pub(super) fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<D
                 .map(|file| &*skeleton(db, file).module)
         })
         .collect();
-    let mut diagnostics = Vec::new();
-    let mut planner = Vec::new();
+    let mut listed = DiagnosticsInOrder::default();
     for (info, key) in shape.index.defs.iter().zip(keys) {
         let module = &shape.index.modules[info.module];
         let Some(skeleton) = skeletons[info.module] else {
@@ -104,19 +103,13 @@ pub(super) fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<D
             span,
             tables,
         );
-        if !module.is_prelude {
-            diagnostics.extend(placed.checker);
-        }
-        planner.extend(placed.planner);
+        listed.add(placed, module.is_prelude);
     }
-    diagnostics.extend(planner);
-    diagnostics
+    listed.into_list()
 }
 
 /// One definition's diagnostics, placed in its file: the checker's, and
-/// the planner's error when it refused the plan. A program lists every
-/// definition's checker diagnostics (the prelude's excepted), then every
-/// planner error.
+/// the planner's error when it refused the plan.
 pub(super) struct DefDiagnostics {
     pub checker: Vec<Diagnostic>,
     pub planner: Option<Diagnostic>,
@@ -149,6 +142,30 @@ impl DefDiagnostics {
     /// not, its place need not be looked up.
     pub fn any(result: &DefResult, plan: Option<&PlanResult>) -> bool {
         !result.diagnostics.is_empty() || plan.is_some_and(|plan| plan.0.is_err())
+    }
+}
+
+/// The definitions' diagnostics in the order a program lists them (the
+/// editor's and the compilation's alike): every definition's checker
+/// diagnostics, the prelude's left out, then every planner error.
+#[derive(Default)]
+pub(super) struct DiagnosticsInOrder {
+    checker: Vec<Diagnostic>,
+    planner: Vec<Diagnostic>,
+}
+
+impl DiagnosticsInOrder {
+    /// The next definition's, in the index's order.
+    pub fn add(&mut self, placed: DefDiagnostics, in_prelude: bool) {
+        if !in_prelude {
+            self.checker.extend(placed.checker);
+        }
+        self.planner.extend(placed.planner);
+    }
+
+    pub fn into_list(mut self) -> Vec<Diagnostic> {
+        self.checker.append(&mut self.planner);
+        self.checker
     }
 }
 

@@ -18,7 +18,9 @@ pub use plans::{entry_plan, PlanResult};
 use plans::{plan_of, planned_verdict};
 mod syntax;
 pub use gather::def_keys;
-use gather::{call_cycles, def_calls, definition_diagnostics, place, DefDiagnostics};
+use gather::{
+    call_cycles, def_calls, definition_diagnostics, place, DefDiagnostics, DiagnosticsInOrder,
+};
 use syntax::def_place;
 pub use syntax::{
     def_offset, def_syntax, layout, parse_piece, skeleton, DefSyntax, ItemSource, Layout, Piece,
@@ -393,7 +395,7 @@ impl Analysis {
             .iter()
             .zip(keys)
             .filter(|(info, _)| !shape.index.modules[info.module].is_prelude)
-            .filter_map(|(_, key)| plan_of(&self.db, *key)?.0.clone().ok().flatten())
+            .filter_map(|(_, key)| plan_of(&self.db, *key)?.entry())
             .collect()
     }
 

@@ -11,6 +11,13 @@ pub struct PlanResult(pub Result<Option<Arc<rqc_plan::Entry>>, crate::plan::Plan
 
 impl Eq for PlanResult {}
 
+impl PlanResult {
+    /// The plan, when there is one (none for a plan the planner refused).
+    pub fn entry(&self) -> Option<Arc<rqc_plan::Entry>> {
+        self.0.as_ref().ok()?.clone()
+    }
+}
+
 /// The plan of an accepted query or mutation: re-lowered only when its
 /// checked body, or a body it inlines, changed.
 #[salsa::tracked(returns(ref))]

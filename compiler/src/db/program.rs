@@ -4,7 +4,7 @@
 
 use super::{
     check_def, def_keys, def_place, parallel, plan_of, planned_verdict, shape_details, Analysis,
-    Database, DefDiagnostics, DefKey, Workspace,
+    Database, DefDiagnostics, DefKey, DiagnosticsInOrder, PlanResult, Workspace,
 };
 use crate::check::{CheckedEntry, CheckedProgram, Verdict};
 use crate::diagnostics::{Diagnostic, Sources};
@@ -31,29 +31,29 @@ impl Analysis {
         let mut verdicts = Vec::new();
         let mut entries = Vec::new();
         let mut plans = Vec::new();
-        let mut planner_errors = Vec::new();
+        let mut listed = DiagnosticsInOrder::default();
         let mut functions = std::collections::HashMap::with_capacity(keys.len());
-        for ((info, key), output) in shape.index.defs.iter().zip(keys).zip(outputs) {
+        for (info, output) in shape.index.defs.iter().zip(outputs) {
             let module = &shape.index.modules[info.module];
             let Some(output) = output else {
                 continue;
             };
+            if module.is_prelude {
+                debug_assert!(
+                    output
+                        .diagnostics
+                        .as_ref()
+                        .is_none_or(|d| d.checker.is_empty()),
+                    "the prelude checks"
+                );
+            }
             if let Some(placed) = output.diagnostics {
-                if !module.is_prelude {
-                    diagnostics.extend(placed.checker);
-                }
-                planner_errors.extend(placed.planner);
+                listed.add(placed, module.is_prelude);
             }
             if let Some(body) = output.body {
                 functions.insert(qualified(&module.name, &info.name), body);
             }
             if module.is_prelude {
-                debug_assert!(
-                    check_def(&self.db, *key)
-                        .as_ref()
-                        .is_some_and(|result| result.diagnostics.is_empty()),
-                    "the prelude checks"
-                );
                 continue;
             }
             if output.verdict.accepted {
@@ -62,8 +62,7 @@ impl Analysis {
             plans.extend(output.plan);
             verdicts.push(output.verdict);
         }
-        // As the editor's diagnostics list them: the planner's errors last.
-        diagnostics.extend(planner_errors);
+        diagnostics.extend(listed.into_list());
         self.sort_diagnostics(&mut diagnostics);
         let checked = CheckedProgram {
             schema: shape.schema.clone(),
@@ -108,7 +107,7 @@ impl DefOutput {
             verdict: planned_verdict(result, plan),
             body: result.body.clone(),
             entry: result.entry.clone(),
-            plan: plan.and_then(|plan| plan.0.clone().ok().flatten()),
+            plan: plan.and_then(PlanResult::entry),
             diagnostics,
         })
     }
