@@ -30,9 +30,8 @@ pub fn build_aggregates(
     let mut seen: Vec<(String, String, Span)> = Vec::new();
     for source in sources {
         let module = index
-            .modules
-            .iter()
-            .position(|m| !m.is_prelude && m.name == source.module_name());
+            .module_id(&source.module_name())
+            .filter(|&m| !index.modules[m].is_prelude);
         for item in &source.module.items {
             let Item::Aggregate(decl) = item else {
                 continue;

@@ -46,6 +46,10 @@ pub struct ProgramIndex {
     /// (The call graph is apart, from the bodies: [`collect_calls`] for
     /// each definition, then [`cycles`].)
     pub scopes: Vec<ModuleScope>,
+    /// Each module's number by its name: a program of thousands of
+    /// modules looks one up per import and per definition, and a search
+    /// of the list each time grew with modules × modules.
+    by_name: std::collections::HashMap<String, usize>,
 }
 
 impl ProgramIndex {
@@ -58,8 +62,21 @@ impl ProgramIndex {
         self.scopes[module].get(name)
     }
 
+    /// The number of the module named `name`.
+    pub fn module_id(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Adds a module (its name not yet taken), and returns its number.
+    fn add_module(&mut self, info: ModuleInfo) -> usize {
+        let id = self.modules.len();
+        self.by_name.insert(info.name.clone(), id);
+        self.modules.push(info);
+        id
+    }
+
     pub fn find(&self, module: &str, name: &str) -> Option<usize> {
-        let m = self.modules.iter().position(|info| info.name == module)?;
+        let m = self.module_id(module)?;
         match self.scopes[m].get(name)? {
             Symbol::Def(id) if self.defs[*id].module == m => Some(*id),
             // Shadowed by an import of the same name: search the module's own.
@@ -102,7 +119,7 @@ pub fn index_program<'a>(
         .chain(sources.iter().map(|s| (s, false)))
     {
         let name = source.module_name();
-        if let Some(existing) = index.modules.iter().find(|m| m.name == name) {
+        if let Some(existing) = index.module_id(&name).map(|m| &index.modules[m]) {
             let span = source
                 .module
                 .header
@@ -122,7 +139,7 @@ pub fn index_program<'a>(
             );
             continue;
         }
-        index.modules.push(ModuleInfo {
+        index.add_module(ModuleInfo {
             name,
             file: source.file.clone(),
             is_prelude,
@@ -208,7 +225,7 @@ fn resolve_imports(
     for item in &indexed.sources[m].module.items {
         let Item::Import(import) = item else { continue };
         let path = import.path.dotted();
-        let Some(target) = index.modules.iter().position(|t| t.name == path) else {
+        let Some(target) = index.module_id(&path) else {
             let known: Vec<&str> = index
                 .modules
                 .iter()
@@ -226,7 +243,7 @@ fn resolve_imports(
                 Some(close) => d.with_help(format!("did you mean `import {close}`?")),
                 None => d.with_help(format!(
                     "add the file that declares `module {path}` to the program (the modules here are: {})",
-                    known.join(", ")
+                    listed(&known)
                 )),
             };
             diagnostics.push(d);
@@ -298,9 +315,7 @@ fn resolve_imports(
                             );
                             d = match closest(&name.name, &known) {
                                 Some(close) => d.with_help(format!("did you mean `{close}`?")),
-                                None => {
-                                    d.with_help(format!("`{path}` offers: {}", known.join(", ")))
-                                }
+                                None => d.with_help(format!("`{path}` offers: {}", listed(&known))),
                             };
                             diagnostics.push(d);
                         }
@@ -311,6 +326,23 @@ fn resolve_imports(
     }
     out
 }
+
+/// Names for a help line: all of them when few, else the first
+/// [`LISTED`] and how many more (a program of thousands of modules would
+/// print them all in every such help).
+fn listed(names: &[&str]) -> String {
+    if names.len() <= LISTED {
+        return names.join(", ");
+    }
+    format!(
+        "{}, and {} more",
+        names[..LISTED].join(", "),
+        names.len() - LISTED
+    )
+}
+
+/// How many names a help line lists.
+const LISTED: usize = 12;
 
 fn report_import_cycles(indexed: &Indexed<'_>, diagnostics: &mut Vec<Diagnostic>) {
     let index = &indexed.index;
@@ -324,9 +356,7 @@ fn report_import_cycles(indexed: &Indexed<'_>, diagnostics: &mut Vec<Diagnostic>
                 .iter()
                 .filter_map(|item| match item {
                     Item::Import(import) => index
-                        .modules
-                        .iter()
-                        .position(|t| t.name == import.path.dotted())
+                        .module_id(&import.path.dotted())
                         .map(|t| (t, import.path.span)),
                     _ => None,
                 })

@@ -3,8 +3,8 @@
 //! planner's errors), which the editor asks for after each edit.
 
 use super::{
-    check_def, def_syntax, plan_of, program_shape, shape_details, skeleton, Db, DefKey, DefResult,
-    PlanResult, Workspace,
+    check_def, def_syntax, files_by_name, plan_of, program_shape, shape_details, skeleton, Db,
+    DefKey, DefResult, PlanResult, Workspace,
 };
 use crate::check::{self, DEF_MARKER, TABLE_MARKER};
 use crate::diagnostics::{Diagnostic, Label};
@@ -74,11 +74,8 @@ pub(super) fn definition_diagnostics(db: &dyn Db, workspace: Workspace) -> Vec<D
         .modules
         .iter()
         .map(|m| {
-            workspace
-                .files(db)
-                .iter()
-                .copied()
-                .find(|f| *f.name(db) == m.file)
+            files_by_name(db, workspace)
+                .get(&m.file)
                 .map(|file| &*skeleton(db, file).module)
         })
         .collect();

