@@ -472,15 +472,14 @@ impl Analysis {
 
     /// Sorts diagnostics by file (in the workspace's order), then offset.
     fn sort_diagnostics(&self, diagnostics: &mut [Diagnostic]) {
-        let order: Vec<&String> = self
-            .workspace
-            .files(&self.db)
-            .iter()
-            .map(|f| f.name(&self.db))
-            .collect();
+        // The first file of a name, as a search of the list finds it.
+        let mut order = std::collections::HashMap::new();
+        for (at, file) in self.workspace.files(&self.db).iter().enumerate() {
+            order.entry(file.name(&self.db).as_str()).or_insert(at);
+        }
         diagnostics.sort_by_key(|d| {
             (
-                order.iter().position(|f| **f == d.primary.file),
+                order.get(d.primary.file.as_str()).copied(),
                 d.primary.span.start,
             )
         });

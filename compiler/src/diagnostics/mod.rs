@@ -105,6 +105,9 @@ impl Diagnostic {
 #[derive(Clone, Debug, Default)]
 pub struct Sources {
     files: Vec<(String, String)>,
+    /// Each file's place in `files`: a program of thousands of files looks
+    /// one up per file added and per diagnostic drawn.
+    by_name: std::collections::HashMap<String, usize>,
 }
 
 impl Sources {
@@ -115,20 +118,39 @@ impl Sources {
     pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) {
         let name = name.into();
         let text = text.into();
-        match self.files.iter_mut().find(|(n, _)| *n == name) {
-            Some(slot) => slot.1 = text,
-            None => self.files.push((name, text)),
+        match self.by_name.get(&name) {
+            Some(&at) => self.files[at].1 = text,
+            None => {
+                self.by_name.insert(name.clone(), self.files.len());
+                self.files.push((name, text));
+            }
         }
     }
 
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.files
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, t)| t.as_str())
+        let at = *self.by_name.get(name)?;
+        Some(self.files[at].1.as_str())
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.files.iter().map(|(n, t)| (n.as_str(), t.as_str()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Sources;
+
+    #[test]
+    fn a_file_added_again_keeps_its_place_and_takes_the_new_text() {
+        let mut sources = Sources::new();
+        sources.add("a.rq", "one");
+        sources.add("b.rq", "two");
+        sources.add("a.rq", "three");
+        assert_eq!(sources.get("a.rq"), Some("three"));
+        assert_eq!(sources.get("b.rq"), Some("two"));
+        assert_eq!(sources.get("c.rq"), None);
+        let order: Vec<(&str, &str)> = sources.iter().collect();
+        assert_eq!(order, [("a.rq", "three"), ("b.rq", "two")]);
     }
 }
