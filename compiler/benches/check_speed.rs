@@ -332,11 +332,14 @@ fn rqc_check_command(lines: usize) {
 fn many_diagnostics() {
     use rqc_compiler::diagnostics::{renderer, RenderOptions};
     type Line = fn(usize) -> String;
-    let shapes: [(&str, Line); 2] = [
+    let shapes: [(&str, Line); 3] = [
         ("syntax errors", |i| format!("query q{i}(a: Int) = )\n")),
         ("repeated definitions", |_| {
             "query q(a: Int) = a\n".to_string()
         }),
+        // Each misspelling is compared with every name of the module for
+        // its "did you mean" help.
+        ("unknown names", |i| format!("query q{i}(a: Int) = nope{i}\n")),
     ];
     for (shape, line) in shapes {
         let mut per = Vec::new();

@@ -8,7 +8,7 @@ pub mod transport;
 
 use lsp_server::{Connection, Message, Notification, Request, Response};
 
-use position::{offset, position, range};
+use position::{offset, range, Lines};
 use rqc_compiler::db::Analysis;
 use rqc_compiler::diagnostics::{Diagnostic, Severity};
 use rqc_compiler::ide;
@@ -96,6 +96,58 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The files a diagnostic's labels point into.
+fn label_files(d: &Diagnostic) -> impl Iterator<Item = &str> {
+    std::iter::once(&d.primary)
+        .chain(&d.secondary)
+        .map(|label| label.file.as_str())
+}
+
+/// The lines of each text, for many positions in it.
+fn lines_of<'t>(texts: &'t BTreeMap<&str, String>) -> BTreeMap<&'t str, Lines<'t>> {
+    texts
+        .iter()
+        .map(|(file, text)| (*file, Lines::new(text)))
+        .collect()
+}
+
+/// A diagnostic as the editor takes it: its ranges from `lines`, which
+/// holds every file it points into.
+fn lsp_diagnostic(lines: &BTreeMap<&str, Lines>, d: &Diagnostic) -> Value {
+    let range_in = |file: &str, span: rqc_compiler::Span| {
+        let (start, end) = (span.start as usize, span.end as usize);
+        // `publish_all` gives the lines of every file a diagnostic points
+        // into; a file it had no text for has one empty line.
+        match lines.get(file) {
+            Some(lines) => lines.range(start, end),
+            None => range("", start, end),
+        }
+    };
+    let mut message = d.message.clone();
+    for help in &d.help {
+        message.push_str(&format!("\nhelp: {help}"));
+    }
+    let related: Vec<Value> = d
+        .secondary
+        .iter()
+        .map(|label| {
+            json!({
+                "location": { "uri": uri_of(&label.file), "range": range_in(&label.file, label.span) },
+                "message": label.message
+            })
+        })
+        .collect();
+    json!({
+        "range": range_in(&d.primary.file, d.primary.span),
+        "severity": match d.severity { Severity::Error => 1, Severity::Warning => 2, Severity::Note => 3 },
+        "code": d.code,
+        "source": "rqc",
+        "message": message,
+        "relatedInformation": related,
+        "data": { "help": d.help }
+    })
+}
+
 fn uri_of(path: &str) -> String {
     format!("file://{path}")
 }
@@ -131,6 +183,15 @@ impl Server {
 
     fn text(&self, file: &str) -> String {
         self.analysis.text(file).unwrap_or_default().to_string()
+    }
+
+    /// The text of each of `files`, each once.
+    fn texts<'f>(&self, files: impl Iterator<Item = &'f str>) -> BTreeMap<&'f str, String> {
+        let mut texts = BTreeMap::new();
+        for file in files {
+            texts.entry(file).or_insert_with(|| self.text(file));
+        }
+        texts
     }
 
     /// Applies a notification; true when the analysis changed.
@@ -194,20 +255,22 @@ impl Server {
             .chain(self.published.keys())
             .cloned()
             .collect();
-        for file in files {
-            let list = by_file.get(&file).cloned().unwrap_or_default();
-            if list.is_empty() && !self.published.contains_key(&file) {
+        // Each file's text, once, for the positions of the diagnostics and
+        // labels that point into it.
+        let texts = self.texts(diagnostics.iter().flat_map(label_files));
+        let lines = lines_of(&texts);
+        for file in &files {
+            let list = by_file.get(file).cloned().unwrap_or_default();
+            if list.is_empty() && !self.published.contains_key(file) {
                 continue;
             }
-            let text = self.text(&file);
-            let diagnostics: Vec<Value> =
-                list.iter().map(|d| self.lsp_diagnostic(&text, d)).collect();
+            let diagnostics: Vec<Value> = list.iter().map(|d| lsp_diagnostic(&lines, d)).collect();
             if diagnostics.is_empty() {
-                self.published.remove(&file);
+                self.published.remove(file);
             } else {
                 self.published.insert(file.clone(), diagnostics.len());
             }
-            let params = json!({ "uri": uri_of(&file), "diagnostics": diagnostics });
+            let params = json!({ "uri": uri_of(file), "diagnostics": diagnostics });
             connection
                 .sender
                 .send(Message::Notification(Notification::new(
@@ -216,33 +279,6 @@ impl Server {
                 )))?;
         }
         Ok(())
-    }
-
-    fn lsp_diagnostic(&self, text: &str, d: &Diagnostic) -> Value {
-        let mut message = d.message.clone();
-        for help in &d.help {
-            message.push_str(&format!("\nhelp: {help}"));
-        }
-        let related: Vec<Value> = d
-            .secondary
-            .iter()
-            .map(|label| {
-                let other = self.text(&label.file);
-                json!({
-                    "location": { "uri": uri_of(&label.file), "range": range(&other, label.span.start as usize, label.span.end as usize) },
-                    "message": label.message
-                })
-            })
-            .collect();
-        json!({
-            "range": range(text, d.primary.span.start as usize, d.primary.span.end as usize),
-            "severity": match d.severity { Severity::Error => 1, Severity::Warning => 2, Severity::Note => 3 },
-            "code": d.code,
-            "source": "rqc",
-            "message": message,
-            "relatedInformation": related,
-            "data": { "help": d.help }
-        })
     }
 
     fn request(&mut self, request: &Request) -> Response {
@@ -287,15 +323,16 @@ impl Server {
                 json!({ "isIncomplete": false, "items": items })
             }
             "textDocument/inlayHint" => {
+                let lines = Lines::new(&text);
                 let hints: Vec<Value> = ide::inlay_hints(&self.analysis, &file)
                     .into_iter()
-                    .map(|(at, label)| json!({ "position": position(&text, at), "label": label, "paddingLeft": true }))
+                    .map(|(at, label)| json!({ "position": lines.position(at), "label": label, "paddingLeft": true }))
                     .collect();
                 json!(hints)
             }
             "textDocument/codeAction" => self.code_actions(&file, &text, params),
             "textDocument/documentSymbol" => {
-                fn symbol(text: &str, s: &ide::Symbol) -> Value {
+                fn symbol(lines: &Lines, s: &ide::Symbol) -> Value {
                     let kind = match s.kind {
                         "table" => 23,
                         "column" => 8,
@@ -307,14 +344,15 @@ impl Server {
                         "name": s.name,
                         "detail": s.kind,
                         "kind": kind,
-                        "range": range(text, s.span.start as usize, s.span.end as usize),
-                        "selectionRange": range(text, s.selection.start as usize, s.selection.end as usize),
-                        "children": s.children.iter().map(|c| symbol(text, c)).collect::<Vec<_>>()
+                        "range": lines.range(s.span.start as usize, s.span.end as usize),
+                        "selectionRange": lines.range(s.selection.start as usize, s.selection.end as usize),
+                        "children": s.children.iter().map(|c| symbol(lines, c)).collect::<Vec<_>>()
                     })
                 }
+                let lines = Lines::new(&text);
                 json!(ide::symbols(&self.analysis, &file)
                     .iter()
-                    .map(|s| symbol(&text, s))
+                    .map(|s| symbol(&lines, s))
                     .collect::<Vec<_>>())
             }
             other => {
@@ -356,7 +394,7 @@ impl Server {
                 actions.push(json!({
                     "title": action.title,
                     "kind": "quickfix",
-                    "diagnostics": [self.lsp_diagnostic(text, d)],
+                    "diagnostics": [lsp_diagnostic(&lines_of(&self.texts(label_files(d))), d)],
                     "edit": { "changes": changes }
                 }));
             }

@@ -2,12 +2,39 @@
 
 use lsp_types::{Position, Range};
 
-pub fn position(text: &str, offset: usize) -> Position {
-    let offset = floor(text, offset.min(text.len()));
-    let line_start = text[..offset].rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let line = text[..offset].matches('\n').count() as u32;
-    let character = text[line_start..offset].encode_utf16().count() as u32;
-    Position { line, character }
+/// A text's line starts, for the positions of many offsets in it (a file's
+/// diagnostics, hints or symbols): each is found by a binary search, where
+/// counting lines from the start for each grew with offsets × text.
+pub struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    pub fn new(text: &'t str) -> Lines<'t> {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Lines { text, starts }
+    }
+
+    pub fn position(&self, offset: usize) -> Position {
+        let offset = floor(self.text, offset.min(self.text.len()));
+        // The last line starting at or before the offset (the first starts at 0).
+        let line = self.starts.partition_point(|&start| start <= offset) - 1;
+        let character = self.text[self.starts[line]..offset].encode_utf16().count() as u32;
+        Position {
+            line: line as u32,
+            character,
+        }
+    }
+
+    pub fn range(&self, start: usize, end: usize) -> Range {
+        Range {
+            start: self.position(start),
+            end: self.position(end),
+        }
+    }
 }
 
 pub fn offset(text: &str, position: Position) -> usize {
@@ -33,10 +60,7 @@ pub fn offset(text: &str, position: Position) -> usize {
 }
 
 pub fn range(text: &str, start: usize, end: usize) -> Range {
-    Range {
-        start: position(text, start),
-        end: position(text, end),
-    }
+    Lines::new(text).range(start, end)
 }
 
 fn floor(text: &str, mut i: usize) -> usize {
@@ -54,7 +78,7 @@ mod tests {
     fn utf16_columns_round_trip() {
         let text = "ab\n≤𝄞x\n";
         let x = text.find('x').unwrap();
-        let p = position(text, x);
+        let p = Lines::new(text).position(x);
         assert_eq!((p.line, p.character), (1, 3), "≤ is one unit, 𝄞 two");
         assert_eq!(offset(text, p), x);
         assert_eq!(
@@ -67,5 +91,21 @@ mod tests {
             ),
             text.len()
         );
+    }
+
+    #[test]
+    fn lines_agree_with_counting_from_the_start_at_every_offset() {
+        let text = "module m\n\n≤ 𝄞 é\r\nquery q() = 1\n\nlast";
+        let lines = Lines::new(text);
+        for offset in 0..=text.len() + 2 {
+            let at = floor(text, offset.min(text.len()));
+            let before = &text[..at];
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            let expected = Position {
+                line: before.matches('\n').count() as u32,
+                character: text[line_start..at].encode_utf16().count() as u32,
+            };
+            assert_eq!(lines.position(offset), expected, "offset {offset}");
+        }
     }
 }

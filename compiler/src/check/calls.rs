@@ -110,21 +110,22 @@ impl Checker<'_> {
     }
 
     fn unknown_function(&mut self, name: &crate::syntax::ast::Ident) {
-        let mut known: Vec<String> = super::builtins::BUILTINS
-            .iter()
-            .chain(crate::syntax::ast::SCALAR_FUNCTIONS.iter())
-            .chain(crate::syntax::ast::PREDICATE_FUNCTIONS.iter())
-            .map(|s| s.to_string())
-            .collect();
-        known.extend(
-            self.index.scopes[self.module]
-                .sorted()
-                .into_iter()
-                .filter(|(_, s)| matches!(s, Symbol::Def(_)))
-                .map(|(n, _)| n.clone()),
+        // The built-in functions first, then the module's (as if sorted).
+        let mut nearest = super::names::Nearest::new(&name.name);
+        nearest.in_order(
+            super::builtins::BUILTINS
+                .iter()
+                .chain(crate::syntax::ast::SCALAR_FUNCTIONS.iter())
+                .chain(crate::syntax::ast::PREDICATE_FUNCTIONS.iter())
+                .copied(),
         );
-        let refs: Vec<&str> = known.iter().map(String::as_str).collect();
-        let suggestion = super::names::closest(&name.name, &refs).map(str::to_string);
+        nearest.any_order(
+            self.index.scopes[self.module]
+                .unordered()
+                .filter(|(_, s, _)| matches!(s, Symbol::Def(_)))
+                .map(|(name, _, signature)| (name, signature)),
+        );
+        let suggestion = nearest.best().map(str::to_string);
         let d = self.error(
             "E0201",
             format!("no function named `{}`", name.name),

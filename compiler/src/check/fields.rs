@@ -107,15 +107,17 @@ impl Checker<'_> {
     }
 
     pub fn unknown_name(&mut self, ident: &Ident) {
-        let mut known: Vec<String> = self.scope.iter().map(|l| l.name.clone()).collect();
-        known.extend(
+        // Locals first, then the module's names (as if sorted): neither is
+        // copied, since a module of thousands of names may have as many
+        // misspellings.
+        let mut nearest = super::names::Nearest::new(&ident.name);
+        nearest.in_order(self.scope.iter().map(|l| l.name.as_str()));
+        nearest.any_order(
             self.index.scopes[self.module]
-                .sorted()
-                .into_iter()
-                .map(|(name, _)| name.clone()),
+                .unordered()
+                .map(|(name, _, signature)| (name, signature)),
         );
-        let known_refs: Vec<&str> = known.iter().map(String::as_str).collect();
-        let suggestion = super::names::closest(&ident.name, &known_refs).map(str::to_string);
+        let suggestion = nearest.best().map(str::to_string);
         let starts_upper = ident.name.chars().next().is_some_and(char::is_uppercase);
         let d = self.error(
             "E0201",

@@ -1,34 +1,176 @@
 //! Name suggestions for "did you mean" help lines.
 
 /// The known name closest to `name` by edit distance, if close enough to be
-/// a likely typo (at most a third of the name's length, and at least one).
+/// a likely typo (at most a third of the name's length, and at least one);
+/// of equally close names, the first.
 pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
-    known
-        .iter()
-        .map(|candidate| (edit_distance(name, candidate), *candidate))
-        .filter(|(distance, _)| *distance <= limit)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
+    let mut nearest = Nearest::new(name);
+    nearest.in_order(known.iter().copied());
+    nearest.best()
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_lowercase().chars().collect();
-    let b: Vec<char> = b.to_lowercase().chars().collect();
-    // Optimal string alignment: edits, plus swapping two neighbours.
-    let mut rows = vec![(0..=b.len()).collect::<Vec<usize>>()];
-    for i in 1..=a.len() {
-        let mut row = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let substitution = rows[i - 1][j - 1] + usize::from(a[i - 1] != b[j - 1]);
-            row[j] = substitution.min(rows[i - 1][j] + 1).min(row[j - 1] + 1);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                row[j] = row[j].min(rows[i - 2][j - 2] + 1);
+/// `name`'s characters in lower case, onto `out` (names are mostly ASCII,
+/// which needs no table).
+fn lower_chars(name: &str, out: &mut Vec<char>) {
+    if name.is_ascii() {
+        out.extend(name.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+    } else {
+        out.extend(name.chars().flat_map(char::to_lowercase));
+    }
+}
+
+/// What a name's distance to another can be bounded by without the table:
+/// its length in (lower-case) characters and the set of its characters,
+/// hashed to 64 bits. An edit changes the length by at most one and the
+/// set by at most two members (a substitution takes one out and puts one
+/// in), so two names are at least `max(length difference, changed
+/// members / 2)` apart.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Signature {
+    length: u32,
+    set: u64,
+}
+
+impl Signature {
+    pub fn of(name: &str) -> Signature {
+        let mut signature = Signature::default();
+        for c in name.chars().flat_map(char::to_lowercase) {
+            signature.length += 1;
+            signature.set |= 1 << (c as u32 % 64);
+        }
+        signature
+    }
+
+    /// The least distance between names of these signatures.
+    fn least_distance(self, other: Signature) -> usize {
+        let lengths = self.length.abs_diff(other.length) as usize;
+        let members = (self.set ^ other.set).count_ones().div_ceil(2) as usize;
+        lengths.max(members)
+    }
+}
+
+/// The search behind [`closest`], over names offered in groups. Each
+/// name costs no allocation, and one whose length alone puts it too far is
+/// skipped: a module of thousands of names and as many misspellings asks
+/// once per misspelling.
+pub struct Nearest<'a> {
+    name: Vec<char>,
+    signature: Signature,
+    limit: usize,
+    best: Option<(usize, &'a str)>,
+    /// The candidate's characters and three rows of the distance table,
+    /// kept from one candidate to the next.
+    candidate: Vec<char>,
+    rows: [Vec<usize>; 3],
+}
+
+impl<'a> Nearest<'a> {
+    pub fn new(name: &str) -> Nearest<'a> {
+        let mut lower = Vec::with_capacity(name.len());
+        lower_chars(name, &mut lower);
+        Nearest {
+            name: lower,
+            signature: Signature::of(name),
+            limit: (name.chars().count() / 3).max(1),
+            best: None,
+            candidate: Vec::new(),
+            rows: Default::default(),
+        }
+    }
+
+    /// Offers names in order: of equally close ones, the first offered.
+    pub fn in_order(&mut self, names: impl IntoIterator<Item = &'a str>) {
+        for candidate in names {
+            let bound = match self.best {
+                Some((0, _)) => return,
+                Some((distance, _)) => distance - 1,
+                None => self.limit,
+            };
+            if let Some(distance) = self.distance(candidate, bound) {
+                self.best = Some((distance, candidate));
             }
         }
-        rows.push(row);
     }
-    rows[a.len()][b.len()]
+
+    /// Offers names in no particular order (a hash map's), each with its
+    /// [`Signature`]: of equally close ones, the first alphabetically, as
+    /// if they were offered sorted; one offered before them stays ahead of
+    /// them. A name its signature puts too far costs no more than that
+    /// comparison.
+    pub fn any_order(&mut self, names: impl IntoIterator<Item = (&'a str, Signature)>) {
+        let mut from_these = false;
+        for (candidate, signature) in names {
+            let bound = match self.best {
+                Some((distance, _)) if from_these => distance,
+                Some((0, _)) => return,
+                Some((distance, _)) => distance - 1,
+                None => self.limit,
+            };
+            if self.signature.least_distance(signature) > bound {
+                continue;
+            }
+            if let Some(distance) = self.distance(candidate, bound) {
+                let better = match self.best {
+                    Some((best, name)) if from_these && best == distance => candidate < name,
+                    _ => true,
+                };
+                if better {
+                    self.best = Some((distance, candidate));
+                    from_these = true;
+                }
+            }
+        }
+    }
+
+    pub fn best(&self) -> Option<&'a str> {
+        self.best.map(|(_, name)| name)
+    }
+
+    /// The distance from the name to `candidate` when it is at most
+    /// `bound`: optimal string alignment (edits, and swaps of neighbours),
+    /// ignoring case.
+    fn distance(&mut self, candidate: &str, bound: usize) -> Option<usize> {
+        self.candidate.clear();
+        lower_chars(candidate, &mut self.candidate);
+        let (a, b) = (&self.name, &self.candidate);
+        // A distance is at least the difference of the lengths.
+        if a.len().abs_diff(b.len()) > bound {
+            return None;
+        }
+        for row in &mut self.rows {
+            row.clear();
+            row.resize(b.len() + 1, 0);
+        }
+        let [before, previous, current] = &mut self.rows;
+        for (j, cell) in previous.iter_mut().enumerate() {
+            *cell = j;
+        }
+        let mut previous_min = 0;
+        for i in 1..=a.len() {
+            current[0] = i;
+            let mut current_min = i;
+            for j in 1..=b.len() {
+                let substitution = previous[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+                let mut cell = substitution.min(previous[j] + 1).min(current[j - 1] + 1);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    cell = cell.min(before[j - 2] + 1);
+                }
+                current[j] = cell;
+                current_min = current_min.min(cell);
+            }
+            // Every later cell comes from these two rows, or from the row's
+            // first cell (its row number, which only grows): past the bound
+            // in both, the distance is too.
+            if current_min > bound && previous_min > bound {
+                return None;
+            }
+            previous_min = current_min;
+            std::mem::swap(before, previous);
+            std::mem::swap(previous, current);
+        }
+        let distance = previous[b.len()];
+        (distance <= bound).then_some(distance)
+    }
 }
 
 #[cfg(test)]
@@ -48,5 +190,116 @@ mod tests {
             Some("name"),
             "a swap is one edit"
         );
+    }
+
+    /// The distance of the search, against the full table computed plainly.
+    fn plain_distance(a: &str, b: &str) -> usize {
+        let a: Vec<char> = a.to_lowercase().chars().collect();
+        let b: Vec<char> = b.to_lowercase().chars().collect();
+        let mut rows = vec![(0..=b.len()).collect::<Vec<usize>>()];
+        for i in 1..=a.len() {
+            let mut row = vec![i; b.len() + 1];
+            for j in 1..=b.len() {
+                let substitution = rows[i - 1][j - 1] + usize::from(a[i - 1] != b[j - 1]);
+                row[j] = substitution.min(rows[i - 1][j] + 1).min(row[j - 1] + 1);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    row[j] = row[j].min(rows[i - 2][j - 2] + 1);
+                }
+            }
+            rows.push(row);
+        }
+        rows[a.len()][b.len()]
+    }
+
+    #[test]
+    fn the_bounded_distance_is_the_plain_one_within_its_bound() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "ba",
+            "abc",
+            "acb",
+            "name",
+            "nmae",
+            "Name",
+            "follower",
+            "followee",
+            "follwer",
+            "timeline",
+            "q12345",
+            "nope12345",
+            "≤é",
+            "ÉTÉ",
+            "été",
+            "abcdefghij",
+        ];
+        for a in words {
+            for b in words {
+                let plain = plain_distance(a, b);
+                for bound in 0..12 {
+                    let mut nearest = super::Nearest::new(a);
+                    let expected = (plain <= bound).then_some(plain);
+                    assert_eq!(
+                        nearest.distance(b, bound),
+                        expected,
+                        "{a:?} {b:?} ≤ {bound}"
+                    );
+                }
+            }
+        }
+    }
+
+    fn signed<'a>(names: &[&'a str]) -> Vec<(&'a str, super::Signature)> {
+        names
+            .iter()
+            .map(|n| (*n, super::Signature::of(n)))
+            .collect()
+    }
+
+    #[test]
+    fn a_signature_never_bounds_above_the_distance() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "ba",
+            "abc",
+            "acb",
+            "name",
+            "nmae",
+            "Name",
+            "follower",
+            "q12345",
+            "nope12345",
+            "≤é",
+            "ÉTÉ",
+            "été",
+            "abcdefghij",
+            "a@",
+            "a\u{80}",
+        ];
+        for a in words {
+            for b in words {
+                let least = super::Signature::of(a).least_distance(super::Signature::of(b));
+                assert!(least <= plain_distance(a, b), "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_in_no_order_tie_as_if_sorted_after_those_in_order() {
+        // `cat` and `bat` are both one edit from `hat`.
+        let mut nearest = super::Nearest::new("hat");
+        nearest.any_order(signed(&["cat", "bat"]));
+        assert_eq!(nearest.best(), Some("bat"));
+        let mut nearest = super::Nearest::new("hat");
+        nearest.in_order(["cat"]);
+        nearest.any_order(signed(&["bat", "ha"]));
+        assert_eq!(nearest.best(), Some("cat"), "the earlier group keeps a tie");
+        let mut nearest = super::Nearest::new("hat");
+        nearest.in_order(["cats"]);
+        nearest.any_order(signed(&["bat", "at"]));
+        assert_eq!(nearest.best(), Some("at"), "a closer name still wins");
     }
 }
