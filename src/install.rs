@@ -95,14 +95,20 @@ pub fn compile_installable(files: &[(String, String)]) -> Result<Installable, Er
     }
     let program = compilation.program;
     // Rejected by the checker, or accepted and then not planned (E0598):
-    // either way, not in the program.
+    // either way, not in the program. (A set: a program of thousands of
+    // entry points searched its list once per verdict.)
+    let planned: std::collections::HashSet<(&str, &str)> = program
+        .entries
+        .iter()
+        .map(|e| (e.module.as_str(), e.name.as_str()))
+        .collect();
     let rejected = compilation
         .checked
         .verdicts
         .iter()
         .filter(|v| v.kind != DefKind::Fn)
+        .filter(|v| !planned.contains(&(v.module.as_str(), v.name.as_str())))
         .map(|v| format!("{}.{}", v.module, v.name))
-        .filter(|full| program.entry(full).is_none())
         .collect();
     Ok(Installable {
         program,

@@ -339,7 +339,9 @@ fn many_diagnostics() {
         }),
         // Each misspelling is compared with every name of the module for
         // its "did you mean" help.
-        ("unknown names", |i| format!("query q{i}(a: Int) = nope{i}\n")),
+        ("unknown names", |i| {
+            format!("query q{i}(a: Int) = nope{i}\n")
+        }),
     ];
     for (shape, line) in shapes {
         let mut per = Vec::new();

@@ -34,14 +34,43 @@ impl Span {
     }
 }
 
-/// A 1-based line and column (in characters) for a byte offset.
+/// A 1-based line and column (in characters) for a byte offset (see
+/// [`LineStarts`] for many offsets in one text).
 pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(source.len());
-    let before = &source[..floor_char_boundary(source, offset)];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let column = before[line_start..].chars().count() + 1;
-    (line, column)
+    LineStarts::new(source).line_column(source, offset)
+}
+
+/// Where each line of a text starts: the line of an offset by a binary
+/// search, for the many positions of one text (its diagnostics in JSON,
+/// the language server's ranges), where counting lines from the start for
+/// each grew with their number × the text's size.
+#[derive(Clone, Debug, Default)]
+pub struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    pub fn new(text: &str) -> LineStarts {
+        LineStarts(
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+        )
+    }
+
+    /// The 0-based line of `offset` in `text` (the text these starts are
+    /// of), and the offset moved back to a character boundary and into the
+    /// text, and where its line starts.
+    pub fn line_of(&self, text: &str, offset: usize) -> (usize, usize, usize) {
+        let offset = floor_char_boundary(text, offset.min(text.len()));
+        // The last line starting at or before the offset (the first starts at 0).
+        let line = self.0.partition_point(|&start| start <= offset) - 1;
+        (line, offset, self.0[line])
+    }
+
+    /// [`line_column`] of `offset` in `text`.
+    pub fn line_column(&self, text: &str, offset: usize) -> (usize, usize) {
+        let (line, offset, start) = self.line_of(text, offset);
+        (line + 1, text[start..offset].chars().count() + 1)
+    }
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {

@@ -300,9 +300,15 @@ pub struct CompiledProgram {
 
 impl CompiledProgram {
     pub fn entry(&self, name: &str) -> Option<&Entry> {
+        // `name` or `module.name`, compared in place (no string per entry).
+        let qualified = |e: &Entry| {
+            name.strip_prefix(e.module.as_str())
+                .and_then(|rest| rest.strip_prefix('.'))
+                == Some(e.name.as_str())
+        };
         self.entries
             .iter()
-            .find(|e| e.name == name || format!("{}.{}", e.module, e.name) == name)
+            .find(|e| e.name == name || qualified(e))
             .map(|e| &**e)
     }
 }

@@ -1,31 +1,28 @@
 //! Byte offsets to LSP positions (lines, UTF-16 columns) and back.
 
 use lsp_types::{Position, Range};
+use rqc_compiler::span::LineStarts;
 
-/// A text's line starts, for the positions of many offsets in it (a file's
-/// diagnostics, hints or symbols): each is found by a binary search, where
-/// counting lines from the start for each grew with offsets × text.
+/// A text with its line starts, for the positions of many offsets in it (a
+/// file's diagnostics, hints or symbols).
 pub struct Lines<'t> {
     text: &'t str,
-    starts: Vec<usize>,
+    starts: LineStarts,
 }
 
 impl<'t> Lines<'t> {
     pub fn new(text: &'t str) -> Lines<'t> {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        Lines { text, starts }
+        Lines {
+            text,
+            starts: LineStarts::new(text),
+        }
     }
 
     pub fn position(&self, offset: usize) -> Position {
-        let offset = floor(self.text, offset.min(self.text.len()));
-        // The last line starting at or before the offset (the first starts at 0).
-        let line = self.starts.partition_point(|&start| start <= offset) - 1;
-        let character = self.text[self.starts[line]..offset].encode_utf16().count() as u32;
+        let (line, offset, start) = self.starts.line_of(self.text, offset);
         Position {
             line: line as u32,
-            character,
+            character: self.text[start..offset].encode_utf16().count() as u32,
         }
     }
 
@@ -63,13 +60,6 @@ pub fn range(text: &str, start: usize, end: usize) -> Range {
     Lines::new(text).range(start, end)
 }
 
-fn floor(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,7 +88,10 @@ mod tests {
         let text = "module m\n\n≤ 𝄞 é\r\nquery q() = 1\n\nlast";
         let lines = Lines::new(text);
         for offset in 0..=text.len() + 2 {
-            let at = floor(text, offset.min(text.len()));
+            let mut at = offset.min(text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
             let before = &text[..at];
             let line_start = before.rfind('\n').map_or(0, |i| i + 1);
             let expected = Position {

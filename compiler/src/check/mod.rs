@@ -235,13 +235,14 @@ pub fn check_one(
     let mut outcome = checker.check_definition(def, &module_name);
     outcome.facts = checker.facts.unwrap_or_default();
     // A delayed lambda's body is checked at each application: report each
-    // of its diagnostics once.
-    let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    for d in checker.diagnostics {
-        if !diagnostics.contains(&d) {
-            diagnostics.push(d);
-        }
-    }
+    // of its diagnostics once, in order (a set: a definition may have
+    // thousands, and a search of the list for each grew with their square).
+    let mut seen = std::collections::HashSet::with_capacity(checker.diagnostics.len());
+    let diagnostics: Vec<Diagnostic> = checker
+        .diagnostics
+        .into_iter()
+        .filter(|d| seen.insert(d.clone()))
+        .collect();
     (outcome, diagnostics)
 }
 

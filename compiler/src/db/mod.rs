@@ -332,13 +332,7 @@ impl Analysis {
 
     /// Replaces a file's text (adding the file if new).
     pub fn set_file(&mut self, name: &str, text: &str) {
-        let existing = self
-            .workspace
-            .files(&self.db)
-            .iter()
-            .copied()
-            .find(|f| f.name(&self.db) == name);
-        match existing {
+        match self.file_named(name) {
             Some(file) => {
                 if file.text(&self.db) != text {
                     update_file(&mut self.db, file, text);
@@ -369,11 +363,14 @@ impl Analysis {
         if name == check::PRELUDE_FILE {
             return None;
         }
-        self.workspace
-            .files(&self.db)
-            .iter()
-            .find(|f| f.name(&self.db) == name)
-            .map(|f| f.text(&self.db).as_str())
+        self.file_named(name).map(|f| f.text(&self.db).as_str())
+    }
+
+    /// The file of that name, through the workspace's map of them: the
+    /// language server asks for each file's text and a search of the list
+    /// each time grew with files × files.
+    fn file_named(&self, name: &str) -> Option<SourceFile> {
+        files_by_name(&self.db, self.workspace).get(name)
     }
 
     pub fn files(&self) -> Vec<(String, String)> {

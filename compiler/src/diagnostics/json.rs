@@ -1,7 +1,6 @@
 //! Diagnostics as JSON objects for tools: file, line and column instead of offsets.
 
 use super::{Diagnostic, Severity, Sources};
-use crate::span::line_column;
 use serde::Serialize;
 
 /// The documented JSON face of a diagnostic (see `spec/json.md`).
@@ -30,12 +29,8 @@ pub struct RelatedJson {
 }
 
 pub fn to_json(diagnostic: &Diagnostic, sources: &Sources) -> DiagnosticJson {
-    let position = |file: &str, offset: u32| {
-        sources
-            .get(file)
-            .map(|text| line_column(text, offset as usize))
-            .unwrap_or((1, 1))
-    };
+    let position =
+        |file: &str, offset: u32| sources.line_column(file, offset as usize).unwrap_or((1, 1));
     let primary = &diagnostic.primary;
     let (line, column) = position(&primary.file, primary.span.start);
     let (end_line, end_column) = position(&primary.file, primary.span.end);

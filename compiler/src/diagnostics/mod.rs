@@ -105,6 +105,9 @@ impl Diagnostic {
 #[derive(Clone, Debug, Default)]
 pub struct Sources {
     files: Vec<(String, String)>,
+    /// Each file's line starts, beside it: JSON gives every diagnostic's
+    /// lines and columns.
+    lines: Vec<crate::span::LineStarts>,
     /// Each file's place in `files`: a program of thousands of files looks
     /// one up per file added and per diagnostic drawn.
     by_name: std::collections::HashMap<String, usize>,
@@ -118,13 +121,25 @@ impl Sources {
     pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) {
         let name = name.into();
         let text = text.into();
+        let lines = crate::span::LineStarts::new(&text);
         match self.by_name.get(&name) {
-            Some(&at) => self.files[at].1 = text,
+            Some(&at) => {
+                self.files[at].1 = text;
+                self.lines[at] = lines;
+            }
             None => {
                 self.by_name.insert(name.clone(), self.files.len());
                 self.files.push((name, text));
+                self.lines.push(lines);
             }
         }
+    }
+
+    /// The 1-based line and column of `offset` in the file (see
+    /// [`crate::span::line_column`]).
+    pub fn line_column(&self, name: &str, offset: usize) -> Option<(usize, usize)> {
+        let at = *self.by_name.get(name)?;
+        Some(self.lines[at].line_column(&self.files[at].1, offset))
     }
 
     pub fn get(&self, name: &str) -> Option<&str> {
@@ -152,5 +167,26 @@ mod tests {
         assert_eq!(sources.get("c.rq"), None);
         let order: Vec<(&str, &str)> = sources.iter().collect();
         assert_eq!(order, [("a.rq", "three"), ("b.rq", "two")]);
+    }
+
+    #[test]
+    fn lines_and_columns_are_of_the_latest_text() {
+        let mut sources = Sources::new();
+        sources.add("a.rq", "x\ny");
+        assert_eq!(sources.line_column("a.rq", 2), Some((2, 1)));
+        sources.add("a.rq", "xé\n\nyz");
+        assert_eq!(
+            sources.line_column("a.rq", 2),
+            Some((1, 2)),
+            "é is one column"
+        );
+        assert_eq!(sources.line_column("a.rq", 4), Some((2, 1)));
+        assert_eq!(sources.line_column("a.rq", 6), Some((3, 2)));
+        assert_eq!(
+            sources.line_column("a.rq", 99),
+            Some((3, 3)),
+            "past the end"
+        );
+        assert_eq!(sources.line_column("b.rq", 0), None);
     }
 }
