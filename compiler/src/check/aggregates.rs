@@ -394,10 +394,12 @@ impl Checker<'_> {
         name: &ast::Ident,
         args: &[Expr],
     ) -> Checked {
-        let Some((table, aggregate)) = self.schema.aggregate(&name.name) else {
+        // Borrowed from the schema, which outlives the checker's own
+        // borrow: a read copies neither the table nor the aggregate.
+        let schema = self.schema;
+        let Some((table, aggregate)) = schema.aggregate(&name.name) else {
             return Checked::error(); // its declaration was reported
         };
-        let (table, aggregate) = (table.clone(), aggregate.clone());
         self.refer(name.span, || Target::Aggregate(aggregate.name.clone()));
         let by: Vec<&str> = aggregate
             .by
