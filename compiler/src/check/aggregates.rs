@@ -450,7 +450,7 @@ impl Checker<'_> {
         // One point read of the aggregate's tree (the caller keeps the
         // cost in the typed form as the operator's bound).
         Checked::new(
-            read_ty(&table, &aggregate),
+            read_ty(table, aggregate),
             cost.plus(&Cost::constant(1, 1, 1)),
             TExpr::AggregateRead {
                 aggregate: aggregate.name.clone(),
