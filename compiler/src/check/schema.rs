@@ -16,10 +16,12 @@ pub struct TableSource<'a> {
 /// out (its uses then report it as unknown only if it was never declared).
 pub fn build_schema(tables: &[TableSource<'_>], diagnostics: &mut Vec<Diagnostic>) -> Schema {
     let mut schema = Schema::default();
-    let mut seen: Vec<(&str, &str, crate::Span)> = Vec::new();
+    // By name (a program of thousands of tables searched a list per table).
+    let mut seen: std::collections::HashMap<&str, (&str, crate::Span)> =
+        std::collections::HashMap::with_capacity(tables.len());
     for source in tables {
         let table = source.table;
-        if let Some((file, _, span)) = seen.iter().find(|(_, n, _)| *n == table.name.name) {
+        if let Some((file, span)) = seen.get(table.name.name.as_str()) {
             diagnostics.push(
                 Diagnostic::error(
                     "E0203",
@@ -33,7 +35,7 @@ pub fn build_schema(tables: &[TableSource<'_>], diagnostics: &mut Vec<Diagnostic
             );
             continue;
         }
-        seen.push((source.file, &table.name.name, table.name.span));
+        seen.insert(&table.name.name, (source.file, table.name.span));
         if let Some(built) = build_table(source, diagnostics) {
             schema.tables.push(built);
         }
@@ -64,6 +66,9 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
     let table = source.table;
     let before = diagnostics.len();
     let mut columns: Vec<Column> = Vec::new();
+    // Their names, for the duplicate check (a search of `columns` per column
+    // grew with the square of a wide table's columns).
+    let mut column_names: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut key: Option<(Vec<usize>, crate::Span)> = None;
     let mut indexes: Vec<IndexSchema> = Vec::new();
     let mut index_spans: Vec<crate::Span> = Vec::new();
@@ -74,7 +79,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
             pending.push(member);
             continue;
         };
-        if columns.iter().any(|c| c.name == field.name.name) {
+        if column_names.contains(field.name.name.as_str()) {
             diagnostics.push(
                 Diagnostic::error(
                     "E0203",
@@ -146,6 +151,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                 diagnostics.push(long_default(file, text.len(), max, span));
             }
         }
+        column_names.insert(field.name.name.as_str());
         columns.push(Column {
             name: field.name.name.clone(),
             ty,
@@ -211,8 +217,10 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
 
     // Each index (a `unique` column, `unique (…)`, `index name (…)`) is
     // its own B-tree, found by its name: two of one name would share one.
+    let mut first_of: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(indexes.len());
     for (i, index) in indexes.iter().enumerate() {
-        if let Some(first) = indexes[..i].iter().position(|o| o.name == index.name) {
+        if let Some(&first) = first_of.get(index.name.as_str()) {
             diagnostics.push(
                 Diagnostic::error(
                     "E0203",
@@ -231,6 +239,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                 )),
             );
         }
+        first_of.entry(index.name.as_str()).or_insert(i);
     }
 
     let Some((key, _)) = key else {
