@@ -238,10 +238,12 @@ pub fn check_one(
     // of its diagnostics once, in order (a set: a definition may have
     // thousands, and a search of the list for each grew with their square).
     let mut seen = std::collections::HashSet::with_capacity(checker.diagnostics.len());
+    let first: Vec<bool> = checker.diagnostics.iter().map(|d| seen.insert(d)).collect();
     let diagnostics: Vec<Diagnostic> = checker
         .diagnostics
         .into_iter()
-        .filter(|d| seen.insert(d.clone()))
+        .zip(first)
+        .filter_map(|(d, first)| first.then_some(d))
         .collect();
     (outcome, diagnostics)
 }
