@@ -66,6 +66,16 @@ impl LineStarts {
         (line, offset, self.0[line])
     }
 
+    /// Where the 0-based `line` starts.
+    pub fn start(&self, line: usize) -> usize {
+        self.0[line]
+    }
+
+    /// Where the line after `line` starts, if there is one.
+    pub fn start_of_next(&self, line: usize) -> Option<usize> {
+        self.0.get(line + 1).copied()
+    }
+
     /// [`line_column`] of `offset` in `text`.
     pub fn line_column(&self, text: &str, offset: usize) -> (usize, usize) {
         let (line, offset, start) = self.line_of(text, offset);

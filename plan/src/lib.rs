@@ -8,6 +8,7 @@
 //! and the deep stack (`stack`) both sides recurse over plans on.
 
 pub mod batch;
+pub mod by_name;
 pub mod plan;
 pub mod schema;
 pub mod stack;

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::by_name::{SchemaLookups, TableLookups};
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ColumnType {
     Int,
@@ -99,9 +101,14 @@ pub struct TableSchema {
     pub bounds: Vec<BoundSchema>,
     /// `small table … max N`.
     pub small_max: Option<u64>,
-    /// The maintained aggregates over this table's rows (spec/cost.md §7.1).
+    /// The maintained aggregates over this table's rows (spec/cost.md §7.1),
+    /// added through [`Schema::add_aggregate`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aggregates: Vec<AggregateSchema>,
+    /// Columns and indexes by name, built on first use
+    /// (`Default::default()` when making a table).
+    #[serde(skip)]
+    pub lookups: TableLookups,
 }
 
 /// What an aggregate computes over the rows of one group.
@@ -245,30 +252,47 @@ impl TableSchema {
         })
     }
 
+    /// The position of the column called `name`.
     pub fn column(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name == name)
+        (self.lookups.columns).find(&self.columns, |c| &c.name, name)
     }
 
+    /// The index called `name`.
     pub fn index(&self, name: &str) -> Option<&IndexSchema> {
-        self.indexes.iter().find(|i| i.name == name)
+        let i = (self.lookups.indexes).find(&self.indexes, |i| &i.name, name)?;
+        Some(&self.indexes[i])
     }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Schema {
     pub tables: Vec<TableSchema>,
+    /// Tables and aggregates by name, built on first use.
+    #[serde(skip)]
+    pub lookups: SchemaLookups,
 }
 
 impl Schema {
+    /// The table called `name`.
     pub fn table(&self, name: &str) -> Option<&TableSchema> {
-        self.tables.iter().find(|t| t.name == name)
+        let t = (self.lookups.tables).find(&self.tables, |t| &t.name, name)?;
+        Some(&self.tables[t])
     }
 
     /// The aggregate called `name`, and the table it is over.
     pub fn aggregate(&self, name: &str) -> Option<(&TableSchema, &AggregateSchema)> {
-        self.tables
-            .iter()
-            .find_map(|t| t.aggregates.iter().find(|a| a.name == name).map(|a| (t, a)))
+        let (t, a) = self.lookups.aggregates.find(&self.tables, name)?;
+        Some((&self.tables[t], &self.tables[t].aggregates[a]))
+    }
+
+    /// Adds `aggregate` to the table called `table`, if there is one.
+    pub fn add_aggregate(&mut self, table: &str, aggregate: AggregateSchema) -> bool {
+        let Some(t) = (self.lookups.tables).find(&self.tables, |t| &t.name, table) else {
+            return false;
+        };
+        self.tables[t].aggregates.push(aggregate);
+        self.lookups.aggregates.forget();
+        true
     }
 
     /// Whether some column refers to `table`: then its rows carry reference

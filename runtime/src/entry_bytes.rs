@@ -182,6 +182,7 @@ mod tests {
             bounds: vec![],
             small_max: None,
             aggregates: vec![],
+            lookups: Default::default(),
         }
     }
 

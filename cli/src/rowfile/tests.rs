@@ -42,6 +42,7 @@ fn table() -> TableSchema {
         bounds: vec![],
         small_max: None,
         aggregates: vec![],
+        lookups: Default::default(),
     }
 }
 

@@ -348,7 +348,7 @@ impl<'p> Checker<'p> {
     }
 
     pub(super) fn scope_has(&self, name: &str) -> bool {
-        self.scope.iter().any(|l| l.name == name)
+        self.scope.contains(name)
     }
 
     fn not_an_access<T>(&mut self, base: &Expr) -> Option<T> {

@@ -27,7 +27,8 @@ pub fn build_aggregates(
     schema: &mut Schema,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let mut seen: Vec<(String, String, Span)> = Vec::new();
+    // Each name's first declaration: its file and span.
+    let mut seen: std::collections::HashMap<&str, (&str, Span)> = std::collections::HashMap::new();
     for source in sources {
         let module = index
             .module_id(&source.module_name())
@@ -37,8 +38,8 @@ pub fn build_aggregates(
                 continue;
             };
             let name = &decl.name.name;
-            if let Some((file, _, first)) = seen.iter().find(|(_, n, _)| n == name) {
-                if *file == source.file {
+            if let Some(&(file, first)) = seen.get(name.as_str()) {
+                if file == source.file {
                     continue; // one module's duplicates are reported with its definitions
                 }
                 diagnostics.push(
@@ -49,12 +50,12 @@ pub fn build_aggregates(
                         decl.name.span,
                         "second declaration",
                     )
-                    .with_secondary(Label::new(file.as_str(), *first, "first declared here"))
+                    .with_secondary(Label::new(file, first, "first declared here"))
                     .with_help("rename one of them; a database keeps one aggregate per name"),
                 );
                 continue;
             }
-            seen.push((source.file.clone(), name.clone(), decl.name.span));
+            seen.insert(name, (&source.file, decl.name.span));
             if schema.table(name).is_some() {
                 diagnostics.push(
                     Diagnostic::error(
@@ -72,12 +73,11 @@ pub fn build_aggregates(
             if let Some((table, aggregate)) =
                 aggregate_schema(&source.file, index, module, schema, decl, diagnostics)
             {
-                let table = schema
-                    .tables
-                    .iter_mut()
-                    .find(|t| t.name == table)
-                    .expect("resolved above");
-                table.aggregates.push(aggregate);
+                let added = schema.add_aggregate(&table, aggregate);
+                assert!(
+                    added,
+                    "the aggregate's table was resolved in the schema above"
+                );
             }
         }
     }

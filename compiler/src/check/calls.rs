@@ -23,7 +23,7 @@ impl Checker<'_> {
         let all: Vec<&Expr> = input.into_iter().chain(args.iter()).collect();
         match &callee.kind {
             ExprKind::Name(name) => {
-                if let Some(local) = self.scope.iter().rev().find(|l| l.name == name.name) {
+                if let Some(local) = self.scope.get(&name.name) {
                     let ty = local.ty.clone();
                     return self.call_local(span, &name.name, &ty, &all);
                 }
@@ -471,17 +471,30 @@ impl Checker<'_> {
         generics: &mut BTreeMap<String, Ty>,
     ) -> bool {
         let expected = pty.substitute_generics(generics);
-        if !expected.accepts(arg) && !bind(pty, arg, &mut generics.clone()) {
-            self.mismatch(
-                &expected,
-                arg,
-                span,
-                format!("parameter `{param}` of `{callee}`"),
-            );
-            return false;
+        if expected.accepts(arg) {
+            bind(pty, arg, generics);
+            return true;
         }
-        bind(pty, arg, generics);
-        true
+        // A trial binding, undone when the shapes differ (a copy of the
+        // bindings per argument grew with the square of the type
+        // parameters).
+        let mut undo = Vec::new();
+        if bind_logged(pty, arg, generics, Some(&mut undo)) {
+            return true;
+        }
+        for (name, before) in undo.into_iter().rev() {
+            match before {
+                Some(ty) => generics.insert(name, ty),
+                None => generics.remove(&name),
+            };
+        }
+        self.mismatch(
+            &expected,
+            arg,
+            span,
+            format!("parameter `{param}` of `{callee}`"),
+        );
+        false
     }
 }
 
@@ -495,38 +508,55 @@ fn merge_bindings(into: &mut Bindings, from: &Bindings) {
 /// Binds type parameters of `param` to the parts of `arg`, each to the join
 /// of everything that binds it; false when the shapes differ.
 fn bind(param: &Ty, arg: &Ty, generics: &mut BTreeMap<String, Ty>) -> bool {
+    bind_logged(param, arg, generics, None)
+}
+
+/// [`bind`], writing each binding's value before it onto `undo` if given.
+fn bind_logged(
+    param: &Ty,
+    arg: &Ty,
+    generics: &mut BTreeMap<String, Ty>,
+    mut undo: Option<&mut Vec<(String, Option<Ty>)>>,
+) -> bool {
+    let mut set = |generics: &mut BTreeMap<String, Ty>, name: &String, ty: Ty| {
+        let before = generics.insert(name.clone(), ty);
+        if let Some(undo) = undo.as_deref_mut() {
+            undo.push((name.clone(), before));
+        }
+    };
     match (param, arg) {
         (_, Ty::Error) => true,
         (Ty::Generic(name), _) => match generics.get(name) {
             Some(bound) => {
                 if bound.accepts(arg) || arg.accepts(bound) {
                     let joined = super::expr::join_types(bound, arg);
-                    generics.insert(name.clone(), joined);
+                    set(generics, name, joined);
                     true
                 } else {
                     false
                 }
             }
             None => {
-                generics.insert(name.clone(), arg.clone());
+                set(generics, name, arg.clone());
                 true
             }
         },
-        (Ty::List(p, _), Ty::List(a, _)) => bind(p, a, generics),
-        (Ty::Option(p), Ty::Option(a)) => bind(p, a, generics),
-        (Ty::Option(p), a) => bind(p, a, generics),
-        (Ty::Stream(p), Ty::Stream(a)) => bind(&p.elem, &a.elem, generics),
+        (Ty::List(p, _), Ty::List(a, _)) => bind_logged(p, a, generics, undo),
+        (Ty::Option(p), Ty::Option(a)) => bind_logged(p, a, generics, undo),
+        (Ty::Option(p), a) => bind_logged(p, a, generics, undo),
+        (Ty::Stream(p), Ty::Stream(a)) => bind_logged(&p.elem, &a.elem, generics, undo),
         (Ty::Fn(p), Ty::Fn(a)) => {
             p.params.len() == a.params.len()
                 && p.params
                     .iter()
                     .zip(&a.params)
-                    .all(|(x, y)| bind(x, y, generics))
-                && bind(&p.ret, &a.ret, generics)
+                    .all(|(x, y)| bind_logged(x, y, generics, undo.as_deref_mut()))
+                && bind_logged(&p.ret, &a.ret, generics, undo)
         }
-        (Ty::Record(p), Ty::Record(a)) => p
-            .iter()
-            .all(|(n, t)| a.iter().any(|(m, u)| n == m && bind(t, u, generics))),
+        (Ty::Record(p), Ty::Record(a)) => p.iter().all(|(n, t)| {
+            a.iter()
+                .any(|(m, u)| n == m && bind_logged(t, u, generics, undo.as_deref_mut()))
+        }),
         _ => param.accepts(arg),
     }
 }

@@ -46,10 +46,9 @@ impl Checker<'_> {
         let mut params = Vec::with_capacity(def.params.len());
         let mut specs: Option<Vec<ParamSpec>> = Some(Vec::with_capacity(def.params.len()));
         for (position, param) in def.params.iter().enumerate() {
-            if params
-                .iter()
-                .any(|(n, _): &(String, Ty)| *n == param.name.name)
-            {
+            // The scope holds just the parameters so far (a search of them
+            // per parameter grew with the square of their number).
+            if self.scope.contains(&param.name.name) {
                 self.error(
                     "E0203",
                     format!("parameter `{}` is declared twice", param.name.name),
@@ -302,8 +301,7 @@ impl Checker<'_> {
                     TypeKind::List(_, Some(SizeBound::Name(other))) => {
                         let earlier = self
                             .scope
-                            .iter()
-                            .find(|l| l.name == other.name)
+                            .get(&other.name)
                             .and_then(|l| l.ty.interval())
                             .filter(|i| i.max_value().is_some())
                             .map(|i| i.hi.clone());

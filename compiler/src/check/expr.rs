@@ -123,7 +123,7 @@ pub struct Checker<'p> {
     pub diagnostics: Vec<Diagnostic>,
     /// Shared entries: a delayed lambda keeps the scope it was written in,
     /// and copying it must not copy every type in scope.
-    pub(super) scope: Vec<Arc<Local>>,
+    pub(super) scope: super::locals::Locals,
     /// Types and references, in the definition's (relative) spans: kept
     /// only when asked (an editor's hover, definitions and completion read
     /// them; a check for verdicts and plans reads none, and every
@@ -172,11 +172,7 @@ impl<'p> Checker<'p> {
     }
 
     pub(super) fn local(&self, name: &str) -> Option<&Local> {
-        self.scope
-            .iter()
-            .rev()
-            .find(|l| l.name == name)
-            .map(|l| &**l)
+        self.scope.get(name)
     }
 
     /// Checks an expression with no expected type.

@@ -111,7 +111,7 @@ impl Checker<'_> {
         // copied, since a module of thousands of names may have as many
         // misspellings.
         let mut nearest = super::names::Nearest::new(&ident.name);
-        nearest.in_order(self.scope.iter().map(|l| l.name.as_str()));
+        nearest.in_order(self.scope.names());
         nearest.any_order(
             self.index.scopes[self.module]
                 .unordered()

@@ -16,6 +16,7 @@ mod expr;
 mod fields;
 mod functions;
 mod interval;
+pub(crate) mod locals;
 mod measures;
 mod module_scope;
 mod modules;
@@ -221,7 +222,7 @@ pub fn check_one(
         file: DEF_MARKER,
         kind: info.kind,
         diagnostics: Vec::new(),
-        scope: Vec::new(),
+        scope: Default::default(),
         // A fact per expression and name: room for a typical definition's
         // from the start (growing copies them, and each is a few hundred
         // bytes).

@@ -66,9 +66,10 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
     let table = source.table;
     let before = diagnostics.len();
     let mut columns: Vec<Column> = Vec::new();
-    // Their names, for the duplicate check (a search of `columns` per column
-    // grew with the square of a wide table's columns).
-    let mut column_names: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    // Their positions by name, for the duplicate check and the key's and
+    // indexes' columns (a search of `columns` per name grew with the square
+    // of a wide table's columns).
+    let mut column_names: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut key: Option<(Vec<usize>, crate::Span)> = None;
     let mut indexes: Vec<IndexSchema> = Vec::new();
     let mut index_spans: Vec<crate::Span> = Vec::new();
@@ -79,7 +80,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
             pending.push(member);
             continue;
         };
-        if column_names.contains(field.name.name.as_str()) {
+        if column_names.contains_key(field.name.name.as_str()) {
             diagnostics.push(
                 Diagnostic::error(
                     "E0203",
@@ -151,7 +152,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                 diagnostics.push(long_default(file, text.len(), max, span));
             }
         }
-        column_names.insert(field.name.name.as_str());
+        column_names.insert(field.name.name.as_str(), position);
         columns.push(Column {
             name: field.name.name.clone(),
             ty,
@@ -164,8 +165,8 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
     let resolve = |names: &[ast::Ident], diagnostics: &mut Vec<Diagnostic>| -> Option<Vec<usize>> {
         let mut positions = Vec::new();
         for name in names {
-            match columns.iter().position(|c| c.name == name.name) {
-                Some(p) => positions.push(p),
+            match column_names.get(name.name.as_str()) {
+                Some(&p) => positions.push(p),
                 None => {
                     diagnostics.push(unknown_column(file, &table.name.name, name, &columns));
                     return None;
@@ -344,6 +345,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         small_max,
         // Declared apart, at the top level: added by `aggregates.rs`.
         aggregates: Vec::new(),
+        lookups: Default::default(),
     })
 }
 

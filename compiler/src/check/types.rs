@@ -88,7 +88,7 @@ pub struct DelayedLambda {
     pub params: Vec<Ident>,
     pub body: crate::syntax::ast::Expr,
     /// The names in scope where it was written.
-    pub captured: Vec<std::sync::Arc<super::expr::Local>>,
+    pub captured: super::locals::Locals,
 }
 
 impl PartialEq for DelayedLambda {

@@ -4,6 +4,7 @@
 //! rendered for terminals (`render`, via ariadne), as JSON (`json`) and, later,
 //! for the language server. Nothing here knows about the terminal.
 
+mod excerpt;
 mod json;
 mod render;
 
@@ -145,6 +146,15 @@ impl Sources {
     pub fn get(&self, name: &str) -> Option<&str> {
         let at = *self.by_name.get(name)?;
         Some(self.files[at].1.as_str())
+    }
+
+    /// The file's text and where its lines start.
+    pub(crate) fn text(&self, name: &str) -> Option<excerpt::Text<'_>> {
+        let at = *self.by_name.get(name)?;
+        Some(excerpt::Text {
+            text: &self.files[at].1,
+            lines: &self.lines[at],
+        })
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
