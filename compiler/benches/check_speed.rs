@@ -2,7 +2,8 @@
 //! 10,000 lines, and whether the time per line stays flat as modules grow
 //! (it would grow with the size if anything were quadratic); the memory a
 //! one-line query takes; re-checking after an edit; many diagnostics; many
-//! small files.
+//! small files; programs wide in one thing (`wide`: thousands of tables,
+//! columns, parameters, misspellings, or one very long line).
 //!
 //! The cold check times exactly what `rqc check` runs,
 //! [`compile_for_exit`]: the compilation with its verdicts and diagnostics,
@@ -23,6 +24,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use rqc_compiler::db::Analysis;
 use rqc_compiler::{compile, compile_for_exit};
 use std::time::{Duration, Instant};
+
+#[path = "check_speed/wide.rs"]
+mod wide;
 
 /// A module of about `lines` lines: tables, then queries, functions and
 /// mutations over them, each a few lines, every one accepted.
@@ -119,7 +123,7 @@ fn memory_per_query() {
 }
 
 fn main() {
-    // Sections to run (all when none is named): memory, cold, edit, stdio, many, files.
+    // Sections to run (all when none is named): memory, cold, edit, stdio, many, files, wide.
     let named: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
@@ -146,6 +150,9 @@ fn main() {
     }
     if run("files") {
         rqc_compiler::stack::with_deep_stack(many_files);
+    }
+    if run("wide") {
+        rqc_compiler::stack::with_deep_stack(wide::wide);
     }
 }
 

@@ -76,6 +76,7 @@ pub fn handle(server: &mut Server, batch: Vec<Message>) -> Handled {
             Message::Response(_) => {}
         }
     }
+    server.settle();
     handled
 }
 
@@ -198,6 +199,45 @@ mod tests {
         );
         let unchanged = handle(&mut server, vec![hover(5)]);
         assert!(!unchanged.changed, "a request alone changes nothing");
+    }
+
+    #[test]
+    fn a_batch_of_edits_reaches_the_analysis_whole_before_a_request_and_at_its_end() {
+        let mut server = Server::new(None);
+        assert!(handle(&mut server, vec![open()]).changed);
+        // Inserts a space at the start of line 1, `count` times.
+        let edits = |count: usize, from: i32| {
+            (0..count).map(move |i| {
+                let at = json!({ "line": 1, "character": 0 });
+                notify(
+                    "textDocument/didChange",
+                    json!({ "textDocument": { "uri": URI, "version": from + i as i32 }, "contentChanges": [{ "range": { "start": at, "end": at }, "text": " " }] }),
+                )
+            })
+        };
+        let mut batch: Vec<Message> = edits(3, 2).collect();
+        // On `one`, three columns right of where it was.
+        batch.push(Message::Request(Request::new(
+            6.into(),
+            "textDocument/hover".into(),
+            json!({ "textDocument": { "uri": URI }, "position": { "line": 1, "character": 10 } }),
+        )));
+        let handled = handle(&mut server, batch);
+        assert!(handled.changed);
+        // The request saw the three edits before it.
+        let hovered = handled.responses[0].response_result.as_ref().unwrap();
+        assert!(
+            hovered["contents"]["value"]
+                .as_str()
+                .unwrap()
+                .contains("seeks ≤ 1"),
+            "{hovered}"
+        );
+        // A batch of edits alone: the analysis has them when it ends.
+        assert!(handle(&mut server, edits(2, 5).collect()).changed);
+        assert!(server.edited.is_empty());
+        let (_, text) = server.analysis.files().into_iter().next().unwrap();
+        assert_eq!(text, FEED.replacen("query", "     query", 1));
     }
 
     #[test]

@@ -158,6 +158,11 @@ struct Server {
     open: BTreeMap<String, bool>,
     /// Files that had diagnostics, so they can be cleared.
     published: BTreeMap<String, usize>,
+    /// Texts edited since the analysis last had them: a batch's edits of a
+    /// document are applied here and given to the analysis once, before
+    /// the next request or at the batch's end (giving it each edit's text
+    /// copied and re-split the whole document per edit).
+    edited: std::collections::HashMap<String, String>,
 }
 
 impl Server {
@@ -178,11 +183,22 @@ impl Server {
             analysis: Analysis::new(&files),
             open,
             published: BTreeMap::new(),
+            edited: Default::default(),
         }
     }
 
     fn text(&self, file: &str) -> String {
-        self.analysis.text(file).unwrap_or_default().to_string()
+        match self.edited.get(file) {
+            Some(text) => text.clone(),
+            None => self.analysis.text(file).unwrap_or_default().to_string(),
+        }
+    }
+
+    /// Gives the analysis the texts edited since it last had them.
+    fn settle(&mut self) {
+        for (file, text) in self.edited.drain() {
+            self.analysis.set_file(&file, &text);
+        }
     }
 
     /// The text of each of `files`, each once.
@@ -205,12 +221,16 @@ impl Server {
         match notification.method.as_str() {
             "textDocument/didOpen" => {
                 let text = params["textDocument"]["text"].as_str().unwrap_or("");
+                self.edited.remove(&file);
                 self.open.insert(file.clone(), true);
                 self.analysis.set_file(&file, text);
                 true
             }
             "textDocument/didChange" => {
-                let mut text = self.text(&file);
+                let mut text = match self.edited.remove(&file) {
+                    Some(text) => text,
+                    None => self.text(&file),
+                };
                 for change in params["contentChanges"].as_array().into_iter().flatten() {
                     let new_text = change["text"].as_str().unwrap_or("");
                     match serde_json::from_value::<lsp_types::Range>(change["range"].clone()) {
@@ -221,10 +241,11 @@ impl Server {
                         Err(_) => text = new_text.to_string(),
                     }
                 }
-                self.analysis.set_file(&file, &text);
+                self.edited.insert(file, text);
                 true
             }
             "textDocument/didClose" => {
+                self.edited.remove(&file);
                 self.open.insert(file.clone(), false);
                 match std::fs::read_to_string(&file) {
                     Ok(text) => self.analysis.set_file(&file, &text),
@@ -282,6 +303,7 @@ impl Server {
     }
 
     fn request(&mut self, request: &Request) -> Response {
+        self.settle();
         let params = &request.params;
         let file = params["textDocument"]["uri"]
             .as_str()

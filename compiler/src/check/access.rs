@@ -328,7 +328,7 @@ impl<'p> Checker<'p> {
                             index.name, index.name, index.name
                         ),
                         None if names.is_empty() => format!("`{table}` has no indexes; read it by key: `{table}[…]`"),
-                        None => format!("the indexes of `{table}` are: {}", names.join(", ")),
+                        None => format!("the indexes of `{table}` are: {}", super::names::listed(&names)),
                     });
                     if let Some(label) =
                         self.table_label(&table, format!("`{table}` is declared here"))

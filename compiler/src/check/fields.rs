@@ -285,7 +285,7 @@ impl Checker<'_> {
         );
         d.help.push(match suggestion {
             Some(close) => format!("did you mean `{close}`?"),
-            None => format!("its fields are: {}", names.join(", ")),
+            None => format!("its fields are: {}", super::names::listed(&refs)),
         });
     }
 }

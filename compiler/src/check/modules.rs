@@ -1,7 +1,7 @@
 //! Modules and names: which module each file is, what its imports bring, and in what order to check definitions.
 
 use super::module_scope::ModuleScope;
-use super::names::closest;
+use super::names::{closest, listed};
 use super::SourceModule;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
@@ -326,23 +326,6 @@ fn resolve_imports(
     }
     out
 }
-
-/// Names for a help line: all of them when few, else the first
-/// [`LISTED`] and how many more (a program of thousands of modules would
-/// print them all in every such help).
-fn listed(names: &[&str]) -> String {
-    if names.len() <= LISTED {
-        return names.join(", ");
-    }
-    format!(
-        "{}, and {} more",
-        names[..LISTED].join(", "),
-        names.len() - LISTED
-    )
-}
-
-/// How many names a help line lists.
-const LISTED: usize = 12;
 
 fn report_import_cycles(indexed: &Indexed<'_>, diagnostics: &mut Vec<Diagnostic>) {
     let index = &indexed.index;

@@ -9,6 +9,23 @@ pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     nearest.best()
 }
 
+/// Names for a help line: all of them when few, else the first
+/// [`LISTED`] and how many more (a program of thousands of modules, or a
+/// table of thousands of columns, printed them all in every such help).
+pub fn listed(names: &[&str]) -> String {
+    if names.len() <= LISTED {
+        return names.join(", ");
+    }
+    format!(
+        "{}, and {} more",
+        names[..LISTED].join(", "),
+        names.len() - LISTED
+    )
+}
+
+/// How many names a help line lists.
+const LISTED: usize = 12;
+
 /// `name`'s characters in lower case, onto `out` (names are mostly ASCII,
 /// which needs no table).
 fn lower_chars(name: &str, out: &mut Vec<char>) {
@@ -78,7 +95,9 @@ impl<'a> Nearest<'a> {
         }
     }
 
-    /// Offers names in order: of equally close ones, the first offered.
+    /// Offers names in order: of equally close ones, the first offered. A
+    /// name its [`Signature`] puts too far costs that signature, not the
+    /// table (a table of 8,000 columns and as many misspellings of them).
     pub fn in_order(&mut self, names: impl IntoIterator<Item = &'a str>) {
         for candidate in names {
             let bound = match self.best {
@@ -86,6 +105,9 @@ impl<'a> Nearest<'a> {
                 Some((distance, _)) => distance - 1,
                 None => self.limit,
             };
+            if self.signature.least_distance(Signature::of(candidate)) > bound {
+                continue;
+            }
             if let Some(distance) = self.distance(candidate, bound) {
                 self.best = Some((distance, candidate));
             }

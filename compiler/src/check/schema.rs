@@ -506,7 +506,7 @@ pub fn unknown_column(
         Some(close) => diagnostic.with_help(format!("did you mean `{close}`?")),
         None => diagnostic.with_help(format!(
             "the columns of `{table}` are: {}",
-            known.join(", ")
+            crate::check::names::listed(&known)
         )),
     };
     diagnostic

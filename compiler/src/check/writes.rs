@@ -204,7 +204,10 @@ impl<'p> Checker<'p> {
         );
         d.help.push(match suggestion {
             Some(close) => format!("did you mean `{close}`?"),
-            None => format!("the columns of `{table}` are: {}", names.join(", ")),
+            None => format!(
+                "the columns of `{table}` are: {}",
+                super::names::listed(&refs)
+            ),
         });
     }
 
