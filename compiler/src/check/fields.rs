@@ -186,8 +186,8 @@ impl Checker<'_> {
                         super::schema_types::table_column_ty(table, &column.name, &column.ty)
                     }
                     None => {
-                        let columns: Vec<String> = table_schema
-                            .map(|t| t.columns.iter().map(|c| c.name.clone()).collect())
+                        let columns: Vec<&str> = table_schema
+                            .map(|t| t.columns.iter().map(|c| c.name.as_str()).collect())
                             .unwrap_or_default();
                         self.no_field(field, &ty, &columns);
                         return Checked::error();
@@ -197,7 +197,7 @@ impl Checker<'_> {
             Ty::Record(fields) => match fields.iter().find(|(n, _)| *n == field.name) {
                 Some((_, t)) => t.clone(),
                 None => {
-                    let names: Vec<String> = fields.iter().map(|(n, _)| n.clone()).collect();
+                    let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
                     self.no_field(field, &ty, &names);
                     return Checked::error();
                 }
@@ -274,9 +274,8 @@ impl Checker<'_> {
         self.check_whole_table(table, Some(&field.name), expr.span)
     }
 
-    pub(super) fn no_field(&mut self, field: &Ident, ty: &Ty, names: &[String]) {
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let suggestion = super::names::closest(&field.name, &refs).map(str::to_string);
+    pub(super) fn no_field(&mut self, field: &Ident, ty: &Ty, names: &[&str]) {
+        let suggestion = super::names::closest(&field.name, names).map(str::to_string);
         let d = self.error(
             "E0202",
             format!("`{ty}` has no field `{}`", field.name),
@@ -285,7 +284,7 @@ impl Checker<'_> {
         );
         d.help.push(match suggestion {
             Some(close) => format!("did you mean `{close}`?"),
-            None => format!("its fields are: {}", super::names::listed(&refs)),
+            None => format!("its fields are: {}", super::names::listed(names)),
         });
     }
 }

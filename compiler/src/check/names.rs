@@ -51,6 +51,14 @@ pub struct Signature {
 impl Signature {
     pub fn of(name: &str) -> Signature {
         let mut signature = Signature::default();
+        if name.is_ascii() {
+            // Most names: a byte is a character, without a case table.
+            for b in name.bytes() {
+                signature.set |= 1 << (u32::from(b.to_ascii_lowercase()) % 64);
+            }
+            signature.length = name.len() as u32;
+            return signature;
+        }
         for c in name.chars().flat_map(char::to_lowercase) {
             signature.length += 1;
             signature.set |= 1 << (c as u32 % 64);

@@ -111,7 +111,7 @@ impl<'p> Checker<'p> {
         let mut values: Vec<Option<TExpr>> = vec![None; schema.columns.len()];
         for field in fields {
             let Some(position) = schema.column(&field.name.name) else {
-                let names: Vec<String> = schema.columns.iter().map(|c| c.name.clone()).collect();
+                let names: Vec<&str> = schema.columns.iter().map(|c| c.name.as_str()).collect();
                 self.no_column(&table, &field.name, &names);
                 continue;
             };
@@ -193,9 +193,8 @@ impl<'p> Checker<'p> {
         checked
     }
 
-    fn no_column(&mut self, table: &str, name: &crate::syntax::ast::Ident, names: &[String]) {
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let suggestion = super::names::closest(&name.name, &refs).map(str::to_string);
+    fn no_column(&mut self, table: &str, name: &crate::syntax::ast::Ident, names: &[&str]) {
+        let suggestion = super::names::closest(&name.name, names).map(str::to_string);
         let d = self.error(
             "E0202",
             format!("table `{table}` has no column `{}`", name.name),
@@ -206,7 +205,7 @@ impl<'p> Checker<'p> {
             Some(close) => format!("did you mean `{close}`?"),
             None => format!(
                 "the columns of `{table}` are: {}",
-                super::names::listed(&refs)
+                super::names::listed(names)
             ),
         });
     }
@@ -268,7 +267,7 @@ impl<'p> Checker<'p> {
         let mut tirs = Vec::new();
         for field in fields {
             let Some(position) = schema.column(&field.name.name) else {
-                let names: Vec<String> = schema.columns.iter().map(|c| c.name.clone()).collect();
+                let names: Vec<&str> = schema.columns.iter().map(|c| c.name.as_str()).collect();
                 self.no_column(&schema.name, &field.name, &names);
                 continue;
             };
