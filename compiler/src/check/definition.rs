@@ -45,6 +45,7 @@ impl Checker<'_> {
         // entry), and a grown one keeps its spare room.
         let mut params = Vec::with_capacity(def.params.len());
         let mut specs: Option<Vec<ParamSpec>> = Some(Vec::with_capacity(def.params.len()));
+        let generics = super::schema_types::TypeParams::new(&def.generics);
         for (position, param) in def.params.iter().enumerate() {
             // The scope holds just the parameters so far (a search of them
             // per parameter grew with the square of their number).
@@ -59,7 +60,7 @@ impl Checker<'_> {
                 .push("give each parameter its own name".into());
                 continue;
             }
-            let ty = self.resolve_type(&param.ty, Some(&def.generics));
+            let ty = self.resolve_type(&param.ty, Some(&generics));
             let ty = self.parameter(def, param, ty);
             if let Some(specs_list) = specs.as_mut() {
                 let spec = match &ty {
@@ -133,7 +134,7 @@ impl Checker<'_> {
         let declared = def
             .ret
             .as_ref()
-            .map(|ret| self.resolve_type(ret, Some(&def.generics)));
+            .map(|ret| self.resolve_type(ret, Some(&generics)));
         let body = self.check_expected(&def.body, declared.as_ref());
         if let Some(declared) = &declared {
             self.expect_type(

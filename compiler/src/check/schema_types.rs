@@ -68,11 +68,29 @@ pub fn as_column(ty: &Ty) -> Option<ColumnType> {
     }
 }
 
-/// Whether a written name is a type parameter: declared in `<…>`, or a
-/// single capital letter that names nothing else (`fn f(xs: [T])`).
-pub fn is_type_parameter(name: &str, generics: &[Ident]) -> bool {
-    generics.iter().any(|g| g.name == name)
-        || (name.len() == 1 && name.chars().all(|c| c.is_ascii_uppercase()))
+/// A definition's declared type parameters (`<A, B>`), found by name: a
+/// list searched when short, a set past that (a definition of thousands
+/// searched them once per written type).
+pub struct TypeParams<'d> {
+    list: &'d [Ident],
+    set: Option<std::collections::HashSet<&'d str>>,
+}
+
+impl<'d> TypeParams<'d> {
+    pub fn new(list: &'d [Ident]) -> TypeParams<'d> {
+        let set = (list.len() > 16).then(|| list.iter().map(|g| g.name.as_str()).collect());
+        TypeParams { list, set }
+    }
+
+    /// Whether a written name is a type parameter: declared in `<…>`, or a
+    /// single capital letter that names nothing else (`fn f(xs: [T])`).
+    pub fn contains(&self, name: &str) -> bool {
+        let declared = match &self.set {
+            Some(set) => set.contains(name),
+            None => self.list.iter().any(|g| g.name == name),
+        };
+        declared || (name.len() == 1 && name.chars().all(|c| c.is_ascii_uppercase()))
+    }
 }
 
 impl Checker<'_> {
@@ -80,7 +98,7 @@ impl Checker<'_> {
     /// ranges, function and stream costs) are unknown — unbounded — here:
     /// a definition's parameters get variables in their place
     /// (`measures::abstract_measures`), an entry point's its declared bounds.
-    pub fn resolve_type(&mut self, ty: &Type, generics: Option<&[Ident]>) -> Ty {
+    pub fn resolve_type(&mut self, ty: &Type, generics: Option<&TypeParams<'_>>) -> Ty {
         match &ty.kind {
             TypeKind::Named(name) => match name.name.as_str() {
                 "Int" => Ty::any_int("?"),
@@ -89,7 +107,7 @@ impl Checker<'_> {
                 "Bool" => Ty::Bool,
                 other => match self.index.lookup(self.module, other) {
                     Some(Symbol::Table(table)) => Ty::Row(table.clone()),
-                    _ if is_type_parameter(other, generics.unwrap_or(&[])) => {
+                    _ if generics.unwrap_or(&TypeParams::new(&[])).contains(other) => {
                         Ty::Generic(other.to_string())
                     }
                     _ => {
