@@ -91,3 +91,75 @@ fn lines_of_ordinary_length_are_drawn_whole() {
         all[0]
     );
 }
+
+/// The `file:line:column` of each header of a rendered diagnostic.
+fn headers(diagnostic: &str) -> Vec<String> {
+    diagnostic
+        .lines()
+        .filter_map(|row| {
+            let start = row.find("─[ ")? + "─[ ".len();
+            let end = row.rfind(" ]")?;
+            Some(row[start..end].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_other_file_of_a_diagnostic_keeps_its_columns_whatever_its_characters() {
+    // The long line in `b.rq`, the first declaration after wide characters
+    // in `a.rq` (ariadne counting bytes took that place in characters).
+    let a = "module a\npub query z() = \"中中中中中\" table T { id: Int key }\n";
+    let b = format!("module b\n{}table T {{ id: Int key }}\n", " ".repeat(400));
+    let all = rendered(&[("a.rq", a.to_string()), ("b.rq", b.clone())]);
+    let twice: Vec<&String> = all
+        .iter()
+        .filter(|d| d.contains("declared twice"))
+        .collect();
+    assert_eq!(twice.len(), 1, "{all:?}");
+    let a_column = a
+        .lines()
+        .nth(1)
+        .unwrap()
+        .chars()
+        .position(|c| c == 'T')
+        .unwrap()
+        + 1;
+    assert_eq!(
+        headers(twice[0]),
+        [format!("b.rq:2:{}", 400 + 7), format!("a.rq:2:{a_column}")],
+        "{}",
+        twice[0]
+    );
+
+    // The long line in the other file, after the primary one's.
+    let a = format!("module a\n{}table T {{ id: Int key }}\n", " ".repeat(450));
+    let b = "module b\ntable T { id: Int key }\n".to_string();
+    let all = rendered(&[("a.rq", a), ("b.rq", b)]);
+    let twice: Vec<&String> = all
+        .iter()
+        .filter(|d| d.contains("declared twice"))
+        .collect();
+    let files = headers(twice[0]);
+    assert!(
+        files.contains(&format!("a.rq:2:{}", 450 + 7)),
+        "{}",
+        twice[0]
+    );
+}
+
+#[test]
+fn a_label_at_the_end_of_a_long_last_line_has_the_files_column() {
+    let line = format!("pub query q(a: Int) = {}T[a] |>", " ".repeat(450));
+    for ending in ["", "\n"] {
+        let text = format!("module m\ntable T {{ id: Int key }}\n{line}{ending}");
+        let all = rendered(&[("eof.rq", text)]);
+        let at_end = all
+            .iter()
+            .find(|d| d.contains("E0102"))
+            .unwrap_or_else(|| panic!("{all:?}"));
+        // On the last character, as ariadne draws a label past the end.
+        let column = line.chars().count() + ending.len();
+        assert_eq!(headers(at_end), [format!("eof.rq:3:{column}")], "{at_end}");
+        assert!(at_end.len() < 1000, "{at_end}");
+    }
+}

@@ -248,10 +248,10 @@ impl Checker<'_> {
             .and_then(|t| t.index(&field.name))
             .is_some();
         if !known {
-            let mut names: Vec<String> = self
-                .schema
+            let schema = self.schema;
+            let mut names: Vec<&str> = schema
                 .table(table)
-                .map(|t| t.indexes.iter().map(|i| i.name.clone()).collect())
+                .map(|t| t.indexes.iter().map(|i| i.name.as_str()).collect())
                 .unwrap_or_default();
             names.sort();
             self.error(
@@ -264,7 +264,10 @@ impl Checker<'_> {
             .push(if names.is_empty() {
                 format!("`{table}` has no indexes; read it in key order: `{table} |> take(n)`")
             } else {
-                format!("the indexes of `{table}` are: {}", names.join(", "))
+                format!(
+                    "the indexes of `{table}` are: {}",
+                    super::names::listed(&names)
+                )
             });
             return Checked::error();
         }

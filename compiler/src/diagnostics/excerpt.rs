@@ -33,9 +33,12 @@ pub struct Excerpt {
     pub first_line: usize,
     /// Each label end's byte offset in the file, mapped to the excerpt.
     mapped: BTreeMap<usize, usize>,
-    /// Column fixes for headers: the 1-based line, and the column ariadne
-    /// counts in the excerpt → the column in the file.
-    columns: Vec<(usize, usize, usize)>,
+    /// Each cut line's kept windows, by its 1-based line number in the
+    /// file: where each starts in the excerpt's line and in the file's
+    /// (1-based columns in characters), and how many characters it has.
+    /// A header's column, counted by ariadne in the excerpt, is the file's
+    /// through these.
+    windows: HashMap<usize, CutLine>,
 }
 
 impl<'s> Text<'s> {
@@ -60,10 +63,12 @@ impl<'s> Text<'s> {
 
     /// The excerpt holding `spans` (byte ranges into this text).
     pub fn excerpt(&self, spans: &[Range<usize>]) -> Excerpt {
+        // Inside the text, and on a character: one inside a character moves
+        // on to the next, as the characters of a whole file are counted.
         let ends: Vec<usize> = spans
             .iter()
             .flat_map(|s| [s.start, s.end])
-            .map(|offset| self.lines.line_of(self.text, offset).1)
+            .map(|offset| ceil_boundary(self.text, offset.min(self.text.len())))
             .collect();
         let line_of = |offset| self.lines.line_of(self.text, offset).0;
         let first = ends.iter().map(|&o| line_of(o)).min().unwrap_or(0);
@@ -72,7 +77,7 @@ impl<'s> Text<'s> {
             text: String::new(),
             first_line: first,
             mapped: BTreeMap::new(),
-            columns: Vec::new(),
+            windows: HashMap::new(),
         };
         for line in first..=last {
             if line > first {
@@ -94,12 +99,18 @@ impl<'s> Text<'s> {
             }
             let line_start = excerpt.text.len();
             let mut kept = 0; // the last byte of the line copied so far
+            let mut shown = Vec::new();
             for window in windows(self.text, &range, &here) {
                 if window.start > kept.max(range.start) {
                     excerpt.text.push_str(ELISION);
                 }
                 let at = excerpt.text.len();
                 excerpt.text.push_str(&self.text[window.clone()]);
+                shown.push(Window {
+                    shown: excerpt.text[line_start..at].chars().count() + 1,
+                    real: self.text[range.start..window.start].chars().count() + 1,
+                    chars: self.text[window.clone()].chars().count(),
+                });
                 for &end in here
                     .iter()
                     .filter(|&&o| window.contains(&o) || o == window.end)
@@ -114,17 +125,36 @@ impl<'s> Text<'s> {
             if kept < range.end {
                 excerpt.text.push_str(ELISION);
             }
-            for &end in &here {
-                let in_excerpt = excerpt.mapped[&end] - line_start;
-                let shown = excerpt.text[line_start..line_start + in_excerpt]
-                    .chars()
-                    .count();
-                let real = self.text[range.start..end].chars().count();
-                excerpt.columns.push((line + 1, shown + 1, real + 1));
-            }
+            let cut = CutLine {
+                windows: shown,
+                shown_chars: excerpt.text[line_start..].chars().count(),
+                real_chars: self.text[range].chars().count(),
+            };
+            excerpt.windows.insert(line + 1, cut);
+        }
+        // The last line's break, where the file has one: a label on it (an
+        // error at the end of a line) is drawn there, not pulled back.
+        if self.lines.start_of_next(last).is_some() {
+            excerpt.text.push('\n');
         }
         excerpt
     }
+}
+
+/// A line cut down to windows, and its length in characters as shown (its
+/// windows and elisions) and in the file.
+struct CutLine {
+    windows: Vec<Window>,
+    shown_chars: usize,
+    real_chars: usize,
+}
+
+/// A window of a cut line: where it starts in the excerpt's line and in
+/// the file's (1-based columns), and its length, in characters.
+struct Window {
+    shown: usize,
+    real: usize,
+    chars: usize,
 }
 
 /// The windows of a long line kept around `ends`, merged, in order.
@@ -163,17 +193,32 @@ fn ceil_boundary(text: &str, mut i: usize) -> usize {
 }
 
 impl Excerpt {
-    /// Where the file's byte `offset` (a label's end) is in the excerpt.
+    /// Where the file's byte `offset` (a label's end) is in the excerpt;
+    /// one inside a character (moved on to the next, which is a label's
+    /// end) or past the text (the last) as [`Text::excerpt`] took it.
     pub fn map(&self, offset: usize) -> usize {
-        match self.mapped.get(&offset) {
-            Some(&at) => at,
-            // Not a label's end: the nearest one before it.
-            None => self
-                .mapped
-                .range(..offset)
-                .next_back()
-                .map_or(0, |(_, &at)| at),
+        let next = self.mapped.range(offset..).next();
+        let last = self.mapped.iter().next_back();
+        next.or(last).map_or(0, |(_, &at)| at)
+    }
+
+    /// The file's column of `shown`, a column ariadne counts on line
+    /// `number` (1-based) of the excerpt: the same on a line kept whole,
+    /// else through the window holding it (its end included: a label at
+    /// the end of the text is drawn on its last character).
+    fn column_in_file(&self, number: usize, shown: usize) -> usize {
+        let Some(cut) = self.windows.get(&number) else {
+            return shown;
+        };
+        if shown > cut.shown_chars {
+            // The line's break, or past it: a label at the end of the text
+            // is drawn on the last character there is.
+            return cut.real_chars + (shown - cut.shown_chars);
         }
+        cut.windows
+            .iter()
+            .find(|w| (w.shown..=w.shown + w.chars).contains(&shown))
+            .map_or(shown, |w| w.real + (shown - w.shown))
     }
 
     /// How many lines the excerpt has.
@@ -214,15 +259,21 @@ pub fn as_in_files(rendered: &str, excerpts: &HashMap<&str, Excerpt>) -> String 
             Some('╭' | '├') => {
                 let mut row = row.to_string();
                 for (file, excerpt) in excerpts {
-                    if row.contains(&format!(" {file}:")) {
-                        offset = excerpt.first_line;
-                        for &(number, shown, real) in &excerpt.columns {
-                            let from = format!(" {file}:{number}:{shown} ");
-                            if row.contains(&from) {
-                                row = row.replacen(&from, &format!(" {file}:{number}:{real} "), 1);
-                                break;
-                            }
-                        }
+                    let Some(at) = row.find(&format!(" {file}:")) else {
+                        continue;
+                    };
+                    offset = excerpt.first_line;
+                    let place = at + 1 + file.len() + 1;
+                    let Some(end) = row[place..].find(' ').map(|e| place + e) else {
+                        continue;
+                    };
+                    let numbers: Vec<usize> = row[place..end]
+                        .split(':')
+                        .filter_map(|n| n.parse().ok())
+                        .collect();
+                    if let [number, shown] = numbers[..] {
+                        let real = excerpt.column_in_file(number, shown);
+                        row.replace_range(place..end, &format!("{number}:{real}"));
                     }
                 }
                 out.push_str(&" ".repeat(widen));
@@ -311,7 +362,8 @@ mod tests {
         assert!(!source.touches_long_line(std::slice::from_ref(&(0..5))));
         let cut = source.excerpt(std::slice::from_ref(&(at..at + 4)));
         assert_eq!(cut.first_line, 1);
-        assert!(cut.text.starts_with('…') && cut.text.ends_with('…'));
+        // The line's break is kept: the file goes on after it.
+        assert!(cut.text.starts_with('…') && cut.text.ends_with("…\n"));
         assert!(cut.text.len() < 2 * CONTEXT + 20, "{}", cut.text);
         let mapped = cut.map(at);
         assert_eq!(&cut.text[mapped..mapped + 4], "w100");
@@ -341,6 +393,25 @@ mod tests {
         // The end of the text is kept to the end.
         assert!(lines[2].starts_with('…') && !lines[2].ends_with('…'));
         assert_eq!(cut.map(second), cut.text.len() - 10);
+    }
+
+    #[test]
+    fn a_label_on_a_cut_lines_break_has_the_files_column() {
+        // A label at the end of the text, after the break of a long line,
+        // is drawn on that break, past the line's last elision.
+        let text = format!("{}\n", "x".repeat(LONG_LINE + 100));
+        let end = text.len();
+        let cut = excerpt(&text, &[10..11, end..end]);
+        let first_line = cut.text.split('\n').next().unwrap();
+        assert!(first_line.ends_with('…'), "{}", cut.text);
+        let on_break = first_line.chars().count() + 1;
+        let rendered = format!("   ╭─[ f.rq:1:{on_break} ]\n");
+        let excerpts = HashMap::from([("f.rq", cut)]);
+        let real = LONG_LINE + 100 + 1;
+        assert_eq!(
+            as_in_files(&rendered, &excerpts),
+            format!("   ╭─[ f.rq:1:{real} ]\n")
+        );
     }
 
     #[test]

@@ -2,9 +2,7 @@
 
 use super::excerpt::{as_in_files, Excerpt, Text};
 use super::{Diagnostic, Label, Severity, Sources};
-use ariadne::{
-    Cache, Color, Config, FnCache, IndexType, Label as AriadneLabel, Report, ReportKind, Source,
-};
+use ariadne::{Cache, Color, Config, FnCache, Label as AriadneLabel, Report, ReportKind, Source};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -97,15 +95,20 @@ impl<C: Cache<String>> Renderer<'_, C> {
             .iter()
             .map(|(file, text, spans)| (*file, text.excerpt(spans)))
             .collect();
+        // In characters, as for whole files: ariadne 0.6 counting bytes
+        // still takes another file's header place in characters.
         let span_of = |label: &Label| match excerpts.get(label.file.as_str()) {
-            Some(excerpt) => clamp_bytes(
-                &excerpt.text,
-                excerpt.map(label.span.start as usize)..excerpt.map(label.span.end as usize),
-            ),
+            Some(excerpt) => {
+                let chars = |offset: u32| {
+                    let at = excerpt.map(offset as usize);
+                    excerpt.text[..at].chars().count()
+                };
+                let len = excerpt.text.chars().count();
+                clamp(chars(label.span.start)..chars(label.span.end), len)
+            }
             None => 0..0,
         };
-        let config = Config::default().with_index_type(IndexType::Byte);
-        let report = report(diagnostic, self.options, config, span_of);
+        let report = report(diagnostic, self.options, Config::default(), span_of);
         let mut cache =
             FnCache::new((|file: &String| Err(format!("no source `{file}`"))) as fn(&String) -> _)
                 .with_sources(
@@ -160,22 +163,6 @@ fn report(
         report = report.with_note(note);
     }
     report.finish()
-}
-
-/// [`clamp`] in bytes, onto character boundaries.
-fn clamp_bytes(text: &str, range: Range<usize>) -> Range<usize> {
-    if text.is_empty() {
-        return 0..0;
-    }
-    let mut start = range.start.min(text.len() - 1);
-    while !text.is_char_boundary(start) {
-        start -= 1;
-    }
-    let mut end = range.end.clamp(start + 1, text.len());
-    while !text.is_char_boundary(end) {
-        end += 1;
-    }
-    start..end
 }
 
 /// ariadne draws no label past the end of the text (an end-of-input error
