@@ -98,6 +98,28 @@ fn pieces_parse_as_the_whole_file() {
     }
 }
 
+/// A definition indented, or after a tab or a CRLF, starts no piece: it
+/// shares one with what comes before, and its syntax and diagnostics are
+/// still its own, at their places (its spans were read from the piece's
+/// start and drawn past the name they point at).
+#[test]
+fn indented_definitions_keep_their_places() {
+    for text in [
+        "module m0\n   pub query q(a: Int) = T[a].nme\n",
+        "module m0\n\ntable T { id: Int key }\n\t pub query q(a: Int) = T[a].nme\r\n",
+        "module m0\n\nfn f(x: Int) = x\n  fn g(y: Int) = f(y) + zz\n",
+    ] {
+        assert_pieces_match_the_whole("indented.rq", text);
+        let compilation = rqc_compiler::compile(&[("indented.rq".to_string(), text.to_string())]);
+        let d = &compilation.diagnostics[0];
+        let pointed = &text[d.primary.span.range()];
+        assert!(
+            ["T", "nme", "zz"].contains(&pointed),
+            "{pointed:?} in {text:?}"
+        );
+    }
+}
+
 /// Edits that break and mend pieces: a character removed or added at many
 /// places, a line joined to the previous one, a keyword put at a line's
 /// start. Each edited text is compared whole against pieces, and the

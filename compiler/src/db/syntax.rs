@@ -121,7 +121,11 @@ pub fn layout(db: &dyn Db, file: SourceFile) -> Layout {
             };
         }
         match syntax.module.items.as_slice() {
-            [Item::Def(_)] => items.push(ItemSource::Alone {
+            // Its spans are the piece's, and a definition's are read from
+            // its own start: alone only when it starts the piece (an
+            // indented one does not start a piece, and shares its piece
+            // with what comes before).
+            [Item::Def(def)] if def.span.start == 0 => items.push(ItemSource::Alone {
                 index,
                 piece: *piece,
             }),
