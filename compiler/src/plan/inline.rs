@@ -15,8 +15,13 @@ use std::rc::Rc;
 /// values, so the scope copied for each `let` and lambda inside shares the
 /// map rather than copying it (a body of 16,000 `let`s copied a map that
 /// grew by one each time) and copies no value (a lambda argument may be
-/// large).
-pub(super) type Env = imbl::HashMap<String, Rc<TExpr>>;
+/// large). Its names are hashed as the interner's are.
+pub(super) type Env = imbl::GenericHashMap<
+    String,
+    Rc<TExpr>,
+    crate::cost::NameHash,
+    imbl::shared_ptr::DefaultSharedPtr,
+>;
 
 impl Lowerer<'_> {
     pub(super) fn fresh_name(&mut self, base: &str) -> String {
@@ -181,7 +186,7 @@ impl Lowerer<'_> {
         args: impl Iterator<Item = Arg<V>>,
     ) -> BoundParams<V> {
         let mut bound = BoundParams {
-            env: Env::new(),
+            env: Env::default(),
             positional: Vec::new(),
             lets: Vec::new(),
         };
