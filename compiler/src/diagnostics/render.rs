@@ -61,7 +61,7 @@ impl<C: Cache<String>> Renderer<'_, C> {
             let chars = |offset: u32| starts.partition_point(|&b| b < offset);
             clamp(chars(label.span.start)..chars(label.span.end), starts.len())
         };
-        let report = report(diagnostic, self.options, Config::default(), span_of);
+        let report = report(diagnostic, self.options, span_of);
         let mut out = Vec::new();
         // Writing to a Vec cannot fail; a missing source only loses the snippet.
         let _ = report.write(&mut self.cache, &mut out);
@@ -108,7 +108,7 @@ impl<C: Cache<String>> Renderer<'_, C> {
             }
             None => 0..0,
         };
-        let report = report(diagnostic, self.options, Config::default(), span_of);
+        let report = report(diagnostic, self.options, span_of);
         let mut cache =
             FnCache::new((|file: &String| Err(format!("no source `{file}`"))) as fn(&String) -> _)
                 .with_sources(
@@ -131,7 +131,6 @@ impl<C: Cache<String>> Renderer<'_, C> {
 fn report(
     diagnostic: &Diagnostic,
     options: RenderOptions,
-    config: Config,
     span_of: impl Fn(&Label) -> Range<usize>,
 ) -> Report<'static, (String, Range<usize>)> {
     let kind = match diagnostic.severity {
@@ -141,7 +140,7 @@ fn report(
     };
     let primary = &diagnostic.primary;
     let mut report = Report::build(kind, (primary.file.clone(), span_of(primary)))
-        .with_config(config.with_color(options.color))
+        .with_config(Config::default().with_color(options.color))
         .with_code(&diagnostic.code)
         .with_message(&diagnostic.message)
         .with_label(
