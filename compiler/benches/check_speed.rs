@@ -91,6 +91,54 @@ fn median(mut samples: Vec<Duration>) -> Duration {
     samples[samples.len() / 2]
 }
 
+/// The median of three timed runs of `run`.
+fn median_of_three(mut run: impl FnMut()) -> Duration {
+    median(
+        (0..3)
+            .map(|_| {
+                let start = Instant::now();
+                run();
+                start.elapsed()
+            })
+            .collect(),
+    )
+}
+
+/// Checks `files` and renders their diagnostics, as `rqc check` does.
+fn check_and_render(files: &[(String, String)]) {
+    use rqc_compiler::diagnostics::{renderer, RenderOptions};
+    let compilation = compile(files);
+    let mut renderer = renderer(&compilation.sources, RenderOptions { color: false });
+    let rendered: usize = compilation
+        .diagnostics
+        .iter()
+        .map(|d| renderer.render(d).len())
+        .sum();
+    std::hint::black_box(rendered);
+}
+
+/// Times `shape` at each of `sizes` (`time_of` a size), printed per item,
+/// then the time per item at the largest size over that at the smallest:
+/// ≈ 1 when the time grows linearly with the size.
+fn scaling(shape: &str, sizes: &[usize], mut time_of: impl FnMut(usize) -> Duration) {
+    let mut per = Vec::new();
+    for &n in sizes {
+        let time = time_of(n);
+        per.push(time.as_secs_f64() * 1e6 / n as f64);
+        println!(
+            "{n:>6} {shape}: {:.0}ms, {:.1} µs each",
+            time.as_secs_f64() * 1e3,
+            per.last().unwrap()
+        );
+    }
+    println!(
+        "{shape}: time each at {} / at {}: {:.2} (≈ 1 when linear)",
+        sizes[sizes.len() - 1],
+        sizes[0],
+        per[per.len() - 1] / per[0]
+    );
+}
+
 /// Resident memory of this process, in KB (Linux), at its peak so far.
 fn peak_rss_kb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -160,9 +208,7 @@ fn main() {
 /// one importing a table from the first): time per file at 8,000 files
 /// against 1,000, ≈ 1 when the check grows linearly with files.
 fn many_files() {
-    let mut per = Vec::new();
-    let counts = [1_000, 2_000, 4_000, 8_000];
-    for count in counts {
+    scaling("files", &[1_000, 2_000, 4_000, 8_000], |count| {
         let files: Vec<(String, String)> = (0..count)
             .map(|m| {
                 let mut text = format!("module m{m}\n\n");
@@ -183,25 +229,10 @@ fn many_files() {
             "the generated files check clean: {:?}",
             first.diagnostics.first()
         );
-        let samples: Vec<Duration> = (0..3)
-            .map(|_| {
-                let start = Instant::now();
-                std::hint::black_box(compile_for_exit(&files));
-                start.elapsed()
-            })
-            .collect();
-        let time = median(samples);
-        per.push(time.as_secs_f64() * 1e6 / count as f64);
-        println!(
-            "{count:>6} files: {:.0}ms, {:.1} µs per file",
-            time.as_secs_f64() * 1e3,
-            per.last().unwrap()
-        );
-    }
-    println!(
-        "time per file at 8,000 files / at 1,000: {:.2} (≈ 1 when linear)",
-        per[3] / per[0]
-    );
+        median_of_three(|| {
+            std::hint::black_box(compile_for_exit(&files));
+        })
+    });
 }
 
 /// A cold check on one thread, then over the cores (`RQC_THREADS` unset:
@@ -337,7 +368,6 @@ fn rqc_check_command(lines: usize) {
 /// definitions repeated): the time per diagnostic stays flat when
 /// rendering indexes the sources once.
 fn many_diagnostics() {
-    use rqc_compiler::diagnostics::{renderer, RenderOptions};
     type Line = fn(usize) -> String;
     let shapes: [(&str, Line); 3] = [
         ("syntax errors", |i| format!("query q{i}(a: Int) = )\n")),
@@ -351,31 +381,13 @@ fn many_diagnostics() {
         }),
     ];
     for (shape, line) in shapes {
-        let mut per = Vec::new();
-        for n in [5_000, 10_000, 20_000] {
+        scaling(shape, &[5_000, 10_000, 20_000], |n| {
             let text: String = (0..n).map(line).collect();
             let files = vec![("many.rq".to_string(), text)];
             let start = Instant::now();
-            let compilation = compile(&files);
-            let mut renderer = renderer(&compilation.sources, RenderOptions { color: false });
-            let rendered: usize = compilation
-                .diagnostics
-                .iter()
-                .map(|d| renderer.render(d).len())
-                .sum();
-            std::hint::black_box(rendered);
-            let time = start.elapsed();
-            per.push(time.as_secs_f64() * 1e6 / n as f64);
-            println!(
-                "{n:>6} {shape}: {:.0}ms, {:.1} µs each",
-                time.as_secs_f64() * 1e3,
-                per.last().unwrap()
-            );
-        }
-        println!(
-            "{shape}: time each at 20,000 / at 5,000: {:.2} (≈ 1 when linear)",
-            per[2] / per[0]
-        );
+            check_and_render(&files);
+            start.elapsed()
+        });
     }
 }
 

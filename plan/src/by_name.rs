@@ -22,16 +22,46 @@ use crate::TableSchema;
 const SEARCHED: usize = 16;
 
 /// The position of the first item of each name in one list.
-#[derive(Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ByName {
-    built: OnceLock<Built>,
+    built: Lazy<Built>,
 }
 
-/// A copy starts empty: its list may be changed apart from this one's
-/// (`TableSchema { columns, ..table.clone() }`).
-impl Clone for ByName {
-    fn clone(&self) -> ByName {
-        ByName::default()
+/// A value built on first use and kept beside what it is built from. It
+/// holds nothing that what it sits in is made of: any two are equal, and a
+/// copy starts empty (its list may be changed apart from this one's:
+/// `TableSchema { columns, ..table.clone() }`), to be built again.
+struct Lazy<T>(OnceLock<T>);
+
+impl<T> Default for Lazy<T> {
+    fn default() -> Lazy<T> {
+        Lazy(OnceLock::new())
+    }
+}
+
+impl<T> Lazy<T> {
+    fn get_or_init(&self, build: impl FnOnce() -> T) -> &T {
+        self.0.get_or_init(build)
+    }
+}
+
+impl<T> Clone for Lazy<T> {
+    fn clone(&self) -> Lazy<T> {
+        Lazy(OnceLock::new())
+    }
+}
+
+impl<T> PartialEq for Lazy<T> {
+    fn eq(&self, _: &Lazy<T>) -> bool {
+        true
+    }
+}
+
+impl<T> Eq for Lazy<T> {}
+
+impl<T> fmt::Debug for Lazy<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Lazy")
     }
 }
 
@@ -88,9 +118,9 @@ pub struct SchemaLookups {
 /// Each aggregate's table and position in it, by the aggregate's name.
 /// Aggregates are added through `Schema::add_aggregate`, which forgets the
 /// map; the tables are checked as a [`ByName`] checks its list.
-#[derive(Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct AggregatesByName {
-    built: OnceLock<BuiltAggregates>,
+    built: Lazy<BuiltAggregates>,
 }
 
 /// The number of tables when built, and each aggregate's table and place.
@@ -131,43 +161,7 @@ impl AggregatesByName {
 
     /// Forgets the map: an aggregate was added.
     pub(crate) fn forget(&mut self) {
-        self.built = OnceLock::new();
-    }
-}
-
-/// A copy starts empty, as a [`ByName`]'s does.
-impl Clone for AggregatesByName {
-    fn clone(&self) -> AggregatesByName {
-        AggregatesByName::default()
-    }
-}
-
-impl PartialEq for AggregatesByName {
-    fn eq(&self, _: &AggregatesByName) -> bool {
-        true
-    }
-}
-
-impl Eq for AggregatesByName {}
-
-impl fmt::Debug for AggregatesByName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("AggregatesByName")
-    }
-}
-
-/// A cache holds nothing a schema is made of: any two are equal.
-impl PartialEq for ByName {
-    fn eq(&self, _: &ByName) -> bool {
-        true
-    }
-}
-
-impl Eq for ByName {}
-
-impl fmt::Debug for ByName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ByName")
+        self.built = Lazy::default();
     }
 }
 

@@ -88,6 +88,19 @@ pub fn compiled_cleanly(files: &[(String, String)]) -> rqc_compiler::Compilation
     compilation
 }
 
+/// Each diagnostic of the program `files`, rendered as `rqc check` prints
+/// it, without colour.
+pub fn rendered_diagnostics(files: &[(String, String)]) -> Vec<String> {
+    use rqc_compiler::diagnostics::{renderer, RenderOptions};
+    let compilation = rqc_compiler::compile(files);
+    let mut renderer = renderer(&compilation.sources, RenderOptions { color: false });
+    compilation
+        .diagnostics
+        .iter()
+        .map(|d| renderer.render(d))
+        .collect()
+}
+
 /// The `field` of each row of a list of records, as strings.
 pub fn string_fields(value: &rqc_plan::Value, field: &str) -> Vec<String> {
     let rqc_plan::Value::List(rows) = value else {

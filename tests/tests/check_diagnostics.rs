@@ -2,21 +2,14 @@
 //! rejections and a selection of the corpus's. Improving a message is a
 //! visible diff here.
 
-use rqc_compiler::compile;
-use rqc_compiler::diagnostics::{render, RenderOptions};
-use rqc_tests::{relative, rq_files};
+use rqc_tests::{relative, rendered_diagnostics, rq_files};
 
 fn rendered(files: &[std::path::PathBuf]) -> String {
     let sources: Vec<(String, String)> = files
         .iter()
         .map(|p| (relative(p), std::fs::read_to_string(p).unwrap()))
         .collect();
-    let compilation = compile(&sources);
-    compilation
-        .diagnostics
-        .iter()
-        .map(|d| render(d, &compilation.sources, RenderOptions { color: false }))
-        .collect()
+    rendered_diagnostics(&sources).concat()
 }
 
 #[test]

@@ -1,7 +1,6 @@
 //! Diagnostics on very long lines (generated or minified sources) draw the text around their labels, not the whole line, and still give the file's lines and columns.
 
-use rqc_compiler::compile;
-use rqc_compiler::diagnostics::{render, RenderOptions};
+use rqc_tests::rendered_diagnostics;
 
 /// The text of every diagnostic of the program, rendered without colour.
 fn rendered(files: &[(&str, String)]) -> Vec<String> {
@@ -9,12 +8,7 @@ fn rendered(files: &[(&str, String)]) -> Vec<String> {
         .iter()
         .map(|(name, text)| (name.to_string(), text.clone()))
         .collect();
-    let compilation = compile(&sources);
-    compilation
-        .diagnostics
-        .iter()
-        .map(|d| render(d, &compilation.sources, RenderOptions { color: false }))
-        .collect()
+    rendered_diagnostics(&sources)
 }
 
 fn table_file() -> (&'static str, String) {
