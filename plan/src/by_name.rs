@@ -31,7 +31,7 @@ pub struct ByName {
 /// holds nothing that what it sits in is made of: any two are equal, and a
 /// copy starts empty (its list may be changed apart from this one's:
 /// `TableSchema { columns, ..table.clone() }`), to be built again.
-struct Lazy<T>(OnceLock<T>);
+pub struct Lazy<T>(OnceLock<T>);
 
 impl<T> Default for Lazy<T> {
     fn default() -> Lazy<T> {
@@ -40,7 +40,7 @@ impl<T> Default for Lazy<T> {
 }
 
 impl<T> Lazy<T> {
-    fn get_or_init(&self, build: impl FnOnce() -> T) -> &T {
+    pub fn get_or_init(&self, build: impl FnOnce() -> T) -> &T {
         self.0.get_or_init(build)
     }
 }
@@ -100,18 +100,22 @@ pub(crate) fn first_of_each<'a>(names: impl Iterator<Item = &'a str>) -> HashMap
     first
 }
 
-/// A table's lookups: its columns and indexes by name.
+/// A table's lookups: its columns and indexes by name, and its columns by
+/// near name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TableLookups {
     pub(crate) columns: ByName,
     pub(crate) indexes: ByName,
+    pub(crate) near_columns: crate::near::NearBeside,
+    pub(crate) near_indexes: crate::near::NearBeside,
 }
 
-/// A schema's lookups: its tables by name, and every table's aggregates
-/// (one name space across tables) by name.
+/// A schema's lookups: its tables by name and near name, and every table's
+/// aggregates (one name space across tables) by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SchemaLookups {
     pub(crate) tables: ByName,
+    pub(crate) near_tables: crate::near::NearBeside,
     pub(crate) aggregates: AggregatesByName,
 }
 

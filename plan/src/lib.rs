@@ -9,6 +9,7 @@
 
 pub mod batch;
 pub mod by_name;
+pub mod near;
 pub mod plan;
 pub mod schema;
 pub mod stack;

@@ -257,6 +257,20 @@ impl TableSchema {
         (self.lookups.columns).find(&self.columns, |c| &c.name, name)
     }
 
+    /// The columns' names in a [`crate::near::NearIndex`], ranked in
+    /// order, when there are more than [`crate::near::INDEXED`].
+    pub fn near_columns(&self) -> Option<&crate::near::NearIndex> {
+        let names = || self.columns.iter().map(|c| c.name.as_str());
+        (self.lookups.near_columns).in_order(self.columns.len(), names)
+    }
+
+    /// The indexes' names in a [`crate::near::NearIndex`], ranked
+    /// alphabetically, when there are more than [`crate::near::INDEXED`].
+    pub fn near_indexes(&self) -> Option<&crate::near::NearIndex> {
+        let names = || self.indexes.iter().map(|i| i.name.as_str());
+        (self.lookups.near_indexes).alphabetical(self.indexes.len(), names)
+    }
+
     /// The index called `name`.
     pub fn index(&self, name: &str) -> Option<&IndexSchema> {
         let i = (self.lookups.indexes).find(&self.indexes, |i| &i.name, name)?;
@@ -277,6 +291,13 @@ impl Schema {
     pub fn table(&self, name: &str) -> Option<&TableSchema> {
         let t = (self.lookups.tables).find(&self.tables, |t| &t.name, name)?;
         Some(&self.tables[t])
+    }
+
+    /// The tables' names in a [`crate::near::NearIndex`], ranked in order,
+    /// when there are more than [`crate::near::INDEXED`].
+    pub fn near_tables(&self) -> Option<&crate::near::NearIndex> {
+        let names = || self.tables.iter().map(|t| t.name.as_str());
+        (self.lookups.near_tables).in_order(self.tables.len(), names)
     }
 
     /// The aggregate called `name`, and the table it is over.

@@ -310,10 +310,9 @@ impl<'p> Checker<'p> {
                     unique: found.unique,
                 },
                 None => {
-                    let mut names: Vec<&str> =
-                        schema.indexes.iter().map(|i| i.name.as_str()).collect();
-                    names.sort();
-                    let suggestion = super::names::closest(&index.name, &names).map(str::to_string);
+                    let names = schema.indexes.iter().map(|i| i.name.as_str());
+                    let suggestion = super::names::closest_index(&index.name, schema);
+                    let suggestion = suggestion.map(str::to_string);
                     let is_column = schema.column(&index.name).is_some();
                     let d = self.error(
                         "E0216",
@@ -327,8 +326,8 @@ impl<'p> Checker<'p> {
                             "`{}` is a column without an index; declare one in `{table}`: `index by_{} ({})`",
                             index.name, index.name, index.name
                         ),
-                        None if names.is_empty() => format!("`{table}` has no indexes; read it by key: `{table}[…]`"),
-                        None => format!("the indexes of `{table}` are: {}", super::names::listed(&names)),
+                        None if names.len() == 0 => format!("`{table}` has no indexes; read it by key: `{table}[…]`"),
+                        None => format!("the indexes of `{table}` are: {}", super::names::listed_from(names)),
                     });
                     if let Some(label) =
                         self.table_label(&table, format!("`{table}` is declared here"))

@@ -161,7 +161,14 @@ fn aggregate_schema(
         None => None,
         Some(ident) => {
             let Some(position) = table.column(&ident.name) else {
-                diagnostics.push(unknown_column(file, &table.name, ident, &table.columns));
+                let near = table.near_columns();
+                diagnostics.push(unknown_column(
+                    file,
+                    &table.name,
+                    ident,
+                    &table.columns,
+                    near,
+                ));
                 return None;
             };
             let ty = &table.columns[position].ty;
@@ -175,7 +182,14 @@ fn aggregate_schema(
     let mut by = Vec::new();
     for ident in &decl.by {
         let Some(position) = table.column(&ident.name) else {
-            diagnostics.push(unknown_column(file, &table.name, ident, &table.columns));
+            let near = table.near_columns();
+            diagnostics.push(unknown_column(
+                file,
+                &table.name,
+                ident,
+                &table.columns,
+                near,
+            ));
             return None;
         };
         if by.contains(&position) {
@@ -264,7 +278,7 @@ fn resolve_table<'s>(
         Some(table) => Some(table),
         None if found.is_some() => None, // the table's own errors were reported
         None => {
-            let known: Vec<&str> = schema.tables.iter().map(|t| t.name.as_str()).collect();
+            let known = schema.tables.iter().map(|t| t.name.as_str());
             let mut d = Diagnostic::error(
                 "E0201",
                 format!("`{written}` names no table in scope"),
@@ -273,7 +287,7 @@ fn resolve_table<'s>(
                 "unknown table",
             );
             let last = segments.last().map(|s| s.name.as_str()).unwrap_or("");
-            d = match crate::check::names::closest(last, &known) {
+            d = match crate::check::names::closest_of(last, known, schema.near_tables()) {
                 Some(close) if kind == AggregateKind::Count => {
                     d.with_help(format!("did you mean `count({close})`?"))
                 }

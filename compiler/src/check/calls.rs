@@ -119,12 +119,8 @@ impl Checker<'_> {
                 .chain(crate::syntax::ast::PREDICATE_FUNCTIONS.iter())
                 .copied(),
         );
-        nearest.any_order(
-            self.index.scopes[self.module]
-                .unordered()
-                .filter(|(_, s, _)| matches!(s, Symbol::Def(_)))
-                .map(|(name, _, signature)| (name, signature)),
-        );
+        let scope = &self.index.scopes[self.module];
+        scope.offer(&mut nearest, super::module_scope::Offered::Functions);
         let suggestion = nearest.best().map(str::to_string);
         let d = self.error(
             "E0201",

@@ -6,6 +6,7 @@ use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::Cost;
 use crate::syntax::ast::{Expr, ExprKind, Ident};
+use rqc_plan::near::NearIndex;
 
 impl Checker<'_> {
     /// The aggregate `base` names (`likes_of`, `social.likes_of`), if it
@@ -112,11 +113,8 @@ impl Checker<'_> {
         // misspellings.
         let mut nearest = super::names::Nearest::new(&ident.name);
         nearest.in_order(self.scope.names());
-        nearest.any_order(
-            self.index.scopes[self.module]
-                .unordered()
-                .map(|(name, _, signature)| (name, signature)),
-        );
+        let scope = &self.index.scopes[self.module];
+        scope.offer(&mut nearest, super::module_scope::Offered::All);
         let suggestion = nearest.best().map(str::to_string);
         let starts_upper = ident.name.chars().next().is_some_and(char::is_uppercase);
         let d = self.error(
@@ -186,10 +184,10 @@ impl Checker<'_> {
                         super::schema_types::table_column_ty(table, &column.name, &column.ty)
                     }
                     None => {
-                        let columns: Vec<&str> = table_schema
-                            .map(|t| t.columns.iter().map(|c| c.name.as_str()).collect())
-                            .unwrap_or_default();
-                        self.no_field(field, &ty, &columns);
+                        let columns = table_schema.map_or(&[][..], |t| &t.columns[..]);
+                        let index = table_schema.and_then(|t| t.near_columns());
+                        let names = columns.iter().map(|c| c.name.as_str());
+                        self.no_field(field, &ty, names, index);
                         return Checked::error();
                     }
                 }
@@ -197,8 +195,8 @@ impl Checker<'_> {
             Ty::Record(fields) => match fields.iter().find(|(n, _)| *n == field.name) {
                 Some((_, t)) => t.clone(),
                 None => {
-                    let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
-                    self.no_field(field, &ty, &names);
+                    let names = fields.iter().map(|(n, _)| n.as_str());
+                    self.no_field(field, &ty, names, None);
                     return Checked::error();
                 }
             },
@@ -249,11 +247,8 @@ impl Checker<'_> {
             .is_some();
         if !known {
             let schema = self.schema;
-            let mut names: Vec<&str> = schema
-                .table(table)
-                .map(|t| t.indexes.iter().map(|i| i.name.as_str()).collect())
-                .unwrap_or_default();
-            names.sort();
+            let indexes = schema.table(table).map_or(&[][..], |t| &t.indexes[..]);
+            let names = indexes.iter().map(|i| i.name.as_str());
             self.error(
                 "E0216",
                 format!("table `{table}` has no index `{}`", field.name),
@@ -261,12 +256,12 @@ impl Checker<'_> {
                 "unknown index",
             )
             .help
-            .push(if names.is_empty() {
+            .push(if names.len() == 0 {
                 format!("`{table}` has no indexes; read it in key order: `{table} |> take(n)`")
             } else {
                 format!(
                     "the indexes of `{table}` are: {}",
-                    super::names::listed(&names)
+                    super::names::listed_from(names)
                 )
             });
             return Checked::error();
@@ -277,8 +272,17 @@ impl Checker<'_> {
         self.check_whole_table(table, Some(&field.name), expr.span)
     }
 
-    pub(super) fn no_field(&mut self, field: &Ident, ty: &Ty, names: &[&str]) {
-        let suggestion = super::names::closest(&field.name, names).map(str::to_string);
+    /// `ty` has no field `field`: its `names`, in order, or their `index`
+    /// when it has one (a table of thousands of columns).
+    pub(super) fn no_field<'a>(
+        &mut self,
+        field: &Ident,
+        ty: &Ty,
+        names: impl ExactSizeIterator<Item = &'a str> + Clone,
+        index: Option<&'a NearIndex>,
+    ) {
+        let suggestion = super::names::closest_of(&field.name, names.clone(), index);
+        let suggestion = suggestion.map(str::to_string);
         let d = self.error(
             "E0202",
             format!("`{ty}` has no field `{}`", field.name),
@@ -287,7 +291,7 @@ impl Checker<'_> {
         );
         d.help.push(match suggestion {
             Some(close) => format!("did you mean `{close}`?"),
-            None => format!("its fields are: {}", super::names::listed(names)),
+            None => format!("its fields are: {}", super::names::listed_from(names)),
         });
     }
 }

@@ -1,7 +1,7 @@
 //! Modules and names: which module each file is, what its imports bring, and in what order to check definitions.
 
 use super::module_scope::ModuleScope;
-use super::names::{closest, listed};
+use super::names::NearList;
 use super::SourceModule;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
@@ -196,8 +196,9 @@ pub fn index_program<'a>(
         index,
         sources: modules,
     };
+    let mut near = NearLists::default();
     for m in 0..indexed.index.modules.len() {
-        let imported = resolve_imports(&indexed, m, diagnostics);
+        let imported = resolve_imports(&indexed, m, &mut near, diagnostics);
         let index = &mut indexed.index;
         let scope = &mut index.scopes[m];
         for (name, symbol) in imported {
@@ -213,9 +214,42 @@ pub fn index_program<'a>(
     indexed
 }
 
+/// The names misspelt imports are compared with, each list made once: the
+/// modules, and what each module offers.
+#[derive(Default)]
+struct NearLists {
+    modules: Option<NearList>,
+    offered: std::collections::HashMap<usize, NearList>,
+}
+
+impl NearLists {
+    fn modules(&mut self, index: &ProgramIndex) -> &NearList {
+        self.modules.get_or_insert_with(|| {
+            let modules = index.modules.iter().filter(|t| !t.is_prelude);
+            NearList::new(modules.map(|t| t.name.clone()).collect())
+        })
+    }
+
+    /// What module `target` offers to an import: its tables, aggregates
+    /// and public definitions.
+    fn offered(&mut self, indexed: &Indexed<'_>, target: usize) -> &NearList {
+        self.offered.entry(target).or_insert_with(|| {
+            let items = indexed.sources[target].module.items.iter();
+            let offered = items.filter_map(|i| match i {
+                Item::Table(t) => Some(t.name.name.clone()),
+                Item::Aggregate(a) => Some(a.name.name.clone()),
+                Item::Def(d) if d.public => Some(d.name.name.clone()),
+                _ => None,
+            });
+            NearList::new(offered.collect())
+        })
+    }
+}
+
 fn resolve_imports(
     indexed: &Indexed<'_>,
     m: usize,
+    near: &mut NearLists,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<(String, Symbol)> {
     let index = &indexed.index;
@@ -226,12 +260,7 @@ fn resolve_imports(
         let Item::Import(import) = item else { continue };
         let path = import.path.dotted();
         let Some(target) = index.module_id(&path) else {
-            let known: Vec<&str> = index
-                .modules
-                .iter()
-                .filter(|t| !t.is_prelude)
-                .map(|t| t.name.as_str())
-                .collect();
+            let known = near.modules(index);
             let mut d = Diagnostic::error(
                 "E0210",
                 format!("no module named `{path}`"),
@@ -239,11 +268,11 @@ fn resolve_imports(
                 import.path.span,
                 "unknown module",
             );
-            d = match closest(&path, &known) {
+            d = match known.closest(&path) {
                 Some(close) => d.with_help(format!("did you mean `import {close}`?")),
                 None => d.with_help(format!(
                     "add the file that declares `module {path}` to the program (the modules here are: {})",
-                    listed(&known)
+                    known.listed()
                 )),
             };
             diagnostics.push(d);
@@ -295,17 +324,7 @@ fn resolve_imports(
                             );
                         }
                         _ => {
-                            let known: Vec<&str> = indexed.sources[target]
-                                .module
-                                .items
-                                .iter()
-                                .filter_map(|i| match i {
-                                    Item::Table(t) => Some(t.name.name.as_str()),
-                                    Item::Aggregate(a) => Some(a.name.name.as_str()),
-                                    Item::Def(d) if d.public => Some(d.name.name.as_str()),
-                                    _ => None,
-                                })
-                                .collect();
+                            let known = near.offered(indexed, target);
                             let mut d = Diagnostic::error(
                                 "E0211",
                                 format!("module `{path}` has no `{}`", name.name),
@@ -313,9 +332,9 @@ fn resolve_imports(
                                 name.span,
                                 "not declared there",
                             );
-                            d = match closest(&name.name, &known) {
+                            d = match known.closest(&name.name) {
                                 Some(close) => d.with_help(format!("did you mean `{close}`?")),
-                                None => d.with_help(format!("`{path}` offers: {}", listed(&known))),
+                                None => d.with_help(format!("`{path}` offers: {}", known.listed())),
                             };
                             diagnostics.push(d);
                         }

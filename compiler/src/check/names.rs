@@ -1,40 +1,106 @@
 //! Name suggestions for "did you mean" help lines.
 
+use rqc_plan::near::{edit_limit, lower_chars, NearIndex};
+
 /// The known name closest to `name` by edit distance, if close enough to be
-/// a likely typo (at most a third of the name's length, and at least one);
-/// of equally close names, the first.
+/// a likely typo ([`edit_limit`]: a third of the name's length, at least
+/// one and at most eight); of equally close names, the first.
 pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    closest_of(name, known.iter().copied(), None)
+}
+
+/// [`closest`] among `known`, offered in order, or through their `index`
+/// when the list has one (a list of thousands of names, and as many
+/// misspellings: each would compare with every name).
+pub fn closest_of<'a>(
+    name: &str,
+    known: impl IntoIterator<Item = &'a str>,
+    index: Option<&'a NearIndex>,
+) -> Option<&'a str> {
     let mut nearest = Nearest::new(name);
-    nearest.in_order(known.iter().copied());
+    match index {
+        Some(index) => nearest.indexed(index),
+        None => nearest.in_order(known),
+    }
     nearest.best()
+}
+
+/// The index of `table` closest to `name`; of equally close ones, the
+/// first alphabetically.
+pub fn closest_index<'a>(name: &str, table: &'a rqc_plan::TableSchema) -> Option<&'a str> {
+    if let Some(index) = table.near_indexes() {
+        return closest_of(name, [], Some(index));
+    }
+    let mut names: Vec<&str> = table.indexes.iter().map(|i| i.name.as_str()).collect();
+    names.sort_unstable();
+    closest(name, &names)
+}
+
+/// The help for a column `name` that `table` lacks: the closest of its
+/// columns (`names` in order, or `near` when they are indexed), else the
+/// columns.
+pub fn unknown_column_help<'a>(
+    table: &str,
+    name: &str,
+    names: impl ExactSizeIterator<Item = &'a str> + Clone,
+    near: Option<&'a NearIndex>,
+) -> String {
+    match closest_of(name, names.clone(), near) {
+        Some(close) => format!("did you mean `{close}`?"),
+        None => format!("the columns of `{table}` are: {}", listed_from(names)),
+    }
+}
+
+/// A list of names kept for many near-name searches: searched whole when
+/// short, through a [`NearIndex`] when long (every misspelt import of a
+/// module of thousands of names searches that module's names).
+pub struct NearList {
+    names: Vec<String>,
+    index: Option<NearIndex>,
+}
+
+impl NearList {
+    /// The list of `names`, in order (equally close names: the first).
+    pub fn new(names: Vec<String>) -> NearList {
+        let index = (names.len() > rqc_plan::near::INDEXED)
+            .then(|| NearIndex::build(names.iter().map(String::as_str).zip(0..)));
+        NearList { names, index }
+    }
+
+    /// The name closest to `name`, if close enough ([`closest`]).
+    pub fn closest(&self, name: &str) -> Option<&str> {
+        closest_of(
+            name,
+            self.names.iter().map(String::as_str),
+            self.index.as_ref(),
+        )
+    }
+
+    /// The names for a help line ([`listed`]).
+    pub fn listed(&self) -> String {
+        listed_from(self.names.iter().map(String::as_str))
+    }
 }
 
 /// Names for a help line: all of them when few, else the first
 /// [`LISTED`] and how many more (a program of thousands of modules, or a
 /// table of thousands of columns, printed them all in every such help).
 pub fn listed(names: &[&str]) -> String {
-    if names.len() <= LISTED {
-        return names.join(", ");
+    listed_from(names.iter().copied())
+}
+
+/// [`listed`], from names read one by one: only those listed are read.
+pub fn listed_from<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    let more = names.len().saturating_sub(LISTED);
+    let shown: Vec<&str> = names.take(LISTED).collect();
+    match more {
+        0 => shown.join(", "),
+        more => format!("{}, and {more} more", shown.join(", ")),
     }
-    format!(
-        "{}, and {} more",
-        names[..LISTED].join(", "),
-        names.len() - LISTED
-    )
 }
 
 /// How many names a help line lists.
 const LISTED: usize = 12;
-
-/// `name`'s characters in lower case, onto `out` (names are mostly ASCII,
-/// which needs no table).
-fn lower_chars(name: &str, out: &mut Vec<char>) {
-    if name.is_ascii() {
-        out.extend(name.bytes().map(|b| char::from(b.to_ascii_lowercase())));
-    } else {
-        out.extend(name.chars().flat_map(char::to_lowercase));
-    }
-}
 
 /// What a name's distance to another can be bounded by without the table:
 /// its length in (lower-case) characters and the set of its characters,
@@ -96,7 +162,7 @@ impl<'a> Nearest<'a> {
         Nearest {
             name: lower,
             signature: Signature::of(name),
-            limit: (name.chars().count() / 3).max(1),
+            limit: edit_limit(name.chars().count()),
             best: None,
             candidate: Vec::new(),
             rows: Default::default(),
@@ -149,6 +215,20 @@ impl<'a> Nearest<'a> {
                     from_these = true;
                 }
             }
+        }
+    }
+
+    /// Offers the names of `index`, as [`Nearest::in_order`] or
+    /// [`Nearest::any_order`] offers them, by their ranks in the index;
+    /// without comparing with each (a list of thousands of names).
+    pub fn indexed(&mut self, index: &'a NearIndex) {
+        let bound = match self.best {
+            Some((0, _)) => return,
+            Some((distance, _)) => distance - 1,
+            None => self.limit,
+        };
+        if let Some(found) = index.closest(&self.name, bound) {
+            self.best = Some(found);
         }
     }
 

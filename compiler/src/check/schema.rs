@@ -3,6 +3,7 @@
 use crate::cost::CEILING;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::syntax::ast::{self, FieldModifier, TableMember, TypeKind};
+use rqc_plan::near::{NearIndex, INDEXED};
 use rqc_plan::schema::BoundSchema;
 use rqc_plan::{Column, ColumnType, IndexSchema, Literal, Schema, TableSchema};
 
@@ -162,13 +163,22 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         });
     }
 
+    // Built on the first unknown column of a wide table: a table of
+    // thousands of columns may have as many indexes on misspelt ones.
+    let near = std::cell::OnceCell::new();
     let resolve = |names: &[ast::Ident], diagnostics: &mut Vec<Diagnostic>| -> Option<Vec<usize>> {
         let mut positions = Vec::new();
         for name in names {
             match column_names.get(name.name.as_str()) {
                 Some(&p) => positions.push(p),
                 None => {
-                    diagnostics.push(unknown_column(file, &table.name.name, name, &columns));
+                    let near = (columns.len() > INDEXED).then(|| {
+                        near.get_or_init(|| {
+                            NearIndex::build(columns.iter().map(|c| c.name.as_str()).zip(0..))
+                        })
+                    });
+                    let d = unknown_column(file, &table.name.name, name, &columns, near);
+                    diagnostics.push(d);
                     return None;
                 }
             }
@@ -488,28 +498,26 @@ fn two_keys(file: &str, table: &str, span: crate::Span, first: crate::Span) -> D
     .with_help("a table has one key; for several columns write one `key (a, b)`, and use `unique` or `index` for other access paths")
 }
 
+/// `name` is not a column of `table`, whose columns are `columns`, or
+/// `near` when they are indexed.
 pub fn unknown_column(
     file: &str,
     table: &str,
     name: &ast::Ident,
     columns: &[Column],
+    near: Option<&NearIndex>,
 ) -> Diagnostic {
-    let known: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-    let mut diagnostic = Diagnostic::error(
+    let names = columns.iter().map(|c| c.name.as_str());
+    Diagnostic::error(
         "E0202",
         format!("table `{table}` has no column `{}`", name.name),
         file,
         name.span,
         "unknown column",
-    );
-    diagnostic = match crate::check::names::closest(&name.name, &known) {
-        Some(close) => diagnostic.with_help(format!("did you mean `{close}`?")),
-        None => diagnostic.with_help(format!(
-            "the columns of `{table}` are: {}",
-            crate::check::names::listed(&known)
-        )),
-    };
-    diagnostic
+    )
+    .with_help(crate::check::names::unknown_column_help(
+        table, &name.name, names, near,
+    ))
 }
 
 /// `ref T` must name a table whose key is one column of the same type.
@@ -529,7 +537,9 @@ fn check_references(
                 };
                 let target_name = path.segments.last().map(|s| s.name.as_str()).unwrap_or("");
                 let Some(target) = schema.table(target_name) else {
-                    let known: Vec<&str> = schema.tables.iter().map(|t| t.name.as_str()).collect();
+                    let known = schema.tables.iter().map(|t| t.name.as_str());
+                    let close =
+                        crate::check::names::closest_of(target_name, known, schema.near_tables());
                     let mut d = Diagnostic::error(
                         "E0201",
                         format!("`ref {}` names no table", path.dotted()),
@@ -537,7 +547,7 @@ fn check_references(
                         path.span,
                         "unknown table",
                     );
-                    d = match crate::check::names::closest(target_name, &known) {
+                    d = match close {
                         Some(close) => d.with_help(format!("did you mean `ref {close}`?")),
                         None => {
                             d.with_help("declare the table, or import the module that declares it")

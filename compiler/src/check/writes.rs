@@ -111,8 +111,7 @@ impl<'p> Checker<'p> {
         let mut values: Vec<Option<TExpr>> = vec![None; schema.columns.len()];
         for field in fields {
             let Some(position) = schema.column(&field.name.name) else {
-                let names: Vec<&str> = schema.columns.iter().map(|c| c.name.as_str()).collect();
-                self.no_column(&table, &field.name, &names);
+                self.no_column(schema, &field.name);
                 continue;
             };
             if values[position].is_some() {
@@ -193,21 +192,17 @@ impl<'p> Checker<'p> {
         checked
     }
 
-    fn no_column(&mut self, table: &str, name: &crate::syntax::ast::Ident, names: &[&str]) {
-        let suggestion = super::names::closest(&name.name, names).map(str::to_string);
+    fn no_column(&mut self, table: &TableSchema, name: &crate::syntax::ast::Ident) {
+        let names = table.columns.iter().map(|c| c.name.as_str());
+        let near = table.near_columns();
+        let help = super::names::unknown_column_help(&table.name, &name.name, names, near);
         let d = self.error(
             "E0202",
-            format!("table `{table}` has no column `{}`", name.name),
+            format!("table `{}` has no column `{}`", table.name, name.name),
             name.span,
             "unknown column",
         );
-        d.help.push(match suggestion {
-            Some(close) => format!("did you mean `{close}`?"),
-            None => format!(
-                "the columns of `{table}` are: {}",
-                super::names::listed(names)
-            ),
-        });
+        d.help.push(help);
     }
 
     /// The rows a write visits: one (by key) or a bounded list; a stream is
@@ -267,8 +262,7 @@ impl<'p> Checker<'p> {
         let mut tirs = Vec::new();
         for field in fields {
             let Some(position) = schema.column(&field.name.name) else {
-                let names: Vec<&str> = schema.columns.iter().map(|c| c.name.as_str()).collect();
-                self.no_column(&schema.name, &field.name, &names);
+                self.no_column(schema, &field.name);
                 continue;
             };
             if schema.key.contains(&position) {

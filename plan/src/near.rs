@@ -1,0 +1,354 @@
+//! Near names: how far a misspelling may be from a name it is taken for, and a trie of a long list's names that finds the closest without comparing with each.
+//!
+//! A "did you mean" help compares a misspelt name with the names it could
+//! have meant. Searching the list each time costs misspellings × names: a
+//! module of 64,000 names with as many misspellings spent tens of seconds
+//! there. A [`NearIndex`] holds a list's names in a trie, built once, and
+//! walks only the branches that can still end within the allowed edits,
+//! computing the edit distance row by row as it descends, in a band of
+//! twice the allowed edits around the diagonal (so a long name costs its
+//! length times that band, not its length squared).
+//!
+//! The walk is exact, and it is also bounded: past a budget of visited
+//! nodes proportional to the name's length it answers with the closest name
+//! found so far. Only names crafted to be many and all nearly alike reach
+//! the budget; a checker that must answer every input in time cannot let
+//! such a list make each misspelling cost the whole list.
+
+/// The most edits a suggestion may be away (a name of 30 characters with 9
+/// edits is another name, not a typo).
+pub const MOST_EDITS: usize = 8;
+
+/// How many edits a name of `chars` characters may be from the name it is
+/// taken for: a third of its length, at least one and at most
+/// [`MOST_EDITS`].
+pub fn edit_limit(chars: usize) -> usize {
+    (chars / 3).clamp(1, MOST_EDITS)
+}
+
+/// `name`'s characters in lower case, onto `out` (names are mostly ASCII,
+/// which needs no table).
+pub fn lower_chars(name: &str, out: &mut Vec<char>) {
+    if name.is_ascii() {
+        out.extend(name.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+    } else {
+        out.extend(name.chars().flat_map(char::to_lowercase));
+    }
+}
+
+/// Nodes a search may visit: a fixed allowance, and more for a longer name
+/// (the walk along the name itself visits one node per character).
+fn budget(query_chars: usize) -> usize {
+    4_096 + 64 * query_chars
+}
+
+/// No item, no node.
+const NONE: u32 = u32::MAX;
+
+/// Distances past any bound (cells outside the band).
+const FAR: u32 = u32::MAX / 2;
+
+/// One character of the trie: its children are listed in character order
+/// through `first_child` and their `next_sibling`.
+#[derive(Clone, Debug)]
+struct Node {
+    ch: char,
+    first_child: u32,
+    next_sibling: u32,
+    /// The item whose name ends here (of names equal but for case, the
+    /// one of least rank), or [`NONE`].
+    item: u32,
+    /// The least rank of an item in this node's subtree.
+    least_rank: u32,
+}
+
+impl Node {
+    /// A node of no character, children or item (the root, and a node
+    /// before it is filled in).
+    const EMPTY: Node = Node {
+        ch: '\0',
+        first_child: NONE,
+        next_sibling: NONE,
+        item: NONE,
+        least_rank: NONE,
+    };
+}
+
+/// A list's names in a trie of their lower-case characters, each with a
+/// rank that breaks ties between equally close names (the least wins;
+/// ranks are distinct).
+#[derive(Clone, Debug)]
+pub struct NearIndex {
+    nodes: Vec<Node>,
+    /// Each item's name and rank.
+    items: Vec<(Box<str>, u32)>,
+}
+
+impl NearIndex {
+    /// The index of `names`, each with its rank.
+    pub fn build<'a>(names: impl IntoIterator<Item = (&'a str, u32)>) -> NearIndex {
+        let named: Vec<(Box<str>, u32)> = names
+            .into_iter()
+            .map(|(name, rank)| (Box::from(name), rank))
+            .collect();
+        let mut items: Vec<(Vec<char>, u32, u32)> = Vec::with_capacity(named.len());
+        for (item, (name, rank)) in named.iter().enumerate() {
+            let mut chars = Vec::with_capacity(name.len());
+            lower_chars(name, &mut chars);
+            items.push((chars, *rank, item as u32));
+        }
+        // Sorted, each name shares a prefix with the one before it and
+        // branches after that prefix as the last child so far.
+        items.sort_unstable();
+        let mut nodes = vec![Node::EMPTY];
+        let mut parents: Vec<u32> = vec![NONE];
+        // The nodes of the previous name, by depth (the root at 0).
+        let mut path: Vec<u32> = vec![0];
+        let mut previous: &[char] = &[];
+        for (chars, _, item) in &items {
+            let shared = previous
+                .iter()
+                .zip(chars)
+                .take_while(|(a, b)| a == b)
+                .count();
+            for (depth, &ch) in chars.iter().enumerate().skip(shared) {
+                let id = nodes.len() as u32;
+                let parent = path[depth];
+                match path.get(depth + 1) {
+                    // The previous name went on from here: this is its
+                    // branch's next sibling.
+                    Some(&sibling) => nodes[sibling as usize].next_sibling = id,
+                    None => nodes[parent as usize].first_child = id,
+                }
+                path.truncate(depth + 1);
+                path.push(id);
+                nodes.push(Node { ch, ..Node::EMPTY });
+                parents.push(parent);
+            }
+            path.truncate(chars.len() + 1);
+            let end = &mut nodes[path[chars.len()] as usize];
+            if end.item == NONE {
+                end.item = *item;
+            }
+            previous = chars;
+        }
+        // Children come after their parents: fold the ranks upwards.
+        for id in (0..nodes.len()).rev() {
+            let own = match nodes[id].item {
+                NONE => NONE,
+                item => named[item as usize].1,
+            };
+            let least = nodes[id].least_rank.min(own);
+            nodes[id].least_rank = least;
+            if let Some(&parent) = parents.get(id).filter(|&&p| p != NONE) {
+                let up = &mut nodes[parent as usize].least_rank;
+                *up = (*up).min(least);
+            }
+        }
+        NearIndex {
+            nodes,
+            items: named,
+        }
+    }
+
+    /// The index of `names`, ranked alphabetically.
+    pub fn alphabetical<'a>(names: impl IntoIterator<Item = &'a str>) -> NearIndex {
+        let mut sorted: Vec<&str> = names.into_iter().collect();
+        sorted.sort_unstable();
+        NearIndex::build(sorted.into_iter().zip(0..))
+    }
+
+    /// How many names the index holds.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The name closest to `query` (lower-case characters) within `bound`
+    /// edits (optimal string alignment: insertions, deletions,
+    /// substitutions and swaps of neighbours), the least ranked of equally
+    /// close ones, with its distance. `bound` is at most [`MOST_EDITS`].
+    pub fn closest(&self, query: &[char], bound: usize) -> Option<(usize, &str)> {
+        let (distance, item) = Search::new(self, query, bound.min(MOST_EDITS)).run()?;
+        Some((distance, &self.items[item].0))
+    }
+}
+
+/// One walk of the trie for one name.
+struct Search<'a> {
+    index: &'a NearIndex,
+    query: &'a [char],
+    /// The band's half width: cells further from the diagonal are past
+    /// the bound.
+    band: usize,
+    /// The distance table's rows along the current path, `2 × band + 1`
+    /// cells each: row `d` holds the cells of query positions
+    /// `d - band ..= d + band`.
+    rows: Vec<u32>,
+    /// The path's characters, by depth.
+    path: Vec<char>,
+    best: (u32, u32, u32),
+}
+
+impl<'a> Search<'a> {
+    fn new(index: &'a NearIndex, query: &'a [char], bound: usize) -> Search<'a> {
+        Search {
+            index,
+            query,
+            band: bound,
+            rows: Vec::new(),
+            path: vec!['\0'],
+            // (distance, rank, item): anything within the bound beats it.
+            best: (bound as u32, NONE, NONE),
+        }
+    }
+
+    fn width(&self) -> usize {
+        2 * self.band + 1
+    }
+
+    /// The cell of row `depth`, query position `i`.
+    fn cell(&self, depth: usize, i: usize) -> u32 {
+        if i > self.query.len() || i + self.band < depth || i > depth + self.band {
+            return FAR;
+        }
+        self.rows[depth * self.width() + i + self.band - depth]
+    }
+
+    /// Fills row `depth` (whose character is the path's last) and returns
+    /// its least cell. In the band's coordinates a cell's neighbours above
+    /// sit at the same offset (diagonal) and the next one (straight up),
+    /// and two rows above at the same offset (a swap).
+    fn fill(&mut self, depth: usize) -> u32 {
+        let width = self.width();
+        let band = self.band;
+        let query = self.query;
+        self.rows.resize((depth + 1) * width, FAR);
+        let (above, row) = self.rows.split_at_mut(depth * width);
+        let ch = self.path[depth];
+        let before = self.path[depth.saturating_sub(1)];
+        let mut least = FAR;
+        let mut left = FAR;
+        for (offset, out) in row.iter_mut().enumerate() {
+            let cell = match (depth + offset).checked_sub(band) {
+                Some(i) if i <= query.len() => match (depth, i) {
+                    (0, i) => i as u32,
+                    (depth, 0) => depth as u32,
+                    (depth, i) => {
+                        let previous = &above[(depth - 1) * width..];
+                        let up = previous.get(offset + 1);
+                        let mut cell = (previous[offset] + u32::from(ch != query[i - 1]))
+                            .min(up.map_or(FAR, |&c| c + 1))
+                            .min(left + 1);
+                        if depth > 1 && i > 1 && ch == query[i - 2] && before == query[i - 1] {
+                            cell = cell.min(above[(depth - 2) * width + offset] + 1);
+                        }
+                        cell.min(FAR)
+                    }
+                },
+                _ => FAR,
+            };
+            *out = cell;
+            least = least.min(cell);
+            left = cell;
+        }
+        least
+    }
+
+    fn run(mut self) -> Option<(usize, usize)> {
+        let nodes = &self.index.nodes;
+        let mut budget = budget(self.query.len());
+        // (node, depth, least cell of the parent's row)
+        let mut stack: Vec<(u32, usize, u32)> = vec![(0, 0, FAR)];
+        while let Some((id, depth, parent_least)) = stack.pop() {
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            let node = &nodes[id as usize];
+            self.path.truncate(depth);
+            self.path.push(node.ch);
+            let least = self.fill(depth);
+            if node.item != NONE && self.query.len().abs_diff(depth) <= self.band {
+                let distance = self.cell(depth, self.query.len());
+                let rank = self.index.items[node.item as usize].1;
+                if (distance, rank) < (self.best.0, self.best.1) {
+                    self.best = (distance, rank, node.item);
+                }
+            }
+            // Every deeper cell comes from this row, or from the one before
+            // plus a swap, or is a deeper row's first cell, its depth.
+            let mut floor = least.min(parent_least.saturating_add(1));
+            if depth < self.band {
+                floor = floor.min(depth as u32 + 1);
+            }
+            // Nothing below can be closer, or as close and of less rank.
+            if floor > self.best.0 || (floor == self.best.0 && node.least_rank >= self.best.1) {
+                continue;
+            }
+            // Children in reverse, the one on the diagonal last, so that
+            // the likeliest branch is walked first.
+            let next = self.query.get(depth).copied();
+            let mut on_diagonal = None;
+            let mut child = node.first_child;
+            let mark = stack.len();
+            while child != NONE {
+                let c = &nodes[child as usize];
+                if Some(c.ch) == next {
+                    on_diagonal = Some(child);
+                } else {
+                    stack.push((child, depth + 1, least));
+                }
+                child = c.next_sibling;
+            }
+            stack[mark..].reverse();
+            if let Some(child) = on_diagonal {
+                stack.push((child, depth + 1, least));
+            }
+        }
+        let (distance, _, item) = self.best;
+        (item != NONE).then_some((distance as usize, item as usize))
+    }
+}
+
+/// Shorter lists are searched whole: building a trie costs more than a
+/// few comparisons.
+pub const INDEXED: usize = 64;
+
+/// A [`NearIndex`] kept beside a list, built on its first use for a list
+/// longer than [`INDEXED`]. Like a [`crate::by_name::ByName`], it is not
+/// trusted for a list that has grown since it was built.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NearBeside {
+    built: crate::by_name::Lazy<(usize, NearIndex)>,
+}
+
+impl NearBeside {
+    /// The index of a list of `len` names, ranked by place, or `None` when
+    /// the list is short or has grown (search it whole).
+    pub fn in_order<'a, I>(&self, len: usize, names: impl FnOnce() -> I) -> Option<&NearIndex>
+    where
+        I: IntoIterator<Item = &'a str>,
+    {
+        self.get(len, || NearIndex::build(names().into_iter().zip(0..)))
+    }
+
+    /// [`NearBeside::in_order`], the names ranked alphabetically.
+    pub fn alphabetical<'a, I>(&self, len: usize, names: impl FnOnce() -> I) -> Option<&NearIndex>
+    where
+        I: IntoIterator<Item = &'a str>,
+    {
+        self.get(len, || NearIndex::alphabetical(names()))
+    }
+
+    fn get(&self, len: usize, build: impl FnOnce() -> NearIndex) -> Option<&NearIndex> {
+        if len <= INDEXED {
+            return None;
+        }
+        let (built_len, index) = self.built.get_or_init(|| (len, build()));
+        (*built_len == len).then_some(index)
+    }
+}
