@@ -60,6 +60,10 @@ struct Node {
     item: u32,
     /// The least rank of an item in this node's subtree.
     least_rank: u32,
+    /// The lengths of the shortest and the longest name in this node's
+    /// subtree.
+    shortest: u32,
+    longest: u32,
 }
 
 impl Node {
@@ -71,6 +75,8 @@ impl Node {
         next_sibling: NONE,
         item: NONE,
         least_rank: NONE,
+        shortest: u32::MAX,
+        longest: 0,
     };
 }
 
@@ -129,6 +135,8 @@ impl NearIndex {
             let end = &mut nodes[path[chars.len()] as usize];
             if end.item == NONE {
                 end.item = *item;
+                end.shortest = chars.len() as u32;
+                end.longest = chars.len() as u32;
             }
             previous = chars;
         }
@@ -140,9 +148,12 @@ impl NearIndex {
             };
             let least = nodes[id].least_rank.min(own);
             nodes[id].least_rank = least;
+            let (shortest, longest) = (nodes[id].shortest, nodes[id].longest);
             if let Some(&parent) = parents.get(id).filter(|&&p| p != NONE) {
-                let up = &mut nodes[parent as usize].least_rank;
-                *up = (*up).min(least);
+                let up = &mut nodes[parent as usize];
+                up.least_rank = up.least_rank.min(least);
+                up.shortest = up.shortest.min(shortest);
+                up.longest = up.longest.max(longest);
             }
         }
         NearIndex {
@@ -218,11 +229,10 @@ impl<'a> Search<'a> {
         self.rows[depth * self.width() + i + self.band - depth]
     }
 
-    /// Fills row `depth` (whose character is the path's last) and returns
-    /// its least cell. In the band's coordinates a cell's neighbours above
+    /// Fills row `depth` (whose character is the path's last). In the band's coordinates a cell's neighbours above
     /// sit at the same offset (diagonal) and the next one (straight up),
     /// and two rows above at the same offset (a swap).
-    fn fill(&mut self, depth: usize) -> u32 {
+    fn fill(&mut self, depth: usize) {
         let width = self.width();
         let band = self.band;
         let query = self.query;
@@ -230,7 +240,6 @@ impl<'a> Search<'a> {
         let (above, row) = self.rows.split_at_mut(depth * width);
         let ch = self.path[depth];
         let before = self.path[depth.saturating_sub(1)];
-        let mut least = FAR;
         let mut left = FAR;
         for (offset, out) in row.iter_mut().enumerate() {
             let cell = match (depth + offset).checked_sub(band) {
@@ -252,18 +261,47 @@ impl<'a> Search<'a> {
                 _ => FAR,
             };
             *out = cell;
-            least = least.min(cell);
             left = cell;
         }
-        least
+    }
+
+    /// The least distance of a name below the node at `depth`, whose
+    /// names are `shortest ..= longest` characters long. The name's
+    /// alignment with the query passes through a cell of this row, or
+    /// jumps over the row by a swap from a cell of the row above; and from
+    /// query position `i` at depth `d`, a name of length `n` is at least
+    /// `|(query length - i) - (n - d)|` edits from its end.
+    fn floor(&self, depth: usize, shortest: u32, longest: u32) -> u32 {
+        let width = self.width();
+        let query = self.query.len();
+        let mut floor = FAR;
+        for (row, swap) in [(Some(depth), 0), (depth.checked_sub(1), 1)] {
+            let Some(row) = row else { continue };
+            for offset in 0..width {
+                let cell = self.rows[row * width + offset];
+                let Some(i) = (row + offset).checked_sub(self.band) else {
+                    continue;
+                };
+                if cell >= FAR || i > query {
+                    continue;
+                }
+                // The name's length at which no edit is left over.
+                let even = (query - i + row) as u32;
+                let left = shortest
+                    .saturating_sub(even)
+                    .max(even.saturating_sub(longest));
+                floor = floor.min(cell + swap + left);
+            }
+        }
+        floor
     }
 
     fn run(mut self) -> Option<(usize, usize)> {
         let nodes = &self.index.nodes;
         let mut budget = budget(self.query.len());
-        // (node, depth, least cell of the parent's row)
-        let mut stack: Vec<(u32, usize, u32)> = vec![(0, 0, FAR)];
-        while let Some((id, depth, parent_least)) = stack.pop() {
+        // (node, depth)
+        let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
+        while let Some((id, depth)) = stack.pop() {
             if budget == 0 {
                 break;
             }
@@ -271,7 +309,7 @@ impl<'a> Search<'a> {
             let node = &nodes[id as usize];
             self.path.truncate(depth);
             self.path.push(node.ch);
-            let least = self.fill(depth);
+            self.fill(depth);
             if node.item != NONE && self.query.len().abs_diff(depth) <= self.band {
                 let distance = self.cell(depth, self.query.len());
                 let rank = self.index.items[node.item as usize].1;
@@ -279,12 +317,7 @@ impl<'a> Search<'a> {
                     self.best = (distance, rank, node.item);
                 }
             }
-            // Every deeper cell comes from this row, or from the one before
-            // plus a swap, or is a deeper row's first cell, its depth.
-            let mut floor = least.min(parent_least.saturating_add(1));
-            if depth < self.band {
-                floor = floor.min(depth as u32 + 1);
-            }
+            let floor = self.floor(depth, node.shortest, node.longest);
             // Nothing below can be closer, or as close and of less rank.
             if floor > self.best.0 || (floor == self.best.0 && node.least_rank >= self.best.1) {
                 continue;
@@ -300,13 +333,13 @@ impl<'a> Search<'a> {
                 if Some(c.ch) == next {
                     on_diagonal = Some(child);
                 } else {
-                    stack.push((child, depth + 1, least));
+                    stack.push((child, depth + 1));
                 }
                 child = c.next_sibling;
             }
             stack[mark..].reverse();
             if let Some(child) = on_diagonal {
-                stack.push((child, depth + 1, least));
+                stack.push((child, depth + 1));
             }
         }
         let (distance, _, item) = self.best;
