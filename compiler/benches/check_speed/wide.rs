@@ -1,4 +1,4 @@
-//! The `wide` section: programs wide where the corpus is narrow (thousands of tables, columns, indexes, aggregates, parameters, type parameters, misspellings, one very long line), each checked at two sizes eight times apart, to show the time grows linearly.
+//! The `wide` section: programs wide where the corpus is narrow (thousands of tables, columns, indexes, aggregates, parameters, record fields, list elements, type parameters, misspellings, one very long line), each checked at two sizes eight times apart, to show the time grows linearly.
 
 /// A program of `n` of something, as one module's text.
 type Shape = fn(usize) -> String;
@@ -13,7 +13,7 @@ fn listed(n: usize, item: impl Fn(usize) -> String) -> String {
     (0..n).map(item).collect::<Vec<_>>().join(", ")
 }
 
-const SHAPES: [(&str, Shape); 9] = [
+const SHAPES: [(&str, Shape); 11] = [
     ("tables, each read", |n| {
         let tables = each(n, |i| format!("table T{i} {{ id: Int key }}\n"));
         let reads = each(n, |i| format!("query q{i}(k: Int) = T{i}[k]\n"));
@@ -40,6 +40,17 @@ const SHAPES: [(&str, Shape); 9] = [
         let params = listed(n, |i| format!("p{i}: Int"));
         let fields = listed(n.min(5_000), |i| format!("f{i}: p{i}"));
         format!("module wide\nquery q({params}) = {{ {fields} }}\n")
+    }),
+    ("fields of one record", |n| {
+        let fields = listed(n, |i| format!("f{i}: a"));
+        format!("module wide\nquery q(a: Int) = {{ {fields} }}\n")
+    }),
+    // Each element's bound is a different parameter: the list's bound is
+    // the join of them all.
+    ("parameters in one list", |n| {
+        let params = listed(n, |i| format!("p{i}: Int"));
+        let items = listed(n, |i| format!("p{i}"));
+        format!("module wide\nquery q({params}) = [{items}]\n")
     }),
     ("type parameters of one function, one call", |n| {
         let generics = listed(n, |i| format!("A{i}"));

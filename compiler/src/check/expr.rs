@@ -310,11 +310,17 @@ impl<'p> Checker<'p> {
                 let mut cost = Cost::zero();
                 let mut tys = Vec::new();
                 let mut tirs = Vec::new();
+                // The names given so far, in a set once there are many (a
+                // record of thousands of fields searched its list per field).
+                let mut given = std::collections::HashSet::new();
                 for field in fields {
-                    if tys
-                        .iter()
-                        .any(|(n, _): &(String, Ty)| *n == field.name.name)
-                    {
+                    let name = field.name.name.as_str();
+                    let twice = if fields.len() > 16 {
+                        !given.insert(name)
+                    } else {
+                        tys.iter().any(|(n, _): &(String, Ty)| n == name)
+                    };
+                    if twice {
                         self.error(
                             "E0203",
                             format!("field `{}` is given twice", field.name.name),
@@ -337,26 +343,29 @@ impl<'p> Checker<'p> {
             }
             ExprKind::List(items) => {
                 let mut cost = Cost::zero();
-                let mut elem = Ty::Error;
+                let mut first = Ty::Error;
+                // Every element's sizes and costs, not the first's.
+                let mut elems = Vec::new();
                 let mut tirs = Vec::new();
                 for item in items {
                     let checked = self.check(item);
-                    if elem.is_error() {
-                        elem = checked.ty.clone();
-                    } else if !elem.compatible(&checked.ty) {
+                    if first.is_error() {
+                        first = checked.ty.clone();
+                        elems.push(checked.ty);
+                    } else if !first.compatible(&checked.ty) {
                         self.mismatch(
-                            &elem,
+                            &first,
                             &checked.ty,
                             item.span,
                             "the list's first element sets its type",
                         );
                     } else {
-                        // Every element's sizes and costs, not the first's.
-                        elem = join_types(&elem, &checked.ty);
+                        elems.push(checked.ty);
                     }
                     cost = cost.plus(&checked.cost);
                     tirs.push(checked.tir);
                 }
+                let elem = join_all(elems);
                 self.type_within_limits(
                     Checked::new(
                         Ty::list(elem, Poly::constant(items.len() as u64)),
@@ -507,6 +516,24 @@ impl<'p> Checker<'p> {
 /// A type that holds a value of either type: every size, range and cost
 /// the larger, a function either function (the `if`'s branches, a list's
 /// elements, the results of the functions a value may be).
+/// The join of `tys`, in pairs and then pairs of those: joined one by one,
+/// a list of thousands of different symbolic integers copied its growing
+/// bound into each join.
+fn join_all(mut tys: Vec<Ty>) -> Ty {
+    while tys.len() > 1 {
+        let mut pairs = tys.into_iter();
+        let mut joined = Vec::with_capacity(pairs.len().div_ceil(2));
+        while let Some(a) = pairs.next() {
+            joined.push(match pairs.next() {
+                Some(b) => join_types(&a, &b),
+                None => a,
+            });
+        }
+        tys = joined;
+    }
+    tys.pop().unwrap_or(Ty::Error)
+}
+
 pub fn join_types(a: &Ty, b: &Ty) -> Ty {
     match (a, b) {
         (Ty::Error, other) | (other, Ty::Error) => other.clone(),
