@@ -12,6 +12,13 @@ mod schema_source;
 static ALLOCATOR: abort::RememberingAllocator = abort::RememberingAllocator;
 
 fn main() -> std::process::ExitCode {
+    // Output piped into a reader that stops early (`rqc run … | head -1`)
+    // ends the process quietly, as it ends `cat`, rather than panicking on
+    // the failed write (Rust ignores SIGPIPE by default).
+    // SAFETY: before any thread starts; restores the default disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // The REPL and the language server analyse on this thread too.
     rqc_compiler::stack::with_deep_stack(commands::main)
 }

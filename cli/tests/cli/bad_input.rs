@@ -334,3 +334,36 @@ fn input_nested_past_the_limit_is_refused_with_its_code_in_check_and_the_repl() 
         stdout(&session)
     );
 }
+
+#[test]
+fn output_into_a_reader_that_stops_early_ends_quietly() {
+    // `rqc check --format json … | head -c 10`: the reader closes the pipe
+    // while `rqc` still writes. The write fails; `rqc` ends as `cat` does
+    // (by SIGPIPE), not with a panic (exit 101).
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..5_000)
+        .map(|i| format!("query q{i}(a: Int) = nope{i}\n"))
+        .collect();
+    let many = write(dir.path(), "many.rq", &text);
+    let mut child = super::rqc_command(&["check", "--format", "json", &many])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rqc runs");
+    let mut first = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe's reading end is dropped here.
+    let mut errors = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut errors)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?}: {errors}");
+    assert!(!errors.contains("panicked"), "{errors}");
+}
