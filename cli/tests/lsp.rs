@@ -425,6 +425,17 @@ fn malformed_messages_are_answered_with_errors_and_the_server_carries_on() {
             String::from_utf8_lossy(&bytes)
         );
     }
+    // A header line too long to keep (a 200 MB one was held whole) is read
+    // through and refused, not echoed.
+    let mut long = vec![b'X'; 100_000];
+    long.extend_from_slice(b"\r\n\r\n");
+    server.send_raw(&long);
+    let error = server.wait(|m| m["id"].is_null() && m.get("error").is_some());
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("a header line of 100002 bytes") && message.len() < 200,
+        "{message}"
+    );
     // Still serving.
     let uri = format!("file://{}/ok.rq", dir.path().display());
     server.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "rql", "version": 1, "text": "query ok(a: Int) = a\n" } }));

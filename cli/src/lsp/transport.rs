@@ -103,16 +103,61 @@ fn refused(code: i64, message: impl Into<String>) -> Incoming {
     }
 }
 
+/// The longest header line read: a longer one is read through to its end
+/// without being kept, and refused (one 200 MB line without a newline was
+/// held whole).
+pub const MAX_HEADER_LINE: usize = 8 << 10;
+
+enum HeaderLine {
+    End,
+    Line(Vec<u8>),
+    /// A line longer than [`MAX_HEADER_LINE`], and its length.
+    TooLong(usize),
+}
+
+/// One header line with its newline, or its length when too long.
+fn header_line(input: &mut impl BufRead) -> HeaderLine {
+    let mut line = Vec::new();
+    let mut length = 0;
+    loop {
+        let buffer = match input.fill_buf() {
+            Ok([]) | Err(_) => return HeaderLine::End,
+            Ok(buffer) => buffer,
+        };
+        let (taken, ended) = match buffer.iter().position(|&b| b == b'\n') {
+            Some(newline) => (newline + 1, true),
+            None => (buffer.len(), false),
+        };
+        length += taken;
+        if length <= MAX_HEADER_LINE {
+            line.extend_from_slice(&buffer[..taken]);
+        }
+        input.consume(taken);
+        if ended {
+            return match length <= MAX_HEADER_LINE {
+                true => HeaderLine::Line(line),
+                false => HeaderLine::TooLong(length),
+            };
+        }
+    }
+}
+
 fn read_one(input: &mut impl BufRead) -> Incoming {
     let mut length: Option<usize> = None;
     let mut malformed = None;
     let mut saw_header = false;
     loop {
-        let mut line = Vec::new();
-        match input.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return Incoming::End,
-            Ok(_) => {}
-        }
+        let line = match header_line(input) {
+            HeaderLine::End => return Incoming::End,
+            HeaderLine::Line(line) => line,
+            HeaderLine::TooLong(length) => {
+                malformed = Some(format!(
+                    "a header line of {length} bytes (at most {MAX_HEADER_LINE})"
+                ));
+                saw_header = true;
+                continue;
+            }
+        };
         let Ok(line) = String::from_utf8(line) else {
             malformed = Some("a header line that is not UTF-8".to_string());
             saw_header = true;

@@ -269,11 +269,18 @@ pub struct Tokens<'s> {
 
 impl<'s> Tokens<'s> {
     pub fn new(file: &'s str, source: &'s str, base: usize) -> Tokens<'s> {
+        let mut lexer = Token::lexer(source);
+        // A byte-order mark opening a file, as some editors write and send,
+        // is no part of the program (files read from disk lose it first;
+        // an editor's text and a library caller's do not).
+        if base == 0 && source.starts_with('\u{feff}') {
+            lexer.bump('\u{feff}'.len_utf8());
+        }
         Tokens {
             file,
             source,
             base,
-            lexer: Token::lexer(source).spanned(),
+            lexer: lexer.spanned(),
             diagnostics: Vec::new(),
             after_errors: Vec::new(),
             count: 0,
@@ -550,6 +557,17 @@ mod tests {
             kinds(r#""a\"b\n\u{e9}" // note"#),
             vec![Token::Str("a\"b\né".into())]
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_opening_a_file_is_skipped() {
+        let (tokens, diagnostics) = lex("f.rq", "\u{feff}table T");
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert_eq!(tokens[0], (3, Token::Table, 8), "spans count the mark");
+        assert_eq!(tokens.len(), 2);
+        // Anywhere else it is a stray character, as before.
+        let (_, diagnostics) = lex("f.rq", "table \u{feff}T");
+        assert_eq!(diagnostics.len(), 1);
     }
 
     #[test]
