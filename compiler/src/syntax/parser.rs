@@ -385,6 +385,23 @@ const EXPRESSION_STARTS: [&str; 17] = [
 /// What the parser would have accepted, in words: names stand for the soft
 /// keywords, "an expression" and "a new item" for their many first tokens.
 fn expected_list(expected: &[String]) -> String {
+    let described = expected_things(expected);
+    match described.len() {
+        0 => String::new(),
+        1 => format!("expected {}", described[0]),
+        n if n <= 6 => format!(
+            "expected {} or {}",
+            described[..n - 1].join(", "),
+            described[n - 1]
+        ),
+        _ => format!("expected one of {}, …", described[..6].join(", ")),
+    }
+}
+
+/// What the parser expected, in words: the tokens that start an
+/// expression as "an expression", those that start an item as "a new
+/// item", and each other token by itself.
+fn expected_things(expected: &[String]) -> Vec<String> {
     let bare: Vec<&str> = expected.iter().map(|e| e.trim_matches('"')).collect();
     let has = |t: &str| bare.contains(&t);
     let expression = has("Ident") && has("Int") && has("(");
@@ -409,16 +426,7 @@ fn expected_list(expected: &[String]) -> String {
     if item {
         described.push("a new item".to_string());
     }
-    match described.len() {
-        0 => String::new(),
-        1 => format!("expected {}", described[0]),
-        n if n <= 6 => format!(
-            "expected {} or {}",
-            described[..n - 1].join(", "),
-            described[n - 1]
-        ),
-        _ => format!("expected one of {}, …", described[..6].join(", ")),
-    }
+    described
 }
 
 fn expects(expected: &[String], token: &str) -> bool {
@@ -507,11 +515,10 @@ fn unexpected_end(file: &str, location: usize, expected: &[String]) -> Diagnosti
         .find(|e| matches!(e.trim_matches('"'), ")" | "]" | "}"))
     {
         Some(close) => format!("add the missing `{}`", close.trim_matches('"')),
-        None if !expected.is_empty() => format!(
-            "finish the construct: {} is missing",
-            describe_expected(&expected[0])
-        ),
-        None => "finish the construct before the end of the file".to_string(),
+        None => match expected_things(expected).first() {
+            Some(first) => format!("finish the construct: {first} is missing"),
+            None => "finish the construct before the end of the file".to_string(),
+        },
     };
     Diagnostic::error(
         "E0102",
