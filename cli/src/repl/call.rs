@@ -73,7 +73,7 @@ impl Repl {
         self.failed.set(false);
         let mut values: Vec<Value> = Vec::with_capacity(args.len());
         for arg in args {
-            let argument = match self.compile(arg) {
+            let argument = match self.compile_within(arg, input) {
                 Ok((argument, false)) => argument,
                 Ok((_, true)) => {
                     self.failed.set(true);

@@ -174,6 +174,18 @@ impl Repl {
         expression: &str,
         kind: &str,
     ) -> String {
+        self.diagnostics_within(compilation, expression, kind, expression)
+    }
+
+    /// [`Repl::diagnostics_of_expression`] for an expression that is part
+    /// of `line` (an argument of a call typed whole): shown in the line.
+    fn diagnostics_within(
+        &self,
+        compilation: &Compilation,
+        expression: &str,
+        kind: &str,
+        line: &str,
+    ) -> String {
         if compilation
             .diagnostics
             .iter()
@@ -183,12 +195,13 @@ impl Repl {
         }
         let (_, start) = self.wrap(expression, kind);
         let start = start as u32;
+        let offset = offset_in(expression, line) as u32;
         let mut sources = compilation.sources.clone();
-        sources.add(REPL_FILE, expression);
+        sources.add(REPL_FILE, line);
         let moved = |label: &mut rqc_compiler::diagnostics::Label| {
             if label.file == REPL_FILE {
-                label.span.start = label.span.start.saturating_sub(start);
-                label.span.end = label.span.end.saturating_sub(start);
+                label.span.start = label.span.start.saturating_sub(start) + offset;
+                label.span.end = label.span.end.saturating_sub(start) + offset;
             }
         };
         let mut renderer = renderer(&sources, RenderOptions { color: self.color });
@@ -461,6 +474,16 @@ impl Repl {
     /// The expression compiled as an entry point, and whether it writes;
     /// or what to show when it cannot run.
     fn compile(&self, expression: &str) -> Result<(rqc_plan::Entry, bool), String> {
+        self.compile_within(expression, expression)
+    }
+
+    /// [`Repl::compile`] for an expression that is part of `line`, its
+    /// diagnostics shown in the line.
+    fn compile_within(
+        &self,
+        expression: &str,
+        line: &str,
+    ) -> Result<(rqc_plan::Entry, bool), String> {
         // An expression is checked against the sources, which a program
         // kept in the database does not carry.
         if self.files.is_empty() {
@@ -489,7 +512,7 @@ impl Repl {
             .map(|e| rqc_plan::Entry::clone(e))
         else {
             let kind = if writes { "mutation" } else { "query" };
-            let shown = self.diagnostics_of_expression(&compilation, expression, kind);
+            let shown = self.diagnostics_within(&compilation, expression, kind, line);
             return Err(if accepted || shown.is_empty() {
                 self.failed.set(true);
                 "this expression cannot run here".into()
@@ -591,6 +614,15 @@ impl Repl {
 }
 
 /// Rows as an aligned text table (records by column; other values alone).
+/// Where `part`, a slice of `whole`, starts in it (0 when it is not one).
+fn offset_in(part: &str, whole: &str) -> usize {
+    let offset = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize);
+    match offset {
+        Some(offset) if offset + part.len() <= whole.len() => offset,
+        _ => 0,
+    }
+}
+
 fn table(rows: &[Value]) -> String {
     let Some(Value::Record(first)) = rows.first() else {
         return rows

@@ -235,6 +235,19 @@ fn a_repl_error_points_into_the_line_typed() {
     let out = stdout(&session);
     assert!(out.contains("<repl>:1:23"), "{out}");
     assert!(out.contains("<repl>:1:13"), "{out}");
+    // A call of an entry point the database holds, without its sources:
+    // each argument is checked alone, and shown in the whole call.
+    let session = rqc_with_input(
+        &["repl", "--db", &db],
+        "user(1 + zz)
+",
+    );
+    let out = stdout(&session);
+    assert!(out.contains("<repl>:1:10"), "{out}");
+    assert!(
+        out.contains("user(1 + zz)"),
+        "the line typed is shown: {out}"
+    );
 }
 
 #[test]
