@@ -367,3 +367,29 @@ fn output_into_a_reader_that_stops_early_ends_quietly() {
     assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?}: {errors}");
     assert!(!errors.contains("panicked"), "{errors}");
 }
+
+#[test]
+fn a_byte_order_mark_is_skipped_and_the_least_integer_divided_by_minus_one_overflows() {
+    let dir = tempfile::tempdir().unwrap();
+    // Some editors open a file with a byte-order mark.
+    let program = write(
+        dir.path(),
+        "div.rq",
+        "\u{feff}query div(a: Int, b: Int) = a / b\n",
+    );
+    let checked = rqc(&["check", &program]);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    // i64::MIN / -1 does not fit: an overflow, not a division by zero.
+    let db = dir.path().join("db").display().to_string();
+    let args = ["--arg", "a=-9223372036854775808", "--arg", "b=-1"];
+    let mut run = vec!["run", "--store", "memory", "--db", &db, &program, "div"];
+    run.extend(args);
+    let out = rqc(&run);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("E0530"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("integer overflow"),
+        "{}",
+        stderr(&out)
+    );
+}
