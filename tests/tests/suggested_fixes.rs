@@ -41,7 +41,10 @@ fn every_quick_fix_compiles_and_is_accepted() {
             for action in code_actions(&analysis, diagnostic) {
                 applied += 1;
                 let mut fixed = sources.clone();
-                for edit in &action.edits {
+                // Each edit's span is in the unedited text: the last first.
+                let mut edits = action.edits.clone();
+                edits.sort_by_key(|e| std::cmp::Reverse(e.span.start));
+                for edit in &edits {
                     let (_, text) = fixed.iter_mut().find(|(n, _)| *n == edit.file).unwrap();
                     let range = edit.span.start as usize..edit.span.end as usize;
                     text.replace_range(range, &edit.text);
@@ -120,4 +123,132 @@ fn a_filter_help_names_the_access_the_table_already_has() {
         new_index.contains("add `index by_body (body)` to table `Post`"),
         "{new_index}"
     );
+}
+
+/// Applies the quick fix of `case`'s help line that contains `help` to the
+/// corpus program and returns the fixed program's text of `case`, after
+/// checking that the help proposes no `take` before a sort or a count and
+/// that every definition of the fixed program is accepted.
+fn apply_help(case: &str, query: &str, help: &str) -> String {
+    let path = repo_root().join(format!("tests/corpus/{case}.rq"));
+    let sources = sources_of(&path);
+    let file = relative(&path);
+    let analysis = Analysis::new(&sources);
+    let compilation = compile(&sources);
+    let text = &sources.iter().find(|(n, _)| *n == file).unwrap().1;
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("query {query}(")))
+        .unwrap();
+    let at = text.find(line).unwrap() as u32;
+    let diagnostic = compilation
+        .diagnostics
+        .iter()
+        .find(|d| {
+            d.primary.file == file
+                && d.primary.span.start >= at
+                && d.primary.span.end <= at + line.len() as u32
+        })
+        .unwrap_or_else(|| panic!("{case}: no diagnostic for `{query}`"));
+    let helps = diagnostic.help.join("\n");
+    assert!(
+        !helps.contains("take(n) |> sort_by") && !helps.contains("take(n) |> count"),
+        "{case}/{query}: {helps}"
+    );
+    let line_of_help = diagnostic
+        .help
+        .iter()
+        .find(|h| h.contains(help))
+        .unwrap_or_else(|| panic!("{case}/{query}: no help with {help:?} in\n{helps}"));
+    let action = code_actions(&analysis, diagnostic)
+        .into_iter()
+        .find(|a| {
+            let single = rqc_compiler::Diagnostic {
+                help: vec![line_of_help.clone()],
+                ..diagnostic.clone()
+            };
+            code_actions(&analysis, &single).contains(a)
+        })
+        .unwrap_or_else(|| panic!("{case}/{query}: `{line_of_help}` has no quick fix"));
+    let mut fixed = sources.clone();
+    let mut edits = action.edits.clone();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.span.start));
+    for edit in &edits {
+        let (_, text) = fixed.iter_mut().find(|(n, _)| *n == edit.file).unwrap();
+        text.replace_range(edit.span.start as usize..edit.span.end as usize, &edit.text);
+    }
+    let again = compile(&fixed);
+    let verdict = again
+        .checked
+        .verdicts
+        .iter()
+        .find(|v| v.name == query)
+        .unwrap_or_else(|| panic!("{case}/{query}: no verdict after the fix"));
+    assert!(
+        verdict.accepted && again.checked.shape_sound,
+        "{case}/{query}: `{}` is not accepted: {:?}",
+        action.title,
+        again
+            .diagnostics
+            .iter()
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect::<Vec<_>>()
+    );
+    fixed.into_iter().find(|(n, _)| *n == file).unwrap().1
+}
+
+/// A sort reads the index already in its order; in the other order, an
+/// index in the sort's direction is proposed.
+#[test]
+fn a_sort_help_reads_the_index_in_its_order() {
+    let case = "help_sort_reads_index";
+    let fixed = apply_help(case, "newest", "`Note.by_time |> take(n)`");
+    assert!(
+        fixed.contains("query newest(n: Int <= 50) = Note.by_time |> take(n)"),
+        "{fixed}"
+    );
+    let fixed = apply_help(case, "newest_of", "`Post.by_author[a] |> take(n)`");
+    assert!(fixed.contains("= Post.by_author[a] |> take(3)"), "{fixed}");
+    let fixed = apply_help(case, "oldest", "add `index by_at (at)` to table `Note`");
+    assert!(fixed.contains("= Note.by_at |> take(n)"), "{fixed}");
+}
+
+/// A range filter reads the range of an index starting with its column,
+/// or declares one.
+#[test]
+fn a_range_filter_help_reads_a_range_of_an_index() {
+    let case = "help_filter_range_index";
+    let fixed = apply_help(case, "since", "`Note.by_time[at > t] |> take(k)`");
+    assert!(
+        fixed.contains("= Note.by_time[at > t] |> take(10)"),
+        "{fixed}"
+    );
+    apply_help(
+        case,
+        "posts_since",
+        "add `index by_at (at)` to table `Post`",
+    );
+}
+
+/// A count reads the maintained count, or declares one; never a count of
+/// the first k rows.
+#[test]
+fn a_count_help_reads_a_maintained_count() {
+    let case = "help_count_aggregate";
+    let fixed = apply_help(case, "filtered", "`posts_of[a]`");
+    assert!(
+        fixed.contains("query filtered(a: Int) = posts_of[a]\n"),
+        "{fixed}"
+    );
+    let fixed = apply_help(case, "by_prefix", "`posts_of[a]`");
+    assert!(
+        fixed.contains("query by_prefix(a: Int) = posts_of[a]\n"),
+        "{fixed}"
+    );
+    let fixed = apply_help(
+        case,
+        "undeclared",
+        "`aggregate note_count_by_at = count(Note) by at`",
+    );
+    assert!(fixed.contains("= note_count_by_at[t]\n"), "{fixed}");
 }

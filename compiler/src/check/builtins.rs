@@ -13,7 +13,7 @@ use super::tir::TExpr;
 use super::types::{StreamTy, Ty};
 use crate::cost::Poly;
 use crate::span::Span;
-use crate::syntax::ast::{BinaryOp, Expr, Ident, UnaryOp};
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};
 use rqc_plan::Shape;
 
 pub const BUILTINS: [&str; 19] = [
@@ -128,7 +128,18 @@ impl Checker<'_> {
             ));
             return Some(Checked::error());
         }
+        let counted = match &args[0].kind {
+            ExprKind::Pipe(_, stage) if op == "count" => match &stage.kind {
+                ExprKind::Call(callee, _) if matches!(&callee.kind, ExprKind::Name(n) if n.name == "filter") => {
+                    Some(stage.span)
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let outer = std::mem::replace(&mut self.counted_filter, counted);
         let input = self.check(args[0]);
+        self.counted_filter = outer;
         let shape = match &input.ty {
             Ty::List(elem, size) => Input::List((**elem).clone(), size.clone()),
             Ty::Stream(stream) => Input::Stream(stream.clone()),

@@ -141,6 +141,9 @@ pub struct Checker<'p> {
     /// The first `none` written where nothing expected an option: its type
     /// comes from where it flows, and a result it leaves untyped is E0536.
     pub(super) untyped_none: Option<Span>,
+    /// The `filter(…)` call (its span) whose result `count()` reads, while
+    /// its input is checked: its rejection proposes a maintained count.
+    pub(super) counted_filter: Option<Span>,
 }
 
 impl<'p> Checker<'p> {

@@ -14,6 +14,7 @@ mod calls;
 mod definition;
 mod expr;
 mod fields;
+mod fixes;
 mod functions;
 mod interval;
 pub(crate) mod locals;
@@ -232,6 +233,7 @@ pub fn check_one(
         requirements: Default::default(),
         inspected: Default::default(),
         untyped_none: None,
+        counted_filter: None,
     };
     let mut outcome = checker.check_definition(def, &module_name);
     outcome.facts = checker.facts.unwrap_or_default();

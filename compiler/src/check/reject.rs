@@ -19,7 +19,28 @@ impl Checker<'_> {
     ) -> Checked {
         let source = &stream.source;
         let fixes = match op {
-            "filter" => self.filter_fixes(stream, args.get(1).copied()),
+            "filter" => {
+                let counted = self.counted_filter == Some(span);
+                self.filter_fixes(stream, args.get(1).copied(), counted)
+            }
+            "sort_by" => {
+                let mut fixes = self.sort_fixes(stream, args);
+                fixes.extend(aggregate_fixes(op, stream));
+                fixes
+            }
+            "count" => {
+                let plain = self
+                    .rewritable(stream, args[0])
+                    .and(super::fixes::plain_prefix_values(stream));
+                let mut fixes: Vec<String> = plain
+                    .and_then(|values| {
+                        self.count_fix(&source.table, &source.prefix_columns, &values)
+                    })
+                    .into_iter()
+                    .collect();
+                fixes.extend(aggregate_fixes(op, stream));
+                fixes
+            }
             _ => aggregate_fixes(op, stream),
         };
         self.unbounded(
@@ -201,17 +222,44 @@ impl Checker<'_> {
             .iter()
             .find(|i| i.columns.len() >= wanted.len() && i.columns[..wanted.len()] == wanted[..])?;
         Some(format!(
-            "read the index `{}` instead, which starts with these columns: `{name}.{}[{values}] |> take(k)` with a bounded k",
+            "read the index `{}`, which starts with these columns, instead: `{name}.{}[{values}] |> take(k)` with a bounded k",
             index.name, index.name
         ))
     }
 
-    /// Fixes for `filter` over a stream, most specific first.
-    fn filter_fixes(&self, stream: &StreamTy, predicate: Option<&Expr>) -> Vec<String> {
+    /// Fixes for `filter` over a stream, most specific first. A `counted`
+    /// filter is the input of `count()`: a read limited by `take` would
+    /// count the wrong rows, so the fix is a maintained count.
+    fn filter_fixes(
+        &self,
+        stream: &StreamTy,
+        predicate: Option<&Expr>,
+        counted: bool,
+    ) -> Vec<String> {
         let source = &stream.source;
         let table = &source.table;
         let mut fixes = Vec::new();
-        if let Some((column, op, value)) = predicate.and_then(simple_predicate) {
+        let predicate = predicate.and_then(simple_predicate);
+        if counted {
+            if let Some((column, BinaryOp::Eq, value)) = predicate {
+                let mut columns = source.prefix_columns.clone();
+                columns.push(column);
+                let values = super::fixes::plain_prefix_values(stream).map(|mut v| {
+                    v.push(value);
+                    v
+                });
+                if let Some(fix) =
+                    values.and_then(|values| self.count_fix(table, &columns, &values))
+                {
+                    fixes.push(fix);
+                }
+            }
+            if !source.prefix_columns.is_empty() {
+                fixes.push(bound_fix(stream));
+            }
+            return fixes;
+        }
+        if let Some((column, op, value)) = predicate {
             let is_next = source.next_column.as_deref() == Some(column.as_str());
             if op != BinaryOp::Eq && op != BinaryOp::NotEq && is_next {
                 let inner = source.access.trim_end_matches(']');
@@ -219,6 +267,14 @@ impl Checker<'_> {
                     "select the range in the access, which reads only matching rows: `{inner}, {column} {} {value}]`",
                     op.symbol()
                 ));
+            } else if let Some(range) = matches!(
+                op,
+                BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq
+            )
+            .then(|| self.range_fix(stream, &column, op, &value))
+            .flatten()
+            {
+                fixes.push(range);
             } else if let Some(read) = (op == BinaryOp::Eq)
                 .then(|| self.existing_read(stream, &column, &value))
                 .flatten()
@@ -288,6 +344,11 @@ fn aggregate_fixes(op: &str, stream: &StreamTy) -> Vec<String> {
         }
     } else {
         fixes.push(bound_fix(stream));
+    }
+    // A bounded part's sort, count, total or extreme is not the stream's:
+    // `take(n) |> sort_by(…)` sorts the first n rows in the stream's order.
+    if matches!(op, "sort_by" | "count" | "sum" | "avg" | "min" | "max") {
+        return fixes;
     }
     let args = if matches!(op, "count" | "distinct" | "flatten") {
         "()"

@@ -5,12 +5,14 @@
 use crate::check::{Fact, Target};
 use crate::cost::class;
 use crate::db::{def_facts, def_offset, parse_file, shape_details, Analysis, DefKey};
-use crate::diagnostics::Diagnostic;
 use crate::span::Span;
 use crate::syntax::ast::{Item, TableMember};
 use crate::syntax::printer::print_signature;
 
+mod actions;
 mod completion;
+
+pub use actions::{code_actions, Action, Edit};
 
 /// A definition of the file, with where it starts.
 struct DefAt {
@@ -334,103 +336,6 @@ pub fn inlay_hints(analysis: &Analysis, file: &str) -> Vec<(usize, String)> {
         hints.push((end, format!("  {label}")));
     }
     hints
-}
-
-/// An edit: replace `span` of `file` with `text`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Edit {
-    pub file: String,
-    pub span: Span,
-    pub text: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Action {
-    pub title: String,
-    pub edits: Vec<Edit>,
-}
-
-/// For a rejection whose help names an `index …` or `bound …` declaration
-/// to add to a table: an action that adds it to the table.
-pub fn code_actions(analysis: &Analysis, diagnostic: &Diagnostic) -> Vec<Action> {
-    let mut actions = Vec::new();
-    for help in &diagnostic.help {
-        let Some(table) = between(help, "table `", "`") else {
-            continue;
-        };
-        let declaration = ["`index ", "`bound "].iter().find_map(|start| {
-            let at = help.find(start)?;
-            let rest = &help[at + 1..];
-            Some(rest[..rest.find('`')?].to_string())
-        });
-        let Some(declaration) = declaration else {
-            continue;
-        };
-        let Some((decl_file, _)) = shape_details(&analysis.db, analysis.workspace)
-            .table_decls
-            .get(&table)
-            .cloned()
-        else {
-            continue;
-        };
-        let Some(parsed) = analysis.file_syntax(&decl_file) else {
-            continue;
-        };
-        let Some(span) = parsed.module.items.iter().find_map(|i| match i {
-            Item::Table(t) if t.name.name == table => Some(t.span),
-            _ => None,
-        }) else {
-            continue;
-        };
-        // Before the table's closing brace, on a line of its own.
-        let close = span.end as usize - 1;
-        let mut edits = vec![Edit {
-            file: decl_file,
-            span: Span::new(close, close),
-            text: format!("  {declaration}\n"),
-        }];
-        let mut title = format!("Add `{declaration}` to table `{table}`");
-        // With an index, the read that uses it: `T |> filter(…)` becomes
-        // the help's read, with at most 100 rows.
-        if let Some(read) = between(help, "then read `", "`") {
-            if let Some(pipe) =
-                filter_pipe(analysis, &diagnostic.primary.file, diagnostic.primary.span)
-            {
-                edits.push(Edit {
-                    file: diagnostic.primary.file.clone(),
-                    span: pipe,
-                    text: read.replace("|> take(k)", "|> take(100)"),
-                });
-                title = format!("{title} and read it (at most 100 rows)");
-            }
-        }
-        actions.push(Action { title, edits });
-    }
-    actions
-}
-
-/// The span of `input |> f(…)` in `file` whose `f(…)` is at `call`.
-fn filter_pipe(analysis: &Analysis, file: &str, call: Span) -> Option<Span> {
-    let parsed = analysis.file_syntax(file)?;
-    let mut found = None;
-    for item in &parsed.module.items {
-        if let Item::Def(def) = item {
-            crate::syntax::depth::each_expr(&def.body, |expr| {
-                if let crate::syntax::ast::ExprKind::Pipe(_, right) = &expr.kind {
-                    if right.span == call {
-                        found = Some(expr.span);
-                    }
-                }
-            });
-        }
-    }
-    found
-}
-
-fn between(text: &str, start: &str, end: &str) -> Option<String> {
-    let at = text.find(start)? + start.len();
-    let len = text[at..].find(end)?;
-    Some(text[at..at + len].to_string())
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,177 @@
+//! Quick fixes: the code a rejection's help line proposes, as edits an editor applies (a declaration to add, the read that replaces the rejected pipe).
+
+use crate::db::{shape_details, Analysis};
+use crate::diagnostics::Diagnostic;
+use crate::span::Span;
+use crate::syntax::ast::{Expr, ExprKind, Item};
+
+/// An edit: replace `span` of `file` with `text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub file: String,
+    pub span: Span,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Action {
+    pub title: String,
+    pub edits: Vec<Edit>,
+}
+
+/// Where a help line's proposed read is written, in its text.
+const READS: [&str; 4] = [
+    "then read `",
+    "then read the range `",
+    "instead: `",
+    "in place of the count: `",
+];
+
+/// For each help line of a rejection that proposes code: an action that
+/// applies it. A declaration (`index …` or `bound …` in a table,
+/// `aggregate …` in the diagnostic's file) is added; a proposed read
+/// replaces the rejected pipe `input |> f(…)` (with "in place of the
+/// count", the `… |> count()` that reads it). A read that ends in
+/// `|> take(n)` keeps a `take` or `first` already after the pipe, and
+/// otherwise reads at most 100 rows.
+pub fn code_actions(analysis: &Analysis, diagnostic: &Diagnostic) -> Vec<Action> {
+    diagnostic
+        .help
+        .iter()
+        .filter_map(|help| action_for(analysis, diagnostic, help))
+        .collect()
+}
+
+fn action_for(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Option<Action> {
+    let declaration = ["`index ", "`bound ", "`aggregate "]
+        .iter()
+        .find_map(|start| {
+            let at = help.find(start)?;
+            let rest = &help[at + 1..];
+            Some(rest[..rest.find('`')?].to_string())
+        });
+    let mut edits = Vec::new();
+    let mut title = String::new();
+    if let Some(declaration) = declaration {
+        if declaration.contains('…') {
+            return None;
+        }
+        if declaration.starts_with("aggregate ") {
+            // Only with the read of it that replaces the rejected count.
+            between(help, "then read `", "`")?;
+            let file = diagnostic.primary.file.clone();
+            let text = analysis.text(&file)?;
+            let end = text.len();
+            let before = if text.ends_with('\n') { "" } else { "\n" };
+            edits.push(Edit {
+                file,
+                span: Span::new(end, end),
+                text: format!("{before}{declaration}\n"),
+            });
+            title = format!("Declare `{declaration}`");
+        } else {
+            let table = between(help, "table `", "`")?;
+            let (decl_file, _) = shape_details(&analysis.db, analysis.workspace)
+                .table_decls
+                .get(&table)
+                .cloned()?;
+            let parsed = analysis.file_syntax(&decl_file)?;
+            let span = parsed.module.items.iter().find_map(|i| match i {
+                Item::Table(t) if t.name.name == table => Some(t.span),
+                _ => None,
+            })?;
+            // Before the table's closing brace, on a line of its own.
+            let close = span.end as usize - 1;
+            edits.push(Edit {
+                file: decl_file,
+                span: Span::new(close, close),
+                text: format!("  {declaration}\n"),
+            });
+            title = format!("Add `{declaration}` to table `{table}`");
+        }
+    }
+    let read = READS.iter().find_map(|start| between(help, start, "`"));
+    let target = read.as_ref().and_then(|_| {
+        let widen = help.contains("in place of the count");
+        replaced_pipe(
+            analysis,
+            &diagnostic.primary.file,
+            diagnostic.primary.span,
+            widen,
+        )
+    });
+    match (read, target) {
+        (Some(read), Some((span, limited))) => {
+            let text = match read
+                .strip_suffix("|> take(n)")
+                .or_else(|| read.strip_suffix("|> take(k)"))
+            {
+                Some(access) if limited => access.trim_end().to_string(),
+                Some(access) => format!("{access}|> take(100)"),
+                None => read.clone(),
+            };
+            edits.push(Edit {
+                file: diagnostic.primary.file.clone(),
+                span,
+                text: text.clone(),
+            });
+            title = if title.is_empty() {
+                format!("Read `{text}` instead")
+            } else {
+                format!("{title} and read `{text}`")
+            };
+        }
+        // A read with nothing to replace: the declaration alone, if any.
+        _ if edits.is_empty() => return None,
+        _ => {}
+    }
+    Some(Action { title, edits })
+}
+
+/// The span of `input |> f(…)` in `file` whose `f(…)` is at `call` (with
+/// `widen`, the `… |> count()` that reads it, unless `f` is `count`), and
+/// whether a `take` or `first` reads the result.
+fn replaced_pipe(analysis: &Analysis, file: &str, call: Span, widen: bool) -> Option<(Span, bool)> {
+    let parsed = analysis.file_syntax(file)?;
+    // Each pipe: its span, its input's, its stage's, and the stage's name.
+    let mut pipes: Vec<(Span, Span, Span, Option<String>)> = Vec::new();
+    for item in &parsed.module.items {
+        if let Item::Def(def) = item {
+            crate::syntax::depth::each_expr(&def.body, |expr| {
+                if let ExprKind::Pipe(left, right) = &expr.kind {
+                    pipes.push((expr.span, left.span, right.span, called(right)));
+                }
+            });
+        }
+    }
+    let (mut span, _, _, name) = pipes.iter().find(|p| p.2 == call)?.clone();
+    if widen && name.as_deref() != Some("count") {
+        let parent = pipes.iter().find(|p| p.1 == span)?;
+        if parent.3.as_deref() != Some("count") {
+            return None;
+        }
+        span = parent.0;
+    }
+    let limited = pipes
+        .iter()
+        .any(|p| p.1 == span && matches!(p.3.as_deref(), Some("take" | "first")));
+    Some((span, limited))
+}
+
+/// `f` of a stage `f(…)` or `f`.
+fn called(stage: &Expr) -> Option<String> {
+    let callee = match &stage.kind {
+        ExprKind::Call(callee, _) => callee,
+        _ => stage,
+    };
+    match &callee.kind {
+        ExprKind::Name(n) => Some(n.name.clone()),
+        _ => None,
+    }
+}
+
+fn between(text: &str, start: &str, end: &str) -> Option<String> {
+    let at = text.find(start)? + start.len();
+    let len = text[at..].find(end)?;
+    Some(text[at..at + len].to_string())
+}
