@@ -110,7 +110,8 @@ fn main() -> miette::Result<()> {
         name: "Another",
         country: "NZ",
     }) {
-        println!("refused: [{}] {error}", error.code());
+        // Its `Display` starts with the code: `[E0502] Error: …`.
+        println!("refused: {error}");
     }
 
     let ann: Option<User> = social.by_handle.query_one(&["ann".into()])?;

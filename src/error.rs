@@ -1,13 +1,14 @@
 //! The library's public error: compile diagnostics, runtime refusals and IO failures.
 
-use rqc_compiler::diagnostics::{renderer, RenderOptions};
+use rqc_compiler::diagnostics::{render_message, renderer, RenderOptions};
 use rqc_compiler::{Diagnostic, Sources};
 use rqc_runtime::RuntimeError;
 use std::fmt;
 use std::path::PathBuf;
 
 /// What went wrong, as the library reports it: each has a stable code
-/// (`Error::code`), and its `Display` starts with it.
+/// (`Error::code`), and its `Display` starts with it, in the header every
+/// rqc diagnostic has: `[E0502] Error: …`.
 #[derive(Debug)]
 pub enum Error {
     /// The program did not compile; every diagnostic is here.
@@ -43,28 +44,44 @@ impl Error {
     }
 }
 
+/// Every error's `Display` starts with its header, `[CODE] Error: …`, as
+/// every diagnostic of rqc does (the command line's and the REPL's).
+/// A compile error's is its first error diagnostic's: the errors come
+/// first, in source order, then the warnings, then how many errors.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plain = RenderOptions { color: false };
         match self {
             Error::Compile {
                 diagnostics,
                 sources,
             } => {
                 let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-                writeln!(
+                if errors == 0 {
+                    // No error among them (never built so): the header still.
+                    let message = "the program was refused";
+                    f.write_str(&render_message(self.code(), message, &[], plain))?;
+                }
+                let mut renderer = renderer(sources, plain);
+                let (first, then): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
+                    diagnostics.iter().partition(|d| d.is_error());
+                for diagnostic in first.into_iter().chain(then) {
+                    f.write_str(&renderer.render(diagnostic))?;
+                }
+                write!(
                     f,
                     "the program has {errors} error{}",
                     if errors == 1 { "" } else { "s" }
-                )?;
-                let mut renderer = renderer(sources, RenderOptions { color: false });
-                for diagnostic in diagnostics {
-                    write!(f, "{}", renderer.render(diagnostic))?;
-                }
-                Ok(())
+                )
             }
-            Error::Runtime(error) => write!(f, "error[{}]: {}", error.code, error.message),
+            Error::Runtime(error) => {
+                let header = render_message(error.code, &error.message, &[], plain);
+                f.write_str(header.trim_end_matches('\n'))
+            }
             Error::Io { path, error } => {
-                write!(f, "error[{}]: {}: {error}", self.code(), path.display())
+                let message = format!("{}: {error}", path.display());
+                let header = render_message(self.code(), &message, &[], plain);
+                f.write_str(header.trim_end_matches('\n'))
             }
         }
     }

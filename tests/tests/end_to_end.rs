@@ -251,7 +251,7 @@ fn values_convert_from_options_and_vectors_and_errors_show_their_code() {
     );
     let db = Database::in_memory();
     let error = db.run("nothing", &[]).unwrap_err();
-    assert!(error.to_string().starts_with("error[E0514]: "), "{error}");
+    assert!(error.to_string().starts_with("[E0514] Error: "), "{error}");
 }
 
 #[test]

@@ -311,7 +311,7 @@ pub fn as_in_files(rendered: &str, excerpts: &HashMap<&str, Excerpt>) -> String 
 
 /// Where a rendered row's first character other than a space or a colour
 /// escape (`ESC [ … m`) is.
-fn first_visible(row: &str) -> usize {
+pub fn first_visible(row: &str) -> usize {
     let bytes = row.as_bytes();
     let mut i = 0;
     while i < bytes.len() {

@@ -9,7 +9,7 @@ mod json;
 mod render;
 
 pub use json::{to_json, DiagnosticJson};
-pub use render::{render, renderer, RenderOptions, Renderer};
+pub use render::{render, render_message, renderer, RenderOptions, Renderer};
 
 use crate::span::Span;
 use serde::{Deserialize, Serialize};

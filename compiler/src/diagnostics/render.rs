@@ -1,8 +1,10 @@
 //! Terminal rendering of diagnostics with ariadne.
 
-use super::excerpt::{as_in_files, Excerpt, Text};
+use super::excerpt::{as_in_files, first_visible, Excerpt, Text};
 use super::{Diagnostic, Label, Severity, Sources};
-use ariadne::{Cache, Color, Config, FnCache, Label as AriadneLabel, Report, ReportKind, Source};
+use ariadne::{
+    Cache, Color, Config, Fmt, FnCache, Label as AriadneLabel, Report, ReportKind, Source,
+};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -27,6 +29,35 @@ pub struct Renderer<'s, C> {
     /// By file: the byte offset where each character starts.
     char_starts: HashMap<&'s str, Vec<u32>>,
     sources: &'s Sources,
+}
+
+/// A problem with no place in a source (a runtime refusal, a file that
+/// cannot be read), in the style of every diagnostic: the header
+/// `[E0502] Error: message`, as ariadne draws it, then a `Help:` line for
+/// each of `help`, coloured as a diagnostic's are when `options.color`.
+pub fn render_message(code: &str, message: &str, help: &[&str], options: RenderOptions) -> String {
+    let config = Config::default().with_color(options.color);
+    let report = Report::<Range<usize>>::build(ReportKind::Error, 0..0)
+        .with_config(config)
+        .with_code(code)
+        .with_message(message)
+        .finish();
+    let mut out = Vec::new();
+    // No label: ariadne draws the header alone (and no help, which it
+    // draws in a snippet's margin).
+    let _ = report.write(Source::from(""), &mut out);
+    let mut text = String::from_utf8_lossy(&out).into_owned();
+    // ariadne's colour for notes and help.
+    let color = options.color.then_some(Color::Fixed(115));
+    for help in help {
+        let mut lines = help.lines();
+        let first = lines.next().unwrap_or_default();
+        text.push_str(&format!("  {}: {first}\n", "Help".fg(color)));
+        for line in lines {
+            text.push_str(&format!("        {line}\n"));
+        }
+    }
+    text
 }
 
 /// A [`Renderer`] over `sources`.
@@ -61,11 +92,12 @@ impl<C: Cache<String>> Renderer<'_, C> {
             let chars = |offset: u32| starts.partition_point(|&b| b < offset);
             clamp(chars(label.span.start)..chars(label.span.end), starts.len())
         };
-        let report = report(diagnostic, self.options, span_of);
+        let report = report(diagnostic, self.options, &span_of);
         let mut out = Vec::new();
         // Writing to a Vec cannot fail; a missing source only loses the snippet.
         let _ = report.write(&mut self.cache, &mut out);
-        String::from_utf8_lossy(&out).into_owned()
+        let places = group_places(diagnostic, &span_of, &mut self.cache);
+        with_group_places(&String::from_utf8_lossy(&out), &places)
     }
 
     /// A diagnostic that touches a very long line, drawn from excerpts of
@@ -108,7 +140,7 @@ impl<C: Cache<String>> Renderer<'_, C> {
             }
             None => 0..0,
         };
-        let report = report(diagnostic, self.options, span_of);
+        let report = report(diagnostic, self.options, &span_of);
         let mut cache =
             FnCache::new((|file: &String| Err(format!("no source `{file}`"))) as fn(&String) -> _)
                 .with_sources(
@@ -123,7 +155,9 @@ impl<C: Cache<String>> Renderer<'_, C> {
                 );
         let mut out = Vec::new();
         let _ = report.write(&mut cache, &mut out);
-        Some(as_in_files(&String::from_utf8_lossy(&out), &excerpts))
+        let places = group_places(diagnostic, &span_of, &mut cache);
+        let rendered = with_group_places(&String::from_utf8_lossy(&out), &places);
+        Some(as_in_files(&rendered, &excerpts))
     }
 }
 
@@ -162,6 +196,85 @@ fn report(
         report = report.with_note(note);
     }
     report.finish()
+}
+
+/// Where each group of labels ariadne draws is: its file and the
+/// `line:column` of its first label, as ariadne counts them in `cache`.
+///
+/// ariadne 0.6 draws the labels of a report in groups (a file's labels
+/// whose lines do not go back; a label on an earlier line than the one
+/// before it starts a new group) and heads each with a `file:line:column`;
+/// but it takes the place of a group in the primary label's file from the
+/// primary label, even for a group that holds only another label (a
+/// definition's first place, above the duplicate's), so that group's
+/// header named the primary's line above another line's snippet. The
+/// groups are found here as ariadne finds them, each with its own first
+/// label's place (the primary's for the first group, which holds it).
+fn group_places<C: Cache<String>>(
+    diagnostic: &Diagnostic,
+    span_of: impl Fn(&Label) -> Range<usize>,
+    cache: &mut C,
+) -> Vec<(String, String)> {
+    // (file, the line of the label's last character, its place), as
+    // ariadne's `get_source_groups` takes them, a label it cannot place
+    // left out as it leaves it out.
+    let mut groups: Vec<(String, usize, String)> = Vec::new();
+    for label in std::iter::once(&diagnostic.primary).chain(&diagnostic.secondary) {
+        let Ok(source) = cache.fetch(&label.file) else {
+            continue;
+        };
+        let span = span_of(label);
+        let Some((_, start_line, column)) = source.get_offset_line(span.start) else {
+            continue;
+        };
+        let end_line = if span.start >= span.end {
+            start_line
+        } else {
+            match source.get_offset_line(span.end - 1) {
+                Some((_, line, _)) => line,
+                None => continue,
+            }
+        };
+        match groups.last_mut() {
+            Some((file, last, _)) if *file == label.file && *last <= end_line => *last = end_line,
+            _ => {
+                let line = start_line + 1 + source.display_line_offset();
+                let place = format!("{line}:{}", column + 1);
+                groups.push((label.file.clone(), end_line, place));
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(file, _, place)| (file, place))
+        .collect()
+}
+
+/// `rendered` with the `n`th group's header (`╭─[ file:line:column ]`,
+/// then `├─[ … ]`) naming `places[n]`.
+fn with_group_places(rendered: &str, places: &[(String, String)]) -> String {
+    let mut places = places.iter();
+    let mut out = String::with_capacity(rendered.len());
+    // The first row is the message's, never a header.
+    for (n, row) in rendered.split_inclusive('\n').enumerate() {
+        let is_header = n > 0 && row[first_visible(row)..].starts_with(['╭', '├']);
+        let Some((file, place)) = is_header.then(|| places.next()).flatten() else {
+            out.push_str(row);
+            continue;
+        };
+        let marker = format!(" {file}:");
+        let Some(at) = row.find(&marker).map(|at| at + marker.len()) else {
+            out.push_str(row);
+            continue;
+        };
+        let end = row[at..]
+            .find(|c: char| !(c.is_ascii_digit() || c == ':' || c == '?'))
+            .map_or(row.len(), |e| at + e);
+        out.push_str(&row[..at]);
+        out.push_str(place);
+        out.push_str(&row[end..]);
+    }
+    out
 }
 
 /// ariadne draws no label past the end of the text (an end-of-input error
