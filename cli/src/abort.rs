@@ -16,9 +16,11 @@
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-const MESSAGE: &[u8] = b"error[E0591]: the storage engine stopped on an inconsistent page: the database is most likely damaged\n  help: nothing was answered; `rqc verify --db DIR` lists what is damaged and `rqc dump --db DIR --out DIR2` copies out every readable row\n";
+/// In the header style of every diagnostic, uncoloured: a signal handler
+/// writes constant bytes only.
+const MESSAGE: &[u8] = b"[E0591] Error: the storage engine stopped on an inconsistent page: the database is most likely damaged\n  Help: nothing was answered; `rqc verify --db DIR` lists what is damaged and `rqc dump --db DIR --out DIR2` copies out every readable row\n";
 
-const OUT_OF_MEMORY_MESSAGE: &[u8] = b"error[E0602]: rqc ran out of memory: nothing was committed, and the database is unchanged\n  help: a value the run builds is too large for this machine (a list, record or string that doubles at each `let`); build a smaller one, or run where there is more memory\n";
+const OUT_OF_MEMORY_MESSAGE: &[u8] = b"[E0602] Error: rqc ran out of memory: nothing was committed, and the database is unchanged\n  Help: a value the run builds is too large for this machine (a list, record or string that doubles at each `let`); build a smaller one, or run where there is more memory\n";
 
 /// Set once an allocation has failed; read by the signal handler.
 static OUT_OF_MEMORY: AtomicBool = AtomicBool::new(false);

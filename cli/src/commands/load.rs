@@ -1,6 +1,6 @@
 //! `rqc load`: rows from a file into a table, all or nothing.
 
-use super::report::{note_errors, report_error};
+use super::report::{note_errors, print_problem, report_error};
 use super::run::StoreChoice;
 use super::Status;
 use crate::rowfile::{Format, RowFile};
@@ -49,10 +49,11 @@ pub fn load(args: LoadArgs) -> Status {
 
 fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     let Some(format) = Format::of(&args.file) else {
-        eprintln!(
-            "error[E0600]: {}: the file must end in .jsonl or .csv",
+        let message = format!(
+            "{}: the file must end in .jsonl or .csv",
             args.file.display()
         );
+        print_problem("E0600", &message, &[]);
         return Ok(Status::Usage);
     };
     let files = read_program(std::slice::from_ref(&args.program))?;
@@ -112,7 +113,11 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     }
     let file = args.file.display();
     for (line, error) in report.rejected.iter().take(50) {
-        eprintln!("{file}:{line}: error[{}]: {}", error.code, error.message);
+        print_problem(
+            error.code,
+            &format!("{file}:{line}: {}", error.message),
+            &[],
+        );
     }
     let shown = report.rejected.len().min(50) as u64;
     if report.refused > shown {

@@ -1,6 +1,6 @@
 //! `rqc verify`, `rqc dump` and `rqc restore`: a database checked whole, its readable rows copied out past damage, and loaded into a new one.
 
-use super::report::report_error;
+use super::report::{color_on_stdout, print_problem, problem_text, report_error};
 use super::run::{open_options, StoreChoice};
 use super::Status;
 use crate::rowfile::{Format, RowFile};
@@ -68,7 +68,7 @@ fn verify_inner(args: &VerifyArgs) -> Result<Status, Error> {
     let found = db.verify()?;
     for (i, problem) in found.problems.iter().enumerate() {
         let code = found.codes.get(i).copied().unwrap_or("E0591");
-        println!("error[{code}]: {problem}");
+        print!("{}", problem_text(code, problem, &[], color_on_stdout()));
     }
     if found.is_sound() {
         eprintln!(
@@ -111,7 +111,7 @@ fn dump_inner(args: &DumpArgs) -> Result<Status, Error> {
         total += rows.len();
     }
     for problem in &dump.problems {
-        eprintln!("error[E0591]: {problem}");
+        print_problem("E0591", problem, &[]);
     }
     eprintln!(
         "dumped {total} rows of {} tables into {}{}",
@@ -186,12 +186,8 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
         let report = db.load(&table.name, &mut rows, &mut |_| {})?;
         if !report.rejected.is_empty() {
             for (line, error) in report.rejected.iter().take(20) {
-                eprintln!(
-                    "{}:{line}: error[{}]: {}",
-                    path.display(),
-                    error.code,
-                    error.message
-                );
+                let message = format!("{}:{line}: {}", path.display(), error.message);
+                print_problem(error.code, &message, &[]);
             }
             eprintln!(
                 "the restore stopped at `{}`: {} rows were refused; remove {} and restore again once they are fixed",

@@ -134,11 +134,12 @@ pub fn main() -> ExitCode {
     };
     report::choose_color(cli.color);
     if let Some(Err(text)) = rqc_compiler::db::threads_setting() {
-        eprintln!(
-            "error[E0601]: RQC_THREADS is {text:?}, not a whole number of threads from 1 to {}",
+        let message = format!(
+            "RQC_THREADS is {text:?}, not a whole number of threads from 1 to {}",
             rqc_compiler::db::MAX_THREADS
         );
-        eprintln!("  help: unset it to check over every core, or set RQC_THREADS=1 to check on one thread");
+        let help = "unset it to check over every core, or set RQC_THREADS=1 to check on one thread";
+        report::print_problem("E0601", &message, &[help]);
         return ExitCode::from(Status::Usage as u8);
     }
     connection::set_flags(cli.etcd);
@@ -156,7 +157,8 @@ pub fn main() -> ExitCode {
         Command::Lsp => match crate::lsp::serve() {
             Ok(()) => Status::Clean,
             Err(error) => {
-                eprintln!("error[E0600]: the language server stopped: {error}");
+                let message = format!("the language server stopped: {error}");
+                report::print_problem("E0600", &message, &[]);
                 Status::Usage
             }
         },

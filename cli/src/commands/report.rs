@@ -3,7 +3,7 @@
 use super::Status;
 use rqc::{Error, Installed, Output};
 use rqc_compiler::check::Verdict;
-use rqc_compiler::diagnostics::{renderer, RenderOptions};
+use rqc_compiler::diagnostics::{render_message, renderer, RenderOptions};
 use rqc_compiler::{Diagnostic, Sources};
 use std::io::IsTerminal;
 
@@ -26,6 +26,15 @@ pub fn choose_color(choice: ColorChoice) {
 /// a terminal that shows colour, never under a non-empty `NO_COLOR` (an
 /// empty one asks nothing, as no-color.org says) nor with `TERM=dumb`.
 pub fn color_on_stderr() -> bool {
+    color_if_terminal(std::io::stderr().is_terminal())
+}
+
+/// As [`color_on_stderr`], for what is printed on standard output.
+pub fn color_on_stdout() -> bool {
+    color_if_terminal(std::io::stdout().is_terminal())
+}
+
+fn color_if_terminal(terminal: bool) -> bool {
     match COLOR.get() {
         Some(ColorChoice::Always) => return true,
         Some(ColorChoice::Never) => return false,
@@ -33,7 +42,20 @@ pub fn color_on_stderr() -> bool {
     }
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
-    !no_color && !dumb && std::io::stderr().is_terminal()
+    !no_color && !dumb && terminal
+}
+
+/// A problem with no place in a source (a runtime refusal, a file that
+/// cannot be read), in the header style of every diagnostic
+/// (`[E0502] Error: …`), then its help lines: the text to print where
+/// `color` says whether to colour it.
+pub fn problem_text(code: &str, message: &str, help: &[&str], color: bool) -> String {
+    render_message(code, message, help, RenderOptions { color })
+}
+
+/// [`problem_text`] on standard error.
+pub fn print_problem(code: &str, message: &str, help: &[&str]) {
+    eprint!("{}", problem_text(code, message, help, color_on_stderr()));
 }
 
 pub fn print_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) {
@@ -88,8 +110,7 @@ pub fn report_error(error: &Error) -> Status {
             Status::Errors
         }
         Error::Runtime(runtime) => {
-            eprintln!("error[{}]: {}", runtime.code, runtime.message);
-            eprintln!("  help: {}", runtime.help);
+            print_problem(runtime.code, &runtime.message, &[&runtime.help]);
             // Input this rqc cannot use — a directory that is no database,
             // a database or plan file of another version, a plan file that
             // is no program, a database with nothing to run — is a usage
@@ -102,8 +123,9 @@ pub fn report_error(error: &Error) -> Status {
                 _ => Status::Errors,
             }
         }
-        Error::Io { .. } => {
-            eprintln!("{error}");
+        Error::Io { path, error } => {
+            let message = format!("{}: {error}", path.display());
+            print_problem("E0600", &message, &[]);
             Status::Usage
         }
     }

@@ -161,7 +161,8 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
             number += 1;
             // A line that is not UTF-8 is refused alone; the session goes on.
             let Ok(line) = String::from_utf8(bytes) else {
-                let _ = writeln!(out, "error[E0001]: line {number} of the input is not UTF-8");
+                let message = format!("line {number} of the input is not UTF-8");
+                let _ = writeln!(out, "{}", repl.problem("E0001", &message, &[]));
                 if bail {
                     return Ok(false);
                 }
@@ -187,11 +188,9 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
             }
         }
         if !pending.trim().is_empty() {
-            let _ = writeln!(
-                out,
-                "error[E0102]: the input ends inside an unclosed bracket:\n{}",
-                pending.trim_end()
-            );
+            let message = "the input ends inside an unclosed bracket:";
+            let _ = writeln!(out, "{}", repl.problem("E0102", message, &[]));
+            let _ = writeln!(out, "{}", pending.trim_end());
             return Ok(false);
         }
         return Ok(true);
@@ -242,7 +241,8 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
             Err(rustyline::error::ReadlineError::Interrupted) => pending.clear(),
             Err(_) => {
                 if !pending.trim().is_empty() {
-                    println!("error[E0102]: the input ends inside an unclosed bracket");
+                    let message = "the input ends inside an unclosed bracket";
+                    println!("{}", repl.problem("E0102", message, &[]));
                 }
                 break;
             }

@@ -320,6 +320,14 @@ impl Repl {
         self.failed.get()
     }
 
+    /// A problem in the header style of every diagnostic (`[E0502] Error:
+    /// …`), coloured as the session's diagnostics are; no line break after.
+    pub fn problem(&self, code: &str, message: &str, help: &[&str]) -> String {
+        let options = RenderOptions { color: self.color };
+        let text = rqc_compiler::diagnostics::render_message(code, message, help, options);
+        text.trim_end_matches('\n').to_string()
+    }
+
     fn error_text(&self, error: &Error) -> String {
         self.failed.set(true);
         match error {
@@ -330,8 +338,10 @@ impl Repl {
                 let mut renderer = renderer(sources, RenderOptions { color: self.color });
                 diagnostics.iter().map(|d| renderer.render(d)).collect()
             }
-            Error::Runtime(e) => format!("error[{}]: {}\n  help: {}", e.code, e.message, e.help),
-            Error::Io { .. } => error.to_string(),
+            Error::Runtime(e) => self.problem(e.code, &e.message, &[&e.help]),
+            Error::Io { path, error } => {
+                self.problem("E0600", &format!("{}: {error}", path.display()), &[])
+            }
         }
     }
 

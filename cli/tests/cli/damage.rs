@@ -164,7 +164,7 @@ fn damaged_databases_answer_right_or_refuse_on_every_backend() {
                         ))
                     }
                     Some(101) | None => tally.panics.push(format!("{case}: {}", first_line(&out))),
-                    Some(_) if stderr(&out).contains("error[E") => {
+                    Some(_) if stderr(&out).contains("] Error: ") => {
                         if stderr(&out).contains("stopped on an inconsistent page") {
                             tally.stopped += 1;
                         }
@@ -242,7 +242,7 @@ fn verify_dump_and_restore_round_trip_and_find_damage() {
     ]);
     assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
     assert!(
-        stderr(&again).contains("error[E0511]"),
+        stderr(&again).contains("[E0511] Error"),
         "{}",
         stderr(&again)
     );
@@ -263,7 +263,7 @@ fn verify_dump_and_restore_round_trip_and_find_damage() {
     let damaged = rqc(&["verify", "--db", &db]);
     assert_eq!(damaged.status.code(), Some(1));
     assert!(
-        stdout(&damaged).contains("error[E0591]"),
+        stdout(&damaged).contains("[E0591] Error"),
         "{}",
         stdout(&damaged)
     );
@@ -286,7 +286,7 @@ fn verify_dump_and_restore_round_trip_and_find_damage() {
     let empty = query(&db, &["user", "--arg", "id=1"]);
     assert_eq!(empty.status.code(), Some(1), "{}", stderr(&empty));
     assert!(
-        stderr(&empty).contains("error[E0591]"),
+        stderr(&empty).contains("[E0591] Error"),
         "{}",
         stderr(&empty)
     );
@@ -304,7 +304,7 @@ fn verify_dump_and_restore_round_trip_and_find_damage() {
     ] {
         let out = rqc(command);
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        assert!(stderr(&out).contains("error[E0511]"), "{}", stderr(&out));
+        assert!(stderr(&out).contains("[E0511] Error"), "{}", stderr(&out));
     }
 }
 
@@ -339,7 +339,7 @@ fn a_row_cut_out_of_its_tree_is_damage_and_dump_keeps_the_rest() {
     }
     let cut = query(&db, &["user", "--arg", "id=42"]);
     assert_eq!(cut.status.code(), Some(1), "{}", stdout(&cut));
-    assert!(stderr(&cut).contains("error[E0591]"), "{}", stderr(&cut));
+    assert!(stderr(&cut).contains("[E0591] Error"), "{}", stderr(&cut));
     assert!(
         stderr(&cut).contains("the entry after it still links to it"),
         "{}",
@@ -387,7 +387,7 @@ fn a_database_of_the_format_before_the_chain_is_refused_and_left_alone() {
         let out = rqc(&args);
         let err = stderr(&out);
         assert_ne!(out.status.code(), Some(0), "{args:?}: {err}");
-        assert!(err.contains("error[E0518]"), "{args:?}: {err}");
+        assert!(err.contains("[E0518] Error"), "{args:?}: {err}");
         assert!(err.contains("storage format 2"), "{err}");
         assert!(err.contains("rqc dump --db DIR --out saved"), "{err}");
         assert!(
@@ -464,6 +464,6 @@ fn running_out_of_memory_is_not_called_damage() {
         .unwrap();
     let text = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{text}");
-    assert!(text.contains("error[E0602]"), "{text}");
+    assert!(text.contains("[E0602] Error"), "{text}");
     assert!(!text.contains("E0591"), "{text}");
 }

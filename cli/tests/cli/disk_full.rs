@@ -90,7 +90,7 @@ fn a_load_stopped_by_a_full_disk_leaves_the_database_as_it_was() {
                     stderr(&stopped)
                 );
                 assert!(
-                    stderr(&stopped).contains("error[E0545]"),
+                    stderr(&stopped).contains("[E0545] Error"),
                     "{case}: {}",
                     stderr(&stopped)
                 );

@@ -87,13 +87,13 @@ fn rqc_runs_loads_and_verifies_a_database_on_etcd() {
     let listed = ok(&["run", "--db", &copy, "members", "--arg", "team=1"]);
     assert_eq!(listed.lines().count(), 3, "{listed}");
     let over = rqc(&["restore", "--db", &db, &app, "--from", &saved]);
-    assert!(stderr(&over).contains("error[E0511]"), "{}", stderr(&over));
+    assert!(stderr(&over).contains("[E0511] Error"), "{}", stderr(&over));
     // `--store` means nothing on etcd.
     let store = rqc(&[
         "run", "--store", "lmdb", "--db", &db, "members", "--arg", "team=1",
     ]);
     assert!(
-        stderr(&store).contains("error[E0575]"),
+        stderr(&store).contains("[E0575] Error"),
         "{}",
         stderr(&store)
     );
@@ -113,8 +113,8 @@ fn an_unreachable_cluster_is_refused_with_its_code() {
         "run", "--db", &db, &app, "add_team", "--arg", "id=1", "--arg", "name=red",
     ]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("error[E0561]"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("help:"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("[E0561] Error"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Help:"), "{}", stderr(&out));
     let malformed = rqc(&[
         "run",
         "--db",
@@ -124,7 +124,7 @@ fn an_unreachable_cluster_is_refused_with_its_code() {
         "team=1",
     ]);
     assert!(
-        stderr(&malformed).contains("error[E0560]"),
+        stderr(&malformed).contains("[E0560] Error"),
         "{}",
         stderr(&malformed)
     );
@@ -168,7 +168,7 @@ fn racing_rqc_processes_never_pass_a_bound() {
         match out.status.code() {
             Some(0) => added[i % 2] += 1,
             _ => assert!(
-                String::from_utf8_lossy(&out.stderr).contains("error[E0504]"),
+                String::from_utf8_lossy(&out.stderr).contains("[E0504] Error"),
                 "{}",
                 String::from_utf8_lossy(&out.stderr)
             ),
@@ -227,7 +227,7 @@ fn a_mutation_not_proved_to_fit_the_operation_limit_is_refused_at_install() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = stderr(&out);
     assert!(
-        text.contains("error[E0570]") && text.contains("`clear` (up to"),
+        text.contains("[E0570] Error") && text.contains("`clear` (up to"),
         "{text}"
     );
     assert!(text.contains("at most 64 operations"), "{text}");

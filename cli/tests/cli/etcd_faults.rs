@@ -166,7 +166,7 @@ fn killing_the_leader_then_a_follower_loses_no_acknowledged_commit() {
     );
 }
 
-/// The code of an error's text (`error[E0566]: ...` or `E0566: ...`).
+/// The code of an error's text (`[E0566] Error: ...` or `E0566: ...`).
 fn code(text: &str) -> String {
     text.find('E')
         .map(|at| text[at..].chars().take(5).collect())

@@ -28,8 +28,8 @@ fn rqc(args: &[&str], password: Option<&str>) -> Output {
 fn refused_with(out: &Output, code: &str) {
     let text = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains(&format!("error[{code}]")), "{text}");
-    assert!(text.contains("help:"), "{text}");
+    assert!(text.contains(&format!("[{code}] Error")), "{text}");
+    assert!(text.contains("Help:"), "{text}");
 }
 
 #[test]

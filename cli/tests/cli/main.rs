@@ -412,9 +412,9 @@ fn load_takes_jsonl_and_csv_whole_or_not_at_all() {
     let refused = rqc(&["load", "--db", &db, &app, "Item", &csv]);
     assert_eq!(refused.status.code(), Some(1));
     let err = stderr(&refused);
-    assert!(err.contains("more.csv:3: error[E0502]"), "{err}");
+    assert!(err.contains("[E0502] Error: more.csv:3:"), "{err}");
     assert!(
-        err.contains("more.csv:4: error[E0525]: `price` is `Int`, and `lots` is not one"),
+        err.contains("[E0525] Error: more.csv:4: `price` is `Int`, and `lots` is not one"),
         "{err}"
     );
     assert!(
@@ -667,7 +667,7 @@ fn colour_follows_the_flag_and_an_empty_directory_is_no_program() {
     let out = rqc(&["check", &empty.display().to_string()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("error[E0600]: ") && stderr(&out).contains("holds no `.rq` file"),
+        stderr(&out).contains("[E0600] Error: ") && stderr(&out).contains("holds no `.rq` file"),
         "{}",
         stderr(&out)
     );

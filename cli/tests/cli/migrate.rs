@@ -51,21 +51,21 @@ fn an_older_program_is_refused_until_migrate_names_the_drop() {
     let older = add(&v1, "id=3", &[]);
     assert_eq!(older.status.code(), Some(1));
     let err = stderr(&older);
-    assert!(err.contains("error[E0519]"), "{err}");
+    assert!(err.contains("[E0519] Error"), "{err}");
     assert!(err.contains("--migrate 'index:Item.name'"), "{err}");
     // With the drop named, the unique index goes; v1's columns are not
     // v2's, so the install is still refused (E0510), and nothing changed.
     let named = add(&v1, "id=3", &["--migrate", "index:Item.name"]);
     assert_eq!(named.status.code(), Some(1));
     assert!(
-        stderr(&named).contains("error[E0510]"),
+        stderr(&named).contains("[E0510] Error"),
         "{}",
         stderr(&named)
     );
     let v2_without_unique = write(dir.path(), "v3.rq", &V2.replace(" unique", ""));
     let refused = add(&v2_without_unique, "id=3", &[]);
     assert!(
-        stderr(&refused).contains("error[E0519]"),
+        stderr(&refused).contains("[E0519] Error"),
         "{}",
         stderr(&refused)
     );

@@ -75,13 +75,13 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
     );
     assert_eq!(old.status.code(), Some(2), "{}", stderr(&old));
     let err = stderr(&old);
-    assert!(err.contains("error[E0513]"), "{err}");
+    assert!(err.contains("[E0513] Error"), "{err}");
     assert!(
         err.contains("plan format 5; this rqc runs format 6"),
         "{err}"
     );
     assert!(
-        err.contains("help: compile the program again with this rqc: `rqc compile SOURCES -o tests/plans/format-5.rqc.json`"),
+        err.contains("Help: compile the program again with this rqc: `rqc compile SOURCES -o tests/plans/format-5.rqc.json`"),
         "{err}"
     );
     assert!(
@@ -117,7 +117,7 @@ fn run_without_a_program_needs_a_database_that_holds_one() {
     assert_eq!(output.status.code(), Some(2));
     let err = stderr(&output);
     assert!(
-        err.contains("error[E0514]: no program is installed in this database"),
+        err.contains("[E0514] Error: no program is installed in this database"),
         "{err}"
     );
     assert!(err.contains("--plan FILE"), "{err}");
@@ -179,7 +179,7 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
             stderr(&output)
         );
         let err = stderr(&output);
-        assert!(err.contains("error[E0516]"), "{err}");
+        assert!(err.contains("[E0516] Error"), "{err}");
         assert!(
             err.contains("compiled by a newer rqc (plan format 7; this rqc runs format 6)"),
             "{err}"

@@ -74,7 +74,7 @@ fn a_write_kept_waiting_past_wait_exits_busy() {
     ];
     let busy = rqc(&add);
     assert_eq!(busy.status.code(), Some(75), "{}", stderr(&busy));
-    assert!(stderr(&busy).contains("error[E0540]"), "{}", stderr(&busy));
+    assert!(stderr(&busy).contains("[E0540] Error"), "{}", stderr(&busy));
     assert!(stderr(&busy).contains("--wait"), "{}", stderr(&busy));
     // Readers do not wait for the writer.
     let read = rqc(&["run", "--db", &db, &app, "item", "--arg", "id=1"]);

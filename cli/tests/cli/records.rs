@@ -41,7 +41,7 @@ query item(id: Int) = Item[id]",
     ]);
     assert_eq!(wrong.status.code(), Some(1));
     let err = stderr(&wrong);
-    assert!(err.contains("error[E0520]"), "{err}");
+    assert!(err.contains("[E0520] Error"), "{err}");
     assert!(
         err.contains(r#"--arg rows='[{"id": 1, "name": "text"}]'"#),
         "{err}"

@@ -128,7 +128,7 @@ fn the_repl_calls_declared_queries_and_runs_mutations() {
     assert!(out.contains("1 row written · seeks 3 (bound 3)"), "{out}");
     assert!(out.contains("7  │ ann"), "{out}");
     assert!(out.contains("1 row written · seeks 2 (bound 2)"), "{out}");
-    assert!(out.contains("error[E0501]"), "{out}{}", stderr(&session));
+    assert!(out.contains("[E0501] Error"), "{out}{}", stderr(&session));
     // Committed: another process sees the rows.
     let found = rqc(&["run", "--db", &db, "user", "--arg", "id=7"]);
     assert!(
@@ -166,7 +166,7 @@ fn piped_input_bails_on_request_and_an_unclosed_end_is_an_error() {
     let unclosed = repl(&[], "{ let u = User[1];\n");
     assert_eq!(unclosed.status.code(), Some(1));
     assert!(
-        stdout(&unclosed).contains("error[E0102]"),
+        stdout(&unclosed).contains("[E0102] Error"),
         "{}",
         stdout(&unclosed)
     );
@@ -365,7 +365,7 @@ fn ctrl_c_stops_the_running_command_and_the_session_goes_on() {
     // Long enough for the first line to be checked and running.
     let (status, text) = super::signalled(child, libc::SIGINT, Duration::from_secs(3));
     assert_eq!(status, Some(0), "{text}");
-    assert!(text.contains("error[E0586]"), "{text}");
+    assert!(text.contains("[E0586] Error"), "{text}");
     assert!(text.contains("\n42\n"), "the next line ran: {text}");
 
     // Idle: waiting for input, Ctrl-C ends the session.
@@ -403,6 +403,6 @@ fn ctrl_c_on_a_terminal_stops_the_command_not_the_session() {
     let output = child.wait_with_output().unwrap();
     let out = stdout(&output);
     assert!(output.status.success(), "{}:\n{out}", output.status);
-    let stopped = out.find("error[E0586]").expect("the run was stopped");
+    let stopped = out.find("[E0586] Error").expect("the run was stopped");
     assert!(out[stopped..].contains("42"), "the next line ran:\n{out}");
 }

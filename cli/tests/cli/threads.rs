@@ -47,7 +47,7 @@ fn check_over_threads_answers_as_on_one_and_refuses_a_bad_thread_count() {
         let refused = run(bad);
         assert_eq!(refused.status.code(), Some(2), "RQC_THREADS={bad:?}");
         let err = stderr(&refused);
-        assert!(err.starts_with("error[E0601]"), "{err}");
+        assert!(err.starts_with("[E0601] Error"), "{err}");
         assert!(stdout(&refused).is_empty());
     }
 }
