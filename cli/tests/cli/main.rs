@@ -11,6 +11,7 @@ mod etcd;
 mod etcd_faults;
 mod etcd_live;
 mod etcd_security;
+mod headers;
 mod install;
 mod migrate;
 mod pages;
@@ -412,9 +413,11 @@ fn load_takes_jsonl_and_csv_whole_or_not_at_all() {
     let refused = rqc(&["load", "--db", &db, &app, "Item", &csv]);
     assert_eq!(refused.status.code(), Some(1));
     let err = stderr(&refused);
-    assert!(err.contains("[E0502] Error: more.csv:3:"), "{err}");
+    assert!(err.contains(&format!("[E0502] Error: {csv}:3: ")), "{err}");
     assert!(
-        err.contains("[E0525] Error: more.csv:4: `price` is `Int`, and `lots` is not one"),
+        err.contains(&format!(
+            "[E0525] Error: {csv}:4: `price` is `Int`, and `lots` is not one"
+        )),
         "{err}"
     );
     assert!(
