@@ -92,11 +92,11 @@ impl<C: Cache<String>> Renderer<'_, C> {
             let chars = |offset: u32| starts.partition_point(|&b| b < offset);
             clamp(chars(label.span.start)..chars(label.span.end), starts.len())
         };
-        let report = report(diagnostic, self.options, &span_of);
+        let report = report(diagnostic, self.options, span_of);
         let mut out = Vec::new();
         // Writing to a Vec cannot fail; a missing source only loses the snippet.
         let _ = report.write(&mut self.cache, &mut out);
-        let places = group_places(diagnostic, &span_of, &mut self.cache);
+        let places = group_places(diagnostic, span_of, &mut self.cache);
         with_group_places(&String::from_utf8_lossy(&out), &places)
     }
 
@@ -140,7 +140,7 @@ impl<C: Cache<String>> Renderer<'_, C> {
             }
             None => 0..0,
         };
-        let report = report(diagnostic, self.options, &span_of);
+        let report = report(diagnostic, self.options, span_of);
         let mut cache =
             FnCache::new((|file: &String| Err(format!("no source `{file}`"))) as fn(&String) -> _)
                 .with_sources(
@@ -155,7 +155,7 @@ impl<C: Cache<String>> Renderer<'_, C> {
                 );
         let mut out = Vec::new();
         let _ = report.write(&mut cache, &mut out);
-        let places = group_places(diagnostic, &span_of, &mut cache);
+        let places = group_places(diagnostic, span_of, &mut cache);
         let rendered = with_group_places(&String::from_utf8_lossy(&out), &places);
         Some(as_in_files(&rendered, &excerpts))
     }
