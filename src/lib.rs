@@ -1,5 +1,5 @@
 //! rqc: the realtime query compiler, as a library to embed.
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 //!
 //! [`Database`] opens an embedded database, installs an RQL program and runs
 //! its queries and mutations; every query it runs was proved `O(log N)` by

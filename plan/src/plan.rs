@@ -279,19 +279,27 @@ impl ParamType {
 /// A query or mutation callable from outside.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
+    /// The module that declares it.
     pub module: String,
+    /// Its name in that module.
     pub name: String,
+    /// A query (reads) or a mutation (writes).
     pub kind: EntryKind,
+    /// Its parameters, in order.
     pub params: Vec<ParamSpec>,
     /// The entry's bound: the root's.
     pub bound: Bound,
+    /// The plan that computes its result.
     pub root: Node,
 }
 
 /// What `rqc compile -o` writes and the runtime loads.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompiledProgram {
+    /// The plan file's format: a runtime refuses a version it does not
+    /// read.
     pub format_version: u32,
+    /// The tables, indexes, bounds and aggregates the plans read.
     pub schema: Schema,
     /// Shared: the compiler's analysis keeps each plan too, and a
     /// compilation hands them out without copying their trees.

@@ -5,14 +5,23 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
+/// A value a query takes or answers: as JSON shows it, with integers and
+/// floats apart.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Value {
+    /// `none`: an optional value that is absent.
     Null,
+    /// A `Bool`.
     Bool(bool),
+    /// An `Int`: 64 bits, signed.
     Int(i64),
+    /// A `Float`: 64 bits, always finite.
     Float(f64),
+    /// A `String`.
     Str(String),
+    /// A list, of rows or of values.
     List(Vec<Value>),
+    /// A row or a record: its fields by name, in order.
     Record(Record),
 }
 
@@ -40,11 +49,13 @@ impl Record {
         Record { names, values }
     }
 
+    /// The value of the first field called `name`.
     pub fn get(&self, name: &str) -> Option<&Value> {
         let at = self.names.iter().position(|n| n == name)?;
         self.values.get(at)
     }
 
+    /// The value of the first field called `name`, to change it.
     pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
         let at = self.names.iter().position(|n| n == name)?;
         self.values.get_mut(at)
@@ -55,22 +66,27 @@ impl Record {
         self.values.get(position)
     }
 
+    /// The fields with their names, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
         self.names.iter().zip(&self.values)
     }
 
+    /// The values, in field order.
     pub fn values(&self) -> &[Value] {
         &self.values
     }
 
+    /// The values, in field order, taken out.
     pub fn into_values(self) -> Vec<Value> {
         self.values
     }
 
+    /// How many fields.
     pub fn len(&self) -> usize {
         self.values.len()
     }
 
+    /// Whether there is no field.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
@@ -152,6 +168,7 @@ impl Value {
         })
     }
 
+    /// The field `name` of a record value; `None` for another value or an absent field.
     pub fn field(&self, name: &str) -> Option<&Value> {
         match self {
             Value::Record(record) => record.get(name),

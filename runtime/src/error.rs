@@ -7,8 +7,11 @@ use std::time::Duration;
 /// What went wrong at run time. `code` is stable (see spec/errors.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeError {
+    /// The stable code, `E05xx`.
     pub code: &'static str,
+    /// What went wrong.
     pub message: String,
+    /// What to do about it.
     pub help: String,
 }
 
@@ -28,6 +31,7 @@ fn is_disk_full(os_error: Option<i32>) -> bool {
 }
 
 impl RuntimeError {
+    /// An error of `code`, saying what went wrong and what to do.
     pub fn new(code: &'static str, message: impl Into<String>, help: impl Into<String>) -> Self {
         RuntimeError {
             code,
@@ -36,6 +40,7 @@ impl RuntimeError {
         }
     }
 
+    /// A failure of the store, in its own words (a full disk has its own code).
     pub fn store(error: impl fmt::Display) -> Self {
         // The backends wrap an I/O error in their own; its text keeps the code.
         let text = error.to_string();
@@ -101,6 +106,7 @@ impl RuntimeError {
         self.code == BUSY
     }
 
+    /// Whether a concurrent writer's commit conflicted with this one (a run that may be tried again).
     pub fn is_conflict(&self) -> bool {
         self.code == CONFLICT
     }
@@ -125,6 +131,7 @@ impl RuntimeError {
         ) || self.is_conflict()
     }
 
+    /// A store whose data is damaged (E0591): `what` says where.
     pub fn corrupt(what: &str) -> Self {
         RuntimeError::damaged(format!("stored data could not be decoded: {what}"))
     }

@@ -34,12 +34,13 @@ pub const KEPT_REFUSALS: usize = 1000;
 /// What a load did: rows written, or the refused rows with their lines.
 #[derive(Debug)]
 pub struct LoadReport {
+    /// Rows written.
     pub written: u64,
-    /// `(line, why)` of the first [`KEPT_REFUSALS`] refused rows; when not
-    /// empty, nothing was written.
     /// Rows left out because the table holds them already, identical
     /// (a load run again on a store that writes in batches).
     pub skipped: u64,
+    /// `(line, why)` of the first [`KEPT_REFUSALS`] refused rows; when not
+    /// empty, nothing was written.
     pub rejected: Vec<(usize, RuntimeError)>,
     /// How many rows were refused in all.
     pub refused: u64,

@@ -27,7 +27,10 @@ const TOKEN_VERSION: u8 = 1;
 /// (`None` when this page came out short, so the range is exhausted).
 #[derive(Debug)]
 pub struct Page {
+    /// The page's rows, with the seeks and rows its run read.
     pub output: Output,
+    /// What resumes the scan after this page, `None` on the last page:
+    /// pass it back for the next page.
     pub token: Option<String>,
 }
 

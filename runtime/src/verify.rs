@@ -34,6 +34,7 @@ pub struct Verification {
 }
 
 impl Verification {
+    /// Whether everything holds: no problem was found.
     pub fn is_sound(&self) -> bool {
         self.problems.is_empty()
     }

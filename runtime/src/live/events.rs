@@ -29,6 +29,7 @@ pub enum Event {
 }
 
 impl Event {
+    /// Where this event stands in the subscription's stream: resume after it (`Resume`).
     pub fn position(&self) -> u64 {
         match self {
             Event::Result { position, .. }

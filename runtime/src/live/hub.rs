@@ -182,6 +182,7 @@ pub struct Hub {
 /// What the registry holds, and what the watcher did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LiveStats {
+    /// Subscriptions open now.
     pub subscriptions: usize,
     /// Boundaries in the index of read ranges.
     pub boundaries: usize,
@@ -190,6 +191,7 @@ pub struct LiveStats {
     /// The watcher's looks that found new commits, and the time they took
     /// (matching, evaluating, queueing and re-indexing): the upkeep.
     pub rounds: u64,
+    /// The time those rounds took.
     pub busy: Duration,
     /// Rings by the store's watch of the changelog (etcd's), when it has one.
     pub rings: u64,
