@@ -11,14 +11,35 @@ mod schema_source;
 #[global_allocator]
 static ALLOCATOR: abort::RememberingAllocator = abort::RememberingAllocator;
 
+/// Output piped into a reader that stops early (`rqc run … | head -1`)
+/// ends the process as it ends `cat`, by SIGPIPE, not with a panic's
+/// message and status 101. SIGPIPE stays ignored otherwise (as Rust sets
+/// it): a socket closed by an etcd server must be an error the client
+/// reports, not the end of the process.
+fn end_quietly_on_a_closed_output() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        // `print!` panics with "failed printing to stdout: Broken pipe".
+        if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
+            // SAFETY: restores the default disposition and raises the
+            // signal at this process, which ends it.
+            unsafe {
+                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+                libc::raise(libc::SIGPIPE);
+            }
+        }
+        previous(info);
+    }));
+}
+
 fn main() -> std::process::ExitCode {
-    // Output piped into a reader that stops early (`rqc run … | head -1`)
-    // ends the process quietly, as it ends `cat`, rather than panicking on
-    // the failed write (Rust ignores SIGPIPE by default).
-    // SAFETY: before any thread starts; restores the default disposition.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    end_quietly_on_a_closed_output();
     // The REPL and the language server analyse on this thread too.
     rqc_compiler::stack::with_deep_stack(commands::main)
 }

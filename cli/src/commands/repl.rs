@@ -29,6 +29,11 @@ pub struct ReplArgs {
     /// (like sqlite3's `-bail`).
     #[arg(long)]
     bail: bool,
+    /// With piped input, print each prompt and the line read after it, as
+    /// a terminal shows a session typed (for transcripts; the README's are
+    /// made and tested this way).
+    #[arg(long)]
+    echo: bool,
 }
 
 pub fn repl(args: ReplArgs) -> Status {
@@ -46,7 +51,7 @@ pub fn repl(args: ReplArgs) -> Status {
     } else if let Some(message) = repl.use_installed_schema() {
         eprintln!("{message}");
     }
-    match run(repl, args.bail) {
+    match run(repl, args.bail, args.echo) {
         Ok(true) => Status::Clean,
         Ok(false) => Status::Errors,
         Err(error) => report_error(&error),

@@ -138,8 +138,9 @@ const PROMPT: &str = "rql> ";
 const CONTINUATION_PROMPT: &str = " ..> ";
 
 /// Runs the loop on a terminal (line editing, history, completion) or on
-/// piped input (lines read plainly, so scripts can drive it).
-pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
+/// piped input (lines read plainly, so scripts can drive it; with `echo`,
+/// each shown after its prompt, as typed on a terminal).
+pub fn run(mut repl: Repl, bail: bool, echo: bool) -> Result<bool, Error> {
     super::interrupt::install();
     let out = &mut std::io::stdout();
     if !std::io::stdin().is_terminal() {
@@ -168,7 +169,15 @@ pub fn run(mut repl: Repl, bail: bool) -> Result<bool, Error> {
                 }
                 continue;
             };
-            pending.push_str(line.trim_end_matches(['\r', '\n']));
+            let line = line.trim_end_matches(['\r', '\n']);
+            if echo {
+                let prompt = match pending.is_empty() {
+                    true => PROMPT,
+                    false => CONTINUATION_PROMPT,
+                };
+                let _ = writeln!(out, "{prompt}{line}");
+            }
+            pending.push_str(line);
             pending.push('\n');
             if !balanced(&pending) {
                 continue;

@@ -1,9 +1,10 @@
 //! The README's console blocks, run as written: each `$ rqc …` line runs (from the repository root, the tour's `shop.rq` and `data` in a fresh directory) and must print what the README shows below it.
 //!
 //! Output is stdout then stderr, as a terminal shows them for these
-//! commands; trailing spaces are ignored. A `rqc repl` block runs its
-//! `rql> ` lines as piped input, and its output is compared with the
-//! prompts and typed lines taken out (a pipe echoes neither).
+//! commands; trailing spaces are ignored. A `rqc repl` block runs with
+//! `--echo`, its `rql> ` (and ` ..> `) lines piped in: the REPL prints each
+//! prompt and line it reads as a terminal shows them typed, so the block is
+//! compared whole, prompts and input included.
 
 use super::{repo, stderr, stdout};
 use std::path::Path;
@@ -38,10 +39,11 @@ fn console_steps(readme: &str) -> Vec<Step> {
                 expected: Vec::new(),
             });
         } else if let Some(step) = steps.last_mut() {
-            match line.strip_prefix("rql> ") {
-                Some(typed) => step.input.push(typed.to_string()),
-                None => step.expected.push(line.to_string()),
+            let typed = line.strip_prefix("rql> ").or(line.strip_prefix(" ..> "));
+            if let Some(typed) = typed {
+                step.input.push(typed.to_string());
             }
+            step.expected.push(line.to_string());
         }
     }
     steps
@@ -66,7 +68,7 @@ fn run(step: &Step, dir: &Path) -> String {
     let shop = dir.join("shop.rq").display().to_string();
     let data = dir.join("data").display().to_string();
     let social = dir.join("social").display().to_string();
-    let args: Vec<String> = step
+    let mut args: Vec<String> = step
         .command
         .split_whitespace()
         .skip(1)
@@ -77,6 +79,10 @@ fn run(step: &Step, dir: &Path) -> String {
             other => other.to_string(),
         })
         .collect();
+    // Piped input shown as typed (a pipe echoes nothing).
+    if step.command.starts_with("rqc repl") {
+        args.push("--echo".to_string());
+    }
     let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
         .args(&args)
         .current_dir(repo())
@@ -111,28 +117,6 @@ fn every_console_block_of_the_readme_prints_what_it_shows() {
     std::fs::write(dir.path().join("shop.rq"), tour_program(&readme)).unwrap();
     let steps = console_steps(&readme);
     assert!(steps.len() >= 6, "the README's console blocks were found");
-    // The REPL's block reads the social example's database: seed it.
-    for step in &steps {
-        if step.command.contains("examples/social") && step.command.starts_with("rqc repl") {
-            let social = dir.path().join("social").display().to_string();
-            let seeded = super::rqc(&[
-                "run",
-                "--db",
-                &social,
-                "examples/social",
-                "add_user",
-                "--arg",
-                "id=1",
-                "--arg",
-                "handle=ann",
-                "--arg",
-                "name=Ann",
-                "--arg",
-                "country=NZ",
-            ]);
-            assert!(seeded.status.success(), "{}", stderr(&seeded));
-        }
-    }
     let mut differences = Vec::new();
     for step in &steps {
         let actual = run(step, dir.path());
