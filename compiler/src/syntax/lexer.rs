@@ -13,6 +13,7 @@ pub enum LexError {
     UnterminatedString,
     InvalidEscape(String),
     IntegerTooLarge,
+    FloatTooLarge,
     BadNumber,
 }
 
@@ -165,7 +166,14 @@ fn parse_int(lex: &mut logos::Lexer<Token>) -> Result<i64, LexError> {
 
 fn parse_float(lex: &mut logos::Lexer<Token>) -> Result<f64, LexError> {
     let digits: String = lex.slice().chars().filter(|c| *c != '_').collect();
-    digits.parse().map_err(|_| LexError::BadNumber)
+    let value: f64 = digits.parse().map_err(|_| LexError::BadNumber)?;
+    // Beyond `f64::MAX` the parse rounds to infinity, which no value of a
+    // `Float` may be (JSON has no spelling for it).
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(LexError::FloatTooLarge)
+    }
 }
 
 fn parse_string(lex: &mut logos::Lexer<Token>) -> Result<String, LexError> {
@@ -383,6 +391,20 @@ fn lex_diagnostic(
             .with_help(format!("integers range up to {}", i64::MAX));
             (d, Some(Token::Int(0)))
         }
+        LexError::FloatTooLarge => {
+            let d = Diagnostic::error(
+                "E0006",
+                "float literal too large",
+                file,
+                span,
+                "beyond the largest 64-bit float",
+            )
+            .with_help(
+                "the largest float is about 1.8e308 (1.7976931348623157e308); \
+                 write a number no larger, such as 1.0e308",
+            );
+            (d, Some(Token::Float(0.0)))
+        }
         LexError::BadNumber => {
             let d = Diagnostic::error(
                 "E0005",
@@ -582,6 +604,10 @@ mod tests {
         assert_eq!(codes("\"open\nx"), vec!["E0002"]);
         assert_eq!(codes(r#""bad \q""#), vec!["E0003"]);
         assert_eq!(codes("99999999999999999999"), vec!["E0004"]);
+        assert_eq!(codes("1e999999"), vec!["E0006"]);
+        assert_eq!(codes("1_000.5e308"), vec!["E0006"]);
+        assert!(codes("1.7976931348623157e308").is_empty(), "f64::MAX");
+        assert!(codes("1e-999999").is_empty(), "underflow is zero");
         let (tokens, _) = lex("t.rq", "a # b");
         assert_eq!(
             tokens.len(),
