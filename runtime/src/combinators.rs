@@ -194,25 +194,23 @@ pub fn combinator<'p>(
                 }
             }
             Val::Data(match float {
-                Some(x) => Value::Float(x + int as f64),
+                Some(x) => Value::Float(crate::interp::finite(x + int as f64)?),
                 None => Value::Int(int),
             })
         }
         Combinator::Avg => {
-            let mut total = 0.0;
-            let mut count = 0usize;
+            let mut numbers = Vec::new();
             for value in data_of(&mut results, items)? {
                 match value {
-                    Value::Int(n) => total += n as f64,
-                    Value::Float(x) => total += x,
-                    _ => continue,
+                    Value::Int(n) => numbers.push(n as f64),
+                    Value::Float(x) => numbers.push(x),
+                    _ => {}
                 }
-                count += 1;
             }
-            Val::Data(if count == 0 {
+            Val::Data(if numbers.is_empty() {
                 Value::Null
             } else {
-                Value::Float(total / count as f64)
+                Value::Float(mean(&numbers))
             })
         }
         Combinator::Min | Combinator::Max => {
@@ -337,4 +335,22 @@ pub fn sort_by_key<T>(
         }
     });
     Ok(keyed.into_iter().map(|(_, item)| item).collect())
+}
+
+/// The mean of some finite numbers (at least one), itself finite: when their
+/// total overflows (`[1e308, 1e308]`), the mean is the total of each divided
+/// by their count, held within their least and greatest.
+fn mean(numbers: &[f64]) -> f64 {
+    let count = numbers.len() as f64;
+    let total: f64 = numbers.iter().sum();
+    if total.is_finite() {
+        return total / count;
+    }
+    let least = numbers.iter().copied().fold(f64::INFINITY, f64::min);
+    let greatest = numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    numbers
+        .iter()
+        .map(|x| x / count)
+        .sum::<f64>()
+        .clamp(least, greatest)
 }

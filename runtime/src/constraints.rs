@@ -389,10 +389,11 @@ pub fn check_types(table: &TableSchema, row: &[Value]) -> Result<()> {
             return Err(RuntimeError::new(
                 "E0520",
                 format!(
-                    "`{}.{}` is `{}`, but the value is {value}",
+                    "`{}.{}` is `{}`, but the value is {}",
                     table.name,
                     column.name,
-                    column.ty.name()
+                    column.ty.name(),
+                    shown(value)
                 ),
                 format!("give a `{}` value", column.ty.name()),
             ));
@@ -423,12 +424,35 @@ fn too_long(table: &TableSchema, column: &rqc_plan::Column, len: usize, max: u64
 }
 
 pub fn fits(ty: &ColumnType, value: &Value) -> bool {
-    matches!(
-        (ty, value),
+    match (ty, value) {
         (ColumnType::Int, Value::Int(_))
-            | (ColumnType::Float, Value::Float(_))
-            | (ColumnType::String, Value::Str(_))
-            | (ColumnType::Bool, Value::Bool(_))
-            | (ColumnType::Optional(_), Value::Null)
-    ) || matches!(ty, ColumnType::Optional(inner) if fits(inner, value))
+        | (ColumnType::String, Value::Str(_))
+        | (ColumnType::Bool, Value::Bool(_))
+        | (ColumnType::Optional(_), Value::Null) => true,
+        // No `Float` is infinite or NaN: JSON has no spelling for either.
+        (ColumnType::Float, Value::Float(x)) => x.is_finite(),
+        (ColumnType::Optional(inner), value) => fits(inner, value),
+        _ => false,
+    }
+}
+
+/// Whether `value` holds an infinite or NaN float (which prints as `null`,
+/// so a message about it says what it is instead).
+pub fn not_finite(value: &Value) -> bool {
+    match value {
+        Value::Float(x) => !x.is_finite(),
+        Value::List(items) => items.iter().any(not_finite),
+        Value::Record(record) => record.values().iter().any(not_finite),
+        _ => false,
+    }
+}
+
+/// What an error says a value is: itself, or, for an infinite or NaN
+/// float, that.
+pub fn shown(value: &Value) -> String {
+    if not_finite(value) {
+        "an infinite or NaN float (the largest float is about 1.8e308)".to_string()
+    } else {
+        value.to_string()
+    }
 }

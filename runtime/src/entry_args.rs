@@ -1,6 +1,6 @@
 //! Entry points by name, and their arguments checked against their parameters before a run.
 
-use crate::constraints::fits;
+use crate::constraints::{fits, shown};
 use crate::error::{Result, RuntimeError};
 use rqc_plan::{CompiledProgram, Entry, ParamType, Value};
 
@@ -50,9 +50,10 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
             return Err(RuntimeError::new(
                 "E0520",
                 format!(
-                    "parameter `{}` is `{}`, but the argument is {arg}",
+                    "parameter `{}` is `{}`, but the argument is {}",
                     param.name,
-                    param.ty.name()
+                    param.ty.name(),
+                    shown(arg)
                 ),
                 format!("pass a `{}` value for `{}`", param.ty.name(), param.name),
             ));

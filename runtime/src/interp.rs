@@ -533,17 +533,42 @@ fn binary(op: BinOp, left: Value, right: Value) -> Result<Value> {
                 // `i64::MIN % -1` is 0 (only its quotient overflows).
                 _ => a.wrapping_rem(b),
             }),
-            (Float(a), Float(b)) => Float(match op {
-                BinOp::Add => a + b,
-                BinOp::Sub => a - b,
-                BinOp::Mul => a * b,
-                BinOp::Div => a / b,
-                _ => a % b,
-            }),
+            (Float(a), Float(b)) => Float(float_arithmetic(op, a, b)?),
             (Str(a), Str(b)) if op == BinOp::Add => Str(a + &b),
             _ => return Err(internal("arithmetic on the wrong types")),
         },
     })
+}
+
+/// `a op b` on two floats, finite or an error: no `Float` is infinite or
+/// NaN (JSON, the answer's form, has no spelling for either; it would print
+/// `null`). Every float a run starts from is finite (a literal past
+/// `f64::MAX` is E0006, an argument or loaded value past it is refused), so
+/// a result that is not is a division by zero (E0531) or an overflow (E0538).
+fn float_arithmetic(op: BinOp, a: f64, b: f64) -> Result<f64> {
+    let result = match op {
+        BinOp::Add => a + b,
+        BinOp::Sub => a - b,
+        BinOp::Mul => a * b,
+        BinOp::Div | BinOp::Rem if b == 0.0 => return Err(division()),
+        BinOp::Div => a / b,
+        _ => a % b,
+    };
+    finite(result)
+}
+
+/// `x`, or E0538 when it is infinite or NaN.
+pub(crate) fn finite(x: f64) -> Result<f64> {
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(RuntimeError::new(
+            "E0538",
+            "float overflow",
+            "the result is beyond the largest float (about 1.8e308); \
+             check the values involved, or scale them down (divide before you multiply)",
+        ))
+    }
 }
 
 fn overflow() -> RuntimeError {

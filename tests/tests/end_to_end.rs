@@ -327,3 +327,66 @@ fn plain_rows_load_all_or_nothing() {
         "nothing of it"
     );
 }
+
+/// No `Float` is infinite or NaN (JSON would print either as `null`): a
+/// literal past the largest float is E0006, a division of floats by zero
+/// E0531, a result past the largest float E0538, and an infinite argument
+/// E0520. The same arithmetic within range answers as before.
+#[test]
+fn float_arithmetic_never_answers_an_infinity() {
+    let mut db = Database::in_memory();
+    let literal = db
+        .install_source("big.rq", "query q(a: Int) = 1e999999")
+        .unwrap_err();
+    assert_eq!(literal.code(), "E0006", "{literal}");
+    db.install_source(
+        "f.rq",
+        "query div(x: Float, y: Float) = x / y
+query rem(x: Float, y: Float) = x % y
+query mul(x: Float, y: Float) = x * y
+query add(x: Float, y: Float) = x + y
+query constant() = 1.0 / 0.0
+query total(xs: [Float; <= 5]) = xs |> sum()
+query mean(xs: [Float; <= 5]) = xs |> avg(x => x)",
+    )
+    .unwrap();
+    let float = |x: f64| Value::Float(x);
+    let floats = |xs: &[f64]| Value::List(xs.iter().copied().map(Value::Float).collect());
+    let code = |db: &Database, name: &str, args: &[Value]| match db.run(name, args) {
+        Ok(output) => panic!("`{name}` answered {}", output.value),
+        Err(error) => runtime_code(error),
+    };
+    assert_eq!(code(&db, "div", &[float(1.0), float(0.0)]), "E0531");
+    assert_eq!(code(&db, "div", &[float(-1.0), float(-0.0)]), "E0531");
+    assert_eq!(code(&db, "div", &[float(0.0), float(0.0)]), "E0531");
+    assert_eq!(code(&db, "rem", &[float(1.0), float(0.0)]), "E0531");
+    assert_eq!(code(&db, "constant", &[]), "E0531");
+    assert_eq!(code(&db, "mul", &[float(1e308), float(10.0)]), "E0538");
+    assert_eq!(
+        code(&db, "add", &[float(f64::MAX), float(f64::MAX)]),
+        "E0538"
+    );
+    assert_eq!(code(&db, "div", &[float(-1e308), float(1e-10)]), "E0538");
+    assert_eq!(code(&db, "total", &[floats(&[1e308, 1e308])]), "E0538");
+    let infinite = db.run("div", &[float(f64::INFINITY), float(1.0)]);
+    let error = infinite.unwrap_err();
+    assert!(error.to_string().contains("infinite or NaN"), "{error}");
+    assert_eq!(runtime_code(error), "E0520");
+    assert_eq!(code(&db, "mul", &[float(f64::NAN), float(1.0)]), "E0520");
+    assert_eq!(
+        code(&db, "total", &[floats(&[1.0, f64::NEG_INFINITY])]),
+        "E0520"
+    );
+    // Within range, as before; a mean of values near the largest is theirs.
+    let value = |name: &str, args: &[Value]| db.run(name, args).unwrap().value;
+    assert_eq!(value("div", &[float(1.0), float(4.0)]), float(0.25));
+    assert_eq!(value("rem", &[float(7.5), float(2.0)]), float(1.5));
+    assert_eq!(value("mul", &[float(1e154), float(1e154)]), float(1e308));
+    assert_eq!(value("total", &[floats(&[1e308, -1e308])]), float(0.0));
+    assert_eq!(value("mean", &[floats(&[1e308, 1e308])]), float(1e308));
+    assert_eq!(
+        value("mean", &[floats(&[f64::MAX, f64::MAX])]),
+        float(f64::MAX)
+    );
+    assert_eq!(value("mean", &[floats(&[1.0, 2.0])]), float(1.5));
+}
