@@ -392,4 +392,40 @@ fn a_byte_order_mark_is_skipped_and_the_least_integer_divided_by_minus_one_overf
         "{}",
         stderr(&out)
     );
+
+/// A float past the largest is refused, never printed as `null`: the
+/// literal by `check` (E0006), the arithmetic by `run` (E0531 for a
+/// division by zero, E0538 for an overflow), each with its help.
+#[test]
+fn an_infinite_float_is_refused_with_its_code_not_answered_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = write(dir.path(), "big.rq", "query q(a: Int) = 1e999999\n");
+    let checked = rqc(&["check", &big]);
+    assert_eq!(checked.status.code(), Some(1), "{}", stderr(&checked));
+    assert!(stderr(&checked).contains("[E0006]"), "{}", stderr(&checked));
+    assert!(stderr(&checked).contains("1.8e308"), "{}", stderr(&checked));
+    let app = write(
+        dir.path(),
+        "f.rq",
+        "query zero() = 1.0 / 0.0\nquery div(x: Float, y: Float) = x / y\n",
+    );
+    let db = dir.path().join("db").display().to_string();
+    for (args, code) in [
+        (vec!["zero"], "E0531"),
+        (
+            vec!["div", "--arg", "x=1e300", "--arg", "y=1e-300"],
+            "E0538",
+        ),
+        (vec!["div", "--arg", "x=1", "--arg", "y=0"], "E0531"),
+    ] {
+        let run = rqc(&[&["run", "--db", &db, &app][..], &args].concat());
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(code), "{args:?}: {err}");
+        assert!(!stdout(&run).contains("null"), "{args:?}: {}", stdout(&run));
+    }
+    let half = rqc(&[
+        "run", "--db", &db, &app, "div", "--arg", "x=1", "--arg", "y=2",
+    ]);
+    assert_eq!(stdout(&half).trim(), "0.5", "{}", stderr(&half));
 }
