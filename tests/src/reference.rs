@@ -691,13 +691,17 @@ fn binary(op: BinaryOp, x: Value, y: Value) -> Value {
                 _ => Some(a.wrapping_rem(b)),
             }
             .map_or(Null, Int),
-            (Float(a), Float(b)) => Float(match op {
+            // An infinite or NaN result is a run-time error too (E0531,
+            // E0538).
+            (Float(a), Float(b)) => Some(match op {
                 BinaryOp::Add => a + b,
                 BinaryOp::Sub => a - b,
                 BinaryOp::Mul => a * b,
                 BinaryOp::Div => a / b,
                 _ => a % b,
-            }),
+            })
+            .filter(|r| r.is_finite())
+            .map_or(Null, Float),
             (Str(a), Str(b)) => Str(a + &b),
             _ => Null,
         },

@@ -19,7 +19,7 @@ use rqc_tests::reference::Reference;
 use rqc_tests::Rng;
 
 /// Codes a run may end with on some data: arithmetic the data makes fail.
-const DATA_ERRORS: [&str; 2] = ["E0530", "E0531"];
+const DATA_ERRORS: [&str; 3] = ["E0530", "E0531", "E0538"];
 
 struct Tally {
     programs: usize,
