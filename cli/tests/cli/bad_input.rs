@@ -392,6 +392,7 @@ fn a_byte_order_mark_is_skipped_and_the_least_integer_divided_by_minus_one_overf
         "{}",
         stderr(&out)
     );
+}
 
 /// A float past the largest is refused, never printed as `null`: the
 /// literal by `check` (E0006), the arithmetic by `run` (E0531 for a

@@ -1,0 +1,114 @@
+//! Tests of the lexer: tokens, spans, escapes, and each lexical error with its code.
+
+use super::*;
+
+fn kinds(src: &str) -> Vec<Token> {
+    let (tokens, diagnostics) = lex("t.rq", src);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    tokens.into_iter().map(|(_, t, _)| t).collect()
+}
+
+fn codes(src: &str) -> Vec<String> {
+    lex("t.rq", src).1.into_iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn numbers_with_separators_floats_and_exponents() {
+    assert_eq!(
+        kinds("1_000 3.5 2e3 0.25e-1"),
+        vec![
+            Token::Int(1000),
+            Token::Float(3.5),
+            Token::Float(2000.0),
+            Token::Float(0.025)
+        ]
+    );
+}
+
+#[test]
+fn range_is_not_a_float() {
+    assert_eq!(
+        kinds("1..5"),
+        vec![Token::Int(1), Token::DotDot, Token::Int(5)]
+    );
+}
+
+#[test]
+fn multi_character_operators_win_over_their_prefixes() {
+    assert_eq!(
+        kinds("|> => -> <= >= == != .. && || < > = ! ?"),
+        vec![
+            Token::Pipe,
+            Token::FatArrow,
+            Token::Arrow,
+            Token::LtEq,
+            Token::GtEq,
+            Token::EqEq,
+            Token::NotEq,
+            Token::DotDot,
+            Token::AndAnd,
+            Token::OrOr,
+            Token::Lt,
+            Token::Gt,
+            Token::Eq,
+            Token::Bang,
+            Token::Question
+        ]
+    );
+}
+
+#[test]
+fn keywords_are_not_identifiers_but_prefixed_names_are() {
+    assert_eq!(
+        kinds("table tables key keys"),
+        vec![
+            Token::Table,
+            Token::Ident("tables".into()),
+            Token::Key,
+            Token::Ident("keys".into())
+        ]
+    );
+}
+
+#[test]
+fn strings_unescape_and_comments_vanish() {
+    assert_eq!(
+        kinds(r#""a\"b\n\u{e9}" // note"#),
+        vec![Token::Str("a\"b\né".into())]
+    );
+}
+
+#[test]
+fn a_byte_order_mark_opening_a_file_is_skipped() {
+    let (tokens, diagnostics) = lex("f.rq", "\u{feff}table T");
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(tokens[0], (3, Token::Table, 8), "spans count the mark");
+    assert_eq!(tokens.len(), 2);
+    // Anywhere else it is a stray character, as before.
+    let (_, diagnostics) = lex("f.rq", "table \u{feff}T");
+    assert_eq!(diagnostics.len(), 1);
+}
+
+#[test]
+fn escape_round_trips() {
+    let text = "tab\tquote\"back\\slash\nnul\0bell\u{7}";
+    assert_eq!(unescape(&escape(text)).unwrap(), text);
+}
+
+#[test]
+fn lexical_errors_have_codes_and_the_lexer_goes_on() {
+    assert_eq!(codes("a # b"), vec!["E0001"]);
+    assert_eq!(codes("\"open\nx"), vec!["E0002"]);
+    assert_eq!(codes(r#""bad \q""#), vec!["E0003"]);
+    assert_eq!(codes("99999999999999999999"), vec!["E0004"]);
+    assert_eq!(codes("1e999999"), vec!["E0006"]);
+    assert_eq!(codes("1_000.5e308"), vec!["E0006"]);
+    assert!(codes("1.7976931348623157e308").is_empty(), "f64::MAX");
+    assert!(codes("1e-999999").is_empty(), "underflow is zero");
+    let (tokens, _) = lex("t.rq", "a # b");
+    assert_eq!(
+        tokens.len(),
+        2,
+        "both identifiers survive the bad character"
+    );
+}
