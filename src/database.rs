@@ -201,9 +201,10 @@ impl Database {
     }
 
     /// Loads plain rows (each the table's columns, in their declared order)
-    /// into `table`, as [`Database::load`] does: all, or none with every
-    /// refusal reported by its position (from 1).
-    pub fn load_rows(
+    /// into `table` as one transaction: all of them, or — when any is
+    /// refused — none, with every refusal reported by its position (from
+    /// 1). [`Database::load_from`] streams rows from a source instead.
+    pub fn load(
         &self,
         table: &str,
         rows: impl IntoIterator<Item = Vec<Value>>,
@@ -213,14 +214,14 @@ impl Database {
             .enumerate()
             .map(|(i, row)| (i + 1, Ok(row)))
             .collect();
-        self.load(table, &mut rows, &mut |_| {})
+        self.load_from(table, &mut rows, &mut |_| {})
     }
 
-    /// Loads rows into `table` as one transaction: all of them, or — when
-    /// any is refused — none, with the refusals reported by line. The rows
-    /// are read one at a time from `source` ([`LoadRows`] for rows in
-    /// memory; a source of your own streams a file of any size).
-    pub fn load(
+    /// Loads rows into `table` as [`Database::load`] does, read one at a
+    /// time from `source` (a source of your own streams a file of any
+    /// size; [`LoadRows`] holds rows in memory), the refusals reported by
+    /// the line `source` gives each, and `progress` told the rows read.
+    pub fn load_from(
         &self,
         table: &str,
         source: &mut dyn RowSource,

@@ -1,4 +1,4 @@
-//! The social data set loaded into rqc (through `Database::load`) and into
+//! The social data set loaded into rqc (through `Database::load_from`) and into
 //! SQLite (with indexes that cover what rqc's cover), and the SQL of each
 //! read shape.
 
@@ -60,7 +60,7 @@ fn load(db: &Database, table: &str, count: i64, row: impl Fn(i64) -> Vec<Value>)
             .enumerate()
             .map(|(line, r)| (line + 1, Ok(r)))
             .collect();
-        let report = db.load(table, &mut rows, &mut |_| {}).expect("load");
+        let report = db.load_from(table, &mut rows, &mut |_| {}).expect("load");
         assert!(
             report.rejected.is_empty(),
             "{table}: {:?}",

@@ -105,7 +105,7 @@ fn rqc_open(dir: &Path, backend: Backend, durable: bool, prefill: usize) -> Data
                 (i + 1, Ok(vec![Value::Int(a), Value::Int(b), Value::Int(c)]))
             })
             .collect();
-        db.load("T", &mut rows, &mut |_| {}).expect("prefill");
+        db.load_from("T", &mut rows, &mut |_| {}).expect("prefill");
     }
     db
 }

@@ -308,14 +308,14 @@ fn plain_rows_load_all_or_nothing() {
     )
     .unwrap();
     let report = db
-        .load_rows(
+        .load(
             "Item",
             vec![vec![1.into(), "a".into()], vec![2.into(), "b".into()]],
         )
         .unwrap();
     assert_eq!(report.written, 2);
     let refused = db
-        .load_rows(
+        .load(
             "Item",
             vec![vec![3.into(), "c".into()], vec![1.into(), "again".into()]],
         )

@@ -79,7 +79,7 @@ fn main() {
         let mut load: rqc::LoadRows = (start..(start + 50_000).min(prefill))
             .map(|i| (i as usize + 1, Ok(row(rows + i).to_vec())))
             .collect();
-        db.load("T", &mut load, &mut |_| {}).expect("prefill");
+        db.load_from("T", &mut load, &mut |_| {}).expect("prefill");
     }
     let start = Instant::now();
     let cpu = cpu_seconds();

@@ -55,7 +55,7 @@ fn measure(subs: usize, commits: usize, scratch: &std::path::Path) -> Figures {
     let mut db = Database::open_with(dir.path(), options).unwrap();
     db.install_source("live.rq", PROGRAM).unwrap();
     let rows = (1..=subs as i64 + 1).map(|id| vec![Value::Int(id), Value::Int(0)]);
-    db.load_rows("Item", rows).unwrap();
+    db.load("Item", rows).unwrap();
     let item = db.prepare("item").unwrap();
     let started = Instant::now();
     let live: Vec<_> = (1..=subs as i64)
@@ -131,7 +131,7 @@ fn across_processes(commits: usize, scratch: &std::path::Path) -> (Duration, Dur
     };
     let mut db = Database::open_with(dir.path(), options).unwrap();
     db.install_source("live.rq", PROGRAM).unwrap();
-    db.load_rows("Item", [vec![Value::Int(1), Value::Int(0)]])
+    db.load("Item", [vec![Value::Int(1), Value::Int(0)]])
         .unwrap();
     let live = db.prepare("item").unwrap().subscribe(&[1.into()]).unwrap();
     assert!(matches!(live.next_event(), Some(Event::Result { .. })));

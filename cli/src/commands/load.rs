@@ -91,7 +91,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
             let _ = std::io::stderr().flush();
         }
     };
-    let report = db.load(&args.table, &mut rows, &mut progress)?;
+    let report = db.load_from(&args.table, &mut rows, &mut progress)?;
     if terminal {
         eprintln!();
     }

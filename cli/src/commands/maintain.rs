@@ -183,7 +183,7 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
     let mut total = 0;
     for (table, path) in files {
         let mut rows = RowFile::new(&path, table.clone(), Format::Jsonl);
-        let report = db.load(&table.name, &mut rows, &mut |_| {})?;
+        let report = db.load_from(&table.name, &mut rows, &mut |_| {})?;
         if !report.rejected.is_empty() {
             for (line, error) in report.rejected.iter().take(20) {
                 let message = format!("{}:{line}: {}", path.display(), error.message);
