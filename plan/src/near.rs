@@ -11,7 +11,9 @@
 //!
 //! The walk is exact, and it is also bounded: past a budget of visited
 //! nodes proportional to the name's length it answers with the closest name
-//! found so far. Only names crafted to be many and all nearly alike reach
+//! found so far. It walks for no edit, then one, and so on, so a budget
+//! spent among many names two edits away comes after the name one edit
+//! away was found. Only names crafted to be many and all nearly alike reach
 //! the budget; a checker that must answer every input in time cannot let
 //! such a list make each misspelling cost the whole list.
 
@@ -34,6 +36,64 @@ pub fn lower_chars(name: &str, out: &mut Vec<char>) {
     } else {
         out.extend(name.chars().flat_map(char::to_lowercase));
     }
+}
+
+/// The distance between `query` and `name` (lower-case characters) when it
+/// is at most `bound` (at most [`MOST_EDITS`]): optimal string alignment,
+/// as [`NearIndex::closest`] measures it. Only the band of cells within
+/// `bound` of the diagonal is filled, so two long names that are nearly
+/// alike cost their length, not its square.
+pub fn distance_within(query: &[char], name: &[char], bound: usize) -> Option<usize> {
+    let band = bound.min(MOST_EDITS);
+    if query.len().abs_diff(name.len()) > band {
+        return None;
+    }
+    let width = 2 * band + 1;
+    // Rows two above, one above and this one, each `width` cells: cell
+    // `offset` of row `d` is query position `d + offset - band`.
+    let mut rows = [[FAR; 2 * MOST_EDITS + 1]; 3];
+    for (offset, cell) in rows[1].iter_mut().enumerate().take(width) {
+        if let Some(i) = offset.checked_sub(band).filter(|&i| i <= query.len()) {
+            *cell = i as u32;
+        }
+    }
+    for depth in 1..=name.len() {
+        let ch = name[depth - 1];
+        let mut left = FAR;
+        let mut least = FAR;
+        for offset in 0..width {
+            let cell = match (depth + offset).checked_sub(band) {
+                Some(0) => depth as u32,
+                Some(i) if i <= query.len() => {
+                    let up = if offset + 1 < width {
+                        rows[1][offset + 1]
+                    } else {
+                        FAR
+                    };
+                    let mut cell = (rows[1][offset] + u32::from(ch != query[i - 1]))
+                        .min(up + 1)
+                        .min(left + 1);
+                    if depth > 1 && i > 1 && ch == query[i - 2] && name[depth - 2] == query[i - 1] {
+                        cell = cell.min(rows[0][offset] + 1);
+                    }
+                    cell.min(FAR)
+                }
+                _ => FAR,
+            };
+            rows[2][offset] = cell;
+            left = cell;
+            least = least.min(cell);
+        }
+        // Every later cell comes from this row or the one above, plus one.
+        let above = rows[1][..width].iter().min().copied().unwrap_or(FAR);
+        if least > band as u32 && above >= band as u32 {
+            return None;
+        }
+        rows.rotate_left(1);
+    }
+    let last = query.len() + band - name.len();
+    let distance = rows[1][last] as usize;
+    (distance <= bound).then_some(distance)
 }
 
 /// Nodes a search may visit: a fixed allowance, and more for a longer name
@@ -183,8 +243,22 @@ impl NearIndex {
     /// substitutions and swaps of neighbours), the least ranked of equally
     /// close ones, with its distance. `bound` is at most [`MOST_EDITS`].
     pub fn closest(&self, query: &[char], bound: usize) -> Option<(usize, &str)> {
-        let (distance, item) = Search::new(self, query, bound.min(MOST_EDITS)).run()?;
-        Some((distance, &self.items[item].0))
+        // Walked again for each number of edits, fewest first, on one
+        // budget: a walk at a small bound prunes nearly everything, and
+        // the first that finds a name has found the closest. (One walk at
+        // the whole bound could spend the budget in a subtree of names two
+        // edits away before it reached the name one edit away.)
+        let mut budget = budget(query.len());
+        for edits in 0..=bound.min(MOST_EDITS) {
+            let found = Search::new(self, query, edits).run(&mut budget);
+            if let Some((distance, item)) = found {
+                return Some((distance, &self.items[item].0));
+            }
+            if budget == 0 {
+                break;
+            }
+        }
+        None
     }
 }
 
@@ -296,16 +370,16 @@ impl<'a> Search<'a> {
         floor
     }
 
-    fn run(mut self) -> Option<(usize, usize)> {
+    /// The walk, visiting at most `budget` nodes (what it leaves is left).
+    fn run(mut self, budget: &mut usize) -> Option<(usize, usize)> {
         let nodes = &self.index.nodes;
-        let mut budget = budget(self.query.len());
         // (node, depth)
         let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
         while let Some((id, depth)) = stack.pop() {
-            if budget == 0 {
+            if *budget == 0 {
                 break;
             }
-            budget -= 1;
+            *budget -= 1;
             let node = &nodes[id as usize];
             self.path.truncate(depth);
             self.path.push(node.ch);

@@ -1,6 +1,6 @@
 //! The near-name index answers as a plain search of the list does: the closest name within the bound, the least ranked of equally close ones.
 
-use rqc_plan::near::{edit_limit, lower_chars, NearIndex, MOST_EDITS};
+use rqc_plan::near::{distance_within, edit_limit, lower_chars, NearIndex, MOST_EDITS};
 
 /// Optimal string alignment distance of lower-case names, the whole table.
 fn plain_distance(a: &[char], b: &[char]) -> usize {
@@ -107,6 +107,55 @@ fn the_index_finds_what_the_plain_search_finds() {
             }
         }
     }
+}
+
+#[test]
+fn the_banded_distance_is_the_plain_one_within_its_bound() {
+    let mut random = Random(0x2545_f491_4f6c_dd1d);
+    for _ in 0..3_000 {
+        let a = random.name(12);
+        let b = match random.next(2) {
+            0 => random.name(12),
+            _ => random.misspelt(&a),
+        };
+        let (a, b) = (lower(&a), lower(&b));
+        let plain = plain_distance(&a, &b);
+        for bound in 0..=MOST_EDITS {
+            let expected = (plain <= bound).then_some(plain);
+            assert_eq!(
+                distance_within(&a, &b, bound),
+                expected,
+                "{a:?} {b:?} ≤ {bound}"
+            );
+        }
+    }
+    // Two long names nearly alike: the band, not the whole table.
+    let long: Vec<char> = "a".repeat(50_000).chars().collect();
+    let mut near = long.clone();
+    near[10] = 'b';
+    near[40_000] = 'c';
+    assert_eq!(distance_within(&long, &near, 2), Some(2));
+    assert_eq!(distance_within(&long, &near, 1), None);
+}
+
+/// A name one edit away is found though many names two edits away come
+/// first in the walk and would spend its budget (a helper's case).
+#[test]
+fn the_closest_name_is_found_before_the_budget_is_spent_on_farther_ones() {
+    let query = "a".repeat(24);
+    let close = format!("b{}", "a".repeat(23));
+    let mut names = vec![close.clone()];
+    let letters: Vec<char> = ('b'..='z').chain('0'..='9').collect();
+    for x in &letters {
+        for y in &letters {
+            names.push(format!("aa{x}{y}{}", "a".repeat(20)));
+        }
+    }
+    let index = NearIndex::build(names.iter().map(|n| n.as_str()).zip(0..));
+    assert_eq!(
+        index.closest(&lower(&query), edit_limit(24)),
+        Some((1, close.as_str()))
+    );
 }
 
 #[test]

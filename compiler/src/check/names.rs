@@ -1,6 +1,6 @@
 //! Name suggestions for "did you mean" help lines.
 
-use rqc_plan::near::{edit_limit, lower_chars, NearIndex};
+use rqc_plan::near::{distance_within, edit_limit, lower_chars, NearIndex};
 
 /// The known name closest to `name` by edit distance, if close enough to be
 /// a likely typo ([`edit_limit`]: a third of the name's length, at least
@@ -149,10 +149,8 @@ pub struct Nearest<'a> {
     signature: Signature,
     limit: usize,
     best: Option<(usize, &'a str)>,
-    /// The candidate's characters and three rows of the distance table,
-    /// kept from one candidate to the next.
+    /// The candidate's characters, kept from one candidate to the next.
     candidate: Vec<char>,
-    rows: [Vec<usize>; 3],
 }
 
 impl<'a> Nearest<'a> {
@@ -165,7 +163,6 @@ impl<'a> Nearest<'a> {
             limit: edit_limit(name.chars().count()),
             best: None,
             candidate: Vec::new(),
-            rows: Default::default(),
         }
     }
 
@@ -242,44 +239,7 @@ impl<'a> Nearest<'a> {
     fn distance(&mut self, candidate: &str, bound: usize) -> Option<usize> {
         self.candidate.clear();
         lower_chars(candidate, &mut self.candidate);
-        let (a, b) = (&self.name, &self.candidate);
-        // A distance is at least the difference of the lengths.
-        if a.len().abs_diff(b.len()) > bound {
-            return None;
-        }
-        for row in &mut self.rows {
-            row.clear();
-            row.resize(b.len() + 1, 0);
-        }
-        let [before, previous, current] = &mut self.rows;
-        for (j, cell) in previous.iter_mut().enumerate() {
-            *cell = j;
-        }
-        let mut previous_min = 0;
-        for i in 1..=a.len() {
-            current[0] = i;
-            let mut current_min = i;
-            for j in 1..=b.len() {
-                let substitution = previous[j - 1] + usize::from(a[i - 1] != b[j - 1]);
-                let mut cell = substitution.min(previous[j] + 1).min(current[j - 1] + 1);
-                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                    cell = cell.min(before[j - 2] + 1);
-                }
-                current[j] = cell;
-                current_min = current_min.min(cell);
-            }
-            // Every later cell comes from these two rows, or from the row's
-            // first cell (its row number, which only grows): past the bound
-            // in both, the distance is too.
-            if current_min > bound && previous_min > bound {
-                return None;
-            }
-            previous_min = current_min;
-            std::mem::swap(before, previous);
-            std::mem::swap(previous, current);
-        }
-        let distance = previous[b.len()];
-        (distance <= bound).then_some(distance)
+        distance_within(&self.name, &self.candidate, bound)
     }
 }
 
@@ -354,7 +314,7 @@ mod tests {
         for a in WORDS {
             for b in WORDS {
                 let plain = plain_distance(a, b);
-                for bound in 0..12 {
+                for bound in 0..=rqc_plan::near::MOST_EDITS {
                     let mut nearest = super::Nearest::new(a);
                     let expected = (plain <= bound).then_some(plain);
                     assert_eq!(
