@@ -160,17 +160,7 @@ fn aggregate_schema(
     let column = match column {
         None => None,
         Some(ident) => {
-            let Some(position) = table.column(&ident.name) else {
-                let near = table.near_columns();
-                diagnostics.push(unknown_column(
-                    file,
-                    &table.name,
-                    ident,
-                    &table.columns,
-                    near,
-                ));
-                return None;
-            };
+            let position = column_position(file, table, ident, diagnostics)?;
             let ty = &table.columns[position].ty;
             if kind == AggregateKind::Sum && !summable(ty) {
                 diagnostics.push(not_summable(file, ident, &table.name, ty));
@@ -181,17 +171,7 @@ fn aggregate_schema(
     };
     let mut by = Vec::new();
     for ident in &decl.by {
-        let Some(position) = table.column(&ident.name) else {
-            let near = table.near_columns();
-            diagnostics.push(unknown_column(
-                file,
-                &table.name,
-                ident,
-                &table.columns,
-                near,
-            ));
-            return None;
-        };
+        let position = column_position(file, table, ident, diagnostics)?;
         if by.contains(&position) {
             diagnostics.push(
                 Diagnostic::error(
@@ -520,4 +500,21 @@ pub fn upkeep_update(table: &TableSchema, columns: &[usize]) -> (u64, u64) {
             let (ds, dr) = upkeep_delete_of(table, a);
             (s + ds + 1, r + dr + 1)
         })
+}
+
+/// The position of `ident`'s column in `table`, or `None` with the
+/// unknown column reported.
+fn column_position(
+    file: &str,
+    table: &TableSchema,
+    ident: &ast::Ident,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<usize> {
+    let position = table.column(&ident.name);
+    if position.is_none() {
+        let near = table.near_columns();
+        let d = unknown_column(file, &table.name, ident, &table.columns, near);
+        diagnostics.push(d);
+    }
+    position
 }

@@ -31,8 +31,28 @@ pub(super) fn column_of_lambda(f: &Expr) -> Option<String> {
     }
 }
 
+/// The positions of the columns `names` in `table`; `None` when one is
+/// not its.
+fn positions<'a>(
+    table: &TableSchema,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Option<Vec<usize>> {
+    names.into_iter().map(|name| table.column(name)).collect()
+}
+
+/// The positions of a filtered stream's prefix columns and then the
+/// filter's `column`: what an index must start with to read the filter.
+pub(super) fn filter_columns(
+    table: &TableSchema,
+    stream: &StreamTy,
+    column: &str,
+) -> Option<Vec<usize>> {
+    let prefix = stream.source.prefix_columns.iter().map(String::as_str);
+    positions(table, prefix.chain([column]))
+}
+
 /// `Post.by_author[a]` → `a`; `Post` → nothing.
-fn prefix_values(stream: &StreamTy) -> Vec<String> {
+pub(super) fn prefix_values(stream: &StreamTy) -> Vec<String> {
     if stream.source.prefix_columns.is_empty() {
         return Vec::new();
     }
@@ -191,15 +211,7 @@ impl Checker<'_> {
     ) -> Option<String> {
         let source = &stream.source;
         let table = self.schema.table(&source.table)?;
-        let mut wanted = Vec::new();
-        for name in source
-            .prefix_columns
-            .iter()
-            .map(String::as_str)
-            .chain([column])
-        {
-            wanted.push(table.column(name)?);
-        }
+        let wanted = filter_columns(table, stream, column)?;
         let starts = |columns: &[usize]| {
             columns.len() >= wanted.len() && columns[..wanted.len()] == wanted[..]
         };
@@ -239,10 +251,7 @@ impl Checker<'_> {
         values: &[String],
     ) -> Option<String> {
         let table = self.schema.table(table_name)?;
-        let mut wanted = Vec::new();
-        for name in columns {
-            wanted.push(table.column(name)?);
-        }
+        let wanted = positions(table, columns.iter().map(String::as_str))?;
         if wanted.is_empty() {
             return None;
         }

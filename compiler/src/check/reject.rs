@@ -179,26 +179,8 @@ impl Checker<'_> {
     fn existing_read(&self, stream: &StreamTy, column: &str, value: &str) -> Option<String> {
         let source = &stream.source;
         let table = self.schema.table(&source.table)?;
-        let mut wanted: Vec<usize> = Vec::new();
-        for name in source
-            .prefix_columns
-            .iter()
-            .map(String::as_str)
-            .chain([column])
-        {
-            wanted.push(table.column(name)?);
-        }
-        let mut values: Vec<String> = Vec::new();
-        if !source.prefix_columns.is_empty() {
-            let inner = source.access.trim_end_matches(']');
-            values.push(
-                inner
-                    .split_once('[')
-                    .map(|(_, v)| v)
-                    .unwrap_or("")
-                    .to_string(),
-            );
-        }
+        let wanted = super::fixes::filter_columns(table, stream, column)?;
+        let mut values = super::fixes::prefix_values(stream);
         values.push(value.to_string());
         let values = values.join(", ");
         let name = &source.table;
