@@ -256,6 +256,12 @@ impl Engine {
         Ok(self.write_session_in(self.store.begin_write()?))
     }
 
+    /// A session for a bulk load: its transaction is the store's
+    /// [`Store::begin_load`].
+    pub(crate) fn load_session(&self) -> Result<Session<'_>> {
+        Ok(self.write_session_in(self.store.begin_load()?))
+    }
+
     /// As [`Engine::write_session`], in a write transaction begun elsewhere.
     fn write_session_in<'s>(&'s self, txn: Box<dyn WriteTxn + 's>) -> Session<'s> {
         let mut session = Session::write_in(self.store(), txn);

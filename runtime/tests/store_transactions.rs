@@ -23,7 +23,12 @@ fn each_backend(check: impl Fn(&str, Arc<dyn Store>)) {
         ("memory", Arc::new(MemoryStore::new())),
         (
             "sled",
-            Arc::new(SledStore::open(&dir.path().join("sled"), false).unwrap()),
+            // Its loads spill every 3 keys (see `a_load_...` below).
+            Arc::new(
+                SledStore::open(&dir.path().join("sled"), false)
+                    .unwrap()
+                    .spill_loads_at(3),
+            ),
         ),
         (
             "redb",
@@ -127,6 +132,72 @@ fn a_dropped_write_transaction_stores_nothing() {
         let read = store.begin_read().unwrap();
         assert_eq!(read.get(t, b"kept").unwrap(), Some(b"1".to_vec()), "{name}");
         assert_eq!(read.get(t, b"lost").unwrap(), None, "{name}");
+    });
+}
+
+/// Every key of tree `t`, read in one range.
+fn all_of(store: &dyn Store, t: rqc_runtime::store::Tree) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let read = store.begin_read().unwrap();
+    read.range(t, &[], None, false, usize::MAX).unwrap()
+}
+
+/// A load's transaction (which on sled writes into the store as it goes,
+/// journaled) reads its own writes, and stores all of them or, dropped,
+/// none: keys put, overwritten, deleted and written twice.
+#[test]
+fn a_load_reads_its_own_writes_and_commits_or_drops_whole() {
+    each_backend(|name, store| {
+        let (t, u) = (store.tree("t"), store.tree("u"));
+        let mut txn = store.begin_write().unwrap();
+        for n in (0..40).step_by(2) {
+            txn.put(t, &key(n), &[n]).unwrap();
+        }
+        txn.commit().unwrap();
+        let before = all_of(store.as_ref(), t);
+        let load = |commit: bool| {
+            let mut model: BTreeMap<Vec<u8>, Vec<u8>> = before.iter().cloned().collect();
+            let mut txn = store.begin_load().unwrap();
+            for n in 0..40u8 {
+                match n % 4 {
+                    0 => {
+                        txn.delete(t, &key(n)).unwrap();
+                        model.remove(&key(n));
+                    }
+                    _ => {
+                        txn.put(t, &key(n), &[n, 1]).unwrap();
+                        model.insert(key(n), vec![n, 1]);
+                    }
+                }
+                // One key of another tree, written again and again.
+                txn.put(u, b"count", &[n]).unwrap();
+                let seen = txn.range(t, &[], None, false, usize::MAX).unwrap();
+                let expected: Vec<_> = model.clone().into_iter().collect();
+                assert_eq!(seen, expected, "{name}: the load reads its writes at {n}");
+                let back = txn.range(t, &key(10), None, true, 3).unwrap();
+                let expected: Vec<_> = model
+                    .range(key(10)..)
+                    .rev()
+                    .take(3)
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                assert_eq!(back, expected, "{name}: backwards at {n}");
+            }
+            assert_eq!(txn.get(u, b"count").unwrap(), Some(vec![39]), "{name}");
+            if commit {
+                txn.commit().unwrap();
+            } else {
+                drop(txn);
+            }
+            model
+        };
+        load(false);
+        assert_eq!(all_of(store.as_ref(), t), before, "{name}: dropped");
+        assert_eq!(all_of(store.as_ref(), u), vec![], "{name}: dropped");
+        let model = load(true);
+        let stored: BTreeMap<_, _> = all_of(store.as_ref(), t).into_iter().collect();
+        assert_eq!(stored, model, "{name}: committed");
+        let count = vec![(b"count".to_vec(), vec![39])];
+        assert_eq!(all_of(store.as_ref(), u), count, "{name}: committed");
     });
 }
 

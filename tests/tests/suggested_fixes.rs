@@ -130,16 +130,22 @@ fn a_filter_help_names_the_access_the_table_already_has() {
 /// checking that the help proposes no `take` before a sort or a count and
 /// that every definition of the fixed program is accepted.
 fn apply_help(case: &str, query: &str, help: &str) -> String {
-    let path = repo_root().join(format!("tests/corpus/{case}.rq"));
+    let dir = repo_root().join(format!("tests/corpus/{case}"));
+    let path = if dir.is_dir() {
+        dir
+    } else {
+        repo_root().join(format!("tests/corpus/{case}.rq"))
+    };
     let sources = sources_of(&path);
-    let file = relative(&path);
     let analysis = Analysis::new(&sources);
     let compilation = compile(&sources);
-    let text = &sources.iter().find(|(n, _)| *n == file).unwrap().1;
-    let line = text
-        .lines()
-        .find(|l| l.starts_with(&format!("query {query}(")))
-        .unwrap();
+    let starts = format!("query {query}(");
+    let (file, text) = sources
+        .iter()
+        .find(|(_, text)| text.lines().any(|l| l.starts_with(&starts)))
+        .unwrap_or_else(|| panic!("{case}: no query `{query}`"));
+    let file = file.clone();
+    let line = text.lines().find(|l| l.starts_with(&starts)).unwrap();
     let at = text.find(line).unwrap() as u32;
     let diagnostic = compilation
         .diagnostics
@@ -251,4 +257,59 @@ fn a_count_help_reads_a_maintained_count() {
         "`aggregate note_count_by_at = count(Note) by at`",
     );
     assert!(fixed.contains("= note_count_by_at[t]\n"), "{fixed}");
+}
+
+/// A count kept in a module the query does not import: the fix reads it
+/// and adds the import.
+#[test]
+fn a_count_kept_in_another_module_is_read_and_imported() {
+    let fixed = apply_help("help_count_import", "posts", "`posts_by[a]`");
+    assert!(
+        fixed.contains("import social.{Post}\nimport tally.{posts_by}\n"),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains("query posts(a: Int) = posts_by[a]\n"),
+        "{fixed}"
+    );
+}
+
+/// A sum, least or greatest value of a group reads the aggregate the
+/// schema keeps, or declares one; none is proposed that could not be
+/// declared (a sum of a `Float`).
+#[test]
+fn a_sum_or_extreme_help_reads_a_kept_aggregate() {
+    let case = "help_kept_extremes";
+    let fixed = apply_help(
+        case,
+        "spent",
+        "`aggregate bill_sum_total_by_customer = sum(Bill.total) by customer`",
+    );
+    assert!(
+        fixed.contains("= bill_sum_total_by_customer[c]\n"),
+        "{fixed}"
+    );
+    let fixed = apply_help(case, "biggest", "`aggregate bill_max_total_by_customer");
+    assert!(fixed.contains("= bill_max_total_by_customer[c]\n"), "{fixed}");
+    let fixed = apply_help(case, "first_at", "`aggregate post_min_at_by_author");
+    assert!(fixed.contains("= post_min_at_by_author[a]\n"), "{fixed}");
+    let fixed = apply_help(case, "last_at", "`latest_post[a]`");
+    assert!(
+        fixed.contains("query last_at(a: Int) = latest_post[a]\n"),
+        "{fixed}"
+    );
+    let path = repo_root().join(format!("tests/corpus/{case}.rq"));
+    let sources = sources_of(&path);
+    let at = sources.last().unwrap().1.find("query mean(").unwrap() as u32;
+    let compilation = compile(&sources);
+    let mean = compilation
+        .diagnostics
+        .iter()
+        .find(|d| d.primary.file == relative(&path) && d.primary.span.start > at)
+        .expect("`mean` is rejected");
+    assert!(
+        mean.help.len() == 1 && mean.help[0].starts_with("declare a bound"),
+        "{:?}",
+        mean.help
+    );
 }

@@ -272,9 +272,12 @@ fn resolve_table<'s>(
                     d.with_help(format!("did you mean `count({close})`?"))
                 }
                 Some(close) => d.with_help(format!("did you mean `{close}`?")),
-                None => d.with_help(format!(
-                    "if `{written}` is a table of another module, import it: `import module.{{{written}}}`"
-                )),
+                None => match index.home_of(module, last) {
+                    Some(home) if segments.len() == 1 => {
+                        d.with_help(super::fields::import_help(home, last))
+                    }
+                    _ => d.with_help(super::fields::no_table_help(&written)),
+                },
             };
             diagnostics.push(d);
             None

@@ -122,15 +122,17 @@ impl Checker<'_> {
         let scope = &self.index.scopes[self.module];
         scope.offer(&mut nearest, super::module_scope::Offered::Functions);
         let suggestion = nearest.best().map(str::to_string);
+        let home = self.index.home_of(self.module, &name.name).map(str::to_string);
         let d = self.error(
             "E0201",
             format!("no function named `{}`", name.name),
             name.span,
             "unknown function",
         );
-        d.help.push(match suggestion {
-            Some(close) => format!("did you mean `{close}`?"),
-            None => "the combinators are take, first, exists, map, filter, flat_map, flatten, sort_by, group_by, distinct, count, sum, min, max, any, all, unwrap_or; or import a function: `import module.{f}`".into(),
+        d.help.push(match (suggestion, home) {
+            (Some(close), _) => format!("did you mean `{close}`?"),
+            (None, Some(home)) => super::fields::import_help(&home, &name.name),
+            (None, None) => "the combinators are take, first, exists, map, filter, flat_map, flatten, sort_by, group_by, distinct, count, sum, min, max, any, all, unwrap_or; a function of another module is imported from it (`import m.{f}`)".into(),
         });
     }
 

@@ -117,19 +117,18 @@ impl Checker<'_> {
         scope.offer(&mut nearest, super::module_scope::Offered::All);
         let suggestion = nearest.best().map(str::to_string);
         let starts_upper = ident.name.chars().next().is_some_and(char::is_uppercase);
+        let home = self.index.home_of(self.module, &ident.name).map(str::to_string);
         let d = self.error(
             "E0201",
             format!("nothing named `{}` is in scope", ident.name),
             ident.span,
             "unknown name",
         );
-        d.help.push(match suggestion {
-            Some(close) => format!("did you mean `{close}`?"),
-            None if starts_upper => format!(
-                "if `{}` is a table of another module, import it: `import module.{{{}}}`",
-                ident.name, ident.name
-            ),
-            None => format!(
+        d.help.push(match (suggestion, home) {
+            (Some(close), _) => format!("did you mean `{close}`?"),
+            (None, Some(home)) => import_help(&home, &ident.name),
+            (None, None) if starts_upper => no_table_help(&ident.name),
+            (None, None) => format!(
                 "declare it: a parameter `{}: Int`, or `let {} = …;` in a block",
                 ident.name, ident.name
             ),
@@ -294,4 +293,14 @@ impl Checker<'_> {
             None => format!("its fields are: {}", super::names::listed_from(names)),
         });
     }
+}
+
+/// The help for a name another module declares: its import.
+pub(super) fn import_help(home: &str, name: &str) -> String {
+    format!("module `{home}` declares `{name}`: import it with `import {home}.{{{name}}}`")
+}
+
+/// The help for a capitalized name no module declares.
+pub(super) fn no_table_help(name: &str) -> String {
+    format!("no module of the program declares `{name}`: declare the table (`table {name} {{ … }}`), or add the file of the module that does")
 }

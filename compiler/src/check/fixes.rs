@@ -12,7 +12,7 @@ use super::modules::Symbol;
 use super::types::{StreamTy, Ty};
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
 use crate::syntax::printer::print_expr;
-use rqc_plan::{AggregateKind, TableSchema};
+use rqc_plan::{AggregateKind, AggregateSchema, ColumnType, TableSchema};
 
 /// `x => x.column`: the column.
 pub(super) fn column_of_lambda(f: &Expr) -> Option<String> {
@@ -242,19 +242,35 @@ impl Checker<'_> {
     }
 
     /// `count()` of the rows whose `columns` equal `values` (a prefix, or a
-    /// filter on one): the maintained count of those groups, or one to
-    /// declare. `None` when the columns are not the table's.
-    pub(super) fn count_fix(
+    /// filter on one), or their `sum`, `min` or `max` of `column`: the
+    /// aggregate the schema keeps of those groups, or one to declare.
+    /// `None` when the columns are not the table's, or when no such
+    /// aggregate could be declared (a sum of a column that is not `Int`,
+    /// an extreme of an optional column or with no next extreme in reach).
+    pub(super) fn kept_fix(
         &self,
+        kind: AggregateKind,
         table_name: &str,
         columns: &[String],
         values: &[String],
+        column: Option<&str>,
     ) -> Option<String> {
         let table = self.schema.table(table_name)?;
         let wanted = positions(table, columns.iter().map(String::as_str))?;
         if wanted.is_empty() {
             return None;
         }
+        let kept_column = match column {
+            Some(name) => Some(table.column(name)?),
+            None => None,
+        };
+        let op = kind.name();
+        let what = match kind {
+            AggregateKind::Count => "count",
+            AggregateKind::Sum => "total",
+            AggregateKind::Min => "least value",
+            AggregateKind::Max => "greatest value",
+        };
         let value_of = |c: usize| {
             let at = wanted.iter().position(|&w| w == c)?;
             values.get(at).cloned()
@@ -262,41 +278,40 @@ impl Checker<'_> {
         for aggregate in &table.aggregates {
             let same_group = aggregate.by.len() == wanted.len()
                 && aggregate.by.iter().all(|c| wanted.contains(c));
-            if aggregate.kind != AggregateKind::Count || !same_group {
+            if aggregate.kind != kind || aggregate.column != kept_column || !same_group {
                 continue;
             }
             let args: Option<Vec<String>> = aggregate.by.iter().map(|&c| value_of(c)).collect();
             let r = format!("{}[{}]", aggregate.name, args?.join(", "));
-            let in_scope = matches!(
-                self.index.lookup(self.module, &aggregate.name),
-                Some(Symbol::Aggregate(a)) if *a == aggregate.name
-            );
-            if in_scope {
-                return Some(format!(
-                    "read the count the schema keeps, in one seek, in place of the count: `{r}`"
-                ));
-            }
-            let home = (0..self.index.modules.len()).find(|&m| {
-                m != self.module
-                    && !self.index.modules[m].is_prelude
-                    && matches!(
-                        self.index.lookup(m, &aggregate.name),
-                        Some(Symbol::Aggregate(_))
-                    )
-            });
-            let import = home.map(|m| {
-                format!(
-                    " (import it: `import {}.{{{}}}`)",
-                    self.index.modules[m].name, aggregate.name
-                )
-            });
+            let import = self.import_of(&aggregate.name);
             return Some(format!(
-                "read the count the schema keeps, in one seek, in place of the count: `{r}`{}",
+                "read the {what} the schema keeps, in one seek, in place of the {op}: `{r}`{}",
                 import.unwrap_or_default()
             ));
         }
+        let declared = AggregateSchema {
+            name: String::new(),
+            kind,
+            column: kept_column,
+            by: wanted,
+        };
+        let declarable = match (kind, kept_column) {
+            (AggregateKind::Count, None) => true,
+            (AggregateKind::Sum, Some(c)) => table.columns[c].ty == ColumnType::Int,
+            (AggregateKind::Min | AggregateKind::Max, Some(c)) => {
+                !matches!(table.columns[c].ty, ColumnType::Optional(_))
+                    && table.extreme_path(&declared).is_some()
+            }
+            _ => false,
+        };
+        if !declarable {
+            return None;
+        }
         let lower = table_name.to_lowercase();
-        let mut name = format!("{lower}_count_by_{}", columns.join("_"));
+        let mut name = match column {
+            Some(column) => format!("{lower}_{op}_{column}_by_{}", columns.join("_")),
+            None => format!("{lower}_{op}_by_{}", columns.join("_")),
+        };
         while self.index.lookup(self.module, &name).is_some() || self.schema.table(&name).is_some()
         {
             name.push('2');
@@ -306,9 +321,27 @@ impl Checker<'_> {
         } else {
             format!("({})", columns.join(", "))
         };
+        let of = match column {
+            Some(column) => format!("{table_name}.{column}"),
+            None => table_name.to_string(),
+        };
         Some(format!(
-            "declare a count kept by every write of `{table_name}`: `aggregate {name} = count({table_name}) by {by}`, then read `{name}[{}]` in place of the count (one seek)",
+            "declare a {what} kept by every write of `{table_name}`: `aggregate {name} = {op}({of}) by {by}`, then read `{name}[{}]` in place of the {op} (one seek)",
             values.join(", ")
         ))
+    }
+
+    /// How to import `name` (an aggregate of another module) where it is
+    /// not in scope: ` (import it: `import m.{name}`)`; `None` in scope.
+    fn import_of(&self, name: &str) -> Option<String> {
+        let in_scope = matches!(
+            self.index.lookup(self.module, name),
+            Some(Symbol::Aggregate(a)) if a == name
+        );
+        if in_scope {
+            return None;
+        }
+        let home = self.index.home_of(self.module, name)?;
+        Some(format!(" (import it: `import {home}.{{{name}}}`)"))
     }
 }

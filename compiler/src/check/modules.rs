@@ -50,6 +50,9 @@ pub struct ProgramIndex {
     /// modules looks one up per import and per definition, and a search
     /// of the list each time grew with modules × modules.
     by_name: std::collections::HashMap<String, usize>,
+    /// The module (not the prelude) that declares each table, aggregate
+    /// and public definition: where a module without it imports it from.
+    homes: std::collections::HashMap<String, usize>,
 }
 
 impl ProgramIndex {
@@ -65,6 +68,21 @@ impl ProgramIndex {
     /// The number of the module named `name`.
     pub fn module_id(&self, name: &str) -> Option<usize> {
         self.by_name.get(name).copied()
+    }
+
+    /// The module other than `module` that declares `name` (a table, an
+    /// aggregate or a public definition), where `module` can import it.
+    pub fn home_of(&self, module: usize, name: &str) -> Option<&str> {
+        let home = *self.homes.get(name)?;
+        (home != module).then(|| self.modules[home].name.as_str())
+    }
+
+    /// Records `m` as where `name` is declared, unless a module before it
+    /// is (or `m` is the prelude).
+    fn add_home(&mut self, name: &str, m: usize) {
+        if !self.modules[m].is_prelude && !self.homes.contains_key(name) {
+            self.homes.insert(name.to_string(), m);
+        }
     }
 
     /// Adds a module (its name not yet taken), and returns its number.
@@ -156,6 +174,7 @@ pub fn index_program<'a>(
                         table.name.name.clone(),
                         Symbol::Table(table.name.name.clone()),
                     );
+                    index.add_home(&table.name.name, m);
                 }
                 Item::Def(def) => {
                     if scope.contains(&def.name.name) {
@@ -169,12 +188,16 @@ pub fn index_program<'a>(
                         public: def.public,
                     });
                     scope.insert(def.name.name.clone(), Symbol::Def(index.defs.len() - 1));
+                    if def.public {
+                        index.add_home(&def.name.name, m);
+                    }
                 }
                 Item::Aggregate(aggregate) => {
                     scope.insert_if_absent(
                         aggregate.name.name.clone(),
                         Symbol::Aggregate(aggregate.name.name.clone()),
                     );
+                    index.add_home(&aggregate.name.name, m);
                 }
                 Item::Import(_) => {}
             }

@@ -6,6 +6,7 @@ use crate::cost::{Cost, Poly, Var};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
 use crate::syntax::printer::print_expr;
+use rqc_plan::AggregateKind;
 
 impl Checker<'_> {
     /// E0301 for a combinator that may read a whole stream.
@@ -34,10 +35,16 @@ impl Checker<'_> {
                     .and(super::fixes::plain_prefix_values(stream));
                 let mut fixes: Vec<String> = plain
                     .and_then(|values| {
-                        self.count_fix(&source.table, &source.prefix_columns, &values)
+                        let columns = &source.prefix_columns;
+                        self.kept_fix(AggregateKind::Count, &source.table, columns, &values, None)
                     })
                     .into_iter()
                     .collect();
+                fixes.extend(aggregate_fixes(op, stream));
+                fixes
+            }
+            "sum" | "min" | "max" => {
+                let mut fixes: Vec<String> = self.kept_of_column(op, stream, args).into_iter().collect();
                 fixes.extend(aggregate_fixes(op, stream));
                 fixes
             }
@@ -165,11 +172,36 @@ impl Checker<'_> {
             span,
             "the cost of this grows with the table",
         );
-        d.help = fixes;
+        // Each alternative after the first says it is one.
+        d.help = fixes
+            .into_iter()
+            .enumerate()
+            .map(|(i, fix)| match i {
+                0 => fix,
+                _ if fix.starts_with("or ") => fix,
+                _ => format!("or {fix}"),
+            })
+            .collect();
         d.notes.push("a query compiles only when its seeks and rows are bounded whatever the size of each table".into());
         if let Some(label) = secondary {
             d.secondary.push(label);
         }
+    }
+
+    /// `s |> sum(x => x.column)` (or `min`, `max`) over a group: the
+    /// aggregate the schema keeps of it, or one to declare.
+    fn kept_of_column(&self, op: &str, stream: &StreamTy, args: &[&Expr]) -> Option<String> {
+        let kind = match op {
+            "sum" => AggregateKind::Sum,
+            "min" => AggregateKind::Min,
+            _ => AggregateKind::Max,
+        };
+        let column = super::fixes::column_of_lambda(args.get(1)?)?;
+        let values = self
+            .rewritable(stream, args[0])
+            .and(super::fixes::plain_prefix_values(stream))?;
+        let source = &stream.source;
+        self.kept_fix(kind, &source.table, &source.prefix_columns, &values, Some(&column))
     }
 
     /// For `filter(x => x.column == value)` over a whole table or a
@@ -230,9 +262,9 @@ impl Checker<'_> {
                     v.push(value);
                     v
                 });
-                if let Some(fix) =
-                    values.and_then(|values| self.count_fix(table, &columns, &values))
-                {
+                if let Some(fix) = values.and_then(|values| {
+                    self.kept_fix(AggregateKind::Count, table, &columns, &values, None)
+                }) {
                     fixes.push(fix);
                 }
             }

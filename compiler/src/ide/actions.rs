@@ -20,16 +20,19 @@ pub struct Action {
 }
 
 /// Where a help line's proposed read is written, in its text.
-const READS: [&str; 4] = [
+const READS: [&str; 7] = [
     "then read `",
     "then read the range `",
     "instead: `",
     "in place of the count: `",
+    "in place of the sum: `",
+    "in place of the min: `",
+    "in place of the max: `",
 ];
 
 /// For each help line of a rejection that proposes code: an action that
 /// applies it. A declaration (`index …` or `bound …` in a table,
-/// `aggregate …` in the diagnostic's file) is added; a proposed read
+/// `aggregate …` or `import …` in the diagnostic's file) is added; a proposed read
 /// replaces the rejected pipe `input |> f(…)` (with "in place of the
 /// count", the `… |> count()` that reads it). A read that ends in
 /// `|> take(n)` keeps a `take` or `first` already after the pipe, and
@@ -43,7 +46,7 @@ pub fn code_actions(analysis: &Analysis, diagnostic: &Diagnostic) -> Vec<Action>
 }
 
 fn action_for(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Option<Action> {
-    let declaration = ["`index ", "`bound ", "`aggregate "]
+    let declaration = ["`index ", "`bound ", "`aggregate ", "`import "]
         .iter()
         .find_map(|start| {
             let at = help.find(start)?;
@@ -69,6 +72,9 @@ fn action_for(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Optio
                 text: format!("{before}{declaration}\n"),
             });
             title = format!("Declare `{declaration}`");
+        } else if declaration.starts_with("import ") {
+            edits.push(import_edit(analysis, &diagnostic.primary.file, &declaration)?);
+            title = format!("Add `{declaration}`");
         } else {
             let table = between(help, "table `", "`")?;
             let (decl_file, _) = shape_details(&analysis.db, analysis.workspace)
@@ -126,6 +132,30 @@ fn action_for(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Optio
         _ => {}
     }
     Some(Action { title, edits })
+}
+
+/// `import` added to `file`: after its last import, or after its module
+/// header, or at its start.
+fn import_edit(analysis: &Analysis, file: &str, import: &str) -> Option<Edit> {
+    // Only an import of a name its module has (never a template).
+    let (module, name) = import.strip_prefix("import ")?.split_once(".{")?;
+    let index = &analysis.shape().index;
+    index.lookup(index.module_id(module)?, name.strip_suffix('}')?)?;
+    let parsed = analysis.file_syntax(file)?;
+    let last_import = parsed.module.items.iter().rev().find_map(|item| match item {
+        Item::Import(i) => Some(i.span.end as usize),
+        _ => None,
+    });
+    let after = last_import.or(parsed.module.header.as_ref().map(|h| h.span.end as usize));
+    let (at, text) = match after {
+        Some(end) => (end, format!("\n{import}")),
+        None => (0, format!("{import}\n")),
+    };
+    Some(Edit {
+        file: file.to_string(),
+        span: Span::new(at, at),
+        text,
+    })
 }
 
 /// The span of `input |> f(…)` in `file` whose `f(…)` is at `call` (with

@@ -224,6 +224,11 @@ impl Store for Checked {
         Ok(Box::new(CheckedWrite { store: self, txn }))
     }
 
+    fn begin_load(&self) -> Result<Box<dyn WriteTxn + '_>> {
+        let txn = guarded("beginning a load", || self.inner.begin_load())?;
+        Ok(Box::new(CheckedWrite { store: self, txn }))
+    }
+
     fn flush(&self) -> Result<()> {
         guarded("syncing", || self.inner.flush())
     }

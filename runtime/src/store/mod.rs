@@ -29,6 +29,7 @@ mod overlay;
 mod read_pool;
 mod redb_backend;
 mod sled_backend;
+mod sled_load;
 mod writer_lock;
 
 pub use chain::END as CHAIN_END;
@@ -41,6 +42,7 @@ pub use memory::MemoryStore;
 pub(crate) use nested::{Buffered, Direct};
 pub use redb_backend::{RedbStore, REDB_FILE};
 pub use sled_backend::SledStore;
+pub use sled_load::SPILL_AT as SLED_SPILL_AT;
 pub use writer_lock::{busy, DEFAULT_WAIT, WRITER_LOCK_FILE};
 
 use crate::error::Result;
@@ -116,6 +118,14 @@ pub trait Store: Send + Sync {
     /// A transaction whose reads see the committed state plus its own
     /// writes, and whose writes all commit together or not at all.
     fn begin_write(&self) -> Result<Box<dyn WriteTxn + '_>>;
+
+    /// A write transaction for a bulk load: all or nothing like
+    /// [`Store::begin_write`]'s, in bounded memory where the backend's own
+    /// write transaction holds its writes in memory until it commits (sled,
+    /// whose load spills them into the store, journaled to be rolled back).
+    fn begin_load(&self) -> Result<Box<dyn WriteTxn + '_>> {
+        self.begin_write()
+    }
 
     /// Makes committed writes durable as far as the backend promises.
     fn flush(&self) -> Result<()>;

@@ -17,21 +17,29 @@ pub(crate) type Writes = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
 #[derive(Default)]
 pub(crate) struct Overlay {
     trees: BTreeMap<Tree, Writes>,
+    /// Keys written, in all trees (a key written twice counts once).
+    len: usize,
 }
 
 impl Overlay {
     pub(crate) fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) {
-        self.trees
-            .entry(tree)
-            .or_default()
-            .insert(key.to_vec(), Some(value.to_vec()));
+        self.write(tree, key, Some(value.to_vec()));
     }
 
     pub(crate) fn delete(&mut self, tree: Tree, key: &[u8]) {
-        self.trees
-            .entry(tree)
-            .or_default()
-            .insert(key.to_vec(), None);
+        self.write(tree, key, None);
+    }
+
+    fn write(&mut self, tree: Tree, key: &[u8], value: Option<Vec<u8>>) {
+        let writes = self.trees.entry(tree).or_default();
+        if writes.insert(key.to_vec(), value).is_none() {
+            self.len += 1;
+        }
+    }
+
+    /// How many keys the overlay holds writes of.
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
     /// The pending write of `key`: `Some(None)` for a deletion, `None` when

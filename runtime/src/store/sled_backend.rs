@@ -6,25 +6,33 @@
 //! own reads see, and commits them in one sled multi-tree transaction; a
 //! read transaction holds the lock shared, so it never sees half of a
 //! commit. Isolation therefore holds between the transactions of one
-//! process only (sled itself admits one process per database).
+//! process only (sled itself admits one process per database). A load
+//! spills its writes into sled as it goes (`sled_load`), so that its
+//! memory stays bounded.
 
 use super::overlay::{Beneath, Overlaid, Overlay};
+use super::sled_load::{apply, finish_journal, SPILL_AT};
 use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
-use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
-use sled::Transactional;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{RwLock, RwLockWriteGuard};
 use std::time::Duration;
 
 pub struct SledStore {
-    db: sled::Db,
+    pub(super) db: sled::Db,
     flush_on_commit: bool,
     /// Held exclusively by the write transaction, shared by read ones.
-    lock: RwLock<()>,
+    pub(super) lock: RwLock<()>,
     names: TreeNames,
     /// sled's handle of each tree, by our handle, opened on first use.
     opened: RwLock<Vec<Option<sled::Tree>>>,
+    /// Keys a load holds in memory before it writes them into sled.
+    pub(super) spill_at: usize,
+    /// Whether a load's journal may be left to finish (a load that spilled
+    /// is under way, or its rollback failed): the next transaction
+    /// finishes it before it begins.
+    pub(super) journal_left: AtomicBool,
 }
 
 impl SledStore {
@@ -45,17 +53,46 @@ impl SledStore {
             Err(sled::Error::Io(error)) => Err(RuntimeError::io_at(dir, error)),
             Err(error) => Err(RuntimeError::store(error)),
         })?;
-        Ok(SledStore {
+        let store = SledStore {
             db,
             flush_on_commit,
             lock: RwLock::new(()),
             names: TreeNames::default(),
             opened: RwLock::new(Vec::new()),
-        })
+            spill_at: SPILL_AT,
+            journal_left: AtomicBool::new(false),
+        };
+        // A load the last process did not end is ended now.
+        finish_journal(&store)?;
+        Ok(store)
+    }
+
+    /// The name of a tree this store gave a handle.
+    pub(super) fn tree_name(&self, tree: Tree) -> String {
+        self.names.name(tree)
+    }
+
+    /// Flushes, when every commit is to be flushed before it is
+    /// acknowledged (called while the lock is held: the next transaction
+    /// starts after this one is acknowledged).
+    pub(super) fn flush_if_asked(&self) -> Result<()> {
+        if self.flush_on_commit {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Ends a load's journal left behind, before a transaction begins.
+    fn finish_left_journal(&self) -> Result<()> {
+        if self.journal_left.load(Ordering::Acquire) {
+            let _guard = unpoison(self.lock.write());
+            finish_journal(self)?;
+        }
+        Ok(())
     }
 
     /// sled's handle of `tree`, kept once opened.
-    fn sled_tree(&self, tree: Tree) -> Result<sled::Tree> {
+    pub(super) fn sled_tree(&self, tree: Tree) -> Result<sled::Tree> {
         if let Some(Some(opened)) = unpoison(self.opened.read()).get(tree.index()) {
             return Ok(opened.clone());
         }
@@ -71,7 +108,7 @@ impl SledStore {
         Ok(opened)
     }
 
-    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    pub(super) fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let value = self
             .sled_tree(tree)?
             .get(key)
@@ -79,7 +116,7 @@ impl SledStore {
         Ok(value.map(|v| v.to_vec()))
     }
 
-    fn range(
+    pub(super) fn range(
         &self,
         tree: Tree,
         start: &[u8],
@@ -118,7 +155,7 @@ fn lock_is_busy(error: &std::io::Error) -> bool {
 }
 
 /// A poisoned lock guards no data (a panicking run held it): go on.
-fn unpoison<G>(result: std::result::Result<G, std::sync::PoisonError<G>>) -> G {
+pub(super) fn unpoison<G>(result: std::result::Result<G, std::sync::PoisonError<G>>) -> G {
     result.unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
@@ -149,39 +186,8 @@ impl<G> ReadTxn for SledView<'_, G> {
 impl Beneath for SledView<'_, RwLockWriteGuard<'_, ()>> {
     /// The writes in one sled multi-tree transaction.
     fn apply(self, overlay: Overlay) -> Result<()> {
-        let (handles, batches): (Vec<Tree>, Vec<_>) = overlay.trees().unzip();
-        if handles.is_empty() {
-            return Ok(());
-        }
-        let trees: Vec<sled::Tree> = handles
-            .iter()
-            .map(|tree| self.store.sled_tree(*tree))
-            .collect::<Result<_>>()?;
-        // sled may run the closure more than once: it only applies the batch.
-        let outcome = trees
-            .as_slice()
-            .transaction(|views: &Vec<TransactionalTree>| {
-                for (view, writes) in views.iter().zip(&batches) {
-                    for (key, value) in writes.iter() {
-                        match value {
-                            Some(value) => view.insert(key.as_slice(), value.as_slice())?,
-                            None => view.remove(key.as_slice())?,
-                        };
-                    }
-                }
-                Ok::<(), ConflictableTransactionError<()>>(())
-            });
-        match outcome {
-            Ok(()) => {}
-            Err(TransactionError::Abort(())) => unreachable!("the batch never aborts"),
-            Err(TransactionError::Storage(error)) => return Err(RuntimeError::store(error)),
-        }
-        // Flushed while the lock is held: the next transaction starts
-        // after this one is acknowledged.
-        if self.store.flush_on_commit {
-            self.store.flush()?;
-        }
-        Ok(())
+        apply(self.store, &overlay, false)?;
+        self.store.flush_if_asked()
     }
 }
 
@@ -191,6 +197,7 @@ impl Store for SledStore {
     }
 
     fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
+        self.finish_left_journal()?;
         Ok(Box::new(SledView {
             store: self,
             _guard: unpoison(self.lock.read()),
@@ -198,10 +205,15 @@ impl Store for SledStore {
     }
 
     fn begin_write(&self) -> Result<Box<dyn WriteTxn + '_>> {
+        self.finish_left_journal()?;
         Ok(Box::new(Overlaid::new(SledView {
             store: self,
             _guard: unpoison(self.lock.write()),
         })))
+    }
+
+    fn begin_load(&self) -> Result<Box<dyn WriteTxn + '_>> {
+        Ok(Box::new(self.load()?))
     }
 
     fn flush(&self) -> Result<()> {
