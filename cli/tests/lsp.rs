@@ -165,7 +165,7 @@ fn every_feature_over_stdio() {
     assert!(diagnostics[0]["message"]
         .as_str()
         .unwrap()
-        .contains("help: declare a bound in table `Post`"));
+        .contains("help: or declare a bound in table `Post`"));
 
     // An incremental change that fixes it: the diagnostics clear.
     let start = position_of(FEED, "count()");

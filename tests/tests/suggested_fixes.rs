@@ -27,6 +27,7 @@ fn sources_of(path: &std::path::Path) -> Vec<(String, String)> {
 fn every_quick_fix_compiles_and_is_accepted() {
     let mut applied = 0;
     let mut problems = Vec::new();
+    let mut titles: Vec<String> = Vec::new();
     let mut paths: Vec<_> = std::fs::read_dir(repo_root().join("tests/corpus"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -40,6 +41,7 @@ fn every_quick_fix_compiles_and_is_accepted() {
         for diagnostic in &compilation.diagnostics {
             for action in code_actions(&analysis, diagnostic) {
                 applied += 1;
+                titles.push(action.title.clone());
                 let mut fixed = sources.clone();
                 // Each edit's span is in the unedited text: the last first.
                 let mut edits = action.edits.clone();
@@ -74,6 +76,24 @@ fn every_quick_fix_compiles_and_is_accepted() {
         }
     }
     assert!(applied >= 5, "only {applied} quick fixes in the corpus");
+    // Each kind of fix is among them (each is checked above).
+    for kind in [
+        "Add `index ",
+        "Add `bound ",
+        "Add `import ",
+        "Declare `aggregate ",
+        "Append `|> take(100)`",
+        "Append `|> first()`",
+        "Read a bounded part first",
+        "Declare `n: Int <= ",
+        "` a small table of at most 1000 rows",
+        "Read `Post.by_author[a] |> take(10)`",
+    ] {
+        assert!(
+            titles.iter().any(|t| t.starts_with(kind) || t.ends_with(kind)),
+            "no fix `{kind}…` among {titles:#?}"
+        );
+    }
     assert!(
         problems.is_empty(),
         "{applied} fixes applied; {} fail:\n{}",

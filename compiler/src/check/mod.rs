@@ -37,6 +37,7 @@ pub use builtins::BUILTINS;
 pub use definition::{CheckedEntry, Outcome};
 pub use expr::{Fact, FnSig, Target, TypeText, DEF_MARKER, TABLE_MARKER};
 pub use modules::{collect_calls, cycles, ProgramIndex};
+pub(crate) use reject::BOUNDED_PART;
 /// Names and what they stand for, for editors.
 pub mod modules_symbol {
     pub use super::modules::Symbol;

@@ -90,13 +90,12 @@ impl Checker<'_> {
         cost: Cost,
     ) -> Checked {
         let access = &stream.source.access;
-        let fixes = vec![
-            format!("limit each inner read: `{access} |> take(10)`"),
-            format!(
-                "or declare a bound on `{}` so each inner read is a bounded list",
-                stream.source.table
-            ),
-        ];
+        let mut fixes = vec![format!("limit each inner read: `{access} |> take(10)`")];
+        if stream.source.prefix_columns.is_empty() {
+            fixes.extend(aggregate_fixes("flat_map", stream).into_iter().take(1));
+        } else {
+            fixes.push(bound_fix(stream));
+        }
         self.unbounded(
             span,
             &format!("`{op}` reads {} for each element", what(stream)),
@@ -114,9 +113,9 @@ impl Checker<'_> {
     /// E0301 for a query that returns a stream with no limit.
     pub fn reject_unconsumed(&mut self, span: Span, stream: &StreamTy, kind: &str) {
         let fixes = vec![
-            "return a bounded number of rows: `|> take(n)` with a parameter `n: Int <= 100`"
+            "return a bounded number of rows: append `|> take(100)` (or a parameter `n: Int <= 100` and `|> take(n)`)"
                 .to_string(),
-            "or only the first row: `|> first()`".to_string(),
+            "or only the first row: append `|> first()`".to_string(),
         ];
         self.unbounded(
             span,
@@ -278,7 +277,7 @@ impl Checker<'_> {
             if op != BinaryOp::Eq && op != BinaryOp::NotEq && is_next {
                 let inner = source.access.trim_end_matches(']');
                 fixes.push(format!(
-                    "select the range in the access, which reads only matching rows: `{inner}, {column} {} {value}]`",
+                    "select the range in the access, which reads only matching rows, instead: `{inner}, {column} {} {value}] |> take(k)` with a bounded k",
                     op.symbol()
                 ));
             } else if let Some(range) = matches!(
@@ -315,10 +314,14 @@ impl Checker<'_> {
         if !source.prefix_columns.is_empty() {
             fixes.push(bound_fix(stream));
         }
-        fixes.push("or filter a bounded part: `|> take(n) |> filter(…)` reads at most n rows (and may find fewer matches)".into());
+        fixes.push(format!("or filter a bounded part: `… {BOUNDED_PART}filter(…)` reads at most 100 rows (and may find fewer matches)"));
         fixes
     }
 }
+
+/// What a help inserts before a rejected stage to read a bounded part of
+/// its input (`ide::code_actions` inserts it).
+pub(crate) const BOUNDED_PART: &str = "|> take(100) |> ";
 
 /// `the rows of Post.by_author[a]` / `every row of User`.
 fn what(stream: &StreamTy) -> String {
@@ -370,7 +373,7 @@ fn aggregate_fixes(op: &str, stream: &StreamTy) -> Vec<String> {
         "(…)"
     };
     fixes.push(format!(
-        "or {op} a bounded part: `|> take(n) |> {op}{args}` with `n: Int <= 100`"
+        "or {op} a bounded part: `… {BOUNDED_PART}{op}{args}` reads at most 100 rows"
     ));
     fixes
 }

@@ -1,9 +1,11 @@
 //! Quick fixes: the code a rejection's help line proposes, as edits an editor applies (a declaration to add, the read that replaces the rejected pipe).
 
+use crate::check::BOUNDED_PART;
 use crate::db::{shape_details, Analysis};
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
 use crate::syntax::ast::{Expr, ExprKind, Item};
+use crate::syntax::printer::print_expr;
 
 /// An edit: replace `span` of `file` with `text`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,6 +48,9 @@ pub fn code_actions(analysis: &Analysis, diagnostic: &Diagnostic) -> Vec<Action>
 }
 
 fn action_for(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Option<Action> {
+    if let Some(edit) = edit_in_place(analysis, diagnostic, help) {
+        return Some(edit);
+    }
     let declaration = ["`index ", "`bound ", "`aggregate ", "`import "]
         .iter()
         .find_map(|start| {
@@ -132,6 +137,112 @@ fn action_for(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Optio
         _ => {}
     }
     Some(Action { title, edits })
+}
+
+/// The help lines whose fix edits the rejected code where it stands:
+/// "append `|> take(100)`" (after the rejected stream), "`… |> take(100) |>
+/// f(…)`" (a bounded part of a stage's input), "limit each inner read:
+/// `R |> take(10)`" (the read inside the rejected function), "declare it
+/// so: `small table T max 1000 { … }`" (the table's header), "declare a
+/// bound on the parameter: `n: Int <= 100`" (the parameter's type).
+fn edit_in_place(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Option<Action> {
+    let file = diagnostic.primary.file.clone();
+    let span = diagnostic.primary.span;
+    let action = |title: String, edits: Vec<Edit>| Some(Action { title, edits });
+    let at = |offset: usize, text: &str| Edit {
+        file: file.clone(),
+        span: Span::new(offset, offset),
+        text: text.to_string(),
+    };
+    if let Some(tail) = between(help, "append `", "`") {
+        return action(
+            format!("Append `{tail}`"),
+            vec![at(span.end as usize, &format!(" {tail}"))],
+        );
+    }
+    if help.contains(&format!("`… {BOUNDED_PART}")) {
+        // Only for a stage of a pipe: `input |> f(…)`.
+        replaced_pipe(analysis, &file, span, false)?;
+        let take = BOUNDED_PART.strip_prefix("|> ")?;
+        return action(
+            format!("Read a bounded part first: `{}`", take.trim_end()),
+            vec![at(span.start as usize, take)],
+        );
+    }
+    if let Some(limited) = between(help, "limit each inner read: `", "`") {
+        let read = limited.strip_suffix(" |> take(10)")?;
+        // Inside the rejected function, or the input of a rejected stage.
+        let within = replaced_pipe(analysis, &file, span, false).map_or(span, |(pipe, _)| pipe);
+        let inner = inner_read(analysis, &file, within, read)?;
+        return action(
+            format!("Read `{limited}`"),
+            vec![Edit {
+                file,
+                span: inner,
+                text: limited.clone(),
+            }],
+        );
+    }
+    if let Some(param) = between(help, "declare a bound on the parameter: `", "`") {
+        let (name, bound) = param.split_once(": Int ")?;
+        let parsed = analysis.file_syntax(&file)?;
+        let end = parsed.module.items.iter().find_map(|item| match item {
+            Item::Def(def) if def.span.start <= span.start && span.end <= def.span.end => def
+                .params
+                .iter()
+                .find(|p| p.name.name == name && p.bound.is_none())
+                .map(|p| p.ty.span.end as usize),
+            _ => None,
+        })?;
+        return action(
+            format!("Declare `{param}`"),
+            vec![at(end, &format!(" {bound}"))],
+        );
+    }
+    if let Some(table) = between(help, "declare it so: `small table ", " ") {
+        let (decl_file, _) = shape_details(&analysis.db, analysis.workspace)
+            .table_decls
+            .get(&table)
+            .cloned()?;
+        let text = analysis.text(&decl_file)?;
+        let parsed = analysis.file_syntax(&decl_file)?;
+        let (start, name_end) = parsed.module.items.iter().find_map(|i| match i {
+            Item::Table(t) if t.name.name == table && t.small_max.is_none() => {
+                Some((t.span.start as usize, t.name.span.end as usize))
+            }
+            _ => None,
+        })?;
+        let keyword = start + text[start..name_end].find("table")?;
+        let in_decl = |offset: usize, text: &str| Edit {
+            file: decl_file.clone(),
+            span: Span::new(offset, offset),
+            text: text.to_string(),
+        };
+        return action(
+            format!("Declare `{table}` a small table of at most 1000 rows"),
+            vec![in_decl(keyword, "small "), in_decl(name_end, " max 1000")],
+        );
+    }
+    None
+}
+
+/// The span of the outermost expression inside `within` of `file` that
+/// prints as `read`.
+fn inner_read(analysis: &Analysis, file: &str, within: Span, read: &str) -> Option<Span> {
+    let parsed = analysis.file_syntax(file)?;
+    let mut found: Option<Span> = None;
+    for item in &parsed.module.items {
+        if let Item::Def(def) = item {
+            crate::syntax::depth::each_expr(&def.body, |expr| {
+                let inside = expr.span.start >= within.start && expr.span.end <= within.end;
+                let outer = found.is_none_or(|f| expr.span.end - expr.span.start > f.end - f.start);
+                if inside && outer && print_expr(expr) == read {
+                    found = Some(expr.span);
+                }
+            });
+        }
+    }
+    found
 }
 
 /// `import` added to `file`: after its last import, or after its module
