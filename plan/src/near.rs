@@ -3,7 +3,9 @@
 //! A "did you mean" help compares a misspelt name with the names it could
 //! have meant. Searching the list each time costs misspellings × names: a
 //! module of 64,000 names with as many misspellings spent tens of seconds
-//! there. A [`NearIndex`] holds a list's names in a trie, built once, and
+//! there. A [`NearIndex`] holds a list's names in a trie, built once (its
+//! edges compressed: a run of characters no other name branches from is one
+//! node), and
 //! walks only the branches that can still end within the allowed edits,
 //! computing the edit distance row by row as it descends, in a band of
 //! twice the allowed edits around the diagonal (so a long name costs its
@@ -108,11 +110,15 @@ const NONE: u32 = u32::MAX;
 /// Distances past any bound (cells outside the band).
 const FAR: u32 = u32::MAX / 2;
 
-/// One character of the trie: its children are listed in character order
-/// through `first_child` and their `next_sibling`.
+/// One edge of the trie and the node it ends at: the edge's characters
+/// are `text[start .. start + len]` (a run of characters no other name
+/// branches from, so a node costs the same whatever the names' length);
+/// its children are listed in character order through `first_child` and
+/// their `next_sibling`.
 #[derive(Clone, Debug)]
 struct Node {
-    ch: char,
+    start: u32,
+    len: u32,
     first_child: u32,
     next_sibling: u32,
     /// The item whose name ends here (of names equal but for case, the
@@ -127,10 +133,11 @@ struct Node {
 }
 
 impl Node {
-    /// A node of no character, children or item (the root, and a node
+    /// A node of no characters, children or item (the root, and a node
     /// before it is filled in).
     const EMPTY: Node = Node {
-        ch: '\0',
+        start: 0,
+        len: 0,
         first_child: NONE,
         next_sibling: NONE,
         item: NONE,
@@ -140,12 +147,15 @@ impl Node {
     };
 }
 
-/// A list's names in a trie of their lower-case characters, each with a
-/// rank that breaks ties between equally close names (the least wins;
-/// ranks are distinct).
+/// A list's names in a path-compressed trie of their lower-case
+/// characters, each with a rank that breaks ties between equally close
+/// names (the least wins; ranks are distinct). It costs a few bytes per
+/// character and a few dozen per name.
 #[derive(Clone, Debug)]
 pub struct NearIndex {
     nodes: Vec<Node>,
+    /// The edges' characters.
+    text: Vec<char>,
     /// Each item's name and rank.
     items: Vec<(Box<str>, u32)>,
 }
@@ -167,9 +177,10 @@ impl NearIndex {
         // branches after that prefix as the last child so far.
         items.sort_unstable();
         let mut nodes = vec![Node::EMPTY];
-        let mut parents: Vec<u32> = vec![NONE];
-        // The nodes of the previous name, by depth (the root at 0).
-        let mut path: Vec<u32> = vec![0];
+        let mut text: Vec<char> = Vec::new();
+        // The previous name's nodes, root first, each with the depth at
+        // which its edge ends.
+        let mut path: Vec<(u32, usize)> = vec![(0, 0)];
         let mut previous: &[char] = &[];
         for (chars, _, item) in &items {
             let shared = previous
@@ -177,47 +188,72 @@ impl NearIndex {
                 .zip(chars)
                 .take_while(|(a, b)| a == b)
                 .count();
-            for (depth, &ch) in chars.iter().enumerate().skip(shared) {
-                let id = nodes.len() as u32;
-                let parent = path[depth];
-                match path.get(depth + 1) {
-                    // The previous name went on from here: this is its
-                    // branch's next sibling.
-                    Some(&sibling) => nodes[sibling as usize].next_sibling = id,
-                    None => nodes[parent as usize].first_child = id,
+            // The node whose edge holds depth `shared`, split there if its
+            // edge goes on.
+            let k = path.partition_point(|&(_, end)| end < shared);
+            let (id, end) = path[k];
+            if end > shared {
+                let split = nodes.len() as u32;
+                let cut = (shared - path[k - 1].1) as u32;
+                let upper = &mut nodes[id as usize];
+                let lower = Node {
+                    start: upper.start + cut,
+                    len: upper.len - cut,
+                    first_child: upper.first_child,
+                    next_sibling: NONE,
+                    item: upper.item,
+                    least_rank: NONE,
+                    shortest: upper.shortest,
+                    longest: upper.longest,
+                };
+                *upper = Node {
+                    start: upper.start,
+                    len: cut,
+                    first_child: split,
+                    next_sibling: upper.next_sibling,
+                    ..Node::EMPTY
+                };
+                nodes.push(lower);
+                path.truncate(k);
+                path.extend([(id, shared), (split, end)]);
+            }
+            if chars.len() == shared {
+                // The same name again (names are sorted, so a shorter one
+                // came first): the first, of least rank, stands.
+                let node = &mut nodes[id as usize];
+                if node.item == NONE {
+                    node.item = *item;
+                    node.shortest = chars.len() as u32;
+                    node.longest = chars.len() as u32;
                 }
-                path.truncate(depth + 1);
-                path.push(id);
-                nodes.push(Node { ch, ..Node::EMPTY });
-                parents.push(parent);
+                previous = chars;
+                continue;
             }
-            path.truncate(chars.len() + 1);
-            let end = &mut nodes[path[chars.len()] as usize];
-            if end.item == NONE {
-                end.item = *item;
-                end.shortest = chars.len() as u32;
-                end.longest = chars.len() as u32;
+            let leaf = nodes.len() as u32;
+            match path.get(k + 1) {
+                // The previous name went on from here: this is its
+                // branch's next sibling.
+                Some(&(sibling, _)) => nodes[sibling as usize].next_sibling = leaf,
+                None => nodes[id as usize].first_child = leaf,
             }
+            nodes.push(Node {
+                start: text.len() as u32,
+                len: (chars.len() - shared) as u32,
+                item: *item,
+                shortest: chars.len() as u32,
+                longest: chars.len() as u32,
+                ..Node::EMPTY
+            });
+            text.extend_from_slice(&chars[shared..]);
+            path.truncate(k + 1);
+            path.push((leaf, chars.len()));
             previous = chars;
         }
-        // Children come after their parents: fold the ranks upwards.
-        for id in (0..nodes.len()).rev() {
-            let own = match nodes[id].item {
-                NONE => NONE,
-                item => named[item as usize].1,
-            };
-            let least = nodes[id].least_rank.min(own);
-            nodes[id].least_rank = least;
-            let (shortest, longest) = (nodes[id].shortest, nodes[id].longest);
-            if let Some(&parent) = parents.get(id).filter(|&&p| p != NONE) {
-                let up = &mut nodes[parent as usize];
-                up.least_rank = up.least_rank.min(least);
-                up.shortest = up.shortest.min(shortest);
-                up.longest = up.longest.max(longest);
-            }
-        }
+        drop(items);
+        fold_subtrees(&mut nodes, &named);
         NearIndex {
             nodes,
+            text,
             items: named,
         }
     }
@@ -259,6 +295,37 @@ impl NearIndex {
             }
         }
         None
+    }
+}
+
+/// Gives each node the least rank and the shortest and longest name of its
+/// subtree (children, once edges are split, may precede their parents).
+fn fold_subtrees(nodes: &mut [Node], items: &[(Box<str>, u32)]) {
+    let mut parents = vec![NONE; nodes.len()];
+    let mut order: Vec<u32> = Vec::with_capacity(nodes.len());
+    let mut stack = vec![0u32];
+    while let Some(id) = stack.pop() {
+        order.push(id);
+        let mut child = nodes[id as usize].first_child;
+        while child != NONE {
+            parents[child as usize] = id;
+            stack.push(child);
+            child = nodes[child as usize].next_sibling;
+        }
+    }
+    // Every node comes after its parent in `order`.
+    for &id in order.iter().rev() {
+        let node = &mut nodes[id as usize];
+        if node.item != NONE {
+            node.least_rank = node.least_rank.min(items[node.item as usize].1);
+        }
+        let (least, shortest, longest) = (node.least_rank, node.shortest, node.longest);
+        if let Some(&parent) = parents.get(id as usize).filter(|&&p| p != NONE) {
+            let up = &mut nodes[parent as usize];
+            up.least_rank = up.least_rank.min(least);
+            up.shortest = up.shortest.min(shortest);
+            up.longest = up.longest.max(longest);
+        }
     }
 }
 
@@ -370,50 +437,64 @@ impl<'a> Search<'a> {
         floor
     }
 
-    /// The walk, visiting at most `budget` nodes (what it leaves is left).
+    /// The walk, filling at most `budget` rows (one per character of an
+    /// edge, and the root's); what it leaves is left.
     fn run(mut self, budget: &mut usize) -> Option<(usize, usize)> {
-        let nodes = &self.index.nodes;
-        // (node, depth)
+        let index = self.index;
+        let nodes = &index.nodes;
+        // (node, the depth its edge starts at)
         let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
-        while let Some((id, depth)) = stack.pop() {
-            if *budget == 0 {
-                break;
-            }
-            *budget -= 1;
+        'nodes: while let Some((id, start)) = stack.pop() {
             let node = &nodes[id as usize];
-            self.path.truncate(depth);
-            self.path.push(node.ch);
-            self.fill(depth);
-            if node.item != NONE && self.query.len().abs_diff(depth) <= self.band {
-                let distance = self.cell(depth, self.query.len());
-                let rank = self.index.items[node.item as usize].1;
-                if (distance, rank) < (self.best.0, self.best.1) {
-                    self.best = (distance, rank, node.item);
+            let label = &index.text[node.start as usize..(node.start + node.len) as usize];
+            let end = start + label.len();
+            // The root's row is depth 0; an edge's, one per character.
+            let first = if id == 0 { 0 } else { start + 1 };
+            for depth in first..=end {
+                if *budget == 0 {
+                    break 'nodes;
                 }
-            }
-            let floor = self.floor(depth, node.shortest, node.longest);
-            // Nothing below can be closer, or as close and of less rank.
-            if floor > self.best.0 || (floor == self.best.0 && node.least_rank >= self.best.1) {
-                continue;
+                *budget -= 1;
+                if depth > 0 {
+                    self.path.truncate(depth);
+                    self.path.push(label[depth - start - 1]);
+                }
+                self.fill(depth);
+                if depth == end
+                    && node.item != NONE
+                    && self.query.len().abs_diff(depth) <= self.band
+                {
+                    let distance = self.cell(depth, self.query.len());
+                    let rank = index.items[node.item as usize].1;
+                    if (distance, rank) < (self.best.0, self.best.1) {
+                        self.best = (distance, rank, node.item);
+                    }
+                }
+                let floor = self.floor(depth, node.shortest, node.longest);
+                // Nothing below can be closer, or as close and of less rank.
+                if floor > self.best.0 || (floor == self.best.0 && node.least_rank >= self.best.1)
+                {
+                    continue 'nodes;
+                }
             }
             // Children in reverse, the one on the diagonal last, so that
             // the likeliest branch is walked first.
-            let next = self.query.get(depth).copied();
+            let next = self.query.get(end).copied();
             let mut on_diagonal = None;
             let mut child = node.first_child;
             let mark = stack.len();
             while child != NONE {
                 let c = &nodes[child as usize];
-                if Some(c.ch) == next {
+                if Some(index.text[c.start as usize]) == next {
                     on_diagonal = Some(child);
                 } else {
-                    stack.push((child, depth + 1));
+                    stack.push((child, end));
                 }
                 child = c.next_sibling;
             }
             stack[mark..].reverse();
             if let Some(child) = on_diagonal {
-                stack.push((child, depth + 1));
+                stack.push((child, end));
             }
         }
         let (distance, _, item) = self.best;

@@ -277,7 +277,7 @@ impl Checker<'_> {
             if op != BinaryOp::Eq && op != BinaryOp::NotEq && is_next {
                 let inner = source.access.trim_end_matches(']');
                 fixes.push(format!(
-                    "select the range in the access, which reads only matching rows, instead: `{inner}, {column} {} {value}] |> take(k)` with a bounded k",
+                    "read only the matching rows: select the range in the access instead: `{inner}, {column} {} {value}] |> take(k)` with a bounded k",
                     op.symbol()
                 ));
             } else if let Some(range) = matches!(
