@@ -472,8 +472,7 @@ impl<'a> Search<'a> {
                 }
                 let floor = self.floor(depth, node.shortest, node.longest);
                 // Nothing below can be closer, or as close and of less rank.
-                if floor > self.best.0 || (floor == self.best.0 && node.least_rank >= self.best.1)
-                {
+                if floor > self.best.0 || (floor == self.best.0 && node.least_rank >= self.best.1) {
                     continue 'nodes;
                 }
             }

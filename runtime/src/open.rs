@@ -250,15 +250,29 @@ fn database_backend(dir: &Path, requested: Option<Backend>) -> Result<(Backend, 
     Ok((backend, true))
 }
 
-/// Before a load of about `bytes` into the database in `dir`: on sled,
-/// which cannot promise that a write failing on a full disk leaves the
-/// database readable, refuses (E0545) unless the disk has room for eight
-/// times the input and 64 MiB more. Other backends fail such a write
-/// cleanly, and are not checked.
-pub fn check_room_for_load(dir: &Path, bytes: u64) -> Result<()> {
-    let marked = std::fs::read_to_string(dir.join(MARKER)).unwrap_or_default();
-    if Backend::named(marked.trim()) != Some(Backend::Sled) {
+/// Before a load of about `bytes` into the database in `dir` (made with
+/// `new_backend` if there is none yet): on sled, which cannot promise that
+/// a write failing on a full disk leaves the database readable, refuses
+/// (E0545) unless the disk has room for eight times the input and 64 MiB
+/// more. (A load on sled also stops, and rolls back, before its next batch
+/// would leave too little room: `store::sled_load`.) Other backends fail
+/// such a write cleanly, and are not checked.
+pub fn check_room_for_load(dir: &Path, new_backend: Option<Backend>, bytes: u64) -> Result<()> {
+    let marked = std::fs::read_to_string(dir.join(MARKER)).ok();
+    let backend = match marked {
+        Some(marked) => Backend::named(marked.trim()),
+        None => new_backend,
+    };
+    if backend != Some(Backend::Sled) {
         return Ok(());
+    }
+    if !dir.exists() {
+        // A new database: its disk is the nearest existing parent's.
+        let parent = dir.ancestors().skip(1).find(|p| p.exists());
+        return match parent.map(fs2::available_space) {
+            Some(Ok(free)) => room_for_load(dir, free, bytes),
+            _ => Ok(()),
+        };
     }
     match fs2::available_space(dir) {
         Ok(free) => room_for_load(dir, free, bytes),
@@ -287,6 +301,19 @@ fn room_for_load(dir: &Path, free: u64, bytes: u64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A new database is checked too, on the disk it will be made on.
+    #[test]
+    fn a_load_into_a_new_sled_database_is_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("not/yet");
+        let huge = u64::MAX / 16;
+        let refused = check_room_for_load(&new, Some(Backend::Sled), huge).unwrap_err();
+        assert_eq!(refused.code, "E0545");
+        assert!(check_room_for_load(&new, Some(Backend::Lmdb), huge).is_ok());
+        assert!(check_room_for_load(&new, None, huge).is_ok());
+        assert!(check_room_for_load(&new, Some(Backend::Sled), 1).is_ok());
+    }
 
     #[test]
     fn a_sled_load_needs_eight_times_its_size_and_64_mib() {

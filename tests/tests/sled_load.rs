@@ -160,7 +160,9 @@ const CHILD: &str = "RQC_SLED_LOAD_CHILD_DIR";
 fn a_load_cut_short_by_the_process_dying_is_rolled_back_on_opening() {
     if let Ok(dir) = std::env::var(CHILD) {
         let engine = engine(Path::new(&dir));
-        engine.load("Member", &mut DiesMidway { after: 300 }, &mut |_| {}).ok();
+        engine
+            .load("Member", &mut DiesMidway { after: 300 }, &mut |_| {})
+            .ok();
         unreachable!("the source ends the process");
     }
     let dir = tempfile::tempdir().unwrap();

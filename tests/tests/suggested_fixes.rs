@@ -90,7 +90,9 @@ fn every_quick_fix_compiles_and_is_accepted() {
         "Read `Post.by_author[a] |> take(10)`",
     ] {
         assert!(
-            titles.iter().any(|t| t.starts_with(kind) || t.ends_with(kind)),
+            titles
+                .iter()
+                .any(|t| t.starts_with(kind) || t.ends_with(kind)),
             "no fix `{kind}…` among {titles:#?}"
         );
     }
@@ -310,7 +312,10 @@ fn a_sum_or_extreme_help_reads_a_kept_aggregate() {
         "{fixed}"
     );
     let fixed = apply_help(case, "biggest", "`aggregate bill_max_total_by_customer");
-    assert!(fixed.contains("= bill_max_total_by_customer[c]\n"), "{fixed}");
+    assert!(
+        fixed.contains("= bill_max_total_by_customer[c]\n"),
+        "{fixed}"
+    );
     let fixed = apply_help(case, "first_at", "`aggregate post_min_at_by_author");
     assert!(fixed.contains("= post_min_at_by_author[a]\n"), "{fixed}");
     let fixed = apply_help(case, "last_at", "`latest_post[a]`");

@@ -68,7 +68,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
         })?
         .len();
     let mut rows = RowFile::new(&args.file, table, format);
-    rqc_runtime::check_room_for_load(&args.db, size)?;
+    rqc_runtime::check_room_for_load(&args.db, args.store.map(StoreChoice::backend), size)?;
     let mut db =
         super::connection::open(&args.db, super::run::open_options(args.store, args.wait))?;
     db.install_dropping(program, &args.migrate)?;

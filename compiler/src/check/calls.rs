@@ -122,7 +122,10 @@ impl Checker<'_> {
         let scope = &self.index.scopes[self.module];
         scope.offer(&mut nearest, super::module_scope::Offered::Functions);
         let suggestion = nearest.best().map(str::to_string);
-        let home = self.index.home_of(self.module, &name.name).map(str::to_string);
+        let home = self
+            .index
+            .home_of(self.module, &name.name)
+            .map(str::to_string);
         let d = self.error(
             "E0201",
             format!("no function named `{}`", name.name),

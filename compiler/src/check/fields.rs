@@ -117,7 +117,10 @@ impl Checker<'_> {
         scope.offer(&mut nearest, super::module_scope::Offered::All);
         let suggestion = nearest.best().map(str::to_string);
         let starts_upper = ident.name.chars().next().is_some_and(char::is_uppercase);
-        let home = self.index.home_of(self.module, &ident.name).map(str::to_string);
+        let home = self
+            .index
+            .home_of(self.module, &ident.name)
+            .map(str::to_string);
         let d = self.error(
             "E0201",
             format!("nothing named `{}` is in scope", ident.name),

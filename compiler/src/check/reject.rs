@@ -44,7 +44,8 @@ impl Checker<'_> {
                 fixes
             }
             "sum" | "min" | "max" => {
-                let mut fixes: Vec<String> = self.kept_of_column(op, stream, args).into_iter().collect();
+                let mut fixes: Vec<String> =
+                    self.kept_of_column(op, stream, args).into_iter().collect();
                 fixes.extend(aggregate_fixes(op, stream));
                 fixes
             }
@@ -200,7 +201,13 @@ impl Checker<'_> {
             .rewritable(stream, args[0])
             .and(super::fixes::plain_prefix_values(stream))?;
         let source = &stream.source;
-        self.kept_fix(kind, &source.table, &source.prefix_columns, &values, Some(&column))
+        self.kept_fix(
+            kind,
+            &source.table,
+            &source.prefix_columns,
+            &values,
+            Some(&column),
+        )
     }
 
     /// For `filter(x => x.column == value)` over a whole table or a

@@ -78,7 +78,11 @@ fn action_for(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Optio
             });
             title = format!("Declare `{declaration}`");
         } else if declaration.starts_with("import ") {
-            edits.push(import_edit(analysis, &diagnostic.primary.file, &declaration)?);
+            edits.push(import_edit(
+                analysis,
+                &diagnostic.primary.file,
+                &declaration,
+            )?);
             title = format!("Add `{declaration}`");
         } else {
             let table = between(help, "table `", "`")?;
@@ -253,10 +257,15 @@ fn import_edit(analysis: &Analysis, file: &str, import: &str) -> Option<Edit> {
     let index = &analysis.shape().index;
     index.lookup(index.module_id(module)?, name.strip_suffix('}')?)?;
     let parsed = analysis.file_syntax(file)?;
-    let last_import = parsed.module.items.iter().rev().find_map(|item| match item {
-        Item::Import(i) => Some(i.span.end as usize),
-        _ => None,
-    });
+    let last_import = parsed
+        .module
+        .items
+        .iter()
+        .rev()
+        .find_map(|item| match item {
+            Item::Import(i) => Some(i.span.end as usize),
+            _ => None,
+        });
     let after = last_import.or(parsed.module.header.as_ref().map(|h| h.span.end as usize));
     let (at, text) = match after {
         Some(end) => (end, format!("\n{import}")),

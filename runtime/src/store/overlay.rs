@@ -19,6 +19,9 @@ pub(crate) struct Overlay {
     trees: BTreeMap<Tree, Writes>,
     /// Keys written, in all trees (a key written twice counts once).
     len: usize,
+    /// The bytes of every write's key and value (a key written twice
+    /// counts twice).
+    bytes: u64,
 }
 
 impl Overlay {
@@ -31,6 +34,7 @@ impl Overlay {
     }
 
     fn write(&mut self, tree: Tree, key: &[u8], value: Option<Vec<u8>>) {
+        self.bytes += (key.len() + value.as_ref().map_or(0, Vec::len)) as u64;
         let writes = self.trees.entry(tree).or_default();
         if writes.insert(key.to_vec(), value).is_none() {
             self.len += 1;
@@ -40,6 +44,11 @@ impl Overlay {
     /// How many keys the overlay holds writes of.
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// About how many bytes its writes hold.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
     }
 
     /// The pending write of `key`: `Some(None)` for a deletion, `None` when
@@ -149,6 +158,12 @@ impl Overlay {
 /// What an [`Overlaid`] transaction reads beneath its pending writes, and
 /// how its commit applies them.
 pub(crate) trait Beneath: ReadTxn {
+    /// Called after each write with the pending writes, which it may take
+    /// (a sled load writes them into the store once they are many).
+    fn written(&mut self, _pending: &mut Overlay) -> Result<()> {
+        Ok(())
+    }
+
     fn apply(self, overlay: Overlay) -> Result<()>;
 }
 
@@ -195,12 +210,12 @@ impl<B: Beneath> ReadTxn for Overlaid<B> {
 impl<B: Beneath> WriteTxn for Overlaid<B> {
     fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         self.overlay.put(tree, key, value);
-        Ok(())
+        self.beneath.written(&mut self.overlay)
     }
 
     fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
         self.overlay.delete(tree, key);
-        Ok(())
+        self.beneath.written(&mut self.overlay)
     }
 
     fn commit(self: Box<Self>) -> Result<()> {

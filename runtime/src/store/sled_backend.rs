@@ -33,6 +33,8 @@ pub struct SledStore {
     /// is under way, or its rollback failed): the next transaction
     /// finishes it before it begins.
     pub(super) journal_left: AtomicBool,
+    /// The database's directory (a load checks the room left on its disk).
+    pub(super) dir: std::path::PathBuf,
 }
 
 impl SledStore {
@@ -61,6 +63,7 @@ impl SledStore {
             opened: RwLock::new(Vec::new()),
             spill_at: SPILL_AT,
             journal_left: AtomicBool::new(false),
+            dir: dir.to_path_buf(),
         };
         // A load the last process did not end is ended now.
         finish_journal(&store)?;
@@ -161,9 +164,10 @@ pub(super) fn unpoison<G>(result: std::result::Result<G, std::sync::PoisonError<
 
 /// The store seen under the lock: shared by a read transaction, held
 /// exclusively beneath a write transaction's [`Overlay`].
-struct SledView<'s, G> {
-    store: &'s SledStore,
-    _guard: G,
+pub(super) struct SledView<'s, G> {
+    pub(super) store: &'s SledStore,
+    /// The store's lock (and, for a load, its state: `sled_load`).
+    pub(super) guard: G,
 }
 
 impl<G> ReadTxn for SledView<'_, G> {
@@ -200,7 +204,7 @@ impl Store for SledStore {
         self.finish_left_journal()?;
         Ok(Box::new(SledView {
             store: self,
-            _guard: unpoison(self.lock.read()),
+            guard: unpoison(self.lock.read()),
         }))
     }
 
@@ -208,7 +212,7 @@ impl Store for SledStore {
         self.finish_left_journal()?;
         Ok(Box::new(Overlaid::new(SledView {
             store: self,
-            _guard: unpoison(self.lock.write()),
+            guard: unpoison(self.lock.write()),
         })))
     }
 

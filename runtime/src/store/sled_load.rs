@@ -2,9 +2,9 @@
 //!
 //! sled's own transaction holds its writes in memory until it commits, and
 //! so does the [`Overlay`] a write transaction reads them from: a load of
-//! 10^7 rows in one of them needs gigabytes. A load instead begins a
-//! [`SledLoad`]. Its writes wait in an overlay until it holds the store's
-//! `spill_at` keys; then they go into sled in one multi-tree transaction
+//! 10^7 rows in one of them needs gigabytes. A load's transaction
+//! (`begin`) is an overlay too, over a view of sled that takes its writes
+//! once it holds the store's `spill_at` keys: then they go into sled in one multi-tree transaction
 //! that also records in the journal tree the value each key held before
 //! the load (the first time the load writes that key only). The load holds
 //! the store's lock exclusively from its beginning to its end, as every
@@ -19,13 +19,14 @@
 //! - Interrupted (the process dies): opening the store finishes what the
 //!   journal shows: with its marker, emptying it; without, rolling back.
 
-use super::overlay::Overlay;
-use super::sled_backend::{unpoison, SledStore};
-use super::{ReadTxn, Tree, WriteTxn};
+use super::overlay::{Beneath, Overlaid, Overlay};
+use super::sled_backend::{unpoison, SledStore, SledView};
+use super::Tree;
 use crate::error::{Result, RuntimeError};
 use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
 use sled::{IVec, Transactional};
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::RwLockWriteGuard;
 
@@ -46,93 +47,66 @@ const FINISH_BATCH: usize = 4096;
 /// was told otherwise ([`SledStore::spill_loads_at`]).
 pub const SPILL_AT: usize = 1 << 16;
 
-/// A load's write transaction on sled (see the module's text).
-pub(super) struct SledLoad<'s> {
+/// What a load's view of sled holds: the store's lock, and whether the
+/// load has spilled and committed (see the module's text).
+pub(super) struct LoadGuard<'s> {
     store: &'s SledStore,
-    _guard: RwLockWriteGuard<'s, ()>,
-    overlay: Overlay,
+    _lock: RwLockWriteGuard<'s, ()>,
     spilled: bool,
     committed: bool,
+    /// The bytes of the batches written so far.
+    spilled_bytes: u64,
 }
 
-impl<'s> SledLoad<'s> {
-    /// A load on `store`, whose lock `guard` holds; a journal left by an
-    /// earlier load is finished first.
-    pub(super) fn begin(
-        store: &'s SledStore,
-        guard: RwLockWriteGuard<'s, ()>,
-    ) -> Result<SledLoad<'s>> {
-        finish_journal(store)?;
-        Ok(SledLoad {
-            store,
-            _guard: guard,
-            overlay: Overlay::default(),
-            spilled: false,
-            committed: false,
-        })
-    }
+/// The store beneath a load's pending writes.
+type LoadView<'s> = SledView<'s, LoadGuard<'s>>;
 
+/// Begins a load on `store`, whose lock `lock` holds; a journal left by an
+/// earlier load is finished first.
+pub(super) fn begin<'s>(
+    store: &'s SledStore,
+    lock: RwLockWriteGuard<'s, ()>,
+) -> Result<Overlaid<LoadView<'s>>> {
+    finish_journal(store)?;
+    let guard = LoadGuard {
+        store,
+        _lock: lock,
+        spilled: false,
+        committed: false,
+        spilled_bytes: 0,
+    };
+    Ok(Overlaid::new(SledView { store, guard }))
+}
+
+impl Beneath for LoadView<'_> {
     /// Writes the pending batch into sled, journaled, once it is full.
-    fn spill_when_full(&mut self) -> Result<()> {
-        if self.overlay.len() < self.store.spill_at {
+    fn written(&mut self, pending: &mut Overlay) -> Result<()> {
+        if pending.len() < self.store.spill_at {
             return Ok(());
         }
-        let batch = std::mem::take(&mut self.overlay);
+        let batch = std::mem::take(pending);
+        room_for_batch(self.store, batch.bytes(), self.guard.spilled_bytes)?;
         // Marked before the batch goes in: a failure from here on leaves
         // the journal for the next transaction to roll back.
         self.store.journal_left.store(true, Ordering::Release);
-        self.spilled = true;
+        self.guard.spilled = true;
+        self.guard.spilled_bytes += batch.bytes();
         apply(self.store, &batch, true)
     }
-}
 
-impl ReadTxn for SledLoad<'_> {
-    fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        match self.overlay.get(tree, key) {
-            Some(pending) => Ok(pending),
-            None => self.store.get(tree, key),
-        }
-    }
-
-    fn range(
-        &self,
-        tree: Tree,
-        start: &[u8],
-        end: Option<&[u8]>,
-        reverse: bool,
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        self.overlay
-            .range(tree, start, end, reverse, limit, |asked| {
-                self.store.range(tree, start, end, reverse, asked)
-            })
-    }
-}
-
-impl WriteTxn for SledLoad<'_> {
-    fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
-        self.overlay.put(tree, key, value);
-        self.spill_when_full()
-    }
-
-    fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
-        self.overlay.delete(tree, key);
-        self.spill_when_full()
-    }
-
-    fn commit(mut self: Box<Self>) -> Result<()> {
-        let last = std::mem::take(&mut self.overlay);
-        if !self.spilled {
+    fn apply(mut self, last: Overlay) -> Result<()> {
+        if !self.guard.spilled {
             // Like any write transaction: one sled transaction.
             apply(self.store, &last, false)?;
-            self.committed = true;
+            self.guard.committed = true;
             return self.store.flush_if_asked();
         }
+        room_for_batch(self.store, last.bytes(), self.guard.spilled_bytes)?;
         apply(self.store, &last, true)?;
         journal(self.store)?
             .insert(COMMITTED, &[])
             .map_err(RuntimeError::store)?;
-        self.committed = true;
+        self.guard.committed = true;
         self.store.flush_if_asked()?;
         // Committed: a failure to empty the journal is left to the next
         // transaction (or opening), which empties it.
@@ -141,7 +115,7 @@ impl WriteTxn for SledLoad<'_> {
     }
 }
 
-impl Drop for SledLoad<'_> {
+impl Drop for LoadGuard<'_> {
     fn drop(&mut self) {
         if self.spilled && !self.committed {
             // Should the rollback fail, `journal_left` stays set and the
@@ -250,6 +224,9 @@ pub(super) fn finish_journal(store: &SledStore) -> Result<()> {
         return Ok(());
     }
     store.journal_left.store(true, Ordering::Release);
+    if let Ok(free) = fs2::available_space(&store.dir) {
+        room_to_finish(&store.dir, free)?;
+    }
     let committed = journal
         .contains_key(COMMITTED)
         .map_err(RuntimeError::store)?;
@@ -278,10 +255,66 @@ pub(super) fn finish_journal(store: &SledStore) -> Result<()> {
     Ok(())
 }
 
+/// The free space a load keeps on its disk whatever else it needs: sled
+/// cannot promise that a write failing on a full disk leaves its database
+/// readable, so a load stops before the disk fills, with room left to roll
+/// back.
+const RESERVE: u64 = 64 << 20;
+
+/// Refuses (E0545) to write a batch of `bytes` after `spilled` bytes of
+/// the load, when the disk could not then hold the batch and its journal
+/// and a rollback of everything the load wrote.
+fn room_for_batch(store: &SledStore, bytes: u64, spilled: u64) -> Result<()> {
+    match fs2::available_space(&store.dir) {
+        Ok(free) => enough_for_batch(&store.dir, free, bytes, spilled),
+        Err(_) => Ok(()),
+    }
+}
+
+/// The decision of [`room_for_batch`], given the free space.
+fn enough_for_batch(dir: &Path, free: u64, bytes: u64, spilled: u64) -> Result<()> {
+    let needed = RESERVE
+        .saturating_add(bytes.saturating_mul(4))
+        .saturating_add(spilled.saturating_mul(2));
+    if free >= needed {
+        return Ok(());
+    }
+    Err(RuntimeError::new(
+        "E0545",
+        format!(
+            "the disk holding `{}` has {} MiB free, and the load's next batch, with room to roll the load back, needs {} MiB: sled cannot promise that a full disk leaves its database readable, so the load stopped and nothing of it was kept",
+            dir.display(),
+            free >> 20,
+            needed >> 20
+        ),
+        "free some space and load again, or keep the data in an LMDB database (the default), which fails such a write cleanly",
+    ))
+}
+
+/// Refuses (E0545, writing nothing) to finish a journal on a disk with
+/// less than [`RESERVE`] free.
+fn room_to_finish(dir: &Path, free: u64) -> Result<()> {
+    if free >= RESERVE {
+        return Ok(());
+    }
+    Err(RuntimeError::new(
+        "E0545",
+        format!(
+            "the database in `{}` holds a load to roll back, and its disk has {} MiB free: sled cannot promise that a full disk leaves its database readable, so nothing was written",
+            dir.display(),
+            free >> 20
+        ),
+        format!("free at least {} MiB on that disk, then open the database again", RESERVE >> 20),
+    ))
+}
+
+/// A journaled key, the value it had, and its journal entry.
+type Restored<'a> = (&'a [u8], &'a [u8], &'a IVec);
+
 /// Puts back the old values of a batch of journal entries and removes the
 /// entries, in one sled transaction.
 fn roll_back(store: &SledStore, journal: &sled::Tree, batch: &[(IVec, IVec)]) -> Result<()> {
-    let mut by_tree: BTreeMap<&str, Vec<(&[u8], &[u8], &IVec)>> = BTreeMap::new();
+    let mut by_tree: BTreeMap<&str, Vec<Restored<'_>>> = BTreeMap::new();
     for (entry, before) in batch {
         let (name, key) = split_entry(entry)?;
         by_tree.entry(name).or_default().push((key, before, entry));
@@ -319,7 +352,48 @@ impl SledStore {
     }
 
     /// Begins a load: see the module's text.
-    pub(super) fn load(&self) -> Result<SledLoad<'_>> {
-        SledLoad::begin(self, unpoison(self.lock.write()))
+    pub(super) fn load(&self) -> Result<Overlaid<LoadView<'_>>> {
+        begin(self, unpoison(self.lock.write()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_needs_room_for_itself_its_journal_and_a_rollback() {
+        let dir = Path::new("/data/db");
+        let (bytes, spilled) = (1_000, 10_000);
+        let needed = RESERVE + 4 * bytes + 2 * spilled;
+        assert!(enough_for_batch(dir, needed, bytes, spilled).is_ok());
+        let refused = enough_for_batch(dir, needed - 1, bytes, spilled).unwrap_err();
+        assert_eq!(refused.code, "E0545");
+        assert!(
+            refused.message.contains("`/data/db` has 64 MiB free"),
+            "{}",
+            refused.message
+        );
+        assert!(enough_for_batch(dir, u64::MAX, u64::MAX, u64::MAX).is_ok());
+    }
+
+    #[test]
+    fn a_journal_is_finished_only_with_the_reserve_free() {
+        let dir = Path::new("/data/db");
+        assert!(room_to_finish(dir, RESERVE).is_ok());
+        let refused = room_to_finish(dir, RESERVE - 1).unwrap_err();
+        assert_eq!(refused.code, "E0545");
+        assert!(
+            refused.help.contains("free at least 64 MiB"),
+            "{}",
+            refused.help
+        );
+    }
+
+    #[test]
+    fn a_journal_entry_names_its_tree_and_key() {
+        let entry = entry_key("t:Member", b"\x01key");
+        assert_eq!(split_entry(&entry).unwrap(), ("t:Member", &b"\x01key"[..]));
+        assert_eq!(split_entry(&entry[..3]).unwrap_err().code, "E0591");
     }
 }
