@@ -338,3 +338,20 @@ fn a_sum_or_extreme_help_reads_a_kept_aggregate() {
         mean.help
     );
 }
+
+/// A stage written as a call, `f(input, …)`, is replaced as a stage after
+/// `|>` is.
+#[test]
+fn a_stage_written_as_a_call_is_replaced_by_its_read() {
+    let case = "help_call_form";
+    let fixed = apply_help(case, "at_time", "add `index by_at (at)` to table `Post`");
+    assert!(
+        fixed.contains("query at_time(k: Int) = Post.by_at[k] |> take(3)\n"),
+        "{fixed}"
+    );
+    let fixed = apply_help(case, "total_at", "`aggregate post_sum_at_by_author");
+    assert!(
+        fixed.contains("query total_at(a: Int) = post_sum_at_by_author[a]\n"),
+        "{fixed}"
+    );
+}

@@ -105,7 +105,11 @@ fn action_for(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Optio
             title = format!("Add `{declaration}` to table `{table}`");
         }
     }
-    let read = READS.iter().find_map(|start| between(help, start, "`"));
+    // A read with `…` in it is a template, not code to apply.
+    let read = READS
+        .iter()
+        .find_map(|start| between(help, start, "`"))
+        .filter(|read| !read.contains('…'));
     let target = read.as_ref().and_then(|_| {
         let widen = help.contains("in place of the count");
         replaced_pipe(
@@ -165,8 +169,12 @@ fn edit_in_place(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Op
         );
     }
     if help.contains(&format!("`… {BOUNDED_PART}")) {
-        // Only for a stage of a pipe: `input |> f(…)`.
-        replaced_pipe(analysis, &file, span, false)?;
+        // Only for a stage of a pipe, `input |> f(…)`, not a call
+        // `f(input, …)` (whose span is the call's own).
+        let (pipe, _) = replaced_pipe(analysis, &file, span, false)?;
+        if pipe == span {
+            return None;
+        }
         let take = BOUNDED_PART.strip_prefix("|> ")?;
         return action(
             format!("Read a bounded part first: `{}`", take.trim_end()),
@@ -278,23 +286,35 @@ fn import_edit(analysis: &Analysis, file: &str, import: &str) -> Option<Edit> {
     })
 }
 
-/// The span of `input |> f(…)` in `file` whose `f(…)` is at `call` (with
+/// The span of `input |> f(…)` in `file` whose `f(…)` is at `call`, or of
+/// the call `f(input, …)` at `call` (with
 /// `widen`, the `… |> count()` that reads it, unless `f` is `count`), and
 /// whether a `take` or `first` reads the result.
 fn replaced_pipe(analysis: &Analysis, file: &str, call: Span, widen: bool) -> Option<(Span, bool)> {
     let parsed = analysis.file_syntax(file)?;
     // Each pipe: its span, its input's, its stage's, and the stage's name.
     let mut pipes: Vec<(Span, Span, Span, Option<String>)> = Vec::new();
+    // Each call with its input as first argument, `f(input, …)`, the same.
+    let mut calls: Vec<(Span, Span, Span, Option<String>)> = Vec::new();
     for item in &parsed.module.items {
         if let Item::Def(def) = item {
-            crate::syntax::depth::each_expr(&def.body, |expr| {
-                if let ExprKind::Pipe(left, right) = &expr.kind {
+            crate::syntax::depth::each_expr(&def.body, |expr| match &expr.kind {
+                ExprKind::Pipe(left, right) => {
                     pipes.push((expr.span, left.span, right.span, called(right)));
                 }
+                ExprKind::Call(_, args) if !args.is_empty() => {
+                    calls.push((expr.span, args[0].span, expr.span, called(expr)));
+                }
+                _ => {}
             });
         }
     }
-    let (mut span, _, _, name) = pipes.iter().find(|p| p.2 == call)?.clone();
+    let rejected = pipes.iter().find(|p| p.2 == call).or_else(|| {
+        // A stage of a pipe is no call of its own input.
+        let staged = pipes.iter().any(|p| p.2 == call);
+        calls.iter().find(|c| c.2 == call && !staged)
+    });
+    let (mut span, _, _, name) = rejected?.clone();
     if widen && name.as_deref() != Some("count") {
         let parent = pipes.iter().find(|p| p.1 == span)?;
         if parent.3.as_deref() != Some("count") {
