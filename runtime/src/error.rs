@@ -145,6 +145,27 @@ impl RuntimeError {
         )
     }
 
+    /// E0545 before a write on sled that could fill its disk: sled cannot
+    /// promise that a write failing on a full disk leaves its database
+    /// readable. `needs` says what the room is for, `outcome` what was done.
+    pub fn sled_short_of_room(
+        dir: &std::path::Path,
+        free: u64,
+        needs: String,
+        outcome: &str,
+        help: String,
+    ) -> Self {
+        RuntimeError::new(
+            DISK_FULL,
+            format!(
+                "the disk holding `{}` has {} MiB free, {needs}: sled cannot promise that a full disk leaves its database readable, so {outcome}",
+                dir.display(),
+                free >> 20
+            ),
+            help,
+        )
+    }
+
     /// A damaged database (E0591), saying what is damaged.
     pub fn damaged(what: String) -> Self {
         RuntimeError::new(

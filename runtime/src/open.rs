@@ -286,15 +286,12 @@ fn room_for_load(dir: &Path, free: u64, bytes: u64) -> Result<()> {
     if free >= needed {
         return Ok(());
     }
-    Err(RuntimeError::new(
-        "E0545",
-        format!(
-            "the disk holding `{}` has {} MiB free, and this load may need {} MiB: sled cannot promise that a full disk leaves its database readable, so nothing was loaded",
-            dir.display(),
-            free >> 20,
-            needed >> 20
-        ),
-        "free some space and load again, or keep the data in an LMDB database (the default), which fails such a write cleanly",
+    Err(RuntimeError::sled_short_of_room(
+        dir,
+        free,
+        format!("and this load may need {} MiB", needed >> 20),
+        "nothing was loaded",
+        crate::store::LOAD_ELSEWHERE.to_string(),
     ))
 }
 

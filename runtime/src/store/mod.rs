@@ -42,6 +42,7 @@ pub use memory::MemoryStore;
 pub(crate) use nested::{Buffered, Direct};
 pub use redb_backend::{RedbStore, REDB_FILE};
 pub use sled_backend::SledStore;
+pub(crate) use sled_load::LOAD_ELSEWHERE;
 pub use sled_load::SPILL_AT as SLED_SPILL_AT;
 pub use writer_lock::{busy, DEFAULT_WAIT, WRITER_LOCK_FILE};
 

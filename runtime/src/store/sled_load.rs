@@ -261,6 +261,9 @@ pub(super) fn finish_journal(store: &SledStore) -> Result<()> {
 /// back.
 const RESERVE: u64 = 64 << 20;
 
+/// The help of a load refused for want of room on sled's disk.
+pub(crate) const LOAD_ELSEWHERE: &str = "free some space and load again, or keep the data in an LMDB database (the default), which fails such a write cleanly";
+
 /// Refuses (E0545) to write a batch of `bytes` after `spilled` bytes of
 /// the load, when the disk could not then hold the batch and its journal
 /// and a rollback of everything the load wrote.
@@ -279,15 +282,15 @@ fn enough_for_batch(dir: &Path, free: u64, bytes: u64, spilled: u64) -> Result<(
     if free >= needed {
         return Ok(());
     }
-    Err(RuntimeError::new(
-        "E0545",
+    Err(RuntimeError::sled_short_of_room(
+        dir,
+        free,
         format!(
-            "the disk holding `{}` has {} MiB free, and the load's next batch, with room to roll the load back, needs {} MiB: sled cannot promise that a full disk leaves its database readable, so the load stopped and nothing of it was kept",
-            dir.display(),
-            free >> 20,
+            "and the load's next batch, with room to roll the load back, needs {} MiB",
             needed >> 20
         ),
-        "free some space and load again, or keep the data in an LMDB database (the default), which fails such a write cleanly",
+        "the load stopped and nothing of it was kept",
+        LOAD_ELSEWHERE.to_string(),
     ))
 }
 
@@ -297,14 +300,18 @@ fn room_to_finish(dir: &Path, free: u64) -> Result<()> {
     if free >= RESERVE {
         return Ok(());
     }
-    Err(RuntimeError::new(
-        "E0545",
+    Err(RuntimeError::sled_short_of_room(
+        dir,
+        free,
         format!(
-            "the database in `{}` holds a load to roll back, and its disk has {} MiB free: sled cannot promise that a full disk leaves its database readable, so nothing was written",
-            dir.display(),
-            free >> 20
+            "and rolling back the load its database holds needs {} MiB",
+            RESERVE >> 20
         ),
-        format!("free at least {} MiB on that disk, then open the database again", RESERVE >> 20),
+        "nothing was written",
+        format!(
+            "free at least {} MiB on that disk, then open the database again",
+            RESERVE >> 20
+        ),
     ))
 }
 
