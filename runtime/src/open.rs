@@ -266,17 +266,11 @@ pub fn check_room_for_load(dir: &Path, new_backend: Option<Backend>, bytes: u64)
     if backend != Some(Backend::Sled) {
         return Ok(());
     }
-    if !dir.exists() {
-        // A new database: its disk is the nearest existing parent's.
-        let parent = dir.ancestors().skip(1).find(|p| p.exists());
-        return match parent.map(fs2::available_space) {
-            Some(Ok(free)) => room_for_load(dir, free, bytes),
-            _ => Ok(()),
-        };
-    }
-    match fs2::available_space(dir) {
-        Ok(free) => room_for_load(dir, free, bytes),
-        Err(_) => Ok(()),
+    // A new database's disk is its nearest existing parent's.
+    let on_disk = dir.ancestors().find(|p| p.exists());
+    match on_disk.map(fs2::available_space) {
+        Some(Ok(free)) => room_for_load(dir, free, bytes),
+        _ => Ok(()),
     }
 }
 

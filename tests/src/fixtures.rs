@@ -20,6 +20,36 @@ mutation add_region(code: String, name: String) = insert Region { code, name }
 mutation add_review(id: Int, sku: String, stars: Int, at: Int) = insert Review { id, sku, stars, at }
 ";
 
+/// Teams and their members (a reference, a key, a unique column, an index,
+/// and a bound of `bound` members a team): the schema of the tests of
+/// constraints, faults, processes and loads.
+pub fn teams(bound: u32) -> String {
+    format!(
+        "
+table Team {{ id: Int key  name: String unique }}
+table Member {{
+  team: Int ref Team
+  id: Int key
+  nick: String unique
+  index by_team (team)
+  bound team <= {bound}
+}}
+"
+    )
+}
+
+/// The trees of [`teams`]' schema: tables, indexes, the bound's counters
+/// and the reference counters.
+pub const TEAM_TREES: [&str; 7] = [
+    "t:Team",
+    "t:Member",
+    "i:Member:by_team",
+    "i:Member:nick",
+    "i:Team:name",
+    "b:Member:0",
+    "r:Team",
+];
+
 /// The schemas every corpus program may import (tests/corpus/common).
 pub fn corpus_schemas() -> Vec<(String, String)> {
     rq_files("tests/corpus/common")

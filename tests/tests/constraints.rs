@@ -5,15 +5,13 @@
 use rqc::{Backend, Database, Error, OpenOptions, Value};
 use std::sync::Arc;
 
-const PROGRAM: &str = "
-table Team { id: Int key  name: String unique }
-table Member {
-  team: Int ref Team
-  id: Int key
-  nick: String unique
-  index by_team (team)
-  bound team <= 3
+/// The program: the fixtures' teams and members, at most 3 members a
+/// team, and the definitions below.
+fn program() -> String {
+    rqc_tests::fixtures::teams(3) + REST
 }
+
+const REST: &str = "
 small table Flag max 2 { code: String key }
 
 mutation add_team(id: Int, name: String) = insert Team { id, name }
@@ -56,7 +54,7 @@ fn open(backend: Backend, dir: &std::path::Path) -> Database {
         },
     )
     .unwrap();
-    db.install_source("teams.rq", PROGRAM).unwrap();
+    db.install_source("teams.rq", &program()).unwrap();
     db
 }
 
@@ -437,7 +435,7 @@ fn what_one_process_commits_the_next_one_reads_on_each_disk_backend() {
         }
         // Without a backend, the database opens with its own.
         let mut db = Database::open_with(dir.path(), OpenOptions::default()).unwrap();
-        db.install_source("teams.rq", PROGRAM).unwrap();
+        db.install_source("teams.rq", &program()).unwrap();
         assert_eq!(db.run("team", &[7.into()]).unwrap().rows().len(), 1);
     }
 }

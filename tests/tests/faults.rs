@@ -132,15 +132,13 @@ impl Store for Faulty {
     }
 }
 
-const PROGRAM: &str = "
-table Team { id: Int key  name: String unique }
-table Member {
-  team: Int ref Team
-  id: Int key
-  nick: String unique
-  index by_team (team)
-  bound team <= 4
+/// The program: the fixtures' teams and members, at most 4 members a
+/// team, and the definitions below.
+fn program() -> String {
+    rqc_tests::fixtures::teams(4) + REST
 }
+
+const REST: &str = "
 mutation add_team(id: Int, name: String) = insert Team { id, name }
 mutation pair(team: Int, a: Int, b: Int) = {
   insert Member { team, id: a, nick: \"a\" + name_of(a) };
@@ -158,24 +156,16 @@ type Trees = Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)>;
 
 fn dump(store: &dyn Store) -> Trees {
     let txn = store.begin_read().unwrap();
-    [
-        "t:Team",
-        "t:Member",
-        "i:Member:by_team",
-        "i:Member:nick",
-        "i:Team:name",
-        "b:Member:0",
-        "r:Team",
-    ]
-    .iter()
-    .map(|t| {
-        (
-            t.to_string(),
-            txn.range(store.tree(t), &[], None, false, usize::MAX)
-                .unwrap(),
-        )
-    })
-    .collect()
+    rqc_tests::fixtures::TEAM_TREES
+        .iter()
+        .map(|t| {
+            (
+                t.to_string(),
+                txn.range(store.tree(t), &[], None, false, usize::MAX)
+                    .unwrap(),
+            )
+        })
+        .collect()
 }
 
 /// A fresh store of `backend` in `dir` (memory ignores it).
@@ -201,7 +191,7 @@ fn a_failure_at_any_operation_leaves_nothing_partial_on_every_backend() {
 /// Fails each operation of a sequence of mutations in turn; returns how many
 /// runs failed.
 fn inject_everywhere(backend: Backend) -> usize {
-    let compilation = compile(&[("teams.rq".into(), PROGRAM.into())]);
+    let compilation = compile(&[("teams.rq".into(), program())]);
     assert!(
         compilation.diagnostics.is_empty(),
         "{:?}",
@@ -275,7 +265,7 @@ fn inject_everywhere(backend: Backend) -> usize {
 
 #[test]
 fn a_conflicting_commit_runs_the_whole_transaction_again_up_to_the_cap() {
-    let compilation = compile(&[("teams.rq".into(), PROGRAM.into())]);
+    let compilation = compile(&[("teams.rq".into(), program())]);
     for backend in Backend::ALL {
         let dir = tempfile::tempdir().unwrap();
         let inner = open_store(backend, dir.path());

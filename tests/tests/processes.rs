@@ -24,15 +24,13 @@ const SHARED: [Backend; 1] = [Backend::Lmdb];
 /// Lines the children print start with this.
 const MARK: &str = "rqc-proc ";
 
-const PROGRAM: &str = "
-table Team { id: Int key  name: String unique }
-table Member {
-  team: Int ref Team
-  id: Int key
-  nick: String unique
-  index by_team (team)
-  bound team <= 3
+/// The program: the fixtures' teams and members, at most 3 members a
+/// team, and the definitions below.
+fn program() -> String {
+    rqc_tests::fixtures::teams(3) + REST
 }
+
+const REST: &str = "
 mutation add_team(id: Int, name: String) = insert Team { id, name }
 mutation add_member(team: Int, id: Int, nick: String) = insert Member { team, id, nick }
 mutation pair(team: Int, a: Int, b: Int, na: String, nb: String) = {
@@ -56,7 +54,7 @@ fn open(dir: &Path, backend: Option<Backend>, wait: Duration) -> Database {
         ..OpenOptions::default()
     };
     let mut db = Database::open_with(dir, options).unwrap();
-    db.install_source("teams.rq", PROGRAM).unwrap();
+    db.install_source("teams.rq", &program()).unwrap();
     db
 }
 

@@ -13,32 +13,20 @@ use rqc_runtime::{Engine, Result};
 use rqc_tests::state::check_integrity;
 use std::path::Path;
 
-const PROGRAM: &str = "
-table Team { id: Int key  name: String unique }
-table Member {
-  team: Int ref Team
-  id: Int key
-  nick: String unique
-  index by_team (team)
-  bound team <= 4
+/// The program: the fixtures' teams and members, at most 4 members a
+/// team, and the definitions below.
+fn source() -> String {
+    rqc_tests::fixtures::teams(4) + REST
 }
+
+const REST: &str = "
 query members(team: Int) = Member.by_team[team]
 ";
 
 const TEAMS: i64 = 100;
 
-/// The trees a load of members writes, and the team table's.
-const TREES: [&str; 6] = [
-    "t:Team",
-    "t:Member",
-    "i:Member:by_team",
-    "i:Member:nick",
-    "i:Team:name",
-    "b:Member:0",
-];
-
 fn program() -> Compilation {
-    let compilation = compile(&[("teams.rq".into(), PROGRAM.into())]);
+    let compilation = compile(&[("teams.rq".into(), source())]);
     assert!(
         compilation.diagnostics.is_empty(),
         "{:?}",
@@ -76,7 +64,7 @@ fn load(engine: &Engine, table: &str, rows: &mut dyn RowSource) -> (u64, u64) {
 fn entries(engine: &Engine) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
     let store = engine.store();
     let read = store.begin_read().unwrap();
-    TREES
+    rqc_tests::fixtures::TEAM_TREES
         .iter()
         .map(|tree| {
             read.range(store.tree(tree), &[], None, false, usize::MAX)

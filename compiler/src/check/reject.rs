@@ -91,12 +91,10 @@ impl Checker<'_> {
         cost: Cost,
     ) -> Checked {
         let access = &stream.source.access;
-        let mut fixes = vec![format!("limit each inner read: `{access} |> take(10)`")];
-        if stream.source.prefix_columns.is_empty() {
-            fixes.extend(aggregate_fixes("flat_map", stream).into_iter().take(1));
-        } else {
-            fixes.push(bound_fix(stream));
-        }
+        let fixes = vec![
+            format!("limit each inner read: `{access} |> take(10)`"),
+            table_fix(stream),
+        ];
         self.unbounded(
             span,
             &format!("`{op}` reads {} for each element", what(stream)),
@@ -356,18 +354,23 @@ fn bound_fix(stream: &StreamTy) -> String {
     )
 }
 
-fn aggregate_fixes(op: &str, stream: &StreamTy) -> Vec<String> {
-    let mut fixes = Vec::new();
+/// What the table can declare so that the stream is bounded: the whole
+/// table small, or a bound on the rows per prefix.
+fn table_fix(stream: &StreamTy) -> String {
     if stream.source.prefix_columns.is_empty() {
-        fixes.push(format!(
+        format!(
             "if `{}` stays small, declare it so: `small table {} max 1000 {{ … }}`",
             stream.source.table, stream.source.table
-        ));
-        if matches!(op, "count" | "sum" | "avg") {
-            fixes.push("or keep the total in a table of its own, updated by the mutations that write these rows".into());
-        }
+        )
     } else {
-        fixes.push(bound_fix(stream));
+        bound_fix(stream)
+    }
+}
+
+fn aggregate_fixes(op: &str, stream: &StreamTy) -> Vec<String> {
+    let mut fixes = vec![table_fix(stream)];
+    if stream.source.prefix_columns.is_empty() && matches!(op, "count" | "sum" | "avg") {
+        fixes.push("or keep the total in a table of its own, updated by the mutations that write these rows".into());
     }
     // A bounded part's sort, count, total or extreme is not the stream's:
     // `take(n) |> sort_by(…)` sorts the first n rows in the stream's order.

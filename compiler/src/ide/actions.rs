@@ -4,7 +4,7 @@ use crate::check::BOUNDED_PART;
 use crate::db::{shape_details, Analysis};
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
-use crate::syntax::ast::{Expr, ExprKind, Item};
+use crate::syntax::ast::{Expr, ExprKind, Item, Table};
 use crate::syntax::printer::print_expr;
 
 /// An edit: replace `span` of `file` with `text`.
@@ -86,17 +86,9 @@ fn action_for(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Optio
             title = format!("Add `{declaration}`");
         } else {
             let table = between(help, "table `", "`")?;
-            let (decl_file, _) = shape_details(&analysis.db, analysis.workspace)
-                .table_decls
-                .get(&table)
-                .cloned()?;
-            let parsed = analysis.file_syntax(&decl_file)?;
-            let span = parsed.module.items.iter().find_map(|i| match i {
-                Item::Table(t) if t.name.name == table => Some(t.span),
-                _ => None,
-            })?;
+            let (decl_file, decl) = table_decl(analysis, &table)?;
             // Before the table's closing brace, on a line of its own.
-            let close = span.end as usize - 1;
+            let close = decl.span.end as usize - 1;
             edits.push(Edit {
                 file: decl_file,
                 span: Span::new(close, close),
@@ -212,19 +204,12 @@ fn edit_in_place(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Op
         );
     }
     if let Some(table) = between(help, "declare it so: `small table ", " ") {
-        let (decl_file, _) = shape_details(&analysis.db, analysis.workspace)
-            .table_decls
-            .get(&table)
-            .cloned()?;
-        let text = analysis.text(&decl_file)?;
-        let parsed = analysis.file_syntax(&decl_file)?;
-        let (start, name_end) = parsed.module.items.iter().find_map(|i| match i {
-            Item::Table(t) if t.name.name == table && t.small_max.is_none() => {
-                Some((t.span.start as usize, t.name.span.end as usize))
-            }
-            _ => None,
-        })?;
-        let keyword = start + text[start..name_end].find("table")?;
+        let (decl_file, decl) = table_decl(analysis, &table)?;
+        if decl.small_max.is_some() {
+            return None;
+        }
+        let (start, name_end) = (decl.span.start as usize, decl.name.span.end as usize);
+        let keyword = start + analysis.text(&decl_file)?[start..name_end].find("table")?;
         let in_decl = |offset: usize, text: &str| Edit {
             file: decl_file.clone(),
             span: Span::new(offset, offset),
@@ -236,6 +221,24 @@ fn edit_in_place(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Op
         );
     }
     None
+}
+
+/// The file that declares table `table`, and its declaration there.
+fn table_decl<'a>(analysis: &'a Analysis, table: &str) -> Option<(String, &'a Table)> {
+    let (file, _) = shape_details(&analysis.db, analysis.workspace)
+        .table_decls
+        .get(table)
+        .cloned()?;
+    let decl = analysis
+        .file_syntax(&file)?
+        .module
+        .items
+        .iter()
+        .find_map(|item| match item {
+            Item::Table(t) if t.name.name == table => Some(t),
+            _ => None,
+        })?;
+    Some((file, decl))
 }
 
 /// The span of the outermost expression inside `within` of `file` that

@@ -43,7 +43,6 @@ pub(crate) use nested::{Buffered, Direct};
 pub use redb_backend::{RedbStore, REDB_FILE};
 pub use sled_backend::SledStore;
 pub(crate) use sled_load::LOAD_ELSEWHERE;
-pub use sled_load::SPILL_AT as SLED_SPILL_AT;
 pub use writer_lock::{busy, DEFAULT_WAIT, WRITER_LOCK_FILE};
 
 use crate::error::Result;

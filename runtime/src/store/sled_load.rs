@@ -45,7 +45,7 @@ const FINISH_BATCH: usize = 4096;
 
 /// Keys a load holds in memory before it spills them, unless the store
 /// was told otherwise ([`SledStore::spill_loads_at`]).
-pub const SPILL_AT: usize = 1 << 16;
+pub(super) const SPILL_AT: usize = 1 << 16;
 
 /// What a load's view of sled holds: the store's lock, and whether the
 /// load has spilled and committed (see the module's text).
@@ -351,7 +351,7 @@ fn roll_back(store: &SledStore, journal: &sled::Tree, batch: &[(IVec, IVec)]) ->
 
 impl SledStore {
     /// Makes a load spill its writes into sled once it holds `keys` of them
-    /// ([`SPILL_AT`] unless told): fewer keys, less memory and more
+    /// (65,536 unless told): fewer keys, less memory and more
     /// journal writes.
     pub fn spill_loads_at(mut self, keys: usize) -> SledStore {
         self.spill_at = keys.max(1);
