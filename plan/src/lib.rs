@@ -14,6 +14,7 @@ pub mod plan;
 pub mod schema;
 pub mod stack;
 pub mod value;
+pub mod write_work;
 
 pub use plan::{
     BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op, ParamSpec,
