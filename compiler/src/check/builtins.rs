@@ -8,9 +8,9 @@
 //! each element it may read.
 
 use super::expr::{Checked, Checker};
-use super::interval::Interval;
 use super::tir::TExpr;
 use super::types::{StreamTy, Ty};
+use crate::cost::Interval;
 use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};

@@ -1,11 +1,11 @@
 //! Checking one definition: its parameters, its body, its verdict and its signature.
 
 use super::expr::{Checker, FnSig};
-use super::interval::Interval;
 use super::measures::abstract_measures;
 use super::tir::TExpr;
 use super::types::Ty;
 use super::Verdict;
+use crate::cost::Interval;
 use crate::cost::{class, Cost, Poly, Var, CEILING};
 use crate::syntax::ast::{Def, DefKind, SizeBound, TypeKind};
 use crate::syntax::printer::write_params;

@@ -1,9 +1,9 @@
 //! Checking expressions: types, costs and the typed IR, one construct at a time.
 
-use super::interval::Interval;
 use super::modules::ProgramIndex;
 use super::tir::TExpr;
 use super::types::{FnCandidate, StreamTy, Ty};
+use crate::cost::Interval;
 use crate::cost::{Cost, Poly};
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;

@@ -17,8 +17,8 @@
 //! within the assumed ones, or reports E0419.
 
 use super::expr::Checker;
-use super::interval::Interval;
 use super::types::{FnCandidate, FnTy, Ty};
+use crate::cost::Interval;
 use crate::cost::{Cost, Poly, Var, VarKind};
 use crate::span::Span;
 use std::collections::BTreeMap;

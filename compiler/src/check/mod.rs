@@ -16,7 +16,6 @@ mod expr;
 mod fields;
 mod fixes;
 mod functions;
-mod interval;
 pub(crate) mod locals;
 mod measures;
 mod module_scope;

@@ -1,9 +1,9 @@
 //! Checking operators: unary and binary, with their types and value ranges.
 
 use super::expr::{Checked, Checker};
-use super::interval::Interval;
 use super::tir::TExpr;
 use super::types::Ty;
+use crate::cost::Interval;
 use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, UnaryOp};

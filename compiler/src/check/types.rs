@@ -1,6 +1,6 @@
 //! Types of RQL expressions, with the value ranges of integers, the sizes of lists, the costs of streams and functions.
 
-use super::interval::Interval;
+use crate::cost::Interval;
 use crate::cost::{Cost, Poly};
 use crate::syntax::ast::Ident;
 use std::collections::BTreeMap;

@@ -5,10 +5,10 @@
 //! index entry written or removed; spec/cost.md states the rules.
 
 use super::expr::{Checked, Checker};
-use super::interval::Interval;
 use super::schema_types::table_column_ty;
 use super::tir::TExpr;
 use super::types::Ty;
+use crate::cost::Interval;
 use crate::cost::{Cost, Poly};
 use crate::span::Span;
 use crate::syntax::ast::{DefKind, Expr, ExprKind, Path};

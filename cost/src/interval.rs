@@ -8,8 +8,9 @@
 //! interval arithmetic with every bound an upper bound of an absolute
 //! value; spec/cost.md, "Values", states them and why each is sound.
 
-use crate::cost::{Poly, Var};
+use crate::{Poly, Var};
 
+/// The values an `Int` expression may take (see the module's comment).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Interval {
     /// The value is at most this.
@@ -50,7 +51,7 @@ impl Interval {
         // interned) once per thread.
         thread_local! {
             static MADE: std::cell::RefCell<
-                std::collections::HashMap<String, Interval, crate::cost::NameHash>,
+                std::collections::HashMap<String, Interval, crate::NameHash>,
             > = Default::default();
         }
         MADE.with(|made| {
@@ -75,6 +76,7 @@ impl Interval {
         }
     }
 
+    /// `a + b`: the ends add.
     pub fn plus(&self, other: &Interval) -> Interval {
         Interval {
             hi: self.hi.plus(&other.hi),
@@ -82,6 +84,7 @@ impl Interval {
         }
     }
 
+    /// `-a`: the ends swap.
     pub fn negate(&self) -> Interval {
         Interval {
             hi: self.lo.clone(),
@@ -89,6 +92,7 @@ impl Interval {
         }
     }
 
+    /// `a - b`, as `a + (-b)`.
     pub fn minus(&self, other: &Interval) -> Interval {
         self.plus(&other.negate())
     }
