@@ -36,6 +36,7 @@ pub mod session;
 pub mod store;
 pub mod transaction;
 mod values;
+pub mod verifier;
 pub mod verify;
 
 pub use engine::{Backend, Engine, OpenOptions, Output, Stats};

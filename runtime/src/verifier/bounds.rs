@@ -1,0 +1,660 @@
+//! The bound pass: each plan run abstractly, every operator's cost recomputed with the cost calculus (`rqc-cost`) and held to the bound it claims, every application's nesting held to a limit so that no run recurses.
+//!
+//! The abstract run follows the executor (`interp.rs`, `combinators.rs`,
+//! `scan.rs`, `constraints.rs`) operator by operator, with the rules of
+//! spec/cost.md: a node's cost is what evaluating it may read, from what
+//! the plan itself says (its keys, prefixes, ranges and limits, the
+//! parameters' declared maxima, the schema's bounds), never from the bound
+//! it claims. A lambda is analysed where it is applied, with the values it
+//! is applied to, as the checker checks a delayed lambda. Reads here;
+//! writes and access paths in `access.rs`; combinators in `combinators.rs`.
+
+use super::abstract_value::{Abs, Clash, Closure, RecordAbs};
+use super::plan_fault;
+use crate::error::Result;
+use rqc_cost::{Cost, Interval, Poly, CEILING};
+use rqc_plan::{
+    BinOp, Bound, ColumnType, Entry, EntryKind, Node, Op, ParamType, Schema, UnOp, Value,
+};
+use std::rc::Rc;
+
+/// The names in scope: a persistent list, newest first (as the executor's
+/// `Env`), so a lambda keeps the scope it was made in.
+pub(super) type Scope<'p> = Option<Rc<Binding<'p>>>;
+
+pub(super) struct Binding<'p> {
+    name: &'p str,
+    value: Abs<'p>,
+    outer: Scope<'p>,
+}
+
+/// How deep applications may nest in one run: far deeper than any program
+/// the checker accepts nests them (its own limit is 16 delayed lambdas),
+/// and finite, so a lambda that applies itself is refused, as the checker
+/// refuses recursion.
+pub const MAX_APPLICATION_NESTING: usize = 64;
+
+/// The most operators the abstract run of one entry point may evaluate
+/// (each application of a lambda evaluates its body again): a plan has at
+/// most 100,000 operators, so this is room for every honest one, and a
+/// plan built to take exponential time to analyse is refused instead.
+pub const MAX_VERIFY_STEPS: u64 = 2_000_000;
+
+/// What evaluating a node gives: its value, its cost, and whether it may
+/// write.
+pub(super) struct Eval<'p> {
+    pub value: Abs<'p>,
+    pub cost: Cost,
+    pub writes: bool,
+}
+
+impl<'p> Eval<'p> {
+    pub fn free(value: Abs<'p>) -> Eval<'p> {
+        Eval {
+            value,
+            cost: Cost::zero(),
+            writes: false,
+        }
+    }
+}
+
+pub(super) struct Verifier<'p> {
+    pub schema: &'p Schema,
+    pub entry: &'p Entry,
+    params: Vec<Abs<'p>>,
+    /// Each table's row, by position.
+    rows: Vec<Abs<'p>>,
+    steps: u64,
+    /// The lambdas being applied, outermost first.
+    applying: Vec<&'p Node>,
+}
+
+/// Recomputes every claimed bound of `entry`'s plan (see the module's
+/// comment), and holds the entry point's bound, its commit counted for a
+/// mutation, within the ceiling.
+pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<()> {
+    let mut verifier = Verifier {
+        schema,
+        entry,
+        params: entry.params.iter().enumerate().map(|(i, _)| param(entry, i)).collect(),
+        rows: (0..schema.tables.len()).map(|t| row(schema, t)).collect(),
+        steps: 0,
+        applying: Vec::new(),
+    };
+    let root = &entry.root;
+    let out = verifier.eval(root, &None)?;
+    if !out.value.is_data() {
+        let what = if contains_stream(&out.value) {
+            "an unread stream, which nothing limits"
+        } else {
+            "a function"
+        };
+        return verifier.fault("E0630", root, format!("its result holds {what}"));
+    }
+    // A mutation's commit is one more round trip (spec/cost.md §11).
+    let commit = u64::from(entry.kind == EntryKind::Mutation);
+    let total = out.cost.plus(&Cost::constant(0, 0, commit));
+    let Some(claim) = root.bound else {
+        return verifier.fault("E0632", root, "the plan's root claims no bound".into());
+    };
+    verifier.within(root, &claim, &total)?;
+    verifier.within(root, &entry.bound, &total)
+}
+
+/// An entry point's parameter as the runtime admits it (`check_args`).
+fn param<'p>(entry: &Entry, i: usize) -> Abs<'p> {
+    let spec = &entry.params[i];
+    let int = |name: &str, max: Option<i64>| match max {
+        Some(max) => Interval {
+            hi: Poly::constant(max.max(0) as u64),
+            lo: Interval::unbounded(name).lo,
+        },
+        None => Interval::parameter(name, None),
+    };
+    // `ids: [Int; <= n]`: no longer than `n` either.
+    let length = || {
+        let by_param = spec
+            .max_param
+            .and_then(|n| entry.params.get(n))
+            .and_then(|p| p.max)
+            .map(|m| m.max(0) as u64);
+        let own = spec.max.map(|m| m.max(0) as u64);
+        match own.into_iter().chain(by_param).min() {
+            Some(n) => Poly::constant(n),
+            None if spec.max_param.is_some() => Poly::unbounded(&spec.name),
+            None => Poly::unbounded(&format!("|{}|", spec.name)),
+        }
+    };
+    match &spec.ty {
+        ParamType::Scalar(ty) => column_value(&spec.name, ty, None, int(&spec.name, spec.max)),
+        ParamType::List(ty) => Abs::List(
+            Box::new(column_value(&spec.name, ty, None, Interval::unbounded(&spec.name))),
+            length(),
+        ),
+        ParamType::Records(fields) => Abs::List(
+            Box::new(Abs::Record(Rc::new(RecordAbs {
+                fields: fields
+                    .iter()
+                    .map(|(name, ty)| {
+                        let what = format!("{}.{name}", spec.name);
+                        (name.clone(), column_value(&what, ty, None, Interval::unbounded(&what)))
+                    })
+                    .collect(),
+                table: None,
+            }))),
+            length(),
+        ),
+    }
+}
+
+/// A value of a column type: an option of it for `T?`.
+fn column_value<'p>(what: &str, ty: &ColumnType, max_len: Option<u64>, int: Interval) -> Abs<'p> {
+    match ty {
+        ColumnType::Optional(inner) => Abs::Opt(Box::new(column_value(what, inner, max_len, int))),
+        ColumnType::Int => Abs::int(int),
+        ColumnType::String => Abs::scalar(
+            Interval::unbounded(what),
+            max_len.map_or_else(|| Poly::unbounded(what), Poly::constant),
+        ),
+        _ => Abs::unknown(what),
+    }
+}
+
+/// A row of table `t`: its columns' values, nothing known of them but
+/// their types and length bounds.
+fn row<'p>(schema: &Schema, t: usize) -> Abs<'p> {
+    let table = &schema.tables[t];
+    let fields = table
+        .columns
+        .iter()
+        .map(|c| {
+            let what = format!("{}.{}", table.name, c.name);
+            let value = column_value(&what, &c.ty, c.max_len, Interval::unbounded(&what));
+            (c.name.clone(), value)
+        })
+        .collect();
+    Abs::Record(Rc::new(RecordAbs {
+        fields,
+        table: Some(t),
+    }))
+}
+
+fn contains_stream(value: &Abs<'_>) -> bool {
+    match value {
+        Abs::Stream(_) => true,
+        Abs::Opt(inner) | Abs::List(inner, _) => contains_stream(inner),
+        Abs::Record(record) => record.fields.iter().any(|(_, v)| contains_stream(v)),
+        _ => false,
+    }
+}
+
+/// Below this much stack left, evaluating a node first moves to a new
+/// segment: applications nest bodies, each as deep as a plan.
+const STACK_RED_ZONE: usize = 256 << 10;
+const STACK_SEGMENT: usize = 8 << 20;
+
+impl<'p> Verifier<'p> {
+    pub fn fault<T>(&self, code: &'static str, node: &Node, what: String) -> Result<T> {
+        Err(plan_fault(code, self.entry, Some(node), what))
+    }
+
+    /// E0625 for two kinds of value that cannot meet.
+    pub fn clash<T>(&self, node: &Node, clash: Clash) -> Result<T> {
+        self.fault(
+            "E0625",
+            node,
+            format!("a value is {} in one place and {} in another", clash.0, clash.1),
+        )
+    }
+
+    /// The value as data: E0625 for a stream or a function in it.
+    pub fn data(&self, node: &Node, out: &Eval<'p>) -> Result<()> {
+        if out.value.is_data() {
+            return Ok(());
+        }
+        self.fault(
+            "E0625",
+            node,
+            format!("it reads {} whole, where only data goes", out.value.kind()),
+        )
+    }
+
+    /// The row of table `t`.
+    pub fn row(&self, t: usize) -> Abs<'p> {
+        self.rows[t].clone()
+    }
+
+    pub fn eval(&mut self, node: &'p Node, scope: &Scope<'p>) -> Result<Eval<'p>> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.eval_here(node, scope))
+    }
+
+    fn eval_here(&mut self, node: &'p Node, scope: &Scope<'p>) -> Result<Eval<'p>> {
+        self.steps += 1;
+        if self.steps > MAX_VERIFY_STEPS {
+            return self.fault(
+                "E0641",
+                node,
+                format!("verifying it takes more than {MAX_VERIFY_STEPS} steps (lambdas applied to lambdas that apply them, level upon level)"),
+            );
+        }
+        let out = self.operator(node, scope)?;
+        for (measure, poly) in out.cost.measures() {
+            if poly.max_value().is_none() {
+                let mut names = poly.tables();
+                names.extend(poly.unbounded_params());
+                return self.fault(
+                    "E0630",
+                    node,
+                    format!(
+                        "its {measure} grow with {}, which nothing bounds",
+                        names.join(", ")
+                    ),
+                );
+            }
+        }
+        if let Some(claim) = node.bound {
+            self.within(node, &claim, &out.cost)?;
+        }
+        Ok(out)
+    }
+
+    /// The claimed bound holds the recomputed cost, and is within the
+    /// ceiling.
+    fn within(&self, node: &Node, claim: &Bound, cost: &Cost) -> Result<()> {
+        let claimed = [claim.seeks, claim.rows, claim.round_trips];
+        for ((measure, poly), claimed) in cost.measures().into_iter().zip(claimed) {
+            if claimed > CEILING {
+                return self.fault(
+                    "E0632",
+                    node,
+                    format!("it claims {claimed} {measure}, above the ceiling of {CEILING}"),
+                );
+            }
+            let computed = poly.max_value().unwrap_or(u64::MAX);
+            if computed > claimed {
+                return self.fault(
+                    "E0631",
+                    node,
+                    format!(
+                        "it claims at most {claimed} {measure}, and the plan may make {}",
+                        if computed > CEILING {
+                            format!("more than {CEILING}")
+                        } else {
+                            computed.to_string()
+                        }
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates `nodes` in order: their values, and their costs summed.
+    pub fn all(&mut self, nodes: &'p [Node], scope: &Scope<'p>) -> Result<(Vec<Abs<'p>>, Eval<'p>)> {
+        let mut values = Vec::with_capacity(nodes.len());
+        let mut sum = Eval::free(Abs::Nothing);
+        for node in nodes {
+            let out = self.eval(node, scope)?;
+            sum.cost = sum.cost.plus(&out.cost);
+            sum.writes |= out.writes;
+            values.push(out.value);
+        }
+        Ok((values, sum))
+    }
+
+    /// As [`Verifier::all`], each value read as data (a key's, a row's).
+    pub fn all_data(&mut self, nodes: &'p [Node], scope: &Scope<'p>) -> Result<(Vec<Abs<'p>>, Eval<'p>)> {
+        let mut values = Vec::with_capacity(nodes.len());
+        let mut sum = Eval::free(Abs::Nothing);
+        for node in nodes {
+            let out = self.eval(node, scope)?;
+            self.data(node, &out)?;
+            sum.cost = sum.cost.plus(&out.cost);
+            sum.writes |= out.writes;
+            values.push(out.value);
+        }
+        Ok((values, sum))
+    }
+
+    fn operator(&mut self, node: &'p Node, scope: &Scope<'p>) -> Result<Eval<'p>> {
+        Ok(match &node.op {
+            Op::Const(value) => Eval::free(constant(value)),
+            Op::Param(i) => Eval::free(self.params[*i].clone()),
+            Op::Var(name) => {
+                let mut at = scope.as_deref();
+                while let Some(binding) = at {
+                    if binding.name == name {
+                        return Ok(Eval::free(binding.value.clone()));
+                    }
+                    at = binding.outer.as_deref();
+                }
+                return self.fault("E0624", node, format!("no value is bound to `{name}` here"));
+            }
+            Op::Get { .. }
+            | Op::GetUnique { .. }
+            | Op::Aggregate { .. }
+            | Op::Scan { .. }
+            | Op::Insert { .. }
+            | Op::Update { .. }
+            | Op::Delete { .. } => self.access(node, scope)?,
+            Op::Limit { count, max } => {
+                let out = self.eval(count, scope)?;
+                if *max > CEILING {
+                    return self.fault(
+                        "E0632",
+                        node,
+                        format!("its maximum {max} is above the ceiling of {CEILING}"),
+                    );
+                }
+                let Some(int) = out.value.interval() else {
+                    return self.fault("E0625", node, "its count is not an `Int`".into());
+                };
+                // The runtime refuses a count above `max` before the read.
+                let hi = match int.hi.max_value() {
+                    Some(hi) => hi.min(*max),
+                    None => *max,
+                };
+                Eval {
+                    value: Abs::int(Interval {
+                        hi: Poly::constant(hi),
+                        lo: int.lo,
+                    }),
+                    ..out
+                }
+            }
+            Op::Unreachable => Eval::free(Abs::Nothing),
+            Op::Tuple(_) => return self.fault("E0621", node, "a tuple outside a range's end".into()),
+            Op::Field(base, name) => {
+                let out = self.eval(base, scope)?;
+                let value = self.field(node, &out.value, name)?;
+                Eval { value, ..out }
+            }
+            Op::Record(fields) => {
+                let mut sum = Eval::free(Abs::Nothing);
+                let mut values = Vec::with_capacity(fields.len());
+                for (name, value) in fields {
+                    let out = self.eval(value, scope)?;
+                    sum.cost = sum.cost.plus(&out.cost);
+                    sum.writes |= out.writes;
+                    values.push((name.clone(), out.value));
+                }
+                sum.value = Abs::Record(Rc::new(RecordAbs {
+                    fields: values,
+                    table: None,
+                }));
+                sum
+            }
+            Op::List(items) => {
+                let (values, mut sum) = self.all(items, scope)?;
+                let mut element = Abs::Nothing;
+                for value in &values {
+                    element = match element.join(value) {
+                        Ok(joined) => joined,
+                        Err(clash) => return self.clash(node, clash),
+                    };
+                }
+                sum.value = Abs::List(Box::new(element), Poly::constant(values.len() as u64));
+                sum
+            }
+            Op::Unary(op, operand) => {
+                let out = self.eval(operand, scope)?;
+                self.data(operand, &out)?;
+                Eval {
+                    value: unary(*op, &out.value),
+                    ..out
+                }
+            }
+            Op::Binary(op, a, b) => {
+                let (left, right) = (self.eval(a, scope)?, self.eval(b, scope)?);
+                self.data(a, &left)?;
+                self.data(b, &right)?;
+                Eval {
+                    value: binary(*op, &left.value, &right.value),
+                    cost: left.cost.plus(&right.cost),
+                    writes: left.writes || right.writes,
+                }
+            }
+            Op::If(c, then, otherwise) => {
+                let condition = self.eval(c, scope)?;
+                self.data(c, &condition)?;
+                let (a, b) = (self.eval(then, scope)?, self.eval(otherwise, scope)?);
+                let value = match a.value.join(&b.value) {
+                    Ok(value) => value,
+                    Err(clash) => return self.clash(node, clash),
+                };
+                Eval {
+                    value,
+                    cost: condition.cost.plus(&a.cost.max(&b.cost)),
+                    writes: condition.writes || a.writes || b.writes,
+                }
+            }
+            Op::Let(name, value, body) => {
+                let bound = self.eval(value, scope)?;
+                let inner = Some(Rc::new(Binding {
+                    name,
+                    value: bound.value,
+                    outer: scope.clone(),
+                }));
+                let out = self.eval(body, &inner)?;
+                Eval {
+                    value: out.value,
+                    cost: bound.cost.plus(&out.cost),
+                    writes: bound.writes || out.writes,
+                }
+            }
+            Op::Seq(items) => {
+                let (values, mut sum) = self.all(items, scope)?;
+                sum.value = values.into_iter().last().unwrap_or(Abs::Null);
+                sum
+            }
+            Op::Lambda(params, body) => Eval::free(Abs::Fns(Rc::new(vec![Rc::new(Closure {
+                params,
+                body,
+                node,
+                scope: scope.clone(),
+            })]))),
+            Op::Apply(f, args) => {
+                let callee = self.eval(f, scope)?;
+                let (values, given) = self.all(args, scope)?;
+                let applied = self.apply(node, &callee.value, values)?;
+                Eval {
+                    value: applied.value,
+                    cost: callee.cost.plus(&given.cost).plus(&applied.cost),
+                    writes: callee.writes || given.writes || applied.writes,
+                }
+            }
+            Op::Combinator(..) | Op::TopK { .. } => self.combinator(node, scope)?,
+        })
+    }
+
+    /// `base.name` (none of none).
+    fn field(&self, node: &Node, base: &Abs<'p>, name: &str) -> Result<Abs<'p>> {
+        match base {
+            Abs::Nothing => Ok(Abs::Nothing),
+            Abs::Null => Ok(Abs::Null),
+            Abs::Opt(inner) => Ok(match self.field(node, inner, name)? {
+                Abs::Opt(value) => Abs::Opt(value),
+                Abs::Null => Abs::Null,
+                value => Abs::Opt(Box::new(value)),
+            }),
+            Abs::Record(record) => match record.fields.iter().find(|(n, _)| n == name) {
+                Some((_, value)) => Ok(value.clone()),
+                None => self.fault(
+                    "E0625",
+                    node,
+                    format!("it reads field `{name}` of a record that has none"),
+                ),
+            },
+            other => self.fault(
+                "E0625",
+                node,
+                format!("it reads field `{name}` of {}", other.kind()),
+            ),
+        }
+    }
+
+    /// Applies the function value `f` to `args`: each lambda it may be, its
+    /// body evaluated with its parameters bound; the results joined, the
+    /// costs the largest. Applications nest at most
+    /// [`MAX_APPLICATION_NESTING`] deep.
+    pub fn apply(&mut self, site: &Node, f: &Abs<'p>, args: Vec<Abs<'p>>) -> Result<Eval<'p>> {
+        let closures = match f {
+            Abs::Nothing => return Ok(Eval::free(Abs::Nothing)),
+            Abs::Fns(closures) => Rc::clone(closures),
+            other => {
+                return self.fault(
+                    "E0625",
+                    site,
+                    format!("it applies {} as a function", other.kind()),
+                )
+            }
+        };
+        let mut result: Option<Eval<'p>> = None;
+        for closure in closures.iter() {
+            if closure.params.len() != args.len() {
+                return self.fault(
+                    "E0624",
+                    site,
+                    format!(
+                        "it applies the lambda of operator {} to {} values, and it takes {}",
+                        closure.node.id,
+                        args.len(),
+                        closure.params.len()
+                    ),
+                );
+            }
+            self.enter(site, closure.node)?;
+            let mut scope = closure.scope.clone();
+            for (name, value) in closure.params.iter().zip(&args) {
+                scope = Some(Rc::new(Binding {
+                    name,
+                    value: value.clone(),
+                    outer: scope,
+                }));
+            }
+            let out = self.eval(closure.body, &scope);
+            self.applying.pop();
+            let out = out?;
+            result = Some(match result {
+                None => out,
+                Some(before) => Eval {
+                    value: match before.value.join(&out.value) {
+                        Ok(value) => value,
+                        Err(clash) => return self.clash(site, clash),
+                    },
+                    cost: before.cost.max(&out.cost),
+                    writes: before.writes || out.writes,
+                },
+            });
+        }
+        Ok(result.unwrap_or_else(|| Eval::free(Abs::Nothing)))
+    }
+
+    /// One more application of `lambda`, refused past the nesting limit.
+    fn enter(&mut self, site: &Node, lambda: &'p Node) -> Result<()> {
+        if self.applying.len() >= MAX_APPLICATION_NESTING {
+            let again = self
+                .applying
+                .iter()
+                .filter(|l| std::ptr::eq(**l, lambda))
+                .count();
+            let why = if again > 1 {
+                format!(
+                    "the lambda of operator {} is applied inside its own application {again} times over: a lambda applied to itself recurses, and its run would not end",
+                    lambda.id
+                )
+            } else {
+                format!("applications nest more than {MAX_APPLICATION_NESTING} deep")
+            };
+            return self.fault("E0640", site, why);
+        }
+        self.applying.push(lambda);
+        Ok(())
+    }
+}
+
+/// A constant's abstract value: exact sizes.
+fn constant<'p>(value: &Value) -> Abs<'p> {
+    match value {
+        Value::Null => Abs::Null,
+        Value::Int(n) => Abs::int(Interval::exact(*n)),
+        Value::Str(text) => Abs::scalar(
+            Interval::unbounded("a string"),
+            Poly::constant(text.chars().count() as u64),
+        ),
+        Value::List(items) => {
+            let element = items
+                .iter()
+                .map(constant)
+                .reduce(|a, b| a.join(&b).unwrap_or_else(|_| Abs::unknown("a constant")))
+                .unwrap_or(Abs::Nothing);
+            Abs::List(Box::new(element), Poly::constant(items.len() as u64))
+        }
+        Value::Record(record) => Abs::Record(Rc::new(RecordAbs {
+            fields: record
+                .iter()
+                .map(|(name, value)| (name.to_string(), constant(value)))
+                .collect(),
+            table: None,
+        })),
+        _ => Abs::unknown("a constant"),
+    }
+}
+
+/// A unary operator's result (of `none`, `none`).
+fn unary<'p>(op: UnOp, operand: &Abs<'p>) -> Abs<'p> {
+    let scalar = match operand {
+        Abs::Scalar(s) => Some(s),
+        Abs::Opt(inner) => match &**inner {
+            Abs::Scalar(s) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    };
+    let result = match (op, scalar) {
+        (UnOp::Neg, Some(s)) => Abs::int(s.int.negate()),
+        (UnOp::Length, Some(s)) => Abs::int(Interval::up_to(s.chars.clone())),
+        // A case mapping gives at most three characters for one.
+        (UnOp::Lower | UnOp::Upper, Some(s)) => Abs::scalar(
+            Interval::unbounded("a string"),
+            s.chars.times(&Poly::constant(3)),
+        ),
+        (UnOp::Length, None) => Abs::int(Interval::up_to(Poly::unbounded("length"))),
+        _ => Abs::unknown("a value"),
+    };
+    match operand {
+        Abs::Opt(_) | Abs::Null => Abs::Opt(Box::new(result)),
+        _ => result,
+    }
+}
+
+/// A binary operator's result: interval arithmetic on `Int`s (spec/cost.md
+/// §3), lengths added for strings, nothing known of a comparison's.
+fn binary<'p>(op: BinOp, left: &Abs<'p>, right: &Abs<'p>) -> Abs<'p> {
+    let (Some(a), Some(b)) = (scalar_of(left), scalar_of(right)) else {
+        return Abs::unknown("a value");
+    };
+    let int = match op {
+        BinOp::Add => a.int.plus(&b.int),
+        BinOp::Sub => a.int.minus(&b.int),
+        BinOp::Mul => a.int.times(&b.int),
+        BinOp::Div => a.int.divided_by(&b.int),
+        BinOp::Rem => a.int.remainder(),
+        _ => return Abs::unknown("a comparison"),
+    };
+    let result = Abs::scalar(int, a.chars.plus(&b.chars));
+    if matches!(left, Abs::Opt(_) | Abs::Null) || matches!(right, Abs::Opt(_) | Abs::Null) {
+        Abs::Opt(Box::new(result))
+    } else {
+        result
+    }
+}
+
+/// The scalar a value is (or an option of one holds).
+fn scalar_of<'a>(value: &'a Abs<'_>) -> Option<&'a super::abstract_value::Scalar> {
+    match value {
+        Abs::Scalar(s) => Some(s),
+        Abs::Opt(inner) => scalar_of(inner),
+        _ => None,
+    }
+}
