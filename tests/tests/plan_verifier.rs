@@ -34,7 +34,14 @@ fn programs() -> Vec<(String, Vec<(String, String)>)> {
             programs.push((name, sources));
         }
     }
-    for example in ["social", "tpcc", "tpch", "ycsb", "linkbench", "feature_store"] {
+    for example in [
+        "social",
+        "tpcc",
+        "tpch",
+        "ycsb",
+        "linkbench",
+        "feature_store",
+    ] {
         let dir = format!("examples/{example}");
         programs.push((dir.clone(), read(&rq_files(&dir))));
     }

@@ -105,12 +105,21 @@ impl<'p> Verifier<'p> {
     /// What an aggregate's read gives: a count in `[0, ∞)`, a sum, or an
     /// extreme of its column (none of an empty group).
     fn aggregate_value(&self, node: &Node, name: &str) -> crate::error::Result<Abs<'p>> {
-        let found = self.schema.tables.iter().enumerate().find_map(|(t, table)| {
-            let aggregate = table.aggregates.iter().find(|a| a.name == name)?;
-            Some((t, aggregate))
-        });
+        let found = self
+            .schema
+            .tables
+            .iter()
+            .enumerate()
+            .find_map(|(t, table)| {
+                let aggregate = table.aggregates.iter().find(|a| a.name == name)?;
+                Some((t, aggregate))
+            });
         let Some((t, aggregate)) = found else {
-            return self.fault("E0620", node, format!("no aggregate `{name}` in the schema"));
+            return self.fault(
+                "E0620",
+                node,
+                format!("no aggregate `{name}` in the schema"),
+            );
         };
         Ok(match aggregate.kind {
             AggregateKind::Count => Abs::int(Interval::up_to(Poly::unbounded(name))),

@@ -76,7 +76,12 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<()> {
     let mut verifier = Verifier {
         schema,
         entry,
-        params: entry.params.iter().enumerate().map(|(i, _)| param(entry, i)).collect(),
+        params: entry
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, _)| param(entry, i))
+            .collect(),
         rows: (0..schema.tables.len()).map(|t| row(schema, t)).collect(),
         steps: 0,
         applying: Vec::new(),
@@ -128,7 +133,12 @@ fn param<'p>(entry: &Entry, i: usize) -> Abs<'p> {
     match &spec.ty {
         ParamType::Scalar(ty) => column_value(&spec.name, ty, None, int(&spec.name, spec.max)),
         ParamType::List(ty) => Abs::List(
-            Box::new(column_value(&spec.name, ty, None, Interval::unbounded(&spec.name))),
+            Box::new(column_value(
+                &spec.name,
+                ty,
+                None,
+                Interval::unbounded(&spec.name),
+            )),
             length(),
         ),
         ParamType::Records(fields) => Abs::List(
@@ -137,7 +147,10 @@ fn param<'p>(entry: &Entry, i: usize) -> Abs<'p> {
                     .iter()
                     .map(|(name, ty)| {
                         let what = format!("{}.{name}", spec.name);
-                        (name.clone(), column_value(&what, ty, None, Interval::unbounded(&what)))
+                        (
+                            name.clone(),
+                            column_value(&what, ty, None, Interval::unbounded(&what)),
+                        )
                     })
                     .collect(),
                 table: None,
@@ -203,7 +216,10 @@ impl<'p> Verifier<'p> {
         self.fault(
             "E0625",
             node,
-            format!("a value is {} in one place and {} in another", clash.0, clash.1),
+            format!(
+                "a value is {} in one place and {} in another",
+                clash.0, clash.1
+            ),
         )
     }
 
@@ -225,7 +241,9 @@ impl<'p> Verifier<'p> {
     }
 
     pub fn eval(&mut self, node: &'p Node, scope: &Scope<'p>) -> Result<Eval<'p>> {
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.eval_here(node, scope))
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.eval_here(node, scope)
+        })
     }
 
     fn eval_here(&mut self, node: &'p Node, scope: &Scope<'p>) -> Result<Eval<'p>> {
@@ -290,7 +308,11 @@ impl<'p> Verifier<'p> {
     }
 
     /// Evaluates `nodes` in order: their values, and their costs summed.
-    pub fn all(&mut self, nodes: &'p [Node], scope: &Scope<'p>) -> Result<(Vec<Abs<'p>>, Eval<'p>)> {
+    pub fn all(
+        &mut self,
+        nodes: &'p [Node],
+        scope: &Scope<'p>,
+    ) -> Result<(Vec<Abs<'p>>, Eval<'p>)> {
         let mut values = Vec::with_capacity(nodes.len());
         let mut sum = Eval::free(Abs::Nothing);
         for node in nodes {
@@ -303,7 +325,11 @@ impl<'p> Verifier<'p> {
     }
 
     /// As [`Verifier::all`], each value read as data (a key's, a row's).
-    pub fn all_data(&mut self, nodes: &'p [Node], scope: &Scope<'p>) -> Result<(Vec<Abs<'p>>, Eval<'p>)> {
+    pub fn all_data(
+        &mut self,
+        nodes: &'p [Node],
+        scope: &Scope<'p>,
+    ) -> Result<(Vec<Abs<'p>>, Eval<'p>)> {
         let mut values = Vec::with_capacity(nodes.len());
         let mut sum = Eval::free(Abs::Nothing);
         for node in nodes {
@@ -363,7 +389,9 @@ impl<'p> Verifier<'p> {
                 }
             }
             Op::Unreachable => Eval::free(Abs::Nothing),
-            Op::Tuple(_) => return self.fault("E0621", node, "a tuple outside a range's end".into()),
+            Op::Tuple(_) => {
+                return self.fault("E0621", node, "a tuple outside a range's end".into())
+            }
             Op::Field(base, name) => {
                 let out = self.eval(base, scope)?;
                 let value = self.field(node, &out.value, name)?;

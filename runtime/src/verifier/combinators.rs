@@ -17,7 +17,10 @@ impl<'p> Verifier<'p> {
         };
         let (c, shape) = (*c, *shape);
         let input = self.eval(&args[0], scope)?;
-        let takes_value = matches!(c, Combinator::Take | Combinator::Skip | Combinator::UnwrapOr);
+        let takes_value = matches!(
+            c,
+            Combinator::Take | Combinator::Skip | Combinator::UnwrapOr
+        );
         // The function (or the count, the default), evaluated as the
         // executor does: its making costs what it costs, once.
         let operand = match args.get(1) {
@@ -40,7 +43,10 @@ impl<'p> Verifier<'p> {
             return self.on_stream(node, c, stream, operand.as_ref(), out);
         }
         let count = |verifier: &Self, operand: &Option<Eval<'p>>| -> Result<Poly> {
-            let value = operand.as_ref().map(|o| o.value.clone()).unwrap_or(Abs::Nothing);
+            let value = operand
+                .as_ref()
+                .map(|o| o.value.clone())
+                .unwrap_or(Abs::Nothing);
             verifier.count_of(node, &value)
         };
         let (element, k) = if shape == Shape::Option {
@@ -104,11 +110,17 @@ impl<'p> Verifier<'p> {
                     Combinator::Filter | Combinator::SortBy { .. } => list(element, k),
                     Combinator::FlatMap => match result_or_element.items() {
                         Some((inner, m)) => list(inner, k.times(&m)),
-                        None => return self.fault("E0625", node, "its function gives a stream".into()),
+                        None => {
+                            return self.fault("E0625", node, "its function gives a stream".into())
+                        }
                     },
                     Combinator::GroupBy => {
                         if !result_or_element.is_data() {
-                            return self.fault("E0625", node, "it groups by a stream or a function".into());
+                            return self.fault(
+                                "E0625",
+                                node,
+                                "it groups by a stream or a function".into(),
+                            );
                         }
                         let group = RecordAbs {
                             fields: vec![
@@ -128,7 +140,11 @@ impl<'p> Verifier<'p> {
                     },
                     Combinator::Min | Combinator::Max => {
                         if !result_or_element.is_data() {
-                            return self.fault("E0625", node, "it compares streams or functions".into());
+                            return self.fault(
+                                "E0625",
+                                node,
+                                "it compares streams or functions".into(),
+                            );
                         }
                         Abs::Opt(Box::new(result_or_element))
                     }
@@ -186,7 +202,10 @@ impl<'p> Verifier<'p> {
                 return self.fault(
                     "E0625",
                     node,
-                    format!("`{}` over a stream would read it without a limit", other.name()),
+                    format!(
+                        "`{}` over a stream would read it without a limit",
+                        other.name()
+                    ),
                 )
             }
         }
@@ -230,9 +249,7 @@ impl<'p> Verifier<'p> {
         let one = self.apply(node, f, vec![element.clone()])?;
         let batched = !one.writes
             && match f {
-                Abs::Fns(closures) => closures
-                    .iter()
-                    .all(|c| !rqc_plan::batch::writes(c.body)),
+                Abs::Fns(closures) => closures.iter().all(|c| !rqc_plan::batch::writes(c.body)),
                 _ => true,
             };
         let cost = if batched {

@@ -95,7 +95,12 @@ fn schema_fault(code: &'static str, what: String) -> RuntimeError {
 
 /// A refusal of an entry point's plan at `node` (`None`: the entry point
 /// itself).
-fn plan_fault(code: &'static str, entry: &Entry, node: Option<&Node>, what: String) -> RuntimeError {
+fn plan_fault(
+    code: &'static str,
+    entry: &Entry,
+    node: Option<&Node>,
+    what: String,
+) -> RuntimeError {
     let place = match node {
         Some(node) => format!(
             "the plan of `{}.{}` is refused at operator {} ({}): ",

@@ -105,9 +105,7 @@ fn check_table(schema: &Schema, table: &TableSchema) -> Result<()> {
     for bound in &table.bounds {
         check_bound(table, bound)?;
         if !bounded.insert(bound.columns.as_slice()) {
-            return Err(twice(format!(
-                "a `bound` over the same columns of {t}"
-            )));
+            return Err(twice(format!("a `bound` over the same columns of {t}")));
         }
     }
     if let Some(max) = table.small_max {

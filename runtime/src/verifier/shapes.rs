@@ -42,7 +42,10 @@ pub(super) fn check_entries(program: &CompiledProgram) -> Result<()> {
 fn check_head(entry: &Entry) -> Result<()> {
     let fault = |code, what: String| Err(plan_fault(code, entry, None, what));
     if !is_name(&entry.name) {
-        return fault("E0610", format!("its name {} is not a name", shown(&entry.name)));
+        return fault(
+            "E0610",
+            format!("its name {} is not a name", shown(&entry.name)),
+        );
     }
     if entry.module.is_empty() || !entry.module.split('.').all(is_name) {
         return fault(
@@ -80,9 +83,10 @@ fn check_head(entry: &Entry) -> Result<()> {
             );
         }
         if let Some(n) = param.max_param {
-            let counts = entry.params.get(n).is_some_and(|p| {
-                n != i && matches!(p.ty, ParamType::Scalar(ColumnType::Int))
-            });
+            let counts = entry
+                .params
+                .get(n)
+                .is_some_and(|p| n != i && matches!(p.ty, ParamType::Scalar(ColumnType::Int)));
             if !counts || matches!(param.ty, ParamType::Scalar(_)) {
                 return fault(
                     "E0626",
@@ -121,7 +125,11 @@ impl<'a> Walk<'a> {
     fn table(&self, node: &Node, name: &str) -> Result<&'a TableSchema> {
         match self.schema.tables.iter().find(|t| t.name == name) {
             Some(table) => Ok(table),
-            None => self.fault("E0620", node, format!("no table {} in the schema", shown(name))),
+            None => self.fault(
+                "E0620",
+                node,
+                format!("no table {} in the schema", shown(name)),
+            ),
         }
     }
 
@@ -182,7 +190,10 @@ impl<'a> Walk<'a> {
             return self.fault(
                 "E0623",
                 node,
-                format!("its id is {}, where the pre-order numbering gives {}", node.id, self.next_id),
+                format!(
+                    "its id is {}, where the pre-order numbering gives {}",
+                    node.id, self.next_id
+                ),
             );
         }
         self.next_id += 1;
@@ -208,7 +219,10 @@ impl<'a> Walk<'a> {
             Op::Var(name) if !self.scope.iter().any(|n| n == name) => self.fault(
                 "E0624",
                 node,
-                format!("it reads {}, which no `let` or lambda around it binds", shown(name)),
+                format!(
+                    "it reads {}, which no `let` or lambda around it binds",
+                    shown(name)
+                ),
             ),
             Op::Get { table, key } => {
                 let table = self.table(node, table)?;
@@ -227,14 +241,21 @@ impl<'a> Walk<'a> {
                     _ => self.fault(
                         "E0620",
                         node,
-                        format!("{} has no unique index {}", shown(&table.name), shown(index)),
+                        format!(
+                            "{} has no unique index {}",
+                            shown(&table.name),
+                            shown(index)
+                        ),
                     ),
                 }
             }
             Op::Aggregate { aggregate, key } => {
-                match self.schema.tables.iter().find_map(|t| {
-                    t.aggregates.iter().find(|a| &a.name == aggregate)
-                }) {
+                match self
+                    .schema
+                    .tables
+                    .iter()
+                    .find_map(|t| t.aggregates.iter().find(|a| &a.name == aggregate))
+                {
                     Some(found) => self.arity(node, "group values", key.len(), found.by.len()),
                     None => self.fault(
                         "E0620",
@@ -244,11 +265,7 @@ impl<'a> Walk<'a> {
                 }
             }
             Op::Scan { .. } => self.scan(node),
-            Op::Tuple(_) => self.fault(
-                "E0621",
-                node,
-                "a tuple outside a range's end".into(),
-            ),
+            Op::Tuple(_) => self.fault("E0621", node, "a tuple outside a range's end".into()),
             Op::Record(fields) => {
                 let mut names = HashSet::new();
                 match fields.iter().find(|(name, _)| !names.insert(name.as_str())) {
@@ -397,7 +414,9 @@ impl<'a> Walk<'a> {
             }
         }
         if *starts_with {
-            let next = columns.get(prefix.len()).and_then(|&c| table.columns.get(c));
+            let next = columns
+                .get(prefix.len())
+                .and_then(|&c| table.columns.get(c));
             let string = next.is_some_and(|c| {
                 matches!(&c.ty, ColumnType::String)
                     || matches!(&c.ty, ColumnType::Optional(inner) if **inner == ColumnType::String)

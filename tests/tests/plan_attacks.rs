@@ -1,0 +1,292 @@
+//! The attacker's classes of edited plans (issue 33, §3), each as a plan file a person edited, installed with `Database::install_plan`: each is refused by the plan verifier with its code, the database's files are unchanged byte for byte, and the honest program answers as before.
+//!
+//! Before the verifier: a column position out of range, a NUL in a table
+//! name and `take` with no operands panicked; a self-applying lambda ran
+//! until memory ran out; a whole-table scan or delete claiming a huge bound
+//! ran; two indexes of one name, an update of a key column and a default of
+//! the wrong type installed and corrupted the data the honest program reads.
+
+use rqc::{Database, Error, OpenOptions, Value};
+use serde_json::{json, Value as Json};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const SHOP: &str = "
+module shop
+
+table Item {
+  id: Int key
+  name: String <= 40 unique
+  shelf: Int
+  price: Int
+  index by_shelf (shelf, price)
+}
+
+mutation add(id: Int, name: String, shelf: Int, price: Int) =
+  insert Item { id: id, name: name, shelf: shelf, price: price }
+
+mutation reprice(id: Int, price: Int) = update Item[id] { price: price }
+
+query item(id: Int) = Item[id]
+
+query cheapest(shelf: Int, n: Int <= 10) = Item.by_shelf[shelf] |> take(n)
+
+query first_item() = Item |> first()
+";
+
+/// The honest program as its plan file holds it.
+fn honest() -> Json {
+    serde_json::to_value(rqc_tests::accepted(SHOP)).unwrap()
+}
+
+/// A database at `dir` with the honest program and four items.
+fn stocked(dir: &Path) -> Database {
+    let mut db = Database::open_with(dir.join("db"), OpenOptions::default()).unwrap();
+    db.install_source("shop.rq", SHOP).unwrap();
+    for (id, name, shelf, price) in [
+        (1, "lamp", 7, 30),
+        (2, "desk", 7, 90),
+        (3, "cup", 7, 5),
+        (4, "rug", 8, 40),
+    ] {
+        db.run("add", &[id.into(), name.into(), shelf.into(), price.into()])
+            .unwrap();
+    }
+    db
+}
+
+/// The database's files but its locks, by name.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir.join("db"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.file_name().unwrap().to_string_lossy().contains("lock"))
+        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+        .collect()
+}
+
+/// The names `cheapest(7, 10)` answers, cheapest first.
+fn cheapest(db: &Database) -> Vec<String> {
+    let output = db.run("cheapest", &[7.into(), 10.into()]).unwrap();
+    output
+        .rows()
+        .iter()
+        .map(|row| match row.field("name") {
+            Some(Value::Str(name)) => name.clone(),
+            other => panic!("a row without a name: {other:?}"),
+        })
+        .collect()
+}
+
+/// Installs `plan` (an edited plan file) into a stocked database: it must
+/// be refused with `code`, leave every file as it was, and leave the
+/// honest program answering as before.
+fn refused(plan: Json, code: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = stocked(dir.path());
+    let before = files(dir.path());
+    let path = dir.path().join("edited.rqc.json");
+    std::fs::write(&path, serde_json::to_vec(&plan).unwrap()).unwrap();
+    let error = db.install_plan(&path).unwrap_err();
+    let message = match &error {
+        Error::Runtime(e) => format!("[{}] {} — {}", e.code, e.message, e.help),
+        other => panic!("expected a runtime refusal, got {other}"),
+    };
+    assert_eq!(error.code(), code, "{message}");
+    assert_eq!(
+        files(dir.path()),
+        before,
+        "a refused install changed the files"
+    );
+    assert_eq!(cheapest(&db), ["cup", "lamp", "desk"]);
+    assert!(db.verify().unwrap().is_sound());
+    drop(db);
+    // And in a new process's view: the database opens with the honest
+    // program, which answers as before.
+    let db = Database::open(dir.path().join("db")).unwrap();
+    assert_eq!(cheapest(&db), ["cup", "lamp", "desk"]);
+    message
+}
+
+/// The entry point called `name` in a plan.
+fn entry<'a>(plan: &'a mut Json, name: &str) -> &'a mut Json {
+    plan["entries"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["name"] == name)
+        .unwrap()
+}
+
+fn table(plan: &mut Json) -> &mut Json {
+    &mut plan["schema"]["tables"][0]
+}
+
+#[test]
+fn a_column_position_out_of_range_is_refused() {
+    let mut plan = honest();
+    table(&mut plan)["indexes"][1]["columns"] = json!([2, 99]);
+    let message = refused(plan, "E0612");
+    assert!(message.contains("position 99"), "{message}");
+}
+
+#[test]
+fn a_nul_in_a_table_name_is_refused() {
+    let text = serde_json::to_string(&honest())
+        .unwrap()
+        .replace("\"Item\"", "\"It\\u0000em\"");
+    let message = refused(serde_json::from_str(&text).unwrap(), "E0610");
+    assert!(message.contains("It\\0em"), "{message}");
+}
+
+#[test]
+fn take_without_operands_is_refused() {
+    let mut plan = honest();
+    entry(&mut plan, "cheapest")["root"]["op"]["Combinator"][2] = json!([]);
+    let message = refused(plan, "E0621");
+    assert!(
+        message.contains("`shop.cheapest`") && message.contains("operator 0"),
+        "{message}"
+    );
+}
+
+/// `(f => f(f))(f => f(f))`, numbered in pre-order.
+fn self_application(claim: Json) -> Json {
+    let node = |id: u32, op: Json| json!({"id": id, "op": op, "bound": null});
+    let omega = |first: u32| {
+        node(
+            first,
+            json!({"Lambda": [["f"], node(first + 1, json!({"Apply": [
+                node(first + 2, json!({"Var": "f"})),
+                [node(first + 3, json!({"Var": "f"}))]
+            ]}))]}),
+        )
+    };
+    let mut root = node(0, json!({"Apply": [omega(1), [omega(5)]]}));
+    root["bound"] = claim;
+    root
+}
+
+#[test]
+fn a_self_applying_lambda_is_refused() {
+    let mut plan = honest();
+    let claim = json!({"seeks": 1, "rows": 1, "round_trips": 1});
+    let first = entry(&mut plan, "first_item");
+    first["root"] = self_application(claim.clone());
+    first["bound"] = claim;
+    let message = refused(plan, "E0640");
+    assert!(
+        message.contains("applied inside its own application"),
+        "{message}"
+    );
+}
+
+/// A whole-table read, `Item` with no prefix, read now in full.
+fn whole_table(id: u32) -> Json {
+    json!({"id": id, "op": {"Scan": {"table": "Item", "index": null, "prefix": [],
+        "lower": null, "upper": null, "stream": false}}, "bound": null})
+}
+
+#[test]
+fn a_huge_claim_over_a_whole_table_scan_is_refused() {
+    let mut plan = honest();
+    let claim = json!({"seeks": 1, "rows": 4_000_000_000u64, "round_trips": 1});
+    let first = entry(&mut plan, "first_item");
+    first["root"] = whole_table(0);
+    first["root"]["bound"] = claim.clone();
+    first["bound"] = claim;
+    let message = refused(plan, "E0630");
+    assert!(
+        message.contains("reads a range of `Item` whole"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_claim_above_the_ceiling_is_refused() {
+    let mut plan = honest();
+    let claim = json!({"seeks": 1, "rows": 1u64 << 40, "round_trips": 1});
+    let item = entry(&mut plan, "item");
+    item["root"]["bound"] = claim.clone();
+    item["bound"] = claim;
+    refused(plan, "E0632");
+}
+
+#[test]
+fn a_delete_of_a_whole_table_is_refused() {
+    let mut plan = honest();
+    let claim = json!({"seeks": 1u64 << 32, "rows": 1u64 << 32, "round_trips": 1u64 << 32});
+    let reprice = entry(&mut plan, "reprice");
+    reprice["root"] = json!({"id": 0, "op": {"Delete": {"table": "Item", "target": whole_table(1)}},
+        "bound": claim.clone()});
+    reprice["bound"] = claim;
+    refused(plan, "E0630");
+}
+
+#[test]
+fn two_indexes_of_one_name_are_refused() {
+    let mut plan = honest();
+    let indexes = table(&mut plan)["indexes"].as_array_mut().unwrap();
+    indexes
+        .push(json!({"name": "by_shelf", "columns": [3], "descending": [false], "unique": false}));
+    let message = refused(plan, "E0611");
+    assert!(message.contains("index `by_shelf`"), "{message}");
+}
+
+#[test]
+fn an_update_of_a_key_column_is_refused() {
+    let mut plan = honest();
+    let reprice = entry(&mut plan, "reprice");
+    reprice["root"]["op"]["Update"]["changes"][0][0] = json!("id");
+    let message = refused(plan, "E0622");
+    assert!(message.contains("a column of the key"), "{message}");
+}
+
+#[test]
+fn a_default_of_the_wrong_type_is_refused() {
+    let mut plan = honest();
+    let columns = table(&mut plan)["columns"].as_array_mut().unwrap();
+    columns.push(
+        json!({"name": "stock", "ty": "Int", "references": null, "default": {"String": "many"}}),
+    );
+    let message = refused(plan, "E0613");
+    assert!(
+        message.contains("`Int`") && message.contains("not of that type"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_claim_below_the_recomputed_bound_is_refused() {
+    let mut plan = honest();
+    let cheapest = entry(&mut plan, "cheapest");
+    cheapest["root"]["bound"]["rows"] = json!(9);
+    let message = refused(plan, "E0631");
+    assert!(
+        message.contains("claims at most 9 rows") && message.contains("may make 10"),
+        "{message}"
+    );
+}
+
+/// Edits that keep every bound true install and run: a lower limit,
+/// another constant, a smaller claim that still holds.
+#[test]
+fn sound_edits_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = stocked(dir.path());
+    let mut plan = honest();
+    {
+        let cheapest = entry(&mut plan, "cheapest");
+        // `take(n)` becomes `take(2)`, with its claims at what two rows cost.
+        cheapest["root"]["op"]["Combinator"][2][1]["op"]["Limit"] =
+            json!({"count": {"id": 4, "op": {"Const": {"Int": 2}}, "bound": null}, "max": 2});
+        cheapest["root"]["bound"] = json!({"seeks": 1, "rows": 2, "round_trips": 1});
+        cheapest["bound"] = json!({"seeks": 1, "rows": 2, "round_trips": 1});
+    }
+    let path = dir.path().join("edited.rqc.json");
+    std::fs::write(&path, serde_json::to_vec(&plan).unwrap()).unwrap();
+    db.install_plan(&path).unwrap();
+    assert_eq!(cheapest(&db), ["cup", "lamp"]);
+    let output = db.run("cheapest", &[7.into(), 10.into()]).unwrap();
+    assert_eq!(output.bound.rows, 2);
+}
