@@ -33,12 +33,44 @@ pub(super) enum Abs<'p> {
     Fns(Rc<Vec<Rc<Closure<'p>>>>),
 }
 
-/// A scalar's sizes.
+/// A scalar's type and sizes.
 #[derive(Clone)]
 pub(super) struct Scalar {
+    pub kind: Kind,
     pub int: Interval,
     /// The most characters of a `String` (its bytes bound them).
     pub chars: Poly,
+}
+
+/// A scalar's type, as the executor's operators tell them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Int,
+    Float,
+    Str,
+    Bool,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Int => "an Int",
+            Kind::Float => "a Float",
+            Kind::Str => "a String",
+            Kind::Bool => "a Bool",
+        }
+    }
+
+    /// The kind of a column type's values (under `?`).
+    pub fn of(ty: &rqc_plan::ColumnType) -> Kind {
+        match ty {
+            rqc_plan::ColumnType::Int => Kind::Int,
+            rqc_plan::ColumnType::Float => Kind::Float,
+            rqc_plan::ColumnType::String => Kind::Str,
+            rqc_plan::ColumnType::Bool => Kind::Bool,
+            rqc_plan::ColumnType::Optional(inner) => Kind::of(inner),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -69,18 +101,36 @@ pub(super) struct Closure<'p> {
 pub(super) struct Clash(pub &'static str, pub &'static str);
 
 impl<'p> Abs<'p> {
-    /// A scalar nothing bounds, named `what` (a column, a parameter).
-    pub fn unknown(what: &str) -> Abs<'p> {
-        Abs::scalar(Interval::unbounded(what), Poly::unbounded(what))
+    /// A scalar of `kind` whose sizes nothing bounds, named `what` (a
+    /// column, a parameter).
+    pub fn unknown(kind: Kind, what: &str) -> Abs<'p> {
+        Abs::scalar(kind, Interval::unbounded(what), Poly::unbounded(what))
     }
 
-    pub fn scalar(int: Interval, chars: Poly) -> Abs<'p> {
-        Abs::Scalar(Rc::new(Scalar { int, chars }))
+    pub fn scalar(kind: Kind, int: Interval, chars: Poly) -> Abs<'p> {
+        Abs::Scalar(Rc::new(Scalar { kind, int, chars }))
     }
 
     /// An `Int` in `int`.
     pub fn int(int: Interval) -> Abs<'p> {
-        Abs::scalar(int, Poly::zero())
+        Abs::scalar(Kind::Int, int, Poly::zero())
+    }
+
+    /// A `String` of at most `chars` characters.
+    pub fn string(chars: Poly) -> Abs<'p> {
+        Abs::scalar(Kind::Str, Interval::unbounded("a string"), chars)
+    }
+
+    /// The scalar kind of a value that is one (or an option of one), and
+    /// whether it may be `none`: `None` for no value or `none` alone (any
+    /// operator takes them), `Err` for a value that is no scalar.
+    pub fn scalar_kind(&self) -> Result<Option<Kind>, &'static str> {
+        match self {
+            Abs::Scalar(s) => Ok(Some(s.kind)),
+            Abs::Nothing | Abs::Null => Ok(None),
+            Abs::Opt(inner) => inner.scalar_kind(),
+            other => Err(other.kind()),
+        }
     }
 
     /// The kind, named for messages.
@@ -108,13 +158,13 @@ impl<'p> Abs<'p> {
         }
     }
 
-    /// The `Int` interval of a value read as a count (`take`'s): a scalar's,
-    /// nothing for no value; `None` for anything else.
+    /// The interval of a value read as a count (`take`'s, which the
+    /// executor refuses unless it is an `Int`): an `Int`'s, nothing's for
+    /// no value; `None` for anything else, `none` included.
     pub fn interval(&self) -> Option<Interval> {
         match self {
-            Abs::Scalar(s) => Some(s.int.clone()),
+            Abs::Scalar(s) if s.kind == Kind::Int => Some(s.int.clone()),
             Abs::Nothing => Some(Interval::exact(0)),
-            Abs::Opt(inner) => inner.interval(),
             _ => None,
         }
     }
@@ -162,9 +212,10 @@ impl<'p> Abs<'p> {
                 Abs::List(Box::new(a.join(b)?), n.max(&Poly::constant(1)))
             }
             (Abs::Opt(a), b) | (b, Abs::Opt(a)) => Abs::Opt(Box::new(a.join(b)?)),
-            (Abs::Scalar(a), Abs::Scalar(b)) => {
-                Abs::scalar(a.int.join(&b.int), a.chars.max(&b.chars))
+            (Abs::Scalar(a), Abs::Scalar(b)) if a.kind == b.kind => {
+                Abs::scalar(a.kind, a.int.join(&b.int), a.chars.max(&b.chars))
             }
+            (Abs::Scalar(a), Abs::Scalar(b)) => return Err(Clash(a.kind.name(), b.kind.name())),
             (Abs::List(a, n), Abs::List(b, m)) => Abs::List(Box::new(a.join(b)?), n.max(m)),
             (Abs::Record(a), Abs::Record(b)) => {
                 if a.fields.len() != b.fields.len() {

@@ -6,10 +6,10 @@
 //! row of the target, and the target must be rows of the written table in
 //! a number something bounds.
 
-use super::abstract_value::{Abs, StreamAbs};
+use super::abstract_value::{Abs, Kind, StreamAbs};
 use super::bounds::{Eval, Scope, Verifier};
 use rqc_cost::{Cost, Interval, Poly};
-use rqc_plan::{AggregateKind, Node, Op, RangeEnd};
+use rqc_plan::{AggregateKind, ColumnType, Node, Op, RangeEnd};
 use std::rc::Rc;
 
 /// One point read: a descent, an entry, a call (spec/cost.md §4.1, §11).
@@ -57,7 +57,10 @@ impl<'p> Verifier<'p> {
             Op::Scan { .. } => self.scan(node, scope)?,
             Op::Insert { table, row } => {
                 let t = self.table_position(node, table)?;
-                let (_, mut out) = self.all_data(row, scope)?;
+                let (values, mut out) = self.all_data(row, scope)?;
+                for (c, value) in values.iter().enumerate() {
+                    self.fits_column(node, t, c, value)?;
+                }
                 let (s, r, trips) = self.schema.tables[t].insert_work();
                 out.cost = out.cost.plus(&Cost::constant(s, r, trips));
                 out.value = Abs::int(Interval::exact(1));
@@ -74,11 +77,12 @@ impl<'p> Verifier<'p> {
                 let schema = &self.schema.tables[t];
                 let mut columns = Vec::with_capacity(changes.len());
                 for (name, value) in changes {
-                    if let Some(position) = schema.columns.iter().position(|c| &c.name == name) {
-                        columns.push(position);
-                    }
                     let change = self.eval(value, scope)?;
                     self.data(value, &change)?;
+                    if let Some(position) = schema.columns.iter().position(|c| &c.name == name) {
+                        self.fits_column(node, t, position, &change.value)?;
+                        columns.push(position);
+                    }
                     out.cost = out.cost.plus(&change.cost);
                     out.writes |= change.writes;
                 }
@@ -100,6 +104,38 @@ impl<'p> Verifier<'p> {
             }
             _ => return self.fault("E0621", node, "not a read or a write".into()),
         })
+    }
+
+    /// A value written to column `c` of table `t` is of its type (`none`
+    /// only in an optional column): the executor would refuse it row by
+    /// row; the checker never writes one.
+    fn fits_column(&self, node: &Node, t: usize, c: usize, value: &Abs<'p>) -> crate::error::Result<()> {
+        let table = &self.schema.tables[t];
+        let column = &table.columns[c];
+        let optional = matches!(column.ty, ColumnType::Optional(_));
+        let fits = match value.scalar_kind() {
+            Err(_) => false,
+            Ok(None) => optional || matches!(value, Abs::Nothing),
+            Ok(Some(kind)) => kind == Kind::of(&column.ty) && (optional || !matches!(value, Abs::Opt(_))),
+        };
+        if fits {
+            return Ok(());
+        }
+        self.fault(
+            "E0625",
+            node,
+            format!(
+                "it writes {} into `{}.{}`, which is `{}`",
+                match value {
+                    Abs::Opt(_) => "a value that may be none",
+                    Abs::Scalar(s) => s.kind.name(),
+                    other => other.kind(),
+                },
+                table.name,
+                column.name,
+                column.ty.name()
+            ),
+        )
     }
 
     /// What an aggregate's read gives: a count in `[0, ∞)`, a sum, or an
@@ -134,8 +170,8 @@ impl<'p> Verifier<'p> {
                         .iter()
                         .find(|(n, _)| n == &column.name)
                         .map(|(_, v)| v.clone())
-                        .unwrap_or_else(|| Abs::unknown(name)),
-                    _ => Abs::unknown(name),
+                        .unwrap_or_else(|| Abs::unknown(Kind::Int, name)),
+                    _ => Abs::unknown(Kind::Int, name),
                 };
                 Abs::Opt(Box::new(value))
             }
@@ -199,7 +235,7 @@ impl<'p> Verifier<'p> {
             lower,
             upper,
             stream,
-            ..
+            starts_with,
         } = &node.op
         else {
             return self.fault("E0621", node, "not a scan".into());
@@ -212,7 +248,10 @@ impl<'p> Verifier<'p> {
                 Op::Tuple(items) => items,
                 _ => std::slice::from_ref(&**value),
             };
-            let (_, ends) = self.all_data(values, scope)?;
+            let (found, ends) = self.all_data(values, scope)?;
+            if *starts_with && !matches!(found[0].scalar_kind(), Ok(None | Some(Kind::Str))) {
+                return self.fault("E0625", node, "its `starts_with` prefix is no String".into());
+            }
             out.cost = out.cost.plus(&ends.cost);
             out.writes |= ends.writes;
         }

@@ -9,13 +9,11 @@
 //! is applied to, as the checker checks a delayed lambda. Reads here;
 //! writes and access paths in `access.rs`; combinators in `combinators.rs`.
 
-use super::abstract_value::{Abs, Clash, Closure, RecordAbs};
+use super::abstract_value::{Abs, Clash, Closure, Kind, RecordAbs};
 use super::plan_fault;
 use crate::error::Result;
 use rqc_cost::{Cost, Interval, Poly, CEILING};
-use rqc_plan::{
-    BinOp, Bound, ColumnType, Entry, EntryKind, Node, Op, ParamType, Schema, UnOp, Value,
-};
+use rqc_plan::{Bound, ColumnType, Entry, EntryKind, Node, Op, ParamType, Schema};
 use std::rc::Rc;
 
 /// The names in scope: a persistent list, newest first (as the executor's
@@ -67,12 +65,15 @@ pub(super) struct Verifier<'p> {
     steps: u64,
     /// The lambdas being applied, outermost first.
     applying: Vec<&'p Node>,
+    /// How many `if` branches the evaluation is in (a parameter may be
+    /// narrowed there: see `scalars.rs`).
+    pub if_depth: usize,
 }
 
 /// Recomputes every claimed bound of `entry`'s plan (see the module's
 /// comment), and holds the entry point's bound, its commit counted for a
-/// mutation, within the ceiling.
-pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<()> {
+/// mutation, within the ceiling. Returns the bound recomputed.
+pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
     let mut verifier = Verifier {
         schema,
         entry,
@@ -85,6 +86,7 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<()> {
         rows: (0..schema.tables.len()).map(|t| row(schema, t)).collect(),
         steps: 0,
         applying: Vec::new(),
+        if_depth: 0,
     };
     let root = &entry.root;
     let out = verifier.eval(root, &None)?;
@@ -103,7 +105,13 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<()> {
         return verifier.fault("E0632", root, "the plan's root claims no bound".into());
     };
     verifier.within(root, &claim, &total)?;
-    verifier.within(root, &entry.bound, &total)
+    verifier.within(root, &entry.bound, &total)?;
+    let figure = |poly: &Poly| poly.max_value().unwrap_or(u64::MAX);
+    Ok(Bound {
+        seeks: figure(&total.seeks),
+        rows: figure(&total.rows),
+        round_trips: figure(&total.trips),
+    })
 }
 
 /// An entry point's parameter as the runtime admits it (`check_args`).
@@ -165,11 +173,10 @@ fn column_value<'p>(what: &str, ty: &ColumnType, max_len: Option<u64>, int: Inte
     match ty {
         ColumnType::Optional(inner) => Abs::Opt(Box::new(column_value(what, inner, max_len, int))),
         ColumnType::Int => Abs::int(int),
-        ColumnType::String => Abs::scalar(
-            Interval::unbounded(what),
-            max_len.map_or_else(|| Poly::unbounded(what), Poly::constant),
-        ),
-        _ => Abs::unknown(what),
+        ColumnType::String => {
+            Abs::string(max_len.map_or_else(|| Poly::unbounded(what), Poly::constant))
+        }
+        other => Abs::unknown(Kind::of(other), what),
     }
 }
 
@@ -344,7 +351,10 @@ impl<'p> Verifier<'p> {
 
     fn operator(&mut self, node: &'p Node, scope: &Scope<'p>) -> Result<Eval<'p>> {
         Ok(match &node.op {
-            Op::Const(value) => Eval::free(constant(value)),
+            Op::Const(value) => match super::scalars::constant(value) {
+                Ok(value) => Eval::free(value),
+                Err(clash) => return self.clash(node, clash),
+            },
             Op::Param(i) => Eval::free(self.params[*i].clone()),
             Op::Var(name) => {
                 let mut at = scope.as_deref();
@@ -364,6 +374,7 @@ impl<'p> Verifier<'p> {
             | Op::Update { .. }
             | Op::Delete { .. } => self.access(node, scope)?,
             Op::Limit { count, max } => {
+                self.limit_holds(node, count, *max)?;
                 let out = self.eval(count, scope)?;
                 if *max > CEILING {
                     return self.fault(
@@ -372,8 +383,16 @@ impl<'p> Verifier<'p> {
                         format!("its maximum {max} is above the ceiling of {CEILING}"),
                     );
                 }
-                let Some(int) = out.value.interval() else {
-                    return self.fault("E0625", node, "its count is not an `Int`".into());
+                let int = match (&out.value, out.value.interval()) {
+                    (Abs::Scalar(s), Some(int)) if s.kind == Kind::Int => int,
+                    (Abs::Nothing, Some(int)) => int,
+                    _ => {
+                        return self.fault(
+                            "E0625",
+                            node,
+                            format!("its count is {}, not an `Int`", out.value.kind()),
+                        )
+                    }
                 };
                 // The runtime refuses a count above `max` before the read.
                 let hi = match int.hi.max_value() {
@@ -388,7 +407,15 @@ impl<'p> Verifier<'p> {
                     ..out
                 }
             }
-            Op::Unreachable => Eval::free(Abs::Nothing),
+            // The body of a lambda nothing applies: reached, the run stops
+            // with an internal error.
+            Op::Unreachable => {
+                return self.fault(
+                    "E0621",
+                    node,
+                    "code the plan marks unreachable is reached".into(),
+                )
+            }
             Op::Tuple(_) => {
                 return self.fault("E0621", node, "a tuple outside a range's end".into())
             }
@@ -427,17 +454,15 @@ impl<'p> Verifier<'p> {
             Op::Unary(op, operand) => {
                 let out = self.eval(operand, scope)?;
                 self.data(operand, &out)?;
-                Eval {
-                    value: unary(*op, &out.value),
-                    ..out
-                }
+                let value = self.unary(node, *op, &out.value)?;
+                Eval { value, ..out }
             }
             Op::Binary(op, a, b) => {
                 let (left, right) = (self.eval(a, scope)?, self.eval(b, scope)?);
                 self.data(a, &left)?;
                 self.data(b, &right)?;
                 Eval {
-                    value: binary(*op, &left.value, &right.value),
+                    value: self.binary(node, *op, &left.value, &right.value)?,
                     cost: left.cost.plus(&right.cost),
                     writes: left.writes || right.writes,
                 }
@@ -445,7 +470,12 @@ impl<'p> Verifier<'p> {
             Op::If(c, then, otherwise) => {
                 let condition = self.eval(c, scope)?;
                 self.data(c, &condition)?;
-                let (a, b) = (self.eval(then, scope)?, self.eval(otherwise, scope)?);
+                self.if_depth += 1;
+                let branches = self
+                    .eval(then, scope)
+                    .and_then(|a| Ok((a, self.eval(otherwise, scope)?)));
+                self.if_depth -= 1;
+                let (a, b) = branches?;
                 let value = match a.value.join(&b.value) {
                     Ok(value) => value,
                     Err(clash) => return self.clash(node, clash),
@@ -598,91 +628,5 @@ impl<'p> Verifier<'p> {
         }
         self.applying.push(lambda);
         Ok(())
-    }
-}
-
-/// A constant's abstract value: exact sizes.
-fn constant<'p>(value: &Value) -> Abs<'p> {
-    match value {
-        Value::Null => Abs::Null,
-        Value::Int(n) => Abs::int(Interval::exact(*n)),
-        Value::Str(text) => Abs::scalar(
-            Interval::unbounded("a string"),
-            Poly::constant(text.chars().count() as u64),
-        ),
-        Value::List(items) => {
-            let element = items
-                .iter()
-                .map(constant)
-                .reduce(|a, b| a.join(&b).unwrap_or_else(|_| Abs::unknown("a constant")))
-                .unwrap_or(Abs::Nothing);
-            Abs::List(Box::new(element), Poly::constant(items.len() as u64))
-        }
-        Value::Record(record) => Abs::Record(Rc::new(RecordAbs {
-            fields: record
-                .iter()
-                .map(|(name, value)| (name.to_string(), constant(value)))
-                .collect(),
-            table: None,
-        })),
-        _ => Abs::unknown("a constant"),
-    }
-}
-
-/// A unary operator's result (of `none`, `none`).
-fn unary<'p>(op: UnOp, operand: &Abs<'p>) -> Abs<'p> {
-    let scalar = match operand {
-        Abs::Scalar(s) => Some(s),
-        Abs::Opt(inner) => match &**inner {
-            Abs::Scalar(s) => Some(s),
-            _ => None,
-        },
-        _ => None,
-    };
-    let result = match (op, scalar) {
-        (UnOp::Neg, Some(s)) => Abs::int(s.int.negate()),
-        (UnOp::Length, Some(s)) => Abs::int(Interval::up_to(s.chars.clone())),
-        // A case mapping gives at most three characters for one.
-        (UnOp::Lower | UnOp::Upper, Some(s)) => Abs::scalar(
-            Interval::unbounded("a string"),
-            s.chars.times(&Poly::constant(3)),
-        ),
-        (UnOp::Length, None) => Abs::int(Interval::up_to(Poly::unbounded("length"))),
-        _ => Abs::unknown("a value"),
-    };
-    match operand {
-        Abs::Opt(_) | Abs::Null => Abs::Opt(Box::new(result)),
-        _ => result,
-    }
-}
-
-/// A binary operator's result: interval arithmetic on `Int`s (spec/cost.md
-/// §3), lengths added for strings, nothing known of a comparison's.
-fn binary<'p>(op: BinOp, left: &Abs<'p>, right: &Abs<'p>) -> Abs<'p> {
-    let (Some(a), Some(b)) = (scalar_of(left), scalar_of(right)) else {
-        return Abs::unknown("a value");
-    };
-    let int = match op {
-        BinOp::Add => a.int.plus(&b.int),
-        BinOp::Sub => a.int.minus(&b.int),
-        BinOp::Mul => a.int.times(&b.int),
-        BinOp::Div => a.int.divided_by(&b.int),
-        BinOp::Rem => a.int.remainder(),
-        _ => return Abs::unknown("a comparison"),
-    };
-    let result = Abs::scalar(int, a.chars.plus(&b.chars));
-    if matches!(left, Abs::Opt(_) | Abs::Null) || matches!(right, Abs::Opt(_) | Abs::Null) {
-        Abs::Opt(Box::new(result))
-    } else {
-        result
-    }
-}
-
-/// The scalar a value is (or an option of one holds).
-fn scalar_of<'a>(value: &'a Abs<'_>) -> Option<&'a super::abstract_value::Scalar> {
-    match value {
-        Abs::Scalar(s) => Some(s),
-        Abs::Opt(inner) => scalar_of(inner),
-        _ => None,
     }
 }

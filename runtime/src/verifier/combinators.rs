@@ -1,6 +1,6 @@
 //! The bound pass's combinators and top-k: over a stream only the limiting consumers (`take`, `first`, `exists`), `map` and `skip`, each costed by spec/cost.md §4.2; over a list or an option by §4.3, a function applied to every element with its round trips batched where the runtime batches them (§11, Lemma 5).
 
-use super::abstract_value::{Abs, RecordAbs, StreamAbs};
+use super::abstract_value::{Abs, Kind, RecordAbs, StreamAbs};
 use super::bounds::{Eval, Scope, Verifier};
 use crate::error::Result;
 use rqc_cost::{Cost, Interval, Poly};
@@ -42,12 +42,12 @@ impl<'p> Verifier<'p> {
             }
             return self.on_stream(node, c, stream, operand.as_ref(), out);
         }
-        let count = |verifier: &Self, operand: &Option<Eval<'p>>| -> Result<Poly> {
-            let value = operand
-                .as_ref()
-                .map(|o| o.value.clone())
-                .unwrap_or(Abs::Nothing);
-            verifier.count_of(node, &value)
+        // A list's `take` or `skip` count: an `Int`, bounded or not (the
+        // list bounds what it gives).
+        let count = |verifier: &Self, operand: &Option<Eval<'p>>| -> Result<Option<Poly>> {
+            let value = operand.as_ref().map(|o| o.value.clone()).unwrap_or(Abs::Nothing);
+            let int = verifier.count_interval(node, &value)?;
+            Ok(int.hi.max_value().map(Poly::constant))
         };
         let (element, k) = if shape == Shape::Option {
             match &input.value {
@@ -69,16 +69,17 @@ impl<'p> Verifier<'p> {
                     Err(clash) => return self.clash(node, clash),
                 }
             }
-            Combinator::Take if shape == Shape::Option => input.value.clone(),
-            Combinator::Take => {
-                let n = count(self, &operand).ok();
-                list(element, smaller(&k, n.as_ref()))
+            Combinator::Take | Combinator::Skip => {
+                let n = count(self, &operand)?;
+                match (c, shape) {
+                    (_, Shape::Option) => input.value.clone(),
+                    (Combinator::Take, _) => list(element, smaller(&k, n.as_ref())),
+                    _ => list(element, k),
+                }
             }
-            Combinator::Skip if shape == Shape::Option => input.value.clone(),
-            Combinator::Skip => list(element, k),
             Combinator::Count => Abs::int(Interval::up_to(k)),
             Combinator::First => Abs::Opt(Box::new(element)),
-            Combinator::Exists => Abs::unknown("a Bool"),
+            Combinator::Exists => Abs::unknown(Kind::Bool, "a Bool"),
             Combinator::Flatten => match element.items() {
                 Some((inner, m)) => list(inner, k.times(&m)),
                 None => return self.fault("E0625", node, "it flattens streams".into()),
@@ -131,12 +132,16 @@ impl<'p> Verifier<'p> {
                         };
                         list(Abs::Record(Rc::new(group)), k)
                     }
+                    // The executor adds `Int`s and `Float`s and skips the rest.
                     Combinator::Sum => match result_or_element.interval() {
                         Some(int) => Abs::int(Interval {
                             hi: int.hi.times(&k),
                             lo: int.lo.times(&k),
                         }),
-                        None => Abs::unknown("a sum"),
+                        None if result_or_element.scalar_kind() == Ok(Some(Kind::Float)) => {
+                            Abs::unknown(Kind::Float, "a sum")
+                        }
+                        None => Abs::int(Interval::unbounded("a sum")),
                     },
                     Combinator::Min | Combinator::Max => {
                         if !result_or_element.is_data() {
@@ -148,7 +153,8 @@ impl<'p> Verifier<'p> {
                         }
                         Abs::Opt(Box::new(result_or_element))
                     }
-                    _ => Abs::unknown("a value"),
+                    Combinator::Avg => Abs::Opt(Box::new(Abs::unknown(Kind::Float, "a mean"))),
+                    _ => Abs::unknown(Kind::Bool, "a value"),
                 }
             }
         };
@@ -176,7 +182,7 @@ impl<'p> Verifier<'p> {
                 out.value = if c == Combinator::First {
                     Abs::Opt(Box::new(stream.element.clone()))
                 } else {
-                    Abs::unknown("a Bool")
+                    Abs::unknown(Kind::Bool, "a Bool")
                 };
             }
             // Applied to each row read, one by one (not batched).
@@ -212,16 +218,23 @@ impl<'p> Verifier<'p> {
         Ok(out)
     }
 
-    /// The most a count may be: its interval's upper end, which must have
-    /// a maximum (at most zero takes nothing).
-    fn count_of(&self, node: &Node, count: &Abs<'p>) -> Result<Poly> {
-        let Some(int) = count.interval() else {
-            return self.fault(
+    /// A count's interval: E0625 unless it is an `Int` (the executor
+    /// refuses anything else, `none` too).
+    fn count_interval(&self, node: &Node, count: &Abs<'p>) -> Result<Interval> {
+        match count.interval() {
+            Some(int) => Ok(int),
+            None => self.fault(
                 "E0625",
                 node,
                 format!("its count is {}, not an `Int`", count.kind()),
-            );
-        };
+            ),
+        }
+    }
+
+    /// The most a count may be: its interval's upper end, which must have
+    /// a maximum (at most zero takes nothing).
+    fn count_of(&self, node: &Node, count: &Abs<'p>) -> Result<Poly> {
+        let int = self.count_interval(node, count)?;
         match int.hi.max_value() {
             Some(n) => Ok(Poly::constant(n)),
             None => self.fault(
@@ -279,7 +292,11 @@ impl<'p> Verifier<'p> {
         if !applied.value.is_data() {
             return self.fault("E0625", node, "it sorts by a stream or a function".into());
         }
-        let n = self.count_of(node, &count.value).ok();
+        let n = self
+            .count_interval(node, &count.value)?
+            .hi
+            .max_value()
+            .map(Poly::constant);
         Ok(Eval {
             value: Abs::List(Box::new(element), smaller(&len, n.as_ref())),
             cost: Cost::zero()

@@ -26,23 +26,32 @@ mod abstract_value;
 mod access;
 mod bounds;
 mod combinators;
+mod scalars;
 mod schema;
 mod shapes;
 
 use crate::error::{Result, RuntimeError};
-use rqc_plan::{CompiledProgram, Entry, Node, Op};
+use rqc_plan::{Bound, CompiledProgram, Entry, Node, Op};
 
 /// Checks `program` whole (see the module's comment); the first fault
 /// found is the error, with its code.
 pub fn verify(program: &CompiledProgram) -> Result<()> {
+    recomputed_bounds(program).map(|_| ())
+}
+
+/// As [`verify`], and each entry point's bound as the verifier recomputes
+/// it from the plan, its commit counted (at most what it claims), in the
+/// order of `program.entries`.
+pub fn recomputed_bounds(program: &CompiledProgram) -> Result<Vec<Bound>> {
     // The passes recurse over plans nested up to `MAX_PLAN_DEPTH` levels.
     rqc_plan::stack::with_deep_stack(|| {
         schema::check_schema(&program.schema)?;
         shapes::check_entries(program)?;
-        for entry in &program.entries {
-            bounds::check_bounds(&program.schema, entry)?;
-        }
-        Ok(())
+        program
+            .entries
+            .iter()
+            .map(|entry| bounds::check_bounds(&program.schema, entry))
+            .collect()
     })
 }
 
