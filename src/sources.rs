@@ -7,13 +7,17 @@ use std::path::{Path, PathBuf};
 
 /// The compiled program in a plan file written by `rqc compile -o`. Its
 /// format version is read first: another format is E0513, a file that is
-/// not a compiled program E0517.
+/// not a compiled program E0517; then the plan verifier checks it whole
+/// (E0610–E0649, spec/cost.md §12), so that a refused file is refused
+/// before any database is opened (installing verifies it again).
 pub fn read_plan(path: &Path) -> Result<CompiledProgram, Error> {
     let bytes = std::fs::read(path).map_err(|error| Error::Io {
         path: path.to_path_buf(),
         error,
     })?;
-    Ok(plan_format::decode(&bytes, Origin::File(path))?)
+    let program = plan_format::decode(&bytes, Origin::File(path))?;
+    rqc_runtime::verifier::verify(&program)?;
+    Ok(program)
 }
 
 /// The `(name, text)` pairs of a program given as files and directories.

@@ -67,7 +67,11 @@ impl TableSchema {
             }
         }
         for &column in columns {
-            if self.columns.get(column).is_some_and(|c| c.references.is_some()) {
+            if self
+                .columns
+                .get(column)
+                .is_some_and(|c| c.references.is_some())
+            {
                 seeks += 3;
                 rows += 3;
             }

@@ -290,3 +290,58 @@ fn sound_edits_install() {
     let output = db.run("cheapest", &[7.into(), 10.into()]).unwrap();
     assert_eq!(output.bound.rows, 2);
 }
+
+/// `let f1 = x => f0(f0(x)); let f2 = x => f1(f1(x)); …`: each lambda
+/// applies the one before twice, so the applications double at each level
+/// (2^40 for 40 levels). Their run would take as long; the verifier stops
+/// at its step limit, promptly, with its code.
+#[test]
+fn lambdas_that_double_at_each_level_are_refused_promptly() {
+    use rqc_plan::{BinOp, Node, Op};
+    let node = |op: Op| Node {
+        id: 0,
+        op,
+        bound: None,
+    };
+    let var = |name: &str| node(Op::Var(name.into()));
+    let apply = |f: &str, arg: Node| node(Op::Apply(Box::new(var(f)), vec![arg]));
+    let mut body = apply("f40", node(Op::Const(Value::Int(1))));
+    for level in (0..=40).rev() {
+        let lambda = if level == 0 {
+            node(Op::Binary(
+                BinOp::Add,
+                Box::new(var("x")),
+                Box::new(node(Op::Const(Value::Int(1)))),
+            ))
+        } else {
+            let before = format!("f{}", level - 1);
+            apply(&before, apply(&before, var("x")))
+        };
+        let lambda = node(Op::Lambda(vec!["x".into()], Box::new(lambda)));
+        body = node(Op::Let(
+            format!("f{level}"),
+            Box::new(lambda),
+            Box::new(body),
+        ));
+    }
+    let mut next = 0;
+    body.walk_mut(&mut |n| {
+        n.id = next;
+        next += 1;
+    });
+    let claim = json!({"seeks": 0, "rows": 0, "round_trips": 0});
+    let mut root = serde_json::to_value(&body).unwrap();
+    root["bound"] = claim.clone();
+    let mut plan = honest();
+    let first = entry(&mut plan, "first_item");
+    first["root"] = root;
+    first["bound"] = claim;
+    let started = std::time::Instant::now();
+    let message = refused(plan, "E0641");
+    assert!(message.contains("more than 2000000 steps"), "{message}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -32,7 +32,10 @@ const BUGS: [&str; 6] = ["E0594", "E0598", "E0599", "E0546", "E0591", "E0582"];
 
 /// `work` on a thread of its own, within `seconds`: its result, or why
 /// not (it panicked, or did not end).
-fn within<T: Send + 'static>(seconds: u64, work: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+fn within<T: Send + 'static>(
+    seconds: u64,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
     let (send, receive) = mpsc::channel();
     std::thread::Builder::new()
         .stack_size(64 << 20)
@@ -56,7 +59,8 @@ fn within<T: Send + 'static>(seconds: u64, work: impl FnOnce() -> T + Send + 'st
 
 /// Every mutant of `base`.
 fn mutants(base: &CompiledProgram) -> Vec<Mutant> {
-    let recomputed = rqc_runtime::verifier::recomputed_bounds(base).expect("the base program passes");
+    let recomputed =
+        rqc_runtime::verifier::recomputed_bounds(base).expect("the base program passes");
     let mut out = program::schema_edits(base);
     out.extend(program::entry_edits(base, &recomputed));
     let tables: Vec<String> = base.schema.tables.iter().map(|t| t.name.clone()).collect();
@@ -130,10 +134,22 @@ fn stocked(base: &CompiledProgram) -> Database {
     let mut db = Database::in_memory();
     db.install(base.clone()).unwrap();
     for (id, handle) in [(1, "ann"), (2, "bob"), (3, "cy")] {
-        db.run("add_user", &[id.into(), handle.into(), (id * 10).into()]).unwrap();
+        db.run("add_user", &[id.into(), handle.into(), (id * 10).into()])
+            .unwrap();
     }
-    for (id, author, at) in [(1, 1, 5), (2, 1, 6), (3, 1, 2), (4, 1, 9), (5, 2, 1), (6, 2, 4)] {
-        db.run("post", &[id.into(), author.into(), at.into(), format!("t{id}").into()]).unwrap();
+    for (id, author, at) in [
+        (1, 1, 5),
+        (2, 1, 6),
+        (3, 1, 2),
+        (4, 1, 9),
+        (5, 2, 1),
+        (6, 2, 4),
+    ] {
+        db.run(
+            "post",
+            &[id.into(), author.into(), at.into(), format!("t{id}").into()],
+        )
+        .unwrap();
     }
     for (name, weight) in [("a", 1), ("b", 2), ("c", 3), ("d", 0), ("e", 5), ("f", 2)] {
         db.run("tag", &[name.into(), weight.into()]).unwrap();
@@ -237,7 +253,11 @@ fn honest_answers(db: &Database) -> Vec<String> {
     let mut problems = Vec::new();
     let dump = db.dump().unwrap();
     let rows = |table: &str| -> Vec<Value> {
-        dump.tables.iter().find(|(n, _)| n == table).map(|(_, r)| r.clone()).unwrap_or_default()
+        dump.tables
+            .iter()
+            .find(|(n, _)| n == table)
+            .map(|(_, r)| r.clone())
+            .unwrap_or_default()
     };
     let int = |row: &Value, field: &str| match row.field(field) {
         Some(Value::Int(n)) => *n,
@@ -246,38 +266,68 @@ fn honest_answers(db: &Database) -> Vec<String> {
     for user in rows("User") {
         let found = db.run("user", &[int(&user, "id").into()]).unwrap().value;
         if found != user {
-            problems.push(format!("user({}) answered {found}, the row is {user}", int(&user, "id")));
+            problems.push(format!(
+                "user({}) answered {found}, the row is {user}",
+                int(&user, "id")
+            ));
         }
         let handle = user.field("handle").cloned().unwrap();
         let found = db.run("by_handle", &[handle.clone()]).unwrap().value;
         if found != user {
-            problems.push(format!("by_handle({handle}) answered {found}, the row is {user}"));
+            problems.push(format!(
+                "by_handle({handle}) answered {found}, the row is {user}"
+            ));
         }
     }
     let posts = rows("Post");
     for author in 1..=3 {
-        let mut expected: Vec<i64> = posts.iter().filter(|p| int(p, "author") == author).map(|p| int(p, "id")).collect();
+        let mut expected: Vec<i64> = posts
+            .iter()
+            .filter(|p| int(p, "author") == author)
+            .map(|p| int(p, "id"))
+            .collect();
         expected.sort();
         let output = db.run("posts", &[author.into()]).unwrap();
         let mut found: Vec<i64> = output.rows().iter().map(|p| int(p, "id")).collect();
         found.sort();
         if found != expected {
-            problems.push(format!("posts({author}) answered {found:?}, the rows are {expected:?}"));
+            problems.push(format!(
+                "posts({author}) answered {found:?}, the rows are {expected:?}"
+            ));
         }
-        let ats: Vec<i64> = posts.iter().filter(|p| int(p, "author") == author).map(|p| int(p, "at")).collect();
-        let counts = db.run("counts", &[Value::List(vec![author.into()])]).unwrap();
+        let ats: Vec<i64> = posts
+            .iter()
+            .filter(|p| int(p, "author") == author)
+            .map(|p| int(p, "at"))
+            .collect();
+        let counts = db
+            .run("counts", &[Value::List(vec![author.into()])])
+            .unwrap();
         let count = &counts.rows()[0];
         let last = ats.iter().max().map_or(Value::Null, |m| Value::Int(*m));
-        if int(count, "n") != ats.len() as i64 || int(count, "sum") != ats.iter().sum::<i64>() || count.field("last") != Some(&last) {
-            problems.push(format!("counts([{author}]) answered {count}, the rows give {} posts, sum {}, last {last}", ats.len(), ats.iter().sum::<i64>()));
+        if int(count, "n") != ats.len() as i64
+            || int(count, "sum") != ats.iter().sum::<i64>()
+            || count.field("last") != Some(&last)
+        {
+            problems.push(format!(
+                "counts([{author}]) answered {count}, the rows give {} posts, sum {}, last {last}",
+                ats.len(),
+                ats.iter().sum::<i64>()
+            ));
         }
     }
-    let mut expected: Vec<Value> = rows("Tag").iter().filter(|t| int(t, "weight") > 1).map(|t| t.field("name").cloned().unwrap()).collect();
+    let mut expected: Vec<Value> = rows("Tag")
+        .iter()
+        .filter(|t| int(t, "weight") > 1)
+        .map(|t| t.field("name").cloned().unwrap())
+        .collect();
     let mut found = db.run("tags", &[]).unwrap().rows().to_vec();
     expected.sort_by_key(|v| v.to_string());
     found.sort_by_key(|v| v.to_string());
     if found != expected {
-        problems.push(format!("tags() answered {found:?}, the rows give {expected:?}"));
+        problems.push(format!(
+            "tags() answered {found:?}, the rows give {expected:?}"
+        ));
     }
     problems
 }
@@ -306,7 +356,10 @@ fn mutated_plans_never_panic_hang_or_break_an_invariant() {
             Err(error) => {
                 let ours = ("E0610".."E0650").contains(&error.code);
                 if !ours || mutant.sound {
-                    failures.push(format!("{}: refused [{}] {}", mutant.what, error.code, error.message));
+                    failures.push(format!(
+                        "{}: refused [{}] {}",
+                        mutant.what, error.code, error.message
+                    ));
                 }
             }
             Ok(()) => {
@@ -314,13 +367,23 @@ fn mutated_plans_never_panic_hang_or_break_an_invariant() {
                 let (base, program) = (base.clone(), mutant.program);
                 match within(60, move || run_accepted(base, program)) {
                     Ok(problems) if problems.is_empty() => {}
-                    Ok(problems) => failures.push(format!("{}: {}", mutant.what, problems.join("; "))),
+                    Ok(problems) => {
+                        failures.push(format!("{}: {}", mutant.what, problems.join("; ")))
+                    }
                     Err(why) => failures.push(format!("{}: the run {why}", mutant.what)),
                 }
             }
         }
     }
-    eprintln!("{run} mutated plans, {accepted} accepted, {} failures", failures.len());
+    eprintln!(
+        "{run} mutated plans, {accepted} accepted, {} failures",
+        failures.len()
+    );
     assert!(run > 100, "only {run} cases");
-    assert!(failures.is_empty(), "{} of {run}:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {run}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

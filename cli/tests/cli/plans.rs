@@ -194,3 +194,37 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
         "the newer program was not replaced"
     );
 }
+
+/// A plan file edited by hand is verified before any database is opened:
+/// a claim below what its plan may read is refused with the code that says
+/// so, naming the entry point and the operator, and no database is made.
+#[test]
+fn an_edited_plan_is_refused_before_the_database_is_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", APP);
+    let plan = dir.path().join("app.rqc.json");
+    let compiled = rqc(&["compile", &app, "-o", &plan.display().to_string()]);
+    assert_eq!(compiled.status.code(), Some(0), "{}", stderr(&compiled));
+    let mut program: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&plan).unwrap()).unwrap();
+    for entry in program["entries"].as_array_mut().unwrap() {
+        if entry["name"] == "item" {
+            entry["root"]["bound"]["rows"] = serde_json::json!(0);
+        }
+    }
+    std::fs::write(&plan, serde_json::to_vec(&program).unwrap()).unwrap();
+    let db = dir.path().join("db");
+    let plan = plan.display().to_string();
+    let db_arg = db.display().to_string();
+    let output = rqc(&[
+        "run", "--db", &db_arg, "--plan", &plan, "item", "--arg", "id=1",
+    ]);
+    assert_ne!(output.status.code(), Some(0));
+    let err = stderr(&output);
+    assert!(err.contains("[E0631] Error"), "{err}");
+    assert!(
+        err.contains("`app.item` is refused at operator 0 (Get): it claims at most 0 rows, and the plan may make 1"),
+        "{err}"
+    );
+    assert!(!db.exists(), "a refused plan made the database");
+}

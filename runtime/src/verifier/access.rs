@@ -109,14 +109,22 @@ impl<'p> Verifier<'p> {
     /// A value written to column `c` of table `t` is of its type (`none`
     /// only in an optional column): the executor would refuse it row by
     /// row; the checker never writes one.
-    fn fits_column(&self, node: &Node, t: usize, c: usize, value: &Abs<'p>) -> crate::error::Result<()> {
+    fn fits_column(
+        &self,
+        node: &Node,
+        t: usize,
+        c: usize,
+        value: &Abs<'p>,
+    ) -> crate::error::Result<()> {
         let table = &self.schema.tables[t];
         let column = &table.columns[c];
         let optional = matches!(column.ty, ColumnType::Optional(_));
         let fits = match value.scalar_kind() {
             Err(_) => false,
             Ok(None) => optional || matches!(value, Abs::Nothing),
-            Ok(Some(kind)) => kind == Kind::of(&column.ty) && (optional || !matches!(value, Abs::Opt(_))),
+            Ok(Some(kind)) => {
+                kind == Kind::of(&column.ty) && (optional || !matches!(value, Abs::Opt(_)))
+            }
         };
         if fits {
             return Ok(());
@@ -250,7 +258,11 @@ impl<'p> Verifier<'p> {
             };
             let (found, ends) = self.all_data(values, scope)?;
             if *starts_with && !matches!(found[0].scalar_kind(), Ok(None | Some(Kind::Str))) {
-                return self.fault("E0625", node, "its `starts_with` prefix is no String".into());
+                return self.fault(
+                    "E0625",
+                    node,
+                    "its `starts_with` prefix is no String".into(),
+                );
             }
             out.cost = out.cost.plus(&ends.cost);
             out.writes |= ends.writes;

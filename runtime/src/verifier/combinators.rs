@@ -45,7 +45,10 @@ impl<'p> Verifier<'p> {
         // A list's `take` or `skip` count: an `Int`, bounded or not (the
         // list bounds what it gives).
         let count = |verifier: &Self, operand: &Option<Eval<'p>>| -> Result<Option<Poly>> {
-            let value = operand.as_ref().map(|o| o.value.clone()).unwrap_or(Abs::Nothing);
+            let value = operand
+                .as_ref()
+                .map(|o| o.value.clone())
+                .unwrap_or(Abs::Nothing);
             let int = verifier.count_interval(node, &value)?;
             Ok(int.hi.max_value().map(Poly::constant))
         };

@@ -97,11 +97,30 @@ impl<'p> Verifier<'p> {
     /// A binary operator's result: interval arithmetic on `Int`s
     /// (spec/cost.md §3), lengths added for strings, a `Bool` of a
     /// comparison.
-    pub(super) fn binary(&self, node: &Node, op: BinOp, left: &Abs<'p>, right: &Abs<'p>) -> Result<Abs<'p>> {
-        if matches!(op, BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq | BinOp::And | BinOp::Or) {
+    pub(super) fn binary(
+        &self,
+        node: &Node,
+        op: BinOp,
+        left: &Abs<'p>,
+        right: &Abs<'p>,
+    ) -> Result<Abs<'p>> {
+        if matches!(
+            op,
+            BinOp::Eq
+                | BinOp::NotEq
+                | BinOp::Lt
+                | BinOp::LtEq
+                | BinOp::Gt
+                | BinOp::GtEq
+                | BinOp::And
+                | BinOp::Or
+        ) {
             return Ok(Abs::unknown(Kind::Bool, "a comparison"));
         }
-        let (a, b) = (self.operand_kind(node, left)?, self.operand_kind(node, right)?);
+        let (a, b) = (
+            self.operand_kind(node, left)?,
+            self.operand_kind(node, right)?,
+        );
         if op == BinOp::StartsWith {
             for kind in [a, b].into_iter().flatten() {
                 if kind != Kind::Str {
@@ -114,7 +133,10 @@ impl<'p> Verifier<'p> {
             // Arithmetic with `none` gives `none`.
             return Ok(Abs::Null);
         };
-        let (x, y) = (scalar_of(left).expect("a scalar"), scalar_of(right).expect("a scalar"));
+        let (x, y) = (
+            scalar_of(left).expect("a scalar"),
+            scalar_of(right).expect("a scalar"),
+        );
         let result = match (a, b) {
             (Kind::Int, Kind::Int) => Abs::int(match op {
                 BinOp::Add => x.int.plus(&y.int),

@@ -34,10 +34,7 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
     let mut with = |what: &str, op: Op, renumber: bool, sound: bool| {
         out.push(Edit {
             what: what.to_string(),
-            node: Node {
-                op,
-                ..n.clone()
-            },
+            node: Node { op, ..n.clone() },
             renumber,
             sound,
         })
@@ -55,99 +52,310 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
                 ("-0.0", Value::Float(-0.0)),
                 ("a list", Value::List(vec![Value::Int(1); 3])),
             ] {
-                with(&format!("constant → {what}"), Op::Const(other), false, false);
+                with(
+                    &format!("constant → {what}"),
+                    Op::Const(other),
+                    false,
+                    false,
+                );
             }
             match value {
                 Value::Int(c) if place.in_count && *c >= 1 => {
                     with("a lower limit", Op::Const(Value::Int(c - 1)), false, true)
                 }
-                Value::Int(c) if !place.in_count && *c < i64::MAX => {
-                    with("another constant", Op::Const(Value::Int(c + 1)), false, true)
-                }
+                Value::Int(c) if !place.in_count && *c < i64::MAX => with(
+                    "another constant",
+                    Op::Const(Value::Int(c + 1)),
+                    false,
+                    true,
+                ),
                 Value::Bool(b) => with("another constant", Op::Const(Value::Bool(!b)), false, true),
                 _ => {}
             }
         }
         Op::Param(i) => {
             for other in [i + 1, i.wrapping_sub(1), usize::MAX] {
-                with(&format!("parameter {other}"), Op::Param(other), false, false);
+                with(
+                    &format!("parameter {other}"),
+                    Op::Param(other),
+                    false,
+                    false,
+                );
             }
         }
         Op::Var(name) => {
             for other in ["nope", "", "x\0y"] {
-                with(&format!("variable {name} → {other:?}"), Op::Var(other.into()), false, false);
+                with(
+                    &format!("variable {name} → {other:?}"),
+                    Op::Var(other.into()),
+                    false,
+                    false,
+                );
             }
         }
         Op::Get { table, key } => {
             for t in names(tables, table) {
-                with(&format!("table → {t:?}"), Op::Get { table: t, key: key.clone() }, false, false);
+                with(
+                    &format!("table → {t:?}"),
+                    Op::Get {
+                        table: t,
+                        key: key.clone(),
+                    },
+                    false,
+                    false,
+                );
             }
             for (what, key) in vectors(key) {
-                with(&format!("key {what}"), Op::Get { table: table.clone(), key }, true, false);
+                with(
+                    &format!("key {what}"),
+                    Op::Get {
+                        table: table.clone(),
+                        key,
+                    },
+                    true,
+                    false,
+                );
             }
         }
-        Op::GetUnique { table, index, values } => {
+        Op::GetUnique {
+            table,
+            index,
+            values,
+        } => {
             for i in names(indexes, index) {
-                let op = Op::GetUnique { table: table.clone(), index: i.clone(), values: values.clone() };
+                let op = Op::GetUnique {
+                    table: table.clone(),
+                    index: i.clone(),
+                    values: values.clone(),
+                };
                 with(&format!("index → {i:?}"), op, false, false);
             }
             for t in names(tables, table) {
-                let op = Op::GetUnique { table: t.clone(), index: index.clone(), values: values.clone() };
+                let op = Op::GetUnique {
+                    table: t.clone(),
+                    index: index.clone(),
+                    values: values.clone(),
+                };
                 with(&format!("table → {t:?}"), op, false, false);
             }
             for (what, values) in vectors(values) {
-                let op = Op::GetUnique { table: table.clone(), index: index.clone(), values };
+                let op = Op::GetUnique {
+                    table: table.clone(),
+                    index: index.clone(),
+                    values,
+                };
                 with(&format!("values {what}"), op, true, false);
             }
         }
         Op::Aggregate { aggregate, key } => {
             for a in ["posts_of", "latest", "total", "nope", "a\0"] {
-                let op = Op::Aggregate { aggregate: a.into(), key: key.clone() };
+                let op = Op::Aggregate {
+                    aggregate: a.into(),
+                    key: key.clone(),
+                };
                 with(&format!("aggregate → {a:?}"), op, false, false);
             }
             for (what, key) in vectors(key) {
-                let op = Op::Aggregate { aggregate: aggregate.clone(), key };
+                let op = Op::Aggregate {
+                    aggregate: aggregate.clone(),
+                    key,
+                };
                 with(&format!("key {what}"), op, true, false);
             }
         }
-        Op::Scan { table, index, prefix, lower, upper, stream, starts_with } => {
-            let scan = |table: &str, index: Option<String>, prefix: Vec<Node>, lower: Option<RangeEnd>, upper: Option<RangeEnd>, stream: bool, starts_with: bool| Op::Scan {
-                table: table.into(), index, prefix, lower, upper, stream, starts_with,
+        Op::Scan {
+            table,
+            index,
+            prefix,
+            lower,
+            upper,
+            stream,
+            starts_with,
+        } => {
+            let scan = |table: &str,
+                        index: Option<String>,
+                        prefix: Vec<Node>,
+                        lower: Option<RangeEnd>,
+                        upper: Option<RangeEnd>,
+                        stream: bool,
+                        starts_with: bool| Op::Scan {
+                table: table.into(),
+                index,
+                prefix,
+                lower,
+                upper,
+                stream,
+                starts_with,
             };
-            with("stream flipped", scan(table, index.clone(), prefix.clone(), lower.clone(), upper.clone(), !stream, *starts_with), false, false);
-            with("starts_with flipped", scan(table, index.clone(), prefix.clone(), lower.clone(), upper.clone(), *stream, !starts_with), false, false);
+            with(
+                "stream flipped",
+                scan(
+                    table,
+                    index.clone(),
+                    prefix.clone(),
+                    lower.clone(),
+                    upper.clone(),
+                    !stream,
+                    *starts_with,
+                ),
+                false,
+                false,
+            );
+            with(
+                "starts_with flipped",
+                scan(
+                    table,
+                    index.clone(),
+                    prefix.clone(),
+                    lower.clone(),
+                    upper.clone(),
+                    *stream,
+                    !starts_with,
+                ),
+                false,
+                false,
+            );
             for t in names(tables, table) {
-                with(&format!("table → {t:?}"), scan(&t, index.clone(), prefix.clone(), lower.clone(), upper.clone(), *stream, *starts_with), false, false);
+                with(
+                    &format!("table → {t:?}"),
+                    scan(
+                        &t,
+                        index.clone(),
+                        prefix.clone(),
+                        lower.clone(),
+                        upper.clone(),
+                        *stream,
+                        *starts_with,
+                    ),
+                    false,
+                    false,
+                );
             }
-            for i in names(indexes, index.as_deref().unwrap_or("")).into_iter().map(Some).chain([None]) {
-                with(&format!("index → {i:?}"), scan(table, i, prefix.clone(), lower.clone(), upper.clone(), *stream, *starts_with), false, false);
+            for i in names(indexes, index.as_deref().unwrap_or(""))
+                .into_iter()
+                .map(Some)
+                .chain([None])
+            {
+                with(
+                    &format!("index → {i:?}"),
+                    scan(
+                        table,
+                        i,
+                        prefix.clone(),
+                        lower.clone(),
+                        upper.clone(),
+                        *stream,
+                        *starts_with,
+                    ),
+                    false,
+                    false,
+                );
             }
             for (what, prefix) in vectors(prefix) {
-                with(&format!("prefix {what}"), scan(table, index.clone(), prefix, lower.clone(), upper.clone(), *stream, *starts_with), true, false);
+                with(
+                    &format!("prefix {what}"),
+                    scan(
+                        table,
+                        index.clone(),
+                        prefix,
+                        lower.clone(),
+                        upper.clone(),
+                        *stream,
+                        *starts_with,
+                    ),
+                    true,
+                    false,
+                );
             }
-            let end = |value: Op| Some(RangeEnd { value: Box::new(node(value)), inclusive: true });
-            with("a lower end", scan(table, index.clone(), prefix.clone(), end(Op::Const(Value::Int(0))), upper.clone(), *stream, *starts_with), true, false);
-            with("an upper tuple end", scan(table, index.clone(), prefix.clone(), lower.clone(), end(Op::Tuple(vec![node(Op::Const(Value::Int(0))); 3])), *stream, *starts_with), true, false);
-            with("no range", scan(table, index.clone(), prefix.clone(), None, None, *stream, *starts_with), true, false);
+            let end = |value: Op| {
+                Some(RangeEnd {
+                    value: Box::new(node(value)),
+                    inclusive: true,
+                })
+            };
+            with(
+                "a lower end",
+                scan(
+                    table,
+                    index.clone(),
+                    prefix.clone(),
+                    end(Op::Const(Value::Int(0))),
+                    upper.clone(),
+                    *stream,
+                    *starts_with,
+                ),
+                true,
+                false,
+            );
+            with(
+                "an upper tuple end",
+                scan(
+                    table,
+                    index.clone(),
+                    prefix.clone(),
+                    lower.clone(),
+                    end(Op::Tuple(vec![node(Op::Const(Value::Int(0))); 3])),
+                    *stream,
+                    *starts_with,
+                ),
+                true,
+                false,
+            );
+            with(
+                "no range",
+                scan(
+                    table,
+                    index.clone(),
+                    prefix.clone(),
+                    None,
+                    None,
+                    *stream,
+                    *starts_with,
+                ),
+                true,
+                false,
+            );
         }
         Op::Limit { count, max } => {
-            for other in [0, max.saturating_sub(1), max + 1, max.saturating_mul(1000), u64::MAX] {
-                let op = Op::Limit { count: count.clone(), max: other };
+            for other in [
+                0,
+                max.saturating_sub(1),
+                max + 1,
+                max.saturating_mul(1000),
+                u64::MAX,
+            ] {
+                let op = Op::Limit {
+                    count: count.clone(),
+                    max: other,
+                };
                 with(&format!("limit max {max} → {other}"), op, false, false);
             }
-            let huge = Op::Limit { count: Box::new(node(Op::Const(Value::Int(i64::MAX)))), max: *max };
+            let huge = Op::Limit {
+                count: Box::new(node(Op::Const(Value::Int(i64::MAX)))),
+                max: *max,
+            };
             with("limit count → i64::MAX", huge, true, false);
         }
         Op::Field(base, name) => {
             for other in ["nope", "id", ""] {
-                with(&format!("field {name} → {other:?}"), Op::Field(base.clone(), other.into()), false, false);
+                with(
+                    &format!("field {name} → {other:?}"),
+                    Op::Field(base.clone(), other.into()),
+                    false,
+                    false,
+                );
             }
         }
         Op::Record(fields) => {
             let mut doubled = fields.clone();
             doubled.extend(fields.first().cloned());
             with("a field twice", Op::Record(doubled), true, false);
-            with("a field less", Op::Record(fields[..fields.len().saturating_sub(1)].to_vec()), true, false);
+            with(
+                "a field less",
+                Op::Record(fields[..fields.len().saturating_sub(1)].to_vec()),
+                true,
+                false,
+            );
         }
         Op::List(items) => {
             for (what, items) in vectors(items) {
@@ -155,25 +363,66 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
             }
         }
         Op::Unary(op, a) => {
-            for other in [UnOp::Neg, UnOp::Not, UnOp::Length, UnOp::Lower, UnOp::Upper, UnOp::ToFloat] {
+            for other in [
+                UnOp::Neg,
+                UnOp::Not,
+                UnOp::Length,
+                UnOp::Lower,
+                UnOp::Upper,
+                UnOp::ToFloat,
+            ] {
                 if other != *op {
-                    with(&format!("unary → {other:?}"), Op::Unary(other, a.clone()), false, false);
+                    with(
+                        &format!("unary → {other:?}"),
+                        Op::Unary(other, a.clone()),
+                        false,
+                        false,
+                    );
                 }
             }
         }
         Op::Binary(op, a, b) => {
-            for other in [BinOp::Add, BinOp::Mul, BinOp::Div, BinOp::Rem, BinOp::Eq, BinOp::Lt, BinOp::And, BinOp::StartsWith] {
+            for other in [
+                BinOp::Add,
+                BinOp::Mul,
+                BinOp::Div,
+                BinOp::Rem,
+                BinOp::Eq,
+                BinOp::Lt,
+                BinOp::And,
+                BinOp::StartsWith,
+            ] {
                 if other != *op {
-                    with(&format!("binary → {other:?}"), Op::Binary(other, a.clone(), b.clone()), false, false);
+                    with(
+                        &format!("binary → {other:?}"),
+                        Op::Binary(other, a.clone(), b.clone()),
+                        false,
+                        false,
+                    );
                 }
             }
         }
         Op::If(c, t, e) => {
-            with("branches swapped", Op::If(c.clone(), e.clone(), t.clone()), true, false);
+            with(
+                "branches swapped",
+                Op::If(c.clone(), e.clone(), t.clone()),
+                true,
+                false,
+            );
         }
         Op::Let(name, value, body) => {
-            with("binder renamed", Op::Let(format!("{name}\0"), value.clone(), body.clone()), false, false);
-            with("value and body swapped", Op::Let(name.clone(), body.clone(), value.clone()), true, false);
+            with(
+                "binder renamed",
+                Op::Let(format!("{name}\0"), value.clone(), body.clone()),
+                false,
+                false,
+            );
+            with(
+                "value and body swapped",
+                Op::Let(name.clone(), body.clone(), value.clone()),
+                true,
+                false,
+            );
         }
         Op::Seq(items) => {
             for (what, items) in vectors(items) {
@@ -183,66 +432,195 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
         Op::Lambda(params, body) => {
             for (what, params) in [
                 ("no parameter", Vec::new()),
-                ("a parameter twice", [params.clone(), params.clone()].concat()),
-                ("one more parameter", [params.clone(), vec!["extra".into()]].concat()),
+                (
+                    "a parameter twice",
+                    [params.clone(), params.clone()].concat(),
+                ),
+                (
+                    "one more parameter",
+                    [params.clone(), vec!["extra".into()]].concat(),
+                ),
             ] {
-                with(&format!("lambda {what}"), Op::Lambda(params, body.clone()), false, false);
+                with(
+                    &format!("lambda {what}"),
+                    Op::Lambda(params, body.clone()),
+                    false,
+                    false,
+                );
             }
         }
         Op::Apply(f, args) => {
             for (what, args) in vectors(args) {
-                with(&format!("arguments {what}"), Op::Apply(f.clone(), args), true, false);
+                with(
+                    &format!("arguments {what}"),
+                    Op::Apply(f.clone(), args),
+                    true,
+                    false,
+                );
             }
         }
         Op::Combinator(c, shape, args) => {
             for other in COMBINATORS {
                 if other != *c {
-                    with(&format!("{} → {}", c.name(), other.name()), Op::Combinator(other, *shape, args.clone()), false, false);
+                    with(
+                        &format!("{} → {}", c.name(), other.name()),
+                        Op::Combinator(other, *shape, args.clone()),
+                        false,
+                        false,
+                    );
                 }
             }
             for other in [Shape::List, Shape::Option, Shape::Stream] {
                 if other != *shape {
-                    with(&format!("shape → {other:?}"), Op::Combinator(*c, other, args.clone()), false, false);
+                    with(
+                        &format!("shape → {other:?}"),
+                        Op::Combinator(*c, other, args.clone()),
+                        false,
+                        false,
+                    );
                 }
             }
             for (what, args) in vectors(args) {
-                with(&format!("operands {what}"), Op::Combinator(*c, *shape, args), true, false);
+                with(
+                    &format!("operands {what}"),
+                    Op::Combinator(*c, *shape, args),
+                    true,
+                    false,
+                );
             }
         }
-        Op::TopK { input, key, descending, k } => {
+        Op::TopK {
+            input,
+            key,
+            descending,
+            k,
+        } => {
             let huge = Box::new(node(Op::Const(Value::Int(i64::MAX))));
-            with("k → i64::MAX", Op::TopK { input: input.clone(), key: key.clone(), descending: *descending, k: huge }, true, false);
-            with("order flipped", Op::TopK { input: input.clone(), key: key.clone(), descending: !descending, k: k.clone() }, false, true);
+            with(
+                "k → i64::MAX",
+                Op::TopK {
+                    input: input.clone(),
+                    key: key.clone(),
+                    descending: *descending,
+                    k: huge,
+                },
+                true,
+                false,
+            );
+            with(
+                "order flipped",
+                Op::TopK {
+                    input: input.clone(),
+                    key: key.clone(),
+                    descending: !descending,
+                    k: k.clone(),
+                },
+                false,
+                true,
+            );
         }
         Op::Insert { table, row } => {
             for t in names(tables, table) {
-                with(&format!("table → {t:?}"), Op::Insert { table: t, row: row.clone() }, false, false);
+                with(
+                    &format!("table → {t:?}"),
+                    Op::Insert {
+                        table: t,
+                        row: row.clone(),
+                    },
+                    false,
+                    false,
+                );
             }
             for (what, row) in vectors(row) {
-                with(&format!("row {what}"), Op::Insert { table: table.clone(), row }, true, false);
+                with(
+                    &format!("row {what}"),
+                    Op::Insert {
+                        table: table.clone(),
+                        row,
+                    },
+                    true,
+                    false,
+                );
             }
         }
-        Op::Update { table, target, changes } => {
-            for column in ["id", "author", "at", "title", "handle", "score", "nope", "a\0"] {
+        Op::Update {
+            table,
+            target,
+            changes,
+        } => {
+            for column in [
+                "id", "author", "at", "title", "handle", "score", "nope", "a\0",
+            ] {
                 let mut renamed = changes.clone();
                 if let Some(first) = renamed.first_mut() {
                     first.0 = column.into();
                 }
-                with(&format!("update of {column:?}"), Op::Update { table: table.clone(), target: target.clone(), changes: renamed }, false, false);
+                with(
+                    &format!("update of {column:?}"),
+                    Op::Update {
+                        table: table.clone(),
+                        target: target.clone(),
+                        changes: renamed,
+                    },
+                    false,
+                    false,
+                );
             }
             let mut doubled = changes.clone();
             doubled.extend(changes.first().cloned());
-            with("a change twice", Op::Update { table: table.clone(), target: target.clone(), changes: doubled }, true, false);
+            with(
+                "a change twice",
+                Op::Update {
+                    table: table.clone(),
+                    target: target.clone(),
+                    changes: doubled,
+                },
+                true,
+                false,
+            );
             for t in names(tables, table) {
-                with(&format!("table → {t:?}"), Op::Update { table: t, target: target.clone(), changes: changes.clone() }, false, false);
+                with(
+                    &format!("table → {t:?}"),
+                    Op::Update {
+                        table: t,
+                        target: target.clone(),
+                        changes: changes.clone(),
+                    },
+                    false,
+                    false,
+                );
             }
         }
         Op::Delete { table, target } => {
             for t in names(tables, table) {
-                with(&format!("table → {t:?}"), Op::Delete { table: t, target: target.clone() }, false, false);
+                with(
+                    &format!("table → {t:?}"),
+                    Op::Delete {
+                        table: t,
+                        target: target.clone(),
+                    },
+                    false,
+                    false,
+                );
             }
-            let whole = Box::new(node(Op::Scan { table: table.clone(), index: None, prefix: Vec::new(), lower: None, upper: None, stream: false, starts_with: false }));
-            with("delete of the whole table", Op::Delete { table: table.clone(), target: whole }, true, false);
+            let whole = Box::new(node(Op::Scan {
+                table: table.clone(),
+                index: None,
+                prefix: Vec::new(),
+                lower: None,
+                upper: None,
+                stream: false,
+                starts_with: false,
+            }));
+            with(
+                "delete of the whole table",
+                Op::Delete {
+                    table: table.clone(),
+                    target: whole,
+                },
+                true,
+                false,
+            );
         }
         Op::Unreachable | Op::Tuple(_) => {}
     }
@@ -259,7 +637,12 @@ fn claims(n: &Node) -> Vec<Edit> {
         return out;
     };
     let mut claim = |what: String, bound: Option<Bound>, sound: bool| {
-        out.push(Edit { what, node: Node { bound, ..n.clone() }, renumber: false, sound })
+        out.push(Edit {
+            what,
+            node: Node { bound, ..n.clone() },
+            renumber: false,
+            sound,
+        })
     };
     claim("claim removed".into(), None, false);
     for measure in 0..3 {
@@ -269,7 +652,11 @@ fn claims(n: &Node) -> Vec<Edit> {
             *m = f(*m);
             Some(b)
         };
-        claim(format!("claim {measure} lowered"), set(&|x| x.saturating_sub(1)), false);
+        claim(
+            format!("claim {measure} lowered"),
+            set(&|x| x.saturating_sub(1)),
+            false,
+        );
         claim(format!("claim {measure} raised"), set(&|x| x + 1), true);
         claim(format!("claim {measure} huge"), set(&|_| u64::MAX), false);
     }
@@ -282,32 +669,86 @@ fn claims(n: &Node) -> Vec<Edit> {
 fn shapes(n: &Node) -> Vec<Edit> {
     let mut out = Vec::new();
     let mut tree = |what: &str, node: Node, renumber: bool| {
-        out.push(Edit { what: what.into(), node, renumber, sound: false })
+        out.push(Edit {
+            what: what.into(),
+            node,
+            renumber,
+            sound: false,
+        })
     };
     for (i, child) in n.children().into_iter().enumerate() {
         tree(&format!("replaced by child {i}"), child.clone(), true);
     }
     tree("replaced by unreachable", node(Op::Unreachable), true);
     tree("replaced by none", node(Op::Const(Value::Null)), true);
-    tree("itself twice", node(Op::Seq(vec![n.clone(), n.clone()])), true);
-    let identity = node(Op::Lambda(vec!["v".into()], Box::new(node(Op::Var("v".into())))));
-    tree("wrapped in an identity", node(Op::Apply(Box::new(identity), vec![n.clone()])), true);
+    tree(
+        "itself twice",
+        node(Op::Seq(vec![n.clone(), n.clone()])),
+        true,
+    );
+    let identity = node(Op::Lambda(
+        vec!["v".into()],
+        Box::new(node(Op::Var("v".into()))),
+    ));
+    tree(
+        "wrapped in an identity",
+        node(Op::Apply(Box::new(identity), vec![n.clone()])),
+        true,
+    );
     let omega = || {
-        let apply = Op::Apply(Box::new(node(Op::Var("f".into()))), vec![node(Op::Var("f".into()))]);
+        let apply = Op::Apply(
+            Box::new(node(Op::Var("f".into()))),
+            vec![node(Op::Var("f".into()))],
+        );
         node(Op::Lambda(vec!["f".into()], Box::new(node(apply))))
     };
-    tree("a self-application", node(Op::Seq(vec![node(Op::Apply(Box::new(omega()), vec![omega()])), n.clone()])), true);
-    tree("id + 1", Node { id: n.id + 1, ..n.clone() }, false);
-    tree("id huge", Node { id: u32::MAX, ..n.clone() }, false);
+    tree(
+        "a self-application",
+        node(Op::Seq(vec![
+            node(Op::Apply(Box::new(omega()), vec![omega()])),
+            n.clone(),
+        ])),
+        true,
+    );
+    tree(
+        "id + 1",
+        Node {
+            id: n.id + 1,
+            ..n.clone()
+        },
+        false,
+    );
+    tree(
+        "id huge",
+        Node {
+            id: u32::MAX,
+            ..n.clone()
+        },
+        false,
+    );
     out
 }
 
 const COMBINATORS: [Combinator; 19] = [
-    Combinator::Map, Combinator::Filter, Combinator::FlatMap, Combinator::Flatten,
-    Combinator::SortBy { descending: true }, Combinator::GroupBy, Combinator::Distinct,
-    Combinator::Count, Combinator::Sum, Combinator::Avg, Combinator::Min, Combinator::Max,
-    Combinator::Any, Combinator::All, Combinator::Take, Combinator::Skip, Combinator::First,
-    Combinator::Exists, Combinator::UnwrapOr,
+    Combinator::Map,
+    Combinator::Filter,
+    Combinator::FlatMap,
+    Combinator::Flatten,
+    Combinator::SortBy { descending: true },
+    Combinator::GroupBy,
+    Combinator::Distinct,
+    Combinator::Count,
+    Combinator::Sum,
+    Combinator::Avg,
+    Combinator::Min,
+    Combinator::Max,
+    Combinator::Any,
+    Combinator::All,
+    Combinator::Take,
+    Combinator::Skip,
+    Combinator::First,
+    Combinator::Exists,
+    Combinator::UnwrapOr,
 ];
 
 /// Other names for one: the others known, an unknown one, one with NUL.
@@ -324,7 +765,10 @@ fn names(known: &[String], name: &str) -> Vec<String> {
 fn vectors(items: &[Node]) -> Vec<(&'static str, Vec<Node>)> {
     let mut out = vec![("emptied", Vec::new())];
     if let Some(first) = items.first() {
-        out.push(("first twice", [items.to_vec(), vec![first.clone()]].concat()));
+        out.push((
+            "first twice",
+            [items.to_vec(), vec![first.clone()]].concat(),
+        ));
         out.push(("last dropped", items[..items.len() - 1].to_vec()));
     } else {
         out.push(("one more", vec![node(Op::Const(Value::Int(1)))]));
