@@ -272,7 +272,10 @@ fn honest_answers(db: &Database) -> Vec<String> {
             ));
         }
         let handle = user.field("handle").cloned().unwrap();
-        let found = db.run("by_handle", &[handle.clone()]).unwrap().value;
+        let found = db
+            .run("by_handle", std::slice::from_ref(&handle))
+            .unwrap()
+            .value;
         if found != user {
             problems.push(format!(
                 "by_handle({handle}) answered {found}, the row is {user}"
