@@ -18,6 +18,8 @@
 mod nodes;
 #[path = "plan_mutations/program.rs"]
 mod program;
+#[path = "plan_mutations/reshape.rs"]
+mod reshape;
 
 use program::Mutant;
 use rqc::{Database, Value};

@@ -10,10 +10,11 @@
 //! writes and access paths in `access.rs`; combinators in `combinators.rs`.
 
 use super::abstract_value::{Abs, Clash, Closure, Kind, RecordAbs};
+use super::inputs::{contains_stream, param, row};
 use super::plan_fault;
 use crate::error::Result;
 use rqc_cost::{Cost, Interval, Poly, CEILING};
-use rqc_plan::{Bound, ColumnType, Entry, EntryKind, Node, Op, ParamType, Schema};
+use rqc_plan::{Bound, Entry, EntryKind, Node, Op, Schema};
 use std::rc::Rc;
 
 /// The names in scope: a persistent list, newest first (as the executor's
@@ -112,100 +113,6 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         rows: figure(&total.rows),
         round_trips: figure(&total.trips),
     })
-}
-
-/// An entry point's parameter as the runtime admits it (`check_args`).
-fn param<'p>(entry: &Entry, i: usize) -> Abs<'p> {
-    let spec = &entry.params[i];
-    let int = |name: &str, max: Option<i64>| match max {
-        Some(max) => Interval {
-            hi: Poly::constant(max.max(0) as u64),
-            lo: Interval::unbounded(name).lo,
-        },
-        None => Interval::parameter(name, None),
-    };
-    // `ids: [Int; <= n]`: no longer than `n` either.
-    let length = || {
-        let by_param = spec
-            .max_param
-            .and_then(|n| entry.params.get(n))
-            .and_then(|p| p.max)
-            .map(|m| m.max(0) as u64);
-        let own = spec.max.map(|m| m.max(0) as u64);
-        match own.into_iter().chain(by_param).min() {
-            Some(n) => Poly::constant(n),
-            None if spec.max_param.is_some() => Poly::unbounded(&spec.name),
-            None => Poly::unbounded(&format!("|{}|", spec.name)),
-        }
-    };
-    match &spec.ty {
-        ParamType::Scalar(ty) => column_value(&spec.name, ty, None, int(&spec.name, spec.max)),
-        ParamType::List(ty) => Abs::List(
-            Box::new(column_value(
-                &spec.name,
-                ty,
-                None,
-                Interval::unbounded(&spec.name),
-            )),
-            length(),
-        ),
-        ParamType::Records(fields) => Abs::List(
-            Box::new(Abs::Record(Rc::new(RecordAbs {
-                fields: fields
-                    .iter()
-                    .map(|(name, ty)| {
-                        let what = format!("{}.{name}", spec.name);
-                        (
-                            name.clone(),
-                            column_value(&what, ty, None, Interval::unbounded(&what)),
-                        )
-                    })
-                    .collect(),
-                table: None,
-            }))),
-            length(),
-        ),
-    }
-}
-
-/// A value of a column type: an option of it for `T?`.
-fn column_value<'p>(what: &str, ty: &ColumnType, max_len: Option<u64>, int: Interval) -> Abs<'p> {
-    match ty {
-        ColumnType::Optional(inner) => Abs::Opt(Box::new(column_value(what, inner, max_len, int))),
-        ColumnType::Int => Abs::int(int),
-        ColumnType::String => {
-            Abs::string(max_len.map_or_else(|| Poly::unbounded(what), Poly::constant))
-        }
-        other => Abs::unknown(Kind::of(other), what),
-    }
-}
-
-/// A row of table `t`: its columns' values, nothing known of them but
-/// their types and length bounds.
-fn row<'p>(schema: &Schema, t: usize) -> Abs<'p> {
-    let table = &schema.tables[t];
-    let fields = table
-        .columns
-        .iter()
-        .map(|c| {
-            let what = format!("{}.{}", table.name, c.name);
-            let value = column_value(&what, &c.ty, c.max_len, Interval::unbounded(&what));
-            (c.name.clone(), value)
-        })
-        .collect();
-    Abs::Record(Rc::new(RecordAbs {
-        fields,
-        table: Some(t),
-    }))
-}
-
-fn contains_stream(value: &Abs<'_>) -> bool {
-    match value {
-        Abs::Stream(_) => true,
-        Abs::Opt(inner) | Abs::List(inner, _) => contains_stream(inner),
-        Abs::Record(record) => record.fields.iter().any(|(_, v)| contains_stream(v)),
-        _ => false,
-    }
 }
 
 /// Below this much stack left, evaluating a node first moves to a new

@@ -13,7 +13,8 @@
 //! - `shapes.rs`: each entry point's parameters, and each operator's
 //!   names, positions, arity and scoping, so nothing on the run path can
 //!   panic or write a column the schema forbids;
-//! - `bounds.rs` (with `abstract_value.rs`, `access.rs`, `combinators.rs`):
+//! - `bounds.rs` (with `abstract_value.rs`, `inputs.rs`, `access.rs`,
+//!   `combinators.rs`, `scalars.rs`):
 //!   an abstract run of each plan that recomputes every operator's bound
 //!   with the cost calculus (`rqc-cost`), refusing a read no limit bounds,
 //!   a claim below the recomputed bound or above the ceiling, and
@@ -26,6 +27,7 @@ mod abstract_value;
 mod access;
 mod bounds;
 mod combinators;
+mod inputs;
 mod scalars;
 mod schema;
 mod shapes;

@@ -282,7 +282,7 @@ pub fn entry_edits(program: &CompiledProgram, recomputed: &[Bound]) -> Vec<Mutan
         );
         for measure in 0..3 {
             let mut below = tight;
-            let m = crate::nodes::measure_of(&mut below, measure);
+            let m = crate::reshape::measure_of(&mut below, measure);
             if *m == 0 {
                 continue;
             }
