@@ -70,3 +70,20 @@ fn every_compiled_plan_passes_the_verifier() {
     assert!(checked > 400, "only {checked} entry points were verified");
     assert!(refused.is_empty(), "{}", refused.join("\n"));
 }
+
+/// A module without a `module` line is named after its file (`my-app`,
+/// `9x`): its plans pass too.
+#[test]
+fn a_module_named_after_its_file_passes() {
+    for file in ["my-app.rq", "9x.rq", "dir with spaces/é.rq"] {
+        let source = "table T { id: Int key }\nquery q(i: Int) = T[i]\n";
+        let compilation = compile(&[(file.to_string(), source.to_string())]);
+        assert!(
+            compilation.diagnostics.is_empty(),
+            "{:?}",
+            compilation.diagnostics
+        );
+        assert_eq!(compilation.program.entries.len(), 1);
+        verify(&compilation.program).unwrap();
+    }
+}

@@ -25,6 +25,9 @@ pub(super) enum Abs<'p> {
     Opt(Box<Abs<'p>>),
     /// A list of at most `len` elements.
     List(Box<Abs<'p>>, Poly),
+    /// A list literal's elements, each as it is (`[a, b] |> flatten()`, a
+    /// union, holds at most the sum of their lengths).
+    Literal(Rc<Vec<Abs<'p>>>),
     /// A record; `table` when it is a row of that table (by position).
     Record(Rc<RecordAbs<'p>>),
     /// An unread range (spec/cost.md §4.2).
@@ -95,6 +98,9 @@ pub(super) struct Closure<'p> {
     /// The lambda node itself (its id names it in messages).
     pub node: &'p Node,
     pub scope: Scope<'p>,
+    /// Whether it was made inside an `if` branch (whose condition may
+    /// narrow what its body reads, as the checker narrows it there).
+    pub in_branch: bool,
 }
 
 /// Two kinds of value that cannot meet, named for the message.
@@ -140,7 +146,7 @@ impl<'p> Abs<'p> {
             Abs::Null => "none",
             Abs::Scalar(_) => "a scalar",
             Abs::Opt(_) => "an option",
-            Abs::List(..) => "a list",
+            Abs::List(..) | Abs::Literal(_) => "a list",
             Abs::Record(_) => "a record",
             Abs::Stream(_) => "a stream",
             Abs::Fns(_) => "a function",
@@ -153,6 +159,7 @@ impl<'p> Abs<'p> {
         match self {
             Abs::Stream(_) | Abs::Fns(_) => false,
             Abs::Opt(inner) | Abs::List(inner, _) => inner.is_data(),
+            Abs::Literal(items) => items.iter().all(Abs::is_data),
             Abs::Record(record) => record.fields.iter().all(|(_, v)| v.is_data()),
             Abs::Nothing | Abs::Null | Abs::Scalar(_) => true,
         }
@@ -177,6 +184,7 @@ impl<'p> Abs<'p> {
         match self {
             Abs::Stream(_) => None,
             Abs::List(element, len) => Some(((**element).clone(), len.clone())),
+            Abs::Literal(_) => self.as_list().ok()?.items(),
             Abs::Null | Abs::Nothing => Some((Abs::Nothing, Poly::zero())),
             Abs::Opt(inner) => match &**inner {
                 Abs::List(element, len) => Some(((**element).clone(), len.clone())),
@@ -196,8 +204,43 @@ impl<'p> Abs<'p> {
         }
     }
 
+    /// A list literal as a list: its elements joined.
+    pub fn as_list(&self) -> Result<Abs<'p>, Clash> {
+        let Abs::Literal(items) = self else {
+            return Ok(self.clone());
+        };
+        let mut element = Abs::Nothing;
+        for item in items.iter() {
+            element = element.join(item)?;
+        }
+        Ok(Abs::List(
+            Box::new(element),
+            Poly::constant(items.len() as u64),
+        ))
+    }
+
+    /// The elements of the lists (or options) a list holds, and their most
+    /// number: a literal's, the sum of its elements' lengths (`flatten`).
+    pub fn flattened(&self) -> Option<(Abs<'p>, Poly)> {
+        let Abs::Literal(items) = self else {
+            let (inner, k) = self.items()?;
+            let (element, m) = inner.items()?;
+            return Some((element, k.times(&m)));
+        };
+        let (mut element, mut total) = (Abs::Nothing, Poly::zero());
+        for item in items.iter() {
+            let (inner, m) = item.items()?;
+            element = element.join(&inner).ok()?;
+            total = total.plus(&m);
+        }
+        Some((element, total))
+    }
+
     /// `self` or `other` (see the module's comment).
     pub fn join(&self, other: &Abs<'p>) -> Result<Abs<'p>, Clash> {
+        if matches!(self, Abs::Literal(_)) || matches!(other, Abs::Literal(_)) {
+            return self.as_list()?.join(&other.as_list()?);
+        }
         Ok(match (self, other) {
             (Abs::Nothing, x) | (x, Abs::Nothing) => x.clone(),
             (Abs::Null, Abs::Null) => Abs::Null,

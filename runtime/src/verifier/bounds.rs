@@ -92,12 +92,12 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
     let root = &entry.root;
     let out = verifier.eval(root, &None)?;
     if !out.value.is_data() {
-        let what = if contains_stream(&out.value) {
-            "an unread stream, which nothing limits"
+        let (code, what) = if contains_stream(&out.value) {
+            ("E0630", "an unread stream, which nothing limits")
         } else {
-            "a function"
+            ("E0625", "a function")
         };
-        return verifier.fault("E0630", root, format!("its result holds {what}"));
+        return verifier.fault(code, root, format!("its result holds {what}"));
     }
     // A mutation's commit is one more round trip (spec/cost.md §11).
     let commit = u64::from(entry.kind == EntryKind::Mutation);
@@ -348,14 +348,12 @@ impl<'p> Verifier<'p> {
             }
             Op::List(items) => {
                 let (values, mut sum) = self.all(items, scope)?;
-                let mut element = Abs::Nothing;
-                for value in &values {
-                    element = match element.join(value) {
-                        Ok(joined) => joined,
-                        Err(clash) => return self.clash(node, clash),
-                    };
+                let literal = Abs::Literal(Rc::new(values));
+                // Elements of kinds that cannot meet are refused here.
+                if let Err(clash) = literal.as_list() {
+                    return self.clash(node, clash);
                 }
-                sum.value = Abs::List(Box::new(element), Poly::constant(values.len() as u64));
+                sum.value = literal;
                 sum
             }
             Op::Unary(op, operand) => {
@@ -417,6 +415,7 @@ impl<'p> Verifier<'p> {
                 body,
                 node,
                 scope: scope.clone(),
+                in_branch: self.if_depth > 0,
             })]))),
             Op::Apply(f, args) => {
                 let callee = self.eval(f, scope)?;
@@ -497,7 +496,10 @@ impl<'p> Verifier<'p> {
                     outer: scope,
                 }));
             }
+            let branch = usize::from(closure.in_branch);
+            self.if_depth += branch;
             let out = self.eval(closure.body, &scope);
+            self.if_depth -= branch;
             self.applying.pop();
             let out = out?;
             result = Some(match result {

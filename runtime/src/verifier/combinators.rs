@@ -83,10 +83,16 @@ impl<'p> Verifier<'p> {
             Combinator::Count => Abs::int(Interval::up_to(k)),
             Combinator::First => Abs::Opt(Box::new(element)),
             Combinator::Exists => Abs::unknown(Kind::Bool, "a Bool"),
-            Combinator::Flatten => match element.items() {
-                Some((inner, m)) => list(inner, k.times(&m)),
-                None => return self.fault("E0625", node, "it flattens streams".into()),
-            },
+            Combinator::Flatten => {
+                let flattened = match shape {
+                    Shape::Option => element.items(),
+                    _ => input.value.flattened(),
+                };
+                match flattened {
+                    Some((inner, total)) => list(inner, total),
+                    None => return self.fault("E0625", node, "it flattens streams".into()),
+                }
+            }
             Combinator::Distinct => {
                 if !element.is_data() {
                     return self.fault("E0625", node, "it compares streams or functions".into());

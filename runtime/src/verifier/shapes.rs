@@ -47,7 +47,13 @@ fn check_head(entry: &Entry) -> Result<()> {
             format!("its name {} is not a name", shown(&entry.name)),
         );
     }
-    if entry.module.is_empty() || !entry.module.split('.').all(is_name) {
+    // A module without a `module` line is named after its file's stem
+    // (`my-app`): any text but empty, very long, or with a control
+    // character (a message prints it).
+    let module_fine = !entry.module.is_empty()
+        && entry.module.len() <= 4 * super::MAX_NAME_BYTES
+        && !entry.module.chars().any(char::is_control);
+    if !module_fine {
         return fault(
             "E0610",
             format!("its module {} is not a name", shown(&entry.module)),
