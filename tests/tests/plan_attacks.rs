@@ -345,3 +345,40 @@ fn lambdas_that_double_at_each_level_are_refused_promptly() {
         started.elapsed()
     );
 }
+
+/// A count only an `if` bounds, `take(if n > 10 { 10 } else { n })` with
+/// `n` unbounded and no `Limit` (as generic code is planned): the else
+/// branch narrows `n` to at most 10, so the plan reads at most 10 rows
+/// and installs with that claim, and runs within it; claiming 9 is refused.
+#[test]
+fn a_count_an_if_narrows_installs() {
+    let narrowed = |rows: u64| {
+        let mut plan = honest();
+        let cheapest = entry(&mut plan, "cheapest");
+        cheapest["params"][1]["max"] = json!(null);
+        let node = |id: u32, op: Json| json!({"id": id, "op": op, "bound": null});
+        let count = node(
+            3,
+            json!({"If": [
+                node(4, json!({"Binary": ["Gt", node(5, json!({"Param": 1})), node(6, json!({"Const": {"Int": 10}}))]})),
+                node(7, json!({"Const": {"Int": 10}})),
+                node(8, json!({"Param": 1}))
+            ]}),
+        );
+        cheapest["root"]["op"]["Combinator"][2][1] = count;
+        let claim = json!({"seeks": 1, "rows": rows, "round_trips": 1});
+        cheapest["root"]["bound"] = claim.clone();
+        cheapest["bound"] = claim;
+        plan
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = stocked(dir.path());
+    let path = dir.path().join("edited.rqc.json");
+    std::fs::write(&path, serde_json::to_vec(&narrowed(10)).unwrap()).unwrap();
+    db.install_plan(&path).unwrap();
+    assert_eq!(cheapest(&db), ["cup", "lamp", "desk"]);
+    let output = db.run("cheapest", &[7.into(), 1_000_000.into()]).unwrap();
+    assert_eq!(output.bound.rows, 10);
+    let message = refused(narrowed(9), "E0631");
+    assert!(message.contains("claims at most 9 rows"), "{message}");
+}

@@ -22,9 +22,21 @@ use std::rc::Rc;
 pub(super) type Scope<'p> = Option<Rc<Binding<'p>>>;
 
 pub(super) struct Binding<'p> {
-    name: &'p str,
-    value: Abs<'p>,
-    outer: Scope<'p>,
+    pub name: &'p str,
+    pub value: Abs<'p>,
+    pub outer: Scope<'p>,
+}
+
+/// The value `name` is bound to in `scope`, if any.
+pub(super) fn lookup<'p>(scope: &Scope<'p>, name: &str) -> Option<Abs<'p>> {
+    let mut at = scope.as_deref();
+    while let Some(binding) = at {
+        if binding.name == name {
+            return Some(binding.value.clone());
+        }
+        at = binding.outer.as_deref();
+    }
+    None
 }
 
 /// How deep applications may nest in one run: far deeper than any program
@@ -263,16 +275,12 @@ impl<'p> Verifier<'p> {
                 Err(clash) => return self.clash(node, clash),
             },
             Op::Param(i) => Eval::free(self.params[*i].clone()),
-            Op::Var(name) => {
-                let mut at = scope.as_deref();
-                while let Some(binding) = at {
-                    if binding.name == name {
-                        return Ok(Eval::free(binding.value.clone()));
-                    }
-                    at = binding.outer.as_deref();
+            Op::Var(name) => match lookup(scope, name) {
+                Some(value) => Eval::free(value),
+                None => {
+                    return self.fault("E0624", node, format!("no value is bound to `{name}` here"))
                 }
-                return self.fault("E0624", node, format!("no value is bound to `{name}` here"));
-            }
+            },
             Op::Get { .. }
             | Op::GetUnique { .. }
             | Op::Aggregate { .. }
@@ -375,10 +383,14 @@ impl<'p> Verifier<'p> {
             Op::If(c, then, otherwise) => {
                 let condition = self.eval(c, scope)?;
                 self.data(c, &condition)?;
+                let narrowed = (
+                    self.narrowed(c, true, scope),
+                    self.narrowed(c, false, scope),
+                );
                 self.if_depth += 1;
                 let branches = self
-                    .eval(then, scope)
-                    .and_then(|a| Ok((a, self.eval(otherwise, scope)?)));
+                    .branch(then, narrowed.0)
+                    .and_then(|a| Ok((a, self.branch(otherwise, narrowed.1)?)));
                 self.if_depth -= 1;
                 let (a, b) = branches?;
                 let value = match a.value.join(&b.value) {
@@ -429,6 +441,30 @@ impl<'p> Verifier<'p> {
             }
             Op::Combinator(..) | Op::TopK { .. } => self.combinator(node, scope)?,
         })
+    }
+
+    /// Entry parameter `i` as the evaluation knows it (narrowed in an
+    /// `if` branch).
+    pub fn param_value(&self, i: usize) -> Option<Abs<'p>> {
+        self.params.get(i).cloned()
+    }
+
+    /// An `if` branch, with what its condition narrows.
+    fn branch(
+        &mut self,
+        node: &'p Node,
+        narrowed: super::narrowing::Narrowed<'p>,
+    ) -> Result<Eval<'p>> {
+        let mut saved = Vec::with_capacity(narrowed.params.len());
+        for (i, int) in narrowed.params {
+            let before = std::mem::replace(&mut self.params[i], Abs::int(int));
+            saved.push((i, before));
+        }
+        let out = self.eval(node, &narrowed.scope);
+        for (i, before) in saved.into_iter().rev() {
+            self.params[i] = before;
+        }
+        out
     }
 
     /// `base.name` (none of none).

@@ -14,7 +14,7 @@
 //!   names, positions, arity and scoping, so nothing on the run path can
 //!   panic or write a column the schema forbids;
 //! - `bounds.rs` (with `abstract_value.rs`, `inputs.rs`, `access.rs`,
-//!   `combinators.rs`, `scalars.rs`):
+//!   `combinators.rs`, `scalars.rs`, `narrowing.rs`):
 //!   an abstract run of each plan that recomputes every operator's bound
 //!   with the cost calculus (`rqc-cost`), refusing a read no limit bounds,
 //!   a claim below the recomputed bound or above the ceiling, and
@@ -28,6 +28,7 @@ mod access;
 mod bounds;
 mod combinators;
 mod inputs;
+mod narrowing;
 mod scalars;
 mod schema;
 mod shapes;

@@ -52,6 +52,21 @@ fn scalar_of<'a>(value: &'a Abs<'_>) -> Option<&'a super::abstract_value::Scalar
     }
 }
 
+/// `a % b`: the dividend's sign, no larger than it, and (for a divisor in
+/// `[0, m]`, which a division by zero stops) smaller than `m` either way.
+fn remainder(a: &Interval, b: &Interval) -> Interval {
+    let kept = a.remainder();
+    let below = match (b.lo.is_zero(), b.hi.max_value()) {
+        (true, Some(m)) if m >= 1 => m - 1,
+        _ => return kept,
+    };
+    let within = |end: &Poly| Poly::constant(end.max_value().map_or(below, |v| v.min(below)));
+    Interval {
+        hi: within(&kept.hi),
+        lo: within(&kept.lo),
+    }
+}
+
 impl<'p> Verifier<'p> {
     /// The kind of an operand (see [`Abs::scalar_kind`]), E0625 for a
     /// value that is no scalar.
@@ -143,7 +158,7 @@ impl<'p> Verifier<'p> {
                 BinOp::Sub => x.int.minus(&y.int),
                 BinOp::Mul => x.int.times(&y.int),
                 BinOp::Div => x.int.divided_by(&y.int),
-                _ => x.int.remainder(),
+                _ => remainder(&x.int, &y.int),
             }),
             (Kind::Float, Kind::Float) => Abs::unknown(Kind::Float, "a value"),
             (Kind::Str, Kind::Str) if op == BinOp::Add => Abs::string(x.chars.plus(&y.chars)),
