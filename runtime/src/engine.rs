@@ -350,14 +350,10 @@ impl Engine {
         // run again from scratch when its commit conflicts.
         let (mut output, attempts) = retrying(|| {
             let session = self.write_session()?;
-            let (mut output, session) = evaluate(bound, accesses, entry, args, session, !commit)?;
+            let (mut output, mut session) =
+                evaluate(bound, accesses, entry, args, session, !commit)?;
             if commit {
-                // The commit is a round trip of the run: held to the bound
-                // before it is made, so a broken proof stores nothing.
-                if session.commits() {
-                    output.stats.round_trips += 1;
-                }
-                within_round_trips(&entry.name, &output)?;
+                committing(&entry.name, &mut output, &mut session)?;
                 session.commit()?;
             }
             Ok(output)
@@ -379,11 +375,8 @@ impl Engine {
     ) -> Result<Output> {
         let mut work = mutation(|txn| {
             let session = self.write_session_in(txn);
-            let (mut output, session) = evaluate(bound, accesses, entry, args, session, false)?;
-            if session.commits() {
-                output.stats.round_trips += 1;
-            }
-            within_round_trips(&entry.name, &output)?;
+            let (mut output, mut session) = evaluate(bound, accesses, entry, args, session, false)?;
+            committing(&entry.name, &mut output, &mut session)?;
             session.commit()?;
             Ok(output)
         });
@@ -490,6 +483,15 @@ where
     F: for<'t> FnMut(Box<dyn WriteTxn + 't>) -> Result<Output> + Send,
 {
     work
+}
+
+/// Readies `session`'s commit and holds its round trips to the bound
+/// before it is made (the changelog head's read, counted, and the commit
+/// itself), so a broken proof stores nothing.
+fn committing(name: &str, output: &mut Output, session: &mut Session<'_>) -> Result<()> {
+    session.prepare_commit()?;
+    output.stats.round_trips = session.trips + u64::from(session.commits());
+    within_round_trips(name, output)
 }
 
 /// E0546 when a run's round trips, its commit counted, pass the entry's

@@ -169,11 +169,13 @@ impl Checker<'_> {
         let ret_ty = body.ty.map_polys(&solve);
         // What a call costs (a mutation called by another runs inside the
         // caller's transaction), and what a run of the entry point costs:
-        // a mutation's commit is one more round trip.
+        // a mutation's commit reads the changelog's head and commits.
         let body_cost = body.cost.map(solve);
         let mut cost = body_cost.clone();
         if def.kind == DefKind::Mutation {
-            cost.trips = cost.trips.plus(&Poly::constant(1));
+            cost.trips = cost
+                .trips
+                .plus(&Poly::constant(rqc_plan::COMMIT_ROUND_TRIPS));
         }
         let tir = std::sync::Arc::new(self.resolve_lambdas(body.tir));
         // A body that could not be typed somewhere (a table declared with
