@@ -243,7 +243,7 @@ fn check_prints_a_querys_upkeep_and_explain_the_ranges_it_listens_to() {
         "{out}"
     );
     // A mutation has no upkeep.
-    assert!(out.contains("rename(id: Int, name: String) -> Int  seeks ≤ 4  rows ≤ 2  round trips ≤ 3  O(log N)\n"), "{out}");
+    assert!(out.contains("rename(id: Int, name: String) -> Int  seeks ≤ 4  rows ≤ 2  round trips ≤ 4  O(log N)\n"), "{out}");
     let json = stdout(&rqc(&["check", &app, "--format", "json"]));
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     let upkeep = |name: &str| {
