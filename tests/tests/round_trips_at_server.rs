@@ -14,41 +14,6 @@ use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
 use rqc_tests::tpcc::{population, Scale, Txn};
 use rqc_tests::{relative, rq_files, Rng};
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::TcpStream;
-
-/// The KV requests the member at `port` has received: Range, Txn, Put
-/// and DeleteRange, read from its metrics.
-fn kv_requests(port: u16) -> u64 {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("the member's client port");
-    stream
-        .write_all(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-        .unwrap();
-    let mut text = String::new();
-    stream.read_to_string(&mut text).unwrap();
-    let counted: Vec<u64> = text
-        .lines()
-        .filter(|line| {
-            line.starts_with("grpc_server_started_total{")
-                && line.contains("grpc_service=\"etcdserverpb.KV\"")
-                && ["Range", "Txn", "Put", "DeleteRange"]
-                    .iter()
-                    .any(|m| line.contains(&format!("grpc_method=\"{m}\"")))
-        })
-        .map(|line| {
-            line.rsplit(' ')
-                .next()
-                .and_then(|n| n.parse::<f64>().ok())
-                .expect("a counter's value") as u64
-        })
-        .collect();
-    assert_eq!(
-        counted.len(),
-        4,
-        "the member's metrics name the four KV calls"
-    );
-    counted.iter().sum()
-}
 
 /// What one example's runs showed, by entry point.
 #[derive(Default)]
@@ -60,21 +25,21 @@ struct Seen {
 }
 
 /// A database on the cluster, a member whose metrics count its requests.
-struct Counted {
+struct Counted<'c> {
     engine: Engine,
-    port: u16,
+    cluster: &'c EtcdCluster,
     /// The operation limit of the cluster: a batch of n reads is ⌈n/L⌉ requests.
     limit: u64,
 }
 
-impl Counted {
-    fn new(cluster: &EtcdCluster, prefix: &str, program: CompiledProgram) -> Counted {
+impl<'c> Counted<'c> {
+    fn new(cluster: &'c EtcdCluster, prefix: &str, program: CompiledProgram) -> Counted<'c> {
         let mut engine = Engine::connect(&cluster.url(prefix), &EtcdOptions::default()).unwrap();
         engine.install(program).unwrap();
         let limit = engine_limit(&engine);
         Counted {
             engine,
-            port: cluster.members[0].client_port,
+            cluster,
             limit,
         }
     }
@@ -83,9 +48,9 @@ impl Counted {
     /// run's reported round trips and its bound.
     fn run(&self, name: &str, args: &[Value], seen: &mut Seen) {
         let entry: Entry = self.engine.entry(name).unwrap().clone();
-        let before = kv_requests(self.port);
+        let before = self.cluster.kv_requests();
         let result = self.engine.run(name, args);
-        let made = kv_requests(self.port) - before;
+        let made = self.cluster.kv_requests() - before;
         // The bound as the runtime holds it on a store with a limit.
         let bound = entry.bound.round_trips + entry.bound.seeks / self.limit;
         seen.runs += 1;
@@ -138,7 +103,7 @@ fn example(name: &str) -> CompiledProgram {
 /// Every entry point of `program` run with drawn arguments: the mutations
 /// first, round after round, so that the data they need is there, then
 /// every entry point, round after round, in a drawn order.
-fn drive(db: &Counted, program: &CompiledProgram, rounds: u32, seen: &mut Seen) {
+fn drive(db: &Counted<'_>, program: &CompiledProgram, rounds: u32, seen: &mut Seen) {
     let int = |rng: &mut Rng| 1 + rng.below(6);
     let string = |rng: &mut Rng| {
         ["ann", "bo", "cy", "user001", "user002"][rng.below(5) as usize].to_string()
@@ -173,7 +138,7 @@ fn drive(db: &Counted, program: &CompiledProgram, rounds: u32, seen: &mut Seen) 
 }
 
 /// TPC-C: its population loaded through its mutations, then its mix.
-fn tpcc(db: &Counted, seen: &mut Seen) {
+fn tpcc(db: &Counted<'_>, seen: &mut Seen) {
     let scale = Scale {
         warehouses: 1,
         customers: 3,
