@@ -187,6 +187,24 @@ impl Database {
         Ok(self.engine.subscribe(entry, args, options)?)
     }
 
+    /// Subscribes to an entry point compiled from a text against the
+    /// installed program (an expression, as the REPL's `:watch EXPR`), as
+    /// [`Database::subscribe_entry`]; when a program is installed after it
+    /// (by this process or another), `recompile` compiles the text again
+    /// against the new program, and the subscription runs what it gives
+    /// (or ends with E0589 and the reason it returns; spec/live.md).
+    pub fn subscribe_recompiled(
+        &self,
+        entry: &Entry,
+        args: &[Value],
+        options: WatchOptions,
+        recompile: impl Fn(&CompiledProgram) -> Result<Entry, String> + Send + Sync + 'static,
+    ) -> Result<Subscription, Error> {
+        Ok(self
+            .engine
+            .subscribe_recompiled(entry, args, options, std::sync::Arc::new(recompile))?)
+    }
+
     /// Live subscriptions, the index of their read ranges, and the
     /// watcher's work so far (its evaluations, and the time its looks at
     /// new commits took): what the live benchmark reports.
