@@ -200,9 +200,12 @@ impl Database {
         options: WatchOptions,
         recompile: impl Fn(&CompiledProgram) -> Result<Entry, String> + Send + Sync + 'static,
     ) -> Result<Subscription, Error> {
-        Ok(self
-            .engine
-            .subscribe_recompiled(entry, args, options, std::sync::Arc::new(recompile))?)
+        Ok(self.engine.subscribe_recompiled(
+            entry,
+            args,
+            options,
+            std::sync::Arc::new(recompile),
+        )?)
     }
 
     /// Live subscriptions, the index of their read ranges, and the
@@ -394,10 +397,11 @@ impl<'db> Prepared<'db> {
     /// use std::time::Duration;
     /// let live = db.prepare("item").unwrap().subscribe(&[1.into()]).unwrap();
     /// let first = live.next_event().unwrap();
-    /// assert_eq!(first, rqc::Event::Result { position: 0, value: rqc::Value::Null });
+    /// // The install was the first commit: position 1.
+    /// assert_eq!(first, rqc::Event::Result { position: 1, value: rqc::Value::Null });
     /// db.run("add", &[1.into(), "lamp".into()]).unwrap();
     /// let change = live.next_timeout(Duration::from_secs(10)).unwrap();
-    /// assert_eq!(change.position(), 1);
+    /// assert_eq!(change.position(), 2);
     /// ```
     pub fn subscribe(&self, args: &[Value]) -> Result<Subscription, Error> {
         self.subscribe_with(args, WatchOptions::default())

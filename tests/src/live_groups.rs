@@ -118,4 +118,3 @@ pub fn events(watched: &Watched, position: u64) -> Vec<Event> {
     );
     std::iter::from_fn(|| watched.live.try_next()).collect()
 }
-

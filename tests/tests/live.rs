@@ -367,7 +367,12 @@ fn install<'c>(
     let largest = largest_group(reference);
     let refused = largest > VARIANTS[next].0;
     match engine.install(compilations[next].program.clone()) {
-        Ok(()) => prop_assert!(!refused, "a bound of {} over {} rows", VARIANTS[next].0, largest),
+        Ok(()) => prop_assert!(
+            !refused,
+            "a bound of {} over {} rows",
+            VARIANTS[next].0,
+            largest
+        ),
         Err(error) => prop_assert!(refused && error.code == "E0510", "{}", error),
     }
     let installs = !refused && next != *variant;
@@ -379,7 +384,11 @@ fn install<'c>(
         };
     }
     let position = engine.position().unwrap();
-    prop_assert_eq!(position, before + u64::from(installs), "the install's position");
+    prop_assert_eq!(
+        position,
+        before + u64::from(installs),
+        "the install's position"
+    );
     let program = &compilations[*variant].program;
     let mut ended = Vec::new();
     for (k, watcher) in watchers.iter_mut().enumerate() {
@@ -435,7 +444,9 @@ fn install<'c>(
 fn largest_group(reference: &Reference<'_>) -> i64 {
     let mut counts = std::collections::HashMap::new();
     for row in reference.tables.get("B").map(Vec::as_slice).unwrap_or(&[]) {
-        *counts.entry(format!("{:?}", row.field("a"))).or_insert(0i64) += 1;
+        *counts
+            .entry(format!("{:?}", row.field("a")))
+            .or_insert(0i64) += 1;
     }
     counts.into_values().max().unwrap_or(0)
 }

@@ -84,14 +84,25 @@ fn an_install_ends_each_subscription_it_cannot_plan_again_with_its_code() {
     }
     let subscribe = |db: &Database, name: &str, args: &[Value]| {
         let live = db.prepare(name).unwrap().subscribe(args).unwrap();
-        assert!(matches!(live.next_timeout(WAIT), Some(Event::Result { .. })));
+        assert!(matches!(
+            live.next_timeout(WAIT),
+            Some(Event::Result { .. })
+        ));
         live
     };
     let ending = [
         ("group", subscribe(&db, "group", &[1.into()]), "E0587"),
         ("size", subscribe(&db, "size", &[1.into()]), "E0587"),
-        ("top 7", subscribe(&db, "top", &[1.into(), 7.into()]), "E0588"),
-        ("pick", subscribe(&db, "pick", &[1.into(), 2.into()]), "E0588"),
+        (
+            "top 7",
+            subscribe(&db, "top", &[1.into(), 7.into()]),
+            "E0588",
+        ),
+        (
+            "pick",
+            subscribe(&db, "pick", &[1.into(), 2.into()]),
+            "E0588",
+        ),
         ("named", subscribe(&db, "named", &[1.into()]), "E0588"),
     ];
     let options = WatchOptions::default;
@@ -119,7 +130,10 @@ fn an_install_ends_each_subscription_it_cannot_plan_again_with_its_code() {
         ("kept", subscribe(&db, "kept", &[1.into()])),
     ];
     for live in [&textless, &refused, &followed] {
-        assert!(matches!(live.next_timeout(WAIT), Some(Event::Result { .. })));
+        assert!(matches!(
+            live.next_timeout(WAIT),
+            Some(Event::Result { .. })
+        ));
     }
 
     *current.lock().unwrap() = AFTER.to_string();
@@ -138,7 +152,10 @@ fn an_install_ends_each_subscription_it_cannot_plan_again_with_its_code() {
         assert_eq!((position, error.code), (at, code), "{name}: {error}");
         assert!(!error.help.is_empty());
         // The reason is the recompiler's, for an expression.
-        assert!(!name.contains('`') || error.message.contains(name), "{error}");
+        assert!(
+            !name.contains('`') || error.message.contains(name),
+            "{error}"
+        );
         assert!(live.is_closed(), "{name} goes on");
         assert_eq!(live.try_next(), None, "{name}: an event after its last");
     }
@@ -150,7 +167,14 @@ fn an_install_ends_each_subscription_it_cannot_plan_again_with_its_code() {
     for ((name, live), (_, fresh)) in surviving.iter().zip(runs) {
         assert!(live.wait_for(at, WAIT));
         let came: Vec<Event> = std::iter::from_fn(|| live.try_next()).collect();
-        assert_eq!(came, [Event::Result { position: at, value: fresh }], "{name}");
+        assert_eq!(
+            came,
+            [Event::Result {
+                position: at,
+                value: fresh
+            }],
+            "{name}"
+        );
     }
     assert!(followed.wait_for(at, WAIT));
     assert_eq!(
@@ -189,7 +213,12 @@ fn check_through(db: &Database, watched: &mut [Watched]) -> Vec<Vec<Event>> {
             apply(&mut w.held, event);
         }
         let fresh = db.run(w.name, &[w.group.into()]).unwrap().value;
-        assert_eq!(normal(&w.held.to_json()), normal(&fresh.to_json()), "{}", w.name);
+        assert_eq!(
+            normal(&w.held.to_json()),
+            normal(&fresh.to_json()),
+            "{}",
+            w.name
+        );
         all.push(came);
     }
     all
@@ -262,7 +291,9 @@ fn an_install_that_tightens_the_bound_is_followed_and_one_refused_changes_nothin
             "{came:?}"
         );
     }
-    let full = db.run("add", &[1.into(), 5.into(), "m".into()]).unwrap_err();
+    let full = db
+        .run("add", &[1.into(), 5.into(), "m".into()])
+        .unwrap_err();
     assert_eq!(full.code(), "E0504");
     // Tighter than the group: refused whole, no entry, no event.
     let refused = db.install_source("groups.rq", &program(3)).unwrap_err();
@@ -271,7 +302,9 @@ fn an_install_that_tightens_the_bound_is_followed_and_one_refused_changes_nothin
     db.run("remove", &[1.into(), 1.into()]).unwrap();
     db.run("add", &[1.into(), 9.into(), "m".into()]).unwrap();
     for came in check_through(&db, &mut watched) {
-        assert!(came.iter().all(|e| !matches!(e, Event::Result { .. }) || e.position() > tightened));
+        assert!(came
+            .iter()
+            .all(|e| !matches!(e, Event::Result { .. }) || e.position() > tightened));
     }
 }
 
@@ -327,7 +360,9 @@ fn a_handle_older_than_the_installed_program_subscribes_under_the_new_one() {
         .install_source("groups.rq", &format!("{}{BEFORE}", program(100)))
         .unwrap();
     for id in 4..=6i64 {
-        first.run("add", &[1.into(), id.into(), "m".into()]).unwrap();
+        first
+            .run("add", &[1.into(), id.into(), "m".into()])
+            .unwrap();
     }
     // `old` plans `group` as of bound 3; the group holds 6.
     let live = prepared.subscribe(&[1.into()]).unwrap();
@@ -342,5 +377,8 @@ fn a_handle_older_than_the_installed_program_subscribes_under_the_new_one() {
     }
     first.install_source("groups.rq", AFTER).unwrap();
     let gone = old.prepare("group").unwrap().subscribe(&[1.into()]);
-    assert_eq!(gone.err().map(|e| e.code().to_string()), Some("E0587".into()));
+    assert_eq!(
+        gone.err().map(|e| e.code().to_string()),
+        Some("E0587".into())
+    );
 }

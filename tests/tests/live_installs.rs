@@ -134,12 +134,7 @@ fn scenario(db: &mut Database, mut other: impl FnMut(&mut Database, usize) -> Fr
 
 #[test]
 fn an_install_in_this_process_plans_every_subscription_again_on_every_store() {
-    for backend in [
-        Backend::Lmdb,
-        Backend::Redb,
-        Backend::Sled,
-        Backend::Memory,
-    ] {
+    for backend in [Backend::Lmdb, Backend::Redb, Backend::Sled, Backend::Memory] {
         let dir = tempfile::tempdir().unwrap();
         let mut db = Place::Dir(dir.path().join("db"), Some(backend)).open();
         setup(&mut db, 3);
@@ -220,7 +215,13 @@ struct Proc {
 fn spawn(role: &str, place: &Place) -> Proc {
     let steps = tempfile::tempdir().unwrap();
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "live_install_child", "--nocapture", "--test-threads", "1"])
+        .args([
+            "--exact",
+            "live_install_child",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
         .env("RQC_LIVE_ROLE", role)
         .env("RQC_LIVE_AT", place.text())
         .env("RQC_LIVE_STEPS", steps.path())
@@ -334,7 +335,11 @@ fn installs_in_another_process_race_a_busy_watcher_on_lmdb() {
     take(&mut watched);
     assert!(whole > 0, "no install planned a subscription again");
     for w in &watched {
-        let expected = if w.name == "size" { &fresh.size } else { &fresh.group };
+        let expected = if w.name == "size" {
+            &fresh.size
+        } else {
+            &fresh.group
+        };
         assert_eq!(normal(&w.held.to_json()), normal(expected), "{}", w.name);
     }
     assert!(lines[0].starts_with("rounds "), "{lines:?}");

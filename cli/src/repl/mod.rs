@@ -259,7 +259,9 @@ impl Repl {
                 let recompile =
                     rewatch::recompiler(self.shared_files.clone(), expression.to_string());
                 let options = rqc::WatchOptions::default();
-                let watched = self.db.subscribe_recompiled(&entry, &[], options, recompile);
+                let watched = self
+                    .db
+                    .subscribe_recompiled(&entry, &[], options, recompile);
                 return self.watching(watched);
             }
             // A call of an entry point the expression's module cannot

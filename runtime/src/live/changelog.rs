@@ -166,13 +166,7 @@ pub fn append_install(
     let names = HashMap::from([(catalog, crate::catalog::CATALOG.to_string())]);
     let mut writes = WriteSet::default();
     writes.add(catalog, INSTALLED);
-    append(
-        txn,
-        store.tree(LOG_TREE),
-        compact(store),
-        &names,
-        &writes,
-    )
+    append(txn, store.tree(LOG_TREE), compact(store), &names, &writes)
 }
 
 /// The key an install's entry names in the catalog's tree.

@@ -63,7 +63,9 @@ pub(crate) fn program_at<'k>(
         return Ok(Arc::clone(same));
     }
     let program = catalog::installed_program(txn, tree)?.ok_or_else(|| {
-        RuntimeError::damaged("the catalog holds no program, though a live query was planned under one".to_string())
+        RuntimeError::damaged(
+            "the catalog holds no program, though a live query was planned under one".to_string(),
+        )
     })?;
     let generation = catalog::generation(txn, tree)?;
     Ok(Arc::new(bind(store, program, generation, at)?))
@@ -73,7 +75,7 @@ pub(crate) fn program_at<'k>(
 /// position `program.installed_at` (spec/live.md, "Across installs"):
 ///
 /// - an installed entry point is the new program's entry point of the same
-///   module and name, when it is still a query whose parameters have the
+///   module and name ([`same_entry`]), when it is still a query whose parameters have the
 ///   same names and types in the same order, and the subscription's
 ///   arguments fit their declared bounds (which may change): E0587 when it
 ///   is gone (removed, or rejected when the program was installed), E0588
@@ -91,12 +93,7 @@ pub(crate) fn replan(
     let (old, _) = query.entry();
     let plan = match &query.plan {
         Plan::Installed(_) => {
-            let found = program
-                .program
-                .entries
-                .iter()
-                .position(|e| e.module == old.module && e.name == old.name)
-                .ok_or_else(|| gone(old, at))?;
+            let found = same_entry(&program.program, old).ok_or_else(|| gone(old, at))?;
             within(old, &program.program.entries[found], &query.args, at)?;
             Plan::Installed(found)
         }
@@ -124,12 +121,36 @@ pub(crate) fn replan(
     })
 }
 
+/// The entry point of `program` that `old` is: the one of the same
+/// module and name; or, when no entry point of `program` is in `old`'s
+/// module any more (a module renamed: a file without a `module` line is
+/// named after the file), the only one of that name.
+fn same_entry(program: &CompiledProgram, old: &Entry) -> Option<usize> {
+    let entries = &program.entries;
+    if let Some(same) = entries
+        .iter()
+        .position(|e| e.module == old.module && e.name == old.name)
+    {
+        return Some(same);
+    }
+    if entries.iter().any(|e| e.module == old.module) {
+        return None;
+    }
+    let mut named = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.name == old.name);
+    match (named.next(), named.next()) {
+        (Some((only, _)), None) => Some(only),
+        _ => None,
+    }
+}
+
 /// E0588 unless `new` is a query with `old`'s parameters (names and types,
 /// in order) that takes `args` within its declared bounds.
 fn within(old: &Entry, new: &Entry, args: &[Value], at: u64) -> Result<()> {
-    let shape = |params: &[ParamSpec]| -> Vec<String> {
-        params.iter().map(ToString::to_string).collect()
-    };
+    let shape =
+        |params: &[ParamSpec]| -> Vec<String> { params.iter().map(ToString::to_string).collect() };
     let same = |a: &ParamSpec, b: &ParamSpec| a.name == b.name && a.ty == b.ty;
     let reason = if new.kind != EntryKind::Query {
         Some("it is a mutation now".to_string())

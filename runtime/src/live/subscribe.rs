@@ -173,31 +173,30 @@ impl Engine {
             Ok((first, planned))
         })?;
         let query = planned.unwrap_or(query);
-        let opening =
-            match &options.resume {
-                None => Some(Event::Result {
-                    position: first.position,
-                    value: first.value.clone(),
-                }),
+        let opening = match &options.resume {
+            None => Some(Event::Result {
+                position: first.position,
+                value: first.value.clone(),
+            }),
 
-                Some(resume) if resume.position > first.position => return Err(RuntimeError::new(
+            Some(resume) if resume.position > first.position => {
+                return Err(RuntimeError::new(
                     "E0581",
                     format!(
                         "cannot resume from position {}: this database's last commit is {}",
                         resume.position, first.position
                     ),
                     "resume from a position an event of this database gave, or subscribe afresh",
-                )),
-                // A program installed after the position held: the whole
-                // result, as every subscription gets at an install.
-                Some(resume) if resume.position < query.installed.installed_at => {
-                    Some(Event::Result {
-                        position: first.position,
-                        value: first.value.clone(),
-                    })
-                }
-                Some(resume) => change(&resume.result, &first.value, first.position),
-            };
+                ))
+            }
+            // A program installed after the position held: the whole
+            // result, as every subscription gets at an install.
+            Some(resume) if resume.position < query.installed.installed_at => Some(Event::Result {
+                position: first.position,
+                value: first.value.clone(),
+            }),
+            Some(resume) => change(&resume.result, &first.value, first.position),
+        };
         let sub = hub.register(query, recompile, first, opening, options.capacity);
         Ok(Subscription {
             hub: Arc::downgrade(hub),
