@@ -176,8 +176,10 @@ impl Database {
     }
 
     /// Subscribes to an entry point compiled against the installed
-    /// program but not installed (the REPL's `:watch`), as
-    /// [`Prepared::subscribe_with`] does.
+    /// program but not installed, as [`Prepared::subscribe_with`] does.
+    /// With no text to compile again, it goes on across an install only
+    /// when the schema stays the same, and ends with E0589 otherwise
+    /// ([`Database::subscribe_recompiled`] follows any install).
     pub fn subscribe_entry(
         &self,
         entry: &Entry,
