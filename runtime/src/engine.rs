@@ -105,6 +105,10 @@ pub(crate) struct Installed {
     /// installed or opened at: every commit of a run expects it (E0550).
     pub(crate) catalog: Tree,
     pub(crate) generation: Vec<u8>,
+    /// The changelog position of the install that wrote this program
+    /// (`catalog::installed_at`): a live subscription planned under it
+    /// is planned again once the catalog holds another (spec/live.md).
+    pub(crate) installed_at: u64,
 }
 
 impl Installed {
@@ -162,21 +166,25 @@ impl Engine {
             let txn = store.begin_read()?;
             catalog::check_format(txn.as_ref(), catalog)?;
             let generation = catalog::generation(txn.as_ref(), catalog)?;
+            let at = catalog::installed_at(txn.as_ref(), catalog)?;
             match catalog::installed_program(txn.as_ref(), catalog) {
-                Ok(program) => Ok(Ok(program.map(|p| (p, generation)))),
+                Ok(program) => Ok(Ok(program.map(|p| (p, generation, at)))),
                 Err(older) if older.code == "E0513" => Ok(Err(older)),
                 Err(refused) => Err(refused),
             }
         })?;
         let installed = match held {
-            Ok(Some((program, generation))) => {
-                bind(store.as_ref(), program, generation).map(Arc::new)
+            Ok(Some((program, generation, at))) => {
+                bind(store.as_ref(), program, generation, at).map(Arc::new)
             }
             Ok(None) => Err(not_installed()),
             Err(older) => Err(older),
         };
         let store: Arc<dyn Store> = Arc::from(store);
         let live = Arc::new(Hub::new(Arc::clone(&store), dir));
+        if let Ok(installed) = &installed {
+            live.installed(installed);
+        }
         Ok(Engine {
             store,
             installed,
@@ -206,9 +214,14 @@ impl Engine {
         plan_format::check_depth(&program, Origin::Given)?;
         self.check_limits(&program)?;
         // Bound first: a program that cannot be leaves the catalog as it was.
-        let mut installed = bind(self.store.as_ref(), program, Vec::new())?;
-        installed.generation = catalog::install(self.store.as_ref(), &installed.program, drops)?;
-        self.installed = Ok(Arc::new(installed));
+        let mut installed = bind(self.store.as_ref(), program, Vec::new(), 0)?;
+        let installation = catalog::install(self.store.as_ref(), &installed.program, drops)?;
+        installed.generation = installation.generation;
+        installed.installed_at = installation.position;
+        let installed = Arc::new(installed);
+        // Live subscriptions are planned again under it (spec/live.md).
+        self.live.installed(&installed);
+        self.installed = Ok(installed);
         Ok(())
     }
 
@@ -506,8 +519,14 @@ fn within_round_trips(name: &str, output: &Output) -> Result<()> {
     Ok(())
 }
 
-/// `program` bound to `store`'s trees, each entry point's accesses resolved.
-fn bind(store: &dyn Store, program: CompiledProgram, generation: Vec<u8>) -> Result<Installed> {
+/// `program` bound to `store`'s trees, each entry point's accesses
+/// resolved; installed at `generation` and changelog position `installed_at`.
+pub(crate) fn bind(
+    store: &dyn Store,
+    program: CompiledProgram,
+    generation: Vec<u8>,
+    installed_at: u64,
+) -> Result<Installed> {
     let bound = Tables::new(store, &program.schema);
     let names = tree_names(store, &program.schema);
     let accesses = program
@@ -522,6 +541,7 @@ fn bind(store: &dyn Store, program: CompiledProgram, generation: Vec<u8>) -> Res
         names,
         catalog: catalog::catalog(store),
         generation,
+        installed_at,
     })
 }
 

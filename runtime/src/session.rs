@@ -433,6 +433,17 @@ impl<'s> Session<'s> {
         Ok(())
     }
 
+    /// Records a program's install in the live changelog, in this
+    /// transaction (a catalog install's session logs nothing else: every
+    /// subscription is planned again at an install, whatever it wrote).
+    /// Returns the install's position.
+    pub(crate) fn log_install(&mut self, catalog: Tree) -> Result<u64> {
+        let store = self.store;
+        let position = changelog::append_install(self.writes()?, store, catalog)?;
+        self.wrote = true;
+        Ok(position)
+    }
+
     /// A table's row written (inserted or updated): counted as written.
     pub fn put_row(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         self.put(tree, key, value)?;

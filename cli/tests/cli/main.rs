@@ -22,6 +22,7 @@ mod records;
 mod repl;
 mod threads;
 mod watch;
+mod watch_installs;
 
 /// The workspace root, where the examples are: commands run from there.
 fn repo() -> PathBuf {
