@@ -13,7 +13,7 @@ use super::schema_types::{column_ty, table_column_ty};
 use super::tir::TExpr;
 use super::types::Ty;
 use super::SourceModule;
-use crate::cost::{Cost, Poly};
+use crate::cost::Cost;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Item};
@@ -374,10 +374,7 @@ pub fn value_ty(table: &TableSchema, aggregate: &AggregateSchema) -> Ty {
 fn read_ty(table: &TableSchema, aggregate: &AggregateSchema) -> Ty {
     let ty = value_ty(table, aggregate);
     match (aggregate.kind, ty) {
-        (AggregateKind::Count, Ty::Int(mut interval)) => {
-            interval.lo = Poly::zero();
-            Ty::Int(interval)
-        }
+        (AggregateKind::Count, Ty::Int(interval)) => Ty::Int(interval.non_negative()),
         (_, ty) => ty,
     }
 }

@@ -267,7 +267,7 @@ impl Checker<'_> {
         match ty {
             Ty::Int(_) => {
                 let max = match &param.bound {
-                    Some(SizeBound::Literal(n, _)) => Some((*n).max(0) as u64),
+                    Some(SizeBound::Literal(n, _)) => Some(*n),
                     Some(SizeBound::Name(other)) => {
                         self.error(
                             "E0307",
@@ -281,7 +281,7 @@ impl Checker<'_> {
                     }
                     None => None,
                 };
-                Ty::Int(Interval::parameter(&name, max))
+                Ty::Int(Interval::parameter(&name, None, max))
             }
             Ty::List(elem, _) => {
                 let size = match &param.ty.kind {

@@ -100,10 +100,10 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
         }))
     };
     match ty {
-        Ty::Int(_) => Ty::Int(Interval {
-            hi: var(path.to_string()),
-            lo: var(format!("lo({path})")),
-        }),
+        Ty::Int(_) => Ty::Int(Interval::symbolic(
+            var(path.to_string()),
+            var(format!("lo({path})")),
+        )),
         Ty::Option(inner) => Ty::option(measured(inner, path, covariant)),
         Ty::List(elem, _) => Ty::list(
             measured(elem, &format!("{path}[]"), covariant),

@@ -176,7 +176,7 @@ impl Checker<'_> {
                     BinaryOp::Sub => x.minus(y),
                     BinaryOp::Mul => x.times(y),
                     BinaryOp::Div => x.divided_by(y),
-                    _ => x.remainder(),
+                    _ => x.remainder(y),
                 };
                 let optional =
                     matches!(left.ty, Ty::Option(_)) || matches!(right.ty, Ty::Option(_));

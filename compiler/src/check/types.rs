@@ -234,10 +234,7 @@ impl Ty {
     pub fn map_polys(&self, f: &dyn Fn(&Poly) -> Poly) -> Ty {
         let cost = |c: &Cost| c.map(f);
         match self {
-            Ty::Int(interval) => Ty::Int(Interval {
-                hi: f(&interval.hi),
-                lo: f(&interval.lo),
-            }),
+            Ty::Int(interval) => Ty::Int(interval.map_polys(f)),
             Ty::Option(inner) => Ty::option(inner.map_polys(f)),
             Ty::List(elem, size) => Ty::list(elem.map_polys(f), f(size)),
             Ty::Record(fields) => Ty::Record(
