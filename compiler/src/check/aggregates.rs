@@ -364,9 +364,10 @@ pub fn value_ty(table: &TableSchema, aggregate: &AggregateSchema) -> Ty {
     let label = format!("{}[…]", aggregate.name);
     match (aggregate.kind, aggregate.column) {
         (AggregateKind::Min | AggregateKind::Max, Some(c)) => {
-            Ty::option(column_ty(&table.columns[c].ty, &label))
+            let column = &table.columns[c];
+            Ty::option(column_ty(&column.ty, &label, column.max_len))
         }
-        _ => column_ty(&ColumnType::Int, &label),
+        _ => column_ty(&ColumnType::Int, &label, None),
     }
 }
 
@@ -427,7 +428,7 @@ impl Checker<'_> {
         let mut key = Vec::new();
         for (arg, &column) in args.iter().zip(&aggregate.by) {
             let column = &table.columns[column];
-            let expected = table_column_ty(&table.name, &column.name, &column.ty);
+            let expected = table_column_ty(&table.name, column);
             let value = self.check_expected(arg, Some(&expected));
             self.expect_type(
                 &expected,

@@ -513,7 +513,7 @@ impl Checker<'_> {
             },
             "sort_by" => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
-                if !matches!(ret, Ty::Int(_) | Ty::Float | Ty::Str | Ty::Error) {
+                if !matches!(ret, Ty::Int(_) | Ty::Float | Ty::Str(_) | Ty::Error) {
                     self.error(
                         "E0401",
                         format!(
@@ -572,7 +572,7 @@ impl Checker<'_> {
                     None => elem.clone(),
                 };
                 let numeric = matches!(value_ty, Ty::Int(_) | Ty::Float | Ty::Error);
-                let ordered = numeric || matches!(value_ty, Ty::Str);
+                let ordered = numeric || matches!(value_ty, Ty::Str(_));
                 if (matches!(op, "sum" | "avg") && !numeric) || !ordered {
                     self.error(
                         "E0401",

@@ -242,6 +242,7 @@ impl Checker<'_> {
             let (param, pty) = &sig.params[i];
             let checked = self.check(args[i]);
             if self.bind_type(param, pty, &checked.ty, args[i].span, &name, &mut generics) {
+                self.within_declared_ends(pty, &checked.ty, args[i].span, &name, param);
                 arg_tys[i] = Some(checked.ty);
             }
             cost = cost.plus(&checked.cost);
@@ -384,6 +385,57 @@ impl Checker<'_> {
             ),
             span,
         )
+    }
+
+    /// E0321: an argument the caller cannot prove within the ends its
+    /// parameter declares (`fn f(n: Int >= 0 <= 10)`, `s: String <= 20`):
+    /// the function's body was costed assuming them.
+    fn within_declared_ends(&mut self, pty: &Ty, arg: &Ty, span: Span, callee: &str, param: &str) {
+        let outside = match (pty, arg) {
+            (Ty::Int(declared), Ty::Int(found)) => {
+                let above = declared
+                    .most
+                    .filter(|max| !found.most.is_some_and(|m| m <= *max))
+                    .map(|max| {
+                        let may = found
+                            .most
+                            .map_or("any size".to_string(), |m| format!("up to {m}"));
+                        (format!("`<= {max}`"), may)
+                    });
+                let below = declared
+                    .least
+                    .filter(|min| !found.least.is_some_and(|l| l >= *min))
+                    .map(|min| {
+                        let may = found.least.map_or("any negative number".to_string(), |l| {
+                            format!("as low as {l}")
+                        });
+                        (format!("`>= {min}`"), may)
+                    });
+                above.or(below)
+            }
+            (Ty::Str(declared), Ty::Str(found))
+                if declared.as_var().is_none() && !found.le(declared) =>
+            {
+                let may = found
+                    .max_value()
+                    .map_or("any length".to_string(), |m| format!("{m} bytes long"));
+                Some((format!("`<= {declared}` bytes"), may))
+            }
+            _ => None,
+        };
+        let Some((declared, may)) = outside else {
+            return;
+        };
+        self.error(
+            "E0321",
+            format!("`{callee}`'s parameter `{param}` is declared {declared}, and this argument may be {may}"),
+            span,
+            "may be outside the declared ends",
+        )
+        .help
+        .push(format!(
+            "pass a value within them: a literal, a parameter declared with the same ends, or one an `if` has tested (`if x <= 10 {{ {callee}(x) }} else {{ … }}`)"
+        ));
     }
 
     /// The body may pass what a function parameter gives back to it again

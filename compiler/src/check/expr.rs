@@ -293,7 +293,12 @@ impl<'p> Checker<'p> {
                 Checked::new(Ty::Float, Cost::zero(), TExpr::Const(Value::Float(*x)))
             }
             ExprKind::Str(s) => {
-                Checked::new(Ty::Str, Cost::zero(), TExpr::Const(Value::Str(s.clone())))
+                let bytes = Poly::constant(s.len() as u64);
+                Checked::new(
+                    Ty::Str(bytes),
+                    Cost::zero(),
+                    TExpr::Const(Value::Str(s.clone())),
+                )
             }
             ExprKind::Bool(b) => {
                 Checked::new(Ty::Bool, Cost::zero(), TExpr::Const(Value::Bool(*b)))
@@ -541,6 +546,7 @@ pub fn join_types(a: &Ty, b: &Ty) -> Ty {
     match (a, b) {
         (Ty::Error, other) | (other, Ty::Error) => other.clone(),
         (Ty::Int(x), Ty::Int(y)) => Ty::Int(x.join(y)),
+        (Ty::Str(x), Ty::Str(y)) => Ty::Str(x.max(y)),
         (Ty::List(x, sx), Ty::List(y, sy)) => Ty::list(join_types(x, y), sx.max(sy)),
         (Ty::Option(x), Ty::Option(y)) => Ty::option(join_types(x, y)),
         (Ty::Option(x), y) | (y, Ty::Option(x)) => Ty::option(join_types(x, y)),

@@ -43,13 +43,21 @@ impl Checker<'_> {
         if let Ty::Option(inner) = ty {
             return Ty::option(self.scalar_function(op, inner, span));
         }
-        let (takes, gives) = match op {
-            UnaryOp::Length => (Ty::Str, Ty::Int(Interval::up_to(Poly::unbounded("length")))),
-            UnaryOp::Lower | UnaryOp::Upper => (Ty::Str, Ty::Str),
+        // A string's characters are no more than its bytes; a case mapping
+        // may lengthen a string (`ß` to `SS`), so its result is unbounded.
+        let (takes, gives) = match (op, ty) {
+            (UnaryOp::Length, Ty::Str(bytes)) => {
+                (Ty::string(), Ty::Int(Interval::up_to(bytes.clone())))
+            }
+            (UnaryOp::Length, _) => (
+                Ty::string(),
+                Ty::Int(Interval::up_to(Poly::unbounded("length"))),
+            ),
+            (UnaryOp::Lower | UnaryOp::Upper, _) => (Ty::string(), Ty::string()),
             _ => (Ty::any_int("?"), Ty::Float),
         };
         match (ty, &takes) {
-            (Ty::Error, _) | (Ty::Str, Ty::Str) | (Ty::Int(_), Ty::Int(_)) => gives,
+            (Ty::Error, _) | (Ty::Str(_), Ty::Str(_)) | (Ty::Int(_), Ty::Int(_)) => gives,
             (other, _) => {
                 self.mismatch(
                     &takes,
@@ -58,7 +66,7 @@ impl Checker<'_> {
                     format!(
                         "`{}` takes {}",
                         op.written(),
-                        if matches!(takes, Ty::Str) {
+                        if matches!(takes, Ty::Str(_)) {
                             "a String"
                         } else {
                             "an Int"
@@ -120,8 +128,8 @@ impl Checker<'_> {
             }
             BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq => {
                 let ordered = |t: &Ty| {
-                    matches!(t, Ty::Int(_) | Ty::Float | Ty::Str | Ty::Error)
-                        || matches!(t, Ty::Option(inner) if matches!(**inner, Ty::Int(_) | Ty::Float | Ty::Str))
+                    matches!(t, Ty::Int(_) | Ty::Float | Ty::Str(_) | Ty::Error)
+                        || matches!(t, Ty::Option(inner) if matches!(**inner, Ty::Int(_) | Ty::Float | Ty::Str(_)))
                 };
                 if !ordered(&left.ty) {
                     self.mismatch(
@@ -140,9 +148,12 @@ impl Checker<'_> {
                 }
                 Ty::Bool
             }
-            BinaryOp::Add if matches!(left.ty, Ty::Str) => {
-                self.expect_type(&Ty::Str, &right.ty, b.span, "`+` joins two strings");
-                Ty::Str
+            BinaryOp::Add if matches!(left.ty, Ty::Str(_)) => {
+                self.expect_type(&Ty::string(), &right.ty, b.span, "`+` joins two strings");
+                match (&left.ty, &right.ty) {
+                    (Ty::Str(a), Ty::Str(b)) => Ty::Str(a.plus(b)),
+                    _ => Ty::string(),
+                }
             }
             _ => {
                 if !numeric(&left.ty) {
@@ -199,11 +210,16 @@ impl Checker<'_> {
     /// starts with nothing and nothing starts with `none`).
     pub(super) fn starts_with_operand(&mut self, ty: &Ty, span: Span) {
         let string = match ty {
-            Ty::Option(inner) => matches!(**inner, Ty::Str | Ty::Error),
-            other => matches!(other, Ty::Str | Ty::Error),
+            Ty::Option(inner) => matches!(**inner, Ty::Str(_) | Ty::Error),
+            other => matches!(other, Ty::Str(_) | Ty::Error),
         };
         if !string {
-            self.mismatch(&Ty::Str, ty, span, "`starts_with` compares two Strings");
+            self.mismatch(
+                &Ty::string(),
+                ty,
+                span,
+                "`starts_with` compares two Strings",
+            );
         }
     }
 

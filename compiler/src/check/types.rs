@@ -12,7 +12,10 @@ pub enum Ty {
     /// An integer whose value lies in the interval.
     Int(Interval),
     Float,
-    Str,
+    /// A string of at most this many UTF-8 bytes (so of at most as many
+    /// characters): a literal's, a column's or parameter's `String <= 20`,
+    /// or unbounded.
+    Str(Poly),
     Bool,
     /// A row of the named table.
     Row(String),
@@ -115,6 +118,11 @@ impl Ty {
             Ty::Option(_) => inner,
             other => Ty::Option(Box::new(other)),
         }
+    }
+
+    /// A string nothing bounds the length of.
+    pub fn string() -> Ty {
+        Ty::Str(Poly::unbounded("length"))
     }
 
     /// An integer nothing bounds (`what` names it in messages).
@@ -237,6 +245,7 @@ impl Ty {
             Ty::Int(interval) => Ty::Int(interval.map_polys(f)),
             Ty::Option(inner) => Ty::option(inner.map_polys(f)),
             Ty::List(elem, size) => Ty::list(elem.map_polys(f), f(size)),
+            Ty::Str(length) => Ty::Str(f(length)),
             Ty::Record(fields) => Ty::Record(
                 fields
                     .iter()
@@ -384,7 +393,7 @@ impl fmt::Display for Ty {
         match self {
             Ty::Int(_) => write!(f, "Int"),
             Ty::Float => write!(f, "Float"),
-            Ty::Str => write!(f, "String"),
+            Ty::Str(_) => write!(f, "String"),
             Ty::Bool => write!(f, "Bool"),
             Ty::Row(table) => write!(f, "{table}"),
             Ty::Record(fields) => {
