@@ -31,6 +31,18 @@ pub struct Interval {
     pub most: Option<i64>,
 }
 
+/// Whether the number `cap` bounds more tightly than `end`: `end`'s
+/// maximum is larger, or it has none because something unbounded is in it.
+/// An end whose variables callers fix (a function's measures) is kept: a
+/// call's smaller argument gives a smaller bound, and the numeric end still
+/// holds beside it.
+fn looser(end: &Poly, cap: u64) -> bool {
+    match end.max_value() {
+        Some(max) => max > cap,
+        None => !end.unbounded_params().is_empty() || !end.tables().is_empty(),
+    }
+}
+
 /// How a comparison an `if` tested relates a value to another
 /// ([`Interval::assume`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,13 +104,13 @@ impl Interval {
         }
         if let Some(most) = interval.most {
             let cap = most.max(0).unsigned_abs();
-            if interval.hi.max_value().is_none_or(|max| max > cap) {
+            if looser(&interval.hi, cap) {
                 interval.hi = Poly::constant(cap);
             }
         }
         if let Some(least) = interval.least {
             let cap = least.min(0).unsigned_abs();
-            if interval.lo.max_value().is_none_or(|max| max > cap) {
+            if looser(&interval.lo, cap) {
                 interval.lo = Poly::constant(cap);
             }
         }

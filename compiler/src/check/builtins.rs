@@ -140,6 +140,13 @@ impl Checker<'_> {
         let outer = std::mem::replace(&mut self.counted_filter, counted);
         let input = self.check(args[0]);
         self.counted_filter = outer;
+        // The least or greatest of a list literal of `Int`s is known
+        // element by element (`[n, 10] |> min()` is at most 10).
+        let extreme = match (op, args.len(), self.int_literal.take()) {
+            ("min", 1, Some((span, ints))) if span == args[0].span => Interval::least_of(&ints),
+            ("max", 1, Some((span, ints))) if span == args[0].span => Interval::greatest_of(&ints),
+            _ => None,
+        };
         let shape = match &input.ty {
             Ty::List(elem, size) => Input::List((**elem).clone(), size.clone()),
             Ty::Stream(stream) => Input::Stream(stream.clone()),
@@ -183,7 +190,13 @@ impl Checker<'_> {
                     )
                 }
                 Input::List(elem, size) => {
-                    self.list_op(op, span, input, Shape::List, elem, size, rest)
+                    let checked = self.list_op(op, span, input, Shape::List, elem, size, rest);
+                    match extreme {
+                        Some(extreme) if matches!(checked.ty, Ty::Option(_)) => {
+                            Checked::new(Ty::option(Ty::Int(extreme)), checked.cost, checked.tir)
+                        }
+                        _ => checked,
+                    }
                 }
             },
         })

@@ -4,6 +4,7 @@
 use super::expr::{Checked, Checker};
 use super::measures::{self, Bindings};
 use super::modules::Symbol;
+use super::passing::{kept_unapplied, unbound_parameters};
 use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::{Cost, Var};
@@ -96,6 +97,13 @@ impl Checker<'_> {
                 Checked::error()
             }
             _ => {
+                let help = match &callee.kind {
+                    ExprKind::Call(..) => format!(
+                        "to call the function a call returns, name it first: `let f = {}; f(…)`",
+                        crate::syntax::printer::print_expr(callee)
+                    ),
+                    _ => "call a function by name: `f(x)` or `x |> f()`".to_string(),
+                };
                 self.error(
                     "E0412",
                     "this is not a function",
@@ -103,7 +111,7 @@ impl Checker<'_> {
                     "not callable",
                 )
                 .help
-                .push("call a function by name: `f(x)` or `x |> f()`".into());
+                .push(help);
                 Checked::error()
             }
         }
@@ -250,6 +258,9 @@ impl Checker<'_> {
         }
         // Measures of plain values, then of values holding functions (whose
         // expected parameter types may use the former).
+        // Functions the callee only passes back, whose parameter types
+        // nothing here fixes: returned as they are (`passing.rs`).
+        let mut kept: Vec<(usize, Ty)> = Vec::new();
         for pass in [false, true] {
             for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
                 let pty = &sig.params[i].1;
@@ -259,6 +270,10 @@ impl Checker<'_> {
                 let Some(arg_ty) = arg_tys[i].clone() else {
                     continue;
                 };
+                if pass && kept_unapplied(&sig, i, &generics) {
+                    kept.push((i, arg_ty));
+                    continue;
+                }
                 let arg_ty = if pass {
                     // Measures of this parameter not bound yet stay variables:
                     // they are bound to the argument's just below.
@@ -278,7 +293,21 @@ impl Checker<'_> {
                 origins.push((own, args[i].span));
             }
         }
-        for i in (0..args.len()).filter(|&i| is_lambda_for_fn(i)) {
+        // Lambdas whose parameter types the call fixes first: checking one
+        // may bind a type parameter another's parameters need.
+        let mut pending: Vec<usize> = (0..args.len()).filter(|&i| is_lambda_for_fn(i)).collect();
+        while !pending.is_empty() {
+            let next = pending
+                .iter()
+                .position(|&i| !unbound_parameters(&sig.params[i].1, &generics))
+                .unwrap_or(0);
+            let i = pending.remove(next);
+            if kept_unapplied(&sig, i, &generics) {
+                let checked = self.check(args[i]);
+                kept.push((i, checked.ty));
+                tirs[i] = Some(checked.tir);
+                continue;
+            }
             let (param, pty) = &sig.params[i];
             let expected = self.expected_param(pty, &generics, &bindings);
             let ExprKind::Lambda(params, body) = &args[i].kind else {
@@ -343,8 +372,8 @@ impl Checker<'_> {
                 }
             }
         }
-        let ret = sig
-            .ret
+        let ret = self
+            .pass_back(&sig, &kept, args, &name)
             .substitute_generics(&generics)
             .map_polys(&|p| measures::instantiate(p, &bindings));
         let call_cost = sig.cost.map(|p| measures::instantiate(p, &bindings));
@@ -385,57 +414,6 @@ impl Checker<'_> {
             ),
             span,
         )
-    }
-
-    /// E0321: an argument the caller cannot prove within the ends its
-    /// parameter declares (`fn f(n: Int >= 0 <= 10)`, `s: String <= 20`):
-    /// the function's body was costed assuming them.
-    fn within_declared_ends(&mut self, pty: &Ty, arg: &Ty, span: Span, callee: &str, param: &str) {
-        let outside = match (pty, arg) {
-            (Ty::Int(declared), Ty::Int(found)) => {
-                let above = declared
-                    .most
-                    .filter(|max| !found.most.is_some_and(|m| m <= *max))
-                    .map(|max| {
-                        let may = found
-                            .most
-                            .map_or("any size".to_string(), |m| format!("up to {m}"));
-                        (format!("`<= {max}`"), may)
-                    });
-                let below = declared
-                    .least
-                    .filter(|min| !found.least.is_some_and(|l| l >= *min))
-                    .map(|min| {
-                        let may = found.least.map_or("any negative number".to_string(), |l| {
-                            format!("as low as {l}")
-                        });
-                        (format!("`>= {min}`"), may)
-                    });
-                above.or(below)
-            }
-            (Ty::Str(declared), Ty::Str(found))
-                if declared.as_var().is_none() && !found.le(declared) =>
-            {
-                let may = found
-                    .max_value()
-                    .map_or("any length".to_string(), |m| format!("{m} bytes long"));
-                Some((format!("`<= {declared}` bytes"), may))
-            }
-            _ => None,
-        };
-        let Some((declared, may)) = outside else {
-            return;
-        };
-        self.error(
-            "E0321",
-            format!("`{callee}`'s parameter `{param}` is declared {declared}, and this argument may be {may}"),
-            span,
-            "may be outside the declared ends",
-        )
-        .help
-        .push(format!(
-            "pass a value within them: a literal, a parameter declared with the same ends, or one an `if` has tested (`if x <= 10 {{ {callee}(x) }} else {{ … }}`)"
-        ));
     }
 
     /// The body may pass what a function parameter gives back to it again

@@ -84,6 +84,9 @@ impl Checker<'_> {
         if op == BinaryOp::Or && (left.ty.holds_rows() || right.ty.holds_rows()) {
             return self.check_union(left, right, a, b);
         }
+        if op.is_comparison() {
+            self.record_comparison(op, a, b, &left.ty, &right.ty);
+        }
         let cost = left.cost.plus(&right.cost);
         let numeric = |t: &Ty| matches!(t, Ty::Int(_) | Ty::Float | Ty::Error);
         let ty = match op {
@@ -182,6 +185,9 @@ impl Checker<'_> {
         // none on either side gives none.
         let ty = match (left.ty.interval(), right.ty.interval()) {
             (Some(x), Some(y)) if ty.interval().is_some() => {
+                if matches!(op, BinaryOp::Div | BinaryOp::Rem) && y.constant() == Some(0) {
+                    self.divides_by_zero(op, b);
+                }
                 let interval = match op {
                     BinaryOp::Add => x.plus(y),
                     BinaryOp::Sub => x.minus(y),
@@ -204,6 +210,23 @@ impl Checker<'_> {
             cost,
             TExpr::Binary(op, Box::new(left.tir), Box::new(right.tir)),
         )
+    }
+
+    /// E0322: `x / 0` or `x % 0`, whose every run would stop (E0531).
+    fn divides_by_zero(&mut self, op: BinaryOp, divisor: &Expr) {
+        let what = if op == BinaryOp::Div {
+            "divides"
+        } else {
+            "takes a remainder"
+        };
+        self.error(
+            "E0322",
+            format!("this {what} by `{}`, which is always 0", print_expr(divisor)),
+            divisor.span,
+            "always zero",
+        )
+        .help
+        .push("divide by a value that is never 0: a literal such as `10`, or a parameter declared `>= 1`".into());
     }
 
     /// `starts_with(s, p)` of two `String`s (either may be optional: `none`

@@ -199,6 +199,11 @@ impl Ty {
         })
     }
 
+    /// Every part equal to `from` replaced by `to`.
+    pub fn replace(&self, from: &Ty, to: &Ty) -> Ty {
+        self.map(&|t| (t == from).then(|| to.clone()))
+    }
+
     /// Rebuilds the type bottom-up; `f` may replace a node (its answer is
     /// not visited again).
     fn map(&self, f: &dyn Fn(&Ty) -> Option<Ty>) -> Ty {
