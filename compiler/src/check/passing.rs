@@ -91,6 +91,8 @@ impl Checker<'_> {
             });
             if left.get() {
                 self.unfixed_lambda(args[*i].span, callee, &sig.params[*i].0);
+                // Reported here: its uses would only repeat it.
+                return Ty::Error;
             }
         }
         ret
