@@ -396,11 +396,6 @@ impl Interval {
         self.hi.unbounded_params().is_empty() && self.hi.tables().is_empty()
     }
 
-    /// Whether `self ⊆ other` is provable.
-    pub fn within(&self, other: &Interval) -> bool {
-        self.hi.le(&other.hi) && self.lo.le(&other.lo)
-    }
-
     /// Why the upper end has no maximum, as a sentence (`None` when it has one).
     pub fn why_unbounded(&self) -> Option<String> {
         let names = self.hi.unbounded_params();

@@ -248,11 +248,11 @@ impl Checker<'_> {
         let d = self.error(
             "E0419",
             format!(
-                "{} may be {}, and {place} was costed for at most {}",
+                "{} may be {}, and {place} was costed for {}",
                 misfit.what, misfit.found, misfit.assumed
             ),
             span,
-            "larger than assumed",
+            "outside what was assumed",
         );
         d.help.push(
             "pass the lambda directly where it is used, so it is costed for its arguments, or declare the larger size in the function's type".into(),
@@ -268,6 +268,7 @@ impl Checker<'_> {
             (Ty::Int(f), Ty::Int(a)) => {
                 self.fit_poly(&f.hi, &a.hi, format!("{what}'s upper end"), misfit);
                 self.fit_poly(&f.lo, &a.lo, format!("{what}'s negative part"), misfit);
+                fit_numeric(f, a, what, misfit);
             }
             (Ty::Str(f), Ty::Str(a)) => {
                 self.fit_poly(f, a, format!("{what}'s length in bytes"), misfit)
@@ -339,10 +340,41 @@ impl Checker<'_> {
                 *misfit = Some(Misfit {
                     what,
                     found: shown(found),
-                    assumed: shown(assumed),
+                    assumed: format!("at most {}", shown(assumed)),
                 });
             }
             _ => {}
+        }
+    }
+}
+
+/// `found`'s numeric ends within `assumed`'s: a place costed for values
+/// of at least 5 (a lambda checked with `x` bound to `5`) may not be
+/// given 0, which its polynomial ends (never above zero at the bottom)
+/// cannot tell apart.
+fn fit_numeric(found: &Interval, assumed: &Interval, what: &str, misfit: &mut Option<Misfit>) {
+    if misfit.is_some() {
+        return;
+    }
+    let shown =
+        |end: Option<i64>, infinite: &str| end.map_or(infinite.to_string(), |n| n.to_string());
+    if let Some(least) = assumed.least {
+        if !found.least.is_some_and(|l| l >= least) {
+            *misfit = Some(Misfit {
+                what: format!("{what}'s lower end"),
+                found: shown(found.least, "any negative number"),
+                assumed: format!("at least {least}"),
+            });
+            return;
+        }
+    }
+    if let Some(most) = assumed.most {
+        if !found.most.is_some_and(|m| m <= most) {
+            *misfit = Some(Misfit {
+                what: format!("{what}'s upper end"),
+                found: shown(found.most, "any size"),
+                assumed: format!("at most {most}"),
+            });
         }
     }
 }
