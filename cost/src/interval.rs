@@ -396,6 +396,15 @@ impl Interval {
         self.hi.unbounded_params().is_empty() && self.hi.tables().is_empty()
     }
 
+    /// Whether `self ⊆ other` is provable: each polynomial end within
+    /// `other`'s, and each numeric end `other` has within it.
+    pub fn within(&self, other: &Interval) -> bool {
+        self.hi.le(&other.hi)
+            && self.lo.le(&other.lo)
+            && other.least.is_none_or(|l| self.least.is_some_and(|s| s >= l))
+            && other.most.is_none_or(|m| self.most.is_some_and(|s| s <= m))
+    }
+
     /// Why the upper end has no maximum, as a sentence (`None` when it has one).
     pub fn why_unbounded(&self) -> Option<String> {
         let names = self.hi.unbounded_params();
@@ -527,6 +536,18 @@ mod tests {
         let greatest = Interval::greatest_of(&values).unwrap();
         assert_eq!((greatest.least, greatest.max_value()), (Some(10), None));
         assert!(Interval::least_of(&[]).is_none());
+    }
+
+    #[test]
+    fn within_sees_both_kinds_of_ends() {
+        let five = Interval::exact(5);
+        let zero = Interval::exact(0);
+        let up_to_ten = Interval::up_to(Poly::constant(10));
+        assert!(five.within(&up_to_ten));
+        // Polynomial ends cannot say `≥ 5`: the numbers do.
+        assert!(zero.hi.le(&five.hi) && zero.lo.le(&five.lo));
+        assert!(!zero.within(&five));
+        assert!(!up_to_ten.within(&five));
     }
 
     #[test]
