@@ -399,10 +399,20 @@ impl Interval {
     /// Whether `self ⊆ other` is provable: each polynomial end within
     /// `other`'s, and each numeric end `other` has within it.
     pub fn within(&self, other: &Interval) -> bool {
-        self.hi.le(&other.hi)
-            && self.lo.le(&other.lo)
-            && other.least.is_none_or(|l| self.least.is_some_and(|s| s >= l))
-            && other.most.is_none_or(|m| self.most.is_some_and(|s| s <= m))
+        self.hi.le(&other.hi) && self.lo.le(&other.lo) && other.passed_ends(self) == (None, None)
+    }
+
+    /// The numeric ends of `self` that a value in `value` may pass: the
+    /// lower end when `value` is not provably at least it, the upper when
+    /// not provably at most it (a declared parameter's ends, the ends a
+    /// function was costed for).
+    pub fn passed_ends(&self, value: &Interval) -> (Option<i64>, Option<i64>) {
+        (
+            self.least
+                .filter(|least| value.least.is_none_or(|l| l < *least)),
+            self.most
+                .filter(|most| value.most.is_none_or(|m| m > *most)),
+        )
     }
 
     /// Why the upper end has no maximum, as a sentence (`None` when it has one).

@@ -358,25 +358,19 @@ fn fit_numeric(found: &Interval, assumed: &Interval, what: &str, misfit: &mut Op
     }
     let shown =
         |end: Option<i64>, infinite: &str| end.map_or(infinite.to_string(), |n| n.to_string());
-    if let Some(least) = assumed.least {
-        if !found.least.is_some_and(|l| l >= least) {
-            *misfit = Some(Misfit {
-                what: format!("{what}'s lower end"),
-                found: shown(found.least, "any negative number"),
-                assumed: format!("at least {least}"),
-            });
-            return;
-        }
-    }
-    if let Some(most) = assumed.most {
-        if !found.most.is_some_and(|m| m <= most) {
-            *misfit = Some(Misfit {
-                what: format!("{what}'s upper end"),
-                found: shown(found.most, "any size"),
-                assumed: format!("at most {most}"),
-            });
-        }
-    }
+    *misfit = match assumed.passed_ends(found) {
+        (Some(least), _) => Some(Misfit {
+            what: format!("{what}'s lower end"),
+            found: shown(found.least, "any negative number"),
+            assumed: format!("at least {least}"),
+        }),
+        (None, Some(most)) => Some(Misfit {
+            what: format!("{what}'s upper end"),
+            found: shown(found.most, "any size"),
+            assumed: format!("at most {most}"),
+        }),
+        (None, None) => None,
+    };
 }
 
 fn shown(poly: &Poly) -> String {

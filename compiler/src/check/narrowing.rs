@@ -45,9 +45,9 @@ pub struct Comparison {
 pub enum Condition {
     /// `left relation right`; `relation` is `None` for `!=`.
     Compare {
-        left: Side,
+        left: Box<Side>,
         relation: Option<Relation>,
-        right: Side,
+        right: Box<Side>,
     },
     Not(Box<Condition>),
     And(Box<Condition>, Box<Condition>),
@@ -136,9 +136,9 @@ impl Checker<'_> {
                 .rev()
                 .find(|c| c.operands == (a.span, b.span))
                 .map_or(Condition::Opaque, |c| Condition::Compare {
-                    left: c.left.clone(),
+                    left: Box::new(c.left.clone()),
                     relation: c.relation,
-                    right: c.right.clone(),
+                    right: Box::new(c.right.clone()),
                 }),
             ExprKind::Name(ident) => self
                 .local(&ident.name)

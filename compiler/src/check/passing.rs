@@ -111,24 +111,19 @@ impl Checker<'_> {
     ) {
         let outside = match (pty, arg) {
             (Ty::Int(declared), Ty::Int(found)) => {
-                let above = declared
-                    .most
-                    .filter(|max| !found.most.is_some_and(|m| m <= *max))
-                    .map(|max| {
-                        let may = found
-                            .most
-                            .map_or("any size".to_string(), |m| format!("up to {m}"));
-                        (format!("`<= {max}`"), may)
+                let (below, above) = declared.passed_ends(found);
+                let above = above.map(|max| {
+                    let may = found
+                        .most
+                        .map_or("any size".to_string(), |m| format!("up to {m}"));
+                    (format!("`<= {max}`"), may)
+                });
+                let below = below.map(|min| {
+                    let may = found.least.map_or("any negative number".to_string(), |l| {
+                        format!("as low as {l}")
                     });
-                let below = declared
-                    .least
-                    .filter(|min| !found.least.is_some_and(|l| l >= *min))
-                    .map(|min| {
-                        let may = found.least.map_or("any negative number".to_string(), |l| {
-                            format!("as low as {l}")
-                        });
-                        (format!("`>= {min}`"), may)
-                    });
+                    (format!("`>= {min}`"), may)
+                });
                 above.or(below)
             }
             (Ty::Str(declared), Ty::Str(found))
