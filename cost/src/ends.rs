@@ -90,18 +90,17 @@ impl End {
     }
 }
 
+/// The smallest and largest of `op` at the four corners of two ranges.
+fn corners(a: (End, End), b: (End, End), op: fn(End, End) -> End) -> (End, End) {
+    let values = [op(a.0, b.0), op(a.0, b.1), op(a.1, b.0), op(a.1, b.1)];
+    let least = values.iter().copied().min().unwrap_or(End::Below);
+    let most = values.iter().copied().max().unwrap_or(End::Above);
+    (least, most)
+}
+
 /// The smallest and largest of the four products of two ranges' ends.
 pub(crate) fn product(a: (End, End), b: (End, End)) -> (End, End) {
-    let products = [
-        a.0.times(b.0),
-        a.0.times(b.1),
-        a.1.times(b.0),
-        a.1.times(b.1),
-    ];
-    (
-        *products.iter().min().expect("four products"),
-        *products.iter().max().expect("four products"),
-    )
+    corners(a, b, End::times)
 }
 
 /// The quotients of `a` by a divisor in `[b.0, b.1]` with `b.0 ≥ 1`:
@@ -109,16 +108,7 @@ pub(crate) fn product(a: (End, End), b: (End, End)) -> (End, End) {
 /// a non-negative dividend, rising for a negative one), so the extremes are
 /// at the corners.
 pub(crate) fn quotient_by_positive(a: (End, End), b: (End, End)) -> (End, End) {
-    let quotients = [
-        a.0.divided_by(b.0),
-        a.0.divided_by(b.1),
-        a.1.divided_by(b.0),
-        a.1.divided_by(b.1),
-    ];
-    (
-        *quotients.iter().min().expect("four quotients"),
-        *quotients.iter().max().expect("four quotients"),
-    )
+    corners(a, b, End::divided_by)
 }
 
 #[cfg(test)]
