@@ -25,11 +25,12 @@
 
 #![warn(missing_docs)]
 
+mod ends;
 mod interval;
 mod poly;
 mod var;
 
-pub use interval::Interval;
+pub use interval::{Interval, Relation};
 pub use poly::{Monomial, Poly};
 pub use var::{NameHash, Var, VarKind};
 

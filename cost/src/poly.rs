@@ -224,6 +224,24 @@ impl Poly {
         coefficientwise
     }
 
+    /// An upper bound of `min(self, other)`, where both are upper bounds
+    /// of one quantity (either one is then sound): the one provably no
+    /// larger, else the one with the smaller maximum, else the one with a
+    /// maximum, else `self`.
+    pub fn tighter(&self, other: &Poly) -> Poly {
+        if self.le(other) {
+            return self.clone();
+        }
+        if other.le(self) {
+            return other.clone();
+        }
+        match (self.max_value(), other.max_value()) {
+            (Some(a), Some(b)) if b < a => other.clone(),
+            (None, Some(_)) => other.clone(),
+            _ => self.clone(),
+        }
+    }
+
     /// `self ≤ other` for every value of the variables (sufficient tests:
     /// coefficient-wise, or `self`'s maximum below `other`'s constant).
     pub fn le(&self, other: &Poly) -> bool {
