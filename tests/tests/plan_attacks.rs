@@ -346,39 +346,131 @@ fn lambdas_that_double_at_each_level_are_refused_promptly() {
     );
 }
 
+/// An operator of an edited plan; [`numbered`] gives the ids.
+fn op(op: Json) -> Json {
+    json!({"id": 0, "op": op, "bound": null})
+}
+
+/// Numbers the operators of `node` in pre-order from `next`, as the
+/// verifier requires (each node before its operands, in their order).
+fn numbered(node: &mut Json, next: &mut u32) {
+    match node {
+        Json::Object(map) if map.contains_key("op") => {
+            map.insert("id".into(), json!(*next));
+            *next += 1;
+            numbered(map.get_mut("op").unwrap(), next);
+        }
+        Json::Object(map) => map.values_mut().for_each(|v| numbered(v, next)),
+        Json::Array(items) => items.iter_mut().for_each(|v| numbered(v, next)),
+        _ => {}
+    }
+}
+
+/// The honest plan with `cheapest`'s count replaced by `count`, `n` (its
+/// parameter 1) declared with no maximum and an optional `Int` `o` beside
+/// it (parameter 2), its claims `rows` rows: only what the plan itself
+/// says of the count can bound the read.
+fn counted(count: Json, rows: u64) -> Json {
+    let mut plan = honest();
+    let cheapest = entry(&mut plan, "cheapest");
+    cheapest["params"][1]["max"] = json!(null);
+    let mut o = cheapest["params"][1].clone();
+    o["name"] = json!("o");
+    o["ty"] = json!({"Scalar": {"Optional": "Int"}});
+    cheapest["params"].as_array_mut().unwrap().push(o);
+    cheapest["root"]["op"]["Combinator"][2][1] = count;
+    let mut next = 0;
+    numbered(&mut cheapest["root"], &mut next);
+    let claim = json!({"seeks": 1, "rows": rows, "round_trips": 1});
+    cheapest["root"]["bound"] = claim.clone();
+    cheapest["bound"] = claim;
+    plan
+}
+
+fn param(i: usize) -> Json {
+    op(json!({"Param": i}))
+}
+
+fn int(n: i64) -> Json {
+    op(json!({"Const": {"Int": n}}))
+}
+
+fn var(name: &str) -> Json {
+    op(json!({"Var": name}))
+}
+
+fn binary(operator: &str, a: Json, b: Json) -> Json {
+    op(json!({"Binary": [operator, a, b]}))
+}
+
+fn let_in(name: &str, value: Json, body: Json) -> Json {
+    op(json!({"Let": [name, value, body]}))
+}
+
+fn if_else(c: Json, then: Json, otherwise: Json) -> Json {
+    op(json!({"If": [c, then, otherwise]}))
+}
+
+/// Installs `plan` into a stocked database: `cheapest(7, n)` then runs
+/// within `rows` rows and answers `answers` of the shelf's three items.
+fn installs(plan: Json, rows: u64, n: i64, answers: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = stocked(dir.path());
+    let path = dir.path().join("edited.rqc.json");
+    std::fs::write(&path, serde_json::to_vec(&plan).unwrap()).unwrap();
+    db.install_plan(&path).unwrap();
+    let output = db
+        .run("cheapest", &[7.into(), n.into(), Value::Null])
+        .unwrap();
+    assert_eq!(output.bound.rows, rows);
+    assert_eq!(output.rows().len(), answers);
+}
+
 /// A count only an `if` bounds, `take(if n > 10 { 10 } else { n })` with
 /// `n` unbounded and no `Limit` (as generic code is planned): the else
 /// branch narrows `n` to at most 10, so the plan reads at most 10 rows
 /// and installs with that claim, and runs within it; claiming 9 is refused.
 #[test]
 fn a_count_an_if_narrows_installs() {
-    let narrowed = |rows: u64| {
-        let mut plan = honest();
-        let cheapest = entry(&mut plan, "cheapest");
-        cheapest["params"][1]["max"] = json!(null);
-        let node = |id: u32, op: Json| json!({"id": id, "op": op, "bound": null});
-        let count = node(
-            3,
-            json!({"If": [
-                node(4, json!({"Binary": ["Gt", node(5, json!({"Param": 1})), node(6, json!({"Const": {"Int": 10}}))]})),
-                node(7, json!({"Const": {"Int": 10}})),
-                node(8, json!({"Param": 1}))
-            ]}),
-        );
-        cheapest["root"]["op"]["Combinator"][2][1] = count;
-        let claim = json!({"seeks": 1, "rows": rows, "round_trips": 1});
-        cheapest["root"]["bound"] = claim.clone();
-        cheapest["bound"] = claim;
-        plan
+    let count = || {
+        let test = binary("Gt", param(1), int(10));
+        if_else(test, int(10), param(1))
     };
-    let dir = tempfile::tempdir().unwrap();
-    let mut db = stocked(dir.path());
-    let path = dir.path().join("edited.rqc.json");
-    std::fs::write(&path, serde_json::to_vec(&narrowed(10)).unwrap()).unwrap();
-    db.install_plan(&path).unwrap();
-    assert_eq!(cheapest(&db), ["cup", "lamp", "desk"]);
-    let output = db.run("cheapest", &[7.into(), 1_000_000.into()]).unwrap();
-    assert_eq!(output.bound.rows, 10);
-    let message = refused(narrowed(9), "E0631");
+    installs(counted(count(), 10), 10, 1_000_000, 3);
+    let message = refused(counted(count(), 9), "E0631");
     assert!(message.contains("claims at most 9 rows"), "{message}");
+}
+
+/// A condition a `let` names narrows, in an `if` that tests the name, the
+/// binding it compared (`let k = n; let c = k <= 10; if c { k } else
+/// { 0 }` installs claiming 10 rows), and only that binding: with `k`
+/// bound again between the test and the `if` (to the same unbounded
+/// parameter), the `k` the branch reads is another binding, which the
+/// condition proves nothing of, and the plan is refused.
+#[test]
+fn a_named_condition_narrows_only_the_binding_it_compared() {
+    let count = |rebound: bool| {
+        let branch = if_else(var("c"), var("k"), int(0));
+        let body = if rebound {
+            let_in("k", param(1), branch)
+        } else {
+            branch
+        };
+        let test = binary("LtEq", var("k"), int(10));
+        let_in("k", param(1), let_in("c", test, body))
+    };
+    installs(counted(count(false), 10), 10, 2, 2);
+    let message = refused(counted(count(true), 10), "E0630");
+    assert!(message.contains("count has no upper end"), "{message}");
+}
+
+/// An optional side narrows nothing: `none` compares below every number,
+/// so `n > o` holds for any `n` when `o` is `none`, and `10 - n` in the
+/// then branch is unbounded (with `o` a plain `5` it would be at most 4).
+#[test]
+fn an_optional_side_narrows_nothing() {
+    let test = binary("Gt", param(1), param(2));
+    let count = if_else(test, binary("Sub", int(10), param(1)), int(0));
+    let message = refused(counted(count, 10), "E0630");
+    assert!(message.contains("count has no upper end"), "{message}");
 }

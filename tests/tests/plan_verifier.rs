@@ -1,7 +1,8 @@
 //! The plan verifier (spec/cost.md §12) passes every plan the compiler writes: each program of the corpus, the adversarial suite, the plan files and the examples whose shape is sound, every accepted entry point of it.
 
 use rqc_compiler::compile;
-use rqc_runtime::verifier::verify;
+use rqc_plan::{Op, COMMIT_ROUND_TRIPS};
+use rqc_runtime::verifier::{recomputed_bounds, verify};
 use rqc_tests::{relative, repo_root, rq_files};
 use std::path::PathBuf;
 
@@ -86,4 +87,134 @@ fn a_module_named_after_its_file_passes() {
         assert_eq!(compilation.program.entries.len(), 1);
         verify(&compilation.program).unwrap();
     }
+}
+
+/// The accepted entry points of the corpus programs that exercise the
+/// calculus's value rules (parameter ends, narrowing, `%`, the least or
+/// greatest of a list, string lengths, functions returning functions):
+/// the verifier recomputes exactly the bound the checker proved, so it
+/// models each rule as tightly as the checker, with the same code. (Looser
+/// would refuse the plan; tighter would mean the two rule sets differ.)
+#[test]
+fn the_value_rules_recompute_the_checkers_bounds() {
+    let mut compared = 0;
+    for (name, sources) in programs() {
+        let focused = [
+            "soundness_false_rejections",
+            "soundness_narrowing_attacks",
+            "soundness_signed_arithmetic",
+            "syntax_param_range",
+            "type_bound_on_string",
+        ];
+        if !focused.iter().any(|f| name.contains(f)) {
+            continue;
+        }
+        let compilation = compile(&sources);
+        let recomputed = recomputed_bounds(&compilation.program).unwrap();
+        for (entry, bound) in compilation.program.entries.iter().zip(recomputed) {
+            assert_eq!(
+                bound, entry.bound,
+                "{name}: `{}` is recomputed as {bound:?}, the checker proved {:?}",
+                entry.name, entry.bound
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 30, "only {compared} entry points were compared");
+}
+
+/// A mutation's recomputed round trips count its commit as
+/// `COMMIT_ROUND_TRIPS` (the changelog head's read and the commit,
+/// spec/cost.md §11): an insert's bound is recomputed exactly, and a plan
+/// claiming one round trip fewer is refused.
+#[test]
+fn a_mutations_commit_is_two_round_trips() {
+    assert_eq!(COMMIT_ROUND_TRIPS, 2);
+    let source = "table T { id: Int key  v: Int }\n\
+                  mutation put(i: Int, v: Int) = insert T { id: i, v: v }\n\
+                  query get(i: Int) = T[i]\n";
+    let compilation = compile(&[("t.rq".to_string(), source.to_string())]);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
+    let program = compilation.program;
+    let recomputed = recomputed_bounds(&program).unwrap();
+    for (entry, bound) in program.entries.iter().zip(&recomputed) {
+        assert_eq!(*bound, entry.bound, "{}", entry.name);
+    }
+    let put = program
+        .entries
+        .iter()
+        .position(|e| e.name == "put")
+        .unwrap();
+    let get = program
+        .entries
+        .iter()
+        .position(|e| e.name == "get")
+        .unwrap();
+    // The read and the insert's write are one round trip each beside the
+    // commit's two; the query has no commit.
+    assert_eq!(
+        recomputed[put].round_trips,
+        recomputed[get].round_trips + COMMIT_ROUND_TRIPS
+    );
+    let mut short = program.clone();
+    let entry = std::sync::Arc::make_mut(&mut short.entries[put]);
+    entry.bound.round_trips -= 1;
+    if let Some(claim) = &mut entry.root.bound {
+        claim.round_trips -= 1;
+    }
+    let error = verify(&short).unwrap_err();
+    assert_eq!(error.code, "E0631", "{}", error.message);
+}
+
+/// Every `take` or `skip` count's `Limit` in every compiled plan, its
+/// maximum lowered by one, is refused as a claim the plan does not keep
+/// (E0633): the count's interval is recomputed from the plan with the
+/// shared rules, computed and narrowed counts included, and is exactly the
+/// checker's, so one below it is seen statically and never left to the run
+/// to fail with E0599.
+#[test]
+fn every_limit_one_below_its_count_is_refused() {
+    let mut lowered = 0;
+    let mut accepted = Vec::new();
+    for (name, sources) in programs() {
+        let compilation = compile(&sources);
+        if !compilation.checked.shape_sound {
+            continue;
+        }
+        let program = &compilation.program;
+        for (e, entry) in program.entries.iter().enumerate() {
+            let mut limits = Vec::new();
+            entry.root.walk(&mut |node| {
+                if let Op::Limit { max, .. } = node.op {
+                    if max > 0 {
+                        limits.push(node.id);
+                    }
+                }
+            });
+            for id in limits {
+                let mut edited = program.clone();
+                let root = &mut std::sync::Arc::make_mut(&mut edited.entries[e]).root;
+                root.walk_mut(&mut |node| {
+                    if let (true, Op::Limit { max, .. }) = (node.id == id, &mut node.op) {
+                        *max -= 1;
+                    }
+                });
+                lowered += 1;
+                match verify(&edited) {
+                    Err(error) if error.code == "E0633" => {}
+                    other => accepted.push(format!(
+                        "{name}: `{}` operator {id}: {:?}",
+                        entry.name,
+                        other.map_err(|e| format!("[{}] {}", e.code, e.message))
+                    )),
+                }
+            }
+        }
+    }
+    assert!(lowered > 100, "only {lowered} limits were lowered");
+    assert!(accepted.is_empty(), "{}", accepted.join("\n"));
 }

@@ -98,9 +98,10 @@ pub(super) struct Closure<'p> {
     /// The lambda node itself (its id names it in messages).
     pub node: &'p Node,
     pub scope: Scope<'p>,
-    /// Whether it was made inside an `if` branch (whose condition may
-    /// narrow what its body reads, as the checker narrows it there).
-    pub in_branch: bool,
+    /// The entry point's parameters as they were where it was made (an
+    /// `if` branch around may have narrowed them, as the checker's
+    /// delayed lambda sees them).
+    pub entry_params: Rc<Vec<Abs<'p>>>,
 }
 
 /// Two kinds of value that cannot meet, named for the message.

@@ -11,11 +11,13 @@
 
 use super::abstract_value::{Abs, Clash, Closure, Kind, RecordAbs};
 use super::inputs::{contains_stream, param, row};
+use super::narrowing::{Comparison, Condition, Narrowed};
 use super::plan_fault;
 use crate::error::Result;
-use rqc_cost::{Cost, Interval, Poly, CEILING};
-use rqc_plan::{Bound, Entry, EntryKind, Node, Op, Schema};
+use rqc_cost::{Cost, Interval, Poly, Relation, CEILING};
+use rqc_plan::{Bound, Entry, EntryKind, Node, Op, Schema, COMMIT_ROUND_TRIPS};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The names in scope: a persistent list, newest first (as the executor's
 /// `Env`), so a lambda keeps the scope it was made in.
@@ -24,15 +26,21 @@ pub(super) type Scope<'p> = Option<Rc<Binding<'p>>>;
 pub(super) struct Binding<'p> {
     pub name: &'p str,
     pub value: Abs<'p>,
+    /// The binding's identity: kept when an `if` narrows it, new for each
+    /// `let` and each application's parameter (`narrowing.rs`).
+    pub id: u64,
+    /// What the value says of the integers it compared, for a `Bool` a
+    /// `let` bound to a condition.
+    pub condition: Option<Arc<Condition<'p>>>,
     pub outer: Scope<'p>,
 }
 
-/// The value `name` is bound to in `scope`, if any.
-pub(super) fn lookup<'p>(scope: &Scope<'p>, name: &str) -> Option<Abs<'p>> {
+/// The binding of `name` in `scope`, if any.
+pub(super) fn find<'s, 'p>(scope: &'s Scope<'p>, name: &str) -> Option<&'s Binding<'p>> {
     let mut at = scope.as_deref();
     while let Some(binding) = at {
         if binding.name == name {
-            return Some(binding.value.clone());
+            return Some(binding);
         }
         at = binding.outer.as_deref();
     }
@@ -72,15 +80,20 @@ impl<'p> Eval<'p> {
 pub(super) struct Verifier<'p> {
     pub schema: &'p Schema,
     pub entry: &'p Entry,
-    params: Vec<Abs<'p>>,
+    /// The entry point's parameters as the evaluation knows them here
+    /// (narrowed in an `if` branch; a lambda sees them as where it was
+    /// made).
+    params: Rc<Vec<Abs<'p>>>,
     /// Each table's row, by position.
     rows: Vec<Abs<'p>>,
     steps: u64,
     /// The lambdas being applied, outermost first.
     applying: Vec<&'p Node>,
-    /// How many `if` branches the evaluation is in (a parameter may be
-    /// narrowed there: see `scalars.rs`).
-    pub if_depth: usize,
+    /// The last binding identity given.
+    bindings: u64,
+    /// Comparisons evaluated in the conditions open (`narrowing.rs`).
+    pub comparisons: Vec<Comparison<'p>>,
+    pub conditions_open: usize,
 }
 
 /// Recomputes every claimed bound of `entry`'s plan (see the module's
@@ -90,16 +103,20 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
     let mut verifier = Verifier {
         schema,
         entry,
-        params: entry
-            .params
-            .iter()
-            .enumerate()
-            .map(|(i, _)| param(entry, i))
-            .collect(),
+        params: Rc::new(
+            entry
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, _)| param(entry, i))
+                .collect(),
+        ),
         rows: (0..schema.tables.len()).map(|t| row(schema, t)).collect(),
         steps: 0,
         applying: Vec::new(),
-        if_depth: 0,
+        bindings: 0,
+        comparisons: Vec::new(),
+        conditions_open: 0,
     };
     let root = &entry.root;
     let out = verifier.eval(root, &None)?;
@@ -111,8 +128,12 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         };
         return verifier.fault(code, root, format!("its result holds {what}"));
     }
-    // A mutation's commit is one more round trip (spec/cost.md §11).
-    let commit = u64::from(entry.kind == EntryKind::Mutation);
+    // A mutation's commit reads the changelog's head and commits: two
+    // round trips more (spec/cost.md §11).
+    let commit = match entry.kind {
+        EntryKind::Mutation => COMMIT_ROUND_TRIPS,
+        EntryKind::Query => 0,
+    };
     let total = out.cost.plus(&Cost::constant(0, 0, commit));
     let Some(claim) = root.bound else {
         return verifier.fault("E0632", root, "the plan's root claims no bound".into());
@@ -275,8 +296,8 @@ impl<'p> Verifier<'p> {
                 Err(clash) => return self.clash(node, clash),
             },
             Op::Param(i) => Eval::free(self.params[*i].clone()),
-            Op::Var(name) => match lookup(scope, name) {
-                Some(value) => Eval::free(value),
+            Op::Var(name) => match find(scope, name) {
+                Some(binding) => Eval::free(binding.value.clone()),
                 None => {
                     return self.fault("E0624", node, format!("no value is bound to `{name}` here"))
                 }
@@ -289,7 +310,6 @@ impl<'p> Verifier<'p> {
             | Op::Update { .. }
             | Op::Delete { .. } => self.access(node, scope)?,
             Op::Limit { count, max } => {
-                self.limit_holds(node, count, *max)?;
                 let out = self.eval(count, scope)?;
                 if *max > CEILING {
                     return self.fault(
@@ -309,16 +329,11 @@ impl<'p> Verifier<'p> {
                         )
                     }
                 };
+                self.limit_holds(node, &int, *max)?;
                 // The runtime refuses a count above `max` before the read.
-                let hi = match int.hi.max_value() {
-                    Some(hi) => hi.min(*max),
-                    None => *max,
-                };
+                let most = i64::try_from(*max).unwrap_or(i64::MAX);
                 Eval {
-                    value: Abs::int(Interval {
-                        hi: Poly::constant(hi),
-                        lo: int.lo,
-                    }),
+                    value: Abs::int(int.assume(Relation::AtMost, &Interval::exact(most))),
                     ..out
                 }
             }
@@ -374,6 +389,7 @@ impl<'p> Verifier<'p> {
                 let (left, right) = (self.eval(a, scope)?, self.eval(b, scope)?);
                 self.data(a, &left)?;
                 self.data(b, &right)?;
+                self.record_comparison(node, *op, (a, b), (&left.value, &right.value), scope);
                 Eval {
                     value: self.binary(node, *op, &left.value, &right.value)?,
                     cost: left.cost.plus(&right.cost),
@@ -381,18 +397,17 @@ impl<'p> Verifier<'p> {
                 }
             }
             Op::If(c, then, otherwise) => {
-                let condition = self.eval(c, scope)?;
+                let mark = self.begin_condition();
+                let condition = self.eval(c, scope);
+                let proves = self.condition(c, mark, scope);
+                let condition = condition?;
                 self.data(c, &condition)?;
                 let narrowed = (
-                    self.narrowed(c, true, scope),
-                    self.narrowed(c, false, scope),
+                    self.narrowed(&proves, true, scope),
+                    self.narrowed(&proves, false, scope),
                 );
-                self.if_depth += 1;
-                let branches = self
-                    .branch(then, narrowed.0)
-                    .and_then(|a| Ok((a, self.branch(otherwise, narrowed.1)?)));
-                self.if_depth -= 1;
-                let (a, b) = branches?;
+                let a = self.branch(then, narrowed.0)?;
+                let b = self.branch(otherwise, narrowed.1)?;
                 let value = match a.value.join(&b.value) {
                     Ok(value) => value,
                     Err(clash) => return self.clash(node, clash),
@@ -404,10 +419,16 @@ impl<'p> Verifier<'p> {
                 }
             }
             Op::Let(name, value, body) => {
-                let bound = self.eval(value, scope)?;
+                let mark = self.begin_condition();
+                let bound = self.eval(value, scope);
+                let says = self.condition(value, mark, scope);
+                let bound = bound?;
+                let condition = super::narrowing::kept(says, &bound.value);
                 let inner = Some(Rc::new(Binding {
                     name,
                     value: bound.value,
+                    id: self.new_binding(),
+                    condition,
                     outer: scope.clone(),
                 }));
                 let out = self.eval(body, &inner)?;
@@ -427,7 +448,7 @@ impl<'p> Verifier<'p> {
                 body,
                 node,
                 scope: scope.clone(),
-                in_branch: self.if_depth > 0,
+                entry_params: Rc::clone(&self.params),
             })]))),
             Op::Apply(f, args) => {
                 let callee = self.eval(f, scope)?;
@@ -449,21 +470,24 @@ impl<'p> Verifier<'p> {
         self.params.get(i).cloned()
     }
 
+    /// A new binding's identity.
+    fn new_binding(&mut self) -> u64 {
+        self.bindings += 1;
+        self.bindings
+    }
+
     /// An `if` branch, with what its condition narrows.
-    fn branch(
-        &mut self,
-        node: &'p Node,
-        narrowed: super::narrowing::Narrowed<'p>,
-    ) -> Result<Eval<'p>> {
-        let mut saved = Vec::with_capacity(narrowed.params.len());
+    fn branch(&mut self, node: &'p Node, narrowed: Narrowed<'p>) -> Result<Eval<'p>> {
+        if narrowed.params.is_empty() {
+            return self.eval(node, &narrowed.scope);
+        }
+        let mut params = (*self.params).clone();
         for (i, int) in narrowed.params {
-            let before = std::mem::replace(&mut self.params[i], Abs::int(int));
-            saved.push((i, before));
+            params[i] = Abs::int(int);
         }
+        let outer = std::mem::replace(&mut self.params, Rc::new(params));
         let out = self.eval(node, &narrowed.scope);
-        for (i, before) in saved.into_iter().rev() {
-            self.params[i] = before;
-        }
+        self.params = outer;
         out
     }
 
@@ -529,13 +553,15 @@ impl<'p> Verifier<'p> {
                 scope = Some(Rc::new(Binding {
                     name,
                     value: value.clone(),
+                    id: self.new_binding(),
+                    condition: None,
                     outer: scope,
                 }));
             }
-            let branch = usize::from(closure.in_branch);
-            self.if_depth += branch;
+            // The body sees the parameters as where the lambda was made.
+            let outer = std::mem::replace(&mut self.params, Rc::clone(&closure.entry_params));
             let out = self.eval(closure.body, &scope);
-            self.if_depth -= branch;
+            self.params = outer;
             self.applying.pop();
             let out = out?;
             result = Some(match result {

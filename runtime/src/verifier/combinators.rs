@@ -143,10 +143,8 @@ impl<'p> Verifier<'p> {
                     }
                     // The executor adds `Int`s and `Float`s and skips the rest.
                     Combinator::Sum => match result_or_element.interval() {
-                        Some(int) => Abs::int(Interval {
-                            hi: int.hi.times(&k),
-                            lo: int.lo.times(&k),
-                        }),
+                        // At most `k` terms, each within the element's range.
+                        Some(int) => Abs::int(int.times(&Interval::up_to(k.clone()))),
                         None if result_or_element.scalar_kind() == Ok(Some(Kind::Float)) => {
                             Abs::unknown(Kind::Float, "a sum")
                         }
@@ -160,7 +158,10 @@ impl<'p> Verifier<'p> {
                                 "it compares streams or functions".into(),
                             );
                         }
-                        Abs::Opt(Box::new(result_or_element))
+                        match literal_extreme(c, &input.value, result.is_none()) {
+                            Some(extreme) => Abs::Opt(Box::new(Abs::int(extreme))),
+                            None => Abs::Opt(Box::new(result_or_element)),
+                        }
                     }
                     Combinator::Avg => Abs::Opt(Box::new(Abs::unknown(Kind::Float, "a mean"))),
                     _ => Abs::unknown(Kind::Bool, "a value"),
@@ -315,6 +316,29 @@ impl<'p> Verifier<'p> {
                 .plus(&applied.cost),
             writes: items.writes || key.writes || count.writes || applied.writes,
         })
+    }
+}
+
+/// `[e₁, …, eₙ] |> min()` (or `max()`) of a list literal of plain `Int`s,
+/// with no function: known element by element, by the shared rules
+/// `Interval::least_of` and `greatest_of`, as the checker knows it.
+fn literal_extreme(c: Combinator, input: &Abs<'_>, plain: bool) -> Option<Interval> {
+    let Abs::Literal(items) = input else {
+        return None;
+    };
+    if !plain {
+        return None;
+    }
+    let ints = items
+        .iter()
+        .map(|item| match item {
+            Abs::Scalar(s) if s.kind == Kind::Int => Some(s.int.clone()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    match c {
+        Combinator::Min => Interval::least_of(&ints),
+        _ => Interval::greatest_of(&ints),
     }
 }
 

@@ -8,13 +8,6 @@ use std::rc::Rc;
 /// An entry point's parameter as the runtime admits it (`check_args`).
 pub(super) fn param<'p>(entry: &Entry, i: usize) -> Abs<'p> {
     let spec = &entry.params[i];
-    let int = |name: &str, max: Option<i64>| match max {
-        Some(max) => Interval {
-            hi: Poly::constant(max.max(0) as u64),
-            lo: Interval::unbounded(name).lo,
-        },
-        None => Interval::parameter(name, None),
-    };
     // `ids: [Int; <= n]`: no longer than `n` either.
     let length = || {
         let by_param = spec
@@ -30,7 +23,15 @@ pub(super) fn param<'p>(entry: &Entry, i: usize) -> Abs<'p> {
         }
     };
     match &spec.ty {
-        ParamType::Scalar(ty) => column_value(&spec.name, ty, None, int(&spec.name, spec.max)),
+        // `n: Int >= a <= k` as the checker takes it (the runtime refuses
+        // an argument outside, E0522); `s: String <= k` has at most k
+        // bytes, so at most k characters.
+        ParamType::Scalar(ty) => column_value(
+            &spec.name,
+            ty,
+            spec.max.map(|k| k.max(0).unsigned_abs()),
+            Interval::parameter(&spec.name, spec.min, spec.max),
+        ),
         ParamType::List(ty) => Abs::List(
             Box::new(column_value(
                 &spec.name,

@@ -1,15 +1,48 @@
-//! What an `if`'s condition says in each branch of the bound pass: a parameter or a name compared (`<`, `<=`, `>`, `>=`, `==`) with a value whose interval is known has its interval narrowed there, through `!`, `&&` in the then branch and `||` in the else branch, as the checker narrows it (spec/decisions: "if narrows a name in its branches").
+//! What an `if`'s condition says in each branch of the bound pass, read as the checker reads it (`compiler/src/check/narrowing.rs`) and narrowed by the same shared rule (`rqc_cost::assume`, `Interval::assume`, `Interval::intersect`; spec/cost.md §3.1).
+//!
+//! While a condition (an `if`'s, or a `let`'s value) is evaluated, each
+//! comparison of two plain `Int`s records both sides' intervals and which
+//! side is a parameter or a name bound in scope, with that binding's
+//! identity. The condition is then read as an `rqc_cost::Condition` —
+//! comparisons under `!`, `&&` and `||`, and `Bool` names a `let` bound to
+//! such a condition — and each branch is evaluated with the parameters and
+//! names it proves something of bound again to their narrowed intervals.
 //!
 //! Sound because the run evaluates a branch only when its condition held
-//! (or failed), and a parameter or a `let`-bound name keeps one value for
-//! the whole run: every read in the branch sees a value within the
-//! narrowed interval.
+//! (or failed), on the same values of the names it compared: a parameter
+//! keeps one value for the whole run, and a name is narrowed only where it
+//! is still the binding the comparison read (a binding keeps its identity
+//! when narrowed, and a name bound again is a new binding). An optional
+//! side (`none` compares below every number) is never recorded.
 
 use super::abstract_value::{Abs, Kind};
-use super::bounds::{Binding, Scope, Verifier};
-use rqc_cost::{Interval, Poly};
+use super::bounds::{find, Binding, Scope, Verifier};
+use rqc_cost::{Interval, Relation};
 use rqc_plan::{BinOp, Node, Op, UnOp};
 use std::rc::Rc;
+use std::sync::Arc;
+
+/// What a side of a comparison reads: an entry parameter (by position), or
+/// a name and the identity of its binding.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Named<'p> {
+    Param(usize),
+    Binding(&'p str, u64),
+}
+
+/// What a `Bool` value of the plan says about the integers it compared.
+pub(super) type Condition<'p> = rqc_cost::Condition<Named<'p>>;
+
+type Side<'p> = rqc_cost::Side<Named<'p>>;
+
+/// A comparison evaluated inside an open condition, found again by its
+/// node.
+pub(super) struct Comparison<'p> {
+    node: &'p Node,
+    relation: Option<Relation>,
+    left: Side<'p>,
+    right: Side<'p>,
+}
 
 /// What a branch narrows: the scope with its names narrowed, and the
 /// parameters narrowed (by position).
@@ -18,193 +51,176 @@ pub(super) struct Narrowed<'p> {
     pub params: Vec<(usize, Interval)>,
 }
 
-/// `a op b` holds, with `op` one of `<`, `<=`, `>`, `>=`, `==`.
-#[derive(Clone, Copy, PartialEq)]
-enum Relation {
-    Lt,
-    LtEq,
-    Gt,
-    GtEq,
-    Eq,
+/// The relation a comparison operator tests (`None` for `!=`), or nothing
+/// for an operator that is no comparison of numbers.
+fn relation(op: BinOp) -> Option<Option<Relation>> {
+    Some(match op {
+        BinOp::Lt => Some(Relation::Below),
+        BinOp::LtEq => Some(Relation::AtMost),
+        BinOp::Gt => Some(Relation::Above),
+        BinOp::GtEq => Some(Relation::AtLeast),
+        BinOp::Eq => Some(Relation::Equal),
+        BinOp::NotEq => None,
+        _ => return None,
+    })
 }
 
-impl Relation {
-    fn of(op: BinOp) -> Option<Relation> {
-        Some(match op {
-            BinOp::Lt => Relation::Lt,
-            BinOp::LtEq => Relation::LtEq,
-            BinOp::Gt => Relation::Gt,
-            BinOp::GtEq => Relation::GtEq,
-            BinOp::Eq => Relation::Eq,
-            _ => return None,
-        })
-    }
-
-    /// The relation when the comparison failed (`==` failing says nothing).
-    fn negated(self) -> Option<Relation> {
-        Some(match self {
-            Relation::Lt => Relation::GtEq,
-            Relation::LtEq => Relation::Gt,
-            Relation::Gt => Relation::LtEq,
-            Relation::GtEq => Relation::Lt,
-            Relation::Eq => return None,
-        })
-    }
-
-    /// `b op' a` for `a op b`.
-    fn flipped(self) -> Relation {
-        match self {
-            Relation::Lt => Relation::Gt,
-            Relation::LtEq => Relation::GtEq,
-            Relation::Gt => Relation::Lt,
-            Relation::GtEq => Relation::LtEq,
-            Relation::Eq => Relation::Eq,
-        }
-    }
-}
-
-/// The smaller of two ends, where both are numbers (else the known one).
-fn smaller(a: &Poly, b: Option<u64>) -> Poly {
-    match (a.max_value(), b) {
-        (Some(x), Some(y)) => Poly::constant(x.min(y)),
-        (None, Some(y)) => Poly::constant(y),
-        _ => a.clone(),
+/// A plain `Int`'s interval (not an option, not `none`).
+fn plain_int(value: &Abs<'_>) -> Option<Interval> {
+    match value {
+        Abs::Scalar(s) if s.kind == Kind::Int => Some(s.int.clone()),
+        _ => None,
     }
 }
 
 impl<'p> Verifier<'p> {
-    /// What `condition` holding (`holds`) or failing narrows in a branch.
-    pub(super) fn narrowed(
+    /// Comparisons are recorded from here until [`Verifier::condition`];
+    /// the mark to give it.
+    pub(super) fn begin_condition(&mut self) -> usize {
+        self.conditions_open += 1;
+        self.comparisons.len()
+    }
+
+    /// Records `a op b` (the comparison `node`, its operands' values just
+    /// evaluated in `scope`) when a condition is open and both are plain
+    /// `Int`s.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn record_comparison(
         &mut self,
-        condition: &'p Node,
+        node: &'p Node,
+        op: BinOp,
+        operands: (&'p Node, &'p Node),
+        values: (&Abs<'p>, &Abs<'p>),
+        scope: &Scope<'p>,
+    ) {
+        let Some(relation) = relation(op) else {
+            return;
+        };
+        if self.conditions_open == 0 {
+            return;
+        }
+        let (Some(x), Some(y)) = (plain_int(values.0), plain_int(values.1)) else {
+            return;
+        };
+        let side = |operand: &'p Node, interval: Interval| Side {
+            interval,
+            name: match &operand.op {
+                Op::Param(i) => Some(Named::Param(*i)),
+                Op::Var(name) => find(scope, name).map(|b| Named::Binding(b.name, b.id)),
+                _ => None,
+            },
+        };
+        let comparison = Comparison {
+            node,
+            relation,
+            left: side(operands.0, x),
+            right: side(operands.1, y),
+        };
+        self.comparisons.push(comparison);
+    }
+
+    /// `cond` (just evaluated in `scope`, its comparisons recorded since
+    /// `mark`) as a [`Condition`]; the records are dropped.
+    pub(super) fn condition(
+        &mut self,
+        cond: &'p Node,
+        mark: usize,
+        scope: &Scope<'p>,
+    ) -> Condition<'p> {
+        self.conditions_open = self.conditions_open.saturating_sub(1);
+        let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
+        read_condition(cond, &recorded, scope)
+    }
+
+    /// What `condition` being `holds` narrows in a branch evaluated in
+    /// `scope`: each name's interval, intersected with what its binding
+    /// already knew (an outer `if`).
+    pub(super) fn narrowed(
+        &self,
+        condition: &Condition<'p>,
         holds: bool,
         scope: &Scope<'p>,
     ) -> Narrowed<'p> {
+        let mut facts = Vec::new();
+        rqc_cost::assume(condition, holds, &mut facts);
         let mut narrowed = Narrowed {
             scope: scope.clone(),
             params: Vec::new(),
         };
-        self.facts(condition, holds, &mut narrowed);
-        narrowed
-    }
-
-    fn facts(&mut self, condition: &'p Node, holds: bool, into: &mut Narrowed<'p>) {
-        match &condition.op {
-            Op::Unary(UnOp::Not, inner) => self.facts(inner, !holds, into),
-            Op::Binary(BinOp::And, a, b) if holds => {
-                self.facts(a, true, into);
-                self.facts(b, true, into);
-            }
-            Op::Binary(BinOp::Or, a, b) if !holds => {
-                self.facts(a, false, into);
-                self.facts(b, false, into);
-            }
-            Op::Binary(op, a, b) => {
-                let Some(relation) = Relation::of(*op) else {
-                    return;
-                };
-                let Some(relation) = (if holds {
-                    Some(relation)
-                } else {
-                    relation.negated()
-                }) else {
-                    return;
-                };
-                self.fact(a, relation, b, into);
-                self.fact(b, relation.flipped(), a, into);
-            }
-            _ => {}
-        }
-    }
-
-    /// `target relation other` holds: narrows `target` when it is a
-    /// parameter or a name holding an `Int`, and `other` reads nothing.
-    fn fact(
-        &mut self,
-        target: &'p Node,
-        relation: Relation,
-        other: &'p Node,
-        into: &mut Narrowed<'p>,
-    ) {
-        if !reads_nothing(other) {
-            return;
-        }
-        let Some(current) = self.int_of(target, &into.scope, &into.params) else {
-            return;
-        };
-        let Ok(bound) = self.eval(other, &into.scope) else {
-            return;
-        };
-        let Some(by) = bound.value.interval() else {
-            return;
-        };
-        let (hi, lo) = (by.hi.max_value(), by.lo.max_value());
-        let narrowed = match relation {
-            Relation::LtEq => Interval {
-                hi: smaller(&current.hi, hi),
-                lo: current.lo,
-            },
-            Relation::Lt => Interval {
-                hi: smaller(&current.hi, hi.map(|h| h.saturating_sub(1))),
-                lo: current.lo,
-            },
-            Relation::GtEq => Interval {
-                hi: current.hi,
-                lo: smaller(&current.lo, lo),
-            },
-            Relation::Gt => Interval {
-                hi: current.hi,
-                lo: smaller(&current.lo, lo.map(|l| l.saturating_sub(1))),
-            },
-            Relation::Eq => Interval {
-                hi: smaller(&current.hi, hi),
-                lo: smaller(&current.lo, lo),
-            },
-        };
-        match &target.op {
-            Op::Param(i) => into.params.push((*i, narrowed)),
-            Op::Var(name) => {
-                into.scope = Some(Rc::new(Binding {
-                    name,
-                    value: Abs::int(narrowed),
-                    outer: into.scope.clone(),
-                }))
-            }
-            _ => {}
-        }
-    }
-
-    /// The interval of a parameter or a name that holds a plain `Int`.
-    fn int_of(
-        &self,
-        target: &Node,
-        scope: &Scope<'p>,
-        params: &[(usize, Interval)],
-    ) -> Option<Interval> {
-        let value = match &target.op {
-            Op::Param(i) => {
-                if let Some((_, int)) = params.iter().rev().find(|(p, _)| p == i) {
-                    return Some(int.clone());
+        for (named, interval) in facts {
+            match named {
+                Named::Param(i) => {
+                    let known = narrowed
+                        .params
+                        .iter()
+                        .rev()
+                        .find(|(p, _)| *p == i)
+                        .map(|(_, int)| int.clone())
+                        .or_else(|| self.param_value(i).as_ref().and_then(plain_int));
+                    if let Some(known) = known {
+                        narrowed.params.push((i, known.intersect(&interval)));
+                    }
                 }
-                self.param_value(*i)?
+                Named::Binding(name, id) => {
+                    // Only the binding the comparison read, and only an `Int`.
+                    let Some(binding) = find(&narrowed.scope, name).filter(|b| b.id == id) else {
+                        continue;
+                    };
+                    let Some(known) = plain_int(&binding.value) else {
+                        continue;
+                    };
+                    let condition = binding.condition.clone();
+                    narrowed.scope = Some(Rc::new(Binding {
+                        name,
+                        value: Abs::int(known.intersect(&interval)),
+                        id,
+                        condition,
+                        outer: narrowed.scope.clone(),
+                    }));
+                }
             }
-            Op::Var(name) => super::bounds::lookup(scope, name)?,
-            _ => return None,
-        };
-        match value {
-            Abs::Scalar(s) if s.kind == Kind::Int => Some(s.int.clone()),
-            _ => None,
         }
+        narrowed
     }
 }
 
-/// Whether evaluating `node` reads nothing and applies nothing: constants,
-/// parameters, names and operators over them.
-fn reads_nothing(node: &Node) -> bool {
-    match &node.op {
-        Op::Const(_) | Op::Param(_) | Op::Var(_) => true,
-        Op::Unary(_, a) => reads_nothing(a),
-        Op::Binary(_, a, b) => reads_nothing(a) && reads_nothing(b),
-        _ => false,
+/// `cond` as a [`Condition`], its comparisons found among `recorded`.
+fn read_condition<'p>(
+    cond: &'p Node,
+    recorded: &[Comparison<'p>],
+    scope: &Scope<'p>,
+) -> Condition<'p> {
+    match &cond.op {
+        Op::Unary(UnOp::Not, inner) => {
+            Condition::Not(Box::new(read_condition(inner, recorded, scope)))
+        }
+        Op::Binary(BinOp::And, a, b) => Condition::And(
+            Box::new(read_condition(a, recorded, scope)),
+            Box::new(read_condition(b, recorded, scope)),
+        ),
+        Op::Binary(BinOp::Or, a, b) => Condition::Or(
+            Box::new(read_condition(a, recorded, scope)),
+            Box::new(read_condition(b, recorded, scope)),
+        ),
+        Op::Binary(..) => recorded
+            .iter()
+            .rev()
+            .find(|c| std::ptr::eq(c.node, cond))
+            .map_or(Condition::Opaque, |c| Condition::Compare {
+                left: Box::new(c.left.clone()),
+                relation: c.relation,
+                right: Box::new(c.right.clone()),
+            }),
+        Op::Var(name) => find(scope, name)
+            .and_then(|binding| binding.condition.clone())
+            .map_or(Condition::Opaque, Condition::Named),
+        _ => Condition::Opaque,
     }
+}
+
+/// What a `let` keeps of its value: the condition it says, when it is a
+/// `Bool` that says something.
+pub(super) fn kept<'p>(condition: Condition<'p>, value: &Abs<'p>) -> Option<Arc<Condition<'p>>> {
+    let boolean = matches!(value, Abs::Scalar(s) if s.kind == Kind::Bool);
+    (boolean && condition != Condition::Opaque).then(|| Arc::new(condition))
 }

@@ -1,10 +1,10 @@
-//! The bound pass's scalars: constants, unary and binary operators typed as the executor computes them (`interp.rs`: a type it does not take is refused here, not met at run time), with the interval arithmetic of `rqc-cost`; and a `take` count's proved maximum held to its literal or its parameter's declared maximum.
+//! The bound pass's scalars: constants, unary and binary operators typed as the executor computes them (`interp.rs`: a type it does not take is refused here, not met at run time), with the interval arithmetic of `rqc-cost` (`Interval::plus`, `minus`, `times`, `divided_by`, `remainder`, `negate`); and a `take` count's proved maximum held to what its interval allows.
 
 use super::abstract_value::{Abs, Clash, Kind, RecordAbs};
 use super::bounds::Verifier;
 use crate::error::Result;
 use rqc_cost::{Interval, Poly};
-use rqc_plan::{BinOp, Node, Op, ParamType, UnOp, Value};
+use rqc_plan::{BinOp, Node, UnOp, Value};
 use std::rc::Rc;
 
 /// A constant's abstract value: exact sizes.
@@ -49,21 +49,6 @@ fn scalar_of<'a>(value: &'a Abs<'_>) -> Option<&'a super::abstract_value::Scalar
         Abs::Scalar(s) => Some(s),
         Abs::Opt(inner) => scalar_of(inner),
         _ => None,
-    }
-}
-
-/// `a % b`: the dividend's sign, no larger than it, and (for a divisor in
-/// `[0, m]`, which a division by zero stops) smaller than `m` either way.
-fn remainder(a: &Interval, b: &Interval) -> Interval {
-    let kept = a.remainder();
-    let below = match (b.lo.is_zero(), b.hi.max_value()) {
-        (true, Some(m)) if m >= 1 => m - 1,
-        _ => return kept,
-    };
-    let within = |end: &Poly| Poly::constant(end.max_value().map_or(below, |v| v.min(below)));
-    Interval {
-        hi: within(&kept.hi),
-        lo: within(&kept.lo),
     }
 }
 
@@ -158,7 +143,7 @@ impl<'p> Verifier<'p> {
                 BinOp::Sub => x.int.minus(&y.int),
                 BinOp::Mul => x.int.times(&y.int),
                 BinOp::Div => x.int.divided_by(&y.int),
-                _ => remainder(&x.int, &y.int),
+                _ => x.int.remainder(&y.int),
             }),
             (Kind::Float, Kind::Float) => Abs::unknown(Kind::Float, "a value"),
             (Kind::Str, Kind::Str) if op == BinOp::Add => Abs::string(x.chars.plus(&y.chars)),
@@ -174,23 +159,13 @@ impl<'p> Verifier<'p> {
     }
 
     /// A `take` or `skip` count's proved maximum: the runtime refuses a
-    /// larger count before the read (E0599), so a maximum below a literal
-    /// count, or below an entry parameter's declared maximum where no `if`
-    /// around may have narrowed it, is a claim the plan does not keep
-    /// (E0633). Other counts (computed, narrowed) the runtime checks as
-    /// they come.
-    pub(super) fn limit_holds(&self, node: &Node, count: &Node, max: u64) -> Result<()> {
-        let most = match &count.op {
-            Op::Const(Value::Int(n)) => Some((*n).max(0) as u64),
-            Op::Param(i) if self.if_depth == 0 => match self.entry.params.get(*i) {
-                Some(p) if p.ty == ParamType::Scalar(rqc_plan::ColumnType::Int) => {
-                    p.max.map(|m| m.max(0) as u64)
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        match most {
+    /// larger count before the read (E0599, "a bug in rqc"), so a maximum
+    /// below what the count may be — its interval as the shared rules
+    /// compute it, narrowed where an `if` narrows it — is a claim the plan
+    /// does not keep (E0633). A count nothing bounds above is held to the
+    /// maximum by the run (spec/cost.md §9).
+    pub(super) fn limit_holds(&self, node: &Node, count: &Interval, max: u64) -> Result<()> {
+        match count.max_value() {
             Some(most) if most > max => self.fault(
                 "E0633",
                 node,
