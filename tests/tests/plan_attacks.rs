@@ -474,3 +474,26 @@ fn an_optional_side_narrows_nothing() {
     let message = refused(counted(count, 10), "E0630");
     assert!(message.contains("count has no upper end"), "{message}");
 }
+
+/// A `Limit` over a count nothing bounds above (`n + n`, `n` unbounded)
+/// claiming a maximum of 10: the plan would read at most 10 rows, but the
+/// run's check of the count would fail with "a bug in rqc" (E0599) for
+/// `n = 6`; it is refused before (E0633), as is a maximum below a count
+/// the rules bound (`n % 10` claiming 8).
+#[test]
+fn a_limit_over_a_count_it_does_not_bound_is_refused() {
+    let limit = |count: Json, max: u64| op(json!({"Limit": {"count": count, "max": max}}));
+    let sum = binary("Add", param(1), param(1));
+    let message = refused(counted(limit(sum, 10), 10), "E0633");
+    assert!(
+        message.contains("no upper end") && message.contains("maximum 10"),
+        "{message}"
+    );
+    let remainder = || binary("Rem", param(1), int(10));
+    let message = refused(counted(limit(remainder(), 8), 8), "E0633");
+    assert!(
+        message.contains("may be 9, above the maximum 8"),
+        "{message}"
+    );
+    installs(counted(limit(remainder(), 9), 9), 9, 1_000_002, 2);
+}

@@ -167,10 +167,13 @@ fn arguments(entry: &rqc_plan::Entry) -> Vec<Vec<Value>> {
                 .params
                 .iter()
                 .map(|p| match &p.ty {
-                    ParamType::Scalar(ty) => scalar(ty, variant, p.max),
+                    ParamType::Scalar(ty) => scalar(ty, variant, p.min, p.max),
                     ParamType::List(ty) => {
                         let len = p.max.unwrap_or(3).clamp(0, 3) as usize;
-                        Value::List(vec![scalar(ty, 0, None); [2.min(len), len, 0][variant]])
+                        Value::List(vec![
+                            scalar(ty, 0, None, None);
+                            [2.min(len), len, 0][variant]
+                        ])
                     }
                     ParamType::Records(_) => Value::List(Vec::new()),
                 })
@@ -179,10 +182,11 @@ fn arguments(entry: &rqc_plan::Entry) -> Vec<Vec<Value>> {
         .collect()
 }
 
-fn scalar(ty: &rqc_plan::ColumnType, variant: usize, max: Option<i64>) -> Value {
+/// An `Int` at its declared ends where it has them (`>= min`, `<= max`).
+fn scalar(ty: &rqc_plan::ColumnType, variant: usize, min: Option<i64>, max: Option<i64>) -> Value {
     use rqc_plan::ColumnType::*;
     match ty {
-        Int => Value::Int([1, max.unwrap_or(2), -1][variant]),
+        Int => Value::Int([1, max.unwrap_or(2), min.unwrap_or(-1)][variant]),
         String => Value::Str(["ann", "", "b"][variant].into()),
         Bool => Value::Bool(variant == 0),
         Float => Value::Float(1.5),
@@ -190,7 +194,7 @@ fn scalar(ty: &rqc_plan::ColumnType, variant: usize, max: Option<i64>) -> Value 
             let _ = inner;
             Value::Null
         }
-        Optional(inner) => scalar(inner, variant, max),
+        Optional(inner) => scalar(inner, variant, min, max),
     }
 }
 

@@ -158,7 +158,7 @@ impl<'p> Verifier<'p> {
                                 "it compares streams or functions".into(),
                             );
                         }
-                        match literal_extreme(c, &input.value, result.is_none()) {
+                        match literal_extreme(c, shape, &input.value, result.is_none()) {
                             Some(extreme) => Abs::Opt(Box::new(Abs::int(extreme))),
                             None => Abs::Opt(Box::new(result_or_element)),
                         }
@@ -320,13 +320,14 @@ impl<'p> Verifier<'p> {
 }
 
 /// `[e₁, …, eₙ] |> min()` (or `max()`) of a list literal of plain `Int`s,
-/// with no function: known element by element, by the shared rules
-/// `Interval::least_of` and `greatest_of`, as the checker knows it.
-fn literal_extreme(c: Combinator, input: &Abs<'_>, plain: bool) -> Option<Interval> {
+/// read as a list, with no function: known element by element, by the
+/// shared rules `Interval::least_of` and `greatest_of`, as the checker
+/// knows it.
+fn literal_extreme(c: Combinator, shape: Shape, input: &Abs<'_>, plain: bool) -> Option<Interval> {
     let Abs::Literal(items) = input else {
         return None;
     };
-    if !plain {
+    if !plain || shape != Shape::List {
         return None;
     }
     let ints = items

@@ -162,8 +162,9 @@ impl<'p> Verifier<'p> {
     /// larger count before the read (E0599, "a bug in rqc"), so a maximum
     /// below what the count may be — its interval as the shared rules
     /// compute it, narrowed where an `if` narrows it — is a claim the plan
-    /// does not keep (E0633). A count nothing bounds above is held to the
-    /// maximum by the run (spec/cost.md §9).
+    /// does not keep (E0633), and so is a maximum over a count they bound
+    /// nothing above (the checker writes a `Limit` only over a count it
+    /// bounds, with these rules).
     pub(super) fn limit_holds(&self, node: &Node, count: &Interval, max: u64) -> Result<()> {
         match count.max_value() {
             Some(most) if most > max => self.fault(
@@ -171,7 +172,17 @@ impl<'p> Verifier<'p> {
                 node,
                 format!("its count may be {most}, above the maximum {max} it claims"),
             ),
-            _ => Ok(()),
+            Some(_) => Ok(()),
+            None => self.fault(
+                "E0633",
+                node,
+                format!(
+                    "its count has no upper end ({}), so nothing proves the maximum {max} it claims",
+                    count
+                        .why_unbounded()
+                        .unwrap_or_else(|| "nothing bounds it".into())
+                ),
+            ),
         }
     }
 }

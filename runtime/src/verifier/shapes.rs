@@ -88,6 +88,25 @@ fn check_head(entry: &Entry) -> Result<()> {
                 format!("parameter {} has a malformed type", shown(&param.name)),
             );
         }
+        // `n: Int >= a <= k`: a lower end only on an `Int`, at most the
+        // upper (no argument would fit an empty range; the checker refuses
+        // it, E0320).
+        if let Some(least) = param.min {
+            let int = match &param.ty {
+                ParamType::Scalar(ColumnType::Optional(inner)) => **inner == ColumnType::Int,
+                ParamType::Scalar(ty) => *ty == ColumnType::Int,
+                _ => false,
+            };
+            if !int || param.max.is_some_and(|most| most < least) {
+                return fault(
+                    "E0626",
+                    format!(
+                        "parameter {} has a lower end {least} that is not an `Int`'s, or above its upper end",
+                        shown(&param.name)
+                    ),
+                );
+            }
+        }
         if let Some(n) = param.max_param {
             let counts = entry
                 .params

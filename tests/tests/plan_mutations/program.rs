@@ -344,6 +344,18 @@ pub fn entry_edits(program: &CompiledProgram, recomputed: &[Bound]) -> Vec<Mutan
                     entry.params[p].max = max
                 });
             }
+            for min in [
+                None,
+                Some(i64::MIN),
+                Some(-1),
+                Some(0),
+                Some(1),
+                Some(i64::MAX),
+            ] {
+                edit(format!("{param}: min {min:?}"), false, e, &|entry| {
+                    entry.params[p].min = min
+                });
+            }
             edit(format!("{param}: bounded by itself"), false, e, &|entry| {
                 entry.params[p].max_param = Some(p)
             });
