@@ -5,9 +5,14 @@
 //! with `0x00` escaped as `0x00 0xFF` and ended by `0x00 0x00` (so a string
 //! sorts before its extensions). A descending component is the bitwise
 //! complement of its ascending encoding. `Null` sorts first.
+//!
+//! A `Float` is encoded and decoded canonical (`-0.0` as `0.0`): two
+//! values have the same encoding exactly when they are the same value
+//! (`rqc_plan::identity`), whatever made them. Only
+//! [`key_holds_minus_zero`] sees the bits an older rqc may have stored.
 
 use crate::error::{Result, RuntimeError};
-use rqc_plan::Value;
+use rqc_plan::{canonical_float, Value};
 
 const NULL: u8 = 0x01;
 const FALSE: u8 = 0x02;
@@ -29,7 +34,7 @@ pub fn encode_component(out: &mut Vec<u8>, value: &Value, descending: bool) -> R
         }
         Value::Float(x) => {
             out.push(FLOAT);
-            let bits = x.to_bits();
+            let bits = canonical_float(*x).to_bits();
             let ordered = if bits >> 63 == 1 {
                 !bits
             } else {
@@ -110,6 +115,45 @@ pub fn decode_key<'a>(
     Ok((values, bytes))
 }
 
+/// A float's bits from its order-preserving form.
+fn float_bits(ordered: u64) -> u64 {
+    if ordered >> 63 == 1 {
+        ordered & !(1 << 63)
+    } else {
+        !ordered
+    }
+}
+
+/// The order-preserving form of `-0.0`, which no encoding makes now.
+const MINUS_ZERO: u64 = !(-0.0f64).to_bits();
+
+/// Whether `bytes`, a whole key (components to its end, `descending[i]`
+/// flipping component `i`), holds a `Float` component stored as `-0.0`:
+/// what an older rqc wrote, which `verify` reports and `rqc upgrade`
+/// rewrites. A key that does not decode holds none (verify reports it
+/// apart).
+pub fn key_holds_minus_zero(mut bytes: &[u8], descending: &[bool]) -> bool {
+    let mut i = 0;
+    while !bytes.is_empty() {
+        let flip = descending.get(i).copied().unwrap_or(false);
+        let tag = if flip { !bytes[0] } else { bytes[0] };
+        if tag == FLOAT && bytes.len() >= 9 {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&bytes[1..9]);
+            let ordered = u64::from_be_bytes(word);
+            if (if flip { !ordered } else { ordered }) == MINUS_ZERO {
+                return true;
+            }
+        }
+        match decode_component(bytes, flip) {
+            Ok((_, rest)) => bytes = rest,
+            Err(_) => return false,
+        }
+        i += 1;
+    }
+    false
+}
+
 fn decode_component(bytes: &[u8], flip: bool) -> Result<(Value, &[u8])> {
     let at = |i: usize| -> Result<u8> {
         bytes
@@ -129,15 +173,10 @@ fn decode_component(bytes: &[u8], flip: bool) -> Result<(Value, &[u8])> {
         FALSE => Ok((Value::Bool(false), &bytes[1..])),
         TRUE => Ok((Value::Bool(true), &bytes[1..])),
         INT => Ok((Value::Int((fixed(1)? ^ (1 << 63)) as i64), &bytes[9..])),
-        FLOAT => {
-            let ordered = fixed(1)?;
-            let bits = if ordered >> 63 == 1 {
-                ordered & !(1 << 63)
-            } else {
-                !ordered
-            };
-            Ok((Value::Float(f64::from_bits(bits)), &bytes[9..]))
-        }
+        FLOAT => Ok((
+            Value::float(f64::from_bits(float_bits(fixed(1)?))),
+            &bytes[9..],
+        )),
         STRING => {
             let mut text = Vec::new();
             let mut i = 1;
@@ -235,6 +274,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `-0.0` and `0.0` are one key (the same bytes, either order), a
+    /// stored `-0.0` decodes as `0.0`, and only the raw check sees it.
+    #[test]
+    fn minus_zero_is_encoded_and_decoded_as_zero() {
+        for desc in [false, true] {
+            let zero = encode_key(&[Value::Float(0.0), Value::Int(1)], &[desc]).unwrap();
+            let minus = encode_key(&[Value::Float(-0.0), Value::Int(1)], &[desc]).unwrap();
+            assert_eq!(zero, minus, "desc={desc}");
+            assert!(!key_holds_minus_zero(&zero, &[desc]));
+            // What an older rqc stored: -0.0's own bits.
+            let mut old = vec![FLOAT];
+            old.extend_from_slice(&(!(-0.0f64).to_bits()).to_be_bytes());
+            if desc {
+                old.iter_mut().for_each(|b| *b = !*b);
+            }
+            old.extend(encode_key(&[Value::Int(1)], &[]).unwrap());
+            assert!(key_holds_minus_zero(&old, &[desc]), "desc={desc}");
+            let (values, _) = decode_key(&old, &[desc], 2).unwrap();
+            let Value::Float(x) = values[0] else {
+                panic!("a float")
+            };
+            assert!(x.is_sign_positive(), "decoded as 0.0");
+        }
+        let tiny = encode_key(&[Value::Float(-5e-324)], &[]).unwrap();
+        assert!(tiny < encode_key(&[Value::Float(0.0)], &[]).unwrap());
+        assert!(!key_holds_minus_zero(&tiny, &[]));
     }
 
     #[test]

@@ -95,7 +95,7 @@ impl Engine {
         args: &[Value],
         options: WatchOptions,
     ) -> Result<Subscription> {
-        check_args(entry, args)?;
+        let args = &check_args(entry, args)?[..];
         if entry.kind != EntryKind::Query {
             return Err(RuntimeError::new(
                 "E0583",
