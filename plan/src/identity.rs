@@ -256,7 +256,10 @@ mod tests {
     #[test]
     fn the_two_zeros_are_one_value_and_nothing_else_merges() {
         assert_eq!(Value::Float(-0.0), Value::Float(0.0));
-        assert_eq!(compare(&Value::Float(-0.0), &Value::Float(0.0)), Ordering::Equal);
+        assert_eq!(
+            compare(&Value::Float(-0.0), &Value::Float(0.0)),
+            Ordering::Equal
+        );
         assert!(Value::Float(-5e-324) < Value::Float(0.0));
         // Strings by their bytes: no normalisation.
         assert_ne!(Value::Str("é".into()), Value::Str("e\u{301}".into()));
@@ -267,7 +270,10 @@ mod tests {
         // No number of one type is the same as one of the other.
         assert_ne!(Value::Int(1), Value::Float(1.0));
         // A large Int is not rounded to decide anything.
-        assert_ne!(Value::Int(9007199254740993), Value::Float(9007199254740992.0));
+        assert_ne!(
+            Value::Int(9007199254740993),
+            Value::Float(9007199254740992.0)
+        );
         assert_eq!(
             compare(&Value::Int(i64::MAX), &Value::Float(f64::MIN)),
             Ordering::Less,

@@ -17,6 +17,7 @@ pub mod schema;
 pub mod stack;
 pub mod value;
 
+pub use identity::{canonical_float, compare};
 pub use plan::{
     BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op, ParamSpec,
     ParamType, RangeEnd, Shape, UnOp,
@@ -25,7 +26,6 @@ pub use schema::{
     AggregateKind, AggregateSchema, Column, ColumnType, ExtremePath, IndexSchema, Literal, Schema,
     TableSchema,
 };
-pub use identity::{canonical_float, compare};
 pub use value::{Record, Value};
 
 /// The deepest a plan may nest: the compiler plans no deeper (E0422), and

@@ -95,7 +95,9 @@ fn spelling(text: &str) -> Option<Spelling> {
     let underscore_misplaced = text
         .char_indices()
         .filter(|(_, c)| *c == '_')
-        .any(|(i, _)| i == 0 || !text.as_bytes()[i - 1].is_ascii_digit() && text.as_bytes()[i - 1] != b'_');
+        .any(|(i, _)| {
+            i == 0 || !text.as_bytes()[i - 1].is_ascii_digit() && text.as_bytes()[i - 1] != b'_'
+        });
     if underscore_misplaced {
         return None;
     }
@@ -264,7 +266,9 @@ mod tests {
         assert_eq!(int("1.0"), Err("E0007"));
         assert_eq!(int("1e3"), Err("E0007"));
         assert_eq!(int("-0.0"), Err("E0007"));
-        for bad in ["", "-", "abc", "12abc", "inf", "NaN", "0x10", "1..2", "_1", "1e", "."] {
+        for bad in [
+            "", "-", "abc", "12abc", "inf", "NaN", "0x10", "1..2", "_1", "1e", ".",
+        ] {
             assert_eq!(int(bad), Err("E0005"), "{bad:?}");
         }
     }
@@ -272,7 +276,11 @@ mod tests {
     #[test]
     fn floats_are_finite_and_never_minus_zero() {
         assert_eq!(float_of("2.5"), Ok(2.5));
-        assert_eq!(float_of("1"), Ok(1.0), "an integer for a Float is that float");
+        assert_eq!(
+            float_of("1"),
+            Ok(1.0),
+            "an integer for a Float is that float"
+        );
         assert_eq!(float_of("99999999999999999999"), Ok(1e20));
         assert_eq!(float_of("1e-3"), Ok(0.001));
         assert_eq!(float_of("1E+2"), Ok(100.0));

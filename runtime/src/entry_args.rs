@@ -46,7 +46,9 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<Vec<Value>> {
         .params
         .iter()
         .zip(args)
-        .map(|(param, arg)| conform_param(&param.ty, arg.clone()).map_err(|e| refused(&param.name, e)))
+        .map(|(param, arg)| {
+            conform_param(&param.ty, arg.clone()).map_err(|e| refused(&param.name, e))
+        })
         .collect::<Result<Vec<Value>>>()?;
     for (param, arg) in entry.params.iter().zip(&args) {
         let fits_param = match (&param.ty, arg) {

@@ -290,7 +290,7 @@ impl<'p> Checker<'p> {
                 TExpr::Const(Value::Int(*n)),
             ),
             ExprKind::Float(x) => {
-                Checked::new(Ty::Float, Cost::zero(), TExpr::Const(Value::Float(*x)))
+                Checked::new(Ty::Float, Cost::zero(), TExpr::Const(Value::float(*x)))
             }
             ExprKind::Str(s) => {
                 Checked::new(Ty::Str, Cost::zero(), TExpr::Const(Value::Str(s.clone())))
