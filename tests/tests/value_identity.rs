@@ -95,7 +95,10 @@ fn a_bound_is_not_outgrown_through_minus_zero() {
             // The same value: nothing changes, and nothing is written.
             run(db, "shift", &[id.into(), zero.clone(), 0.into()]).unwrap();
         }
-        assert_eq!(code(run(db, "put", &[4.into(), zero.clone(), 0.into()])), "E0504");
+        assert_eq!(
+            code(run(db, "put", &[4.into(), zero.clone(), 0.into()])),
+            "E0504"
+        );
         let read = run(db, "at", &[zero.clone()]).unwrap();
         assert_eq!(read.rows().len(), 3, "way {how}");
         assert_eq!(run(db, "kept", &[zero]).unwrap().value, Value::Int(3));
@@ -120,7 +123,10 @@ fn a_kept_count_is_never_driven_below_zero() {
         for id in 11..=13 {
             run(db, "put", &[id.into(), minus_zero_by(how), how.into()]).unwrap();
         }
-        assert_eq!(run(db, "kept", &[Value::Float(0.0)]).unwrap().value, Value::Int(3));
+        assert_eq!(
+            run(db, "kept", &[Value::Float(0.0)]).unwrap().value,
+            Value::Int(3)
+        );
         let room = run(db, "room", &[10.into(), Value::Float(-0.0)]).unwrap();
         assert_eq!(room.rows().len(), 3, "way {how}");
     });
@@ -139,10 +145,17 @@ fn aggregate_upkeep_reads_within_its_bound() {
             run(db, "shift", &[id.into(), zero.clone(), 0.into()]).unwrap();
         }
         // The group is full: a fourth row at 0.0 is refused.
-        assert_eq!(code(run(db, "put", &[4.into(), zero.clone(), 0.into()])), "E0504");
+        assert_eq!(
+            code(run(db, "put", &[4.into(), zero.clone(), 0.into()])),
+            "E0504"
+        );
         for id in 1..=3 {
             let dropped = run(db, "drop", &[id.into()]).unwrap();
-            let next = if id < 3 { Value::Int(id + 1) } else { Value::Null };
+            let next = if id < 3 {
+                Value::Int(id + 1)
+            } else {
+                Value::Null
+            };
             assert_eq!(run(db, "lowest", &[zero.clone()]).unwrap().value, next);
             assert!(dropped.stats.rows <= dropped.bound.rows, "way {how}");
             assert!(dropped.stats.seeks <= dropped.bound.seeks, "way {how}");
@@ -165,6 +178,9 @@ fn a_reference_never_dangles_through_minus_zero() {
         run(db, "unlink", &[1.into()]).unwrap();
         run(db, "unpin", &[Value::Float(-0.0)]).unwrap();
         // And a reference to a row that is not there is refused.
-        assert_eq!(code(run(db, "link", &[2.into(), Value::Float(-0.0)])), "E0503");
+        assert_eq!(
+            code(run(db, "link", &[2.into(), Value::Float(-0.0)])),
+            "E0503"
+        );
     });
 }

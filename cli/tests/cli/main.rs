@@ -14,6 +14,7 @@ mod etcd_security;
 mod headers;
 mod install;
 mod migrate;
+mod numbers;
 mod pages;
 mod plans;
 mod processes;
