@@ -22,6 +22,7 @@ mod readme;
 mod records;
 mod repl;
 mod threads;
+mod upgrade;
 mod watch;
 
 /// The workspace root, where the examples are: commands run from there.

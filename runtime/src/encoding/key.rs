@@ -124,37 +124,53 @@ fn float_bits(ordered: u64) -> u64 {
     }
 }
 
-/// The order-preserving form of `-0.0`, which no encoding makes now.
-const MINUS_ZERO: u64 = !(-0.0f64).to_bits();
-
 /// Whether `bytes`, a whole key (components to its end, `descending[i]`
 /// flipping component `i`), holds a `Float` component stored as `-0.0`:
 /// what an older rqc wrote, which `verify` reports and `rqc upgrade`
 /// rewrites. A key that does not decode holds none (verify reports it
 /// apart).
-pub fn key_holds_minus_zero(mut bytes: &[u8], descending: &[bool]) -> bool {
-    let mut i = 0;
-    while !bytes.is_empty() {
-        let flip = descending.get(i).copied().unwrap_or(false);
-        let tag = if flip { !bytes[0] } else { bytes[0] };
-        if tag == FLOAT && bytes.len() >= 9 {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(&bytes[1..9]);
-            let ordered = u64::from_be_bytes(word);
-            if (if flip { !ordered } else { ordered }) == MINUS_ZERO {
-                return true;
-            }
-        }
-        match decode_component(bytes, flip) {
-            Ok((_, rest)) => bytes = rest,
-            Err(_) => return false,
-        }
-        i += 1;
-    }
-    false
+pub fn key_holds_minus_zero(bytes: &[u8], descending: &[bool]) -> bool {
+    stored_components(bytes, descending).is_some_and(|values| {
+        values
+            .iter()
+            .any(|v| matches!(v, Value::Float(x) if x.to_bits() == (-0.0f64).to_bits()))
+    })
 }
 
+/// A whole key (components to its end) as this rqc encodes it: each
+/// component decoded and encoded again, so a stored `-0.0` becomes `0.0`'s
+/// bytes. `None` for a key that does not decode.
+pub fn canonical_key(bytes: &[u8], descending: &[bool]) -> Option<Vec<u8>> {
+    encode_key(&stored_components(bytes, descending)?, descending).ok()
+}
+
+/// One component, a float canonical.
 fn decode_component(bytes: &[u8], flip: bool) -> Result<(Value, &[u8])> {
+    let (value, rest) = decode_stored(bytes, flip)?;
+    Ok((
+        match value {
+            Value::Float(x) => Value::float(x),
+            other => other,
+        },
+        rest,
+    ))
+}
+
+/// Every component of a whole key as stored, a float with its own bits
+/// (`-0.0` kept), for what `verify` shows; `None` when it does not decode.
+pub fn stored_components(mut bytes: &[u8], descending: &[bool]) -> Option<Vec<Value>> {
+    let mut values = Vec::new();
+    while !bytes.is_empty() {
+        let flip = descending.get(values.len()).copied().unwrap_or(false);
+        let (value, rest) = decode_stored(bytes, flip).ok()?;
+        values.push(value);
+        bytes = rest;
+    }
+    Some(values)
+}
+
+/// One component as stored (a float's bits as they are).
+fn decode_stored(bytes: &[u8], flip: bool) -> Result<(Value, &[u8])> {
     let at = |i: usize| -> Result<u8> {
         bytes
             .get(i)
@@ -174,7 +190,7 @@ fn decode_component(bytes: &[u8], flip: bool) -> Result<(Value, &[u8])> {
         TRUE => Ok((Value::Bool(true), &bytes[1..])),
         INT => Ok((Value::Int((fixed(1)? ^ (1 << 63)) as i64), &bytes[9..])),
         FLOAT => Ok((
-            Value::float(f64::from_bits(float_bits(fixed(1)?))),
+            Value::Float(f64::from_bits(float_bits(fixed(1)?))),
             &bytes[9..],
         )),
         STRING => {
@@ -293,6 +309,7 @@ mod tests {
             }
             old.extend(encode_key(&[Value::Int(1)], &[]).unwrap());
             assert!(key_holds_minus_zero(&old, &[desc]), "desc={desc}");
+            assert_eq!(canonical_key(&old, &[desc]).unwrap(), minus);
             let (values, _) = decode_key(&old, &[desc], 2).unwrap();
             let Value::Float(x) = values[0] else {
                 panic!("a float")
