@@ -2,7 +2,8 @@
 //!
 //! Each scenario runs three ways of making `-0.0` (the argument itself,
 //! `-x` with `x = 0.0`, `x * -1.0` with `x = 0.0`), on every embedded
-//! backend, and checks `verify` after it.
+//! backend, and checks `verify` after it. Page tokens and live queries
+//! read through `-0.0` see the one group too.
 
 use rqc::{Backend, Database, Error, OpenOptions, Value};
 
@@ -30,6 +31,10 @@ query at(x: Float) = Item.by_x[x] |> take(3)
 query kept(x: Float) = per_x[x]
 query lowest(x: Float) = low[x]
 query room(n: Int <= 10, x: Float) = Item.by_x[x] |> take(n - per_x[x])
+table Reading { id: Int key  x: Float  index by_x (x) }
+mutation reading(id: Int, x: Float, how: Int <= 2) =
+  insert Reading { id, x: if how == 0 { x } else if how == 1 { -x } else { x * -1.0 } }
+query page(x: Float, n: Int <= 2) = Reading.by_x[x] |> take(n)
 
 mutation pin(id: Float) = insert Pin { id }
 mutation unpin(id: Float) = delete Pin[id]
@@ -182,5 +187,63 @@ fn a_reference_never_dangles_through_minus_zero() {
             code(run(db, "link", &[2.into(), Value::Float(-0.0)])),
             "E0503"
         );
+    });
+}
+
+/// Pages of a group read with `-0.0`: the token carries `0.0`, and the
+/// pages hold each row of the group once, those written at `-0.0` too.
+#[test]
+fn pages_of_a_group_read_through_minus_zero_hold_each_row_once() {
+    each_way(|db, how| {
+        for id in 1..=5 {
+            let odd = id % 2 == 1;
+            let x = if odd {
+                Value::Float(0.0)
+            } else {
+                minus_zero_by(how)
+            };
+            let how = if odd { 0 } else { how };
+            run(db, "reading", &[id.into(), x, how.into()]).unwrap();
+        }
+        let pages = db.prepare("page").unwrap();
+        let mut seen = Vec::new();
+        let mut page = pages.run_page(&[Value::Float(-0.0), 2.into()]).unwrap();
+        loop {
+            for row in page.output.rows() {
+                seen.push(row.field("id").cloned().unwrap());
+            }
+            let Some(token) = page.token.take() else {
+                break;
+            };
+            assert!(!token.is_empty());
+            page = pages.next_page(&token).unwrap();
+        }
+        let all: Vec<Value> = (1..=5).map(Value::Int).collect();
+        assert_eq!(seen, all, "way {how}");
+    });
+}
+
+/// A subscription to the group of `-0.0` hears a row written at `0.0`,
+/// and one moved there by `-x`: one key range, whichever zero names it.
+#[test]
+fn a_live_query_by_minus_zero_hears_writes_at_zero() {
+    each_way(|db, how| {
+        let live = db
+            .prepare("at")
+            .unwrap()
+            .subscribe(&[Value::Float(-0.0)])
+            .unwrap();
+        let wait = std::time::Duration::from_secs(10);
+        let first = live.next_timeout(wait).expect("the first result");
+        assert!(matches!(first, rqc::Event::Result { .. }), "{first:?}");
+        run(db, "put", &[1.into(), minus_zero_by(how), how.into()]).unwrap();
+        match live.next_timeout(wait) {
+            Some(rqc::Event::Rows { added, removed, .. }) => {
+                assert_eq!(added.len(), 1, "way {how}");
+                assert!(removed.is_empty());
+                assert_eq!(added[0].field("x"), Some(&Value::Float(0.0)));
+            }
+            other => panic!("way {how}: {other:?}"),
+        }
     });
 }
