@@ -418,7 +418,7 @@ fn load_takes_jsonl_and_csv_whole_or_not_at_all() {
     assert!(err.contains(&format!("[E0502] Error: {csv}:3: ")), "{err}");
     assert!(
         err.contains(&format!(
-            "[E0525] Error: {csv}:4: `price` is `Int`, and `lots` is not one"
+            "[E0005] Error: {csv}:4: `price`: `lots` is not a number"
         )),
         "{err}"
     );
