@@ -57,13 +57,16 @@ fn legacy(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
-/// Writes `(tree, key values, descending, value)` entries as an older rqc
-/// stored them: `MARK` in them becomes `-0.0`.
-fn write_legacy(engine: &Engine, entries: &[(&str, Vec<Value>, Vec<bool>, Vec<u8>)]) {
+/// An entry as an older rqc stored it: its tree, its key's values
+/// (ascending) and its value, `MARK` in them standing for `-0.0`.
+type Legacy<'a> = (&'a str, Vec<Value>, Vec<u8>);
+
+/// Writes `entries` as an older rqc stored them: `MARK` becomes `-0.0`.
+fn write_legacy(engine: &Engine, entries: &[Legacy<'_>]) {
     let store = engine.store();
     let mut txn = store.begin_write().unwrap();
-    for (tree, key, descending, value) in entries {
-        let key = legacy(encode_key(key, descending).unwrap());
+    for (tree, key, value) in entries {
+        let key = legacy(encode_key(key, &[]).unwrap());
         txn.put(store.tree(tree), &key, &legacy(value.clone()))
             .unwrap();
     }
@@ -117,15 +120,10 @@ fn legacy_state(engine: &Engine) {
     write_legacy(
         engine,
         &[
-            ("b:Item:0", vec![mark()], vec![], count(1)),
-            ("a:Item:per_x", vec![mark()], vec![], row(&[Value::Int(1)])),
-            (
-                "t:Link",
-                vec![Value::Int(1)],
-                vec![],
-                row(&[Value::Int(1), mark()]),
-            ),
-            ("r:Pin", vec![mark()], vec![], count(1)),
+            ("b:Item:0", vec![mark()], count(1)),
+            ("a:Item:per_x", vec![mark()], row(&[Value::Int(1)])),
+            ("t:Link", vec![Value::Int(1)], row(&[Value::Int(1), mark()])),
+            ("r:Pin", vec![mark()], count(1)),
         ],
     );
 }
@@ -188,8 +186,11 @@ fn verify_names_each_tree_holding_minus_zero_and_upgrade_rewrites_it() {
     }
 }
 
+/// Every entry of each tree, by tree.
+type Snapshot = Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)>;
+
 /// The database's entries, whole, to show an upgrade refused wrote nothing.
-fn snapshot(engine: &Engine) -> Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)> {
+fn snapshot(engine: &Engine) -> Snapshot {
     let store = engine.store();
     let txn = store.begin_read().unwrap();
     [
@@ -215,10 +216,11 @@ fn snapshot(engine: &Engine) -> Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)> {
 
 #[test]
 fn upgrade_refuses_rows_that_could_not_all_stand() {
-    let cases: [(&str, &str, fn(&Engine)); 4] = [
+    type Case = (&'static str, &'static str, fn(&Engine));
+    let cases: [Case; 4] = [
         ("E0553", "the key (0.0)", |engine| {
             engine.run("pin", &[0.0.into()]).unwrap();
-            write_legacy(engine, &[("t:Pin", vec![mark()], vec![], row(&[mark()]))]);
+            write_legacy(engine, &[("t:Pin", vec![mark()], row(&[mark()]))]);
         }),
         ("E0553", "the unique `w` (0.0)", |engine| {
             engine.run("tag", &[1.into(), 0.0.into()]).unwrap();
@@ -226,8 +228,8 @@ fn upgrade_refuses_rows_that_could_not_all_stand() {
             write_legacy(
                 engine,
                 &[
-                    ("t:Tag", vec![Value::Int(2)], vec![], item.clone()),
-                    ("i:Tag:w", vec![mark()], vec![], item),
+                    ("t:Tag", vec![Value::Int(2)], item.clone()),
+                    ("i:Tag:w", vec![mark()], item),
                 ],
             );
         }),
@@ -238,13 +240,8 @@ fn upgrade_refuses_rows_that_could_not_all_stand() {
             write_legacy(
                 engine,
                 &[
-                    (
-                        "t:Item",
-                        vec![Value::Int(4)],
-                        vec![],
-                        row(&[Value::Int(4), mark()]),
-                    ),
-                    ("b:Item:0", vec![mark()], vec![], count(1)),
+                    ("t:Item", vec![Value::Int(4)], row(&[Value::Int(4), mark()])),
+                    ("b:Item:0", vec![mark()], count(1)),
                 ],
             );
         }),
@@ -252,13 +249,8 @@ fn upgrade_refuses_rows_that_could_not_all_stand() {
             write_legacy(
                 engine,
                 &[
-                    (
-                        "t:Link",
-                        vec![Value::Int(1)],
-                        vec![],
-                        row(&[Value::Int(1), mark()]),
-                    ),
-                    ("r:Pin", vec![mark()], vec![], count(1)),
+                    ("t:Link", vec![Value::Int(1)], row(&[Value::Int(1), mark()])),
+                    ("r:Pin", vec![mark()], count(1)),
                 ],
             );
         }),
@@ -284,7 +276,7 @@ fn a_dump_reads_a_stored_minus_zero_as_zero() {
     let mut engine = Engine::in_memory();
     let compilation = rqc_compiler::compile(&[("upgrade.rq".into(), PROGRAM.into())]);
     engine.install(compilation.program).unwrap();
-    write_legacy(&engine, &[("t:Pin", vec![mark()], vec![], row(&[mark()]))]);
+    write_legacy(&engine, &[("t:Pin", vec![mark()], row(&[mark()]))]);
     let dump = engine.dump().unwrap();
     let (_, pins) = dump.tables.iter().find(|(t, _)| t == "Pin").unwrap();
     assert_eq!(

@@ -50,6 +50,10 @@ fn minus_zero_by(how: i64) -> Value {
     Value::Float(if how == 0 { -0.0 } else { 0.0 })
 }
 
+fn zero() -> Value {
+    Value::Float(0.0)
+}
+
 fn each_way(check: impl Fn(&Database, i64)) {
     for backend in Backend::ALL {
         for how in 0..3 {
@@ -92,21 +96,17 @@ fn code(result: Result<rqc::Output, Error>) -> String {
 #[test]
 fn a_bound_is_not_outgrown_through_minus_zero() {
     each_way(|db, how| {
-        let zero = Value::Float(0.0);
         for id in 1..=3 {
             run(db, "put", &[id.into(), minus_zero_by(how), how.into()]).unwrap();
         }
         for id in 1..=3 {
             // The same value: nothing changes, and nothing is written.
-            run(db, "shift", &[id.into(), zero.clone(), 0.into()]).unwrap();
+            run(db, "shift", &[id.into(), zero(), 0.into()]).unwrap();
         }
-        assert_eq!(
-            code(run(db, "put", &[4.into(), zero.clone(), 0.into()])),
-            "E0504"
-        );
-        let read = run(db, "at", &[zero.clone()]).unwrap();
+        assert_eq!(code(run(db, "put", &[4.into(), zero(), 0.into()])), "E0504");
+        let read = run(db, "at", &[zero()]).unwrap();
         assert_eq!(read.rows().len(), 3, "way {how}");
-        assert_eq!(run(db, "kept", &[zero]).unwrap().value, Value::Int(3));
+        assert_eq!(run(db, "kept", &[zero()]).unwrap().value, Value::Int(3));
     });
 }
 
@@ -116,14 +116,13 @@ fn a_bound_is_not_outgrown_through_minus_zero() {
 #[test]
 fn a_kept_count_is_never_driven_below_zero() {
     each_way(|db, how| {
-        let zero = Value::Float(0.0);
         for id in 1..=10 {
-            run(db, "put", &[id.into(), zero.clone(), 0.into()]).unwrap();
+            run(db, "put", &[id.into(), zero(), 0.into()]).unwrap();
             run(db, "shift", &[id.into(), minus_zero_by(how), how.into()]).unwrap();
             run(db, "drop", &[id.into()]).unwrap();
         }
         for x in [Value::Float(0.0), Value::Float(-0.0)] {
-            assert_eq!(run(db, "kept", &[x.clone()]).unwrap().value, Value::Int(0));
+            assert_eq!(run(db, "kept", &[x]).unwrap().value, Value::Int(0));
         }
         for id in 11..=13 {
             run(db, "put", &[id.into(), minus_zero_by(how), how.into()]).unwrap();
@@ -142,18 +141,14 @@ fn a_kept_count_is_never_driven_below_zero() {
 #[test]
 fn aggregate_upkeep_reads_within_its_bound() {
     each_way(|db, how| {
-        let zero = Value::Float(0.0);
         for id in 1..=3 {
             run(db, "put", &[id.into(), minus_zero_by(how), how.into()]).unwrap();
         }
         for id in 1..=3 {
-            run(db, "shift", &[id.into(), zero.clone(), 0.into()]).unwrap();
+            run(db, "shift", &[id.into(), zero(), 0.into()]).unwrap();
         }
         // The group is full: a fourth row at 0.0 is refused.
-        assert_eq!(
-            code(run(db, "put", &[4.into(), zero.clone(), 0.into()])),
-            "E0504"
-        );
+        assert_eq!(code(run(db, "put", &[4.into(), zero(), 0.into()])), "E0504");
         for id in 1..=3 {
             let dropped = run(db, "drop", &[id.into()]).unwrap();
             let next = if id < 3 {
@@ -161,7 +156,7 @@ fn aggregate_upkeep_reads_within_its_bound() {
             } else {
                 Value::Null
             };
-            assert_eq!(run(db, "lowest", &[zero.clone()]).unwrap().value, next);
+            assert_eq!(run(db, "lowest", &[zero()]).unwrap().value, next);
             assert!(dropped.stats.rows <= dropped.bound.rows, "way {how}");
             assert!(dropped.stats.seeks <= dropped.bound.seeks, "way {how}");
         }
@@ -174,9 +169,8 @@ fn aggregate_upkeep_reads_within_its_bound() {
 #[test]
 fn a_reference_never_dangles_through_minus_zero() {
     each_way(|db, how| {
-        let zero = Value::Float(0.0);
-        run(db, "pin", &[zero.clone()]).unwrap();
-        run(db, "link", &[1.into(), zero.clone()]).unwrap();
+        run(db, "pin", &[zero()]).unwrap();
+        run(db, "link", &[1.into(), zero()]).unwrap();
         run(db, "retarget", &[1.into(), minus_zero_by(how), how.into()]).unwrap();
         // Still referenced, whichever zero names it.
         assert_eq!(code(run(db, "unpin", &[Value::Float(-0.0)])), "E0506");

@@ -135,11 +135,8 @@ fn refusal(op: &Op, rows: &[(i64, f64, String)]) -> Option<&'static str> {
             }
         }
         Op::Set(id, x, how, _) => {
-            let new = match how {
-                0 => FLOATS[x],
-                1 => -FLOATS[x],
-                _ => FLOATS[x] * -1.0,
-            };
+            // `-x` and `x * -1.0` are the same float (both IEEE).
+            let new = if how == 0 { FLOATS[x] } else { -FLOATS[x] };
             match rows.iter().find(|r| r.0 == id) {
                 Some(row) if row.1 != new && in_group(new, id) >= 2 => Some("E0504"),
                 _ => None,
