@@ -177,8 +177,10 @@ impl Database {
     }
 
     /// Subscribes to an entry point compiled against the installed
-    /// program but not installed (the REPL's `:watch`), as
-    /// [`Prepared::subscribe_with`] does.
+    /// program but not installed, as [`Prepared::subscribe_with`] does.
+    /// With no text to compile again, it goes on across an install only
+    /// when the schema stays the same, and ends with E0589 otherwise
+    /// ([`Database::subscribe_recompiled`] follows any install).
     pub fn subscribe_entry(
         &self,
         entry: &Entry,
@@ -186,6 +188,27 @@ impl Database {
         options: WatchOptions,
     ) -> Result<Subscription, Error> {
         Ok(self.engine.subscribe(entry, args, options)?)
+    }
+
+    /// Subscribes to an entry point compiled from a text against the
+    /// installed program (an expression, as the REPL's `:watch EXPR`), as
+    /// [`Database::subscribe_entry`]; when a program is installed after it
+    /// (by this process or another), `recompile` compiles the text again
+    /// against the new program, and the subscription runs what it gives
+    /// (or ends with E0589 and the reason it returns; spec/live.md).
+    pub fn subscribe_recompiled(
+        &self,
+        entry: &Entry,
+        args: &[Value],
+        options: WatchOptions,
+        recompile: impl Fn(&CompiledProgram) -> Result<Entry, String> + Send + Sync + 'static,
+    ) -> Result<Subscription, Error> {
+        Ok(self.engine.subscribe_recompiled(
+            entry,
+            args,
+            options,
+            std::sync::Arc::new(recompile),
+        )?)
     }
 
     /// Live subscriptions, the index of their read ranges, and the
@@ -387,10 +410,11 @@ impl<'db> Prepared<'db> {
     /// use std::time::Duration;
     /// let live = db.prepare("item").unwrap().subscribe(&[1.into()]).unwrap();
     /// let first = live.next_event().unwrap();
-    /// assert_eq!(first, rqc::Event::Result { position: 0, value: rqc::Value::Null });
+    /// // The install was the first commit: position 1.
+    /// assert_eq!(first, rqc::Event::Result { position: 1, value: rqc::Value::Null });
     /// db.run("add", &[1.into(), "lamp".into()]).unwrap();
     /// let change = live.next_timeout(Duration::from_secs(10)).unwrap();
-    /// assert_eq!(change.position(), 1);
+    /// assert_eq!(change.position(), 2);
     /// ```
     pub fn subscribe(&self, args: &[Value]) -> Result<Subscription, Error> {
         self.subscribe_with(args, WatchOptions::default())

@@ -22,7 +22,7 @@ table Post {
 const FEED: &str = "module feed
 import social.{User, Post}
 pub query post_count(a: Int) = Post.by_author[a] |> count()
-pub query recent(a: Int, n: Int <= 100) = Post.by_author[a] |> take(n)
+pub query recent(a: Int, n: Int >= 1 <= 100) = Post.by_author[a] |> take(n)
 pub fn authors(ps: [Post]) = ps |> map(p => p.author)
 pub query newest(a: Int) = { let some = recent(a, 3); authors(some) }
 ";
@@ -198,7 +198,7 @@ fn every_feature_over_stdio() {
     );
     let text = hover["result"]["contents"]["value"].as_str().unwrap();
     assert!(
-        text.contains("recent(a: Int, n: Int <= 100) -> [Post; ≤ 100]"),
+        text.contains("recent(a: Int, n: Int >= 1 <= 100) -> [Post; ≤ 100]"),
         "{text}"
     );
     assert!(
@@ -282,6 +282,23 @@ fn every_feature_over_stdio() {
     ] {
         assert!(labels.iter().any(|l| l == wanted), "{wanted} in {labels:?}");
     }
+
+    // A parameter completes with its declared ends.
+    let answer = server.request(
+        "textDocument/completion",
+        json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, "n)\npub fn") }),
+    );
+    let n = answer["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "n")
+        .cloned();
+    assert_eq!(
+        n.as_ref().and_then(|i| i["detail"].as_str()),
+        Some("n: Int >= 1 <= 100"),
+        "{n:?}"
+    );
 
     // Completion after `Post.`: its index and columns.
     let completion = server.request("textDocument/completion", json!({ "textDocument": { "uri": feed_uri }, "position": position_of(FEED, "by_author[a] |> count") }));

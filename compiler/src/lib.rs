@@ -6,7 +6,9 @@
 
 pub mod check;
 mod compile;
-pub mod cost;
+/// The cost calculus and value intervals (the `rqc-cost` crate, shared with
+/// the runtime's plan verifier).
+pub use rqc_cost as cost;
 pub mod db;
 pub mod diagnostics;
 pub mod ide;

@@ -33,6 +33,12 @@ pub use value::{Record, Value};
 /// (running, encoding, printing it) meets at most this depth.
 pub const MAX_PLAN_DEPTH: usize = 1000;
 
+/// The round trips a mutation's commit makes, beside its run's reads: the
+/// read of the live changelog's head, whose position the commit's entry
+/// takes, and the commit itself (spec/cost.md §11). The checker adds them
+/// to every mutation's bound; the runtime counts both where they are made.
+pub const COMMIT_ROUND_TRIPS: u64 = 2;
+
 /// Bumped whenever the serialized form of a [`CompiledProgram`] changes
 /// incompatibly; loaders refuse other versions.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;

@@ -237,8 +237,12 @@ pub enum EntryKind {
 pub struct ParamSpec {
     pub name: String,
     pub ty: ParamType,
-    /// `n: Int <= 100`, or a list's maximum length.
+    /// `n: Int <= 100`, a list's maximum length, or `s: String <= 20`'s
+    /// most bytes.
     pub max: Option<i64>,
+    /// `n: Int >= 0`: the least value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<i64>,
     /// `ids: [Int; <= n]`: the position of `n`, whose argument the list's
     /// length may not pass either.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -29,10 +29,35 @@ const PROGRAM_KEY: &[u8] = b"program";
 /// installed or opened (`WriteTxn::expect`), so a process holding an older
 /// schema cannot write past rules it does not know (E0550).
 pub const GENERATION_KEY: &[u8] = b"generation";
+/// The live changelog's position of the install that wrote the program
+/// (its entry, spec/live.md): a live subscription planned under a program
+/// installed at another position is planned again before it runs. Absent
+/// (0) in a database no install of this rqc has written.
+const INSTALLED_AT_KEY: &[u8] = b"installed_at";
+
+/// Where an install left the catalog.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Installation {
+    /// The schema generation, which every commit of a run expects.
+    pub generation: Vec<u8>,
+    /// The changelog position of the install that wrote the program.
+    pub position: u64,
+}
 
 /// The stored schema generation (empty before any install).
 pub fn generation(txn: &dyn ReadTxn, catalog: Tree) -> Result<Vec<u8>> {
     Ok(txn.get(catalog, GENERATION_KEY)?.unwrap_or_default())
+}
+
+/// The changelog position of the install that wrote the installed program
+/// (0 when none recorded one).
+pub fn installed_at(txn: &dyn ReadTxn, catalog: Tree) -> Result<u64> {
+    match txn.get(catalog, INSTALLED_AT_KEY)? {
+        None => Ok(0),
+        Some(bytes) => <[u8; 8]>::try_from(bytes.as_slice())
+            .map(u64::from_be_bytes)
+            .map_err(|_| RuntimeError::corrupt("catalog install position")),
+    }
 }
 
 /// The catalog's tree in `store`.
@@ -100,8 +125,14 @@ pub fn installed_program(txn: &dyn ReadTxn, catalog: Tree) -> Result<Option<Comp
 /// drop that `drops` names (see [`dropped`]); it is refused whole
 /// otherwise (spec/storage.md lists the rules). Either way nothing is half-applied: the catalog's reads, the
 /// migration's and the new catalog's writes are one write transaction.
-/// Returns the schema generation the program was installed at.
-pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -> Result<Vec<u8>> {
+/// An install that writes appends an entry to the live changelog in the
+/// same transaction, and records its position (spec/live.md).
+/// Returns the schema generation and the install's position.
+pub fn install(
+    store: &dyn Store,
+    program: &CompiledProgram,
+    drops: &[String],
+) -> Result<Installation> {
     let schema = serde_json::to_vec(&program.schema).map_err(RuntimeError::store)?;
     let encoded = plan_format::encode(program)?;
     // The same program again writes nothing — read first, outside a write
@@ -113,10 +144,14 @@ pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -
         let same = txn.get(catalog, SCHEMA_KEY)?.as_deref() == Some(schema.as_slice())
             && txn.get(catalog, PROGRAM_KEY)?.as_deref() == Some(encoded.as_slice());
         let generation = generation(txn.as_ref(), catalog)?;
-        Ok((same && !generation.is_empty()).then_some(generation))
+        let position = installed_at(txn.as_ref(), catalog)?;
+        Ok((same && !generation.is_empty()).then_some(Installation {
+            generation,
+            position,
+        }))
     })?;
-    if let Some(generation) = unchanged.0 {
-        return Ok(generation);
+    if let Some(installation) = unchanged.0 {
+        return Ok(installation);
     }
     crate::engine::retrying(|| {
         let mut session = Session::write(store)?;
@@ -127,7 +162,11 @@ pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -
             Some(existing) if existing == program.schema => {
                 let program_kept = session.reads().get(catalog, PROGRAM_KEY)?;
                 if program_kept.as_deref() == Some(encoded.as_slice()) && !stored.is_empty() {
-                    return Ok(stored);
+                    let position = installed_at(session.reads(), catalog)?;
+                    return Ok(Installation {
+                        generation: stored,
+                        position,
+                    });
                 }
                 true
             }
@@ -149,10 +188,16 @@ pub fn install(store: &dyn Store, program: &CompiledProgram, drops: &[String]) -
         session.put(catalog, SCHEMA_KEY, &schema)?;
         session.put(catalog, PROGRAM_KEY, &encoded)?;
         session.put(catalog, GENERATION_KEY, &generation)?;
+        // Live subscriptions in every process hear of the install here.
+        let position = session.log_install(catalog)?;
+        session.put(catalog, INSTALLED_AT_KEY, &position.to_be_bytes())?;
         session.commit()?;
-        Ok(generation)
+        Ok(Installation {
+            generation,
+            position,
+        })
     })
-    .map(|(generation, _)| generation)
+    .map(|(installation, _)| installation)
 }
 
 /// Checks that a database whose catalog holds no schema is fresh: its

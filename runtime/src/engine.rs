@@ -105,6 +105,10 @@ pub(crate) struct Installed {
     /// installed or opened at: every commit of a run expects it (E0550).
     pub(crate) catalog: Tree,
     pub(crate) generation: Vec<u8>,
+    /// The changelog position of the install that wrote this program
+    /// (`catalog::installed_at`): a live subscription planned under it
+    /// is planned again once the catalog holds another (spec/live.md).
+    pub(crate) installed_at: u64,
 }
 
 impl Installed {
@@ -162,21 +166,25 @@ impl Engine {
             let txn = store.begin_read()?;
             catalog::check_format(txn.as_ref(), catalog)?;
             let generation = catalog::generation(txn.as_ref(), catalog)?;
+            let at = catalog::installed_at(txn.as_ref(), catalog)?;
             match catalog::installed_program(txn.as_ref(), catalog) {
-                Ok(program) => Ok(Ok(program.map(|p| (p, generation)))),
+                Ok(program) => Ok(Ok(program.map(|p| (p, generation, at)))),
                 Err(older) if older.code == "E0513" => Ok(Err(older)),
                 Err(refused) => Err(refused),
             }
         })?;
         let installed = match held {
-            Ok(Some((program, generation))) => {
-                bind(store.as_ref(), program, generation).map(Arc::new)
+            Ok(Some((program, generation, at))) => {
+                bind(store.as_ref(), program, generation, at).map(Arc::new)
             }
             Ok(None) => Err(not_installed()),
             Err(older) => Err(older),
         };
         let store: Arc<dyn Store> = Arc::from(store);
         let live = Arc::new(Hub::new(Arc::clone(&store), dir));
+        if let Ok(installed) = &installed {
+            live.installed(installed);
+        }
         Ok(Engine {
             store,
             installed,
@@ -206,9 +214,14 @@ impl Engine {
         plan_format::check_depth(&program, Origin::Given)?;
         self.check_limits(&program)?;
         // Bound first: a program that cannot be leaves the catalog as it was.
-        let mut installed = bind(self.store.as_ref(), program, Vec::new())?;
-        installed.generation = catalog::install(self.store.as_ref(), &installed.program, drops)?;
-        self.installed = Ok(Arc::new(installed));
+        let mut installed = bind(self.store.as_ref(), program, Vec::new(), 0)?;
+        let installation = catalog::install(self.store.as_ref(), &installed.program, drops)?;
+        installed.generation = installation.generation;
+        installed.installed_at = installation.position;
+        let installed = Arc::new(installed);
+        // Live subscriptions are planned again under it (spec/live.md).
+        self.live.installed(&installed);
+        self.installed = Ok(installed);
         Ok(())
     }
 
@@ -350,14 +363,10 @@ impl Engine {
         // run again from scratch when its commit conflicts.
         let (mut output, attempts) = retrying(|| {
             let session = self.write_session()?;
-            let (mut output, session) = evaluate(bound, accesses, entry, args, session, !commit)?;
+            let (mut output, mut session) =
+                evaluate(bound, accesses, entry, args, session, !commit)?;
             if commit {
-                // The commit is a round trip of the run: held to the bound
-                // before it is made, so a broken proof stores nothing.
-                if session.commits() {
-                    output.stats.round_trips += 1;
-                }
-                within_round_trips(&entry.name, &output)?;
+                committing(&entry.name, &mut output, &mut session)?;
                 session.commit()?;
             }
             Ok(output)
@@ -379,11 +388,8 @@ impl Engine {
     ) -> Result<Output> {
         let mut work = mutation(|txn| {
             let session = self.write_session_in(txn);
-            let (mut output, session) = evaluate(bound, accesses, entry, args, session, false)?;
-            if session.commits() {
-                output.stats.round_trips += 1;
-            }
-            within_round_trips(&entry.name, &output)?;
+            let (mut output, mut session) = evaluate(bound, accesses, entry, args, session, false)?;
+            committing(&entry.name, &mut output, &mut session)?;
             session.commit()?;
             Ok(output)
         });
@@ -492,6 +498,15 @@ where
     work
 }
 
+/// Readies `session`'s commit and holds its round trips to the bound
+/// before it is made (the changelog head's read, counted, and the commit
+/// itself), so a broken proof stores nothing.
+fn committing(name: &str, output: &mut Output, session: &mut Session<'_>) -> Result<()> {
+    session.prepare_commit()?;
+    output.stats.round_trips = session.trips + u64::from(session.commits());
+    within_round_trips(name, output)
+}
+
 /// E0546 when a run's round trips, its commit counted, pass the entry's
 /// proved bound (the operators' own checks cannot see the commit).
 fn within_round_trips(name: &str, output: &Output) -> Result<()> {
@@ -504,8 +519,14 @@ fn within_round_trips(name: &str, output: &Output) -> Result<()> {
     Ok(())
 }
 
-/// `program` bound to `store`'s trees, each entry point's accesses resolved.
-fn bind(store: &dyn Store, program: CompiledProgram, generation: Vec<u8>) -> Result<Installed> {
+/// `program` bound to `store`'s trees, each entry point's accesses
+/// resolved; installed at `generation` and changelog position `installed_at`.
+pub(crate) fn bind(
+    store: &dyn Store,
+    program: CompiledProgram,
+    generation: Vec<u8>,
+    installed_at: u64,
+) -> Result<Installed> {
     let bound = Tables::new(store, &program.schema);
     let names = tree_names(store, &program.schema);
     let accesses = program
@@ -520,6 +541,7 @@ fn bind(store: &dyn Store, program: CompiledProgram, generation: Vec<u8>) -> Res
         names,
         catalog: catalog::catalog(store),
         generation,
+        installed_at,
     })
 }
 

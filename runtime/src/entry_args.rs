@@ -3,7 +3,7 @@
 use crate::constraints::{fits, shown};
 use crate::error::{Result, RuntimeError};
 use rqc_plan::number::{conform, NumberError};
-use rqc_plan::{ColumnType, CompiledProgram, Entry, ParamType, Value};
+use rqc_plan::{ColumnType, CompiledProgram, Entry, ParamSpec, ParamType, Value};
 
 /// The entry point of `program` called `name` (or `module.name`); E0521,
 /// listing the entry points, when there is none.
@@ -71,39 +71,7 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<Vec<Value>> {
                 format!("pass a `{}` value for `{}`", param.ty.name(), param.name),
             ));
         }
-        let size = match arg {
-            Value::Int(n) => Some(*n),
-            Value::List(items) => Some(items.len() as i64),
-            _ => None,
-        };
-        // `ids: [Int; <= n]`: no longer than the `n` given either.
-        let max = match (param.max_param.and_then(|i| args.get(i)), param.max) {
-            (Some(Value::Int(n)), Some(max)) => Some(max.min((*n).max(0))),
-            (Some(Value::Int(n)), None) => Some((*n).max(0)),
-            _ => param.max,
-        };
-        if let (Some(max), Some(size)) = (max, size) {
-            if size > max {
-                let what = if matches!(param.ty, ParamType::List(_) | ParamType::Records(_)) {
-                    "holds at most"
-                } else {
-                    "is declared `<=`"
-                };
-                return Err(RuntimeError::new(
-                    "E0522",
-                    format!(
-                        "parameter `{}` {what} {max}, and the argument is {}",
-                        param.name,
-                        if matches!(arg, Value::List(_)) {
-                            format!("{size} long")
-                        } else {
-                            size.to_string()
-                        }
-                    ),
-                    format!("pass a value of at most {max}"),
-                ));
-            }
-        }
+        within_declared_ends(param, arg, &args)?;
     }
     Ok(args)
 }
@@ -151,6 +119,60 @@ fn refused(name: &str, error: NumberError) -> RuntimeError {
         format!("parameter `{name}`: {}", error.message),
         error.help,
     )
+}
+
+/// E0522: an argument outside its parameter's declared ends: an `Int`
+/// below `>= min` or above `<= max`, a list longer than its `<= k` (or than
+/// the earlier parameter that sizes it), a `String` of more bytes than its
+/// `<= k`. The bounds of the run are proved under these ends.
+fn within_declared_ends(param: &ParamSpec, arg: &Value, args: &[Value]) -> Result<()> {
+    let size = match arg {
+        Value::Int(n) => Some(*n),
+        Value::List(items) => Some(items.len() as i64),
+        Value::Str(s) => Some(i64::try_from(s.len()).unwrap_or(i64::MAX)),
+        _ => None,
+    };
+    let Some(size) = size else {
+        return Ok(());
+    };
+    if let (Some(min), Value::Int(n)) = (param.min, arg) {
+        if *n < min {
+            return Err(RuntimeError::new(
+                "E0522",
+                format!(
+                    "parameter `{}` is declared `>= {min}`, and the argument is {n}",
+                    param.name
+                ),
+                format!("pass a value of at least {min}"),
+            ));
+        }
+    }
+    // `ids: [Int; <= n]`: no longer than the `n` given either.
+    let max = match (param.max_param.and_then(|i| args.get(i)), param.max) {
+        (Some(Value::Int(n)), Some(max)) => Some(max.min((*n).max(0))),
+        (Some(Value::Int(n)), None) => Some((*n).max(0)),
+        _ => param.max,
+    };
+    match max {
+        Some(max) if size > max => {
+            let name = &param.name;
+            let message = match arg {
+                Value::List(_) => {
+                    format!("parameter `{name}` holds at most {max}, and the argument is {size} long")
+                }
+                Value::Str(_) => format!(
+                    "parameter `{name}` is declared `<= {max}` (bytes), and the argument is {size} bytes long"
+                ),
+                _ => format!("parameter `{name}` is declared `<=` {max}, and the argument is {size}"),
+            };
+            Err(RuntimeError::new(
+                "E0522",
+                message,
+                format!("pass a value of at most {max}"),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A record with exactly these fields, each of its column type.

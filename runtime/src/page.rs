@@ -266,6 +266,7 @@ mod tests {
                 name: "x".into(),
                 ty: ParamType::List(rqc_plan::ColumnType::Int),
                 max: Some(3),
+                min: None,
                 max_param: None,
             }],
             bound: Bound {

@@ -6,10 +6,12 @@
 //! writes. [`Session::commit`] commits it; a session dropped without that
 //! (an error, `explain --analyze`) stores nothing.
 //!
-//! Round trips are counted here, the same on every backend: one per call
-//! that reads through the transaction (`get`, `range`, `read_batch`) and one
-//! for a commit that writes; beginning the transaction and the writes it
-//! buffers are not (spec/cost.md, "Round trips").
+//! Round trips are counted here, the same on every backend: each request a
+//! remote store's transaction sends (`ReadTxn::requests`, counted where it
+//! is sent), or on a store in this process each call that reads through
+//! the transaction (`get`, `range`, `read_batch`); the commit's read of the
+//! changelog's head; and one for a commit that writes. Beginning the
+//! transaction and the writes it buffers are not (spec/cost.md §11).
 
 use crate::error::{Result, RuntimeError};
 use crate::live::{changelog, range_read, KeyRange, Logging, WriteSet};
@@ -34,6 +36,8 @@ pub struct Session<'s> {
     /// Whether anything was written (a write transaction that wrote
     /// nothing is not committed: there is nothing to make durable).
     wrote: bool,
+    /// Whether the commit is readied ([`Session::prepare_commit`]).
+    prepared: bool,
     /// B-tree descents and entries read so far.
     pub seeks: u64,
     pub rows: u64,
@@ -104,6 +108,7 @@ impl<'s> Session<'s> {
             rows_written: HashSet::new(),
             tracks_rows: true,
             wrote: false,
+            prepared: false,
             seeks: 0,
             rows: 0,
             trips: 0,
@@ -120,6 +125,22 @@ impl<'s> Session<'s> {
     /// runs use handles bound at install.
     pub fn tree(&self, name: &str) -> Tree {
         self.store.tree(name)
+    }
+
+    /// A call that reads through the transaction, with its round trips
+    /// counted: the requests a remote store sent for it, or `local` on a
+    /// store in this process (one call; a batch, as many as a store with
+    /// an operation limit would send). Counted whether it succeeds or not.
+    fn call<T>(&mut self, local: u64, read: impl FnOnce(&dyn ReadTxn) -> Result<T>) -> Result<T> {
+        let txn = self.reads();
+        let before = txn.requests();
+        let result = read(txn);
+        let made = match (before, txn.requests()) {
+            (Some(before), Some(after)) => after.saturating_sub(before),
+            _ => local,
+        };
+        self.trips += made;
+        result
     }
 
     /// The transaction's reads, uncounted (the catalog's own reads).
@@ -149,8 +170,7 @@ impl<'s> Session<'s> {
             // From the store: its owned value, moved (a write transaction's
             // reads lend nothing, so `get_with` would copy it twice).
             self.seeks += 1;
-            self.trips += 1;
-            let value = self.reads().get(tree, key)?;
+            let value = self.call(1, |txn| txn.get(tree, key))?;
             if let Some(read) = &mut self.read_set {
                 read.push(KeyRange::point(tree, key));
             }
@@ -189,12 +209,7 @@ impl<'s> Session<'s> {
             }
             None => {
                 self.seeks += 1;
-                self.trips += 1;
-                let txn = match &self.txn {
-                    Txn::Read(txn) => txn.as_ref(),
-                    Txn::Write(txn) => txn.as_ref() as &dyn ReadTxn,
-                };
-                txn.get_with(tree, key, &mut seen)?;
+                self.call(1, |txn| txn.get_with(tree, key, &mut seen))?;
             }
         }
         if let Some(read) = &mut self.read_set {
@@ -257,8 +272,7 @@ impl<'s> Session<'s> {
             }
             None => {
                 self.seeks += 1;
-                self.trips += 1;
-                self.reads().range(tree, start, end, false, limit)?
+                self.call(1, |txn| txn.range(tree, start, end, false, limit))?
             }
         };
         if let Some(read) = &mut self.read_set {
@@ -316,8 +330,7 @@ impl<'s> Session<'s> {
         if end.is_some_and(|end| end <= start) {
             return Ok(Vec::new());
         }
-        self.trips += 1;
-        let result = self.reads().range(tree, start, end, true, limit)?;
+        let result = self.call(1, |txn| txn.range(tree, start, end, true, limit))?;
         if let Some(read) = &mut self.read_set {
             read.push(range_read(tree, start, end, usize::MAX, None, 0));
         }
@@ -384,8 +397,7 @@ impl<'s> Session<'s> {
             Some(limit) => wanted.len().div_ceil(limit.max(1)),
             None => 1,
         };
-        self.trips += calls as u64;
-        let answers = self.reads().read_batch(&wanted)?;
+        let answers = self.call(calls as u64, |txn| txn.read_batch(&wanted))?;
         self.ahead.answered(wanted, answers)
     }
 
@@ -419,6 +431,17 @@ impl<'s> Session<'s> {
             self.written.add(tree, key);
         }
         Ok(())
+    }
+
+    /// Records a program's install in the live changelog, in this
+    /// transaction (a catalog install's session logs nothing else: every
+    /// subscription is planned again at an install, whatever it wrote).
+    /// Returns the install's position.
+    pub(crate) fn log_install(&mut self, catalog: Tree) -> Result<u64> {
+        let store = self.store;
+        let position = changelog::append_install(self.writes()?, store, catalog)?;
+        self.wrote = true;
+        Ok(position)
     }
 
     /// A table's row written (inserted or updated): counted as written.
@@ -461,43 +484,53 @@ impl<'s> Session<'s> {
         matches!(self.txn, Txn::Write(_)) && self.wrote
     }
 
+    /// Readies the commit inside the transaction, before it is held to the
+    /// bound: the schema generation it expects (a compare of the commit's
+    /// own request on etcd, a check now on a store whose writers take
+    /// turns), and with a changelog the entry of the keys written, at the
+    /// position after its head, whose read is one round trip, counted
+    /// (spec/cost.md §11). Nothing is stored until [`Session::commit`].
+    pub fn prepare_commit(&mut self) -> Result<()> {
+        if self.prepared || !self.wrote {
+            return Ok(());
+        }
+        let Txn::Write(txn) = &mut self.txn else {
+            return Ok(());
+        };
+        if let Some((catalog, generation)) = self.expects {
+            txn.expect(catalog, crate::catalog::GENERATION_KEY, generation)?;
+        }
+        if let Some(log) = &self.log {
+            if !self.written.is_empty() {
+                let before = txn.requests();
+                let appended = changelog::append(
+                    txn.as_mut(),
+                    log.tree,
+                    log.compact,
+                    log.names,
+                    &self.written,
+                );
+                self.trips += match (before, txn.requests()) {
+                    (Some(before), Some(after)) => after.saturating_sub(before),
+                    _ => 1,
+                };
+                appended?;
+            }
+        }
+        self.prepared = true;
+        Ok(())
+    }
+
     /// Commits the run's writes, all at once (a run that only read has
-    /// nothing to commit). With a changelog, the written keys go into it in
-    /// the same transaction, and the live watcher is woken after.
-    pub fn commit(self) -> Result<()> {
+    /// nothing to commit), readied first if [`Session::prepare_commit`]
+    /// was not called. A stale schema is told apart from a conflict by the
+    /// store itself (its check, or the failed commit's own answer), so the
+    /// commit reads nothing more. The live watcher is woken after.
+    pub fn commit(mut self) -> Result<()> {
+        self.prepare_commit()?;
         match self.txn {
-            Txn::Write(mut txn) if self.wrote => {
-                if let Some((catalog, generation)) = self.expects {
-                    txn.expect(catalog, crate::catalog::GENERATION_KEY, generation)?;
-                }
-                if let Some(log) = &self.log {
-                    if !self.written.is_empty() {
-                        changelog::append(
-                            txn.as_mut(),
-                            log.tree,
-                            log.compact,
-                            log.names,
-                            &self.written,
-                        )?;
-                    }
-                }
-                match txn.commit() {
-                    // On etcd the expectation is one of the commit's
-                    // compares: a conflict may be a schema changed since.
-                    Err(conflict) if conflict.is_conflict() => {
-                        if let Some((catalog, generation)) = self.expects {
-                            let now = crate::catalog::generation(
-                                self.store.begin_read()?.as_ref(),
-                                catalog,
-                            )?;
-                            if now != generation {
-                                return Err(RuntimeError::stale_schema());
-                            }
-                        }
-                        return Err(conflict);
-                    }
-                    other => other?,
-                }
+            Txn::Write(txn) if self.wrote => {
+                txn.commit()?;
                 if let Some(log) = &self.log {
                     log.wake.notify();
                 }

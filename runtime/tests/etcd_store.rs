@@ -61,6 +61,50 @@ fn a_commit_conflicts_when_what_it_read_changed() {
     assert_eq!(read.get(t, b"z").unwrap(), Some(b"5".to_vec()));
 }
 
+/// A commit whose compares fail answers, in its own request, whether the
+/// value it expected (the schema generation) changed: a stale expectation
+/// (E0550) is told apart from a conflict (E0595) with no request after it,
+/// and every request the transaction sent is one it counted.
+#[test]
+fn a_failed_commit_tells_a_stale_expectation_from_a_conflict_in_its_own_request() {
+    let cluster = EtcdCluster::start(1);
+    let store = store(&cluster, "expectations");
+    let t = store.tree("t");
+    let mut setup = store.begin_write().unwrap();
+    setup.put(t, b"a", b"0").unwrap();
+    setup.put(t, b"g", b"1").unwrap();
+    setup.commit().unwrap();
+    let other = |key: &[u8], value: &[u8]| {
+        let mut txn = store.begin_write().unwrap();
+        txn.put(t, key, value).unwrap();
+        txn.commit().unwrap();
+    };
+    for (changed, value, code) in [
+        (&b"a"[..], &b"1"[..], "E0595"),
+        (&b"g"[..], &b"2"[..], "E0550"),
+    ] {
+        let expected = store.begin_read().unwrap().get(t, b"g").unwrap().unwrap();
+        let mut txn = store.begin_write().unwrap();
+        assert_eq!(txn.requests(), Some(0), "beginning sends nothing");
+        let start = cluster.kv_requests();
+        txn.get(t, b"a").unwrap();
+        assert_eq!(txn.requests(), Some(1));
+        assert_eq!(cluster.kv_requests() - start, 1, "a read is one request");
+        txn.expect(t, b"g", &expected).unwrap();
+        txn.put(t, b"z", b"1").unwrap();
+        assert_eq!(txn.requests(), Some(1), "an expectation is a compare");
+        other(changed, value);
+        let before_commit = cluster.kv_requests();
+        let refused = txn.commit().unwrap_err();
+        assert_eq!(refused.code, code, "{}", refused.message);
+        assert_eq!(
+            cluster.kv_requests() - before_commit,
+            1,
+            "the failed commit told {code} in its own request"
+        );
+    }
+}
+
 #[test]
 fn a_commit_over_the_operation_limit_is_refused_with_the_fix() {
     let cluster = EtcdCluster::start_with(

@@ -24,18 +24,41 @@ pub fn arguments(entry: &Entry, pools: &Pools<'_>, rng: &mut Rng) -> Vec<Value> 
             Some(Value::Int(n)) => Some(param.max.map_or(*n, |m| m.min(*n)).max(0)),
             _ => param.max,
         };
-        args.push(argument(&param.ty, max, pools, rng));
+        args.push(argument(&param.ty, (param.min, max), pools, rng));
     }
     args
 }
 
-fn argument(ty: &ParamType, max: Option<i64>, pools: &Pools<'_>, rng: &mut Rng) -> Value {
+/// A value of `ty` within the declared ends `(min, max)` (a `String`'s max
+/// in bytes).
+fn argument(
+    ty: &ParamType,
+    (min, max): (Option<i64>, Option<i64>),
+    pools: &Pools<'_>,
+    rng: &mut Rng,
+) -> Value {
+    let within = |rng: &mut Rng, low: i64, high: i64| low + rng.below((high - low) as u64 + 1);
     match ty {
-        ParamType::Scalar(ColumnType::Int) => match max {
-            Some(max) => rng.below(max as u64 + 1).into(),
-            None => (pools.int)(rng).into(),
+        ParamType::Scalar(ColumnType::Int) => match (min, max) {
+            (Some(min), Some(max)) => within(rng, min, max).into(),
+            (None, Some(max)) if max >= 0 => within(rng, 0, max).into(),
+            (None, Some(max)) => within(rng, max - 10, max).into(),
+            (Some(min), None) => within(rng, min, min + 33).into(),
+            (None, None) => (pools.int)(rng).into(),
         },
-        ParamType::Scalar(ColumnType::String) => (pools.string)(rng).into(),
+        ParamType::Scalar(ColumnType::String) => {
+            let drawn = (pools.string)(rng);
+            // Cut at a character boundary to the declared bytes.
+            let limit = max.map_or(usize::MAX, |m| m.max(0) as usize);
+            let mut kept = String::new();
+            for c in drawn.chars() {
+                if kept.len() + c.len_utf8() > limit {
+                    break;
+                }
+                kept.push(c);
+            }
+            kept.into()
+        }
         ParamType::Scalar(ColumnType::Float) => Value::Float((pools.float)(rng)),
         ParamType::Scalar(ColumnType::Bool) => (rng.below(2) == 0).into(),
         ParamType::Scalar(ColumnType::Optional(_)) => Value::Null,
@@ -44,7 +67,7 @@ fn argument(ty: &ParamType, max: Option<i64>, pools: &Pools<'_>, rng: &mut Rng) 
             let n = rng.below(max.unwrap_or(pools.list_len).min(pools.list_len) as u64 + 1);
             Value::List(
                 (0..n)
-                    .map(|_| argument(&ParamType::Scalar(item.clone()), None, pools, rng))
+                    .map(|_| argument(&ParamType::Scalar(item.clone()), (None, None), pools, rng))
                     .collect(),
             )
         }
@@ -56,8 +79,12 @@ fn argument(ty: &ParamType, max: Option<i64>, pools: &Pools<'_>, rng: &mut Rng) 
                         let values = fields
                             .iter()
                             .map(|(name, ty)| {
-                                let value =
-                                    argument(&ParamType::Scalar(ty.clone()), None, pools, rng);
+                                let value = argument(
+                                    &ParamType::Scalar(ty.clone()),
+                                    (None, None),
+                                    pools,
+                                    rng,
+                                );
                                 (name.clone(), value)
                             })
                             .collect();

@@ -49,6 +49,38 @@ pub struct ClusterOptions {
     pub max_request_bytes: Option<usize>,
 }
 
+/// The KV requests the member at `port` (plain http) has received.
+fn kv_requests_of(port: u16) -> u64 {
+    use std::io::{Read, Write};
+    let mut stream =
+        std::net::TcpStream::connect(("127.0.0.1", port)).expect("the member's client port");
+    stream
+        .write_all(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .expect("a request for the member's metrics");
+    let mut text = String::new();
+    stream
+        .read_to_string(&mut text)
+        .expect("the member's metrics");
+    let counted: Vec<u64> = text
+        .lines()
+        .filter(|line| {
+            line.starts_with("grpc_server_started_total{")
+                && line.contains("grpc_service=\"etcdserverpb.KV\"")
+                && ["Range", "Txn", "Put", "DeleteRange"]
+                    .iter()
+                    .any(|m| line.contains(&format!("grpc_method=\"{m}\"")))
+        })
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .map(|n| n as u64)
+        .collect();
+    assert_eq!(
+        counted.len(),
+        4,
+        "the member's metrics name the four KV calls"
+    );
+    counted.iter().sum()
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -154,6 +186,17 @@ impl EtcdCluster {
         }
         cluster.wait_ready();
         cluster
+    }
+
+    /// The KV requests (Range, Txn, Put, DeleteRange) every member has
+    /// received, read from their metrics: what the round-trip tests diff
+    /// around a run (spec/cost.md §11).
+    pub fn kv_requests(&self) -> u64 {
+        self.members
+            .iter()
+            .filter(|m| m.child.is_some())
+            .map(|m| kv_requests_of(m.client_port))
+            .sum()
     }
 
     /// Starts member `i` again (with its data) after [`EtcdCluster::kill`].

@@ -5,6 +5,7 @@ pub mod crash_workload;
 pub mod etcd;
 pub mod etcd_cluster;
 pub mod fixtures;
+pub mod live_groups;
 pub mod programs;
 pub mod reference;
 pub mod rng;

@@ -63,6 +63,10 @@ fn apply(x: T, f: T -> U) = f(x)
 fn id(x: T) = x
 fn app_list(f: [T] -> U, xs: [T]) = f(xs)
 fn twice(f: T -> T, x: T) = f(f(x))
+fn clamp(k: Int >= 0 <= 6) = k
+fn reads(k: Int >= 0 <= 3) -> Int -> Int = v => A.by_g[v] |> take(k) |> count()
+fn either(c: Bool) -> Int -> Int = if c { v => v % 4 } else { v => A.by_g[v] |> take(2) |> count() }
+fn pass_fn(f: T -> U) = f
 mutation add_a(id: Int, g: Int, v: Int) = insert A { id, g, v }
 mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
 mutation add_c(id: Int, lim: Int) = insert C { id, lim }
@@ -73,8 +77,9 @@ mutation neg_f(id: Int, x: Float) = update F[id] { x: -x }
 mutation scale_f(id: Int, x: Float) = update F[id] { x: x * -1.0 }
 ";
 
-/// The parameters of every generated query: `x` (any), `n <= 6`, `m <= 3`.
-pub const PARAMS: &str = "x: Int, n: Int <= 6, m: Int <= 3";
+/// The parameters of every generated query: `x` (any), `n <= 6`, `m <= 3`,
+/// `p` in `[-2, 4]`.
+pub const PARAMS: &str = "x: Int, n: Int <= 6, m: Int <= 3, p: Int >= -2 <= 4";
 
 /// Values the generator draws for literals and arguments: small, negative,
 /// and extreme.
@@ -111,15 +116,16 @@ fn literal(rng: &mut Rng) -> String {
 /// An integer expression.
 pub fn int(rng: &mut Rng, depth: u32) -> String {
     if depth == 0 {
-        return match rng.below(4) {
+        return match rng.below(5) {
             0 => literal(rng),
             1 => "n".into(),
             2 => "m".into(),
+            3 => "p".into(),
             _ => "x".into(),
         };
     }
     let d = depth - 1;
-    match rng.below(29) {
+    match rng.below(35) {
         0 => literal(rng),
         1 => pick(rng, &["n", "m", "x"]).into(),
         2 => format!(
@@ -216,9 +222,62 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             "((if x > 0 {{ none }} else {{ C[x] |> map(c => c.lim) }}) |> unwrap_or({}))",
             int(rng, d)
         ),
+        // What an `if` proves of the names it compares: each comparison,
+        // either side, under `!`, `&&`, `||`, and through a `let`.
+        27 => {
+            let v = pick(rng, &["x", "n", "m", "p"]);
+            let op = pick(rng, &["<", "<=", ">", ">=", "==", "!="]);
+            let (a, b) = (int(rng, d), int(rng, d));
+            match rng.below(6) {
+                0 => format!("(if {v} {op} {a} {{ {v} }} else {{ {b} }})"),
+                1 => format!("(if {a} {op} {v} {{ {b} }} else {{ {v} }})"),
+                2 => format!("(if !({v} {op} {a}) {{ {v} }} else {{ {b} }})"),
+                3 => format!("(if {v} >= {a} && {v} < {b} {{ {v} }} else {{ 0 }})"),
+                4 => format!("(if {v} < {a} || {v} > {b} {{ 0 }} else {{ {v} }})"),
+                _ => format!("{{ let c = {v} {op} {a}; if c {{ {v} }} else {{ {b} }} }}"),
+            }
+        }
+        // Remainders: by a literal (signed), by a parameter, of anything.
+        28 => format!(
+            "({} % {})",
+            int(rng, d),
+            pick(rng, &["10", "3", "1", "(0 - 4)", "m", "p", "n"])
+        ),
+        // The least or greatest of a list literal.
+        29 => format!(
+            "([{}, {}] |> {}() |> unwrap_or({}))",
+            int(rng, d),
+            int(rng, d),
+            pick(rng, &["min", "max"]),
+            int(rng, d)
+        ),
+        // The length of a bounded string (`W.s <= 4`) and of a literal.
+        30 => format!(
+            "(W.by_k[{}] |> first() |> map(w => length(w.s + \"é\")) |> unwrap_or({}))",
+            int(rng, d),
+            int(rng, d)
+        ),
+        // Functions with declared ends, and functions returned by functions.
+        31 => match rng.below(4) {
+            0 => format!("clamp({})", int(rng, d)),
+            1 => format!("{{ let f = reads({}); f({}) }}", int(rng, d), int(rng, d)),
+            2 => format!("{{ let f = either(x > {}); f({}) }}", int(rng, d), int(rng, d)),
+            _ => format!(
+                "{{ let g = pass_fn(v => A.by_g[v] |> take({}) |> count()); g({}) }}",
+                int(rng, d),
+                int(rng, d)
+            ),
+        },
+        32 => format!(
+            "(if p >= 0 && p <= 3 {{ {{ let f = reads(p); f({}) }} }} else {{ clamp(if {} > 6 {{ 6 }} else if {} < 0 {{ 0 }} else {{ {} }}) }})",
+            int(rng, d),
+            "n",
+            "n",
+            "n"
+        ),
         // A group of `F` keyed by a float that arithmetic makes `-0.0`
         // (`x * 0.0 * -1.0`, `-(x * 0.0)`, `0.0 / -5.0`, an underflow).
-        27 => format!(
+        33 => format!(
             "(F.by_x[{}] |> count())",
             pick(
                 rng,
@@ -232,7 +291,7 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
                 ]
             )
         ),
-        28 => format!(
+        34 => format!(
             "(f_count[{}] + (F.by_x[-(float({}) * 0.0)] |> map(f => f.id) |> sum()))",
             pick(rng, &["0.0 * -1.0", "float(x)", "-0.0 + 0.0", "float(m) * -1.0"]),
             int(rng, d)

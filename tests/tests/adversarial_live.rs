@@ -1,7 +1,13 @@
-//! Adversarial live queries: subscriptions to the programs of tests/adversarial, to the installed entry and to a clone of it, across writes and a reinstall, each holding the reference's fresh result after every commit.
+//! Adversarial live queries: subscriptions to the programs of tests/adversarial, to the installed entry and to a clone of it, across writes and installs, each holding the reference's fresh result after every commit.
 //!
 //! The entry is found by pointer when it is the installed one, and bound
-//! again when it is a clone.
+//! again when it is a clone. Installs come between the writes with the
+//! subscriptions open (spec/live.md, "Across installs"): the same program
+//! again (nothing happens), a changed program over the same schema (every
+//! subscription, clones too, gets its whole result at the install's
+//! position), and one that changes the schema (the installed entries are
+//! planned again; a clone, a plan with no text to compile again, ends
+//! with E0589).
 
 use rqc_compiler::compile;
 use rqc_plan::{Entry, Value};
@@ -163,6 +169,35 @@ fn run_live(path: &str, backend: Backend) {
             // a fresh compilation (new ones) while subscribed.
             engine.install(compilation.program.clone()).unwrap();
             engine.install(compile(&files).program).unwrap();
+        }
+        if step == 9 || step == 11 {
+            let extra = match step {
+                9 => "query edits_probe(id: Int) = User[id]\n",
+                _ => "table Extra { id: Int key }\nquery edits_probe(id: Int) = Extra[id]\n",
+            };
+            let mut changed = files.clone();
+            changed.last_mut().unwrap().1.push_str(extra);
+            engine.install(compile(&changed).program).unwrap();
+            let at = engine.position().unwrap();
+            watchers.retain_mut(|w| {
+                assert!(w.live.wait_for(at, Duration::from_secs(30)));
+                let came: Vec<Event> = std::iter::from_fn(|| w.live.try_next()).collect();
+                let ends = step == 11 && w.cloned;
+                match came.as_slice() {
+                    [Event::Failed { position, error }] if ends => {
+                        assert_eq!((*position, error.code), (at, "E0589"), "{}", w.name);
+                        assert!(w.live.is_closed());
+                    }
+                    [Event::Result { position, value }] if !ends && *position == at => {
+                        w.held = value.clone();
+                    }
+                    _ => failures.push(format!(
+                        "{} cloned={} at the install: {came:?}",
+                        w.name, w.cloned
+                    )),
+                }
+                !ends
+            });
         }
         write(&engine, &mut reference, name, args.clone());
         let position = engine.position().unwrap();

@@ -35,6 +35,11 @@ struct Tally {
     predicates: usize,
     /// Runs of accepted queries reading a group of `F` by a float key.
     float_groups: usize,
+    /// Accepted queries whose counts only the rules over value ranges
+    /// bound: narrowed by an `if`, a remainder, the least or greatest of a
+    /// list, a string's length, a function's declared ends, a function a
+    /// function returns.
+    ranged: usize,
 }
 
 fn cases() -> u64 {
@@ -140,7 +145,11 @@ fn arguments(rng: &mut Rng) -> Vec<Value> {
             value
         })
     };
-    vec![draw(i64::MAX), draw(6), draw(3)]
+    // `p: Int >= -2 <= 4`: within its ends (outside, the run is refused
+    // before it starts, E0522).
+    let drawn = vec![draw(i64::MAX), draw(6), draw(3)];
+    let p = Value::Int(rng.below(7) - 2);
+    drawn.into_iter().chain([p]).collect()
 }
 
 fn check_program(seed: u64, tally: &mut Tally) {
@@ -173,6 +182,25 @@ fn check_program(seed: u64, tally: &mut Tally) {
             .iter()
             .any(|p| text.contains(p));
         let float_group = text.contains("F.by_x[") || text.contains("f_count[");
+        tally.ranged += usize::from(
+            [
+                "if x ",
+                "if n ",
+                "if m ",
+                "if p ",
+                "let c =",
+                "%",
+                "min()",
+                "max()",
+                "length(w.s",
+                "clamp(",
+                "reads(",
+                "either(",
+                "pass_fn(",
+            ]
+            .iter()
+            .any(|form| text.contains(form)),
+        );
         for _ in 0..4 {
             tally.predicates += usize::from(predicate);
             tally.float_groups += usize::from(float_group);
@@ -223,14 +251,15 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         tuple_ranges: 0,
         predicates: 0,
         float_groups: 0,
+        ranged: 0,
     };
     let first = first_seed();
     for seed in first..first + cases() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries ({} reading a tuple range), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key)",
-        tally.programs, tally.accepted, tally.tuple_ranges, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups
+        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} bounded by value ranges), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key)",
+        tally.programs, tally.accepted, tally.tuple_ranges, tally.ranged, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups
     );
     // The generator must keep producing accepted programs that read a lot.
     assert!(
@@ -249,4 +278,8 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         "no accepted query read a tuple range"
     );
     assert!(tally.float_groups > 0, "no run read a group by a float key");
+    assert!(
+        tally.ranged > 0,
+        "no accepted query held a count bounded by value ranges"
+    );
 }

@@ -130,6 +130,59 @@ enum Query {
     /// `y` so that an aggregate sits inside arithmetic (`none` of an
     /// empty group's extreme stays `none`, as SQL's NULL does).
     Aggregate(&'static str),
+    /// `A.ix[x] |> take(LIMIT)` with a limit computed from `y` that only
+    /// the rules over value ranges bound (`y` itself has no upper end):
+    /// narrowed by an `if`, taken modulo `t`, the least of `[y, t]`; or a
+    /// skip by a product of `y`, declared `y: Int >= -2 <= 19`.
+    Computed(Limit, i64),
+}
+
+/// How a [`Query::Computed`] limit is computed from `y` and `t`.
+#[derive(Debug, Clone, Copy)]
+enum Limit {
+    Narrowed,
+    NarrowedElse,
+    Modulo,
+    Least,
+    SkipProduct,
+}
+
+impl Limit {
+    /// The query's parameters and body.
+    fn rql(self, t: i64) -> (&'static str, String) {
+        let unbounded = "x: Int, y: Int";
+        match self {
+            Limit::Narrowed => (
+                unbounded,
+                format!("A.ix[x] |> take(if y > {t} {{ {t} }} else {{ y }})"),
+            ),
+            Limit::NarrowedElse => (
+                unbounded,
+                format!("A.ix[x] |> take(if !(y <= {t}) || y < 0 {{ 0 }} else {{ y }})"),
+            ),
+            Limit::Modulo => (unbounded, format!("A.ix[x] |> take(y % {t})")),
+            Limit::Least => (
+                unbounded,
+                format!("A.ix[x] |> take([y, {t}] |> min() |> unwrap_or(0))"),
+            ),
+            Limit::SkipProduct => (
+                "x: Int, y: Int >= -2 <= 19",
+                format!("A.ix[x] |> skip(y * 2) |> take({t})"),
+            ),
+        }
+    }
+
+    /// The same limit (and offset) in SQL, `?2` being `y`: a negative
+    /// count takes or skips nothing, where SQLite's LIMIT would take all.
+    fn sql(self, t: i64) -> String {
+        match self {
+            Limit::Narrowed => format!("LIMIT max(0, min(?2, {t}))"),
+            Limit::NarrowedElse => format!("LIMIT CASE WHEN ?2 > {t} OR ?2 < 0 THEN 0 ELSE ?2 END"),
+            Limit::Modulo => format!("LIMIT max(0, ?2 % {t})"),
+            Limit::Least => format!("LIMIT max(0, min(?2, {t}))"),
+            Limit::SkipProduct => format!("LIMIT max(0, {t}) OFFSET max(0, ?2 * 2)"),
+        }
+    }
 }
 
 impl Query {
@@ -171,6 +224,10 @@ impl Query {
                 format!("{name}[x] |> map(v => v + y)")
             }
             Query::Aggregate(name) => format!("{name}[x] + y"),
+            Query::Computed(limit, t) => {
+                let (params, body) = limit.rql(*t);
+                return Some(format!("query q({params}) = {body}\n"));
+            }
         };
         Some(format!("query q(x: Int, y: Int) = {body}\n"))
     }
@@ -196,6 +253,13 @@ impl Query {
                 format!(
                     "SELECT id{a_columns} FROM A WHERE {ix} = ?1 AND {uses_y} ORDER BY {order} LIMIT {t} OFFSET {}",
                     skip.max(&0)
+                ),
+                Answer::Rows,
+            ),
+            Query::Computed(limit, t) => (
+                format!(
+                    "SELECT id{a_columns} FROM A WHERE {ix} = ?1 ORDER BY {order} {}",
+                    limit.sql(*t)
                 ),
                 Answer::Rows,
             ),
@@ -351,6 +415,17 @@ fn query() -> impl Strategy<Value = Query> {
             Just("a_least")
         ]
         .prop_map(Query::Aggregate),
+        (
+            prop_oneof![
+                Just(Limit::Narrowed),
+                Just(Limit::NarrowedElse),
+                Just(Limit::Modulo),
+                Just(Limit::Least),
+                Just(Limit::SkipProduct),
+            ],
+            prop_oneof![1i64..=6, Just(-4i64)],
+        )
+            .prop_map(|(limit, t)| Query::Computed(limit, t)),
     ]
 }
 
@@ -688,11 +763,22 @@ fn every_query_form_on(backend: On) {
             (Query::Aggregate("b_max"), 7, 0),
             (Query::Aggregate("a_least"), 1, 0),
             (Query::Aggregate("a_least"), 0, 1),
+            // Limits only the rules over value ranges bound: `y` above,
+            // below and inside `t`, negative, and a skip by a product.
+            (Query::Computed(Limit::Narrowed, 2), 1, 7),
+            (Query::Computed(Limit::Narrowed, 2), 1, -1),
+            (Query::Computed(Limit::NarrowedElse, 3), 1, 2),
+            (Query::Computed(Limit::NarrowedElse, 3), 1, 9),
+            (Query::Computed(Limit::Modulo, 3), 1, 5),
+            (Query::Computed(Limit::Modulo, -4), 1, -7),
+            (Query::Computed(Limit::Least, 2), 1, 9),
+            (Query::Computed(Limit::SkipProduct, 2), 1, 1),
+            (Query::Computed(Limit::SkipProduct, 2), 1, -2),
         ],
         identity: identity::every_form(),
     };
     let compared = Compared {
-        queries: 18,
+        queries: 27,
         writes_committed: 10,
         writes_refused: 2,
         identity_committed: 10,

@@ -131,6 +131,56 @@ fn arguments_are_checked_against_parameter_types_and_bounds() {
     db.run("add", &[10.into()]).unwrap();
 }
 
+/// Both declared ends of an `Int` and a `String`'s bytes are checked
+/// before the run: the bounds were proved under them (`skip(p * n)` reads
+/// at most 10·10 + 10 rows only while `p >= 0`).
+#[test]
+fn arguments_are_checked_against_both_ends_and_string_lengths() {
+    let mut db = Database::in_memory();
+    db.install_source(
+        "a.rq",
+        "table T { id: Int key  g: Int  index by_g (g) }
+mutation add(id: Int, g: Int) = insert T { id, g }
+query page(g: Int, p: Int >= 0 <= 10, n: Int <= 10) = T.by_g[g] |> skip(p * n) |> take(n)
+query below(k: Int >= -5 <= -1) = 0 - k
+query named(s: String <= 4) = length(s)",
+    )
+    .unwrap();
+    for id in 0..30 {
+        db.run("add", &[id.into(), 1.into()]).unwrap();
+    }
+    let page = |db: &Database, p: i64, n: i64| db.run("page", &[1.into(), p.into(), n.into()]);
+    let refused = page(&db, -1, -10).unwrap_err();
+    assert_eq!(runtime_code(refused), "E0522");
+    let refused = page(&db, 11, 1).unwrap_err();
+    assert_eq!(runtime_code(refused), "E0522");
+    let out = page(&db, 2, 10).unwrap();
+    assert_eq!(out.rows().len(), 10);
+    assert!(out.stats.rows <= 110, "{:?}", out.stats);
+    // A negative count takes nothing.
+    assert!(page(&db, 3, -2).unwrap().rows().is_empty());
+    assert_eq!(
+        runtime_code(db.run("below", &[0.into()]).unwrap_err()),
+        "E0522"
+    );
+    assert_eq!(
+        runtime_code(db.run("below", &[(-6).into()]).unwrap_err()),
+        "E0522"
+    );
+    assert_eq!(
+        db.run("below", &[(-5).into()]).unwrap().value,
+        Value::Int(5)
+    );
+    // Bytes, not characters: "éé" is 4 bytes, "ééé" 6.
+    assert_eq!(
+        db.run("named", &["éé".into()]).unwrap().value,
+        Value::Int(2)
+    );
+    let long = db.run("named", &["ééé".into()]).unwrap_err();
+    assert!(long.to_string().contains("6 bytes long"), "{long}");
+    assert_eq!(runtime_code(long), "E0522");
+}
+
 #[test]
 fn a_list_sized_by_a_parameter_is_no_longer_than_that_argument() {
     let mut db = Database::in_memory();

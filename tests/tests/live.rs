@@ -27,6 +27,10 @@ use writes::{write, Write, WRITES};
 #[path = "differential/writes.rs"]
 mod writes;
 
+#[path = "live/installs.rs"]
+mod installs;
+use installs::install;
+
 const QUERIES: &[(&str, &str)] = &[
     ("q_key", "A[x]"),
     ("q_prefix", "A.ix[x] |> take(3)"),
@@ -59,24 +63,36 @@ const QUERIES: &[(&str, &str)] = &[
     ("q_union", "A.ix[x] |> take(2) || A.ix[y] |> take(2)"),
 ];
 
-fn program() -> String {
-    let mut source = String::from(
-        "table A {\n  id: Int key\n  c0: Int\n  c1: Int\n  index ix (c0, c1)\n}\n\
-         table B {\n  a: Int ref A\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= 4\n}\n\
+/// The program's variants, which installs between mutations draw from:
+/// `B`'s bound per `a`, the `take` of `q_top`, and whether `q_count` is
+/// declared (its subscribers end, E0587, when it is not). The first is
+/// installed at the start.
+const VARIANTS: [(i64, i64, bool); 4] = [(4, 2, true), (8, 2, true), (4, 3, true), (8, 3, false)];
+
+fn program(variant: usize) -> String {
+    let (bound, top, counted) = VARIANTS[variant];
+    let mut source = format!(
+        "table A {{\n  id: Int key\n  c0: Int\n  c1: Int\n  index ix (c0, c1)\n}}\n\
+         table B {{\n  a: Int ref A\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= {bound}\n}}\n\
          aggregate b_count = count(B) by a\n\
          aggregate b_weight = sum(B.w) by a\n\
          aggregate a_count = count(A) by c0\n\
          aggregate b_top = max(B.w) by a\n\
          aggregate a_low = min(A.c1) by c0\n\
-         mutation add_a(id: Int, c0: Int, c1: Int) = insert A { id, c0, c1 }\n\
-         mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }\n\
+         mutation add_a(id: Int, c0: Int, c1: Int) = insert A {{ id, c0, c1 }}\n\
+         mutation add_b(a: Int, n: Int, w: Int) = insert B {{ a, n, w }}\n\
          mutation move_a(ids: [Int; <= 6], x: Int) =\n\
-         \x20 update (ids |> map(i => A[i]) |> flatten()) { c0: x }\n\
+         \x20 update (ids |> map(i => A[i]) |> flatten()) {{ c0: x }}\n\
          mutation restamp_a(i: Int, x: Int, y: Int) =\n\
-         \x20 { let r = A[i]; update r { c0: x }; update r { c1: y } }\n",
+         \x20 {{ let r = A[i]; update r {{ c0: x }}; update r {{ c1: y }} }}\n",
     );
     source.push_str(WRITES);
     for (name, body) in QUERIES {
+        let body = match *name {
+            "q_count" if !counted => continue,
+            "q_top" => body.replace("take(2)", &format!("take({top})")),
+            _ => body.to_string(),
+        };
         source.push_str(&format!("query {name}(x: Int, y: Int) = {body}\n"));
     }
     source
@@ -87,6 +103,9 @@ enum Op {
     AddA(i64, i64, i64),
     AddB(i64, i64, i64),
     Write(Write),
+    /// An install of a variant of the program ([`VARIANTS`]) while the
+    /// subscriptions are open.
+    Install(usize),
 }
 
 impl Op {
@@ -95,6 +114,7 @@ impl Op {
             Op::AddA(id, c0, c1) => ("add_a", vec![(*id).into(), (*c0).into(), (*c1).into()]),
             Op::AddB(a, n, w) => ("add_b", vec![(*a).into(), (*n).into(), (*w).into()]),
             Op::Write(write) => write.call(),
+            Op::Install(_) => unreachable!("an install is no call"),
         }
     }
 }
@@ -104,6 +124,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (1i64..=13, 0i64..4, 0i64..6).prop_map(|(id, c0, c1)| Op::AddA(id, c0, c1)),
         3 => (1i64..=13, 1i64..=5, -5i64..20).prop_map(|(a, n, w)| Op::AddB(a, n, w)),
         2 => write().prop_map(Op::Write),
+        1 => (0..VARIANTS.len()).prop_map(Op::Install),
     ]
 }
 
@@ -148,13 +169,18 @@ struct Watcher {
 }
 
 fn run_case(case: &Case) -> Result<(), TestCaseError> {
-    let source = program();
-    let compilation = compile(&[("live.rq".to_string(), source.clone())]);
-    prop_assert!(
-        compilation.diagnostics.is_empty(),
-        "{source}\n{:?}",
-        compilation.diagnostics
-    );
+    let compilations: Vec<_> = (0..VARIANTS.len())
+        .map(|variant| compile(&[("live.rq".to_string(), program(variant))]))
+        .collect();
+    for compilation in &compilations {
+        prop_assert!(
+            compilation.diagnostics.is_empty(),
+            "{:?}",
+            compilation.diagnostics
+        );
+    }
+    let compilation = &compilations[0];
+    let mut variant = 0;
     let dir = tempfile::tempdir().unwrap();
     let mut engine = match case.backend {
         Some(backend) => {
@@ -168,35 +194,38 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
         None => rqc_tests::etcd::engine(),
     };
     engine.install(compilation.program.clone()).unwrap();
-    let schema = &compilation.program.schema;
     let mut reference = Reference::new(&compilation.checked);
 
     let subscribe = |engine: &Engine, (q, x, y): (usize, i64, i64)| {
         let name = QUERIES[q].0;
         let args = vec![Value::Int(x), Value::Int(y)];
-        let entry = engine.entry(name).unwrap();
+        // Not in the variant installed now: no subscription.
+        let entry = engine.entry(name).ok()?;
         let live = engine
             .subscribe(entry, &args, WatchOptions::default())
             .unwrap();
         let Some(Event::Result { value, position }) = live.try_next() else {
             panic!("a subscription opens with its whole result");
         };
-        Watcher {
+        Some(Watcher {
             name,
             args,
             live: Some(live),
             held: value,
             position,
             events: 0,
-        }
+        })
     };
     // Half subscribe before any write, half in the middle of the stream.
     let (early, late) = case.watched.split_at(case.watched.len() / 2);
-    let mut watchers: Vec<Watcher> = early.iter().map(|w| subscribe(&engine, *w)).collect();
+    let mut watchers: Vec<Watcher> = early
+        .iter()
+        .filter_map(|w| subscribe(&engine, *w))
+        .collect();
     let mut changed_commits = 0;
     for (i, op) in case.ops.iter().enumerate() {
         if i == case.ops.len() / 2 {
-            watchers.extend(late.iter().map(|w| subscribe(&engine, *w)));
+            watchers.extend(late.iter().filter_map(|w| subscribe(&engine, *w)));
         }
         // Every other early subscriber disconnects for the second quarter
         // of the stream, then resumes from the last position and result it
@@ -232,6 +261,17 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
                 watcher.live = Some(live);
             }
         }
+        if let Op::Install(next) = op {
+            install(
+                &mut engine,
+                &compilations,
+                (&mut variant, *next),
+                &mut reference,
+                &mut watchers,
+            )?;
+            continue;
+        }
+        let schema = &compilations[variant].program.schema;
         let (name, args) = op.call();
         let before: Vec<Value> = watchers
             .iter()
@@ -239,7 +279,8 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
             .collect();
         // An insert may be refused (a key taken, a bound full, a missing
         // reference); an update or delete only as the differential test says.
-        let refused = matches!(op, Op::Write(write) if write.refused(&reference, 4).is_some());
+        let bound = VARIANTS[variant].0;
+        let refused = matches!(op, Op::Write(write) if write.refused(&reference, bound).is_some());
         match engine.run(name, &args) {
             Ok(_) => {
                 prop_assert!(!refused, "{} {:?} was not refused", name, &args);
@@ -349,7 +390,7 @@ proptest! {
 /// whose read ranges hold a key it wrote; dropped ones leave the index.
 #[test]
 fn a_commit_evaluates_only_the_subscriptions_it_touches() {
-    let compilation = compile(&[("live.rq".to_string(), program())]);
+    let compilation = compile(&[("live.rq".to_string(), program(0))]);
     let mut engine = Engine::in_memory();
     engine.install(compilation.program).unwrap();
     for id in 1..=40 {
@@ -399,7 +440,7 @@ fn a_commit_evaluates_only_the_subscriptions_it_touches() {
 /// overflow and the whole current result, which equals a fresh run.
 #[test]
 fn a_slow_subscriber_gets_an_overflow_then_the_whole_result() {
-    let compilation = compile(&[("live.rq".to_string(), program())]);
+    let compilation = compile(&[("live.rq".to_string(), program(0))]);
     let mut engine = Engine::in_memory();
     engine.install(compilation.program).unwrap();
     let prefix = engine.entry("q_prefix").unwrap().clone();
@@ -444,7 +485,7 @@ fn a_slow_subscriber_gets_an_overflow_then_the_whole_result() {
 /// come, and none is told of a change that was not read.
 #[test]
 fn a_damaged_changelog_ends_every_subscription_with_its_code() {
-    let compilation = compile(&[("live.rq".to_string(), program())]);
+    let compilation = compile(&[("live.rq".to_string(), program(0))]);
     let mut engine = Engine::in_memory();
     engine.install(compilation.program).unwrap();
     let key = engine.entry("q_key").unwrap();
@@ -476,7 +517,7 @@ fn a_damaged_changelog_ends_every_subscription_with_its_code() {
 /// reaches it (and one that moves another group does not).
 #[test]
 fn a_batched_read_of_aggregates_hears_each_group_it_read() {
-    let compilation = compile(&[("live.rq".to_string(), program())]);
+    let compilation = compile(&[("live.rq".to_string(), program(0))]);
     assert!(
         compilation.diagnostics.is_empty(),
         "{:?}",

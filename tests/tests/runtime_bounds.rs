@@ -72,6 +72,7 @@ fn entry(mut root: Node, bound: Bound) -> Entry {
                 name: name.to_string(),
                 ty: ParamType::Scalar(ColumnType::Int),
                 max: None,
+                min: None,
                 max_param: None,
             })
             .collect(),

@@ -79,10 +79,13 @@ enum Command {
     /// Watch a query: print its whole result as one JSON line, then one
     /// line for each commit (of any process) that changes it — the rows
     /// added and removed for a list, the new result otherwise — each with
-    /// the commit's position.
+    /// the commit's position. When a program is installed meanwhile, the
+    /// query is planned again under it and its whole result printed; when
+    /// it cannot be (gone, rejected, or its parameters changed), a last
+    /// line says why with its code and the watch ends.
     #[command(
         allow_missing_positional = true,
-        after_help = "Examples:\n  rqc watch --db data user --arg id=1\n  rqc watch --db data timeline --arg u=1 --arg n=10 --events 5"
+        after_help = "Examples:\n  rqc watch --db data user --arg id=1\n  rqc watch --db data timeline --arg u=1 --arg n=10 --events 5\n\nExit status: 0 after --events N lines or when the database closes; 3 when an install ended the watch (its last line's code: E0587 the query is gone or rejected, E0588 its parameters changed, E0589 a watched expression no longer compiles), so watching again may succeed; 1 for any other error that ends it, 2 for usage errors."
     )]
     Watch(watch::WatchArgs),
     /// Load rows into a table from a JSON-lines (.jsonl) or CSV (.csv) file.
@@ -184,6 +187,9 @@ pub enum Status {
     Clean = 0,
     Errors = 1,
     Usage = 2,
+    /// `rqc watch`: the watched query ended at an install it cannot follow
+    /// (E0587–E0589): subscribing again may succeed.
+    Ended = 3,
     /// Another writer held the database past `--wait` (E0540): trying
     /// again later may succeed (sysexits' EX_TEMPFAIL).
     Busy = 75,

@@ -91,11 +91,21 @@ fn watch_inner(args: &WatchArgs) -> Result<Status, Error> {
         printed += 1;
         if let Event::Failed { error, .. } = &event {
             if live.is_closed() {
-                return Err(Error::Runtime(error.clone()));
+                return Ok(ended(error));
             }
         }
     }
     Ok(Status::Clean)
+}
+
+/// The status of a watch ended by `error`, reported on stderr: 3 when an
+/// install ended it (`--help` documents it), as for any error otherwise.
+fn ended(error: &rqc::RuntimeError) -> Status {
+    let status = report_error(&Error::Runtime(error.clone()));
+    match error.code {
+        "E0587" | "E0588" | "E0589" => Status::Ended,
+        _ => status,
+    }
 }
 
 fn held_value(text: &str) -> Result<Value, Error> {

@@ -10,6 +10,7 @@ mod call;
 mod input;
 mod interrupt;
 mod page;
+mod rewatch;
 
 pub use input::run;
 
@@ -50,6 +51,9 @@ pub struct Repl {
     failed: std::cell::Cell<bool>,
     db: Database,
     files: Vec<(String, String)>,
+    /// `files`, shared with the watches, which compile their expressions
+    /// again when a program is installed (`rewatch`).
+    shared_files: rewatch::Shared,
     color: bool,
     /// Live queries of `:watch`, by number.
     watches: Vec<(usize, rqc::Subscription)>,
@@ -63,6 +67,7 @@ impl Repl {
             failed: std::cell::Cell::new(false),
             db,
             files: Vec::new(),
+            shared_files: rewatch::Shared::default(),
             color,
             watches: Vec::new(),
             paging: None,
@@ -79,6 +84,7 @@ impl Repl {
         let source = crate::schema_source::schema_source(&program.schema);
         let tables = program.schema.tables.len();
         self.files = vec![("<database>".to_string(), source)];
+        self.share_files(&self.files.clone());
         Some(format!(
             "the database's schema ({tables} tables); its queries and mutations run by name, e.g. `name(1)`; give the program's sources (or `:load PATH`) to use its functions too"
         ))
@@ -86,7 +92,15 @@ impl Repl {
 
     pub fn load(&mut self, path: &PathBuf) -> Result<String, Error> {
         let files = rqc::read_program(std::slice::from_ref(path))?;
-        let report = self.db.install_files(&files)?;
+        // Shared first: the watches compile again as soon as it is installed.
+        self.share_files(&files);
+        let report = match self.db.install_files(&files) {
+            Ok(report) => report,
+            Err(error) => {
+                self.share_files(&self.files.clone());
+                return Err(error);
+            }
+        };
         self.files = files;
         let program = self.db.program().expect("just installed");
         let mut message = format!(
@@ -104,6 +118,10 @@ impl Repl {
         Ok(message)
     }
 
+    fn share_files(&self, files: &[(String, String)]) {
+        *self.shared_files.lock().unwrap_or_else(|p| p.into_inner()) = files.to_vec();
+    }
+
     /// Whether a loaded source makes `name` public (an expression can call it).
     fn importable(&self, name: &str) -> bool {
         self.files.iter().any(|(file, source)| {
@@ -117,41 +135,7 @@ impl Repl {
 
     /// The module an expression is checked in: everything public in scope.
     fn wrap(&self, expression: &str, kind: &str) -> (String, usize) {
-        let mut text = String::from("module repl\n");
-        let shape_modules: Vec<(String, Vec<String>)> = self
-            .files
-            .iter()
-            .filter_map(|(name, source)| {
-                let (module, _) = rqc_compiler::syntax::parse(name, source);
-                let module_name = module.header.as_ref().map(|h| h.dotted())?;
-                let names = module
-                    .items
-                    .iter()
-                    .filter_map(|item| match item {
-                        Item::Table(t) => Some(t.name.name.clone()),
-                        Item::Aggregate(a) => Some(a.name.name.clone()),
-                        Item::Def(d) if d.public => Some(d.name.name.clone()),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>();
-                Some((module_name, names))
-            })
-            .collect();
-        let mut seen = std::collections::HashSet::new();
-        for (module, names) in shape_modules {
-            let fresh: Vec<String> = names
-                .into_iter()
-                .filter(|n| seen.insert(n.clone()))
-                .collect();
-            if !fresh.is_empty() {
-                text.push_str(&format!("import {module}.{{{}}}\n", fresh.join(", ")));
-            }
-        }
-        text.push_str(&format!("{kind} it() =\n"));
-        let start = text.len();
-        text.push_str(expression);
-        text.push('\n');
-        (text, start)
+        wrap_in(&self.files, expression, kind)
     }
 
     fn check(&self, expression: &str) -> (Compilation, String) {
@@ -270,7 +254,16 @@ impl Repl {
                 self.failed.set(true);
                 return writes();
             }
-            Ok((entry, false)) => (std::sync::Arc::new(entry), Vec::new()),
+            // Compiled from its text: compiled again at an install.
+            Ok((entry, false)) => {
+                let recompile =
+                    rewatch::recompiler(self.shared_files.clone(), expression.to_string());
+                let options = rqc::WatchOptions::default();
+                let watched = self
+                    .db
+                    .subscribe_recompiled(&entry, &[], options, recompile);
+                return self.watching(watched);
+            }
             // A call of an entry point the expression's module cannot
             // import is watched as installed, as it runs.
             Err(shown) if self.hidden_call(expression) => match self.installed_target(expression) {
@@ -284,10 +277,15 @@ impl Repl {
             },
             Err(shown) => return shown,
         };
-        match self
+        let watched = self
             .db
-            .subscribe_entry(&entry, &args, rqc::WatchOptions::default())
-        {
+            .subscribe_entry(&entry, &args, rqc::WatchOptions::default());
+        self.watching(watched)
+    }
+
+    /// A new watch, numbered, or why it could not be made.
+    fn watching(&mut self, watched: Result<rqc::Subscription, Error>) -> String {
+        match watched {
             Ok(live) => {
                 let number = self.watches.last().map_or(1, |(n, _)| n + 1);
                 self.watches.push((number, live));
@@ -299,18 +297,29 @@ impl Repl {
 
     /// `output`, then what every watch saw since the last input (once the
     /// watcher has matched every commit so far).
-    fn with_changes(&self, output: String) -> String {
+    /// A watch ended by its last event (an install it could not follow,
+    /// spec/live.md) is said so, and stops.
+    fn with_changes(&mut self, output: String) -> String {
         if self.watches.is_empty() {
             return output;
         }
         let position = self.db.position().unwrap_or(0);
         let mut lines = vec![output];
+        let mut ended = Vec::new();
         for (number, live) in &self.watches {
             live.wait_for(position, std::time::Duration::from_secs(5));
+            // Closed before the last look: that look takes its last event.
+            if live.is_closed() {
+                ended.push(*number);
+            }
             while let Some(event) = live.try_next() {
                 lines.push(format!("watch {number}: {}", event.to_json()));
             }
+            if ended.contains(number) {
+                lines.push(format!("watch {number} ended; :watch EXPR watches again"));
+            }
         }
+        self.watches.retain(|(number, _)| !ended.contains(number));
         lines.retain(|line| !line.is_empty());
         lines.join("\n")
     }
@@ -687,4 +696,43 @@ fn table(rows: &[Value]) -> String {
     );
     out.extend(cells.iter().map(|r| line(r)));
     out.join("\n")
+}
+
+/// The module `expression` is checked in over `files`: everything public
+/// in scope; and where the expression starts in it.
+fn wrap_in(files: &[(String, String)], expression: &str, kind: &str) -> (String, usize) {
+    let mut text = String::from("module repl\n");
+    let shape_modules: Vec<(String, Vec<String>)> = files
+        .iter()
+        .filter_map(|(name, source)| {
+            let (module, _) = rqc_compiler::syntax::parse(name, source);
+            let module_name = module.header.as_ref().map(|h| h.dotted())?;
+            let names = module
+                .items
+                .iter()
+                .filter_map(|item| match item {
+                    Item::Table(t) => Some(t.name.name.clone()),
+                    Item::Aggregate(a) => Some(a.name.name.clone()),
+                    Item::Def(d) if d.public => Some(d.name.name.clone()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>();
+            Some((module_name, names))
+        })
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for (module, names) in shape_modules {
+        let fresh: Vec<String> = names
+            .into_iter()
+            .filter(|n| seen.insert(n.clone()))
+            .collect();
+        if !fresh.is_empty() {
+            text.push_str(&format!("import {module}.{{{}}}\n", fresh.join(", ")));
+        }
+    }
+    text.push_str(&format!("{kind} it() =\n"));
+    let start = text.len();
+    text.push_str(expression);
+    text.push('\n');
+    (text, start)
 }

@@ -24,6 +24,7 @@ mod repl;
 mod threads;
 mod upgrade;
 mod watch;
+mod watch_installs;
 
 /// The workspace root, where the examples are: commands run from there.
 fn repo() -> PathBuf {
@@ -167,10 +168,11 @@ fn check_prints_a_bound_per_entry_and_exits_0_when_clean() {
     );
     // follow checks its key, two references (each: the row and its
     // reference counter) and the follower bound, and keeps the aggregate
-    // `followers_of`: seven reads, then its commit.
+    // `followers_of`: seven reads, then its commit (the changelog head's
+    // read and the commit itself).
     assert!(
         out.contains(
-            "follow(a: Int, b: Int, now: Int) -> Int  seeks ≤ 7  rows ≤ 7  round trips ≤ 8"
+            "follow(a: Int, b: Int, now: Int) -> Int  seeks ≤ 7  rows ≤ 7  round trips ≤ 9"
         ),
         "{out}"
     );
@@ -209,7 +211,10 @@ fn check_json_has_queries_and_diagnostics() {
     assert_eq!(item["round_trips_max"], 1);
     assert_eq!(item["kind"], "query");
     let add = queries.iter().find(|q| q["name"] == "add").unwrap();
-    assert_eq!(add["round_trips_max"], 3, "two checks and the commit");
+    assert_eq!(
+        add["round_trips_max"], 4,
+        "two checks, the changelog head's read and the commit"
+    );
     let broken = queries.iter().find(|q| q["name"] == "broken").unwrap();
     assert_eq!(broken["verdict"], "rejected");
     assert!(broken["seeks_max"].is_null());

@@ -69,7 +69,7 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
     let db = db_dir.display().to_string();
     let old = add(
         &db,
-        &["--plan", "tests/plans/format-5.rqc.json"],
+        &["--plan", "tests/plans/format-6.rqc.json"],
         "1",
         "lamp",
     );
@@ -77,11 +77,11 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
     let err = stderr(&old);
     assert!(err.contains("[E0513] Error"), "{err}");
     assert!(
-        err.contains("plan format 5; this rqc runs format 6"),
+        err.contains("plan format 6; this rqc runs format 7"),
         "{err}"
     );
     assert!(
-        err.contains("Help: compile the program again with this rqc: `rqc compile SOURCES -o tests/plans/format-5.rqc.json`"),
+        err.contains("Help: compile the program again with this rqc: `rqc compile SOURCES -o tests/plans/format-6.rqc.json`"),
         "{err}"
     );
     assert!(
@@ -91,7 +91,7 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
 
     let current = add(
         &db,
-        &["--plan", "tests/plans/format-6.rqc.json"],
+        &["--plan", "tests/plans/format-7.rqc.json"],
         "1",
         "lamp",
     );
@@ -155,7 +155,7 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
     assert_eq!(
         add(
             &db,
-            &["--plan", "tests/plans/format-6.rqc.json"],
+            &["--plan", "tests/plans/format-7.rqc.json"],
             "1",
             "lamp"
         )
@@ -163,14 +163,18 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
         .code(),
         Some(0)
     );
-    let newer = br#"{"format_version": 7, "schema": "from a newer rqc"}"#;
+    let newer = format!(
+        r#"{{"format_version": {}, "schema": "from a newer rqc"}}"#,
+        rqc_plan::FORMAT_VERSION + 1
+    );
+    let newer = newer.as_bytes();
     {
         let store = open(&db_dir);
         let mut txn = store.begin_write().unwrap();
         txn.put(store.tree("__catalog"), b"program", newer).unwrap();
         txn.commit().unwrap();
     }
-    for how in [&[][..], &["--plan", "tests/plans/format-6.rqc.json"][..]] {
+    for how in [&[][..], &["--plan", "tests/plans/format-7.rqc.json"][..]] {
         let output = add(&db, how, "2", "cup");
         assert_eq!(
             output.status.code(),
@@ -181,7 +185,11 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
         let err = stderr(&output);
         assert!(err.contains("[E0516] Error"), "{err}");
         assert!(
-            err.contains("compiled by a newer rqc (plan format 7; this rqc runs format 6)"),
+            err.contains(&format!(
+                "compiled by a newer rqc (plan format {}; this rqc runs format {})",
+                rqc_plan::FORMAT_VERSION + 1,
+                rqc_plan::FORMAT_VERSION
+            )),
             "{err}"
         );
     }
@@ -190,7 +198,7 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
     let kept = txn.get(store.tree("__catalog"), b"program").unwrap();
     assert_eq!(
         kept.as_deref(),
-        Some(&newer[..]),
+        Some(newer),
         "the newer program was not replaced"
     );
 }

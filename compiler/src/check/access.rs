@@ -141,7 +141,7 @@ impl<'p> Checker<'p> {
         let mut range = None;
         for (i, arg) in args.iter().enumerate() {
             let column = &schema.columns[path.columns[i]];
-            let expected = table_column_ty(&table, &column.name, &column.ty);
+            let expected = table_column_ty(&table, column);
             if i + 1 == args.len() {
                 let path_name = print_expr(base);
                 match self.tuple_range(arg, schema, &path_name, &path.columns, &path.descending, i)
@@ -465,8 +465,8 @@ impl<'p> Checker<'p> {
                         Cost::zero(),
                     ));
                 }
-                if !matches!(expected, Ty::Str)
-                    && !matches!(expected, Ty::Option(inner) if matches!(**inner, Ty::Str))
+                if !matches!(expected, Ty::Str(_))
+                    && !matches!(expected, Ty::Option(inner) if matches!(**inner, Ty::Str(_)))
                 {
                     self.error(
                         "E0318",
@@ -487,7 +487,7 @@ impl<'p> Checker<'p> {
                 }
                 let value = self.check(p);
                 self.expect_type(
-                    &Ty::Str,
+                    &Ty::string(),
                     &value.ty,
                     p.span,
                     "`starts_with` takes a String prefix",

@@ -13,7 +13,7 @@ use super::schema_types::{column_ty, table_column_ty};
 use super::tir::TExpr;
 use super::types::Ty;
 use super::SourceModule;
-use crate::cost::{Cost, Poly};
+use crate::cost::Cost;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Item};
@@ -364,9 +364,10 @@ pub fn value_ty(table: &TableSchema, aggregate: &AggregateSchema) -> Ty {
     let label = format!("{}[…]", aggregate.name);
     match (aggregate.kind, aggregate.column) {
         (AggregateKind::Min | AggregateKind::Max, Some(c)) => {
-            Ty::option(column_ty(&table.columns[c].ty, &label))
+            let column = &table.columns[c];
+            Ty::option(column_ty(&column.ty, &label, column.max_len))
         }
-        _ => column_ty(&ColumnType::Int, &label),
+        _ => column_ty(&ColumnType::Int, &label, None),
     }
 }
 
@@ -374,10 +375,7 @@ pub fn value_ty(table: &TableSchema, aggregate: &AggregateSchema) -> Ty {
 fn read_ty(table: &TableSchema, aggregate: &AggregateSchema) -> Ty {
     let ty = value_ty(table, aggregate);
     match (aggregate.kind, ty) {
-        (AggregateKind::Count, Ty::Int(mut interval)) => {
-            interval.lo = Poly::zero();
-            Ty::Int(interval)
-        }
+        (AggregateKind::Count, Ty::Int(interval)) => Ty::Int(interval.non_negative()),
         (_, ty) => ty,
     }
 }
@@ -430,7 +428,7 @@ impl Checker<'_> {
         let mut key = Vec::new();
         for (arg, &column) in args.iter().zip(&aggregate.by) {
             let column = &table.columns[column];
-            let expected = table_column_ty(&table.name, &column.name, &column.ty);
+            let expected = table_column_ty(&table.name, column);
             let value = self.check_expected(arg, Some(&expected));
             self.expect_type(
                 &expected,

@@ -1,6 +1,7 @@
 //! Checking blocks and `let`s: scopes, each statement evaluated once, in order.
 
 use super::expr::{Checked, Checker, Local};
+use super::narrowing::Condition;
 use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::Cost;
@@ -21,7 +22,14 @@ impl Checker<'_> {
             match stmt {
                 Stmt::Let { name, ty, value } => {
                     let declared = ty.as_ref().map(|t| self.resolve_type(t, None));
+                    let mark = self.begin_condition();
                     let checked = self.check_expected(value, declared.as_ref());
+                    // A `Bool` keeps what it says of the integers it
+                    // compared, for an `if` that tests the name.
+                    let condition = self.condition(value, mark);
+                    let condition = (matches!(checked.ty, Ty::Bool)
+                        && condition != Condition::Opaque)
+                        .then(|| std::sync::Arc::new(condition));
                     if let Some(declared) = &declared {
                         self.expect_type(
                             declared,
@@ -34,12 +42,14 @@ impl Checker<'_> {
                     // use that consumes it pays for reading it.
                     cost = cost.plus(&checked.cost);
                     names.push((name.name.clone(), checked.tir.clone()));
-                    self.scope.push(std::sync::Arc::new(Local {
-                        name: name.name.clone(),
-                        span: name.span,
-                        ty: checked.ty,
-                        tir: TExpr::Local(name.name.clone()),
-                    }));
+                    let mut local = Local::new(
+                        name.name.clone(),
+                        name.span,
+                        checked.ty,
+                        TExpr::Local(name.name.clone()),
+                    );
+                    local.condition = condition;
+                    self.scope.push(std::sync::Arc::new(local));
                 }
                 Stmt::Expr(expr) => {
                     let checked = self.check(expr);

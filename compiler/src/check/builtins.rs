@@ -8,9 +8,9 @@
 //! each element it may read.
 
 use super::expr::{Checked, Checker};
-use super::interval::Interval;
 use super::tir::TExpr;
 use super::types::{StreamTy, Ty};
+use crate::cost::Interval;
 use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};
@@ -140,6 +140,13 @@ impl Checker<'_> {
         let outer = std::mem::replace(&mut self.counted_filter, counted);
         let input = self.check(args[0]);
         self.counted_filter = outer;
+        // The least or greatest of a list literal of `Int`s is known
+        // element by element (`[n, 10] |> min()` is at most 10).
+        let extreme = match (op, args.len(), self.int_literal.take()) {
+            ("min", 1, Some((span, ints))) if span == args[0].span => Interval::least_of(&ints),
+            ("max", 1, Some((span, ints))) if span == args[0].span => Interval::greatest_of(&ints),
+            _ => None,
+        };
         let shape = match &input.ty {
             Ty::List(elem, size) => Input::List((**elem).clone(), size.clone()),
             Ty::Stream(stream) => Input::Stream(stream.clone()),
@@ -183,7 +190,13 @@ impl Checker<'_> {
                     )
                 }
                 Input::List(elem, size) => {
-                    self.list_op(op, span, input, Shape::List, elem, size, rest)
+                    let checked = self.list_op(op, span, input, Shape::List, elem, size, rest);
+                    match extreme {
+                        Some(extreme) if matches!(checked.ty, Ty::Option(_)) => {
+                            Checked::new(Ty::option(Ty::Int(extreme)), checked.cost, checked.tir)
+                        }
+                        _ => checked,
+                    }
                 }
             },
         })
@@ -513,7 +526,7 @@ impl Checker<'_> {
             },
             "sort_by" => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
-                if !matches!(ret, Ty::Int(_) | Ty::Float | Ty::Str | Ty::Error) {
+                if !matches!(ret, Ty::Int(_) | Ty::Float | Ty::Str(_) | Ty::Error) {
                     self.error(
                         "E0401",
                         format!(
@@ -572,7 +585,7 @@ impl Checker<'_> {
                     None => elem.clone(),
                 };
                 let numeric = matches!(value_ty, Ty::Int(_) | Ty::Float | Ty::Error);
-                let ordered = numeric || matches!(value_ty, Ty::Str);
+                let ordered = numeric || matches!(value_ty, Ty::Str(_));
                 if (matches!(op, "sum" | "avg") && !numeric) || !ordered {
                     self.error(
                         "E0401",

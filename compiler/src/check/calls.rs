@@ -4,6 +4,7 @@
 use super::expr::{Checked, Checker};
 use super::measures::{self, Bindings};
 use super::modules::Symbol;
+use super::passing::{kept_unapplied, unbound_parameters};
 use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::{Cost, Var};
@@ -96,6 +97,13 @@ impl Checker<'_> {
                 Checked::error()
             }
             _ => {
+                let help = match &callee.kind {
+                    ExprKind::Call(..) => format!(
+                        "to call the function a call returns, name it first: `let f = {}; f(…)`",
+                        crate::syntax::printer::print_expr(callee)
+                    ),
+                    _ => "call a function by name: `f(x)` or `x |> f()`".to_string(),
+                };
                 self.error(
                     "E0412",
                     "this is not a function",
@@ -103,7 +111,7 @@ impl Checker<'_> {
                     "not callable",
                 )
                 .help
-                .push("call a function by name: `f(x)` or `x |> f()`".into());
+                .push(help);
                 Checked::error()
             }
         }
@@ -242,6 +250,7 @@ impl Checker<'_> {
             let (param, pty) = &sig.params[i];
             let checked = self.check(args[i]);
             if self.bind_type(param, pty, &checked.ty, args[i].span, &name, &mut generics) {
+                self.within_declared_ends(pty, &checked.ty, args[i].span, &name, param);
                 arg_tys[i] = Some(checked.ty);
             }
             cost = cost.plus(&checked.cost);
@@ -249,6 +258,9 @@ impl Checker<'_> {
         }
         // Measures of plain values, then of values holding functions (whose
         // expected parameter types may use the former).
+        // Functions the callee only passes back, whose parameter types
+        // nothing here fixes: returned as they are (`passing.rs`).
+        let mut kept: Vec<(usize, Ty)> = Vec::new();
         for pass in [false, true] {
             for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
                 let pty = &sig.params[i].1;
@@ -258,6 +270,10 @@ impl Checker<'_> {
                 let Some(arg_ty) = arg_tys[i].clone() else {
                     continue;
                 };
+                if pass && kept_unapplied(&sig, i, &generics) {
+                    kept.push((i, arg_ty));
+                    continue;
+                }
                 let arg_ty = if pass {
                     // Measures of this parameter not bound yet stay variables:
                     // they are bound to the argument's just below.
@@ -277,7 +293,21 @@ impl Checker<'_> {
                 origins.push((own, args[i].span));
             }
         }
-        for i in (0..args.len()).filter(|&i| is_lambda_for_fn(i)) {
+        // Lambdas whose parameter types the call fixes first: checking one
+        // may bind a type parameter another's parameters need.
+        let mut pending: Vec<usize> = (0..args.len()).filter(|&i| is_lambda_for_fn(i)).collect();
+        while !pending.is_empty() {
+            let next = pending
+                .iter()
+                .position(|&i| !unbound_parameters(&sig.params[i].1, &generics))
+                .unwrap_or(0);
+            let i = pending.remove(next);
+            if kept_unapplied(&sig, i, &generics) {
+                let checked = self.check(args[i]);
+                kept.push((i, checked.ty));
+                tirs[i] = Some(checked.tir);
+                continue;
+            }
             let (param, pty) = &sig.params[i];
             let expected = self.expected_param(pty, &generics, &bindings);
             let ExprKind::Lambda(params, body) = &args[i].kind else {
@@ -342,8 +372,8 @@ impl Checker<'_> {
                 }
             }
         }
-        let ret = sig
-            .ret
+        let ret = self
+            .pass_back(&sig, &kept, args, &name)
             .substitute_generics(&generics)
             .map_polys(&|p| measures::instantiate(p, &bindings));
         let call_cost = sig.cost.map(|p| measures::instantiate(p, &bindings));

@@ -1,11 +1,11 @@
 //! Checking one definition: its parameters, its body, its verdict and its signature.
 
 use super::expr::{Checker, FnSig};
-use super::interval::Interval;
 use super::measures::abstract_measures;
 use super::tir::TExpr;
 use super::types::Ty;
 use super::Verdict;
+use crate::cost::Interval;
 use crate::cost::{class, Cost, Poly, Var, CEILING};
 use crate::syntax::ast::{Def, DefKind, SizeBound, TypeKind};
 use crate::syntax::printer::write_params;
@@ -85,17 +85,20 @@ impl Checker<'_> {
                             name: param.name.name.clone(),
                             ty,
                             max: size.max_value().map(|m| m as i64),
+                            min: None,
                             max_param: sized_by,
                         })
                     }
+                    // The ends as declared: the runtime refuses an argument
+                    // outside them (E0522) before the run.
                     other => super::schema_types::as_column(other).map(|column| ParamSpec {
                         name: param.name.name.clone(),
                         ty: ParamType::Scalar(column),
-                        max: other
-                            .interval()
-                            .and_then(Interval::max_value)
-                            .map(|m| m.min(i64::MAX as u64) as i64)
-                            .filter(|_| param.bound.is_some()),
+                        max: match &param.bound {
+                            Some(SizeBound::Literal(n, _)) => Some(*n),
+                            _ => None,
+                        },
+                        min: param.lower.map(|(n, _)| n),
                         max_param: None,
                     }),
                 };
@@ -135,14 +138,20 @@ impl Checker<'_> {
             .ret
             .as_ref()
             .map(|ret| self.resolve_type(ret, Some(&generics)));
-        let body = self.check_expected(&def.body, declared.as_ref());
+        let mut body = self.check_expected(&def.body, declared.as_ref());
         if let Some(declared) = &declared {
-            self.expect_type(
+            if self.expect_type(
                 declared,
                 &body.ty,
                 def.body.span,
                 "the declared result type",
-            );
+            ) && def.kind == DefKind::Fn
+            {
+                // Lambdas it returns take their parameters' types from the
+                // declaration (`-> Int -> Int`): checked with them now, the
+                // result carries each one's latent cost to the callers.
+                body.ty = self.resolve_functions(&body.ty, declared, def.body.span, &def.name.name);
+            }
         }
         if def.kind != DefKind::Fn {
             self.check_result(def, &body.ty);
@@ -157,7 +166,10 @@ impl Checker<'_> {
                 "a lambda, returned",
             )
             .help
-            .push("pass the lambda to where it is used, or give the function a function parameter instead".into());
+            .push(format!(
+                "declare the function's result type, which gives the lambda its parameters' types: `fn {}(…) -> Int -> Int = …`; or pass the lambda to where it is used",
+                def.name.name
+            ));
         }
         // What the function parameters' own parameters must admit: the
         // largest use in the body.
@@ -169,11 +181,13 @@ impl Checker<'_> {
         let ret_ty = body.ty.map_polys(&solve);
         // What a call costs (a mutation called by another runs inside the
         // caller's transaction), and what a run of the entry point costs:
-        // a mutation's commit is one more round trip.
+        // a mutation's commit reads the changelog's head and commits.
         let body_cost = body.cost.map(solve);
         let mut cost = body_cost.clone();
         if def.kind == DefKind::Mutation {
-            cost.trips = cost.trips.plus(&Poly::constant(1));
+            cost.trips = cost
+                .trips
+                .plus(&Poly::constant(rqc_plan::COMMIT_ROUND_TRIPS));
         }
         let tir = std::sync::Arc::new(self.resolve_lambdas(body.tir));
         // A body that could not be typed somewhere (a table declared with
@@ -242,47 +256,31 @@ impl Checker<'_> {
     /// A parameter's type with its measures. In a function they are
     /// variables, fixed at each call; in an entry point they come from the
     /// declared bounds (and the caller's values are checked against them).
+    /// Declared ends of an `Int` (`>= a`, `<= b`) or a `String` (`<= k`
+    /// bytes) hold in both: a function's callers must prove their
+    /// arguments within them (`calls.rs`).
     fn parameter(&mut self, def: &Def, param: &crate::syntax::ast::Param, ty: Ty) -> Ty {
         let name = param.name.name.clone();
         let entry = def.kind != DefKind::Fn;
-        if param.bound.is_some() && !ty.is_int() {
-            self.error(
-                "E0306",
-                format!("only an `Int` parameter takes `<= N`, and `{name}` is `{ty}`"),
-                param.span,
-                "bound on a non-Int",
-            )
-            .help
-            .push(match &param.ty.kind {
-                TypeKind::List(elem, _) => format!(
-                    "bound a list by its type instead: `{name}: [{}; <= 50]`",
-                    crate::syntax::printer::print_type(elem)
-                ),
-                _ => "only `Int` parameters and lists take a bound: remove `<= N`".to_string(),
-            });
-        }
+        let (least, most) = self.declared_ends(param, &ty);
         if !entry {
-            return abstract_measures(&ty, &name);
+            return match abstract_measures(&ty, &name) {
+                Ty::Int(interval) => Ty::Int(Interval::new(interval.hi, interval.lo, least, most)),
+                Ty::Str(_) if most.is_some() => {
+                    Ty::Str(Poly::constant(most.unwrap_or(0).max(0).unsigned_abs()))
+                }
+                other => other,
+            };
         }
         match ty {
-            Ty::Int(_) => {
-                let max = match &param.bound {
-                    Some(SizeBound::Literal(n, _)) => Some((*n).max(0) as u64),
-                    Some(SizeBound::Name(other)) => {
-                        self.error(
-                            "E0307",
-                            "an entry point's bound is a number",
-                            other.span,
-                            "a name",
-                        )
-                        .help
-                        .push(format!("write a literal: `{name}: Int <= 100`"));
-                        None
-                    }
-                    None => None,
-                };
-                Ty::Int(Interval::parameter(&name, max))
-            }
+            Ty::Int(_) => Ty::Int(Interval::parameter(&name, least, most)),
+            Ty::Str(_) => match most {
+                Some(max) => Ty::Str(Poly::var(Var::param(
+                    &format!("|{name}|"),
+                    Some(max.max(0).unsigned_abs()),
+                ))),
+                None => Ty::string(),
+            },
             Ty::List(elem, _) => {
                 let size = match &param.ty.kind {
                     TypeKind::List(_, Some(SizeBound::Literal(n, span))) => {
@@ -346,6 +344,94 @@ impl Checker<'_> {
             }
             other => ty_named(other, &name),
         }
+    }
+
+    /// The ends declared for parameter `param` of type `ty`: `>= a` and
+    /// `<= b` of an `Int`, `<= k` of a `String`, numbers in both. Reported:
+    /// an end on another type (E0306), a name for a number (E0307), a
+    /// lower end above the upper (E0320), a negative length (E0241).
+    fn declared_ends(
+        &mut self,
+        param: &crate::syntax::ast::Param,
+        ty: &Ty,
+    ) -> (Option<i64>, Option<i64>) {
+        let name = &param.name.name;
+        let string = matches!(ty, Ty::Str(_));
+        if param.bound.is_some() && !ty.is_int() && !string && !ty.is_error() {
+            self.error(
+                "E0306",
+                format!("only an `Int` or `String` parameter takes `<= N`, and `{name}` is `{ty}`"),
+                param.span,
+                "bound on a non-Int",
+            )
+            .help
+            .push(match &param.ty.kind {
+                TypeKind::List(elem, _) => format!(
+                    "bound a list by its type instead: `{name}: [{}; <= 50]`",
+                    crate::syntax::printer::print_type(elem)
+                ),
+                _ => "only `Int` and `String` parameters and lists take a bound: remove `<= N`"
+                    .to_string(),
+            });
+            return (None, None);
+        }
+        if let Some((_, span)) = param.lower {
+            if !ty.is_int() && !ty.is_error() {
+                self.error(
+                    "E0306",
+                    format!("only an `Int` parameter takes `>= N`, and `{name}` is `{ty}`"),
+                    span,
+                    "lower end on a non-Int",
+                )
+                .help
+                .push("remove `>= N`".to_string());
+                return (None, None);
+            }
+        }
+        let most = match &param.bound {
+            Some(SizeBound::Literal(n, _)) => Some(*n),
+            Some(SizeBound::Name(other)) => {
+                self.error(
+                    "E0307",
+                    "a parameter's bound is a number",
+                    other.span,
+                    "a name",
+                )
+                .help
+                .push(format!("write a literal: `{name}: Int <= 100`"));
+                None
+            }
+            None => None,
+        };
+        if let (true, Some(SizeBound::Literal(n, span))) = (string, &param.bound) {
+            if *n < 0 || n.unsigned_abs() > CEILING {
+                self.error(
+                    "E0241",
+                    format!("`{name}`'s length bound must be between 0 and {CEILING} bytes"),
+                    *span,
+                    "out of range",
+                )
+                .help
+                .push(format!("write a length in bytes: `{name}: String <= 200`"));
+                return (None, None);
+            }
+        }
+        let least = param.lower.map(|(n, _)| n);
+        if let (Some(low), Some(high)) = (least, most) {
+            if low > high {
+                let span = param.lower.map_or(param.span, |(_, s)| s);
+                self.error(
+                    "E0320",
+                    format!("no value of `{name}` is both `>= {low}` and `<= {high}`"),
+                    span,
+                    "above the upper end",
+                )
+                .help
+                .push(format!("both ends are included: write `{name}: Int >= {high} <= {low}`, or lower the `>=`"));
+                return (None, None);
+            }
+        }
+        (least, most)
     }
 
     /// An entry point's result is data: it may hold no stream (reading it

@@ -1,9 +1,9 @@
 //! Checking expressions: types, costs and the typed IR, one construct at a time.
 
-use super::interval::Interval;
 use super::modules::ProgramIndex;
 use super::tir::TExpr;
 use super::types::{FnCandidate, StreamTy, Ty};
+use crate::cost::Interval;
 use crate::cost::{Cost, Poly};
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
@@ -65,6 +65,12 @@ pub struct Local {
     pub span: Span,
     pub ty: Ty,
     pub tir: TExpr,
+    /// The binding's identity, kept when an `if` narrows it
+    /// (`narrowing.rs`): a comparison narrows the binding it read.
+    pub binding: u64,
+    /// A `Bool` bound by `let` to a condition: what it says of the
+    /// integers it compared, for an `if` that tests the name.
+    pub condition: Option<Arc<super::narrowing::Condition>>,
 }
 
 /// What the checker learnt about a place in the source, for editors.
@@ -144,6 +150,13 @@ pub struct Checker<'p> {
     /// The `filter(…)` call (its span) whose result `count()` reads, while
     /// its input is checked: its rejection proposes a maintained count.
     pub(super) counted_filter: Option<Span>,
+    /// Comparisons of `Int`s checked inside the conditions being checked
+    /// (`narrowing.rs`), and how many conditions are open.
+    pub(super) comparisons: Vec<super::narrowing::Comparison>,
+    pub(super) conditions_open: usize,
+    /// The last list literal of `Int`s checked (its span), with each
+    /// element's range: `[n, 10] |> min()` is at most 10.
+    pub(super) int_literal: Option<(Span, Vec<Interval>)>,
 }
 
 impl<'p> Checker<'p> {
@@ -166,12 +179,8 @@ impl<'p> Checker<'p> {
     }
 
     pub(super) fn push_local(&mut self, name: &Ident, ty: Ty, tir: TExpr) {
-        self.scope.push(Arc::new(Local {
-            name: name.name.clone(),
-            span: name.span,
-            ty,
-            tir,
-        }));
+        self.scope
+            .push(Arc::new(Local::new(name.name.clone(), name.span, ty, tir)));
     }
 
     pub(super) fn local(&self, name: &str) -> Option<&Local> {
@@ -293,7 +302,12 @@ impl<'p> Checker<'p> {
                 Checked::new(Ty::Float, Cost::zero(), TExpr::Const(Value::float(*x)))
             }
             ExprKind::Str(s) => {
-                Checked::new(Ty::Str, Cost::zero(), TExpr::Const(Value::Str(s.clone())))
+                let bytes = Poly::constant(s.len() as u64);
+                Checked::new(
+                    Ty::Str(bytes),
+                    Cost::zero(),
+                    TExpr::Const(Value::Str(s.clone())),
+                )
             }
             ExprKind::Bool(b) => {
                 Checked::new(Ty::Bool, Cost::zero(), TExpr::Const(Value::Bool(*b)))
@@ -368,6 +382,11 @@ impl<'p> Checker<'p> {
                     cost = cost.plus(&checked.cost);
                     tirs.push(checked.tir);
                 }
+                let ints: Option<Vec<Interval>> = elems
+                    .iter()
+                    .map(|t| t.interval().filter(|_| t.is_int()).cloned())
+                    .collect();
+                self.int_literal = ints.map(|ints| (expr.span, ints));
                 let elem = join_all(elems);
                 self.type_within_limits(
                     Checked::new(
@@ -425,10 +444,16 @@ impl<'p> Checker<'p> {
                 Checked::error()
             }
             ExprKind::If(cond, then, otherwise) => {
+                let mark = self.begin_condition();
                 let c = self.check(cond);
+                let condition = self.condition(cond, mark);
                 self.expect_type(&Ty::Bool, &c.ty, cond.span, "an `if` condition is a Bool");
-                let t = self.check_expected(then, expected);
-                let e = self.check_expected(otherwise, expected.or(Some(&t.ty)));
+                // Each branch sees what the condition proves (or disproves)
+                // of the integers it compares.
+                let t = self.narrowed(&condition, true, |this| this.check_expected(then, expected));
+                let e = self.narrowed(&condition, false, |this| {
+                    this.check_expected(otherwise, expected.or(Some(&t.ty)))
+                });
                 if !t.ty.compatible(&e.ty) {
                     let (tt, et) = (t.ty.to_string(), e.ty.to_string());
                     let file = self.file;
@@ -541,6 +566,7 @@ pub fn join_types(a: &Ty, b: &Ty) -> Ty {
     match (a, b) {
         (Ty::Error, other) | (other, Ty::Error) => other.clone(),
         (Ty::Int(x), Ty::Int(y)) => Ty::Int(x.join(y)),
+        (Ty::Str(x), Ty::Str(y)) => Ty::Str(x.max(y)),
         (Ty::List(x, sx), Ty::List(y, sy)) => Ty::list(join_types(x, y), sx.max(sy)),
         (Ty::Option(x), Ty::Option(y)) => Ty::option(join_types(x, y)),
         (Ty::Option(x), y) | (y, Ty::Option(x)) => Ty::option(join_types(x, y)),

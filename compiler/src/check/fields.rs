@@ -182,9 +182,7 @@ impl Checker<'_> {
                 });
                 let table_schema = self.schema.table(table);
                 match table_schema.and_then(|t| t.column(&field.name).map(|c| &t.columns[c])) {
-                    Some(column) => {
-                        super::schema_types::table_column_ty(table, &column.name, &column.ty)
-                    }
+                    Some(column) => super::schema_types::table_column_ty(table, column),
                     None => {
                         let columns = table_schema.map_or(&[][..], |t| &t.columns[..]);
                         let index = table_schema.and_then(|t| t.near_columns());

@@ -128,12 +128,12 @@ mod tests {
     use crate::check::types::Ty;
 
     fn local(name: &str, n: i64) -> Arc<Local> {
-        Arc::new(Local {
-            name: name.into(),
-            span: Default::default(),
-            ty: Ty::Bool,
-            tir: TExpr::Const(rqc_plan::Value::Int(n)),
-        })
+        Arc::new(Local::new(
+            name.into(),
+            Default::default(),
+            Ty::Bool,
+            TExpr::Const(rqc_plan::Value::Int(n)),
+        ))
     }
 
     fn value(locals: &Locals, name: &str) -> Option<i64> {

@@ -17,8 +17,8 @@
 //! within the assumed ones, or reports E0419.
 
 use super::expr::Checker;
-use super::interval::Interval;
 use super::types::{FnCandidate, FnTy, Ty};
+use crate::cost::Interval;
 use crate::cost::{Cost, Poly, Var, VarKind};
 use crate::span::Span;
 use std::collections::BTreeMap;
@@ -100,10 +100,11 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
         }))
     };
     match ty {
-        Ty::Int(_) => Ty::Int(Interval {
-            hi: var(path.to_string()),
-            lo: var(format!("lo({path})")),
-        }),
+        Ty::Int(_) => Ty::Int(Interval::symbolic(
+            var(path.to_string()),
+            var(format!("lo({path})")),
+        )),
+        Ty::Str(_) => Ty::Str(var(format!("|{path}|"))),
         Ty::Option(inner) => Ty::option(measured(inner, path, covariant)),
         Ty::List(elem, _) => Ty::list(
             measured(elem, &format!("{path}[]"), covariant),
@@ -167,6 +168,7 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
             one(&p.hi, &a.hi);
             one(&p.lo, &a.lo);
         }
+        (Ty::Str(p), Ty::Str(a)) => one(p, a),
         (Ty::Option(p), Ty::Option(a)) => bind(p, a, bindings),
         (Ty::Option(p), a) => bind(p, a, bindings),
         (Ty::List(pe, ps), Ty::List(ae, size)) => {
@@ -246,11 +248,11 @@ impl Checker<'_> {
         let d = self.error(
             "E0419",
             format!(
-                "{} may be {}, and {place} was costed for at most {}",
+                "{} may be {}, and {place} was costed for {}",
                 misfit.what, misfit.found, misfit.assumed
             ),
             span,
-            "larger than assumed",
+            "outside what was assumed",
         );
         d.help.push(
             "pass the lambda directly where it is used, so it is costed for its arguments, or declare the larger size in the function's type".into(),
@@ -266,6 +268,10 @@ impl Checker<'_> {
             (Ty::Int(f), Ty::Int(a)) => {
                 self.fit_poly(&f.hi, &a.hi, format!("{what}'s upper end"), misfit);
                 self.fit_poly(&f.lo, &a.lo, format!("{what}'s negative part"), misfit);
+                fit_numeric(f, a, what, misfit);
+            }
+            (Ty::Str(f), Ty::Str(a)) => {
+                self.fit_poly(f, a, format!("{what}'s length in bytes"), misfit)
             }
             (Ty::Option(f), Ty::Option(a)) => self.fit(f, a, what, misfit),
             (f, Ty::Option(a)) => self.fit(f, a, what, misfit),
@@ -326,16 +332,45 @@ impl Checker<'_> {
         match assumed.as_var().map(|var| (var, var.kind())) {
             Some((var, VarKind::Req(_))) => self.requirements.record(&var, found),
             Some((_, VarKind::Generic(_))) => {}
+            // Costed for any value: a measure nothing bounds (a declared
+            // `Int -> Int`'s parameter) is a variable no conclusion drawn
+            // from it limits, so what was proved holds for every value.
+            Some((_, VarKind::Param { max: None, .. })) => {}
             _ if !found.le(assumed) && misfit.is_none() => {
                 *misfit = Some(Misfit {
                     what,
                     found: shown(found),
-                    assumed: shown(assumed),
+                    assumed: format!("at most {}", shown(assumed)),
                 });
             }
             _ => {}
         }
     }
+}
+
+/// `found`'s numeric ends within `assumed`'s: a place costed for values
+/// of at least 5 (a lambda checked with `x` bound to `5`) may not be
+/// given 0, which its polynomial ends (never above zero at the bottom)
+/// cannot tell apart.
+fn fit_numeric(found: &Interval, assumed: &Interval, what: &str, misfit: &mut Option<Misfit>) {
+    if misfit.is_some() {
+        return;
+    }
+    let shown =
+        |end: Option<i64>, infinite: &str| end.map_or(infinite.to_string(), |n| n.to_string());
+    *misfit = match assumed.passed_ends(found) {
+        (Some(least), _) => Some(Misfit {
+            what: format!("{what}'s lower end"),
+            found: shown(found.least, "any negative number"),
+            assumed: format!("at least {least}"),
+        }),
+        (None, Some(most)) => Some(Misfit {
+            what: format!("{what}'s upper end"),
+            found: shown(found.most, "any size"),
+            assumed: format!("at most {most}"),
+        }),
+        (None, None) => None,
+    };
 }
 
 fn shown(poly: &Poly) -> String {

@@ -16,13 +16,14 @@ mod expr;
 mod fields;
 mod fixes;
 mod functions;
-mod interval;
 pub(crate) mod locals;
 mod measures;
 mod module_scope;
 mod modules;
 pub mod names;
+mod narrowing;
 mod operators;
+mod passing;
 mod predicates;
 mod reject;
 mod schema;
@@ -235,6 +236,9 @@ pub fn check_one(
         inspected: Default::default(),
         untyped_none: None,
         counted_filter: None,
+        comparisons: Vec::new(),
+        conditions_open: 0,
+        int_literal: None,
     };
     let mut outcome = checker.check_definition(def, &module_name);
     outcome.facts = checker.facts.unwrap_or_default();

@@ -1,9 +1,9 @@
 //! Checking operators: unary and binary, with their types and value ranges.
 
 use super::expr::{Checked, Checker};
-use super::interval::Interval;
 use super::tir::TExpr;
 use super::types::Ty;
+use crate::cost::Interval;
 use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, UnaryOp};
@@ -43,13 +43,21 @@ impl Checker<'_> {
         if let Ty::Option(inner) = ty {
             return Ty::option(self.scalar_function(op, inner, span));
         }
-        let (takes, gives) = match op {
-            UnaryOp::Length => (Ty::Str, Ty::Int(Interval::up_to(Poly::unbounded("length")))),
-            UnaryOp::Lower | UnaryOp::Upper => (Ty::Str, Ty::Str),
+        // A string's characters are no more than its bytes; a case mapping
+        // may lengthen a string (`ß` to `SS`), so its result is unbounded.
+        let (takes, gives) = match (op, ty) {
+            (UnaryOp::Length, Ty::Str(bytes)) => {
+                (Ty::string(), Ty::Int(Interval::up_to(bytes.clone())))
+            }
+            (UnaryOp::Length, _) => (
+                Ty::string(),
+                Ty::Int(Interval::up_to(Poly::unbounded("length"))),
+            ),
+            (UnaryOp::Lower | UnaryOp::Upper, _) => (Ty::string(), Ty::string()),
             _ => (Ty::any_int("?"), Ty::Float),
         };
         match (ty, &takes) {
-            (Ty::Error, _) | (Ty::Str, Ty::Str) | (Ty::Int(_), Ty::Int(_)) => gives,
+            (Ty::Error, _) | (Ty::Str(_), Ty::Str(_)) | (Ty::Int(_), Ty::Int(_)) => gives,
             (other, _) => {
                 self.mismatch(
                     &takes,
@@ -58,7 +66,7 @@ impl Checker<'_> {
                     format!(
                         "`{}` takes {}",
                         op.written(),
-                        if matches!(takes, Ty::Str) {
+                        if matches!(takes, Ty::Str(_)) {
                             "a String"
                         } else {
                             "an Int"
@@ -75,6 +83,9 @@ impl Checker<'_> {
         let right = self.check(b);
         if op == BinaryOp::Or && (left.ty.holds_rows() || right.ty.holds_rows()) {
             return self.check_union(left, right, a, b);
+        }
+        if op.is_comparison() {
+            self.record_comparison(op, a, b, &left.ty, &right.ty);
         }
         let cost = left.cost.plus(&right.cost);
         let numeric = |t: &Ty| matches!(t, Ty::Int(_) | Ty::Float | Ty::Error);
@@ -120,8 +131,8 @@ impl Checker<'_> {
             }
             BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq => {
                 let ordered = |t: &Ty| {
-                    matches!(t, Ty::Int(_) | Ty::Float | Ty::Str | Ty::Error)
-                        || matches!(t, Ty::Option(inner) if matches!(**inner, Ty::Int(_) | Ty::Float | Ty::Str))
+                    matches!(t, Ty::Int(_) | Ty::Float | Ty::Str(_) | Ty::Error)
+                        || matches!(t, Ty::Option(inner) if matches!(**inner, Ty::Int(_) | Ty::Float | Ty::Str(_)))
                 };
                 if !ordered(&left.ty) {
                     self.mismatch(
@@ -140,9 +151,12 @@ impl Checker<'_> {
                 }
                 Ty::Bool
             }
-            BinaryOp::Add if matches!(left.ty, Ty::Str) => {
-                self.expect_type(&Ty::Str, &right.ty, b.span, "`+` joins two strings");
-                Ty::Str
+            BinaryOp::Add if matches!(left.ty, Ty::Str(_)) => {
+                self.expect_type(&Ty::string(), &right.ty, b.span, "`+` joins two strings");
+                match (&left.ty, &right.ty) {
+                    (Ty::Str(a), Ty::Str(b)) => Ty::Str(a.plus(b)),
+                    _ => Ty::string(),
+                }
             }
             _ => {
                 if !numeric(&left.ty) {
@@ -171,12 +185,15 @@ impl Checker<'_> {
         // none on either side gives none.
         let ty = match (left.ty.interval(), right.ty.interval()) {
             (Some(x), Some(y)) if ty.interval().is_some() => {
+                if matches!(op, BinaryOp::Div | BinaryOp::Rem) && y.constant() == Some(0) {
+                    self.divides_by_zero(op, b);
+                }
                 let interval = match op {
                     BinaryOp::Add => x.plus(y),
                     BinaryOp::Sub => x.minus(y),
                     BinaryOp::Mul => x.times(y),
                     BinaryOp::Div => x.divided_by(y),
-                    _ => x.remainder(),
+                    _ => x.remainder(y),
                 };
                 let optional =
                     matches!(left.ty, Ty::Option(_)) || matches!(right.ty, Ty::Option(_));
@@ -195,15 +212,37 @@ impl Checker<'_> {
         )
     }
 
+    /// E0322: `x / 0` or `x % 0`, whose every run would stop (E0531).
+    fn divides_by_zero(&mut self, op: BinaryOp, divisor: &Expr) {
+        let what = if op == BinaryOp::Div {
+            "divides"
+        } else {
+            "takes a remainder"
+        };
+        self.error(
+            "E0322",
+            format!("this {what} by `{}`, which is always 0", print_expr(divisor)),
+            divisor.span,
+            "always zero",
+        )
+        .help
+        .push("divide by a value that is never 0: a literal such as `10`, or a parameter declared `>= 1`".into());
+    }
+
     /// `starts_with(s, p)` of two `String`s (either may be optional: `none`
     /// starts with nothing and nothing starts with `none`).
     pub(super) fn starts_with_operand(&mut self, ty: &Ty, span: Span) {
         let string = match ty {
-            Ty::Option(inner) => matches!(**inner, Ty::Str | Ty::Error),
-            other => matches!(other, Ty::Str | Ty::Error),
+            Ty::Option(inner) => matches!(**inner, Ty::Str(_) | Ty::Error),
+            other => matches!(other, Ty::Str(_) | Ty::Error),
         };
         if !string {
-            self.mismatch(&Ty::Str, ty, span, "`starts_with` compares two Strings");
+            self.mismatch(
+                &Ty::string(),
+                ty,
+                span,
+                "`starts_with` compares two Strings",
+            );
         }
     }
 

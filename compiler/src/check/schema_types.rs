@@ -5,17 +5,22 @@ use super::modules::Symbol;
 use super::types::{FnTy, StreamSource, StreamTy, Ty};
 use crate::cost::{Cost, Poly};
 use crate::syntax::ast::{Ident, Type, TypeKind};
-use rqc_plan::ColumnType;
+use rqc_plan::{Column, ColumnType};
 
 /// The type of a column's values: data nothing bounds, so an `Int`'s range
-/// is unbounded both ways, named by `label` (`Cfg.lim`) for messages.
-pub fn column_ty(ty: &ColumnType, label: &str) -> Ty {
+/// is unbounded both ways, named by `label` (`Cfg.lim`) for messages, and
+/// a `String` as long as its declared length bound (`max_len` bytes) or
+/// any length.
+pub fn column_ty(ty: &ColumnType, label: &str, max_len: Option<u64>) -> Ty {
     match ty {
         ColumnType::Int => Ty::any_int(label),
         ColumnType::Float => Ty::Float,
-        ColumnType::String => Ty::Str,
+        ColumnType::String => match max_len {
+            Some(max) => Ty::Str(Poly::constant(max)),
+            None => Ty::string(),
+        },
         ColumnType::Bool => Ty::Bool,
-        ColumnType::Optional(inner) => Ty::option(column_ty(inner, label)),
+        ColumnType::Optional(inner) => Ty::option(column_ty(inner, label, max_len)),
     }
 }
 
@@ -23,26 +28,29 @@ pub fn column_ty(ty: &ColumnType, label: &str) -> Ty {
 /// for every column an access, a field or a write names: each is built
 /// (its label formatted, its variables interned) once per thread, and
 /// built again when the column's type changed.
-pub fn table_column_ty(table: &str, column: &str, ty: &ColumnType) -> Ty {
+pub fn table_column_ty(table: &str, column: &Column) -> Ty {
     type Made = std::collections::HashMap<
         String,
-        std::collections::HashMap<String, (ColumnType, Ty), crate::cost::NameHash>,
+        std::collections::HashMap<String, (Column, Ty), crate::cost::NameHash>,
         crate::cost::NameHash,
     >;
     thread_local! {
         static MADE: std::cell::RefCell<Made> = Default::default();
     }
     MADE.with(|made| {
-        if let Some((made_for, made_ty)) = made.borrow().get(table).and_then(|t| t.get(column)) {
-            if made_for == ty {
+        if let Some((made_for, made_ty)) =
+            made.borrow().get(table).and_then(|t| t.get(&column.name))
+        {
+            if made_for.ty == column.ty && made_for.max_len == column.max_len {
                 return made_ty.clone();
             }
         }
-        let built = column_ty(ty, &format!("{table}.{column}"));
+        let label = format!("{table}.{}", column.name);
+        let built = column_ty(&column.ty, &label, column.max_len);
         made.borrow_mut()
             .entry(table.to_string())
             .or_default()
-            .insert(column.to_string(), (ty.clone(), built.clone()));
+            .insert(column.name.clone(), (column.clone(), built.clone()));
         built
     })
 }
@@ -61,7 +69,7 @@ pub fn as_column(ty: &Ty) -> Option<ColumnType> {
     match ty {
         Ty::Int(_) => Some(ColumnType::Int),
         Ty::Float => Some(ColumnType::Float),
-        Ty::Str => Some(ColumnType::String),
+        Ty::Str(_) => Some(ColumnType::String),
         Ty::Bool => Some(ColumnType::Bool),
         Ty::Option(inner) => Some(ColumnType::Optional(Box::new(as_column(inner)?))),
         _ => None,
@@ -103,7 +111,7 @@ impl Checker<'_> {
             TypeKind::Named(name) => match name.name.as_str() {
                 "Int" => Ty::any_int("?"),
                 "Float" => Ty::Float,
-                "String" => Ty::Str,
+                "String" => Ty::string(),
                 "Bool" => Ty::Bool,
                 other => match self.index.lookup(self.module, other) {
                     Some(Symbol::Table(table)) => Ty::Row(table.clone()),

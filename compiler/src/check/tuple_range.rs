@@ -193,7 +193,7 @@ impl Checker<'_> {
         let mut values = Vec::with_capacity(rhs_items.len());
         for (k, value_expr) in rhs_items.iter().enumerate() {
             let column = &schema.columns[columns[first + k]];
-            let expected = table_column_ty(&schema.name, &column.name, &column.ty);
+            let expected = table_column_ty(&schema.name, column);
             let value = self.check(value_expr);
             self.expect_type(
                 &expected,

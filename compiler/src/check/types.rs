@@ -1,6 +1,6 @@
 //! Types of RQL expressions, with the value ranges of integers, the sizes of lists, the costs of streams and functions.
 
-use super::interval::Interval;
+use crate::cost::Interval;
 use crate::cost::{Cost, Poly};
 use crate::syntax::ast::Ident;
 use std::collections::BTreeMap;
@@ -12,7 +12,10 @@ pub enum Ty {
     /// An integer whose value lies in the interval.
     Int(Interval),
     Float,
-    Str,
+    /// A string of at most this many UTF-8 bytes (so of at most as many
+    /// characters): a literal's, a column's or parameter's `String <= 20`,
+    /// or unbounded.
+    Str(Poly),
     Bool,
     /// A row of the named table.
     Row(String),
@@ -117,6 +120,11 @@ impl Ty {
         }
     }
 
+    /// A string nothing bounds the length of.
+    pub fn string() -> Ty {
+        Ty::Str(Poly::unbounded("length"))
+    }
+
     /// An integer nothing bounds (`what` names it in messages).
     pub fn any_int(what: &str) -> Ty {
         Ty::Int(Interval::unbounded(what))
@@ -191,6 +199,11 @@ impl Ty {
         })
     }
 
+    /// Every part equal to `from` replaced by `to`.
+    pub fn replace(&self, from: &Ty, to: &Ty) -> Ty {
+        self.map(&|t| (t == from).then(|| to.clone()))
+    }
+
     /// Rebuilds the type bottom-up; `f` may replace a node (its answer is
     /// not visited again).
     fn map(&self, f: &dyn Fn(&Ty) -> Option<Ty>) -> Ty {
@@ -234,12 +247,10 @@ impl Ty {
     pub fn map_polys(&self, f: &dyn Fn(&Poly) -> Poly) -> Ty {
         let cost = |c: &Cost| c.map(f);
         match self {
-            Ty::Int(interval) => Ty::Int(Interval {
-                hi: f(&interval.hi),
-                lo: f(&interval.lo),
-            }),
+            Ty::Int(interval) => Ty::Int(interval.map_polys(f)),
             Ty::Option(inner) => Ty::option(inner.map_polys(f)),
             Ty::List(elem, size) => Ty::list(elem.map_polys(f), f(size)),
+            Ty::Str(length) => Ty::Str(f(length)),
             Ty::Record(fields) => Ty::Record(
                 fields
                     .iter()
@@ -387,7 +398,7 @@ impl fmt::Display for Ty {
         match self {
             Ty::Int(_) => write!(f, "Int"),
             Ty::Float => write!(f, "Float"),
-            Ty::Str => write!(f, "String"),
+            Ty::Str(_) => write!(f, "String"),
             Ty::Bool => write!(f, "Bool"),
             Ty::Row(table) => write!(f, "{table}"),
             Ty::Record(fields) => {

@@ -5,10 +5,10 @@
 //! index entry written or removed; spec/cost.md states the rules.
 
 use super::expr::{Checked, Checker};
-use super::interval::Interval;
 use super::schema_types::table_column_ty;
 use super::tir::TExpr;
 use super::types::Ty;
+use crate::cost::Interval;
 use crate::cost::{Cost, Poly};
 use crate::span::Span;
 use crate::syntax::ast::{DefKind, Expr, ExprKind, Path};
@@ -181,7 +181,7 @@ impl<'p> Checker<'p> {
     /// A value for column `position`, checked against the column's type.
     fn column_value(&mut self, schema: &TableSchema, position: usize, value: &Expr) -> Checked {
         let column = &schema.columns[position];
-        let expected = table_column_ty(&schema.name, &column.name, &column.ty);
+        let expected = table_column_ty(&schema.name, column);
         let checked = self.check_expected(value, Some(&expected));
         self.expect_type(
             &expected,

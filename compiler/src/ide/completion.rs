@@ -231,7 +231,20 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
                 .unwrap_or(0);
             let name = header_end[name_start..name_end].trim();
             if !name.is_empty() && header_end[..name_start].trim_end().ends_with(['(', ',']) {
-                out.push(item(name, CompletionKind::Variable, "parameter".into()));
+                // As declared, ends included (`n: Int >= 0 <= 100`), where
+                // the definition parses.
+                let declared = analysis.file_syntax(file).and_then(|parsed| {
+                    parsed.module.items.iter().find_map(|item| match item {
+                        crate::syntax::ast::Item::Def(d) if d.span.start == def.span.start => d
+                            .params
+                            .iter()
+                            .find(|p| p.name.name == name)
+                            .map(crate::syntax::printer::print_param),
+                        _ => None,
+                    })
+                });
+                let detail = declared.unwrap_or_else(|| "parameter".into());
+                out.push(item(name, CompletionKind::Variable, detail));
             }
         }
         for (i, _) in header_end.match_indices("let ") {

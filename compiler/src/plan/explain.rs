@@ -18,7 +18,17 @@ pub fn explain_with(entry: &Entry, schema: &Schema, stats: Option<&[NodeStats]>)
         .params
         .iter()
         .map(|p| match (&p.ty, p.max) {
-            (ParamType::Scalar(ty), Some(max)) => format!("{}: {} <= {max}", p.name, ty.name()),
+            // Ends as declared: `n: Int >= 0 <= 10`.
+            (ParamType::Scalar(ty), max) if p.min.is_some() || max.is_some() => {
+                let mut text = format!("{}: {}", p.name, ty.name());
+                if let Some(min) = p.min {
+                    text.push_str(&format!(" >= {min}"));
+                }
+                if let Some(max) = max {
+                    text.push_str(&format!(" <= {max}"));
+                }
+                text
+            }
             (ParamType::List(ty), Some(max)) => format!("{}: [{}; <= {max}]", p.name, ty.name()),
             (ty @ ParamType::Records(_), Some(max)) => {
                 let name = ty.name();

@@ -163,7 +163,10 @@ pub struct Def {
 pub struct Param {
     pub name: Ident,
     pub ty: Type,
-    /// `n: Int <= 100`: the caller's value is checked against it.
+    /// `n: Int >= 0`: the caller's value is checked against it.
+    pub lower: Option<(i64, Span)>,
+    /// `n: Int <= 100` (or `s: String <= 20`, in bytes): the caller's value
+    /// is checked against it.
     pub bound: Option<SizeBound>,
     pub span: Span,
 }

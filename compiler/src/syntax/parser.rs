@@ -133,6 +133,42 @@ impl ParseContext {
         }
     }
 
+    /// `n: Int in a..b`: E0106, pointing to the inclusive ends to write;
+    /// the parameter is kept without bounds.
+    pub fn param_range(
+        &mut self,
+        name: Ident,
+        ty: Type,
+        from: (i64, Span),
+        to: (i64, Span),
+        range: Span,
+        span: Span,
+    ) -> Box<Param> {
+        let (a, b) = (from.0, to.0);
+        let written = format!("{}: {}", name.name, super::printer::print_type(&ty));
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0106",
+                "a parameter's bounds are written with `>=` and `<=`, not `in`",
+                &self.file,
+                range,
+                "not a parameter bound",
+            )
+            .with_help(format!(
+                "write `{written} >= {a} <= {}`: both ends are included (in an access `{a}..{b}` excludes {b}; \
+                 to include it write `<= {b}`)",
+                b.saturating_sub(1)
+            )),
+        );
+        Box::new(Param {
+            name,
+            ty,
+            lower: None,
+            bound: None,
+            span,
+        })
+    }
+
     /// Reports every tuple no access claimed: RQL has no tuple values.
     fn finish(&mut self) {
         for (span, _) in std::mem::take(&mut self.tuples) {

@@ -180,6 +180,10 @@ fn write_param(out: &mut String, param: &Param) {
     out.push_str(&param.name.name);
     out.push_str(": ");
     write_type(out, &param.ty, false);
+    if let Some((lower, _)) = &param.lower {
+        out.push_str(" >= ");
+        out.push_str(&lower.to_string());
+    }
     if let Some(bound) = &param.bound {
         out.push_str(" <= ");
         write_size(out, bound);

@@ -154,6 +154,29 @@ pub fn append(
     Ok(seq)
 }
 
+/// Appends an install's entry, inside the install's transaction: it names
+/// the catalog's program key, which no query reads, so it touches no
+/// subscription by its keys; the watcher plans every subscription again
+/// when it finds one ([`is_install`]). Returns its position.
+pub fn append_install(
+    txn: &mut dyn WriteTxn,
+    store: &dyn crate::store::Store,
+    catalog: crate::store::Tree,
+) -> Result<u64> {
+    let names = HashMap::from([(catalog, crate::catalog::CATALOG.to_string())]);
+    let mut writes = WriteSet::default();
+    writes.add(catalog, INSTALLED);
+    append(txn, store.tree(LOG_TREE), compact(store), &names, &writes)
+}
+
+/// The key an install's entry names in the catalog's tree.
+const INSTALLED: &[u8] = b"program";
+
+/// Whether `change` is an install's ([`append_install`]).
+pub fn is_install(change: &Change) -> bool {
+    change.tree == crate::catalog::CATALOG
+}
+
 fn encode(changes: &[Change]) -> Vec<u8> {
     let mut out = Vec::new();
     let bytes = |out: &mut Vec<u8>, b: &[u8]| {

@@ -1,17 +1,17 @@
 //! The live registry of one database and its watcher thread: each commit's changelog entry is matched against the subscriptions' read ranges, and only the touched ones are evaluated again.
 
-use super::changelog::{self, KEEP};
+use super::changelog;
 use super::events::{change, Event, Queue};
 use super::index::{Index, SubId};
+use super::query::{Query, Recompile};
 use super::ranges::{merge, KeyRange};
-use crate::bound::Access;
 use crate::engine::{evaluate, Installed};
 use crate::error::Result;
 use crate::session::Session;
 use crate::store::{Bell, Store, Tree};
 use imbl::OrdMap;
-use rqc_plan::{Entry, Value};
-use std::collections::{BTreeSet, HashMap};
+use rqc_plan::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -87,44 +87,46 @@ impl Wake {
     }
 }
 
-/// A query as one subscription runs it, again and again.
-pub(crate) struct Query {
-    pub installed: Arc<Installed>,
-    pub plan: Plan,
-    pub args: Vec<Value>,
-}
-
-/// The entry point a subscription runs: one of the installed program's,
-/// shared (many subscriptions to one query hold no copy of its plan), or
-/// one given beside it (the REPL's expressions).
-pub(crate) enum Plan {
-    Installed(usize),
-    Given(Box<(Entry, Vec<Access>)>),
-}
-
-impl Query {
-    fn entry(&self) -> (&Entry, &[Access]) {
-        match &self.plan {
-            Plan::Installed(i) => (
-                &self.installed.program.entries[*i],
-                &self.installed.accesses[*i],
-            ),
-            Plan::Given(given) => (&given.0, &given.1),
-        }
-    }
-}
-
 pub(crate) struct Sub {
     id: SubId,
-    query: Query,
+    /// Replaced when an install plans it again (`query::replan`).
+    query: Mutex<Arc<Query>>,
+    /// The watched expression's text, compiled again at an install.
+    pub(super) recompile: Option<Arc<Recompile>>,
     /// The result subscribers were last told of, and its position.
     last: Mutex<(Value, u64)>,
     pub queue: Queue,
 }
 
 impl Sub {
+    pub(super) fn query(&self) -> Arc<Query> {
+        Arc::clone(&self.query.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    pub(super) fn set_query(&self, query: Arc<Query>) {
+        *self.query.lock().unwrap_or_else(|p| p.into_inner()) = query;
+    }
+
+    /// Tells the subscriber of the whole `value` at `position`, changed or
+    /// not: its query was planned again under another program.
+    pub(super) fn deliver_whole(&self, position: u64, value: Value) {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        let event = Event::Result {
+            position,
+            value: value.clone(),
+        };
+        self.queue.push(event, &value);
+        *last = (value, position);
+    }
+
+    /// Ends the subscription with `error` at `position`: its last event.
+    pub(super) fn end(&self, position: u64, error: crate::error::RuntimeError) {
+        self.last.lock().unwrap_or_else(|p| p.into_inner()).1 = position;
+        self.queue.finish(Event::Failed { position, error });
+    }
+
     /// Tells the subscriber of `value` (at `position`) if it changed.
-    fn deliver(&self, position: u64, value: Value) {
+    pub(super) fn deliver(&self, position: u64, value: Value) {
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(event) = change(&last.0, &value, position) {
             self.queue.push(event, &value);
@@ -133,32 +135,56 @@ impl Sub {
         last.1 = position;
     }
 
-    fn at(&self) -> u64 {
+    pub(super) fn at(&self) -> u64 {
         self.last.lock().unwrap_or_else(|p| p.into_inner()).1
+    }
+
+    /// Tells the subscriber that evaluating its query again at `position`
+    /// failed; it goes on listening.
+    pub(super) fn failed(&self, position: u64, error: crate::error::RuntimeError) {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        last.1 = position;
+        let whole = last.0.clone();
+        self.queue.push(Event::Failed { position, error }, &whole);
     }
 }
 
 #[derive(Default)]
-struct Registry {
-    index: Index,
-    subs: OrdMap<SubId, Arc<Sub>>,
+pub(super) struct Registry {
+    pub index: Index,
+    pub subs: OrdMap<SubId, Arc<Sub>>,
     /// The ranges each subscription is indexed under.
-    ranges: HashMap<SubId, Vec<KeyRange>>,
+    pub ranges: HashMap<SubId, Vec<KeyRange>>,
     /// Subscribed since the watcher's last look: evaluated again if a
     /// commit came after their first evaluation.
-    dirty: Vec<SubId>,
+    pub dirty: Vec<SubId>,
     /// The last commit the watcher has matched (`None` before its first look).
-    position: Option<u64>,
+    pub position: Option<u64>,
+    /// The program installed at `position`: every subscription the watcher
+    /// evaluates runs a plan of it (spec/live.md, "Across installs").
+    pub program: Option<Arc<Installed>>,
+}
+
+impl Registry {
+    /// Forgets subscription `id` and the ranges it is indexed under.
+    pub fn forget(&mut self, id: SubId) {
+        if self.subs.remove(&id).is_none() {
+            return;
+        }
+        for range in self.ranges.remove(&id).unwrap_or_default() {
+            self.index.remove(&range, id);
+        }
+    }
 }
 
 /// The live subscriptions of one database.
 pub struct Hub {
-    store: Arc<dyn Store>,
-    log: Tree,
+    pub(super) store: Arc<dyn Store>,
+    pub(super) log: Tree,
     /// The changelog's layout (see [`changelog::compact`]).
-    compact: bool,
+    pub(super) compact: bool,
     registry: Mutex<Registry>,
-    caught_up: Condvar,
+    pub(super) caught_up: Condvar,
     pub(crate) wake: Arc<Wake>,
     thread: Mutex<Option<JoinHandle<()>>>,
     /// The database's directory, when it has one: a thread woken by
@@ -172,11 +198,15 @@ pub struct Hub {
     /// looks on its own only every [`POLL_RUNG`]).
     rung: AtomicBool,
     next_id: AtomicU64,
+    /// The program this process installed or opened last: the watcher
+    /// plans subscriptions under it, rather than reading it again, when the
+    /// catalog holds it.
+    known: Mutex<Option<Arc<Installed>>>,
     /// Evaluations by the watcher, for the upkeep's test and benchmark.
-    evaluations: AtomicU64,
+    pub(super) evaluations: AtomicU64,
     /// Looks that found new commits, and the time they took.
-    rounds: AtomicU64,
-    busy_nanos: AtomicU64,
+    pub(super) rounds: AtomicU64,
+    pub(super) busy_nanos: AtomicU64,
 }
 
 /// What the registry holds, and what the watcher did.
@@ -219,6 +249,7 @@ impl Hub {
             failed: Mutex::new(None),
             rung: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
+            known: Mutex::new(None),
             evaluations: AtomicU64::new(0),
             rounds: AtomicU64::new(0),
             busy_nanos: AtomicU64::new(0),
@@ -234,7 +265,19 @@ impl Hub {
         self.compact
     }
 
-    fn lock(&self) -> MutexGuard<'_, Registry> {
+    /// This process installed `program`: the watcher plans every
+    /// subscription again under it once it reads the install's entry.
+    pub(crate) fn installed(&self, program: &Arc<Installed>) {
+        *self.known.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::clone(program));
+        self.wake.notify();
+    }
+
+    /// The program this process installed last, if any.
+    pub(crate) fn known(&self) -> Option<Arc<Installed>> {
+        self.known.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub(super) fn lock(&self) -> MutexGuard<'_, Registry> {
         self.registry.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -276,6 +319,7 @@ impl Hub {
     pub(crate) fn register(
         self: &Arc<Self>,
         query: Query,
+        recompile: Option<Arc<Recompile>>,
         first: Evaluated,
         opening: Option<Event>,
         capacity: usize,
@@ -283,7 +327,8 @@ impl Hub {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let sub = Arc::new(Sub {
             id,
-            query,
+            query: Mutex::new(Arc::new(query)),
+            recompile,
             last: Mutex::new((first.value.clone(), first.position)),
             queue: Queue::new(capacity),
         });
@@ -315,14 +360,7 @@ impl Hub {
 
     /// Forgets the subscription `sub` (its handle was dropped).
     pub(crate) fn unregister(&self, sub: &Arc<Sub>) {
-        let mut registry = self.lock();
-        let id = sub.id;
-        if registry.subs.remove(&id).is_none() {
-            return;
-        }
-        for range in registry.ranges.remove(&id).unwrap_or_default() {
-            registry.index.remove(&range, id);
-        }
+        self.lock().forget(sub.id);
     }
 
     pub fn stats(&self) -> LiveStats {
@@ -425,121 +463,6 @@ impl Hub {
                 POLL
             });
         }
-    }
-
-    /// One look at the changelog: the commits since the last look, matched
-    /// against a snapshot of the index, and the touched subscriptions
-    /// evaluated again at the head.
-    fn round(&self) -> Result<()> {
-        let (index, subs, dirty, from) = {
-            let mut registry = self.lock();
-            let dirty = std::mem::take(&mut registry.dirty);
-            let snapshot = (registry.index.clone(), registry.subs.clone());
-            (snapshot.0, snapshot.1, dirty, registry.position)
-        };
-        let result = self.match_and_evaluate(&index, &subs, &dirty, from);
-        if result.is_err() {
-            self.lock().dirty.extend(dirty);
-        }
-        result
-    }
-
-    fn match_and_evaluate(
-        &self,
-        index: &Index,
-        subs: &OrdMap<SubId, Arc<Sub>>,
-        dirty: &[SubId],
-        from: Option<u64>,
-    ) -> Result<()> {
-        let started = Instant::now();
-        let mut session = Session::read(self.store.as_ref())?;
-        let head = changelog::head(session.reads(), self.log, self.compact)?;
-        let from = from.unwrap_or(head);
-        let mut touched = BTreeSet::new();
-        let everything = head < from
-            || (head > from && !self.matched(&session, index, from, head, &mut touched)?);
-        if everything {
-            touched.extend(subs.keys().copied());
-        }
-        touched.extend(
-            dirty
-                .iter()
-                .filter(|id| subs.get(*id).is_some_and(|s| s.at() < head)),
-        );
-        let mut updates = Vec::new();
-        for id in touched {
-            let Some(sub) = subs.get(&id) else { continue };
-            self.evaluations.fetch_add(1, Ordering::Relaxed);
-            match self.evaluate(&sub.query, session) {
-                Ok((evaluated, next)) => {
-                    session = next;
-                    sub.deliver(evaluated.position, evaluated.value);
-                    updates.push((id, evaluated.ranges));
-                }
-                Err(error) if error.is_conflict() || error.is_store_failure() => return Err(error),
-                Err(error) => {
-                    session = Session::read(self.store.as_ref())?;
-                    let position = changelog::head(session.reads(), self.log, self.compact)?;
-                    let mut last = sub.last.lock().unwrap_or_else(|p| p.into_inner());
-                    last.1 = position;
-                    let whole = last.0.clone();
-                    sub.queue.push(Event::Failed { position, error }, &whole);
-                }
-            }
-        }
-        let mut registry = self.lock();
-        for (id, ranges) in updates {
-            if !registry.subs.contains_key(&id) {
-                continue;
-            }
-            let old = registry
-                .ranges
-                .insert(id, ranges.clone())
-                .unwrap_or_default();
-            if old != ranges {
-                for range in &old {
-                    registry.index.remove(range, id);
-                }
-                for range in &ranges {
-                    registry.index.insert(range, id);
-                }
-            }
-        }
-        registry.position = Some(registry.position.map_or(head, |p| p.max(head)));
-        if head != from {
-            self.rounds.fetch_add(1, Ordering::Relaxed);
-            let nanos = started.elapsed().as_nanos() as u64;
-            self.busy_nanos.fetch_add(nanos, Ordering::Relaxed);
-        }
-        self.caught_up.notify_all();
-        Ok(())
-    }
-
-    /// Adds the subscriptions touched by commits `from + 1 ..= head`;
-    /// false when some entry is trimmed away (then every one is touched).
-    fn matched(
-        &self,
-        session: &Session<'_>,
-        index: &Index,
-        from: u64,
-        head: u64,
-        touched: &mut BTreeSet<SubId>,
-    ) -> Result<bool> {
-        if head - from > KEEP {
-            return Ok(false);
-        }
-        let Some(entries) = changelog::entries(session.reads(), self.log, from, head)? else {
-            return Ok(false);
-        };
-        for changes in entries {
-            for change in changes {
-                let tree = self.store.tree(&change.tree);
-                for written in &change.written {
-                    index.matching(tree, written, touched);
-                }
-            }
-        }
-        Ok(true)
     }
 }
 

@@ -11,13 +11,16 @@ pub mod changelog;
 pub mod events;
 mod hub;
 pub mod index;
+mod query;
 pub mod ranges;
+mod round;
 mod subscribe;
 mod wakeup;
 
 pub use events::{apply, Event};
 pub(crate) use hub::Wake;
 pub use hub::{Hub, LiveStats, POLL, POLL_RUNG};
+pub use query::Recompile;
 pub use ranges::{range_read, KeyRange, WriteSet};
 pub use subscribe::{Resume, Subscription, WatchOptions};
 

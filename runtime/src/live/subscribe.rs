@@ -1,7 +1,8 @@
 //! Subscribing: a query's first evaluation, its registration, and the handle a subscriber reads events from.
 
 use super::events::{change, Event};
-use super::hub::{Hub, Plan, Query, Sub};
+use super::hub::{Hub, Sub};
+use super::query::{program_at, replan, Plan, Query, Recompile};
 use crate::engine::{check_args, retrying, Engine};
 use crate::error::{Result, RuntimeError};
 use crate::session::Session;
@@ -95,6 +96,30 @@ impl Engine {
         args: &[Value],
         options: WatchOptions,
     ) -> Result<Subscription> {
+        self.subscribe_planned(entry, args, options, None)
+    }
+
+    /// As [`Engine::subscribe`], for an entry point compiled from a text
+    /// beside the installed program (the REPL's `:watch EXPR`): when
+    /// another program is installed, `recompile` compiles the text again
+    /// against it (spec/live.md, "Across installs").
+    pub fn subscribe_recompiled(
+        &self,
+        entry: &Entry,
+        args: &[Value],
+        options: WatchOptions,
+        recompile: Arc<Recompile>,
+    ) -> Result<Subscription> {
+        self.subscribe_planned(entry, args, options, Some(recompile))
+    }
+
+    fn subscribe_planned(
+        &self,
+        entry: &Entry,
+        args: &[Value],
+        options: WatchOptions,
+        recompile: Option<Arc<Recompile>>,
+    ) -> Result<Subscription> {
         let args = &check_args(entry, args)?[..];
         if entry.kind != EntryKind::Query {
             return Err(RuntimeError::new(
@@ -130,27 +155,49 @@ impl Engine {
             args: args.to_vec(),
         };
         let hub = self.live();
-        let (first, _) = retrying(|| {
+        let known = hub.known();
+        let ((first, planned), _) = retrying(|| {
             let session = Session::read(self.store())?;
-            Ok(hub.evaluate(&query, session)?.0)
+            // This engine's program may be older than the catalog's (another
+            // process installed one since): planned again under that first.
+            let program = program_at(
+                self.store(),
+                session.reads(),
+                std::iter::once(&query.installed).chain(known.iter()),
+            )?;
+            let planned = match program.installed_at == query.installed.installed_at {
+                true => None,
+                false => Some(replan(&query, recompile.as_deref(), &program)?),
+            };
+            let first = hub.evaluate(planned.as_ref().unwrap_or(&query), session)?.0;
+            Ok((first, planned))
         })?;
-        let opening =
-            match &options.resume {
-                None => Some(Event::Result {
-                    position: first.position,
-                    value: first.value.clone(),
-                }),
-                Some(resume) if resume.position > first.position => return Err(RuntimeError::new(
+        let query = planned.unwrap_or(query);
+        let opening = match &options.resume {
+            None => Some(Event::Result {
+                position: first.position,
+                value: first.value.clone(),
+            }),
+
+            Some(resume) if resume.position > first.position => {
+                return Err(RuntimeError::new(
                     "E0581",
                     format!(
                         "cannot resume from position {}: this database's last commit is {}",
                         resume.position, first.position
                     ),
                     "resume from a position an event of this database gave, or subscribe afresh",
-                )),
-                Some(resume) => change(&resume.result, &first.value, first.position),
-            };
-        let sub = hub.register(query, first, opening, options.capacity);
+                ))
+            }
+            // A program installed after the position held: the whole
+            // result, as every subscription gets at an install.
+            Some(resume) if resume.position < query.installed.installed_at => Some(Event::Result {
+                position: first.position,
+                value: first.value.clone(),
+            }),
+            Some(resume) => change(&resume.result, &first.value, first.position),
+        };
+        let sub = hub.register(query, recompile, first, opening, options.capacity);
         Ok(Subscription {
             hub: Arc::downgrade(hub),
             sub,

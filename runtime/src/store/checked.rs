@@ -458,6 +458,10 @@ impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
         get(self.store, self.txn.as_ref(), tree, key)
     }
 
+    fn requests(&self) -> Option<u64> {
+        self.txn.requests()
+    }
+
     fn get_with(&self, tree: Tree, key: &[u8], found: &mut Found<'_>) -> Result<()> {
         let store = self.store;
         if store.past_end(tree, key) {
@@ -558,8 +562,17 @@ impl WriteTxn for CheckedWrite<'_> {
     }
 
     /// The value expected as it is stored now, when its value is `value`
-    /// (its seal holds a link the caller does not know).
+    /// (its seal holds a link the caller does not know). Where no tree is
+    /// chained (etcd) every link is `START`, so the sealed value is known
+    /// without a read: the expectation is then only a compare of the
+    /// commit's own request, no round trip of its own (spec/cost.md §11).
     fn expect(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        if !self.store.chained(tree) {
+            let sealed = self.store.seal(tree, key, value, chain::START);
+            return guarded("checking the schema", || {
+                self.txn.expect(tree, key, &sealed)
+            });
+        }
         let stored = guarded("checking the schema", || self.txn.get(tree, key))?;
         let sealed = match stored {
             Some(stored) if self.store.open_slice(tree, key, &stored)? == value => stored,

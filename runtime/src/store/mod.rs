@@ -178,6 +178,14 @@ pub trait Bell: Send + Sync {
 pub trait ReadTxn {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>>;
 
+    /// The requests this transaction has sent to a remote store so far,
+    /// each one round trip (spec/cost.md §11), counted where each is sent;
+    /// `None` for a store in this process, whose calls the session counts
+    /// one by one instead (`runtime/src/session.rs`).
+    fn requests(&self) -> Option<u64> {
+        None
+    }
+
     /// A point read whose value `found` reads where it lies, borrowed from
     /// the store when the backend can lend it (LMDB's pages): no copy. An
     /// error of `found` is the read's; `found` is called exactly once when

@@ -44,6 +44,7 @@ impl EtcdRead<'_> {
             .collect();
         let asked: Vec<usize> = (0..reads.len()).filter(|i| answers[*i].is_none()).collect();
         for chunk in asked.chunks(store.max_txn_ops.max(1)) {
+            self.sent();
             let response = store
                 .runtime
                 .block_on(retrying_txn(self, reads, chunk))

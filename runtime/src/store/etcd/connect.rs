@@ -333,8 +333,10 @@ const PROBE_HEADROOM: usize = 4096;
 async fn request_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> {
     // Past etcd's default, a request the cluster will not take may also
     // end in a cut connection rather than a refusal: once the default has
-    // fitted (the cluster answers), any failure of a larger one means it
-    // does not fit, which can only make the recorded limit smaller.
+    // fitted (the cluster answers), a larger one that fails three times
+    // does not fit, which can only make the recorded limit smaller. (Once
+    // was not enough: a busy member sometimes drops a large request it
+    // takes when sent again, and a database then recorded half its limit.)
     let fits = |n: usize| {
         let mut kv = client.kv_client();
         async move {
@@ -347,10 +349,18 @@ async fn request_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> 
                 Txn::new()
                     .when([never])
                     .and_then([TxnOp::put(key.to_vec(), vec![0u8; n], None)]);
-            match kv.txn(txn).await {
-                Ok(_) => Ok(true),
-                Err(e) if too_big(&e) || n > MAX_REQUEST_BYTES => Ok(false),
-                Err(e) => Err(from_etcd(url, e)),
+            let mut tries = 0;
+            loop {
+                tries += 1;
+                match kv.txn(txn.clone()).await {
+                    Ok(_) => return Ok(true),
+                    Err(e) if too_big(&e) => return Ok(false),
+                    Err(_) if n > MAX_REQUEST_BYTES && tries < 3 => {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    Err(_) if n > MAX_REQUEST_BYTES => return Ok(false),
+                    Err(e) => return Err(from_etcd(url, e)),
+                }
             }
         }
     };

@@ -148,6 +148,10 @@ struct EtcdRead<'s> {
     /// every time, so a batch read ahead (a load's, see `load`) answers
     /// the single reads that follow without a round trip.
     points: RefCell<HashMap<Vec<u8>, Option<Read>>>,
+    /// Requests sent so far (`ReadTxn::requests`): each Range or Txn of
+    /// reads, counted where it is sent, once however often the client
+    /// tried to reach a member.
+    requests: Cell<u64>,
 }
 
 /// An entry read from the store, with the revision it was last modified at.
@@ -176,7 +180,13 @@ impl<'s> EtcdRead<'s> {
             store,
             revision: Cell::new(0),
             points: RefCell::default(),
+            requests: Cell::new(0),
         }
+    }
+
+    /// Counts one request sent to the cluster.
+    fn sent(&self) {
+        self.requests.set(self.requests.get() + 1);
     }
 
     /// Options reading at the transaction's revision (the newest for the first read).
@@ -232,6 +242,7 @@ impl<'s> EtcdRead<'s> {
         let store = self.store;
         let mut found = Vec::with_capacity(keys.len());
         for batch in keys.chunks(store.max_txn_ops.max(1)) {
+            self.sent();
             let response = store
                 .runtime
                 .block_on(retrying_reads(|| {
@@ -305,6 +316,7 @@ impl<'s> EtcdRead<'s> {
             .with_range(to.clone())
             .with_limit(i64::try_from(limit).unwrap_or(0))
             .with_sort(SortTarget::Key, order);
+        self.sent();
         let mut response = store
             .runtime
             .block_on(retrying_reads(|| {
@@ -331,6 +343,10 @@ impl ReadTxn for EtcdRead<'_> {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let full = [self.store.tree_prefix(tree).as_slice(), key].concat();
         Ok(self.get_full(&[full])?.pop().flatten().map(|r| r.value))
+    }
+
+    fn requests(&self) -> Option<u64> {
+        Some(self.requests.get())
     }
 
     fn read_batch(&self, reads: &[BatchRead]) -> Result<Vec<BatchAnswer>> {
@@ -411,6 +427,10 @@ impl EtcdWrite<'_> {
 }
 
 impl ReadTxn for EtcdWrite<'_> {
+    fn requests(&self) -> Option<u64> {
+        self.read.requests()
+    }
+
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         if let Some(pending) = self.overlay.get(tree, key) {
             return Ok(pending);
@@ -502,6 +522,19 @@ impl WriteTxn for EtcdWrite<'_> {
             return Ok(());
         }
         let revision = self.read.revision.get();
+        // When a compare fails, the same request reads the expected keys
+        // (the schema generation), so a stale schema is told apart from
+        // a conflict with no request of its own (spec/cost.md §11).
+        let on_failure: Vec<TxnOp> = self
+            .expected
+            .iter()
+            .map(|(key, _)| TxnOp::get(key.clone(), None))
+            .collect();
+        let expected_values: Vec<Vec<u8>> = self
+            .expected
+            .iter()
+            .map(|(_, value)| value.clone())
+            .collect();
         let mut compares = Vec::new();
         for (key, mod_revision) in self.keys.into_inner() {
             bytes += key.len() + 8;
@@ -526,7 +559,7 @@ impl WriteTxn for EtcdWrite<'_> {
                 Some((bytes, store.max_request_bytes)),
             ));
         }
-        let txn = Txn::new().when(compares).and_then(ops);
+        let txn = Txn::new().when(compares).and_then(ops).or_else(on_failure);
         let response = store.runtime.block_on(async {
             let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
             loop {
@@ -541,9 +574,26 @@ impl WriteTxn for EtcdWrite<'_> {
         });
         match response {
             Ok(response) if response.succeeded() => Ok(()),
-            Ok(_) => Err(RuntimeError::conflict(
-                "a key or range it read was changed on the etcd cluster",
-            )),
+            Ok(response) => {
+                let answers = response.op_responses();
+                if answers.len() != expected_values.len() {
+                    return Err(unexpected(
+                        "a failed commit answered with another number of reads",
+                    ));
+                }
+                for (answer, value) in answers.into_iter().zip(&expected_values) {
+                    let TxnOpResponse::Get(mut got) = answer else {
+                        return Err(unexpected("a read answered with a write"));
+                    };
+                    let now = got.take_kvs().into_iter().next().map(Read::from);
+                    if now.map(|r| r.value).as_ref() != Some(value) {
+                        return Err(RuntimeError::stale_schema());
+                    }
+                }
+                Err(RuntimeError::conflict(
+                    "a key or range it read was changed on the etcd cluster",
+                ))
+            }
             Err(e) => {
                 let known = store.error(e);
                 // Refusals before the commit was applied keep their codes;

@@ -25,15 +25,28 @@ pub enum VarKind {
     /// bounds (`max: None`): a parameter without a bound, the negative part
     /// of any parameter, a column's value. The name says which, for
     /// messages (`n`, `-n`, `Cfg.lim`).
-    Param { name: String, max: Option<u64> },
+    Param {
+        /// The parameter (or value) it is the part of.
+        name: String,
+        /// Its declared maximum.
+        max: Option<u64>,
+    },
     /// Rows sharing one value of a bounded prefix (`bound follower <= 5000`).
     Fanout {
+        /// The table holding the rows.
         table: String,
+        /// The prefix the bound is declared on.
         columns: Vec<String>,
+        /// The declared bound.
         max: u64,
     },
     /// The rows of a `small table … max N`.
-    Small { table: String, max: u64 },
+    Small {
+        /// The table.
+        table: String,
+        /// Its declared maximum.
+        max: u64,
+    },
     /// A measure of a function's parameter, fixed at each call by the
     /// argument's: a list's length `|xs|`, an `Int`'s upper end `n` or
     /// negative part `lo(n)`, one call's cost `seeks(f)`, `rows(f)`,
@@ -120,10 +133,12 @@ impl Var {
         Var(leaked)
     }
 
+    /// `N(table)`.
     pub fn table(table: &str) -> Var {
         Var::new(VarKind::Table(table.to_string()))
     }
 
+    /// A parameter's part, at most `max` (`None`: unbounded).
     pub fn param(name: &str, max: Option<u64>) -> Var {
         Var::new(VarKind::Param {
             name: name.to_string(),
@@ -131,6 +146,7 @@ impl Var {
         })
     }
 
+    /// What it stands for.
     pub fn kind(&self) -> &'static VarKind {
         self.0
     }

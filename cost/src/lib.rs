@@ -1,16 +1,36 @@
-//! The cost calculus: (seeks, rows, round trips) as polynomials over non-negative size variables.
+//! The cost calculus: (seeks, rows, round trips) as polynomials over non-negative size variables, and the value intervals of `Int`s.
 //!
-//! A polynomial is kept in normal form: a sum of monomials with positive
-//! integer coefficients, each monomial a sorted product of variables with
-//! exponents. Every variable stands for a non-negative quantity (a signed
-//! value enters only through its positive or its negative part), so adding
-//! terms never lowers a bound, the coefficient-wise maximum of two
-//! polynomials bounds both, and `p ≤ q` holds whenever each coefficient of
-//! `p` is at most the matching one of `q`. Knows nothing of the AST.
+//! A crate of its own, shared by the checker (`rqc-compiler`), which proves
+//! each definition's bound with it, and the runtime (`rqc-runtime`), whose
+//! plan verifier recomputes an installed plan's bounds with the same code:
+//! two copies of the rules could disagree, and a verifier that accepts what
+//! the checker would not is a hole. It is not part of `rqc-plan`, which is
+//! the plain data a plan file holds: the calculus is logic over that data,
+//! and a plan carries only numbers.
+//!
+//! A polynomial ([`Poly`]) is kept in normal form: a sum of monomials with
+//! positive integer coefficients, each monomial a sorted product of
+//! variables ([`Var`]) with exponents. Every variable stands for a
+//! non-negative quantity (a signed value enters only through its positive
+//! or its negative part), so adding terms never lowers a bound, the
+//! coefficient-wise maximum of two polynomials bounds both ([`Poly::max`]),
+//! and `p ≤ q` holds whenever each coefficient of `p` is at most the
+//! matching one of `q` ([`Poly::le`]). [`Poly::max_value`] evaluates a
+//! formula with every variable at its maximum; `Display` prints it as
+//! messages and `rqc check` show it (`1 + 10·5000`). [`Cost`] is the three
+//! measures together, [`class`] its complexity class, [`CEILING`] the
+//! largest bound a proof may give. [`Interval`] is the range of an
+//! integer value, with the interval arithmetic the checker applies to
+//! `+`, `-`, `*`, `/`, `%`, and joins. Knows nothing of the AST or of plans.
 
+#![warn(missing_docs)]
+
+mod ends;
+mod interval;
 mod poly;
 mod var;
 
+pub use interval::{Interval, Relation};
 pub use poly::{Monomial, Poly};
 pub use var::{NameHash, Var, VarKind};
 
@@ -25,16 +45,21 @@ pub const CEILING: u64 = 1 << 32;
 /// trips (calls on the store's transaction, spec/cost.md "Round trips").
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Cost {
+    /// B-tree descents (each `O(log N)`).
     pub seeks: Poly,
+    /// Entries read (keys or rows), each `O(1)` once the descent is made.
     pub rows: Poly,
+    /// Calls on the store's transaction.
     pub trips: Poly,
 }
 
 impl Cost {
+    /// Nothing: no seek, row or round trip.
     pub fn zero() -> Cost {
         Cost::default()
     }
 
+    /// The three measures.
     pub fn new(seeks: Poly, rows: Poly, trips: Poly) -> Cost {
         Cost { seeks, rows, trips }
     }
@@ -62,6 +87,7 @@ impl Cost {
         ]
     }
 
+    /// Both, one after the other: each measure summed.
     pub fn plus(&self, other: &Cost) -> Cost {
         Cost::new(
             self.seeks.plus(&other.seeks),
@@ -95,6 +121,7 @@ impl Cost {
         )
     }
 
+    /// Each measure with `var` replaced by `value` (a generic measure fixed at a call).
     pub fn substitute(&self, var: &Var, value: &Poly) -> Cost {
         self.map(|p| p.substitute(var, value))
     }

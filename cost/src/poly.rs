@@ -105,10 +105,12 @@ fn add_term(
 }
 
 impl Poly {
+    /// The polynomial 0 (no terms).
     pub fn zero() -> Poly {
         Poly::default()
     }
 
+    /// The number `c`.
     pub fn constant(c: u64) -> Poly {
         if c == 0 {
             return Poly::zero();
@@ -116,6 +118,7 @@ impl Poly {
         Poly(smallvec![(Monomial::default(), c)])
     }
 
+    /// The variable alone.
     pub fn var(var: Var) -> Poly {
         Poly(smallvec![(Monomial(smallvec![(var, 1)]), 1)])
     }
@@ -125,6 +128,7 @@ impl Poly {
         Poly::var(Var::param(name, None))
     }
 
+    /// Whether it has no terms.
     pub fn is_zero(&self) -> bool {
         self.0.is_empty()
     }
@@ -149,6 +153,7 @@ impl Poly {
         }
     }
 
+    /// Whether `var` occurs in some term.
     pub fn mentions(&self, var: &Var) -> bool {
         self.0
             .iter()
@@ -160,10 +165,12 @@ impl Poly {
         self.0.iter().any(|(m, _)| m.0.iter().any(|(v, _)| test(v)))
     }
 
+    /// Each monomial with its coefficient, in normal-form order.
     pub fn terms(&self) -> impl Iterator<Item = (&Monomial, u64)> {
         self.0.iter().map(|(m, c)| (m, *c))
     }
 
+    /// The sum (coefficients saturate, above [`crate::CEILING`]).
     pub fn plus(&self, other: &Poly) -> Poly {
         if self.is_zero() {
             return other.clone();
@@ -175,6 +182,7 @@ impl Poly {
         Poly(terms)
     }
 
+    /// The product (coefficients saturate, above [`crate::CEILING`]).
     pub fn times(&self, other: &Poly) -> Poly {
         let mut terms = Terms::new();
         for (a, ca) in &self.0 {
@@ -214,6 +222,24 @@ impl Poly {
             }
         }
         coefficientwise
+    }
+
+    /// An upper bound of `min(self, other)`, where both are upper bounds
+    /// of one quantity (either one is then sound): the one provably no
+    /// larger, else the one with the smaller maximum, else the one with a
+    /// maximum, else `self`.
+    pub fn tighter(&self, other: &Poly) -> Poly {
+        if self.le(other) {
+            return self.clone();
+        }
+        if other.le(self) {
+            return other.clone();
+        }
+        match (self.max_value(), other.max_value()) {
+            (Some(a), Some(b)) if b < a => other.clone(),
+            (None, Some(_)) => other.clone(),
+            _ => self.clone(),
+        }
     }
 
     /// `self ≤ other` for every value of the variables (sufficient tests:
@@ -263,6 +289,8 @@ impl Poly {
         self.evaluate(&|var: &Var| var.max())
     }
 
+    /// The numeric value with each variable at `value_of` (saturating);
+    /// `None` when `value_of` has no value for a variable it holds.
     pub fn evaluate(&self, value_of: &dyn Fn(&Var) -> Option<u64>) -> Option<u64> {
         let mut total: u64 = 0;
         for (monomial, coefficient) in &self.0 {
@@ -308,6 +336,7 @@ impl Poly {
         names
     }
 
+    /// Its variables, each once, in order of first occurrence.
     pub fn vars(&self) -> Vec<Var> {
         let mut vars: Vec<Var> = Vec::new();
         for (monomial, _) in &self.0 {

@@ -1,0 +1,255 @@
+//! What an `if` condition proves about the integers it compares: each branch sees the names it tested narrowed (spec/cost.md §3, "Narrowing").
+//!
+//! While a condition is checked, each comparison of two plain `Int`s
+//! (`<`, `<=`, `>`, `>=`, `==`, `!=`) records both sides' ranges and which
+//! side is a name in scope ([`Checker::record_comparison`]). The condition
+//! is then read as a [`Condition`] — comparisons under `!`, `&&` and `||`,
+//! and `Bool` names bound by `let` to such a condition — and each branch is
+//! checked with the names it proves something of bound again to their
+//! narrowed range: the then branch under the condition, the else branch
+//! under its negation. `&&` narrows in the then branch, `||` in the else
+//! branch; `!` swaps them.
+//!
+//! A name is narrowed only where it is still the binding the comparison
+//! read (a binding keeps its identity, [`Local::binding`], when narrowed),
+//! and only a plain `Int` against a plain `Int`: an optional side may be
+//! `none`, which compares below every number, and proves nothing of the
+//! other side.
+
+use super::expr::{Checker, Local};
+use super::types::Ty;
+use crate::cost::{Interval, Relation};
+use crate::span::Span;
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
+use std::sync::Arc;
+
+/// One side of a recorded comparison: its range, and the binding it names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Side {
+    pub interval: Interval,
+    /// The name and its binding's identity, when the side is a name.
+    pub name: Option<(String, u64)>,
+}
+
+/// A comparison checked in a condition, found again by its operands' spans.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    operands: (Span, Span),
+    relation: Option<Relation>,
+    left: Side,
+    right: Side,
+}
+
+/// What a `Bool` expression says about the integers it compares.
+#[derive(Debug, PartialEq)]
+pub enum Condition {
+    /// `left relation right`; `relation` is `None` for `!=`.
+    Compare {
+        left: Box<Side>,
+        relation: Option<Relation>,
+        right: Box<Side>,
+    },
+    Not(Box<Condition>),
+    And(Box<Condition>, Box<Condition>),
+    Or(Box<Condition>, Box<Condition>),
+    /// A `let`-bound condition, shared with its binding.
+    Named(Arc<Condition>),
+    /// Anything else: proves nothing.
+    Opaque,
+}
+
+impl Checker<'_> {
+    /// Records `a op b` when both are plain `Int`s (called by the check of
+    /// a comparison).
+    pub(super) fn record_comparison(
+        &mut self,
+        op: BinaryOp,
+        a: &Expr,
+        b: &Expr,
+        left: &Ty,
+        right: &Ty,
+    ) {
+        let relation = match op {
+            BinaryOp::Lt => Some(Relation::Below),
+            BinaryOp::LtEq => Some(Relation::AtMost),
+            BinaryOp::Gt => Some(Relation::Above),
+            BinaryOp::GtEq => Some(Relation::AtLeast),
+            BinaryOp::Eq => Some(Relation::Equal),
+            BinaryOp::NotEq => None,
+            _ => return,
+        };
+        let (Ty::Int(x), Ty::Int(y)) = (left, right) else {
+            return;
+        };
+        if self.conditions_open == 0 {
+            return;
+        }
+        let side = |this: &Self, e: &Expr, interval: &Interval| Side {
+            interval: interval.clone(),
+            name: match &e.kind {
+                ExprKind::Name(ident) => this
+                    .local(&ident.name)
+                    .map(|local| (ident.name.clone(), local.binding)),
+                _ => None,
+            },
+        };
+        let comparison = Comparison {
+            operands: (a.span, b.span),
+            relation,
+            left: side(self, a, x),
+            right: side(self, b, y),
+        };
+        self.comparisons.push(comparison);
+    }
+
+    /// Comparisons are recorded from here until [`Checker::condition`]
+    /// (only inside conditions: elsewhere nothing reads them); the mark
+    /// to give it.
+    pub(super) fn begin_condition(&mut self) -> usize {
+        self.conditions_open += 1;
+        self.comparisons.len()
+    }
+
+    /// `cond` (just checked, its comparisons recorded since `mark`) as a
+    /// [`Condition`]; the records are dropped.
+    pub(super) fn condition(&mut self, cond: &Expr, mark: usize) -> Condition {
+        self.conditions_open = self.conditions_open.saturating_sub(1);
+        let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
+        self.read_condition(cond, &recorded)
+    }
+
+    fn read_condition(&self, cond: &Expr, recorded: &[Comparison]) -> Condition {
+        match &cond.kind {
+            ExprKind::Unary(UnaryOp::Not, inner) => {
+                Condition::Not(Box::new(self.read_condition(inner, recorded)))
+            }
+            ExprKind::Binary(BinaryOp::And, a, b) => Condition::And(
+                Box::new(self.read_condition(a, recorded)),
+                Box::new(self.read_condition(b, recorded)),
+            ),
+            ExprKind::Binary(BinaryOp::Or, a, b) => Condition::Or(
+                Box::new(self.read_condition(a, recorded)),
+                Box::new(self.read_condition(b, recorded)),
+            ),
+            ExprKind::Binary(_, a, b) => recorded
+                .iter()
+                .rev()
+                .find(|c| c.operands == (a.span, b.span))
+                .map_or(Condition::Opaque, |c| Condition::Compare {
+                    left: Box::new(c.left.clone()),
+                    relation: c.relation,
+                    right: Box::new(c.right.clone()),
+                }),
+            ExprKind::Name(ident) => self
+                .local(&ident.name)
+                .and_then(|local| local.condition.clone())
+                .map_or(Condition::Opaque, Condition::Named),
+            _ => Condition::Opaque,
+        }
+    }
+
+    /// Checks a branch with the names `condition` proves something of
+    /// (when it is `holds`) bound to their narrowed ranges.
+    pub(super) fn narrowed<T>(
+        &mut self,
+        condition: &Condition,
+        holds: bool,
+        check: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let mut narrowed: Vec<(String, u64, Interval)> = Vec::new();
+        assume(condition, holds, &mut narrowed);
+        let depth = self.scope.len();
+        for (name, binding, interval) in narrowed {
+            let Some(local) = self.local(&name) else {
+                continue;
+            };
+            // Only the binding the comparison read, and only an `Int`.
+            if local.binding != binding || !matches!(local.ty, Ty::Int(_)) {
+                continue;
+            }
+            // What the binding already knew holds too (an outer `if`).
+            let mut local = local.clone();
+            if let Ty::Int(known) = &local.ty {
+                local.ty = Ty::Int(known.intersect(&interval));
+            }
+            self.scope.push(Arc::new(local));
+        }
+        let result = check(self);
+        self.scope.truncate(depth);
+        result
+    }
+}
+
+/// Adds to `narrowed` what `condition` being `holds` proves of each name it
+/// compares (each name's latest range, narrowed again by each fact).
+fn assume(condition: &Condition, holds: bool, narrowed: &mut Vec<(String, u64, Interval)>) {
+    match (condition, holds) {
+        (Condition::Not(inner), _) => assume(inner, !holds, narrowed),
+        (Condition::Named(inner), _) => assume(inner, holds, narrowed),
+        (Condition::And(a, b), true) | (Condition::Or(a, b), false) => {
+            assume(a, holds, narrowed);
+            assume(b, holds, narrowed);
+        }
+        (
+            Condition::Compare {
+                left,
+                relation,
+                right,
+            },
+            _,
+        ) => {
+            let relation = match (relation, holds) {
+                (Some(relation), true) => *relation,
+                (Some(relation), false) => match relation.negated() {
+                    Some(negated) => negated,
+                    None => return,
+                },
+                // `a != b` false is `a == b`.
+                (None, false) => Relation::Equal,
+                (None, true) => return,
+            };
+            let current = |side: &Side, narrowed: &[(String, u64, Interval)]| {
+                side.name
+                    .as_ref()
+                    .and_then(|(name, binding)| {
+                        narrowed
+                            .iter()
+                            .rev()
+                            .find(|(n, b, _)| n == name && b == binding)
+                            .map(|(_, _, interval)| interval.clone())
+                    })
+                    .unwrap_or_else(|| side.interval.clone())
+            };
+            let (l, r) = (current(left, narrowed), current(right, narrowed));
+            if let Some((name, binding)) = &left.name {
+                narrowed.push((name.clone(), *binding, l.assume(relation, &r)));
+            }
+            if let Some((name, binding)) = &right.name {
+                narrowed.push((name.clone(), *binding, r.assume(relation.flipped(), &l)));
+            }
+        }
+        // `a && b` false or `a || b` true: either may be the one; nothing.
+        _ => {}
+    }
+}
+
+/// The identity a new binding gets: narrowing binds a name again with the
+/// same identity, so a comparison recorded against one finds it.
+pub fn new_binding() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl Local {
+    /// A fresh binding of `name`.
+    pub fn new(name: String, span: Span, ty: super::types::Ty, tir: super::tir::TExpr) -> Local {
+        Local {
+            name,
+            span,
+            ty,
+            tir,
+            binding: new_binding(),
+            condition: None,
+        }
+    }
+}

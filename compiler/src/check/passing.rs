@@ -1,0 +1,170 @@
+//! What a call checks of its arguments beyond their types: the ends a function's parameters declare, and functions it passes back without applying them.
+//!
+//! A function may declare ends on its parameters (`fn page(k: Int >= 0 <=
+//! 100)`): its body was costed within them, so each call must prove its
+//! argument within them (E0321).
+//!
+//! A function may return a function argument it never applies
+//! (`fn passg(f: T -> U) = f`, or one it wraps as `x => f(x)`). Where the
+//! call fixes none of that argument's parameter types (no other argument
+//! binds `T`), the argument is not checked against its parameter: it is
+//! kept as it is (a lambda stays delayed), and the call's result holds it
+//! wherever the signature's result holds the parameter's own type. Sound
+//! because the callee cannot apply it: with `T` bound by no argument, no
+//! value of type `T` exists inside the call to apply it to, and its
+//! signature's cost does not mention the argument's latent cost (checked:
+//! otherwise it is checked as before). Each place that applies the result
+//! then checks the lambda with the arguments it passes (spec/cost.md §6).
+
+use super::expr::{Checker, FnSig};
+use super::types::Ty;
+use crate::cost::Var;
+use crate::span::Span;
+use crate::syntax::ast::Expr;
+use std::collections::BTreeMap;
+
+/// Whether `pty` is a function type with a parameter type that mentions
+/// a type parameter no argument has bound yet.
+pub fn unbound_parameters(pty: &Ty, generics: &BTreeMap<String, Ty>) -> bool {
+    match pty {
+        Ty::Fn(f) => f
+            .params
+            .iter()
+            .any(|p| p.generics().iter().any(|g| !generics.contains_key(g))),
+        _ => false,
+    }
+}
+
+/// The variables of one call's cost of the function parameter `pty`.
+fn latent_vars(pty: &Ty) -> Vec<Var> {
+    match pty {
+        Ty::Fn(f) => f
+            .latent
+            .measures()
+            .iter()
+            .filter_map(|(_, p)| p.as_var())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether argument `i` is kept unapplied: its parameter's types are not
+/// fixed by the call, and the callee's cost does not apply it.
+pub fn kept_unapplied(sig: &FnSig, i: usize, generics: &BTreeMap<String, Ty>) -> bool {
+    let pty = &sig.params[i].1;
+    if !unbound_parameters(pty, generics) {
+        return false;
+    }
+    let vars = latent_vars(pty);
+    !vars.is_empty()
+        && !sig
+            .cost
+            .measures()
+            .iter()
+            .any(|(_, p)| vars.iter().any(|v| p.mentions(v)))
+}
+
+impl Checker<'_> {
+    /// The signature's result with each kept argument in place of its
+    /// parameter's type; E0425 where the result still holds a function
+    /// whose cost is a kept argument's in another form (applied twice, or
+    /// wrapped with other work), which nothing here could cost.
+    pub(super) fn pass_back(
+        &mut self,
+        sig: &FnSig,
+        kept: &[(usize, Ty)],
+        args: &[&Expr],
+        callee: &str,
+    ) -> Ty {
+        let mut ret = sig.ret.clone();
+        for (i, arg) in kept {
+            ret = ret.replace(&sig.params[*i].1, arg);
+        }
+        for (i, _) in kept {
+            let vars = latent_vars(&sig.params[*i].1);
+            let left = std::cell::Cell::new(false);
+            ret.map_polys(&|p| {
+                if vars.iter().any(|v| p.mentions(v)) {
+                    left.set(true);
+                }
+                p.clone()
+            });
+            if left.get() {
+                self.unfixed_lambda(args[*i].span, callee, &sig.params[*i].0);
+                // Reported here: its uses would only repeat it.
+                return Ty::Error;
+            }
+        }
+        ret
+    }
+
+    /// E0321: an argument the caller cannot prove within the ends its
+    /// parameter declares (`fn f(n: Int >= 0 <= 10)`, `s: String <= 20`):
+    /// the function's body was costed assuming them.
+    pub(super) fn within_declared_ends(
+        &mut self,
+        pty: &Ty,
+        arg: &Ty,
+        span: Span,
+        callee: &str,
+        param: &str,
+    ) {
+        let outside = match (pty, arg) {
+            (Ty::Int(declared), Ty::Int(found)) => {
+                let (below, above) = declared.passed_ends(found);
+                let above = above.map(|max| {
+                    let may = found
+                        .most
+                        .map_or("any size".to_string(), |m| format!("up to {m}"));
+                    (format!("`<= {max}`"), may)
+                });
+                let below = below.map(|min| {
+                    let may = found.least.map_or("any negative number".to_string(), |l| {
+                        format!("as low as {l}")
+                    });
+                    (format!("`>= {min}`"), may)
+                });
+                above.or(below)
+            }
+            (Ty::Str(declared), Ty::Str(found))
+                if declared.as_var().is_none() && !found.le(declared) =>
+            {
+                let may = found
+                    .max_value()
+                    .map_or("any length".to_string(), |m| format!("{m} bytes long"));
+                Some((format!("`<= {declared}` bytes"), may))
+            }
+            _ => None,
+        };
+        let Some((declared, may)) = outside else {
+            return;
+        };
+        self.error(
+            "E0321",
+            format!("`{callee}`'s parameter `{param}` is declared {declared}, and this argument may be {may}"),
+            span,
+            "may be outside the declared ends",
+        )
+        .help
+        .push(format!(
+            "pass a value within them: a literal, a parameter declared with the same ends, or one an `if` has tested (`if x <= 10 {{ {callee}(x) }} else {{ … }}`)"
+        ));
+    }
+
+    /// E0425: a function argument whose parameter types the call does not
+    /// fix, returned inside a function that applies it.
+    fn unfixed_lambda(&mut self, span: Span, callee: &str, param: &str) {
+        self.error(
+            "E0425",
+            format!(
+                "`{callee}` returns a function that applies `{param}`, and nothing in this call fixes `{param}`'s parameter types"
+            ),
+            span,
+            "parameter types unknown here",
+        )
+        .help
+        .push(format!(
+            "pass `{callee}` the values `{param}` is applied to in the same call, so that their types are known; or apply the lambda where it is written"
+        ));
+    }
+}

@@ -1,0 +1,270 @@
+//! Round trips counted at the etcd server (spec/cost.md §11): for every example's entry points, the requests the member receives during a run are exactly the run's reported round trips, and never more than its printed bound, with the default and a small `--max-txn-ops`.
+//!
+//! The member is the only one of its cluster and this test its only
+//! client, with no subscription (so no watcher) open: the difference of
+//! its `grpc_server_started_total` for the KV service (Range, Txn, Put,
+//! DeleteRange) around a run is what that run sent. A run that is refused
+//! (a constraint, an argument) is held to its bound all the same.
+
+use rqc_plan::{CompiledProgram, Entry, EntryKind, Value};
+use rqc_runtime::store::EtcdOptions;
+use rqc_runtime::Engine;
+use rqc_tests::arguments::{arguments, Pools};
+use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
+use rqc_tests::tpcc::{population, Scale, Txn};
+use rqc_tests::{relative, rq_files, Rng};
+use std::collections::BTreeMap;
+
+/// What one example's runs showed, by entry point.
+#[derive(Default)]
+struct Seen {
+    /// Runs that succeeded, and those of them that committed writes.
+    ok: BTreeMap<String, (u32, u32)>,
+    runs: u32,
+    requests: u64,
+}
+
+/// A database on the cluster, a member whose metrics count its requests.
+struct Counted<'c> {
+    engine: Engine,
+    cluster: &'c EtcdCluster,
+    /// The operation limit of the cluster: a batch of n reads is ⌈n/L⌉ requests.
+    limit: u64,
+}
+
+impl<'c> Counted<'c> {
+    fn new(cluster: &'c EtcdCluster, prefix: &str, program: CompiledProgram) -> Counted<'c> {
+        let mut engine = Engine::connect(&cluster.url(prefix), &EtcdOptions::default()).unwrap();
+        engine.install(program).unwrap();
+        let limit = engine_limit(&engine);
+        Counted {
+            engine,
+            cluster,
+            limit,
+        }
+    }
+
+    /// Runs `name`, checking the requests the member received against the
+    /// run's reported round trips and its bound.
+    fn run(&self, name: &str, args: &[Value], seen: &mut Seen) {
+        let entry: Entry = self.engine.entry(name).unwrap().clone();
+        let before = self.cluster.kv_requests();
+        let result = self.engine.run(name, args);
+        let made = self.cluster.kv_requests() - before;
+        // The bound as the runtime holds it on a store with a limit.
+        let bound = entry.bound.round_trips + entry.bound.seeks / self.limit;
+        seen.runs += 1;
+        seen.requests += made;
+        match result {
+            Ok(output) => {
+                assert_eq!(
+                    made, output.stats.round_trips,
+                    "{name}({args:?}): the member received {made} requests, the run reported {}",
+                    output.stats.round_trips
+                );
+                assert!(
+                    made <= output.bound.round_trips,
+                    "{name}({args:?}): {made} requests past its bound of {}",
+                    output.bound.round_trips
+                );
+                assert_eq!(output.bound.round_trips, bound);
+                assert_eq!(output.attempts, 1, "no other client, no conflict");
+                let counts = seen.ok.entry(name.to_string()).or_default();
+                counts.0 += 1;
+                if output.written > 0 {
+                    counts.1 += 1;
+                }
+            }
+            Err(error) => assert!(
+                made <= bound,
+                "{name}({args:?}) failed with {} after {made} requests, past its bound of {bound}",
+                error.code
+            ),
+        }
+    }
+}
+
+fn engine_limit(engine: &Engine) -> u64 {
+    engine
+        .store()
+        .max_txn_ops()
+        .expect("etcd has an operation limit") as u64
+}
+
+/// An example's accepted entry points and schema.
+fn example(name: &str) -> CompiledProgram {
+    let files: Vec<(String, String)> = rq_files(&format!("examples/{name}"))
+        .iter()
+        .map(|p| (relative(p), std::fs::read_to_string(p).unwrap()))
+        .collect();
+    rqc_compiler::compile(&files).program
+}
+
+/// Every entry point of `program` run with drawn arguments: the mutations
+/// first, round after round, so that the data they need is there, then
+/// every entry point, round after round, in a drawn order.
+fn drive(db: &Counted<'_>, program: &CompiledProgram, rounds: u32, seen: &mut Seen) {
+    let int = |rng: &mut Rng| 1 + rng.below(6);
+    let string = |rng: &mut Rng| {
+        ["ann", "bo", "cy", "user001", "user002"][rng.below(5) as usize].to_string()
+    };
+    let pools = Pools {
+        int: &int,
+        string: &string,
+        float: &rqc_tests::arguments::extreme_float,
+        list_len: 4,
+    };
+    let mut rng = Rng::new(0x5eed);
+    let (mutations, _): (Vec<&Entry>, Vec<&Entry>) = program
+        .entries
+        .iter()
+        .map(|e| e.as_ref())
+        .partition(|e| e.kind == EntryKind::Mutation);
+    for _ in 0..rounds {
+        for entry in &mutations {
+            let args = arguments(entry, &pools, &mut rng);
+            db.run(&entry.name, &args, seen);
+        }
+    }
+    for _ in 0..rounds {
+        let mut order: Vec<&Entry> = program.entries.iter().map(|e| e.as_ref()).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        for entry in order {
+            let args = arguments(entry, &pools, &mut rng);
+            db.run(&entry.name, &args, seen);
+        }
+    }
+}
+
+/// TPC-C: its population loaded through its mutations, then its mix.
+fn tpcc(db: &Counted<'_>, seen: &mut Seen) {
+    let scale = Scale {
+        warehouses: 1,
+        customers: 3,
+        items: 20,
+    };
+    for (name, args) in population(scale, 7) {
+        db.run(name, &args, seen);
+    }
+    let mut rng = Rng::new(11);
+    for h in 0..60 {
+        let (name, args) = Txn::draw(&mut rng, scale).call(1, 1000 + h);
+        db.run(name, &args, seen);
+    }
+}
+
+/// Runs every example, each on a cluster of its own whose operation limit
+/// its largest commit fits (decisions.md); returns what was seen.
+fn every_example() -> BTreeMap<&'static str, Seen> {
+    let mut all = BTreeMap::new();
+    // The social example's `unfollow_all` may delete 5,000 follows and
+    // their index entries in one commit.
+    for (name, ops, bytes) in [
+        ("social", 65536, Some(64 << 20)),
+        ("ycsb", 1024, None),
+        ("linkbench", 1024, None),
+        ("feature_store", 1024, None),
+        ("tpch", 1024, None),
+        ("tpcc", 1024, None),
+    ] {
+        let cluster = EtcdCluster::start_with(
+            1,
+            ClusterOptions {
+                max_txn_ops: Some(ops),
+                max_request_bytes: bytes,
+                ..Default::default()
+            },
+        );
+        let program = example(name);
+        let db = Counted::new(&cluster, name, program.clone());
+        let mut seen = Seen::default();
+        if name == "tpcc" {
+            tpcc(&db, &mut seen);
+        } else {
+            drive(&db, &program, 12, &mut seen);
+        }
+        all.insert(name, seen);
+    }
+    all
+}
+
+/// Which entry points of `program` never ran to the end, and which
+/// mutations never committed a write.
+fn uncovered(program: &CompiledProgram, seen: &Seen) -> Vec<String> {
+    program
+        .entries
+        .iter()
+        .filter(|e| {
+            let (ok, wrote) = seen.ok.get(&e.name).copied().unwrap_or_default();
+            ok == 0 || (e.kind == EntryKind::Mutation && wrote == 0)
+        })
+        .map(|e| e.name.clone())
+        .collect()
+}
+
+#[test]
+fn every_example_entry_point_sends_what_it_reports_within_its_bound() {
+    let all = every_example();
+    for (name, seen) in &all {
+        eprintln!(
+            "{name}: {} runs, {} requests, entry points run to the end: {}",
+            seen.runs,
+            seen.requests,
+            seen.ok.len()
+        );
+    }
+    // The figures are about runs that happened: every entry point of each
+    // example ran to the end, and every mutation committed a write.
+    for (name, seen) in &all {
+        let program = example(name);
+        let missed = uncovered(&program, seen);
+        eprintln!("{name}: never ran to the end or never wrote: {missed:?}");
+        assert!(
+            missed.is_empty(),
+            "{name}: entry points that never ran to the end or never wrote: {missed:?}"
+        );
+    }
+}
+
+#[test]
+fn a_small_operation_limit_splits_batches_into_the_requests_reported() {
+    let cluster = EtcdCluster::start_with(
+        1,
+        ClusterOptions {
+            max_txn_ops: Some(20),
+            ..Default::default()
+        },
+    );
+    let program = rqc_tests::accepted(FANOUT);
+    let db = Counted::new(&cluster, "fanout", program.clone());
+    assert_eq!(db.limit, 20);
+    let mut seen = Seen::default();
+    for id in 1..=45i64 {
+        db.run("add_user", &[id.into()], &mut seen);
+    }
+    for b in 2..=42i64 {
+        db.run("follow", &[1.into(), b.into()], &mut seen);
+    }
+    let before = seen.requests;
+    db.run("followed", &[1.into()], &mut seen);
+    // 1 read of the 40 follows, then 40 lookups in ⌈40/20⌉ = 2 requests.
+    assert_eq!(seen.requests - before, 3);
+    drive(&db, &program, 6, &mut seen);
+    assert!(uncovered(&program, &seen).is_empty());
+}
+
+/// A fan-out past a small operation limit: one batch of lookups per follow.
+const FANOUT: &str = "
+table User { id: Int key }
+table Follow {
+  follower: Int ref User
+  followee: Int ref User
+  key (follower, followee)
+  bound follower <= 40
+}
+mutation add_user(id: Int) = insert User { id }
+mutation follow(a: Int, b: Int) = insert Follow { follower: a, followee: b }
+query followed(u: Int) = Follow[u] |> map(f => User[f.followee]) |> flatten()
+";
