@@ -24,7 +24,7 @@ pub fn insert_row(
     row: Vec<Value>,
 ) -> Result<()> {
     let table = &t.schema;
-    check_types(table, &row)?;
+    let row = conform_row(table, row)?;
     let primary = primary_key(table, &row)?;
     let encoded = encode_row(&row)?;
     // Every check first, so a refused row leaves nothing in the session.
@@ -108,15 +108,14 @@ fn next_small(session: &mut Session<'_>, t: &BoundTable) -> Result<Option<(Tree,
     Ok(Some((tree, Vec::new(), count + 1)))
 }
 
-/// The row stored under `primary` now, and its encoding: one seek, and one
-/// row when found.
+/// The row stored under `primary` now: one seek, and one row when found.
 fn live_row(
     session: &mut Session<'_>,
     t: &BoundTable,
     primary: &[u8],
-) -> Result<Option<(Vec<Value>, Vec<u8>)>> {
+) -> Result<Option<Vec<Value>>> {
     match session.get(t.rows, primary)? {
-        Some(bytes) => Ok(Some((decode_row(&bytes, t.schema.columns.len())?, bytes))),
+        Some(bytes) => Ok(Some(decode_row(&bytes, t.schema.columns.len())?)),
         None => Ok(None),
     }
 }
@@ -130,7 +129,7 @@ pub fn delete_row(
     primary: &[u8],
 ) -> Result<bool> {
     let table = &t.schema;
-    let Some((row, _)) = live_row(session, t, primary)? else {
+    let Some(row) = live_row(session, t, primary)? else {
         return Ok(false);
     };
     if t.referenced {
@@ -176,18 +175,21 @@ pub fn update_row(
     changes: &[(usize, Value)],
 ) -> Result<bool> {
     let table = &t.schema;
-    let Some((old, stored)) = live_row(session, t, primary)? else {
+    let Some(old) = live_row(session, t, primary)? else {
         return Ok(false);
     };
     let mut new = old.clone();
     for (column, value) in changes {
         new[*column] = value.clone();
     }
-    check_types(table, &new)?;
-    let encoded = encode_row(&new)?;
-    if encoded == stored {
+    let new = conform_row(table, new)?;
+    // "Changed" means what the key encoding sees: a float by its canonical
+    // bits (`0.0` to `-0.0` is no change, and moves no counter, since it
+    // moves no index entry either; spec/types.md, "Value identity").
+    if new == old {
         return Ok(false);
     }
+    let encoded = encode_row(&new)?;
     let changed: Vec<usize> = changes
         .iter()
         .map(|(c, _)| *c)
@@ -367,6 +369,33 @@ fn show(values: &[Value]) -> String {
     } else {
         format!("({})", parts.join(", "))
     }
+}
+
+/// A row as it is stored: each value fitted to its column's type
+/// (`rqc_plan::number::conform`: an `Int` for a `Float` column is that
+/// float, `-0.0` is `0.0`, a `Float` for an `Int` column is refused), then
+/// checked against the schema ([`check_types`]).
+pub fn conform_row(table: &TableSchema, row: Vec<Value>) -> Result<Vec<Value>> {
+    let row = if row.len() == table.columns.len() {
+        table
+            .columns
+            .iter()
+            .zip(row)
+            .map(|(column, value)| {
+                rqc_plan::number::conform(&column.ty, value).map_err(|e| {
+                    RuntimeError::new(
+                        e.code,
+                        format!("`{}.{}`: {}", table.name, column.name, e.message),
+                        e.help,
+                    )
+                })
+            })
+            .collect::<Result<Vec<Value>>>()?
+    } else {
+        row
+    };
+    check_types(table, &row)?;
+    Ok(row)
 }
 
 /// Rows that come from outside the compiler (loaded files, the library)

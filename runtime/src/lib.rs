@@ -36,6 +36,7 @@ mod scan;
 pub mod session;
 pub mod store;
 pub mod transaction;
+pub mod upgrade;
 mod values;
 pub mod verifier;
 pub mod verify;
