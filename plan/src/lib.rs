@@ -18,7 +18,7 @@ pub mod stack;
 pub mod value;
 pub mod write_work;
 
-pub use identity::{canonical_float, compare};
+pub use identity::{canonical_float, compare, holds_minus_zero};
 pub use plan::{
     BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op, ParamSpec,
     ParamType, RangeEnd, Shape, UnOp,

@@ -1,7 +1,7 @@
 //! The plan verifier (spec/cost.md §12) passes every plan the compiler writes: each program of the corpus, the adversarial suite, the plan files and the examples whose shape is sound, every accepted entry point of it.
 
 use rqc_compiler::compile;
-use rqc_plan::{Op, COMMIT_ROUND_TRIPS};
+use rqc_plan::{Op, Value, COMMIT_ROUND_TRIPS};
 use rqc_runtime::verifier::{recomputed_bounds, verify};
 use rqc_tests::{relative, repo_root, rq_files};
 use std::path::PathBuf;
@@ -217,4 +217,68 @@ fn every_limit_one_below_its_count_is_refused() {
     }
     assert!(lowered > 100, "only {lowered} limits were lowered");
     assert!(accepted.is_empty(), "{}", accepted.join("\n"));
+}
+
+/// `-0.0` in a plan's constant (spec/cost.md §12): a program built in
+/// memory with `-0.0` in a constant is refused (E0621), and nothing is
+/// installed, as a default of `-0.0` is refused (E0613): the verifier
+/// checks a plan, it never rewrites one. A plan file spelling `-0.0` reads
+/// as `0.0` (the reader canonicalises every float, spec/types.md "Value
+/// identity"), so the same plan as a file passes, and runs with `0.0`.
+#[test]
+fn minus_zero_in_a_constant_is_refused_in_memory_and_canonical_from_a_file() {
+    let source = "table T { id: Int key  x: Float }\n\
+                  mutation put(i: Int, x: Float) = insert T { id: i, x: x }\n\
+                  query scaled(i: Int) = T[i] |> map(r => r.x * 2.5)\n";
+    let compilation = compile(&[("t.rq".to_string(), source.to_string())]);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
+    let mut program = compilation.program;
+    let scaled = program
+        .entries
+        .iter()
+        .position(|e| e.name == "scaled")
+        .unwrap();
+    let mut edited = 0;
+    std::sync::Arc::make_mut(&mut program.entries[scaled])
+        .root
+        .walk_mut(&mut |node| {
+            if let Op::Const(Value::Float(x)) = &mut node.op {
+                *x = -0.0;
+                edited += 1;
+            }
+        });
+    assert_eq!(edited, 1);
+    let error = verify(&program).unwrap_err();
+    assert_eq!(error.code, "E0621", "{}", error.message);
+    assert!(error.message.contains("-0.0"), "{}", error.message);
+    let mut db = rqc::Database::in_memory();
+    let refused = db.install(program.clone()).unwrap_err();
+    assert_eq!(refused.code(), "E0621");
+    assert!(db.program().is_none(), "a refused program was installed");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("minus-zero.rqc.json");
+    let text = serde_json::to_string(&program).unwrap();
+    assert!(text.contains("-0.0"), "the file spells -0.0");
+    std::fs::write(&path, text).unwrap();
+    let read = rqc::read_plan(&path).unwrap();
+    let mut constants = Vec::new();
+    read.entry("scaled").unwrap().root.walk(&mut |node| {
+        if let Op::Const(Value::Float(x)) = &node.op {
+            constants.push(x.to_bits());
+        }
+    });
+    assert_eq!(constants, [0.0f64.to_bits()]);
+    db.install(read).unwrap();
+    db.run("put", &[1.into(), 4.0.into()]).unwrap();
+    let output = db.run("scaled", &[1.into()]).unwrap();
+    // `4.0 * 0.0`, and `0.0`'s bits (`==` would take `-0.0` for it).
+    match output.value {
+        Value::Float(x) => assert_eq!(x.to_bits(), 0.0f64.to_bits()),
+        other => panic!("scaled(1) answered {other}"),
+    }
 }

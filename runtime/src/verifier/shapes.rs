@@ -233,6 +233,14 @@ impl<'a> Walk<'a> {
                 node,
                 "a constant holds an infinite or NaN float, which no value holds".into(),
             ),
+            // A plan file's `-0.0` reads as `0.0`; a program built in memory
+            // is refused rather than rewritten, as a default of `-0.0` is
+            // (E0613): the verifier checks, it never changes what it checks.
+            Op::Const(value) if rqc_plan::holds_minus_zero(value) => self.fault(
+                "E0621",
+                node,
+                "a constant holds the float -0.0, which no value holds (every float is canonical, spec/types.md \"Value identity\")".into(),
+            ),
             Op::Param(i) if *i >= self.entry.params.len() => self.fault(
                 "E0620",
                 node,
