@@ -54,17 +54,28 @@ fn programs() -> Vec<(String, Vec<(String, String)>)> {
     programs
 }
 
+/// Every program of [`programs`] whose shape the checker finds sound,
+/// compiled: its name and its plans.
+fn compiled() -> Vec<(String, rqc_plan::CompiledProgram)> {
+    programs()
+        .into_iter()
+        .filter_map(|(name, sources)| {
+            let compilation = compile(&sources);
+            compilation
+                .checked
+                .shape_sound
+                .then_some((name, compilation.program))
+        })
+        .collect()
+}
+
 #[test]
 fn every_compiled_plan_passes_the_verifier() {
     let mut checked = 0;
     let mut refused = Vec::new();
-    for (name, sources) in programs() {
-        let compilation = compile(&sources);
-        if !compilation.checked.shape_sound {
-            continue;
-        }
-        checked += compilation.program.entries.len();
-        if let Err(error) = verify(&compilation.program) {
+    for (name, program) in compiled() {
+        checked += program.entries.len();
+        if let Err(error) = verify(&program) {
             refused.push(format!("{name}: [{}] {}", error.code, error.message));
         }
     }
@@ -133,13 +144,7 @@ fn a_mutations_commit_is_two_round_trips() {
     let source = "table T { id: Int key  v: Int }\n\
                   mutation put(i: Int, v: Int) = insert T { id: i, v: v }\n\
                   query get(i: Int) = T[i]\n";
-    let compilation = compile(&[("t.rq".to_string(), source.to_string())]);
-    assert!(
-        compilation.diagnostics.is_empty(),
-        "{:?}",
-        compilation.diagnostics
-    );
-    let program = compilation.program;
+    let program = rqc_tests::accepted(source);
     let recomputed = recomputed_bounds(&program).unwrap();
     for (entry, bound) in program.entries.iter().zip(&recomputed) {
         assert_eq!(*bound, entry.bound, "{}", entry.name);
@@ -180,12 +185,7 @@ fn a_mutations_commit_is_two_round_trips() {
 fn every_limit_one_below_its_count_is_refused() {
     let mut lowered = 0;
     let mut accepted = Vec::new();
-    for (name, sources) in programs() {
-        let compilation = compile(&sources);
-        if !compilation.checked.shape_sound {
-            continue;
-        }
-        let program = &compilation.program;
+    for (name, program) in compiled() {
         for (e, entry) in program.entries.iter().enumerate() {
             let mut limits = Vec::new();
             entry.root.walk(&mut |node| {
@@ -230,13 +230,7 @@ fn minus_zero_in_a_constant_is_refused_in_memory_and_canonical_from_a_file() {
     let source = "table T { id: Int key  x: Float }\n\
                   mutation put(i: Int, x: Float) = insert T { id: i, x: x }\n\
                   query scaled(i: Int) = T[i] |> map(r => r.x * 2.5)\n";
-    let compilation = compile(&[("t.rq".to_string(), source.to_string())]);
-    assert!(
-        compilation.diagnostics.is_empty(),
-        "{:?}",
-        compilation.diagnostics
-    );
-    let mut program = compilation.program;
+    let mut program = rqc_tests::accepted(source);
     let scaled = program
         .entries
         .iter()

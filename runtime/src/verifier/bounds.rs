@@ -93,7 +93,9 @@ pub(super) struct Verifier<'p> {
     bindings: u64,
     /// Comparisons evaluated in the conditions open (`narrowing.rs`).
     pub comparisons: Vec<Comparison<'p>>,
-    pub conditions_open: usize,
+    /// The comparisons the conditions open may read, each with how many
+    /// of them may read it.
+    pub wanted: std::collections::HashMap<*const Node, u32>,
 }
 
 /// Recomputes every claimed bound of `entry`'s plan (see the module's
@@ -116,7 +118,7 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         applying: Vec::new(),
         bindings: 0,
         comparisons: Vec::new(),
-        conditions_open: 0,
+        wanted: Default::default(),
     };
     let root = &entry.root;
     let out = verifier.eval(root, &None)?;
@@ -397,7 +399,7 @@ impl<'p> Verifier<'p> {
                 }
             }
             Op::If(c, then, otherwise) => {
-                let mark = self.begin_condition();
+                let mark = self.begin_condition(c);
                 let condition = self.eval(c, scope);
                 let proves = self.condition(c, mark, scope);
                 let condition = condition?;
@@ -419,7 +421,7 @@ impl<'p> Verifier<'p> {
                 }
             }
             Op::Let(name, value, body) => {
-                let mark = self.begin_condition();
+                let mark = self.begin_condition(value);
                 let bound = self.eval(value, scope);
                 let says = self.condition(value, mark, scope);
                 let bound = bound?;

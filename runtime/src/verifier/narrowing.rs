@@ -1,9 +1,9 @@
 //! What an `if`'s condition says in each branch of the bound pass, read as the checker reads it (`compiler/src/check/narrowing.rs`) and narrowed by the same shared rule (`rqc_cost::assume`, `Interval::assume`, `Interval::intersect`; spec/cost.md §3.1).
 //!
 //! While a condition (an `if`'s, or a `let`'s value) is evaluated, each
-//! comparison of two plain `Int`s records both sides' intervals and which
-//! side is a parameter or a name bound in scope, with that binding's
-//! identity. The condition is then read as an `rqc_cost::Condition` —
+//! comparison of two plain `Int`s it is made of (under `!`, `&&`, `||`)
+//! records both sides' intervals and which side is a parameter or a name
+//! bound in scope, with that binding's identity. The condition is then read as an `rqc_cost::Condition` —
 //! comparisons under `!`, `&&` and `||`, and `Bool` names a `let` bound to
 //! such a condition — and each branch is evaluated with the parameters and
 //! names it proves something of bound again to their narrowed intervals.
@@ -74,17 +74,20 @@ fn plain_int(value: &Abs<'_>) -> Option<Interval> {
 }
 
 impl<'p> Verifier<'p> {
-    /// Comparisons are recorded from here until [`Verifier::condition`];
-    /// the mark to give it.
-    pub(super) fn begin_condition(&mut self) -> usize {
-        self.conditions_open += 1;
+    /// The comparisons of `cond` that [`Verifier::condition`] may read
+    /// are recorded from here until it is called; the mark to give it.
+    /// Only those: a condition may apply lambdas that compare a million
+    /// times, and the records would hold them all.
+    pub(super) fn begin_condition(&mut self, cond: &'p Node) -> usize {
+        for comparison in skeleton(cond) {
+            *self.wanted.entry(comparison).or_default() += 1;
+        }
         self.comparisons.len()
     }
 
     /// Records `a op b` (the comparison `node`, its operands' values just
     /// evaluated in `scope`) when a condition is open and both are plain
     /// `Int`s.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn record_comparison(
         &mut self,
         node: &'p Node,
@@ -96,7 +99,7 @@ impl<'p> Verifier<'p> {
         let Some(relation) = relation(op) else {
             return;
         };
-        if self.conditions_open == 0 {
+        if !self.wanted.contains_key(&(node as *const Node)) {
             return;
         }
         let (Some(x), Some(y)) = (plain_int(values.0), plain_int(values.1)) else {
@@ -127,7 +130,14 @@ impl<'p> Verifier<'p> {
         mark: usize,
         scope: &Scope<'p>,
     ) -> Condition<'p> {
-        self.conditions_open = self.conditions_open.saturating_sub(1);
+        for comparison in skeleton(cond) {
+            if let Some(open) = self.wanted.get_mut(&comparison) {
+                *open -= 1;
+                if *open == 0 {
+                    self.wanted.remove(&comparison);
+                }
+            }
+        }
         let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
         read_condition(cond, &recorded, scope)
     }
@@ -182,6 +192,21 @@ impl<'p> Verifier<'p> {
         }
         narrowed
     }
+}
+
+/// The comparisons [`read_condition`] may find in `cond`: those under
+/// `!`, `&&` and `||` from its top.
+fn skeleton(cond: &Node) -> Vec<*const Node> {
+    let (mut found, mut work) = (Vec::new(), vec![cond]);
+    while let Some(node) = work.pop() {
+        match &node.op {
+            Op::Unary(UnOp::Not, inner) => work.push(inner),
+            Op::Binary(BinOp::And | BinOp::Or, a, b) => work.extend([&**a, &**b]),
+            Op::Binary(op, ..) if relation(*op).is_some() => found.push(node as *const Node),
+            _ => {}
+        }
+    }
+    found
 }
 
 /// `cond` as a [`Condition`], its comparisons found among `recorded`.
