@@ -4,10 +4,11 @@
 //! `scan.rs`, `constraints.rs`) operator by operator, with the rules of
 //! spec/cost.md: a node's cost is what evaluating it may read, from what
 //! the plan itself says (its keys, prefixes, ranges and limits, the
-//! parameters' declared maxima, the schema's bounds), never from the bound
+//! parameters' declared ends, the schema's bounds), never from the bound
 //! it claims. A lambda is analysed where it is applied, with the values it
-//! is applied to, as the checker checks a delayed lambda. Reads here;
-//! writes and access paths in `access.rs`; combinators in `combinators.rs`.
+//! is applied to, as the checker checks a delayed lambda (`apply.rs`).
+//! Reads here; writes and access paths in `access.rs`; combinators in
+//! `combinators.rs`; what an `if` narrows in `narrowing.rs`.
 
 use super::abstract_value::{Abs, Clash, Closure, Kind, RecordAbs};
 use super::inputs::{contains_stream, param, row};
@@ -47,12 +48,6 @@ pub(super) fn find<'s, 'p>(scope: &'s Scope<'p>, name: &str) -> Option<&'s Bindi
     None
 }
 
-/// How deep applications may nest in one run: far deeper than any program
-/// the checker accepts nests them (its own limit is 16 delayed lambdas),
-/// and finite, so a lambda that applies itself is refused, as the checker
-/// refuses recursion.
-pub const MAX_APPLICATION_NESTING: usize = 64;
-
 /// The most operators the abstract run of one entry point may evaluate
 /// (each application of a lambda evaluates its body again): a plan has at
 /// most 100,000 operators, so this is room for every honest one, and a
@@ -83,12 +78,12 @@ pub(super) struct Verifier<'p> {
     /// The entry point's parameters as the evaluation knows them here
     /// (narrowed in an `if` branch; a lambda sees them as where it was
     /// made).
-    params: Rc<Vec<Abs<'p>>>,
+    pub params: Rc<Vec<Abs<'p>>>,
     /// Each table's row, by position.
     rows: Vec<Abs<'p>>,
     steps: u64,
     /// The lambdas being applied, outermost first.
-    applying: Vec<&'p Node>,
+    pub applying: Vec<&'p Node>,
     /// The last binding identity given.
     bindings: u64,
     /// Comparisons evaluated in the conditions open (`narrowing.rs`).
@@ -473,7 +468,7 @@ impl<'p> Verifier<'p> {
     }
 
     /// A new binding's identity.
-    fn new_binding(&mut self) -> u64 {
+    pub fn new_binding(&mut self) -> u64 {
         self.bindings += 1;
         self.bindings
     }
@@ -517,89 +512,5 @@ impl<'p> Verifier<'p> {
                 format!("it reads field `{name}` of {}", other.kind()),
             ),
         }
-    }
-
-    /// Applies the function value `f` to `args`: each lambda it may be, its
-    /// body evaluated with its parameters bound; the results joined, the
-    /// costs the largest. Applications nest at most
-    /// [`MAX_APPLICATION_NESTING`] deep.
-    pub fn apply(&mut self, site: &Node, f: &Abs<'p>, args: Vec<Abs<'p>>) -> Result<Eval<'p>> {
-        let closures = match f {
-            Abs::Nothing => return Ok(Eval::free(Abs::Nothing)),
-            Abs::Fns(closures) => Rc::clone(closures),
-            other => {
-                return self.fault(
-                    "E0625",
-                    site,
-                    format!("it applies {} as a function", other.kind()),
-                )
-            }
-        };
-        let mut result: Option<Eval<'p>> = None;
-        for closure in closures.iter() {
-            if closure.params.len() != args.len() {
-                return self.fault(
-                    "E0624",
-                    site,
-                    format!(
-                        "it applies the lambda of operator {} to {} values, and it takes {}",
-                        closure.node.id,
-                        args.len(),
-                        closure.params.len()
-                    ),
-                );
-            }
-            self.enter(site, closure.node)?;
-            let mut scope = closure.scope.clone();
-            for (name, value) in closure.params.iter().zip(&args) {
-                scope = Some(Rc::new(Binding {
-                    name,
-                    value: value.clone(),
-                    id: self.new_binding(),
-                    condition: None,
-                    outer: scope,
-                }));
-            }
-            // The body sees the parameters as where the lambda was made.
-            let outer = std::mem::replace(&mut self.params, Rc::clone(&closure.entry_params));
-            let out = self.eval(closure.body, &scope);
-            self.params = outer;
-            self.applying.pop();
-            let out = out?;
-            result = Some(match result {
-                None => out,
-                Some(before) => Eval {
-                    value: match before.value.join(&out.value) {
-                        Ok(value) => value,
-                        Err(clash) => return self.clash(site, clash),
-                    },
-                    cost: before.cost.max(&out.cost),
-                    writes: before.writes || out.writes,
-                },
-            });
-        }
-        Ok(result.unwrap_or_else(|| Eval::free(Abs::Nothing)))
-    }
-
-    /// One more application of `lambda`, refused past the nesting limit.
-    fn enter(&mut self, site: &Node, lambda: &'p Node) -> Result<()> {
-        if self.applying.len() >= MAX_APPLICATION_NESTING {
-            let again = self
-                .applying
-                .iter()
-                .filter(|l| std::ptr::eq(**l, lambda))
-                .count();
-            let why = if again > 1 {
-                format!(
-                    "the lambda of operator {} is applied inside its own application {again} times over: a lambda applied to itself recurses, and its run would not end",
-                    lambda.id
-                )
-            } else {
-                format!("applications nest more than {MAX_APPLICATION_NESTING} deep")
-            };
-            return self.fault("E0640", site, why);
-        }
-        self.applying.push(lambda);
-        Ok(())
     }
 }

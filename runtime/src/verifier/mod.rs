@@ -14,7 +14,7 @@
 //!   names, positions, arity and scoping, so nothing on the run path can
 //!   panic or write a column the schema forbids;
 //! - `bounds.rs` (with `abstract_value.rs`, `inputs.rs`, `access.rs`,
-//!   `combinators.rs`, `scalars.rs`, `narrowing.rs`):
+//!   `combinators.rs`, `scalars.rs`, `narrowing.rs`, `apply.rs`):
 //!   an abstract run of each plan that recomputes every operator's bound
 //!   with the cost calculus (`rqc-cost`), refusing a read no limit bounds,
 //!   a claim below the recomputed bound or above the ceiling, and
@@ -25,6 +25,7 @@
 
 mod abstract_value;
 mod access;
+mod apply;
 mod bounds;
 mod combinators;
 mod inputs;
