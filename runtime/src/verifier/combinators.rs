@@ -343,11 +343,8 @@ fn literal_extreme(c: Combinator, shape: Shape, input: &Abs<'_>, plain: bool) ->
     }
 }
 
-/// The smaller of a list's length and a count, where both are known.
+/// The tighter of a list's length and a count's most (both bound how many
+/// elements a `take` gives): `Poly::tighter`, as the checker keeps it.
 fn smaller(len: &Poly, count: Option<&Poly>) -> Poly {
-    match (len.max_value(), count.and_then(Poly::max_value)) {
-        (Some(a), Some(b)) => Poly::constant(a.min(b)),
-        (None, Some(b)) => Poly::constant(b),
-        _ => len.clone(),
-    }
+    count.map_or_else(|| len.clone(), |count| len.tighter(count))
 }
