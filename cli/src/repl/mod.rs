@@ -10,6 +10,7 @@ mod call;
 mod input;
 mod interrupt;
 mod page;
+mod watches;
 
 pub use input::run;
 
@@ -33,8 +34,8 @@ next line.
   :explain NAME  the plan of a query or mutation
   :bound EXPR    the bound of an expression, without running it
   :watch EXPR    watch a query: its result now, then each change a commit
-                 (of this session or another process) makes, shown after
-                 each input
+                 (of this session or another process) makes, shown as it
+                 arrives
   :unwatch       stop every watch
   :page EXPR     run a pageable query (`T.index[…] |> take(n)`) as its
                  first page; :next runs the page after it
@@ -52,7 +53,7 @@ pub struct Repl {
     files: Vec<(String, String)>,
     color: bool,
     /// Live queries of `:watch`, by number.
-    watches: Vec<(usize, rqc::Subscription)>,
+    watches: watches::Watches,
     /// The query `:page` runs, and the token of its next page (`:next`).
     paging: Option<(rqc_plan::Entry, Option<String>)>,
 }
@@ -64,7 +65,7 @@ impl Repl {
             db,
             files: Vec::new(),
             color,
-            watches: Vec::new(),
+            watches: watches::Watches::default(),
             paging: None,
         }
     }
@@ -244,7 +245,7 @@ impl Repl {
             ":page" => self.first_page(rest),
             ":next" => self.next_page(),
             ":unwatch" => {
-                let stopped = std::mem::take(&mut self.watches).len();
+                let stopped = self.watches.stop_all();
                 format!(
                     "stopped {stopped} watch{}",
                     if stopped == 1 { "" } else { "es" }
@@ -289,30 +290,35 @@ impl Repl {
             .subscribe_entry(&entry, &args, rqc::WatchOptions::default())
         {
             Ok(live) => {
-                let number = self.watches.last().map_or(1, |(n, _)| n + 1);
-                self.watches.push((number, live));
+                let number = self.watches.add(live);
                 format!("watch {number} (:unwatch stops it)")
             }
             Err(error) => self.error_text(&error),
         }
     }
 
-    /// `output`, then what every watch saw since the last input (once the
-    /// watcher has matched every commit so far).
+    /// `output`, then what every watch saw and has not shown yet (once the
+    /// watcher has matched every commit so far: the events of this input's
+    /// own commit come right after its output).
     fn with_changes(&self, output: String) -> String {
         if self.watches.is_empty() {
             return output;
         }
         let position = self.db.position().unwrap_or(0);
         let mut lines = vec![output];
-        for (number, live) in &self.watches {
-            live.wait_for(position, std::time::Duration::from_secs(5));
-            while let Some(event) = live.try_next() {
-                lines.push(format!("watch {number}: {}", event.to_json()));
-            }
-        }
+        lines.extend(self.watches.drain(position));
         lines.retain(|line| !line.is_empty());
         lines.join("\n")
+    }
+
+    /// The console: while it is held, no event of a watch is shown.
+    pub fn console(&self) -> watches::Console {
+        self.watches.console()
+    }
+
+    /// Where the events of watches that arrive between inputs are shown.
+    pub fn show_arrivals_on(&mut self, sink: watches::Sink) {
+        self.watches.show_arrivals_on(sink);
     }
 
     /// Whether the last input failed.

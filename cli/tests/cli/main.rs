@@ -20,6 +20,7 @@ mod processes;
 mod readme;
 mod records;
 mod repl;
+mod repl_terminal;
 mod threads;
 mod watch;
 
