@@ -1,8 +1,8 @@
 //! `rqc repl`: a read-eval-print loop against a real database.
 //!
 //! An expression is checked exactly as a query is — it becomes the body of
-//! `query it()` in a module that imports every table and public definition
-//! of the program — so an unbounded one gets the same diagnostic as in a
+//! `query it()` in a module that imports every table and definition of
+//! the program, private ones too (`scope`) — so an unbounded one gets the same diagnostic as in a
 //! file, and a bounded one runs and prints its rows with what it read. The
 //! loop itself, piped or on a terminal, is in `input`.
 
@@ -10,13 +10,13 @@ mod call;
 mod input;
 mod interrupt;
 mod page;
+mod scope;
 mod watches;
 
 pub use input::run;
 
 use rqc::{Database, Error};
 use rqc_compiler::diagnostics::{renderer, RenderOptions};
-use rqc_compiler::syntax::ast::Item;
 use rqc_compiler::{compile, Compilation};
 use rqc_plan::Value;
 use std::path::PathBuf;
@@ -50,7 +50,8 @@ pub struct Repl {
     /// Whether the last input failed (an error, a rejection), for `--bail`.
     failed: std::cell::Cell<bool>,
     db: Database,
-    files: Vec<(String, String)>,
+    /// What an expression is checked against: the loaded sources.
+    scope: scope::Scope,
     color: bool,
     /// Live queries of `:watch`, by number.
     watches: watches::Watches,
@@ -63,7 +64,7 @@ impl Repl {
         Repl {
             failed: std::cell::Cell::new(false),
             db,
-            files: Vec::new(),
+            scope: scope::Scope::default(),
             color,
             watches: watches::Watches::default(),
             paging: None,
@@ -79,7 +80,7 @@ impl Repl {
         let program = self.db.program()?;
         let source = crate::schema_source::schema_source(&program.schema);
         let tables = program.schema.tables.len();
-        self.files = vec![("<database>".to_string(), source)];
+        self.scope = scope::Scope::new(&[("<database>".to_string(), source)]);
         Some(format!(
             "the database's schema ({tables} tables); its queries and mutations run by name, e.g. `name(1)`; give the program's sources (or `:load PATH`) to use its functions too"
         ))
@@ -88,7 +89,7 @@ impl Repl {
     pub fn load(&mut self, path: &PathBuf) -> Result<String, Error> {
         let files = rqc::read_program(std::slice::from_ref(path))?;
         let report = self.db.install_files(&files)?;
-        self.files = files;
+        self.scope = scope::Scope::new(&files);
         let program = self.db.program().expect("just installed");
         let mut message = format!(
             "loaded {} ({} tables, {} entry points)",
@@ -105,54 +106,15 @@ impl Repl {
         Ok(message)
     }
 
-    /// Whether a loaded source makes `name` public (an expression can call it).
+    /// Whether the loaded sources declare `name` (an expression can call it).
     fn importable(&self, name: &str) -> bool {
-        self.files.iter().any(|(file, source)| {
-            let (module, _) = rqc_compiler::syntax::parse(file, source);
-            module
-                .items
-                .iter()
-                .any(|item| matches!(item, Item::Def(d) if d.public && d.name.name == name))
-        })
+        self.scope.declares(name)
     }
 
-    /// The module an expression is checked in: everything public in scope.
+    /// The module an expression is checked in: every name of the program
+    /// in scope, private definitions too.
     fn wrap(&self, expression: &str, kind: &str) -> (String, usize) {
-        let mut text = String::from("module repl\n");
-        let shape_modules: Vec<(String, Vec<String>)> = self
-            .files
-            .iter()
-            .filter_map(|(name, source)| {
-                let (module, _) = rqc_compiler::syntax::parse(name, source);
-                let module_name = module.header.as_ref().map(|h| h.dotted())?;
-                let names = module
-                    .items
-                    .iter()
-                    .filter_map(|item| match item {
-                        Item::Table(t) => Some(t.name.name.clone()),
-                        Item::Aggregate(a) => Some(a.name.name.clone()),
-                        Item::Def(d) if d.public => Some(d.name.name.clone()),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>();
-                Some((module_name, names))
-            })
-            .collect();
-        let mut seen = std::collections::HashSet::new();
-        for (module, names) in shape_modules {
-            let fresh: Vec<String> = names
-                .into_iter()
-                .filter(|n| seen.insert(n.clone()))
-                .collect();
-            if !fresh.is_empty() {
-                text.push_str(&format!("import {module}.{{{}}}\n", fresh.join(", ")));
-            }
-        }
-        text.push_str(&format!("{kind} it() =\n"));
-        let start = text.len();
-        text.push_str(expression);
-        text.push('\n');
-        (text, start)
+        self.scope.wrap(expression, kind)
     }
 
     fn check(&self, expression: &str) -> (Compilation, String) {
@@ -162,8 +124,7 @@ impl Repl {
     /// Checks the expression as the body of a `query`, or of a `mutation`.
     fn check_as(&self, expression: &str, kind: &str) -> (Compilation, String) {
         let (wrapped, _) = self.wrap(expression, kind);
-        let mut files = self.files.clone();
-        files.push((REPL_FILE.to_string(), wrapped.clone()));
+        let files = self.scope.files_with(REPL_FILE, wrapped.clone());
         (compile(&files), wrapped)
     }
 
@@ -214,9 +175,29 @@ impl Repl {
                 let mut d = d.clone();
                 moved(&mut d.primary);
                 d.secondary.iter_mut().for_each(moved);
+                self.name_the_missing_source(&mut d, line);
                 renderer.render(&d)
             })
             .collect()
+    }
+
+    /// An unknown function that is an entry point the database holds,
+    /// whose source is not loaded (only the schema is): its help says so,
+    /// and how to load it, instead of listing the combinators.
+    fn name_the_missing_source(&self, d: &mut rqc_compiler::diagnostics::Diagnostic, line: &str) {
+        let span = d.primary.span;
+        let Some(name) = line.get(span.start as usize..span.end as usize) else {
+            return;
+        };
+        let installed = self
+            .db
+            .program()
+            .is_some_and(|program| program.entries.iter().any(|e| e.name == name));
+        if d.code == "E0201" && installed && !self.scope.declares(name) {
+            d.help = vec![format!(
+                "`{name}` is installed in the database, but its source is not loaded: give the program's sources (`rqc repl --db DIR PROGRAM`, or `:load PATH`) to use it inside an expression; alone, `{name}(…)` runs as installed"
+            )];
+        }
     }
 
     /// Handles one complete input; returns what to print, or `None` to quit.
@@ -502,7 +483,7 @@ impl Repl {
     ) -> Result<(rqc_plan::Entry, bool), String> {
         // An expression is checked against the sources, which a program
         // kept in the database does not carry.
-        if self.files.is_empty() {
+        if self.scope.is_empty() {
             return Err("no program loaded; :load PATH".into());
         }
         let (mut compilation, _) = self.check(expression);

@@ -223,3 +223,56 @@ fn insert_from_another_process(db: &str, id: i64) -> std::process::Output {
         &format!("insert T {{ id: {id} }}\n"),
     )
 }
+
+/// A program whose query and function are private (declared without
+/// `pub`).
+const QA: &str = "module qa
+
+table Question {
+  id: Int key
+  tag: String
+  index by_tag (tag, id)
+}
+
+query tagged(t: String, n: Int <= 10) = Question.by_tag[t] |> take(n)
+
+fn double(x: Int) = x * 2
+
+mutation ask(id: Int, tag: String) = insert Question { id: id, tag: tag }
+";
+
+/// Declared queries and functions, private ones too, are values in the
+/// REPL as in a file: piped on, bounded, called inside an expression.
+/// Without the sources (only the database's plans), the unknown name's
+/// help says the source is missing and how to give it.
+#[test]
+fn declared_queries_and_functions_are_values_in_the_repl() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = super::write(dir.path(), "qa.rq", QA);
+    let db = dir.path().join("db").display().to_string();
+    let history = dir.path().join("history");
+    let args = ["repl".to_string(), "--db".into(), db.clone(), program];
+    let mut terminal = Terminal::start(&args, &history);
+    terminal.type_in("ask(31, \"rust\")\rask(32, \"rust\")\rask(33, \"go\")\r");
+    terminal.wait_for("1 row written", 3);
+    terminal.type_in("tagged(\"rust\", 2) |> map(q => q.id * 100)\r");
+    terminal.wait_for("3200", 1);
+    terminal.type_in(":bound tagged(\"rust\", 2)\r");
+    terminal.wait_for("[Question; ≤ 10]  seeks ≤ 1", 1);
+    terminal.type_in("double(21) + (tagged(\"go\", 1) |> count())\r");
+    let screen = terminal.quit();
+    assert!(!screen.contains("E0201"), "{screen}");
+    let from = screen.find("q.id * 100").unwrap();
+    in_order(&screen, from, &["3100", "3200", "2 rows"]);
+    assert!(screen.contains("\n43\r"), "double(21) + 1:\n{screen}");
+
+    let args = ["repl".to_string(), "--db".into(), db];
+    let mut terminal = Terminal::start(&args, &history);
+    terminal.type_in("tagged(\"rust\", 2) |> map(q => q.id)\r");
+    terminal.wait_for("runs as installed", 1);
+    let screen = terminal.quit();
+    assert!(
+        screen.contains("`tagged` is installed in the database, but its source is not loaded"),
+        "{screen}"
+    );
+}
