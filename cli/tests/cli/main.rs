@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod agree;
 mod bad_input;
 mod color;
 mod damage;
