@@ -171,6 +171,7 @@ fn json_report(compilation: &Compilation) -> serde_json::Value {
                 "kind": v.kind.keyword(),
                 "signature": v.signature,
                 "verdict": if v.accepted { "accepted" } else { "rejected" },
+                "cause": v.cause,
                 "seeks": v.cost.seeks.to_string(),
                 "rows": v.cost.rows.to_string(),
                 "seeks_max": v.seeks_max(),

@@ -81,7 +81,10 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) {
 /// A function generic over its arguments' sizes shows its formulas.
 pub fn verdict_line(verdict: &Verdict) -> String {
     if !verdict.accepted {
-        return format!("{}  rejected", verdict.signature);
+        return match &verdict.cause {
+            Some(cause) => format!("{}  rejected ({cause})", verdict.signature),
+            None => format!("{}  rejected", verdict.signature),
+        };
     }
     // The formula is written out only where there is no maximum.
     let shown = |max: Option<u64>, formula: &dyn std::fmt::Display| match max {

@@ -7,6 +7,7 @@ mod agree;
 mod bad_input;
 mod color;
 mod damage;
+mod diagnostics;
 mod disk_full;
 mod etcd;
 mod etcd_faults;
