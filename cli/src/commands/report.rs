@@ -121,7 +121,7 @@ pub fn report_error(error: &Error) -> Status {
             // of the run.
             match runtime.code {
                 "E0511" | "E0512" | "E0513" | "E0514" | "E0516" | "E0517" | "E0518" | "E0541"
-                | "E0543" | "E0608" => Status::Usage,
+                | "E0543" | "E0608" | "E0009" => Status::Usage,
                 "E0540" => Status::Busy,
                 _ => Status::Errors,
             }

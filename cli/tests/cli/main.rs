@@ -15,6 +15,7 @@ mod etcd_live;
 mod etcd_security;
 mod headers;
 mod install;
+mod lost_data;
 mod migrate;
 mod pages;
 mod plans;
