@@ -165,3 +165,22 @@ fn the_stdlib_readme_names_every_prelude_function_and_builtin() {
         );
     }
 }
+
+/// The set-up section says how to put `rqc` on `PATH` before the tour's
+/// first block runs it by name.
+#[test]
+fn the_set_up_says_how_to_put_rqc_on_path_before_the_tour_uses_it() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let set_up = readme.find("## Set up").expect("a set-up section");
+    let tour = readme.find("## A short tour").expect("a tour");
+    let first_use = readme[tour..].find("$ rqc ").map(|at| tour + at).unwrap();
+    let said = &readme[set_up..tour];
+    for how in [
+        "cargo install --path cli",
+        "PATH",
+        "scripts/rqc-path release",
+    ] {
+        assert!(said.contains(how), "the set-up does not say `{how}`");
+    }
+    assert!(set_up < first_use);
+}
