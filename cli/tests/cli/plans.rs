@@ -3,7 +3,7 @@
 //! The golden files are `tests/plans/` (see its README); the library's side
 //! is `tests/tests/plan_files.rs`.
 
-use super::{rqc, stderr, stdout, write, APP};
+use super::{rqc, rqc_with_input, stderr, stdout, write, APP};
 
 fn add(db: &str, how: &[&str], id: &str, name: &str) -> std::process::Output {
     let mut args = vec!["run", "--db", db];
@@ -113,6 +113,22 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
 fn run_without_a_program_needs_a_database_that_holds_one() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db").display().to_string();
+    // No database there: a query only reads, and creates none.
+    let output = rqc(&["run", "--db", &db, "item", "--arg", "id=1"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("[E0608] Error: there is no database at"),
+        "{err}"
+    );
+    assert!(!std::path::Path::new(&db).exists(), "none was created");
+    // A database without a program (a session that wrote nothing made it).
+    let session = rqc_with_input(&["repl", "--db", &db], "");
+    assert!(
+        stderr(&session).contains("created a new lmdb database in"),
+        "{}",
+        stderr(&session)
+    );
     let output = rqc(&["run", "--db", &db, "item", "--arg", "id=1"]);
     assert_eq!(output.status.code(), Some(2));
     let err = stderr(&output);
@@ -134,7 +150,7 @@ fn run_without_a_program_needs_a_database_that_holds_one() {
     let help = rqc(&["run", "--help"]);
     let out = stdout(&help);
     assert!(
-        out.contains("rqc run [OPTIONS] --db <DIR> [PROGRAM] <NAME>"),
+        out.contains("rqc run [OPTIONS] --db <DIR> [PROGRAM]... <NAME>"),
         "{out}"
     );
     assert!(out.contains("--plan <FILE>"), "{out}");
