@@ -97,6 +97,11 @@ fn build_and_run(features: &str, extra_env: &[(&str, &std::ffi::OsStr)]) -> Outp
         }
     }
     build.env("CARGO_TARGET_DIR", target_dir());
+    // No debug info and no incremental cache: the embedder's build is
+    // checked, never debugged, and CI's disk is shared with the
+    // workspace's own test build.
+    build.env("CARGO_PROFILE_DEV_DEBUG", "false");
+    build.env("CARGO_INCREMENTAL", "0");
     for (name, value) in extra_env {
         build.env(name, value);
     }
