@@ -26,7 +26,6 @@ pub fn insert_row(
     let table = &t.schema;
     check_types(table, &row)?;
     let primary = primary_key(table, &row)?;
-    let encoded = encode_row(&row)?;
     // Every check first, so a refused row leaves nothing in the session.
     if session.get(t.rows, &primary)?.is_some() {
         let key: Vec<Value> = table.key.iter().map(|&c| row[c].clone()).collect();
@@ -36,9 +35,23 @@ pub fn insert_row(
             "keys are unique: update the existing row, or insert with another key",
         ));
     }
+    insert_absent(session, bound, t, row, &primary)
+}
+
+/// Inserts `row`, checked against its types, under `primary`, which a read
+/// just found free: every other check, then every write.
+fn insert_absent(
+    session: &mut Session<'_>,
+    bound: &Tables,
+    t: &BoundTable,
+    row: Vec<Value>,
+    primary: &[u8],
+) -> Result<()> {
+    let table = &t.schema;
+    let encoded = encode_row(&row)?;
     let mut entries = Vec::with_capacity(table.indexes.len());
     for (index, &tree) in table.indexes.iter().zip(&t.indexes) {
-        let entry = index_entry(index, &row, &primary)?;
+        let entry = index_entry(index, &row, primary)?;
         if index.unique && session.get(tree, &entry)?.is_some() {
             return Err(unique_taken(table, index, &row));
         }
@@ -69,7 +82,7 @@ pub fn insert_row(
         session.set_counter(tree, &key, count)?;
     }
     crate::aggregates::apply(session, aggregates)?;
-    session.put_row(t.rows, &primary, &encoded)
+    session.put_row(t.rows, primary, &encoded)
 }
 
 /// The counter of the row's group under `bound` after adding the row,
@@ -110,7 +123,7 @@ fn next_small(session: &mut Session<'_>, t: &BoundTable) -> Result<Option<(Tree,
 
 /// The row stored under `primary` now, and its encoding: one seek, and one
 /// row when found.
-fn live_row(
+pub fn live_row(
     session: &mut Session<'_>,
     t: &BoundTable,
     primary: &[u8],
@@ -175,10 +188,50 @@ pub fn update_row(
     primary: &[u8],
     changes: &[(usize, Value)],
 ) -> Result<bool> {
-    let table = &t.schema;
     let Some((old, stored)) = live_row(session, t, primary)? else {
         return Ok(false);
     };
+    rewrite_row(session, bound, t, primary, (old, stored), changes)
+}
+
+/// Upserts `row` (every column: the ones named, the others' defaults):
+/// the row stored under its key, read once, gets the columns `named`
+/// (an update's checks and upkeep); without one, `row` is inserted (an
+/// insert's, that read its key check). Whether that changed anything.
+pub fn upsert_row(
+    session: &mut Session<'_>,
+    bound: &Tables,
+    t: &BoundTable,
+    row: Vec<Value>,
+    named: &[usize],
+) -> Result<bool> {
+    check_types(&t.schema, &row)?;
+    let primary = primary_key(&t.schema, &row)?;
+    match live_row(session, t, &primary)? {
+        Some(live) => {
+            let changes: Vec<(usize, Value)> = named
+                .iter()
+                .filter(|c| !t.schema.key.contains(c))
+                .map(|&c| (c, row[c].clone()))
+                .collect();
+            rewrite_row(session, bound, t, &primary, live, &changes)
+        }
+        None => insert_absent(session, bound, t, row, &primary).map(|()| true),
+    }
+}
+
+/// Changes `changes` of `live`, the row stored under `primary` as a read
+/// just found it (its values and encoding); whether that changed it.
+pub fn rewrite_row(
+    session: &mut Session<'_>,
+    bound: &Tables,
+    t: &BoundTable,
+    primary: &[u8],
+    live: (Vec<Value>, Vec<u8>),
+    changes: &[(usize, Value)],
+) -> Result<bool> {
+    let table = &t.schema;
+    let (old, stored) = live;
     let mut new = old.clone();
     for (column, value) in changes {
         new[*column] = value.clone();

@@ -37,6 +37,7 @@ pub mod store;
 pub mod transaction;
 mod values;
 pub mod verify;
+mod writes;
 
 pub use engine::{Backend, Engine, OpenOptions, Output, Stats};
 pub use error::{Result, RuntimeError};

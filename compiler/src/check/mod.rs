@@ -31,6 +31,7 @@ mod schema_types;
 pub mod tir;
 mod tuple_range;
 mod type_limits;
+mod upsert;
 pub mod types;
 mod writes;
 
@@ -38,6 +39,7 @@ pub use builtins::BUILTINS;
 pub use definition::{CheckedEntry, Outcome};
 pub use expr::{Fact, FnSig, Target, TypeText, DEF_MARKER, TABLE_MARKER};
 pub use modules::{collect_calls, cycles, ProgramIndex};
+pub use writes::STEPPED_ROW;
 pub(crate) use reject::BOUNDED_PART;
 /// Names and what they stand for, for editors.
 pub mod modules_symbol {
@@ -236,6 +238,7 @@ pub fn check_one(
         inspected: Default::default(),
         untyped_none: None,
         counted_filter: None,
+        updating: None,
         comparisons: Vec::new(),
         conditions_open: 0,
         int_literal: None,

@@ -535,8 +535,8 @@ pub fn collect_calls(
             }
             visit(result);
         }
-        ExprKind::Insert(_, row) => visit(row),
-        ExprKind::Update(target, changes) => {
+        ExprKind::Insert(_, row) | ExprKind::Upsert(_, row) => visit(row),
+        ExprKind::Update(target, _, changes) => {
             visit(target);
             visit(changes);
         }

@@ -390,7 +390,7 @@ fn describe_expected(expected: &str) -> String {
     }
 }
 
-const SOFT_KEYWORDS: [&str; 11] = [
+const SOFT_KEYWORDS: [&str; 12] = [
     "key",
     "unique",
     "ref",
@@ -402,6 +402,7 @@ const SOFT_KEYWORDS: [&str; 11] = [
     "small",
     "in",
     "aggregate",
+    "as",
 ];
 const ITEM_STARTS: [&str; 8] = [
     "import",
@@ -413,9 +414,9 @@ const ITEM_STARTS: [&str; 8] = [
     "mutation",
     "aggregate",
 ];
-const EXPRESSION_STARTS: [&str; 17] = [
+const EXPRESSION_STARTS: [&str; 18] = [
     "Ident", "Int", "Float", "Str", "true", "false", "none", "(", "[", "{", "if", "insert",
-    "update", "delete", "-", "!", "let",
+    "update", "upsert", "delete", "-", "!", "let",
 ];
 
 /// What the parser would have accepted, in words: names stand for the soft
