@@ -120,23 +120,27 @@ fn current(session: &mut Session<'_>, tree: Tree, key: &[u8]) -> Result<Option<V
     decode_value(found)
 }
 
-/// The count or sum of the row's group after adding `sign` times its
-/// contribution. E0526 when a sum would overflow.
+/// The count or sum of the row's group after adding its contribution
+/// (`joins`) or taking it away. E0526 when a sum would overflow; taking
+/// `i64::MIN` away is a subtraction, never its negation (which has none).
 fn moved(
     session: &mut Session<'_>,
     t: &BoundTable,
     i: usize,
     row: &[Value],
-    sign: i64,
+    joins: bool,
 ) -> Result<Pending> {
     let aggregate = &t.schema.aggregates[i];
     let tree = t.aggregates[i];
     let key = group_key(aggregate, row)?;
     let now = as_int(current(session, tree, &key)?)?;
-    let value = contribution(aggregate, row)?
-        .checked_mul(sign)
-        .and_then(|d| now.checked_add(d))
-        .ok_or_else(|| overflow(&t.schema, aggregate, row, now))?;
+    let contribution = contribution(aggregate, row)?;
+    let value = if joins {
+        now.checked_add(contribution)
+    } else {
+        now.checked_sub(contribution)
+    }
+    .ok_or_else(|| overflow(&t.schema, aggregate, row, now))?;
     Ok(Pending {
         tree,
         key,
@@ -154,7 +158,7 @@ fn joined(
 ) -> Result<Option<Pending>> {
     let aggregate = &t.schema.aggregates[i];
     if !is_extreme(aggregate) {
-        return moved(session, t, i, row, 1).map(Some);
+        return moved(session, t, i, row, true).map(Some);
     }
     let tree = t.aggregates[i];
     let key = group_key(aggregate, row)?;
@@ -176,7 +180,7 @@ fn joined(
 fn left(session: &mut Session<'_>, t: &BoundTable, i: usize, row: &[Value]) -> Result<()> {
     let aggregate = &t.schema.aggregates[i];
     if !is_extreme(aggregate) {
-        let pending = moved(session, t, i, row, -1)?;
+        let pending = moved(session, t, i, row, false)?;
         return write(session, pending);
     }
     let tree = t.aggregates[i];

@@ -10,6 +10,7 @@ pub mod programs;
 pub mod reference;
 pub mod rng;
 pub mod state;
+pub mod stores;
 pub mod tpcc;
 
 pub use rng::Rng;
