@@ -510,6 +510,11 @@ fn help_for_unexpected(token: &Token, expected: &[String]) -> String {
     if keyword && expects(expected, "Ident") {
         return format!("`{word}` is a reserved word; use another name, such as `{word}_`");
     }
+    if matches!(token, Token::PlusEq | Token::MinusEq) {
+        return format!(
+            "`{word}` steps a column only in an update's changes, `update T[k] {{ n {word} 1 }}`; elsewhere give the value, `n: …`"
+        );
+    }
     if *token == Token::Eq && expects(expected, "==") {
         return "to compare two values write `==`; `=` only introduces a body or a `let`"
             .to_string();
