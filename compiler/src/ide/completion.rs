@@ -1,4 +1,4 @@
-//! Completion: what may be typed at a position — a table's indexes and columns after `T.`, a row's fields, an access's index columns inside its brackets, then keywords, combinators, functions, names in scope.
+//! Completion: what may be typed at a position — a table's indexes and columns after `T.`, a row's fields, an access's index columns inside its brackets, a written table's columns inside a write's braces, then keywords, combinators, functions, names in scope.
 
 use super::{defs_in, facts_at};
 use crate::check::Fact;
@@ -22,7 +22,7 @@ pub struct Completion {
     pub detail: String,
 }
 
-const KEYWORDS: [&str; 22] = [
+const KEYWORDS: [&str; 24] = [
     "module",
     "import",
     "pub",
@@ -36,6 +36,8 @@ const KEYWORDS: [&str; 22] = [
     "else",
     "insert",
     "update",
+    "upsert",
+    "as",
     "delete",
     "true",
     "false",
@@ -46,6 +48,67 @@ const KEYWORDS: [&str; 22] = [
     "in",
     "aggregate",
 ];
+
+/// What a keyword completes to, as its detail says (the writes' forms).
+fn keyword_detail(keyword: &str) -> String {
+    match keyword {
+        "upsert" => "upsert T { key, cols }: inserts the row, or changes the columns named of the row with that key".into(),
+        "as" => "update T[k] as r { c: r.c + 1 }: names the row as it is before the update".into(),
+        "update" => "update R { c: e, n += 1 }: changes the rows of R".into(),
+        _ => "keyword".into(),
+    }
+}
+
+/// The columns of the table whose write's braces are open at the end of
+/// `before`: `upsert T { `, `insert T { ` or `update T[k] as r { ` (the
+/// table named right after `update`).
+fn written_columns(schema: &rqc_plan::Schema, before: &str) -> Vec<(String, String)> {
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, c) in before.char_indices().rev() {
+        match c {
+            '}' => depth += 1,
+            '{' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            '{' => depth -= 1,
+            _ => {}
+        }
+    }
+    let Some(open) = open else {
+        return Vec::new();
+    };
+    let head = before[..open].trim_end();
+    let Some(at) = ["upsert ", "insert ", "update "]
+        .iter()
+        .filter_map(|w| head.rfind(w).map(|i| i + w.len()))
+        .max()
+    else {
+        return Vec::new();
+    };
+    // Past the target, a record field or a statement: another brace.
+    if head[at..].contains([':', ';']) {
+        return Vec::new();
+    }
+    let name: String = head[at..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
+        .collect();
+    // `m.T` names `T` of module `m`; `T.index` is `T`'s.
+    let Some(table) = name
+        .split('.')
+        .find_map(|segment| schema.table(segment))
+    else {
+        return Vec::new();
+    };
+    table
+        .columns
+        .iter()
+        .map(|c| (c.name.clone(), format!("{}: {}", table.name, c.declared())))
+        .collect()
+}
 
 /// Completions at `offset` of `text` (the file as it is being edited).
 /// The columns (name, type) of the index or key read by the access whose
@@ -173,14 +236,16 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
     }
     // Inside an access's brackets (`Post.by_time[(at, `, `Follow[u, fol`):
     // the columns of the index or key it reads, in its order, first.
+    // Inside a write's braces (`upsert Item { pr`): the table's columns.
     let mut out: Vec<Completion> = access_columns(schema, before)
         .into_iter()
+        .chain(written_columns(schema, before))
         .map(|(name, ty)| item(&name, CompletionKind::Field, ty))
         .collect();
     out.extend(
         KEYWORDS
             .iter()
-            .map(|k| item(k, CompletionKind::Keyword, "keyword".into())),
+            .map(|k| item(k, CompletionKind::Keyword, keyword_detail(k))),
     );
     out.extend(
         crate::check::BUILTINS
@@ -245,6 +310,17 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
                 });
                 let detail = declared.unwrap_or_else(|| "parameter".into());
                 out.push(item(name, CompletionKind::Variable, detail));
+            }
+        }
+        // An update's row, `update T[k] as r { … }`.
+        for (i, _) in header_end.match_indices(" as ") {
+            let rest = &header_end[i + 4..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.push(item(&name, CompletionKind::Variable, "the row being updated".into()));
             }
         }
         for (i, _) in header_end.match_indices("let ") {
