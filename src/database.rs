@@ -9,6 +9,7 @@ use rqc_runtime::live::{Subscription, WatchOptions};
 use rqc_runtime::page::Page;
 #[cfg(feature = "etcd")]
 pub use rqc_runtime::store::EtcdOptions;
+use rqc_runtime::upgrade::Upgraded;
 use rqc_runtime::verify::Verification;
 pub use rqc_runtime::{Backend, OpenOptions, Output};
 use rqc_runtime::{Engine, LoadReport, LoadRows, RowSource};
@@ -277,6 +278,16 @@ impl Database {
     /// every reference against its target (see `rqc verify`).
     pub fn verify(&self) -> Result<Verification, Error> {
         Ok(self.engine.verify()?)
+    }
+
+    /// Brings a database an older rqc wrote to what this one writes, in
+    /// one transaction (see `rqc upgrade`): every stored `-0.0` rewritten
+    /// as `0.0`, with the index entries, counters and aggregates its rows
+    /// decide. Refused with E0553–E0555, naming the keys and writing
+    /// nothing, where the rows could not all stand once the two zeros are
+    /// one value.
+    pub fn upgrade(&self) -> Result<Upgraded, Error> {
+        Ok(self.engine.upgrade()?)
     }
 
     /// Every row that is still readable, table by table, and what could not

@@ -32,6 +32,7 @@ pub use rqc_plan::{CompiledProgram, Entry, Value};
 pub use rqc_runtime::dump::Dump;
 pub use rqc_runtime::live::{Event, LiveStats, Resume, Subscription, WatchOptions};
 pub use rqc_runtime::page::Page;
+pub use rqc_runtime::upgrade::Upgraded;
 pub use rqc_runtime::verify::Verification;
 pub use rqc_runtime::{LoadReport, LoadRow, LoadRows, RowSource, RuntimeError, KEPT_REFUSALS};
 pub use sources::{read_plan, read_program};

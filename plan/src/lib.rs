@@ -9,12 +9,15 @@
 
 pub mod batch;
 pub mod by_name;
+pub mod identity;
 pub mod near;
+pub mod number;
 pub mod plan;
 pub mod schema;
 pub mod stack;
 pub mod value;
 
+pub use identity::{canonical_float, compare};
 pub use plan::{
     BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op, ParamSpec,
     ParamType, RangeEnd, Shape, UnOp,
@@ -23,7 +26,7 @@ pub use schema::{
     AggregateKind, AggregateSchema, Column, ColumnType, ExtremePath, IndexSchema, Literal, Schema,
     TableSchema,
 };
-pub use value::{compare, Record, Value};
+pub use value::{Record, Value};
 
 /// The deepest a plan may nest: the compiler plans no deeper (E0422), and
 /// the runtime refuses a deeper program (E0517), so every pass over a plan

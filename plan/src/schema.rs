@@ -68,7 +68,7 @@ impl Literal {
             Literal::None => crate::Value::Null,
             Literal::Bool(b) => crate::Value::Bool(*b),
             Literal::Int(n) => crate::Value::Int(*n),
-            Literal::Float(bits) => crate::Value::Float(f64::from_bits(*bits)),
+            Literal::Float(bits) => crate::Value::float(f64::from_bits(*bits)),
             Literal::String(s) => crate::Value::Str(s.clone()),
         }
     }

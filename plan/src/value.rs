@@ -1,13 +1,18 @@
 //! Runtime values: what parameters, columns and results hold.
 
+use crate::identity::canonical_float;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
 /// A value a query takes or answers: as JSON shows it, with integers and
 /// floats apart.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Two values are the same value exactly when their key encodings are the
+/// same bytes (`identity.rs`): `==`, hashing and [`compare`] all follow
+/// that one relation, and a `Float` is never `-0.0` once inside the
+/// system ([`Value::float`]; spec/types.md, "Value identity").
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Value {
     /// `none`: an optional value that is absent.
     Null,
@@ -15,8 +20,9 @@ pub enum Value {
     Bool(bool),
     /// An `Int`: 64 bits, signed.
     Int(i64),
-    /// A `Float`: 64 bits, always finite.
-    Float(f64),
+    /// A `Float`: 64 bits, always finite, never `-0.0` inside the system
+    /// (make one with [`Value::float`]; a plan file's `-0.0` reads as `0.0`).
+    Float(#[serde(deserialize_with = "canonical_float_field")] f64),
     /// A `String`.
     Str(String),
     /// A list, of rows or of values.
@@ -25,9 +31,14 @@ pub enum Value {
     Record(Record),
 }
 
+/// A plan file's float, as every float in the system is: `-0.0` is `0.0`.
+fn canonical_float_field<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    f64::deserialize(deserializer).map(canonical_float)
+}
+
 /// Named fields. The names are shared: every row of one table read in a
 /// run holds the same names, counted once, not copied into each row.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Record {
     names: Arc<[String]>,
     values: Vec<Value>,
@@ -130,7 +141,7 @@ impl Value {
             Value::Null => J::Null,
             Value::Bool(b) => J::Bool(*b),
             Value::Int(n) => J::from(*n),
-            Value::Float(x) => serde_json::Number::from_f64(*x)
+            Value::Float(x) => serde_json::Number::from_f64(canonical_float(*x))
                 .map(J::Number)
                 .unwrap_or(J::Null),
             Value::Str(s) => J::String(s.clone()),
@@ -144,8 +155,12 @@ impl Value {
         }
     }
 
-    /// The value a JSON value stands for; `None` for a number that is
-    /// neither a 64-bit integer nor a float.
+    /// The value a JSON value stands for, untyped: a number without a
+    /// fraction or exponent that fits 64 bits is an `Int`, any other number
+    /// a `Float` (`-0.0` as `0.0`); `None` for a number that is neither.
+    /// Where the type is known, [`crate::number::from_json`] reads a
+    /// number for it (`1` for a `Float` is `1.0`; `1.0` for an `Int` is
+    /// refused) and `conform` fits a value to it.
     pub fn from_json(json: &serde_json::Value) -> Option<Value> {
         use serde_json::Value as J;
         Some(match json {
@@ -153,7 +168,7 @@ impl Value {
             J::Bool(b) => Value::Bool(*b),
             J::Number(n) => match n.as_i64() {
                 Some(i) => Value::Int(i),
-                None => Value::Float(n.as_f64()?),
+                None => Value::float(n.as_f64()?),
             },
             J::String(s) => Value::Str(s.clone()),
             J::Array(items) => {
@@ -181,6 +196,30 @@ impl Value {
     /// A record of `fields`, in order.
     pub fn record(fields: Vec<(String, Value)>) -> Value {
         Value::Record(Record::new(fields))
+    }
+
+    /// The `Float` `x`, canonical: `-0.0` is `0.0` (spec/types.md, "Value
+    /// identity"). Every float the system makes goes through here.
+    pub fn float(x: f64) -> Value {
+        Value::Float(canonical_float(x))
+    }
+
+    /// The value with every float in it canonical, through lists and
+    /// records: what a value from outside (the library's arguments and
+    /// rows) becomes on entry.
+    pub fn canonical(self) -> Value {
+        match self {
+            Value::Float(x) => Value::float(x),
+            Value::List(items) => Value::List(items.into_iter().map(Value::canonical).collect()),
+            Value::Record(record) => {
+                let Record { names, values } = record;
+                Value::Record(Record {
+                    names,
+                    values: values.into_iter().map(Value::canonical).collect(),
+                })
+            }
+            other => other,
+        }
     }
 }
 
@@ -234,28 +273,9 @@ impl From<bool> for Value {
     }
 }
 
+/// The canonical `Float` (see [`Value::float`]).
 impl From<f64> for Value {
     fn from(x: f64) -> Value {
-        Value::Float(x)
-    }
-}
-
-/// The language's order of values, for sort keys, comparisons and index
-/// order: none first, then by value (`Int` and `Float` as numbers, strings
-/// byte by byte).
-pub fn compare(a: &Value, b: &Value) -> Ordering {
-    match (a, b) {
-        (Value::Null, Value::Null) => Ordering::Equal,
-        (Value::Null, _) => Ordering::Less,
-        (_, Value::Null) => Ordering::Greater,
-        (Value::Int(x), Value::Int(y)) => x.cmp(y),
-        (Value::Float(x), Value::Float(y)) => x.total_cmp(y),
-        (Value::Int(x), Value::Float(y)) => (*x as f64).total_cmp(y),
-        (Value::Float(x), Value::Int(y)) => x.total_cmp(&(*y as f64)),
-        (Value::Str(x), Value::Str(y)) => x.cmp(y),
-        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        // The checker never compares values of different types; a total
-        // order keeps sorting well defined all the same.
-        _ => a.to_string().cmp(&b.to_string()),
+        Value::float(x)
     }
 }

@@ -173,8 +173,13 @@ fn read_ahead(reads: &dyn ReadTxn, target: &BoundTable, rows: &[&[Value]]) -> Re
     Ok(())
 }
 
-/// Whether the table holds `row` already, identical.
+/// Whether the table holds `row` already, identical: the same values as
+/// stored (`1` for a `Float` is `1.0`, `-0.0` is `0.0`). A row that does
+/// not fit its table is not held (the insert after refuses it).
 fn holds(reads: &dyn ReadTxn, target: &BoundTable, row: &[Value]) -> Result<bool> {
-    let primary = primary_key(&target.schema, row)?;
-    Ok(reads.get(target.rows, &primary)?.as_deref() == Some(encode_row(row)?.as_slice()))
+    let Ok(row) = crate::constraints::conform_row(&target.schema, row.to_vec()) else {
+        return Ok(false);
+    };
+    let primary = primary_key(&target.schema, &row)?;
+    Ok(reads.get(target.rows, &primary)?.as_deref() == Some(encode_row(&row)?.as_slice()))
 }

@@ -168,7 +168,8 @@ pub fn combinator<'p>(
             let mut kept = Vec::new();
             for item in items {
                 let value = item.data()?;
-                if seen.insert(value.to_string()) {
+                // The same value as `==` and the key encoding say it.
+                if seen.insert(value.clone()) {
                     kept.push(Val::Data(value));
                 }
             }
@@ -194,7 +195,7 @@ pub fn combinator<'p>(
                 }
             }
             Val::Data(match float {
-                Some(x) => Value::Float(crate::interp::finite(x + int as f64)?),
+                Some(x) => Value::float(crate::interp::finite(x + int as f64)?),
                 None => Value::Int(int),
             })
         }
@@ -210,7 +211,7 @@ pub fn combinator<'p>(
             Val::Data(if numbers.is_empty() {
                 Value::Null
             } else {
-                Value::Float(mean(&numbers))
+                Value::float(mean(&numbers))
             })
         }
         Combinator::Min | Combinator::Max => {

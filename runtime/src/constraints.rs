@@ -24,7 +24,7 @@ pub fn insert_row(
     row: Vec<Value>,
 ) -> Result<()> {
     let table = &t.schema;
-    check_types(table, &row)?;
+    let row = conform_row(table, row)?;
     let primary = primary_key(table, &row)?;
     // Every check first, so a refused row leaves nothing in the session.
     if session.get(t.rows, &primary)?.is_some() {
@@ -38,7 +38,7 @@ pub fn insert_row(
     insert_absent(session, bound, t, row, &primary)
 }
 
-/// Inserts `row`, checked against its types, under `primary`, which a read
+/// Inserts `row`, conformed to its types, under `primary`, which a read
 /// just found free: every other check, then every write.
 fn insert_absent(
     session: &mut Session<'_>,
@@ -121,15 +121,14 @@ fn next_small(session: &mut Session<'_>, t: &BoundTable) -> Result<Option<(Tree,
     Ok(Some((tree, Vec::new(), count + 1)))
 }
 
-/// The row stored under `primary` now, and its encoding: one seek, and one
-/// row when found.
+/// The row stored under `primary` now: one seek, and one row when found.
 pub fn live_row(
     session: &mut Session<'_>,
     t: &BoundTable,
     primary: &[u8],
-) -> Result<Option<(Vec<Value>, Vec<u8>)>> {
+) -> Result<Option<Vec<Value>>> {
     match session.get(t.rows, primary)? {
-        Some(bytes) => Ok(Some((decode_row(&bytes, t.schema.columns.len())?, bytes))),
+        Some(bytes) => Ok(Some(decode_row(&bytes, t.schema.columns.len())?)),
         None => Ok(None),
     }
 }
@@ -143,7 +142,7 @@ pub fn delete_row(
     primary: &[u8],
 ) -> Result<bool> {
     let table = &t.schema;
-    let Some((row, _)) = live_row(session, t, primary)? else {
+    let Some(row) = live_row(session, t, primary)? else {
         return Ok(false);
     };
     if t.referenced {
@@ -188,10 +187,10 @@ pub fn update_row(
     primary: &[u8],
     changes: &[(usize, Value)],
 ) -> Result<bool> {
-    let Some((old, stored)) = live_row(session, t, primary)? else {
+    let Some(old) = live_row(session, t, primary)? else {
         return Ok(false);
     };
-    rewrite_row(session, bound, t, primary, (old, stored), changes)
+    rewrite_row(session, bound, t, primary, old, changes)
 }
 
 /// Upserts `row` (every column: the ones named, the others' defaults):
@@ -205,42 +204,44 @@ pub fn upsert_row(
     row: Vec<Value>,
     named: &[usize],
 ) -> Result<bool> {
-    check_types(&t.schema, &row)?;
+    let row = conform_row(&t.schema, row)?;
     let primary = primary_key(&t.schema, &row)?;
     match live_row(session, t, &primary)? {
-        Some(live) => {
+        Some(old) => {
             let changes: Vec<(usize, Value)> = named
                 .iter()
                 .filter(|c| !t.schema.key.contains(c))
                 .map(|&c| (c, row[c].clone()))
                 .collect();
-            rewrite_row(session, bound, t, &primary, live, &changes)
+            rewrite_row(session, bound, t, &primary, old, &changes)
         }
         None => insert_absent(session, bound, t, row, &primary).map(|()| true),
     }
 }
 
-/// Changes `changes` of `live`, the row stored under `primary` as a read
-/// just found it (its values and encoding); whether that changed it.
+/// Changes `changes` of `old`, the row stored under `primary` as a read
+/// just found it; whether that changed it.
 pub fn rewrite_row(
     session: &mut Session<'_>,
     bound: &Tables,
     t: &BoundTable,
     primary: &[u8],
-    live: (Vec<Value>, Vec<u8>),
+    old: Vec<Value>,
     changes: &[(usize, Value)],
 ) -> Result<bool> {
     let table = &t.schema;
-    let (old, stored) = live;
     let mut new = old.clone();
     for (column, value) in changes {
         new[*column] = value.clone();
     }
-    check_types(table, &new)?;
-    let encoded = encode_row(&new)?;
-    if encoded == stored {
+    let new = conform_row(table, new)?;
+    // "Changed" means what the key encoding sees: a float by its canonical
+    // bits (`0.0` to `-0.0` is no change, and moves no counter, since it
+    // moves no index entry either; spec/types.md, "Value identity").
+    if new == old {
         return Ok(false);
     }
+    let encoded = encode_row(&new)?;
     let changed: Vec<usize> = changes
         .iter()
         .map(|(c, _)| *c)
@@ -420,6 +421,33 @@ fn show(values: &[Value]) -> String {
     } else {
         format!("({})", parts.join(", "))
     }
+}
+
+/// A row as it is stored: each value fitted to its column's type
+/// (`rqc_plan::number::conform`: an `Int` for a `Float` column is that
+/// float, `-0.0` is `0.0`, a `Float` for an `Int` column is refused), then
+/// checked against the schema ([`check_types`]).
+pub fn conform_row(table: &TableSchema, row: Vec<Value>) -> Result<Vec<Value>> {
+    let row = if row.len() == table.columns.len() {
+        table
+            .columns
+            .iter()
+            .zip(row)
+            .map(|(column, value)| {
+                rqc_plan::number::conform(&column.ty, value).map_err(|e| {
+                    RuntimeError::new(
+                        e.code,
+                        format!("`{}.{}`: {}", table.name, column.name, e.message),
+                        e.help,
+                    )
+                })
+            })
+            .collect::<Result<Vec<Value>>>()?
+    } else {
+        row
+    };
+    check_types(table, &row)?;
+    Ok(row)
 }
 
 /// Rows that come from outside the compiler (loaded files, the library)

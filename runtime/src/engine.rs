@@ -331,7 +331,7 @@ impl Engine {
     }
 
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
-        check_args(entry, args)?;
+        let args = &check_args(entry, args)?[..];
         let (bound, accesses) = self.bound_entry(entry)?;
         if entry.kind == EntryKind::Mutation && matches!(accesses, std::borrow::Cow::Owned(_)) {
             // Not installed (the REPL's own lines): held to the store's

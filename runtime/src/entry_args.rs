@@ -2,7 +2,8 @@
 
 use crate::constraints::{fits, shown};
 use crate::error::{Result, RuntimeError};
-use rqc_plan::{CompiledProgram, Entry, ParamSpec, ParamType, Value};
+use rqc_plan::number::{conform, NumberError};
+use rqc_plan::{ColumnType, CompiledProgram, Entry, ParamSpec, ParamType, Value};
 
 /// The entry point of `program` called `name` (or `module.name`); E0521,
 /// listing the entry points, when there is none.
@@ -21,8 +22,12 @@ pub fn find_entry<'p>(program: &'p CompiledProgram, name: &str) -> Result<&'p En
     })
 }
 
-/// Arguments must match the parameters in number, type and declared bound.
-pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
+/// Arguments must match the parameters in number, type and declared bound;
+/// the arguments as the run takes them: each fitted to its parameter's
+/// type (`rqc_plan::number::conform`: an `Int` for a `Float` is that
+/// float, `-0.0` is `0.0`, a `Float` for an `Int` is refused), so no
+/// value enters a run that is not canonical (spec/types.md).
+pub fn check_args(entry: &Entry, args: &[Value]) -> Result<Vec<Value>> {
     if args.len() != entry.params.len() {
         let expected: Vec<String> = entry.params.iter().map(ToString::to_string).collect();
         return Err(RuntimeError::new(
@@ -37,7 +42,15 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
             format!("its parameters are ({})", expected.join(", ")),
         ));
     }
-    for (param, arg) in entry.params.iter().zip(args) {
+    let args = entry
+        .params
+        .iter()
+        .zip(args)
+        .map(|(param, arg)| {
+            conform_param(&param.ty, arg.clone()).map_err(|e| refused(&param.name, e))
+        })
+        .collect::<Result<Vec<Value>>>()?;
+    for (param, arg) in entry.params.iter().zip(&args) {
         let fits_param = match (&param.ty, arg) {
             (ParamType::Scalar(ty), value) => fits(ty, value),
             (ParamType::List(ty), Value::List(items)) => items.iter().all(|i| fits(ty, i)),
@@ -58,9 +71,54 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<()> {
                 format!("pass a `{}` value for `{}`", param.ty.name(), param.name),
             ));
         }
-        within_declared_ends(param, arg, args)?;
+        within_declared_ends(param, arg, &args)?;
     }
-    Ok(())
+    Ok(args)
+}
+
+/// An argument fitted to its parameter's type, through lists and records.
+fn conform_param(ty: &ParamType, arg: Value) -> std::result::Result<Value, NumberError> {
+    let each = |ty: &ColumnType, items: Vec<Value>| {
+        items
+            .into_iter()
+            .map(|item| conform(ty, item))
+            .collect::<std::result::Result<Vec<Value>, NumberError>>()
+    };
+    match (ty, arg) {
+        (ParamType::Scalar(ty), arg) => conform(ty, arg),
+        (ParamType::List(ty), Value::List(items)) => Ok(Value::List(each(ty, items)?)),
+        (ParamType::Records(fields), Value::List(items)) => Ok(Value::List(
+            items
+                .into_iter()
+                .map(|item| match item {
+                    Value::Record(record) => Ok(Value::Record(
+                        record
+                            .iter()
+                            .map(|(name, value)| {
+                                let value = match fields.iter().find(|(field, _)| field == name) {
+                                    Some((_, ty)) => conform(ty, value.clone())?,
+                                    None => value.clone(),
+                                };
+                                Ok((name.clone(), value))
+                            })
+                            .collect::<std::result::Result<_, NumberError>>()?,
+                    )),
+                    other => Ok(other),
+                })
+                .collect::<std::result::Result<_, NumberError>>()?,
+        )),
+        (_, arg) => Ok(arg.canonical()),
+    }
+}
+
+/// A number given for parameter `name` that does not fit its type, with
+/// the number parser's own code (E0004, E0007).
+fn refused(name: &str, error: NumberError) -> RuntimeError {
+    RuntimeError::new(
+        error.code,
+        format!("parameter `{name}`: {}", error.message),
+        error.help,
+    )
 }
 
 /// E0522: an argument outside its parameter's declared ends: an `Int`

@@ -303,12 +303,12 @@ impl<'p, 's> Interp<'p, 's> {
                 let v = self.value(operand, env)?;
                 data(match (op, v) {
                     (UnOp::Neg, Value::Int(n)) => Value::Int(n.checked_neg().ok_or_else(overflow)?),
-                    (UnOp::Neg, Value::Float(x)) => Value::Float(-x),
+                    (UnOp::Neg, Value::Float(x)) => Value::float(-x),
                     (UnOp::Not, Value::Bool(b)) => Value::Bool(!b),
                     (UnOp::Length, Value::Str(s)) => Value::Int(s.chars().count() as i64),
                     (UnOp::Lower, Value::Str(s)) => Value::Str(s.to_lowercase()),
                     (UnOp::Upper, Value::Str(s)) => Value::Str(s.to_uppercase()),
-                    (UnOp::ToFloat, Value::Int(n)) => Value::Float(n as f64),
+                    (UnOp::ToFloat, Value::Int(n)) => Value::float(n as f64),
                     (_, Value::Null) => Value::Null,
                     _ => return Err(internal("a unary operator on the wrong type")),
                 })
@@ -495,7 +495,7 @@ fn binary(op: BinOp, left: Value, right: Value) -> Result<Value> {
                 // `i64::MIN % -1` is 0 (only its quotient overflows).
                 _ => a.wrapping_rem(b),
             }),
-            (Float(a), Float(b)) => Float(float_arithmetic(op, a, b)?),
+            (Float(a), Float(b)) => Value::float(float_arithmetic(op, a, b)?),
             (Str(a), Str(b)) if op == BinOp::Add => Str(a + &b),
             _ => return Err(internal("arithmetic on the wrong types")),
         },
@@ -519,10 +519,11 @@ fn float_arithmetic(op: BinOp, a: f64, b: f64) -> Result<f64> {
     finite(result)
 }
 
-/// `x`, or E0538 when it is infinite or NaN.
+/// `x` canonical (`-0.0`, which `-4.0 % 2.0`, `0.0 / -5.0` or an
+/// underflow make, is `0.0`), or E0538 when it is infinite or NaN.
 pub(crate) fn finite(x: f64) -> Result<f64> {
     if x.is_finite() {
-        Ok(x)
+        Ok(rqc_plan::canonical_float(x))
     } else {
         Err(RuntimeError::new(
             "E0538",

@@ -35,6 +35,7 @@ mod scan;
 pub mod session;
 pub mod store;
 pub mod transaction;
+pub mod upgrade;
 mod values;
 pub mod verify;
 mod writes;

@@ -225,7 +225,7 @@ impl crate::engine::Engine {
 
     fn page(&self, entry: &Entry, args: &[Value], after: Option<Vec<u8>>) -> Result<Page> {
         let scan = pageable_scan(entry)?;
-        crate::engine::check_args(entry, args)?;
+        let args = &crate::engine::check_args(entry, args)?[..];
         let (bound, accesses) = self.bound_entry(entry)?;
         let ((mut output, cursor), attempts) = crate::engine::retrying(|| {
             let session = crate::session::Session::read(self.store())?;

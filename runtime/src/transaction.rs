@@ -17,7 +17,7 @@ impl Transaction<'_> {
     /// transaction's earlier writes, and is held to its own bound.
     pub fn run(&mut self, name: &str, args: &[Value]) -> Result<Output> {
         let entry = self.engine.entry(name)?;
-        check_args(entry, args)?;
+        let args = &check_args(entry, args)?[..];
         let (bound, accesses) = self.engine.bound_entry(entry)?;
         let session = self.session.take().ok_or_else(failed_earlier)?;
         // A failed run leaves the transaction without its session: nothing

@@ -3,11 +3,14 @@
 //! It reads one committed state (one read transaction) and lists what does
 //! not hold, rather than stopping at the first: a user deciding what to
 //! restore wants the whole picture. A tree whose entries cannot be read
-//! (damage, E0591) is listed once and its checks are skipped.
+//! (damage, E0591) is listed once and its checks are skipped. A `-0.0`
+//! an older rqc stored in a key or a row is listed (E0552, naming the tree
+//! and the keys; `rqc upgrade` rewrites it) and read as `0.0` by the other
+//! checks, as this rqc reads it.
 
 use crate::catalog;
-use crate::encoding::key::encode_key;
-use crate::encoding::row::{decode_row, encode_row};
+use crate::encoding::key::{canonical_key, encode_key, key_holds_minus_zero, stored_components};
+use crate::encoding::row::{decode_row, encode_row, row_holds_minus_zero};
 use crate::error::{Result, RuntimeError};
 use crate::rows::{
     bound_tree, index_entry, index_tree, primary_key, refcount_tree, small_tree, table_tree,
@@ -29,7 +32,8 @@ pub struct Verification {
     /// Everything that does not hold, one line each; empty when all do.
     pub problems: Vec<String>,
     /// Each problem's code, in the same order: E0527 for an aggregate
-    /// that differs from a recount, E0591 for the rest (damage).
+    /// that differs from a recount, E0552 for a stored `-0.0` (an older
+    /// rqc's; `rqc upgrade` rewrites it), E0591 for the rest (damage).
     pub codes: Vec<&'static str>,
 }
 
@@ -96,6 +100,7 @@ impl Check<'_> {
             let Some(stored) = self.entries(&tree) else {
                 continue;
             };
+            let stored = self.canonical(&tree, stored, &[], Some(1));
             self.found.entries += stored.len() as u64;
             let expected = match crate::aggregates::recount(table, aggregate, rows) {
                 Ok(expected) => expected,
@@ -135,6 +140,41 @@ impl Check<'_> {
         }
     }
 
+    /// `entries` of `tree` as this rqc reads them: a `-0.0` an older rqc
+    /// stored in a key (`descending` flipping its components) or, for a
+    /// tree of rows of `columns` columns, in a row, is listed (E0552,
+    /// naming the tree and its keys) and read as `0.0`, so that the other
+    /// checks compare like with like.
+    fn canonical(
+        &mut self,
+        tree: &str,
+        entries: Entries,
+        descending: &[bool],
+        columns: Option<usize>,
+    ) -> Entries {
+        let (entries, found) = canonical_entries(entries, descending, columns);
+        if !found.is_empty() {
+            let shown: Vec<String> = found
+                .iter()
+                .take(5)
+                .map(|key| show_stored_key(key, descending))
+                .collect();
+            self.problem_coded(
+                "E0552",
+                format!(
+                    "tree `{tree}`: {} entr{} hold{} -0.0, which an older rqc stored and this one reads as 0.0 (key{} {}{})",
+                    found.len(),
+                    if found.len() == 1 { "y" } else { "ies" },
+                    if found.len() == 1 { "s" } else { "" },
+                    if found.len() == 1 { "" } else { "s" },
+                    shown.join(", "),
+                    if found.len() > shown.len() { ", …" } else { "" }
+                ),
+            );
+        }
+        entries
+    }
+
     /// Every readable entry of the tree called `tree` (each damaged one is
     /// listed), or `None` (listed) when the tree cannot be read at all.
     fn entries(&mut self, tree: &str) -> Option<Entries> {
@@ -161,9 +201,11 @@ impl Check<'_> {
     }
 
     fn table(&mut self, table: &TableSchema, counters: &mut Counters) {
-        let Some(rows) = self.entries(&table_tree(&table.name)) else {
+        let tree = table_tree(&table.name);
+        let Some(rows) = self.entries(&tree) else {
             return;
         };
+        let rows = self.canonical(&tree, rows, &[], Some(table.columns.len()));
         let mut indexes: Vec<Entries> = vec![Entries::new(); table.indexes.len()];
         let mut decoded = Vec::new();
         for (key, bytes) in &rows {
@@ -195,9 +237,12 @@ impl Check<'_> {
         }
         self.aggregates(table, &decoded);
         for (index, expected) in table.indexes.iter().zip(indexes) {
-            let Some(actual) = self.entries(&index_tree(&table.name, &index.name)) else {
+            let tree = index_tree(&table.name, &index.name);
+            let Some(actual) = self.entries(&tree) else {
                 continue;
             };
+            let actual =
+                self.canonical(&tree, actual, &index.descending, Some(table.columns.len()));
             self.found.entries += actual.len() as u64;
             let missing = expected.keys().filter(|k| !actual.contains_key(*k)).count();
             let extra = actual.keys().filter(|k| !expected.contains_key(*k)).count();
@@ -265,6 +310,7 @@ impl Check<'_> {
             let Some(stored) = self.entries(&tree) else {
                 continue;
             };
+            let stored = self.canonical(&tree, stored, &[], None);
             self.found.entries += stored.len() as u64;
             let actual: BTreeMap<Vec<u8>, u64> = stored
                 .into_iter()
@@ -300,6 +346,9 @@ impl Check<'_> {
             let Some(rows) = self.entries(&table_tree(&table.name)) else {
                 continue;
             };
+            // Each tree's -0.0 was listed when it was first read.
+            let counted = canonical_entries(counted, &[], None).0;
+            let rows = canonical_entries(rows, &[], Some(table.columns.len())).0;
             let dangling = counted.keys().filter(|k| !rows.contains_key(*k)).count();
             if dangling > 0 {
                 self.problem(format!(
@@ -311,9 +360,56 @@ impl Check<'_> {
     }
 }
 
+/// `entries` with every stored `-0.0` read as `0.0` (see
+/// [`Check::canonical`]), and the keys that held one, as stored.
+pub(crate) fn canonical_entries(
+    entries: Entries,
+    descending: &[bool],
+    columns: Option<usize>,
+) -> (Entries, Vec<Vec<u8>>) {
+    let mut found = Vec::new();
+    let mut out = Entries::new();
+    for (key, value) in entries {
+        let in_key = key_holds_minus_zero(&key, descending);
+        let in_value = columns.is_some_and(|n| row_holds_minus_zero(&value, n));
+        if !in_key && !in_value {
+            out.insert(key, value);
+            continue;
+        }
+        let canonical = match in_key {
+            true => canonical_key(&key, descending).unwrap_or_else(|| key.clone()),
+            false => key.clone(),
+        };
+        let value = match columns {
+            Some(n) if in_value => decode_row(&value, n)
+                .and_then(|row| encode_row(&row))
+                .unwrap_or(value),
+            _ => value,
+        };
+        found.push(key);
+        out.insert(canonical, value);
+    }
+    (out, found)
+}
+
+/// A key as stored, for a message: its components, `-0.0` shown as such.
+fn show_stored_key(key: &[u8], descending: &[bool]) -> String {
+    let Some(values) = stored_components(key, descending) else {
+        return "(not readable)".into();
+    };
+    let parts: Vec<String> = values
+        .iter()
+        .map(|v| match v {
+            Value::Float(x) => format!("{x:?}"),
+            other => other.to_string(),
+        })
+        .collect();
+    format!("({})", parts.join(", "))
+}
+
 /// Adds one row to the counters its table keeps: per bound group, the
 /// small table's size, and per referenced row.
-fn count_row(
+pub(crate) fn count_row(
     table: &TableSchema,
     row: &[Value],
     counters: &mut Counters,

@@ -68,13 +68,13 @@ impl<'p> Interp<'p, '_> {
             let Some(live) = live_row(self.session, table, &key)? else {
                 continue;
             };
-            let bound = env.bind(row, Val::Data(record(&table.schema, live.0.clone())));
+            let bound = env.bind(row, Val::Data(record(&table.schema, live.clone())));
             let written = self.session.entries_written();
             let mut resolved = Vec::with_capacity(changes.len());
             for (&position, (_, value)) in positions.iter().zip(changes) {
                 let new = self
                     .value(value, &bound)
-                    .map_err(|e| overflowed(e, &table.schema, position, &live.0))?;
+                    .map_err(|e| overflowed(e, &table.schema, position, &live))?;
                 resolved.push((position, new));
             }
             // Computing the changes wrote (a nested write, a call): the

@@ -8,6 +8,8 @@ use rqc_plan::{ColumnType, Entry, ParamType, Value};
 pub struct Pools<'a> {
     /// An `Int` without a declared maximum, and a list's items.
     pub int: &'a dyn Fn(&mut Rng) -> i64,
+    /// A `Float` (see [`FLOATS`] for one that reaches the extremes).
+    pub float: &'a dyn Fn(&mut Rng) -> f64,
     pub string: &'a dyn Fn(&mut Rng) -> String,
     /// The longest list drawn (a declared maximum may shorten it).
     pub list_len: i64,
@@ -57,7 +59,7 @@ fn argument(
             }
             kept.into()
         }
-        ParamType::Scalar(ColumnType::Float) => Value::Float(rng.below(100) as f64),
+        ParamType::Scalar(ColumnType::Float) => Value::Float((pools.float)(rng)),
         ParamType::Scalar(ColumnType::Bool) => (rng.below(2) == 0).into(),
         ParamType::Scalar(ColumnType::Optional(_)) => Value::Null,
         // Items of the list's own type (an `Int` item from the pool).
@@ -91,5 +93,30 @@ fn argument(
                     .collect(),
             )
         }
+    }
+}
+
+/// Floats that reach what a `Float` may be: both zeros (one value), the
+/// extremes, the least magnitudes (whose halves underflow to a zero), and
+/// a few ordinary ones.
+pub const FLOATS: [f64; 11] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    2.5,
+    f64::MIN,
+    f64::MAX,
+    f64::MIN_POSITIVE,
+    5e-324,
+    -5e-324,
+    1e15,
+];
+
+/// One of [`FLOATS`], or a small whole number.
+pub fn extreme_float(rng: &mut Rng) -> f64 {
+    match rng.below(FLOATS.len() as u64 + 1) as usize {
+        i if i < FLOATS.len() => FLOATS[i],
+        _ => rng.below(100) as f64,
     }
 }

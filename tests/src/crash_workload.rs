@@ -111,6 +111,7 @@ pub fn query_calls(entries: &[std::sync::Arc<Entry>], rng: &mut Rng) -> Vec<(Str
             0 => rng.below(100_000),
             _ => rng.below(USERS as u64 + 1),
         },
+        float: &|rng| rng.below(100) as f64,
         string: &|rng| match rng.below(3) {
             0 => format!("user{}", rng.below(220)),
             1 => crate::tpcc::last_name(rng.below(12)),

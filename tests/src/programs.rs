@@ -16,9 +16,10 @@ use crate::Rng;
 /// The schema and helpers every generated program starts with. `A` is a
 /// large table (its `by_g` groups are unbounded), `B` an island of at most
 /// 4 rows per `a`, `C` holds values (`lim`) nothing bounds, `S` a small
-/// table, `W` String keys (for `starts_with` ranges); the aggregates count
-/// and sum groups of each (`lims` sums extreme values, so some inserts are
-/// refused, E0526).
+/// table, `W` String keys (for `starts_with` ranges), `F` an island keyed by
+/// a `Float` (its groups written and read through both zeros: `-0.0` is
+/// `0.0`, spec/types.md); the aggregates count and sum groups of each
+/// (`lims` sums extreme values, so some inserts are refused, E0526).
 pub const PRELUDE: &str = "\
 table A {
   id: Int key
@@ -53,6 +54,13 @@ aggregate b_total = sum(B.w) by a
 aggregate lims = sum(C.lim) by lim
 aggregate top_v = max(A.v) by g
 aggregate low_w = min(B.w) by a
+table F {
+  id: Int key
+  x: Float
+  index by_x (x)
+  bound x <= 3
+}
+aggregate f_count = count(F) by x
 fn apply(x: T, f: T -> U) = f(x)
 fn id(x: T) = x
 fn app_list(f: [T] -> U, xs: [T]) = f(xs)
@@ -66,6 +74,9 @@ mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
 mutation add_c(id: Int, lim: Int) = insert C { id, lim }
 mutation add_s(id: Int, k: Int) = insert S { id, k }
 mutation add_w(s: String, k: Int) = insert W { s, k }
+mutation add_f(id: Int, x: Float) = insert F { id, x }
+mutation neg_f(id: Int, x: Float) = update F[id] { x: -x }
+mutation scale_f(id: Int, x: Float) = update F[id] { x: x * -1.0 }
 ";
 
 /// The parameters of every generated query: `x` (any), `n <= 6`, `m <= 3`,
@@ -167,7 +178,7 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
         };
     }
     let d = depth - 1;
-    match rng.below(33) {
+    match rng.below(35) {
         0 => literal(rng),
         1 => pick(rng, &["n", "m", "x"]).into(),
         2 => format!(
@@ -316,6 +327,27 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             "n",
             "n",
             "n"
+        ),
+        // A group of `F` keyed by a float that arithmetic makes `-0.0`
+        // (`x * 0.0 * -1.0`, `-(x * 0.0)`, `0.0 / -5.0`, an underflow).
+        33 => format!(
+            "(F.by_x[{}] |> count())",
+            pick(
+                rng,
+                &[
+                    "float(x) * 0.0 * -1.0",
+                    "-(float(m) * 0.0)",
+                    "0.0 / -5.0",
+                    "-5e-324 / 5.0",
+                    "float(n)",
+                    "-float(m)",
+                ]
+            )
+        ),
+        34 => format!(
+            "(f_count[{}] + (F.by_x[-(float({}) * 0.0)] |> map(f => f.id) |> sum()))",
+            pick(rng, &["0.0 * -1.0", "float(x)", "-0.0 + 0.0", "float(m) * -1.0"]),
+            int(rng, d)
         ),
         _ => format!("{{ let k = {}; k + k }}", int(rng, d)),
     }

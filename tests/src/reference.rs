@@ -288,12 +288,12 @@ impl<'c> Reference<'c> {
             TExpr::Tuple(_) => panic!("a tuple outside a range's end"),
             TExpr::Unary(op, a) => match (op, v(self, a)) {
                 (UnaryOp::Neg, Value::Int(n)) => n.checked_neg().map_or(Value::Null, Value::Int),
-                (UnaryOp::Neg, Value::Float(x)) => Value::Float(-x),
+                (UnaryOp::Neg, Value::Float(x)) => Value::float(-x),
                 (UnaryOp::Not, Value::Bool(b)) => Value::Bool(!b),
                 (UnaryOp::Length, Value::Str(s)) => Value::Int(s.chars().count() as i64),
                 (UnaryOp::Lower, Value::Str(s)) => Value::Str(s.to_lowercase()),
                 (UnaryOp::Upper, Value::Str(s)) => Value::Str(s.to_uppercase()),
-                (UnaryOp::ToFloat, Value::Int(n)) => Value::Float(n as f64),
+                (UnaryOp::ToFloat, Value::Int(n)) => Value::float(n as f64),
                 _ => Value::Null,
             },
             TExpr::Binary(op, a, b) => {
@@ -628,7 +628,7 @@ impl<'c> Reference<'c> {
             "sum" => {
                 let values: Vec<Value> = xs.iter().map(|x| key(self, x)).collect();
                 Val::Data(if values.iter().any(|v| matches!(v, Value::Float(_))) {
-                    Value::Float(
+                    Value::float(
                         values
                             .iter()
                             .map(|v| match v {
@@ -660,7 +660,7 @@ impl<'c> Reference<'c> {
                 Val::Data(if values.is_empty() {
                     Value::Null
                 } else {
-                    Value::Float(values.iter().sum::<f64>() / values.len() as f64)
+                    Value::float(values.iter().sum::<f64>() / values.len() as f64)
                 })
             }
             "min" | "max" => {
@@ -770,7 +770,8 @@ fn binary(op: BinaryOp, x: Value, y: Value) -> Value {
                 _ => a % b,
             })
             .filter(|r| r.is_finite())
-            .map_or(Null, Float),
+            // No float is -0.0 (spec/types.md, "Value identity").
+            .map_or(Null, Value::float),
             (Str(a), Str(b)) => Str(a + &b),
             _ => Null,
         },

@@ -171,6 +171,7 @@ fn loaded_corpus(
 fn random_arguments(entry: &Entry, rng: &mut Rng) -> Vec<Value> {
     let pools = Pools {
         int: &|rng| rng.below(34) - 1,
+        float: &rqc_tests::arguments::extreme_float,
         string: &|rng| {
             [
                 "h3", "h7", "NZ", "sku1", "c2@shop", "north", "zzz", "User 4",

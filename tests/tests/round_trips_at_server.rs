@@ -111,6 +111,7 @@ fn drive(db: &Counted<'_>, program: &CompiledProgram, rounds: u32, seen: &mut Se
     let pools = Pools {
         int: &int,
         string: &string,
+        float: &rqc_tests::arguments::extreme_float,
         list_len: 4,
     };
     let mut rng = Rng::new(0x5eed);

@@ -1,7 +1,21 @@
 //! `--arg name=value` parsing against an entry point's typed parameters.
 
+use rqc_plan::number::{self, NumberError, NumberType};
 use rqc_plan::{ColumnType, Entry, ParamType, Value};
 use rqc_runtime::RuntimeError;
+
+/// Why a text is not a value of its parameter's type: not one at all, or a
+/// number the number parser refuses (with its own code: E0004–E0007).
+enum Refusal {
+    NotOne,
+    Number(NumberError),
+}
+
+impl From<NumberError> for Refusal {
+    fn from(error: NumberError) -> Refusal {
+        Refusal::Number(error)
+    }
+}
 
 /// Orders named arguments by parameter and converts each to its type.
 /// Unknown, repeated, missing and ill-typed arguments are errors that name
@@ -38,15 +52,24 @@ pub fn parse_args(entry: &Entry, raw: &[String]) -> Result<Vec<Value>, RuntimeEr
             ));
         }
         let param = &entry.params[index];
-        let value = parse_value(&param.ty, text).ok_or_else(|| {
-            RuntimeError::new(
+        let value = parse_value(&param.ty, text).map_err(|refusal| match refusal {
+            Refusal::Number(error) => RuntimeError::new(
+                error.code,
+                format!(
+                    "parameter `{name}` is `{}`: {}",
+                    param.ty.name(),
+                    error.message
+                ),
+                error.help,
+            ),
+            Refusal::NotOne => RuntimeError::new(
                 "E0520",
                 format!(
                     "parameter `{name}` is `{}`, and `{text}` is not one",
                     param.ty.name()
                 ),
                 format!("pass {}", example(&param.ty, name)),
-            )
+            ),
         })?;
         values[index] = Some(value);
     }
@@ -82,74 +105,79 @@ pub fn parse_args(entry: &Entry, raw: &[String]) -> Result<Vec<Value>, RuntimeEr
         .collect())
 }
 
-fn parse_value(ty: &ParamType, text: &str) -> Option<Value> {
+fn parse_value(ty: &ParamType, text: &str) -> Result<Value, Refusal> {
+    let json = || serde_json::from_str::<serde_json::Value>(text).map_err(|_| Refusal::NotOne);
     match ty {
         ParamType::Scalar(ty) => parse_scalar(ty, text),
         // A list is JSON: `[1, 2, 3]`, `["a", "b"]`.
-        ParamType::List(ty) => match serde_json::from_str::<serde_json::Value>(text).ok()? {
+        ParamType::List(ty) => match json()? {
             serde_json::Value::Array(items) => items
                 .iter()
-                .map(|item| match item {
-                    serde_json::Value::String(s) => {
-                        parse_scalar(ty, &serde_json::to_string(s).ok()?)
-                    }
-                    other => parse_scalar(ty, &other.to_string()),
-                })
-                .collect::<Option<Vec<_>>>()
+                .map(|item| json_scalar(ty, item))
+                .collect::<Result<Vec<_>, _>>()
                 .map(Value::List),
-            _ => None,
+            _ => Err(Refusal::NotOne),
         },
         // A list of records is JSON objects with exactly the fields.
-        ParamType::Records(fields) => match serde_json::from_str::<serde_json::Value>(text).ok()? {
+        ParamType::Records(fields) => match json()? {
             serde_json::Value::Array(items) => items
                 .iter()
                 .map(|item| parse_record(fields, item))
-                .collect::<Option<Vec<_>>>()
+                .collect::<Result<Vec<_>, _>>()
                 .map(Value::List),
-            _ => None,
+            _ => Err(Refusal::NotOne),
         },
     }
 }
 
-fn parse_record(fields: &[(String, ColumnType)], item: &serde_json::Value) -> Option<Value> {
+fn parse_record(
+    fields: &[(String, ColumnType)],
+    item: &serde_json::Value,
+) -> Result<Value, Refusal> {
     let serde_json::Value::Object(object) = item else {
-        return None;
+        return Err(Refusal::NotOne);
     };
     if object.len() != fields.len() {
-        return None;
+        return Err(Refusal::NotOne);
     }
     let values = fields
         .iter()
         .map(|(name, ty)| {
-            let value = match object.get(name)? {
-                serde_json::Value::String(s) => parse_scalar(ty, &serde_json::to_string(s).ok()?),
-                other => parse_scalar(ty, &other.to_string()),
-            }?;
-            Some((name.clone(), value))
+            let value = object.get(name).ok_or(Refusal::NotOne)?;
+            Ok((name.clone(), json_scalar(ty, value)?))
         })
-        .collect::<Option<Vec<_>>>()?;
-    Some(Value::Record(rqc_plan::Record::new(values)))
+        .collect::<Result<Vec<_>, Refusal>>()?;
+    Ok(Value::Record(rqc_plan::Record::new(values)))
 }
 
-fn parse_scalar(ty: &ColumnType, text: &str) -> Option<Value> {
+/// An item of a JSON list or record: a number as the number parser reads
+/// JSON (`1` for a `Float` is `1.0`, `1.0` for an `Int` is E0007), a
+/// string as its text.
+fn json_scalar(ty: &ColumnType, item: &serde_json::Value) -> Result<Value, Refusal> {
+    match (number::number_type(ty), item) {
+        (Some(number_type), serde_json::Value::Number(n)) => Ok(number::from_json(n, number_type)?),
+        (_, serde_json::Value::String(s)) => {
+            parse_scalar(ty, &serde_json::to_string(s).map_err(|_| Refusal::NotOne)?)
+        }
+        (_, other) => parse_scalar(ty, &other.to_string()),
+    }
+}
+
+fn parse_scalar(ty: &ColumnType, text: &str) -> Result<Value, Refusal> {
     match ty {
-        ColumnType::Int => text.replace('_', "").parse().ok().map(Value::Int),
-        ColumnType::Float => text
-            .parse()
-            .ok()
-            .filter(|x: &f64| x.is_finite())
-            .map(Value::Float),
+        ColumnType::Int => Ok(number::parse(text, NumberType::Int)?),
+        ColumnType::Float => Ok(number::parse(text, NumberType::Float)?),
         ColumnType::Bool => match text {
-            "true" => Some(Value::Bool(true)),
-            "false" => Some(Value::Bool(false)),
-            _ => None,
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(Refusal::NotOne),
         },
         // Text is taken as it is; a JSON-quoted string is unquoted.
-        ColumnType::String => Some(Value::Str(
+        ColumnType::String => Ok(Value::Str(
             serde_json::from_str::<String>(text).unwrap_or_else(|_| text.to_string()),
         )),
         ColumnType::Optional(inner) => match text {
-            "none" | "null" => Some(Value::Null),
+            "none" | "null" => Ok(Value::Null),
             _ => parse_scalar(inner, text),
         },
     }

@@ -44,11 +44,11 @@ pub struct RestoreArgs {
     from: PathBuf,
 }
 
-fn finish(outcome: Result<Status, Error>) -> Status {
+pub(super) fn finish(outcome: Result<Status, Error>) -> Status {
     outcome.unwrap_or_else(|error| report_error(&error))
 }
 
-fn open_existing(dir: &Path) -> Result<Database, Error> {
+pub(super) fn open_existing(dir: &Path) -> Result<Database, Error> {
     if !dir.is_dir() && !super::connection::on_etcd(dir) {
         return Err(Error::Runtime(rqc::RuntimeError::new(
             "E0511",

@@ -8,6 +8,7 @@ mod maintain;
 mod repl;
 pub(crate) mod report;
 mod run;
+mod upgrade;
 mod watch;
 
 use clap::{Parser, Subcommand};
@@ -123,6 +124,16 @@ enum Command {
     /// checks it.
     #[command(after_help = "Example:\n  rqc restore --db fresh examples/social --from saved")]
     Restore(maintain::RestoreArgs),
+    /// Bring a database an older rqc wrote to what this one writes, in one
+    /// transaction: every `-0.0` stored in a row or key rewritten as `0.0`
+    /// (with the index entries, counters and aggregates its rows decide).
+    /// Refused, naming the keys and writing nothing, where two rows would
+    /// then have one key or unique value, a group would pass its bound, or
+    /// a reference would name no row.
+    #[command(
+        after_help = "Example:\n  rqc verify --db data      lists E0552 for each tree holding -0.0\n  rqc upgrade --db data"
+    )]
+    Upgrade(upgrade::UpgradeArgs),
 }
 
 /// Runs the command line and returns the process's exit status.
@@ -157,6 +168,7 @@ pub fn main() -> ExitCode {
         Command::Verify(args) => maintain::verify(args),
         Command::Dump(args) => maintain::dump(args),
         Command::Restore(args) => maintain::restore(args),
+        Command::Upgrade(args) => upgrade::upgrade(args),
         Command::Lsp => match crate::lsp::serve() {
             Ok(()) => Status::Clean,
             Err(error) => {

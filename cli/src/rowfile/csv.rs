@@ -97,16 +97,18 @@ fn row_of(
     let mut row = vec![Value::Null; table.columns.len()];
     for (field, &position) in record.iter().zip(positions) {
         let column = &table.columns[position];
-        row[position] = from_text(&column.ty, field).ok_or_else(|| {
-            bad(
-                format!(
-                    "`{}` is `{}`, and `{field}` is not one",
-                    column.name,
-                    column.ty.name()
-                ),
-                "give each column a value of its type",
-            )
-        })?;
+        row[position] = from_text(&column.ty, field)
+            .map_err(|error| super::bad_number(&column.name, error))?
+            .ok_or_else(|| {
+                bad(
+                    format!(
+                        "`{}` is `{}`, and `{field}` is not one",
+                        column.name,
+                        column.ty.name()
+                    ),
+                    "give each column a value of its type",
+                )
+            })?;
     }
     Ok(row)
 }

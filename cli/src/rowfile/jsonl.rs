@@ -70,16 +70,18 @@ fn parse_line(table: &TableSchema, line: &str) -> Result<Vec<Value>, RuntimeErro
                                 ))
                             }
                         };
-                        from_json(&column.ty, &value).ok_or_else(|| {
-                            bad(
-                                format!(
-                                    "`{}` is `{}`, and {value} is not one",
-                                    column.name,
-                                    column.ty.name()
-                                ),
-                                "give each column a value of its type",
-                            )
-                        })
+                        from_json(&column.ty, &value)
+                            .map_err(|error| super::bad_number(&column.name, error))?
+                            .ok_or_else(|| {
+                                bad(
+                                    format!(
+                                        "`{}` is `{}`, and {value} is not one",
+                                        column.name,
+                                        column.ty.name()
+                                    ),
+                                    "give each column a value of its type",
+                                )
+                            })
                     })
                     .collect()
             }
@@ -139,15 +141,22 @@ impl<'de> serde::Deserialize<'de> for Line {
     }
 }
 
-fn from_json(ty: &ColumnType, value: &serde_json::Value) -> Option<Value> {
+/// A field's value of its column's type: a number as the one number
+/// parser reads JSON (`1` for a `Float` is `1.0`; `1.0` for an `Int` is
+/// E0007, past 64 bits E0004), anything else not of the type `Ok(None)`.
+fn from_json(
+    ty: &ColumnType,
+    value: &serde_json::Value,
+) -> Result<Option<Value>, rqc_plan::number::NumberError> {
+    use rqc_plan::number::{from_json as number, NumberType};
     use serde_json::Value as J;
-    match (ty, value) {
+    Ok(match (ty, value) {
         (ColumnType::Optional(_), J::Null) => Some(Value::Null),
-        (ColumnType::Optional(inner), other) => from_json(inner, other),
-        (ColumnType::Int, J::Number(n)) => n.as_i64().map(Value::Int),
-        (ColumnType::Float, J::Number(n)) => n.as_f64().filter(|x| x.is_finite()).map(Value::Float),
+        (ColumnType::Optional(inner), other) => return from_json(inner, other),
+        (ColumnType::Int, J::Number(n)) => Some(number(n, NumberType::Int)?),
+        (ColumnType::Float, J::Number(n)) => Some(number(n, NumberType::Float)?),
         (ColumnType::String, J::String(s)) => Some(Value::Str(s.clone())),
         (ColumnType::Bool, J::Bool(b)) => Some(Value::Bool(*b)),
         _ => None,
-    }
+    })
 }

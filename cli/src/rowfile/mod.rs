@@ -9,6 +9,7 @@ mod csv;
 mod jsonl;
 
 use rqc::{LoadRow, RowSource};
+use rqc_plan::number::{self, NumberError, NumberType};
 use rqc_plan::{ColumnType, TableSchema, Value};
 use rqc_runtime::RuntimeError;
 use std::io::{BufRead, BufReader, Read};
@@ -115,25 +116,32 @@ fn bad(message: String, help: &str) -> RuntimeError {
     RuntimeError::new("E0525", message, help)
 }
 
-/// The value of a field given as text (CSV), of the column's type.
-fn from_text(ty: &ColumnType, text: &str) -> Option<Value> {
-    match ty {
+/// The value of a field given as text (CSV), of the column's type: a
+/// number by the one number parser (`rqc_plan::number`, its own codes),
+/// anything else that is not of the type `Ok(None)`.
+fn from_text(ty: &ColumnType, text: &str) -> Result<Option<Value>, NumberError> {
+    Ok(match ty {
         ColumnType::Optional(_) if text.is_empty() => Some(Value::Null),
-        ColumnType::Optional(inner) => from_text(inner, text),
-        ColumnType::Int => text.trim().parse().ok().map(Value::Int),
-        ColumnType::Float => text
-            .trim()
-            .parse()
-            .ok()
-            .filter(|x: &f64| x.is_finite())
-            .map(Value::Float),
+        ColumnType::Optional(inner) => return from_text(inner, text),
+        ColumnType::Int => Some(number::parse(text, NumberType::Int)?),
+        ColumnType::Float => Some(number::parse(text, NumberType::Float)?),
         ColumnType::Bool => match text.trim() {
             "true" => Some(Value::Bool(true)),
             "false" => Some(Value::Bool(false)),
             _ => None,
         },
         ColumnType::String => Some(Value::Str(text.to_string())),
-    }
+    })
+}
+
+/// A field's number the number parser refused, with its code, naming the
+/// column.
+fn bad_number(column: &str, error: NumberError) -> RuntimeError {
+    RuntimeError::new(
+        error.code,
+        format!("`{column}`: {}", error.message),
+        error.help,
+    )
 }
 
 #[cfg(test)]

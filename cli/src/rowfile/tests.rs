@@ -62,12 +62,10 @@ fn bad_lines_are_errors_with_their_line_numbers() {
     let rows = parse_csv(&table(), "id,name\n1,a\nx,b\n3\n");
     assert!(rows[0].1.is_ok());
     assert_eq!(rows[1].0, 3);
-    assert!(rows[1]
-        .1
-        .as_ref()
-        .unwrap_err()
-        .message
-        .contains("`x` is not one"));
+    // A number the one number parser refuses, with its own code.
+    let error = rows[1].1.as_ref().unwrap_err();
+    assert_eq!(error.code, "E0005");
+    assert!(error.message.contains("`id`: `x` is not a number"));
     assert!(rows[2]
         .1
         .as_ref()
@@ -125,7 +123,8 @@ fn duplicate_keys_missing_columns_infinite_floats_and_byte_order_marks() {
         ..table()
     };
     let rows = parse_csv(&floats, "\u{feff}id,x\n1,1e999999\n2,2.5\n");
-    assert!(message(&rows, 0).contains("`1e999999` is not one"));
+    assert!(message(&rows, 0).contains("`1e999999` is beyond the largest 64-bit float"));
+    assert_eq!(rows[0].1.as_ref().unwrap_err().code, "E0006");
     assert_eq!(rows[1].1.as_ref().unwrap()[1], Value::Float(2.5));
 }
 

@@ -14,6 +14,7 @@ mod etcd_security;
 mod headers;
 mod install;
 mod migrate;
+mod numbers;
 mod pages;
 mod plans;
 mod processes;
@@ -21,6 +22,7 @@ mod readme;
 mod records;
 mod repl;
 mod threads;
+mod upgrade;
 mod watch;
 mod watch_installs;
 
@@ -421,7 +423,7 @@ fn load_takes_jsonl_and_csv_whole_or_not_at_all() {
     assert!(err.contains(&format!("[E0502] Error: {csv}:3: ")), "{err}");
     assert!(
         err.contains(&format!(
-            "[E0525] Error: {csv}:4: `price` is `Int`, and `lots` is not one"
+            "[E0005] Error: {csv}:4: `price`: `lots` is not a number"
         )),
         "{err}"
     );

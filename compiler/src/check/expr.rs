@@ -304,7 +304,7 @@ impl<'p> Checker<'p> {
                 TExpr::Const(Value::Int(*n)),
             ),
             ExprKind::Float(x) => {
-                Checked::new(Ty::Float, Cost::zero(), TExpr::Const(Value::Float(*x)))
+                Checked::new(Ty::Float, Cost::zero(), TExpr::Const(Value::float(*x)))
             }
             ExprKind::Str(s) => {
                 let bytes = Poly::constant(s.len() as u64);

@@ -456,10 +456,10 @@ fn default_literal(value: &ast::Expr, ty: &ColumnType) -> Option<Literal> {
         (ExprKind::Int(n), ColumnType::Int) => Some(Literal::Int(if negated { -n } else { *n })),
         (ExprKind::Int(n), ColumnType::Float) => {
             let x = *n as f64;
-            Some(Literal::Float(if negated { -x } else { x }.to_bits()))
+            Some(float_literal(if negated { -x } else { x }))
         }
         (ExprKind::Float(x), ColumnType::Float) => {
-            Some(Literal::Float(if negated { -x } else { *x }.to_bits()))
+            Some(float_literal(if negated { -x } else { *x }))
         }
         (ExprKind::Str(text), ColumnType::String) if !negated => {
             Some(Literal::String(text.clone()))
@@ -582,4 +582,9 @@ fn check_references(
             }
         }
     }
+}
+
+/// A `Float` default as stored: canonical (`-0.0` is `0.0`, spec/types.md).
+fn float_literal(x: f64) -> Literal {
+    Literal::Float(rqc_plan::canonical_float(x).to_bits())
 }

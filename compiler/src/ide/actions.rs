@@ -190,17 +190,32 @@ fn edit_in_place(analysis: &Analysis, diagnostic: &Diagnostic, help: &str) -> Op
     if let Some(param) = between(help, "declare a bound on the parameter: `", "`") {
         let (name, bound) = param.split_once(": Int ")?;
         let parsed = analysis.file_syntax(&file)?;
-        let end = parsed.module.items.iter().find_map(|item| match item {
+        // After the type, replacing what follows it in the parameter when
+        // it has no lower end: nothing, or a refused `in a..b` (E0106),
+        // which the bound takes the place of; after the lower end else.
+        let (start, end) = parsed.module.items.iter().find_map(|item| match item {
             Item::Def(def) if def.span.start <= span.start && span.end <= def.span.end => def
                 .params
                 .iter()
                 .find(|p| p.name.name == name && p.bound.is_none())
-                .map(|p| p.ty.span.end as usize),
+                .map(|p| {
+                    let end = p.span.end as usize;
+                    let start = if p.lower.is_none() {
+                        p.ty.span.end as usize
+                    } else {
+                        end
+                    };
+                    (start, end)
+                }),
             _ => None,
         })?;
         return action(
             format!("Declare `{param}`"),
-            vec![at(end, &format!(" {bound}"))],
+            vec![Edit {
+                file,
+                span: Span::new(start, end),
+                text: format!(" {bound}"),
+            }],
         );
     }
     if let Some(table) = between(help, "declare it so: `small table ", " ") {

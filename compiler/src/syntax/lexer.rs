@@ -3,6 +3,7 @@
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
 use logos::Logos;
+use rqc_plan::number::NumberType;
 use std::fmt;
 
 /// Why a piece of text is not a token. Turned into a diagnostic by [`lex`].
@@ -167,20 +168,29 @@ pub enum Token {
     RBrace,
 }
 
+/// A number literal, read by the one number parser every front end uses
+/// (`rqc_plan::number`), its codes as lexical errors.
+fn parse_number(text: &str, ty: NumberType) -> Result<rqc_plan::Value, LexError> {
+    rqc_plan::number::parse(text, ty).map_err(|error| match error.code {
+        "E0004" => LexError::IntegerTooLarge,
+        // Beyond `f64::MAX` the parse rounds to infinity, which no value
+        // of a `Float` may be (JSON has no spelling for it).
+        "E0006" => LexError::FloatTooLarge,
+        _ => LexError::BadNumber,
+    })
+}
+
 fn parse_int(lex: &mut logos::Lexer<Token>) -> Result<i64, LexError> {
-    let digits: String = lex.slice().chars().filter(|c| *c != '_').collect();
-    digits.parse().map_err(|_| LexError::IntegerTooLarge)
+    match parse_number(lex.slice(), NumberType::Int)? {
+        rqc_plan::Value::Int(n) => Ok(n),
+        _ => Err(LexError::BadNumber),
+    }
 }
 
 fn parse_float(lex: &mut logos::Lexer<Token>) -> Result<f64, LexError> {
-    let digits: String = lex.slice().chars().filter(|c| *c != '_').collect();
-    let value: f64 = digits.parse().map_err(|_| LexError::BadNumber)?;
-    // Beyond `f64::MAX` the parse rounds to infinity, which no value of a
-    // `Float` may be (JSON has no spelling for it).
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(LexError::FloatTooLarge)
+    match parse_number(lex.slice(), NumberType::Float)? {
+        rqc_plan::Value::Float(x) => Ok(x),
+        _ => Err(LexError::BadNumber),
     }
 }
 
@@ -280,8 +290,16 @@ pub struct Tokens<'s> {
     pub after_errors: Vec<u32>,
     /// How many tokens were given so far.
     pub count: usize,
+    /// Where each stand-in token starts (see [`StandIns`]).
+    pub stand_ins: StandIns,
     after_error: bool,
 }
+
+/// The starts of the stand-in tokens the lexer gave for literals it could
+/// not read, shared with the parser's actions (which run behind the
+/// tokens, so each is known before the literal is built): such a literal
+/// becomes an error expression, never a value.
+pub type StandIns = std::rc::Rc<std::cell::RefCell<Vec<usize>>>;
 
 impl<'s> Tokens<'s> {
     pub fn new(file: &'s str, source: &'s str, base: usize) -> Tokens<'s> {
@@ -300,6 +318,7 @@ impl<'s> Tokens<'s> {
             diagnostics: Vec::new(),
             after_errors: Vec::new(),
             count: 0,
+            stand_ins: StandIns::default(),
             after_error: false,
         }
     }
@@ -320,6 +339,9 @@ impl Iterator for Tokens<'_> {
                         lex_diagnostic(self.file, self.source, span, error);
                     diagnostic.shift(self.base as u32);
                     self.diagnostics.push(diagnostic);
+                    if stand_in.is_some() {
+                        self.stand_ins.borrow_mut().push(start);
+                    }
                     (stand_in, true)
                 }
             };

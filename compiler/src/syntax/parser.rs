@@ -2,7 +2,7 @@
 //! turns every syntax error, recovered or not, into a diagnostic.
 
 use super::ast::*;
-use super::lexer::{lex, token_text, Token, Tokens};
+use super::lexer::{token_text, StandIns, Token, Tokens};
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
 use lalrpop_util::{ErrorRecovery, ParseError};
@@ -32,7 +32,7 @@ pub fn parse_at(file: &str, source: &str, base: usize) -> (Module, Vec<Diagnosti
 /// whatever came before the error).
 pub fn parse_at_outcome(file: &str, source: &str, base: usize) -> (Module, Vec<Diagnostic>, bool) {
     let mut tokens = Tokens::new(file, source, base);
-    let mut ctx = ParseContext::new(file);
+    let mut ctx = ParseContext::new(file, &tokens);
     let end = base + source.len();
     let result = grammar::ModuleParser::new().parse(&mut ctx, (&mut tokens).map(Ok));
     // The parser stops at an error it cannot recover from: the lexical
@@ -71,9 +71,11 @@ pub fn parse_at_outcome(file: &str, source: &str, base: usize) -> (Module, Vec<D
 
 /// Parses a lone expression (the REPL's input, tests).
 pub fn parse_expr(file: &str, source: &str) -> (Option<Expr>, Vec<Diagnostic>) {
-    let (tokens, mut diagnostics) = lex(file, source);
-    let mut ctx = ParseContext::new(file);
-    let result = grammar::ExprParser::new().parse(&mut ctx, tokens.into_iter().map(Ok));
+    let mut tokens = Tokens::new(file, source, 0);
+    let mut ctx = ParseContext::new(file, &tokens);
+    let result = grammar::ExprParser::new().parse(&mut ctx, (&mut tokens).map(Ok));
+    tokens.by_ref().for_each(drop);
+    let mut diagnostics = std::mem::take(&mut tokens.diagnostics);
     ctx.finish();
     let expr = match result {
         Ok(expr) => super::depth::limit_expr_depth(file, expr, &mut diagnostics),
@@ -95,6 +97,9 @@ pub struct ParseContext {
     /// `(a, b)` written so far and not yet claimed by an access's tuple
     /// comparison: each is E0104 at the end unless one claims it.
     tuples: Vec<(Span, Vec<Expr>)>,
+    /// Where the lexer put a stand-in literal for one it could not read
+    /// (shared with the tokens, which the parser reads ahead of its actions).
+    stand_ins: StandIns,
 }
 
 /// A piece of a table body before modifiers are attached to their fields.
@@ -105,12 +110,26 @@ pub enum MemberPart {
 }
 
 impl ParseContext {
-    fn new(file: &str) -> ParseContext {
+    fn new(file: &str, tokens: &Tokens<'_>) -> ParseContext {
         ParseContext {
             file: file.to_string(),
             recoveries: Vec::new(),
             diagnostics: Vec::new(),
             tuples: Vec::new(),
+            stand_ins: tokens.stand_ins.clone(),
+        }
+    }
+
+    /// A literal as an expression, or an error expression where the lexer
+    /// could not read it (`99999999999999999999`, `1e999`, a bad escape):
+    /// its stand-in keeps the parse going, but no definition holding it is
+    /// accepted or run (it would run with the stand-in, `0`, in its place;
+    /// the lexical error is the one reported).
+    pub fn literal(&self, kind: ExprKind, span: Span) -> Expr {
+        if self.stand_ins.borrow().contains(&(span.start as usize)) {
+            Expr::new(ExprKind::Error, span)
+        } else {
+            Expr::new(kind, span)
         }
     }
 

@@ -5,9 +5,14 @@
 //! with `0x00` escaped as `0x00 0xFF` and ended by `0x00 0x00` (so a string
 //! sorts before its extensions). A descending component is the bitwise
 //! complement of its ascending encoding. `Null` sorts first.
+//!
+//! A `Float` is encoded and decoded canonical (`-0.0` as `0.0`): two
+//! values have the same encoding exactly when they are the same value
+//! (`rqc_plan::identity`), whatever made them. Only
+//! [`key_holds_minus_zero`] sees the bits an older rqc may have stored.
 
 use crate::error::{Result, RuntimeError};
-use rqc_plan::Value;
+use rqc_plan::{canonical_float, Value};
 
 const NULL: u8 = 0x01;
 const FALSE: u8 = 0x02;
@@ -29,7 +34,7 @@ pub fn encode_component(out: &mut Vec<u8>, value: &Value, descending: bool) -> R
         }
         Value::Float(x) => {
             out.push(FLOAT);
-            let bits = x.to_bits();
+            let bits = canonical_float(*x).to_bits();
             let ordered = if bits >> 63 == 1 {
                 !bits
             } else {
@@ -110,7 +115,62 @@ pub fn decode_key<'a>(
     Ok((values, bytes))
 }
 
+/// A float's bits from its order-preserving form.
+fn float_bits(ordered: u64) -> u64 {
+    if ordered >> 63 == 1 {
+        ordered & !(1 << 63)
+    } else {
+        !ordered
+    }
+}
+
+/// Whether `bytes`, a whole key (components to its end, `descending[i]`
+/// flipping component `i`), holds a `Float` component stored as `-0.0`:
+/// what an older rqc wrote, which `verify` reports and `rqc upgrade`
+/// rewrites. A key that does not decode holds none (verify reports it
+/// apart).
+pub fn key_holds_minus_zero(bytes: &[u8], descending: &[bool]) -> bool {
+    stored_components(bytes, descending).is_some_and(|values| {
+        values
+            .iter()
+            .any(|v| matches!(v, Value::Float(x) if x.to_bits() == (-0.0f64).to_bits()))
+    })
+}
+
+/// A whole key (components to its end) as this rqc encodes it: each
+/// component decoded and encoded again, so a stored `-0.0` becomes `0.0`'s
+/// bytes. `None` for a key that does not decode.
+pub fn canonical_key(bytes: &[u8], descending: &[bool]) -> Option<Vec<u8>> {
+    encode_key(&stored_components(bytes, descending)?, descending).ok()
+}
+
+/// One component, a float canonical.
 fn decode_component(bytes: &[u8], flip: bool) -> Result<(Value, &[u8])> {
+    let (value, rest) = decode_stored(bytes, flip)?;
+    Ok((
+        match value {
+            Value::Float(x) => Value::float(x),
+            other => other,
+        },
+        rest,
+    ))
+}
+
+/// Every component of a whole key as stored, a float with its own bits
+/// (`-0.0` kept), for what `verify` shows; `None` when it does not decode.
+pub fn stored_components(mut bytes: &[u8], descending: &[bool]) -> Option<Vec<Value>> {
+    let mut values = Vec::new();
+    while !bytes.is_empty() {
+        let flip = descending.get(values.len()).copied().unwrap_or(false);
+        let (value, rest) = decode_stored(bytes, flip).ok()?;
+        values.push(value);
+        bytes = rest;
+    }
+    Some(values)
+}
+
+/// One component as stored (a float's bits as they are).
+fn decode_stored(bytes: &[u8], flip: bool) -> Result<(Value, &[u8])> {
     let at = |i: usize| -> Result<u8> {
         bytes
             .get(i)
@@ -129,15 +189,10 @@ fn decode_component(bytes: &[u8], flip: bool) -> Result<(Value, &[u8])> {
         FALSE => Ok((Value::Bool(false), &bytes[1..])),
         TRUE => Ok((Value::Bool(true), &bytes[1..])),
         INT => Ok((Value::Int((fixed(1)? ^ (1 << 63)) as i64), &bytes[9..])),
-        FLOAT => {
-            let ordered = fixed(1)?;
-            let bits = if ordered >> 63 == 1 {
-                ordered & !(1 << 63)
-            } else {
-                !ordered
-            };
-            Ok((Value::Float(f64::from_bits(bits)), &bytes[9..]))
-        }
+        FLOAT => Ok((
+            Value::Float(f64::from_bits(float_bits(fixed(1)?))),
+            &bytes[9..],
+        )),
         STRING => {
             let mut text = Vec::new();
             let mut i = 1;
@@ -235,6 +290,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `-0.0` and `0.0` are one key (the same bytes, either order), a
+    /// stored `-0.0` decodes as `0.0`, and only the raw check sees it.
+    #[test]
+    fn minus_zero_is_encoded_and_decoded_as_zero() {
+        for desc in [false, true] {
+            let zero = encode_key(&[Value::Float(0.0), Value::Int(1)], &[desc]).unwrap();
+            let minus = encode_key(&[Value::Float(-0.0), Value::Int(1)], &[desc]).unwrap();
+            assert_eq!(zero, minus, "desc={desc}");
+            assert!(!key_holds_minus_zero(&zero, &[desc]));
+            // What an older rqc stored: -0.0's own bits.
+            let mut old = vec![FLOAT];
+            old.extend_from_slice(&(!(-0.0f64).to_bits()).to_be_bytes());
+            if desc {
+                old.iter_mut().for_each(|b| *b = !*b);
+            }
+            old.extend(encode_key(&[Value::Int(1)], &[]).unwrap());
+            assert!(key_holds_minus_zero(&old, &[desc]), "desc={desc}");
+            assert_eq!(canonical_key(&old, &[desc]).unwrap(), minus);
+            let (values, _) = decode_key(&old, &[desc], 2).unwrap();
+            let Value::Float(x) = values[0] else {
+                panic!("a float")
+            };
+            assert!(x.is_sign_positive(), "decoded as 0.0");
+        }
+        let tiny = encode_key(&[Value::Float(-5e-324)], &[]).unwrap();
+        assert!(tiny < encode_key(&[Value::Float(0.0)], &[]).unwrap());
+        assert!(!key_holds_minus_zero(&tiny, &[]));
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! Compact row encoding: a format byte, then each column as a tag and payload.
+//!
+//! A `Float` is encoded and decoded canonical (`-0.0` as `0.0`), as keys
+//! are (`key.rs`); [`row_holds_minus_zero`] alone sees a stored `-0.0`.
 
 use crate::error::{Result, RuntimeError};
-use rqc_plan::Value;
+use rqc_plan::{canonical_float, Value};
 
 const FORMAT: u8 = 1;
 const NULL: u8 = 0;
@@ -24,7 +27,7 @@ pub fn encode_row(values: &[Value]) -> Result<Vec<u8>> {
             }
             Value::Float(x) => {
                 out.push(FLOAT);
-                out.extend_from_slice(&x.to_le_bytes());
+                out.extend_from_slice(&canonical_float(*x).to_le_bytes());
             }
             Value::Str(s) => {
                 out.push(STRING);
@@ -45,6 +48,28 @@ pub fn encode_row(values: &[Value]) -> Result<Vec<u8>> {
 
 /// Decodes a row of exactly `columns` values. Garbage is an error.
 pub fn decode_row(bytes: &[u8], columns: usize) -> Result<Vec<Value>> {
+    Ok(decode_raw(bytes, columns)?
+        .into_iter()
+        .map(|value| match value {
+            Value::Float(x) => Value::float(x),
+            other => other,
+        })
+        .collect())
+}
+
+/// Whether a stored row holds a `Float` stored as `-0.0` (what an older
+/// rqc wrote; `verify` reports it, `rqc upgrade` rewrites it). A row that
+/// does not decode holds none (verify reports it apart).
+pub fn row_holds_minus_zero(bytes: &[u8], columns: usize) -> bool {
+    decode_raw(bytes, columns).is_ok_and(|values| {
+        values
+            .iter()
+            .any(|v| matches!(v, Value::Float(x) if x.to_bits() == (-0.0f64).to_bits()))
+    })
+}
+
+/// The values as stored, floats with their bits.
+fn decode_raw(bytes: &[u8], columns: usize) -> Result<Vec<Value>> {
     let mut reader = Reader { bytes, at: 0 };
     if reader.byte()? != FORMAT {
         return Err(RuntimeError::corrupt("unknown row format"));
@@ -146,6 +171,20 @@ mod tests {
             decode_row(&encode_row(&row).unwrap(), row.len()).unwrap(),
             row
         );
+    }
+
+    #[test]
+    fn minus_zero_is_stored_and_read_as_zero() {
+        let zero = encode_row(&[Value::Float(0.0)]).unwrap();
+        assert_eq!(encode_row(&[Value::Float(-0.0)]).unwrap(), zero);
+        assert!(!row_holds_minus_zero(&zero, 1));
+        let mut old = vec![FORMAT, FLOAT];
+        old.extend_from_slice(&(-0.0f64).to_le_bytes());
+        assert!(row_holds_minus_zero(&old, 1));
+        let Value::Float(x) = decode_row(&old, 1).unwrap()[0] else {
+            panic!("a float")
+        };
+        assert!(x.is_sign_positive());
     }
 
     #[test]

@@ -120,7 +120,7 @@ impl Engine {
         options: WatchOptions,
         recompile: Option<Arc<Recompile>>,
     ) -> Result<Subscription> {
-        check_args(entry, args)?;
+        let args = &check_args(entry, args)?[..];
         if entry.kind != EntryKind::Query {
             return Err(RuntimeError::new(
                 "E0583",
