@@ -14,7 +14,12 @@ use crate::values::{Env, Val};
 use rqc_plan::{Node, TableSchema, Value};
 
 impl<'p> Interp<'p, '_> {
-    pub(crate) fn insert(&mut self, node: &'p Node, row: &'p [Node], env: &Env<'p>) -> Result<Val<'p>> {
+    pub(crate) fn insert(
+        &mut self,
+        node: &'p Node,
+        row: &'p [Node],
+        env: &Env<'p>,
+    ) -> Result<Val<'p>> {
         let (table, _) = self.access(node)?;
         let row = self.values(row, env)?;
         insert_row(self.session, self.bound, table, row)?;
@@ -126,7 +131,12 @@ impl<'p> Interp<'p, '_> {
         Ok(Val::Data(Value::Int(i64::from(changed))))
     }
 
-    pub(crate) fn delete(&mut self, node: &'p Node, target: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
+    pub(crate) fn delete(
+        &mut self,
+        node: &'p Node,
+        target: &'p Node,
+        env: &Env<'p>,
+    ) -> Result<Val<'p>> {
         let (table, _) = self.access(node)?;
         let rows = self.value(target, env)?.into_items();
         let mut deleted = 0;
@@ -143,19 +153,26 @@ impl<'p> Interp<'p, '_> {
 fn with_defaults(table: &BoundTable, row: Vec<Option<Value>>) -> Result<Vec<Value>> {
     row.into_iter()
         .zip(&table.schema.columns)
-        .map(|(value, column)| match (value, &column.default, &column.ty) {
-            (Some(value), _, _) => Ok(value),
-            (None, Some(default), _) => Ok(default.value()),
-            (None, None, rqc_plan::ColumnType::Optional(_)) => Ok(Value::Null),
-            (None, None, _) => Err(internal("an upsert without a column that has no default")),
-        })
+        .map(
+            |(value, column)| match (value, &column.default, &column.ty) {
+                (Some(value), _, _) => Ok(value),
+                (None, Some(default), _) => Ok(default.value()),
+                (None, None, rqc_plan::ColumnType::Optional(_)) => Ok(Value::Null),
+                (None, None, _) => Err(internal("an upsert without a column that has no default")),
+            },
+        )
         .collect()
 }
 
 /// An update's change that overflowed (E0530, E0538): the same code, its
 /// message naming the column and its stored value. Nothing is written: the
 /// mutation fails as a whole.
-fn overflowed(error: RuntimeError, table: &TableSchema, column: usize, old: &[Value]) -> RuntimeError {
+fn overflowed(
+    error: RuntimeError,
+    table: &TableSchema,
+    column: usize,
+    old: &[Value],
+) -> RuntimeError {
     if !matches!(error.code, "E0530" | "E0538") {
         return error;
     }

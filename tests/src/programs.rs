@@ -114,7 +114,11 @@ pub fn write(rng: &mut Rng, depth: u32) -> String {
     let value = |rng: &mut Rng| int(rng, 1);
     match rng.below(if depth == 0 { 10 } else { 14 }) {
         0 => format!("update A[x] {{ v += {} }}", value(rng)),
-        1 => format!("update C[{}] as r {{ lim: r.lim - {} }}", value(rng), value(rng)),
+        1 => format!(
+            "update C[{}] as r {{ lim: r.lim - {} }}",
+            value(rng),
+            value(rng)
+        ),
         2 => format!("update C[x] {{ lim -= {} }}", value(rng)),
         // Every row of an island, and of a bounded list, in turn.
         3 => format!("update B[x] {{ w += {} }}", value(rng)),

@@ -431,13 +431,12 @@ impl<'c> Reference<'c> {
                 let values: Vec<Value> = schema
                     .columns
                     .iter()
-                    .map(|column| match named.iter().find(|(c, _)| *c == column.name) {
-                        Some((_, value)) => value.clone(),
-                        None => column
-                            .default
-                            .as_ref()
-                            .map_or(Value::Null, |d| d.value()),
-                    })
+                    .map(
+                        |column| match named.iter().find(|(c, _)| *c == column.name) {
+                            Some((_, value)) => value.clone(),
+                            None => column.default.as_ref().map_or(Value::Null, |d| d.value()),
+                        },
+                    )
                     .collect();
                 let new = record(&schema, values);
                 let rows = self.tables.entry(table.clone()).or_default();

@@ -50,7 +50,10 @@ impl Db {
         let before = self.tables();
         let code = match self.run(name, args) {
             Err(error) => error.code,
-            Ok(output) => panic!("{} {name}{args:?} was not refused: {:?}", self.on, output.value),
+            Ok(output) => panic!(
+                "{} {name}{args:?} was not refused: {:?}",
+                self.on, output.value
+            ),
         };
         assert_eq!(before, self.tables(), "{} {name}{args:?} wrote", self.on);
         code

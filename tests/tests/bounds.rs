@@ -176,7 +176,15 @@ fn check_program(seed: u64, tally: &mut Tally) {
     };
     let mut reference = Reference::new(&compilation.checked);
     load(&engine, &mut reference, &mut rng);
-    run_writes(seed, &source, &compilation, &engine, &mut reference, &mut rng, tally);
+    run_writes(
+        seed,
+        &source,
+        &compilation,
+        &engine,
+        &mut reference,
+        &mut rng,
+        tally,
+    );
     for entry in &compilation.program.entries {
         if entry.kind != EntryKind::Query {
             continue;

@@ -67,8 +67,14 @@ fn an_int_step_past_either_end_refuses_the_mutation() {
         // `-= i64::MIN` is `+ 2^63`: past the end from 0.
         add(&db, 3, 0, 0.0, 3);
         assert_eq!(db.refused("unstep", &[3.into(), i64::MIN.into()]), "E0530");
-        assert_eq!(db.value("step", &[3.into(), i64::MIN.into()]), Value::Int(1));
-        assert_eq!(db.value("unstep", &[3.into(), i64::MIN.into()]), Value::Int(1));
+        assert_eq!(
+            db.value("step", &[3.into(), i64::MIN.into()]),
+            Value::Int(1)
+        );
+        assert_eq!(
+            db.value("unstep", &[3.into(), i64::MIN.into()]),
+            Value::Int(1)
+        );
         assert_eq!(field(&db, 3, "n"), Value::Int(0));
         // A step of 0 changes nothing, and writes nothing.
         let none = db.run("step", &[1.into(), 0.into()]).unwrap();
@@ -89,7 +95,10 @@ fn a_step_that_takes_a_sum_past_64_bits_is_refused_by_the_aggregate() {
         assert_eq!(db.value("sum_of", &[1.into()]), Value::Int(i64::MAX - 5));
         // The insert before a refused step is undone with it.
         assert_eq!(
-            db.refused("add_then_step", &[3.into(), 1.into(), 1.into(), i64::MAX.into()]),
+            db.refused(
+                "add_then_step",
+                &[3.into(), 1.into(), 1.into(), i64::MAX.into()]
+            ),
             "E0530"
         );
         assert_eq!(db.value("get", &[3.into()]), Value::Null);
@@ -100,11 +109,23 @@ fn a_step_that_takes_a_sum_past_64_bits_is_refused_by_the_aggregate() {
 fn a_float_step_past_the_largest_float_is_refused_and_zero_stays_positive() {
     each_store(PROGRAM, |db| {
         add(&db, 1, 0, 1e308, 1);
-        assert_eq!(db.refused("heat", &[1.into(), Value::Float(1e308)]), "E0538");
-        assert_eq!(db.refused("cool", &[1.into(), Value::Float(-1e308)]), "E0538");
-        assert_eq!(db.value("cool", &[1.into(), Value::Float(1e308)]), Value::Int(1));
+        assert_eq!(
+            db.refused("heat", &[1.into(), Value::Float(1e308)]),
+            "E0538"
+        );
+        assert_eq!(
+            db.refused("cool", &[1.into(), Value::Float(-1e308)]),
+            "E0538"
+        );
+        assert_eq!(
+            db.value("cool", &[1.into(), Value::Float(1e308)]),
+            Value::Int(1)
+        );
         // 0.0 - 0.0 and 0.0 + -0.0 are 0.0 (never -0.0).
-        assert_eq!(db.value("cool", &[1.into(), Value::Float(0.0)]), Value::Int(0));
+        assert_eq!(
+            db.value("cool", &[1.into(), Value::Float(0.0)]),
+            Value::Int(0)
+        );
         db.value("heat", &[1.into(), Value::Float(-0.0)]);
         let x = field(&db, 1, "x");
         assert!(

@@ -37,10 +37,16 @@ mutation typing(id: Int) = ups";
         .into_iter()
         .map(|c| c.label)
         .collect();
-    assert_eq!(offered[..4], ["id", "name", "price", "stock"], "{offered:?}");
+    assert_eq!(
+        offered[..4],
+        ["id", "name", "price", "stock"],
+        "{offered:?}"
+    );
     assert!(offered.iter().any(|l| l == "it"), "{offered:?}");
     let keyword = completions(&analysis, "w.rq", source, source.find("as it").unwrap() + 1);
-    assert!(keyword.iter().any(|c| c.label == "as" && c.detail.contains("names the row")));
+    assert!(keyword
+        .iter()
+        .any(|c| c.label == "as" && c.detail.contains("names the row")));
     // `it.` offers the row's columns.
     let dot = source.find("it.stock").unwrap() + 3;
     let fields: Vec<String> = completions(&analysis, "w.rq", source, dot)

@@ -31,16 +31,16 @@ mod schema_types;
 pub mod tir;
 mod tuple_range;
 mod type_limits;
-mod upsert;
 pub mod types;
+mod upsert;
 mod writes;
 
 pub use builtins::BUILTINS;
 pub use definition::{CheckedEntry, Outcome};
 pub use expr::{Fact, FnSig, Target, TypeText, DEF_MARKER, TABLE_MARKER};
 pub use modules::{collect_calls, cycles, ProgramIndex};
-pub use writes::STEPPED_ROW;
 pub(crate) use reject::BOUNDED_PART;
+pub use writes::STEPPED_ROW;
 /// Names and what they stand for, for editors.
 pub mod modules_symbol {
     pub use super::modules::Symbol;

@@ -342,7 +342,8 @@ impl TExpr {
                     }
                 }
             }
-            TExpr::Record(fields) | TExpr::Upsert {
+            TExpr::Record(fields)
+            | TExpr::Upsert {
                 columns: fields, ..
             } => fields.iter().for_each(|(_, value)| f(value)),
             TExpr::Field(a, _)

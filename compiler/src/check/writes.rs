@@ -187,7 +187,12 @@ impl<'p> Checker<'p> {
     }
 
     /// A value for column `position`, checked against the column's type.
-    pub(super) fn column_value(&mut self, schema: &TableSchema, position: usize, value: &Expr) -> Checked {
+    pub(super) fn column_value(
+        &mut self,
+        schema: &TableSchema,
+        position: usize,
+        value: &Expr,
+    ) -> Checked {
         let column = &schema.columns[position];
         let expected = table_column_ty(&schema.name, column);
         let checked = self.check_expected(value, Some(&expected));

@@ -97,10 +97,7 @@ fn written_columns(schema: &rqc_plan::Schema, before: &str) -> Vec<(String, Stri
         .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
         .collect();
     // `m.T` names `T` of module `m`; `T.index` is `T`'s.
-    let Some(table) = name
-        .split('.')
-        .find_map(|segment| schema.table(segment))
-    else {
+    let Some(table) = name.split('.').find_map(|segment| schema.table(segment)) else {
         return Vec::new();
     };
     table
@@ -320,7 +317,11 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect();
             if !name.is_empty() {
-                out.push(item(&name, CompletionKind::Variable, "the row being updated".into()));
+                out.push(item(
+                    &name,
+                    CompletionKind::Variable,
+                    "the row being updated".into(),
+                ));
             }
         }
         for (i, _) in header_end.match_indices("let ") {

@@ -435,7 +435,11 @@ impl Printer<'_> {
 
 /// `c += e` (or `-=`) where an update's change of `column` is the row's
 /// own value plus (or minus) `e`: the operator and `e`.
-fn stepped<'n>(row: Option<&str>, column: &str, change: &'n Node) -> Option<(&'static str, &'n Node)> {
+fn stepped<'n>(
+    row: Option<&str>,
+    column: &str,
+    change: &'n Node,
+) -> Option<(&'static str, &'n Node)> {
     let Op::Binary(op, stored, by) = &change.op else {
         return None;
     };

@@ -130,10 +130,7 @@ fn inserted_b(
     let present = group.iter().any(|b| b.field("n") == Some(&Value::Int(n)));
     if present && !replaced {
         None
-    } else if !a_rows
-        .iter()
-        .any(|r| r.field("id") == Some(&Value::Int(a)))
-    {
+    } else if !a_rows.iter().any(|r| r.field("id") == Some(&Value::Int(a))) {
         Some("E0503")
     } else if !present && group.len() as i64 >= bound {
         Some("E0504")
