@@ -17,6 +17,11 @@ pub use rng::Rng;
 
 use std::path::{Path, PathBuf};
 
+/// Whether a run's seeks, rows and round trips are each within `bound`.
+pub fn within(stats: &rqc_runtime::Stats, bound: &rqc_plan::Bound) -> bool {
+    stats.seeks <= bound.seeks && stats.rows <= bound.rows && stats.round_trips <= bound.round_trips
+}
+
 /// The repository root (the workspace directory).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

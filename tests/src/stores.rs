@@ -24,9 +24,7 @@ impl Db {
         let output = self.engine.run(name, args);
         if let Ok(output) = &output {
             assert!(
-                output.stats.seeks <= output.bound.seeks
-                    && output.stats.rows <= output.bound.rows
-                    && output.stats.round_trips <= output.bound.round_trips,
+                crate::within(&output.stats, &output.bound),
                 "{} {name}{args:?}: {:?} over {:?}",
                 self.on,
                 output.stats,

@@ -229,27 +229,13 @@ fn check_program(seed: u64, tally: &mut Tally) {
             tally.runs += 1;
             match engine.run(&entry.name, &args) {
                 Ok(output) => {
-                    assert!(
-                        output.stats.seeks <= entry.bound.seeks
-                            && output.stats.rows <= entry.bound.rows
-                            && output.stats.round_trips <= entry.bound.round_trips,
-                        "seed {seed}: {} read {:?}, over its bound {:?}, with {args:?}\n{source}",
-                        entry.name,
-                        output.stats,
-                        entry.bound
-                    );
+                    agrees(seed, &source, entry, &args, &output, &mut reference);
                     if output.stats.rows * 2 > entry.bound.rows {
                         tally.near_bound += 1;
                     }
                     if output.stats.round_trips < output.stats.seeks {
                         tally.batched += 1;
                     }
-                    let expected = reference.run(&entry.name, &args);
-                    assert_eq!(
-                        output.value, expected,
-                        "seed {seed}: {} with {args:?} differs from the reference\n{source}",
-                        entry.name
-                    );
                 }
                 Err(error) => assert!(
                     DATA_ERRORS.contains(&error.code),
@@ -259,6 +245,31 @@ fn check_program(seed: u64, tally: &mut Tally) {
             }
         }
     }
+}
+
+/// A run that succeeded: within its entry's bound, and the reference's
+/// answer (the reference then makes the same writes).
+fn agrees(
+    seed: u64,
+    source: &str,
+    entry: &rqc_plan::Entry,
+    args: &[Value],
+    output: &rqc_runtime::Output,
+    reference: &mut Reference<'_>,
+) {
+    assert!(
+        rqc_tests::within(&output.stats, &entry.bound),
+        "seed {seed}: {} read {:?}, over its bound {:?}, with {args:?}\n{source}",
+        entry.name,
+        output.stats,
+        entry.bound
+    );
+    let expected = reference.run(&entry.name, args);
+    assert_eq!(
+        output.value, expected,
+        "seed {seed}: {} with {args:?} differs from the reference\n{source}",
+        entry.name
+    );
 }
 
 /// Runs each accepted generated mutation with drawn arguments: within its
@@ -285,22 +296,8 @@ fn run_writes(
             tally.mutation_runs += 1;
             match engine.run(&entry.name, &args) {
                 Ok(output) => {
-                    assert!(
-                        output.stats.seeks <= entry.bound.seeks
-                            && output.stats.rows <= entry.bound.rows
-                            && output.stats.round_trips <= entry.bound.round_trips,
-                        "seed {seed}: {} read {:?}, over its bound {:?}, with {args:?}\n{source}",
-                        entry.name,
-                        output.stats,
-                        entry.bound
-                    );
+                    agrees(seed, source, entry, &args, &output, reference);
                     tally.committed += 1;
-                    let expected = reference.run(&entry.name, &args);
-                    assert_eq!(
-                        output.value, expected,
-                        "seed {seed}: {} with {args:?} differs from the reference\n{source}",
-                        entry.name
-                    );
                 }
                 Err(error) => assert!(
                     DATA_ERRORS.contains(&error.code) || REFUSALS.contains(&error.code),

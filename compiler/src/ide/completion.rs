@@ -49,6 +49,23 @@ const KEYWORDS: [&str; 24] = [
     "aggregate",
 ];
 
+/// Where the last bracket `open` that is still open at the end of `before`
+/// is (a `close` after it closes it).
+fn unclosed(before: &str, open: char, close: char) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in before.char_indices().rev() {
+        if c == close {
+            depth += 1;
+        } else if c == open {
+            if depth == 0 {
+                return Some(i);
+            }
+            depth -= 1;
+        }
+    }
+    None
+}
+
 /// What a keyword completes to, as its detail says (the writes' forms).
 fn keyword_detail(keyword: &str) -> String {
     match keyword {
@@ -63,20 +80,7 @@ fn keyword_detail(keyword: &str) -> String {
 /// `before`: `upsert T { `, `insert T { ` or `update T[k] as r { ` (the
 /// table named right after `update`).
 fn written_columns(schema: &rqc_plan::Schema, before: &str) -> Vec<(String, String)> {
-    let mut depth = 0usize;
-    let mut open = None;
-    for (i, c) in before.char_indices().rev() {
-        match c {
-            '}' => depth += 1,
-            '{' if depth == 0 => {
-                open = Some(i);
-                break;
-            }
-            '{' => depth -= 1,
-            _ => {}
-        }
-    }
-    let Some(open) = open else {
+    let Some(open) = unclosed(before, '{', '}') else {
         return Vec::new();
     };
     let head = before[..open].trim_end();
@@ -111,20 +115,7 @@ fn written_columns(schema: &rqc_plan::Schema, before: &str) -> Vec<(String, Stri
 /// The columns (name, type) of the index or key read by the access whose
 /// bracket is open at the end of `before`: `T.index[` or `T[`.
 fn access_columns(schema: &rqc_plan::Schema, before: &str) -> Vec<(String, String)> {
-    let mut depth = 0usize;
-    let mut open = None;
-    for (i, c) in before.char_indices().rev() {
-        match c {
-            ']' => depth += 1,
-            '[' if depth == 0 => {
-                open = Some(i);
-                break;
-            }
-            '[' => depth -= 1,
-            _ => {}
-        }
-    }
-    let Some(open) = open else {
+    let Some(open) = unclosed(before, '[', ']') else {
         return Vec::new();
     };
     let head = &before[..open];
@@ -309,29 +300,17 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
                 out.push(item(name, CompletionKind::Variable, detail));
             }
         }
-        // An update's row, `update T[k] as r { … }`.
-        for (i, _) in header_end.match_indices(" as ") {
-            let rest = &header_end[i + 4..];
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                out.push(item(
-                    &name,
-                    CompletionKind::Variable,
-                    "the row being updated".into(),
-                ));
-            }
-        }
-        for (i, _) in header_end.match_indices("let ") {
-            let rest = &header_end[i + 4..];
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                out.push(item(&name, CompletionKind::Variable, "let".into()));
+        // `let` names, and an update's row (`update T[k] as r { … }`).
+        for (keyword, detail) in [("let ", "let"), (" as ", "the row being updated")] {
+            for (i, _) in header_end.match_indices(keyword) {
+                let rest = &header_end[i + keyword.len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    out.push(item(&name, CompletionKind::Variable, detail.into()));
+                }
             }
         }
     }
