@@ -310,7 +310,7 @@ fn recursion(
         .expect("the definition is in the cycle");
     let next = cycle[(i + 1) % cycle.len()];
     let mut calls = Vec::new();
-    modules::collect_calls(index, index.defs[id].module, &def.body, &mut calls);
+    modules::collect_calls(index, index.defs[id].module, def, &mut calls);
     let span = calls
         .iter()
         .find(|(callee, _)| *callee == next)
