@@ -315,7 +315,10 @@ impl Printer<'_> {
                         Some(&changes.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>())
                     )
                 ),
-                vec![&**target],
+                // The target, then each change that reads or writes.
+                std::iter::once(&**target)
+                    .chain(changes.iter().map(|(_, n)| n).filter(|n| has_operator(n)))
+                    .collect(),
             ),
             Op::Delete { table, target } => (
                 format!("Delete {table}{}", upkeep(self.schema, table, None)),
