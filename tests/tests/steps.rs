@@ -34,6 +34,14 @@ mutation swap(id: Int) = update Counter[id] as r { n: r.g, g: r.n }
 mutation self_write(id: Int, d: Int) =
   update Counter[id] as r { n: { update Counter[id] { g: r.g + 1, x: 1.5 }; r.n + d } }
 mutation self_delete(id: Int) = update Counter[id] as r { n: { delete Counter[id]; r.n + 1 } }
+// Rows read before earlier writes of the mutation: each is bound as it
+// is when the update reaches it (stepped by the first write, or gone).
+mutation stale_then_step(g: Int, id: Int) = {
+  let rows = Counter.by_g[g];
+  update Counter[id] { n += 100 };
+  delete Counter[id + 1];
+  update rows as r { n: r.n + 1 }
+}
 query get(id: Int) = Counter[id]
 query sum_of(g: Int) = total[g]
 query most_of(g: Int) = most[g]
@@ -208,4 +216,24 @@ fn changes_that_write_their_own_row_are_applied_to_the_row_as_it_is_then() {
 
 fn ids(ids: &[i64]) -> Value {
     Value::List(ids.iter().map(|&i| Value::Int(i)).collect())
+}
+
+#[test]
+fn rows_read_before_earlier_writes_are_bound_as_they_are_then() {
+    each_store(PROGRAM, |db| {
+        add(&db, 1, 10, 0.0, 1);
+        add(&db, 2, 20, 0.0, 1);
+        add(&db, 3, 30, 0.0, 1);
+        // Row 1 stepped by 100 first, row 2 deleted: the update binds row 1
+        // as stepped (111), skips row 2, and steps row 3 (31).
+        assert_eq!(
+            db.value("stale_then_step", &[1.into(), 1.into()]),
+            Value::Int(2)
+        );
+        assert_eq!(field(&db, 1, "n"), Value::Int(111));
+        assert_eq!(db.value("get", &[2.into()]), Value::Null);
+        assert_eq!(field(&db, 3, "n"), Value::Int(31));
+        assert_eq!(db.value("sum_of", &[1.into()]), Value::Int(142));
+        assert_eq!(db.value("most_of", &[1.into()]), Value::Int(111));
+    });
 }
