@@ -231,3 +231,33 @@ fn at_the_bound_the_insert_path_is_refused_and_the_update_path_within_the_group_
         );
     });
 }
+
+/// Through the library: an upsert and a step prepared once and run many
+/// times, the errors with their codes.
+#[test]
+fn the_library_runs_upserts_and_steps() {
+    let mut db = rqc::Database::in_memory();
+    db.install_source(
+        "shop.rq",
+        "table Item { id: Int key  name: String unique  stock: Int = 0 }
+         mutation put(id: Int, name: String) = upsert Item { id, name }
+         mutation sell(id: Int, n: Int) = update Item[id] { stock -= n }
+         query item(id: Int) = Item[id]",
+    )
+    .unwrap();
+    let put = db.prepare("put").unwrap();
+    let sell = db.prepare("sell").unwrap();
+    for round in 0..3 {
+        put.run(&[1.into(), format!("lamp{round}").into()]).unwrap();
+        sell.run(&[1.into(), 2.into()]).unwrap();
+    }
+    let item = db.run("item", &[1.into()]).unwrap().value;
+    assert_eq!(item.field("name"), Some(&Value::from("lamp2")));
+    assert_eq!(item.field("stock"), Some(&Value::Int(-6)));
+    put.run(&[2.into(), "desk".into()]).unwrap();
+    let error = put.run(&[1.into(), "desk".into()]).unwrap_err();
+    assert_eq!(error.code(), "E0502", "{error}");
+    let error = sell.run(&[1.into(), i64::MAX.into()]).unwrap_err();
+    assert_eq!(error.code(), "E0530", "{error}");
+    assert!(error.to_string().contains("Item.stock"), "{error}");
+}
