@@ -395,6 +395,13 @@ impl<'db> Prepared<'db> {
         Ok(self.db.engine.next_page(self.entry, token)?)
     }
 
+    /// The arguments of the first page a token continues from (every page
+    /// after it runs with them), the token checked as
+    /// [`Prepared::next_page`] checks it.
+    pub fn page_arguments(&self, token: &str) -> Result<Vec<Value>, Error> {
+        Ok(self.db.engine.page_arguments(self.entry, token)?)
+    }
+
     /// Subscribes to this query: the first event holds its whole current
     /// result, then one event comes for each commit — of this process or
     /// another — that changes it (spec/live.md).

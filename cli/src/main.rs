@@ -41,5 +41,16 @@ fn end_quietly_on_a_closed_output() {
 fn main() -> std::process::ExitCode {
     end_quietly_on_a_closed_output();
     // The REPL and the language server analyse on this thread too.
-    rqc_compiler::stack::with_deep_stack(commands::main)
+    match rqc_compiler::stack::try_with_deep_stack(commands::main) {
+        Ok(status) => status,
+        Err(refused) => {
+            let help = rqc_compiler::stack::NoDeepStack::help();
+            commands::report::print_problem(
+                rqc_compiler::stack::NoDeepStack::CODE,
+                &refused.message(),
+                &[&help],
+            );
+            std::process::ExitCode::from(commands::Status::Usage as u8)
+        }
+    }
 }

@@ -100,6 +100,7 @@ fn the_vscode_extension_builds_packages_and_highlights() {
         "package-lock.json",
         "extension.js",
         "language-configuration.json",
+        ".vscodeignore",
     ] {
         std::fs::copy(source.join(entry), extension.join(entry)).unwrap();
     }
@@ -134,7 +135,7 @@ fn the_vscode_extension_builds_packages_and_highlights() {
         "tests/*.rq",
     ]);
     assert!(grammar.contains("syntax.rq run successfuly"), "{grammar}");
-    run(&[
+    let packed = run(&[
         "exec",
         "--",
         "vsce",
@@ -144,6 +145,65 @@ fn the_vscode_extension_builds_packages_and_highlights() {
         "-o",
         "rql.vsix",
     ]);
+    assert!(!packed.contains("Neither a .vscodeignore"), "{packed}");
+    // What ships: the extension's own four files, and the client's
+    // runtime modules without types, maps, documents or browser builds.
+    let listed = run(&["exec", "--", "vsce", "ls"]);
+    let files: Vec<&str> = listed.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut own: Vec<&str> = files
+        .iter()
+        .copied()
+        .filter(|f| !f.starts_with("node_modules/"))
+        .collect();
+    own.sort_unstable();
+    assert_eq!(
+        own,
+        [
+            "extension.js",
+            "language-configuration.json",
+            "package.json",
+            "syntaxes/rql.tmLanguage.json"
+        ],
+        "{listed}"
+    );
+    for left_out in [".d.ts", ".map", ".md", "/lib/browser/", "/lib/esm/"] {
+        assert!(
+            !files.iter().any(|f| f.contains(left_out)),
+            "{left_out} ships:\n{listed}"
+        );
+    }
+    assert!(files.len() < 200, "{} files ship:\n{listed}", files.len());
+    // Those files alone hold everything the client loads: copied apart,
+    // the extension and `vscode-languageclient/node` load in Node (with
+    // a stand-in for the `vscode` module VS Code provides).
+    let shipped = work.path().join("shipped");
+    for file in &files {
+        let target = shipped.join(file);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(extension.join(file), target).unwrap();
+    }
+    let stub = work.path().join("stub/vscode");
+    std::fs::create_dir_all(&stub).unwrap();
+    std::fs::write(
+        stub.join("index.js"),
+        "module.exports = new Proxy({}, { get: () => new Proxy(function () {}, { get: () => function () {} }) });\n",
+    )
+    .unwrap();
+    let loaded = Command::new("node")
+        .args([
+            "-e",
+            "require('./node_modules/vscode-languageclient/node'); require('./extension.js'); console.log('loaded')",
+        ])
+        .current_dir(&shipped)
+        .env("NODE_PATH", work.path().join("stub"))
+        .output()
+        .expect("node runs");
+    assert_eq!(
+        String::from_utf8_lossy(&loaded.stdout).trim(),
+        "loaded",
+        "{}",
+        String::from_utf8_lossy(&loaded.stderr)
+    );
     let vsix = std::fs::read(extension.join("rql.vsix")).unwrap();
     assert!(vsix.starts_with(b"PK"), "a .vsix is a zip archive");
     let listing = String::from_utf8_lossy(&vsix);

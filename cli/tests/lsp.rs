@@ -529,3 +529,79 @@ fn aggregates_hover_complete_and_go_to_their_declaration() {
         .unwrap_or_else(|| panic!("{items:#?}"));
     assert_eq!(aggregate["detail"], "aggregate");
 }
+
+/// A position as the protocol counts it: the line, and the UTF-16 code
+/// units before `needle` on it (an `é` is one, a `😀` two).
+fn utf16_position_of(text: &str, needle: &str) -> Value {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} not in the text"));
+    let line = text[..at].matches('\n').count();
+    let start = text[..at].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let column = text[start..at].encode_utf16().count();
+    json!({ "line": line, "character": column })
+}
+
+const UNICODE: &str = "module café
+table Café {
+  id: Int key
+  naïve: String
+}
+pub query q(i: Int) = { let s = \"😀é\"; Café[i] |> map(c => c.naïve) }
+";
+
+/// Unicode names over the protocol: positions stay UTF-16 code units on
+/// a line whose names and strings are not ASCII, for hover and go to
+/// definition.
+#[test]
+fn hover_and_definition_count_utf16_on_a_line_with_unicode_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("unicode.rq"), UNICODE).unwrap();
+    let uri = format!("file://{}/unicode.rq", root.display());
+    let mut server = Server::start(&root);
+    server.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "rql", "version": 1, "text": UNICODE } }));
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": utf16_position_of(UNICODE, "naïve) }") }),
+    );
+    let text = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("String"), "the column's type: {hover}");
+    // One unit further on (bytes would be two for the `ï`): still it.
+    let mut inside = utf16_position_of(UNICODE, "naïve) }");
+    inside["character"] = json!(inside["character"].as_u64().unwrap() + 4);
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": inside }),
+    );
+    let text = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("String"), "the column's last letter: {hover}");
+
+    let definition = server.request(
+        "textDocument/definition",
+        json!({ "textDocument": { "uri": uri }, "position": utf16_position_of(UNICODE, "Café[i]") }),
+    );
+    let start = utf16_position_of(UNICODE, "Café {");
+    assert_eq!(
+        definition["result"]["range"]["start"], start,
+        "{definition}"
+    );
+    assert_eq!(
+        definition["result"]["range"]["end"]["character"],
+        start["character"].as_u64().unwrap() + 4,
+        "`Café` is four UTF-16 units: {definition}"
+    );
+    let definition = server.request(
+        "textDocument/definition",
+        json!({ "textDocument": { "uri": uri }, "position": utf16_position_of(UNICODE, "naïve) }") }),
+    );
+    assert_eq!(
+        definition["result"]["range"]["start"],
+        utf16_position_of(UNICODE, "naïve: String"),
+        "{definition}"
+    );
+}

@@ -19,6 +19,7 @@ fn fake_cargo(dir: &Path, binary: &Path) {
     let script = format!(
         r#"#!/usr/bin/env bash
 echo "$@" > "{dir}/arguments"
+echo "   Compiling rqc-cli v0.1.0 (progress)" >&2
 echo '{{"reason":"compiler-artifact","package_id":"rqc-compiler","executable":null,"fresh":true}}'
 echo '{{"reason":"compiler-artifact","package_id":"rqc-cli","executable":"{binary}","fresh":true}}'
 echo '{{"reason":"build-finished","success":true}}'
@@ -61,7 +62,15 @@ fn rqc_path_prints_the_binary_cargo_names() {
         String::from_utf8_lossy(&output.stdout).trim(),
         binary.to_str().unwrap()
     );
+    // The build's progress reaches the user (a first build takes minutes).
+    let progress = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        progress.contains("building rqc")
+            && progress.contains("Compiling rqc-cli v0.1.0 (progress)"),
+        "{progress}"
+    );
     let arguments = std::fs::read_to_string(work.path().join("arguments")).unwrap();
+    assert!(!arguments.contains("--quiet"), "cargo {arguments} is quiet");
     for expected in [
         "build",
         "--release",

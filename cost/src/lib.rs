@@ -21,16 +21,20 @@
 //! measures together, [`class`] its complexity class, [`CEILING`] the
 //! largest bound a proof may give. [`Interval`] is the range of an
 //! integer value, with the interval arithmetic the checker applies to
-//! `+`, `-`, `*`, `/`, `%`, and joins. Knows nothing of the AST or of plans.
+//! `+`, `-`, `*`, `/`, `%`, and joins; [`assume`] what an `if`'s condition
+//! proves of the names it compares ([`Condition`]). Knows nothing of the AST
+//! or of plans.
 
 #![warn(missing_docs)]
 
 mod ends;
 mod interval;
+mod narrowing;
 mod poly;
 mod var;
 
 pub use interval::{Interval, Relation};
+pub use narrowing::{assume, Condition, Side};
 pub use poly::{Monomial, Poly};
 pub use var::{NameHash, Var, VarKind};
 

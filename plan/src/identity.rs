@@ -35,6 +35,19 @@ pub fn canonical_float(x: f64) -> f64 {
     }
 }
 
+/// Whether `value` holds a `Float` that is `-0.0` (by its bits, which `==`
+/// cannot tell from `0.0`'s), through lists and records: what no value
+/// inside the system holds, and what an older rqc may have stored or a
+/// program built in memory may carry.
+pub fn holds_minus_zero(value: &Value) -> bool {
+    match value {
+        Value::Float(x) => x.to_bits() == (-0.0f64).to_bits(),
+        Value::List(items) => items.iter().any(holds_minus_zero),
+        Value::Record(record) => record.values().iter().any(holds_minus_zero),
+        _ => false,
+    }
+}
+
 /// The rank of a value's type in the order of values (the key encoding's
 /// tag order).
 fn rank(value: &Value) -> u8 {

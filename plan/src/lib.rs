@@ -16,8 +16,9 @@ pub mod plan;
 pub mod schema;
 pub mod stack;
 pub mod value;
+pub mod write_work;
 
-pub use identity::{canonical_float, compare};
+pub use identity::{canonical_float, compare, holds_minus_zero};
 pub use plan::{
     BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op, ParamSpec,
     ParamType, RangeEnd, Shape, UnOp,
@@ -41,4 +42,4 @@ pub const COMMIT_ROUND_TRIPS: u64 = 2;
 
 /// Bumped whenever the serialized form of a [`CompiledProgram`] changes
 /// incompatibly; loaders refuse other versions.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;

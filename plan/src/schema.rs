@@ -175,24 +175,6 @@ impl TableSchema {
         self.bounds.len() as u64 + u64::from(self.small_max.is_some())
     }
 
-    /// What inserting one row costs, as (seeks, rows) (spec/cost.md §7):
-    /// the key check; per unique index a check and its entry; per plain
-    /// index its entry; per reference the referenced row's check and its
-    /// counter; each `bound` and the small table's counter; one
-    /// read-modify-write per aggregate's entry (§7.1). The checker charges
-    /// this to every `insert`, and a load on etcd proves a row's commit
-    /// fits in one request from it.
-    pub fn insert_work(&self) -> (u64, u64) {
-        let unique = self.indexes.iter().filter(|i| i.unique).count() as u64;
-        let plain = self.indexes.len() as u64 - unique;
-        let (refs, counters) = (self.references(), self.counters());
-        let aggregates = self.aggregates.len() as u64;
-        (
-            1 + 2 * unique + plain + 2 * refs + counters + aggregates,
-            1 + unique + 2 * refs + counters + aggregates,
-        )
-    }
-
     /// How aggregate `aggregate` (a `min` or `max`) finds its group's next
     /// extreme, if it can within a bound: an index first, then a bounded
     /// group; with the columns whose values (in this order) are the

@@ -94,7 +94,7 @@ pub(crate) fn check_load(
     table: &rqc_plan::TableSchema,
     limit: RequestLimit,
 ) -> Result<()> {
-    let (seeks, rows) = table.insert_work();
+    let (seeks, rows, _) = table.insert_work();
     let bound = Bound {
         seeks,
         rows,

@@ -212,6 +212,9 @@ impl Engine {
     pub fn install_dropping(&mut self, program: CompiledProgram, drops: &[String]) -> Result<()> {
         plan_format::check_version(program.format_version, Origin::Given)?;
         plan_format::check_depth(&program, Origin::Given)?;
+        // A program may come from a file anyone could edit: verified whole
+        // before anything of it is bound or written (spec/cost.md §12).
+        crate::verifier::verify(&program)?;
         self.check_limits(&program)?;
         // Bound first: a program that cannot be leaves the catalog as it was.
         let mut installed = bind(self.store.as_ref(), program, Vec::new(), 0)?;

@@ -1,7 +1,8 @@
 //! The RQL runtime: stores, encodings, the catalog, constraint checks and the plan executor.
 //!
 //! It takes a `CompiledProgram` (schema and plans, from `rqc-plan`) and knows
-//! nothing of the compiler's internals. It never trusts a plan blindly: every
+//! nothing of the compiler's internals. It never trusts a plan blindly: a
+//! program is verified whole before it is installed (`verifier`), every
 //! declared constraint is enforced on write and reads are counted against
 //! their static bounds.
 
@@ -37,6 +38,7 @@ pub mod store;
 pub mod transaction;
 pub mod upgrade;
 mod values;
+pub mod verifier;
 pub mod verify;
 mod writes;
 

@@ -223,6 +223,13 @@ impl crate::engine::Engine {
         self.page(entry, &args, Some(after))
     }
 
+    /// The arguments of the first page `token` continues from, the token
+    /// checked as [`next_page`](Self::next_page) checks it.
+    pub fn page_arguments(&self, entry: &Entry, token: &str) -> Result<Vec<Value>> {
+        pageable_scan(entry)?;
+        Ok(decode_token(entry, token)?.0)
+    }
+
     fn page(&self, entry: &Entry, args: &[Value], after: Option<Vec<u8>>) -> Result<Page> {
         let scan = pageable_scan(entry)?;
         let args = &crate::engine::check_args(entry, args)?[..];

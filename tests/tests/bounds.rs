@@ -171,7 +171,10 @@ fn check_program(seed: u64, tally: &mut Tally) {
     tally.programs += 1;
     let engine = {
         let mut engine = Engine::in_memory();
-        engine.install(compilation.program.clone()).unwrap();
+        // Every plan the compiler writes passes the plan verifier.
+        if let Err(error) = engine.install(compilation.program.clone()) {
+            panic!("seed {seed}: [{}] {}\n{source}", error.code, error.message);
+        }
         engine
     };
     let mut reference = Reference::new(&compilation.checked);

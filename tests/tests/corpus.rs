@@ -212,6 +212,13 @@ fn check_case(case: &str, files: &[PathBuf], common: &[(String, String)]) -> Vec
                 d.code, d.message
             ));
         }
+        // "or …" is an alternative to a suggestion before it.
+        if let Some(first) = d.help.first().filter(|h| h.starts_with("or ")) {
+            problems.push(format!(
+                "{case}: {}'s first help line is an alternative to nothing: {first}",
+                d.code
+            ));
+        }
     }
     problems
 }

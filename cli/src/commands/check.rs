@@ -9,7 +9,7 @@ use rqc_compiler::diagnostics::to_json;
 use rqc_compiler::syntax::ast::DefKind;
 use rqc_compiler::{compile_for_exit, Compilation};
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct CheckArgs {
@@ -74,6 +74,16 @@ pub fn check(args: CheckArgs) -> Status {
     status_of(compilation)
 }
 
+/// Writes a compiled program as a plan file (JSON, with its format
+/// version), as `rqc compile -o` and `rqc dump` write it.
+pub(super) fn write_plan(path: &Path, program: &rqc_plan::CompiledProgram) -> Result<(), Error> {
+    let text = serde_json::to_string_pretty(program).expect("plans serialize");
+    std::fs::write(path, text + "\n").map_err(|error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    })
+}
+
 pub fn compile(args: CompileArgs) -> Status {
     let compilation = match load(&args.paths) {
         Ok(c) => c,
@@ -87,12 +97,8 @@ pub fn compile(args: CompileArgs) -> Status {
             eprintln!("not written: {} (the program has errors)", output.display());
             return status;
         }
-        let text = serde_json::to_string_pretty(&compilation.program).expect("plans serialize");
-        if let Err(error) = std::fs::write(&output, text + "\n") {
-            return report_error(&Error::Io {
-                path: output,
-                error,
-            });
+        if let Err(error) = write_plan(&output, &compilation.program) {
+            return report_error(&error);
         }
         eprintln!("wrote {}", output.display());
     }
@@ -165,6 +171,7 @@ fn json_report(compilation: &Compilation) -> serde_json::Value {
                 "kind": v.kind.keyword(),
                 "signature": v.signature,
                 "verdict": if v.accepted { "accepted" } else { "rejected" },
+                "cause": v.cause,
                 "seeks": v.cost.seeks.to_string(),
                 "rows": v.cost.rows.to_string(),
                 "seeks_max": v.seeks_max(),

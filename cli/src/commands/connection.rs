@@ -36,14 +36,63 @@ pub fn set_flags(flags: EtcdFlags) {
     let _ = FLAGS.set(flags);
 }
 
+/// The global flags given, as arguments of another rqc command (its
+/// printed hints).
+pub fn flags_as_args() -> Vec<String> {
+    let Some(flags) = FLAGS.get() else {
+        return Vec::new();
+    };
+    let files = [
+        ("--ca", &flags.ca),
+        ("--cert", &flags.cert),
+        ("--key", &flags.key),
+    ];
+    let mut args = Vec::new();
+    for (flag, file) in files {
+        if let Some(file) = file {
+            args.extend([flag.to_string(), file.display().to_string()]);
+        }
+    }
+    if let Some(user) = &flags.user {
+        args.extend(["--user".to_string(), user.clone()]);
+    }
+    args
+}
+
+/// What a command does with the database: a command that only reads
+/// never creates one (a typo in `--db` is refused, E0608); one that
+/// writes creates it, and says so on stderr.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
 /// Opens `db`: on etcd when it is an `etcd://` URL (where `--store`
 /// means nothing, and is refused), else the directory with `options`.
-pub fn open(db: &Path, options: OpenOptions) -> Result<Database, Error> {
+pub fn open(db: &Path, options: OpenOptions, access: Access) -> Result<Database, Error> {
     let Some(url) = db.to_str().filter(|d| is_etcd_url(d)) else {
+        let in_memory = options.backend == Some(rqc::Backend::Memory);
+        // A file, or a directory holding other things, is refused as no
+        // database (E0511) when opened; nothing or an empty directory is
+        // a database to create.
+        let absent = !in_memory && (!db.exists() || is_empty_dir(db));
+        if absent && access == Access::Read {
+            return Err(no_database(db));
+        }
         // From here on a signal most likely comes from a damaged page (and
         // before, from anything else: the default report stands).
         crate::abort::report_aborts_as_damage();
-        return Database::open_with(db, options);
+        let backend = options.backend.unwrap_or_default();
+        let opened = Database::open_with(db, options)?;
+        if absent {
+            eprintln!(
+                "created a new {} database in {}",
+                backend.name(),
+                db.display()
+            );
+        }
+        return Ok(opened);
     };
     if let Some(backend) = options.backend {
         return Err(Error::Runtime(RuntimeError::new(
@@ -66,7 +115,20 @@ pub fn open(db: &Path, options: OpenOptions) -> Result<Database, Error> {
     Database::connect_with(url, &options)
 }
 
-/// Whether `db` names a database on etcd.
-pub fn on_etcd(db: &Path) -> bool {
-    db.to_str().is_some_and(is_etcd_url)
+/// Whether `dir` is a directory with nothing in it.
+fn is_empty_dir(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none())
+}
+
+/// E0608: no database at `db`, for a command that only reads (or a load
+/// with no program to create one with).
+pub fn no_database(db: &Path) -> Error {
+    Error::Runtime(RuntimeError::new(
+        "E0608",
+        format!(
+            "there is no database at `{}`; this command does not create one",
+            db.display()
+        ),
+        "check the --db path for a typo; a database is created by a command that writes (`rqc run --db DIR PROGRAM MUTATION …`, `rqc load`, `rqc restore`)",
+    ))
 }

@@ -1,5 +1,6 @@
 //! `rqc load`: rows from a file into a table, all or nothing.
 
+use super::connection::Access;
 use super::report::{note_errors, print_problem, report_error};
 use super::run::StoreChoice;
 use super::Status;
@@ -13,7 +14,8 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct LoadArgs {
-    /// The database directory, created if missing; or a database on etcd,
+    /// The database directory, created if missing when PROGRAM is given
+    /// (without it, the database must hold one); or a database on etcd,
     /// etcd://HOST:PORT[,HOST:PORT...]/PREFIX (see --ca, --user).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
@@ -29,15 +31,22 @@ pub struct LoadArgs {
     /// database's schema (see `rqc run --help`). Repeat for each.
     #[arg(long, value_name = "WHAT")]
     migrate: Vec<String>,
-    /// The program whose schema the rows follow.
-    #[arg(value_name = "PROGRAM")]
-    program: PathBuf,
-    /// The table to load.
-    #[arg(value_name = "TABLE")]
-    table: String,
-    /// The rows: `.jsonl` (one object per line) or `.csv` (a header line).
-    #[arg(value_name = "FILE")]
-    file: PathBuf,
+    /// [PROGRAM]... TABLE FILE: the program whose schema the rows follow
+    /// (`.rq` files or directories, installed first; without it, the
+    /// program the database holds), the table to load, and the rows:
+    /// `.jsonl` (one object per line) or `.csv` (a header line).
+    #[arg(value_name = "OPERAND", num_args = 2.., required = true)]
+    operands: Vec<PathBuf>,
+}
+
+impl LoadArgs {
+    /// The program's paths (none: the database's own), the table and the
+    /// file; `None` with fewer than two operands (clap asks for two).
+    fn operands(&self) -> Option<(&[PathBuf], String, &PathBuf)> {
+        let (file, rest) = self.operands.split_last()?;
+        let (table, program) = rest.split_last()?;
+        Some((program, table.display().to_string(), file))
+    }
 }
 
 pub fn load(args: LoadArgs) -> Status {
@@ -48,31 +57,54 @@ pub fn load(args: LoadArgs) -> Status {
 }
 
 fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
-    let Some(format) = Format::of(&args.file) else {
-        let message = format!(
-            "{}: the file must end in .jsonl or .csv",
-            args.file.display()
-        );
+    let Some((program, table, file)) = args.operands() else {
+        print_problem("E0600", "give the table and the file to load", &[]);
+        return Ok(Status::Usage);
+    };
+    let Some(format) = Format::of(file) else {
+        let message = format!("{}: the file must end in .jsonl or .csv", file.display());
         print_problem("E0600", &message, &[]);
         return Ok(Status::Usage);
     };
-    let files = read_program(std::slice::from_ref(&args.program))?;
-    let Installable { program, report } = compile_installable(&files)?;
-    let table = rqc_runtime::load::table_to_load(&program.schema, &args.table)?.clone();
+    // A program given is compiled, and the table found in it, before the
+    // database is opened (and perhaps created); without one, the
+    // database must exist and hold one.
+    let compiled = match program {
+        [] => None,
+        paths => {
+            let installable = compile_installable(&read_program(paths)?)?;
+            rqc_runtime::load::table_to_load(&installable.program.schema, &table)?;
+            Some(installable)
+        }
+    };
     // The rows are streamed from the file (twice if the commit conflicts);
     // only its size is needed up front, for the room check and progress.
-    let size = std::fs::metadata(&args.file)
+    let size = std::fs::metadata(file)
         .map_err(|error| Error::Io {
-            path: args.file.clone(),
+            path: file.clone(),
             error,
         })?
         .len();
-    let mut rows = RowFile::new(&args.file, table, format);
     rqc_runtime::check_room_for_load(&args.db, args.store.map(StoreChoice::backend), size)?;
-    let mut db =
-        super::connection::open(&args.db, super::run::open_options(args.store, args.wait))?;
-    db.install_dropping(program, &args.migrate)?;
-    note_errors(&report, "its schema is sound and the rows load");
+    let options = super::run::open_options(args.store, args.wait);
+    let access = match compiled {
+        Some(_) => Access::Write,
+        None => Access::Read,
+    };
+    let mut db = super::connection::open(&args.db, options, access)?;
+    if let Some(Installable { program, report }) = compiled {
+        db.install_dropping(program, &args.migrate)?;
+        note_errors(&report, "its schema is sound and the rows load");
+    }
+    let Some(installed) = db.program() else {
+        return Err(Error::Runtime(rqc::RuntimeError::new(
+            "E0514",
+            format!("`{}` holds no program to load rows by", args.db.display()),
+            "give the program whose schema the rows follow: `rqc load --db DIR PROGRAM TABLE FILE`",
+        )));
+    };
+    let schema = rqc_runtime::load::table_to_load(&installed.schema, &table)?.clone();
+    let mut rows = RowFile::new(file, schema, format);
     let terminal = std::io::stderr().is_terminal();
     let read = rows.bytes_read();
     let mut progress = |done: usize| {
@@ -84,14 +116,14 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
                 .unwrap_or(width);
             eprint!(
                 "\rloading {} [{}{}] {done} rows",
-                args.table,
+                table,
                 "#".repeat(filled),
                 " ".repeat(width - filled)
             );
             let _ = std::io::stderr().flush();
         }
     };
-    let report = db.load_from(&args.table, &mut rows, &mut progress)?;
+    let report = db.load_from(&table, &mut rows, &mut progress)?;
     if terminal {
         eprintln!();
     }
@@ -107,11 +139,11 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
             "loaded {} row{} into {}{skipped}",
             report.written,
             if report.written == 1 { "" } else { "s" },
-            args.table
+            table
         );
         return Ok(Status::Clean);
     }
-    let file = args.file.display();
+    let file = file.display();
     for (line, error) in report.rejected.iter().take(50) {
         print_problem(
             error.code,

@@ -1,11 +1,12 @@
 //! `rqc verify`, `rqc dump` and `rqc restore`: a database checked whole, its readable rows copied out past damage, and loaded into a new one.
 
+use super::connection::Access;
 use super::report::{color_on_stdout, print_problem, problem_text, report_error};
 use super::run::{open_options, StoreChoice};
 use super::Status;
 use crate::rowfile::{Format, RowFile};
 use clap::Args;
-use rqc::{compile_installable, read_program, Database, Error};
+use rqc::{compile_installable, read_plan, read_program, Database, Error};
 use rqc_runtime::store::DEFAULT_WAIT;
 use std::path::{Path, PathBuf};
 
@@ -21,8 +22,9 @@ pub struct DumpArgs {
     /// The database directory to copy out (or etcd://HOST:PORT,.../PREFIX).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
-    /// Where the rows go: one `TABLE.jsonl` per table (the directory is
-    /// created; files of the same names are replaced).
+    /// Where the rows go: one `TABLE.jsonl` per table, and the program the
+    /// database holds as `program.rqc.json` (the directory is created;
+    /// files of the same names are replaced).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
 }
@@ -36,12 +38,31 @@ pub struct RestoreArgs {
     /// The storage backend of the new database.
     #[arg(long = "store", value_enum)]
     store: Option<StoreChoice>,
-    /// The program whose schema the rows follow.
+    /// The program whose schema the rows follow (`.rq` files or
+    /// directories); without it, the one the dump holds
+    /// (`program.rqc.json`).
     #[arg(value_name = "PROGRAM")]
-    program: PathBuf,
+    program: Vec<PathBuf>,
     /// A directory `rqc dump` wrote: `TABLE.jsonl` files.
     #[arg(long, value_name = "DIR")]
     from: PathBuf,
+}
+
+/// The file of a dump that holds the program the database held.
+const PROGRAM_FILE: &str = "program.rqc.json";
+
+/// The program a dump in `from` holds; E0514 when it holds none (a dump
+/// of a database without one, or of an older rqc).
+fn dumped_program(from: &Path) -> Result<rqc_plan::CompiledProgram, Error> {
+    let path = from.join(PROGRAM_FILE);
+    if !path.exists() {
+        return Err(Error::Runtime(rqc::RuntimeError::new(
+            "E0514",
+            format!("the dump in `{}` holds no program ({PROGRAM_FILE})", from.display()),
+            "give the program whose schema the rows follow: `rqc restore --db NEW PROGRAM --from DIR`",
+        )));
+    }
+    read_plan(&path)
 }
 
 pub(super) fn finish(outcome: Result<Status, Error>) -> Status {
@@ -49,14 +70,7 @@ pub(super) fn finish(outcome: Result<Status, Error>) -> Status {
 }
 
 pub(super) fn open_existing(dir: &Path) -> Result<Database, Error> {
-    if !dir.is_dir() && !super::connection::on_etcd(dir) {
-        return Err(Error::Runtime(rqc::RuntimeError::new(
-            "E0511",
-            format!("`{}` is not a database directory", dir.display()),
-            "give --db the directory of an existing database",
-        )));
-    }
-    super::connection::open(dir, open_options(None, DEFAULT_WAIT))
+    super::connection::open(dir, open_options(None, DEFAULT_WAIT), Access::Read)
 }
 
 pub fn verify(args: VerifyArgs) -> Status {
@@ -99,6 +113,9 @@ fn dump_inner(args: &DumpArgs) -> Result<Status, Error> {
         move |error| Error::Io { path, error }
     };
     std::fs::create_dir_all(&args.out).map_err(io(&args.out))?;
+    if let Some(program) = db.program() {
+        super::check::write_plan(&args.out.join(PROGRAM_FILE), program)?;
+    }
     let mut total = 0;
     for (table, rows) in &dump.tables {
         let path = args.out.join(format!("{table}.jsonl"));
@@ -143,8 +160,10 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
             "restore into a new directory; nothing was written",
         )));
     }
-    let files = read_program(std::slice::from_ref(&args.program))?;
-    let program = compile_installable(&files)?.program;
+    let program = match &args.program[..] {
+        [] => dumped_program(&args.from)?,
+        paths => compile_installable(&read_program(paths)?)?.program,
+    };
     // Referenced tables load before the tables that reference them.
     let mut order: Vec<&rqc_plan::TableSchema> = Vec::new();
     let mut left: Vec<_> = program.schema.tables.iter().collect();
@@ -169,7 +188,11 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
             Err(error) => return Err(Error::Io { path, error }),
         }
     }
-    let mut db = super::connection::open(&args.db, open_options(args.store, DEFAULT_WAIT))?;
+    let mut db = super::connection::open(
+        &args.db,
+        open_options(args.store, DEFAULT_WAIT),
+        Access::Write,
+    )?;
     // On etcd there is no directory to find empty: a prefix that holds a
     // program holds a database.
     if db.program().is_some() {

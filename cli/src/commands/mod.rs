@@ -5,6 +5,7 @@ mod check;
 pub(crate) mod connection;
 mod load;
 mod maintain;
+mod page;
 mod repl;
 pub(crate) mod report;
 mod run;
@@ -92,7 +93,10 @@ enum Command {
     /// Every row is checked against the schema and the constraints; the
     /// file loads as one transaction: all rows, or — if any row is refused
     /// — none, with every refused row reported by line.
-    #[command(after_help = "Example:\n  rqc load --db data examples/social User users.jsonl")]
+    #[command(
+        override_usage = "rqc load [OPTIONS] --db <DIR> [PROGRAM]... <TABLE> <FILE>",
+        after_help = "Examples:\n  rqc load --db data examples/social User users.jsonl\n  rqc load --db data User users.csv          the program the database holds"
+    )]
     Load(load::LoadArgs),
     /// Run the language server over stdio (for editors): diagnostics as you
     /// type, hover with types and bounds, go to definition, completion,
@@ -115,14 +119,16 @@ enum Command {
     #[command(after_help = "Example:\n  rqc verify --db data")]
     Verify(maintain::VerifyArgs),
     /// Copy every row that is still readable out of a database, one
-    /// TABLE.jsonl file per table, past damaged entries (each is listed;
-    /// the status is then 1).
+    /// TABLE.jsonl file per table, and its program (program.rqc.json),
+    /// past damaged entries (each is listed; the status is then 1).
     #[command(after_help = "Example:\n  rqc dump --db data --out saved")]
     Dump(maintain::DumpArgs),
     /// Load the files `rqc dump` wrote into a new database with the
-    /// program: referenced tables first, every row checked as `rqc load`
-    /// checks it.
-    #[command(after_help = "Example:\n  rqc restore --db fresh examples/social --from saved")]
+    /// program (given, or the one the dump holds): referenced tables
+    /// first, every row checked as `rqc load` checks it.
+    #[command(
+        after_help = "Examples:\n  rqc restore --db fresh --from saved                    the program the dump holds\n  rqc restore --db fresh examples/social --from saved"
+    )]
     Restore(maintain::RestoreArgs),
     /// Bring a database an older rqc wrote to what this one writes, in one
     /// transaction: every `-0.0` stored in a row or key rewritten as `0.0`

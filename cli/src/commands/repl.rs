@@ -37,11 +37,14 @@ pub struct ReplArgs {
 }
 
 pub fn repl(args: ReplArgs) -> Status {
-    let db =
-        match super::connection::open(&args.db, super::run::open_options(args.store, args.wait)) {
-            Ok(db) => db,
-            Err(error) => return report_error(&error),
-        };
+    let db = match super::connection::open(
+        &args.db,
+        super::run::open_options(args.store, args.wait),
+        super::connection::Access::Write,
+    ) {
+        Ok(db) => db,
+        Err(error) => return report_error(&error),
+    };
     let mut repl = Repl::new(db, color_on_stderr());
     if let Some(program) = &args.program {
         match repl.load(program) {

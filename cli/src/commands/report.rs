@@ -81,7 +81,10 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) {
 /// A function generic over its arguments' sizes shows its formulas.
 pub fn verdict_line(verdict: &Verdict) -> String {
     if !verdict.accepted {
-        return format!("{}  rejected", verdict.signature);
+        return match &verdict.cause {
+            Some(cause) => format!("{}  rejected ({cause})", verdict.signature),
+            None => format!("{}  rejected", verdict.signature),
+        };
     }
     // The formula is written out only where there is no maximum.
     let shown = |max: Option<u64>, formula: &dyn std::fmt::Display| match max {
@@ -118,7 +121,7 @@ pub fn report_error(error: &Error) -> Status {
             // of the run.
             match runtime.code {
                 "E0511" | "E0512" | "E0513" | "E0514" | "E0516" | "E0517" | "E0518" | "E0541"
-                | "E0543" => Status::Usage,
+                | "E0543" | "E0608" | "E0009" => Status::Usage,
                 "E0540" => Status::Busy,
                 _ => Status::Errors,
             }

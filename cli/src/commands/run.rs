@@ -1,6 +1,7 @@
 //! `rqc run` and `rqc explain`: install a program (sources or a plan file) into a database, execute or show a plan.
 
 use super::args::parse_args;
+use super::connection::Access;
 use super::report::{note_errors, report_error, run_summary};
 use super::Status;
 use clap::{Args, ValueEnum};
@@ -73,8 +74,10 @@ pub fn parse_wait(text: &str) -> Result<Duration, String> {
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// The database directory, created if missing; or a database on etcd,
-    /// etcd://HOST:PORT[,HOST:PORT...]/PREFIX (see --ca, --user).
+    /// The database directory; or a database on etcd,
+    /// etcd://HOST:PORT[,HOST:PORT...]/PREFIX (see --ca, --user). A
+    /// mutation with PROGRAM creates it if missing (and says so); a query
+    /// only reads, and refuses a missing one (E0608).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
     /// The storage backend of a new database (an existing one opens with
@@ -85,10 +88,11 @@ pub struct RunArgs {
     /// before it gives up (exit status 75): `5s`, `250ms`, `2m`.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_wait)]
     wait: Duration,
-    /// The program to install first: `.rq` files or a directory of them.
-    /// Without it or --plan, the program the database holds runs.
+    /// The program to install first: `.rq` files or directories of them,
+    /// as many as `check` takes. Without it or --plan, the program the
+    /// database holds runs.
     #[arg(value_name = "PROGRAM", conflicts_with = "plan")]
-    program: Option<PathBuf>,
+    program: Vec<PathBuf>,
     /// A compiled program to install first, as `rqc compile -o` wrote it.
     #[arg(long, value_name = "FILE")]
     plan: Option<PathBuf>,
@@ -110,8 +114,9 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "page_token")]
     page: bool,
     /// Run the page after the one that printed this token: the same query
-    /// and arguments (give no --arg), from where that page ended.
-    #[arg(long, value_name = "TOKEN", conflicts_with = "args")]
+    /// and arguments, from where that page ended. The token carries the
+    /// arguments; any --arg given must match them.
+    #[arg(long, value_name = "TOKEN")]
     page_token: Option<String>,
 }
 
@@ -130,7 +135,9 @@ pub struct ExplainArgs {
     /// The database directory for --analyze.
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
-    /// The storage backend, if --analyze makes a new database.
+    /// The storage backend the database of --analyze is of (it opens with
+    /// its own; naming another is refused). --analyze only reads: a
+    /// missing database is refused (E0608), never created.
     #[arg(long = "store", value_enum)]
     store: Option<StoreChoice>,
     /// An argument as `name=value`, for --analyze (`none`, and JSON for
@@ -172,38 +179,47 @@ pub(super) fn open(
     db: &Path,
     store: Option<StoreChoice>,
     wait: Duration,
+    access: Access,
 ) -> Result<Database, Error> {
-    super::connection::open(db, open_options(store, wait))
+    super::connection::open(db, open_options(store, wait), access)
 }
 
 fn run_inner(args: &RunArgs) -> Result<Status, Error> {
     // The program is compiled, or the plan read, before the database is
     // opened: one that cannot install, or lacks the entry point, leaves the
     // database as it was.
-    let program = match (&args.program, &args.plan) {
-        (Some(sources), _) => {
-            Some(compile_entry(std::slice::from_ref(sources), &args.name)?.program)
-        }
-        (None, Some(plan)) => {
+    let program = match (&args.program[..], &args.plan) {
+        ([], Some(plan)) => {
             let program = read_plan(plan)?;
             find_entry(&program, &args.name)?;
             Some(program)
         }
-        (None, None) => None,
+        ([], None) => None,
+        (sources, _) => Some(compile_entry(sources, &args.name)?.program),
     };
-    let mut db = open(&args.db, args.store, args.wait)?;
+    // Only a mutation may create the database; a query reads one.
+    let writes = program
+        .as_ref()
+        .and_then(|p| p.entry(&args.name))
+        .is_some_and(|e| e.kind == EntryKind::Mutation);
+    let access = if writes { Access::Write } else { Access::Read };
+    let mut db = open(&args.db, args.store, args.wait, access)?;
     if let Some(program) = program {
         db.install_dropping(program, &args.migrate)?;
     }
     let prepared = db.prepare(&args.name)?;
     let entry = prepared.entry();
+    // A page's arguments, for the command that runs the next one.
+    let mut paged_with = Vec::new();
     let (output, token) = match (&args.page_token, args.page) {
         (Some(token), _) => {
+            paged_with = super::page::arguments(&prepared, token, &args.args)?;
             let page = prepared.next_page(token)?;
             (page.output, Some(page.token))
         }
         (None, true) => {
-            let page = prepared.run_page(&parse_args(entry, &args.args)?)?;
+            paged_with = parse_args(entry, &args.args)?;
+            let page = prepared.run_page(&paged_with)?;
             (page.output, Some(page.token))
         }
         (None, false) => (prepared.run(&parse_args(entry, &args.args)?)?, None),
@@ -220,10 +236,9 @@ fn run_inner(args: &RunArgs) -> Result<Status, Error> {
         "{}",
         run_summary(&output, entry.kind == EntryKind::Mutation)
     );
-    match token {
-        Some(Some(token)) => eprintln!("next page: --page-token {token}"),
-        Some(None) => eprintln!("last page"),
-        None => {}
+    if let Some(token) = token {
+        let hint = super::page::hint(&args.db, entry, &paged_with, token.as_deref());
+        eprintln!("{hint}");
     }
     Ok(Status::Clean)
 }
@@ -244,7 +259,7 @@ fn explain_inner(args: &ExplainArgs) -> Result<Status, Error> {
         return Ok(Status::Clean);
     };
     let schema = program.schema.clone();
-    let mut db = open(dir, args.store, DEFAULT_WAIT)?;
+    let mut db = open(dir, args.store, DEFAULT_WAIT, Access::Read)?;
     db.install(program)?;
     let values = parse_args(&entry, &args.args)?;
     let output = db.analyze(&args.name, &values)?;

@@ -1,6 +1,7 @@
 //! `rqc watch`: subscribe to a query and print one JSON line per event, the whole result first, then each commit's change.
 
 use super::args::parse_args;
+use super::connection::Access;
 use super::report::report_error;
 use super::run::{compile_entry, open, parse_wait, StoreChoice};
 use super::Status;
@@ -12,26 +13,30 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct WatchArgs {
-    /// The database directory.
+    /// The database directory (a watch only reads: a missing one is
+    /// refused, E0608, never created).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
-    /// The storage backend, if the database is new.
+    /// The storage backend the database is of (it opens with its own;
+    /// naming another is refused).
     #[arg(long = "store", value_enum)]
     store: Option<StoreChoice>,
     /// How long installing PROGRAM waits while another process writes.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_wait)]
     wait: Duration,
-    /// The program to install first (`.rq` files or a directory); without
-    /// it, the program the database holds runs.
+    /// The program to install first (`.rq` files or directories, as many
+    /// as `check` takes); without it, the program the database holds runs.
     #[arg(value_name = "PROGRAM")]
-    program: Option<PathBuf>,
+    program: Vec<PathBuf>,
     /// The query to watch (`name` or `module.name`).
     #[arg(value_name = "NAME")]
     name: String,
     /// An argument as `name=value`, as `rqc run` takes them.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
-    /// Stop after this many events (the first, whole result counts).
+    /// Stop after this many changes: lines after the first, whole result
+    /// (which is not counted; `--events 0` prints it alone). Resuming
+    /// with --from, every line is a change and counts.
     #[arg(long, value_name = "N")]
     events: Option<usize>,
     /// Events held while this process cannot print them; past it, an
@@ -56,11 +61,11 @@ pub fn watch(args: WatchArgs) -> Status {
 }
 
 fn watch_inner(args: &WatchArgs) -> Result<Status, Error> {
-    let program = match &args.program {
-        Some(sources) => Some(compile_entry(std::slice::from_ref(sources), &args.name)?.program),
-        None => None,
+    let program = match &args.program[..] {
+        [] => None,
+        sources => Some(compile_entry(sources, &args.name)?.program),
     };
-    let mut db = open(&args.db, args.store, args.wait)?;
+    let mut db = open(&args.db, args.store, args.wait, Access::Read)?;
     if let Some(program) = program {
         db.install(program)?;
     }
@@ -79,8 +84,10 @@ fn watch_inner(args: &WatchArgs) -> Result<Status, Error> {
     };
     let live = prepared.subscribe_with(&values, options)?;
     let mut out = std::io::stdout().lock();
-    let mut printed = 0;
-    while args.events.is_none_or(|n| printed < n) {
+    // The whole result comes first, unless resuming: it is no change.
+    let mut whole_result_to_come = args.from.is_none();
+    let mut changes = 0;
+    while whole_result_to_come || args.events.is_none_or(|n| changes < n) {
         let Some(event) = live.next_event() else {
             return Ok(Status::Clean);
         };
@@ -88,7 +95,10 @@ fn watch_inner(args: &WatchArgs) -> Result<Status, Error> {
         if writeln!(out, "{}", event.to_json()).is_err() || out.flush().is_err() {
             return Ok(Status::Clean);
         }
-        printed += 1;
+        match whole_result_to_come {
+            true => whole_result_to_come = false,
+            false => changes += 1,
+        }
         if let Event::Failed { error, .. } = &event {
             if live.is_closed() {
                 return Ok(ended(error));

@@ -173,7 +173,8 @@ impl Server {
             collect(&root, &mut found, 0);
             found.sort();
             for path in found {
-                if let Ok(text) = std::fs::read_to_string(&path) {
+                // A file past the size cap (or unreadable) is left out.
+                if let Ok(text) = rqc::read_source(&path) {
                     files.push((path.display().to_string(), text));
                 }
             }
@@ -247,7 +248,7 @@ impl Server {
             "textDocument/didClose" => {
                 self.edited.remove(&file);
                 self.open.insert(file.clone(), false);
-                match std::fs::read_to_string(&file) {
+                match rqc::read_source(std::path::Path::new(&file)) {
                     Ok(text) => self.analysis.set_file(&file, &text),
                     Err(_) => {
                         self.analysis.remove_file(&file);

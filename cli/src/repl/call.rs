@@ -1,10 +1,10 @@
 //! Calling an entry point the database holds by name from the REPL — any query or mutation, public or not, with or without the program's sources.
 //!
-//! An expression is checked in a module that imports what the sources make
-//! public, so a call of a private entry point, or of any entry point when
-//! only the database's schema is loaded, does not check. Such a call runs
-//! the installed entry point itself, as `rqc run` does: each argument is
-//! evaluated as an expression of its own first.
+//! An expression is checked against the loaded sources, so a call of an
+//! entry point when only the database's schema is loaded (no sources)
+//! does not check. Such a call runs the installed entry point itself, as
+//! `rqc run` does: each argument is evaluated as an expression of its own
+//! first.
 
 use super::Repl;
 use rqc_plan::{Entry, EntryKind, Value};
@@ -56,7 +56,7 @@ type Target = (Arc<Entry>, Vec<Value>);
 
 impl Repl {
     /// Whether `input` is one call of an entry point the expression's
-    /// module cannot import (private, or no sources loaded): such a call
+    /// module cannot import (no sources loaded): such a call
     /// runs, or is watched, as installed.
     pub(super) fn hidden_call(&self, input: &str) -> bool {
         split_call(input).is_some_and(|(name, _)| !self.importable(name))

@@ -137,119 +137,172 @@ const PROMPT: &str = "rql> ";
 /// The prompt of a line that continues an entry left open by a bracket.
 const CONTINUATION_PROMPT: &str = " ..> ";
 
+/// Lines gathered into entries: an entry is complete at the line that
+/// closes its last open bracket.
+#[derive(Default)]
+struct Entries {
+    pending: String,
+}
+
+impl Entries {
+    /// Adds a line; returns the entry it completes, if it does.
+    fn line(&mut self, line: &str) -> Option<String> {
+        self.pending.push_str(line);
+        self.pending.push('\n');
+        balanced(&self.pending).then(|| std::mem::take(&mut self.pending))
+    }
+
+    /// Whether an entry is open (the next line continues it).
+    fn is_open(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The prompt of the next line.
+    fn prompt(&self) -> &'static str {
+        match self.is_open() {
+            true => CONTINUATION_PROMPT,
+            false => PROMPT,
+        }
+    }
+}
+
 /// Runs the loop on a terminal (line editing, history, completion) or on
 /// piped input (lines read plainly, so scripts can drive it; with `echo`,
 /// each shown after its prompt, as typed on a terminal).
-pub fn run(mut repl: Repl, bail: bool, echo: bool) -> Result<bool, Error> {
+pub fn run(repl: Repl, bail: bool, echo: bool) -> Result<bool, Error> {
     super::interrupt::install();
-    let out = &mut std::io::stdout();
-    if !std::io::stdin().is_terminal() {
-        let stdin = std::io::stdin();
-        let mut input = stdin.lock();
-        let mut pending = String::new();
-        let mut number = 0;
-        loop {
-            let mut bytes = Vec::new();
-            let read = input
-                .read_until(b'\n', &mut bytes)
-                .map_err(|error| Error::Io {
-                    path: PathBuf::from("<stdin>"),
-                    error,
-                })?;
-            if read == 0 {
-                break;
-            }
-            number += 1;
-            // A line that is not UTF-8 is refused alone; the session goes on.
-            let Ok(line) = String::from_utf8(bytes) else {
-                let message = format!("line {number} of the input is not UTF-8");
-                let _ = writeln!(out, "{}", repl.problem("E0001", &message, &[]));
-                if bail {
-                    return Ok(false);
-                }
-                continue;
-            };
-            let line = line.trim_end_matches(['\r', '\n']);
-            if echo {
-                let prompt = match pending.is_empty() {
-                    true => PROMPT,
-                    false => CONTINUATION_PROMPT,
-                };
-                let _ = writeln!(out, "{prompt}{line}");
-            }
-            pending.push_str(line);
-            pending.push('\n');
-            if !balanced(&pending) {
-                continue;
-            }
-            let handled = repl.handle(&pending);
-            pending.clear();
-            match handled {
-                Some(text) if text.is_empty() => {}
-                Some(text) => {
-                    let _ = writeln!(out, "{text}");
-                }
-                None => return Ok(true),
-            }
-            // Without --bail the session goes on, as on a terminal.
-            if bail && repl.failed() {
+    match std::io::stdin().is_terminal() {
+        true => on_a_terminal(repl),
+        false => piped(repl, bail, echo),
+    }
+}
+
+/// The loop on piped input: each line read in turn.
+fn piped(mut repl: Repl, bail: bool, echo: bool) -> Result<bool, Error> {
+    // A watch's event that arrives while the loop waits for a line is
+    // shown then, as on a terminal.
+    repl.show_arrivals_on(Box::new(|line| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }));
+    let console = repl.console();
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut entries = Entries::default();
+    let mut number = 0;
+    loop {
+        let mut bytes = Vec::new();
+        let read = input
+            .read_until(b'\n', &mut bytes)
+            .map_err(|error| Error::Io {
+                path: PathBuf::from("<stdin>"),
+                error,
+            })?;
+        if read == 0 {
+            break;
+        }
+        let _held = console.hold();
+        let out = &mut std::io::stdout().lock();
+        number += 1;
+        // A line that is not UTF-8 is refused alone; the session goes on.
+        let Ok(line) = String::from_utf8(bytes) else {
+            let message = format!("line {number} of the input is not UTF-8");
+            let _ = writeln!(out, "{}", repl.problem("E0001", &message, &[]));
+            if bail {
                 return Ok(false);
             }
+            continue;
+        };
+        let line = line.trim_end_matches(['\r', '\n']);
+        if echo {
+            let _ = writeln!(out, "{}{line}", entries.prompt());
         }
-        if !pending.trim().is_empty() {
-            let message = "the input ends inside an unclosed bracket:";
-            let _ = writeln!(out, "{}", repl.problem("E0102", message, &[]));
-            let _ = writeln!(out, "{}", pending.trim_end());
+        let Some(entry) = entries.line(line) else {
+            continue;
+        };
+        match repl.handle(&entry) {
+            Some(text) if text.is_empty() => {}
+            Some(text) => {
+                let _ = writeln!(out, "{text}");
+            }
+            None => return Ok(true),
+        }
+        let _ = out.flush();
+        // Without --bail the session goes on, as on a terminal.
+        if bail && repl.failed() {
             return Ok(false);
         }
-        return Ok(true);
     }
+    if entries.is_open() {
+        let message = "the input ends inside an unclosed bracket:";
+        let mut out = std::io::stdout();
+        let _ = writeln!(out, "{}", repl.problem("E0102", message, &[]));
+        let _ = writeln!(out, "{}", entries.pending.trim_end());
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// The loop on a terminal. What the line editor returns may hold several
+/// lines (a bracketed paste): each runs in turn, and reaches the history,
+/// as if typed one by one. Lines typed or pasted past the one being read
+/// (typed ahead while a command runs, or pasted where the terminal does
+/// not bracket pastes) stay in the editor's buffer for the next read.
+fn on_a_terminal(mut repl: Repl) -> Result<bool, Error> {
+    let terminal_error = |e: rustyline::error::ReadlineError| Error::Io {
+        path: PathBuf::from("<terminal>"),
+        error: std::io::Error::other(e.to_string()),
+    };
     let mut editor: rustyline::Editor<editor::ReplHelper, rustyline::history::DefaultHistory> =
-        rustyline::Editor::new().map_err(|e| Error::Io {
-            path: PathBuf::from("<terminal>"),
-            error: std::io::Error::other(e.to_string()),
-        })?;
+        rustyline::Editor::new().map_err(terminal_error)?;
     let history = std::env::var_os("RQC_HISTORY")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".rqc_history")))
         .unwrap_or_else(|| PathBuf::from(".rqc_history"));
     let _ = editor.load_history(&history);
+    // A watch's event that arrives while a line is edited shows above it.
+    let mut printer = editor.create_external_printer().map_err(terminal_error)?;
+    repl.show_arrivals_on(Box::new(move |line| {
+        use rustyline::ExternalPrinter as _;
+        let _ = printer.print(format!("{line}\n"));
+    }));
+    let console = repl.console();
     println!(
         "rqc {} — :help for commands, Ctrl-D to leave",
         env!("CARGO_PKG_VERSION")
     );
     // Input left open by a bracket gathers here, one line per prompt, under
     // a continuation prompt (as psql's `-#` and sqlite3's `...>`).
-    let mut pending = String::new();
-    loop {
+    let mut entries = Entries::default();
+    'session: loop {
         editor.set_helper(Some(editor::ReplHelper {
             names: repl.names(),
             members: repl.members(),
         }));
-        let prompt = if pending.is_empty() {
-            PROMPT
-        } else {
-            CONTINUATION_PROMPT
-        };
-        match editor.readline(prompt) {
-            Ok(line) => {
-                pending.push_str(&line);
-                pending.push('\n');
-                if !balanced(&pending) {
-                    continue;
-                }
-                let entry = std::mem::take(&mut pending);
-                let _ = editor.add_history_entry(entry.trim_end());
-                match repl.handle(&entry) {
-                    Some(text) if text.is_empty() => {}
-                    Some(text) => println!("{text}"),
-                    None => break,
+        match editor.readline(entries.prompt()) {
+            Ok(text) => {
+                let _held = console.hold();
+                let text = text.strip_suffix('\n').unwrap_or(&text);
+                for line in text.split('\n') {
+                    let Some(entry) = entries.line(line) else {
+                        continue;
+                    };
+                    if entry.trim().is_empty() {
+                        continue;
+                    }
+                    let _ = editor.add_history_entry(entry.trim_end());
+                    match repl.handle(&entry) {
+                        Some(text) if text.is_empty() => {}
+                        Some(text) => println!("{text}"),
+                        None => break 'session,
+                    }
                 }
             }
             // Ctrl-C drops what is being typed, as in a shell.
-            Err(rustyline::error::ReadlineError::Interrupted) => pending.clear(),
+            Err(rustyline::error::ReadlineError::Interrupted) => entries = Entries::default(),
             Err(_) => {
-                if !pending.trim().is_empty() {
+                if entries.is_open() {
                     let message = "the input ends inside an unclosed bracket";
                     println!("{}", repl.problem("E0102", message, &[]));
                 }

@@ -1,8 +1,8 @@
 //! `rqc repl`: a read-eval-print loop against a real database.
 //!
 //! An expression is checked exactly as a query is — it becomes the body of
-//! `query it()` in a module that imports every table and public definition
-//! of the program — so an unbounded one gets the same diagnostic as in a
+//! `query it()` in a module that imports every table and definition of
+//! the program, private ones too (`scope`) — so an unbounded one gets the same diagnostic as in a
 //! file, and a bounded one runs and prints its rows with what it read. The
 //! loop itself, piped or on a terminal, is in `input`.
 
@@ -11,12 +11,13 @@ mod input;
 mod interrupt;
 mod page;
 mod rewatch;
+mod scope;
+mod watches;
 
 pub use input::run;
 
 use rqc::{Database, Error};
 use rqc_compiler::diagnostics::{renderer, RenderOptions};
-use rqc_compiler::syntax::ast::Item;
 use rqc_compiler::{compile, Compilation};
 use rqc_plan::Value;
 use std::path::PathBuf;
@@ -34,8 +35,8 @@ next line.
   :explain NAME  the plan of a query or mutation
   :bound EXPR    the bound of an expression, without running it
   :watch EXPR    watch a query: its result now, then each change a commit
-                 (of this session or another process) makes, shown after
-                 each input
+                 (of this session or another process) makes, shown as it
+                 arrives
   :unwatch       stop every watch
   :page EXPR     run a pageable query (`T.index[…] |> take(n)`) as its
                  first page; :next runs the page after it
@@ -54,9 +55,11 @@ pub struct Repl {
     /// `files`, shared with the watches, which compile their expressions
     /// again when a program is installed (`rewatch`).
     shared_files: rewatch::Shared,
+    /// What an expression is checked against: the loaded sources.
+    scope: scope::Scope,
     color: bool,
     /// Live queries of `:watch`, by number.
-    watches: Vec<(usize, rqc::Subscription)>,
+    watches: watches::Watches,
     /// The query `:page` runs, and the token of its next page (`:next`).
     paging: Option<(rqc_plan::Entry, Option<String>)>,
 }
@@ -68,8 +71,9 @@ impl Repl {
             db,
             files: Vec::new(),
             shared_files: rewatch::Shared::default(),
+            scope: scope::Scope::default(),
             color,
-            watches: Vec::new(),
+            watches: watches::Watches::default(),
             paging: None,
         }
     }
@@ -85,6 +89,7 @@ impl Repl {
         let tables = program.schema.tables.len();
         self.files = vec![("<database>".to_string(), source)];
         self.share_files(&self.files.clone());
+        self.scope = scope::Scope::new(&self.files);
         Some(format!(
             "the database's schema ({tables} tables); its queries and mutations run by name, e.g. `name(1)`; give the program's sources (or `:load PATH`) to use its functions too"
         ))
@@ -101,6 +106,7 @@ impl Repl {
                 return Err(error);
             }
         };
+        self.scope = scope::Scope::new(&files);
         self.files = files;
         let program = self.db.program().expect("just installed");
         let mut message = format!(
@@ -122,20 +128,15 @@ impl Repl {
         *self.shared_files.lock().unwrap_or_else(|p| p.into_inner()) = files.to_vec();
     }
 
-    /// Whether a loaded source makes `name` public (an expression can call it).
+    /// Whether the loaded sources declare `name` (an expression can call it).
     fn importable(&self, name: &str) -> bool {
-        self.files.iter().any(|(file, source)| {
-            let (module, _) = rqc_compiler::syntax::parse(file, source);
-            module
-                .items
-                .iter()
-                .any(|item| matches!(item, Item::Def(d) if d.public && d.name.name == name))
-        })
+        self.scope.declares(name)
     }
 
-    /// The module an expression is checked in: everything public in scope.
+    /// The module an expression is checked in: every name of the program
+    /// in scope, private definitions too.
     fn wrap(&self, expression: &str, kind: &str) -> (String, usize) {
-        wrap_in(&self.files, expression, kind)
+        self.scope.wrap(expression, kind)
     }
 
     fn check(&self, expression: &str) -> (Compilation, String) {
@@ -145,8 +146,7 @@ impl Repl {
     /// Checks the expression as the body of a `query`, or of a `mutation`.
     fn check_as(&self, expression: &str, kind: &str) -> (Compilation, String) {
         let (wrapped, _) = self.wrap(expression, kind);
-        let mut files = self.files.clone();
-        files.push((REPL_FILE.to_string(), wrapped.clone()));
+        let files = self.scope.files_with(REPL_FILE, wrapped.clone());
         (compile(&files), wrapped)
     }
 
@@ -197,9 +197,29 @@ impl Repl {
                 let mut d = d.clone();
                 moved(&mut d.primary);
                 d.secondary.iter_mut().for_each(moved);
+                self.name_the_missing_source(&mut d, line);
                 renderer.render(&d)
             })
             .collect()
+    }
+
+    /// An unknown function that is an entry point the database holds,
+    /// whose source is not loaded (only the schema is): its help says so,
+    /// and how to load it, instead of listing the combinators.
+    fn name_the_missing_source(&self, d: &mut rqc_compiler::diagnostics::Diagnostic, line: &str) {
+        let span = d.primary.span;
+        let Some(name) = line.get(span.start as usize..span.end as usize) else {
+            return;
+        };
+        let installed = self
+            .db
+            .program()
+            .is_some_and(|program| program.entries.iter().any(|e| e.name == name));
+        if d.code == "E0201" && installed && !self.scope.declares(name) {
+            d.help = vec![format!(
+                "`{name}` is installed in the database, but its source is not loaded: give the program's sources (`rqc repl --db DIR PROGRAM`, or `:load PATH`) to use it inside an expression; alone, `{name}(…)` runs as installed"
+            )];
+        }
     }
 
     /// Handles one complete input; returns what to print, or `None` to quit.
@@ -228,7 +248,7 @@ impl Repl {
             ":page" => self.first_page(rest),
             ":next" => self.next_page(),
             ":unwatch" => {
-                let stopped = std::mem::take(&mut self.watches).len();
+                let stopped = self.watches.stop_all();
                 format!(
                     "stopped {stopped} watch{}",
                     if stopped == 1 { "" } else { "es" }
@@ -287,41 +307,37 @@ impl Repl {
     fn watching(&mut self, watched: Result<rqc::Subscription, Error>) -> String {
         match watched {
             Ok(live) => {
-                let number = self.watches.last().map_or(1, |(n, _)| n + 1);
-                self.watches.push((number, live));
+                let number = self.watches.add(live);
                 format!("watch {number} (:unwatch stops it)")
             }
             Err(error) => self.error_text(&error),
         }
     }
 
-    /// `output`, then what every watch saw since the last input (once the
-    /// watcher has matched every commit so far).
-    /// A watch ended by its last event (an install it could not follow,
-    /// spec/live.md) is said so, and stops.
-    fn with_changes(&mut self, output: String) -> String {
+    /// `output`, then what every watch saw and has not shown yet (once the
+    /// watcher has matched every commit so far: the events of this input's
+    /// own commit come right after its output). A watch ended by its last
+    /// event (an install it could not follow, spec/live.md) is said so, and
+    /// stops.
+    fn with_changes(&self, output: String) -> String {
         if self.watches.is_empty() {
             return output;
         }
         let position = self.db.position().unwrap_or(0);
         let mut lines = vec![output];
-        let mut ended = Vec::new();
-        for (number, live) in &self.watches {
-            live.wait_for(position, std::time::Duration::from_secs(5));
-            // Closed before the last look: that look takes its last event.
-            if live.is_closed() {
-                ended.push(*number);
-            }
-            while let Some(event) = live.try_next() {
-                lines.push(format!("watch {number}: {}", event.to_json()));
-            }
-            if ended.contains(number) {
-                lines.push(format!("watch {number} ended; :watch EXPR watches again"));
-            }
-        }
-        self.watches.retain(|(number, _)| !ended.contains(number));
+        lines.extend(self.watches.drain(position));
         lines.retain(|line| !line.is_empty());
         lines.join("\n")
+    }
+
+    /// The console: while it is held, no event of a watch is shown.
+    pub fn console(&self) -> watches::Console {
+        self.watches.console()
+    }
+
+    /// Where the events of watches that arrive between inputs are shown.
+    pub fn show_arrivals_on(&mut self, sink: watches::Sink) {
+        self.watches.show_arrivals_on(sink);
     }
 
     /// Whether the last input failed.
@@ -505,7 +521,7 @@ impl Repl {
     ) -> Result<(rqc_plan::Entry, bool), String> {
         // An expression is checked against the sources, which a program
         // kept in the database does not carry.
-        if self.files.is_empty() {
+        if self.scope.is_empty() {
             return Err("no program loaded; :load PATH".into());
         }
         let (mut compilation, _) = self.check(expression);
@@ -696,43 +712,4 @@ fn table(rows: &[Value]) -> String {
     );
     out.extend(cells.iter().map(|r| line(r)));
     out.join("\n")
-}
-
-/// The module `expression` is checked in over `files`: everything public
-/// in scope; and where the expression starts in it.
-fn wrap_in(files: &[(String, String)], expression: &str, kind: &str) -> (String, usize) {
-    let mut text = String::from("module repl\n");
-    let shape_modules: Vec<(String, Vec<String>)> = files
-        .iter()
-        .filter_map(|(name, source)| {
-            let (module, _) = rqc_compiler::syntax::parse(name, source);
-            let module_name = module.header.as_ref().map(|h| h.dotted())?;
-            let names = module
-                .items
-                .iter()
-                .filter_map(|item| match item {
-                    Item::Table(t) => Some(t.name.name.clone()),
-                    Item::Aggregate(a) => Some(a.name.name.clone()),
-                    Item::Def(d) if d.public => Some(d.name.name.clone()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>();
-            Some((module_name, names))
-        })
-        .collect();
-    let mut seen = std::collections::HashSet::new();
-    for (module, names) in shape_modules {
-        let fresh: Vec<String> = names
-            .into_iter()
-            .filter(|n| seen.insert(n.clone()))
-            .collect();
-        if !fresh.is_empty() {
-            text.push_str(&format!("import {module}.{{{}}}\n", fresh.join(", ")));
-        }
-    }
-    text.push_str(&format!("{kind} it() =\n"));
-    let start = text.len();
-    text.push_str(expression);
-    text.push('\n');
-    (text, start)
 }

@@ -8,7 +8,8 @@
 //! expression that calls the program's functions then no longer compiles,
 //! and the watch ends with the reason (E0589).
 
-use super::{wrap_in, REPL_FILE};
+use super::scope::Scope;
+use super::REPL_FILE;
 use rqc_compiler::compile;
 use rqc_plan::{CompiledProgram, Entry};
 use std::sync::{Arc, Mutex};
@@ -44,10 +45,9 @@ fn compiled(
     expression: &str,
     program: &CompiledProgram,
 ) -> Result<Entry, Option<String>> {
-    let (wrapped, _) = wrap_in(files, expression, "query");
-    let mut all = files.to_vec();
-    all.push((REPL_FILE.to_string(), wrapped));
-    let compilation = compile(&all);
+    let scope = Scope::new(files);
+    let (wrapped, _) = scope.wrap(expression, "query");
+    let compilation = compile(&scope.files_with(REPL_FILE, wrapped));
     if compilation.program.schema != program.schema {
         return Err(None);
     }

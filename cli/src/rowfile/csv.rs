@@ -7,18 +7,40 @@ use super::{bad, from_text, unreadable};
 use rqc::LoadRow;
 use rqc_plan::{ColumnType, TableSchema, Value};
 use rqc_runtime::RuntimeError;
+use std::cell::Cell;
 use std::io::Read;
 use std::path::Path;
+use std::rc::Rc;
 
 type Rows<'a> = Box<dyn Iterator<Item = rqc_runtime::Result<LoadRow>> + 'a>;
 
-/// The rows of `input`, each with the line its record starts on.
+/// The rows of `input`, each with the line its record starts on. A quoted
+/// field still open at the end of the file (its closing quote missing) is
+/// refused at the line it opened on, after the rows: the reader took the
+/// rest of the file as its text, so the load must not go ahead.
 pub fn rows<'a>(table: &'a TableSchema, input: impl Read + 'a, path: &'a Path) -> Rows<'a> {
+    let quotes = Rc::new(Cell::new(Quoting::default()));
+    let input = QuoteWatch {
+        inner: input,
+        state: Rc::clone(&quotes),
+    };
     let reader = ::csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(input);
     let mut records = reader.into_records();
+    let unclosed = std::iter::from_fn(move || {
+        let opened = quotes.get().open_since?;
+        quotes.set(Quoting::default());
+        Some(Ok((
+            opened,
+            Err(bad(
+                "this quoted field is never closed: the rest of the file was read as its text"
+                    .into(),
+                "close the field's quote (`\"…\"`; a quote inside it is written twice, `\"\"`)",
+            )),
+        )))
+    });
     let header = match records.next() {
         None => return Box::new(std::iter::empty()),
         Some(Err(error)) => return refused_file(read_error(error, path)),
@@ -28,7 +50,7 @@ pub fn rows<'a>(table: &'a TableSchema, input: impl Read + 'a, path: &'a Path) -
         Ok(positions) => positions,
         Err(error) => return refused_file(Ok((1, Err(error)))),
     };
-    Box::new(records.filter_map(move |record| {
+    let rows = records.filter_map(move |record| {
         let record = match record {
             Ok(record) => record,
             Err(error) => return Some(read_error(error, path)),
@@ -39,7 +61,74 @@ pub fn rows<'a>(table: &'a TableSchema, input: impl Read + 'a, path: &'a Path) -
             return None;
         }
         Some(Ok((line, row_of(table, &positions, &record))))
-    }))
+    });
+    Box::new(rows.chain(unclosed))
+}
+
+/// Where the reader is, as RFC 4180 reads quotes (as the `csv` crate
+/// does): a quote opens a field only at its start, and inside one a
+/// doubled quote is a quote.
+#[derive(Clone, Copy, Default)]
+struct Quoting {
+    /// The line being read (1 is the header).
+    line: usize,
+    /// Inside a quoted field opened on this line.
+    open_since: Option<usize>,
+    /// Just read a quote inside a quoted field: it closes it unless
+    /// another follows.
+    quote_in_quoted: bool,
+    /// Inside a field that did not start with a quote.
+    mid_field: bool,
+}
+
+impl Quoting {
+    fn byte(&mut self, byte: u8) {
+        if self.line == 0 {
+            self.line = 1;
+        }
+        if self.quote_in_quoted {
+            self.quote_in_quoted = false;
+            if byte == b'"' {
+                return; // `""`: a quote inside the field.
+            }
+            self.open_since = None;
+            self.mid_field = true;
+        }
+        match (self.open_since, byte) {
+            (Some(_), b'"') => self.quote_in_quoted = true,
+            (Some(_), b'\n') => self.line += 1,
+            (Some(_), _) => {}
+            (None, b'\n') => {
+                self.line += 1;
+                self.mid_field = false;
+            }
+            (None, b',') => self.mid_field = false,
+            (None, b'"') if !self.mid_field => self.open_since = Some(self.line),
+            (None, b'\r') => {}
+            (None, _) => self.mid_field = true,
+        }
+    }
+}
+
+/// A reader that follows the quoting of what passes through it.
+struct QuoteWatch<R> {
+    inner: R,
+    state: Rc<Cell<Quoting>>,
+}
+
+impl<R: Read> Read for QuoteWatch<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut state = self.state.get();
+        buf[..n].iter().for_each(|&b| state.byte(b));
+        // At the end, a quote just read closed its field.
+        if n == 0 && state.quote_in_quoted {
+            state.quote_in_quoted = false;
+            state.open_since = None;
+        }
+        self.state.set(state);
+        Ok(n)
+    }
 }
 
 /// The only item of a file whose header is refused, or that cannot be read.
@@ -55,6 +144,12 @@ fn columns_of(
     let mut positions = Vec::new();
     for name in header {
         match table.column(name.trim()) {
+            Some(p) if positions.contains(&p) => {
+                return Err(bad(
+                    format!("the header names the column `{}` twice", name.trim()),
+                    "name each column once in the header",
+                ))
+            }
             Some(p) => positions.push(p),
             None => {
                 return Err(bad(

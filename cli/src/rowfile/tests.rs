@@ -191,3 +191,34 @@ fn the_rows_are_read_again_from_the_start_and_the_bytes_counted() {
         .expect("a file gone is an error of the load");
     assert_eq!(gone.code, "E0600");
 }
+
+#[test]
+fn an_unclosed_csv_quote_is_refused_at_the_line_it_opened() {
+    // The quote on line 3 is never closed: the reader takes the rest of
+    // the file as the note, a row that would load.
+    let rows = parse_csv(&table(), "id,name,note\n1,a,x\n2,b,\"oops\n3,c,y\n4,d,z\n");
+    let (line, refused) = rows.last().unwrap();
+    assert_eq!(*line, 3, "{rows:?}");
+    let message = &refused.as_ref().unwrap_err().message;
+    assert!(message.contains("never closed"), "{message}");
+    // Quotes that close, doubled quotes, a quote inside an unquoted field
+    // and a quote closing the file: nothing refused.
+    for text in [
+        "id,name,note\n1,\"a\"\"b\",\"c\nd\"\n",
+        "id,name,note\n1,ab\"c,\n",
+        "id,name,note\n1,a,\"x\"",
+        "id,name,note\r\n1,\"a,\r\nb\",\r\n",
+    ] {
+        let rows = parse_csv(&table(), text);
+        assert!(rows.iter().all(|(_, r)| r.is_ok()), "{text:?}: {rows:?}");
+    }
+}
+
+#[test]
+fn a_csv_header_naming_a_column_twice_is_refused() {
+    let rows = parse_csv(&table(), "id,name,name\n1,a,b\n");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].0, 1, "the header's line");
+    let message = &rows[0].1.as_ref().unwrap_err().message;
+    assert_eq!(message, "the header names the column `name` twice");
+}

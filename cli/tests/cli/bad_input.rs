@@ -421,14 +421,14 @@ fn an_infinite_float_is_refused_with_its_code_not_answered_null() {
         ),
         (vec!["div", "--arg", "x=1", "--arg", "y=0"], "E0531"),
     ] {
-        let run = rqc(&[&["run", "--db", &db, &app][..], &args].concat());
+        let run = rqc(&[&["run", "--store", "memory", "--db", &db, &app][..], &args].concat());
         let err = stderr(&run);
         assert_eq!(run.status.code(), Some(1), "{args:?}: {err}");
         assert!(err.contains(code), "{args:?}: {err}");
         assert!(!stdout(&run).contains("null"), "{args:?}: {}", stdout(&run));
     }
     let half = rqc(&[
-        "run", "--db", &db, &app, "div", "--arg", "x=1", "--arg", "y=2",
+        "run", "--store", "memory", "--db", &db, &app, "div", "--arg", "x=1", "--arg", "y=2",
     ]);
     assert_eq!(stdout(&half).trim(), "0.5", "{}", stderr(&half));
 }

@@ -449,6 +449,9 @@ fn running_out_of_memory_is_not_called_damage() {
     )
     .unwrap();
     let db = dir.path().join("db");
+    // The database the query reads (a query alone creates none).
+    let made = super::rqc_with_input(&["repl", "--db", &db.display().to_string()], "");
+    assert!(made.status.success(), "{}", stderr(&made));
     // A 3 GB address space: the run cannot build the string.
     let command = format!(
         "ulimit -v 3000000; exec '{}' run --db '{}' '{}' q --arg x=ab",

@@ -3,9 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod agree;
 mod bad_input;
 mod color;
 mod damage;
+mod diagnostics;
 mod disk_full;
 mod etcd;
 mod etcd_faults;
@@ -13,6 +15,7 @@ mod etcd_live;
 mod etcd_security;
 mod headers;
 mod install;
+mod lost_data;
 mod migrate;
 mod numbers;
 mod pages;
@@ -21,6 +24,7 @@ mod processes;
 mod readme;
 mod records;
 mod repl;
+mod repl_terminal;
 mod threads;
 mod upgrade;
 mod watch;

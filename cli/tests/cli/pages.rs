@@ -3,12 +3,39 @@
 
 use super::{rqc, rqc_with_input, stderr, stdout};
 
-/// The token a page printed, if it was not the last.
-fn token(output: &std::process::Output) -> Option<String> {
+/// The command a page printed to run the next, if it was not the last.
+fn hint(output: &std::process::Output) -> Option<String> {
     stderr(output)
         .lines()
-        .find_map(|l| l.strip_prefix("next page: --page-token "))
+        .find_map(|l| l.strip_prefix("next page: "))
         .map(str::to_string)
+}
+
+/// The token a page printed, if it was not the last.
+fn token(output: &std::process::Output) -> Option<String> {
+    let hint = hint(output)?;
+    let (_, token) = hint.rsplit_once(" --page-token ")?;
+    Some(token.to_string())
+}
+
+/// Runs a printed command as a person pastes it: through a shell, from the
+/// workspace root, with this `rqc` first on PATH.
+fn in_a_shell(command: &str) -> std::process::Output {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_rqc"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::process::Command::new("sh")
+        .args(["-c", command])
+        .current_dir(super::repo())
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
 }
 
 fn ids(output: &std::process::Output) -> Vec<i64> {
@@ -80,17 +107,23 @@ fn the_feed_pages_through_every_post_newest_first_and_refuses_bad_tokens() {
         stderr(&first)
     );
     let mut all = ids(&first);
-    let mut next = token(&first).expect("a full page has a token");
+    // Each page prints the command that runs the next: pasted into a
+    // shell, it runs.
+    let mut next = hint(&first).expect("a full page has a token");
+    assert!(
+        next.starts_with(&format!("rqc run --db {db} newest --arg n=3 --page-token ")),
+        "{next}"
+    );
     let last = loop {
-        let page = rqc(&["run", "--db", &db, "newest", "--page-token", &next]);
-        assert_eq!(page.status.code(), Some(0), "{}", stderr(&page));
+        let page = in_a_shell(&next);
+        assert_eq!(page.status.code(), Some(0), "{next}: {}", stderr(&page));
         assert!(
             stderr(&page).contains("seeks 1 (bound 1)"),
             "{}",
             stderr(&page)
         );
         all.extend(ids(&page));
-        match token(&page) {
+        match hint(&page) {
             Some(t) => next = t,
             None => break page,
         }
@@ -114,6 +147,35 @@ fn the_feed_pages_through_every_post_newest_first_and_refuses_bad_tokens() {
     assert_eq!(ids(&by_hand), [4, 3, 2]);
 
     let again = token(&first).unwrap();
+    // --arg beside a token: the same values run, others are refused.
+    let same = rqc(&[
+        "run",
+        "--db",
+        &db,
+        "newest",
+        "--arg",
+        "n=3",
+        "--page-token",
+        &again,
+    ]);
+    assert_eq!(ids(&same), [4, 3, 2], "{}", stderr(&same));
+    let differs = rqc(&[
+        "run",
+        "--db",
+        &db,
+        "newest",
+        "--arg",
+        "n=5",
+        "--page-token",
+        &again,
+    ]);
+    assert_eq!(differs.status.code(), Some(1), "{}", stderr(&differs));
+    assert!(
+        stderr(&differs).contains("[E0607] Error: `--arg n=5` differs from the page token's `n=3`"),
+        "{}",
+        stderr(&differs)
+    );
+    assert!(stdout(&differs).is_empty());
     for (bad, code) in [
         (format!("{again}00"), "E0533"),
         ("not a token".to_string(), "E0533"),

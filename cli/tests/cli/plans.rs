@@ -3,7 +3,7 @@
 //! The golden files are `tests/plans/` (see its README); the library's side
 //! is `tests/tests/plan_files.rs`.
 
-use super::{rqc, stderr, stdout, write, APP};
+use super::{rqc, rqc_with_input, stderr, stdout, write, APP};
 
 fn add(db: &str, how: &[&str], id: &str, name: &str) -> std::process::Output {
     let mut args = vec!["run", "--db", db];
@@ -69,7 +69,7 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
     let db = db_dir.display().to_string();
     let old = add(
         &db,
-        &["--plan", "tests/plans/format-6.rqc.json"],
+        &["--plan", "tests/plans/format-7.rqc.json"],
         "1",
         "lamp",
     );
@@ -77,11 +77,11 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
     let err = stderr(&old);
     assert!(err.contains("[E0513] Error"), "{err}");
     assert!(
-        err.contains("plan format 6; this rqc runs format 7"),
+        err.contains("plan format 7; this rqc runs format 8"),
         "{err}"
     );
     assert!(
-        err.contains("Help: compile the program again with this rqc: `rqc compile SOURCES -o tests/plans/format-6.rqc.json`"),
+        err.contains("Help: compile the program again with this rqc: `rqc compile SOURCES -o tests/plans/format-7.rqc.json`"),
         "{err}"
     );
     assert!(
@@ -91,7 +91,7 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
 
     let current = add(
         &db,
-        &["--plan", "tests/plans/format-7.rqc.json"],
+        &["--plan", "tests/plans/format-8.rqc.json"],
         "1",
         "lamp",
     );
@@ -113,6 +113,22 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
 fn run_without_a_program_needs_a_database_that_holds_one() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db").display().to_string();
+    // No database there: a query only reads, and creates none.
+    let output = rqc(&["run", "--db", &db, "item", "--arg", "id=1"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("[E0608] Error: there is no database at"),
+        "{err}"
+    );
+    assert!(!std::path::Path::new(&db).exists(), "none was created");
+    // A database without a program (a session that wrote nothing made it).
+    let session = rqc_with_input(&["repl", "--db", &db], "");
+    assert!(
+        stderr(&session).contains("created a new lmdb database in"),
+        "{}",
+        stderr(&session)
+    );
     let output = rqc(&["run", "--db", &db, "item", "--arg", "id=1"]);
     assert_eq!(output.status.code(), Some(2));
     let err = stderr(&output);
@@ -134,7 +150,7 @@ fn run_without_a_program_needs_a_database_that_holds_one() {
     let help = rqc(&["run", "--help"]);
     let out = stdout(&help);
     assert!(
-        out.contains("rqc run [OPTIONS] --db <DIR> [PROGRAM] <NAME>"),
+        out.contains("rqc run [OPTIONS] --db <DIR> [PROGRAM]... <NAME>"),
         "{out}"
     );
     assert!(out.contains("--plan <FILE>"), "{out}");
@@ -155,7 +171,7 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
     assert_eq!(
         add(
             &db,
-            &["--plan", "tests/plans/format-7.rqc.json"],
+            &["--plan", "tests/plans/format-8.rqc.json"],
             "1",
             "lamp"
         )
@@ -174,7 +190,7 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
         txn.put(store.tree("__catalog"), b"program", newer).unwrap();
         txn.commit().unwrap();
     }
-    for how in [&[][..], &["--plan", "tests/plans/format-7.rqc.json"][..]] {
+    for how in [&[][..], &["--plan", "tests/plans/format-8.rqc.json"][..]] {
         let output = add(&db, how, "2", "cup");
         assert_eq!(
             output.status.code(),
@@ -201,4 +217,38 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
         Some(newer),
         "the newer program was not replaced"
     );
+}
+
+/// A plan file edited by hand is verified before any database is opened:
+/// a claim below what its plan may read is refused with the code that says
+/// so, naming the entry point and the operator, and no database is made.
+#[test]
+fn an_edited_plan_is_refused_before_the_database_is_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "app.rq", APP);
+    let plan = dir.path().join("app.rqc.json");
+    let compiled = rqc(&["compile", &app, "-o", &plan.display().to_string()]);
+    assert_eq!(compiled.status.code(), Some(0), "{}", stderr(&compiled));
+    let mut program: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&plan).unwrap()).unwrap();
+    for entry in program["entries"].as_array_mut().unwrap() {
+        if entry["name"] == "item" {
+            entry["root"]["bound"]["rows"] = serde_json::json!(0);
+        }
+    }
+    std::fs::write(&plan, serde_json::to_vec(&program).unwrap()).unwrap();
+    let db = dir.path().join("db");
+    let plan = plan.display().to_string();
+    let db_arg = db.display().to_string();
+    let output = rqc(&[
+        "run", "--db", &db_arg, "--plan", &plan, "item", "--arg", "id=1",
+    ]);
+    assert_ne!(output.status.code(), Some(0));
+    let err = stderr(&output);
+    assert!(err.contains("[E0631] Error"), "{err}");
+    assert!(
+        err.contains("`app.item` is refused at operator 0 (Get): it claims at most 0 rows, and the plan may make 1"),
+        "{err}"
+    );
+    assert!(!db.exists(), "a refused plan made the database");
 }

@@ -1,12 +1,12 @@
 //! The README's console blocks, run as written: each `$ rqc …` line runs (from the repository root, the tour's `shop.rq` and `data` in a fresh directory) and must print what the README shows below it.
 //!
-//! Output is stdout then stderr, as a terminal shows them for these
-//! commands; trailing spaces are ignored. A `rqc repl` block runs with
+//! Output is stdout and stderr in the order they were written, as a
+//! terminal shows them; trailing spaces are ignored. A `rqc repl` block runs with
 //! `--echo`, its `rql> ` (and ` ..> `) lines piped in: the REPL prints each
 //! prompt and line it reads as a terminal shows them typed, so the block is
 //! compared whole, prompts and input included.
 
-use super::{repo, stderr, stdout};
+use super::repo;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -83,15 +83,23 @@ fn run(step: &Step, dir: &Path) -> String {
     if step.command.starts_with("rqc repl") {
         args.push("--echo".to_string());
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rqc"))
+    let repl = step.command.starts_with("rqc repl");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rqc"));
+    command
         .args(&args)
         .current_dir(repo())
         .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdin(Stdio::piped());
+    // Both streams into one pipe, in the order they were written, as a
+    // terminal shows them; the REPL's greeting on stderr is no part of the
+    // session shown.
+    let (mut merged, writer) = std::io::pipe().unwrap();
+    match repl {
+        true => command.stdout(writer).stderr(Stdio::null()),
+        false => command.stdout(writer.try_clone().unwrap()).stderr(writer),
+    };
+    let mut child = command.spawn().unwrap();
+    drop(command);
     {
         use std::io::Write;
         let mut stdin = child.stdin.take().unwrap();
@@ -99,13 +107,11 @@ fn run(step: &Step, dir: &Path) -> String {
             writeln!(stdin, "{line}").unwrap();
         }
     }
-    let output = child.wait_with_output().unwrap();
-    let mut text = stdout(&output);
-    let err = stderr(&output);
-    // The REPL's greeting on stderr is no part of the session shown.
-    if !step.command.starts_with("rqc repl") {
-        text.push_str(&err);
-    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut merged, &mut text).unwrap();
+    child.wait().unwrap();
+    // Paths as the README writes them: relative to the tour's directory.
+    let text = text.replace(&format!("{}/", dir.display()), "");
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
     normalized(&lines)
 }
@@ -158,4 +164,23 @@ fn the_stdlib_readme_names_every_prelude_function_and_builtin() {
             "{name} is not in stdlib/README.md"
         );
     }
+}
+
+/// The set-up section says how to put `rqc` on `PATH` before the tour's
+/// first block runs it by name.
+#[test]
+fn the_set_up_says_how_to_put_rqc_on_path_before_the_tour_uses_it() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let set_up = readme.find("## Set up").expect("a set-up section");
+    let tour = readme.find("## A short tour").expect("a tour");
+    let first_use = readme[tour..].find("$ rqc ").map(|at| tour + at).unwrap();
+    let said = &readme[set_up..tour];
+    for how in [
+        "cargo install --path cli",
+        "PATH",
+        "scripts/rqc-path release",
+    ] {
+        assert!(said.contains(how), "the set-up does not say `{how}`");
+    }
+    assert!(set_up < first_use);
 }

@@ -303,7 +303,7 @@ fn endless_expression() -> String {
 
 /// A program of one table in `dir`, and the REPL's arguments for it with a
 /// database beside it.
-fn one_table_repl(dir: &std::path::Path) -> Vec<String> {
+pub(super) fn one_table_repl(dir: &std::path::Path) -> Vec<String> {
     let program = dir.join("t.rq");
     std::fs::write(&program, "module t\ntable T {\n  id: Int key\n}\n").unwrap();
     let path = |p: std::path::PathBuf| p.display().to_string();
@@ -322,7 +322,7 @@ fn one_table_repl(dir: &std::path::Path) -> Vec<String> {
 /// would be in the terminal's foreground group too, and a typed Ctrl-C
 /// would end it, and with it the status `script` reports. `SHELL` is set
 /// so that the test runs the same wherever it runs (CI has none set).
-fn on_a_terminal(command: &str, history: &std::path::Path) -> std::process::Child {
+pub(super) fn on_a_terminal(command: &str, history: &std::path::Path) -> std::process::Child {
     Command::new("script")
         .args(["-qec", &format!("exec {command}"), "/dev/null"])
         .current_dir(repo())

@@ -426,6 +426,60 @@ impl<'p> Checker<'p> {
                     low.cost.plus(&high.cost),
                 ))
             }
+            // `col >= a && col < b`: both ends of one range over the next
+            // column, as `a..b` is (spec/cost.md §4.5).
+            ExprKind::Binary(BinaryOp::And, first, second) => {
+                let ends = (range_end(first, column), range_end(second, column));
+                let (Some(a), Some(b)) = ends else {
+                    return None;
+                };
+                if self.scope_has(column) {
+                    return None;
+                }
+                if a.upper == b.upper {
+                    let side = if a.upper { "upper" } else { "lower" };
+                    self.error(
+                        "E0430",
+                        format!("`{}` gives `{column}` two {side} ends", print_expr(arg)),
+                        arg.span,
+                        "one range has one lower and one upper end",
+                    )
+                    .help
+                    .push(format!(
+                        "give one lower end and one upper end: `{column} >= a && {column} < b` (or `a..b`)"
+                    ));
+                    return Some((
+                        RangeT {
+                            lower: None,
+                            upper: None,
+                            starts_with: false,
+                        },
+                        Cost::zero(),
+                    ));
+                }
+                let mut cost = Cost::zero();
+                let mut range = RangeT {
+                    lower: None,
+                    upper: None,
+                    starts_with: false,
+                };
+                for end in [a, b] {
+                    let value = self.check(end.value);
+                    self.expect_type(
+                        expected,
+                        &value.ty,
+                        end.value.span,
+                        format_args!("`{column}` is `{expected}`"),
+                    );
+                    cost = cost.plus(&value.cost);
+                    let bound = Some((value.tir, end.inclusive));
+                    match end.upper {
+                        true => range.upper = bound,
+                        false => range.lower = bound,
+                    }
+                }
+                Some((range, cost))
+            }
             // `starts_with(col, p)`: the entries whose next column begins
             // with `p`, one contiguous key range (spec/cost.md §4.5).
             ExprKind::Call(callee, call_args)
@@ -504,4 +558,36 @@ impl<'p> Checker<'p> {
             _ => None,
         }
     }
+}
+
+/// One end of a range over `column`, written `column OP value` with `OP`
+/// one of `<`, `<=`, `>`, `>=`.
+struct RangeEnd<'e> {
+    upper: bool,
+    inclusive: bool,
+    value: &'e Expr,
+}
+
+fn range_end<'e>(condition: &'e Expr, column: &str) -> Option<RangeEnd<'e>> {
+    let ExprKind::Binary(op, lhs, value) = &condition.kind else {
+        return None;
+    };
+    let ExprKind::Name(name) = &lhs.kind else {
+        return None;
+    };
+    if name.name != column {
+        return None;
+    }
+    let (upper, inclusive) = match op {
+        BinaryOp::Lt => (true, false),
+        BinaryOp::LtEq => (true, true),
+        BinaryOp::Gt => (false, false),
+        BinaryOp::GtEq => (false, true),
+        _ => return None,
+    };
+    Some(RangeEnd {
+        upper,
+        inclusive,
+        value,
+    })
 }

@@ -17,7 +17,7 @@ use crate::cost::Cost;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Item};
-use rqc_plan::{AggregateKind, AggregateSchema, ColumnType, ExtremePath, Schema, TableSchema};
+use rqc_plan::{AggregateKind, AggregateSchema, ColumnType, Schema, TableSchema};
 
 /// Checks every `aggregate` of the user's files and adds the valid ones to
 /// their tables in `schema`. A broken one is left out with a diagnostic.
@@ -453,54 +453,6 @@ impl Checker<'_> {
             },
         )
     }
-}
-
-/// Whether a change of `columns` moves one of the aggregate's values: a
-/// `by` column (the row changes group) or the column it reads.
-pub fn touched_by(aggregate: &AggregateSchema, columns: &[usize]) -> bool {
-    aggregate.by.iter().any(|c| columns.contains(c))
-        || aggregate.column.is_some_and(|c| columns.contains(&c))
-}
-
-/// What finding a `min`/`max` group's next extreme costs: one seek, and
-/// one row through an index or the bounded group's rows.
-fn successor(table: &TableSchema, aggregate: &AggregateSchema) -> (u64, u64) {
-    match table.extreme_path(aggregate) {
-        None => (0, 0),
-        Some((ExtremePath::Index(_), _)) => (1, 1),
-        Some((ExtremePath::Group { limit, .. }, _)) => (1, limit),
-    }
-}
-
-/// ... to deleting one row: each entry read and written, and for `min` and
-/// `max` the next extreme found (when the deleted row held it).
-fn upkeep_delete_of(table: &TableSchema, aggregate: &AggregateSchema) -> (u64, u64) {
-    let (s, r) = match aggregate.kind {
-        AggregateKind::Min | AggregateKind::Max => successor(table, aggregate),
-        _ => (0, 0),
-    };
-    (1 + s, 1 + r)
-}
-
-pub fn upkeep_delete(table: &TableSchema) -> (u64, u64) {
-    table.aggregates.iter().fold((0, 0), |(s, r), a| {
-        let (ds, dr) = upkeep_delete_of(table, a);
-        (s + ds, r + dr)
-    })
-}
-
-/// ... and to changing `columns` of one row: the old row leaves its group
-/// (a delete's upkeep) and the new one joins its group (an insert's), for
-/// each aggregate the change touches.
-pub fn upkeep_update(table: &TableSchema, columns: &[usize]) -> (u64, u64) {
-    table
-        .aggregates
-        .iter()
-        .filter(|a| touched_by(a, columns))
-        .fold((0, 0), |(s, r), a| {
-            let (ds, dr) = upkeep_delete_of(table, a);
-            (s + ds + 1, r + dr + 1)
-        })
 }
 
 /// The position of `ident`'s column in `table`, or `None` with the

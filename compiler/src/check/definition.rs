@@ -213,8 +213,18 @@ impl Checker<'_> {
         }
         let mut signature = def.name.name.clone();
         write_params(&mut signature, &def.params);
-        // Writing to a `String` cannot fail.
-        let _ = write!(signature, " -> {ret_ty}");
+        // A result that could not be typed (it calls a rejected
+        // definition, say) has no type to show: the cause stands instead.
+        if !ret_ty.any(&Ty::is_error) {
+            // Writing to a `String` cannot fail.
+            let _ = write!(signature, " -> {ret_ty}");
+        }
+        let cause = self
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .filter(|_| !accepted)
+            .map(|d| format!("{}: {}", d.code, d.message));
         let verdict = Verdict {
             module: module_name.to_string(),
             name: def.name.name.clone(),
@@ -223,6 +233,7 @@ impl Checker<'_> {
             cost: cost.clone(),
             accepted,
             class: class(&cost),
+            cause,
         };
         let sig = accepted.then(|| FnSig {
             kind: def.kind,

@@ -88,6 +88,10 @@ pub struct Verdict {
     pub accepted: bool,
     /// `O(log N)` when accepted.
     pub class: &'static str,
+    /// Why it was rejected: its first error, `E0304: \`f\` could not be
+    /// checked, …` (a rejected definition whose result could not be typed
+    /// shows this in place of a type).
+    pub cause: Option<String>,
 }
 
 impl Verdict {
@@ -209,6 +213,9 @@ pub fn check_one(
             cost: Cost::zero(),
             accepted: false,
             class: "O(N)",
+            cause: diagnostics
+                .first()
+                .map(|d| format!("{}: {}", d.code, d.message)),
         };
         let outcome = definition::Outcome {
             verdict,

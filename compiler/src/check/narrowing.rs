@@ -1,4 +1,4 @@
-//! What an `if` condition proves about the integers it compares: each branch sees the names it tested narrowed (spec/cost.md §3, "Narrowing").
+//! What an `if` condition proves about the integers it compares: each branch sees the names it tested narrowed (spec/cost.md §3.1), by the shared rule `rqc_cost::assume`.
 //!
 //! While a condition is checked, each comparison of two plain `Int`s
 //! (`<`, `<=`, `>`, `>=`, `==`, `!=`) records both sides' ranges and which
@@ -23,13 +23,15 @@ use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use std::sync::Arc;
 
+/// A name and its binding's identity: what a comparison's side names.
+pub type Named = (String, u64);
+
 /// One side of a recorded comparison: its range, and the binding it names.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Side {
-    pub interval: Interval,
-    /// The name and its binding's identity, when the side is a name.
-    pub name: Option<(String, u64)>,
-}
+pub type Side = crate::cost::Side<Named>;
+
+/// What a `Bool` expression says about the integers it compares (the
+/// shared rule, `rqc_cost::narrowing`).
+pub type Condition = crate::cost::Condition<Named>;
 
 /// A comparison checked in a condition, found again by its operands' spans.
 #[derive(Clone, Debug)]
@@ -38,24 +40,6 @@ pub struct Comparison {
     relation: Option<Relation>,
     left: Side,
     right: Side,
-}
-
-/// What a `Bool` expression says about the integers it compares.
-#[derive(Debug, PartialEq)]
-pub enum Condition {
-    /// `left relation right`; `relation` is `None` for `!=`.
-    Compare {
-        left: Box<Side>,
-        relation: Option<Relation>,
-        right: Box<Side>,
-    },
-    Not(Box<Condition>),
-    And(Box<Condition>, Box<Condition>),
-    Or(Box<Condition>, Box<Condition>),
-    /// A `let`-bound condition, shared with its binding.
-    Named(Arc<Condition>),
-    /// Anything else: proves nothing.
-    Opaque,
 }
 
 impl Checker<'_> {
@@ -156,10 +140,10 @@ impl Checker<'_> {
         holds: bool,
         check: impl FnOnce(&mut Self) -> T,
     ) -> T {
-        let mut narrowed: Vec<(String, u64, Interval)> = Vec::new();
-        assume(condition, holds, &mut narrowed);
+        let mut narrowed: Vec<(Named, Interval)> = Vec::new();
+        crate::cost::assume(condition, holds, &mut narrowed);
         let depth = self.scope.len();
-        for (name, binding, interval) in narrowed {
+        for ((name, binding), interval) in narrowed {
             let Some(local) = self.local(&name) else {
                 continue;
             };
@@ -177,59 +161,6 @@ impl Checker<'_> {
         let result = check(self);
         self.scope.truncate(depth);
         result
-    }
-}
-
-/// Adds to `narrowed` what `condition` being `holds` proves of each name it
-/// compares (each name's latest range, narrowed again by each fact).
-fn assume(condition: &Condition, holds: bool, narrowed: &mut Vec<(String, u64, Interval)>) {
-    match (condition, holds) {
-        (Condition::Not(inner), _) => assume(inner, !holds, narrowed),
-        (Condition::Named(inner), _) => assume(inner, holds, narrowed),
-        (Condition::And(a, b), true) | (Condition::Or(a, b), false) => {
-            assume(a, holds, narrowed);
-            assume(b, holds, narrowed);
-        }
-        (
-            Condition::Compare {
-                left,
-                relation,
-                right,
-            },
-            _,
-        ) => {
-            let relation = match (relation, holds) {
-                (Some(relation), true) => *relation,
-                (Some(relation), false) => match relation.negated() {
-                    Some(negated) => negated,
-                    None => return,
-                },
-                // `a != b` false is `a == b`.
-                (None, false) => Relation::Equal,
-                (None, true) => return,
-            };
-            let current = |side: &Side, narrowed: &[(String, u64, Interval)]| {
-                side.name
-                    .as_ref()
-                    .and_then(|(name, binding)| {
-                        narrowed
-                            .iter()
-                            .rev()
-                            .find(|(n, b, _)| n == name && b == binding)
-                            .map(|(_, _, interval)| interval.clone())
-                    })
-                    .unwrap_or_else(|| side.interval.clone())
-            };
-            let (l, r) = (current(left, narrowed), current(right, narrowed));
-            if let Some((name, binding)) = &left.name {
-                narrowed.push((name.clone(), *binding, l.assume(relation, &r)));
-            }
-            if let Some((name, binding)) = &right.name {
-                narrowed.push((name.clone(), *binding, r.assume(relation.flipped(), &l)));
-            }
-        }
-        // `a && b` false or `a || b` true: either may be the one; nothing.
-        _ => {}
     }
 }
 

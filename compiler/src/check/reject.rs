@@ -170,14 +170,16 @@ impl Checker<'_> {
             span,
             "the cost of this grows with the table",
         );
-        // Each alternative after the first says it is one.
+        // Each alternative after the first says it is one; the first,
+        // whichever it is, stands alone.
         d.help = fixes
             .into_iter()
             .enumerate()
-            .map(|(i, fix)| match i {
-                0 => fix,
-                _ if fix.starts_with("or ") => fix,
-                _ => format!("or {fix}"),
+            .map(|(i, fix)| match (i, fix.strip_prefix("or ")) {
+                (0, Some(alone)) => alone.to_string(),
+                (0, None) => fix,
+                (_, Some(_)) => fix,
+                (_, None) => format!("or {fix}"),
             })
             .collect();
         d.notes.push("a query compiles only when its seeks and rows are bounded whatever the size of each table".into());

@@ -8,7 +8,7 @@
 use super::expr::{Checked, Checker};
 use super::tir::TExpr;
 use super::types::Ty;
-use super::writes::{insert_cost, update_cost};
+use super::writes::write_cost;
 use crate::cost::{Cost, Interval, Poly};
 use crate::span::Span;
 use crate::syntax::ast::{Expr, Path};
@@ -18,12 +18,7 @@ use rqc_plan::{ColumnType, TableSchema};
 /// the larger of the insert's cost and the update's of the columns named
 /// outside the key.
 pub fn upsert_cost(table: &TableSchema, named: &[usize]) -> Cost {
-    let changed: Vec<usize> = named
-        .iter()
-        .copied()
-        .filter(|c| !table.key.contains(c))
-        .collect();
-    insert_cost(table).max(&update_cost(table, &changed))
+    write_cost(table.upsert_work(named))
 }
 
 /// Whether a column left out of an `upsert` has a value to be inserted

@@ -18,63 +18,25 @@ use rqc_plan::{ColumnType, TableSchema};
 /// program can write it (a name has no space).
 pub const STEPPED_ROW: &str = "the row";
 
-/// What inserting one row of `table` costs.
+/// What inserting one row of `table` costs (`rqc_plan::write_work`, one
+/// formula with the runtime's plan verifier).
 pub fn insert_cost(table: &TableSchema) -> Cost {
-    let (seeks, rows) = table.insert_work();
-    write_cost(seeks, rows)
+    write_cost(table.insert_work())
 }
 
 /// What deleting one row of `table` costs (the row is read again by key).
 pub fn delete_cost(table: &TableSchema, referenced: bool) -> Cost {
-    let (refs, bounds) = (table.references(), table.counters());
-    let checked = u64::from(referenced);
-    // Each aggregate's entry, and a `min`/`max`'s next extreme (§7.1).
-    let (upkeep_seeks, upkeep_rows) = super::aggregates::upkeep_delete(table);
-    write_cost(
-        1 + table.indexes.len() as u64 + refs + bounds + checked + upkeep_seeks,
-        1 + refs + bounds + checked + upkeep_rows,
-    )
+    write_cost(table.delete_work(referenced))
 }
 
 /// What changing `columns` of one row costs (the row is read again by key).
 pub fn update_cost(table: &TableSchema, columns: &[usize]) -> Cost {
-    let mut seeks = 1;
-    let mut rows = 1;
-    for index in &table.indexes {
-        let touched = index.columns.iter().any(|c| columns.contains(c));
-        if index.unique && touched {
-            seeks += 3; // check the new value, remove the old entry, write the new
-            rows += 1;
-        } else if index.unique {
-            seeks += 1; // rewrite the entry's copy of the row
-        } else {
-            seeks += 2; // remove the old entry, write the new (it holds a copy)
-        }
-    }
-    for &column in columns {
-        if table.columns[column].references.is_some() {
-            seeks += 3;
-            rows += 3;
-        }
-    }
-    for bound in &table.bounds {
-        if bound.columns.iter().any(|c| columns.contains(c)) {
-            seeks += 2;
-            rows += 2;
-        }
-    }
-    // The old group's and the new group's entries of each aggregate the
-    // change touches (§7.1).
-    let (upkeep_seeks, upkeep_rows) = super::aggregates::upkeep_update(table, columns);
-    write_cost(seeks + upkeep_seeks, rows + upkeep_rows)
+    write_cost(table.update_work(columns))
 }
 
-/// A write's cost from its seeks and rows. Its round trips are its reads:
-/// each check reads one entry, and the rows above count every check as one
-/// row whether it finds one or not, while the entries it writes go to the
-/// store with the commit (spec/cost.md §11). Every read is a seek too.
-pub(super) fn write_cost(seeks: u64, rows: u64) -> Cost {
-    Cost::constant(seeks, rows, rows.min(seeks))
+/// A write's (seeks, rows, round trips) as a cost (spec/cost.md §7, §11).
+pub(super) fn write_cost((seeks, rows, trips): (u64, u64, u64)) -> Cost {
+    Cost::constant(seeks, rows, trips)
 }
 
 impl<'p> Checker<'p> {
@@ -349,7 +311,7 @@ impl<'p> Checker<'p> {
         // here. (Counted per row either way: at most the rows given.)
         let mut write = update_cost(schema, &changed);
         if binding.is_some() && tirs.iter().any(|(_, t)| super::batch::may_write(t)) {
-            write = write.plus(&write_cost(1, 1));
+            write = write.plus(&write_cost((1, 1, 1)));
         }
         let cost = checked.cost.plus(&per_row.plus(&write).times(&count));
         // The rows actually changed: at most the rows given.

@@ -116,7 +116,10 @@ pub fn hover(analysis: &Analysis, file: &str, offset: usize) -> Option<String> {
                 let bound = if verdict.accepted {
                     format!("{}  ·  {}", bound_text(&verdict.cost), verdict.class)
                 } else {
-                    "rejected: see its diagnostic".to_string()
+                    match &verdict.cause {
+                        Some(cause) => format!("rejected: {cause}"),
+                        None => "rejected: see its diagnostic".to_string(),
+                    }
                 };
                 return Some(format!(
                     "```rql\n{}\n```\n{}\n\n{}",

@@ -18,6 +18,16 @@ pub enum LexError {
     BadNumber,
 }
 
+/// An identifier's text in Unicode's normal form C.
+pub fn identifier(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_string();
+    }
+    icu_normalizer::ComposingNormalizerBorrowed::new_nfc()
+        .normalize(text)
+        .into_owned()
+}
+
 #[derive(Logos, Clone, Debug, PartialEq)]
 #[logos(error = LexError)]
 #[logos(skip r"[ \t\r\n\f]+")]
@@ -86,7 +96,10 @@ pub enum Token {
     None,
 
     // Literals and names.
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice().to_string())]
+    // Unicode identifiers, as Rust's: a letter of XID_Start or `_`, then
+    // XID_Continue; NFC-normalised, so that `Café` typed with a combining
+    // accent names the same thing (spec/syntax.md).
+    #[regex(r"[\p{XID_Start}_]\p{XID_Continue}*", |lex| identifier(lex.slice()))]
     Ident(String),
     #[regex(r"[0-9][0-9_]*", parse_int)]
     Int(i64),

@@ -122,3 +122,22 @@ fn lexical_errors_have_codes_and_the_lexer_goes_on() {
         "both identifiers survive the bad character"
     );
 }
+
+#[test]
+fn identifiers_are_unicode_and_nfc_normalised() {
+    // `Café` written precomposed and with a combining acute accent.
+    let composed = kinds("table Café Cafe\u{301} naïve Δx _é1");
+    let names: Vec<&str> = composed
+        .iter()
+        .filter_map(|t| match t {
+            Token::Ident(name) => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(names, ["Café", "Café", "naïve", "Δx", "_é1"]);
+    assert_eq!(names[1].len(), "Caf\u{e9}".len(), "the composed form");
+    assert!(codes("table Café").is_empty());
+    // Not letters: refused alone, the name around them kept whole.
+    assert_eq!(codes("a ⊕ b"), ["E0001"]);
+    assert_eq!(codes("\u{301}x"), ["E0001"]);
+}

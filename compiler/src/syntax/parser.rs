@@ -245,19 +245,39 @@ impl ParseContext {
 
     /// `aggregate NAME = f(T…) by columns`: `by` is a name everywhere
     /// else, so the grammar takes any word there and this checks it (E0101
-    /// otherwise, with the form to write).
-    #[allow(clippy::too_many_arguments)]
+    /// otherwise, with the form to write); without `by` and its columns,
+    /// E0108.
     pub fn aggregate(
         &mut self,
         public: bool,
         name: Ident,
         function: Ident,
         source: Path,
-        by_word: Ident,
-        by: Vec<Ident>,
+        by: Option<(Ident, Vec<Ident>)>,
         span: Span,
     ) -> Option<Aggregate> {
         let form = "declare an aggregate as `aggregate likes_of = count(Like) by post` or `aggregate spent = sum(Order.total) by customer`";
+        let Some((by_word, by)) = by else {
+            let written = format!(
+                "aggregate {} = {}({})",
+                name.name,
+                function.name,
+                source.dotted()
+            );
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0108",
+                    format!("`{written}` has no `by`: an aggregate is kept per group of rows"),
+                    &self.file,
+                    Span::new(span.end as usize, span.end as usize),
+                    "`by` and the group's columns are missing here",
+                )
+                .with_help(format!(
+                    "name the columns whose values make a group: `{written} by column`; a count or sum of the whole table is not kept (read it from a `small` table, or keep it per group)"
+                )),
+            );
+            return None;
+        };
         if by_word.name != "by" {
             self.diagnostics.push(
                 Diagnostic::error(

@@ -130,11 +130,8 @@ fn float_bits(ordered: u64) -> u64 {
 /// rewrites. A key that does not decode holds none (verify reports it
 /// apart).
 pub fn key_holds_minus_zero(bytes: &[u8], descending: &[bool]) -> bool {
-    stored_components(bytes, descending).is_some_and(|values| {
-        values
-            .iter()
-            .any(|v| matches!(v, Value::Float(x) if x.to_bits() == (-0.0f64).to_bits()))
-    })
+    stored_components(bytes, descending)
+        .is_some_and(|values| values.iter().any(rqc_plan::holds_minus_zero))
 }
 
 /// A whole key (components to its end) as this rqc encodes it: each

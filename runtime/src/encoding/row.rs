@@ -61,11 +61,7 @@ pub fn decode_row(bytes: &[u8], columns: usize) -> Result<Vec<Value>> {
 /// rqc wrote; `verify` reports it, `rqc upgrade` rewrites it). A row that
 /// does not decode holds none (verify reports it apart).
 pub fn row_holds_minus_zero(bytes: &[u8], columns: usize) -> bool {
-    decode_raw(bytes, columns).is_ok_and(|values| {
-        values
-            .iter()
-            .any(|v| matches!(v, Value::Float(x) if x.to_bits() == (-0.0f64).to_bits()))
-    })
+    decode_raw(bytes, columns).is_ok_and(|values| values.iter().any(rqc_plan::holds_minus_zero))
 }
 
 /// The values as stored, floats with their bits.

@@ -1,0 +1,190 @@
+//! What a condition proves of the integers it compares, in the branch where it held and in the one where it failed: the rule both the checker and the plan verifier narrow names with (spec/cost.md §3.1).
+//!
+//! A condition is read as a tree ([`Condition`]) of comparisons of two
+//! `Int`s under `!`, `&&` and `||`, and of conditions a `let` named. Each
+//! comparison keeps both sides' intervals as they were when it was
+//! evaluated, and for a side that is a name, what identifies that name's
+//! binding (`N`: the checker's name and binding identity, the verifier's
+//! parameter position or binding identity). [`assume`] lists, in order,
+//! what the condition being true (or false) proves of each name: `&&`
+//! proves both sides when true, `||` both negations when false, `!` swaps
+//! them; a fact about a name narrows what an earlier fact in the same
+//! condition proved of it. Knows nothing of expressions or plans: the
+//! caller records the comparisons and rebinds the names.
+
+use crate::{Interval, Relation};
+use std::sync::Arc;
+
+/// One side of a comparison: its range, and the name it is, if it is one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Side<N> {
+    /// The side's range where the comparison was evaluated.
+    pub interval: Interval,
+    /// The binding the side reads, when it is a name.
+    pub name: Option<N>,
+}
+
+/// What a `Bool` expression says about the integers it compares.
+#[derive(Debug, PartialEq)]
+pub enum Condition<N> {
+    /// `left relation right`; `relation` is `None` for `!=`.
+    Compare {
+        /// The left operand.
+        left: Box<Side<N>>,
+        /// `<`, `<=`, `>`, `>=`, `==`, or `None` for `!=`.
+        relation: Option<Relation>,
+        /// The right operand.
+        right: Box<Side<N>>,
+    },
+    /// `!c`.
+    Not(Box<Condition<N>>),
+    /// `a && b`.
+    And(Box<Condition<N>>, Box<Condition<N>>),
+    /// `a || b`.
+    Or(Box<Condition<N>>, Box<Condition<N>>),
+    /// A `let`-bound condition, shared with its binding.
+    Named(Arc<Condition<N>>),
+    /// Anything else: proves nothing.
+    Opaque,
+}
+
+/// Adds to `narrowed`, in order, what `condition` being `holds` proves of
+/// each name it compares: `(name, range)`, each range narrowed from the
+/// name's latest one in `narrowed` (or its side's, for the first).
+pub fn assume<N: Clone + PartialEq>(
+    condition: &Condition<N>,
+    holds: bool,
+    narrowed: &mut Vec<(N, Interval)>,
+) {
+    match (condition, holds) {
+        (Condition::Not(inner), _) => assume(inner, !holds, narrowed),
+        (Condition::Named(inner), _) => assume(inner, holds, narrowed),
+        (Condition::And(a, b), true) | (Condition::Or(a, b), false) => {
+            assume(a, holds, narrowed);
+            assume(b, holds, narrowed);
+        }
+        (
+            Condition::Compare {
+                left,
+                relation,
+                right,
+            },
+            _,
+        ) => {
+            let relation = match (relation, holds) {
+                (Some(relation), true) => *relation,
+                (Some(relation), false) => match relation.negated() {
+                    Some(negated) => negated,
+                    None => return,
+                },
+                // `a != b` false is `a == b`.
+                (None, false) => Relation::Equal,
+                (None, true) => return,
+            };
+            let current = |side: &Side<N>, narrowed: &[(N, Interval)]| {
+                side.name
+                    .as_ref()
+                    .and_then(|name| {
+                        narrowed
+                            .iter()
+                            .rev()
+                            .find(|(n, _)| n == name)
+                            .map(|(_, interval)| interval.clone())
+                    })
+                    .unwrap_or_else(|| side.interval.clone())
+            };
+            let (l, r) = (current(left, narrowed), current(right, narrowed));
+            if let Some(name) = &left.name {
+                narrowed.push((name.clone(), l.assume(relation, &r)));
+            }
+            if let Some(name) = &right.name {
+                narrowed.push((name.clone(), r.assume(relation.flipped(), &l)));
+            }
+        }
+        // `a && b` false or `a || b` true: either may be the one; nothing.
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compare(
+        name: &'static str,
+        relation: Option<Relation>,
+        other: i64,
+    ) -> Condition<&'static str> {
+        Condition::Compare {
+            left: Box::new(Side {
+                interval: Interval::unbounded(name),
+                name: Some(name),
+            }),
+            relation,
+            right: Box::new(Side {
+                interval: Interval::exact(other),
+                name: None,
+            }),
+        }
+    }
+
+    fn ends(narrowed: &[(&str, Interval)]) -> Vec<(Option<i64>, Option<i64>)> {
+        narrowed.iter().map(|(_, i)| (i.least, i.most)).collect()
+    }
+
+    #[test]
+    fn each_branch_learns_its_side() {
+        let c = compare("n", Some(Relation::Above), 10);
+        let mut then = Vec::new();
+        assume(&c, true, &mut then);
+        assert_eq!(ends(&then), [(Some(11), None)]);
+        let mut otherwise = Vec::new();
+        assume(&c, false, &mut otherwise);
+        assert_eq!(ends(&otherwise), [(None, Some(10))]);
+    }
+
+    #[test]
+    fn and_narrows_when_true_or_when_false_not_the_other_way() {
+        let both = || {
+            (
+                Box::new(compare("n", Some(Relation::AtLeast), 0)),
+                Box::new(compare("n", Some(Relation::Below), 10)),
+            )
+        };
+        let (a, b) = both();
+        let and = Condition::And(a, b);
+        let mut then = Vec::new();
+        assume(&and, true, &mut then);
+        // The second fact narrows the first's result: [0, 9].
+        assert_eq!(
+            then.last().map(|(_, i)| (i.least, i.most)),
+            Some((Some(0), Some(9)))
+        );
+        let mut otherwise = Vec::new();
+        assume(&and, false, &mut otherwise);
+        assert!(otherwise.is_empty());
+        let (a, b) = both();
+        let mut or_true = Vec::new();
+        assume(&Condition::Or(a, b), true, &mut or_true);
+        assert!(or_true.is_empty());
+        let not = Condition::Not(Box::new(compare("n", Some(Relation::Below), 5)));
+        let mut then = Vec::new();
+        assume(&not, true, &mut then);
+        assert_eq!(ends(&then), [(Some(5), None)]);
+    }
+
+    #[test]
+    fn not_equal_proves_only_when_false() {
+        let c = compare("n", None, 3);
+        let mut then = Vec::new();
+        assume(&c, true, &mut then);
+        assert!(then.is_empty());
+        let mut otherwise = Vec::new();
+        assume(&c, false, &mut otherwise);
+        assert_eq!(ends(&otherwise), [(Some(3), Some(3))]);
+        let equal = compare("n", Some(Relation::Equal), 3);
+        let mut otherwise = Vec::new();
+        assume(&equal, false, &mut otherwise);
+        assert!(otherwise.is_empty());
+    }
+}

@@ -1,0 +1,295 @@
+//! What the bound pass knows of a value without running the plan: its kind, a list's most elements, an `Int`'s interval, a string's most characters, a stream's costs, the lambdas a function value may be.
+//!
+//! Each abstract value stands for every value the run may produce at that
+//! point, so every size it holds is an upper bound: where two may meet (an
+//! `if`, a list's elements, `unwrap_or`) they are joined, each size the
+//! larger. Kinds that cannot meet (a list and a record) are a fault of the
+//! plan, which the checker's types rule out.
+
+use super::bounds::Scope;
+use rqc_cost::{Cost, Interval, Poly};
+use rqc_plan::Node;
+use std::rc::Rc;
+
+/// An abstract value (see the module's comment).
+#[derive(Clone)]
+pub(super) enum Abs<'p> {
+    /// No value: the run stops before (code proved unreachable).
+    Nothing,
+    /// `none`.
+    Null,
+    /// A scalar: its interval when it is an `Int`, its most characters
+    /// when it is a `String` (both unbounded when unknown).
+    Scalar(Rc<Scalar>),
+    /// A value or `none`.
+    Opt(Box<Abs<'p>>),
+    /// A list of at most `len` elements.
+    List(Box<Abs<'p>>, Poly),
+    /// A list literal's elements, each as it is (`[a, b] |> flatten()`, a
+    /// union, holds at most the sum of their lengths).
+    Literal(Rc<Vec<Abs<'p>>>),
+    /// A record; `table` when it is a row of that table (by position).
+    Record(Rc<RecordAbs<'p>>),
+    /// An unread range (spec/cost.md §4.2).
+    Stream(Rc<StreamAbs<'p>>),
+    /// A function value: one of these lambdas.
+    Fns(Rc<Vec<Rc<Closure<'p>>>>),
+}
+
+/// A scalar's type and sizes.
+#[derive(Clone)]
+pub(super) struct Scalar {
+    pub kind: Kind,
+    pub int: Interval,
+    /// The most characters of a `String` (its bytes bound them).
+    pub chars: Poly,
+}
+
+/// A scalar's type, as the executor's operators tell them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Int,
+    Float,
+    Str,
+    Bool,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Int => "an Int",
+            Kind::Float => "a Float",
+            Kind::Str => "a String",
+            Kind::Bool => "a Bool",
+        }
+    }
+
+    /// The kind of a column type's values (under `?`).
+    pub fn of(ty: &rqc_plan::ColumnType) -> Kind {
+        match ty {
+            rqc_plan::ColumnType::Int => Kind::Int,
+            rqc_plan::ColumnType::Float => Kind::Float,
+            rqc_plan::ColumnType::String => Kind::Str,
+            rqc_plan::ColumnType::Bool => Kind::Bool,
+            rqc_plan::ColumnType::Optional(inner) => Kind::of(inner),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub(super) struct RecordAbs<'p> {
+    pub fields: Vec<(String, Abs<'p>)>,
+    pub table: Option<usize>,
+}
+
+/// A stream: the element read, what opening it costs (the descent, and
+/// the rows a `skip` drops) and what each element costs.
+#[derive(Clone)]
+pub(super) struct StreamAbs<'p> {
+    pub element: Abs<'p>,
+    pub open: Cost,
+    pub each: Cost,
+}
+
+/// A lambda with the names in scope where it was made.
+pub(super) struct Closure<'p> {
+    pub params: &'p [String],
+    pub body: &'p Node,
+    /// The lambda node itself (its id names it in messages).
+    pub node: &'p Node,
+    pub scope: Scope<'p>,
+    /// The entry point's parameters as they were where it was made (an
+    /// `if` branch around may have narrowed them, as the checker's
+    /// delayed lambda sees them).
+    pub entry_params: Rc<Vec<Abs<'p>>>,
+}
+
+/// Two kinds of value that cannot meet, named for the message.
+pub(super) struct Clash(pub &'static str, pub &'static str);
+
+impl<'p> Abs<'p> {
+    /// A scalar of `kind` whose sizes nothing bounds, named `what` (a
+    /// column, a parameter).
+    pub fn unknown(kind: Kind, what: &str) -> Abs<'p> {
+        Abs::scalar(kind, Interval::unbounded(what), Poly::unbounded(what))
+    }
+
+    pub fn scalar(kind: Kind, int: Interval, chars: Poly) -> Abs<'p> {
+        Abs::Scalar(Rc::new(Scalar { kind, int, chars }))
+    }
+
+    /// An `Int` in `int`.
+    pub fn int(int: Interval) -> Abs<'p> {
+        Abs::scalar(Kind::Int, int, Poly::zero())
+    }
+
+    /// A `String` of at most `chars` characters.
+    pub fn string(chars: Poly) -> Abs<'p> {
+        Abs::scalar(Kind::Str, Interval::unbounded("a string"), chars)
+    }
+
+    /// The scalar kind of a value that is one (or an option of one), and
+    /// whether it may be `none`: `None` for no value or `none` alone (any
+    /// operator takes them), `Err` for a value that is no scalar.
+    pub fn scalar_kind(&self) -> Result<Option<Kind>, &'static str> {
+        match self {
+            Abs::Scalar(s) => Ok(Some(s.kind)),
+            Abs::Nothing | Abs::Null => Ok(None),
+            Abs::Opt(inner) => inner.scalar_kind(),
+            other => Err(other.kind()),
+        }
+    }
+
+    /// The kind, named for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Abs::Nothing => "nothing",
+            Abs::Null => "none",
+            Abs::Scalar(_) => "a scalar",
+            Abs::Opt(_) => "an option",
+            Abs::List(..) | Abs::Literal(_) => "a list",
+            Abs::Record(_) => "a record",
+            Abs::Stream(_) => "a stream",
+            Abs::Fns(_) => "a function",
+        }
+    }
+
+    /// Whether the value is data all through: no stream and no function
+    /// in it (what a comparison, a key or a write reads whole).
+    pub fn is_data(&self) -> bool {
+        match self {
+            Abs::Stream(_) | Abs::Fns(_) => false,
+            Abs::Opt(inner) | Abs::List(inner, _) => inner.is_data(),
+            Abs::Literal(items) => items.iter().all(Abs::is_data),
+            Abs::Record(record) => record.fields.iter().all(|(_, v)| v.is_data()),
+            Abs::Nothing | Abs::Null | Abs::Scalar(_) => true,
+        }
+    }
+
+    /// The interval of a value read as a count (`take`'s, which the
+    /// executor refuses unless it is an `Int`): an `Int`'s, nothing's for
+    /// no value; `None` for anything else, `none` included.
+    pub fn interval(&self) -> Option<Interval> {
+        match self {
+            Abs::Scalar(s) if s.kind == Kind::Int => Some(s.int.clone()),
+            Abs::Nothing => Some(Interval::exact(0)),
+            _ => None,
+        }
+    }
+
+    /// The elements of a value read as a list, and their most number (the
+    /// runtime's `Val::items`): a list's, an option's (a list inside an
+    /// option is the list), none of `none`, and any other value as one.
+    /// `None` for a stream, which only a limiting consumer reads.
+    pub fn items(&self) -> Option<(Abs<'p>, Poly)> {
+        match self {
+            Abs::Stream(_) => None,
+            Abs::List(element, len) => Some(((**element).clone(), len.clone())),
+            Abs::Literal(_) => self.as_list().ok()?.items(),
+            Abs::Null | Abs::Nothing => Some((Abs::Nothing, Poly::zero())),
+            Abs::Opt(inner) => match &**inner {
+                Abs::List(element, len) => Some(((**element).clone(), len.clone())),
+                Abs::Stream(_) => None,
+                other => Some((other.clone(), Poly::constant(1))),
+            },
+            other => Some((other.clone(), Poly::constant(1))),
+        }
+    }
+
+    /// The value an option holds (a value that is not one holds itself).
+    pub fn unwrapped(&self) -> Abs<'p> {
+        match self {
+            Abs::Opt(inner) => (**inner).clone(),
+            Abs::Null => Abs::Nothing,
+            other => other.clone(),
+        }
+    }
+
+    /// A list literal as a list: its elements joined.
+    pub fn as_list(&self) -> Result<Abs<'p>, Clash> {
+        let Abs::Literal(items) = self else {
+            return Ok(self.clone());
+        };
+        let mut element = Abs::Nothing;
+        for item in items.iter() {
+            element = element.join(item)?;
+        }
+        Ok(Abs::List(
+            Box::new(element),
+            Poly::constant(items.len() as u64),
+        ))
+    }
+
+    /// The elements of the lists (or options) a list holds, and their most
+    /// number: a literal's, the sum of its elements' lengths (`flatten`).
+    pub fn flattened(&self) -> Option<(Abs<'p>, Poly)> {
+        let Abs::Literal(items) = self else {
+            let (inner, k) = self.items()?;
+            let (element, m) = inner.items()?;
+            return Some((element, k.times(&m)));
+        };
+        let (mut element, mut total) = (Abs::Nothing, Poly::zero());
+        for item in items.iter() {
+            let (inner, m) = item.items()?;
+            element = element.join(&inner).ok()?;
+            total = total.plus(&m);
+        }
+        Some((element, total))
+    }
+
+    /// `self` or `other` (see the module's comment).
+    pub fn join(&self, other: &Abs<'p>) -> Result<Abs<'p>, Clash> {
+        if matches!(self, Abs::Literal(_)) || matches!(other, Abs::Literal(_)) {
+            return self.as_list()?.join(&other.as_list()?);
+        }
+        Ok(match (self, other) {
+            (Abs::Nothing, x) | (x, Abs::Nothing) => x.clone(),
+            (Abs::Null, Abs::Null) => Abs::Null,
+            (Abs::Null, Abs::Opt(x)) | (Abs::Opt(x), Abs::Null) => Abs::Opt(x.clone()),
+            (Abs::Null, x) | (x, Abs::Null) => Abs::Opt(Box::new(x.clone())),
+            (Abs::Opt(a), Abs::Opt(b)) => Abs::Opt(Box::new(a.join(b)?)),
+            // Read as lists (a union's sides, flattened): an option is a
+            // list of at most one.
+            (Abs::Opt(a), Abs::List(b, n)) | (Abs::List(b, n), Abs::Opt(a))
+                if !matches!(**a, Abs::List(..)) =>
+            {
+                Abs::List(Box::new(a.join(b)?), n.max(&Poly::constant(1)))
+            }
+            (Abs::Opt(a), b) | (b, Abs::Opt(a)) => Abs::Opt(Box::new(a.join(b)?)),
+            (Abs::Scalar(a), Abs::Scalar(b)) if a.kind == b.kind => {
+                Abs::scalar(a.kind, a.int.join(&b.int), a.chars.max(&b.chars))
+            }
+            (Abs::Scalar(a), Abs::Scalar(b)) => return Err(Clash(a.kind.name(), b.kind.name())),
+            (Abs::List(a, n), Abs::List(b, m)) => Abs::List(Box::new(a.join(b)?), n.max(m)),
+            (Abs::Record(a), Abs::Record(b)) => {
+                if a.fields.len() != b.fields.len() {
+                    return Err(Clash("a record", "a record of other fields"));
+                }
+                let mut fields = Vec::with_capacity(a.fields.len());
+                for (name, value) in &a.fields {
+                    let Some((_, theirs)) = b.fields.iter().find(|(n, _)| n == name) else {
+                        return Err(Clash("a record", "a record of other fields"));
+                    };
+                    fields.push((name.clone(), value.join(theirs)?));
+                }
+                let table = a.table.filter(|t| b.table == Some(*t));
+                Abs::Record(Rc::new(RecordAbs { fields, table }))
+            }
+            (Abs::Stream(a), Abs::Stream(b)) => Abs::Stream(Rc::new(StreamAbs {
+                element: a.element.join(&b.element)?,
+                open: a.open.max(&b.open),
+                each: a.each.max(&b.each),
+            })),
+            (Abs::Fns(a), Abs::Fns(b)) => {
+                let mut all: Vec<Rc<Closure<'p>>> = (**a).clone();
+                for closure in b.iter() {
+                    if !all.iter().any(|c| Rc::ptr_eq(c, closure)) {
+                        all.push(Rc::clone(closure));
+                    }
+                }
+                Abs::Fns(Rc::new(all))
+            }
+            (a, b) => return Err(Clash(a.kind(), b.kind())),
+        })
+    }
+}

@@ -1,0 +1,104 @@
+//! Applying a function value in the bound pass: each lambda it may be, its body evaluated with its parameters bound where it was made, the results joined and the costs the largest; applications nest at most a fixed depth, so no run the verifier passes recurses.
+
+use super::abstract_value::Abs;
+use super::bounds::{Binding, Eval, Verifier};
+use crate::error::Result;
+use rqc_plan::Node;
+use std::rc::Rc;
+
+/// How deep applications may nest in one run: far deeper than any program
+/// the checker accepts nests them (its own limit is 16 delayed lambdas),
+/// and finite, so a lambda that applies itself is refused, as the checker
+/// refuses recursion.
+pub const MAX_APPLICATION_NESTING: usize = 64;
+
+impl<'p> Verifier<'p> {
+    /// Applies the function value `f` to `args`: each lambda it may be, its
+    /// body evaluated with its parameters bound; the results joined, the
+    /// costs the largest. Applications nest at most
+    /// [`MAX_APPLICATION_NESTING`] deep.
+    pub(super) fn apply(
+        &mut self,
+        site: &Node,
+        f: &Abs<'p>,
+        args: Vec<Abs<'p>>,
+    ) -> Result<Eval<'p>> {
+        let closures = match f {
+            Abs::Nothing => return Ok(Eval::free(Abs::Nothing)),
+            Abs::Fns(closures) => Rc::clone(closures),
+            other => {
+                return self.fault(
+                    "E0625",
+                    site,
+                    format!("it applies {} as a function", other.kind()),
+                )
+            }
+        };
+        let mut result: Option<Eval<'p>> = None;
+        for closure in closures.iter() {
+            if closure.params.len() != args.len() {
+                return self.fault(
+                    "E0624",
+                    site,
+                    format!(
+                        "it applies the lambda of operator {} to {} values, and it takes {}",
+                        closure.node.id,
+                        args.len(),
+                        closure.params.len()
+                    ),
+                );
+            }
+            self.enter(site, closure.node)?;
+            let mut scope = closure.scope.clone();
+            for (name, value) in closure.params.iter().zip(&args) {
+                scope = Some(Rc::new(Binding {
+                    name,
+                    value: value.clone(),
+                    id: self.new_binding(),
+                    condition: None,
+                    outer: scope,
+                }));
+            }
+            // The body sees the parameters as where the lambda was made.
+            let outer = std::mem::replace(&mut self.params, Rc::clone(&closure.entry_params));
+            let out = self.eval(closure.body, &scope);
+            self.params = outer;
+            self.applying.pop();
+            let out = out?;
+            result = Some(match result {
+                None => out,
+                Some(before) => Eval {
+                    value: match before.value.join(&out.value) {
+                        Ok(value) => value,
+                        Err(clash) => return self.clash(site, clash),
+                    },
+                    cost: before.cost.max(&out.cost),
+                    writes: before.writes || out.writes,
+                },
+            });
+        }
+        Ok(result.unwrap_or_else(|| Eval::free(Abs::Nothing)))
+    }
+
+    /// One more application of `lambda`, refused past the nesting limit.
+    fn enter(&mut self, site: &Node, lambda: &'p Node) -> Result<()> {
+        if self.applying.len() >= MAX_APPLICATION_NESTING {
+            let again = self
+                .applying
+                .iter()
+                .filter(|l| std::ptr::eq(**l, lambda))
+                .count();
+            let why = if again > 1 {
+                format!(
+                    "the lambda of operator {} is applied inside its own application {again} times over: a lambda applied to itself recurses, and its run would not end",
+                    lambda.id
+                )
+            } else {
+                format!("applications nest more than {MAX_APPLICATION_NESTING} deep")
+            };
+            return self.fault("E0640", site, why);
+        }
+        self.applying.push(lambda);
+        Ok(())
+    }
+}

@@ -1,0 +1,517 @@
+//! The bound pass: each plan run abstractly, every operator's cost recomputed with the cost calculus (`rqc-cost`) and held to the bound it claims, every application's nesting held to a limit so that no run recurses.
+//!
+//! The abstract run follows the executor (`interp.rs`, `combinators.rs`,
+//! `scan.rs`, `constraints.rs`) operator by operator, with the rules of
+//! spec/cost.md: a node's cost is what evaluating it may read, from what
+//! the plan itself says (its keys, prefixes, ranges and limits, the
+//! parameters' declared ends, the schema's bounds), never from the bound
+//! it claims. A lambda is analysed where it is applied, with the values it
+//! is applied to, as the checker checks a delayed lambda (`apply.rs`).
+//! Reads here; writes and access paths in `access.rs`; combinators in
+//! `combinators.rs`; what an `if` narrows in `narrowing.rs`.
+
+use super::abstract_value::{Abs, Clash, Closure, Kind, RecordAbs};
+use super::inputs::{contains_stream, param, row};
+use super::narrowing::{Comparison, Condition, Narrowed};
+use super::plan_fault;
+use crate::error::Result;
+use rqc_cost::{Cost, Interval, Poly, Relation, CEILING};
+use rqc_plan::{Bound, Entry, EntryKind, Node, Op, Schema, COMMIT_ROUND_TRIPS};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// The names in scope: a persistent list, newest first (as the executor's
+/// `Env`), so a lambda keeps the scope it was made in.
+pub(super) type Scope<'p> = Option<Rc<Binding<'p>>>;
+
+pub(super) struct Binding<'p> {
+    pub name: &'p str,
+    pub value: Abs<'p>,
+    /// The binding's identity: kept when an `if` narrows it, new for each
+    /// `let` and each application's parameter (`narrowing.rs`).
+    pub id: u64,
+    /// What the value says of the integers it compared, for a `Bool` a
+    /// `let` bound to a condition.
+    pub condition: Option<Arc<Condition<'p>>>,
+    pub outer: Scope<'p>,
+}
+
+/// The binding of `name` in `scope`, if any.
+pub(super) fn find<'s, 'p>(scope: &'s Scope<'p>, name: &str) -> Option<&'s Binding<'p>> {
+    let mut at = scope.as_deref();
+    while let Some(binding) = at {
+        if binding.name == name {
+            return Some(binding);
+        }
+        at = binding.outer.as_deref();
+    }
+    None
+}
+
+/// The most operators the abstract run of one entry point may evaluate
+/// (each application of a lambda evaluates its body again): a plan has at
+/// most 100,000 operators, so this is room for every honest one, and a
+/// plan built to take exponential time to analyse is refused instead.
+pub const MAX_VERIFY_STEPS: u64 = 2_000_000;
+
+/// What evaluating a node gives: its value, its cost, and whether it may
+/// write.
+pub(super) struct Eval<'p> {
+    pub value: Abs<'p>,
+    pub cost: Cost,
+    pub writes: bool,
+}
+
+impl<'p> Eval<'p> {
+    pub fn free(value: Abs<'p>) -> Eval<'p> {
+        Eval {
+            value,
+            cost: Cost::zero(),
+            writes: false,
+        }
+    }
+}
+
+pub(super) struct Verifier<'p> {
+    pub schema: &'p Schema,
+    pub entry: &'p Entry,
+    /// The entry point's parameters as the evaluation knows them here
+    /// (narrowed in an `if` branch; a lambda sees them as where it was
+    /// made).
+    pub params: Rc<Vec<Abs<'p>>>,
+    /// Each table's row, by position.
+    rows: Vec<Abs<'p>>,
+    steps: u64,
+    /// The lambdas being applied, outermost first.
+    pub applying: Vec<&'p Node>,
+    /// The last binding identity given.
+    bindings: u64,
+    /// Comparisons evaluated in the conditions open (`narrowing.rs`).
+    pub comparisons: Vec<Comparison<'p>>,
+    /// The comparisons the conditions open may read, each with how many
+    /// of them may read it.
+    pub wanted: std::collections::HashMap<*const Node, u32>,
+}
+
+/// Recomputes every claimed bound of `entry`'s plan (see the module's
+/// comment), and holds the entry point's bound, its commit counted for a
+/// mutation, within the ceiling. Returns the bound recomputed.
+pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
+    let mut verifier = Verifier {
+        schema,
+        entry,
+        params: Rc::new(
+            entry
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, _)| param(entry, i))
+                .collect(),
+        ),
+        rows: (0..schema.tables.len()).map(|t| row(schema, t)).collect(),
+        steps: 0,
+        applying: Vec::new(),
+        bindings: 0,
+        comparisons: Vec::new(),
+        wanted: Default::default(),
+    };
+    let root = &entry.root;
+    let out = verifier.eval(root, &None)?;
+    if !out.value.is_data() {
+        let (code, what) = if contains_stream(&out.value) {
+            ("E0630", "an unread stream, which nothing limits")
+        } else {
+            ("E0625", "a function")
+        };
+        return verifier.fault(code, root, format!("its result holds {what}"));
+    }
+    // A mutation's commit reads the changelog's head and commits: two
+    // round trips more (spec/cost.md §11).
+    let commit = match entry.kind {
+        EntryKind::Mutation => COMMIT_ROUND_TRIPS,
+        EntryKind::Query => 0,
+    };
+    let total = out.cost.plus(&Cost::constant(0, 0, commit));
+    let Some(claim) = root.bound else {
+        return verifier.fault("E0632", root, "the plan's root claims no bound".into());
+    };
+    verifier.within(root, &claim, &total)?;
+    verifier.within(root, &entry.bound, &total)?;
+    let figure = |poly: &Poly| poly.max_value().unwrap_or(u64::MAX);
+    Ok(Bound {
+        seeks: figure(&total.seeks),
+        rows: figure(&total.rows),
+        round_trips: figure(&total.trips),
+    })
+}
+
+/// Below this much stack left, evaluating a node first moves to a new
+/// segment: applications nest bodies, each as deep as a plan.
+const STACK_RED_ZONE: usize = 256 << 10;
+const STACK_SEGMENT: usize = 8 << 20;
+
+impl<'p> Verifier<'p> {
+    pub fn fault<T>(&self, code: &'static str, node: &Node, what: String) -> Result<T> {
+        Err(plan_fault(code, self.entry, Some(node), what))
+    }
+
+    /// E0625 for two kinds of value that cannot meet.
+    pub fn clash<T>(&self, node: &Node, clash: Clash) -> Result<T> {
+        self.fault(
+            "E0625",
+            node,
+            format!(
+                "a value is {} in one place and {} in another",
+                clash.0, clash.1
+            ),
+        )
+    }
+
+    /// The value as data: E0625 for a stream or a function in it.
+    pub fn data(&self, node: &Node, out: &Eval<'p>) -> Result<()> {
+        if out.value.is_data() {
+            return Ok(());
+        }
+        self.fault(
+            "E0625",
+            node,
+            format!("it reads {} whole, where only data goes", out.value.kind()),
+        )
+    }
+
+    /// The row of table `t`.
+    pub fn row(&self, t: usize) -> Abs<'p> {
+        self.rows[t].clone()
+    }
+
+    pub fn eval(&mut self, node: &'p Node, scope: &Scope<'p>) -> Result<Eval<'p>> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.eval_here(node, scope)
+        })
+    }
+
+    fn eval_here(&mut self, node: &'p Node, scope: &Scope<'p>) -> Result<Eval<'p>> {
+        self.steps += 1;
+        if self.steps > MAX_VERIFY_STEPS {
+            return self.fault(
+                "E0641",
+                node,
+                format!("verifying it takes more than {MAX_VERIFY_STEPS} steps (lambdas applied to lambdas that apply them, level upon level)"),
+            );
+        }
+        let out = self.operator(node, scope)?;
+        for (measure, poly) in out.cost.measures() {
+            if poly.max_value().is_none() {
+                let mut names = poly.tables();
+                names.extend(poly.unbounded_params());
+                return self.fault(
+                    "E0630",
+                    node,
+                    format!(
+                        "its {measure} grow with {}, which nothing bounds",
+                        names.join(", ")
+                    ),
+                );
+            }
+        }
+        if let Some(claim) = node.bound {
+            self.within(node, &claim, &out.cost)?;
+        }
+        Ok(out)
+    }
+
+    /// The claimed bound holds the recomputed cost, and is within the
+    /// ceiling.
+    fn within(&self, node: &Node, claim: &Bound, cost: &Cost) -> Result<()> {
+        let claimed = [claim.seeks, claim.rows, claim.round_trips];
+        for ((measure, poly), claimed) in cost.measures().into_iter().zip(claimed) {
+            if claimed > CEILING {
+                return self.fault(
+                    "E0632",
+                    node,
+                    format!("it claims {claimed} {measure}, above the ceiling of {CEILING}"),
+                );
+            }
+            let computed = poly.max_value().unwrap_or(u64::MAX);
+            if computed > claimed {
+                return self.fault(
+                    "E0631",
+                    node,
+                    format!(
+                        "it claims at most {claimed} {measure}, and the plan may make {}",
+                        if computed > CEILING {
+                            format!("more than {CEILING}")
+                        } else {
+                            computed.to_string()
+                        }
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates `nodes` in order: their values, and their costs summed.
+    pub fn all(
+        &mut self,
+        nodes: &'p [Node],
+        scope: &Scope<'p>,
+    ) -> Result<(Vec<Abs<'p>>, Eval<'p>)> {
+        let mut values = Vec::with_capacity(nodes.len());
+        let mut sum = Eval::free(Abs::Nothing);
+        for node in nodes {
+            let out = self.eval(node, scope)?;
+            sum.cost = sum.cost.plus(&out.cost);
+            sum.writes |= out.writes;
+            values.push(out.value);
+        }
+        Ok((values, sum))
+    }
+
+    /// As [`Verifier::all`], each value read as data (a key's, a row's).
+    pub fn all_data(
+        &mut self,
+        nodes: &'p [Node],
+        scope: &Scope<'p>,
+    ) -> Result<(Vec<Abs<'p>>, Eval<'p>)> {
+        let mut values = Vec::with_capacity(nodes.len());
+        let mut sum = Eval::free(Abs::Nothing);
+        for node in nodes {
+            let out = self.eval(node, scope)?;
+            self.data(node, &out)?;
+            sum.cost = sum.cost.plus(&out.cost);
+            sum.writes |= out.writes;
+            values.push(out.value);
+        }
+        Ok((values, sum))
+    }
+
+    fn operator(&mut self, node: &'p Node, scope: &Scope<'p>) -> Result<Eval<'p>> {
+        Ok(match &node.op {
+            Op::Const(value) => match super::scalars::constant(value) {
+                Ok(value) => Eval::free(value),
+                Err(clash) => return self.clash(node, clash),
+            },
+            Op::Param(i) => Eval::free(self.params[*i].clone()),
+            Op::Var(name) => match find(scope, name) {
+                Some(binding) => Eval::free(binding.value.clone()),
+                None => {
+                    return self.fault("E0624", node, format!("no value is bound to `{name}` here"))
+                }
+            },
+            Op::Get { .. }
+            | Op::GetUnique { .. }
+            | Op::Aggregate { .. }
+            | Op::Scan { .. }
+            | Op::Insert { .. }
+            | Op::Update { .. }
+            | Op::Upsert { .. }
+            | Op::Delete { .. } => self.access(node, scope)?,
+            Op::Limit { count, max } => {
+                let out = self.eval(count, scope)?;
+                if *max > CEILING {
+                    return self.fault(
+                        "E0632",
+                        node,
+                        format!("its maximum {max} is above the ceiling of {CEILING}"),
+                    );
+                }
+                let int = match (&out.value, out.value.interval()) {
+                    (Abs::Scalar(s), Some(int)) if s.kind == Kind::Int => int,
+                    (Abs::Nothing, Some(int)) => int,
+                    _ => {
+                        return self.fault(
+                            "E0625",
+                            node,
+                            format!("its count is {}, not an `Int`", out.value.kind()),
+                        )
+                    }
+                };
+                self.limit_holds(node, &int, *max)?;
+                // The runtime refuses a count above `max` before the read.
+                let most = i64::try_from(*max).unwrap_or(i64::MAX);
+                Eval {
+                    value: Abs::int(int.assume(Relation::AtMost, &Interval::exact(most))),
+                    ..out
+                }
+            }
+            // The body of a lambda nothing applies: reached, the run stops
+            // with an internal error.
+            Op::Unreachable => {
+                return self.fault(
+                    "E0621",
+                    node,
+                    "code the plan marks unreachable is reached".into(),
+                )
+            }
+            Op::Tuple(_) => {
+                return self.fault("E0621", node, "a tuple outside a range's end".into())
+            }
+            Op::Field(base, name) => {
+                let out = self.eval(base, scope)?;
+                let value = self.field(node, &out.value, name)?;
+                Eval { value, ..out }
+            }
+            Op::Record(fields) => {
+                let mut sum = Eval::free(Abs::Nothing);
+                let mut values = Vec::with_capacity(fields.len());
+                for (name, value) in fields {
+                    let out = self.eval(value, scope)?;
+                    sum.cost = sum.cost.plus(&out.cost);
+                    sum.writes |= out.writes;
+                    values.push((name.clone(), out.value));
+                }
+                sum.value = Abs::Record(Rc::new(RecordAbs {
+                    fields: values,
+                    table: None,
+                }));
+                sum
+            }
+            Op::List(items) => {
+                let (values, mut sum) = self.all(items, scope)?;
+                let literal = Abs::Literal(Rc::new(values));
+                // Elements of kinds that cannot meet are refused here.
+                if let Err(clash) = literal.as_list() {
+                    return self.clash(node, clash);
+                }
+                sum.value = literal;
+                sum
+            }
+            Op::Unary(op, operand) => {
+                let out = self.eval(operand, scope)?;
+                self.data(operand, &out)?;
+                let value = self.unary(node, *op, &out.value)?;
+                Eval { value, ..out }
+            }
+            Op::Binary(op, a, b) => {
+                let (left, right) = (self.eval(a, scope)?, self.eval(b, scope)?);
+                self.data(a, &left)?;
+                self.data(b, &right)?;
+                self.record_comparison(node, *op, (a, b), (&left.value, &right.value), scope);
+                Eval {
+                    value: self.binary(node, *op, &left.value, &right.value)?,
+                    cost: left.cost.plus(&right.cost),
+                    writes: left.writes || right.writes,
+                }
+            }
+            Op::If(c, then, otherwise) => {
+                let mark = self.begin_condition(c);
+                let condition = self.eval(c, scope);
+                let proves = self.condition(c, mark, scope);
+                let condition = condition?;
+                self.data(c, &condition)?;
+                let narrowed = (
+                    self.narrowed(&proves, true, scope),
+                    self.narrowed(&proves, false, scope),
+                );
+                let a = self.branch(then, narrowed.0)?;
+                let b = self.branch(otherwise, narrowed.1)?;
+                let value = match a.value.join(&b.value) {
+                    Ok(value) => value,
+                    Err(clash) => return self.clash(node, clash),
+                };
+                Eval {
+                    value,
+                    cost: condition.cost.plus(&a.cost.max(&b.cost)),
+                    writes: condition.writes || a.writes || b.writes,
+                }
+            }
+            Op::Let(name, value, body) => {
+                let mark = self.begin_condition(value);
+                let bound = self.eval(value, scope);
+                let says = self.condition(value, mark, scope);
+                let bound = bound?;
+                let condition = super::narrowing::kept(says, &bound.value);
+                let inner = Some(Rc::new(Binding {
+                    name,
+                    value: bound.value,
+                    id: self.new_binding(),
+                    condition,
+                    outer: scope.clone(),
+                }));
+                let out = self.eval(body, &inner)?;
+                Eval {
+                    value: out.value,
+                    cost: bound.cost.plus(&out.cost),
+                    writes: bound.writes || out.writes,
+                }
+            }
+            Op::Seq(items) => {
+                let (values, mut sum) = self.all(items, scope)?;
+                sum.value = values.into_iter().last().unwrap_or(Abs::Null);
+                sum
+            }
+            Op::Lambda(params, body) => Eval::free(Abs::Fns(Rc::new(vec![Rc::new(Closure {
+                params,
+                body,
+                node,
+                scope: scope.clone(),
+                entry_params: Rc::clone(&self.params),
+            })]))),
+            Op::Apply(f, args) => {
+                let callee = self.eval(f, scope)?;
+                let (values, given) = self.all(args, scope)?;
+                let applied = self.apply(node, &callee.value, values)?;
+                Eval {
+                    value: applied.value,
+                    cost: callee.cost.plus(&given.cost).plus(&applied.cost),
+                    writes: callee.writes || given.writes || applied.writes,
+                }
+            }
+            Op::Combinator(..) | Op::TopK { .. } => self.combinator(node, scope)?,
+        })
+    }
+
+    /// Entry parameter `i` as the evaluation knows it (narrowed in an
+    /// `if` branch).
+    pub fn param_value(&self, i: usize) -> Option<Abs<'p>> {
+        self.params.get(i).cloned()
+    }
+
+    /// A new binding's identity.
+    pub fn new_binding(&mut self) -> u64 {
+        self.bindings += 1;
+        self.bindings
+    }
+
+    /// An `if` branch, with what its condition narrows.
+    fn branch(&mut self, node: &'p Node, narrowed: Narrowed<'p>) -> Result<Eval<'p>> {
+        if narrowed.params.is_empty() {
+            return self.eval(node, &narrowed.scope);
+        }
+        let mut params = (*self.params).clone();
+        for (i, int) in narrowed.params {
+            params[i] = Abs::int(int);
+        }
+        let outer = std::mem::replace(&mut self.params, Rc::new(params));
+        let out = self.eval(node, &narrowed.scope);
+        self.params = outer;
+        out
+    }
+
+    /// `base.name` (none of none).
+    fn field(&self, node: &Node, base: &Abs<'p>, name: &str) -> Result<Abs<'p>> {
+        match base {
+            Abs::Nothing => Ok(Abs::Nothing),
+            Abs::Null => Ok(Abs::Null),
+            Abs::Opt(inner) => Ok(match self.field(node, inner, name)? {
+                Abs::Opt(value) => Abs::Opt(value),
+                Abs::Null => Abs::Null,
+                value => Abs::Opt(Box::new(value)),
+            }),
+            Abs::Record(record) => match record.fields.iter().find(|(n, _)| n == name) {
+                Some((_, value)) => Ok(value.clone()),
+                None => self.fault(
+                    "E0625",
+                    node,
+                    format!("it reads field `{name}` of a record that has none"),
+                ),
+            },
+            other => self.fault(
+                "E0625",
+                node,
+                format!("it reads field `{name}` of {}", other.kind()),
+            ),
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! The bound pass's combinators and top-k: over a stream only the limiting consumers (`take`, `first`, `exists`), `map` and `skip`, each costed by spec/cost.md §4.2; over a list or an option by §4.3, a function applied to every element with its round trips batched where the runtime batches them (§11, Lemma 5).
+
+use super::abstract_value::{Abs, Kind, RecordAbs, StreamAbs};
+use super::bounds::{Eval, Scope, Verifier};
+use crate::error::Result;
+use rqc_cost::{Cost, Interval, Poly};
+use rqc_plan::{Combinator, Node, Op, Shape};
+use std::rc::Rc;
+
+impl<'p> Verifier<'p> {
+    pub(super) fn combinator(&mut self, node: &'p Node, scope: &Scope<'p>) -> Result<Eval<'p>> {
+        if let Op::TopK { input, key, k, .. } = &node.op {
+            return self.top_k(node, input, key, k, scope);
+        }
+        let Op::Combinator(c, shape, args) = &node.op else {
+            return self.fault("E0621", node, "not a combinator".into());
+        };
+        let (c, shape) = (*c, *shape);
+        let input = self.eval(&args[0], scope)?;
+        let takes_value = matches!(
+            c,
+            Combinator::Take | Combinator::Skip | Combinator::UnwrapOr
+        );
+        // The function (or the count, the default), evaluated as the
+        // executor does: its making costs what it costs, once.
+        let operand = match args.get(1) {
+            Some(arg) => Some(self.eval(arg, scope)?),
+            None => None,
+        };
+        let mut out = Eval {
+            value: Abs::Nothing,
+            cost: input.cost.clone(),
+            writes: input.writes,
+        };
+        if let Some(operand) = &operand {
+            out.cost = out.cost.plus(&operand.cost);
+            out.writes |= operand.writes;
+        }
+        if let Abs::Stream(stream) = &input.value {
+            if shape == Shape::Option {
+                return self.fault("E0625", node, "a stream read as an option".into());
+            }
+            return self.on_stream(node, c, stream, operand.as_ref(), out);
+        }
+        // A list's `take` or `skip` count: an `Int`, bounded or not (the
+        // list bounds what it gives).
+        let count = |verifier: &Self, operand: &Option<Eval<'p>>| -> Result<Option<Poly>> {
+            let value = operand
+                .as_ref()
+                .map(|o| o.value.clone())
+                .unwrap_or(Abs::Nothing);
+            let int = verifier.count_interval(node, &value)?;
+            Ok(int.hi.max_value().map(Poly::constant))
+        };
+        let (element, k) = if shape == Shape::Option {
+            match &input.value {
+                Abs::Null | Abs::Nothing => (Abs::Nothing, Poly::zero()),
+                other => (other.unwrapped(), Poly::constant(1)),
+            }
+        } else {
+            match input.value.items() {
+                Some(items) => items,
+                None => return self.fault("E0625", node, "a stream read as a list".into()),
+            }
+        };
+        let list = |element: Abs<'p>, len: Poly| Abs::List(Box::new(element), len);
+        out.value = match c {
+            Combinator::UnwrapOr => {
+                let default = operand.map(|o| o.value).unwrap_or(Abs::Nothing);
+                match input.value.unwrapped().join(&default) {
+                    Ok(value) => value,
+                    Err(clash) => return self.clash(node, clash),
+                }
+            }
+            Combinator::Take | Combinator::Skip => {
+                let n = count(self, &operand)?;
+                match (c, shape) {
+                    (_, Shape::Option) => input.value.clone(),
+                    (Combinator::Take, _) => list(element, smaller(&k, n.as_ref())),
+                    _ => list(element, k),
+                }
+            }
+            Combinator::Count => Abs::int(Interval::up_to(k)),
+            Combinator::First => Abs::Opt(Box::new(element)),
+            Combinator::Exists => Abs::unknown(Kind::Bool, "a Bool"),
+            Combinator::Flatten => {
+                let flattened = match shape {
+                    Shape::Option => element.items(),
+                    _ => input.value.flattened(),
+                };
+                match flattened {
+                    Some((inner, total)) => list(inner, total),
+                    None => return self.fault("E0625", node, "it flattens streams".into()),
+                }
+            }
+            Combinator::Distinct => {
+                if !element.is_data() {
+                    return self.fault("E0625", node, "it compares streams or functions".into());
+                }
+                list(element, k)
+            }
+            _ if takes_value => unreachable!("take, skip and unwrap_or are above"),
+            _ => {
+                let f = operand.map(|o| o.value);
+                let applied = match &f {
+                    Some(f) => Some(self.apply_over(node, f, &element, &k)?),
+                    None => None,
+                };
+                let result = applied.as_ref().map(|a| a.value.clone());
+                if let Some(applied) = applied {
+                    out.cost = out.cost.plus(&applied.cost);
+                    out.writes |= applied.writes;
+                }
+                let result_or_element = result.clone().unwrap_or_else(|| element.clone());
+                match c {
+                    Combinator::Map if shape == Shape::Option => {
+                        Abs::Opt(Box::new(result_or_element))
+                    }
+                    Combinator::Map => list(result_or_element, k),
+                    Combinator::Filter | Combinator::SortBy { .. } => list(element, k),
+                    Combinator::FlatMap => match result_or_element.items() {
+                        Some((inner, m)) => list(inner, k.times(&m)),
+                        None => {
+                            return self.fault("E0625", node, "its function gives a stream".into())
+                        }
+                    },
+                    Combinator::GroupBy => {
+                        if !result_or_element.is_data() {
+                            return self.fault(
+                                "E0625",
+                                node,
+                                "it groups by a stream or a function".into(),
+                            );
+                        }
+                        let group = RecordAbs {
+                            fields: vec![
+                                ("key".into(), result_or_element),
+                                ("rows".into(), list(element, k.clone())),
+                            ],
+                            table: None,
+                        };
+                        list(Abs::Record(Rc::new(group)), k)
+                    }
+                    // The executor adds `Int`s and `Float`s and skips the rest.
+                    Combinator::Sum => match result_or_element.interval() {
+                        // At most `k` terms, each within the element's range.
+                        Some(int) => Abs::int(int.times(&Interval::up_to(k.clone()))),
+                        None if result_or_element.scalar_kind() == Ok(Some(Kind::Float)) => {
+                            Abs::unknown(Kind::Float, "a sum")
+                        }
+                        None => Abs::int(Interval::unbounded("a sum")),
+                    },
+                    Combinator::Min | Combinator::Max => {
+                        if !result_or_element.is_data() {
+                            return self.fault(
+                                "E0625",
+                                node,
+                                "it compares streams or functions".into(),
+                            );
+                        }
+                        match literal_extreme(c, shape, &input.value, result.is_none()) {
+                            Some(extreme) => Abs::Opt(Box::new(Abs::int(extreme))),
+                            None => Abs::Opt(Box::new(result_or_element)),
+                        }
+                    }
+                    Combinator::Avg => Abs::Opt(Box::new(Abs::unknown(Kind::Float, "a mean"))),
+                    _ => Abs::unknown(Kind::Bool, "a value"),
+                }
+            }
+        };
+        Ok(out)
+    }
+
+    /// A combinator over an unread stream (`combinators::on_stream`).
+    fn on_stream(
+        &mut self,
+        node: &'p Node,
+        c: Combinator,
+        stream: &StreamAbs<'p>,
+        operand: Option<&Eval<'p>>,
+        mut out: Eval<'p>,
+    ) -> Result<Eval<'p>> {
+        let operand = operand.map(|o| o.value.clone()).unwrap_or(Abs::Nothing);
+        match c {
+            Combinator::Take => {
+                let n = self.count_of(node, &operand)?;
+                out.cost = out.cost.plus(&stream.open).plus(&stream.each.times(&n));
+                out.value = Abs::List(Box::new(stream.element.clone()), n);
+            }
+            Combinator::First | Combinator::Exists => {
+                out.cost = out.cost.plus(&stream.open).plus(&stream.each);
+                out.value = if c == Combinator::First {
+                    Abs::Opt(Box::new(stream.element.clone()))
+                } else {
+                    Abs::unknown(Kind::Bool, "a Bool")
+                };
+            }
+            // Applied to each row read, one by one (not batched).
+            Combinator::Map => {
+                let applied = self.apply(node, &operand, vec![stream.element.clone()])?;
+                out.writes |= applied.writes;
+                out.value = Abs::Stream(Rc::new(StreamAbs {
+                    element: applied.value,
+                    open: stream.open.clone(),
+                    each: stream.each.plus(&applied.cost),
+                }));
+            }
+            // The rows skipped are read when the stream is.
+            Combinator::Skip => {
+                let n = self.count_of(node, &operand)?;
+                out.value = Abs::Stream(Rc::new(StreamAbs {
+                    element: stream.element.clone(),
+                    open: stream.open.plus(&stream.each.times(&n)),
+                    each: stream.each.clone(),
+                }));
+            }
+            other => {
+                return self.fault(
+                    "E0625",
+                    node,
+                    format!(
+                        "`{}` over a stream would read it without a limit",
+                        other.name()
+                    ),
+                )
+            }
+        }
+        Ok(out)
+    }
+
+    /// A count's interval: E0625 unless it is an `Int` (the executor
+    /// refuses anything else, `none` too).
+    fn count_interval(&self, node: &Node, count: &Abs<'p>) -> Result<Interval> {
+        match count.interval() {
+            Some(int) => Ok(int),
+            None => self.fault(
+                "E0625",
+                node,
+                format!("its count is {}, not an `Int`", count.kind()),
+            ),
+        }
+    }
+
+    /// The most a count may be: its interval's upper end, which must have
+    /// a maximum (at most zero takes nothing).
+    fn count_of(&self, node: &Node, count: &Abs<'p>) -> Result<Poly> {
+        let int = self.count_interval(node, count)?;
+        match int.hi.max_value() {
+            Some(n) => Ok(Poly::constant(n)),
+            None => self.fault(
+                "E0630",
+                node,
+                format!(
+                    "its count has no upper end ({}), so nothing limits what it reads",
+                    int.hi.unbounded_params().join(", ")
+                ),
+            ),
+        }
+    }
+
+    /// `f` applied to each of `k` elements like `element`: the cost of one
+    /// application times `k`, its round trips once when the runtime reads
+    /// the applications ahead as one batch per level (a lambda whose body
+    /// holds no write and whose applications write nothing; §11, Lemma 5).
+    fn apply_over(
+        &mut self,
+        node: &'p Node,
+        f: &Abs<'p>,
+        element: &Abs<'p>,
+        k: &Poly,
+    ) -> Result<Eval<'p>> {
+        let one = self.apply(node, f, vec![element.clone()])?;
+        let batched = !one.writes
+            && match f {
+                Abs::Fns(closures) => closures.iter().all(|c| !rqc_plan::batch::writes(c.body)),
+                _ => true,
+            };
+        let cost = if batched {
+            one.cost.batched(k)
+        } else {
+            one.cost.times(k)
+        };
+        Ok(Eval { cost, ..one })
+    }
+
+    /// `sort_by(key) |> take(k)` in one pass.
+    fn top_k(
+        &mut self,
+        node: &'p Node,
+        input: &'p Node,
+        key: &'p Node,
+        k: &'p Node,
+        scope: &Scope<'p>,
+    ) -> Result<Eval<'p>> {
+        let items = self.eval(input, scope)?;
+        let Some((element, len)) = items.value.items() else {
+            return self.fault("E0625", node, "a stream sorted whole".into());
+        };
+        let key = self.eval(key, scope)?;
+        let count = self.eval(k, scope)?;
+        let applied = self.apply_over(node, &key.value, &element, &len)?;
+        if !applied.value.is_data() {
+            return self.fault("E0625", node, "it sorts by a stream or a function".into());
+        }
+        let n = self
+            .count_interval(node, &count.value)?
+            .hi
+            .max_value()
+            .map(Poly::constant);
+        Ok(Eval {
+            value: Abs::List(Box::new(element), smaller(&len, n.as_ref())),
+            cost: Cost::zero()
+                .plus(&items.cost)
+                .plus(&key.cost)
+                .plus(&count.cost)
+                .plus(&applied.cost),
+            writes: items.writes || key.writes || count.writes || applied.writes,
+        })
+    }
+}
+
+/// `[e₁, …, eₙ] |> min()` (or `max()`) of a list literal of plain `Int`s,
+/// read as a list, with no function: known element by element, by the
+/// shared rules `Interval::least_of` and `greatest_of`, as the checker
+/// knows it.
+fn literal_extreme(c: Combinator, shape: Shape, input: &Abs<'_>, plain: bool) -> Option<Interval> {
+    let Abs::Literal(items) = input else {
+        return None;
+    };
+    if !plain || shape != Shape::List {
+        return None;
+    }
+    let ints = items
+        .iter()
+        .map(|item| match item {
+            Abs::Scalar(s) if s.kind == Kind::Int => Some(s.int.clone()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    match c {
+        Combinator::Min => Interval::least_of(&ints),
+        _ => Interval::greatest_of(&ints),
+    }
+}
+
+/// The tighter of a list's length and a count's most (both bound how many
+/// elements a `take` gives): `Poly::tighter`, as the checker keeps it.
+fn smaller(len: &Poly, count: Option<&Poly>) -> Poly {
+    count.map_or_else(|| len.clone(), |count| len.tighter(count))
+}

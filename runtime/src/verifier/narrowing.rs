@@ -1,0 +1,251 @@
+//! What an `if`'s condition says in each branch of the bound pass, read as the checker reads it (`compiler/src/check/narrowing.rs`) and narrowed by the same shared rule (`rqc_cost::assume`, `Interval::assume`, `Interval::intersect`; spec/cost.md §3.1).
+//!
+//! While a condition (an `if`'s, or a `let`'s value) is evaluated, each
+//! comparison of two plain `Int`s it is made of (under `!`, `&&`, `||`)
+//! records both sides' intervals and which side is a parameter or a name
+//! bound in scope, with that binding's identity. The condition is then read as an `rqc_cost::Condition` —
+//! comparisons under `!`, `&&` and `||`, and `Bool` names a `let` bound to
+//! such a condition — and each branch is evaluated with the parameters and
+//! names it proves something of bound again to their narrowed intervals.
+//!
+//! Sound because the run evaluates a branch only when its condition held
+//! (or failed), on the same values of the names it compared: a parameter
+//! keeps one value for the whole run, and a name is narrowed only where it
+//! is still the binding the comparison read (a binding keeps its identity
+//! when narrowed, and a name bound again is a new binding). An optional
+//! side (`none` compares below every number) is never recorded.
+
+use super::abstract_value::{Abs, Kind};
+use super::bounds::{find, Binding, Scope, Verifier};
+use rqc_cost::{Interval, Relation};
+use rqc_plan::{BinOp, Node, Op, UnOp};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// What a side of a comparison reads: an entry parameter (by position), or
+/// a name and the identity of its binding.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Named<'p> {
+    Param(usize),
+    Binding(&'p str, u64),
+}
+
+/// What a `Bool` value of the plan says about the integers it compared.
+pub(super) type Condition<'p> = rqc_cost::Condition<Named<'p>>;
+
+type Side<'p> = rqc_cost::Side<Named<'p>>;
+
+/// A comparison evaluated inside an open condition, found again by its
+/// node.
+pub(super) struct Comparison<'p> {
+    node: &'p Node,
+    relation: Option<Relation>,
+    left: Side<'p>,
+    right: Side<'p>,
+}
+
+/// What a branch narrows: the scope with its names narrowed, and the
+/// parameters narrowed (by position).
+pub(super) struct Narrowed<'p> {
+    pub scope: Scope<'p>,
+    pub params: Vec<(usize, Interval)>,
+}
+
+/// The relation a comparison operator tests (`None` for `!=`), or nothing
+/// for an operator that is no comparison of numbers.
+fn relation(op: BinOp) -> Option<Option<Relation>> {
+    Some(match op {
+        BinOp::Lt => Some(Relation::Below),
+        BinOp::LtEq => Some(Relation::AtMost),
+        BinOp::Gt => Some(Relation::Above),
+        BinOp::GtEq => Some(Relation::AtLeast),
+        BinOp::Eq => Some(Relation::Equal),
+        BinOp::NotEq => None,
+        _ => return None,
+    })
+}
+
+/// A plain `Int`'s interval (not an option, not `none`).
+fn plain_int(value: &Abs<'_>) -> Option<Interval> {
+    match value {
+        Abs::Scalar(s) if s.kind == Kind::Int => Some(s.int.clone()),
+        _ => None,
+    }
+}
+
+impl<'p> Verifier<'p> {
+    /// The comparisons of `cond` that [`Verifier::condition`] may read
+    /// are recorded from here until it is called; the mark to give it.
+    /// Only those: a condition may apply lambdas that compare a million
+    /// times, and the records would hold them all.
+    pub(super) fn begin_condition(&mut self, cond: &'p Node) -> usize {
+        for comparison in skeleton(cond) {
+            *self.wanted.entry(comparison).or_default() += 1;
+        }
+        self.comparisons.len()
+    }
+
+    /// Records `a op b` (the comparison `node`, its operands' values just
+    /// evaluated in `scope`) when a condition is open and both are plain
+    /// `Int`s.
+    pub(super) fn record_comparison(
+        &mut self,
+        node: &'p Node,
+        op: BinOp,
+        operands: (&'p Node, &'p Node),
+        values: (&Abs<'p>, &Abs<'p>),
+        scope: &Scope<'p>,
+    ) {
+        let Some(relation) = relation(op) else {
+            return;
+        };
+        if !self.wanted.contains_key(&(node as *const Node)) {
+            return;
+        }
+        let (Some(x), Some(y)) = (plain_int(values.0), plain_int(values.1)) else {
+            return;
+        };
+        let side = |operand: &'p Node, interval: Interval| Side {
+            interval,
+            name: match &operand.op {
+                Op::Param(i) => Some(Named::Param(*i)),
+                Op::Var(name) => find(scope, name).map(|b| Named::Binding(b.name, b.id)),
+                _ => None,
+            },
+        };
+        let comparison = Comparison {
+            node,
+            relation,
+            left: side(operands.0, x),
+            right: side(operands.1, y),
+        };
+        self.comparisons.push(comparison);
+    }
+
+    /// `cond` (just evaluated in `scope`, its comparisons recorded since
+    /// `mark`) as a [`Condition`]; the records are dropped.
+    pub(super) fn condition(
+        &mut self,
+        cond: &'p Node,
+        mark: usize,
+        scope: &Scope<'p>,
+    ) -> Condition<'p> {
+        for comparison in skeleton(cond) {
+            if let Some(open) = self.wanted.get_mut(&comparison) {
+                *open -= 1;
+                if *open == 0 {
+                    self.wanted.remove(&comparison);
+                }
+            }
+        }
+        let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
+        read_condition(cond, &recorded, scope)
+    }
+
+    /// What `condition` being `holds` narrows in a branch evaluated in
+    /// `scope`: each name's interval, intersected with what its binding
+    /// already knew (an outer `if`).
+    pub(super) fn narrowed(
+        &self,
+        condition: &Condition<'p>,
+        holds: bool,
+        scope: &Scope<'p>,
+    ) -> Narrowed<'p> {
+        let mut facts = Vec::new();
+        rqc_cost::assume(condition, holds, &mut facts);
+        let mut narrowed = Narrowed {
+            scope: scope.clone(),
+            params: Vec::new(),
+        };
+        for (named, interval) in facts {
+            match named {
+                Named::Param(i) => {
+                    let known = narrowed
+                        .params
+                        .iter()
+                        .rev()
+                        .find(|(p, _)| *p == i)
+                        .map(|(_, int)| int.clone())
+                        .or_else(|| self.param_value(i).as_ref().and_then(plain_int));
+                    if let Some(known) = known {
+                        narrowed.params.push((i, known.intersect(&interval)));
+                    }
+                }
+                Named::Binding(name, id) => {
+                    // Only the binding the comparison read, and only an `Int`.
+                    let Some(binding) = find(&narrowed.scope, name).filter(|b| b.id == id) else {
+                        continue;
+                    };
+                    let Some(known) = plain_int(&binding.value) else {
+                        continue;
+                    };
+                    let condition = binding.condition.clone();
+                    narrowed.scope = Some(Rc::new(Binding {
+                        name,
+                        value: Abs::int(known.intersect(&interval)),
+                        id,
+                        condition,
+                        outer: narrowed.scope.clone(),
+                    }));
+                }
+            }
+        }
+        narrowed
+    }
+}
+
+/// The comparisons [`read_condition`] may find in `cond`: those under
+/// `!`, `&&` and `||` from its top.
+fn skeleton(cond: &Node) -> Vec<*const Node> {
+    let (mut found, mut work) = (Vec::new(), vec![cond]);
+    while let Some(node) = work.pop() {
+        match &node.op {
+            Op::Unary(UnOp::Not, inner) => work.push(inner),
+            Op::Binary(BinOp::And | BinOp::Or, a, b) => work.extend([&**a, &**b]),
+            Op::Binary(op, ..) if relation(*op).is_some() => found.push(node as *const Node),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// `cond` as a [`Condition`], its comparisons found among `recorded`.
+fn read_condition<'p>(
+    cond: &'p Node,
+    recorded: &[Comparison<'p>],
+    scope: &Scope<'p>,
+) -> Condition<'p> {
+    match &cond.op {
+        Op::Unary(UnOp::Not, inner) => {
+            Condition::Not(Box::new(read_condition(inner, recorded, scope)))
+        }
+        Op::Binary(BinOp::And, a, b) => Condition::And(
+            Box::new(read_condition(a, recorded, scope)),
+            Box::new(read_condition(b, recorded, scope)),
+        ),
+        Op::Binary(BinOp::Or, a, b) => Condition::Or(
+            Box::new(read_condition(a, recorded, scope)),
+            Box::new(read_condition(b, recorded, scope)),
+        ),
+        Op::Binary(..) => recorded
+            .iter()
+            .rev()
+            .find(|c| std::ptr::eq(c.node, cond))
+            .map_or(Condition::Opaque, |c| Condition::Compare {
+                left: Box::new(c.left.clone()),
+                relation: c.relation,
+                right: Box::new(c.right.clone()),
+            }),
+        Op::Var(name) => find(scope, name)
+            .and_then(|binding| binding.condition.clone())
+            .map_or(Condition::Opaque, Condition::Named),
+        _ => Condition::Opaque,
+    }
+}
+
+/// What a `let` keeps of its value: the condition it says, when it is a
+/// `Bool` that says something.
+pub(super) fn kept<'p>(condition: Condition<'p>, value: &Abs<'p>) -> Option<Arc<Condition<'p>>> {
+    let boolean = matches!(value, Abs::Scalar(s) if s.kind == Kind::Bool);
+    (boolean && condition != Condition::Opaque).then(|| Arc::new(condition))
+}

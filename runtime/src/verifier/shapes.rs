@@ -1,0 +1,566 @@
+//! Each entry point's head and each operator's shape: names valid and unique, parameters well-formed, node ids the pre-order numbering, every table, index, aggregate, column and parameter resolved, every operator's arity, every name bound where it is used, writes only in mutations and never of a key column.
+//!
+//! What passes here cannot make the executor panic or look up something
+//! that is not there: every position it indexes with (a key's, an
+//! index's, a parameter's, a node's id) is in range. Kinds of values (a
+//! list where a list goes) are the bound pass's (`bounds.rs`), which runs
+//! the plan abstractly.
+
+use super::{is_name, plan_fault, shown};
+use crate::error::Result;
+use rqc_plan::{
+    ColumnType, Combinator, CompiledProgram, Entry, EntryKind, Node, Op, ParamType, RangeEnd,
+    Schema, Shape, TableSchema, Value,
+};
+use std::collections::HashSet;
+
+/// Checks every entry point's head and plan.
+pub(super) fn check_entries(program: &CompiledProgram) -> Result<()> {
+    let mut seen = HashSet::new();
+    for entry in &program.entries {
+        check_head(entry)?;
+        if !seen.insert((entry.module.as_str(), entry.name.as_str())) {
+            return Err(plan_fault(
+                "E0611",
+                entry,
+                None,
+                "the program holds two entry points of this name".into(),
+            ));
+        }
+        let mut walk = Walk {
+            schema: &program.schema,
+            entry,
+            next_id: 0,
+            scope: Vec::new(),
+        };
+        walk.node(&entry.root)?;
+    }
+    Ok(())
+}
+
+/// The entry point's names and parameters.
+fn check_head(entry: &Entry) -> Result<()> {
+    let fault = |code, what: String| Err(plan_fault(code, entry, None, what));
+    if !is_name(&entry.name) {
+        return fault(
+            "E0610",
+            format!("its name {} is not a name", shown(&entry.name)),
+        );
+    }
+    // A module without a `module` line is named after its file's stem
+    // (`my-app`): any text but empty, very long, or with a control
+    // character (a message prints it).
+    let module_fine = !entry.module.is_empty()
+        && entry.module.len() <= 4 * super::MAX_NAME_BYTES
+        && !entry.module.chars().any(char::is_control);
+    if !module_fine {
+        return fault(
+            "E0610",
+            format!("its module {} is not a name", shown(&entry.module)),
+        );
+    }
+    let mut names = HashSet::new();
+    for (i, param) in entry.params.iter().enumerate() {
+        if !is_name(&param.name) {
+            return fault(
+                "E0610",
+                format!("parameter {i} is named {}, not a name", shown(&param.name)),
+            );
+        }
+        if !names.insert(param.name.as_str()) {
+            return fault(
+                "E0611",
+                format!("two parameters are named {}", shown(&param.name)),
+            );
+        }
+        let types_fine = match &param.ty {
+            ParamType::Scalar(ty) | ParamType::List(ty) => column_type_fine(ty),
+            ParamType::Records(fields) => {
+                let mut fields_seen = HashSet::new();
+                fields.iter().all(|(name, ty)| {
+                    is_name(name) && fields_seen.insert(name.as_str()) && column_type_fine(ty)
+                })
+            }
+        };
+        if !types_fine {
+            return fault(
+                "E0626",
+                format!("parameter {} has a malformed type", shown(&param.name)),
+            );
+        }
+        // `n: Int >= a <= k`: a lower end only on an `Int`, at most the
+        // upper (no argument would fit an empty range; the checker refuses
+        // it, E0320).
+        if let Some(least) = param.min {
+            let int = match &param.ty {
+                ParamType::Scalar(ColumnType::Optional(inner)) => **inner == ColumnType::Int,
+                ParamType::Scalar(ty) => *ty == ColumnType::Int,
+                _ => false,
+            };
+            if !int || param.max.is_some_and(|most| most < least) {
+                return fault(
+                    "E0626",
+                    format!(
+                        "parameter {} has a lower end {least} that is not an `Int`'s, or above its upper end",
+                        shown(&param.name)
+                    ),
+                );
+            }
+        }
+        if let Some(n) = param.max_param {
+            let counts = entry
+                .params
+                .get(n)
+                .is_some_and(|p| n != i && matches!(p.ty, ParamType::Scalar(ColumnType::Int)));
+            if !counts || matches!(param.ty, ParamType::Scalar(_)) {
+                return fault(
+                    "E0626",
+                    format!(
+                        "parameter {}'s length is bounded by parameter {n}, which is not another `Int` parameter",
+                        shown(&param.name)
+                    ),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A column type as the language writes them: at most one `?`.
+fn column_type_fine(ty: &ColumnType) -> bool {
+    match ty {
+        ColumnType::Optional(inner) => !matches!(**inner, ColumnType::Optional(_)),
+        _ => true,
+    }
+}
+
+/// A walk of one plan, pre-order, with the names in scope.
+struct Walk<'a> {
+    schema: &'a Schema,
+    entry: &'a Entry,
+    next_id: u32,
+    scope: Vec<&'a str>,
+}
+
+impl<'a> Walk<'a> {
+    fn fault<T>(&self, code: &'static str, node: &Node, what: String) -> Result<T> {
+        Err(plan_fault(code, self.entry, Some(node), what))
+    }
+
+    fn table(&self, node: &Node, name: &str) -> Result<&'a TableSchema> {
+        match self.schema.tables.iter().find(|t| t.name == name) {
+            Some(table) => Ok(table),
+            None => self.fault(
+                "E0620",
+                node,
+                format!("no table {} in the schema", shown(name)),
+            ),
+        }
+    }
+
+    fn node(&mut self, node: &'a Node) -> Result<()> {
+        if node.id != self.next_id {
+            return self.fault(
+                "E0623",
+                node,
+                format!(
+                    "its id is {}, where the pre-order numbering gives {} (ids index the run's figures and bindings)",
+                    node.id, self.next_id
+                ),
+            );
+        }
+        self.next_id += 1;
+        self.operator(node)?;
+        match &node.op {
+            Op::Let(name, value, body) => {
+                self.node(value)?;
+                self.scope.push(name);
+                let result = self.node(body);
+                self.scope.pop();
+                result
+            }
+            Op::Lambda(params, body) => {
+                let depth = self.scope.len();
+                self.scope.extend(params.iter().map(String::as_str));
+                let result = self.node(body);
+                self.scope.truncate(depth);
+                result
+            }
+            // The changes read the row as read, by its name; the target
+            // does not.
+            Op::Update {
+                target,
+                changes,
+                row: Some(row),
+                ..
+            } => {
+                self.node(target)?;
+                self.scope.push(row);
+                let result = changes.iter().try_for_each(|(_, c)| self.node(c));
+                self.scope.pop();
+                result
+            }
+            Op::Scan { lower, upper, .. } => {
+                // A tuple is a range end's value, read there only.
+                for child in node.children() {
+                    let is_end = [lower, upper]
+                        .into_iter()
+                        .flatten()
+                        .any(|end| std::ptr::eq(&*end.value, child));
+                    match &child.op {
+                        Op::Tuple(items) if is_end => {
+                            self.check_id(child)?;
+                            for item in items {
+                                self.node(item)?;
+                            }
+                        }
+                        _ => self.node(child)?,
+                    }
+                }
+                Ok(())
+            }
+            _ => node.children().into_iter().try_for_each(|c| self.node(c)),
+        }
+    }
+
+    /// A tuple range end's id, numbered as any node's.
+    fn check_id(&mut self, node: &Node) -> Result<()> {
+        if node.id != self.next_id {
+            return self.fault(
+                "E0623",
+                node,
+                format!(
+                    "its id is {}, where the pre-order numbering gives {}",
+                    node.id, self.next_id
+                ),
+            );
+        }
+        self.next_id += 1;
+        Ok(())
+    }
+
+    /// The operator itself, its children aside.
+    fn operator(&self, node: &'a Node) -> Result<()> {
+        match &node.op {
+            Op::Const(value) if !finite(value) => self.fault(
+                "E0621",
+                node,
+                "a constant holds an infinite or NaN float, which no value holds".into(),
+            ),
+            // A plan file's `-0.0` reads as `0.0`; a program built in memory
+            // is refused rather than rewritten, as a default of `-0.0` is
+            // (E0613): the verifier checks, it never changes what it checks.
+            Op::Const(value) if rqc_plan::holds_minus_zero(value) => self.fault(
+                "E0621",
+                node,
+                "a constant holds the float -0.0, which no value holds (every float is canonical, spec/types.md \"Value identity\")".into(),
+            ),
+            Op::Param(i) if *i >= self.entry.params.len() => self.fault(
+                "E0620",
+                node,
+                format!(
+                    "it reads parameter {i}, and the entry point has {}",
+                    self.entry.params.len()
+                ),
+            ),
+            Op::Var(name) if !self.scope.iter().any(|n| n == name) => self.fault(
+                "E0624",
+                node,
+                format!(
+                    "it reads {}, which no `let` or lambda around it binds",
+                    shown(name)
+                ),
+            ),
+            Op::Get { table, key } => {
+                let table = self.table(node, table)?;
+                self.arity(node, "key values", key.len(), table.key.len())
+            }
+            Op::GetUnique {
+                table,
+                index,
+                values,
+            } => {
+                let table = self.table(node, table)?;
+                match table.indexes.iter().find(|i| &i.name == index) {
+                    Some(found) if found.unique => {
+                        self.arity(node, "index values", values.len(), found.columns.len())
+                    }
+                    _ => self.fault(
+                        "E0620",
+                        node,
+                        format!(
+                            "{} has no unique index {}",
+                            shown(&table.name),
+                            shown(index)
+                        ),
+                    ),
+                }
+            }
+            Op::Aggregate { aggregate, key } => {
+                match self
+                    .schema
+                    .tables
+                    .iter()
+                    .find_map(|t| t.aggregates.iter().find(|a| &a.name == aggregate))
+                {
+                    Some(found) => self.arity(node, "group values", key.len(), found.by.len()),
+                    None => self.fault(
+                        "E0620",
+                        node,
+                        format!("no aggregate {} in the schema", shown(aggregate)),
+                    ),
+                }
+            }
+            Op::Scan { .. } => self.scan(node),
+            Op::Tuple(_) => self.fault("E0621", node, "a tuple outside a range's end".into()),
+            Op::Record(fields) => {
+                let mut names = HashSet::new();
+                match fields.iter().find(|(name, _)| !names.insert(name.as_str())) {
+                    Some((name, _)) => self.fault(
+                        "E0611",
+                        node,
+                        format!("the record gives field {} twice", shown(name)),
+                    ),
+                    None => Ok(()),
+                }
+            }
+            Op::Lambda(params, _) => {
+                let mut names = HashSet::new();
+                match params.iter().find(|p| !names.insert(p.as_str())) {
+                    Some(p) => self.fault(
+                        "E0611",
+                        node,
+                        format!("the lambda names parameter {} twice", shown(p)),
+                    ),
+                    None => Ok(()),
+                }
+            }
+            Op::Combinator(c, shape, args) => self.combinator(node, *c, *shape, args.len()),
+            Op::Insert { table, row } => {
+                self.writes(node)?;
+                let table = self.table(node, table)?;
+                self.arity(node, "column values", row.len(), table.columns.len())
+            }
+            Op::Update { table, changes, .. } => {
+                self.writes(node)?;
+                let table = self.table(node, table)?;
+                self.changes(node, table, changes)
+            }
+            Op::Upsert { table, columns } => {
+                self.writes(node)?;
+                let table = self.table(node, table)?;
+                self.upserted(node, table, columns)
+            }
+            Op::Delete { table, .. } => {
+                self.writes(node)?;
+                self.table(node, table).map(|_| ())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn arity(&self, node: &Node, what: &str, given: usize, wanted: usize) -> Result<()> {
+        if given == wanted {
+            return Ok(());
+        }
+        self.fault(
+            "E0621",
+            node,
+            format!("it gives {given} {what} where {wanted} are read"),
+        )
+    }
+
+    /// A write is only in a mutation.
+    fn writes(&self, node: &Node) -> Result<()> {
+        if self.entry.kind == EntryKind::Mutation {
+            return Ok(());
+        }
+        self.fault("E0622", node, "a query writes".into())
+    }
+
+    /// An update's changes: columns of the table, each once, none of the key.
+    fn changes(&self, node: &Node, table: &TableSchema, changes: &[(String, Node)]) -> Result<()> {
+        let mut seen = HashSet::new();
+        for (name, _) in changes {
+            let Some(position) = table.columns.iter().position(|c| &c.name == name) else {
+                return self.fault(
+                    "E0620",
+                    node,
+                    format!("{} has no column {}", shown(&table.name), shown(name)),
+                );
+            };
+            if !seen.insert(position) {
+                return self.fault("E0611", node, format!("it changes {} twice", shown(name)));
+            }
+            if table.key.contains(&position) {
+                return self.fault(
+                    "E0622",
+                    node,
+                    format!(
+                        "it changes {}, a column of the key of {} (a row would be stored under a key it does not hold)",
+                        shown(name),
+                        shown(&table.name)
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// An upsert names columns of its table once each, its whole key among
+    /// them, and leaves out only columns a new row can fill (a default, or
+    /// `none` in an optional column): its insert path writes a whole row.
+    fn upserted(&self, node: &Node, table: &TableSchema, columns: &[(String, Node)]) -> Result<()> {
+        let mut seen = HashSet::new();
+        for (name, _) in columns {
+            let Some(position) = table.columns.iter().position(|c| &c.name == name) else {
+                return self.fault(
+                    "E0620",
+                    node,
+                    format!("{} has no column {}", shown(&table.name), shown(name)),
+                );
+            };
+            if !seen.insert(position) {
+                return self.fault("E0611", node, format!("it gives {} twice", shown(name)));
+            }
+        }
+        for (position, column) in table.columns.iter().enumerate() {
+            if seen.contains(&position) {
+                continue;
+            }
+            if table.key.contains(&position) {
+                return self.fault(
+                    "E0622",
+                    node,
+                    format!(
+                        "it upserts without {}, a column of the key of {} (the row is found by it)",
+                        shown(&column.name),
+                        shown(&table.name)
+                    ),
+                );
+            }
+            let fillable = column.default.is_some()
+                || matches!(column.ty, rqc_plan::ColumnType::Optional(_));
+            if !fillable {
+                return self.fault(
+                    "E0622",
+                    node,
+                    format!(
+                        "it upserts without {}, which has no default (a new row would have no value for it)",
+                        shown(&column.name)
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// A scan's index, prefix and range fit the key or index it reads.
+    fn scan(&self, node: &Node) -> Result<()> {
+        let Op::Scan {
+            table,
+            index,
+            prefix,
+            lower,
+            upper,
+            starts_with,
+            ..
+        } = &node.op
+        else {
+            return Ok(());
+        };
+        let table = self.table(node, table)?;
+        let (columns, descending): (&[usize], &[bool]) = match index {
+            None => (&table.key, &[]),
+            Some(name) => match table.indexes.iter().find(|i| &i.name == name) {
+                Some(found) => (&found.columns, &found.descending),
+                None => {
+                    return self.fault(
+                        "E0620",
+                        node,
+                        format!("{} has no index {}", shown(&table.name), shown(name)),
+                    )
+                }
+            },
+        };
+        let width = columns.len();
+        let ranged = lower.is_some() || upper.is_some();
+        if prefix.len() > width || (ranged && prefix.len() >= width) {
+            return self.fault(
+                "E0621",
+                node,
+                format!(
+                    "its prefix of {} values{} does not fit the {width} columns it reads",
+                    prefix.len(),
+                    if ranged { " and a range" } else { "" }
+                ),
+            );
+        }
+        let direction = |k: usize| descending.get(k).copied().unwrap_or(false);
+        for end in [lower, upper].into_iter().flatten() {
+            let RangeEnd { value, .. } = end;
+            if let Op::Tuple(items) = &value.op {
+                let from = prefix.len();
+                let fits = !items.is_empty()
+                    && from + items.len() <= width
+                    && (from..from + items.len()).all(|k| direction(k) == direction(from));
+                if !fits || *starts_with {
+                    return self.fault(
+                        "E0621",
+                        node,
+                        "a tuple range over columns past the index's or of mixed directions".into(),
+                    );
+                }
+            }
+        }
+        if *starts_with {
+            let next = columns
+                .get(prefix.len())
+                .and_then(|&c| table.columns.get(c));
+            let string = next.is_some_and(|c| {
+                matches!(&c.ty, ColumnType::String)
+                    || matches!(&c.ty, ColumnType::Optional(inner) if **inner == ColumnType::String)
+            });
+            if lower.is_none() || upper.is_some() || !string {
+                return self.fault(
+                    "E0621",
+                    node,
+                    "a `starts_with` range needs its prefix string, no upper end, and a `String` column next".into(),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// A combinator's number of operands, and the combinators a stream
+    /// takes.
+    fn combinator(&self, node: &Node, c: Combinator, shape: Shape, given: usize) -> Result<()> {
+        use Combinator::*;
+        let wanted: &[usize] = match c {
+            Map | Filter | FlatMap | SortBy { .. } | GroupBy | Any | All => &[2],
+            Take | Skip | UnwrapOr => &[2],
+            Count | Distinct | Flatten | First | Exists => &[1],
+            Sum | Avg | Min | Max => &[1, 2],
+        };
+        if !wanted.contains(&given) {
+            return self.fault(
+                "E0621",
+                node,
+                format!("`{}` has {given} operands, not {}", c.name(), wanted[0]),
+            );
+        }
+        if shape == Shape::Stream && !matches!(c, Take | First | Exists | Map | Skip) {
+            return self.fault(
+                "E0621",
+                node,
+                format!("`{}` over a stream would read it without a limit", c.name()),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Whether every float in `value` is finite.
+fn finite(value: &Value) -> bool {
+    !crate::constraints::not_finite(value)
+}

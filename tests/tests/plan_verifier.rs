@@ -1,0 +1,278 @@
+//! The plan verifier (spec/cost.md §12) passes every plan the compiler writes: each program of the corpus, the adversarial suite, the plan files and the examples whose shape is sound, every accepted entry point of it.
+
+use rqc_compiler::compile;
+use rqc_plan::{Op, Value, COMMIT_ROUND_TRIPS};
+use rqc_runtime::verifier::{recomputed_bounds, verify};
+use rqc_tests::{relative, repo_root, rq_files};
+use std::path::PathBuf;
+
+/// Every program the tests compile: its name and its sources.
+fn programs() -> Vec<(String, Vec<(String, String)>)> {
+    let read = |paths: &[PathBuf]| -> Vec<(String, String)> {
+        paths
+            .iter()
+            .map(|p| (relative(p), std::fs::read_to_string(p).unwrap()))
+            .collect()
+    };
+    let common = read(&rq_files("tests/corpus/common"));
+    let mut programs = Vec::new();
+    for dir in ["tests/corpus", "tests/adversarial"] {
+        for entry in std::fs::read_dir(repo_root().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = relative(&path);
+            let own = if path.is_dir() {
+                if path.file_name().is_some_and(|n| n == "common") {
+                    continue;
+                }
+                read(&rq_files(&name))
+            } else if path.extension().is_some_and(|e| e == "rq") {
+                read(&[path])
+            } else {
+                continue;
+            };
+            let mut sources = common.clone();
+            sources.extend(own);
+            programs.push((name, sources));
+        }
+    }
+    for example in [
+        "social",
+        "tpcc",
+        "tpch",
+        "ycsb",
+        "linkbench",
+        "feature_store",
+    ] {
+        let dir = format!("examples/{example}");
+        programs.push((dir.clone(), read(&rq_files(&dir))));
+    }
+    programs.push((
+        "tests/plans/shop.rq".into(),
+        read(&[repo_root().join("tests/plans/shop.rq")]),
+    ));
+    programs.sort();
+    programs
+}
+
+/// Every program of [`programs`] whose shape the checker finds sound,
+/// compiled: its name and its plans.
+fn compiled() -> Vec<(String, rqc_plan::CompiledProgram)> {
+    programs()
+        .into_iter()
+        .filter_map(|(name, sources)| {
+            let compilation = compile(&sources);
+            compilation
+                .checked
+                .shape_sound
+                .then_some((name, compilation.program))
+        })
+        .collect()
+}
+
+#[test]
+fn every_compiled_plan_passes_the_verifier() {
+    let mut checked = 0;
+    let mut refused = Vec::new();
+    for (name, program) in compiled() {
+        checked += program.entries.len();
+        if let Err(error) = verify(&program) {
+            refused.push(format!("{name}: [{}] {}", error.code, error.message));
+        }
+    }
+    assert!(checked > 400, "only {checked} entry points were verified");
+    assert!(refused.is_empty(), "{}", refused.join("\n"));
+}
+
+/// A module without a `module` line is named after its file (`my-app`,
+/// `9x`): its plans pass too.
+#[test]
+fn a_module_named_after_its_file_passes() {
+    for file in ["my-app.rq", "9x.rq", "dir with spaces/é.rq"] {
+        let source = "table T { id: Int key }\nquery q(i: Int) = T[i]\n";
+        let compilation = compile(&[(file.to_string(), source.to_string())]);
+        assert!(
+            compilation.diagnostics.is_empty(),
+            "{:?}",
+            compilation.diagnostics
+        );
+        assert_eq!(compilation.program.entries.len(), 1);
+        verify(&compilation.program).unwrap();
+    }
+}
+
+/// The accepted entry points of the corpus programs that exercise the
+/// calculus's value rules (parameter ends, narrowing, `%`, the least or
+/// greatest of a list, string lengths, functions returning functions):
+/// the verifier recomputes exactly the bound the checker proved, so it
+/// models each rule as tightly as the checker, with the same code. (Looser
+/// would refuse the plan; tighter would mean the two rule sets differ.)
+#[test]
+fn the_value_rules_recompute_the_checkers_bounds() {
+    let mut compared = 0;
+    for (name, sources) in programs() {
+        let focused = [
+            "soundness_false_rejections",
+            "soundness_narrowing_attacks",
+            "soundness_signed_arithmetic",
+            "syntax_param_range",
+            "type_bound_on_string",
+        ];
+        if !focused.iter().any(|f| name.contains(f)) {
+            continue;
+        }
+        let compilation = compile(&sources);
+        let recomputed = recomputed_bounds(&compilation.program).unwrap();
+        for (entry, bound) in compilation.program.entries.iter().zip(recomputed) {
+            assert_eq!(
+                bound, entry.bound,
+                "{name}: `{}` is recomputed as {bound:?}, the checker proved {:?}",
+                entry.name, entry.bound
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 30, "only {compared} entry points were compared");
+}
+
+/// A mutation's recomputed round trips count its commit as
+/// `COMMIT_ROUND_TRIPS` (the changelog head's read and the commit,
+/// spec/cost.md §11): an insert's bound is recomputed exactly, and a plan
+/// claiming one round trip fewer is refused.
+#[test]
+fn a_mutations_commit_is_two_round_trips() {
+    assert_eq!(COMMIT_ROUND_TRIPS, 2);
+    let source = "table T { id: Int key  v: Int }\n\
+                  mutation put(i: Int, v: Int) = insert T { id: i, v: v }\n\
+                  query get(i: Int) = T[i]\n";
+    let program = rqc_tests::accepted(source);
+    let recomputed = recomputed_bounds(&program).unwrap();
+    for (entry, bound) in program.entries.iter().zip(&recomputed) {
+        assert_eq!(*bound, entry.bound, "{}", entry.name);
+    }
+    let put = program
+        .entries
+        .iter()
+        .position(|e| e.name == "put")
+        .unwrap();
+    let get = program
+        .entries
+        .iter()
+        .position(|e| e.name == "get")
+        .unwrap();
+    // The read and the insert's write are one round trip each beside the
+    // commit's two; the query has no commit.
+    assert_eq!(
+        recomputed[put].round_trips,
+        recomputed[get].round_trips + COMMIT_ROUND_TRIPS
+    );
+    let mut short = program.clone();
+    let entry = std::sync::Arc::make_mut(&mut short.entries[put]);
+    entry.bound.round_trips -= 1;
+    if let Some(claim) = &mut entry.root.bound {
+        claim.round_trips -= 1;
+    }
+    let error = verify(&short).unwrap_err();
+    assert_eq!(error.code, "E0631", "{}", error.message);
+}
+
+/// Every `take` or `skip` count's `Limit` in every compiled plan, its
+/// maximum lowered by one, is refused as a claim the plan does not keep
+/// (E0633): the count's interval is recomputed from the plan with the
+/// shared rules, computed and narrowed counts included, and is exactly the
+/// checker's, so one below it is seen statically and never left to the run
+/// to fail with E0599.
+#[test]
+fn every_limit_one_below_its_count_is_refused() {
+    let mut lowered = 0;
+    let mut accepted = Vec::new();
+    for (name, program) in compiled() {
+        for (e, entry) in program.entries.iter().enumerate() {
+            let mut limits = Vec::new();
+            entry.root.walk(&mut |node| {
+                if let Op::Limit { max, .. } = node.op {
+                    if max > 0 {
+                        limits.push(node.id);
+                    }
+                }
+            });
+            for id in limits {
+                let mut edited = program.clone();
+                let root = &mut std::sync::Arc::make_mut(&mut edited.entries[e]).root;
+                root.walk_mut(&mut |node| {
+                    if let (true, Op::Limit { max, .. }) = (node.id == id, &mut node.op) {
+                        *max -= 1;
+                    }
+                });
+                lowered += 1;
+                match verify(&edited) {
+                    Err(error) if error.code == "E0633" => {}
+                    other => accepted.push(format!(
+                        "{name}: `{}` operator {id}: {:?}",
+                        entry.name,
+                        other.map_err(|e| format!("[{}] {}", e.code, e.message))
+                    )),
+                }
+            }
+        }
+    }
+    assert!(lowered > 100, "only {lowered} limits were lowered");
+    assert!(accepted.is_empty(), "{}", accepted.join("\n"));
+}
+
+/// `-0.0` in a plan's constant (spec/cost.md §12): a program built in
+/// memory with `-0.0` in a constant is refused (E0621), and nothing is
+/// installed, as a default of `-0.0` is refused (E0613): the verifier
+/// checks a plan, it never rewrites one. A plan file spelling `-0.0` reads
+/// as `0.0` (the reader canonicalises every float, spec/types.md "Value
+/// identity"), so the same plan as a file passes, and runs with `0.0`.
+#[test]
+fn minus_zero_in_a_constant_is_refused_in_memory_and_canonical_from_a_file() {
+    let source = "table T { id: Int key  x: Float }\n\
+                  mutation put(i: Int, x: Float) = insert T { id: i, x: x }\n\
+                  query scaled(i: Int) = T[i] |> map(r => r.x * 2.5)\n";
+    let mut program = rqc_tests::accepted(source);
+    let scaled = program
+        .entries
+        .iter()
+        .position(|e| e.name == "scaled")
+        .unwrap();
+    let mut edited = 0;
+    std::sync::Arc::make_mut(&mut program.entries[scaled])
+        .root
+        .walk_mut(&mut |node| {
+            if let Op::Const(Value::Float(x)) = &mut node.op {
+                *x = -0.0;
+                edited += 1;
+            }
+        });
+    assert_eq!(edited, 1);
+    let error = verify(&program).unwrap_err();
+    assert_eq!(error.code, "E0621", "{}", error.message);
+    assert!(error.message.contains("-0.0"), "{}", error.message);
+    let mut db = rqc::Database::in_memory();
+    let refused = db.install(program.clone()).unwrap_err();
+    assert_eq!(refused.code(), "E0621");
+    assert!(db.program().is_none(), "a refused program was installed");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("minus-zero.rqc.json");
+    let text = serde_json::to_string(&program).unwrap();
+    assert!(text.contains("-0.0"), "the file spells -0.0");
+    std::fs::write(&path, text).unwrap();
+    let read = rqc::read_plan(&path).unwrap();
+    let mut constants = Vec::new();
+    read.entry("scaled").unwrap().root.walk(&mut |node| {
+        if let Op::Const(Value::Float(x)) = &node.op {
+            constants.push(x.to_bits());
+        }
+    });
+    assert_eq!(constants, [0.0f64.to_bits()]);
+    db.install(read).unwrap();
+    db.run("put", &[1.into(), 4.0.into()]).unwrap();
+    let output = db.run("scaled", &[1.into()]).unwrap();
+    // `4.0 * 0.0`, and `0.0`'s bits (`==` would take `-0.0` for it).
+    match output.value {
+        Value::Float(x) => assert_eq!(x.to_bits(), 0.0f64.to_bits()),
+        other => panic!("scaled(1) answered {other}"),
+    }
+}
