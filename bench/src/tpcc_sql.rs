@@ -125,8 +125,8 @@ pub fn run(conn: &mut Connection, txn: &Txn, h: i64, sink: Option<&mut Vec<Vec<C
             .unwrap_or(0);
             exec(
                 &tx,
-                "UPDATE district SET next_o_id = ?2 WHERE w_id = 1 AND id = ?1",
-                params![d, o + 1],
+                "UPDATE district SET next_o_id = next_o_id + 1 WHERE w_id = 1 AND id = ?1",
+                [d],
             );
             exec(
                 &tx,
@@ -141,17 +141,11 @@ pub fn run(conn: &mut Connection, txn: &Txn, h: i64, sink: Option<&mut Vec<Vec<C
             for (i, q) in lines {
                 let price: f64 =
                     one(&tx, "SELECT price FROM item WHERE id = ?1", [i]).unwrap_or(0.0);
-                let s: i64 = one(
-                    &tx,
-                    "SELECT quantity FROM stock WHERE w_id = 1 AND i_id = ?1",
-                    [i],
-                )
-                .unwrap_or(0);
-                let left = if s - q >= 10 { s - q } else { s - q + 91 };
                 exec(
                     &tx,
-                    "UPDATE stock SET quantity = ?2 WHERE w_id = 1 AND i_id = ?1",
-                    params![i, left],
+                    "UPDATE stock SET quantity = CASE WHEN quantity - ?2 >= 10 THEN quantity - ?2 \
+                     ELSE quantity - ?2 + 91 END WHERE w_id = 1 AND i_id = ?1",
+                    params![i, q],
                 );
                 exec(
                     &tx,

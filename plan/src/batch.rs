@@ -48,7 +48,7 @@ pub fn may_read(node: &Node) -> bool {
 /// stop at the write.
 pub fn writes(node: &Node) -> bool {
     match &node.op {
-        Op::Insert { .. } | Op::Update { .. } | Op::Delete { .. } => true,
+        Op::Insert { .. } | Op::Update { .. } | Op::Upsert { .. } | Op::Delete { .. } => true,
         _ => node.children().into_iter().any(writes),
     }
 }
@@ -99,6 +99,7 @@ fn reads_nothing(node: &Node) -> bool {
         | Op::Scan { .. }
         | Op::Insert { .. }
         | Op::Update { .. }
+        | Op::Upsert { .. }
         | Op::Delete { .. }
         | Op::Apply(..)
         | Op::Unreachable => false,

@@ -42,4 +42,4 @@ pub const COMMIT_ROUND_TRIPS: u64 = 2;
 
 /// Bumped whenever the serialized form of a [`CompiledProgram`] changes
 /// incompatibly; loaders refuse other versions.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;

@@ -150,10 +150,23 @@ pub enum Op {
         table: String,
         row: Vec<Node>,
     },
+    /// Each row of `target`, read again by its key, changed by `changes`.
+    /// With `row`, the changes are evaluated for each row, with that name
+    /// bound to the row as read (`update T[k] as r { … }`, `c += e`);
+    /// without, once, before any row is changed.
     Update {
         table: String,
         target: Box<Node>,
         changes: Vec<(String, Node)>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        row: Option<String>,
+    },
+    /// `upsert`: the columns named (the whole key among them), evaluated in
+    /// order; the row with that key read once, then changed to them, or,
+    /// when there is none, inserted with the other columns' defaults.
+    Upsert {
+        table: String,
+        columns: Vec<(String, Node)>,
     },
     Delete {
         table: String,
@@ -388,6 +401,7 @@ impl Node {
             }
             Op::TopK { input, key, k, .. } => vec![input, key, k],
             Op::Insert { row, .. } => row.iter().collect(),
+            Op::Upsert { columns, .. } => columns.iter().map(|(_, n)| n).collect(),
             Op::Update {
                 target, changes, ..
             } => {
@@ -434,6 +448,7 @@ impl Node {
             }
             Op::TopK { input, key, k, .. } => vec![&mut **input, &mut **key, &mut **k],
             Op::Insert { row, .. } => row.iter_mut().collect(),
+            Op::Upsert { columns, .. } => columns.iter_mut().map(|(_, n)| n).collect(),
             Op::Update {
                 target, changes, ..
             } => {

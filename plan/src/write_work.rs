@@ -88,6 +88,20 @@ impl TableSchema {
         work(seeks + upkeep_seeks, rows + upkeep_rows)
     }
 
+    /// What upserting one row that names `named` columns costs: the larger
+    /// of the insert's work and the update's of the named columns outside
+    /// the key. One read by key decides the path, and it is the insert's
+    /// key check on one and the update's read of the live row on the other.
+    pub fn upsert_work(&self, named: &[usize]) -> (u64, u64, u64) {
+        let changed: Vec<usize> = named
+            .iter()
+            .copied()
+            .filter(|c| !self.key.contains(c))
+            .collect();
+        let (a, b) = (self.insert_work(), self.update_work(&changed));
+        (a.0.max(b.0), a.1.max(b.1), a.2.max(b.2))
+    }
+
     /// What finding a `min`/`max` group's next extreme costs: one seek, and
     /// one row through an index or the bounded group's rows.
     fn successor(&self, aggregate: &AggregateSchema) -> (u64, u64) {

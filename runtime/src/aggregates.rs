@@ -120,23 +120,27 @@ fn current(session: &mut Session<'_>, tree: Tree, key: &[u8]) -> Result<Option<V
     decode_value(found)
 }
 
-/// The count or sum of the row's group after adding `sign` times its
-/// contribution. E0526 when a sum would overflow.
+/// The count or sum of the row's group after adding its contribution
+/// (`joins`) or taking it away. E0526 when a sum would overflow; taking
+/// `i64::MIN` away is a subtraction, never its negation (which has none).
 fn moved(
     session: &mut Session<'_>,
     t: &BoundTable,
     i: usize,
     row: &[Value],
-    sign: i64,
+    joins: bool,
 ) -> Result<Pending> {
     let aggregate = &t.schema.aggregates[i];
     let tree = t.aggregates[i];
     let key = group_key(aggregate, row)?;
     let now = as_int(current(session, tree, &key)?)?;
-    let value = contribution(aggregate, row)?
-        .checked_mul(sign)
-        .and_then(|d| now.checked_add(d))
-        .ok_or_else(|| overflow(&t.schema, aggregate, row, now))?;
+    let contribution = contribution(aggregate, row)?;
+    let value = if joins {
+        now.checked_add(contribution)
+    } else {
+        now.checked_sub(contribution)
+    }
+    .ok_or_else(|| overflow(&t.schema, aggregate, row, now))?;
     Ok(Pending {
         tree,
         key,
@@ -154,7 +158,7 @@ fn joined(
 ) -> Result<Option<Pending>> {
     let aggregate = &t.schema.aggregates[i];
     if !is_extreme(aggregate) {
-        return moved(session, t, i, row, 1).map(Some);
+        return moved(session, t, i, row, true).map(Some);
     }
     let tree = t.aggregates[i];
     let key = group_key(aggregate, row)?;
@@ -176,7 +180,7 @@ fn joined(
 fn left(session: &mut Session<'_>, t: &BoundTable, i: usize, row: &[Value]) -> Result<()> {
     let aggregate = &t.schema.aggregates[i];
     if !is_extreme(aggregate) {
-        let pending = moved(session, t, i, row, -1)?;
+        let pending = moved(session, t, i, row, false)?;
         return write(session, pending);
     }
     let tree = t.aggregates[i];
@@ -330,13 +334,18 @@ fn overflow(
 }
 
 /// Every group's value recounted from `rows` (no entry for a count or sum
-/// of 0, as stored). E0526 when a sum overflows.
+/// of 0, as stored). E0526 when a group's sum is past 64 bits; its partial
+/// sums, in whatever order the rows come, may be (the writes that made the
+/// group kept every sum they left within 64 bits, in their own order).
 pub fn recount(
     table: &TableSchema,
     aggregate: &AggregateSchema,
     rows: &[Vec<Value>],
 ) -> Result<BTreeMap<Vec<u8>, Value>> {
     let mut values: BTreeMap<Vec<u8>, Value> = BTreeMap::new();
+    // A count or sum, exact (2^64 rows of 64 bits fit 128), and a row of
+    // the group for a message.
+    let mut sums: BTreeMap<Vec<u8>, (i128, &[Value])> = BTreeMap::new();
     for row in rows {
         let key = group_key(aggregate, row)?;
         if is_extreme(aggregate) {
@@ -347,16 +356,18 @@ pub fn recount(
             }
             continue;
         }
-        let slot = values.entry(key).or_insert(Value::Int(0));
-        let Value::Int(now) = *slot else {
-            return Err(internal("a count or sum that is not an Int"));
-        };
-        let sum = now
-            .checked_add(contribution(aggregate, row)?)
-            .ok_or_else(|| overflow(table, aggregate, row, now))?;
-        *slot = Value::Int(sum);
+        let slot = sums.entry(key).or_insert((0, row));
+        slot.0 += i128::from(contribution(aggregate, row)?);
     }
-    values.retain(|_, v| *v != Value::Int(0) || is_extreme(aggregate));
+    for (key, (sum, row)) in sums {
+        let sum = i64::try_from(sum).map_err(|_| {
+            let shown = if sum < 0 { i64::MIN } else { i64::MAX };
+            overflow(table, aggregate, row, shown)
+        })?;
+        if sum != 0 {
+            values.insert(key, Value::Int(sum));
+        }
+    }
     Ok(values)
 }
 

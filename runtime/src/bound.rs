@@ -111,6 +111,7 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
             Op::Get { table, .. }
             | Op::Insert { table, .. }
             | Op::Update { table, .. }
+            | Op::Upsert { table, .. }
             | Op::Delete { table, .. } => (table, None),
             Op::GetUnique { table, index, .. } => (table, Some(index)),
             Op::Scan { table, index, .. } => (table, index.as_ref()),

@@ -147,6 +147,7 @@ fn touched<'p>(program: &'p CompiledProgram, entry: &Entry) -> Vec<&'p rqc_plan:
         | Op::Scan { table, .. }
         | Op::Insert { table, .. }
         | Op::Update { table, .. }
+        | Op::Upsert { table, .. }
         | Op::Delete { table, .. } => {
             names.insert(table.clone());
         }

@@ -26,7 +26,6 @@ pub fn insert_row(
     let table = &t.schema;
     let row = conform_row(table, row)?;
     let primary = primary_key(table, &row)?;
-    let encoded = encode_row(&row)?;
     // Every check first, so a refused row leaves nothing in the session.
     if session.get(t.rows, &primary)?.is_some() {
         let key: Vec<Value> = table.key.iter().map(|&c| row[c].clone()).collect();
@@ -36,9 +35,23 @@ pub fn insert_row(
             "keys are unique: update the existing row, or insert with another key",
         ));
     }
+    insert_absent(session, bound, t, row, &primary)
+}
+
+/// Inserts `row`, conformed to its types, under `primary`, which a read
+/// just found free: every other check, then every write.
+fn insert_absent(
+    session: &mut Session<'_>,
+    bound: &Tables,
+    t: &BoundTable,
+    row: Vec<Value>,
+    primary: &[u8],
+) -> Result<()> {
+    let table = &t.schema;
+    let encoded = encode_row(&row)?;
     let mut entries = Vec::with_capacity(table.indexes.len());
     for (index, &tree) in table.indexes.iter().zip(&t.indexes) {
-        let entry = index_entry(index, &row, &primary)?;
+        let entry = index_entry(index, &row, primary)?;
         if index.unique && session.get(tree, &entry)?.is_some() {
             return Err(unique_taken(table, index, &row));
         }
@@ -69,7 +82,7 @@ pub fn insert_row(
         session.set_counter(tree, &key, count)?;
     }
     crate::aggregates::apply(session, aggregates)?;
-    session.put_row(t.rows, &primary, &encoded)
+    session.put_row(t.rows, primary, &encoded)
 }
 
 /// The counter of the row's group under `bound` after adding the row,
@@ -109,7 +122,7 @@ fn next_small(session: &mut Session<'_>, t: &BoundTable) -> Result<Option<(Tree,
 }
 
 /// The row stored under `primary` now: one seek, and one row when found.
-fn live_row(
+pub fn live_row(
     session: &mut Session<'_>,
     t: &BoundTable,
     primary: &[u8],
@@ -174,10 +187,49 @@ pub fn update_row(
     primary: &[u8],
     changes: &[(usize, Value)],
 ) -> Result<bool> {
-    let table = &t.schema;
     let Some(old) = live_row(session, t, primary)? else {
         return Ok(false);
     };
+    rewrite_row(session, bound, t, primary, old, changes)
+}
+
+/// Upserts `row` (every column: the ones named, the others' defaults):
+/// the row stored under its key, read once, gets the columns `named`
+/// (an update's checks and upkeep); without one, `row` is inserted (an
+/// insert's, that read its key check). Whether that changed anything.
+pub fn upsert_row(
+    session: &mut Session<'_>,
+    bound: &Tables,
+    t: &BoundTable,
+    row: Vec<Value>,
+    named: &[usize],
+) -> Result<bool> {
+    let row = conform_row(&t.schema, row)?;
+    let primary = primary_key(&t.schema, &row)?;
+    match live_row(session, t, &primary)? {
+        Some(old) => {
+            let changes: Vec<(usize, Value)> = named
+                .iter()
+                .filter(|c| !t.schema.key.contains(c))
+                .map(|&c| (c, row[c].clone()))
+                .collect();
+            rewrite_row(session, bound, t, &primary, old, &changes)
+        }
+        None => insert_absent(session, bound, t, row, &primary).map(|()| true),
+    }
+}
+
+/// Changes `changes` of `old`, the row stored under `primary` as a read
+/// just found it; whether that changed it.
+pub fn rewrite_row(
+    session: &mut Session<'_>,
+    bound: &Tables,
+    t: &BoundTable,
+    primary: &[u8],
+    old: Vec<Value>,
+    changes: &[(usize, Value)],
+) -> Result<bool> {
+    let table = &t.schema;
     let mut new = old.clone();
     for (column, value) in changes {
         new[*column] = value.clone();

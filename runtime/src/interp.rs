@@ -4,7 +4,6 @@
 
 use crate::bound::{Access, BoundTable, Tables};
 use crate::combinators::{combinator, sort_by_key};
-use crate::constraints::{delete_row, insert_row, update_row};
 use crate::error::{Result, RuntimeError};
 use crate::rows::*;
 use crate::session::Session;
@@ -169,7 +168,7 @@ impl<'p, 's> Interp<'p, 's> {
         self.eval(node, env)?.data()
     }
 
-    fn values(&mut self, nodes: &'p [Node], env: &Env<'p>) -> Result<Vec<Value>> {
+    pub(crate) fn values(&mut self, nodes: &'p [Node], env: &Env<'p>) -> Result<Vec<Value>> {
         nodes.iter().map(|n| self.value(n, env)).collect()
     }
 
@@ -381,52 +380,15 @@ impl<'p, 's> Interp<'p, 's> {
                 })?;
                 Ok(Val::from_items(sorted.into_iter().take(k).collect()))
             }
-            Op::Insert { row, .. } => {
-                let (table, _) = self.access(node)?;
-                let row = self.values(row, env)?;
-                insert_row(self.session, self.bound, table, row)?;
-                self.within_deadline()?;
-                data(Value::Int(1))
-            }
+            Op::Insert { row, .. } => self.insert(node, row, env),
             Op::Update {
-                target, changes, ..
-            } => {
-                let (table, _) = self.access(node)?;
-                let rows = self.value(target, env)?.into_items();
-                let mut resolved = Vec::new();
-                for (column, value) in changes {
-                    let position = table
-                        .schema
-                        .column(column)
-                        .ok_or_else(|| internal("unknown column"))?;
-                    resolved.push((position, self.value(value, env)?));
-                }
-                // Each row by its key, as it is now: one listed twice, or
-                // gone, is changed once, or not at all. The value counts
-                // the rows changed.
-                let mut updated = 0;
-                for row in &rows {
-                    let key = record_key(&table.schema, row)?;
-                    updated += i64::from(update_row(
-                        self.session,
-                        self.bound,
-                        table,
-                        &key,
-                        &resolved,
-                    )?);
-                }
-                data(Value::Int(updated))
-            }
-            Op::Delete { target, .. } => {
-                let (table, _) = self.access(node)?;
-                let rows = self.value(target, env)?.into_items();
-                let mut deleted = 0;
-                for row in &rows {
-                    let key = record_key(&table.schema, row)?;
-                    deleted += i64::from(delete_row(self.session, self.bound, table, &key)?);
-                }
-                data(Value::Int(deleted))
-            }
+                target,
+                changes,
+                row,
+                ..
+            } => self.update(node, target, changes, row.as_deref(), env),
+            Op::Upsert { columns, .. } => self.upsert(node, columns, env),
+            Op::Delete { target, .. } => self.delete(node, target, env),
         }
     }
 

@@ -40,6 +40,7 @@ pub mod upgrade;
 mod values;
 pub mod verifier;
 pub mod verify;
+mod writes;
 
 pub use engine::{Backend, Engine, OpenOptions, Output, Stats};
 pub use error::{Result, RuntimeError};

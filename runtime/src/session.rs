@@ -36,6 +36,9 @@ pub struct Session<'s> {
     /// Whether anything was written (a write transaction that wrote
     /// nothing is not committed: there is nothing to make durable).
     wrote: bool,
+    /// Entries put or deleted so far: an update computed from its row
+    /// tells by it whether computing the changes wrote.
+    changes: u64,
     /// Whether the commit is readied ([`Session::prepare_commit`]).
     prepared: bool,
     /// B-tree descents and entries read so far.
@@ -108,6 +111,7 @@ impl<'s> Session<'s> {
             rows_written: HashSet::new(),
             tracks_rows: true,
             wrote: false,
+            changes: 0,
             prepared: false,
             seeks: 0,
             rows: 0,
@@ -414,6 +418,7 @@ impl<'s> Session<'s> {
         self.ahead.forget();
         self.writes()?.put(tree, key, value)?;
         self.wrote = true;
+        self.changes += 1;
         if self.log.is_some() {
             self.written.add(tree, key);
         }
@@ -427,6 +432,7 @@ impl<'s> Session<'s> {
         self.ahead.forget();
         self.writes()?.delete(tree, key)?;
         self.wrote = true;
+        self.changes += 1;
         if self.log.is_some() {
             self.written.add(tree, key);
         }
@@ -471,6 +477,12 @@ impl<'s> Session<'s> {
     /// An index entry written or removed: one seek into that index.
     pub fn count_seek(&mut self) {
         self.seeks += 1;
+    }
+
+    /// How many entries were put or deleted so far (two readings differ
+    /// when something was written in between).
+    pub fn entries_written(&self) -> u64 {
+        self.changes
     }
 
     /// Table rows inserted, updated or deleted (index entries and counters

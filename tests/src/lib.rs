@@ -10,11 +10,17 @@ pub mod programs;
 pub mod reference;
 pub mod rng;
 pub mod state;
+pub mod stores;
 pub mod tpcc;
 
 pub use rng::Rng;
 
 use std::path::{Path, PathBuf};
+
+/// Whether a run's seeks, rows and round trips are each within `bound`.
+pub fn within(stats: &rqc_runtime::Stats, bound: &rqc_plan::Bound) -> bool {
+    stats.seeks <= bound.seeks && stats.rows <= bound.rows && stats.round_trips <= bound.round_trips
+}
 
 /// The repository root (the workspace directory).
 pub fn repo_root() -> PathBuf {

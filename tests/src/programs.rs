@@ -6,7 +6,9 @@
 //! columns, streams inside records, lists, lets, `if`s and generic
 //! functions, functions chosen by `if` or held in lists and records,
 //! lambdas over lists, and the predicates over indexes (keys from a list,
-//! `starts_with` ranges, unions) and `none` typed by its context. Many programs are rejected; the property concerns
+//! `starts_with` ranges, unions) and `none` typed by its context; and
+//! mutations that update rows from their own values and upsert, nested in
+//! the same positions. Many programs are rejected; the property concerns
 //! the accepted ones.
 
 use crate::Rng;
@@ -85,7 +87,8 @@ pub const PARAMS: &str = "x: Int, n: Int <= 6, m: Int <= 3, p: Int >= -2 <= 4";
 /// and extreme.
 pub const EXTREMES: [i64; 9] = [0, 1, 2, 5, -1, -7, i64::MAX, i64::MIN, 4_294_967_297];
 
-/// A program of `queries` generated queries `q0`, `q1`, … after [`PRELUDE`].
+/// A program of `queries` generated queries `q0`, `q1`, … after [`PRELUDE`],
+/// and as many mutations `w0`, `w1`, … ([`write`]).
 pub fn program(rng: &mut Rng, queries: usize) -> String {
     let mut out = PRELUDE.to_string();
     for i in 0..queries {
@@ -96,7 +99,61 @@ pub fn program(rng: &mut Rng, queries: usize) -> String {
         };
         out.push_str(&format!("query q{i}({PARAMS}) = {body}\n"));
     }
+    for i in 0..queries {
+        out.push_str(&format!("mutation w{i}({PARAMS}) = {}\n", write(rng, 2)));
+    }
     out
+}
+
+/// A write computed from the rows it changes (`as r`, `+=`, `-=`) or an
+/// `upsert`, over a key, an island or a bounded list, alone or nested in a
+/// block, an `if`, a `map` or another write's changes; its values are the
+/// generator's integers (extremes among them: a step may overflow).
+pub fn write(rng: &mut Rng, depth: u32) -> String {
+    let d = depth.saturating_sub(1);
+    let value = |rng: &mut Rng| int(rng, 1);
+    match rng.below(if depth == 0 { 10 } else { 14 }) {
+        0 => format!("update A[x] {{ v += {} }}", value(rng)),
+        1 => format!(
+            "update C[{}] as r {{ lim: r.lim - {} }}",
+            value(rng),
+            value(rng)
+        ),
+        2 => format!("update C[x] {{ lim -= {} }}", value(rng)),
+        // Every row of an island, and of a bounded list, in turn.
+        3 => format!("update B[x] {{ w += {} }}", value(rng)),
+        4 => "update B[x] as b { w: b.w * 2 - b.n }".into(),
+        5 => format!(
+            "update (A.by_g[x] |> take(n)) as a {{ v: a.v + a.g, g: a.g - {} }}",
+            value(rng)
+        ),
+        6 => format!("upsert C {{ id: {}, lim: {} }}", value(rng), value(rng)),
+        7 => format!(
+            "upsert B {{ a: x, n: {}, w: {} }}",
+            pick(rng, &["n", "m", "p", "0"]),
+            value(rng)
+        ),
+        8 => format!("upsert S {{ id: {}, k: {} }}", value(rng), value(rng)),
+        9 => format!("upsert A {{ id: {}, g: m, v: {} }}", value(rng), value(rng)),
+        // Nested: in a block, an `if`, a `map` over a bounded list, and
+        // a write inside an update's changes (the row is read again).
+        10 => format!("{{ {}; {} }}", write(rng, d), write(rng, d)),
+        11 => format!(
+            "(if x > {} {{ {} }} else {{ {} }})",
+            value(rng),
+            write(rng, d),
+            write(rng, d)
+        ),
+        12 => format!(
+            "([m, n, p, {}] |> map(i => upsert B {{ a: x, n: i, w: {} }}) |> count())",
+            value(rng),
+            value(rng)
+        ),
+        _ => format!(
+            "update C[x] as r {{ lim: {{ {}; r.lim + 1 }} }}",
+            write(rng, d)
+        ),
+    }
 }
 
 fn pick<'a>(rng: &mut Rng, options: &[&'a str]) -> &'a str {

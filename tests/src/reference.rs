@@ -365,23 +365,53 @@ impl<'c> Reference<'c> {
             TExpr::Update {
                 table,
                 target,
+                row,
                 changes,
             } => {
                 let targets = v(self, target).into_items();
-                let changes: Vec<(String, Value)> = changes
-                    .iter()
-                    .map(|(c, e)| (c.clone(), v(self, e)))
-                    .collect();
                 let schema = self.table_schema(table);
-                let rows = self.tables.entry(table.clone()).or_default();
+                // Without a row's name, the changes are computed once,
+                // first; with one, for each row found, from the row as it
+                // is then (computing them may write: the row is found
+                // again after).
+                let once: Option<Vec<(String, Value)>> = match row {
+                    None => Some(
+                        changes
+                            .iter()
+                            .map(|(c, e)| (c.clone(), v(self, e)))
+                            .collect(),
+                    ),
+                    Some(_) => None,
+                };
                 // Each target by its key, in order, on the row as it is by
                 // then: one that is gone, or already so, is not counted.
                 let mut updated = 0;
                 for target in &targets {
+                    let current = self
+                        .rows(table)
+                        .iter()
+                        .find(|r| same_key(&schema, r, target))
+                        .cloned();
+                    let Some(current) = current else {
+                        continue;
+                    };
+                    let values = match (&once, row) {
+                        (Some(values), _) => values.clone(),
+                        (None, Some(name)) => {
+                            let mut inner = env.to_vec();
+                            inner.push((name.clone(), Val::Data(current)));
+                            changes
+                                .iter()
+                                .map(|(c, e)| (c.clone(), self.eval(e, args, &inner).data()))
+                                .collect()
+                        }
+                        (None, None) => unreachable!("changes computed once without a row"),
+                    };
+                    let rows = self.tables.entry(table.clone()).or_default();
                     let found = rows.iter_mut().find(|r| same_key(&schema, r, target));
                     if let Some(Value::Record(fields)) = found {
                         let mut changed = false;
-                        for (column, value) in &changes {
+                        for (column, value) in &values {
                             let field = fields.get_mut(column).unwrap();
                             changed |= field != value;
                             *field = value.clone();
@@ -390,6 +420,44 @@ impl<'c> Reference<'c> {
                     }
                 }
                 Value::Int(updated)
+            }
+            TExpr::Upsert { table, columns } => {
+                let named: Vec<(String, Value)> = columns
+                    .iter()
+                    .map(|(c, e)| (c.clone(), v(self, e)))
+                    .collect();
+                let schema = self.table_schema(table);
+                // The row named: its columns given, the others' defaults.
+                let values: Vec<Value> = schema
+                    .columns
+                    .iter()
+                    .map(
+                        |column| match named.iter().find(|(c, _)| *c == column.name) {
+                            Some((_, value)) => value.clone(),
+                            None => column.default.as_ref().map_or(Value::Null, |d| d.value()),
+                        },
+                    )
+                    .collect();
+                let new = record(&schema, values);
+                let rows = self.tables.entry(table.clone()).or_default();
+                match rows.iter_mut().find(|r| same_key(&schema, r, &new)) {
+                    Some(Value::Record(fields)) => {
+                        // The row there: the columns named change, the
+                        // others keep their values.
+                        let mut changed = false;
+                        for (column, value) in &named {
+                            let field = fields.get_mut(column).unwrap();
+                            changed |= field != value;
+                            *field = value.clone();
+                        }
+                        Value::Int(i64::from(changed))
+                    }
+                    Some(_) => panic!("a row that is not a record"),
+                    None => {
+                        rows.push(new);
+                        Value::Int(1)
+                    }
+                }
             }
             TExpr::Delete { table, target } => {
                 let targets = v(self, target).into_items();

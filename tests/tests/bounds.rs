@@ -1,4 +1,4 @@
-//! The bound property: for every accepted program, for all arguments and every database state reachable by accepted mutations, a run's actual seeks, rows and round trips are at most the printed bound — and its answer is the reference evaluator's.
+//! The bound property: for every accepted program, for all arguments and every database state reachable by accepted mutations, a run's actual seeks, rows and round trips are at most the printed bound — and its answer is the reference evaluator's. Generated mutations (updates computed from the row, `+=`/`-=` at the extremes, upserts over new and existing keys, nested) are held to it too, leave the tables the reference leaves, and every counter, reference and aggregate right after each.
 //!
 //! Programs come from `rqc_tests::programs` (every construct in every
 //! position its type allows); data from random accepted mutations, with
@@ -16,10 +16,18 @@ use rqc_plan::{EntryKind, Value};
 use rqc_runtime::Engine;
 use rqc_tests::programs::{program, EXTREMES};
 use rqc_tests::reference::Reference;
+use rqc_tests::state::{check_integrity, reference_tables, store_tables};
 use rqc_tests::Rng;
 
 /// Codes a run may end with on some data: arithmetic the data makes fail.
 const DATA_ERRORS: [&str; 3] = ["E0530", "E0531", "E0538"];
+
+/// Codes a write may be refused with besides: a constraint the data
+/// breaks (a taken key or unique value, a missing reference, a full group
+/// or small table, a referenced row, an aggregate's sum past 64 bits).
+const REFUSALS: [&str; 7] = [
+    "E0501", "E0502", "E0503", "E0504", "E0505", "E0506", "E0526",
+];
 
 struct Tally {
     programs: usize,
@@ -40,6 +48,10 @@ struct Tally {
     /// list, a string's length, a function's declared ends, a function a
     /// function returns.
     ranged: usize,
+    /// Accepted generated mutations, their runs, and the runs committed.
+    mutations: usize,
+    mutation_runs: usize,
+    committed: usize,
 }
 
 fn cases() -> u64 {
@@ -167,6 +179,15 @@ fn check_program(seed: u64, tally: &mut Tally) {
     };
     let mut reference = Reference::new(&compilation.checked);
     load(&engine, &mut reference, &mut rng);
+    run_writes(
+        seed,
+        &source,
+        &compilation,
+        &engine,
+        &mut reference,
+        &mut rng,
+        tally,
+    );
     for entry in &compilation.program.entries {
         if entry.kind != EntryKind::Query {
             continue;
@@ -211,27 +232,13 @@ fn check_program(seed: u64, tally: &mut Tally) {
             tally.runs += 1;
             match engine.run(&entry.name, &args) {
                 Ok(output) => {
-                    assert!(
-                        output.stats.seeks <= entry.bound.seeks
-                            && output.stats.rows <= entry.bound.rows
-                            && output.stats.round_trips <= entry.bound.round_trips,
-                        "seed {seed}: {} read {:?}, over its bound {:?}, with {args:?}\n{source}",
-                        entry.name,
-                        output.stats,
-                        entry.bound
-                    );
+                    agrees(seed, &source, entry, &args, &output, &mut reference);
                     if output.stats.rows * 2 > entry.bound.rows {
                         tally.near_bound += 1;
                     }
                     if output.stats.round_trips < output.stats.seeks {
                         tally.batched += 1;
                     }
-                    let expected = reference.run(&entry.name, &args);
-                    assert_eq!(
-                        output.value, expected,
-                        "seed {seed}: {} with {args:?} differs from the reference\n{source}",
-                        entry.name
-                    );
                 }
                 Err(error) => assert!(
                     DATA_ERRORS.contains(&error.code),
@@ -239,6 +246,80 @@ fn check_program(seed: u64, tally: &mut Tally) {
                     entry.name
                 ),
             }
+        }
+    }
+}
+
+/// A run that succeeded: within its entry's bound, and the reference's
+/// answer (the reference then makes the same writes).
+fn agrees(
+    seed: u64,
+    source: &str,
+    entry: &rqc_plan::Entry,
+    args: &[Value],
+    output: &rqc_runtime::Output,
+    reference: &mut Reference<'_>,
+) {
+    assert!(
+        rqc_tests::within(&output.stats, &entry.bound),
+        "seed {seed}: {} read {:?}, over its bound {:?}, with {args:?}\n{source}",
+        entry.name,
+        output.stats,
+        entry.bound
+    );
+    let expected = reference.run(&entry.name, args);
+    assert_eq!(
+        output.value, expected,
+        "seed {seed}: {} with {args:?} differs from the reference\n{source}",
+        entry.name
+    );
+}
+
+/// Runs each accepted generated mutation with drawn arguments: within its
+/// bound, the reference's value and tables when it commits, nothing
+/// written when data refuses it, every index, counter, reference and
+/// aggregate equal to the rows after each run.
+fn run_writes(
+    seed: u64,
+    source: &str,
+    compilation: &rqc_compiler::Compilation,
+    engine: &Engine,
+    reference: &mut Reference<'_>,
+    rng: &mut Rng,
+    tally: &mut Tally,
+) {
+    let schema = &compilation.program.schema;
+    for entry in &compilation.program.entries {
+        if entry.kind != EntryKind::Mutation || !entry.name.starts_with('w') {
+            continue;
+        }
+        tally.mutations += 1;
+        for _ in 0..4 {
+            let args = arguments(rng);
+            tally.mutation_runs += 1;
+            match engine.run(&entry.name, &args) {
+                Ok(output) => {
+                    agrees(seed, source, entry, &args, &output, reference);
+                    tally.committed += 1;
+                }
+                Err(error) => assert!(
+                    DATA_ERRORS.contains(&error.code) || REFUSALS.contains(&error.code),
+                    "seed {seed}: {} with {args:?} failed: {error}\n{source}",
+                    entry.name
+                ),
+            }
+            assert_eq!(
+                store_tables(engine.store(), schema),
+                reference_tables(reference, schema),
+                "seed {seed}: the tables after {} with {args:?}\n{source}",
+                entry.name
+            );
+            assert_eq!(
+                check_integrity(engine.store(), schema),
+                Ok(()),
+                "seed {seed}: after {} with {args:?}\n{source}",
+                entry.name
+            );
         }
     }
 }
@@ -255,14 +336,23 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         predicates: 0,
         float_groups: 0,
         ranged: 0,
+        mutations: 0,
+        mutation_runs: 0,
+        committed: 0,
     };
     let first = first_seed();
     for seed in first..first + cases() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} bounded by value ranges), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key)",
-        tally.programs, tally.accepted, tally.tuple_ranges, tally.ranged, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups
+        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} bounded by value ranges), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed",
+        tally.programs, tally.accepted, tally.tuple_ranges, tally.ranged, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed
+    );
+    assert!(
+        tally.committed > 0 && tally.committed < tally.mutation_runs,
+        "the generated mutations all committed or none did: {} of {}",
+        tally.committed,
+        tally.mutation_runs
     );
     // The generator must keep producing accepted programs that read a lot.
     assert!(

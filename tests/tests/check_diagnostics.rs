@@ -31,6 +31,8 @@ fn selected_corpus_diagnostics_read_well() {
         "shop_review_count",
         "access_unknown_index",
         "schema_bound_not_prefix",
+        "write_update_from_row_rejected",
+        "write_upsert_rejected",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -214,6 +214,26 @@ fn feature_store_lookups_and_window(on: On) {
             .len(),
         2
     );
+    // An order steps the profile in place; a score is upserted.
+    run(&e, "order", vec![1.into(), 40.into(), Value::Float(9.5)]);
+    let profile = run(&e, "features", vec![1.into()]).value;
+    let profile = profile.field("profile").cloned().unwrap_or(Value::Null);
+    assert_eq!(profile.field("lifetime_value"), Some(&Value::Float(130.0)));
+    assert_eq!(profile.field("orders"), Some(&Value::Int(4)));
+    run(&e, "score", vec![1.into(), Value::Float(0.5), "v2".into()]);
+    run(
+        &e,
+        "add_customer",
+        vec![2.into(), "new".into(), "FR".into()],
+    );
+    run(&e, "score", vec![2.into(), Value::Float(0.75), "v2".into()]);
+    let batch = run(&e, "batch", vec![Value::List(vec![1.into(), 2.into()])]);
+    let risks: Vec<Option<&Value>> = batch.rows().iter().map(|r| r.field("risk")).collect();
+    assert_eq!(
+        risks,
+        [Some(&Value::Float(0.5)), Some(&Value::Float(0.75))],
+        "the first score replaced, the second inserted"
+    );
 }
 
 fn tpch_rejects_the_analytic_queries_and_runs_the_per_key_variants(on: On) {

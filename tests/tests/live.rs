@@ -72,7 +72,7 @@ const VARIANTS: [(i64, i64, bool); 4] = [(4, 2, true), (8, 2, true), (4, 3, true
 fn program(variant: usize) -> String {
     let (bound, top, counted) = VARIANTS[variant];
     let mut source = format!(
-        "table A {{\n  id: Int key\n  c0: Int\n  c1: Int\n  index ix (c0, c1)\n}}\n\
+        "table A {{\n  id: Int key\n  c0: Int\n  c1: Int = 0\n  index ix (c0, c1)\n}}\n\
          table B {{\n  a: Int ref A\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= {bound}\n}}\n\
          aggregate b_count = count(B) by a\n\
          aggregate b_weight = sum(B.w) by a\n\
@@ -84,7 +84,10 @@ fn program(variant: usize) -> String {
          mutation move_a(ids: [Int; <= 6], x: Int) =\n\
          \x20 update (ids |> map(i => A[i]) |> flatten()) {{ c0: x }}\n\
          mutation restamp_a(i: Int, x: Int, y: Int) =\n\
-         \x20 {{ let r = A[i]; update r {{ c0: x }}; update r {{ c1: y }} }}\n",
+         \x20 {{ let r = A[i]; update r {{ c0: x }}; update r {{ c1: y }} }}\n\
+         mutation put_a(id: Int, x: Int) = upsert A {{ id, c0: x }}\n\
+         mutation step_a(ids: [Int; <= 6], d: Int) =\n\
+         \x20 update (ids |> map(i => A[i]) |> flatten()) {{ c0 += d }}\n",
     );
     source.push_str(WRITES);
     for (name, body) in QUERIES {

@@ -85,6 +85,18 @@ fn printing_keeps_precedence() {
             "if a { 1 } else if b { 2 } else { 3 }",
         ),
         ("query q() = { let x = 1; x + 1 }", "{ let x = 1; x + 1 }"),
+        (
+            "mutation q(k: Int) = update T[k] as r { a: r.a * 2, b += 1, c -= k - 1 }",
+            "update T[k] as r { a: r.a * 2, b += 1, c -= k - 1 }",
+        ),
+        (
+            "mutation q(k: Int) = update (T[k] |> first()) { b += 1 }",
+            "update (T[k] |> first()) { b += 1 }",
+        ),
+        (
+            "mutation q(k: Int) = upsert T { k, a: -1 }",
+            "upsert T { k, a: -1 }",
+        ),
     ];
     for (source, expected) in cases {
         let module = parse_clean("t.rq", source);

@@ -1,8 +1,8 @@
 //! The plan is the artifact: a database keeps its installed program and runs it when opened again; plan files install, and other plan formats are refused with a code.
 //!
 //! `tests/plans/` holds `shop.rq` compiled by the rqc of each plan format:
-//! `format-7.rqc.json` (the current one, which must load and run) and
-//! `format-6.rqc.json` (the previous one, which must be refused, never
+//! `format-8.rqc.json` (the current one, which must load and run) and
+//! `format-7.rqc.json` (the previous one, which must be refused, never
 //! misread). The same files through the `rqc` binary: `cli/tests/cli/plans.rs`.
 
 use rqc::{Backend, Database, Error, OpenOptions, RuntimeError, Value};
@@ -103,7 +103,7 @@ fn the_current_plan_format_loads_and_runs() {
     let dir = tempfile::tempdir().unwrap();
     {
         let mut db = open(dir.path(), Backend::Redb).unwrap();
-        db.install_plan(plan("format-7.rqc.json")).unwrap();
+        db.install_plan(plan("format-8.rqc.json")).unwrap();
         stock(&db);
         assert_eq!(cheapest(&db, 7, 10), ["cup", "lamp", "desk"]);
         let found = db.run("item", &[4.into()]).unwrap();
@@ -124,17 +124,17 @@ fn the_current_plan_format_loads_and_runs() {
 
 #[test]
 fn the_previous_plan_format_is_refused_with_both_versions_and_the_fix() {
-    let path = plan("format-6.rqc.json");
+    let path = plan("format-7.rqc.json");
     let refused = runtime(rqc::read_plan(&path).unwrap_err());
     assert_eq!(refused.code, "E0513");
     assert!(
-        refused.message.contains("plan format 6"),
+        refused.message.contains("plan format 7"),
         "{}",
         refused.message
     );
-    assert!(refused.message.contains("format 7"), "{}", refused.message);
+    assert!(refused.message.contains("format 8"), "{}", refused.message);
     assert!(
-        refused.message.contains("format-6.rqc.json"),
+        refused.message.contains("format-7.rqc.json"),
         "{}",
         refused.message
     );
@@ -153,14 +153,13 @@ fn the_previous_plan_format_is_refused_with_both_versions_and_the_fix() {
 fn a_file_that_is_no_compiled_program_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let mut db = Database::in_memory();
+    let current = rqc_plan::FORMAT_VERSION;
+    let edited = format!("{{\"format_version\": {current}, \"schema\": 7}}\n");
+    let undecodable = format!("says plan format {current} but does not decode");
     for (name, text, why) in [
         ("notes.json", "lamp, desk\n", "is not JSON"),
         ("other.json", "{\"tables\": []}\n", "no plan format version"),
-        (
-            "edited.json",
-            "{\"format_version\": 7, \"schema\": 7}\n",
-            "says plan format 7 but does not decode",
-        ),
+        ("edited.json", edited.as_str(), undecodable.as_str()),
     ] {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
@@ -179,11 +178,16 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     {
         let mut db = open(dir.path(), Backend::Redb).unwrap();
-        db.install_plan(plan("format-7.rqc.json")).unwrap();
+        db.install_plan(plan("format-8.rqc.json")).unwrap();
         stock(&db);
     }
-    let current = std::fs::read_to_string(plan("format-7.rqc.json")).unwrap();
-    let newer = current.replacen("\"format_version\": 7", "\"format_version\": 8", 1);
+    let current = std::fs::read_to_string(plan("format-8.rqc.json")).unwrap();
+    let version = rqc_plan::FORMAT_VERSION;
+    let newer = current.replacen(
+        &format!("\"format_version\": {version}"),
+        &format!("\"format_version\": {}", version + 1),
+        1,
+    );
     assert_ne!(newer, current);
     store_program(dir.path(), newer.as_bytes());
     let Err(refused) = open(dir.path(), Backend::Redb) else {
@@ -193,11 +197,15 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused() {
     assert_eq!(refused.code, "E0516");
     assert!(refused.message.contains("newer rqc"), "{}", refused.message);
     assert!(
-        refused.message.contains("plan format 8"),
+        refused.message.contains(&format!("plan format {}", version + 1)),
         "{}",
         refused.message
     );
-    assert!(refused.message.contains("format 7"), "{}", refused.message);
+    assert!(
+        refused.message.contains(&format!("format {version}")),
+        "{}",
+        refused.message
+    );
 }
 
 #[test]
@@ -205,19 +213,19 @@ fn a_database_holding_an_older_program_opens_and_runs_once_it_is_installed_again
     let dir = tempfile::tempdir().unwrap();
     {
         let mut db = open(dir.path(), Backend::Redb).unwrap();
-        db.install_plan(plan("format-7.rqc.json")).unwrap();
+        db.install_plan(plan("format-8.rqc.json")).unwrap();
         stock(&db);
     }
     store_program(
         dir.path(),
-        &std::fs::read(plan("format-6.rqc.json")).unwrap(),
+        &std::fs::read(plan("format-7.rqc.json")).unwrap(),
     );
     let mut db = open(dir.path(), Backend::Redb).unwrap();
     assert!(db.program().is_none());
     let refused = runtime(db.run("item", &[1.into()]).unwrap_err());
     assert_eq!(refused.code, "E0513");
     assert!(
-        refused.message.contains("plan format 6"),
+        refused.message.contains("plan format 7"),
         "{}",
         refused.message
     );
@@ -227,7 +235,7 @@ fn a_database_holding_an_older_program_opens_and_runs_once_it_is_installed_again
         refused.help
     );
     // Installing it again runs it, over the rows the database kept.
-    db.install_plan(plan("format-7.rqc.json")).unwrap();
+    db.install_plan(plan("format-8.rqc.json")).unwrap();
     assert_eq!(cheapest(&db, 7, 10), ["cup", "lamp", "desk"]);
 }
 
@@ -243,7 +251,7 @@ pub mutation add(id: Int, name: String, shelf: Int, price: Int) =
 ";
     db.install_source("shop.rq", before).unwrap();
     stock(&db);
-    db.install_plan(plan("format-7.rqc.json")).unwrap();
+    db.install_plan(plan("format-8.rqc.json")).unwrap();
     assert_eq!(cheapest(&db, 7, 10), ["cup", "lamp", "desk"]);
 
     // A changed column is refused whole, as from sources.
@@ -251,7 +259,7 @@ pub mutation add(id: Int, name: String, shelf: Int, price: Int) =
     let mut db = open(other.path(), Backend::Redb).unwrap();
     db.install_source("shop.rq", "table Item { id: Int key  name: String }")
         .unwrap();
-    let refused = runtime(db.install_plan(plan("format-7.rqc.json")).unwrap_err());
+    let refused = runtime(db.install_plan(plan("format-8.rqc.json")).unwrap_err());
     assert_eq!(refused.code, "E0510");
     assert!(
         db.program().unwrap().entries.is_empty(),

@@ -32,10 +32,11 @@ fn peel(t: &TExpr) -> &TExpr {
 }
 
 /// Whether evaluating `t` may write (conservative).
-fn may_write(t: &TExpr) -> bool {
+pub(super) fn may_write(t: &TExpr) -> bool {
     super::tir::any_node(t, &mut |node| match node {
         TExpr::Insert { .. }
         | TExpr::Update { .. }
+        | TExpr::Upsert { .. }
         | TExpr::Delete { .. }
         | TExpr::Call(..)
         | TExpr::CallLocal(..)

@@ -150,6 +150,10 @@ pub struct Checker<'p> {
     /// The `filter(…)` call (its span) whose result `count()` reads, while
     /// its input is checked: its rejection proposes a maintained count.
     pub(super) counted_filter: Option<Span>,
+    /// The table whose update's changes are being checked: a name that is
+    /// one of its columns and nothing in scope gets a help that reads the
+    /// row (`score += 1`, `as q`).
+    pub(super) updating: Option<String>,
     /// Comparisons of `Int`s checked inside the conditions being checked
     /// (`narrowing.rs`), and how many conditions are open.
     pub(super) comparisons: Vec<super::narrowing::Comparison>,
@@ -222,6 +226,7 @@ impl<'p> Checker<'p> {
                 | ExprKind::Pipe(..)
                 | ExprKind::Call(..)
                 | ExprKind::Insert(..)
+                | ExprKind::Upsert(..)
                 | ExprKind::Update(..)
                 | ExprKind::Delete(..)
         ) || matches!(checked.tir, TExpr::Scan { .. });
@@ -477,7 +482,10 @@ impl<'p> Checker<'p> {
             }
             ExprKind::Block(stmts, result) => self.check_block(stmts, result, expected),
             ExprKind::Insert(path, row) => self.check_insert(expr.span, path, row),
-            ExprKind::Update(target, changes) => self.check_update(expr.span, target, changes),
+            ExprKind::Upsert(path, row) => self.check_upsert(expr.span, path, row),
+            ExprKind::Update(target, row, changes) => {
+                self.check_update(expr.span, target, row.as_ref(), changes)
+            }
             ExprKind::Delete(target) => self.check_delete(expr.span, target),
             ExprKind::Error => Checked::error(),
         }

@@ -112,7 +112,10 @@ impl Checker<'_> {
         // copied, since a module of thousands of names may have as many
         // misspellings.
         let mut nearest = super::names::Nearest::new(&ident.name);
-        nearest.in_order(self.scope.names());
+        // A name no program can write (the row `c += e` reads) is no
+        // suggestion.
+        nearest.in_order(self.scope.names().filter(|n| !n.contains(' ')));
+        let (updating, schema) = (self.updating.clone(), self.schema);
         let scope = &self.index.scopes[self.module];
         scope.offer(&mut nearest, super::module_scope::Offered::All);
         let suggestion = nearest.best().map(str::to_string);
@@ -127,7 +130,22 @@ impl Checker<'_> {
             ident.span,
             "unknown name",
         );
+        let column_of = updating.filter(|table| {
+            schema
+                .table(table)
+                .is_some_and(|t| t.column(&ident.name).is_some())
+        });
         d.help.push(match (suggestion, home) {
+            // A column of the row being updated: its value is the row's.
+            _ if column_of.is_some() => {
+                let table = column_of.unwrap_or_default();
+                format!(
+                    "`{name}` is a column of `{table}`, not a name in scope: to step it, write \
+                     `{name} += 1` (or `-=`); to compute from the row, name it: \
+                     `update … as r {{ {name}: r.{name} + 1 }}`",
+                    name = ident.name
+                )
+            }
             (Some(close), _) => format!("did you mean `{close}`?"),
             (None, Some(home)) => import_help(&home, &ident.name),
             (None, None) if starts_upper => no_table_help(&ident.name),

@@ -32,6 +32,7 @@ pub mod tir;
 mod tuple_range;
 mod type_limits;
 pub mod types;
+mod upsert;
 mod writes;
 
 pub use builtins::BUILTINS;
@@ -39,6 +40,7 @@ pub use definition::{CheckedEntry, Outcome};
 pub use expr::{Fact, FnSig, Target, TypeText, DEF_MARKER, TABLE_MARKER};
 pub use modules::{collect_calls, cycles, ProgramIndex};
 pub(crate) use reject::BOUNDED_PART;
+pub use writes::STEPPED_ROW;
 /// Names and what they stand for, for editors.
 pub mod modules_symbol {
     pub use super::modules::Symbol;
@@ -243,6 +245,7 @@ pub fn check_one(
         inspected: Default::default(),
         untyped_none: None,
         counted_filter: None,
+        updating: None,
         comparisons: Vec::new(),
         conditions_open: 0,
         int_literal: None,
@@ -314,7 +317,7 @@ fn recursion(
         .expect("the definition is in the cycle");
     let next = cycle[(i + 1) % cycle.len()];
     let mut calls = Vec::new();
-    modules::collect_calls(index, index.defs[id].module, &def.body, &mut calls);
+    modules::collect_calls(index, index.defs[id].module, def, &mut calls);
     let span = calls
         .iter()
         .find(|(callee, _)| *callee == next)

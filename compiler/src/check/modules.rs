@@ -5,7 +5,7 @@ use super::names::NearList;
 use super::SourceModule;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
-use crate::syntax::ast::{DefKind, Expr, ExprKind, Item, Stmt};
+use crate::syntax::ast::{Def, DefKind, Expr, ExprKind, Item, Stmt};
 
 /// What a name in a module's scope stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -483,62 +483,87 @@ pub fn cycles<E: AsRef<[usize]>>(edges: &[E]) -> Vec<Vec<usize>> {
     state.out
 }
 
-/// The definitions `expr` names, with where, as seen from `module`.
-pub fn collect_calls(
+/// The definitions `def`'s body names, with where, as seen from `module`.
+/// A name the body binds — a parameter, a `let`, a lambda's parameter, an
+/// update's row — is that binding where it is in scope, not a definition
+/// (`query f(f: Int) = f + 1` calls nothing).
+pub fn collect_calls(index: &ProgramIndex, module: usize, def: &Def, out: &mut Vec<(usize, Span)>) {
+    let mut bound: Vec<&str> = def.params.iter().map(|p| p.name.name.as_str()).collect();
+    calls_in(index, module, &def.body, &mut bound, out);
+}
+
+fn calls_in<'e>(
     index: &ProgramIndex,
     module: usize,
-    expr: &Expr,
+    expr: &'e Expr,
+    bound: &mut Vec<&'e str>,
     out: &mut Vec<(usize, Span)>,
 ) {
-    let mut visit = |e: &Expr| collect_calls(index, module, e, out);
+    let mark = bound.len();
+    let mut visit = |e: &'e Expr, bound: &mut Vec<&'e str>| calls_in(index, module, e, bound, out);
     match &expr.kind {
         ExprKind::Name(ident) => {
+            if bound.contains(&ident.name.as_str()) {
+                return;
+            }
             if let Some(Symbol::Def(d)) = index.lookup(module, &ident.name) {
                 out.push((*d, ident.span));
             }
         }
         ExprKind::Field(base, field) => {
             if let ExprKind::Name(m) = &base.kind {
-                if let Some(Symbol::Module(target)) = index.lookup(module, &m.name) {
+                let module_named = !bound.contains(&m.name.as_str());
+                if let Some(Symbol::Module(target)) =
+                    index.lookup(module, &m.name).filter(|_| module_named)
+                {
                     if let Some(Symbol::Def(d)) = index.scopes[*target].get(&field.name) {
                         out.push((*d, field.span));
                     }
                     return;
                 }
             }
-            visit(base);
+            visit(base, bound);
         }
-        ExprKind::Record(fields) => fields.iter().for_each(|f| visit(&f.value)),
-        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().for_each(visit),
+        ExprKind::Record(fields) => fields.iter().for_each(|f| visit(&f.value, bound)),
+        ExprKind::List(items) | ExprKind::Tuple(items) => {
+            items.iter().for_each(|e| visit(e, bound))
+        }
         ExprKind::Call(callee, args) | ExprKind::Index(callee, args) => {
-            visit(callee);
-            args.iter().for_each(visit);
+            visit(callee, bound);
+            args.iter().for_each(|e| visit(e, bound));
         }
         ExprKind::Pipe(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Range(a, b) => {
-            visit(a);
-            visit(b);
+            visit(a, bound);
+            visit(b, bound);
         }
-        ExprKind::Lambda(_, body) | ExprKind::Unary(_, body) | ExprKind::Delete(body) => {
-            visit(body)
+        ExprKind::Lambda(params, body) => {
+            bound.extend(params.iter().map(|p| p.name.as_str()));
+            visit(body, bound);
         }
+        ExprKind::Unary(_, body) | ExprKind::Delete(body) => visit(body, bound),
         ExprKind::If(c, t, e) => {
-            visit(c);
-            visit(t);
-            visit(e);
+            visit(c, bound);
+            visit(t, bound);
+            visit(e, bound);
         }
         ExprKind::Block(stmts, result) => {
             for stmt in stmts {
                 match stmt {
-                    Stmt::Let { value, .. } => visit(value),
-                    Stmt::Expr(e) => visit(e),
+                    // In scope from the next statement on.
+                    Stmt::Let { name, value, .. } => {
+                        visit(value, bound);
+                        bound.push(&name.name);
+                    }
+                    Stmt::Expr(e) => visit(e, bound),
                 }
             }
-            visit(result);
+            visit(result, bound);
         }
-        ExprKind::Insert(_, row) => visit(row),
-        ExprKind::Update(target, changes) => {
-            visit(target);
-            visit(changes);
+        ExprKind::Insert(_, row) | ExprKind::Upsert(_, row) => visit(row, bound),
+        ExprKind::Update(target, row, changes) => {
+            visit(target, bound);
+            bound.extend(row.iter().map(|r| r.name.as_str()));
+            visit(changes, bound);
         }
         ExprKind::Int(_)
         | ExprKind::Float(_)
@@ -547,4 +572,5 @@ pub fn collect_calls(
         | ExprKind::None
         | ExprKind::Error => {}
     }
+    bound.truncate(mark);
 }

@@ -85,10 +85,20 @@ pub enum TExpr {
         table: String,
         row: Vec<TExpr>,
     },
+    /// Each row of `target` changed by `changes`; with `row`, the changes
+    /// are computed for each row with that name bound to the row as it is
+    /// before the change (`update T[k] as r { … }`, `c += e`).
     Update {
         table: String,
         target: Box<TExpr>,
+        row: Option<String>,
         changes: Vec<(String, TExpr)>,
+    },
+    /// The columns named, by name: the row with their key changed to them,
+    /// or (none has it) inserted with the other columns' defaults.
+    Upsert {
+        table: String,
+        columns: Vec<(String, TExpr)>,
     },
     Delete {
         table: String,
@@ -253,6 +263,7 @@ impl TExpr {
             TExpr::Update {
                 table,
                 target,
+                row,
                 changes,
             } => {
                 let (names, values): (Vec<String>, Vec<TExpr>) = changes.into_iter().unzip();
@@ -265,8 +276,19 @@ impl TExpr {
                         TExpr::Update {
                             table,
                             target: Box::new(c.remove(0)),
+                            row,
                             changes: names.into_iter().zip(values).collect(),
                         }
+                    }),
+                )
+            }
+            TExpr::Upsert { table, columns } => {
+                let (names, values): (Vec<String>, Vec<TExpr>) = columns.into_iter().unzip();
+                (
+                    values,
+                    Box::new(move |values| TExpr::Upsert {
+                        table,
+                        columns: names.into_iter().zip(values).collect(),
                     }),
                 )
             }
@@ -320,7 +342,10 @@ impl TExpr {
                     }
                 }
             }
-            TExpr::Record(fields) => fields.iter().for_each(|(_, value)| f(value)),
+            TExpr::Record(fields)
+            | TExpr::Upsert {
+                columns: fields, ..
+            } => fields.iter().for_each(|(_, value)| f(value)),
             TExpr::Field(a, _)
             | TExpr::Unary(_, a)
             | TExpr::Lambda(_, a)

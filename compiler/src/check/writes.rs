@@ -11,8 +11,12 @@ use super::types::Ty;
 use crate::cost::Interval;
 use crate::cost::{Cost, Poly};
 use crate::span::Span;
-use crate::syntax::ast::{DefKind, Expr, ExprKind, Path};
+use crate::syntax::ast::{BinaryOp, DefKind, Expr, ExprKind, Ident, Path, RecordField, Step};
 use rqc_plan::{ColumnType, TableSchema};
+
+/// The name `c += e` reads the row by when the update names none: no
+/// program can write it (a name has no space).
+pub const STEPPED_ROW: &str = "the row";
 
 /// What inserting one row of `table` costs (`rqc_plan::write_work`, one
 /// formula with the runtime's plan verifier).
@@ -31,12 +35,12 @@ pub fn update_cost(table: &TableSchema, columns: &[usize]) -> Cost {
 }
 
 /// A write's (seeks, rows, round trips) as a cost (spec/cost.md §7, §11).
-fn write_cost((seeks, rows, trips): (u64, u64, u64)) -> Cost {
+pub(super) fn write_cost((seeks, rows, trips): (u64, u64, u64)) -> Cost {
     Cost::constant(seeks, rows, trips)
 }
 
 impl<'p> Checker<'p> {
-    fn require_mutation(&mut self, span: Span, what: &str) -> bool {
+    pub(super) fn require_mutation(&mut self, span: Span, what: &str) -> bool {
         if self.kind == DefKind::Mutation {
             return true;
         }
@@ -47,28 +51,39 @@ impl<'p> Checker<'p> {
         false
     }
 
-    pub fn check_insert(&mut self, span: Span, path: &Path, row: &Expr) -> Checked {
-        let writable = self.require_mutation(span, "insert");
+    /// The table an `insert` or `upsert` writes (its name resolved, each
+    /// field's column referred to), and the row's fields.
+    pub(super) fn written_table<'e>(
+        &mut self,
+        path: &Path,
+        row: &'e Expr,
+    ) -> Option<(String, &'p TableSchema, &'e [RecordField])> {
         let name = path.segments.last().expect("a path has a segment");
         let table = match self.index.lookup(self.module, &name.name) {
             Some(super::modules::Symbol::Table(t)) => t.clone(),
             _ => {
                 self.unknown_name(name);
-                return Checked::error();
+                return None;
             }
         };
         self.refer(name.span, || super::expr::Target::Table(table.clone()));
-        let Some(schema) = self.schema.table(&table) else {
-            return Checked::error();
-        };
+        let schema = self.schema.table(&table)?;
         let ExprKind::Record(fields) = &row.kind else {
-            return Checked::error();
+            return None;
         };
         for field in fields {
             self.refer(field.name.span, || {
                 super::expr::Target::Column(table.clone(), field.name.name.clone())
             });
         }
+        Some((table, schema, fields))
+    }
+
+    pub fn check_insert(&mut self, span: Span, path: &Path, row: &Expr) -> Checked {
+        let writable = self.require_mutation(span, "insert");
+        let Some((table, schema, fields)) = self.written_table(path, row) else {
+            return Checked::error();
+        };
         let mut cost = Cost::zero();
         let mut values: Vec<Option<TExpr>> = vec![None; schema.columns.len()];
         for field in fields {
@@ -77,14 +92,7 @@ impl<'p> Checker<'p> {
                 continue;
             };
             if values[position].is_some() {
-                self.error(
-                    "E0203",
-                    format!("column `{}` is given twice", field.name.name),
-                    field.name.span,
-                    "second value",
-                )
-                .help
-                .push("give each column one value".into());
+                self.given_twice(&field.name);
                 continue;
             }
             let value = self.column_value(schema, position, &field.value);
@@ -141,7 +149,12 @@ impl<'p> Checker<'p> {
     }
 
     /// A value for column `position`, checked against the column's type.
-    fn column_value(&mut self, schema: &TableSchema, position: usize, value: &Expr) -> Checked {
+    pub(super) fn column_value(
+        &mut self,
+        schema: &TableSchema,
+        position: usize,
+        value: &Expr,
+    ) -> Checked {
         let column = &schema.columns[position];
         let expected = table_column_ty(&schema.name, column);
         let checked = self.check_expected(value, Some(&expected));
@@ -154,7 +167,7 @@ impl<'p> Checker<'p> {
         checked
     }
 
-    fn no_column(&mut self, table: &TableSchema, name: &crate::syntax::ast::Ident) {
+    pub(super) fn no_column(&mut self, table: &TableSchema, name: &crate::syntax::ast::Ident) {
         let names = table.columns.iter().map(|c| c.name.as_str());
         let near = table.near_columns();
         let help = super::names::unknown_column_help(&table.name, &name.name, names, near);
@@ -211,7 +224,13 @@ impl<'p> Checker<'p> {
         None
     }
 
-    pub fn check_update(&mut self, span: Span, target: &Expr, changes: &Expr) -> Checked {
+    pub fn check_update(
+        &mut self,
+        span: Span,
+        target: &Expr,
+        row: Option<&Ident>,
+        changes: &Expr,
+    ) -> Checked {
         let writable = self.require_mutation(span, "update");
         let Some((schema, count, checked)) = self.write_target("update", span, target) else {
             return Checked::error();
@@ -219,7 +238,29 @@ impl<'p> Checker<'p> {
         let ExprKind::Record(fields) = &changes.kind else {
             return Checked::error();
         };
-        let mut cost = checked.cost.clone();
+        // `as r` names the row as it is before the change; `c += e` reads
+        // it too, under a name no program can write when none is given.
+        let stepped = fields.iter().any(|f| f.step.is_some());
+        let binding = match row {
+            Some(row) => Some(row.clone()),
+            None if stepped => Some(Ident {
+                name: STEPPED_ROW.to_string(),
+                span: changes.span,
+            }),
+            None => None,
+        };
+        let depth = self.scope.len();
+        if let Some(binding) = &binding {
+            self.push_local(
+                binding,
+                Ty::Row(schema.name.clone()),
+                TExpr::Local(binding.name.clone()),
+            );
+        }
+        // A column's name alone keeps its meaning (a parameter or a `let`):
+        // where it names nothing, its help proposes the row's value.
+        let outer = self.updating.replace(schema.name.clone());
+        let mut per_row = Cost::zero();
         let mut changed = Vec::new();
         let mut tirs = Vec::new();
         for field in fields {
@@ -244,25 +285,111 @@ impl<'p> Checker<'p> {
                 );
                 continue;
             }
-            // Inside the changes, the row's current values are not in scope:
-            // the new value is computed from parameters and lets.
-            let value = self.column_value(schema, position, &field.value);
-            cost = cost.plus(&value.cost.times(&count));
+            if changed.contains(&position) {
+                self.given_twice(&field.name);
+                continue;
+            }
+            let value = match (field.step, &binding) {
+                (Some(step), Some(binding)) => {
+                    self.stepped_value(schema, position, step, &binding.name, field)
+                }
+                _ => self.column_value(schema, position, &field.value),
+            };
+            per_row = per_row.plus(&value.cost);
             changed.push(position);
             tirs.push((field.name.name.clone(), value.tir));
         }
+        self.updating = outer;
+        self.scope.truncate(depth);
         if !writable {
             return Checked::error();
         }
+        // Without a row, the changes are computed once, before the rows are
+        // changed; with one, once per row, between its read and its write.
+        // A change that may write (a nested write, a call) may change the
+        // row in between: the runtime then reads it again (§7), charged
+        // here. (Counted per row either way: at most the rows given.)
+        let mut write = update_cost(schema, &changed);
+        if binding.is_some() && tirs.iter().any(|(_, t)| super::batch::may_write(t)) {
+            write = write.plus(&write_cost((1, 1, 1)));
+        }
+        let cost = checked.cost.plus(&per_row.plus(&write).times(&count));
         // The rows actually changed: at most the rows given.
         Checked::new(
             Ty::Int(Interval::up_to(count.clone())),
-            cost.plus(&update_cost(schema, &changed).times(&count)),
+            cost,
             TExpr::Update {
                 table: schema.name.clone(),
                 target: Box::new(checked.tir),
+                row: binding.map(|b| b.name),
                 changes: tirs,
             },
+        )
+    }
+
+    /// E0203: a column given a second value in one write.
+    pub(super) fn given_twice(&mut self, name: &Ident) {
+        self.error(
+            "E0203",
+            format!("column `{}` is given twice", name.name),
+            name.span,
+            "second value",
+        )
+        .help
+        .push("give each column one value".into());
+    }
+
+    /// `c += e` or `c -= e`: `row.c + e` (or `-`), over an `Int` or `Float`
+    /// column (E0435 on another), `e` of the column's type.
+    fn stepped_value(
+        &mut self,
+        schema: &TableSchema,
+        position: usize,
+        step: Step,
+        row: &str,
+        field: &RecordField,
+    ) -> Checked {
+        let column = &schema.columns[position];
+        let value = self.column_value(schema, position, &field.value);
+        if !matches!(column.ty, ColumnType::Int | ColumnType::Float) {
+            let op = step.text();
+            self.error(
+                "E0435",
+                format!(
+                    "`{op}` steps a number, and `{}.{}` is `{}`",
+                    schema.name,
+                    column.name,
+                    column.ty.name()
+                ),
+                field.name.span,
+                "not an `Int` or `Float` column",
+            )
+            .help
+            .push(match &column.ty {
+                ColumnType::Optional(inner)
+                    if matches!(**inner, ColumnType::Int | ColumnType::Float) =>
+                {
+                    format!(
+                        "it may be `none`: name the row and say what `none` becomes, `update … as r {{ {c}: (r.{c} |> unwrap_or(0)) + … }}`",
+                        c = column.name
+                    )
+                }
+                _ => format!(
+                    "name the row and give the new value: `update … as r {{ {c}: … r.{c} … }}`",
+                    c = column.name
+                ),
+            });
+            return Checked::error();
+        }
+        let op = match step {
+            Step::Add => BinaryOp::Add,
+            Step::Sub => BinaryOp::Sub,
+        };
+        let stored = TExpr::Field(Box::new(TExpr::Local(row.to_string())), column.name.clone());
+        Checked::new(
+            table_column_ty(&schema.name, column),
+            value.cost,
+            TExpr::Binary(op, Box::new(stored), Box::new(value.tir)),
         )
     }
 

@@ -23,12 +23,7 @@ pub(super) fn def_calls(db: &dyn Db, key: DefKey<'_>) -> Vec<usize> {
         return Vec::new();
     };
     let mut calls = Vec::new();
-    check::collect_calls(
-        &shape.index,
-        shape.index.defs[id].module,
-        &def.body,
-        &mut calls,
-    );
+    check::collect_calls(&shape.index, shape.index.defs[id].module, def, &mut calls);
     calls.into_iter().map(|(callee, _)| callee).collect()
 }
 

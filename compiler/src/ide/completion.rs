@@ -1,4 +1,4 @@
-//! Completion: what may be typed at a position — a table's indexes and columns after `T.`, a row's fields, an access's index columns inside its brackets, then keywords, combinators, functions, names in scope.
+//! Completion: what may be typed at a position — a table's indexes and columns after `T.`, a row's fields, an access's index columns inside its brackets, a written table's columns inside a write's braces, then keywords, combinators, functions, names in scope.
 
 use super::{defs_in, facts_at};
 use crate::check::Fact;
@@ -22,7 +22,7 @@ pub struct Completion {
     pub detail: String,
 }
 
-const KEYWORDS: [&str; 22] = [
+const KEYWORDS: [&str; 24] = [
     "module",
     "import",
     "pub",
@@ -36,6 +36,8 @@ const KEYWORDS: [&str; 22] = [
     "else",
     "insert",
     "update",
+    "upsert",
+    "as",
     "delete",
     "true",
     "false",
@@ -47,24 +49,73 @@ const KEYWORDS: [&str; 22] = [
     "aggregate",
 ];
 
+/// Where the last bracket `open` that is still open at the end of `before`
+/// is (a `close` after it closes it).
+fn unclosed(before: &str, open: char, close: char) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in before.char_indices().rev() {
+        if c == close {
+            depth += 1;
+        } else if c == open {
+            if depth == 0 {
+                return Some(i);
+            }
+            depth -= 1;
+        }
+    }
+    None
+}
+
+/// What a keyword completes to, as its detail says (the writes' forms).
+fn keyword_detail(keyword: &str) -> String {
+    match keyword {
+        "upsert" => "upsert T { key, cols }: inserts the row, or changes the columns named of the row with that key".into(),
+        "as" => "update T[k] as r { c: r.c + 1 }: names the row as it is before the update".into(),
+        "update" => "update R { c: e, n += 1 }: changes the rows of R".into(),
+        _ => "keyword".into(),
+    }
+}
+
+/// The columns of the table whose write's braces are open at the end of
+/// `before`: `upsert T { `, `insert T { ` or `update T[k] as r { ` (the
+/// table named right after `update`).
+fn written_columns(schema: &rqc_plan::Schema, before: &str) -> Vec<(String, String)> {
+    let Some(open) = unclosed(before, '{', '}') else {
+        return Vec::new();
+    };
+    let head = before[..open].trim_end();
+    let Some(at) = ["upsert ", "insert ", "update "]
+        .iter()
+        .filter_map(|w| head.rfind(w).map(|i| i + w.len()))
+        .max()
+    else {
+        return Vec::new();
+    };
+    // Past the target, a record field or a statement: another brace.
+    if head[at..].contains([':', ';']) {
+        return Vec::new();
+    }
+    let name: String = head[at..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
+        .collect();
+    // `m.T` names `T` of module `m`; `T.index` is `T`'s.
+    let Some(table) = name.split('.').find_map(|segment| schema.table(segment)) else {
+        return Vec::new();
+    };
+    table
+        .columns
+        .iter()
+        .map(|c| (c.name.clone(), format!("{}: {}", table.name, c.declared())))
+        .collect()
+}
+
 /// Completions at `offset` of `text` (the file as it is being edited).
 /// The columns (name, type) of the index or key read by the access whose
 /// bracket is open at the end of `before`: `T.index[` or `T[`.
 fn access_columns(schema: &rqc_plan::Schema, before: &str) -> Vec<(String, String)> {
-    let mut depth = 0usize;
-    let mut open = None;
-    for (i, c) in before.char_indices().rev() {
-        match c {
-            ']' => depth += 1,
-            '[' if depth == 0 => {
-                open = Some(i);
-                break;
-            }
-            '[' => depth -= 1,
-            _ => {}
-        }
-    }
-    let Some(open) = open else {
+    let Some(open) = unclosed(before, '[', ']') else {
         return Vec::new();
     };
     let head = &before[..open];
@@ -173,14 +224,16 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
     }
     // Inside an access's brackets (`Post.by_time[(at, `, `Follow[u, fol`):
     // the columns of the index or key it reads, in its order, first.
+    // Inside a write's braces (`upsert Item { pr`): the table's columns.
     let mut out: Vec<Completion> = access_columns(schema, before)
         .into_iter()
+        .chain(written_columns(schema, before))
         .map(|(name, ty)| item(&name, CompletionKind::Field, ty))
         .collect();
     out.extend(
         KEYWORDS
             .iter()
-            .map(|k| item(k, CompletionKind::Keyword, "keyword".into())),
+            .map(|k| item(k, CompletionKind::Keyword, keyword_detail(k))),
     );
     out.extend(
         crate::check::BUILTINS
@@ -247,14 +300,17 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
                 out.push(item(name, CompletionKind::Variable, detail));
             }
         }
-        for (i, _) in header_end.match_indices("let ") {
-            let rest = &header_end[i + 4..];
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                out.push(item(&name, CompletionKind::Variable, "let".into()));
+        // `let` names, and an update's row (`update T[k] as r { … }`).
+        for (keyword, detail) in [("let ", "let"), (" as ", "the row being updated")] {
+            for (i, _) in header_end.match_indices(keyword) {
+                let rest = &header_end[i + keyword.len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    out.push(item(&name, CompletionKind::Variable, detail.into()));
+                }
             }
         }
     }

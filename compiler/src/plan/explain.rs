@@ -271,16 +271,42 @@ impl Printer<'_> {
                 ),
                 ops(row),
             ),
+            Op::Upsert { table, columns } => (
+                format!(
+                    "Upsert {table} [{}] (by key: an insert, checks: {}; or an update){}",
+                    columns
+                        .iter()
+                        .map(|(c, v)| format!("{c}={}", e(v)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    insert_checks(self.schema, table),
+                    upkeep(self.schema, table, None)
+                ),
+                columns
+                    .iter()
+                    .map(|(_, n)| n)
+                    .filter(|n| has_operator(n))
+                    .collect(),
+            ),
             Op::Update {
                 table,
                 target,
                 changes,
+                row,
             } => (
                 format!(
-                    "Update {table} set {}{}",
+                    "Update {table}{} set {}{}",
+                    row.as_deref()
+                        .map(|r| r.split('#').next().unwrap_or(r))
+                        .filter(|r| *r != crate::check::STEPPED_ROW)
+                        .map(|r| format!(" as {r}"))
+                        .unwrap_or_default(),
                     changes
                         .iter()
-                        .map(|(c, v)| format!("{c}={}", e(v)))
+                        .map(|(c, v)| match stepped(row.as_deref(), c, v) {
+                            Some((op, by)) => format!("{c} {op} {}", e(by)),
+                            None => format!("{c}={}", e(v)),
+                        })
                         .collect::<Vec<_>>()
                         .join(", "),
                     upkeep(
@@ -289,7 +315,10 @@ impl Printer<'_> {
                         Some(&changes.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>())
                     )
                 ),
-                vec![&**target],
+                // The target, then each change that reads or writes.
+                std::iter::once(&**target)
+                    .chain(changes.iter().map(|(_, n)| n).filter(|n| has_operator(n)))
+                    .collect(),
             ),
             Op::Delete { table, target } => (
                 format!("Delete {table}{}", upkeep(self.schema, table, None)),
@@ -407,6 +436,28 @@ impl Printer<'_> {
     }
 }
 
+/// `c += e` (or `-=`) where an update's change of `column` is the row's
+/// own value plus (or minus) `e`: the operator and `e`.
+fn stepped<'n>(
+    row: Option<&str>,
+    column: &str,
+    change: &'n Node,
+) -> Option<(&'static str, &'n Node)> {
+    let Op::Binary(op, stored, by) = &change.op else {
+        return None;
+    };
+    let Op::Field(base, field) = &stored.op else {
+        return None;
+    };
+    let step = match op {
+        BinOp::Add => "+=",
+        BinOp::Sub => "-=",
+        _ => return None,
+    };
+    (matches!(&base.op, Op::Var(name) if Some(name.as_str()) == row) && field == column)
+        .then_some((step, &**by))
+}
+
 fn list(items: &[Node], e: &dyn Fn(&Node) -> String) -> String {
     items.iter().map(e).collect::<Vec<_>>().join(", ")
 }
@@ -493,6 +544,7 @@ fn has_operator(node: &Node) -> bool {
                 | Op::Scan { .. }
                 | Op::Insert { .. }
                 | Op::Update { .. }
+                | Op::Upsert { .. }
                 | Op::Delete { .. }
                 | Op::TopK { .. }
         ) || matches!(n.op, Op::Combinator(..))

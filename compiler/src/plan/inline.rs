@@ -99,6 +99,28 @@ impl Lowerer<'_> {
                     Box::new(self.inline(*body, &inner, params)?),
                 )
             }
+            TExpr::Update {
+                table,
+                target,
+                row: Some(row),
+                changes,
+            } => {
+                // The row's name is bound in the changes, as a `let`'s.
+                let target = self.inline(*target, env, params)?;
+                let fresh = self.fresh_name(&row);
+                let mut inner = env.clone();
+                inner.insert(row, Rc::new(TExpr::Local(fresh.clone())));
+                let mut renamed = Vec::with_capacity(changes.len());
+                for (column, value) in changes {
+                    renamed.push((column, self.inline(value, &inner, params)?));
+                }
+                TExpr::Update {
+                    table,
+                    target: Box::new(target),
+                    row: Some(fresh),
+                    changes: renamed,
+                }
+            }
             TExpr::Lambda(lambda_params, body) => {
                 let mut inner = env.clone();
                 let mut renamed = Vec::new();

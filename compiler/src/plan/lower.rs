@@ -158,6 +158,19 @@ impl Lowerer<'_> {
         Ok(nodes)
     }
 
+    /// Named values (record fields, a write's columns), in order.
+    fn named(
+        &mut self,
+        fields: &[(String, TExpr)],
+        scope: Option<&Scope>,
+    ) -> Lowered<Vec<(String, Node)>> {
+        let mut nodes = Vec::with_capacity(fields.len());
+        for (name, value) in fields {
+            nodes.push((name.clone(), self.lower(value, scope)?));
+        }
+        Ok(nodes)
+    }
+
     fn boxed(&mut self, t: &TExpr, scope: Option<&Scope>) -> Lowered<Box<Node>> {
         Ok(Box::new(self.lower(t, scope)?))
     }
@@ -197,12 +210,7 @@ impl Lowerer<'_> {
             }),
             TExpr::Scan { .. } => self.scan(t, scope)?,
             TExpr::Field(base, name) => node(Op::Field(self.boxed(base, scope)?, name.clone())),
-            TExpr::Record(fields) => node(Op::Record(
-                fields
-                    .iter()
-                    .map(|(n, v)| Ok((n.clone(), self.lower(v, scope)?)))
-                    .collect::<Lowered<Vec<_>>>()?,
-            )),
+            TExpr::Record(fields) => node(Op::Record(self.named(fields, scope)?)),
             TExpr::List(items) => node(Op::List(self.all(items, scope)?)),
             TExpr::Tuple(items) => node(Op::Tuple(self.all(items, scope)?)),
             TExpr::Unary(op, a) => node(Op::Unary(
@@ -288,14 +296,31 @@ impl Lowerer<'_> {
             TExpr::Update {
                 table,
                 target,
+                row,
                 changes,
-            } => node(Op::Update {
+            } => {
+                let target = self.boxed(target, scope)?;
+                // The row's name is bound in the changes: renamed apart
+                // where calls are inlined, as a `let`'s is.
+                let (row, inner) = match (row, scope) {
+                    (Some(name), Some(scope)) => {
+                        let fresh = self.fresh_name(name);
+                        let inner = scope.with(name, TExpr::Local(fresh.clone()));
+                        (Some(fresh), Some(inner))
+                    }
+                    (row, _) => (row.clone(), None),
+                };
+                let scope = inner.as_ref().or(scope);
+                node(Op::Update {
+                    table: table.clone(),
+                    target,
+                    changes: self.named(changes, scope)?,
+                    row,
+                })
+            }
+            TExpr::Upsert { table, columns } => node(Op::Upsert {
                 table: table.clone(),
-                target: self.boxed(target, scope)?,
-                changes: changes
-                    .iter()
-                    .map(|(n, v)| Ok((n.clone(), self.lower(v, scope)?)))
-                    .collect::<Lowered<Vec<_>>>()?,
+                columns: self.named(columns, scope)?,
             }),
             TExpr::Delete { table, target } => node(Op::Delete {
                 table: table.clone(),

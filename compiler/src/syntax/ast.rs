@@ -315,6 +315,26 @@ pub struct RecordField {
     pub value: Expr,
     /// Written `{ name }` rather than `{ name: name }`.
     pub shorthand: bool,
+    /// `name += value` or `name -= value`: only in an update's changes,
+    /// where it means `name: row.name + value` (or `-`).
+    pub step: Option<Step>,
+}
+
+/// How an update's `+=` or `-=` steps a number column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Add,
+    Sub,
+}
+
+impl Step {
+    /// The operator as written: `+=` or `-=`.
+    pub fn text(self) -> &'static str {
+        match self {
+            Step::Add => "+=",
+            Step::Sub => "-=",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -354,7 +374,12 @@ pub enum ExprKind {
     If(Box<Expr>, Box<Expr>, Box<Expr>),
     Block(Vec<Stmt>, Box<Expr>),
     Insert(Path, Box<Expr>),
-    Update(Box<Expr>, Box<Expr>),
+    /// `update target [as row] { changes }`: the row's name, when given,
+    /// is in scope in the changes, bound to the row as it was.
+    Update(Box<Expr>, Option<Ident>, Box<Expr>),
+    /// `upsert T { … }`: inserts the row, or changes the columns named of
+    /// the row with the same key.
+    Upsert(Path, Box<Expr>),
     Delete(Box<Expr>),
     /// Where the parser recovered from an error already reported.
     Error,

@@ -137,6 +137,7 @@ fn push_expr_children<'a>(expr: &'a Expr, depth: usize, work: &mut Vec<(Node<'a>
         | ExprKind::Lambda(_, e)
         | ExprKind::Unary(_, e)
         | ExprKind::Insert(_, e)
+        | ExprKind::Upsert(_, e)
         | ExprKind::Delete(e) => exprs(e),
         ExprKind::Call(f, args) | ExprKind::Index(f, args) => {
             exprs(f);
@@ -145,7 +146,7 @@ fn push_expr_children<'a>(expr: &'a Expr, depth: usize, work: &mut Vec<(Node<'a>
         ExprKind::Pipe(a, b)
         | ExprKind::Binary(_, a, b)
         | ExprKind::Range(a, b)
-        | ExprKind::Update(a, b) => {
+        | ExprKind::Update(a, _, b) => {
             exprs(a);
             exprs(b);
         }
@@ -229,6 +230,7 @@ fn dismantle(mut exprs: Vec<Expr>, mut types: Vec<Type>) {
                 | ExprKind::Lambda(_, e)
                 | ExprKind::Unary(_, e)
                 | ExprKind::Insert(_, e)
+                | ExprKind::Upsert(_, e)
                 | ExprKind::Delete(e) => take(e),
                 ExprKind::Call(f, args) | ExprKind::Index(f, args) => {
                     take(f);
@@ -237,7 +239,7 @@ fn dismantle(mut exprs: Vec<Expr>, mut types: Vec<Type>) {
                 ExprKind::Pipe(a, b)
                 | ExprKind::Binary(_, a, b)
                 | ExprKind::Range(a, b)
-                | ExprKind::Update(a, b) => {
+                | ExprKind::Update(a, _, b) => {
                     take(a);
                     take(b);
                 }

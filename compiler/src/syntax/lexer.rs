@@ -64,6 +64,10 @@ pub enum Token {
     Asc,
     #[token("in")]
     In,
+    #[token("as")]
+    As,
+    #[token("upsert")]
+    Upsert,
     #[token("fn")]
     Fn,
     #[token("query")]
@@ -141,6 +145,10 @@ pub enum Token {
     Bang,
     #[token("?")]
     Question,
+    #[token("+=")]
+    PlusEq,
+    #[token("-=")]
+    MinusEq,
     #[token("+")]
     Plus,
     #[token("-")]
@@ -485,6 +493,8 @@ pub fn token_text(token: &Token) -> &'static str {
         Token::Desc => "desc",
         Token::Asc => "asc",
         Token::In => "in",
+        Token::As => "as",
+        Token::Upsert => "upsert",
         Token::Fn => "fn",
         Token::Query => "query",
         Token::Mutation => "mutation",
@@ -513,6 +523,8 @@ pub fn token_text(token: &Token) -> &'static str {
         Token::Eq => "=",
         Token::Bang => "!",
         Token::Question => "?",
+        Token::PlusEq => "+=",
+        Token::MinusEq => "-=",
         Token::Plus => "+",
         Token::Minus => "-",
         Token::Star => "*",

@@ -36,7 +36,7 @@ fn range_is_not_a_float() {
 #[test]
 fn multi_character_operators_win_over_their_prefixes() {
     assert_eq!(
-        kinds("|> => -> <= >= == != .. && || < > = ! ?"),
+        kinds("|> => -> <= >= == != .. && || < > = ! ? += -= + -"),
         vec![
             Token::Pipe,
             Token::FatArrow,
@@ -52,20 +52,30 @@ fn multi_character_operators_win_over_their_prefixes() {
             Token::Gt,
             Token::Eq,
             Token::Bang,
-            Token::Question
+            Token::Question,
+            Token::PlusEq,
+            Token::MinusEq,
+            Token::Plus,
+            Token::Minus
         ]
     );
+    // A default's sign is not a step: `=-` is `=` then `-`.
+    assert_eq!(kinds("=-5"), vec![Token::Eq, Token::Minus, Token::Int(5)]);
 }
 
 #[test]
 fn keywords_are_not_identifiers_but_prefixed_names_are() {
     assert_eq!(
-        kinds("table tables key keys"),
+        kinds("table tables key keys upsert upserts as ask"),
         vec![
             Token::Table,
             Token::Ident("tables".into()),
             Token::Key,
-            Token::Ident("keys".into())
+            Token::Ident("keys".into()),
+            Token::Upsert,
+            Token::Ident("upserts".into()),
+            Token::As,
+            Token::Ident("ask".into())
         ]
     );
 }

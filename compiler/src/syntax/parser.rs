@@ -429,7 +429,7 @@ fn describe_expected(expected: &str) -> String {
     }
 }
 
-const SOFT_KEYWORDS: [&str; 11] = [
+const SOFT_KEYWORDS: [&str; 12] = [
     "key",
     "unique",
     "ref",
@@ -441,6 +441,7 @@ const SOFT_KEYWORDS: [&str; 11] = [
     "small",
     "in",
     "aggregate",
+    "as",
 ];
 const ITEM_STARTS: [&str; 8] = [
     "import",
@@ -452,9 +453,9 @@ const ITEM_STARTS: [&str; 8] = [
     "mutation",
     "aggregate",
 ];
-const EXPRESSION_STARTS: [&str; 17] = [
+const EXPRESSION_STARTS: [&str; 18] = [
     "Ident", "Int", "Float", "Str", "true", "false", "none", "(", "[", "{", "if", "insert",
-    "update", "delete", "-", "!", "let",
+    "update", "upsert", "delete", "-", "!", "let",
 ];
 
 /// What the parser would have accepted, in words: names stand for the soft
@@ -547,6 +548,11 @@ fn help_for_unexpected(token: &Token, expected: &[String]) -> String {
     }
     if keyword && expects(expected, "Ident") {
         return format!("`{word}` is a reserved word; use another name, such as `{word}_`");
+    }
+    if matches!(token, Token::PlusEq | Token::MinusEq) {
+        return format!(
+            "`{word}` steps a column only in an update's changes, `update T[k] {{ n {word} 1 }}`; elsewhere give the value, `n: …`"
+        );
     }
     if *token == Token::Eq && expects(expected, "==") {
         return "to compare two values write `==`; `=` only introduces a body or a `let`"

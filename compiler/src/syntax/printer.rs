@@ -385,9 +385,13 @@ fn print_bare(expr: &Expr) -> String {
         }
         ExprKind::Block(stmts, result) => print_block(stmts, result),
         ExprKind::Insert(table, row) => format!("insert {} {}", table.dotted(), print_bare(row)),
-        ExprKind::Update(target, changes) => format!(
-            "update {} {}",
+        ExprKind::Upsert(table, row) => format!("upsert {} {}", table.dotted(), print_bare(row)),
+        ExprKind::Update(target, row, changes) => format!(
+            "update {}{} {}",
             print_at(target, Level::Postfix),
+            row.as_ref()
+                .map(|r| format!(" as {}", r.name))
+                .unwrap_or_default(),
             print_bare(changes)
         ),
         ExprKind::Delete(target) => format!("delete {}", print_at(target, Level::Postfix)),
@@ -404,6 +408,8 @@ fn print_record(fields: &[RecordField]) -> String {
         .map(|f| {
             if f.shorthand {
                 f.name.name.clone()
+            } else if let Some(step) = f.step {
+                format!("{} {} {}", f.name.name, step.text(), print_expr(&f.value))
             } else {
                 format!("{}: {}", f.name.name, print_expr(&f.value))
             }

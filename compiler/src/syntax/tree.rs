@@ -121,7 +121,12 @@ impl Dump {
                             field.name.span,
                         );
                     } else {
-                        self.line(depth + 1, &format!("{}:", field.name.name), field.name.span);
+                        let op = field.step.map_or(":", |step| step.text());
+                        let label = match field.step {
+                            Some(_) => format!("{} {op}", field.name.name),
+                            None => format!("{}{op}", field.name.name),
+                        };
+                        self.line(depth + 1, &label, field.name.span);
                         self.expr(depth + 2, &field.value);
                     }
                 }
@@ -203,8 +208,15 @@ impl Dump {
                 self.line(depth, &format!("Insert {}", table.dotted()), span);
                 self.expr(depth + 1, row);
             }
-            ExprKind::Update(target, changes) => {
-                self.line(depth, "Update", span);
+            ExprKind::Upsert(table, row) => {
+                self.line(depth, &format!("Upsert {}", table.dotted()), span);
+                self.expr(depth + 1, row);
+            }
+            ExprKind::Update(target, row, changes) => {
+                match row {
+                    Some(row) => self.line(depth, &format!("Update as {}", row.name), span),
+                    None => self.line(depth, "Update", span),
+                }
                 self.expr(depth + 1, target);
                 self.expr(depth + 1, changes);
             }

@@ -7,7 +7,7 @@
 //! a number something bounds.
 
 use super::abstract_value::{Abs, Kind, StreamAbs};
-use super::bounds::{Eval, Scope, Verifier};
+use super::bounds::{Binding, Eval, Scope, Verifier};
 use rqc_cost::{Cost, Interval, Poly};
 use rqc_plan::{AggregateKind, ColumnType, Node, Op, RangeEnd};
 use std::rc::Rc;
@@ -71,24 +71,68 @@ impl<'p> Verifier<'p> {
                 table,
                 target,
                 changes,
+                row,
             } => {
                 let t = self.table_position(node, table)?;
                 let (rows, mut out) = self.target(node, t, target, scope)?;
+                // With a row, the changes are evaluated once per row, read
+                // between its read and its write, with the row bound to
+                // its name; without, once (charged per row all the same, as
+                // the checker does).
+                let inner = match row {
+                    Some(name) => Some(Rc::new(Binding {
+                        name,
+                        value: self.row(t),
+                        id: self.new_binding(),
+                        condition: None,
+                        outer: scope.clone(),
+                    })),
+                    None => scope.clone(),
+                };
                 let schema = &self.schema.tables[t];
                 let mut columns = Vec::with_capacity(changes.len());
+                let mut per_row = Cost::zero();
+                let mut changes_write = false;
                 for (name, value) in changes {
-                    let change = self.eval(value, scope)?;
+                    let change = self.eval(value, &inner)?;
                     self.data(value, &change)?;
                     if let Some(position) = schema.columns.iter().position(|c| &c.name == name) {
                         self.fits_column(node, t, position, &change.value)?;
                         columns.push(position);
                     }
-                    out.cost = out.cost.plus(&change.cost);
-                    out.writes |= change.writes;
+                    per_row = per_row.plus(&change.cost);
+                    changes_write |= change.writes;
                 }
                 let (s, r, trips) = self.schema.tables[t].update_work(&columns);
-                out.cost = out.cost.plus(&Cost::constant(s, r, trips).times(&rows));
+                let mut write = Cost::constant(s, r, trips);
+                // A change that writes may change the row between its read
+                // and its write: the runtime reads it again.
+                if row.is_some() && changes_write {
+                    write = write.plus(&Cost::constant(1, 1, 1));
+                }
+                out.cost = out.cost.plus(&per_row.plus(&write).times(&rows));
                 out.value = Abs::int(Interval::up_to(rows));
+                out.writes = true;
+                out
+            }
+            Op::Upsert { table, columns } => {
+                let t = self.table_position(node, table)?;
+                let mut out = Eval::free(Abs::Null);
+                let mut named = Vec::with_capacity(columns.len());
+                for (name, value) in columns {
+                    let given = self.eval(value, scope)?;
+                    self.data(value, &given)?;
+                    let schema = &self.schema.tables[t];
+                    if let Some(position) = schema.columns.iter().position(|c| &c.name == name) {
+                        self.fits_column(node, t, position, &given.value)?;
+                        named.push(position);
+                    }
+                    out.cost = out.cost.plus(&given.cost);
+                    out.writes |= given.writes;
+                }
+                let (s, r, trips) = self.schema.tables[t].upsert_work(&named);
+                out.cost = out.cost.plus(&Cost::constant(s, r, trips));
+                out.value = Abs::int(Interval::up_to(Poly::constant(1)));
                 out.writes = true;
                 out
             }

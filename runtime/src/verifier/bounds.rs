@@ -305,6 +305,7 @@ impl<'p> Verifier<'p> {
             | Op::Scan { .. }
             | Op::Insert { .. }
             | Op::Update { .. }
+            | Op::Upsert { .. }
             | Op::Delete { .. } => self.access(node, scope)?,
             Op::Limit { count, max } => {
                 let out = self.eval(count, scope)?;

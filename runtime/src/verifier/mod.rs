@@ -164,6 +164,7 @@ fn operator_name(op: &Op) -> &'static str {
         Op::TopK { .. } => "TopK",
         Op::Insert { .. } => "Insert",
         Op::Update { .. } => "Update",
+        Op::Upsert { .. } => "Upsert",
         Op::Delete { .. } => "Delete",
     }
 }

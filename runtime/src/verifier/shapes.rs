@@ -186,6 +186,20 @@ impl<'a> Walk<'a> {
                 self.scope.truncate(depth);
                 result
             }
+            // The changes read the row as read, by its name; the target
+            // does not.
+            Op::Update {
+                target,
+                changes,
+                row: Some(row),
+                ..
+            } => {
+                self.node(target)?;
+                self.scope.push(row);
+                let result = changes.iter().try_for_each(|(_, c)| self.node(c));
+                self.scope.pop();
+                result
+            }
             Op::Scan { lower, upper, .. } => {
                 // A tuple is a range end's value, read there only.
                 for child in node.children() {
@@ -332,6 +346,11 @@ impl<'a> Walk<'a> {
                 let table = self.table(node, table)?;
                 self.changes(node, table, changes)
             }
+            Op::Upsert { table, columns } => {
+                self.writes(node)?;
+                let table = self.table(node, table)?;
+                self.upserted(node, table, columns)
+            }
             Op::Delete { table, .. } => {
                 self.writes(node)?;
                 self.table(node, table).map(|_| ())
@@ -381,6 +400,54 @@ impl<'a> Walk<'a> {
                         "it changes {}, a column of the key of {} (a row would be stored under a key it does not hold)",
                         shown(name),
                         shown(&table.name)
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// An upsert names columns of its table once each, its whole key among
+    /// them, and leaves out only columns a new row can fill (a default, or
+    /// `none` in an optional column): its insert path writes a whole row.
+    fn upserted(&self, node: &Node, table: &TableSchema, columns: &[(String, Node)]) -> Result<()> {
+        let mut seen = HashSet::new();
+        for (name, _) in columns {
+            let Some(position) = table.columns.iter().position(|c| &c.name == name) else {
+                return self.fault(
+                    "E0620",
+                    node,
+                    format!("{} has no column {}", shown(&table.name), shown(name)),
+                );
+            };
+            if !seen.insert(position) {
+                return self.fault("E0611", node, format!("it gives {} twice", shown(name)));
+            }
+        }
+        for (position, column) in table.columns.iter().enumerate() {
+            if seen.contains(&position) {
+                continue;
+            }
+            if table.key.contains(&position) {
+                return self.fault(
+                    "E0622",
+                    node,
+                    format!(
+                        "it upserts without {}, a column of the key of {} (the row is found by it)",
+                        shown(&column.name),
+                        shown(&table.name)
+                    ),
+                );
+            }
+            let fillable = column.default.is_some()
+                || matches!(column.ty, rqc_plan::ColumnType::Optional(_));
+            if !fillable {
+                return self.fault(
+                    "E0622",
+                    node,
+                    format!(
+                        "it upserts without {}, which has no default (a new row would have no value for it)",
+                        shown(&column.name)
                     ),
                 );
             }

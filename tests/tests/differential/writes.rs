@@ -1,6 +1,8 @@
 //! The writes of the differential test: updates and deletes whose targets
 //! name rows twice, keys that are gone, and rows read before an earlier
-//! write of the same mutation changed or deleted them.
+//! write of the same mutation changed or deleted them; increments of rows
+//! listed twice and of keys that are gone; upserts over existing and new
+//! keys, twice in one mutation, into full groups and missing references.
 
 use proptest::prelude::*;
 use rqc_plan::Value;
@@ -19,6 +21,11 @@ mutation prune_b(a: Int, w: Int) = {
 }
 mutation drop_a(ids: [Int; <= 6]) = delete (ids |> map(i => A[i]) |> flatten())
 mutation recycle_b(a: Int, n: Int, w: Int) = { delete B[a, n]; insert B { a, n, w } }
+mutation bump_b(a: Int, ns: [Int; <= 6], d: Int) =
+  update (ns |> map(n => B[a, n]) |> flatten()) { w += d }
+mutation scale_b(a: Int, d: Int) = update B[a] as b { w: b.w * 2 - d }
+mutation put_b(a: Int, n: Int, w: Int) = upsert B { a, n, w }
+mutation put_b_twice(a: Int, n: Int, w: Int, v: Int) = { upsert B { a, n, w }; upsert B { a, n, w: v } }
 ";
 
 /// An update or delete, its target rows named with duplicates, missing
@@ -41,6 +48,20 @@ pub enum Write {
     /// and up again); refused (E0503) when `A[a]` does not exist, and
     /// (E0504) when the row was not there and its group is full.
     RecycleB(i64, i64, i64),
+    /// `w += d` on `B[a, n]` for each `n` listed (twice: twice stepped).
+    BumpB(i64, Vec<i64>, i64),
+    /// `w: b.w * 2 - d` on every row of the island `B[a]`.
+    ScaleB(i64, i64),
+    /// `upsert B { a, n, w }`: refused as `RecycleB` is, on its insert path.
+    PutB(i64, i64, i64),
+    /// Two upserts of one key: the second always updates.
+    PutBTwice(i64, i64, i64, i64),
+    /// `upsert A { id, c{first}: x }`: the other columns keep their values,
+    /// or take their default 0.
+    PutA(i64, i64),
+    /// `c{first} += d` on each `A[i]` listed (the index and the aggregates
+    /// grouped by it move).
+    StepA(Vec<i64>, i64),
 }
 
 impl Write {
@@ -54,6 +75,15 @@ impl Write {
             Write::MoveA(ids, x) => ("move_a", vec![list(ids), (*x).into()]),
             Write::RestampA(i, x, y) => ("restamp_a", vec![(*i).into(), (*x).into(), (*y).into()]),
             Write::RecycleB(a, n, w) => ("recycle_b", vec![(*a).into(), (*n).into(), (*w).into()]),
+            Write::BumpB(a, ns, d) => ("bump_b", vec![(*a).into(), list(ns), (*d).into()]),
+            Write::ScaleB(a, d) => ("scale_b", vec![(*a).into(), (*d).into()]),
+            Write::PutB(a, n, w) => ("put_b", vec![(*a).into(), (*n).into(), (*w).into()]),
+            Write::PutBTwice(a, n, w, v) => (
+                "put_b_twice",
+                vec![(*a).into(), (*n).into(), (*w).into(), (*v).into()],
+            ),
+            Write::PutA(id, x) => ("put_a", vec![(*id).into(), (*x).into()]),
+            Write::StepA(ids, d) => ("step_a", vec![list(ids), (*d).into()]),
         }
     }
 
@@ -68,25 +98,44 @@ impl Write {
                 .iter()
                 .any(|&id| b_rows.iter().any(|b| a_of(b) == Some(Value::Int(id))))
                 .then_some("E0506"),
-            Write::RecycleB(a, n, _) => {
-                let group: Vec<&Value> = b_rows
-                    .iter()
-                    .filter(|b| a_of(b) == Some(Value::Int(*a)))
-                    .collect();
-                let present = group.iter().any(|b| b.field("n") == Some(&Value::Int(*n)));
-                if !a_rows
-                    .iter()
-                    .any(|r| r.field("id") == Some(&Value::Int(*a)))
-                {
-                    Some("E0503")
-                } else if !present && group.len() as i64 >= bound {
-                    Some("E0504")
-                } else {
-                    None
-                }
+            // A delete first: the row's own place is free again.
+            Write::RecycleB(a, n, _) => inserted_b(a_rows, b_rows, *a, *n, bound, true),
+            // The update path (the row is there) is never refused: its
+            // reference and group are its key's.
+            Write::PutB(a, n, _) | Write::PutBTwice(a, n, _, _) => {
+                inserted_b(a_rows, b_rows, *a, *n, bound, false)
             }
+            // Values stay small: a step never leaves 64 bits (the extremes
+            // are tests/tests/steps.rs' and the bound property's).
             _ => None,
         }
+    }
+}
+
+/// The code an insert of `B[a, n]` is refused with: E0503 when `A[a]` does
+/// not exist, E0504 when the row is not there (or, `replaced`, is deleted
+/// first) and its group is full.
+fn inserted_b(
+    a_rows: &[Value],
+    b_rows: &[Value],
+    a: i64,
+    n: i64,
+    bound: i64,
+    replaced: bool,
+) -> Option<&'static str> {
+    let group: Vec<&Value> = b_rows
+        .iter()
+        .filter(|b| b.field("a") == Some(&Value::Int(a)))
+        .collect();
+    let present = group.iter().any(|b| b.field("n") == Some(&Value::Int(n)));
+    if present && !replaced {
+        None
+    } else if !a_rows.iter().any(|r| r.field("id") == Some(&Value::Int(a))) {
+        Some("E0503")
+    } else if !present && group.len() as i64 >= bound {
+        Some("E0504")
+    } else {
+        None
     }
 }
 
@@ -103,5 +152,12 @@ pub fn write() -> impl Strategy<Value = Write> {
         (ids(), 0i64..4).prop_map(|(ids, x)| Write::MoveA(ids, x)),
         (0i64..=26, 0i64..4, 0i64..4).prop_map(|(i, x, y)| Write::RestampA(i, x, y)),
         (0i64..=14, 0i64..=6, -5i64..20).prop_map(|(a, n, w)| Write::RecycleB(a, n, w)),
+        (1i64..=13, ns(), -5i64..20).prop_map(|(a, ns, d)| Write::BumpB(a, ns, d)),
+        (1i64..=13, -5i64..5).prop_map(|(a, d)| Write::ScaleB(a, d)),
+        (0i64..=14, 0i64..=6, -5i64..20).prop_map(|(a, n, w)| Write::PutB(a, n, w)),
+        (0i64..=14, 0i64..=6, -5i64..20, -5i64..20)
+            .prop_map(|(a, n, w, v)| Write::PutBTwice(a, n, w, v)),
+        (0i64..=30, 0i64..4).prop_map(|(id, x)| Write::PutA(id, x)),
+        (ids(), -2i64..3).prop_map(|(ids, d)| Write::StepA(ids, d)),
     ]
 }

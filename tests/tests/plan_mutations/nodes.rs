@@ -548,7 +548,16 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
             table,
             target,
             changes,
+            row,
         } => {
+            let update = |table: &String, changes: Vec<(String, Node)>, row: Option<String>| {
+                Op::Update {
+                    table: table.clone(),
+                    target: target.clone(),
+                    changes,
+                    row,
+                }
+            };
             for column in [
                 "id", "author", "at", "title", "handle", "score", "nope", "a\0",
             ] {
@@ -558,11 +567,7 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
                 }
                 with(
                     &format!("update of {column:?}"),
-                    Op::Update {
-                        table: table.clone(),
-                        target: target.clone(),
-                        changes: renamed,
-                    },
+                    update(table, renamed, row.clone()),
                     false,
                     false,
                 );
@@ -571,26 +576,68 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
             doubled.extend(changes.first().cloned());
             with(
                 "a change twice",
-                Op::Update {
-                    table: table.clone(),
-                    target: target.clone(),
-                    changes: doubled,
-                },
+                update(table, doubled, row.clone()),
                 true,
                 false,
             );
             for t in names(tables, table) {
                 with(
                     &format!("table → {t:?}"),
-                    Op::Update {
-                        table: t,
-                        target: target.clone(),
-                        changes: changes.clone(),
-                    },
+                    update(&t, changes.clone(), row.clone()),
                     false,
                     false,
                 );
             }
+            // The row's name taken away (its reads then name nothing), or
+            // given to an update that computed its changes without one.
+            for (what, other) in [
+                ("row dropped", None),
+                ("row renamed", Some("zz".to_string())),
+                ("row named id", Some("id".to_string())),
+            ] {
+                if other != *row {
+                    with(what, update(table, changes.clone(), other), false, false);
+                }
+            }
+        }
+        Op::Upsert { table, columns } => {
+            let upsert = |table: &String, columns: Vec<(String, Node)>| Op::Upsert {
+                table: table.clone(),
+                columns,
+            };
+            for t in names(tables, table) {
+                with(
+                    &format!("table → {t:?}"),
+                    upsert(&t, columns.clone()),
+                    false,
+                    false,
+                );
+            }
+            for column in ["id", "name", "weight", "handle", "nope", "a\0"] {
+                let mut renamed = columns.clone();
+                if let Some(first) = renamed.first_mut() {
+                    first.0 = column.into();
+                }
+                with(
+                    &format!("upsert of {column:?}"),
+                    upsert(table, renamed),
+                    false,
+                    false,
+                );
+            }
+            for dropped in 0..columns.len() {
+                let mut fewer = columns.clone();
+                let (name, _) = fewer.remove(dropped);
+                with(
+                    &format!("upsert without {name:?}"),
+                    upsert(table, fewer),
+                    true,
+                    false,
+                );
+            }
+            let mut doubled = columns.clone();
+            doubled.extend(columns.first().cloned());
+            with("a column twice", upsert(table, doubled), true, false);
         }
         Op::Delete { table, target } => {
             for t in names(tables, table) {

@@ -1,0 +1,188 @@
+//! Evaluating the write operators — `insert`, `update` (its changes computed once, or for each row from the row as read), `upsert` and `delete` — each through the checks and upkeep of `constraints.rs`.
+//!
+//! Every write names its row by key and acts on the row as it is at that
+//! point of the mutation (spec/cost.md §7): an update or delete of a key
+//! already gone does nothing, and a second write of a row sees the first
+//! one's result.
+
+use crate::bound::BoundTable;
+use crate::constraints::{delete_row, insert_row, live_row, rewrite_row, update_row, upsert_row};
+use crate::error::{Result, RuntimeError};
+use crate::interp::{internal, Interp};
+use crate::rows::{record, record_key};
+use crate::values::{Env, Val};
+use rqc_plan::{Node, TableSchema, Value};
+
+impl<'p> Interp<'p, '_> {
+    pub(crate) fn insert(
+        &mut self,
+        node: &'p Node,
+        row: &'p [Node],
+        env: &Env<'p>,
+    ) -> Result<Val<'p>> {
+        let (table, _) = self.access(node)?;
+        let row = self.values(row, env)?;
+        insert_row(self.session, self.bound, table, row)?;
+        self.within_deadline()?;
+        Ok(Val::Data(Value::Int(1)))
+    }
+
+    /// `update`: the rows of `target`, each by its key as it is now; the
+    /// value counts the rows changed. Without `row`, the changes are
+    /// computed once, first; with it, for each row found, from the row
+    /// as read (`as r`, `c += e`), between that read and its write.
+    pub(crate) fn update(
+        &mut self,
+        node: &'p Node,
+        target: &'p Node,
+        changes: &'p [(String, Node)],
+        row: Option<&'p str>,
+        env: &Env<'p>,
+    ) -> Result<Val<'p>> {
+        let (table, _) = self.access(node)?;
+        let rows = self.value(target, env)?.into_items();
+        let positions = changes
+            .iter()
+            .map(|(column, _)| {
+                table
+                    .schema
+                    .column(column)
+                    .ok_or_else(|| internal("unknown column"))
+            })
+            .collect::<Result<Vec<usize>>>()?;
+        let mut updated = 0;
+        let Some(row) = row else {
+            let mut resolved = Vec::with_capacity(changes.len());
+            for (&position, (_, value)) in positions.iter().zip(changes) {
+                resolved.push((position, self.value(value, env)?));
+            }
+            for listed in &rows {
+                let key = record_key(&table.schema, listed)?;
+                updated += i64::from(update_row(
+                    self.session,
+                    self.bound,
+                    table,
+                    &key,
+                    &resolved,
+                )?);
+            }
+            return Ok(Val::Data(Value::Int(updated)));
+        };
+        for listed in &rows {
+            let key = record_key(&table.schema, listed)?;
+            let Some(live) = live_row(self.session, table, &key)? else {
+                continue;
+            };
+            let bound = env.bind(row, Val::Data(record(&table.schema, live.clone())));
+            let written = self.session.entries_written();
+            let mut resolved = Vec::with_capacity(changes.len());
+            for (&position, (_, value)) in positions.iter().zip(changes) {
+                let new = self
+                    .value(value, &bound)
+                    .map_err(|e| overflowed(e, &table.schema, position, &live))?;
+                resolved.push((position, new));
+            }
+            // Computing the changes wrote (a nested write, a call): the
+            // row may have changed or gone since it was read, so it is
+            // read again (the checker charged this read, spec/cost.md §7).
+            let live = if self.session.entries_written() == written {
+                live
+            } else {
+                match live_row(self.session, table, &key)? {
+                    Some(again) => again,
+                    None => continue,
+                }
+            };
+            updated += i64::from(rewrite_row(
+                self.session,
+                self.bound,
+                table,
+                &key,
+                live,
+                &resolved,
+            )?);
+        }
+        Ok(Val::Data(Value::Int(updated)))
+    }
+
+    /// `upsert`: the columns named, evaluated in order, the others'
+    /// defaults filled in; 1 when it inserted or changed the row, 0 when
+    /// the row was already so.
+    pub(crate) fn upsert(
+        &mut self,
+        node: &'p Node,
+        columns: &'p [(String, Node)],
+        env: &Env<'p>,
+    ) -> Result<Val<'p>> {
+        let (table, _) = self.access(node)?;
+        let mut row: Vec<Option<Value>> = vec![None; table.schema.columns.len()];
+        let mut named = Vec::with_capacity(columns.len());
+        for (column, value) in columns {
+            let position = table
+                .schema
+                .column(column)
+                .ok_or_else(|| internal("unknown column"))?;
+            row[position] = Some(self.value(value, env)?);
+            named.push(position);
+        }
+        let row = with_defaults(table, row)?;
+        let changed = upsert_row(self.session, self.bound, table, row, &named)?;
+        self.within_deadline()?;
+        Ok(Val::Data(Value::Int(i64::from(changed))))
+    }
+
+    pub(crate) fn delete(
+        &mut self,
+        node: &'p Node,
+        target: &'p Node,
+        env: &Env<'p>,
+    ) -> Result<Val<'p>> {
+        let (table, _) = self.access(node)?;
+        let rows = self.value(target, env)?.into_items();
+        let mut deleted = 0;
+        for row in &rows {
+            let key = record_key(&table.schema, row)?;
+            deleted += i64::from(delete_row(self.session, self.bound, table, &key)?);
+        }
+        Ok(Val::Data(Value::Int(deleted)))
+    }
+}
+
+/// An upsert's row: each column named, or its default (`none` for an
+/// optional column); a column with neither the checker refused (E0437).
+fn with_defaults(table: &BoundTable, row: Vec<Option<Value>>) -> Result<Vec<Value>> {
+    row.into_iter()
+        .zip(&table.schema.columns)
+        .map(
+            |(value, column)| match (value, &column.default, &column.ty) {
+                (Some(value), _, _) => Ok(value),
+                (None, Some(default), _) => Ok(default.value()),
+                (None, None, rqc_plan::ColumnType::Optional(_)) => Ok(Value::Null),
+                (None, None, _) => Err(internal("an upsert without a column that has no default")),
+            },
+        )
+        .collect()
+}
+
+/// An update's change that overflowed (E0530, E0538): the same code, its
+/// message naming the column and its stored value. Nothing is written: the
+/// mutation fails as a whole.
+fn overflowed(
+    error: RuntimeError,
+    table: &TableSchema,
+    column: usize,
+    old: &[Value],
+) -> RuntimeError {
+    if !matches!(error.code, "E0530" | "E0538") {
+        return error;
+    }
+    let name = &table.columns[column].name;
+    RuntimeError::new(
+        error.code,
+        format!(
+            "{}: the new value of `{}.{name}` (stored: {}) is out of range; nothing was written",
+            error.message, table.name, old[column]
+        ),
+        error.help,
+    )
+}
