@@ -160,7 +160,7 @@ impl<'p> Abs<'p> {
         match self {
             Abs::Stream(_) | Abs::Fns(_) => false,
             Abs::Opt(inner) | Abs::List(inner, _) => inner.is_data(),
-            Abs::Literal(items) => items.iter().all(Abs::is_data),
+            Abs::Literal(items) => distinct(items).all(Abs::is_data),
             Abs::Record(record) => record.fields.iter().all(|(_, v)| v.is_data()),
             Abs::Nothing | Abs::Null | Abs::Scalar(_) => true,
         }
@@ -211,7 +211,7 @@ impl<'p> Abs<'p> {
             return Ok(self.clone());
         };
         let mut element = Abs::Nothing;
-        for item in items.iter() {
+        for item in distinct(items) {
             element = element.join(item)?;
         }
         Ok(Abs::List(
@@ -292,4 +292,17 @@ impl<'p> Abs<'p> {
             (a, b) => return Err(Clash(a.kind(), b.kind())),
         })
     }
+}
+
+/// A literal's items, each shared literal once: `let a = [x, x]; [a, a]`
+/// holds one literal twice, and a walk that visited both copies at each of
+/// n such levels would visit 2^n (the verifier must run in time linear in
+/// the plan, as the executor does). Skipping a repeat is exact for what
+/// walks here compute: a join with itself, `is_data`, `contains_stream`.
+pub(super) fn distinct<'a, 'p>(items: &'a [Abs<'p>]) -> impl Iterator<Item = &'a Abs<'p>> {
+    let mut seen = std::collections::HashSet::new();
+    items.iter().filter(move |item| match item {
+        Abs::Literal(shared) => seen.insert(Rc::as_ptr(shared)),
+        _ => true,
+    })
 }

@@ -96,7 +96,7 @@ pub(super) fn contains_stream(value: &Abs<'_>) -> bool {
     match value {
         Abs::Stream(_) => true,
         Abs::Opt(inner) | Abs::List(inner, _) => contains_stream(inner),
-        Abs::Literal(items) => items.iter().any(contains_stream),
+        Abs::Literal(items) => super::abstract_value::distinct(items).any(contains_stream),
         Abs::Record(record) => record.fields.iter().any(|(_, v)| contains_stream(v)),
         _ => false,
     }
