@@ -381,7 +381,11 @@ fn doubling_values_install() {
     let one = || node(Op::Const(Value::Int(1)));
     let chosen = |kind: char| {
         node(Op::If(
-            Box::new(node(Op::Binary(BinOp::Lt, Box::new(one()), Box::new(one())))),
+            Box::new(node(Op::Binary(
+                BinOp::Lt,
+                Box::new(one()),
+                Box::new(one()),
+            ))),
             Box::new(var(&format!("{kind}a59"))),
             Box::new(var(&format!("{kind}b59"))),
         ))

@@ -325,7 +325,9 @@ impl<'p> Abs<'p> {
                 Abs::scalar(a.kind, a.int.join(&b.int), a.chars.max(&b.chars))
             }
             (Abs::Scalar(a), Abs::Scalar(b)) => return Err(Clash(a.kind.name(), b.kind.name())),
-            (Abs::List(a, n), Abs::List(b, m)) => Abs::List(Box::new(a.join_in(b, joined)?), n.max(m)),
+            (Abs::List(a, n), Abs::List(b, m)) => {
+                Abs::List(Box::new(a.join_in(b, joined)?), n.max(m))
+            }
             (Abs::Record(a), Abs::Record(b)) => {
                 if a.fields.len() != b.fields.len() {
                     return Err(Clash("a record", "a record of other fields"));
