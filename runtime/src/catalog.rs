@@ -289,7 +289,12 @@ fn stored_shape(column: &rqc_plan::Column) -> (&str, &rqc_plan::ColumnType, &Opt
     (&column.name, &column.ty, &column.references)
 }
 
-fn migrate(session: &mut Session<'_>, stored: &Schema, new: &Schema, drops: &[String]) -> Result<()> {
+fn migrate(
+    session: &mut Session<'_>,
+    stored: &Schema,
+    new: &Schema,
+    drops: &[String],
+) -> Result<()> {
     // Renamed and dropped columns first: the rest compares the program
     // with the installed schema as the program names its columns.
     let (reshaped, layouts) = crate::column_changes::reshaped(stored, new, drops)?;

@@ -110,7 +110,10 @@ pub fn reshaped(
                 let Some(t) = schema.tables.iter().position(|t| t.name == table) else {
                     continue;
                 };
-                let Some(c) = schema.tables[t].columns.iter().position(|x| x.name == column)
+                let Some(c) = schema.tables[t]
+                    .columns
+                    .iter()
+                    .position(|x| x.name == column)
                 else {
                     continue;
                 };

@@ -329,8 +329,16 @@ query tagged(t: String) = Post.by_tag[t] |> take(10)";
         assert_eq!(row.field("label"), Some(&Value::from("a")));
         assert_eq!(row.field("author"), Some(&Value::Int(7)));
         let tagged = db.run("tagged", &["a".into()]).unwrap();
-        let ids: Vec<_> = tagged.rows().iter().map(|r| r.field("id").cloned()).collect();
-        assert_eq!(ids, [Some(Value::Int(1)), Some(Value::Int(3))], "{backend:?}");
+        let ids: Vec<_> = tagged
+            .rows()
+            .iter()
+            .map(|r| r.field("id").cloned())
+            .collect();
+        assert_eq!(
+            ids,
+            [Some(Value::Int(1)), Some(Value::Int(3))],
+            "{backend:?}"
+        );
         db.run("add", &[4.into(), 8.into(), "a".into()]).unwrap();
         assert_eq!(db.run("tagged", &["a".into()]).unwrap().rows().len(), 3);
         assert_sound(&db);
@@ -355,11 +363,18 @@ query post(id: Int) = Post[id]";
         ("rename:Post.tag", "rename:Table.old=new"),
         ("drop:Post", "drop:Table.column"),
     ] {
-        let message = refused_with("E0529", db.install_dropping(compiled(WIDE), &flags(&[flag])));
+        let message = refused_with(
+            "E0529",
+            db.install_dropping(compiled(WIDE), &flags(&[flag])),
+        );
         assert!(message.contains(why), "{flag}: {message}");
     }
     // A rename to a name the program does not declare.
-    let renamed = WIDE.replace("tag: String <= 20  index by_tag (tag)", "label: String <= 20  index by_tag (label)")
+    let renamed = WIDE
+        .replace(
+            "tag: String <= 20  index by_tag (tag)",
+            "label: String <= 20  index by_tag (label)",
+        )
         .replace("\"old\", tag }", "\"old\", label: tag }");
     let message = refused_with(
         "E0529",

@@ -90,7 +90,9 @@ impl Drop for Session {
 
 fn add(db: &str, source: &str, id: i64, extra: &[&str]) {
     let id = format!("id={id}");
-    let mut args = vec!["run", "--db", db, source, "add", "--arg", &id, "--arg", "g=1"];
+    let mut args = vec![
+        "run", "--db", db, source, "add", "--arg", &id, "--arg", "g=1",
+    ];
     args.extend_from_slice(extra);
     let out = rqc(&args);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -129,7 +131,12 @@ fn a_dropped_index_is_never_read_as_empty_by_the_old_handle() {
     let mut session = Session::start(&db, &a);
     let read = session.answer("T.by_grp[1] |> count()", &["1", "E0"]);
     assert_eq!(read.trim(), "1");
-    add(&db, &b, 2, &["--migrate", "index:T.by_grp", "--migrate", "bound:T(grp)"]);
+    add(
+        &db,
+        &b,
+        2,
+        &["--migrate", "index:T.by_grp", "--migrate", "bound:T(grp)"],
+    );
     let refused = session.answer("T.by_grp[1] |> count()", &["E0", "0", "1", "2"]);
     assert!(refused.contains("E0550"), "{refused}");
 }
