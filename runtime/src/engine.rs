@@ -307,6 +307,23 @@ impl Engine {
         Ok((&installed.bound, accesses))
     }
 
+    /// A mutation that is not installed (the REPL's own lines) is held to
+    /// the store's limits when it runs, as an installed one is at install.
+    pub(crate) fn check_unbound(
+        &self,
+        entry: &Entry,
+        accesses: &std::borrow::Cow<'_, [Access]>,
+    ) -> Result<()> {
+        if entry.kind == EntryKind::Mutation && matches!(accesses, std::borrow::Cow::Owned(_)) {
+            self.check_limits(&CompiledProgram {
+                format_version: rqc_plan::FORMAT_VERSION,
+                schema: self.installed()?.schema.clone(),
+                entries: vec![Arc::new(entry.clone())],
+            })?;
+        }
+        Ok(())
+    }
+
     /// The installed tables, bound to the store.
     pub(crate) fn bound(&self) -> Result<&Tables> {
         Ok(&self.bound_program()?.bound)
@@ -336,15 +353,7 @@ impl Engine {
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         let args = &check_args(entry, args)?[..];
         let (bound, accesses) = self.bound_entry(entry)?;
-        if entry.kind == EntryKind::Mutation && matches!(accesses, std::borrow::Cow::Owned(_)) {
-            // Not installed (the REPL's own lines): held to the store's
-            // limits here, as an installed one is at install.
-            self.check_limits(&CompiledProgram {
-                format_version: rqc_plan::FORMAT_VERSION,
-                schema: self.installed()?.schema.clone(),
-                entries: vec![Arc::new(entry.clone())],
-            })?;
-        }
+        self.check_unbound(entry, &accesses)?;
         let accesses = accesses.as_ref();
         let store = self.store.as_ref();
         if entry.kind == EntryKind::Query {
@@ -512,7 +521,7 @@ fn committing(name: &str, output: &mut Output, session: &mut Session<'_>) -> Res
 
 /// E0546 when a run's round trips, its commit counted, pass the entry's
 /// proved bound (the operators' own checks cannot see the commit).
-fn within_round_trips(name: &str, output: &Output) -> Result<()> {
+pub(crate) fn within_round_trips(name: &str, output: &Output) -> Result<()> {
     let (made, bound) = (output.stats.round_trips, output.bound.round_trips);
     if made > bound {
         return Err(crate::interp::beyond_round_trips(format!(
@@ -585,21 +594,31 @@ fn not_installed() -> RuntimeError {
 /// Runs `attempt`, one whole transaction, again while it fails on a
 /// conflict, at most [`MAX_ATTEMPTS`] times in all; returns its result and
 /// the number of attempts. Past the cap, E0596.
-pub(crate) fn retrying<T>(mut attempt: impl FnMut() -> Result<T>) -> Result<(T, u32)> {
+pub(crate) fn retrying<T>(attempt: impl FnMut() -> Result<T>) -> Result<(T, u32)> {
+    retrying_as(attempt)
+}
+
+/// [`retrying`] for an attempt whose errors are of a caller's own type
+/// (a library transaction's body returns the library's errors): one that
+/// holds a runtime conflict runs the attempt again.
+pub fn retrying_as<T, E: crate::error::TransactionError>(
+    mut attempt: impl FnMut() -> std::result::Result<T, E>,
+) -> std::result::Result<(T, u32), E> {
     let mut last = None;
     for attempts in 1..=MAX_ATTEMPTS {
         match attempt() {
-            Err(error) if error.is_conflict() => last = Some(error),
+            Err(error) if error.runtime().is_some_and(RuntimeError::is_conflict) => {
+                last = error.runtime().map(|e| e.message.clone());
+            }
             other => return other.map(|value| (value, attempts)),
         }
     }
     let last = last.expect("every attempt conflicted");
-    Err(RuntimeError::new(
+    Err(E::from(RuntimeError::new(
         "E0596",
         format!(
-            "the transaction conflicted with concurrent ones {MAX_ATTEMPTS} times in a row and was given up (last: {})",
-            last.message
+            "the transaction conflicted with concurrent ones {MAX_ATTEMPTS} times in a row and was given up (last: {last})"
         ),
         "nothing was committed; run it again, or have fewer writers change the same rows at once",
-    ))
+    )))
 }

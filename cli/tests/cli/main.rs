@@ -26,6 +26,7 @@ mod records;
 mod repl;
 mod repl_terminal;
 mod threads;
+mod transactions;
 mod upgrade;
 mod watch;
 mod watch_installs;
