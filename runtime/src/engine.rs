@@ -309,12 +309,9 @@ impl Engine {
 
     /// A mutation that is not installed (the REPL's own lines) is held to
     /// the store's limits when it runs, as an installed one is at install.
-    pub(crate) fn check_unbound(
-        &self,
-        entry: &Entry,
-        accesses: &std::borrow::Cow<'_, [Access]>,
-    ) -> Result<()> {
-        if entry.kind == EntryKind::Mutation && matches!(accesses, std::borrow::Cow::Owned(_)) {
+    pub(crate) fn check_unbound(&self, entry: &Entry) -> Result<()> {
+        let installed = self.bound_program()?.position(entry).is_some();
+        if entry.kind == EntryKind::Mutation && !installed {
             self.check_limits(&CompiledProgram {
                 format_version: rqc_plan::FORMAT_VERSION,
                 schema: self.installed()?.schema.clone(),
@@ -353,7 +350,7 @@ impl Engine {
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         let args = &check_args(entry, args)?[..];
         let (bound, accesses) = self.bound_entry(entry)?;
-        self.check_unbound(entry, &accesses)?;
+        self.check_unbound(entry)?;
         let accesses = accesses.as_ref();
         let store = self.store.as_ref();
         if entry.kind == EntryKind::Query {

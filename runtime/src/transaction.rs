@@ -42,7 +42,7 @@ impl<'e> Transaction<'e> {
     pub fn run_entry(&mut self, entry: &Entry, args: &[Value]) -> Result<Output> {
         let args = &check_args(entry, args)?[..];
         let (tables, accesses) = self.engine.bound_entry(entry)?;
-        self.engine.check_unbound(entry, &accesses)?;
+        self.engine.check_unbound(entry)?;
         let session = self.session.take().ok_or_else(failed_earlier)?;
         let before = (
             session.seeks,

@@ -41,7 +41,7 @@ pub fn run(batch: &Batch<'_>) -> Result<super::Status, Error> {
         (sources, _) => Some(compile_program(sources)?),
     };
     let calls = read_calls(batch.calls)?;
-    let mut db = connection::open(batch.db, batch.options.clone(), Access::Write)?;
+    let mut db = connection::open(batch.db, batch.options, Access::Write)?;
     if let Some(program) = program {
         db.install_dropping(program, batch.migrate)?;
     }

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 /// What the session asks of the transaction's thread.
 enum Request {
-    Run(Entry, Vec<Value>, Sender<Result<Output, Error>>),
+    Run(Box<Entry>, Vec<Value>, Sender<Result<Output, Error>>),
     Commit(Sender<Result<Committed, Error>>),
 }
 
@@ -72,7 +72,7 @@ impl Open {
     /// Runs `entry` in the transaction.
     pub fn run(&self, entry: &Entry, args: &[Value]) -> Ran {
         let (reply, answer) = mpsc::channel();
-        let request = Request::Run(entry.clone(), args.to_vec(), reply);
+        let request = Request::Run(Box::new(entry.clone()), args.to_vec(), reply);
         match self.ask(request, &answer) {
             Ok(Ok(output)) => Ran::Done(output),
             Ok(Err(error)) | Err(error) => Ran::Refused(error),
@@ -90,10 +90,10 @@ impl Open {
 
     /// Sends a request and waits for its answer.
     fn ask<T>(&self, request: Request, answer: &Receiver<T>) -> Result<T, Error> {
-        let sent = self.requests.as_ref().map(|r| r.send(request));
+        let sent = self.requests.as_ref().is_some_and(|r| r.send(request).is_ok());
         match sent {
-            Some(Ok(())) => answer.recv().map_err(|_| gone()),
-            _ => Err(gone()),
+            true => answer.recv().map_err(|_| gone()),
+            false => Err(gone()),
         }
     }
 
