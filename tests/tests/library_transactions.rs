@@ -284,3 +284,34 @@ fn conflicting_transactions_run_again_on_etcd() {
     assert_eq!(value(&db, "total", &[7.into()]), Value::Int(1000));
     assert!(db.verify().unwrap().is_sound());
 }
+
+/// On etcd, a transaction whose calls each fit one request but together
+/// pass `--max-request-bytes` is refused at its commit (E0666), nothing
+/// stored.
+#[test]
+fn past_the_request_size_a_transaction_is_refused_on_etcd() {
+    let cluster = rqc_tests::etcd::cluster_taking(64 * 1024);
+    let mut db = Database::connect(&cluster.url("bytes")).unwrap();
+    db.install_source(
+        "notes.rq",
+        "table Note { id: Int key  text: String <= 2000 }
+         mutation note(id: Int, text: String <= 2000) = insert Note { id, text }
+         query text(id: Int) = Note[id] |> map(n => n.text)",
+    )
+    .unwrap();
+    let before = db.position().unwrap();
+    let long = "x".repeat(2000);
+    let refused = db.transaction(|tx| {
+        for id in 0..60i64 {
+            tx.run("note", &[id.into(), long.as_str().into()])?;
+        }
+        Ok(())
+    });
+    let error = refused.unwrap_err();
+    assert_eq!(error.code(), "E0666", "{error}");
+    assert_eq!(db.position().unwrap(), before);
+    assert_eq!(db.run("text", &[0.into()]).unwrap().value, Value::Null);
+    db.transaction(|tx| tx.run("note", &[0.into(), long.as_str().into()]))
+        .unwrap();
+    assert_eq!(db.position().unwrap(), before + 1);
+}
