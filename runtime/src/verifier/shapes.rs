@@ -439,8 +439,8 @@ impl<'a> Walk<'a> {
                     ),
                 );
             }
-            let fillable = column.default.is_some()
-                || matches!(column.ty, rqc_plan::ColumnType::Optional(_));
+            let fillable =
+                column.default.is_some() || matches!(column.ty, rqc_plan::ColumnType::Optional(_));
             if !fillable {
                 return self.fault(
                     "E0622",
