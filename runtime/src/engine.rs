@@ -397,7 +397,7 @@ impl Engine {
     /// does not print, so there [`Engine::explained`] checks after a run
     /// that went past its bound, and a mutation's commit compares the
     /// generation (spec/live.md, "Installs").
-    fn same_schema(&self, txn: &dyn crate::store::ReadTxn) -> Result<()> {
+    pub(crate) fn same_schema(&self, txn: &dyn crate::store::ReadTxn) -> Result<()> {
         let installed = self.bound_program()?;
         if self.store.request_limit().is_some() {
             return Ok(());
@@ -410,7 +410,7 @@ impl Engine {
 
     /// A run that went past its bound (E0599) in a handle whose schema
     /// another process changed since is a stale handle, not a bug: E0550.
-    fn explained(&self, error: RuntimeError) -> RuntimeError {
+    pub(crate) fn explained(&self, error: RuntimeError) -> RuntimeError {
         if error.code != "E0599" {
             return error;
         }

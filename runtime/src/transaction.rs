@@ -50,7 +50,8 @@ impl<'e> Transaction<'e> {
             session.trips,
             session.rows_written(),
         );
-        let (mut output, session) = evaluate(tables, &accesses, entry, args, session, false)?;
+        let (mut output, session) = evaluate(tables, &accesses, entry, args, session, false)
+            .map_err(|e| self.engine.explained(e))?;
         output.stats = Stats {
             seeks: session.seeks - before.0,
             rows: session.rows - before.1,
@@ -127,9 +128,13 @@ impl Engine {
     /// stores nothing. A commit that conflicts with another is E0595:
     /// [`Engine::transaction`] runs the whole attempt again.
     pub fn begin(&self) -> Result<Transaction<'_>> {
+        let session = self.write_session()?;
+        // Writers take turns on a local store: a schema the same now stays
+        // the same until the commit (on etcd the commit compares it).
+        self.same_schema(session.reads())?;
         Ok(Transaction {
             engine: self,
-            session: Some(self.write_session()?),
+            session: Some(session),
             bound: Bound {
                 seeks: 0,
                 rows: 0,
