@@ -41,7 +41,13 @@ pub fn run(batch: &Batch<'_>) -> Result<super::Status, Error> {
         (sources, _) => Some(compile_program(sources)?),
     };
     let calls = read_calls(batch.calls)?;
-    let mut db = connection::open(batch.db, batch.options, Access::Write)?;
+    // Without a program, the database must hold one: a missing one is
+    // refused (E0608), never created empty.
+    let access = match program {
+        Some(_) => Access::Write,
+        None => Access::Read,
+    };
+    let mut db = connection::open(batch.db, batch.options, access)?;
     if let Some(program) = program {
         db.install_dropping(program, batch.migrate)?;
     }

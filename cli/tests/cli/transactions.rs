@@ -161,6 +161,12 @@ fn a_batch_reads_stdin_and_refuses_a_name_or_args_beside_it() {
     assert_eq!(query(&db, "stock", "id=1"), "8");
     let out = rqc(&["run", "--db", &db, "--batch", "-", "--arg", "id=1"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // Without a program, a missing database is refused, not made empty.
+    let missing = dir.path().join("nothing").display().to_string();
+    let out = rqc_with_input(&["run", "--db", &missing, "--batch", "-"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("[E0608]"), "{}", stderr(&out));
+    assert!(!dir.path().join("nothing").exists());
 }
 
 /// The REPL's `:begin`: calls see each other's writes, `:commit` stores
