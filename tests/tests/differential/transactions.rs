@@ -23,22 +23,15 @@ pub fn run(
     for calls in transactions {
         let before = store_tables(engine.store(), schema);
         let position = engine.position().unwrap();
-        let kept = reference.tables.clone();
         // The reference first: which call (if any) is refused, and each
         // call's value.
-        let mut expected = Vec::new();
-        let mut refusal = None;
-        for (at, write) in calls.iter().enumerate() {
-            if let Some(code) = write.refused(reference, bound) {
-                refusal = Some((at, code));
-                break;
-            }
-            let (name, args) = write.call();
-            expected.push(reference.run(name, &args));
-        }
-        if refusal.is_some() {
-            reference.tables = kept;
-        }
+        let expected = reference.transaction(calls.iter().map(Write::call), |tables, at| {
+            calls[at].refused(tables, bound)
+        });
+        let (expected, refusal) = match expected {
+            Ok(values) => (values, None),
+            Err(refusal) => (Vec::new(), Some(refusal)),
+        };
         let mut ran = 0;
         let outcome = engine.transaction(|tx| {
             ran = 0;
