@@ -90,7 +90,10 @@ impl Open {
 
     /// Sends a request and waits for its answer.
     fn ask<T>(&self, request: Request, answer: &Receiver<T>) -> Result<T, Error> {
-        let sent = self.requests.as_ref().is_some_and(|r| r.send(request).is_ok());
+        let sent = self
+            .requests
+            .as_ref()
+            .is_some_and(|r| r.send(request).is_ok());
         match sent {
             true => answer.recv().map_err(|_| gone()),
             false => Err(gone()),
