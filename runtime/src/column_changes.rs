@@ -12,6 +12,10 @@
 use crate::error::{Result, RuntimeError};
 use rqc_plan::{Schema, TableSchema, Value};
 
+/// For each table whose rows change shape, the old positions its rows
+/// keep, in order.
+pub type Layouts = Vec<(String, Vec<usize>)>;
+
 /// One column change a `--migrate` flag names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum ColumnChange {
@@ -76,13 +80,9 @@ fn malformed(flag: &str, form: &str) -> RuntimeError {
 /// its rows keep, in order. A change already applied (the column is gone,
 /// or already has its new name) is skipped, so the same flags may be
 /// given to every install.
-pub fn reshaped(
-    old: &Schema,
-    new: &Schema,
-    flags: &[String],
-) -> Result<(Schema, Vec<(String, Vec<usize>)>)> {
+pub fn reshaped(old: &Schema, new: &Schema, flags: &[String]) -> Result<(Schema, Layouts)> {
     let mut schema = old.clone();
-    let mut layouts: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut layouts: Layouts = Vec::new();
     for change in parse(flags)? {
         match change {
             ColumnChange::Rename { table, from, to } => {
