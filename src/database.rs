@@ -3,6 +3,7 @@
 use crate::error::Error;
 use crate::install::{compile_installable, names, Installable, Installed};
 use crate::sources::{read_plan, read_program};
+use crate::transaction::{Runs, Transaction};
 use rqc_plan::{CompiledProgram, Entry, Value};
 use rqc_runtime::dump::Dump;
 use rqc_runtime::live::{Subscription, WatchOptions};
@@ -267,10 +268,68 @@ impl Database {
         Ok(self.engine.analyze(self.entry(name)?, args)?)
     }
 
+    /// Runs `body` in one transaction, all or nothing: the calls it makes
+    /// through its [`Transaction`] see each other's writes, each is held to
+    /// its own bound, and when it returns `Ok` every write of every call is
+    /// stored at once, with one commit (one sync); an error (of a call, or
+    /// the body's own) stores nothing. A commit that conflicts with another
+    /// writer's runs `body` again from the start, so it should do nothing
+    /// outside the transaction.
+    ///
+    /// ```
+    /// # let mut db = rqc::Database::in_memory();
+    /// db.install_source("app.rq", "
+    ///     table Item { id: Int key  stock: Int }
+    ///     mutation add(id: Int, stock: Int) = insert Item { id, stock }
+    ///     mutation take(id: Int, n: Int) = update Item[id] { stock -= n }
+    ///     query stock(id: Int) = Item[id] |> map(i => i.stock)
+    /// ").unwrap();
+    /// let left = db.transaction(|tx| {
+    ///     tx.prepare("add")?.run(&[1.into(), 10.into()])?;
+    ///     tx.prepare("take")?.run(&[1.into(), 3.into()])?;
+    ///     // A query in the transaction sees its earlier writes.
+    ///     Ok(tx.prepare("stock")?.run(&[1.into()])?.value)
+    /// }).unwrap();
+    /// assert_eq!(left, rqc::Value::Int(7));
+    ///
+    /// // A refusal anywhere stores nothing of the transaction.
+    /// let refused = db.transaction(|tx| {
+    ///     tx.run("take", &[1.into(), 2.into()])?;
+    ///     tx.run("add", &[1.into(), 5.into()]) // the key is taken: E0501
+    /// });
+    /// assert_eq!(refused.unwrap_err().code(), "E0501");
+    /// assert_eq!(db.run("stock", &[1.into()]).unwrap().value, rqc::Value::Int(7));
+    /// ```
+    pub fn transaction<T>(
+        &self,
+        mut body: impl FnMut(&Transaction<'_>) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let (value, _) = rqc_runtime::engine::retrying_as(|| {
+            let transaction = self.begin()?;
+            let value = body(&transaction)?;
+            transaction.commit()?;
+            Ok::<T, Error>(value)
+        })?;
+        Ok(value)
+    }
+
+    /// Begins one attempt of a transaction, for a caller that cannot hand
+    /// the calls over as one body (the REPL's `:begin`): it stores nothing
+    /// unless [`Transaction::commit`] is called, and a conflict at the
+    /// commit (E0595) is the caller's to answer. [`Database::transaction`]
+    /// retries on its own.
+    pub fn begin(&self) -> Result<Transaction<'_>, Error> {
+        Ok(Transaction::new(self, self.engine.begin()?))
+    }
+
     /// Looks an entry point up once, to run it many times.
     pub fn prepare(&self, name: &str) -> Result<Prepared<'_>, Error> {
         let entry = self.entry(name)?;
-        Ok(Prepared { db: self, entry })
+        Ok(Prepared {
+            db: self,
+            entry,
+            within: None,
+        })
     }
 
     /// Checks the whole database: every entry's checksum, every row's key,
@@ -303,7 +362,7 @@ impl Database {
 
     /// The entry point `name`; when the last installation rejected it, the
     /// error says so rather than that there is no such name.
-    fn entry(&self, name: &str) -> Result<&Entry, Error> {
+    pub(crate) fn entry(&self, name: &str) -> Result<&Entry, Error> {
         self.engine.entry(name).map_err(|missing| {
             let rejected = self.rejected.iter().any(|full| names(full, name));
             if missing.code != "E0521" || !rejected {
@@ -342,9 +401,24 @@ impl Database {
 pub struct Prepared<'db> {
     db: &'db Database,
     entry: &'db Entry,
+    /// The transaction it runs in, when it was prepared by one.
+    within: Option<&'db (dyn Runs + 'db)>,
 }
 
 impl<'db> Prepared<'db> {
+    /// `entry` prepared by a transaction, to run in it.
+    pub(crate) fn within(
+        entry: &'db Entry,
+        db: &'db Database,
+        transaction: &'db (dyn Runs + 'db),
+    ) -> Prepared<'db> {
+        Prepared {
+            db,
+            entry,
+            within: Some(transaction),
+        }
+    }
+
     /// The entry point's parameters, in order, with their types and bounds.
     pub fn params(&self) -> &[rqc_plan::ParamSpec] {
         &self.entry.params
@@ -355,9 +429,22 @@ impl<'db> Prepared<'db> {
         self.entry
     }
 
-    /// Runs with positional arguments.
+    /// Runs with positional arguments: in a transaction of its own, or in
+    /// the one that prepared it ([`Transaction::prepare`]).
     pub fn run(&self, args: &[Value]) -> Result<Output, Error> {
-        Ok(self.db.engine.run_entry(self.entry, args)?)
+        match self.within {
+            Some(transaction) => transaction.run_entry(self.entry, args),
+            None => Ok(self.db.engine.run_entry(self.entry, args)?),
+        }
+    }
+
+    /// E0667 for what cannot run inside a transaction (a page, a
+    /// subscription: each reads in a transaction of its own).
+    fn alone(&self, what: &str) -> Result<(), Error> {
+        match self.within {
+            Some(_) => Err(crate::transaction::not_within(what)),
+            None => Ok(()),
+        }
     }
 
     /// Runs a pageable query (one whose result is a stream read in index
@@ -384,6 +471,7 @@ impl<'db> Prepared<'db> {
     /// assert_eq!(ids, [5, 4, 3, 2, 1].map(rqc::Value::Int));
     /// ```
     pub fn run_page(&self, args: &[Value]) -> Result<Page, Error> {
+        self.alone("a page")?;
         Ok(self.db.engine.run_page(self.entry, args)?)
     }
 
@@ -392,6 +480,7 @@ impl<'db> Prepared<'db> {
     /// after that page's last. A token of another query or another program
     /// is E0534, a damaged one E0533: never a wrong page.
     pub fn next_page(&self, token: &str) -> Result<Page, Error> {
+        self.alone("a page")?;
         Ok(self.db.engine.next_page(self.entry, token)?)
     }
 
@@ -434,6 +523,7 @@ impl<'db> Prepared<'db> {
         args: &[Value],
         options: WatchOptions,
     ) -> Result<Subscription, Error> {
+        self.alone("a subscription")?;
         self.db.subscribe_entry(self.entry, args, options)
     }
 

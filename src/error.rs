@@ -108,3 +108,14 @@ impl From<RuntimeError> for Error {
         Error::Runtime(error)
     }
 }
+
+/// A library transaction's body returns the library's errors: one that
+/// holds a runtime conflict runs the body again.
+impl rqc_runtime::error::TransactionError for Error {
+    fn runtime(&self) -> Option<&RuntimeError> {
+        match self {
+            Error::Runtime(error) => Some(error),
+            _ => None,
+        }
+    }
+}

@@ -21,6 +21,7 @@ mod database;
 mod error;
 pub mod install;
 mod sources;
+mod transaction;
 
 #[cfg(feature = "etcd")]
 pub use database::EtcdOptions;
@@ -34,5 +35,8 @@ pub use rqc_runtime::live::{Event, LiveStats, Resume, Subscription, WatchOptions
 pub use rqc_runtime::page::Page;
 pub use rqc_runtime::upgrade::Upgraded;
 pub use rqc_runtime::verify::Verification;
-pub use rqc_runtime::{LoadReport, LoadRow, LoadRows, RowSource, RuntimeError, KEPT_REFUSALS};
+pub use rqc_runtime::{
+    LoadReport, LoadRow, LoadRows, RowSource, RuntimeError, Stats, KEPT_REFUSALS,
+};
 pub use sources::{read_plan, read_program, read_source, MAX_SOURCE_BYTES};
+pub use transaction::Transaction;

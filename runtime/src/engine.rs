@@ -307,6 +307,20 @@ impl Engine {
         Ok((&installed.bound, accesses))
     }
 
+    /// A mutation that is not installed (the REPL's own lines) is held to
+    /// the store's limits when it runs, as an installed one is at install.
+    pub(crate) fn check_unbound(&self, entry: &Entry) -> Result<()> {
+        let installed = self.bound_program()?.position(entry).is_some();
+        if entry.kind == EntryKind::Mutation && !installed {
+            self.check_limits(&CompiledProgram {
+                format_version: rqc_plan::FORMAT_VERSION,
+                schema: self.installed()?.schema.clone(),
+                entries: vec![Arc::new(entry.clone())],
+            })?;
+        }
+        Ok(())
+    }
+
     /// The installed tables, bound to the store.
     pub(crate) fn bound(&self) -> Result<&Tables> {
         Ok(&self.bound_program()?.bound)
@@ -336,15 +350,7 @@ impl Engine {
     fn execute(&self, entry: &Entry, args: &[Value], commit: bool) -> Result<Output> {
         let args = &check_args(entry, args)?[..];
         let (bound, accesses) = self.bound_entry(entry)?;
-        if entry.kind == EntryKind::Mutation && matches!(accesses, std::borrow::Cow::Owned(_)) {
-            // Not installed (the REPL's own lines): held to the store's
-            // limits here, as an installed one is at install.
-            self.check_limits(&CompiledProgram {
-                format_version: rqc_plan::FORMAT_VERSION,
-                schema: self.installed()?.schema.clone(),
-                entries: vec![Arc::new(entry.clone())],
-            })?;
-        }
+        self.check_unbound(entry)?;
         let accesses = accesses.as_ref();
         let store = self.store.as_ref();
         if entry.kind == EntryKind::Query {
@@ -391,7 +397,7 @@ impl Engine {
     /// does not print, so there [`Engine::explained`] checks after a run
     /// that went past its bound, and a mutation's commit compares the
     /// generation (spec/live.md, "Installs").
-    fn same_schema(&self, txn: &dyn crate::store::ReadTxn) -> Result<()> {
+    pub(crate) fn same_schema(&self, txn: &dyn crate::store::ReadTxn) -> Result<()> {
         let installed = self.bound_program()?;
         if self.store.request_limit().is_some() {
             return Ok(());
@@ -404,7 +410,7 @@ impl Engine {
 
     /// A run that went past its bound (E0599) in a handle whose schema
     /// another process changed since is a stale handle, not a bug: E0550.
-    fn explained(&self, error: RuntimeError) -> RuntimeError {
+    pub(crate) fn explained(&self, error: RuntimeError) -> RuntimeError {
         if error.code != "E0599" {
             return error;
         }
@@ -556,7 +562,7 @@ fn committing(name: &str, output: &mut Output, session: &mut Session<'_>) -> Res
 
 /// E0546 when a run's round trips, its commit counted, pass the entry's
 /// proved bound (the operators' own checks cannot see the commit).
-fn within_round_trips(name: &str, output: &Output) -> Result<()> {
+pub(crate) fn within_round_trips(name: &str, output: &Output) -> Result<()> {
     let (made, bound) = (output.stats.round_trips, output.bound.round_trips);
     if made > bound {
         return Err(crate::interp::beyond_round_trips(format!(
@@ -629,21 +635,31 @@ fn not_installed() -> RuntimeError {
 /// Runs `attempt`, one whole transaction, again while it fails on a
 /// conflict, at most [`MAX_ATTEMPTS`] times in all; returns its result and
 /// the number of attempts. Past the cap, E0596.
-pub(crate) fn retrying<T>(mut attempt: impl FnMut() -> Result<T>) -> Result<(T, u32)> {
+pub(crate) fn retrying<T>(attempt: impl FnMut() -> Result<T>) -> Result<(T, u32)> {
+    retrying_as(attempt)
+}
+
+/// [`retrying`] for an attempt whose errors are of a caller's own type
+/// (a library transaction's body returns the library's errors): one that
+/// holds a runtime conflict runs the attempt again.
+pub fn retrying_as<T, E: crate::error::TransactionError>(
+    mut attempt: impl FnMut() -> std::result::Result<T, E>,
+) -> std::result::Result<(T, u32), E> {
     let mut last = None;
     for attempts in 1..=MAX_ATTEMPTS {
         match attempt() {
-            Err(error) if error.is_conflict() => last = Some(error),
+            Err(error) if error.runtime().is_some_and(RuntimeError::is_conflict) => {
+                last = error.runtime().map(|e| e.message.clone());
+            }
             other => return other.map(|value| (value, attempts)),
         }
     }
     let last = last.expect("every attempt conflicted");
-    Err(RuntimeError::new(
+    Err(E::from(RuntimeError::new(
         "E0596",
         format!(
-            "the transaction conflicted with concurrent ones {MAX_ATTEMPTS} times in a row and was given up (last: {})",
-            last.message
+            "the transaction conflicted with concurrent ones {MAX_ATTEMPTS} times in a row and was given up (last: {last})"
         ),
         "nothing was committed; run it again, or have fewer writers change the same rows at once",
-    ))
+    )))
 }

@@ -30,6 +30,20 @@ fn is_disk_full(os_error: Option<i32>) -> bool {
     matches!(os_error, Some(28) | Some(27))
 }
 
+/// An error a transaction's body may return (the runtime's own, or a
+/// library's that can hold one): a conflict among them runs the body again
+/// ([`crate::engine::retrying_as`]).
+pub trait TransactionError: From<RuntimeError> {
+    /// The runtime error this is, if it is one.
+    fn runtime(&self) -> Option<&RuntimeError>;
+}
+
+impl TransactionError for RuntimeError {
+    fn runtime(&self) -> Option<&RuntimeError> {
+        Some(self)
+    }
+}
+
 impl RuntimeError {
     /// An error of `code`, saying what went wrong and what to do.
     pub fn new(code: &'static str, message: impl Into<String>, help: impl Into<String>) -> Self {

@@ -88,6 +88,28 @@ impl<'c> Reference<'c> {
         }
     }
 
+    /// Runs calls as one transaction: each sees the ones before it; when
+    /// `refused` says one is refused (asked of the tables as the calls
+    /// before it left them, the call's index given), every call of the
+    /// transaction is taken back and the refusal returned with the index.
+    /// Otherwise the calls' values, in order.
+    pub fn transaction<'a>(
+        &mut self,
+        calls: impl IntoIterator<Item = (&'a str, Vec<Value>)>,
+        mut refused: impl FnMut(&Reference<'c>, usize) -> Option<&'static str>,
+    ) -> Result<Vec<Value>, (usize, &'static str)> {
+        let kept = self.tables.clone();
+        let mut values = Vec::new();
+        for (at, (name, args)) in calls.into_iter().enumerate() {
+            if let Some(code) = refused(self, at) {
+                self.tables = kept;
+                return Err((at, code));
+            }
+            values.push(self.run(name, &args));
+        }
+        Ok(values)
+    }
+
     fn schema(&self) -> &Schema {
         &self.checked.schema
     }

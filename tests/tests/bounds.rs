@@ -52,6 +52,9 @@ struct Tally {
     mutations: usize,
     mutation_runs: usize,
     committed: usize,
+    /// Transactions of several generated mutations, and those committed.
+    transactions: usize,
+    transactions_committed: usize,
 }
 
 fn cases() -> u64 {
@@ -322,6 +325,100 @@ fn run_writes(
             );
         }
     }
+    let writes: Vec<&rqc_plan::Entry> = compilation
+        .program
+        .entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Mutation && e.name.starts_with('w'))
+        .map(|e| &**e)
+        .collect();
+    if !writes.is_empty() {
+        for _ in 0..3 {
+            let calls: Vec<(&rqc_plan::Entry, Vec<Value>)> = (0..1 + rng.below(4))
+                .map(|_| {
+                    (
+                        writes[rng.below(writes.len() as u64) as usize],
+                        arguments(rng),
+                    )
+                })
+                .collect();
+            run_transaction(seed, source, schema, engine, reference, &calls, tally);
+        }
+    }
+}
+
+/// Runs generated mutations as one transaction: each call within its own
+/// bound (its commit counted as its own), the whole within the calls'
+/// bounds summed with one commit; committed, the reference makes the same
+/// calls with the same values; refused, nothing is written.
+fn run_transaction(
+    seed: u64,
+    source: &str,
+    schema: &rqc_plan::Schema,
+    engine: &Engine,
+    reference: &mut Reference<'_>,
+    calls: &[(&rqc_plan::Entry, Vec<Value>)],
+    tally: &mut Tally,
+) {
+    let names: Vec<(&str, &[Value])> = calls.iter().map(|(e, a)| (&*e.name, &a[..])).collect();
+    tally.transactions += 1;
+    let before = store_tables(engine.store(), schema);
+    let outcome = engine.transaction(|tx| {
+        let outputs = calls
+            .iter()
+            .map(|(entry, args)| tx.run_entry(entry, args))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((outputs, tx.bound()))
+    });
+    match outcome {
+        Ok((outputs, bound)) => {
+            for ((entry, args), output) in calls.iter().zip(&outputs) {
+                let alone = rqc_runtime::Stats {
+                    round_trips: output.stats.round_trips + rqc_plan::COMMIT_ROUND_TRIPS,
+                    ..output.stats
+                };
+                assert!(
+                    rqc_tests::within(&alone, &entry.bound),
+                    "seed {seed}: {} in {names:?} read {alone:?}, over its bound {:?}\n{source}",
+                    entry.name,
+                    entry.bound
+                );
+                let expected = reference.run(&entry.name, args);
+                assert_eq!(
+                    output.value, expected,
+                    "seed {seed}: {} in {names:?} differs from the reference\n{source}",
+                    entry.name
+                );
+            }
+            let trips: u64 = outputs.iter().map(|o| o.stats.round_trips).sum();
+            assert!(
+                trips + rqc_plan::COMMIT_ROUND_TRIPS <= bound.round_trips,
+                "seed {seed}: {names:?} made {trips} round trips and a commit, over {bound:?}\n{source}"
+            );
+            tally.transactions_committed += 1;
+        }
+        Err(error) => {
+            assert!(
+                DATA_ERRORS.contains(&error.code) || REFUSALS.contains(&error.code),
+                "seed {seed}: {names:?} failed: {error}\n{source}"
+            );
+            assert_eq!(
+                before,
+                store_tables(engine.store(), schema),
+                "seed {seed}: {names:?}"
+            );
+        }
+    }
+    assert_eq!(
+        store_tables(engine.store(), schema),
+        reference_tables(reference, schema),
+        "seed {seed}: the tables after {names:?}\n{source}"
+    );
+    assert_eq!(
+        check_integrity(engine.store(), schema),
+        Ok(()),
+        "seed {seed}: after {names:?}\n{source}"
+    );
 }
 
 #[test]
@@ -339,20 +436,27 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         mutations: 0,
         mutation_runs: 0,
         committed: 0,
+        transactions: 0,
+        transactions_committed: 0,
     };
     let first = first_seed();
     for seed in first..first + cases() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} bounded by value ranges), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed",
-        tally.programs, tally.accepted, tally.tuple_ranges, tally.ranged, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed
+        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} bounded by value ranges), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed; {} transactions, {} committed",
+        tally.programs, tally.accepted, tally.tuple_ranges, tally.ranged, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.transactions, tally.transactions_committed
     );
     assert!(
         tally.committed > 0 && tally.committed < tally.mutation_runs,
         "the generated mutations all committed or none did: {} of {}",
         tally.committed,
         tally.mutation_runs
+    );
+    assert!(
+        tally.transactions_committed > 0,
+        "no transaction of generated mutations committed ({} run)",
+        tally.transactions
     );
     // The generator must keep producing accepted programs that read a lot.
     assert!(

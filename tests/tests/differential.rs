@@ -25,6 +25,8 @@ use writes::{write, Write, WRITES};
 
 #[path = "differential/identity.rs"]
 mod identity;
+#[path = "differential/transactions.rs"]
+mod transactions;
 #[path = "differential/writes.rs"]
 mod writes;
 
@@ -363,6 +365,8 @@ struct Case {
     /// Rows of `B`: `(a, w)` pairs; `n` numbers them per `a`.
     b_rows: Vec<(i64, i64)>,
     writes: Vec<Write>,
+    /// Writes run several to a transaction, all or nothing.
+    transactions: Vec<Vec<Write>>,
     queries: Vec<(Query, i64, i64)>,
     /// Writes of the table of floats and strings (`identity.rs`).
     identity: Vec<identity::Op>,
@@ -374,6 +378,8 @@ struct Compared {
     queries: usize,
     writes_committed: usize,
     writes_refused: usize,
+    transactions_committed: usize,
+    transactions_refused: usize,
     identity_committed: usize,
 }
 
@@ -449,16 +455,18 @@ fn case() -> impl Strategy<Value = Case> {
             prop::collection::vec(prop::collection::vec(0i64..4, columns), 0..24),
             prop::collection::vec((1i64..=12, -5i64..20), 0..40),
             prop::collection::vec(write(), 0..6),
+            prop::collection::vec(prop::collection::vec(write(), 1..5), 0..3),
             prop::collection::vec((query(), -1i64..6, -2i64..20), 1..8),
             prop::collection::vec(identity::op(), 0..12),
         )
             .prop_map(
-                |(backend, shape, a_rows, b_rows, writes, queries, identity)| Case {
+                |(backend, shape, a_rows, b_rows, writes, transactions, queries, identity)| Case {
                     backend,
                     shape,
                     a_rows,
                     b_rows,
                     writes,
+                    transactions,
                     queries,
                     identity,
                 },
@@ -562,6 +570,8 @@ fn run_case(case: &Case) -> Result<Compared, TestCaseError> {
         queries: queries.len(),
         writes_committed: 0,
         writes_refused: 0,
+        transactions_committed: 0,
+        transactions_refused: 0,
         identity_committed: 0,
     };
     for write in &case.writes {
@@ -607,6 +617,12 @@ fn run_case(case: &Case) -> Result<Compared, TestCaseError> {
         let integrity = check_integrity(engine.store(), schema);
         prop_assert_eq!(integrity, Ok(()), "after {} {:?}", name, args);
     }
+
+    let bound = case.shape.bound;
+    (
+        compared.transactions_committed,
+        compared.transactions_refused,
+    ) = transactions::run(&engine, &mut reference, &case.transactions, bound, schema)?;
 
     compared.identity_committed = identity::run(&engine, &mut reference, &case.identity)?;
     prop_assert_eq!(
@@ -765,6 +781,28 @@ fn every_query_form_on(backend: On) {
             Write::PutA(40, 2),
             Write::StepA(vec![3, 3, 40, 41], 1),
         ],
+        transactions: vec![
+            // An upsert's insert path, a step of the new row listed twice,
+            // an insert into its group (its reference made by the call
+            // before), a step of that: committed together.
+            vec![
+                Write::PutA(50, 1),
+                Write::StepA(vec![50, 50], 2),
+                Write::PutB(50, 1, 3),
+                Write::BumpB(50, vec![1, 1], 1),
+            ],
+            // Refused at its third call (no `A[61]`: E0503): the two
+            // before it are taken back with it.
+            vec![
+                Write::PutA(60, 1),
+                Write::PutB(60, 1, 2),
+                Write::PutB(61, 1, 1),
+                Write::StepA(vec![60], 1),
+            ],
+            // A delete of a referenced row, allowed by the delete of its
+            // reference before it in the same transaction.
+            vec![Write::DropB(50, vec![1, 1]), Write::DropA(vec![50, 60])],
+        ],
         queries: vec![
             (Query::Key, 2, 0),
             (Query::Prefix(2), 1, 0),
@@ -802,6 +840,8 @@ fn every_query_form_on(backend: On) {
         queries: 27,
         writes_committed: 19,
         writes_refused: 5,
+        transactions_committed: 2,
+        transactions_refused: 1,
         identity_committed: 10,
     };
     assert_eq!(run_case(&case).unwrap(), compared);

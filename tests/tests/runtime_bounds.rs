@@ -288,3 +288,36 @@ fn take_of_all() -> Node {
         None,
     )
 }
+
+/// Inside a transaction each call is held to its own bound: a mutation
+/// whose entry claims fewer round trips than its reads and a commit of its
+/// own is refused at its call (E0546), and a query past its bound stops
+/// (E0599); neither commits anything of the transaction, whose earlier
+/// calls are dropped with it.
+#[test]
+fn a_call_past_its_bound_inside_a_transaction_stores_nothing() {
+    let (engine, program) = engine();
+    let add = program.entry("add").unwrap();
+    let mut edited = add.clone();
+    edited.bound.round_trips = add.bound.round_trips - 1;
+    let position = engine.position().unwrap();
+    let refused = engine.transaction(|tx| {
+        tx.run("add", &[(ROWS + 1).into(), 2.into()])?;
+        tx.run_entry(&edited, &[(ROWS + 2).into(), 2.into()])
+    });
+    let error = refused.unwrap_err();
+    assert_eq!(error.code, "E0546", "{error}");
+    assert!(error.message.contains("with its commit"), "{error}");
+    let past = engine.transaction(|tx| {
+        tx.run("add", &[(ROWS + 3).into(), 2.into()])?;
+        tx.run_entry(&entry(scan(false), too_small()), &[1.into(), 0.into()])
+    });
+    assert_eq!(past.unwrap_err().code, "E0599");
+    assert_eq!(engine.position().unwrap(), position, "nothing committed");
+    let count = |id: i64| {
+        let mut tx = engine.begin().unwrap();
+        tx.run_entry(&entry(scan(false), too_small()), &[2.into(), id.into()])
+            .map(|o| o.rows().len())
+    };
+    assert_eq!(count(0).unwrap(), 0, "no post of author 2 was stored");
+}

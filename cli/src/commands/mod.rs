@@ -1,6 +1,7 @@
 //! The `rqc` command line: argument definitions and dispatch, thin over the library.
 
 mod args;
+mod batch;
 mod check;
 pub(crate) mod connection;
 mod load;
@@ -66,8 +67,8 @@ enum Command {
     /// still installs its accepted queries and mutations; one whose syntax,
     /// schema, modules or imports are broken installs nothing.
     #[command(
-        allow_missing_positional = true,
-        after_help = "Examples:\n  rqc run --db data examples/social add_user --arg id=1 --arg handle=ann --arg name=Ann --arg country=NZ\n  rqc run --db data user --arg id=1                  the program the database holds\n  rqc compile examples/social -o social.rqc.json\n  rqc run --db data --plan social.rqc.json user --arg id=1"
+        override_usage = "rqc run [OPTIONS] --db <DIR> [PROGRAM]... <NAME>\n       rqc run [OPTIONS] --db <DIR> [PROGRAM]... --batch <FILE>",
+        after_help = "Examples:\n  rqc run --db data examples/social add_user --arg id=1 --arg handle=ann --arg name=Ann --arg country=NZ\n  rqc run --db data user --arg id=1                  the program the database holds\n  rqc run --db data --batch calls.jsonl              the calls of a file, one transaction\n  rqc compile examples/social -o social.rqc.json\n  rqc run --db data --plan social.rqc.json user --arg id=1"
     )]
     Run(run::RunArgs),
     /// Print the index-only plan of a query or mutation: each operator, its

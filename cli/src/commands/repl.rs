@@ -34,6 +34,10 @@ pub struct ReplArgs {
     /// made and tested this way).
     #[arg(long)]
     echo: bool,
+    /// How long a transaction opened by `:begin` waits for the next input
+    /// before it is rolled back (and the next input says so).
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = super::run::parse_wait)]
+    idle: Duration,
 }
 
 pub fn repl(args: ReplArgs) -> Status {
@@ -45,7 +49,7 @@ pub fn repl(args: ReplArgs) -> Status {
         Ok(db) => db,
         Err(error) => return report_error(&error),
     };
-    let mut repl = Repl::new(db, color_on_stderr());
+    let mut repl = Repl::new(db, color_on_stderr(), args.idle);
     if let Some(program) = &args.program {
         match repl.load(program) {
             Ok(message) => eprintln!("{message}"),

@@ -88,11 +88,12 @@ pub struct RunArgs {
     /// before it gives up (exit status 75): `5s`, `250ms`, `2m`.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_wait)]
     wait: Duration,
-    /// The program to install first: `.rq` files or directories of them,
-    /// as many as `check` takes. Without it or --plan, the program the
-    /// database holds runs.
-    #[arg(value_name = "PROGRAM", conflicts_with = "plan")]
-    program: Vec<PathBuf>,
+    /// The program to install first (`.rq` files or directories of them,
+    /// as many as `check` takes), then the query or mutation to run (`name`
+    /// or `module.name`; none with --batch). Without a program or --plan,
+    /// the program the database holds runs.
+    #[arg(value_name = "PROGRAM... NAME", required_unless_present = "batch")]
+    words: Vec<String>,
     /// A compiled program to install first, as `rqc compile -o` wrote it.
     #[arg(long, value_name = "FILE")]
     plan: Option<PathBuf>,
@@ -103,9 +104,6 @@ pub struct RunArgs {
     /// `rename:T.old=new`, `drop:T.column`. Repeat for each.
     #[arg(long, value_name = "WHAT")]
     migrate: Vec<String>,
-    /// The query or mutation to run (`name` or `module.name`).
-    #[arg(value_name = "NAME")]
-    name: String,
     /// An argument as `name=value`; repeat for each parameter. An optional
     /// one takes `none`; a list is JSON, `ids='[1, 2]'`, and a list of
     /// records JSON objects, `rows='[{"id": 1, "name": "a"}]'`.
@@ -120,6 +118,31 @@ pub struct RunArgs {
     /// arguments; any --arg given must match them.
     #[arg(long, value_name = "TOKEN")]
     page_token: Option<String>,
+    /// Run the calls of FILE in one transaction, all or nothing: one JSON
+    /// object a line, `{"entry": NAME, "args": {"id": 1, …}}`. The first
+    /// refusal names its line and nothing commits; after the commit, one
+    /// JSON result a call is printed. `-` reads the calls from stdin.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["args", "page", "page_token"])]
+    batch: Option<PathBuf>,
+}
+
+impl RunArgs {
+    /// The program's sources and the entry point's name, from the
+    /// positional words: the name is the last, unless --batch names the
+    /// calls. A program and --plan at once is a usage error.
+    fn program_and_name(&self) -> Result<(Vec<PathBuf>, Option<&str>), clap::Error> {
+        let (program, name) = match (&self.batch, self.words.split_last()) {
+            (None, Some((name, program))) => (program, Some(name.as_str())),
+            _ => (&self.words[..], None),
+        };
+        if self.plan.is_some() && !program.is_empty() {
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::ArgumentConflict,
+                "the argument '--plan <FILE>' cannot be used with '[PROGRAM]...'\n",
+            ));
+        }
+        Ok((program.iter().map(PathBuf::from).collect(), name))
+    }
 }
 
 #[derive(Args)]
@@ -149,7 +172,22 @@ pub struct ExplainArgs {
 }
 
 pub fn run(args: RunArgs) -> Status {
-    match run_inner(&args) {
+    let (program, name) = match args.program_and_name() {
+        Ok(split) => split,
+        Err(usage) => usage.exit(),
+    };
+    let done = match name {
+        Some(name) => run_inner(&args, &program, name),
+        None => super::batch::run(&super::batch::Batch {
+            db: &args.db,
+            options: open_options(args.store, args.wait),
+            sources: &program,
+            plan: args.plan.as_deref(),
+            migrate: &args.migrate,
+            calls: args.batch.as_deref().unwrap_or(Path::new("-")),
+        }),
+    };
+    match done {
         Ok(status) => status,
         Err(error) => report_error(&error),
     }
@@ -177,6 +215,18 @@ pub(super) fn compile_entry(program: &[PathBuf], name: &str) -> Result<Installab
     Ok(installable)
 }
 
+/// Compiles a program to install by the library's installation rule,
+/// with no entry point to find (`--batch` names its calls in a file).
+pub(super) fn compile_program(program: &[PathBuf]) -> Result<rqc::CompiledProgram, Error> {
+    let files = read_program(program)?;
+    let installable = compile_installable(&files)?;
+    note_errors(
+        &installable.report,
+        "its accepted queries and mutations are installed",
+    );
+    Ok(installable.program)
+}
+
 pub(super) fn open(
     db: &Path,
     store: Option<StoreChoice>,
@@ -186,30 +236,30 @@ pub(super) fn open(
     super::connection::open(db, open_options(store, wait), access)
 }
 
-fn run_inner(args: &RunArgs) -> Result<Status, Error> {
+fn run_inner(args: &RunArgs, sources: &[PathBuf], name: &str) -> Result<Status, Error> {
     // The program is compiled, or the plan read, before the database is
     // opened: one that cannot install, or lacks the entry point, leaves the
     // database as it was.
-    let program = match (&args.program[..], &args.plan) {
+    let program = match (sources, &args.plan) {
         ([], Some(plan)) => {
             let program = read_plan(plan)?;
-            find_entry(&program, &args.name)?;
+            find_entry(&program, name)?;
             Some(program)
         }
         ([], None) => None,
-        (sources, _) => Some(compile_entry(sources, &args.name)?.program),
+        (sources, _) => Some(compile_entry(sources, name)?.program),
     };
     // Only a mutation may create the database; a query reads one.
     let writes = program
         .as_ref()
-        .and_then(|p| p.entry(&args.name))
+        .and_then(|p| p.entry(name))
         .is_some_and(|e| e.kind == EntryKind::Mutation);
     let access = if writes { Access::Write } else { Access::Read };
     let mut db = open(&args.db, args.store, args.wait, access)?;
     if let Some(program) = program {
         db.install_dropping(program, &args.migrate)?;
     }
-    let prepared = db.prepare(&args.name)?;
+    let prepared = db.prepare(name)?;
     let entry = prepared.entry();
     // A page's arguments, for the command that runs the next one.
     let mut paged_with = Vec::new();

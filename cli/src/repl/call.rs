@@ -81,9 +81,9 @@ impl Repl {
                 }
                 Err(shown) => return Some(Err(shown)),
             };
-            match self.db.run_entry(&argument, &[]) {
+            match self.call(&argument, &[]) {
                 Ok(output) => values.push(output.value),
-                Err(error) => return Some(Err(self.error_text(&error))),
+                Err(shown) => return Some(Err(shown)),
             }
         }
         Some(Ok((entry, values)))
@@ -96,19 +96,7 @@ impl Repl {
             Ok(target) => target,
             Err(shown) => return Some(shown),
         };
-        Some(match self.db.run_entry(&entry, &values) {
-            Ok(output) if entry.kind == EntryKind::Mutation => format!(
-                "{}\n{}",
-                output.value.to_json(),
-                crate::commands::report::run_summary(&output, true)
-            ),
-            Ok(output) => format!(
-                "{}\n{}",
-                super::table(output.rows()),
-                crate::commands::report::run_summary(&output, false)
-            ),
-            Err(error) => self.error_text(&error),
-        })
+        Some(self.call_shown(&entry, &values, entry.kind == EntryKind::Mutation))
     }
 }
 

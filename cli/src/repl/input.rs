@@ -169,16 +169,24 @@ impl Entries {
 /// Runs the loop on a terminal (line editing, history, completion) or on
 /// piped input (lines read plainly, so scripts can drive it; with `echo`,
 /// each shown after its prompt, as typed on a terminal).
-pub fn run(repl: Repl, bail: bool, echo: bool) -> Result<bool, Error> {
+pub fn run(mut repl: Repl, bail: bool, echo: bool) -> Result<bool, Error> {
     super::interrupt::install();
-    match std::io::stdin().is_terminal() {
-        true => on_a_terminal(repl),
-        false => piped(repl, bail, echo),
+    let clean = match std::io::stdin().is_terminal() {
+        true => on_a_terminal(&mut repl),
+        false => piped(&mut repl, bail, echo),
+    }?;
+    // A transaction still open is rolled back, and said so.
+    match repl.end() {
+        Some(rolled_back) => {
+            println!("{rolled_back}");
+            Ok(false)
+        }
+        None => Ok(clean),
     }
 }
 
 /// The loop on piped input: each line read in turn.
-fn piped(mut repl: Repl, bail: bool, echo: bool) -> Result<bool, Error> {
+fn piped(repl: &mut Repl, bail: bool, echo: bool) -> Result<bool, Error> {
     // A watch's event that arrives while the loop waits for a line is
     // shown then, as on a terminal.
     repl.show_arrivals_on(Box::new(|line| {
@@ -249,7 +257,7 @@ fn piped(mut repl: Repl, bail: bool, echo: bool) -> Result<bool, Error> {
 /// as if typed one by one. Lines typed or pasted past the one being read
 /// (typed ahead while a command runs, or pasted where the terminal does
 /// not bracket pastes) stay in the editor's buffer for the next read.
-fn on_a_terminal(mut repl: Repl) -> Result<bool, Error> {
+fn on_a_terminal(repl: &mut Repl) -> Result<bool, Error> {
     let terminal_error = |e: rustyline::error::ReadlineError| Error::Io {
         path: PathBuf::from("<terminal>"),
         error: std::io::Error::other(e.to_string()),

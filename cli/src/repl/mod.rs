@@ -12,6 +12,7 @@ mod interrupt;
 mod page;
 mod rewatch;
 mod scope;
+mod transaction;
 mod watches;
 
 pub use input::run;
@@ -19,8 +20,10 @@ pub use input::run;
 use rqc::{Database, Error};
 use rqc_compiler::diagnostics::{renderer, RenderOptions};
 use rqc_compiler::{compile, Compilation};
-use rqc_plan::Value;
+use rqc_plan::{Entry, Value};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 const HELP: &str = "\
 Type an RQL expression to run it as a query, e.g. `User[1]`,
@@ -40,6 +43,11 @@ next line.
   :unwatch       stop every watch
   :page EXPR     run a pageable query (`T.index[…] |> take(n)`) as its
                  first page; :next runs the page after it
+  :begin         start a transaction: the calls after it see each other's
+                 writes and are stored together by :commit, or not at all
+                 (:rollback, a refused call, or a minute with no input)
+  :commit        store every write of the transaction, with one commit
+  :rollback      drop the transaction: nothing of it is written
   :quit          leave (also Ctrl-D)
 
 Ctrl-C stops the command running (nothing of it is committed) and keeps
@@ -50,7 +58,8 @@ const REPL_FILE: &str = "<repl>";
 pub struct Repl {
     /// Whether the last input failed (an error, a rejection), for `--bail`.
     failed: std::cell::Cell<bool>,
-    db: Database,
+    /// Shared with the thread that holds an open transaction.
+    db: Arc<Database>,
     files: Vec<(String, String)>,
     /// `files`, shared with the watches, which compile their expressions
     /// again when a program is installed (`rewatch`).
@@ -62,19 +71,30 @@ pub struct Repl {
     watches: watches::Watches,
     /// The query `:page` runs, and the token of its next page (`:next`).
     paging: Option<(rqc_plan::Entry, Option<String>)>,
+    /// The transaction `:begin` opened, until `:commit` or `:rollback`.
+    open: Option<transaction::Open>,
+    /// The calls typed in the open transaction (their arguments, each an
+    /// expression run in it too, are not counted).
+    calls: u64,
+    /// How long an open transaction waits for an input before it is
+    /// rolled back.
+    idle: Duration,
 }
 
 impl Repl {
-    pub fn new(db: Database, color: bool) -> Repl {
+    pub fn new(db: Database, color: bool, idle: Duration) -> Repl {
         Repl {
             failed: std::cell::Cell::new(false),
-            db,
+            db: Arc::new(db),
             files: Vec::new(),
             shared_files: rewatch::Shared::default(),
             scope: scope::Scope::default(),
             color,
             watches: watches::Watches::default(),
             paging: None,
+            open: None,
+            calls: 0,
+            idle,
         }
     }
 
@@ -97,9 +117,15 @@ impl Repl {
 
     pub fn load(&mut self, path: &PathBuf) -> Result<String, Error> {
         let files = rqc::read_program(std::slice::from_ref(path))?;
+        // No transaction is open (`:load` is refused in one): the database
+        // is this session's alone.
+        if Arc::get_mut(&mut self.db).is_none() {
+            return Err(transaction::not_in_one(":load"));
+        }
         // Shared first: the watches compile again as soon as it is installed.
         self.share_files(&files);
-        let report = match self.db.install_files(&files) {
+        let installed = Arc::get_mut(&mut self.db).map(|db| db.install_files(&files));
+        let report = match installed.unwrap_or_else(|| Err(transaction::not_in_one(":load"))) {
             Ok(report) => report,
             Err(error) => {
                 self.share_files(&self.files.clone());
@@ -233,7 +259,24 @@ impl Repl {
         }
         let (command, rest) = input.split_once(char::is_whitespace).unwrap_or((input, ""));
         let rest = rest.trim();
+        if let Some(ended) = self.open.as_ref().and_then(transaction::Open::timed_out) {
+            // Rolled back while the session waited: this input, which was
+            // typed for the transaction, does not run outside it.
+            self.open = None;
+            self.failed.set(true);
+            let help =
+                "start another with `:begin` and run its calls again; this input was not run";
+            return Some(self.problem("E0450", &ended, &[help]));
+        }
+        let in_transaction = self.open.is_some();
         let output = match command {
+            ":begin" => self.begin(),
+            ":commit" => self.commit(),
+            ":rollback" => self.rollback(),
+            ":load" | ":page" | ":next" if in_transaction => {
+                let refused = transaction::not_in_one(command);
+                self.error_text(&refused)
+            }
             ":quit" | ":q" | ":exit" => return None,
             ":help" | ":h" => HELP.to_string(),
             ":load" if rest.is_empty() => "usage: :load PATH".to_string(),
@@ -574,7 +617,16 @@ impl Repl {
         };
         // Run beside the installed program, never installed into it: the
         // database keeps only the program's own entry points.
-        match self.db.run_entry(&entry, &[]) {
+        self.call_shown(&entry, &[], writes)
+    }
+
+    /// Runs `entry` (in the open transaction, if any) and shows its result
+    /// and what it read, or why it was refused.
+    fn call_shown(&mut self, entry: &Entry, args: &[Value], writes: bool) -> String {
+        if self.open.is_some() {
+            self.calls += 1;
+        }
+        match self.call(entry, args) {
             Ok(output) if writes => format!(
                 "{}\n{}",
                 output.value.to_json(),
@@ -585,8 +637,102 @@ impl Repl {
                 table(output.rows()),
                 crate::commands::report::run_summary(&output, false)
             ),
+            Err(shown) => shown,
+        }
+    }
+
+    /// Runs `entry`: in the open transaction, where it sees the
+    /// transaction's writes, or alone, committed at once. A refusal in the
+    /// transaction rolls it back, and says so.
+    fn call(&mut self, entry: &Entry, args: &[Value]) -> Result<rqc::Output, String> {
+        let Some(open) = &self.open else {
+            return self
+                .db
+                .run_entry(entry, args)
+                .map_err(|e| self.error_text(&e));
+        };
+        match open.run(entry, args) {
+            transaction::Ran::Done(output) => Ok(output),
+            transaction::Ran::Refused(error) => {
+                self.open = None;
+                let refused = self.error_text(&error);
+                let help = "start another with `:begin` and run its calls again";
+                let message = "the transaction is rolled back: nothing of it was written";
+                Err(format!(
+                    "{refused}\n{}",
+                    self.problem("E0453", message, &[help])
+                ))
+            }
+        }
+    }
+
+    /// `:begin`: opens a transaction (E0451 when one is open).
+    fn begin(&mut self) -> String {
+        if self.open.is_some() {
+            return self.error_text(&transaction::misplaced(
+                "a transaction is already open",
+                "`:commit` or `:rollback` it first; transactions do not nest",
+            ));
+        }
+        match transaction::Open::begin(&self.db, self.idle) {
+            Ok(open) => {
+                self.open = Some(open);
+                self.calls = 0;
+                "transaction begun: its calls are written together at :commit (or not at all: :rollback)".into()
+            }
             Err(error) => self.error_text(&error),
         }
+    }
+
+    /// `:commit`: stores the open transaction's writes, with one commit.
+    fn commit(&mut self) -> String {
+        let Some(open) = self.open.take() else {
+            return self.no_transaction(":commit");
+        };
+        match open.commit() {
+            Ok(done) => {
+                let plural = if self.calls == 1 { "" } else { "s" };
+                format!(
+                    "committed {} call{plural} in one transaction · seeks {} (bound {}) · rows read {} (bound {}) · round trips {} (bound {})",
+                    self.calls,
+                    done.stats.seeks,
+                    done.bound.seeks,
+                    done.stats.rows,
+                    done.bound.rows,
+                    done.stats.round_trips,
+                    done.bound.round_trips
+                )
+            }
+            Err(error) => self.error_text(&error),
+        }
+    }
+
+    /// `:rollback`: drops the open transaction.
+    fn rollback(&mut self) -> String {
+        match self.open.take() {
+            Some(open) => {
+                drop(open);
+                "rolled back: nothing of the transaction was written".into()
+            }
+            None => self.no_transaction(":rollback"),
+        }
+    }
+
+    fn no_transaction(&self, command: &str) -> String {
+        self.error_text(&transaction::misplaced(
+            &format!("`{command}` with no transaction open"),
+            "`:begin` one first",
+        ))
+    }
+
+    /// At the session's end, an open transaction is rolled back: what to
+    /// say of it, if one was.
+    pub fn end(&mut self) -> Option<String> {
+        let open = self.open.take()?;
+        drop(open);
+        self.failed.set(true);
+        let message = "the session ended inside a transaction, which is rolled back: nothing of it was written";
+        Some(self.problem("E0453", message, &["end it with `:commit` to store it"]))
     }
 
     /// By table: its columns and indexes, for completion after `Table.`.
@@ -611,8 +757,19 @@ impl Repl {
     /// Names for completion: commands, tables, definitions, combinators.
     pub fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = [
-            ":help", ":load", ":schema", ":explain", ":bound", ":watch", ":unwatch", ":page",
-            ":next", ":quit",
+            ":help",
+            ":load",
+            ":schema",
+            ":explain",
+            ":bound",
+            ":watch",
+            ":unwatch",
+            ":page",
+            ":next",
+            ":begin",
+            ":commit",
+            ":rollback",
+            ":quit",
         ]
         .iter()
         .map(|s| s.to_string())

@@ -299,3 +299,41 @@ fn a_batch_larger_than_the_operation_limit_is_split_and_its_bound_counts_it() {
         "{out}"
     );
 }
+
+/// `rqc run --batch` on etcd: its calls commit as one request; past the
+/// cluster's `--max-txn-ops` the commit is refused (E0665) naming the
+/// limit, nothing is written, and the same calls in smaller files commit.
+#[test]
+fn a_batch_past_the_operation_limit_is_refused_at_its_commit_on_etcd() {
+    let cluster = EtcdCluster::start_with(
+        1,
+        etcd_cluster::ClusterOptions {
+            max_txn_ops: Some(64),
+            ..Default::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(dir.path(), "teams.rq", TEAMS);
+    let db = cluster.url("batch");
+    let teams = |ids: std::ops::Range<i64>| -> String {
+        ids.map(|i| {
+            format!("{{\"entry\": \"add_team\", \"args\": {{\"id\": {i}, \"name\": \"t{i}\"}}}}\n")
+        })
+        .collect()
+    };
+    let big = write(dir.path(), "big.jsonl", &teams(0..70));
+    let out = rqc(&["run", "--db", &db, &app, "--batch", &big]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stderr(&out);
+    assert!(
+        text.contains("[E0665] Error: the transaction of 70 runs"),
+        "{text}"
+    );
+    assert!(text.contains("allows 64"), "{text}");
+    assert_eq!(stdout(&out), "", "nothing printed before a commit");
+    let small = write(dir.path(), "small.jsonl", &teams(0..10));
+    let printed = ok(&["run", "--db", &db, "--batch", &small]);
+    assert_eq!(printed.lines().count(), 10, "{printed}");
+    let verify = rqc(&["verify", "--db", &db]);
+    assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));
+}

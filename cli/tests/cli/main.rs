@@ -27,6 +27,7 @@ mod repl;
 mod repl_terminal;
 mod stale_handle;
 mod threads;
+mod transactions;
 mod upgrade;
 mod watch;
 mod watch_installs;

@@ -119,6 +119,9 @@ fn a_loosened_bound_stops_the_old_handles_runs_with_e0550() {
     // Mutations too, before they read.
     let refused = session.answer("add(5, 2)", &["E0", "1"]);
     assert!(refused.contains("E0550"), "{refused}");
+    // And a transaction, when it begins.
+    let refused = session.answer(":begin", &["E0", "begun"]);
+    assert!(refused.contains("E0550"), "{refused}");
 }
 
 #[test]
