@@ -245,6 +245,14 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
             .iter()
             .map(|f| item(f, CompletionKind::Function, "function of one value".into())),
     );
+    out.extend(crate::syntax::ast::CLOCK_FUNCTIONS.iter().map(|f| {
+        item(
+            f,
+            CompletionKind::Function,
+            "now(): the transaction's time, microseconds since the Unix epoch (mutations only)"
+                .into(),
+        )
+    }));
     out.extend(crate::syntax::ast::PREDICATE_FUNCTIONS.iter().map(|f| {
         item(
             f,
