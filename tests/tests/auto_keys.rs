@@ -129,3 +129,38 @@ fn now_is_one_value_per_transaction_and_rqc_now_fixes_it() {
     });
     std::env::remove_var("RQC_NOW");
 }
+
+#[test]
+fn etcd_clients_inserting_at_once_each_get_their_own_key_in_order() {
+    let compiled = rqc_compiler::compile(&[("program.rq".into(), PROGRAM.into())]);
+    let url = rqc_tests::etcd::fresh_url();
+    let options = rqc_runtime::store::EtcdOptions::default();
+    let mut first = rqc_runtime::Engine::connect(&url, &options).unwrap();
+    first.install(compiled.program.clone()).unwrap();
+    let clients: Vec<_> = (0..3)
+        .map(|_| {
+            let (url, options, program) = (url.clone(), options.clone(), compiled.program.clone());
+            std::thread::spawn(move || {
+                let mut engine = rqc_runtime::Engine::connect(&url, &options).unwrap();
+                engine.install(program).unwrap();
+                (0..8)
+                    .map(
+                        |_| match engine.run("post", &[1.into(), "x".into()]).unwrap().value {
+                            Value::Int(id) => id,
+                            other => panic!("an insert gave {other}"),
+                        },
+                    )
+                    .collect::<Vec<i64>>()
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for client in clients {
+        let keys = client.join().unwrap();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+        all.extend(keys);
+    }
+    all.sort_unstable();
+    assert_eq!(all, (1..=24).collect::<Vec<i64>>());
+    assert!(first.verify().unwrap().is_sound());
+}
