@@ -375,6 +375,7 @@ impl Printer<'_> {
     fn expr(&self, node: &Node) -> String {
         match &node.op {
             Op::Const(v) => v.to_string(),
+            Op::Now => "now()".to_string(),
             Op::Param(i) => self
                 .entry
                 .params
