@@ -96,6 +96,11 @@ impl<'c> Reference<'c> {
         }
     }
 
+    /// The same tables and counters under another program (an install).
+    pub fn under(&mut self, checked: &'c CheckedProgram) {
+        self.checked = checked;
+    }
+
     fn schema(&self) -> &Schema {
         &self.checked.schema
     }

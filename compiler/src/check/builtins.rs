@@ -83,9 +83,7 @@ impl Checker<'_> {
                 "the clock read here",
             )
             .help
-            .push(format!(
-                "a query's answer (a live one's too) must not change with the clock: take the time as a parameter (`t: Int`) and pass it, or call `now()` in the mutation that writes it"
-            ));
+            .push("a query's answer (a live one's too) must not change with the clock: take the time as a parameter (`t: Int`) and pass it, or call `now()` in the mutation that writes it".into());
             return Checked::error();
         }
         Checked::new(
