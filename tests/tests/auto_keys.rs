@@ -164,3 +164,57 @@ fn etcd_clients_inserting_at_once_each_get_their_own_key_in_order() {
     assert_eq!(all, (1..=24).collect::<Vec<i64>>());
     assert!(first.verify().unwrap().is_sound());
 }
+
+#[test]
+fn a_load_generates_the_keys_it_leaves_out_on_every_backend() {
+    each_store(PROGRAM, |db| {
+        // `Post`'s columns: id, author, at, title. `none` in the key's
+        // place is a key left out (a file without the column), `at` its
+        // default.
+        let row = |id: Value, title: &str| vec![id, 1.into(), 0.into(), title.into()];
+        let mut rows: rqc_runtime::load::LoadRows = vec![
+            (1, Ok(row(Value::Null, "a"))),
+            (2, Ok(row(Value::Int(6), "b"))),
+            (3, Ok(row(Value::Null, "c"))),
+        ];
+        let report = db.engine.load("Post", &mut rows, &mut |_| {}).unwrap();
+        assert_eq!(report.written, 3, "{}: {:?}", db.on, report.rejected);
+        assert_eq!(db.value("title", &[1.into()]), Value::Str("a".into()));
+        assert_eq!(db.value("title", &[7.into()]), Value::Str("c".into()));
+        assert_eq!(post(&db), 8);
+        verified(&db);
+    });
+}
+
+#[test]
+fn declaring_auto_on_a_table_with_rows_starts_the_counter_past_them() {
+    // The same tables, the key given by every insert, as before `auto`.
+    let plain = "
+table Post {
+  id: Int key
+  author: Int
+  at: Int = 0
+  title: String <= 20
+  index by_author (author)
+}
+table Tag {
+  post: Int ref Post
+  tag: String <= 20
+  key (post, tag)
+}
+mutation post_at(id: Int, author: Int) = insert Post { id, author, title: \"\" }
+";
+    let before = rqc_compiler::compile(&[("program.rq".into(), plain.into())]);
+    assert!(before.diagnostics.is_empty(), "{:?}", before.diagnostics);
+    let after = rqc_compiler::compile(&[("program.rq".into(), PROGRAM.into())]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = rqc_runtime::Engine::open(&dir.path().join("db"), Default::default()).unwrap();
+    engine.install(before.program).unwrap();
+    for id in [5, 9, -3] {
+        engine.run("post_at", &[id.into(), 1.into()]).unwrap();
+    }
+    engine.install(after.program).unwrap();
+    let next = engine.run("post", &[1.into(), "x".into()]).unwrap().value;
+    assert_eq!(next, Value::Int(10));
+    assert!(engine.verify().unwrap().is_sound());
+}
