@@ -218,3 +218,25 @@ mutation post_at(id: Int, author: Int) = insert Post { id, author, title: \"\" }
     assert_eq!(next, Value::Int(10));
     assert!(engine.verify().unwrap().is_sound());
 }
+
+#[test]
+fn verify_reports_a_counter_below_a_stored_key() {
+    each_store(PROGRAM, |db| {
+        assert_eq!(db.value("post_at", &[9.into(), 1.into()]), Value::Int(9));
+        let store = db.engine.store();
+        let mut session = rqc_runtime::session::Session::write(store).unwrap();
+        let tree = store.tree(&rqc_runtime::rows::auto_tree("Post"));
+        session.set_counter(tree, b"", 4).unwrap();
+        session.commit().unwrap();
+        let found = db.engine.verify().unwrap();
+        assert!(
+            found
+                .problems
+                .iter()
+                .any(|p| p.contains("counter is at 4, below the stored key 9")),
+            "{}: {:?}",
+            db.on,
+            found.problems
+        );
+    });
+}
