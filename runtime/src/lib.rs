@@ -12,6 +12,7 @@ mod batched_load;
 pub mod bound;
 pub mod catalog;
 pub mod clock;
+mod column_changes;
 mod combinators;
 mod commit_limit;
 pub use commit_limit::widened;
