@@ -355,6 +355,13 @@ impl Database {
         Ok(self.engine.dump()?)
     }
 
+    /// Moves `table`'s generated key counter (`key auto`) up to `at_least`
+    /// when it is below; it never goes back. `rqc restore` carries a dump's
+    /// counters with it, so a key deleted before the dump is not reused.
+    pub fn raise_key_counter(&self, table: &str, at_least: u64) -> Result<(), Error> {
+        Ok(self.engine.raise_key_counter(table, at_least)?)
+    }
+
     /// The installed program, if one runs.
     pub fn program(&self) -> Option<&CompiledProgram> {
         self.engine.program()

@@ -20,8 +20,12 @@ fn table_source(table: &TableSchema) -> String {
         Some(max) => format!("pub small table {} max {max} {{\n", table.name),
         None => format!("pub table {} {{\n", table.name),
     };
-    for column in &table.columns {
+    for (position, column) in table.columns.iter().enumerate() {
         out.push_str(&format!("  {}: {}", column.name, column.declared()));
+        // A generated key is declared on its column (`auto` follows `key`).
+        if table.auto && table.key == [position] {
+            out.push_str(" key auto");
+        }
         if let Some(target) = &column.references {
             out.push_str(&format!(" ref {target}"));
         }
@@ -30,8 +34,10 @@ fn table_source(table: &TableSchema) -> String {
         }
         out.push('\n');
     }
-    let key: Vec<String> = table.key.iter().map(name).collect();
-    out.push_str(&format!("  key ({})\n", key.join(", ")));
+    if !table.auto {
+        let key: Vec<String> = table.key.iter().map(name).collect();
+        out.push_str(&format!("  key ({})\n", key.join(", ")));
+    }
     for index in &table.indexes {
         let columns: Vec<String> = index
             .columns

@@ -74,6 +74,9 @@ pub enum Op {
     Const(Value),
     Param(usize),
     Var(String),
+    /// `now()`, in a mutation only: microseconds since the Unix epoch,
+    /// read once per transaction attempt.
+    Now,
     /// Point read by the whole primary key: at most one row.
     Get {
         table: String,
@@ -146,9 +149,15 @@ pub enum Op {
         descending: bool,
         k: Box<Node>,
     },
+    /// One row, a value per column. With `generated` the table's key is
+    /// `key auto` and left out: its place holds `none`, replaced by the
+    /// table's next key. An insert into a `key auto` table evaluates to the
+    /// row's key; any other to 1.
     Insert {
         table: String,
         row: Vec<Node>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        generated: bool,
     },
     /// Each row of `target`, read again by its key, changed by `changes`.
     /// With `row`, the changes are evaluated for each row, with that name
@@ -369,7 +378,7 @@ impl Node {
 
     pub fn children(&self) -> Vec<&Node> {
         match &self.op {
-            Op::Const(_) | Op::Param(_) | Op::Var(_) => Vec::new(),
+            Op::Const(_) | Op::Param(_) | Op::Var(_) | Op::Now => Vec::new(),
             Op::Get { key, .. } | Op::Aggregate { key, .. } => key.iter().collect(),
             Op::GetUnique { values, .. } => values.iter().collect(),
             Op::Scan {
@@ -417,7 +426,7 @@ impl Node {
     /// the tree (numbering); kept beside it so the two list the same nodes.
     pub fn children_mut(&mut self) -> Vec<&mut Node> {
         match &mut self.op {
-            Op::Const(_) | Op::Param(_) | Op::Var(_) => Vec::new(),
+            Op::Const(_) | Op::Param(_) | Op::Var(_) | Op::Now => Vec::new(),
             Op::Get { key, .. } | Op::Aggregate { key, .. } => key.iter_mut().collect(),
             Op::GetUnique { values, .. } => values.iter_mut().collect(),
             Op::Scan {

@@ -41,6 +41,18 @@ pub struct Column {
 }
 
 impl Column {
+    /// What a row that leaves the column out takes (an `insert`, an
+    /// upsert's insert path, a CSV header or JSONL row of `rqc load`): its
+    /// declared default, else `none` for an optional column; `None` when it
+    /// has neither and must be given.
+    pub fn left_out(&self) -> Option<crate::Value> {
+        match (&self.default, &self.ty) {
+            (Some(default), _) => Some(default.value()),
+            (None, ColumnType::Optional(_)) => Some(crate::Value::Null),
+            (None, _) => None,
+        }
+    }
+
     /// The column's type as declared, with its length bound:
     /// `String? <= 280`.
     pub fn declared(&self) -> String {
@@ -101,6 +113,11 @@ pub struct TableSchema {
     pub bounds: Vec<BoundSchema>,
     /// `small table … max N`.
     pub small_max: Option<u64>,
+    /// `id: Int key auto`: the key is one `Int` column the store generates
+    /// when an insert leaves it out, from a counter per table that never
+    /// goes back (spec/types.md, spec/storage.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub auto: bool,
     /// The maintained aggregates over this table's rows (spec/cost.md §7.1),
     /// added through [`Schema::add_aggregate`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

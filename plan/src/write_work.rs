@@ -25,12 +25,14 @@ impl TableSchema {
     /// What inserting one row costs: the key check; per unique index a
     /// check and its entry; per plain index its entry; per reference the
     /// referenced row's check and its counter; each `bound` and the small
-    /// table's counter; one read-modify-write per aggregate's entry (§7.1).
+    /// table's counter; one read-modify-write per aggregate's entry (§7.1);
+    /// a `key auto` table's key counter, read and written back whether the
+    /// key is generated or given (§7.2).
     /// A load on etcd proves a row's commit fits in one request from it.
     pub fn insert_work(&self) -> (u64, u64, u64) {
         let unique = self.indexes.iter().filter(|i| i.unique).count() as u64;
         let plain = self.indexes.len() as u64 - unique;
-        let (refs, counters) = (self.references(), self.counters());
+        let (refs, counters) = (self.references(), self.counters() + u64::from(self.auto));
         let aggregates = self.aggregates.len() as u64;
         work(
             1 + 2 * unique + plain + 2 * refs + counters + aggregates,

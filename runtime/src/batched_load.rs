@@ -65,7 +65,8 @@ impl Engine {
                         if holds(stored.as_ref(), target, &row)? {
                             return Ok(false);
                         }
-                        insert_row(&mut session, bound, target, row).map(|()| true)
+                        let generated = crate::constraints::key_left_out(target, &row);
+                        insert_row(&mut session, bound, target, row, generated).map(|_| true)
                     });
                     match checked {
                         Ok(true) => {}
@@ -127,7 +128,8 @@ impl Engine {
                     if holds(session.reads(), target, row)? {
                         continue;
                     }
-                    insert_row(&mut session, bound, target, row.clone())?;
+                    let generated = crate::constraints::key_left_out(target, row);
+                    insert_row(&mut session, bound, target, row.clone(), generated)?;
                     wrote += 1;
                 }
                 session.commit()?;

@@ -4,7 +4,7 @@
 //! or compares a tree's or a table's name.
 
 use crate::aggregates::aggregate_tree;
-use crate::rows::{bound_tree, index_tree, refcount_tree, small_tree, table_tree};
+use crate::rows::{auto_tree, bound_tree, index_tree, refcount_tree, small_tree, table_tree};
 use crate::store::{Store, Tree};
 use rqc_plan::{Schema, TableSchema};
 use std::sync::Arc;
@@ -22,6 +22,8 @@ pub struct BoundTable {
     pub aggregates: Vec<Tree>,
     /// The row count of a `small table`.
     pub small: Option<Tree>,
+    /// A `key auto` table's counter of keys.
+    pub auto: Option<Tree>,
     /// How many rows reference each row of this table.
     pub refcount: Tree,
     /// Whether some table references this one.
@@ -66,6 +68,7 @@ impl Tables {
                 small: table
                     .small_max
                     .map(|_| store.tree(&small_tree(&table.name))),
+                auto: table.auto.then(|| store.tree(&auto_tree(&table.name))),
                 refcount: store.tree(&refcount_tree(&table.name)),
                 referenced: schema.is_referenced(&table.name),
                 references: table

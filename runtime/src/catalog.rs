@@ -431,6 +431,16 @@ fn migrate(
                 session.set_counter(tree, b"", rows.len() as u64)?;
             }
         }
+        // `key auto` declared on a table with rows: its counter starts
+        // past every stored key (one kept from an earlier `auto` stays if
+        // larger: keys are never reused).
+        if table.auto && !before.auto {
+            let tree = session.tree(&crate::rows::auto_tree(&table.name));
+            let counter = rows.iter().fold(session.get_counter(tree, b"")?, |c, row| {
+                crate::rows::auto_counter_past(c, &row[table.key[0]])
+            });
+            session.set_counter(tree, b"", counter)?;
+        }
         // A dropped (or redefined) aggregate's entries go; a new one is
         // back-filled from the rows, in this same transaction.
         for aggregate in &before.aggregates {
@@ -495,6 +505,7 @@ fn drop_table(session: &mut Session<'_>, table: &TableSchema) -> Result<()> {
         clear(session, &bound_tree(&table.name, i))?;
     }
     clear(session, &small_tree(&table.name))?;
+    clear(session, &crate::rows::auto_tree(&table.name))?;
     for aggregate in &table.aggregates {
         clear(session, &aggregate_tree(&table.name, &aggregate.name))?;
     }

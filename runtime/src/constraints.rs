@@ -17,7 +17,76 @@ use crate::session::Session;
 use crate::store::Tree;
 use rqc_plan::{ColumnType, TableSchema, Value};
 
+/// Inserts `row`; with `generated`, its key is left out (its place holds
+/// none) and is the `key auto` table's next key (the caller makes sure
+/// the table is one). For a `key auto` table,
+/// returns the row's key.
 pub fn insert_row(
+    session: &mut Session<'_>,
+    bound: &Tables,
+    t: &BoundTable,
+    mut row: Vec<Value>,
+    generated: bool,
+) -> Result<Option<i64>> {
+    let counter = next_key(session, t, &mut row, generated)?;
+    let key = counter.map(|_| row[t.schema.key[0]].clone());
+    insert_checked(session, bound, t, row)?;
+    if let (Some((tree, value)), Some(Value::Int(key))) = (counter, key) {
+        session.set_counter(tree, b"", value)?;
+        return Ok(Some(key));
+    }
+    Ok(None)
+}
+
+/// A `key auto` table's key for `row` (one seek, one row: the counter):
+/// generated, the counter plus one written into the row; given, the
+/// counter moved past it when it is larger. The counter's value after the
+/// insert, written only once the row's checks pass; `None` for a table
+/// without `key auto`.
+fn next_key(
+    session: &mut Session<'_>,
+    t: &BoundTable,
+    row: &mut [Value],
+    generated: bool,
+) -> Result<Option<(Tree, u64)>> {
+    // A generated key outside a `key auto` table: the caller refused it.
+    let Some(tree) = t.auto else {
+        return Ok(None);
+    };
+    let key = t.schema.key[0];
+    let counter = session.get_counter(tree, b"")?;
+    if generated {
+        let next = i64::try_from(counter)
+            .ok()
+            .and_then(|c| c.checked_add(1))
+            .ok_or_else(|| used_up(&t.schema))?;
+        row[key] = Value::Int(next);
+        return Ok(Some((tree, next as u64)));
+    }
+    Ok(Some((tree, auto_counter_past(counter, &row[key]))))
+}
+
+/// Whether a loaded row leaves out a `key auto` table's key (its place
+/// holds none, which an `Int` key never is): the load generates it.
+pub fn key_left_out(t: &BoundTable, row: &[Value]) -> bool {
+    t.auto.is_some() && row.get(t.schema.key[0]) == Some(&Value::Null)
+}
+
+/// E0660: the counter is at the largest `Int`.
+fn used_up(table: &TableSchema) -> RuntimeError {
+    RuntimeError::new(
+        "E0660",
+        format!(
+            "`{}` has given out every generated key: its counter is at {} (the largest `Int`)",
+            table.name,
+            i64::MAX
+        ),
+        "keys are never reused: give the key in the insert (a smaller unused one), or move the rows to a new table",
+    )
+}
+
+/// Inserts `row` after its key check, which refuses a key already taken.
+fn insert_checked(
     session: &mut Session<'_>,
     bound: &Tables,
     t: &BoundTable,
@@ -215,7 +284,20 @@ pub fn upsert_row(
                 .collect();
             rewrite_row(session, bound, t, &primary, old, &changes)
         }
-        None => insert_absent(session, bound, t, row, &primary).map(|()| true),
+        None => {
+            // The insert path moves a `key auto` table's counter past the
+            // key it names, as an insert that gives its key does.
+            let counter = match t.auto {
+                Some(tree) => Some((tree, session.get_counter(tree, b"")?)),
+                None => None,
+            };
+            let key = row[t.schema.key[0]].clone();
+            insert_absent(session, bound, t, row, &primary)?;
+            if let Some((tree, counter)) = counter {
+                session.set_counter(tree, b"", auto_counter_past(counter, &key))?;
+            }
+            Ok(true)
+        }
     }
 }
 

@@ -12,6 +12,9 @@ pub struct Dump {
     /// By table, in the schema's order: its readable rows as records, in
     /// key order.
     pub tables: Vec<(String, Vec<Value>)>,
+    /// Each `key auto` table's counter (the largest key it generated or
+    /// was given), which `restore` carries: a key is never reused.
+    pub key_counters: Vec<(String, u64)>,
     /// Every entry or tree that could not be read, one line each.
     pub problems: Vec<String>,
 }
@@ -41,6 +44,21 @@ pub fn dump(store: &dyn Store, schema: &Schema) -> Result<Dump> {
             )),
         }
         dump.tables.push((table.name.clone(), rows));
+        if table.auto {
+            let tree = store.tree(&crate::rows::auto_tree(&table.name));
+            match txn.get(tree, b"") {
+                Ok(value) => {
+                    let counter = value
+                        .and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok())
+                        .map_or(0, u64::from_be_bytes);
+                    dump.key_counters.push((table.name.clone(), counter));
+                }
+                Err(error) => dump.problems.push(format!(
+                    "`{}`: its generated key counter could not be read: {}",
+                    table.name, error.message
+                )),
+            }
+        }
     }
     Ok(dump)
 }

@@ -466,6 +466,29 @@ impl Engine {
         crate::dump::dump(self.store(), &self.schema()?)
     }
 
+    /// Moves `table`'s generated key counter to `at_least` when it is
+    /// below (`restore` carries a dump's counters; it never goes back).
+    /// One write transaction.
+    pub fn raise_key_counter(&self, table: &str, at_least: u64) -> Result<()> {
+        let schema = self.schema()?;
+        if !schema.table(table).is_some_and(|t| t.auto) {
+            return Err(crate::error::RuntimeError::new(
+                "E0661",
+                format!("`{table}` has no generated key (`key auto`), so no counter to carry"),
+                "carry counters only for tables declared `id: Int key auto` in the program",
+            ));
+        }
+        crate::engine::retrying(|| {
+            let mut session = self.write_session()?;
+            let tree = session.tree(&crate::rows::auto_tree(table));
+            let counter = session.get_counter(tree, b"")?;
+            session.set_counter(tree, b"", counter.max(at_least))?;
+            session.commit()?;
+            Ok(())
+        })
+        .map(|_| ())
+    }
+
     /// The installed schema: the program's, or the catalog's when the
     /// program is of an older plan format (E0514 when none is installed).
     fn schema(&self) -> Result<Schema> {
@@ -602,7 +625,7 @@ pub(crate) fn bind(
 /// indexes, counters, reference counts and aggregates (whose writes a live
 /// query reading the aggregate hears of, spec/live.md).
 fn tree_names(store: &dyn Store, schema: &Schema) -> HashMap<Tree, String> {
-    use crate::rows::{bound_tree, index_tree, refcount_tree, small_tree, table_tree};
+    use crate::rows::{auto_tree, bound_tree, index_tree, refcount_tree, small_tree, table_tree};
     let mut names = Vec::new();
     for table in &schema.tables {
         let name = &table.name;
@@ -610,6 +633,7 @@ fn tree_names(store: &dyn Store, schema: &Schema) -> HashMap<Tree, String> {
         names.extend(table.indexes.iter().map(|i| index_tree(name, &i.name)));
         names.extend((0..table.bounds.len()).map(|i| bound_tree(name, i)));
         names.push(small_tree(name));
+        names.push(auto_tree(name));
         names.push(refcount_tree(name));
         names.extend(
             table

@@ -181,6 +181,7 @@ mod tests {
             }],
             bounds: vec![],
             small_max: None,
+            auto: false,
             aggregates: vec![],
             lookups: Default::default(),
         }

@@ -190,6 +190,7 @@ impl<'p, 's> Interp<'p, 's> {
         let data = |v: Value| Ok(Val::Data(v));
         match &node.op {
             Op::Const(v) => data(v.clone()),
+            Op::Now => data(Value::Int(self.session.now()?)),
             Op::Param(i) => data(
                 self.params
                     .get(*i)
@@ -380,7 +381,7 @@ impl<'p, 's> Interp<'p, 's> {
                 })?;
                 Ok(Val::from_items(sorted.into_iter().take(k).collect()))
             }
-            Op::Insert { row, .. } => self.insert(node, row, env),
+            Op::Insert { row, generated, .. } => self.insert(node, row, *generated, env),
             Op::Update {
                 target,
                 changes,

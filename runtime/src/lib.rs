@@ -11,6 +11,7 @@ mod batch;
 mod batched_load;
 pub mod bound;
 pub mod catalog;
+pub mod clock;
 mod column_changes;
 mod combinators;
 mod commit_limit;

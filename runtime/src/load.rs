@@ -77,8 +77,12 @@ impl Engine {
             for (done, row) in source.rows()?.enumerate() {
                 let (line, row) = row?;
                 read += 1;
-                match row.and_then(|row| insert_row(&mut session, bound, target, row)) {
-                    Ok(()) => written += 1,
+                let inserted = row.and_then(|row| {
+                    let generated = crate::constraints::key_left_out(target, &row);
+                    insert_row(&mut session, bound, target, row, generated)
+                });
+                match inserted {
+                    Ok(_) => written += 1,
                     // The store failing is no fault of the row: stop.
                     Err(error) if error.is_store_failure() => return Err(error),
                     Err(error) => {

@@ -28,6 +28,20 @@ pub fn small_tree(table: &str) -> String {
     format!("b:{table}:small")
 }
 
+/// A `key auto` table's counter: the largest key it generated or was
+/// given, which never goes back (spec/storage.md).
+pub fn auto_tree(table: &str) -> String {
+    format!("b:{table}:auto")
+}
+
+/// The counter after a key given by the insert: past it when it is larger.
+pub fn auto_counter_past(counter: u64, key: &Value) -> u64 {
+    match key {
+        Value::Int(k) if *k > 0 => counter.max(*k as u64),
+        _ => counter,
+    }
+}
+
 /// How many rows reference each row of `table` (so a referenced row is
 /// never deleted).
 pub fn refcount_tree(table: &str) -> String {

@@ -62,6 +62,8 @@ pub struct Session<'s> {
     /// the store (`entry_bytes`): in a write transaction on a store whose
     /// requests are limited, where the commit's size is proved.
     pub(crate) clamps_keys: bool,
+    /// `now()`, read on its first call in this transaction attempt.
+    now: Option<i64>,
 }
 
 /// Where a session's counts stood ([`Session::mark`]).
@@ -122,6 +124,20 @@ impl<'s> Session<'s> {
             ahead: ReadAhead::default(),
             expects: None,
             clamps_keys,
+            now: None,
+        }
+    }
+
+    /// `now()`: the clock read once per transaction attempt (a session is
+    /// one), the same value for every call in it (`crate::clock`).
+    pub fn now(&mut self) -> Result<i64> {
+        match self.now {
+            Some(now) => Ok(now),
+            None => {
+                let now = crate::clock::now_micros()?;
+                self.now = Some(now);
+                Ok(now)
+            }
         }
     }
 

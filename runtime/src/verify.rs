@@ -208,6 +208,8 @@ impl Check<'_> {
         let rows = self.canonical(&tree, rows, &[], Some(table.columns.len()));
         let mut indexes: Vec<Entries> = vec![Entries::new(); table.indexes.len()];
         let mut decoded = Vec::new();
+        // A `key auto` table's counter must be past every stored key.
+        let mut largest_key = 0u64;
         for (key, bytes) in &rows {
             self.found.rows += 1;
             let row = match self.row(table, key, bytes) {
@@ -228,6 +230,9 @@ impl Check<'_> {
                     )),
                 }
             }
+            if table.auto {
+                largest_key = crate::rows::auto_counter_past(largest_key, &row[table.key[0]]);
+            }
             if let Err(e) = count_row(table, &row, counters) {
                 self.problem(format!("`{}`: {}", table.name, e.message));
             }
@@ -236,6 +241,9 @@ impl Check<'_> {
             }
         }
         self.aggregates(table, &decoded);
+        if table.auto {
+            self.auto_counter(table, largest_key);
+        }
         for (index, expected) in table.indexes.iter().zip(indexes) {
             let tree = index_tree(&table.name, &index.name);
             let Some(actual) = self.entries(&tree) else {
@@ -256,6 +264,35 @@ impl Check<'_> {
                     table.name, index.name
                 ));
             }
+        }
+    }
+
+    /// A `key auto` table's counter, at least `largest_key` (a smaller one
+    /// would generate a key already taken).
+    fn auto_counter(&mut self, table: &TableSchema, largest_key: u64) {
+        let tree = crate::rows::auto_tree(&table.name);
+        let Some(stored) = self.entries(&tree) else {
+            return;
+        };
+        let stored = self.canonical(&tree, stored, &[], None);
+        self.found.entries += stored.len() as u64;
+        let counter = match stored.into_iter().collect::<Vec<_>>().as_slice() {
+            [] => Some(0),
+            [(key, value)] if key.is_empty() => <[u8; 8]>::try_from(value.as_slice())
+                .ok()
+                .map(u64::from_be_bytes),
+            _ => None,
+        };
+        match counter {
+            Some(counter) if counter >= largest_key => {}
+            Some(counter) => self.problem(format!(
+                "`{}`: the generated key counter is at {counter}, below the stored key {largest_key}: the next insert would be refused (E0501)",
+                table.name
+            )),
+            None => self.problem(format!(
+                "`{}`: the generated key counter `{tree}` holds entries that are not one counter",
+                table.name
+            )),
         }
     }
 

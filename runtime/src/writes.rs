@@ -18,13 +18,18 @@ impl<'p> Interp<'p, '_> {
         &mut self,
         node: &'p Node,
         row: &'p [Node],
+        generated: bool,
         env: &Env<'p>,
     ) -> Result<Val<'p>> {
         let (table, _) = self.access(node)?;
+        if generated && table.auto.is_none() {
+            return Err(internal("a generated key for a table without `key auto`"));
+        }
         let row = self.values(row, env)?;
-        insert_row(self.session, self.bound, table, row)?;
+        let key = insert_row(self.session, self.bound, table, row, generated)?;
         self.within_deadline()?;
-        Ok(Val::Data(Value::Int(1)))
+        // A `key auto` table's insert is its row's key.
+        Ok(Val::Data(Value::Int(key.unwrap_or(1))))
     }
 
     /// `update`: the rows of `target`, each by its key as it is now; the
@@ -153,14 +158,11 @@ impl<'p> Interp<'p, '_> {
 fn with_defaults(table: &BoundTable, row: Vec<Option<Value>>) -> Result<Vec<Value>> {
     row.into_iter()
         .zip(&table.schema.columns)
-        .map(
-            |(value, column)| match (value, &column.default, &column.ty) {
-                (Some(value), _, _) => Ok(value),
-                (None, Some(default), _) => Ok(default.value()),
-                (None, None, rqc_plan::ColumnType::Optional(_)) => Ok(Value::Null),
-                (None, None, _) => Err(internal("an upsert without a column that has no default")),
-            },
-        )
+        .map(|(value, column)| {
+            value
+                .or_else(|| column.left_out())
+                .ok_or_else(|| internal("an upsert without a column that has no default"))
+        })
         .collect()
 }
 

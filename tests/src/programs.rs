@@ -18,7 +18,7 @@ use crate::Rng;
 /// 4 rows per `a`, `C` holds values (`lim`) nothing bounds, `S` a small
 /// table, `W` String keys (for `starts_with` ranges), `F` an island keyed by
 /// a `Float` (its groups written and read through both zeros: `-0.0` is
-/// `0.0`, spec/types.md); the aggregates count and sum groups of each
+/// `0.0`, spec/types.md), `K` generated keys (its columns defaulted); the aggregates count and sum groups of each
 /// (`lims` sums extreme values, so some inserts are refused, E0526).
 pub const PRELUDE: &str = "\
 table A {
@@ -61,6 +61,12 @@ table F {
   bound x <= 3
 }
 aggregate f_count = count(F) by x
+table K {
+  id: Int key auto
+  v: Int = 7
+  t: Int?
+  index by_v (v)
+}
 fn apply(x: T, f: T -> U) = f(x)
 fn id(x: T) = x
 fn app_list(f: [T] -> U, xs: [T]) = f(xs)
@@ -112,7 +118,7 @@ pub fn program(rng: &mut Rng, queries: usize) -> String {
 pub fn write(rng: &mut Rng, depth: u32) -> String {
     let d = depth.saturating_sub(1);
     let value = |rng: &mut Rng| int(rng, 1);
-    match rng.below(if depth == 0 { 10 } else { 14 }) {
+    match rng.below(if depth == 0 { 14 } else { 18 }) {
         0 => format!("update A[x] {{ v += {} }}", value(rng)),
         1 => format!(
             "update C[{}] as r {{ lim: r.lim - {} }}",
@@ -135,16 +141,27 @@ pub fn write(rng: &mut Rng, depth: u32) -> String {
         ),
         8 => format!("upsert S {{ id: {}, k: {} }}", value(rng), value(rng)),
         9 => format!("upsert A {{ id: {}, g: m, v: {} }}", value(rng), value(rng)),
+        // Generated keys: left out (the defaults too), given (an extreme
+        // moves the counter to its end, E0660 after), upserted, deleted;
+        // the insert's value is the key, used in the same mutation.
+        10 => format!("insert K {{ t: now() % 5 + {} }}", value(rng)),
+        11 => format!("insert K {{ id: {}, v: {} }}", value(rng), value(rng)),
+        12 => format!("upsert K {{ id: {}, v: {} }}", value(rng), value(rng)),
+        13 => format!(
+            "{{ let k = insert K {{ v: {} }}; delete K[k - {}] }}",
+            value(rng),
+            pick(rng, &["0", "1", "m"])
+        ),
         // Nested: in a block, an `if`, a `map` over a bounded list, and
         // a write inside an update's changes (the row is read again).
-        10 => format!("{{ {}; {} }}", write(rng, d), write(rng, d)),
-        11 => format!(
+        14 => format!("{{ {}; {} }}", write(rng, d), write(rng, d)),
+        15 => format!(
             "(if x > {} {{ {} }} else {{ {} }})",
             value(rng),
             write(rng, d),
             write(rng, d)
         ),
-        12 => format!(
+        16 => format!(
             "([m, n, p, {}] |> map(i => upsert B {{ a: x, n: i, w: {} }}) |> count())",
             value(rng),
             value(rng)

@@ -78,6 +78,12 @@ impl Val {
 pub struct Reference<'c> {
     pub checked: &'c CheckedProgram,
     pub tables: HashMap<String, Vec<Value>>,
+    /// Each `key auto` table's counter: the largest key generated or
+    /// given, never going back.
+    pub counters: HashMap<String, i64>,
+    /// `now()` of the run under way: read once per run, as the runtime
+    /// reads it once per transaction attempt (`RQC_NOW` fixes both).
+    now: Option<i64>,
 }
 
 impl<'c> Reference<'c> {
@@ -85,6 +91,8 @@ impl<'c> Reference<'c> {
         Reference {
             checked,
             tables: HashMap::new(),
+            counters: HashMap::new(),
+            now: None,
         }
     }
 
@@ -98,16 +106,23 @@ impl<'c> Reference<'c> {
         calls: impl IntoIterator<Item = (&'a str, Vec<Value>)>,
         mut refused: impl FnMut(&Reference<'c>, usize) -> Option<&'static str>,
     ) -> Result<Vec<Value>, (usize, &'static str)> {
-        let kept = self.tables.clone();
+        // A refused transaction takes back its rows and the keys it
+        // generated (the store's counter is written in the same commit).
+        let kept = (self.tables.clone(), self.counters.clone());
         let mut values = Vec::new();
         for (at, (name, args)) in calls.into_iter().enumerate() {
             if let Some(code) = refused(self, at) {
-                self.tables = kept;
+                (self.tables, self.counters) = kept;
                 return Err((at, code));
             }
             values.push(self.run(name, &args));
         }
         Ok(values)
+    }
+
+    /// The same tables and counters under another program (an install).
+    pub fn under(&mut self, checked: &'c CheckedProgram) {
+        self.checked = checked;
     }
 
     fn schema(&self) -> &Schema {
@@ -123,6 +138,7 @@ impl<'c> Reference<'c> {
             .find(|e| e.name == name)
             .unwrap_or_else(|| panic!("no entry {name}"));
         let body = entry.body.clone();
+        self.now = None;
         self.eval(&body, args, &[]).data()
     }
 
@@ -130,6 +146,13 @@ impl<'c> Reference<'c> {
         let v = |this: &mut Self, e: &TExpr| this.eval(e, args, env).data();
         Val::Data(match t {
             TExpr::Const(c) => c.clone(),
+            TExpr::Now => {
+                let now = self
+                    .now
+                    .unwrap_or_else(|| rqc_runtime::clock::now_micros().expect("a clock"));
+                self.now = Some(now);
+                Value::Int(now)
+            }
             TExpr::Param(i) => args[*i].clone(),
             TExpr::Local(name) => {
                 return env
@@ -377,12 +400,31 @@ impl<'c> Reference<'c> {
             TExpr::Builtin(name, shape, call_args) => {
                 return self.builtin(name, *shape, call_args, args, env)
             }
-            TExpr::Insert { table, row } => {
-                let values: Vec<Value> = row.iter().map(|e| v(self, e)).collect();
+            TExpr::Insert {
+                table,
+                row,
+                generated,
+            } => {
+                let mut values: Vec<Value> = row.iter().map(|e| v(self, e)).collect();
                 let schema = self.table_schema(table);
+                let key = schema.key[0];
+                let counter = self.counters.entry(table.clone()).or_default();
+                if *generated {
+                    // The runtime refuses the end (E0660) and the
+                    // reference runs only what the runtime committed.
+                    *counter = counter.checked_add(1).expect("a key below the end");
+                    values[key] = Value::Int(*counter);
+                } else if let (true, Value::Int(k)) = (schema.auto, &values[key]) {
+                    *counter = (*counter).max(*k);
+                }
+                let result = if schema.auto {
+                    values[key].clone()
+                } else {
+                    Value::Int(1)
+                };
                 let record = record(&schema, values);
                 self.tables.entry(table.clone()).or_default().push(record);
-                Value::Int(1)
+                result
             }
             TExpr::Update {
                 table,
@@ -477,6 +519,15 @@ impl<'c> Reference<'c> {
                     Some(_) => panic!("a row that is not a record"),
                     None => {
                         rows.push(new);
+                        if let (true, Some((_, Value::Int(k)))) = (
+                            schema.auto,
+                            named
+                                .iter()
+                                .find(|(c, _)| *c == schema.columns[schema.key[0]].name),
+                        ) {
+                            let counter = self.counters.entry(table.clone()).or_default();
+                            *counter = (*counter).max(*k);
+                        }
                         Value::Int(1)
                     }
                 }

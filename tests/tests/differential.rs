@@ -59,6 +59,7 @@ impl Shape {
         format!(
             "table A {{\n  id: Int key\n{columns}  index ix (c{}{second})\n}}\n\
              table B {{\n  a: Int ref A\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= {}\n}}\n\
+             table N {{\n  id: Int key auto\n  v: Int = 0\n}}\n\
              aggregate b_count = count(B) by a\n\
              aggregate b_weight = sum(B.w) by a\n\
              aggregate a_count = count(A) by c{first}\n\
@@ -93,6 +94,7 @@ impl Shape {
             format!("CREATE TABLE A (id INTEGER PRIMARY KEY{columns})"),
             "CREATE TABLE B (a INTEGER REFERENCES A(id), n INTEGER, w INTEGER, PRIMARY KEY (a, n))"
                 .to_string(),
+            "CREATE TABLE N (id INTEGER PRIMARY KEY, v INTEGER)".to_string(),
         ]
     }
 

@@ -74,6 +74,7 @@ fn program(variant: usize) -> String {
     let mut source = format!(
         "table A {{\n  id: Int key\n  c0: Int\n  c1: Int = 0\n  index ix (c0, c1)\n}}\n\
          table B {{\n  a: Int ref A\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= {bound}\n}}\n\
+         table N {{\n  id: Int key auto\n  v: Int = 0\n}}\n\
          aggregate b_count = count(B) by a\n\
          aggregate b_weight = sum(B.w) by a\n\
          aggregate a_count = count(A) by c0\n\

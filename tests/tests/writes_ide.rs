@@ -64,3 +64,31 @@ fn hover_at_in(analysis: &Analysis, source: &str, needle: &str) -> String {
     let offset = source.find(needle).expect("the needle is in the source");
     hover(analysis, "w.rq", offset).unwrap_or_else(|| panic!("no hover at {needle}"))
 }
+
+/// Generated keys and the clock in the editor: `auto` and `now` complete
+/// with what they do, and hover on an insert into a `key auto` table shows
+/// its bound, the counter's seek included.
+#[test]
+fn generated_keys_and_the_clock_complete_and_hover() {
+    let source = "\
+table Note {
+  id: Int key auto
+  at: Int
+  likes: Int = 0
+}
+mutation note() = insert Note { at: now() }
+mutation typing() = n";
+    let analysis = Analysis::new(&[("w.rq".to_string(), source.to_string())]);
+    let at_end = completions(&analysis, "w.rq", source, source.len());
+    let now = at_end.iter().find(|c| c.label == "now").expect("now");
+    assert!(now.detail.contains("mutations only"), "{now:?}");
+    let typing_auto = format!("{}a", &source[..source.len() - 1]);
+    let auto = completions(&analysis, "w.rq", &typing_auto, typing_auto.len())
+        .into_iter()
+        .find(|c| c.label == "auto")
+        .expect("auto");
+    assert!(auto.detail.contains("generates the key"), "{auto:?}");
+    // The key check and the counter: 2 seeks.
+    let note = hover_at_in(&analysis, source, "insert Note");
+    assert!(note.contains("seeks ≤ 2"), "{note}");
+}

@@ -127,6 +127,16 @@ fn dump_inner(args: &DumpArgs) -> Result<Status, Error> {
         std::fs::write(&path, text).map_err(io(&path))?;
         total += rows.len();
     }
+    if !dump.key_counters.is_empty() {
+        let path = args.out.join(KEY_COUNTERS_FILE);
+        let counters: serde_json::Map<String, serde_json::Value> = dump
+            .key_counters
+            .iter()
+            .map(|(table, counter)| (table.clone(), (*counter).into()))
+            .collect();
+        std::fs::write(&path, serde_json::Value::Object(counters).to_string())
+            .map_err(io(&path))?;
+    }
     for problem in &dump.problems {
         print_problem("E0591", problem, &[]);
     }
@@ -145,6 +155,37 @@ fn dump_inner(args: &DumpArgs) -> Result<Status, Error> {
     } else {
         Status::Errors
     })
+}
+
+/// Where a dump keeps each `key auto` table's counter, `{"T": 17}`.
+const KEY_COUNTERS_FILE: &str = "key_counters.json";
+
+/// The counters a dump carries (none in a dump without the file).
+fn dumped_key_counters(from: &Path) -> Result<Vec<(String, u64)>, Error> {
+    let path = from.join(KEY_COUNTERS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(Error::Io { path, error }),
+    };
+    let refused = || {
+        Error::Runtime(rqc::RuntimeError::new(
+            "E0662",
+            format!("`{}` is not a dump's key counters", path.display()),
+            "it holds one object of table names and counters, `{\"Post\": 17}`, as `rqc dump` writes it; remove it to restore without (keys past the largest stored one may then be reused)",
+        ))
+    };
+    let json: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&text).map_err(|_| refused())?;
+    json.into_iter()
+        .map(|(table, counter)| {
+            counter
+                .as_u64()
+                .filter(|&c| c <= i64::MAX as u64)
+                .map(|c| (table, c))
+                .ok_or_else(refused)
+        })
+        .collect()
 }
 
 pub fn restore(args: RestoreArgs) -> Status {
@@ -221,6 +262,9 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
             return Ok(Status::Errors);
         }
         total += report.written;
+    }
+    for (table, counter) in dumped_key_counters(&args.from)? {
+        db.raise_key_counter(&table, counter)?;
     }
     eprintln!("restored {total} rows into {}", args.db.display());
     Ok(Status::Clean)

@@ -783,6 +783,7 @@ impl Repl {
         names.extend(
             rqc_compiler::syntax::ast::PREDICATE_FUNCTIONS
                 .iter()
+                .chain(&rqc_compiler::syntax::ast::CLOCK_FUNCTIONS)
                 .map(|s| s.to_string()),
         );
         if let Some(program) = self.db.program() {

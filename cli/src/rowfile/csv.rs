@@ -1,11 +1,12 @@
 //! CSV for `rqc load`, read by the `csv` crate (RFC 4180: quoted fields may hold commas, quotes and newlines).
 //!
-//! The header names the columns, in any order, all of them but the optional
-//! ones; an empty field of an optional column is none.
+//! The header names the columns, in any order; a column it leaves out
+//! takes its default, or none if it is optional; an empty field of an
+//! optional column is none.
 
-use super::{bad, from_text, unreadable};
+use super::{bad, from_text, left_out, unreadable};
 use rqc::LoadRow;
-use rqc_plan::{ColumnType, TableSchema, Value};
+use rqc_plan::{TableSchema, Value};
 use rqc_runtime::RuntimeError;
 use std::cell::Cell;
 use std::io::Read;
@@ -163,11 +164,11 @@ fn columns_of(
         .columns
         .iter()
         .enumerate()
-        .find(|(i, c)| !positions.contains(i) && !matches!(c.ty, ColumnType::Optional(_)))
+        .find(|(i, _)| !positions.contains(i) && left_out(table, *i).is_none())
     {
         return Err(bad(
             format!("the header lacks the column `{}`", missing.name),
-            "name every column without `?` in the header",
+            "name every column that is neither optional (`?`) nor defaulted (`= …`) in the header",
         ));
     }
     Ok(positions)
@@ -189,7 +190,11 @@ fn row_of(
             "give one field per header column",
         ));
     }
-    let mut row = vec![Value::Null; table.columns.len()];
+    // A column the header leaves out takes its default (`columns_of` let
+    // through only those that have one).
+    let mut row: Vec<Value> = (0..table.columns.len())
+        .map(|c| left_out(table, c).unwrap_or(Value::Null))
+        .collect();
     for (field, &position) in record.iter().zip(positions) {
         let column = &table.columns[position];
         row[position] = from_text(&column.ty, field)

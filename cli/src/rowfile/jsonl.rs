@@ -8,7 +8,8 @@ use std::io::BufRead;
 use std::path::Path;
 
 /// The rows of `input`, one per line, each with its 1-based line number;
-/// an optional column may be absent or null. Blank lines are skipped.
+/// a column left out takes its default, or `none` if it is optional
+/// (`Column::left_out`); an optional column may also be null. Blank lines are skipped.
 pub fn rows<'a>(
     table: &'a TableSchema,
     mut input: impl BufRead + 'a,
@@ -57,17 +58,17 @@ fn parse_line(table: &TableSchema, line: &str) -> Result<Vec<Value>, RuntimeErro
                 table
                     .columns
                     .iter()
-                    .map(|column| {
+                    .enumerate()
+                    .map(|(position, column)| {
                         let value = match fields.get(&column.name) {
                             Some(value) => value.clone(),
-                            None if matches!(column.ty, ColumnType::Optional(_)) => {
-                                serde_json::Value::Null
-                            }
                             None => {
-                                return Err(bad(
-                                    format!("the column `{}` is missing", column.name),
-                                    "give every column without `?` a value",
-                                ))
+                                return super::left_out(table, position).ok_or_else(|| {
+                                    bad(
+                                        format!("the column `{}` is missing", column.name),
+                                        "give every column that is neither optional (`?`) nor defaulted (`= …`) a value",
+                                    )
+                                })
                             }
                         };
                         from_json(&column.ty, &value)

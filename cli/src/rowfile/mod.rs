@@ -111,6 +111,17 @@ fn unreadable(path: &Path, error: std::io::Error) -> RuntimeError {
     )
 }
 
+/// What a row that leaves out column `position` takes: a `key auto`
+/// table's key is none, for the load to generate; any other column its
+/// default, or none when optional (`Column::left_out`); `None` when it
+/// must be given.
+fn left_out(table: &TableSchema, position: usize) -> Option<Value> {
+    if table.auto && table.key == [position] {
+        return Some(Value::Null);
+    }
+    table.columns[position].left_out()
+}
+
 /// A line that is not a row of the table.
 fn bad(message: String, help: &str) -> RuntimeError {
     RuntimeError::new("E0525", message, help)

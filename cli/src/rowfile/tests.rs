@@ -41,6 +41,7 @@ fn table() -> TableSchema {
         indexes: vec![],
         bounds: vec![],
         small_max: None,
+        auto: false,
         aggregates: vec![],
         lookups: Default::default(),
     }
@@ -221,4 +222,61 @@ fn a_csv_header_naming_a_column_twice_is_refused() {
     assert_eq!(rows[0].0, 1, "the header's line");
     let message = &rows[0].1.as_ref().unwrap_err().message;
     assert_eq!(message, "the header names the column `name` twice");
+}
+
+/// `T` with `score: Int = 7` and `tag: String? = "x"`: both defaulted.
+fn defaulted() -> TableSchema {
+    let mut table = table();
+    table.columns.push(Column {
+        name: "score".into(),
+        ty: ColumnType::Int,
+        references: None,
+        default: Some(rqc_plan::Literal::Int(7)),
+        max_len: None,
+    });
+    table.columns.push(Column {
+        name: "tag".into(),
+        ty: ColumnType::Optional(Box::new(ColumnType::String)),
+        references: None,
+        default: Some(rqc_plan::Literal::String("x".into())),
+        max_len: None,
+    });
+    table
+}
+
+#[test]
+fn columns_left_out_take_their_defaults_in_csv_and_jsonl() {
+    let ok =
+        |rows: LoadRows| -> Vec<Vec<Value>> { rows.into_iter().map(|(_, r)| r.unwrap()).collect() };
+    // A header without the defaulted and optional columns.
+    let csv = ok(parse_csv(&defaulted(), "name,id\na,1\n"));
+    let left_out = vec![
+        Value::Int(1),
+        Value::Str("a".into()),
+        Value::Null,
+        Value::Int(7),
+        Value::Str("x".into()),
+    ];
+    assert_eq!(csv, vec![left_out.clone()]);
+    // A header that names them: the fields given win, an empty optional
+    // field is none (not the default).
+    let csv = ok(parse_csv(&defaulted(), "id,name,score,tag\n2,b,-9,\n"));
+    assert_eq!(csv[0][3], Value::Int(-9));
+    assert_eq!(csv[0][4], Value::Null);
+    // JSONL: absent takes the default, null is none.
+    let jsonl = ok(parse_jsonl(
+        &defaulted(),
+        "{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"b\", \"tag\": null, \"score\": 0}\n",
+    ));
+    assert_eq!(jsonl[0], left_out);
+    assert_eq!(jsonl[1][3], Value::Int(0));
+    assert_eq!(jsonl[1][4], Value::Null);
+    // A column with neither is still required.
+    let rows = parse_csv(&defaulted(), "id,score\n1,2\n");
+    assert!(rows[0]
+        .1
+        .as_ref()
+        .unwrap_err()
+        .message
+        .contains("lacks the column `name`"));
 }

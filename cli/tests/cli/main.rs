@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod agree;
+mod auto_keys;
 mod bad_input;
 mod color;
 mod damage;

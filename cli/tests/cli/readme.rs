@@ -68,23 +68,35 @@ fn run(step: &Step, dir: &Path) -> String {
     let shop = dir.join("shop.rq").display().to_string();
     let data = dir.join("data").display().to_string();
     let social = dir.join("social").display().to_string();
-    let mut args: Vec<String> = step
-        .command
+    let notes = dir.join("notes").display().to_string();
+    // `RQC_NOW=… rqc …`: the clock fixed for the command, as a shell sets it.
+    let (clock, command) = match step.command.strip_prefix("RQC_NOW=") {
+        Some(rest) => {
+            let (now, command) = rest.split_once(' ').expect("a command after RQC_NOW");
+            (Some(now), command)
+        }
+        None => (None, step.command.as_str()),
+    };
+    let mut args: Vec<String> = command
         .split_whitespace()
         .skip(1)
         .map(|word| match word {
             "shop.rq" => shop.clone(),
             "data" => data.clone(),
             "social" => social.clone(),
+            "notes" => notes.clone(),
             other => other.to_string(),
         })
         .collect();
     // Piped input shown as typed (a pipe echoes nothing).
-    if step.command.starts_with("rqc repl") {
+    if command.starts_with("rqc repl") {
         args.push("--echo".to_string());
     }
-    let repl = step.command.starts_with("rqc repl");
+    let repl = command.starts_with("rqc repl");
     let mut command = Command::new(env!("CARGO_BIN_EXE_rqc"));
+    if let Some(now) = clock {
+        command.env("RQC_NOW", now);
+    }
     command
         .args(&args)
         .current_dir(repo())

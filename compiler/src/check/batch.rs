@@ -100,6 +100,7 @@ mod tests {
         let insert = TExpr::Insert {
             table: "T".into(),
             row: vec![local("x")],
+            generated: false,
         };
         assert!(!batched(DefKind::Mutation, &lambda(insert)));
         let called = lambda(TExpr::CallLocal("g".into(), vec![local("x")]));

@@ -59,6 +59,40 @@ impl Input {
 }
 
 impl Checker<'_> {
+    /// `now()`: the transaction's time in microseconds since the Unix
+    /// epoch, in a mutation only (E0441): a query's result, live ones
+    /// included, must not change with the clock.
+    fn check_now(&mut self, span: Span, args: &[&Expr]) -> Checked {
+        if !args.is_empty() {
+            self.error(
+                "E0414",
+                format!("`now` takes no arguments, {} given", args.len()),
+                span,
+                "wrong number of arguments",
+            )
+            .help
+            .push("write `now()`".into());
+            return Checked::error();
+        }
+        if self.kind != crate::syntax::ast::DefKind::Mutation {
+            let kind = self.kind.keyword();
+            self.error(
+                "E0441",
+                format!("a {kind} cannot call `now()`: only a mutation reads the clock"),
+                span,
+                "the clock read here",
+            )
+            .help
+            .push("a query's answer (a live one's too) must not change with the clock: take the time as a parameter (`t: Int`) and pass it, or call `now()` in the mutation that writes it".into());
+            return Checked::error();
+        }
+        Checked::new(
+            Ty::Int(Interval::unbounded("now()")),
+            crate::cost::Cost::zero(),
+            TExpr::Now,
+        )
+    }
+
     pub fn check_builtin(&mut self, span: Span, name: &Ident, args: &[&Expr]) -> Option<Checked> {
         let op = name.name.as_str();
         if let Some(function) = UnaryOp::function(op) {
@@ -76,6 +110,9 @@ impl Checker<'_> {
                     Checked::error()
                 }
             });
+        }
+        if op == "now" {
+            return Some(self.check_now(span, args));
         }
         if op == "starts_with" {
             return Some(match args {

@@ -153,6 +153,7 @@ impl Checker<'_> {
                 .iter()
                 .chain(crate::syntax::ast::SCALAR_FUNCTIONS.iter())
                 .chain(crate::syntax::ast::PREDICATE_FUNCTIONS.iter())
+                .chain(crate::syntax::ast::CLOCK_FUNCTIONS.iter())
                 .copied(),
         );
         let scope = &self.index.scopes[self.module];

@@ -75,6 +75,8 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
     let mut indexes: Vec<IndexSchema> = Vec::new();
     let mut index_spans: Vec<crate::Span> = Vec::new();
     let mut pending: Vec<&ast::TableMember> = Vec::new();
+    // `key auto` was declared (on a key column, checked below).
+    let mut auto = false;
 
     for member in &table.members {
         let TableMember::Field(field) = member else {
@@ -118,8 +120,10 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         let position = columns.len();
         let mut references = None;
         let mut default = None;
+        let mut auto_span = None;
         for modifier in &field.modifiers {
             match modifier {
+                FieldModifier::Auto(span) => auto_span = Some(*span),
                 FieldModifier::Key(span) => {
                     if let Some((_, first)) = &key {
                         diagnostics.push(two_keys(file, &table.name.name, *span, *first));
@@ -141,6 +145,16 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                     Some(literal) => default = Some(literal),
                     None => diagnostics.push(bad_default(file, &ty, *span)),
                 },
+            }
+        }
+        if let Some(span) = auto_span {
+            let keyed = field
+                .modifiers
+                .iter()
+                .any(|m| matches!(m, FieldModifier::Key(_)));
+            match auto_key_refused(keyed, &ty, default.is_some()) {
+                Some(why) => diagnostics.push(bad_auto(file, &field.name.name, why, span)),
+                None => auto = true,
             }
         }
         let max_len = field
@@ -353,6 +367,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         indexes,
         bounds,
         small_max,
+        auto,
         // Declared apart, at the top level: added by `aggregates.rs`.
         aggregates: Vec::new(),
         lookups: Default::default(),
@@ -484,6 +499,35 @@ fn bad_default(file: &str, ty: &ColumnType, span: crate::Span) -> Diagnostic {
         ColumnType::Optional(_) => "write a literal such as `= 0`, `= \"\"` or `= none`",
         _ => "write a literal such as `= 0`, `= 1.5`, `= \"\"` or `= false`",
     })
+}
+
+/// Why `auto` cannot mark this column, if it cannot: only an `Int` key
+/// column, whole key of its table (a `key (a, b)` beside it is E0205),
+/// with no default (the store gives every new row its value).
+fn auto_key_refused(keyed: bool, ty: &ColumnType, defaulted: bool) -> Option<&'static str> {
+    if !keyed {
+        Some("`auto` marks a key: it follows `key` on the key column")
+    } else if *ty != ColumnType::Int {
+        Some("a generated key is an `Int` (not optional): the store counts up from 1")
+    } else if defaulted {
+        Some("a generated key has no default: the store gives each new row the next one")
+    } else {
+        None
+    }
+}
+
+/// E0440: `auto` where no generated key can be.
+fn bad_auto(file: &str, column: &str, why: &str, span: crate::Span) -> Diagnostic {
+    Diagnostic::error(
+        "E0440",
+        format!("`{column}` cannot be a generated key: {why}"),
+        file,
+        span,
+        "`auto` here",
+    )
+    .with_help(format!(
+        "declare the key as `{column}: Int key auto`, or drop `auto` and give the key in each insert"
+    ))
 }
 
 fn two_keys(file: &str, table: &str, span: crate::Span, first: crate::Span) -> Diagnostic {

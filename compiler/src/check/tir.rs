@@ -22,6 +22,8 @@ pub struct RangeT {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TExpr {
     Const(Value),
+    /// `now()` in a mutation: the transaction's time.
+    Now,
     /// An entry point's parameter, by position.
     Param(usize),
     /// A `let`, lambda or function parameter in scope.
@@ -81,9 +83,12 @@ pub enum TExpr {
     Call(String, Vec<TExpr>),
     /// A call of a function value in scope (a function-typed parameter).
     CallLocal(String, Vec<TExpr>),
+    /// With `generated`, the key (a `key auto` column) is left out: its
+    /// place in `row` holds `none`, which the store replaces by the next key.
     Insert {
         table: String,
         row: Vec<TExpr>,
+        generated: bool,
     },
     /// Each row of `target` changed by `changes`; with `row`, the changes
     /// are computed for each row with that name bound to the row as it is
@@ -126,6 +131,7 @@ impl TExpr {
         }
         match self {
             TExpr::Const(_)
+            | TExpr::Now
             | TExpr::Param(_)
             | TExpr::Local(_)
             | TExpr::Order(_)
@@ -257,9 +263,18 @@ impl TExpr {
             TExpr::CallLocal(name, args) => {
                 (args, Box::new(move |args| TExpr::CallLocal(name, args)))
             }
-            TExpr::Insert { table, row } => {
-                (row, Box::new(move |row| TExpr::Insert { table, row }))
-            }
+            TExpr::Insert {
+                table,
+                row,
+                generated,
+            } => (
+                row,
+                Box::new(move |row| TExpr::Insert {
+                    table,
+                    row,
+                    generated,
+                }),
+            ),
             TExpr::Update {
                 table,
                 target,
@@ -315,6 +330,7 @@ impl TExpr {
     pub fn each_child<'a>(&'a self, f: &mut dyn FnMut(&'a TExpr)) {
         match self {
             TExpr::Const(_)
+            | TExpr::Now
             | TExpr::Param(_)
             | TExpr::Local(_)
             | TExpr::Order(_)

@@ -12,19 +12,13 @@ use super::writes::write_cost;
 use crate::cost::{Cost, Interval, Poly};
 use crate::span::Span;
 use crate::syntax::ast::{Expr, Path};
-use rqc_plan::{ColumnType, TableSchema};
+use rqc_plan::TableSchema;
 
 /// What upserting one row of `table` costs when it names `named` columns:
 /// the larger of the insert's cost and the update's of the columns named
 /// outside the key.
 pub fn upsert_cost(table: &TableSchema, named: &[usize]) -> Cost {
     write_cost(table.upsert_work(named))
-}
-
-/// Whether a column left out of an `upsert` has a value to be inserted
-/// with: its declared default, or `none` for an optional column.
-fn has_default(column: &rqc_plan::Column) -> bool {
-    column.default.is_some() || matches!(column.ty, ColumnType::Optional(_))
 }
 
 impl Checker<'_> {
@@ -64,7 +58,7 @@ impl Checker<'_> {
             .iter()
             .enumerate()
             .filter(|(c, column)| {
-                !named.contains(c) && !schema.key.contains(c) && !has_default(column)
+                !named.contains(c) && !schema.key.contains(c) && column.left_out().is_none()
             })
             .map(|(_, column)| column.name.as_str())
             .collect();

@@ -100,18 +100,25 @@ impl<'p> Checker<'p> {
             values[position] = Some(value.tir);
         }
         let mut missing = Vec::new();
+        // A generated key left out: a placeholder the store replaces by the
+        // table's next key (spec/types.md).
+        let key = schema.key[0];
+        let generated = schema.auto && values[key].is_none();
+        if generated {
+            values[key] = Some(TExpr::Const(rqc_plan::Value::Null));
+        }
         let row_tir: Vec<TExpr> = values
             .into_iter()
             .zip(&schema.columns)
             .map(|(value, column)| match value {
                 Some(v) => v,
-                None if matches!(column.ty, ColumnType::Optional(_)) => {
-                    TExpr::Const(rqc_plan::Value::Null)
-                }
-                None => {
-                    missing.push(column.name.clone());
-                    TExpr::Error
-                }
+                None => match column.left_out() {
+                    Some(value) => TExpr::Const(value),
+                    None => {
+                        missing.push(column.name.clone());
+                        TExpr::Error
+                    }
+                },
             })
             .collect();
         if !missing.is_empty() {
@@ -131,19 +138,27 @@ impl<'p> Checker<'p> {
             )
             .help
             .push(format!(
-                "give every column without `?` a value: add `{}`",
+                "give every column that is neither optional (`?`) nor defaulted (`= …`) a value: add `{}`",
                 fix.join(", ")
             ));
         }
         if !writable {
             return Checked::error();
         }
+        // Only an insert into a `key auto` table evaluates to its key (the
+        // one given or generated); any other to the rows written.
+        let ty = if schema.auto {
+            table_column_ty(&schema.name, &schema.columns[key])
+        } else {
+            Ty::Int(Interval::exact(1))
+        };
         Checked::new(
-            Ty::Int(Interval::exact(1)),
+            ty,
             cost.plus(&insert_cost(schema)),
             TExpr::Insert {
                 table,
                 row: row_tir,
+                generated,
             },
         )
     }

@@ -22,7 +22,7 @@ pub struct Completion {
     pub detail: String,
 }
 
-const KEYWORDS: [&str; 24] = [
+const KEYWORDS: [&str; 25] = [
     "module",
     "import",
     "pub",
@@ -43,6 +43,7 @@ const KEYWORDS: [&str; 24] = [
     "false",
     "none",
     "key",
+    "auto",
     "index",
     "bound",
     "in",
@@ -72,6 +73,8 @@ fn keyword_detail(keyword: &str) -> String {
         "upsert" => "upsert T { key, cols }: inserts the row, or changes the columns named of the row with that key".into(),
         "as" => "update T[k] as r { c: r.c + 1 }: names the row as it is before the update".into(),
         "update" => "update R { c: e, n += 1 }: changes the rows of R".into(),
+        "insert" => "insert T { cols }: a new row; a column with a default or `?` may be left out, and a `key auto` key (the insert is then the new key)".into(),
+        "auto" => "id: Int key auto: the store generates the key an insert leaves out (the table's next, never reused)".into(),
         _ => "keyword".into(),
     }
 }
@@ -245,6 +248,14 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
             .iter()
             .map(|f| item(f, CompletionKind::Function, "function of one value".into())),
     );
+    out.extend(crate::syntax::ast::CLOCK_FUNCTIONS.iter().map(|f| {
+        item(
+            f,
+            CompletionKind::Function,
+            "now(): the transaction's time, microseconds since the Unix epoch (mutations only)"
+                .into(),
+        )
+    }));
     out.extend(crate::syntax::ast::PREDICATE_FUNCTIONS.iter().map(|f| {
         item(
             f,

@@ -142,6 +142,7 @@ impl Printer<'_> {
         let e = |n: &Node| self.expr(n);
         let ops = |items: &'n [Node]| items.iter().filter(|n| has_operator(n)).collect::<Vec<_>>();
         match &node.op {
+            Op::Now => ("Now (the transaction's time)".to_string(), Vec::new()),
             Op::Get { table, key } => (format!("Get {table} key=[{}]", list(key, &e)), ops(key)),
             Op::Aggregate { aggregate, key } => (
                 format!(
@@ -262,10 +263,19 @@ impl Printer<'_> {
                 ),
                 vec![&**input],
             ),
-            Op::Insert { table, row } => (
+            Op::Insert {
+                table,
+                row,
+                generated,
+            } => (
                 format!(
-                    "Insert {table} [{}] (checks: {}){}",
+                    "Insert {table} [{}]{} (checks: {}){}",
                     list(row, &e),
+                    if *generated {
+                        " (key: the next, in place of none)"
+                    } else {
+                        ""
+                    },
                     insert_checks(self.schema, table),
                     upkeep(self.schema, table, None)
                 ),
@@ -365,6 +375,7 @@ impl Printer<'_> {
     fn expr(&self, node: &Node) -> String {
         match &node.op {
             Op::Const(v) => v.to_string(),
+            Op::Now => "now()".to_string(),
             Op::Param(i) => self
                 .entry
                 .params
@@ -580,6 +591,9 @@ fn insert_checks(schema: &Schema, table: &str) -> String {
         return "key".into();
     };
     let mut checks = vec!["key"];
+    if table.auto {
+        checks.push("key counter");
+    }
     if table.indexes.iter().any(|i| i.unique) {
         checks.push("unique");
     }

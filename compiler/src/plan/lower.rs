@@ -178,6 +178,7 @@ impl Lowerer<'_> {
     fn lower_operator(&mut self, t: &TExpr, scope: Option<&Scope>) -> Lowered<Node> {
         Ok(match t {
             TExpr::Const(value) => node(Op::Const(value.clone())),
+            TExpr::Now => node(Op::Now),
             TExpr::Param(i) => match scope.and_then(|s| s.params.as_deref()) {
                 Some(args) => {
                     let arg = args
@@ -289,9 +290,14 @@ impl Lowerer<'_> {
             // In generic code the maximum is the caller's: the enclosing
             // operator's bound holds the read.
             TExpr::Limit(count, None) => self.lower(count, scope)?,
-            TExpr::Insert { table, row } => node(Op::Insert {
+            TExpr::Insert {
+                table,
+                row,
+                generated,
+            } => node(Op::Insert {
                 table: table.clone(),
                 row: self.all(row, scope)?,
+                generated: *generated,
             }),
             TExpr::Update {
                 table,

@@ -101,6 +101,8 @@ pub struct Field {
 pub enum FieldModifier {
     Key(Span),
     Unique(Span),
+    /// `key auto`: the store generates the key (spec/types.md).
+    Auto(Span),
     Ref(Path, Span),
     /// `= value`: what rows stored before the column was added read.
     Default(Expr, Span),
@@ -248,6 +250,10 @@ impl UnaryOp {
 
 /// The built-in functions of one value, for completion.
 pub const SCALAR_FUNCTIONS: [&str; 4] = ["length", "lower", "upper", "float"];
+
+/// The built-in functions of no value, for completion: `now()`, the
+/// transaction's time (mutations only).
+pub const CLOCK_FUNCTIONS: [&str; 1] = ["now"];
 
 /// The built-in functions of two values, for completion: `starts_with(s, p)`.
 pub const PREDICATE_FUNCTIONS: [&str; 1] = ["starts_with"];

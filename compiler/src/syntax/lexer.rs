@@ -52,6 +52,8 @@ pub enum Token {
     Key,
     #[token("unique")]
     Unique,
+    #[token("auto")]
+    Auto,
     #[token("ref")]
     Ref,
     #[token("index")]
@@ -492,6 +494,7 @@ pub fn token_text(token: &Token) -> &'static str {
         Token::Max => "max",
         Token::Key => "key",
         Token::Unique => "unique",
+        Token::Auto => "auto",
         Token::Ref => "ref",
         Token::Index => "index",
         Token::Bound => "bound",

@@ -369,6 +369,7 @@ fn modifier_span(modifier: &FieldModifier) -> Span {
     match modifier {
         FieldModifier::Key(span)
         | FieldModifier::Unique(span)
+        | FieldModifier::Auto(span)
         | FieldModifier::Ref(_, span)
         | FieldModifier::Default(_, span) => *span,
     }
@@ -378,6 +379,7 @@ fn stray_modifier(file: &str, modifier: &FieldModifier) -> Diagnostic {
     let word = match modifier {
         FieldModifier::Key(_) => "key",
         FieldModifier::Unique(_) => "unique",
+        FieldModifier::Auto(_) => "auto",
         FieldModifier::Ref(..) => "ref",
         FieldModifier::Default(..) => "= value",
     };
@@ -429,8 +431,9 @@ fn describe_expected(expected: &str) -> String {
     }
 }
 
-const SOFT_KEYWORDS: [&str; 12] = [
+const SOFT_KEYWORDS: [&str; 13] = [
     "key",
+    "auto",
     "unique",
     "ref",
     "index",

@@ -99,6 +99,7 @@ pub fn print_member(member: &TableMember) -> String {
                 match modifier {
                     FieldModifier::Key(_) => line.push_str(" key"),
                     FieldModifier::Unique(_) => line.push_str(" unique"),
+                    FieldModifier::Auto(_) => line.push_str(" auto"),
                     FieldModifier::Ref(path, _) => {
                         line.push_str(&format!(" ref {}", path.dotted()))
                     }

@@ -293,6 +293,10 @@ impl<'p> Verifier<'p> {
                 Err(clash) => return self.clash(node, clash),
             },
             Op::Param(i) => Eval::free(self.params[*i].clone()),
+            // The clock: any `Int` (shapes.rs keeps it to mutations).
+            Op::Now => Eval::free(super::abstract_value::Abs::int(
+                rqc_cost::Interval::unbounded("now()"),
+            )),
             Op::Var(name) => match find(scope, name) {
                 Some(binding) => Eval::free(binding.value.clone()),
                 None => {

@@ -143,6 +143,7 @@ fn operator_name(op: &Op) -> &'static str {
         Op::Const(_) => "Const",
         Op::Param(_) => "Param",
         Op::Var(_) => "Var",
+        Op::Now => "Now",
         Op::Get { .. } => "Get",
         Op::GetUnique { .. } => "GetUnique",
         Op::Aggregate { .. } => "Aggregate",

@@ -79,6 +79,13 @@ fn check_table(schema: &Schema, table: &TableSchema) -> Result<()> {
     }
     let width = table.columns.len();
     positions(&format!("the key of {t}"), &table.key, width)?;
+    if table.auto
+        && !matches!(table.key.as_slice(), [c] if table.columns[*c].ty == ColumnType::Int && table.columns[*c].default.is_none())
+    {
+        return Err(malformed(format!(
+            "{t} is `key auto` but its key is not one `Int` column without a default"
+        )));
+    }
     let mut indexes = HashSet::new();
     for index in &table.indexes {
         name(&format!("an index of {t}"), &index.name)?;

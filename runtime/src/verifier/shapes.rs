@@ -255,6 +255,12 @@ impl<'a> Walk<'a> {
                 node,
                 "a constant holds the float -0.0, which no value holds (every float is canonical, spec/types.md \"Value identity\")".into(),
             ),
+            // A query's answer must not change with the clock.
+            Op::Now if self.entry.kind != EntryKind::Mutation => self.fault(
+                "E0622",
+                node,
+                "a query reads the clock (`now()`)".into(),
+            ),
             Op::Param(i) if *i >= self.entry.params.len() => self.fault(
                 "E0620",
                 node,
@@ -336,10 +342,30 @@ impl<'a> Walk<'a> {
                 }
             }
             Op::Combinator(c, shape, args) => self.combinator(node, *c, *shape, args.len()),
-            Op::Insert { table, row } => {
+            Op::Insert {
+                table,
+                row,
+                generated,
+            } => {
                 self.writes(node)?;
                 let table = self.table(node, table)?;
-                self.arity(node, "column values", row.len(), table.columns.len())
+                self.arity(node, "column values", row.len(), table.columns.len())?;
+                // A generated key: only in a `key auto` table, its place
+                // holding `none` (the store writes the key there).
+                let placeholder = row
+                    .get(table.key[0])
+                    .is_some_and(|n| matches!(&n.op, Op::Const(rqc_plan::Value::Null)));
+                if *generated && !(table.auto && placeholder) {
+                    return self.fault(
+                        "E0621",
+                        node,
+                        format!(
+                            "it generates the key of {}, which is not `key auto` or whose place in the row is not `none`",
+                            shown(&table.name)
+                        ),
+                    );
+                }
+                Ok(())
             }
             Op::Update { table, changes, .. } => {
                 self.writes(node)?;

@@ -2,7 +2,9 @@
 //! name rows twice, keys that are gone, and rows read before an earlier
 //! write of the same mutation changed or deleted them; increments of rows
 //! listed twice and of keys that are gone; upserts over existing and new
-//! keys, twice in one mutation, into full groups and missing references.
+//! keys, twice in one mutation, into full groups and missing references;
+//! generated keys left out, given, taken, deleted and used in the same
+//! mutation.
 
 use proptest::prelude::*;
 use rqc_plan::Value;
@@ -26,6 +28,10 @@ mutation bump_b(a: Int, ns: [Int; <= 6], d: Int) =
 mutation scale_b(a: Int, d: Int) = update B[a] as b { w: b.w * 2 - d }
 mutation put_b(a: Int, n: Int, w: Int) = upsert B { a, n, w }
 mutation put_b_twice(a: Int, n: Int, w: Int, v: Int) = { upsert B { a, n, w }; upsert B { a, n, w: v } }
+mutation add_n(v: Int) = insert N { v }
+mutation add_n_at(id: Int) = insert N { id }
+mutation drop_n(id: Int) = delete N[id]
+mutation add_n_twice(v: Int) = { let k = insert N { v }; insert N { v: k } }
 ";
 
 /// An update or delete, its target rows named with duplicates, missing
@@ -62,6 +68,16 @@ pub enum Write {
     /// `c{first} += d` on each `A[i]` listed (the index and the aggregates
     /// grouped by it move).
     StepA(Vec<i64>, i64),
+    /// `insert N { v }`: the key generated, the value the key (compared
+    /// with the reference's counter, which never goes back).
+    AddN(i64),
+    /// `insert N { id }`: the key given (moves the counter past a larger
+    /// one); refused (E0501) when taken.
+    AddNAt(i64),
+    /// `delete N[id]`: the counter stays.
+    DropN(i64),
+    /// Two generated keys in one mutation, the second row holding the first.
+    AddNTwice(i64),
 }
 
 impl Write {
@@ -84,6 +100,10 @@ impl Write {
             ),
             Write::PutA(id, x) => ("put_a", vec![(*id).into(), (*x).into()]),
             Write::StepA(ids, d) => ("step_a", vec![list(ids), (*d).into()]),
+            Write::AddN(v) => ("add_n", vec![(*v).into()]),
+            Write::AddNAt(id) => ("add_n_at", vec![(*id).into()]),
+            Write::DropN(id) => ("drop_n", vec![(*id).into()]),
+            Write::AddNTwice(v) => ("add_n_twice", vec![(*v).into()]),
         }
     }
 
@@ -105,6 +125,11 @@ impl Write {
             Write::PutB(a, n, _) | Write::PutBTwice(a, n, _, _) => {
                 inserted_b(a_rows, b_rows, *a, *n, bound, false)
             }
+            Write::AddNAt(id) => reference
+                .tables
+                .get("N")
+                .is_some_and(|rows| rows.iter().any(|r| r.field("id") == Some(&Value::Int(*id))))
+                .then_some("E0501"),
             // Values stay small: a step never leaves 64 bits (the extremes
             // are tests/tests/steps.rs' and the bound property's).
             _ => None,
@@ -159,5 +184,9 @@ pub fn write() -> impl Strategy<Value = Write> {
             .prop_map(|(a, n, w, v)| Write::PutBTwice(a, n, w, v)),
         (0i64..=30, 0i64..4).prop_map(|(id, x)| Write::PutA(id, x)),
         (ids(), -2i64..3).prop_map(|(ids, d)| Write::StepA(ids, d)),
+        (-5i64..20).prop_map(Write::AddN),
+        (-3i64..=12).prop_map(Write::AddNAt),
+        (0i64..=12).prop_map(Write::DropN),
+        (-5i64..20).prop_map(Write::AddNTwice),
     ]
 }

@@ -36,10 +36,7 @@ pub fn install<'c>(
     let installs = !refused && next != *variant;
     if !refused {
         *variant = next;
-        *reference = Reference {
-            checked: &compilations[next].checked,
-            tables: std::mem::take(&mut reference.tables),
-        };
+        reference.under(&compilations[next].checked);
     }
     let position = engine.position().unwrap();
     prop_assert_eq!(

@@ -84,6 +84,8 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
                 );
             }
         }
+        // The clock made a constant: the same bounds, it must install.
+        Op::Now => with("now → 0", Op::Const(Value::Int(0)), false, true),
         Op::Var(name) => {
             for other in ["nope", "", "x\0y"] {
                 with(
@@ -520,13 +522,18 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
                 true,
             );
         }
-        Op::Insert { table, row } => {
+        Op::Insert {
+            table,
+            row,
+            generated,
+        } => {
             for t in names(tables, table) {
                 with(
                     &format!("table → {t:?}"),
                     Op::Insert {
                         table: t,
                         row: row.clone(),
+                        generated: *generated,
                     },
                     false,
                     false,
@@ -538,11 +545,24 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
                     Op::Insert {
                         table: table.clone(),
                         row,
+                        generated: *generated,
                     },
                     true,
                     false,
                 );
             }
+            // A key claimed generated where it is given (or a table not
+            // `key auto`), or given as the `none` placeholder.
+            with(
+                &format!("generated → {}", !generated),
+                Op::Insert {
+                    table: table.clone(),
+                    row: row.clone(),
+                    generated: !generated,
+                },
+                false,
+                false,
+            );
         }
         Op::Update {
             table,
