@@ -3,7 +3,7 @@
 use crate::error::Error;
 use crate::install::{compile_installable, names, Installable, Installed};
 use crate::sources::{read_plan, read_program};
-use crate::transaction::{Runs, Transaction};
+use crate::transaction::Transaction;
 use rqc_plan::{CompiledProgram, Entry, Value};
 use rqc_runtime::dump::Dump;
 use rqc_runtime::live::{Subscription, WatchOptions};
@@ -325,11 +325,7 @@ impl Database {
     /// Looks an entry point up once, to run it many times.
     pub fn prepare(&self, name: &str) -> Result<Prepared<'_>, Error> {
         let entry = self.entry(name)?;
-        Ok(Prepared {
-            db: self,
-            entry,
-            within: None,
-        })
+        Ok(Prepared { db: self, entry })
     }
 
     /// Checks the whole database: every entry's checksum, every row's key,
@@ -408,24 +404,9 @@ impl Database {
 pub struct Prepared<'db> {
     db: &'db Database,
     entry: &'db Entry,
-    /// The transaction it runs in, when it was prepared by one.
-    within: Option<&'db (dyn Runs + 'db)>,
 }
 
 impl<'db> Prepared<'db> {
-    /// `entry` prepared by a transaction, to run in it.
-    pub(crate) fn within(
-        entry: &'db Entry,
-        db: &'db Database,
-        transaction: &'db (dyn Runs + 'db),
-    ) -> Prepared<'db> {
-        Prepared {
-            db,
-            entry,
-            within: Some(transaction),
-        }
-    }
-
     /// The entry point's parameters, in order, with their types and bounds.
     pub fn params(&self) -> &[rqc_plan::ParamSpec] {
         &self.entry.params
@@ -436,22 +417,10 @@ impl<'db> Prepared<'db> {
         self.entry
     }
 
-    /// Runs with positional arguments: in a transaction of its own, or in
-    /// the one that prepared it ([`Transaction::prepare`]).
+    /// Runs with positional arguments, in a transaction of its own (one
+    /// a [`Transaction`](crate::Transaction) prepared runs in that one).
     pub fn run(&self, args: &[Value]) -> Result<Output, Error> {
-        match self.within {
-            Some(transaction) => transaction.run_entry(self.entry, args),
-            None => Ok(self.db.engine.run_entry(self.entry, args)?),
-        }
-    }
-
-    /// E0667 for what cannot run inside a transaction (a page, a
-    /// subscription: each reads in a transaction of its own).
-    fn alone(&self, what: &str) -> Result<(), Error> {
-        match self.within {
-            Some(_) => Err(crate::transaction::not_within(what)),
-            None => Ok(()),
-        }
+        Ok(self.db.engine.run_entry(self.entry, args)?)
     }
 
     /// Runs a pageable query (one whose result is a stream read in index
@@ -478,7 +447,6 @@ impl<'db> Prepared<'db> {
     /// assert_eq!(ids, [5, 4, 3, 2, 1].map(rqc::Value::Int));
     /// ```
     pub fn run_page(&self, args: &[Value]) -> Result<Page, Error> {
-        self.alone("a page")?;
         Ok(self.db.engine.run_page(self.entry, args)?)
     }
 
@@ -487,7 +455,6 @@ impl<'db> Prepared<'db> {
     /// after that page's last. A token of another query or another program
     /// is E0534, a damaged one E0533: never a wrong page.
     pub fn next_page(&self, token: &str) -> Result<Page, Error> {
-        self.alone("a page")?;
         Ok(self.db.engine.next_page(self.entry, token)?)
     }
 
@@ -530,24 +497,17 @@ impl<'db> Prepared<'db> {
         args: &[Value],
         options: WatchOptions,
     ) -> Result<Subscription, Error> {
-        self.alone("a subscription")?;
         self.db.subscribe_entry(self.entry, args, options)
     }
 
     /// Runs with arguments taken by name from a serializable struct or map.
     pub fn run_named<P: serde::Serialize>(&self, params: &P) -> Result<Output, Error> {
-        let args = named_args(self.entry, params)?;
-        self.run(&args)
+        self.run(&named_args(self.entry, params)?)
     }
 
     /// Runs and reads the result rows into `T`.
     pub fn query<T: serde::de::DeserializeOwned>(&self, args: &[Value]) -> Result<Vec<T>, Error> {
-        let output = self.run(args)?;
-        output
-            .rows()
-            .iter()
-            .map(|row| decode(&self.entry.name, row))
-            .collect()
+        rows_as(self.entry, &self.run(args)?)
     }
 
     /// Runs and reads the first row, if any, into `T`.
@@ -555,13 +515,32 @@ impl<'db> Prepared<'db> {
         &self,
         args: &[Value],
     ) -> Result<Option<T>, Error> {
-        let output = self.run(args)?;
-        output
-            .rows()
-            .first()
-            .map(|row| decode(&self.entry.name, row))
-            .transpose()
+        first_as(self.entry, &self.run(args)?)
     }
+}
+
+/// An output's rows read into `T`.
+pub(crate) fn rows_as<T: serde::de::DeserializeOwned>(
+    entry: &Entry,
+    output: &Output,
+) -> Result<Vec<T>, Error> {
+    output
+        .rows()
+        .iter()
+        .map(|row| decode(&entry.name, row))
+        .collect()
+}
+
+/// An output's first row, if any, read into `T`.
+pub(crate) fn first_as<T: serde::de::DeserializeOwned>(
+    entry: &Entry,
+    output: &Output,
+) -> Result<Option<T>, Error> {
+    output
+        .rows()
+        .first()
+        .map(|row| decode(&entry.name, row))
+        .transpose()
 }
 
 fn decode<T: serde::de::DeserializeOwned>(entry: &str, row: &Value) -> Result<T, Error> {
@@ -575,7 +554,10 @@ fn decode<T: serde::de::DeserializeOwned>(entry: &str, row: &Value) -> Result<T,
 }
 
 /// Positional arguments from a struct's (or map's) fields, by parameter name.
-fn named_args<P: serde::Serialize>(entry: &Entry, params: &P) -> Result<Vec<Value>, Error> {
+pub(crate) fn named_args<P: serde::Serialize>(
+    entry: &Entry,
+    params: &P,
+) -> Result<Vec<Value>, Error> {
     let bad = |message: String, help: String| {
         Error::Runtime(rqc_runtime::RuntimeError::new("E0520", message, help))
     };

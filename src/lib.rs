@@ -39,4 +39,4 @@ pub use rqc_runtime::{
     LoadReport, LoadRow, LoadRows, RowSource, RuntimeError, Stats, KEPT_REFUSALS,
 };
 pub use sources::{read_plan, read_program, read_source, MAX_SOURCE_BYTES};
-pub use transaction::Transaction;
+pub use transaction::{Transaction, TxPrepared};

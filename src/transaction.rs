@@ -1,6 +1,6 @@
 //! A library transaction: several calls that see each other's writes and commit together, with one commit, or not at all.
 
-use crate::database::{Database, Prepared};
+use crate::database::Database;
 use crate::error::Error;
 use rqc_plan::{Bound, Entry, Value};
 use rqc_runtime::{Output, RuntimeError, Stats};
@@ -14,9 +14,58 @@ pub struct Transaction<'db> {
     runs: RefCell<rqc_runtime::transaction::Transaction<'db>>,
 }
 
-/// Where a [`Prepared`] runs when a transaction prepared it.
-pub(crate) trait Runs {
-    fn run_entry(&self, entry: &Entry, args: &[Value]) -> Result<Output, Error>;
+/// An entry point a [`Transaction`] prepared: it runs in that transaction.
+/// (A [`Prepared`] of [`Database::prepare`] runs in one of its own, and
+/// may be shared between threads; this one may not, as its transaction
+/// may not.)
+pub struct TxPrepared<'t, 'db> {
+    transaction: &'t Transaction<'db>,
+    entry: &'t Entry,
+}
+
+impl TxPrepared<'_, '_> {
+    /// The entry point's parameters, in order, with their types and bounds.
+    pub fn params(&self) -> &[rqc_plan::ParamSpec] {
+        &self.entry.params
+    }
+
+    /// The entry point: its name, kind, parameters, bound and plan.
+    pub fn entry(&self) -> &Entry {
+        self.entry
+    }
+
+    /// Runs with positional arguments in the transaction.
+    pub fn run(&self, args: &[Value]) -> Result<Output, Error> {
+        self.transaction.run_entry(self.entry, args)
+    }
+
+    /// Runs with arguments taken by name from a serializable struct or map.
+    pub fn run_named<P: serde::Serialize>(&self, params: &P) -> Result<Output, Error> {
+        self.run(&crate::database::named_args(self.entry, params)?)
+    }
+
+    /// Runs and reads the result rows into `T`.
+    pub fn query<T: serde::de::DeserializeOwned>(&self, args: &[Value]) -> Result<Vec<T>, Error> {
+        crate::database::rows_as(self.entry, &self.run(args)?)
+    }
+
+    /// Runs and reads the first row, if any, into `T`.
+    pub fn query_one<T: serde::de::DeserializeOwned>(
+        &self,
+        args: &[Value],
+    ) -> Result<Option<T>, Error> {
+        crate::database::first_as(self.entry, &self.run(args)?)
+    }
+
+    /// E0667: a page reads in a transaction of its own.
+    pub fn run_page(&self, _args: &[Value]) -> Result<crate::Page, Error> {
+        Err(not_within("a page"))
+    }
+
+    /// E0667: a subscription reads in transactions of its own.
+    pub fn subscribe(&self, _args: &[Value]) -> Result<crate::Subscription, Error> {
+        Err(not_within("a subscription"))
+    }
 }
 
 impl<'db> Transaction<'db> {
@@ -33,8 +82,11 @@ impl<'db> Transaction<'db> {
     /// Looks an entry point up, to run it in this transaction (any number
     /// of times). Its page and subscription methods are refused (E0667):
     /// they read in transactions of their own.
-    pub fn prepare(&self, name: &str) -> Result<Prepared<'_>, Error> {
-        Ok(Prepared::within(self.db.entry(name)?, self.db, self))
+    pub fn prepare(&self, name: &str) -> Result<TxPrepared<'_, 'db>, Error> {
+        Ok(TxPrepared {
+            transaction: self,
+            entry: self.db.entry(name)?,
+        })
     }
 
     /// Runs the query or mutation `name` in this transaction.
@@ -64,12 +116,6 @@ impl<'db> Transaction<'db> {
     /// another writer is E0595 (nothing stored: run the calls again).
     pub fn commit(self) -> Result<Stats, Error> {
         Ok(self.runs.into_inner().commit()?)
-    }
-}
-
-impl Runs for Transaction<'_> {
-    fn run_entry(&self, entry: &Entry, args: &[Value]) -> Result<Output, Error> {
-        Transaction::run_entry(self, entry, args)
     }
 }
 
