@@ -101,6 +101,18 @@ impl Shape {
             None => "id".to_string(),
         }
     }
+
+    /// `ix` read from its other end: every column of its order reversed,
+    /// the primary key's too (ties come out backwards).
+    fn reverse_order(&self) -> String {
+        match self.second {
+            Some(j) => format!(
+                "c{j}{}, id DESC",
+                if self.second_desc { "" } else { " DESC" }
+            ),
+            None => "id DESC".to_string(),
+        }
+    }
 }
 
 /// What follows `B[x]` (after an optional filter) in an island query.
@@ -121,6 +133,14 @@ enum Query {
     Page(i64, i64),
     /// `A.ix[x, c OP y] |> take(t)`; needs a second index column.
     Range(&'static str, i64),
+    /// `A.ix[x] |> reverse() |> skip(s) |> take(t)`: the index read from
+    /// its high end (ties backwards too), at an offset from there.
+    Reverse(i64, i64),
+    /// `A.ix[x, c OP y] |> reverse() |> take(t)`; needs a second column.
+    ReverseRange(&'static str, i64),
+    /// `A |> sort_by(a => a.id, desc) |> take(t)`: a sort that is the key
+    /// read backwards (the key identifies a row: no ties).
+    Newest(i64),
     /// `A.ix[(c, d) OP (x, y)] |> take(t)`: a tuple range over both index
     /// columns; needs a second one, ascending like the first.
     Tuple(&'static str, i64),
@@ -206,6 +226,14 @@ impl Query {
                 let j = shape.second?;
                 format!("A.ix[x, c{j} {op} y] |> take({t})")
             }
+            Query::Reverse(skip, t) => {
+                format!("A.ix[x] |> reverse() |> skip({skip}) |> take({t})")
+            }
+            Query::ReverseRange(op, t) => {
+                let j = shape.second?;
+                format!("A.ix[x, c{j} {op} y] |> reverse() |> take({t})")
+            }
+            Query::Newest(t) => format!("A |> sort_by(a => a.id, desc) |> take({t})"),
             Query::Tuple(op, t) => {
                 let j = shape.second.filter(|_| !shape.second_desc)?;
                 format!("A.ix[(c{}, c{j}) {op} (x, y)] |> take({t})", shape.first)
@@ -271,6 +299,28 @@ impl Query {
                 format!(
                     "SELECT id{a_columns} FROM A WHERE {ix} = ?1 AND c{} {op} ?2 ORDER BY {order} LIMIT {t}",
                     shape.second.unwrap()
+                ),
+                Answer::Rows,
+            ),
+            Query::Reverse(skip, t) => (
+                format!(
+                    "SELECT id{a_columns} FROM A WHERE {ix} = ?1 AND {uses_y} ORDER BY {} LIMIT {t} OFFSET {}",
+                    shape.reverse_order(),
+                    skip.max(&0)
+                ),
+                Answer::Rows,
+            ),
+            Query::ReverseRange(op, t) => (
+                format!(
+                    "SELECT id{a_columns} FROM A WHERE {ix} = ?1 AND c{} {op} ?2 ORDER BY {} LIMIT {t}",
+                    shape.second.unwrap(),
+                    shape.reverse_order()
+                ),
+                Answer::Rows,
+            ),
+            Query::Newest(t) => (
+                format!(
+                    "SELECT id{a_columns} FROM A WHERE ?1 = ?1 AND {uses_y} ORDER BY id DESC LIMIT {t}"
                 ),
                 Answer::Rows,
             ),
@@ -407,6 +457,9 @@ fn query() -> impl Strategy<Value = Query> {
         (1i64..=6).prop_map(Query::Prefix),
         (-2i64..=5, 1i64..=4).prop_map(|(s, t)| Query::Page(s, t)),
         (op(), 1i64..=6).prop_map(|(op, t)| Query::Range(op, t)),
+        (-2i64..=3, 1i64..=5).prop_map(|(s, t)| Query::Reverse(s, t)),
+        (op(), 1i64..=6).prop_map(|(op, t)| Query::ReverseRange(op, t)),
+        (1i64..=6).prop_map(Query::Newest),
         (op(), 1i64..=6).prop_map(|(op, t)| Query::Tuple(op, t)),
         (any::<bool>(), tail).prop_map(|(f, t)| Query::Island(f, t)),
         (1i64..=4, any::<bool>()).prop_map(|(t, c)| Query::Join(t, c)),
@@ -771,6 +824,14 @@ fn every_query_form_on(backend: On) {
             (Query::Page(1, 2), 1, 0),
             (Query::Page(-1, 2), 1, 0),
             (Query::Range(">=", 2), 1, 1),
+            // Reverse reads: the index from its high end (rows 1 and 3 tie
+            // on both columns), at an offset, a range, the key backwards.
+            (Query::Reverse(0, 3), 1, 0),
+            (Query::Reverse(1, 2), 1, 0),
+            (Query::Reverse(-2, 9), 1, 0),
+            (Query::ReverseRange(">=", 2), 1, 1),
+            (Query::ReverseRange("<", 5), 1, 2),
+            (Query::Newest(3), 0, 0),
             (Query::Island(true, Tail::TopByWeight(2)), 1, 5),
             (Query::Island(false, Tail::Sum), 1, 0),
             (Query::Island(false, Tail::Count), 1, 0),
@@ -799,7 +860,7 @@ fn every_query_form_on(backend: On) {
         identity: identity::every_form(),
     };
     let compared = Compared {
-        queries: 27,
+        queries: 33,
         writes_committed: 19,
         writes_refused: 5,
         identity_committed: 10,

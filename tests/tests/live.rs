@@ -36,6 +36,16 @@ const QUERIES: &[(&str, &str)] = &[
     ("q_prefix", "A.ix[x] |> take(3)"),
     ("q_range", "A.ix[x, c1 >= y] |> take(2)"),
     ("q_tuple", "A.ix[(c0, c1) > (x, y)] |> take(3)"),
+    // Reverse reads: a range read from its high end listens from its
+    // last row up; a sort that is the key read backwards; several in one
+    // batch.
+    ("q_latest", "A.ix[x] |> reverse() |> take(2)"),
+    ("q_back_range", "A.ix[x, c1 < y] |> reverse() |> take(2)"),
+    ("q_newest", "A |> sort_by(a => a.id, desc) |> take(2)"),
+    (
+        "q_latest_of",
+        "[x, y] |> map(c => A.ix[c] |> reverse() |> take(2))",
+    ),
     ("q_island", "B[x] |> filter(b => b.w > y)"),
     ("q_count", "B[x] |> count()"),
     ("q_sum", "B[x] |> map(b => b.w) |> sum()"),

@@ -208,7 +208,7 @@ fn a_repl_without_a_program_reads_the_schema_the_database_holds() {
     );
     assert!(
         stderr(&session)
-            .contains("the database's schema (4 tables); its queries and mutations run by name"),
+            .contains("the database's schema (5 tables); its queries and mutations run by name"),
         "{}",
         stderr(&session)
     );

@@ -2,8 +2,8 @@
 //! and with `--analyze` what it actually read.
 
 use rqc_plan::{
-    BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, RangeEnd, Schema, UnOp,
-    Value,
+    BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, RangeEnd, Schema, Shape,
+    UnOp, Value,
 };
 
 /// The plan tree of `entry`, a program's entry point over `schema`.
@@ -110,7 +110,9 @@ impl Printer<'_> {
         let unread = node.bound.is_some_and(|b| b.seeks == 0 && b.rows == 0)
             && matches!(
                 node.op,
-                Op::Scan { stream: true, .. } | Op::Combinator(Combinator::Map, _, _)
+                Op::Scan { stream: true, .. }
+                    | Op::Combinator(Combinator::Map | Combinator::Reverse, _, _)
+                    | Op::Combinator(Combinator::SortBy { .. }, Shape::Stream, _)
             );
         if let Some(bound) = node.bound.filter(|_| !unread) {
             out.push_str(&format!(
@@ -225,10 +227,16 @@ impl Printer<'_> {
                 }
                 (text, ops(prefix))
             }
-            Op::Combinator(c, _, args) => {
+            Op::Combinator(c, shape, args) => {
                 let mut text = c.name().to_string();
                 if let Combinator::SortBy { descending } = c {
                     text.push_str(if *descending { " desc" } else { " asc" });
+                }
+                // On a stream both choose which end its range is read from.
+                if *shape == Shape::Stream
+                    && matches!(c, Combinator::Reverse | Combinator::SortBy { .. })
+                {
+                    text.push_str(" (read order)");
                 }
                 if rqc_plan::batch::reads_ahead(node) {
                     text.push_str(" (batched)");
