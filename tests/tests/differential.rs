@@ -61,7 +61,9 @@ impl Shape {
              aggregate b_weight = sum(B.w) by a\n\
              aggregate a_count = count(A) by c{first}\n\
              aggregate a_total = sum(A.c{last}) by c{first}\n\
-             aggregate b_max = max(B.w) by a\n{least}\
+             aggregate b_max = max(B.w) by a\n\
+             aggregate a_all = count(A)\n\
+             aggregate b_all = sum(B.w)\n{least}\
              mutation add_a(id: Int, {}) = insert A {{ id, {} }}\n\
              mutation add_b(a: Int, n: Int, w: Int) = insert B {{ a, n, w }}\n{WRITES}\
              mutation move_a(ids: [Int; <= 6], x: Int) =\n\
@@ -255,6 +257,8 @@ impl Query {
             Query::Aggregate(name @ ("b_max" | "a_least")) => {
                 format!("{name}[x] |> map(v => v + y)")
             }
+            // The whole table's: read by its name alone.
+            Query::Aggregate(name @ ("a_all" | "b_all")) => format!("{name} + y"),
             Query::Aggregate(name) => format!("{name}[x] + y"),
             Query::Computed(limit, t) => {
                 let (params, body) = limit.rql(*t);
@@ -355,6 +359,8 @@ impl Query {
                         "A WHERE {ix} = ?1",
                     ),
                     "a_count" => ("count(*)".to_string(), "A WHERE {ix} = ?1"),
+                    "a_all" => ("count(*)".to_string(), "A WHERE ?1 = ?1"),
+                    "b_all" => ("coalesce(sum(w), 0)".to_string(), "B WHERE ?1 = ?1"),
                     _ => (
                         format!("coalesce(sum(c{}), 0)", shape.columns - 1),
                         "A WHERE {ix} = ?1",
@@ -469,7 +475,9 @@ fn query() -> impl Strategy<Value = Query> {
             Just("a_count"),
             Just("a_total"),
             Just("b_max"),
-            Just("a_least")
+            Just("a_least"),
+            Just("a_all"),
+            Just("b_all")
         ]
         .prop_map(Query::Aggregate),
         (
@@ -845,6 +853,9 @@ fn every_query_form_on(backend: On) {
             (Query::Aggregate("b_max"), 7, 0),
             (Query::Aggregate("a_least"), 1, 0),
             (Query::Aggregate("a_least"), 0, 1),
+            // Whole-table aggregates, after every write form above.
+            (Query::Aggregate("a_all"), 0, 0),
+            (Query::Aggregate("b_all"), 0, -1),
             // Limits only the rules over value ranges bound: `y` above,
             // below and inside `t`, negative, and a skip by a product.
             (Query::Computed(Limit::Narrowed, 2), 1, 7),
@@ -860,7 +871,7 @@ fn every_query_form_on(backend: On) {
         identity: identity::every_form(),
     };
     let compared = Compared {
-        queries: 33,
+        queries: 35,
         writes_committed: 19,
         writes_refused: 5,
         identity_committed: 10,

@@ -62,6 +62,8 @@ const QUERIES: &[(&str, &str)] = &[
         "b_count[x] * 1000 + b_weight[x] + a_count[y]",
     ),
     ("q_extremes", "{ top: b_top[x], low: a_low[y] }"),
+    // Whole-table aggregates: one key each, written by every write.
+    ("q_whole", "{ rows: a_all, weight: b_all, x: x }"),
     // Batched: each element's reads are read ahead in one batch, and a
     // subscription listens to every key read so.
     (
@@ -89,6 +91,8 @@ fn program(variant: usize) -> String {
          aggregate a_count = count(A) by c0\n\
          aggregate b_top = max(B.w) by a\n\
          aggregate a_low = min(A.c1) by c0\n\
+         aggregate a_all = count(A)\n\
+         aggregate b_all = sum(B.w)\n\
          mutation add_a(id: Int, c0: Int, c1: Int) = insert A {{ id, c0, c1 }}\n\
          mutation add_b(a: Int, n: Int, w: Int) = insert B {{ a, n, w }}\n\
          mutation move_a(ids: [Int; <= 6], x: Int) =\n\

@@ -411,7 +411,7 @@ impl<'p> Checker<'p> {
                 _ => self.check_call(stage.span, stage, Some(input), &[]),
             },
             ExprKind::Index(base, args) => match self.aggregate_named(base) {
-                Some(name) => self.check_aggregate_read(expr, &name, args),
+                Some(name) => self.check_aggregate_read(expr.span, &name, args),
                 None => self.check_access(expr, base, args),
             },
             // Passed straight to a combinator or a function parameter, a

@@ -145,6 +145,11 @@ impl Printer<'_> {
         let ops = |items: &'n [Node]| items.iter().filter(|n| has_operator(n)).collect::<Vec<_>>();
         match &node.op {
             Op::Get { table, key } => (format!("Get {table} key=[{}]", list(key, &e)), ops(key)),
+            // A whole table's (no `by`) has no group to show.
+            Op::Aggregate { aggregate, key } if key.is_empty() => (
+                format!("Aggregate {}", describe_aggregate(self.schema, aggregate)),
+                Vec::new(),
+            ),
             Op::Aggregate { aggregate, key } => (
                 format!(
                     "Aggregate {} [{}]",
@@ -498,6 +503,9 @@ fn describe_aggregate(schema: &Schema, name: &str) -> String {
         Some(c) => format!("{}.{}", table.name, table.columns[c].name),
         None => table.name.clone(),
     };
+    if by.is_empty() {
+        return format!("{name} = {}({over})", aggregate.kind.name());
+    }
     format!(
         "{name} = {}({over}) by {}",
         aggregate.kind.name(),
