@@ -131,7 +131,7 @@ impl Database {
 
     /// Installs a program that drops tables, indexes, bounds or `max`es the
     /// database's schema declares, each named in `drops` as E0519's help
-    /// names it: `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`, `aggregate:name`, `length:T.column`.
+    /// names it: `table:T`, `index:T.name`, `bound:T(a, b)`, `max:T`, `aggregate:name`, `length:T.column`; and renames or drops columns named `rename:T.old=new` and `drop:T.column` (a drop is refused, E0528, while an index, bound, aggregate, reference or the key uses the column).
     pub fn install_dropping(
         &mut self,
         program: CompiledProgram,

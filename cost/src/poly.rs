@@ -28,6 +28,13 @@ impl Serialize for Monomial {
     }
 }
 
+/// Above this many products of terms, a product reads its operands'
+/// bounded variables at their maxima first ([`Poly::times`]).
+const PRODUCT_WORK: usize = 1 << 12;
+
+/// The most products of terms a product makes with what is left.
+const LARGEST_PRODUCT: usize = 1 << 16;
+
 /// A formula's terms: most formulas have one, kept inline.
 type Terms = SmallVec<[(Monomial, u64); 1]>;
 
@@ -183,7 +190,56 @@ impl Poly {
     }
 
     /// The product (coefficients saturate, above [`crate::CEILING`]).
+    ///
+    /// A product of many terms by many first reads each operand's bounded
+    /// variables at their maxima (no smaller anywhere, every coefficient
+    /// and variable being non-negative): `x₂ = x₁·x₁` of a sum of 8 bounded
+    /// parameters, squared again and again, would otherwise hold C(2^k + 7,
+    /// 7) terms after k squarings and take minutes, then hours, to check
+    /// (adversary finding). When what is left is still too large — many
+    /// unbounded variables — the product is an unbounded variable, which
+    /// no bound accepts: the program is refused, never checked for ever.
     pub fn times(&self, other: &Poly) -> Poly {
+        if self.0.len() * other.0.len() <= PRODUCT_WORK {
+            return self.times_terms(other);
+        }
+        let (a, b) = (self.bounded_at_maxima(), other.bounded_at_maxima());
+        if a.0.len() * b.0.len() <= LARGEST_PRODUCT {
+            return a.times_terms(&b);
+        }
+        Poly::unbounded("a product of more than 65536 terms")
+    }
+
+    /// The polynomial with each variable that has a maximum replaced by
+    /// it: no smaller anywhere, with only the unbounded variables left.
+    pub fn bounded_at_maxima(&self) -> Poly {
+        let mut terms = Terms::new();
+        for (monomial, coefficient) in &self.0 {
+            let mut coefficient = *coefficient;
+            let mut kept = SmallVec::new();
+            for &(var, exponent) in &monomial.0 {
+                match Var::max(&var) {
+                    Some(max) => {
+                        for _ in 0..exponent {
+                            coefficient = coefficient.saturating_mul(max);
+                        }
+                    }
+                    None => kept.push((var, exponent)),
+                }
+            }
+            if coefficient != 0 {
+                add_term(
+                    &mut terms,
+                    &Monomial(kept),
+                    coefficient,
+                    u64::saturating_add,
+                );
+            }
+        }
+        Poly(terms)
+    }
+
+    fn times_terms(&self, other: &Poly) -> Poly {
         let mut terms = Terms::new();
         for (a, ca) in &self.0 {
             for (b, cb) in &other.0 {
@@ -381,6 +437,35 @@ impl fmt::Display for Poly {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sum of `n` parameters, each at most `max` (`None`: unbounded).
+    fn sum_of(n: usize, max: Option<u64>) -> Poly {
+        (0..n).fold(Poly::zero(), |sum, i| {
+            sum.plus(&Poly::var(Var::param(&format!("p{i}"), max)))
+        })
+    }
+
+    #[test]
+    fn squaring_a_sum_again_and_again_stays_small_and_exact_at_the_maxima() {
+        let mut x = sum_of(8, Some(9));
+        for _ in 0..8 {
+            let before = x.max_value().unwrap();
+            x = x.times(&x);
+            assert!(x.terms().count() <= 6435, "{} terms", x.terms().count());
+            assert_eq!(x.max_value(), Some(before.saturating_mul(before)));
+        }
+    }
+
+    #[test]
+    fn a_product_of_many_unbounded_terms_is_unbounded_not_computed() {
+        let mut x = sum_of(8, None);
+        for _ in 0..4 {
+            x = x.times(&x);
+        }
+        assert!(x.terms().count() <= 6435, "{} terms", x.terms().count());
+        assert!(!x.unbounded_params().is_empty());
+        assert_eq!(x.max_value(), None);
+    }
 
     fn fanout() -> Var {
         Var::new(VarKind::Fanout {

@@ -133,6 +133,7 @@ pub fn install(
     program: &CompiledProgram,
     drops: &[String],
 ) -> Result<Installation> {
+    crate::column_changes::check(drops)?;
     let schema = serde_json::to_vec(&program.schema).map_err(RuntimeError::store)?;
     let encoded = plan_format::encode(program)?;
     // The same program again writes nothing — read first, outside a write
@@ -288,7 +289,16 @@ fn stored_shape(column: &rqc_plan::Column) -> (&str, &rqc_plan::ColumnType, &Opt
     (&column.name, &column.ty, &column.references)
 }
 
-fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema, drops: &[String]) -> Result<()> {
+fn migrate(
+    session: &mut Session<'_>,
+    stored: &Schema,
+    new: &Schema,
+    drops: &[String],
+) -> Result<()> {
+    // Renamed and dropped columns first: the rest compares the program
+    // with the installed schema as the program names its columns.
+    let (reshaped, layouts) = crate::column_changes::reshaped(stored, new, drops)?;
+    let old = &reshaped;
     let unasked: Vec<String> = dropped(old, new)
         .into_iter()
         .filter(|d| !drops.contains(d))
@@ -321,9 +331,13 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema, drops: &[Strin
                 .zip(&table.columns)
                 .all(|(a, b)| stored_shape(a) == stored_shape(b));
         if !kept || before.key != table.key {
+            let why = match crate::column_changes::suggested_flag(before, table) {
+                Some(flag) => format!("to rename or drop a column, install with {flag}; columns may otherwise only be added, at the end (optional, or with a default)"),
+                None => "columns may only be added, at the end (optional, or with a default), renamed or dropped (`--migrate 'rename:T.old=new'`, `--migrate 'drop:T.column'`); add a new table for other changes".to_string(),
+            };
             return Err(refuse(
                 format!("the columns or the key of `{}` changed", table.name),
-                "columns may only be added, at the end (optional, or with a default); add a new table for other changes",
+                &why,
             ));
         }
         let added = &table.columns[before.columns.len()..];
@@ -356,9 +370,16 @@ fn migrate(session: &mut Session<'_>, old: &Schema, new: &Schema, drops: &[Strin
                 "declare it optional without a default: stored rows then reference nothing",
             ));
         }
-        let mut rows = all_rows(session, before)?;
+        let layout = layouts.iter().find(|(name, _)| *name == table.name);
+        let mut rows = match (layout, stored.table(&table.name)) {
+            (Some((_, layout)), Some(as_stored)) => all_rows(session, as_stored)?
+                .iter()
+                .map(|row| crate::column_changes::reshape_row(row, layout))
+                .collect(),
+            _ => all_rows(session, before)?,
+        };
         check_length_bounds(before, table, &rows)?;
-        let rewritten = !added.is_empty();
+        let rewritten = !added.is_empty() || layout.is_some();
         if rewritten {
             let tree = session.tree(&table_tree(&table.name));
             for row in &mut rows {

@@ -352,13 +352,16 @@ impl Engine {
             // LMDB tree another process created meanwhile).
             let (mut output, attempts) = retrying(|| {
                 let mut session = Session::read(store)?;
+                self.same_schema(session.reads())?;
                 Ok(evaluate_in(bound, accesses, entry, args, &mut session, !commit, None)?.0)
-            })?;
+            })
+            .map_err(|e| self.explained(e))?;
             output.attempts = attempts;
             return Ok(output);
         }
         if commit && store.groups_commits() {
-            let (mut output, attempts) = retrying(|| self.grouped(bound, accesses, entry, args))?;
+            let (mut output, attempts) = retrying(|| self.grouped(bound, accesses, entry, args))
+                .map_err(|e| self.explained(e))?;
             output.attempts = attempts;
             return Ok(output);
         }
@@ -366,6 +369,7 @@ impl Engine {
         // run again from scratch when its commit conflicts.
         let (mut output, attempts) = retrying(|| {
             let session = self.write_session()?;
+            self.same_schema(session.reads())?;
             let (mut output, mut session) =
                 evaluate(bound, accesses, entry, args, session, !commit)?;
             if commit {
@@ -373,9 +377,48 @@ impl Engine {
                 session.commit()?;
             }
             Ok(output)
-        })?;
+        })
+        .map_err(|e| self.explained(e))?;
         output.attempts = attempts;
         Ok(output)
+    }
+
+    /// Refuses a run on a local store whose catalog holds another schema
+    /// than this handle's program was installed or opened at (E0550): its
+    /// plans were proved for the schema it held then. One read of a
+    /// memory-mapped page, outside the run's counted work; on a remote
+    /// store (a request limit: etcd) it would be a round trip the bound
+    /// does not print, so there [`Engine::explained`] checks after a run
+    /// that went past its bound, and a mutation's commit compares the
+    /// generation (spec/live.md, "Installs").
+    fn same_schema(&self, txn: &dyn crate::store::ReadTxn) -> Result<()> {
+        let installed = self.bound_program()?;
+        if self.store.request_limit().is_some() {
+            return Ok(());
+        }
+        if catalog::generation(txn, installed.catalog)? != installed.generation {
+            return Err(RuntimeError::stale_schema_read());
+        }
+        Ok(())
+    }
+
+    /// A run that went past its bound (E0599) in a handle whose schema
+    /// another process changed since is a stale handle, not a bug: E0550.
+    fn explained(&self, error: RuntimeError) -> RuntimeError {
+        if error.code != "E0599" {
+            return error;
+        }
+        let Ok(installed) = self.bound_program() else {
+            return error;
+        };
+        let now = self
+            .store
+            .begin_read()
+            .and_then(|txn| catalog::generation(txn.as_ref(), installed.catalog));
+        match now {
+            Ok(now) if now != installed.generation => RuntimeError::stale_schema_read(),
+            _ => error,
+        }
     }
 
     /// One attempt of a mutation in a commit shared with the mutations
@@ -391,6 +434,7 @@ impl Engine {
     ) -> Result<Output> {
         let mut work = mutation(|txn| {
             let session = self.write_session_in(txn);
+            self.same_schema(session.reads())?;
             let (mut output, mut session) = evaluate(bound, accesses, entry, args, session, false)?;
             committing(&entry.name, &mut output, &mut session)?;
             session.commit()?;

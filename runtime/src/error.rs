@@ -122,6 +122,17 @@ impl RuntimeError {
         )
     }
 
+    /// E0550 for a run's reads: the schema changed under this handle, so
+    /// its plans may read what the new schema no longer bounds or keeps (a
+    /// loosened `bound`, a dropped index); the run answers nothing.
+    pub fn stale_schema_read() -> RuntimeError {
+        RuntimeError::new(
+            "E0550",
+            "another process installed a program with another schema in this database since this one was opened: this handle's plans were proved for the schema it held then, so the run stopped and answers nothing",
+            "open the database again (or install the program again) so that runs are planned for the schema it now holds",
+        )
+    }
+
     /// Whether the store failed (not the data or the program): such an
     /// error stops a run or a load whole, whatever row it met.
     pub fn is_store_failure(&self) -> bool {

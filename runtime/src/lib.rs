@@ -11,6 +11,7 @@ mod batch;
 mod batched_load;
 pub mod bound;
 pub mod catalog;
+mod column_changes;
 mod combinators;
 mod commit_limit;
 pub use commit_limit::widened;

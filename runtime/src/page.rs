@@ -225,9 +225,41 @@ impl crate::engine::Engine {
     /// The page after the one `token` ended: the same query, arguments
     /// and bound, from the entry after that page's last.
     pub fn next_page(&self, entry: &Entry, token: &str) -> Result<Page> {
-        pageable_scan(entry)?;
+        let scan = pageable_scan(entry)?;
         let (args, after) = decode_token(entry, token)?;
+        self.canonical_position(entry, scan, &after)?;
         self.page(entry, &args, Some(after))
+    }
+
+    /// A token's position is a key this rqc wrote: one holding a `Float`
+    /// `-0.0` (the same value as `0.0`, spec/types.md "Value identity",
+    /// but other bytes, so another place in the order) was never written
+    /// by a page, and would start the next page at a place no value has.
+    fn canonical_position(&self, entry: &Entry, scan: u32, after: &[u8]) -> Result<()> {
+        let mut descending: &[bool] = &[];
+        let schema = &self.installed()?.schema;
+        entry.root.walk(&mut |node| {
+            if let Op::Scan {
+                table,
+                index: Some(index),
+                ..
+            } = &node.op
+            {
+                if node.id == scan {
+                    if let Some(index) = schema.table(table).and_then(|t| t.index(index)) {
+                        descending = &index.descending;
+                    }
+                }
+            }
+        });
+        if crate::encoding::key::key_holds_minus_zero(after, descending) {
+            return Err(RuntimeError::new(
+                "E0533",
+                "the page token is damaged: its position holds -0.0, which no stored key holds",
+                "pass the token exactly as the previous page gave it, or start again from the first page",
+            ));
+        }
+        Ok(())
     }
 
     /// The arguments of the first page `token` continues from, the token

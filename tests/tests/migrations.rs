@@ -244,3 +244,147 @@ fn db_add(id: i64, author: i64, tag: &str) -> impl Fn(&Database) -> Result<rqc::
     let tag = tag.to_string();
     move |db| db.run("add", &[id.into(), author.into(), tag.as_str().into()])
 }
+
+/// Posts with a column in the middle the next programs rename or drop,
+/// and an index after it, whose positions a drop moves.
+const WIDE: &str = "table Post { id: Int key  author: Int  legacy: String? <= 20  tag: String <= 20  index by_tag (tag) }
+mutation add(id: Int, author: Int, tag: String) = insert Post { id, author, legacy: \"old\", tag }
+query post(id: Int) = Post[id]
+query tagged(t: String) = Post.by_tag[t] |> take(10)";
+
+fn wide(backend: Backend, dir: &std::path::Path) -> Database {
+    let db = Database::open_with(
+        dir,
+        OpenOptions {
+            backend: Some(backend),
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap();
+    stocked_wide(db)
+}
+
+fn stocked_wide(mut db: Database) -> Database {
+    db.install_source("app.rq", WIDE).unwrap();
+    for (id, tag) in [(1, "a"), (2, "b"), (3, "a")] {
+        db.run("add", &[id.into(), 7.into(), tag.into()]).unwrap();
+    }
+    db
+}
+
+fn compiled(source: &str) -> rqc_plan::CompiledProgram {
+    rqc_tests::accepted(source)
+}
+
+fn flags(names: &[&str]) -> Vec<String> {
+    names.iter().map(|n| n.to_string()).collect()
+}
+
+#[test]
+fn a_column_is_renamed_and_another_dropped_on_every_store() {
+    for backend in Backend::ALL {
+        let dir = tempfile::tempdir().unwrap();
+        rename_and_drop(wide(backend, dir.path()), &format!("{backend:?}"));
+    }
+    let url = rqc_tests::etcd::fresh_url();
+    rename_and_drop(stocked_wide(Database::connect(&url).unwrap()), "etcd");
+}
+
+fn rename_and_drop(mut db: Database, backend: &str) {
+    {
+        // Renamed: refused until the flag names it, with the flag in the help.
+        let renamed = "table Post { id: Int key  author: Int  legacy: String? <= 20  label: String <= 20  index by_tag (label) }
+mutation add(id: Int, author: Int, tag: String) = insert Post { id, author, legacy: \"old\", label: tag }
+query post(id: Int) = Post[id]
+query tagged(t: String) = Post.by_tag[t] |> take(10)";
+        let message = refusal(db.install_source("app.rq", renamed));
+        assert!(
+            message.contains("--migrate 'rename:Post.tag=label'"),
+            "{backend:?}: {message}"
+        );
+        db.install_dropping(compiled(renamed), &flags(&["rename:Post.tag=label"]))
+            .unwrap();
+        let row = db.run("post", &[1.into()]).unwrap().rows()[0].clone();
+        assert_eq!(row.field("label"), Some(&Value::from("a")), "{backend:?}");
+        assert_eq!(row.field("tag"), None);
+        assert_eq!(db.run("tagged", &["a".into()]).unwrap().rows().len(), 2);
+        assert_sound(&db);
+        // The same flag again changes nothing (the column has its name).
+        db.install_dropping(compiled(renamed), &flags(&["rename:Post.tag=label"]))
+            .unwrap();
+        // Dropped: `legacy`, before `label`, whose positions move down.
+        let dropped = renamed
+            .replace("legacy: String? <= 20  ", "")
+            .replace("legacy: \\\"old\\\", ", "")
+            .replace("legacy: \"old\", ", "");
+        let message = refusal(db.install_source("app.rq", &dropped));
+        assert!(
+            message.contains("--migrate 'drop:Post.legacy'"),
+            "{backend:?}: {message}"
+        );
+        db.install_dropping(compiled(&dropped), &flags(&["drop:Post.legacy"]))
+            .unwrap();
+        let row = db.run("post", &[3.into()]).unwrap().rows()[0].clone();
+        assert_eq!(row.field("legacy"), None, "{backend:?}");
+        assert_eq!(row.field("label"), Some(&Value::from("a")));
+        assert_eq!(row.field("author"), Some(&Value::Int(7)));
+        let tagged = db.run("tagged", &["a".into()]).unwrap();
+        let ids: Vec<_> = tagged
+            .rows()
+            .iter()
+            .map(|r| r.field("id").cloned())
+            .collect();
+        assert_eq!(
+            ids,
+            [Some(Value::Int(1)), Some(Value::Int(3))],
+            "{backend:?}"
+        );
+        db.run("add", &[4.into(), 8.into(), "a".into()]).unwrap();
+        assert_eq!(db.run("tagged", &["a".into()]).unwrap().rows().len(), 3);
+        assert_sound(&db);
+    }
+}
+
+#[test]
+fn a_column_something_uses_is_not_dropped_and_a_bad_flag_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = wide(Backend::Lmdb, dir.path());
+    let without_tag = "table Post { id: Int key  author: Int  legacy: String? <= 20 }
+query post(id: Int) = Post[id]";
+    let message = refused_with(
+        "E0528",
+        db.install_dropping(
+            compiled(without_tag),
+            &flags(&["drop:Post.tag", "index:Post.by_tag"]),
+        ),
+    );
+    assert!(message.contains("index `Post.by_tag`"), "{message}");
+    for (flag, why) in [
+        ("rename:Post.tag", "rename:Table.old=new"),
+        ("drop:Post", "drop:Table.column"),
+    ] {
+        let message = refused_with(
+            "E0529",
+            db.install_dropping(compiled(WIDE), &flags(&[flag])),
+        );
+        assert!(message.contains(why), "{flag}: {message}");
+    }
+    // A rename to a name the program does not declare.
+    let renamed = WIDE
+        .replace(
+            "tag: String <= 20  index by_tag (tag)",
+            "label: String <= 20  index by_tag (label)",
+        )
+        .replace("\"old\", tag }", "\"old\", label: tag }");
+    let message = refused_with(
+        "E0529",
+        db.install_dropping(compiled(&renamed), &flags(&["rename:Post.tag=nope"])),
+    );
+    assert!(message.contains("no column `Post.nope`"), "{message}");
+    // Nothing changed.
+    assert_eq!(
+        db.run("post", &[1.into()]).unwrap().rows()[0].field("tag"),
+        Some(&Value::from("a"))
+    );
+    assert_sound(&db);
+}

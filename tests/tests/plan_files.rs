@@ -197,7 +197,9 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused() {
     assert_eq!(refused.code, "E0516");
     assert!(refused.message.contains("newer rqc"), "{}", refused.message);
     assert!(
-        refused.message.contains(&format!("plan format {}", version + 1)),
+        refused
+            .message
+            .contains(&format!("plan format {}", version + 1)),
         "{}",
         refused.message
     );

@@ -241,3 +241,48 @@ fn a_live_query_by_minus_zero_hears_writes_at_zero() {
         }
     });
 }
+
+/// A page token forged so that its position holds `-0.0` (the bytes of
+/// the same value as `0.0`, at another place in the order) is refused as
+/// damaged (E0533): no page ever wrote it, and the next page would start
+/// where no value is (adversary finding).
+#[test]
+fn a_page_token_whose_position_holds_minus_zero_is_refused() {
+    let mut db = Database::in_memory();
+    db.install_source("identity.rq", PROGRAM).unwrap();
+    for id in 1..=4 {
+        run(&db, "reading", &[id.into(), zero(), 0.into()]).unwrap();
+    }
+    let pages = db.prepare("page").unwrap();
+    let token = pages.run_page(&[zero(), 2.into()]).unwrap().token.unwrap();
+    // The position is `x` (tag 0x20, `0.0` in its ordered form) and the id.
+    let zero_at = "208000000000000000";
+    assert_eq!(token.matches(zero_at).count(), 1, "{token}");
+    let body = &token[..token.len() - 8].replace(zero_at, "207fffffffffffffff");
+    let bytes: Vec<u8> = (0..body.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&body[i..i + 2], 16).unwrap())
+        .collect();
+    let forged = format!("{body}{:08x}", crc32(&bytes));
+    let refused = pages.next_page(&forged).unwrap_err();
+    assert_eq!(refused.code(), "E0533", "{refused}");
+    // The token as written still reads the rest.
+    let rest = pages.next_page(&token).unwrap();
+    assert_eq!(rest.output.rows().len(), 2);
+}
+
+/// CRC-32 (IEEE), as the page token's check.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}

@@ -28,7 +28,8 @@ pub struct LoadArgs {
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = super::run::parse_wait)]
     wait: Duration,
     /// Let the program drop this table, index, bound or max of the
-    /// database's schema (see `rqc run --help`). Repeat for each.
+    /// database's schema, or rename or drop a column (see `rqc run
+    /// --help`). Repeat for each.
     #[arg(long, value_name = "WHAT")]
     migrate: Vec<String>,
     /// [PROGRAM]... TABLE FILE: the program whose schema the rows follow

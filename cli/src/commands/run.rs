@@ -98,7 +98,9 @@ pub struct RunArgs {
     plan: Option<PathBuf>,
     /// Let the program drop this table, index, bound or max of the
     /// database's schema, named as the refusal (E0519) names it:
-    /// `table:T`, `index:T.name`, `bound:T(a)`, `max:T`, `aggregate:name`, `length:T.column`. Repeat for each.
+    /// `table:T`, `index:T.name`, `bound:T(a)`, `max:T`, `aggregate:name`, `length:T.column`;
+    /// or rename or drop a column of a table that holds rows:
+    /// `rename:T.old=new`, `drop:T.column`. Repeat for each.
     #[arg(long, value_name = "WHAT")]
     migrate: Vec<String>,
     /// The query or mutation to run (`name` or `module.name`).

@@ -25,6 +25,7 @@ mod readme;
 mod records;
 mod repl;
 mod repl_terminal;
+mod stale_handle;
 mod threads;
 mod upgrade;
 mod watch;

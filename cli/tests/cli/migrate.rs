@@ -78,3 +78,66 @@ fn an_older_program_is_refused_until_migrate_names_the_drop() {
     let help = stdout(&rqc(&["run", "--help"]));
     assert!(help.contains("--migrate <WHAT>"), "{help}");
 }
+
+/// A column renamed, then dropped, through the CLI: refused with the flag
+/// to give, then applied with it, the stored rows reading the new shape.
+#[test]
+fn a_column_is_renamed_then_dropped_with_the_flags_the_refusals_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").display().to_string();
+    let v1 = write(dir.path(), "v1.rq", V1);
+    let renamed = write(
+        dir.path(),
+        "v2.rq",
+        &V1.replace("name: String", "title: String").replace(
+            "insert Item { id, name }",
+            "insert Item { id, title: name }",
+        ),
+    );
+    let dropped = write(
+        dir.path(),
+        "v3.rq",
+        "table Item { id: Int key }
+mutation add(id: Int, name: String) = insert Item { id }
+query item(id: Int) = Item[id]
+",
+    );
+    let run = |program: &str, extra: &[&str]| {
+        let mut args = vec!["run", "--db", &db, program, "item", "--arg", "id=1"];
+        args.extend_from_slice(extra);
+        rqc(&args)
+    };
+    let added = rqc(&[
+        "run",
+        "--db",
+        &db,
+        &v1,
+        "add",
+        "--arg",
+        "id=1",
+        "--arg",
+        "name=lamp",
+    ]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    let refused = run(&renamed, &[]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("--migrate 'rename:Item.name=title'"),
+        "{}",
+        stderr(&refused)
+    );
+    let read = run(&renamed, &["--migrate", "rename:Item.name=title"]);
+    assert!(read.status.success(), "{}", stderr(&read));
+    assert_eq!(stdout(&read).trim(), r#"{"id":1,"title":"lamp"}"#);
+    let refused = run(&dropped, &[]);
+    assert!(
+        stderr(&refused).contains("--migrate 'drop:Item.title'"),
+        "{}",
+        stderr(&refused)
+    );
+    let read = run(&dropped, &["--migrate", "drop:Item.title"]);
+    assert!(read.status.success(), "{}", stderr(&read));
+    assert_eq!(stdout(&read).trim(), r#"{"id":1}"#);
+    let verified = rqc(&["verify", "--db", &db]);
+    assert!(verified.status.success(), "{}", stderr(&verified));
+}

@@ -9,7 +9,11 @@ use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::{Cost, Var};
 use crate::span::Span;
-use crate::syntax::ast::{DefKind, Expr, ExprKind};
+use crate::syntax::ast::{DefKind, Expr, ExprKind, Ident, Stmt};
+
+/// The name `f(a)(b)` gives the function value `f(a)` returns: no program
+/// can write it (a name has no space).
+pub const CALLED_VALUE: &str = "the called value";
 use std::collections::BTreeMap;
 
 impl Checker<'_> {
@@ -96,14 +100,38 @@ impl Checker<'_> {
                     .push("call a function by name: `f(x)` or `x |> f()`; fields are read without parentheses".into());
                 Checked::error()
             }
-            _ => {
-                let help = match &callee.kind {
-                    ExprKind::Call(..) => format!(
-                        "to call the function a call returns, name it first: `let f = {}; f(…)`",
-                        crate::syntax::printer::print_expr(callee)
-                    ),
-                    _ => "call a function by name: `f(x)` or `x |> f()`".to_string(),
+            // `mk()(u)`: the function value a call returns, called as
+            // `{ let f = mk(); f(u) }` is, under a name no program can
+            // write (a name has no space), so it is checked as a
+            // function value in scope is: at its application.
+            ExprKind::Call(..) => {
+                let name = Ident {
+                    name: CALLED_VALUE.to_string(),
+                    span: callee.span,
                 };
+                let called = Expr {
+                    kind: ExprKind::Name(name.clone()),
+                    span: callee.span,
+                };
+                let call = Expr {
+                    kind: ExprKind::Call(Box::new(called), all.into_iter().cloned().collect()),
+                    span,
+                };
+                let block = Expr {
+                    kind: ExprKind::Block(
+                        vec![Stmt::Let {
+                            name,
+                            ty: None,
+                            value: callee.clone(),
+                        }],
+                        Box::new(call),
+                    ),
+                    span,
+                };
+                self.check(&block)
+            }
+            _ => {
+                let help = "call a function by name: `f(x)` or `x |> f()`".to_string();
                 self.error(
                     "E0412",
                     "this is not a function",

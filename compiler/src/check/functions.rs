@@ -291,7 +291,14 @@ impl Checker<'_> {
     /// what `expected` passes; each delayed lambda is checked with it. The
     /// answer has `expected`'s parameters and the value's result and cost.
     pub fn as_function(&mut self, value: &Ty, expected: &FnTy, span: Span, place: &str) -> FnTy {
-        let applied = self.apply(value, &expected.params, span, place);
+        let mut applied = self.apply(value, &expected.params, span, place);
+        // A curried result (`-> Int -> Int -> Int`): the lambda the
+        // application returns takes its parameters' types from the rest
+        // of the declaration, in turn.
+        if matches!(expected.ret, Ty::Fn(_)) && matches!(applied.ret, Ty::Fn(_) | Ty::Fns(_)) {
+            let callee = place.trim_matches('`');
+            applied.ret = self.resolve_functions(&applied.ret, &expected.ret, span, callee);
+        }
         if let Ty::Fn(func) = value {
             // The parameters were checked by `apply`; the result's shape here.
             if !expected.ret.accepts(&func.ret) {

@@ -56,11 +56,32 @@ impl Analysis {
             if module.is_prelude {
                 continue;
             }
-            if output.verdict.accepted {
+            // A lexical error inside the definition after which the
+            // lexer went on with a stand-in (a number too large read as
+            // 0) rejects it: no number is ever read as 0 (spec/types.md).
+            let broken = output.place.as_ref().and_then(|(file, span)| {
+                diagnostics.iter().find(|d| {
+                    crate::syntax::lexer::STAND_IN_CODES.contains(&d.code.as_str())
+                        && d.primary.file == *file
+                        && d.primary.span.start >= span.start
+                        && d.primary.span.end <= span.end
+                })
+            });
+            let verdict = match broken {
+                Some(d) => Arc::new(Verdict {
+                    accepted: false,
+                    cause: Some(format!("{}: {}", d.code, d.message)),
+                    ..(*output.verdict).clone()
+                }),
+                None => output.verdict,
+            };
+            if verdict.accepted {
                 entries.extend(output.entry);
+                plans.extend(output.plan);
+            } else if broken.is_none() {
+                plans.extend(output.plan);
             }
-            plans.extend(output.plan);
-            verdicts.push(output.verdict);
+            verdicts.push(verdict);
         }
         diagnostics.extend(listed.into_list());
         self.sort_diagnostics(&mut diagnostics);
@@ -87,6 +108,8 @@ struct DefOutput {
     entry: Option<Arc<CheckedEntry>>,
     plan: Option<Arc<rqc_plan::Entry>>,
     diagnostics: Option<DefDiagnostics>,
+    /// The definition's file and span.
+    place: Option<(String, crate::Span)>,
 }
 
 impl DefOutput {
@@ -94,21 +117,24 @@ impl DefOutput {
     fn of(db: &Database, key: DefKey<'_>) -> Option<DefOutput> {
         let result = check_def(db, key).as_ref()?;
         let plan = plan_of(db, key);
+        let workspace = Workspace::get(db);
+        let place = def_place(db, workspace, key);
         let diagnostics = if DefDiagnostics::any(result, plan) {
-            let workspace = Workspace::get(db);
-            def_place(db, workspace, key).map(|(file, span)| {
+            place.map(|(file, span)| {
                 let tables = &shape_details(db, workspace).table_decls;
                 DefDiagnostics::of(result, plan, key.name(db), file.name(db), span, tables)
             })
         } else {
             None
         };
+        let place = place.map(|(file, span)| (file.name(db).to_string(), span));
         Some(DefOutput {
             verdict: planned_verdict(result, plan),
             body: result.body.clone(),
             entry: result.entry.clone(),
             plan: plan.and_then(PlanResult::entry),
             diagnostics,
+            place,
         })
     }
 }

@@ -181,6 +181,11 @@ pub enum Token {
     RBrace,
 }
 
+/// The codes of the lexical errors after which the lexer goes on with a
+/// stand-in value (`0`, `0.0`, an empty or partly read string): a
+/// definition holding one is rejected, never checked with the stand-in.
+pub const STAND_IN_CODES: [&str; 5] = ["E0002", "E0003", "E0004", "E0005", "E0006"];
+
 /// A number literal, read by the one number parser every front end uses
 /// (`rqc_plan::number`), its codes as lexical errors.
 fn parse_number(text: &str, ty: NumberType) -> Result<rqc_plan::Value, LexError> {

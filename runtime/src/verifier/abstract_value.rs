@@ -9,7 +9,11 @@
 use super::bounds::Scope;
 use rqc_cost::{Cost, Interval, Poly};
 use rqc_plan::Node;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
+
+/// The joins of shared parts already made, by their pointers.
+type Joined<'p> = HashMap<(usize, usize), Abs<'p>>;
 
 /// An abstract value (see the module's comment).
 #[derive(Clone)]
@@ -160,12 +164,39 @@ impl<'p> Abs<'p> {
     /// Whether the value is data all through: no stream and no function
     /// in it (what a comparison, a key or a write reads whole).
     pub fn is_data(&self) -> bool {
+        !self.holds(&mut HashSet::new(), &|part| {
+            matches!(part, Abs::Stream(_) | Abs::Fns(_))
+        })
+    }
+
+    /// Whether `found` holds of the value or any part of it, each shared
+    /// part (a literal's or a record's, by its pointer) visited once: `let
+    /// a_i = {p: a_{i-1}, q: a_{i-1}}` n levels deep holds 2^n parts and
+    /// n distinct ones, and the verifier runs in time linear in the plan.
+    pub fn holds(&self, seen: &mut HashSet<usize>, found: &dyn Fn(&Abs<'p>) -> bool) -> bool {
+        if found(self) {
+            return true;
+        }
+        if let Some(shared) = self.shared() {
+            if !seen.insert(shared) {
+                return false;
+            }
+        }
         match self {
-            Abs::Stream(_) | Abs::Fns(_) => false,
-            Abs::Opt(inner) | Abs::List(inner, _) => inner.is_data(),
-            Abs::Literal(items) => items.iter().all(Abs::is_data),
-            Abs::Record(record) => record.fields.iter().all(|(_, v)| v.is_data()),
-            Abs::Nothing | Abs::Null | Abs::Scalar(_) => true,
+            Abs::Opt(inner) | Abs::List(inner, _) => inner.holds(seen, found),
+            Abs::Literal(items) => items.iter().any(|item| item.holds(seen, found)),
+            Abs::Record(record) => record.fields.iter().any(|(_, v)| v.holds(seen, found)),
+            Abs::Stream(stream) => stream.element.holds(seen, found),
+            Abs::Nothing | Abs::Null | Abs::Scalar(_) | Abs::Fns(_) => false,
+        }
+    }
+
+    /// The pointer of a shared part (a literal's items, a record's fields).
+    fn shared(&self) -> Option<usize> {
+        match self {
+            Abs::Literal(items) => Some(Rc::as_ptr(items) as usize),
+            Abs::Record(record) => Some(Rc::as_ptr(record) as usize),
+            _ => None,
         }
     }
 
@@ -210,17 +241,26 @@ impl<'p> Abs<'p> {
 
     /// A list literal as a list: its elements joined.
     pub fn as_list(&self) -> Result<Abs<'p>, Clash> {
+        self.as_list_in(&mut Joined::new())
+    }
+
+    /// `as_list`, each shared literal read as a list once (kept in
+    /// `joined` under its pointer and 0, which no pointer is).
+    fn as_list_in(&self, joined: &mut Joined<'p>) -> Result<Abs<'p>, Clash> {
         let Abs::Literal(items) = self else {
             return Ok(self.clone());
         };
+        let key = (Rc::as_ptr(items) as usize, 0);
+        if let Some(done) = joined.get(&key) {
+            return Ok(done.clone());
+        }
         let mut element = Abs::Nothing;
         for item in items.iter() {
-            element = element.join(item)?;
+            element = element.join_in(item, joined)?;
         }
-        Ok(Abs::List(
-            Box::new(element),
-            Poly::constant(items.len() as u64),
-        ))
+        let list = Abs::List(Box::new(element), Poly::constant(items.len() as u64));
+        joined.insert(key, list.clone());
+        Ok(list)
     }
 
     /// The elements of the lists (or options) a list holds, and their most
@@ -242,28 +282,55 @@ impl<'p> Abs<'p> {
 
     /// `self` or `other` (see the module's comment).
     pub fn join(&self, other: &Abs<'p>) -> Result<Abs<'p>, Clash> {
+        self.join_in(other, &mut Joined::new())
+    }
+
+    /// `join`, each pair of shared parts joined once (see [`Abs::holds`]):
+    /// a part joined with itself is itself, and a pair met again is
+    /// answered from `joined`.
+    fn join_in(&self, other: &Abs<'p>, joined: &mut Joined<'p>) -> Result<Abs<'p>, Clash> {
+        let pair = self.shared().zip(other.shared());
+        if let Some((a, b)) = pair {
+            if a == b && matches!(self, Abs::Record(_)) {
+                return Ok(self.clone());
+            }
+            if let Some(done) = joined.get(&(a, b)) {
+                return Ok(done.clone());
+            }
+        }
+        let result = self.join_parts(other, joined)?;
+        if let Some(pair) = pair {
+            joined.insert(pair, result.clone());
+        }
+        Ok(result)
+    }
+
+    fn join_parts(&self, other: &Abs<'p>, joined: &mut Joined<'p>) -> Result<Abs<'p>, Clash> {
         if matches!(self, Abs::Literal(_)) || matches!(other, Abs::Literal(_)) {
-            return self.as_list()?.join(&other.as_list()?);
+            let (a, b) = (self.as_list_in(joined)?, other.as_list_in(joined)?);
+            return a.join_in(&b, joined);
         }
         Ok(match (self, other) {
             (Abs::Nothing, x) | (x, Abs::Nothing) => x.clone(),
             (Abs::Null, Abs::Null) => Abs::Null,
             (Abs::Null, Abs::Opt(x)) | (Abs::Opt(x), Abs::Null) => Abs::Opt(x.clone()),
             (Abs::Null, x) | (x, Abs::Null) => Abs::Opt(Box::new(x.clone())),
-            (Abs::Opt(a), Abs::Opt(b)) => Abs::Opt(Box::new(a.join(b)?)),
+            (Abs::Opt(a), Abs::Opt(b)) => Abs::Opt(Box::new(a.join_in(b, joined)?)),
             // Read as lists (a union's sides, flattened): an option is a
             // list of at most one.
             (Abs::Opt(a), Abs::List(b, n)) | (Abs::List(b, n), Abs::Opt(a))
                 if !matches!(**a, Abs::List(..)) =>
             {
-                Abs::List(Box::new(a.join(b)?), n.max(&Poly::constant(1)))
+                Abs::List(Box::new(a.join_in(b, joined)?), n.max(&Poly::constant(1)))
             }
-            (Abs::Opt(a), b) | (b, Abs::Opt(a)) => Abs::Opt(Box::new(a.join(b)?)),
+            (Abs::Opt(a), b) | (b, Abs::Opt(a)) => Abs::Opt(Box::new(a.join_in(b, joined)?)),
             (Abs::Scalar(a), Abs::Scalar(b)) if a.kind == b.kind => {
                 Abs::scalar(a.kind, a.int.join(&b.int), a.chars.max(&b.chars))
             }
             (Abs::Scalar(a), Abs::Scalar(b)) => return Err(Clash(a.kind.name(), b.kind.name())),
-            (Abs::List(a, n), Abs::List(b, m)) => Abs::List(Box::new(a.join(b)?), n.max(m)),
+            (Abs::List(a, n), Abs::List(b, m)) => {
+                Abs::List(Box::new(a.join_in(b, joined)?), n.max(m))
+            }
             (Abs::Record(a), Abs::Record(b)) => {
                 if a.fields.len() != b.fields.len() {
                     return Err(Clash("a record", "a record of other fields"));
@@ -273,13 +340,13 @@ impl<'p> Abs<'p> {
                     let Some((_, theirs)) = b.fields.iter().find(|(n, _)| n == name) else {
                         return Err(Clash("a record", "a record of other fields"));
                     };
-                    fields.push((name.clone(), value.join(theirs)?));
+                    fields.push((name.clone(), value.join_in(theirs, joined)?));
                 }
                 let table = a.table.filter(|t| b.table == Some(*t));
                 Abs::Record(Rc::new(RecordAbs { fields, table }))
             }
             (Abs::Stream(a), Abs::Stream(b)) => Abs::Stream(Rc::new(StreamAbs {
-                element: a.element.join(&b.element)?,
+                element: a.element.join_in(&b.element, joined)?,
                 open: a.open.max(&b.open),
                 each: a.each.max(&b.each),
                 skipped: a.skipped || b.skipped,

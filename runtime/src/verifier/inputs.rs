@@ -93,11 +93,7 @@ pub(super) fn row<'p>(schema: &Schema, t: usize) -> Abs<'p> {
 
 /// Whether a stream is anywhere in the value.
 pub(super) fn contains_stream(value: &Abs<'_>) -> bool {
-    match value {
-        Abs::Stream(_) => true,
-        Abs::Opt(inner) | Abs::List(inner, _) => contains_stream(inner),
-        Abs::Literal(items) => items.iter().any(contains_stream),
-        Abs::Record(record) => record.fields.iter().any(|(_, v)| contains_stream(v)),
-        _ => false,
-    }
+    value.holds(&mut std::collections::HashSet::new(), &|part| {
+        matches!(part, Abs::Stream(_))
+    })
 }

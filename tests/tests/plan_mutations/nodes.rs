@@ -550,14 +550,13 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
             changes,
             row,
         } => {
-            let update = |table: &String, changes: Vec<(String, Node)>, row: Option<String>| {
-                Op::Update {
+            let update =
+                |table: &String, changes: Vec<(String, Node)>, row: Option<String>| Op::Update {
                     table: table.clone(),
                     target: target.clone(),
                     changes,
                     row,
-                }
-            };
+                };
             for column in [
                 "id", "author", "at", "title", "handle", "score", "nope", "a\0",
             ] {

@@ -1,0 +1,142 @@
+//! A long-lived handle (a REPL session) after another process installs a program of another schema: its plans were proved for the schema it opened with, so a run refuses with E0550 — never E0599's "a bug in rqc", never an answer read through an index that is gone (adversary finding, issue 33 §2).
+
+use super::{rqc, stderr, write};
+use std::io::{BufRead, Write};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+/// `T` with `bound grp <= {bound}` over index `by_grp`, or neither.
+fn program(bound: u64, index: bool) -> String {
+    // A bound is over an index: without the index, no bound.
+    let index = if index {
+        format!("index by_grp (grp)\n  bound grp <= {bound}")
+    } else {
+        String::new()
+    };
+    format!(
+        "module l
+table T {{
+  id: Int key
+  grp: Int
+  {index}
+}}
+mutation add(id: Int, g: Int) = insert T {{ id: id, grp: g }}
+query c(g: Int) = T |> take(9) |> count()
+"
+    )
+}
+
+/// A REPL on `db` with `source`, its stdout and stderr lines as they come.
+struct Session {
+    child: std::process::Child,
+    keys: std::process::ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Session {
+    fn start(db: &str, source: &str) -> Session {
+        let mut child = super::rqc_command(&["repl", "--db", db, source])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let keys = child.stdin.take().unwrap();
+        let (sent, lines) = channel();
+        let out = child.stdout.take().unwrap();
+        let err = child.stderr.take().unwrap();
+        let again = sent.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(out).lines() {
+                let _ = sent.send(line.unwrap());
+            }
+        });
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(err).lines() {
+                let _ = again.send(line.unwrap());
+            }
+        });
+        Session { child, keys, lines }
+    }
+
+    /// Types `line` and returns the first line of output that holds
+    /// `wanted` (earlier ones are the banner and prompts).
+    fn answer(&mut self, line: &str, wanted: &[&str]) -> String {
+        self.keys.write_all(format!("{line}\n").as_bytes()).unwrap();
+        self.keys.flush().unwrap();
+        loop {
+            let got = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no answer to {line}"));
+            // The banner, and each run's figures (`1 row · seeks 1 …`).
+            let banner = ["loaded ", "rqc ", "created "]
+                .iter()
+                .any(|b| got.starts_with(b))
+                || got.contains(" · seeks ");
+            if !banner && wanted.iter().any(|w| got.contains(w)) {
+                return got;
+            }
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.keys.write_all(b":quit\n");
+        let _ = self.child.wait();
+    }
+}
+
+fn add(db: &str, source: &str, id: i64, extra: &[&str]) {
+    let id = format!("id={id}");
+    let mut args = vec![
+        "run", "--db", db, source, "add", "--arg", &id, "--arg", "g=1",
+    ];
+    args.extend_from_slice(extra);
+    let out = rqc(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn a_loosened_bound_stops_the_old_handles_runs_with_e0550() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").display().to_string();
+    let a = write(dir.path(), "a.rq", &program(3, true));
+    let b = write(dir.path(), "b.rq", &program(100, true));
+    for id in 1..=3 {
+        add(&db, &a, id, &[]);
+    }
+    let mut session = Session::start(&db, &a);
+    let read = session.answer("T.by_grp[1] |> count()", &["3", "E0"]);
+    assert_eq!(read.trim(), "3");
+    // Another process: the bound loosened to 100, and a fourth row.
+    add(&db, &b, 4, &[]);
+    for line in ["T.by_grp[1]", "T.by_grp[1] |> count()", "c(1)"] {
+        let refused = session.answer(line, &["E0", "[", "4"]);
+        assert!(refused.contains("E0550"), "{line}: {refused}");
+    }
+    // Mutations too, before they read.
+    let refused = session.answer("add(5, 2)", &["E0", "1"]);
+    assert!(refused.contains("E0550"), "{refused}");
+}
+
+#[test]
+fn a_dropped_index_is_never_read_as_empty_by_the_old_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").display().to_string();
+    let a = write(dir.path(), "a.rq", &program(3, true));
+    let b = write(dir.path(), "b.rq", &program(3, false));
+    add(&db, &a, 1, &[]);
+    let mut session = Session::start(&db, &a);
+    let read = session.answer("T.by_grp[1] |> count()", &["1", "E0"]);
+    assert_eq!(read.trim(), "1");
+    add(
+        &db,
+        &b,
+        2,
+        &["--migrate", "index:T.by_grp", "--migrate", "bound:T(grp)"],
+    );
+    let refused = session.answer("T.by_grp[1] |> count()", &["E0", "0", "1", "2"]);
+    assert!(refused.contains("E0550"), "{refused}");
+}
