@@ -71,11 +71,16 @@ fn table_source(table: &TableSchema) -> String {
             Some(c) => format!("{}.{}", table.name, table.columns[c].name),
             None => table.name.clone(),
         };
+        // A whole table's (no `by`) is written without one.
+        let group = if by.is_empty() {
+            String::new()
+        } else {
+            format!(" by ({})", by.join(", "))
+        };
         out.push_str(&format!(
-            "pub aggregate {} = {}({over}) by ({})\n",
+            "pub aggregate {} = {}({over}){group}\n",
             aggregate.name,
             aggregate.kind.name(),
-            by.join(", ")
         ));
     }
     out

@@ -68,6 +68,7 @@ fn takes_function(c: Combinator) -> bool {
             | Combinator::Flatten
             | Combinator::Distinct
             | Combinator::Count
+            | Combinator::Reverse
     )
 }
 

@@ -140,7 +140,10 @@ pub enum Op {
     /// a stream (`shape`, as the checker typed it): `map`, `filter`,
     /// `flat_map`, `flatten`, `sort_by`, `group_by`, `distinct`, `count`,
     /// `sum`, `min`, `max`, `any`, `all`, `take`, `first`, `exists`,
-    /// `unwrap_or`. On a stream only `take`, `first`, `exists` and `map`.
+    /// `unwrap_or`, `reverse`. On a stream only `take`, `skip`, `first`,
+    /// `exists`, `map`, `reverse`, and `sort_by` by the column the stream
+    /// runs in (its direction: the key is not applied, the checker proved
+    /// it is that column).
     Combinator(Combinator, Shape, Vec<Node>),
     /// `sort_by(key, order) |> take(k)` in one pass.
     TopK {
@@ -216,6 +219,10 @@ pub enum Combinator {
     Take,
     /// `skip(k)`: what is left after the first `k` (none for `k <= 0`).
     Skip,
+    /// `reverse()`: a list backwards; a stream read from its other end
+    /// (the same seek and rows, spec/cost.md "Reverse reads"); an option
+    /// as it is.
+    Reverse,
     First,
     Exists,
     UnwrapOr,
@@ -240,6 +247,7 @@ impl Combinator {
             Combinator::All => "All",
             Combinator::Take => "Take",
             Combinator::Skip => "Skip",
+            Combinator::Reverse => "Reverse",
             Combinator::First => "First",
             Combinator::Exists => "Exists",
             Combinator::UnwrapOr => "UnwrapOr",

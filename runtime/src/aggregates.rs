@@ -10,7 +10,8 @@
 //! transaction, so the entry always equals a recount of the committed rows
 //! (spec/cost.md §7.1, Invariant W). A `min`/`max` whose extreme row goes
 //! finds the next one by [`ExtremePath`]: one seek into an index, or the
-//! rows of a bounded group.
+//! rows of a bounded group. A `count` or `sum` without `by` keeps the whole
+//! table as one group, under the key [`WHOLE_TABLE`].
 
 use crate::bound::BoundTable;
 use crate::encoding::key::encode_key;
@@ -73,10 +74,25 @@ fn contribution(aggregate: &AggregateSchema, row: &[Value]) -> Result<i64> {
     }
 }
 
+/// The key of a whole-table aggregate's one group (no `by` columns): no
+/// store takes an empty key (LMDB refuses one), and no other key shares
+/// its tree.
+pub const WHOLE_TABLE: &[u8] = &[0];
+
 /// The group key of `row` under `aggregate`.
 pub fn group_key(aggregate: &AggregateSchema, row: &[Value]) -> Result<Vec<u8>> {
     let values: Vec<Value> = aggregate.by.iter().map(|&c| row[c].clone()).collect();
-    encode_key(&values, &[])
+    group_bytes(encode_key(&values, &[])?)
+}
+
+/// A group's encoded values as its key in the aggregate's tree: the
+/// whole table's group is [`WHOLE_TABLE`].
+pub fn group_bytes(encoded: Vec<u8>) -> Result<Vec<u8>> {
+    Ok(if encoded.is_empty() {
+        WHOLE_TABLE.to_vec()
+    } else {
+        encoded
+    })
 }
 
 /// A stored value; no entry is `None`.

@@ -18,7 +18,10 @@ pub fn combinator<'p>(
     env: &Env<'p>,
 ) -> Result<Val<'p>> {
     let input = interp.eval(&args[0], env)?;
+    let on_a_stream = matches!(input, Val::Stream(_)) && shape != Shape::Option;
     let f = match args.get(1) {
+        // A stream's `sort_by` key is its column, never applied.
+        Some(_) if on_a_stream && matches!(c, Combinator::SortBy { .. }) => None,
         Some(node)
             if !matches!(
                 c,
@@ -48,6 +51,15 @@ pub fn combinator<'p>(
             input
         } else {
             Val::Data(Value::Null)
+        });
+    }
+    if c == Combinator::Reverse {
+        return Ok(if is_list {
+            let mut items = input.items()?;
+            items.reverse();
+            Val::from_items(items)
+        } else {
+            input
         });
     }
     if c == Combinator::Take {
@@ -247,7 +259,7 @@ pub fn combinator<'p>(
         }
         Combinator::First => items.into_iter().next().unwrap_or(Val::Data(Value::Null)),
         Combinator::Exists => Val::Data(Value::Bool(!items.is_empty())),
-        Combinator::Take | Combinator::Skip | Combinator::UnwrapOr => {
+        Combinator::Take | Combinator::Skip | Combinator::UnwrapOr | Combinator::Reverse => {
             unreachable!("handled above")
         }
     })
@@ -280,25 +292,31 @@ fn on_stream<'p>(
             let mut maps = stream.maps.clone();
             maps.push(f);
             Ok(Val::Stream(Rc::new(Stream {
-                table: stream.table,
-                tree: stream.tree,
-                start: stream.start.clone(),
-                end: stream.end.clone(),
                 maps,
-                skip: stream.skip,
-                paged: stream.paged,
+                ..stream.clone()
             })))
         }
         Combinator::Skip => {
             let n = count(interp.value(&args[1], env)?)?;
             Ok(Val::Stream(Rc::new(Stream {
-                table: stream.table,
-                tree: stream.tree,
-                start: stream.start.clone(),
-                end: stream.end.clone(),
-                maps: stream.maps.clone(),
                 skip: stream.skip.saturating_add(n),
-                paged: stream.paged,
+                ..stream.clone()
+            })))
+        }
+        // Read from the other end: the same range, seek and rows. Rows a
+        // `skip` dropped from one end cannot be dropped from the other
+        // without reading them (the checker refuses it, E0457).
+        Combinator::Reverse | Combinator::SortBy { .. } => {
+            if stream.skip > 0 {
+                return Err(internal("a stream reversed after a `skip`"));
+            }
+            let reverse = match c {
+                Combinator::SortBy { descending } => descending != stream.next_descending,
+                _ => !stream.reverse,
+            };
+            Ok(Val::Stream(Rc::new(Stream {
+                reverse,
+                ..stream.clone()
             })))
         }
         other => Err(internal(&format!(

@@ -243,21 +243,9 @@ impl<'p, 's> Interp<'p, 's> {
                 } else {
                     self.range(table, index, prefix, lower, upper, env)?
                 };
-                if let Some(page) = self.page.as_ref().filter(|p| p.scan == node.id) {
-                    // The next page: entries after the last one read,
-                    // within the same range (a start never moves back).
-                    if let Some(after) = &page.after {
-                        let mut next = after.clone();
-                        next.push(0);
-                        if next > range.start {
-                            range.start = next;
-                        }
-                        // A key past the range (a hand-made token) reads
-                        // nothing: the range is empty, never reversed.
-                        if let Some(end) = range.end.as_ref().filter(|end| range.start > **end) {
-                            range.start = end.clone();
-                        }
-                    }
+                // A paged run reads this scan from where the last page
+                // ended (`scan::page_range`), in the direction it is read.
+                if self.page.as_ref().is_some_and(|p| p.scan == node.id) {
                     range.paged = true;
                 }
                 if *stream {

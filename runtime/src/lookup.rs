@@ -80,6 +80,10 @@ impl<'p> Interp<'p, '_> {
                 }
             }
         }
+        if matches!(node.op, Op::Aggregate { .. }) {
+            // A whole-table aggregate's one group has a key of its own.
+            return crate::aggregates::group_bytes(key);
+        }
         Ok(key)
     }
 }

@@ -2,9 +2,11 @@
 //!
 //! A query is **pageable** when its result is a stream read in index order
 //! and limited by `take`: its root is `take(n)` over a `Scan` stream, with
-//! any `map`s between (`T.index[…] |> map(f) |> take(n)`). Its next page is
+//! any `map`s between (`T.index[…] |> map(f) |> take(n)`), and `reverse`
+//! or `sort_by` by the stream's column (a reverse read). Its next page is
 //! the same query, with the same arguments and the same bound, whose range
-//! starts just past the index entry the page ended on. Nothing else is
+//! starts just past the index entry the page ended on (read backwards: ends
+//! just before it). Nothing else is
 //! pageable (E0532): a `skip` would skip again on every page, and any other
 //! result has no single index order to continue in.
 //!
@@ -14,7 +16,8 @@
 //! query before the program changed, is refused (E0534); a damaged token
 //! fails its checksum (E0533); a token of another token version is E0535.
 //! A token never widens a read: its key only moves the start of the same
-//! range forward (a forged key past the range's end reads nothing).
+//! range forward, or a reverse read's end back (a forged key outside the
+//! range reads nothing).
 
 use crate::engine::Output;
 use crate::error::{Result, RuntimeError};
@@ -77,7 +80,11 @@ pub fn pageable_scan(entry: &Entry) -> Result<u32> {
         .ok_or_else(|| crate::interp::internal("`take` without its input"))?;
     loop {
         match &input.op {
-            Op::Combinator(Combinator::Map, Shape::Stream, inner) => {
+            Op::Combinator(
+                Combinator::Map | Combinator::Reverse | Combinator::SortBy { .. },
+                Shape::Stream,
+                inner,
+            ) => {
                 input = inner
                     .first()
                     .ok_or_else(|| crate::interp::internal("`map` without its input"))?;

@@ -45,13 +45,14 @@ pub(crate) fn is_write(error: &RuntimeError) -> bool {
     error.code == WRITES
 }
 
-/// A range read ahead, by its tree and ends.
-type RangeAt = (Tree, Vec<u8>, Option<Vec<u8>>);
+/// A range read ahead, by its tree, ends and direction.
+type RangeAt = (Tree, Vec<u8>, Option<Vec<u8>>, bool);
 
-/// A range's answer: where it ends, the limit it was read with, and what
-/// it gave.
+/// A range's answer: where it ends, which way it was read, the limit it
+/// was read with, and what it gave.
 struct RangeAnswer {
     end: Option<Vec<u8>>,
+    reverse: bool,
     read_with: usize,
     entries: Entries,
 }
@@ -87,6 +88,7 @@ impl ReadAhead {
         tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
+        reverse: bool,
         limit: usize,
     ) -> Option<&[(Vec<u8>, Vec<u8>)]> {
         if self.ranges.is_empty() {
@@ -97,7 +99,7 @@ impl ReadAhead {
             .get(&tree)?
             .get(start)?
             .iter()
-            .find(|a| a.end.as_deref() == end)?;
+            .find(|a| a.end.as_deref() == end && a.reverse == reverse)?;
         let entries = &answer.entries;
         (limit <= answer.read_with || entries.len() < answer.read_with)
             .then(|| &entries[..limit.min(entries.len())])
@@ -118,11 +120,12 @@ impl ReadAhead {
                 tree,
                 start,
                 end,
+                reverse,
                 limit,
             } = read
             {
                 let most = widest
-                    .entry((*tree, start.clone(), end.clone()))
+                    .entry((*tree, start.clone(), end.clone(), *reverse))
                     .or_insert(*limit);
                 *most = (*most).max(*limit);
             }
@@ -131,15 +134,20 @@ impl ReadAhead {
             .into_iter()
             .filter_map(|read| match read {
                 BatchRead::Range {
-                    tree, start, end, ..
+                    tree,
+                    start,
+                    end,
+                    reverse,
+                    ..
                 } => {
-                    let at = (tree, start, end);
+                    let at = (tree, start, end, reverse);
                     let limit = widest.remove(&at)?;
-                    let (tree, start, end) = at;
+                    let (tree, start, end, reverse) = at;
                     Some(BatchRead::Range {
                         tree,
                         start,
                         end,
+                        reverse,
                         limit,
                     })
                 }
@@ -169,6 +177,7 @@ impl ReadAhead {
                         tree,
                         start,
                         end,
+                        reverse,
                         limit,
                     },
                     BatchAnswer::Ranged(ranged),
@@ -186,10 +195,14 @@ impl ReadAhead {
                         .or_default();
                     let answer = RangeAnswer {
                         end,
+                        reverse,
                         read_with: limit,
                         entries: ranged.entries,
                     };
-                    match answers.iter_mut().find(|a| a.end == answer.end) {
+                    match answers
+                        .iter_mut()
+                        .find(|a| a.end == answer.end && a.reverse == answer.reverse)
+                    {
                         Some(kept) if limit > kept.read_with => *kept = answer,
                         Some(_) => {}
                         None => answers.push(answer),

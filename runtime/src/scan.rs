@@ -89,6 +89,8 @@ impl<'p> Interp<'p, '_> {
             skip: 0,
             // Set by the scan's evaluation when a paged run walks it.
             paged: false,
+            reverse: false,
+            next_descending: next_desc,
         })
     }
 
@@ -135,6 +137,8 @@ impl<'p> Interp<'p, '_> {
                     maps: Vec::new(),
                     skip: 0,
                     paged: false,
+                    reverse: false,
+                    next_descending: next_desc,
                 })
             }
             _ => {
@@ -153,6 +157,8 @@ impl<'p> Interp<'p, '_> {
             maps: Vec::new(),
             skip: 0,
             paged: false,
+            reverse: false,
+            next_descending: next_desc,
         })
     }
 
@@ -170,13 +176,20 @@ impl<'p> Interp<'p, '_> {
         // any stored key (from arguments) are asked for as the shortest
         // ends that bound the same keys (`entry_bytes`).
         let key_limit = range.table.key_limit.filter(|_| self.session.clamps_keys);
-        let start = clamp_end(&range.start, key_limit);
-        let end = range.end.as_deref().map(|end| clamp_end(end, key_limit));
+        let (start, end) = self.page_range(range);
+        let start = clamp_end(&start, key_limit);
+        let end = end.as_deref().map(|end| clamp_end(end, key_limit));
         let mut decoded = Vec::new();
         let (mut read, mut last) = (0, None);
         // Decoded where the entries lie (a batch's answers are not copied).
-        self.session
-            .range_with(range.tree, &start, end.as_deref(), limit, &mut |entries| {
+        let reverse = range.reverse;
+        self.session.range_with(
+            range.tree,
+            &start,
+            end.as_deref(),
+            reverse,
+            limit,
+            &mut |entries| {
                 read = entries.len();
                 if range.paged {
                     last = entries.last().map(|(key, _)| key.to_vec());
@@ -186,7 +199,8 @@ impl<'p> Interp<'p, '_> {
                     decoded.push(decode_record(table, bytes)?);
                 }
                 Ok(())
-            })?;
+            },
+        )?;
         self.within_deadline()?;
         if range.paged {
             if let Some(page) = &mut self.page {
@@ -203,5 +217,40 @@ impl<'p> Interp<'p, '_> {
             rows.push(row);
         }
         Ok(rows)
+    }
+
+    /// The part of a stream's range a paged run reads: entries past the
+    /// previous page's last one, in the stream's direction (after it
+    /// forwards, before it backwards), within the same range. A key from
+    /// outside the range (a hand-made token) leaves it empty, never wider.
+    fn page_range(&self, range: &Stream<'p>) -> (Vec<u8>, Option<Vec<u8>>) {
+        let (mut start, mut end) = (range.start.clone(), range.end.clone());
+        let after = self
+            .page
+            .as_ref()
+            .filter(|_| range.paged)
+            .and_then(|p| p.after.as_ref());
+        let Some(after) = after else {
+            return (start, end);
+        };
+        if range.reverse {
+            // Entries before `after`: it is the new end, never a later one.
+            if end.as_ref().is_none_or(|e| after < e) {
+                end = Some(after.clone());
+            }
+            if end.as_ref().is_some_and(|e| *e < start) {
+                end = Some(start.clone());
+            }
+        } else {
+            let mut next = after.clone();
+            next.push(0);
+            if next > start {
+                start = next;
+            }
+            if let Some(e) = end.as_ref().filter(|e| start > **e) {
+                start = e.clone();
+            }
+        }
+        (start, end)
     }
 }

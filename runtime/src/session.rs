@@ -271,12 +271,26 @@ impl<'s> Session<'s> {
         end: Option<&[u8]>,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.range_in(tree, start, end, false, limit)
+    }
+
+    /// Like [`Session::range`], from the high end down when `reverse` (a
+    /// reverse read, a `max` aggregate's next extreme through an ascending
+    /// index): the same one seek and one row per entry.
+    pub fn range_in(
+        &mut self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         // An empty range (such as `t1..t2` with t1 > t2) reads nothing.
         if end.is_some_and(|end| end <= start) {
             self.seeks += 1;
             return Ok(Vec::new());
         }
-        let result = match self.ahead.range(tree, start, end, limit) {
+        let result = match self.ahead.range(tree, start, end, reverse, limit) {
             Some(result) => {
                 self.seeks += 1;
                 result.to_vec()
@@ -286,30 +300,29 @@ impl<'s> Session<'s> {
                     tree,
                     start: start.to_vec(),
                     end: end.map(<[u8]>::to_vec),
+                    reverse,
                     limit,
                 });
                 return Err(blocked());
             }
             None => {
                 self.seeks += 1;
-                self.call(1, |txn| txn.range(tree, start, end, false, limit))?
+                self.call(1, |txn| txn.range(tree, start, end, reverse, limit))?
             }
         };
-        if let Some(read) = &mut self.read_set {
-            let last = result.last().map(|(key, _)| key.as_slice());
-            read.push(range_read(tree, start, end, limit, last, result.len()));
-        }
-        self.rows += result.len() as u64;
+        let read = (tree, start, end, reverse, limit);
+        ranged(&mut self.read_set, &mut self.rows, read, &result);
         Ok(result)
     }
 
-    /// [`Session::range`], its entries handed to `read` where they lie
+    /// [`Session::range_in`], its entries handed to `read` where they lie
     /// when a batch read them ahead (no copy), counted the same.
     pub fn range_with(
         &mut self,
         tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
+        reverse: bool,
         limit: usize,
         read: &mut Lent<'_>,
     ) -> Result<()> {
@@ -317,45 +330,16 @@ impl<'s> Session<'s> {
         let ahead = if empty {
             None
         } else {
-            self.ahead.range(tree, start, end, limit)
+            self.ahead.range(tree, start, end, reverse, limit)
         };
         let Some(entries) = ahead else {
-            let entries = self.range(tree, start, end, limit)?;
+            let entries = self.range_in(tree, start, end, reverse, limit)?;
             return read(&entries);
         };
         self.seeks += 1;
-        if let Some(reads) = &mut self.read_set {
-            let last = entries.last().map(|(key, _)| key.as_slice());
-            reads.push(range_read(tree, start, end, limit, last, entries.len()));
-        }
-        self.rows += entries.len() as u64;
+        let range = (tree, start, end, reverse, limit);
+        ranged(&mut self.read_set, &mut self.rows, range, entries);
         read(entries)
-    }
-
-    /// Like [`Session::range`], from the end backwards when `reverse` (a
-    /// `max` aggregate's next extreme through an ascending index). A
-    /// subscription listening to it listens to the whole range.
-    pub fn range_in(
-        &mut self,
-        tree: Tree,
-        start: &[u8],
-        end: Option<&[u8]>,
-        reverse: bool,
-        limit: usize,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        if !reverse {
-            return self.range(tree, start, end, limit);
-        }
-        self.seeks += 1;
-        if end.is_some_and(|end| end <= start) {
-            return Ok(Vec::new());
-        }
-        let result = self.call(1, |txn| txn.range(tree, start, end, true, limit))?;
-        if let Some(read) = &mut self.read_set {
-            read.push(range_read(tree, start, end, usize::MAX, None, 0));
-        }
-        self.rows += result.len() as u64;
-        Ok(result)
     }
 
     /// Where the counts stand, so that what one evaluation counts can be
@@ -567,4 +551,30 @@ impl<'s> Session<'s> {
             _ => Ok(()),
         }
     }
+}
+
+/// A range read: its tree, ends, direction and limit.
+type RangeRead<'a> = (Tree, &'a [u8], Option<&'a [u8]>, bool, usize);
+
+/// Counts a range's entries as rows read, and notes what they depended on
+/// for a subscription (`live::ranges::range_read`).
+fn ranged(
+    read_set: &mut Option<Vec<KeyRange>>,
+    rows: &mut u64,
+    (tree, start, end, reverse, limit): RangeRead<'_>,
+    entries: &[(Vec<u8>, Vec<u8>)],
+) {
+    if let Some(read) = read_set {
+        let last = entries.last().map(|(key, _)| key.as_slice());
+        read.push(range_read(
+            tree,
+            start,
+            end,
+            reverse,
+            limit,
+            last,
+            entries.len(),
+        ));
+    }
+    *rows += entries.len() as u64;
 }

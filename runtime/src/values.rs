@@ -34,6 +34,7 @@ pub struct Closure<'p> {
 /// An unread range: where it is, and the functions to apply to each row
 /// read (`map`s over the stream), in order. Nothing is read until a
 /// limiting consumer reads from it.
+#[derive(Clone)]
 pub struct Stream<'p> {
     pub table: &'p BoundTable,
     pub tree: Tree,
@@ -45,6 +46,11 @@ pub struct Stream<'p> {
     /// The scan a paged run walks (`page`): its reads record where the
     /// page ended.
     pub paged: bool,
+    /// Read from the high end of the range down (`reverse`, `sort_by`).
+    pub reverse: bool,
+    /// Whether the column after the scan's prefix is a descending one of
+    /// its index, so that its byte order runs against its values'.
+    pub next_descending: bool,
 }
 
 /// The names in scope: a persistent list, newest binding first. Scopes are a

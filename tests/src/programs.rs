@@ -406,8 +406,17 @@ pub fn stream(rng: &mut Rng, depth: u32) -> String {
         .into();
     }
     let d = depth - 1;
-    match rng.below(10) {
+    match rng.below(12) {
         0 => format!("A.by_g[{}]", int(rng, d)),
+        // Reverse reads: any stream backwards (refused after a `skip`,
+        // E0457), and sorts that are an index or the key read in its
+        // order or, where the column identifies a row, backwards.
+        10 => format!("({} |> reverse())", stream(rng, d)),
+        11 => match rng.below(3) {
+            0 => format!("(A.by_g[{}] |> sort_by(a => a.v, desc))", int(rng, d)),
+            1 => "(A |> sort_by(a => a.id, desc))".into(),
+            _ => format!("(A.by_gv[x, {}] |> sort_by(a => a.id, asc))", int(rng, d)),
+        },
         8 => format!("({} |> skip({}))", stream(rng, d), int(rng, d)),
         1 => format!("A.by_g[x, v < {}]", int(rng, d)),
         9 => match rng.below(3) {

@@ -615,6 +615,15 @@ impl<'c> Reference<'c> {
                 Val::Data(Value::Null)
             };
         }
+        if name == "reverse" {
+            return if is_list {
+                let mut items = input.items(shape);
+                items.reverse();
+                Val::from_items(items)
+            } else {
+                input
+            };
+        }
         let xs = input.items(shape);
         let call = |this: &mut Self, x: &Val| this.apply(f.as_ref().unwrap(), vec![x.clone()]);
         let data = |this: &mut Self, x: &Val| call(this, x).data();

@@ -454,3 +454,114 @@ fn aggregate_reads_in_a_map_are_read_in_one_batch_each() {
     assert_eq!(likes, expected.iter().map(Some).collect::<Vec<_>>());
     assert_eq!(rows[0].field("weight"), Some(&Value::Int(7)));
 }
+
+const WHOLE: &str = "
+table Q {
+  id: Int key
+  score: Int
+}
+aggregate questions = count(Q)
+aggregate score_total = sum(Q.score)
+mutation ask(id: Int, s: Int) = insert Q { id, score: s }
+mutation put(id: Int, s: Int) = upsert Q { id, score: s }
+mutation bump(id: Int, d: Int) = update Q[id] { score += d }
+mutation drop(id: Int) = delete Q[id]
+mutation twice(id: Int) = { delete Q[id]; delete Q[id] }
+query totals() = { n: questions, sum: score_total }
+";
+
+/// `(count, sum)` of a whole-table aggregate pair.
+fn totals(engine: &Engine) -> (Value, Value) {
+    let value = engine.run("totals", &[]).unwrap().value;
+    (
+        value.field("n").cloned().unwrap(),
+        value.field("sum").cloned().unwrap(),
+    )
+}
+
+/// A count and a sum with no `by` keep the whole table as one group: every
+/// write moves them (a refused one does not), a load and an install that
+/// adds them to rows count them, a sum past 64 bits is refused, and verify
+/// recounts them; on every backend and on etcd.
+#[test]
+fn a_whole_table_aggregate_is_kept_by_every_write() {
+    let dirs: Vec<_> = Backend::ALL
+        .iter()
+        .map(|_| tempfile::tempdir().unwrap())
+        .collect();
+    let mut engines: Vec<(String, Engine)> = Backend::ALL
+        .iter()
+        .zip(&dirs)
+        .map(|(b, d)| (format!("{b:?}"), engine(*b, d.path())))
+        .collect();
+    engines.push(("etcd".into(), rqc_tests::etcd::engine()));
+    let tables_only = WHOLE
+        .lines()
+        .filter(|l| !l.starts_with("aggregate") && !l.starts_with("query"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    for (name, engine) in &mut engines {
+        // Rows before the aggregates: the install that adds them counts them.
+        engine.install(program(&tables_only)).unwrap();
+        engine.run("ask", &[1.into(), 5.into()]).unwrap();
+        engine.run("ask", &[2.into(), (-8).into()]).unwrap();
+        engine.install(program(WHOLE)).unwrap();
+        let n = |n: i64, s: i64| (Value::Int(n), Value::Int(s));
+        assert_eq!(totals(engine), n(2, -3), "{name}: back-filled");
+        engine.run("put", &[3.into(), 1.into()]).unwrap();
+        engine.run("put", &[1.into(), 10.into()]).unwrap();
+        assert_eq!(totals(engine), n(3, 3), "{name}: upserts, new and existing");
+        engine.run("bump", &[2.into(), 8.into()]).unwrap();
+        engine.run("bump", &[99.into(), 8.into()]).unwrap();
+        assert_eq!(
+            totals(engine),
+            n(3, 11),
+            "{name}: steps, one of a key that is not"
+        );
+        engine.run("twice", &[3.into()]).unwrap();
+        engine.run("drop", &[3.into()]).unwrap();
+        assert_eq!(
+            totals(engine),
+            n(2, 10),
+            "{name}: a delete twice, then of a gone key"
+        );
+        // A refused insert (its key is taken) moves nothing.
+        assert_eq!(
+            engine.run("ask", &[1.into(), 7.into()]).unwrap_err().code,
+            "E0501"
+        );
+        // Past 64 bits: refused, nothing written.
+        engine
+            .run("bump", &[1.into(), (i64::MAX - 10).into()])
+            .unwrap();
+        let error = engine.run("ask", &[4.into(), 1.into()]).unwrap_err();
+        assert_eq!(error.code, "E0526", "{name}: {error}");
+        assert!(error.message.contains("score_total"), "{}", error.message);
+        assert_eq!(totals(engine), n(2, i64::MAX), "{name}: at the edge");
+        // A load moves them as its inserts do.
+        let mut rows: rqc_runtime::load::LoadRows = vec![
+            (1, Ok(vec![5.into(), i64::MIN.into()])),
+            (2, Ok(vec![6.into(), 3.into()])),
+        ];
+        let report = engine.load("Q", &mut rows, &mut |_| {}).unwrap();
+        assert_eq!(report.written, 2, "{name}");
+        assert_eq!(totals(engine), n(4, 2), "{name}: loaded");
+        // Emptied: 0, and no entry left behind.
+        for id in [1, 2, 5, 6] {
+            engine.run("drop", &[id.into()]).unwrap();
+        }
+        assert_eq!(totals(engine), n(0, 0), "{name}: emptied");
+        let txn = engine.store().begin_read().unwrap();
+        for tree in ["a:Q:questions", "a:Q:score_total"] {
+            let tree = engine.store().tree(tree);
+            assert!(
+                txn.range(tree, &[], None, false, 10).unwrap().is_empty(),
+                "{name}"
+            );
+        }
+        drop(txn);
+        engine.run("ask", &[7.into(), 2.into()]).unwrap();
+        assert_eq!(totals(engine), n(1, 2), "{name}");
+        assert_sound(engine);
+    }
+}

@@ -39,6 +39,8 @@ struct Tally {
     batched: usize,
     /// Accepted queries that read a tuple range (`(v, id) < (…)`).
     tuple_ranges: usize,
+    /// Accepted queries reading a range from its other end.
+    reverse_reads: usize,
     /// Runs of accepted queries holding a predicate over an index (`in`,
     /// `starts_with`, a union `||`).
     predicates: usize,
@@ -202,6 +204,18 @@ fn check_program(seed: u64, tally: &mut Tally) {
             .root
             .walk(&mut |node| tuple |= matches!(node.op, rqc_plan::Op::Tuple(_)));
         tally.tuple_ranges += usize::from(tuple);
+        let mut backwards = false;
+        entry.root.walk(&mut |node| {
+            backwards |= matches!(
+                node.op,
+                rqc_plan::Op::Combinator(
+                    rqc_plan::Combinator::Reverse | rqc_plan::Combinator::SortBy { .. },
+                    rqc_plan::Shape::Stream,
+                    _
+                )
+            )
+        });
+        tally.reverse_reads += usize::from(backwards);
         let text = source
             .lines()
             .find(|l| l.starts_with(&format!("query {}(", entry.name)))
@@ -434,6 +448,7 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         near_bound: 0,
         batched: 0,
         tuple_ranges: 0,
+        reverse_reads: 0,
         predicates: 0,
         float_groups: 0,
         ranged: 0,
@@ -448,8 +463,8 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} bounded by value ranges), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed; {} transactions, {} committed",
-        tally.programs, tally.accepted, tally.tuple_ranges, tally.ranged, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.transactions, tally.transactions_committed
+        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed; {} transactions, {} committed",
+        tally.programs, tally.accepted, tally.tuple_ranges, tally.reverse_reads, tally.ranged, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.transactions, tally.transactions_committed
     );
     assert!(
         tally.committed > 0 && tally.committed < tally.mutation_runs,
@@ -469,6 +484,10 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         tally.accepted
     );
     assert!(tally.near_bound > 0, "no run came near its bound");
+    assert!(
+        tally.reverse_reads > 0,
+        "no accepted query read a range backwards"
+    );
     assert!(tally.batched > 0, "no run read a batch of lookups");
     assert!(
         tally.predicates > 0,

@@ -64,7 +64,9 @@ impl Shape {
              aggregate b_weight = sum(B.w) by a\n\
              aggregate a_count = count(A) by c{first}\n\
              aggregate a_total = sum(A.c{last}) by c{first}\n\
-             aggregate b_max = max(B.w) by a\n{least}\
+             aggregate b_max = max(B.w) by a\n\
+             aggregate a_all = count(A)\n\
+             aggregate b_all = sum(B.w)\n{least}\
              mutation add_a(id: Int, {}) = insert A {{ id, {} }}\n\
              mutation add_b(a: Int, n: Int, w: Int) = insert B {{ a, n, w }}\n{WRITES}\
              mutation move_a(ids: [Int; <= 6], x: Int) =\n\
@@ -105,6 +107,18 @@ impl Shape {
             None => "id".to_string(),
         }
     }
+
+    /// `ix` read from its other end: every column of its order reversed,
+    /// the primary key's too (ties come out backwards).
+    fn reverse_order(&self) -> String {
+        match self.second {
+            Some(j) => format!(
+                "c{j}{}, id DESC",
+                if self.second_desc { "" } else { " DESC" }
+            ),
+            None => "id DESC".to_string(),
+        }
+    }
 }
 
 /// What follows `B[x]` (after an optional filter) in an island query.
@@ -125,6 +139,14 @@ enum Query {
     Page(i64, i64),
     /// `A.ix[x, c OP y] |> take(t)`; needs a second index column.
     Range(&'static str, i64),
+    /// `A.ix[x] |> reverse() |> skip(s) |> take(t)`: the index read from
+    /// its high end (ties backwards too), at an offset from there.
+    Reverse(i64, i64),
+    /// `A.ix[x, c OP y] |> reverse() |> take(t)`; needs a second column.
+    ReverseRange(&'static str, i64),
+    /// `A |> sort_by(a => a.id, desc) |> take(t)`: a sort that is the key
+    /// read backwards (the key identifies a row: no ties).
+    Newest(i64),
     /// `A.ix[(c, d) OP (x, y)] |> take(t)`: a tuple range over both index
     /// columns; needs a second one, ascending like the first.
     Tuple(&'static str, i64),
@@ -210,6 +232,14 @@ impl Query {
                 let j = shape.second?;
                 format!("A.ix[x, c{j} {op} y] |> take({t})")
             }
+            Query::Reverse(skip, t) => {
+                format!("A.ix[x] |> reverse() |> skip({skip}) |> take({t})")
+            }
+            Query::ReverseRange(op, t) => {
+                let j = shape.second?;
+                format!("A.ix[x, c{j} {op} y] |> reverse() |> take({t})")
+            }
+            Query::Newest(t) => format!("A |> sort_by(a => a.id, desc) |> take({t})"),
             Query::Tuple(op, t) => {
                 let j = shape.second.filter(|_| !shape.second_desc)?;
                 format!("A.ix[(c{}, c{j}) {op} (x, y)] |> take({t})", shape.first)
@@ -231,6 +261,8 @@ impl Query {
             Query::Aggregate(name @ ("b_max" | "a_least")) => {
                 format!("{name}[x] |> map(v => v + y)")
             }
+            // The whole table's: read by its name alone.
+            Query::Aggregate(name @ ("a_all" | "b_all")) => format!("{name} + y"),
             Query::Aggregate(name) => format!("{name}[x] + y"),
             Query::Computed(limit, t) => {
                 let (params, body) = limit.rql(*t);
@@ -278,6 +310,28 @@ impl Query {
                 ),
                 Answer::Rows,
             ),
+            Query::Reverse(skip, t) => (
+                format!(
+                    "SELECT id{a_columns} FROM A WHERE {ix} = ?1 AND {uses_y} ORDER BY {} LIMIT {t} OFFSET {}",
+                    shape.reverse_order(),
+                    skip.max(&0)
+                ),
+                Answer::Rows,
+            ),
+            Query::ReverseRange(op, t) => (
+                format!(
+                    "SELECT id{a_columns} FROM A WHERE {ix} = ?1 AND c{} {op} ?2 ORDER BY {} LIMIT {t}",
+                    shape.second.unwrap(),
+                    shape.reverse_order()
+                ),
+                Answer::Rows,
+            ),
+            Query::Newest(t) => (
+                format!(
+                    "SELECT id{a_columns} FROM A WHERE ?1 = ?1 AND {uses_y} ORDER BY id DESC LIMIT {t}"
+                ),
+                Answer::Rows,
+            ),
             Query::Tuple(op, t) => (
                 // SQLite's row values compare as RQL's tuples do.
                 format!(
@@ -309,6 +363,8 @@ impl Query {
                         "A WHERE {ix} = ?1",
                     ),
                     "a_count" => ("count(*)".to_string(), "A WHERE {ix} = ?1"),
+                    "a_all" => ("count(*)".to_string(), "A WHERE ?1 = ?1"),
+                    "b_all" => ("coalesce(sum(w), 0)".to_string(), "B WHERE ?1 = ?1"),
                     _ => (
                         format!("coalesce(sum(c{}), 0)", shape.columns - 1),
                         "A WHERE {ix} = ?1",
@@ -415,6 +471,9 @@ fn query() -> impl Strategy<Value = Query> {
         (1i64..=6).prop_map(Query::Prefix),
         (-2i64..=5, 1i64..=4).prop_map(|(s, t)| Query::Page(s, t)),
         (op(), 1i64..=6).prop_map(|(op, t)| Query::Range(op, t)),
+        (-2i64..=3, 1i64..=5).prop_map(|(s, t)| Query::Reverse(s, t)),
+        (op(), 1i64..=6).prop_map(|(op, t)| Query::ReverseRange(op, t)),
+        (1i64..=6).prop_map(Query::Newest),
         (op(), 1i64..=6).prop_map(|(op, t)| Query::Tuple(op, t)),
         (any::<bool>(), tail).prop_map(|(f, t)| Query::Island(f, t)),
         (1i64..=4, any::<bool>()).prop_map(|(t, c)| Query::Join(t, c)),
@@ -424,7 +483,9 @@ fn query() -> impl Strategy<Value = Query> {
             Just("a_count"),
             Just("a_total"),
             Just("b_max"),
-            Just("a_least")
+            Just("a_least"),
+            Just("a_all"),
+            Just("b_all")
         ]
         .prop_map(Query::Aggregate),
         (
@@ -811,6 +872,14 @@ fn every_query_form_on(backend: On) {
             (Query::Page(1, 2), 1, 0),
             (Query::Page(-1, 2), 1, 0),
             (Query::Range(">=", 2), 1, 1),
+            // Reverse reads: the index from its high end (rows 1 and 3 tie
+            // on both columns), at an offset, a range, the key backwards.
+            (Query::Reverse(0, 3), 1, 0),
+            (Query::Reverse(1, 2), 1, 0),
+            (Query::Reverse(-2, 9), 1, 0),
+            (Query::ReverseRange(">=", 2), 1, 1),
+            (Query::ReverseRange("<", 5), 1, 2),
+            (Query::Newest(3), 0, 0),
             (Query::Island(true, Tail::TopByWeight(2)), 1, 5),
             (Query::Island(false, Tail::Sum), 1, 0),
             (Query::Island(false, Tail::Count), 1, 0),
@@ -824,6 +893,9 @@ fn every_query_form_on(backend: On) {
             (Query::Aggregate("b_max"), 7, 0),
             (Query::Aggregate("a_least"), 1, 0),
             (Query::Aggregate("a_least"), 0, 1),
+            // Whole-table aggregates, after every write form above.
+            (Query::Aggregate("a_all"), 0, 0),
+            (Query::Aggregate("b_all"), 0, -1),
             // Limits only the rules over value ranges bound: `y` above,
             // below and inside `t`, negative, and a skip by a product.
             (Query::Computed(Limit::Narrowed, 2), 1, 7),
@@ -839,7 +911,7 @@ fn every_query_form_on(backend: On) {
         identity: identity::every_form(),
     };
     let compared = Compared {
-        queries: 27,
+        queries: 35,
         writes_committed: 19,
         writes_refused: 5,
         transactions_committed: 2,

@@ -18,12 +18,16 @@ use rqc_tests::reference::Reference;
 
 const OPS: [(&str, &str); 4] = [("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")];
 
-/// The indexes ranges are read through: name, whether an equality on `g`
-/// comes first, and the SQL order of the index (its columns, then the key).
-const INDEXES: [(&str, bool, &str); 3] = [
-    ("by_time", false, "at DESC, id DESC"),
-    ("by_g", true, "at, id"),
-    ("by_gd", true, "at DESC, id DESC"),
+/// The reads ranges are made through: name, whether an equality on `g`
+/// comes first, the SQL order of the read (the index's columns, then the
+/// key), and the index with `|> reverse()` when it is read from its other
+/// end (a reverse read: its pages continue downwards).
+const INDEXES: [(&str, bool, &str, Option<&str>); 5] = [
+    ("by_time", false, "at DESC, id DESC", None),
+    ("by_g", true, "at, id", None),
+    ("by_gd", true, "at DESC, id DESC", None),
+    ("back_g", true, "at DESC, id DESC", Some("by_g")),
+    ("back_time", false, "at, id", Some("by_time")),
 ];
 
 /// The most rows a page may take.
@@ -36,20 +40,25 @@ fn program() -> String {
          \x20 index by_gd (g, at desc, id desc)\n}}\n\
          mutation add(id: Int, g: Int, at: Int) = insert P {{ id, g, at }}\n\
          query whole_by_time(x: Int, n: Int <= {MAX_TAKE}) = P.by_time |> take(n)\n\
+         query whole_back_time(x: Int, n: Int <= {MAX_TAKE}) = P.by_time |> reverse() |> take(n)\n\
          query fan(xs: [Int; <= 3], t: Int, i: Int) =\n\
          \x20 xs |> map(x => P.by_gd[x, (at, id) < (t, i)] |> take(2))\n"
     );
-    for (index, prefixed, _) in INDEXES {
+    for (index, prefixed, _, reversed) in INDEXES {
         let prefix = if prefixed { "x, " } else { "" };
+        let (read, back) = match reversed {
+            Some(read) => (read, " |> reverse()"),
+            None => (index, ""),
+        };
         for (name, op) in OPS {
             source.push_str(&format!(
                 "query {index}_{name}(x: Int, t: Int, i: Int, n: Int <= {MAX_TAKE}) = \
-                 P.{index}[{prefix}(at, id) {op} (t, i)] |> take(n)\n"
+                 P.{read}[{prefix}(at, id) {op} (t, i)]{back} |> take(n)\n"
             ));
         }
         if prefixed {
             source.push_str(&format!(
-                "query whole_{index}(x: Int, n: Int <= {MAX_TAKE}) = P.{index}[x] |> take(n)\n"
+                "query whole_{index}(x: Int, n: Int <= {MAX_TAKE}) = P.{read}[x]{back} |> take(n)\n"
             ));
         }
     }
@@ -82,7 +91,7 @@ impl Query {
     }
 
     fn sql(&self) -> String {
-        let (_, prefixed, order) = INDEXES[self.index];
+        let (_, prefixed, order, _) = INDEXES[self.index];
         let mut conditions = vec!["?1 = ?1 AND ?2 = ?2 AND ?3 = ?3".to_string()];
         if prefixed {
             conditions.push("g = ?1".into());

@@ -36,6 +36,16 @@ const QUERIES: &[(&str, &str)] = &[
     ("q_prefix", "A.ix[x] |> take(3)"),
     ("q_range", "A.ix[x, c1 >= y] |> take(2)"),
     ("q_tuple", "A.ix[(c0, c1) > (x, y)] |> take(3)"),
+    // Reverse reads: a range read from its high end listens from its
+    // last row up; a sort that is the key read backwards; several in one
+    // batch.
+    ("q_latest", "A.ix[x] |> reverse() |> take(2)"),
+    ("q_back_range", "A.ix[x, c1 < y] |> reverse() |> take(2)"),
+    ("q_newest", "A |> sort_by(a => a.id, desc) |> take(2)"),
+    (
+        "q_latest_of",
+        "[x, y] |> map(c => A.ix[c] |> reverse() |> take(2))",
+    ),
     ("q_island", "B[x] |> filter(b => b.w > y)"),
     ("q_count", "B[x] |> count()"),
     ("q_sum", "B[x] |> map(b => b.w) |> sum()"),
@@ -52,6 +62,8 @@ const QUERIES: &[(&str, &str)] = &[
         "b_count[x] * 1000 + b_weight[x] + a_count[y]",
     ),
     ("q_extremes", "{ top: b_top[x], low: a_low[y] }"),
+    // Whole-table aggregates: one key each, written by every write.
+    ("q_whole", "{ rows: a_all, weight: b_all, x: x }"),
     // Batched: each element's reads are read ahead in one batch, and a
     // subscription listens to every key read so.
     (
@@ -80,6 +92,8 @@ fn program(variant: usize) -> String {
          aggregate a_count = count(A) by c0\n\
          aggregate b_top = max(B.w) by a\n\
          aggregate a_low = min(A.c1) by c0\n\
+         aggregate a_all = count(A)\n\
+         aggregate b_all = sum(B.w)\n\
          mutation add_a(id: Int, c0: Int, c1: Int) = insert A {{ id, c0, c1 }}\n\
          mutation add_b(a: Int, n: Int, w: Int) = insert B {{ a, n, w }}\n\
          mutation move_a(ids: [Int; <= 6], x: Int) =\n\

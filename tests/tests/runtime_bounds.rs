@@ -110,31 +110,69 @@ fn an_eager_scan_past_its_bound_stops_one_row_after_it() {
     );
 }
 
-#[test]
-fn a_take_past_its_bound_stops_one_row_after_it() {
-    let (engine, _) = engine();
-    let take = node(
+/// `take(count)` of `stream`, the count's maximum `max`.
+fn take_of(stream: Node, count: i64, max: u64) -> Node {
+    let limit = Op::Limit {
+        count: Box::new(node(Op::Const(Value::Int(count)), None)),
+        max,
+    };
+    node(
         Op::Combinator(
             Combinator::Take,
             Shape::Stream,
-            vec![
-                scan(true),
-                node(
-                    Op::Limit {
-                        count: Box::new(node(Op::Const(Value::Int(ROWS)), None)),
-                        max: ROWS as u64,
-                    },
-                    None,
-                ),
-            ],
+            vec![stream, node(limit, None)],
         ),
         None,
-    );
+    )
+}
+
+/// `stream |> reverse()`: read from the range's other end.
+fn reversed(stream: Node) -> Node {
+    node(
+        Op::Combinator(Combinator::Reverse, Shape::Stream, vec![stream]),
+        None,
+    )
+}
+
+#[test]
+fn a_take_past_its_bound_stops_one_row_after_it() {
+    let (engine, _) = engine();
+    let take = take_of(scan(true), ROWS, ROWS as u64);
     let message = stopped(&engine, &entry(take, too_small()), &[1.into(), 0.into()]);
     assert!(
         message.contains(&format!("read 1 seeks and {} rows", BOUND + 1)),
         "{message}"
     );
+}
+
+/// The same read from the range's other end (`reverse()`, a reverse
+/// read) is held to its bound the same way: one row past it, no more.
+#[test]
+fn a_reverse_take_past_its_bound_stops_one_row_after_it() {
+    let (engine, _) = engine();
+    let take = take_of(reversed(scan(true)), ROWS, ROWS as u64);
+    let message = stopped(&engine, &entry(take, too_small()), &[1.into(), 0.into()]);
+    assert!(
+        message.contains(&format!("read 1 seeks and {} rows", BOUND + 1)),
+        "{message}"
+    );
+    // Within its bound it reads the newest rows, newest first.
+    let three = take_of(reversed(scan(true)), 3, 3);
+    let output = engine
+        .run_entry(&entry(three, too_small()), &[1.into(), 0.into()])
+        .unwrap();
+    let ids: Vec<Value> = match &output.value {
+        Value::List(rows) => rows
+            .iter()
+            .map(|row| match row {
+                Value::Record(fields) => fields.get("id").cloned().unwrap(),
+                other => panic!("a row: {other:?}"),
+            })
+            .collect(),
+        other => panic!("a list: {other:?}"),
+    };
+    assert_eq!(ids, [ROWS - 1, ROWS - 2, ROWS - 3].map(Value::Int));
+    assert_eq!((output.stats.seeks, output.stats.rows), (1, 3));
 }
 
 /// `Post.by_author[$0] |> take($1)` with the count's proved maximum

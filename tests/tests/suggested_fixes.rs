@@ -247,8 +247,17 @@ fn a_sort_help_reads_the_index_in_its_order() {
         fixed.contains("query newest(n: Int <= 50) = Note.by_time |> take(n)"),
         "{fixed}"
     );
-    let fixed = apply_help(case, "newest_of", "`Post.by_author[a] |> take(n)`");
-    assert!(fixed.contains("= Post.by_author[a] |> take(3)"), "{fixed}");
+    // A backwards sort whose ties would be reversed (E0456) reads an
+    // index in the sort's direction instead.
+    let fixed = apply_help(
+        "stream_sort_by",
+        "q",
+        "add `index by_author_at (author, at)` to table `Post`",
+    );
+    assert!(
+        fixed.contains("= Post.by_author_at[a] |> take(3)"),
+        "{fixed}"
+    );
     let fixed = apply_help(case, "oldest", "add `index by_at (at)` to table `Note`");
     assert!(fixed.contains("= Note.by_at |> take(n)"), "{fixed}");
 }

@@ -64,28 +64,41 @@ fn a_range_written_by_its_two_ends_reads_that_range_in_one_seek() {
     assert_eq!(ats("closed"), [12, 11, 10]);
 }
 
-/// `aggregate total = count(Q)` says `by` is missing (E0108), with the
-/// form to write, and nothing else.
+/// `aggregate top = max(Q.score)` says `by` is missing (E0108), with the
+/// form to write, and nothing else; `aggregate total = count(Q)` keeps the
+/// whole table, read by its name alone.
 #[test]
-fn an_aggregate_without_by_says_by_is_missing() {
+fn a_min_or_max_without_by_says_by_is_missing() {
     let dir = tempfile::tempdir().unwrap();
     let app = write(
         dir.path(),
         "qa.rq",
-        "table Q {\n  id: Int key\n  tag: String\n}\naggregate total = count(Q)\n",
+        "table Q {\n  id: Int key\n  score: Int\n}\naggregate top = max(Q.score)\n",
     );
     let checked = rqc(&["check", &app]);
     let err = stderr(&checked);
     assert_eq!(checked.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("[E0108] Error: `aggregate total = count(Q)` has no `by`"),
+        err.contains("[E0108] Error: `aggregate top = max(Q.score)` has no `by`"),
         "{err}"
     );
     assert!(
-        err.contains("`aggregate total = count(Q) by column`"),
+        err.contains("`aggregate top = max(Q.score) by column`"),
         "{err}"
     );
     assert!(err.contains("1 error"), "{err}");
+    let whole = write(
+        dir.path(),
+        "total.rq",
+        "table Q {\n  id: Int key\n  score: Int\n}\naggregate total = count(Q)\nquery n() = total\n",
+    );
+    let checked = rqc(&["check", &whole]);
+    assert_eq!(checked.status.code(), Some(0), "{}", stderr(&checked));
+    assert!(
+        stdout(&checked).contains("n() -> Int  seeks ≤ 1  rows ≤ 1"),
+        "{}",
+        stdout(&checked)
+    );
 }
 
 /// A query rejected because what it calls was shows the cause where its

@@ -125,7 +125,7 @@ fn the_repl_calls_declared_queries_and_runs_mutations() {
         "add_user(7, \"ann\", \"Ann\", \"NZ\")\nuser(7)\ninsert Country { code: \"FR\", name: \"France\" }\nadd_user(7, \"bob\", \"Bob\", \"NZ\")\n",
     );
     let out = stdout(&session);
-    assert!(out.contains("1 row written · seeks 3 (bound 3)"), "{out}");
+    assert!(out.contains("1 row written · seeks 4 (bound 4)"), "{out}");
     assert!(out.contains("7  │ ann"), "{out}");
     assert!(out.contains("1 row written · seeks 2 (bound 2)"), "{out}");
     assert!(out.contains("[E0501] Error"), "{out}{}", stderr(&session));
@@ -208,7 +208,7 @@ fn a_repl_without_a_program_reads_the_schema_the_database_holds() {
     );
     assert!(
         stderr(&session)
-            .contains("the database's schema (4 tables); its queries and mutations run by name"),
+            .contains("the database's schema (5 tables); its queries and mutations run by name"),
         "{}",
         stderr(&session)
     );
@@ -219,7 +219,7 @@ fn a_repl_without_a_program_reads_the_schema_the_database_holds() {
     // The installed entry points run by name, without their sources: an
     // argument is an expression; a mutation commits; a wrong type is refused.
     assert_eq!(out.matches("2  │ bob").count(), 2, "{out}");
-    assert!(out.contains("1 row written · seeks 3 (bound 3)"), "{out}");
+    assert!(out.contains("1 row written · seeks 4 (bound 4)"), "{out}");
     assert!(out.contains("9  │ cy"), "{out}");
     assert!(out.contains("E05"), "a string for an Int is refused: {out}");
 }

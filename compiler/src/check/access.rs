@@ -64,6 +64,8 @@ impl<'p> Checker<'p> {
                         description: format!("every row of {table}"),
                         prefix_columns: Vec::new(),
                         next_column: None,
+                        order: super::reverse::whole_order(schema, index),
+                        skipped: false,
                         access,
                     },
                 })),
@@ -231,6 +233,13 @@ impl<'p> Checker<'p> {
                                 .get(eq_columns.len())
                                 .filter(|_| !matches!(tir, TExpr::Scan { range: Some(_), .. }))
                                 .map(|&c| schema.columns[c].name.clone()),
+                            order: super::reverse::stream_order(
+                                schema,
+                                &path.columns,
+                                &path.descending,
+                                eq_columns.len(),
+                            ),
+                            skipped: false,
                             access,
                         },
                     })),

@@ -381,11 +381,20 @@ fn read_ty(table: &TableSchema, aggregate: &AggregateSchema) -> Ty {
 }
 
 impl Checker<'_> {
+    /// Whether the aggregate `name` is kept for the whole table (no `by`):
+    /// it is read by its name alone.
+    pub(super) fn whole_table(&self, name: &str) -> bool {
+        self.schema
+            .aggregate(name)
+            .is_some_and(|(_, aggregate)| aggregate.by.is_empty())
+    }
+
     /// `likes_of[p]`: one point read of the aggregate's tree, one value per
-    /// `by` column.
+    /// `by` column; `questions`, a whole table's, with none (`span` is the
+    /// whole read's).
     pub fn check_aggregate_read(
         &mut self,
-        expr: &Expr,
+        span: Span,
         name: &ast::Ident,
         args: &[Expr],
     ) -> Checked {
@@ -401,6 +410,26 @@ impl Checker<'_> {
             .iter()
             .map(|&c| table.columns[c].name.as_str())
             .collect();
+        if by.is_empty() && !args.is_empty() {
+            self.error(
+                "E0224",
+                format!(
+                    "`{}` is kept for the whole table, and {} value{} {} given",
+                    aggregate.name,
+                    args.len(),
+                    if args.len() == 1 { "" } else { "s" },
+                    if args.len() == 1 { "is" } else { "are" }
+                ),
+                span,
+                "no group to give",
+            )
+            .help
+            .push(format!(
+                "read it by its name alone: `{}`; to keep it per group, declare `aggregate {} = … by column`",
+                aggregate.name, aggregate.name
+            ));
+            return Checked::error();
+        }
         if args.len() != aggregate.by.len() {
             self.error(
                 "E0224",
@@ -413,7 +442,7 @@ impl Checker<'_> {
                     args.len(),
                     if args.len() == 1 { "is" } else { "are" }
                 ),
-                expr.span,
+                span,
                 "wrong number of values",
             )
             .help

@@ -9,14 +9,14 @@
 
 use super::expr::{Checked, Checker};
 use super::tir::TExpr;
-use super::types::{StreamTy, Ty};
+use super::types::{StreamSource, StreamTy, Ty};
 use crate::cost::Interval;
 use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};
 use rqc_plan::Shape;
 
-pub const BUILTINS: [&str; 19] = [
+pub const BUILTINS: [&str; 20] = [
     "take",
     "skip",
     "first",
@@ -36,10 +36,11 @@ pub const BUILTINS: [&str; 19] = [
     "any",
     "all",
     "unwrap_or",
+    "reverse",
 ];
 
 /// What the first argument of a combinator is.
-enum Input {
+pub(super) enum Input {
     List(Ty, Poly),
     Stream(Box<StreamTy>),
     Option(Ty),
@@ -49,7 +50,7 @@ enum Input {
 impl Input {
     /// The shape the runtime is told (an option of a list is a list at run
     /// time, so it cannot tell by itself).
-    fn kind(&self) -> Shape {
+    pub(super) fn kind(&self) -> Shape {
         match self {
             Input::Stream(_) => Shape::Stream,
             Input::Option(_) => Shape::Option,
@@ -204,7 +205,11 @@ impl Checker<'_> {
             "first" | "exists" => self.first_or_exists(op, input, shape),
             "map" => self.map(input, shape, rest[0]),
             "unwrap_or" => self.unwrap_or(input, shape, rest[0]),
+            "reverse" => self.reverse(span, input, shape),
             _ => match shape {
+                Input::Stream(stream) if op == "sort_by" => {
+                    self.sort_stream(span, args, stream, input)
+                }
                 Input::Stream(stream) => {
                     self.reject_stream_consumer(op, span, args, &stream, input.cost)
                 }
@@ -322,6 +327,9 @@ impl Checker<'_> {
                 };
                 let mut skipped = (*stream).clone();
                 skipped.open = stream.open.plus(&stream.per_element.times(&k));
+                // Rows dropped from its start: not readable from the other end.
+                skipped.source.skipped = true;
+                skipped.source.order = None;
                 Checked::new(Ty::Stream(Box::new(skipped)), cost, tir)
             }
             Input::Error => Checked::error(),
@@ -426,12 +434,16 @@ impl Checker<'_> {
                 Checked::new(Ty::option(func.ret), input.cost.plus(&func.latent), tir)
             }
             // One output per element read, so a later `take` still bounds it.
+            // Its elements are no longer the rows a `sort_by` could order.
             Input::Stream(stream) => Checked::new(
                 Ty::Stream(Box::new(StreamTy {
                     elem: func.ret,
                     open: stream.open,
                     per_element: stream.per_element.plus(&func.latent),
-                    source: stream.source,
+                    source: StreamSource {
+                        order: None,
+                        ..stream.source
+                    },
                 })),
                 input.cost,
                 tir,
@@ -462,6 +474,31 @@ impl Checker<'_> {
             input.cost.plus(&d.cost),
             TExpr::Builtin("unwrap_or".into(), Shape::Option, vec![input.tir, d.tir]),
         )
+    }
+
+    /// `sort_by`'s order, `desc` or `asc` written in the call. The plan
+    /// fixes the direction where it sorts: an order computed at run time
+    /// (a `let`, an `if`, a helper's result) would have no direction to
+    /// fix (E0421).
+    pub(super) fn written_order(&mut self, order: &Expr) -> Checked {
+        let o = self.check(order);
+        self.expect_type(
+            &Ty::Order,
+            &o.ty,
+            order.span,
+            "the order is `desc` or `asc`",
+        );
+        if o.ty == Ty::Order && !matches!(o.tir, TExpr::Order(_)) {
+            self.error(
+                "E0421",
+                "`sort_by`'s order must be written `desc` or `asc` here",
+                order.span,
+                "an order computed at run time",
+            )
+            .help
+            .push("write `desc` or `asc` in the call; to choose at run time, sort in each branch: `if d { xs |> sort_by(k, desc) } else { xs |> sort_by(k, asc) }`".into());
+        }
+        o
     }
 
     /// A combinator over a bounded list (or an option, as a list of ≤ 1).
@@ -576,27 +613,7 @@ impl Checker<'_> {
                     .push("give a key function such as `p => p.at`".into());
                 }
                 if let Some(order) = rest.get(1) {
-                    let o = self.check(order);
-                    self.expect_type(
-                        &Ty::Order,
-                        &o.ty,
-                        order.span,
-                        "the order is `desc` or `asc`",
-                    );
-                    // The plan fixes the direction where it sorts: an order
-                    // computed at run time (a `let`, an `if`, a helper's
-                    // result) would have no direction to fix.
-                    if o.ty == Ty::Order && !matches!(o.tir, TExpr::Order(_)) {
-                        self.error(
-                            "E0421",
-                            "`sort_by`'s order must be written `desc` or `asc` here",
-                            order.span,
-                            "an order computed at run time",
-                        )
-                        .help
-                        .push("write `desc` or `asc` in the call; to choose at run time, sort in each branch: `if d { xs |> sort_by(k, desc) } else { xs |> sort_by(k, asc) }`".into());
-                    }
-                    tirs.push(o.tir);
+                    tirs.push(self.written_order(order).tir);
                 }
                 Ty::list(elem, size.clone())
             }

@@ -2,7 +2,7 @@
 
 use super::modules::ProgramIndex;
 use super::tir::TExpr;
-use super::types::{FnCandidate, StreamTy, Ty};
+use super::types::{FnCandidate, StreamSource, StreamTy, Ty};
 use crate::cost::Interval;
 use crate::cost::{Cost, Poly};
 use crate::diagnostics::{Diagnostic, Label};
@@ -411,7 +411,7 @@ impl<'p> Checker<'p> {
                 _ => self.check_call(stage.span, stage, Some(input), &[]),
             },
             ExprKind::Index(base, args) => match self.aggregate_named(base) {
-                Some(name) => self.check_aggregate_read(expr, &name, args),
+                Some(name) => self.check_aggregate_read(expr.span, &name, args),
                 None => self.check_access(expr, base, args),
             },
             // Passed straight to a combinator or a function parameter, a
@@ -590,7 +590,16 @@ pub fn join_types(a: &Ty, b: &Ty) -> Ty {
             elem: join_types(&x.elem, &y.elem),
             open: x.open.max(&y.open),
             per_element: x.per_element.max(&y.per_element),
-            source: x.source.clone(),
+            source: StreamSource {
+                // Either branch's order only when both have it.
+                order: x
+                    .source
+                    .order
+                    .clone()
+                    .filter(|_| x.source.order == y.source.order),
+                skipped: x.source.skipped || y.source.skipped,
+                ..x.source.clone()
+            },
         })),
         (Ty::Fn(_) | Ty::Fns(_), Ty::Fn(_) | Ty::Fns(_)) => {
             let mut candidates = candidates_of(a);

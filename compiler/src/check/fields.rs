@@ -68,6 +68,10 @@ impl Checker<'_> {
                 ));
                 Checked::error()
             }
+            // A whole-table aggregate is read by its name alone.
+            Some(Symbol::Aggregate(name)) if self.whole_table(&name) => {
+                self.check_aggregate_read(ident.span, ident, &[])
+            }
             Some(Symbol::Aggregate(name)) => {
                 let by = self
                     .schema
@@ -169,6 +173,10 @@ impl Checker<'_> {
                         return match self.index.scopes[m].get(&field.name).cloned() {
                             Some(Symbol::Table(table)) => {
                                 self.check_whole_table(&table, None, expr.span)
+                            }
+                            // `module.questions`: a whole-table aggregate.
+                            Some(Symbol::Aggregate(aggregate)) if self.whole_table(&aggregate) => {
+                                self.check_aggregate_read(expr.span, field, &[])
                             }
                             _ => {
                                 self.error(

@@ -187,7 +187,7 @@ impl Checker<'_> {
             .find(|i| starts(&i.columns))
             .map(|i| {
                 format!(
-                    " (`{}` lists them the other way, and an index is read in its own order)",
+                    " (`{}` lists them the other way, and read backwards its rows that tie would come out reversed)",
                     i.name
                 )
             })

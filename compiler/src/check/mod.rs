@@ -26,6 +26,7 @@ mod operators;
 mod passing;
 mod predicates;
 mod reject;
+mod reverse;
 mod schema;
 mod schema_types;
 pub mod tir;

@@ -146,6 +146,8 @@ impl Checker<'_> {
                     prefix_columns: Vec::new(),
                     next_column: None,
                     access: String::new(),
+                    order: None,
+                    skipped: false,
                 },
             })),
             TypeKind::Record(fields) => Ty::Record(

@@ -62,6 +62,24 @@ pub struct StreamSource {
     pub next_column: Option<String>,
     /// The access as written, e.g. `Post.by_author[a]`.
     pub access: String,
+    /// The column the stream runs in, while its rows are the access's own
+    /// (no `map`, `skip` or tie-reversing `reverse` yet): what a `sort_by`
+    /// on it may read the range in (spec/cost.md, "Reverse reads").
+    pub order: Option<StreamOrder>,
+    /// Whether a `skip` dropped rows from its start: it can no longer be
+    /// read from its other end.
+    pub skipped: bool,
+}
+
+/// The column after a stream's prefix, which its range runs in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamOrder {
+    pub column: String,
+    /// Whether the column runs descending in its index.
+    pub descending: bool,
+    /// Whether the column with the access's prefix identifies a row, so
+    /// that no two rows tie and either direction is one order.
+    pub identifies_row: bool,
 }
 
 /// A function value: parameter and result types and what one call costs.

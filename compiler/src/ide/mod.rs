@@ -163,9 +163,20 @@ fn aggregate_hover(analysis: &Analysis, name: &str) -> String {
         Some(c) if extreme => (format!("{}?", table.columns[c].ty.name()), "none"),
         _ => ("Int".to_string(), "0"),
     };
+    // A whole table's (no `by`) is read by its name alone.
+    let (read, per) = if by.is_empty() {
+        (
+            name.to_string(),
+            format!("of the whole table, {empty} when it has no rows"),
+        )
+    } else {
+        (
+            format!("{name}[{}]", by.join(", ")),
+            format!("per group, {empty} for a group with no rows"),
+        )
+    };
     format!(
-        "```rql\n{name}[{}] -> {ty}\n```\n{}({what}) per group, {empty} for a group with no rows  ·  a read: seeks ≤ 1  rows ≤ 1  round trips ≤ 1  ·  O(log N)\n\nkept up to date by every insert, update and delete of `{}`",
-        by.join(", "),
+        "```rql\n{read} -> {ty}\n```\n{}({what}) {per}  ·  a read: seeks ≤ 1  rows ≤ 1  round trips ≤ 1  ·  O(log N)\n\nkept up to date by every insert, update and delete of `{}`",
         aggregate.kind.name(),
         table.name
     )

@@ -2,8 +2,8 @@
 //! and with `--analyze` what it actually read.
 
 use rqc_plan::{
-    BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, RangeEnd, Schema, UnOp,
-    Value,
+    BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, RangeEnd, Schema, Shape,
+    UnOp, Value,
 };
 
 /// The plan tree of `entry`, a program's entry point over `schema`.
@@ -110,7 +110,9 @@ impl Printer<'_> {
         let unread = node.bound.is_some_and(|b| b.seeks == 0 && b.rows == 0)
             && matches!(
                 node.op,
-                Op::Scan { stream: true, .. } | Op::Combinator(Combinator::Map, _, _)
+                Op::Scan { stream: true, .. }
+                    | Op::Combinator(Combinator::Map | Combinator::Reverse, _, _)
+                    | Op::Combinator(Combinator::SortBy { .. }, Shape::Stream, _)
             );
         if let Some(bound) = node.bound.filter(|_| !unread) {
             out.push_str(&format!(
@@ -144,6 +146,11 @@ impl Printer<'_> {
         match &node.op {
             Op::Now => ("Now (the transaction's time)".to_string(), Vec::new()),
             Op::Get { table, key } => (format!("Get {table} key=[{}]", list(key, &e)), ops(key)),
+            // A whole table's (no `by`) has no group to show.
+            Op::Aggregate { aggregate, key } if key.is_empty() => (
+                format!("Aggregate {}", describe_aggregate(self.schema, aggregate)),
+                Vec::new(),
+            ),
             Op::Aggregate { aggregate, key } => (
                 format!(
                     "Aggregate {} [{}]",
@@ -226,10 +233,16 @@ impl Printer<'_> {
                 }
                 (text, ops(prefix))
             }
-            Op::Combinator(c, _, args) => {
+            Op::Combinator(c, shape, args) => {
                 let mut text = c.name().to_string();
                 if let Combinator::SortBy { descending } = c {
                     text.push_str(if *descending { " desc" } else { " asc" });
+                }
+                // On a stream both choose which end its range is read from.
+                if *shape == Shape::Stream
+                    && matches!(c, Combinator::Reverse | Combinator::SortBy { .. })
+                {
+                    text.push_str(" (read order)");
                 }
                 if rqc_plan::batch::reads_ahead(node) {
                     text.push_str(" (batched)");
@@ -501,6 +514,9 @@ fn describe_aggregate(schema: &Schema, name: &str) -> String {
         Some(c) => format!("{}.{}", table.name, table.columns[c].name),
         None => table.name.clone(),
     };
+    if by.is_empty() {
+        return format!("{name} = {}({over})", aggregate.kind.name());
+    }
     format!(
         "{name} = {}({over}) by {}",
         aggregate.kind.name(),

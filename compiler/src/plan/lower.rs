@@ -405,6 +405,7 @@ impl Lowerer<'_> {
             "first" => Combinator::First,
             "exists" => Combinator::Exists,
             "unwrap_or" => Combinator::UnwrapOr,
+            "reverse" => Combinator::Reverse,
             other => return Err(internal(&format!("an unknown combinator `{other}`"))),
         };
         let mut operands = self.all(args, scope)?;

@@ -245,8 +245,10 @@ impl ParseContext {
 
     /// `aggregate NAME = f(T…) by columns`: `by` is a name everywhere
     /// else, so the grammar takes any word there and this checks it (E0101
-    /// otherwise, with the form to write); without `by` and its columns,
-    /// E0108.
+    /// otherwise, with the form to write). Without `by`, a `count` or `sum`
+    /// is kept for the whole table (one group, no columns); a `min` or
+    /// `max` without `by` is E0108 (its next extreme, when the extreme row
+    /// goes, has no group to be found in within a bound).
     pub fn aggregate(
         &mut self,
         public: bool,
@@ -258,6 +260,17 @@ impl ParseContext {
     ) -> Option<Aggregate> {
         let form = "declare an aggregate as `aggregate likes_of = count(Like) by post` or `aggregate spent = sum(Order.total) by customer`";
         let Some((by_word, by)) = by else {
+            if !matches!(function.name.as_str(), "min" | "max") {
+                // The whole table: `aggregate questions = count(Question)`.
+                return Some(Aggregate {
+                    public,
+                    name,
+                    function,
+                    source,
+                    by: Vec::new(),
+                    span,
+                });
+            }
             let written = format!(
                 "aggregate {} = {}({})",
                 name.name,
@@ -267,13 +280,13 @@ impl ParseContext {
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0108",
-                    format!("`{written}` has no `by`: an aggregate is kept per group of rows"),
+                    format!("`{written}` has no `by`: a `{}` is kept per group of rows", function.name),
                     &self.file,
                     Span::new(span.end as usize, span.end as usize),
                     "`by` and the group's columns are missing here",
                 )
                 .with_help(format!(
-                    "name the columns whose values make a group: `{written} by column`; a count or sum of the whole table is not kept (read it from a `small` table, or keep it per group)"
+                    "name the columns whose values make a group: `{written} by column`; only a `count` or a `sum` is kept for the whole table"
                 )),
             );
             return None;

@@ -48,13 +48,14 @@ pub fn print_item(item: &Item) -> String {
 }
 
 fn print_aggregate(aggregate: &Aggregate) -> String {
-    let by = if aggregate.by.len() == 1 {
-        aggregate.by[0].name.clone()
-    } else {
-        format!("({})", names_list(&aggregate.by))
+    // A whole table's (a count or sum with no `by`) is printed without one.
+    let by = match aggregate.by.len() {
+        0 => String::new(),
+        1 => format!(" by {}", aggregate.by[0].name),
+        _ => format!(" by ({})", names_list(&aggregate.by)),
     };
     format!(
-        "{}aggregate {} = {}({}) by {by}",
+        "{}aggregate {} = {}({}){by}",
         if aggregate.public { "pub " } else { "" },
         aggregate.name.name,
         aggregate.function.name,

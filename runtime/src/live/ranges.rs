@@ -32,23 +32,34 @@ pub fn after(key: &[u8]) -> Vec<u8> {
 
 /// What a range read with `limit` actually depended on: the whole range
 /// when it came back short, otherwise only up to its last entry (a key
-/// written past it could not have changed what was read).
+/// written past it could not have changed what was read): up from the
+/// start to it, or, read backwards (`reverse`), down from the end to it.
 pub fn range_read(
     tree: Tree,
     start: &[u8],
     end: Option<&[u8]>,
+    reverse: bool,
     limit: usize,
     last: Option<&[u8]>,
     returned: usize,
 ) -> KeyRange {
-    let end = match last {
-        Some(last) if returned >= limit => Some(after(last)),
-        _ => end.map(<[u8]>::to_vec),
-    };
-    KeyRange {
-        tree,
-        start: start.to_vec(),
-        end,
+    let full = returned >= limit;
+    match last {
+        Some(last) if full && reverse => KeyRange {
+            tree,
+            start: last.to_vec(),
+            end: end.map(<[u8]>::to_vec),
+        },
+        Some(last) if full => KeyRange {
+            tree,
+            start: start.to_vec(),
+            end: Some(after(last)),
+        },
+        _ => KeyRange {
+            tree,
+            start: start.to_vec(),
+            end: end.map(<[u8]>::to_vec),
+        },
     }
 }
 
@@ -176,10 +187,26 @@ mod tests {
     #[test]
     fn a_full_range_read_depends_only_up_to_its_last_entry() {
         let tree = t(0);
-        let full = range_read(tree, b"a", Some(b"z"), 2, Some(b"c"), 2);
+        let full = range_read(tree, b"a", Some(b"z"), false, 2, Some(b"c"), 2);
         assert_eq!(full.end, Some(b"c\0".to_vec()));
-        let short = range_read(tree, b"a", Some(b"z"), 5, Some(b"c"), 2);
+        let short = range_read(tree, b"a", Some(b"z"), false, 5, Some(b"c"), 2);
         assert_eq!(short.end, Some(b"z".to_vec()));
+    }
+
+    #[test]
+    fn a_full_reverse_read_depends_only_down_to_its_last_entry() {
+        let tree = t(0);
+        // Read backwards from "z": the last entry is the lowest read.
+        let full = range_read(tree, b"a", Some(b"z"), true, 2, Some(b"m"), 2);
+        assert_eq!((full.start, full.end), (b"m".to_vec(), Some(b"z".to_vec())));
+        let short = range_read(tree, b"a", Some(b"z"), true, 5, Some(b"m"), 2);
+        assert_eq!(
+            (short.start, short.end),
+            (b"a".to_vec(), Some(b"z".to_vec()))
+        );
+        // A backwards read of a range with no end depends on every key above.
+        let open = range_read(tree, b"a", None, true, 1, Some(b"q"), 1);
+        assert_eq!((open.start, open.end), (b"q".to_vec(), None));
     }
 
     #[test]

@@ -81,12 +81,13 @@ fn answers_or_refuses(
         Ok(found) => prop_assert_eq!(found, expected.clone(), "range"),
         Err(e) => prop_assert_eq!(e.code, "E0591"),
     }
-    if !reverse {
+    {
         let batch = [
             super::BatchRead::Range {
                 tree,
                 start: start.clone(),
                 end: end.clone(),
+                reverse,
                 limit,
             },
             super::BatchRead::Get {

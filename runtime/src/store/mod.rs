@@ -200,7 +200,7 @@ pub trait ReadTxn {
         keys.iter().map(|key| self.get(tree, key)).collect()
     }
 
-    /// Point reads and forward ranges of any trees as one call (one round
+    /// Point reads and ranges (either way) of any trees as one call (one round
     /// trip on a remote store, or one per [`Store::max_txn_ops`] of them):
     /// what a level of a plan reads at once (`runtime/src/batch.rs`). A
     /// range's answer is [`ReadTxn::range_to_boundary`]'s, so that
@@ -214,9 +214,10 @@ pub trait ReadTxn {
                     tree,
                     start,
                     end,
+                    reverse,
                     limit,
                 } => self
-                    .range_to_boundary(*tree, start, end.as_deref(), false, *limit)
+                    .range_to_boundary(*tree, start, end.as_deref(), *reverse, *limit)
                     .map(BatchAnswer::Ranged),
             })
             .collect()
@@ -275,11 +276,13 @@ pub enum BatchRead {
         tree: Tree,
         key: Vec<u8>,
     },
-    /// Entries with `start <= key < end`, in key order, at most `limit`.
+    /// Entries with `start <= key < end`, in key order (from the high end
+    /// down when `reverse`), at most `limit`.
     Range {
         tree: Tree,
         start: Vec<u8>,
         end: Option<Vec<u8>>,
+        reverse: bool,
         limit: usize,
     },
 }

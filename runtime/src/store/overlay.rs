@@ -65,10 +65,11 @@ impl Overlay {
         tree: Tree,
         start: &[u8],
         end: Option<&[u8]>,
+        reverse: bool,
         limit: usize,
     ) -> usize {
         let deletions = self
-            .pending(tree, start, end, false, limit)
+            .pending(tree, start, end, reverse, limit)
             .iter()
             .filter(|(_, v)| v.is_none())
             .count();

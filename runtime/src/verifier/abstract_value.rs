@@ -93,6 +93,9 @@ pub(super) struct StreamAbs<'p> {
     pub element: Abs<'p>,
     pub open: Cost,
     pub each: Cost,
+    /// Whether a `skip` dropped rows from its start: the executor will not
+    /// read it from its other end (`combinators::on_stream`).
+    pub skipped: bool,
 }
 
 /// A lambda with the names in scope where it was made.
@@ -346,6 +349,7 @@ impl<'p> Abs<'p> {
                 element: a.element.join_in(&b.element, joined)?,
                 open: a.open.max(&b.open),
                 each: a.each.max(&b.each),
+                skipped: a.skipped || b.skipped,
             })),
             (Abs::Fns(a), Abs::Fns(b)) => {
                 let mut all: Vec<Rc<Closure<'p>>> = (**a).clone();

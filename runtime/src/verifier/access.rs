@@ -333,6 +333,7 @@ impl<'p> Verifier<'p> {
                 element: self.row(t),
                 open: Cost::constant(1, 0, 1),
                 each: Cost::constant(0, 1, 0),
+                skipped: false,
             }));
             return Ok(out);
         }

@@ -1,4 +1,4 @@
-//! The bound pass's combinators and top-k: over a stream only the limiting consumers (`take`, `first`, `exists`), `map` and `skip`, each costed by spec/cost.md §4.2; over a list or an option by §4.3, a function applied to every element with its round trips batched where the runtime batches them (§11, Lemma 5).
+//! The bound pass's combinators and top-k: over a stream only the limiting consumers (`take`, `first`, `exists`), `map`, `skip`, `reverse` and a `sort_by` that is a reverse read, each costed by spec/cost.md §4.2; over a list or an option by §4.3, a function applied to every element with its round trips batched where the runtime batches them (§11, Lemma 5).
 
 use super::abstract_value::{Abs, Kind, RecordAbs, StreamAbs};
 use super::bounds::{Eval, Scope, Verifier};
@@ -80,6 +80,10 @@ impl<'p> Verifier<'p> {
                     _ => list(element, k),
                 }
             }
+            Combinator::Reverse => match shape {
+                Shape::Option => input.value.clone(),
+                _ => list(element, k),
+            },
             Combinator::Count => Abs::int(Interval::up_to(k)),
             Combinator::First => Abs::Opt(Box::new(element)),
             Combinator::Exists => Abs::unknown(Kind::Bool, "a Bool"),
@@ -203,7 +207,24 @@ impl<'p> Verifier<'p> {
                     element: applied.value,
                     open: stream.open.clone(),
                     each: stream.each.plus(&applied.cost),
+                    skipped: stream.skipped,
                 }));
+            }
+            // The same range read from its other end: the same seek, the
+            // same rows per element (spec/cost.md, "Reverse reads"). A
+            // stream's `sort_by` key is never applied.
+            Combinator::Reverse | Combinator::SortBy { .. } => {
+                if stream.skipped {
+                    return self.fault(
+                        "E0625",
+                        node,
+                        format!(
+                            "`{}` reads a stream from its other end after a `skip` dropped rows from its start",
+                            c.name()
+                        ),
+                    );
+                }
+                out.value = Abs::Stream(Rc::new(stream.clone()));
             }
             // The rows skipped are read when the stream is.
             Combinator::Skip => {
@@ -212,6 +233,7 @@ impl<'p> Verifier<'p> {
                     element: stream.element.clone(),
                     open: stream.open.plus(&stream.each.times(&n)),
                     each: stream.each.clone(),
+                    skipped: true,
                 }));
             }
             other => {

@@ -565,7 +565,7 @@ impl<'a> Walk<'a> {
         let wanted: &[usize] = match c {
             Map | Filter | FlatMap | SortBy { .. } | GroupBy | Any | All => &[2],
             Take | Skip | UnwrapOr => &[2],
-            Count | Distinct | Flatten | First | Exists => &[1],
+            Count | Distinct | Flatten | First | Exists | Reverse => &[1],
             Sum | Avg | Min | Max => &[1, 2],
         };
         if !wanted.contains(&given) {
@@ -575,7 +575,11 @@ impl<'a> Walk<'a> {
                 format!("`{}` has {given} operands, not {}", c.name(), wanted[0]),
             );
         }
-        if shape == Shape::Stream && !matches!(c, Take | First | Exists | Map | Skip) {
+        let stream_reads = matches!(
+            c,
+            Take | First | Exists | Map | Skip | Reverse | SortBy { .. }
+        );
+        if shape == Shape::Stream && !stream_reads {
             return self.fault(
                 "E0621",
                 node,

@@ -103,7 +103,7 @@ pub fn shapes(n: &Node) -> Vec<Edit> {
     out
 }
 
-pub const COMBINATORS: [Combinator; 19] = [
+pub const COMBINATORS: [Combinator; 20] = [
     Combinator::Map,
     Combinator::Filter,
     Combinator::FlatMap,
@@ -123,6 +123,7 @@ pub const COMBINATORS: [Combinator; 19] = [
     Combinator::First,
     Combinator::Exists,
     Combinator::UnwrapOr,
+    Combinator::Reverse,
 ];
 
 /// Other names for one: the others known, an unknown one, one with NUL.

@@ -18,6 +18,7 @@ enum FullRead {
     Range {
         from: Vec<u8>,
         to: Vec<u8>,
+        reverse: bool,
         limit: usize,
     },
 }
@@ -36,9 +37,9 @@ impl EtcdRead<'_> {
         let mut answers: Vec<Option<FullAnswer>> = reads
             .iter()
             .map(|read| match read {
-                FullRead::Range { from, to, limit } if *limit == 0 || to <= from => {
-                    Some(FullAnswer::Range(Vec::new()))
-                }
+                FullRead::Range {
+                    from, to, limit, ..
+                } if *limit == 0 || to <= from => Some(FullAnswer::Range(Vec::new())),
                 _ => None,
             })
             .collect();
@@ -108,12 +109,14 @@ impl EtcdRead<'_> {
                         tree,
                         start,
                         end,
+                        reverse,
                         limit,
                     } => {
                         let (from, to) = self.full_range(*tree, start, end.as_deref())?;
                         FullRead::Range {
                             from,
                             to,
+                            reverse: *reverse,
                             limit: *limit,
                         }
                     }
@@ -133,13 +136,25 @@ async fn retrying_txn(
         .iter()
         .map(|i| match &reads[*i] {
             FullRead::Get(key) => TxnOp::get(key.clone(), Some(read.at())),
-            FullRead::Range { from, to, limit } => TxnOp::get(
+            FullRead::Range {
+                from,
+                to,
+                reverse,
+                limit,
+            } => TxnOp::get(
                 from.clone(),
                 Some(
                     read.at()
                         .with_range(to.clone())
                         .with_limit(i64::try_from(*limit).unwrap_or(0))
-                        .with_sort(SortTarget::Key, SortOrder::Ascend),
+                        .with_sort(
+                            SortTarget::Key,
+                            if *reverse {
+                                SortOrder::Descend
+                            } else {
+                                SortOrder::Ascend
+                            },
+                        ),
                 ),
             ),
         })
@@ -170,13 +185,17 @@ impl EtcdWrite<'_> {
                     tree,
                     start,
                     end,
+                    reverse,
                     limit,
                 } => {
-                    let asked = self.overlay.asked(*tree, start, end.as_deref(), *limit);
+                    let asked = self
+                        .overlay
+                        .asked(*tree, start, end.as_deref(), *reverse, *limit);
                     stored.push(BatchRead::Range {
                         tree: *tree,
                         start: start.clone(),
                         end: end.clone(),
+                        reverse: *reverse,
                         limit: asked,
                     });
                     positions.push(i);
@@ -195,9 +214,15 @@ impl EtcdWrite<'_> {
                 (FullRead::Get(key), FullAnswer::Get(found)) => {
                     self.note(std::slice::from_ref(key), std::slice::from_ref(found))
                 }
-                (FullRead::Range { from, to, limit }, FullAnswer::Range(entries)) => {
-                    self.note_range(from.clone(), to.clone(), entries, *limit, false)
-                }
+                (
+                    FullRead::Range {
+                        from,
+                        to,
+                        reverse,
+                        limit,
+                    },
+                    FullAnswer::Range(entries),
+                ) => self.note_range(from.clone(), to.clone(), entries, *limit, *reverse),
                 _ => return Err(unexpected("a batch of reads answered out of order")),
             }
             by_position[i] = Some(answer);
@@ -217,15 +242,21 @@ impl EtcdWrite<'_> {
                         tree,
                         start,
                         end,
+                        reverse,
                         limit,
                     },
                     Some(FullAnswer::Range(entries)),
                 ) => {
                     let prefix_len = self.read.store.tree_prefix(*tree).len();
                     let entries = in_tree(prefix_len, &entries);
-                    let merged =
-                        self.overlay
-                            .range(*tree, start, end.as_deref(), false, *limit, |_| Ok(entries))?;
+                    let merged = self.overlay.range(
+                        *tree,
+                        start,
+                        end.as_deref(),
+                        *reverse,
+                        *limit,
+                        |_| Ok(entries),
+                    )?;
                     Ok(BatchAnswer::Ranged(Ranged {
                         entries: merged,
                         ..Ranged::default()
