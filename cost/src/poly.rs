@@ -30,10 +30,10 @@ impl Serialize for Monomial {
 
 /// Above this many products of terms, a product reads its operands'
 /// bounded variables at their maxima first ([`Poly::times`]).
-const PRODUCT_WORK: usize = 1 << 12;
+const PRODUCT_WORK: usize = 1 << 8;
 
 /// The most products of terms a product makes with what is left.
-const LARGEST_PRODUCT: usize = 1 << 16;
+const LARGEST_PRODUCT: usize = 1 << 12;
 
 /// A formula's terms: most formulas have one, kept inline.
 type Terms = SmallVec<[(Monomial, u64); 1]>;
@@ -207,7 +207,7 @@ impl Poly {
         if a.0.len() * b.0.len() <= LARGEST_PRODUCT {
             return a.times_terms(&b);
         }
-        Poly::unbounded("a product of more than 65536 terms")
+        Poly::unbounded("a product of more than 4096 terms")
     }
 
     /// The polynomial with each variable that has a maximum replaced by
