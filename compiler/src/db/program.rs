@@ -28,6 +28,22 @@ impl Analysis {
         let shape = self.shape();
         let keys = def_keys(&self.db, self.workspace);
         let outputs = parallel::map(&self.db, keys, |db, key| DefOutput::of(db, *key));
+        // Where each definition starts, by file: a parse error belongs to
+        // the last definition that starts before it (the parser may end a
+        // definition early and skip the tokens it could not place).
+        let starts: Vec<(String, u32)> = outputs
+            .iter()
+            .flatten()
+            .filter_map(|o| o.place.as_ref())
+            .map(|(file, span)| (file.clone(), span.start))
+            .collect();
+        let owner_start = |file: &str, at: u32| {
+            starts
+                .iter()
+                .filter(|(f, start)| *f == file && *start < at)
+                .map(|(_, start)| *start)
+                .max()
+        };
         let mut verdicts = Vec::new();
         let mut entries = Vec::new();
         let mut plans = Vec::new();
@@ -60,11 +76,17 @@ impl Analysis {
             // lexer went on with a stand-in (a number too large read as
             // 0) rejects it: no number is ever read as 0 (spec/types.md).
             let broken = output.place.as_ref().and_then(|(file, span)| {
+                use crate::syntax::lexer::{RECOVERED_CODES, STAND_IN_CODES};
                 diagnostics.iter().find(|d| {
-                    crate::syntax::lexer::STAND_IN_CODES.contains(&d.code.as_str())
-                        && d.primary.file == *file
-                        && d.primary.span.start >= span.start
-                        && d.primary.span.end <= span.end
+                    let code = d.code.as_str();
+                    let at = d.primary.span.start;
+                    let inside = at >= span.start && d.primary.span.end <= span.end;
+                    // A parse error at a definition's first token belongs
+                    // to the one before it, which it ended.
+                    let owned = owner_start(file, at) == Some(span.start);
+                    d.primary.file == *file
+                        && ((STAND_IN_CODES.contains(&code) && inside)
+                            || (RECOVERED_CODES.contains(&code) && owned))
                 })
             });
             let verdict = match broken {

@@ -188,6 +188,11 @@ pub enum Token {
 /// definition holding one is rejected, never checked with the stand-in.
 pub const STAND_IN_CODES: [&str; 5] = ["E0002", "E0003", "E0004", "E0005", "E0006"];
 
+/// The parse errors after which the parser skipped or guessed tokens to go
+/// on (a token where it cannot stand, a lambda parameter that is not a
+/// name, a tuple as a value): a definition holding one is rejected too.
+pub const RECOVERED_CODES: [&str; 3] = ["E0101", "E0103", "E0104"];
+
 /// A number literal, read by the one number parser every front end uses
 /// (`rqc_plan::number`), its codes as lexical errors.
 fn parse_number(text: &str, ty: NumberType) -> Result<rqc_plan::Value, LexError> {
