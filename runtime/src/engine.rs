@@ -389,17 +389,25 @@ impl Engine {
         Ok(output)
     }
 
-    /// Refuses a run on a local store whose catalog holds another schema
-    /// than this handle's program was installed or opened at (E0550): its
-    /// plans were proved for the schema it held then. One read of a
+    /// Refuses a run whose catalog holds another schema than this handle's
+    /// program was installed or opened at (E0550): its plans were proved
+    /// for the schema it held then. On a local store one read of a
     /// memory-mapped page, outside the run's counted work; on a remote
-    /// store (a request limit: etcd) it would be a round trip the bound
-    /// does not print, so there [`Engine::explained`] checks after a run
-    /// that went past its bound, and a mutation's commit compares the
-    /// generation (spec/live.md, "Installs").
+    /// store (a request limit: etcd) a read would be a round trip the bound
+    /// does not print, so the run's first request compares the generation
+    /// instead (`ReadTxn::expect_on_first_read`), and a mutation's commit
+    /// compares it again (spec/live.md, "A run by an older handle").
     pub(crate) fn same_schema(&self, txn: &dyn crate::store::ReadTxn) -> Result<()> {
         let installed = self.bound_program()?;
         if self.store.request_limit().is_some() {
+            // Compared within the run's first request (no round trip more).
+            if !installed.generation.is_empty() {
+                txn.expect_on_first_read(
+                    installed.catalog,
+                    catalog::GENERATION_KEY,
+                    &installed.generation,
+                );
+            }
             return Ok(());
         }
         if catalog::generation(txn, installed.catalog)? != installed.generation {

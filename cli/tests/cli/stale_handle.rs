@@ -127,7 +127,20 @@ fn a_loosened_bound_stops_the_old_handles_runs_with_e0550() {
 #[test]
 fn a_dropped_index_is_never_read_as_empty_by_the_old_handle() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db").display().to_string();
+    dropped_index(&dir, &dir.path().join("db").display().to_string());
+}
+
+/// On etcd the generation is compared within the run's first request (no
+/// round trip more): a read that stays within its bound is refused too.
+#[test]
+fn a_dropped_index_is_never_read_as_empty_by_the_old_handle_on_etcd() {
+    let cluster = super::etcd::etcd_cluster::EtcdCluster::start(1);
+    let dir = tempfile::tempdir().unwrap();
+    dropped_index(&dir, &cluster.url("stale"));
+}
+
+fn dropped_index(dir: &tempfile::TempDir, db: &str) {
+    let db = db.to_string();
     let a = write(dir.path(), "a.rq", &program(3, true));
     let b = write(dir.path(), "b.rq", &program(3, false));
     add(&db, &a, 1, &[]);

@@ -465,6 +465,15 @@ impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
         self.txn.requests()
     }
 
+    /// The value as it is stored: sealed, with the link every entry of an
+    /// unchained tree holds (etcd's), as `WriteTxn::expect` compares it.
+    fn expect_on_first_read(&self, tree: Tree, key: &[u8], value: &[u8]) {
+        if !self.store.chained(tree) {
+            let sealed = self.store.seal(tree, key, value, chain::START);
+            self.txn.expect_on_first_read(tree, key, &sealed);
+        }
+    }
+
     fn get_with(&self, tree: Tree, key: &[u8], found: &mut Found<'_>) -> Result<()> {
         let store = self.store;
         if store.past_end(tree, key) {

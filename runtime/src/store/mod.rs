@@ -186,6 +186,12 @@ pub trait ReadTxn {
         None
     }
 
+    /// Asks a remote store to read only if `key` of `tree` holds `value`
+    /// at the transaction's revision, compared within its first request
+    /// (no round trip more); a read otherwise fails with E0550. A local
+    /// store's caller reads the key itself, so the default does nothing.
+    fn expect_on_first_read(&self, _tree: Tree, _key: &[u8], _value: &[u8]) {}
+
     /// A point read whose value `found` reads where it lies, borrowed from
     /// the store when the backend can lend it (LMDB's pages): no copy. An
     /// error of `found` is the read's; `found` is called exactly once when

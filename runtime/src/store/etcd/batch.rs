@@ -10,7 +10,7 @@
 use super::{in_tree, unexpected, EtcdRead, EtcdWrite, Read};
 use crate::error::Result;
 use crate::store::{BatchAnswer, BatchRead, Ranged};
-use etcd_client::{SortOrder, SortTarget, Txn, TxnOp, TxnOpResponse};
+use etcd_client::{SortOrder, SortTarget, TxnOp, TxnOpResponse};
 
 /// One read of full keys.
 enum FullRead {
@@ -46,10 +46,12 @@ impl EtcdRead<'_> {
         let asked: Vec<usize> = (0..reads.len()).filter(|i| answers[*i].is_none()).collect();
         for chunk in asked.chunks(store.max_txn_ops.max(1)) {
             self.sent();
+            let compare = self.first_compare();
             let response = store
                 .runtime
-                .block_on(retrying_txn(self, reads, chunk))
+                .block_on(retrying_txn(self, reads, chunk, &compare))
                 .map_err(|e| store.error(e))?;
+            self.compared(&compare, response.succeeded())?;
             self.fix(response.header())?;
             let got = response.op_responses();
             if got.len() != chunk.len() {
@@ -131,6 +133,7 @@ async fn retrying_txn(
     read: &EtcdRead<'_>,
     reads: &[FullRead],
     chunk: &[usize],
+    compare: &Option<etcd_client::Compare>,
 ) -> std::result::Result<etcd_client::TxnResponse, etcd_client::Error> {
     let ops: Vec<TxnOp> = chunk
         .iter()
@@ -162,8 +165,8 @@ async fn retrying_txn(
     let client = read.store.client.clone();
     super::connect::retrying_reads(|| {
         let mut kv = super::connect::kv(&client);
-        let ops = ops.clone();
-        async move { kv.txn(Txn::new().and_then(ops)).await }
+        let txn = EtcdRead::guarded(compare, ops.clone());
+        async move { kv.txn(txn).await }
     })
     .await
 }

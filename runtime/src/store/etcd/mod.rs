@@ -152,6 +152,10 @@ struct EtcdRead<'s> {
     /// reads, counted where it is sent, once however often the client
     /// tried to reach a member.
     requests: Cell<u64>,
+    /// A full key and the value it must hold, compared in the first
+    /// request (`ReadTxn::expect_on_first_read`): the schema generation a
+    /// handle's plans were proved for.
+    expected: RefCell<Option<(Vec<u8>, Vec<u8>)>>,
 }
 
 /// An entry read from the store, with the revision it was last modified at.
@@ -181,6 +185,40 @@ impl<'s> EtcdRead<'s> {
             revision: Cell::new(0),
             points: RefCell::default(),
             requests: Cell::new(0),
+            expected: RefCell::default(),
+        }
+    }
+
+    /// The compare the first request carries, while one is asked for and
+    /// nothing was read yet.
+    fn first_compare(&self) -> Option<Compare> {
+        if self.revision.get() != 0 {
+            return None;
+        }
+        let expected = self.expected.borrow();
+        let (key, value) = expected.as_ref()?;
+        Some(Compare::value(key.clone(), CompareOp::Equal, value.clone()))
+    }
+
+    /// After a request that carried `compare`: E0550 when it failed (the
+    /// key holds another value), and no compare on later requests.
+    fn compared(&self, compare: &Option<Compare>, succeeded: bool) -> Result<()> {
+        if compare.is_none() {
+            return Ok(());
+        }
+        self.expected.replace(None);
+        if succeeded {
+            Ok(())
+        } else {
+            Err(RuntimeError::stale_schema_read())
+        }
+    }
+
+    /// A Txn of `ops`, guarded by `compare` when there is one.
+    fn guarded(compare: &Option<Compare>, ops: Vec<TxnOp>) -> Txn {
+        match compare {
+            Some(compare) => Txn::new().when(vec![compare.clone()]).and_then(ops),
+            None => Txn::new().and_then(ops),
         }
     }
 
@@ -243,6 +281,7 @@ impl<'s> EtcdRead<'s> {
         let mut found = Vec::with_capacity(keys.len());
         for batch in keys.chunks(store.max_txn_ops.max(1)) {
             self.sent();
+            let compare = self.first_compare();
             let response = store
                 .runtime
                 .block_on(retrying_reads(|| {
@@ -251,9 +290,11 @@ impl<'s> EtcdRead<'s> {
                         .iter()
                         .map(|key| TxnOp::get(key.clone(), Some(self.at())))
                         .collect();
-                    async move { kv.txn(Txn::new().and_then(ops)).await }
+                    let txn = Self::guarded(&compare, ops);
+                    async move { kv.txn(txn).await }
                 }))
                 .map_err(|e| store.error(e))?;
+            self.compared(&compare, response.succeeded())?;
             self.fix(response.header())?;
             let answers = response.op_responses();
             if answers.len() != batch.len() {
@@ -317,6 +358,27 @@ impl<'s> EtcdRead<'s> {
             .with_limit(i64::try_from(limit).unwrap_or(0))
             .with_sort(SortTarget::Key, order);
         self.sent();
+        if let Some(compare) = self.first_compare() {
+            // The first request: the range as a Txn guarded by the compare.
+            let compare = Some(compare);
+            let response = store
+                .runtime
+                .block_on(retrying_reads(|| {
+                    let mut kv = connect::kv(&store.client);
+                    let op = TxnOp::get(from.clone(), Some(options.clone()));
+                    let txn = Self::guarded(&compare, vec![op]);
+                    async move { kv.txn(txn).await }
+                }))
+                .map_err(|e| store.error(e))?;
+            self.compared(&compare, response.succeeded())?;
+            self.fix(response.header())?;
+            let Some(TxnOpResponse::Get(mut got)) = response.op_responses().into_iter().next()
+            else {
+                return Err(unexpected("a range read answered with something else"));
+            };
+            let reads = got.take_kvs().into_iter().map(Read::from).collect();
+            return Ok((from, to, reads));
+        }
         let mut response = store
             .runtime
             .block_on(retrying_reads(|| {
@@ -340,6 +402,13 @@ fn in_tree(prefix_len: usize, reads: &[Read]) -> Vec<(Vec<u8>, Vec<u8>)> {
 }
 
 impl ReadTxn for EtcdRead<'_> {
+    fn expect_on_first_read(&self, tree: Tree, key: &[u8], value: &[u8]) {
+        if self.revision.get() == 0 {
+            let full = [self.store.tree_prefix(tree).as_slice(), key].concat();
+            self.expected.replace(Some((full, value.to_vec())));
+        }
+    }
+
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let full = [self.store.tree_prefix(tree).as_slice(), key].concat();
         Ok(self.get_full(&[full])?.pop().flatten().map(|r| r.value))
