@@ -249,6 +249,12 @@ impl Engine {
         Ok(&self.bound_program()?.program)
     }
 
+    /// The schema generation the installed program was installed or
+    /// opened at (a page token is bound to it).
+    pub(crate) fn schema_generation(&self) -> Result<&[u8]> {
+        Ok(&self.bound_program()?.generation)
+    }
+
     fn bound_program(&self) -> Result<&Installed> {
         self.installed.as_deref().map_err(Clone::clone)
     }

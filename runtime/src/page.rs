@@ -104,9 +104,13 @@ pub fn pageable_scan(entry: &Entry) -> Result<u32> {
 const SHALLOW_PLAN: usize = 64;
 
 /// What identifies the query a token continues: its name, parameters and
-/// plan (so a changed program refuses an old token).
-fn fingerprint(entry: &Entry) -> u32 {
+/// plan, and the schema generation it was made under (so a changed program
+/// refuses an old token, and so does a migration that redefined the index
+/// the pages walk, whose positions the token's key would misplace).
+fn fingerprint(entry: &Entry, generation: &[u8]) -> u32 {
     let mut hasher = crc32fast::Hasher::new();
+    hasher.update(generation);
+    hasher.update(b"\0");
     hasher.update(entry.module.as_bytes());
     hasher.update(b"\0");
     hasher.update(entry.name.as_bytes());
@@ -129,10 +133,15 @@ fn fingerprint(entry: &Entry) -> u32 {
 }
 
 /// The token of the page after one that ended on entry `last`.
-pub(crate) fn encode_token(entry: &Entry, args: &[Value], last: &[u8]) -> String {
+pub(crate) fn encode_token(
+    entry: &Entry,
+    generation: &[u8],
+    args: &[Value],
+    last: &[u8],
+) -> String {
     let args_json = serde_json::to_vec(&Value::List(args.to_vec()).to_json()).unwrap_or_default();
     let mut bytes = vec![TOKEN_VERSION];
-    bytes.extend(fingerprint(entry).to_be_bytes());
+    bytes.extend(fingerprint(entry, generation).to_be_bytes());
     bytes.extend((args_json.len() as u32).to_be_bytes());
     bytes.extend(&args_json);
     bytes.extend((last.len() as u32).to_be_bytes());
@@ -142,7 +151,11 @@ pub(crate) fn encode_token(entry: &Entry, args: &[Value], last: &[u8]) -> String
 }
 
 /// A token's arguments and resume key, checked to be this entry's.
-pub(crate) fn decode_token(entry: &Entry, token: &str) -> Result<(Vec<Value>, Vec<u8>)> {
+pub(crate) fn decode_token(
+    entry: &Entry,
+    generation: &[u8],
+    token: &str,
+) -> Result<(Vec<Value>, Vec<u8>)> {
     let damaged = |why: &str| {
         RuntimeError::new(
             "E0533",
@@ -168,7 +181,7 @@ pub(crate) fn decode_token(entry: &Entry, token: &str) -> Result<(Vec<Value>, Ve
             "start again from the first page with this rqc",
         ));
     }
-    if body[1..5] != fingerprint(entry).to_be_bytes() {
+    if body[1..5] != fingerprint(entry, generation).to_be_bytes() {
         return Err(RuntimeError::new(
             "E0534",
             format!(
@@ -226,7 +239,7 @@ impl crate::engine::Engine {
     /// and bound, from the entry after that page's last.
     pub fn next_page(&self, entry: &Entry, token: &str) -> Result<Page> {
         let scan = pageable_scan(entry)?;
-        let (args, after) = decode_token(entry, token)?;
+        let (args, after) = decode_token(entry, self.schema_generation()?, token)?;
         self.canonical_position(entry, scan, &after)?;
         self.page(entry, &args, Some(after))
     }
@@ -266,7 +279,7 @@ impl crate::engine::Engine {
     /// checked as [`next_page`](Self::next_page) checks it.
     pub fn page_arguments(&self, entry: &Entry, token: &str) -> Result<Vec<Value>> {
         pageable_scan(entry)?;
-        Ok(decode_token(entry, token)?.0)
+        Ok(decode_token(entry, self.schema_generation()?, token)?.0)
     }
 
     fn page(&self, entry: &Entry, args: &[Value], after: Option<Vec<u8>>) -> Result<Page> {
@@ -291,7 +304,7 @@ impl crate::engine::Engine {
         let cursor =
             cursor.ok_or_else(|| crate::interp::internal("a paged run lost its cursor"))?;
         let token = match (&cursor.last, cursor.full) {
-            (Some(last), true) => Some(encode_token(entry, args, last)),
+            (Some(last), true) => Some(encode_token(entry, self.schema_generation()?, args, last)),
             _ => None,
         };
         Ok(Page { output, token })
@@ -348,31 +361,45 @@ mod tests {
             Value::record(vec![("a".into(), Value::Bool(true))]),
         ];
         let last = vec![0, 255, 7, 0];
-        let token = encode_token(&feed, &args, &last);
+        let token = encode_token(&feed, b"g1", &args, &last);
         assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
         assert_eq!(
-            decode_token(&feed, &token).unwrap(),
+            decode_token(&feed, b"g1", &token).unwrap(),
             (args.clone(), last.clone())
         );
         // Another name, or the same name with another plan.
         for other in [entry("other", 1), entry("feed", 2)] {
-            assert_eq!(decode_token(&other, &token).unwrap_err().code, "E0534");
+            assert_eq!(
+                decode_token(&other, b"g1", &token).unwrap_err().code,
+                "E0534"
+            );
         }
+        // The same query under another schema generation (a migration may
+        // have redefined the index its pages walk).
+        assert_eq!(
+            decode_token(&feed, b"g2", &token).unwrap_err().code,
+            "E0534"
+        );
         // Another token format, resealed so that only the version differs.
         let newer = resealed(&token, |bytes| bytes[0] = TOKEN_VERSION + 1);
-        assert_eq!(decode_token(&feed, &newer).unwrap_err().code, "E0535");
+        assert_eq!(
+            decode_token(&feed, b"g1", &newer).unwrap_err().code,
+            "E0535"
+        );
         // Any one byte changed, or cut anywhere: the checksum fails.
         for at in 0..token.len() / 2 {
             let mut bytes = hex(&token).unwrap();
             bytes[at] ^= 0x20;
             let damaged: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
             assert_eq!(
-                decode_token(&feed, &damaged).unwrap_err().code,
+                decode_token(&feed, b"g1", &damaged).unwrap_err().code,
                 "E0533",
                 "byte {at}"
             );
             assert_eq!(
-                decode_token(&feed, &token[..at * 2]).unwrap_err().code,
+                decode_token(&feed, b"g1", &token[..at * 2])
+                    .unwrap_err()
+                    .code,
                 "E0533"
             );
         }
@@ -380,12 +407,15 @@ mod tests {
         let long = resealed(&token, |bytes| {
             bytes[5..9].copy_from_slice(&u32::MAX.to_be_bytes())
         });
-        assert_eq!(decode_token(&feed, &long).unwrap_err().code, "E0533");
+        assert_eq!(decode_token(&feed, b"g1", &long).unwrap_err().code, "E0533");
         let extra = resealed(&token, |bytes| bytes.push(0));
-        assert_eq!(decode_token(&feed, &extra).unwrap_err().code, "E0533");
+        assert_eq!(
+            decode_token(&feed, b"g1", &extra).unwrap_err().code,
+            "E0533"
+        );
         for text in ["", "zz", "0", "é"] {
             assert_eq!(
-                decode_token(&feed, text).unwrap_err().code,
+                decode_token(&feed, b"g1", text).unwrap_err().code,
                 "E0533",
                 "{text}"
             );
