@@ -36,6 +36,7 @@ mod read_ahead;
 pub mod rows;
 mod scan;
 pub mod session;
+mod stale_schema;
 pub mod store;
 pub mod transaction;
 pub mod upgrade;

@@ -11,8 +11,12 @@ mod input;
 mod interrupt;
 mod page;
 mod rewatch;
+mod schema_view;
 mod scope;
+mod table;
+use table::table;
 mod transaction;
+mod transaction_commands;
 mod watches;
 
 pub use input::run;
@@ -413,92 +417,6 @@ impl Repl {
         }
     }
 
-    fn schema(&self) -> String {
-        let Some(program) = self.db.program() else {
-            return "no program loaded; :load PATH".into();
-        };
-        let mut out = String::new();
-        for table in &program.schema.tables {
-            let key: Vec<&str> = table
-                .key
-                .iter()
-                .map(|&c| table.columns[c].name.as_str())
-                .collect();
-            out.push_str(&format!(
-                "{}table {}{} — key ({})\n",
-                if table.small_max.is_some() {
-                    "small "
-                } else {
-                    ""
-                },
-                table.name,
-                table
-                    .small_max
-                    .map(|m| format!(" max {m}"))
-                    .unwrap_or_default(),
-                key.join(", ")
-            ));
-            for column in &table.columns {
-                let reference = column
-                    .references
-                    .as_ref()
-                    .map(|r| format!(" ref {r}"))
-                    .unwrap_or_default();
-                out.push_str(&format!(
-                    "  {}: {}{reference}\n",
-                    column.name,
-                    column.declared()
-                ));
-            }
-            for index in &table.indexes {
-                let columns: Vec<String> = index
-                    .columns
-                    .iter()
-                    .zip(&index.descending)
-                    .map(|(&c, d)| {
-                        format!("{}{}", table.columns[c].name, if *d { " desc" } else { "" })
-                    })
-                    .collect();
-                out.push_str(&format!(
-                    "  {} {} ({})\n",
-                    if index.unique { "unique" } else { "index" },
-                    index.name,
-                    columns.join(", ")
-                ));
-            }
-            for bound in &table.bounds {
-                let columns: Vec<&str> = bound
-                    .columns
-                    .iter()
-                    .map(|&c| table.columns[c].name.as_str())
-                    .collect();
-                out.push_str(&format!(
-                    "  bound {} <= {}\n",
-                    columns.join(", "),
-                    bound.limit
-                ));
-            }
-            for aggregate in &table.aggregates {
-                let by: Vec<&str> = aggregate
-                    .by
-                    .iter()
-                    .map(|&c| table.columns[c].name.as_str())
-                    .collect();
-                let over = match aggregate.column {
-                    Some(c) => format!("{}.{}", table.name, table.columns[c].name),
-                    None => table.name.clone(),
-                };
-                out.push_str(&format!(
-                    "  aggregate {} = {}({over}) by {}\n",
-                    aggregate.name,
-                    aggregate.kind.name(),
-                    by.join(", ")
-                ));
-            }
-        }
-        out.trim_end().to_string()
-    }
-
     fn explain(&self, name: &str) -> String {
         let Some(program) = self.db.program() else {
             return "no program loaded; :load PATH".into();
@@ -666,75 +584,6 @@ impl Repl {
         }
     }
 
-    /// `:begin`: opens a transaction (E0451 when one is open).
-    fn begin(&mut self) -> String {
-        if self.open.is_some() {
-            return self.error_text(&transaction::misplaced(
-                "a transaction is already open",
-                "`:commit` or `:rollback` it first; transactions do not nest",
-            ));
-        }
-        match transaction::Open::begin(&self.db, self.idle) {
-            Ok(open) => {
-                self.open = Some(open);
-                self.calls = 0;
-                "transaction begun: its calls are written together at :commit (or not at all: :rollback)".into()
-            }
-            Err(error) => self.error_text(&error),
-        }
-    }
-
-    /// `:commit`: stores the open transaction's writes, with one commit.
-    fn commit(&mut self) -> String {
-        let Some(open) = self.open.take() else {
-            return self.no_transaction(":commit");
-        };
-        match open.commit() {
-            Ok(done) => {
-                let plural = if self.calls == 1 { "" } else { "s" };
-                format!(
-                    "committed {} call{plural} in one transaction · seeks {} (bound {}) · rows read {} (bound {}) · round trips {} (bound {})",
-                    self.calls,
-                    done.stats.seeks,
-                    done.bound.seeks,
-                    done.stats.rows,
-                    done.bound.rows,
-                    done.stats.round_trips,
-                    done.bound.round_trips
-                )
-            }
-            Err(error) => self.error_text(&error),
-        }
-    }
-
-    /// `:rollback`: drops the open transaction.
-    fn rollback(&mut self) -> String {
-        match self.open.take() {
-            Some(open) => {
-                drop(open);
-                "rolled back: nothing of the transaction was written".into()
-            }
-            None => self.no_transaction(":rollback"),
-        }
-    }
-
-    fn no_transaction(&self, command: &str) -> String {
-        self.error_text(&transaction::misplaced(
-            &format!("`{command}` with no transaction open"),
-            "`:begin` one first",
-        ))
-    }
-
-    /// At the session's end, an open transaction is rolled back: what to
-    /// say of it, if one was.
-    pub fn end(&mut self) -> Option<String> {
-        let open = self.open.take()?;
-        drop(open);
-        self.failed.set(true);
-        let message = "the session ended inside a transaction, which is rolled back: nothing of it was written";
-        Some(self.problem("E0453", message, &["end it with `:commit` to store it"]))
-    }
-
     /// By table: its columns and indexes, for completion after `Table.`.
     pub fn members(&self) -> std::collections::HashMap<String, Vec<String>> {
         let Some(program) = self.db.program() else {
@@ -806,7 +655,6 @@ impl Repl {
     }
 }
 
-/// Rows as an aligned text table (records by column; other values alone).
 /// Where `part`, a slice of `whole`, starts in it (0 when it is not one).
 fn offset_in(part: &str, whole: &str) -> usize {
     let offset = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize);
@@ -814,60 +662,4 @@ fn offset_in(part: &str, whole: &str) -> usize {
         Some(offset) if offset + part.len() <= whole.len() => offset,
         _ => 0,
     }
-}
-
-fn table(rows: &[Value]) -> String {
-    let Some(Value::Record(first)) = rows.first() else {
-        return rows
-            .iter()
-            .map(|v| v.to_json().to_string())
-            .collect::<Vec<_>>()
-            .join("\n");
-    };
-    let headers: Vec<String> = first.iter().map(|(n, _)| n.clone()).collect();
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|row| {
-            headers
-                .iter()
-                .map(|h| match row.field(h) {
-                    Some(Value::Str(s)) => s.clone(),
-                    Some(v) => v.to_json().to_string(),
-                    None => String::new(),
-                })
-                .collect()
-        })
-        .collect();
-    let widths: Vec<usize> = headers
-        .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            cells
-                .iter()
-                .map(|r| r[i].chars().count())
-                .chain([h.chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |values: &[String]| {
-        values
-            .iter()
-            .zip(&widths)
-            .map(|(v, w)| format!("{v:<w$}"))
-            .collect::<Vec<_>>()
-            .join(" │ ")
-            .trim_end()
-            .to_string()
-    };
-    let mut out = vec![line(&headers)];
-    out.push(
-        widths
-            .iter()
-            .map(|w| "─".repeat(*w))
-            .collect::<Vec<_>>()
-            .join("─┼─"),
-    );
-    out.extend(cells.iter().map(|r| line(r)));
-    out.join("\n")
 }

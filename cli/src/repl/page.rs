@@ -45,7 +45,7 @@ impl Repl {
                 };
                 let text = format!(
                     "{}\n{} · {more}",
-                    super::table(page.output.rows()),
+                    super::table::table(page.output.rows()),
                     crate::commands::report::run_summary(&page.output, false)
                 );
                 self.paging = Some((entry, page.token));

@@ -6,6 +6,7 @@ pub mod lexer;
 pub mod parser;
 pub mod pieces;
 pub mod printer;
+mod syntax_errors;
 pub mod tree;
 
 pub use parser::{parse, parse_at, parse_at_outcome, parse_expr};

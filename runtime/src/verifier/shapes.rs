@@ -404,10 +404,17 @@ impl<'a> Walk<'a> {
         self.fault("E0622", node, "a query writes".into())
     }
 
-    /// An update's changes: columns of the table, each once, none of the key.
-    fn changes(&self, node: &Node, table: &TableSchema, changes: &[(String, Node)]) -> Result<()> {
+    /// The positions of the columns a write names: each a column of the
+    /// table, given once (`verb` says what the write does with it).
+    fn named(
+        &self,
+        node: &Node,
+        table: &TableSchema,
+        named: &[(String, Node)],
+        verb: &str,
+    ) -> Result<HashSet<usize>> {
         let mut seen = HashSet::new();
-        for (name, _) in changes {
+        for (name, _) in named {
             let Some(position) = table.columns.iter().position(|c| &c.name == name) else {
                 return self.fault(
                     "E0620",
@@ -416,67 +423,55 @@ impl<'a> Walk<'a> {
                 );
             };
             if !seen.insert(position) {
-                return self.fault("E0611", node, format!("it changes {} twice", shown(name)));
-            }
-            if table.key.contains(&position) {
-                return self.fault(
-                    "E0622",
-                    node,
-                    format!(
-                        "it changes {}, a column of the key of {} (a row would be stored under a key it does not hold)",
-                        shown(name),
-                        shown(&table.name)
-                    ),
-                );
+                return self.fault("E0611", node, format!("it {verb} {} twice", shown(name)));
             }
         }
-        Ok(())
+        Ok(seen)
+    }
+
+    /// An update's changes: columns of the table, each once, none of the key.
+    fn changes(&self, node: &Node, table: &TableSchema, changes: &[(String, Node)]) -> Result<()> {
+        let changed = self.named(node, table, changes, "changes")?;
+        match table.key.iter().find(|c| changed.contains(c)) {
+            Some(&position) => self.fault(
+                "E0622",
+                node,
+                format!(
+                    "it changes {}, a column of the key of {} (a row would be stored under a key it does not hold)",
+                    shown(&table.columns[position].name),
+                    shown(&table.name)
+                ),
+            ),
+            None => Ok(()),
+        }
     }
 
     /// An upsert names columns of its table once each, its whole key among
-    /// them, and leaves out only columns a new row can fill (a default, or
-    /// `none` in an optional column): its insert path writes a whole row.
+    /// them, and leaves out only columns a new row can fill
+    /// (`Column::left_out`): its insert path writes a whole row.
     fn upserted(&self, node: &Node, table: &TableSchema, columns: &[(String, Node)]) -> Result<()> {
-        let mut seen = HashSet::new();
-        for (name, _) in columns {
-            let Some(position) = table.columns.iter().position(|c| &c.name == name) else {
-                return self.fault(
-                    "E0620",
-                    node,
-                    format!("{} has no column {}", shown(&table.name), shown(name)),
-                );
-            };
-            if !seen.insert(position) {
-                return self.fault("E0611", node, format!("it gives {} twice", shown(name)));
-            }
-        }
-        for (position, column) in table.columns.iter().enumerate() {
-            if seen.contains(&position) {
+        let given = self.named(node, table, columns, "gives")?;
+        let left_out = table
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(position, _)| !given.contains(position));
+        for (position, column) in left_out {
+            let why = if table.key.contains(&position) {
+                format!(
+                    "a column of the key of {} (the row is found by it)",
+                    shown(&table.name)
+                )
+            } else if column.left_out().is_none() {
+                "which has no default (a new row would have no value for it)".to_string()
+            } else {
                 continue;
-            }
-            if table.key.contains(&position) {
-                return self.fault(
-                    "E0622",
-                    node,
-                    format!(
-                        "it upserts without {}, a column of the key of {} (the row is found by it)",
-                        shown(&column.name),
-                        shown(&table.name)
-                    ),
-                );
-            }
-            let fillable =
-                column.default.is_some() || matches!(column.ty, rqc_plan::ColumnType::Optional(_));
-            if !fillable {
-                return self.fault(
-                    "E0622",
-                    node,
-                    format!(
-                        "it upserts without {}, which has no default (a new row would have no value for it)",
-                        shown(&column.name)
-                    ),
-                );
-            }
+            };
+            return self.fault(
+                "E0622",
+                node,
+                format!("it upserts without {}, {why}", shown(&column.name)),
+            );
         }
         Ok(())
     }
