@@ -34,7 +34,7 @@ mod poly;
 mod var;
 
 pub use interval::{Interval, Relation};
-pub use narrowing::{assume, Condition, Side};
+pub use narrowing::{assume, assume_within, Condition, Side};
 pub use poly::{Monomial, Poly};
 pub use var::{NameHash, Var, VarKind};
 

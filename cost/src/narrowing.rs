@@ -106,6 +106,39 @@ pub fn assume<N: Clone + PartialEq>(
     }
 }
 
+/// At most this many enclosing facts are read again at each branch: the
+/// ones nearest it. Each is sound to read or to leave out (it holds
+/// throughout the branch), so the cap only limits the work a deep nest
+/// of `if`s costs, quadratic in its depth without it.
+pub const ENCLOSING_FACTS_READ: usize = 16;
+
+/// What `condition` being `holds` proves in a branch that is itself
+/// inside the branches of `enclosing` (outermost first, each with whether
+/// it held there). The new fact may tighten a name an outer comparison
+/// related another name to (`if n < m { if m < 10 { n } }`: `n ≤ 8`
+/// once `m ≤ 9`), so the outer facts are read again after it, and the new
+/// one after them, twice: each fact holds throughout the branch, so
+/// reading any of them again, in any order, is sound. The checker and the
+/// plan verifier both narrow with this, so they agree.
+pub fn assume_within<N: Clone + PartialEq>(
+    enclosing: &[(Arc<Condition<N>>, bool)],
+    condition: &Condition<N>,
+    holds: bool,
+    narrowed: &mut Vec<(N, Interval)>,
+) {
+    assume(condition, holds, narrowed);
+    let nearest = &enclosing[enclosing.len().saturating_sub(ENCLOSING_FACTS_READ)..];
+    if nearest.is_empty() {
+        return;
+    }
+    for _ in 0..2 {
+        for (fact, held) in nearest {
+            assume(fact, *held, narrowed);
+        }
+        assume(condition, holds, narrowed);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +219,35 @@ mod tests {
         let mut otherwise = Vec::new();
         assume(&equal, false, &mut otherwise);
         assert!(otherwise.is_empty());
+    }
+
+    #[test]
+    fn an_inner_fact_tightens_what_an_outer_comparison_related() {
+        // `if n < m { if m < 10 { … } }`: `n ≤ 8` inside.
+        let side = |name: &'static str| {
+            Box::new(Side {
+                interval: Interval::unbounded(name),
+                name: Some(name),
+            })
+        };
+        let outer = Arc::new(Condition::Compare {
+            left: side("n"),
+            relation: Some(Relation::Below),
+            right: side("m"),
+        });
+        let inner = compare("m", Some(Relation::Below), 10);
+        let mut alone = Vec::new();
+        assume(&inner, true, &mut alone);
+        assert!(alone.iter().all(|(name, _)| *name == "m"));
+        let mut within = Vec::new();
+        assume_within(&[(outer.clone(), true)], &inner, true, &mut within);
+        let last_n = within.iter().rev().find(|(name, _)| *name == "n");
+        assert_eq!(last_n.map(|(_, i)| i.most), Some(Some(8)));
+        // Where the outer comparison failed (`n >= m`), `m ≤ 9` says
+        // nothing of how large `n` is.
+        let mut failed = Vec::new();
+        assume_within(&[(outer, false)], &inner, true, &mut failed);
+        let last_n = failed.iter().rev().find(|(name, _)| *name == "n");
+        assert_eq!(last_n.map(|(_, i)| i.most), Some(None));
     }
 }

@@ -158,6 +158,9 @@ pub struct Checker<'p> {
     /// (`narrowing.rs`), and how many conditions are open.
     pub(super) comparisons: Vec<super::narrowing::Comparison>,
     pub(super) conditions_open: usize,
+    /// The conditions of the `if` branches being checked, outermost
+    /// first, each with whether it held there (spec/cost.md §3.1).
+    pub(super) branch_facts: Vec<(Arc<super::narrowing::Condition>, bool)>,
     /// The last list literal of `Int`s checked (its span), with each
     /// element's range: `[n, 10] |> min()` is at most 10.
     pub(super) int_literal: Option<(Span, Vec<Interval>)>,
@@ -451,7 +454,7 @@ impl<'p> Checker<'p> {
             ExprKind::If(cond, then, otherwise) => {
                 let mark = self.begin_condition();
                 let c = self.check(cond);
-                let condition = self.condition(cond, mark);
+                let condition = Arc::new(self.condition(cond, mark));
                 self.expect_type(&Ty::Bool, &c.ty, cond.span, "an `if` condition is a Bool");
                 // Each branch sees what the condition proves (or disproves)
                 // of the integers it compares.

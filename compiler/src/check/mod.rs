@@ -249,6 +249,7 @@ pub fn check_one(
         updating: None,
         comparisons: Vec::new(),
         conditions_open: 0,
+        branch_facts: Vec::new(),
         int_literal: None,
     };
     let mut outcome = checker.check_definition(def, &module_name);

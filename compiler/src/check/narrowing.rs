@@ -134,14 +134,16 @@ impl Checker<'_> {
 
     /// Checks a branch with the names `condition` proves something of
     /// (when it is `holds`) bound to their narrowed ranges.
+    /// The outer `if`s' conditions the branch is inside are read again
+    /// with it ([`crate::cost::assume_within`]).
     pub(super) fn narrowed<T>(
         &mut self,
-        condition: &Condition,
+        condition: &Arc<Condition>,
         holds: bool,
         check: impl FnOnce(&mut Self) -> T,
     ) -> T {
         let mut narrowed: Vec<(Named, Interval)> = Vec::new();
-        crate::cost::assume(condition, holds, &mut narrowed);
+        crate::cost::assume_within(&self.branch_facts, condition, holds, &mut narrowed);
         let depth = self.scope.len();
         for ((name, binding), interval) in narrowed {
             let Some(local) = self.local(&name) else {
@@ -158,7 +160,9 @@ impl Checker<'_> {
             }
             self.scope.push(Arc::new(local));
         }
+        self.branch_facts.push((condition.clone(), holds));
         let result = check(self);
+        self.branch_facts.pop();
         self.scope.truncate(depth);
         result
     }

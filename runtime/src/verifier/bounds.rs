@@ -91,6 +91,9 @@ pub(super) struct Verifier<'p> {
     /// The comparisons the conditions open may read, each with how many
     /// of them may read it.
     pub wanted: std::collections::HashMap<*const Node, u32>,
+    /// The conditions of the `if` branches being evaluated, outermost
+    /// first, each with whether it held there (`narrowing.rs`).
+    pub facts: Vec<(std::sync::Arc<super::narrowing::Condition<'p>>, bool)>,
 }
 
 /// Recomputes every claimed bound of `entry`'s plan (see the module's
@@ -114,6 +117,7 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         bindings: 0,
         comparisons: Vec::new(),
         wanted: Default::default(),
+        facts: Vec::new(),
     };
     let root = &entry.root;
     let out = verifier.eval(root, &None)?;
@@ -401,7 +405,7 @@ impl<'p> Verifier<'p> {
             Op::If(c, then, otherwise) => {
                 let mark = self.begin_condition(c);
                 let condition = self.eval(c, scope);
-                let proves = self.condition(c, mark, scope);
+                let proves = Arc::new(self.condition(c, mark, scope));
                 let condition = condition?;
                 self.data(c, &condition)?;
                 let narrowed = (
@@ -480,16 +484,20 @@ impl<'p> Verifier<'p> {
 
     /// An `if` branch, with what its condition narrows.
     fn branch(&mut self, node: &'p Node, narrowed: Narrowed<'p>) -> Result<Eval<'p>> {
-        if narrowed.params.is_empty() {
-            return self.eval(node, &narrowed.scope);
-        }
-        let mut params = (*self.params).clone();
-        for (i, int) in narrowed.params {
-            params[i] = Abs::int(int);
-        }
-        let outer = std::mem::replace(&mut self.params, Rc::new(params));
-        let out = self.eval(node, &narrowed.scope);
-        self.params = outer;
+        self.facts.push(narrowed.fact);
+        let out = if narrowed.params.is_empty() {
+            self.eval(node, &narrowed.scope)
+        } else {
+            let mut params = (*self.params).clone();
+            for (i, int) in narrowed.params {
+                params[i] = Abs::int(int);
+            }
+            let outer = std::mem::replace(&mut self.params, Rc::new(params));
+            let out = self.eval(node, &narrowed.scope);
+            self.params = outer;
+            out
+        };
+        self.facts.pop();
         out
     }
 

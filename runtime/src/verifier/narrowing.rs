@@ -49,6 +49,9 @@ pub(super) struct Comparison<'p> {
 pub(super) struct Narrowed<'p> {
     pub scope: Scope<'p>,
     pub params: Vec<(usize, Interval)>,
+    /// The condition and whether it held: an inner `if` of the branch
+    /// reads it again.
+    pub fact: (Arc<Condition<'p>>, bool),
 }
 
 /// The relation a comparison operator tests (`None` for `!=`), or nothing
@@ -143,19 +146,20 @@ impl<'p> Verifier<'p> {
     }
 
     /// What `condition` being `holds` narrows in a branch evaluated in
-    /// `scope`: each name's interval, intersected with what its binding
+    /// `scope` (the outer branches' conditions read again with it): each name's interval, intersected with what its binding
     /// already knew (an outer `if`).
     pub(super) fn narrowed(
         &self,
-        condition: &Condition<'p>,
+        condition: &Arc<Condition<'p>>,
         holds: bool,
         scope: &Scope<'p>,
     ) -> Narrowed<'p> {
         let mut facts = Vec::new();
-        rqc_cost::assume(condition, holds, &mut facts);
+        rqc_cost::assume_within(&self.facts, condition, holds, &mut facts);
         let mut narrowed = Narrowed {
             scope: scope.clone(),
             params: Vec::new(),
+            fact: (condition.clone(), holds),
         };
         for (named, interval) in facts {
             match named {
