@@ -29,6 +29,7 @@
 
 mod ends;
 mod interval;
+mod least;
 mod narrowing;
 mod poly;
 mod var;

@@ -112,6 +112,11 @@ fn add_term(
 }
 
 impl Poly {
+    /// A total order by terms (for sorting a `min`'s parts; not by size).
+    pub(crate) fn order(&self, other: &Poly) -> std::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+
     /// The polynomial 0 (no terms).
     pub fn zero() -> Poly {
         Poly::default()
@@ -160,16 +165,25 @@ impl Poly {
         }
     }
 
-    /// Whether `var` occurs in some term.
+    /// Whether `var` occurs in some term (inside a `min` too).
     pub fn mentions(&self, var: &Var) -> bool {
-        self.0
-            .iter()
-            .any(|(m, _)| m.0.iter().any(|(v, _)| v == var))
+        self.any_var(|v| v == var)
     }
 
-    /// Whether some variable satisfies `test` (nothing is collected).
+    /// Whether some variable satisfies `test`, inside a `min` too (nothing
+    /// is collected).
     pub fn any_var(&self, test: impl Fn(&Var) -> bool) -> bool {
-        self.0.iter().any(|(m, _)| m.0.iter().any(|(v, _)| test(v)))
+        self.any_var_dyn(&test)
+    }
+
+    fn any_var_dyn(&self, test: &dyn Fn(&Var) -> bool) -> bool {
+        self.0.iter().any(|(m, _)| {
+            m.0.iter().any(|(v, _)| {
+                test(v)
+                    || matches!(v.kind(), VarKind::Least(parts)
+                        if parts.0.iter().any(|p| p.any_var_dyn(test)))
+            })
+        })
     }
 
     /// Each monomial with its coefficient, in normal-form order.
@@ -294,6 +308,16 @@ impl Poly {
         match (self.max_value(), other.max_value()) {
             (Some(a), Some(b)) if b < a => other.clone(),
             (None, Some(_)) => other.clone(),
+            // Neither is known before a call: the least of both, which
+            // each call fixes (`least.rs`); one that no call bounds gives
+            // way to one a call may.
+            (None, None) if other.fixed_by_callers() => {
+                if self.fixed_by_callers() {
+                    Poly::least_of([self.clone(), other.clone()])
+                } else {
+                    other.clone()
+                }
+            }
             _ => self.clone(),
         }
     }
@@ -327,7 +351,12 @@ impl Poly {
                 let factor = if v == var {
                     value.clone()
                 } else {
-                    Poly::var(*v)
+                    match v.kind() {
+                        VarKind::Least(parts) if parts.0.iter().any(|p| p.mentions(var)) => {
+                            Poly::least_of(parts.0.iter().map(|p| p.substitute(var, value)))
+                        }
+                        _ => Poly::var(*v),
+                    }
                 };
                 for _ in 0..*exponent {
                     term = term.times(&factor);
@@ -352,7 +381,13 @@ impl Poly {
         for (monomial, coefficient) in &self.0 {
             let mut term = *coefficient;
             for (var, exponent) in &monomial.0 {
-                let value = value_of(var)?;
+                let value = match var.kind() {
+                    // The least of the parts that have a value.
+                    VarKind::Least(parts) => {
+                        parts.0.iter().filter_map(|p| p.evaluate(value_of)).min()
+                    }
+                    _ => value_of(var),
+                }?;
                 for _ in 0..*exponent {
                     term = term.saturating_mul(value);
                 }
@@ -362,29 +397,42 @@ impl Poly {
         Some(total)
     }
 
-    /// Large tables named by `N(T)` variables.
+    /// Large tables named by `N(T)` variables (a `min` names them only
+    /// when each of its parts grows with something no call bounds).
     pub fn tables(&self) -> Vec<String> {
-        let mut tables = Vec::new();
-        for (monomial, _) in &self.0 {
-            for (var, _) in &monomial.0 {
-                if let VarKind::Table(t) = var.kind() {
-                    if !tables.contains(t) {
-                        tables.push(t.clone());
-                    }
-                }
-            }
-        }
-        tables
+        self.unbounded_names(&|var| match var.kind() {
+            VarKind::Table(t) => Some(t.clone()),
+            _ => None,
+        })
     }
 
-    /// Variables that have no bound of their own: unbounded parameters.
+    /// Variables that have no bound of their own: unbounded parameters
+    /// (a `min` names them only when each of its parts grows with
+    /// something no call bounds).
     pub fn unbounded_params(&self) -> Vec<String> {
+        self.unbounded_names(&|var| match var.kind() {
+            VarKind::Param { name, max: None } => Some(name.clone()),
+            _ => None,
+        })
+    }
+
+    /// The names `name_of` gives the variables that grow without a bound,
+    /// each once: inside a `min`, only when none of its parts is bounded.
+    fn unbounded_names(&self, name_of: &dyn Fn(&Var) -> Option<String>) -> Vec<String> {
         let mut names = Vec::new();
         for (monomial, _) in &self.0 {
             for (var, _) in &monomial.0 {
-                if let VarKind::Param { name, max: None } = var.kind() {
-                    if !names.contains(name) {
-                        names.push(name.clone());
+                let found = match var.kind() {
+                    VarKind::Least(parts) if parts.0.iter().all(Poly::grows_for_good) => parts
+                        .0
+                        .iter()
+                        .flat_map(|p| p.unbounded_names(name_of))
+                        .collect(),
+                    _ => name_of(var).into_iter().collect::<Vec<_>>(),
+                };
+                for name in found {
+                    if !names.contains(&name) {
+                        names.push(name);
                     }
                 }
             }
@@ -392,13 +440,21 @@ impl Poly {
         names
     }
 
-    /// Its variables, each once, in order of first occurrence.
+    /// Its variables, each once, in order of first occurrence; a `min`'s
+    /// own variable, then those of its parts.
     pub fn vars(&self) -> Vec<Var> {
         let mut vars: Vec<Var> = Vec::new();
         for (monomial, _) in &self.0 {
             for (var, _) in &monomial.0 {
                 if !vars.contains(var) {
                     vars.push(*var);
+                }
+                if let VarKind::Least(parts) = var.kind() {
+                    for inner in parts.0.iter().flat_map(Poly::vars) {
+                        if !vars.contains(&inner) {
+                            vars.push(inner);
+                        }
+                    }
                 }
             }
         }

@@ -58,6 +58,30 @@ pub enum VarKind {
     /// parameters (the length of the list `f` is applied to): fixed once
     /// the body is checked, to the largest of its uses there.
     Req(String),
+    /// The least of two or more upper ends that a function's callers fix
+    /// (`min(x, k)` in a branch that knows `x ≤ k`, neither known before
+    /// the call): at each call it becomes the least of what the
+    /// arguments give (`least.rs`). Sorted, each once.
+    Least(Parts),
+}
+
+/// The parts of a [`VarKind::Least`], sorted by their terms.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Parts(pub Vec<crate::Poly>);
+
+impl Ord for Parts {
+    fn cmp(&self, other: &Parts) -> std::cmp::Ordering {
+        let mut by_terms = self.0.iter().zip(&other.0).map(|(a, b)| a.order(b));
+        by_terms
+            .find(|o| o.is_ne())
+            .unwrap_or_else(|| self.0.len().cmp(&other.0.len()))
+    }
+}
+
+impl PartialOrd for Parts {
+    fn partial_cmp(&self, other: &Parts) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// A quantity a bound may depend on (see [`VarKind`]), interned.
@@ -158,6 +182,7 @@ impl Var {
             VarKind::Param { max, .. } => *max,
             VarKind::Fanout { max, .. } | VarKind::Small { max, .. } => Some(*max),
             VarKind::Table(_) | VarKind::Generic(_) | VarKind::Req(_) => None,
+            VarKind::Least(parts) => parts.0.iter().filter_map(|p| p.max_value()).min(),
         }
     }
 }
@@ -215,6 +240,10 @@ impl fmt::Display for Var {
             // the design states it (`1 + 5000`), the variable stays apart.
             VarKind::Fanout { max, .. } | VarKind::Small { max, .. } => write!(f, "{max}"),
             VarKind::Generic(name) | VarKind::Req(name) => write!(f, "{name}"),
+            VarKind::Least(parts) => {
+                let parts: Vec<String> = parts.0.iter().map(|p| p.to_string()).collect();
+                write!(f, "min({})", parts.join(", "))
+            }
         }
     }
 }

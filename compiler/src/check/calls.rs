@@ -408,8 +408,14 @@ impl Checker<'_> {
         let call_cost = sig.cost.map(|p| measures::instantiate(p, &bindings));
         // An unbounded argument is an error only where the callee's cost
         // depends on it (an unbounded value in the result is the caller's
-        // to bound, where it uses it).
-        for (own, arg_span) in origins {
+        // to bound, where it uses it), and only when the call's cost is
+        // unbounded with it: `min(x, k)` with `k` given 3 costs 3 whatever
+        // `x` is.
+        let bounded = call_cost
+            .measures()
+            .iter()
+            .all(|(_, p)| !p.grows_for_good());
+        for (own, arg_span) in origins.into_iter().filter(|_| !bounded) {
             let uses = |var: &Var| sig.cost.measures().iter().any(|(_, p)| p.mentions(var));
             let culprit = own.iter().find(|(var, value)| {
                 uses(var) && (!value.unbounded_params().is_empty() || !value.tables().is_empty())

@@ -1,0 +1,133 @@
+//! The least of upper ends that a function's callers fix: `min(x, k)` where a branch knows `x ≤ k` and neither end is a number until the call (spec/cost.md §3.1).
+//!
+//! A function is checked once, with its parameters' ends abstract. In
+//! `fn g(k, x) = if x > k { 0 } else { take(x) }` the else branch knows
+//! `x ≤ x` and `x ≤ k`, and which is smaller depends on the call:
+//! `g(3, n)` must cost 3 for any `n`, `g(n, 3)` 3 for any `n`. Neither
+//! end alone is right for both, so the bound is their least, a variable
+//! of its own ([`VarKind::Least`]) that each call's substitution turns
+//! into the least of what the arguments give, and that collapses to one
+//! part as soon as one is provably no larger.
+//!
+//! Sound: each part bounds the quantity, so their least does; dropping a
+//! part (one provably no smaller than another, one no call can bound, or
+//! past [`MOST_PARTS`]) only loosens it.
+
+use crate::var::Parts;
+use crate::{Poly, Var, VarKind};
+
+/// A `min` keeps at most this many parts: each further one is dropped
+/// (looser, still sound), so formulas stay small.
+pub const MOST_PARTS: usize = 4;
+
+impl Poly {
+    /// Whether the polynomial has no maximum now but every variable that
+    /// makes it so is one a call fixes (a function's measures): a call
+    /// may bound it.
+    pub fn fixed_by_callers(&self) -> bool {
+        self.max_value().is_none() && !self.grows_for_good()
+    }
+
+    /// Whether it grows with something no call bounds: a large table or
+    /// a parameter without a bound.
+    pub fn grows_for_good(&self) -> bool {
+        !self.tables().is_empty() || !self.unbounded_params().is_empty()
+    }
+
+    /// An upper bound of the least of `parts`, each an upper bound of one
+    /// quantity: the one part left when the others are dropped (each
+    /// provably no smaller than another, or growing for good beside one
+    /// that may not, or a number larger than another number), else their
+    /// `min`, flattened and sorted.
+    pub fn least_of(parts: impl IntoIterator<Item = Poly>) -> Poly {
+        let mut flat: Vec<Poly> = Vec::new();
+        for part in parts {
+            match part.as_var().map(|v| v.kind()) {
+                Some(VarKind::Least(inner)) => flat.extend(inner.0.iter().cloned()),
+                _ => flat.push(part),
+            }
+        }
+        if flat.iter().any(|p| !p.grows_for_good()) {
+            flat.retain(|p| !p.grows_for_good());
+        }
+        // Of the parts with a maximum, the smallest stands for them all
+        // as far as numbers go; the others are kept only for the calls.
+        let mut kept: Vec<Poly> = Vec::new();
+        for part in flat {
+            if kept.iter().any(|k| k.le(&part)) {
+                continue;
+            }
+            kept.retain(|k| !part.le(k));
+            kept.push(part);
+        }
+        let numbers: Vec<u64> = kept.iter().filter_map(Poly::max_value).collect();
+        if let Some(&smallest) = numbers.iter().min() {
+            let mut seen = false;
+            kept.retain(|p| match p.max_value() {
+                Some(max) if max == smallest && !seen => {
+                    seen = true;
+                    true
+                }
+                Some(_) => false,
+                None => true,
+            });
+        }
+        kept.sort_by(Poly::order);
+        kept.truncate(MOST_PARTS);
+        match kept.len() {
+            0 => Poly::zero(),
+            1 => kept.pop().unwrap_or_default(),
+            _ => Poly::var(Var::new(VarKind::Least(Parts(kept)))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generic(name: &str) -> Poly {
+        Poly::var(Var::new(VarKind::Generic(name.into())))
+    }
+
+    #[test]
+    fn two_ends_a_call_fixes_stay_both_until_the_call() {
+        let (x, k) = (generic("x"), generic("k"));
+        let least = x.tighter(&k);
+        assert_eq!(least.to_string(), "min(k, x)");
+        assert_eq!(least.max_value(), None);
+        assert!(least.fixed_by_callers());
+        let [xv, kv] = [&x, &k].map(|p| p.as_var().unwrap());
+        // `g(3, n)`: 3 whatever `n` is.
+        let at_call = least
+            .substitute(&kv, &Poly::constant(3))
+            .substitute(&xv, &Poly::unbounded("n"));
+        assert_eq!(at_call, Poly::constant(3));
+        // `g(n, 3)`: 3 too.
+        let other_way = least
+            .substitute(&kv, &Poly::unbounded("n"))
+            .substitute(&xv, &Poly::constant(3));
+        assert_eq!(other_way, Poly::constant(3));
+        // `g(n, m)`, both unbounded: unbounded, and says why.
+        let neither = least
+            .substitute(&kv, &Poly::unbounded("n"))
+            .substitute(&xv, &Poly::unbounded("m"));
+        assert_eq!(neither.max_value(), None);
+        assert!(!neither.unbounded_params().is_empty());
+    }
+
+    #[test]
+    fn a_part_provably_no_smaller_is_dropped_and_numbers_keep_the_least() {
+        let x = generic("x");
+        let more = x.plus(&Poly::constant(1));
+        assert_eq!(Poly::least_of([x.clone(), more]), x);
+        let bounded = |n: &str, max| Poly::var(Var::param(n, Some(max)));
+        let least = Poly::least_of([bounded("a", 100), bounded("b", 3), x.clone()]);
+        assert_eq!(least.max_value(), Some(3));
+        assert_eq!(least.to_string(), "min(b, x)");
+        // Nested: flattened.
+        let nested = Poly::least_of([least.clone(), generic("y")]);
+        assert_eq!(nested.to_string(), "min(b, x, y)");
+        assert!(nested.mentions(&x.as_var().unwrap()));
+    }
+}
