@@ -35,11 +35,13 @@ pub struct Interval {
 /// maximum is larger, or it has none because something unbounded is in it.
 /// An end whose variables callers fix (a function's measures) is kept: a
 /// call's smaller argument gives a smaller bound, and the numeric end still
-/// holds beside it.
+/// holds beside it; but not against a cap of 0, which no argument beats
+/// (`p: Int >= 0` in a function has no negative part at any call, so
+/// `lo(p)·lo(n)` is 0, not a product of the callers' negative parts).
 fn looser(end: &Poly, cap: u64) -> bool {
     match end.max_value() {
         Some(max) => max > cap,
-        None => !end.unbounded_params().is_empty() || !end.tables().is_empty(),
+        None => cap == 0 || !end.unbounded_params().is_empty() || !end.tables().is_empty(),
     }
 }
 
