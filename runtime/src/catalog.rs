@@ -318,6 +318,7 @@ fn migrate(
         ));
     }
     for gone in old.tables.iter().filter(|t| new.table(&t.name).is_none()) {
+        release_references(session, gone, new)?;
         drop_table(session, gone)?;
     }
     for table in &new.tables {
@@ -490,6 +491,36 @@ fn check_length_bounds(
                     column.ty.name()
                 ),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// A dropped table's rows no longer reference anything: each reference
+/// they hold to a table that stays is taken off its counter, or the
+/// referenced row could never be deleted again (E0506) and `verify` would
+/// find the counter wrong (adversary finding). One read of the dropped
+/// rows, one counter write per reference, in the install's transaction.
+fn release_references(session: &mut Session<'_>, table: &TableSchema, new: &Schema) -> Result<()> {
+    let staying: Vec<(usize, &str)> = table
+        .columns
+        .iter()
+        .enumerate()
+        .filter_map(|(c, column)| Some((c, column.references.as_deref()?)))
+        .filter(|(_, target)| new.table(target).is_some())
+        .collect();
+    if staying.is_empty() {
+        return Ok(());
+    }
+    for row in all_rows(session, table)? {
+        for &(c, target) in &staying {
+            if row[c] == Value::Null {
+                continue;
+            }
+            let tree = session.tree(&crate::rows::refcount_tree(target));
+            let key = crate::encoding::key::encode_key(std::slice::from_ref(&row[c]), &[])?;
+            let count = session.get_counter(tree, &key)?;
+            session.set_counter(tree, &key, count.saturating_sub(1))?;
         }
     }
     Ok(())
