@@ -101,7 +101,21 @@ fn add(db: &str, source: &str, id: i64, extra: &[&str]) {
 #[test]
 fn a_loosened_bound_stops_the_old_handles_runs_with_e0550() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db").display().to_string();
+    loosened_bound(&dir, &dir.path().join("db").display().to_string());
+}
+
+/// On etcd a mutation's first read carries the comparison too: the old
+/// plan's bound check never reads the group the new program grew (it
+/// refused with E0504 and the old bound's numbers: adversary finding).
+#[test]
+fn a_loosened_bound_stops_the_old_handles_runs_with_e0550_on_etcd() {
+    let cluster = super::etcd::etcd_cluster::EtcdCluster::start(1);
+    let dir = tempfile::tempdir().unwrap();
+    loosened_bound(&dir, &cluster.url("loosened"));
+}
+
+fn loosened_bound(dir: &tempfile::TempDir, db: &str) {
+    let db = db.to_string();
     let a = write(dir.path(), "a.rq", &program(3, true));
     let b = write(dir.path(), "b.rq", &program(100, true));
     for id in 1..=3 {
@@ -116,12 +130,23 @@ fn a_loosened_bound_stops_the_old_handles_runs_with_e0550() {
         let refused = session.answer(line, &["E0", "[", "4"]);
         assert!(refused.contains("E0550"), "{line}: {refused}");
     }
-    // Mutations too, before they read.
-    let refused = session.answer("add(5, 2)", &["E0", "1"]);
-    assert!(refused.contains("E0550"), "{refused}");
-    // And a transaction, when it begins.
-    let refused = session.answer(":begin", &["E0", "begun"]);
-    assert!(refused.contains("E0550"), "{refused}");
+    // Mutations too, before they read: into the group the old bound
+    // would call full, and into another.
+    for call in ["add(5, 1)", "add(6, 2)"] {
+        let refused = session.answer(call, &["E0", "1"]);
+        assert!(refused.contains("E0550"), "{call}: {refused}");
+    }
+    // And a transaction: when it begins on a local store (one read of a
+    // mapped page); on etcd at its first call's first request, which
+    // carries the comparison (a check at `:begin` would be a round trip).
+    let begun = session.answer(":begin", &["E0", "begun"]);
+    if begun.contains("begun") {
+        assert!(db.starts_with("etcd://"), "{begun}");
+        let refused = session.answer("add(7, 3)", &["E0", "1"]);
+        assert!(refused.contains("E0550"), "{refused}");
+    } else {
+        assert!(begun.contains("E0550"), "{begun}");
+    }
 }
 
 #[test]

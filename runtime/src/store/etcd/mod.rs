@@ -496,6 +496,13 @@ impl EtcdWrite<'_> {
 }
 
 impl ReadTxn for EtcdWrite<'_> {
+    /// A mutation's reads are guarded as a query's are: a stale handle's
+    /// check never reads rows written under another schema (it would
+    /// refuse with that schema's numbers, E0504, not E0550).
+    fn expect_on_first_read(&self, tree: Tree, key: &[u8], value: &[u8]) {
+        self.read.expect_on_first_read(tree, key, value);
+    }
+
     fn requests(&self) -> Option<u64> {
         self.read.requests()
     }
