@@ -183,6 +183,7 @@ impl Checker<'_> {
         // caller's transaction), and what a run of the entry point costs:
         // a mutation's commit reads the changelog's head and commits.
         let body_cost = body.cost.map(solve);
+        self.values_within_reads(&body_cost);
         let mut cost = body_cost.clone();
         if def.kind == DefKind::Mutation {
             cost.trips = cost

@@ -164,6 +164,9 @@ pub struct Checker<'p> {
     /// The last list literal of `Int`s checked (its span), with each
     /// element's range: `[n, 10] |> min()` is at most 10.
     pub(super) int_literal: Option<(Span, Vec<Interval>)>,
+    /// The largest value built so far past `MAX_VALUE_PARTS`, and where
+    /// (`type_limits.rs`).
+    pub(super) largest_value: Option<(u64, Span)>,
 }
 
 impl<'p> Checker<'p> {
@@ -218,6 +221,7 @@ impl<'p> Checker<'p> {
         self.lambda_checks.nesting += 1;
         let checked = self.check_nested(expr, expected);
         self.lambda_checks.nesting -= 1;
+        self.note_value_size(&checked.ty, expr.span);
         checked
     }
 

@@ -1,6 +1,8 @@
-//! The limits on a value's type (E0423): how many parts it may have and how deep it may nest.
+//! The limits on a value's type (E0423): how many parts it may have, how deep it may nest, and how many values a value of it may hold.
 
 use super::expr::{Checked, Checker};
+use super::types::Ty;
+use crate::cost::Cost;
 use crate::span::Span;
 
 /// The most parts a value's type may have, and the most levels it may
@@ -10,6 +12,14 @@ use crate::span::Span;
 /// refused (E0423), in time and memory proportional to them.
 pub const MAX_TYPE_PARTS: usize = 10_000;
 pub const MAX_TYPE_DEPTH: usize = 100;
+
+/// The most values one value may hold, every list at its longest (E0423).
+/// A list literal of a named list doubles it at each `let` (`let b = [a,
+/// a]`) while its type stays small; comparing or printing it walks every
+/// element, so 24 such `let`s made a query printed `seeks ≤ 0 rows ≤ 0`
+/// run 18 s in 2.6 GB (adversary finding). A value built from rows holds
+/// what the rows read bound; this limit is on what a program builds.
+pub const MAX_VALUE_PARTS: u64 = 1 << 20;
 
 impl Checker<'_> {
     /// `checked`, or E0423 when its type passes the limits.
@@ -32,5 +42,54 @@ impl Checker<'_> {
                 .into(),
         );
         Checked::error()
+    }
+
+    /// Notes the value of `ty` built at `span` when it may hold more than
+    /// [`MAX_VALUE_PARTS`] values: every expression's value is noted (list
+    /// literals, calls and combinators alike can double one), and the
+    /// definition's verdict compares the largest with its rows
+    /// ([`Checker::values_within_reads`]).
+    pub(super) fn note_value_size(&mut self, ty: &Ty, span: Span) {
+        let Some(values) = ty.most_values() else {
+            return;
+        };
+        if values > MAX_VALUE_PARTS && self.largest_value.is_none_or(|(most, _)| values > most) {
+            self.largest_value = Some((values, span));
+        }
+    }
+
+    /// E0423 when a value the definition builds may hold more than
+    /// [`MAX_VALUE_PARTS`] values and more than `(r + 1)²` for the `r` rows
+    /// it may read: a value of rows holds what the reads bound, however
+    /// large, but its type may say more (`group_by` over `r` rows is `r`
+    /// groups of a key and at most `r` rows, `r·(r + 1)` by its type, `2r`
+    /// in fact). A definition with errors already is not judged. A
+    /// function whose rows are a formula of its callers' measures is not
+    /// judged here: its callers' values are, where they are built.
+    pub(super) fn values_within_reads(&mut self, cost: &Cost) {
+        let Some((values, span)) = self.largest_value.take() else {
+            return;
+        };
+        let Some(rows) = cost.rows.max_value() else {
+            return;
+        };
+        let room = rows.saturating_add(1);
+        if values <= room.saturating_mul(room) || self.diagnostics.iter().any(|d| d.is_error()) {
+            return;
+        }
+        self.error(
+            "E0423",
+            format!(
+                "this value may hold {values} values: more than {MAX_VALUE_PARTS}, and more than the definition's {rows} rows could fill"
+            ),
+            span,
+            "too large a value",
+        )
+        .help
+        .push(
+            "a list that holds a named list twice doubles at each `let`; \
+             build the value from fewer copies, or read the rows where they are needed"
+                .into(),
+        );
     }
 }

@@ -344,6 +344,20 @@ impl Ty {
         walk(self, depth, &mut { parts })
     }
 
+    /// The most values (numbers, strings, rows, …) a value of this type
+    /// may hold, every list at its longest; `None` where a length is not
+    /// a number yet (a function's measure, fixed at each call).
+    pub fn most_values(&self) -> Option<u64> {
+        Some(match self {
+            Ty::Option(t) => t.most_values()?,
+            Ty::List(elem, size) => size.max_value()?.saturating_mul(elem.most_values()?),
+            Ty::Record(fields) => fields.iter().try_fold(0u64, |sum, (_, t)| {
+                Some(sum.saturating_add(t.most_values()?))
+            })?,
+            _ => 1,
+        })
+    }
+
     /// A stream somewhere inside: reading or comparing the value would read it.
     pub fn holds_stream(&self) -> bool {
         self.any(&|t| matches!(t, Ty::Stream(_)))
