@@ -100,11 +100,16 @@ impl Checker<'_> {
                     .push("call a function by name: `f(x)` or `x |> f()`; fields are read without parentheses".into());
                 Checked::error()
             }
-            // `mk()(u)`: the function value a call returns, called as
-            // `{ let f = mk(); f(u) }` is, under a name no program can
-            // write (a name has no space), so it is checked as a
-            // function value in scope is: at its application.
-            ExprKind::Call(..) => {
+            // `mk()(u)`, `(if c { f } else { g })(u)`: the function value
+            // an expression gives, called as `{ let f = mk(); f(u) }` is,
+            // under a name no program can write (a name has no space), so
+            // it is checked as a function value in scope is: at its
+            // application.
+            ExprKind::Call(..)
+            | ExprKind::If(..)
+            | ExprKind::Block(..)
+            | ExprKind::Lambda(..)
+            | ExprKind::Pipe(..) => {
                 let name = Ident {
                     name: CALLED_VALUE.to_string(),
                     span: callee.span,
@@ -179,14 +184,14 @@ impl Checker<'_> {
     /// `f(args)` where `f` is a function value in scope.
     fn call_local(&mut self, span: Span, name: &str, ty: &Ty, args: &[&Expr]) -> Checked {
         if !ty.is_fn() && !ty.is_error() {
-            self.error(
-                "E0412",
-                format!("`{name}` is a `{ty}`, not a function"),
-                span,
-                "not callable",
-            )
-            .help
-            .push("only functions are called".into());
+            let what = if name == CALLED_VALUE {
+                format!("this value is a `{ty}`, not a function")
+            } else {
+                format!("`{name}` is a `{ty}`, not a function")
+            };
+            self.error("E0412", what, span, "not callable")
+                .help
+                .push("only functions are called: call a function by name, `f(x)`, or a function value, `(if c { f } else { g })(x)`".into());
             return Checked::error();
         }
         let mut cost = Cost::zero();
