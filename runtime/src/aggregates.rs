@@ -156,7 +156,14 @@ fn moved(
     } else {
         now.checked_sub(contribution)
     }
-    .ok_or_else(|| overflow(&t.schema, aggregate, row, now))?;
+    .ok_or_else(|| {
+        let what = if joins {
+            format!("the group's sum without this row is {now}, and the row adds {contribution}")
+        } else {
+            format!("the group's sum is {now}, and the row takes away {contribution}")
+        };
+        overflow(&t.schema, aggregate, row, &what)
+    })?;
     Ok(Pending {
         tree,
         key,
@@ -334,13 +341,13 @@ fn overflow(
     table: &TableSchema,
     aggregate: &AggregateSchema,
     row: &[Value],
-    current: i64,
+    what: &str,
 ) -> RuntimeError {
     let group: Vec<String> = aggregate.by.iter().map(|&c| row[c].to_string()).collect();
     RuntimeError::new(
         "E0526",
         format!(
-            "the aggregate `{}` over `{}` would overflow a 64-bit integer for group {} (it is {current})",
+            "the aggregate `{}` over `{}` would overflow a 64-bit integer for group {} ({what})",
             aggregate.name,
             table.name,
             group.join(", ")
@@ -376,10 +383,8 @@ pub fn recount(
         slot.0 += i128::from(contribution(aggregate, row)?);
     }
     for (key, (sum, row)) in sums {
-        let sum = i64::try_from(sum).map_err(|_| {
-            let shown = if sum < 0 { i64::MIN } else { i64::MAX };
-            overflow(table, aggregate, row, shown)
-        })?;
+        let sum = i64::try_from(sum)
+            .map_err(|_| overflow(table, aggregate, row, &format!("its rows sum to {sum}")))?;
         if sum != 0 {
             values.insert(key, Value::Int(sum));
         }

@@ -175,8 +175,21 @@ fn a_sum_past_64_bits_is_refused_and_nothing_is_written() {
         .unwrap_err();
     assert_eq!(error.code, "E0526", "{error}");
     assert!(error.message.contains("weight_of"), "{}", error.message);
+    // The numbers that overflow, as they are: the group's sum and the
+    // row's part (not the group's sum less some other row's).
+    let said = format!("without this row is {}, and the row adds 1", i64::MAX);
+    assert!(error.message.contains(&said), "{}", error.message);
     assert_eq!(int(&engine, "likes", &[5.into()]), 1);
     assert_eq!(int(&engine, "weight", &[5.into()]), i64::MAX);
+    // An update within the group: the sum without the row's old part.
+    engine
+        .run("like", &[3.into(), 1.into(), 5.into(), (-5).into()])
+        .unwrap();
+    let error = engine.run("reweigh", &[3.into(), 1.into()]).unwrap_err();
+    assert_eq!(error.code, "E0526", "{error}");
+    let said = format!("without this row is {}, and the row adds 1", i64::MAX);
+    assert!(error.message.contains(&said), "{}", error.message);
+    engine.run("reweigh", &[3.into(), Value::Null]).unwrap();
     // Within 64 bits again, the same insert is taken.
     engine.run("reweigh", &[1.into(), (-1).into()]).unwrap();
     engine
