@@ -2,6 +2,7 @@
 
 mod abort;
 mod commands;
+mod json_text;
 mod lsp;
 mod repl;
 mod rowfile;

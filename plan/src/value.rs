@@ -158,9 +158,9 @@ impl Value {
     /// The value a JSON value stands for, untyped: a number without a
     /// fraction or exponent that fits 64 bits is an `Int`, any other number
     /// a `Float` (`-0.0` as `0.0`); `None` for a number that is neither.
-    /// Where the type is known, [`crate::number::from_json`] reads a
-    /// number for it (`1` for a `Float` is `1.0`; `1.0` for an `Int` is
-    /// refused) and `conform` fits a value to it.
+    /// Where the type is known, [`crate::number::parse`] reads a number's
+    /// spelling for it (`1` for a `Float` is `1.0`; `-0` for an `Int` is 0;
+    /// `1.0` for an `Int` is refused) and `conform` fits a value to it.
     pub fn from_json(json: &serde_json::Value) -> Option<Value> {
         use serde_json::Value as J;
         Some(match json {

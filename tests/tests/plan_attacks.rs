@@ -256,6 +256,36 @@ fn a_default_of_the_wrong_type_is_refused() {
     );
 }
 
+/// A `Float` default that no `Float` holds — NaN, an infinity, `-0.0` —
+/// is refused (E0613) saying what the default is (not "not of that type":
+/// it is a float), and the help gives the fix for a default: a finite
+/// float, `0.0` for `-0.0`, and the source to recompile.
+#[test]
+fn a_float_default_no_float_holds_is_refused_saying_which() {
+    for (bits, shown) in [
+        (f64::NAN.to_bits(), "NaN"),
+        (f64::INFINITY.to_bits(), "infinite"),
+        (f64::NEG_INFINITY.to_bits(), "infinite"),
+        ((-0.0f64).to_bits(), "-0.0"),
+    ] {
+        let mut plan = honest();
+        let columns = table(&mut plan)["columns"].as_array_mut().unwrap();
+        columns.push(
+            json!({"name": "weight", "ty": "Float", "references": null, "default": {"Float": bits}}),
+        );
+        let message = refused(plan, "E0613");
+        assert!(
+            message.contains("`weight`") && message.contains(shown),
+            "{shown}: {message}"
+        );
+        assert!(!message.contains("not of that type"), "{shown}: {message}");
+        assert!(
+            message.contains("weight: Float = 0.0"),
+            "{shown}: the help gives a default to write: {message}"
+        );
+    }
+}
+
 #[test]
 fn a_claim_below_the_recomputed_bound_is_refused() {
     let mut plan = honest();

@@ -1,14 +1,27 @@
 //! `--arg name=value` parsing against an entry point's typed parameters.
 
+use crate::json_text::{self, Json, JsonError};
 use rqc_plan::number::{self, NumberError, NumberType};
 use rqc_plan::{ColumnType, Entry, ParamType, Value};
 use rqc_runtime::RuntimeError;
+use serde_json::value::RawValue;
 
-/// Why a text is not a value of its parameter's type: not one at all, or a
-/// number the number parser refuses (with its own code: E0004–E0007).
+/// Why a text is not a value of its parameter's type: not one at all, a
+/// record giving a field twice, or a number the number parser refuses
+/// (with its own code: E0004–E0007).
 enum Refusal {
     NotOne,
+    Twice(String),
     Number(NumberError),
+}
+
+impl From<JsonError> for Refusal {
+    fn from(error: JsonError) -> Refusal {
+        match error {
+            JsonError::Twice(key) => Refusal::Twice(key),
+            JsonError::Syntax(_) => Refusal::NotOne,
+        }
+    }
 }
 
 impl From<NumberError> for Refusal {
@@ -37,6 +50,10 @@ pub fn parse_args(entry: &Entry, raw: &[String]) -> Result<Vec<Value>, RuntimeEr
                 ),
             ));
         };
+        // A parameter's name is an identifier: read in normal form C, as
+        // the program's own (spec/types.md, "Value identity").
+        let name = json_text::name(name);
+        let name = name.as_str();
         let Some(index) = entry.params.iter().position(|p| p.name == name) else {
             return Err(RuntimeError::new(
                 "E0520",
@@ -61,6 +78,17 @@ pub fn parse_args(entry: &Entry, raw: &[String]) -> Result<Vec<Value>, RuntimeEr
                     error.message
                 ),
                 error.help,
+            ),
+            Refusal::Twice(key) => RuntimeError::new(
+                "E0520",
+                format!(
+                    "parameter `{name}` is `{}`, and `{text}` gives the field `{key}` twice",
+                    param.ty.name()
+                ),
+                format!(
+                    "give each field once in each record: {}",
+                    example(&param.ty, name)
+                ),
             ),
             Refusal::NotOne => RuntimeError::new(
                 "E0520",
@@ -106,35 +134,29 @@ pub fn parse_args(entry: &Entry, raw: &[String]) -> Result<Vec<Value>, RuntimeEr
 }
 
 fn parse_value(ty: &ParamType, text: &str) -> Result<Value, Refusal> {
-    let json = || serde_json::from_str::<serde_json::Value>(text).map_err(|_| Refusal::NotOne);
+    let items = || match json_text::read(text)? {
+        Json::Array(items) => Ok(items),
+        _ => Err(Refusal::NotOne),
+    };
     match ty {
         ParamType::Scalar(ty) => parse_scalar(ty, text),
         // A list is JSON: `[1, 2, 3]`, `["a", "b"]`.
-        ParamType::List(ty) => match json()? {
-            serde_json::Value::Array(items) => items
-                .iter()
-                .map(|item| json_scalar(ty, item))
-                .collect::<Result<Vec<_>, _>>()
-                .map(Value::List),
-            _ => Err(Refusal::NotOne),
-        },
+        ParamType::List(ty) => items()?
+            .iter()
+            .map(|item| json_scalar(ty, item))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::List),
         // A list of records is JSON objects with exactly the fields.
-        ParamType::Records(fields) => match json()? {
-            serde_json::Value::Array(items) => items
-                .iter()
-                .map(|item| parse_record(fields, item))
-                .collect::<Result<Vec<_>, _>>()
-                .map(Value::List),
-            _ => Err(Refusal::NotOne),
-        },
+        ParamType::Records(fields) => items()?
+            .iter()
+            .map(|item| parse_record(fields, item))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::List),
     }
 }
 
-fn parse_record(
-    fields: &[(String, ColumnType)],
-    item: &serde_json::Value,
-) -> Result<Value, Refusal> {
-    let serde_json::Value::Object(object) = item else {
+fn parse_record(fields: &[(String, ColumnType)], item: &RawValue) -> Result<Value, Refusal> {
+    let Json::Object(object) = json_text::read(item.get())? else {
         return Err(Refusal::NotOne);
     };
     if object.len() != fields.len() {
@@ -143,23 +165,24 @@ fn parse_record(
     let values = fields
         .iter()
         .map(|(name, ty)| {
-            let value = object.get(name).ok_or(Refusal::NotOne)?;
+            let (_, value) = object
+                .iter()
+                .find(|(key, _)| key == name)
+                .ok_or(Refusal::NotOne)?;
             Ok((name.clone(), json_scalar(ty, value)?))
         })
         .collect::<Result<Vec<_>, Refusal>>()?;
     Ok(Value::Record(rqc_plan::Record::new(values)))
 }
 
-/// An item of a JSON list or record: a number as the number parser reads
-/// JSON (`1` for a `Float` is `1.0`, `1.0` for an `Int` is E0007), a
-/// string as its text.
-fn json_scalar(ty: &ColumnType, item: &serde_json::Value) -> Result<Value, Refusal> {
-    match (number::number_type(ty), item) {
-        (Some(number_type), serde_json::Value::Number(n)) => Ok(number::from_json(n, number_type)?),
-        (_, serde_json::Value::String(s)) => {
-            parse_scalar(ty, &serde_json::to_string(s).map_err(|_| Refusal::NotOne)?)
-        }
-        (_, other) => parse_scalar(ty, &other.to_string()),
+/// An item of a JSON list or record, read from its JSON text as a scalar
+/// `--arg` is: a number by its spelling (`-0` for an `Int` is 0, `1` for a
+/// `Float` is `1.0`, `1.0` for an `Int` is E0007), a string as its text,
+/// `null` as none. A list or an object is no scalar.
+fn json_scalar(ty: &ColumnType, item: &RawValue) -> Result<Value, Refusal> {
+    match item.get().as_bytes().first() {
+        Some(b'[' | b'{') => Err(Refusal::NotOne),
+        _ => parse_scalar(ty, item.get()),
     }
 }
 

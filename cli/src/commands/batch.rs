@@ -3,6 +3,7 @@
 use super::args::parse_args;
 use super::connection::{self, Access};
 use super::run::compile_program;
+use crate::json_text::{self, Json, JsonError};
 use rqc::{read_plan, Database, Error, OpenOptions, Value};
 use rqc_plan::Entry;
 use rqc_runtime::RuntimeError;
@@ -142,29 +143,48 @@ fn call(line: usize, text: &str) -> Result<Call, RuntimeError> {
             r#"write one JSON object a line: {"entry": "add", "args": {"id": 1, "name": "lamp"}}"#,
         )
     };
-    let json: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| not_a_call(format!("it is not JSON ({e})")))?;
-    let serde_json::Value::Object(mut fields) = json else {
+    fn json<'a>(
+        text: &'a str,
+        not_a_call: &dyn Fn(String) -> RuntimeError,
+    ) -> Result<Json<'a>, RuntimeError> {
+        json_text::read(text).map_err(|e| match e {
+            JsonError::Syntax(e) => not_a_call(format!("it is not JSON ({e})")),
+            JsonError::Twice(key) => not_a_call(format!("it gives the key `{key}` twice")),
+        })
+    }
+    let Json::Object(fields) = json(text, &not_a_call)? else {
         return Err(not_a_call("it is not a JSON object".into()));
     };
-    let Some(serde_json::Value::String(entry)) = fields.remove("entry") else {
+    let field = |name: &str| fields.iter().find(|(key, _)| key == name).map(|(_, v)| *v);
+    let Some(Json::Str(entry)) = field("entry")
+        .map(|v| json(v.get(), &not_a_call))
+        .transpose()?
+    else {
         return Err(not_a_call("it has no `entry` string".into()));
     };
-    let args = match fields.remove("args") {
-        None => serde_json::Map::new(),
-        Some(serde_json::Value::Object(args)) => args,
+    let args = match field("args")
+        .map(|v| json(v.get(), &not_a_call))
+        .transpose()?
+    {
+        None => Vec::new(),
+        Some(Json::Object(args)) => args,
         Some(_) => return Err(not_a_call("its `args` is not a JSON object".into())),
     };
-    if let Some(other) = fields.keys().next() {
+    if let Some((other, _)) = fields
+        .iter()
+        .find(|(key, _)| key != "entry" && key != "args")
+    {
         return Err(not_a_call(format!(
             "it has a field `{other}` besides `entry` and `args`"
         )));
     }
-    // Each value as JSON text, as `--arg` reads it: a string stays quoted
-    // (`"none"` is the text, not none), `null` is none.
+    let entry = json_text::name(&entry);
+    // Each value as its JSON text, as `--arg` reads it: a string stays
+    // quoted (`"none"` is the text, not none), `null` is none, a number
+    // keeps its spelling (`-0` for an `Int` is 0, `-0.0` is refused).
     let args = args
         .into_iter()
-        .map(|(name, value)| format!("{name}={value}"))
+        .map(|(name, value)| format!("{name}={}", value.get()))
         .collect();
     Ok(Call { line, entry, args })
 }

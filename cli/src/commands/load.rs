@@ -46,7 +46,9 @@ impl LoadArgs {
     fn operands(&self) -> Option<(&[PathBuf], String, &PathBuf)> {
         let (file, rest) = self.operands.split_last()?;
         let (table, program) = rest.split_last()?;
-        Some((program, table.display().to_string(), file))
+        // A table's name is an identifier, read in normal form C.
+        let table = crate::json_text::name(&table.display().to_string());
+        Some((program, table, file))
     }
 }
 

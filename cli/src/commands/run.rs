@@ -237,6 +237,8 @@ pub(super) fn open(
 }
 
 fn run_inner(args: &RunArgs, sources: &[PathBuf], name: &str) -> Result<Status, Error> {
+    // An entry point's name is an identifier, read in normal form C.
+    let name = &crate::json_text::name(name);
     // The program is compiled, or the plan read, before the database is
     // opened: one that cannot install, or lacks the entry point, leaves the
     // database as it was.

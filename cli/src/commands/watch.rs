@@ -61,15 +61,17 @@ pub fn watch(args: WatchArgs) -> Status {
 }
 
 fn watch_inner(args: &WatchArgs) -> Result<Status, Error> {
+    // An entry point's name is an identifier, read in normal form C.
+    let name = &crate::json_text::name(&args.name);
     let program = match &args.program[..] {
         [] => None,
-        sources => Some(compile_entry(sources, &args.name)?.program),
+        sources => Some(compile_entry(sources, name)?.program),
     };
     let mut db = open(&args.db, args.store, args.wait, Access::Read)?;
     if let Some(program) = program {
         db.install(program)?;
     }
-    let prepared = db.prepare(&args.name)?;
+    let prepared = db.prepare(name)?;
     let values = parse_args(prepared.entry(), &args.args)?;
     let resume = match (args.from, &args.held) {
         (Some(position), Some(held)) => Some(Resume {

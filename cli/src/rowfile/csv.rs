@@ -144,17 +144,20 @@ fn columns_of(
 ) -> Result<Vec<usize>, RuntimeError> {
     let mut positions = Vec::new();
     for name in header {
-        match table.column(name.trim()) {
+        // A column's name is an identifier: read in normal form C, as the
+        // program's own (spec/types.md, "Value identity").
+        let name = crate::json_text::name(name.trim());
+        match table.column(&name) {
             Some(p) if positions.contains(&p) => {
                 return Err(bad(
-                    format!("the header names the column `{}` twice", name.trim()),
+                    format!("the header names the column `{name}` twice"),
                     "name each column once in the header",
                 ))
             }
             Some(p) => positions.push(p),
             None => {
                 return Err(bad(
-                    format!("`{}` has no column `{}`", table.name, name.trim()),
+                    format!("`{}` has no column `{name}`", table.name),
                     "name the table's columns in the header",
                 ))
             }

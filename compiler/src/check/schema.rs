@@ -468,7 +468,9 @@ fn default_literal(value: &ast::Expr, ty: &ColumnType) -> Option<Literal> {
         _ => (false, value),
     };
     match (&value.kind, inner) {
-        (ExprKind::Int(n), ColumnType::Int) => Some(Literal::Int(if negated { -n } else { *n })),
+        (ExprKind::Int(n), ColumnType::Int) => {
+            Some(Literal::Int(if negated { n.checked_neg()? } else { *n }))
+        }
         (ExprKind::Int(n), ColumnType::Float) => {
             let x = *n as f64;
             Some(float_literal(if negated { -x } else { x }))

@@ -105,6 +105,11 @@ pub enum Token {
     Ident(String),
     #[regex(r"[0-9][0-9_]*", parse_int)]
     Int(i64),
+    /// `9223372036854775808` right after a `-`: the magnitude of
+    /// `i64::MIN`, which only a negated literal may be (the grammar's
+    /// `"-" IntMin`; subtracted, it is E0004 there). [`Tokens`] makes it in
+    /// place of the E0004 the number alone is; no pattern does.
+    IntMin,
     #[regex(r"[0-9][0-9_]*\.[0-9][0-9_]*([eE][+-]?[0-9]+)?", parse_float)]
     #[regex(r"[0-9][0-9_]*[eE][+-]?[0-9]+", parse_float)]
     Float(f64),
@@ -318,6 +323,8 @@ pub struct Tokens<'s> {
     /// Where each stand-in token starts (see [`StandIns`]).
     pub stand_ins: StandIns,
     after_error: bool,
+    /// Whether the last token given was `-` (see [`Token::IntMin`]).
+    after_minus: bool,
 }
 
 /// The starts of the stand-in tokens the lexer gave for literals it could
@@ -345,6 +352,7 @@ impl<'s> Tokens<'s> {
             count: 0,
             stand_ins: StandIns::default(),
             after_error: false,
+            after_minus: false,
         }
     }
 }
@@ -358,6 +366,11 @@ impl Iterator for Tokens<'_> {
             let (start, end) = (range.start + self.base, range.end + self.base);
             let (token, error) = match result {
                 Ok(token) => (Some(token), false),
+                Err(LexError::IntegerTooLarge)
+                    if self.after_minus && is_int_min_magnitude(&self.source[range.clone()]) =>
+                {
+                    (Some(Token::IntMin), false)
+                }
                 Err(error) => {
                     let span = Span::new(range.start, range.end);
                     let (mut diagnostic, stand_in) =
@@ -378,10 +391,18 @@ impl Iterator for Tokens<'_> {
             self.after_error |= error;
             if let Some(token) = token {
                 self.count += 1;
+                self.after_minus = token == Token::Minus;
                 return Some((start, token, end));
             }
         }
     }
+}
+
+/// Whether an integer literal's text is 9223372036854775808, the
+/// magnitude of `i64::MIN` (`_` between digits aside; leading zeros too).
+fn is_int_min_magnitude(text: &str) -> bool {
+    let digits: String = text.chars().filter(|c| *c != '_').collect();
+    digits.trim_start_matches('0') == "9223372036854775808"
 }
 
 fn lex_diagnostic(
@@ -479,6 +500,7 @@ impl fmt::Display for Token {
         let text = match self {
             Token::Ident(name) => return write!(f, "identifier `{name}`"),
             Token::Int(value) => return write!(f, "integer `{value}`"),
+            Token::IntMin => return write!(f, "integer `{}`", i64::MIN.unsigned_abs()),
             Token::Float(value) => return write!(f, "number `{value}`"),
             Token::Str(_) | Token::UnterminatedStr => "a string",
             other => return write!(f, "`{}`", token_text(other)),
@@ -555,6 +577,7 @@ pub fn token_text(token: &Token) -> &'static str {
         Token::RBrace => "}",
         Token::Ident(_)
         | Token::Int(_)
+        | Token::IntMin
         | Token::Float(_)
         | Token::Str(_)
         | Token::UnterminatedStr => "",

@@ -25,6 +25,21 @@ fn numbers_with_separators_floats_and_exponents() {
     );
 }
 
+/// 9223372036854775808 is the magnitude of the least `Int`: after a `-` it
+/// is `IntMin`, which the grammar takes only negated; anywhere else it is
+/// too large (E0004), as 9223372036854775809 is even after a `-`.
+#[test]
+fn the_least_int_is_a_negated_literal() {
+    assert_eq!(
+        kinds("-9223372036854775808 - 9_223_372_036_854_775_808"),
+        vec![Token::Minus, Token::IntMin, Token::Minus, Token::IntMin]
+    );
+    assert_eq!(codes("9223372036854775808"), vec!["E0004"]);
+    assert_eq!(codes("-= 9223372036854775808"), vec!["E0004"]);
+    assert_eq!(codes("-9223372036854775809"), vec!["E0004"]);
+    assert_eq!(codes("-(9223372036854775808)"), vec!["E0004"]);
+}
+
 #[test]
 fn range_is_not_a_float() {
     assert_eq!(

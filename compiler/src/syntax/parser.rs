@@ -134,6 +134,28 @@ impl ParseContext {
         }
     }
 
+    /// `a - 9223372036854775808`: the number subtracted is no `Int`
+    /// (E0004, as the lexer says of it anywhere but after a negating `-`);
+    /// the expression is an error, so its definition is rejected.
+    pub fn int_min_subtracted(&mut self, literal: Span, span: Span) -> Expr {
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0004",
+                "integer literal too large",
+                &self.file,
+                literal,
+                "does not fit in a 64-bit signed integer",
+            )
+            .with_help(format!(
+                "integers range from {} to {}; to subtract 9223372036854775808 add the least one: `+ {}`",
+                i64::MIN,
+                i64::MAX,
+                i64::MIN
+            )),
+        );
+        Expr::new(ExprKind::Error, span)
+    }
+
     /// `n: Int in a..b`: E0106, pointing to the inclusive ends to write;
     /// the parameter is kept without bounds.
     pub fn param_range(

@@ -104,7 +104,10 @@ fn expected_things(expected: &[String]) -> Vec<String> {
         .filter(|t| **t != "in")
         .chain(bare.iter().filter(|t| **t == "in"));
     for token in in_last {
-        let covered = (expression && EXPRESSION_STARTS.contains(token))
+        // `IntMin` is an integer the lexer makes only after a `-`, where
+        // an integer is expected too: never named apart.
+        let covered = *token == "IntMin"
+            || (expression && EXPRESSION_STARTS.contains(token))
             || (item && ITEM_STARTS.contains(token))
             || (has("Ident") && SOFT_KEYWORDS.contains(token));
         if !covered {

@@ -183,27 +183,66 @@ fn base(ty: &ColumnType) -> &ColumnType {
 }
 
 /// A default is a value of the column's type (a finite `Float` that is not
-/// `-0.0`, which the system never holds), within its length bound.
+/// `-0.0`, which the system never holds), within its length bound. The
+/// refusal says what the default is (a NaN is a float, not "another
+/// type"; `-0.0` is named as written, not as the `0.0` it would read as)
+/// and its help gives a default to write.
 fn check_default(what: &str, column: &rqc_plan::Column, default: &Literal) -> Result<()> {
     let value = default.value();
-    let wrong = |why: String| {
-        schema_fault(
+    let wrong = |why: String, fix: &str, example: &str| {
+        RuntimeError::new(
             "E0613",
             format!(
-                "{what} is `{}`, and its default {value} {why}: it would be written into every stored row",
+                "the program's schema is refused: {what} is `{}`, and its default {why}: it would be written into every stored row",
+                column.declared()
+            ),
+            format!(
+                "give the column {fix}, such as `{}: {} = {example}`, then compile the program again with this rqc (`rqc compile SOURCES -o FILE`, or install the sources) and install that; nothing was installed",
+                column.name,
                 column.declared()
             ),
         )
     };
-    if !fits(&column.ty, &value) {
-        return Err(wrong("is not of that type".into()));
+    if let (Literal::Float(bits), ColumnType::Float) = (default, base(&column.ty)) {
+        let x = f64::from_bits(*bits);
+        let why = if x.is_nan() {
+            Some("is NaN (not a number), which no `Float` holds".to_string())
+        } else if x.is_infinite() {
+            let sign = if x < 0.0 { "-" } else { "" };
+            Some(format!("is infinite ({sign}inf), which no `Float` holds"))
+        } else if x == 0.0 && x.is_sign_negative() {
+            Some(
+                "is -0.0, which no `Float` holds (every float zero is 0.0, spec/types.md \"Value identity\")"
+                    .to_string(),
+            )
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(wrong(why, "a finite default that is not -0.0", "0.0"));
+        }
     }
-    if matches!(default, Literal::Float(bits) if f64::from_bits(*bits) == 0.0 && *bits != 0) {
-        return Err(wrong("is -0.0, which no stored Float holds".into()));
+    let example = match base(&column.ty) {
+        _ if matches!(column.ty, ColumnType::Optional(_)) => "none",
+        ColumnType::Int => "0",
+        ColumnType::Float => "0.0",
+        ColumnType::Bool => "false",
+        _ => "\"\"",
+    };
+    if !fits(&column.ty, &value) {
+        return Err(wrong(
+            format!("{value} is not of that type"),
+            "a default of its type",
+            example,
+        ));
     }
     if let (Some(max), Literal::String(text)) = (column.max_len, default) {
         if text.len() as u64 > max {
-            return Err(wrong(format!("is {} bytes long", text.len())));
+            return Err(wrong(
+                format!("is {} bytes long, past its bound of {max}", text.len()),
+                "a default within its length bound",
+                "\"\"",
+            ));
         }
     }
     Ok(())
