@@ -89,6 +89,41 @@ impl Repl {
         Some(Ok((entry, values)))
     }
 
+    /// The installed query `input` calls, the only one of its name, and
+    /// its arguments' values, when every argument reads nothing (literals,
+    /// arithmetic on them): `None` otherwise, with nothing shown. A watch
+    /// of such a call follows the query by name across installs, as
+    /// `rqc watch NAME` does, rather than its text compiled against the
+    /// session's sources, which another process's install may leave
+    /// behind (an argument that reads stays in the text, and is read
+    /// again at each change).
+    pub(super) fn installed_query_with_constants(&mut self, input: &str) -> Option<Target> {
+        let (name, args) = split_call(input)?;
+        let program = self.db.program()?;
+        let mut named = program.entries.iter().filter(|e| e.name == name);
+        let entry = Arc::clone(named.next()?);
+        if named.next().is_some() || entry.kind != EntryKind::Query {
+            return None;
+        }
+        let failed = self.failed.get();
+        let mut values: Vec<Value> = Vec::with_capacity(args.len());
+        for arg in args {
+            let value = match self.compile_within(arg, input) {
+                Ok((argument, false)) if argument.bound.seeks == 0 && argument.bound.rows == 0 => {
+                    self.call(&argument, &[]).ok().map(|output| output.value)
+                }
+                _ => None,
+            };
+            let Some(value) = value else {
+                self.failed.set(failed);
+                return None;
+            };
+            values.push(value);
+        }
+        self.failed.set(failed);
+        Some((entry, values))
+    }
+
     /// Runs `input` as a call of an installed entry point, when it is one
     /// and the expression itself did not check; `None` otherwise.
     pub(super) fn installed_call(&mut self, input: &str) -> Option<String> {

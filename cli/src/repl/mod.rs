@@ -316,6 +316,13 @@ impl Repl {
             return "usage: :watch EXPR".into();
         }
         let writes = || "only a query can be watched; this expression writes".to_string();
+        // `c(1)`: the installed query, followed by name across installs.
+        if let Some((entry, args)) = self.installed_query_with_constants(expression) {
+            let watched = self
+                .db
+                .subscribe_entry(&entry, &args, rqc::WatchOptions::default());
+            return self.watching(watched);
+        }
         let (entry, args) = match self.compile(expression) {
             Ok((_, true)) => {
                 self.failed.set(true);

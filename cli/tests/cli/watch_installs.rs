@@ -4,7 +4,8 @@
 //! when an install takes its query away; the REPL's `:watch EXPR` is
 //! compiled again from its text at its own `:load` (a function of the new
 //! sources), at another process's install (the new schema's tables), and
-//! ends with E0589 when it no longer compiles.
+//! ends with E0589 when it no longer compiles; a call of an installed
+//! query with constant arguments is followed by name, as `rqc watch` is.
 
 use super::watch::SHELVES;
 use super::{rqc, stderr, stdout, write};
@@ -174,6 +175,13 @@ fn repl_watch_is_compiled_again_at_its_own_load_and_at_another_process_install()
     // a new column: compiled again against the new schema's tables.
     repl.type_line(":watch Item.by_shelf[1] |> take(1)");
     assert!(repl.next_starting("watch 2:").contains(r#""position":5"#));
+    // A call of an installed query with constant arguments: followed by
+    // name, as `rqc watch` follows it, whatever the session's sources.
+    repl.type_line(":watch few_of(1)");
+    assert_eq!(
+        repl.next_starting("watch 3:"),
+        format!(r#"watch 3: {{"position":5,"result":[{}]}}"#, row(1))
+    );
     let priced = write(
         dir.path(),
         "priced.rq",
@@ -193,6 +201,16 @@ fn repl_watch_is_compiled_again_at_its_own_load_and_at_another_process_install()
         repl.next_starting("watch 2:"),
         format!(
             r#"watch 2: {{"position":6,"result":[{{"id":1,"shelf":1,"name":"i1","price":0}}]}}"#
+        )
+    );
+    // The other process's `few_of` reads two (its `few` is `take(2)`).
+    let priced_row = |id: i64| format!(r#"{{"id":{id},"shelf":1,"name":"i{id}","price":0}}"#);
+    assert_eq!(
+        repl.next_starting("watch 3:"),
+        format!(
+            r#"watch 3: {{"position":6,"result":[{},{}]}}"#,
+            priced_row(1),
+            priced_row(2)
         )
     );
     repl.type_line(":quit");
