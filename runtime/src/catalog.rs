@@ -332,8 +332,8 @@ fn migrate(
                 .zip(&table.columns)
                 .all(|(a, b)| stored_shape(a) == stored_shape(b));
         if !kept || before.key != table.key {
-            let why = match crate::column_changes::suggested_flag(before, table) {
-                Some(flag) => format!("to rename or drop a column, install with {flag}; columns may otherwise only be added, at the end (optional, or with a default)"),
+            let why = match crate::column_changes::suggested_flags(before, table) {
+                Some(flags) => format!("to rename or drop a column, install with {flags}; columns may otherwise only be added, at the end (optional, or with a default)"),
                 None => "columns may only be added, at the end (optional, or with a default), renamed or dropped (`--migrate 'rename:T.old=new'`, `--migrate 'drop:T.column'`); add a new table for other changes".to_string(),
             };
             return Err(refuse(

@@ -224,27 +224,35 @@ fn conflict(what: String) -> RuntimeError {
     )
 }
 
-/// The flag that would apply the first column change between `before`
-/// (installed) and `after` (the program), when it is one: a column of the
-/// same type under another name at the same position (a rename), or a
-/// column the program no longer declares (a drop). For E0510's help.
-pub fn suggested_flag(before: &TableSchema, after: &TableSchema) -> Option<String> {
-    for (position, was) in before.columns.iter().enumerate() {
-        if after.column(&was.name).is_some() {
-            continue;
-        }
-        if let Some(now) = after.columns.get(position) {
-            if now.ty == was.ty
-                && now.references == was.references
-                && before.column(&now.name).is_none()
-            {
-                return Some(format!(
-                    "--migrate 'rename:{}.{}={}'",
-                    before.name, was.name, now.name
-                ));
-            }
-        }
-        return Some(format!("--migrate 'drop:{}.{}'", before.name, was.name));
+/// The flags that would apply the column changes between `before`
+/// (installed) and `after` (the program), when there are some: each
+/// column the program no longer declares is a rename to the first column
+/// the installed schema does not declare, of the same type and reference,
+/// not taken by an earlier one; otherwise a drop. For E0510's help.
+pub fn suggested_flags(before: &TableSchema, after: &TableSchema) -> Option<String> {
+    let mut added: Vec<&rqc_plan::Column> = after
+        .columns
+        .iter()
+        .filter(|now| before.column(&now.name).is_none())
+        .collect();
+    let mut flags = Vec::new();
+    for was in before
+        .columns
+        .iter()
+        .filter(|was| after.column(&was.name).is_none())
+    {
+        let renamed = added
+            .iter()
+            .position(|now| now.ty == was.ty && now.references == was.references);
+        flags.push(match renamed {
+            Some(at) => format!(
+                "--migrate 'rename:{}.{}={}'",
+                before.name,
+                was.name,
+                added.remove(at).name
+            ),
+            None => format!("--migrate 'drop:{}.{}'", before.name, was.name),
+        });
     }
-    None
+    (!flags.is_empty()).then(|| flags.join(" "))
 }
