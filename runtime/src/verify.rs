@@ -1,4 +1,4 @@
-//! `verify`: every entry's checksum, every row's key, every index against its table, every counter and aggregate against its rows, every reference against its target.
+//! `verify`: every entry's checksum, every row's key, every index against its table, every counter and aggregate against its rows, every reference against its target, every changelog entry.
 //!
 //! It reads one committed state (one read transaction) and lists what does
 //! not hold, rather than stopping at the first: a user deciding what to
@@ -74,6 +74,14 @@ pub fn verify(store: &dyn Store, schema: &Schema) -> Result<Verification> {
     }
     check.counters(schema, counters);
     check.references(schema);
+    // The changelog: every commit reads its head, so damage there stops
+    // every write with E0591, whose help says to run `verify`.
+    if let Some(log) = check.entries(crate::live::changelog::LOG_TREE) {
+        check.found.entries += log.len() as u64;
+        for problem in crate::live::changelog::problems(&log) {
+            check.problem(problem);
+        }
+    }
     Ok(check.found)
 }
 

@@ -470,3 +470,45 @@ fn running_out_of_memory_is_not_called_damage() {
     assert!(text.contains("[E0602] Error"), "{text}");
     assert!(!text.contains("E0591"), "{text}");
 }
+
+/// A flipped byte in the changelog (the tree every commit reads the head
+/// of and appends to): every later write refuses with E0591, whose help
+/// says to run `verify`, and `verify` now reads that tree too and lists
+/// the damage (it said the database was sound: a fault an independent
+/// campaign found, issue 35 §5).
+#[test]
+fn a_damaged_changelog_entry_is_found_by_verify() {
+    use rqc_runtime::store::{LmdbStore, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let db_dir = dir.path().join("db");
+    let db = db_dir.display().to_string();
+    load(&db, "lmdb");
+    let wrote = query(&db, &["post", "--arg", "author=1", "--arg", "body=hello"]);
+    assert_eq!(wrote.status.code(), Some(0), "{}", stderr(&wrote));
+    let sound = rqc(&["verify", "--db", &db]);
+    assert_eq!(sound.status.code(), Some(0), "{}", stdout(&sound));
+    {
+        let raw = LmdbStore::open(&db_dir, true).unwrap();
+        let tree = raw.tree("__live");
+        let read = raw.begin_read().unwrap();
+        let entries = read.range(tree, &[], None, false, usize::MAX).unwrap();
+        let (key, value) = entries.last().expect("the post's changelog entry").clone();
+        drop(read);
+        let mut flipped = value.clone();
+        let middle = flipped.len() / 2;
+        flipped[middle] ^= 0x20;
+        let mut txn = raw.begin_write().unwrap();
+        txn.put(tree, &key, &flipped).unwrap();
+        txn.commit().unwrap();
+    }
+    let refused = query(&db, &["post", "--arg", "author=1", "--arg", "body=again"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
+    assert!(stderr(&refused).contains("E0591"), "{}", stderr(&refused));
+    let verified = rqc(&["verify", "--db", &db]);
+    assert_eq!(verified.status.code(), Some(1), "{}", stdout(&verified));
+    assert!(
+        stdout(&verified).contains("__live"),
+        "{}",
+        stdout(&verified)
+    );
+}

@@ -110,6 +110,47 @@ pub fn entries(
         .map(Some)
 }
 
+/// What does not hold of the changelog's `stored` entries (as `verify`
+/// read them, checksums checked): an entry key that is no `s` + sequence
+/// or the head, an entry that does not decode, a head key that is not 8
+/// bytes or disagrees with the last entry. Every commit reads the head
+/// and appends after it, so damage here stops every write (E0591).
+pub fn problems(stored: &std::collections::BTreeMap<Vec<u8>, Vec<u8>>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut last = None;
+    for (key, value) in stored {
+        if key.as_slice() == HEAD {
+            continue;
+        }
+        let seq = key
+            .strip_prefix(b"s")
+            .and_then(|seq| <[u8; 8]>::try_from(seq).ok())
+            .map(u64::from_be_bytes);
+        match seq {
+            None => problems.push(format!(
+                "the changelog: an entry under an unknown key {key:02x?}"
+            )),
+            Some(seq) => {
+                last = Some(seq);
+                if let Err(error) = decode(value) {
+                    problems.push(format!("the changelog: entry {seq}: {}", error.message));
+                }
+            }
+        }
+    }
+    if let Some(head) = stored.get(HEAD) {
+        match <[u8; 8]>::try_from(head.as_slice()).map(u64::from_be_bytes) {
+            Err(_) => problems.push("the changelog: its head is not 8 bytes".into()),
+            Ok(head) if last.is_some_and(|last| last != head) => problems.push(format!(
+                "the changelog: its head says {head}, its last entry is {}",
+                last.unwrap_or(0)
+            )),
+            Ok(_) => {}
+        }
+    }
+    problems
+}
+
 /// Appends `writes` as the next entry, inside the commit's transaction,
 /// in the layout `compact` says; returns its position. `names` names every
 /// tree a run can write.
