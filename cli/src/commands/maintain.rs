@@ -117,7 +117,9 @@ fn dump_inner(args: &DumpArgs) -> Result<Status, Error> {
         super::check::write_plan(&args.out.join(PROGRAM_FILE), program)?;
     }
     let mut total = 0;
+    let mut counted = std::collections::BTreeMap::new();
     for (table, rows) in &dump.tables {
+        counted.insert(table.clone(), rows.len());
         let path = args.out.join(format!("{table}.jsonl"));
         let mut text = String::new();
         for row in rows {
@@ -137,6 +139,9 @@ fn dump_inner(args: &DumpArgs) -> Result<Status, Error> {
         std::fs::write(&path, serde_json::Value::Object(counters).to_string())
             .map_err(io(&path))?;
     }
+    // Last: a dump cut short before here has no manifest, and `restore`
+    // refuses it.
+    super::dump_manifest::write(&args.out, &counted)?;
     for problem in &dump.problems {
         print_problem("E0591", problem, &[]);
     }
@@ -201,10 +206,22 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
             "restore into a new directory; nothing was written",
         )));
     }
+    // Read whole before anything is written: a dump cut short is refused.
+    let dumped = super::dump_manifest::read_whole(&args.from)?;
     let program = match &args.program[..] {
         [] => dumped_program(&args.from)?,
         paths => compile_installable(&read_program(paths)?)?.program,
     };
+    if let Some((table, rows)) = dumped
+        .iter()
+        .find(|(table, rows)| **rows > 0 && program.schema.table(table).is_none())
+    {
+        return Err(Error::Runtime(rqc::RuntimeError::new(
+            "E0681",
+            format!("the program has no table `{table}`, whose {rows} rows the dump holds"),
+            "restore with the program the dump was made under (without PROGRAM, the one the dump holds); nothing was written",
+        )));
+    }
     // Referenced tables load before the tables that reference them.
     let mut order: Vec<&rqc_plan::TableSchema> = Vec::new();
     let mut left: Vec<_> = program.schema.tables.iter().collect();
@@ -218,22 +235,82 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
         });
         order.push(left.remove(ready.unwrap_or(0)));
     }
-    let mut files = Vec::new();
-    for table in order {
-        let path = args.from.join(format!("{}.jsonl", table.name));
-        // Opened here, so that an unreadable file stops the restore before
-        // anything is written; the rows are read one at a time later.
-        match std::fs::File::open(&path) {
-            Ok(_) => files.push((table.clone(), path)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => return Err(Error::Io { path, error }),
+    let files: Vec<(rqc_plan::TableSchema, PathBuf)> = order
+        .into_iter()
+        .filter(|table| dumped.get(&table.name).is_some_and(|&rows| rows > 0))
+        .map(|table| {
+            (
+                table.clone(),
+                args.from.join(format!("{}.jsonl", table.name)),
+            )
+        })
+        .collect();
+    // A directory is restored beside its place and moved there once whole
+    // (one rename): a restore killed midway leaves no database that
+    // passes for the dump's. On etcd (no directory) it loads in place.
+    let on_etcd = args.db.to_string_lossy().starts_with("etcd://");
+    let staging = if on_etcd {
+        args.db.clone()
+    } else {
+        staging_dir(&args.db)
+    };
+    if !on_etcd && staging.exists() {
+        // A restore killed before its rename left it: nothing else is there.
+        std::fs::remove_dir_all(&staging).map_err(|error| Error::Io {
+            path: staging.clone(),
+            error,
+        })?;
+    }
+    let restored = restore_into(&staging, args, program, files);
+    if on_etcd {
+        return restored;
+    }
+    match restored {
+        Ok(Status::Clean) => {
+            std::fs::rename(&staging, &args.db).map_err(|error| Error::Io {
+                path: args.db.clone(),
+                error,
+            })?;
+            let backend = open_options(args.store, DEFAULT_WAIT)
+                .backend
+                .unwrap_or_default();
+            eprintln!(
+                "created a new {} database in {}",
+                backend.name(),
+                args.db.display()
+            );
+            Ok(Status::Clean)
+        }
+        other => {
+            let _ = std::fs::remove_dir_all(&staging);
+            other
         }
     }
-    let mut db = super::connection::open(
-        &args.db,
-        open_options(args.store, DEFAULT_WAIT),
-        Access::Write,
-    )?;
+}
+
+/// Where a restore into the directory `db` builds the database: beside
+/// it, under a name that says what it is.
+fn staging_dir(db: &Path) -> PathBuf {
+    let name = db
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "db".into());
+    db.with_file_name(format!(".{name}.restoring"))
+}
+
+/// The restore itself, into `db` (a staging directory, or an etcd prefix).
+fn restore_into(
+    db: &Path,
+    args: &RestoreArgs,
+    program: rqc_plan::CompiledProgram,
+    files: Vec<(rqc_plan::TableSchema, PathBuf)>,
+) -> Result<Status, Error> {
+    let mut db_handle = if args.db.to_string_lossy().starts_with("etcd://") {
+        super::connection::open(db, open_options(args.store, DEFAULT_WAIT), Access::Write)?
+    } else {
+        Database::open_with(db, open_options(args.store, DEFAULT_WAIT))?
+    };
+    let db = &mut db_handle;
     // On etcd there is no directory to find empty: a prefix that holds a
     // program holds a database.
     if db.program().is_some() {
@@ -254,7 +331,7 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
                 print_problem(error.code, &message, &[]);
             }
             eprintln!(
-                "the restore stopped at `{}`: {} rows were refused; remove {} and restore again once they are fixed",
+                "the restore stopped at `{}`: {} rows were refused; nothing was restored into {}",
                 table.name,
                 report.refused,
                 args.db.display()

@@ -4,6 +4,7 @@ mod args;
 mod batch;
 mod check;
 pub(crate) mod connection;
+mod dump_manifest;
 mod load;
 mod maintain;
 mod page;

@@ -26,6 +26,7 @@ mod readme;
 mod records;
 mod repl;
 mod repl_terminal;
+mod restore;
 mod same_value;
 mod stale_handle;
 mod threads;
