@@ -138,6 +138,8 @@ pub(crate) fn open_store(dir: &Path, options: OpenOptions) -> Result<(Backend, B
         // without them is damaged, never a new database.
         let marker = dir.join(MARKER);
         std::fs::write(&marker, backend.name()).map_err(|e| RuntimeError::io_at(&marker, e))?;
+        let creating = dir.join(CREATING);
+        std::fs::remove_file(&creating).map_err(|e| RuntimeError::io_at(&creating, e))?;
     }
     Ok((backend, store))
 }
@@ -190,6 +192,12 @@ pub(crate) fn waiting<T>(
 /// The file naming a database directory's backend.
 pub const MARKER: &str = "rqc-store";
 
+/// The file a creation writes first (the creating process's id) and
+/// removes once the directory is marked: a directory holding it and no
+/// marker is a creation that did not finish (a full disk, a kill), which
+/// the next open makes again from nothing once its process is gone.
+pub const CREATING: &str = "rqc-creating";
+
 /// The backend of the database in `dir` and whether it is new: the one its
 /// marker names, or for a new database the one asked for (marked once its
 /// store is made). Refuses a path that is a
@@ -235,6 +243,10 @@ fn database_backend(dir: &Path, requested: Option<Backend>) -> Result<(Backend, 
         }
         Err(_) => {}
     }
+    let creating = dir.join(CREATING);
+    if creating.exists() {
+        unfinished_creation(dir, &creating)?;
+    }
     let is_empty = std::fs::read_dir(dir)
         .map(|mut e| e.next().is_none())
         .unwrap_or(true);
@@ -247,7 +259,47 @@ fn database_backend(dir: &Path, requested: Option<Backend>) -> Result<(Backend, 
     }
     let backend = requested.unwrap_or_default();
     std::fs::create_dir_all(dir).map_err(|e| RuntimeError::io_at(dir, e))?;
+    std::fs::write(&creating, std::process::id().to_string())
+        .map_err(|e| RuntimeError::io_at(&creating, e))?;
     Ok((backend, true))
+}
+
+/// A directory a creation left unmarked (`creating` names its process):
+/// while that process lives it is still creating it (E0540, busy);
+/// once it is gone, everything in the directory is that creation's (it
+/// began in an empty directory), and is removed so the open makes the
+/// database again (issue 35 §5: a creation that hit a full disk left a
+/// directory no rqc would open, even after space was freed).
+fn unfinished_creation(dir: &Path, creating: &Path) -> Result<()> {
+    let pid = std::fs::read_to_string(creating)
+        .ok()
+        .and_then(|text| text.trim().parse::<i32>().ok());
+    if let Some(pid) = pid.filter(|&pid| pid as u32 != std::process::id()) {
+        // SAFETY: kill(2) with signal 0 only asks whether `pid` exists.
+        let alive = unsafe { libc::kill(pid, 0) } == 0
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        if alive {
+            return Err(RuntimeError::new(
+                "E0540",
+                format!(
+                    "`{}` is being created by another process (pid {pid})",
+                    dir.display()
+                ),
+                "wait for it to finish, then open it",
+            ));
+        }
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| RuntimeError::io_at(dir, e))?;
+    for entry in entries {
+        let path = entry.map_err(|e| RuntimeError::io_at(dir, e))?.path();
+        let removed = if path.is_dir() && !path.is_symlink() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed.map_err(|e| RuntimeError::io_at(&path, e))?;
+    }
+    Ok(())
 }
 
 /// Before a load of about `bytes` into the database in `dir` (made with
@@ -318,5 +370,36 @@ mod tests {
             refused.message
         );
         assert!(room_for_load(dir, u64::MAX, u64::MAX).is_ok());
+    }
+
+    /// A creation that did not finish (its process gone, a 0-byte data
+    /// file and no marker, as a full disk leaves it) is made again at the
+    /// next open; one whose process still runs is busy, and left alone.
+    #[test]
+    fn an_unfinished_creation_is_made_again_once_its_process_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("db");
+        std::fs::create_dir(&db).unwrap();
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let pid = gone.id();
+        gone.wait().unwrap();
+        std::fs::write(db.join(CREATING), pid.to_string()).unwrap();
+        std::fs::write(db.join(LMDB_FILE), b"").unwrap();
+        let (backend, store) = open_store(&db, OpenOptions::default()).unwrap();
+        assert_eq!(backend, Backend::Lmdb);
+        drop(store);
+        assert!(db.join(MARKER).exists());
+        assert!(!db.join(CREATING).exists());
+        // Opened again: the database made, not a creation.
+        open_store(&db, OpenOptions::default()).unwrap();
+
+        let other = dir.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        // Process 1 always runs.
+        std::fs::write(other.join(CREATING), "1").unwrap();
+        std::fs::write(other.join(LMDB_FILE), b"").unwrap();
+        let busy = open_store(&other, OpenOptions::default()).err().unwrap();
+        assert_eq!(busy.code, "E0540", "{}", busy.message);
+        assert!(other.join(LMDB_FILE).exists(), "left alone");
     }
 }

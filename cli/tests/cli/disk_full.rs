@@ -135,3 +135,38 @@ fn a_load_stopped_by_a_full_disk_leaves_the_database_as_it_was() {
         }
     }
 }
+
+/// A database whose creation hit the limit (its files half made, no
+/// marker) is made again by the next command once there is room: it was
+/// "not an rqc database" for ever (issue 35 §5).
+#[test]
+fn a_creation_stopped_by_a_full_disk_is_made_again_once_there_is_room() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = write(
+        dir.path(),
+        "z.rq",
+        "table Z { id: Int key }\nmutation mk(id: Int) = insert Z { id: id }\n",
+    );
+    for store in ["lmdb", "redb"] {
+        let db = dir.path().join(store).display().to_string();
+        let full = limited(
+            1,
+            true,
+            &[
+                "run", "--store", store, "--db", &db, &program, "mk", "--arg", "id=1",
+            ],
+        );
+        assert_eq!(full.status.code(), Some(1), "{store}: {}", stdout(&full));
+        assert!(
+            stderr(&full).contains("E0545"),
+            "{store}: {}",
+            stderr(&full)
+        );
+        let made = rqc(&[
+            "run", "--store", store, "--db", &db, &program, "mk", "--arg", "id=2",
+        ]);
+        assert!(made.status.success(), "{store}: {}", stderr(&made));
+        let verified = rqc(&["verify", "--db", &db]);
+        assert!(verified.status.success(), "{store}: {}", stderr(&verified));
+    }
+}
