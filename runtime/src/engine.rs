@@ -636,6 +636,9 @@ pub fn retrying_as<T, E: crate::error::TransactionError>(
         match attempt() {
             Err(error) if error.runtime().is_some_and(RuntimeError::is_conflict) => {
                 last = error.runtime().map(|e| e.message.clone());
+                if attempts < MAX_ATTEMPTS {
+                    crate::backoff::pause(attempts);
+                }
             }
             other => return other.map(|value| (value, attempts)),
         }

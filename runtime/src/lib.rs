@@ -7,6 +7,7 @@
 //! their static bounds.
 
 pub mod aggregates;
+mod backoff;
 mod batch;
 mod batched_load;
 pub mod bound;
