@@ -529,6 +529,7 @@ impl Checker<'_> {
             tirs.push(tir);
             func.ret
         };
+        let elem_walked = elem.clone();
         let ty = match op {
             "filter" => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
@@ -664,6 +665,15 @@ impl Checker<'_> {
             }
             _ => unreachable!("list_op is called for list combinators only"),
         };
+        // What the run walks whole: a flattened list, made element by
+        // element; the elements `distinct` and `group_by` compare.
+        match op {
+            "flat_map" | "flatten" => self.note_value_size(&ty, span),
+            "distinct" | "group_by" => {
+                self.note_value_size(&Ty::list(elem_walked, size.clone()), span)
+            }
+            _ => {}
+        }
         Checked::new(ty, cost, TExpr::Builtin(op.into(), kind, tirs))
     }
 

@@ -154,6 +154,8 @@ impl Checker<'_> {
             }
         }
         if def.kind != DefKind::Fn {
+            // The result is encoded whole, for the caller or as JSON.
+            self.note_value_size(&body.ty, def.body.span);
             self.check_result(def, &body.ty);
             if declared.is_none() {
                 self.untyped_result(def, &body.ty);

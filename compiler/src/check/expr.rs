@@ -221,7 +221,6 @@ impl<'p> Checker<'p> {
         self.lambda_checks.nesting += 1;
         let checked = self.check_nested(expr, expected);
         self.lambda_checks.nesting -= 1;
-        self.note_value_size(&checked.ty, expr.span);
         checked
     }
 

@@ -86,6 +86,9 @@ impl Checker<'_> {
         }
         if op.is_comparison() {
             self.record_comparison(op, a, b, &left.ty, &right.ty);
+            // A comparison walks both values whole.
+            self.note_value_size(&left.ty, a.span);
+            self.note_value_size(&right.ty, b.span);
         }
         let cost = left.cost.plus(&right.cost);
         let numeric = |t: &Ty| matches!(t, Ty::Int(_) | Ty::Float | Ty::Error);

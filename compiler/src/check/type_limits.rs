@@ -44,11 +44,14 @@ impl Checker<'_> {
         Checked::error()
     }
 
-    /// Notes the value of `ty` built at `span` when it may hold more than
-    /// [`MAX_VALUE_PARTS`] values: every expression's value is noted (list
-    /// literals, calls and combinators alike can double one), and the
+    /// Notes the value of `ty` that the run walks whole at `span` (a
+    /// comparison's operands, a flattened list, the elements `distinct`
+    /// and `group_by` compare, an entry point's result, which is encoded)
+    /// when it may hold more than [`MAX_VALUE_PARTS`] values; the
     /// definition's verdict compares the largest with its rows
-    /// ([`Checker::values_within_reads`]).
+    /// ([`Checker::values_within_reads`]). A value only built and passed
+    /// on is its shared parts, made in time linear in the program
+    /// (`tests/tests/shared_values.rs`), and is not noted.
     pub(super) fn note_value_size(&mut self, ty: &Ty, span: Span) {
         let Some(values) = ty.most_values() else {
             return;
@@ -80,7 +83,7 @@ impl Checker<'_> {
         self.error(
             "E0423",
             format!(
-                "this value may hold {values} values: more than {MAX_VALUE_PARTS}, and more than the definition's {rows} rows could fill"
+                "the run walks this value whole (it compares, flattens, groups or returns it), and it may hold {values} values: more than {MAX_VALUE_PARTS}, and more than the definition's {rows} rows could fill"
             ),
             span,
             "too large a value",
