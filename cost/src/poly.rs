@@ -367,6 +367,35 @@ impl Poly {
         result
     }
 
+    /// Every variable `value_of` gives a value for replaced by it, all at
+    /// once, inside a `min` too: a value's own variables are never
+    /// replaced again. One at a time, a function's measure `a` bound to a
+    /// caller's measure `b` was replaced again where the callee's own `b`
+    /// was replaced next (`fn w(b) = f(b, 5)` with `f(a, b)` costing
+    /// `a + b` came out 10, not `b + 5`: adversary finding).
+    pub fn substitute_all(&self, value_of: &dyn Fn(&Var) -> Option<Poly>) -> Poly {
+        let mut result = Poly::zero();
+        for (monomial, coefficient) in &self.0 {
+            let mut term = Poly::constant(*coefficient);
+            for (v, exponent) in &monomial.0 {
+                let factor = match value_of(v) {
+                    Some(value) => value,
+                    None => match v.kind() {
+                        VarKind::Least(parts) => {
+                            Poly::least_of(parts.0.iter().map(|p| p.substitute_all(value_of)))
+                        }
+                        _ => Poly::var(*v),
+                    },
+                };
+                for _ in 0..*exponent {
+                    term = term.times(&factor);
+                }
+            }
+            result = result.plus(&term);
+        }
+        result
+    }
+
     /// The numeric value with every variable at its maximum; `None` when a
     /// variable is unbounded. Saturates at `u64::MAX`, which is above the
     /// ceiling, so an overflowing formula is never taken for a small one.
@@ -594,5 +623,34 @@ mod tests {
         assert_eq!(p.max_value(), None);
         assert_eq!(p.tables(), vec!["User".to_string()]);
         assert_eq!(p.to_string(), "1 + N(User)");
+    }
+
+    #[test]
+    fn substitution_of_every_measure_at_once_does_not_capture() {
+        let generic = |n: &str| Var::new(VarKind::Generic(n.into()));
+        let (a, b) = (generic("a"), generic("b"));
+        // `f(a, b)` costs `a + b`; `w(b) = f(b, 5)` binds `a := b`, `b := 5`.
+        let cost = Poly::var(a).plus(&Poly::var(b));
+        let at_call = cost.substitute_all(&|v| {
+            if *v == a {
+                Some(Poly::var(b))
+            } else if *v == b {
+                Some(Poly::constant(5))
+            } else {
+                None
+            }
+        });
+        assert_eq!(at_call, Poly::var(b).plus(&Poly::constant(5)));
+        // Swapped: `a := b`, `b := a`.
+        let swapped = Poly::var(a).substitute_all(&|v| {
+            if *v == a {
+                Some(Poly::var(b))
+            } else if *v == b {
+                Some(Poly::var(a))
+            } else {
+                None
+            }
+        });
+        assert_eq!(swapped, Poly::var(b));
     }
 }

@@ -420,11 +420,34 @@ impl Checker<'_> {
             .measures()
             .iter()
             .all(|(_, p)| !p.grows_for_good());
-        for (own, arg_span) in origins.into_iter().filter(|_| !bounded) {
-            let uses = |var: &Var| sig.cost.measures().iter().any(|(_, p)| p.mentions(var));
-            let culprit = own.iter().find(|(var, value)| {
-                uses(var) && (!value.unbounded_params().is_empty() || !value.tables().is_empty())
-            });
+        let origins: Vec<(Bindings, Span)> = if bounded { Vec::new() } else { origins };
+        let uses = |var: &Var| sig.cost.measures().iter().any(|(_, p)| p.mentions(var));
+        let unbounded = |value: &crate::cost::Poly| value.grows_for_good();
+        // The arguments the cost is unbounded through: with the measure at
+        // 0 it is bounded (`min(x, k) + y` with `y` unbounded blames `y`,
+        // not `x`); when no one measure is, every unbounded one.
+        let bounded_without = |var: &Var| {
+            let mut without = bindings.clone();
+            without.insert(*var, crate::cost::Poly::zero());
+            sig.cost
+                .measures()
+                .iter()
+                .all(|(_, p)| !measures::instantiate(p, &without).grows_for_good())
+        };
+        let decisive = |own: &Bindings| {
+            own.iter()
+                .find(|(var, value)| uses(var) && unbounded(value) && bounded_without(var))
+                .map(|(var, value)| (*var, value.clone()))
+        };
+        let any_decisive = origins.iter().any(|(own, _)| decisive(own).is_some());
+        for (own, arg_span) in origins {
+            let culprit = if any_decisive {
+                decisive(&own)
+            } else {
+                own.iter()
+                    .find(|(var, value)| uses(var) && unbounded(value))
+                    .map(|(var, value)| (*var, value.clone()))
+            };
             if let Some((var, value)) = culprit {
                 self.error(
                     "E0302",

@@ -64,7 +64,7 @@ fn is_requirement(var: &Var) -> bool {
 }
 
 /// `poly` with each variable that `value_of` gives a value for replaced by
-/// it, one after another in `Poly::vars`' order. `selects` is a cheap test,
+/// it, all at once (`Poly::substitute_all`: capture-free). `selects` is a cheap test,
 /// true of every such variable: when it picks none, `poly` is copied as it
 /// is, without listing its variables (most formulas have none to replace).
 fn replace_vars(
@@ -72,16 +72,11 @@ fn replace_vars(
     selects: impl Fn(&Var) -> bool,
     value_of: impl Fn(&Var) -> Option<Poly>,
 ) -> Poly {
-    if !poly.any_var(selects) {
+    if !poly.any_var(&selects) {
         return poly.clone();
     }
-    let mut result = poly.clone();
-    for var in poly.vars() {
-        if let Some(value) = value_of(&var) {
-            result = result.substitute(&var, &value);
-        }
-    }
-    result
+    // All at once: a value's own variables are never replaced again.
+    poly.substitute_all(&|var| if selects(var) { value_of(var) } else { None })
 }
 
 /// The written type of parameter `name` with a variable at every measure:
