@@ -485,7 +485,7 @@ fn binary(op: BinOp, left: Value, right: Value) -> Result<Value> {
                 _ => a.wrapping_rem(b),
             }),
             (Float(a), Float(b)) => Value::float(float_arithmetic(op, a, b)?),
-            (Str(a), Str(b)) if op == BinOp::Add => Str(a + &b),
+            (Str(a), Str(b)) if op == BinOp::Add => Str(joined(a, &b)?),
             _ => return Err(internal("arithmetic on the wrong types")),
         },
     })
@@ -521,6 +521,27 @@ pub(crate) fn finite(x: f64) -> Result<f64> {
              check the values involved, or scale them down (divide before you multiply)",
         ))
     }
+}
+
+/// The longest string a run makes, in bytes (as long as any column or
+/// argument may be, and more than any a program spells).
+pub const MAX_STRING_BYTES: usize = 1 << 24;
+
+/// `a + b`, or E0539 past [`MAX_STRING_BYTES`]: a string joined to itself
+/// doubles at each `let` (`let s1 = s0 + s0`), and thirty of them asked
+/// for 8 GB of a query printed `rows ≤ 0` (adversary finding). The
+/// string overflows as an `Int` does (E0530): an error, nothing written.
+fn joined(mut a: String, b: &str) -> Result<String> {
+    let bytes = a.len().saturating_add(b.len());
+    if bytes > MAX_STRING_BYTES {
+        return Err(RuntimeError::new(
+            "E0539",
+            format!("string overflow: the joined string would be {bytes} bytes, past the {MAX_STRING_BYTES} a string may hold"),
+            "join fewer or shorter strings; a string joined to itself doubles at each `let`",
+        ));
+    }
+    a.push_str(b);
+    Ok(a)
 }
 
 fn overflow() -> RuntimeError {

@@ -172,3 +172,22 @@ fn reading_part_of_a_shared_list_gives_what_a_fresh_one_would() {
         ])
     );
 }
+
+/// A string joined to itself at each `let` doubles, and a joined string is
+/// copied: past 16 MiB the run stops with E0539 (a query printed `rows ≤
+/// 0` asked for 8 GB: adversary finding); below it, it runs.
+#[test]
+fn a_string_doubled_past_sixteen_mib_overflows() {
+    let doubled = |levels: usize| {
+        let mut body = String::from("  let s0 = \"abcdefgh\";\n");
+        for i in 1..=levels {
+            body.push_str(&format!("  let s{i} = s{} + s{};\n", i - 1, i - 1));
+        }
+        format!("query s{levels}(x: Int) = {{\n{body}  length(s{levels})\n}}\n")
+    };
+    let source = format!("module m\n{}{}", doubled(20), doubled(22));
+    let db = installed(&source);
+    assert_eq!(answer(&db, "s20"), Value::Int(8 << 20));
+    let error = db.run("s22", &[Value::Int(7)]).unwrap_err();
+    assert_eq!(error.code(), "E0539", "{error}");
+}

@@ -164,9 +164,9 @@ pub struct Checker<'p> {
     /// The last list literal of `Int`s checked (its span), with each
     /// element's range: `[n, 10] |> min()` is at most 10.
     pub(super) int_literal: Option<(Span, Vec<Interval>)>,
-    /// The largest value built so far past `MAX_VALUE_PARTS`, and where
-    /// (`type_limits.rs`).
-    pub(super) largest_value: Option<(u64, Span)>,
+    /// The largest value walked so far past `MAX_VALUE_PARTS`, and where:
+    /// of one holding no rows, and of one holding rows (`type_limits.rs`).
+    pub(super) largest_value: [Option<(u64, Span)>; 2],
 }
 
 impl<'p> Checker<'p> {

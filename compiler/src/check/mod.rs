@@ -250,7 +250,7 @@ pub fn check_one(
         comparisons: Vec::new(),
         conditions_open: 0,
         branch_facts: Vec::new(),
-        largest_value: None,
+        largest_value: [None, None],
         int_literal: None,
     };
     let mut outcome = checker.check_definition(def, &module_name);

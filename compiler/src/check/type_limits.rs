@@ -56,34 +56,50 @@ impl Checker<'_> {
         let Some(values) = ty.most_values() else {
             return;
         };
-        if values > MAX_VALUE_PARTS && self.largest_value.is_none_or(|(most, _)| values > most) {
-            self.largest_value = Some((values, span));
+        // Only a value that holds rows may be as large as its reads.
+        let slot = &mut self.largest_value[usize::from(ty.any(&|t| matches!(t, Ty::Row(_))))];
+        if values > MAX_VALUE_PARTS && slot.is_none_or(|(most, _)| values > most) {
+            *slot = Some((values, span));
         }
     }
 
-    /// E0423 when a value the definition builds may hold more than
-    /// [`MAX_VALUE_PARTS`] values and more than `(r + 1)²` for the `r` rows
-    /// it may read: a value of rows holds what the reads bound, however
+    /// E0423 when a value the definition walks may hold more than
+    /// [`MAX_VALUE_PARTS`] values and, for a value holding rows, more than
+    /// `(r + 1)²` for the `r` rows it may read: a value of rows holds what
+    /// the reads bound, however
     /// large, but its type may say more (`group_by` over `r` rows is `r`
     /// groups of a key and at most `r` rows, `r·(r + 1)` by its type, `2r`
     /// in fact). A definition with errors already is not judged. A
     /// function whose rows are a formula of its callers' measures is not
     /// judged here: its callers' values are, where they are built.
     pub(super) fn values_within_reads(&mut self, cost: &Cost) {
-        let Some((values, span)) = self.largest_value.take() else {
+        let [built, of_rows] = std::mem::take(&mut self.largest_value);
+        if self.diagnostics.iter().any(|d| d.is_error()) {
             return;
-        };
-        let Some(rows) = cost.rows.max_value() else {
+        }
+        // A value without rows: 2^20 whatever the definition reads (a
+        // list doubled beside a read of 55,000 rows is no value of them).
+        if let Some((values, span)) = built {
+            return self.too_large(values, span, "it holds no rows");
+        }
+        let (Some((values, span)), Some(rows)) = (of_rows, cost.rows.max_value()) else {
             return;
         };
         let room = rows.saturating_add(1);
-        if values <= room.saturating_mul(room) || self.diagnostics.iter().any(|d| d.is_error()) {
-            return;
+        if values > room.saturating_mul(room) {
+            self.too_large(
+                values,
+                span,
+                &format!("the definition's {rows} rows could not fill it"),
+            );
         }
+    }
+
+    fn too_large(&mut self, values: u64, span: Span, why: &str) {
         self.error(
             "E0423",
             format!(
-                "the run walks this value whole (it compares, flattens, groups or returns it), and it may hold {values} values: more than {MAX_VALUE_PARTS}, and more than the definition's {rows} rows could fill"
+                "the run walks this value whole (it compares, flattens, groups or returns it), and it may hold {values} values: more than {MAX_VALUE_PARTS}, and {why}"
             ),
             span,
             "too large a value",
@@ -91,7 +107,7 @@ impl Checker<'_> {
         .help
         .push(
             "a list that holds a named list twice doubles at each `let`; \
-             build the value from fewer copies, or read the rows where they are needed"
+             walk a smaller part of it (`|> first()`, `|> count()`), or build it from fewer copies"
                 .into(),
         );
     }
