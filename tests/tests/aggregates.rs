@@ -181,14 +181,22 @@ fn a_sum_past_64_bits_is_refused_and_nothing_is_written() {
     assert!(error.message.contains(&said), "{}", error.message);
     assert_eq!(int(&engine, "likes", &[5.into()]), 1);
     assert_eq!(int(&engine, "weight", &[5.into()]), i64::MAX);
-    // An update within the group: the sum without the row's old part.
+    // An update within the group moves it once, by the difference: from
+    // -5 to -4 fits (the sum without the row, MAX + 1, never counts: an
+    // adversary finding), from -4 to 1 does not.
     engine
         .run("like", &[3.into(), 1.into(), 5.into(), (-5).into()])
         .unwrap();
+    engine.run("reweigh", &[3.into(), (-4).into()]).unwrap();
+    assert_eq!(int(&engine, "weight", &[5.into()]), i64::MAX - 4);
     let error = engine.run("reweigh", &[3.into(), 1.into()]).unwrap_err();
     assert_eq!(error.code, "E0526", "{error}");
-    let said = format!("without this row is {}, and the row adds 1", i64::MAX);
+    let said = format!(
+        "sum is {}, and the row's part goes from -4 to 1",
+        i64::MAX - 4
+    );
     assert!(error.message.contains(&said), "{}", error.message);
+    assert_eq!(int(&engine, "weight", &[5.into()]), i64::MAX - 4);
     engine.run("reweigh", &[3.into(), Value::Null]).unwrap();
     // Within 64 bits again, the same insert is taken.
     engine.run("reweigh", &[1.into(), (-1).into()]).unwrap();
