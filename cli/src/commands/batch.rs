@@ -126,7 +126,11 @@ fn read_calls(path: &Path) -> Result<Vec<Call>, Error> {
             .and_then(|mut file| file.read_to_string(&mut text))
             .map_err(io)?;
     }
-    text.lines()
+    // A byte-order mark (editors on Windows write one) is skipped, as a
+    // load skips it.
+    text.strip_prefix('\u{feff}')
+        .unwrap_or(&text)
+        .lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(at, line)| call(at + 1, line).map_err(Error::Runtime))

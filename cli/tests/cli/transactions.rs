@@ -75,6 +75,15 @@ fn a_batch_runs_every_call_in_one_transaction_and_prints_after_the_commit() {
     assert!(trips <= bound, "{err}");
     let verify = rqc(&["verify", "--db", &db]);
     assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));
+    // A file that starts with a byte-order mark reads as a load's does.
+    let marked = write(
+        dir.path(),
+        "marked.jsonl",
+        "\u{feff}{\"entry\": \"take\", \"args\": {\"id\": 1, \"n\": 1}}\n",
+    );
+    let out = rqc(&["run", "--db", &db, "--batch", &marked]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(query(&db, "stock", "id=1"), "6");
 }
 
 #[test]
