@@ -29,6 +29,9 @@ fn table_source(table: &TableSchema) -> String {
         if let Some(target) = &column.references {
             out.push_str(&format!(" ref {target}"));
         }
+        if let Some(action) = column.on_delete {
+            out.push_str(&format!(" on delete {}", action.text()));
+        }
         if let Some(default) = &column.default {
             out.push_str(&format!(" = {}", literal(default)));
         }

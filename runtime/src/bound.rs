@@ -28,6 +28,9 @@ pub struct BoundTable {
     pub refcount: Tree,
     /// Whether some table references this one.
     pub referenced: bool,
+    /// The columns of other tables (or this one) that reference this
+    /// table with `on delete`: what deleting a row also does.
+    pub cascades: Vec<crate::cascade::BoundCascade>,
     /// For each column that is a `ref`, the referenced table's position.
     pub references: Vec<Option<usize>>,
     /// The column names, shared by the records of every row read.
@@ -71,6 +74,7 @@ impl Tables {
                 auto: table.auto.then(|| store.tree(&auto_tree(&table.name))),
                 refcount: store.tree(&refcount_tree(&table.name)),
                 referenced: schema.is_referenced(&table.name),
+                cascades: crate::cascade::bind(store, schema, &table.name),
                 references: table
                     .columns
                     .iter()

@@ -211,9 +211,19 @@ pub fn delete_row(
     primary: &[u8],
 ) -> Result<bool> {
     let table = &t.schema;
-    let Some(row) = live_row(session, t, primary)? else {
+    let Some(mut row) = live_row(session, t, primary)? else {
         return Ok(false);
     };
+    // The rows that reference it with `on delete` first: deleted, or set
+    // to `none` (spec/cost.md §7.3); its counter then counts only the
+    // references that refuse the delete.
+    if !t.cascades.is_empty() && crate::cascade::run(session, bound, t, &row)? {
+        // A `set none` may have changed the row itself: read it as it is.
+        match live_row(session, t, primary)? {
+            Some(now) => row = now,
+            None => return Ok(true),
+        }
+    }
     if t.referenced {
         let count = session.get_counter(t.refcount, primary)?;
         if count > 0 {

@@ -10,6 +10,7 @@ pub mod aggregates;
 mod batch;
 mod batched_load;
 pub mod bound;
+mod cascade;
 pub mod catalog;
 pub mod clock;
 mod column_changes;
