@@ -236,7 +236,7 @@ pub fn delete_row(
                     show(&key),
                     if count == 1 { "" } else { "s" }
                 ),
-                "delete the rows that reference it first (a reference must always name an existing row)",
+                "delete the rows that reference it first (a reference must always name an existing row), or declare `on delete cascade` on their column over an island (`bound column <= n`)",
             ));
         }
     }

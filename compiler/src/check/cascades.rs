@@ -106,6 +106,9 @@ enum Refusal {
         column: String,
         target: String,
         action: OnDeleteAction,
+        /// Whether the key or an index begins with the column (else the
+        /// bound needs one).
+        has_path: bool,
     },
 }
 
@@ -124,6 +127,8 @@ fn refused(schema: &Schema, t: usize, c: usize, action: OnDeleteAction) -> Optio
             column: column.name.clone(),
             target: target.clone(),
             action,
+            has_path: table.key.first() == Some(&c)
+                || table.indexes.iter().any(|i| i.columns.first() == Some(&c)),
         });
     }
     None
@@ -140,7 +145,7 @@ impl Refusal {
                 "no `ref` before it",
             )
             .with_help(format!(
-                "write it after the reference: `{column}: Int ref Answer on delete cascade`, or remove it"
+                "write it after the column's reference: `{column}: Int ref T on delete cascade`, or remove it"
             )),
             Refusal::NotOptional(column, ty) => Diagnostic::error(
                 "E0244",
@@ -157,6 +162,7 @@ impl Refusal {
                 column,
                 target,
                 action,
+                has_path,
             } => Diagnostic::error(
                 "E0245",
                 format!(
@@ -168,7 +174,12 @@ impl Refusal {
                 "no `bound` over exactly this column",
             )
             .with_help(format!(
-                "declare the island, `bound {column} <= 1000` (with `index by_{column} ({column})` unless the key begins with `{column}`), so the delete reads at most that many `{table}` rows per `{target}` row; or remove `on delete {}` and delete the `{table}` rows before their `{target}` row",
+                "declare the island, `bound {column} <= 1000`{}, so the delete reads at most that many `{table}` rows per `{target}` row; or remove `on delete {}` and delete the `{table}` rows before their `{target}` row",
+                if has_path {
+                    String::new()
+                } else {
+                    format!(" with `index by_{column} ({column})`")
+                },
                 action.text()
             )),
         }
