@@ -249,11 +249,15 @@ impl TableSchema {
                 Vec::new(),
             ));
         }
-        // The smallest bound over columns of the group.
+        // The smallest bound over columns of the group. Not over an
+        // optional column: `none` is no group of any bound, so the rows
+        // holding it are no island.
+        let optional = |c: &usize| matches!(self.columns[*c].ty, ColumnType::Optional(_));
         let bound = self
             .bounds
             .iter()
             .filter(|b| b.columns.iter().all(|c| aggregate.by.contains(c)))
+            .filter(|b| !b.columns.iter().any(optional))
             .min_by_key(|b| b.limit)?;
         let k = bound.columns.len();
         if self.key.len() >= k && same_set(&self.key[..k], &bound.columns) {
