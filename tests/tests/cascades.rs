@@ -338,3 +338,43 @@ fn the_bound_is_the_cascade_formula() {
         )
     );
 }
+
+/// In the editor: after a column's `ref T` the two `on delete` forms come
+/// first, saying what each does and that it needs an island; hover over
+/// one shows what a delete of the referenced row does and its island.
+#[test]
+fn the_editor_completes_and_explains_on_delete() {
+    use rqc_compiler::db::Analysis;
+    use rqc_compiler::ide::{completions, hover};
+    let typing = format!("{PROGRAM}\ntable Note {{\n  id: Int key\n  answer: Int ref Answer o");
+    let analysis = Analysis::new(&[("n.rq".to_string(), typing.clone())]);
+    let offered = completions(&analysis, "n.rq", &typing, typing.len());
+    let labels: Vec<&str> = offered.iter().take(2).map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["on delete cascade", "on delete set none"]);
+    assert!(offered[0].detail.contains("bound"), "{:?}", offered[0]);
+    // Not while the target is typed, nor elsewhere.
+    let target = format!("{PROGRAM}\ntable Note {{\n  id: Int key\n  answer: Int ref Ans");
+    let analysis = Analysis::new(&[("t.rq".to_string(), target.clone())]);
+    assert!(completions(&analysis, "t.rq", &target, target.len())
+        .iter()
+        .all(|c| !c.label.starts_with("on delete")));
+
+    let analysis = Analysis::new(&[("p.rq".to_string(), PROGRAM.to_string())]);
+    let at = PROGRAM.find("on delete cascade\n  voter").unwrap() + 3;
+    let text = hover(&analysis, "p.rq", at).expect("a hover over on delete");
+    assert!(
+        text.contains("deleting a `Answer` row deletes the `Vote` rows")
+            && text.contains("at most 4 rows")
+            && text.contains("the key"),
+        "{text}"
+    );
+    let at = PROGRAM
+        .find("on delete set none\n  index by_answer")
+        .unwrap()
+        + 3;
+    let text = hover(&analysis, "p.rq", at).expect("a hover over on delete");
+    assert!(
+        text.contains("sets `answer` to `none`") && text.contains("index `by_answer`"),
+        "{text}"
+    );
+}
