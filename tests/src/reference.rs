@@ -535,13 +535,9 @@ impl<'c> Reference<'c> {
             TExpr::Delete { table, target } => {
                 let targets = v(self, target).into_items();
                 let schema = self.table_schema(table);
-                let rows = self.tables.entry(table.clone()).or_default();
                 let mut deleted = 0;
                 for target in &targets {
-                    if let Some(at) = rows.iter().position(|r| same_key(&schema, r, target)) {
-                        rows.remove(at);
-                        deleted += 1;
-                    }
+                    deleted += i64::from(self.delete_row(table, &schema, target));
                 }
                 Value::Int(deleted)
             }
@@ -774,6 +770,57 @@ impl<'c> Reference<'c> {
     /// Borrowed, so a lookup clones only the rows it returns.
     fn rows(&self, table: &str) -> &[Value] {
         self.tables.get(table).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Deletes the row of `table` with `target`'s key, if there is one,
+    /// and what its `on delete` columns say of the rows naming it: each
+    /// deleted the same way (`cascade`) or holding `none` (`set none`),
+    /// written plainly here, apart from the runtime's islands.
+    fn delete_row(&mut self, table: &str, schema: &TableSchema, target: &Value) -> bool {
+        let rows = self.tables.entry(table.to_string()).or_default();
+        let Some(at) = rows.iter().position(|r| same_key(schema, r, target)) else {
+            return false;
+        };
+        let row = rows.remove(at);
+        let key = column(schema, &row, schema.key[0]);
+        let naming: Vec<(String, String, rqc_plan::OnDelete)> = self
+            .schema()
+            .tables
+            .iter()
+            .flat_map(|t| {
+                t.columns.iter().filter_map(move |c| {
+                    let action = c.on_delete?;
+                    (c.references.as_deref() == Some(table))
+                        .then(|| (t.name.clone(), c.name.clone(), action))
+                })
+            })
+            .collect();
+        for (child, name, action) in naming {
+            let child_schema = self.table_schema(&child);
+            let children: Vec<Value> = self
+                .rows(&child)
+                .iter()
+                .filter(|r| r.field(&name) == Some(&key))
+                .cloned()
+                .collect();
+            for child_row in children {
+                match action {
+                    rqc_plan::OnDelete::Cascade => {
+                        self.delete_row(&child, &child_schema, &child_row);
+                    }
+                    rqc_plan::OnDelete::SetNone => {
+                        let rows = self.tables.entry(child.clone()).or_default();
+                        let found = rows
+                            .iter_mut()
+                            .find(|r| same_key(&child_schema, r, &child_row));
+                        if let Some(Value::Record(fields)) = found {
+                            *fields.get_mut(&name).unwrap() = Value::Null;
+                        }
+                    }
+                }
+            }
+        }
+        true
     }
 
     fn table_schema(&self, name: &str) -> TableSchema {

@@ -21,7 +21,7 @@ use rqc_plan::Value;
 use rqc_runtime::{Backend, Engine, OpenOptions};
 use rqc_tests::reference::Reference;
 use rqc_tests::state::{check_integrity, reference_tables, store_tables};
-use writes::{write, Write, WRITES};
+use writes::{write, Write, D_BOUND, WRITES};
 
 #[path = "differential/identity.rs"]
 mod identity;
@@ -41,6 +41,9 @@ struct Shape {
     second: Option<usize>,
     second_desc: bool,
     bound: i64,
+    /// `B.a` deletes its rows with their `A` row (`on delete cascade`);
+    /// otherwise a delete of an `A` row that `B` rows name is refused.
+    cascade: bool,
 }
 
 impl Shape {
@@ -58,8 +61,9 @@ impl Shape {
         let (first, last) = (self.first, self.columns - 1);
         format!(
             "table A {{\n  id: Int key\n{columns}  index ix (c{}{second})\n}}\n\
-             table B {{\n  a: Int ref A\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= {}\n}}\n\
+             table B {{\n  a: Int ref A{cascade}\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= {}\n}}\n\
              table N {{\n  id: Int key auto\n  v: Int = 0\n}}\n\
+             table D {{\n  id: Int key\n  a: Int? ref A on delete set none\n  index by_a (a)\n  bound a <= {D_BOUND}\n}}\n\
              aggregate b_count = count(B) by a\n\
              aggregate b_weight = sum(B.w) by a\n\
              aggregate a_count = count(A) by c{first}\n\
@@ -81,6 +85,11 @@ impl Shape {
             params.join(", "),
             fields.join(", "),
             // Through the index `ix`, in its direction either way.
+            cascade = if self.cascade {
+                " on delete cascade"
+            } else {
+                ""
+            },
             least = match self.second {
                 Some(j) => format!("aggregate a_least = min(A.c{j}) by c{first}\n"),
                 None => String::new(),
@@ -442,8 +451,14 @@ struct Compared {
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
-    (1usize..=3, any::<bool>(), any::<bool>(), 1i64..=5).prop_flat_map(
-        |(columns, two, second_desc, bound)| {
+    (
+        1usize..=3,
+        any::<bool>(),
+        any::<bool>(),
+        1i64..=5,
+        any::<bool>(),
+    )
+        .prop_flat_map(|(columns, two, second_desc, bound, cascade)| {
             (0..columns, 0..columns).prop_map(move |(first, other)| {
                 let second = (two && columns > 1 && other != first).then_some(other);
                 Shape {
@@ -452,10 +467,10 @@ fn shape() -> impl Strategy<Value = Shape> {
                     second,
                     second_desc,
                     bound,
+                    cascade,
                 }
             })
-        },
-    )
+        })
 }
 
 fn query() -> impl Strategy<Value = Query> {
@@ -704,7 +719,8 @@ fn run_case(case: &Case) -> Result<Compared, TestCaseError> {
         sqlite.execute(&statement, []).unwrap();
     }
     for (table, rows) in reference_tables(&reference, schema) {
-        if table == "F" {
+        // `D`'s rows may hold `none`: compared with the reference alone.
+        if table == "F" || table == "D" {
             continue;
         }
         for row in rows {
@@ -804,6 +820,7 @@ fn every_query_form_on(backend: On) {
         second: Some(1),
         second_desc: true,
         bound: 3,
+        cascade: false,
     };
     let case = Case {
         backend,
@@ -817,6 +834,16 @@ fn every_query_form_on(backend: On) {
             Write::ReweighB(1, vec![3], 4),
             Write::PruneB(1, 5),
             Write::PruneB(3, 5),
+            // `D` rows naming `A` rows: two fill the group of 1 (bound 2),
+            // a third is refused (E0504), as a taken key (E0501) and a
+            // missing `A` row (E0503) are; the deletes below set those of
+            // a deleted `A` row to `none`.
+            Write::AddD(1, 1),
+            Write::AddD(2, 1),
+            Write::AddD(3, 1),
+            Write::AddD(1, 2),
+            Write::AddD(4, 30),
+            Write::AddD(5, 2),
             Write::DropA(vec![1, 1]),
             Write::DropA(vec![2, 2, 30]),
             Write::MoveA(vec![3, 3, 4], 2),
@@ -912,13 +939,31 @@ fn every_query_form_on(backend: On) {
     };
     let compared = Compared {
         queries: 35,
-        writes_committed: 19,
-        writes_refused: 5,
+        writes_committed: 22,
+        writes_refused: 8,
         transactions_committed: 2,
         transactions_refused: 1,
         identity_committed: 10,
     };
     assert_eq!(run_case(&case).unwrap(), compared);
+    // `B.a` cascading: the delete of `A[1]` (refused above, E0506) commits
+    // and takes its `B` rows with it; the steps of them after find them
+    // gone (committed, nothing changed), and the five upserts into the
+    // group of 1 (three committed above) are refused (E0503): 22 + 1 - 3
+    // committed, 8 - 1 + 3 refused.
+    let cascading = Case {
+        shape: Shape {
+            cascade: true,
+            ..case.shape.clone()
+        },
+        ..case.clone()
+    };
+    let cascaded = Compared {
+        writes_committed: 20,
+        writes_refused: 10,
+        ..compared
+    };
+    assert_eq!(run_case(&cascading).unwrap(), cascaded);
     // Tuple ranges need both index columns ascending.
     let tuples = Case {
         shape: Shape {
