@@ -378,3 +378,53 @@ fn the_editor_completes_and_explains_on_delete() {
         "{text}"
     );
 }
+
+/// Adding or removing `on delete` changes no stored data: a plain install
+/// (no `--migrate`), after which deletes follow the installed program.
+#[test]
+fn adding_and_removing_on_delete_is_a_plain_install() {
+    let plain = PROGRAM.replace(
+        "answer: Int ref Answer on delete cascade",
+        "answer: Int ref Answer",
+    );
+    let cascading = compiled(PROGRAM);
+    let plain_program = compiled(&plain);
+    each_store(&plain, |db| {
+        let mut db = db;
+        voters(&db);
+        full_question(&db, 1);
+        assert_eq!(db.refused("drop_answer", &[11.into()]), "E0506");
+        db.engine.install(cascading.clone()).unwrap();
+        db.value("drop_answer", &[11.into()]);
+        assert_eq!(int(&db, "votes", &[11.into()]), 0, "{}", db.on);
+        db.engine.install(plain_program.clone()).unwrap();
+        assert_eq!(db.refused("drop_answer", &[12.into()]), "E0506");
+        assert_eq!(int(&db, "votes", &[12.into()]), 4, "{}", db.on);
+    });
+}
+
+/// Through the library as an application embeds it: a cascade runs, and
+/// the database verifies sound after it.
+#[test]
+fn the_library_runs_a_cascade() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = rqc::Database::open(dir.path().join("db")).unwrap();
+    db.install_source("qa.rq", PROGRAM).unwrap();
+    db.run("add_question", &[1.into()]).unwrap();
+    db.run("add_voter", &[1.into()]).unwrap();
+    db.run("add_answer", &[11.into(), 1.into(), 5.into()])
+        .unwrap();
+    db.run("vote", &[11.into(), 1.into()]).unwrap();
+    db.run("flag", &[7.into(), 11.into()]).unwrap();
+    let output = db.run("drop_question", &[1.into()]).unwrap();
+    assert_eq!(output.value, Value::Int(1));
+    assert_eq!(db.run("votes", &[11.into()]).unwrap().value, Value::Int(0));
+    assert_eq!(
+        db.run("flag_of", &[7.into()])
+            .unwrap()
+            .value
+            .field("answer"),
+        Some(&Value::Null)
+    );
+    assert!(db.verify().unwrap().is_sound());
+}
