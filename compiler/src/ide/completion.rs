@@ -88,13 +88,9 @@ fn on_delete_forms(typed: &str) -> Vec<(&'static str, &'static str)> {
     let Some(at) = words.iter().rposition(|w| *w == "ref") else {
         return Vec::new();
     };
-    // The target, then nothing or the start of `on delete`.
     let rest = &words[at + 1..];
-    let started = match rest {
-        [_target] => true,
-        [_target, "on"] | [_target, "on", "delete"] => true,
-        _ => false,
-    };
+    // The target, then nothing or the start of `on delete`.
+    let started = matches!(rest, [_] | [_, "on"] | [_, "on", "delete"]);
     if !started {
         return Vec::new();
     }
