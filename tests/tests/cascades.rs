@@ -214,6 +214,55 @@ fn a_row_that_names_itself_is_set_to_none_then_deleted() {
     });
 }
 
+/// An island read through a descending index, and one through a unique
+/// index: the cascade's range read finds exactly the island's rows.
+#[test]
+fn islands_of_descending_and_unique_indexes_cascade() {
+    const SOURCE: &str = "
+table A {
+  id: Int key
+}
+table U {
+  id: Int key
+  a: Int ref A on delete cascade
+  index by_a (a desc, id)
+  bound a <= 3
+}
+table O {
+  id: Int key
+  a: Int? ref A on delete set none
+  unique (a)
+  bound a <= 1
+}
+mutation add_a(id: Int) = insert A { id }
+mutation add_u(id: Int, a: Int) = insert U { id, a }
+mutation add_o(id: Int, a: Int) = insert O { id, a }
+mutation drop_a(id: Int) = delete A[id]
+query us(a: Int) = U.by_a[a] |> count()
+query o(id: Int) = O[id]
+";
+    each_store(SOURCE, |db| {
+        for a in 1..=3 {
+            db.value("add_a", &[a.into()]);
+        }
+        for (id, a) in [(1, 1), (2, 2), (3, 2), (4, 3), (5, 2)] {
+            db.value("add_u", &[id.into(), a.into()]);
+        }
+        db.value("add_o", &[1.into(), 2.into()]);
+        db.value("add_o", &[2.into(), 3.into()]);
+        db.value("drop_a", &[2.into()]);
+        assert_eq!(int(&db, "us", &[2.into()]), 0, "{}", db.on);
+        assert_eq!(int(&db, "us", &[1.into()]), 1, "{}", db.on);
+        assert_eq!(int(&db, "us", &[3.into()]), 1, "{}", db.on);
+        assert_eq!(db.value("o", &[1.into()]).field("a"), Some(&Value::Null));
+        assert_eq!(db.value("o", &[2.into()]).field("a"), Some(&Value::Int(3)));
+        // The unique index's `none` entries never collide: another row
+        // may come to hold `none` too.
+        db.value("drop_a", &[3.into()]);
+        assert_eq!(db.value("o", &[2.into()]).field("a"), Some(&Value::Null));
+    });
+}
+
 fn compiled(source: &str) -> CompiledProgram {
     rqc_tests::accepted(source)
 }
@@ -268,6 +317,22 @@ fn the_verifier_accepts_compiled_cascades_and_refuses_forged_ones() {
     let mut forged = honest.clone();
     column(&mut forged, "Vote", "answer").on_delete = Some(OnDelete::SetNone);
     assert!(refusal(&forged).starts_with("E0616"));
+
+    // `set none` on a column of the key: the row would move to another key.
+    let mut forged = honest.clone();
+    let vote = forged
+        .schema
+        .tables
+        .iter_mut()
+        .find(|t| t.name == "Vote")
+        .unwrap();
+    vote.columns[0].ty = rqc_plan::ColumnType::Optional(Box::new(rqc_plan::ColumnType::Int));
+    vote.columns[0].on_delete = Some(OnDelete::SetNone);
+    let message = refusal(&forged);
+    assert!(
+        message.starts_with("E0616") && message.contains("key"),
+        "{message}"
+    );
 
     // `on delete` without a reference.
     let mut forged = honest.clone();

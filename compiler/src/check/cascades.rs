@@ -101,6 +101,9 @@ pub fn check_cascades(
 enum Refusal {
     NoReference(String),
     NotOptional(String, String),
+    /// `set none` on a column of the key: the row would move to another
+    /// key (a key names its row for good).
+    KeyColumn(String, String),
     NoIsland {
         table: String,
         column: String,
@@ -120,6 +123,9 @@ fn refused(schema: &Schema, t: usize, c: usize, action: OnDeleteAction) -> Optio
     };
     if action == OnDeleteAction::SetNone && !matches!(column.ty, ColumnType::Optional(_)) {
         return Some(Refusal::NotOptional(column.name.clone(), column.ty.name()));
+    }
+    if action == OnDeleteAction::SetNone && table.key.contains(&c) {
+        return Some(Refusal::KeyColumn(table.name.clone(), column.name.clone()));
     }
     if table.island_of(c).is_none() {
         return Some(Refusal::NoIsland {
@@ -156,6 +162,16 @@ impl Refusal {
             )
             .with_help(format!(
                 "declare the column optional (`{column}: {ty}? ref …`), or delete its rows with the referenced row: `on delete cascade`"
+            )),
+            Refusal::KeyColumn(table, column) => Diagnostic::error(
+                "E0244",
+                format!("`on delete set none` on `{table}.{column}`, a column of the key"),
+                file,
+                span,
+                "a key column cannot change",
+            )
+            .with_help(format!(
+                "a key names its row for good: write `on delete cascade` to delete the `{table}` rows with the referenced row, or key `{table}` by other columns"
             )),
             Refusal::NoIsland {
                 table,

@@ -69,6 +69,11 @@ fn check_cascades(schema: &Schema) -> Result<()> {
                     column.ty.name()
                 )));
             }
+            if action == rqc_plan::OnDelete::SetNone && table.key.contains(&c) {
+                return Err(cascade_fault(format!(
+                    "{what} is on a column of the key, which no write changes"
+                )));
+            }
             if table.island_of(c).is_none() {
                 return Err(cascade_fault(format!(
                     "{what} is on a column no `bound` over exactly it limits: a delete would read rows no bound limits"
