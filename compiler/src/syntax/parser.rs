@@ -457,14 +457,19 @@ fn stray_modifier(file: &str, modifier: &FieldModifier) -> Diagnostic {
         modifier_span(modifier),
         "no field before it",
     )
-    .with_help(format!(
-        "write it after the field's type, as in `id: Int {word}`{}",
-        match word {
-            "key" => ", or list columns: `key (a, b)`",
-            "unique" => ", or list columns: `unique (a, b)`",
-            _ => "",
-        }
-    ))
+    .with_help(if word == "on delete" {
+        "write it after a column's reference, as in `answer: Int ref Answer on delete cascade`"
+            .to_string()
+    } else {
+        format!(
+            "write it after the field's type, as in `id: Int {word}`{}",
+            match word {
+                "key" => ", or list columns: `key (a, b)`",
+                "unique" => ", or list columns: `unique (a, b)`",
+                _ => "",
+            }
+        )
+    })
 }
 
 #[cfg(test)]
