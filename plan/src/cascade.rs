@@ -7,6 +7,7 @@
 //! cycle) has no bound and is refused where the schema is checked.
 
 use crate::schema::{OnDelete, Schema, TableSchema};
+use std::collections::HashMap;
 
 /// One column whose rows a delete of a row of the referenced table reaches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,20 +74,25 @@ impl Schema {
     /// The columns, in schema order, that declare `on delete` and
     /// reference the table called `table`.
     pub fn cascades_into(&self, table: &str) -> Vec<Cascade> {
-        let mut found = Vec::new();
+        self.cascades_by_target().remove(table).unwrap_or_default()
+    }
+
+    /// Every column that declares `on delete`, by the name of the table it
+    /// references, in schema order: one pass over the columns (a program
+    /// of thousands of tables is not searched once per table).
+    pub fn cascades_by_target(&self) -> HashMap<String, Vec<Cascade>> {
+        let mut found: HashMap<String, Vec<Cascade>> = HashMap::new();
         for (t, referencing) in self.tables.iter().enumerate() {
             for (c, column) in referencing.columns.iter().enumerate() {
-                let Some(action) = column.on_delete else {
+                let (Some(action), Some(target)) = (column.on_delete, &column.references) else {
                     continue;
                 };
-                if column.references.as_deref() == Some(table) {
-                    found.push(Cascade {
-                        table: t,
-                        column: c,
-                        action,
-                        island: referencing.island_of(c),
-                    });
-                }
+                found.entry(target.clone()).or_default().push(Cascade {
+                    table: t,
+                    column: c,
+                    action,
+                    island: referencing.island_of(c),
+                });
             }
         }
         found
@@ -97,17 +103,27 @@ impl Schema {
     /// `on delete cascade`, if there is one.
     pub fn cascade_cycle(&self) -> Option<Vec<String>> {
         // 0 unvisited, 1 on the path, 2 done.
+        let by_target = self.cascades_by_target();
+        if by_target.is_empty() {
+            return None;
+        }
         let mut state = vec![0u8; self.tables.len()];
         let mut path = Vec::new();
         for start in 0..self.tables.len() {
-            if let Some(cycle) = self.cycle_from(start, &mut state, &mut path) {
+            if let Some(cycle) = self.cycle_from(&by_target, start, &mut state, &mut path) {
                 return Some(cycle.iter().map(|&t| self.tables[t].name.clone()).collect());
             }
         }
         None
     }
 
-    fn cycle_from(&self, t: usize, state: &mut [u8], path: &mut Vec<usize>) -> Option<Vec<usize>> {
+    fn cycle_from(
+        &self,
+        by_target: &HashMap<String, Vec<Cascade>>,
+        t: usize,
+        state: &mut [u8],
+        path: &mut Vec<usize>,
+    ) -> Option<Vec<usize>> {
         match state[t] {
             2 => return None,
             1 => {
@@ -120,9 +136,10 @@ impl Schema {
         }
         state[t] = 1;
         path.push(t);
-        for cascade in self.cascades_into(&self.tables[t].name) {
+        let into = by_target.get(&self.tables[t].name).map(Vec::as_slice);
+        for cascade in into.unwrap_or_default() {
             if cascade.action == OnDelete::Cascade {
-                if let Some(cycle) = self.cycle_from(cascade.table, state, path) {
+                if let Some(cycle) = self.cycle_from(by_target, cascade.table, state, path) {
                     return Some(cycle);
                 }
             }
@@ -142,12 +159,19 @@ impl Schema {
     /// (the ceiling then refuses them); a column without an island or a
     /// cycle counts as `u64::MAX`.
     pub fn delete_work_of(&self, t: usize) -> Work {
+        let by_target = self.cascades_by_target();
         let mut memo = vec![None; self.tables.len()];
         let mut on_path = vec![false; self.tables.len()];
-        self.cascading_work(t, &mut memo, &mut on_path)
+        self.cascading_work(&by_target, t, &mut memo, &mut on_path)
     }
 
-    fn cascading_work(&self, t: usize, memo: &mut [Option<Work>], on_path: &mut [bool]) -> Work {
+    fn cascading_work(
+        &self,
+        by_target: &HashMap<String, Vec<Cascade>>,
+        t: usize,
+        memo: &mut [Option<Work>],
+        on_path: &mut [bool],
+    ) -> Work {
         if let Some(work) = memo[t] {
             return work;
         }
@@ -158,7 +182,10 @@ impl Schema {
         on_path[t] = true;
         let table = &self.tables[t];
         let mut work = table.delete_work(self.is_referenced(&table.name));
-        let cascades = self.cascades_into(&table.name);
+        let cascades = by_target
+            .get(&table.name)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         if !cascades.is_empty() {
             // The row read again once its cascades wrote (a `set none` may
             // have changed it).
@@ -170,7 +197,7 @@ impl Schema {
                 continue;
             };
             let each = match cascade.action {
-                OnDelete::Cascade => self.cascading_work(cascade.table, memo, on_path),
+                OnDelete::Cascade => self.cascading_work(by_target, cascade.table, memo, on_path),
                 OnDelete::SetNone => self.tables[cascade.table].update_work(&[cascade.column]),
             };
             let read = (1, island.limit, 1);
@@ -184,11 +211,12 @@ impl Schema {
     /// The tables a delete of a row of the table called `table` may write
     /// through cascades (not `table` itself unless a cycle reaches it).
     pub fn cascade_reach(&self, table: &str) -> Vec<usize> {
+        let by_target = self.cascades_by_target();
         let mut seen = vec![false; self.tables.len()];
         let mut stack = vec![table.to_string()];
         let mut reached = Vec::new();
         while let Some(name) = stack.pop() {
-            for cascade in self.cascades_into(&name) {
+            for cascade in by_target.get(&name).map(Vec::as_slice).unwrap_or_default() {
                 if !seen[cascade.table] {
                     seen[cascade.table] = true;
                     reached.push(cascade.table);

@@ -49,6 +49,7 @@ pub struct Tables {
 impl Tables {
     pub fn new(store: &dyn Store, schema: &Schema) -> Tables {
         let position = |name: &str| schema.tables.iter().position(|t| t.name == name);
+        let mut cascades = crate::cascade::bind_all(store, schema);
         let tables = schema
             .tables
             .iter()
@@ -74,7 +75,7 @@ impl Tables {
                 auto: table.auto.then(|| store.tree(&auto_tree(&table.name))),
                 refcount: store.tree(&refcount_tree(&table.name)),
                 referenced: schema.is_referenced(&table.name),
-                cascades: crate::cascade::bind(store, schema, &table.name),
+                cascades: cascades.remove(&table.name).unwrap_or_default(),
                 references: table
                     .columns
                     .iter()

@@ -17,6 +17,7 @@ use crate::rows::primary_key;
 use crate::session::Session;
 use crate::store::{prefix_end, Store, Tree};
 use rqc_plan::{OnDelete, Schema, Value};
+use std::collections::HashMap;
 
 /// A column that cascades into a table, bound to the store: where its
 /// island is read.
@@ -35,11 +36,23 @@ pub struct BoundCascade {
     pub limit: u64,
 }
 
-/// The columns that cascade into the table called `table` (those whose
-/// island the verifier found; it refuses a schema with any other).
-pub fn bind(store: &dyn Store, schema: &Schema, table: &str) -> Vec<BoundCascade> {
+/// The columns that cascade into each table, by the referenced table's
+/// name (those whose island the verifier found; it refuses a schema with
+/// any other).
+pub fn bind_all(store: &dyn Store, schema: &Schema) -> HashMap<String, Vec<BoundCascade>> {
     schema
-        .cascades_into(table)
+        .cascades_by_target()
+        .into_iter()
+        .map(|(table, cascades)| (table, bind(store, schema, cascades)))
+        .collect()
+}
+
+fn bind(
+    store: &dyn Store,
+    schema: &Schema,
+    cascades: Vec<rqc_plan::cascade::Cascade>,
+) -> Vec<BoundCascade> {
+    cascades
         .into_iter()
         .filter_map(|cascade| {
             let island = cascade.island?;
