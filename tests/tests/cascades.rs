@@ -493,3 +493,46 @@ fn the_library_runs_a_cascade() {
     );
     assert!(db.verify().unwrap().is_sound());
 }
+
+/// A damaged island, one row past its bound (written around every check,
+/// as a damaged file would hold it): the delete that cascades into it
+/// stops with E0599 before acting on any of its rows, and writes nothing.
+#[test]
+fn a_damaged_island_past_its_bound_stops_the_delete_and_writes_nothing() {
+    use rqc_runtime::encoding::{key::encode_key, row::encode_row};
+    let program = compiled(PROGRAM);
+    let mut engine = rqc_runtime::Engine::in_memory();
+    engine.install(program.clone()).unwrap();
+    let run = |name: &str, args: &[Value]| engine.run(name, args).unwrap();
+    run("add_question", &[1.into()]);
+    run("add_answer", &[11.into(), 1.into(), 5.into()]);
+    for v in 1..=4 {
+        run("add_voter", &[v.into()]);
+        run("vote", &[11.into(), v.into()]);
+    }
+    // A fifth vote of answer 11, past `bound answer <= 4`.
+    let store = engine.store();
+    let votes = store.tree(&rqc_runtime::rows::table_tree("Vote"));
+    let row = [Value::Int(11), Value::Int(5)];
+    let mut txn = store.begin_write().unwrap();
+    txn.put(
+        votes,
+        &encode_key(&row, &[]).unwrap(),
+        &encode_row(&row).unwrap(),
+    )
+    .unwrap();
+    txn.commit().unwrap();
+    let before = rqc_tests::state::store_tables(engine.store(), &program.schema);
+    let error = engine.run("drop_answer", &[11.into()]).unwrap_err();
+    assert_eq!(error.code, "E0599", "{}", error.message);
+    assert!(
+        error.message.contains("bound answer <= 4"),
+        "{}",
+        error.message
+    );
+    assert_eq!(
+        before,
+        rqc_tests::state::store_tables(engine.store(), &program.schema),
+        "the refused delete wrote"
+    );
+}
