@@ -125,7 +125,7 @@ impl<'c> Reference<'c> {
         self.checked = checked;
     }
 
-    fn schema(&self) -> &Schema {
+    pub(crate) fn schema(&self) -> &Schema {
         &self.checked.schema
     }
 
@@ -768,62 +768,11 @@ impl<'c> Reference<'c> {
     }
 
     /// Borrowed, so a lookup clones only the rows it returns.
-    fn rows(&self, table: &str) -> &[Value] {
+    pub(crate) fn rows(&self, table: &str) -> &[Value] {
         self.tables.get(table).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    /// Deletes the row of `table` with `target`'s key, if there is one,
-    /// and what its `on delete` columns say of the rows naming it: each
-    /// deleted the same way (`cascade`) or holding `none` (`set none`),
-    /// written plainly here, apart from the runtime's islands.
-    fn delete_row(&mut self, table: &str, schema: &TableSchema, target: &Value) -> bool {
-        let rows = self.tables.entry(table.to_string()).or_default();
-        let Some(at) = rows.iter().position(|r| same_key(schema, r, target)) else {
-            return false;
-        };
-        let row = rows.remove(at);
-        let key = column(schema, &row, schema.key[0]);
-        let naming: Vec<(String, String, rqc_plan::OnDelete)> = self
-            .schema()
-            .tables
-            .iter()
-            .flat_map(|t| {
-                t.columns.iter().filter_map(move |c| {
-                    let action = c.on_delete?;
-                    (c.references.as_deref() == Some(table))
-                        .then(|| (t.name.clone(), c.name.clone(), action))
-                })
-            })
-            .collect();
-        for (child, name, action) in naming {
-            let child_schema = self.table_schema(&child);
-            let children: Vec<Value> = self
-                .rows(&child)
-                .iter()
-                .filter(|r| r.field(&name) == Some(&key))
-                .cloned()
-                .collect();
-            for child_row in children {
-                match action {
-                    rqc_plan::OnDelete::Cascade => {
-                        self.delete_row(&child, &child_schema, &child_row);
-                    }
-                    rqc_plan::OnDelete::SetNone => {
-                        let rows = self.tables.entry(child.clone()).or_default();
-                        let found = rows
-                            .iter_mut()
-                            .find(|r| same_key(&child_schema, r, &child_row));
-                        if let Some(Value::Record(fields)) = found {
-                            *fields.get_mut(&name).unwrap() = Value::Null;
-                        }
-                    }
-                }
-            }
-        }
-        true
-    }
-
-    fn table_schema(&self, name: &str) -> TableSchema {
+    pub(crate) fn table_schema(&self, name: &str) -> TableSchema {
         self.schema().table(name).unwrap().clone()
     }
 }
@@ -840,14 +789,14 @@ fn record(schema: &TableSchema, values: Vec<Value>) -> Value {
 }
 
 /// Whether two rows of a table have the same key.
-fn same_key(schema: &TableSchema, a: &Value, b: &Value) -> bool {
+pub(crate) fn same_key(schema: &TableSchema, a: &Value, b: &Value) -> bool {
     schema
         .key
         .iter()
         .all(|&c| column(schema, a, c) == column(schema, b, c))
 }
 
-fn column(schema: &TableSchema, row: &Value, c: usize) -> Value {
+pub(crate) fn column(schema: &TableSchema, row: &Value, c: usize) -> Value {
     row.field(&schema.columns[c].name)
         .cloned()
         .unwrap_or(Value::Null)
