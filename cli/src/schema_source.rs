@@ -29,6 +29,9 @@ fn table_source(table: &TableSchema) -> String {
         if let Some(target) = &column.references {
             out.push_str(&format!(" ref {target}"));
         }
+        if let Some(action) = column.on_delete {
+            out.push_str(&format!(" on delete {}", action.text()));
+        }
         if let Some(default) = &column.default {
             out.push_str(&format!(" = {}", literal(default)));
         }
@@ -109,6 +112,27 @@ mod tests {
         .unwrap();
         let first = rqc_compiler::compile(&[("social.rq".into(), source)]);
         let written = schema_source(&first.program.schema);
+        let again = rqc_compiler::compile(&[("db.rq".into(), written.clone())]);
+        assert!(
+            again.diagnostics.is_empty(),
+            "{written}\n{:?}",
+            again.diagnostics
+        );
+        assert_eq!(again.program.schema, first.program.schema, "{written}");
+    }
+
+    /// `on delete cascade` and `on delete set none` are written back, so a
+    /// REPL over the database deletes as the program does.
+    #[test]
+    fn cascades_are_written_back() {
+        let source = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/readme/qa.rq"),
+        )
+        .unwrap();
+        let first = rqc_compiler::compile(&[("qa.rq".into(), source)]);
+        let written = schema_source(&first.program.schema);
+        assert!(written.contains(" on delete cascade"), "{written}");
+        assert!(written.contains(" on delete set none"), "{written}");
         let again = rqc_compiler::compile(&[("db.rq".into(), written.clone())]);
         assert!(
             again.diagnostics.is_empty(),

@@ -9,6 +9,7 @@
 
 pub mod batch;
 pub mod by_name;
+pub mod cascade;
 pub mod identity;
 pub mod near;
 pub mod number;
@@ -24,8 +25,8 @@ pub use plan::{
     ParamType, RangeEnd, Shape, UnOp,
 };
 pub use schema::{
-    AggregateKind, AggregateSchema, Column, ColumnType, ExtremePath, IndexSchema, Literal, Schema,
-    TableSchema,
+    AggregateKind, AggregateSchema, Column, ColumnType, ExtremePath, IndexSchema, Literal,
+    OnDelete, Schema, TableSchema,
 };
 pub use value::{Record, Value};
 

@@ -38,6 +38,33 @@ pub struct Column {
     /// on write beyond (E0576), so that a row's bytes are bounded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_len: Option<u64>,
+    /// `ref T on delete cascade` / `on delete set none`: what deleting the
+    /// referenced row does to this column's rows (spec/cost.md §7.3); only
+    /// on a `ref` column that carries a `bound` of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_delete: Option<OnDelete>,
+}
+
+/// What deleting a referenced row does to the rows that reference it
+/// through a column declaring it (without one, the delete is refused while
+/// any row references it, E0506).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnDelete {
+    /// `on delete cascade`: they are deleted too (and theirs, in turn).
+    Cascade,
+    /// `on delete set none`: the column is set to `none` (an optional one).
+    SetNone,
+}
+
+impl OnDelete {
+    /// As the schema writes it, after `on delete`.
+    pub fn text(self) -> &'static str {
+        match self {
+            OnDelete::Cascade => "cascade",
+            OnDelete::SetNone => "set none",
+        }
+    }
 }
 
 impl Column {
@@ -222,11 +249,15 @@ impl TableSchema {
                 Vec::new(),
             ));
         }
-        // The smallest bound over columns of the group.
+        // The smallest bound over columns of the group. Not over an
+        // optional column: `none` is no group of any bound, so the rows
+        // holding it are no island.
+        let optional = |c: &usize| matches!(self.columns[*c].ty, ColumnType::Optional(_));
         let bound = self
             .bounds
             .iter()
             .filter(|b| b.columns.iter().all(|c| aggregate.by.contains(c)))
+            .filter(|b| !b.columns.iter().any(optional))
             .min_by_key(|b| b.limit)?;
         let k = bound.columns.len();
         if self.key.len() >= k && same_set(&self.key[..k], &bound.columns) {

@@ -28,6 +28,9 @@ pub struct BoundTable {
     pub refcount: Tree,
     /// Whether some table references this one.
     pub referenced: bool,
+    /// The columns of other tables (or this one) that reference this
+    /// table with `on delete`: what deleting a row also does.
+    pub cascades: Vec<crate::cascade::BoundCascade>,
     /// For each column that is a `ref`, the referenced table's position.
     pub references: Vec<Option<usize>>,
     /// The column names, shared by the records of every row read.
@@ -46,6 +49,7 @@ pub struct Tables {
 impl Tables {
     pub fn new(store: &dyn Store, schema: &Schema) -> Tables {
         let position = |name: &str| schema.tables.iter().position(|t| t.name == name);
+        let mut cascades = crate::cascade::bind_all(store, schema);
         let tables = schema
             .tables
             .iter()
@@ -71,6 +75,7 @@ impl Tables {
                 auto: table.auto.then(|| store.tree(&auto_tree(&table.name))),
                 refcount: store.tree(&refcount_tree(&table.name)),
                 referenced: schema.is_referenced(&table.name),
+                cascades: cascades.remove(&table.name).unwrap_or_default(),
                 references: table
                     .columns
                     .iter()

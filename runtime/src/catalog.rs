@@ -597,7 +597,11 @@ fn count_groups(
 ) -> Result<()> {
     let mut counts: std::collections::BTreeMap<Vec<u8>, (u64, Vec<Value>)> =
         std::collections::BTreeMap::new();
-    for row in rows {
+    // A row holding `none` in a bound column is in no group.
+    for row in rows
+        .iter()
+        .filter(|r| !crate::constraints::in_no_group(bound, r))
+    {
         let values: Vec<Value> = bound.columns.iter().map(|&c| row[c].clone()).collect();
         let key = encode_key(&values, &[])?;
         counts.entry(key).or_insert((0, values)).0 += 1;

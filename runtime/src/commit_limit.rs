@@ -147,9 +147,15 @@ fn touched<'p>(program: &'p CompiledProgram, entry: &Entry) -> Vec<&'p rqc_plan:
         | Op::Scan { table, .. }
         | Op::Insert { table, .. }
         | Op::Update { table, .. }
-        | Op::Upsert { table, .. }
-        | Op::Delete { table, .. } => {
+        | Op::Upsert { table, .. } => {
             names.insert(table.clone());
+        }
+        // With the tables its cascades write (spec/cost.md §7.3).
+        Op::Delete { table, .. } => {
+            names.insert(table.clone());
+            for t in program.schema.cascade_reach(table) {
+                names.insert(program.schema.tables[t].name.clone());
+            }
         }
         Op::Aggregate { aggregate, .. } => {
             if let Some(t) = program

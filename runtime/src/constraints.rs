@@ -135,7 +135,7 @@ fn insert_absent(
     }
     let mut counters = Vec::new();
     for i in 0..table.bounds.len() {
-        counters.push(next_count(session, t, i, &row)?);
+        counters.extend(next_count(session, t, i, &row)?);
     }
     if let Some(small) = next_small(session, t)? {
         counters.push(small);
@@ -156,19 +156,31 @@ fn insert_absent(
 
 /// The counter of the row's group under `bound` after adding the row,
 /// refused past the limit.
+/// `None` for a row in no group: `none` is no group of any bound
+/// (spec/types.md), so a row whose bound columns hold it is not counted.
 fn next_count(
     session: &mut Session<'_>,
     t: &BoundTable,
     i: usize,
     row: &[Value],
-) -> Result<(Tree, Vec<u8>, u64)> {
+) -> Result<Option<(Tree, Vec<u8>, u64)>> {
     let bound = &t.schema.bounds[i];
+    if in_no_group(bound, row) {
+        return Ok(None);
+    }
     let (key, values) = group_key(bound, row)?;
     let count = session.get_counter(t.bounds[i], &key)?;
     if count + 1 > bound.limit {
         return Err(bound_refused(&t.schema, bound, &values, count));
     }
-    Ok((t.bounds[i], key, count + 1))
+    Ok(Some((t.bounds[i], key, count + 1)))
+}
+
+/// Whether `row` holds `none` in a column of `bound`: it is then in no
+/// group of the bound (`none` equals no value, so no access reads such a
+/// group, and nothing counts it).
+pub fn in_no_group(bound: &rqc_plan::schema::BoundSchema, row: &[Value]) -> bool {
+    bound.columns.iter().any(|&c| row[c] == Value::Null)
 }
 
 fn next_small(session: &mut Session<'_>, t: &BoundTable) -> Result<Option<(Tree, Vec<u8>, u64)>> {
@@ -211,9 +223,19 @@ pub fn delete_row(
     primary: &[u8],
 ) -> Result<bool> {
     let table = &t.schema;
-    let Some(row) = live_row(session, t, primary)? else {
+    let Some(mut row) = live_row(session, t, primary)? else {
         return Ok(false);
     };
+    // The rows that reference it with `on delete` first: deleted, or set
+    // to `none` (spec/cost.md §7.3); its counter then counts only the
+    // references that refuse the delete.
+    if !t.cascades.is_empty() && crate::cascade::run(session, bound, t, &row)? {
+        // A `set none` may have changed the row itself: read it as it is.
+        match live_row(session, t, primary)? {
+            Some(now) => row = now,
+            None => return Ok(true),
+        }
+    }
     if t.referenced {
         let count = session.get_counter(t.refcount, primary)?;
         if count > 0 {
@@ -226,7 +248,7 @@ pub fn delete_row(
                     show(&key),
                     if count == 1 { "" } else { "s" }
                 ),
-                "delete the rows that reference it first (a reference must always name an existing row)",
+                "delete the rows that reference it first (a reference must always name an existing row), or declare `on delete cascade` on their column over an island (`bound column <= n`)",
             ));
         }
     }
@@ -425,8 +447,14 @@ fn move_counter(
     row: &[Value],
     delta: i64,
 ) -> Result<()> {
+    if in_no_group(&t.schema.bounds[i], row) {
+        return Ok(());
+    }
     let (tree, key, count) = if delta > 0 {
-        next_count(session, t, i, row)?
+        match next_count(session, t, i, row)? {
+            Some(next) => next,
+            None => return Ok(()),
+        }
     } else {
         let (key, _) = group_key(&t.schema.bounds[i], row)?;
         let count = session.get_counter(t.bounds[i], &key)?;

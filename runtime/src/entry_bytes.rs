@@ -159,6 +159,7 @@ mod tests {
             name: name.into(),
             ty,
             references: None,
+            on_delete: None,
             default: None,
             max_len,
         }

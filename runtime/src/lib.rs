@@ -11,6 +11,7 @@ mod backoff;
 mod batch;
 mod batched_load;
 pub mod bound;
+mod cascade;
 pub mod catalog;
 pub mod clock;
 mod column_changes;

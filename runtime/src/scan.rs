@@ -80,6 +80,14 @@ impl<'p> Interp<'p, '_> {
             Some((bytes, true)) => prefix_end(&bytes),
             Some((bytes, false)) => Some(bytes),
         };
+        // `none` equals no value, and is no group of any bound (so no
+        // bound limits the rows holding it): a prefix holding it reads
+        // nothing.
+        let (start, end) = if prefix_values.contains(&rqc_plan::Value::Null) {
+            (prefix_bytes.clone(), Some(prefix_bytes))
+        } else {
+            (start, end)
+        };
         Ok(Stream {
             table,
             tree,
@@ -125,7 +133,22 @@ impl<'p> Interp<'p, '_> {
                 "a `starts_with` range without its prefix",
             ));
         };
+        let none_prefix = prefix_values.contains(&rqc_plan::Value::Null);
         let text = match self.value(&end.value, env)? {
+            // A prefix holding `none` reads nothing (see `range`).
+            Value::Str(_) if none_prefix => {
+                return Ok(Stream {
+                    table,
+                    tree,
+                    start: start.clone(),
+                    end: Some(start),
+                    maps: Vec::new(),
+                    skip: 0,
+                    paged: false,
+                    reverse: false,
+                    next_descending: next_desc,
+                })
+            }
             Value::Str(text) => text,
             // `none` begins no String: a range that holds nothing.
             Value::Null => {

@@ -351,11 +351,24 @@ impl Check<'_> {
             }
             expected.entry(refcount_tree(&table.name)).or_default();
         }
+        let bound_trees: std::collections::HashSet<String> = schema
+            .tables
+            .iter()
+            .flat_map(|t| (0..t.bounds.len()).map(|i| bound_tree(&t.name, i)))
+            .collect();
         for (tree, expected) in expected {
             let Some(stored) = self.entries(&tree) else {
                 continue;
             };
-            let stored = self.canonical(&tree, stored, &[], None);
+            let mut stored = self.canonical(&tree, stored, &[], None);
+            if bound_trees.contains(&tree) {
+                // A group holding `none`, which an rqc before cascades
+                // counted: no write reads or moves it now.
+                stored.retain(|k, _| {
+                    crate::encoding::key::stored_components(k, &[])
+                        .is_none_or(|values| !values.contains(&Value::Null))
+                });
+            }
             self.found.entries += stored.len() as u64;
             let actual: BTreeMap<Vec<u8>, u64> = stored
                 .into_iter()
@@ -463,6 +476,10 @@ pub(crate) fn count_row(
         *counters.entry(tree).or_default().entry(key).or_default() += 1;
     };
     for (i, bound) in table.bounds.iter().enumerate() {
+        // `none` is no group of any bound: such a row is not counted.
+        if crate::constraints::in_no_group(bound, row) {
+            continue;
+        }
         let values: Vec<Value> = bound.columns.iter().map(|&c| row[c].clone()).collect();
         add(bound_tree(&table.name, i), encode_key(&values, &[])?);
     }

@@ -8,6 +8,7 @@ pub mod fixtures;
 pub mod live_groups;
 pub mod programs;
 pub mod reference;
+mod reference_deletes;
 pub mod rng;
 pub mod state;
 pub mod stores;

@@ -18,7 +18,10 @@ use crate::Rng;
 /// 4 rows per `a`, `C` holds values (`lim`) nothing bounds, `S` a small
 /// table, `W` String keys (for `starts_with` ranges), `F` an island keyed by
 /// a `Float` (its groups written and read through both zeros: `-0.0` is
-/// `0.0`, spec/types.md), `K` generated keys (its columns defaulted); the aggregates count and sum groups of each
+/// `0.0`, spec/types.md), `K` generated keys (its columns defaulted), `P` rows whose deletes
+/// cascade to their `Q` rows (at most 3 each) and theirs in `Z` (at most 2
+/// each) and set their `R` rows' `p` to `none` (at most 2 each); the
+/// aggregates count and sum groups of each
 /// (`lims` sums extreme values, so some inserts are refused, E0526).
 pub const PRELUDE: &str = "\
 table A {
@@ -67,6 +70,29 @@ table K {
   t: Int?
   index by_v (v)
 }
+table P {
+  id: Int key
+}
+table Q {
+  id: Int key
+  p: Int ref P on delete cascade
+  index by_p (p)
+  bound p <= 3
+}
+table Z {
+  q: Int ref Q on delete cascade
+  n: Int
+  key (q, n)
+  bound q <= 2
+}
+table R {
+  id: Int key
+  p: Int? ref P on delete set none
+  index by_p (p)
+  bound p <= 2
+}
+aggregate z_count = count(Z) by q
+aggregate q_ids = sum(Q.id) by p
 fn apply(x: T, f: T -> U) = f(x)
 fn id(x: T) = x
 fn app_list(f: [T] -> U, xs: [T]) = f(xs)
@@ -83,6 +109,10 @@ mutation add_w(s: String, k: Int) = insert W { s, k }
 mutation add_f(id: Int, x: Float) = insert F { id, x }
 mutation neg_f(id: Int, x: Float) = update F[id] { x: -x }
 mutation scale_f(id: Int, x: Float) = update F[id] { x: x * -1.0 }
+mutation add_p(id: Int) = insert P { id }
+mutation add_q(id: Int, p: Int) = insert Q { id, p }
+mutation add_z(q: Int, n: Int) = insert Z { q, n }
+mutation add_r(id: Int, p: Int) = insert R { id, p }
 ";
 
 /// The parameters of every generated query: `x` (any), `n <= 6`, `m <= 3`,
@@ -118,7 +148,7 @@ pub fn program(rng: &mut Rng, queries: usize) -> String {
 pub fn write(rng: &mut Rng, depth: u32) -> String {
     let d = depth.saturating_sub(1);
     let value = |rng: &mut Rng| int(rng, 1);
-    match rng.below(if depth == 0 { 14 } else { 18 }) {
+    match rng.below(if depth == 0 { 17 } else { 21 }) {
         0 => format!("update A[x] {{ v += {} }}", value(rng)),
         1 => format!(
             "update C[{}] as r {{ lim: r.lim - {} }}",
@@ -152,16 +182,22 @@ pub fn write(rng: &mut Rng, depth: u32) -> String {
             value(rng),
             pick(rng, &["0", "1", "m"])
         ),
+        // Cascading deletes over islands: a `P` row (its `Q` rows and
+        // their `Z` rows deleted, its `R` rows set to `none`), a `Q` row,
+        // a bounded list of `P` rows naming some twice.
+        14 => format!("delete P[{}]", pick(rng, &["x", "m", "p", "0"])),
+        15 => format!("delete Q[{}]", pick(rng, &["x", "n", "p"])),
+        16 => "delete ([m, p, m] |> map(i => P[i]) |> flatten())".into(),
         // Nested: in a block, an `if`, a `map` over a bounded list, and
         // a write inside an update's changes (the row is read again).
-        14 => format!("{{ {}; {} }}", write(rng, d), write(rng, d)),
-        15 => format!(
+        17 => format!("{{ {}; {} }}", write(rng, d), write(rng, d)),
+        18 => format!(
             "(if x > {} {{ {} }} else {{ {} }})",
             value(rng),
             write(rng, d),
             write(rng, d)
         ),
-        16 => format!(
+        19 => format!(
             "([m, n, p, {}] |> map(i => upsert B {{ a: x, n: i, w: {} }}) |> count())",
             value(rng),
             value(rng)

@@ -125,7 +125,7 @@ impl<'c> Reference<'c> {
         self.checked = checked;
     }
 
-    fn schema(&self) -> &Schema {
+    pub(crate) fn schema(&self) -> &Schema {
         &self.checked.schema
     }
 
@@ -535,13 +535,9 @@ impl<'c> Reference<'c> {
             TExpr::Delete { table, target } => {
                 let targets = v(self, target).into_items();
                 let schema = self.table_schema(table);
-                let rows = self.tables.entry(table.clone()).or_default();
                 let mut deleted = 0;
                 for target in &targets {
-                    if let Some(at) = rows.iter().position(|r| same_key(&schema, r, target)) {
-                        rows.remove(at);
-                        deleted += 1;
-                    }
+                    deleted += i64::from(self.delete_row(table, &schema, target));
                 }
                 Value::Int(deleted)
             }
@@ -772,11 +768,11 @@ impl<'c> Reference<'c> {
     }
 
     /// Borrowed, so a lookup clones only the rows it returns.
-    fn rows(&self, table: &str) -> &[Value] {
+    pub(crate) fn rows(&self, table: &str) -> &[Value] {
         self.tables.get(table).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    fn table_schema(&self, name: &str) -> TableSchema {
+    pub(crate) fn table_schema(&self, name: &str) -> TableSchema {
         self.schema().table(name).unwrap().clone()
     }
 }
@@ -793,14 +789,14 @@ fn record(schema: &TableSchema, values: Vec<Value>) -> Value {
 }
 
 /// Whether two rows of a table have the same key.
-fn same_key(schema: &TableSchema, a: &Value, b: &Value) -> bool {
+pub(crate) fn same_key(schema: &TableSchema, a: &Value, b: &Value) -> bool {
     schema
         .key
         .iter()
         .all(|&c| column(schema, a, c) == column(schema, b, c))
 }
 
-fn column(schema: &TableSchema, row: &Value, c: usize) -> Value {
+pub(crate) fn column(schema: &TableSchema, row: &Value, c: usize) -> Value {
     row.field(&schema.columns[c].name)
         .cloned()
         .unwrap_or(Value::Null)

@@ -55,6 +55,9 @@ struct Tally {
     mutations: usize,
     mutation_runs: usize,
     committed: usize,
+    /// Committed mutation runs whose delete cascaded: `Z` rows went with
+    /// their `Q` row, or `R` rows came to hold `none`.
+    cascaded: usize,
     /// Transactions of several generated mutations, and those committed.
     transactions: usize,
     transactions_committed: usize,
@@ -103,6 +106,21 @@ fn load(engine: &Engine, reference: &mut Reference<'_>, rng: &mut Rng) {
             "add_b",
             vec![a.into(), rng.below(6).into(), rng.below(7).into()],
         );
+    }
+    // Cascades at their bounds: `P` rows with up to 3 `Q` rows each (the
+    // bound), up to 2 `Z` rows per `Q` row and 2 `R` rows per `P` row;
+    // more are drawn than fit, and refused (E0504).
+    for id in -1..4 {
+        run("add_p", vec![id.into()]);
+    }
+    for id in 0..rng.below(18) {
+        run("add_q", vec![id.into(), (rng.below(5) - 1).into()]);
+    }
+    for _ in 0..rng.below(30) {
+        run("add_z", vec![rng.below(18).into(), rng.below(3).into()]);
+    }
+    for id in 0..rng.below(12) {
+        run("add_r", vec![id.into(), (rng.below(5) - 1).into()]);
     }
     for id in -1..4 {
         let lim = EXTREMES[rng.below(EXTREMES.len() as u64) as usize];
@@ -315,10 +333,15 @@ fn run_writes(
         for _ in 0..4 {
             let args = arguments(rng);
             tally.mutation_runs += 1;
+            let before = cascade_marks(reference);
             match engine.run(&entry.name, &args) {
                 Ok(output) => {
                     agrees(seed, source, entry, &args, &output, reference);
                     tally.committed += 1;
+                    let after = cascade_marks(reference);
+                    if after.0 < before.0 || after.1 > before.1 {
+                        tally.cascaded += 1;
+                    }
                 }
                 Err(error) => assert!(
                     DATA_ERRORS.contains(&error.code) || REFUSALS.contains(&error.code),
@@ -360,6 +383,18 @@ fn run_writes(
             run_transaction(seed, source, schema, engine, reference, &calls, tally);
         }
     }
+}
+
+/// The `Z` rows, and the `R` rows holding `none`: a cascade lowers the
+/// first or raises the second (nothing else deletes a `Z` row or writes
+/// `none` into `R.p`).
+fn cascade_marks(reference: &Reference<'_>) -> (usize, usize) {
+    let rows = |t: &str| reference.tables.get(t).map(Vec::as_slice).unwrap_or(&[]);
+    let nones = rows("R")
+        .iter()
+        .filter(|r| r.field("p") == Some(&Value::Null))
+        .count();
+    (rows("Z").len(), nones)
 }
 
 /// Runs generated mutations as one transaction: each call within its own
@@ -455,6 +490,7 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         mutations: 0,
         mutation_runs: 0,
         committed: 0,
+        cascaded: 0,
         transactions: 0,
         transactions_committed: 0,
     };
@@ -463,8 +499,8 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed; {} transactions, {} committed",
-        tally.programs, tally.accepted, tally.tuple_ranges, tally.reverse_reads, tally.ranged, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.transactions, tally.transactions_committed
+        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed, {} cascading; {} transactions, {} committed",
+        tally.programs, tally.accepted, tally.tuple_ranges, tally.reverse_reads, tally.ranged, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.cascaded, tally.transactions, tally.transactions_committed
     );
     assert!(
         tally.committed > 0 && tally.committed < tally.mutation_runs,
@@ -498,6 +534,10 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         "no accepted query read a tuple range"
     );
     assert!(tally.float_groups > 0, "no run read a group by a float key");
+    assert!(
+        tally.cascaded > 0,
+        "no committed delete cascaded through an island"
+    );
     assert!(
         tally.ranged > 0,
         "no accepted query held a count bounded by value ranges"

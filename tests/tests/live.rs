@@ -22,7 +22,7 @@ use rqc_tests::fixtures::as_multiset;
 use rqc_tests::reference::Reference;
 use rqc_tests::state::{reference_tables, store_tables};
 use std::time::Duration;
-use writes::{write, Write, WRITES};
+use writes::{write, Write, D_BOUND, WRITES};
 
 #[path = "differential/writes.rs"]
 mod writes;
@@ -73,20 +73,32 @@ const QUERIES: &[(&str, &str)] = &[
     // Keys from a list (one batch) and the union of two ranges.
     ("q_in", "A[id in [x, y, 1, x]]"),
     ("q_union", "A.ix[x] |> take(2) || A.ix[y] |> take(2)"),
+    // Rows a delete of an `A` row sets to `none` (on delete set none).
+    ("q_flags", "D.by_a[x] |> count()"),
+    ("q_flag", "D[x]"),
 ];
 
 /// The program's variants, which installs between mutations draw from:
 /// `B`'s bound per `a`, the `take` of `q_top`, and whether `q_count` is
 /// declared (its subscribers end, E0587, when it is not). The first is
 /// installed at the start.
-const VARIANTS: [(i64, i64, bool); 4] = [(4, 2, true), (8, 2, true), (4, 3, true), (8, 3, false)];
+/// In the third, `B.a` cascades: a delete of an `A` row takes its `B`
+/// rows with it (an install that adds or removes it changes no data).
+const VARIANTS: [(i64, i64, bool, bool); 4] = [
+    (4, 2, true, false),
+    (8, 2, true, false),
+    (4, 3, true, true),
+    (8, 3, false, false),
+];
 
 fn program(variant: usize) -> String {
-    let (bound, top, counted) = VARIANTS[variant];
+    let (bound, top, counted, cascade) = VARIANTS[variant];
+    let cascade = if cascade { " on delete cascade" } else { "" };
     let mut source = format!(
         "table A {{\n  id: Int key\n  c0: Int\n  c1: Int = 0\n  index ix (c0, c1)\n}}\n\
-         table B {{\n  a: Int ref A\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= {bound}\n}}\n\
+         table B {{\n  a: Int ref A{cascade}\n  n: Int\n  w: Int\n  key (a, n)\n  bound a <= {bound}\n}}\n\
          table N {{\n  id: Int key auto\n  v: Int = 0\n}}\n\
+         table D {{\n  id: Int key\n  a: Int? ref A on delete set none\n  index by_a (a)\n  bound a <= {D_BOUND}\n}}\n\
          aggregate b_count = count(B) by a\n\
          aggregate b_weight = sum(B.w) by a\n\
          aggregate a_count = count(A) by c0\n\

@@ -33,7 +33,10 @@ impl Repl {
                 let reference = column
                     .references
                     .as_ref()
-                    .map(|r| format!(" ref {r}"))
+                    .map(|r| match column.on_delete {
+                        Some(action) => format!(" ref {r} on delete {}", action.text()),
+                        None => format!(" ref {r}"),
+                    })
                     .unwrap_or_default();
                 out.push_str(&format!(
                     "  {}: {}{reference}\n",

@@ -27,6 +27,7 @@ fn table() -> TableSchema {
         name: name.into(),
         ty,
         references: None,
+        on_delete: None,
         default: None,
         max_len: None,
     };
@@ -117,6 +118,7 @@ fn duplicate_keys_missing_columns_infinite_floats_and_byte_order_marks() {
                 name: "x".into(),
                 ty: ColumnType::Float,
                 references: None,
+                on_delete: None,
                 default: None,
                 max_len: None,
             },
@@ -231,6 +233,7 @@ fn defaulted() -> TableSchema {
         name: "score".into(),
         ty: ColumnType::Int,
         references: None,
+        on_delete: None,
         default: Some(rqc_plan::Literal::Int(7)),
         max_len: None,
     });
@@ -238,6 +241,7 @@ fn defaulted() -> TableSchema {
         name: "tag".into(),
         ty: ColumnType::Optional(Box::new(ColumnType::String)),
         references: None,
+        on_delete: None,
         default: Some(rqc_plan::Literal::String("x".into())),
         max_len: None,
     });

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod agree;
 mod auto_keys;
 mod bad_input;
+mod cascades;
 mod color;
 mod damage;
 mod diagnostics;

@@ -69,6 +69,7 @@ fn run(step: &Step, dir: &Path) -> String {
     let data = dir.join("data").display().to_string();
     let social = dir.join("social").display().to_string();
     let notes = dir.join("notes").display().to_string();
+    let qa = dir.join("qa").display().to_string();
     // `RQC_NOW=… rqc …`: the clock fixed for the command, as a shell sets it.
     let (clock, command) = match step.command.strip_prefix("RQC_NOW=") {
         Some(rest) => {
@@ -85,6 +86,7 @@ fn run(step: &Step, dir: &Path) -> String {
             "data" => data.clone(),
             "social" => social.clone(),
             "notes" => notes.clone(),
+            "qa" => qa.clone(),
             other => other.to_string(),
         })
         .collect();

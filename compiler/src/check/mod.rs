@@ -11,6 +11,7 @@ mod batch;
 mod blocks;
 mod builtins;
 mod calls;
+mod cascades;
 mod definition;
 mod expr;
 mod fields;

@@ -42,6 +42,7 @@ pub fn build_schema(tables: &[TableSource<'_>], diagnostics: &mut Vec<Diagnostic
         }
     }
     check_references(tables, &schema, diagnostics);
+    super::cascades::check_cascades(tables, &mut schema, diagnostics);
     schema
 }
 
@@ -119,6 +120,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         };
         let position = columns.len();
         let mut references = None;
+        let mut on_delete = None;
         let mut default = None;
         let mut auto_span = None;
         for modifier in &field.modifiers {
@@ -141,6 +143,9 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                     })
                 }
                 FieldModifier::Ref(path, _) => references = Some(path.dotted()),
+                FieldModifier::OnDelete(action, _) => {
+                    on_delete = Some(super::cascades::plan_action(*action))
+                }
                 FieldModifier::Default(value, span) => match default_literal(value, &ty) {
                     Some(literal) => default = Some(literal),
                     None => diagnostics.push(bad_default(file, &ty, *span)),
@@ -174,6 +179,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
             references,
             default,
             max_len,
+            on_delete,
         });
     }
 

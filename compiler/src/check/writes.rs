@@ -24,9 +24,15 @@ pub fn insert_cost(table: &TableSchema) -> Cost {
     write_cost(table.insert_work())
 }
 
-/// What deleting one row of `table` costs (the row is read again by key).
-pub fn delete_cost(table: &TableSchema, referenced: bool) -> Cost {
-    write_cost(table.delete_work(referenced))
+/// What deleting one row of `table` costs (the row is read again by key),
+/// with every row its cascades reach (`rqc_plan::cascade`, spec/cost.md
+/// §7.3).
+pub fn delete_cost(schema: &rqc_plan::Schema, table: &TableSchema) -> Cost {
+    let position = schema.tables.iter().position(|t| t.name == table.name);
+    match position {
+        Some(t) => write_cost(schema.delete_work_of(t)),
+        None => write_cost(table.delete_work(schema.is_referenced(&table.name))),
+    }
 }
 
 /// What changing `columns` of one row costs (the row is read again by key).
@@ -413,7 +419,6 @@ impl<'p> Checker<'p> {
         let Some((schema, count, checked)) = self.write_target("delete", span, target) else {
             return Checked::error();
         };
-        let referenced = self.schema.is_referenced(&schema.name);
         if !writable {
             return Checked::error();
         }
@@ -421,7 +426,7 @@ impl<'p> Checker<'p> {
             Ty::Int(Interval::up_to(count.clone())),
             checked
                 .cost
-                .plus(&delete_cost(schema, referenced).times(&count)),
+                .plus(&delete_cost(self.schema, schema).times(&count)),
             TExpr::Delete {
                 table: schema.name.clone(),
                 target: Box::new(checked.tir),

@@ -79,6 +79,33 @@ fn keyword_detail(keyword: &str) -> String {
     }
 }
 
+/// After a column's `ref T` on its line (`answer: Int ref Answer o`):
+/// the two `on delete` forms, with what each does (spec/cost.md §7.3).
+/// `typed` is the text up to the word being typed.
+fn on_delete_forms(typed: &str) -> Vec<(&'static str, &'static str)> {
+    let line = typed.rsplit('\n').next().unwrap_or("");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some(at) = words.iter().rposition(|w| *w == "ref") else {
+        return Vec::new();
+    };
+    let rest = &words[at + 1..];
+    // The target, then nothing or the start of `on delete`.
+    let started = matches!(rest, [_] | [_, "on"] | [_, "on", "delete"]);
+    if !started {
+        return Vec::new();
+    }
+    vec![
+        (
+            "on delete cascade",
+            "deleting the referenced row deletes this one too; needs `bound column <= n`, the island one delete reads (spec/cost.md §7.3)",
+        ),
+        (
+            "on delete set none",
+            "deleting the referenced row sets this optional column to `none`; needs `bound column <= n`, the island one delete reads (spec/cost.md §7.3)",
+        ),
+    ]
+}
+
 /// The columns of the table whose write's braces are open at the end of
 /// `before`: `upsert T { `, `insert T { ` or `update T[k] as r { ` (the
 /// table named right after `update`).
@@ -228,11 +255,16 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
     // Inside an access's brackets (`Post.by_time[(at, `, `Follow[u, fol`):
     // the columns of the index or key it reads, in its order, first.
     // Inside a write's braces (`upsert Item { pr`): the table's columns.
-    let mut out: Vec<Completion> = access_columns(schema, before)
+    let mut out: Vec<Completion> = on_delete_forms(&before[..word_start])
         .into_iter()
-        .chain(written_columns(schema, before))
-        .map(|(name, ty)| item(&name, CompletionKind::Field, ty))
+        .map(|(form, detail)| item(form, CompletionKind::Keyword, detail.to_string()))
         .collect();
+    out.extend(
+        access_columns(schema, before)
+            .into_iter()
+            .chain(written_columns(schema, before))
+            .map(|(name, ty)| item(&name, CompletionKind::Field, ty)),
+    );
     out.extend(
         KEYWORDS
             .iter()

@@ -104,6 +104,11 @@ fn bound_text(cost: &crate::cost::Cost) -> String {
 pub fn hover(analysis: &Analysis, file: &str, offset: usize) -> Option<String> {
     let parsed = analysis.file_syntax(file)?;
     for item in &parsed.module.items {
+        if let Item::Table(table) = item {
+            if let Some(text) = on_delete_hover(analysis, table, offset) {
+                return Some(text);
+            }
+        }
         if let Item::Aggregate(aggregate) = item {
             if aggregate.name.span.contains(offset) {
                 return Some(aggregate_hover(analysis, &aggregate.name.name));
@@ -138,6 +143,61 @@ pub fn hover(analysis: &Analysis, file: &str, offset: usize) -> Option<String> {
         })
         .min_by_key(|(span, _, _)| span.end - span.start)
         .map(|(_, ty, cost)| format!("`{ty}`  ·  {}  ·  {}", bound_text(&cost), class(&cost)))
+}
+
+/// Over a column's `on delete …`: what deleting the referenced row does,
+/// and the island that bounds it (spec/cost.md §7.3).
+fn on_delete_hover(
+    analysis: &Analysis,
+    table: &crate::syntax::ast::Table,
+    offset: usize,
+) -> Option<String> {
+    use crate::syntax::ast::{FieldModifier, TableMember};
+    let (field, action) = table.members.iter().find_map(|member| {
+        let TableMember::Field(field) = member else {
+            return None;
+        };
+        field.modifiers.iter().find_map(|m| match m {
+            FieldModifier::OnDelete(action, span) if span.contains(offset) => {
+                Some((field, *action))
+            }
+            _ => None,
+        })
+    })?;
+    let shape = analysis.shape();
+    let schema_table = shape.schema.table(&table.name.name)?;
+    let c = schema_table.column(&field.name.name)?;
+    let column = &schema_table.columns[c];
+    let target = column.references.clone().unwrap_or_else(|| "?".into());
+    let does = match action {
+        crate::syntax::ast::OnDeleteAction::Cascade => format!(
+            "deleting a `{target}` row deletes the `{}` rows whose `{}` names it (and what their deletes reach)",
+            table.name.name, field.name.name
+        ),
+        crate::syntax::ast::OnDeleteAction::SetNone => format!(
+            "deleting a `{target}` row sets `{}` to `none` in the `{}` rows that name it",
+            field.name.name, table.name.name
+        ),
+    };
+    let island = match (column.on_delete, schema_table.island_of(c)) {
+        (Some(_), Some(island)) => format!(
+            "at most {} rows (`bound {} <= {}`), read with one range read of {}; every delete of `{target}` counts them in its bound",
+            island.limit,
+            field.name.name,
+            island.limit,
+            match island.index {
+                Some(i) => format!("index `{}`", schema_table.indexes[i].name),
+                None => "the key".to_string(),
+            }
+        ),
+        _ => "refused: see its diagnostic".to_string(),
+    };
+    Some(format!(
+        "```rql\n{}: {} ref {target} on delete {}\n```\n{does}\n\n{island}",
+        field.name.name,
+        column.declared(),
+        action.text()
+    ))
 }
 
 /// An aggregate's read as a signature, its type and what keeps it.

@@ -344,7 +344,11 @@ impl Printer<'_> {
                     .collect(),
             ),
             Op::Delete { table, target } => (
-                format!("Delete {table}{}", upkeep(self.schema, table, None)),
+                format!(
+                    "Delete {table}{}{}",
+                    upkeep(self.schema, table, None),
+                    cascades(self.schema, table)
+                ),
                 vec![&**target],
             ),
             Op::Lambda(params, body) => (format!("λ {} =>", params.join(", ")), vec![&**body]),
@@ -556,6 +560,30 @@ fn upkeep(schema: &Schema, table: &str, changed: Option<&[&str]>) -> String {
         String::new()
     } else {
         format!(" (upkeep: {})", kept.join(", "))
+    }
+}
+
+/// What deleting a row of `table` also does (spec/cost.md §7.3): each
+/// column with `on delete` that references it, its action and island.
+fn cascades(schema: &Schema, table: &str) -> String {
+    let reached: Vec<String> = schema
+        .cascades_into(table)
+        .iter()
+        .map(|c| {
+            let t = &schema.tables[c.table];
+            let limit = c.island.map(|i| i.limit.to_string()).unwrap_or("?".into());
+            format!(
+                "{} {}.{} ≤ {limit} rows",
+                c.action.text(),
+                t.name,
+                t.columns[c.column].name
+            )
+        })
+        .collect();
+    if reached.is_empty() {
+        String::new()
+    } else {
+        format!(" (on delete: {})", reached.join(", "))
     }
 }
 

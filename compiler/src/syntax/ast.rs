@@ -104,8 +104,30 @@ pub enum FieldModifier {
     /// `key auto`: the store generates the key (spec/types.md).
     Auto(Span),
     Ref(Path, Span),
+    /// `on delete cascade` / `on delete set none`, after `ref T`: what
+    /// deleting the referenced row does to this row (spec/types.md).
+    OnDelete(OnDeleteAction, Span),
     /// `= value`: what rows stored before the column was added read.
     Default(Expr, Span),
+}
+
+/// What `on delete` says is done to a row whose referenced row is deleted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnDeleteAction {
+    /// `on delete cascade`: the row is deleted too.
+    Cascade,
+    /// `on delete set none`: the column becomes `none`.
+    SetNone,
+}
+
+impl OnDeleteAction {
+    /// As written after `on delete`.
+    pub fn text(self) -> &'static str {
+        match self {
+            OnDeleteAction::Cascade => "cascade",
+            OnDeleteAction::SetNone => "set none",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -337,6 +337,57 @@ impl ParseContext {
         })
     }
 
+    /// `on delete cascade` or `on delete set none` after a field's `ref T`:
+    /// `on`, `cascade` and `set` are names everywhere else, so the grammar
+    /// takes any word in their places and this checks them (E0101 with the
+    /// forms to write otherwise).
+    pub fn on_delete(
+        &mut self,
+        on: Ident,
+        action: Ident,
+        none: Option<Span>,
+        span: Span,
+    ) -> Option<FieldModifier> {
+        let form = "after `ref T` write `on delete cascade` (the rows that reference a deleted row are deleted too) or, on an optional column, `on delete set none`";
+        let (word, expected) = if on.name != "on" {
+            (&on, "`on` (as in `on delete cascade`)")
+        } else {
+            match (action.name.as_str(), none) {
+                ("cascade", None) => {
+                    return Some(FieldModifier::OnDelete(OnDeleteAction::Cascade, span))
+                }
+                ("set", Some(_)) => {
+                    return Some(FieldModifier::OnDelete(OnDeleteAction::SetNone, span))
+                }
+                ("set", None) => {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "E0101",
+                            "unexpected end of `on delete set`: expected `none`",
+                            &self.file,
+                            Span::new(action.span.end as usize, action.span.end as usize),
+                            "expected `none`",
+                        )
+                        .with_help(form),
+                    );
+                    return None;
+                }
+                _ => (&action, "`cascade` or `set none`"),
+            }
+        };
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0101",
+                format!("unexpected `{}`: expected {expected}", word.name),
+                &self.file,
+                word.span,
+                "not an `on delete` action",
+            )
+            .with_help(form),
+        );
+        None
+    }
+
     /// `(a, b) => body`: every parameter must be a plain name.
     pub fn lambda(&mut self, params: Vec<Expr>, body: Expr, span: Span) -> Expr {
         let mut names = Vec::new();
@@ -407,6 +458,7 @@ fn modifier_span(modifier: &FieldModifier) -> Span {
         | FieldModifier::Unique(span)
         | FieldModifier::Auto(span)
         | FieldModifier::Ref(_, span)
+        | FieldModifier::OnDelete(_, span)
         | FieldModifier::Default(_, span) => *span,
     }
 }
@@ -417,6 +469,7 @@ fn stray_modifier(file: &str, modifier: &FieldModifier) -> Diagnostic {
         FieldModifier::Unique(_) => "unique",
         FieldModifier::Auto(_) => "auto",
         FieldModifier::Ref(..) => "ref",
+        FieldModifier::OnDelete(..) => "on delete",
         FieldModifier::Default(..) => "= value",
     };
     Diagnostic::error(
@@ -426,14 +479,19 @@ fn stray_modifier(file: &str, modifier: &FieldModifier) -> Diagnostic {
         modifier_span(modifier),
         "no field before it",
     )
-    .with_help(format!(
-        "write it after the field's type, as in `id: Int {word}`{}",
-        match word {
-            "key" => ", or list columns: `key (a, b)`",
-            "unique" => ", or list columns: `unique (a, b)`",
-            _ => "",
-        }
-    ))
+    .with_help(if word == "on delete" {
+        "write it after a column's reference, as in `answer: Int ref Answer on delete cascade`"
+            .to_string()
+    } else {
+        format!(
+            "write it after the field's type, as in `id: Int {word}`{}",
+            match word {
+                "key" => ", or list columns: `key (a, b)`",
+                "unique" => ", or list columns: `unique (a, b)`",
+                _ => "",
+            }
+        )
+    })
 }
 
 #[cfg(test)]

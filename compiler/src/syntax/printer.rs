@@ -104,6 +104,10 @@ pub fn print_member(member: &TableMember) -> String {
                     FieldModifier::Ref(path, _) => {
                         line.push_str(&format!(" ref {}", path.dotted()))
                     }
+                    FieldModifier::OnDelete(action, _) => {
+                        line.push_str(" on delete ");
+                        line.push_str(action.text());
+                    }
                     FieldModifier::Default(value, _) => {
                         line.push_str(&format!(" = {}", print_expr(value)))
                     }

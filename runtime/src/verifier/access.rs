@@ -156,8 +156,8 @@ impl<'p> Verifier<'p> {
             Op::Delete { table, target } => {
                 let t = self.table_position(node, table)?;
                 let (rows, mut out) = self.target(node, t, target, scope)?;
-                let referenced = self.schema.is_referenced(table);
-                let (s, r, trips) = self.schema.tables[t].delete_work(referenced);
+                // With every row its cascades reach (spec/cost.md §7.3).
+                let (s, r, trips) = self.schema.delete_work_of(t);
                 out.cost = out.cost.plus(&Cost::constant(s, r, trips).times(&rows));
                 out.value = Abs::int(Interval::up_to(rows));
                 out.writes = true;

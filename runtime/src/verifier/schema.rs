@@ -35,7 +35,64 @@ pub(super) fn check_schema(schema: &Schema) -> Result<()> {
             }
         }
     }
+    check_cascades(schema)
+}
+
+/// `on delete` (spec/cost.md §7.3): only on a `ref` column (`set none` on
+/// an optional one) whose rows form an island, a `bound` over exactly it
+/// that the key or an index begins with, and never around a cycle of
+/// cascades: otherwise a delete would read rows no bound limits, or run
+/// without end (E0616). Run after every table's positions and bounds
+/// passed.
+fn check_cascades(schema: &Schema) -> Result<()> {
+    for table in &schema.tables {
+        for (c, column) in table.columns.iter().enumerate() {
+            let Some(action) = column.on_delete else {
+                continue;
+            };
+            let what = format!(
+                "`on delete {}` of column {}.{}",
+                action.text(),
+                shown(&table.name),
+                shown(&column.name)
+            );
+            if column.references.is_none() {
+                return Err(cascade_fault(format!(
+                    "{what} is on a column that references no table"
+                )));
+            }
+            if action == rqc_plan::OnDelete::SetNone
+                && !matches!(column.ty, ColumnType::Optional(_))
+            {
+                return Err(cascade_fault(format!(
+                    "{what} is on a `{}` column, which cannot hold none",
+                    column.ty.name()
+                )));
+            }
+            if action == rqc_plan::OnDelete::SetNone && table.key.contains(&c) {
+                return Err(cascade_fault(format!(
+                    "{what} is on a column of the key, which no write changes"
+                )));
+            }
+            if table.island_of(c).is_none() {
+                return Err(cascade_fault(format!(
+                    "{what} is on a column no `bound` over exactly it limits: a delete would read rows no bound limits"
+                )));
+            }
+        }
+    }
+    if let Some(cycle) = schema.cascade_cycle() {
+        let names: Vec<String> = cycle.iter().map(|t| shown(t)).collect();
+        return Err(cascade_fault(format!(
+            "cascading deletes go around a cycle ({}): a delete would reach its own table again",
+            names.join(" → ")
+        )));
+    }
     Ok(())
+}
+
+fn cascade_fault(message: String) -> RuntimeError {
+    schema_fault("E0616", message)
 }
 
 fn name(what: &str, name: &str) -> Result<()> {

@@ -32,7 +32,11 @@ mutation add_n(v: Int) = insert N { v }
 mutation add_n_at(id: Int) = insert N { id }
 mutation drop_n(id: Int) = delete N[id]
 mutation add_n_twice(v: Int) = { let k = insert N { v }; insert N { v: k } }
+mutation add_d(id: Int, a: Int) = insert D { id, a }
 ";
+
+/// The bound over `D.a`: the island a delete of an `A` row sets to `none`.
+pub const D_BOUND: i64 = 2;
 
 /// An update or delete, its target rows named with duplicates, missing
 /// keys and (in `PruneB` and `RestampA`) rows read before an earlier write
@@ -44,7 +48,8 @@ pub enum Write {
     /// Deletes the rows of `B[a]` lighter than `w`, then updates every row
     /// read before: the deleted ones are gone.
     PruneB(i64, i64),
-    /// Refused (E0506) when a row it deletes is referenced.
+    /// Refused (E0506) when a row it deletes is referenced by `B` rows and
+    /// `B.a` does not cascade; the `D` rows naming it hold `none` after.
     DropA(Vec<i64>),
     MoveA(Vec<i64>, i64),
     /// Two updates of one row, the second through the row as read before
@@ -78,6 +83,9 @@ pub enum Write {
     DropN(i64),
     /// Two generated keys in one mutation, the second row holding the first.
     AddNTwice(i64),
+    /// `insert D { id, a }`: refused (E0501) when the key is taken, (E0503)
+    /// when `A[a]` does not exist, (E0504) when `a` has `D_BOUND` rows.
+    AddD(i64, i64),
 }
 
 impl Write {
@@ -104,6 +112,7 @@ impl Write {
             Write::AddNAt(id) => ("add_n_at", vec![(*id).into()]),
             Write::DropN(id) => ("drop_n", vec![(*id).into()]),
             Write::AddNTwice(v) => ("add_n_twice", vec![(*v).into()]),
+            Write::AddD(id, a) => ("add_d", vec![(*id).into(), (*a).into()]),
         }
     }
 
@@ -114,10 +123,42 @@ impl Write {
         let b_rows = reference.tables.get("B").map(Vec::as_slice).unwrap_or(&[]);
         let a_rows = reference.tables.get("A").map(Vec::as_slice).unwrap_or(&[]);
         match self {
-            Write::DropA(ids) => ids
-                .iter()
-                .any(|&id| b_rows.iter().any(|b| a_of(b) == Some(Value::Int(id))))
-                .then_some("E0506"),
+            Write::DropA(ids) => {
+                let cascades = reference
+                    .checked
+                    .schema
+                    .table("B")
+                    .and_then(|b| b.column("a").map(|c| b.columns[c].on_delete.is_some()))
+                    .unwrap_or(false);
+                (!cascades
+                    && ids
+                        .iter()
+                        .any(|&id| b_rows.iter().any(|b| a_of(b) == Some(Value::Int(id)))))
+                .then_some("E0506")
+            }
+            Write::AddD(id, a) => {
+                let d_rows = reference.tables.get("D").map(Vec::as_slice).unwrap_or(&[]);
+                if d_rows
+                    .iter()
+                    .any(|d| d.field("id") == Some(&Value::Int(*id)))
+                {
+                    Some("E0501")
+                } else if !a_rows
+                    .iter()
+                    .any(|r| r.field("id") == Some(&Value::Int(*a)))
+                {
+                    Some("E0503")
+                } else if d_rows
+                    .iter()
+                    .filter(|d| d.field("a") == Some(&Value::Int(*a)))
+                    .count() as i64
+                    >= D_BOUND
+                {
+                    Some("E0504")
+                } else {
+                    None
+                }
+            }
             // A delete first: the row's own place is free again.
             Write::RecycleB(a, n, _) => inserted_b(a_rows, b_rows, *a, *n, bound, true),
             // The update path (the row is there) is never refused: its
@@ -188,5 +229,6 @@ pub fn write() -> impl Strategy<Value = Write> {
         (-3i64..=12).prop_map(Write::AddNAt),
         (0i64..=12).prop_map(Write::DropN),
         (-5i64..20).prop_map(Write::AddNTwice),
+        (0i64..=8, 0i64..=14).prop_map(|(id, a)| Write::AddD(id, a)),
     ]
 }

@@ -128,6 +128,7 @@ pub fn schema_edits(program: &CompiledProgram) -> Vec<Mutant> {
                     name: "extra".into(),
                     ty: ColumnType::Int,
                     references: None,
+                    on_delete: None,
                     default: Some(default.clone()),
                     max_len: None,
                 })
