@@ -439,13 +439,24 @@ fn an_abort_is_called_damage_only_with_a_database_open() {
 fn running_out_of_memory_is_not_called_damage() {
     let dir = tempfile::tempdir().unwrap();
     let program = dir.path().join("m.rq");
-    // A string that doubles at each `let`: 2^35 bytes at the end.
-    let lets: String = (1..36)
+    // A string may hold 16 MiB (E0539 past that), so the run builds many:
+    // one that doubles at each `let` to 8 MiB, then 320 distinct joins of
+    // it with itself, all alive at the end: 5 GiB in all.
+    let doubling: String = (1..23)
         .map(|i| format!("  let a{i} = a{} + a{};\n", i - 1, i - 1))
         .collect();
+    let joins: String = (0..320)
+        .map(|j| format!("  let b{j} = a22 + a22;\n"))
+        .collect();
+    let total = (0..320)
+        .map(|j| format!("length(b{j})"))
+        .collect::<Vec<_>>()
+        .join(" + ");
     std::fs::write(
         &program,
-        format!("module m\nquery q(x: String) = {{\n  let a0 = x;\n{lets}  a35 |> length()\n}}\n"),
+        format!(
+            "module m\nquery q(x: String) = {{\n  let a0 = x;\n{doubling}{joins}  {total}\n}}\n"
+        ),
     )
     .unwrap();
     let db = dir.path().join("db");
