@@ -56,6 +56,13 @@ pub struct Cost {
     pub rows: Poly,
     /// Calls on the store's transaction.
     pub trips: Poly,
+    /// Values the run visits in memory: each element a list combinator
+    /// goes through, each part of a value it compares or flattens
+    /// (spec/cost.md §2, "Steps"). Not printed; held to a limit by the
+    /// checker, since a list the program builds (by doubling) may be long
+    /// while reading nothing.
+    #[serde(skip)]
+    pub steps: Poly,
 }
 
 impl Cost {
@@ -66,7 +73,26 @@ impl Cost {
 
     /// The three measures.
     pub fn new(seeks: Poly, rows: Poly, trips: Poly) -> Cost {
-        Cost { seeks, rows, trips }
+        Cost {
+            seeks,
+            rows,
+            trips,
+            steps: Poly::zero(),
+        }
+    }
+
+    /// `steps` values visited in memory, and nothing else.
+    pub fn steps(steps: Poly) -> Cost {
+        Cost {
+            steps,
+            ..Cost::default()
+        }
+    }
+
+    /// This cost with `steps` as its steps.
+    pub fn with_steps(mut self, steps: Poly) -> Cost {
+        self.steps = steps;
+        self
     }
 
     /// `s` seeks, `r` rows and `t` round trips.
@@ -80,15 +106,17 @@ impl Cost {
 
     /// Each measure through `f`.
     pub fn map(&self, f: impl Fn(&Poly) -> Poly) -> Cost {
-        Cost::new(f(&self.seeks), f(&self.rows), f(&self.trips))
+        Cost::new(f(&self.seeks), f(&self.rows), f(&self.trips)).with_steps(f(&self.steps))
     }
 
-    /// The three measures, named as messages name them.
-    pub fn measures(&self) -> [(&'static str, &Poly); 3] {
+    /// The four measures, named as messages name them (the steps last:
+    /// they are the one measure never printed).
+    pub fn measures(&self) -> [(&'static str, &Poly); 4] {
         [
             ("seeks", &self.seeks),
             ("rows", &self.rows),
             ("round trips", &self.trips),
+            ("steps", &self.steps),
         ]
     }
 
@@ -99,6 +127,7 @@ impl Cost {
             self.rows.plus(&other.rows),
             self.trips.plus(&other.trips),
         )
+        .with_steps(self.steps.plus(&other.steps))
     }
 
     /// The cost repeated `times` times.
@@ -115,6 +144,7 @@ impl Cost {
             self.rows.times(times),
             self.trips.clone(),
         )
+        .with_steps(self.steps.times(times))
     }
 
     /// An upper bound of both.
@@ -124,6 +154,7 @@ impl Cost {
             self.rows.max(&other.rows),
             self.trips.max(&other.trips),
         )
+        .with_steps(self.steps.max(&other.steps))
     }
 
     /// Each measure with `var` replaced by `value` (a generic measure fixed at a call).

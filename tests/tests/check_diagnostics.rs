@@ -33,6 +33,7 @@ fn selected_corpus_diagnostics_read_well() {
         "schema_bound_not_prefix",
         "write_update_from_row_rejected",
         "write_upsert_rejected",
+        "steps_in_memory",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -150,8 +150,9 @@ impl<'p> Checker<'p> {
                 {
                     TupleRange::NotOne => {}
                     TupleRange::Refused => return Checked::error(),
-                    TupleRange::Range(r, c) => {
-                        range = Some(*r);
+                    TupleRange::Range(found) => {
+                        let (r, c) = *found;
+                        range = Some(r);
                         cost = cost.plus(&c);
                         continue;
                     }

@@ -176,8 +176,13 @@ impl Checker<'_> {
             _ => None,
         };
         let outer = std::mem::replace(&mut self.counted_filter, counted);
-        let input = self.check(args[0]);
+        let mut input = self.check(args[0]);
         self.counted_filter = outer;
+        // A combinator over a list goes through its elements in memory:
+        // one step each (a stream's elements are rows, counted as read).
+        if let Ty::List(_, size) = &input.ty {
+            input.cost = input.cost.plus(&crate::cost::Cost::steps(size.clone()));
+        }
         // The least or greatest of a list literal of `Int`s is known
         // element by element (`[n, 10] |> min()` is at most 10).
         let extreme = match (op, args.len(), self.int_literal.take()) {
@@ -667,13 +672,14 @@ impl Checker<'_> {
         };
         // What the run walks whole: a flattened list, made element by
         // element; the elements `distinct` and `group_by` compare.
-        match op {
+        let walked = match op {
             "flat_map" | "flatten" => self.note_value_size(&ty, span),
             "distinct" | "group_by" => {
                 self.note_value_size(&Ty::list(elem_walked, size.clone()), span)
             }
-            _ => {}
-        }
+            _ => Poly::zero(),
+        };
+        let cost = cost.plus(&crate::cost::Cost::steps(walked));
         Checked::new(ty, cost, TExpr::Builtin(op.into(), kind, tirs))
     }
 

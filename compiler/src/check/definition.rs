@@ -155,7 +155,8 @@ impl Checker<'_> {
         }
         if def.kind != DefKind::Fn {
             // The result is encoded whole, for the caller or as JSON.
-            self.note_value_size(&body.ty, def.body.span);
+            let walked = self.note_value_size(&body.ty, def.body.span);
+            body.cost = body.cost.plus(&Cost::steps(walked));
             self.check_result(def, &body.ty);
             if declared.is_none() {
                 self.untyped_result(def, &body.ty);
@@ -186,6 +187,9 @@ impl Checker<'_> {
         // a mutation's commit reads the changelog's head and commits.
         let body_cost = body.cost.map(solve);
         self.values_within_reads(&body_cost);
+        if def.kind != DefKind::Fn {
+            self.steps_within_reads(&body_cost, def.name.span);
+        }
         let mut cost = body_cost.clone();
         if def.kind == DefKind::Mutation {
             cost.trips = cost
@@ -506,7 +510,12 @@ impl Checker<'_> {
 
     /// E0308: a proved bound above the ceiling is no proof.
     fn ceiling(&mut self, def: &Def, cost: &Cost) {
-        for (what, poly) in cost.measures() {
+        // The steps have a limit of their own (`steps_within_reads`).
+        for (what, poly) in cost
+            .measures()
+            .into_iter()
+            .filter(|(what, _)| *what != "steps")
+        {
             let max = poly.max_value().unwrap_or(u64::MAX);
             if max > CEILING {
                 let shown = if max == u64::MAX {

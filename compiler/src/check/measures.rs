@@ -118,12 +118,14 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
                 var(format!("seeks(open {path})")),
                 var(format!("rows(open {path})")),
                 var(format!("trips(open {path})")),
-            );
+            )
+            .with_steps(var(format!("steps(open {path})")));
             stream.per_element = Cost::new(
                 var(format!("seeks(each {path})")),
                 var(format!("rows(each {path})")),
                 var(format!("trips(each {path})")),
-            );
+            )
+            .with_steps(var(format!("steps(each {path})")));
             Ty::Stream(Box::new(stream))
         }
         Ty::Fn(func) => Ty::Fn(Box::new(FnTy {
@@ -138,7 +140,8 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
                 var(format!("seeks({path})")),
                 var(format!("rows({path})")),
                 var(format!("trips({path})")),
-            ),
+            )
+            .with_steps(var(format!("steps({path})"))),
         })),
         other => other.clone(),
     }
@@ -191,6 +194,7 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
             }
             bind(&p.ret, &a.ret, bindings);
         }
+        (Ty::Generic(_), a) => one(&param.values(), &a.values()),
         _ => {}
     }
 }

@@ -84,13 +84,15 @@ impl Checker<'_> {
         if op == BinaryOp::Or && (left.ty.holds_rows() || right.ty.holds_rows()) {
             return self.check_union(left, right, a, b);
         }
+        let mut cost = left.cost.plus(&right.cost);
         if op.is_comparison() {
             self.record_comparison(op, a, b, &left.ty, &right.ty);
-            // A comparison walks both values whole.
-            self.note_value_size(&left.ty, a.span);
-            self.note_value_size(&right.ty, b.span);
+            // A comparison walks both values whole: a step per value.
+            let walked = self
+                .note_value_size(&left.ty, a.span)
+                .plus(&self.note_value_size(&right.ty, b.span));
+            cost = cost.plus(&crate::cost::Cost::steps(walked));
         }
-        let cost = left.cost.plus(&right.cost);
         let numeric = |t: &Ty| matches!(t, Ty::Int(_) | Ty::Float | Ty::Error);
         let ty = match op {
             BinaryOp::In => {

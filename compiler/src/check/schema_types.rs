@@ -62,6 +62,7 @@ fn unknown_cost(what: &str) -> Cost {
         Poly::unbounded(&format!("rows({what})")),
         Poly::unbounded(&format!("trips({what})")),
     )
+    .with_steps(Poly::unbounded(&format!("steps({what})")))
 }
 
 /// The column type a checker type stores as, if it is one.

@@ -19,8 +19,9 @@ use rqc_plan::TableSchema;
 pub enum TupleRange {
     /// Not a tuple comparison: the caller checks it as before.
     NotOne,
-    /// A tuple range over the columns from the one after the prefix.
-    Range(Box<RangeT>, Cost),
+    /// A tuple range over the columns from the one after the prefix, and
+    /// what checking it cost (boxed together: the cost is four formulas).
+    Range(Box<(RangeT, Cost)>),
     /// Refused; the diagnostic is reported.
     Refused,
 }
@@ -220,6 +221,6 @@ impl Checker<'_> {
                 starts_with: false,
             },
         };
-        TupleRange::Range(Box::new(range), cost)
+        TupleRange::Range(Box::new((range, cost)))
     }
 }

@@ -2,7 +2,7 @@
 
 use super::expr::{Checked, Checker};
 use super::types::Ty;
-use crate::cost::Cost;
+use crate::cost::{Cost, Poly};
 use crate::span::Span;
 
 /// The most parts a value's type may have, and the most levels it may
@@ -20,6 +20,16 @@ pub const MAX_TYPE_DEPTH: usize = 100;
 /// run 18 s in 2.6 GB (adversary finding). A value built from rows holds
 /// what the rows read bound; this limit is on what a program builds.
 pub const MAX_VALUE_PARTS: u64 = 1 << 20;
+
+/// How many values of the largest size a query or mutation may walk: its
+/// steps (values visited in memory: elements a combinator goes through,
+/// parts of values compared or flattened) are held to this many times
+/// [`MAX_VALUE_PARTS`], or times `(r + 1)²` for `r` rows (E0426). A list
+/// built by doubling may be 2^20 long while reading nothing, and a
+/// combinator over it inside another's function multiplies the two: 2^40
+/// steps for a query printed `rows ≤ 0` (adversary finding). A constant
+/// number of walks of the largest values stays within it.
+pub const MAX_WALKS: u64 = 16;
 
 impl Checker<'_> {
     /// `checked`, or E0423 when its type passes the limits.
@@ -52,15 +62,58 @@ impl Checker<'_> {
     /// ([`Checker::values_within_reads`]). A value only built and passed
     /// on is its shared parts, made in time linear in the program
     /// (`tests/tests/shared_values.rs`), and is not noted.
-    pub(super) fn note_value_size(&mut self, ty: &Ty, span: Span) {
+    ///
+    /// Returns the steps the walk takes: a step per value, as a formula.
+    pub(super) fn note_value_size(&mut self, ty: &Ty, span: Span) -> Poly {
+        let steps = ty.values();
         let Some(values) = ty.most_values() else {
-            return;
+            return steps;
         };
         // Only a value that holds rows may be as large as its reads.
         let slot = &mut self.largest_value[usize::from(ty.any(&|t| matches!(t, Ty::Row(_))))];
         if values > MAX_VALUE_PARTS && slot.is_none_or(|(most, _)| values > most) {
             *slot = Some((values, span));
         }
+        steps
+    }
+
+    /// E0426 when an entry point's steps may pass [`MAX_WALKS`] times the
+    /// largest value it may walk: [`MAX_VALUE_PARTS`], or `(r + 1)²` for
+    /// the `r` rows it may read (rows compared pairwise). A definition with
+    /// errors, or whose rows are unbounded (reported as such), is not
+    /// judged. A function's steps are a formula of its callers' measures,
+    /// added to each caller's.
+    pub(super) fn steps_within_reads(&mut self, cost: &Cost, span: Span) {
+        if self.diagnostics.iter().any(|d| d.is_error()) {
+            return;
+        }
+        let Some(rows) = cost.rows.max_value() else {
+            return;
+        };
+        let room = rows.saturating_add(1);
+        let room = room
+            .saturating_mul(room)
+            .max(MAX_VALUE_PARTS)
+            .saturating_mul(MAX_WALKS);
+        let steps = cost.steps.max_value();
+        if steps.is_some_and(|steps| steps <= room) {
+            return;
+        }
+        let shown = steps.map_or("more than 2^64".to_string(), |s| s.to_string());
+        self.error(
+            "E0426",
+            format!(
+                "this definition may take {shown} steps in memory (elements gone through, values compared), more than the {room} one that reads {rows} rows may take"
+            ),
+            span,
+            "too much work in memory",
+        )
+        .help
+        .push(
+            "a list the program builds may be long while reading nothing, and going through it in a lambda applied to each element of another multiplies the two; \
+             go through a shorter list, or compute the inner work once with `let`, outside the lambda"
+                .into(),
+        );
     }
 
     /// E0423 when a value the definition walks may hold more than

@@ -344,9 +344,29 @@ impl Ty {
         walk(self, depth, &mut { parts })
     }
 
-    /// The most values (numbers, strings, rows, …) a value of this type
-    /// may hold, every list at its longest; `None` where a length is not
-    /// a number yet (a function's measure, fixed at each call).
+    /// The values (numbers, strings, rows, …) a value of this type may
+    /// hold, every list at its longest, as a formula of its measures
+    /// (a function's, fixed at each call).
+    pub fn values(&self) -> Poly {
+        match self {
+            Ty::Option(t) => t.values(),
+            Ty::List(elem, size) => size.times(&elem.values()),
+            Ty::Record(fields) => fields
+                .iter()
+                .fold(Poly::zero(), |sum, (_, t)| sum.plus(&t.values())),
+            // A type parameter's values are the caller's: a measure each
+            // call fixes (`measures::bind`), so a generic function that
+            // compares its `T` costs each caller what its `T` holds.
+            Ty::Generic(name) => Poly::var(crate::cost::Var::new(crate::cost::VarKind::Generic(
+                format!("values({name})"),
+            ))),
+            _ => Poly::constant(1),
+        }
+    }
+
+    /// The most values a value of this type may hold, as a number:
+    /// [`Ty::values`] at its largest; `None` where a length is not a
+    /// number yet (a function's measure, fixed at each call).
     pub fn most_values(&self) -> Option<u64> {
         Some(match self {
             Ty::Option(t) => t.most_values()?,
