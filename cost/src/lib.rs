@@ -1,4 +1,4 @@
-//! The cost calculus: (seeks, rows, round trips) as polynomials over non-negative size variables, and the value intervals of `Int`s.
+//! The cost calculus: (seeks, rows, round trips, steps) as polynomials over non-negative size variables, and the value intervals of `Int`s.
 //!
 //! A crate of its own, shared by the checker (`rqc-compiler`), which proves
 //! each definition's bound with it, and the runtime (`rqc-runtime`), whose
@@ -17,8 +17,8 @@
 //! and `p ≤ q` holds whenever each coefficient of `p` is at most the
 //! matching one of `q` ([`Poly::le`]). [`Poly::max_value`] evaluates a
 //! formula with every variable at its maximum; `Display` prints it as
-//! messages and `rqc check` show it (`1 + 10·5000`). [`Cost`] is the three
-//! measures together, [`class`] its complexity class, [`CEILING`] the
+//! messages and `rqc check` show it (`1 + 10·5000`). [`Cost`] is the four
+//! measures together (the steps, values visited in memory, never printed), [`class`] its complexity class, [`CEILING`] the
 //! largest bound a proof may give. [`Interval`] is the range of an
 //! integer value, with the interval arithmetic the checker applies to
 //! `+`, `-`, `*`, `/`, `%`, and joins; [`assume`] what an `if`'s condition
@@ -66,12 +66,12 @@ pub struct Cost {
 }
 
 impl Cost {
-    /// Nothing: no seek, row or round trip.
+    /// Nothing: no seek, row, round trip or step.
     pub fn zero() -> Cost {
         Cost::default()
     }
 
-    /// The three measures.
+    /// Seeks, rows and round trips; no steps.
     pub fn new(seeks: Poly, rows: Poly, trips: Poly) -> Cost {
         Cost {
             seeks,

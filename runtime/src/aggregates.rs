@@ -16,18 +16,15 @@
 use crate::bound::BoundTable;
 use crate::encoding::key::encode_key;
 use crate::encoding::row::{decode_row, encode_row};
+use crate::error::internal;
 use crate::error::{Result, RuntimeError};
-use crate::interp::internal;
 use crate::session::Session;
 use crate::store::{prefix_end, Tree};
 use rqc_plan::{compare, AggregateKind, AggregateSchema, ExtremePath, TableSchema, Value};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-/// The tree of aggregate `name` over `table`.
-pub fn aggregate_tree(table: &str, name: &str) -> String {
-    format!("a:{table}:{name}")
-}
+pub use crate::rows::aggregate_tree;
 
 /// An entry to write once every check of a write has passed (`None`: no
 /// entry, the group's value is 0 or it has no rows).

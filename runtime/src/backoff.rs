@@ -1,4 +1,4 @@
-//! The pause between attempts of a transaction that conflicted: random, and growing with each conflict, so writers that collided do not collide again in step.
+//! Running a transaction again after a conflict: at most [`MAX_ATTEMPTS`] attempts, with a pause between them that is random and grows with each conflict, so writers that collided do not collide again in step.
 //!
 //! Optimistic stores (etcd) answer a commit that lost a race with a
 //! conflict, and the attempt runs again. Run again at once, two or three
@@ -9,6 +9,7 @@
 //! doubles while the writers keep colliding, and at most 16 attempts wait
 //! under half a second in all.
 
+use crate::error::{Result, RuntimeError};
 use std::cell::Cell;
 use std::time::Duration;
 
@@ -54,6 +55,44 @@ fn seed() -> u64 {
     hasher.write_u64(nanos);
     std::hash::Hash::hash(&std::thread::current().id(), &mut hasher);
     hasher.finish() | 1
+}
+
+/// Attempts of one transaction before a run of conflicts is given up (E0596).
+pub const MAX_ATTEMPTS: u32 = 16;
+
+/// Runs `attempt`, one whole transaction, again while it fails on a
+/// conflict, at most [`MAX_ATTEMPTS`] times in all; returns its result and
+/// the number of attempts. Past the cap, E0596.
+pub(crate) fn retrying<T>(attempt: impl FnMut() -> Result<T>) -> Result<(T, u32)> {
+    retrying_as(attempt)
+}
+
+/// [`retrying`] for an attempt whose errors are of a caller's own type
+/// (a library transaction's body returns the library's errors): one that
+/// holds a runtime conflict runs the attempt again.
+pub fn retrying_as<T, E: crate::error::TransactionError>(
+    mut attempt: impl FnMut() -> std::result::Result<T, E>,
+) -> std::result::Result<(T, u32), E> {
+    let mut last = None;
+    for attempts in 1..=MAX_ATTEMPTS {
+        match attempt() {
+            Err(error) if error.runtime().is_some_and(RuntimeError::is_conflict) => {
+                last = error.runtime().map(|e| e.message.clone());
+                if attempts < MAX_ATTEMPTS {
+                    pause(attempts);
+                }
+            }
+            other => return other.map(|value| (value, attempts)),
+        }
+    }
+    let last = last.expect("every attempt conflicted");
+    Err(E::from(RuntimeError::new(
+        "E0596",
+        format!(
+            "the transaction conflicted with concurrent ones {MAX_ATTEMPTS} times in a row and was given up (last: {last})"
+        ),
+        "nothing was committed; run it again, or have fewer writers change the same rows at once",
+    )))
 }
 
 #[cfg(test)]

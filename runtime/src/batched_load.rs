@@ -38,7 +38,7 @@ impl Engine {
             crate::commit_limit::check_load(&self.installed()?.schema, &target.schema, request)?;
         }
         let stored = self.store().begin_read()?;
-        let (mut report, _) = crate::engine::retrying(|| {
+        let (mut report, _) = crate::backoff::retrying(|| {
             let mut session = Session::write(self.store())?;
             let mut report = LoadReport {
                 written: 0,
@@ -119,7 +119,7 @@ impl Engine {
                 return Ok(written);
             }
             let take = batch.min(pending.len());
-            let outcome = crate::engine::retrying(|| {
+            let outcome = crate::backoff::retrying(|| {
                 let mut session = self.write_session()?;
                 let rows: Vec<&[Value]> = pending.iter().take(take).map(Vec::as_slice).collect();
                 read_ahead(session.reads(), target, &rows)?;

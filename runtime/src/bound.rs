@@ -3,8 +3,9 @@
 //! Built once when a program is installed, so that no run formats, hashes
 //! or compares a tree's or a table's name.
 
-use crate::aggregates::aggregate_tree;
-use crate::rows::{auto_tree, bound_tree, index_tree, refcount_tree, small_tree, table_tree};
+use crate::rows::{
+    aggregate_tree, auto_tree, bound_tree, index_tree, refcount_tree, small_tree, table_tree,
+};
 use crate::store::{Store, Tree};
 use rqc_plan::{Schema, TableSchema};
 use std::sync::Arc;

@@ -1,11 +1,12 @@
 //! The catalog: the storage format version, the installed schema and the installed program, kept in the database.
 
-use crate::aggregates::aggregate_tree;
 use crate::encoding::key::encode_key;
 use crate::encoding::row::{decode_row, encode_row};
 use crate::error::{Result, RuntimeError};
 use crate::plan_format::{self, Origin};
-use crate::rows::{bound_tree, index_entry, index_tree, primary_key, small_tree, table_tree};
+use crate::rows::{
+    aggregate_tree, bound_tree, index_entry, index_tree, primary_key, small_tree, table_tree,
+};
 use crate::session::Session;
 use crate::store::{ReadTxn, Store, Tree};
 use rqc_plan::{CompiledProgram, Schema, TableSchema, Value};
@@ -16,7 +17,10 @@ use rqc_plan::{CompiledProgram, Schema, TableSchema, Value};
 /// entries; see `store::checked` and `store::chain`).
 pub const STORAGE_FORMAT: u32 = 3;
 
-pub(crate) const CATALOG: &str = "__catalog";
+// The catalog's tree and its generation key are named where every tree
+// is (`rows`), for the layers below that read them.
+pub(crate) use crate::rows::CATALOG;
+pub use crate::rows::GENERATION_KEY;
 const FORMAT_KEY: &[u8] = b"format";
 const SCHEMA_KEY: &[u8] = b"schema";
 /// The whole compiled program (schema and plans, as `rqc compile -o` writes
@@ -24,11 +28,6 @@ const SCHEMA_KEY: &[u8] = b"schema";
 /// schema is also kept apart under [`SCHEMA_KEY`]: databases written before
 /// the program was kept have only that, and migrations compare it.
 const PROGRAM_KEY: &[u8] = b"program";
-/// The schema's generation: bumped by every install that changes the
-/// schema. Every commit of a mutation expects the generation its engine
-/// installed or opened (`WriteTxn::expect`), so a process holding an older
-/// schema cannot write past rules it does not know (E0550).
-pub const GENERATION_KEY: &[u8] = b"generation";
 /// The live changelog's position of the install that wrote the program
 /// (its entry, spec/live.md): a live subscription planned under a program
 /// installed at another position is planned again before it runs. Absent
@@ -138,7 +137,7 @@ pub fn install(
     let encoded = plan_format::encode(program)?;
     // The same program again writes nothing — read first, outside a write
     // transaction — so a database opened read-only runs the program it holds.
-    let unchanged = crate::engine::retrying(|| {
+    let unchanged = crate::backoff::retrying(|| {
         let txn = store.begin_read()?;
         let catalog = catalog(store);
         check_format(txn.as_ref(), catalog)?;
@@ -154,7 +153,7 @@ pub fn install(
     if let Some(installation) = unchanged.0 {
         return Ok(installation);
     }
-    crate::engine::retrying(|| {
+    crate::backoff::retrying(|| {
         let mut session = Session::write(store)?;
         let catalog = catalog(store);
         check_format(session.reads(), catalog)?;

@@ -17,8 +17,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Attempts of one transaction before a run of conflicts is given up (E0596).
-pub const MAX_ATTEMPTS: u32 = 16;
+// Running a transaction again after a conflict lives below, in
+// `backoff`; these names stay for the crates above.
+pub(crate) use crate::backoff::retrying;
+pub use crate::backoff::{retrying_as, MAX_ATTEMPTS};
 
 /// What a run read: B-tree descents and entries, and the calls on the
 /// store's transaction it made (its commit included).
@@ -286,7 +288,7 @@ impl Engine {
                 tree: self.live.log_tree(),
                 compact: self.live.compact_log(),
                 names: &installed.names,
-                wake: &self.live.wake,
+                wake: &*self.live.wake,
             });
             session.expects = Some((installed.catalog, &installed.generation));
         }
@@ -440,7 +442,7 @@ impl Engine {
                 "carry counters only for tables declared `id: Int key auto` in the program",
             ));
         }
-        crate::engine::retrying(|| {
+        crate::backoff::retrying(|| {
             let mut session = self.write_session()?;
             let tree = session.tree(&crate::rows::auto_tree(table));
             let counter = session.get_counter(tree, b"")?;
@@ -601,7 +603,7 @@ fn tree_names(store: &dyn Store, schema: &Schema) -> HashMap<Tree, String> {
             table
                 .aggregates
                 .iter()
-                .map(|a| crate::aggregates::aggregate_tree(name, &a.name)),
+                .map(|a| crate::rows::aggregate_tree(name, &a.name)),
         );
     }
     names
@@ -616,39 +618,4 @@ fn not_installed() -> RuntimeError {
         "no program is installed in this database",
         "install one first: `rqc run --db DIR PROGRAM NAME …` or `--plan FILE`, or `Database::install_paths` when embedding",
     )
-}
-
-/// Runs `attempt`, one whole transaction, again while it fails on a
-/// conflict, at most [`MAX_ATTEMPTS`] times in all; returns its result and
-/// the number of attempts. Past the cap, E0596.
-pub(crate) fn retrying<T>(attempt: impl FnMut() -> Result<T>) -> Result<(T, u32)> {
-    retrying_as(attempt)
-}
-
-/// [`retrying`] for an attempt whose errors are of a caller's own type
-/// (a library transaction's body returns the library's errors): one that
-/// holds a runtime conflict runs the attempt again.
-pub fn retrying_as<T, E: crate::error::TransactionError>(
-    mut attempt: impl FnMut() -> std::result::Result<T, E>,
-) -> std::result::Result<(T, u32), E> {
-    let mut last = None;
-    for attempts in 1..=MAX_ATTEMPTS {
-        match attempt() {
-            Err(error) if error.runtime().is_some_and(RuntimeError::is_conflict) => {
-                last = error.runtime().map(|e| e.message.clone());
-                if attempts < MAX_ATTEMPTS {
-                    crate::backoff::pause(attempts);
-                }
-            }
-            other => return other.map(|value| (value, attempts)),
-        }
-    }
-    let last = last.expect("every attempt conflicted");
-    Err(E::from(RuntimeError::new(
-        "E0596",
-        format!(
-            "the transaction conflicted with concurrent ones {MAX_ATTEMPTS} times in a row and was given up (last: {last})"
-        ),
-        "nothing was committed; run it again, or have fewer writers change the same rows at once",
-    )))
 }

@@ -11,8 +11,7 @@
 //! least what the encodings in `encoding::{key, row}` and the checksum of
 //! `store::checked` produce.
 
-use crate::aggregates::aggregate_tree;
-use crate::rows::{bound_tree, index_tree, refcount_tree, small_tree, table_tree};
+use crate::rows::{aggregate_tree, bound_tree, index_tree, refcount_tree, small_tree, table_tree};
 use rqc_plan::{Column, ColumnType, TableSchema};
 
 /// What the checked layer adds to a stored value (its checksum), with

@@ -32,7 +32,7 @@ fn is_disk_full(os_error: Option<i32>) -> bool {
 
 /// An error a transaction's body may return (the runtime's own, or a
 /// library's that can hold one): a conflict among them runs the body again
-/// ([`crate::engine::retrying_as`]).
+/// ([`crate::backoff::retrying_as`]).
 pub trait TransactionError: From<RuntimeError> {
     /// The runtime error this is, if it is one.
     fn runtime(&self) -> Option<&RuntimeError>;
@@ -215,3 +215,14 @@ pub(crate) fn seconds(wait: Duration) -> String {
 }
 
 pub type Result<T> = std::result::Result<T, RuntimeError>;
+
+/// E0594: the run met a shape its plan should never have (the verifier
+/// and the checker let no such plan through): said as a bug, never run
+/// past.
+pub fn internal(what: &str) -> RuntimeError {
+    RuntimeError::new(
+        "E0594",
+        format!("the plan could not be evaluated: {what}"),
+        "this is a bug in rqc; please report it with the program",
+    )
+}

@@ -560,10 +560,4 @@ fn division() -> RuntimeError {
     )
 }
 
-pub fn internal(what: &str) -> RuntimeError {
-    RuntimeError::new(
-        "E0594",
-        format!("the plan could not be evaluated: {what}"),
-        "this is a bug in rqc; please report it with the program",
-    )
-}
+pub use crate::error::internal;

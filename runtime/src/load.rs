@@ -70,7 +70,7 @@ impl Engine {
             return self.load_in_batches(bound, target, source, progress, limit);
         }
         // One write transaction, run again whole if its commit conflicts.
-        let (report, _) = crate::engine::retrying(|| {
+        let (report, _) = crate::backoff::retrying(|| {
             let mut session = self.load_session()?.without_row_keys();
             let mut rejected = Vec::new();
             let (mut written, mut refused, mut read) = (0, 0, 0);

@@ -6,11 +6,11 @@
 
 use crate::error::{Result, RuntimeError};
 use crate::store::{
-    busy, guarded, Checked, LmdbOptions, LmdbStore, MemoryStore, RedbStore, SledStore, Store,
+    guarded, Checked, LmdbOptions, LmdbStore, MemoryStore, RedbStore, SledStore, Store,
     DEFAULT_WAIT, LMDB_FILE, REDB_FILE,
 };
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Which store backs the database.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -166,26 +166,6 @@ fn check_data_file(dir: &Path, backend: Backend) -> Result<()> {
             path.display()
         ))),
         Err(e) => Err(RuntimeError::io_at(&path, e)),
-    }
-}
-
-/// Runs `open` again while it reports the database held by another
-/// process (`Ok(None)`), for at most `wait`; then E0540.
-pub(crate) fn waiting<T>(
-    dir: &Path,
-    wait: Duration,
-    mut open: impl FnMut() -> Result<Option<T>>,
-) -> Result<T> {
-    let deadline = Instant::now() + wait;
-    loop {
-        if let Some(opened) = open()? {
-            return Ok(opened);
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(busy(dir, wait));
-        }
-        std::thread::sleep(left.min(Duration::from_millis(20)));
     }
 }
 

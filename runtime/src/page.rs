@@ -77,7 +77,7 @@ pub fn pageable_scan(entry: &Entry) -> Result<u32> {
     };
     let mut input: &Node = args
         .first()
-        .ok_or_else(|| crate::interp::internal("`take` without its input"))?;
+        .ok_or_else(|| crate::error::internal("`take` without its input"))?;
     loop {
         match &input.op {
             Op::Combinator(
@@ -87,7 +87,7 @@ pub fn pageable_scan(entry: &Entry) -> Result<u32> {
             ) => {
                 input = inner
                     .first()
-                    .ok_or_else(|| crate::interp::internal("`map` without its input"))?;
+                    .ok_or_else(|| crate::error::internal("`map` without its input"))?;
             }
             Op::Combinator(Combinator::Skip, ..) => {
                 return Err(refuse(
@@ -286,7 +286,7 @@ impl crate::engine::Engine {
         let scan = pageable_scan(entry)?;
         let args = &crate::engine::check_args(entry, args)?[..];
         let (bound, accesses) = self.bound_entry(entry)?;
-        let ((mut output, cursor), attempts) = crate::engine::retrying(|| {
+        let ((mut output, cursor), attempts) = crate::backoff::retrying(|| {
             let session = crate::session::Session::read(self.store())?;
             let cursor = PageCursor::new(scan, after.clone());
             let (output, _, cursor) = crate::engine::evaluate_paged(
@@ -301,8 +301,7 @@ impl crate::engine::Engine {
             Ok((output, cursor))
         })?;
         output.attempts = attempts;
-        let cursor =
-            cursor.ok_or_else(|| crate::interp::internal("a paged run lost its cursor"))?;
+        let cursor = cursor.ok_or_else(|| crate::error::internal("a paged run lost its cursor"))?;
         let token = match (&cursor.last, cursor.full) {
             (Some(last), true) => Some(encode_token(entry, self.schema_generation()?, args, last)),
             _ => None,

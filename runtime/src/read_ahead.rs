@@ -163,7 +163,7 @@ impl ReadAhead {
         answers: Vec<BatchAnswer>,
     ) -> crate::error::Result<()> {
         if reads.len() != answers.len() {
-            return Err(crate::interp::internal(
+            return Err(crate::error::internal(
                 "a batch of reads answered with another number of results",
             ));
         }
@@ -209,7 +209,7 @@ impl ReadAhead {
                     }
                 }
                 _ => {
-                    return Err(crate::interp::internal(
+                    return Err(crate::error::internal(
                         "a batch of reads answered out of order",
                     ))
                 }

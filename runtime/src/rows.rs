@@ -5,6 +5,22 @@ use crate::encoding::row::decode_row;
 use crate::error::{Result, RuntimeError};
 use rqc_plan::{IndexSchema, TableSchema, Value};
 
+/// The catalog's tree (`catalog.rs`): the format, the installed schema and
+/// program, and the generation below.
+pub(crate) const CATALOG: &str = "__catalog";
+
+/// The schema's generation, in the catalog: bumped by every install that
+/// changes the schema. Every commit of a mutation expects the generation
+/// its engine installed or opened (`WriteTxn::expect`), so a process
+/// holding an older schema cannot write past rules it does not know
+/// (E0550).
+pub const GENERATION_KEY: &[u8] = b"generation";
+
+/// The tree of aggregate `name` over `table`.
+pub fn aggregate_tree(table: &str, name: &str) -> String {
+    format!("a:{table}:{name}")
+}
+
 const TABLE_TREE_PREFIX: &str = "t:";
 
 pub fn table_tree(table: &str) -> String {

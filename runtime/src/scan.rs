@@ -3,8 +3,8 @@
 use crate::bound::BoundTable;
 use crate::encoding::key::{encode_component, encode_key, encode_string_prefix};
 use crate::entry_bytes::clamp_end;
+use crate::error::internal;
 use crate::error::Result;
-use crate::interp::internal;
 use crate::interp::Interp;
 use crate::rows::decode_record;
 use crate::store::prefix_end;
@@ -129,7 +129,7 @@ impl<'p> Interp<'p, '_> {
             .copied()
             .unwrap_or(false);
         let Some(end) = start_of else {
-            return Err(crate::interp::internal(
+            return Err(crate::error::internal(
                 "a `starts_with` range without its prefix",
             ));
         };
@@ -165,7 +165,7 @@ impl<'p> Interp<'p, '_> {
                 })
             }
             _ => {
-                return Err(crate::interp::internal(
+                return Err(crate::error::internal(
                     "a `starts_with` prefix that is not a String",
                 ))
             }

@@ -14,7 +14,8 @@
 //! transaction and the writes it buffers are not (spec/cost.md §11).
 
 use crate::error::{Result, RuntimeError};
-use crate::live::{changelog, range_read, KeyRange, Logging, WriteSet};
+use crate::live::changelog::{self, Logging};
+use crate::live::ranges::{range_read, KeyRange, WriteSet};
 use crate::read_ahead::{blocked, writes, ReadAhead};
 use crate::store::{BatchRead, Found, Lent, ReadTxn, Store, Tree, WriteTxn};
 use std::collections::HashSet;
@@ -510,7 +511,7 @@ impl<'s> Session<'s> {
             return Ok(());
         };
         if let Some((catalog, generation)) = self.expects {
-            txn.expect(catalog, crate::catalog::GENERATION_KEY, generation)?;
+            txn.expect(catalog, crate::rows::GENERATION_KEY, generation)?;
         }
         if let Some(log) = &self.log {
             if !self.written.is_empty() {
@@ -544,7 +545,7 @@ impl<'s> Session<'s> {
             Txn::Write(txn) if self.wrote => {
                 txn.commit()?;
                 if let Some(log) = &self.log {
-                    log.wake.notify();
+                    log.wake.committed();
                 }
                 Ok(())
             }

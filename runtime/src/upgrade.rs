@@ -40,7 +40,7 @@ impl Engine {
     /// the rows could not all stand, and nothing is written.
     pub fn upgrade(&self) -> Result<Upgraded> {
         let schema = self.installed()?.schema.clone();
-        let (upgraded, _) = crate::engine::retrying(|| {
+        let (upgraded, _) = crate::backoff::retrying(|| {
             let mut session = self.write_session()?;
             let upgraded = upgrade_in(&mut session, &schema)?;
             session.commit()?;

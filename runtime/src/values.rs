@@ -1,8 +1,8 @@
 //! Values during evaluation: data, function values, lazy streams, and lists or records that hold either.
 
 use crate::bound::BoundTable;
+use crate::error::internal;
 use crate::error::Result;
-use crate::interp::internal;
 use crate::store::Tree;
 use rqc_plan::{Node, Value};
 use std::cell::RefCell;

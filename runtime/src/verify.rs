@@ -104,7 +104,7 @@ impl Check<'_> {
     /// Every aggregate's entries against a recount of its table's rows.
     fn aggregates(&mut self, table: &TableSchema, rows: &[Vec<Value>]) {
         for aggregate in &table.aggregates {
-            let tree = crate::aggregates::aggregate_tree(&table.name, &aggregate.name);
+            let tree = crate::rows::aggregate_tree(&table.name, &aggregate.name);
             let Some(stored) = self.entries(&tree) else {
                 continue;
             };

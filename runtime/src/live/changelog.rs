@@ -23,6 +23,23 @@ use crate::error::{Result, RuntimeError};
 use crate::store::{ReadTxn, Tree, WriteTxn};
 use std::collections::HashMap;
 
+/// What a write session tells once its commit is made: the live hub's
+/// wake-up, supplied from above (the changelog does not know the hub).
+pub trait AfterCommit: Sync {
+    /// The commit is made: whoever waits for commits may look.
+    fn committed(&self);
+}
+
+/// Where a write session records its writes: the changelog's tree, the
+/// names of the trees a run writes, and the watcher to wake after the commit.
+pub(crate) struct Logging<'s> {
+    pub tree: Tree,
+    /// The changelog's layout (see [`compact`]).
+    pub compact: bool,
+    pub names: &'s HashMap<Tree, String>,
+    pub wake: &'s dyn AfterCommit,
+}
+
 /// The changelog's tree.
 pub const LOG_TREE: &str = "__live";
 
@@ -204,7 +221,7 @@ pub fn append_install(
     store: &dyn crate::store::Store,
     catalog: crate::store::Tree,
 ) -> Result<u64> {
-    let names = HashMap::from([(catalog, crate::catalog::CATALOG.to_string())]);
+    let names = HashMap::from([(catalog, crate::rows::CATALOG.to_string())]);
     let mut writes = WriteSet::default();
     writes.add(catalog, INSTALLED);
     append(txn, store.tree(LOG_TREE), compact(store), &names, &writes)
@@ -215,7 +232,7 @@ const INSTALLED: &[u8] = b"program";
 
 /// Whether `change` is an install's ([`append_install`]).
 pub fn is_install(change: &Change) -> bool {
-    change.tree == crate::catalog::CATALOG
+    change.tree == crate::rows::CATALOG
 }
 
 fn encode(changes: &[Change]) -> Vec<u8> {

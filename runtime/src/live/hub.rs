@@ -45,6 +45,12 @@ pub struct Wake {
     rung: AtomicU64,
 }
 
+impl super::changelog::AfterCommit for Wake {
+    fn committed(&self) {
+        self.notify();
+    }
+}
+
 impl Bell for Wake {
     fn ring(&self) {
         self.rung.fetch_add(1, Ordering::Relaxed);

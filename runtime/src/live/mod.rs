@@ -17,22 +17,9 @@ mod round;
 mod subscribe;
 mod wakeup;
 
+pub(crate) use changelog::Logging;
 pub use events::{apply, Event};
-pub(crate) use hub::Wake;
 pub use hub::{Hub, LiveStats, POLL, POLL_RUNG};
 pub use query::Recompile;
 pub use ranges::{range_read, KeyRange, WriteSet};
 pub use subscribe::{Resume, Subscription, WatchOptions};
-
-use crate::store::Tree;
-use std::collections::HashMap;
-
-/// Where a write session records its writes: the changelog's tree, the
-/// names of the trees a run writes, and the watcher to wake after the commit.
-pub(crate) struct Logging<'s> {
-    pub tree: Tree,
-    /// The changelog's layout (see [`changelog::compact`]).
-    pub compact: bool,
-    pub names: &'s HashMap<Tree, String>,
-    pub wake: &'s Wake,
-}

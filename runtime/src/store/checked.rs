@@ -409,7 +409,7 @@ fn read_batch<T: ReadTxn + ?Sized>(
         .collect();
     let answers = guarded("reading a batch", || txn.read_batch(&cut))?;
     if answers.len() != reads.len() {
-        return Err(crate::interp::internal(
+        return Err(crate::error::internal(
             "a batch of reads answered with another number of results",
         ));
     }
@@ -448,7 +448,7 @@ fn read_batch<T: ReadTxn + ?Sized>(
                 )?,
                 ..Ranged::default()
             })),
-            _ => Err(crate::interp::internal(
+            _ => Err(crate::error::internal(
                 "a batch of reads answered out of order",
             )),
         })
@@ -504,7 +504,7 @@ impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
             return found(None);
         }
         outcome.unwrap_or_else(|| {
-            Err(crate::interp::internal(
+            Err(crate::error::internal(
                 "a point read that found nothing to say",
             ))
         })

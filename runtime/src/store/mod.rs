@@ -43,7 +43,7 @@ pub(crate) use nested::{Buffered, Direct};
 pub use redb_backend::{RedbStore, REDB_FILE};
 pub use sled_backend::SledStore;
 pub(crate) use sled_load::LOAD_ELSEWHERE;
-pub use writer_lock::{busy, DEFAULT_WAIT, WRITER_LOCK_FILE};
+pub use writer_lock::{busy, waiting, DEFAULT_WAIT, WRITER_LOCK_FILE};
 
 use crate::error::Result;
 #[cfg(doc)]

@@ -71,7 +71,7 @@ impl RedbStore {
     pub fn open_waiting(dir: &Path, flush_on_commit: bool, wait: Duration) -> Result<RedbStore> {
         std::fs::create_dir_all(dir).map_err(|e| RuntimeError::io_at(dir, e))?;
         let file = dir.join(REDB_FILE);
-        let db = crate::open::waiting(dir, wait, || match redb::Database::create(&file) {
+        let db = crate::store::waiting(dir, wait, || match redb::Database::create(&file) {
             Ok(db) => Ok(Some(db)),
             Err(redb::DatabaseError::DatabaseAlreadyOpen) => Ok(None),
             Err(redb::DatabaseError::Storage(redb::StorageError::Io(error))) => {

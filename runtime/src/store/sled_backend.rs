@@ -49,7 +49,7 @@ impl SledStore {
     /// file lock from background threads a moment after the last handle
     /// is dropped, so a reopen right after a close waits for it too.
     pub fn open_waiting(dir: &Path, flush_on_commit: bool, wait: Duration) -> Result<SledStore> {
-        let db = crate::open::waiting(dir, wait, || match sled::Config::new().path(dir).open() {
+        let db = crate::store::waiting(dir, wait, || match sled::Config::new().path(dir).open() {
             Ok(db) => Ok(Some(db)),
             Err(sled::Error::Io(error)) if lock_is_busy(&error) => Ok(None),
             Err(sled::Error::Io(error)) => Err(RuntimeError::io_at(dir, error)),

@@ -113,3 +113,23 @@ pub fn busy(dir: &Path, wait: Duration) -> RuntimeError {
         "nothing was written; run it again when the other writer is done, or wait longer with `--wait 30s` (`OpenOptions::wait` in the library)",
     )
 }
+
+/// Runs `open` again while it reports the database held by another
+/// process (`Ok(None)`), for at most `wait`; then E0540.
+pub fn waiting<T>(
+    dir: &Path,
+    wait: Duration,
+    mut open: impl FnMut() -> Result<Option<T>>,
+) -> Result<T> {
+    let deadline = Instant::now() + wait;
+    loop {
+        if let Some(opened) = open()? {
+            return Ok(opened);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(busy(dir, wait));
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+}
