@@ -674,9 +674,26 @@ impl Checker<'_> {
         // element; the elements `distinct` and `group_by` compare.
         let walked = match op {
             "flat_map" | "flatten" => self.note_value_size(&ty, span),
-            "distinct" | "group_by" => {
-                self.note_value_size(&Ty::list(elem_walked, size.clone()), span)
-            }
+            "distinct" => self.note_value_size(&Ty::list(elem_walked, size.clone()), span),
+            // The keys are compared (and each group holds its key), and
+            // the elements are put into their groups.
+            "group_by" => match &ty {
+                Ty::List(group, _) => match group.as_ref() {
+                    Ty::Record(fields) => {
+                        let key = fields.iter().find(|(n, _)| n == "key").map(|(_, t)| t);
+                        let keys = key
+                            .map(|key| {
+                                self.note_value_size(&Ty::list(key.clone(), size.clone()), span)
+                            })
+                            .unwrap_or_else(Poly::zero);
+                        keys.plus(&size)
+                    }
+                    _ => Poly::zero(),
+                },
+                _ => Poly::zero(),
+            },
+            // A sort compares about log2(k) times per element.
+            "sort_by" => size.times(&Poly::constant(log2_ceiling(&size))),
             _ => Poly::zero(),
         };
         let cost = cost.plus(&crate::cost::Cost::steps(walked));
@@ -712,5 +729,15 @@ fn count_upper(ty: &Ty) -> (Option<Poly>, Option<String>) {
             interval.why_unbounded(),
         ),
         _ => (Some(Poly::zero()), None),
+    }
+}
+
+/// ⌈log2 k⌉ for the most elements `size` may hold, at least 1: the
+/// comparisons a sort makes per element. A length not known yet (a
+/// function's measure) takes 32, the most a list may have.
+fn log2_ceiling(size: &Poly) -> u64 {
+    match size.max_value() {
+        Some(most) => u64::from(64 - most.saturating_sub(1).leading_zeros()).max(1),
+        None => 32,
     }
 }

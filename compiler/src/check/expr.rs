@@ -335,7 +335,9 @@ impl<'p> Checker<'p> {
             }
             ExprKind::Name(ident) => self.check_name(ident),
             ExprKind::Record(fields) => {
-                let mut cost = Cost::zero();
+                // A step per field made (a lambda's body is made again
+                // at each application).
+                let mut cost = Cost::steps(Poly::constant(fields.len() as u64));
                 let mut tys = Vec::new();
                 let mut tirs = Vec::new();
                 // The names given so far, in a set once there are many (a
@@ -370,7 +372,8 @@ impl<'p> Checker<'p> {
                 )
             }
             ExprKind::List(items) => {
-                let mut cost = Cost::zero();
+                // A step per element made, as for a record.
+                let mut cost = Cost::steps(Poly::constant(items.len() as u64));
                 let mut first = Ty::Error;
                 // Every element's sizes and costs, not the first's.
                 let mut elems = Vec::new();

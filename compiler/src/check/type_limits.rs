@@ -110,8 +110,8 @@ impl Checker<'_> {
         )
         .help
         .push(
-            "a list the program builds may be long while reading nothing, and going through it in a lambda applied to each element of another multiplies the two; \
-             go through a shorter list, or compute the inner work once with `let`, outside the lambda"
+            "a list the program builds may be long while reading nothing, and work in a lambda is done once per element it is applied to; \
+             go through, sort or build shorter lists, or compute the inner work once with `let`, outside the lambda"
                 .into(),
         );
     }
