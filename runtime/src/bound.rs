@@ -1,4 +1,4 @@
-//! A schema bound to one store: every table's rows, indexes and counters resolved to tree handles, its references to table positions, its column names shared by every row read.
+//! A schema bound to one store: every table's rows, indexes, counters and cascades resolved to tree handles, its references to table positions, its column names shared by every row read.
 //!
 //! Built once when a program is installed, so that no run formats, hashes
 //! or compares a tree's or a table's name.
@@ -7,7 +7,8 @@ use crate::rows::{
     aggregate_tree, auto_tree, bound_tree, index_tree, refcount_tree, small_tree, table_tree,
 };
 use crate::store::{Store, Tree};
-use rqc_plan::{Schema, TableSchema};
+use rqc_plan::{OnDelete, Schema, TableSchema};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One table and where its data lives.
@@ -31,7 +32,7 @@ pub struct BoundTable {
     pub referenced: bool,
     /// The columns of other tables (or this one) that reference this
     /// table with `on delete`: what deleting a row also does.
-    pub cascades: Vec<crate::cascade::BoundCascade>,
+    pub cascades: Vec<BoundCascade>,
     /// For each column that is a `ref`, the referenced table's position.
     pub references: Vec<Option<usize>>,
     /// The column names, shared by the records of every row read.
@@ -50,7 +51,7 @@ pub struct Tables {
 impl Tables {
     pub fn new(store: &dyn Store, schema: &Schema) -> Tables {
         let position = |name: &str| schema.tables.iter().position(|t| t.name == name);
-        let mut cascades = crate::cascade::bind_all(store, schema);
+        let mut cascades = bind_all(store, schema);
         let tables = schema
             .tables
             .iter()
@@ -182,4 +183,61 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
             "recompile the program; the plan and the schema come from different versions",
         )),
     }
+}
+
+/// A column that cascades into a table, bound to the store: where its
+/// island is read.
+pub struct BoundCascade {
+    /// The referencing table's position.
+    pub table: usize,
+    /// The referencing column's position in it.
+    pub column: usize,
+    pub action: OnDelete,
+    /// The referencing table's rows (the key begins with the column) or
+    /// the index that begins with it.
+    pub tree: Tree,
+    /// Whether the column runs descending in that tree.
+    pub descending: bool,
+    /// The island's most rows (the column's `bound`).
+    pub limit: u64,
+}
+
+/// The columns that cascade into each table, by the referenced table's
+/// name (those whose island the verifier found; it refuses a schema with
+/// any other).
+pub fn bind_all(store: &dyn Store, schema: &Schema) -> HashMap<String, Vec<BoundCascade>> {
+    schema
+        .cascades_by_target()
+        .into_iter()
+        .map(|(table, cascades)| (table, bind(store, schema, cascades)))
+        .collect()
+}
+
+fn bind(
+    store: &dyn Store,
+    schema: &Schema,
+    cascades: Vec<rqc_plan::cascade::Cascade>,
+) -> Vec<BoundCascade> {
+    cascades
+        .into_iter()
+        .filter_map(|cascade| {
+            let island = cascade.island?;
+            let referencing = &schema.tables[cascade.table];
+            let (tree, descending) = match island.index {
+                None => (crate::rows::table_tree(&referencing.name), false),
+                Some(i) => (
+                    crate::rows::index_tree(&referencing.name, &referencing.indexes[i].name),
+                    referencing.indexes[i].descending[0],
+                ),
+            };
+            Some(BoundCascade {
+                table: cascade.table,
+                column: cascade.column,
+                action: cascade.action,
+                tree: store.tree(&tree),
+                descending,
+                limit: island.limit,
+            })
+        })
+        .collect()
 }

@@ -15,66 +15,10 @@ use crate::encoding::row::decode_row;
 use crate::error::{Result, RuntimeError};
 use crate::rows::primary_key;
 use crate::session::Session;
-use crate::store::{prefix_end, Store, Tree};
-use rqc_plan::{OnDelete, Schema, Value};
-use std::collections::HashMap;
+use crate::store::prefix_end;
+use rqc_plan::{OnDelete, Value};
 
-/// A column that cascades into a table, bound to the store: where its
-/// island is read.
-pub struct BoundCascade {
-    /// The referencing table's position.
-    pub table: usize,
-    /// The referencing column's position in it.
-    pub column: usize,
-    pub action: OnDelete,
-    /// The referencing table's rows (the key begins with the column) or
-    /// the index that begins with it.
-    pub tree: Tree,
-    /// Whether the column runs descending in that tree.
-    pub descending: bool,
-    /// The island's most rows (the column's `bound`).
-    pub limit: u64,
-}
-
-/// The columns that cascade into each table, by the referenced table's
-/// name (those whose island the verifier found; it refuses a schema with
-/// any other).
-pub fn bind_all(store: &dyn Store, schema: &Schema) -> HashMap<String, Vec<BoundCascade>> {
-    schema
-        .cascades_by_target()
-        .into_iter()
-        .map(|(table, cascades)| (table, bind(store, schema, cascades)))
-        .collect()
-}
-
-fn bind(
-    store: &dyn Store,
-    schema: &Schema,
-    cascades: Vec<rqc_plan::cascade::Cascade>,
-) -> Vec<BoundCascade> {
-    cascades
-        .into_iter()
-        .filter_map(|cascade| {
-            let island = cascade.island?;
-            let referencing = &schema.tables[cascade.table];
-            let (tree, descending) = match island.index {
-                None => (crate::rows::table_tree(&referencing.name), false),
-                Some(i) => (
-                    crate::rows::index_tree(&referencing.name, &referencing.indexes[i].name),
-                    referencing.indexes[i].descending[0],
-                ),
-            };
-            Some(BoundCascade {
-                table: cascade.table,
-                column: cascade.column,
-                action: cascade.action,
-                tree: store.tree(&tree),
-                descending,
-                limit: island.limit,
-            })
-        })
-        .collect()
-}
+use crate::bound::BoundCascade;
 
 /// Deletes or updates the rows that reference `row` (a row of `t` about to
 /// be deleted) through a column with `on delete`. Whether any was

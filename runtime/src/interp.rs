@@ -53,7 +53,7 @@ pub struct Interp<'p, 's> {
     read_ahead_bodies: std::collections::HashMap<*const Node, bool>,
     /// The scan a paged run walks, where it resumes and where it ended
     /// (`page`); `None` for a plain run.
-    pub(crate) page: Option<crate::page::PageCursor>,
+    pub(crate) page: Option<crate::scan::PageCursor>,
 }
 
 impl<'p, 's> Interp<'p, 's> {

@@ -37,28 +37,7 @@ pub struct Page {
     pub token: Option<String>,
 }
 
-/// The paged scan of one run: where it resumes, and where it ended.
-pub(crate) struct PageCursor {
-    /// The node id of the scan the pages walk.
-    pub(crate) scan: u32,
-    /// Read only entries after this key (the previous page's last).
-    pub(crate) after: Option<Vec<u8>>,
-    /// The key of the last entry this run read from the scan.
-    pub(crate) last: Option<Vec<u8>>,
-    /// Whether the read returned every row it was asked for.
-    pub(crate) full: bool,
-}
-
-impl PageCursor {
-    pub(crate) fn new(scan: u32, after: Option<Vec<u8>>) -> PageCursor {
-        PageCursor {
-            scan,
-            after,
-            last: None,
-            full: false,
-        }
-    }
-}
+pub(crate) use crate::scan::PageCursor;
 
 /// The scan a pageable entry's pages walk (its node id), or E0532.
 pub fn pageable_scan(entry: &Entry) -> Result<u32> {
