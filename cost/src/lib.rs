@@ -186,3 +186,33 @@ pub fn class(cost: &Cost) -> &'static str {
         "O(log N)"
     }
 }
+
+/// The most values one walked value may hold (a comparison's operands, a
+/// flattened list, …) when it holds no rows (E0423 in the checker).
+pub const MAX_VALUE_PARTS: u64 = 1 << 20;
+
+/// How many walks of the largest value a definition may make: its steps
+/// are held to [`steps_room`] (spec/cost.md §2, "Steps").
+pub const MAX_WALKS: u64 = 16;
+
+/// The most steps a query or mutation that may read `rows` rows may take:
+/// [`MAX_WALKS`] times the largest value it may walk, [`MAX_VALUE_PARTS`]
+/// or `(rows + 1)²` (rows compared pairwise). The checker refuses past it
+/// (E0426), and so does the plan verifier (E0634).
+pub fn steps_room(rows: u64) -> u64 {
+    let room = rows.saturating_add(1);
+    room.saturating_mul(room)
+        .max(MAX_VALUE_PARTS)
+        .saturating_mul(MAX_WALKS)
+}
+
+/// The steps of a sort of at most `size` elements: `⌈log2 k⌉` comparisons
+/// per element for the most elements `k` (at least one), or 32 per
+/// element where the length is not a number yet (a function's measure).
+pub fn sort_steps(size: &Poly) -> Poly {
+    let per_element = match size.max_value() {
+        Some(most) => u64::from(64 - most.saturating_sub(1).leading_zeros()).max(1),
+        None => 32,
+    };
+    size.times(&Poly::constant(per_element))
+}

@@ -693,7 +693,7 @@ impl Checker<'_> {
                 _ => Poly::zero(),
             },
             // A sort compares about log2(k) times per element.
-            "sort_by" => size.times(&Poly::constant(log2_ceiling(&size))),
+            "sort_by" => crate::cost::sort_steps(&size),
             _ => Poly::zero(),
         };
         let cost = cost.plus(&crate::cost::Cost::steps(walked));
@@ -729,15 +729,5 @@ fn count_upper(ty: &Ty) -> (Option<Poly>, Option<String>) {
             interval.why_unbounded(),
         ),
         _ => (Some(Poly::zero()), None),
-    }
-}
-
-/// ⌈log2 k⌉ for the most elements `size` may hold, at least 1: the
-/// comparisons a sort makes per element. A length not known yet (a
-/// function's measure) takes 32, the most a list may have.
-fn log2_ceiling(size: &Poly) -> u64 {
-    match size.max_value() {
-        Some(most) => u64::from(64 - most.saturating_sub(1).leading_zeros()).max(1),
-        None => 32,
     }
 }

@@ -18,18 +18,12 @@ pub const MAX_TYPE_DEPTH: usize = 100;
 /// a]`) while its type stays small; comparing or printing it walks every
 /// element, so 24 such `let`s made a query printed `seeks ≤ 0 rows ≤ 0`
 /// run 18 s in 2.6 GB (adversary finding). A value built from rows holds
-/// what the rows read bound; this limit is on what a program builds.
-pub const MAX_VALUE_PARTS: u64 = 1 << 20;
-
-/// How many values of the largest size a query or mutation may walk: its
-/// steps (values visited in memory: elements a combinator goes through,
-/// parts of values compared or flattened) are held to this many times
-/// [`MAX_VALUE_PARTS`], or times `(r + 1)²` for `r` rows (E0426). A list
-/// built by doubling may be 2^20 long while reading nothing, and a
-/// combinator over it inside another's function multiplies the two: 2^40
-/// steps for a query printed `rows ≤ 0` (adversary finding). A constant
-/// number of walks of the largest values stays within it.
-pub const MAX_WALKS: u64 = 16;
+/// what the rows read bound; this limit is on what a program builds. The
+/// steps (values visited in memory) are held to `rqc_cost::steps_room`: a
+/// list built by doubling may be 2^20 long while reading nothing, and a
+/// combinator over it inside another's function multiplies the two (2^40
+/// steps for a query printed `rows ≤ 0`, adversary finding).
+pub use crate::cost::MAX_VALUE_PARTS;
 
 impl Checker<'_> {
     /// `checked`, or E0423 when its type passes the limits.
@@ -77,9 +71,8 @@ impl Checker<'_> {
         steps
     }
 
-    /// E0426 when an entry point's steps may pass [`MAX_WALKS`] times the
-    /// largest value it may walk: [`MAX_VALUE_PARTS`], or `(r + 1)²` for
-    /// the `r` rows it may read (rows compared pairwise). A definition with
+    /// E0426 when an entry point's steps may pass `rqc_cost::steps_room`
+    /// for the rows it may read. A definition with
     /// errors, or whose rows are unbounded (reported as such), is not
     /// judged. A function's steps are a formula of its callers' measures,
     /// added to each caller's.
@@ -90,11 +83,7 @@ impl Checker<'_> {
         let Some(rows) = cost.rows.max_value() else {
             return;
         };
-        let room = rows.saturating_add(1);
-        let room = room
-            .saturating_mul(room)
-            .max(MAX_VALUE_PARTS)
-            .saturating_mul(MAX_WALKS);
+        let room = crate::cost::steps_room(rows);
         let steps = cost.steps.max_value();
         if steps.is_some_and(|steps| steps <= room) {
             return;

@@ -191,6 +191,35 @@ impl<'p> Abs<'p> {
         }
     }
 
+    /// The values this may hold, every list at its longest: the steps a
+    /// walk of it takes (spec/cost.md §2, "Steps"; the checker's
+    /// `Ty::values`). Each shared part is counted once per pointer, as
+    /// [`Abs::holds`] visits it, so the count takes time linear in the plan.
+    pub fn values(&self) -> Poly {
+        self.values_memo(&mut HashMap::new())
+    }
+
+    fn values_memo(&self, memo: &mut HashMap<usize, Poly>) -> Poly {
+        if let Some(known) = self.shared().and_then(|p| memo.get(&p)) {
+            return known.clone();
+        }
+        let sum = |parts: &mut dyn Iterator<Item = &Abs<'p>>, memo: &mut HashMap<usize, Poly>| {
+            parts.fold(Poly::zero(), |sum, part| sum.plus(&part.values_memo(memo)))
+        };
+        let values = match self {
+            Abs::Nothing => Poly::zero(),
+            Abs::Opt(inner) => inner.values_memo(memo),
+            Abs::List(element, len) => len.times(&element.values_memo(memo)),
+            Abs::Literal(items) => sum(&mut items.iter(), memo),
+            Abs::Record(record) => sum(&mut record.fields.iter().map(|(_, v)| v), memo),
+            Abs::Null | Abs::Scalar(_) | Abs::Stream(_) | Abs::Fns(_) => Poly::constant(1),
+        };
+        if let Some(shared) = self.shared() {
+            memo.insert(shared, values.clone());
+        }
+        values
+    }
+
     /// The pointer of a shared part (a literal's items, a record's fields).
     fn shared(&self) -> Option<usize> {
         match self {

@@ -16,7 +16,7 @@ use super::narrowing::{Comparison, Condition, Narrowed};
 use super::plan_fault;
 use crate::error::Result;
 use rqc_cost::{Cost, Interval, Poly, Relation, CEILING};
-use rqc_plan::{Bound, Entry, EntryKind, Node, Op, Schema, COMMIT_ROUND_TRIPS};
+use rqc_plan::{BinOp, Bound, Entry, EntryKind, Node, Op, Schema, COMMIT_ROUND_TRIPS};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -141,6 +141,7 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
     };
     verifier.within(root, &claim, &total)?;
     verifier.within(root, &entry.bound, &total)?;
+    verifier.steps_within(root, &total)?;
     let figure = |poly: &Poly| poly.max_value().unwrap_or(u64::MAX);
     Ok(Bound {
         seeks: figure(&total.seeks),
@@ -226,6 +227,28 @@ impl<'p> Verifier<'p> {
 
     /// The claimed bound holds the recomputed cost, and is within the
     /// ceiling.
+    /// E0634 when the plan may take more steps in memory than the
+    /// checker lets a definition that reads as many rows take
+    /// (`rqc_cost::steps_room`): a forged plan is held to it as a checked
+    /// one is (spec/cost.md §2, "Steps").
+    fn steps_within(&self, node: &Node, cost: &Cost) -> Result<()> {
+        let rows = cost.rows.max_value().unwrap_or(u64::MAX);
+        let room = rqc_cost::steps_room(rows);
+        match cost.steps.max_value() {
+            Some(steps) if steps <= room => Ok(()),
+            steps => self.fault(
+                "E0634",
+                node,
+                format!(
+                    "it may take {} steps in memory, more than the {room} a plan reading {rows} rows may take",
+                    steps.map_or("more than 2^64".to_string(), |s| s.to_string())
+                ),
+            ),
+        }
+    }
+
+    /// Each claimed measure (seeks, rows, round trips; the steps are
+    /// claimed by no plan, and held by [`Verifier::steps_within`]).
     fn within(&self, node: &Node, claim: &Bound, cost: &Cost) -> Result<()> {
         let claimed = [claim.seeks, claim.rows, claim.round_trips];
         for ((measure, poly), claimed) in cost.measures().into_iter().zip(claimed) {
@@ -361,7 +384,9 @@ impl<'p> Verifier<'p> {
                 Eval { value, ..out }
             }
             Op::Record(fields) => {
+                // A step per field made (spec/cost.md §2, "Steps").
                 let mut sum = Eval::free(Abs::Nothing);
+                sum.cost = Cost::steps(Poly::constant(fields.len() as u64));
                 let mut values = Vec::with_capacity(fields.len());
                 for (name, value) in fields {
                     let out = self.eval(value, scope)?;
@@ -377,6 +402,10 @@ impl<'p> Verifier<'p> {
             }
             Op::List(items) => {
                 let (values, mut sum) = self.all(items, scope)?;
+                // A step per element made.
+                sum.cost = sum
+                    .cost
+                    .plus(&Cost::steps(Poly::constant(items.len() as u64)));
                 let literal = Abs::Literal(Rc::new(values));
                 // Elements of kinds that cannot meet are refused here.
                 if let Err(clash) = literal.as_list() {
@@ -396,9 +425,19 @@ impl<'p> Verifier<'p> {
                 self.data(a, &left)?;
                 self.data(b, &right)?;
                 self.record_comparison(node, *op, (a, b), (&left.value, &right.value), scope);
+                // A comparison walks both values whole: a step per value.
+                let walked = match op {
+                    BinOp::Eq
+                    | BinOp::NotEq
+                    | BinOp::Lt
+                    | BinOp::LtEq
+                    | BinOp::Gt
+                    | BinOp::GtEq => Cost::steps(left.value.values().plus(&right.value.values())),
+                    _ => Cost::zero(),
+                };
                 Eval {
                     value: self.binary(node, *op, &left.value, &right.value)?,
-                    cost: left.cost.plus(&right.cost),
+                    cost: left.cost.plus(&right.cost).plus(&walked),
                     writes: left.writes || right.writes,
                 }
             }

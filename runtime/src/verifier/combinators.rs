@@ -63,6 +63,12 @@ impl<'p> Verifier<'p> {
                 None => return self.fault("E0625", node, "a stream read as a list".into()),
             }
         };
+        // A combinator over a list goes through its elements: a step each,
+        // and a sort about log2(k) per element (spec/cost.md §2, "Steps").
+        out.cost = out.cost.plus(&Cost::steps(k.clone()));
+        if matches!(c, Combinator::SortBy { .. }) {
+            out.cost = out.cost.plus(&Cost::steps(rqc_cost::sort_steps(&k)));
+        }
         let list = |element: Abs<'p>, len: Poly| Abs::List(Box::new(element), len);
         out.value = match c {
             Combinator::UnwrapOr => {

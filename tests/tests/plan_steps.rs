@@ -1,0 +1,96 @@
+//! The plan verifier holds a plan's steps in memory (spec/cost.md §2, "Steps") as the checker does: an edited plan whose list literal grew, so that a pairwise walk takes far more steps than its reads allow, is refused with E0634, and the database and the honest program are as before.
+
+use rqc::{Database, Error, OpenOptions, Value};
+use serde_json::{json, Value as Json};
+
+const PAIRS: &str = "
+module pairs
+
+table Unused { id: Int key }
+
+// Two copies of `x`, each compared with each: 2 · 2 comparisons.
+query pairs(x: Int) = {
+  let a0 = [x];
+  let a1 = [a0, a0] |> flatten();
+  a1 |> map(v => a1 |> filter(w => w == v) |> count()) |> sum()
+}
+";
+
+/// The honest program as its plan file holds it.
+fn honest() -> Json {
+    serde_json::to_value(rqc_tests::accepted(PAIRS)).unwrap()
+}
+
+/// Numbers every node of `value` in pre-order, from `next`.
+fn renumber(value: &mut Json, next: &mut u64) {
+    match value {
+        Json::Object(map) => {
+            if map.contains_key("id") && map.contains_key("op") {
+                map.insert("id".into(), json!(*next));
+                *next += 1;
+            }
+            for (key, child) in map.iter_mut() {
+                if key != "id" {
+                    renumber(child, next);
+                }
+            }
+        }
+        Json::Array(items) => items.iter_mut().for_each(|item| renumber(item, next)),
+        _ => {}
+    }
+}
+
+/// The first node whose op is `List` of `Var`s (the literal `[a0, a0]`).
+fn doubled_literal(value: &mut Json) -> Option<&mut Json> {
+    let is_it = value["op"]["List"]
+        .as_array()
+        .is_some_and(|items| !items.is_empty() && items.iter().all(|i| i["op"]["Var"].is_string()));
+    if is_it {
+        return Some(value);
+    }
+    match value {
+        Json::Object(map) => map.values_mut().find_map(doubled_literal),
+        Json::Array(items) => items.iter_mut().find_map(doubled_literal),
+        _ => None,
+    }
+}
+
+fn pairs(db: &Database) -> Value {
+    db.run("pairs", &[7.into()]).unwrap().value
+}
+
+#[test]
+fn a_plan_whose_walk_grew_past_its_steps_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Database::open_with(dir.path().join("db"), OpenOptions::default()).unwrap();
+    db.install_source("pairs.rq", PAIRS).unwrap();
+    assert_eq!(pairs(&db), Value::Int(4));
+
+    // The honest plan installs as it is.
+    let honest_path = dir.path().join("honest.rqc.json");
+    std::fs::write(&honest_path, serde_json::to_vec(&honest()).unwrap()).unwrap();
+    db.install_plan(&honest_path).unwrap();
+    assert_eq!(pairs(&db), Value::Int(4));
+
+    // `[a0, a0]` made `[a0, …, a0]`, 4096 copies: 4096² comparisons, each
+    // walking two values, for a plan that reads nothing.
+    let mut plan = honest();
+    let literal = doubled_literal(&mut plan["entries"][0]["root"]).expect("the literal");
+    let copy = literal["op"]["List"][0].clone();
+    literal["op"]["List"] = Json::Array(vec![copy; 4096]);
+    renumber(&mut plan["entries"][0]["root"], &mut 0);
+    let path = dir.path().join("edited.rqc.json");
+    std::fs::write(&path, serde_json::to_vec(&plan).unwrap()).unwrap();
+    let error = db.install_plan(&path).unwrap_err();
+    let message = match &error {
+        Error::Runtime(e) => format!("[{}] {} — {}", e.code, e.message, e.help),
+        other => panic!("expected a runtime refusal, got {other}"),
+    };
+    assert_eq!(error.code(), "E0634", "{message}");
+    assert!(message.contains("steps in memory"), "{message}");
+    // The honest program still answers.
+    assert_eq!(pairs(&db), Value::Int(4));
+    drop(db);
+    let db = Database::open(dir.path().join("db")).unwrap();
+    assert_eq!(pairs(&db), Value::Int(4));
+}
