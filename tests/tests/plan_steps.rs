@@ -1,4 +1,4 @@
-//! The plan verifier holds a plan's steps in memory (spec/cost.md §2, "Steps") as the checker does: an edited plan whose list literal grew, so that a pairwise walk takes far more steps than its reads allow, is refused with E0634, and the database and the honest program are as before.
+//! The plan verifier holds a plan's steps in memory (spec/cost.md §2, "Steps") as the checker does: an edited plan whose list literal grew (8192 copies), so that a pairwise walk takes far more steps than its reads allow, is refused with E0634, and the database and the honest program are as before.
 
 use rqc::{Database, Error, OpenOptions, Value};
 use serde_json::{json, Value as Json};
@@ -72,12 +72,12 @@ fn a_plan_whose_walk_grew_past_its_steps_is_refused() {
     db.install_plan(&honest_path).unwrap();
     assert_eq!(pairs(&db), Value::Int(4));
 
-    // `[a0, a0]` made `[a0, …, a0]`, 4096 copies: 4096² comparisons, each
+    // `[a0, a0]` made `[a0, …, a0]`, 8192 copies: 8192² comparisons, each
     // walking two values, for a plan that reads nothing.
     let mut plan = honest();
     let literal = doubled_literal(&mut plan["entries"][0]["root"]).expect("the literal");
     let copy = literal["op"]["List"][0].clone();
-    literal["op"]["List"] = Json::Array(vec![copy; 4096]);
+    literal["op"]["List"] = Json::Array(vec![copy; 8192]);
     renumber(&mut plan["entries"][0]["root"], &mut 0);
     let path = dir.path().join("edited.rqc.json");
     std::fs::write(&path, serde_json::to_vec(&plan).unwrap()).unwrap();

@@ -226,6 +226,10 @@ impl<'p> Checker<'p> {
 
     fn check_nested(&mut self, expr: &Expr, expected: Option<&Ty>) -> Checked {
         let mut checked = self.check_inner(expr, expected);
+        // Evaluating the expression is a step itself (spec/cost.md §2,
+        // "Steps"): a lambda's body of a thousand operators costs a
+        // thousand steps at each application.
+        checked.cost = checked.cost.plus(&Cost::steps(Poly::constant(1)));
         let operator = matches!(
             expr.kind,
             ExprKind::Index(..)

@@ -250,9 +250,23 @@ impl Checker<'_> {
         } else {
             field_ty
         };
+        // A record's field is found among its fields: a step per field
+        // (a row's column is found by its position).
+        let width = match &checked.ty {
+            Ty::Record(fields) => fields.len(),
+            Ty::Option(inner) => match inner.as_ref() {
+                Ty::Record(fields) => fields.len(),
+                _ => 0,
+            },
+            _ => 0,
+        };
         Checked::new(
             ty,
-            checked.cost,
+            checked
+                .cost
+                .plus(&crate::cost::Cost::steps(crate::cost::Poly::constant(
+                    width as u64,
+                ))),
             TExpr::Field(Box::new(checked.tir), field.name.clone()),
         )
     }

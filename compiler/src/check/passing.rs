@@ -18,7 +18,7 @@
 
 use super::expr::{Checker, FnSig};
 use super::types::Ty;
-use crate::cost::Var;
+use crate::cost::{Poly, Var};
 use crate::span::Span;
 use crate::syntax::ast::Expr;
 use std::collections::BTreeMap;
@@ -64,6 +64,48 @@ pub fn kept_unapplied(sig: &FnSig, i: usize, generics: &BTreeMap<String, Ty>) ->
             .any(|(_, p)| vars.iter().any(|v| p.mentions(v)))
 }
 
+/// `ret` with the parameter's type `param` replaced by the argument's
+/// `arg`: where it is `param` itself (`keep(f) = f`), and where it is a
+/// function of `param`'s types that costs what `param` costs and constant
+/// steps of its own (`wrap(f) = x => f(x)`: the call and its operands, a
+/// step each), which `arg` then costs too when it is a known function. A
+/// delayed lambda's steps are counted where it is applied; the wrapper's
+/// few of its own are not (spec/cost.md §10).
+fn replace_passed(ret: &Ty, param: &Ty, arg: &Ty) -> Ty {
+    let Ty::Fn(assumed) = param else {
+        return ret.replace(param, arg);
+    };
+    let steps = assumed.latent.steps.as_var();
+    ret.map(&|t| {
+        if t == param {
+            return Some(arg.clone());
+        }
+        let (Ty::Fn(found), Some(var)) = (t, steps) else {
+            return None;
+        };
+        let same_work = found.params == assumed.params
+            && found.ret == assumed.ret
+            && found.latent.seeks == assumed.latent.seeks
+            && found.latent.rows == assumed.latent.rows
+            && found.latent.trips == assumed.latent.trips;
+        let own = found.latent.steps.substitute(&var, &Poly::zero());
+        if !same_work
+            || own.any_var(|_| true)
+            || found.latent.steps != assumed.latent.steps.plus(&own)
+        {
+            return None;
+        }
+        Some(match arg {
+            Ty::Fn(given) => {
+                let mut given = given.clone();
+                given.latent.steps = given.latent.steps.plus(&own);
+                Ty::Fn(given)
+            }
+            other => other.clone(),
+        })
+    })
+}
+
 impl Checker<'_> {
     /// The signature's result with each kept argument in place of its
     /// parameter's type; E0425 where the result still holds a function
@@ -78,7 +120,7 @@ impl Checker<'_> {
     ) -> Ty {
         let mut ret = sig.ret.clone();
         for (i, arg) in kept {
-            ret = ret.replace(&sig.params[*i].1, arg);
+            ret = replace_passed(&ret, &sig.params[*i].1, arg);
         }
         for (i, _) in kept {
             let vars = latent_vars(&sig.params[*i].1);

@@ -224,7 +224,7 @@ impl Ty {
 
     /// Rebuilds the type bottom-up; `f` may replace a node (its answer is
     /// not visited again).
-    fn map(&self, f: &dyn Fn(&Ty) -> Option<Ty>) -> Ty {
+    pub(super) fn map(&self, f: &dyn Fn(&Ty) -> Option<Ty>) -> Ty {
         if let Some(replaced) = f(self) {
             return replaced;
         }

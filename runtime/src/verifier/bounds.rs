@@ -150,6 +150,10 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
     })
 }
 
+/// How many times the checker's room of steps a plan may take
+/// ([`Verifier::steps_within`]).
+const PLAN_STEPS_SLACK: u64 = 4;
+
 /// Below this much stack left, evaluating a node first moves to a new
 /// segment: applications nest bodies, each as deep as a plan.
 const STACK_RED_ZONE: usize = 256 << 10;
@@ -204,7 +208,9 @@ impl<'p> Verifier<'p> {
                 format!("verifying it takes more than {MAX_VERIFY_STEPS} steps (lambdas applied to lambdas that apply them, level upon level)"),
             );
         }
-        let out = self.operator(node, scope)?;
+        let mut out = self.operator(node, scope)?;
+        // Evaluating the node is a step itself (spec/cost.md §2, "Steps").
+        out.cost = out.cost.plus(&Cost::steps(Poly::constant(1)));
         for (measure, poly) in out.cost.measures() {
             if poly.max_value().is_none() {
                 let mut names = poly.tables();
@@ -233,7 +239,10 @@ impl<'p> Verifier<'p> {
     /// one is (spec/cost.md §2, "Steps").
     fn steps_within(&self, node: &Node, cost: &Cost) -> Result<()> {
         let rows = cost.rows.max_value().unwrap_or(u64::MAX);
-        let room = rqc_cost::steps_room(rows);
+        // A plan has more nodes than its source had expressions (a `let`
+        // is a node of its own, a call is inlined with its arguments), so
+        // the checked program's steps are within a few times its room.
+        let room = rqc_cost::steps_room(rows).saturating_mul(PLAN_STEPS_SLACK);
         match cost.steps.max_value() {
             Some(steps) if steps <= room => Ok(()),
             steps => self.fault(
@@ -379,7 +388,12 @@ impl<'p> Verifier<'p> {
                 return self.fault("E0621", node, "a tuple outside a range's end".into())
             }
             Op::Field(base, name) => {
-                let out = self.eval(base, scope)?;
+                let mut out = self.eval(base, scope)?;
+                // A record's field is found among its fields: a step each.
+                if let Abs::Record(record) = out.value.unwrapped() {
+                    let width = Poly::constant(record.fields.len() as u64);
+                    out.cost = out.cost.plus(&Cost::steps(width));
+                }
                 let value = self.field(node, &out.value, name)?;
                 Eval { value, ..out }
             }
