@@ -42,8 +42,10 @@ fn diamond(depth: usize) -> String {
 
 #[test]
 fn a_diamond_of_helpers_is_refused_quickly_with_e0422_and_its_neighbour_planned() {
-    // 2^40 copies: without the limit this would never finish.
-    let source = diamond(40);
+    // 2^17 copies, past the 100,000 a plan may take, and steps within
+    // what a query may take (2^40 copies are refused by their steps
+    // first, E0426: below).
+    let source = diamond(17);
     let compilation = compile(&[("m.rq".to_string(), source.clone())]);
     assert_eq!(
         codes(&compilation),
@@ -53,7 +55,7 @@ fn a_diamond_of_helpers_is_refused_quickly_with_e0422_and_its_neighbour_planned(
     );
     let diagnostic = &compilation.diagnostics[0];
     assert!(
-        diagnostic.message.contains("`m.p40`"),
+        diagnostic.message.contains("`m.p17`"),
         "{}",
         diagnostic.message
     );
@@ -75,13 +77,27 @@ fn a_diamond_of_helpers_is_refused_quickly_with_e0422_and_its_neighbour_planned(
 }
 
 #[test]
+fn a_diamond_too_deep_to_plan_is_refused_by_its_steps_first() {
+    // 2^40 copies: the checker counts their steps (E0426) before any
+    // plan is built, so this finishes at once too.
+    let compilation = compile(&[("m.rq".to_string(), diamond(40))]);
+    assert_eq!(
+        codes(&compilation),
+        ["E0426"],
+        "{:?}",
+        compilation.diagnostics
+    );
+    assert_eq!(planned(&compilation), ["shallow"]);
+}
+
+#[test]
 fn the_editor_shows_a_refused_plan_as_rejected() {
     // Like the language server, on the compiler's deep stack.
     rqc_compiler::stack::with_deep_stack(editor_shows_a_refused_plan_as_rejected);
 }
 
 fn editor_shows_a_refused_plan_as_rejected() {
-    let source = diamond(30);
+    let source = diamond(17);
     let analysis = Analysis::new(&[("m.rq".to_string(), source.clone())]);
     let deep = source.find("deep").unwrap();
     let shown = hover(&analysis, "m.rq", deep).expect("a hover");

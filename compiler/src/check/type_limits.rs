@@ -92,7 +92,7 @@ impl Checker<'_> {
         self.error(
             "E0426",
             format!(
-                "this definition may take {shown} steps in memory (elements gone through, values compared), more than the {room} one that reads {rows} rows may take"
+                "this definition may take {shown} steps in memory (operators evaluated, elements gone through, values compared), more than the {room} one that reads {rows} rows may take"
             ),
             span,
             "too much work in memory",
