@@ -36,8 +36,20 @@ pub struct ReplArgs {
     echo: bool,
     /// How long a transaction opened by `:begin` waits for the next input
     /// before it is rolled back (and the next input says so).
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = super::run::parse_wait)]
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_idle)]
     idle: Duration,
+}
+
+/// `--idle`: a duration, more than zero (an idle time of zero would roll
+/// every transaction back before its first call could reach it).
+fn parse_idle(text: &str) -> Result<Duration, String> {
+    let idle = super::run::parse_wait(text)?;
+    if idle.is_zero() {
+        return Err(format!(
+            "`{text}` would roll every transaction back before its first call: give a positive duration, e.g. `60s`"
+        ));
+    }
+    Ok(idle)
 }
 
 pub fn repl(args: ReplArgs) -> Status {

@@ -288,3 +288,22 @@ fn an_idle_transaction_is_rolled_back_and_the_next_input_says_so() {
     // `take(1, 4)` and `take(1, 2)` never stood; `take(1, 1)` ran alone.
     assert_eq!(query(&db, "stock", "id=1"), "9");
 }
+
+/// An idle timeout of zero would roll every transaction back before its
+/// first call: refused as a usage error, with what to write instead.
+#[test]
+fn an_idle_timeout_of_zero_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, program) = shop(dir.path());
+    for zero in ["0s", "0ms", "0"] {
+        let out = super::rqc(&["repl", "--db", &db, &program, "--idle", zero]);
+        assert_eq!(out.status.code(), Some(2), "{zero}: {}", stderr(&out));
+        let text = stderr(&out);
+        assert!(
+            text.contains("would roll every transaction back") && text.contains("`60s`"),
+            "{text}"
+        );
+    }
+    let out = super::rqc(&["repl", "--db", &db, &program, "--idle", "1ms"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
