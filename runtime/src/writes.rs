@@ -167,7 +167,8 @@ fn with_defaults(table: &BoundTable, row: Vec<Option<Value>>) -> Result<Vec<Valu
 }
 
 /// An update's change that overflowed (E0530, E0538): the same code, its
-/// message naming the column and its stored value. Nothing is written: the
+/// message naming the column and the value it held before the change (the
+/// stored one, or what an earlier write of the mutation left). Nothing is written: the
 /// mutation fails as a whole.
 fn overflowed(
     error: RuntimeError,
@@ -182,7 +183,7 @@ fn overflowed(
     RuntimeError::new(
         error.code,
         format!(
-            "{}: the new value of `{}.{name}` (stored: {}) is out of range; nothing was written",
+            "{}: the new value of `{}.{name}` (from {}) is out of range; nothing was written",
             error.message, table.name, old[column]
         ),
         error.help,
