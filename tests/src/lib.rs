@@ -121,3 +121,14 @@ pub fn string_fields(value: &rqc_plan::Value, field: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// The entry point called `name` in a plan file's JSON (for the suites
+/// that edit a plan as an attacker would).
+pub fn plan_entry<'a>(plan: &'a mut serde_json::Value, name: &str) -> &'a mut serde_json::Value {
+    plan["entries"]
+        .as_array_mut()
+        .expect("a plan's entries")
+        .iter_mut()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no entry {name}"))
+}

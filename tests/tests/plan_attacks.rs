@@ -108,15 +108,7 @@ fn refused(plan: Json, code: &str) -> String {
     message
 }
 
-/// The entry point called `name` in a plan.
-fn entry<'a>(plan: &'a mut Json, name: &str) -> &'a mut Json {
-    plan["entries"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|e| e["name"] == name)
-        .unwrap()
-}
+use rqc_tests::plan_entry as entry;
 
 fn table(plan: &mut Json) -> &mut Json {
     &mut plan["schema"]["tables"][0]

@@ -14,6 +14,22 @@ query pairs(x: Int) = {
   let a1 = [a0, a0] |> flatten();
   a1 |> map(v => a1 |> filter(w => w == v) |> count()) |> sum()
 }
+
+// A list doubled and flattened ten times: 2^10 values, walked whole.
+query chain(x: Int) = {
+  let c0 = [x];
+  let c1 = [c0, c0] |> flatten();
+  let c2 = [c1, c1] |> flatten();
+  let c3 = [c2, c2] |> flatten();
+  let c4 = [c3, c3] |> flatten();
+  let c5 = [c4, c4] |> flatten();
+  let c6 = [c5, c5] |> flatten();
+  let c7 = [c6, c6] |> flatten();
+  let c8 = [c7, c7] |> flatten();
+  let c9 = [c8, c8] |> flatten();
+  let c10 = [c9, c9] |> flatten();
+  [c10] |> count()
+}
 ";
 
 /// The honest program as its plan file holds it.
@@ -36,6 +52,25 @@ fn renumber(value: &mut Json, next: &mut u64) {
             }
         }
         Json::Array(items) => items.iter_mut().for_each(|item| renumber(item, next)),
+        _ => {}
+    }
+}
+
+use rqc_tests::plan_entry as entry;
+
+/// Every node whose op is a `List` of `Var`s made `copies` long.
+fn widen_literals(value: &mut Json, copies: usize) {
+    let literal = value["op"]["List"]
+        .as_array()
+        .is_some_and(|items| !items.is_empty() && items.iter().all(|i| i["op"]["Var"].is_string()));
+    if literal {
+        let copy = value["op"]["List"][0].clone();
+        value["op"]["List"] = Json::Array(vec![copy; copies]);
+        return;
+    }
+    match value {
+        Json::Object(map) => map.values_mut().for_each(|v| widen_literals(v, copies)),
+        Json::Array(items) => items.iter_mut().for_each(|v| widen_literals(v, copies)),
         _ => {}
     }
 }
@@ -75,10 +110,11 @@ fn a_plan_whose_walk_grew_past_its_steps_is_refused() {
     // `[a0, a0]` made `[a0, …, a0]`, 8192 copies: 8192² comparisons, each
     // walking two values, for a plan that reads nothing.
     let mut plan = honest();
-    let literal = doubled_literal(&mut plan["entries"][0]["root"]).expect("the literal");
+    let pairs_entry = entry(&mut plan, "pairs");
+    let literal = doubled_literal(&mut pairs_entry["root"]).expect("the literal");
     let copy = literal["op"]["List"][0].clone();
     literal["op"]["List"] = Json::Array(vec![copy; 8192]);
-    renumber(&mut plan["entries"][0]["root"], &mut 0);
+    renumber(&mut pairs_entry["root"], &mut 0);
     let path = dir.path().join("edited.rqc.json");
     std::fs::write(&path, serde_json::to_vec(&plan).unwrap()).unwrap();
     let error = db.install_plan(&path).unwrap_err();
@@ -93,4 +129,23 @@ fn a_plan_whose_walk_grew_past_its_steps_is_refused() {
     drop(db);
     let db = Database::open(dir.path().join("db")).unwrap();
     assert_eq!(pairs(&db), Value::Int(4));
+}
+
+#[test]
+fn a_plan_whose_flattened_value_grew_past_the_value_room_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Database::open_with(dir.path().join("db"), OpenOptions::default()).unwrap();
+    db.install_source("pairs.rq", PAIRS).unwrap();
+    assert_eq!(db.run("chain", &[7.into()]).unwrap().value, Value::Int(1));
+    // Each `[c, c]` made eight copies: the last flatten makes 8^10 = 2^30
+    // values, walked whole, in a plan that reads nothing.
+    let mut plan = honest();
+    let chain = entry(&mut plan, "chain");
+    widen_literals(&mut chain["root"], 8);
+    renumber(&mut chain["root"], &mut 0);
+    let path = dir.path().join("edited.rqc.json");
+    std::fs::write(&path, serde_json::to_vec(&plan).unwrap()).unwrap();
+    let error = db.install_plan(&path).unwrap_err();
+    assert_eq!(error.code(), "E0634", "{error}");
+    assert_eq!(db.run("chain", &[7.into()]).unwrap().value, Value::Int(1));
 }

@@ -42,7 +42,13 @@ impl Checker<'_> {
             let binding = local.span;
             self.refer(ident.span, || Target::Local(binding));
             let local = self.local(&ident.name).expect("found above");
-            return Checked::new(local.ty.clone(), Cost::zero(), local.tir.clone());
+            // An entry point's parameter is copied where it is named (a
+            // `let`'s value is shared): a step per value it may hold.
+            let copied = match local.tir {
+                TExpr::Param(_) => Cost::steps(local.ty.values()),
+                _ => Cost::zero(),
+            };
+            return Checked::new(local.ty.clone(), copied, local.tir.clone());
         }
         match ident.name.as_str() {
             "desc" => return Checked::new(Ty::Order, Cost::zero(), TExpr::Order(true)),
@@ -264,9 +270,7 @@ impl Checker<'_> {
             ty,
             checked
                 .cost
-                .plus(&crate::cost::Cost::steps(crate::cost::Poly::constant(
-                    width as u64,
-                ))),
+                .plus(&Cost::steps(crate::cost::Poly::constant(width as u64))),
             TExpr::Field(Box::new(checked.tir), field.name.clone()),
         )
     }

@@ -72,18 +72,20 @@ impl Checker<'_> {
     }
 
     /// E0426 when an entry point's steps may pass `rqc_cost::steps_room`
-    /// for the rows it may read. A definition with
+    /// for the rows it may read and the values its arguments may hold
+    /// (`passed`). A definition with
     /// errors, or whose rows are unbounded (reported as such), is not
     /// judged. A function's steps are a formula of its callers' measures,
     /// added to each caller's.
-    pub(super) fn steps_within_reads(&mut self, cost: &Cost, span: Span) {
+    pub(super) fn steps_within_reads(&mut self, cost: &Cost, passed: u64, span: Span) {
         if self.diagnostics.iter().any(|d| d.is_error()) {
             return;
         }
         let Some(rows) = cost.rows.max_value() else {
             return;
         };
-        let room = crate::cost::steps_room(rows);
+        let inputs = rows.saturating_add(passed);
+        let room = crate::cost::steps_room(inputs);
         let steps = cost.steps.max_value();
         if steps.is_some_and(|steps| steps <= room) {
             return;
@@ -92,7 +94,7 @@ impl Checker<'_> {
         self.error(
             "E0426",
             format!(
-                "this definition may take {shown} steps in memory (operators evaluated, elements gone through, values compared), more than the {room} one that reads {rows} rows may take"
+                "this definition may take {shown} steps in memory (operators evaluated, elements gone through, values compared), more than the {room} allowed over the {inputs} rows and argument values it may take in"
             ),
             span,
             "too much work in memory",

@@ -82,6 +82,10 @@ pub(super) struct Verifier<'p> {
     /// Each table's row, by position.
     rows: Vec<Abs<'p>>,
     steps: u64,
+    /// The most values of one value the plan walks whole (flattens,
+    /// compares, groups, returns), held to the value room at the end
+    /// ([`Verifier::steps_within`]).
+    pub largest_walk: u64,
     /// The lambdas being applied, outermost first.
     pub applying: Vec<&'p Node>,
     /// The last binding identity given.
@@ -113,6 +117,7 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         ),
         rows: (0..schema.tables.len()).map(|t| row(schema, t)).collect(),
         steps: 0,
+        largest_walk: 0,
         applying: Vec::new(),
         bindings: 0,
         comparisons: Vec::new(),
@@ -135,7 +140,12 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         EntryKind::Mutation => COMMIT_ROUND_TRIPS,
         EntryKind::Query => 0,
     };
-    let total = out.cost.plus(&Cost::constant(0, 0, commit));
+    // The result is encoded whole.
+    let result = verifier.walked(&out.value);
+    let total = out
+        .cost
+        .plus(&Cost::constant(0, 0, commit))
+        .plus(&Cost::steps(result));
     let Some(claim) = root.bound else {
         return verifier.fault("E0632", root, "the plan's root claims no bound".into());
     };
@@ -238,7 +248,32 @@ impl<'p> Verifier<'p> {
     /// (`rqc_cost::steps_room`): a forged plan is held to it as a checked
     /// one is (spec/cost.md §2, "Steps").
     fn steps_within(&self, node: &Node, cost: &Cost) -> Result<()> {
-        let rows = cost.rows.max_value().unwrap_or(u64::MAX);
+        // What the caller passes in counts as what the plan reads.
+        let passed = self
+            .params
+            .iter()
+            .filter_map(|p| p.values().max_value())
+            .fold(0, u64::saturating_add);
+        let rows = cost
+            .rows
+            .max_value()
+            .unwrap_or(u64::MAX)
+            .saturating_add(passed);
+        let walk_room = rows
+            .saturating_add(1)
+            .saturating_mul(rows.saturating_add(1))
+            .max(rqc_cost::MAX_VALUE_PARTS)
+            .saturating_mul(PLAN_STEPS_SLACK);
+        if self.largest_walk > walk_room {
+            return self.fault(
+                "E0634",
+                node,
+                format!(
+                    "it walks a value of {} values whole, more than the {walk_room} a plan over {rows} rows and argument values may",
+                    self.largest_walk
+                ),
+            );
+        }
         // A plan has more nodes than its source had expressions (a `let`
         // is a node of its own, a call is inlined with its arguments), so
         // the checked program's steps are within a few times its room.
@@ -249,11 +284,20 @@ impl<'p> Verifier<'p> {
                 "E0634",
                 node,
                 format!(
-                    "it may take {} steps in memory, more than the {room} a plan reading {rows} rows may take",
+                    "it may take {} steps in memory, more than the {room} a plan over {rows} rows and argument values may take",
                     steps.map_or("more than 2^64".to_string(), |s| s.to_string())
                 ),
             ),
         }
+    }
+
+    /// The values of `value`, a value the run walks whole, as steps; the
+    /// largest one is kept for the value room.
+    pub fn walked(&mut self, value: &Abs<'p>) -> Poly {
+        let values = value.values();
+        let most = values.max_value().unwrap_or(u64::MAX);
+        self.largest_walk = self.largest_walk.max(most);
+        values
     }
 
     /// Each claimed measure (seeks, rows, round trips; the steps are
@@ -324,11 +368,25 @@ impl<'p> Verifier<'p> {
 
     fn operator(&mut self, node: &'p Node, scope: &Scope<'p>) -> Result<Eval<'p>> {
         Ok(match &node.op {
+            // A constant and a parameter are copied where they are
+            // evaluated: a step per value they may hold.
             Op::Const(value) => match super::scalars::constant(value) {
-                Ok(value) => Eval::free(value),
+                Ok(value) => {
+                    let copied = Cost::steps(value.values());
+                    Eval {
+                        cost: copied,
+                        ..Eval::free(value)
+                    }
+                }
                 Err(clash) => return self.clash(node, clash),
             },
-            Op::Param(i) => Eval::free(self.params[*i].clone()),
+            Op::Param(i) => {
+                let value = self.params[*i].clone();
+                Eval {
+                    cost: Cost::steps(value.values()),
+                    ..Eval::free(value)
+                }
+            }
             // The clock: any `Int` (shapes.rs keeps it to mutations).
             Op::Now => Eval::free(super::abstract_value::Abs::int(
                 rqc_cost::Interval::unbounded("now()"),
@@ -446,7 +504,9 @@ impl<'p> Verifier<'p> {
                     | BinOp::Lt
                     | BinOp::LtEq
                     | BinOp::Gt
-                    | BinOp::GtEq => Cost::steps(left.value.values().plus(&right.value.values())),
+                    | BinOp::GtEq => {
+                        Cost::steps(self.walked(&left.value).plus(&self.walked(&right.value)))
+                    }
                     _ => Cost::zero(),
                 };
                 Eval {

@@ -178,6 +178,25 @@ impl<'p> Verifier<'p> {
                 }
             }
         };
+        // What it walks whole: the list it flattens into, the elements
+        // `distinct` compares, the keys `group_by` compares.
+        let walked = match c {
+            Combinator::Flatten | Combinator::FlatMap | Combinator::Distinct => {
+                let result = out.value.clone();
+                self.walked(&result)
+            }
+            Combinator::GroupBy => match out.value.items() {
+                Some((Abs::Record(group), groups)) => {
+                    match group.fields.iter().find(|(name, _)| name == "key") {
+                        Some((_, key)) => self.walked(&list(key.clone(), groups)),
+                        None => Poly::zero(),
+                    }
+                }
+                _ => Poly::zero(),
+            },
+            _ => Poly::zero(),
+        };
+        out.cost = out.cost.plus(&Cost::steps(walked));
         Ok(out)
     }
 
