@@ -94,7 +94,12 @@ impl<'p> Env<'p> {
     }
 
     /// The value of `name`. A list or record is shared from its first use
-    /// on, never copied: each use costs the same whatever its size.
+    /// on, never copied: each use costs the same whatever its size. A
+    /// list, and a record holding a list or record, is shared part by part
+    /// ([`Val::of_shared_parts`]), so that taking its elements or a field
+    /// out copies no more than a pointer each: a lambda applied to each
+    /// element of another list that takes them again would otherwise copy
+    /// the whole list at each application (adversary finding).
     pub fn get(&self, name: &str) -> Option<Val<'p>> {
         let binding = self.binding(name)?;
         let mut value = binding.value.borrow_mut();
@@ -102,19 +107,66 @@ impl<'p> Env<'p> {
             let Val::Data(data) = std::mem::replace(&mut *value, Val::Data(Value::Null)) else {
                 unreachable!("matched above")
             };
-            *value = Val::Shared(Rc::new(data));
+            *value = if holds_parts(&data) {
+                Val::of_shared_parts(data)
+            } else {
+                Val::Shared(Rc::new(data))
+            };
         }
         Some(value.clone())
     }
 
     /// A field of the record `name` stands for, read where it is: only the
-    /// field is copied.
+    /// field is copied (a field that is a list or record is shared, as
+    /// [`Env::get`] shares it).
     pub fn field(&self, name: &str, field: &str) -> Option<Result<Val<'p>>> {
-        Some(self.binding(name)?.value.borrow().field_ref(field))
+        {
+            let value = self.binding(name)?.value.borrow();
+            if matches!(&*value, Val::Data(data) if !holds_parts(data)) {
+                return Some(value.field_ref(field));
+            }
+        }
+        Some(self.get(name)?.field_ref(field))
     }
 }
 
+/// Whether `value` is a list, or a record holding a list or record: what
+/// [`Val::of_shared_parts`] shares part by part.
+fn holds_parts(value: &Value) -> bool {
+    match value {
+        Value::List(_) => true,
+        Value::Record(record) => record_holds_parts(record),
+        _ => false,
+    }
+}
+
+fn record_holds_parts(record: &rqc_plan::Record) -> bool {
+    record
+        .values()
+        .iter()
+        .any(|v| matches!(v, Value::List(_) | Value::Record(_)))
+}
+
 impl<'p> Val<'p> {
+    /// `value` with each list, and each record holding a list or record,
+    /// behind a pointer of its own: its elements and fields are taken out
+    /// by copying pointers, not values. Made once, where a name is first
+    /// used (a copy of the value, once).
+    pub fn of_shared_parts(value: Value) -> Val<'p> {
+        match value {
+            Value::List(items) => Val::List(Rc::new(
+                items.into_iter().map(Val::of_shared_parts).collect(),
+            )),
+            Value::Record(record) if record_holds_parts(&record) => Val::Record(Rc::new(
+                record
+                    .iter()
+                    .map(|(name, v)| (name.clone(), Val::of_shared_parts(v.clone())))
+                    .collect(),
+            )),
+            other => Val::Data(other),
+        }
+    }
+
     /// The data, or an internal error for a function or a stream (the
     /// checker never lets one reach a place that reads data).
     /// A list or record of shared parts is copied out here, once, where
@@ -276,13 +328,12 @@ mod tests {
     #[test]
     fn every_use_of_a_name_shares_its_list() {
         let env = Env::new().bind("a", list());
-        let (Some(Val::Shared(first)), Some(Val::Shared(second))) = (env.get("a"), env.get("a"))
-        else {
+        let (Some(Val::List(first)), Some(Val::List(second))) = (env.get("a"), env.get("a")) else {
             panic!("a list a name stands for is shared");
         };
         assert!(Rc::ptr_eq(&first, &second));
         drop(second);
-        assert_eq!(Val::Shared(first).data().unwrap(), list().data().unwrap());
+        assert_eq!(Val::List(first).data().unwrap(), list().data().unwrap());
     }
 
     #[test]
@@ -299,5 +350,35 @@ mod tests {
         // A number is copied, never shared.
         let env = env.bind("n", Val::Data(Value::Int(5)));
         assert!(matches!(env.get("n"), Some(Val::Data(Value::Int(5)))));
+    }
+
+    #[test]
+    fn the_parts_of_a_shared_list_are_taken_out_without_a_copy() {
+        // A list of lists: each element taken out is the same pointer at
+        // every use, not a copy of the inner list.
+        let inner = Value::List(vec![Value::Int(1), Value::Int(2)]);
+        let env = Env::new().bind("a", Val::Data(Value::List(vec![inner.clone(), inner])));
+        let first = env.get("a").unwrap().items().unwrap();
+        let second = env.get("a").unwrap().items().unwrap();
+        let (Val::List(x), Val::List(y)) = (&first[0], &second[0]) else {
+            panic!("the elements are shared lists: {:?}", first.len());
+        };
+        assert!(Rc::ptr_eq(x, y));
+        // A record holding a list: its field is shared too.
+        let record: rqc_plan::Record = [("rows".to_string(), Value::List(vec![Value::Int(3)]))]
+            .into_iter()
+            .collect();
+        let env = env.bind("h", Val::Data(Value::Record(record)));
+        let (Ok(Val::List(x)), Ok(Val::List(y))) = (
+            env.field("h", "rows").unwrap(),
+            env.field("h", "rows").unwrap(),
+        ) else {
+            panic!("the field is a shared list");
+        };
+        assert!(Rc::ptr_eq(&x, &y));
+        assert_eq!(
+            Val::List(x).data().unwrap(),
+            Value::List(vec![Value::Int(3)])
+        );
     }
 }
