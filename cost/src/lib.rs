@@ -216,3 +216,25 @@ pub fn sort_steps(size: &Poly) -> Poly {
     };
     size.times(&Poly::constant(per_element))
 }
+
+/// The most bytes a string may hold: a join past it is refused at run time
+/// (E0539).
+pub const MAX_STRING_BYTES: u64 = 1 << 24;
+
+/// How many bytes of a string one step stands for where a string is
+/// joined or compared whole.
+pub const STRING_STEP_BYTES: u64 = 4096;
+
+/// The steps of joining or comparing a string of at most `bytes` bytes
+/// (`None`: any length, up to [`MAX_STRING_BYTES`]): one per
+/// [`STRING_STEP_BYTES`], at least one. A string's length is unbounded in
+/// most types (a column without `<= n`), so the cap keeps ordinary
+/// programs within their room while a join of 16 MiB strings at each of
+/// 2^20 elements is not.
+pub fn string_steps(bytes: Option<u64>) -> u64 {
+    bytes
+        .unwrap_or(MAX_STRING_BYTES)
+        .min(MAX_STRING_BYTES)
+        .div_ceil(STRING_STEP_BYTES)
+        .max(1)
+}

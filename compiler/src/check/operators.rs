@@ -90,7 +90,10 @@ impl Checker<'_> {
             // A comparison walks both values whole: a step per value.
             let walked = self
                 .note_value_size(&left.ty, a.span)
-                .plus(&self.note_value_size(&right.ty, b.span));
+                .plus(&self.note_value_size(&right.ty, b.span))
+                .plus(&Poly::constant(
+                    string_steps(&left.ty) + string_steps(&right.ty),
+                ));
             cost = cost.plus(&crate::cost::Cost::steps(walked));
         }
         let numeric = |t: &Ty| matches!(t, Ty::Int(_) | Ty::Float | Ty::Error);
@@ -158,10 +161,15 @@ impl Checker<'_> {
             }
             BinaryOp::Add if matches!(left.ty, Ty::Str(_)) => {
                 self.expect_type(&Ty::string(), &right.ty, b.span, "`+` joins two strings");
-                match (&left.ty, &right.ty) {
+                let joined = match (&left.ty, &right.ty) {
                     (Ty::Str(a), Ty::Str(b)) => Ty::Str(a.plus(b)),
                     _ => Ty::string(),
-                }
+                };
+                // The join copies both strings: a step per 4 KiB.
+                cost = cost.plus(&crate::cost::Cost::steps(Poly::constant(string_steps(
+                    &joined,
+                ))));
+                joined
             }
             _ => {
                 if !numeric(&left.ty) {
@@ -278,5 +286,15 @@ impl Checker<'_> {
             .help
             .push(format!("{what} the values the functions give instead"));
         }
+    }
+}
+
+/// The steps of copying or comparing a string of type `ty` whole
+/// (`rqc_cost::string_steps`); none for another type.
+fn string_steps(ty: &Ty) -> u64 {
+    match ty {
+        Ty::Str(bytes) => crate::cost::string_steps(bytes.max_value()),
+        Ty::Option(inner) => string_steps(inner),
+        _ => 0,
     }
 }

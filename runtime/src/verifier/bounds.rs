@@ -504,13 +504,23 @@ impl<'p> Verifier<'p> {
                     | BinOp::Lt
                     | BinOp::LtEq
                     | BinOp::Gt
-                    | BinOp::GtEq => {
-                        Cost::steps(self.walked(&left.value).plus(&self.walked(&right.value)))
-                    }
+                    | BinOp::GtEq => Cost::steps(
+                        self.walked(&left.value)
+                            .plus(&self.walked(&right.value))
+                            .plus(&Poly::constant(
+                                string_steps(&left.value) + string_steps(&right.value),
+                            )),
+                    ),
                     _ => Cost::zero(),
                 };
+                let value = self.binary(node, *op, &left.value, &right.value)?;
+                // A join copies both strings: a step per 4 KiB.
+                let walked = match op {
+                    BinOp::Add => walked.plus(&Cost::steps(Poly::constant(string_steps(&value)))),
+                    _ => walked,
+                };
                 Eval {
-                    value: self.binary(node, *op, &left.value, &right.value)?,
+                    value,
                     cost: left.cost.plus(&right.cost).plus(&walked),
                     writes: left.writes || right.writes,
                 }
@@ -638,5 +648,17 @@ impl<'p> Verifier<'p> {
                 format!("it reads field `{name}` of {}", other.kind()),
             ),
         }
+    }
+}
+
+/// The steps of copying or comparing a string value whole
+/// (`rqc_cost::string_steps`, by its most characters, which its bytes
+/// bound); none for another value.
+fn string_steps(value: &Abs<'_>) -> u64 {
+    match value.unwrapped() {
+        Abs::Scalar(scalar) if scalar.kind == Kind::Str => {
+            rqc_cost::string_steps(scalar.chars.max_value())
+        }
+        _ => 0,
     }
 }
