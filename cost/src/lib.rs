@@ -89,6 +89,12 @@ impl Cost {
         }
     }
 
+    /// Adds `steps` constant steps, in place (the checker adds one per
+    /// expression: no other measure is copied).
+    pub fn add_steps(&mut self, steps: u64) {
+        self.steps = self.steps.plus(&Poly::constant(steps));
+    }
+
     /// This cost with `steps` as its steps.
     pub fn with_steps(mut self, steps: Poly) -> Cost {
         self.steps = steps;

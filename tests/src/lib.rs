@@ -132,3 +132,32 @@ pub fn plan_entry<'a>(plan: &'a mut serde_json::Value, name: &str) -> &'a mut se
         .find(|e| e["name"] == name)
         .unwrap_or_else(|| panic!("no entry {name}"))
 }
+
+/// Installs `plan`, an edited plan file written into `dir`, which must be
+/// refused with a runtime error: its code, and its text for messages.
+pub fn refused_install(
+    db: &mut rqc::Database,
+    dir: &Path,
+    plan: &serde_json::Value,
+) -> (&'static str, String) {
+    let path = dir.join("edited.rqc.json");
+    std::fs::write(&path, serde_json::to_vec(plan).unwrap()).unwrap();
+    match db.install_plan(&path).unwrap_err() {
+        rqc::Error::Runtime(e) => (e.code, format!("[{}] {} — {}", e.code, e.message, e.help)),
+        other => panic!("expected a runtime refusal, got {other}"),
+    }
+}
+
+/// The `.rs` files under `dir`, every level.
+pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+    found
+}

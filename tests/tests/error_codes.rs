@@ -11,18 +11,6 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The `.rs` files under `dir`, every level.
-fn sources(dir: &Path, into: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, into);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            into.push(path);
-        }
-    }
-}
-
 /// `E` and four digits, right after a `"` or a `[`.
 fn codes_in(text: &str, opening: &[u8]) -> BTreeSet<String> {
     let bytes = text.as_bytes();
@@ -66,7 +54,7 @@ fn every_code_emitted_is_listed_and_every_code_listed_is_emitted() {
         "plan/src",
         "runtime/src",
     ] {
-        sources(&root.join(dir), &mut files);
+        files.extend(rqc_tests::rust_files(&root.join(dir)));
     }
     let mut emitted = BTreeSet::new();
     for file in &files {

@@ -98,17 +98,6 @@ fn module_of(src: &Path, file: &Path) -> Option<String> {
     Some(top)
 }
 
-fn rust_files(dir: &Path, into: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, into);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            into.push(path);
-        }
-    }
-}
-
 /// The code of a file: up to its test module, without comment lines.
 fn code(text: &str) -> String {
     let text = text.split("#[cfg(test)]").next().unwrap_or_default();
@@ -166,8 +155,7 @@ fn target(path: &str, modules: &BTreeSet<String>) -> Option<String> {
 /// Every import between two modules of `runtime/src`.
 fn imports() -> BTreeMap<String, BTreeSet<String>> {
     let src = rqc_tests::repo_root().join("runtime/src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    let files = rqc_tests::rust_files(&src);
     let placed: Vec<(String, PathBuf)> = files
         .into_iter()
         .filter(|f| f.file_name().is_some_and(|n| n != "lib.rs"))

@@ -6,7 +6,7 @@
 //! ran; two indexes of one name, an update of a key column and a default of
 //! the wrong type installed and corrupted the data the honest program reads.
 
-use rqc::{Database, Error, OpenOptions, Value};
+use rqc::{Database, OpenOptions, Value};
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -85,14 +85,8 @@ fn refused(plan: Json, code: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let mut db = stocked(dir.path());
     let before = files(dir.path());
-    let path = dir.path().join("edited.rqc.json");
-    std::fs::write(&path, serde_json::to_vec(&plan).unwrap()).unwrap();
-    let error = db.install_plan(&path).unwrap_err();
-    let message = match &error {
-        Error::Runtime(e) => format!("[{}] {} — {}", e.code, e.message, e.help),
-        other => panic!("expected a runtime refusal, got {other}"),
-    };
-    assert_eq!(error.code(), code, "{message}");
+    let (found, message) = rqc_tests::refused_install(&mut db, dir.path(), &plan);
+    assert_eq!(found, code, "{message}");
     assert_eq!(
         files(dir.path()),
         before,

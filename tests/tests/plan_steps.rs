@@ -1,6 +1,6 @@
 //! The plan verifier holds a plan's steps in memory (spec/cost.md §2, "Steps") as the checker does: an edited plan whose list literal grew (8192 copies), so that a pairwise walk takes far more steps than its reads allow, is refused with E0634, and the database and the honest program are as before.
 
-use rqc::{Database, Error, OpenOptions, Value};
+use rqc::{Database, OpenOptions, Value};
 use serde_json::{json, Value as Json};
 
 const PAIRS: &str = "
@@ -115,14 +115,8 @@ fn a_plan_whose_walk_grew_past_its_steps_is_refused() {
     let copy = literal["op"]["List"][0].clone();
     literal["op"]["List"] = Json::Array(vec![copy; 8192]);
     renumber(&mut pairs_entry["root"], &mut 0);
-    let path = dir.path().join("edited.rqc.json");
-    std::fs::write(&path, serde_json::to_vec(&plan).unwrap()).unwrap();
-    let error = db.install_plan(&path).unwrap_err();
-    let message = match &error {
-        Error::Runtime(e) => format!("[{}] {} — {}", e.code, e.message, e.help),
-        other => panic!("expected a runtime refusal, got {other}"),
-    };
-    assert_eq!(error.code(), "E0634", "{message}");
+    let (code, message) = rqc_tests::refused_install(&mut db, dir.path(), &plan);
+    assert_eq!(code, "E0634", "{message}");
     assert!(message.contains("steps in memory"), "{message}");
     // The honest program still answers.
     assert_eq!(pairs(&db), Value::Int(4));
@@ -143,9 +137,7 @@ fn a_plan_whose_flattened_value_grew_past_the_value_room_is_refused() {
     let chain = entry(&mut plan, "chain");
     widen_literals(&mut chain["root"], 8);
     renumber(&mut chain["root"], &mut 0);
-    let path = dir.path().join("edited.rqc.json");
-    std::fs::write(&path, serde_json::to_vec(&plan).unwrap()).unwrap();
-    let error = db.install_plan(&path).unwrap_err();
-    assert_eq!(error.code(), "E0634", "{error}");
+    let (code, message) = rqc_tests::refused_install(&mut db, dir.path(), &plan);
+    assert_eq!(code, "E0634", "{message}");
     assert_eq!(db.run("chain", &[7.into()]).unwrap().value, Value::Int(1));
 }

@@ -305,26 +305,24 @@ fn endless_expression() -> String {
 /// The REPL's arguments for a program whose small table `S` lets
 /// [`endless_expression`] run long, with a database beside it.
 fn long_run_repl(dir: &std::path::Path) -> Vec<String> {
-    let program = dir.join("s.rq");
-    std::fs::write(
-        &program,
+    repl_over(
+        dir,
+        "s.rq",
         "module s\nsmall table S max 100000 {\n  id: Int key\n}\n",
     )
-    .unwrap();
-    let path = |p: std::path::PathBuf| p.display().to_string();
-    vec![
-        "repl".into(),
-        "--db".into(),
-        path(dir.join("db")),
-        path(program),
-    ]
 }
 
 /// A program of one table in `dir`, and the REPL's arguments for it with a
 /// database beside it.
 pub(super) fn one_table_repl(dir: &std::path::Path) -> Vec<String> {
-    let program = dir.join("t.rq");
-    std::fs::write(&program, "module t\ntable T {\n  id: Int key\n}\n").unwrap();
+    repl_over(dir, "t.rq", "module t\ntable T {\n  id: Int key\n}\n")
+}
+
+/// The REPL's arguments for the program `text`, written to `file` in
+/// `dir`, with a database beside it.
+fn repl_over(dir: &std::path::Path, file: &str, text: &str) -> Vec<String> {
+    let program = dir.join(file);
+    std::fs::write(&program, text).unwrap();
     let path = |p: std::path::PathBuf| p.display().to_string();
     vec![
         "repl".into(),

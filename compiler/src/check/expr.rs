@@ -229,7 +229,7 @@ impl<'p> Checker<'p> {
         // Evaluating the expression is a step itself (spec/cost.md §2,
         // "Steps"): a lambda's body of a thousand operators costs a
         // thousand steps at each application.
-        checked.cost = checked.cost.plus(&Cost::steps(Poly::constant(1)));
+        checked.cost.add_steps(1);
         let operator = matches!(
             expr.kind,
             ExprKind::Index(..)

@@ -17,6 +17,7 @@ mod expr;
 mod fields;
 mod fixes;
 mod functions;
+mod list_ops;
 pub(crate) mod locals;
 mod measures;
 mod module_scope;

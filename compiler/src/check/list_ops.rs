@@ -1,0 +1,224 @@
+//! The combinators over a bounded list (or an option, as a list of ≤ 1): their result types, their costs and the steps they take (spec/cost.md §4.3, §2 "Steps").
+
+use super::expr::{Checked, Checker};
+use super::tir::TExpr;
+use super::types::Ty;
+use crate::cost::{Interval, Poly};
+use crate::span::Span;
+use crate::syntax::ast::Expr;
+use rqc_plan::Shape;
+
+impl Checker<'_> {
+    /// A combinator over a bounded list (or an option, as a list of ≤ 1).
+    // The input's parts arrive apart because each caller has already taken
+    // the checked input apart to find its shape, element and size.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn list_op(
+        &mut self,
+        op: &str,
+        span: Span,
+        input: Checked,
+        kind: Shape,
+        elem: Ty,
+        size: Poly,
+        rest: &[&Expr],
+    ) -> Checked {
+        let mut tirs = vec![input.tir];
+        let mut cost = input.cost;
+        let place = format!("`{op}`");
+        let mut per_call = |this: &mut Self, f: &Expr, params: Vec<Ty>| {
+            let (func, tir) = this.function_argument(f, &params, &place);
+            // As `map`: one batch per level of reads when it cannot write.
+            cost = cost.plus(&if super::batch::batched(this.kind, &tir) {
+                func.latent.batched(&size)
+            } else {
+                func.latent.times(&size)
+            });
+            tirs.push(tir);
+            func.ret
+        };
+        let elem_walked = elem.clone();
+        let ty = match op {
+            "filter" => {
+                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                self.expect_type(
+                    &Ty::Bool,
+                    &ret,
+                    rest[0].span,
+                    "`filter` keeps the elements its function says true for",
+                );
+                Ty::list(elem, size.clone())
+            }
+            "any" | "all" => {
+                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                self.expect_type(
+                    &Ty::Bool,
+                    &ret,
+                    rest[0].span,
+                    "the function answers true or false",
+                );
+                Ty::Bool
+            }
+            "flat_map" => {
+                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                match ret {
+                    Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
+                    Ty::Option(inner) if ambiguous_option(&inner) => {
+                        self.ambiguous_flatten("flat_map", &inner, rest[0].span);
+                        Ty::Error
+                    }
+                    Ty::Option(inner) => Ty::list(*inner, size.clone()),
+                    Ty::Stream(stream) => {
+                        return self.reject_inner_stream("flat_map", rest[0].span, &stream, cost);
+                    }
+                    Ty::Error => Ty::Error,
+                    other => {
+                        self.error(
+                            "E0401",
+                            format!(
+                                "`flat_map`'s function must give a list, and it gives `{other}`"
+                            ),
+                            rest[0].span,
+                            "not a list",
+                        )
+                        .help
+                        .push("to transform each element use `map`".into());
+                        Ty::Error
+                    }
+                }
+            }
+            "flatten" => match elem {
+                Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
+                // At run time an option holding a list is the list: the two
+                // could not be told apart.
+                Ty::Option(inner) if ambiguous_option(&inner) => {
+                    self.ambiguous_flatten("flatten", &inner, span);
+                    Ty::Error
+                }
+                Ty::Option(inner) => Ty::list(*inner, size.clone()),
+                Ty::Stream(stream) => {
+                    return self.reject_inner_stream("flatten", span, &stream, cost);
+                }
+                Ty::Error => Ty::Error,
+                other => {
+                    self.error("E0401", format!("`flatten` takes a list of lists or of options, and the elements are `{other}`"), span, "nothing to flatten")
+                        .help
+                        .push("remove `flatten()`".into());
+                    Ty::Error
+                }
+            },
+            "sort_by" => {
+                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                if !matches!(ret, Ty::Int(_) | Ty::Float | Ty::Str(_) | Ty::Error) {
+                    self.error(
+                        "E0401",
+                        format!(
+                            "`sort_by` sorts by an Int, Float or String, and this key is `{ret}`"
+                        ),
+                        rest[0].span,
+                        "not sortable",
+                    )
+                    .help
+                    .push("give a key function such as `p => p.at`".into());
+                }
+                if let Some(order) = rest.get(1) {
+                    tirs.push(self.written_order(order).tir);
+                }
+                Ty::list(elem, size.clone())
+            }
+            "group_by" => {
+                let key = per_call(self, rest[0], vec![elem.clone()]);
+                self.inspect(&key, rest[0].span, "group by");
+                Ty::list(
+                    Ty::Record(vec![
+                        ("key".into(), key),
+                        ("rows".into(), Ty::list(elem, size.clone())),
+                    ]),
+                    size.clone(),
+                )
+            }
+            "distinct" => {
+                self.inspect(&elem, span, "compare");
+                Ty::list(elem, size.clone())
+            }
+            "count" => Ty::Int(Interval::up_to(size.clone())),
+            "sum" | "avg" | "min" | "max" => {
+                let value_ty = match rest.first() {
+                    Some(f) => per_call(self, f, vec![elem.clone()]),
+                    None => elem.clone(),
+                };
+                let numeric = matches!(value_ty, Ty::Int(_) | Ty::Float | Ty::Error);
+                let ordered = numeric || matches!(value_ty, Ty::Str(_));
+                if (matches!(op, "sum" | "avg") && !numeric) || !ordered {
+                    self.error(
+                        "E0401",
+                        format!("`{op}` needs numbers, and these are `{value_ty}`"),
+                        span,
+                        "not numbers",
+                    )
+                    .help
+                    .push(format!(
+                        "give a function to a number: `|> {op}(x => x.amount)`"
+                    ));
+                }
+                match (op, &value_ty) {
+                    // At most `size` values, each within the element's range.
+                    ("sum", Ty::Int(each)) => Ty::Int(each.times(&Interval::up_to(size.clone()))),
+                    ("sum", _) => value_ty,
+                    // The mean of no values is none.
+                    ("avg", _) => Ty::option(Ty::Float),
+                    _ if rest.is_empty() => Ty::option(elem),
+                    _ => Ty::option(value_ty),
+                }
+            }
+            _ => unreachable!("list_op is called for list combinators only"),
+        };
+        // What the run walks whole: a flattened list, made element by
+        // element; the elements `distinct` and `group_by` compare.
+        let walked = match op {
+            "flat_map" | "flatten" => self.note_value_size(&ty, span),
+            "distinct" => self.note_value_size(&Ty::list(elem_walked, size.clone()), span),
+            // The keys are compared (and each group holds its key), and
+            // the elements are put into their groups.
+            "group_by" => match &ty {
+                Ty::List(group, _) => match group.as_ref() {
+                    Ty::Record(fields) => {
+                        let key = fields.iter().find(|(n, _)| n == "key").map(|(_, t)| t);
+                        let keys = key
+                            .map(|key| {
+                                self.note_value_size(&Ty::list(key.clone(), size.clone()), span)
+                            })
+                            .unwrap_or_else(Poly::zero);
+                        keys.plus(&size)
+                    }
+                    _ => Poly::zero(),
+                },
+                _ => Poly::zero(),
+            },
+            // A sort compares about log2(k) times per element.
+            "sort_by" => crate::cost::sort_steps(&size),
+            _ => Poly::zero(),
+        };
+        let cost = cost.plus(&crate::cost::Cost::steps(walked));
+        Checked::new(ty, cost, TExpr::Builtin(op.into(), kind, tirs))
+    }
+
+    /// E0420: flattening options of collections, which the runtime could
+    /// not tell from the collections themselves.
+    fn ambiguous_flatten(&mut self, op: &str, inner: &Ty, span: Span) {
+        self.error(
+            "E0420",
+            format!("`{op}` over options of `{inner}` is ambiguous"),
+            span,
+            "an option of a collection",
+        )
+        .help
+        .push("unwrap each option first: `o |> unwrap_or([])`".into());
+    }
+}
+
+/// Whether an option of `inner` is, at run time, indistinguishable from a
+/// collection: a list, a stream, or a type parameter that may be one.
+pub(super) fn ambiguous_option(inner: &Ty) -> bool {
+    matches!(inner, Ty::List(..) | Ty::Stream(_) | Ty::Generic(_))
+}
