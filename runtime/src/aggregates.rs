@@ -18,7 +18,7 @@ use crate::encoding::key::encode_key;
 use crate::encoding::row::{decode_row, encode_row};
 use crate::error::internal;
 use crate::error::{Result, RuntimeError};
-use crate::session::Session;
+use crate::session::{DeferredSum, Session};
 use crate::store::{prefix_end, Tree};
 use rqc_plan::{compare, AggregateKind, AggregateSchema, ExtremePath, TableSchema, Value};
 use std::cmp::Ordering;
@@ -142,29 +142,24 @@ fn moved(
     i: usize,
     row: &[Value],
     joins: bool,
-) -> Result<Pending> {
+) -> Result<Option<Pending>> {
     let aggregate = &t.schema.aggregates[i];
     let tree = t.aggregates[i];
     let key = group_key(aggregate, row)?;
-    let now = as_int(current(session, tree, &key)?)?;
-    let contribution = contribution(aggregate, row)?;
+    let now = sum_now(session, tree, &key)?;
+    let contribution = i128::from(contribution(aggregate, row)?);
     let value = if joins {
-        now.checked_add(contribution)
+        now + contribution
     } else {
-        now.checked_sub(contribution)
-    }
-    .ok_or_else(|| {
+        now - contribution
+    };
+    settled(session, tree, key, value, || {
         let what = if joins {
             format!("the group's sum without this row is {now}, and the row adds {contribution}")
         } else {
             format!("the group's sum is {now}, and the row's {contribution} is taken out of it")
         };
         overflow(&t.schema, aggregate, row, &what)
-    })?;
-    Ok(Pending {
-        tree,
-        key,
-        value: (value != 0).then_some(Value::Int(value)),
     })
 }
 
@@ -176,23 +171,57 @@ fn stepped(
     i: usize,
     old: &[Value],
     new: &[Value],
-) -> Result<Pending> {
+) -> Result<Option<Pending>> {
     let aggregate = &t.schema.aggregates[i];
     let tree = t.aggregates[i];
     let key = group_key(aggregate, new)?;
-    let now = as_int(current(session, tree, &key)?)?;
+    let now = sum_now(session, tree, &key)?;
     let (was, is) = (contribution(aggregate, old)?, contribution(aggregate, new)?);
-    let value =
-        i64::try_from(i128::from(now) - i128::from(was) + i128::from(is)).map_err(|_| {
-            let what =
-                format!("the group's sum is {now}, and the row's part goes from {was} to {is}");
-            overflow(&t.schema, aggregate, new, &what)
-        })?;
-    Ok(Pending {
+    let value = now - i128::from(was) + i128::from(is);
+    settled(session, tree, key, value, || {
+        let what = format!("the group's sum is {now}, and the row's part goes from {was} to {is}");
+        overflow(&t.schema, aggregate, new, &what)
+    })
+}
+
+/// A count or sum's entry as it stands in this session: a load's sum kept
+/// past 64 bits, or the stored one.
+fn sum_now(session: &mut Session<'_>, tree: Tree, key: &[u8]) -> Result<i128> {
+    if let Some(deferred) = session
+        .deferred_sums()
+        .and_then(|d| d.get(&(tree, key.to_vec())))
+    {
+        return Ok(deferred.sum);
+    }
+    Ok(i128::from(as_int(current(session, tree, key)?)?))
+}
+
+/// The entry a new sum writes. Past 64 bits it is E0526, or in a load
+/// ([`Session::deferring_sums`]) it is held back (nothing written) until
+/// a later row brings it within them, and the commit refuses it if none
+/// does.
+fn settled(
+    session: &mut Session<'_>,
+    tree: Tree,
+    key: Vec<u8>,
+    value: i128,
+    overflow: impl FnOnce() -> RuntimeError,
+) -> Result<Option<Pending>> {
+    let fits = i64::try_from(value).ok();
+    if let Some(deferred) = session.deferred_sums() {
+        if fits.is_none() {
+            let error = overflow();
+            deferred.insert((tree, key), DeferredSum { sum: value, error });
+            return Ok(None);
+        }
+        deferred.remove(&(tree, key.clone()));
+    }
+    let value = fits.ok_or_else(overflow)?;
+    Ok(Some(Pending {
         tree,
         key,
         value: (value != 0).then_some(Value::Int(value)),
-    })
+    }))
 }
 
 /// A row joins its group: the entry of a count or sum moves; a `min`/`max`
@@ -205,7 +234,7 @@ fn joined(
 ) -> Result<Option<Pending>> {
     let aggregate = &t.schema.aggregates[i];
     if !is_extreme(aggregate) {
-        return moved(session, t, i, row, true).map(Some);
+        return moved(session, t, i, row, true);
     }
     let tree = t.aggregates[i];
     let key = group_key(aggregate, row)?;
@@ -227,8 +256,10 @@ fn joined(
 fn left(session: &mut Session<'_>, t: &BoundTable, i: usize, row: &[Value]) -> Result<()> {
     let aggregate = &t.schema.aggregates[i];
     if !is_extreme(aggregate) {
-        let pending = moved(session, t, i, row, false)?;
-        return write(session, pending);
+        return match moved(session, t, i, row, false)? {
+            Some(pending) => write(session, pending),
+            None => Ok(()),
+        };
     }
     let tree = t.aggregates[i];
     let key = group_key(aggregate, row)?;
@@ -357,8 +388,9 @@ pub fn on_update(
         // difference: the sum without the row may pass 64 bits where the
         // sum with its new part does not (adversary finding).
         if !is_extreme(aggregate) && group_key(aggregate, old)? == group_key(aggregate, new)? {
-            let pending = stepped(session, t, i, old, new)?;
-            write(session, pending)?;
+            if let Some(pending) = stepped(session, t, i, old, new)? {
+                write(session, pending)?;
+            }
             continue;
         }
         left(session, t, i, old)?;

@@ -39,7 +39,7 @@ impl Engine {
         }
         let stored = self.store().begin_read()?;
         let (mut report, _) = crate::backoff::retrying(|| {
-            let mut session = Session::write(self.store())?;
+            let mut session = Session::write(self.store())?.deferring_sums();
             let mut report = LoadReport {
                 written: 0,
                 skipped: 0,
@@ -82,6 +82,10 @@ impl Engine {
                     progress(report.read as usize);
                 }
             }
+            // What the whole file sums to must fit (rows refused or not).
+            if report.refused == 0 {
+                session.sums_settled()?;
+            }
             // Dropped, not committed: the check writes nothing.
             Ok(report)
         })?;
@@ -120,7 +124,7 @@ impl Engine {
             }
             let take = batch.min(pending.len());
             let outcome = crate::backoff::retrying(|| {
-                let mut session = self.write_session()?;
+                let mut session = self.write_session()?.deferring_sums();
                 let rows: Vec<&[Value]> = pending.iter().take(take).map(Vec::as_slice).collect();
                 read_ahead(session.reads(), target, &rows)?;
                 let mut wrote = 0;

@@ -71,7 +71,7 @@ impl Engine {
         }
         // One write transaction, run again whole if its commit conflicts.
         let (report, _) = crate::backoff::retrying(|| {
-            let mut session = self.load_session()?.without_row_keys();
+            let mut session = self.load_session()?.without_row_keys().deferring_sums();
             let mut rejected = Vec::new();
             let (mut written, mut refused, mut read) = (0, 0, 0);
             for (done, row) in source.rows()?.enumerate() {

@@ -18,7 +18,7 @@ use crate::live::changelog::{self, Logging};
 use crate::live::ranges::{range_read, KeyRange, WriteSet};
 use crate::read_ahead::{blocked, writes, ReadAhead};
 use crate::store::{BatchRead, Found, Lent, ReadTxn, Store, Tree, WriteTxn};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 enum Txn<'s> {
     Read(Box<dyn ReadTxn + 's>),
@@ -65,6 +65,16 @@ pub struct Session<'s> {
     pub(crate) clamps_keys: bool,
     /// `now()`, read on its first call in this transaction attempt.
     now: Option<i64>,
+    /// A load's aggregate sums that left 64 bits part way (`None` outside
+    /// a load): rows come in the file's order, and a sum the whole file
+    /// leaves within 64 bits may pass them between two rows.
+    deferred_sums: Option<BTreeMap<(Tree, Vec<u8>), DeferredSum>>,
+}
+
+/// A sum past 64 bits, not written, and the error it is if it stays so.
+pub(crate) struct DeferredSum {
+    pub sum: i128,
+    pub error: RuntimeError,
 }
 
 /// Where a session's counts stood ([`Session::mark`]).
@@ -106,6 +116,29 @@ impl<'s> Session<'s> {
         self
     }
 
+    /// The session, letting an aggregate's sum pass 64 bits between rows
+    /// (for a load and a restore, whose rows come in any order): it is
+    /// written when it is back within them, and [`Session::commit`]
+    /// refuses with the overflow (E0526) if any is left past them.
+    pub fn deferring_sums(mut self) -> Session<'s> {
+        self.deferred_sums = Some(BTreeMap::new());
+        self
+    }
+
+    /// The sums left past 64 bits so far, when this session defers them.
+    pub(crate) fn deferred_sums(&mut self) -> Option<&mut BTreeMap<(Tree, Vec<u8>), DeferredSum>> {
+        self.deferred_sums.as_mut()
+    }
+
+    /// E0526 if a deferred sum is left past 64 bits (the first group's, in
+    /// key order): what the whole load leaves must fit.
+    pub fn sums_settled(&self) -> Result<()> {
+        match self.deferred_sums.as_ref().and_then(|d| d.values().next()) {
+            Some(left) => Err(left.error.clone()),
+            None => Ok(()),
+        }
+    }
+
     fn over(store: &'s dyn Store, txn: Txn<'s>) -> Session<'s> {
         let clamps_keys = matches!(txn, Txn::Write(_)) && store.request_limit().is_some();
         Session {
@@ -126,6 +159,7 @@ impl<'s> Session<'s> {
             expects: None,
             clamps_keys,
             now: None,
+            deferred_sums: None,
         }
     }
 
@@ -504,6 +538,7 @@ impl<'s> Session<'s> {
     /// position after its head, whose read is one round trip, counted
     /// (spec/cost.md §11). Nothing is stored until [`Session::commit`].
     pub fn prepare_commit(&mut self) -> Result<()> {
+        self.sums_settled()?;
         if self.prepared || !self.wrote {
             return Ok(());
         }

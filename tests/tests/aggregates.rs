@@ -586,3 +586,59 @@ fn a_whole_table_aggregate_is_kept_by_every_write() {
         assert_sound(engine);
     }
 }
+
+/// A load's rows come in the file's order (a restore's in key order, not
+/// the order the writes that made them ran): a sum is held to 64 bits for
+/// what the whole file leaves, not after each row, so a dump whose rows
+/// pass 2^63 part way restores; a file that ends past it is refused, and
+/// nothing is written. On every backend and on etcd (which loads in
+/// batches).
+#[test]
+fn a_load_holds_a_sum_to_64_bits_at_its_end_not_after_each_row() {
+    let dirs: Vec<_> = Backend::ALL
+        .iter()
+        .map(|_| tempfile::tempdir().unwrap())
+        .collect();
+    let mut engines: Vec<(String, Engine)> = Backend::ALL
+        .iter()
+        .zip(&dirs)
+        .map(|(b, d)| (format!("{b:?}"), engine(*b, d.path())))
+        .collect();
+    engines.push(("etcd".into(), rqc_tests::etcd::engine()));
+    let n = |n: i64, s: i64| (Value::Int(n), Value::Int(s));
+    for (name, engine) in &mut engines {
+        engine.install(program(WHOLE)).unwrap();
+        // MAX, then MAX + MAX (past 64 bits), then back to MAX.
+        let mut rows: rqc_runtime::load::LoadRows = vec![
+            (1, Ok(vec![1.into(), i64::MAX.into()])),
+            (2, Ok(vec![2.into(), i64::MAX.into()])),
+            (3, Ok(vec![3.into(), (-i64::MAX).into()])),
+        ];
+        let report = engine.load("Q", &mut rows, &mut |_| {}).unwrap();
+        assert_eq!(report.written, 3, "{name}");
+        assert_eq!(totals(engine), n(3, i64::MAX), "{name}: loaded");
+        // Below MIN part way, and past MAX at the end: refused whole.
+        let mut rows: rqc_runtime::load::LoadRows = vec![
+            (1, Ok(vec![4.into(), i64::MIN.into()])),
+            (2, Ok(vec![5.into(), i64::MIN.into()])),
+            (3, Ok(vec![6.into(), i64::MAX.into()])),
+            (4, Ok(vec![7.into(), i64::MAX.into()])),
+            (5, Ok(vec![8.into(), 3.into()])),
+        ];
+        let error = engine.load("Q", &mut rows, &mut |_| {}).unwrap_err();
+        assert_eq!(error.code, "E0526", "{name}: {error}");
+        assert!(error.message.contains("score_total"), "{}", error.message);
+        assert_eq!(totals(engine), n(3, i64::MAX), "{name}: nothing written");
+        // Without the last row it ends at MAX - 2: written.
+        let mut rows: rqc_runtime::load::LoadRows = vec![
+            (1, Ok(vec![4.into(), i64::MIN.into()])),
+            (2, Ok(vec![5.into(), i64::MIN.into()])),
+            (3, Ok(vec![6.into(), i64::MAX.into()])),
+            (4, Ok(vec![7.into(), i64::MAX.into()])),
+        ];
+        let report = engine.load("Q", &mut rows, &mut |_| {}).unwrap();
+        assert_eq!(report.written, 4, "{name}");
+        assert_eq!(totals(engine), n(7, i64::MAX - 2), "{name}: loaded");
+        assert_sound(engine);
+    }
+}
