@@ -109,17 +109,21 @@ impl Checker<'_> {
             },
             "sort_by" => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
-                if !matches!(ret, Ty::Int(_) | Ty::Float | Ty::Str(_) | Ty::Error) {
+                if !ret.is_ordered() {
                     self.error(
                         "E0401",
                         format!(
-                            "`sort_by` sorts by an Int, Float or String, and this key is `{ret}`"
+                            "`sort_by` sorts by an Int, Float or String (or an option of one, `none` first), and this key is `{ret}`"
                         ),
                         rest[0].span,
                         "not sortable",
                     )
                     .help
-                    .push("give a key function such as `p => p.at`".into());
+                    .push(match ret {
+                        Ty::Bool => "sort by a number: `x => if x.flag { 1 } else { 0 }`".into(),
+                        _ => "give a key function to a number or string, such as `p => p.at`"
+                            .into(),
+                    });
                 }
                 if let Some(order) = rest.get(1) {
                     tirs.push(self.written_order(order).tir);

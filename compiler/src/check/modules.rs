@@ -5,7 +5,7 @@ use super::names::NearList;
 use super::SourceModule;
 use crate::diagnostics::{Diagnostic, Label};
 use crate::span::Span;
-use crate::syntax::ast::{Def, DefKind, Expr, ExprKind, Item, Stmt};
+use crate::syntax::ast::{Def, DefKind, Expr, ExprKind, Ident, Item, Stmt};
 
 /// What a name in a module's scope stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -492,6 +492,23 @@ pub fn collect_calls(index: &ProgramIndex, module: usize, def: &Def, out: &mut V
     calls_in(index, module, &def.body, &mut bound, out);
 }
 
+/// A definition `ident` names, unless a parameter, lambda or `let` binds
+/// the name there.
+fn called_by_name(
+    index: &ProgramIndex,
+    module: usize,
+    ident: &Ident,
+    bound: &[&str],
+    out: &mut Vec<(usize, Span)>,
+) {
+    if bound.contains(&ident.name.as_str()) {
+        return;
+    }
+    if let Some(Symbol::Def(d)) = index.lookup(module, &ident.name) {
+        out.push((*d, ident.span));
+    }
+}
+
 fn calls_in<'e>(
     index: &ProgramIndex,
     module: usize,
@@ -500,16 +517,18 @@ fn calls_in<'e>(
     out: &mut Vec<(usize, Span)>,
 ) {
     let mark = bound.len();
-    let mut visit = |e: &'e Expr, bound: &mut Vec<&'e str>| calls_in(index, module, e, bound, out);
+    // A macro, not a closure: a closure would hold `out` across the arms
+    // that push to it directly.
+    macro_rules! visit {
+        ($e:expr, $bound:expr) => {
+            calls_in(index, module, $e, $bound, out)
+        };
+    }
     match &expr.kind {
-        ExprKind::Name(ident) => {
-            if bound.contains(&ident.name.as_str()) {
-                return;
-            }
-            if let Some(Symbol::Def(d)) = index.lookup(module, &ident.name) {
-                out.push((*d, ident.span));
-            }
-        }
+        // `desc` and `asc` named (not called) are the orders, as the
+        // checker reads them (`check_name`), whatever else has the name.
+        ExprKind::Name(ident) if matches!(ident.name.as_str(), "desc" | "asc") => {}
+        ExprKind::Name(ident) => called_by_name(index, module, ident, bound, out),
         ExprKind::Field(base, field) => {
             if let ExprKind::Name(m) = &base.kind {
                 let module_named = !bound.contains(&m.name.as_str());
@@ -522,48 +541,51 @@ fn calls_in<'e>(
                     return;
                 }
             }
-            visit(base, bound);
+            visit!(base, bound);
         }
-        ExprKind::Record(fields) => fields.iter().for_each(|f| visit(&f.value, bound)),
+        ExprKind::Record(fields) => fields.iter().for_each(|f| visit!(&f.value, bound)),
         ExprKind::List(items) | ExprKind::Tuple(items) => {
-            items.iter().for_each(|e| visit(e, bound))
+            items.iter().for_each(|e| visit!(e, bound))
         }
         ExprKind::Call(callee, args) | ExprKind::Index(callee, args) => {
-            visit(callee, bound);
-            args.iter().for_each(|e| visit(e, bound));
+            match &callee.kind {
+                ExprKind::Name(ident) => called_by_name(index, module, ident, bound, out),
+                _ => visit!(callee, bound),
+            }
+            args.iter().for_each(|e| visit!(e, bound));
         }
         ExprKind::Pipe(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Range(a, b) => {
-            visit(a, bound);
-            visit(b, bound);
+            visit!(a, bound);
+            visit!(b, bound);
         }
         ExprKind::Lambda(params, body) => {
             bound.extend(params.iter().map(|p| p.name.as_str()));
-            visit(body, bound);
+            visit!(body, bound);
         }
-        ExprKind::Unary(_, body) | ExprKind::Delete(body) => visit(body, bound),
+        ExprKind::Unary(_, body) | ExprKind::Delete(body) => visit!(body, bound),
         ExprKind::If(c, t, e) => {
-            visit(c, bound);
-            visit(t, bound);
-            visit(e, bound);
+            visit!(c, bound);
+            visit!(t, bound);
+            visit!(e, bound);
         }
         ExprKind::Block(stmts, result) => {
             for stmt in stmts {
                 match stmt {
                     // In scope from the next statement on.
                     Stmt::Let { name, value, .. } => {
-                        visit(value, bound);
+                        visit!(value, bound);
                         bound.push(&name.name);
                     }
-                    Stmt::Expr(e) => visit(e, bound),
+                    Stmt::Expr(e) => visit!(e, bound),
                 }
             }
-            visit(result, bound);
+            visit!(result, bound);
         }
-        ExprKind::Insert(_, row) | ExprKind::Upsert(_, row) => visit(row, bound),
+        ExprKind::Insert(_, row) | ExprKind::Upsert(_, row) => visit!(row, bound),
         ExprKind::Update(target, row, changes) => {
-            visit(target, bound);
+            visit!(target, bound);
             bound.extend(row.iter().map(|r| r.name.as_str()));
-            visit(changes, bound);
+            visit!(changes, bound);
         }
         ExprKind::Int(_)
         | ExprKind::Float(_)

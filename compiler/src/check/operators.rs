@@ -138,11 +138,7 @@ impl Checker<'_> {
                 Ty::Bool
             }
             BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq => {
-                let ordered = |t: &Ty| {
-                    matches!(t, Ty::Int(_) | Ty::Float | Ty::Str(_) | Ty::Error)
-                        || matches!(t, Ty::Option(inner) if matches!(**inner, Ty::Int(_) | Ty::Float | Ty::Str(_)))
-                };
-                if !ordered(&left.ty) {
+                if !left.ty.is_ordered() {
                     self.mismatch(
                         &Ty::any_int("?"),
                         &left.ty,

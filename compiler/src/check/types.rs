@@ -148,6 +148,14 @@ impl Ty {
         Ty::Int(Interval::unbounded(what))
     }
 
+    /// Whether values of this type have an order the language exposes
+    /// (`<`, `sort_by`): numbers and strings, and options of them (`none`
+    /// first, as in an index). The error type is, so one error is reported.
+    pub fn is_ordered(&self) -> bool {
+        let scalar = |t: &Ty| matches!(t, Ty::Int(_) | Ty::Float | Ty::Str(_));
+        scalar(self) || self.is_error() || matches!(self, Ty::Option(inner) if scalar(inner))
+    }
+
     pub fn is_error(&self) -> bool {
         matches!(self, Ty::Error)
     }
