@@ -39,9 +39,18 @@ impl Scope {
                 opened.insert_str(start, "pub ");
             }
             scope.files.push((name.clone(), opened));
-            let Some(module_name) = module.header.as_ref().map(|h| h.dotted()) else {
-                continue;
+            // A file without a `module` line is the module of its stem, as
+            // the compiler names it; a stem no import can name (`my-app`)
+            // leaves its names to be imported by hand.
+            let module = rqc_compiler::check::SourceModule {
+                file: name.clone(),
+                module: std::sync::Arc::new(module),
             };
+            let module_name = module.module_name();
+            let module = &module.module;
+            if !is_module_path(&module_name) {
+                continue;
+            }
             let mut names = Vec::new();
             for item in &module.items {
                 let name = match item {
@@ -96,6 +105,17 @@ impl Scope {
     }
 }
 
+/// Whether `name` can be written after `import`: dotted identifiers.
+fn is_module_path(name: &str) -> bool {
+    name.split('.').all(|part| {
+        let mut chars = part.chars();
+        chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::Scope;
@@ -118,5 +138,20 @@ mod tests {
             "module qa\ntable Q {\n  id: Int key\n}\npub query one(i: Int) = Q[i]\npub fn two(x: Int) = x * 2\npub fn three(x: Int) = x * 3\n"
         );
         assert_eq!(files[1].0, "<repl>");
+    }
+
+    #[test]
+    fn a_file_without_a_module_line_is_imported_by_its_stem() {
+        let source = "table Item {\n  id: Int key\n}\nquery one(i: Int) = Item[i]\n";
+        let scope = Scope::new(&[
+            ("dir/f1.rq".into(), source.into()),
+            ("my-app.rq".into(), "fn two() = 2\n".into()),
+        ]);
+        let (text, _) = scope.wrap("Item[1]", "query");
+        assert_eq!(
+            text,
+            "module repl\nimport f1.{Item, one}\nquery it() =\nItem[1]\n"
+        );
+        assert!(scope.declares("one"));
     }
 }

@@ -423,3 +423,25 @@ fn ctrl_c_on_a_terminal_stops_the_command_not_the_session() {
     let stopped = out.find("[E0586] Error").expect("the run was stopped");
     assert!(out[stopped..].contains("42"), "the next line ran:\n{out}");
 }
+
+/// A program file without a `module` line is the module of its stem: its
+/// tables are in scope in the REPL as its queries are (adversary finding:
+/// `Item[1]` was "nothing named `Item`", with help to write an `import`
+/// the REPL does not take).
+#[test]
+fn a_program_without_a_module_line_has_its_tables_in_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = repl_over(
+        dir.path(),
+        "f1.rq",
+        "table Item {\n  id: Int key\n  name: String\n}\nquery one(i: Int) = Item[i]\n",
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let input = "insert Item { id: 1, name: \"lamp\" }\nItem[1] |> map(i => i.name)\none(1) |> map(i => i.id)\n";
+    let output = rqc_with_input(&args, input);
+    let (out, err) = (stdout(&output), stderr(&output));
+    assert_eq!(output.status.code(), Some(0), "{out}\n{err}");
+    assert!(!err.contains("E0201"), "{err}");
+    assert!(out.contains("\"lamp\""), "{out}\n{err}");
+    assert!(out.lines().any(|l| l.trim() == "1"), "{out}\n{err}");
+}
