@@ -181,6 +181,32 @@ query named(s: String <= 4) = length(s)",
     assert_eq!(runtime_code(long), "E0522");
 }
 
+/// An optional parameter's ends hold for the value it holds; `none` is
+/// within them (a `take` through `unwrap_or` is bounded by them).
+#[test]
+fn an_optional_arguments_value_is_checked_against_its_ends() {
+    let mut db = Database::in_memory();
+    db.install_source(
+        "a.rq",
+        "table T { id: Int key  tag: String? <= 4 }
+mutation put(id: Int, tag: String? <= 4) = upsert T { id, tag }
+query first(n: Int? >= 1 <= 3) = T |> take(n |> unwrap_or(2)) |> map(t => t.id)",
+    )
+    .unwrap();
+    for id in 0..5 {
+        db.run("put", &[id.into(), Value::Null]).unwrap();
+    }
+    let long = db.run("put", &[9.into(), "abcde".into()]).unwrap_err();
+    assert_eq!(runtime_code(long), "E0522");
+    db.run("put", &[9.into(), "abcd".into()]).unwrap();
+    for n in [0, 4] {
+        let refused = db.run("first", &[n.into()]).unwrap_err();
+        assert_eq!(runtime_code(refused), "E0522", "{n}");
+    }
+    assert_eq!(db.run("first", &[3.into()]).unwrap().rows().len(), 3);
+    assert_eq!(db.run("first", &[Value::Null]).unwrap().rows().len(), 2);
+}
+
 #[test]
 fn a_list_sized_by_a_parameter_is_no_longer_than_that_argument() {
     let mut db = Database::in_memory();

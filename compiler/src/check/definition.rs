@@ -287,24 +287,18 @@ impl Checker<'_> {
         let name = param.name.name.clone();
         let entry = def.kind != DefKind::Fn;
         let (least, most) = self.declared_ends(param, &ty);
-        if !entry {
-            return match abstract_measures(&ty, &name) {
-                Ty::Int(interval) => Ty::Int(Interval::new(interval.hi, interval.lo, least, most)),
-                Ty::Str(_) if most.is_some() => {
-                    Ty::Str(Poly::constant(most.unwrap_or(0).max(0).unsigned_abs()))
-                }
-                other => other,
-            };
+        // `n: Int? <= 10`: the ends hold for the value an option holds.
+        if let Ty::Option(inner) = &ty {
+            let declared = least.is_some() || most.is_some();
+            if declared && matches!(**inner, Ty::Int(_) | Ty::Str(_)) {
+                let held = bounded_scalar(entry, &name, (**inner).clone(), least, most);
+                return Ty::option(held);
+            }
+        }
+        if !entry || matches!(ty, Ty::Int(_) | Ty::Str(_)) {
+            return bounded_scalar(entry, &name, ty, least, most);
         }
         match ty {
-            Ty::Int(_) => Ty::Int(Interval::parameter(&name, least, most)),
-            Ty::Str(_) => match most {
-                Some(max) => Ty::Str(Poly::var(Var::param(
-                    &format!("|{name}|"),
-                    Some(max.max(0).unsigned_abs()),
-                ))),
-                None => Ty::string(),
-            },
             Ty::List(elem, _) => {
                 let size = match &param.ty.kind {
                     TypeKind::List(_, Some(SizeBound::Literal(n, span))) => {
@@ -371,7 +365,8 @@ impl Checker<'_> {
     }
 
     /// The ends declared for parameter `param` of type `ty`: `>= a` and
-    /// `<= b` of an `Int`, `<= k` of a `String`, numbers in both. Reported:
+    /// `<= b` of an `Int` (or `Int?`), `<= k` of a `String` (or
+    /// `String?`), numbers in both. Reported:
     /// an end on another type (E0306), a name for a number (E0307), a
     /// lower end above the upper (E0320), a negative length (E0241).
     fn declared_ends(
@@ -380,6 +375,11 @@ impl Checker<'_> {
         ty: &Ty,
     ) -> (Option<i64>, Option<i64>) {
         let name = &param.name.name;
+        // An option's ends are its value's.
+        let ty = match ty {
+            Ty::Option(inner) if matches!(**inner, Ty::Int(_) | Ty::Str(_)) => inner,
+            other => other,
+        };
         let string = matches!(ty, Ty::Str(_));
         if param.bound.is_some() && !ty.is_int() && !string && !ty.is_error() {
             self.error(
@@ -576,4 +576,32 @@ fn signature_steps(mut cost: Cost) -> Cost {
         .saturating_mul(STEP_ROUNDING);
     cost.steps = cost.steps.plus(&Poly::constant(rounded - constant));
     cost
+}
+
+/// An `Int` or `String` parameter's type under its declared ends: in a
+/// function, measures fixed at each call within them (callers prove their
+/// arguments are, `passing.rs`); in an entry point, the ends the runtime
+/// holds every argument to (E0522). Another type is returned as it is
+/// (a function's with its measures abstracted).
+fn bounded_scalar(entry: bool, name: &str, ty: Ty, least: Option<i64>, most: Option<i64>) -> Ty {
+    if !entry {
+        return match abstract_measures(&ty, name) {
+            Ty::Int(interval) => Ty::Int(Interval::new(interval.hi, interval.lo, least, most)),
+            Ty::Str(_) if most.is_some() => {
+                Ty::Str(Poly::constant(most.unwrap_or(0).max(0).unsigned_abs()))
+            }
+            other => other,
+        };
+    }
+    match ty {
+        Ty::Int(_) => Ty::Int(Interval::parameter(name, least, most)),
+        Ty::Str(_) => match most {
+            Some(max) => Ty::Str(Poly::var(Var::param(
+                &format!("|{name}|"),
+                Some(max.max(0).unsigned_abs()),
+            ))),
+            None => Ty::string(),
+        },
+        other => other,
+    }
 }

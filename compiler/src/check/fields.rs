@@ -74,8 +74,11 @@ impl Checker<'_> {
                 ));
                 Checked::error()
             }
-            // A whole-table aggregate is read by its name alone.
-            Some(Symbol::Aggregate(name)) if self.whole_table(&name) => {
+            // A whole-table aggregate is read by its name alone; one whose
+            // declaration (or table) was refused is reported there only.
+            Some(Symbol::Aggregate(name))
+                if self.whole_table(&name) || self.schema.aggregate(&name).is_none() =>
+            {
                 self.check_aggregate_read(ident.span, ident, &[])
             }
             Some(Symbol::Aggregate(name)) => {
@@ -88,7 +91,7 @@ impl Checker<'_> {
                             .collect::<Vec<_>>()
                             .join(", ")
                     })
-                    .unwrap_or_else(|| "…".into());
+                    .unwrap_or_default();
                 self.error(
                     "E0224",
                     format!("`{name}` is an aggregate: it is read one group at a time"),

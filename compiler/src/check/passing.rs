@@ -151,6 +151,12 @@ impl Checker<'_> {
         callee: &str,
         param: &str,
     ) {
+        // An option's ends are its value's (`none` is within them).
+        let (pty, arg) = match (pty, arg) {
+            (Ty::Option(declared), Ty::Option(found)) => (&**declared, &**found),
+            (Ty::Option(declared), found) => (&**declared, found),
+            other => other,
+        };
         let outside = match (pty, arg) {
             (Ty::Int(declared), Ty::Int(found)) => {
                 let (below, above) = declared.passed_ends(found);
