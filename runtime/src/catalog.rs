@@ -296,11 +296,11 @@ fn migrate(
 ) -> Result<()> {
     // Renamed and dropped columns first: the rest compares the program
     // with the installed schema as the program names its columns.
-    let (reshaped, layouts) = crate::column_changes::reshaped(stored, new, drops)?;
+    let (reshaped, layouts, implied) = crate::column_changes::reshaped(stored, new, drops)?;
     let old = &reshaped;
     let unasked: Vec<String> = dropped(old, new)
         .into_iter()
-        .filter(|d| !drops.contains(d))
+        .filter(|d| !drops.contains(d) && !implied.contains(d))
         .collect();
     if !unasked.is_empty() {
         let flags: Vec<String> = unasked.iter().map(|d| format!("--migrate '{d}'")).collect();

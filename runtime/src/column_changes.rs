@@ -80,9 +80,20 @@ fn malformed(flag: &str, form: &str) -> RuntimeError {
 /// its rows keep, in order. A change already applied (the column is gone,
 /// or already has its new name) is skipped, so the same flags may be
 /// given to every install.
-pub fn reshaped(old: &Schema, new: &Schema, flags: &[String]) -> Result<(Schema, Layouts)> {
+///
+/// Also the index drops the renames imply: a `unique` column's index, and
+/// a `unique (a, b)`'s, are named after their columns (`tag`, `g_tag`),
+/// so renaming a column renames them (`label`, `g_label`); the old index
+/// is dropped and the new one built from the rows, with no `--migrate
+/// index:` flag of its own (adversary finding: the rename took two flags).
+pub fn reshaped(
+    old: &Schema,
+    new: &Schema,
+    flags: &[String],
+) -> Result<(Schema, Layouts, Vec<String>)> {
     let mut schema = old.clone();
     let mut layouts: Layouts = Vec::new();
+    let mut implied = Vec::new();
     for change in parse(flags)? {
         match change {
             ColumnChange::Rename { table, from, to } => {
@@ -104,7 +115,39 @@ pub fn reshaped(old: &Schema, new: &Schema, flags: &[String]) -> Result<(Schema,
                         "`rename:{table}.{from}={to}`: the program declares no column `{table}.{to}`"
                     )));
                 }
-                columns[c].name = to;
+                let named_after = |table: &TableSchema, index: &rqc_plan::IndexSchema| {
+                    let names: Vec<&str> = index
+                        .columns
+                        .iter()
+                        .map(|&x| table.columns[x].name.as_str())
+                        .collect();
+                    names.join("_")
+                };
+                let before: Vec<(usize, String)> = schema.tables[t]
+                    .indexes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, i)| i.unique && i.columns.contains(&c))
+                    .map(|(i, index)| (i, named_after(&schema.tables[t], index)))
+                    .collect();
+                schema.tables[t].columns[c].name = to;
+                let table_now = &schema.tables[t];
+                for (i, old_name) in before {
+                    let index = &table_now.indexes[i];
+                    let new_name = named_after(table_now, index);
+                    let declared = new.table(&table).and_then(|n| {
+                        let found = n.index(&new_name)?;
+                        let columns: Vec<&str> = found
+                            .columns
+                            .iter()
+                            .map(|&x| n.columns[x].name.as_str())
+                            .collect();
+                        Some(found.unique && columns.join("_") == new_name)
+                    });
+                    if index.name == old_name && declared == Some(true) {
+                        implied.push(format!("index:{table}.{old_name}"));
+                    }
+                }
             }
             ColumnChange::Drop { table, column } => {
                 let Some(t) = schema.tables.iter().position(|t| t.name == table) else {
@@ -148,7 +191,7 @@ pub fn reshaped(old: &Schema, new: &Schema, flags: &[String]) -> Result<(Schema,
         }
     }
     // The lookups by name were built for the old names.
-    Ok((renamed_lookups(schema), layouts))
+    Ok((renamed_lookups(schema), layouts, implied))
 }
 
 /// What of `table` uses column `c`, each named as a user reads it.

@@ -345,6 +345,51 @@ query tagged(t: String) = Post.by_tag[t] |> take(10)";
     }
 }
 
+/// A `unique` column's index and a `unique (a, b)`'s are named after
+/// their columns: renaming the column renames them with it, under the one
+/// `rename:` flag (they are built again from the rows), and uniqueness
+/// holds under the new names. On every store and etcd.
+#[test]
+fn renaming_a_unique_column_takes_one_flag_and_keeps_it_unique() {
+    let before = "table P { id: Int key  tag: String <= 9 unique  g: Int  unique (g, tag) }
+mutation add(id: Int, tag: String <= 9) = insert P { id, tag, g: 1 }";
+    let after = "table P { id: Int key  label: String <= 9 unique  g: Int  unique (g, label) }
+mutation add(id: Int, tag: String <= 9) = insert P { id, label: tag, g: 1 }
+query by(l: String <= 9) = P.label[l] |> map(p => p.id)
+query by_g(l: String <= 9) = P.g_label[1, l] |> map(p => p.id)";
+    let check = |mut db: Database, name: &str| {
+        db.install_source("app.rq", before).unwrap();
+        for (id, tag) in [(1, "a"), (2, "b")] {
+            db.run("add", &[id.into(), tag.into()]).unwrap();
+        }
+        db.install_dropping(compiled(after), &flags(&["rename:P.tag=label"]))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(db.run("by", &["b".into()]).unwrap().value, Value::Int(2));
+        assert_eq!(db.run("by_g", &["a".into()]).unwrap().value, Value::Int(1));
+        let taken = db.run("add", &[3.into(), "a".into()]);
+        assert!(refused_with("E0502", taken).contains("label"), "{name}");
+        db.run("add", &[3.into(), "c".into()]).unwrap();
+        assert_eq!(db.run("by", &["c".into()]).unwrap().value, Value::Int(3));
+        assert_sound(&db);
+    };
+    for backend in Backend::ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open_with(
+            dir.path(),
+            OpenOptions {
+                backend: Some(backend),
+                ..OpenOptions::default()
+            },
+        )
+        .unwrap();
+        check(db, &format!("{backend:?}"));
+    }
+    check(
+        Database::connect(&rqc_tests::etcd::fresh_url()).unwrap(),
+        "etcd",
+    );
+}
+
 #[test]
 fn a_column_something_uses_is_not_dropped_and_a_bad_flag_is_refused() {
     let dir = tempfile::tempdir().unwrap();
