@@ -34,6 +34,7 @@ fn selected_corpus_diagnostics_read_well() {
         "write_update_from_row_rejected",
         "write_upsert_rejected",
         "steps_in_memory",
+        "help_sort_reads_index",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -64,6 +64,16 @@ pub(super) fn prefix_values(stream: &StreamTy) -> Vec<String> {
         .to_string()]
 }
 
+/// Everything inside the access's brackets, its prefix and its range
+/// (`E.by_at[at <= t]` → `at <= t`): a read in another order keeps both.
+fn access_values(stream: &StreamTy) -> Vec<String> {
+    let access = &stream.source.access;
+    match access.strip_suffix(']').and_then(|a| a.split_once('[')) {
+        Some((_, inner)) if !inner.is_empty() => vec![inner.to_string()],
+        _ => Vec::new(),
+    }
+}
+
 /// The values of the stream's prefix, one per column, when its access has
 /// no range after them (`Post.by_author[a]` → `a`).
 pub(super) fn plain_prefix_values(stream: &StreamTy) -> Option<Vec<String>> {
@@ -132,6 +142,13 @@ impl Checker<'_> {
         ) else {
             return Vec::new();
         };
+        // Sorted by a column the access fixes: every row ties.
+        if stream.source.prefix_columns.contains(&column) {
+            let access = &stream.source.access;
+            return vec![format!(
+                "every row of `{access}` has the same `{column}`, so the sort changes nothing: read `{access} |> take(n)`"
+            )];
+        }
         let desc = args.get(2).is_some_and(|o| print_expr(o) == "desc");
         let mut wanted = Vec::new();
         for name in stream.source.prefix_columns.iter().chain([&column]) {
@@ -141,7 +158,7 @@ impl Checker<'_> {
             }
         }
         let name = &stream.source.table;
-        let values = prefix_values(stream);
+        let values = access_values(stream);
         let starts = |columns: &[usize]| {
             columns.len() >= wanted.len() && columns[..wanted.len()] == wanted[..]
         };
