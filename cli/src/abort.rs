@@ -42,18 +42,22 @@ impl RememberingAllocator {
 // SAFETY: every call is mimalloc's, with the caller's arguments unchanged.
 unsafe impl GlobalAlloc for RememberingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires it.
         Self::noted(unsafe { mimalloc::MiMalloc.alloc(layout) })
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as `alloc`.
         Self::noted(unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) })
     }
 
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
+        // SAFETY: `pointer` came from this allocator (mimalloc) with `layout`.
         unsafe { mimalloc::MiMalloc.dealloc(pointer, layout) }
     }
 
     unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+        // SAFETY: as `dealloc`, and `size` is the caller's, non-zero.
         Self::noted(unsafe { mimalloc::MiMalloc.realloc(pointer, layout, size) })
     }
 }

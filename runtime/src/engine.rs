@@ -91,7 +91,16 @@ pub struct Engine {
     live: Arc<Hub>,
     /// Mutations of concurrent threads sharing commits, where the store
     /// groups them (see [`Store::groups_commits`]).
-    group: Group,
+    group: Group<GroupedCall>,
+}
+
+/// A mutation queued for a shared commit (`crate::group`), owned: its
+/// entry point (the installed program's own, or a REPL line's copy) and
+/// its checked arguments. The leader runs it with its own engine, the one
+/// the group belongs to.
+pub(crate) struct GroupedCall {
+    entry: Arc<Entry>,
+    args: Vec<Value>,
 }
 
 /// An installed program, bound to the store: its tables' trees, and what
@@ -368,8 +377,12 @@ impl Engine {
             return Ok(output);
         }
         if commit && store.groups_commits() {
-            let (mut output, attempts) = retrying(|| self.grouped(bound, accesses, entry, args))
-                .map_err(|e| self.explained(e))?;
+            let entry = match self.bound_program()?.position(entry) {
+                Some(i) => Arc::clone(&self.bound_program()?.program.entries[i]),
+                None => Arc::new(entry.clone()),
+            };
+            let (mut output, attempts) =
+                retrying(|| self.grouped(&entry, args)).map_err(|e| self.explained(e))?;
             output.attempts = attempts;
             return Ok(output);
         }
@@ -395,22 +408,12 @@ impl Engine {
     /// other threads run meanwhile (`crate::group`): its reads, checks and
     /// writes run in the group's transaction, after the mutations before
     /// it, and it returns once that transaction is committed.
-    fn grouped(
-        &self,
-        bound: &Tables,
-        accesses: &[Access],
-        entry: &Entry,
-        args: &[Value],
-    ) -> Result<Output> {
-        let mut work = mutation(|txn| {
-            let session = self.write_session_in(txn);
-            self.same_schema(session.reads())?;
-            let (mut output, mut session) = evaluate(bound, accesses, entry, args, session, false)?;
-            committing(&entry.name, &mut output, &mut session)?;
-            session.commit()?;
-            Ok(output)
-        });
-        let output = self.group.run(self.store(), &mut work)?;
+    fn grouped(&self, entry: &Arc<Entry>, args: &[Value]) -> Result<Output> {
+        let call = GroupedCall {
+            entry: Arc::clone(entry),
+            args: args.to_vec(),
+        };
+        let output = self.group.run(self.store(), self, call)?;
         // The session woke the watcher before the shared commit was done.
         self.live.wake.notify();
         Ok(output)
@@ -530,14 +533,6 @@ pub(crate) fn evaluate_in(
     Ok((output, interp.page))
 }
 
-/// `work` as a group's mutation: run in any write transaction it is given.
-fn mutation<F>(work: F) -> F
-where
-    F: for<'t> FnMut(Box<dyn WriteTxn + 't>) -> Result<Output> + Send,
-{
-    work
-}
-
 /// Readies `session`'s commit and holds its round trips to the bound
 /// before it is made (the changelog head's read, counted, and the commit
 /// itself), so a broken proof stores nothing.
@@ -618,4 +613,19 @@ fn not_installed() -> RuntimeError {
         "no program is installed in this database",
         "install one first: `rqc run --db DIR PROGRAM NAME …` or `--plan FILE`, or `Database::install_paths` when embedding",
     )
+}
+
+impl crate::group::Runs<GroupedCall> for Engine {
+    /// A queued mutation, run by the group's leader in the shared
+    /// transaction, as it would have run alone.
+    fn run(&self, call: &mut GroupedCall, txn: Box<dyn WriteTxn + '_>) -> Result<Output> {
+        let (bound, accesses) = self.bound_entry(&call.entry)?;
+        let session = self.write_session_in(txn);
+        self.same_schema(session.reads())?;
+        let (mut output, mut session) =
+            evaluate(bound, &accesses, &call.entry, &call.args, session, false)?;
+        committing(&call.entry.name, &mut output, &mut session)?;
+        session.commit()?;
+        Ok(output)
+    }
 }

@@ -14,9 +14,11 @@
 //! holds it is done (and synced, when the store syncs every commit).
 //!
 //! The mutations run on the leader's thread, as LMDB wants a write
-//! transaction used by the thread that began it. A mutation is a closure
-//! borrowing its caller's arguments: the caller waits until the leader
-//! has run it and handed back the outcome, so the borrow outlives its use.
+//! transaction used by the thread that began it. A queued mutation is
+//! owned data (a [`Group`]'s call type: for the engine, the entry point
+//! and its arguments), run by the leader's own [`Runs`]: every caller of
+//! one group runs the same way (the engine the group belongs to), so no
+//! thread ever calls into another's borrowed state.
 
 use crate::engine::Output;
 use crate::error::{Result, RuntimeError};
@@ -29,25 +31,23 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 /// Most mutations in one group: a commit stays a bounded transaction.
 pub(crate) const MOST: usize = 64;
 
-/// One mutation, run in a write transaction it is given (which it commits
-/// when it succeeds: for a grouped one, into the group's).
-pub(crate) type Work<'a> = dyn FnMut(Box<dyn WriteTxn + '_>) -> Result<Output> + Send + 'a;
-
-/// A queued mutation: its closure, borrowed from the thread waiting for it.
-struct Queued {
-    id: u64,
-    work: *mut Work<'static>,
+/// How the leader runs a queued call, in a write transaction it is given
+/// (which the run commits when it succeeds: for a grouped one, into the
+/// group's).
+pub(crate) trait Runs<C> {
+    fn run(&self, call: &mut C, txn: Box<dyn WriteTxn + '_>) -> Result<Output>;
 }
 
-// SAFETY: the closure is `Send`, and only the leader calls it, while the
-// thread that queued it waits (see `Group::run`).
-unsafe impl Send for Queued {}
+/// A queued mutation: its call, owned until the leader has run it.
+struct Queued<C> {
+    id: u64,
+    call: C,
+}
 
 type Outcome = std::thread::Result<Result<Output>>;
 
-#[derive(Default)]
-struct State {
-    queue: VecDeque<Queued>,
+struct State<C> {
+    queue: VecDeque<Queued<C>>,
     done: HashMap<u64, Outcome>,
     /// Mutations the leader took and has not handed an outcome yet.
     taken: Vec<u64>,
@@ -57,31 +57,43 @@ struct State {
     sleeping: usize,
 }
 
-/// The group commit of one store.
-#[derive(Default)]
-pub(crate) struct Group {
-    state: Mutex<State>,
+/// The group commit of one store, over calls of type `C`.
+pub(crate) struct Group<C> {
+    state: Mutex<State<C>>,
     /// Raised when outcomes are handed out or the lead is free.
     turn: Condvar,
 }
 
-impl Group {
-    fn lock(&self) -> MutexGuard<'_, State> {
+impl<C> Default for Group<C> {
+    fn default() -> Group<C> {
+        Group {
+            state: Mutex::new(State {
+                queue: VecDeque::new(),
+                done: HashMap::new(),
+                taken: Vec::new(),
+                leading: false,
+                next: 0,
+                sleeping: 0,
+            }),
+            turn: Condvar::new(),
+        }
+    }
+}
+
+impl<C> Group<C> {
+    fn lock(&self) -> MutexGuard<'_, State<C>> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Runs `work` in a commit shared with the mutations other threads run
-    /// at the same time; returns once that commit is done.
-    pub(crate) fn run(&self, store: &dyn Store, work: &mut Work<'_>) -> Result<Output> {
-        // SAFETY: only the lifetime is erased. This function does not
-        // return (nor unwind: nothing below panics but through
-        // `catch_unwind`) before the outcome of `id` is handed back, and
-        // after that no leader holds the pointer any more.
-        let work: *mut Work<'static> = unsafe { std::mem::transmute(work as *mut Work<'_>) };
+    /// Runs `call` in a commit shared with the mutations other threads run
+    /// at the same time; returns once that commit is done. Whichever
+    /// caller leads runs every call with its own `runs`: all the callers
+    /// of one group must run calls alike.
+    pub(crate) fn run(&self, store: &dyn Store, runs: &dyn Runs<C>, call: C) -> Result<Output> {
         let mut state = self.lock();
         let id = state.next;
         state.next += 1;
-        state.queue.push_back(Queued { id, work });
+        state.queue.push_back(Queued { id, call });
         loop {
             if let Some(outcome) = state.done.remove(&id) {
                 drop(state);
@@ -90,7 +102,7 @@ impl Group {
             if !state.leading {
                 state.leading = true;
                 drop(state);
-                let led = catch_unwind(AssertUnwindSafe(|| self.lead(store)));
+                let led = catch_unwind(AssertUnwindSafe(|| self.lead(store, runs)));
                 state = self.lock();
                 state.leading = false;
                 let sleeping = state.sleeping > 0;
@@ -114,10 +126,10 @@ impl Group {
     }
 
     /// Takes the queued mutations, up to `room` of them.
-    fn take(&self, room: usize) -> Vec<Queued> {
+    fn take(&self, room: usize) -> Vec<Queued<C>> {
         let mut state = self.lock();
         let n = state.queue.len().min(room);
-        let taken: Vec<Queued> = state.queue.drain(..n).collect();
+        let taken: Vec<Queued<C>> = state.queue.drain(..n).collect();
         state.taken.extend(taken.iter().map(|q| q.id));
         taken
     }
@@ -140,18 +152,18 @@ impl Group {
     }
 
     /// Runs groups until the queue is empty: each group one transaction.
-    fn lead(&self, store: &dyn Store) {
+    fn lead(&self, store: &dyn Store, runs: &dyn Runs<C>) {
         loop {
             let first = self.take(1);
             let Some(first) = first.into_iter().next() else {
                 return;
             };
-            self.group(store, first);
+            self.group(store, runs, first);
         }
     }
 
     /// One group: `first`, then whatever queues while it runs.
-    fn group(&self, store: &dyn Store, first: Queued) {
+    fn group(&self, store: &dyn Store, runs: &dyn Runs<C>, mut first: Queued<C>) {
         // Queued before the wait for the writer began: if that wait fails
         // (E0540, another process held the database), these waited as
         // long, and are told so too rather than wait again.
@@ -168,9 +180,8 @@ impl Group {
                 return self.hand_out(told);
             }
         };
-        // SAFETY: see `Queued`: its thread waits for the outcome.
-        let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
-            (*first.work)(Box::new(Direct::new(txn.as_mut())))
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            runs.run(&mut first.call, Box::new(Direct::new(txn.as_mut())))
         }));
         let mut ran: Vec<(u64, Outcome)> = Vec::new();
         match outcome {
@@ -190,11 +201,11 @@ impl Group {
                 break;
             }
             let mut more = more.into_iter();
-            for queued in more.by_ref() {
+            for mut queued in more.by_ref() {
                 let touched = Cell::new(false);
-                // SAFETY: as above.
-                let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
-                    (*queued.work)(Box::new(Buffered::buffering(txn.as_mut(), &touched)))
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    let buffered = Buffered::buffering(txn.as_mut(), &touched);
+                    runs.run(&mut queued.call, Box::new(buffered))
                 }));
                 match outcome {
                     Ok(Ok(output)) => ran.push((queued.id, Ok(Ok(output)))),
@@ -254,6 +265,21 @@ fn regroup() -> RuntimeError {
     )
 }
 
+/// A test's mutation: a closure, which the leader calls.
+#[cfg(test)]
+pub(crate) type Closure<'a> = Box<dyn FnMut(Box<dyn WriteTxn + '_>) -> Result<Output> + Send + 'a>;
+
+/// Runs test closures.
+#[cfg(test)]
+pub(crate) struct Closures;
+
+#[cfg(test)]
+impl<'a> Runs<Closure<'a>> for Closures {
+    fn run(&self, call: &mut Closure<'a>, txn: Box<dyn WriteTxn + '_>) -> Result<Output> {
+        call(txn)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,12 +291,38 @@ mod tests {
         Output::wrote_one(Value::Int(n))
     }
 
-    fn queued(group: &Group) -> usize {
+    /// A mutation that first waits until `queued` others are queued.
+    struct Call {
+        queued: usize,
+        work: Closure<'static>,
+    }
+
+    fn call(
+        queued: usize,
+        work: impl FnMut(Box<dyn WriteTxn + '_>) -> Result<Output> + Send + 'static,
+    ) -> Call {
+        Call {
+            queued,
+            work: Box::new(work),
+        }
+    }
+
+    /// Runs a [`Call`]: waits, then calls its closure.
+    struct Waits<'g>(&'g Group<Call>);
+
+    impl Runs<Call> for Waits<'_> {
+        fn run(&self, call: &mut Call, txn: Box<dyn WriteTxn + '_>) -> Result<Output> {
+            until_queued(self.0, call.queued);
+            (call.work)(txn)
+        }
+    }
+
+    fn queued(group: &Group<Call>) -> usize {
         group.lock().queue.len()
     }
 
     /// Waits until a leader has taken its first mutation.
-    fn until_leading(group: &Group) {
+    fn until_leading(group: &Group<Call>) {
         let deadline = Instant::now() + Duration::from_secs(30);
         while !{
             let state = group.lock();
@@ -282,7 +334,7 @@ mod tests {
     }
 
     /// Waits until `n` mutations are queued behind the running one.
-    fn until_queued(group: &Group, n: usize) {
+    fn until_queued(group: &Group<Call>, n: usize) {
         let deadline = Instant::now() + Duration::from_secs(30);
         while queued(group) < n {
             assert!(Instant::now() < deadline, "the other threads never queued");
@@ -297,17 +349,16 @@ mod tests {
     fn waiting_mutations_share_a_commit_and_a_failure_stores_nothing() {
         let store = MemoryStore::new();
         let tree: Tree = store.tree("t");
-        let group = Group::default();
+        let group: Group<Call> = Group::default();
         let (group, store) = (&group, &store);
         let results: Vec<Result<Output>> = std::thread::scope(|s| {
             let first = s.spawn(move || {
-                let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
-                    until_queued(group, 3);
+                let work = call(3, move |mut txn: Box<dyn WriteTxn + '_>| {
                     txn.put(tree, b"0", b"zero")?;
                     txn.commit()?;
                     Ok(output(0))
-                };
-                group.run(store, &mut work)
+                });
+                group.run(store, &Waits(group), work)
             });
             until_leading(group);
             let later: Vec<_> = (1..=3)
@@ -315,7 +366,7 @@ mod tests {
                     s.spawn(move || {
                         // One at a time, so that they queue in order.
                         until_queued(group, i as usize - 1);
-                        let mut work = move |mut txn: Box<dyn WriteTxn + '_>| {
+                        let work = call(0, move |mut txn: Box<dyn WriteTxn + '_>| {
                             // Each sees the writes of those before it.
                             let before = txn.range(tree, b"", None, false, 10)?;
                             let key = i.to_string();
@@ -325,8 +376,8 @@ mod tests {
                             }
                             txn.commit()?;
                             Ok(output(before.len() as i64))
-                        };
-                        group.run(store, &mut work)
+                        });
+                        group.run(store, &Waits(group), work)
                     })
                 })
                 .collect();
@@ -365,30 +416,29 @@ mod tests {
     fn a_failure_inside_the_shared_transaction_gives_the_group_up() {
         let store = MemoryStore::new();
         let tree = store.tree("t");
-        let group = Group::default();
+        let group: Group<Call> = Group::default();
         let (group, store) = (&group, &store);
         let (first, second, third) = std::thread::scope(|s| {
             let first = s.spawn(move || {
-                let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
-                    until_queued(group, 2);
+                let work = call(2, move |mut txn: Box<dyn WriteTxn + '_>| {
                     txn.put(tree, b"a", b"1")?;
                     txn.commit()?;
                     Ok(output(1))
-                };
-                group.run(store, &mut work)
+                });
+                group.run(store, &Waits(group), work)
             });
             until_leading(group);
             let second = s.spawn(move || {
-                let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
+                let work = call(0, move |mut txn: Box<dyn WriteTxn + '_>| {
                     txn.put(tree, b"b", b"2")?;
                     txn.commit()?;
                     Ok(output(2))
-                };
-                group.run(store, &mut work)
+                });
+                group.run(store, &Waits(group), work)
             });
             until_queued(group, 1);
             let third = s.spawn(move || {
-                let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
+                let work = call(0, move |mut txn: Box<dyn WriteTxn + '_>| {
                     txn.put(tree, b"c", b"3")?;
                     txn.commit()?;
                     Err(RuntimeError::new(
@@ -396,8 +446,8 @@ mod tests {
                         "refused after its writes",
                         "test",
                     ))
-                };
-                group.run(store, &mut work)
+                });
+                group.run(store, &Waits(group), work)
             });
             (
                 first.join().unwrap(),
@@ -418,24 +468,23 @@ mod tests {
     fn a_panicking_mutation_panics_in_its_caller_and_the_others_commit() {
         let store = MemoryStore::new();
         let tree = store.tree("t");
-        let group = Group::default();
+        let group: Group<Call> = Group::default();
         let (group, store) = (&group, &store);
         let (first, second) = std::thread::scope(|s| {
             let first = s.spawn(move || {
-                let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
-                    until_queued(group, 1);
+                let work = call(1, move |mut txn: Box<dyn WriteTxn + '_>| {
                     txn.put(tree, b"a", b"1")?;
                     txn.commit()?;
                     Ok(output(1))
-                };
-                group.run(store, &mut work)
+                });
+                group.run(store, &Waits(group), work)
             });
             until_leading(group);
             let second = s.spawn(move || {
-                let mut work = |_txn: Box<dyn WriteTxn + '_>| -> Result<Output> {
+                let work = call(0, move |_txn: Box<dyn WriteTxn + '_>| -> Result<Output> {
                     panic!("a bug in a mutation")
-                };
-                group.run(store, &mut work)
+                });
+                group.run(store, &Waits(group), work)
             });
             (first.join(), second.join())
         });

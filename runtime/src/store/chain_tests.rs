@@ -307,17 +307,18 @@ proptest! {
 #[test]
 fn group_commits_keep_the_chain_whole() {
     use crate::engine::Output;
-    use crate::group::Group;
+    use crate::group::{Closure, Closures, Group};
     use rqc_plan::Value;
     let f = fixture(&[b"m"]);
-    let group = Group::default();
+    let group: Group<Closure<'_>> = Group::default();
     let (f_ref, group) = (&f, &group);
     std::thread::scope(|s| {
         for thread in 0..6u64 {
             s.spawn(move || {
-                let mut seed = thread * 7919 + 1;
                 for round in 0..40u64 {
-                    let mut work = |mut txn: Box<dyn WriteTxn + '_>| {
+                    // Each round its own keys (the closure owns its seed).
+                    let mut seed = thread * 7919 + round * 104_729 + 1;
+                    let work = move |mut txn: Box<dyn WriteTxn + '_>| {
                         for step in 0..4 {
                             seed ^= seed << 13;
                             seed ^= seed >> 7;
@@ -337,7 +338,7 @@ fn group_commits_keep_the_chain_whole() {
                         txn.commit()?;
                         Ok(Output::wrote_one(Value::Int(0)))
                     };
-                    match group.run(&f_ref.checked, &mut work) {
+                    match group.run(&f_ref.checked, &Closures, Box::new(work)) {
                         Ok(_) => {}
                         Err(e) => assert!(["E0502", "E0595"].contains(&e.code), "{e:?}"),
                     }
