@@ -1,4 +1,4 @@
-//! The plan verifier holds a plan's steps in memory (spec/cost.md §2, "Steps") as the checker does: an edited plan whose list literal grew (8192 copies), so that a pairwise walk takes far more steps than its reads allow, is refused with E0634, and the database and the honest program are as before.
+//! The plan verifier holds a plan's steps in memory (spec/cost.md §2, "Steps") as the checker does: an edited plan whose list literal grew (8192 copies), so that a pairwise walk takes far more steps than its reads allow, or whose string parameter lost its length bound under a `length` at each of 2^20 elements, is refused with E0634, and the database and the honest program are as before.
 
 use rqc::{Database, OpenOptions, Value};
 use serde_json::{json, Value as Json};
@@ -29,6 +29,22 @@ query chain(x: Int) = {
   let c9 = [c8, c8] |> flatten();
   let c10 = [c9, c9] |> flatten();
   [c10] |> count()
+}
+
+// A string's length and case at each of 2^10 elements: short strings.
+query lengths(x: Int, t: String <= 100) = {
+  let c0 = [x];
+  let c1 = [c0, c0] |> flatten();
+  let c2 = [c1, c1] |> flatten();
+  let c3 = [c2, c2] |> flatten();
+  let c4 = [c3, c3] |> flatten();
+  let c5 = [c4, c4] |> flatten();
+  let c6 = [c5, c5] |> flatten();
+  let c7 = [c6, c6] |> flatten();
+  let c8 = [c7, c7] |> flatten();
+  let c9 = [c8, c8] |> flatten();
+  let c10 = [c9, c9] |> flatten();
+  c10 |> map(v => length(upper(t))) |> sum()
 }
 ";
 
@@ -140,4 +156,37 @@ fn a_plan_whose_flattened_value_grew_past_the_value_room_is_refused() {
     let (code, message) = rqc_tests::refused_install(&mut db, dir.path(), &plan);
     assert_eq!(code, "E0634", "{message}");
     assert_eq!(db.run("chain", &[7.into()]).unwrap().value, Value::Int(1));
+}
+
+/// A string's length and case mapping are work by its length: with `t`'s
+/// `<= 100` taken off the plan, `length(upper(t))` at each of 2^20
+/// elements (each `[c, c]` made four copies) is 2^20 times a 16 MiB
+/// string's steps, refused; with the bound kept the same list installs.
+#[test]
+fn a_plan_whose_string_lost_its_length_bound_under_a_long_walk_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Database::open_with(dir.path().join("db"), OpenOptions::default()).unwrap();
+    db.install_source("pairs.rq", PAIRS).unwrap();
+    let lengths = |db: &Database| db.run("lengths", &[7.into(), "ab".into()]).unwrap().value;
+    assert_eq!(lengths(&db), Value::Int(2 << 10));
+    let widened = || {
+        let mut plan = honest();
+        let entry = entry(&mut plan, "lengths");
+        widen_literals(&mut entry["root"], 4);
+        renumber(&mut entry["root"], &mut 0);
+        plan
+    };
+    // Bounded strings: 2^20 elements of a few steps each fit.
+    let path = dir.path().join("wide.rqc.json");
+    std::fs::write(&path, serde_json::to_vec(&widened()).unwrap()).unwrap();
+    db.install_plan(&path).unwrap();
+    assert_eq!(lengths(&db), Value::Int(2 << 20));
+    db.install_source("pairs.rq", PAIRS).unwrap();
+    let mut plan = widened();
+    let params = &mut entry(&mut plan, "lengths")["params"];
+    assert_eq!(params[1]["max"], json!(100), "{params}");
+    params[1]["max"] = Json::Null;
+    let (code, message) = rqc_tests::refused_install(&mut db, dir.path(), &plan);
+    assert_eq!(code, "E0634", "{message}");
+    assert_eq!(lengths(&db), Value::Int(2 << 10));
 }

@@ -34,7 +34,17 @@ impl Checker<'_> {
                 self.scalar_function(op, &checked.ty, operand.span)
             }
         };
-        Checked::new(ty, checked.cost, TExpr::Unary(op, Box::new(checked.tir)))
+        // `length` reads the string whole, a case mapping reads it and
+        // writes another: a step per 4 KiB each (`string_steps`).
+        let passes = match op {
+            UnaryOp::Length => 1,
+            UnaryOp::Lower | UnaryOp::Upper => 2,
+            _ => 0,
+        };
+        let cost = checked.cost.plus(&crate::cost::Cost::steps(Poly::constant(
+            passes * string_steps(&checked.ty),
+        )));
+        Checked::new(ty, cost, TExpr::Unary(op, Box::new(checked.tir)))
     }
 
     /// `length(s)`, `lower(s)`, `upper(s)` of a `String`, `float(n)` of an
@@ -95,6 +105,12 @@ impl Checker<'_> {
                     string_steps(&left.ty) + string_steps(&right.ty),
                 ));
             cost = cost.plus(&crate::cost::Cost::steps(walked));
+        }
+        if op == BinaryOp::StartsWith {
+            // The prefix is compared with the string's start: its length.
+            cost = cost.plus(&crate::cost::Cost::steps(Poly::constant(string_steps(
+                &right.ty,
+            ))));
         }
         let numeric = |t: &Ty| matches!(t, Ty::Int(_) | Ty::Float | Ty::Error);
         let ty = match op {

@@ -16,7 +16,7 @@ use super::narrowing::{Comparison, Condition, Narrowed};
 use super::plan_fault;
 use crate::error::Result;
 use rqc_cost::{Cost, Interval, Poly, Relation, CEILING};
-use rqc_plan::{BinOp, Bound, Entry, EntryKind, Node, Op, Schema, COMMIT_ROUND_TRIPS};
+use rqc_plan::{BinOp, Bound, Entry, EntryKind, Node, Op, Schema, UnOp, COMMIT_ROUND_TRIPS};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -489,8 +489,19 @@ impl<'p> Verifier<'p> {
             Op::Unary(op, operand) => {
                 let out = self.eval(operand, scope)?;
                 self.data(operand, &out)?;
+                // `length` reads the string, a case mapping reads and writes.
+                let passes = match op {
+                    UnOp::Length => 1,
+                    UnOp::Lower | UnOp::Upper => 2,
+                    _ => 0,
+                };
+                let read = Cost::steps(Poly::constant(passes * string_steps(&out.value)));
                 let value = self.unary(node, *op, &out.value)?;
-                Eval { value, ..out }
+                Eval {
+                    value,
+                    cost: out.cost.plus(&read),
+                    ..out
+                }
             }
             Op::Binary(op, a, b) => {
                 let (left, right) = (self.eval(a, scope)?, self.eval(b, scope)?);
@@ -511,6 +522,8 @@ impl<'p> Verifier<'p> {
                                 string_steps(&left.value) + string_steps(&right.value),
                             )),
                     ),
+                    // The prefix is compared with the string's start.
+                    BinOp::StartsWith => Cost::steps(Poly::constant(string_steps(&right.value))),
                     _ => Cost::zero(),
                 };
                 let value = self.binary(node, *op, &left.value, &right.value)?;
