@@ -36,7 +36,7 @@ pub use rqc_runtime::page::Page;
 pub use rqc_runtime::upgrade::Upgraded;
 pub use rqc_runtime::verify::Verification;
 pub use rqc_runtime::{
-    LoadReport, LoadRow, LoadRows, RowSource, RuntimeError, Stats, KEPT_REFUSALS,
+    ErrorKind, LoadReport, LoadRow, LoadRows, RowSource, RuntimeError, Stats, KEPT_REFUSALS,
 };
 pub use sources::{read_plan, read_program, read_source, MAX_SOURCE_BYTES};
 pub use transaction::{Transaction, TxPrepared};

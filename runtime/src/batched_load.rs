@@ -13,7 +13,7 @@ use crate::bound::{BoundTable, Tables};
 use crate::constraints::insert_row;
 use crate::encoding::row::encode_row;
 use crate::engine::Engine;
-use crate::error::Result;
+use crate::error::{ErrorKind, Result};
 use crate::load::{LoadReport, LoadRow, RowSource, KEPT_REFUSALS};
 use crate::rows::{index_entry, primary_key};
 use crate::session::Session;
@@ -144,7 +144,7 @@ impl Engine {
                     written += wrote;
                     pending.drain(..take);
                 }
-                Err(error) if (error.code == "E0564" || error.code == "E0565") && batch > 1 => {
+                Err(error) if error.kind() == ErrorKind::RequestLimit && batch > 1 => {
                     batch /= 2;
                 }
                 Err(error) => return Err(error),

@@ -1,5 +1,6 @@
 //! Runtime errors: each with a stable code, a message and a help line.
 
+pub use crate::error_codes::ErrorKind;
 use std::fmt;
 use std::path::Path;
 use std::time::Duration;
@@ -115,14 +116,19 @@ impl RuntimeError {
         }
     }
 
+    /// The kind of failure this is (`crate::error_codes`).
+    pub fn kind(&self) -> ErrorKind {
+        crate::error_codes::kind_of(self.code)
+    }
+
     /// Whether another writer held the database too long (E0540).
     pub fn is_busy(&self) -> bool {
-        self.code == BUSY
+        self.kind() == ErrorKind::Busy
     }
 
     /// Whether a concurrent writer's commit conflicted with this one (a run that may be tried again).
     pub fn is_conflict(&self) -> bool {
-        self.code == CONFLICT
+        self.kind() == ErrorKind::Conflict
     }
 
     /// E0550: another process installed a program of another schema since
@@ -150,10 +156,7 @@ impl RuntimeError {
     /// Whether the store failed (not the data or the program): such an
     /// error stops a run or a load whole, whatever row it met.
     pub fn is_store_failure(&self) -> bool {
-        matches!(
-            self.code,
-            STORE_FAILED | BUSY | READ_ONLY | PERMISSION | MAP_FULL | DISK_FULL | DAMAGED
-        ) || self.is_conflict()
+        self.kind().is_store_failure()
     }
 
     /// A store whose data is damaged (E0591): `what` says where.

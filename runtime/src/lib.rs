@@ -25,6 +25,7 @@ pub mod engine;
 mod entry_args;
 pub mod entry_bytes;
 pub mod error;
+pub mod error_codes;
 mod group;
 mod interp;
 pub mod interrupt;
@@ -48,6 +49,6 @@ pub mod verify;
 mod writes;
 
 pub use engine::{Backend, Engine, OpenOptions, Output, Stats};
-pub use error::{Result, RuntimeError};
+pub use error::{ErrorKind, Result, RuntimeError};
 pub use load::{LoadReport, LoadRow, LoadRows, RowSource, KEPT_REFUSALS};
 pub use open::check_room_for_load;

@@ -91,3 +91,53 @@ fn every_code_emitted_is_listed_and_every_code_listed_is_emitted() {
         "in spec/errors.md, emitted nowhere (mark it retired): {unused:?}"
     );
 }
+
+/// Every code a runtime error carries has its kind in the runtime's one
+/// registry (`rqc_runtime::error_codes`), which is in order (it is
+/// searched by halves) and lists nothing the program does not emit. The
+/// codes are those in the runtime's sources and those the library and the
+/// CLI make runtime errors of.
+#[test]
+fn every_runtime_code_has_its_kind_in_the_registry() {
+    use rqc_runtime::error_codes::{kind_of, ErrorKind, REGISTRY};
+    let root = repo();
+    let mut carried = BTreeSet::new();
+    for file in rqc_tests::rust_files(&root.join("runtime/src")) {
+        carried.extend(codes_in(&program_text(&file), b"\""));
+    }
+    for dir in ["src", "cli/src"] {
+        for file in rqc_tests::rust_files(&root.join(dir)) {
+            let text = program_text(&file);
+            for (at, _) in text.match_indices("RuntimeError::new(") {
+                let call: String = text[at..].chars().take(60).collect();
+                carried.extend(codes_in(&call, b"\""));
+            }
+        }
+    }
+    assert!(carried.len() > 100, "the scan finds the codes: {carried:?}");
+    let registered: Vec<&str> = REGISTRY.iter().map(|(code, _)| *code).collect();
+    let mut sorted = registered.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(
+        registered, sorted,
+        "the registry is in order, each code once"
+    );
+    let missing: Vec<&String> = carried
+        .iter()
+        .filter(|c| !registered.contains(&c.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "no kind in the registry: {missing:?}");
+    let stale: Vec<&&str> = registered
+        .iter()
+        .filter(|c| !carried.contains(**c))
+        .collect();
+    assert!(stale.is_empty(), "registered, carried nowhere: {stale:?}");
+    // The kinds the program's decisions read.
+    assert_eq!(kind_of("E0540"), ErrorKind::Busy);
+    assert_eq!(kind_of("E0595"), ErrorKind::Conflict);
+    assert_eq!(kind_of("E0599"), ErrorKind::Bug);
+    assert_eq!(kind_of("E0564"), ErrorKind::RequestLimit);
+    assert!(kind_of("E0591").is_store_failure());
+    assert!(!kind_of("E0504").is_store_failure());
+}

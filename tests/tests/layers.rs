@@ -12,7 +12,14 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "base",
-        &["error", "backoff", "clock", "interrupt", "plan_format"],
+        &[
+            "error",
+            "error_codes",
+            "backoff",
+            "clock",
+            "interrupt",
+            "plan_format",
+        ],
     ),
     ("store", &["store"]),
     ("layout", &["encoding", "rows", "entry_bytes", "bound"]),

@@ -119,10 +119,9 @@ pub fn report_error(error: &Error) -> Status {
             // is no program, a database with nothing to run — is a usage
             // problem; a refused write or an unreadable store is an error
             // of the run.
-            match runtime.code {
-                "E0511" | "E0512" | "E0513" | "E0514" | "E0516" | "E0517" | "E0518" | "E0541"
-                | "E0543" | "E0608" | "E0009" => Status::Usage,
-                "E0540" => Status::Busy,
+            match runtime.kind() {
+                rqc::ErrorKind::Unusable | rqc::ErrorKind::Access => Status::Usage,
+                rqc::ErrorKind::Busy => Status::Busy,
                 _ => Status::Errors,
             }
         }

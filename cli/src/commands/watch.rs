@@ -114,8 +114,8 @@ fn watch_inner(args: &WatchArgs) -> Result<Status, Error> {
 /// install ended it (`--help` documents it), as for any error otherwise.
 fn ended(error: &rqc::RuntimeError) -> Status {
     let status = report_error(&Error::Runtime(error.clone()));
-    match error.code {
-        "E0587" | "E0588" | "E0589" => Status::Ended,
+    match error.kind() {
+        rqc::ErrorKind::Ended => Status::Ended,
         _ => status,
     }
 }
