@@ -167,6 +167,7 @@ pub const REGISTRY: &[(&str, ErrorKind)] = &[
     ("E0632", ErrorKind::Refused),
     ("E0633", ErrorKind::Refused),
     ("E0634", ErrorKind::Refused),
+    ("E0635", ErrorKind::Refused),
     ("E0640", ErrorKind::Refused),
     ("E0641", ErrorKind::Refused),
     ("E0660", ErrorKind::Refused),

@@ -180,8 +180,13 @@ impl Checker<'_> {
         self.counted_filter = outer;
         // A combinator over a list goes through its elements in memory:
         // one step each (a stream's elements are rows, counted as read).
-        if let Ty::List(_, size) = &input.ty {
-            input.cost = input.cost.plus(&crate::cost::Cost::steps(size.clone()));
+        // An element taken out is copied where it is not shared (its
+        // strings outside lists: `Ty::copy_steps`).
+        if let Ty::List(elem, size) = &input.ty {
+            let each = Poly::constant(1).plus(&elem.copy_steps());
+            input.cost = input
+                .cost
+                .plus(&crate::cost::Cost::steps(size.times(&each)));
         }
         // The least or greatest of a list literal of `Int`s is known
         // element by element (`[n, 10] |> min()` is at most 10).

@@ -329,7 +329,7 @@ impl<'p> Checker<'p> {
             }
             ExprKind::None => {
                 let ty = match expected {
-                    Some(Ty::Option(inner)) => Ty::Option(inner.clone()),
+                    Some(Ty::Option(inner)) => Ty::Option(Box::new(inner.held_by_none())),
                     _ => {
                         self.untyped_none.get_or_insert(expr.span);
                         Ty::option(Ty::Error)

@@ -43,10 +43,13 @@ impl Checker<'_> {
             self.refer(ident.span, || Target::Local(binding));
             let local = self.local(&ident.name).expect("found above");
             // An entry point's parameter is copied where it is named (a
-            // `let`'s value is shared): a step per value it may hold.
+            // `let`'s value is shared): a step per value it may hold, a
+            // string's a step per 4 KiB.
             let copied = match local.tir {
-                TExpr::Param(_) => Cost::steps(local.ty.values()),
-                _ => Cost::zero(),
+                TExpr::Param(_) => Cost::steps(local.ty.walk_steps()),
+                // A `let`'s or a lambda's value is shared, but a string
+                // (or a record of scalars holding one) is copied.
+                _ => Cost::steps(local.ty.copy_steps()),
             };
             return Checked::new(local.ty.clone(), copied, local.tir.clone());
         }

@@ -167,6 +167,9 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
             one(&p.lo, &a.lo);
         }
         (Ty::Str(p), Ty::Str(a)) => one(p, a),
+        // An untyped `none` (its type fixed by nothing) holds no value: it
+        // fixes the measures at a value within the parameter's ends.
+        (Ty::Option(p), Ty::Option(a)) if a.is_error() => bind(p, &p.held_by_none(), bindings),
         (Ty::Option(p), Ty::Option(a)) => bind(p, a, bindings),
         (Ty::Option(p), a) => bind(p, a, bindings),
         (Ty::List(pe, ps), Ty::List(ae, size)) => {
@@ -194,7 +197,7 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
             }
             bind(&p.ret, &a.ret, bindings);
         }
-        (Ty::Generic(_), a) => one(&param.values(), &a.values()),
+        (Ty::Generic(_), a) => one(&param.values(), &a.walk_steps()),
         _ => {}
     }
 }

@@ -9,7 +9,9 @@ mod access;
 mod aggregates;
 mod batch;
 mod blocks;
+mod broken;
 mod builtins;
+pub use broken::Broken;
 mod calls;
 mod cascades;
 mod definition;
@@ -150,6 +152,11 @@ pub struct Shape {
     pub schema: Schema,
     pub table_decls: BTreeMap<String, (String, crate::Span)>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Tables whose declaration has an error: kept in the schema (so the
+    /// rest of the program is still checked), but no definition that
+    /// reads or writes one, or one its writes keep (a reference either
+    /// way), gets a bound (`broken::touches_broken`).
+    pub broken: std::sync::Arc<broken::Broken>,
 }
 
 /// Builds the shape of `sources` (the user's files) with `prelude`.
@@ -181,11 +188,13 @@ pub fn shape(sources: &[SourceModule], prelude: &[SourceModule]) -> Shape {
     let indexed = modules::index_program(sources, prelude, &mut diagnostics);
     aggregates::build_aggregates(sources, &indexed.index, &mut schema, &mut diagnostics);
     report_duplicate_defs(sources, &mut diagnostics);
+    let broken = broken::broken_tables(&tables, &diagnostics);
     Shape {
         index: std::sync::Arc::new(indexed.index),
         schema,
         table_decls,
         diagnostics,
+        broken: std::sync::Arc::new(broken),
     }
 }
 
@@ -195,9 +204,11 @@ pub fn shape(sources: &[SourceModule], prelude: &[SourceModule]) -> Shape {
 /// relative to `def`'s (which the caller parsed from the definition's text
 /// alone). The outcome's facts (each expression's type, each name's
 /// target) are gathered only when `with_facts` asks for them.
+#[allow(clippy::too_many_arguments)]
 pub fn check_one(
     index: &modules::ProgramIndex,
     schema: &Schema,
+    broken: &broken::Broken,
     sig_of: &dyn Fn(usize) -> Option<FnSig>,
     cycles: &[Vec<usize>],
     id: usize,
@@ -257,6 +268,7 @@ pub fn check_one(
     };
     let mut outcome = checker.check_definition(def, &module_name);
     outcome.facts = checker.facts.unwrap_or_default();
+    broken::reject_if_touching(&mut outcome, schema, broken);
     // A delayed lambda's body is checked at each application: report each
     // of its diagnostics once, in order (a set: a definition may have
     // thousands, and a search of the list for each grew with their square).

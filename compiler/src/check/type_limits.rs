@@ -59,7 +59,7 @@ impl Checker<'_> {
     ///
     /// Returns the steps the walk takes: a step per value, as a formula.
     pub(super) fn note_value_size(&mut self, ty: &Ty, span: Span) -> Poly {
-        let steps = ty.values();
+        let steps = ty.walk_steps();
         let Some(values) = ty.most_values() else {
             return steps;
         };

@@ -372,6 +372,70 @@ impl Ty {
         }
     }
 
+    /// The type `none` takes where a value of this type (an option's) is
+    /// wanted. It holds no value, so any fits; where this type has a
+    /// function's measures (a parameter `n: Int? <= 4`, fixed at each call
+    /// by its argument), a `none` fixes them at a value within the declared
+    /// ends (a number, an empty string or list) rather than leave them
+    /// unfixed (unbounded: `h(none)` was E0301).
+    pub fn held_by_none(&self) -> Ty {
+        let generic = |p: &Poly| {
+            p.vars()
+                .iter()
+                .any(|v| matches!(v.kind(), crate::cost::VarKind::Generic(_)))
+        };
+        match self {
+            Ty::Int(i) if generic(&i.hi) || generic(&i.lo) => {
+                // 0 when the ends allow it (the smallest measures), else
+                // the end nearest it.
+                let at = if i.least.is_some_and(|l| l > 0) {
+                    i.least.unwrap_or(0)
+                } else if i.most.is_some_and(|m| m < 0) {
+                    i.most.unwrap_or(0)
+                } else {
+                    0
+                };
+                Ty::Int(Interval::exact(at))
+            }
+            Ty::Str(bytes) if generic(bytes) => Ty::Str(Poly::zero()),
+            Ty::List(elem, size) if generic(size) => Ty::List(elem.clone(), Poly::zero()),
+            other => other.clone(),
+        }
+    }
+
+    /// The steps of walking a value of this type whole (comparing,
+    /// flattening, copying it): a step per value, and a string a step per
+    /// 4 KiB it may hold (`rqc_cost::string_steps`: 4,096 for one of
+    /// unbounded length). A type parameter's is the caller's (`values(T)`,
+    /// bound to the argument's walk at each call).
+    pub fn walk_steps(&self) -> Poly {
+        match self {
+            Ty::Option(t) => t.walk_steps(),
+            Ty::List(elem, size) => size.times(&elem.walk_steps()),
+            Ty::Record(fields) => fields
+                .iter()
+                .fold(Poly::zero(), |sum, (_, t)| sum.plus(&t.walk_steps())),
+            Ty::Str(bytes) => Poly::constant(crate::cost::string_steps(bytes.max_value())),
+            Ty::Generic(_) => self.values(),
+            _ => Poly::constant(1),
+        }
+    }
+
+    /// The steps of copying a value of this type where the run copies it
+    /// rather than share it: its strings outside any list (a list, and a
+    /// record holding one, is shared by pointer; a string, and a record of
+    /// scalars inside a list, is copied when taken out or named).
+    pub fn copy_steps(&self) -> Poly {
+        match self {
+            Ty::Option(t) => t.copy_steps(),
+            Ty::Record(fields) => fields
+                .iter()
+                .fold(Poly::zero(), |sum, (_, t)| sum.plus(&t.copy_steps())),
+            Ty::Str(bytes) => Poly::constant(crate::cost::string_steps(bytes.max_value())),
+            _ => Poly::zero(),
+        }
+    }
+
     /// The most values a value of this type may hold, as a number:
     /// [`Ty::values`] at its largest; `None` where a length is not a
     /// number yet (a function's measure, fixed at each call).

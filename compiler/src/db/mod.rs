@@ -144,6 +144,8 @@ pub fn parse_file(db: &dyn Db, file: SourceFile) -> Parsed {
 pub struct ProgramShape {
     pub index: Arc<check::ProgramIndex>,
     pub schema: Schema,
+    /// Tables whose declaration has an error (`check::broken`).
+    pub broken: Arc<check::Broken>,
 }
 
 fn modules(db: &dyn Db, workspace: Workspace) -> (Vec<SourceModule>, Vec<SourceModule>) {
@@ -179,6 +181,7 @@ pub fn program_shape(db: &dyn Db, workspace: Workspace) -> ProgramShape {
     ProgramShape {
         index: Arc::clone(&shape.index),
         schema: shape.schema.clone(),
+        broken: Arc::clone(&shape.broken),
     }
 }
 
@@ -251,6 +254,7 @@ fn check_key(db: &dyn Db, key: DefKey<'_>, with_facts: bool) -> Option<(Outcome,
     Some(check::check_one(
         &shape.index,
         &shape.schema,
+        &shape.broken,
         &sig_of,
         cycles,
         id,

@@ -196,23 +196,48 @@ impl<'p> Abs<'p> {
     /// `Ty::values`). Each shared part is counted once per pointer, as
     /// [`Abs::holds`] visits it, so the count takes time linear in the plan.
     pub fn values(&self) -> Poly {
-        self.values_memo(&mut HashMap::new())
+        self.values_memo(&mut HashMap::new(), &|_| Poly::constant(1))
     }
 
-    fn values_memo(&self, memo: &mut HashMap<usize, Poly>) -> Poly {
+    /// The steps of walking the value whole (`Ty::walk_steps` in the
+    /// checker): a step per value, a string a step per 4 KiB it may hold.
+    pub fn walk_steps(&self) -> Poly {
+        self.values_memo(&mut HashMap::new(), &scalar_walk)
+    }
+
+    /// The steps of copying the value where the run copies it rather than
+    /// share it (`Ty::copy_steps`): its strings outside any list.
+    pub fn copy_steps(&self) -> Poly {
+        match self {
+            Abs::Opt(inner) => inner.copy_steps(),
+            Abs::Record(record) => record
+                .fields
+                .iter()
+                .fold(Poly::zero(), |sum, (_, v)| sum.plus(&v.copy_steps())),
+            Abs::Scalar(scalar) if scalar.kind == Kind::Str => scalar_walk(scalar),
+            _ => Poly::zero(),
+        }
+    }
+
+    /// The sum over the value's scalars of `each` (shared parts walked
+    /// once, their sum reused at each place they are).
+    fn values_memo(&self, memo: &mut HashMap<usize, Poly>, each: &dyn Fn(&Scalar) -> Poly) -> Poly {
         if let Some(known) = self.shared().and_then(|p| memo.get(&p)) {
             return known.clone();
         }
         let sum = |parts: &mut dyn Iterator<Item = &Abs<'p>>, memo: &mut HashMap<usize, Poly>| {
-            parts.fold(Poly::zero(), |sum, part| sum.plus(&part.values_memo(memo)))
+            parts.fold(Poly::zero(), |sum, part| {
+                sum.plus(&part.values_memo(memo, each))
+            })
         };
         let values = match self {
             Abs::Nothing => Poly::zero(),
-            Abs::Opt(inner) => inner.values_memo(memo),
-            Abs::List(element, len) => len.times(&element.values_memo(memo)),
+            Abs::Opt(inner) => inner.values_memo(memo, each),
+            Abs::List(element, len) => len.times(&element.values_memo(memo, each)),
             Abs::Literal(items) => sum(&mut items.iter(), memo),
             Abs::Record(record) => sum(&mut record.fields.iter().map(|(_, v)| v), memo),
-            Abs::Null | Abs::Scalar(_) | Abs::Stream(_) | Abs::Fns(_) => Poly::constant(1),
+            Abs::Scalar(scalar) => each(scalar),
+            Abs::Null | Abs::Stream(_) | Abs::Fns(_) => Poly::constant(1),
         };
         if let Some(shared) = self.shared() {
             memo.insert(shared, values.clone());
@@ -391,5 +416,14 @@ impl<'p> Abs<'p> {
             }
             (a, b) => return Err(Clash(a.kind(), b.kind())),
         })
+    }
+}
+
+/// A scalar's walk: a step, or a string's step per 4 KiB of its most
+/// characters (which its bytes bound from below: `rqc_cost::string_steps`).
+fn scalar_walk(scalar: &Scalar) -> Poly {
+    match scalar.kind {
+        Kind::Str => Poly::constant(rqc_cost::string_steps(scalar.chars.max_value())),
+        _ => Poly::constant(1),
     }
 }

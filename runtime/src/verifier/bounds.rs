@@ -294,10 +294,9 @@ impl<'p> Verifier<'p> {
     /// The values of `value`, a value the run walks whole, as steps; the
     /// largest one is kept for the value room.
     pub fn walked(&mut self, value: &Abs<'p>) -> Poly {
-        let values = value.values();
-        let most = values.max_value().unwrap_or(u64::MAX);
+        let most = value.values().max_value().unwrap_or(u64::MAX);
         self.largest_walk = self.largest_walk.max(most);
-        values
+        value.walk_steps()
     }
 
     /// Each claimed measure (seeks, rows, round trips; the steps are
@@ -371,8 +370,19 @@ impl<'p> Verifier<'p> {
             // A constant and a parameter are copied where they are
             // evaluated: a step per value they may hold.
             Op::Const(value) => match super::scalars::constant(value) {
+                Ok(_) if longest_string(value) > rqc_cost::MAX_STRING_BYTES => {
+                    return self.fault(
+                        "E0635",
+                        node,
+                        format!(
+                            "a string constant of {} bytes, longer than the {} any program makes",
+                            longest_string(value),
+                            rqc_cost::MAX_STRING_BYTES
+                        ),
+                    )
+                }
                 Ok(value) => {
-                    let copied = Cost::steps(value.values());
+                    let copied = Cost::steps(value.walk_steps());
                     Eval {
                         cost: copied,
                         ..Eval::free(value)
@@ -383,7 +393,7 @@ impl<'p> Verifier<'p> {
             Op::Param(i) => {
                 let value = self.params[*i].clone();
                 Eval {
-                    cost: Cost::steps(value.values()),
+                    cost: Cost::steps(value.walk_steps()),
                     ..Eval::free(value)
                 }
             }
@@ -391,8 +401,13 @@ impl<'p> Verifier<'p> {
             Op::Now => Eval::free(super::abstract_value::Abs::int(
                 rqc_cost::Interval::unbounded("now()"),
             )),
+            // A bound value is shared, but its strings outside lists are
+            // copied where it is named.
             Op::Var(name) => match find(scope, name) {
-                Some(binding) => Eval::free(binding.value.clone()),
+                Some(binding) => Eval {
+                    cost: Cost::steps(binding.value.copy_steps()),
+                    ..Eval::free(binding.value.clone())
+                },
                 None => {
                     return self.fault("E0624", node, format!("no value is bound to `{name}` here"))
                 }
@@ -672,6 +687,20 @@ fn string_steps(value: &Abs<'_>) -> u64 {
         Abs::Scalar(scalar) if scalar.kind == Kind::Str => {
             rqc_cost::string_steps(scalar.chars.max_value())
         }
+        _ => 0,
+    }
+}
+
+/// The bytes of the longest string in a constant.
+fn longest_string(value: &rqc_plan::Value) -> u64 {
+    match value {
+        rqc_plan::Value::Str(text) => text.len() as u64,
+        rqc_plan::Value::List(items) => items.iter().map(longest_string).max().unwrap_or(0),
+        rqc_plan::Value::Record(record) => record
+            .iter()
+            .map(|(_, v)| longest_string(v))
+            .max()
+            .unwrap_or(0),
         _ => 0,
     }
 }

@@ -65,7 +65,10 @@ impl<'p> Verifier<'p> {
         };
         // A combinator over a list goes through its elements: a step each,
         // and a sort about log2(k) per element (spec/cost.md §2, "Steps").
-        out.cost = out.cost.plus(&Cost::steps(k.clone()));
+        // An element taken out is copied where it is not shared (its
+        // strings outside lists).
+        let each = Poly::constant(1).plus(&element.copy_steps());
+        out.cost = out.cost.plus(&Cost::steps(k.times(&each)));
         if matches!(c, Combinator::SortBy { .. }) {
             out.cost = out.cost.plus(&Cost::steps(rqc_cost::sort_steps(&k)));
         }
