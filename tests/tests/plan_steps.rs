@@ -31,6 +31,9 @@ query chain(x: Int) = {
   [c10] |> count()
 }
 
+// A string constant.
+query greeting() = length(\"abc\")
+
 // A string's length and case at each of 2^10 elements: short strings.
 query lengths(x: Int, t: String <= 100) = {
   let c0 = [x];
@@ -189,4 +192,22 @@ fn a_plan_whose_string_lost_its_length_bound_under_a_long_walk_is_refused() {
     let (code, message) = rqc_tests::refused_install(&mut db, dir.path(), &plan);
     assert_eq!(code, "E0634", "{message}");
     assert_eq!(lengths(&db), Value::Int(2 << 10));
+}
+
+/// No program makes a string longer than 16 MiB (a join past it is E0539):
+/// a plan file whose constant is one is refused (E0635), since its copies
+/// would be work the steps do not bound.
+#[test]
+fn a_plan_whose_string_constant_passes_16_mib_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Database::open_with(dir.path().join("db"), OpenOptions::default()).unwrap();
+    db.install_source("pairs.rq", PAIRS).unwrap();
+    let mut plan = honest();
+    let text = serde_json::to_string(&plan).unwrap();
+    assert!(text.contains("\"abc\""), "the constant is in the plan");
+    let long = format!("\"{}\"", "a".repeat((16 << 20) + 1));
+    plan = serde_json::from_str(&text.replace("\"abc\"", &long)).unwrap();
+    let (code, message) = rqc_tests::refused_install(&mut db, dir.path(), &plan);
+    assert_eq!(code, "E0635", "{}", &message[..message.len().min(300)]);
+    assert_eq!(db.run("greeting", &[]).unwrap().value, Value::Int(3));
 }
