@@ -209,7 +209,7 @@ pub fn install(
 /// moved one fails its checksum (E0591); one seek per table.
 fn check_fresh(session: &mut Session<'_>, catalog: Tree, schema: &Schema) -> Result<()> {
     for (key, _) in session.range(catalog, &[], None, usize::MAX)? {
-        if key != FORMAT_KEY {
+        if key != FORMAT_KEY && key != crate::store::IDENTITY_KEY {
             return Err(RuntimeError::damaged(format!(
                 "the catalog holds no schema but holds `{}`",
                 String::from_utf8_lossy(&key)

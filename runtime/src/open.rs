@@ -78,7 +78,7 @@ impl Backend {
         // memory holds nothing a disk could damage.
         Ok(match self {
             Backend::Memory => stored,
-            _ => Box::new(Checked::new(stored)),
+            _ => Box::new(Checked::new(stored).identified()?),
         })
     }
 

@@ -406,3 +406,64 @@ fn an_entry_cut_out_of_an_lmdb_or_redb_file_is_damage() {
         );
     }
 }
+
+/// Two databases of the same program hold an entry under the same tree
+/// and key: one's bytes copied into the other (pages copied in from a
+/// backup of another database) fail their checksum once each database
+/// seeds its checksums with its own identity, and pass without one (why
+/// identities were added). A database reopened keeps its identity.
+#[test]
+fn an_entry_copied_in_from_another_database_is_damage() {
+    let copied_passes = |identified: bool| {
+        let open = |raw: &Shared| {
+            let checked = Checked::new(Box::new(raw.clone()));
+            if identified {
+                checked.identified().unwrap()
+            } else {
+                checked
+            }
+        };
+        let (raw_one, raw_two) = (
+            Shared(Arc::new(MemoryStore::new())),
+            Shared(Arc::new(MemoryStore::new())),
+        );
+        for (raw, value) in [(&raw_one, b"one"), (&raw_two, b"two")] {
+            let checked = open(raw);
+            let tree = checked.tree("t:Post");
+            let mut txn = checked.begin_write().unwrap();
+            txn.put(tree, b"k", value).unwrap();
+            txn.put(tree, b"own", value).unwrap();
+            txn.commit().unwrap();
+        }
+        let tree = raw_one.tree("t:Post");
+        let stored = raw_one
+            .begin_read()
+            .unwrap()
+            .get(tree, b"k")
+            .unwrap()
+            .unwrap();
+        let mut txn = raw_two.begin_write().unwrap();
+        txn.put(raw_two.tree("t:Post"), b"k", &stored).unwrap();
+        txn.commit().unwrap();
+        // Opened again: the identity it made is read back, not made anew.
+        let two = open(&raw_two);
+        let own = two.begin_read().unwrap().get(two.tree("t:Post"), b"own");
+        assert_eq!(own.unwrap().as_deref(), Some(&b"two"[..]));
+        let read = two.begin_read().unwrap().get(two.tree("t:Post"), b"k");
+        match read {
+            Ok(value) => {
+                assert_eq!(value.as_deref(), Some(&b"one"[..]));
+                true
+            }
+            Err(error) => {
+                assert_eq!(error.code, "E0591", "{error}");
+                false
+            }
+        }
+    };
+    assert!(
+        copied_passes(false),
+        "without identities the copy reads as data"
+    );
+    assert!(!copied_passes(true), "with them it is damage");
+}

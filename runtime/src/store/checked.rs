@@ -29,6 +29,11 @@ pub const SEAL_LEN: usize = 4 + CHECKSUM_LEN;
 /// The catalog's tree and the key of the storage format, stored bare.
 const CATALOG: &str = "__catalog";
 const FORMAT_KEY: &[u8] = b"format";
+/// The database's identity, made at its creation and stored bare: every
+/// checksum is seeded with it, so an entry copied in from another
+/// database (of the same program, the same tree and key) fails its
+/// checksum. A database made before it has none (seeds as before).
+pub const IDENTITY_KEY: &[u8] = b"identity";
 
 pub struct Checked {
     inner: Box<dyn Store>,
@@ -41,6 +46,8 @@ pub struct Checked {
     /// Whether links are kept and checked (not on etcd, where every
     /// neighbour read would be a round trip; its links are all `START`).
     chain: bool,
+    /// The database's identity ([`IDENTITY_KEY`]), part of every seed.
+    identity: Option<u64>,
 }
 
 impl Checked {
@@ -59,18 +66,69 @@ impl Checked {
         let catalog = inner.tree(CATALOG);
         let names = HashMap::from([(catalog, CATALOG.to_string())]);
         let mut seeds = Vec::new();
-        set_seed(&mut seeds, catalog, CATALOG);
+        set_seed(&mut seeds, catalog, CATALOG, None);
         Checked {
             inner,
             catalog,
             names: RwLock::new(names),
             seeds: RwLock::new(seeds),
             chain,
+            identity: None,
         }
     }
 
+    /// The store with its database's identity in every seed: the one it
+    /// holds, or for a new database (an empty catalog) one made now and
+    /// stored, in a write transaction that looks again (the first of two
+    /// processes creating at once makes it, the other reads it). A
+    /// database made before identities, or opened read-only while empty,
+    /// keeps the seeds without one.
+    pub fn identified(mut self) -> Result<Checked> {
+        let catalog = self.catalog;
+        // The identity held (`Some(None)`: a database made before them),
+        // or `None` for a new one.
+        fn held<T: ReadTxn + ?Sized>(txn: &T, catalog: Tree) -> Result<Option<Option<u64>>> {
+            if let Some(bytes) = txn.get(catalog, IDENTITY_KEY)? {
+                let bytes = <[u8; 8]>::try_from(bytes.as_slice())
+                    .map_err(|_| RuntimeError::corrupt("the database's identity"))?;
+                return Ok(Some(Some(u64::from_le_bytes(bytes))));
+            }
+            let empty = txn.range(catalog, &[], None, false, 1)?.is_empty();
+            Ok((!empty).then_some(None))
+        }
+        let found = {
+            let txn = guarded("reading the identity", || self.inner.begin_read())?;
+            held(txn.as_ref(), catalog)?
+        };
+        let identity = match found {
+            Some(identity) => identity,
+            None => match guarded("making the identity", || self.inner.begin_write()) {
+                Ok(mut txn) => match held(txn.as_ref(), catalog)? {
+                    Some(identity) => identity,
+                    None => {
+                        let made = new_identity();
+                        txn.put(catalog, IDENTITY_KEY, &made.to_le_bytes())?;
+                        txn.commit()?;
+                        Some(made)
+                    }
+                },
+                // Read-only and empty: nothing will be written.
+                Err(error) if error.kind() == crate::error::ErrorKind::Access => None,
+                Err(error) => return Err(error),
+            },
+        };
+        self.identity = identity;
+        let names = self.names.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut seeds = self.seeds.write().unwrap_or_else(|p| p.into_inner());
+        for (tree, name) in names {
+            set_seed(&mut seeds, tree, &name, identity);
+        }
+        drop(seeds);
+        Ok(self)
+    }
+
     fn bare(&self, tree: Tree, key: &[u8]) -> bool {
-        tree == self.catalog && key == FORMAT_KEY
+        tree == self.catalog && (key == FORMAT_KEY || key == IDENTITY_KEY)
     }
 
     /// Whether `key` is at or past `tree`'s end marker, where no entry is.
@@ -169,12 +227,31 @@ fn checksum(seed: u32, key: &[u8], value: &[u8]) -> u32 {
     hasher.finalize()
 }
 
-/// Records `tree`'s seed: the CRC-32 of its name.
-fn set_seed(seeds: &mut Vec<u32>, tree: Tree, name: &str) {
+/// Records `tree`'s seed: the CRC-32 of the database's identity (when it
+/// has one) and the tree's name.
+fn set_seed(seeds: &mut Vec<u32>, tree: Tree, name: &str, identity: Option<u64>) {
     if seeds.len() <= tree.index() {
         seeds.resize(tree.index() + 1, 0);
     }
-    seeds[tree.index()] = crc32fast::hash(name.as_bytes());
+    let mut hasher = crc32fast::Hasher::new();
+    if let Some(identity) = identity {
+        hasher.update(&identity.to_le_bytes());
+    }
+    hasher.update(name.as_bytes());
+    seeds[tree.index()] = hasher.finalize();
+}
+
+/// A new database's identity: random (the standard library's per-process
+/// random keys, mixed with the clock and the process), never 0.
+fn new_identity() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    hasher.write_u128(nanos);
+    hasher.write_u32(std::process::id());
+    hasher.finish().max(1)
 }
 
 pub(super) fn hex(key: &[u8]) -> String {
@@ -207,7 +284,7 @@ impl Store for Checked {
     fn tree(&self, name: &str) -> Tree {
         let tree = self.inner.tree(name);
         let mut seeds = self.seeds.write().unwrap_or_else(|p| p.into_inner());
-        set_seed(&mut seeds, tree, name);
+        set_seed(&mut seeds, tree, name, self.identity);
         drop(seeds);
         let mut names = self.names.write().unwrap_or_else(|p| p.into_inner());
         names.entry(tree).or_insert_with(|| name.to_string());

@@ -34,7 +34,7 @@ mod writer_lock;
 
 pub use chain::END as CHAIN_END;
 pub(crate) use checked::guarded;
-pub use checked::{Checked, CHECKSUM_LEN, SEAL_LEN};
+pub use checked::{Checked, CHECKSUM_LEN, IDENTITY_KEY, SEAL_LEN};
 #[cfg(feature = "etcd")]
 pub use etcd::{is_etcd_url, EtcdOptions, EtcdStore, EtcdUrl, PASSWORD_VARIABLE};
 pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
