@@ -522,9 +522,9 @@ pub(crate) fn evaluate_in(
         value,
         written: interp.session.rows_written(),
         stats: Stats {
-            seeks: interp.session.seeks,
-            rows: interp.session.rows,
-            round_trips: interp.session.trips,
+            seeks: interp.session.meter.seeks,
+            rows: interp.session.meter.rows,
+            round_trips: interp.session.meter.trips,
         },
         bound: crate::commit_limit::widened(entry.bound, split),
         operators: interp.stats,
@@ -538,7 +538,7 @@ pub(crate) fn evaluate_in(
 /// itself), so a broken proof stores nothing.
 fn committing(name: &str, output: &mut Output, session: &mut Session<'_>) -> Result<()> {
     session.prepare_commit()?;
-    output.stats.round_trips = session.trips + u64::from(session.commits());
+    output.stats.round_trips = session.meter.trips + u64::from(session.commits());
     within_round_trips(name, output)
 }
 

@@ -93,7 +93,8 @@ impl<'p, 's> Interp<'p, 's> {
 
     fn eval_here(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
         crate::interrupt::check()?;
-        let (seeks, rows, trips) = (self.session.seeks, self.session.rows, self.session.trips);
+        let before = self.session.meter;
+        let (seeks, rows, trips) = (before.seeks, before.rows, before.trips);
         let outer = self.deadline;
         let bound = node
             .bound
@@ -108,8 +109,8 @@ impl<'p, 's> Interp<'p, 's> {
         let value = self.eval_op(node, env);
         self.deadline = outer;
         let value = value?;
-        let (ds, dr) = (self.session.seeks - seeks, self.session.rows - rows);
-        let dt = self.session.trips - trips;
+        let counted = self.session.meter.since(&before);
+        let (ds, dr, dt) = (counted.seeks, counted.rows, counted.trips);
         if self.analyzing {
             // Grown on demand: counting a plan's nodes first cost more.
             let id = node.id as usize;
@@ -142,16 +143,18 @@ impl<'p, 's> Interp<'p, 's> {
 
     /// E0599 when the reads so far pass an enclosing operator's bound.
     pub(crate) fn within_deadline(&self) -> Result<()> {
-        if self.session.seeks > self.deadline.seeks || self.session.rows > self.deadline.rows {
+        if self.session.meter.seeks > self.deadline.seeks
+            || self.session.meter.rows > self.deadline.rows
+        {
             return Err(beyond_bound(format!(
                 "the run read {} seeks and {} rows, beyond an operator's proved bound",
-                self.session.seeks, self.session.rows
+                self.session.meter.seeks, self.session.meter.rows
             )));
         }
-        if self.session.trips > self.deadline.trips {
+        if self.session.meter.trips > self.deadline.trips {
             return Err(beyond_round_trips(format!(
                 "the run made {} round trips, beyond an operator's proved bound",
-                self.session.trips
+                self.session.meter.trips
             )));
         }
         Ok(())
@@ -160,7 +163,7 @@ impl<'p, 's> Interp<'p, 's> {
     /// How many rows a range read may ask for: `wanted`, but never more
     /// than one past what the bounds being evaluated still allow.
     pub(crate) fn rows_allowed(&self, wanted: usize) -> usize {
-        let left = self.deadline.rows.saturating_sub(self.session.rows);
+        let left = self.deadline.rows.saturating_sub(self.session.meter.rows);
         wanted.min(usize::try_from(left.saturating_add(1)).unwrap_or(usize::MAX))
     }
 

@@ -32,6 +32,7 @@ pub mod interrupt;
 pub mod live;
 pub mod load;
 mod lookup;
+pub mod meter;
 mod open;
 pub mod page;
 pub mod plan_format;

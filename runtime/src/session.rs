@@ -16,6 +16,7 @@
 use crate::error::{Result, RuntimeError};
 use crate::live::changelog::{self, Logging};
 use crate::live::ranges::{range_read, KeyRange, WriteSet};
+use crate::meter::Meter;
 use crate::read_ahead::{blocked, writes, ReadAhead};
 use crate::store::{BatchRead, Found, Lent, ReadTxn, Store, Tree, WriteTxn};
 use std::collections::{BTreeMap, HashSet};
@@ -42,11 +43,9 @@ pub struct Session<'s> {
     changes: u64,
     /// Whether the commit is readied ([`Session::prepare_commit`]).
     prepared: bool,
-    /// B-tree descents and entries read so far.
-    pub seeks: u64,
-    pub rows: u64,
-    /// Calls that read through the transaction so far.
-    pub trips: u64,
+    /// B-tree descents, entries read and calls that read through the
+    /// transaction so far.
+    pub meter: Meter,
     /// The key ranges read, when a live subscription evaluates (it then
     /// listens to exactly these).
     pub(crate) read_set: Option<Vec<KeyRange>>,
@@ -149,9 +148,7 @@ impl<'s> Session<'s> {
             wrote: false,
             changes: 0,
             prepared: false,
-            seeks: 0,
-            rows: 0,
-            trips: 0,
+            meter: Meter::default(),
             read_set: None,
             log: None,
             written: WriteSet::default(),
@@ -194,7 +191,7 @@ impl<'s> Session<'s> {
             (Some(before), Some(after)) => after.saturating_sub(before),
             _ => local,
         };
-        self.trips += made;
+        self.meter.trips += made;
         result
     }
 
@@ -224,13 +221,13 @@ impl<'s> Session<'s> {
         if !self.ahead.dry && self.ahead.point(tree, key).is_none() {
             // From the store: its owned value, moved (a write transaction's
             // reads lend nothing, so `get_with` would copy it twice).
-            self.seeks += 1;
+            self.meter.seeks += 1;
             let value = self.call(1, |txn| txn.get(tree, key))?;
             if let Some(read) = &mut self.read_set {
                 read.push(KeyRange::point(tree, key));
             }
             if value.is_some() {
-                self.rows += 1;
+                self.meter.rows += 1;
             }
             return Ok(value);
         }
@@ -252,7 +249,7 @@ impl<'s> Session<'s> {
         };
         match self.ahead.point(tree, key) {
             Some(value) => {
-                self.seeks += 1;
+                self.meter.seeks += 1;
                 seen(value)?;
             }
             None if self.ahead.dry => {
@@ -263,7 +260,7 @@ impl<'s> Session<'s> {
                 return Err(blocked());
             }
             None => {
-                self.seeks += 1;
+                self.meter.seeks += 1;
                 self.call(1, |txn| txn.get_with(tree, key, &mut seen))?;
             }
         }
@@ -271,7 +268,7 @@ impl<'s> Session<'s> {
             read.push(KeyRange::point(tree, key));
         }
         if is_some {
-            self.rows += 1;
+            self.meter.rows += 1;
         }
         Ok(())
     }
@@ -280,7 +277,7 @@ impl<'s> Session<'s> {
     pub fn get_counter(&mut self, tree: Tree, key: &[u8]) -> Result<u64> {
         let value = self.get(tree, key)?;
         if value.is_none() {
-            self.rows += 1;
+            self.meter.rows += 1;
         }
         Ok(value
             .and_then(|bytes| <[u8; 8]>::try_from(bytes.as_slice()).ok())
@@ -322,12 +319,12 @@ impl<'s> Session<'s> {
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         // An empty range (such as `t1..t2` with t1 > t2) reads nothing.
         if end.is_some_and(|end| end <= start) {
-            self.seeks += 1;
+            self.meter.seeks += 1;
             return Ok(Vec::new());
         }
         let result = match self.ahead.range(tree, start, end, reverse, limit) {
             Some(result) => {
-                self.seeks += 1;
+                self.meter.seeks += 1;
                 result.to_vec()
             }
             None if self.ahead.dry => {
@@ -341,12 +338,12 @@ impl<'s> Session<'s> {
                 return Err(blocked());
             }
             None => {
-                self.seeks += 1;
+                self.meter.seeks += 1;
                 self.call(1, |txn| txn.range(tree, start, end, reverse, limit))?
             }
         };
         let read = (tree, start, end, reverse, limit);
-        ranged(&mut self.read_set, &mut self.rows, read, &result);
+        ranged(&mut self.read_set, &mut self.meter.rows, read, &result);
         Ok(result)
     }
 
@@ -371,9 +368,9 @@ impl<'s> Session<'s> {
             let entries = self.range_in(tree, start, end, reverse, limit)?;
             return read(&entries);
         };
-        self.seeks += 1;
+        self.meter.seeks += 1;
         let range = (tree, start, end, reverse, limit);
-        ranged(&mut self.read_set, &mut self.rows, range, entries);
+        ranged(&mut self.read_set, &mut self.meter.rows, range, entries);
         read(entries)
     }
 
@@ -381,8 +378,8 @@ impl<'s> Session<'s> {
     /// taken back ([`Session::take_since`]).
     pub(crate) fn mark(&self) -> Mark {
         Mark {
-            seeks: self.seeks,
-            rows: self.rows,
+            seeks: self.meter.seeks,
+            rows: self.meter.rows,
             reads: self.read_set.as_ref().map_or(0, Vec::len),
         }
     }
@@ -393,22 +390,22 @@ impl<'s> Session<'s> {
     /// stay: a call made is counted where it is made.
     pub(crate) fn take_since(&mut self, mark: &Mark) -> Counted {
         let counted = Counted {
-            seeks: self.seeks.saturating_sub(mark.seeks),
-            rows: self.rows.saturating_sub(mark.rows),
+            seeks: self.meter.seeks.saturating_sub(mark.seeks),
+            rows: self.meter.rows.saturating_sub(mark.rows),
             reads: match &mut self.read_set {
                 Some(read) if read.len() > mark.reads => read.split_off(mark.reads),
                 _ => Vec::new(),
             },
         };
-        self.seeks = mark.seeks;
-        self.rows = mark.rows;
+        self.meter.seeks = mark.seeks;
+        self.meter.rows = mark.rows;
         counted
     }
 
     /// Counts what [`Session::take_since`] took out.
     pub(crate) fn add(&mut self, counted: Counted) {
-        self.seeks += counted.seeks;
-        self.rows += counted.rows;
+        self.meter.seeks += counted.seeks;
+        self.meter.rows += counted.rows;
         if let Some(read) = &mut self.read_set {
             read.extend(counted.reads);
         }
@@ -506,12 +503,12 @@ impl<'s> Session<'s> {
     /// A read-modify-write's read that found nothing: counted as a row all
     /// the same (spec/cost.md §7 charges the check a row found or not).
     pub fn count_row(&mut self) {
-        self.rows += 1;
+        self.meter.rows += 1;
     }
 
     /// An index entry written or removed: one seek into that index.
     pub fn count_seek(&mut self) {
-        self.seeks += 1;
+        self.meter.seeks += 1;
     }
 
     /// How many entries were put or deleted so far (two readings differ
@@ -558,7 +555,7 @@ impl<'s> Session<'s> {
                     log.names,
                     &self.written,
                 );
-                self.trips += match (before, txn.requests()) {
+                self.meter.trips += match (before, txn.requests()) {
                     (Some(before), Some(after)) => after.saturating_sub(before),
                     _ => 1,
                 };

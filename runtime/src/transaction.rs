@@ -44,20 +44,16 @@ impl<'e> Transaction<'e> {
         let (tables, accesses) = self.engine.bound_entry(entry)?;
         self.engine.check_unbound(entry)?;
         let session = self.session.take().ok_or_else(failed_earlier)?;
-        let before = (
-            session.seeks,
-            session.rows,
-            session.trips,
-            session.rows_written(),
-        );
+        let (before, written_before) = (session.meter, session.rows_written());
         let (mut output, session) = evaluate(tables, &accesses, entry, args, session, false)
             .map_err(|e| self.engine.explained(e))?;
+        let counted = session.meter.since(&before);
         output.stats = Stats {
-            seeks: session.seeks - before.0,
-            rows: session.rows - before.1,
-            round_trips: session.trips - before.2,
+            seeks: counted.seeks,
+            rows: counted.rows,
+            round_trips: counted.trips,
         };
-        output.written = session.rows_written() - before.3;
+        output.written = session.rows_written() - written_before;
         let mutation = entry.kind == EntryKind::Mutation;
         let mut alone = output.clone();
         alone.stats.round_trips += if mutation { COMMIT_ROUND_TRIPS } else { 0 };
@@ -112,7 +108,7 @@ impl<'e> Transaction<'e> {
             operators: Vec::new(),
             attempts: 1,
         };
-        total.stats.round_trips = session.trips + u64::from(session.commits());
+        total.stats.round_trips = session.meter.trips + u64::from(session.commits());
         within_round_trips("the transaction", &total)?;
         session
             .commit()

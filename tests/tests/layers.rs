@@ -27,6 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "transaction",
         &[
             "session",
+            "meter",
             "read_ahead",
             "commit_limit",
             "live::changelog",

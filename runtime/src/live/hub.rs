@@ -299,8 +299,8 @@ impl Hub {
         mut session: Session<'s>,
     ) -> Result<(Evaluated, Session<'s>)> {
         let position = changelog::head(session.reads(), self.log, self.compact)?;
-        session.seeks = 0;
-        session.rows = 0;
+        session.meter.seeks = 0;
+        session.meter.rows = 0;
         session.read_set = Some(Vec::new());
         let (entry, accesses) = query.entry();
         let (output, mut session) = evaluate(
