@@ -77,6 +77,13 @@ fn int(row: &Value, field: &str) -> i64 {
     }
 }
 
+fn float(row: &Value, field: &str) -> f64 {
+    match row.field(field) {
+        Some(Value::Float(x)) => *x,
+        other => panic!("{field} is not a Float: {other:?}"),
+    }
+}
+
 fn ycsb_operations(on: On) {
     let e = engine("ycsb", on);
     for i in 0..50 {
@@ -273,6 +280,21 @@ fn tpcc_mix_keeps_the_consistency_conditions(on: On) {
     let violations = check(&dump, scale, &deliveries);
     assert!(violations.is_empty(), "{violations:#?}");
     the_checker_finds_each_tampering(&dump, scale, &deliveries);
+    // The mix's orders (ids past the population's): each line's amount is
+    // its item's price times its quantity, in the same floating point.
+    let price: BTreeMap<i64, f64> = table(&dump, "Item")
+        .iter()
+        .map(|i| (int(i, "id"), float(i, "price")))
+        .collect();
+    let placed: Vec<&Value> = table(&dump, "OrderLine")
+        .iter()
+        .filter(|l| int(l, "o_id") > scale.customers)
+        .collect();
+    assert!(placed.len() >= 5 * 150, "New-Order placed lines");
+    for line in placed {
+        let expected = price[&int(line, "i_id")] * int(line, "quantity") as f64;
+        assert_eq!(float(line, "amount"), expected, "{line:?}");
+    }
     // C_PAYMENT_CNT, the maintained aggregate `payments_of`: each
     // customer's equals its History rows (Order-Status reads it), and
     // every aggregate equals a recount of its groups (`verify`).
