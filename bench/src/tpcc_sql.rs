@@ -48,14 +48,15 @@ pub fn schema(covering: bool) -> String {
 fn population_sql(name: &str) -> &'static str {
     match name {
         "add_item" => "INSERT INTO item VALUES (?1, 'item', ?2)",
-        "add_warehouse" => "INSERT INTO warehouse VALUES (?1, 'w', 0.1, 300000.0)",
+        "add_warehouse" => "INSERT INTO warehouse VALUES (?1, 'w', 0.1, ?2)",
         "add_stock" => "INSERT INTO stock VALUES (?1, ?2, ?3, 0, 0)",
-        "add_district" => "INSERT INTO district VALUES (?1, ?2, 'd', 0.1, 30000.0, ?3)",
+        "add_district" => "INSERT INTO district VALUES (?1, ?2, 'd', 0.1, ?4, ?3)",
         "add_customer" => {
-            // payment_cnt starts at 0, as rqc's `payments_of` (the
-            // population inserts no History rows).
-            "INSERT INTO customer VALUES (?1, ?2, ?3, ?4, ?5, 'GC', 0.1, -10.0, 10.0, 0, 0)"
+            // payment_cnt starts at 1, as rqc's `payments_of`: the
+            // population's History row (add_history) is the first payment.
+            "INSERT INTO customer VALUES (?1, ?2, ?3, ?4, ?5, 'GC', 0.1, -10.0, 10.0, 1, 0)"
         }
+        "add_history" => "INSERT INTO history VALUES (?1, ?2, ?3, ?4, ?2, ?3, 0, ?5)",
         "add_order" => "INSERT INTO orders VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         "add_order_line" => "INSERT INTO order_line VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         "add_new_order" => "INSERT INTO new_order VALUES (?1, ?2, ?3)",
@@ -138,7 +139,7 @@ pub fn run(conn: &mut Connection, txn: &Txn, h: i64, sink: Option<&mut Vec<Vec<C
                 "INSERT INTO new_order VALUES (1, ?1, ?2)",
                 params![d, o],
             );
-            for (i, q) in lines {
+            for (number, (i, q)) in (1i64..).zip(lines) {
                 let price: f64 =
                     one(&tx, "SELECT price FROM item WHERE id = ?1", [i]).unwrap_or(0.0);
                 exec(
@@ -147,10 +148,11 @@ pub fn run(conn: &mut Connection, txn: &Txn, h: i64, sink: Option<&mut Vec<Vec<C
                      ELSE quantity - ?2 + 91 END WHERE w_id = 1 AND i_id = ?1",
                     params![i, q],
                 );
+                // The amount in floating point, as rqc's `price * float(q)`.
                 exec(
                     &tx,
-                    "INSERT INTO order_line VALUES (1, ?1, ?2, ?3, ?3, ?4, ?5, NULL)",
-                    params![d, o, i, q, price],
+                    "INSERT INTO order_line VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, NULL)",
+                    params![d, o, number, i, q, price * *q as f64],
                 );
             }
             vec![vec![Cell::Int(lines.len() as i64)]]

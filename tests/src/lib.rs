@@ -13,6 +13,7 @@ pub mod rng;
 pub mod state;
 pub mod stores;
 pub mod tpcc;
+pub mod tpcc_conditions;
 
 pub use rng::Rng;
 

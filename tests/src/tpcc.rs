@@ -13,6 +13,29 @@ pub struct Scale {
     pub items: i64,
 }
 
+/// Each customer's initial payment, its History row's amount (4.3.3.1).
+pub const INITIAL_PAYMENT: f64 = 10.0;
+
+impl Scale {
+    /// The initial orders already delivered in each district: the first
+    /// 70% (TPC-C's 2,100 of 3,000), the rest being new orders.
+    pub fn delivered_orders(&self) -> i64 {
+        self.customers * 7 / 10
+    }
+
+    /// A district's initial `D_YTD`: its customers' initial payments
+    /// (TPC-C's 30,000.00 at 3,000 customers).
+    pub fn district_ytd(&self) -> f64 {
+        self.customers as f64 * INITIAL_PAYMENT
+    }
+
+    /// The History id of customer `c`'s initial payment: negative, so the
+    /// ids the mix gives its payments (0, 1, …) never meet them.
+    fn initial_history_id(&self, w: i64, d: i64, c: i64) -> i64 {
+        -(((w - 1) * 10 + (d - 1)) * self.customers + c)
+    }
+}
+
 const SYLLABLES: [&str; 10] = [
     "BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING",
 ];
@@ -28,12 +51,26 @@ pub fn last_name(n: i64) -> String {
     )
 }
 
-/// The loading mutations. Per TPC-C 4.3.3.1, scaled: every customer has one
-/// initial order (in a random order of customers), with 5 to 15 lines; the
-/// first 70% are delivered, the rest are new orders; `D_NEXT_O_ID` follows.
+/// The loading mutations. Per TPC-C 4.3.3.1, scaled: every customer has a
+/// History row of 10.00 (the year-to-date sums are theirs) and one initial
+/// order (in a random order of customers), with 5 to 15 lines numbered from
+/// 1; the first 70% are delivered (amount 0.00), the rest are new orders
+/// (amount 0.01 to 9,999.99); `D_NEXT_O_ID` follows.
 pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
+    let mut out = Vec::new();
+    each_population_call(scale, seed, &mut |name, args| out.push((name, args)));
+    out
+}
+
+/// Hands over the calls that make [`population`] one at a time, in its
+/// order, so a loader at full scale holds no more than it batches.
+pub fn each_population_call(
+    scale: Scale,
+    seed: u64,
+    emit: &mut dyn FnMut(&'static str, Vec<Value>),
+) {
     let mut rng = Rng::new(seed);
-    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut out = Emit(emit);
     for i in 1..=scale.items {
         out.push((
             "add_item",
@@ -41,7 +78,10 @@ pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
         ));
     }
     for w in 1..=scale.warehouses {
-        out.push(("add_warehouse", vec![w.into()]));
+        out.push((
+            "add_warehouse",
+            vec![w.into(), Value::Float(10.0 * scale.district_ytd())],
+        ));
         for i in 1..=scale.items {
             out.push((
                 "add_stock",
@@ -52,7 +92,12 @@ pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
             let orders = scale.customers;
             out.push((
                 "add_district",
-                vec![w.into(), d.into(), (orders + 1).into()],
+                vec![
+                    w.into(),
+                    d.into(),
+                    (orders + 1).into(),
+                    Value::Float(scale.district_ytd()),
+                ],
             ));
             for c in 1..=scale.customers {
                 // The first thousand customers take the thousand names in
@@ -72,12 +117,22 @@ pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
                         last.into(),
                     ],
                 ));
+                out.push((
+                    "add_history",
+                    vec![
+                        scale.initial_history_id(w, d, c).into(),
+                        w.into(),
+                        d.into(),
+                        c.into(),
+                        Value::Float(INITIAL_PAYMENT),
+                    ],
+                ));
             }
             let mut customers: Vec<i64> = (1..=scale.customers).collect();
             for k in (1..customers.len()).rev() {
                 customers.swap(k, rng.below(k as u64 + 1) as usize);
             }
-            let delivered_up_to = orders * 7 / 10;
+            let delivered_up_to = scale.delivered_orders();
             for (o, c) in (1..=orders).zip(customers) {
                 let delivered = o <= delivered_up_to;
                 let lines = 5 + rng.below(11);
@@ -105,7 +160,7 @@ pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
                         items.push(i);
                     }
                 }
-                for i in items {
+                for (number, i) in (1..).zip(items) {
                     let amount = if delivered {
                         0.0
                     } else {
@@ -122,7 +177,7 @@ pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
                             w.into(),
                             d.into(),
                             o.into(),
-                            i.into(),
+                            Value::Int(number),
                             i.into(),
                             5.into(),
                             Value::Float(amount),
@@ -136,7 +191,15 @@ pub fn population(scale: Scale, seed: u64) -> Vec<(&'static str, Vec<Value>)> {
             }
         }
     }
-    out
+}
+
+/// The population's calls, pushed to whoever takes them.
+struct Emit<'a>(&'a mut dyn FnMut(&'static str, Vec<Value>));
+
+impl Emit<'_> {
+    fn push(&mut self, (name, args): (&'static str, Vec<Value>)) {
+        (self.0)(name, args)
+    }
 }
 
 /// One transaction of the mix, with its arguments drawn once so every
@@ -215,8 +278,18 @@ impl Txn {
     pub fn call(&self, w: i64, h: i64) -> (&'static str, Vec<Value>) {
         match self {
             Txn::NewOrder { d, c, lines } => {
-                let lines =
-                    Value::List(lines.iter().map(|(i, q)| Value::Int(i * 100 + q)).collect());
+                let lines = Value::List(
+                    (1..)
+                        .zip(lines)
+                        .map(|(number, (item, quantity))| {
+                            Value::record(vec![
+                                ("number".into(), Value::Int(number)),
+                                ("item".into(), Value::Int(*item)),
+                                ("quantity".into(), Value::Int(*quantity)),
+                            ])
+                        })
+                        .collect(),
+                );
                 (
                     "new_order",
                     vec![w.into(), (*d).into(), (*c).into(), lines, h.into()],
