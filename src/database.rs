@@ -12,7 +12,7 @@ use rqc_runtime::page::Page;
 pub use rqc_runtime::store::EtcdOptions;
 use rqc_runtime::upgrade::Upgraded;
 use rqc_runtime::verify::Verification;
-pub use rqc_runtime::{Backend, OpenOptions, Output};
+pub use rqc_runtime::{Backend, Durability, OpenOptions, Output};
 use rqc_runtime::{Engine, LoadReport, LoadRows, RowSource};
 use std::path::{Path, PathBuf};
 
@@ -57,7 +57,8 @@ impl Database {
     }
 
     /// Opens (or creates) the database in `dir` with `options`: the backend
-    /// of a new database, syncing, how long a writer waits for another.
+    /// of a new database, its durability level, how long a writer waits
+    /// for another.
     pub fn open_with(dir: impl AsRef<Path>, options: OpenOptions) -> Result<Database, Error> {
         Ok(Database::with_engine(Engine::open(dir.as_ref(), options)?))
     }

@@ -25,7 +25,7 @@ mod transaction;
 
 #[cfg(feature = "etcd")]
 pub use database::EtcdOptions;
-pub use database::{Backend, Database, OpenOptions, Output, Prepared};
+pub use database::{Backend, Database, Durability, OpenOptions, Output, Prepared};
 pub use error::Error;
 pub use install::{compile_installable, Installable, Installed};
 pub use rqc_compiler as compiler;

@@ -5,7 +5,7 @@
 use crate::data::{uniform_keys, Social};
 use crate::threaded::{check, timed, Line, RunOp};
 use crate::tpcc::{compared, populate, ENTRIES};
-use rqc::{Backend, Database, OpenOptions, Prepared, Value};
+use rqc::{Backend, Database, Durability, OpenOptions, Prepared, Value};
 use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
 use rqc_tests::tpcc::{population, Scale, Txn};
 use std::time::Instant;
@@ -89,7 +89,7 @@ pub fn run(plan: EtcdPlan, seed: u64) -> EtcdRun {
             dir.path().join(name),
             OpenOptions {
                 backend: Some(Backend::Lmdb),
-                flush_on_commit: false,
+                durability: Durability::None,
                 ..OpenOptions::default()
             },
         )

@@ -21,14 +21,16 @@ mod tpcc;
 mod tpcc_sql;
 mod writes;
 
+use rqc::Durability;
 use std::path::PathBuf;
 
 const HELP: &str = "rqc-bench [--quick | --full | --etcd] [--only reads,inserts,tpcc] [--sizes N,N...] [--sled-max N] [--out FILE] [--tmp DIR]
 
 Measures rqc (on LMDB, its default, redb and sled) beside SQLite (two lines: as an application opens it, and with mmap
 and a large page cache) and the raw stores (redb, LMDB, sled), interleaved in small batches in a
-random order each round: six read shapes at each table size N, inserts (not synced, durable, eight
-concurrent writers) and the TPC-C mix. Writes a markdown report (default BENCHMARKS.md) and an SVG
+random order each round: six read shapes at each table size N, inserts (at each durability level
+beside SQLite's matching synchronous setting: none/OFF, normal/NORMAL, full/FULL; eight concurrent
+durable writers) and the TPC-C mix. Writes a markdown report (default BENCHMARKS.md) and an SVG
 plot beside it.
 
   (default)  N = 10^4, 10^5, 10^6; about 15 minutes on 2 cores
@@ -258,11 +260,16 @@ fn main() {
         }
     }
     if config.runs("inserts") {
-        for durable in [false, true] {
-            eprintln!("inserts, durable = {durable}");
+        // Each level beside SQLite's matching `synchronous`, never across.
+        for level in [Durability::None, Durability::Normal, Durability::Full] {
+            eprintln!(
+                "inserts, durability {} (SQLite synchronous = {})",
+                level.name(),
+                writes::sqlite_synchronous(level)
+            );
             results
                 .inserts
-                .push(writes::single_writer(config.inserts, durable, seed));
+                .push(writes::single_writer(config.inserts, level, seed));
         }
         eprintln!("inserts, {} concurrent writers", config.inserts.writers);
         results.concurrent = Some(writes::concurrent_writers(config.inserts, seed));

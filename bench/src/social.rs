@@ -3,7 +3,7 @@
 //! read shape.
 
 use crate::data::Social;
-use rqc::{Backend, Database, OpenOptions, Value};
+use rqc::{Backend, Database, Durability, OpenOptions, Value};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,7 @@ pub fn rqc_database(dir: &Path, backend: Backend, social: Social) -> Database {
         dir,
         OpenOptions {
             backend: Some(backend),
-            flush_on_commit: false,
+            durability: Durability::None,
             ..OpenOptions::default()
         },
     )

@@ -4,7 +4,7 @@
 
 use crate::cells::rqc_rows;
 use crate::timing::{interleave, Contender, Measured, Plan};
-use rqc::{Backend, Database, OpenOptions, Value};
+use rqc::{Backend, Database, Durability, OpenOptions, Value};
 use rqc_tests::tpcc::{population, Scale, Txn};
 use std::path::Path;
 
@@ -80,7 +80,7 @@ fn rqc_database(
         dir,
         OpenOptions {
             backend: Some(backend),
-            flush_on_commit: false,
+            durability: Durability::None,
             ..OpenOptions::default()
         },
     )

@@ -1,12 +1,14 @@
-//! Inserts: one row per commit into a table with two secondary indexes,
-//! not synced and durable (one sync per commit), one writer timed per
-//! insert, and eight concurrent writers timed per burst (throughput).
+//! Inserts: one row per commit into a table with two secondary indexes, at each durability level beside SQLite's matching `synchronous`, one writer timed per insert, and eight concurrent durable writers timed per burst (throughput).
+//!
+//! Each level is compared only with its SQLite counterpart
+//! ([`sqlite_synchronous`]): rqc's `full` with `FULL`, `normal` with
+//! `NORMAL`, `none` with `OFF`, never across levels.
 
 use crate::cells::{rqc_rows, Cell};
 use crate::data::mix;
 use crate::social::{sqlite_open, SqliteLine};
 use crate::timing::{interleave, Contender, Measured, Plan};
-use rqc::{Backend, Database, OpenOptions, Value};
+use rqc::{Backend, Database, Durability, OpenOptions, Value};
 use rusqlite::{params, Connection};
 use std::path::Path;
 use std::sync::Mutex;
@@ -65,7 +67,8 @@ fn row(i: usize) -> (i64, i64, i64) {
 pub struct InsertPlan {
     /// Rows already in the table before the timed inserts.
     pub prefill: usize,
-    /// Timed single-writer inserts per system, not synced and durable.
+    /// Timed single-writer inserts per system at `none`, and at `normal`
+    /// and `full` (which sync).
     pub ops: usize,
     pub durable_ops: usize,
     pub batch: usize,
@@ -76,7 +79,8 @@ pub struct InsertPlan {
 }
 
 pub struct InsertRun {
-    pub durable: bool,
+    /// rqc's level; SQLite runs at [`sqlite_synchronous`] of it.
+    pub durability: Durability,
     pub measured: Vec<Measured>,
 }
 
@@ -87,12 +91,12 @@ pub struct ConcurrentRun {
     pub measured: Vec<Measured>,
 }
 
-fn rqc_open(dir: &Path, backend: Backend, durable: bool, prefill: usize) -> Database {
+fn rqc_open(dir: &Path, backend: Backend, durability: Durability, prefill: usize) -> Database {
     let mut db = Database::open_with(
         dir,
         OpenOptions {
             backend: Some(backend),
-            flush_on_commit: durable,
+            durability,
             ..OpenOptions::default()
         },
     )
@@ -110,8 +114,20 @@ fn rqc_open(dir: &Path, backend: Backend, durable: bool, prefill: usize) -> Data
     db
 }
 
-/// WAL; `synchronous = FULL` syncs the log on every commit, `OFF` never.
-fn sqlite_db(path: &Path, indexes: SqliteIndexes, durable: bool, prefill: usize) -> Connection {
+/// SQLite's `synchronous` setting that makes the promise rqc's `level`
+/// makes, in WAL mode: `FULL` syncs the log at every commit (a commit
+/// survives a power loss); `NORMAL` syncs it at checkpoints only (a power
+/// loss may lose the last commits, never corrupts); `OFF` never syncs.
+pub fn sqlite_synchronous(level: Durability) -> &'static str {
+    match level {
+        Durability::Full => "FULL",
+        Durability::Normal => "NORMAL",
+        Durability::None => "OFF",
+    }
+}
+
+/// WAL, synchronous as [`sqlite_synchronous`] of `level`.
+fn sqlite_db(path: &Path, indexes: SqliteIndexes, level: Durability, prefill: usize) -> Connection {
     let mut conn = sqlite_open(path, SqliteLine::Default);
     conn.execute_batch(indexes.schema()).unwrap();
     let tx = conn.transaction().unwrap();
@@ -123,14 +139,15 @@ fn sqlite_db(path: &Path, indexes: SqliteIndexes, durable: bool, prefill: usize)
         }
     }
     tx.commit().unwrap();
-    conn.pragma_update(None, "synchronous", if durable { "FULL" } else { "OFF" })
+    conn.pragma_update(None, "synchronous", sqlite_synchronous(level))
         .unwrap();
     conn
 }
 
-/// One writer: each insert its own commit, timed one by one. The check
-/// reads each warm-up row back on every side.
-pub fn single_writer(plan: InsertPlan, durable: bool, seed: u64) -> InsertRun {
+/// One writer: each insert its own commit, timed one by one, rqc at
+/// `level` and SQLite at its match. The check reads each warm-up row back
+/// on every side.
+pub fn single_writer(plan: InsertPlan, level: Durability, seed: u64) -> InsertRun {
     let dir = tempfile::tempdir_in(crate::scratch_dir()).unwrap();
     let base = plan.prefill;
     let dbs: Vec<(String, Database)> = [Backend::Lmdb, Backend::Redb, Backend::Sled]
@@ -139,7 +156,7 @@ pub fn single_writer(plan: InsertPlan, durable: bool, seed: u64) -> InsertRun {
             let path = dir.path().join(b.name());
             (
                 format!("rqc ({})", b.name()),
-                rqc_open(&path, b, durable, base),
+                rqc_open(&path, b, level, base),
             )
         })
         .collect();
@@ -157,7 +174,7 @@ pub fn single_writer(plan: InsertPlan, durable: bool, seed: u64) -> InsertRun {
     }
     for indexes in [SqliteIndexes::Plain, SqliteIndexes::Covering] {
         let path = dir.path().join(format!("{indexes:?}.sqlite"));
-        let conn = sqlite_db(&path, indexes, durable, base);
+        let conn = sqlite_db(&path, indexes, level, base);
         contenders.push(Contender::new(indexes.name(), move |i, sink| {
             let (a, b, c) = row(base + i);
             conn.prepare_cached(INSERT_SQL)
@@ -181,17 +198,23 @@ pub fn single_writer(plan: InsertPlan, durable: bool, seed: u64) -> InsertRun {
     let measured = interleave(
         &mut contenders,
         Plan {
-            ops: if durable { plan.durable_ops } else { plan.ops },
+            ops: match level {
+                Durability::None => plan.ops,
+                Durability::Normal | Durability::Full => plan.durable_ops,
+            },
             batch: plan.batch,
             warmup: plan.batch,
             expect_rows: true,
         },
         seed,
     );
-    InsertRun { durable, measured }
+    InsertRun {
+        durability: level,
+        measured,
+    }
 }
 
-/// Durable inserts from `plan.writers` threads at once; one sample is the
+/// Durable inserts (`full`, SQLite `FULL`) from `plan.writers` threads at once; one sample is the
 /// wall time of a burst in which each writer commits `per_writer` rows.
 pub fn concurrent_writers(plan: InsertPlan, seed: u64) -> ConcurrentRun {
     let dir = tempfile::tempdir_in(crate::scratch_dir()).unwrap();
@@ -205,7 +228,7 @@ pub fn concurrent_writers(plan: InsertPlan, seed: u64) -> ConcurrentRun {
             let path = dir.path().join(b.name());
             (
                 format!("rqc ({})", b.name()),
-                rqc_open(&path, b, true, base),
+                rqc_open(&path, b, Durability::Full, base),
             )
         })
         .collect();
@@ -228,11 +251,17 @@ pub fn concurrent_writers(plan: InsertPlan, seed: u64) -> ConcurrentRun {
     // SQLite, one connection per writer: each commit takes the write lock
     // with BEGIN IMMEDIATE, waiting in SQLite's busy handler meanwhile.
     let path = dir.path().join("connections.sqlite");
-    drop(sqlite_db(&path, SqliteIndexes::Plain, true, base));
+    drop(sqlite_db(
+        &path,
+        SqliteIndexes::Plain,
+        Durability::Full,
+        base,
+    ));
     let mut connections: Vec<Connection> = (0..writers)
         .map(|_| {
             let conn = sqlite_open(&path, SqliteLine::Default);
-            conn.pragma_update(None, "synchronous", "FULL").unwrap();
+            conn.pragma_update(None, "synchronous", sqlite_synchronous(Durability::Full))
+                .unwrap();
             conn.busy_timeout(std::time::Duration::from_secs(60))
                 .unwrap();
             conn
@@ -263,7 +292,12 @@ pub fn concurrent_writers(plan: InsertPlan, seed: u64) -> ConcurrentRun {
     // SQLite, one connection shared behind a mutex: writers queue in the
     // process instead of sleeping in the busy handler.
     let path = dir.path().join("shared.sqlite");
-    let shared = Mutex::new(sqlite_db(&path, SqliteIndexes::Plain, true, base));
+    let shared = Mutex::new(sqlite_db(
+        &path,
+        SqliteIndexes::Plain,
+        Durability::Full,
+        base,
+    ));
     contenders.push(Contender::new(
         "SQLite, one shared connection",
         move |i, _| {

@@ -45,7 +45,7 @@ fn engine(choice: u8, dir: &std::path::Path) -> rqc_runtime::Engine {
     };
     let options = rqc_runtime::OpenOptions {
         backend,
-        flush_on_commit: false,
+        durability: rqc_runtime::Durability::None,
     };
     rqc_runtime::Engine::open(dir, options).unwrap()
 }

@@ -8,7 +8,7 @@ use crate::group::Group;
 use crate::interp::{Env, Interp};
 use crate::live::{Hub, Logging};
 use crate::open::open_store;
-pub use crate::open::{Backend, OpenOptions};
+pub use crate::open::{Backend, Durability, OpenOptions};
 use crate::plan_format::{self, Origin};
 use crate::session::Session;
 use crate::store::{MemoryStore, Store, Tree, WriteTxn};

@@ -49,7 +49,7 @@ pub mod verifier;
 pub mod verify;
 mod writes;
 
-pub use engine::{Backend, Engine, OpenOptions, Output, Stats};
+pub use engine::{Backend, Durability, Engine, OpenOptions, Output, Stats};
 pub use error::{ErrorKind, Result, RuntimeError};
 pub use load::{LoadReport, LoadRow, LoadRows, RowSource, KEPT_REFUSALS};
 pub use open::check_room_for_load;

@@ -5,6 +5,7 @@
 //! opens with its own, and asking for another one is an error (E0515).
 
 use crate::error::{Result, RuntimeError};
+pub use crate::store::Durability;
 use crate::store::{
     guarded, Checked, LmdbOptions, LmdbStore, MemoryStore, RedbStore, SledStore, Store,
     DEFAULT_WAIT, LMDB_FILE, REDB_FILE,
@@ -16,14 +17,14 @@ use std::time::Duration;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Backend {
     /// LMDB (through heed): a memory-mapped copy-on-write B-tree; readers
-    /// in any process never wait, writers of all processes take turns; with
-    /// flush on commit, each commit is synced before it returns. The
+    /// in any process never wait, writers of all processes take turns; at
+    /// `Durability::Full`, each commit is synced before it returns. The
     /// default: the only backend several processes share, and the fastest
     /// writer measured (see the README's storage section).
     #[default]
     Lmdb,
-    /// redb: a copy-on-write B-tree; with flush on commit, each commit is
-    /// fsynced before it returns. One process at a time.
+    /// redb: a copy-on-write B-tree; at `Durability::Full` and `Normal`,
+    /// each commit is fsynced before it returns. One process at a time.
     Redb,
     /// sled 0.34: flushes with `sync_file_range`, which is no full barrier
     /// against power loss. One process at a time.
@@ -53,9 +54,7 @@ impl Backend {
     /// that work on stores ([`crate::Engine::open`] opens databases).
     pub fn open_store(self, dir: &Path, options: &OpenOptions) -> Result<Box<dyn Store>> {
         let OpenOptions {
-            flush_on_commit,
-            wait,
-            ..
+            durability, wait, ..
         } = *options;
         // A backend that panics opening a damaged file reports damage.
         let stored = guarded("opening the database", || {
@@ -64,14 +63,14 @@ impl Backend {
                 Backend::Lmdb => Box::new(LmdbStore::open_with(
                     dir,
                     LmdbOptions {
-                        flush_on_commit,
+                        durability,
                         wait,
                         ..LmdbOptions::default()
                     },
                 )?),
                 // Both admit one process at a time: another one's open waits.
-                Backend::Sled => Box::new(SledStore::open_waiting(dir, flush_on_commit, wait)?),
-                Backend::Redb => Box::new(RedbStore::open_waiting(dir, flush_on_commit, wait)?),
+                Backend::Sled => Box::new(SledStore::open_waiting(dir, durability, wait)?),
+                Backend::Redb => Box::new(RedbStore::open_waiting(dir, durability, wait)?),
             })
         })?;
         // Every on-disk store checks what it reads (see `store::checked`);
@@ -94,9 +93,10 @@ pub struct OpenOptions {
     /// backend it was created with; naming another is an error (E0515).
     /// `None`: the existing database's, or the default for a new one.
     pub backend: Option<Backend>,
-    /// Flush every commit before acknowledging it (the default), or leave
-    /// flushing to the backend (and [`crate::Engine::flush`]).
-    pub flush_on_commit: bool,
+    /// What an acknowledged commit survives: `Full` (the default), `Normal`
+    /// or `None` (see [`Durability`]). Per open: the database does not
+    /// record it, and the next open chooses again.
+    pub durability: Durability,
     /// How long a writer waits while another one (of this process or
     /// another) holds the database, before it gives up with E0540.
     pub wait: Duration,
@@ -106,7 +106,7 @@ impl Default for OpenOptions {
     fn default() -> Self {
         OpenOptions {
             backend: None,
-            flush_on_commit: true,
+            durability: Durability::Full,
             wait: DEFAULT_WAIT,
         }
     }

@@ -8,7 +8,7 @@
 mod etcd_cluster;
 
 use rqc_runtime::store::{
-    EtcdOptions, EtcdStore, LmdbStore, MemoryStore, RedbStore, SledStore, Store,
+    Durability, EtcdOptions, EtcdStore, LmdbStore, MemoryStore, RedbStore, SledStore, Store,
 };
 use std::collections::BTreeMap;
 use std::sync::mpsc;
@@ -25,18 +25,18 @@ fn each_backend(check: impl Fn(&str, Arc<dyn Store>)) {
             "sled",
             // Its loads spill every 3 keys (see `a_load_...` below).
             Arc::new(
-                SledStore::open(&dir.path().join("sled"), false)
+                SledStore::open(&dir.path().join("sled"), Durability::None)
                     .unwrap()
                     .spill_loads_at(3),
             ),
         ),
         (
             "redb",
-            Arc::new(RedbStore::open(&dir.path().join("redb"), false).unwrap()),
+            Arc::new(RedbStore::open(&dir.path().join("redb"), Durability::None).unwrap()),
         ),
         (
             "lmdb",
-            Arc::new(LmdbStore::open(&dir.path().join("lmdb"), false).unwrap()),
+            Arc::new(LmdbStore::open(&dir.path().join("lmdb"), Durability::None).unwrap()),
         ),
         ("etcd", Arc::new(etcd)),
     ];
@@ -244,9 +244,9 @@ fn a_tree_first_named_inside_a_write_transaction_is_usable_there() {
     let paths = ["sled", "redb", "lmdb"].map(|name| dir.path().join(name));
     let open = |at: usize| -> Box<dyn Store> {
         match at {
-            0 => Box::new(SledStore::open(&paths[0], false).unwrap()),
-            1 => Box::new(RedbStore::open(&paths[1], false).unwrap()),
-            _ => Box::new(LmdbStore::open(&paths[2], false).unwrap()),
+            0 => Box::new(SledStore::open(&paths[0], Durability::None).unwrap()),
+            1 => Box::new(RedbStore::open(&paths[1], Durability::None).unwrap()),
+            _ => Box::new(LmdbStore::open(&paths[2], Durability::None).unwrap()),
         }
     };
     for at in 0..3 {
@@ -297,8 +297,8 @@ fn a_read_begun_after_a_commit_sees_it() {
         }
     });
     let dir = tempfile::tempdir().unwrap();
-    let one = LmdbStore::open(dir.path(), false).unwrap();
-    let two = LmdbStore::open(dir.path(), false).unwrap();
+    let one = LmdbStore::open(dir.path(), Durability::None).unwrap();
+    let two = LmdbStore::open(dir.path(), Durability::None).unwrap();
     let (t1, t2) = (one.tree("t"), two.tree("t"));
     for round in 0..20u8 {
         drop(one.begin_read().unwrap().get(t1, &key(0)).unwrap());

@@ -2,7 +2,7 @@
 
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions};
 use rqc_tests::Rng;
 use std::time::Instant;
 
@@ -52,7 +52,7 @@ fn tpcc(n: usize) {
         dir.path(),
         OpenOptions {
             backend: Some(backend()),
-            flush_on_commit: false,
+            durability: Durability::None,
             ..OpenOptions::default()
         },
     )
@@ -82,7 +82,7 @@ fn writers(threads: usize, per_thread: i64) {
         dir.path(),
         OpenOptions {
             backend: Some(backend()),
-            flush_on_commit: true,
+            durability: Durability::Full,
             ..OpenOptions::default()
         },
     )
@@ -139,7 +139,7 @@ fn main() {
         dir.path(),
         OpenOptions {
             backend: Some(backend()),
-            flush_on_commit: false,
+            durability: Durability::None,
             ..OpenOptions::default()
         },
     )

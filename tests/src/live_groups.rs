@@ -1,6 +1,6 @@
 //! A live query's program for the install tests: groups of members under a `bound`, a database on a store or on etcd, and subscribers to its queries (tests/tests/live_installs.rs, live_install_attacks.rs).
 
-use rqc::{Backend, Database, Event, OpenOptions, Subscription, Value};
+use rqc::{Backend, Database, Durability, Event, OpenOptions, Subscription, Value};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -39,7 +39,7 @@ impl Place {
             Place::Dir(dir, backend) => {
                 let options = OpenOptions {
                     backend: *backend,
-                    flush_on_commit: false,
+                    durability: Durability::None,
                     ..OpenOptions::default()
                 };
                 Database::open_with(dir, options).unwrap()

@@ -2,7 +2,7 @@
 
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::{Backend, Engine, OpenOptions, Output, RuntimeError};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions, Output, RuntimeError};
 
 use crate::state::{check_integrity, store_tables, Tables};
 
@@ -76,7 +76,7 @@ pub fn each_store(program: &str, check: impl Fn(Db)) {
         let dir = tempfile::tempdir().unwrap();
         let options = OpenOptions {
             backend: Some(backend),
-            flush_on_commit: false,
+            durability: Durability::None,
             ..OpenOptions::default()
         };
         let mut engine = Engine::open(&dir.path().join("db"), options).unwrap();

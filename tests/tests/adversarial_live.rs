@@ -12,7 +12,7 @@
 use rqc_compiler::compile;
 use rqc_plan::{Entry, Value};
 use rqc_runtime::live::{apply, Event, WatchOptions};
-use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions};
 use rqc_tests::fixtures::{as_multiset, with_fixtures};
 use rqc_tests::reference::Reference;
 use std::time::Duration;
@@ -36,7 +36,7 @@ fn run_live(path: &str, backend: Backend) {
         dir.path(),
         OpenOptions {
             backend: Some(backend),
-            flush_on_commit: false,
+            durability: Durability::None,
             ..OpenOptions::default()
         },
     )

@@ -10,7 +10,7 @@
 
 use rqc_compiler::compile;
 use rqc_plan::{ColumnType, EntryKind, ParamType, Value};
-use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions};
 use rqc_tests::fixtures::with_fixtures;
 use rqc_tests::reference::Reference;
 use rqc_tests::state::{reference_tables, store_tables};
@@ -84,7 +84,7 @@ fn run_file_on(path: &str, backend: Backend) {
         dir.path(),
         OpenOptions {
             backend: Some(backend),
-            flush_on_commit: false,
+            durability: Durability::None,
             ..OpenOptions::default()
         },
     )

@@ -3,7 +3,7 @@
 use rqc_compiler::compile;
 use rqc_plan::{CompiledProgram, Value};
 use rqc_runtime::encoding::row::encode_row;
-use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions};
 
 const TABLES: &str = "
 table User { id: Int key }
@@ -48,7 +48,7 @@ fn program(text: &str) -> CompiledProgram {
 fn engine(backend: Backend, dir: &std::path::Path) -> Engine {
     let options = OpenOptions {
         backend: Some(backend),
-        flush_on_commit: false,
+        durability: Durability::None,
         ..OpenOptions::default()
     };
     Engine::open(&dir.join("db"), options).unwrap()

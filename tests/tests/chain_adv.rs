@@ -1,6 +1,6 @@
 //! Attacks on damage detection around the chain of entries: a damaged database must refuse, never answer wrongly.
 
-use rqc::{Backend, Database, Error, OpenOptions, Value};
+use rqc::{Backend, Database, Durability, Error, OpenOptions, Value};
 use rqc_runtime::store::{LmdbStore, Store};
 
 const V1: &str = "
@@ -21,7 +21,7 @@ fn open(dir: &std::path::Path) -> Result<Database, Error> {
         dir,
         OpenOptions {
             backend: Some(Backend::Lmdb),
-            flush_on_commit: true,
+            durability: Durability::Full,
             ..OpenOptions::default()
         },
     )
@@ -39,7 +39,7 @@ fn seeded(dir: &std::path::Path) {
 /// Moves the catalog's entry at `key` to `moved`, bytes intact: what one
 /// flipped bit in the key of a B-tree node does.
 fn move_catalog_key(dir: &std::path::Path, key: &[u8], moved: &[u8]) {
-    let store = LmdbStore::open(dir, true).unwrap();
+    let store = LmdbStore::open(dir, Durability::Full).unwrap();
     let catalog = store.tree("__catalog");
     let mut txn = store.begin_write().unwrap();
     let stored = txn
@@ -90,7 +90,7 @@ fn a_database_whose_catalog_was_cut_out_is_not_fresh() {
     let dir = tempfile::tempdir().unwrap();
     seeded(dir.path());
     {
-        let store = LmdbStore::open(dir.path(), true).unwrap();
+        let store = LmdbStore::open(dir.path(), Durability::Full).unwrap();
         let catalog = store.tree("__catalog");
         let mut txn = store.begin_write().unwrap();
         for key in [&b"format"[..], b"generation", b"program", b"schema"] {
@@ -159,7 +159,7 @@ query by_a(x: Int) = Pair.by_a[x] |> take(10)
 /// lands on `from`'s root (or a branch's child pointer on a leaf of a
 /// sibling tree whose keys have the same form).
 fn point_tree_at(dir: &std::path::Path, to: &str, from: &str) {
-    let store = LmdbStore::open(dir, true).unwrap();
+    let store = LmdbStore::open(dir, Durability::Full).unwrap();
     let (to, from) = (store.tree(to), store.tree(from));
     let mut txn = store.begin_write().unwrap();
     for (key, _) in txn.range(to, b"", None, false, usize::MAX).unwrap() {
@@ -204,7 +204,7 @@ fn a_table_tree_read_as_wholly_empty_is_damage() {
     let dir = tempfile::tempdir().unwrap();
     seeded(dir.path());
     {
-        let store = LmdbStore::open(dir.path(), true).unwrap();
+        let store = LmdbStore::open(dir.path(), Durability::Full).unwrap();
         let tree = store.tree("t:Post");
         let mut txn = store.begin_write().unwrap();
         for (key, _) in txn.range(tree, b"", None, false, usize::MAX).unwrap() {
@@ -226,7 +226,7 @@ fn a_table_tree_read_as_wholly_empty_is_damage() {
 fn readers_during_commits_see_no_damage() {
     use rqc_runtime::{Backend, OpenOptions as StoreOptions};
     let options = StoreOptions {
-        flush_on_commit: false,
+        durability: Durability::None,
         ..StoreOptions::default()
     };
     for backend in [Backend::Lmdb, Backend::Redb] {

@@ -2,7 +2,7 @@
 //! nothing (even its earlier writes), and racing writers never exceed a
 //! bound or duplicate a unique value.
 
-use rqc::{Backend, Database, Error, OpenOptions, Value};
+use rqc::{Backend, Database, Durability, Error, OpenOptions, Value};
 use std::sync::Arc;
 
 /// The program: the fixtures' teams and members, at most 3 members a
@@ -49,7 +49,7 @@ fn open(backend: Backend, dir: &std::path::Path) -> Database {
         dir,
         OpenOptions {
             backend: Some(backend),
-            flush_on_commit: true,
+            durability: Durability::Full,
             ..OpenOptions::default()
         },
     )

@@ -1,16 +1,27 @@
 //! The crash test: a child process runs the examples' mutations (social
-//! and TPC-C, `rqc_tests::crash_workload`) and reports each acknowledged
-//! commit; the parent kills it with SIGKILL at a random moment, reopens the
-//! database and checks that it holds exactly the reference evaluator's
-//! tables after the acknowledged mutations (plus, at most, the one in
-//! flight: whole), that every index and counter equals its rows, and that
-//! every query gives the reference evaluator's answer.
+//! and TPC-C, `rqc_tests::crash_workload`) at one durability level and
+//! reports each acknowledged commit; the parent kills it with SIGKILL at a
+//! random moment, reopens the database and checks that `verify` finds it
+//! sound, that it holds exactly the reference evaluator's tables after the
+//! acknowledged mutations (plus, at most, the one in flight: whole) where
+//! the level promises that a process crash loses nothing, and after some
+//! prefix of them where it does not ([`keeps_acknowledged`]), that every
+//! index and counter equals its rows, and that every query gives the
+//! reference evaluator's answer.
 //!
-//! Rounds per backend: `RQC_CRASH_ROUNDS` (3 by default, for CI). The long
-//! run: `RQC_CRASH_ROUNDS=1000 cargo test --release -p rqc-tests --test crash -- --nocapture`
-//! (`RQC_CRASH_BACKEND=redb`, `sled` or `lmdb` for one backend).
+//! A SIGKILL loses nothing the process handed to the OS, so it cannot tell
+//! LMDB's levels apart (all three keep every acknowledged commit here);
+//! what `normal` and `none` add against an OS crash or a power loss rests
+//! on LMDB's documented guarantees (spec/storage.md, "Durability levels"),
+//! and that the level reaches LMDB is tested by its flags
+//! (`runtime/src/store/durability_tests.rs`).
+//!
+//! Rounds per backend and level: `RQC_CRASH_ROUNDS` (3 by default, for
+//! CI). The long run: `RQC_CRASH_ROUNDS=1000 cargo test --release -p rqc-tests --test crash -- --nocapture`
+//! (`RQC_CRASH_BACKEND=redb`, `sled` or `lmdb` for one backend,
+//! `RQC_CRASH_DURABILITY=full`, `normal` or `none` for one level).
 
-use rqc::{Database, OpenOptions};
+use rqc::{Database, Durability, OpenOptions};
 use rqc_compiler::{compile, Compilation};
 use rqc_plan::Value;
 use rqc_runtime::{Backend, Engine};
@@ -20,7 +31,7 @@ use rqc_tests::state::{check_integrity, reference_tables, store_tables, Tables};
 use rqc_tests::{relative, rq_files, Rng};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -34,6 +45,20 @@ const ROUNDS_PER_DATABASE: usize = 50;
 
 fn backend_named(name: &str) -> Backend {
     Backend::named(name).unwrap_or_else(|| panic!("no backend `{name}`"))
+}
+
+fn durability_named(name: &str) -> Durability {
+    Durability::named(name).unwrap_or_else(|| panic!("no durability level `{name}`"))
+}
+
+/// Whether `backend` at `level` keeps every acknowledged commit when its
+/// process is killed: LMDB writes each commit into the OS's page cache at
+/// every level; redb's `Durability::None` keeps a commit in the process
+/// until a durable one follows, and sled's background flush leaves the
+/// last commits in its buffers, so at `none` those two may lose them
+/// (never tearing one).
+fn keeps_acknowledged(backend: Backend, level: Durability) -> bool {
+    level != Durability::None || backend == Backend::Lmdb
 }
 
 fn program() -> Compilation {
@@ -56,7 +81,7 @@ fn program() -> Compilation {
 fn open_engine(dir: &Path, backend: Backend, compilation: &Compilation) -> Engine {
     let options = OpenOptions {
         backend: Some(backend),
-        flush_on_commit: true,
+        durability: Durability::Full,
         ..OpenOptions::default()
     };
     let mut engine =
@@ -68,13 +93,14 @@ fn open_engine(dir: &Path, backend: Backend, compilation: &Compilation) -> Engin
 }
 
 /// The child: runs the stream from `RQC_CRASH_START` on through the
-/// embedding API with flush-on-commit, printing each position after its
-/// mutation returned, until it is killed.
+/// embedding API at `RQC_CRASH_DURABILITY`, printing each position after
+/// its mutation returned, until it is killed.
 #[test]
 fn crash_child() {
-    let (Ok(dir), Ok(backend), Ok(start), Ok(seed)) = (
+    let (Ok(dir), Ok(backend), Ok(level), Ok(start), Ok(seed)) = (
         std::env::var("RQC_CRASH_DIR"),
         std::env::var("RQC_CRASH_BACKEND"),
+        std::env::var("RQC_CRASH_DURABILITY"),
         std::env::var("RQC_CRASH_START"),
         std::env::var("RQC_CRASH_SEED"),
     ) else {
@@ -83,7 +109,7 @@ fn crash_child() {
     let (start, seed): (i64, u64) = (start.parse().unwrap(), seed.parse().unwrap());
     let options = OpenOptions {
         backend: Some(backend_named(&backend)),
-        flush_on_commit: true,
+        durability: durability_named(&level),
         ..OpenOptions::default()
     };
     let mut db = Database::open_with(&dir, options).unwrap();
@@ -110,7 +136,19 @@ struct Report {
     in_flight: i64,
 }
 
-fn crash_round(dir: &Path, backend: &str, start: i64, seed: u64, wait: u64) -> Report {
+/// Where and how a child runs.
+struct Child<'a> {
+    dir: &'a Path,
+    backend: Backend,
+    level: Durability,
+}
+
+fn crash_round(child: &Child<'_>, start: i64, seed: u64, wait: u64) -> Report {
+    let Child {
+        dir,
+        backend,
+        level,
+    } = *child;
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -120,7 +158,8 @@ fn crash_round(dir: &Path, backend: &str, start: i64, seed: u64, wait: u64) -> R
             "1",
         ])
         .env("RQC_CRASH_DIR", dir)
-        .env("RQC_CRASH_BACKEND", backend)
+        .env("RQC_CRASH_BACKEND", backend.name())
+        .env("RQC_CRASH_DURABILITY", level.name())
         .env("RQC_CRASH_START", start.to_string())
         .env("RQC_CRASH_SEED", seed.to_string())
         .stdout(Stdio::piped())
@@ -209,12 +248,14 @@ fn first_difference(actual: &Tables, expected: &Tables) -> String {
 struct Totals {
     acknowledged: usize,
     unacknowledged_present: usize,
+    /// Acknowledged commits a kill lost, at a level that allows it.
+    lost: usize,
     queries: usize,
 }
 
-/// Checks the reopened database: exactly the reference's tables after the
-/// acknowledged mutations, or after the one in flight too (whole); indexes
-/// and counters equal to the rows; queries answering as the reference.
+/// Checks the reopened database where the level keeps every acknowledged
+/// commit: exactly the reference's tables after the acknowledged
+/// mutations, or after the one in flight too (whole); then [`sound`].
 /// Returns the next position the child starts from.
 fn verify(
     engine: &Engine,
@@ -243,6 +284,73 @@ fn verify(
         totals.unacknowledged_present += 1;
         next += 1;
     }
+    sound(engine, compilation, reference, totals, rng);
+    next
+}
+
+/// Checks the reopened database where the level may lose the last
+/// acknowledged commits: the reference's tables after some prefix of the
+/// reported mutations (the one in flight included, whole), none torn; then
+/// [`sound`]. `reference` holds the state before the round, and is left at
+/// the prefix found. Returns how many acknowledged commits were lost.
+fn verify_prefix(
+    engine: &Engine,
+    compilation: &Compilation,
+    reference: &mut Reference<'_>,
+    report: &Report,
+    seed: u64,
+    totals: &mut Totals,
+    rng: &mut Rng,
+) -> usize {
+    let schema = &compilation.program.schema;
+    let actual = store_tables(engine.store(), schema);
+    let before = reference_tables(reference, schema);
+    let stream: Vec<i64> = report
+        .committed
+        .iter()
+        .copied()
+        .chain([report.in_flight])
+        .collect();
+    let mut kept = (actual == before).then_some(0);
+    for (n, &i) in stream.iter().enumerate() {
+        if kept.is_some() {
+            break;
+        }
+        let (name, args) = operation(seed, i);
+        reference.run(name, &args);
+        if actual == reference_tables(reference, schema) {
+            kept = Some(n + 1);
+        }
+    }
+    let Some(kept) = kept else {
+        panic!(
+            "after the kill, the database is the state after no prefix of the {} acknowledged mutations (and the one in flight): a mutation torn or a commit reordered. Against the state before the round: {}",
+            report.committed.len(),
+            first_difference(&actual, &before)
+        );
+    };
+    sound(engine, compilation, reference, totals, rng);
+    report.committed.len().saturating_sub(kept)
+}
+
+/// `verify` (as `rqc verify` runs it) finds nothing; indexes and counters
+/// equal to the rows; queries answering as the reference.
+fn sound(
+    engine: &Engine,
+    compilation: &Compilation,
+    reference: &mut Reference<'_>,
+    totals: &mut Totals,
+    rng: &mut Rng,
+) {
+    let schema = &compilation.program.schema;
+    let verified = engine
+        .verify()
+        .unwrap_or_else(|e| panic!("verify after the kill: {e}"));
+    assert!(
+        verified.problems.is_empty(),
+        "verify after the kill: {:?}",
+        verified.problems
+    );
     if let Err(problem) = check_integrity(engine.store(), schema) {
         panic!("after the kill: {problem}");
     }
@@ -261,7 +369,6 @@ fn verify(
         );
         totals.queries += 1;
     }
-    next
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -288,7 +395,7 @@ fn prepare_setup(
         dir,
         OpenOptions {
             backend: Some(backend),
-            flush_on_commit: false,
+            durability: Durability::None,
             ..OpenOptions::default()
         },
     )
@@ -317,61 +424,117 @@ fn acknowledged_commits_survive_sigkill_and_nothing_is_torn() {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(3);
-    // `RQC_CRASH_BACKEND=sled` (or `redb`, `lmdb`) runs one backend only.
+    // `RQC_CRASH_BACKEND=sled` (or `redb`, `lmdb`) runs one backend only,
+    // `RQC_CRASH_DURABILITY=normal` (or `full`, `none`) one level.
     let only = std::env::var("RQC_CRASH_BACKEND").ok();
+    let only_level = std::env::var("RQC_CRASH_DURABILITY").ok();
     let compilation = program();
-    for backend_name in Backend::ON_DISK.map(Backend::name) {
-        if only.as_deref().is_some_and(|b| b != backend_name) {
+    for backend in Backend::ON_DISK {
+        if only.as_deref().is_some_and(|b| b != backend.name()) {
             continue;
         }
-        let backend = backend_named(backend_name);
         let scratch = tempfile::tempdir().unwrap();
         let template = scratch.path().join("setup");
         let initial = prepare_setup(&template, backend, &compilation);
-        let mut rng = Rng::new(0x2545_F491);
-        let mut totals = Totals::default();
-        let mut reference = Reference::new(&compilation.checked);
-        let (mut dir, mut next, mut seed) = (PathBuf::new(), 0, 0);
-        for round in 0..rounds {
-            if round % ROUNDS_PER_DATABASE == 0 {
-                dir = scratch.path().join(format!("db{round}"));
-                copy_dir(&template, &dir);
-                reference.tables = initial.clone();
-                (next, seed) = (0, rng.next_u64());
+        for level in Durability::ALL {
+            if only_level.as_deref().is_some_and(|l| l != level.name()) {
+                continue;
             }
-            let wait = 5 + rng.below(150) as u64;
-            let report = crash_round(&dir, backend_name, next, seed, wait);
+            let dir = scratch.path().join(level.name());
+            let child = Child {
+                dir: &dir,
+                backend,
+                level,
+            };
+            crash_rounds(&child, &template, &initial, &compilation, rounds);
+        }
+    }
+}
+
+/// `rounds` kills of a child writing at `child.level`, each followed by
+/// the checks its level promises.
+fn crash_rounds(
+    child: &Child<'_>,
+    template: &Path,
+    initial: &HashMap<String, Vec<Value>>,
+    compilation: &Compilation,
+    rounds: usize,
+) {
+    let (backend, level) = (child.backend, child.level);
+    let name = format!("{} at {}", backend.name(), level.name());
+    let keeps = keeps_acknowledged(backend, level);
+    let mut rng = Rng::new(0x2545_F491);
+    let mut totals = Totals::default();
+    let mut reference = Reference::new(&compilation.checked);
+    let (mut next, mut seed) = (0, 0);
+    for round in 0..rounds {
+        if round % ROUNDS_PER_DATABASE == 0 {
+            let _ = std::fs::remove_dir_all(child.dir);
+            copy_dir(template, child.dir);
+            reference.tables = initial.clone();
+            (next, seed) = (0, rng.next_u64());
+        }
+        let wait = 5 + rng.below(150) as u64;
+        let report = crash_round(child, next, seed, wait);
+        totals.acknowledged += report.committed.len();
+        let engine = open_engine(child.dir, backend, compilation);
+        if keeps {
             for &i in &report.committed {
                 let (name, args) = operation(seed, i);
                 reference.run(name, &args);
             }
-            totals.acknowledged += report.committed.len();
-            let engine = open_engine(&dir, backend, &compilation);
             next = verify(
                 &engine,
-                &compilation,
+                compilation,
                 &mut reference,
                 &report,
                 seed,
                 &mut totals,
                 &mut rng,
             );
-            drop(engine);
-            if (round + 1) % 100 == 0 || round + 1 == rounds {
-                eprintln!(
-                    "{backend_name}: {} rounds, {} acknowledged commits (all present), {} committed unacknowledged, 0 torn, indexes and counters consistent, {} query answers equal to the reference",
-                    round + 1,
-                    totals.acknowledged,
-                    totals.unacknowledged_present,
-                    totals.queries
+        } else {
+            let lost = verify_prefix(
+                &engine,
+                compilation,
+                &mut reference,
+                &report,
+                seed,
+                &mut totals,
+                &mut rng,
+            );
+            if backend == Backend::Redb {
+                // redb keeps a `Durability::None` commit in the process
+                // until a durable one follows, and none does: so the
+                // level reached redb.
+                assert_eq!(
+                    lost,
+                    report.committed.len(),
+                    "{name}: a commit survived the kill without a durable one after it"
                 );
             }
+            totals.lost += lost;
+            next = report.in_flight + 1;
         }
-        assert!(
-            totals.acknowledged > 0,
-            "{backend_name}: the child committed nothing before its kills"
-        );
+        drop(engine);
+        if (round + 1) % 100 == 0 || round + 1 == rounds {
+            eprintln!(
+                "{name}: {} rounds, {} acknowledged commits ({}), {} committed unacknowledged, 0 torn, verify clean, indexes and counters consistent, {} query answers equal to the reference",
+                round + 1,
+                totals.acknowledged,
+                if keeps {
+                    "all present".to_string()
+                } else {
+                    format!("{} lost to the kill, as this level allows", totals.lost)
+                },
+                totals.unacknowledged_present,
+                totals.queries
+            );
+        }
     }
+    assert!(
+        totals.acknowledged > 0,
+        "{name}: the child committed nothing before its kills"
+    );
 }
 
 /// The checks the crash test relies on catch what a crash could leave: a

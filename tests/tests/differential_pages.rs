@@ -13,7 +13,7 @@
 use proptest::prelude::*;
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions};
 use rqc_tests::reference::Reference;
 
 const OPS: [(&str, &str); 4] = [("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")];
@@ -192,7 +192,7 @@ fn open(backend: Option<Backend>, dir: &std::path::Path) -> Engine {
     };
     let options = OpenOptions {
         backend: Some(backend),
-        flush_on_commit: false,
+        durability: Durability::None,
         ..OpenOptions::default()
     };
     Engine::open(&dir.join("db"), options).unwrap()

@@ -13,7 +13,7 @@
 use proptest::prelude::*;
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions};
 use rqc_tests::reference::Reference;
 use rqc_tests::state::{check_integrity, reference_tables, store_tables};
 use rusqlite::types::Value as Sql;
@@ -356,7 +356,7 @@ fn run_case(case: &Case) -> Result<usize, TestCaseError> {
         On::Disk(backend) => {
             let options = OpenOptions {
                 backend: Some(backend),
-                flush_on_commit: false,
+                durability: Durability::None,
                 ..OpenOptions::default()
             };
             Engine::open(&dir.path().join("db"), options).unwrap()

@@ -7,7 +7,7 @@
 use rqc_compiler::compile;
 use rqc_plan::Value;
 use rqc_runtime::store::{ReadTxn, Store, Tree, WriteTxn};
-use rqc_runtime::{Backend, Engine, OpenOptions, Result, RuntimeError};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions, Result, RuntimeError};
 use rqc_tests::state::check_integrity;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -171,7 +171,7 @@ fn dump(store: &dyn Store) -> Trees {
 /// A fresh store of `backend` in `dir` (memory ignores it).
 fn open_store(backend: Backend, dir: &Path) -> Arc<dyn Store> {
     let options = OpenOptions {
-        flush_on_commit: false,
+        durability: Durability::None,
         ..OpenOptions::default()
     };
     Arc::from(backend.open_store(dir, &options).unwrap())

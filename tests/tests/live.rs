@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use rqc_compiler::compile;
 use rqc_plan::Value;
 use rqc_runtime::live::{apply, Event, Resume, Subscription, WatchOptions};
-use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions};
 use rqc_tests::fixtures::as_multiset;
 use rqc_tests::reference::Reference;
 use rqc_tests::state::{reference_tables, store_tables};
@@ -216,7 +216,7 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
         Some(backend) => {
             let options = OpenOptions {
                 backend: Some(backend),
-                flush_on_commit: false,
+                durability: Durability::None,
                 ..OpenOptions::default()
             };
             Engine::open(&dir.path().join("db"), options).unwrap()

@@ -1,7 +1,7 @@
 //! Installing a changed program: compatible changes are applied (indexes
 //! back-filled, bounds verified), incompatible ones refused, nothing half-applied.
 
-use rqc::{Backend, Database, Error, OpenOptions, Value};
+use rqc::{Backend, Database, Durability, Error, OpenOptions, Value};
 
 const V1: &str = "
 table Post { id: Int key  author: Int  tag: String }
@@ -38,7 +38,7 @@ fn seeded(backend: Backend, dir: &std::path::Path) -> Database {
         dir,
         OpenOptions {
             backend: Some(backend),
-            flush_on_commit: true,
+            durability: Durability::Full,
             ..OpenOptions::default()
         },
     )

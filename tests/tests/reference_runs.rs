@@ -4,7 +4,7 @@
 
 use rqc_compiler::{compile, Compilation};
 use rqc_plan::{Entry, EntryKind, Value};
-use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions};
 use rqc_tests::arguments::{arguments, Pools};
 use rqc_tests::fixtures::{corpus_schemas, with_fixtures};
 use rqc_tests::reference::Reference;
@@ -120,7 +120,7 @@ fn open(backend: Backend, dir: &std::path::Path) -> Engine {
         dir,
         OpenOptions {
             backend: Some(backend),
-            flush_on_commit: false,
+            durability: Durability::None,
             ..OpenOptions::default()
         },
     )

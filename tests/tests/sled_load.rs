@@ -8,7 +8,7 @@
 use rqc_compiler::{compile, Compilation};
 use rqc_plan::Value;
 use rqc_runtime::load::{LoadRow, LoadRows, RowSource};
-use rqc_runtime::store::{Checked, SledStore};
+use rqc_runtime::store::{Checked, Durability, SledStore};
 use rqc_runtime::{Engine, Result};
 use rqc_tests::state::check_integrity;
 use std::path::Path;
@@ -38,7 +38,9 @@ fn program() -> Compilation {
 /// An engine on a sled store in `dir` whose loads spill every 16 keys, with
 /// the program installed.
 fn engine(dir: &Path) -> Engine {
-    let store = SledStore::open(dir, true).unwrap().spill_loads_at(16);
+    let store = SledStore::open(dir, Durability::Full)
+        .unwrap()
+        .spill_loads_at(16);
     let mut engine = Engine::with_store(Box::new(Checked::new(Box::new(store)))).unwrap();
     engine.install(program().program).unwrap();
     engine

@@ -2,7 +2,7 @@
 
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::{Backend, Engine, OpenOptions};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions};
 use rqc_tests::state::check_integrity;
 
 const PROGRAM: &str = "
@@ -19,7 +19,7 @@ fn each_backend(check: impl Fn(&Engine)) {
         assert!(compilation.diagnostics.is_empty());
         let options = OpenOptions {
             backend: Some(backend),
-            flush_on_commit: true,
+            durability: Durability::Full,
             ..OpenOptions::default()
         };
         let mut engine = Engine::open(&dir.path().join("db"), options).unwrap();

@@ -5,7 +5,7 @@
 
 use rqc_compiler::compile;
 use rqc_plan::Value;
-use rqc_runtime::{Backend, Engine, OpenOptions, Output, RuntimeError};
+use rqc_runtime::{Backend, Durability, Engine, OpenOptions, Output, RuntimeError};
 use rqc_tests::state::check_integrity;
 
 const PROGRAM: &str = "
@@ -78,7 +78,7 @@ impl Db {
         );
         let options = OpenOptions {
             backend: Some(backend),
-            flush_on_commit: false,
+            durability: Durability::None,
             ..OpenOptions::default()
         };
         let mut engine = Engine::open(dir, options).unwrap();

@@ -1,12 +1,12 @@
 //! `rqc-insert-loop`: a plain loop of one-row inserts through rqc's embedding API, to profile the write path (`perf record -g`).
 //!
-//! `cargo run --release -p rqc-bench --bin rqc-insert-loop -- [--rows 20000] [--threads 1] [--prefill 0] [--durable] [--backend lmdb] [--tmp DIR]`
+//! `cargo run --release -p rqc-bench --bin rqc-insert-loop -- [--rows 20000] [--threads 1] [--prefill 0] [--durability none|normal|full] [--backend lmdb] [--tmp DIR]`
 //!
 //! The table is the insert benchmark's (`T(a key, b, c)`, two secondary
 //! indexes holding the row); each insert is its own commit. Prints the
 //! wall time, the rows per second and the mean µs per insert.
 
-use rqc::{Backend, Database, OpenOptions, Value};
+use rqc::{Backend, Database, Durability, OpenOptions, Value};
 use std::time::Instant;
 
 const PROGRAM: &str = "
@@ -55,7 +55,10 @@ fn main() {
     let rows: u64 = value("--rows").map_or(20_000, |v| v.parse().expect("--rows N"));
     let threads: u64 = value("--threads").map_or(1, |v| v.parse().expect("--threads N"));
     let prefill: u64 = value("--prefill").map_or(0, |v| v.parse().expect("--prefill N"));
-    let durable = args.iter().any(|a| a == "--durable");
+    // Not synced unless asked, as before the levels.
+    let durability = value("--durability").map_or(Durability::None, |v| {
+        Durability::named(&v).expect("--durability full|normal|none")
+    });
     let backend = match value("--backend").as_deref() {
         None | Some("lmdb") => Backend::Lmdb,
         Some("redb") => Backend::Redb,
@@ -68,7 +71,7 @@ fn main() {
         dir.path(),
         OpenOptions {
             backend: Some(backend),
-            flush_on_commit: durable,
+            durability,
             ..OpenOptions::default()
         },
     )
@@ -105,7 +108,8 @@ fn main() {
         assert_eq!(back.field("c"), Some(&c), "row {i} read back");
     }
     println!(
-        "{rows} inserts, {threads} thread(s), durable {durable}: {:.3} s, {:.0} rows/s, {:.1} µs per insert; CPU {} per insert",
+        "{rows} inserts, {threads} thread(s), durability {}: {:.3} s, {:.0} rows/s, {:.1} µs per insert; CPU {} per insert",
+        durability.name(),
         took.as_secs_f64(),
         rows as f64 / took.as_secs_f64(),
         took.as_secs_f64() * 1e6 / rows as f64,

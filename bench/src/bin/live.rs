@@ -18,7 +18,7 @@
 //! from the changelog (the watcher looks every `rqc_runtime`
 //! `live::POLL`, 10 ms, for other processes' commits).
 
-use rqc::{Database, Event, OpenOptions, Value};
+use rqc::{Database, Durability, Event, OpenOptions, Value};
 use std::time::{Duration, Instant};
 
 const PROGRAM: &str = "
@@ -49,7 +49,7 @@ fn micros(d: Duration) -> String {
 fn measure(subs: usize, commits: usize, scratch: &std::path::Path) -> Figures {
     let dir = tempfile::tempdir_in(scratch).unwrap();
     let options = OpenOptions {
-        flush_on_commit: false,
+        durability: Durability::None,
         ..OpenOptions::default()
     };
     let mut db = Database::open_with(dir.path(), options).unwrap();
@@ -106,7 +106,7 @@ fn measure(subs: usize, commits: usize, scratch: &std::path::Path) -> Figures {
 /// commit returned, 25 ms apart.
 fn writer(dir: &str, n: i64) {
     let options = OpenOptions {
-        flush_on_commit: false,
+        durability: Durability::None,
         ..OpenOptions::default()
     };
     let db = Database::open_with(dir, options).unwrap();
@@ -126,7 +126,7 @@ fn across_processes(commits: usize, scratch: &std::path::Path) -> (Duration, Dur
     use std::io::BufRead;
     let dir = tempfile::tempdir_in(scratch).unwrap();
     let options = OpenOptions {
-        flush_on_commit: false,
+        durability: Durability::None,
         ..OpenOptions::default()
     };
     let mut db = Database::open_with(dir.path(), options).unwrap();

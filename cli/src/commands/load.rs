@@ -1,6 +1,7 @@
 //! `rqc load`: rows from a file into a table, all or nothing.
 
 use super::connection::Access;
+use super::durability::DurabilityArg;
 use super::report::{note_errors, print_problem, report_error};
 use super::run::StoreChoice;
 use super::Status;
@@ -27,6 +28,8 @@ pub struct LoadArgs {
     /// before it gives up (exit status 75): `5s`, `250ms`, `2m`.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = super::run::parse_wait)]
     wait: Duration,
+    #[command(flatten)]
+    durability: DurabilityArg,
     /// Let the program drop this table, index, bound or max of the
     /// database's schema, or rename or drop a column (see `rqc run
     /// --help`). Repeat for each.
@@ -89,7 +92,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
         })?
         .len();
     rqc_runtime::check_room_for_load(&args.db, args.store.map(StoreChoice::backend), size)?;
-    let options = super::run::open_options(args.store, args.wait);
+    let options = super::run::open_options(args.store, args.wait, args.durability.level());
     let access = match compiled {
         Some(_) => Access::Write,
         None => Access::Read,

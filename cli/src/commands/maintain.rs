@@ -1,12 +1,13 @@
 //! `rqc verify`, `rqc dump` and `rqc restore`: a database checked whole, its readable rows copied out past damage, and loaded into a new one.
 
 use super::connection::Access;
+use super::durability::DurabilityArg;
 use super::report::{color_on_stdout, print_problem, problem_text, report_error};
 use super::run::{open_options, StoreChoice};
 use super::Status;
 use crate::rowfile::{Format, RowFile};
 use clap::Args;
-use rqc::{compile_installable, read_plan, read_program, Database, Error};
+use rqc::{compile_installable, read_plan, read_program, Database, Durability, Error};
 use rqc_runtime::store::DEFAULT_WAIT;
 use std::path::{Path, PathBuf};
 
@@ -38,6 +39,8 @@ pub struct RestoreArgs {
     /// The storage backend of the new database.
     #[arg(long = "store", value_enum)]
     store: Option<StoreChoice>,
+    #[command(flatten)]
+    durability: DurabilityArg,
     /// The program whose schema the rows follow (`.rq` files or
     /// directories); without it, the one the dump holds
     /// (`program.rqc.json`).
@@ -69,8 +72,14 @@ pub(super) fn finish(outcome: Result<Status, Error>) -> Status {
     outcome.unwrap_or_else(|error| report_error(&error))
 }
 
-pub(super) fn open_existing(dir: &Path) -> Result<Database, Error> {
-    super::connection::open(dir, open_options(None, DEFAULT_WAIT), Access::Read)
+/// Opens an existing database at `durability` (`verify` and `dump` only
+/// read: any level will do).
+pub(super) fn open_existing(dir: &Path, durability: Durability) -> Result<Database, Error> {
+    super::connection::open(
+        dir,
+        open_options(None, DEFAULT_WAIT, durability),
+        Access::Read,
+    )
 }
 
 pub fn verify(args: VerifyArgs) -> Status {
@@ -78,7 +87,7 @@ pub fn verify(args: VerifyArgs) -> Status {
 }
 
 fn verify_inner(args: &VerifyArgs) -> Result<Status, Error> {
-    let db = open_existing(&args.db)?;
+    let db = open_existing(&args.db, Durability::default())?;
     let found = db.verify()?;
     for (i, problem) in found.problems.iter().enumerate() {
         let code = found.codes.get(i).copied().unwrap_or("E0591");
@@ -106,7 +115,7 @@ pub fn dump(args: DumpArgs) -> Status {
 }
 
 fn dump_inner(args: &DumpArgs) -> Result<Status, Error> {
-    let db = open_existing(&args.db)?;
+    let db = open_existing(&args.db, Durability::default())?;
     let dump = db.dump()?;
     let io = |path: &Path| {
         let path = path.to_path_buf();
@@ -271,9 +280,7 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
                 path: args.db.clone(),
                 error,
             })?;
-            let backend = open_options(args.store, DEFAULT_WAIT)
-                .backend
-                .unwrap_or_default();
+            let backend = args.store.map(StoreChoice::backend).unwrap_or_default();
             eprintln!(
                 "created a new {} database in {}",
                 backend.name(),
@@ -305,10 +312,11 @@ fn restore_into(
     program: rqc_plan::CompiledProgram,
     files: Vec<(rqc_plan::TableSchema, PathBuf)>,
 ) -> Result<Status, Error> {
+    let options = open_options(args.store, DEFAULT_WAIT, args.durability.level());
     let mut db_handle = if args.db.to_string_lossy().starts_with("etcd://") {
-        super::connection::open(db, open_options(args.store, DEFAULT_WAIT), Access::Write)?
+        super::connection::open(db, options, Access::Write)?
     } else {
-        Database::open_with(db, open_options(args.store, DEFAULT_WAIT))?
+        Database::open_with(db, options)?
     };
     let db = &mut db_handle;
     // On etcd there is no directory to find empty: a prefix that holds a

@@ -5,6 +5,7 @@ mod batch;
 mod check;
 pub(crate) mod connection;
 mod dump_manifest;
+mod durability;
 mod load;
 mod maintain;
 mod page;

@@ -1,5 +1,6 @@
 //! `rqc repl`: open the database, load the program, hand over to `crate::repl`.
 
+use super::durability::DurabilityArg;
 use super::report::{color_on_stderr, report_error};
 use super::run::StoreChoice;
 use super::Status;
@@ -22,6 +23,8 @@ pub struct ReplArgs {
     /// before it gives up (exit status 75): `5s`, `250ms`, `2m`.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = super::run::parse_wait)]
     wait: Duration,
+    #[command(flatten)]
+    durability: DurabilityArg,
     /// A program to load first (`:load` loads another).
     #[arg(value_name = "PROGRAM")]
     program: Option<PathBuf>,
@@ -55,7 +58,7 @@ fn parse_idle(text: &str) -> Result<Duration, String> {
 pub fn repl(args: ReplArgs) -> Status {
     let db = match super::connection::open(
         &args.db,
-        super::run::open_options(args.store, args.wait),
+        super::run::open_options(args.store, args.wait, args.durability.level()),
         super::connection::Access::Write,
     ) {
         Ok(db) => db,

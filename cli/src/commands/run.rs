@@ -2,12 +2,13 @@
 
 use super::args::parse_args;
 use super::connection::Access;
+use super::durability::DurabilityArg;
 use super::report::{note_errors, report_error, run_summary};
 use super::Status;
 use clap::{Args, ValueEnum};
 use rqc::{
-    compile_installable, read_plan, read_program, Backend, Database, Error, Installable,
-    OpenOptions,
+    compile_installable, read_plan, read_program, Backend, Database, Durability, Error,
+    Installable, OpenOptions,
 };
 use rqc_compiler::plan::explain as explain_plan;
 use rqc_plan::EntryKind;
@@ -41,12 +42,16 @@ impl StoreChoice {
     }
 }
 
-/// The options `--store` and `--wait` give.
-pub fn open_options(store: Option<StoreChoice>, wait: Duration) -> OpenOptions {
+/// The options `--store`, `--wait` and `--durability` give.
+pub fn open_options(
+    store: Option<StoreChoice>,
+    wait: Duration,
+    durability: Durability,
+) -> OpenOptions {
     OpenOptions {
         backend: store.map(StoreChoice::backend),
         wait,
-        ..OpenOptions::default()
+        durability,
     }
 }
 
@@ -88,6 +93,8 @@ pub struct RunArgs {
     /// before it gives up (exit status 75): `5s`, `250ms`, `2m`.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_wait)]
     wait: Duration,
+    #[command(flatten)]
+    durability: DurabilityArg,
     /// The program to install first (`.rq` files or directories of them,
     /// as many as `check` takes), then the query or mutation to run (`name`
     /// or `module.name`; none with --batch). Without a program or --plan,
@@ -180,7 +187,7 @@ pub fn run(args: RunArgs) -> Status {
         Some(name) => run_inner(&args, &program, name),
         None => super::batch::run(&super::batch::Batch {
             db: &args.db,
-            options: open_options(args.store, args.wait),
+            options: open_options(args.store, args.wait, args.durability.level()),
             sources: &program,
             plan: args.plan.as_deref(),
             migrate: &args.migrate,
@@ -231,9 +238,10 @@ pub(super) fn open(
     db: &Path,
     store: Option<StoreChoice>,
     wait: Duration,
+    durability: Durability,
     access: Access,
 ) -> Result<Database, Error> {
-    super::connection::open(db, open_options(store, wait), access)
+    super::connection::open(db, open_options(store, wait, durability), access)
 }
 
 fn run_inner(args: &RunArgs, sources: &[PathBuf], name: &str) -> Result<Status, Error> {
@@ -257,7 +265,13 @@ fn run_inner(args: &RunArgs, sources: &[PathBuf], name: &str) -> Result<Status, 
         .and_then(|p| p.entry(name))
         .is_some_and(|e| e.kind == EntryKind::Mutation);
     let access = if writes { Access::Write } else { Access::Read };
-    let mut db = open(&args.db, args.store, args.wait, access)?;
+    let mut db = open(
+        &args.db,
+        args.store,
+        args.wait,
+        args.durability.level(),
+        access,
+    )?;
     if let Some(program) = program {
         db.install_dropping(program, &args.migrate)?;
     }
@@ -313,7 +327,14 @@ fn explain_inner(args: &ExplainArgs) -> Result<Status, Error> {
         return Ok(Status::Clean);
     };
     let schema = program.schema.clone();
-    let mut db = open(dir, args.store, DEFAULT_WAIT, Access::Read)?;
+    // --analyze discards its writes: no level to choose.
+    let mut db = open(
+        dir,
+        args.store,
+        DEFAULT_WAIT,
+        Durability::default(),
+        Access::Read,
+    )?;
     db.install(program)?;
     let values = parse_args(&entry, &args.args)?;
     let output = db.analyze(&args.name, &values)?;

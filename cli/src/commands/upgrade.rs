@@ -1,5 +1,6 @@
 //! `rqc upgrade --db DIR`: a database an older rqc wrote, brought to what this one writes (the library's `Database::upgrade`).
 
+use super::durability::DurabilityArg;
 use super::maintain::{finish, open_existing};
 use super::Status;
 use clap::Args;
@@ -11,6 +12,8 @@ pub struct UpgradeArgs {
     /// The database directory to upgrade (or etcd://HOST:PORT,.../PREFIX).
     #[arg(long, value_name = "DIR")]
     db: PathBuf,
+    #[command(flatten)]
+    durability: DurabilityArg,
 }
 
 pub fn upgrade(args: UpgradeArgs) -> Status {
@@ -18,7 +21,7 @@ pub fn upgrade(args: UpgradeArgs) -> Status {
 }
 
 fn upgrade_inner(args: &UpgradeArgs) -> Result<Status, Error> {
-    let db = open_existing(&args.db)?;
+    let db = open_existing(&args.db, args.durability.level())?;
     let upgraded = db.upgrade()?;
     if upgraded.trees.is_empty() {
         eprintln!("{} is up to date: nothing to upgrade", args.db.display());

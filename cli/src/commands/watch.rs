@@ -2,6 +2,7 @@
 
 use super::args::parse_args;
 use super::connection::Access;
+use super::durability::DurabilityArg;
 use super::report::report_error;
 use super::run::{compile_entry, open, parse_wait, StoreChoice};
 use super::Status;
@@ -24,6 +25,8 @@ pub struct WatchArgs {
     /// How long installing PROGRAM waits while another process writes.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_wait)]
     wait: Duration,
+    #[command(flatten)]
+    durability: DurabilityArg,
     /// The program to install first (`.rq` files or directories, as many
     /// as `check` takes); without it, the program the database holds runs.
     #[arg(value_name = "PROGRAM")]
@@ -67,7 +70,13 @@ fn watch_inner(args: &WatchArgs) -> Result<Status, Error> {
         [] => None,
         sources => Some(compile_entry(sources, name)?.program),
     };
-    let mut db = open(&args.db, args.store, args.wait, Access::Read)?;
+    let mut db = open(
+        &args.db,
+        args.store,
+        args.wait,
+        args.durability.level(),
+        Access::Read,
+    )?;
     if let Some(program) = program {
         db.install(program)?;
     }

@@ -314,7 +314,7 @@ fn verify_dump_and_restore_round_trip_and_find_damage() {
 /// every other row.
 #[test]
 fn a_row_cut_out_of_its_tree_is_damage_and_dump_keeps_the_rest() {
-    use rqc_runtime::store::{LmdbStore, Store};
+    use rqc_runtime::store::{Durability, LmdbStore, Store};
     let dir = tempfile::tempdir().unwrap();
     let db_dir = dir.path().join("db");
     let db = db_dir.display().to_string();
@@ -322,7 +322,7 @@ fn a_row_cut_out_of_its_tree_is_damage_and_dump_keeps_the_rest() {
     let before = query(&db, &["user", "--arg", "id=42"]);
     assert_eq!(before.status.code(), Some(0), "{}", stderr(&before));
     {
-        let raw = LmdbStore::open(&db_dir, true).unwrap();
+        let raw = LmdbStore::open(&db_dir, Durability::Full).unwrap();
         let tree = raw.tree("t:User");
         // User 42's entry: the one whose bytes hold its name.
         let read = raw.begin_read().unwrap();
@@ -489,7 +489,7 @@ fn running_out_of_memory_is_not_called_damage() {
 /// campaign found, issue 35 §5).
 #[test]
 fn a_damaged_changelog_entry_is_found_by_verify() {
-    use rqc_runtime::store::{LmdbStore, Store};
+    use rqc_runtime::store::{Durability, LmdbStore, Store};
     let dir = tempfile::tempdir().unwrap();
     let db_dir = dir.path().join("db");
     let db = db_dir.display().to_string();
@@ -499,7 +499,7 @@ fn a_damaged_changelog_entry_is_found_by_verify() {
     let sound = rqc(&["verify", "--db", &db]);
     assert_eq!(sound.status.code(), Some(0), "{}", stdout(&sound));
     {
-        let raw = LmdbStore::open(&db_dir, true).unwrap();
+        let raw = LmdbStore::open(&db_dir, Durability::Full).unwrap();
         let tree = raw.tree("__live");
         let read = raw.begin_read().unwrap();
         let entries = read.range(tree, &[], None, false, usize::MAX).unwrap();

@@ -11,6 +11,7 @@ mod color;
 mod damage;
 mod diagnostics;
 mod disk_full;
+mod durability;
 mod etcd;
 mod etcd_faults;
 mod etcd_live;

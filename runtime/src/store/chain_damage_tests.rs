@@ -188,7 +188,7 @@ proptest! {
             txn.commit().unwrap();
         }
         {
-            let raw = super::LmdbStore::open(dir.path(), true).unwrap();
+            let raw = super::LmdbStore::open(dir.path(), super::Durability::Full).unwrap();
             let tree = raw.tree("t");
             cut_or_move(&raw, tree, cut, moved_to);
         }

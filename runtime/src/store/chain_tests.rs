@@ -373,8 +373,10 @@ fn an_entry_cut_out_of_an_lmdb_or_redb_file_is_damage() {
         }
         {
             let raw: Box<dyn Store> = match backend {
-                Backend::Lmdb => Box::new(super::LmdbStore::open(dir.path(), true).unwrap()),
-                _ => Box::new(super::RedbStore::open(dir.path(), true).unwrap()),
+                Backend::Lmdb => {
+                    Box::new(super::LmdbStore::open(dir.path(), super::Durability::Full).unwrap())
+                }
+                _ => Box::new(super::RedbStore::open(dir.path(), super::Durability::Full).unwrap()),
             };
             let tree = raw.tree("t");
             let mut txn = raw.begin_write().unwrap();

@@ -25,7 +25,7 @@ use super::lmdb_env::{Db, Environment};
 use super::lmdb_reads::{get_in, longest_key, range_in, StoredKey};
 use super::read_pool::{Kept, ReadPool, Slot};
 use super::writer_lock::WriterGuard;
-use super::{Found, Ranged, ReadTxn, Store, Tree, TreeNames, WriteTxn};
+use super::{Durability, Found, Ranged, ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use heed::types::Bytes;
 use heed::{CommitOrAbort, RoTxn, WithoutTls};
@@ -39,7 +39,7 @@ pub struct LmdbStore {
     /// Before `env`: its transactions end before the environment closes.
     pool: ReadPool,
     env: Arc<Environment>,
-    flush_on_commit: bool,
+    durability: Durability,
     wait: Duration,
     names: TreeNames,
     /// By tree handle: each tree's database once this process has opened
@@ -54,11 +54,11 @@ pub struct LmdbStore {
 impl LmdbStore {
     /// Opens (or creates) the LMDB database in `dir` with the default wait
     /// and map size.
-    pub fn open(dir: &Path, flush_on_commit: bool) -> Result<LmdbStore> {
+    pub fn open(dir: &Path, durability: Durability) -> Result<LmdbStore> {
         LmdbStore::open_with(
             dir,
             LmdbOptions {
-                flush_on_commit,
+                durability,
                 ..LmdbOptions::default()
             },
         )
@@ -68,7 +68,7 @@ impl LmdbStore {
         Ok(LmdbStore {
             pool: ReadPool::default(),
             env: Environment::open(dir, &options)?,
-            flush_on_commit: options.flush_on_commit,
+            durability: options.durability,
             wait: options.wait,
             names: TreeNames::default(),
             trees: RwLock::default(),
@@ -79,6 +79,12 @@ impl LmdbStore {
     /// Whether this process may write the database.
     pub fn access(&self) -> Access {
         self.env.access
+    }
+
+    /// The flags LMDB holds for the environment, as it reports them.
+    #[cfg(test)]
+    pub(super) fn env_flags(&self) -> heed::EnvFlags {
+        heed::EnvFlags::from_bits_truncate(self.env.env.get_flags().unwrap())
     }
 
     fn trees(&self) -> Arc<Vec<Option<Db>>> {
@@ -427,9 +433,9 @@ impl WriteTxn for LmdbWrite<'_> {
         // use them.
         store.publish(&opened.into_inner());
         drop(opening);
-        if store.flush_on_commit && env.no_sync {
-            // Another store of this process opened the environment without
-            // syncing commits.
+        if store.durability.stronger_than(env.durability) {
+            // Another store of this process opened the environment at a
+            // weaker level: its flags do not sync what this one promises.
             env.env.force_sync().map_err(|e| env.error(e))?;
         }
         Ok(())
@@ -497,7 +503,8 @@ impl Store for LmdbStore {
     }
 
     /// Writers of all processes take turns, and each commit writes its
-    /// changed pages and, when flushing, syncs twice: shared by a group.
+    /// changed pages and, at `Full`, syncs twice (once at `Normal`):
+    /// shared by a group.
     fn groups_commits(&self) -> bool {
         true
     }

@@ -1,6 +1,7 @@
 //! Opening an LMDB environment: once per process, read-only where this user cannot write, with a map reserved up front.
 
 use super::writer_lock::{WriterLock, DEFAULT_WAIT};
+use super::Durability;
 use crate::error::{Result, RuntimeError, MAP_FULL};
 use heed::types::{Bytes, DecodeIgnore};
 use heed::{CommitOrAbort, Database, Env, EnvFlags, EnvOpenOptions, MdbError, RoTxn, WithoutTls};
@@ -24,10 +25,11 @@ pub(super) type Db = Database<'static, Bytes, Bytes>;
 /// How an LMDB database is opened.
 #[derive(Clone, Copy, Debug)]
 pub struct LmdbOptions {
-    /// Sync every commit before acknowledging it; otherwise commits are
-    /// synced by [`Store::flush`] (a process crash loses nothing; a power
-    /// loss may lose the last commits).
-    pub flush_on_commit: bool,
+    /// What a commit promises: `Full` syncs data and meta page before it
+    /// returns; `Normal` opens with `MDB_NOMETASYNC` (the meta page is
+    /// synced by the next commit's data sync or [`Store::flush`]); `None`
+    /// with `MDB_NOSYNC` (nothing synced until [`Store::flush`]).
+    pub durability: Durability,
     /// How long a writer waits for another one before giving up (E0540).
     pub wait: Duration,
     /// The map size (see [`MAP_SIZE`]).
@@ -37,7 +39,7 @@ pub struct LmdbOptions {
 impl Default for LmdbOptions {
     fn default() -> Self {
         LmdbOptions {
-            flush_on_commit: true,
+            durability: Durability::Full,
             wait: DEFAULT_WAIT,
             map_size: MAP_SIZE,
         }
@@ -65,9 +67,11 @@ pub(super) struct Environment {
     pub(super) env: Env<WithoutTls>,
     pub(super) dir: PathBuf,
     pub(super) access: Access,
-    /// Commits are not synced by LMDB (the first store opened it without
-    /// flush on commit).
-    pub(super) no_sync: bool,
+    /// What LMDB itself does at a commit: the level of the first store
+    /// that opened the environment in this process (its flags are the
+    /// environment's); a store of a stronger level syncs after its
+    /// commits. `None` for a read-only environment (it commits nothing).
+    pub(super) durability: Durability,
     pub(super) writer: Option<WriterLock>,
     /// The longest key LMDB stores (511 bytes in its default build).
     pub(super) max_key: usize,
@@ -115,11 +119,9 @@ impl Environment {
         } else {
             Access::ReadOnly
         };
-        let no_sync = !options.flush_on_commit && access == Access::ReadWrite;
         let env = loop {
             let flags = match access {
-                Access::ReadWrite if no_sync => EnvFlags::NO_SYNC,
-                Access::ReadWrite => EnvFlags::empty(),
+                Access::ReadWrite => sync_flags(options.durability),
                 Access::ReadOnly => EnvFlags::READ_ONLY,
                 Access::ReadOnlyUnlocked => EnvFlags::READ_ONLY | EnvFlags::NO_LOCK,
             };
@@ -155,7 +157,10 @@ impl Environment {
             env,
             dir,
             access,
-            no_sync,
+            durability: match access {
+                Access::ReadWrite => options.durability,
+                _ => Durability::None,
+            },
             writer,
             names,
             opening: Mutex::new(()),
@@ -189,6 +194,18 @@ fn writable(file: &Path) -> Result<bool> {
             Ok(false)
         }
         Err(e) => Err(RuntimeError::io_at(file, e)),
+    }
+}
+
+/// The flags that make LMDB keep `durability`'s promise at each commit:
+/// `MDB_NOMETASYNC` leaves the meta page's sync to the next commit's (LMDB:
+/// a system crash may undo the last commit, and the database keeps its
+/// integrity); `MDB_NOSYNC` leaves every sync to [`super::Store::flush`].
+pub(super) fn sync_flags(durability: Durability) -> EnvFlags {
+    match durability {
+        Durability::Full => EnvFlags::empty(),
+        Durability::Normal => EnvFlags::NO_META_SYNC,
+        Durability::None => EnvFlags::NO_SYNC,
     }
 }
 

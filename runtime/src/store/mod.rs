@@ -18,6 +18,9 @@ mod chain_damage_tests;
 #[cfg(test)]
 mod chain_tests;
 mod checked;
+mod durability;
+#[cfg(test)]
+mod durability_tests;
 #[cfg(feature = "etcd")]
 mod etcd;
 mod lmdb_backend;
@@ -35,6 +38,7 @@ mod writer_lock;
 pub use chain::END as CHAIN_END;
 pub(crate) use checked::guarded;
 pub use checked::{Checked, CHECKSUM_LEN, IDENTITY_KEY, SEAL_LEN};
+pub use durability::Durability;
 #[cfg(feature = "etcd")]
 pub use etcd::{is_etcd_url, EtcdOptions, EtcdStore, EtcdUrl, PASSWORD_VARIABLE};
 pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};

@@ -29,7 +29,7 @@ pub const REDB_FILE: &str = "rqc.redb";
 
 pub struct RedbStore {
     db: redb::Database,
-    flush_on_commit: bool,
+    durability: super::Durability,
     names: TreeNames,
     /// Commits made through this store: a shared snapshot older than the
     /// last one is stale.
@@ -59,16 +59,23 @@ fn table(name: &str) -> TableDefinition<'_, &'static [u8], &'static [u8]> {
 }
 
 impl RedbStore {
-    /// Opens (or creates) `dir/rqc.redb`. With `flush_on_commit`, each
-    /// commit is durable (fsync) before it returns; otherwise commits are
-    /// made durable by the next [`Store::flush`].
-    pub fn open(dir: &Path, flush_on_commit: bool) -> Result<RedbStore> {
-        RedbStore::open_waiting(dir, flush_on_commit, super::DEFAULT_WAIT)
+    /// Opens (or creates) `dir/rqc.redb`. At `Full` and `Normal` each
+    /// commit is durable (fsync, redb's `Durability::Immediate`) before it
+    /// returns: redb has no level between that and `Durability::None`
+    /// (its `Eventual` is gone), and `None` would break `Normal`'s promise
+    /// that a process crash loses nothing. At `None` commits are made
+    /// durable by the next [`Store::flush`] (or a close).
+    pub fn open(dir: &Path, durability: super::Durability) -> Result<RedbStore> {
+        RedbStore::open_waiting(dir, durability, super::DEFAULT_WAIT)
     }
 
     /// Opens it, waiting at most `wait` while another process has it open
     /// (redb admits one at a time), then E0540.
-    pub fn open_waiting(dir: &Path, flush_on_commit: bool, wait: Duration) -> Result<RedbStore> {
+    pub fn open_waiting(
+        dir: &Path,
+        durability: super::Durability,
+        wait: Duration,
+    ) -> Result<RedbStore> {
         std::fs::create_dir_all(dir).map_err(|e| RuntimeError::io_at(dir, e))?;
         let file = dir.join(REDB_FILE);
         let db = crate::store::waiting(dir, wait, || match redb::Database::create(&file) {
@@ -81,7 +88,7 @@ impl RedbStore {
         })?;
         Ok(RedbStore {
             db,
-            flush_on_commit,
+            durability,
             names: TreeNames::default(),
             commits: AtomicU64::new(0),
             shared: Mutex::new(None),
@@ -366,7 +373,7 @@ impl WriteTxn for RedbWriting<'_> {
             .map_err(RuntimeError::store)?;
         // Later runs read a snapshot with this commit in it.
         store.commits.fetch_add(1, Ordering::Release);
-        if store.flush_on_commit {
+        if store.durability != super::Durability::None {
             store.wait_durable()?;
         }
         Ok(())

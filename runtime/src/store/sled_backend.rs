@@ -12,7 +12,7 @@
 
 use super::overlay::{Beneath, Overlaid, Overlay};
 use super::sled_load::{apply, finish_journal, SPILL_AT};
-use super::{ReadTxn, Store, Tree, TreeNames, WriteTxn};
+use super::{Durability, ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,7 +21,7 @@ use std::time::Duration;
 
 pub struct SledStore {
     pub(super) db: sled::Db,
-    flush_on_commit: bool,
+    durability: Durability,
     /// Held exclusively by the write transaction, shared by read ones.
     pub(super) lock: RwLock<()>,
     names: TreeNames,
@@ -38,17 +38,20 @@ pub struct SledStore {
 }
 
 impl SledStore {
-    /// Opens (or creates) a sled database in `dir`. With `flush_on_commit`,
-    /// every commit is flushed before it is acknowledged.
-    pub fn open(dir: &Path, flush_on_commit: bool) -> Result<SledStore> {
-        SledStore::open_waiting(dir, flush_on_commit, super::DEFAULT_WAIT)
+    /// Opens (or creates) a sled database in `dir`. At `Full` and `Normal`
+    /// every commit is flushed (`Db::flush`) before it is acknowledged:
+    /// sled has no mode between that and its background flush, which may
+    /// lose the last commits to a process crash, as `Normal` may not. At
+    /// `None` sled flushes in the background (every 500 ms).
+    pub fn open(dir: &Path, durability: Durability) -> Result<SledStore> {
+        SledStore::open_waiting(dir, durability, super::DEFAULT_WAIT)
     }
 
     /// Opens it, waiting at most `wait` while another process has it open
     /// (sled admits one at a time), then E0540. sled also lets go of its
     /// file lock from background threads a moment after the last handle
     /// is dropped, so a reopen right after a close waits for it too.
-    pub fn open_waiting(dir: &Path, flush_on_commit: bool, wait: Duration) -> Result<SledStore> {
+    pub fn open_waiting(dir: &Path, durability: Durability, wait: Duration) -> Result<SledStore> {
         let db = crate::store::waiting(dir, wait, || match sled::Config::new().path(dir).open() {
             Ok(db) => Ok(Some(db)),
             Err(sled::Error::Io(error)) if lock_is_busy(&error) => Ok(None),
@@ -57,7 +60,7 @@ impl SledStore {
         })?;
         let store = SledStore {
             db,
-            flush_on_commit,
+            durability,
             lock: RwLock::new(()),
             names: TreeNames::default(),
             opened: RwLock::new(Vec::new()),
@@ -75,11 +78,11 @@ impl SledStore {
         self.names.name(tree)
     }
 
-    /// Flushes, when every commit is to be flushed before it is
-    /// acknowledged (called while the lock is held: the next transaction
-    /// starts after this one is acknowledged).
+    /// Flushes, unless the level leaves flushing to sled (called while the
+    /// lock is held: the next transaction starts after this one is
+    /// acknowledged).
     pub(super) fn flush_if_asked(&self) -> Result<()> {
-        if self.flush_on_commit {
+        if self.durability != Durability::None {
             self.flush()?;
         }
         Ok(())
