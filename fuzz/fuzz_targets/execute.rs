@@ -44,8 +44,9 @@ fn engine(choice: u8, dir: &std::path::Path) -> rqc_runtime::Engine {
         _ => rqc_runtime::Backend::Redb,
     };
     let options = rqc_runtime::OpenOptions {
-        backend,
+        backend: Some(backend),
         durability: rqc_runtime::Durability::None,
+        ..rqc_runtime::OpenOptions::default()
     };
     rqc_runtime::Engine::open(dir, options).unwrap()
 }
