@@ -208,15 +208,28 @@ impl<'p> Abs<'p> {
     /// The steps of copying the value where the run copies it rather than
     /// share it (`Ty::copy_steps`): its strings outside any list.
     pub fn copy_steps(&self) -> Poly {
-        match self {
-            Abs::Opt(inner) => inner.copy_steps(),
-            Abs::Record(record) => record
-                .fields
-                .iter()
-                .fold(Poly::zero(), |sum, (_, v)| sum.plus(&v.copy_steps())),
+        self.copy_steps_memo(&mut HashMap::new())
+    }
+
+    /// [`Abs::copy_steps`], a shared record's sum reused at each place it
+    /// is (a record of records doubling at each of 60 levels is 2^60
+    /// paths and 60 parts).
+    fn copy_steps_memo(&self, memo: &mut HashMap<usize, Poly>) -> Poly {
+        if let Some(known) = self.shared().and_then(|p| memo.get(&p)) {
+            return known.clone();
+        }
+        let steps = match self {
+            Abs::Opt(inner) => inner.copy_steps_memo(memo),
+            Abs::Record(record) => record.fields.iter().fold(Poly::zero(), |sum, (_, v)| {
+                sum.plus(&v.copy_steps_memo(memo))
+            }),
             Abs::Scalar(scalar) if scalar.kind == Kind::Str => scalar_walk(scalar),
             _ => Poly::zero(),
+        };
+        if let Some(shared) = self.shared() {
+            memo.insert(shared, steps.clone());
         }
+        steps
     }
 
     /// The sum over the value's scalars of `each` (shared parts walked
