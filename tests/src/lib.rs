@@ -149,6 +149,16 @@ pub fn refused_install(
     }
 }
 
+/// The source folders of the crates whose code ships in the product.
+pub const PRODUCT_SOURCES: [&str; 6] = [
+    "src",
+    "cli/src",
+    "compiler/src",
+    "cost/src",
+    "plan/src",
+    "runtime/src",
+];
+
 /// The `.rs` files under `dir`, every level.
 pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();

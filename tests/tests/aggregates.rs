@@ -70,6 +70,18 @@ fn recount(rows: &[(i64, i64, Option<i64>)], p: i64) -> (i64, i64) {
     )
 }
 
+/// An engine on each backend (in `dirs`, one per backend) and on etcd,
+/// each named.
+fn every_store(dirs: &[tempfile::TempDir]) -> Vec<(String, Engine)> {
+    let mut engines: Vec<(String, Engine)> = Backend::ALL
+        .iter()
+        .zip(dirs)
+        .map(|(b, d)| (format!("{b:?}"), engine(*b, d.path())))
+        .collect();
+    engines.push(("etcd".into(), rqc_tests::etcd::engine()));
+    engines
+}
+
 fn assert_sound(engine: &Engine) {
     let found = engine.verify().unwrap();
     assert!(found.is_sound(), "{:?}", found.problems);
@@ -510,12 +522,7 @@ fn a_whole_table_aggregate_is_kept_by_every_write() {
         .iter()
         .map(|_| tempfile::tempdir().unwrap())
         .collect();
-    let mut engines: Vec<(String, Engine)> = Backend::ALL
-        .iter()
-        .zip(&dirs)
-        .map(|(b, d)| (format!("{b:?}"), engine(*b, d.path())))
-        .collect();
-    engines.push(("etcd".into(), rqc_tests::etcd::engine()));
+    let mut engines = every_store(&dirs);
     let tables_only = WHOLE
         .lines()
         .filter(|l| !l.starts_with("aggregate") && !l.starts_with("query"))
@@ -599,12 +606,7 @@ fn a_load_holds_a_sum_to_64_bits_at_its_end_not_after_each_row() {
         .iter()
         .map(|_| tempfile::tempdir().unwrap())
         .collect();
-    let mut engines: Vec<(String, Engine)> = Backend::ALL
-        .iter()
-        .zip(&dirs)
-        .map(|(b, d)| (format!("{b:?}"), engine(*b, d.path())))
-        .collect();
-    engines.push(("etcd".into(), rqc_tests::etcd::engine()));
+    let mut engines = every_store(&dirs);
     let n = |n: i64, s: i64| (Value::Int(n), Value::Int(s));
     for (name, engine) in &mut engines {
         engine.install(program(WHOLE)).unwrap();

@@ -46,14 +46,7 @@ fn program_text(path: &Path) -> String {
 fn every_code_emitted_is_listed_and_every_code_listed_is_emitted() {
     let root = repo();
     let mut files = Vec::new();
-    for dir in [
-        "src",
-        "cli/src",
-        "compiler/src",
-        "cost/src",
-        "plan/src",
-        "runtime/src",
-    ] {
+    for dir in rqc_tests::PRODUCT_SOURCES {
         files.extend(rqc_tests::rust_files(&root.join(dir)));
     }
     let mut emitted = BTreeSet::new();

@@ -7,22 +7,12 @@
 
 use std::path::Path;
 
-/// The crates whose code ships in the product.
-const SOURCES: &[&str] = &[
-    "src",
-    "cli/src",
-    "compiler/src",
-    "cost/src",
-    "plan/src",
-    "runtime/src",
-];
-
 #[test]
 fn every_unsafe_block_says_why_it_is_safe() {
     let root = rqc_tests::repo_root();
     let mut missing = Vec::new();
     let mut blocks = 0;
-    for dir in SOURCES {
+    for dir in rqc_tests::PRODUCT_SOURCES {
         for file in rqc_tests::rust_files(&root.join(dir)) {
             let text = std::fs::read_to_string(&file).unwrap();
             let lines: Vec<&str> = text.lines().collect();

@@ -14,6 +14,7 @@ use super::abstract_value::{Abs, Clash, Closure, Kind, RecordAbs};
 use super::inputs::{contains_stream, param, row};
 use super::narrowing::{Comparison, Condition, Narrowed};
 use super::plan_fault;
+use super::scalars::{longest_string, string_steps};
 use crate::error::Result;
 use rqc_cost::{Cost, Interval, Poly, Relation, CEILING};
 use rqc_plan::{BinOp, Bound, Entry, EntryKind, Node, Op, Schema, UnOp, COMMIT_ROUND_TRIPS};
@@ -676,31 +677,5 @@ impl<'p> Verifier<'p> {
                 format!("it reads field `{name}` of {}", other.kind()),
             ),
         }
-    }
-}
-
-/// The steps of copying or comparing a string value whole
-/// (`rqc_cost::string_steps`, by its most characters, which its bytes
-/// bound); none for another value.
-fn string_steps(value: &Abs<'_>) -> u64 {
-    match value.unwrapped() {
-        Abs::Scalar(scalar) if scalar.kind == Kind::Str => {
-            rqc_cost::string_steps(scalar.chars.max_value())
-        }
-        _ => 0,
-    }
-}
-
-/// The bytes of the longest string in a constant.
-fn longest_string(value: &rqc_plan::Value) -> u64 {
-    match value {
-        rqc_plan::Value::Str(text) => text.len() as u64,
-        rqc_plan::Value::List(items) => items.iter().map(longest_string).max().unwrap_or(0),
-        rqc_plan::Value::Record(record) => record
-            .iter()
-            .map(|(_, v)| longest_string(v))
-            .max()
-            .unwrap_or(0),
-        _ => 0,
     }
 }

@@ -186,3 +186,29 @@ impl<'p> Verifier<'p> {
         }
     }
 }
+
+/// The steps of copying or comparing a string value whole
+/// (`rqc_cost::string_steps`, by its most characters, which its bytes
+/// bound); none for another value.
+pub(super) fn string_steps(value: &Abs<'_>) -> u64 {
+    match value.unwrapped() {
+        Abs::Scalar(scalar) if scalar.kind == Kind::Str => {
+            rqc_cost::string_steps(scalar.chars.max_value())
+        }
+        _ => 0,
+    }
+}
+
+/// The bytes of the longest string in a constant.
+pub(super) fn longest_string(value: &Value) -> u64 {
+    match value {
+        Value::Str(text) => text.len() as u64,
+        Value::List(items) => items.iter().map(longest_string).max().unwrap_or(0),
+        Value::Record(record) => record
+            .iter()
+            .map(|(_, v)| longest_string(v))
+            .max()
+            .unwrap_or(0),
+        _ => 0,
+    }
+}
