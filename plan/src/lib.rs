@@ -8,6 +8,7 @@
 //! and the deep stack (`stack`) both sides recurse over plans on.
 
 pub mod batch;
+pub mod builtin;
 pub mod by_name;
 pub mod cascade;
 pub mod identity;
@@ -19,6 +20,7 @@ pub mod stack;
 pub mod value;
 pub mod write_work;
 
+pub use builtin::Builtin;
 pub use identity::{canonical_float, compare, holds_minus_zero};
 pub use plan::{
     BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op, ParamSpec,

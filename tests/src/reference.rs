@@ -398,7 +398,7 @@ impl<'c> Reference<'c> {
                 return self.apply(&f, values);
             }
             TExpr::Builtin(name, shape, call_args) => {
-                return self.builtin(name, *shape, call_args, args, env)
+                return self.builtin(name.name(), *shape, call_args, args, env)
             }
             TExpr::Insert {
                 table,

@@ -630,7 +630,7 @@ impl Repl {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        names.extend(rqc_compiler::check::BUILTINS.iter().map(|s| s.to_string()));
+        names.extend(rqc_plan::Builtin::ALL.iter().map(|b| b.name().to_string()));
         names.extend(
             rqc_compiler::syntax::ast::SCALAR_FUNCTIONS
                 .iter()

@@ -11,6 +11,7 @@
 
 use super::tir::TExpr;
 use crate::syntax::ast::DefKind;
+use rqc_plan::Builtin;
 
 /// Whether applying `f` over a list in a definition of `kind` is one batch
 /// per level of its reads.
@@ -43,15 +44,15 @@ pub(super) fn may_write(t: &TExpr) -> bool {
         | TExpr::DelayedLambda(_) => true,
         // A combinator handed a function value applies it, however the
         // value is reached (a name, a field, an `if`, a block).
-        TExpr::Builtin(name, _, args) => applies_a_function_value(name, args),
+        TExpr::Builtin(builtin, _, args) => applies_a_function_value(*builtin, args),
         _ => false,
     })
 }
 
 /// Whether a combinator's function argument is anything but a lambda
 /// written in place (whose body the walk sees).
-fn applies_a_function_value(name: &str, args: &[TExpr]) -> bool {
-    if matches!(name, "take" | "skip" | "unwrap_or") {
+fn applies_a_function_value(builtin: Builtin, args: &[TExpr]) -> bool {
+    if matches!(builtin, Builtin::Take | Builtin::Skip | Builtin::UnwrapOr) {
         return false;
     }
     args.iter().skip(1).any(|a| {
@@ -107,20 +108,20 @@ mod tests {
         assert!(!batched(DefKind::Fn, &called));
         assert!(batched(DefKind::Query, &called));
         let handed = lambda(TExpr::Builtin(
-            "map".into(),
+            Builtin::Map,
             Shape::List,
             vec![local("xs"), local("g")],
         ));
         assert!(!batched(DefKind::Fn, &handed));
         // Reached through a field or an `if`, a function value still is one.
         let through_field = lambda(TExpr::Builtin(
-            "map".into(),
+            Builtin::Map,
             Shape::List,
             vec![local("xs"), TExpr::Field(Box::new(local("r")), "f".into())],
         ));
         assert!(!batched(DefKind::Mutation, &through_field));
         let through_if = lambda(TExpr::Builtin(
-            "map".into(),
+            Builtin::Map,
             Shape::List,
             vec![
                 local("xs"),
@@ -134,7 +135,7 @@ mod tests {
         assert!(!batched(DefKind::Fn, &through_if));
         // A count is a value, not a function.
         let counted = lambda(TExpr::Builtin(
-            "take".into(),
+            Builtin::Take,
             Shape::List,
             vec![local("xs"), local("n")],
         ));

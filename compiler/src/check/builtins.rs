@@ -14,30 +14,7 @@ use crate::cost::Interval;
 use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};
-use rqc_plan::Shape;
-
-pub const BUILTINS: [&str; 20] = [
-    "take",
-    "skip",
-    "first",
-    "exists",
-    "map",
-    "filter",
-    "flat_map",
-    "flatten",
-    "sort_by",
-    "group_by",
-    "distinct",
-    "count",
-    "sum",
-    "avg",
-    "min",
-    "max",
-    "any",
-    "all",
-    "unwrap_or",
-    "reverse",
-];
+use rqc_plan::{Builtin, Shape};
 
 /// What the first argument of a combinator is.
 pub(super) enum Input {
@@ -131,16 +108,8 @@ impl Checker<'_> {
                 }
             });
         }
-        if !BUILTINS.contains(&op) {
-            return None;
-        }
-        let (min_args, max_args) = match op {
-            "take" | "skip" | "filter" | "flat_map" | "group_by" | "any" | "all" | "unwrap_or"
-            | "map" => (2, 2),
-            "sort_by" => (2, 3),
-            "sum" | "avg" | "min" | "max" => (1, 2),
-            _ => (1, 1),
-        };
+        let builtin = Builtin::named(op)?;
+        let (min_args, max_args) = builtin.arity();
         if args.len() < min_args || args.len() > max_args {
             let wanted = if min_args == max_args {
                 format!("{min_args}")
@@ -156,18 +125,23 @@ impl Checker<'_> {
             .help
             .push(format!(
                 "the input counts as the first: `xs |> {op}({})`",
-                match op {
-                    "take" | "skip" => "n",
-                    "map" | "filter" | "flat_map" | "any" | "all" | "group_by" => "x => …",
-                    "sort_by" => "x => x.key, desc",
-                    "unwrap_or" => "default",
+                match builtin {
+                    Builtin::Take | Builtin::Skip => "n",
+                    Builtin::Map
+                    | Builtin::Filter
+                    | Builtin::FlatMap
+                    | Builtin::Any
+                    | Builtin::All
+                    | Builtin::GroupBy => "x => …",
+                    Builtin::SortBy => "x => x.key, desc",
+                    Builtin::UnwrapOr => "default",
                     _ => "",
                 }
             ));
             return Some(Checked::error());
         }
         let counted = match &args[0].kind {
-            ExprKind::Pipe(_, stage) if op == "count" => match &stage.kind {
+            ExprKind::Pipe(_, stage) if builtin == Builtin::Count => match &stage.kind {
                 ExprKind::Call(callee, _) if matches!(&callee.kind, ExprKind::Name(n) if n.name == "filter") => {
                     Some(stage.span)
                 }
@@ -190,9 +164,13 @@ impl Checker<'_> {
         }
         // The least or greatest of a list literal of `Int`s is known
         // element by element (`[n, 10] |> min()` is at most 10).
-        let extreme = match (op, args.len(), self.int_literal.take()) {
-            ("min", 1, Some((span, ints))) if span == args[0].span => Interval::least_of(&ints),
-            ("max", 1, Some((span, ints))) if span == args[0].span => Interval::greatest_of(&ints),
+        let extreme = match (builtin, args.len(), self.int_literal.take()) {
+            (Builtin::Min, 1, Some((span, ints))) if span == args[0].span => {
+                Interval::least_of(&ints)
+            }
+            (Builtin::Max, 1, Some((span, ints))) if span == args[0].span => {
+                Interval::greatest_of(&ints)
+            }
             _ => None,
         };
         let shape = match &input.ty {
@@ -209,19 +187,19 @@ impl Checker<'_> {
             }
         };
         let rest = &args[1..];
-        Some(match op {
-            "take" => self.take(input, shape, rest[0]),
-            "skip" => self.skip(input, shape, rest[0]),
-            "first" | "exists" => self.first_or_exists(op, input, shape),
-            "map" => self.map(input, shape, rest[0]),
-            "unwrap_or" => self.unwrap_or(input, shape, rest[0]),
-            "reverse" => self.reverse(span, input, shape),
+        Some(match builtin {
+            Builtin::Take => self.take(input, shape, rest[0]),
+            Builtin::Skip => self.skip(input, shape, rest[0]),
+            Builtin::First | Builtin::Exists => self.first_or_exists(builtin, input, shape),
+            Builtin::Map => self.map(input, shape, rest[0]),
+            Builtin::UnwrapOr => self.unwrap_or(input, shape, rest[0]),
+            Builtin::Reverse => self.reverse(span, input, shape),
             _ => match shape {
-                Input::Stream(stream) if op == "sort_by" => {
+                Input::Stream(stream) if builtin == Builtin::SortBy => {
                     self.sort_stream(span, args, stream, input)
                 }
                 Input::Stream(stream) => {
-                    self.reject_stream_consumer(op, span, args, &stream, input.cost)
+                    self.reject_stream_consumer(builtin, span, args, &stream, input.cost)
                 }
                 Input::Error => {
                     for arg in rest {
@@ -232,7 +210,7 @@ impl Checker<'_> {
                 Input::Option(elem) => {
                     // Every list rule applies to an option as to a list of ≤ 1.
                     self.list_op(
-                        op,
+                        builtin,
                         span,
                         input,
                         Shape::Option,
@@ -242,7 +220,7 @@ impl Checker<'_> {
                     )
                 }
                 Input::List(elem, size) => {
-                    let checked = self.list_op(op, span, input, Shape::List, elem, size, rest);
+                    let checked = self.list_op(builtin, span, input, Shape::List, elem, size, rest);
                     match extreme {
                         Some(extreme) if matches!(checked.ty, Ty::Option(_)) => {
                             Checked::new(Ty::option(Ty::Int(extreme)), checked.cost, checked.tir)
@@ -272,13 +250,13 @@ impl Checker<'_> {
                     }
                     _ => size,
                 };
-                let tir = TExpr::Builtin("take".into(), Shape::List, vec![input.tir, n.tir]);
+                let tir = TExpr::Builtin(Builtin::Take, Shape::List, vec![input.tir, n.tir]);
                 Checked::new(Ty::list(elem, size), cost, tir)
             }
             Input::Stream(stream) => {
                 let max = upper.as_ref().and_then(Poly::max_value);
                 let tir = TExpr::Builtin(
-                    "take".into(),
+                    Builtin::Take,
                     Shape::Stream,
                     vec![input.tir, TExpr::Limit(Box::new(n.tir), max)],
                 );
@@ -297,7 +275,7 @@ impl Checker<'_> {
             Input::Option(elem) => Checked::new(
                 Ty::option(elem),
                 cost,
-                TExpr::Builtin("take".into(), Shape::Option, vec![input.tir, n.tir]),
+                TExpr::Builtin(Builtin::Take, Shape::Option, vec![input.tir, n.tir]),
             ),
             Input::Error => Checked::error(),
         }
@@ -317,17 +295,17 @@ impl Checker<'_> {
             Input::List(elem, size) => Checked::new(
                 Ty::list(elem, size),
                 cost,
-                TExpr::Builtin("skip".into(), kind, vec![input.tir, n.tir]),
+                TExpr::Builtin(Builtin::Skip, kind, vec![input.tir, n.tir]),
             ),
             Input::Option(elem) => Checked::new(
                 Ty::option(elem),
                 cost,
-                TExpr::Builtin("skip".into(), kind, vec![input.tir, n.tir]),
+                TExpr::Builtin(Builtin::Skip, kind, vec![input.tir, n.tir]),
             ),
             Input::Stream(stream) => {
                 let max = upper.as_ref().and_then(Poly::max_value);
                 let tir = TExpr::Builtin(
-                    "skip".into(),
+                    Builtin::Skip,
                     kind,
                     vec![input.tir, TExpr::Limit(Box::new(n.tir), max)],
                 );
@@ -400,7 +378,7 @@ impl Checker<'_> {
         ));
     }
 
-    fn first_or_exists(&mut self, op: &str, input: Checked, shape: Input) -> Checked {
+    fn first_or_exists(&mut self, builtin: Builtin, input: Checked, shape: Input) -> Checked {
         let kind = shape.kind();
         let (elem, cost) = match shape {
             Input::List(elem, _) | Input::Option(elem) => (elem, input.cost),
@@ -411,12 +389,12 @@ impl Checker<'_> {
             ),
             Input::Error => return Checked::error(),
         };
-        let ty = if op == "first" {
+        let ty = if builtin == Builtin::First {
             Ty::option(elem)
         } else {
             Ty::Bool
         };
-        Checked::new(ty, cost, TExpr::Builtin(op.into(), kind, vec![input.tir]))
+        Checked::new(ty, cost, TExpr::Builtin(builtin, kind, vec![input.tir]))
     }
 
     fn map(&mut self, input: Checked, shape: Input, f: &Expr) -> Checked {
@@ -429,7 +407,7 @@ impl Checker<'_> {
         // A function that cannot write is applied to the whole list one
         // batch per level of reads: one application's round trips.
         let batched = super::batch::batched(self.kind, &tir);
-        let tir = TExpr::Builtin("map".into(), shape.kind(), vec![input.tir, tir]);
+        let tir = TExpr::Builtin(Builtin::Map, shape.kind(), vec![input.tir, tir]);
         match shape {
             Input::List(_, size) => Checked::new(
                 Ty::list(func.ret, size.clone()),
@@ -482,7 +460,7 @@ impl Checker<'_> {
         Checked::new(
             super::expr::join_types(&elem, &d.ty),
             input.cost.plus(&d.cost),
-            TExpr::Builtin("unwrap_or".into(), Shape::Option, vec![input.tir, d.tir]),
+            TExpr::Builtin(Builtin::UnwrapOr, Shape::Option, vec![input.tir, d.tir]),
         )
     }
 

@@ -154,12 +154,13 @@ impl Checker<'_> {
         // The built-in functions first, then the module's (as if sorted).
         let mut nearest = super::names::Nearest::new(&name.name);
         nearest.in_order(
-            super::builtins::BUILTINS
-                .iter()
-                .chain(crate::syntax::ast::SCALAR_FUNCTIONS.iter())
-                .chain(crate::syntax::ast::PREDICATE_FUNCTIONS.iter())
-                .chain(crate::syntax::ast::CLOCK_FUNCTIONS.iter())
-                .copied(),
+            rqc_plan::Builtin::ALL.iter().map(|b| b.name()).chain(
+                crate::syntax::ast::SCALAR_FUNCTIONS
+                    .iter()
+                    .chain(crate::syntax::ast::PREDICATE_FUNCTIONS.iter())
+                    .chain(crate::syntax::ast::CLOCK_FUNCTIONS.iter())
+                    .copied(),
+            ),
         );
         let scope = &self.index.scopes[self.module];
         scope.offer(&mut nearest, super::module_scope::Offered::Functions);

@@ -6,7 +6,7 @@ use super::types::Ty;
 use crate::cost::{Interval, Poly};
 use crate::span::Span;
 use crate::syntax::ast::Expr;
-use rqc_plan::Shape;
+use rqc_plan::{Builtin, Shape};
 
 impl Checker<'_> {
     /// A combinator over a bounded list (or an option, as a list of ≤ 1).
@@ -15,7 +15,7 @@ impl Checker<'_> {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn list_op(
         &mut self,
-        op: &str,
+        op: Builtin,
         span: Span,
         input: Checked,
         kind: Shape,
@@ -39,7 +39,7 @@ impl Checker<'_> {
         };
         let elem_walked = elem.clone();
         let ty = match op {
-            "filter" => {
+            Builtin::Filter => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
                 self.expect_type(
                     &Ty::Bool,
@@ -49,7 +49,7 @@ impl Checker<'_> {
                 );
                 Ty::list(elem, size.clone())
             }
-            "any" | "all" => {
+            Builtin::Any | Builtin::All => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
                 self.expect_type(
                     &Ty::Bool,
@@ -59,17 +59,22 @@ impl Checker<'_> {
                 );
                 Ty::Bool
             }
-            "flat_map" => {
+            Builtin::FlatMap => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
                 match ret {
                     Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
                     Ty::Option(inner) if ambiguous_option(&inner) => {
-                        self.ambiguous_flatten("flat_map", &inner, rest[0].span);
+                        self.ambiguous_flatten(Builtin::FlatMap, &inner, rest[0].span);
                         Ty::Error
                     }
                     Ty::Option(inner) => Ty::list(*inner, size.clone()),
                     Ty::Stream(stream) => {
-                        return self.reject_inner_stream("flat_map", rest[0].span, &stream, cost);
+                        return self.reject_inner_stream(
+                            Builtin::FlatMap,
+                            rest[0].span,
+                            &stream,
+                            cost,
+                        );
                     }
                     Ty::Error => Ty::Error,
                     other => {
@@ -87,17 +92,17 @@ impl Checker<'_> {
                     }
                 }
             }
-            "flatten" => match elem {
+            Builtin::Flatten => match elem {
                 Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
                 // At run time an option holding a list is the list: the two
                 // could not be told apart.
                 Ty::Option(inner) if ambiguous_option(&inner) => {
-                    self.ambiguous_flatten("flatten", &inner, span);
+                    self.ambiguous_flatten(Builtin::Flatten, &inner, span);
                     Ty::Error
                 }
                 Ty::Option(inner) => Ty::list(*inner, size.clone()),
                 Ty::Stream(stream) => {
-                    return self.reject_inner_stream("flatten", span, &stream, cost);
+                    return self.reject_inner_stream(Builtin::Flatten, span, &stream, cost);
                 }
                 Ty::Error => Ty::Error,
                 other => {
@@ -107,7 +112,7 @@ impl Checker<'_> {
                     Ty::Error
                 }
             },
-            "sort_by" => {
+            Builtin::SortBy => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
                 if !ret.is_ordered() {
                     self.error(
@@ -130,7 +135,7 @@ impl Checker<'_> {
                 }
                 Ty::list(elem, size.clone())
             }
-            "group_by" => {
+            Builtin::GroupBy => {
                 let key = per_call(self, rest[0], vec![elem.clone()]);
                 self.inspect(&key, rest[0].span, "group by");
                 Ty::list(
@@ -141,19 +146,19 @@ impl Checker<'_> {
                     size.clone(),
                 )
             }
-            "distinct" => {
+            Builtin::Distinct => {
                 self.inspect(&elem, span, "compare");
                 Ty::list(elem, size.clone())
             }
-            "count" => Ty::Int(Interval::up_to(size.clone())),
-            "sum" | "avg" | "min" | "max" => {
+            Builtin::Count => Ty::Int(Interval::up_to(size.clone())),
+            Builtin::Sum | Builtin::Avg | Builtin::Min | Builtin::Max => {
                 let value_ty = match rest.first() {
                     Some(f) => per_call(self, f, vec![elem.clone()]),
                     None => elem.clone(),
                 };
                 let numeric = matches!(value_ty, Ty::Int(_) | Ty::Float | Ty::Error);
                 let ordered = numeric || matches!(value_ty, Ty::Str(_));
-                if (matches!(op, "sum" | "avg") && !numeric) || !ordered {
+                if (matches!(op, Builtin::Sum | Builtin::Avg) && !numeric) || !ordered {
                     self.error(
                         "E0401",
                         format!("`{op}` needs numbers, and these are `{value_ty}`"),
@@ -167,10 +172,12 @@ impl Checker<'_> {
                 }
                 match (op, &value_ty) {
                     // At most `size` values, each within the element's range.
-                    ("sum", Ty::Int(each)) => Ty::Int(each.times(&Interval::up_to(size.clone()))),
-                    ("sum", _) => value_ty,
+                    (Builtin::Sum, Ty::Int(each)) => {
+                        Ty::Int(each.times(&Interval::up_to(size.clone())))
+                    }
+                    (Builtin::Sum, _) => value_ty,
                     // The mean of no values is none.
-                    ("avg", _) => Ty::option(Ty::Float),
+                    (Builtin::Avg, _) => Ty::option(Ty::Float),
                     _ if rest.is_empty() => Ty::option(elem),
                     _ => Ty::option(value_ty),
                 }
@@ -180,11 +187,11 @@ impl Checker<'_> {
         // What the run walks whole: a flattened list, made element by
         // element; the elements `distinct` and `group_by` compare.
         let walked = match op {
-            "flat_map" | "flatten" => self.note_value_size(&ty, span),
-            "distinct" => self.note_value_size(&Ty::list(elem_walked, size.clone()), span),
+            Builtin::FlatMap | Builtin::Flatten => self.note_value_size(&ty, span),
+            Builtin::Distinct => self.note_value_size(&Ty::list(elem_walked, size.clone()), span),
             // The keys are compared (and each group holds its key), and
             // the elements are put into their groups.
-            "group_by" => match &ty {
+            Builtin::GroupBy => match &ty {
                 Ty::List(group, _) => match group.as_ref() {
                     Ty::Record(fields) => {
                         let key = fields.iter().find(|(n, _)| n == "key").map(|(_, t)| t);
@@ -200,16 +207,16 @@ impl Checker<'_> {
                 _ => Poly::zero(),
             },
             // A sort compares about log2(k) times per element.
-            "sort_by" => crate::cost::sort_steps(&size),
+            Builtin::SortBy => crate::cost::sort_steps(&size),
             _ => Poly::zero(),
         };
         let cost = cost.plus(&crate::cost::Cost::steps(walked));
-        Checked::new(ty, cost, TExpr::Builtin(op.into(), kind, tirs))
+        Checked::new(ty, cost, TExpr::Builtin(op, kind, tirs))
     }
 
     /// E0420: flattening options of collections, which the runtime could
     /// not tell from the collections themselves.
-    fn ambiguous_flatten(&mut self, op: &str, inner: &Ty, span: Span) {
+    fn ambiguous_flatten(&mut self, op: Builtin, inner: &Ty, span: Span) {
         self.error(
             "E0420",
             format!("`{op}` over options of `{inner}` is ambiguous"),

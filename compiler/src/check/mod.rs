@@ -40,7 +40,6 @@ pub mod types;
 mod upsert;
 mod writes;
 
-pub use builtins::BUILTINS;
 pub use definition::{CheckedEntry, Outcome};
 pub use expr::{Fact, FnSig, Target, TypeText, DEF_MARKER, TABLE_MARKER};
 pub use modules::{collect_calls, cycles, ProgramIndex};

@@ -15,7 +15,7 @@ use crate::cost::{Cost, Poly};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident};
 use crate::syntax::printer::print_expr;
-use rqc_plan::{Shape, TableSchema};
+use rqc_plan::{Builtin, Shape, TableSchema};
 
 /// Names the checker binds for a desugared predicate: `·` never appears in
 /// a source name, so they cannot clash with the program's.
@@ -190,12 +190,12 @@ impl Checker<'_> {
         // Each step's input is the previous step, inlined: its node's bound
         // is what it and everything below it may read (`acc`).
         let mut acc = xs.cost.clone();
-        let mut step = |this: &mut Self, op: &str, input: &str, rest: &[&Expr]| -> Checked {
+        let mut step = |this: &mut Self, op: Builtin, input: &str, rest: &[&Expr]| -> Checked {
             let input = name_expr(input, list.span);
             let mut all = vec![&input];
             all.extend(rest.iter().copied());
             let name = Ident {
-                name: op.into(),
+                name: op.name().into(),
                 span,
             };
             let checked = this
@@ -205,7 +205,7 @@ impl Checker<'_> {
             let tir = TExpr::Costed(Box::new(checked.tir), std::sync::Arc::new(acc.clone()));
             Checked::new(checked.ty, checked.cost, tir)
         };
-        let distinct = step(self, "distinct", LIST, &[]);
+        let distinct = step(self, Builtin::Distinct, LIST, &[]);
         cost = cost.plus(&distinct.cost);
         self.push_local(
             &Ident {
@@ -216,7 +216,7 @@ impl Checker<'_> {
             distinct.tir,
         );
         let rows = if whole {
-            let found = step(self, "map", "in·distinct", &[&lambda]);
+            let found = step(self, Builtin::Map, "in·distinct", &[&lambda]);
             cost = cost.plus(&found.cost);
             self.push_local(
                 &Ident {
@@ -226,9 +226,9 @@ impl Checker<'_> {
                 found.ty.clone(),
                 found.tir,
             );
-            step(self, "flatten", "in·found", &[])
+            step(self, Builtin::Flatten, "in·found", &[])
         } else {
-            step(self, "flat_map", "in·distinct", &[&lambda])
+            step(self, Builtin::FlatMap, "in·distinct", &[&lambda])
         };
         self.scope.truncate(depth);
         let cost = cost.plus(&rows.cost);
@@ -318,8 +318,8 @@ impl Checker<'_> {
         let row = Ty::Row(table.expect("two sides"));
         let cost = left.cost.plus(&right.cost);
         let both = TExpr::List(vec![left.tir, right.tir]);
-        let flat = TExpr::Builtin("flatten".into(), Shape::List, vec![both]);
-        let union = TExpr::Builtin("distinct".into(), Shape::List, vec![flat]);
+        let flat = TExpr::Builtin(Builtin::Flatten, Shape::List, vec![both]);
+        let union = TExpr::Builtin(Builtin::Distinct, Shape::List, vec![flat]);
         Checked::new(
             Ty::list(row, size),
             cost.clone(),

@@ -6,13 +6,13 @@ use crate::cost::{Cost, Poly, Var};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
 use crate::syntax::printer::print_expr;
-use rqc_plan::AggregateKind;
+use rqc_plan::{AggregateKind, Builtin};
 
 impl Checker<'_> {
     /// E0301 for a combinator that may read a whole stream.
     pub fn reject_stream_consumer(
         &mut self,
-        op: &str,
+        op: Builtin,
         span: Span,
         args: &[&Expr],
         stream: &StreamTy,
@@ -20,16 +20,16 @@ impl Checker<'_> {
     ) -> Checked {
         let source = &stream.source;
         let fixes = match op {
-            "filter" => {
+            Builtin::Filter => {
                 let counted = self.counted_filter == Some(span);
                 self.filter_fixes(stream, args.get(1).copied(), counted)
             }
-            "sort_by" => {
+            Builtin::SortBy => {
                 let mut fixes = self.sort_fixes(stream, args);
                 fixes.extend(aggregate_fixes(op, stream));
                 fixes
             }
-            "count" => {
+            Builtin::Count => {
                 let plain = self
                     .rewritable(stream, args[0])
                     .and(super::fixes::plain_prefix_values(stream));
@@ -43,7 +43,7 @@ impl Checker<'_> {
                 fixes.extend(aggregate_fixes(op, stream));
                 fixes
             }
-            "sum" | "min" | "max" => {
+            Builtin::Sum | Builtin::Min | Builtin::Max => {
                 let mut fixes: Vec<String> =
                     self.kept_of_column(op, stream, args).into_iter().collect();
                 fixes.extend(aggregate_fixes(op, stream));
@@ -85,7 +85,7 @@ impl Checker<'_> {
     /// `flatten` over a list of streams.
     pub fn reject_inner_stream(
         &mut self,
-        op: &str,
+        op: Builtin,
         span: Span,
         stream: &StreamTy,
         cost: Cost,
@@ -190,10 +190,10 @@ impl Checker<'_> {
 
     /// `s |> sum(x => x.column)` (or `min`, `max`) over a group: the
     /// aggregate the schema keeps of it, or one to declare.
-    fn kept_of_column(&self, op: &str, stream: &StreamTy, args: &[&Expr]) -> Option<String> {
+    fn kept_of_column(&self, op: Builtin, stream: &StreamTy, args: &[&Expr]) -> Option<String> {
         let kind = match op {
-            "sum" => AggregateKind::Sum,
-            "min" => AggregateKind::Min,
+            Builtin::Sum => AggregateKind::Sum,
+            Builtin::Min => AggregateKind::Min,
             _ => AggregateKind::Max,
         };
         let column = super::fixes::column_of_lambda(args.get(1)?)?;
@@ -369,17 +369,27 @@ fn table_fix(stream: &StreamTy) -> String {
     }
 }
 
-fn aggregate_fixes(op: &str, stream: &StreamTy) -> Vec<String> {
+fn aggregate_fixes(op: Builtin, stream: &StreamTy) -> Vec<String> {
     let mut fixes = vec![table_fix(stream)];
-    if stream.source.prefix_columns.is_empty() && matches!(op, "count" | "sum" | "avg") {
+    if stream.source.prefix_columns.is_empty()
+        && matches!(op, Builtin::Count | Builtin::Sum | Builtin::Avg)
+    {
         fixes.push("or keep the total in a table of its own, updated by the mutations that write these rows".into());
     }
     // A bounded part's sort, count, total or extreme is not the stream's:
     // `take(n) |> sort_by(…)` sorts the first n rows in the stream's order.
-    if matches!(op, "sort_by" | "count" | "sum" | "avg" | "min" | "max") {
+    if matches!(
+        op,
+        Builtin::SortBy
+            | Builtin::Count
+            | Builtin::Sum
+            | Builtin::Avg
+            | Builtin::Min
+            | Builtin::Max
+    ) {
         return fixes;
     }
-    let args = if matches!(op, "count" | "distinct" | "flatten") {
+    let args = if matches!(op, Builtin::Count | Builtin::Distinct | Builtin::Flatten) {
         "()"
     } else {
         "(…)"

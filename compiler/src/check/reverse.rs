@@ -17,7 +17,7 @@ use super::types::{StreamOrder, StreamTy, Ty};
 use crate::span::Span;
 use crate::syntax::ast::Expr;
 use crate::syntax::printer::print_expr;
-use rqc_plan::{ColumnType, Shape, TableSchema};
+use rqc_plan::{Builtin, ColumnType, Shape, TableSchema};
 
 /// The order a stream of `columns` (an index's or the key's, each
 /// descending or not) runs in after its first `prefix` are fixed: `None`
@@ -64,7 +64,7 @@ impl Checker<'_> {
     /// from its other end at the cost it has.
     pub(super) fn reverse(&mut self, span: Span, input: Checked, shape: Input) -> Checked {
         let kind = shape.kind();
-        let tir = TExpr::Builtin("reverse".into(), kind, vec![input.tir]);
+        let tir = TExpr::Builtin(Builtin::Reverse, kind, vec![input.tir]);
         match shape {
             Input::List(elem, size) => Checked::new(Ty::list(elem, size), input.cost, tir),
             Input::Option(elem) => Checked::new(Ty::option(elem), input.cost, tir),
@@ -102,7 +102,7 @@ impl Checker<'_> {
         let order = stream.source.order.clone();
         let column = args.get(1).and_then(|k| column_of_lambda(k));
         let Some(order) = order.filter(|o| column.as_ref() == Some(&o.column)) else {
-            return self.reject_stream_consumer("sort_by", span, args, &stream, input.cost);
+            return self.reject_stream_consumer(Builtin::SortBy, span, args, &stream, input.cost);
         };
         // The key is typed for its errors, and never applied: the range's
         // order is its order.
@@ -155,7 +155,7 @@ impl Checker<'_> {
             return Checked::error();
         }
         let tir = TExpr::Builtin(
-            "sort_by".into(),
+            Builtin::SortBy,
             Shape::Stream,
             vec![input.tir, key, TExpr::Order(descending)],
         );

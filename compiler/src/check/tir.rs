@@ -2,7 +2,7 @@
 
 use crate::cost::Cost;
 use crate::syntax::ast::{BinaryOp, UnaryOp};
-use rqc_plan::{Shape, Value};
+use rqc_plan::{Builtin, Shape, Value};
 use std::sync::Arc;
 
 /// A checked definition's parameter names and typed body, shared (never
@@ -68,7 +68,7 @@ pub enum TExpr {
     Seq(Vec<TExpr>),
     /// A built-in combinator (`take`, `map`, `count`, …) over an input of
     /// the given shape.
-    Builtin(String, Shape, Vec<TExpr>),
+    Builtin(Builtin, Shape, Vec<TExpr>),
     Lambda(Vec<String>, Box<TExpr>),
     /// A lambda whose body is checked where it is applied (see
     /// `functions`); replaced by a `Lambda` once the definition is checked.

@@ -271,9 +271,9 @@ pub fn completions(analysis: &Analysis, file: &str, text: &str, offset: usize) -
             .map(|k| item(k, CompletionKind::Keyword, keyword_detail(k))),
     );
     out.extend(
-        crate::check::BUILTINS
+        rqc_plan::Builtin::ALL
             .iter()
-            .map(|b| item(b, CompletionKind::Function, "combinator".into())),
+            .map(|b| item(b.name(), CompletionKind::Function, "combinator".into())),
     );
     out.extend(
         crate::syntax::ast::SCALAR_FUNCTIONS

@@ -15,8 +15,8 @@ use crate::check::{CheckedEntry, CheckedProgram};
 use crate::cost::Cost;
 use crate::syntax::ast::{BinaryOp, DefKind, UnaryOp};
 use rqc_plan::{
-    BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, Op, RangeEnd, Shape, UnOp,
-    Value, FORMAT_VERSION,
+    BinOp, Bound, Builtin, Combinator, CompiledProgram, Entry, EntryKind, Node, Op, RangeEnd,
+    Shape, UnOp, Value, FORMAT_VERSION,
 };
 use std::collections::HashMap;
 
@@ -282,7 +282,7 @@ impl Lowerer<'_> {
                     node(Op::Apply(self.boxed(callee, None)?, self.all(args, None)?))
                 }
             },
-            TExpr::Builtin(name, shape, args) => self.builtin(name, *shape, args, scope)?,
+            TExpr::Builtin(name, shape, args) => self.builtin(*name, *shape, args, scope)?,
             TExpr::Limit(count, Some(max)) => node(Op::Limit {
                 count: self.boxed(count, scope)?,
                 max: *max,
@@ -349,7 +349,7 @@ impl Lowerer<'_> {
 
     fn builtin(
         &mut self,
-        name: &str,
+        name: Builtin,
         shape: Shape,
         args: &[TExpr],
         scope: Option<&Scope>,
@@ -358,7 +358,7 @@ impl Lowerer<'_> {
             .first()
             .ok_or_else(|| internal(&format!("`{name}` without its input")))?;
         // `sort_by(key, order) |> take(k)`: top-k in one pass.
-        if name == "take" && args.len() == 2 && shape == Shape::List {
+        if name == Builtin::Take && args.len() == 2 && shape == Shape::List {
             // A call (or a costed call) may inline to the sort: inlined
             // first, in place, then read as inlined.
             let called = match input {
@@ -383,31 +383,7 @@ impl Lowerer<'_> {
                 return self.top_k(sort_args, scope, &args[1], scope);
             }
         }
-        let combinator = match name {
-            "map" => Combinator::Map,
-            "filter" => Combinator::Filter,
-            "flat_map" => Combinator::FlatMap,
-            "flatten" => Combinator::Flatten,
-            "sort_by" => Combinator::SortBy {
-                descending: matches!(args.get(2), Some(TExpr::Order(true))),
-            },
-            "group_by" => Combinator::GroupBy,
-            "distinct" => Combinator::Distinct,
-            "count" => Combinator::Count,
-            "sum" => Combinator::Sum,
-            "avg" => Combinator::Avg,
-            "min" => Combinator::Min,
-            "max" => Combinator::Max,
-            "any" => Combinator::Any,
-            "all" => Combinator::All,
-            "take" => Combinator::Take,
-            "skip" => Combinator::Skip,
-            "first" => Combinator::First,
-            "exists" => Combinator::Exists,
-            "unwrap_or" => Combinator::UnwrapOr,
-            "reverse" => Combinator::Reverse,
-            other => return Err(internal(&format!("an unknown combinator `{other}`"))),
-        };
+        let combinator = name.combinator(matches!(args.get(2), Some(TExpr::Order(true))));
         let mut operands = self.all(args, scope)?;
         if let Combinator::SortBy { .. } = combinator {
             // The order is in the combinator.
@@ -490,7 +466,7 @@ fn top_k_sort(input: &TExpr) -> Option<&[TExpr]> {
     match input {
         TExpr::Costed(sorted, _) => match &**sorted {
             TExpr::Builtin(inner, Shape::List, sort_args)
-                if inner == "sort_by" && sort_args.len() >= 2 =>
+                if *inner == Builtin::SortBy && sort_args.len() >= 2 =>
             {
                 Some(sort_args)
             }
