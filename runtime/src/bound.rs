@@ -102,11 +102,16 @@ impl Tables {
 }
 
 /// Where an operator reads or writes: a table's position, and an index's
-/// position in it (an aggregate's, for an aggregate read).
+/// position in it (an aggregate's, for an aggregate read); for a variable,
+/// where its value is bound.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Access {
     pub table: u32,
     pub index: Option<u32>,
+    /// A variable's binding, counted from the innermost binding in scope
+    /// (0: the newest `let`, lambda parameter or update's row): the run
+    /// finds its value by position, never by comparing names.
+    pub slot: u32,
 }
 
 /// For each operator of an entry point (by node id), what it accesses:
@@ -115,6 +120,7 @@ pub struct Access {
 pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Result<Vec<Access>> {
     use rqc_plan::Op;
     let mut accesses = Vec::new();
+    bind_slots(&entry.root, &mut Vec::new(), &mut accesses)?;
     let mut failure = None;
     entry.root.walk(&mut |node| {
         let (table, index) = match &node.op {
@@ -135,6 +141,7 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
                     Some(Access {
                         table: t as u32,
                         index: Some(a as u32),
+                        slot: 0,
                     })
                 });
                 let id = node.id as usize;
@@ -160,6 +167,7 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
             Some(Access {
                 table: t as u32,
                 index,
+                slot: 0,
             })
         });
         let id = node.id as usize;
@@ -183,6 +191,77 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
             "recompile the program; the plan and the schema come from different versions",
         )),
     }
+}
+
+/// Each variable's slot ([`Access::slot`]), resolved as the run binds
+/// names (`values::Env`): a `let`'s body sees its name, a lambda's body
+/// its parameters (the last one innermost) over the scope it was made in,
+/// an update's changes its row. E0593 for a variable nothing binds: the
+/// verifier refuses such a plan first, so this is the install's own check.
+fn bind_slots<'p>(
+    node: &'p rqc_plan::Node,
+    scope: &mut Vec<&'p str>,
+    accesses: &mut Vec<Access>,
+) -> crate::error::Result<()> {
+    use rqc_plan::Op;
+    let id = node.id as usize;
+    if accesses.len() <= id {
+        accesses.resize(id + 1, Access::default());
+    }
+    match &node.op {
+        Op::Var(name) => {
+            let Some(depth) = scope.iter().rev().position(|bound| bound == name) else {
+                return Err(crate::error::RuntimeError::new(
+                    "E0593",
+                    format!("the plan reads the variable `{name}`, which nothing binds there"),
+                    "recompile the program; the plan was not made by this rqc's compiler",
+                ));
+            };
+            accesses[id].slot = depth as u32;
+            Ok(())
+        }
+        Op::Let(name, value, body) => {
+            bind_slots(value, scope, accesses)?;
+            bound_in(scope, &[name.as_str()], |scope| {
+                bind_slots(body, scope, accesses)
+            })
+        }
+        Op::Lambda(params, body) => {
+            let params: Vec<&str> = params.iter().map(String::as_str).collect();
+            bound_in(scope, &params, |scope| bind_slots(body, scope, accesses))
+        }
+        Op::Update {
+            target,
+            changes,
+            row,
+            ..
+        } => {
+            bind_slots(target, scope, accesses)?;
+            let row: Vec<&str> = row.iter().map(String::as_str).collect();
+            bound_in(scope, &row, |scope| {
+                changes
+                    .iter()
+                    .try_for_each(|(_, change)| bind_slots(change, scope, accesses))
+            })
+        }
+        _ => node
+            .children()
+            .into_iter()
+            .try_for_each(|child| bind_slots(child, scope, accesses)),
+    }
+}
+
+/// `within` run with `names` bound on top of `scope` (in order: the last
+/// innermost), then unbound.
+fn bound_in<'p, T>(
+    scope: &mut Vec<&'p str>,
+    names: &[&'p str],
+    within: impl FnOnce(&mut Vec<&'p str>) -> T,
+) -> T {
+    scope.extend_from_slice(names);
+    let out = within(scope);
+    scope.truncate(scope.len() - names.len());
+    out
 }
 
 /// A column that cascades into a table, bound to the store: where its

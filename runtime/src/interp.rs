@@ -201,7 +201,7 @@ impl<'p, 's> Interp<'p, 's> {
                     .ok_or_else(|| internal("missing parameter"))?,
             ),
             Op::Var(name) => env
-                .get(name)
+                .get(self.slot(node)?)
                 .ok_or_else(|| internal(&format!("unbound name {name}"))),
             Op::Get { .. } | Op::GetUnique { .. } => {
                 let (table, _) = self.access(node)?;
@@ -270,11 +270,11 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Unreachable => Err(internal("code proved unreachable was reached")),
             // Read by the scan whose range end it is (`scan.rs`), never as a value.
             Op::Tuple(_) => Err(internal("a tuple outside a range's end")),
-            Op::Field(base, name) => match self.named_field(base, name) {
+            Op::Field(base, name) => match self.named_field(base)? {
                 // A variable's field, read where the variable is bound.
-                Some(var) => env
-                    .field(var, name)
-                    .ok_or_else(|| internal(&format!("unbound name {var}")))?,
+                Some(slot) => env
+                    .field(slot, name)
+                    .ok_or_else(|| internal("a field of an unbound name"))?,
                 None => self.eval(base, env)?.field(name),
             },
             Op::Record(fields) => {
@@ -325,9 +325,9 @@ impl<'p, 's> Interp<'p, 's> {
                 Value::Bool(true) => self.eval(t, env),
                 _ => self.eval(e, env),
             },
-            Op::Let(name, value, body) => {
+            Op::Let(_, value, body) => {
                 let value = self.eval(value, env)?;
-                let inner = env.bind(name, value);
+                let inner = env.bind(value);
                 self.eval(body, &inner)
             }
             Op::Seq(items) => {
@@ -378,7 +378,7 @@ impl<'p, 's> Interp<'p, 's> {
                 changes,
                 row,
                 ..
-            } => self.update(node, target, changes, row.as_deref(), env),
+            } => self.update(node, target, changes, row.is_some(), env),
             Op::Upsert { columns, .. } => self.upsert(node, columns, env),
             Op::Delete { target, .. } => self.delete(node, target, env),
         }
@@ -398,14 +398,22 @@ impl<'p, 's> Interp<'p, 's> {
             })
     }
 
-    /// The variable whose field `base.name` reads, when it can be read in
-    /// place: `base` is a variable, evaluating it counts nothing (no bound
-    /// to hold, no operator figures kept).
-    fn named_field(&self, base: &'p Node, _name: &str) -> Option<&'p str> {
+    /// The slot of the variable whose field a `Field` over `base` reads,
+    /// when it can be read in place: `base` is a variable, evaluating it
+    /// counts nothing (no bound to hold, no operator figures kept).
+    fn named_field(&self, base: &'p Node) -> Result<Option<u32>> {
         match &base.op {
-            Op::Var(var) if base.bound.is_none() && !self.analyzing => Some(var),
-            _ => None,
+            Op::Var(_) if base.bound.is_none() && !self.analyzing => Ok(Some(self.slot(base)?)),
+            _ => Ok(None),
         }
+    }
+
+    /// A variable's slot, resolved at install (`bound::bind_slots`).
+    fn slot(&self, node: &Node) -> Result<u32> {
+        self.accesses
+            .get(node.id as usize)
+            .map(|access| access.slot)
+            .ok_or_else(|| internal("a variable that was not bound"))
     }
 
     /// `f`'s result for `arg` without a call, when `f` is `x => x.field`
@@ -415,13 +423,14 @@ impl<'p, 's> Interp<'p, 's> {
         let Val::Closure(closure) = f else {
             return None;
         };
-        let [param] = closure.params else {
+        let [_] = closure.params else {
             return None;
         };
         let Op::Field(base, name) = &closure.body.op else {
             return None;
         };
-        if closure.body.bound.is_some() || self.named_field(base, name)? != param {
+        // Slot 0 in the body of a lambda of one parameter is that parameter.
+        if closure.body.bound.is_some() || self.named_field(base).ok()?? != 0 {
             return None;
         }
         Some(arg.field_ref(name))
@@ -433,8 +442,13 @@ impl<'p, 's> Interp<'p, 's> {
             return Err(internal("a call of something that is not a function"));
         };
         let mut env = closure.env.clone();
-        for (param, arg) in closure.params.iter().zip(args) {
-            env = env.bind(param, arg);
+        if args.len() != closure.params.len() {
+            return Err(internal(
+                "a function called with the wrong number of arguments",
+            ));
+        }
+        for arg in args {
+            env = env.bind(arg);
         }
         self.eval(closure.body, &env)
     }

@@ -53,15 +53,15 @@ pub struct Stream<'p> {
     pub next_descending: bool,
 }
 
-/// The names in scope: a persistent list, newest binding first. Scopes are a
-/// handful of names (parameters of the lambdas around, `let`s), so a scan
-/// beats hashing, and binding costs one small allocation with no copy of the
-/// name (profiled on the TPC-C mix: the hash map's inserts were 6% of time).
+/// The values in scope: a persistent list, newest binding first, found by
+/// position (a variable's slot, resolved at install: `bound::bind_slots`),
+/// never by name. Scopes are a handful of bindings (parameters of the
+/// lambdas around, `let`s), and binding costs one small allocation
+/// (profiled on the TPC-C mix: a hash map's inserts were 6% of time).
 #[derive(Clone, Default)]
 pub struct Env<'p>(Option<Rc<Binding<'p>>>);
 
 struct Binding<'p> {
-    name: &'p str,
     /// Turned from `Data` to `Shared` at the first use that takes a copy;
     /// a name only read a field of (a row in a lambda) is never wrapped.
     value: RefCell<Val<'p>>,
@@ -73,24 +73,22 @@ impl<'p> Env<'p> {
         Env(None)
     }
 
-    /// This scope with `name` bound to `value` (shadowing an outer `name`).
-    pub fn bind(&self, name: &'p str, value: Val<'p>) -> Env<'p> {
+    /// This scope with `value` bound on top: slot 0 from now on, every
+    /// outer binding one further.
+    pub fn bind(&self, value: Val<'p>) -> Env<'p> {
         Env(Some(Rc::new(Binding {
-            name,
             value: RefCell::new(value),
             outer: self.clone(),
         })))
     }
 
-    fn binding(&self, name: &str) -> Option<&Binding<'p>> {
-        let mut scope = self.0.as_deref();
-        while let Some(binding) = scope {
-            if binding.name == name {
-                return Some(binding);
-            }
-            scope = binding.outer.0.as_deref();
+    /// The binding `slot` places out (0: the newest).
+    fn binding(&self, slot: u32) -> Option<&Binding<'p>> {
+        let mut scope = self.0.as_deref()?;
+        for _ in 0..slot {
+            scope = scope.outer.0.as_deref()?;
         }
-        None
+        Some(scope)
     }
 
     /// The value of `name`. A list or record is shared from its first use
@@ -100,8 +98,8 @@ impl<'p> Env<'p> {
     /// out copies no more than a pointer each: a lambda applied to each
     /// element of another list that takes them again would otherwise copy
     /// the whole list at each application (adversary finding).
-    pub fn get(&self, name: &str) -> Option<Val<'p>> {
-        let binding = self.binding(name)?;
+    pub fn get(&self, slot: u32) -> Option<Val<'p>> {
+        let binding = self.binding(slot)?;
         let mut value = binding.value.borrow_mut();
         if let Val::Data(Value::List(_) | Value::Record(_)) = &*value {
             let Val::Data(data) = std::mem::replace(&mut *value, Val::Data(Value::Null)) else {
@@ -116,17 +114,17 @@ impl<'p> Env<'p> {
         Some(value.clone())
     }
 
-    /// A field of the record `name` stands for, read where it is: only the
-    /// field is copied (a field that is a list or record is shared, as
+    /// A field of the record at `slot`, read where it is: only the field
+    /// is copied (a field that is a list or record is shared, as
     /// [`Env::get`] shares it).
-    pub fn field(&self, name: &str, field: &str) -> Option<Result<Val<'p>>> {
+    pub fn field(&self, slot: u32, field: &str) -> Option<Result<Val<'p>>> {
         {
-            let value = self.binding(name)?.value.borrow();
+            let value = self.binding(slot)?.value.borrow();
             if matches!(&*value, Val::Data(data) if !holds_parts(data)) {
                 return Some(value.field_ref(field));
             }
         }
-        Some(self.get(name)?.field_ref(field))
+        Some(self.get(slot)?.field_ref(field))
     }
 }
 
@@ -327,8 +325,8 @@ mod tests {
 
     #[test]
     fn every_use_of_a_name_shares_its_list() {
-        let env = Env::new().bind("a", list());
-        let (Some(Val::List(first)), Some(Val::List(second))) = (env.get("a"), env.get("a")) else {
+        let env = Env::new().bind(list());
+        let (Some(Val::List(first)), Some(Val::List(second))) = (env.get(0), env.get(0)) else {
             panic!("a list a name stands for is shared");
         };
         assert!(Rc::ptr_eq(&first, &second));
@@ -339,17 +337,22 @@ mod tests {
     #[test]
     fn reading_a_field_of_a_name_copies_only_the_field() {
         let row = Value::Record([("id".to_string(), Value::Int(3))].into_iter().collect());
-        let env = Env::new().bind("r", Val::Data(row));
-        let field = env.field("r", "id").unwrap().unwrap();
+        let env = Env::new().bind(Val::Data(row));
+        let field = env.field(0, "id").unwrap().unwrap();
         assert!(matches!(field, Val::Data(Value::Int(3))));
         // Still held as it was bound: no use has taken a copy.
         assert!(matches!(
-            *env.binding("r").unwrap().value.borrow(),
+            *env.binding(0).unwrap().value.borrow(),
             Val::Data(Value::Record(_))
         ));
-        // A number is copied, never shared.
-        let env = env.bind("n", Val::Data(Value::Int(5)));
-        assert!(matches!(env.get("n"), Some(Val::Data(Value::Int(5)))));
+        // A number is copied, never shared; the row is one slot further out.
+        let env = env.bind(Val::Data(Value::Int(5)));
+        assert!(matches!(env.get(0), Some(Val::Data(Value::Int(5)))));
+        assert!(matches!(
+            env.field(1, "id").unwrap().unwrap(),
+            Val::Data(Value::Int(3))
+        ));
+        assert!(env.get(2).is_none(), "no binding two places out");
     }
 
     #[test]
@@ -357,9 +360,9 @@ mod tests {
         // A list of lists: each element taken out is the same pointer at
         // every use, not a copy of the inner list.
         let inner = Value::List(vec![Value::Int(1), Value::Int(2)]);
-        let env = Env::new().bind("a", Val::Data(Value::List(vec![inner.clone(), inner])));
-        let first = env.get("a").unwrap().items().unwrap();
-        let second = env.get("a").unwrap().items().unwrap();
+        let env = Env::new().bind(Val::Data(Value::List(vec![inner.clone(), inner])));
+        let first = env.get(0).unwrap().items().unwrap();
+        let second = env.get(0).unwrap().items().unwrap();
         let (Val::List(x), Val::List(y)) = (&first[0], &second[0]) else {
             panic!("the elements are shared lists: {:?}", first.len());
         };
@@ -368,11 +371,10 @@ mod tests {
         let record: rqc_plan::Record = [("rows".to_string(), Value::List(vec![Value::Int(3)]))]
             .into_iter()
             .collect();
-        let env = env.bind("h", Val::Data(Value::Record(record)));
-        let (Ok(Val::List(x)), Ok(Val::List(y))) = (
-            env.field("h", "rows").unwrap(),
-            env.field("h", "rows").unwrap(),
-        ) else {
+        let env = env.bind(Val::Data(Value::Record(record)));
+        let (Ok(Val::List(x)), Ok(Val::List(y))) =
+            (env.field(0, "rows").unwrap(), env.field(0, "rows").unwrap())
+        else {
             panic!("the field is a shared list");
         };
         assert!(Rc::ptr_eq(&x, &y));

@@ -33,15 +33,16 @@ impl<'p> Interp<'p, '_> {
     }
 
     /// `update`: the rows of `target`, each by its key as it is now; the
-    /// value counts the rows changed. Without `row`, the changes are
+    /// value counts the rows changed. Without `named_row`, the changes are
     /// computed once, first; with it, for each row found, from the row
-    /// as read (`as r`, `c += e`), between that read and its write.
+    /// as read (`as r`, `c += e`: bound in slot 0), between that read and
+    /// its write.
     pub(crate) fn update(
         &mut self,
         node: &'p Node,
         target: &'p Node,
         changes: &'p [(String, Node)],
-        row: Option<&'p str>,
+        named_row: bool,
         env: &Env<'p>,
     ) -> Result<Val<'p>> {
         let (table, _) = self.access(node)?;
@@ -56,7 +57,7 @@ impl<'p> Interp<'p, '_> {
             })
             .collect::<Result<Vec<usize>>>()?;
         let mut updated = 0;
-        let Some(row) = row else {
+        if !named_row {
             let mut resolved = Vec::with_capacity(changes.len());
             for (&position, (_, value)) in positions.iter().zip(changes) {
                 resolved.push((position, self.value(value, env)?));
@@ -72,13 +73,13 @@ impl<'p> Interp<'p, '_> {
                 )?);
             }
             return Ok(Val::Data(Value::Int(updated)));
-        };
+        }
         for listed in &rows {
             let key = record_key(&table.schema, listed)?;
             let Some(live) = live_row(self.session, table, &key)? else {
                 continue;
             };
-            let bound = env.bind(row, Val::Data(record(&table.schema, live.clone())));
+            let bound = env.bind(Val::Data(record(&table.schema, live.clone())));
             let written = self.session.entries_written();
             let mut resolved = Vec::with_capacity(changes.len());
             for (&position, (_, value)) in positions.iter().zip(changes) {
