@@ -313,7 +313,17 @@ impl Engine {
         let installed = self.bound_program()?;
         let accesses = match installed.position(entry) {
             Some(i) => std::borrow::Cow::Borrowed(installed.accesses[i].as_slice()),
-            None => std::borrow::Cow::Owned(bind_entry(&installed.bound, entry)?),
+            None => {
+                // Compiled beside the installed program, not installed (a
+                // REPL line, a watch): its plan is verified as an install
+                // verifies a program's, so no plan runs unproved.
+                crate::verifier::verify(&CompiledProgram {
+                    format_version: rqc_plan::FORMAT_VERSION,
+                    schema: self.installed()?.schema.clone(),
+                    entries: vec![Arc::new(entry.clone())],
+                })?;
+                std::borrow::Cow::Owned(bind_entry(&installed.bound, entry)?)
+            }
         };
         Ok((&installed.bound, accesses))
     }

@@ -276,3 +276,38 @@ fn minus_zero_in_a_constant_is_refused_in_memory_and_canonical_from_a_file() {
         other => panic!("scaled(1) answered {other}"),
     }
 }
+
+/// An entry point compiled beside the installed program but not installed
+/// (a REPL line, a watch) is verified before it runs, as an installed one
+/// is at install: its plan claiming less than it reads is refused, never
+/// run to E0599 (adversary finding: a REPL line's plan was never checked).
+#[test]
+fn an_entry_run_without_installing_is_verified_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = rqc::Database::open(dir.path().join("db")).unwrap();
+    db.install_source(
+        "shop.rq",
+        "table P { id: Int key  a: Int  index by_a (a) }
+         query two(u: Int) = P.by_a[u] |> take(2)
+         mutation add(id: Int, a: Int) = insert P { id: id, a: a }",
+    )
+    .unwrap();
+    for id in 1..=3 {
+        db.run("add", &[Value::Int(id), Value::Int(1)]).unwrap();
+    }
+    let installed = db.program().unwrap().entry("two").unwrap().clone();
+    let mut line = installed.clone();
+    line.name = "line".into();
+    // As compiled, it runs: two rows.
+    let output = db.run_entry(&line, &[Value::Int(1)]).unwrap();
+    assert_eq!(output.rows().len(), 2);
+    // Its root claiming one row less than it reads: refused before a read.
+    let mut bound = line.root.bound.expect("the root is bounded");
+    bound.rows -= 1;
+    line.root.bound = Some(bound);
+    let refused = db.run_entry(&line, &[Value::Int(1)]).unwrap_err();
+    assert!(
+        refused.code().starts_with("E06"),
+        "a verifier's code, not a run's: {refused:?}"
+    );
+}

@@ -106,6 +106,17 @@ fn replace_passed(ret: &Ty, param: &Ty, arg: &Ty) -> Ty {
     })
 }
 
+/// An entry point's parameter measure (`|s|`, declared `<= max`) and the
+/// most an argument's may be, when that may pass it.
+fn entry_maximum(declared: &Poly, found: &Poly) -> Option<(u64, Option<u64>)> {
+    let var = declared.as_var()?;
+    let crate::cost::VarKind::Param { max: Some(max), .. } = var.kind() else {
+        return None;
+    };
+    let may = found.max_value();
+    may.is_none_or(|m| m > *max).then_some((*max, may))
+}
+
 impl Checker<'_> {
     /// The signature's result with each kept argument in place of its
     /// parameter's type; E0425 where the result still holds a function
@@ -182,6 +193,24 @@ impl Checker<'_> {
                     .map_or("any length".to_string(), |m| format!("{m} bytes long"));
                 Some((format!("`<= {declared}` bytes"), may))
             }
+            // A query's or mutation's parameter (`s: String <= 3`, `xs:
+            // [Int; <= 3]`) is its declared maximum in the callee's cost,
+            // whatever the call passes: the argument must stay within it.
+            (Ty::Str(declared), Ty::Str(found)) => {
+                entry_maximum(declared, found).map(|(max, may)| {
+                    let may = may.map_or("any length".to_string(), |m| format!("{m} bytes long"));
+                    (format!("`<= {max}` bytes"), may)
+                })
+            }
+            (Ty::List(_, declared), Ty::List(_, found)) => {
+                entry_maximum(declared, found).map(|(max, may)| {
+                    let may = may.map_or("any number of".to_string(), |m| format!("{m}"));
+                    (
+                        format!("`<= {max}` elements long"),
+                        format!("{may} elements long"),
+                    )
+                })
+            }
             _ => None,
         };
         let Some((declared, may)) = outside else {
@@ -194,9 +223,18 @@ impl Checker<'_> {
             "may be outside the declared ends",
         )
         .help
-        .push(format!(
-            "pass a value within them: a literal, a parameter declared with the same ends, or one an `if` has tested (`if x <= 10 {{ {callee}(x) }} else {{ … }}`)"
-        ));
+        .push(match pty {
+            // No test narrows a string's or a list's length.
+            Ty::Str(_) => format!(
+                "pass a value within them: a shorter literal, or a parameter declared with the same or a smaller maximum (`{param}: String <= …`)"
+            ),
+            Ty::List(..) => format!(
+                "pass a value within them: a shorter list, or a parameter declared with the same or a smaller maximum (`{param}: […; <= …]`)"
+            ),
+            _ => format!(
+                "pass a value within them: a literal, a parameter declared with the same ends, or one an `if` has tested (`if x <= 10 {{ {callee}(x) }} else {{ … }}`)"
+            ),
+        });
     }
 
     /// E0425: a function argument whose parameter types the call does not
