@@ -125,6 +125,21 @@ impl<'de> Deserialize<'de> for Record {
 }
 
 impl Value {
+    /// The bytes of the longest string anywhere inside (0 for none).
+    pub fn longest_string(&self) -> u64 {
+        match self {
+            Value::Str(text) => text.len() as u64,
+            Value::List(items) => items.iter().map(Value::longest_string).max().unwrap_or(0),
+            Value::Record(record) => record
+                .values()
+                .iter()
+                .map(Value::longest_string)
+                .max()
+                .unwrap_or(0),
+            _ => 0,
+        }
+    }
+
     /// A list's items; an option as a list of at most one.
     pub fn into_items(self) -> Vec<Value> {
         match self {

@@ -594,6 +594,11 @@ pub fn check_types(table: &TableSchema, row: &[Value]) -> Result<()> {
                 return Err(too_long(table, column, text.len(), max));
             }
         }
+        if let Value::Str(text) = value {
+            if text.len() as u64 > rqc_cost::MAX_STRING_BYTES {
+                return Err(past_any_string(table, column, text.len()));
+            }
+        }
     }
     Ok(())
 }
@@ -611,6 +616,22 @@ fn too_long(table: &TableSchema, column: &rqc_plan::Column, len: usize, max: u64
             column.name,
             column.ty.name()
         ),
+    )
+}
+
+/// E0576: a string past the most any string may hold (16 MiB), whatever
+/// its column declares: every cost bound counts a string's work as at
+/// most that long (spec/cost.md §2, "Steps").
+fn past_any_string(table: &TableSchema, column: &rqc_plan::Column, len: usize) -> RuntimeError {
+    RuntimeError::new(
+        "E0576",
+        format!(
+            "`{}.{}` would hold a string of {len} bytes, past the {} any string may hold; nothing was written",
+            table.name,
+            column.name,
+            rqc_cost::MAX_STRING_BYTES
+        ),
+        "store a large document outside the database (a file or object store) and keep its name or address in the column",
     )
 }
 

@@ -51,6 +51,18 @@ pub fn check_args(entry: &Entry, args: &[Value]) -> Result<Vec<Value>> {
         })
         .collect::<Result<Vec<Value>>>()?;
     for (param, arg) in entry.params.iter().zip(&args) {
+        let longest = arg.longest_string();
+        if longest > rqc_cost::MAX_STRING_BYTES {
+            return Err(RuntimeError::new(
+                "E0522",
+                format!(
+                    "parameter `{}` is given a string of {longest} bytes, past the {} any string may hold",
+                    param.name,
+                    rqc_cost::MAX_STRING_BYTES
+                ),
+                "pass a shorter string: every bound is proved for strings of at most 16 MiB",
+            ));
+        }
         let fits_param = match (&param.ty, arg) {
             (ParamType::Scalar(ty), value) => fits(ty, value),
             (ParamType::List(ty), Value::List(items)) => items.iter().all(|i| fits(ty, i)),

@@ -298,8 +298,8 @@ impl<'p, 's> Interp<'p, 's> {
                     (UnOp::Neg, Value::Float(x)) => Value::float(-x),
                     (UnOp::Not, Value::Bool(b)) => Value::Bool(!b),
                     (UnOp::Length, Value::Str(s)) => Value::Int(s.chars().count() as i64),
-                    (UnOp::Lower, Value::Str(s)) => Value::Str(s.to_lowercase()),
-                    (UnOp::Upper, Value::Str(s)) => Value::Str(s.to_uppercase()),
+                    (UnOp::Lower, Value::Str(s)) => Value::Str(within_any(s.to_lowercase())?),
+                    (UnOp::Upper, Value::Str(s)) => Value::Str(within_any(s.to_uppercase())?),
                     (UnOp::ToFloat, Value::Int(n)) => Value::float(n as f64),
                     (_, Value::Null) => Value::Null,
                     _ => return Err(internal("a unary operator on the wrong type")),
@@ -542,7 +542,7 @@ pub(crate) fn finite(x: f64) -> Result<f64> {
 
 /// The longest string a run makes, in bytes (as long as any column or
 /// argument may be, and more than any a program spells).
-pub const MAX_STRING_BYTES: usize = 1 << 24;
+pub const MAX_STRING_BYTES: usize = rqc_cost::MAX_STRING_BYTES as usize;
 
 /// `a + b`, or E0539 past [`MAX_STRING_BYTES`]: a string joined to itself
 /// doubles at each `let` (`let s1 = s0 + s0`), and thirty of them asked
@@ -559,6 +559,23 @@ fn joined(mut a: String, b: &str) -> Result<String> {
     }
     a.push_str(b);
     Ok(a)
+}
+
+/// A case mapping's result, or E0539 past [`MAX_STRING_BYTES`]: mapping
+/// may lengthen a string (`ß` becomes `SS`), and no string longer than
+/// that may exist (every bound counts a string's work as at most it).
+fn within_any(mapped: String) -> Result<String> {
+    if mapped.len() > MAX_STRING_BYTES {
+        return Err(RuntimeError::new(
+            "E0539",
+            format!(
+                "string overflow: the case-mapped string would be {} bytes, past the {MAX_STRING_BYTES} a string may hold",
+                mapped.len()
+            ),
+            "map a shorter string",
+        ));
+    }
+    Ok(mapped)
 }
 
 fn overflow() -> RuntimeError {

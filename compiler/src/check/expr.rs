@@ -295,6 +295,23 @@ impl<'p> Checker<'p> {
         .push("lower the bounds that size it (a list parameter's `<=`, a `bound`), or nest fewer `flat_map`s".into());
     }
 
+    /// E0458: a string literal past the most any string may hold (16 MiB):
+    /// every bound counts a string's work as at most that long, and the
+    /// runtime refuses a longer one in a plan (E0635) or a row (E0576).
+    fn string_past_any(&mut self, span: Span, bytes: usize) {
+        self.error(
+            "E0458",
+            format!(
+                "this string literal is {bytes} bytes, past the {} any string may hold",
+                crate::cost::MAX_STRING_BYTES
+            ),
+            span,
+            "too long",
+        )
+        .help
+        .push("keep large text in a table (loaded with `rqc load`) and read it by key".into());
+    }
+
     /// Records what the name at `span` refers to, when facts are kept
     /// (`target` is built only then).
     pub fn refer(&mut self, span: Span, target: impl FnOnce() -> Target) {
@@ -317,6 +334,10 @@ impl<'p> Checker<'p> {
                 Checked::new(Ty::Float, Cost::zero(), TExpr::Const(Value::float(*x)))
             }
             ExprKind::Str(s) => {
+                if s.len() as u64 > crate::cost::MAX_STRING_BYTES {
+                    self.string_past_any(expr.span, s.len());
+                    return Checked::error();
+                }
                 let bytes = Poly::constant(s.len() as u64);
                 Checked::new(
                     Ty::Str(bytes),

@@ -14,7 +14,7 @@ use super::abstract_value::{Abs, Clash, Closure, Kind, RecordAbs};
 use super::inputs::{contains_stream, param, row};
 use super::narrowing::{Comparison, Condition, Narrowed};
 use super::plan_fault;
-use super::scalars::{longest_string, string_steps};
+use super::scalars::string_steps;
 use crate::error::Result;
 use rqc_cost::{Cost, Interval, Poly, Relation, CEILING};
 use rqc_plan::{BinOp, Bound, Entry, EntryKind, Node, Op, Schema, UnOp, COMMIT_ROUND_TRIPS};
@@ -371,13 +371,13 @@ impl<'p> Verifier<'p> {
             // A constant and a parameter are copied where they are
             // evaluated: a step per value they may hold.
             Op::Const(value) => match super::scalars::constant(value) {
-                Ok(_) if longest_string(value) > rqc_cost::MAX_STRING_BYTES => {
+                Ok(_) if value.longest_string() > rqc_cost::MAX_STRING_BYTES => {
                     return self.fault(
                         "E0635",
                         node,
                         format!(
                             "a string constant of {} bytes, longer than the {} any program makes",
-                            longest_string(value),
+                            value.longest_string(),
                             rqc_cost::MAX_STRING_BYTES
                         ),
                     )

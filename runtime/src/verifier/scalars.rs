@@ -198,17 +198,3 @@ pub(super) fn string_steps(value: &Abs<'_>) -> u64 {
         _ => 0,
     }
 }
-
-/// The bytes of the longest string in a constant.
-pub(super) fn longest_string(value: &Value) -> u64 {
-    match value {
-        Value::Str(text) => text.len() as u64,
-        Value::List(items) => items.iter().map(longest_string).max().unwrap_or(0),
-        Value::Record(record) => record
-            .iter()
-            .map(|(_, v)| longest_string(v))
-            .max()
-            .unwrap_or(0),
-        _ => 0,
-    }
-}
