@@ -273,6 +273,36 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         first_of.entry(index.name.as_str()).or_insert(i);
     }
 
+    // A key names one row: `none` equals no value (spec/types.md), so a
+    // key holding it would name none, and reads by it find nothing, while
+    // the store would still keep one row per such key (`T[none, 1]` found
+    // a row that `T[none]` and `delete T[none]` did not: adversary).
+    if let Some((positions, span)) = &key {
+        for &position in positions {
+            let column = &columns[position];
+            if let ColumnType::Optional(inner) = &column.ty {
+                diagnostics.push(
+                    Diagnostic::error(
+                        "E0247",
+                        format!(
+                            "the key column `{}.{}` is optional: a key holds a value in every row",
+                            table.name.name, column.name
+                        ),
+                        file,
+                        *span,
+                        "a key over an optional column",
+                    )
+                    .with_help(format!(
+                        "declare it `{}: {}` (give every row a value, such as 0 or \"\"), or keep the optional column out of the key and index it: `index by_{} ({}, …)`",
+                        column.name,
+                        inner.name(),
+                        column.name,
+                        column.name
+                    )),
+                );
+            }
+        }
+    }
     let Some((key, _)) = key else {
         diagnostics.push(
             Diagnostic::error(

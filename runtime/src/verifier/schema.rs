@@ -136,6 +136,17 @@ fn check_table(schema: &Schema, table: &TableSchema) -> Result<()> {
     }
     let width = table.columns.len();
     positions(&format!("the key of {t}"), &table.key, width)?;
+    // A key names one row; `none` equals no value (E0247 in the checker).
+    if let Some(&c) = table
+        .key
+        .iter()
+        .find(|&&c| matches!(table.columns[c].ty, ColumnType::Optional(_)))
+    {
+        return Err(malformed(format!(
+            "the key of {t} holds the optional column {}",
+            shown(&table.columns[c].name)
+        )));
+    }
     if table.auto
         && !matches!(table.key.as_slice(), [c] if table.columns[*c].ty == ColumnType::Int && table.columns[*c].default.is_none())
     {
