@@ -20,13 +20,16 @@ use crate::syntax::ast::{self, Expr, Item};
 use rqc_plan::{AggregateKind, AggregateSchema, ColumnType, Schema, TableSchema};
 
 /// Checks every `aggregate` of the user's files and adds the valid ones to
-/// their tables in `schema`. A broken one is left out with a diagnostic.
+/// their tables in `schema`. A broken one is left out with a diagnostic,
+/// and the tables it may be over are answered: their writes would keep it
+/// (`broken.rs`), so no write of them gets a bound.
 pub fn build_aggregates(
     sources: &[SourceModule],
     index: &ProgramIndex,
     schema: &mut Schema,
     diagnostics: &mut Vec<Diagnostic>,
-) {
+) -> std::collections::BTreeSet<String> {
+    let mut refused = std::collections::BTreeSet::new();
     // Each name's first declaration: its file and span.
     let mut seen: std::collections::HashMap<&str, (&str, Span)> = std::collections::HashMap::new();
     for source in sources {
@@ -70,6 +73,7 @@ pub fn build_aggregates(
                 continue;
             }
             let Some(module) = module else { continue };
+            let errors = diagnostics.len();
             if let Some((table, aggregate)) =
                 aggregate_schema(&source.file, index, module, schema, decl, diagnostics)
             {
@@ -78,9 +82,19 @@ pub fn build_aggregates(
                     added,
                     "the aggregate's table was resolved in the schema above"
                 );
+            } else if diagnostics[errors..].iter().any(Diagnostic::is_error) {
+                // `count(T)` or `sum(T.column)`, the table perhaps reached
+                // through a module: its name is the last segment or the
+                // one before (both kept when the function is unknown).
+                let segments = &decl.source.segments;
+                let last = segments.len().saturating_sub(1);
+                for segment in segments.iter().skip(last.saturating_sub(1)) {
+                    refused.insert(segment.name.clone());
+                }
             }
         }
     }
+    refused
 }
 
 /// One declaration, checked: the table it is over and its schema.

@@ -9,7 +9,9 @@
 //! reads or writes such a table, or a table its writes keep (a reference
 //! to or from the written table), is rejected with no bound: its verdict
 //! says `rejected`, its callers that it could not be checked (E0304), and
-//! the table's own diagnostics say what to fix.
+//! the table's own diagnostics say what to fix. A delete keeps what its
+//! cascades reach, however far; a refused `aggregate` keeps its table's
+//! writes (not its reads) from a bound.
 
 use super::definition::Outcome;
 use super::schema::TableSource;
@@ -27,6 +29,9 @@ use std::collections::BTreeSet;
 pub struct Broken {
     pub tables: BTreeSet<String>,
     pub referenced: BTreeSet<String>,
+    /// Tables a refused `aggregate` may be over: reading them is as
+    /// declared, but a write would keep the aggregate (its cost left out).
+    pub written: BTreeSet<String>,
 }
 
 pub fn broken_tables(tables: &[TableSource<'_>], diagnostics: &[Diagnostic]) -> Broken {
@@ -63,7 +68,7 @@ pub fn broken_tables(tables: &[TableSource<'_>], diagnostics: &[Diagnostic]) -> 
 /// Takes an accepted definition's bound away when it touches a broken
 /// table: it is rejected, and offers no body to inline or entry to run.
 pub fn reject_if_touching(outcome: &mut Outcome, schema: &Schema, broken: &Broken) {
-    if broken.tables.is_empty() || !outcome.verdict.accepted {
+    if (broken.tables.is_empty() && broken.written.is_empty()) || !outcome.verdict.accepted {
         return;
     }
     let body = match (&outcome.body, &outcome.entry) {
@@ -91,23 +96,39 @@ fn touches_broken(body: &TExpr, schema: &Schema, broken: &Broken) -> bool {
     // insert or update checks them and moves their counters), and for a
     // delete those referencing it (its counters and cascades).
     let references = |table: &str| {
-        schema
-            .table(table)
-            .into_iter()
-            .flat_map(|t| t.columns.iter().filter_map(|c| c.references.as_deref()))
-            .any(is_broken)
-    };
-    let referenced = |table: &str| {
-        broken.referenced.contains(table)
+        broken.written.contains(table)
             || schema
-                .tables
-                .iter()
-                .filter(|t| {
-                    t.columns
-                        .iter()
-                        .any(|c| c.references.as_deref() == Some(table))
-                })
-                .any(|t| is_broken(&t.name))
+                .table(table)
+                .into_iter()
+                .flat_map(|t| t.columns.iter().filter_map(|c| c.references.as_deref()))
+                .any(is_broken)
+    };
+    // A delete keeps the tables referencing its table, and through their
+    // cascades (a delete or a `set none` is a write of them) the tables
+    // referencing those, as far as references reach.
+    let referenced = |table: &str| {
+        let mut seen = BTreeSet::from([table.to_string()]);
+        let mut work = vec![table.to_string()];
+        while let Some(table) = work.pop() {
+            if broken.referenced.contains(&table) || broken.written.contains(&table) {
+                return true;
+            }
+            for t in &schema.tables {
+                let refers = t
+                    .columns
+                    .iter()
+                    .any(|c| c.references.as_deref() == Some(table.as_str()));
+                if refers {
+                    if is_broken(&t.name) {
+                        return true;
+                    }
+                    if seen.insert(t.name.clone()) {
+                        work.push(t.name.clone());
+                    }
+                }
+            }
+        }
+        false
     };
     any_node(body, &mut |node| match node {
         TExpr::Lookup { table, .. }

@@ -185,9 +185,11 @@ pub fn shape(sources: &[SourceModule], prelude: &[SourceModule]) -> Shape {
     }
     let mut schema = build_schema(&tables, &mut diagnostics);
     let indexed = modules::index_program(sources, prelude, &mut diagnostics);
-    aggregates::build_aggregates(sources, &indexed.index, &mut schema, &mut diagnostics);
+    let refused_aggregates =
+        aggregates::build_aggregates(sources, &indexed.index, &mut schema, &mut diagnostics);
     report_duplicate_defs(sources, &mut diagnostics);
-    let broken = broken::broken_tables(&tables, &diagnostics);
+    let mut broken = broken::broken_tables(&tables, &diagnostics);
+    broken.written = refused_aggregates;
     Shape {
         index: std::sync::Arc::new(indexed.index),
         schema,
