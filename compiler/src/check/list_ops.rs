@@ -38,6 +38,8 @@ impl Checker<'_> {
             func.ret
         };
         let elem_walked = elem.clone();
+        // What a sort's, `min`'s or `max`'s comparisons read: its key.
+        let mut compared: Option<Ty> = None;
         let ty = match op {
             Builtin::Filter => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
@@ -114,6 +116,7 @@ impl Checker<'_> {
             },
             Builtin::SortBy => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
+                compared = Some(ret.clone());
                 if !ret.is_ordered() {
                     self.error(
                         "E0401",
@@ -156,6 +159,7 @@ impl Checker<'_> {
                     Some(f) => per_call(self, f, vec![elem.clone()]),
                     None => elem.clone(),
                 };
+                compared = Some(value_ty.clone());
                 let numeric = matches!(value_ty, Ty::Int(_) | Ty::Float | Ty::Error);
                 let ordered = numeric || matches!(value_ty, Ty::Str(_));
                 if (matches!(op, Builtin::Sum | Builtin::Avg) && !numeric) || !ordered {
@@ -206,8 +210,18 @@ impl Checker<'_> {
                 },
                 _ => Poly::zero(),
             },
-            // A sort compares about log2(k) times per element.
-            Builtin::SortBy => crate::cost::sort_steps(&size),
+            // A sort compares about log2(k) times per element, each
+            // comparison reading both keys: a string by its length.
+            Builtin::SortBy => {
+                let key = compared.as_ref().map_or(Poly::constant(1), Ty::walk_steps);
+                crate::cost::sort_steps(&size).times(&key)
+            }
+            // A comparison per element; a string's by its length (one
+            // step is counted per element already).
+            Builtin::Min | Builtin::Max => match compared.as_ref().map(Ty::walk_steps) {
+                Some(key) if key != Poly::constant(1) => size.times(&key),
+                _ => Poly::zero(),
+            },
             _ => Poly::zero(),
         };
         let cost = cost.plus(&crate::cost::Cost::steps(walked));

@@ -69,9 +69,6 @@ impl<'p> Verifier<'p> {
         // strings outside lists).
         let each = Poly::constant(1).plus(&element.copy_steps());
         out.cost = out.cost.plus(&Cost::steps(k.times(&each)));
-        if matches!(c, Combinator::SortBy { .. }) {
-            out.cost = out.cost.plus(&Cost::steps(rqc_cost::sort_steps(&k)));
-        }
         let list = |element: Abs<'p>, len: Poly| Abs::List(Box::new(element), len);
         out.value = match c {
             Combinator::UnwrapOr => {
@@ -125,6 +122,20 @@ impl<'p> Verifier<'p> {
                     out.writes |= applied.writes;
                 }
                 let result_or_element = result.clone().unwrap_or_else(|| element.clone());
+                // A sort's comparisons, about log2(k) per element, and
+                // `min`'s or `max`'s, one per element, each reading the
+                // keys compared: a string by its length (as the checker).
+                let compares = result_or_element.walk_steps();
+                match c {
+                    Combinator::SortBy { .. } => {
+                        let sorting = rqc_cost::sort_steps(&k).times(&compares);
+                        out.cost = out.cost.plus(&Cost::steps(sorting));
+                    }
+                    Combinator::Min | Combinator::Max if compares != Poly::constant(1) => {
+                        out.cost = out.cost.plus(&Cost::steps(k.times(&compares)));
+                    }
+                    _ => {}
+                }
                 match c {
                     Combinator::Map if shape == Shape::Option => {
                         Abs::Opt(Box::new(result_or_element))
@@ -352,6 +363,11 @@ impl<'p> Verifier<'p> {
         if !applied.value.is_data() {
             return self.fault("E0625", node, "it sorts by a stream or a function".into());
         }
+        // As a `sort_by` then a `take`: a step per element (its copy's
+        // strings too) and the sort's comparisons of the keys.
+        let each = Poly::constant(1).plus(&element.copy_steps());
+        let sorting = rqc_cost::sort_steps(&len).times(&applied.value.walk_steps());
+        let steps = Cost::steps(len.times(&each).plus(&sorting));
         let n = self
             .count_interval(node, &count.value)?
             .hi
@@ -363,7 +379,8 @@ impl<'p> Verifier<'p> {
                 .plus(&items.cost)
                 .plus(&key.cost)
                 .plus(&count.cost)
-                .plus(&applied.cost),
+                .plus(&applied.cost)
+                .plus(&steps),
             writes: items.writes || key.writes || count.writes || applied.writes,
         })
     }
