@@ -175,7 +175,7 @@ fn within_declared_ends(param: &ParamSpec, arg: &Value, args: &[Value]) -> Resul
                 Value::Str(_) => format!(
                     "parameter `{name}` is declared `<= {max}` (bytes), and the argument is {size} bytes long"
                 ),
-                _ => format!("parameter `{name}` is declared `<=` {max}, and the argument is {size}"),
+                _ => format!("parameter `{name}` is declared `<= {max}`, and the argument is {size}"),
             };
             Err(RuntimeError::new(
                 "E0522",

@@ -422,7 +422,11 @@ impl Checker<'_> {
                     "a name",
                 )
                 .help
-                .push(format!("write a literal: `{name}: Int <= 100`"));
+                .push(if string {
+                    format!("write a literal: `{name}: String <= 100`")
+                } else {
+                    format!("write a literal: `{name}: Int <= 100`")
+                });
                 None
             }
             None => None,

@@ -619,6 +619,13 @@ fn check_references(
                 };
                 let target_name = path.segments.last().map(|s| s.name.as_str()).unwrap_or("");
                 let Some(target) = schema.table(target_name) else {
+                    // A table declared with errors is left out of the
+                    // schema: its own diagnostics say what to fix, and
+                    // this reference stands (the referencing table's
+                    // definitions get no bound, `broken.rs`).
+                    if tables.iter().any(|t| t.table.name.name == target_name) {
+                        continue;
+                    }
                     let known = schema.tables.iter().map(|t| t.name.as_str());
                     let close =
                         crate::check::names::closest_of(target_name, known, schema.near_tables());
