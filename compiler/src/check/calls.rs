@@ -286,6 +286,17 @@ impl Checker<'_> {
             let checked = self.check(args[i]);
             if self.bind_type(param, pty, &checked.ty, args[i].span, &name, &mut generics) {
                 self.within_declared_ends(pty, &checked.ty, args[i].span, &name, param);
+                if let Some(Some(max)) = sig.list_maxima.get(i) {
+                    // Checked as an entry point's list parameter is.
+                    let declared = Ty::list(
+                        Ty::Error,
+                        crate::cost::Poly::var(crate::cost::Var::param(
+                            &format!("|{param}|"),
+                            Some(*max),
+                        )),
+                    );
+                    self.within_declared_ends(&declared, &checked.ty, args[i].span, &name, param);
+                }
                 arg_tys[i] = Some(checked.ty);
             }
             cost = cost.plus(&checked.cost);

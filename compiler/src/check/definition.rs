@@ -254,6 +254,18 @@ impl Checker<'_> {
             ret: ret_ty,
             cost: signature_steps(body_cost),
             inspects: self.inspected.iter().cloned().collect(),
+            list_maxima: def
+                .params
+                .iter()
+                .map(|p| match &p.ty.kind {
+                    TypeKind::List(_, Some(SizeBound::Literal(n, _)))
+                        if def.kind == DefKind::Fn =>
+                    {
+                        Some((*n).max(0).unsigned_abs())
+                    }
+                    _ => None,
+                })
+                .collect(),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
             module: module_name.to_string(),

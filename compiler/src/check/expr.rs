@@ -32,6 +32,11 @@ pub struct FnSig {
     pub cost: Cost,
     /// Type parameters whose values the body compares or hashes.
     pub inspects: Vec<String>,
+    /// A function's list parameter's declared `<= n`, by position (an
+    /// entry point's is in its type): its body is costed by each call's
+    /// argument, and a call proves the argument within it all the same
+    /// (E0321), as it does a number's or a string's.
+    pub list_maxima: Vec<Option<u64>>,
 }
 
 /// Types and costs hold no floats, so equality is an equivalence (and the
