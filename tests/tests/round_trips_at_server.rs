@@ -11,7 +11,7 @@ use rqc_runtime::store::EtcdOptions;
 use rqc_runtime::Engine;
 use rqc_tests::arguments::{arguments, Pools};
 use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
-use rqc_tests::tpcc::{population, Scale, Txn};
+use rqc_tests::tpcc::{population, Mix, Scale};
 use rqc_tests::{relative, rq_files, Rng};
 use std::collections::BTreeMap;
 
@@ -149,8 +149,9 @@ fn tpcc(db: &Counted<'_>, seen: &mut Seen) {
         db.run(name, &args, seen);
     }
     let mut rng = Rng::new(11);
+    let mix = Mix::new(scale, 7, 11).without_rollbacks();
     for h in 0..60 {
-        let (name, args) = Txn::draw(&mut rng, scale).call(1, 1000 + h);
+        let (name, args) = mix.draw(&mut rng).call(1, 1000 + h);
         db.run(name, &args, seen);
     }
 }
