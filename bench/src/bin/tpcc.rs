@@ -15,8 +15,9 @@
 //! `full`) is rqc's level and SQLite's matching `synchronous` (FULL,
 //! NORMAL, OFF; WAL mode). No keying or think times: the terminals run
 //! back to back, so tpmC here is "tpmC-like", committed New-Orders per
-//! minute. The conditions are checked on a dump held in memory (576 MB
-//! peak RSS at W = 1, full scale, in a debug build). Exits 1 when a
+//! minute. The conditions are checked on a dump held in memory, each
+//! system's in turn (the run's peak memory: 0.7 to 1.6 GB RSS at W = 1,
+//! full scale, after 60 s per system; BENCHMARKS.md). Exits 1 when a
 //! condition does not hold on either system.
 
 #[allow(dead_code)] // the benchmark's converters; the driver reads SQLite's rows only
