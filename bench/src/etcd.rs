@@ -7,7 +7,7 @@ use crate::threaded::{check, timed, Line, RunOp};
 use crate::tpcc::{compared, populate, ENTRIES};
 use rqc::{Backend, Database, Durability, OpenOptions, Prepared, Value};
 use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
-use rqc_tests::tpcc::{population, Scale, Txn};
+use rqc_tests::tpcc::{population, Mix, Scale, Txn};
 use std::time::Instant;
 
 /// Client threads of each experiment: one, then eight at once.
@@ -170,7 +170,9 @@ pub fn run(plan: EtcdPlan, seed: u64) -> EtcdRun {
     // thread count's, all on the same two databases.
     let mut rng = rqc_tests::Rng::new(seed);
     let total = plan.checked + plan.tpcc_ops * THREADS.len();
-    let txns: Vec<Txn> = (0..total).map(|_| Txn::draw(&mut rng, plan.tpcc)).collect();
+    // No rollbacks: a refused call counts as a failed operation here.
+    let mix = Mix::new(plan.tpcc, seed, seed).without_rollbacks();
+    let txns: Vec<Txn> = (0..total).map(|_| mix.draw(&mut rng)).collect();
     let calls = crate::tpcc::calls(&txns);
     let prepared: Vec<Vec<Prepared<'_>>> = tpcc_dbs
         .iter()

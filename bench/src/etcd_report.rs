@@ -147,10 +147,27 @@ fn mix_trips(out: &mut String, run: &EtcdRun) {
 /// `old` (a report file's text, perhaps empty) with its etcd section
 /// replaced by `section`, or `section` added at its end.
 pub fn splice(old: &str, section: &str) -> String {
-    if let (Some(begin), Some(end)) = (old.find(BEGIN), old.find(END)) {
-        if begin < end {
-            let after = &old[end + END.len()..];
-            return format!("{}{}{}", &old[..begin], section.trim_end(), after);
+    splice_between(old, section, BEGIN, END)
+}
+
+/// The etcd section `old` holds, markers included, if any.
+pub fn kept(old: &str) -> Option<&str> {
+    kept_between(old, BEGIN, END)
+}
+
+/// The hand-written section of the `tpcc` driver's runs (issue 38), which
+/// every generated report keeps as the etcd one.
+pub const TPCC_BEGIN: &str =
+    "<!-- tpcc-driver: written by hand from `--bin tpcc` runs; other runs keep it -->";
+pub const TPCC_END: &str = "<!-- /tpcc-driver -->";
+
+/// `old` with the section between `begin` and `end` replaced by `section`
+/// (markers included), or `section` added at its end.
+pub fn splice_between(old: &str, section: &str, begin: &str, end: &str) -> String {
+    if let (Some(b), Some(e)) = (old.find(begin), old.find(end)) {
+        if b < e {
+            let after = &old[e + end.len()..];
+            return format!("{}{}{}", &old[..b], section.trim_end(), after);
         }
     }
     let mut out = old.trim_end().to_string();
@@ -162,9 +179,9 @@ pub fn splice(old: &str, section: &str) -> String {
     out
 }
 
-/// The etcd section `old` holds, markers included, if any.
-pub fn kept(old: &str) -> Option<&str> {
-    let begin = old.find(BEGIN)?;
-    let end = old.find(END)?;
-    (begin < end).then(|| &old[begin..end + END.len()])
+/// The section of `old` between `begin` and `end`, markers included.
+pub fn kept_between<'a>(old: &'a str, begin: &str, end: &str) -> Option<&'a str> {
+    let b = old.find(begin)?;
+    let e = old.find(end)?;
+    (b < e).then(|| &old[b..e + end.len()])
 }

@@ -289,6 +289,11 @@ fn main() {
     if let Some(section) = etcd_report::kept(&old) {
         text = etcd_report::splice(&text, section);
     }
+    // So is the `tpcc` driver's, written by hand from its runs.
+    let (begin, end) = (etcd_report::TPCC_BEGIN, etcd_report::TPCC_END);
+    if let Some(section) = etcd_report::kept_between(&old, begin, end) {
+        text = etcd_report::splice_between(&text, section, begin, end);
+    }
     std::fs::write(&config.out, text).expect("write the report");
     eprintln!(
         "wrote {} in {:.0} s",

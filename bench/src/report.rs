@@ -502,6 +502,7 @@ fn tpcc(out: &mut String, t: &crate::tpcc::TpccRun) {
         "Payment by id",
         "Payment by name",
         "Order-Status",
+        "Order-Status by name",
         "Delivery",
         "Stock-Level",
     ];

@@ -115,16 +115,9 @@ fn rqc_open(dir: &Path, backend: Backend, durability: Durability, prefill: usize
 }
 
 /// SQLite's `synchronous` setting that makes the promise rqc's `level`
-/// makes, in WAL mode: `FULL` syncs the log at every commit (a commit
-/// survives a power loss); `NORMAL` syncs it at checkpoints only (a power
-/// loss may lose the last commits, never corrupts); `OFF` never syncs.
-pub fn sqlite_synchronous(level: Durability) -> &'static str {
-    match level {
-        Durability::Full => "FULL",
-        Durability::Normal => "NORMAL",
-        Durability::None => "OFF",
-    }
-}
+/// makes (one mapping for every benchmark; it lives in tpcc_sql.rs, the
+/// file the `tpcc` driver includes).
+pub use crate::tpcc_sql::synchronous as sqlite_synchronous;
 
 /// WAL, synchronous as [`sqlite_synchronous`] of `level`.
 fn sqlite_db(path: &Path, indexes: SqliteIndexes, level: Durability, prefill: usize) -> Connection {

@@ -1,10 +1,23 @@
 //! The `tpcc` driver at CI's size: one warehouse, `--small`, a short mix
-//! from two terminals, then its consistency check, which must find nothing.
+//! from two terminals on rqc and SQLite interleaved, then each system's
+//! consistency check, which must find nothing.
 
 use std::process::Command;
 
+/// The counts of a line of the driver's table: `| name | rqc count | rqc
+/// p90 | SQLite count | SQLite p90 | ratio |`.
+fn counts(stdout: &str, name: &str) -> (usize, usize) {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("| {name} |")))
+        .unwrap_or_else(|| panic!("no `{name}` line: {stdout}"));
+    let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+    let count = |at: usize| cells[at].parse().unwrap_or_else(|_| panic!("{line}"));
+    (count(2), count(4))
+}
+
 #[test]
-fn tpcc_small_runs_the_mix_and_every_condition_holds() {
+fn tpcc_small_runs_the_mix_on_rqc_and_sqlite_and_every_condition_holds() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let out = Command::new(env!("CARGO_BIN_EXE_tpcc"))
@@ -12,10 +25,15 @@ fn tpcc_small_runs_the_mix_and_every_condition_holds() {
             "--warehouses",
             "1",
             "--small",
+            "--sqlite",
+            "--durability",
+            "normal",
             "--threads",
             "2",
             "--seconds",
             "2",
+            "--slice",
+            "1",
             "--db",
         ])
         .arg(&db)
@@ -31,16 +49,20 @@ fn tpcc_small_runs_the_mix_and_every_condition_holds() {
         stdout.contains("loaded 1 warehouse(s), 30 customers per district, 1000 items"),
         "{stdout}"
     );
-    assert!(
-        stdout.contains("consistency conditions 3.3.2.1-12: 0 violation(s)"),
-        "{stdout}"
-    );
-    let new_orders: usize = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("| New-Order | "))
-        .and_then(|rest| rest.split(' ').next()?.parse().ok())
-        .expect("a New-Order line");
-    assert!(new_orders > 0, "the mix ran New-Orders: {stdout}");
+    for system in ["rqc", "SQLite"] {
+        assert!(
+            stdout.contains(&format!(
+                "consistency conditions 3.3.2.1-12 on {system}: 0 violation(s)"
+            )),
+            "{stdout}"
+        );
+    }
+    assert!(stdout.contains("SQLite synchronous=NORMAL"), "{stdout}");
+    let (rqc, sqlite) = counts(&stdout, "New-Order");
+    assert!(rqc > 0 && sqlite > 0, "both ran New-Orders: {stdout}");
+    let (rqc, sqlite) = counts(&stdout, "Payment by name");
+    assert!(rqc > 0 && sqlite > 0, "both ran Payments by name: {stdout}");
+    assert!(stdout.contains("tpmC-like: rqc "), "{stdout}");
     assert!(
         std::fs::read_dir(&db).unwrap().count() > 0,
         "--db keeps the database"

@@ -29,7 +29,7 @@ fn backend() -> Backend {
 
 /// The TPC-C mix through the engine: microseconds per transaction.
 fn tpcc(n: usize) {
-    use rqc_tests::tpcc::{population, Scale, Txn};
+    use rqc_tests::tpcc::{population, Mix, Scale, Txn};
     let scale = Scale {
         warehouses: 1,
         customers: 30,
@@ -62,7 +62,8 @@ fn tpcc(n: usize) {
         engine.run(name, &args).unwrap();
     }
     let mut rng = Rng::new(17);
-    let txns: Vec<Txn> = (0..n).map(|_| Txn::draw(&mut rng, scale)).collect();
+    let mix = Mix::new(scale, 17, 17).without_rollbacks();
+    let txns: Vec<Txn> = (0..n).map(|_| mix.draw(&mut rng)).collect();
     let start = Instant::now();
     for (h, txn) in txns.iter().enumerate() {
         let (name, args) = txn.call(1, h as i64);

@@ -3,7 +3,7 @@
 //! position name, so the parent knows what the child it killed was running.
 
 use crate::arguments::{arguments, Pools};
-use crate::tpcc::{population, Scale, Txn};
+use crate::tpcc::{population, Mix, Scale, Txn};
 use crate::{repo_root, Rng};
 use rqc_plan::{Entry, EntryKind, Value};
 use std::path::PathBuf;
@@ -68,8 +68,14 @@ pub fn operation(seed: u64, i: i64) -> (&'static str, Vec<Value>) {
     let user_id = |rng: &mut Rng| rng.below(USERS as u64);
     match rng.below(100) {
         0..=49 => loop {
-            let txn = Txn::draw(&mut rng, SCALE);
-            if !matches!(txn, Txn::OrderStatus { .. } | Txn::StockLevel { .. }) {
+            // No rollbacks: the parent counts a refused call apart.
+            let txn = Mix::new(SCALE, seed, seed)
+                .without_rollbacks()
+                .draw(&mut rng);
+            if !matches!(
+                txn,
+                Txn::OrderStatus { .. } | Txn::OrderStatusByName { .. } | Txn::StockLevel { .. }
+            ) {
                 return txn.call(1, i);
             }
         },

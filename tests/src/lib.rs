@@ -14,6 +14,7 @@ pub mod state;
 pub mod stores;
 pub mod tpcc;
 pub mod tpcc_conditions;
+pub mod tpcc_inputs;
 
 pub use rng::Rng;
 

@@ -1,9 +1,13 @@
-//! The TPC-C population for W warehouses, scaled down (the mutations, name
-//! and arguments, that load it, in order) and the transaction mix. Shared
-//! by the example's test, the crash test and the benchmark.
+//! The TPC-C population for W warehouses, at the specification's
+//! cardinalities or scaled down (the mutations, name and arguments, that
+//! load it, in order); the mix's inputs are `tpcc_inputs`'. Shared by the
+//! example's test, the crash test and the benchmarks.
 
+use crate::tpcc_inputs::{nurand, Constants, A_LAST};
 use crate::Rng;
 use rqc_plan::Value;
+
+pub use crate::tpcc_inputs::{Mix, Txn};
 
 /// The scale: customers per district and items (TPC-C: 3,000 and 100,000).
 #[derive(Clone, Copy, Debug)]
@@ -70,6 +74,7 @@ pub fn each_population_call(
     emit: &mut dyn FnMut(&'static str, Vec<Value>),
 ) {
     let mut rng = Rng::new(seed);
+    let c_load = Constants::load(seed).c_last;
     let mut out = Emit(emit);
     for i in 1..=scale.items {
         out.push((
@@ -101,11 +106,11 @@ pub fn each_population_call(
             ));
             for c in 1..=scale.customers {
                 // The first thousand customers take the thousand names in
-                // order, the rest random ones (4.3.2.3).
+                // order, the rest NURand(255, 0, 999) with C-Load (4.3.2.3).
                 let last = if c <= 1000 {
                     last_name(c - 1)
                 } else {
-                    last_name(rng.below(1000))
+                    last_name(nurand(&mut rng, A_LAST, 0, 999, c_load))
                 };
                 out.push((
                     "add_customer",
@@ -199,130 +204,5 @@ struct Emit<'a>(&'a mut dyn FnMut(&'static str, Vec<Value>));
 impl Emit<'_> {
     fn push(&mut self, (name, args): (&'static str, Vec<Value>)) {
         (self.0)(name, args)
-    }
-}
-
-/// One transaction of the mix, with its arguments drawn once so every
-/// system (and the crash test's parent and child) runs the same sequence.
-#[derive(Clone, Debug)]
-pub enum Txn {
-    NewOrder {
-        d: i64,
-        c: i64,
-        lines: Vec<(i64, i64)>,
-    },
-    Payment {
-        d: i64,
-        c: i64,
-        amount: f64,
-    },
-    PaymentByName {
-        d: i64,
-        name: String,
-        amount: f64,
-    },
-    OrderStatus {
-        d: i64,
-        c: i64,
-    },
-    Delivery {
-        carrier: i64,
-    },
-    StockLevel {
-        d: i64,
-        threshold: i64,
-    },
-}
-
-impl Txn {
-    /// The standard mix: 45% New-Order, 43% Payment (60% of them by last
-    /// name), 4% each Order-Status, Delivery and Stock-Level.
-    pub fn draw(rng: &mut Rng, scale: Scale) -> Txn {
-        let roll = rng.below(100);
-        let d = 1 + rng.below(10);
-        let c = 1 + rng.below(scale.customers as u64);
-        match roll {
-            0..=44 => {
-                let count = 5 + rng.below(11);
-                let mut lines: Vec<(i64, i64)> = Vec::new();
-                while (lines.len() as i64) < count {
-                    let i = 1 + rng.below(scale.items as u64);
-                    if !lines.iter().any(|(j, _)| *j == i) {
-                        lines.push((i, 1 + rng.below(10)));
-                    }
-                }
-                Txn::NewOrder { d, c, lines }
-            }
-            45..=87 => {
-                let amount = 1.0 + rng.below(5000) as f64 / 100.0;
-                if rng.below(100) < 60 {
-                    let name = last_name(rng.below(scale.customers.min(1000) as u64));
-                    Txn::PaymentByName { d, name, amount }
-                } else {
-                    Txn::Payment { d, c, amount }
-                }
-            }
-            88..=91 => Txn::OrderStatus { d, c },
-            92..=95 => Txn::Delivery {
-                carrier: 1 + rng.below(10),
-            },
-            _ => Txn::StockLevel {
-                d,
-                threshold: 10 + rng.below(11),
-            },
-        }
-    }
-
-    /// The example's entry and arguments for this transaction in warehouse
-    /// `w`; `h` numbers it (history key and timestamp).
-    pub fn call(&self, w: i64, h: i64) -> (&'static str, Vec<Value>) {
-        match self {
-            Txn::NewOrder { d, c, lines } => {
-                let lines = Value::List(
-                    (1..)
-                        .zip(lines)
-                        .map(|(number, (item, quantity))| {
-                            Value::record(vec![
-                                ("number".into(), Value::Int(number)),
-                                ("item".into(), Value::Int(*item)),
-                                ("quantity".into(), Value::Int(*quantity)),
-                            ])
-                        })
-                        .collect(),
-                );
-                (
-                    "new_order",
-                    vec![w.into(), (*d).into(), (*c).into(), lines, h.into()],
-                )
-            }
-            Txn::Payment { d, c, amount } => (
-                "payment",
-                vec![
-                    w.into(),
-                    (*d).into(),
-                    (*c).into(),
-                    Value::Float(*amount),
-                    h.into(),
-                    h.into(),
-                ],
-            ),
-            Txn::PaymentByName { d, name, amount } => (
-                "payment_by_name",
-                vec![
-                    w.into(),
-                    (*d).into(),
-                    name.clone().into(),
-                    Value::Float(*amount),
-                    h.into(),
-                    h.into(),
-                ],
-            ),
-            Txn::OrderStatus { d, c } => ("order_status", vec![w.into(), (*d).into(), (*c).into()]),
-            Txn::Delivery { carrier } => ("delivery", vec![w.into(), (*carrier).into(), h.into()]),
-            Txn::StockLevel { d, threshold } => (
-                "stock_level",
-                vec![w.into(), (*d).into(), (*threshold).into()],
-            ),
-        }
     }
 }
