@@ -101,7 +101,12 @@ impl<'p> Env<'p> {
     pub fn get(&self, slot: u32) -> Option<Val<'p>> {
         let binding = self.binding(slot)?;
         let mut value = binding.value.borrow_mut();
-        if let Val::Data(Value::List(_) | Value::Record(_)) = &*value {
+        // A long string too: each use would copy it, and a list made of
+        // its uses (`xs |> map(x => s)`) would hold every copy (an
+        // adversary's 256 uses of a 16 MiB string held 4.8 GB).
+        let long_string =
+            matches!(&*value, Val::Data(Value::Str(s)) if s.len() > SHARED_STRING_BYTES);
+        if long_string || matches!(&*value, Val::Data(Value::List(_) | Value::Record(_))) {
             let Val::Data(data) = std::mem::replace(&mut *value, Val::Data(Value::Null)) else {
                 unreachable!("matched above")
             };
@@ -127,6 +132,11 @@ impl<'p> Env<'p> {
         Some(self.get(slot)?.field_ref(field))
     }
 }
+
+/// A string longer than this is shared where a name is used, not copied
+/// (a step's worth of bytes, `rqc_cost::STRING_STEP_BYTES`: a shorter
+/// one costs no more to copy than the pointer's upkeep).
+const SHARED_STRING_BYTES: usize = rqc_cost::STRING_STEP_BYTES as usize;
 
 /// Whether `value` is a list, or a record holding a list or record: what
 /// [`Val::of_shared_parts`] shares part by part.
@@ -332,6 +342,19 @@ mod tests {
         assert!(Rc::ptr_eq(&first, &second));
         drop(second);
         assert_eq!(Val::List(first).data().unwrap(), list().data().unwrap());
+    }
+
+    #[test]
+    fn a_long_string_a_name_stands_for_is_shared_and_a_short_one_copied() {
+        let long = "a".repeat(SHARED_STRING_BYTES + 1);
+        let env = Env::new().bind(Val::Data(Value::Str(long.clone())));
+        let (Some(Val::Shared(first)), Some(Val::Shared(second))) = (env.get(0), env.get(0)) else {
+            panic!("a long string a name stands for is shared");
+        };
+        assert!(Rc::ptr_eq(&first, &second));
+        assert_eq!(Val::Shared(first).data().unwrap(), Value::Str(long));
+        let env = env.bind(Val::Data(Value::Str("short".into())));
+        assert!(matches!(env.get(0), Some(Val::Data(Value::Str(_)))));
     }
 
     #[test]

@@ -61,6 +61,25 @@ fn arguments_and_rows_past_16_mib_are_refused_and_at_it_taken() {
     assert!(db.verify().unwrap().is_sound());
 }
 
+/// A default past 16 MiB would be read from every row a column added
+/// with it holds (and a restore of their dump refused): refused in the
+/// source (E0458) and in a plan file's schema (E0613), nothing installed.
+#[test]
+fn a_default_past_16_mib_is_refused_in_the_source_and_in_a_plan() {
+    let source = |default: &str| {
+        format!("table U {{ id: Int key  s: String = \"{default}\" }}\nquery u(id: Int) = U[id]\n")
+    };
+    let long = rqc_compiler::compile(&[("u.rq".to_string(), source(&text(MAX_STRING_BYTES + 1)))]);
+    assert!(long.diagnostics.iter().any(|d| d.code == "E0458"));
+    // The same schema as a plan whose default was lengthened by hand.
+    let mut program = rqc_compiler::compile(&[("u.rq".to_string(), source("mark"))]).program;
+    let column = &mut program.schema.tables[0].columns[1];
+    column.default = Some(rqc_plan::Literal::String(text(MAX_STRING_BYTES + 1)));
+    let refused = rqc_runtime::verifier::verify(&program).unwrap_err();
+    assert_eq!(refused.code, "E0613", "{refused:?}");
+    assert!(refused.message.contains("any string may hold"));
+}
+
 #[test]
 fn a_literal_past_16_mib_is_refused_where_it_is_written() {
     let long = format!(

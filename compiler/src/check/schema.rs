@@ -147,6 +147,26 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                     on_delete = Some(super::cascades::plan_action(*action))
                 }
                 FieldModifier::Default(value, span) => match default_literal(value, &ty) {
+                    // No string longer than any string may be (E0458): a
+                    // row would hold it, and a restore refuse it.
+                    Some(Literal::String(text))
+                        if text.len() as u64 > rqc_cost::MAX_STRING_BYTES =>
+                    {
+                        diagnostics.push(
+                            Diagnostic::error(
+                                "E0458",
+                                format!(
+                                    "this default is {} bytes, past the {} any string may hold",
+                                    text.len(),
+                                    rqc_cost::MAX_STRING_BYTES
+                                ),
+                                file,
+                                *span,
+                                "too long",
+                            )
+                            .with_help("give a short default (such as `\"\"`) and keep large text in a table of its own"),
+                        );
+                    }
                     Some(literal) => default = Some(literal),
                     None => diagnostics.push(bad_default(file, &ty, *span)),
                 },

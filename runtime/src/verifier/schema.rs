@@ -304,6 +304,19 @@ fn check_default(what: &str, column: &rqc_plan::Column, default: &Literal) -> Re
             example,
         ));
     }
+    if let Literal::String(text) = default {
+        if text.len() as u64 > rqc_cost::MAX_STRING_BYTES {
+            return Err(wrong(
+                format!(
+                    "is {} bytes long, past the {} any string may hold",
+                    text.len(),
+                    rqc_cost::MAX_STRING_BYTES
+                ),
+                "a short default",
+                "\"\"",
+            ));
+        }
+    }
     if let (Some(max), Literal::String(text)) = (column.max_len, default) {
         if text.len() as u64 > max {
             return Err(wrong(
