@@ -327,19 +327,24 @@ impl Checker<'_> {
     /// E0310: `skip(count)` on a stream, where the count has no maximum.
     fn unbounded_skip(&mut self, count: &Expr, why: Option<String>) {
         let shown = crate::syntax::printer::print_expr(count);
+        let parameter = self.named_parameter(count);
         let d = self.error(
             "E0310",
             format!("`skip({shown})` may read unboundedly many rows: `{shown}` has no upper bound"),
             count.span,
             "unbounded count",
         );
-        d.help.push(match &count.kind {
-            crate::syntax::ast::ExprKind::Name(n) => {
+        d.help.push(match (&count.kind, parameter) {
+            (crate::syntax::ast::ExprKind::Name(n), true) => {
                 format!(
                     "declare a bound on the parameter: `{}: Int <= 1000`",
                     n.name
                 )
             }
+            (crate::syntax::ast::ExprKind::Name(n), false) => format!(
+                "bound `{}` where it is made: from a parameter declared with a bound (`k: Int <= 1000`), or tested (`if {} <= 1000 {{ … }}`)",
+                n.name, n.name
+            ),
             _ => "skip a literal count, or a parameter declared with a bound: `k: Int <= 1000`"
                 .into(),
         });
@@ -348,9 +353,22 @@ impl Checker<'_> {
         }
     }
 
+    /// Whether `expr` names an entry point's parameter (which a bound can
+    /// be declared on), not a `let` or a lambda's parameter.
+    fn named_parameter(&self, expr: &Expr) -> bool {
+        match &expr.kind {
+            ExprKind::Name(n) => self
+                .scope
+                .get(&n.name)
+                .is_some_and(|local| matches!(local.tir, TExpr::Param(_))),
+            _ => false,
+        }
+    }
+
     /// E0302: `take(count)` on a stream, where the count has no maximum.
     fn unbounded_count(&mut self, count: &Expr, stream: &StreamTy, why: Option<String>) {
         let shown = crate::syntax::printer::print_expr(count);
+        let parameter = self.named_parameter(count);
         let d = self.error(
             "E0302",
             format!("`take({shown})` bounds nothing: `{shown}` has no upper bound"),
@@ -358,9 +376,13 @@ impl Checker<'_> {
             "unbounded count",
         );
         match &count.kind {
-            crate::syntax::ast::ExprKind::Name(n) => d.help.push(format!(
+            crate::syntax::ast::ExprKind::Name(n) if parameter => d.help.push(format!(
                 "declare a bound on the parameter: `{}: Int <= 100`",
                 n.name
+            )),
+            crate::syntax::ast::ExprKind::Name(n) => d.help.push(format!(
+                "bound `{}` where it is made: from a parameter declared with a bound (`n: Int <= 100`), or tested (`if {} <= 100 {{ … }}`)",
+                n.name, n.name
             )),
             _ => {
                 d.help.push(
