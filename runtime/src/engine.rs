@@ -5,6 +5,7 @@ use crate::catalog;
 pub use crate::entry_args::{check_args, find_entry};
 use crate::error::{Result, RuntimeError};
 use crate::group::Group;
+use crate::halt::Halt;
 use crate::interp::{Env, Interp};
 use crate::live::{Hub, Logging};
 use crate::open::open_store;
@@ -517,7 +518,11 @@ pub(crate) fn evaluate_in(
     let mut interp = Interp::new(bound, accesses, args, session, split);
     interp.analyzing = analyzing;
     interp.page = page;
-    let value = interp.value(&entry.root, &Env::new())?;
+    // A dry pass's control value stops inside `batch`: one that comes
+    // this far is a bug, an error (E0594), never a value.
+    let value = interp
+        .value(&entry.root, &Env::new())
+        .map_err(Halt::into_error)?;
     let output = Output {
         value,
         written: interp.session.rows_written(),

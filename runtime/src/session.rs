@@ -13,12 +13,12 @@
 //! changelog's head; and one for a commit that writes. Beginning the
 //! transaction and the writes it buffers are not (spec/cost.md §11).
 
-use crate::error::{Result, RuntimeError};
+use crate::error::{internal, Result, RuntimeError};
 use crate::live::changelog::{self, Logging};
 use crate::live::ranges::{range_read, KeyRange, WriteSet};
 use crate::meter::Meter;
-use crate::read_ahead::{blocked, writes, ReadAhead};
-use crate::store::{BatchRead, Found, Lent, ReadTxn, Store, Tree, WriteTxn};
+use crate::read_ahead::{Read, ReadAhead};
+use crate::store::{BatchRead, Entries, Found, Lent, ReadTxn, Store, Tree, WriteTxn};
 use std::collections::{BTreeMap, HashSet};
 
 enum Txn<'s> {
@@ -214,13 +214,21 @@ impl<'s> Session<'s> {
         }
     }
 
-    /// A point read: one seek, one row when found. Read ahead by a batch,
-    /// it makes no call; in a dry pass it is counted when read ahead, and
-    /// only wanted when not (`batch` takes a stopped element's counts back).
+    /// A point read: one seek, one row when found (answered from what a
+    /// batch read ahead when it holds it: no call). The data layer's: never
+    /// in a dry pass, whose reads are the executor's [`Session::get_ahead`].
     pub fn get(&mut self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.not_dry("a read")?;
+        self.get_ahead(tree, key)?.made()
+    }
+
+    /// The executor's point read: [`Session::get`], or in a dry pass, when
+    /// it was not read ahead, only wanted (`batch` takes a stopped
+    /// element's counts back).
+    pub(crate) fn get_ahead(&mut self, tree: Tree, key: &[u8]) -> Result<Read<Option<Vec<u8>>>> {
         if !self.ahead.dry && self.ahead.point(tree, key).is_none() {
             // From the store: its owned value, moved (a write transaction's
-            // reads lend nothing, so `get_with` would copy it twice).
+            // reads lend nothing, so `get_with_ahead` would copy it twice).
             self.meter.seeks += 1;
             let value = self.call(1, |txn| txn.get(tree, key))?;
             if let Some(read) = &mut self.read_set {
@@ -229,19 +237,27 @@ impl<'s> Session<'s> {
             if value.is_some() {
                 self.meter.rows += 1;
             }
-            return Ok(value);
+            return Ok(Read::Made(value));
         }
         let mut value = None;
-        self.get_with(tree, key, &mut |found| {
+        let read = self.get_with_ahead(tree, key, &mut |found| {
             value = found.map(<[u8]>::to_vec);
             Ok(())
         })?;
-        Ok(value)
+        Ok(match read {
+            Read::Made(()) => Read::Made(value),
+            Read::Wanted => Read::Wanted,
+        })
     }
 
-    /// [`Session::get`], the value handed to `found` where it lies (in the
-    /// store's page, or in what a batch read ahead): no copy.
-    pub fn get_with(&mut self, tree: Tree, key: &[u8], found: &mut Found<'_>) -> Result<()> {
+    /// [`Session::get_ahead`], the value handed to `found` where it lies
+    /// (in the store's page, or in what a batch read ahead): no copy.
+    pub(crate) fn get_with_ahead(
+        &mut self,
+        tree: Tree,
+        key: &[u8],
+        found: &mut Found<'_>,
+    ) -> Result<Read<()>> {
         let mut is_some = false;
         let mut seen = |value: Option<&[u8]>| {
             is_some = value.is_some();
@@ -257,7 +273,7 @@ impl<'s> Session<'s> {
                     tree,
                     key: key.to_vec(),
                 });
-                return Err(blocked());
+                return Ok(Read::Wanted);
             }
             None => {
                 self.meter.seeks += 1;
@@ -270,7 +286,7 @@ impl<'s> Session<'s> {
         if is_some {
             self.meter.rows += 1;
         }
-        Ok(())
+        Ok(Read::Made(()))
     }
 
     /// A point read that always counts a row (a counter's read-modify-write).
@@ -308,7 +324,7 @@ impl<'s> Session<'s> {
 
     /// Like [`Session::range`], from the high end down when `reverse` (a
     /// reverse read, a `max` aggregate's next extreme through an ascending
-    /// index): the same one seek and one row per entry.
+    /// index): the same one seek and one row per entry. Never in a dry pass.
     pub fn range_in(
         &mut self,
         tree: Tree,
@@ -317,10 +333,24 @@ impl<'s> Session<'s> {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.not_dry("a range read")?;
+        self.range_ahead(tree, start, end, reverse, limit)?.made()
+    }
+
+    /// [`Session::range_in`], or in a dry pass, when it was not read ahead,
+    /// only wanted.
+    fn range_ahead(
+        &mut self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Read<Entries>> {
         // An empty range (such as `t1..t2` with t1 > t2) reads nothing.
         if end.is_some_and(|end| end <= start) {
             self.meter.seeks += 1;
-            return Ok(Vec::new());
+            return Ok(Read::Made(Vec::new()));
         }
         let result = match self.ahead.range(tree, start, end, reverse, limit) {
             Some(result) => {
@@ -335,7 +365,7 @@ impl<'s> Session<'s> {
                     reverse,
                     limit,
                 });
-                return Err(blocked());
+                return Ok(Read::Wanted);
             }
             None => {
                 self.meter.seeks += 1;
@@ -344,12 +374,14 @@ impl<'s> Session<'s> {
         };
         let read = (tree, start, end, reverse, limit);
         ranged(&mut self.read_set, &mut self.meter.rows, read, &result);
-        Ok(result)
+        Ok(Read::Made(result))
     }
 
-    /// [`Session::range_in`], its entries handed to `read` where they lie
-    /// when a batch read them ahead (no copy), counted the same.
-    pub fn range_with(
+    /// The executor's range read: its entries handed to `read` where they
+    /// lie when a batch read them ahead (no copy), counted as
+    /// [`Session::range_in`]; in a dry pass, when not read ahead, only
+    /// wanted.
+    pub(crate) fn range_with_ahead(
         &mut self,
         tree: Tree,
         start: &[u8],
@@ -357,7 +389,7 @@ impl<'s> Session<'s> {
         reverse: bool,
         limit: usize,
         read: &mut Lent<'_>,
-    ) -> Result<()> {
+    ) -> Result<Read<()>> {
         let empty = end.is_some_and(|end| end <= start);
         let ahead = if empty {
             None
@@ -365,13 +397,27 @@ impl<'s> Session<'s> {
             self.ahead.range(tree, start, end, reverse, limit)
         };
         let Some(entries) = ahead else {
-            let entries = self.range_in(tree, start, end, reverse, limit)?;
-            return read(&entries);
+            return match self.range_ahead(tree, start, end, reverse, limit)? {
+                Read::Made(entries) => read(&entries).map(Read::Made),
+                Read::Wanted => Ok(Read::Wanted),
+            };
         };
         self.meter.seeks += 1;
         let range = (tree, start, end, reverse, limit);
         ranged(&mut self.read_set, &mut self.meter.rows, range, entries);
-        read(entries)
+        read(entries).map(Read::Made)
+    }
+
+    /// E0594 if a plain read or a write comes in a dry pass: the executor's
+    /// reads there are the `_ahead` ones, and it stops a pass at a write
+    /// operator before the data layer is entered (`halt::Halt::DryWrite`).
+    fn not_dry(&self, what: &str) -> Result<()> {
+        if self.ahead.dry {
+            return Err(internal(&format!(
+                "{what} reached the session in a read-ahead pass"
+            )));
+        }
+        Ok(())
     }
 
     /// Where the counts stand, so that what one evaluation counts can be
@@ -444,9 +490,7 @@ impl<'s> Session<'s> {
 
     /// An index entry, a counter or a catalog entry written.
     pub fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
-        if self.ahead.dry {
-            return Err(writes());
-        }
+        self.not_dry("a write")?;
         self.ahead.forget();
         self.writes()?.put(tree, key, value)?;
         self.wrote = true;
@@ -458,9 +502,7 @@ impl<'s> Session<'s> {
     }
 
     pub fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
-        if self.ahead.dry {
-            return Err(writes());
-        }
+        self.not_dry("a write")?;
         self.ahead.forget();
         self.writes()?.delete(tree, key)?;
         self.wrote = true;
