@@ -294,13 +294,15 @@ impl Engine {
     fn write_session_in<'s>(&'s self, txn: Box<dyn WriteTxn + 's>) -> Session<'s> {
         let mut session = Session::write_in(self.store(), txn);
         if let Ok(installed) = &self.installed {
-            session.log = Some(Logging {
+            session.live.log_to(Logging {
                 tree: self.live.log_tree(),
                 compact: self.live.compact_log(),
                 names: &installed.names,
                 wake: &*self.live.wake,
             });
-            session.expects = Some((installed.catalog, &installed.generation));
+            session
+                .expects
+                .generation(installed.catalog, &installed.generation);
         }
         session
     }

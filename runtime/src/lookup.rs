@@ -32,7 +32,7 @@ impl<'p> Interp<'p, '_> {
     /// Whether a lookup of `key` may find nothing without asking the store
     /// (see [`Interp::point_read`]).
     pub(crate) fn cannot_exist(&self, table: &BoundTable, key: &[u8]) -> bool {
-        self.session.clamps_keys && crate::entry_bytes::cannot_exist(key, table.key_limit)
+        self.session.expects.clamps_keys() && crate::entry_bytes::cannot_exist(key, table.key_limit)
     }
 
     /// The tree a lookup (`Get` or `GetUnique`) reads: the rows, or the

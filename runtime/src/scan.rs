@@ -194,7 +194,10 @@ impl<'p> Interp<'p, '_> {
         // In a mutation on a store of limited requests, ends longer than
         // any stored key (from arguments) are asked for as the shortest
         // ends that bound the same keys (`entry_bytes`).
-        let key_limit = range.table.key_limit.filter(|_| self.session.clamps_keys);
+        let key_limit = range
+            .table
+            .key_limit
+            .filter(|_| self.session.expects.clamps_keys());
         let (start, end) = self.page_range(range);
         let start = clamp_end(&start, key_limit);
         let end = end.as_deref().map(|end| clamp_end(end, key_limit));

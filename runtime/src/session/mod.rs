@@ -12,14 +12,34 @@
 //! the transaction (`get`, `range`, `read_batch`); the commit's read of the
 //! changelog's head; and one for a commit that writes. Beginning the
 //! transaction and the writes it buffers are not (spec/cost.md §11).
+//!
+//! `Session` composes its concerns, each a type of its own: the meter
+//! (`crate::meter`), what batches read ahead (`crate::read_ahead`), what
+//! it wrote ([`written`]), what live queries need of it ([`live`]: the
+//! key ranges read, the changelog), what it expects of the database
+//! ([`expects`]: the schema generation, clamped keys), a load's sums held
+//! past 64 bits ([`load_sums`]), and the counts a dry pass takes back
+//! ([`counted`]). The executor's reads are read-ahead-aware (`*_ahead`,
+//! a [`Read::Wanted`] in a dry pass); the data layer's plain reads and
+//! every write never run dry (E0594 if one did).
+
+mod counted;
+mod expects;
+mod live;
+mod load_sums;
+mod written;
+
+pub(crate) use counted::Counted;
+pub(crate) use load_sums::{DeferredSum, DeferredSums};
 
 use crate::error::{internal, Result, RuntimeError};
-use crate::live::changelog::{self, Logging};
-use crate::live::ranges::{range_read, KeyRange, WriteSet};
+use crate::live::changelog;
 use crate::meter::Meter;
 use crate::read_ahead::{Read, ReadAhead};
 use crate::store::{BatchRead, Entries, Found, Lent, ReadTxn, Store, Tree, WriteTxn};
-use std::collections::{BTreeMap, HashSet};
+use expects::Expectations;
+use live::{LiveTrace, RangeRead};
+use written::Written;
 
 enum Txn<'s> {
     Read(Box<dyn ReadTxn + 's>),
@@ -29,66 +49,24 @@ enum Txn<'s> {
 pub struct Session<'s> {
     store: &'s dyn Store,
     txn: Txn<'s>,
-    /// Table rows inserted, updated or deleted: `(tree, key)`, so that a
-    /// row written twice counts once.
-    rows_written: HashSet<(Tree, Vec<u8>)>,
-    /// Whether `rows_written` is kept: a load writes each row once and
-    /// counts them itself, so its memory does not grow with the file.
-    tracks_rows: bool,
-    /// Whether anything was written (a write transaction that wrote
-    /// nothing is not committed: there is nothing to make durable).
-    wrote: bool,
-    /// Entries put or deleted so far: an update computed from its row
-    /// tells by it whether computing the changes wrote.
-    changes: u64,
     /// Whether the commit is readied ([`Session::prepare_commit`]).
     prepared: bool,
     /// B-tree descents, entries read and calls that read through the
     /// transaction so far.
     pub meter: Meter,
-    /// The key ranges read, when a live subscription evaluates (it then
-    /// listens to exactly these).
-    pub(crate) read_set: Option<Vec<KeyRange>>,
-    /// Where the commit records its writes for live subscriptions, and the
-    /// keys written so far (kept only then).
-    pub(crate) log: Option<Logging<'s>>,
-    written: WriteSet,
     /// Reads made ahead by batches, and the reads a dry pass wants.
     pub(crate) ahead: ReadAhead,
-    /// The schema generation the commit expects in the catalog (a run of
-    /// an installed program: `catalog::GENERATION_KEY`).
-    pub(crate) expects: Option<(Tree, &'s [u8])>,
-    /// Whether reads keyed past a table's longest key are answered without
-    /// the store (`entry_bytes`): in a write transaction on a store whose
-    /// requests are limited, where the commit's size is proved.
-    pub(crate) clamps_keys: bool,
+    /// What it wrote: entries, table rows, whether the commit has work.
+    written: Written,
+    /// The key ranges read and the changelog, for live queries.
+    pub(crate) live: LiveTrace<'s>,
+    /// The schema generation the commit expects, and whether keys are
+    /// clamped.
+    pub(crate) expects: Expectations<'s>,
     /// `now()`, read on its first call in this transaction attempt.
     now: Option<i64>,
-    /// A load's aggregate sums that left 64 bits part way (`None` outside
-    /// a load): rows come in the file's order, and a sum the whole file
-    /// leaves within 64 bits may pass them between two rows.
-    deferred_sums: Option<BTreeMap<(Tree, Vec<u8>), DeferredSum>>,
-}
-
-/// A sum past 64 bits, not written, and the error it is if it stays so.
-pub(crate) struct DeferredSum {
-    pub sum: i128,
-    pub error: RuntimeError,
-}
-
-/// Where a session's counts stood ([`Session::mark`]).
-pub(crate) struct Mark {
-    seeks: u64,
-    rows: u64,
-    reads: usize,
-}
-
-/// What one evaluation counted, held apart until the run reaches it.
-#[derive(Default)]
-pub(crate) struct Counted {
-    seeks: u64,
-    rows: u64,
-    reads: Vec<KeyRange>,
+    /// A load's aggregate sums held past 64 bits (`None` outside a load).
+    deferred_sums: Option<DeferredSums>,
 }
 
 impl<'s> Session<'s> {
@@ -111,7 +89,7 @@ impl<'s> Session<'s> {
     /// The session, keeping no keys of the rows it writes (for a load,
     /// which counts its rows itself: [`Session::rows_written`] stays 0).
     pub fn without_row_keys(mut self) -> Session<'s> {
-        self.tracks_rows = false;
+        self.written.without_row_keys();
         self
     }
 
@@ -120,20 +98,20 @@ impl<'s> Session<'s> {
     /// written when it is back within them, and [`Session::commit`]
     /// refuses with the overflow (E0526) if any is left past them.
     pub fn deferring_sums(mut self) -> Session<'s> {
-        self.deferred_sums = Some(BTreeMap::new());
+        self.deferred_sums = Some(DeferredSums::default());
         self
     }
 
     /// The sums left past 64 bits so far, when this session defers them.
-    pub(crate) fn deferred_sums(&mut self) -> Option<&mut BTreeMap<(Tree, Vec<u8>), DeferredSum>> {
+    pub(crate) fn deferred_sums(&mut self) -> Option<&mut DeferredSums> {
         self.deferred_sums.as_mut()
     }
 
     /// E0526 if a deferred sum is left past 64 bits (the first group's, in
     /// key order): what the whole load leaves must fit.
     pub fn sums_settled(&self) -> Result<()> {
-        match self.deferred_sums.as_ref().and_then(|d| d.values().next()) {
-            Some(left) => Err(left.error.clone()),
+        match &self.deferred_sums {
+            Some(deferred) => deferred.settled(),
             None => Ok(()),
         }
     }
@@ -143,18 +121,12 @@ impl<'s> Session<'s> {
         Session {
             store,
             txn,
-            rows_written: HashSet::new(),
-            tracks_rows: true,
-            wrote: false,
-            changes: 0,
             prepared: false,
             meter: Meter::default(),
-            read_set: None,
-            log: None,
-            written: WriteSet::default(),
             ahead: ReadAhead::default(),
-            expects: None,
-            clamps_keys,
+            written: Written::default(),
+            live: LiveTrace::default(),
+            expects: Expectations::new(clamps_keys),
             now: None,
             deferred_sums: None,
         }
@@ -231,9 +203,7 @@ impl<'s> Session<'s> {
             // reads lend nothing, so `get_with_ahead` would copy it twice).
             self.meter.seeks += 1;
             let value = self.call(1, |txn| txn.get(tree, key))?;
-            if let Some(read) = &mut self.read_set {
-                read.push(KeyRange::point(tree, key));
-            }
+            self.live.point(tree, key);
             if value.is_some() {
                 self.meter.rows += 1;
             }
@@ -280,9 +250,7 @@ impl<'s> Session<'s> {
                 self.call(1, |txn| txn.get_with(tree, key, &mut seen))?;
             }
         }
-        if let Some(read) = &mut self.read_set {
-            read.push(KeyRange::point(tree, key));
-        }
+        self.live.point(tree, key);
         if is_some {
             self.meter.rows += 1;
         }
@@ -372,8 +340,7 @@ impl<'s> Session<'s> {
                 self.call(1, |txn| txn.range(tree, start, end, reverse, limit))?
             }
         };
-        let read = (tree, start, end, reverse, limit);
-        ranged(&mut self.read_set, &mut self.meter.rows, read, &result);
+        self.ranged((tree, start, end, reverse, limit), &result);
         Ok(Read::Made(result))
     }
 
@@ -403,9 +370,16 @@ impl<'s> Session<'s> {
             };
         };
         self.meter.seeks += 1;
-        let range = (tree, start, end, reverse, limit);
-        ranged(&mut self.read_set, &mut self.meter.rows, range, entries);
+        self.meter.rows += entries.len() as u64;
+        self.live.range((tree, start, end, reverse, limit), entries);
         read(entries).map(Read::Made)
+    }
+
+    /// Counts a range's entries as rows read, and notes what they depended
+    /// on for a subscription.
+    fn ranged(&mut self, read: RangeRead<'_>, entries: &[(Vec<u8>, Vec<u8>)]) {
+        self.meter.rows += entries.len() as u64;
+        self.live.range(read, entries);
     }
 
     /// E0594 if a plain read or a write comes in a dry pass: the executor's
@@ -418,43 +392,6 @@ impl<'s> Session<'s> {
             )));
         }
         Ok(())
-    }
-
-    /// Where the counts stand, so that what one evaluation counts can be
-    /// taken back ([`Session::take_since`]).
-    pub(crate) fn mark(&self) -> Mark {
-        Mark {
-            seeks: self.meter.seeks,
-            rows: self.meter.rows,
-            reads: self.read_set.as_ref().map_or(0, Vec::len),
-        }
-    }
-
-    /// The seeks, rows and key ranges read counted since `mark`, taken out of
-    /// the totals (a dry pass keeps them with the element's result, and
-    /// [`Session::add`] counts them when the run reaches it). Round trips
-    /// stay: a call made is counted where it is made.
-    pub(crate) fn take_since(&mut self, mark: &Mark) -> Counted {
-        let counted = Counted {
-            seeks: self.meter.seeks.saturating_sub(mark.seeks),
-            rows: self.meter.rows.saturating_sub(mark.rows),
-            reads: match &mut self.read_set {
-                Some(read) if read.len() > mark.reads => read.split_off(mark.reads),
-                _ => Vec::new(),
-            },
-        };
-        self.meter.seeks = mark.seeks;
-        self.meter.rows = mark.rows;
-        counted
-    }
-
-    /// Counts what [`Session::take_since`] took out.
-    pub(crate) fn add(&mut self, counted: Counted) {
-        self.meter.seeks += counted.seeks;
-        self.meter.rows += counted.rows;
-        if let Some(read) = &mut self.read_set {
-            read.extend(counted.reads);
-        }
     }
 
     /// The most reads one request of the store holds, when it has a limit.
@@ -493,11 +430,8 @@ impl<'s> Session<'s> {
         self.not_dry("a write")?;
         self.ahead.forget();
         self.writes()?.put(tree, key, value)?;
-        self.wrote = true;
-        self.changes += 1;
-        if self.log.is_some() {
-            self.written.add(tree, key);
-        }
+        self.written.entry();
+        self.live.wrote(tree, key);
         Ok(())
     }
 
@@ -505,11 +439,8 @@ impl<'s> Session<'s> {
         self.not_dry("a write")?;
         self.ahead.forget();
         self.writes()?.delete(tree, key)?;
-        self.wrote = true;
-        self.changes += 1;
-        if self.log.is_some() {
-            self.written.add(tree, key);
-        }
+        self.written.entry();
+        self.live.wrote(tree, key);
         Ok(())
     }
 
@@ -520,25 +451,21 @@ impl<'s> Session<'s> {
     pub(crate) fn log_install(&mut self, catalog: Tree) -> Result<u64> {
         let store = self.store;
         let position = changelog::append_install(self.writes()?, store, catalog)?;
-        self.wrote = true;
+        self.written.other();
         Ok(position)
     }
 
     /// A table's row written (inserted or updated): counted as written.
     pub fn put_row(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         self.put(tree, key, value)?;
-        if self.tracks_rows {
-            self.rows_written.insert((tree, key.to_vec()));
-        }
+        self.written.row(tree, key);
         Ok(())
     }
 
     /// A table's row deleted: counted as written.
     pub fn delete_row(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
         self.delete(tree, key)?;
-        if self.tracks_rows {
-            self.rows_written.insert((tree, key.to_vec()));
-        }
+        self.written.row(tree, key);
         Ok(())
     }
 
@@ -556,18 +483,18 @@ impl<'s> Session<'s> {
     /// How many entries were put or deleted so far (two readings differ
     /// when something was written in between).
     pub fn entries_written(&self) -> u64 {
-        self.changes
+        self.written.entries()
     }
 
     /// Table rows inserted, updated or deleted (index entries and counters
     /// not counted).
     pub fn rows_written(&self) -> u64 {
-        self.rows_written.len() as u64
+        self.written.rows()
     }
 
     /// Whether [`Session::commit`] will call the store (one more round trip).
     pub fn commits(&self) -> bool {
-        matches!(self.txn, Txn::Write(_)) && self.wrote
+        matches!(self.txn, Txn::Write(_)) && self.written.any()
     }
 
     /// Readies the commit inside the transaction, before it is held to the
@@ -578,31 +505,21 @@ impl<'s> Session<'s> {
     /// (spec/cost.md §11). Nothing is stored until [`Session::commit`].
     pub fn prepare_commit(&mut self) -> Result<()> {
         self.sums_settled()?;
-        if self.prepared || !self.wrote {
+        if self.prepared || !self.written.any() {
             return Ok(());
         }
         let Txn::Write(txn) = &mut self.txn else {
             return Ok(());
         };
-        if let Some((catalog, generation)) = self.expects {
-            txn.expect(catalog, crate::rows::GENERATION_KEY, generation)?;
-        }
-        if let Some(log) = &self.log {
-            if !self.written.is_empty() {
-                let before = txn.requests();
-                let appended = changelog::append(
-                    txn.as_mut(),
-                    log.tree,
-                    log.compact,
-                    log.names,
-                    &self.written,
-                );
-                self.meter.trips += match (before, txn.requests()) {
-                    (Some(before), Some(after)) => after.saturating_sub(before),
-                    _ => 1,
-                };
-                appended?;
-            }
+        self.expects.hold(txn.as_mut())?;
+        if self.live.appends() {
+            let before = txn.requests();
+            let appended = self.live.append(txn.as_mut());
+            self.meter.trips += match (before, txn.requests()) {
+                (Some(before), Some(after)) => after.saturating_sub(before),
+                _ => 1,
+            };
+            appended?;
         }
         self.prepared = true;
         Ok(())
@@ -616,40 +533,12 @@ impl<'s> Session<'s> {
     pub fn commit(mut self) -> Result<()> {
         self.prepare_commit()?;
         match self.txn {
-            Txn::Write(txn) if self.wrote => {
+            Txn::Write(txn) if self.written.any() => {
                 txn.commit()?;
-                if let Some(log) = &self.log {
-                    log.wake.committed();
-                }
+                self.live.committed();
                 Ok(())
             }
             _ => Ok(()),
         }
     }
-}
-
-/// A range read: its tree, ends, direction and limit.
-type RangeRead<'a> = (Tree, &'a [u8], Option<&'a [u8]>, bool, usize);
-
-/// Counts a range's entries as rows read, and notes what they depended on
-/// for a subscription (`live::ranges::range_read`).
-fn ranged(
-    read_set: &mut Option<Vec<KeyRange>>,
-    rows: &mut u64,
-    (tree, start, end, reverse, limit): RangeRead<'_>,
-    entries: &[(Vec<u8>, Vec<u8>)],
-) {
-    if let Some(read) = read_set {
-        let last = entries.last().map(|(key, _)| key.as_slice());
-        read.push(range_read(
-            tree,
-            start,
-            end,
-            reverse,
-            limit,
-            last,
-            entries.len(),
-        ));
-    }
-    *rows += entries.len() as u64;
 }
