@@ -187,10 +187,7 @@ fn stepped(
 /// A count or sum's entry as it stands in this session: a load's sum kept
 /// past 64 bits, or the stored one.
 fn sum_now(session: &mut Session<'_>, tree: Tree, key: &[u8]) -> Result<i128> {
-    if let Some(deferred) = session
-        .deferred_sums()
-        .and_then(|d| d.get(&(tree, key.to_vec())))
-    {
+    if let Some(deferred) = session.deferred_sums().and_then(|d| d.get(tree, key)) {
         return Ok(deferred.sum);
     }
     Ok(i128::from(as_int(current(session, tree, key)?)?))
@@ -211,10 +208,10 @@ fn settled(
     if let Some(deferred) = session.deferred_sums() {
         if fits.is_none() {
             let error = overflow();
-            deferred.insert((tree, key), DeferredSum { sum: value, error });
+            deferred.hold(tree, key, DeferredSum { sum: value, error });
             return Ok(None);
         }
-        deferred.remove(&(tree, key.clone()));
+        deferred.release(tree, &key);
     }
     let value = fits.ok_or_else(overflow)?;
     Ok(Some(Pending {

@@ -2,7 +2,8 @@
 //!
 //! [`apply_all`] evaluates the function over the elements in *dry* passes
 //! (`read_ahead`): a read made ahead is answered and counted as in the run,
-//! a read not made yet is noted and stops that element. The reads noted
+//! a read not made yet is noted and stops that element ([`Halt::Blocked`],
+//! a control value, never an error). The reads noted
 //! over all elements go to the store as one batch, and only the elements
 //! still stopped are evaluated again, one level further. An element whose
 //! evaluation needs `t` calls on its own is done after at most `t + 1`
@@ -19,7 +20,8 @@
 //! A function applied inside a dry pass (a `map` in the body of a `map`)
 //! evaluates every one of its elements before it stops, so that all their
 //! reads of the level are wanted together: a nested level is one pass too.
-//! A dry pass that meets a write gives up: its counts are taken back and
+//! A dry pass that meets a write operator stops there, before anything of
+//! it runs ([`Halt::DryWrite`]), and gives up: its counts are taken back and
 //! the elements are evaluated one by one, and what was read ahead still
 //! answers their reads until the first write (so giving up never costs a
 //! call more than not batching; the checker counts such a function
@@ -31,8 +33,8 @@
 //! those of its evaluations in the run.
 
 use crate::error::Result;
+use crate::halt::{Eval, Halt};
 use crate::interp::{internal, Interp};
-use crate::read_ahead::{blocked, is_blocked, is_write};
 use crate::session::Counted;
 use crate::values::Val;
 
@@ -41,7 +43,7 @@ pub type Until<'a, 'p> = Option<&'a dyn Fn(&Val<'p>) -> Result<bool>>;
 
 /// An element's application done in a pass: its result (an error included,
 /// raised when the run reaches it), and what it counted.
-type Done<'p> = Option<(Result<Val<'p>>, Counted)>;
+type Done<'p> = Option<(Eval<Val<'p>>, Counted)>;
 
 /// `f` applied to each of `items`, in order, read ahead level by level; with
 /// `until`, the applications stop after the first result it holds for
@@ -51,7 +53,7 @@ pub fn apply_all<'p>(
     f: &Val<'p>,
     items: &[Val<'p>],
     until: Until<'_, 'p>,
-) -> Result<Vec<Val<'p>>> {
+) -> Eval<Vec<Val<'p>>> {
     if interp.read_ahead_covered || items.len() <= 1 || !interp.reads_ahead(f) {
         return apply_each(interp, f, items, until);
     }
@@ -62,7 +64,7 @@ pub fn apply_all<'p>(
         // batch reads; a write met goes up to the enclosing pass.
         let stopped = pass(interp, f, items, &all, &mut done)?;
         if !stopped.is_empty() {
-            return Err(blocked());
+            return Err(Halt::Blocked);
         }
         return in_order(interp, done, until);
     }
@@ -81,7 +83,7 @@ fn apply_each<'p>(
     f: &Val<'p>,
     items: &[Val<'p>],
     until: Until<'_, 'p>,
-) -> Result<Vec<Val<'p>>> {
+) -> Eval<Vec<Val<'p>>> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         let value = match interp.field_of(f, item) {
@@ -109,7 +111,7 @@ fn analyzed<'p>(
     items: &[Val<'p>],
     until: Until<'_, 'p>,
     mut done: Vec<Done<'p>>,
-) -> Result<Vec<Val<'p>>> {
+) -> Eval<Vec<Val<'p>>> {
     interp.analyzing = false;
     let read = read_ahead(interp, f, items, &mut done);
     interp.analyzing = true;
@@ -126,23 +128,23 @@ fn analyzed<'p>(
 
 /// One pass over the elements `waiting`: those that complete keep their
 /// result and counts in `done`; the ones stopped at a read not made yet are
-/// returned, their counts taken back. A write met is an error (its
-/// element's counts taken back too).
+/// returned, their counts taken back. A write met stops the pass with
+/// [`Halt::DryWrite`] (its element's counts taken back too).
 fn pass<'p>(
     interp: &mut Interp<'p, '_>,
     f: &Val<'p>,
     items: &[Val<'p>],
     waiting: &[usize],
     done: &mut [Done<'p>],
-) -> Result<Vec<usize>> {
+) -> Eval<Vec<usize>> {
     let mut stopped = Vec::new();
     for &i in waiting {
         let mark = interp.session.mark();
         let result = interp.call(f, vec![items[i].clone()]);
         let counted = interp.session.take_since(&mark);
         match result {
-            Err(e) if is_blocked(&e) => stopped.push(i),
-            Err(e) if is_write(&e) => return Err(e),
+            Err(Halt::Blocked) => stopped.push(i),
+            Err(Halt::DryWrite) => return Err(Halt::DryWrite),
             // Done, or failing as the run will when it reaches it.
             result => done[i] = Some((result, counted)),
         }
@@ -158,14 +160,14 @@ fn read_ahead<'p>(
     f: &Val<'p>,
     items: &[Val<'p>],
     done: &mut [Done<'p>],
-) -> Result<bool> {
+) -> Eval<bool> {
     let mut waiting: Vec<usize> = (0..items.len()).collect();
     loop {
         interp.session.ahead.dry = true;
         let stopped = pass(interp, f, items, &waiting, done);
         interp.session.ahead.dry = false;
         let stopped = match stopped {
-            Err(e) if is_write(&e) => {
+            Err(Halt::DryWrite) => {
                 interp.session.drop_wanted();
                 done.iter_mut().for_each(|d| *d = None);
                 return Ok(false);
@@ -188,7 +190,7 @@ fn in_order<'p>(
     interp: &mut Interp<'p, '_>,
     done: Vec<Done<'p>>,
     until: Until<'_, 'p>,
-) -> Result<Vec<Val<'p>>> {
+) -> Eval<Vec<Val<'p>>> {
     let mut out = Vec::with_capacity(done.len());
     for element in done {
         let (result, counted) =

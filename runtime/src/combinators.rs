@@ -1,6 +1,7 @@
 //! The combinators at run time: over a bounded list (or an option), and the limiting consumers and `map` over a stream.
 
 use crate::error::{Result, RuntimeError};
+use crate::halt::Eval;
 use crate::interp::{internal, Interp};
 use crate::values::{Env, Stream, Val};
 use rqc_plan::{compare, Combinator, Node, Shape, Value};
@@ -16,7 +17,7 @@ pub fn combinator<'p>(
     shape: Shape,
     args: &'p [Node],
     env: &Env<'p>,
-) -> Result<Val<'p>> {
+) -> Eval<Val<'p>> {
     let input = interp.eval(&args[0], env)?;
     let on_a_stream = matches!(input, Val::Stream(_)) && shape != Shape::Option;
     let f = match args.get(1) {
@@ -283,7 +284,7 @@ fn on_stream<'p>(
     f: Option<Val<'p>>,
     args: &'p [Node],
     env: &Env<'p>,
-) -> Result<Val<'p>> {
+) -> Eval<Val<'p>> {
     match c {
         Combinator::Take => {
             let n = count(interp.value(&args[1], env)?)?;
@@ -316,7 +317,7 @@ fn on_stream<'p>(
         // without reading them (the checker refuses it, E0457).
         Combinator::Reverse | Combinator::SortBy { .. } => {
             if stream.skip > 0 {
-                return Err(internal("a stream reversed after a `skip`"));
+                return Err(internal("a stream reversed after a `skip`").into());
             }
             let reverse = match c {
                 Combinator::SortBy { descending } => descending != stream.next_descending,
@@ -327,10 +328,7 @@ fn on_stream<'p>(
                 ..stream.clone()
             })))
         }
-        other => Err(internal(&format!(
-            "`{}` over an unread stream",
-            other.name()
-        ))),
+        other => Err(internal(&format!("`{}` over an unread stream", other.name())).into()),
     }
 }
 

@@ -5,6 +5,7 @@ use crate::catalog;
 pub use crate::entry_args::{check_args, find_entry};
 use crate::error::{Result, RuntimeError};
 use crate::group::Group;
+use crate::halt::Halt;
 use crate::interp::{Env, Interp};
 use crate::live::{Hub, Logging};
 use crate::open::open_store;
@@ -293,13 +294,15 @@ impl Engine {
     fn write_session_in<'s>(&'s self, txn: Box<dyn WriteTxn + 's>) -> Session<'s> {
         let mut session = Session::write_in(self.store(), txn);
         if let Ok(installed) = &self.installed {
-            session.log = Some(Logging {
+            session.live.log_to(Logging {
                 tree: self.live.log_tree(),
                 compact: self.live.compact_log(),
                 names: &installed.names,
                 wake: &*self.live.wake,
             });
-            session.expects = Some((installed.catalog, &installed.generation));
+            session
+                .expects
+                .generation(installed.catalog, &installed.generation);
         }
         session
     }
@@ -527,7 +530,11 @@ pub(crate) fn evaluate_in(
     let mut interp = Interp::new(bound, accesses, args, session, split);
     interp.analyzing = analyzing;
     interp.page = page;
-    let value = interp.value(&entry.root, &Env::new())?;
+    // A dry pass's control value stops inside `batch`: one that comes
+    // this far is a bug, an error (E0594), never a value.
+    let value = interp
+        .value(&entry.root, &Env::new())
+        .map_err(Halt::into_error)?;
     let output = Output {
         value,
         written: interp.session.rows_written(),

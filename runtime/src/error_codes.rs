@@ -99,8 +99,6 @@ pub const REGISTRY: &[(&str, ErrorKind)] = &[
     ("E0544", ErrorKind::Refused),
     ("E0545", ErrorKind::Full),
     ("E0546", ErrorKind::Bug),
-    ("E0547", ErrorKind::Bug),
-    ("E0548", ErrorKind::Bug),
     ("E0550", ErrorKind::Refused),
     ("E0551", ErrorKind::Refused),
     ("E0552", ErrorKind::Refused),

@@ -1,10 +1,15 @@
 //! The plan executor: evaluates a plan's operator tree against a session,
 //! counting the seeks, rows and round trips of every operator and holding
 //! each to its static bound.
+//!
+//! Evaluation gives an [`Eval`]: a value, or a [`Halt`] (an error, or the
+//! control value a dry read-ahead pass stops with; see `halt`).
 
 use crate::bound::{Access, BoundTable, Tables};
 use crate::combinators::{combinator, sort_by_key};
 use crate::error::{Result, RuntimeError};
+use crate::halt::{Eval, Halt};
+use crate::read_ahead::Read;
 use crate::rows::*;
 use crate::session::Session;
 pub use crate::values::{Closure, Env, Val};
@@ -87,11 +92,11 @@ impl<'p, 's> Interp<'p, 's> {
     /// evaluation recurses once per level (a debug build takes some 23 KiB
     /// a level), so the stack grows on demand here, on the caller's thread:
     /// a run may not move to another, since its transaction is bound to it.
-    pub fn eval(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
+    pub fn eval(&mut self, node: &'p Node, env: &Env<'p>) -> Eval<Val<'p>> {
         stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.eval_here(node, env))
     }
 
-    fn eval_here(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
+    fn eval_here(&mut self, node: &'p Node, env: &Env<'p>) -> Eval<Val<'p>> {
         crate::interrupt::check()?;
         let before = self.session.meter;
         let (seeks, rows, trips) = (before.seeks, before.rows, before.trips);
@@ -129,13 +134,14 @@ impl<'p, 's> Interp<'p, 's> {
                     "operator {} read {ds} seeks and {dr} rows, beyond its proved bound of {} and {}",
                     node.id, bound.seeks, bound.rows
                 );
-                return Err(beyond_bound(message));
+                return Err(beyond_bound(message).into());
             }
             if dt > bound.round_trips {
                 return Err(beyond_round_trips(format!(
                     "operator {} made {dt} round trips, beyond its proved bound of {}",
                     node.id, bound.round_trips
-                )));
+                ))
+                .into());
             }
         }
         Ok(value)
@@ -167,11 +173,11 @@ impl<'p, 's> Interp<'p, 's> {
         wanted.min(usize::try_from(left.saturating_add(1)).unwrap_or(usize::MAX))
     }
 
-    pub fn value(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Value> {
-        self.eval(node, env)?.data()
+    pub fn value(&mut self, node: &'p Node, env: &Env<'p>) -> Eval<Value> {
+        Ok(self.eval(node, env)?.data()?)
     }
 
-    pub(crate) fn values(&mut self, nodes: &'p [Node], env: &Env<'p>) -> Result<Vec<Value>> {
+    pub(crate) fn values(&mut self, nodes: &'p [Node], env: &Env<'p>) -> Eval<Vec<Value>> {
         nodes.iter().map(|n| self.value(n, env)).collect()
     }
 
@@ -189,7 +195,7 @@ impl<'p, 's> Interp<'p, 's> {
         Ok((table, access.index.map(|i| i as usize)))
     }
 
-    fn eval_op(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Val<'p>> {
+    fn eval_op(&mut self, node: &'p Node, env: &Env<'p>) -> Eval<Val<'p>> {
         let data = |v: Value| Ok(Val::Data(v));
         match &node.op {
             Op::Const(v) => data(v.clone()),
@@ -200,9 +206,9 @@ impl<'p, 's> Interp<'p, 's> {
                     .cloned()
                     .ok_or_else(|| internal("missing parameter"))?,
             ),
-            Op::Var(name) => env
+            Op::Var(name) => Ok(env
                 .get(self.slot(node)?)
-                .ok_or_else(|| internal(&format!("unbound name {name}"))),
+                .ok_or_else(|| internal(&format!("unbound name {name}")))?),
             Op::Get { .. } | Op::GetUnique { .. } => {
                 let (table, _) = self.access(node)?;
                 let key = self.lookup_key(node, env)?;
@@ -210,12 +216,15 @@ impl<'p, 's> Interp<'p, 's> {
                 // Decoded where the store keeps it: no copy of the value.
                 let mut row = Value::Null;
                 if !self.cannot_exist(table, &key) {
-                    self.session.get_with(tree, &key, &mut |found| {
+                    let read = self.session.get_with_ahead(tree, &key, &mut |found| {
                         if let Some(bytes) = found {
                             row = decode_record(table, bytes)?;
                         }
                         Ok(())
                     })?;
+                    if read == Read::Wanted {
+                        return Err(Halt::Blocked);
+                    }
                 }
                 self.within_deadline()?;
                 data(row)
@@ -263,20 +272,21 @@ impl<'p, 's> Interp<'p, 's> {
                 Value::Int(n) if n > 0 && n as u64 > *max => Err(beyond_bound(format!(
                     "operator {} computed a limit of {n}, above its proved maximum of {max}",
                     node.id
-                ))),
+                ))
+                .into()),
                 Value::Int(n) => data(Value::Int(n)),
-                _ => Err(internal("a limit that is not an Int")),
+                _ => Err(internal("a limit that is not an Int").into()),
             },
-            Op::Unreachable => Err(internal("code proved unreachable was reached")),
+            Op::Unreachable => Err(internal("code proved unreachable was reached").into()),
             // Read by the scan whose range end it is (`scan.rs`), never as a value.
-            Op::Tuple(_) => Err(internal("a tuple outside a range's end")),
-            Op::Field(base, name) => match self.named_field(base)? {
+            Op::Tuple(_) => Err(internal("a tuple outside a range's end").into()),
+            Op::Field(base, name) => Ok(match self.named_field(base)? {
                 // A variable's field, read where the variable is bound.
                 Some(slot) => env
                     .field(slot, name)
-                    .ok_or_else(|| internal("a field of an unbound name"))?,
-                None => self.eval(base, env)?.field(name),
-            },
+                    .ok_or_else(|| internal("a field of an unbound name"))??,
+                None => self.eval(base, env)?.field(name)?,
+            }),
             Op::Record(fields) => {
                 let mut out = Vec::with_capacity(fields.len());
                 for (name, value) in fields {
@@ -302,7 +312,7 @@ impl<'p, 's> Interp<'p, 's> {
                     (UnOp::Upper, Value::Str(s)) => Value::Str(within_any(s.to_uppercase())?),
                     (UnOp::ToFloat, Value::Int(n)) => Value::float(n as f64),
                     (_, Value::Null) => Value::Null,
-                    _ => return Err(internal("a unary operator on the wrong type")),
+                    _ => return Err(internal("a unary operator on the wrong type").into()),
                 })
             }
             Op::Binary(op, a, b) => {
@@ -437,15 +447,13 @@ impl<'p, 's> Interp<'p, 's> {
     }
 
     /// Calls a function value.
-    pub fn call(&mut self, f: &Val<'p>, args: Vec<Val<'p>>) -> Result<Val<'p>> {
+    pub fn call(&mut self, f: &Val<'p>, args: Vec<Val<'p>>) -> Eval<Val<'p>> {
         let Val::Closure(closure) = f else {
-            return Err(internal("a call of something that is not a function"));
+            return Err(internal("a call of something that is not a function").into());
         };
         let mut env = closure.env.clone();
         if args.len() != closure.params.len() {
-            return Err(internal(
-                "a function called with the wrong number of arguments",
-            ));
+            return Err(internal("a function called with the wrong number of arguments").into());
         }
         for arg in args {
             env = env.bind(arg);

@@ -27,6 +27,7 @@ pub mod entry_bytes;
 pub mod error;
 pub mod error_codes;
 mod group;
+mod halt;
 mod interp;
 pub mod interrupt;
 pub mod live;
@@ -53,3 +54,5 @@ pub use engine::{Backend, Durability, Engine, OpenOptions, Output, Stats};
 pub use error::{ErrorKind, Result, RuntimeError};
 pub use load::{LoadReport, LoadRow, LoadRows, RowSource, KEPT_REFUSALS};
 pub use open::check_room_for_load;
+#[cfg(test)]
+mod batch_tests;

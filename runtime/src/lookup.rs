@@ -3,7 +3,9 @@
 use crate::bound::BoundTable;
 use crate::encoding::key::encode_component;
 use crate::error::Result;
+use crate::halt::{Eval, Halt};
 use crate::interp::{internal, Interp};
+use crate::read_ahead::Read;
 use crate::values::Env;
 use rqc_plan::{Node, Op};
 
@@ -17,17 +19,20 @@ impl<'p> Interp<'p, '_> {
         table: &BoundTable,
         tree: crate::store::Tree,
         key: &[u8],
-    ) -> Result<Option<Vec<u8>>> {
+    ) -> Eval<Option<Vec<u8>>> {
         if self.cannot_exist(table, key) {
             return Ok(None);
         }
-        self.session.get(tree, key)
+        match self.session.get_ahead(tree, key)? {
+            Read::Made(found) => Ok(found),
+            Read::Wanted => Err(Halt::Blocked),
+        }
     }
 
     /// Whether a lookup of `key` may find nothing without asking the store
     /// (see [`Interp::point_read`]).
     pub(crate) fn cannot_exist(&self, table: &BoundTable, key: &[u8]) -> bool {
-        self.session.clamps_keys && crate::entry_bytes::cannot_exist(key, table.key_limit)
+        self.session.expects.clamps_keys() && crate::entry_bytes::cannot_exist(key, table.key_limit)
     }
 
     /// The tree a lookup (`Get` or `GetUnique`) reads: the rows, or the
@@ -49,7 +54,7 @@ impl<'p> Interp<'p, '_> {
     }
 
     /// The encoded key a lookup reads, its key values evaluated in `env`.
-    pub(crate) fn lookup_key(&mut self, node: &'p Node, env: &Env<'p>) -> Result<Vec<u8>> {
+    pub(crate) fn lookup_key(&mut self, node: &'p Node, env: &Env<'p>) -> Eval<Vec<u8>> {
         let (table, index) = self.access(node)?;
         // Each value encoded as it is computed: no list of them is built.
         let (nodes, descending): (&'p [Node], &'p [bool]) = match (&node.op, index) {
@@ -58,9 +63,9 @@ impl<'p> Interp<'p, '_> {
                 (values, &table.schema.indexes[index].descending)
             }
             (Op::GetUnique { .. }, None) => {
-                return Err(internal("a unique read without its index"))
+                return Err(internal("a unique read without its index").into())
             }
-            _ => return Err(internal("a lookup that is not one")),
+            _ => return Err(internal("a lookup that is not one").into()),
         };
         let mut key = Vec::with_capacity(nodes.len() * 9);
         for (i, node) in nodes.iter().enumerate() {
@@ -82,7 +87,7 @@ impl<'p> Interp<'p, '_> {
         }
         if matches!(node.op, Op::Aggregate { .. }) {
             // A whole-table aggregate's one group has a key of its own.
-            return crate::aggregates::group_bytes(key);
+            return Ok(crate::aggregates::group_bytes(key)?);
         }
         Ok(key)
     }

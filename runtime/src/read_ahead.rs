@@ -2,47 +2,37 @@
 //!
 //! `batch` evaluates a function over a list *dry* first: a read it meets is
 //! answered from here, or noted as wanted and the evaluation stops
-//! ([`blocked`]). Every element's wants go to the store as one
+//! ([`Read::Wanted`]). Every element's wants go to the store as one
 //! [`ReadTxn::read_batch`](crate::store::ReadTxn::read_batch), their answers
 //! come here, and the next dry pass goes one level deeper. The run proper
 //! then finds every read here. A query's reads all see one state, so the
 //! answers stay good for the whole run; a write forgets them all.
 
-use crate::error::RuntimeError;
 use crate::store::{BatchAnswer, BatchRead, Entries, Tree};
 use std::collections::{HashMap, HashSet};
 
-/// The internal code of a dry evaluation that stopped at a read not yet
-/// made: `batch` catches it, and it never reaches a user.
-const BLOCKED: &str = "E0547";
-/// The internal code of a dry evaluation that met a write: `batch` gives up
-/// reading ahead and evaluates element by element.
-const WRITES: &str = "E0548";
-
-/// A dry evaluation stopped at a read not made yet.
-pub(crate) fn blocked() -> RuntimeError {
-    RuntimeError::new(
-        BLOCKED,
-        "a read ahead of its batch was made outside one",
-        "this is a bug in rqc; please report it with the program",
-    )
+/// What a read the executor makes through the session came to: made (from
+/// the store, or answered from what a batch read ahead), or, in a dry pass,
+/// only wanted: noted for the next batch and not made, and the pass stops
+/// there (`batch`). A value, not an error: no user ever sees it.
+#[must_use]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Read<T> {
+    Made(T),
+    Wanted,
 }
 
-/// A dry evaluation met a write.
-pub(crate) fn writes() -> RuntimeError {
-    RuntimeError::new(
-        WRITES,
-        "a write inside a read-ahead pass escaped it",
-        "this is a bug in rqc; please report it with the program",
-    )
-}
-
-pub(crate) fn is_blocked(error: &RuntimeError) -> bool {
-    error.code == BLOCKED
-}
-
-pub(crate) fn is_write(error: &RuntimeError) -> bool {
-    error.code == WRITES
+impl<T> Read<T> {
+    /// The read's result, where a read is never only wanted (outside a
+    /// dry pass): E0594 if it was.
+    pub fn made(self) -> crate::error::Result<T> {
+        match self {
+            Read::Made(value) => Ok(value),
+            Read::Wanted => Err(crate::error::internal(
+                "a read was only wanted outside a read-ahead pass",
+            )),
+        }
+    }
 }
 
 /// A range read ahead, by its tree, ends and direction.

@@ -4,8 +4,9 @@ use crate::bound::BoundTable;
 use crate::encoding::key::{encode_component, encode_key, encode_string_prefix};
 use crate::entry_bytes::clamp_end;
 use crate::error::internal;
-use crate::error::Result;
+use crate::halt::{Eval, Halt};
 use crate::interp::Interp;
+use crate::read_ahead::Read;
 use crate::rows::decode_record;
 use crate::store::prefix_end;
 use crate::values::{Env, Stream, Val};
@@ -22,7 +23,7 @@ impl<'p> Interp<'p, '_> {
         lower: &'p Option<RangeEnd>,
         upper: &'p Option<RangeEnd>,
         env: &Env<'p>,
-    ) -> Result<Stream<'p>> {
+    ) -> Eval<Stream<'p>> {
         // Key columns are all ascending (an empty list says so).
         let (tree, descending): (_, &[bool]) = match index {
             None => (table.rows, &[]),
@@ -41,7 +42,7 @@ impl<'p> Interp<'p, '_> {
             .get(prefix_values.len())
             .copied()
             .unwrap_or(false);
-        let mut end_of = |e: &'p Option<RangeEnd>| -> Result<Option<(Vec<u8>, bool)>> {
+        let mut end_of = |e: &'p Option<RangeEnd>| -> Eval<Option<(Vec<u8>, bool)>> {
             let Some(end) = e else { return Ok(None) };
             let mut bytes = prefix_bytes.clone();
             // A tuple's values, one per column from the next: its key in
@@ -58,7 +59,8 @@ impl<'p> Interp<'p, '_> {
                 if column >= width || desc != next_desc {
                     return Err(internal(
                         "a tuple range over columns of mixed directions or past the index",
-                    ));
+                    )
+                    .into());
                 }
                 let value = self.value(item, env)?;
                 encode_component(&mut bytes, &value, next_desc)?;
@@ -114,7 +116,7 @@ impl<'p> Interp<'p, '_> {
         prefix: &'p [Node],
         start_of: &'p Option<RangeEnd>,
         env: &Env<'p>,
-    ) -> Result<Stream<'p>> {
+    ) -> Eval<Stream<'p>> {
         let (tree, descending): (_, &[bool]) = match index {
             None => (table.rows, &[]),
             Some(i) => (table.indexes[i], &table.schema.indexes[i].descending),
@@ -129,9 +131,7 @@ impl<'p> Interp<'p, '_> {
             .copied()
             .unwrap_or(false);
         let Some(end) = start_of else {
-            return Err(crate::error::internal(
-                "a `starts_with` range without its prefix",
-            ));
+            return Err(internal("a `starts_with` range without its prefix").into());
         };
         let none_prefix = prefix_values.contains(&rqc_plan::Value::Null);
         let text = match self.value(&end.value, env)? {
@@ -164,11 +164,7 @@ impl<'p> Interp<'p, '_> {
                     next_descending: next_desc,
                 })
             }
-            _ => {
-                return Err(crate::error::internal(
-                    "a `starts_with` prefix that is not a String",
-                ))
-            }
+            _ => return Err(internal("a `starts_with` prefix that is not a String").into()),
         };
         encode_string_prefix(&mut start, &text, next_desc);
         let end = prefix_end(&start);
@@ -188,7 +184,7 @@ impl<'p> Interp<'p, '_> {
     /// Up to `wanted` rows of the range, in order, each through the
     /// stream's `map`s. Asks the store for at most one row past what the
     /// enclosing bounds allow, and stops with E0599 if it gets it.
-    pub(crate) fn read(&mut self, range: &Stream<'p>, wanted: usize) -> Result<Vec<Val<'p>>> {
+    pub(crate) fn read(&mut self, range: &Stream<'p>, wanted: usize) -> Eval<Vec<Val<'p>>> {
         if wanted == 0 {
             return Ok(Vec::new());
         }
@@ -198,7 +194,10 @@ impl<'p> Interp<'p, '_> {
         // In a mutation on a store of limited requests, ends longer than
         // any stored key (from arguments) are asked for as the shortest
         // ends that bound the same keys (`entry_bytes`).
-        let key_limit = range.table.key_limit.filter(|_| self.session.clamps_keys);
+        let key_limit = range
+            .table
+            .key_limit
+            .filter(|_| self.session.expects.clamps_keys());
         let (start, end) = self.page_range(range);
         let start = clamp_end(&start, key_limit);
         let end = end.as_deref().map(|end| clamp_end(end, key_limit));
@@ -206,7 +205,7 @@ impl<'p> Interp<'p, '_> {
         let (mut read, mut last) = (0, None);
         // Decoded where the entries lie (a batch's answers are not copied).
         let reverse = range.reverse;
-        self.session.range_with(
+        let made = self.session.range_with_ahead(
             range.tree,
             &start,
             end.as_deref(),
@@ -224,6 +223,9 @@ impl<'p> Interp<'p, '_> {
                 Ok(())
             },
         )?;
+        if made == Read::Wanted {
+            return Err(Halt::Blocked);
+        }
         self.within_deadline()?;
         if range.paged {
             if let Some(page) = &mut self.page {

@@ -4,26 +4,40 @@
 //! point of the mutation (spec/cost.md §7): an update or delete of a key
 //! already gone does nothing, and a second write of a row sees the first
 //! one's result.
+//!
+//! A dry read-ahead pass stops at a write operator ([`Halt::DryWrite`])
+//! before anything of it is evaluated: the data layer is never entered dry.
 
 use crate::bound::BoundTable;
 use crate::constraints::{delete_row, insert_row, live_row, rewrite_row, update_row, upsert_row};
 use crate::error::{Result, RuntimeError};
+use crate::halt::{Eval, Halt};
 use crate::interp::{internal, Interp};
 use crate::rows::{record, record_key};
 use crate::values::{Env, Val};
 use rqc_plan::{Node, TableSchema, Value};
 
 impl<'p> Interp<'p, '_> {
+    /// [`Halt::DryWrite`] in a dry pass (`batch`), which gives up reading
+    /// ahead and evaluates its elements one by one.
+    fn write_not_dry(&self) -> Eval<()> {
+        if self.session.dry() {
+            return Err(Halt::DryWrite);
+        }
+        Ok(())
+    }
+
     pub(crate) fn insert(
         &mut self,
         node: &'p Node,
         row: &'p [Node],
         generated: bool,
         env: &Env<'p>,
-    ) -> Result<Val<'p>> {
+    ) -> Eval<Val<'p>> {
+        self.write_not_dry()?;
         let (table, _) = self.access(node)?;
         if generated && table.auto.is_none() {
-            return Err(internal("a generated key for a table without `key auto`"));
+            return Err(internal("a generated key for a table without `key auto`").into());
         }
         let row = self.values(row, env)?;
         let key = insert_row(self.session, self.bound, table, row, generated)?;
@@ -44,7 +58,8 @@ impl<'p> Interp<'p, '_> {
         changes: &'p [(String, Node)],
         named_row: bool,
         env: &Env<'p>,
-    ) -> Result<Val<'p>> {
+    ) -> Eval<Val<'p>> {
+        self.write_not_dry()?;
         let (table, _) = self.access(node)?;
         let rows = self.value(target, env)?.into_items();
         let positions = changes
@@ -83,9 +98,9 @@ impl<'p> Interp<'p, '_> {
             let written = self.session.entries_written();
             let mut resolved = Vec::with_capacity(changes.len());
             for (&position, (_, value)) in positions.iter().zip(changes) {
-                let new = self
-                    .value(value, &bound)
-                    .map_err(|e| overflowed(e, &table.schema, position, &live))?;
+                let new = self.value(value, &bound).map_err(|halt| {
+                    halt.map_error(|e| overflowed(e, &table.schema, position, &live))
+                })?;
                 resolved.push((position, new));
             }
             // Computing the changes wrote (a nested write, a call): the
@@ -119,7 +134,8 @@ impl<'p> Interp<'p, '_> {
         node: &'p Node,
         columns: &'p [(String, Node)],
         env: &Env<'p>,
-    ) -> Result<Val<'p>> {
+    ) -> Eval<Val<'p>> {
+        self.write_not_dry()?;
         let (table, _) = self.access(node)?;
         let mut row: Vec<Option<Value>> = vec![None; table.schema.columns.len()];
         let mut named = Vec::with_capacity(columns.len());
@@ -142,7 +158,8 @@ impl<'p> Interp<'p, '_> {
         node: &'p Node,
         target: &'p Node,
         env: &Env<'p>,
-    ) -> Result<Val<'p>> {
+    ) -> Eval<Val<'p>> {
+        self.write_not_dry()?;
         let (table, _) = self.access(node)?;
         let rows = self.value(target, env)?.into_items();
         let mut deleted = 0;

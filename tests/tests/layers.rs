@@ -50,6 +50,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "execution",
         &[
             "values",
+            "halt",
             "interp",
             "combinators",
             "scan",

@@ -301,7 +301,7 @@ impl Hub {
         let position = changelog::head(session.reads(), self.log, self.compact)?;
         session.meter.seeks = 0;
         session.meter.rows = 0;
-        session.read_set = Some(Vec::new());
+        session.live.record_reads();
         let (entry, accesses) = query.entry();
         let (output, mut session) = evaluate(
             &query.installed.bound,
@@ -311,7 +311,7 @@ impl Hub {
             session,
             false,
         )?;
-        let ranges = merge(session.read_set.take().unwrap_or_default());
+        let ranges = merge(session.live.take_reads());
         let evaluated = Evaluated {
             value: output.value,
             position,

@@ -12,14 +12,34 @@
 //! the transaction (`get`, `range`, `read_batch`); the commit's read of the
 //! changelog's head; and one for a commit that writes. Beginning the
 //! transaction and the writes it buffers are not (spec/cost.md §11).
+//!
+//! `Session` composes its concerns, each a type of its own: the meter
+//! (`crate::meter`), what batches read ahead (`crate::read_ahead`), what
+//! it wrote ([`written`]), what live queries need of it ([`live`]: the
+//! key ranges read, the changelog), what it expects of the database
+//! ([`expects`]: the schema generation, clamped keys), a load's sums held
+//! past 64 bits ([`load_sums`]), and the counts a dry pass takes back
+//! ([`counted`]). The executor's reads are read-ahead-aware (`*_ahead`,
+//! a [`Read::Wanted`] in a dry pass); the data layer's plain reads and
+//! every write never run dry (E0594 if one did).
 
-use crate::error::{Result, RuntimeError};
-use crate::live::changelog::{self, Logging};
-use crate::live::ranges::{range_read, KeyRange, WriteSet};
+mod counted;
+mod expects;
+mod live;
+mod load_sums;
+mod written;
+
+pub(crate) use counted::Counted;
+pub(crate) use load_sums::{DeferredSum, DeferredSums};
+
+use crate::error::{internal, Result, RuntimeError};
+use crate::live::changelog;
 use crate::meter::Meter;
-use crate::read_ahead::{blocked, writes, ReadAhead};
-use crate::store::{BatchRead, Found, Lent, ReadTxn, Store, Tree, WriteTxn};
-use std::collections::{BTreeMap, HashSet};
+use crate::read_ahead::{Read, ReadAhead};
+use crate::store::{BatchRead, Entries, Found, Lent, ReadTxn, Store, Tree, WriteTxn};
+use expects::Expectations;
+use live::{LiveTrace, RangeRead};
+use written::Written;
 
 enum Txn<'s> {
     Read(Box<dyn ReadTxn + 's>),
@@ -29,66 +49,24 @@ enum Txn<'s> {
 pub struct Session<'s> {
     store: &'s dyn Store,
     txn: Txn<'s>,
-    /// Table rows inserted, updated or deleted: `(tree, key)`, so that a
-    /// row written twice counts once.
-    rows_written: HashSet<(Tree, Vec<u8>)>,
-    /// Whether `rows_written` is kept: a load writes each row once and
-    /// counts them itself, so its memory does not grow with the file.
-    tracks_rows: bool,
-    /// Whether anything was written (a write transaction that wrote
-    /// nothing is not committed: there is nothing to make durable).
-    wrote: bool,
-    /// Entries put or deleted so far: an update computed from its row
-    /// tells by it whether computing the changes wrote.
-    changes: u64,
     /// Whether the commit is readied ([`Session::prepare_commit`]).
     prepared: bool,
     /// B-tree descents, entries read and calls that read through the
     /// transaction so far.
     pub meter: Meter,
-    /// The key ranges read, when a live subscription evaluates (it then
-    /// listens to exactly these).
-    pub(crate) read_set: Option<Vec<KeyRange>>,
-    /// Where the commit records its writes for live subscriptions, and the
-    /// keys written so far (kept only then).
-    pub(crate) log: Option<Logging<'s>>,
-    written: WriteSet,
     /// Reads made ahead by batches, and the reads a dry pass wants.
     pub(crate) ahead: ReadAhead,
-    /// The schema generation the commit expects in the catalog (a run of
-    /// an installed program: `catalog::GENERATION_KEY`).
-    pub(crate) expects: Option<(Tree, &'s [u8])>,
-    /// Whether reads keyed past a table's longest key are answered without
-    /// the store (`entry_bytes`): in a write transaction on a store whose
-    /// requests are limited, where the commit's size is proved.
-    pub(crate) clamps_keys: bool,
+    /// What it wrote: entries, table rows, whether the commit has work.
+    written: Written,
+    /// The key ranges read and the changelog, for live queries.
+    pub(crate) live: LiveTrace<'s>,
+    /// The schema generation the commit expects, and whether keys are
+    /// clamped.
+    pub(crate) expects: Expectations<'s>,
     /// `now()`, read on its first call in this transaction attempt.
     now: Option<i64>,
-    /// A load's aggregate sums that left 64 bits part way (`None` outside
-    /// a load): rows come in the file's order, and a sum the whole file
-    /// leaves within 64 bits may pass them between two rows.
-    deferred_sums: Option<BTreeMap<(Tree, Vec<u8>), DeferredSum>>,
-}
-
-/// A sum past 64 bits, not written, and the error it is if it stays so.
-pub(crate) struct DeferredSum {
-    pub sum: i128,
-    pub error: RuntimeError,
-}
-
-/// Where a session's counts stood ([`Session::mark`]).
-pub(crate) struct Mark {
-    seeks: u64,
-    rows: u64,
-    reads: usize,
-}
-
-/// What one evaluation counted, held apart until the run reaches it.
-#[derive(Default)]
-pub(crate) struct Counted {
-    seeks: u64,
-    rows: u64,
-    reads: Vec<KeyRange>,
+    /// A load's aggregate sums held past 64 bits (`None` outside a load).
+    deferred_sums: Option<DeferredSums>,
 }
 
 impl<'s> Session<'s> {
@@ -111,7 +89,7 @@ impl<'s> Session<'s> {
     /// The session, keeping no keys of the rows it writes (for a load,
     /// which counts its rows itself: [`Session::rows_written`] stays 0).
     pub fn without_row_keys(mut self) -> Session<'s> {
-        self.tracks_rows = false;
+        self.written.without_row_keys();
         self
     }
 
@@ -120,20 +98,20 @@ impl<'s> Session<'s> {
     /// written when it is back within them, and [`Session::commit`]
     /// refuses with the overflow (E0526) if any is left past them.
     pub fn deferring_sums(mut self) -> Session<'s> {
-        self.deferred_sums = Some(BTreeMap::new());
+        self.deferred_sums = Some(DeferredSums::default());
         self
     }
 
     /// The sums left past 64 bits so far, when this session defers them.
-    pub(crate) fn deferred_sums(&mut self) -> Option<&mut BTreeMap<(Tree, Vec<u8>), DeferredSum>> {
+    pub(crate) fn deferred_sums(&mut self) -> Option<&mut DeferredSums> {
         self.deferred_sums.as_mut()
     }
 
     /// E0526 if a deferred sum is left past 64 bits (the first group's, in
     /// key order): what the whole load leaves must fit.
     pub fn sums_settled(&self) -> Result<()> {
-        match self.deferred_sums.as_ref().and_then(|d| d.values().next()) {
-            Some(left) => Err(left.error.clone()),
+        match &self.deferred_sums {
+            Some(deferred) => deferred.settled(),
             None => Ok(()),
         }
     }
@@ -143,18 +121,12 @@ impl<'s> Session<'s> {
         Session {
             store,
             txn,
-            rows_written: HashSet::new(),
-            tracks_rows: true,
-            wrote: false,
-            changes: 0,
             prepared: false,
             meter: Meter::default(),
-            read_set: None,
-            log: None,
-            written: WriteSet::default(),
             ahead: ReadAhead::default(),
-            expects: None,
-            clamps_keys,
+            written: Written::default(),
+            live: LiveTrace::default(),
+            expects: Expectations::new(clamps_keys),
             now: None,
             deferred_sums: None,
         }
@@ -214,34 +186,48 @@ impl<'s> Session<'s> {
         }
     }
 
-    /// A point read: one seek, one row when found. Read ahead by a batch,
-    /// it makes no call; in a dry pass it is counted when read ahead, and
-    /// only wanted when not (`batch` takes a stopped element's counts back).
+    /// A point read: one seek, one row when found (answered from what a
+    /// batch read ahead when it holds it: no call). The data layer's: never
+    /// in a dry pass, whose reads are the executor's [`Session::get_ahead`].
     pub fn get(&mut self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.not_dry("a read")?;
+        self.get_ahead(tree, key)?.made()
+    }
+
+    /// The executor's point read: [`Session::get`], or in a dry pass, when
+    /// it was not read ahead, only wanted (`batch` takes a stopped
+    /// element's counts back).
+    pub(crate) fn get_ahead(&mut self, tree: Tree, key: &[u8]) -> Result<Read<Option<Vec<u8>>>> {
         if !self.ahead.dry && self.ahead.point(tree, key).is_none() {
             // From the store: its owned value, moved (a write transaction's
-            // reads lend nothing, so `get_with` would copy it twice).
+            // reads lend nothing, so `get_with_ahead` would copy it twice).
             self.meter.seeks += 1;
             let value = self.call(1, |txn| txn.get(tree, key))?;
-            if let Some(read) = &mut self.read_set {
-                read.push(KeyRange::point(tree, key));
-            }
+            self.live.point(tree, key);
             if value.is_some() {
                 self.meter.rows += 1;
             }
-            return Ok(value);
+            return Ok(Read::Made(value));
         }
         let mut value = None;
-        self.get_with(tree, key, &mut |found| {
+        let read = self.get_with_ahead(tree, key, &mut |found| {
             value = found.map(<[u8]>::to_vec);
             Ok(())
         })?;
-        Ok(value)
+        Ok(match read {
+            Read::Made(()) => Read::Made(value),
+            Read::Wanted => Read::Wanted,
+        })
     }
 
-    /// [`Session::get`], the value handed to `found` where it lies (in the
-    /// store's page, or in what a batch read ahead): no copy.
-    pub fn get_with(&mut self, tree: Tree, key: &[u8], found: &mut Found<'_>) -> Result<()> {
+    /// [`Session::get_ahead`], the value handed to `found` where it lies
+    /// (in the store's page, or in what a batch read ahead): no copy.
+    pub(crate) fn get_with_ahead(
+        &mut self,
+        tree: Tree,
+        key: &[u8],
+        found: &mut Found<'_>,
+    ) -> Result<Read<()>> {
         let mut is_some = false;
         let mut seen = |value: Option<&[u8]>| {
             is_some = value.is_some();
@@ -257,20 +243,18 @@ impl<'s> Session<'s> {
                     tree,
                     key: key.to_vec(),
                 });
-                return Err(blocked());
+                return Ok(Read::Wanted);
             }
             None => {
                 self.meter.seeks += 1;
                 self.call(1, |txn| txn.get_with(tree, key, &mut seen))?;
             }
         }
-        if let Some(read) = &mut self.read_set {
-            read.push(KeyRange::point(tree, key));
-        }
+        self.live.point(tree, key);
         if is_some {
             self.meter.rows += 1;
         }
-        Ok(())
+        Ok(Read::Made(()))
     }
 
     /// A point read that always counts a row (a counter's read-modify-write).
@@ -308,7 +292,7 @@ impl<'s> Session<'s> {
 
     /// Like [`Session::range`], from the high end down when `reverse` (a
     /// reverse read, a `max` aggregate's next extreme through an ascending
-    /// index): the same one seek and one row per entry.
+    /// index): the same one seek and one row per entry. Never in a dry pass.
     pub fn range_in(
         &mut self,
         tree: Tree,
@@ -317,10 +301,24 @@ impl<'s> Session<'s> {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.not_dry("a range read")?;
+        self.range_ahead(tree, start, end, reverse, limit)?.made()
+    }
+
+    /// [`Session::range_in`], or in a dry pass, when it was not read ahead,
+    /// only wanted.
+    fn range_ahead(
+        &mut self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Read<Entries>> {
         // An empty range (such as `t1..t2` with t1 > t2) reads nothing.
         if end.is_some_and(|end| end <= start) {
             self.meter.seeks += 1;
-            return Ok(Vec::new());
+            return Ok(Read::Made(Vec::new()));
         }
         let result = match self.ahead.range(tree, start, end, reverse, limit) {
             Some(result) => {
@@ -335,21 +333,22 @@ impl<'s> Session<'s> {
                     reverse,
                     limit,
                 });
-                return Err(blocked());
+                return Ok(Read::Wanted);
             }
             None => {
                 self.meter.seeks += 1;
                 self.call(1, |txn| txn.range(tree, start, end, reverse, limit))?
             }
         };
-        let read = (tree, start, end, reverse, limit);
-        ranged(&mut self.read_set, &mut self.meter.rows, read, &result);
-        Ok(result)
+        self.ranged((tree, start, end, reverse, limit), &result);
+        Ok(Read::Made(result))
     }
 
-    /// [`Session::range_in`], its entries handed to `read` where they lie
-    /// when a batch read them ahead (no copy), counted the same.
-    pub fn range_with(
+    /// The executor's range read: its entries handed to `read` where they
+    /// lie when a batch read them ahead (no copy), counted as
+    /// [`Session::range_in`]; in a dry pass, when not read ahead, only
+    /// wanted.
+    pub(crate) fn range_with_ahead(
         &mut self,
         tree: Tree,
         start: &[u8],
@@ -357,7 +356,7 @@ impl<'s> Session<'s> {
         reverse: bool,
         limit: usize,
         read: &mut Lent<'_>,
-    ) -> Result<()> {
+    ) -> Result<Read<()>> {
         let empty = end.is_some_and(|end| end <= start);
         let ahead = if empty {
             None
@@ -365,50 +364,34 @@ impl<'s> Session<'s> {
             self.ahead.range(tree, start, end, reverse, limit)
         };
         let Some(entries) = ahead else {
-            let entries = self.range_in(tree, start, end, reverse, limit)?;
-            return read(&entries);
+            return match self.range_ahead(tree, start, end, reverse, limit)? {
+                Read::Made(entries) => read(&entries).map(Read::Made),
+                Read::Wanted => Ok(Read::Wanted),
+            };
         };
         self.meter.seeks += 1;
-        let range = (tree, start, end, reverse, limit);
-        ranged(&mut self.read_set, &mut self.meter.rows, range, entries);
-        read(entries)
+        self.meter.rows += entries.len() as u64;
+        self.live.range((tree, start, end, reverse, limit), entries);
+        read(entries).map(Read::Made)
     }
 
-    /// Where the counts stand, so that what one evaluation counts can be
-    /// taken back ([`Session::take_since`]).
-    pub(crate) fn mark(&self) -> Mark {
-        Mark {
-            seeks: self.meter.seeks,
-            rows: self.meter.rows,
-            reads: self.read_set.as_ref().map_or(0, Vec::len),
+    /// Counts a range's entries as rows read, and notes what they depended
+    /// on for a subscription.
+    fn ranged(&mut self, read: RangeRead<'_>, entries: &[(Vec<u8>, Vec<u8>)]) {
+        self.meter.rows += entries.len() as u64;
+        self.live.range(read, entries);
+    }
+
+    /// E0594 if a plain read or a write comes in a dry pass: the executor's
+    /// reads there are the `_ahead` ones, and it stops a pass at a write
+    /// operator before the data layer is entered (`halt::Halt::DryWrite`).
+    fn not_dry(&self, what: &str) -> Result<()> {
+        if self.ahead.dry {
+            return Err(internal(&format!(
+                "{what} reached the session in a read-ahead pass"
+            )));
         }
-    }
-
-    /// The seeks, rows and key ranges read counted since `mark`, taken out of
-    /// the totals (a dry pass keeps them with the element's result, and
-    /// [`Session::add`] counts them when the run reaches it). Round trips
-    /// stay: a call made is counted where it is made.
-    pub(crate) fn take_since(&mut self, mark: &Mark) -> Counted {
-        let counted = Counted {
-            seeks: self.meter.seeks.saturating_sub(mark.seeks),
-            rows: self.meter.rows.saturating_sub(mark.rows),
-            reads: match &mut self.read_set {
-                Some(read) if read.len() > mark.reads => read.split_off(mark.reads),
-                _ => Vec::new(),
-            },
-        };
-        self.meter.seeks = mark.seeks;
-        self.meter.rows = mark.rows;
-        counted
-    }
-
-    /// Counts what [`Session::take_since`] took out.
-    pub(crate) fn add(&mut self, counted: Counted) {
-        self.meter.seeks += counted.seeks;
-        self.meter.rows += counted.rows;
-        if let Some(read) = &mut self.read_set {
-            read.extend(counted.reads);
-        }
+        Ok(())
     }
 
     /// The most reads one request of the store holds, when it has a limit.
@@ -444,30 +427,20 @@ impl<'s> Session<'s> {
 
     /// An index entry, a counter or a catalog entry written.
     pub fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
-        if self.ahead.dry {
-            return Err(writes());
-        }
+        self.not_dry("a write")?;
         self.ahead.forget();
         self.writes()?.put(tree, key, value)?;
-        self.wrote = true;
-        self.changes += 1;
-        if self.log.is_some() {
-            self.written.add(tree, key);
-        }
+        self.written.entry();
+        self.live.wrote(tree, key);
         Ok(())
     }
 
     pub fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
-        if self.ahead.dry {
-            return Err(writes());
-        }
+        self.not_dry("a write")?;
         self.ahead.forget();
         self.writes()?.delete(tree, key)?;
-        self.wrote = true;
-        self.changes += 1;
-        if self.log.is_some() {
-            self.written.add(tree, key);
-        }
+        self.written.entry();
+        self.live.wrote(tree, key);
         Ok(())
     }
 
@@ -478,25 +451,21 @@ impl<'s> Session<'s> {
     pub(crate) fn log_install(&mut self, catalog: Tree) -> Result<u64> {
         let store = self.store;
         let position = changelog::append_install(self.writes()?, store, catalog)?;
-        self.wrote = true;
+        self.written.other();
         Ok(position)
     }
 
     /// A table's row written (inserted or updated): counted as written.
     pub fn put_row(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         self.put(tree, key, value)?;
-        if self.tracks_rows {
-            self.rows_written.insert((tree, key.to_vec()));
-        }
+        self.written.row(tree, key);
         Ok(())
     }
 
     /// A table's row deleted: counted as written.
     pub fn delete_row(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
         self.delete(tree, key)?;
-        if self.tracks_rows {
-            self.rows_written.insert((tree, key.to_vec()));
-        }
+        self.written.row(tree, key);
         Ok(())
     }
 
@@ -514,18 +483,18 @@ impl<'s> Session<'s> {
     /// How many entries were put or deleted so far (two readings differ
     /// when something was written in between).
     pub fn entries_written(&self) -> u64 {
-        self.changes
+        self.written.entries()
     }
 
     /// Table rows inserted, updated or deleted (index entries and counters
     /// not counted).
     pub fn rows_written(&self) -> u64 {
-        self.rows_written.len() as u64
+        self.written.rows()
     }
 
     /// Whether [`Session::commit`] will call the store (one more round trip).
     pub fn commits(&self) -> bool {
-        matches!(self.txn, Txn::Write(_)) && self.wrote
+        matches!(self.txn, Txn::Write(_)) && self.written.any()
     }
 
     /// Readies the commit inside the transaction, before it is held to the
@@ -536,31 +505,21 @@ impl<'s> Session<'s> {
     /// (spec/cost.md §11). Nothing is stored until [`Session::commit`].
     pub fn prepare_commit(&mut self) -> Result<()> {
         self.sums_settled()?;
-        if self.prepared || !self.wrote {
+        if self.prepared || !self.written.any() {
             return Ok(());
         }
         let Txn::Write(txn) = &mut self.txn else {
             return Ok(());
         };
-        if let Some((catalog, generation)) = self.expects {
-            txn.expect(catalog, crate::rows::GENERATION_KEY, generation)?;
-        }
-        if let Some(log) = &self.log {
-            if !self.written.is_empty() {
-                let before = txn.requests();
-                let appended = changelog::append(
-                    txn.as_mut(),
-                    log.tree,
-                    log.compact,
-                    log.names,
-                    &self.written,
-                );
-                self.meter.trips += match (before, txn.requests()) {
-                    (Some(before), Some(after)) => after.saturating_sub(before),
-                    _ => 1,
-                };
-                appended?;
-            }
+        self.expects.hold(txn.as_mut())?;
+        if self.live.appends() {
+            let before = txn.requests();
+            let appended = self.live.append(txn.as_mut());
+            self.meter.trips += match (before, txn.requests()) {
+                (Some(before), Some(after)) => after.saturating_sub(before),
+                _ => 1,
+            };
+            appended?;
         }
         self.prepared = true;
         Ok(())
@@ -574,40 +533,12 @@ impl<'s> Session<'s> {
     pub fn commit(mut self) -> Result<()> {
         self.prepare_commit()?;
         match self.txn {
-            Txn::Write(txn) if self.wrote => {
+            Txn::Write(txn) if self.written.any() => {
                 txn.commit()?;
-                if let Some(log) = &self.log {
-                    log.wake.committed();
-                }
+                self.live.committed();
                 Ok(())
             }
             _ => Ok(()),
         }
     }
-}
-
-/// A range read: its tree, ends, direction and limit.
-type RangeRead<'a> = (Tree, &'a [u8], Option<&'a [u8]>, bool, usize);
-
-/// Counts a range's entries as rows read, and notes what they depended on
-/// for a subscription (`live::ranges::range_read`).
-fn ranged(
-    read_set: &mut Option<Vec<KeyRange>>,
-    rows: &mut u64,
-    (tree, start, end, reverse, limit): RangeRead<'_>,
-    entries: &[(Vec<u8>, Vec<u8>)],
-) {
-    if let Some(read) = read_set {
-        let last = entries.last().map(|(key, _)| key.as_slice());
-        read.push(range_read(
-            tree,
-            start,
-            end,
-            reverse,
-            limit,
-            last,
-            entries.len(),
-        ));
-    }
-    *rows += entries.len() as u64;
 }
