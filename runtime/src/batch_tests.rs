@@ -103,8 +103,15 @@ fn store_with_rows() -> (MemoryStore, Tables) {
     (store, tables)
 }
 
-/// What each operator of `root` accesses.
+/// What each operator of `root` accesses. The tests' free name `x` is
+/// bound by the scope they evaluate in (one binding): bound here as a
+/// lambda's parameter around `root`, so that it resolves to slot 0.
 fn accesses(tables: &Tables, root: &Node) -> Vec<Access> {
+    let root = Node {
+        id: 0,
+        op: Op::Lambda(vec!["x".into()], Box::new(root.clone())),
+        bound: None,
+    };
     let entry = Entry {
         module: "m".into(),
         name: "e".into(),
@@ -115,7 +122,7 @@ fn accesses(tables: &Tables, root: &Node) -> Vec<Access> {
             rows: 0,
             round_trips: 0,
         },
-        root: root.clone(),
+        root,
     };
     bind_entry(tables, &entry).unwrap()
 }
@@ -133,7 +140,7 @@ fn a_dry_pass_stopped_at_a_read_not_made_is_blocked_with_the_read_wanted_and_no_
     let accesses = accesses(&tables, &get);
     let mut session = Session::read(&store).unwrap();
     let mut interp = Interp::new(&tables, &accesses, &[], &mut session, None);
-    let env = Env::new().bind("x", Val::Data(Value::Int(2)));
+    let env = Env::new().bind(Val::Data(Value::Int(2)));
 
     interp.session.ahead.dry = true;
     let stopped = interp.eval(&get, &env);
