@@ -59,6 +59,8 @@ pub struct Interp<'p, 's> {
     /// The scan a paged run walks, where it resumes and where it ended
     /// (`page`); `None` for a plain run.
     pub(crate) page: Option<crate::scan::PageCursor>,
+    /// Long string parameters, shared once first used (`Interp::param`).
+    shared_params: Vec<Option<Rc<Value>>>,
 }
 
 impl<'p, 's> Interp<'p, 's> {
@@ -85,6 +87,7 @@ impl<'p, 's> Interp<'p, 's> {
             split,
             read_ahead_bodies: std::collections::HashMap::new(),
             page: None,
+            shared_params: Vec::new(),
         }
     }
 
@@ -200,12 +203,7 @@ impl<'p, 's> Interp<'p, 's> {
         match &node.op {
             Op::Const(v) => data(v.clone()),
             Op::Now => data(Value::Int(self.session.now()?)),
-            Op::Param(i) => data(
-                self.params
-                    .get(*i)
-                    .cloned()
-                    .ok_or_else(|| internal("missing parameter"))?,
-            ),
+            Op::Param(i) => self.param(*i),
             Op::Var(name) => Ok(env
                 .get(self.slot(node)?)
                 .ok_or_else(|| internal(&format!("unbound name {name}")))?),
@@ -416,6 +414,24 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Var(_) if base.bound.is_none() && !self.analyzing => Ok(Some(self.slot(base)?)),
             _ => Ok(None),
         }
+    }
+
+    /// Parameter `i`: a long string shared from its first use on, as a
+    /// name's is (`Env::get`), so that a list made of its uses holds one
+    /// copy; any other value copied, as the steps count it.
+    fn param(&mut self, i: usize) -> Eval<Val<'p>> {
+        let value = self
+            .params
+            .get(i)
+            .ok_or_else(|| internal("missing parameter"))?;
+        if !matches!(value, Value::Str(s) if s.len() > crate::values::SHARED_STRING_BYTES) {
+            return Ok(Val::Data(value.clone()));
+        }
+        if self.shared_params.len() <= i {
+            self.shared_params.resize(i + 1, None);
+        }
+        let shared = self.shared_params[i].get_or_insert_with(|| Rc::new(value.clone()));
+        Ok(Val::Shared(shared.clone()))
     }
 
     /// A variable's slot, resolved at install (`bound::bind_slots`).

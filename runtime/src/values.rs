@@ -136,7 +136,7 @@ impl<'p> Env<'p> {
 /// A string longer than this is shared where a name is used, not copied
 /// (a step's worth of bytes, `rqc_cost::STRING_STEP_BYTES`: a shorter
 /// one costs no more to copy than the pointer's upkeep).
-const SHARED_STRING_BYTES: usize = rqc_cost::STRING_STEP_BYTES as usize;
+pub(crate) const SHARED_STRING_BYTES: usize = rqc_cost::STRING_STEP_BYTES as usize;
 
 /// Whether `value` is a list, or a record holding a list or record: what
 /// [`Val::of_shared_parts`] shares part by part.
