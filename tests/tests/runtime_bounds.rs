@@ -26,6 +26,10 @@ fn engine() -> (Engine, rqc_plan::CompiledProgram) {
     let compilation = rqc_tests::compiled_cleanly(&[("p.rq".to_string(), PROGRAM.to_string())]);
     let mut engine = Engine::in_memory();
     engine.install(compilation.program.clone()).unwrap();
+    // The plans below claim less than they read: the verifier would refuse
+    // them before the run (as it does every plan not installed); these
+    // tests are of the run's own meters behind it.
+    engine.skip_verifying_lines();
     for id in 0..ROWS {
         engine.run("add", &[id.into(), 1.into()]).unwrap();
     }
