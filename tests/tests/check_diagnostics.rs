@@ -35,6 +35,7 @@ fn selected_corpus_diagnostics_read_well() {
         "write_upsert_rejected",
         "steps_in_memory",
         "help_sort_reads_index",
+        "order_name_shadowed",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -492,12 +492,28 @@ impl Checker<'_> {
     /// fix (E0421).
     pub(super) fn written_order(&mut self, order: &Expr) -> Checked {
         let o = self.check(order);
-        self.expect_type(
+        let fits = self.expect_type(
             &Ty::Order,
             &o.ty,
             order.span,
             "the order is `desc` or `asc`",
         );
+        // `desc` or `asc` written, but a name in scope took it (a
+        // parameter or `let` of that name): say so, not only the types.
+        if let (false, ExprKind::Name(name)) = (fits, &order.kind) {
+            if matches!(name.name.as_str(), "desc" | "asc") {
+                if let Some(d) = self.diagnostics.last_mut() {
+                    d.notes.push(format!(
+                        "`{}` here is the name in scope, which hides the order `{}`",
+                        name.name, name.name
+                    ));
+                    d.help.push(format!(
+                        "rename that parameter or `let` (such as `{}_`), so that `{}` is the order again",
+                        name.name, name.name
+                    ));
+                }
+            }
+        }
         if o.ty == Ty::Order && !matches!(o.tir, TExpr::Order(_)) {
             self.error(
                 "E0421",
