@@ -424,7 +424,7 @@ impl<'p, 's> Interp<'p, 's> {
             .params
             .get(i)
             .ok_or_else(|| internal("missing parameter"))?;
-        if !matches!(value, Value::Str(s) if s.len() > crate::values::SHARED_STRING_BYTES) {
+        if !crate::values::shares_string(value) {
             return Ok(Val::Data(value.clone()));
         }
         if self.shared_params.len() <= i {
@@ -575,9 +575,9 @@ pub const MAX_STRING_BYTES: usize = rqc_cost::MAX_STRING_BYTES as usize;
 fn joined(mut a: String, b: &str) -> Result<String> {
     let bytes = a.len().saturating_add(b.len());
     if bytes > MAX_STRING_BYTES {
-        return Err(RuntimeError::new(
-            "E0539",
-            format!("string overflow: the joined string would be {bytes} bytes, past the {MAX_STRING_BYTES} a string may hold"),
+        return Err(string_overflow(
+            "joined",
+            bytes,
             "join fewer or shorter strings; a string joined to itself doubles at each `let`",
         ));
     }
@@ -590,16 +590,22 @@ fn joined(mut a: String, b: &str) -> Result<String> {
 /// that may exist (every bound counts a string's work as at most it).
 fn within_any(mapped: String) -> Result<String> {
     if mapped.len() > MAX_STRING_BYTES {
-        return Err(RuntimeError::new(
-            "E0539",
-            format!(
-                "string overflow: the case-mapped string would be {} bytes, past the {MAX_STRING_BYTES} a string may hold",
-                mapped.len()
-            ),
+        return Err(string_overflow(
+            "case-mapped",
+            mapped.len(),
             "map a shorter string",
         ));
     }
     Ok(mapped)
+}
+
+/// E0539: a string made past [`MAX_STRING_BYTES`]; nothing is written.
+fn string_overflow(made: &str, bytes: usize, help: &str) -> RuntimeError {
+    RuntimeError::new(
+        "E0539",
+        format!("string overflow: the {made} string would be {bytes} bytes, past the {MAX_STRING_BYTES} a string may hold"),
+        help,
+    )
 }
 
 fn overflow() -> RuntimeError {

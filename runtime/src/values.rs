@@ -104,9 +104,8 @@ impl<'p> Env<'p> {
         // A long string too: each use would copy it, and a list made of
         // its uses (`xs |> map(x => s)`) would hold every copy (an
         // adversary's 256 uses of a 16 MiB string held 4.8 GB).
-        let long_string =
-            matches!(&*value, Val::Data(Value::Str(s)) if s.len() > SHARED_STRING_BYTES);
-        if long_string || matches!(&*value, Val::Data(Value::List(_) | Value::Record(_))) {
+        let shared = matches!(&*value, Val::Data(data) if shares_string(data));
+        if shared || matches!(&*value, Val::Data(Value::List(_) | Value::Record(_))) {
             let Val::Data(data) = std::mem::replace(&mut *value, Val::Data(Value::Null)) else {
                 unreachable!("matched above")
             };
@@ -136,7 +135,13 @@ impl<'p> Env<'p> {
 /// A string longer than this is shared where a name is used, not copied
 /// (a step's worth of bytes, `rqc_cost::STRING_STEP_BYTES`: a shorter
 /// one costs no more to copy than the pointer's upkeep).
-pub(crate) const SHARED_STRING_BYTES: usize = rqc_cost::STRING_STEP_BYTES as usize;
+const SHARED_STRING_BYTES: usize = rqc_cost::STRING_STEP_BYTES as usize;
+
+/// Whether `value` is a string long enough to be shared where it is used
+/// (a name's, [`Env::get`]; a parameter's, `Interp::param`).
+pub(crate) fn shares_string(value: &Value) -> bool {
+    matches!(value, Value::Str(s) if s.len() > SHARED_STRING_BYTES)
+}
 
 /// Whether `value` is a list, or a record holding a list or record: what
 /// [`Val::of_shared_parts`] shares part by part.

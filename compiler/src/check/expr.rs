@@ -306,10 +306,7 @@ impl<'p> Checker<'p> {
     fn string_past_any(&mut self, span: Span, bytes: usize) {
         self.error(
             "E0458",
-            format!(
-                "this string literal is {bytes} bytes, past the {} any string may hold",
-                crate::cost::MAX_STRING_BYTES
-            ),
+            super::schema::past_any_string("this string literal", bytes),
             span,
             "too long",
         )

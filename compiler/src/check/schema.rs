@@ -155,11 +155,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                         diagnostics.push(
                             Diagnostic::error(
                                 "E0458",
-                                format!(
-                                    "this default is {} bytes, past the {} any string may hold",
-                                    text.len(),
-                                    rqc_cost::MAX_STRING_BYTES
-                                ),
+                                past_any_string("this default", text.len()),
                                 file,
                                 *span,
                                 "too long",
@@ -540,6 +536,15 @@ fn default_literal(value: &ast::Expr, ty: &ColumnType) -> Option<Literal> {
         (ExprKind::Bool(b), ColumnType::Bool) if !negated => Some(Literal::Bool(*b)),
         _ => None,
     }
+}
+
+/// E0458's message: `what` (a literal, a default) is a string past the
+/// most any string may hold (16 MiB).
+pub(super) fn past_any_string(what: &str, bytes: usize) -> String {
+    format!(
+        "{what} is {bytes} bytes, past the {} any string may hold",
+        rqc_cost::MAX_STRING_BYTES
+    )
 }
 
 fn bad_default(file: &str, ty: &ColumnType, span: crate::Span) -> Diagnostic {
