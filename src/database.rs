@@ -13,7 +13,7 @@ pub use rqc_runtime::store::EtcdOptions;
 use rqc_runtime::upgrade::Upgraded;
 use rqc_runtime::verify::Verification;
 pub use rqc_runtime::{Backend, Durability, OpenOptions, Output};
-use rqc_runtime::{Engine, LoadReport, LoadRows, RowSource};
+use rqc_runtime::{Converted, Engine, LoadReport, LoadRows, RowSource};
 use std::path::{Path, PathBuf};
 
 /// An open rqc database with (once installed) a program to run.
@@ -344,6 +344,16 @@ impl Database {
     /// one value.
     pub fn upgrade(&self) -> Result<Upgraded, Error> {
         Ok(self.engine.upgrade()?)
+    }
+
+    /// Moves the database in `dir` into this rqc's storage layout before it
+    /// is opened (`rqc upgrade`'s first step): an LMDB database of storage
+    /// format 3, which [`Database::open`] refuses (E0518), into format 4,
+    /// in one transaction, every entry as it was. What it moved; nothing
+    /// for a database in this layout already or of another backend. Then
+    /// open it and run [`Database::upgrade`], and [`Database::verify`].
+    pub fn upgrade_layout(dir: impl AsRef<Path>, options: OpenOptions) -> Result<Converted, Error> {
+        Ok(rqc_runtime::upgrade_layout(dir.as_ref(), options)?)
     }
 
     /// Every row that is still readable, table by table, and what could not

@@ -35,6 +35,7 @@ pub use rqc_runtime::live::{Event, LiveStats, Resume, Subscription, WatchOptions
 pub use rqc_runtime::page::Page;
 pub use rqc_runtime::upgrade::Upgraded;
 pub use rqc_runtime::verify::Verification;
+pub use rqc_runtime::Converted;
 pub use rqc_runtime::{
     ErrorKind, LoadReport, LoadRow, LoadRows, RowSource, RuntimeError, Stats, KEPT_REFUSALS,
 };

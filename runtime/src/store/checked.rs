@@ -27,8 +27,8 @@ pub const CHECKSUM_LEN: usize = 4;
 pub const SEAL_LEN: usize = 4 + CHECKSUM_LEN;
 
 /// The catalog's tree and the key of the storage format, stored bare.
-const CATALOG: &str = "__catalog";
-const FORMAT_KEY: &[u8] = b"format";
+pub(super) const CATALOG: &str = "__catalog";
+pub(super) const FORMAT_KEY: &[u8] = b"format";
 /// The database's identity, made at its creation and stored bare: every
 /// checksum is seeded with it, so an entry copied in from another
 /// database (of the same program, the same tree and key) fails its

@@ -25,6 +25,9 @@ mod durability_tests;
 mod etcd;
 mod lmdb_backend;
 mod lmdb_env;
+mod lmdb_layout;
+#[cfg(test)]
+mod lmdb_layout_tests;
 mod lmdb_reads;
 mod memory;
 mod nested;
@@ -41,7 +44,7 @@ pub use checked::{Checked, CHECKSUM_LEN, IDENTITY_KEY, SEAL_LEN};
 pub use durability::Durability;
 #[cfg(feature = "etcd")]
 pub use etcd::{is_etcd_url, EtcdOptions, EtcdStore, EtcdUrl, PASSWORD_VARIABLE};
-pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
+pub use lmdb_backend::{Access, Converted, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
 pub use memory::MemoryStore;
 pub(crate) use nested::{Buffered, Direct};
 pub use redb_backend::{RedbStore, REDB_FILE};
@@ -54,6 +57,13 @@ use crate::error::Result;
 use crate::error::RuntimeError;
 use std::collections::HashMap;
 use std::sync::RwLock;
+
+/// The layout of trees, keys and entries this runtime writes, held bare in
+/// every database's catalog (`store::checked`). Format 1 stored no
+/// checksums, format 2 no chain of entries (`store::chain`), format 3 each
+/// LMDB tree in a named database of its own (`lmdb_layout`); the other
+/// backends' layout is the same in formats 3 and 4.
+pub const STORAGE_FORMAT: u32 = 4;
 
 /// A tree of one store, by number. The same name always gives the same
 /// handle in one store; a handle from another store means nothing.
