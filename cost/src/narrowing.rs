@@ -277,18 +277,20 @@ mod tests {
     fn a_later_comparison_tightens_an_earlier_one_of_the_same_condition() {
         // `n <= m && m <= 10`: `n ≤ 10`, as with the tests the other way
         // round; `n > m || m > 10` false proves the same.
-        let side = |name: &'static str| {
-            Box::new(Side {
-                interval: Interval::unbounded(name),
-                name: Some(name),
+        let first = || {
+            let side = |name: &'static str| {
+                Box::new(Side {
+                    interval: Interval::unbounded(name),
+                    name: Some(name),
+                })
+            };
+            Box::new(Condition::Compare {
+                left: side("n"),
+                relation: Some(Relation::AtMost),
+                right: side("m"),
             })
         };
-        let first = Condition::Compare {
-            left: side("n"),
-            relation: Some(Relation::AtMost),
-            right: side("m"),
-        };
-        let second = compare("m", Some(Relation::AtMost), 10);
+        let second = || Box::new(compare("m", Some(Relation::AtMost), 10));
         let most_n = |condition: &Condition<&'static str>, holds: bool| {
             let mut narrowed = Vec::new();
             assume_within(&[], condition, holds, &mut narrowed);
@@ -298,15 +300,14 @@ mod tests {
                 .find(|(name, _)| *name == "n")
                 .and_then(|(_, i)| i.most)
         };
-        let and = |a: &Condition<_>, b: &Condition<_>| {
-            Condition::And(Box::new(a.clone()), Box::new(b.clone()))
-        };
-        assert_eq!(most_n(&and(&first, &second), true), Some(10));
-        assert_eq!(most_n(&and(&second, &first), true), Some(10));
-        let negated = |c: &Condition<&'static str>| Condition::Not(Box::new(c.clone()));
-        let or = Condition::Or(Box::new(negated(&first)), Box::new(negated(&second)));
+        assert_eq!(most_n(&Condition::And(first(), second()), true), Some(10));
+        assert_eq!(most_n(&Condition::And(second(), first()), true), Some(10));
+        let or = Condition::Or(
+            Box::new(Condition::Not(first())),
+            Box::new(Condition::Not(second())),
+        );
         assert_eq!(most_n(&or, false), Some(10));
         // Either one may fail where the `&&` does: nothing of `n`.
-        assert_eq!(most_n(&and(&first, &second), false), None);
+        assert_eq!(most_n(&Condition::And(first(), second()), false), None);
     }
 }
