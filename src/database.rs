@@ -5,7 +5,7 @@ use crate::install::{compile_installable, names, Installable, Installed};
 use crate::sources::{read_plan, read_program};
 use crate::transaction::Transaction;
 use rqc_plan::{CompiledProgram, Entry, Value};
-use rqc_runtime::dump::Dump;
+use rqc_runtime::dump::{Dump, Dumped};
 use rqc_runtime::live::{Subscription, WatchOptions};
 use rqc_runtime::page::Page;
 #[cfg(feature = "etcd")]
@@ -360,6 +360,17 @@ impl Database {
     /// be read (see `rqc dump`).
     pub fn dump(&self) -> Result<Dump, Error> {
         Ok(self.engine.dump()?)
+    }
+
+    /// Every row that is still readable, handed to `each` in order (each
+    /// table, its rows, its key counter) a chunk of entries read at a
+    /// time, so memory does not grow with the tables; what could not be
+    /// read comes as [`Dumped::Problem`]. An error of `each` stops it.
+    pub fn dump_each(
+        &self,
+        mut each: impl FnMut(Dumped<'_>) -> Result<(), rqc_runtime::RuntimeError>,
+    ) -> Result<(), Error> {
+        Ok(self.engine.dump_each(&mut each)?)
     }
 
     /// Moves `table`'s generated key counter (`key auto`) up to `at_least`

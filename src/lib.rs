@@ -30,7 +30,7 @@ pub use error::Error;
 pub use install::{compile_installable, Installable, Installed};
 pub use rqc_compiler as compiler;
 pub use rqc_plan::{CompiledProgram, Entry, Value};
-pub use rqc_runtime::dump::Dump;
+pub use rqc_runtime::dump::{Dump, Dumped};
 pub use rqc_runtime::live::{Event, LiveStats, Resume, Subscription, WatchOptions};
 pub use rqc_runtime::page::Page;
 pub use rqc_runtime::upgrade::Upgraded;
