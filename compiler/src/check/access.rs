@@ -22,6 +22,54 @@ struct Path {
     unique: bool,
 }
 
+/// An island access (`Follow[u]`) as the stream it also is: read as a
+/// list it costs its bound in rows; a `take(k)` below the bound, `first()`
+/// or `exists()` right after it reads it as a stream instead, `k` rows or
+/// one (spec/cost.md, "Limited islands").
+#[derive(Clone, Debug)]
+pub struct IslandStream {
+    /// The access's span: only a consumer of this very expression reads it.
+    pub span: Span,
+    /// The cost of the access's values (the seek is the stream's opening).
+    pub prefix_cost: Cost,
+    pub stream: StreamTy,
+}
+
+impl IslandStream {
+    /// The access as a stream scan, given it as checked (`list`, the scan
+    /// under its cost): its plan reads what a limit lets it.
+    pub fn checked(self, list: TExpr) -> Option<Checked> {
+        let TExpr::Costed(scan, _) = list else {
+            return None;
+        };
+        let TExpr::Scan {
+            table,
+            index,
+            prefix,
+            range,
+            bounded: true,
+        } = *scan
+        else {
+            return None;
+        };
+        let tir = TExpr::Scan {
+            table,
+            index,
+            prefix,
+            range,
+            bounded: false,
+        };
+        // As `check` costs a stream access: its values, and itself a step.
+        let mut cost = self.prefix_cost;
+        cost.add_steps(1);
+        Some(Checked::new(
+            Ty::Stream(Box::new(self.stream)),
+            cost.clone(),
+            TExpr::Costed(Box::new(tir), std::sync::Arc::new(cost)),
+        ))
+    }
+}
+
 impl<'p> Checker<'p> {
     /// `T` alone, or `T.index` alone (the whole index, in its order): a
     /// small table is a bounded list, a large one a stream.
@@ -209,46 +257,48 @@ impl<'p> Checker<'p> {
             range: range.map(Box::new),
             bounded: bounded_by.is_some(),
         };
+        let access = print_expr(expr);
+        let stream = StreamTy {
+            elem: row.clone(),
+            open: Cost::constant(1, 0, 1),
+            per_element: Cost::constant(0, 1, 0),
+            source: StreamSource {
+                table: table.clone(),
+                description: format!("the rows of {access}"),
+                prefix_columns: eq_columns
+                    .iter()
+                    .map(|&c| schema.columns[c].name.clone())
+                    .collect(),
+                next_column: path
+                    .columns
+                    .get(eq_columns.len())
+                    .filter(|_| !matches!(tir, TExpr::Scan { range: Some(_), .. }))
+                    .map(|&c| schema.columns[c].name.clone()),
+                order: super::reverse::stream_order(
+                    schema,
+                    &path.columns,
+                    &path.descending,
+                    eq_columns.len(),
+                ),
+                skipped: false,
+                access,
+            },
+        };
         match bounded_by {
-            Some(size) => Checked::new(
-                Ty::list(row, size.clone()),
-                cost.plus(&Cost::new(Poly::constant(1), size, Poly::constant(1))),
-                tir,
-            ),
-            None => {
-                let access = print_expr(expr);
+            Some(size) => {
+                self.island_stream = Some(IslandStream {
+                    span: expr.span,
+                    prefix_cost: cost.clone(),
+                    stream: stream.clone(),
+                });
                 Checked::new(
-                    Ty::Stream(Box::new(StreamTy {
-                        elem: row,
-                        open: Cost::constant(1, 0, 1),
-                        per_element: Cost::constant(0, 1, 0),
-                        source: StreamSource {
-                            table: table.clone(),
-                            description: format!("the rows of {access}"),
-                            prefix_columns: eq_columns
-                                .iter()
-                                .map(|&c| schema.columns[c].name.clone())
-                                .collect(),
-                            next_column: path
-                                .columns
-                                .get(eq_columns.len())
-                                .filter(|_| !matches!(tir, TExpr::Scan { range: Some(_), .. }))
-                                .map(|&c| schema.columns[c].name.clone()),
-                            order: super::reverse::stream_order(
-                                schema,
-                                &path.columns,
-                                &path.descending,
-                                eq_columns.len(),
-                            ),
-                            skipped: false,
-                            access,
-                        },
-                    })),
-                    // The values of the prefix, now; the seek when read.
-                    cost,
+                    Ty::list(row, size.clone()),
+                    cost.plus(&Cost::new(Poly::constant(1), size, Poly::constant(1))),
                     tir,
                 )
             }
+            // The values of the prefix, now; the seek when read.
+            None => Checked::new(Ty::Stream(Box::new(stream)), cost, tir),
         }
     }
 

@@ -150,8 +150,26 @@ impl Checker<'_> {
             _ => None,
         };
         let outer = std::mem::replace(&mut self.counted_filter, counted);
+        self.island_stream = None;
         let mut input = self.check(args[0]);
         self.counted_filter = outer;
+        // An island access right before a limit: read as a stream when the
+        // limit is below its bound (`take`), or is one row.
+        let island = self
+            .island_stream
+            .take()
+            .filter(|island| island.span == args[0].span);
+        if let (Some(island), Builtin::First | Builtin::Exists) = (&island, builtin) {
+            let more_than_one = match &input.ty {
+                Ty::List(_, size) => size.max_value().is_none_or(|n| n > 1),
+                _ => false,
+            };
+            if more_than_one {
+                if let Some(stream) = island.clone().checked(input.tir.clone()) {
+                    input = stream;
+                }
+            }
+        }
         // A combinator over a list goes through its elements in memory:
         // one step each (a stream's elements are rows, counted as read).
         // An element taken out is copied where it is not shared (its
@@ -188,7 +206,7 @@ impl Checker<'_> {
         };
         let rest = &args[1..];
         Some(match builtin {
-            Builtin::Take => self.take(input, shape, rest[0]),
+            Builtin::Take => self.take(input, shape, rest[0], island),
             Builtin::Skip => self.skip(input, shape, rest[0]),
             Builtin::First | Builtin::Exists => self.first_or_exists(builtin, input, shape),
             Builtin::Map => self.map(input, shape, rest[0]),
@@ -232,12 +250,37 @@ impl Checker<'_> {
         })
     }
 
-    fn take(&mut self, input: Checked, shape: Input, count: &Expr) -> Checked {
+    fn take(
+        &mut self,
+        input: Checked,
+        shape: Input,
+        count: &Expr,
+        island: Option<super::access::IslandStream>,
+    ) -> Checked {
         let n = self.check(count);
         self.expect_type(&Ty::any_int("?"), &n.ty, count.span, "`take` takes a count");
-        let cost = input.cost.plus(&n.cost);
         // A count of at most zero takes nothing.
         let (upper, why) = count_upper(&n.ty);
+        // An island taken below its bound is read as a stream: `k` rows.
+        let (input, shape) = match (&shape, island, upper.as_ref().and_then(Poly::max_value)) {
+            (Input::List(_, size), Some(island), Some(k))
+                if size.max_value().is_none_or(|size| k < size) =>
+            {
+                match island.checked(input.tir.clone()) {
+                    Some(Checked {
+                        ty: Ty::Stream(stream),
+                        cost,
+                        tir,
+                    }) => (
+                        Checked::new(Ty::Stream(stream.clone()), cost, tir),
+                        Input::Stream(stream),
+                    ),
+                    _ => (input, shape),
+                }
+            }
+            _ => (input, shape),
+        };
+        let cost = input.cost.plus(&n.cost);
         match shape {
             Input::List(elem, size) => {
                 // Both are upper bounds of min(size, n); keep the smaller.

@@ -155,6 +155,11 @@ pub struct Checker<'p> {
     /// The `filter(…)` call (its span) whose result `count()` reads, while
     /// its input is checked: its rejection proposes a maintained count.
     pub(super) counted_filter: Option<Span>,
+    /// The last island access checked (a scan a declared bound limits,
+    /// read in full as a list), as the stream it also is: `take(k)` with
+    /// `k` below the bound, `first()` and `exists()` read it as a stream,
+    /// `k` rows or one, not the whole island (`builtins.rs`).
+    pub(super) island_stream: Option<super::access::IslandStream>,
     /// The table whose update's changes are being checked: a name that is
     /// one of its columns and nothing in scope gets a help that reads the
     /// row (`score += 1`, `as q`).

@@ -260,6 +260,7 @@ pub fn check_one(
         inspected: Default::default(),
         untyped_none: None,
         counted_filter: None,
+        island_stream: None,
         updating: None,
         comparisons: Vec::new(),
         conditions_open: 0,
