@@ -5,7 +5,7 @@ use crate::install::{compile_installable, names, Installable, Installed};
 use crate::sources::{read_plan, read_program};
 use crate::transaction::Transaction;
 use rqc_plan::{CompiledProgram, Entry, Value};
-use rqc_runtime::dump::Dump;
+use rqc_runtime::dump::{Dump, Dumped};
 use rqc_runtime::live::{Subscription, WatchOptions};
 use rqc_runtime::page::Page;
 #[cfg(feature = "etcd")]
@@ -13,7 +13,7 @@ pub use rqc_runtime::store::EtcdOptions;
 use rqc_runtime::upgrade::Upgraded;
 use rqc_runtime::verify::Verification;
 pub use rqc_runtime::{Backend, Durability, OpenOptions, Output};
-use rqc_runtime::{Engine, LoadReport, LoadRows, RowSource};
+use rqc_runtime::{Converted, Engine, LoadReport, LoadRows, RowSource};
 use std::path::{Path, PathBuf};
 
 /// An open rqc database with (once installed) a program to run.
@@ -346,10 +346,31 @@ impl Database {
         Ok(self.engine.upgrade()?)
     }
 
+    /// Moves the database in `dir` into this rqc's storage layout before it
+    /// is opened (`rqc upgrade`'s first step): an LMDB database of storage
+    /// format 3, which [`Database::open`] refuses (E0518), into format 4,
+    /// in one transaction, every entry as it was. What it moved; nothing
+    /// for a database in this layout already or of another backend. Then
+    /// open it and run [`Database::upgrade`], and [`Database::verify`].
+    pub fn upgrade_layout(dir: impl AsRef<Path>, options: OpenOptions) -> Result<Converted, Error> {
+        Ok(rqc_runtime::upgrade_layout(dir.as_ref(), options)?)
+    }
+
     /// Every row that is still readable, table by table, and what could not
     /// be read (see `rqc dump`).
     pub fn dump(&self) -> Result<Dump, Error> {
         Ok(self.engine.dump()?)
+    }
+
+    /// Every row that is still readable, handed to `each` in order (each
+    /// table, its rows, its key counter) a chunk of entries read at a
+    /// time, so memory does not grow with the tables; what could not be
+    /// read comes as [`Dumped::Problem`]. An error of `each` stops it.
+    pub fn dump_each(
+        &self,
+        mut each: impl FnMut(Dumped<'_>) -> Result<(), rqc_runtime::RuntimeError>,
+    ) -> Result<(), Error> {
+        Ok(self.engine.dump_each(&mut each)?)
     }
 
     /// Moves `table`'s generated key counter (`key auto`) up to `at_least`

@@ -30,11 +30,12 @@ pub use error::Error;
 pub use install::{compile_installable, Installable, Installed};
 pub use rqc_compiler as compiler;
 pub use rqc_plan::{CompiledProgram, Entry, Value};
-pub use rqc_runtime::dump::Dump;
+pub use rqc_runtime::dump::{Dump, Dumped};
 pub use rqc_runtime::live::{Event, LiveStats, Resume, Subscription, WatchOptions};
 pub use rqc_runtime::page::Page;
 pub use rqc_runtime::upgrade::Upgraded;
 pub use rqc_runtime::verify::Verification;
+pub use rqc_runtime::Converted;
 pub use rqc_runtime::{
     ErrorKind, LoadReport, LoadRow, LoadRows, RowSource, RuntimeError, Stats, KEPT_REFUSALS,
 };

@@ -106,6 +106,22 @@ pub fn assume<N: Clone + PartialEq>(
     }
 }
 
+/// At most this many readings of one condition: each is sound (the
+/// condition holds throughout its branch), so the cap only limits the
+/// work of a long chain.
+pub const CONDITION_PASSES: usize = 8;
+
+/// How many comparisons `condition` holds, `Bool` names' included.
+fn comparisons<N>(condition: &Condition<N>) -> usize {
+    match condition {
+        Condition::Not(inner) => comparisons(inner),
+        Condition::Named(inner) => comparisons(inner),
+        Condition::And(a, b) | Condition::Or(a, b) => comparisons(a) + comparisons(b),
+        Condition::Compare { .. } => 1,
+        Condition::Opaque => 0,
+    }
+}
+
 /// At most this many enclosing facts are read again at each branch: the
 /// ones nearest it. Each is sound to read or to leave out (it holds
 /// throughout the branch), so the cap only limits the work a deep nest
@@ -126,7 +142,13 @@ pub fn assume_within<N: Clone + PartialEq>(
     holds: bool,
     narrowed: &mut Vec<(N, Interval)>,
 ) {
-    assume(condition, holds, narrowed);
+    // A later comparison of one condition may tighten a name an earlier
+    // one related another name to (`n <= m && m <= 10`: `n ≤ 10` once
+    // `m ≤ 10`), so the condition is read again, once per comparison it
+    // holds (a chain of them, in any order), up to `CONDITION_PASSES`.
+    for _ in 0..comparisons(condition).clamp(1, CONDITION_PASSES) {
+        assume(condition, holds, narrowed);
+    }
     let nearest = &enclosing[enclosing.len().saturating_sub(ENCLOSING_FACTS_READ)..];
     if nearest.is_empty() {
         return;
@@ -249,5 +271,43 @@ mod tests {
         assume_within(&[(outer, false)], &inner, true, &mut failed);
         let last_n = failed.iter().rev().find(|(name, _)| *name == "n");
         assert_eq!(last_n.map(|(_, i)| i.most), Some(None));
+    }
+
+    #[test]
+    fn a_later_comparison_tightens_an_earlier_one_of_the_same_condition() {
+        // `n <= m && m <= 10`: `n ≤ 10`, as with the tests the other way
+        // round; `n > m || m > 10` false proves the same.
+        let first = || {
+            let side = |name: &'static str| {
+                Box::new(Side {
+                    interval: Interval::unbounded(name),
+                    name: Some(name),
+                })
+            };
+            Box::new(Condition::Compare {
+                left: side("n"),
+                relation: Some(Relation::AtMost),
+                right: side("m"),
+            })
+        };
+        let second = || Box::new(compare("m", Some(Relation::AtMost), 10));
+        let most_n = |condition: &Condition<&'static str>, holds: bool| {
+            let mut narrowed = Vec::new();
+            assume_within(&[], condition, holds, &mut narrowed);
+            narrowed
+                .iter()
+                .rev()
+                .find(|(name, _)| *name == "n")
+                .and_then(|(_, i)| i.most)
+        };
+        assert_eq!(most_n(&Condition::And(first(), second()), true), Some(10));
+        assert_eq!(most_n(&Condition::And(second(), first()), true), Some(10));
+        let or = Condition::Or(
+            Box::new(Condition::Not(first())),
+            Box::new(Condition::Not(second())),
+        );
+        assert_eq!(most_n(&or, false), Some(10));
+        // Either one may fail where the `&&` does: nothing of `n`.
+        assert_eq!(most_n(&Condition::And(first(), second()), false), None);
     }
 }

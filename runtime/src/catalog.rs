@@ -11,11 +11,16 @@ use crate::session::Session;
 use crate::store::{ReadTxn, Store, Tree};
 use rqc_plan::{CompiledProgram, Schema, TableSchema, Value};
 
-/// The layout of trees, keys and rows this runtime writes. A database with
-/// a larger number was written by a newer rqc and is refused; one with a
-/// smaller number too (format 1 stored no checksums, format 2 no chain of
-/// entries; see `store::checked` and `store::chain`).
-pub const STORAGE_FORMAT: u32 = 3;
+/// The layout this runtime writes ([`crate::store::STORAGE_FORMAT`]). A
+/// database with a larger number was written by a newer rqc and is
+/// refused; one older than [`OLDEST_FORMAT`] too.
+pub use crate::store::STORAGE_FORMAT;
+
+/// The oldest storage format read as it is: format 3 differs from 4 only
+/// in LMDB's layout, which the LMDB store refuses at open until `rqc
+/// upgrade` moves it, so a catalog of format 3 is a redb, sled or etcd
+/// database, whose layout is format 4's.
+pub const OLDEST_FORMAT: u32 = 3;
 
 // The catalog's tree and its generation key are named where every tree
 // is (`rows`), for the layers below that read them.
@@ -81,15 +86,8 @@ pub fn check_format(txn: &dyn ReadTxn, catalog: Tree) -> Result<()> {
             "open it with the rqc version that wrote it, or upgrade rqc",
         ));
     }
-    if version < STORAGE_FORMAT {
-        return Err(RuntimeError::new(
-            "E0518",
-            format!(
-                "this database was written by an older rqc (storage format {version}, whose entries carry {}; this rqc reads format {STORAGE_FORMAT})",
-                if version < 2 { "no checksums" } else { "no links to each other" }
-            ),
-            "with the rqc that wrote it, run `rqc dump --db DIR --out saved`; then, with this rqc, `rqc restore --db NEW --from saved PROGRAM` (the old database is left as it was)",
-        ));
+    if version < OLDEST_FORMAT {
+        return Err(RuntimeError::older_format(version, STORAGE_FORMAT));
     }
     Ok(())
 }

@@ -462,6 +462,15 @@ impl Engine {
         crate::dump::dump(self.store(), &self.schema()?)
     }
 
+    /// Every readable row, past damage, handed to `each` a chunk at a time
+    /// (see [`crate::dump::dump_each`]).
+    pub fn dump_each(
+        &self,
+        each: &mut dyn FnMut(crate::dump::Dumped<'_>) -> Result<()>,
+    ) -> Result<()> {
+        crate::dump::dump_each(self.store(), &self.schema()?, each)
+    }
+
     /// Moves `table`'s generated key counter to `at_least` when it is
     /// below (`restore` carries a dump's counters; it never goes back).
     /// One write transaction.

@@ -45,6 +45,9 @@ impl TransactionError for RuntimeError {
     }
 }
 
+/// The way from a storage format no upgrade reads to this rqc's.
+const DUMP_AND_RESTORE: &str = "with the rqc that wrote it, run `rqc dump --db DIR --out saved`; then, with this rqc, `rqc restore --db NEW --from saved PROGRAM` (the old database is left as it was)";
+
 impl RuntimeError {
     /// An error of `code`, saying what went wrong and what to do.
     pub fn new(code: &'static str, message: impl Into<String>, help: impl Into<String>) -> Self {
@@ -162,6 +165,26 @@ impl RuntimeError {
     /// A store whose data is damaged (E0591): `what` says where.
     pub fn corrupt(what: &str) -> Self {
         RuntimeError::damaged(format!("stored data could not be decoded: {what}"))
+    }
+
+    /// A database an older rqc wrote in storage format `version`, which this
+    /// one (`current`) does not read (E0518): its help says what to run.
+    pub fn older_format(version: u32, current: u32) -> Self {
+        let (carries, help) = match version {
+            0 | 1 => ("whose entries carry no checksums", DUMP_AND_RESTORE.to_string()),
+            2 => ("whose entries carry no links to each other", DUMP_AND_RESTORE.to_string()),
+            _ => (
+                "whose LMDB trees are databases of their own",
+                "run `rqc upgrade --db DIR` with this rqc: it moves the database into this format in place, in one transaction (`rqc verify --db DIR` checks it after)".to_string(),
+            ),
+        };
+        RuntimeError::new(
+            "E0518",
+            format!(
+                "this database was written by an older rqc (storage format {version}, {carries}; this rqc reads format {current})"
+            ),
+            help,
+        )
     }
 
     /// The disk, or the process's file size limit, is full (E0545).

@@ -54,6 +54,6 @@ mod writes;
 pub use engine::{Backend, Durability, Engine, OpenOptions, Output, Stats};
 pub use error::{ErrorKind, Result, RuntimeError};
 pub use load::{LoadReport, LoadRow, LoadRows, RowSource, KEPT_REFUSALS};
-pub use open::check_room_for_load;
+pub use open::{check_room_for_load, upgrade_layout, Converted};
 #[cfg(test)]
 mod batch_tests;

@@ -5,6 +5,7 @@
 //! opens with its own, and asking for another one is an error (E0515).
 
 use crate::error::{Result, RuntimeError};
+pub use crate::store::Converted;
 pub use crate::store::Durability;
 use crate::store::{
     guarded, Checked, LmdbOptions, LmdbStore, MemoryStore, RedbStore, SledStore, Store,
@@ -120,6 +121,35 @@ impl OpenOptions {
             ..OpenOptions::default()
         }
     }
+}
+
+/// Moves the existing database in `dir` into this rqc's storage layout
+/// (`rqc upgrade`'s first step, before the database is opened): an LMDB
+/// database of storage format 3 into format 4, in one transaction
+/// ([`LmdbStore::upgrade_layout`]). What it moved; nothing for a database
+/// in this layout already, of another backend, or not there (the open
+/// after says what is wrong with it).
+pub fn upgrade_layout(dir: &Path, options: OpenOptions) -> Result<Converted> {
+    let Ok(found) = std::fs::read_to_string(dir.join(MARKER)) else {
+        return Ok(Converted::default());
+    };
+    if Backend::named(found.trim()) != Some(Backend::Lmdb) {
+        return Ok(Converted::default());
+    }
+    check_data_file(dir, Backend::Lmdb)?;
+    let OpenOptions {
+        durability, wait, ..
+    } = options;
+    guarded("upgrading the database", || {
+        LmdbStore::upgrade_layout(
+            dir,
+            LmdbOptions {
+                durability,
+                wait,
+                ..LmdbOptions::default()
+            },
+        )
+    })
 }
 
 /// Opens the store of the database in `dir` (created when missing), and

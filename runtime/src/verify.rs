@@ -186,9 +186,7 @@ impl Check<'_> {
     /// Every readable entry of the tree called `tree` (each damaged one is
     /// listed), or `None` (listed) when the tree cannot be read at all.
     fn entries(&mut self, tree: &str) -> Option<Entries> {
-        let salvaged =
-            self.txn
-                .range_salvaging(self.store.tree(tree), &[], None, false, usize::MAX);
+        let salvaged = crate::store::salvage_all(self.txn, self.store.tree(tree));
         let salvaged = match salvaged {
             Ok(salvaged) => salvaged,
             Err(error) => {

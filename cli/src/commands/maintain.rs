@@ -7,7 +7,7 @@ use super::run::{open_options, StoreChoice};
 use super::Status;
 use crate::rowfile::{Format, RowFile};
 use clap::Args;
-use rqc::{compile_installable, read_plan, read_program, Database, Durability, Error};
+use rqc::{compile_installable, read_plan, read_program, Database, Dumped, Durability, Error};
 use rqc_runtime::store::DEFAULT_WAIT;
 use std::path::{Path, PathBuf};
 
@@ -116,7 +116,6 @@ pub fn dump(args: DumpArgs) -> Status {
 
 fn dump_inner(args: &DumpArgs) -> Result<Status, Error> {
     let db = open_existing(&args.db, Durability::default())?;
-    let dump = db.dump()?;
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |error| Error::Io { path, error }
@@ -125,50 +124,100 @@ fn dump_inner(args: &DumpArgs) -> Result<Status, Error> {
     if let Some(program) = db.program() {
         super::check::write_plan(&args.out.join(PROGRAM_FILE), program)?;
     }
-    let mut total = 0;
-    let mut counted = std::collections::BTreeMap::new();
-    for (table, rows) in &dump.tables {
-        counted.insert(table.clone(), rows.len());
-        let path = args.out.join(format!("{table}.jsonl"));
-        let mut text = String::new();
-        for row in rows {
-            text.push_str(&row.to_json().to_string());
-            text.push('\n');
+    // Each table's rows are written as they are read: a dump holds a
+    // chunk of rows at a time, whatever the tables' sizes.
+    let mut counted: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut key_counters = serde_json::Map::new();
+    let mut problems = Vec::new();
+    let mut file: Option<TableFile> = None;
+    db.dump_each(|dumped| {
+        match dumped {
+            Dumped::Table(table) => {
+                if let Some(done) = file.take() {
+                    counted.insert(done.table.clone(), done.finish()?);
+                }
+                file = Some(TableFile::create(&args.out, table)?);
+            }
+            Dumped::Row(row) => {
+                if let Some(file) = &mut file {
+                    file.write(&row)?;
+                }
+            }
+            Dumped::KeyCounter(table, counter) => {
+                key_counters.insert(table.to_string(), counter.into());
+            }
+            Dumped::Problem(problem) => problems.push(problem),
         }
-        std::fs::write(&path, text).map_err(io(&path))?;
-        total += rows.len();
+        Ok(())
+    })?;
+    if let Some(done) = file.take() {
+        counted.insert(done.table.clone(), done.finish()?);
     }
-    if !dump.key_counters.is_empty() {
+    if !key_counters.is_empty() {
         let path = args.out.join(KEY_COUNTERS_FILE);
-        let counters: serde_json::Map<String, serde_json::Value> = dump
-            .key_counters
-            .iter()
-            .map(|(table, counter)| (table.clone(), (*counter).into()))
-            .collect();
-        std::fs::write(&path, serde_json::Value::Object(counters).to_string())
+        std::fs::write(&path, serde_json::Value::Object(key_counters).to_string())
             .map_err(io(&path))?;
     }
     // Last: a dump cut short before here has no manifest, and `restore`
     // refuses it.
     super::dump_manifest::write(&args.out, &counted)?;
-    for problem in &dump.problems {
+    for problem in &problems {
         print_problem("E0591", problem, &[]);
     }
+    let total: usize = counted.values().sum();
     eprintln!(
         "dumped {total} rows of {} tables into {}{}",
-        dump.tables.len(),
+        counted.len(),
         args.out.display(),
-        if dump.problems.is_empty() {
+        if problems.is_empty() {
             String::new()
         } else {
-            format!("; {} entries could not be read", dump.problems.len())
+            format!("; {} entries could not be read", problems.len())
         }
     );
-    Ok(if dump.problems.is_empty() {
+    Ok(if problems.is_empty() {
         Status::Clean
     } else {
         Status::Errors
     })
+}
+
+/// A table's file of a dump (`TABLE.jsonl`), written a row at a time.
+struct TableFile {
+    table: String,
+    path: PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+    rows: usize,
+}
+
+impl TableFile {
+    fn create(dir: &Path, table: &str) -> Result<TableFile, rqc::RuntimeError> {
+        let path = dir.join(format!("{table}.jsonl"));
+        let out = std::fs::File::create(&path).map_err(|e| rqc::RuntimeError::io_at(&path, e))?;
+        Ok(TableFile {
+            table: table.to_string(),
+            path,
+            out: std::io::BufWriter::new(out),
+            rows: 0,
+        })
+    }
+
+    fn write(&mut self, row: &rqc::Value) -> Result<(), rqc::RuntimeError> {
+        use std::io::Write;
+        writeln!(self.out, "{}", row.to_json())
+            .map_err(|e| rqc::RuntimeError::io_at(&self.path, e))?;
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Its rows, once all are on their way to disk.
+    fn finish(mut self) -> Result<usize, rqc::RuntimeError> {
+        use std::io::Write;
+        self.out
+            .flush()
+            .map_err(|e| rqc::RuntimeError::io_at(&self.path, e))?;
+        Ok(self.rows)
+    }
 }
 
 /// Where a dump keeps each `key auto` table's counter, `{"T": 17}`.

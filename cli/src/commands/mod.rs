@@ -133,14 +133,16 @@ enum Command {
         after_help = "Examples:\n  rqc restore --db fresh --from saved                    the program the dump holds\n  rqc restore --db fresh examples/social --from saved"
     )]
     Restore(maintain::RestoreArgs),
-    /// Bring a database an older rqc wrote to what this one writes, in one
-    /// transaction: every `-0.0` stored in a row or key rewritten as `0.0`
-    /// (with the index entries, counters and aggregates its rows decide).
-    /// Refused, naming the keys and writing nothing, where two rows would
-    /// then have one key or unique value, a group would pass its bound, or
-    /// a reference would name no row.
+    /// Bring a database an older rqc wrote to what this one writes, then
+    /// verify it: an LMDB database of storage format 3 (each tree a
+    /// database of its own) moved into format 4 (one B-tree) in one
+    /// transaction; every `-0.0` stored in a row or key rewritten as `0.0`
+    /// (with the index entries, counters and aggregates its rows decide),
+    /// in another. Refused, naming the keys and writing nothing, where two
+    /// rows would then have one key or unique value, a group would pass
+    /// its bound, or a reference would name no row.
     #[command(
-        after_help = "Example:\n  rqc verify --db data      lists E0552 for each tree holding -0.0\n  rqc upgrade --db data"
+        after_help = "Examples:\n  rqc upgrade --db data      after E0518: a database of storage format 3\n  rqc verify --db data       lists E0552 for each tree holding -0.0; then rqc upgrade"
     )]
     Upgrade(upgrade::UpgradeArgs),
 }

@@ -383,6 +383,8 @@ fn a_database_of_the_format_before_the_chain_is_refused_and_left_alone() {
             "price=1",
         ],
         vec!["verify", "--db", &db],
+        // No upgrade reads format 2: it takes a dump and a restore.
+        vec!["upgrade", "--db", &db],
     ] {
         let out = rqc(&args);
         let err = stderr(&out);

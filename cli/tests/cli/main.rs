@@ -34,6 +34,7 @@ mod stale_handle;
 mod threads;
 mod transactions;
 mod upgrade;
+mod upgrade_format;
 mod watch;
 mod watch_installs;
 

@@ -22,7 +22,7 @@
 //! spec/storage.md has the format and what the chain cannot see.
 
 use super::checked::{guarded, Checked};
-use super::{Ranged, ReadTxn, Salvaged, Tree, WriteTxn};
+use super::{Ranged, ReadTxn, Salvaged, Salvaging, Tree, WriteTxn};
 use crate::error::{Result, RuntimeError};
 
 /// The key of a tree's end marker: no key rqc writes sorts at or after it
@@ -229,55 +229,57 @@ pub fn vouch_range<T: ReadTxn + ?Sized>(
     Ok(opened)
 }
 
-/// Every entry of `start..end` read past damage, in key order: each one
-/// whose checksum fails is an error in its place, and each break of the
-/// chain is an error of its own before the entry that does not link (its
-/// value, intact, still comes): for `verify` and `dump`.
+/// The next entries of the whole tree from where `from` is, at most
+/// `limit`, read past damage, in key order: each one whose checksum fails
+/// is an error in its place, and each break of the chain is an error of
+/// its own before the entry that does not link (its value, intact, still
+/// comes); the chain is followed from one chunk to the next, and the end
+/// marker checked after the last: for `verify` and `dump`.
 pub fn salvage<T: ReadTxn + ?Sized>(
     store: &Checked,
     txn: &T,
     tree: Tree,
-    start: &[u8],
-    end: Option<&[u8]>,
+    from: &mut Salvaging,
+    limit: usize,
 ) -> Result<Vec<Salvaged>> {
     let chained = store.chained(tree);
-    let cut = if chained { Some(clamp(end)) } else { end };
+    if !from.begun {
+        from.expected = chained.then_some(START);
+    }
+    let cut = chained.then_some(END);
     let found = guarded("reading a range", || {
-        txn.range(tree, start, cut, false, usize::MAX)
+        txn.range(tree, &from.start, cut, false, limit)
     })?;
+    let last = found.len() < limit;
     let mut salvaged = Vec::with_capacity(found.len());
-    // The link the next entry should hold, when the one before it is known.
-    let mut expected = if chained && start.is_empty() {
-        Some(START)
-    } else {
-        None
-    };
     for (key, stored) in found {
         match store.open_link(tree, &key, &stored) {
             Ok((value, l)) => {
-                if chained && expected.is_some_and(|e| e != l) {
+                if chained && from.expected.is_some_and(|e| e != l) {
                     salvaged.push((key.clone(), Err(broken(store, tree, &key))));
                 }
-                expected = Some(link(&key));
+                from.expected = Some(link(&key));
                 let value = value.to_vec();
                 salvaged.push((key, Ok(value)));
             }
             Err(error) => {
-                expected = None;
+                from.expected = None;
                 salvaged.push((key, Err(error)));
             }
         }
     }
-    if chained && end.is_none_or(|e| e >= END) {
+    let begun = from.begun || !salvaged.is_empty();
+    from.read(salvaged.last().map(|(key, _)| key.as_slice()), last);
+    if chained && last {
         match next(txn, tree, END, false)?.pop() {
             Some((sk, sv)) => match store.open_link(tree, &sk, &sv) {
-                Ok((_, l)) if expected.is_some_and(|e| e != l) => {
+                Ok((_, l)) if from.expected.is_some_and(|e| e != l) => {
                     salvaged.push((sk.clone(), Err(broken(store, tree, &sk))))
                 }
                 Ok(_) => {}
                 Err(error) => salvaged.push((sk, Err(error))),
             },
-            None if salvaged.is_empty() => {}
+            None if !begun => {}
             None => salvaged.push((
                 END.to_vec(),
                 Err(store.damaged(

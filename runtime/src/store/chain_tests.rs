@@ -68,12 +68,31 @@ impl Fixture {
 
     /// The chain's problems over the whole tree, as `verify` reads them.
     fn problems(&self) -> Vec<String> {
+        let problems = self.problems_in_chunks(super::SALVAGE_CHUNK);
+        // Read in chunks of any size, the chain says the same.
+        for chunk in [1, 2, 3] {
+            assert_eq!(
+                self.problems_in_chunks(chunk),
+                problems,
+                "chunks of {chunk}"
+            );
+        }
+        problems
+    }
+
+    fn problems_in_chunks(&self, chunk: usize) -> Vec<String> {
         let txn = self.checked.begin_read().unwrap();
-        txn.range_salvaging(self.tree, b"", None, false, usize::MAX)
-            .unwrap()
-            .into_iter()
-            .filter_map(|(_, v)| v.err().map(|e| e.message))
-            .collect()
+        let mut from = super::Salvaging::default();
+        let mut problems = Vec::new();
+        while !from.done() {
+            let salvaged = txn.salvage(self.tree, &mut from, chunk).unwrap();
+            problems.extend(
+                salvaged
+                    .into_iter()
+                    .filter_map(|(_, v)| v.err().map(|e| e.message)),
+            );
+        }
+        problems
     }
 }
 
@@ -126,9 +145,7 @@ fn an_entry_deleted_behind_the_stores_back_is_damage_in_every_position() {
         assert!(!f.problems().is_empty(), "verify sees the cut of {cut:?}");
         // `dump` still copies out every entry left, each intact.
         let txn = f.checked.begin_read().unwrap();
-        let salvaged = txn
-            .range_salvaging(f.tree, b"", None, false, usize::MAX)
-            .unwrap();
+        let salvaged = super::salvage_all(txn.as_ref(), f.tree).unwrap();
         let kept: Vec<_> = salvaged
             .into_iter()
             .filter_map(|(k, v)| v.ok().map(|_| k))

@@ -14,7 +14,9 @@
 //! report it and exit with a status of its own.
 
 use super::chain;
-use super::{BatchAnswer, BatchRead, Found, Ranged, ReadTxn, Salvaged, Store, Tree, WriteTxn};
+use super::{
+    BatchAnswer, BatchRead, Found, Ranged, ReadTxn, Salvaged, Salvaging, Store, Tree, WriteTxn,
+};
 use crate::error::{Result, RuntimeError};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -27,8 +29,8 @@ pub const CHECKSUM_LEN: usize = 4;
 pub const SEAL_LEN: usize = 4 + CHECKSUM_LEN;
 
 /// The catalog's tree and the key of the storage format, stored bare.
-const CATALOG: &str = "__catalog";
-const FORMAT_KEY: &[u8] = b"format";
+pub(super) const CATALOG: &str = "__catalog";
+pub(super) const FORMAT_KEY: &[u8] = b"format";
 /// The database's identity, made at its creation and stored bare: every
 /// checksum is seeded with it, so an entry copied in from another
 /// database (of the same program, the same tree and key) fails its
@@ -370,35 +372,6 @@ fn get_many<T: ReadTxn + ?Sized>(
         .collect()
 }
 
-fn range_salvaging<T: ReadTxn + ?Sized>(
-    store: &Checked,
-    txn: &T,
-    tree: Tree,
-    start: &[u8],
-    end: Option<&[u8]>,
-    reverse: bool,
-    limit: usize,
-) -> Result<Vec<Salvaged>> {
-    let mut salvaged = chain::salvage(store, txn, tree, start, end)?;
-    if reverse {
-        salvaged.reverse();
-    }
-    // A break of the chain is an item of its own beside its entry, of the
-    // same key: the limit counts keys.
-    let mut keys = 0;
-    let mut kept: Vec<Salvaged> = Vec::with_capacity(salvaged.len().min(limit));
-    for item in salvaged {
-        if kept.last().is_none_or(|(k, _)| *k != item.0) {
-            if keys == limit {
-                break;
-            }
-            keys += 1;
-        }
-        kept.push(item);
-    }
-    Ok(kept)
-}
-
 fn range<T: ReadTxn + ?Sized>(
     store: &Checked,
     txn: &T,
@@ -614,23 +587,8 @@ impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
         )
     }
 
-    fn range_salvaging(
-        &self,
-        tree: Tree,
-        start: &[u8],
-        end: Option<&[u8]>,
-        reverse: bool,
-        limit: usize,
-    ) -> Result<Vec<Salvaged>> {
-        range_salvaging(
-            self.store,
-            self.txn.as_ref(),
-            tree,
-            start,
-            end,
-            reverse,
-            limit,
-        )
+    fn salvage(&self, tree: Tree, from: &mut Salvaging, limit: usize) -> Result<Vec<Salvaged>> {
+        chain::salvage(self.store, self.txn.as_ref(), tree, from, limit)
     }
 }
 

@@ -5,50 +5,42 @@
 //! one at a time across every process, which take [`WriterLock`] first so
 //! that a writer waits for another at most `wait` (then E0540, busy).
 //!
-//! Each tree is a named LMDB database (a `dbi`), opened once per process
-//! and then found by [`Tree`] handle. LMDB lets a transaction use only the
-//! databases opened before it began, and lets one transaction at a time
-//! open them, so: a write transaction opens (creating) the trees it meets
-//! in a nested transaction and publishes their handles when it commits; a
-//! read transaction that meets a tree this process has not opened yet
-//! looks the name up in its own snapshot — absent, it reads as empty;
-//! present, the tree is opened and read in a new transaction of the same
-//! snapshot, or, when a commit came in between, the run starts again (a
-//! conflict, E0595, which the engine retries).
+//! Every tree lives in LMDB's one main database under a short prefix
+//! (storage format 4, `lmdb_layout`): a commit copies one path per page it
+//! touches, not one per tree. A tree's prefix is found in the directory
+//! the first time this process reads or writes it, and kept: a committed
+//! directory entry never changes. A tree no commit has written reads as
+//! empty; the first write gives it its prefix. A database of format 3
+//! (each tree an LMDB database of its own) is refused at open (E0518)
+//! until `rqc upgrade` moves it ([`LmdbStore::upgrade_layout`]).
 //!
 //! The map (the file's address space) is reserved at its full size up
 //! front: it costs virtual memory, not disk, and the file grows inside it.
 //! A database that reaches it fails its write with E0542.
 
+use super::lmdb_env::Environment;
 pub use super::lmdb_env::{Access, LmdbOptions, LMDB_FILE, MAP_SIZE};
-use super::lmdb_env::{Db, Environment};
+pub use super::lmdb_layout::Converted;
+use super::lmdb_layout::{self, Prefix};
 use super::lmdb_reads::{get_in, longest_key, range_in, StoredKey};
 use super::read_pool::{Kept, ReadPool, Slot};
 use super::writer_lock::WriterGuard;
 use super::{Durability, Found, Ranged, ReadTxn, Store, Tree, TreeNames, WriteTxn};
 use crate::error::{Result, RuntimeError};
-use heed::types::Bytes;
-use heed::{CommitOrAbort, RoTxn, WithoutTls};
-use std::cell::RefCell;
+use heed::{RoTxn, WithoutTls};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, MutexGuard, RwLock};
-use std::time::Duration;
+use std::sync::{Arc, RwLock};
 
 pub struct LmdbStore {
     /// Before `env`: its transactions end before the environment closes.
     pool: ReadPool,
     env: Arc<Environment>,
     durability: Durability,
-    wait: Duration,
+    wait: std::time::Duration,
     names: TreeNames,
-    /// By tree handle: each tree's database once this process has opened
-    /// it. A read transaction takes the list as it was before it began, as
-    /// LMDB lets it use only the databases opened by then.
-    trees: RwLock<Arc<Vec<Option<Db>>>>,
-    /// Bumped each time `trees` changes: a kept read transaction is read
-    /// again only while it has not moved (see [`ReadPool`]).
-    generation: AtomicU64,
+    /// By tree handle: each tree's prefix once this process has read its
+    /// committed directory entry (which never changes).
+    prefixes: RwLock<Vec<Option<Prefix>>>,
 }
 
 impl LmdbStore {
@@ -64,16 +56,48 @@ impl LmdbStore {
         )
     }
 
+    /// Opens (or creates) the LMDB database in `dir`; one of storage
+    /// format 3 or older is refused (E0518, its help says what to run).
     pub fn open_with(dir: &Path, options: LmdbOptions) -> Result<LmdbStore> {
+        let env = Environment::open(dir, &options)?;
+        let rtxn = env.env.read_txn().map_err(|e| env.error(e))?;
+        let old = lmdb_layout::is_format_3(&env, &rtxn)?;
+        drop(rtxn);
+        if old {
+            let version = lmdb_layout::old_format(&env)?.unwrap_or(3);
+            return Err(RuntimeError::older_format(version, super::STORAGE_FORMAT));
+        }
         Ok(LmdbStore {
             pool: ReadPool::default(),
-            env: Environment::open(dir, &options)?,
+            env,
             durability: options.durability,
             wait: options.wait,
             names: TreeNames::default(),
-            trees: RwLock::default(),
-            generation: AtomicU64::new(0),
+            prefixes: RwLock::default(),
         })
+    }
+
+    /// Moves the format-3 database in `dir` into storage format 4, in one
+    /// write transaction (see `lmdb_layout`): what it moved, or nothing
+    /// when it is in format 4 already. A database older than format 3 is
+    /// refused as [`LmdbStore::open_with`] refuses it, and left as it was.
+    pub fn upgrade_layout(dir: &Path, options: LmdbOptions) -> Result<Converted> {
+        let env = Environment::open(dir, &options)?;
+        if let Some(version) = lmdb_layout::old_format(&env)? {
+            if version < 3 {
+                return Err(RuntimeError::older_format(version, super::STORAGE_FORMAT));
+            }
+        }
+        let Some(lock) = &env.writer else {
+            return Err(RuntimeError::read_only(&env.dir));
+        };
+        let _writer = lock.acquire(options.wait)?;
+        let txn = env.env.write_txn().map_err(|e| env.error(e))?;
+        let converted = lmdb_layout::convert(&env, txn, super::STORAGE_FORMAT)?;
+        if options.durability.stronger_than(env.durability) {
+            env.env.force_sync().map_err(|e| env.error(e))?;
+        }
+        Ok(converted)
     }
 
     /// Whether this process may write the database.
@@ -87,70 +111,51 @@ impl LmdbStore {
         heed::EnvFlags::from_bits_truncate(self.env.env.get_flags().unwrap())
     }
 
-    fn trees(&self) -> Arc<Vec<Option<Db>>> {
-        self.trees_of_generation().0
-    }
-
-    /// The trees opened so far, and their generation.
-    fn trees_of_generation(&self) -> (Arc<Vec<Option<Db>>>, u64) {
-        let trees = self.trees.read().unwrap_or_else(|p| p.into_inner());
-        (Arc::clone(&trees), self.generation.load(Ordering::Acquire))
-    }
-
-    /// A new read transaction of the latest commit, with the trees opened
-    /// before it began.
+    /// A new read transaction of the latest commit.
     fn new_read(&self) -> Result<Kept> {
-        let (trees, generation) = self.trees_of_generation();
         let txn = self
             .env
             .env
             .clone()
             .static_read_txn()
             .map_err(|e| self.env.error(e))?;
-        Ok(Kept::new(txn, trees, generation))
+        Ok(Kept::new(txn))
     }
 
-    /// Records trees opened by a committed transaction.
-    fn publish(&self, opened: &[(Tree, Db)]) {
-        if opened.is_empty() {
+    fn known(&self, tree: Tree) -> Option<Prefix> {
+        let prefixes = self.prefixes.read().unwrap_or_else(|p| p.into_inner());
+        prefixes.get(tree.index()).copied().flatten()
+    }
+
+    /// Records prefixes read from committed directory entries.
+    fn learn(&self, found: &[(Tree, Prefix)]) {
+        if found.is_empty() {
             return;
         }
-        let mut trees = self.trees.write().unwrap_or_else(|p| p.into_inner());
-        let mut all = trees.as_ref().clone();
-        for (tree, db) in opened {
-            if all.len() <= tree.index() {
-                all.resize(tree.index() + 1, None);
+        let mut prefixes = self.prefixes.write().unwrap_or_else(|p| p.into_inner());
+        for (tree, prefix) in found {
+            if prefixes.len() <= tree.index() {
+                prefixes.resize(tree.index() + 1, None);
             }
-            all[tree.index()] = Some(*db);
+            prefixes[tree.index()] = Some(*prefix);
         }
-        *trees = Arc::new(all);
-        self.generation.fetch_add(1, Ordering::Release);
     }
 
-    /// Opens an existing tree for the transactions that begin after this
-    /// (in a read transaction of its own, as heed has it), holding
-    /// `env.opening`.
-    fn open_existing(&self, tree: Tree, _opening: MutexGuard<'_, ()>) -> Result<()> {
-        let env = &self.env;
-        let name = self.names.name(tree);
-        let rtxn = env.env.read_txn().map_err(|e| env.error(e))?;
-        let db = env
-            .env
-            .open_databases_and_commit(rtxn, |opener, rtxn| {
-                opener
-                    .open_database::<Bytes, Bytes>(rtxn, Some(&name))
-                    .map(CommitOrAbort::<_, ()>::Commit)
-            })
-            .map_err(|e| env.error(e))?
-            .unwrap_commit();
-        if let Some(db) = db {
-            self.publish(&[(tree, db)]);
+    /// The prefix of `tree` as `txn` sees its committed directory: `None`
+    /// when no commit it sees wrote the tree.
+    fn committed_prefix(&self, tree: Tree, txn: &RoTxn<'_>) -> Result<Option<Prefix>> {
+        if let Some(prefix) = self.known(tree) {
+            return Ok(Some(prefix));
         }
-        Ok(())
+        let found = lmdb_layout::find(&self.env, txn, &self.names.name(tree))?;
+        if let Some(prefix) = found {
+            self.learn(&[(tree, prefix)]);
+        }
+        Ok(found)
     }
 }
 
-/// A read transaction, with the trees opened before it began.
+/// A read transaction.
 struct LmdbRead<'s> {
     store: &'s LmdbStore,
     held: Held<'s>,
@@ -173,55 +178,30 @@ impl Drop for LmdbRead<'_> {
 }
 
 impl LmdbRead<'_> {
-    fn kept(&self) -> &Kept {
+    fn txn(&self) -> &RoTxn<'static, WithoutTls> {
         match &self.held {
-            Held::Slot(slot) => slot
-                .as_ref()
-                .expect("a slot being read holds its transaction"),
-            Held::Own(kept) => kept,
+            Held::Slot(slot) => {
+                &slot
+                    .as_ref()
+                    .expect("a slot being read holds its transaction")
+                    .txn
+            }
+            Held::Own(kept) => &kept.txn,
         }
     }
 
-    fn txn(&self) -> &RoTxn<'static, WithoutTls> {
-        &self.kept().txn
-    }
-
     /// Reads `tree` with `read` in this snapshot, or gives `absent` when
-    /// the tree does not exist in it.
+    /// no commit the snapshot holds wrote the tree.
     fn with_tree<T>(
         &self,
         tree: Tree,
         absent: T,
-        read: impl FnOnce(Db, &RoTxn<'_>) -> Result<T>,
+        read: impl FnOnce(Prefix, &RoTxn<'_>) -> Result<T>,
     ) -> Result<T> {
         let env = &self.store.env;
-        let value = match self.kept().trees.get(tree.index()).copied().flatten() {
-            Some(db) => read(db, self.txn())?,
-            None => {
-                let name = self.store.names.name(tree);
-                let exists = env
-                    .names
-                    .get(self.txn(), name.as_bytes())
-                    .map_err(|e| env.error(e))?
-                    .is_some();
-                if !exists {
-                    absent
-                } else {
-                    // Opened now, the tree is read in a transaction begun
-                    // after: one of the same snapshot, or else none.
-                    let opening = env.opening.lock().unwrap_or_else(|p| p.into_inner());
-                    self.store.open_existing(tree, opening)?;
-                    let late = env.env.read_txn().map_err(|e| env.error(e))?;
-                    match self.store.trees().get(tree.index()).copied().flatten() {
-                        Some(db) if late.id() == self.txn().id() => read(db, &late)?,
-                        _ => {
-                            return Err(RuntimeError::conflict(format!(
-                                "tree `{name}` was opened for the first time in this process, after a commit this read does not see"
-                            )))
-                        }
-                    }
-                }
-            }
+        let value = match self.store.committed_prefix(tree, self.txn())? {
+            Some(prefix) => read(prefix, self.txn())?,
+            None => absent,
         };
         if env.snapshot_reusable(self.txn()) {
             return Err(RuntimeError::conflict(
@@ -235,7 +215,7 @@ impl LmdbRead<'_> {
 impl ReadTxn for LmdbRead<'_> {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let env = &self.store.env;
-        self.with_tree(tree, None, |db, txn| get_in(env, db, txn, key))
+        self.with_tree(tree, None, |prefix, txn| get_in(env, prefix, txn, key))
     }
 
     /// The value read in place, from the snapshot's page: no copy.
@@ -244,10 +224,13 @@ impl ReadTxn for LmdbRead<'_> {
         // `found`'s outcome is given after the snapshot is known good: a
         // value read from reused pages is never the answer.
         let mut outcome = None;
-        self.with_tree(tree, (), |db, txn| {
+        self.with_tree(tree, (), |prefix, txn| {
             // A key too long to store is in no tree.
-            let value = match StoredKey::new(env, key) {
-                Some(key) => db.get(txn, key.as_slice()).map_err(|e| env.error(e))?,
+            let value = match StoredKey::new(env, prefix, key) {
+                Some(key) => env
+                    .main
+                    .get(txn, key.as_slice())
+                    .map_err(|e| env.error(e))?,
                 None => None,
             };
             outcome = Some(found(value));
@@ -262,8 +245,8 @@ impl ReadTxn for LmdbRead<'_> {
 
     fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         let env = &self.store.env;
-        self.with_tree(tree, vec![None; keys.len()], |db, txn| {
-            keys.iter().map(|k| get_in(env, db, txn, k)).collect()
+        self.with_tree(tree, vec![None; keys.len()], |prefix, txn| {
+            keys.iter().map(|k| get_in(env, prefix, txn, k)).collect()
         })
     }
 
@@ -289,75 +272,58 @@ impl ReadTxn for LmdbRead<'_> {
         limit: usize,
     ) -> Result<Ranged> {
         let env = &self.store.env;
-        self.with_tree(tree, Ranged::default(), |db, txn| {
-            range_in(env, db, txn, start, end, reverse, limit)
+        self.with_tree(tree, Ranged::default(), |prefix, txn| {
+            range_in(env, prefix, txn, start, end, reverse, limit)
         })
     }
 }
 
 /// A write transaction. Its fields drop in order: the transaction aborts
-/// (when not committed) before the locks are let go.
+/// (when not committed) before the writer's lock is let go.
 struct LmdbWrite<'s> {
     store: &'s LmdbStore,
-    txn: RefCell<heed::RwTxn<'s>>,
-    /// The trees this process had opened before the transaction began: LMDB
-    /// lets it use only those (a tree another transaction of this process
-    /// opens later is opened again here, in a nested transaction).
-    trees: Arc<Vec<Option<Db>>>,
-    /// Trees this transaction opened, published when it commits (an abort
-    /// closes them).
-    opened: RefCell<Vec<(Tree, Db)>>,
-    opening: RefCell<Option<MutexGuard<'s, ()>>>,
+    txn: heed::RwTxn<'s>,
+    /// Trees this transaction gave a prefix, learnt once it commits (an
+    /// abort takes their directory entries back).
+    given: Vec<(Tree, Prefix)>,
     _writer: WriterGuard<'s>,
 }
 
 impl LmdbWrite<'_> {
-    /// The database of `tree`, opened (and created) on first use.
-    fn db(&self, tree: Tree) -> Result<Db> {
-        if let Some(db) = self.trees.get(tree.index()).copied().flatten() {
-            return Ok(db);
+    /// The prefix of `tree`, or `None` when it has none yet.
+    fn prefix(&self, tree: Tree) -> Result<Option<Prefix>> {
+        if let Some((_, prefix)) = self.given.iter().find(|(t, _)| *t == tree) {
+            return Ok(Some(*prefix));
         }
-        if let Some((_, db)) = self.opened.borrow().iter().find(|(t, _)| *t == tree) {
-            return Ok(*db);
-        }
-        let env = &self.store.env;
-        let mut opening = self.opening.borrow_mut();
-        if opening.is_none() {
-            *opening = Some(env.opening.lock().unwrap_or_else(|p| p.into_inner()));
+        self.store.committed_prefix(tree, &self.txn)
+    }
+
+    /// The prefix of `tree`, given it now when it has none.
+    fn prefix_to_write(&mut self, tree: Tree) -> Result<Prefix> {
+        if let Some(prefix) = self.prefix(tree)? {
+            return Ok(prefix);
         }
         let name = self.store.names.name(tree);
-        let mut parent = self.txn.borrow_mut();
-        // heed opens databases only in a transaction that it then commits:
-        // a nested one, which commits into this one.
-        let nested = env
-            .env
-            .nested_write_txn(&mut parent)
-            .map_err(|e| env.error(e))?;
-        let db = env
-            .env
-            .create_databases_and_commit(nested, |opener, nested| {
-                opener
-                    .create_database::<Bytes, Bytes>(nested, Some(&name))
-                    .map(CommitOrAbort::<_, ()>::Commit)
-            })
-            .map_err(|e| env.error(e))?
-            .unwrap_commit();
-        self.opened.borrow_mut().push((tree, db));
-        Ok(db)
+        let prefix = lmdb_layout::find_or_give(&self.store.env, &mut self.txn, &name)?;
+        self.given.push((tree, prefix));
+        Ok(prefix)
     }
 }
 
 impl ReadTxn for LmdbWrite<'_> {
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let db = self.db(tree)?;
-        get_in(&self.store.env, db, &self.txn.borrow(), key)
+        match self.prefix(tree)? {
+            Some(prefix) => get_in(&self.store.env, prefix, &self.txn, key),
+            None => Ok(None),
+        }
     }
 
     fn get_many(&self, tree: Tree, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
-        let db = self.db(tree)?;
-        let txn = self.txn.borrow();
+        let Some(prefix) = self.prefix(tree)? else {
+            return Ok(vec![None; keys.len()]);
+        };
         keys.iter()
-            .map(|k| get_in(&self.store.env, db, &txn, k))
+            .map(|k| get_in(&self.store.env, prefix, &self.txn, k))
             .collect()
     }
 
@@ -382,38 +348,52 @@ impl ReadTxn for LmdbWrite<'_> {
         reverse: bool,
         limit: usize,
     ) -> Result<Ranged> {
-        let db = self.db(tree)?;
-        let txn = self.txn.borrow();
-        range_in(&self.store.env, db, &txn, start, end, reverse, limit)
+        match self.prefix(tree)? {
+            Some(prefix) => range_in(
+                &self.store.env,
+                prefix,
+                &self.txn,
+                start,
+                end,
+                reverse,
+                limit,
+            ),
+            None => Ok(Ranged::default()),
+        }
     }
 }
 
 impl WriteTxn for LmdbWrite<'_> {
     fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
+        let prefix = self.prefix_to_write(tree)?;
         let env = &self.store.env;
-        let Some(stored) = StoredKey::new(env, key) else {
+        let Some(stored) = StoredKey::new(env, prefix, key) else {
             return Err(RuntimeError::new(
                 "E0544",
                 format!(
                     "LMDB cannot store a key of {} bytes: its longest is {} bytes",
                     key.len(),
-                    longest_key(env)
+                    longest_key(env, prefix)
                 ),
                 "nothing was written; keep keys and indexed values shorter, or use a database of another backend (`--store redb`)",
             ));
         };
-        let db = self.db(tree)?;
-        db.put(self.txn.get_mut(), stored.as_slice(), value)
+        env.main
+            .put(&mut self.txn, stored.as_slice(), value)
             .map_err(|e| env.error(e))
     }
 
     fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()> {
         let env = &self.store.env;
-        let Some(stored) = StoredKey::new(env, key) else {
+        // A tree never written holds nothing to delete.
+        let Some(prefix) = self.prefix(tree)? else {
             return Ok(());
         };
-        let db = self.db(tree)?;
-        db.delete(self.txn.get_mut(), stored.as_slice())
+        let Some(stored) = StoredKey::new(env, prefix, key) else {
+            return Ok(());
+        };
+        env.main
+            .delete(&mut self.txn, stored.as_slice())
             .map(|_| ())
             .map_err(|e| env.error(e))
     }
@@ -422,17 +402,12 @@ impl WriteTxn for LmdbWrite<'_> {
         let LmdbWrite {
             store,
             txn,
-            opened,
-            opening,
+            given,
             _writer,
-            ..
         } = *self;
         let env = &store.env;
-        txn.into_inner().commit().map_err(|e| env.error(e))?;
-        // Published before the locks are let go: a later transaction may
-        // use them.
-        store.publish(&opened.into_inner());
-        drop(opening);
+        txn.commit().map_err(|e| env.error(e))?;
+        store.learn(&given);
         if store.durability.stronger_than(env.durability) {
             // Another store of this process opened the environment at a
             // weaker level: its flags do not sync what this one promises.
@@ -443,23 +418,13 @@ impl WriteTxn for LmdbWrite<'_> {
 }
 
 impl Store for LmdbStore {
-    /// Opens the tree at once when it exists, so that no read meets it
-    /// unopened (which would start that run again); not while this
-    /// process's writer is opening trees (a migration naming a new one).
     fn tree(&self, name: &str) -> Tree {
-        let tree = self.names.tree(name);
-        if self.trees().get(tree.index()).copied().flatten().is_none() {
-            if let Ok(opening) = self.env.opening.try_lock() {
-                // Failing here, the tree is opened when a read meets it.
-                let _ = self.open_existing(tree, opening);
-            }
-        }
-        tree
+        self.names.tree(name)
     }
 
     /// A read transaction of the latest commit: the one kept in this
-    /// thread's slot when no commit came and no tree was opened since it
-    /// began (see [`ReadPool`]), or a new one.
+    /// thread's slot when no commit came since it began (see
+    /// [`ReadPool`]), or a new one.
     fn begin_read(&self) -> Result<Box<dyn ReadTxn + '_>> {
         // Unlocked reading keeps nothing: a writer may reuse what it pins.
         let slot = match self.env.access {
@@ -468,9 +433,8 @@ impl Store for LmdbStore {
         };
         let held = match slot {
             Some(mut slot) => {
-                let generation = self.generation.load(Ordering::Acquire);
                 let latest = self.env.env.info().last_txn_id;
-                if !slot.as_ref().is_some_and(|k| k.fresh(latest, generation)) {
+                if !slot.as_ref().is_some_and(|k| k.fresh(latest)) {
                     // The stale one ends first, freeing its reader slot.
                     *slot = None;
                     *slot = Some(self.new_read()?);
@@ -489,15 +453,11 @@ impl Store for LmdbStore {
             return Err(RuntimeError::read_only(&env.dir));
         };
         let writer = lock.acquire(self.wait)?;
-        // The trees first: each was opened before the transaction begins.
-        let trees = self.trees();
         let txn = env.env.write_txn().map_err(|e| env.error(e))?;
         Ok(Box::new(LmdbWrite {
             store: self,
-            txn: RefCell::new(txn),
-            trees,
-            opened: RefCell::default(),
-            opening: RefCell::default(),
+            txn,
+            given: Vec::new(),
             _writer: writer,
         }))
     }

@@ -3,7 +3,7 @@
 use super::writer_lock::{WriterLock, DEFAULT_WAIT};
 use super::Durability;
 use crate::error::{Result, RuntimeError, MAP_FULL};
-use heed::types::{Bytes, DecodeIgnore};
+use heed::types::Bytes;
 use heed::{CommitOrAbort, Database, Env, EnvFlags, EnvOpenOptions, MdbError, RoTxn, WithoutTls};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
@@ -16,8 +16,10 @@ pub const LMDB_FILE: &str = "data.mdb";
 /// systems (1 GiB on others). Halved at open while the system refuses it.
 pub const MAP_SIZE: usize = if usize::BITS >= 64 { 1 << 40 } else { 1 << 30 };
 
-/// The most trees a database holds. Each read transaction allocates a
-/// small array of this size, so it is not set higher than needed.
+/// The most named databases LMDB opens: format 4 keeps every tree in the
+/// main one, and only `rqc upgrade` opens the named trees of a format-3
+/// database (at most this many). Each read transaction allocates a small
+/// array of this size.
 const MAX_TREES: u32 = 512;
 
 pub(super) type Db = Database<'static, Bytes, Bytes>;
@@ -75,11 +77,9 @@ pub(super) struct Environment {
     pub(super) writer: Option<WriterLock>,
     /// The longest key LMDB stores (511 bytes in its default build).
     pub(super) max_key: usize,
-    /// The unnamed database, which lists the named ones.
-    pub(super) names: Database<'static, Bytes, DecodeIgnore>,
-    /// Held while a transaction of this process may open trees: LMDB lets
-    /// one at a time do so, until it ends.
-    pub(super) opening: Mutex<()>,
+    /// The main (unnamed) database, which holds every tree (storage
+    /// format 4, `lmdb_layout`).
+    pub(super) main: Db,
 }
 
 /// The environments open in this process, by canonical directory.
@@ -143,10 +143,10 @@ impl Environment {
             env.clear_stale_readers().map_err(|e| open_error(&dir, e))?;
         }
         let rtxn = env.read_txn().map_err(|e| open_error(&dir, e))?;
-        let names = env
+        let main = env
             .open_databases_and_commit(rtxn, |opener, rtxn| {
                 opener
-                    .open_database::<Bytes, DecodeIgnore>(rtxn, None)
+                    .open_database::<Bytes, Bytes>(rtxn, None)
                     .map(CommitOrAbort::<_, ()>::Commit)
             })
             .map_err(|e| open_error(&dir, e))?
@@ -162,8 +162,7 @@ impl Environment {
                 _ => Durability::None,
             },
             writer,
-            names,
-            opening: Mutex::new(()),
+            main,
         })
     }
 

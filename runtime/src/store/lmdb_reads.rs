@@ -1,42 +1,44 @@
-//! Reading an LMDB tree: keys in the form LMDB stores them, point reads and range reads in any transaction.
+//! Reading an LMDB tree: keys in the form LMDB stores them (after the tree's prefix), point reads and range reads in any transaction.
 
-use super::lmdb_env::{Db, Environment};
+use super::lmdb_env::Environment;
+use super::lmdb_layout::Prefix;
 use super::Ranged;
 use crate::error::Result;
 use heed::RoTxn;
 use std::ops::Bound;
 
-/// The longest key buffer: LMDB's keys are at most 511 bytes long in its
+/// The longest stored key: LMDB's keys are at most 511 bytes long in its
 /// default build (`Environment::max_key`).
-const KEY_BUFFER: usize = 512;
+const KEY_BUFFER: usize = 511;
 
 /// Stored keys this long or shorter are built on the stack (a point read's
 /// key: no allocation, and no page-sized buffer to clear and copy).
 const INLINE_KEY: usize = 64;
 
-/// A key as LMDB stores it: after a 0 byte. LMDB refuses an empty key,
-/// which rqc writes (the counter of a bound over a whole table); a common
-/// first byte keeps the order of keys.
+/// A key as LMDB stores it: after its tree's prefix (`lmdb_layout`).
 pub(super) enum StoredKey {
     Inline([u8; INLINE_KEY], usize),
     Long(Vec<u8>),
 }
 
 impl StoredKey {
-    /// `key` stored, or `None` when it is longer than LMDB stores.
-    pub(super) fn new(env: &Environment, key: &[u8]) -> Option<StoredKey> {
-        (key.len() < env.max_key.min(KEY_BUFFER)).then(|| StoredKey::prefix(key, key.len()))
+    /// `key` of the tree of `prefix` stored, or `None` when it is longer
+    /// than LMDB stores.
+    pub(super) fn new(env: &Environment, prefix: Prefix, key: &[u8]) -> Option<StoredKey> {
+        (key.len() <= longest_key(env, prefix)).then(|| StoredKey::prefix(prefix, key, key.len()))
     }
 
     /// The stored form of `key`'s first `len` bytes.
-    pub(super) fn prefix(key: &[u8], len: usize) -> StoredKey {
-        if len < INLINE_KEY {
+    pub(super) fn prefix(prefix: Prefix, key: &[u8], len: usize) -> StoredKey {
+        let at = prefix.len();
+        if at + len <= INLINE_KEY {
             let mut bytes = [0; INLINE_KEY];
-            bytes[1..=len].copy_from_slice(&key[..len]);
-            return StoredKey::Inline(bytes, len + 1);
+            bytes[..at].copy_from_slice(prefix.as_slice());
+            bytes[at..at + len].copy_from_slice(&key[..len]);
+            return StoredKey::Inline(bytes, at + len);
         }
-        let mut bytes = Vec::with_capacity(len + 1);
-        bytes.push(0);
+        let mut bytes = Vec::with_capacity(at + len);
+        bytes.extend_from_slice(prefix.as_slice());
         bytes.extend_from_slice(&key[..len]);
         StoredKey::Long(bytes)
     }
@@ -49,31 +51,32 @@ impl StoredKey {
     }
 }
 
-/// The longest key rqc can write to LMDB.
-pub(super) fn longest_key(env: &Environment) -> usize {
-    env.max_key.min(KEY_BUFFER) - 1
+/// The longest key rqc can write to the tree of `prefix`.
+pub(super) fn longest_key(env: &Environment, prefix: Prefix) -> usize {
+    env.max_key.min(KEY_BUFFER) - prefix.len()
 }
 
-/// A point read of `db` in a read or write transaction.
+/// A point read of the tree of `prefix` in a read or write transaction.
 pub(super) fn get_in(
     env: &Environment,
-    db: Db,
+    prefix: Prefix,
     txn: &RoTxn<'_>,
     key: &[u8],
 ) -> Result<Option<Vec<u8>>> {
     // A key too long to store is in no tree.
-    let Some(key) = StoredKey::new(env, key) else {
+    let Some(key) = StoredKey::new(env, prefix, key) else {
         return Ok(None);
     };
-    db.get(txn, key.as_slice())
+    env.main
+        .get(txn, key.as_slice())
         .map(|found| found.map(<[u8]>::to_vec))
         .map_err(|e| env.error(e))
 }
 
-/// A range read of `db` in a read or write transaction.
+/// A range read of the tree of `prefix` in a read or write transaction.
 pub(super) fn range_in(
     env: &Environment,
-    db: Db,
+    prefix: Prefix,
     txn: &RoTxn<'_>,
     start: &[u8],
     end: Option<&[u8]>,
@@ -87,9 +90,11 @@ pub(super) fn range_in(
     // at most `longest` bytes long, so a longer bound compares with keys as
     // its first `longest` bytes do: a key is at or after `start` when it is
     // after that prefix, and before `end` when it is at or before it.
-    let longest = longest_key(env);
-    let low = StoredKey::prefix(start, start.len().min(longest));
-    let high = end.map(|end| StoredKey::prefix(end, end.len().min(longest)));
+    let longest = longest_key(env, prefix);
+    let low = StoredKey::prefix(prefix, start, start.len().min(longest));
+    let high = end.map(|end| StoredKey::prefix(prefix, end, end.len().min(longest)));
+    // The tree ends where the next tree's prefix begins.
+    let tree_end = prefix.end();
     let lower = if start.len() > longest {
         Bound::Excluded(low.as_slice())
     } else {
@@ -98,7 +103,7 @@ pub(super) fn range_in(
     let upper = match (&high, end) {
         (Some(high), Some(end)) if end.len() > longest => Bound::Included(high.as_slice()),
         (Some(high), _) => Bound::Excluded(high.as_slice()),
-        (None, _) => Bound::Unbounded,
+        (None, _) => Bound::Excluded(tree_end.as_slice()),
     };
     // The range is read open at its far end and cut here, so that the entry
     // it stops at is seen too: the caller checks it (a key whose stored
@@ -118,14 +123,19 @@ pub(super) fn range_in(
             }
         }
     };
+    let in_tree = |key: &[u8]| key.starts_with(prefix.as_slice());
     let open = if reverse {
         (Bound::Unbounded, upper)
     } else {
         (lower, Bound::Unbounded)
     };
     type Cursor<'t> = Box<dyn Iterator<Item = heed::Result<(&'t [u8], &'t [u8])>> + 't>;
-    let copy =
-        |key: &[u8], value: &[u8]| (key.get(1..).unwrap_or_default().to_vec(), value.to_vec());
+    let copy = |key: &[u8], value: &[u8]| {
+        (
+            key.get(prefix.len()..).unwrap_or_default().to_vec(),
+            value.to_vec(),
+        )
+    };
     let mut ranged = Ranged {
         // Room for a bounded read's rows; a long one grows as it reads.
         entries: Vec::with_capacity(limit.min(64)),
@@ -133,14 +143,16 @@ pub(super) fn range_in(
     };
     let mut stopped = None;
     let iter: Cursor<'_> = if reverse {
-        Box::new(db.rev_range(txn, &open).map_err(|e| env.error(e))?)
+        Box::new(env.main.rev_range(txn, &open).map_err(|e| env.error(e))?)
     } else {
-        Box::new(db.range(txn, &open).map_err(|e| env.error(e))?)
+        Box::new(env.main.range(txn, &open).map_err(|e| env.error(e))?)
     };
     for entry in iter {
         let (key, value) = entry.map_err(|e| env.error(e))?;
         if !inside(key) {
-            stopped = Some(copy(key, value));
+            // Past the tree's own keys, the next entry is another tree's:
+            // the tree ends there.
+            stopped = in_tree(key).then(|| copy(key, value));
             break;
         }
         ranged.entries.push(copy(key, value));

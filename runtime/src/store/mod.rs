@@ -25,6 +25,9 @@ mod durability_tests;
 mod etcd;
 mod lmdb_backend;
 mod lmdb_env;
+mod lmdb_layout;
+#[cfg(test)]
+mod lmdb_layout_tests;
 mod lmdb_reads;
 mod memory;
 mod nested;
@@ -41,7 +44,7 @@ pub use checked::{Checked, CHECKSUM_LEN, IDENTITY_KEY, SEAL_LEN};
 pub use durability::Durability;
 #[cfg(feature = "etcd")]
 pub use etcd::{is_etcd_url, EtcdOptions, EtcdStore, EtcdUrl, PASSWORD_VARIABLE};
-pub use lmdb_backend::{Access, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
+pub use lmdb_backend::{Access, Converted, LmdbOptions, LmdbStore, LMDB_FILE, MAP_SIZE};
 pub use memory::MemoryStore;
 pub(crate) use nested::{Buffered, Direct};
 pub use redb_backend::{RedbStore, REDB_FILE};
@@ -54,6 +57,13 @@ use crate::error::Result;
 use crate::error::RuntimeError;
 use std::collections::HashMap;
 use std::sync::RwLock;
+
+/// The layout of trees, keys and entries this runtime writes, held bare in
+/// every database's catalog (`store::checked`). Format 1 stored no
+/// checksums, format 2 no chain of entries (`store::chain`), format 3 each
+/// LMDB tree in a named database of its own (`lmdb_layout`); the other
+/// backends' layout is the same in formats 3 and 4.
+pub const STORAGE_FORMAT: u32 = 4;
 
 /// A tree of one store, by number. The same name always gives the same
 /// handle in one store; a handle from another store means nothing.
@@ -263,19 +273,65 @@ pub trait ReadTxn {
         })
     }
 
-    /// Like [`ReadTxn::range`], but an entry that is damaged (it fails its
-    /// checksum) comes as its own error rather than failing the range: for
-    /// `verify` and `dump`, which go on past damage.
-    fn range_salvaging(
-        &self,
-        tree: Tree,
-        start: &[u8],
-        end: Option<&[u8]>,
-        reverse: bool,
-        limit: usize,
-    ) -> Result<Vec<Salvaged>> {
-        let entries = self.range(tree, start, end, reverse, limit)?;
+    /// The next entries of the whole tree `tree` from where `from` is, at
+    /// most `limit` of them, each damaged one (it fails its checksum, or
+    /// breaks the chain) as its own error rather than failing the read:
+    /// for `verify` and `dump`, which go on past damage and read a tree a
+    /// chunk at a time, so that what they hold does not grow with it.
+    /// `from.done()` once the tree is read to its end.
+    fn salvage(&self, tree: Tree, from: &mut Salvaging, limit: usize) -> Result<Vec<Salvaged>> {
+        let entries = self.range(tree, &from.start, None, false, limit)?;
+        from.read(
+            entries.last().map(|(key, _)| key.as_slice()),
+            entries.len() < limit,
+        );
         Ok(entries.into_iter().map(|(k, v)| (k, Ok(v))).collect())
+    }
+}
+
+/// The entries `verify` and `dump` read at a time ([`ReadTxn::salvage`]).
+pub const SALVAGE_CHUNK: usize = 4096;
+
+/// Every entry of `tree` read past damage, a chunk at a time, kept whole.
+pub fn salvage_all(txn: &dyn ReadTxn, tree: Tree) -> Result<Vec<Salvaged>> {
+    let mut from = Salvaging::default();
+    let mut all = Vec::new();
+    while !from.done() {
+        all.extend(txn.salvage(tree, &mut from, SALVAGE_CHUNK)?);
+    }
+    Ok(all)
+}
+
+/// Where a salvaging read of a whole tree is ([`ReadTxn::salvage`]).
+#[derive(Clone, Debug, Default)]
+pub struct Salvaging {
+    /// The first key the next chunk reads.
+    start: Vec<u8>,
+    /// The link the next entry should hold, when the one before it is
+    /// known (`store::chain`).
+    expected: Option<u32>,
+    /// Whether any entry was read yet.
+    begun: bool,
+    done: bool,
+}
+
+impl Salvaging {
+    /// Whether the tree is read to its end.
+    pub fn done(&self) -> bool {
+        self.done
+    }
+
+    /// Moves past a chunk whose last key was `last`; `end` when it was
+    /// the tree's last.
+    fn read(&mut self, last: Option<&[u8]>, end: bool) {
+        if let Some(last) = last {
+            // The key right after `last`: the next chunk starts past it.
+            self.start.clear();
+            self.start.extend_from_slice(last);
+            self.start.push(0);
+            self.begun = true;
+        }
+        self.done |= end;
     }
 }
 

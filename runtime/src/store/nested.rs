@@ -101,15 +101,13 @@ impl ReadTxn for Direct<'_> {
             .range_to_boundary(tree, start, end, reverse, limit)
     }
 
-    fn range_salvaging(
+    fn salvage(
         &self,
         tree: Tree,
-        start: &[u8],
-        end: Option<&[u8]>,
-        reverse: bool,
+        from: &mut super::Salvaging,
         limit: usize,
     ) -> Result<Vec<super::Salvaged>> {
-        self.outer.range_salvaging(tree, start, end, reverse, limit)
+        self.outer.salvage(tree, from, limit)
     }
 }
 

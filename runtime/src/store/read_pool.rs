@@ -13,10 +13,9 @@
 //! the slot taken (a read inside another on the same thread, or a thread
 //! sharing the slot) reads in a transaction of its own, kept by no one.
 //! A kept transaction is read again only while it is of the latest commit
-//! and no tree was opened since it began (see [`Kept::fresh`]), so a run
-//! never sees a state older than a commit it could observe.
+//! (see [`Kept::fresh`]), so a run never sees a state older than a commit
+//! it could observe.
 
-use super::lmdb_env::Db;
 use heed::{RoTxn, WithoutTls};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, TryLockError};
@@ -29,35 +28,21 @@ const KEPT_FOR: Duration = Duration::from_millis(20);
 /// once).
 const SLOTS: usize = 16;
 
-/// A transaction kept in a slot, with the trees opened before it began.
+/// A transaction kept in a slot.
 pub(super) struct Kept {
     pub(super) txn: RoTxn<'static, WithoutTls>,
-    pub(super) trees: Arc<Vec<Option<Db>>>,
-    /// The store's tree generation `trees` is of.
-    generation: u64,
     /// The reaper's tick when its last read ended: ended a full tick later.
     tick: u64,
 }
 
 impl Kept {
-    pub(super) fn new(
-        txn: RoTxn<'static, WithoutTls>,
-        trees: Arc<Vec<Option<Db>>>,
-        generation: u64,
-    ) -> Kept {
-        Kept {
-            txn,
-            trees,
-            generation,
-            tick: 0,
-        }
+    pub(super) fn new(txn: RoTxn<'static, WithoutTls>) -> Kept {
+        Kept { txn, tick: 0 }
     }
 
-    /// Whether a run may read in it: it is of the latest commit
-    /// (`latest`), and no tree was opened in this process since its trees
-    /// were taken (the store's tree generation is still `generation`).
-    pub(super) fn fresh(&self, latest: usize, generation: u64) -> bool {
-        self.txn.id() == latest && self.generation == generation
+    /// Whether a run may read in it: it is of the latest commit (`latest`).
+    pub(super) fn fresh(&self, latest: usize) -> bool {
+        self.txn.id() == latest
     }
 }
 
@@ -163,11 +148,7 @@ mod tests {
         let env = env(dir.path());
         let pool = ReadPool::default();
         let mut slot = pool.slot().expect("the reaper runs and the slot is free");
-        *slot = Some(Kept::new(
-            env.clone().static_read_txn().unwrap(),
-            Arc::default(),
-            0,
-        ));
+        *slot = Some(Kept::new(env.clone().static_read_txn().unwrap()));
         // Taken while read: a second read on this thread reads alone.
         assert!(pool.slot().is_none());
         // Not ended while a read holds it, however long.
