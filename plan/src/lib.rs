@@ -23,8 +23,8 @@ pub mod write_work;
 pub use builtin::Builtin;
 pub use identity::{canonical_float, compare, holds_minus_zero};
 pub use plan::{
-    BinOp, Bound, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op, ParamSpec,
-    ParamType, RangeEnd, Shape, UnOp,
+    BinOp, Bound, ColumnAt, Combinator, CompiledProgram, Entry, EntryKind, Node, NodeStats, Op,
+    ParamSpec, ParamType, RangeEnd, Shape, UnOp,
 };
 pub use schema::{
     AggregateKind, AggregateSchema, Column, ColumnType, ExtremePath, IndexSchema, Literal,
@@ -45,4 +45,4 @@ pub const COMMIT_ROUND_TRIPS: u64 = 2;
 
 /// Bumped whenever the serialized form of a [`CompiledProgram`] changes
 /// incompatibly; loaders refuse other versions.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;

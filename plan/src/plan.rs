@@ -121,7 +121,17 @@ pub enum Op {
     /// Code no run reaches (the body of a lambda nothing applies); an
     /// internal error if it ever is.
     Unreachable,
+    /// A field of a record, found by its name. Only for structural records
+    /// (`{a: 1, b: 2}`, a batch parameter's element): two values of one
+    /// record type may hold their fields in different orders, so no
+    /// position is fixed. A row's column is [`Op::Column`].
     Field(Box<Node>, String),
+    /// A column of a row of a table (or `none` of `none`), found by its
+    /// position in the table's columns: the checker typed the base as that
+    /// table's row, and every row of a table holds its columns in the
+    /// schema's order. The name is for `explain` and messages; the verifier
+    /// holds it to the column at the position.
+    Column(Box<Node>, ColumnAt),
     Record(Vec<(String, Node)>),
     List(Vec<Node>),
     /// The values of a tuple range's end, one per index column from the
@@ -169,7 +179,7 @@ pub enum Op {
     Update {
         table: String,
         target: Box<Node>,
-        changes: Vec<(String, Node)>,
+        changes: Vec<(ColumnAt, Node)>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         row: Option<String>,
     },
@@ -178,12 +188,21 @@ pub enum Op {
     /// when there is none, inserted with the other columns' defaults.
     Upsert {
         table: String,
-        columns: Vec<(String, Node)>,
+        columns: Vec<(ColumnAt, Node)>,
     },
     Delete {
         table: String,
         target: Box<Node>,
     },
+}
+
+/// A column of a table, by its position in the table's columns (what the
+/// run indexes with), and its name (what `explain` and messages show, and
+/// the verifier holds to the column at that position).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnAt {
+    pub position: usize,
+    pub name: String,
 }
 
 /// What a combinator's input is. An option holding a list is the list at
@@ -402,7 +421,7 @@ impl Node {
             }
             Op::Limit { count, .. } => vec![count],
             Op::Unreachable => Vec::new(),
-            Op::Field(base, _) => vec![base],
+            Op::Field(base, _) | Op::Column(base, _) => vec![base],
             Op::Record(fields) => fields.iter().map(|(_, n)| n).collect(),
             Op::List(items) | Op::Tuple(items) | Op::Seq(items) | Op::Combinator(_, _, items) => {
                 items.iter().collect()
@@ -450,7 +469,7 @@ impl Node {
             }
             Op::Limit { count, .. } => vec![&mut **count],
             Op::Unreachable => Vec::new(),
-            Op::Field(base, _) => vec![&mut **base],
+            Op::Field(base, _) | Op::Column(base, _) => vec![&mut **base],
             Op::Record(fields) => fields.iter_mut().map(|(_, n)| n).collect(),
             Op::List(items) | Op::Tuple(items) | Op::Seq(items) | Op::Combinator(_, _, items) => {
                 items.iter_mut().collect()

@@ -216,7 +216,7 @@ pub fn combinator<'p>(
                 }
             }
             Val::Data(match float {
-                Some(x) => Value::float(crate::interp::finite(x + int as f64)?),
+                Some(x) => Value::float(crate::arithmetic::finite(x + int as f64)?),
                 None => Value::Int(int),
             })
         }

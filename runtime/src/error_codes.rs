@@ -160,6 +160,7 @@ pub const REGISTRY: &[(&str, ErrorKind)] = &[
     ("E0624", ErrorKind::Refused),
     ("E0625", ErrorKind::Refused),
     ("E0626", ErrorKind::Refused),
+    ("E0627", ErrorKind::Refused),
     ("E0630", ErrorKind::Refused),
     ("E0631", ErrorKind::Refused),
     ("E0632", ErrorKind::Refused),

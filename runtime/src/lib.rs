@@ -7,6 +7,7 @@
 //! their static bounds.
 
 pub mod aggregates;
+mod arithmetic;
 mod backoff;
 mod batch;
 mod batched_load;

@@ -106,14 +106,20 @@ pub fn decode_record(table: &crate::bound::BoundTable, bytes: &[u8]) -> Result<V
 }
 
 /// The primary key of a row record: its key columns, encoded. A write names
-/// its row by this key and acts on the row stored under it.
+/// its row by this key and acts on the row stored under it. The columns
+/// are read by position: the verifier proved the row one of `table`'s,
+/// which holds its columns in the schema's order.
 pub fn record_key(table: &TableSchema, row: &Value) -> Result<Vec<u8>> {
     let key = table
         .key
         .iter()
         .map(|&c| {
             let name = &table.columns[c].name;
-            row.field(name).cloned().ok_or_else(|| {
+            let column = match row {
+                Value::Record(record) => record.at(c),
+                _ => None,
+            };
+            column.cloned().ok_or_else(|| {
                 RuntimeError::new(
                     "E0594",
                     format!("a `{}` row lacks `{name}`", table.name),

@@ -121,7 +121,7 @@ impl<'p> Env<'p> {
     /// A field of the record at `slot`, read where it is: only the field
     /// is copied (a field that is a list or record is shared, as
     /// [`Env::get`] shares it).
-    pub fn field(&self, slot: u32, field: &str) -> Option<Result<Val<'p>>> {
+    pub fn field(&self, slot: u32, field: Part<'_>) -> Option<Result<Val<'p>>> {
         {
             let value = self.binding(slot)?.value.borrow();
             if matches!(&*value, Val::Data(data) if !holds_parts(data)) {
@@ -129,6 +129,36 @@ impl<'p> Env<'p> {
             }
         }
         Some(self.get(slot)?.field_ref(field))
+    }
+}
+
+/// Which field a read takes: a structural record's by its name (`Op::Field`:
+/// two records of one type may order their fields differently), a row's
+/// column by its position (`Op::Column`: every row of a table holds its
+/// columns in the schema's order, so no name is compared).
+#[derive(Clone, Copy)]
+pub enum Part<'a> {
+    Named(&'a str),
+    At(usize),
+}
+
+impl Part<'_> {
+    /// The field among a record's `fields`, in order.
+    fn among<'v, T>(self, fields: impl Iterator<Item = (&'v String, &'v T)>) -> Option<&'v T> {
+        let mut fields = fields;
+        match self {
+            Part::Named(name) => fields.find(|(n, _)| *n == name).map(|(_, v)| v),
+            Part::At(position) => fields.nth(position).map(|(_, v)| v),
+        }
+    }
+
+    /// E0594: the field is not there (the checker and the verifier let no
+    /// such read through).
+    fn missing(self) -> crate::error::RuntimeError {
+        match self {
+            Part::Named(name) => internal(&format!("no field {name}")),
+            Part::At(position) => internal(&format!("no column at position {position}")),
+        }
     }
 }
 
@@ -303,30 +333,19 @@ impl<'p> Val<'p> {
         matches!(self, Val::Data(Value::Null))
     }
 
-    /// A field of a record (none of none).
-    pub fn field(self, name: &str) -> Result<Val<'p>> {
-        self.field_ref(name)
-    }
-
-    /// A field of a record it borrows: only the field is copied.
-    pub fn field_ref(&self, name: &str) -> Result<Val<'p>> {
-        match self {
-            Val::Data(Value::Null) => Ok(Val::Data(Value::Null)),
-            Val::Data(_) | Val::Shared(_) => self
-                .as_data()
-                .and_then(|record| record.field(name))
-                .cloned()
-                .map(Val::Data)
-                .ok_or_else(|| internal(&format!("no field {name}"))),
-            Val::Record(fields) => fields
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.clone())
-                .ok_or_else(|| internal(&format!("no field {name}"))),
-            _ => Err(internal(&format!(
-                "field {name} of something that is not a record"
-            ))),
-        }
+    /// A field of a record it borrows (none of none): only the field is
+    /// copied.
+    pub fn field_ref(&self, field: Part<'_>) -> Result<Val<'p>> {
+        let found = match self {
+            Val::Data(Value::Null) => return Ok(Val::Data(Value::Null)),
+            Val::Data(_) | Val::Shared(_) => match self.as_data() {
+                Some(Value::Record(record)) => field.among(record.iter()).cloned().map(Val::Data),
+                _ => None,
+            },
+            Val::Record(fields) => field.among(fields.iter().map(|(n, v)| (n, v))).cloned(),
+            _ => None,
+        };
+        found.ok_or_else(|| field.missing())
     }
 }
 
@@ -366,7 +385,7 @@ mod tests {
     fn reading_a_field_of_a_name_copies_only_the_field() {
         let row = Value::Record([("id".to_string(), Value::Int(3))].into_iter().collect());
         let env = Env::new().bind(Val::Data(row));
-        let field = env.field(0, "id").unwrap().unwrap();
+        let field = env.field(0, Part::Named("id")).unwrap().unwrap();
         assert!(matches!(field, Val::Data(Value::Int(3))));
         // Still held as it was bound: no use has taken a copy.
         assert!(matches!(
@@ -377,10 +396,33 @@ mod tests {
         let env = env.bind(Val::Data(Value::Int(5)));
         assert!(matches!(env.get(0), Some(Val::Data(Value::Int(5)))));
         assert!(matches!(
-            env.field(1, "id").unwrap().unwrap(),
+            env.field(1, Part::At(0)).unwrap().unwrap(),
             Val::Data(Value::Int(3))
         ));
         assert!(env.get(2).is_none(), "no binding two places out");
+    }
+
+    #[test]
+    fn a_column_is_read_by_its_position_and_a_field_by_its_name() {
+        let row: rqc_plan::Record = [("a", 1), ("b", 2)]
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), Value::Int(v)))
+            .collect();
+        let row = Val::Data(Value::Record(row));
+        let read = |part| match row.field_ref(part) {
+            Ok(Val::Data(value)) => Ok(value),
+            Ok(_) => panic!("a scalar field is data"),
+            Err(e) => Err(e.code),
+        };
+        assert_eq!(read(Part::At(1)), Ok(Value::Int(2)));
+        assert_eq!(read(Part::Named("b")), Ok(Value::Int(2)));
+        assert_eq!(read(Part::At(0)), Ok(Value::Int(1)));
+        // Past the row's columns: a bug in rqc, never a panic.
+        assert_eq!(read(Part::At(2)), Err("E0594"));
+        assert!(Val::Data(Value::Null)
+            .field_ref(Part::At(5))
+            .unwrap()
+            .is_none());
     }
 
     #[test]
@@ -400,9 +442,10 @@ mod tests {
             .into_iter()
             .collect();
         let env = env.bind(Val::Data(Value::Record(record)));
-        let (Ok(Val::List(x)), Ok(Val::List(y))) =
-            (env.field(0, "rows").unwrap(), env.field(0, "rows").unwrap())
-        else {
+        let (Ok(Val::List(x)), Ok(Val::List(y))) = (
+            env.field(0, Part::Named("rows")).unwrap(),
+            env.field(0, Part::At(0)).unwrap(),
+        ) else {
             panic!("the field is a shared list");
         };
         assert!(Rc::ptr_eq(&x, &y));

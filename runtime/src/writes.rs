@@ -13,9 +13,9 @@ use crate::constraints::{delete_row, insert_row, live_row, rewrite_row, update_r
 use crate::error::{Result, RuntimeError};
 use crate::halt::{Eval, Halt};
 use crate::interp::{internal, Interp};
-use crate::rows::{record, record_key};
+use crate::rows::record_key;
 use crate::values::{Env, Val};
-use rqc_plan::{Node, TableSchema, Value};
+use rqc_plan::{ColumnAt, Node, Record, TableSchema, Value};
 
 impl<'p> Interp<'p, '_> {
     /// [`Halt::DryWrite`] in a dry pass (`batch`), which gives up reading
@@ -55,7 +55,7 @@ impl<'p> Interp<'p, '_> {
         &mut self,
         node: &'p Node,
         target: &'p Node,
-        changes: &'p [(String, Node)],
+        changes: &'p [(ColumnAt, Node)],
         named_row: bool,
         env: &Env<'p>,
     ) -> Eval<Val<'p>> {
@@ -64,12 +64,7 @@ impl<'p> Interp<'p, '_> {
         let rows = self.value(target, env)?.into_items();
         let positions = changes
             .iter()
-            .map(|(column, _)| {
-                table
-                    .schema
-                    .column(column)
-                    .ok_or_else(|| internal("unknown column"))
-            })
+            .map(|(column, _)| position(table, column))
             .collect::<Result<Vec<usize>>>()?;
         let mut updated = 0;
         if !named_row {
@@ -94,7 +89,9 @@ impl<'p> Interp<'p, '_> {
             let Some(live) = live_row(self.session, table, &key)? else {
                 continue;
             };
-            let bound = env.bind(Val::Data(record(&table.schema, live.clone())));
+            // Under the table's shared names: a row as any read makes it.
+            let read = Record::with_names(table.columns.clone(), live.clone());
+            let bound = env.bind(Val::Data(Value::Record(read)));
             let written = self.session.entries_written();
             let mut resolved = Vec::with_capacity(changes.len());
             for (&position, (_, value)) in positions.iter().zip(changes) {
@@ -132,7 +129,7 @@ impl<'p> Interp<'p, '_> {
     pub(crate) fn upsert(
         &mut self,
         node: &'p Node,
-        columns: &'p [(String, Node)],
+        columns: &'p [(ColumnAt, Node)],
         env: &Env<'p>,
     ) -> Eval<Val<'p>> {
         self.write_not_dry()?;
@@ -140,10 +137,7 @@ impl<'p> Interp<'p, '_> {
         let mut row: Vec<Option<Value>> = vec![None; table.schema.columns.len()];
         let mut named = Vec::with_capacity(columns.len());
         for (column, value) in columns {
-            let position = table
-                .schema
-                .column(column)
-                .ok_or_else(|| internal("unknown column"))?;
+            let position = position(table, column)?;
             row[position] = Some(self.value(value, env)?);
             named.push(position);
         }
@@ -169,6 +163,21 @@ impl<'p> Interp<'p, '_> {
         }
         Ok(Val::Data(Value::Int(deleted)))
     }
+}
+
+/// The position of a column a write names, resolved at lowering and held
+/// to the schema by the verifier (E0627): past the table's columns it is
+/// a bug (E0594), never a panic.
+fn position(table: &BoundTable, column: &ColumnAt) -> Result<usize> {
+    if column.position < table.schema.columns.len() {
+        return Ok(column.position);
+    }
+    Err(internal(&format!(
+        "a write of column {} of `{}`, which has {}",
+        column.position,
+        table.schema.name,
+        table.schema.columns.len()
+    )))
 }
 
 /// An upsert's row: each column named, or its default (`none` for an

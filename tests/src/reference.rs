@@ -318,7 +318,10 @@ impl<'c> Reference<'c> {
                 });
                 Value::List(rows)
             }
+            // By name, as a row's column too: the runtime reads it by
+            // position, so the two are compared.
             TExpr::Field(base, name) => return self.eval(base, args, env).field(name),
+            TExpr::Column(base, column) => return self.eval(base, args, env).field(&column.name),
             TExpr::Record(fields) => {
                 let fields = fields
                     .iter()
@@ -442,7 +445,7 @@ impl<'c> Reference<'c> {
                     None => Some(
                         changes
                             .iter()
-                            .map(|(c, e)| (c.clone(), v(self, e)))
+                            .map(|(c, e)| (c.name.clone(), v(self, e)))
                             .collect(),
                     ),
                     Some(_) => None,
@@ -466,7 +469,7 @@ impl<'c> Reference<'c> {
                             inner.push((name.clone(), Val::Data(current)));
                             changes
                                 .iter()
-                                .map(|(c, e)| (c.clone(), self.eval(e, args, &inner).data()))
+                                .map(|(c, e)| (c.name.clone(), self.eval(e, args, &inner).data()))
                                 .collect()
                         }
                         (None, None) => unreachable!("changes computed once without a row"),
@@ -488,7 +491,7 @@ impl<'c> Reference<'c> {
             TExpr::Upsert { table, columns } => {
                 let named: Vec<(String, Value)> = columns
                     .iter()
-                    .map(|(c, e)| (c.clone(), v(self, e)))
+                    .map(|(c, e)| (c.name.clone(), v(self, e)))
                     .collect();
                 let schema = self.table_schema(table);
                 // The row named: its columns given, the others' defaults.

@@ -51,6 +51,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "values",
             "halt",
+            "arithmetic",
             "interp",
             "combinators",
             "scan",

@@ -223,7 +223,7 @@ fn two_indexes_of_one_name_are_refused() {
 fn an_update_of_a_key_column_is_refused() {
     let mut plan = honest();
     let reprice = entry(&mut plan, "reprice");
-    reprice["root"]["op"]["Update"]["changes"][0][0] = json!("id");
+    reprice["root"]["op"]["Update"]["changes"][0][0] = json!({"position": 0, "name": "id"});
     let message = refused(plan, "E0622");
     assert!(message.contains("a column of the key"), "{message}");
 }

@@ -1,8 +1,8 @@
 //! The plan is the artifact: a database keeps its installed program and runs it when opened again; plan files install, and other plan formats are refused with a code.
 //!
 //! `tests/plans/` holds `shop.rq` compiled by the rqc of each plan format:
-//! `format-8.rqc.json` (the current one, which must load and run) and
-//! `format-7.rqc.json` (the previous one, which must be refused, never
+//! `format-9.rqc.json` (the current one, which must load and run) and
+//! `format-8.rqc.json` (the previous one, which must be refused, never
 //! misread). The same files through the `rqc` binary: `cli/tests/cli/plans.rs`.
 
 use rqc::{Backend, Database, Error, OpenOptions, RuntimeError, Value};
@@ -103,7 +103,7 @@ fn the_current_plan_format_loads_and_runs() {
     let dir = tempfile::tempdir().unwrap();
     {
         let mut db = open(dir.path(), Backend::Redb).unwrap();
-        db.install_plan(plan("format-8.rqc.json")).unwrap();
+        db.install_plan(plan("format-9.rqc.json")).unwrap();
         stock(&db);
         assert_eq!(cheapest(&db, 7, 10), ["cup", "lamp", "desk"]);
         let found = db.run("item", &[4.into()]).unwrap();
@@ -124,17 +124,17 @@ fn the_current_plan_format_loads_and_runs() {
 
 #[test]
 fn the_previous_plan_format_is_refused_with_both_versions_and_the_fix() {
-    let path = plan("format-7.rqc.json");
+    let path = plan("format-8.rqc.json");
     let refused = runtime(rqc::read_plan(&path).unwrap_err());
     assert_eq!(refused.code, "E0513");
     assert!(
-        refused.message.contains("plan format 7"),
+        refused.message.contains("plan format 8"),
         "{}",
         refused.message
     );
-    assert!(refused.message.contains("format 8"), "{}", refused.message);
+    assert!(refused.message.contains("format 9"), "{}", refused.message);
     assert!(
-        refused.message.contains("format-7.rqc.json"),
+        refused.message.contains("format-8.rqc.json"),
         "{}",
         refused.message
     );
@@ -178,10 +178,10 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     {
         let mut db = open(dir.path(), Backend::Redb).unwrap();
-        db.install_plan(plan("format-8.rqc.json")).unwrap();
+        db.install_plan(plan("format-9.rqc.json")).unwrap();
         stock(&db);
     }
-    let current = std::fs::read_to_string(plan("format-8.rqc.json")).unwrap();
+    let current = std::fs::read_to_string(plan("format-9.rqc.json")).unwrap();
     let version = rqc_plan::FORMAT_VERSION;
     let newer = current.replacen(
         &format!("\"format_version\": {version}"),
@@ -215,19 +215,19 @@ fn a_database_holding_an_older_program_opens_and_runs_once_it_is_installed_again
     let dir = tempfile::tempdir().unwrap();
     {
         let mut db = open(dir.path(), Backend::Redb).unwrap();
-        db.install_plan(plan("format-8.rqc.json")).unwrap();
+        db.install_plan(plan("format-9.rqc.json")).unwrap();
         stock(&db);
     }
     store_program(
         dir.path(),
-        &std::fs::read(plan("format-7.rqc.json")).unwrap(),
+        &std::fs::read(plan("format-8.rqc.json")).unwrap(),
     );
     let mut db = open(dir.path(), Backend::Redb).unwrap();
     assert!(db.program().is_none());
     let refused = runtime(db.run("item", &[1.into()]).unwrap_err());
     assert_eq!(refused.code, "E0513");
     assert!(
-        refused.message.contains("plan format 7"),
+        refused.message.contains("plan format 8"),
         "{}",
         refused.message
     );
@@ -237,7 +237,7 @@ fn a_database_holding_an_older_program_opens_and_runs_once_it_is_installed_again
         refused.help
     );
     // Installing it again runs it, over the rows the database kept.
-    db.install_plan(plan("format-8.rqc.json")).unwrap();
+    db.install_plan(plan("format-9.rqc.json")).unwrap();
     assert_eq!(cheapest(&db, 7, 10), ["cup", "lamp", "desk"]);
 }
 
@@ -253,7 +253,7 @@ pub mutation add(id: Int, name: String, shelf: Int, price: Int) =
 ";
     db.install_source("shop.rq", before).unwrap();
     stock(&db);
-    db.install_plan(plan("format-8.rqc.json")).unwrap();
+    db.install_plan(plan("format-9.rqc.json")).unwrap();
     assert_eq!(cheapest(&db, 7, 10), ["cup", "lamp", "desk"]);
 
     // A changed column is refused whole, as from sources.
@@ -261,7 +261,7 @@ pub mutation add(id: Int, name: String, shelf: Int, price: Int) =
     let mut db = open(other.path(), Backend::Redb).unwrap();
     db.install_source("shop.rq", "table Item { id: Int key  name: String }")
         .unwrap();
-    let refused = runtime(db.install_plan(plan("format-8.rqc.json")).unwrap_err());
+    let refused = runtime(db.install_plan(plan("format-9.rqc.json")).unwrap_err());
     assert_eq!(refused.code, "E0510");
     assert!(
         db.program().unwrap().entries.is_empty(),

@@ -311,3 +311,111 @@ fn an_entry_run_without_installing_is_verified_first() {
         "a verifier's code, not a run's: {refused:?}"
     );
 }
+
+/// A program whose plans read a row's column (`Column`), update and upsert
+/// by column position, and read a structural record's field (`Field`).
+const POSTS: &str = "table Post { id: Int key  author: String  title: String  score: Int }
+query title(i: Int) = Post[i].title
+query pick(i: Int) = { let r = { a: i, b: i + 1 }; r.b }
+mutation retitle(i: Int, t: String) = update Post[i] { title: t }
+mutation put(i: Int, t: String) = upsert Post { id: i, author: \"a\", title: t, score: 0 }
+";
+
+/// The first object of `node`'s tree (pre-order) that holds `key`.
+fn holder<'a>(
+    node: &'a mut serde_json::Value,
+    key: &str,
+) -> Option<&'a mut serde_json::Map<String, serde_json::Value>> {
+    match node {
+        serde_json::Value::Object(map) => {
+            if map.contains_key(key) {
+                return Some(map);
+            }
+            map.values_mut().find_map(|v| holder(v, key))
+        }
+        serde_json::Value::Array(items) => items.iter_mut().find_map(|v| holder(v, key)),
+        _ => None,
+    }
+}
+
+/// The honest plan of [`POSTS`] with `edit` made to entry `entry`'s tree,
+/// installed as a plan file over a database holding the honest program and
+/// one post: the refusal's code and message, after checking nothing was
+/// installed (the honest program still answers).
+fn edited_posts(entry: &str, edit: impl FnOnce(&mut serde_json::Value)) -> (&'static str, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = rqc::Database::open(dir.path().join("db")).unwrap();
+    db.install_source("posts.rq", POSTS).unwrap();
+    db.run("put", &[Value::Int(1), Value::from("hello")])
+        .unwrap();
+    let mut plan = serde_json::to_value(rqc_tests::accepted(POSTS)).unwrap();
+    edit(&mut rqc_tests::plan_entry(&mut plan, entry)["root"]);
+    let refused = rqc_tests::refused_install(&mut db, dir.path(), &plan);
+    let answer = db.run("title", &[Value::Int(1)]).unwrap().value;
+    assert_eq!(
+        answer,
+        Value::from("hello"),
+        "the honest program still runs"
+    );
+    refused
+}
+
+/// Positions are what the run indexes rows with, comparing no name: a
+/// hand-edited position past the table's columns, or at another column than
+/// the plan names, in a row's read, an update's change or an upsert's
+/// column, is refused with E0627 naming both, and nothing is installed; a
+/// column read by position of a structural record (whose fields' order is
+/// not fixed) is refused as a value of the wrong kind (E0625).
+#[test]
+fn a_column_at_a_position_the_schema_does_not_hold_is_refused() {
+    let honest = rqc_tests::accepted(POSTS);
+    verify(&honest).unwrap();
+    let mut ops = String::new();
+    for entry in &honest.entries {
+        entry
+            .root
+            .walk(&mut |n| ops.push_str(&format!("{:?} ", n.op)));
+    }
+    assert!(
+        ops.contains("Column("),
+        "a row's read is by position: {ops}"
+    );
+    assert!(ops.contains("Field("), "a record's read is by name: {ops}");
+
+    let (code, message) = edited_posts("title", |root| {
+        holder(root, "Column").unwrap()["Column"][1]["position"] = 99.into();
+    });
+    assert_eq!(code, "E0627", "{message}");
+    assert!(
+        message.contains("column 99 of `Post`, which has 4 columns"),
+        "{message}"
+    );
+
+    let (code, message) = edited_posts("title", |root| {
+        holder(root, "Column").unwrap()["Column"][1]["position"] = 1.into();
+    });
+    assert_eq!(code, "E0627", "{message}");
+    assert!(message.contains("is `author`, not `title`"), "{message}");
+
+    let (code, message) = edited_posts("retitle", |root| {
+        holder(root, "Update").unwrap()["Update"]["changes"][0][0]["position"] = 3.into();
+    });
+    assert_eq!(code, "E0627", "{message}");
+    assert!(message.contains("is `score`, not `title`"), "{message}");
+
+    let (code, message) = edited_posts("put", |root| {
+        holder(root, "Upsert").unwrap()["Upsert"]["columns"][2][0]["position"] = 4.into();
+    });
+    assert_eq!(code, "E0627", "{message}");
+    assert!(message.contains("column 4 of `Post`"), "{message}");
+
+    let (code, message) = edited_posts("pick", |root| {
+        // The record's field read as if it were a row's column.
+        let op = holder(root, "Field").unwrap();
+        let base = op.remove("Field").unwrap()[0].take();
+        let read = serde_json::json!([base, {"position": 1, "name": "b"}]);
+        op.insert("Column".into(), read);
+    });
+    assert_eq!(code, "E0625", "{message}");
+    assert!(message.contains("not a table's row"), "{message}");
+}

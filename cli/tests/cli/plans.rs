@@ -69,7 +69,7 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
     let db = db_dir.display().to_string();
     let old = add(
         &db,
-        &["--plan", "tests/plans/format-7.rqc.json"],
+        &["--plan", "tests/plans/format-8.rqc.json"],
         "1",
         "lamp",
     );
@@ -77,11 +77,11 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
     let err = stderr(&old);
     assert!(err.contains("[E0513] Error"), "{err}");
     assert!(
-        err.contains("plan format 7; this rqc runs format 8"),
+        err.contains("plan format 8; this rqc runs format 9"),
         "{err}"
     );
     assert!(
-        err.contains("Help: compile the program again with this rqc: `rqc compile SOURCES -o tests/plans/format-7.rqc.json`"),
+        err.contains("Help: compile the program again with this rqc: `rqc compile SOURCES -o tests/plans/format-8.rqc.json`"),
         "{err}"
     );
     assert!(
@@ -91,7 +91,7 @@ fn the_golden_plan_files_one_runs_the_previous_format_is_refused() {
 
     let current = add(
         &db,
-        &["--plan", "tests/plans/format-8.rqc.json"],
+        &["--plan", "tests/plans/format-9.rqc.json"],
         "1",
         "lamp",
     );
@@ -171,7 +171,7 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
     assert_eq!(
         add(
             &db,
-            &["--plan", "tests/plans/format-8.rqc.json"],
+            &["--plan", "tests/plans/format-9.rqc.json"],
             "1",
             "lamp"
         )
@@ -190,7 +190,7 @@ fn a_database_holding_a_program_of_a_newer_format_is_refused_and_left_alone() {
         txn.put(store.tree("__catalog"), b"program", newer).unwrap();
         txn.commit().unwrap();
     }
-    for how in [&[][..], &["--plan", "tests/plans/format-8.rqc.json"][..]] {
+    for how in [&[][..], &["--plan", "tests/plans/format-9.rqc.json"][..]] {
         let output = add(&db, how, "2", "cup");
         assert_eq!(
             output.status.code(),

@@ -7,6 +7,7 @@ use super::types::Ty;
 use crate::cost::Cost;
 use crate::syntax::ast::{Expr, ExprKind, Ident};
 use rqc_plan::near::NearIndex;
+use rqc_plan::ColumnAt;
 
 impl Checker<'_> {
     /// The aggregate `base` names (`likes_of`, `social.likes_of`), if it
@@ -212,6 +213,8 @@ impl Checker<'_> {
             Ty::Option(inner) => ((**inner).clone(), true),
             other => (other.clone(), false),
         };
+        // A row's column, by its position in the table.
+        let mut position = None;
         let field_ty = match &ty {
             Ty::Error => return Checked::error(),
             Ty::Row(table) => {
@@ -219,8 +222,11 @@ impl Checker<'_> {
                     Target::Column(table.clone(), field.name.clone())
                 });
                 let table_schema = self.schema.table(table);
-                match table_schema.and_then(|t| t.column(&field.name).map(|c| &t.columns[c])) {
-                    Some(column) => super::schema_types::table_column_ty(table, column),
+                match table_schema.and_then(|t| t.column(&field.name).map(|c| (c, &t.columns[c]))) {
+                    Some((at, column)) => {
+                        position = Some(at);
+                        super::schema_types::table_column_ty(table, column)
+                    }
                     None => {
                         let columns = table_schema.map_or(&[][..], |t| &t.columns[..]);
                         let index = table_schema.and_then(|t| t.near_columns());
@@ -272,12 +278,25 @@ impl Checker<'_> {
             },
             _ => 0,
         };
+        let base = Box::new(checked.tir);
+        let tir = match position {
+            Some(position) => TExpr::Column(
+                base,
+                ColumnAt {
+                    position,
+                    name: field.name.clone(),
+                },
+            ),
+            // A record's fields are found by name: two records of one
+            // type may hold them in different orders.
+            None => TExpr::Field(base, field.name.clone()),
+        };
         Checked::new(
             ty,
             checked
                 .cost
                 .plus(&Cost::steps(crate::cost::Poly::constant(width as u64))),
-            TExpr::Field(Box::new(checked.tir), field.name.clone()),
+            tir,
         )
     }
 

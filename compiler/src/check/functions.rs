@@ -369,7 +369,30 @@ fn merge(a: TExpr, b: TExpr, lambdas: &mut [LambdaBody], conflict: &mut bool) ->
             *conflict = true;
             Err((x, y))
         }
+        // A field read that is one table's column at one application and
+        // another's (another position), or a record's field, at another:
+        // one body serves both, so it reads by name, which finds it in each.
+        (TExpr::Column(a, at), TExpr::Column(b, bt)) if at != bt => {
+            Ok(by_name(*a, *b, at.name, lambdas, conflict))
+        }
+        (TExpr::Column(a, at), TExpr::Field(b, _)) => {
+            Ok(by_name(*a, *b, at.name, lambdas, conflict))
+        }
+        (TExpr::Field(a, name), TExpr::Column(b, _)) => {
+            Ok(by_name(*a, *b, name, lambdas, conflict))
+        }
         (TExpr::Error, other) | (other, TExpr::Error) => Ok(other),
         (x, y) => Err((x, y)),
     })
+}
+
+/// The field `name` of the merged bases `a` and `b`, read by name.
+fn by_name(
+    a: TExpr,
+    b: TExpr,
+    name: String,
+    lambdas: &mut [LambdaBody],
+    conflict: &mut bool,
+) -> TExpr {
+    TExpr::Field(Box::new(merge(a, b, lambdas, conflict)), name)
 }

@@ -2,7 +2,7 @@
 
 use crate::cost::Cost;
 use crate::syntax::ast::{BinaryOp, UnaryOp};
-use rqc_plan::{Builtin, Shape, Value};
+use rqc_plan::{Builtin, ColumnAt, Shape, Value};
 use std::sync::Arc;
 
 /// A checked definition's parameter names and typed body, shared (never
@@ -54,7 +54,12 @@ pub enum TExpr {
         range: Option<Box<RangeT>>,
         bounded: bool,
     },
+    /// A field of a structural record, by name (its order may differ
+    /// between two values of one type).
     Field(Box<TExpr>, String),
+    /// A column of a row (the base typed `Ty::Row`), by its position in
+    /// the table (lowered to `Op::Column`).
+    Column(Box<TExpr>, ColumnAt),
     Record(Vec<(String, TExpr)>),
     List(Vec<TExpr>),
     /// The values of a tuple range's end (`(t, i)` in `(at, id) < (t, i)`),
@@ -97,13 +102,14 @@ pub enum TExpr {
         table: String,
         target: Box<TExpr>,
         row: Option<String>,
-        changes: Vec<(String, TExpr)>,
+        changes: Vec<(ColumnAt, TExpr)>,
     },
-    /// The columns named, by name: the row with their key changed to them,
-    /// or (none has it) inserted with the other columns' defaults.
+    /// The columns named (by position, with their names): the row with
+    /// their key changed to them, or (none has it) inserted with the other
+    /// columns' defaults.
     Upsert {
         table: String,
-        columns: Vec<(String, TExpr)>,
+        columns: Vec<(ColumnAt, TExpr)>,
     },
     Delete {
         table: String,
@@ -215,6 +221,10 @@ impl TExpr {
                 vec![*base],
                 Box::new(move |mut c| TExpr::Field(Box::new(c.remove(0)), name)),
             ),
+            TExpr::Column(base, column) => (
+                vec![*base],
+                Box::new(move |mut c| TExpr::Column(Box::new(c.remove(0)), column)),
+            ),
             TExpr::Record(fields) => {
                 let (names, values): (Vec<String>, Vec<TExpr>) = fields.into_iter().unzip();
                 (
@@ -281,7 +291,7 @@ impl TExpr {
                 row,
                 changes,
             } => {
-                let (names, values): (Vec<String>, Vec<TExpr>) = changes.into_iter().unzip();
+                let (names, values): (Vec<ColumnAt>, Vec<TExpr>) = changes.into_iter().unzip();
                 let mut children = vec![*target];
                 children.extend(values);
                 (
@@ -298,7 +308,7 @@ impl TExpr {
                 )
             }
             TExpr::Upsert { table, columns } => {
-                let (names, values): (Vec<String>, Vec<TExpr>) = columns.into_iter().unzip();
+                let (names, values): (Vec<ColumnAt>, Vec<TExpr>) = columns.into_iter().unzip();
                 (
                     values,
                     Box::new(move |values| TExpr::Upsert {
@@ -358,11 +368,10 @@ impl TExpr {
                     }
                 }
             }
-            TExpr::Record(fields)
-            | TExpr::Upsert {
-                columns: fields, ..
-            } => fields.iter().for_each(|(_, value)| f(value)),
+            TExpr::Record(fields) => fields.iter().for_each(|(_, value)| f(value)),
+            TExpr::Upsert { columns, .. } => columns.iter().for_each(|(_, value)| f(value)),
             TExpr::Field(a, _)
+            | TExpr::Column(a, _)
             | TExpr::Unary(_, a)
             | TExpr::Lambda(_, a)
             | TExpr::Delete { target: a, .. }

@@ -12,7 +12,7 @@ use super::writes::write_cost;
 use crate::cost::{Cost, Interval, Poly};
 use crate::span::Span;
 use crate::syntax::ast::{Expr, Path};
-use rqc_plan::TableSchema;
+use rqc_plan::{ColumnAt, TableSchema};
 
 /// What upserting one row of `table` costs when it names `named` columns:
 /// the larger of the insert's cost and the update's of the columns named
@@ -42,7 +42,13 @@ impl Checker<'_> {
             let value = self.column_value(schema, position, &field.value);
             cost = cost.plus(&value.cost);
             named.push(position);
-            columns.push((field.name.name.clone(), value.tir));
+            columns.push((
+                ColumnAt {
+                    position,
+                    name: field.name.name.clone(),
+                },
+                value.tir,
+            ));
         }
         let missing_key: Vec<&str> = schema
             .key

@@ -12,7 +12,7 @@ use crate::cost::Interval;
 use crate::cost::{Cost, Poly};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, DefKind, Expr, ExprKind, Ident, Path, RecordField, Step};
-use rqc_plan::{ColumnType, TableSchema};
+use rqc_plan::{ColumnAt, ColumnType, TableSchema};
 
 /// The name `c += e` reads the row by when the update names none: no
 /// program can write it (a name has no space).
@@ -318,7 +318,13 @@ impl<'p> Checker<'p> {
             };
             per_row = per_row.plus(&value.cost);
             changed.push(position);
-            tirs.push((field.name.name.clone(), value.tir));
+            tirs.push((
+                ColumnAt {
+                    position,
+                    name: field.name.name.clone(),
+                },
+                value.tir,
+            ));
         }
         self.updating = outer;
         self.scope.truncate(depth);
@@ -406,7 +412,13 @@ impl<'p> Checker<'p> {
             Step::Add => BinaryOp::Add,
             Step::Sub => BinaryOp::Sub,
         };
-        let stored = TExpr::Field(Box::new(TExpr::Local(row.to_string())), column.name.clone());
+        let stored = TExpr::Column(
+            Box::new(TExpr::Local(row.to_string())),
+            ColumnAt {
+                position,
+                name: column.name.clone(),
+            },
+        );
         Checked::new(
             table_column_ty(&schema.name, column),
             value.cost,

@@ -2,8 +2,8 @@
 //! and with `--analyze` what it actually read.
 
 use rqc_plan::{
-    BinOp, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, RangeEnd, Schema, Shape,
-    UnOp, Value,
+    BinOp, ColumnAt, Combinator, Entry, EntryKind, Node, NodeStats, Op, ParamType, RangeEnd,
+    Schema, Shape, UnOp, Value,
 };
 
 /// The plan tree of `entry`, a program's entry point over `schema`.
@@ -299,7 +299,7 @@ impl Printer<'_> {
                     "Upsert {table} [{}] (by key: an insert, checks: {}; or an update){}",
                     columns
                         .iter()
-                        .map(|(c, v)| format!("{c}={}", e(v)))
+                        .map(|(c, v)| format!("{}={}", c.name, e(v)))
                         .collect::<Vec<_>>()
                         .join(", "),
                     insert_checks(self.schema, table),
@@ -326,16 +326,21 @@ impl Printer<'_> {
                         .unwrap_or_default(),
                     changes
                         .iter()
-                        .map(|(c, v)| match stepped(row.as_deref(), c, v) {
-                            Some((op, by)) => format!("{c} {op} {}", e(by)),
-                            None => format!("{c}={}", e(v)),
+                        .map(|(c, v)| match stepped(row.as_deref(), c.position, v) {
+                            Some((op, by)) => format!("{} {op} {}", c.name, e(by)),
+                            None => format!("{}={}", c.name, e(v)),
                         })
                         .collect::<Vec<_>>()
                         .join(", "),
                     upkeep(
                         self.schema,
                         table,
-                        Some(&changes.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>())
+                        Some(
+                            &changes
+                                .iter()
+                                .map(|(c, _)| c.name.as_str())
+                                .collect::<Vec<_>>()
+                        )
                     )
                 ),
                 // The target, then each change that reads or writes.
@@ -379,7 +384,10 @@ impl Printer<'_> {
                 "Apply".to_string(),
                 std::iter::once(&**f).chain(args.iter()).collect(),
             ),
-            Op::Field(base, name) => (format!("Field .{name}"), vec![&**base]),
+            // A row's column shows as the field it is in the source.
+            Op::Field(base, name) | Op::Column(base, ColumnAt { name, .. }) => {
+                (format!("Field .{name}"), vec![&**base])
+            }
             Op::Limit { .. } => (format!("Limit {}", e(node)), ops_of(node)),
             Op::Unreachable => ("Unreachable".to_string(), Vec::new()),
             Op::Unary(..) | Op::Binary(..) | Op::Const(_) | Op::Param(_) | Op::Var(_) => {
@@ -400,7 +408,9 @@ impl Printer<'_> {
                 .map(|p| format!("${}", p.name))
                 .unwrap_or_else(|| format!("${i}")),
             Op::Var(name) => name.split('#').next().unwrap_or(name).to_string(),
-            Op::Field(base, name) => format!("{}.{name}", self.expr(base)),
+            Op::Field(base, name) | Op::Column(base, ColumnAt { name, .. }) => {
+                format!("{}.{name}", self.expr(base))
+            }
             Op::Unary(UnOp::Neg, a) => format!("-{}", self.expr(a)),
             Op::Unary(UnOp::Not, a) => format!("!{}", self.expr(a)),
             Op::Unary(op, a) => {
@@ -464,17 +474,17 @@ impl Printer<'_> {
     }
 }
 
-/// `c += e` (or `-=`) where an update's change of `column` is the row's
-/// own value plus (or minus) `e`: the operator and `e`.
+/// `c += e` (or `-=`) where an update's change of the column at `column`
+/// is the row's own value plus (or minus) `e`: the operator and `e`.
 fn stepped<'n>(
     row: Option<&str>,
-    column: &str,
+    column: usize,
     change: &'n Node,
 ) -> Option<(&'static str, &'n Node)> {
     let Op::Binary(op, stored, by) = &change.op else {
         return None;
     };
-    let Op::Field(base, field) = &stored.op else {
+    let Op::Column(base, read) = &stored.op else {
         return None;
     };
     let step = match op {
@@ -482,7 +492,7 @@ fn stepped<'n>(
         BinOp::Sub => "-=",
         _ => return None,
     };
-    (matches!(&base.op, Op::Var(name) if Some(name.as_str()) == row) && field == column)
+    (matches!(&base.op, Op::Var(name) if Some(name.as_str()) == row) && read.position == column)
         .then_some((step, &**by))
 }
 

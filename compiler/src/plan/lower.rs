@@ -159,11 +159,11 @@ impl Lowerer<'_> {
     }
 
     /// Named values (record fields, a write's columns), in order.
-    fn named(
+    fn named<K: Clone>(
         &mut self,
-        fields: &[(String, TExpr)],
+        fields: &[(K, TExpr)],
         scope: Option<&Scope>,
-    ) -> Lowered<Vec<(String, Node)>> {
+    ) -> Lowered<Vec<(K, Node)>> {
         let mut nodes = Vec::with_capacity(fields.len());
         for (name, value) in fields {
             nodes.push((name.clone(), self.lower(value, scope)?));
@@ -211,6 +211,9 @@ impl Lowerer<'_> {
             }),
             TExpr::Scan { .. } => self.scan(t, scope)?,
             TExpr::Field(base, name) => node(Op::Field(self.boxed(base, scope)?, name.clone())),
+            TExpr::Column(base, column) => {
+                node(Op::Column(self.boxed(base, scope)?, column.clone()))
+            }
             TExpr::Record(fields) => node(Op::Record(self.named(fields, scope)?)),
             TExpr::List(items) => node(Op::List(self.all(items, scope)?)),
             TExpr::Tuple(items) => node(Op::Tuple(self.all(items, scope)?)),

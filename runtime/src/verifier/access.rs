@@ -106,17 +106,15 @@ impl<'p> Verifier<'p> {
                     })),
                     None => scope.clone(),
                 };
-                let schema = &self.schema.tables[t];
                 let mut columns = Vec::with_capacity(changes.len());
                 let mut per_row = Cost::zero();
                 let mut changes_write = false;
-                for (name, value) in changes {
+                for (column, value) in changes {
                     let change = self.eval(value, &inner)?;
                     self.data(value, &change)?;
-                    if let Some(position) = schema.columns.iter().position(|c| &c.name == name) {
-                        self.fits_column(node, t, position, &change.value)?;
-                        columns.push(position);
-                    }
+                    let position = self.column_position(node, t, column)?;
+                    self.fits_column(node, t, position, &change.value)?;
+                    columns.push(position);
                     per_row = per_row.plus(&change.cost);
                     changes_write |= change.writes;
                 }
@@ -136,14 +134,12 @@ impl<'p> Verifier<'p> {
                 let t = self.table_position(node, table)?;
                 let mut out = Eval::free(Abs::Null);
                 let mut named = Vec::with_capacity(columns.len());
-                for (name, value) in columns {
+                for (column, value) in columns {
                     let given = self.eval(value, scope)?;
                     self.data(value, &given)?;
-                    let schema = &self.schema.tables[t];
-                    if let Some(position) = schema.columns.iter().position(|c| &c.name == name) {
-                        self.fits_column(node, t, position, &given.value)?;
-                        named.push(position);
-                    }
+                    let position = self.column_position(node, t, column)?;
+                    self.fits_column(node, t, position, &given.value)?;
+                    named.push(position);
                     out.cost = out.cost.plus(&given.cost);
                     out.writes |= given.writes;
                 }

@@ -11,6 +11,7 @@
 //! `combinators.rs`; what an `if` narrows in `narrowing.rs`.
 
 use super::abstract_value::{Abs, Clash, Closure, Kind, RecordAbs};
+use super::columns::Read;
 use super::inputs::{contains_stream, param, row};
 use super::narrowing::{Comparison, Condition, Narrowed};
 use super::plan_fault;
@@ -468,7 +469,13 @@ impl<'p> Verifier<'p> {
                     let width = Poly::constant(record.fields.len() as u64);
                     out.cost = out.cost.plus(&Cost::steps(width));
                 }
-                let value = self.field(node, &out.value, name)?;
+                let value = self.field(node, &out.value, Read::Field(name))?;
+                Eval { value, ..out }
+            }
+            // A row's column is found by its position: no step.
+            Op::Column(base, column) => {
+                let out = self.eval(base, scope)?;
+                let value = self.field(node, &out.value, Read::Column(column))?;
                 Eval { value, ..out }
             }
             Op::Record(fields) => {
@@ -651,31 +658,5 @@ impl<'p> Verifier<'p> {
         };
         self.facts.pop();
         out
-    }
-
-    /// `base.name` (none of none).
-    fn field(&self, node: &Node, base: &Abs<'p>, name: &str) -> Result<Abs<'p>> {
-        match base {
-            Abs::Nothing => Ok(Abs::Nothing),
-            Abs::Null => Ok(Abs::Null),
-            Abs::Opt(inner) => Ok(match self.field(node, inner, name)? {
-                Abs::Opt(value) => Abs::Opt(value),
-                Abs::Null => Abs::Null,
-                value => Abs::Opt(Box::new(value)),
-            }),
-            Abs::Record(record) => match record.fields.iter().find(|(n, _)| n == name) {
-                Some((_, value)) => Ok(value.clone()),
-                None => self.fault(
-                    "E0625",
-                    node,
-                    format!("it reads field `{name}` of a record that has none"),
-                ),
-            },
-            other => self.fault(
-                "E0625",
-                node,
-                format!("it reads field `{name}` of {}", other.kind()),
-            ),
-        }
     }
 }

@@ -12,7 +12,8 @@
 //!   schema's declarations demand;
 //! - `shapes.rs`: each entry point's parameters, and each operator's
 //!   names, positions, arity and scoping, so nothing on the run path can
-//!   panic or write a column the schema forbids;
+//!   panic or write a column the schema forbids (with `columns.rs`: every
+//!   column a write or a row's read names by position is that column);
 //! - `bounds.rs` (with `abstract_value.rs`, `inputs.rs`, `access.rs`,
 //!   `combinators.rs`, `scalars.rs`, `narrowing.rs`, `apply.rs`):
 //!   an abstract run of each plan that recomputes every operator's bound
@@ -27,6 +28,7 @@ mod abstract_value;
 mod access;
 mod apply;
 mod bounds;
+mod columns;
 mod combinators;
 mod inputs;
 mod narrowing;
@@ -151,6 +153,7 @@ fn operator_name(op: &Op) -> &'static str {
         Op::Limit { .. } => "Limit",
         Op::Unreachable => "Unreachable",
         Op::Field(..) => "Field",
+        Op::Column(..) => "Column",
         Op::Record(_) => "Record",
         Op::List(_) => "List",
         Op::Tuple(_) => "Tuple",

@@ -1,4 +1,4 @@
-//! The bound pass's scalars: constants, unary and binary operators typed as the executor computes them (`interp.rs`: a type it does not take is refused here, not met at run time), with the interval arithmetic of `rqc-cost` (`Interval::plus`, `minus`, `times`, `divided_by`, `remainder`, `negate`); and a `take` count's proved maximum held to what its interval allows.
+//! The bound pass's scalars: constants, unary and binary operators typed as the executor computes them (`arithmetic.rs`: a type it does not take is refused here, not met at run time), with the interval arithmetic of `rqc-cost` (`Interval::plus`, `minus`, `times`, `divided_by`, `remainder`, `negate`); and a `take` count's proved maximum held to what its interval allows.
 
 use super::abstract_value::{Abs, Clash, Kind, RecordAbs};
 use super::bounds::Verifier;

@@ -6,11 +6,12 @@
 //! list where a list goes) are the bound pass's (`bounds.rs`), which runs
 //! the plan abstractly.
 
+use super::columns::resolve;
 use super::{is_name, plan_fault, shown};
 use crate::error::Result;
 use rqc_plan::{
-    ColumnType, Combinator, CompiledProgram, Entry, EntryKind, Node, Op, ParamType, RangeEnd,
-    Schema, Shape, TableSchema, Value,
+    ColumnAt, ColumnType, Combinator, CompiledProgram, Entry, EntryKind, Node, Op, ParamType,
+    RangeEnd, Schema, Shape, TableSchema, Value,
 };
 use std::collections::HashSet;
 
@@ -405,32 +406,34 @@ impl<'a> Walk<'a> {
     }
 
     /// The positions of the columns a write names: each a column of the
-    /// table, given once (`verb` says what the write does with it).
+    /// table, under its name (E0627, `columns.rs`), given once (`verb`
+    /// says what the write does with it).
     fn named(
         &self,
         node: &Node,
         table: &TableSchema,
-        named: &[(String, Node)],
+        named: &[(ColumnAt, Node)],
         verb: &str,
     ) -> Result<HashSet<usize>> {
         let mut seen = HashSet::new();
-        for (name, _) in named {
-            let Some(position) = table.columns.iter().position(|c| &c.name == name) else {
-                return self.fault(
-                    "E0620",
-                    node,
-                    format!("{} has no column {}", shown(&table.name), shown(name)),
-                );
-            };
+        for (column, _) in named {
+            let position =
+                resolve(table, column).or_else(|what| self.fault("E0627", node, what))?;
             if !seen.insert(position) {
-                return self.fault("E0611", node, format!("it {verb} {} twice", shown(name)));
+                let name = shown(&column.name);
+                return self.fault("E0611", node, format!("it {verb} {name} twice"));
             }
         }
         Ok(seen)
     }
 
     /// An update's changes: columns of the table, each once, none of the key.
-    fn changes(&self, node: &Node, table: &TableSchema, changes: &[(String, Node)]) -> Result<()> {
+    fn changes(
+        &self,
+        node: &Node,
+        table: &TableSchema,
+        changes: &[(ColumnAt, Node)],
+    ) -> Result<()> {
         let changed = self.named(node, table, changes, "changes")?;
         match table.key.iter().find(|c| changed.contains(c)) {
             Some(&position) => self.fault(
@@ -449,7 +452,12 @@ impl<'a> Walk<'a> {
     /// An upsert names columns of its table once each, its whole key among
     /// them, and leaves out only columns a new row can fill
     /// (`Column::left_out`): its insert path writes a whole row.
-    fn upserted(&self, node: &Node, table: &TableSchema, columns: &[(String, Node)]) -> Result<()> {
+    fn upserted(
+        &self,
+        node: &Node,
+        table: &TableSchema,
+        columns: &[(ColumnAt, Node)],
+    ) -> Result<()> {
         let given = self.named(node, table, columns, "gives")?;
         let left_out = table
             .columns

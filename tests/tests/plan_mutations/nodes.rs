@@ -1,7 +1,7 @@
 //! Edits of one operator's fields: every field changed, dropped, duplicated, made negative or huge, names with NUL, positions out of range; and the sound edits a person may make (a lower `take` limit, another constant, another order).
 
 use crate::reshape::{names, vectors, COMBINATORS};
-use rqc_plan::{BinOp, Node, Op, RangeEnd, Shape, UnOp, Value};
+use rqc_plan::{BinOp, ColumnAt, Node, Op, RangeEnd, Shape, UnOp, Value};
 
 /// An edit of one operator: what it did, the operator after it, whether
 /// the tree's ids are numbered again after it (an edit of the tree's
@@ -349,6 +349,13 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
                 );
             }
         }
+        // Another name at the same position, or another position under the
+        // same name: either reads a column other than the plan shows.
+        Op::Column(base, column) => {
+            for (what, other) in renamed_and_moved(column) {
+                with(&what, Op::Column(base.clone(), other), false, false);
+            }
+        }
         Op::Record(fields) => {
             let mut doubled = fields.clone();
             doubled.extend(fields.first().cloned());
@@ -571,21 +578,21 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
             row,
         } => {
             let update =
-                |table: &String, changes: Vec<(String, Node)>, row: Option<String>| Op::Update {
+                |table: &String, changes: Vec<(ColumnAt, Node)>, row: Option<String>| Op::Update {
                     table: table.clone(),
                     target: target.clone(),
                     changes,
                     row,
                 };
-            for column in [
-                "id", "author", "at", "title", "handle", "score", "nope", "a\0",
-            ] {
+            for (what, other) in changes
+                .first()
+                .map(|c| renamed_and_moved(&c.0))
+                .unwrap_or_default()
+            {
                 let mut renamed = changes.clone();
-                if let Some(first) = renamed.first_mut() {
-                    first.0 = column.into();
-                }
+                renamed[0].0 = other;
                 with(
-                    &format!("update of {column:?}"),
+                    &format!("update: {what}"),
                     update(table, renamed, row.clone()),
                     false,
                     false,
@@ -620,7 +627,7 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
             }
         }
         Op::Upsert { table, columns } => {
-            let upsert = |table: &String, columns: Vec<(String, Node)>| Op::Upsert {
+            let upsert = |table: &String, columns: Vec<(ColumnAt, Node)>| Op::Upsert {
                 table: table.clone(),
                 columns,
             };
@@ -632,13 +639,15 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
                     false,
                 );
             }
-            for column in ["id", "name", "weight", "handle", "nope", "a\0"] {
+            for (what, other) in columns
+                .first()
+                .map(|c| renamed_and_moved(&c.0))
+                .unwrap_or_default()
+            {
                 let mut renamed = columns.clone();
-                if let Some(first) = renamed.first_mut() {
-                    first.0 = column.into();
-                }
+                renamed[0].0 = other;
                 with(
-                    &format!("upsert of {column:?}"),
+                    &format!("upsert: {what}"),
                     upsert(table, renamed),
                     false,
                     false,
@@ -646,9 +655,9 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
             }
             for dropped in 0..columns.len() {
                 let mut fewer = columns.clone();
-                let (name, _) = fewer.remove(dropped);
+                let (column, _) = fewer.remove(dropped);
                 with(
-                    &format!("upsert without {name:?}"),
+                    &format!("upsert without {:?}", column.name),
                     upsert(table, fewer),
                     true,
                     false,
@@ -693,5 +702,39 @@ pub fn edits(n: &Node, place: Place, tables: &[String], indexes: &[String]) -> V
     }
     out.extend(crate::reshape::claims(n));
     out.extend(crate::reshape::shapes(n));
+    out
+}
+
+/// A column a plan names (a row's read, a write's), named otherwise at its
+/// position (other columns' names, none, a NUL) and moved under its name
+/// (to other columns, past the table's, to the largest position).
+fn renamed_and_moved(column: &ColumnAt) -> Vec<(String, ColumnAt)> {
+    let mut out = Vec::new();
+    for name in [
+        "id", "author", "at", "title", "handle", "name", "weight", "score", "nope", "a\0",
+    ] {
+        if name != column.name {
+            let renamed = ColumnAt {
+                name: name.into(),
+                ..column.clone()
+            };
+            out.push((format!("column {:?} → {name:?}", column.name), renamed));
+        }
+    }
+    for position in [0, 1, 2, 3, 99, usize::MAX] {
+        if position != column.position {
+            let moved = ColumnAt {
+                position,
+                ..column.clone()
+            };
+            out.push((
+                format!(
+                    "column {:?} at {} → {position}",
+                    column.name, column.position
+                ),
+                moved,
+            ));
+        }
+    }
     out
 }
