@@ -496,7 +496,7 @@ impl Engine {
 
     /// The installed schema: the program's, or the catalog's when the
     /// program is of an older plan format (E0514 when none is installed).
-    fn schema(&self) -> Result<Schema> {
+    pub(crate) fn schema(&self) -> Result<Schema> {
         if let Some(program) = self.program() {
             return Ok(program.schema.clone());
         }

@@ -38,8 +38,10 @@ impl Engine {
     /// Rewrites every stored `-0.0` as `0.0` (see the module's doc), in
     /// one write transaction; E0553, E0554 or E0555, naming the keys, when
     /// the rows could not all stand, and nothing is written.
+    /// The catalog's schema is enough: a program of an older plan format
+    /// (E0513 when it runs) is upgraded too, and installed again after.
     pub fn upgrade(&self) -> Result<Upgraded> {
-        let schema = self.installed()?.schema.clone();
+        let schema = self.schema()?;
         let (upgraded, _) = crate::backoff::retrying(|| {
             let mut session = self.write_session()?;
             let upgraded = upgrade_in(&mut session, &schema)?;

@@ -62,5 +62,10 @@ fn upgrade_inner(args: &UpgradeArgs) -> Result<Status, Error> {
         found.rows,
         found.entries
     );
+    if db.program().is_none() {
+        eprintln!(
+            "its program was compiled by an older rqc: install it again with this one (`rqc run --db {shown} PROGRAM NAME …`); the rows are kept"
+        );
+    }
     Ok(Status::Clean)
 }

@@ -50,6 +50,9 @@ fn upgrade_moves_format_3_into_one_tree_and_everything_answers_as_before() {
     assert_eq!(upgraded.status.code(), Some(0), "{said}");
     assert!(said.contains("moved 10 trees"), "{said}");
     assert!(said.contains("storage format 4: verified 5 rows"), "{said}");
+    // Its program was compiled in plan format 8: installed again by the
+    // first run that gives the sources.
+    assert!(said.contains("install it again with this one"), "{said}");
     let answer = |args: &[&str]| {
         let mut all = vec!["run", "--db", &db];
         all.extend_from_slice(args);
@@ -58,7 +61,7 @@ fn upgrade_moves_format_3_into_one_tree_and_everything_answers_as_before() {
         stdout(&out)
     };
     assert_eq!(
-        answer(&["item", "--arg", "id=1"]),
+        answer(&[&app, "item", "--arg", "id=1"]),
         "{\"id\":1,\"shop\":1,\"name\":\"lamp\",\"price\":30}\n"
     );
     assert_eq!(answer(&["total", "--arg", "shop=1"]), "34\n");
