@@ -73,7 +73,7 @@ impl IslandStream {
 impl<'p> Checker<'p> {
     /// `T` alone, or `T.index` alone (the whole index, in its order): a
     /// small table is a bounded list, a large one a stream.
-    pub fn check_whole_table(&mut self, table: &str, index: Option<&str>, _span: Span) -> Checked {
+    pub fn check_whole_table(&mut self, table: &str, index: Option<&str>, span: Span) -> Checked {
         let Some(schema) = self.schema.table(table) else {
             return Checked::error(); // its declaration was reported
         };
@@ -89,12 +89,31 @@ impl<'p> Checker<'p> {
             None => table.to_string(),
         };
         let row = Ty::Row(table.to_string());
+        let stream = StreamTy {
+            elem: row.clone(),
+            open: Cost::constant(1, 0, 1),
+            per_element: Cost::constant(0, 1, 0),
+            source: StreamSource {
+                table: table.to_string(),
+                description: format!("every row of {table}"),
+                prefix_columns: Vec::new(),
+                next_column: None,
+                order: super::reverse::whole_order(schema, index),
+                skipped: false,
+                access,
+            },
+        };
         match schema.small_max {
             Some(max) => {
                 let size = Poly::var(Var::new(VarKind::Small {
                     table: table.to_string(),
                     max,
                 }));
+                self.island_stream = Some(IslandStream {
+                    span,
+                    prefix_cost: Cost::zero(),
+                    stream,
+                });
                 Checked::new(
                     Ty::list(row, size.clone()),
                     Cost::new(Poly::constant(1), size, Poly::constant(1)),
@@ -102,24 +121,7 @@ impl<'p> Checker<'p> {
                 )
             }
             // Nothing is read until a consumer limits it.
-            None => Checked::new(
-                Ty::Stream(Box::new(StreamTy {
-                    elem: row,
-                    open: Cost::constant(1, 0, 1),
-                    per_element: Cost::constant(0, 1, 0),
-                    source: StreamSource {
-                        table: table.to_string(),
-                        description: format!("every row of {table}"),
-                        prefix_columns: Vec::new(),
-                        next_column: None,
-                        order: super::reverse::whole_order(schema, index),
-                        skipped: false,
-                        access,
-                    },
-                })),
-                Cost::zero(),
-                tir,
-            ),
+            None => Checked::new(Ty::Stream(Box::new(stream)), Cost::zero(), tir),
         }
     }
 

@@ -21,7 +21,7 @@
 use super::lmdb_env::Environment;
 pub use super::lmdb_env::{Access, LmdbOptions, LMDB_FILE, MAP_SIZE};
 pub use super::lmdb_layout::Converted;
-use super::lmdb_layout::{self, Prefix};
+use super::lmdb_layout::{self, Directory, Prefix};
 use super::lmdb_reads::{get_in, longest_key, range_in, StoredKey};
 use super::read_pool::{Kept, ReadPool, Slot};
 use super::writer_lock::WriterGuard;
@@ -38,9 +38,11 @@ pub struct LmdbStore {
     durability: Durability,
     wait: std::time::Duration,
     names: TreeNames,
-    /// By tree handle: each tree's prefix once this process has read its
-    /// committed directory entry (which never changes).
+    /// By tree handle: each tree's prefix once this process has found it
+    /// (a committed directory entry never changes).
     prefixes: RwLock<Vec<Option<Prefix>>>,
+    /// The committed directory as this process last read it.
+    directory: RwLock<Directory>,
 }
 
 impl LmdbStore {
@@ -74,6 +76,7 @@ impl LmdbStore {
             wait: options.wait,
             names: TreeNames::default(),
             prefixes: RwLock::default(),
+            directory: RwLock::default(),
         })
     }
 
@@ -127,7 +130,7 @@ impl LmdbStore {
         prefixes.get(tree.index()).copied().flatten()
     }
 
-    /// Records prefixes read from committed directory entries.
+    /// Records prefixes of committed directory entries.
     fn learn(&self, found: &[(Tree, Prefix)]) {
         if found.is_empty() {
             return;
@@ -141,14 +144,16 @@ impl LmdbStore {
         }
     }
 
-    /// The prefix of `tree` as `txn` sees its committed directory: `None`
-    /// when no commit it sees wrote the tree.
-    fn committed_prefix(&self, tree: Tree, txn: &RoTxn<'_>) -> Result<Option<Prefix>> {
+    /// The prefix of `tree` as `txn` sees the directory: `None` when no
+    /// commit it sees wrote the tree. What a read transaction finds is
+    /// kept (`committed`); a write transaction's may be its own.
+    fn prefix_in(&self, tree: Tree, txn: &RoTxn<'_>, committed: bool) -> Result<Option<Prefix>> {
         if let Some(prefix) = self.known(tree) {
             return Ok(Some(prefix));
         }
-        let found = lmdb_layout::find(&self.env, txn, &self.names.name(tree))?;
-        if let Some(prefix) = found {
+        let name = self.names.name(tree);
+        let found = lmdb_layout::find(&self.env, txn, &self.directory, &name, committed)?;
+        if let (Some(prefix), true) = (found, committed) {
             self.learn(&[(tree, prefix)]);
         }
         Ok(found)
@@ -199,7 +204,7 @@ impl LmdbRead<'_> {
         read: impl FnOnce(Prefix, &RoTxn<'_>) -> Result<T>,
     ) -> Result<T> {
         let env = &self.store.env;
-        let value = match self.store.committed_prefix(tree, self.txn())? {
+        let value = match self.store.prefix_in(tree, self.txn(), true)? {
             Some(prefix) => read(prefix, self.txn())?,
             None => absent,
         };
@@ -295,7 +300,7 @@ impl LmdbWrite<'_> {
         if let Some((_, prefix)) = self.given.iter().find(|(t, _)| *t == tree) {
             return Ok(Some(*prefix));
         }
-        self.store.committed_prefix(tree, &self.txn)
+        self.store.prefix_in(tree, &self.txn, false)
     }
 
     /// The prefix of `tree`, given it now when it has none.
@@ -304,7 +309,7 @@ impl LmdbWrite<'_> {
             return Ok(prefix);
         }
         let name = self.store.names.name(tree);
-        let prefix = lmdb_layout::find_or_give(&self.store.env, &mut self.txn, &name)?;
+        let prefix = lmdb_layout::give(&self.store.env, &mut self.txn, &name)?;
         self.given.push((tree, prefix));
         Ok(prefix)
     }
@@ -408,6 +413,14 @@ impl WriteTxn for LmdbWrite<'_> {
         let env = &store.env;
         txn.commit().map_err(|e| env.error(e))?;
         store.learn(&given);
+        let named = given
+            .iter()
+            .map(|(tree, prefix)| (store.names.name(*tree), *prefix));
+        store
+            .directory
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .learn(named);
         if store.durability.stronger_than(env.durability) {
             // Another store of this process opened the environment at a
             // weaker level: its flags do not sync what this one promises.

@@ -5,10 +5,16 @@
 //! each (issue 35: about 11 pages per one-row insert with two indexes,
 //! against 8 in one tree). Format 4 keeps one B-tree:
 //!
-//! - `0x00 ++ name` → the tree's id (4 bytes, big-endian), its directory
+//! - `0x00 ++ id` (4 bytes, big-endian) → the tree's name, its directory
 //!   entry, written by the first transaction that writes the tree and
 //!   never changed or removed after, so a process may keep what it read;
 //! - `0x00` alone → the next id to give;
+//!
+//! each directory value sealed with the CRC-32 of its id and bytes. Ids
+//! are given in order and never taken back, so a process reads the whole
+//! directory (checking that every id below the next one has its entry,
+//! and none past it) whenever a snapshot holds ids it has not read: a
+//! damaged entry is damage (E0591), never a tree that reads as empty;
 //! - `prefix(id) ++ key` → the tree's entries, where a prefix's first
 //!   byte (0x80 or above) says its length, so no prefix begins another and
 //!   a tree's entries are exactly the keys that begin with its prefix.
@@ -23,7 +29,9 @@ use super::lmdb_env::Environment;
 use crate::error::{Result, RuntimeError};
 use heed::types::Bytes;
 use heed::{CommitOrAbort, Database, DatabaseOpener, RoTxn, RwTxn, WithoutTls};
+use std::collections::HashMap;
 use std::ops::Bound;
+use std::sync::RwLock;
 
 /// The first byte of every directory key.
 const DIRECTORY: u8 = 0x00;
@@ -68,6 +76,18 @@ impl Prefix {
         self.len as usize
     }
 
+    /// The bytes a key of this tree may not use: 2 for the first 8,192
+    /// trees whatever their prefix's length, so the longest key does not
+    /// depend on the order trees were first written in (a dump restores
+    /// into a database whose trees were made in another order); 5 past.
+    pub(super) fn reserved(&self) -> usize {
+        if self.len <= 2 {
+            2
+        } else {
+            LONGEST_PREFIX
+        }
+    }
+
     /// The first key past every key of the tree (as bytes: not itself a
     /// tree's prefix).
     pub(super) fn end(&self) -> Prefix {
@@ -81,47 +101,167 @@ impl Prefix {
     }
 }
 
-fn directory_key(name: &str) -> Vec<u8> {
-    let mut key = Vec::with_capacity(name.len() + 1);
-    key.push(DIRECTORY);
-    key.extend_from_slice(name.as_bytes());
+/// The directory key of the tree of `id`.
+fn directory_key(id: u32) -> [u8; 5] {
+    let mut key = [DIRECTORY; 5];
+    key[1..].copy_from_slice(&id.to_be_bytes());
     key
 }
 
-fn read_id(bytes: &[u8], what: &str) -> Result<u32> {
-    <[u8; 4]>::try_from(bytes)
-        .map(u32::from_be_bytes)
-        .map_err(|_| RuntimeError::corrupt(what))
+/// What seals a directory value: the CRC-32 of the id and the bytes it
+/// holds, so a flipped byte of its key or value is damage, not another
+/// tree (or none).
+fn seal(id: u32, bytes: &[u8]) -> [u8; 4] {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&id.to_be_bytes());
+    hasher.update(bytes);
+    hasher.finalize().to_le_bytes()
 }
 
-/// The prefix of the tree `name` in `txn`'s snapshot, if it was ever
-/// written.
-pub(super) fn find(env: &Environment, txn: &RoTxn<'_>, name: &str) -> Result<Option<Prefix>> {
-    match env.main.get(txn, &directory_key(name)) {
-        Ok(Some(bytes)) => Ok(Some(Prefix::of(read_id(bytes, "LMDB tree directory")?))),
-        Ok(None) => Ok(None),
-        Err(e) => Err(env.error(e)),
+fn sealed(id: u32, bytes: &[u8]) -> Vec<u8> {
+    [bytes, &seal(id, bytes)[..]].concat()
+}
+
+/// The bytes of a sealed value of `id`, checked.
+fn opened(id: u32, value: &[u8]) -> Option<&[u8]> {
+    let (bytes, check) = value.split_at_checked(value.len().checked_sub(4)?)?;
+    (check == seal(id, bytes)).then_some(bytes)
+}
+
+fn damaged(what: String) -> RuntimeError {
+    RuntimeError::damaged(format!(
+        "the LMDB tree directory {what}: `rqc verify` lists what can still be read, `rqc dump` copies it out"
+    ))
+}
+
+/// The next id to give, as `txn` holds it (1 when none was given). Sealed
+/// as id 0's value.
+fn next_id(env: &Environment, txn: &RoTxn<'_>) -> Result<u32> {
+    match env.main.get(txn, NEXT_ID_KEY).map_err(|e| env.error(e))? {
+        None => Ok(1),
+        Some(value) => opened(0, value)
+            .and_then(|bytes| <[u8; 4]>::try_from(bytes).ok())
+            .map(u32::from_be_bytes)
+            .filter(|&next| next >= 1)
+            .ok_or_else(|| damaged("holds a damaged next id".into())),
     }
 }
 
-/// The prefix of the tree `name`, given it now when it has none: its
-/// directory entry is written in `txn`.
-pub(super) fn find_or_give(env: &Environment, txn: &mut RwTxn<'_>, name: &str) -> Result<Prefix> {
-    if let Some(prefix) = find(env, txn, name)? {
-        return Ok(prefix);
+/// The directory as a process knows it: each tree's prefix by name, read
+/// whole up to (not including) the id `next`.
+#[derive(Debug, Default)]
+pub(super) struct Directory {
+    by_name: HashMap<String, Prefix>,
+    next: u32,
+}
+
+impl Directory {
+    pub(super) fn get(&self, name: &str) -> Option<Prefix> {
+        self.by_name.get(name).copied()
     }
-    let id = match env.main.get(txn, NEXT_ID_KEY).map_err(|e| env.error(e))? {
-        Some(bytes) => read_id(bytes, "LMDB tree directory's next id")?,
-        None => 1,
+
+    /// Takes in ids a commit gave (their entries are committed).
+    pub(super) fn learn(&mut self, given: impl IntoIterator<Item = (String, Prefix)>) {
+        self.by_name.extend(given);
+    }
+}
+
+/// The whole directory of `txn`'s snapshot, checked: every id from 1 to the
+/// next one has exactly one entry, sealed, naming a tree no other names,
+/// and no entry is past it (ids are never taken back, so a gap or an entry
+/// past the next id is damage: a tree would read as empty, or two share a
+/// prefix).
+pub(super) fn read_directory(env: &Environment, txn: &RoTxn<'_>) -> Result<Directory> {
+    let next = next_id(env, txn)?;
+    let entries = (
+        Bound::Included(&directory_key(1)[..]),
+        Bound::Excluded(&[DIRECTORY + 1][..]),
+    );
+    let mut directory = Directory {
+        by_name: HashMap::with_capacity(next as usize),
+        next,
     };
+    let mut expected = 1u32;
+    for entry in env.main.range(txn, &entries).map_err(|e| env.error(e))? {
+        let (key, value) = entry.map_err(|e| env.error(e))?;
+        let id = match <[u8; 4]>::try_from(&key[1..]) {
+            Ok(id) => u32::from_be_bytes(id),
+            Err(_) => return Err(damaged("holds a key of another length".into())),
+        };
+        if id != expected || id >= next {
+            return Err(damaged(format!(
+                "lacks the entry of tree id {expected} (found {id}; the next id is {next})"
+            )));
+        }
+        let name = opened(id, value)
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            .ok_or_else(|| damaged(format!("entry of tree id {id} is damaged")))?;
+        if directory
+            .by_name
+            .insert(name.to_string(), Prefix::of(id))
+            .is_some()
+        {
+            return Err(damaged(format!("names `{name}` twice")));
+        }
+        expected += 1;
+    }
+    if expected != next {
+        return Err(damaged(format!(
+            "lacks the entries of tree ids {expected} to {} (the next id is {next})",
+            next - 1
+        )));
+    }
+    Ok(directory)
+}
+
+/// The prefix of the tree `name` in `txn`'s snapshot, if a commit it sees
+/// wrote the tree: from `known` when it has it, else read again when the
+/// snapshot gave ids `known` has not read (what is read is added to it
+/// when `learn`: a write transaction's own ids are not committed yet).
+pub(super) fn find(
+    env: &Environment,
+    txn: &RoTxn<'_>,
+    known: &RwLock<Directory>,
+    name: &str,
+    learn: bool,
+) -> Result<Option<Prefix>> {
+    let read = |known: &RwLock<Directory>| {
+        let known = known.read().unwrap_or_else(|p| p.into_inner());
+        (known.get(name), known.next)
+    };
+    let (found, complete_below) = read(known);
+    if found.is_some() {
+        return Ok(found);
+    }
+    // No id at or past `complete_below` in this snapshot: `known` holds
+    // every tree it has.
+    if next_id(env, txn)? <= complete_below {
+        return Ok(None);
+    }
+    let directory = read_directory(env, txn)?;
+    let found = directory.get(name);
+    if learn {
+        let mut known = known.write().unwrap_or_else(|p| p.into_inner());
+        if directory.next > known.next {
+            known.next = directory.next;
+        }
+        known.by_name.extend(directory.by_name);
+    }
+    Ok(found)
+}
+
+/// Gives the tree `name` (which has none) the next id, writing its
+/// directory entry and the next id in `txn`.
+pub(super) fn give(env: &Environment, txn: &mut RwTxn<'_>, name: &str) -> Result<Prefix> {
+    let id = next_id(env, txn)?;
     let next = id
         .checked_add(1)
-        .ok_or_else(|| RuntimeError::corrupt("LMDB tree directory's next id"))?;
+        .ok_or_else(|| damaged("has given every id".into()))?;
     env.main
-        .put(txn, NEXT_ID_KEY, &next.to_be_bytes())
+        .put(txn, NEXT_ID_KEY, &sealed(0, &next.to_be_bytes()))
         .map_err(|e| env.error(e))?;
     env.main
-        .put(txn, &directory_key(name), &id.to_be_bytes())
+        .put(txn, &directory_key(id), &sealed(id, name.as_bytes()))
         .map_err(|e| env.error(e))?;
     Ok(Prefix::of(id))
 }
@@ -172,7 +312,9 @@ pub(super) fn old_format(env: &Environment) -> Result<Option<u32>> {
     // Format 3 stored every key after a 0 byte.
     let key = [&[0u8][..], FORMAT_KEY].concat();
     match catalog.get(&rtxn, &key).map_err(|e| env.error(e))? {
-        Some(bytes) => Ok(Some(read_id(bytes, "catalog format version")?)),
+        Some(bytes) => <[u8; 4]>::try_from(bytes)
+            .map(|b| Some(u32::from_be_bytes(b)))
+            .map_err(|_| RuntimeError::corrupt("catalog format version")),
         None => Ok(None),
     }
 }
@@ -223,7 +365,7 @@ fn move_trees<'e>(
             .open_database(txn, Some(name))
             .map_err(|e| env.error(e))?
             .ok_or_else(|| RuntimeError::corrupt("an LMDB database listed but absent"))?;
-        let prefix = find_or_give(env, txn, name)?;
+        let prefix = give(env, txn, name)?;
         let entries: Vec<(Vec<u8>, Vec<u8>)> = db
             .iter(txn)
             .map_err(|e| env.error(e))?
@@ -231,9 +373,20 @@ fn move_trees<'e>(
             .collect::<heed::Result<_>>()
             .map_err(|e| env.error(e))?;
         let mut key = Vec::new();
+        let longest = super::lmdb_reads::longest_key(env, prefix);
         for (stored, value) in &entries {
             // Format 3 stored every key after a 0 byte.
             let bare = stored.get(1..).unwrap_or_default();
+            if bare.len() > longest {
+                return Err(RuntimeError::new(
+                    "E0544",
+                    format!(
+                        "tree `{name}` holds a key of {} bytes, and format {format} stores at most {longest}",
+                        bare.len()
+                    ),
+                    "nothing was moved; with the rqc that wrote the database, delete or shorten that row (its key or indexed values), then upgrade; or `rqc dump` and `rqc restore` into a redb database (`--store redb`)",
+                ));
+            }
             let bare_format = name == CATALOG && bare == FORMAT_KEY;
             let value = if bare_format {
                 &format.to_be_bytes()[..]

@@ -97,17 +97,18 @@ fn the_longest_key_is_what_lmdb_stores_after_the_prefix() {
     let store = LmdbStore::open(dir.path(), Durability::None).unwrap();
     let tree = store.tree("t");
     let mut txn = store.begin_write().unwrap();
-    // One-byte prefix: 510 bytes of key, as format 3's 0 byte left.
-    txn.put(tree, &[7; 510], b"v").unwrap();
-    let error = txn.put(tree, &[7; 511], b"v").unwrap_err();
+    // Whatever the prefix's length, 509 bytes of key for the first 8,192
+    // trees: the limit does not hang on the order trees were made in.
+    txn.put(tree, &[7; 509], b"v").unwrap();
+    let error = txn.put(tree, &[7; 510], b"v").unwrap_err();
     assert_eq!(error.code, "E0544");
     assert!(
-        error.message.contains("its longest is 510 bytes"),
+        error.message.contains("its longest is 509 bytes"),
         "{error}"
     );
     txn.commit().unwrap();
     let read = store.begin_read().unwrap();
-    assert_eq!(read.get(tree, &[7; 510]).unwrap(), Some(b"v".to_vec()));
+    assert_eq!(read.get(tree, &[7; 509]).unwrap(), Some(b"v".to_vec()));
     assert_eq!(read.get(tree, &[7; 600]).unwrap(), None);
     let all = read.range(tree, &[7; 600], None, false, 10).unwrap();
     assert!(all.is_empty(), "a bound past the longest key is past it");
@@ -206,4 +207,87 @@ fn a_format_older_than_3_is_refused_by_the_upgrade_and_left_as_it_was() {
     assert!(refused.help.contains("rqc dump"), "{refused}");
     let after = std::fs::read(dir.path().join(super::LMDB_FILE)).unwrap();
     assert!(before == after, "the database is left as it was");
+}
+
+/// A store of trees `a`, `b`, `c` (ids 1, 2, 3), each holding one entry;
+/// then `damage` applied to LMDB's main database raw.
+fn damaged_directory(
+    damage: impl FnOnce(&heed::Env, &mut heed::RwTxn<'_>, heed::Database<Bytes, Bytes>),
+) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = LmdbStore::open(dir.path(), Durability::None).unwrap();
+        let mut txn = store.begin_write().unwrap();
+        for name in ["a", "b", "c"] {
+            txn.put(store.tree(name), b"k", name.as_bytes()).unwrap();
+        }
+        txn.commit().unwrap();
+    }
+    let mut options = EnvOpenOptions::new();
+    options.map_size(1 << 24).max_dbs(16);
+    // SAFETY: opened once, by this test only, after the store closed.
+    let env = unsafe { options.open(dir.path()) }.unwrap();
+    let rtxn = env.read_txn().unwrap();
+    let main = env
+        .open_databases_and_commit(rtxn, |opener, rtxn| {
+            opener
+                .open_database::<Bytes, Bytes>(rtxn, None)
+                .map(CommitOrAbort::<_, ()>::Commit)
+        })
+        .unwrap()
+        .unwrap_commit()
+        .unwrap();
+    let mut txn = env.write_txn().unwrap();
+    damage(&env, &mut txn, main);
+    txn.commit().unwrap();
+    env.prepare_for_closing().wait();
+    dir
+}
+
+/// What a fresh store reads of tree `b`: its entry, or the error.
+fn read_b(dir: &std::path::Path) -> crate::error::Result<Option<Vec<u8>>> {
+    let store = LmdbStore::open(dir, Durability::None).unwrap();
+    let read = store.begin_read()?;
+    read.get(store.tree("b"), b"k")
+}
+
+#[test]
+fn a_damaged_directory_is_damage_never_a_tree_that_reads_empty() {
+    let intact = damaged_directory(|_, _, _| {});
+    assert_eq!(read_b(intact.path()).unwrap(), Some(b"b".to_vec()));
+    // A byte of `b`'s name flipped: its entry names another tree.
+    let renamed = damaged_directory(|_, txn, main| {
+        let key = [0, 0, 0, 0, 2];
+        let mut value = main.get(txn, &key).unwrap().unwrap().to_vec();
+        value[0] ^= 0x01;
+        main.put(txn, &key, &value).unwrap();
+    });
+    // Its id moved to one no tree has.
+    let moved = damaged_directory(|_, txn, main| {
+        let key = [0, 0, 0, 0, 2];
+        let value = main.get(txn, &key).unwrap().unwrap().to_vec();
+        main.delete(txn, &key).unwrap();
+        main.put(txn, &[0, 0, 0, 0, 0x7E], &value).unwrap();
+    });
+    // The entry gone (a page cut out).
+    let cut = damaged_directory(|_, txn, main| {
+        main.delete(txn, &[0, 0, 0, 0, 2]).unwrap();
+    });
+    // The next id lowered onto a tree's: the next write would share it.
+    let lowered = damaged_directory(|_, txn, main| {
+        let value = main.get(txn, &[0]).unwrap().unwrap().to_vec();
+        let mut next = value.clone();
+        next[3] = 2;
+        main.put(txn, &[0], &next).unwrap();
+    });
+    for (what, dir) in [
+        ("renamed", renamed),
+        ("moved", moved),
+        ("cut", cut),
+        ("lowered", lowered),
+    ] {
+        let error = read_b(dir.path()).expect_err(what);
+        assert_eq!(error.code, "E0591", "{what}: {error}");
+        assert!(error.message.contains("tree directory"), "{what}: {error}");
+    }
 }

@@ -51,9 +51,10 @@ impl StoredKey {
     }
 }
 
-/// The longest key rqc can write to the tree of `prefix`.
+/// The longest key rqc writes to the tree of `prefix` (509 bytes in
+/// LMDB's default build, for the first 8,192 trees).
 pub(super) fn longest_key(env: &Environment, prefix: Prefix) -> usize {
-    env.max_key.min(KEY_BUFFER) - prefix.len()
+    env.max_key.min(KEY_BUFFER) - prefix.reserved()
 }
 
 /// A point read of the tree of `prefix` in a read or write transaction.
