@@ -129,8 +129,9 @@ fn opened(id: u32, value: &[u8]) -> Option<&[u8]> {
 }
 
 fn damaged(what: String) -> RuntimeError {
+    // No tree can be trusted to be found: nothing is read past it.
     RuntimeError::damaged(format!(
-        "the LMDB tree directory {what}: `rqc verify` lists what can still be read, `rqc dump` copies it out"
+        "the LMDB tree directory {what}, so no tree of the database can be found safely; restore it from a copy or a dump"
     ))
 }
 
