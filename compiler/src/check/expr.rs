@@ -311,7 +311,7 @@ impl<'p> Checker<'p> {
     fn string_past_any(&mut self, span: Span, bytes: usize) {
         self.error(
             "E0458",
-            super::schema::past_any_string("this string literal", bytes),
+            super::schema_columns::past_any_string("this string literal", bytes),
             span,
             "too long",
         )

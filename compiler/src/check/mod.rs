@@ -32,6 +32,7 @@ mod predicates;
 mod reject;
 mod reverse;
 mod schema;
+mod schema_columns;
 mod schema_types;
 pub mod tir;
 mod tuple_range;

@@ -300,7 +300,10 @@ impl LmdbWrite<'_> {
         if let Some((_, prefix)) = self.given.iter().find(|(t, _)| *t == tree) {
             return Ok(Some(*prefix));
         }
-        self.store.prefix_in(tree, &self.txn, false)
+        // Until it gives an id, the transaction sees the committed
+        // directory, which the store may keep (so a writer does not read
+        // the whole directory again at each tree it meets unwritten).
+        self.store.prefix_in(tree, &self.txn, self.given.is_empty())
     }
 
     /// The prefix of `tree`, given it now when it has none.
