@@ -575,10 +575,19 @@ impl Checker<'_> {
 /// message); a count that is not an `Int` was reported already.
 fn count_upper(ty: &Ty) -> (Option<Poly>, Option<String>) {
     match ty {
-        Ty::Int(interval) => (
-            interval.bounded_above().then(|| interval.hi.clone()),
-            interval.why_unbounded(),
-        ),
+        Ty::Int(interval) => {
+            // In a function, `n: Int <= 10` is a measure its callers fix
+            // and, meanwhile, at most 10: their least bounds the count.
+            let declared = interval.most.filter(|_| interval.hi.fixed_by_callers());
+            let hi = match declared {
+                Some(most) => Poly::least_of([
+                    interval.hi.clone(),
+                    Poly::constant(most.max(0).unsigned_abs()),
+                ]),
+                None => interval.hi.clone(),
+            };
+            (interval.bounded_above().then_some(hi), interval.why_unbounded())
+        }
         _ => (Some(Poly::zero()), None),
     }
 }
