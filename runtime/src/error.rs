@@ -134,6 +134,12 @@ impl RuntimeError {
         self.kind() == ErrorKind::Conflict
     }
 
+    /// Whether the schema changed under this handle (E0550): nothing was
+    /// written or answered; a handle opened again may run the request.
+    pub fn is_stale(&self) -> bool {
+        self.kind() == ErrorKind::Stale
+    }
+
     /// E0550: another process installed a program of another schema since
     /// this one was installed or opened; its writes would not keep the new
     /// schema's rules.

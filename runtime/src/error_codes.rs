@@ -32,6 +32,10 @@ pub enum ErrorKind {
     RequestLimit,
     /// A live subscription's last event: the program changed under it.
     Ended,
+    /// Another process installed a program of another schema since this
+    /// handle was opened: nothing was written or answered, and the same
+    /// request on a handle opened again is planned for the new schema.
+    Stale,
     /// A bug in rqc: a run past its proved bound, a plan it could not run.
     Bug,
 }
@@ -99,7 +103,7 @@ pub const REGISTRY: &[(&str, ErrorKind)] = &[
     ("E0544", ErrorKind::Refused),
     ("E0545", ErrorKind::Full),
     ("E0546", ErrorKind::Bug),
-    ("E0550", ErrorKind::Refused),
+    ("E0550", ErrorKind::Stale),
     ("E0551", ErrorKind::Refused),
     ("E0552", ErrorKind::Refused),
     ("E0553", ErrorKind::Refused),

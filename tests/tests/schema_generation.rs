@@ -28,6 +28,8 @@ fn a_client_opened_before_a_new_unique_index_cannot_insert_a_duplicate() {
 
     let stale = second.run("add", &[2.into(), "ann".into()]).unwrap_err();
     assert_eq!(stale.code, "E0550", "{stale}");
+    // Its kind says so: a handle opened again may run the request.
+    assert!(stale.is_stale(), "{:?}", stale.kind());
     // Its reads are refused too: its plans were proved for the old schema
     // (compared in the run's first request, no round trip more).
     let stale = second.run("member", &[1.into()]).unwrap_err();

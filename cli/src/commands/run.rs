@@ -265,33 +265,27 @@ fn run_inner(args: &RunArgs, sources: &[PathBuf], name: &str) -> Result<Status, 
         .and_then(|p| p.entry(name))
         .is_some_and(|e| e.kind == EntryKind::Mutation);
     let access = if writes { Access::Write } else { Access::Read };
-    let mut db = open(
-        &args.db,
-        args.store,
-        args.wait,
-        args.durability.level(),
-        access,
-    )?;
-    if let Some(program) = program {
-        db.install_dropping(program, &args.migrate)?;
-    }
-    let prepared = db.prepare(name)?;
-    let entry = prepared.entry();
-    // A page's arguments, for the command that runs the next one.
-    let mut paged_with = Vec::new();
-    let (output, token) = match (&args.page_token, args.page) {
-        (Some(token), _) => {
-            paged_with = super::page::arguments(&prepared, token, &args.args)?;
-            let page = prepared.next_page(token)?;
-            (page.output, Some(page.token))
+    // With no program of its own, the run uses the one installed: another
+    // process installing a program of another schema between the open and
+    // the run (E0550, nothing written) is met by opening again, up to
+    // `STALE_ATTEMPTS` times; a program given here is this command's, and
+    // the other process's install is reported instead.
+    let retries = if program.is_none() { STALE_ATTEMPTS } else { 1 };
+    let mut program = program;
+    let mut attempt = 1;
+    let ran = loop {
+        match run_once(args, program.take(), name, access) {
+            Err(Error::Runtime(error)) if error.is_stale() && attempt < retries => attempt += 1,
+            ran => break ran?,
         }
-        (None, true) => {
-            paged_with = parse_args(entry, &args.args)?;
-            let page = prepared.run_page(&paged_with)?;
-            (page.output, Some(page.token))
-        }
-        (None, false) => (prepared.run(&parse_args(entry, &args.args)?)?, None),
     };
+    let Ran {
+        entry,
+        output,
+        token,
+        paged_with,
+    } = ran;
+    let entry = &entry;
     match entry.kind {
         EntryKind::Query => {
             for row in output.rows() {
@@ -309,6 +303,61 @@ fn run_inner(args: &RunArgs, sources: &[PathBuf], name: &str) -> Result<Status, 
         eprintln!("{hint}");
     }
     Ok(Status::Clean)
+}
+
+/// How many times a run with no program of its own opens the database
+/// again when another process's install made its handle stale (E0550).
+const STALE_ATTEMPTS: u32 = 5;
+
+/// One run's entry point, answer, page token and the arguments a next
+/// page is asked with.
+struct Ran {
+    entry: rqc::Entry,
+    output: rqc::Output,
+    token: Option<Option<String>>,
+    paged_with: Vec<rqc::Value>,
+}
+
+/// Opens the database, installs `program` when given, and runs the
+/// request once.
+fn run_once(
+    args: &RunArgs,
+    program: Option<rqc::CompiledProgram>,
+    name: &str,
+    access: Access,
+) -> Result<Ran, Error> {
+    let mut db = open(
+        &args.db,
+        args.store,
+        args.wait,
+        args.durability.level(),
+        access,
+    )?;
+    if let Some(program) = program {
+        db.install_dropping(program, &args.migrate)?;
+    }
+    let prepared = db.prepare(name)?;
+    let entry = prepared.entry();
+    let mut paged_with = Vec::new();
+    let (output, token) = match (&args.page_token, args.page) {
+        (Some(token), _) => {
+            paged_with = super::page::arguments(&prepared, token, &args.args)?;
+            let page = prepared.next_page(token)?;
+            (page.output, Some(page.token))
+        }
+        (None, true) => {
+            paged_with = parse_args(entry, &args.args)?;
+            let page = prepared.run_page(&paged_with)?;
+            (page.output, Some(page.token))
+        }
+        (None, false) => (prepared.run(&parse_args(entry, &args.args)?)?, None),
+    };
+    Ok(Ran {
+        entry: entry.clone(),
+        output,
+        token,
+        paged_with,
+    })
 }
 
 pub fn explain(args: ExplainArgs) -> Status {

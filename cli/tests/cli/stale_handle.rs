@@ -181,3 +181,63 @@ fn dropped_index(dir: &tempfile::TempDir, db: &str) {
     let refused = session.answer("T.by_grp[1] |> count()", &["E0", "0", "1", "2"]);
     assert!(refused.contains("E0550"), "{refused}");
 }
+
+/// A one-shot `rqc run` with no program of its own uses the one installed:
+/// another process installing a program of another schema between its
+/// open and its run is met by opening again, never by E0550 (adversary
+/// finding: about 1 run in 300 failed beside a process installing
+/// programs in a loop).
+#[test]
+fn a_run_with_no_program_opens_again_when_another_process_installs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").display().to_string();
+    let a = write(dir.path(), "a.rq", &program(3, true));
+    // The same tables, and one more: each install changes the schema.
+    let b = write(
+        dir.path(),
+        "b.rq",
+        &format!("{}table Extra {{\n  id: Int key\n}}\n", program(3, true)),
+    );
+    add(&db, &a, 1, &[]);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let installer = {
+        let (db, stop) = (db.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut installs = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let (source, drop) = if installs % 2 == 0 {
+                    (&b, vec![])
+                } else {
+                    (&a, vec!["--migrate", "table:Extra"])
+                };
+                // Each install is a write of its own: a row of its group.
+                let (id, g) = (
+                    format!("id={}", 100 + installs),
+                    format!("g={}", 100 + installs),
+                );
+                let mut args = vec!["run", "--db", &db, source, "add", "--arg", &id, "--arg", &g];
+                args.extend(drop);
+                let out = rqc(&args);
+                assert!(out.status.success(), "{}", stderr(&out));
+                installs += 1;
+            }
+            installs
+        })
+    };
+    let mut failures = Vec::new();
+    for _ in 0..200 {
+        let out = rqc(&["run", "--db", &db, "c", "--arg", "g=1"]);
+        if !out.status.success() {
+            failures.push(stderr(&out));
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let installs = installer.join().unwrap();
+    assert!(installs > 10, "the installer ran {installs} times");
+    assert!(
+        failures.is_empty(),
+        "{} of 200 runs failed: {:?}",
+        failures.len(),
+        failures.first()
+    );
+}

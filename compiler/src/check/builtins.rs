@@ -586,7 +586,10 @@ fn count_upper(ty: &Ty) -> (Option<Poly>, Option<String>) {
                 ]),
                 None => interval.hi.clone(),
             };
-            (interval.bounded_above().then_some(hi), interval.why_unbounded())
+            (
+                interval.bounded_above().then_some(hi),
+                interval.why_unbounded(),
+            )
         }
         _ => (Some(Poly::zero()), None),
     }
