@@ -10,7 +10,7 @@ use crate::cost::{Cost, Poly, Var, VarKind};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
 use crate::syntax::printer::print_expr;
-use rqc_plan::TableSchema;
+use rqc_plan::{Builtin, Shape, TableSchema};
 
 /// The columns an access walks, in order, and what kind of path it is.
 struct Path {
@@ -36,12 +36,39 @@ pub struct IslandStream {
 }
 
 impl IslandStream {
+    /// The access read backwards (`Follow[u] |> reverse()`, spanning
+    /// `span`): a stream too, from its other end, whose ties come out
+    /// backwards (`reverse.rs`).
+    pub fn reversed(mut self, span: Span) -> IslandStream {
+        self.span = span;
+        if let Some(order) = &self.stream.source.order {
+            if !order.identifies_row {
+                self.stream.source.order = None;
+            }
+        }
+        self
+    }
+
     /// The access as a stream scan, given it as checked (`list`, the scan
     /// under its cost): its plan reads what a limit lets it.
     pub fn checked(self, list: TExpr) -> Option<Checked> {
         let TExpr::Costed(scan, _) = list else {
             return None;
         };
+        // `reverse()` of the access: the stream read from its other end,
+        // at the stream's cost and a step of its own (as `check` costs it).
+        if let TExpr::Builtin(Builtin::Reverse, Shape::List, inner) = *scan {
+            let [access]: [TExpr; 1] = inner.try_into().ok()?;
+            let stream = self.checked(access)?;
+            let mut cost = stream.cost;
+            cost.add_steps(1);
+            let tir = TExpr::Builtin(Builtin::Reverse, Shape::Stream, vec![stream.tir]);
+            return Some(Checked::new(
+                stream.ty,
+                cost.clone(),
+                TExpr::Costed(Box::new(tir), std::sync::Arc::new(cost)),
+            ));
+        }
         let TExpr::Scan {
             table,
             index,

@@ -211,7 +211,12 @@ impl Checker<'_> {
             Builtin::First | Builtin::Exists => self.first_or_exists(builtin, input, shape),
             Builtin::Map => self.map(input, shape, rest[0]),
             Builtin::UnwrapOr => self.unwrap_or(input, shape, rest[0]),
-            Builtin::Reverse => self.reverse(span, input, shape),
+            Builtin::Reverse => {
+                let reversed = self.reverse(span, input, shape);
+                // An island read backwards is still one a limit may stream.
+                self.island_stream = island.map(|island| island.reversed(args[0].span.to(span)));
+                reversed
+            }
             _ => match shape {
                 Input::Stream(stream) if builtin == Builtin::SortBy => {
                     self.sort_stream(span, args, stream, input)
