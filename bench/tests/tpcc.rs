@@ -68,3 +68,34 @@ fn tpcc_small_runs_the_mix_on_rqc_and_sqlite_and_every_condition_holds() {
         "--db keeps the database"
     );
 }
+
+/// The kill -9 rounds at CI's size: terminal processes killed at random
+/// points, three times; every acknowledged transaction is found, none is
+/// partial, every condition holds and `verify` finds nothing.
+#[test]
+fn tpcc_faults_small_finds_every_acknowledged_transaction_after_each_kill() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tpcc-faults"))
+        .args(["--small", "--rounds", "3", "--processes", "2"])
+        .output()
+        .expect("tpcc-faults runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = stdout
+        .lines()
+        .find(|l| l.starts_with("3 round(s) of 2 terminal process(es) killed"))
+        .unwrap_or_else(|| panic!("no summary: {stdout}"));
+    assert!(summary.contains("; 0 violation(s) in all"), "{summary}");
+    // The rounds did run transactions, and each round was checked.
+    let acknowledged: u64 = summary
+        .split(": ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(acknowledged > 0, "{summary}");
+    assert_eq!(stdout.matches("; 0 violation(s)\n").count(), 3, "{stdout}");
+}

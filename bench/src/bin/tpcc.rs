@@ -26,18 +26,17 @@ mod cells;
 #[allow(dead_code)] // the benchmark's report helpers; the driver prints a few
 #[path = "../machine.rs"]
 mod machine;
+#[path = "../tpcc_load.rs"]
+mod tpcc_load;
 #[path = "../tpcc_sql.rs"]
 mod tpcc_sql;
 
-use rqc::{Database, Durability, OpenOptions, Value};
-use rqc_tests::tpcc::{each_population_call, Mix, Scale, Txn};
+use rqc::{Database, Durability, OpenOptions};
+use rqc_tests::tpcc::{Mix, Scale, Txn};
 use rqc_tests::tpcc_conditions::{check, Deliveries};
 use rqc_tests::Rng;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// Calls per load commit: what the loader holds at once.
-const LOAD_BATCH: usize = 2_000;
 
 const KINDS: [&str; 8] = [
     "New-Order",
@@ -255,38 +254,20 @@ fn main() {
         .then(|| tpcc_sql::create(&sqlite_path, false, o.durability));
 
     // One pass over the population, each batch into each system in turn.
-    let mut batch: Vec<(&'static str, Vec<Value>)> = Vec::with_capacity(LOAD_BATCH);
-    let (mut calls, mut rqc_load, mut sqlite_load) = (0, Duration::ZERO, Duration::ZERO);
-    let mut commit = |batch: &mut Vec<(&'static str, Vec<Value>)>| {
-        let started = Instant::now();
-        db.transaction(|tx| {
-            for (name, args) in batch.iter() {
-                tx.run(name, args)?;
-            }
-            Ok(())
-        })
-        .unwrap_or_else(|e| panic!("loading: {e}"));
-        rqc_load += started.elapsed();
+    let mut sqlite_load = Duration::ZERO;
+    let (calls, rqc_load) = tpcc_load::load(&db, scale, o.seed, &mut |batch| {
         if let Some(conn) = sqlite.as_mut() {
             let started = Instant::now();
             tpcc_sql::load(conn, batch);
             sqlite_load += started.elapsed();
         }
-        batch.clear();
-    };
-    each_population_call(scale, o.seed, &mut |name, args| {
-        batch.push((name, args));
-        calls += 1;
-        if batch.len() == LOAD_BATCH {
-            commit(&mut batch);
-        }
     });
-    commit(&mut batch);
     println!(
-        "loaded {} warehouse(s), {} customers per district, {} items: {calls} calls ({LOAD_BATCH} per commit); rqc {:.1} s into {}{}; {}",
+        "loaded {} warehouse(s), {} customers per district, {} items: {calls} calls ({} per commit); rqc {:.1} s into {}{}; {}",
         scale.warehouses,
         scale.customers,
         scale.items,
+        tpcc_load::LOAD_BATCH,
         rqc_load.as_secs_f64(),
         dir.display(),
         if o.sqlite {

@@ -1,0 +1,504 @@
+//! `tpcc-faults`: TPC-C under kill -9: terminal processes run the mix on one database and are killed at a random point, round after round; after each round every acknowledged transaction is there, a refused one left nothing, none is partial (the consistency conditions 3.3.2.1–12 hold) and `verify` finds the database sound.
+//!
+//! `cargo run --release -p rqc-bench --bin tpcc-faults -- [--small] [--warehouses W] [--rounds R] [--processes P] [--durability full|normal|none] [--db DIR] [--seed N]`
+//!
+//! The parent loads the population, then each round starts `P` terminal
+//! processes (this program with `--terminal`), lets them run for a random
+//! 0.2–1.5 s and kills every one with SIGKILL, mid-transaction or not.
+//! Each terminal writes a line before each transaction (`S kind w h`) and
+//! one after its acknowledgement (`A h`, with the orders a Delivery
+//! answered), each handed to the kernel at once, so a kill loses none of
+//! what was acknowledged. The transaction's `h` is unique over rounds and
+//! terminals, and is the `now` New-Order and Delivery write (an order's
+//! `entry_d`, a line's `delivery_d`) and a Payment's History id, so the
+//! checker finds each one's effect in the database: an acknowledged
+//! New-Order's order and Payment's History row are there, a refused
+//! New-Order left no order, an acknowledged Delivery's orders carry a
+//! carrier and are no new orders any more. A Delivery killed before its
+//! answer counts the orders whose lines carry its `h` (all of an order's
+//! lines or none, as condition 3.3.2.11 and the line counts check). The
+//! conditions are checked on the whole database after every round, with
+//! every Delivery so far counted (`rqc_tests::tpcc_conditions`). Exits 1
+//! on any violation.
+
+#[allow(dead_code)] // the benchmark's report helpers; this driver prints one
+#[path = "../machine.rs"]
+mod machine;
+#[path = "../tpcc_load.rs"]
+mod tpcc_load;
+
+use rqc::{Database, Durability, OpenOptions, Value};
+use rqc_tests::tpcc::{Mix, Scale, Txn};
+use rqc_tests::tpcc_conditions::{check, Deliveries};
+use rqc_tests::Rng;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+/// A terminal stops by itself after this long, should its parent be gone.
+const TERMINAL_LIFETIME: Duration = Duration::from_secs(120);
+
+/// What the command line asks for.
+struct Options {
+    scale: Scale,
+    rounds: u64,
+    processes: u64,
+    seed: u64,
+    durability: Durability,
+    db: Option<PathBuf>,
+    /// `--terminal T --round R --log FILE`: run as terminal `T`.
+    terminal: Option<(u64, u64, PathBuf)>,
+}
+
+fn options() -> Options {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let number = |name: &str, default: u64| {
+        value(name).map_or(default, |v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name} takes a number"))
+        })
+    };
+    let (customers, items) = if args.iter().any(|a| a == "--small") {
+        (30, 1_000)
+    } else {
+        (3_000, 100_000)
+    };
+    let durability = value("--durability").map_or(Durability::Full, |d| {
+        Durability::named(&d).unwrap_or_else(|| panic!("--durability takes full, normal or none"))
+    });
+    let terminal = value("--terminal").map(|_| {
+        let log = value("--log").expect("--terminal takes --log FILE");
+        (number("--terminal", 0), number("--round", 0), log.into())
+    });
+    Options {
+        scale: Scale {
+            warehouses: number("--warehouses", 1).max(1) as i64,
+            customers,
+            items,
+        },
+        rounds: number("--rounds", 20),
+        processes: number("--processes", 2).max(1),
+        seed: number("--seed", 1),
+        durability,
+        db: value("--db").map(Into::into),
+        terminal,
+    }
+}
+
+fn open(dir: &Path, durability: Durability) -> Database {
+    Database::open_with(
+        dir,
+        OpenOptions {
+            durability,
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("open {}: {e}", dir.display()))
+}
+
+/// The unique `h` of terminal `t`'s `k`-th transaction in round `round`:
+/// far above the population's values, never shared.
+fn unique_h(round: u64, processes: u64, t: u64, k: u64) -> i64 {
+    (1_000_000_000 * (round + 1) + t + k * processes) as i64
+}
+
+/// A terminal process: the mix, back to back, each transaction logged
+/// before it starts and after it is acknowledged, until it is killed.
+fn terminal(o: &Options, dir: &Path, (t, round, log): &(u64, u64, PathBuf)) {
+    let db = open(dir, o.durability);
+    let mut log = std::fs::File::create(log).expect("the terminal's log");
+    let mix = Mix::new(o.scale, o.seed, o.seed.wrapping_add(1));
+    let mut rng = Rng::new(o.seed ^ (round * 1_000 + t + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let w = 1 + (*t as i64) % o.scale.warehouses;
+    let started = Instant::now();
+    for k in 0.. {
+        if started.elapsed() > TERMINAL_LIFETIME {
+            break;
+        }
+        let txn = mix.draw(&mut rng);
+        let h = unique_h(*round, o.processes, *t, k);
+        let (name, args) = txn.call(w, h);
+        // Each line goes to the kernel before the next step: a kill -9
+        // loses no line written.
+        writeln!(log, "S {name} {w} {h}").expect("log");
+        let answer = match db.run(name, &args) {
+            Ok(output) => {
+                assert!(!txn.rolls_back(), "{name}({args:?}) committed");
+                match txn {
+                    Txn::Delivery { .. } => delivered(output.rows()),
+                    _ => String::new(),
+                }
+            }
+            Err(e) if txn.rolls_back() && e.code() == "E0503" => " refused".into(),
+            Err(e) => panic!("{name}({args:?}): {e}"),
+        };
+        writeln!(log, "A {h}{answer}").expect("log");
+    }
+}
+
+/// A Delivery's answer in the log: ` d o` per order it delivered.
+fn delivered(rows: &[Value]) -> String {
+    rows.iter()
+        .map(|r| {
+            let int = |n: &str| match r.field(n) {
+                Some(Value::Int(v)) => *v,
+                other => panic!("a delivery row's `{n}` is {other:?}"),
+            };
+            format!(" {} {}", int("district"), int("order"))
+        })
+        .collect()
+}
+
+/// One transaction a terminal logged: what it was, and its answer when
+/// acknowledged (`None` when the kill came first).
+struct Logged {
+    name: String,
+    w: i64,
+    h: i64,
+    answer: Option<Vec<String>>,
+}
+
+fn read_log(path: &Path) -> Vec<Logged> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut out: Vec<Logged> = Vec::new();
+    // A line cut by the kill has no newline: it was never acknowledged.
+    let whole = match text.rfind('\n') {
+        Some(end) => &text[..=end],
+        None => "",
+    };
+    for line in whole.lines() {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let number = |s: &str| {
+            s.parse::<i64>()
+                .unwrap_or_else(|_| panic!("log line {line}"))
+        };
+        match parts[..] {
+            ["S", name, w, h] => out.push(Logged {
+                name: name.to_string(),
+                w: number(w),
+                h: number(h),
+                answer: None,
+            }),
+            ["A", h, ref rest @ ..] => {
+                let last = out.last_mut().expect("an answer after its start");
+                assert_eq!(last.h, number(h), "log line {line}");
+                last.answer = Some(rest.iter().map(|s| s.to_string()).collect());
+            }
+            _ => panic!("log line {line}"),
+        }
+    }
+    out
+}
+
+/// Everything acknowledged so far, over rounds, and the Deliveries.
+#[derive(Default)]
+struct Acknowledged {
+    orders: BTreeSet<i64>,
+    refused: BTreeSet<i64>,
+    payments: BTreeSet<i64>,
+    /// Delivered orders `(w, d, o)` that Deliveries answered.
+    delivered: BTreeSet<(i64, i64, i64)>,
+    deliveries: Deliveries,
+    /// Deliveries killed before their answer: `h` and warehouse.
+    unanswered_deliveries: Vec<(i64, i64)>,
+    transactions: u64,
+    unanswered: u64,
+}
+
+impl Acknowledged {
+    fn take(&mut self, logged: Vec<Logged>) {
+        for one in logged {
+            let Some(answer) = one.answer else {
+                self.unanswered += 1;
+                if one.name == "delivery" {
+                    self.unanswered_deliveries.push((one.h, one.w));
+                }
+                continue;
+            };
+            self.transactions += 1;
+            match (one.name.as_str(), answer.first().map(String::as_str)) {
+                ("new_order", Some("refused")) => {
+                    self.refused.insert(one.h);
+                }
+                ("new_order", _) => {
+                    self.orders.insert(one.h);
+                }
+                ("payment" | "payment_by_name", _) => {
+                    self.payments.insert(one.h);
+                }
+                ("delivery", _) => {
+                    for pair in answer.chunks(2) {
+                        let n = |s: &String| s.parse::<i64>().expect("a delivery's answer");
+                        let (d, o) = (n(&pair[0]), n(&pair[1]));
+                        self.delivered.insert((one.w, d, o));
+                        *self.deliveries.0.entry((one.w, d)).or_default() += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn int(row: &Value, name: &str) -> i64 {
+    match row.field(name) {
+        Some(Value::Int(v)) => *v,
+        other => panic!("`{name}` is {other:?}"),
+    }
+}
+
+/// What the database shows of the acknowledged transactions: one line
+/// per one missing or present where it should not be.
+fn missing(db: &Database, scale: Scale, acked: &Acknowledged) -> Vec<String> {
+    let dump = db.dump().expect("dump");
+    let table = |name: &str| {
+        dump.tables
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, rows)| rows.as_slice())
+            .unwrap_or_else(|| panic!("no table {name}"))
+    };
+    let entered: BTreeSet<i64> = table("Orders").iter().map(|o| int(o, "entry_d")).collect();
+    let carried: BTreeSet<(i64, i64, i64)> = table("Orders")
+        .iter()
+        .filter(|o| o.field("carrier_id").is_some_and(|c| *c != Value::Null))
+        .map(|o| (int(o, "w_id"), int(o, "d_id"), int(o, "id")))
+        .collect();
+    let new_orders: BTreeSet<(i64, i64, i64)> = table("NewOrder")
+        .iter()
+        .map(|o| (int(o, "w_id"), int(o, "d_id"), int(o, "o_id")))
+        .collect();
+    let paid: BTreeSet<i64> = table("History").iter().map(|h| int(h, "id")).collect();
+    // The orders each unanswered Delivery delivered, by its `h`.
+    let mut dated: BTreeMap<i64, BTreeSet<(i64, i64, i64)>> = BTreeMap::new();
+    for line in table("OrderLine") {
+        if let Some(Value::Int(h)) = line.field("delivery_d") {
+            let order = (int(line, "w_id"), int(line, "d_id"), int(line, "o_id"));
+            dated.entry(*h).or_default().insert(order);
+        }
+    }
+    let mut deliveries = acked.deliveries.clone();
+    for (h, _) in &acked.unanswered_deliveries {
+        for (w, d, _) in dated.get(h).into_iter().flatten() {
+            *deliveries.0.entry((*w, *d)).or_default() += 1;
+        }
+    }
+    let mut out: Vec<String> = check(&dump, scale, &deliveries)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    out.extend(
+        acked
+            .orders
+            .difference(&entered)
+            .map(|h| format!("the acknowledged New-Order {h} has no order")),
+    );
+    out.extend(
+        acked
+            .refused
+            .intersection(&entered)
+            .map(|h| format!("the refused New-Order {h} left an order")),
+    );
+    out.extend(
+        acked
+            .payments
+            .difference(&paid)
+            .map(|h| format!("the acknowledged Payment {h} has no History row")),
+    );
+    for order in &acked.delivered {
+        if !carried.contains(order) || new_orders.contains(order) {
+            out.push(format!("the delivered order {order:?} is not delivered"));
+        }
+    }
+    let verified = db.verify().expect("verify");
+    out.extend(verified.problems.iter().map(|p| format!("verify: {p}")));
+    out
+}
+
+fn kill_all(children: &mut [Child]) {
+    for child in children.iter_mut() {
+        // SIGKILL: no handler, no flush, no unwinding.
+        let _ = child.kill();
+    }
+    for child in children.iter_mut() {
+        let _ = child.wait();
+    }
+}
+
+fn main() {
+    let o = options();
+    let scratch = tempfile::tempdir().expect("a scratch directory");
+    let dir = o.db.clone().unwrap_or_else(|| scratch.path().join("rqc"));
+    if let Some(terminal_of) = &o.terminal {
+        terminal(&o, &dir, terminal_of);
+        return;
+    }
+    println!(
+        "machine: {}; commit {}; durability {}",
+        machine::describe(),
+        machine::commit(),
+        o.durability.name()
+    );
+    let started = Instant::now();
+    {
+        let mut db = open(&dir, o.durability);
+        db.install_paths(&[Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/tpcc")])
+            .expect("install examples/tpcc");
+        let (calls, spent) = tpcc_load::load(&db, o.scale, o.seed, &mut |_| {});
+        println!(
+            "loaded {} warehouse(s), {} customers per district, {} items: {calls} calls in {:.1} s",
+            o.scale.warehouses,
+            o.scale.customers,
+            o.scale.items,
+            spent.as_secs_f64()
+        );
+    }
+    let logs = scratch.path().join("logs");
+    std::fs::create_dir_all(&logs).expect("the logs' directory");
+    let exe = std::env::current_exe().expect("this program");
+    let mut rng = Rng::new(o.seed ^ 0xFA_17);
+    let mut acked = Acknowledged::default();
+    let mut violations = 0;
+    for round in 0..o.rounds {
+        let mut children: Vec<Child> = (0..o.processes)
+            .map(|t| {
+                let mut command = Command::new(&exe);
+                command
+                    .arg("--terminal")
+                    .arg(t.to_string())
+                    .arg("--round")
+                    .arg(round.to_string())
+                    .arg("--log")
+                    .arg(logs.join(format!("{round}-{t}.log")))
+                    .arg("--db")
+                    .arg(&dir)
+                    .args(["--processes", &o.processes.to_string()])
+                    .args(["--seed", &o.seed.to_string()])
+                    .args(["--warehouses", &o.scale.warehouses.to_string()])
+                    .args(["--durability", o.durability.name()]);
+                if o.scale.items < 100_000 {
+                    command.arg("--small");
+                }
+                command.spawn().expect("a terminal process")
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(200 + rng.below(1_300) as u64));
+        kill_all(&mut children);
+        for t in 0..o.processes {
+            acked.take(read_log(&logs.join(format!("{round}-{t}.log"))));
+        }
+        let db = open(&dir, o.durability);
+        let found = missing(&db, o.scale, &acked);
+        violations += found.len();
+        println!(
+            "round {}: {} transactions acknowledged so far, {} killed before their answer; {} violation(s){}",
+            round + 1,
+            acked.transactions,
+            acked.unanswered,
+            found.len(),
+            found
+                .iter()
+                .take(5)
+                .map(|v| format!("\n  {v}"))
+                .collect::<String>()
+        );
+    }
+    println!(
+        "{} round(s) of {} terminal process(es) killed with SIGKILL: {} transactions acknowledged ({} New-Orders, {} refused, {} Payments, {} orders delivered), {} killed before their answer; {violations} violation(s) in all; {:.0} s",
+        o.rounds,
+        o.processes,
+        acked.transactions,
+        acked.orders.len(),
+        acked.refused.len(),
+        acked.payments.len(),
+        acked.delivered.len(),
+        acked.unanswered,
+        started.elapsed().as_secs_f64()
+    );
+    if violations > 0 {
+        std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The checker is not blind: on a freshly loaded database, an order,
+    /// a payment and a delivery acknowledged but absent are each reported,
+    /// and so is a refused New-Order whose order is there.
+    #[test]
+    fn what_was_acknowledged_and_is_not_there_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let scale = Scale {
+            warehouses: 1,
+            customers: 30,
+            items: 1_000,
+        };
+        let mut db = open(dir.path(), Durability::None);
+        db.install_paths(&[Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/tpcc")])
+            .unwrap();
+        tpcc_load::load(&db, scale, 1, &mut |_| {});
+        assert_eq!(
+            missing(&db, scale, &Acknowledged::default()),
+            Vec::<String>::new()
+        );
+        // An order the population holds: its entry date.
+        let dump = db.dump().unwrap();
+        let (_, orders) = dump.tables.iter().find(|(n, _)| n == "Orders").unwrap();
+        let undelivered = orders
+            .iter()
+            .find(|o| o.field("carrier_id") == Some(&Value::Null))
+            .unwrap();
+        let mut acked = Acknowledged::default();
+        acked.orders.insert(unique_h(0, 1, 0, 0));
+        acked.refused.insert(int(undelivered, "entry_d"));
+        acked.payments.insert(unique_h(0, 1, 0, 1));
+        acked.delivered.insert((
+            int(undelivered, "w_id"),
+            int(undelivered, "d_id"),
+            int(undelivered, "id"),
+        ));
+        let found = missing(&db, scale, &acked);
+        for wanted in [
+            "has no order",
+            "left an order",
+            "has no History row",
+            "is not delivered",
+        ] {
+            assert!(
+                found.iter().any(|f| f.contains(wanted)),
+                "{wanted}: {found:?}"
+            );
+        }
+    }
+
+    /// A log cut by the kill: a transaction begun and not answered is
+    /// read as such, and a half-written line as never written.
+    #[test]
+    fn a_log_cut_mid_line_reads_as_what_was_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(
+            &path,
+            "S payment 1 7\nA 7\nS delivery 1 9\nA 9 1 30 2 31\nS delivery 1 11\nA 1",
+        )
+        .unwrap();
+        let logged = read_log(&path);
+        assert_eq!(logged.len(), 3);
+        let mut acked = Acknowledged::default();
+        acked.take(logged);
+        assert_eq!(acked.payments, BTreeSet::from([7]));
+        assert_eq!(acked.delivered, BTreeSet::from([(1, 1, 30), (1, 2, 31)]));
+        assert_eq!(acked.unanswered_deliveries, vec![(11, 1)]);
+        assert_eq!((acked.transactions, acked.unanswered), (2, 1));
+    }
+}
