@@ -36,6 +36,18 @@ pub struct IslandStream {
 }
 
 impl IslandStream {
+    /// The access mapped (`Follow[u] |> map(f => f.followee)`, spanning
+    /// `span`) by a function that reads nothing: a stream whose elements
+    /// are the function's results, each costing its steps more.
+    pub fn mapped(mut self, span: Span, elem: Ty, each: &Cost) -> IslandStream {
+        self.span = span;
+        self.stream.elem = elem;
+        self.stream.per_element = self.stream.per_element.plus(each);
+        // Its elements are no longer the rows a `sort_by` could order.
+        self.stream.source.order = None;
+        self
+    }
+
     /// The access read backwards (`Follow[u] |> reverse()`, spanning
     /// `span`): a stream too, from its other end, whose ties come out
     /// backwards (`reverse.rs`).
@@ -55,19 +67,23 @@ impl IslandStream {
         let TExpr::Costed(scan, _) = list else {
             return None;
         };
+        // A `map` of the access by a function that reads nothing: the
+        // stream mapped, each element read then applied (`mapped`).
+        if let TExpr::Builtin(Builtin::Map, Shape::List, inner) = *scan {
+            let [access, function]: [TExpr; 2] = inner.try_into().ok()?;
+            let stream = self.clone().checked(access)?;
+            return Some(stage_of(stream, |tir| {
+                TExpr::Builtin(Builtin::Map, Shape::Stream, vec![tir, function])
+            }));
+        }
         // `reverse()` of the access: the stream read from its other end,
         // at the stream's cost and a step of its own (as `check` costs it).
         if let TExpr::Builtin(Builtin::Reverse, Shape::List, inner) = *scan {
             let [access]: [TExpr; 1] = inner.try_into().ok()?;
-            let stream = self.checked(access)?;
-            let mut cost = stream.cost;
-            cost.add_steps(1);
-            let tir = TExpr::Builtin(Builtin::Reverse, Shape::Stream, vec![stream.tir]);
-            return Some(Checked::new(
-                stream.ty,
-                cost.clone(),
-                TExpr::Costed(Box::new(tir), std::sync::Arc::new(cost)),
-            ));
+            let stream = self.clone().checked(access)?;
+            return Some(stage_of(stream, |tir| {
+                TExpr::Builtin(Builtin::Reverse, Shape::Stream, vec![tir])
+            }));
         }
         let TExpr::Scan {
             table,
@@ -95,6 +111,19 @@ impl IslandStream {
             TExpr::Costed(Box::new(tir), std::sync::Arc::new(cost)),
         ))
     }
+}
+
+/// A stage over a limited island's stream (`wrap` of its plan): the
+/// stream's type (the island's final one) and cost, a step more, as
+/// `check` costs an operator.
+fn stage_of(stream: Checked, wrap: impl FnOnce(TExpr) -> TExpr) -> Checked {
+    let mut cost = stream.cost;
+    cost.add_steps(1);
+    Checked::new(
+        stream.ty,
+        cost.clone(),
+        TExpr::Costed(Box::new(wrap(stream.tir)), std::sync::Arc::new(cost)),
+    )
 }
 
 impl<'p> Checker<'p> {

@@ -209,7 +209,10 @@ impl Checker<'_> {
             Builtin::Take => self.take(input, shape, rest[0], island),
             Builtin::Skip => self.skip(input, shape, rest[0]),
             Builtin::First | Builtin::Exists => self.first_or_exists(builtin, input, shape),
-            Builtin::Map => self.map(input, shape, rest[0]),
+            Builtin::Map => {
+                let island = island.map(|island| (island, args[0].span.to(span)));
+                self.map(input, shape, rest[0], island)
+            }
             Builtin::UnwrapOr => self.unwrap_or(input, shape, rest[0]),
             Builtin::Reverse => {
                 let reversed = self.reverse(span, input, shape);
@@ -467,7 +470,16 @@ impl Checker<'_> {
         Checked::new(ty, cost, TExpr::Builtin(builtin, kind, vec![input.tir]))
     }
 
-    fn map(&mut self, input: Checked, shape: Input, f: &Expr) -> Checked {
+    /// `map(f)`; over an island access (`island`, with the span of the
+    /// mapped expression), by a function that reads nothing, the result
+    /// is still one a limit may stream (`IslandStream::mapped`).
+    fn map(
+        &mut self,
+        input: Checked,
+        shape: Input,
+        f: &Expr,
+        island: Option<(super::access::IslandStream, Span)>,
+    ) -> Checked {
         let elem = match &shape {
             Input::List(elem, _) | Input::Option(elem) => elem.clone(),
             Input::Stream(stream) => stream.elem.clone(),
@@ -477,6 +489,12 @@ impl Checker<'_> {
         // A function that cannot write is applied to the whole list one
         // batch per level of reads: one application's round trips.
         let batched = super::batch::batched(self.kind, &tir);
+        let reads = &func.latent;
+        if reads.seeks.is_zero() && reads.rows.is_zero() && reads.trips.is_zero() {
+            if let (Some((island, span)), Input::List(..)) = (island, &shape) {
+                self.island_stream = Some(island.mapped(span, func.ret.clone(), reads));
+            }
+        }
         let tir = TExpr::Builtin(Builtin::Map, shape.kind(), vec![input.tir, tir]);
         match shape {
             Input::List(_, size) => Checked::new(
