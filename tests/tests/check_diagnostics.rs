@@ -36,6 +36,7 @@ fn selected_corpus_diagnostics_read_well() {
         "steps_in_memory",
         "help_sort_reads_index",
         "order_name_shadowed",
+        "access_range_ends_as_two_values",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -194,6 +194,35 @@ impl<'p> Checker<'p> {
                 .map(|&c| schema.columns[c].name.as_str())
                 .collect();
             let path_text = print_expr(base);
+            // `M[r, at >= lo, at < hi]`: a range's two ends as two values.
+            let ends: Vec<&Expr> = args
+                .iter()
+                .filter(|a| {
+                    matches!(
+                        a.kind,
+                        ExprKind::Binary(
+                            BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq,
+                            ..
+                        )
+                    )
+                })
+                .collect();
+            let both_ends = match ends[..] {
+                [low, high] if args.len() == names.len() + 1 => {
+                    let before: Vec<String> = args
+                        .iter()
+                        .take_while(|a| !std::ptr::eq(*a, low))
+                        .map(print_expr)
+                        .collect();
+                    let mut values = before;
+                    values.push(format!("{} && {}", print_expr(low), print_expr(high)));
+                    Some(format!(
+                        "a range with both ends is one value, its ends joined by `&&`: `{path_text}[{}]`",
+                        values.join(", ")
+                    ))
+                }
+                _ => None,
+            };
             self.error(
                 "E0404",
                 format!(
@@ -206,10 +235,12 @@ impl<'p> Checker<'p> {
                 "too many values",
             )
             .help
-            .push(format!(
-                "give at most one value per column: `{path_text}[{}]`",
-                names.join(", ")
-            ));
+            .push(both_ends.unwrap_or_else(|| {
+                format!(
+                    "give at most one value per column: `{path_text}[{}]`",
+                    names.join(", ")
+                )
+            }));
             return Checked::error();
         }
         if let Some(misplaced) = args[..args.len() - 1]
