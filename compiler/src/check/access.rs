@@ -1,6 +1,7 @@
 //! Access paths: whole-key and unique lookups, prefix and range scans, whole tables.
 
 use super::expr::{Checked, Checker};
+use super::island_stream::IslandStream;
 use super::modules::Symbol;
 use super::schema_types::table_column_ty;
 use super::tir::{RangeT, TExpr};
@@ -10,7 +11,7 @@ use crate::cost::{Cost, Poly, Var, VarKind};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
 use crate::syntax::printer::print_expr;
-use rqc_plan::{Builtin, Shape, TableSchema};
+use rqc_plan::TableSchema;
 
 /// The columns an access walks, in order, and what kind of path it is.
 struct Path {
@@ -20,110 +21,6 @@ struct Path {
     descending: Vec<bool>,
     /// Whole key or unique index: all columns given means ≤ 1 row.
     unique: bool,
-}
-
-/// An island access (`Follow[u]`) as the stream it also is: read as a
-/// list it costs its bound in rows; a `take(k)` below the bound, `first()`
-/// or `exists()` right after it reads it as a stream instead, `k` rows or
-/// one (spec/cost.md, "Limited islands").
-#[derive(Clone, Debug)]
-pub struct IslandStream {
-    /// The access's span: only a consumer of this very expression reads it.
-    pub span: Span,
-    /// The cost of the access's values (the seek is the stream's opening).
-    pub prefix_cost: Cost,
-    pub stream: StreamTy,
-}
-
-impl IslandStream {
-    /// The access mapped (`Follow[u] |> map(f => f.followee)`, spanning
-    /// `span`) by a function that reads nothing: a stream whose elements
-    /// are the function's results, each costing its steps more.
-    pub fn mapped(mut self, span: Span, elem: Ty, each: &Cost) -> IslandStream {
-        self.span = span;
-        self.stream.elem = elem;
-        self.stream.per_element = self.stream.per_element.plus(each);
-        // Its elements are no longer the rows a `sort_by` could order.
-        self.stream.source.order = None;
-        self
-    }
-
-    /// The access read backwards (`Follow[u] |> reverse()`, spanning
-    /// `span`): a stream too, from its other end, whose ties come out
-    /// backwards (`reverse.rs`).
-    pub fn reversed(mut self, span: Span) -> IslandStream {
-        self.span = span;
-        if let Some(order) = &self.stream.source.order {
-            if !order.identifies_row {
-                self.stream.source.order = None;
-            }
-        }
-        self
-    }
-
-    /// The access as a stream scan, given it as checked (`list`, the scan
-    /// under its cost): its plan reads what a limit lets it.
-    pub fn checked(self, list: TExpr) -> Option<Checked> {
-        let TExpr::Costed(scan, _) = list else {
-            return None;
-        };
-        // A `map` of the access by a function that reads nothing: the
-        // stream mapped, each element read then applied (`mapped`).
-        if let TExpr::Builtin(Builtin::Map, Shape::List, inner) = *scan {
-            let [access, function]: [TExpr; 2] = inner.try_into().ok()?;
-            let stream = self.clone().checked(access)?;
-            return Some(stage_of(stream, |tir| {
-                TExpr::Builtin(Builtin::Map, Shape::Stream, vec![tir, function])
-            }));
-        }
-        // `reverse()` of the access: the stream read from its other end,
-        // at the stream's cost and a step of its own (as `check` costs it).
-        if let TExpr::Builtin(Builtin::Reverse, Shape::List, inner) = *scan {
-            let [access]: [TExpr; 1] = inner.try_into().ok()?;
-            let stream = self.clone().checked(access)?;
-            return Some(stage_of(stream, |tir| {
-                TExpr::Builtin(Builtin::Reverse, Shape::Stream, vec![tir])
-            }));
-        }
-        let TExpr::Scan {
-            table,
-            index,
-            prefix,
-            range,
-            bounded: true,
-        } = *scan
-        else {
-            return None;
-        };
-        let tir = TExpr::Scan {
-            table,
-            index,
-            prefix,
-            range,
-            bounded: false,
-        };
-        // As `check` costs a stream access: its values, and itself a step.
-        let mut cost = self.prefix_cost;
-        cost.add_steps(1);
-        Some(Checked::new(
-            Ty::Stream(Box::new(self.stream)),
-            cost.clone(),
-            TExpr::Costed(Box::new(tir), std::sync::Arc::new(cost)),
-        ))
-    }
-}
-
-/// A stage over a limited island's stream (`wrap` of its plan): the
-/// stream's type (the island's final one) and cost, a step more, as
-/// `check` costs an operator.
-fn stage_of(stream: Checked, wrap: impl FnOnce(TExpr) -> TExpr) -> Checked {
-    let mut cost = stream.cost;
-    cost.add_steps(1);
-    Checked::new(
-        stream.ty,
-        cost.clone(),
-        TExpr::Costed(Box::new(wrap(stream.tir)), std::sync::Arc::new(cost)),
-    )
 }
 
 impl<'p> Checker<'p> {

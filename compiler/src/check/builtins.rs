@@ -263,7 +263,7 @@ impl Checker<'_> {
         input: Checked,
         shape: Input,
         count: &Expr,
-        island: Option<super::access::IslandStream>,
+        island: Option<super::island_stream::IslandStream>,
     ) -> Checked {
         let n = self.check(count);
         self.expect_type(&Ty::any_int("?"), &n.ty, count.span, "`take` takes a count");
@@ -478,7 +478,7 @@ impl Checker<'_> {
         input: Checked,
         shape: Input,
         f: &Expr,
-        island: Option<(super::access::IslandStream, Span)>,
+        island: Option<(super::island_stream::IslandStream, Span)>,
     ) -> Checked {
         let elem = match &shape {
             Input::List(elem, _) | Input::Option(elem) => elem.clone(),

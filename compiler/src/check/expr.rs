@@ -159,7 +159,7 @@ pub struct Checker<'p> {
     /// read in full as a list), as the stream it also is: `take(k)` with
     /// `k` below the bound, `first()` and `exists()` read it as a stream,
     /// `k` rows or one, not the whole island (`builtins.rs`).
-    pub(super) island_stream: Option<super::access::IslandStream>,
+    pub(super) island_stream: Option<super::island_stream::IslandStream>,
     /// The table whose update's changes are being checked: a name that is
     /// one of its columns and nothing in scope gets a help that reads the
     /// row (`score += 1`, `as q`).

@@ -11,6 +11,7 @@ mod batch;
 mod blocks;
 mod broken;
 mod builtins;
+mod island_stream;
 pub use broken::Broken;
 mod calls;
 mod cascades;
