@@ -198,23 +198,25 @@ pub fn combinator<'p>(
         }
         Combinator::Count => Val::Data(Value::Int(items.len() as i64)),
         Combinator::Sum => {
-            let mut int: i64 = 0;
+            // Exact whatever the order (2^64 elements of 64 bits fit 128),
+            // as a kept aggregate's: only the total must fit 64 bits, so
+            // `[MAX, 1, -5]` sums as `[MAX, -5, 1]` does.
+            let mut exact: i128 = 0;
             let mut float: Option<f64> = None;
             for value in data_of(&mut results, items)? {
                 match value {
-                    Value::Int(n) => {
-                        int = int.checked_add(n).ok_or_else(|| {
-                            RuntimeError::new(
-                                "E0530",
-                                "integer overflow in sum",
-                                "the total does not fit in 64 bits",
-                            )
-                        })?
-                    }
+                    Value::Int(n) => exact += i128::from(n),
                     Value::Float(x) => *float.get_or_insert(0.0) += x,
                     _ => {}
                 }
             }
+            let int = i64::try_from(exact).map_err(|_| {
+                RuntimeError::new(
+                    "E0530",
+                    format!("integer overflow in sum: the elements total {exact}"),
+                    "the total does not fit in 64 bits",
+                )
+            })?;
             Val::Data(match float {
                 Some(x) => Value::float(crate::arithmetic::finite(x + int as f64)?),
                 None => Value::Int(int),
