@@ -404,7 +404,22 @@ fn overflow(
     row: &[Value],
     what: &str,
 ) -> RuntimeError {
-    let group: Vec<String> = aggregate.by.iter().map(|&c| row[c].to_string()).collect();
+    overflow_in(table, aggregate, &group_values(aggregate, row), what)
+}
+
+/// The values of `row` that name its group of `aggregate`.
+fn group_values(aggregate: &AggregateSchema, row: &[Value]) -> Vec<Value> {
+    aggregate.by.iter().map(|&c| row[c].clone()).collect()
+}
+
+/// E0526 for the group whose values are `group`.
+fn overflow_in(
+    table: &TableSchema,
+    aggregate: &AggregateSchema,
+    group: &[Value],
+    what: &str,
+) -> RuntimeError {
+    let group: Vec<String> = group.iter().map(Value::to_string).collect();
     let group = if group.is_empty() {
         "the whole table".to_string()
     } else {
@@ -429,31 +444,71 @@ pub fn recount(
     aggregate: &AggregateSchema,
     rows: &[Vec<Value>],
 ) -> Result<BTreeMap<Vec<u8>, Value>> {
-    let mut values: BTreeMap<Vec<u8>, Value> = BTreeMap::new();
-    // A count or sum, exact (2^64 rows of 64 bits fit 128), and a row of
-    // the group for a message.
-    let mut sums: BTreeMap<Vec<u8>, (i128, &[Value])> = BTreeMap::new();
+    let mut recount = Recount::new(table, aggregate);
     for row in rows {
+        recount.add(row)?;
+    }
+    recount.finish()
+}
+
+/// A [`recount`] under way, its rows added one at a time (`verify` reads a
+/// table in chunks): it holds a value per group, never the rows.
+pub struct Recount<'a> {
+    table: &'a TableSchema,
+    aggregate: &'a AggregateSchema,
+    values: BTreeMap<Vec<u8>, Value>,
+    /// A count or sum, exact (2^64 rows of 64 bits fit 128), and the
+    /// group's values for a message.
+    sums: BTreeMap<Vec<u8>, (i128, Vec<Value>)>,
+}
+
+impl<'a> Recount<'a> {
+    pub fn new(table: &'a TableSchema, aggregate: &'a AggregateSchema) -> Recount<'a> {
+        Recount {
+            table,
+            aggregate,
+            values: BTreeMap::new(),
+            sums: BTreeMap::new(),
+        }
+    }
+
+    /// Counts one row in its group.
+    pub fn add(&mut self, row: &[Value]) -> Result<()> {
+        let aggregate = self.aggregate;
         let key = group_key(aggregate, row)?;
         if is_extreme(aggregate) {
             let value = kept_value(aggregate, row)?;
-            let slot = values.entry(key).or_insert_with(|| value.clone());
+            let slot = self.values.entry(key).or_insert_with(|| value.clone());
             if better(aggregate, value, slot) {
                 *slot = value.clone();
             }
-            continue;
+            return Ok(());
         }
-        let slot = sums.entry(key).or_insert((0, row));
+        let slot = self
+            .sums
+            .entry(key)
+            .or_insert_with(|| (0, group_values(aggregate, row)));
         slot.0 += i128::from(contribution(aggregate, row)?);
+        Ok(())
     }
-    for (key, (sum, row)) in sums {
-        let sum = i64::try_from(sum)
-            .map_err(|_| overflow(table, aggregate, row, &format!("its rows sum to {sum}")))?;
-        if sum != 0 {
-            values.insert(key, Value::Int(sum));
+
+    /// Every group's value, as stored.
+    pub fn finish(mut self) -> Result<BTreeMap<Vec<u8>, Value>> {
+        for (key, (sum, group)) in self.sums {
+            let sum = i64::try_from(sum).map_err(|_| {
+                overflow_in(
+                    self.table,
+                    self.aggregate,
+                    &group,
+                    &format!("its rows sum to {sum}"),
+                )
+            })?;
+            if sum != 0 {
+                self.values.insert(key, Value::Int(sum));
+            }
         }
+        Ok(self.values)
     }
-    Ok(values)
 }
 
 /// Writes a recount into an empty tree (an aggregate added by a migration).

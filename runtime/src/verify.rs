@@ -15,11 +15,13 @@ use crate::error::{Result, RuntimeError};
 use crate::rows::{
     bound_tree, index_entry, index_tree, primary_key, refcount_tree, small_tree, table_tree,
 };
-use crate::store::{ReadTxn, Store};
-use rqc_plan::{Schema, TableSchema, Value};
-use std::collections::BTreeMap;
+use crate::store::{ReadTxn, Salvaging, Store, Tree, SALVAGE_CHUNK};
+use rqc_plan::{IndexSchema, Schema, TableSchema, Value};
+use std::collections::{BTreeMap, BTreeSet};
 
 type Entries = BTreeMap<Vec<u8>, Vec<u8>>;
+/// A chunk of a tree's readable entries, in key order.
+type Chunk = Vec<(Vec<u8>, Vec<u8>)>;
 type Counters = BTreeMap<String, BTreeMap<Vec<u8>, u64>>;
 
 /// What `verify` found.
@@ -52,6 +54,7 @@ pub fn verify(store: &dyn Store, schema: &Schema) -> Result<Verification> {
         store,
         txn: txn.as_ref(),
         found: Verification::default(),
+        minus_zero_keys: BTreeMap::new(),
     };
     let catalog_tree = catalog::catalog(store);
     match catalog::check_format(check.txn, catalog_tree)
@@ -94,6 +97,10 @@ struct Check<'a> {
     store: &'a dyn Store,
     txn: &'a dyn ReadTxn,
     found: Verification,
+    /// By table, the keys (as this rqc reads them) of the rows an older
+    /// rqc stored with `-0.0` in their key: few, and found by no point
+    /// read of the key this rqc encodes.
+    minus_zero_keys: BTreeMap<String, BTreeSet<Vec<u8>>>,
 }
 
 impl Check<'_> {
@@ -106,16 +113,16 @@ impl Check<'_> {
         self.found.codes.push(code);
     }
 
-    /// Every aggregate's entries against a recount of its table's rows.
-    fn aggregates(&mut self, table: &TableSchema, rows: &[Vec<Value>]) {
-        for aggregate in &table.aggregates {
+    /// Every aggregate's entries against its recount from the table's rows.
+    fn aggregates(&mut self, table: &TableSchema, recounts: Vec<Result<BTreeMap<Vec<u8>, Value>>>) {
+        for (aggregate, expected) in table.aggregates.iter().zip(recounts) {
             let tree = crate::rows::aggregate_tree(&table.name, &aggregate.name);
             let Some(stored) = self.entries(&tree) else {
                 continue;
             };
             let stored = self.canonical(&tree, stored, &[], Some(1));
             self.found.entries += stored.len() as u64;
-            let expected = match crate::aggregates::recount(table, aggregate, rows) {
+            let expected = match expected {
                 Ok(expected) => expected,
                 Err(e) => {
                     self.problem_coded(
@@ -166,26 +173,69 @@ impl Check<'_> {
         columns: Option<usize>,
     ) -> Entries {
         let (entries, found) = canonical_entries(entries, descending, columns);
-        if !found.is_empty() {
-            let shown: Vec<String> = found
-                .iter()
-                .take(5)
-                .map(|key| show_stored_key(key, descending))
-                .collect();
-            self.problem_coded(
-                "E0552",
-                format!(
-                    "tree `{tree}`: {} entr{} hold{} -0.0, which an older rqc stored and this one reads as 0.0 (key{} {}{})",
-                    found.len(),
-                    if found.len() == 1 { "y" } else { "ies" },
-                    if found.len() == 1 { "s" } else { "" },
-                    if found.len() == 1 { "" } else { "s" },
-                    shown.join(", "),
-                    if found.len() > shown.len() { ", …" } else { "" }
-                ),
-            );
-        }
+        let mut minus_zero = MinusZero::default();
+        minus_zero.note(found);
+        self.minus_zero(tree, &minus_zero, descending);
         entries
+    }
+
+    /// E0552 for the keys of `tree` that held `-0.0`, when any did.
+    fn minus_zero(&mut self, tree: &str, found: &MinusZero, descending: &[bool]) {
+        if found.count == 0 {
+            return;
+        }
+        let shown: Vec<String> = found
+            .shown
+            .iter()
+            .map(|key| show_stored_key(key, descending))
+            .collect();
+        let n = found.count;
+        self.problem_coded(
+            "E0552",
+            format!(
+                "tree `{tree}`: {n} entr{} hold{} -0.0, which an older rqc stored and this one reads as 0.0 (key{} {}{})",
+                if n == 1 { "y" } else { "ies" },
+                if n == 1 { "s" } else { "" },
+                if n == 1 { "" } else { "s" },
+                shown.join(", "),
+                if n > shown.len() { ", …" } else { "" }
+            ),
+        );
+    }
+
+    /// Reads the tree called `tree` a chunk at a time, handing each
+    /// chunk's readable entries to `each` (each damaged one is listed, if
+    /// `listed`); false (listed) when the tree cannot be read to its end.
+    /// What `verify` holds of a tree is one chunk.
+    fn each_chunk(
+        &mut self,
+        tree: &str,
+        listed: bool,
+        each: &mut dyn FnMut(&mut Self, Chunk),
+    ) -> bool {
+        let handle = self.store.tree(tree);
+        let mut from = Salvaging::default();
+        while !from.done() {
+            let chunk = match self.txn.salvage(handle, &mut from, SALVAGE_CHUNK) {
+                Ok(chunk) => chunk,
+                Err(error) => {
+                    if listed {
+                        self.problem(format!("tree `{tree}`: {}", error.message));
+                    }
+                    return false;
+                }
+            };
+            let mut readable = Vec::with_capacity(chunk.len());
+            for (key, value) in chunk {
+                match value {
+                    Ok(value) => readable.push((key, value)),
+                    Err(error) if listed => self.problem(error.message),
+                    Err(_) => {}
+                }
+            }
+            each(self, readable);
+        }
+        true
     }
 
     /// Every readable entry of the tree called `tree` (each damaged one is
@@ -211,69 +261,176 @@ impl Check<'_> {
         Some(entries)
     }
 
+    /// A table's rows, a chunk at a time: each row checked and counted,
+    /// its index entries looked up (one batch per index and chunk), its
+    /// aggregates recounted; then each index's entries against what the
+    /// rows found of them.
     fn table(&mut self, table: &TableSchema, counters: &mut Counters) {
+        let width = table.columns.len();
+        // Each index first: its entries counted, damage and -0.0 listed.
+        let mut indexes: Vec<IndexTally> = table
+            .indexes
+            .iter()
+            .map(|index| self.index_tally(table, index))
+            .collect();
         let tree = table_tree(&table.name);
-        let Some(rows) = self.entries(&tree) else {
-            return;
-        };
-        let rows = self.canonical(&tree, rows, &[], Some(table.columns.len()));
-        let mut indexes: Vec<Entries> = vec![Entries::new(); table.indexes.len()];
-        let mut decoded = Vec::new();
+        let mut recounts: Vec<crate::aggregates::Recount> = table
+            .aggregates
+            .iter()
+            .map(|aggregate| crate::aggregates::Recount::new(table, aggregate))
+            .collect();
+        let mut recount_failed: Vec<Option<RuntimeError>> = vec![None; recounts.len()];
+        let mut minus_zero = MinusZero::default();
+        let mut minus_zero_keys = BTreeSet::new();
         // A `key auto` table's counter must be past every stored key.
         let mut largest_key = 0u64;
-        for (key, bytes) in &rows {
-            self.found.rows += 1;
-            let row = match self.row(table, key, bytes) {
-                Ok(row) => row,
-                Err(problem) => {
-                    self.problem(problem);
-                    continue;
-                }
-            };
-            for (index, expected) in table.indexes.iter().zip(&mut indexes) {
-                match index_entry(index, &row, key) {
-                    Ok(entry) => {
-                        expected.insert(entry, bytes.clone());
+        let read = self.each_chunk(&tree, true, &mut |check, chunk| {
+            let (rows, found) = canonical_entries(chunk.into_iter().collect(), &[], Some(width));
+            for key in &found {
+                minus_zero_keys.insert(canonical_key(key, &[]).unwrap_or_else(|| key.clone()));
+            }
+            minus_zero.note(found);
+            let mut decoded = Vec::with_capacity(rows.len());
+            for (key, bytes) in rows {
+                check.found.rows += 1;
+                let row = match check.row(table, &key, &bytes) {
+                    Ok(row) => row,
+                    Err(problem) => {
+                        check.problem(problem);
+                        continue;
                     }
-                    Err(e) => self.problem(format!(
-                        "`{}`: a row has no entry in index `{}`: {}",
-                        table.name, index.name, e.message
-                    )),
+                };
+                if table.auto {
+                    largest_key = crate::rows::auto_counter_past(largest_key, &row[table.key[0]]);
                 }
+                if let Err(e) = count_row(table, &row, counters) {
+                    check.problem(format!("`{}`: {}", table.name, e.message));
+                }
+                for (recount, failed) in recounts.iter_mut().zip(&mut recount_failed) {
+                    if failed.is_none() {
+                        *failed = recount.add(&row).err();
+                    }
+                }
+                decoded.push((key, bytes, row));
             }
-            if table.auto {
-                largest_key = crate::rows::auto_counter_past(largest_key, &row[table.key[0]]);
+            for (index, tally) in table.indexes.iter().zip(&mut indexes) {
+                check.index_chunk(table, index, tally, &decoded);
             }
-            if let Err(e) = count_row(table, &row, counters) {
-                self.problem(format!("`{}`: {}", table.name, e.message));
-            }
-            if !table.aggregates.is_empty() {
-                decoded.push(row);
-            }
+        });
+        self.minus_zero(&tree, &minus_zero, &[]);
+        self.minus_zero_keys
+            .insert(table.name.clone(), minus_zero_keys);
+        if !read {
+            return;
         }
-        self.aggregates(table, &decoded);
+        let recounts = recounts
+            .into_iter()
+            .zip(recount_failed)
+            .map(|(recount, failed)| match failed {
+                Some(error) => Err(error),
+                None => recount.finish(),
+            })
+            .collect();
+        self.aggregates(table, recounts);
         if table.auto {
             self.auto_counter(table, largest_key);
         }
-        for (index, expected) in table.indexes.iter().zip(indexes) {
-            let tree = index_tree(&table.name, &index.name);
-            let Some(actual) = self.entries(&tree) else {
+        for (index, tally) in table.indexes.iter().zip(indexes) {
+            let Some(entries) = tally.entries else {
                 continue;
             };
-            let actual =
-                self.canonical(&tree, actual, &index.descending, Some(table.columns.len()));
-            self.found.entries += actual.len() as u64;
-            let missing = expected.keys().filter(|k| !actual.contains_key(*k)).count();
-            let extra = actual.keys().filter(|k| !expected.contains_key(*k)).count();
-            let stale = expected
-                .iter()
-                .filter(|(k, v)| actual.get(*k).is_some_and(|a| a != *v))
-                .count();
+            self.found.entries += entries;
+            let (missing, stale) = (tally.missing, tally.stale);
+            let extra = entries.saturating_sub(tally.found);
             if missing + extra + stale > 0 {
                 self.problem(format!(
                     "index `{}.{}`: {missing} entries missing, {extra} without a row, {stale} holding another row than the table",
                     table.name, index.name
                 ));
+            }
+        }
+    }
+
+    /// An index's entries read a chunk at a time: counted, each damaged
+    /// one and each `-0.0` listed, and the few an older rqc stored with
+    /// `-0.0` kept under the key this rqc reads (no point read finds them).
+    fn index_tally(&mut self, table: &TableSchema, index: &IndexSchema) -> IndexTally {
+        let name = index_tree(&table.name, &index.name);
+        let width = table.columns.len();
+        let mut tally = IndexTally {
+            tree: self.store.tree(&name),
+            entries: None,
+            found: 0,
+            missing: 0,
+            stale: 0,
+            minus_zero: Entries::new(),
+        };
+        let mut counted = 0u64;
+        let mut minus_zero = MinusZero::default();
+        let read = self.each_chunk(&name, true, &mut |_, chunk| {
+            let (entries, found) =
+                canonical_entries(chunk.into_iter().collect(), &index.descending, Some(width));
+            counted += entries.len() as u64;
+            for key in &found {
+                let canonical =
+                    canonical_key(key, &index.descending).unwrap_or_else(|| key.clone());
+                if let Some(value) = entries.get(&canonical) {
+                    tally.minus_zero.insert(canonical, value.clone());
+                }
+            }
+            minus_zero.note(found);
+        });
+        self.minus_zero(&name, &minus_zero, &index.descending);
+        tally.entries = read.then_some(counted);
+        tally
+    }
+
+    /// The entries a chunk of rows (`(key, bytes, row)`, as this rqc reads
+    /// them) gives `index`, looked up in one batch: each found holding
+    /// its row, or missing, or holding another.
+    fn index_chunk(
+        &mut self,
+        table: &TableSchema,
+        index: &IndexSchema,
+        tally: &mut IndexTally,
+        rows: &[(Vec<u8>, Vec<u8>, Vec<Value>)],
+    ) {
+        let mut expected: Vec<(Vec<u8>, &[u8])> = Vec::with_capacity(rows.len());
+        for (key, bytes, row) in rows {
+            match index_entry(index, row, key) {
+                Ok(entry) => expected.push((entry, bytes)),
+                Err(e) => self.problem(format!(
+                    "`{}`: a row has no entry in index `{}`: {}",
+                    table.name, index.name, e.message
+                )),
+            }
+        }
+        let keys: Vec<&[u8]> = expected.iter().map(|(entry, _)| entry.as_slice()).collect();
+        // A damaged entry fails the batch: then one at a time, the damaged
+        // one missing (the index's read listed it).
+        let stored = self.txn.get_many(tally.tree, &keys).unwrap_or_else(|_| {
+            keys.iter()
+                .map(|key| self.txn.get(tally.tree, key).ok().flatten())
+                .collect()
+        });
+        let width = table.columns.len();
+        for ((entry, bytes), stored) in expected.iter().zip(stored) {
+            let stored = match stored {
+                Some(value) if row_holds_minus_zero(&value, width) => decode_row(&value, width)
+                    .and_then(|row| encode_row(&row))
+                    .unwrap_or(value),
+                Some(value) => value,
+                None => match tally.minus_zero.get(entry) {
+                    Some(value) => value.clone(),
+                    None => {
+                        tally.missing += 1;
+                        continue;
+                    }
+                },
+            };
+            tally.found += 1;
+            if stored != *bytes {
+                tally.stale += 1;
             }
         }
     }
@@ -395,22 +552,29 @@ impl Check<'_> {
         }
     }
 
-    /// Every reference points at a row of its target table.
+    /// Every reference points at a row of its target table: the counted
+    /// keys read a chunk at a time, each chunk's looked up in the table in
+    /// one batch (the rows an older rqc keyed with `-0.0` by the keys the
+    /// table's read kept). Damage was listed when each tree was read.
     fn references(&mut self, schema: &Schema) {
         for table in &schema.tables {
-            let Some(counted) = self.entries(&refcount_tree(&table.name)) else {
-                continue;
-            };
-            if counted.is_empty() {
-                continue;
-            }
-            let Some(rows) = self.entries(&table_tree(&table.name)) else {
-                continue;
-            };
-            // Each tree's -0.0 was listed when it was first read.
-            let counted = canonical_entries(counted, &[], None).0;
-            let rows = canonical_entries(rows, &[], Some(table.columns.len())).0;
-            let dangling = counted.keys().filter(|k| !rows.contains_key(*k)).count();
+            let rows = self.store.tree(&table_tree(&table.name));
+            let legacy = self.minus_zero_keys.remove(&table.name).unwrap_or_default();
+            let mut dangling = 0u64;
+            self.each_chunk(&refcount_tree(&table.name), false, &mut |check, chunk| {
+                let (counted, _) = canonical_entries(chunk.into_iter().collect(), &[], None);
+                let keys: Vec<&[u8]> = counted.keys().map(Vec::as_slice).collect();
+                let found = check.txn.get_many(rows, &keys).unwrap_or_else(|_| {
+                    keys.iter()
+                        .map(|key| check.txn.get(rows, key).ok().flatten())
+                        .collect()
+                });
+                for (key, row) in keys.iter().zip(found) {
+                    if row.is_none() && !legacy.contains(*key) {
+                        dangling += 1;
+                    }
+                }
+            });
             if dangling > 0 {
                 self.problem(format!(
                     "`{}`: {dangling} referenced rows are missing",
@@ -419,6 +583,37 @@ impl Check<'_> {
             }
         }
     }
+}
+
+/// The keys of a tree read in chunks that held `-0.0`: how many, and the
+/// first few to show (E0552, listed once per tree).
+#[derive(Default)]
+struct MinusZero {
+    count: usize,
+    shown: Vec<Vec<u8>>,
+}
+
+impl MinusZero {
+    const SHOWN: usize = 5;
+
+    fn note(&mut self, found: Vec<Vec<u8>>) {
+        self.count += found.len();
+        let room = Self::SHOWN.saturating_sub(self.shown.len());
+        self.shown.extend(found.into_iter().take(room));
+    }
+}
+
+/// What the rows of a table found of one index's entries.
+struct IndexTally {
+    tree: Tree,
+    /// Its readable entries, or `None` when it could not be read to its end.
+    entries: Option<u64>,
+    found: u64,
+    missing: u64,
+    stale: u64,
+    /// The entries an older rqc stored with `-0.0`, by the key this rqc
+    /// reads (no point read of that key finds them).
+    minus_zero: Entries,
 }
 
 /// `entries` with every stored `-0.0` read as `0.0` (see
