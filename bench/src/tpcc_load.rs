@@ -11,16 +11,17 @@ pub const LOAD_BATCH: usize = 2_000;
 pub type Batch = Vec<(&'static str, Vec<Value>)>;
 
 /// Loads the population of `scale` (drawn from `seed`) into `db`, one
-/// transaction per [`LOAD_BATCH`] calls, handing each batch to `beside`
-/// after rqc committed it (another system's loader). Returns the calls
-/// made and rqc's time.
+/// transaction per `size` calls ([`LOAD_BATCH`] on a local store), handing
+/// each batch to `beside` after rqc committed it (another system's
+/// loader). Returns the calls made and rqc's time.
 pub fn load(
     db: &Database,
     scale: Scale,
     seed: u64,
+    size: usize,
     beside: &mut dyn FnMut(&Batch),
 ) -> (usize, Duration) {
-    let mut batch: Batch = Vec::with_capacity(LOAD_BATCH);
+    let mut batch: Batch = Vec::with_capacity(size);
     let (mut calls, mut spent) = (0, Duration::ZERO);
     let mut commit = |batch: &mut Batch| {
         let started = Instant::now();
@@ -38,7 +39,7 @@ pub fn load(
     each_population_call(scale, seed, &mut |name, args| {
         batch.push((name, args));
         calls += 1;
-        if batch.len() == LOAD_BATCH {
+        if batch.len() == size {
             commit(&mut batch);
         }
     });

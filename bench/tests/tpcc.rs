@@ -99,3 +99,24 @@ fn tpcc_faults_small_finds_every_acknowledged_transaction_after_each_kill() {
     assert!(acknowledged > 0, "{summary}");
     assert_eq!(stdout.matches("; 0 violation(s)\n").count(), 3, "{stdout}");
 }
+
+/// On a 3-member etcd cluster: the leader killed during one round's mix,
+/// a follower during the next, the terminals killed at each round's end;
+/// every acknowledged transaction is found and every condition holds.
+#[test]
+fn tpcc_faults_small_on_etcd_survives_a_leader_and_a_follower_killed() {
+    rqc_tests::etcd_cluster::require_etcd();
+    let out = Command::new(env!("CARGO_BIN_EXE_tpcc-faults"))
+        .args(["--small", "--etcd", "--rounds", "2", "--processes", "2"])
+        .output()
+        .expect("tpcc-faults runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("round 1 (the leader killed)"), "{stdout}");
+    assert!(stdout.contains("round 2 (the follower killed)"), "{stdout}");
+    assert!(stdout.contains("; 0 violation(s) in all"), "{stdout}");
+}

@@ -255,13 +255,14 @@ fn main() {
 
     // One pass over the population, each batch into each system in turn.
     let mut sqlite_load = Duration::ZERO;
-    let (calls, rqc_load) = tpcc_load::load(&db, scale, o.seed, &mut |batch| {
-        if let Some(conn) = sqlite.as_mut() {
-            let started = Instant::now();
-            tpcc_sql::load(conn, batch);
-            sqlite_load += started.elapsed();
-        }
-    });
+    let (calls, rqc_load) =
+        tpcc_load::load(&db, scale, o.seed, tpcc_load::LOAD_BATCH, &mut |batch| {
+            if let Some(conn) = sqlite.as_mut() {
+                let started = Instant::now();
+                tpcc_sql::load(conn, batch);
+                sqlite_load += started.elapsed();
+            }
+        });
     println!(
         "loaded {} warehouse(s), {} customers per district, {} items: {calls} calls ({} per commit); rqc {:.1} s into {}{}; {}",
         scale.warehouses,

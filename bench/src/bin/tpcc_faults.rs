@@ -1,10 +1,20 @@
 //! `tpcc-faults`: TPC-C under kill -9: terminal processes run the mix on one database and are killed at a random point, round after round; after each round every acknowledged transaction is there, a refused one left nothing, none is partial (the consistency conditions 3.3.2.1–12 hold) and `verify` finds the database sound.
 //!
-//! `cargo run --release -p rqc-bench --bin tpcc-faults -- [--small] [--warehouses W] [--rounds R] [--processes P] [--durability full|normal|none] [--db DIR] [--seed N]`
+//! `cargo run --release -p rqc-bench --bin tpcc-faults -- [--small] [--warehouses W] [--rounds R] [--processes P] [--durability full|normal|none] [--db DIR] [--etcd] [--seed N]`
+//!
+//! `--etcd`: on a 3-member etcd cluster started on loopback (etcd and
+//! etcdctl on PATH) instead of the embedded default; each round also kills
+//! a member with SIGKILL halfway through the mix (the leader in odd
+//! rounds, a follower in even ones) and starts it again before the check.
+//! A transaction whose store failed meanwhile (E0590, or E0561 when no
+//! member answered in time: committed or not, the terminal does not rely
+//! on it) is logged as unanswered, as a killed one is;
+//! one given up after its retries (E0596) as refused, nothing of it kept.
 //!
 //! The parent loads the population, then each round starts `P` terminal
 //! processes (this program with `--terminal`), lets them run for a random
-//! 0.2–1.5 s and kills every one with SIGKILL, mid-transaction or not.
+//! 0.2–1.5 s (2–5 s on etcd) and kills every one with SIGKILL,
+//! mid-transaction or not.
 //! Each terminal writes a line before each transaction (`S kind w h`) and
 //! one after its acknowledgement (`A h`, with the orders a Delivery
 //! answered), each handed to the kernel at once, so a kill loses none of
@@ -24,18 +34,24 @@
 #[allow(dead_code)] // the benchmark's report helpers; this driver prints one
 #[path = "../machine.rs"]
 mod machine;
+#[path = "../tpcc_faults_check.rs"]
+mod tpcc_faults_check;
 #[path = "../tpcc_load.rs"]
 mod tpcc_load;
 
 use rqc::{Database, Durability, OpenOptions, Value};
+use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
 use rqc_tests::tpcc::{Mix, Scale, Txn};
-use rqc_tests::tpcc_conditions::{check, Deliveries};
 use rqc_tests::Rng;
-use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
+use tpcc_faults_check::{missing, read_log, Acknowledged};
+
+/// Population calls per load commit on etcd: each commit well under its
+/// request limit.
+const ETCD_LOAD_BATCH: usize = 200;
 
 /// A terminal stops by itself after this long, should its parent be gone.
 const TERMINAL_LIFETIME: Duration = Duration::from_secs(120);
@@ -48,6 +64,7 @@ struct Options {
     seed: u64,
     durability: Durability,
     db: Option<PathBuf>,
+    etcd: bool,
     /// `--terminal T --round R --log FILE`: run as terminal `T`.
     terminal: Option<(u64, u64, PathBuf)>,
 }
@@ -89,11 +106,15 @@ fn options() -> Options {
         seed: number("--seed", 1),
         durability,
         db: value("--db").map(Into::into),
+        etcd: args.iter().any(|a| a == "--etcd"),
         terminal,
     }
 }
 
 fn open(dir: &Path, durability: Durability) -> Database {
+    if let Some(url) = dir.to_str().filter(|d| d.starts_with("etcd://")) {
+        return Database::connect(url).unwrap_or_else(|e| panic!("connect {url}: {e}"));
+    }
     Database::open_with(
         dir,
         OpenOptions {
@@ -138,7 +159,15 @@ fn terminal(o: &Options, dir: &Path, (t, round, log): &(u64, u64, PathBuf)) {
                 }
             }
             Err(e) if txn.rolls_back() && e.code() == "E0503" => " refused".into(),
-            Err(e) => panic!("{name}({args:?}): {e}"),
+            // Given up after its retries: nothing of it was committed.
+            Err(e) if e.code() == "E0596" => " refused".into(),
+            // The store failed (an etcd member killed): committed or not,
+            // this terminal cannot tell; unanswered, as a killed one is.
+            Err(rqc::Error::Runtime(e)) if e.is_store_failure() || e.code == "E0561" => {
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
+            Err(e) => panic!("{name}: {e}"),
         };
         writeln!(log, "A {h}{answer}").expect("log");
     }
@@ -157,170 +186,34 @@ fn delivered(rows: &[Value]) -> String {
         .collect()
 }
 
-/// One transaction a terminal logged: what it was, and its answer when
-/// acknowledged (`None` when the kill came first).
-struct Logged {
-    name: String,
-    w: i64,
-    h: i64,
-    answer: Option<Vec<String>>,
-}
-
-fn read_log(path: &Path) -> Vec<Logged> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let mut out: Vec<Logged> = Vec::new();
-    // A line cut by the kill has no newline: it was never acknowledged.
-    let whole = match text.rfind('\n') {
-        Some(end) => &text[..=end],
-        None => "",
-    };
-    for line in whole.lines() {
-        let parts: Vec<&str> = line.split(' ').collect();
-        let number = |s: &str| {
-            s.parse::<i64>()
-                .unwrap_or_else(|_| panic!("log line {line}"))
-        };
-        match parts[..] {
-            ["S", name, w, h] => out.push(Logged {
-                name: name.to_string(),
-                w: number(w),
-                h: number(h),
-                answer: None,
-            }),
-            ["A", h, ref rest @ ..] => {
-                let last = out.last_mut().expect("an answer after its start");
-                assert_eq!(last.h, number(h), "log line {line}");
-                last.answer = Some(rest.iter().map(|s| s.to_string()).collect());
-            }
-            _ => panic!("log line {line}"),
+/// Waits until every member of `cluster` answers as healthy (a member
+/// started again has caught up), so that the next round's kill never
+/// leaves the cluster without a quorum.
+fn every_member_healthy(cluster: &EtcdCluster) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        let healthy = cluster
+            .etcdctl_command()
+            .args(["endpoint", "health"])
+            .output()
+            .is_ok_and(|out| out.status.success());
+        if healthy {
+            return;
         }
+        std::thread::sleep(Duration::from_millis(200));
     }
-    out
-}
-
-/// Everything acknowledged so far, over rounds, and the Deliveries.
-#[derive(Default)]
-struct Acknowledged {
-    orders: BTreeSet<i64>,
-    refused: BTreeSet<i64>,
-    payments: BTreeSet<i64>,
-    /// Delivered orders `(w, d, o)` that Deliveries answered.
-    delivered: BTreeSet<(i64, i64, i64)>,
-    deliveries: Deliveries,
-    /// Deliveries killed before their answer: `h` and warehouse.
-    unanswered_deliveries: Vec<(i64, i64)>,
-    transactions: u64,
-    unanswered: u64,
-}
-
-impl Acknowledged {
-    fn take(&mut self, logged: Vec<Logged>) {
-        for one in logged {
-            let Some(answer) = one.answer else {
-                self.unanswered += 1;
-                if one.name == "delivery" {
-                    self.unanswered_deliveries.push((one.h, one.w));
-                }
-                continue;
-            };
-            self.transactions += 1;
-            match (one.name.as_str(), answer.first().map(String::as_str)) {
-                ("new_order", Some("refused")) => {
-                    self.refused.insert(one.h);
-                }
-                ("new_order", _) => {
-                    self.orders.insert(one.h);
-                }
-                ("payment" | "payment_by_name", _) => {
-                    self.payments.insert(one.h);
-                }
-                ("delivery", _) => {
-                    for pair in answer.chunks(2) {
-                        let n = |s: &String| s.parse::<i64>().expect("a delivery's answer");
-                        let (d, o) = (n(&pair[0]), n(&pair[1]));
-                        self.delivered.insert((one.w, d, o));
-                        *self.deliveries.0.entry((one.w, d)).or_default() += 1;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-fn int(row: &Value, name: &str) -> i64 {
-    match row.field(name) {
-        Some(Value::Int(v)) => *v,
-        other => panic!("`{name}` is {other:?}"),
-    }
-}
-
-/// What the database shows of the acknowledged transactions: one line
-/// per one missing or present where it should not be.
-fn missing(db: &Database, scale: Scale, acked: &Acknowledged) -> Vec<String> {
-    let dump = db.dump().expect("dump");
-    let table = |name: &str| {
-        dump.tables
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, rows)| rows.as_slice())
-            .unwrap_or_else(|| panic!("no table {name}"))
-    };
-    let entered: BTreeSet<i64> = table("Orders").iter().map(|o| int(o, "entry_d")).collect();
-    let carried: BTreeSet<(i64, i64, i64)> = table("Orders")
-        .iter()
-        .filter(|o| o.field("carrier_id").is_some_and(|c| *c != Value::Null))
-        .map(|o| (int(o, "w_id"), int(o, "d_id"), int(o, "id")))
+    let logs: String = std::fs::read_dir(cluster.dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
+        .map(|e| {
+            let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+            let tail: Vec<&str> = text.lines().rev().take(5).collect();
+            format!("{}:\n{}\n", e.path().display(), tail.join("\n"))
+        })
         .collect();
-    let new_orders: BTreeSet<(i64, i64, i64)> = table("NewOrder")
-        .iter()
-        .map(|o| (int(o, "w_id"), int(o, "d_id"), int(o, "o_id")))
-        .collect();
-    let paid: BTreeSet<i64> = table("History").iter().map(|h| int(h, "id")).collect();
-    // The orders each unanswered Delivery delivered, by its `h`.
-    let mut dated: BTreeMap<i64, BTreeSet<(i64, i64, i64)>> = BTreeMap::new();
-    for line in table("OrderLine") {
-        if let Some(Value::Int(h)) = line.field("delivery_d") {
-            let order = (int(line, "w_id"), int(line, "d_id"), int(line, "o_id"));
-            dated.entry(*h).or_default().insert(order);
-        }
-    }
-    let mut deliveries = acked.deliveries.clone();
-    for (h, _) in &acked.unanswered_deliveries {
-        for (w, d, _) in dated.get(h).into_iter().flatten() {
-            *deliveries.0.entry((*w, *d)).or_default() += 1;
-        }
-    }
-    let mut out: Vec<String> = check(&dump, scale, &deliveries)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    out.extend(
-        acked
-            .orders
-            .difference(&entered)
-            .map(|h| format!("the acknowledged New-Order {h} has no order")),
-    );
-    out.extend(
-        acked
-            .refused
-            .intersection(&entered)
-            .map(|h| format!("the refused New-Order {h} left an order")),
-    );
-    out.extend(
-        acked
-            .payments
-            .difference(&paid)
-            .map(|h| format!("the acknowledged Payment {h} has no History row")),
-    );
-    for order in &acked.delivered {
-        if !carried.contains(order) || new_orders.contains(order) {
-            out.push(format!("the delivered order {order:?} is not delivered"));
-        }
-    }
-    let verified = db.verify().expect("verify");
-    out.extend(verified.problems.iter().map(|p| format!("verify: {p}")));
-    out
+    panic!("the etcd cluster is not healthy 60 s after a member started again\n{logs}");
 }
 
 fn kill_all(children: &mut [Child]) {
@@ -336,23 +229,48 @@ fn kill_all(children: &mut [Child]) {
 fn main() {
     let o = options();
     let scratch = tempfile::tempdir().expect("a scratch directory");
-    let dir = o.db.clone().unwrap_or_else(|| scratch.path().join("rqc"));
+    let mut cluster = (o.etcd && o.terminal.is_none()).then(|| {
+        EtcdCluster::start_with(
+            3,
+            ClusterOptions {
+                max_txn_ops: Some(65_536),
+                // Under the 10 MB a member replays of one log entry when it
+                // starts again ("wal: max entry size limit exceeded").
+                max_request_bytes: Some(8 << 20),
+                ..ClusterOptions::default()
+            },
+        )
+    });
+    let dir = match (&cluster, &o.db) {
+        (Some(cluster), _) => PathBuf::from(cluster.url("tpcc")),
+        (None, Some(db)) => db.clone(),
+        (None, None) => scratch.path().join("rqc"),
+    };
     if let Some(terminal_of) = &o.terminal {
         terminal(&o, &dir, terminal_of);
         return;
     }
     println!(
-        "machine: {}; commit {}; durability {}",
+        "machine: {}; commit {}; {}",
         machine::describe(),
         machine::commit(),
-        o.durability.name()
+        match cluster {
+            Some(_) => "a 3-member etcd cluster on loopback".to_string(),
+            None => format!("durability {}", o.durability.name()),
+        }
     );
     let started = Instant::now();
     {
         let mut db = open(&dir, o.durability);
         db.install_paths(&[Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/tpcc")])
             .expect("install examples/tpcc");
-        let (calls, spent) = tpcc_load::load(&db, o.scale, o.seed, &mut |_| {});
+        // etcd replays no write-ahead log entry past 10 MB: smaller commits.
+        let batch = if cluster.is_some() {
+            ETCD_LOAD_BATCH
+        } else {
+            tpcc_load::LOAD_BATCH
+        };
+        let (calls, spent) = tpcc_load::load(&db, o.scale, o.seed, batch, &mut |_| {});
         println!(
             "loaded {} warehouse(s), {} customers per district, {} items: {calls} calls in {:.1} s",
             o.scale.warehouses,
@@ -390,8 +308,38 @@ fn main() {
                 command.spawn().expect("a terminal process")
             })
             .collect();
-        std::thread::sleep(Duration::from_millis(200 + rng.below(1_300) as u64));
+        // On etcd a terminal takes longer to connect and to commit.
+        let run = match cluster {
+            Some(_) => Duration::from_millis(2_000 + rng.below(3_000) as u64),
+            None => Duration::from_millis(200 + rng.below(1_300) as u64),
+        };
+        // On etcd, a member killed halfway: the leader, then a follower.
+        let killed = cluster.as_mut().map(|cluster| {
+            std::thread::sleep(run / 2);
+            let leader = cluster.leader().expect("the cluster has a leader");
+            let member = if round % 2 == 0 {
+                leader
+            } else {
+                (leader + 1) % 3
+            };
+            cluster.kill(member);
+            (
+                member,
+                if member == leader {
+                    "leader"
+                } else {
+                    "follower"
+                },
+            )
+        });
+        std::thread::sleep(if killed.is_some() { run / 2 } else { run });
         kill_all(&mut children);
+        if let (Some(cluster), Some((member, _))) = (cluster.as_mut(), killed) {
+            // As a crashed machine would: down for a while.
+            std::thread::sleep(Duration::from_secs(1));
+            cluster.restart(member);
+            every_member_healthy(cluster);
+        }
         for t in 0..o.processes {
             acked.take(read_log(&logs.join(format!("{round}-{t}.log"))));
         }
@@ -399,8 +347,9 @@ fn main() {
         let found = missing(&db, o.scale, &acked);
         violations += found.len();
         println!(
-            "round {}: {} transactions acknowledged so far, {} killed before their answer; {} violation(s){}",
+            "round {}{}: {} transactions acknowledged so far, {} killed before their answer; {} violation(s){}",
             round + 1,
+            killed.map_or(String::new(), |(_, role)| format!(" (the {role} killed)")),
             acked.transactions,
             acked.unanswered,
             found.len(),
@@ -430,7 +379,9 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
+    use super::tpcc_faults_check::int;
     use super::*;
+    use std::collections::BTreeSet;
 
     /// The checker is not blind: on a freshly loaded database, an order,
     /// a payment and a delivery acknowledged but absent are each reported,
@@ -446,7 +397,7 @@ mod tests {
         let mut db = open(dir.path(), Durability::None);
         db.install_paths(&[Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/tpcc")])
             .unwrap();
-        tpcc_load::load(&db, scale, 1, &mut |_| {});
+        tpcc_load::load(&db, scale, 1, tpcc_load::LOAD_BATCH, &mut |_| {});
         assert_eq!(
             missing(&db, scale, &Acknowledged::default()),
             Vec::<String>::new()
