@@ -1,5 +1,6 @@
 //! TPC-C's population into rqc, streamed: a batch of entry calls per commit, so the loader holds no more than a batch (`tpcc` and `tpcc-faults` load with it).
 
+use crate::args::Args;
 use rqc::{Database, Value};
 use rqc_tests::tpcc::{each_population_call, Scale};
 use std::time::{Duration, Instant};
@@ -45,4 +46,21 @@ pub fn load(
     });
     commit(&mut batch);
     (calls, spent)
+}
+
+/// TPC-C's scale from the command line: `--warehouses W` (1 by default)
+/// at the specification's cardinalities, or with `--small` the reduced
+/// ones CI uses (30 customers per district and 1,000 items, where TPC-C
+/// has 3,000 and 100,000).
+pub fn scale(args: &Args) -> Scale {
+    let (customers, items) = if args.flag("--small") {
+        (30, 1_000)
+    } else {
+        (3_000, 100_000)
+    };
+    Scale {
+        warehouses: args.number("--warehouses", 1).max(1) as i64,
+        customers,
+        items,
+    }
 }

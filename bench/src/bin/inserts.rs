@@ -6,6 +6,11 @@
 //! indexes holding the row); each insert is its own commit. Prints the
 //! wall time, the rows per second and the mean µs per insert.
 
+#[allow(dead_code)] // the drivers' shared options; this one takes no flag
+#[path = "../args.rs"]
+mod args;
+
+use args::Args;
 use rqc::{Backend, Database, Durability, OpenOptions, Value};
 use std::time::Instant;
 
@@ -45,27 +50,21 @@ fn cpu_seconds() -> Option<f64> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let value = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let rows: u64 = value("--rows").map_or(20_000, |v| v.parse().expect("--rows N"));
-    let threads: u64 = value("--threads").map_or(1, |v| v.parse().expect("--threads N"));
-    let prefill: u64 = value("--prefill").map_or(0, |v| v.parse().expect("--prefill N"));
+    let args = Args::from_env();
+    let rows = args.number("--rows", 20_000);
+    let threads = args.number("--threads", 1);
+    let prefill = args.number("--prefill", 0);
     // Not synced unless asked, as before the levels.
-    let durability = value("--durability").map_or(Durability::None, |v| {
-        Durability::named(&v).expect("--durability full|normal|none")
-    });
-    let backend = match value("--backend").as_deref() {
+    let durability = args.durability(Durability::None);
+    let backend = match args.value("--backend").as_deref() {
         None | Some("lmdb") => Backend::Lmdb,
         Some("redb") => Backend::Redb,
         Some("sled") => Backend::Sled,
         Some(other) => panic!("unknown backend {other}"),
     };
-    let tmp = value("--tmp").unwrap_or_else(|| std::env::temp_dir().display().to_string());
+    let tmp = args
+        .value("--tmp")
+        .unwrap_or_else(|| std::env::temp_dir().display().to_string());
     let dir = tempfile::tempdir_in(tmp).expect("scratch directory");
     let mut db = Database::open_with(
         dir.path(),

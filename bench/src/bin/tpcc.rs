@@ -20,6 +20,8 @@
 //! full scale, after 60 s per system; BENCHMARKS.md). Exits 1 when a
 //! condition does not hold on either system.
 
+#[path = "../args.rs"]
+mod args;
 #[allow(dead_code)] // the benchmark's converters; the driver reads SQLite's rows only
 #[path = "../cells.rs"]
 mod cells;
@@ -31,6 +33,7 @@ mod tpcc_load;
 #[path = "../tpcc_sql.rs"]
 mod tpcc_sql;
 
+use args::Args;
 use rqc::{Database, Durability, OpenOptions};
 use rqc_tests::tpcc::{Mix, Scale, Txn};
 use rqc_tests::tpcc_conditions::{check, Deliveries};
@@ -165,41 +168,16 @@ struct Options {
 }
 
 fn options() -> Options {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let value = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let number = |name: &str, default: u64| {
-        value(name).map_or(default, |v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name} takes a number"))
-        })
-    };
-    let flag = |name: &str| args.iter().any(|a| a == name);
-    let (customers, items) = if flag("--small") {
-        (30, 1_000)
-    } else {
-        (3_000, 100_000)
-    };
-    let durability = value("--durability").map_or(Durability::Full, |d| {
-        Durability::named(&d).unwrap_or_else(|| panic!("--durability takes full, normal or none"))
-    });
+    let args = Args::from_env();
     Options {
-        scale: Scale {
-            warehouses: number("--warehouses", 1).max(1) as i64,
-            customers,
-            items,
-        },
-        threads: number("--threads", 2).max(1),
-        seconds: number("--seconds", 10),
-        slice: number("--slice", 5).max(1),
-        seed: number("--seed", 1),
-        durability,
-        sqlite: flag("--sqlite"),
-        db: value("--db").map(Into::into),
+        scale: tpcc_load::scale(&args),
+        threads: args.number("--threads", 2).max(1),
+        seconds: args.number("--seconds", 10),
+        slice: args.number("--slice", 5).max(1),
+        seed: args.number("--seed", 1),
+        durability: args.durability(Durability::Full),
+        sqlite: args.flag("--sqlite"),
+        db: args.value("--db").map(Into::into),
     }
 }
 

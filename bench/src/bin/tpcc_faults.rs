@@ -31,6 +31,8 @@
 //! every Delivery so far counted (`rqc_tests::tpcc_conditions`). Exits 1
 //! on any violation.
 
+#[path = "../args.rs"]
+mod args;
 #[allow(dead_code)] // the benchmark's report helpers; this driver prints one
 #[path = "../machine.rs"]
 mod machine;
@@ -39,6 +41,7 @@ mod tpcc_faults_check;
 #[path = "../tpcc_load.rs"]
 mod tpcc_load;
 
+use args::Args;
 use rqc::{Database, Durability, OpenOptions, Value};
 use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
 use rqc_tests::tpcc::{Mix, Scale, Txn};
@@ -70,43 +73,23 @@ struct Options {
 }
 
 fn options() -> Options {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let value = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let number = |name: &str, default: u64| {
-        value(name).map_or(default, |v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name} takes a number"))
-        })
-    };
-    let (customers, items) = if args.iter().any(|a| a == "--small") {
-        (30, 1_000)
-    } else {
-        (3_000, 100_000)
-    };
-    let durability = value("--durability").map_or(Durability::Full, |d| {
-        Durability::named(&d).unwrap_or_else(|| panic!("--durability takes full, normal or none"))
-    });
-    let terminal = value("--terminal").map(|_| {
-        let log = value("--log").expect("--terminal takes --log FILE");
-        (number("--terminal", 0), number("--round", 0), log.into())
+    let args = Args::from_env();
+    let terminal = args.value("--terminal").map(|_| {
+        let log = args.value("--log").expect("--terminal takes --log FILE");
+        (
+            args.number("--terminal", 0),
+            args.number("--round", 0),
+            log.into(),
+        )
     });
     Options {
-        scale: Scale {
-            warehouses: number("--warehouses", 1).max(1) as i64,
-            customers,
-            items,
-        },
-        rounds: number("--rounds", 20),
-        processes: number("--processes", 2).max(1),
-        seed: number("--seed", 1),
-        durability,
-        db: value("--db").map(Into::into),
-        etcd: args.iter().any(|a| a == "--etcd"),
+        scale: tpcc_load::scale(&args),
+        rounds: args.number("--rounds", 20),
+        processes: args.number("--processes", 2).max(1),
+        seed: args.number("--seed", 1),
+        durability: args.durability(Durability::Full),
+        db: args.value("--db").map(Into::into),
+        etcd: args.flag("--etcd"),
         terminal,
     }
 }
