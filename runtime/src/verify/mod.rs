@@ -9,15 +9,20 @@
 //! checks, as this rqc reads it.
 
 use crate::catalog;
-use crate::encoding::key::{canonical_key, encode_key, key_holds_minus_zero, stored_components};
-use crate::encoding::row::{decode_row, encode_row, row_holds_minus_zero};
+use crate::encoding::key::{canonical_key, encode_key};
+use crate::encoding::row::{decode_row, encode_row};
 use crate::error::{Result, RuntimeError};
-use crate::rows::{
-    bound_tree, index_entry, index_tree, primary_key, refcount_tree, small_tree, table_tree,
-};
-use crate::store::{ReadTxn, Salvaging, Store, Tree, SALVAGE_CHUNK};
-use rqc_plan::{IndexSchema, Schema, TableSchema, Value};
+use crate::rows::{bound_tree, primary_key, refcount_tree, small_tree, table_tree};
+use crate::store::{ReadTxn, Salvaging, Store, SALVAGE_CHUNK};
+use rqc_plan::{Schema, TableSchema, Value};
 use std::collections::{BTreeMap, BTreeSet};
+
+mod indexes;
+mod minus_zero;
+
+use indexes::IndexTally;
+pub(crate) use minus_zero::canonical_entries;
+use minus_zero::MinusZero;
 
 type Entries = BTreeMap<Vec<u8>, Vec<u8>>;
 /// A chunk of a tree's readable entries, in key order.
@@ -158,49 +163,6 @@ impl Check<'_> {
                 );
             }
         }
-    }
-
-    /// `entries` of `tree` as this rqc reads them: a `-0.0` an older rqc
-    /// stored in a key (`descending` flipping its components) or, for a
-    /// tree of rows of `columns` columns, in a row, is listed (E0552,
-    /// naming the tree and its keys) and read as `0.0`, so that the other
-    /// checks compare like with like.
-    fn canonical(
-        &mut self,
-        tree: &str,
-        entries: Entries,
-        descending: &[bool],
-        columns: Option<usize>,
-    ) -> Entries {
-        let (entries, found) = canonical_entries(entries, descending, columns);
-        let mut minus_zero = MinusZero::default();
-        minus_zero.note(found);
-        self.minus_zero(tree, &minus_zero, descending);
-        entries
-    }
-
-    /// E0552 for the keys of `tree` that held `-0.0`, when any did.
-    fn minus_zero(&mut self, tree: &str, found: &MinusZero, descending: &[bool]) {
-        if found.count == 0 {
-            return;
-        }
-        let shown: Vec<String> = found
-            .shown
-            .iter()
-            .map(|key| show_stored_key(key, descending))
-            .collect();
-        let n = found.count;
-        self.problem_coded(
-            "E0552",
-            format!(
-                "tree `{tree}`: {n} entr{} hold{} -0.0, which an older rqc stored and this one reads as 0.0 (key{} {}{})",
-                if n == 1 { "y" } else { "ies" },
-                if n == 1 { "s" } else { "" },
-                if n == 1 { "" } else { "s" },
-                shown.join(", "),
-                if n > shown.len() { ", …" } else { "" }
-            ),
-        );
     }
 
     /// Reads the tree called `tree` a chunk at a time, handing each
@@ -347,90 +309,6 @@ impl Check<'_> {
                     "index `{}.{}`: {missing} entries missing, {extra} without a row, {stale} holding another row than the table",
                     table.name, index.name
                 ));
-            }
-        }
-    }
-
-    /// An index's entries read a chunk at a time: counted, each damaged
-    /// one and each `-0.0` listed, and the few an older rqc stored with
-    /// `-0.0` kept under the key this rqc reads (no point read finds them).
-    fn index_tally(&mut self, table: &TableSchema, index: &IndexSchema) -> IndexTally {
-        let name = index_tree(&table.name, &index.name);
-        let width = table.columns.len();
-        let mut tally = IndexTally {
-            tree: self.store.tree(&name),
-            entries: None,
-            found: 0,
-            missing: 0,
-            stale: 0,
-            minus_zero: Entries::new(),
-        };
-        let mut counted = 0u64;
-        let mut minus_zero = MinusZero::default();
-        let read = self.each_chunk(&name, true, &mut |_, chunk| {
-            let (entries, found) =
-                canonical_entries(chunk.into_iter().collect(), &index.descending, Some(width));
-            counted += entries.len() as u64;
-            for key in &found {
-                let canonical =
-                    canonical_key(key, &index.descending).unwrap_or_else(|| key.clone());
-                if let Some(value) = entries.get(&canonical) {
-                    tally.minus_zero.insert(canonical, value.clone());
-                }
-            }
-            minus_zero.note(found);
-        });
-        self.minus_zero(&name, &minus_zero, &index.descending);
-        tally.entries = read.then_some(counted);
-        tally
-    }
-
-    /// The entries a chunk of rows (`(key, bytes, row)`, as this rqc reads
-    /// them) gives `index`, looked up in one batch: each found holding
-    /// its row, or missing, or holding another.
-    fn index_chunk(
-        &mut self,
-        table: &TableSchema,
-        index: &IndexSchema,
-        tally: &mut IndexTally,
-        rows: &[(Vec<u8>, Vec<u8>, Vec<Value>)],
-    ) {
-        let mut expected: Vec<(Vec<u8>, &[u8])> = Vec::with_capacity(rows.len());
-        for (key, bytes, row) in rows {
-            match index_entry(index, row, key) {
-                Ok(entry) => expected.push((entry, bytes)),
-                Err(e) => self.problem(format!(
-                    "`{}`: a row has no entry in index `{}`: {}",
-                    table.name, index.name, e.message
-                )),
-            }
-        }
-        let keys: Vec<&[u8]> = expected.iter().map(|(entry, _)| entry.as_slice()).collect();
-        // A damaged entry fails the batch: then one at a time, the damaged
-        // one missing (the index's read listed it).
-        let stored = self.txn.get_many(tally.tree, &keys).unwrap_or_else(|_| {
-            keys.iter()
-                .map(|key| self.txn.get(tally.tree, key).ok().flatten())
-                .collect()
-        });
-        let width = table.columns.len();
-        for ((entry, bytes), stored) in expected.iter().zip(stored) {
-            let stored = match stored {
-                Some(value) if row_holds_minus_zero(&value, width) => decode_row(&value, width)
-                    .and_then(|row| encode_row(&row))
-                    .unwrap_or(value),
-                Some(value) => value,
-                None => match tally.minus_zero.get(entry) {
-                    Some(value) => value.clone(),
-                    None => {
-                        tally.missing += 1;
-                        continue;
-                    }
-                },
-            };
-            tally.found += 1;
-            if stored != *bytes {
-                tally.stale += 1;
             }
         }
     }
@@ -583,84 +461,6 @@ impl Check<'_> {
             }
         }
     }
-}
-
-/// The keys of a tree read in chunks that held `-0.0`: how many, and the
-/// first few to show (E0552, listed once per tree).
-#[derive(Default)]
-struct MinusZero {
-    count: usize,
-    shown: Vec<Vec<u8>>,
-}
-
-impl MinusZero {
-    const SHOWN: usize = 5;
-
-    fn note(&mut self, found: Vec<Vec<u8>>) {
-        self.count += found.len();
-        let room = Self::SHOWN.saturating_sub(self.shown.len());
-        self.shown.extend(found.into_iter().take(room));
-    }
-}
-
-/// What the rows of a table found of one index's entries.
-struct IndexTally {
-    tree: Tree,
-    /// Its readable entries, or `None` when it could not be read to its end.
-    entries: Option<u64>,
-    found: u64,
-    missing: u64,
-    stale: u64,
-    /// The entries an older rqc stored with `-0.0`, by the key this rqc
-    /// reads (no point read of that key finds them).
-    minus_zero: Entries,
-}
-
-/// `entries` with every stored `-0.0` read as `0.0` (see
-/// [`Check::canonical`]), and the keys that held one, as stored.
-pub(crate) fn canonical_entries(
-    entries: Entries,
-    descending: &[bool],
-    columns: Option<usize>,
-) -> (Entries, Vec<Vec<u8>>) {
-    let mut found = Vec::new();
-    let mut out = Entries::new();
-    for (key, value) in entries {
-        let in_key = key_holds_minus_zero(&key, descending);
-        let in_value = columns.is_some_and(|n| row_holds_minus_zero(&value, n));
-        if !in_key && !in_value {
-            out.insert(key, value);
-            continue;
-        }
-        let canonical = match in_key {
-            true => canonical_key(&key, descending).unwrap_or_else(|| key.clone()),
-            false => key.clone(),
-        };
-        let value = match columns {
-            Some(n) if in_value => decode_row(&value, n)
-                .and_then(|row| encode_row(&row))
-                .unwrap_or(value),
-            _ => value,
-        };
-        found.push(key);
-        out.insert(canonical, value);
-    }
-    (out, found)
-}
-
-/// A key as stored, for a message: its components, `-0.0` shown as such.
-fn show_stored_key(key: &[u8], descending: &[bool]) -> String {
-    let Some(values) = stored_components(key, descending) else {
-        return "(not readable)".into();
-    };
-    let parts: Vec<String> = values
-        .iter()
-        .map(|v| match v {
-            Value::Float(x) => format!("{x:?}"),
-            other => other.to_string(),
-        })
-        .collect();
-    format!("({})", parts.join(", "))
 }
 
 /// Adds one row to the counters its table keeps: per bound group, the
