@@ -489,8 +489,11 @@ impl Checker<'_> {
         // A function that cannot write is applied to the whole list one
         // batch per level of reads: one application's round trips.
         let batched = super::batch::batched(self.kind, &tir);
+        // Streamed, the function is applied only to the elements a limit
+        // takes: so only one that reads nothing and cannot write (a
+        // mutation's map applies a write to every element).
         let reads = &func.latent;
-        if reads.seeks.is_zero() && reads.rows.is_zero() && reads.trips.is_zero() {
+        if batched && reads.seeks.is_zero() && reads.rows.is_zero() && reads.trips.is_zero() {
             if let (Some((island, span)), Input::List(..)) = (island, &shape) {
                 self.island_stream = Some(island.mapped(span, func.ret.clone(), reads));
             }
