@@ -305,7 +305,15 @@ impl Checker<'_> {
                 Checked::new(Ty::list(elem, size), cost, tir)
             }
             Input::Stream(stream) => {
-                let max = upper.as_ref().and_then(Poly::max_value);
+                // The run holds the count to the maximum the plan verifier
+                // recomputes, exactly (E0633): in a function, a declared
+                // end is no such number (each call's argument is), so the
+                // count goes unheld there, proved within it at each call.
+                let max = match &n.ty {
+                    Ty::Int(interval) if interval.bounded_above() => interval.hi.max_value(),
+                    Ty::Int(_) => None,
+                    _ => Some(0),
+                };
                 let tir = TExpr::Builtin(
                     Builtin::Take,
                     Shape::Stream,
@@ -354,7 +362,15 @@ impl Checker<'_> {
                 TExpr::Builtin(Builtin::Skip, kind, vec![input.tir, n.tir]),
             ),
             Input::Stream(stream) => {
-                let max = upper.as_ref().and_then(Poly::max_value);
+                // The run holds the count to the maximum the plan verifier
+                // recomputes, exactly (E0633): in a function, a declared
+                // end is no such number (each call's argument is), so the
+                // count goes unheld there, proved within it at each call.
+                let max = match &n.ty {
+                    Ty::Int(interval) if interval.bounded_above() => interval.hi.max_value(),
+                    Ty::Int(_) => None,
+                    _ => Some(0),
+                };
                 let tir = TExpr::Builtin(
                     Builtin::Skip,
                     kind,
