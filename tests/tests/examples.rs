@@ -107,7 +107,11 @@ fn ycsb_operations(on: On) {
     // A field at its 100 bytes is replaced by the suffix, not overrun.
     let full = "f".repeat(100);
     run(&e, "insert_record", vec!["user999".into(), full.into()]);
-    run(&e, "read_modify_write", vec!["user999".into(), "new".into()]);
+    run(
+        &e,
+        "read_modify_write",
+        vec!["user999".into(), "new".into()],
+    );
     let read = run(&e, "read", vec!["user999".into()]).rows().to_vec();
     assert_eq!(read[0].field("field1"), Some(&Value::from("new")));
 }
