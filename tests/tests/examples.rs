@@ -104,6 +104,16 @@ fn ycsb_operations(on: On) {
     let read = run(&e, "read", vec!["user007".into()]).rows().to_vec();
     assert_eq!(read[0].field("field0"), Some(&Value::from("w")));
     assert_eq!(read[0].field("field1"), Some(&Value::from("v!")));
+    // A field at its 100 bytes is replaced by the suffix, not overrun.
+    let full = "f".repeat(100);
+    run(&e, "insert_record", vec!["user999".into(), full.into()]);
+    run(
+        &e,
+        "read_modify_write",
+        vec!["user999".into(), "new".into()],
+    );
+    let read = run(&e, "read", vec!["user999".into()]).rows().to_vec();
+    assert_eq!(read[0].field("field1"), Some(&Value::from("new")));
 }
 
 fn linkbench_operations(on: On) {

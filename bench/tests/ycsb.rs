@@ -1,0 +1,71 @@
+//! The `ycsb` driver at CI's size: 10^4 records, a few hundred operations
+//! of every workload on rqc, SQLite and raw LMDB; each workload's check
+//! and table, and the agreement of every record at the end. No figure is
+//! judged: the point is that the driver runs.
+
+use std::process::Command;
+
+#[test]
+fn ycsb_runs_every_workload_at_ci_size_and_the_systems_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ycsb"))
+        .args(["--workload", "all", "--records", "10000", "--ops", "300"])
+        .args(["--seed", "5", "--db"])
+        .arg(dir.path())
+        .output()
+        .expect("ycsb runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("load: 10000 records of 10 fields of 100 bytes"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("SQLite synchronous=OFF"), "{stdout}");
+    for (w, operations) in [
+        ('A', &["read", "update"][..]),
+        ('B', &["read", "update"]),
+        ('C', &["read"]),
+        ('D', &["read", "insert"]),
+        ('E', &["scan", "insert"]),
+        ('F', &["read", "read-modify-write"]),
+    ] {
+        assert!(
+            stdout.contains(&format!("### Workload {w}: ")),
+            "no workload {w}: {stdout}"
+        );
+        assert!(
+            stdout.contains(&format!(
+                "check {w}: 50 warm-up operations, the same rows on rqc, SQLite and LMDB"
+            )),
+            "workload {w} unchecked: {stdout}"
+        );
+        // The workload's table: a line per operation, counts summing to the ops.
+        let section = stdout
+            .split(&format!("### Workload {w}: "))
+            .nth(1)
+            .and_then(|s| s.split("### Workload").next())
+            .unwrap();
+        let mut total = 0;
+        for op in operations {
+            let line = section
+                .lines()
+                .find(|l| l.starts_with(&format!("| {op} |")))
+                .unwrap_or_else(|| panic!("workload {w} has no {op} line: {section}"));
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            // Name and count, three figures for each of three systems, two ratios.
+            assert_eq!(cells.len(), 2 + 2 + 9 + 2, "{line}");
+            total += cells[2].replace(',', "").parse::<usize>().unwrap();
+        }
+        // Every operation counted once (the seed is fixed: B's updates and
+        // D's and E's inserts, 5% each, are among the 300 drawn).
+        assert_eq!(total, 300, "workload {w}: {section}");
+    }
+    assert!(
+        stdout.contains("agreement: every record the same on rqc, SQLite and LMDB ("),
+        "{stdout}"
+    );
+}
