@@ -19,11 +19,12 @@ impl Args {
             .cloned()
     }
 
-    /// The number after `name`, or `default`; a value that is no number
-    /// stops the driver with the option's name.
+    /// The number after `name` (`1_000_000` as well), or `default`; a
+    /// value that is no number stops the driver with the option's name.
     pub fn number(&self, name: &str, default: u64) -> u64 {
         self.value(name).map_or(default, |v| {
-            v.parse()
+            v.replace('_', "")
+                .parse()
                 .unwrap_or_else(|_| panic!("{name} takes a number"))
         })
     }

@@ -18,6 +18,9 @@
 //! of every record at the end. What differs from YCSB is in BENCHMARKS.md
 //! ("YCSB (issue 38 §4)").
 
+#[allow(dead_code)] // the drivers' shared options; this one takes no flag
+#[path = "../args.rs"]
+mod args;
 #[allow(dead_code)] // the benchmark's converters; the driver uses a few
 #[path = "../cells.rs"]
 mod cells;
@@ -34,6 +37,7 @@ mod ycsb_report;
 #[path = "../ycsb_sys.rs"]
 mod ycsb_sys;
 
+use args::Args;
 use cells::Rows;
 use rqc::{Database, Durability, OpenOptions};
 use rqc_tests::Rng;
@@ -58,21 +62,8 @@ struct Options {
 }
 
 fn options() -> Options {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let value = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let number = |name: &str, default: u64| {
-        value(name).map_or(default, |v| {
-            v.replace('_', "")
-                .parse()
-                .unwrap_or_else(|_| panic!("{name} takes a number"))
-        })
-    };
-    let workload = value("--workload").unwrap_or_else(|| {
+    let args = Args::from_env();
+    let workload = args.value("--workload").unwrap_or_else(|| {
         eprintln!("usage: ycsb --workload A|B|C|D|E|F|all [--records N] [--ops N] [--db DIR] [--durability none|normal|full] [--seed N]");
         std::process::exit(2)
     });
@@ -87,14 +78,11 @@ fn options() -> Options {
     };
     Options {
         workloads,
-        records: number("--records", 100_000).max(1),
-        ops: number("--ops", 10_000).max(1) as usize,
-        db: value("--db").map(Into::into),
-        durability: value("--durability").map_or(Durability::None, |d| {
-            Durability::named(&d)
-                .unwrap_or_else(|| panic!("--durability takes none, normal or full"))
-        }),
-        seed: number("--seed", 1),
+        records: args.number("--records", 100_000).max(1),
+        ops: args.number("--ops", 10_000).max(1) as usize,
+        db: args.value("--db").map(Into::into),
+        durability: args.durability(Durability::None),
+        seed: args.number("--seed", 1),
     }
 }
 

@@ -144,12 +144,7 @@ impl Check<'_> {
                     continue;
                 }
             };
-            let wrong = expected
-                .keys()
-                .chain(actual.keys())
-                .filter(|k| expected.get(*k) != actual.get(*k))
-                .collect::<std::collections::BTreeSet<_>>()
-                .len();
+            let wrong = differing(&expected, &actual);
             if wrong > 0 {
                 self.problem_coded(
                     "E0527",
@@ -416,12 +411,7 @@ impl Check<'_> {
                     (k, count)
                 })
                 .collect();
-            let wrong = expected
-                .keys()
-                .chain(actual.keys())
-                .filter(|k| expected.get(*k) != actual.get(*k))
-                .collect::<std::collections::BTreeSet<_>>()
-                .len();
+            let wrong = differing(&expected, &actual);
             if wrong > 0 {
                 self.problem(format!(
                     "counters `{tree}`: {wrong} differ from the counts of the rows"
@@ -491,4 +481,18 @@ pub(crate) fn count_row(
         }
     }
     Ok(())
+}
+
+/// How many keys `expected` and `actual` disagree on: a value differs, or
+/// one of them lacks the key.
+fn differing<V: PartialEq>(
+    expected: &BTreeMap<Vec<u8>, V>,
+    actual: &BTreeMap<Vec<u8>, V>,
+) -> usize {
+    expected
+        .keys()
+        .chain(actual.keys())
+        .filter(|k| expected.get(*k) != actual.get(*k))
+        .collect::<BTreeSet<_>>()
+        .len()
 }
