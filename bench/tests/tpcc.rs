@@ -2,7 +2,7 @@
 //! from two terminals on rqc and SQLite interleaved, then each system's
 //! consistency check, which must find nothing.
 
-use std::process::Command;
+mod driver;
 
 /// The counts of a line of the driver's table: `| name | rqc count | rqc
 /// p90 | SQLite count | SQLite p90 | ratio |`.
@@ -20,8 +20,10 @@ fn counts(stdout: &str, name: &str) -> (usize, usize) {
 fn tpcc_small_runs_the_mix_on_rqc_and_sqlite_and_every_condition_holds() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
-    let out = Command::new(env!("CARGO_BIN_EXE_tpcc"))
-        .args([
+    let db = db.display().to_string();
+    let stdout = driver::run(
+        env!("CARGO_BIN_EXE_tpcc"),
+        [
             "--warehouses",
             "1",
             "--small",
@@ -35,15 +37,8 @@ fn tpcc_small_runs_the_mix_on_rqc_and_sqlite_and_every_condition_holds() {
             "--slice",
             "1",
             "--db",
-        ])
-        .arg(&db)
-        .output()
-        .expect("tpcc runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
+            &db,
+        ],
     );
     assert!(
         stdout.contains("loaded 1 warehouse(s), 30 customers per district, 1000 items"),
@@ -74,15 +69,9 @@ fn tpcc_small_runs_the_mix_on_rqc_and_sqlite_and_every_condition_holds() {
 /// partial, every condition holds and `verify` finds nothing.
 #[test]
 fn tpcc_faults_small_finds_every_acknowledged_transaction_after_each_kill() {
-    let out = Command::new(env!("CARGO_BIN_EXE_tpcc-faults"))
-        .args(["--small", "--rounds", "3", "--processes", "2"])
-        .output()
-        .expect("tpcc-faults runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = driver::run(
+        env!("CARGO_BIN_EXE_tpcc-faults"),
+        ["--small", "--rounds", "3", "--processes", "2"],
     );
     let summary = stdout
         .lines()
@@ -106,15 +95,9 @@ fn tpcc_faults_small_finds_every_acknowledged_transaction_after_each_kill() {
 #[test]
 fn tpcc_faults_small_on_etcd_survives_a_leader_and_a_follower_killed() {
     rqc_tests::etcd_cluster::require_etcd();
-    let out = Command::new(env!("CARGO_BIN_EXE_tpcc-faults"))
-        .args(["--small", "--etcd", "--rounds", "2", "--processes", "2"])
-        .output()
-        .expect("tpcc-faults runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = driver::run(
+        env!("CARGO_BIN_EXE_tpcc-faults"),
+        ["--small", "--etcd", "--rounds", "2", "--processes", "2"],
     );
     assert!(stdout.contains("round 1 (the leader killed)"), "{stdout}");
     assert!(stdout.contains("round 2 (the follower killed)"), "{stdout}");

@@ -3,22 +3,26 @@
 //! and table, and the agreement of every record at the end. No figure is
 //! judged: the point is that the driver runs.
 
-use std::process::Command;
+mod driver;
 
 #[test]
 fn ycsb_runs_every_workload_at_ci_size_and_the_systems_agree() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_ycsb"))
-        .args(["--workload", "all", "--records", "10000", "--ops", "300"])
-        .args(["--seed", "5", "--db"])
-        .arg(dir.path())
-        .output()
-        .expect("ycsb runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let db = dir.path().display().to_string();
+    let stdout = driver::run(
+        env!("CARGO_BIN_EXE_ycsb"),
+        [
+            "--workload",
+            "all",
+            "--records",
+            "10000",
+            "--ops",
+            "300",
+            "--seed",
+            "5",
+            "--db",
+            &db,
+        ],
     );
     assert!(
         stdout.contains("load: 10000 records of 10 fields of 100 bytes"),
