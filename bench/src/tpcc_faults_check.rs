@@ -2,6 +2,7 @@
 
 use rqc::{Database, Value};
 use rqc_tests::tpcc::Scale;
+pub use rqc_tests::tpcc_conditions::int;
 use rqc_tests::tpcc_conditions::{check, Deliveries};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -99,13 +100,6 @@ impl Acknowledged {
                 _ => {}
             }
         }
-    }
-}
-
-pub fn int(row: &Value, name: &str) -> i64 {
-    match row.field(name) {
-        Some(Value::Int(v)) => *v,
-        other => panic!("`{name}` is {other:?}"),
     }
 }
 

@@ -168,7 +168,9 @@ fn field<'a>(row: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no field `{name}` in {row:?}"))
 }
 
-fn int(row: &Value, name: &str) -> i64 {
+/// The `Int` field `name` of a dumped row (a panic names a field that is
+/// missing or of another type).
+pub fn int(row: &Value, name: &str) -> i64 {
     match field(row, name) {
         Value::Int(n) => *n,
         other => panic!("`{name}` is not an Int: {other:?}"),
