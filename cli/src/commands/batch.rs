@@ -48,15 +48,19 @@ pub fn run(batch: &Batch<'_>) -> Result<super::Status, Error> {
         Some(_) => Access::Write,
         None => Access::Read,
     };
-    let mut db = connection::open(batch.db, batch.options, access)?;
-    if let Some(program) = program {
-        db.install_dropping(program, batch.migrate)?;
-    }
-    let typed = calls
-        .iter()
-        .map(|call| typed(&db, call).map_err(|e| at_line(e, call)))
-        .collect::<Result<Vec<_>, Error>>()?;
-    let (outputs, stats, bound, attempts) = run_all(&db, &typed, &calls)?;
+    // With no program of its own, a handle made stale by another
+    // process's install is opened again (nothing was written).
+    let (outputs, stats, bound, attempts) = connection::reopening_when_stale(program, |program| {
+        let mut db = connection::open(batch.db, batch.options, access)?;
+        if let Some(program) = program {
+            db.install_dropping(program, batch.migrate)?;
+        }
+        let typed = calls
+            .iter()
+            .map(|call| typed(&db, call).map_err(|e| at_line(e, call)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        run_all(&db, &typed, &calls)
+    })?;
     for output in &outputs {
         println!("{}", output.value.to_json());
     }

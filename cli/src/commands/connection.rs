@@ -132,3 +132,30 @@ pub fn no_database(db: &Path) -> Error {
         "check the --db path for a typo; a database is created by a command that writes (`rqc run --db DIR PROGRAM MUTATION …`, `rqc load`, `rqc restore`)",
     ))
 }
+
+/// How many times a command that installs nothing opens the database
+/// again when another process's install made its handle stale (E0550).
+const STALE_ATTEMPTS: u32 = 5;
+
+/// Runs `attempt` — which opens the database, installs `program` when it
+/// is given, and does the command's work — and hands it the program. A
+/// command with no program of its own uses the one installed: another
+/// process installing a program of another schema between its open and
+/// its work (E0550: nothing written or answered) is met by running the
+/// attempt again on a handle opened anew, up to [`STALE_ATTEMPTS`] times.
+/// A program given is the command's own, and the other install is
+/// reported instead.
+pub fn reopening_when_stale<P, T>(
+    program: Option<P>,
+    mut attempt: impl FnMut(Option<P>) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let attempts = if program.is_none() { STALE_ATTEMPTS } else { 1 };
+    let mut program = program;
+    let mut tried = 1;
+    loop {
+        match attempt(program.take()) {
+            Err(Error::Runtime(error)) if error.is_stale() && tried < attempts => tried += 1,
+            done => return done,
+        }
+    }
+}

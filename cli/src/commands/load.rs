@@ -97,39 +97,44 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
         Some(_) => Access::Write,
         None => Access::Read,
     };
-    let mut db = super::connection::open(&args.db, options, access)?;
-    if let Some(Installable { program, report }) = compiled {
-        db.install_dropping(program, &args.migrate)?;
-        note_errors(&report, "its schema is sound and the rows load");
-    }
-    let Some(installed) = db.program() else {
-        return Err(Error::Runtime(rqc::RuntimeError::new(
-            "E0514",
-            format!("`{}` holds no program to load rows by", args.db.display()),
-            "give the program whose schema the rows follow: `rqc load --db DIR PROGRAM TABLE FILE`",
-        )));
-    };
-    let schema = rqc_runtime::load::table_to_load(&installed.schema, &table)?.clone();
-    let mut rows = RowFile::new(file, schema, format);
     let terminal = std::io::stderr().is_terminal();
-    let read = rows.bytes_read();
-    let mut progress = |done: usize| {
-        if terminal && done.is_multiple_of(1000) {
-            let width = 30;
-            let bytes = read.load(Ordering::Relaxed).min(size);
-            let filled = (bytes as usize * width)
-                .checked_div(size as usize)
-                .unwrap_or(width);
-            eprint!(
-                "\rloading {} [{}{}] {done} rows",
-                table,
-                "#".repeat(filled),
-                " ".repeat(width - filled)
-            );
-            let _ = std::io::stderr().flush();
+    // With no program of its own, a handle made stale by another
+    // process's install is opened again and the file read anew (nothing
+    // was written).
+    let report = super::connection::reopening_when_stale(compiled, |compiled| {
+        let mut db = super::connection::open(&args.db, options.clone(), access)?;
+        if let Some(Installable { program, report }) = compiled {
+            db.install_dropping(program, &args.migrate)?;
+            note_errors(&report, "its schema is sound and the rows load");
         }
-    };
-    let report = db.load_from(&table, &mut rows, &mut progress)?;
+        let Some(installed) = db.program() else {
+            return Err(Error::Runtime(rqc::RuntimeError::new(
+                "E0514",
+                format!("`{}` holds no program to load rows by", args.db.display()),
+                "give the program whose schema the rows follow: `rqc load --db DIR PROGRAM TABLE FILE`",
+            )));
+        };
+        let schema = rqc_runtime::load::table_to_load(&installed.schema, &table)?.clone();
+        let mut rows = RowFile::new(file, schema, format);
+        let read = rows.bytes_read();
+        let mut progress = |done: usize| {
+            if terminal && done.is_multiple_of(1000) {
+                let width = 30;
+                let bytes = read.load(Ordering::Relaxed).min(size);
+                let filled = (bytes as usize * width)
+                    .checked_div(size as usize)
+                    .unwrap_or(width);
+                eprint!(
+                    "\rloading {} [{}{}] {done} rows",
+                    table,
+                    "#".repeat(filled),
+                    " ".repeat(width - filled)
+                );
+                let _ = std::io::stderr().flush();
+            }
+        };
+        db.load_from(&table, &mut rows, &mut progress)
+    })?;
     if terminal {
         eprintln!();
     }

@@ -265,20 +265,9 @@ fn run_inner(args: &RunArgs, sources: &[PathBuf], name: &str) -> Result<Status, 
         .and_then(|p| p.entry(name))
         .is_some_and(|e| e.kind == EntryKind::Mutation);
     let access = if writes { Access::Write } else { Access::Read };
-    // With no program of its own, the run uses the one installed: another
-    // process installing a program of another schema between the open and
-    // the run (E0550, nothing written) is met by opening again, up to
-    // `STALE_ATTEMPTS` times; a program given here is this command's, and
-    // the other process's install is reported instead.
-    let retries = if program.is_none() { STALE_ATTEMPTS } else { 1 };
-    let mut program = program;
-    let mut attempt = 1;
-    let ran = loop {
-        match run_once(args, program.take(), name, access) {
-            Err(Error::Runtime(error)) if error.is_stale() && attempt < retries => attempt += 1,
-            ran => break ran?,
-        }
-    };
+    let ran = super::connection::reopening_when_stale(program, |program| {
+        run_once(args, program, name, access)
+    })?;
     let Ran {
         entry,
         output,
@@ -304,10 +293,6 @@ fn run_inner(args: &RunArgs, sources: &[PathBuf], name: &str) -> Result<Status, 
     }
     Ok(Status::Clean)
 }
-
-/// How many times a run with no program of its own opens the database
-/// again when another process's install made its handle stale (E0550).
-const STALE_ATTEMPTS: u32 = 5;
 
 /// One run's entry point, answer, page token and the arguments a next
 /// page is asked with.

@@ -182,13 +182,14 @@ fn dropped_index(dir: &tempfile::TempDir, db: &str) {
     assert!(refused.contains("E0550"), "{refused}");
 }
 
-/// A one-shot `rqc run` with no program of its own uses the one installed:
+/// A one-shot command with no program of its own uses the one installed:
 /// another process installing a program of another schema between its
-/// open and its run is met by opening again, never by E0550 (adversary
-/// finding: about 1 run in 300 failed beside a process installing
-/// programs in a loop).
+/// open and its work is met by opening again, never by E0550 (adversary
+/// finding: about 1 `rqc run` in 300 failed beside a process installing
+/// programs in a loop). `run`, `run --batch` and `load` each run 100
+/// times beside such a process.
 #[test]
-fn a_run_with_no_program_opens_again_when_another_process_installs() {
+fn commands_with_no_program_open_again_when_another_process_installs() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db").display().to_string();
     let a = write(dir.path(), "a.rq", &program(3, true));
@@ -212,8 +213,8 @@ fn a_run_with_no_program_opens_again_when_another_process_installs() {
                 };
                 // Each install is a write of its own: a row of its group.
                 let (id, g) = (
-                    format!("id={}", 100 + installs),
-                    format!("g={}", 100 + installs),
+                    format!("id={}", 100_000 + installs),
+                    format!("g={}", 100_000 + installs),
                 );
                 let mut args = vec!["run", "--db", &db, source, "add", "--arg", &id, "--arg", &g];
                 args.extend(drop);
@@ -225,10 +226,25 @@ fn a_run_with_no_program_opens_again_when_another_process_installs() {
         })
     };
     let mut failures = Vec::new();
-    for _ in 0..200 {
-        let out = rqc(&["run", "--db", &db, "c", "--arg", "g=1"]);
-        if !out.status.success() {
-            failures.push(stderr(&out));
+    for i in 0..100 {
+        // Rows of groups of their own, so no bound refuses them.
+        let row = format!("{{\"id\": {}, \"grp\": {}}}\n", 1_000 + i, 1_000 + i);
+        let rows = write(dir.path(), &format!("rows{i}.jsonl"), &row);
+        let call = format!(
+            "{{\"entry\": \"add\", \"args\": {{\"id\": {}, \"g\": {}}}}}\n",
+            5_000 + i,
+            5_000 + i
+        );
+        let calls = write(dir.path(), &format!("calls{i}.jsonl"), &call);
+        for args in [
+            vec!["run", "--db", &db, "c", "--arg", "g=1"],
+            vec!["run", "--db", &db, "--batch", &calls],
+            vec!["load", "--db", &db, "T", &rows],
+        ] {
+            let out = rqc(&args);
+            if !out.status.success() {
+                failures.push(format!("{}: {}", args[..2].join(" "), stderr(&out)));
+            }
         }
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -236,7 +252,7 @@ fn a_run_with_no_program_opens_again_when_another_process_installs() {
     assert!(installs > 10, "the installer ran {installs} times");
     assert!(
         failures.is_empty(),
-        "{} of 200 runs failed: {:?}",
+        "{} of 300 commands failed: {:?}",
         failures.len(),
         failures.first()
     );
