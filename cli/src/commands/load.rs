@@ -102,7 +102,7 @@ fn load_inner(args: &LoadArgs) -> Result<Status, Error> {
     // process's install is opened again and the file read anew (nothing
     // was written).
     let report = super::connection::reopening_when_stale(compiled, |compiled| {
-        let mut db = super::connection::open(&args.db, options.clone(), access)?;
+        let mut db = super::connection::open(&args.db, options, access)?;
         if let Some(Installable { program, report }) = compiled {
             db.install_dropping(program, &args.migrate)?;
             note_errors(&report, "its schema is sound and the rows load");
