@@ -165,7 +165,7 @@ impl Checker<'_> {
                 _ => false,
             };
             if more_than_one {
-                if let Some(stream) = island.clone().checked(input.tir.clone()) {
+                if let Some(stream) = island.checked(input.tir.clone()) {
                     input = stream;
                 }
             }

@@ -46,55 +46,56 @@ impl IslandStream {
         self
     }
 
-    /// The access as a stream scan, given it as checked (`list`, the scan
-    /// under its cost): its plan reads what a limit lets it.
-    pub fn checked(self, list: TExpr) -> Option<Checked> {
-        let TExpr::Costed(scan, _) = list else {
+    /// The access as a stream scan, given it as checked (`list`: the scan
+    /// under its cost, and the stages `reversed` and `mapped` made over
+    /// it): its plan reads what a limit lets it.
+    pub fn checked(&self, list: TExpr) -> Option<Checked> {
+        let TExpr::Costed(node, _) = list else {
             return None;
         };
-        // A `map` of the access by a function that reads nothing: the
-        // stream mapped, each element read then applied (`mapped`).
-        if let TExpr::Builtin(Builtin::Map, Shape::List, inner) = *scan {
-            let [access, function]: [TExpr; 2] = inner.try_into().ok()?;
-            let stream = self.clone().checked(access)?;
-            return Some(stage_of(stream, |tir| {
-                TExpr::Builtin(Builtin::Map, Shape::Stream, vec![tir, function])
-            }));
+        match *node {
+            // A `map` by a function that reads nothing: the stream mapped,
+            // each element read then applied.
+            TExpr::Builtin(Builtin::Map, Shape::List, inner) => {
+                let [access, function]: [TExpr; 2] = inner.try_into().ok()?;
+                Some(stage_of(self.checked(access)?, |tir| {
+                    TExpr::Builtin(Builtin::Map, Shape::Stream, vec![tir, function])
+                }))
+            }
+            // `reverse()`: the stream read from its other end.
+            TExpr::Builtin(Builtin::Reverse, Shape::List, inner) => {
+                let [access]: [TExpr; 1] = inner.try_into().ok()?;
+                Some(stage_of(self.checked(access)?, |tir| {
+                    TExpr::Builtin(Builtin::Reverse, Shape::Stream, vec![tir])
+                }))
+            }
+            TExpr::Scan {
+                table,
+                index,
+                prefix,
+                range,
+                bounded: true,
+            } => {
+                let tir = TExpr::Scan {
+                    table,
+                    index,
+                    prefix,
+                    range,
+                    bounded: false,
+                };
+                // As `check` costs a stream access: its values, and itself
+                // a step. Its type is the island's final one (after every
+                // stage), which the outermost stage returns.
+                let mut cost = self.prefix_cost.clone();
+                cost.add_steps(1);
+                Some(Checked::new(
+                    Ty::Stream(Box::new(self.stream.clone())),
+                    cost.clone(),
+                    TExpr::Costed(Box::new(tir), std::sync::Arc::new(cost)),
+                ))
+            }
+            _ => None,
         }
-        // `reverse()` of the access: the stream read from its other end,
-        // at the stream's cost and a step of its own (as `check` costs it).
-        if let TExpr::Builtin(Builtin::Reverse, Shape::List, inner) = *scan {
-            let [access]: [TExpr; 1] = inner.try_into().ok()?;
-            let stream = self.clone().checked(access)?;
-            return Some(stage_of(stream, |tir| {
-                TExpr::Builtin(Builtin::Reverse, Shape::Stream, vec![tir])
-            }));
-        }
-        let TExpr::Scan {
-            table,
-            index,
-            prefix,
-            range,
-            bounded: true,
-        } = *scan
-        else {
-            return None;
-        };
-        let tir = TExpr::Scan {
-            table,
-            index,
-            prefix,
-            range,
-            bounded: false,
-        };
-        // As `check` costs a stream access: its values, and itself a step.
-        let mut cost = self.prefix_cost;
-        cost.add_steps(1);
-        Some(Checked::new(
-            Ty::Stream(Box::new(self.stream)),
-            cost.clone(),
-            TExpr::Costed(Box::new(tir), std::sync::Arc::new(cost)),
-        ))
     }
 }
 
