@@ -441,6 +441,8 @@ impl Poly {
     pub fn unbounded_params(&self) -> Vec<String> {
         self.unbounded_names(&|var| match var.kind() {
             VarKind::Param { name, max: None } => Some(name.clone()),
+            // Any value until the returned function is applied.
+            VarKind::Own { label, .. } => Some(label.clone()),
             _ => None,
         })
     }

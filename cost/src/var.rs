@@ -58,6 +58,20 @@ pub enum VarKind {
     /// parameters (the length of the list `f` is applied to): fixed once
     /// the body is checked, to the largest of its uses there.
     Req(String),
+    /// A measure of a parameter of a function that a function returns
+    /// (`fn adder(a: Int) -> Int -> Int = x => x + a`: the upper end of
+    /// `x`): unknown, so unbounded, while the body is checked, and replaced
+    /// by the argument's measure wherever the returned function is applied
+    /// (`compiler/src/check/returned.rs`). `instance` tells apart the
+    /// functions one definition's calls return, so a measure can only ever
+    /// be replaced by the application of the function it belongs to.
+    Own {
+        /// The position, for messages (`adder(…)'s argument`).
+        label: String,
+        /// Which returned function: 0 in the definition that returns it,
+        /// a fresh number at each call of it.
+        instance: u64,
+    },
     /// The least of two or more upper ends that a function's callers fix
     /// (`min(x, k)` in a branch that knows `x ≤ k`, neither known before
     /// the call): at each call it becomes the least of what the
@@ -181,7 +195,7 @@ impl Var {
         match self.0 {
             VarKind::Param { max, .. } => *max,
             VarKind::Fanout { max, .. } | VarKind::Small { max, .. } => Some(*max),
-            VarKind::Table(_) | VarKind::Generic(_) | VarKind::Req(_) => None,
+            VarKind::Table(_) | VarKind::Generic(_) | VarKind::Req(_) | VarKind::Own { .. } => None,
             VarKind::Least(parts) => parts.0.iter().filter_map(|p| p.max_value()).min(),
         }
     }
@@ -240,6 +254,7 @@ impl fmt::Display for Var {
             // the design states it (`1 + 5000`), the variable stays apart.
             VarKind::Fanout { max, .. } | VarKind::Small { max, .. } => write!(f, "{max}"),
             VarKind::Generic(name) | VarKind::Req(name) => write!(f, "{name}"),
+            VarKind::Own { label, .. } => write!(f, "{label}"),
             VarKind::Least(parts) => {
                 let parts: Vec<String> = parts.0.iter().map(|p| p.to_string()).collect();
                 write!(f, "min({})", parts.join(", "))

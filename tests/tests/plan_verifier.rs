@@ -175,18 +175,44 @@ fn a_mutations_commit_is_two_round_trips() {
     assert_eq!(error.code, "E0631", "{}", error.message);
 }
 
+/// The entry points a program's sources mark `// loose-limit: NAME`: the
+/// checker's count is above the verifier's recomputed one, by a looseness
+/// the source states (spec/cost.md §12).
+fn loose_limits() -> Vec<(String, String)> {
+    let mut marked = Vec::new();
+    for (name, sources) in programs() {
+        for (_, text) in sources {
+            for line in text.lines() {
+                if let Some(rest) = line.trim().strip_prefix("// loose-limit: ") {
+                    let entry = rest.split_whitespace().next().unwrap_or_default();
+                    marked.push((name.clone(), entry.to_string()));
+                }
+            }
+        }
+    }
+    marked
+}
+
 /// Every `take` or `skip` count's `Limit` in every compiled plan, its
 /// maximum lowered by one, is refused as a claim the plan does not keep
 /// (E0633): the count's interval is recomputed from the plan with the
 /// shared rules, computed and narrowed counts included, and is exactly the
 /// checker's, so one below it is seen statically and never left to the run
-/// to fail with E0599.
+/// to fail with E0599. The entry points marked `// loose-limit:` are the
+/// exceptions their sources explain, where the verifier's recomputation is
+/// tighter than the checker's (a number's ends do not cross a function's
+/// boundary in the checker; the verifier evaluates the function's body
+/// with them): one of their limits lowered is accepted, so a marker left
+/// after the checker became exact fails here too.
 #[test]
 fn every_limit_one_below_its_count_is_refused() {
     let mut lowered = 0;
     let mut accepted = Vec::new();
+    let loose = loose_limits();
+    let mut loose_seen: Vec<(String, String)> = Vec::new();
     for (name, program) in compiled() {
         for (e, entry) in program.entries.iter().enumerate() {
+            let marked = loose.contains(&(name.clone(), entry.name.clone()));
             let mut limits = Vec::new();
             entry.root.walk(&mut |node| {
                 if let Op::Limit { max, .. } = node.op {
@@ -206,6 +232,7 @@ fn every_limit_one_below_its_count_is_refused() {
                 lowered += 1;
                 match verify(&edited) {
                     Err(error) if error.code == "E0633" => {}
+                    Ok(()) if marked => loose_seen.push((name.clone(), entry.name.clone())),
                     other => accepted.push(format!(
                         "{name}: `{}` operator {id}: {:?}",
                         entry.name,
@@ -217,6 +244,11 @@ fn every_limit_one_below_its_count_is_refused() {
     }
     assert!(lowered > 100, "only {lowered} limits were lowered");
     assert!(accepted.is_empty(), "{}", accepted.join("\n"));
+    let stale: Vec<_> = loose.iter().filter(|m| !loose_seen.contains(m)).collect();
+    assert!(
+        stale.is_empty(),
+        "marked `// loose-limit:` and exact (or not found): {stale:?}"
+    );
 }
 
 /// `-0.0` in a plan's constant (spec/cost.md §12): a program built in

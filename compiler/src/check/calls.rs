@@ -252,6 +252,8 @@ impl Checker<'_> {
             .push(format!("fix the errors reported at `{name}` first"));
             return Checked::error();
         };
+        // This call's own instances of the functions it returns.
+        let sig = self.fresh_own_instances(sig);
         if sig.kind == DefKind::Mutation && self.kind != DefKind::Mutation {
             self.error(
                 "E0406",

@@ -150,7 +150,9 @@ impl Checker<'_> {
                 // Lambdas it returns take their parameters' types from the
                 // declaration (`-> Int -> Int`): checked with them now, the
                 // result carries each one's latent cost to the callers.
-                body.ty = self.resolve_functions(&body.ty, declared, def.body.span, &def.name.name);
+                // Their parameters' ends are their own variables, so the
+                // result keeps what each application passes (`returned.rs`).
+                body.ty = self.resolve_returned(&body.ty, declared, def.body.span, &def.name.name);
             }
         }
         if def.kind != DefKind::Fn {

@@ -144,6 +144,9 @@ pub struct Checker<'p> {
     pub(super) lambdas: Vec<super::functions::LambdaBody>,
     /// The delayed lambdas being applied, and how many bodies were checked.
     pub(super) lambda_checks: super::functions::LambdaChecks,
+    /// Instances of returned functions' own variables given so far
+    /// (`returned.rs`).
+    pub(super) own_instances: u64,
     /// What the function parameters' own parameters must admit.
     pub(super) requirements: super::measures::Requirements,
     /// Type parameters whose values the body compares or hashes: a call

@@ -172,7 +172,7 @@ impl Checker<'_> {
                         }
                         self.fits(arg, param, span, place);
                     }
-                    (func.ret, func.latent)
+                    super::returned::applied(&func, arg_tys)
                 }
                 FnCandidate::Lambda(lambda) => {
                     if lambda.params.len() != arg_tys.len() {

@@ -336,8 +336,9 @@ impl Checker<'_> {
             Some((_, VarKind::Generic(_))) => {}
             // Costed for any value: a measure nothing bounds (a declared
             // `Int -> Int`'s parameter) is a variable no conclusion drawn
-            // from it limits, so what was proved holds for every value.
-            Some((_, VarKind::Param { max: None, .. })) => {}
+            // from it limits, so what was proved holds for every value;
+            // as is a returned function's own (`returned.rs`).
+            Some((_, VarKind::Param { max: None, .. } | VarKind::Own { .. })) => {}
             _ if !found.le(assumed) && misfit.is_none() => {
                 *misfit = Some(Misfit {
                     what,

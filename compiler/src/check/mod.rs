@@ -31,6 +31,7 @@ mod operators;
 mod passing;
 mod predicates;
 mod reject;
+mod returned;
 mod reverse;
 mod schema;
 mod schema_columns;
@@ -258,6 +259,7 @@ pub fn check_one(
         facts: with_facts.then(|| Vec::with_capacity(FACTS_EXPECTED)),
         lambdas: Vec::new(),
         lambda_checks: Default::default(),
+        own_instances: 0,
         requirements: Default::default(),
         inspected: Default::default(),
         untyped_none: None,

@@ -269,6 +269,29 @@ impl Ty {
         }
     }
 
+    /// Whether any size, range or cost inside the type satisfies `test`
+    /// (what [`Ty::map_polys`] would visit).
+    pub fn any_poly(&self, test: &dyn Fn(&Poly) -> bool) -> bool {
+        let cost = |c: &Cost| c.measures().iter().any(|(_, p)| test(p));
+        let func = |f: &FnTy| {
+            f.params.iter().any(|p| p.any_poly(test)) || f.ret.any_poly(test) || cost(&f.latent)
+        };
+        match self {
+            Ty::Int(interval) => test(&interval.hi) || test(&interval.lo),
+            Ty::Option(inner) => inner.any_poly(test),
+            Ty::List(elem, size) => test(size) || elem.any_poly(test),
+            Ty::Str(length) => test(length),
+            Ty::Record(fields) => fields.iter().any(|(_, t)| t.any_poly(test)),
+            Ty::Fn(f) => func(f),
+            Ty::Fns(candidates) => candidates.iter().any(|c| match c {
+                FnCandidate::Known(f) => func(f),
+                FnCandidate::Lambda(_) => false,
+            }),
+            Ty::Stream(s) => s.elem.any_poly(test) || cost(&s.open) || cost(&s.per_element),
+            _ => false,
+        }
+    }
+
     /// Applies `f` to every size, range and cost inside the type.
     pub fn map_polys(&self, f: &dyn Fn(&Poly) -> Poly) -> Ty {
         let cost = |c: &Cost| c.map(f);

@@ -1,0 +1,153 @@
+//! Functions a function returns: their parameters measured by their own variables, replaced by the arguments' measures wherever the returned function is applied.
+//!
+//! `fn adder(a: Int) -> Int -> Int = x => x + a` returns a lambda whose
+//! parameter the declaration types as any `Int`. Checked with that type,
+//! its result would be any `Int` too, and `take(adder(2)(3))` unbounded.
+//! Instead the lambda is checked with `x`'s ends as variables of their
+//! own ([`VarKind::Own`]): unbounded while the body is checked (every
+//! conclusion drawn then holds for any value), so the result is `x + a`
+//! in terms of them. Applying the returned function replaces them by the
+//! argument's ends (`3 + 2`), as a call binds a definition's parameters.
+//!
+//! Soundness rests on two facts: a formula in an own variable is an upper
+//! bound for every value of it (the body was checked with it unbounded;
+//! the ends are monotone in it), and an own variable is only ever
+//! replaced at an application of the function it belongs to — each call
+//! of a definition gives the functions it returns fresh instances
+//! ([`Checker::fresh_own_instances`]), so no other function's application
+//! can capture one. One left unreplaced counts as unbounded.
+
+use super::expr::{Checker, FnSig};
+use super::measures::Bindings;
+use super::types::{FnCandidate, FnTy, Ty};
+use crate::cost::{Cost, Interval, Poly, Var, VarKind};
+use crate::span::Span;
+
+/// `declared` (a definition's declared result) with the parameters of each
+/// function it returns — and of the functions those return, curried —
+/// measured by own variables where the declaration leaves them unbounded:
+/// an `Int` or a `String` with no declared end. A parameter the
+/// declaration bounds keeps its bound (the body may rely on it).
+pub fn own_measures(declared: &Ty, path: &str) -> Ty {
+    let Ty::Fn(func) = declared else {
+        return declared.clone();
+    };
+    let var = |label: String| Poly::var(Var::new(VarKind::Own { label, instance: 0 }));
+    let params = func
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, param)| {
+            let at = format!("{path}'s argument {}", i + 1);
+            match param {
+                Ty::Int(ends) if ends.hi.grows_for_good() && ends.lo.grows_for_good() => {
+                    let (hi, lo) = (var(at.clone()), var(format!("-({at})")));
+                    Ty::Int(Interval::new(hi, lo, ends.least, ends.most))
+                }
+                Ty::Str(bytes) if bytes.grows_for_good() => Ty::Str(var(format!("|{at}|"))),
+                other => other.clone(),
+            }
+        })
+        .collect();
+    Ty::Fn(Box::new(FnTy {
+        params,
+        ret: own_measures(&func.ret, &format!("{path}(…)")),
+        latent: func.latent.clone(),
+    }))
+}
+
+/// What applying `func` to arguments of `arg_tys` gives and costs: its
+/// own variables replaced by the arguments' ends at the same positions.
+pub fn applied(func: &FnTy, arg_tys: &[Ty]) -> (Ty, Cost) {
+    let mut bindings = Bindings::new();
+    for (param, arg) in func.params.iter().zip(arg_tys) {
+        let mut one = |p: &Poly, a: &Poly| {
+            if let Some(var) = p.as_var().filter(is_own) {
+                let slot = bindings.entry(var).or_default();
+                *slot = slot.max(a);
+            }
+        };
+        match (param, arg) {
+            (Ty::Int(p), Ty::Int(a)) => {
+                one(&p.hi, &a.hi);
+                one(&p.lo, &a.lo);
+            }
+            (Ty::Str(p), Ty::Str(a)) => one(p, a),
+            _ => {}
+        }
+    }
+    if bindings.is_empty() {
+        return (func.ret.clone(), func.latent.clone());
+    }
+    let replace = |p: &Poly| super::measures::instantiate_bound(p, &bindings);
+    (func.ret.map_polys(&replace), func.latent.map(replace))
+}
+
+fn is_own(var: &Var) -> bool {
+    matches!(var.kind(), VarKind::Own { .. })
+}
+
+impl Checker<'_> {
+    /// The function(s) a definition's body returns, resolved against its
+    /// declared result `declared` with own variables at its parameters. A
+    /// value that is one of several lambdas (an `if` between two) stays
+    /// one of several known functions, each applied on its own where the
+    /// result is applied: the larger of `7 + 1` and `7 * 2`, not of the
+    /// two formulas joined before the argument is known.
+    pub fn resolve_returned(&mut self, body: &Ty, declared: &Ty, span: Span, name: &str) -> Ty {
+        let own = own_measures(declared, name);
+        match (body, &own) {
+            (Ty::Fns(candidates), Ty::Fn(expected)) if candidates.len() > 1 => {
+                let mut known: Vec<FnCandidate> = Vec::new();
+                for candidate in candidates {
+                    let one = Ty::Fns(vec![candidate.clone()]);
+                    let func = self.as_function(&one, expected, span, &format!("`{name}`"));
+                    let func = FnCandidate::Known(func);
+                    if !known.contains(&func) {
+                        known.push(func);
+                    }
+                }
+                match known.as_slice() {
+                    [FnCandidate::Known(one)] => Ty::Fn(Box::new(one.clone())),
+                    _ => Ty::Fns(known),
+                }
+            }
+            _ => self.resolve_functions(body, &own, span, name),
+        }
+    }
+
+    /// `sig` (a definition's signature, at one of its calls) with every own
+    /// variable in it made a fresh instance, this call's own: the
+    /// functions it returns, and what its parameters must admit.
+    pub fn fresh_own_instances(&mut self, mut sig: FnSig) -> FnSig {
+        let owns = |p: &Poly| p.any_var(is_own);
+        if !sig.ret.any_poly(&owns)
+            && !sig.params.iter().any(|(_, t)| t.any_poly(&owns))
+            && !sig.cost.measures().iter().any(|(_, p)| owns(p))
+        {
+            return sig;
+        }
+        self.own_instances += 1;
+        let instance = self.own_instances;
+        let fresh = |p: &Poly| {
+            if !owns(p) {
+                return p.clone();
+            }
+            p.substitute_all(&|var| match var.kind() {
+                VarKind::Own { label, .. } => Some(Poly::var(Var::new(VarKind::Own {
+                    label: label.clone(),
+                    instance,
+                }))),
+                _ => None,
+            })
+        };
+        sig.params = sig
+            .params
+            .into_iter()
+            .map(|(name, ty)| (name, ty.map_polys(&fresh)))
+            .collect();
+        sig.ret = sig.ret.map_polys(&fresh);
+        sig.cost = sig.cost.map(fresh);
+        sig
+    }
+}
