@@ -654,12 +654,18 @@ fn bind_logged(
         (Ty::Option(p), a) => bind_logged(p, a, generics, undo),
         (Ty::Stream(p), Ty::Stream(a)) => bind_logged(&p.elem, &a.elem, generics, undo),
         (Ty::Fn(p), Ty::Fn(a)) => {
+            // A returned function's parameter with its own ends admits any
+            // value: it fixes nothing (`returned.rs`), where binding `T` to
+            // it would make `T` a measure of that function alone.
             p.params.len() == a.params.len()
-                && p.params
-                    .iter()
-                    .zip(&a.params)
-                    .all(|(x, y)| bind_logged(x, y, generics, undo.as_deref_mut()))
-                && bind_logged(&p.ret, &a.ret, generics, undo)
+                && p.params.iter().zip(&a.params).all(|(x, y)| {
+                    super::returned::admits_any(y)
+                        || bind_logged(x, y, generics, undo.as_deref_mut())
+                })
+                // Its result in terms of them is bound once the call has
+                // resolved it against what the callee passes it.
+                && (super::returned::mentions_own(&a.ret)
+                    || bind_logged(&p.ret, &a.ret, generics, undo))
         }
         (Ty::Record(p), Ty::Record(a)) => p.iter().all(|(n, t)| {
             a.iter()

@@ -83,6 +83,22 @@ pub fn applied(func: &FnTy, arg_tys: &[Ty]) -> (Ty, Cost) {
     (func.ret.map_polys(&replace), func.latent.map(replace))
 }
 
+/// Whether `param` is a returned function's parameter measured by its
+/// own variables: it admits any value of its shape.
+pub fn admits_any(param: &Ty) -> bool {
+    match param {
+        Ty::Int(ends) => ends.hi.as_var().is_some_and(|v| is_own(&v)),
+        Ty::Str(bytes) => bytes.as_var().is_some_and(|v| is_own(&v)),
+        _ => false,
+    }
+}
+
+/// Whether `ty` holds an own variable: a formula in the arguments of a
+/// function not applied yet.
+pub fn mentions_own(ty: &Ty) -> bool {
+    ty.any_poly(&|p| p.any_var(is_own))
+}
+
 fn is_own(var: &Var) -> bool {
     matches!(var.kind(), VarKind::Own { .. })
 }
@@ -121,8 +137,8 @@ impl Checker<'_> {
     /// functions it returns, and what its parameters must admit.
     pub fn fresh_own_instances(&mut self, mut sig: FnSig) -> FnSig {
         let owns = |p: &Poly| p.any_var(is_own);
-        if !sig.ret.any_poly(&owns)
-            && !sig.params.iter().any(|(_, t)| t.any_poly(&owns))
+        if !mentions_own(&sig.ret)
+            && !sig.params.iter().any(|(_, t)| mentions_own(t))
             && !sig.cost.measures().iter().any(|(_, p)| owns(p))
         {
             return sig;
