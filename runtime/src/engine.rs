@@ -124,6 +124,11 @@ pub(crate) struct Installed {
     /// (`catalog::installed_at`): a live subscription planned under it
     /// is planned again once the catalog holds another (spec/live.md).
     pub(crate) installed_at: u64,
+    /// The last read snapshot whose catalog was found to hold
+    /// `generation` (`ReadTxn::snapshot`, plus one; 0: none yet): a run
+    /// reading that snapshot again need not read the catalog again
+    /// (`stale_schema.rs`).
+    pub(crate) generation_seen: std::sync::atomic::AtomicU64,
 }
 
 impl Installed {
@@ -619,6 +624,7 @@ pub(crate) fn bind(
         catalog: catalog::catalog(store),
         generation,
         installed_at,
+        generation_seen: Default::default(),
     })
 }
 

@@ -515,6 +515,10 @@ impl<T: ReadTxn + ?Sized> ReadTxn for CheckedTxn<'_, T> {
         self.txn.requests()
     }
 
+    fn snapshot(&self) -> Option<u64> {
+        self.txn.snapshot()
+    }
+
     /// The value as it is stored: sealed, with the link every entry of an
     /// unchained tree holds (etcd's), as `WriteTxn::expect` compares it.
     fn expect_on_first_read(&self, tree: Tree, key: &[u8], value: &[u8]) {

@@ -218,6 +218,12 @@ impl LmdbRead<'_> {
 }
 
 impl ReadTxn for LmdbRead<'_> {
+    /// A read transaction's id is the last committed write's: reads of
+    /// one id see the same pages, in this process or any other.
+    fn snapshot(&self) -> Option<u64> {
+        Some(self.txn().id() as u64)
+    }
+
     fn get(&self, tree: Tree, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let env = &self.store.env;
         self.with_tree(tree, None, |prefix, txn| get_in(env, prefix, txn, key))

@@ -206,6 +206,13 @@ pub trait ReadTxn {
     /// store's caller reads the key itself, so the default does nothing.
     fn expect_on_first_read(&self, _tree: Tree, _key: &[u8], _value: &[u8]) {}
 
+    /// The snapshot a read transaction reads, where the store numbers
+    /// them so that two reads of one number see the same data (LMDB's
+    /// transaction id); `None` for a write, or a store that does not.
+    fn snapshot(&self) -> Option<u64> {
+        None
+    }
+
     /// A point read whose value `found` reads where it lies, borrowed from
     /// the store when the backend can lend it (LMDB's pages): no copy. An
     /// error of `found` is the read's; `found` is called exactly once when
