@@ -254,6 +254,10 @@ impl Checker<'_> {
         };
         // This call's own instances of the functions it returns.
         let sig = self.fresh_own_instances(sig);
+        // Its measures named apart from this definition's own, which the
+        // arguments may carry into its type parameters: a callee's `x`
+        // bound to 3 must not replace the caller's `x` inside a `T`.
+        let sig = measures::apart(sig, &self.def_measures);
         if sig.kind == DefKind::Mutation && self.kind != DefKind::Mutation {
             self.error(
                 "E0406",
@@ -420,10 +424,15 @@ impl Checker<'_> {
                 }
             }
         }
+        // The caller's own measures that its arguments brought in through
+        // a type parameter (its parameter's ends inside the `T` a value
+        // bound) stay its own: only the callee's unbound ones become
+        // unbounded (`fn o(y: Int <= 10) = app(adder(5), y)` is `y + 5`).
+        let callers = measures::callers_measures(&sig, &generics);
         let ret = self
             .pass_back(&sig, &kept, args, &name)
             .substitute_generics(&generics)
-            .map_polys(&|p| measures::instantiate(p, &bindings));
+            .map_polys(&|p| measures::instantiate_keeping(p, &bindings, &callers));
         let call_cost = sig.cost.map(|p| measures::instantiate(p, &bindings));
         // An unbounded argument is an error only where the callee's cost
         // depends on it (an unbounded value in the result is the caller's

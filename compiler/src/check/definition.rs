@@ -134,6 +134,11 @@ impl Checker<'_> {
             self.push_local(&param.name, ty.clone(), tir);
             params.push((param.name.name.clone(), ty));
         }
+        // A callee's measures are renamed apart from these at each call.
+        self.def_measures = params
+            .iter()
+            .flat_map(|(_, ty)| super::measures::generic_vars(ty))
+            .collect();
         let declared = def
             .ret
             .as_ref()

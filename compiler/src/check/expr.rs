@@ -147,6 +147,9 @@ pub struct Checker<'p> {
     /// Instances of returned functions' own variables given so far
     /// (`returned.rs`).
     pub(super) own_instances: u64,
+    /// The measures of this definition's parameters (`Generic`): a call's
+    /// signature names its own apart from them (`measures::apart`).
+    pub(super) def_measures: std::collections::BTreeSet<crate::cost::Var>,
     /// What the function parameters' own parameters must admit.
     pub(super) requirements: super::measures::Requirements,
     /// Type parameters whose values the body compares or hashes: a call

@@ -221,6 +221,131 @@ pub fn instantiate(poly: &Poly, bindings: &Bindings) -> Poly {
     )
 }
 
+/// [`instantiate`], but a `Generic` variable in `keep` (a measure of the
+/// caller's, never of the signature's) is left as it is.
+pub fn instantiate_keeping(
+    poly: &Poly,
+    bindings: &Bindings,
+    keep: &std::collections::BTreeSet<Var>,
+) -> Poly {
+    if keep.is_empty() {
+        return instantiate(poly, bindings);
+    }
+    replace_vars(
+        poly,
+        |var| matches!(var.kind(), VarKind::Generic(_)) && !keep.contains(var),
+        |var| match var.kind() {
+            VarKind::Generic(name) => Some(
+                bindings
+                    .get(var)
+                    .cloned()
+                    .unwrap_or_else(|| Poly::unbounded(name)),
+            ),
+            _ => None,
+        },
+    )
+}
+
+/// The `Generic` measures inside `ty`.
+pub fn generic_vars(ty: &Ty) -> std::collections::BTreeSet<Var> {
+    let found = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    ty.any_poly(&|p| {
+        let mut set = found.borrow_mut();
+        for var in p.vars() {
+            if matches!(var.kind(), VarKind::Generic(_)) {
+                set.insert(var);
+            }
+        }
+        false
+    });
+    found.into_inner()
+}
+
+/// `sig` with each `Generic` measure that `callers` also holds renamed
+/// (`x` to `x′`, primed until it is new to both): the caller's measures
+/// and the callee's are then apart, so binding one never replaces the
+/// other.
+pub fn apart(
+    mut sig: super::expr::FnSig,
+    callers: &std::collections::BTreeSet<Var>,
+) -> super::expr::FnSig {
+    if callers.is_empty() {
+        return sig;
+    }
+    let mut own = std::collections::BTreeSet::new();
+    for (_, ty) in &sig.params {
+        own.extend(generic_vars(ty));
+    }
+    own.extend(generic_vars(&sig.ret));
+    for (_, p) in sig.cost.measures() {
+        own.extend(
+            p.vars()
+                .into_iter()
+                .filter(|v| matches!(v.kind(), VarKind::Generic(_))),
+        );
+    }
+    let clashing: Vec<Var> = own
+        .iter()
+        .filter(|v| callers.contains(v))
+        .copied()
+        .collect();
+    if clashing.is_empty() {
+        return sig;
+    }
+    let mut renamed: BTreeMap<Var, Poly> = BTreeMap::new();
+    for var in clashing {
+        let VarKind::Generic(label) = var.kind() else {
+            continue;
+        };
+        let mut name = format!("{label}′");
+        loop {
+            let candidate = Var::new(VarKind::Generic(name.clone()));
+            if !callers.contains(&candidate) && !own.contains(&candidate) {
+                renamed.insert(var, Poly::var(candidate));
+                break;
+            }
+            name.push('′');
+        }
+    }
+    let rename =
+        |p: &Poly| replace_vars(p, |v| renamed.contains_key(v), |v| renamed.get(v).cloned());
+    sig.params = sig
+        .params
+        .into_iter()
+        .map(|(n, t)| (n, t.map_polys(&rename)))
+        .collect();
+    sig.ret = sig.ret.map_polys(&rename);
+    sig.cost = sig.cost.map(rename);
+    sig
+}
+
+/// The `Generic` measures inside the types bound to `generics` at a call
+/// that no type of the signature `sig` holds: the caller's own (its
+/// parameters' ends, in the values it passed), which the call must not
+/// replace. A measure both sides name is not among them.
+pub fn callers_measures(
+    sig: &super::expr::FnSig,
+    generics: &BTreeMap<String, Ty>,
+) -> std::collections::BTreeSet<Var> {
+    let mut found = std::collections::BTreeSet::new();
+    for ty in generics.values() {
+        found.extend(generic_vars(ty));
+    }
+    if found.is_empty() {
+        return found;
+    }
+    let mut callee = std::collections::BTreeSet::new();
+    for (_, ty) in &sig.params {
+        callee.extend(generic_vars(ty));
+    }
+    callee.extend(generic_vars(&sig.ret));
+    for (_, p) in sig.cost.measures() {
+        callee.extend(p.vars());
+    }
+    found.retain(|v| !callee.contains(v));
+    found
+}
+
 /// Replaces the bound variables only.
 pub fn instantiate_bound(poly: &Poly, bindings: &Bindings) -> Poly {
     replace_vars(

@@ -260,6 +260,7 @@ pub fn check_one(
         lambdas: Vec::new(),
         lambda_checks: Default::default(),
         own_instances: 0,
+        def_measures: Default::default(),
         requirements: Default::default(),
         inspected: Default::default(),
         untyped_none: None,
