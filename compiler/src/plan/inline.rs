@@ -168,18 +168,25 @@ impl Lowerer<'_> {
     /// parameter standing for its argument — a simple one substituted, any
     /// other evaluated once by a `let` (as the cost rules count it).
     pub(super) fn call(&mut self, function: &str, args: &[TExpr], scope: &Scope) -> Lowered<Node> {
-        let args = args
-            .iter()
-            .map(|arg| {
-                Ok(if self.simple_when_inlined(arg) {
-                    Arg::Simple(self.inline(arg.clone(), &scope.env, scope.params.as_deref())?)
-                } else {
-                    Arg::Bound(self.lower(arg, Some(scope))?)
-                })
-            })
-            .collect::<Lowered<Vec<_>>>()?;
         let (names, body) = (self.functions)(function)
             .ok_or_else(|| internal(&format!("a call of `{function}`, which has no body")))?;
+        let args = args
+            .iter()
+            .zip(&names)
+            .map(|(arg, param)| {
+                // A constant the body compares is bound by a `let` too: the
+                // plan verifier narrows a name by the comparisons it passes,
+                // as the checker narrows the parameter (`if p > 10 { 10 }
+                // else { p }` at 1000 is 10), never a constant in its place.
+                if self.simple_when_inlined(arg) {
+                    let value = self.inline(arg.clone(), &scope.env, scope.params.as_deref())?;
+                    if !(matches!(value, TExpr::Const(_)) && compares(&body, param)) {
+                        return Ok(Arg::Simple(value));
+                    }
+                }
+                Ok(Arg::Bound(self.lower(arg, Some(scope))?))
+            })
+            .collect::<Lowered<Vec<_>>>()?;
         let bound = self.bind_params(&names, args.into_iter());
         let inner = Scope {
             env: bound.env,
@@ -281,6 +288,17 @@ impl Scope {
         inner.env.insert(name.to_string(), Rc::new(value));
         inner
     }
+}
+
+/// Whether `body` tests `param` in an `if`'s condition (narrowing it).
+fn compares(body: &TExpr, param: &str) -> bool {
+    crate::check::tir::any_node(body, &mut |t| match t {
+        TExpr::If(condition, ..) => crate::check::tir::any_node(
+            condition,
+            &mut |c| matches!(c, TExpr::Local(name) if name == param),
+        ),
+        _ => false,
+    })
 }
 
 /// A value that can be substituted for a parameter without changing what
