@@ -139,6 +139,23 @@ impl Checker<'_> {
             .iter()
             .flat_map(|(_, ty)| super::measures::generic_vars(ty))
             .collect();
+        // A function's list parameter's declared `<= n`, which its callers
+        // prove (E0321): the body may pass the list on where `<= n` is asked.
+        self.declared_sizes = def
+            .params
+            .iter()
+            .filter(|_| def.kind == DefKind::Fn)
+            .filter_map(|p| match &p.ty.kind {
+                TypeKind::List(_, Some(SizeBound::Literal(n, _))) => Some((
+                    crate::cost::Var::new(crate::cost::VarKind::Generic(format!(
+                        "|{}|",
+                        p.name.name
+                    ))),
+                    (*n).max(0).unsigned_abs(),
+                )),
+                _ => None,
+            })
+            .collect();
         let declared = def
             .ret
             .as_ref()

@@ -150,6 +150,10 @@ pub struct Checker<'p> {
     /// The measures of this definition's parameters (`Generic`): a call's
     /// signature names its own apart from them (`measures::apart`).
     pub(super) def_measures: std::collections::BTreeSet<crate::cost::Var>,
+    /// This function's list parameters' declared maxima, by their length's
+    /// measure (`|ys|` → 10): proved by every call, so passing the list on
+    /// where `<= 10` is asked is within it (`passing.rs`).
+    pub(super) declared_sizes: std::collections::BTreeMap<crate::cost::Var, u64>,
     /// What the function parameters' own parameters must admit.
     pub(super) requirements: super::measures::Requirements,
     /// Type parameters whose values the body compares or hashes: a call

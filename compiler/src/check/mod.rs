@@ -261,6 +261,7 @@ pub fn check_one(
         lambda_checks: Default::default(),
         own_instances: 0,
         def_measures: Default::default(),
+        declared_sizes: Default::default(),
         requirements: Default::default(),
         inspected: Default::default(),
         untyped_none: None,

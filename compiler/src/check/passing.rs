@@ -203,7 +203,14 @@ impl Checker<'_> {
                 })
             }
             (Ty::List(_, declared), Ty::List(_, found)) => {
-                entry_maximum(declared, found).map(|(max, may)| {
+                // A list parameter of this function, declared `<= n`, is at
+                // most `n` long: every call of it proved so.
+                let found = found.substitute_all(&|var| {
+                    self.declared_sizes
+                        .get(var)
+                        .map(|n| crate::cost::Poly::constant(*n))
+                });
+                entry_maximum(declared, &found).map(|(max, may)| {
                     let may = may.map_or("any number of".to_string(), |m| format!("{m}"));
                     (
                         format!("`<= {max}` elements long"),
