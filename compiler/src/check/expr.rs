@@ -39,6 +39,28 @@ pub struct FnSig {
     pub list_maxima: Vec<Option<u64>>,
 }
 
+impl FnSig {
+    /// The signature with `f` applied to every measure in its parameters'
+    /// types, its result's and its cost.
+    pub fn map_polys(mut self, f: &dyn Fn(&Poly) -> Poly) -> FnSig {
+        self.params = self
+            .params
+            .into_iter()
+            .map(|(name, ty)| (name, ty.map_polys(f)))
+            .collect();
+        self.ret = self.ret.map_polys(f);
+        self.cost = self.cost.map(f);
+        self
+    }
+
+    /// Whether any measure of it satisfies `test`.
+    pub fn any_poly(&self, test: &dyn Fn(&Poly) -> bool) -> bool {
+        self.params.iter().any(|(_, ty)| ty.any_poly(test))
+            || self.ret.any_poly(test)
+            || self.cost.measures().iter().any(|(_, p)| test(p))
+    }
+}
+
 /// Types and costs hold no floats, so equality is an equivalence (and the
 /// incremental database can tell an unchanged signature).
 impl Eq for FnSig {}

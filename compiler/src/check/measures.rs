@@ -152,11 +152,16 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
 /// larger. Contravariant positions are not bound: the signature already
 /// says what they admit, and [`Checker::fits`] checks the argument.
 pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
+    bind_where(param, arg, bindings, &|v| {
+        matches!(v.kind(), VarKind::Generic(_))
+    });
+}
+
+/// [`bind`], of the variables `selects` picks (a returned function's own,
+/// at its application: `returned.rs`).
+pub fn bind_where(param: &Ty, arg: &Ty, bindings: &mut Bindings, selects: &dyn Fn(&Var) -> bool) {
     let mut one = |p: &Poly, a: &Poly| {
-        if let Some(var) = p
-            .as_var()
-            .filter(|v| matches!(v.kind(), VarKind::Generic(_)))
-        {
+        if let Some(var) = p.as_var().filter(|v| selects(v)) {
             let slot = bindings.entry(var).or_default();
             *slot = slot.max(a);
         }
@@ -169,17 +174,19 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
         (Ty::Str(p), Ty::Str(a)) => one(p, a),
         // An untyped `none` (its type fixed by nothing) holds no value: it
         // fixes the measures at a value within the parameter's ends.
-        (Ty::Option(p), Ty::Option(a)) if a.is_error() => bind(p, &p.held_by_none(), bindings),
-        (Ty::Option(p), Ty::Option(a)) => bind(p, a, bindings),
-        (Ty::Option(p), a) => bind(p, a, bindings),
+        (Ty::Option(p), Ty::Option(a)) if a.is_error() => {
+            bind_where(p, &p.held_by_none(), bindings, selects)
+        }
+        (Ty::Option(p), Ty::Option(a)) => bind_where(p, a, bindings, selects),
+        (Ty::Option(p), a) => bind_where(p, a, bindings, selects),
         (Ty::List(pe, ps), Ty::List(ae, size)) => {
             one(ps, size);
-            bind(pe, ae, bindings);
+            bind_where(pe, ae, bindings, selects);
         }
         (Ty::Record(p), Ty::Record(a)) => {
             for (name, pt) in p {
                 if let Some((_, at)) = a.iter().find(|(n, _)| n == name) {
-                    bind(pt, at, bindings);
+                    bind_where(pt, at, bindings, selects);
                 }
             }
         }
@@ -189,13 +196,13 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
                     one(pm, am);
                 }
             }
-            bind(&p.elem, &a.elem, bindings);
+            bind_where(&p.elem, &a.elem, bindings, selects);
         }
         (Ty::Fn(p), Ty::Fn(a)) => {
             for ((_, pm), (_, am)) in p.latent.measures().into_iter().zip(a.latent.measures()) {
                 one(pm, am);
             }
-            bind(&p.ret, &a.ret, bindings);
+            bind_where(&p.ret, &a.ret, bindings, selects);
         }
         (Ty::Generic(_), a) => one(&param.values(), &a.walk_steps()),
         _ => {}
@@ -206,19 +213,7 @@ pub fn bind(param: &Ty, arg: &Ty, bindings: &mut Bindings) {
 /// signature left unbound (its argument had no such measure) becomes
 /// unbounded rather than leaking into the caller's formulas.
 pub fn instantiate(poly: &Poly, bindings: &Bindings) -> Poly {
-    replace_vars(
-        poly,
-        |var| matches!(var.kind(), VarKind::Generic(_)),
-        |var| match var.kind() {
-            VarKind::Generic(name) => Some(
-                bindings
-                    .get(var)
-                    .cloned()
-                    .unwrap_or_else(|| Poly::unbounded(name)),
-            ),
-            _ => None,
-        },
-    )
+    instantiate_keeping(poly, bindings, &std::collections::BTreeSet::new())
 }
 
 /// [`instantiate`], but a `Generic` variable in `keep` (a measure of the
@@ -228,9 +223,6 @@ pub fn instantiate_keeping(
     bindings: &Bindings,
     keep: &std::collections::BTreeSet<Var>,
 ) -> Poly {
-    if keep.is_empty() {
-        return instantiate(poly, bindings);
-    }
     replace_vars(
         poly,
         |var| matches!(var.kind(), VarKind::Generic(_)) && !keep.contains(var),
@@ -249,7 +241,24 @@ pub fn instantiate_keeping(
 /// The `Generic` measures inside `ty`.
 pub fn generic_vars(ty: &Ty) -> std::collections::BTreeSet<Var> {
     let found = std::cell::RefCell::new(std::collections::BTreeSet::new());
-    ty.any_poly(&|p| {
+    ty.any_poly(&collecting_generics(&found));
+    found.into_inner()
+}
+
+/// The `Generic` measures of a signature: its parameters', result's and
+/// cost's.
+fn sig_measures(sig: &super::expr::FnSig) -> std::collections::BTreeSet<Var> {
+    let found = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    sig.any_poly(&collecting_generics(&found));
+    found.into_inner()
+}
+
+/// A test that never holds and adds each `Generic` variable it sees to
+/// `found`: an `any_poly` walk that collects.
+fn collecting_generics(
+    found: &std::cell::RefCell<std::collections::BTreeSet<Var>>,
+) -> impl Fn(&Poly) -> bool + '_ {
+    move |p| {
         let mut set = found.borrow_mut();
         for var in p.vars() {
             if matches!(var.kind(), VarKind::Generic(_)) {
@@ -257,8 +266,7 @@ pub fn generic_vars(ty: &Ty) -> std::collections::BTreeSet<Var> {
             }
         }
         false
-    });
-    found.into_inner()
+    }
 }
 
 /// `sig` with each `Generic` measure that `callers` also holds renamed
@@ -266,24 +274,13 @@ pub fn generic_vars(ty: &Ty) -> std::collections::BTreeSet<Var> {
 /// and the callee's are then apart, so binding one never replaces the
 /// other.
 pub fn apart(
-    mut sig: super::expr::FnSig,
+    sig: super::expr::FnSig,
     callers: &std::collections::BTreeSet<Var>,
 ) -> super::expr::FnSig {
     if callers.is_empty() {
         return sig;
     }
-    let mut own = std::collections::BTreeSet::new();
-    for (_, ty) in &sig.params {
-        own.extend(generic_vars(ty));
-    }
-    own.extend(generic_vars(&sig.ret));
-    for (_, p) in sig.cost.measures() {
-        own.extend(
-            p.vars()
-                .into_iter()
-                .filter(|v| matches!(v.kind(), VarKind::Generic(_))),
-        );
-    }
+    let own = sig_measures(&sig);
     let clashing: Vec<Var> = own
         .iter()
         .filter(|v| callers.contains(v))
@@ -307,16 +304,7 @@ pub fn apart(
             name.push('′');
         }
     }
-    let rename =
-        |p: &Poly| replace_vars(p, |v| renamed.contains_key(v), |v| renamed.get(v).cloned());
-    sig.params = sig
-        .params
-        .into_iter()
-        .map(|(n, t)| (n, t.map_polys(&rename)))
-        .collect();
-    sig.ret = sig.ret.map_polys(&rename);
-    sig.cost = sig.cost.map(rename);
-    sig
+    sig.map_polys(&|p| replace_vars(p, |v| renamed.contains_key(v), |v| renamed.get(v).cloned()))
 }
 
 /// The `Generic` measures inside the types bound to `generics` at a call
@@ -334,14 +322,7 @@ pub fn callers_measures(
     if found.is_empty() {
         return found;
     }
-    let mut callee = std::collections::BTreeSet::new();
-    for (_, ty) in &sig.params {
-        callee.extend(generic_vars(ty));
-    }
-    callee.extend(generic_vars(&sig.ret));
-    for (_, p) in sig.cost.measures() {
-        callee.extend(p.vars());
-    }
+    let callee = sig_measures(sig);
     found.retain(|v| !callee.contains(v));
     found
 }

@@ -61,20 +61,7 @@ pub fn own_measures(declared: &Ty, path: &str) -> Ty {
 pub fn applied(func: &FnTy, arg_tys: &[Ty]) -> (Ty, Cost) {
     let mut bindings = Bindings::new();
     for (param, arg) in func.params.iter().zip(arg_tys) {
-        let mut one = |p: &Poly, a: &Poly| {
-            if let Some(var) = p.as_var().filter(is_own) {
-                let slot = bindings.entry(var).or_default();
-                *slot = slot.max(a);
-            }
-        };
-        match (param, arg) {
-            (Ty::Int(p), Ty::Int(a)) => {
-                one(&p.hi, &a.hi);
-                one(&p.lo, &a.lo);
-            }
-            (Ty::Str(p), Ty::Str(a)) => one(p, a),
-            _ => {}
-        }
+        super::measures::bind_where(param, arg, &mut bindings, &is_own);
     }
     if bindings.is_empty() {
         return (func.ret.clone(), func.latent.clone());
@@ -135,12 +122,9 @@ impl Checker<'_> {
     /// `sig` (a definition's signature, at one of its calls) with every own
     /// variable in it made a fresh instance, this call's own: the
     /// functions it returns, and what its parameters must admit.
-    pub fn fresh_own_instances(&mut self, mut sig: FnSig) -> FnSig {
+    pub fn fresh_own_instances(&mut self, sig: FnSig) -> FnSig {
         let owns = |p: &Poly| p.any_var(is_own);
-        if !mentions_own(&sig.ret)
-            && !sig.params.iter().any(|(_, t)| mentions_own(t))
-            && !sig.cost.measures().iter().any(|(_, p)| owns(p))
-        {
+        if !sig.any_poly(&owns) {
             return sig;
         }
         self.own_instances += 1;
@@ -157,13 +141,6 @@ impl Checker<'_> {
                 _ => None,
             })
         };
-        sig.params = sig
-            .params
-            .into_iter()
-            .map(|(name, ty)| (name, ty.map_polys(&fresh)))
-            .collect();
-        sig.ret = sig.ret.map_polys(&fresh);
-        sig.cost = sig.cost.map(fresh);
-        sig
+        sig.map_polys(&fresh)
     }
 }
