@@ -1,7 +1,7 @@
 //! Calls: of built-in combinators, of functions written in RQL (instantiating
 //! their cost signatures), and of function values in scope.
 
-use super::expr::{Checked, Checker};
+use super::expr::{Checked, Checker, FnSig};
 use super::measures::{self, Bindings};
 use super::modules::Symbol;
 use super::passing::{kept_unapplied, unbound_parameters};
@@ -290,7 +290,16 @@ impl Checker<'_> {
         for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
             let (param, pty) = &sig.params[i];
             let checked = self.check(args[i]);
-            if self.bind_type(param, pty, &checked.ty, args[i].span, &name, &mut generics) {
+            // A returned function's own ends fix nothing yet (`returned.rs`).
+            if self.bind_type(
+                param,
+                pty,
+                &checked.ty,
+                args[i].span,
+                &name,
+                &mut generics,
+                true,
+            ) {
                 self.within_declared_ends(pty, &checked.ty, args[i].span, &name, param);
                 if let Some(Some(max)) = sig.list_maxima.get(i) {
                     // Checked as an entry point's list parameter is.
@@ -307,6 +316,17 @@ impl Checker<'_> {
             }
             cost = cost.plus(&checked.cost);
             tirs[i] = Some(checked.tir);
+        }
+        // A type parameter only an argument of no known type could have
+        // fixed (a lambda's parameter before the lambda is applied, or a
+        // value an error was reported at) is unknown too: `Error`, which
+        // fits everything, not a `T` that `+ 1` or a lambda would refuse.
+        if arg_tys.iter().flatten().any(Ty::is_error) {
+            for (_, pty) in &sig.params {
+                for generic in pty.generics() {
+                    generics.entry(generic).or_insert(Ty::Error);
+                }
+            }
         }
         // Measures of plain values, then of values holding functions (whose
         // expected parameter types may use the former).
@@ -361,7 +381,7 @@ impl Checker<'_> {
                 continue;
             }
             let (param, pty) = &sig.params[i];
-            let expected = self.expected_param(pty, &generics, &bindings);
+            let expected = self.expected_param(&sig, pty, &generics, &bindings);
             let ExprKind::Lambda(params, body) = &args[i].kind else {
                 unreachable!("filtered to lambdas")
             };
@@ -388,7 +408,15 @@ impl Checker<'_> {
                     Checked::error()
                 }
             };
-            self.bind_type(param, pty, &checked.ty, args[i].span, &name, &mut generics);
+            self.bind_type(
+                param,
+                pty,
+                &checked.ty,
+                args[i].span,
+                &name,
+                &mut generics,
+                false,
+            );
             let mut own = Bindings::new();
             measures::bind(pty, &checked.ty, &mut own);
             merge_bindings(&mut bindings, &own);
@@ -537,9 +565,18 @@ impl Checker<'_> {
 
     /// A signature's parameter type at this call: type parameters bound,
     /// measures bound so far replaced.
-    fn expected_param(&self, pty: &Ty, generics: &BTreeMap<String, Ty>, bindings: &Bindings) -> Ty {
+    fn expected_param(
+        &self,
+        sig: &FnSig,
+        pty: &Ty,
+        generics: &BTreeMap<String, Ty>,
+        bindings: &Bindings,
+    ) -> Ty {
+        // The caller's measures inside a type parameter's binding are its
+        // own, kept (`instantiate_keeping`), as in the call's result.
+        let callers = measures::callers_measures(sig, generics);
         pty.substitute_generics(generics)
-            .map_polys(&|p| measures::instantiate(p, bindings))
+            .map_polys(&|p| measures::instantiate_keeping(p, bindings, &callers))
     }
 
     /// `found` with every function value inside it that flows where
@@ -586,17 +623,18 @@ impl Checker<'_> {
         span: Span,
         callee: &str,
         generics: &mut BTreeMap<String, Ty>,
+        skip_own: bool,
     ) -> bool {
         let expected = pty.substitute_generics(generics);
         if expected.accepts(arg) {
-            bind(pty, arg, generics);
+            bind_logged(pty, arg, generics, None, skip_own);
             return true;
         }
         // A trial binding, undone when the shapes differ (a copy of the
         // bindings per argument grew with the square of the type
         // parameters).
         let mut undo = Vec::new();
-        if bind_logged(pty, arg, generics, Some(&mut undo)) {
+        if bind_logged(pty, arg, generics, Some(&mut undo), skip_own) {
             return true;
         }
         for (name, before) in undo.into_iter().rev() {
@@ -625,7 +663,7 @@ fn merge_bindings(into: &mut Bindings, from: &Bindings) {
 /// Binds type parameters of `param` to the parts of `arg`, each to the join
 /// of everything that binds it; false when the shapes differ.
 fn bind(param: &Ty, arg: &Ty, generics: &mut BTreeMap<String, Ty>) -> bool {
-    bind_logged(param, arg, generics, None)
+    bind_logged(param, arg, generics, None, false)
 }
 
 /// [`bind`], writing each binding's value before it onto `undo` if given.
@@ -634,6 +672,7 @@ fn bind_logged(
     arg: &Ty,
     generics: &mut BTreeMap<String, Ty>,
     mut undo: Option<&mut Vec<(String, Option<Ty>)>>,
+    skip_own: bool,
 ) -> bool {
     let mut set = |generics: &mut BTreeMap<String, Ty>, name: &String, ty: Ty| {
         let before = generics.insert(name.clone(), ty);
@@ -658,27 +697,27 @@ fn bind_logged(
                 true
             }
         },
-        (Ty::List(p, _), Ty::List(a, _)) => bind_logged(p, a, generics, undo),
-        (Ty::Option(p), Ty::Option(a)) => bind_logged(p, a, generics, undo),
-        (Ty::Option(p), a) => bind_logged(p, a, generics, undo),
-        (Ty::Stream(p), Ty::Stream(a)) => bind_logged(&p.elem, &a.elem, generics, undo),
+        (Ty::List(p, _), Ty::List(a, _)) => bind_logged(p, a, generics, undo, skip_own),
+        (Ty::Option(p), Ty::Option(a)) => bind_logged(p, a, generics, undo, skip_own),
+        (Ty::Option(p), a) => bind_logged(p, a, generics, undo, skip_own),
+        (Ty::Stream(p), Ty::Stream(a)) => bind_logged(&p.elem, &a.elem, generics, undo, skip_own),
         (Ty::Fn(p), Ty::Fn(a)) => {
             // A returned function's parameter with its own ends admits any
             // value: it fixes nothing (`returned.rs`), where binding `T` to
             // it would make `T` a measure of that function alone.
             p.params.len() == a.params.len()
                 && p.params.iter().zip(&a.params).all(|(x, y)| {
-                    super::returned::admits_any(y)
-                        || bind_logged(x, y, generics, undo.as_deref_mut())
+                    (skip_own && super::returned::admits_any(y))
+                        || bind_logged(x, y, generics, undo.as_deref_mut(), skip_own)
                 })
                 // Its result in terms of them is bound once the call has
                 // resolved it against what the callee passes it.
-                && (super::returned::mentions_own(&a.ret)
-                    || bind_logged(&p.ret, &a.ret, generics, undo))
+                && ((skip_own && super::returned::mentions_own(&a.ret))
+                    || bind_logged(&p.ret, &a.ret, generics, undo, skip_own))
         }
         (Ty::Record(p), Ty::Record(a)) => p.iter().all(|(n, t)| {
             a.iter()
-                .any(|(m, u)| n == m && bind_logged(t, u, generics, undo.as_deref_mut()))
+                .any(|(m, u)| n == m && bind_logged(t, u, generics, undo.as_deref_mut(), skip_own))
         }),
         _ => param.accepts(arg),
     }
