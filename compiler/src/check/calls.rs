@@ -291,15 +291,8 @@ impl Checker<'_> {
             let (param, pty) = &sig.params[i];
             let checked = self.check(args[i]);
             // A returned function's own ends fix nothing yet (`returned.rs`).
-            if self.bind_type(
-                param,
-                pty,
-                &checked.ty,
-                args[i].span,
-                &name,
-                &mut generics,
-                true,
-            ) {
+            let names = (param.as_str(), name.as_str());
+            if self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, true) {
                 self.within_declared_ends(pty, &checked.ty, args[i].span, &name, param);
                 if let Some(Some(max)) = sig.list_maxima.get(i) {
                     // Checked as an entry point's list parameter is.
@@ -408,15 +401,8 @@ impl Checker<'_> {
                     Checked::error()
                 }
             };
-            self.bind_type(
-                param,
-                pty,
-                &checked.ty,
-                args[i].span,
-                &name,
-                &mut generics,
-                false,
-            );
+            let names = (param.as_str(), name.as_str());
+            self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, false);
             let mut own = Bindings::new();
             measures::bind(pty, &checked.ty, &mut own);
             merge_bindings(&mut bindings, &own);
@@ -617,11 +603,10 @@ impl Checker<'_> {
     /// false on a mismatch (reported).
     fn bind_type(
         &mut self,
-        param: &str,
+        (param, callee): (&str, &str),
         pty: &Ty,
         arg: &Ty,
         span: Span,
-        callee: &str,
         generics: &mut BTreeMap<String, Ty>,
         skip_own: bool,
     ) -> bool {
