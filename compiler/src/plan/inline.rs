@@ -290,13 +290,13 @@ impl Scope {
     }
 }
 
-/// Whether `body` tests `param` in an `if`'s condition (narrowing it).
+/// Whether `body` compares `param` (`p > 10`), wherever the comparison
+/// is: an `if`'s condition, or a `Bool` a `let` names and an `if` tests
+/// later, which narrows `p` all the same (spec/cost.md §3.1).
 fn compares(body: &TExpr, param: &str) -> bool {
+    let is_param = |t: &TExpr| matches!(t, TExpr::Local(name) if name == param);
     crate::check::tir::any_node(body, &mut |t| match t {
-        TExpr::If(condition, ..) => crate::check::tir::any_node(
-            condition,
-            &mut |c| matches!(c, TExpr::Local(name) if name == param),
-        ),
+        TExpr::Binary(op, a, b) => op.is_comparison() && (is_param(a) || is_param(b)),
         _ => false,
     })
 }
