@@ -1,11 +1,12 @@
 //! Calls: of built-in combinators, of functions written in RQL (instantiating
 //! their cost signatures), and of function values in scope.
 
-use super::expr::{Checked, Checker, FnSig};
+use super::expr::{Checked, Checker};
 use super::measures::{self, Bindings};
 use super::modules::Symbol;
 use super::passing::{kept_unapplied, unbound_parameters};
 use super::tir::TExpr;
+use super::type_binding::{bind, merge_bindings};
 use super::types::Ty;
 use crate::cost::{Cost, Var};
 use crate::span::Span;
@@ -374,7 +375,7 @@ impl Checker<'_> {
                 continue;
             }
             let (param, pty) = &sig.params[i];
-            let expected = self.expected_param(&sig, pty, &generics, &bindings);
+            let expected = self.expected_param(pty, &generics, &bindings);
             let ExprKind::Lambda(params, body) = &args[i].kind else {
                 unreachable!("filtered to lambdas")
             };
@@ -442,11 +443,11 @@ impl Checker<'_> {
         // a type parameter (its parameter's ends inside the `T` a value
         // bound) stay its own: only the callee's unbound ones become
         // unbounded (`fn o(y: Int <= 10) = app(adder(5), y)` is `y + 5`).
-        let callers = measures::callers_measures(&sig, &generics);
+        // The signature's were named apart from them above.
         let ret = self
             .pass_back(&sig, &kept, args, &name)
             .substitute_generics(&generics)
-            .map_polys(&|p| measures::instantiate_keeping(p, &bindings, &callers));
+            .map_polys(&|p| measures::instantiate_keeping(p, &bindings, &self.def_measures));
         let call_cost = sig.cost.map(|p| measures::instantiate(p, &bindings));
         // An unbounded argument is an error only where the callee's cost
         // depends on it (an unbounded value in the result is the caller's
@@ -551,18 +552,11 @@ impl Checker<'_> {
 
     /// A signature's parameter type at this call: type parameters bound,
     /// measures bound so far replaced.
-    fn expected_param(
-        &self,
-        sig: &FnSig,
-        pty: &Ty,
-        generics: &BTreeMap<String, Ty>,
-        bindings: &Bindings,
-    ) -> Ty {
+    fn expected_param(&self, pty: &Ty, generics: &BTreeMap<String, Ty>, bindings: &Bindings) -> Ty {
         // The caller's measures inside a type parameter's binding are its
-        // own, kept (`instantiate_keeping`), as in the call's result.
-        let callers = measures::callers_measures(sig, generics);
+        // own, kept, as in the call's result.
         pty.substitute_generics(generics)
-            .map_polys(&|p| measures::instantiate_keeping(p, bindings, &callers))
+            .map_polys(&|p| measures::instantiate_keeping(p, bindings, &self.def_measures))
     }
 
     /// `found` with every function value inside it that flows where
@@ -596,114 +590,5 @@ impl Checker<'_> {
             ),
             _ => found.clone(),
         }
-    }
-
-    /// Checks an argument's shape against its parameter's and binds the
-    /// parameter's type variables (each to the join of what binds it);
-    /// false on a mismatch (reported).
-    fn bind_type(
-        &mut self,
-        (param, callee): (&str, &str),
-        pty: &Ty,
-        arg: &Ty,
-        span: Span,
-        generics: &mut BTreeMap<String, Ty>,
-        skip_own: bool,
-    ) -> bool {
-        let expected = pty.substitute_generics(generics);
-        if expected.accepts(arg) {
-            bind_logged(pty, arg, generics, None, skip_own);
-            return true;
-        }
-        // A trial binding, undone when the shapes differ (a copy of the
-        // bindings per argument grew with the square of the type
-        // parameters).
-        let mut undo = Vec::new();
-        if bind_logged(pty, arg, generics, Some(&mut undo), skip_own) {
-            return true;
-        }
-        for (name, before) in undo.into_iter().rev() {
-            match before {
-                Some(ty) => generics.insert(name, ty),
-                None => generics.remove(&name),
-            };
-        }
-        self.mismatch(
-            &expected,
-            arg,
-            span,
-            format!("parameter `{param}` of `{callee}`"),
-        );
-        false
-    }
-}
-
-fn merge_bindings(into: &mut Bindings, from: &Bindings) {
-    for (var, value) in from {
-        let slot = into.entry(*var).or_default();
-        *slot = slot.max(value);
-    }
-}
-
-/// Binds type parameters of `param` to the parts of `arg`, each to the join
-/// of everything that binds it; false when the shapes differ.
-fn bind(param: &Ty, arg: &Ty, generics: &mut BTreeMap<String, Ty>) -> bool {
-    bind_logged(param, arg, generics, None, false)
-}
-
-/// [`bind`], writing each binding's value before it onto `undo` if given.
-fn bind_logged(
-    param: &Ty,
-    arg: &Ty,
-    generics: &mut BTreeMap<String, Ty>,
-    mut undo: Option<&mut Vec<(String, Option<Ty>)>>,
-    skip_own: bool,
-) -> bool {
-    let mut set = |generics: &mut BTreeMap<String, Ty>, name: &String, ty: Ty| {
-        let before = generics.insert(name.clone(), ty);
-        if let Some(undo) = undo.as_deref_mut() {
-            undo.push((name.clone(), before));
-        }
-    };
-    match (param, arg) {
-        (_, Ty::Error) => true,
-        (Ty::Generic(name), _) => match generics.get(name) {
-            Some(bound) => {
-                if bound.accepts(arg) || arg.accepts(bound) {
-                    let joined = super::expr::join_types(bound, arg);
-                    set(generics, name, joined);
-                    true
-                } else {
-                    false
-                }
-            }
-            None => {
-                set(generics, name, arg.clone());
-                true
-            }
-        },
-        (Ty::List(p, _), Ty::List(a, _)) => bind_logged(p, a, generics, undo, skip_own),
-        (Ty::Option(p), Ty::Option(a)) => bind_logged(p, a, generics, undo, skip_own),
-        (Ty::Option(p), a) => bind_logged(p, a, generics, undo, skip_own),
-        (Ty::Stream(p), Ty::Stream(a)) => bind_logged(&p.elem, &a.elem, generics, undo, skip_own),
-        (Ty::Fn(p), Ty::Fn(a)) => {
-            // A returned function's parameter with its own ends admits any
-            // value: it fixes nothing (`returned.rs`), where binding `T` to
-            // it would make `T` a measure of that function alone.
-            p.params.len() == a.params.len()
-                && p.params.iter().zip(&a.params).all(|(x, y)| {
-                    (skip_own && super::returned::admits_any(y))
-                        || bind_logged(x, y, generics, undo.as_deref_mut(), skip_own)
-                })
-                // Its result in terms of them is bound once the call has
-                // resolved it against what the callee passes it.
-                && ((skip_own && super::returned::mentions_own(&a.ret))
-                    || bind_logged(&p.ret, &a.ret, generics, undo, skip_own))
-        }
-        (Ty::Record(p), Ty::Record(a)) => p.iter().all(|(n, t)| {
-            a.iter()
-                .any(|(m, u)| n == m && bind_logged(t, u, generics, undo.as_deref_mut(), skip_own))
-        }),
-        _ => param.accepts(arg),
     }
 }

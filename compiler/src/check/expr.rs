@@ -1,6 +1,7 @@
 //! Checking expressions: types, costs and the typed IR, one construct at a time.
 
 use super::modules::ProgramIndex;
+pub use super::signature::FnSig;
 use super::tir::TExpr;
 use super::types::{FnCandidate, StreamSource, StreamTy, Ty};
 use crate::cost::Interval;
@@ -21,49 +22,6 @@ pub fn table_marker(table: &str) -> String {
 /// text did not change checks to an equal result wherever it moved.
 pub const DEF_MARKER: &str = "\u{0}def";
 pub const TABLE_MARKER: &str = "\u{0}table:";
-
-/// The checked signature of a definition: what a call instantiates.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FnSig {
-    pub kind: DefKind,
-    pub params: Vec<(String, Ty)>,
-    pub ret: Ty,
-    /// Over the measure variables of the parameters (`Var::Generic`).
-    pub cost: Cost,
-    /// Type parameters whose values the body compares or hashes.
-    pub inspects: Vec<String>,
-    /// A function's list parameter's declared `<= n`, by position (an
-    /// entry point's is in its type): its body is costed by each call's
-    /// argument, and a call proves the argument within it all the same
-    /// (E0321), as it does a number's or a string's.
-    pub list_maxima: Vec<Option<u64>>,
-}
-
-impl FnSig {
-    /// The signature with `f` applied to every measure in its parameters'
-    /// types, its result's and its cost.
-    pub fn map_polys(mut self, f: &dyn Fn(&Poly) -> Poly) -> FnSig {
-        self.params = self
-            .params
-            .into_iter()
-            .map(|(name, ty)| (name, ty.map_polys(f)))
-            .collect();
-        self.ret = self.ret.map_polys(f);
-        self.cost = self.cost.map(f);
-        self
-    }
-
-    /// Whether any measure of it satisfies `test`.
-    pub fn any_poly(&self, test: &dyn Fn(&Poly) -> bool) -> bool {
-        self.params.iter().any(|(_, ty)| ty.any_poly(test))
-            || self.ret.any_poly(test)
-            || self.cost.measures().iter().any(|(_, p)| test(p))
-    }
-}
-
-/// Types and costs hold no floats, so equality is an equivalence (and the
-/// incremental database can tell an unchanged signature).
-impl Eq for FnSig {}
 
 /// An expression's type (with the value range of an `Int`), cost and typed form.
 #[derive(Clone, Debug)]
@@ -675,16 +633,7 @@ pub fn join_types(a: &Ty, b: &Ty) -> Ty {
             },
         })),
         (Ty::Fn(_) | Ty::Fns(_), Ty::Fn(_) | Ty::Fns(_)) => {
-            let mut candidates = candidates_of(a);
-            for c in candidates_of(b) {
-                if !candidates.contains(&c) {
-                    candidates.push(c);
-                }
-            }
-            match candidates.as_slice() {
-                [FnCandidate::Known(one)] => Ty::Fn(Box::new(one.clone())),
-                _ => Ty::Fns(candidates),
-            }
+            Ty::one_of(candidates_of(a).into_iter().chain(candidates_of(b)))
         }
         _ => a.clone(),
     }

@@ -217,7 +217,8 @@ pub fn instantiate(poly: &Poly, bindings: &Bindings) -> Poly {
 }
 
 /// [`instantiate`], but a `Generic` variable in `keep` (a measure of the
-/// caller's, never of the signature's) is left as it is.
+/// calling definition's own parameters, which [`apart`] kept the
+/// signature's from sharing) is left as it is.
 pub fn instantiate_keeping(
     poly: &Poly,
     bindings: &Bindings,
@@ -305,26 +306,6 @@ pub fn apart(
         }
     }
     sig.map_polys(&|p| replace_vars(p, |v| renamed.contains_key(v), |v| renamed.get(v).cloned()))
-}
-
-/// The `Generic` measures inside the types bound to `generics` at a call
-/// that no type of the signature `sig` holds: the caller's own (its
-/// parameters' ends, in the values it passed), which the call must not
-/// replace. A measure both sides name is not among them.
-pub fn callers_measures(
-    sig: &super::expr::FnSig,
-    generics: &BTreeMap<String, Ty>,
-) -> std::collections::BTreeSet<Var> {
-    let mut found = std::collections::BTreeSet::new();
-    for ty in generics.values() {
-        found.extend(generic_vars(ty));
-    }
-    if found.is_empty() {
-        return found;
-    }
-    let callee = sig_measures(sig);
-    found.retain(|v| !callee.contains(v));
-    found
 }
 
 /// Replaces the bound variables only.

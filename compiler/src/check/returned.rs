@@ -101,19 +101,19 @@ impl Checker<'_> {
         let own = own_measures(declared, name);
         match (body, &own) {
             (Ty::Fns(candidates), Ty::Fn(expected)) if candidates.len() > 1 => {
-                let mut known: Vec<FnCandidate> = Vec::new();
-                for candidate in candidates {
-                    let one = Ty::Fns(vec![candidate.clone()]);
-                    let func = self.as_function(&one, expected, span, &format!("`{name}`"));
-                    let func = FnCandidate::Known(func);
-                    if !known.contains(&func) {
-                        known.push(func);
-                    }
-                }
-                match known.as_slice() {
-                    [FnCandidate::Known(one)] => Ty::Fn(Box::new(one.clone())),
-                    _ => Ty::Fns(known),
-                }
+                let known: Vec<FnCandidate> = candidates
+                    .iter()
+                    .map(|candidate| {
+                        let one = Ty::Fns(vec![candidate.clone()]);
+                        FnCandidate::Known(self.as_function(
+                            &one,
+                            expected,
+                            span,
+                            &format!("`{name}`"),
+                        ))
+                    })
+                    .collect();
+                Ty::one_of(known)
             }
             _ => self.resolve_functions(body, &own, span, name),
         }

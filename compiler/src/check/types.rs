@@ -269,6 +269,21 @@ impl Ty {
         }
     }
 
+    /// A value that is one of `candidates`, each once: one known function
+    /// is a `Fn`, anything else `Fns`.
+    pub fn one_of(candidates: impl IntoIterator<Item = FnCandidate>) -> Ty {
+        let mut distinct: Vec<FnCandidate> = Vec::new();
+        for candidate in candidates {
+            if !distinct.contains(&candidate) {
+                distinct.push(candidate);
+            }
+        }
+        match distinct.as_slice() {
+            [FnCandidate::Known(one)] => Ty::Fn(Box::new(one.clone())),
+            _ => Ty::Fns(distinct),
+        }
+    }
+
     /// Whether any size, range or cost inside the type satisfies `test`
     /// (what [`Ty::map_polys`] would visit).
     pub fn any_poly(&self, test: &dyn Fn(&Poly) -> bool) -> bool {

@@ -1,0 +1,48 @@
+//! A definition's checked signature: what each call of it instantiates (its parameters' types with their measures, its result's, its cost), and the maps over its measures the calls use.
+
+use super::types::Ty;
+use crate::cost::{Cost, Poly};
+use crate::syntax::ast::DefKind;
+
+/// The checked signature of a definition: what a call instantiates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FnSig {
+    pub kind: DefKind,
+    pub params: Vec<(String, Ty)>,
+    pub ret: Ty,
+    /// Over the measure variables of the parameters (`Var::Generic`).
+    pub cost: Cost,
+    /// Type parameters whose values the body compares or hashes.
+    pub inspects: Vec<String>,
+    /// A function's list parameter's declared `<= n`, by position (an
+    /// entry point's is in its type): its body is costed by each call's
+    /// argument, and a call proves the argument within it all the same
+    /// (E0321), as it does a number's or a string's.
+    pub list_maxima: Vec<Option<u64>>,
+}
+
+impl FnSig {
+    /// The signature with `f` applied to every measure in its parameters'
+    /// types, its result's and its cost.
+    pub fn map_polys(mut self, f: &dyn Fn(&Poly) -> Poly) -> FnSig {
+        self.params = self
+            .params
+            .into_iter()
+            .map(|(name, ty)| (name, ty.map_polys(f)))
+            .collect();
+        self.ret = self.ret.map_polys(f);
+        self.cost = self.cost.map(f);
+        self
+    }
+
+    /// Whether any measure of it satisfies `test`.
+    pub fn any_poly(&self, test: &dyn Fn(&Poly) -> bool) -> bool {
+        self.params.iter().any(|(_, ty)| ty.any_poly(test))
+            || self.ret.any_poly(test)
+            || self.cost.measures().iter().any(|(_, p)| test(p))
+    }
+}
+
+/// Types and costs hold no floats, so equality is an equivalence (and the
+/// incremental database can tell an unchanged signature).
+impl Eq for FnSig {}
