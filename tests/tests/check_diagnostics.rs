@@ -37,6 +37,7 @@ fn selected_corpus_diagnostics_read_well() {
         "help_sort_reads_index",
         "order_name_shadowed",
         "access_range_ends_as_two_values",
+        "fn_value_arity",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -215,7 +215,7 @@ impl Checker<'_> {
             tys.push(checked.ty);
             tirs.push(checked.tir);
         }
-        let applied = self.apply(ty, &tys, span, &format!("`{name}`"));
+        let applied = self.apply(ty, &tys, span, &format!("`{name}`"), true);
         Checked::new(
             applied.ret,
             cost.plus(&applied.latent),
@@ -349,6 +349,7 @@ impl Checker<'_> {
                     let resolved = self.resolve_functions(&arg_ty, &expected, args[i].span, &name);
                     self.fits(&resolved, &expected, args[i].span, &format!("`{name}`"));
                     bind(pty, &resolved, &mut generics);
+                    unknown_after_error(pty, &resolved, &mut generics);
                     resolved
                 } else {
                     arg_ty
@@ -404,6 +405,7 @@ impl Checker<'_> {
             };
             let names = (param.as_str(), name.as_str());
             self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, false);
+            unknown_after_error(pty, &checked.ty, &mut generics);
             let mut own = Bindings::new();
             measures::bind(pty, &checked.ty, &mut own);
             merge_bindings(&mut bindings, &own);
@@ -589,6 +591,21 @@ impl Checker<'_> {
                     .collect(),
             ),
             _ => found.clone(),
+        }
+    }
+}
+
+/// A function argument whose body had an error (reported there) fixes the
+/// type parameters it alone could fix at `Error`, which fits everything:
+/// no second error for a `U` nothing else fixes.
+fn unknown_after_error(pty: &Ty, arg: &Ty, generics: &mut BTreeMap<String, Ty>) {
+    let failed = match arg {
+        Ty::Fn(f) => f.ret.is_error(),
+        other => other.is_error(),
+    };
+    if failed {
+        for generic in pty.generics() {
+            generics.entry(generic).or_insert(Ty::Error);
         }
     }
 }

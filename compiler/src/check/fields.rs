@@ -64,19 +64,12 @@ impl Checker<'_> {
                 self.refer(ident.span, || Target::Table(table.clone()));
                 self.check_whole_table(&table, None, ident.span)
             }
-            Some(Symbol::Def(_)) => {
-                self.error(
-                    "E0408",
-                    format!("`{}` is a function; call it", ident.name),
-                    ident.span,
-                    "not called",
-                )
-                .help
-                .push(format!(
-                    "write `{}(…)`, or pass a lambda: `x => {}(x)`",
-                    ident.name, ident.name
-                ));
-                Checked::error()
+            Some(Symbol::Def(def)) => {
+                let named = Expr {
+                    kind: ExprKind::Name(ident.clone()),
+                    span: ident.span,
+                };
+                self.named_function_value(&named, def)
             }
             // A whole-table aggregate is read by its name alone; one whose
             // declaration (or table) was refused is reported there only.
@@ -191,6 +184,9 @@ impl Checker<'_> {
                             Some(Symbol::Aggregate(aggregate)) if self.whole_table(&aggregate) => {
                                 self.check_aggregate_read(expr.span, field, &[])
                             }
+                            // `module.inc` as a value: as a call of it is
+                            // checked (a private one is refused there).
+                            Some(Symbol::Def(def)) => self.named_function_value(expr, def),
                             _ => {
                                 self.error(
                                     "E0408",

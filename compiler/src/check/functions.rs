@@ -16,7 +16,7 @@ use super::tir::TExpr;
 use super::types::{DelayedLambda, FnCandidate, FnTy, Ty};
 use crate::cost::Cost;
 use crate::span::Span;
-use crate::syntax::ast::{Expr, Ident};
+use crate::syntax::ast::{Expr, ExprKind, Ident};
 use rqc_plan::Shape;
 use std::sync::Arc;
 
@@ -85,6 +85,40 @@ impl Checker<'_> {
         )
     }
 
+    /// A definition named as a value (`xs |> map(inc)`, `twice(inc, 3)`,
+    /// `m.inc`): the lambda that calls it, `(·0, …) => inc(·0, …)`, delayed
+    /// like any lambda, so each application checks the call with the
+    /// arguments it is given (a generic definition included). `callee` is
+    /// the name as written; the parameters, which no program can name, sit
+    /// at an empty span after it, so the name still refers to the
+    /// definition for the editor.
+    pub(super) fn named_function_value(&mut self, callee: &Expr, def: usize) -> Checked {
+        let Some(sig) = (self.sig_of)(def) else {
+            // Reported as a call of a rejected definition is (E0304).
+            let span = callee.span;
+            return self.check_call(span, callee, None, &[]);
+        };
+        let at = Span::new(callee.span.end as usize, callee.span.end as usize);
+        let params: Vec<Ident> = (0..sig.params.len())
+            .map(|i| Ident {
+                name: format!("·{i}"),
+                span: at,
+            })
+            .collect();
+        let args = params
+            .iter()
+            .map(|p| Expr {
+                kind: ExprKind::Name(p.clone()),
+                span: at,
+            })
+            .collect();
+        let body = Expr {
+            kind: ExprKind::Call(Box::new(callee.clone()), args),
+            span: callee.span,
+        };
+        self.delay_lambda(&params, &body)
+    }
+
     /// A lambda written where its parameters' types are not known.
     pub fn delay_lambda(&mut self, params: &[Ident], body: &Expr) -> Checked {
         let id = self.lambdas.len();
@@ -124,7 +158,7 @@ impl Checker<'_> {
             }
         }
         let checked = self.check(f);
-        let func = self.apply(&checked.ty, param_tys, f.span, place);
+        let func = self.apply(&checked.ty, param_tys, f.span, place, false);
         (func, checked.tir)
     }
 
@@ -132,8 +166,16 @@ impl Checker<'_> {
     /// gives and costs: every function it may be, applied (a known one's
     /// parameters must admit the arguments; a delayed lambda is checked
     /// with them). Errors are reported at `span`; the result is then
-    /// `Error`-typed at no cost.
-    pub fn apply(&mut self, callee: &Ty, arg_tys: &[Ty], span: Span, place: &str) -> FnTy {
+    /// `Error`-typed at no cost. `place` is the function itself where it
+    /// is called (`direct`: `f(1)`), else what it is handed to (`map`).
+    pub fn apply(
+        &mut self,
+        callee: &Ty,
+        arg_tys: &[Ty],
+        span: Span,
+        place: &str,
+        direct: bool,
+    ) -> FnTy {
         let unknown = FnTy {
             params: arg_tys.to_vec(),
             ret: Ty::Error,
@@ -162,7 +204,7 @@ impl Checker<'_> {
             let (r, l) = match candidate {
                 FnCandidate::Known(func) => {
                     if func.params.len() != arg_tys.len() {
-                        self.arity(span, place, func.params.len(), arg_tys.len());
+                        self.value_arity(span, place, direct, func.params.len(), arg_tys.len());
                         return unknown;
                     }
                     for (arg, param) in arg_tys.iter().zip(&func.params) {
@@ -176,7 +218,7 @@ impl Checker<'_> {
                 }
                 FnCandidate::Lambda(lambda) => {
                     if lambda.params.len() != arg_tys.len() {
-                        self.arity(span, place, lambda.params.len(), arg_tys.len());
+                        self.value_arity(span, place, direct, lambda.params.len(), arg_tys.len());
                         return unknown;
                     }
                     self.apply_delayed(&lambda, arg_tys)
@@ -193,6 +235,31 @@ impl Checker<'_> {
             ret: ret.unwrap_or(Ty::Error),
             latent,
         }
+    }
+
+    /// E0414 for a function value given a number of arguments it does not
+    /// take: called directly, as a call is; handed to a combinator or a
+    /// parameter, said of the function and of what applies it.
+    fn value_arity(&mut self, span: Span, place: &str, direct: bool, takes: usize, given: usize) {
+        if direct {
+            return self.arity(span, place, takes, given);
+        }
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        self.error(
+            "E0414",
+            format!(
+                "the function given to {place} takes {takes} argument{}, and {place} passes it {given}",
+                plural(takes)
+            ),
+            span,
+            "wrong number of parameters",
+        )
+        .help
+        .push(format!(
+            "give {place} a function of {given} parameter{}: a lambda such as `{}`",
+            plural(given),
+            lambda_of(given)
+        ));
     }
 
     /// Checks a delayed lambda's body with `arg_tys` in the scope it was
@@ -291,7 +358,7 @@ impl Checker<'_> {
     /// what `expected` passes; each delayed lambda is checked with it. The
     /// answer has `expected`'s parameters and the value's result and cost.
     pub fn as_function(&mut self, value: &Ty, expected: &FnTy, span: Span, place: &str) -> FnTy {
-        let mut applied = self.apply(value, &expected.params, span, place);
+        let mut applied = self.apply(value, &expected.params, span, place, false);
         // A curried result (`-> Int -> Int -> Int`): the lambda the
         // application returns takes its parameters' types from the rest
         // of the declaration, in turn.
@@ -396,4 +463,17 @@ fn by_name(
     conflict: &mut bool,
 ) -> TExpr {
     TExpr::Field(Box::new(merge(a, b, lambdas, conflict)), name)
+}
+
+/// A lambda of `n` parameters, for a help line: `x => …`, `(a, b) => …`.
+fn lambda_of(n: usize) -> String {
+    match n {
+        1 => "x => …".to_string(),
+        n => {
+            let names: Vec<String> = (0..n)
+                .map(|i| ((b'a' + (i % 26) as u8) as char).to_string())
+                .collect();
+            format!("({}) => …", names.join(", "))
+        }
+    }
 }

@@ -163,7 +163,17 @@ pub fn bind_where(param: &Ty, arg: &Ty, bindings: &mut Bindings, selects: &dyn F
     let mut one = |p: &Poly, a: &Poly| {
         if let Some(var) = p.as_var().filter(|v| selects(v)) {
             let slot = bindings.entry(var).or_default();
-            *slot = slot.max(a);
+            // A value given in terms of the measure it fixes (a function
+            // parameter applied to its own result, `f(f(x))`, whose
+            // argument's result is then in terms of `f()`) has no end that
+            // is known before it: unbounded, not a formula that names
+            // the callee's measure in the caller.
+            let a = if a.mentions(&var) {
+                Poly::unbounded(&var.to_string())
+            } else {
+                a.clone()
+            };
+            *slot = slot.max(&a);
         }
     };
     match (param, arg) {

@@ -70,14 +70,25 @@ pub fn applied(func: &FnTy, arg_tys: &[Ty]) -> (Ty, Cost) {
     (func.ret.map_polys(&replace), func.latent.map(replace))
 }
 
-/// Whether `param` is a returned function's parameter measured by its
-/// own variables: it admits any value of its shape.
+/// Whether `param` is a function's parameter that admits what it is
+/// given rather than saying what it holds: a returned function's, measured
+/// by its own variables (it admits any value of its shape), or a function
+/// parameter's, measured by requirements its body's uses fix
+/// (`measures.rs`). Neither fixes a type parameter's ends: those come from
+/// the values the callee is given, and the function is then checked to
+/// admit them.
 pub fn admits_any(param: &Ty) -> bool {
+    let open = |p: &Poly| p.as_var().is_some_and(|v| is_own(&v) || is_requirement(&v));
     match param {
-        Ty::Int(ends) => ends.hi.as_var().is_some_and(|v| is_own(&v)),
-        Ty::Str(bytes) => bytes.as_var().is_some_and(|v| is_own(&v)),
+        Ty::Int(ends) => open(&ends.hi),
+        Ty::Str(bytes) => open(bytes),
+        Ty::List(_, size) => open(size) && !param.any_poly(&|p| !open(p)),
         _ => false,
     }
+}
+
+fn is_requirement(var: &Var) -> bool {
+    matches!(var.kind(), VarKind::Req(_))
 }
 
 /// Whether `ty` holds an own variable: a formula in the arguments of a

@@ -116,26 +116,29 @@ pub fn hover(analysis: &Analysis, file: &str, offset: usize) -> Option<String> {
         }
         if let Item::Def(def) = item {
             if def.name.span.contains(offset) {
-                let module = module_of(analysis, file)?;
-                let verdict = analysis.verdict(&module, &def.name.name)?;
-                let bound = if verdict.accepted {
-                    format!("{}  ·  {}", bound_text(&verdict.cost), verdict.class)
-                } else {
-                    match &verdict.cause {
-                        Some(cause) => format!("rejected: {cause}"),
-                        None => "rejected: see its diagnostic".to_string(),
-                    }
-                };
-                return Some(format!(
-                    "```rql\n{}\n```\n{}\n\n{}",
-                    print_signature(def),
-                    verdict.signature,
-                    bound
-                ));
+                return def_hover(analysis, file, def);
             }
         }
     }
-    facts_at(analysis, file, offset)
+    let facts = facts_at(analysis, file, offset);
+    // A definition's name where it is used (called, or named as a value):
+    // what it is, as over its declaration.
+    let used = facts
+        .iter()
+        .filter_map(|fact| match fact {
+            Fact::Ref { span, target } if span.contains(offset) => Some((span, target)),
+            _ => None,
+        })
+        .min_by_key(|(span, _)| span.end - span.start);
+    if let Some((_, target @ Target::Def(_))) = used {
+        let (decl_file, at) = locate(analysis, file, target)?;
+        let parsed = analysis.file_syntax(&decl_file)?;
+        return parsed.module.items.iter().find_map(|item| match item {
+            Item::Def(def) if def.name.span == at => def_hover(analysis, &decl_file, def),
+            _ => None,
+        });
+    }
+    facts
         .into_iter()
         .filter_map(|fact| match fact {
             Fact::Type { span, ty, cost } if span.contains(offset) => Some((span, ty, cost)),
@@ -143,6 +146,27 @@ pub fn hover(analysis: &Analysis, file: &str, offset: usize) -> Option<String> {
         })
         .min_by_key(|(span, _, _)| span.end - span.start)
         .map(|(_, ty, cost)| format!("`{ty}`  ·  {}  ·  {}", bound_text(&cost), class(&cost)))
+}
+
+/// A definition's signature, its checked type and its bound (or why it
+/// was rejected).
+fn def_hover(analysis: &Analysis, file: &str, def: &crate::syntax::ast::Def) -> Option<String> {
+    let module = module_of(analysis, file)?;
+    let verdict = analysis.verdict(&module, &def.name.name)?;
+    let bound = if verdict.accepted {
+        format!("{}  ·  {}", bound_text(&verdict.cost), verdict.class)
+    } else {
+        match &verdict.cause {
+            Some(cause) => format!("rejected: {cause}"),
+            None => "rejected: see its diagnostic".to_string(),
+        }
+    };
+    Some(format!(
+        "```rql\n{}\n```\n{}\n\n{}",
+        print_signature(def),
+        verdict.signature,
+        bound
+    ))
 }
 
 /// Over a column's `on delete …`: what deleting the referenced row does,
