@@ -32,28 +32,50 @@ pub fn own_measures(declared: &Ty, path: &str) -> Ty {
     let Ty::Fn(func) = declared else {
         return declared.clone();
     };
-    let var = |label: String| Poly::var(Var::new(VarKind::Own { label, instance: 0 }));
     let params = func
         .params
         .iter()
         .enumerate()
-        .map(|(i, param)| {
-            let at = format!("{path}'s argument {}", i + 1);
-            match param {
-                Ty::Int(ends) if ends.hi.grows_for_good() && ends.lo.grows_for_good() => {
-                    let (hi, lo) = (var(at.clone()), var(format!("-({at})")));
-                    Ty::Int(Interval::new(hi, lo, ends.least, ends.most))
-                }
-                Ty::Str(bytes) if bytes.grows_for_good() => Ty::Str(var(format!("|{at}|"))),
-                other => other.clone(),
-            }
-        })
+        .map(|(i, param)| owned(param, &format!("{path}'s argument {}", i + 1)))
         .collect();
     Ty::Fn(Box::new(FnTy {
         params,
         ret: own_measures(&func.ret, &format!("{path}(…)")),
         latent: func.latent.clone(),
     }))
+}
+
+/// A returned function's parameter type `param` with each measure the
+/// declaration leaves unbounded made an own variable named after `at`:
+/// an `Int`'s ends, a `String`'s length, a list's length and its
+/// elements', an option's and a record's fields', at any depth. A measure
+/// the declaration bounds keeps its bound (the body may rely on it).
+fn owned(param: &Ty, at: &str) -> Ty {
+    let var = |label: String| Poly::var(Var::new(VarKind::Own { label, instance: 0 }));
+    match param {
+        Ty::Int(ends) if ends.hi.grows_for_good() && ends.lo.grows_for_good() => {
+            let (hi, lo) = (var(at.to_string()), var(format!("-({at})")));
+            Ty::Int(Interval::new(hi, lo, ends.least, ends.most))
+        }
+        Ty::Str(bytes) if bytes.grows_for_good() => Ty::Str(var(format!("|{at}|"))),
+        Ty::List(elem, size) => {
+            let elem = owned(elem, &format!("{at}[]"));
+            let size = if size.grows_for_good() {
+                var(format!("|{at}|"))
+            } else {
+                size.clone()
+            };
+            Ty::list(elem, size)
+        }
+        Ty::Option(inner) => Ty::option(owned(inner, at)),
+        Ty::Record(fields) => Ty::Record(
+            fields
+                .iter()
+                .map(|(name, t)| (name.clone(), owned(t, &format!("{at}.{name}"))))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// What applying `func` to arguments of `arg_tys` gives and costs: its

@@ -417,10 +417,14 @@ impl Ty {
     /// ends (a number, an empty string or list) rather than leave them
     /// unfixed (unbounded: `h(none)` was E0301).
     pub fn held_by_none(&self) -> Ty {
+        // A callee's measure, or a returned function's own (`returned.rs`).
         let generic = |p: &Poly| {
-            p.vars()
-                .iter()
-                .any(|v| matches!(v.kind(), crate::cost::VarKind::Generic(_)))
+            p.vars().iter().any(|v| {
+                matches!(
+                    v.kind(),
+                    crate::cost::VarKind::Generic(_) | crate::cost::VarKind::Own { .. }
+                )
+            })
         };
         match self {
             Ty::Int(i) if generic(&i.hi) || generic(&i.lo) => {
