@@ -304,7 +304,12 @@ impl Checker<'_> {
                             Some(*max),
                         )),
                     );
-                    self.within_declared_ends(&declared, &checked.ty, args[i].span, &name, param);
+                    // An option's list (`[Int; <= 5]?`) has the list's length.
+                    let list = match &checked.ty {
+                        Ty::Option(inner) => inner,
+                        other => other,
+                    };
+                    self.within_declared_ends(&declared, list, args[i].span, &name, param);
                 }
                 arg_tys[i] = Some(checked.ty);
             }

@@ -145,15 +145,11 @@ impl Checker<'_> {
             .params
             .iter()
             .filter(|_| def.kind == DefKind::Fn)
-            .filter_map(|p| match &p.ty.kind {
-                TypeKind::List(_, Some(SizeBound::Literal(n, _))) => Some((
-                    crate::cost::Var::new(crate::cost::VarKind::Generic(format!(
-                        "|{}|",
-                        p.name.name
-                    ))),
-                    (*n).max(0).unsigned_abs(),
-                )),
-                _ => None,
+            .filter_map(|p| {
+                declared_list_maximum(&p.ty).map(|n| {
+                    let length = format!("|{}|", p.name.name);
+                    (crate::cost::Var::new(crate::cost::VarKind::Generic(length)), n)
+                })
             })
             .collect();
         let declared = def
@@ -281,13 +277,8 @@ impl Checker<'_> {
             list_maxima: def
                 .params
                 .iter()
-                .map(|p| match &p.ty.kind {
-                    TypeKind::List(_, Some(SizeBound::Literal(n, _)))
-                        if def.kind == DefKind::Fn =>
-                    {
-                        Some((*n).max(0).unsigned_abs())
-                    }
-                    _ => None,
+                .map(|p| {
+                    declared_list_maximum(&p.ty).filter(|_| def.kind == DefKind::Fn)
                 })
                 .collect(),
         });
@@ -643,5 +634,15 @@ fn bounded_scalar(entry: bool, name: &str, ty: Ty, least: Option<i64>, most: Opt
             None => Ty::string(),
         },
         other => other,
+    }
+}
+
+/// A list parameter's declared `<= n` (`xs: [Int; <= 5]`), seen through an
+/// option (`xs: [Int; <= 5]?`, whose list has the same measure).
+fn declared_list_maximum(ty: &crate::syntax::ast::Type) -> Option<u64> {
+    match &ty.kind {
+        TypeKind::List(_, Some(SizeBound::Literal(n, _))) => Some((*n).max(0).unsigned_abs()),
+        TypeKind::Option(inner) => declared_list_maximum(inner),
+        _ => None,
     }
 }
