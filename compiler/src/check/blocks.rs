@@ -23,7 +23,7 @@ impl Checker<'_> {
                 Stmt::Let { name, ty, value } => {
                     let declared = ty.as_ref().map(|t| self.resolve_type(t, None));
                     let mark = self.begin_condition();
-                    let checked = self.check_expected(value, declared.as_ref());
+                    let mut checked = self.check_expected(value, declared.as_ref());
                     // A `Bool` keeps what it says of the integers it
                     // compared, for an `if` that tests the name.
                     let condition = self.condition(value, mark);
@@ -31,12 +31,14 @@ impl Checker<'_> {
                         && condition != Condition::Opaque)
                         .then(|| std::sync::Arc::new(condition));
                     if let Some(declared) = &declared {
-                        self.expect_type(
+                        if self.expect_type(
                             declared,
                             &checked.ty,
                             value.span,
                             "declared with this type",
-                        );
+                        ) {
+                            checked.ty = checked.ty.with_declared_options(declared);
+                        }
                     }
                     // Evaluated once, here. A stream is not read here: each
                     // use that consumes it pays for reading it.

@@ -196,6 +196,13 @@ impl Checker<'_> {
             Ty::Stream(stream) => Input::Stream(stream.clone()),
             Ty::Option(inner) => Input::Option((**inner).clone()),
             Ty::Error => Input::Error,
+            other if builtin == Builtin::UnwrapOr => {
+                let other = other.to_string();
+                self.error("E0401", format!("`unwrap_or` takes an optional value, and this is `{other}`, which is always present"), args[0].span, format!("this is `{other}`"))
+                    .help
+                    .push("use the value as it is; to make it optional, declare it so: `let x: Int? = …`, or a function's `-> Int?`".into());
+                return Some(Checked::error());
+            }
             other => {
                 let other = other.to_string();
                 self.error("E0401", format!("`{op}` works on lists and streams, and this is `{other}`"), args[0].span, format!("this is `{other}`"))

@@ -163,14 +163,17 @@ impl Checker<'_> {
                 &body.ty,
                 def.body.span,
                 "the declared result type",
-            ) && def.kind == DefKind::Fn
-            {
+            ) {
+                body.ty = body.ty.with_declared_options(declared);
+                if def.kind == DefKind::Fn {
                 // Lambdas it returns take their parameters' types from the
                 // declaration (`-> Int -> Int`): checked with them now, the
                 // result carries each one's latent cost to the callers.
                 // Their parameters' ends are their own variables, so the
                 // result keeps what each application passes (`returned.rs`).
-                body.ty = self.resolve_returned(&body.ty, declared, def.body.span, &def.name.name);
+                    body.ty =
+                        self.resolve_returned(&body.ty, declared, def.body.span, &def.name.name);
+                }
             }
         }
         if def.kind != DefKind::Fn {

@@ -15,6 +15,7 @@ mod island_stream;
 pub use broken::Broken;
 mod calls;
 mod cascades;
+mod declared;
 mod definition;
 mod expr;
 mod fields;
