@@ -59,7 +59,10 @@ fn definitions_named_as_values_run_within_their_bounds() {
     let again = run(&db, "add_all", &[ints(&[11, 12])]);
     assert_eq!(again.value, Value::Int(2));
 
-    assert_eq!(run(&db, "mapped", &[ints(&[1, -3, 0])]).value, ints(&[4, -4, 2]));
+    assert_eq!(
+        run(&db, "mapped", &[ints(&[1, -3, 0])]).value,
+        ints(&[4, -4, 2])
+    );
     for (name, n, expected) in [
         ("first_items", 3, 4),
         ("first_items", -5, 0),

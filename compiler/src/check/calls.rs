@@ -211,6 +211,18 @@ impl Checker<'_> {
                 },
                 _ => self.check(arg),
             };
+            // A function value whose parameter types are not known yet (a
+            // lambda bound by `let`, a definition named as a value) is
+            // resolved against the parameter as a lambda written here is,
+            // so what it costs is known where the requirement is recorded.
+            let mut checked = checked;
+            if let (Ty::Fn(func), Ty::Fns(_)) = (ty, &checked.ty) {
+                if let Some(Ty::Fn(expected)) = func.params.get(i) {
+                    let place = format!("`{name}`");
+                    let resolved = self.as_function(&checked.ty, expected, arg.span, &place);
+                    checked.ty = Ty::Fn(Box::new(resolved));
+                }
+            }
             cost = cost.plus(&checked.cost);
             tys.push(checked.ty);
             tirs.push(checked.tir);
@@ -451,11 +463,19 @@ impl Checker<'_> {
         // bound) stay its own: only the callee's unbound ones become
         // unbounded (`fn o(y: Int <= 10) = app(adder(5), y)` is `y + 5`).
         // The signature's were named apart from them above.
+        let callee_measures = measures::sig_measures(&sig);
+        let cut = |p: &crate::cost::Poly| measures::cut_callee_measures(p, &callee_measures, &name);
         let ret = self
             .pass_back(&sig, &kept, args, &name)
             .substitute_generics(&generics)
-            .map_polys(&|p| measures::instantiate_keeping(p, &bindings, &self.def_measures));
-        let call_cost = sig.cost.map(|p| measures::instantiate(p, &bindings));
+            .map_polys(&|p| {
+                cut(&measures::instantiate_keeping(
+                    p,
+                    &bindings,
+                    &self.def_measures,
+                ))
+            });
+        let call_cost = sig.cost.map(|p| cut(&measures::instantiate(p, &bindings)));
         // An unbounded argument is an error only where the callee's cost
         // depends on it (an unbounded value in the result is the caller's
         // to bound, where it uses it), and only when the call's cost is

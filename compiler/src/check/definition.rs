@@ -148,7 +148,10 @@ impl Checker<'_> {
             .filter_map(|p| {
                 declared_list_maximum(&p.ty).map(|n| {
                     let length = format!("|{}|", p.name.name);
-                    (crate::cost::Var::new(crate::cost::VarKind::Generic(length)), n)
+                    (
+                        crate::cost::Var::new(crate::cost::VarKind::Generic(length)),
+                        n,
+                    )
                 })
             })
             .collect();
@@ -166,11 +169,11 @@ impl Checker<'_> {
             ) {
                 body.ty = body.ty.with_declared_options(declared);
                 if def.kind == DefKind::Fn {
-                // Lambdas it returns take their parameters' types from the
-                // declaration (`-> Int -> Int`): checked with them now, the
-                // result carries each one's latent cost to the callers.
-                // Their parameters' ends are their own variables, so the
-                // result keeps what each application passes (`returned.rs`).
+                    // Lambdas it returns take their parameters' types from the
+                    // declaration (`-> Int -> Int`): checked with them now, the
+                    // result carries each one's latent cost to the callers.
+                    // Their parameters' ends are their own variables, so the
+                    // result keeps what each application passes (`returned.rs`).
                     body.ty =
                         self.resolve_returned(&body.ty, declared, def.body.span, &def.name.name);
                 }
@@ -280,9 +283,7 @@ impl Checker<'_> {
             list_maxima: def
                 .params
                 .iter()
-                .map(|p| {
-                    declared_list_maximum(&p.ty).filter(|_| def.kind == DefKind::Fn)
-                })
+                .map(|p| declared_list_maximum(&p.ty).filter(|_| def.kind == DefKind::Fn))
                 .collect(),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {

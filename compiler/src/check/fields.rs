@@ -110,6 +110,27 @@ impl Checker<'_> {
                 .push(format!("name something in it: `{}.name`", ident.name));
                 Checked::error()
             }
+            None if builtin_function(&ident.name) => {
+                let name = &ident.name;
+                let lambda = if crate::syntax::ast::SCALAR_FUNCTIONS.contains(&name.as_str()) {
+                    format!("x => {name}(x)")
+                } else if NO_ARGUMENTS.contains(&name.as_str()) {
+                    format!("x => x |> {name}()")
+                } else {
+                    format!("x => x |> {name}(…)")
+                };
+                self.error(
+                    "E0408",
+                    format!("`{name}` is a built-in function, not a value"),
+                    ident.span,
+                    "a built-in",
+                )
+                .help
+                .push(format!(
+                    "pass a lambda that calls it: `{lambda}`; a definition of your own may be passed by its name"
+                ));
+                Checked::error()
+            }
             None => {
                 self.unknown_name(ident);
                 Checked::error()
@@ -369,4 +390,15 @@ pub(super) fn import_help(home: &str, name: &str) -> String {
 /// The help for a capitalized name no module declares.
 pub(super) fn no_table_help(name: &str) -> String {
     format!("no module of the program declares `{name}`: declare the table (`table {name} {{ … }}`), or add the file of the module that does")
+}
+
+/// Combinators that take nothing but their input.
+const NO_ARGUMENTS: [&str; 10] = [
+    "count", "sum", "avg", "min", "max", "first", "exists", "flatten", "distinct", "reverse",
+];
+
+/// A built-in combinator's or scalar function's name (`count`, `length`).
+fn builtin_function(name: &str) -> bool {
+    rqc_plan::Builtin::named(name).is_some()
+        || crate::syntax::ast::SCALAR_FUNCTIONS.contains(&name)
 }

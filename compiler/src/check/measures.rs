@@ -256,9 +256,31 @@ pub fn generic_vars(ty: &Ty) -> std::collections::BTreeSet<Var> {
     found.into_inner()
 }
 
+/// `poly` with every measure of the callee `callee` (its signature's, in
+/// `measures`) replaced by an unbounded quantity named after it. After a
+/// call is instantiated, one that is left came in through a value bound
+/// in terms of the callee's measures: two function parameters applied to
+/// each other's results (`f(g(f(x)))` makes `f`'s requirement name `g()`
+/// and `g`'s name `f()`), whose bindings then name each other. No end of
+/// it is known before the call, and left in the caller's formula the
+/// callee's variable could be bound again by another callee of the same
+/// parameter name (it was: a bound of 8 printed for 24, which the plan
+/// verifier refused).
+pub fn cut_callee_measures(
+    poly: &Poly,
+    measures: &std::collections::BTreeSet<Var>,
+    callee: &str,
+) -> Poly {
+    replace_vars(
+        poly,
+        |var| measures.contains(var),
+        |var| Some(Poly::unbounded(&format!("{callee}'s {var}"))),
+    )
+}
+
 /// The `Generic` measures of a signature: its parameters', result's and
 /// cost's.
-fn sig_measures(sig: &super::expr::FnSig) -> std::collections::BTreeSet<Var> {
+pub fn sig_measures(sig: &super::expr::FnSig) -> std::collections::BTreeSet<Var> {
     let found = std::cell::RefCell::new(std::collections::BTreeSet::new());
     sig.any_poly(&collecting_generics(&found));
     found.into_inner()
