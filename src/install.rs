@@ -94,6 +94,18 @@ pub fn compile_installable(files: &[(String, String)]) -> Result<Installable, Er
         });
     }
     let program = compilation.program;
+    // Verified here as installing will: a plan this rqc compiled from these
+    // sources that its own verifier refuses is a bug in rqc, and says so
+    // rather than suggest the plan was edited.
+    if let Err(mut refused) = rqc_runtime::verifier::verify(&program) {
+        refused.help = format!(
+            "this plan was compiled from the sources by this rqc just now, so its refusal is a bug in rqc \
+             (the checker proved a bound the plan does not keep): please report the program; until then, \
+             change or remove the entry point named above. Nothing was installed ({})",
+            refused.help
+        );
+        return Err(Error::Runtime(refused));
+    }
     // Rejected by the checker, or accepted and then not planned (E0598):
     // either way, not in the program. (A set: a program of thousands of
     // entry points searched its list once per verdict.)

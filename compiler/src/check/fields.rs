@@ -399,6 +399,5 @@ const NO_ARGUMENTS: [&str; 10] = [
 
 /// A built-in combinator's or scalar function's name (`count`, `length`).
 fn builtin_function(name: &str) -> bool {
-    rqc_plan::Builtin::named(name).is_some()
-        || crate::syntax::ast::SCALAR_FUNCTIONS.contains(&name)
+    rqc_plan::Builtin::named(name).is_some() || crate::syntax::ast::SCALAR_FUNCTIONS.contains(&name)
 }
