@@ -36,7 +36,7 @@ impl Checker<'_> {
                 match self.index.lookup(self.module, &name.name).cloned() {
                     Some(Symbol::Def(def)) => {
                         self.refer(name.span, || super::expr::Target::Def(def));
-                        return self.call_def(span, callee.span, def, &all);
+                        return self.call_def(span, callee, def, &all);
                     }
                     Some(Symbol::Table(table)) => {
                         self.error(
@@ -65,7 +65,7 @@ impl Checker<'_> {
                         return match self.index.scopes[m].get(&field.name).cloned() {
                             Some(Symbol::Def(def)) if self.index.defs[def].public => {
                                 self.refer(field.span, || super::expr::Target::Def(def));
-                                self.call_def(span, callee.span, def, &all)
+                                self.call_def(span, callee, def, &all)
                             }
                             Some(Symbol::Def(_)) => {
                                 let module_name = self.index.modules[m].name.clone();
@@ -111,6 +111,9 @@ impl Checker<'_> {
             | ExprKind::Block(..)
             | ExprKind::Lambda(..)
             | ExprKind::Pipe(..) => {
+                if matches!(callee.kind, ExprKind::Call(..)) {
+                    self.note_application_hint(callee, &all);
+                }
                 let name = Ident {
                     name: CALLED_VALUE.to_string(),
                     span: callee.span,
@@ -252,7 +255,11 @@ impl Checker<'_> {
     /// Instantiates a definition's signature at this call: binds type
     /// parameters to the join of what the arguments give them, then the
     /// signature's measures to the arguments' (spec/cost.md, "Calls").
-    fn call_def(&mut self, span: Span, callee_span: Span, def: usize, args: &[&Expr]) -> Checked {
+    fn call_def(&mut self, span: Span, callee: &Expr, def: usize, args: &[&Expr]) -> Checked {
+        let callee_span = callee.span;
+        // What this call's result is about to be applied to, when the call
+        // was deferred for it (`deferred.rs`).
+        let hint = self.take_call_hint(span);
         let name = self.index.defs[def].name.clone();
         let Some(sig) = (self.sig_of)(def) else {
             self.error(
@@ -338,6 +345,10 @@ impl Checker<'_> {
                     generics.entry(generic).or_insert(Ty::Error);
                 }
             }
+        }
+        // Type parameters only the application of the result fixes.
+        if let Some(hint) = &hint {
+            super::deferred::bind_from_hint(&sig.ret, hint, &mut generics);
         }
         // Measures of plain values, then of values holding functions (whose
         // expected parameter types may use the former).
@@ -463,6 +474,14 @@ impl Checker<'_> {
         // bound) stay its own: only the callee's unbound ones become
         // unbounded (`fn o(y: Int <= 10) = app(adder(5), y)` is `y + 5`).
         // The signature's were named apart from them above.
+        // A function applied in the result that nothing here fixes the
+        // parameter types of: deferred to where the result is applied.
+        if let (None, Ty::Fn(returned)) = (&hint, &sig.ret) {
+            let passed = super::passing::passed_back(&sig, &kept);
+            if super::passing::kept_in_another_form(&sig, &kept, &passed).is_some() {
+                return self.deferred_call(span, callee, args, returned.params.len());
+            }
+        }
         let callee_measures = measures::sig_measures(&sig);
         let cut = |p: &crate::cost::Poly| measures::cut_callee_measures(p, &callee_measures, &name);
         let ret = self

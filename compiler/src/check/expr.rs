@@ -136,6 +136,9 @@ pub struct Checker<'p> {
     pub(super) declared_sizes: std::collections::BTreeMap<crate::cost::Var, u64>,
     /// What the function parameters' own parameters must admit.
     pub(super) requirements: super::measures::Requirements,
+    /// The types a call's result is about to be applied to, for the call
+    /// at that span (`deferred.rs`).
+    pub(super) call_hint: Option<(crate::span::Span, Vec<Ty>)>,
     /// Type parameters whose values the body compares or hashes: a call
     /// may not bind them to streams or functions.
     pub(super) inspected: std::collections::BTreeSet<String>,

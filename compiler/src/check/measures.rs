@@ -458,6 +458,9 @@ impl Checker<'_> {
             // from it limits, so what was proved holds for every value;
             // as is a returned function's own (`returned.rs`).
             Some((_, VarKind::Param { max: None, .. } | VarKind::Own { .. })) => {}
+            // So is a sum holding one (`2 + a` for an `a` nothing bounds):
+            // with non-negative coefficients it is at least any value.
+            _ if assumed.any_var(|v| matches!(v.kind(), VarKind::Param { max: None, .. })) => {}
             _ if !found.le(assumed) && misfit.is_none() => {
                 *misfit = Some(Misfit {
                     what,

@@ -16,6 +16,7 @@ pub use broken::Broken;
 mod calls;
 mod cascades;
 mod declared;
+mod deferred;
 mod definition;
 mod expr;
 mod fields;
@@ -266,6 +267,7 @@ pub fn check_one(
         def_measures: Default::default(),
         declared_sizes: Default::default(),
         requirements: Default::default(),
+        call_hint: None,
         inspected: Default::default(),
         untyped_none: None,
         counted_filter: None,

@@ -106,6 +106,26 @@ fn replace_passed(ret: &Ty, param: &Ty, arg: &Ty) -> Ty {
     })
 }
 
+/// The signature's result with each kept argument in place of its
+/// parameter's type.
+pub fn passed_back(sig: &FnSig, kept: &[(usize, Ty)]) -> Ty {
+    let mut ret = sig.ret.clone();
+    for (i, arg) in kept {
+        ret = replace_passed(&ret, &sig.params[*i].1, arg);
+    }
+    ret
+}
+
+/// The first kept argument (`kept_unapplied`) whose cost `ret`, the
+/// signature's result with the kept arguments passed back in place, still
+/// holds in another form (applied twice, or wrapped with other work).
+pub fn kept_in_another_form(sig: &FnSig, kept: &[(usize, Ty)], ret: &Ty) -> Option<usize> {
+    kept.iter().map(|(i, _)| *i).find(|&i| {
+        let vars = latent_vars(&sig.params[i].1);
+        ret.any_poly(&|p| vars.iter().any(|v| p.mentions(v)))
+    })
+}
+
 /// An entry point's parameter measure (`|s|`, declared `<= max`) and the
 /// most an argument's may be, when that may pass it.
 fn entry_maximum(declared: &Poly, found: &Poly) -> Option<(u64, Option<u64>)> {
@@ -129,24 +149,11 @@ impl Checker<'_> {
         args: &[&Expr],
         callee: &str,
     ) -> Ty {
-        let mut ret = sig.ret.clone();
-        for (i, arg) in kept {
-            ret = replace_passed(&ret, &sig.params[*i].1, arg);
-        }
-        for (i, _) in kept {
-            let vars = latent_vars(&sig.params[*i].1);
-            let left = std::cell::Cell::new(false);
-            ret.map_polys(&|p| {
-                if vars.iter().any(|v| p.mentions(v)) {
-                    left.set(true);
-                }
-                p.clone()
-            });
-            if left.get() {
-                self.unfixed_lambda(args[*i].span, callee, &sig.params[*i].0);
-                // Reported here: its uses would only repeat it.
-                return Ty::Error;
-            }
+        let ret = passed_back(sig, kept);
+        if let Some(i) = kept_in_another_form(sig, kept, &ret) {
+            self.unfixed_lambda(args[i].span, callee, &sig.params[i].0);
+            // Reported here: its uses would only repeat it.
+            return Ty::Error;
         }
         ret
     }

@@ -1,0 +1,134 @@
+//! A generic call whose type parameters only the application of its result fixes: `twice(x => x + 1)(3)`, where `fn twice(f: T -> T) -> T -> T = x => f(f(x))`.
+//!
+//! Nothing in `twice(x => x + 1)` says what `T` is, and the function it
+//! returns applies the lambda twice, which no signature can cost without
+//! it (E0425). But the call's result is applied: the types it is applied
+//! to are `T`'s. Such a call is *deferred*: its value is the lambda
+//! `(·applied0, …) => twice(x => x + 1)(·applied0, …)`, delayed like any
+//! lambda, so that each application checks the call again with the
+//! application's argument types as a hint. There `T` takes the hint's
+//! shape with every measure unbounded (any value of that shape): the
+//! callee's body was checked for any `T`, so any value of the shape is
+//! sound, and a bound that depends on `T`'s ends is then unbounded
+//! (refused where a bound is asked of it), never a guess. A call that the
+//! hint does not fix either is E0425, as before, so a deferral happens
+//! once.
+
+use super::expr::{Checked, Checker};
+use super::types::Ty;
+use crate::cost::Poly;
+use crate::span::Span;
+use crate::syntax::ast::{Expr, ExprKind, Ident};
+use std::collections::BTreeMap;
+
+/// The deferred lambda's parameters are named this and a number: no
+/// program can write the name (it holds `·`).
+const APPLIED: &str = "·applied";
+
+impl Checker<'_> {
+    /// Where `callee(args)` is a call applied to `applied`, all of them a
+    /// deferred lambda's parameters (`twice(f)(·applied0)`): their types,
+    /// as the hint for the call at `callee`'s span.
+    pub(super) fn note_application_hint(&mut self, callee: &Expr, applied: &[&Expr]) {
+        let tys: Option<Vec<Ty>> = applied
+            .iter()
+            .map(|arg| match &arg.kind {
+                ExprKind::Name(name) if name.name.starts_with(APPLIED) => {
+                    self.local(&name.name).map(|local| local.ty.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        self.call_hint = tys
+            .filter(|tys| !tys.is_empty())
+            .map(|tys| (callee.span, tys));
+    }
+
+    /// The hint for the call at `span`, if one was noted for it; any other
+    /// is dropped (a hint is for the one call it was noted at).
+    pub(super) fn take_call_hint(&mut self, span: Span) -> Option<Vec<Ty>> {
+        self.call_hint
+            .take()
+            .filter(|(at, _)| *at == span)
+            .map(|(_, tys)| tys)
+    }
+
+    /// The deferred value of the call `callee(args)` (spanning `span`),
+    /// whose result is a function of `arity` parameters.
+    pub(super) fn deferred_call(
+        &mut self,
+        span: Span,
+        callee: &Expr,
+        args: &[&Expr],
+        arity: usize,
+    ) -> Checked {
+        let at = Span::new(span.end as usize, span.end as usize);
+        let params: Vec<Ident> = (0..arity)
+            .map(|i| Ident {
+                name: format!("{APPLIED}{i}"),
+                span: at,
+            })
+            .collect();
+        let call = Expr {
+            kind: ExprKind::Call(
+                Box::new(callee.clone()),
+                args.iter().map(|a| (*a).clone()).collect(),
+            ),
+            span,
+        };
+        let applied = params
+            .iter()
+            .map(|p| Expr {
+                kind: ExprKind::Name(p.clone()),
+                span: at,
+            })
+            .collect();
+        let body = Expr {
+            kind: ExprKind::Call(Box::new(call), applied),
+            span,
+        };
+        self.delay_lambda(&params, &body)
+    }
+}
+
+/// Binds the type parameters of `ret` (a signature's result function)
+/// that nothing has bound yet, from the hint's types at its parameters:
+/// their shapes, every measure unbounded.
+pub fn bind_from_hint(ret: &Ty, hint: &[Ty], generics: &mut BTreeMap<String, Ty>) {
+    let Ty::Fn(ret) = ret else {
+        return;
+    };
+    let mut found = BTreeMap::new();
+    for (param, given) in ret.params.iter().zip(hint) {
+        // Checked before its application (for names only): unknown, which
+        // fits everything, rather than a `T` nothing fixes (E0425).
+        if given.is_error() {
+            for generic in param.generics() {
+                found.insert(generic, Ty::Error);
+            }
+            continue;
+        }
+        super::type_binding::bind(param, &any_of_shape(given), &mut found);
+    }
+    for (name, ty) in found {
+        generics.entry(name).or_insert(ty);
+    }
+}
+
+/// Any value of `ty`'s shape: every measure and numeric end unbounded.
+fn any_of_shape(ty: &Ty) -> Ty {
+    const ANY: &str = "a value the returned function is given";
+    match ty {
+        Ty::Int(_) => Ty::any_int(ANY),
+        Ty::Str(_) => Ty::Str(Poly::unbounded(ANY)),
+        Ty::List(elem, _) => Ty::list(any_of_shape(elem), Poly::unbounded(ANY)),
+        Ty::Option(inner) => Ty::option(any_of_shape(inner)),
+        Ty::Record(fields) => Ty::Record(
+            fields
+                .iter()
+                .map(|(name, t)| (name.clone(), any_of_shape(t)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
