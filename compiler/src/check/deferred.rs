@@ -18,7 +18,7 @@ use super::expr::{Checked, Checker};
 use super::types::Ty;
 use crate::cost::Poly;
 use crate::span::Span;
-use crate::syntax::ast::{Expr, ExprKind, Ident};
+use crate::syntax::ast::{Expr, ExprKind};
 use std::collections::BTreeMap;
 
 /// The deferred lambda's parameters are named this and a number: no
@@ -62,13 +62,6 @@ impl Checker<'_> {
         args: &[&Expr],
         arity: usize,
     ) -> Checked {
-        let at = Span::new(span.end as usize, span.end as usize);
-        let params: Vec<Ident> = (0..arity)
-            .map(|i| Ident {
-                name: format!("{APPLIED}{i}"),
-                span: at,
-            })
-            .collect();
         let call = Expr {
             kind: ExprKind::Call(
                 Box::new(callee.clone()),
@@ -76,18 +69,7 @@ impl Checker<'_> {
             ),
             span,
         };
-        let applied = params
-            .iter()
-            .map(|p| Expr {
-                kind: ExprKind::Name(p.clone()),
-                span: at,
-            })
-            .collect();
-        let body = Expr {
-            kind: ExprKind::Call(Box::new(call), applied),
-            span,
-        };
-        self.delay_lambda(&params, &body)
+        self.delay_applying(call, APPLIED, arity)
     }
 }
 

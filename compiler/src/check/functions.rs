@@ -98,10 +98,19 @@ impl Checker<'_> {
             let span = callee.span;
             return self.check_call(span, callee, None, &[]);
         };
-        let at = Span::new(callee.span.end as usize, callee.span.end as usize);
-        let params: Vec<Ident> = (0..sig.params.len())
+        self.delay_applying(callee.clone(), "·", sig.params.len())
+    }
+
+    /// The delayed lambda `(p0, …) => function(p0, …)` of `arity`
+    /// parameters named `prefix` and a number (a name no program can
+    /// write), which sit at an empty span after `function`: it applies
+    /// `function` to what it is given, wherever it is applied.
+    pub(super) fn delay_applying(&mut self, function: Expr, prefix: &str, arity: usize) -> Checked {
+        let span = function.span;
+        let at = Span::new(span.end as usize, span.end as usize);
+        let params: Vec<Ident> = (0..arity)
             .map(|i| Ident {
-                name: format!("·{i}"),
+                name: format!("{prefix}{i}"),
                 span: at,
             })
             .collect();
@@ -113,8 +122,8 @@ impl Checker<'_> {
             })
             .collect();
         let body = Expr {
-            kind: ExprKind::Call(Box::new(callee.clone()), args),
-            span: callee.span,
+            kind: ExprKind::Call(Box::new(function), args),
+            span,
         };
         self.delay_lambda(&params, &body)
     }
