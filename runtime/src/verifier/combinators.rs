@@ -36,10 +36,10 @@ impl<'p> Verifier<'p> {
             out.cost = out.cost.plus(&operand.cost);
             out.writes |= operand.writes;
         }
-        if let Abs::Stream(stream) = &input.value {
-            if shape == Shape::Option {
-                return self.fault("E0625", node, "a stream read as an option".into());
-            }
+        // A stream typed as an option (`opt(s)` of `fn opt(t: T) -> T? = t`)
+        // is a present option holding it, as the executor reads it
+        // (`combinators.rs`): its one element is the stream, unread.
+        if let (Abs::Stream(stream), false) = (&input.value, shape == Shape::Option) {
             return self.on_stream(node, c, stream, operand.as_ref(), out);
         }
         // A list's `take` or `skip` count: an `Int`, bounded or not (the

@@ -75,6 +75,10 @@ impl<'p> Verifier<'p> {
     }
 
     pub(super) fn unary(&self, node: &Node, op: UnOp, operand: &Abs<'p>) -> Result<Abs<'p>> {
+        // No value reaches here (the element of `none`): none leaves.
+        if matches!(operand, Abs::Nothing) {
+            return Ok(Abs::Nothing);
+        }
         let Some(kind) = self.operand_kind(node, operand)? else {
             return Ok(Abs::Null);
         };
@@ -116,6 +120,11 @@ impl<'p> Verifier<'p> {
                 | BinOp::Or
         ) {
             return Ok(Abs::unknown(Kind::Bool, "a comparison"));
+        }
+        // No value reaches here (`x + 1` inside a `map` over `none`): no
+        // value leaves either, where `none` would make the result optional.
+        if matches!(left, Abs::Nothing) || matches!(right, Abs::Nothing) {
+            return Ok(Abs::Nothing);
         }
         let (a, b) = (
             self.operand_kind(node, left)?,
