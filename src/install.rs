@@ -98,12 +98,10 @@ pub fn compile_installable(files: &[(String, String)]) -> Result<Installable, Er
     // sources that its own verifier refuses is a bug in rqc, and says so
     // rather than suggest the plan was edited.
     if let Err(mut refused) = rqc_runtime::verifier::verify(&program) {
-        refused.help = format!(
-            "this plan was compiled from the sources by this rqc just now, so its refusal is a bug in rqc \
-             (the checker proved a bound the plan does not keep): please report the program; until then, \
-             change or remove the entry point named above. Nothing was installed ({})",
-            refused.help
-        );
+        refused.help = "this plan was compiled from the sources by this rqc just now, so its refusal is a bug \
+             in rqc (the checker proved what the plan does not keep): please report the program; until \
+             then, change or remove the entry point named above; nothing was installed"
+            .to_string();
         return Err(Error::Runtime(refused));
     }
     // Rejected by the checker, or accepted and then not planned (E0598):
