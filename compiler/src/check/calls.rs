@@ -355,12 +355,26 @@ impl Checker<'_> {
         // Functions the callee only passes back, whose parameter types
         // nothing here fixes: returned as they are (`passing.rs`).
         let mut kept: Vec<(usize, Ty)> = Vec::new();
-        for pass in [false, true] {
-            for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
+        // A function value whose parameter types are not known yet (a
+        // definition named as a value, a `let`-bound lambda) waits, as a
+        // lambda written in place does, for the others to fix its
+        // parameter types (`ag(f: T -> U, g: V -> T, x: V)`: `g` first).
+        let mut queue: std::collections::VecDeque<usize> = (0..args.len())
+            .filter(|&i| !is_lambda_for_fn(i))
+            .collect();
+        queue.make_contiguous().sort_by_key(|&i| sig.params[i].1.holds_fn());
+        let mut waited = 0;
+        while let Some(i) = queue.pop_front() {
+            {
                 let pty = &sig.params[i].1;
-                if pty.holds_fn() != pass {
+                let pass = pty.holds_fn();
+                let delayed = matches!(arg_tys[i], Some(Ty::Fns(_)));
+                if pass && delayed && unbound_parameters(pty, &generics) && waited < queue.len() {
+                    queue.push_back(i);
+                    waited += 1;
                     continue;
                 }
+                waited = 0;
                 let Some(arg_ty) = arg_tys[i].clone() else {
                     continue;
                 };
@@ -392,9 +406,26 @@ impl Checker<'_> {
         // may bind a type parameter another's parameters need.
         let mut pending: Vec<usize> = (0..args.len()).filter(|&i| is_lambda_for_fn(i)).collect();
         while !pending.is_empty() {
+            // And one whose parameters are costed at another's result
+            // (`f(g(x))`: `f` at `g()`) after that one, which binds it.
+            let waits = |i: usize| {
+                let Ty::Fn(func) = &sig.params[i].1 else {
+                    return false;
+                };
+                let later: std::collections::BTreeSet<_> = pending
+                    .iter()
+                    .filter(|&&j| j != i)
+                    .flat_map(|&j| measures::generic_vars(&sig.params[j].1))
+                    .collect();
+                func.params
+                    .iter()
+                    .any(|p| measures::generic_vars(p).iter().any(|v| later.contains(v)))
+            };
+            let ready = |i: usize| !unbound_parameters(&sig.params[i].1, &generics);
             let next = pending
                 .iter()
-                .position(|&i| !unbound_parameters(&sig.params[i].1, &generics))
+                .position(|&i| ready(i) && !waits(i))
+                .or_else(|| pending.iter().position(|&i| ready(i)))
                 .unwrap_or(0);
             let i = pending.remove(next);
             if kept_unapplied(&sig, i, &generics) {
@@ -482,6 +513,7 @@ impl Checker<'_> {
                 return self.deferred_call(span, callee, args, returned.params.len());
             }
         }
+        measures::close_bindings(&mut bindings);
         let callee_measures = measures::sig_measures(&sig);
         let cut = |p: &crate::cost::Poly| measures::cut_callee_measures(p, &callee_measures, &name);
         let ret = self

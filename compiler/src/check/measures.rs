@@ -256,6 +256,34 @@ pub fn generic_vars(ty: &Ty) -> std::collections::BTreeSet<Var> {
     found.into_inner()
 }
 
+/// Each binding whose value names another bound measure (`f()` bound to
+/// `g() + 1`, where `f` was resolved at `g`'s result before `g` was bound)
+/// with that measure's value, until none does. Sound: the value was
+/// proved for every value of the measure (it was a variable then), and
+/// it is monotone in it. A cycle (`f()` in terms of `g()` and back) stops
+/// after as many rounds as there are bindings, its measures left for
+/// [`cut_callee_measures`] to make unbounded.
+pub fn close_bindings(bindings: &mut Bindings) {
+    for _ in 0..bindings.len() {
+        let before = bindings.clone();
+        let mut changed = false;
+        for (var, value) in bindings.iter_mut() {
+            if value.any_var(|v| v != var && before.contains_key(v)) {
+                let others: Bindings = before
+                    .iter()
+                    .filter(|(other, _)| *other != var)
+                    .map(|(other, v)| (*other, v.clone()))
+                    .collect();
+                *value = instantiate_bound(value, &others);
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
 /// `poly` with every measure of the callee `callee` (its signature's, in
 /// `measures`) replaced by an unbounded quantity named after it. After a
 /// call is instantiated, one that is left came in through a value bound
@@ -419,7 +447,11 @@ impl Checker<'_> {
                 for (fp, ap) in f.params.iter().zip(&a.params) {
                     self.fit(ap, fp, "an argument", misfit);
                 }
-                self.fit(&f.ret, &a.ret, &format!("the result of {what}"), misfit);
+                let result = match what {
+                    "the value" => "the function's result".to_string(),
+                    _ => format!("the result of {what}"),
+                };
+                self.fit(&f.ret, &a.ret, &result, misfit);
                 let call = format!("a call of {what}");
                 self.fit_cost(&f.latent, &a.latent, &call, misfit);
             }
