@@ -96,10 +96,21 @@ impl Checker<'_> {
                         };
                     }
                 }
-                self.error("E0412", "this is not a function", callee.span, "not callable")
+                // Method syntax for a combinator (`xs.count()`): a pipe.
+                if rqc_plan::Builtin::named(&field.name).is_some() {
+                    let base = crate::syntax::printer::print_expr(base);
+                    self.error(
+                        "E0412",
+                        format!("`{}` is a combinator, applied with `|>`, not a field", field.name),
+                        field.span,
+                        "not a field",
+                    )
                     .help
-                    .push("call a function by name: `f(x)` or `x |> f()`; fields are read without parentheses".into());
-                Checked::error()
+                    .push(format!("write `{base} |> {}(…)`", field.name));
+                    return Checked::error();
+                }
+                // A field holding a function (`r.g(4)`): the value, called.
+                self.call_value(span, callee, &all)
             }
             // `mk()(u)`, `(if c { f } else { g })(u)`: the function value
             // an expression gives, called as `{ let f = mk(); f(u) }` is,
@@ -110,35 +121,7 @@ impl Checker<'_> {
             | ExprKind::If(..)
             | ExprKind::Block(..)
             | ExprKind::Lambda(..)
-            | ExprKind::Pipe(..) => {
-                if matches!(callee.kind, ExprKind::Call(..)) {
-                    self.note_application_hint(callee, &all);
-                }
-                let name = Ident {
-                    name: CALLED_VALUE.to_string(),
-                    span: callee.span,
-                };
-                let called = Expr {
-                    kind: ExprKind::Name(name.clone()),
-                    span: callee.span,
-                };
-                let call = Expr {
-                    kind: ExprKind::Call(Box::new(called), all.into_iter().cloned().collect()),
-                    span,
-                };
-                let block = Expr {
-                    kind: ExprKind::Block(
-                        vec![Stmt::Let {
-                            name,
-                            ty: None,
-                            value: callee.clone(),
-                        }],
-                        Box::new(call),
-                    ),
-                    span,
-                };
-                self.check(&block)
-            }
+            | ExprKind::Pipe(..) => self.call_value(span, callee, &all),
             _ => {
                 let help = "call a function by name: `f(x)` or `x |> f()`".to_string();
                 self.error(
@@ -152,6 +135,40 @@ impl Checker<'_> {
                 Checked::error()
             }
         }
+    }
+
+    /// `mk()(u)`, `(if c { f } else { g })(u)`, `r.g(u)`: the function
+    /// value an expression gives, called as `{ let f = mk(); f(u) }` is,
+    /// under a name no program can write (a name has no space), so it is
+    /// checked as a function value in scope is: at its application.
+    fn call_value(&mut self, span: Span, callee: &Expr, all: &[&Expr]) -> Checked {
+        if matches!(callee.kind, ExprKind::Call(..)) {
+            self.note_application_hint(callee, all);
+        }
+        let name = Ident {
+            name: CALLED_VALUE.to_string(),
+            span: callee.span,
+        };
+        let called = Expr {
+            kind: ExprKind::Name(name.clone()),
+            span: callee.span,
+        };
+        let call = Expr {
+            kind: ExprKind::Call(Box::new(called), all.iter().map(|e| (*e).clone()).collect()),
+            span,
+        };
+        let block = Expr {
+            kind: ExprKind::Block(
+                vec![Stmt::Let {
+                    name,
+                    ty: None,
+                    value: callee.clone(),
+                }],
+                Box::new(call),
+            ),
+            span,
+        };
+        self.check(&block)
     }
 
     fn unknown_function(&mut self, name: &crate::syntax::ast::Ident) {
@@ -359,10 +376,11 @@ impl Checker<'_> {
         // definition named as a value, a `let`-bound lambda) waits, as a
         // lambda written in place does, for the others to fix its
         // parameter types (`ag(f: T -> U, g: V -> T, x: V)`: `g` first).
-        let mut queue: std::collections::VecDeque<usize> = (0..args.len())
-            .filter(|&i| !is_lambda_for_fn(i))
-            .collect();
-        queue.make_contiguous().sort_by_key(|&i| sig.params[i].1.holds_fn());
+        let mut queue: std::collections::VecDeque<usize> =
+            (0..args.len()).filter(|&i| !is_lambda_for_fn(i)).collect();
+        queue
+            .make_contiguous()
+            .sort_by_key(|&i| sig.params[i].1.holds_fn());
         let mut waited = 0;
         while let Some(i) = queue.pop_front() {
             {

@@ -29,8 +29,23 @@ use crate::span::Span;
 /// an `Int` or a `String` with no declared end. A parameter the
 /// declaration bounds keeps its bound (the body may rely on it).
 pub fn own_measures(declared: &Ty, path: &str) -> Ty {
-    let Ty::Fn(func) = declared else {
-        return declared.clone();
+    let func = match declared {
+        Ty::Fn(func) => func,
+        // Functions inside a record, a list or an option it returns
+        // (`-> { g: Int -> Int }`) are returned as well.
+        Ty::Record(fields) => {
+            return Ty::Record(
+                fields
+                    .iter()
+                    .map(|(name, t)| (name.clone(), own_measures(t, &format!("{path}.{name}"))))
+                    .collect(),
+            )
+        }
+        Ty::List(elem, size) => {
+            return Ty::list(own_measures(elem, &format!("{path}[]")), size.clone())
+        }
+        Ty::Option(inner) => return Ty::option(own_measures(inner, path)),
+        other => return other.clone(),
     };
     let params = func
         .params
