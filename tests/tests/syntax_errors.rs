@@ -41,3 +41,41 @@ fn each_broken_file_reports_its_codes_with_span_and_help() {
         insta::assert_snapshot!(format!("syntax_{stem}"), rendered, &text);
     }
 }
+
+/// A definition the parser drops whole (its syntax error inside a lambda
+/// inside a call) is not charged to the one before it: that one's verdict
+/// stays its own (adversary round 2: it was rejected with the dropped
+/// one's E0101), and the one after it is checked as well.
+#[test]
+fn a_dropped_definition_is_not_charged_to_the_one_before_it() {
+    let source = "table Item { id: Int key  name: String }
+query first(id: Int) = Item[id]
+query broken(n: Int) = [n] |> map(x => x |> count() + 1)
+query after(id: Int) = Item[id]
+";
+    let compilation = rqc_compiler::compile(&[("app.rq".to_string(), source.to_string())]);
+    let codes: Vec<&str> = compilation
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
+    assert_eq!(codes, ["E0101"]);
+    let verdict = |name: &str| {
+        compilation
+            .checked
+            .verdicts
+            .iter()
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("no verdict for `{name}`"))
+            .clone()
+    };
+    for name in ["first", "after"] {
+        let v = verdict(name);
+        assert!(v.accepted, "`{name}`: {:?}", v.cause);
+    }
+    assert!(compilation
+        .checked
+        .verdicts
+        .iter()
+        .all(|v| v.name != "broken"));
+}

@@ -101,7 +101,10 @@ impl Checker<'_> {
                     let base = crate::syntax::printer::print_expr(base);
                     self.error(
                         "E0412",
-                        format!("`{}` is a combinator, applied with `|>`, not a field", field.name),
+                        format!(
+                            "`{}` is a combinator, applied with `|>`, not a field",
+                            field.name
+                        ),
                         field.span,
                         "not a field",
                     )

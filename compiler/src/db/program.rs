@@ -37,12 +37,33 @@ impl Analysis {
             .filter_map(|o| o.place.as_ref())
             .map(|(file, span)| (file.clone(), span.start))
             .collect();
+        // A line that starts an item (a piece's start) after that
+        // definition's start and before the error: the error is in that
+        // item, which did not parse as a definition, and belongs to no
+        // definition that did (`query w2(…) = … + …` dropped whole must not
+        // reject the `w1` above it).
+        let item_starts: Vec<(String, Vec<u32>)> = self
+            .workspace
+            .files(&self.db)
+            .iter()
+            .map(|f| (f.name(&self.db).clone(), f.offsets(&self.db).clone()))
+            .collect();
         let owner_start = |file: &str, at: u32| {
-            starts
+            let def = starts
                 .iter()
                 .filter(|(f, start)| *f == file && *start < at)
                 .map(|(_, start)| *start)
-                .max()
+                .max()?;
+            let item = item_starts
+                .iter()
+                .filter(|(f, _)| f == file)
+                .flat_map(|(_, offsets)| offsets.iter().copied())
+                .filter(|start| *start < at)
+                .max();
+            match item {
+                Some(item) if item > def => None,
+                _ => Some(def),
+            }
         };
         let mut verdicts = Vec::new();
         let mut entries = Vec::new();
