@@ -241,14 +241,30 @@ impl Checker<'_> {
         if !accepted && whole && self.diagnostics.iter().all(|d| !d.is_error()) {
             // Every unbounded cost is reported where it arises; this is the
             // backstop that keeps the promise if one is missed.
-            self.error(
+            let mut notes: Vec<String> = Vec::new();
+            for (measure, poly) in cost.measures() {
+                if !poly.grows_for_good() {
+                    continue;
+                }
+                let mut why: Vec<String> = poly
+                    .unbounded_params()
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect();
+                why.extend(poly.tables().iter().map(|t| format!("the size of `{t}`")));
+                if !why.is_empty() {
+                    notes.push(format!("its {measure} grow with {}, which nothing bounds", why.join(" and ")));
+                }
+            }
+            let d = self.error(
                 "E0301",
                 "this definition's cost is not bounded",
                 def.name.span,
                 "unbounded",
-            )
-            .help
-            .push("see the cost of each part with `rqc explain`".into());
+            );
+            d.help
+                .push("see the cost of each part with `rqc explain`".into());
+            d.notes.extend(notes);
         }
         let mut signature = def.name.name.clone();
         write_params(&mut signature, &def.params);
