@@ -110,7 +110,7 @@ impl Checker<'_> {
     pub fn resolve_type(&mut self, ty: &Type, generics: Option<&TypeParams<'_>>) -> Ty {
         match &ty.kind {
             TypeKind::Named(name) => match name.name.as_str() {
-                "Int" => Ty::any_int("?"),
+                "Int" => Ty::any_int("a declared Int"),
                 "Float" => Ty::Float,
                 "String" => Ty::string(),
                 "Bool" => Ty::Bool,
