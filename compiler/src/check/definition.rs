@@ -253,7 +253,10 @@ impl Checker<'_> {
                     .collect();
                 why.extend(poly.tables().iter().map(|t| format!("the size of `{t}`")));
                 if !why.is_empty() {
-                    notes.push(format!("its {measure} grow with {}, which nothing bounds", why.join(" and ")));
+                    notes.push(format!(
+                        "its {measure} grow with {}, which nothing bounds",
+                        why.join(" and ")
+                    ));
                 }
             }
             let d = self.error(

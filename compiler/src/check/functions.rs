@@ -24,6 +24,10 @@ use std::sync::Arc;
 pub struct LambdaBody {
     pub params: Vec<String>,
     pub body: Option<TExpr>,
+    /// The lambda this one's body was merged into (the same lambda written
+    /// inside another's body, made again at each application of that one):
+    /// its later applications' bodies go there too.
+    merged_into: Option<usize>,
     /// Applications already checked, by argument types: re-checking a body
     /// for the same types gives the same answer.
     seen: Vec<(Vec<Ty>, Ty, Cost)>,
@@ -134,6 +138,7 @@ impl Checker<'_> {
         self.lambdas.push(LambdaBody {
             params: params.iter().map(|p| p.name.clone()).collect(),
             body: None,
+            merged_into: None,
             seen: Vec::new(),
         });
         // Checked once now with unknown parameter types, so that what does
@@ -273,7 +278,7 @@ impl Checker<'_> {
 
     /// Checks a delayed lambda's body with `arg_tys` in the scope it was
     /// written in; its typed body joins the lambda's merged one.
-    fn apply_delayed(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> (Ty, Cost) {
+    pub(super) fn apply_delayed(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> (Ty, Cost) {
         if let Some((_, ret, cost)) = self.lambdas[lambda.id]
             .seen
             .iter()
@@ -293,14 +298,19 @@ impl Checker<'_> {
         self.lambda_checks.applying -= 1;
         self.scope = outer;
         let mut conflict = false;
-        let merged = match self.lambdas[lambda.id].body.take() {
+        // Into the lambda its body was merged into, if it was: the plan
+        // holds that one's body only, which must cover every application.
+        let target = merged_root(&self.lambdas, lambda.id);
+        let merged = match self.lambdas[target].body.take() {
             None => checked.tir,
             Some(previous) => merge(previous, checked.tir, &mut self.lambdas, &mut conflict),
         };
-        let slot = &mut self.lambdas[lambda.id];
-        slot.body = Some(merged);
-        slot.seen
-            .push((arg_tys.to_vec(), checked.ty.clone(), checked.cost.clone()));
+        self.lambdas[target].body = Some(merged);
+        self.lambdas[lambda.id].seen.push((
+            arg_tys.to_vec(),
+            checked.ty.clone(),
+            checked.cost.clone(),
+        ));
         if conflict {
             self.error(
                 "E0420",
@@ -400,7 +410,7 @@ impl Checker<'_> {
         #[allow(clippy::result_large_err)]
         super::tir::rewrite(tir, &mut |t| match t {
             TExpr::DelayedLambda(id) => {
-                let lambda = &self.lambdas[id];
+                let lambda = &self.lambdas[merged_root(&self.lambdas, id)];
                 let body = match &lambda.body {
                     Some(body) => self.resolve_lambdas(body.clone()),
                     None => TExpr::Unreachable,
@@ -433,11 +443,17 @@ fn merge(a: TExpr, b: TExpr, lambdas: &mut [LambdaBody], conflict: &mut bool) ->
             max_a.zip(max_b).map(|(a, b)| a.max(b)),
         )),
         (TExpr::DelayedLambda(first), TExpr::DelayedLambda(second)) if first != second => {
-            let body = match (lambdas[first].body.take(), lambdas[second].body.take()) {
-                (Some(x), Some(y)) => Some(merge(x, y, lambdas, conflict)),
-                (x, y) => x.or(y),
-            };
-            lambdas[first].body = body;
+            let (first, second) = (merged_root(lambdas, first), merged_root(lambdas, second));
+            if first != second {
+                let body = match (lambdas[first].body.take(), lambdas[second].body.take()) {
+                    (Some(x), Some(y)) => Some(merge(x, y, lambdas, conflict)),
+                    (x, y) => x.or(y),
+                };
+                lambdas[first].body = body;
+                // Applied after this (`f(g)(u)`: the lambda `f` returns is
+                // applied once `f`'s bodies are merged), its body joins too.
+                lambdas[second].merged_into = Some(first);
+            }
             Ok(TExpr::DelayedLambda(first))
         }
         (x @ TExpr::Builtin(_, sa, _), y @ TExpr::Builtin(_, sb, _))
@@ -461,6 +477,14 @@ fn merge(a: TExpr, b: TExpr, lambdas: &mut [LambdaBody], conflict: &mut bool) ->
         (TExpr::Error, other) | (other, TExpr::Error) => Ok(other),
         (x, y) => Err((x, y)),
     })
+}
+
+/// The lambda whose body `id`'s was merged into, following the chain.
+fn merged_root(lambdas: &[LambdaBody], mut id: usize) -> usize {
+    while let Some(next) = lambdas[id].merged_into {
+        id = next;
+    }
+    id
 }
 
 /// The field `name` of the merged bases `a` and `b`, read by name.

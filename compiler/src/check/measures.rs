@@ -455,10 +455,37 @@ impl Checker<'_> {
                 let call = format!("a call of {what}");
                 self.fit_cost(&f.latent, &a.latent, &call, misfit);
             }
-            (Ty::Fns(candidates), Ty::Fn(_)) => {
+            // A place costed for functions not applied yet (a `T` bound to
+            // a lambda whose parameter types nothing fixes): it holds one of
+            // them, each costed where it is applied; any other function
+            // there (a wrapper `f` made of it, `f: T -> T`) was never
+            // costed, so it does not fit (it once printed 2 seeks for 4).
+            (Ty::Fns(found), Ty::Fns(place)) => {
+                if misfit.is_none() && found.iter().any(|c| !place.contains(c)) {
+                    *misfit = Some(Misfit {
+                        what: what.to_string(),
+                        found: "a function made here".into(),
+                        assumed: "the function it was given, applied where it is used".into(),
+                    });
+                }
+            }
+            (Ty::Fns(candidates), Ty::Fn(a)) => {
                 for candidate in candidates {
-                    if let FnCandidate::Known(f) = candidate {
-                        self.fit(&Ty::Fn(Box::new(f.clone())), assumed, what, misfit);
+                    match candidate {
+                        FnCandidate::Known(f) => {
+                            self.fit(&Ty::Fn(Box::new(f.clone())), assumed, what, misfit)
+                        }
+                        // A lambda not applied yet, flowing where a function
+                        // was assumed (`f: T -> T`'s result where `T` is a
+                        // function): what it gives and costs at the assumed
+                        // parameters must fit too (it once passed unchecked,
+                        // and a bound of 6 was printed for 7).
+                        FnCandidate::Lambda(lambda) => {
+                            let (ret, latent) = self.apply_delayed(lambda, &a.params);
+                            let result = format!("the result of {what}");
+                            self.fit(&ret, &a.ret, &result, misfit);
+                            self.fit_cost(&latent, &a.latent, &format!("a call of {what}"), misfit);
+                        }
                     }
                 }
             }
