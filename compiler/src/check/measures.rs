@@ -460,14 +460,14 @@ impl Checker<'_> {
             // them, each costed where it is applied; any other function
             // there (a wrapper `f` made of it, `f: T -> T`) was never
             // costed, so it does not fit (it once printed 2 seeks for 4).
-            (Ty::Fns(found), Ty::Fns(place)) => {
-                if misfit.is_none() && found.iter().any(|c| !place.contains(c)) {
-                    *misfit = Some(Misfit {
-                        what: what.to_string(),
-                        found: "a function made here".into(),
-                        assumed: "the function it was given, applied where it is used".into(),
-                    });
-                }
+            (Ty::Fns(found), Ty::Fns(place))
+                if misfit.is_none() && found.iter().any(|c| !place.contains(c)) =>
+            {
+                *misfit = Some(Misfit {
+                    what: what.to_string(),
+                    found: "a function made here".into(),
+                    assumed: "the function it was given, applied where it is used".into(),
+                });
             }
             (Ty::Fns(candidates), Ty::Fn(a)) => {
                 for candidate in candidates {
