@@ -375,57 +375,23 @@ impl Checker<'_> {
         // Functions the callee only passes back, whose parameter types
         // nothing here fixes: returned as they are (`passing.rs`).
         let mut kept: Vec<(usize, Ty)> = Vec::new();
-        // A function value whose parameter types are not known yet (a
-        // definition named as a value, a `let`-bound lambda) waits, as a
-        // lambda written in place does, for the others to fix its
-        // parameter types (`ag(f: T -> U, g: V -> T, x: V)`: `g` first).
-        let mut queue: std::collections::VecDeque<usize> =
-            (0..args.len()).filter(|&i| !is_lambda_for_fn(i)).collect();
-        queue
-            .make_contiguous()
-            .sort_by_key(|&i| sig.params[i].1.holds_fn());
-        let mut waited = 0;
-        while let Some(i) = queue.pop_front() {
-            {
-                let pty = &sig.params[i].1;
-                let pass = pty.holds_fn();
-                let delayed = matches!(arg_tys[i], Some(Ty::Fns(_)));
-                if pass && delayed && unbound_parameters(pty, &generics) && waited < queue.len() {
-                    queue.push_back(i);
-                    waited += 1;
-                    continue;
-                }
-                waited = 0;
-                let Some(arg_ty) = arg_tys[i].clone() else {
-                    continue;
-                };
-                if pass && kept_unapplied(&sig, i, &generics) {
-                    kept.push((i, arg_ty));
-                    continue;
-                }
-                let arg_ty = if pass {
-                    // Measures of this parameter not bound yet stay variables:
-                    // they are bound to the argument's just below.
-                    let expected = pty
-                        .substitute_generics(&generics)
-                        .map_polys(&|p| measures::instantiate_bound(p, &bindings));
-                    let resolved = self.resolve_functions(&arg_ty, &expected, args[i].span, &name);
-                    self.fits(&resolved, &expected, args[i].span, &format!("`{name}`"));
-                    bind(pty, &resolved, &mut generics);
-                    unknown_after_error(pty, &resolved, &mut generics);
-                    resolved
-                } else {
-                    arg_ty
-                };
-                let mut own = Bindings::new();
-                measures::bind(pty, &arg_ty, &mut own);
-                merge_bindings(&mut bindings, &own);
-                origins.push((own, args[i].span));
-            }
+        for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i) && !sig.params[i].1.holds_fn()) {
+            let Some(arg_ty) = &arg_tys[i] else {
+                continue;
+            };
+            let mut own = Bindings::new();
+            measures::bind(&sig.params[i].1, arg_ty, &mut own);
+            merge_bindings(&mut bindings, &own);
+            origins.push((own, args[i].span));
         }
-        // Lambdas whose parameter types the call fixes first: checking one
-        // may bind a type parameter another's parameters need.
-        let mut pending: Vec<usize> = (0..args.len()).filter(|&i| is_lambda_for_fn(i)).collect();
+        // Then functions: lambdas written here and function values, each
+        // once the call fixes its parameter types (checking one may bind a
+        // type parameter another's parameters need: `ag(f: T -> U, g: V ->
+        // T, x: V)` resolves `g` first, whether either is a lambda or a
+        // definition named as a value).
+        let mut pending: Vec<usize> = (0..args.len())
+            .filter(|&i| is_lambda_for_fn(i) || sig.params[i].1.holds_fn())
+            .collect();
         while !pending.is_empty() {
             // And one whose parameters are costed at another's result
             // (`f(g(x))`: `f` at `g()`) after that one, which binds it.
@@ -449,6 +415,31 @@ impl Checker<'_> {
                 .or_else(|| pending.iter().position(|&i| ready(i)))
                 .unwrap_or(0);
             let i = pending.remove(next);
+            if !is_lambda_for_fn(i) {
+                // A function value (or a value holding functions).
+                let pty = &sig.params[i].1;
+                let Some(arg_ty) = arg_tys[i].clone() else {
+                    continue;
+                };
+                if kept_unapplied(&sig, i, &generics) {
+                    kept.push((i, arg_ty));
+                    continue;
+                }
+                // Measures of this parameter not bound yet stay variables:
+                // they are bound to the argument's just below.
+                let expected = pty
+                    .substitute_generics(&generics)
+                    .map_polys(&|p| measures::instantiate_bound(p, &bindings));
+                let resolved = self.resolve_functions(&arg_ty, &expected, args[i].span, &name);
+                self.fits(&resolved, &expected, args[i].span, &format!("`{name}`"));
+                bind(pty, &resolved, &mut generics);
+                unknown_after_error(pty, &resolved, &mut generics);
+                let mut own = Bindings::new();
+                measures::bind(pty, &resolved, &mut own);
+                merge_bindings(&mut bindings, &own);
+                origins.push((own, args[i].span));
+                continue;
+            }
             if kept_unapplied(&sig, i, &generics) {
                 let checked = self.check(args[i]);
                 kept.push((i, checked.ty));
