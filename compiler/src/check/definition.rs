@@ -233,7 +233,15 @@ impl Checker<'_> {
         // errors, a syntax error inside it) is not run: its error is
         // reported where it is.
         let whole = !super::tir::contains_error(&tir);
-        let clean = self.diagnostics.iter().all(|d| !d.is_error());
+        let mut clean = self.diagnostics.iter().all(|d| !d.is_error());
+        if !whole && clean {
+            // Nothing here reported it: a `none` whose type nothing fixed,
+            // used where its type matters (`none |> map(o => o |> count())`).
+            if let Some(none) = self.untyped_none {
+                self.untyped_none_used(none);
+                clean = false;
+            }
+        }
         if def.kind != DefKind::Fn && bounded(&cost) && clean {
             self.ceiling(def, &cost);
         }
@@ -566,6 +574,20 @@ impl Checker<'_> {
             def.kind.keyword(),
             def.name.name
         ));
+    }
+
+    /// E0536: a `none` whose type nothing fixed, where a body was checked
+    /// with it (a lambda `map` would apply to its value): that body has no
+    /// type to check, and is not run.
+    fn untyped_none_used(&mut self, none: crate::span::Span) {
+        self.error(
+            "E0536",
+            "the type of this `none` is not known, and it is used where its type matters",
+            none,
+            "`none` of what?",
+        )
+        .help
+        .push("give it a type first: `let x: Int? = none`, or take the value's type from a parameter declared `Int?`".into());
     }
 
     /// E0308: a proved bound above the ceiling is no proof.
