@@ -284,6 +284,14 @@ impl Checker<'_> {
         if !ret_ty.any(&Ty::is_error) {
             // Writing to a `String` cannot fail.
             let _ = write!(signature, " -> {ret_ty}");
+        } else if let (Some(declared), true) = (&def.ret, accepted) {
+            // Accepted with a part of no type (`none` of a declared
+            // optional function, which holds none): as declared.
+            let _ = write!(
+                signature,
+                " -> {}",
+                crate::syntax::printer::print_type(declared)
+            );
         }
         let cause = self
             .diagnostics

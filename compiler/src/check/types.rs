@@ -441,6 +441,14 @@ impl Ty {
             }
             Ty::Str(bytes) if generic(bytes) => Ty::Str(Poly::zero()),
             Ty::List(elem, size) if generic(size) => Ty::List(elem.clone(), Poly::zero()),
+            // No function is ever called through `none`: a call costs
+            // nothing and gives nothing (`Error` adds nothing to a join),
+            // where the declared `(Int -> Int)?` says not what.
+            Ty::Fn(func) => Ty::Fn(Box::new(FnTy {
+                params: func.params.clone(),
+                ret: Ty::Error,
+                latent: Cost::zero(),
+            })),
             other => other.clone(),
         }
     }
