@@ -78,4 +78,21 @@ query after(id: Int) = Item[id]
         .verdicts
         .iter()
         .all(|v| v.name != "broken"));
+    // Also when the dropped one starts on the line of the one before it
+    // (the keyword of a string or a comment starts nothing).
+    let same_line = "query first() = \"query\" // fn
+query second() = 1 query )
+query third() = 2
+";
+    let compilation = rqc_compiler::compile(&[("app.rq".to_string(), same_line.to_string())]);
+    for v in &compilation.checked.verdicts {
+        assert!(v.accepted, "`{}`: {:?}", v.name, v.cause);
+    }
+    let names: Vec<&str> = compilation
+        .checked
+        .verdicts
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(names, ["first", "second", "third"]);
 }

@@ -48,6 +48,12 @@ impl Analysis {
             .iter()
             .map(|f| (f.name(&self.db).clone(), f.offsets(&self.db).clone()))
             .collect();
+        let texts: std::collections::HashMap<String, String> = self
+            .workspace
+            .files(&self.db)
+            .iter()
+            .map(|f| (f.name(&self.db).clone(), f.text(&self.db).clone()))
+            .collect();
         let owner_start = |file: &str, at: u32| {
             let def = starts
                 .iter()
@@ -60,8 +66,14 @@ impl Analysis {
                 .flat_map(|(_, offsets)| offsets.iter().copied())
                 .filter(|start| *start < at)
                 .max();
+            // Or one that starts later on a line (`query a() = 1 query )`).
+            let later_on_a_line = texts
+                .get(file)
+                .and_then(|text| text.get(def as usize..at as usize))
+                .is_some_and(starts_another_item);
             match item {
                 Some(item) if item > def => None,
+                _ if later_on_a_line => None,
                 _ => Some(def),
             }
         };
@@ -189,4 +201,55 @@ fn qualified(module: &str, name: &str) -> String {
     text.push('.');
     text.push_str(name);
     text
+}
+
+/// Whether `text`, from a definition's start, holds the keyword of another
+/// item after its own (outside strings and comments): `query`, `fn`,
+/// `mutation`, `table`, `import`, words no expression uses.
+fn starts_another_item(text: &str) -> bool {
+    const KEYWORDS: [&str; 5] = ["query", "fn", "mutation", "table", "import"];
+    let mut seen_own = false;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => {
+                // To the closing quote (or the line's end: strings stop there).
+                while let Some((_, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' | '\n' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '/' if text[i..].starts_with("//") => {
+                for (_, c) in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            c if c.is_alphabetic() || c == '_' => {
+                let mut end = i + c.len_utf8();
+                while let Some(&(j, d)) = chars.peek() {
+                    if d.is_alphanumeric() || d == '_' {
+                        end = j + d.len_utf8();
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                if KEYWORDS.contains(&&text[i..end]) {
+                    if seen_own {
+                        return true;
+                    }
+                    seen_own = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
