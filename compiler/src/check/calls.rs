@@ -329,7 +329,18 @@ impl Checker<'_> {
         };
         for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
             let (param, pty) = &sig.params[i];
-            let checked = self.check(args[i]);
+            self.island_stream = None;
+            let mut checked = self.check(args[i]);
+            // An island (`Follow[u]`, a small table) given where a stream
+            // is taken is the stream it also is (`island_stream.rs`), as
+            // it is for a limit written after it.
+            if let (Ty::Stream(_), Ty::List(..)) = (pty, &checked.ty) {
+                let island = self.island_stream.take().filter(|s| s.span == args[i].span);
+                if let Some(stream) = island.and_then(|island| island.checked(checked.tir.clone()))
+                {
+                    checked = stream;
+                }
+            }
             // A returned function's own ends fix nothing yet (`returned.rs`).
             let names = (param.as_str(), name.as_str());
             if self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, true) {
