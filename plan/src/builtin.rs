@@ -21,6 +21,8 @@ pub enum Builtin {
     Distinct,
     Count,
     Sum,
+    /// `sum` of `Float`s (the checker's choice, not a name: `sum`).
+    SumFloat,
     Avg,
     Min,
     Max,
@@ -70,7 +72,7 @@ impl Builtin {
             Builtin::GroupBy => "group_by",
             Builtin::Distinct => "distinct",
             Builtin::Count => "count",
-            Builtin::Sum => "sum",
+            Builtin::Sum | Builtin::SumFloat => "sum",
             Builtin::Avg => "avg",
             Builtin::Min => "min",
             Builtin::Max => "max",
@@ -103,6 +105,7 @@ impl Builtin {
             Builtin::Distinct => Combinator::Distinct,
             Builtin::Count => Combinator::Count,
             Builtin::Sum => Combinator::Sum,
+            Builtin::SumFloat => Combinator::SumFloat,
             Builtin::Avg => Combinator::Avg,
             Builtin::Min => Combinator::Min,
             Builtin::Max => Combinator::Max,
@@ -126,7 +129,7 @@ impl Builtin {
             | Builtin::UnwrapOr
             | Builtin::Map => (2, 2),
             Builtin::SortBy => (2, 3),
-            Builtin::Sum | Builtin::Avg | Builtin::Min | Builtin::Max => (1, 2),
+            Builtin::Sum | Builtin::SumFloat | Builtin::Avg | Builtin::Min | Builtin::Max => (1, 2),
             Builtin::First
             | Builtin::Exists
             | Builtin::Flatten

@@ -229,6 +229,9 @@ pub enum Combinator {
     Distinct,
     Count,
     Sum,
+    /// `sum` of `Float`s: `0.0` of none (a `Sum` of none is the `Int` 0,
+    /// which a `Float` sum must not give).
+    SumFloat,
     /// The mean, a `Float`; `none` of no values.
     Avg,
     Min,
@@ -258,7 +261,7 @@ impl Combinator {
             Combinator::GroupBy => "Group",
             Combinator::Distinct => "Distinct",
             Combinator::Count => "Count",
-            Combinator::Sum => "Sum",
+            Combinator::Sum | Combinator::SumFloat => "Sum",
             Combinator::Avg => "Avg",
             Combinator::Min => "Min",
             Combinator::Max => "Max",

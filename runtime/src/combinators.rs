@@ -197,12 +197,13 @@ pub fn combinator<'p>(
             Val::from_items(kept)
         }
         Combinator::Count => Val::Data(Value::Int(items.len() as i64)),
-        Combinator::Sum => {
+        Combinator::Sum | Combinator::SumFloat => {
             // Exact whatever the order (2^64 elements of 64 bits fit 128),
             // as a kept aggregate's: only the total must fit 64 bits, so
-            // `[MAX, 1, -5]` sums as `[MAX, -5, 1]` does.
+            // `[MAX, 1, -5]` sums as `[MAX, -5, 1]` does. A sum of `Float`s
+            // is a `Float`, `0.0` of none.
             let mut exact: i128 = 0;
-            let mut float: Option<f64> = None;
+            let mut float: Option<f64> = (c == Combinator::SumFloat).then_some(0.0);
             for value in data_of(&mut results, items)? {
                 match value {
                     Value::Int(n) => exact += i128::from(n),

@@ -334,7 +334,11 @@ impl Checker<'_> {
             // An island (`Follow[u]`, a small table) given where a stream
             // is taken is the stream it also is (`island_stream.rs`), as
             // it is for a limit written after it.
-            if let (Ty::Stream(_), Ty::List(..)) = (pty, &checked.ty) {
+            // Not in a mutation: there a `map` over an island writes for
+            // every element, whatever follows (spec/cost.md §4.2), where
+            // over a stream it writes for those read.
+            let writes = self.kind == DefKind::Mutation;
+            if let (Ty::Stream(_), Ty::List(..), false) = (pty, &checked.ty, writes) {
                 let island = self.island_stream.take().filter(|s| s.span == args[i].span);
                 if let Some(stream) = island.and_then(|island| island.checked(checked.tir.clone()))
                 {
@@ -528,6 +532,16 @@ impl Checker<'_> {
         // bound) stay its own: only the callee's unbound ones become
         // unbounded (`fn o(y: Int <= 10) = app(adder(5), y)` is `y + 5`).
         // The signature's were named apart from them above.
+        // A type parameter only an untyped `none` could have fixed, once
+        // every other argument had its say: unknown (`Error`), so the
+        // result says so (E0536) rather than hold a `U` nothing bound.
+        for (i, (_, pty)) in sig.params.iter().enumerate() {
+            if matches!(&arg_tys[i], Some(Ty::Option(inner)) if inner.is_error()) {
+                for generic in pty.generics() {
+                    generics.entry(generic).or_insert(Ty::Error);
+                }
+            }
+        }
         // A function applied in the result that nothing here fixes the
         // parameter types of: deferred to where the result is applied.
         if let (None, Ty::Fn(returned)) = (&hint, &sig.ret) {
@@ -680,6 +694,10 @@ impl Checker<'_> {
             }
             (Ty::Option(f), Ty::Option(e)) => {
                 Ty::option(self.resolve_functions(f, e, span, callee))
+            }
+            // A function where an optional one is taken: the function.
+            (Ty::Fn(_) | Ty::Fns(_), Ty::Option(e)) => {
+                self.resolve_functions(found, e, span, callee)
             }
             (Ty::Record(fs), Ty::Record(es)) => Ty::Record(
                 fs.iter()

@@ -225,6 +225,12 @@ impl Checker<'_> {
             _ => Poly::zero(),
         };
         let cost = cost.plus(&crate::cost::Cost::steps(walked));
+        // A sum of `Float`s is `0.0` of none, where the runtime's plain
+        // sum gives the `Int` 0 (it cannot tell an empty list's type).
+        let op = match (op, &ty) {
+            (Builtin::Sum, Ty::Float) => Builtin::SumFloat,
+            _ => op,
+        };
         Checked::new(ty, cost, TExpr::Builtin(op, kind, tirs))
     }
 

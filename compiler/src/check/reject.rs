@@ -43,7 +43,7 @@ impl Checker<'_> {
                 fixes.extend(aggregate_fixes(op, stream));
                 fixes
             }
-            Builtin::Sum | Builtin::Min | Builtin::Max => {
+            Builtin::Sum | Builtin::SumFloat | Builtin::Min | Builtin::Max => {
                 let mut fixes: Vec<String> =
                     self.kept_of_column(op, stream, args).into_iter().collect();
                 fixes.extend(aggregate_fixes(op, stream));
@@ -192,7 +192,7 @@ impl Checker<'_> {
     /// aggregate the schema keeps of it, or one to declare.
     fn kept_of_column(&self, op: Builtin, stream: &StreamTy, args: &[&Expr]) -> Option<String> {
         let kind = match op {
-            Builtin::Sum => AggregateKind::Sum,
+            Builtin::Sum | Builtin::SumFloat => AggregateKind::Sum,
             Builtin::Min => AggregateKind::Min,
             _ => AggregateKind::Max,
         };
@@ -372,7 +372,10 @@ fn table_fix(stream: &StreamTy) -> String {
 fn aggregate_fixes(op: Builtin, stream: &StreamTy) -> Vec<String> {
     let mut fixes = vec![table_fix(stream)];
     if stream.source.prefix_columns.is_empty()
-        && matches!(op, Builtin::Count | Builtin::Sum | Builtin::Avg)
+        && matches!(
+            op,
+            Builtin::Count | Builtin::Sum | Builtin::SumFloat | Builtin::Avg
+        )
     {
         fixes.push("or keep the total in a table of its own, updated by the mutations that write these rows".into());
     }
@@ -383,6 +386,7 @@ fn aggregate_fixes(op: Builtin, stream: &StreamTy) -> Vec<String> {
         Builtin::SortBy
             | Builtin::Count
             | Builtin::Sum
+            | Builtin::SumFloat
             | Builtin::Avg
             | Builtin::Min
             | Builtin::Max

@@ -166,6 +166,7 @@ impl<'p> Verifier<'p> {
                         list(Abs::Record(Rc::new(group)), k)
                     }
                     // The executor adds `Int`s and `Float`s and skips the rest.
+                    Combinator::SumFloat => Abs::unknown(Kind::Float, "a sum"),
                     Combinator::Sum => match result_or_element.interval() {
                         // At most `k` terms, each within the element's range.
                         Some(int) => Abs::int(int.times(&Interval::up_to(k.clone()))),

@@ -569,7 +569,7 @@ impl<'a> Walk<'a> {
             Map | Filter | FlatMap | SortBy { .. } | GroupBy | Any | All => &[2],
             Take | Skip | UnwrapOr => &[2],
             Count | Distinct | Flatten | First | Exists | Reverse => &[1],
-            Sum | Avg | Min | Max => &[1, 2],
+            Sum | SumFloat | Avg | Min | Max => &[1, 2],
         };
         if !wanted.contains(&given) {
             return self.fault(

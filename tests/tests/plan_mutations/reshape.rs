@@ -103,7 +103,7 @@ pub fn shapes(n: &Node) -> Vec<Edit> {
     out
 }
 
-pub const COMBINATORS: [Combinator; 20] = [
+pub const COMBINATORS: [Combinator; 21] = [
     Combinator::Map,
     Combinator::Filter,
     Combinator::FlatMap,
@@ -113,6 +113,7 @@ pub const COMBINATORS: [Combinator; 20] = [
     Combinator::Distinct,
     Combinator::Count,
     Combinator::Sum,
+    Combinator::SumFloat,
     Combinator::Avg,
     Combinator::Min,
     Combinator::Max,
