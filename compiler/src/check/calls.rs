@@ -1,5 +1,5 @@
-//! Calls: of built-in combinators, of functions written in RQL (instantiating
-//! their cost signatures), and of function values in scope.
+//! Calls: of built-in combinators and of functions written in RQL (instantiating
+//! their cost signatures); function values are called in `called_values.rs`.
 
 use super::expr::{Checked, Checker};
 use super::measures::{self, Bindings};
@@ -10,7 +10,7 @@ use super::type_binding::{bind, merge_bindings};
 use super::types::Ty;
 use crate::cost::{Cost, Var};
 use crate::span::Span;
-use crate::syntax::ast::{DefKind, Expr, ExprKind, Ident, Stmt};
+use crate::syntax::ast::{DefKind, Expr, ExprKind};
 
 /// The name `f(a)(b)` gives the function value `f(a)` returns: no program
 /// can write it (a name has no space).
@@ -140,40 +140,6 @@ impl Checker<'_> {
         }
     }
 
-    /// `mk()(u)`, `(if c { f } else { g })(u)`, `r.g(u)`: the function
-    /// value an expression gives, called as `{ let f = mk(); f(u) }` is,
-    /// under a name no program can write (a name has no space), so it is
-    /// checked as a function value in scope is: at its application.
-    fn call_value(&mut self, span: Span, callee: &Expr, all: &[&Expr]) -> Checked {
-        if matches!(callee.kind, ExprKind::Call(..)) {
-            self.note_application_hint(callee, all);
-        }
-        let name = Ident {
-            name: CALLED_VALUE.to_string(),
-            span: callee.span,
-        };
-        let called = Expr {
-            kind: ExprKind::Name(name.clone()),
-            span: callee.span,
-        };
-        let call = Expr {
-            kind: ExprKind::Call(Box::new(called), all.iter().map(|e| (*e).clone()).collect()),
-            span,
-        };
-        let block = Expr {
-            kind: ExprKind::Block(
-                vec![Stmt::Let {
-                    name,
-                    ty: None,
-                    value: callee.clone(),
-                }],
-                Box::new(call),
-            ),
-            span,
-        };
-        self.check(&block)
-    }
-
     fn unknown_function(&mut self, name: &crate::syntax::ast::Ident) {
         // The built-in functions first, then the module's (as if sorted).
         let mut nearest = super::names::Nearest::new(&name.name);
@@ -204,58 +170,6 @@ impl Checker<'_> {
             (None, Some(home)) => super::fields::import_help(&home, &name.name),
             (None, None) => "the combinators are take, first, exists, map, filter, flat_map, flatten, sort_by, group_by, distinct, count, sum, min, max, any, all, unwrap_or; a function of another module is imported from it (`import m.{f}`)".into(),
         });
-    }
-
-    /// `f(args)` where `f` is a function value in scope.
-    fn call_local(&mut self, span: Span, name: &str, ty: &Ty, args: &[&Expr]) -> Checked {
-        if !ty.is_fn() && !ty.is_error() {
-            let what = if name == CALLED_VALUE {
-                format!("this value is a `{ty}`, not a function")
-            } else {
-                format!("`{name}` is a `{ty}`, not a function")
-            };
-            self.error("E0412", what, span, "not callable")
-                .help
-                .push("only functions are called: call a function by name, `f(x)`, or a function value, `(if c { f } else { g })(x)`".into());
-            return Checked::error();
-        }
-        let mut cost = Cost::zero();
-        let mut tys = Vec::new();
-        let mut tirs = Vec::new();
-        for (i, arg) in args.iter().enumerate() {
-            // A lambda passed to a known function is checked with the type
-            // that function gives its parameter.
-            let checked = match (ty, &arg.kind) {
-                (Ty::Fn(func), ExprKind::Lambda(params, body)) => match func.params.get(i) {
-                    Some(Ty::Fn(expected)) if expected.params.len() == params.len() => {
-                        self.check_lambda(params, body, &expected.params)
-                    }
-                    _ => self.check(arg),
-                },
-                _ => self.check(arg),
-            };
-            // A function value whose parameter types are not known yet (a
-            // lambda bound by `let`, a definition named as a value) is
-            // resolved against the parameter as a lambda written here is,
-            // so what it costs is known where the requirement is recorded.
-            let mut checked = checked;
-            if let (Ty::Fn(func), Ty::Fns(_)) = (ty, &checked.ty) {
-                if let Some(Ty::Fn(expected)) = func.params.get(i) {
-                    let place = format!("`{name}`");
-                    let resolved = self.as_function(&checked.ty, expected, arg.span, &place);
-                    checked.ty = Ty::Fn(Box::new(resolved));
-                }
-            }
-            cost = cost.plus(&checked.cost);
-            tys.push(checked.ty);
-            tirs.push(checked.tir);
-        }
-        let applied = self.apply(ty, &tys, span, &format!("`{name}`"), true);
-        Checked::new(
-            applied.ret,
-            cost.plus(&applied.latent),
-            TExpr::CallLocal(name.to_string(), tirs),
-        )
     }
 
     pub(super) fn arity(&mut self, span: Span, name: &str, expected: usize, found: usize) {

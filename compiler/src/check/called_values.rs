@@ -1,0 +1,103 @@
+//! Calls of function values: a function value in scope (`f(x)`), a field holding one (`r.g(x)`), and the value an expression gives (`mk()(u)`), each checked at its application.
+
+use super::calls::CALLED_VALUE;
+use super::expr::{Checked, Checker};
+use super::tir::TExpr;
+use super::types::Ty;
+use crate::cost::Cost;
+use crate::span::Span;
+use crate::syntax::ast::{Expr, ExprKind, Ident, Stmt};
+
+impl Checker<'_> {
+    /// `mk()(u)`, `(if c { f } else { g })(u)`, `r.g(u)`: the function
+    /// value an expression gives, called as `{ let f = mk(); f(u) }` is,
+    /// under a name no program can write (a name has no space), so it is
+    /// checked as a function value in scope is: at its application.
+    pub(super) fn call_value(&mut self, span: Span, callee: &Expr, all: &[&Expr]) -> Checked {
+        if matches!(callee.kind, ExprKind::Call(..)) {
+            self.note_application_hint(callee, all);
+        }
+        let name = Ident {
+            name: CALLED_VALUE.to_string(),
+            span: callee.span,
+        };
+        let called = Expr {
+            kind: ExprKind::Name(name.clone()),
+            span: callee.span,
+        };
+        let call = Expr {
+            kind: ExprKind::Call(Box::new(called), all.iter().map(|e| (*e).clone()).collect()),
+            span,
+        };
+        let block = Expr {
+            kind: ExprKind::Block(
+                vec![Stmt::Let {
+                    name,
+                    ty: None,
+                    value: callee.clone(),
+                }],
+                Box::new(call),
+            ),
+            span,
+        };
+        self.check(&block)
+    }
+
+    /// `f(args)` where `f` is a function value in scope.
+    pub(super) fn call_local(
+        &mut self,
+        span: Span,
+        name: &str,
+        ty: &Ty,
+        args: &[&Expr],
+    ) -> Checked {
+        if !ty.is_fn() && !ty.is_error() {
+            let what = if name == CALLED_VALUE {
+                format!("this value is a `{ty}`, not a function")
+            } else {
+                format!("`{name}` is a `{ty}`, not a function")
+            };
+            self.error("E0412", what, span, "not callable")
+                .help
+                .push("only functions are called: call a function by name, `f(x)`, or a function value, `(if c { f } else { g })(x)`".into());
+            return Checked::error();
+        }
+        let mut cost = Cost::zero();
+        let mut tys = Vec::new();
+        let mut tirs = Vec::new();
+        for (i, arg) in args.iter().enumerate() {
+            // A lambda passed to a known function is checked with the type
+            // that function gives its parameter.
+            let checked = match (ty, &arg.kind) {
+                (Ty::Fn(func), ExprKind::Lambda(params, body)) => match func.params.get(i) {
+                    Some(Ty::Fn(expected)) if expected.params.len() == params.len() => {
+                        self.check_lambda(params, body, &expected.params)
+                    }
+                    _ => self.check(arg),
+                },
+                _ => self.check(arg),
+            };
+            // A function value whose parameter types are not known yet (a
+            // lambda bound by `let`, a definition named as a value) is
+            // resolved against the parameter as a lambda written here is,
+            // so what it costs is known where the requirement is recorded.
+            let mut checked = checked;
+            if let (Ty::Fn(func), Ty::Fns(_)) = (ty, &checked.ty) {
+                if let Some(Ty::Fn(expected)) = func.params.get(i) {
+                    let place = format!("`{name}`");
+                    let resolved = self.as_function(&checked.ty, expected, arg.span, &place);
+                    checked.ty = Ty::Fn(Box::new(resolved));
+                }
+            }
+            cost = cost.plus(&checked.cost);
+            tys.push(checked.ty);
+            tirs.push(checked.tir);
+        }
+        let applied = self.apply(ty, &tys, span, &format!("`{name}`"), true);
+        Checked::new(
+            applied.ret,
+            cost.plus(&applied.latent),
+            TExpr::CallLocal(name.to_string(), tirs),
+        )
+    }
+}

@@ -1,0 +1,106 @@
+//! What a definition's result and bound must be to be accepted: a value a caller can take (no function out of an entry point, no `none` of unknown type), and a bound under the ceiling.
+
+use super::expr::Checker;
+use super::types::Ty;
+use crate::cost::{Cost, CEILING};
+use crate::syntax::ast::Def;
+
+impl Checker<'_> {
+    /// An entry point's result is data: it may hold no stream (reading it
+    /// would be unbounded) and no function.
+    pub(super) fn check_result(&mut self, def: &Def, ty: &Ty) {
+        if let Ty::Stream(stream) = ty {
+            let stream = (**stream).clone();
+            self.reject_unconsumed(def.body.span, &stream, def.kind.keyword());
+        } else if ty.holds_stream() {
+            self.error(
+                "E0301",
+                format!(
+                    "the {} returns a stream inside its result, with no limit",
+                    def.kind.keyword()
+                ),
+                def.body.span,
+                "holds an unlimited stream",
+            )
+            .help
+            .push("limit each stream in the result: `posts: Post.by_author[a] |> take(n)`".into());
+        } else if ty.holds_fn() {
+            self.error(
+                "E0418",
+                format!("a {} cannot return a function", def.kind.keyword()),
+                def.body.span,
+                "holds a function",
+            )
+            .help
+            .push("return the values the function gives: apply it first".into());
+        }
+    }
+
+    /// E0536: a result that holds a `none` whose type nothing fixed (a
+    /// caller could not tell what it is). Only where no other error left
+    /// an unknown type.
+    pub(super) fn untyped_result(&mut self, def: &Def, ty: &Ty) {
+        if !ty.holds_bare_none() || !self.diagnostics.is_empty() {
+            return;
+        }
+        // A `none` of this definition, or else one a call returned.
+        let none = self.untyped_none.unwrap_or(def.body.span);
+        self.error(
+            "E0536",
+            format!(
+                "the type of this `none` is not known: nothing in the {} says what it is missing",
+                def.kind.keyword()
+            ),
+            none,
+            "`none` of what?",
+        )
+        .help
+        .push(format!(
+            "declare the result type, as in `{} {}(…) -> Int? = …`, or give it a type first: `let x: Int? = none`",
+            def.kind.keyword(),
+            def.name.name
+        ));
+    }
+
+    /// E0536: a `none` whose type nothing fixed, where a body was checked
+    /// with it (a lambda `map` would apply to its value): that body has no
+    /// type to check, and is not run.
+    pub(super) fn untyped_none_used(&mut self, none: crate::span::Span) {
+        self.error(
+            "E0536",
+            "the type of this `none` is not known, and it is used where its type matters",
+            none,
+            "`none` of what?",
+        )
+        .help
+        .push("give it a type first: `let x: Int? = none`, or take the value's type from a parameter declared `Int?`".into());
+    }
+
+    /// E0308: a proved bound above the ceiling is no proof.
+    pub(super) fn ceiling(&mut self, def: &Def, cost: &Cost) {
+        // The steps have a limit of their own (`steps_within_reads`).
+        for (what, poly) in cost
+            .measures()
+            .into_iter()
+            .filter(|(what, _)| *what != "steps")
+        {
+            let max = poly.max_value().unwrap_or(u64::MAX);
+            if max > CEILING {
+                let shown = if max == u64::MAX {
+                    "more than 2^64".to_string()
+                } else {
+                    max.to_string()
+                };
+                self.error(
+                    "E0308",
+                    format!("this {} may {} {shown} {what}, above the ceiling of {CEILING}", def.kind.keyword(), if what == "round trips" { "make" } else { "read" }),
+                    def.name.span,
+                    "too large to prove anything",
+                )
+                .help
+                .push("lower the declared bounds it relies on (a `bound`, a `small … max`, a parameter's `<=`)".into());
+                return;
+            }
+        }
+    }
+}
