@@ -40,7 +40,10 @@ impl Checker<'_> {
     /// caller could not tell what it is). Only where no other error left
     /// an unknown type.
     pub(super) fn untyped_result(&mut self, def: &Def, ty: &Ty) {
-        if !ty.holds_bare_none() || !self.diagnostics.is_empty() {
+        // Or a result whose type an untyped `none` left unknown
+        // (`[none] |> flatten() |> map(g => g(u))`).
+        let unknown = self.untyped_none.is_some() && ty.any(&Ty::is_error);
+        if !(ty.holds_bare_none() || unknown) || !self.diagnostics.is_empty() {
             return;
         }
         // A `none` of this definition, or else one a call returned.
