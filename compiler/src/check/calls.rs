@@ -4,7 +4,7 @@
 use super::expr::{Checked, Checker};
 use super::measures::{self, Bindings};
 use super::modules::Symbol;
-use super::passing::{kept_unapplied, unbound_parameters};
+use super::passing::{self, kept_unapplied, unbound_parameters};
 use super::tir::TExpr;
 use super::type_binding::{bind, merge_bindings};
 use super::types::Ty;
@@ -290,9 +290,7 @@ impl Checker<'_> {
         // fits everything, not a `T` that `+ 1` or a lambda would refuse.
         if arg_tys.iter().flatten().any(Ty::is_error) {
             for (_, pty) in &sig.params {
-                for generic in pty.generics() {
-                    generics.entry(generic).or_insert(Ty::Error);
-                }
+                unknown_generics(pty, &mut generics);
             }
         }
         // Type parameters only the application of the result fixes.
@@ -441,42 +439,39 @@ impl Checker<'_> {
                 }
             }
         }
-        // The caller's own measures that its arguments brought in through
-        // a type parameter (its parameter's ends inside the `T` a value
-        // bound) stay its own: only the callee's unbound ones become
-        // unbounded (`fn o(y: Int <= 10) = app(adder(5), y)` is `y + 5`).
-        // The signature's were named apart from them above.
         // A type parameter only an untyped `none` could have fixed, once
         // every other argument had its say: unknown (`Error`), so the
         // result says so (E0536) rather than hold a `U` nothing bound.
         for (i, (_, pty)) in sig.params.iter().enumerate() {
             if matches!(&arg_tys[i], Some(Ty::Option(inner)) if inner.is_error()) {
-                for generic in pty.generics() {
-                    generics.entry(generic).or_insert(Ty::Error);
-                }
+                unknown_generics(pty, &mut generics);
             }
         }
-        // A function applied in the result that nothing here fixes the
-        // parameter types of: deferred to where the result is applied.
-        if let (None, Ty::Fn(returned)) = (&hint, &sig.ret) {
-            let passed = super::passing::passed_back(&sig, &kept);
-            if super::passing::kept_in_another_form(&sig, &kept, &passed).is_some() {
+        // The signature's result with the functions it only passes back in
+        // place; one it holds in another form (applied twice) that nothing
+        // here fixes the parameter types of is deferred to where the result
+        // is applied (`deferred.rs`), or else E0425.
+        let mut passed = passing::passed_back(&sig, &kept);
+        if let Some(i) = passing::kept_in_another_form(&sig, &kept, &passed) {
+            if let (None, Ty::Fn(returned)) = (&hint, &sig.ret) {
                 return self.deferred_call(span, callee, args, returned.params.len());
             }
+            self.unfixed_lambda(args[i].span, &name, &sig.params[i].0);
+            // Reported here: its uses would only repeat it.
+            passed = Ty::Error;
         }
         measures::close_bindings(&mut bindings);
-        let callee_measures = measures::sig_measures(&sig);
-        let cut = |p: &crate::cost::Poly| measures::cut_callee_measures(p, &callee_measures, &name);
-        let ret = self
-            .pass_back(&sig, &kept, args, &name)
+        // The caller's own measures that its arguments brought in through
+        // a type parameter (its parameter's ends inside the `T` a value
+        // bound) stay its own: only the callee's unbound ones become
+        // unbounded (`fn o(y: Int <= 10) = app(adder(5), y)` is `y + 5`).
+        // The signature's were named apart from them above, so any other
+        // measure left is the callee's, leaked through a binding (cut).
+        let keep = &self.def_measures;
+        let cut = |p: &crate::cost::Poly| measures::cut_callee_measures(p, keep, &name);
+        let ret = passed
             .substitute_generics(&generics)
-            .map_polys(&|p| {
-                cut(&measures::instantiate_keeping(
-                    p,
-                    &bindings,
-                    &self.def_measures,
-                ))
-            });
+            .map_polys(&|p| cut(&measures::instantiate_keeping(p, &bindings, keep)));
         let call_cost = sig.cost.map(|p| cut(&measures::instantiate(p, &bindings)));
         // An unbounded argument is an error only where the callee's cost
         // depends on it (an unbounded value in the result is the caller's
@@ -635,8 +630,14 @@ fn unknown_after_error(pty: &Ty, arg: &Ty, generics: &mut BTreeMap<String, Ty>) 
         other => other.is_error(),
     };
     if failed {
-        for generic in pty.generics() {
-            generics.entry(generic).or_insert(Ty::Error);
-        }
+        unknown_generics(pty, generics);
+    }
+}
+
+/// Each type parameter of `pty` nothing bound yet, unknown: `Error`, which
+/// fits everything (an error was reported, or nothing could fix it).
+pub(super) fn unknown_generics(pty: &Ty, generics: &mut BTreeMap<String, Ty>) {
+    for generic in pty.generics() {
+        generics.entry(generic).or_insert(Ty::Error);
     }
 }

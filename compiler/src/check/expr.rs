@@ -280,11 +280,7 @@ impl<'p> Checker<'p> {
         if self.diagnostics.iter().any(|d| d.code == "E0308") {
             return;
         }
-        let shown = if max == u64::MAX {
-            "more than 2^64".to_string()
-        } else {
-            max.to_string()
-        };
+        let shown = super::result_checks::shown_count(Some(max));
         self.error(
             "E0308",
             format!(

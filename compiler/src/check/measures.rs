@@ -264,31 +264,36 @@ pub fn generic_vars(ty: &Ty) -> std::collections::BTreeSet<Var> {
 /// after as many rounds as there are bindings, its measures left for
 /// [`cut_callee_measures`] to make unbounded.
 pub fn close_bindings(bindings: &mut Bindings) {
+    let names_another = |bindings: &Bindings, var: &Var, value: &Poly| {
+        value.any_var(|v| v != var && bindings.contains_key(v))
+    };
     for _ in 0..bindings.len() {
-        let before = bindings.clone();
-        let mut changed = false;
-        for (var, value) in bindings.iter_mut() {
-            if value.any_var(|v| v != var && before.contains_key(v)) {
-                let others: Bindings = before
-                    .iter()
-                    .filter(|(other, _)| *other != var)
-                    .map(|(other, v)| (*other, v.clone()))
-                    .collect();
-                *value = instantiate_bound(value, &others);
-                changed = true;
-            }
-        }
-        if !changed {
+        // Most calls bind no measure in terms of another: nothing copied.
+        if !bindings
+            .iter()
+            .any(|(var, value)| names_another(bindings, var, value))
+        {
             return;
+        }
+        let before = bindings.clone();
+        for (var, value) in bindings.iter_mut() {
+            if names_another(&before, var, value) {
+                *value = replace_vars(
+                    value,
+                    |v| v != var && before.contains_key(v),
+                    |v| before.get(v).cloned(),
+                );
+            }
         }
     }
 }
 
-/// `poly` with every measure of the callee `callee` (its signature's, in
-/// `measures`) replaced by an unbounded quantity named after it. After a
-/// call is instantiated, one that is left came in through a value bound
-/// in terms of the callee's measures: two function parameters applied to
-/// each other's results (`f(g(f(x)))` makes `f`'s requirement name `g()`
+/// `poly` with every `Generic` measure not in `keep` (the calling
+/// definition's own, from which the callee's were named apart) replaced
+/// by an unbounded quantity named after the callee `callee`: after a call
+/// is instantiated, one that is left is the callee's, come in through a
+/// value bound in terms of its measures: two function parameters applied
+/// to each other's results (`f(g(f(x)))` makes `f`'s requirement name `g()`
 /// and `g`'s name `f()`), whose bindings then name each other. No end of
 /// it is known before the call, and left in the caller's formula the
 /// callee's variable could be bound again by another callee of the same
@@ -296,19 +301,19 @@ pub fn close_bindings(bindings: &mut Bindings) {
 /// verifier refused).
 pub fn cut_callee_measures(
     poly: &Poly,
-    measures: &std::collections::BTreeSet<Var>,
+    keep: &std::collections::BTreeSet<Var>,
     callee: &str,
 ) -> Poly {
     replace_vars(
         poly,
-        |var| measures.contains(var),
+        |var| matches!(var.kind(), VarKind::Generic(_)) && !keep.contains(var),
         |var| Some(Poly::unbounded(&format!("{callee}'s {var}"))),
     )
 }
 
 /// The `Generic` measures of a signature: its parameters', result's and
 /// cost's.
-pub fn sig_measures(sig: &super::expr::FnSig) -> std::collections::BTreeSet<Var> {
+fn sig_measures(sig: &super::expr::FnSig) -> std::collections::BTreeSet<Var> {
     let found = std::cell::RefCell::new(std::collections::BTreeSet::new());
     sig.any_poly(&collecting_generics(&found));
     found.into_inner()

@@ -20,7 +20,6 @@ use super::expr::{Checker, FnSig};
 use super::types::Ty;
 use crate::cost::{Poly, Var};
 use crate::span::Span;
-use crate::syntax::ast::Expr;
 use std::collections::BTreeMap;
 
 /// Whether `pty` is a function type with a parameter type that mentions
@@ -138,26 +137,6 @@ fn entry_maximum(declared: &Poly, found: &Poly) -> Option<(u64, Option<u64>)> {
 }
 
 impl Checker<'_> {
-    /// The signature's result with each kept argument in place of its
-    /// parameter's type; E0425 where the result still holds a function
-    /// whose cost is a kept argument's in another form (applied twice, or
-    /// wrapped with other work), which nothing here could cost.
-    pub(super) fn pass_back(
-        &mut self,
-        sig: &FnSig,
-        kept: &[(usize, Ty)],
-        args: &[&Expr],
-        callee: &str,
-    ) -> Ty {
-        let ret = passed_back(sig, kept);
-        if let Some(i) = kept_in_another_form(sig, kept, &ret) {
-            self.unfixed_lambda(args[i].span, callee, &sig.params[i].0);
-            // Reported here: its uses would only repeat it.
-            return Ty::Error;
-        }
-        ret
-    }
-
     /// E0321: an argument the caller cannot prove within the ends its
     /// parameter declares (`fn f(n: Int >= 0 <= 10)`, `s: String <= 20`):
     /// the function's body was costed assuming them.
@@ -253,7 +232,7 @@ impl Checker<'_> {
 
     /// E0425: a function argument whose parameter types the call does not
     /// fix, returned inside a function that applies it.
-    fn unfixed_lambda(&mut self, span: Span, callee: &str, param: &str) {
+    pub(super) fn unfixed_lambda(&mut self, span: Span, callee: &str, param: &str) {
         self.error(
             "E0425",
             format!(

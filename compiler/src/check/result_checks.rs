@@ -89,11 +89,7 @@ impl Checker<'_> {
         {
             let max = poly.max_value().unwrap_or(u64::MAX);
             if max > CEILING {
-                let shown = if max == u64::MAX {
-                    "more than 2^64".to_string()
-                } else {
-                    max.to_string()
-                };
+                let shown = shown_count(Some(max));
                 self.error(
                     "E0308",
                     format!("this {} may {} {shown} {what}, above the ceiling of {CEILING}", def.kind.keyword(), if what == "round trips" { "make" } else { "read" }),
@@ -105,5 +101,14 @@ impl Checker<'_> {
                 return;
             }
         }
+    }
+}
+
+/// A count past the ceiling as a message shows it: the number, or "more
+/// than 2^64" where it has no maximum (or saturated at `u64::MAX`).
+pub(super) fn shown_count(max: Option<u64>) -> String {
+    match max {
+        Some(max) if max < u64::MAX => max.to_string(),
+        _ => "more than 2^64".to_string(),
     }
 }

@@ -90,7 +90,7 @@ impl Checker<'_> {
         if steps.is_some_and(|steps| steps <= room) {
             return;
         }
-        let shown = steps.map_or("more than 2^64".to_string(), |s| s.to_string());
+        let shown = super::result_checks::shown_count(steps);
         self.error(
             "E0426",
             format!(
