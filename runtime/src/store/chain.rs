@@ -22,7 +22,7 @@
 //! spec/storage.md has the format and what the chain cannot see.
 
 use super::checked::{guarded, Checked};
-use super::{Ranged, ReadTxn, Salvaged, Salvaging, Tree, WriteTxn};
+use super::{Placed, Ranged, ReadTxn, Salvaged, Salvaging, Tree, WriteTxn};
 use crate::error::{Result, RuntimeError};
 
 /// The key of a tree's end marker: no key rqc writes sorts at or after it
@@ -45,12 +45,12 @@ pub fn link(key: &[u8]) -> u32 {
 /// A raw entry of the inner store: key and value as stored (sealed).
 type Raw = (Vec<u8>, Vec<u8>);
 
-/// The first stored entry at or after `key`, and the one after it when
-/// `two`: one seek.
-fn next<T: ReadTxn + ?Sized>(txn: &T, tree: Tree, key: &[u8], two: bool) -> Result<Vec<Raw>> {
-    guarded("reading a neighbour", || {
-        txn.range(tree, key, None, false, if two { 2 } else { 1 })
-    })
+/// The first stored entry at or after `key`.
+fn next<T: ReadTxn + ?Sized>(txn: &T, tree: Tree, key: &[u8]) -> Result<Option<Raw>> {
+    let mut found = guarded("reading a neighbour", || {
+        txn.range(tree, key, None, false, 1)
+    })?;
+    Ok(found.pop())
 }
 
 /// The last stored entry before `key`.
@@ -102,7 +102,7 @@ pub fn vouch_absent<T: ReadTxn + ?Sized>(
     if !store.chained(tree) || key >= END {
         return Ok(());
     }
-    let Some((sk, sv)) = next(txn, tree, key, false)?.pop() else {
+    let Some((sk, sv)) = next(txn, tree, key)? else {
         // No end marker: the tree must be empty.
         return match prev(txn, tree, key)? {
             Some((pk, _)) => Err(store.damaged(
@@ -200,7 +200,7 @@ pub fn vouch_range<T: ReadTxn + ?Sized>(
     if high_complete {
         let successor = match after {
             Some(entry) => Some(entry),
-            None => next(txn, tree, end, false)?.pop(),
+            None => next(txn, tree, end)?,
         };
         let expected = match n {
             0 => low_link.unwrap_or(START),
@@ -271,7 +271,7 @@ pub fn salvage<T: ReadTxn + ?Sized>(
     let begun = from.begun || !salvaged.is_empty();
     from.read(salvaged.last().map(|(key, _)| key.as_slice()), last);
     if chained && last {
-        match next(txn, tree, END, false)?.pop() {
+        match next(txn, tree, END)? {
             Some((sk, sv)) => match store.open_link(tree, &sk, &sv) {
                 Ok((_, l)) if from.expected.is_some_and(|e| e != l) => {
                     salvaged.push((sk.clone(), Err(broken(store, tree, &sk))))
@@ -309,7 +309,9 @@ fn storable(key: &[u8]) -> Result<()> {
 }
 
 /// Writes `value` at `key` keeping the chain: an overwrite keeps its
-/// link; an insert takes its successor's link and relinks the successor.
+/// link; an insert takes its successor's link and relinks the successor,
+/// in the search that found it where the backend can
+/// ([`WriteTxn::put_beside`]).
 pub fn put(
     store: &Checked,
     txn: &mut (dyn WriteTxn + '_),
@@ -318,34 +320,35 @@ pub fn put(
     value: &[u8],
 ) -> Result<()> {
     storable(key)?;
-    let successor = next(txn, tree, key, false)?.pop();
-    match successor {
-        Some((sk, sv)) if sk == key => {
-            let (_, l) = store.open_link(tree, &sk, &sv)?;
-            raw_put(txn, tree, key, &store.seal(tree, key, value, l))
-        }
-        Some((sk, sv)) => {
-            let (sval, l) = store.open_link(tree, &sk, &sv)?;
-            let relinked = store.seal(tree, &sk, sval, link(key));
-            raw_put(txn, tree, key, &store.seal(tree, key, value, l))?;
-            raw_put(txn, tree, &sk, &relinked)
-        }
-        None => {
-            // No end marker: only an empty tree has none.
-            if let Some((pk, _)) = prev(txn, tree, key)? {
-                return Err(store.damaged(
-                    tree,
-                    &pk,
-                    "comes before the end of its tree, whose end marker is missing",
-                ));
-            }
-            raw_put(txn, tree, key, &store.seal(tree, key, value, START))?;
-            raw_put(txn, tree, END, &store.seal(tree, END, &[], link(key)))
-        }
+    let placed = guarded("writing", || {
+        txn.put_beside(tree, key, &mut |found| {
+            let Some((sk, sv)) = found else {
+                return Ok(None);
+            };
+            let (sval, l) = store.open_link(tree, sk, sv)?;
+            let own = store.seal(tree, key, value, l);
+            let next = (sk != key).then(|| store.seal(tree, sk, sval, link(key)));
+            Ok(Some(Placed { own, next }))
+        })
+    })?;
+    if placed {
+        return Ok(());
     }
+    // No end marker: only an empty tree has none.
+    if let Some((pk, _)) = prev(txn, tree, key)? {
+        return Err(store.damaged(
+            tree,
+            &pk,
+            "comes before the end of its tree, whose end marker is missing",
+        ));
+    }
+    raw_put(txn, tree, key, &store.seal(tree, key, value, START))?;
+    raw_put(txn, tree, END, &store.seal(tree, END, &[], link(key)))
 }
 
-/// Deletes `key` keeping the chain: its successor takes its link.
+/// Deletes `key` keeping the chain: its successor takes its link, in the
+/// search that found both where the backend can
+/// ([`WriteTxn::delete_beside`]).
 pub fn delete(
     store: &Checked,
     txn: &mut (dyn WriteTxn + '_),
@@ -355,28 +358,23 @@ pub fn delete(
     if key >= END {
         return Ok(());
     }
-    let mut found = next(txn, tree, key, true)?.into_iter();
-    let Some((k, stored)) = found.next() else {
-        return Ok(());
-    };
-    if k != key {
-        return Ok(());
-    }
-    let (_, l) = store.open_link(tree, &k, &stored)?;
-    let Some((sk, sv)) = found.next() else {
-        return Err(store.damaged(
-            tree,
-            END,
-            "is missing: the tree's end marker, which vouches for its last entry",
-        ));
-    };
-    let (sval, sl) = store.open_link(tree, &sk, &sv)?;
-    if sl != link(key) {
-        return Err(broken(store, tree, &sk));
-    }
-    let relinked = store.seal(tree, &sk, sval, l);
-    raw_put(txn, tree, &sk, &relinked)?;
-    guarded("deleting", || txn.delete(tree, key))
+    guarded("deleting", || {
+        txn.delete_beside(tree, key, &mut |stored, successor| {
+            let (_, l) = store.open_link(tree, key, stored)?;
+            let Some((sk, sv)) = successor else {
+                return Err(store.damaged(
+                    tree,
+                    END,
+                    "is missing: the tree's end marker, which vouches for its last entry",
+                ));
+            };
+            let (sval, sl) = store.open_link(tree, sk, sv)?;
+            if sl != link(key) {
+                return Err(broken(store, tree, sk));
+            }
+            Ok(Some(store.seal(tree, sk, sval, l)))
+        })
+    })
 }
 
 fn raw_put(txn: &mut (dyn WriteTxn + '_), tree: Tree, key: &[u8], sealed: &[u8]) -> Result<()> {

@@ -6,10 +6,17 @@ use crate::error::Result;
 use proptest::prelude::*;
 use std::sync::Arc;
 
-/// A memory store shared between the checked store and the test, which
-/// writes it raw (bypassing the seals) to damage it.
+/// A store (in memory, or LMDB in a directory of its own) shared between
+/// the checked store and the test, which writes it raw (bypassing the
+/// seals) to damage it.
 #[derive(Clone)]
-pub(super) struct Shared(Arc<MemoryStore>);
+pub(super) struct Shared(Arc<dyn Store>);
+
+impl Shared {
+    fn memory() -> Shared {
+        Shared(Arc::new(MemoryStore::new()))
+    }
+}
 
 impl Store for Shared {
     fn tree(&self, name: &str) -> Tree {
@@ -30,10 +37,51 @@ pub(super) struct Fixture {
     pub(super) raw: Shared,
     pub(super) checked: Checked,
     pub(super) tree: Tree,
+    /// The LMDB store's directory, removed once the fixture is dropped.
+    _dir: Option<tempfile::TempDir>,
 }
 
 pub(super) fn fixture(keys: &[&[u8]]) -> Fixture {
-    let raw = Shared(Arc::new(MemoryStore::new()));
+    fixture_on(Shared::memory(), None, keys)
+}
+
+/// A fixture on LMDB, whose own cursor code keeps the chain
+/// (`WriteTxn::put_beside`), with other trees' entries on both sides of
+/// the tree's in LMDB's one B-tree (a tree's neighbour in the file is
+/// another tree's entry, never its own).
+fn lmdb_fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let lmdb = super::LmdbStore::open(dir.path(), super::Durability::None).unwrap();
+    let raw = Shared(Arc::new(lmdb));
+    let checked = Checked::new(Box::new(raw.clone()));
+    let before = checked.tree("before");
+    let tree = checked.tree("t");
+    let after = checked.tree("after");
+    let mut txn = checked.begin_write().unwrap();
+    for other in [before, after] {
+        for key in [&b""[..], b"a", b"m", &[0xFF, 0xFE]] {
+            txn.put(other, key, b"other").unwrap();
+        }
+    }
+    // `t`'s prefix between the others' (prefixes are given in the order
+    // trees are first written).
+    txn.put(tree, b"x", b"").unwrap();
+    txn.delete(tree, b"x").unwrap();
+    txn.commit().unwrap();
+    let mut txn = checked.begin_write().unwrap();
+    for key in [&b""[..], b"z"] {
+        txn.put(after, key, b"again").unwrap();
+    }
+    txn.commit().unwrap();
+    Fixture {
+        raw,
+        checked,
+        tree,
+        _dir: Some(dir),
+    }
+}
+
+fn fixture_on(raw: Shared, dir: Option<tempfile::TempDir>, keys: &[&[u8]]) -> Fixture {
     let checked = Checked::new(Box::new(raw.clone()));
     let tree = checked.tree("t");
     let mut txn = checked.begin_write().unwrap();
@@ -41,7 +89,12 @@ pub(super) fn fixture(keys: &[&[u8]]) -> Fixture {
         txn.put(tree, key, &[b'v', key.len() as u8]).unwrap();
     }
     txn.commit().unwrap();
-    Fixture { raw, checked, tree }
+    Fixture {
+        raw,
+        checked,
+        tree,
+        _dir: dir,
+    }
 }
 
 impl Fixture {
@@ -218,7 +271,7 @@ fn a_write_never_builds_on_a_broken_chain() {
 
 #[test]
 fn the_catalog_is_not_chained_and_its_format_is_bare() {
-    let raw = Shared(Arc::new(MemoryStore::new()));
+    let raw = Shared::memory();
     let checked = Checked::new(Box::new(raw.clone()));
     let catalog = checked.tree("__catalog");
     let mut txn = checked.begin_write().unwrap();
@@ -280,7 +333,20 @@ fn chain_whole(f: &Fixture) -> std::result::Result<(), TestCaseError> {
 proptest! {
     #[test]
     fn writes_keep_the_chain_whole(ops in prop::collection::vec(op(), 1..60)) {
-        let f = fixture(&[]);
+        keeps_the_chain_whole(fixture(&[]), ops)?;
+    }
+
+    #[test]
+    fn lmdb_writes_keep_the_chain_whole(ops in prop::collection::vec(op(), 1..60)) {
+        keeps_the_chain_whole(lmdb_fixture(), ops)?;
+    }
+}
+
+/// Runs `ops` on `f`'s tree against a model: after every commit the raw
+/// tree is one whole chain, and reads inside and after the transactions
+/// see the model, vouched for.
+fn keeps_the_chain_whole(f: Fixture, ops: Vec<Op>) -> std::result::Result<(), TestCaseError> {
+    {
         let mut model = std::collections::BTreeMap::new();
         let mut pending = model.clone();
         let mut txn = f.checked.begin_write().unwrap();
@@ -309,12 +375,21 @@ proptest! {
         chain_whole(&f)?;
         let read = f.checked.begin_read().unwrap();
         for k in 0..12u8 {
-            prop_assert_eq!(read.get(f.tree, &key_of(k)).unwrap(), model.get(&key_of(k)).cloned());
+            prop_assert_eq!(
+                read.get(f.tree, &key_of(k)).unwrap(),
+                model.get(&key_of(k)).cloned()
+            );
             let back = read.range(f.tree, b"", Some(&key_of(k)), true, 2).unwrap();
-            let expected: Vec<_> = model.range(..key_of(k)).rev().take(2).map(|(k, v)| (k.clone(), v.clone())).collect();
+            let expected: Vec<_> = model
+                .range(..key_of(k))
+                .rev()
+                .take(2)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
             prop_assert_eq!(back, expected);
         }
     }
+    Ok(())
 }
 
 /// Mutations of several threads sharing group commits (each but the
@@ -442,10 +517,7 @@ fn an_entry_copied_in_from_another_database_is_damage() {
                 checked
             }
         };
-        let (raw_one, raw_two) = (
-            Shared(Arc::new(MemoryStore::new())),
-            Shared(Arc::new(MemoryStore::new())),
-        );
+        let (raw_one, raw_two) = (Shared::memory(), Shared::memory());
         for (raw, value) in [(&raw_one, b"one"), (&raw_two, b"two")] {
             let checked = open(raw);
             let tree = checked.tree("t:Post");

@@ -25,9 +25,14 @@ use super::lmdb_layout::{self, Directory, Prefix};
 use super::lmdb_reads::{get_in, longest_key, range_in, StoredKey};
 use super::read_pool::{Kept, ReadPool, Slot};
 use super::writer_lock::WriterGuard;
-use super::{Durability, Found, Ranged, ReadTxn, Store, Tree, TreeNames, WriteTxn};
+use super::{
+    Durability, Found, Placed, Placing, Ranged, ReadTxn, Relinking, Store, Tree, TreeNames,
+    WriteTxn,
+};
 use crate::error::{Result, RuntimeError};
-use heed::{RoTxn, WithoutTls};
+use heed::types::Bytes;
+use heed::{PutFlags, RoTxn, WithoutTls};
+use std::ops::Bound;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
@@ -381,19 +386,100 @@ impl WriteTxn for LmdbWrite<'_> {
     fn put(&mut self, tree: Tree, key: &[u8], value: &[u8]) -> Result<()> {
         let prefix = self.prefix_to_write(tree)?;
         let env = &self.store.env;
-        let Some(stored) = StoredKey::new(env, prefix, key) else {
-            return Err(RuntimeError::new(
-                "E0544",
-                format!(
-                    "LMDB cannot store a key of {} bytes: its longest is {} bytes",
-                    key.len(),
-                    longest_key(env, prefix)
-                ),
-                "nothing was written; keep keys and indexed values shorter, or use a database of another backend (`--store redb`)",
-            ));
-        };
+        let stored = storable_key(env, prefix, key)?;
         env.main
             .put(&mut self.txn, stored.as_slice(), value)
+            .map_err(|e| env.error(e))
+    }
+
+    /// One search: the cursor that finds the entry at or after `key` stays
+    /// on it, rewrites it in place (its new value has the old one's
+    /// length) and inserts `key` beside it, on the leaf it is already on.
+    fn put_beside(&mut self, tree: Tree, key: &[u8], place: &mut Placing<'_>) -> Result<bool> {
+        let Some(prefix) = self.prefix(tree)? else {
+            // A tree never written: nothing at or after the key.
+            let Some(placed) = place(None)? else {
+                return Ok(false);
+            };
+            self.put(tree, key, &placed.own)?;
+            return Ok(true);
+        };
+        let env = &self.store.env;
+        let stored = storable_key(env, prefix, key)?;
+        let bounds = (Bound::Included(stored.as_slice()), Bound::Unbounded);
+        let mut cursor = env
+            .main
+            .range_mut(&mut self.txn, &bounds)
+            .map_err(|e| env.error(e))?;
+        let found = cursor
+            .next()
+            .transpose()
+            .map_err(|e| env.error(e))?
+            .filter(|(k, _)| k.starts_with(prefix.as_slice()));
+        let found_key = found.map(|(k, _)| k.to_vec());
+        let placed = place(found.map(|(k, v)| (&k[prefix.len()..], v)))?;
+        let Some(Placed { own, next }) = placed else {
+            return Ok(false);
+        };
+        let written = match (found_key, next) {
+            // SAFETY: (all three) no value borrowed from the database is
+            // alive across a write: `found` is not used after `place`,
+            // which returned owned bytes, and the keys are copies.
+            (Some(at), _) if at == stored.as_slice() => {
+                unsafe { cursor.put_current(&at, &own) }.map(|_| ())
+            }
+            (Some(at), Some(next)) => {
+                unsafe { cursor.put_current(&at, &next) }.and_then(|_| unsafe {
+                    cursor.put_current_with_options::<Bytes>(
+                        PutFlags::empty(),
+                        stored.as_slice(),
+                        &own,
+                    )
+                })
+            }
+            _ => unsafe {
+                cursor.put_current_with_options::<Bytes>(PutFlags::empty(), stored.as_slice(), &own)
+            },
+        };
+        written.map_err(|e| env.error(e))?;
+        Ok(true)
+    }
+
+    /// One search reads the entry and its successor; the successor is
+    /// rewritten where the cursor is, then the entry deleted.
+    fn delete_beside(&mut self, tree: Tree, key: &[u8], relink: &mut Relinking<'_>) -> Result<()> {
+        let Some(prefix) = self.prefix(tree)? else {
+            return Ok(());
+        };
+        let env = &self.store.env;
+        let Some(stored) = StoredKey::new(env, prefix, key) else {
+            return Ok(());
+        };
+        let bounds = (Bound::Included(stored.as_slice()), Bound::Unbounded);
+        let mut cursor = env
+            .main
+            .range_mut(&mut self.txn, &bounds)
+            .map_err(|e| env.error(e))?;
+        let own = match cursor.next().transpose().map_err(|e| env.error(e))? {
+            Some((at, own)) if at == stored.as_slice() => own,
+            _ => return Ok(()),
+        };
+        let successor = cursor
+            .next()
+            .transpose()
+            .map_err(|e| env.error(e))?
+            .filter(|(k, _)| k.starts_with(prefix.as_slice()));
+        let successor_key = successor.map(|(k, _)| k.to_vec());
+        let relinked = relink(own, successor.map(|(k, v)| (&k[prefix.len()..], v)))?;
+        if let (Some(at), Some(relinked)) = (successor_key, relinked) {
+            // SAFETY: `own` and `successor` are not used after `relink`,
+            // which returned owned bytes; the key is a copy.
+            unsafe { cursor.put_current(&at, &relinked) }.map_err(|e| env.error(e))?;
+        }
+        drop(cursor);
+        env.main
+            .delete(&mut self.txn, stored.as_slice())
+            .map(|_| ())
             .map_err(|e| env.error(e))
     }
 
@@ -437,6 +523,22 @@ impl WriteTxn for LmdbWrite<'_> {
         }
         Ok(())
     }
+}
+
+/// `key` of the tree of `prefix` as stored, or E0544 when LMDB cannot
+/// store a key so long.
+fn storable_key(env: &Environment, prefix: Prefix, key: &[u8]) -> Result<StoredKey> {
+    StoredKey::new(env, prefix, key).ok_or_else(|| {
+        RuntimeError::new(
+            "E0544",
+            format!(
+                "LMDB cannot store a key of {} bytes: its longest is {} bytes",
+                key.len(),
+                longest_key(env, prefix)
+            ),
+            "nothing was written; keep keys and indexed values shorter, or use a database of another backend (`--store redb`)",
+        )
+    })
 }
 
 impl Store for LmdbStore {

@@ -394,6 +394,53 @@ pub trait WriteTxn: ReadTxn {
 
     fn delete(&mut self, tree: Tree, key: &[u8]) -> Result<()>;
 
+    /// Writes at `key` what `place` makes of the entry now at or after it
+    /// (its key and value as stored; `None` past the tree's last entry):
+    /// [`Placed::own`] at `key`, and, when that entry is another one,
+    /// [`Placed::next`] as its new value. `place` returning `None` writes
+    /// nothing (the answer is then false). For the chain of entries
+    /// (`store::chain`), where an insert relinks its successor: LMDB does it
+    /// in one search, its cursor left on the successor; by default it is a
+    /// range of one and two puts.
+    fn put_beside(&mut self, tree: Tree, key: &[u8], place: &mut Placing<'_>) -> Result<bool> {
+        let found = self.range(tree, key, None, false, 1)?.pop();
+        let Some(placed) = place(found.as_ref().map(|(k, v)| (k.as_slice(), v.as_slice())))? else {
+            return Ok(false);
+        };
+        self.put(tree, key, &placed.own)?;
+        if let (Some((next_key, _)), Some(next)) = (found, placed.next) {
+            if next_key != key {
+                self.put(tree, &next_key, &next)?;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Deletes `key` when it is stored, after `relink` has seen its value
+    /// (as stored) and the entry after it (`None` past the tree's last),
+    /// and writes what `relink` returns as that entry's new value. An
+    /// error of `relink` writes nothing. By default a range of two, a put
+    /// and a delete; LMDB reads both entries in one search and rewrites
+    /// the successor where its cursor is.
+    fn delete_beside(&mut self, tree: Tree, key: &[u8], relink: &mut Relinking<'_>) -> Result<()> {
+        let mut found = self.range(tree, key, None, false, 2)?.into_iter();
+        let Some((stored_key, stored)) = found.next() else {
+            return Ok(());
+        };
+        if stored_key != key {
+            return Ok(());
+        }
+        let next = found.next();
+        let relinked = relink(
+            &stored,
+            next.as_ref().map(|(k, v)| (k.as_slice(), v.as_slice())),
+        )?;
+        if let (Some((next_key, _)), Some(relinked)) = (next, relinked) {
+            self.put(tree, &next_key, &relinked)?;
+        }
+        self.delete(tree, key)
+    }
+
     /// Makes the commit depend on `key` of `tree` holding `value` (as
     /// stored) when it commits: E0550 when it does not. A store whose write
     /// transactions are serialized checks it now; etcd compares it in the
@@ -411,6 +458,21 @@ pub trait WriteTxn: ReadTxn {
     /// aborts it: nothing of it is stored.
     fn commit(self: Box<Self>) -> Result<()>;
 }
+
+/// What [`WriteTxn::put_beside`] writes: `own` at its key, and `next` as
+/// the new value of the entry after it (of the same length: only its link
+/// changes).
+pub struct Placed {
+    pub own: Vec<u8>,
+    pub next: Option<Vec<u8>>,
+}
+
+/// What [`WriteTxn::put_beside`] hands the entry at or after its key to.
+pub type Placing<'f> = dyn FnMut(Option<(&[u8], &[u8])>) -> Result<Option<Placed>> + 'f;
+
+/// What [`WriteTxn::delete_beside`] hands the deleted entry's stored value
+/// and the entry after it to: the latter's new value, if any.
+pub type Relinking<'f> = dyn FnMut(&[u8], Option<(&[u8], &[u8])>) -> Result<Option<Vec<u8>>> + 'f;
 
 /// The smallest key greater than every key that starts with `prefix`, if any.
 pub fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {

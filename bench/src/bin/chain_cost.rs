@@ -1,0 +1,189 @@
+//! `chain-cost`: what the chain of entries costs an insert over checksums alone, measured side by side at the store (issue 35 §3).
+//!
+//! `cargo run --release -p rqc-bench --bin chain-cost -- [--rows 100000] [--inserts 20000] [--batch 100] [--tmp DIR]`
+//!
+//! Three LMDB databases (`none` durability, storage format 4), each
+//! written through the runtime's store layer as an insert with two
+//! indexes writes it: one entry in the table's tree and one in each
+//! index's tree, one commit per insert, the same keys in the same order.
+//! - `lmdb` — the bare store: no seal at all (the floor);
+//! - `crc` — every entry sealed with its checksum, no chain
+//!   (`Checked::unchained`);
+//! - `chain` — checksums and the chain (`Checked::new`), as rqc runs.
+//!
+//! Each database is first filled with `--rows` rows (untimed, one
+//! transaction), so the trees are deep. The timed inserts run in batches
+//! of `--batch` commits, the three systems in a fresh random order for
+//! each batch; each batch gives a mean µs per insert. Printed: the
+//! median and p25–p75 per system, and per batch the ratios chain / crc
+//! and crc / lmdb (median and p25–p75 of the ratios).
+//!
+//! This driver reaches below the embedding API on purpose: the chain is a
+//! layer of the store, and only there can it be switched off to compare.
+
+#[allow(dead_code)] // the drivers' shared options; this one takes no durability
+#[path = "../args.rs"]
+mod args;
+
+use args::Args;
+use rqc_runtime::store::{Checked, Durability, LmdbStore, Store, Tree};
+use std::time::Instant;
+
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// An `Int` key component as rqc encodes one: a tag, then the value
+/// big-endian with its sign bit flipped.
+fn int(tag: u8, v: i64, out: &mut Vec<u8>) {
+    out.push(tag);
+    out.extend_from_slice(&((v as u64) ^ (1 << 63)).to_be_bytes());
+}
+
+/// The entries one insert writes: the row under its key, and under each
+/// index's key (value, then the row's key) the row's key.
+fn entries(i: u64) -> [(usize, Vec<u8>, Vec<u8>); 3] {
+    let a = (mix(i) >> 24) as i64;
+    let b = (mix(i ^ 0xB) >> 24) as i64;
+    let c = (mix(i ^ 0xC) >> 24) as i64;
+    let key = |parts: &[i64]| {
+        let mut k = Vec::with_capacity(9 * parts.len());
+        for p in parts {
+            int(0x10, *p, &mut k);
+        }
+        k
+    };
+    [
+        (0, key(&[a]), key(&[a, b, c])),
+        (1, key(&[b, a]), key(&[a])),
+        (2, key(&[c, a]), key(&[a])),
+    ]
+}
+
+struct System {
+    name: &'static str,
+    store: Box<dyn Store>,
+    trees: [Tree; 3],
+    /// µs per insert, one per batch.
+    batches: Vec<f64>,
+    _dir: tempfile::TempDir,
+}
+
+impl System {
+    fn new(name: &'static str, tmp: &str, wrap: fn(LmdbStore) -> Box<dyn Store>) -> System {
+        let dir = tempfile::tempdir_in(tmp).expect("scratch directory");
+        let lmdb = LmdbStore::open(dir.path(), Durability::None).expect("open LMDB");
+        let store = wrap(lmdb);
+        let trees = [store.tree("T"), store.tree("T.by_b"), store.tree("T.by_c")];
+        System {
+            name,
+            store,
+            trees,
+            batches: Vec::new(),
+            _dir: dir,
+        }
+    }
+
+    fn insert(&self, rows: std::ops::Range<u64>, commit_each: bool) {
+        let mut txn = self.store.begin_write().expect("begin");
+        for i in rows {
+            for (tree, key, value) in entries(i) {
+                txn.put(self.trees[tree], &key, &value).expect("put");
+            }
+            if commit_each {
+                txn.commit().expect("commit");
+                txn = self.store.begin_write().expect("begin");
+            }
+        }
+        txn.commit().expect("commit");
+    }
+}
+
+/// The value at fraction `q` of sorted `xs`.
+fn quantile(xs: &[f64], q: f64) -> f64 {
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
+fn spread(xs: &[f64]) -> String {
+    format!(
+        "{:.2} ({:.2}–{:.2})",
+        quantile(xs, 0.5),
+        quantile(xs, 0.25),
+        quantile(xs, 0.75)
+    )
+}
+
+fn main() {
+    let args = Args::from_env();
+    let rows = args.number("--rows", 100_000);
+    let inserts = args.number("--inserts", 20_000);
+    let batch = args.number("--batch", 100).max(1);
+    let tmp = args
+        .value("--tmp")
+        .unwrap_or_else(|| std::env::temp_dir().display().to_string());
+    let mut systems = [
+        System::new("lmdb", &tmp, |s| Box::new(s)),
+        System::new("crc", &tmp, |s| {
+            Box::new(
+                Checked::unchained(Box::new(s))
+                    .identified()
+                    .expect("identity"),
+            )
+        }),
+        System::new("chain", &tmp, |s| {
+            Box::new(Checked::new(Box::new(s)).identified().expect("identity"))
+        }),
+    ];
+    for system in &systems {
+        for start in (0..rows).step_by(50_000) {
+            system.insert(start..(start + 50_000).min(rows), false);
+        }
+    }
+    let started = Instant::now();
+    let mut order = [0usize, 1, 2];
+    let mut next = rows;
+    let mut seed = 0x5EED_u64;
+    while next < rows + inserts {
+        let end = (next + batch).min(rows + inserts);
+        // A fresh random order of the systems for each batch.
+        for i in (1..order.len()).rev() {
+            seed = mix(seed);
+            order.swap(i, (seed % (i as u64 + 1)) as usize);
+        }
+        for &s in &order {
+            let system = &mut systems[s];
+            let at = Instant::now();
+            system.insert(next..end, true);
+            let per = at.elapsed().as_secs_f64() * 1e6 / (end - next) as f64;
+            system.batches.push(per);
+        }
+        next = end;
+    }
+    println!(
+        "{inserts} inserts (table + 2 indexes, one commit each) over {rows} rows, in batches of {batch}, {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    println!("| system | µs per insert: median (p25–p75) |");
+    println!("|---|---|");
+    for system in &systems {
+        println!("| {} | {} |", system.name, spread(&system.batches));
+    }
+    let ratio = |a: usize, b: usize| -> Vec<f64> {
+        systems[a]
+            .batches
+            .iter()
+            .zip(&systems[b].batches)
+            .map(|(x, y)| x / y)
+            .collect()
+    };
+    println!("\n| ratio, per batch | median (p25–p75) |");
+    println!("|---|---|");
+    println!("| chain / crc | {} |", spread(&ratio(2, 1)));
+    println!("| crc / lmdb | {} |", spread(&ratio(1, 0)));
+    println!("| chain / lmdb | {} |", spread(&ratio(2, 0)));
+}
