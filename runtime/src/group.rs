@@ -13,6 +13,13 @@
 //! the mutations ran, and none is acknowledged before the commit that
 //! holds it is done (and synced, when the store syncs every commit).
 //!
+//! A leader leads one group, then steps down: its own caller goes on to
+//! its next mutation and queues it, and a waiting thread leads the next
+//! group. A group waits for as many mutations as the last one held
+//! (those callers come back), for at most half the last commit's time
+//! ([`Gathering`]): so eight writers share one sync rather than seven and
+//! then a lone straggler, and a lone writer never waits.
+//!
 //! The mutations run on the leader's thread, as LMDB wants a write
 //! transaction used by the thread that began it. A queued mutation is
 //! owned data (a [`Group`]'s call type: for the engine, the entry point
@@ -27,6 +34,7 @@ use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// Most mutations in one group: a commit stays a bounded transaction.
 pub(crate) const MOST: usize = 64;
@@ -55,6 +63,29 @@ struct State<C> {
     next: u64,
     /// Threads waiting on `turn` (woken only when some wait).
     sleeping: usize,
+    /// Whether the leader waits on `arrived` for more mutations.
+    gathering: bool,
+    /// What the last group held and took.
+    last: Gathering,
+}
+
+/// How long a group waits for more mutations: until it holds as many as
+/// the last group did (their callers come back with their next ones), for
+/// at most half the time the last commit took (a commit saved is worth
+/// more than the wait; where commits are cheap, so is the wait).
+#[derive(Clone, Copy, Default)]
+struct Gathering {
+    held: usize,
+    commit: Duration,
+}
+
+/// The most a group waits for more.
+const LONGEST_GATHERING: Duration = Duration::from_millis(5);
+
+impl Gathering {
+    fn wait(self, longest: Duration) -> Duration {
+        (self.commit / 2).min(longest)
+    }
 }
 
 /// The group commit of one store, over calls of type `C`.
@@ -62,6 +93,11 @@ pub(crate) struct Group<C> {
     state: Mutex<State<C>>,
     /// Raised when outcomes are handed out or the lead is free.
     turn: Condvar,
+    /// Raised when a mutation queues while the leader gathers.
+    arrived: Condvar,
+    /// The most a group waits for more ([`LONGEST_GATHERING`]; tests
+    /// lengthen it, so that a wait they assert never times out).
+    longest: Duration,
 }
 
 impl<C> Default for Group<C> {
@@ -74,8 +110,12 @@ impl<C> Default for Group<C> {
                 leading: false,
                 next: 0,
                 sleeping: 0,
+                gathering: false,
+                last: Gathering::default(),
             }),
             turn: Condvar::new(),
+            arrived: Condvar::new(),
+            longest: LONGEST_GATHERING,
         }
     }
 }
@@ -94,6 +134,9 @@ impl<C> Group<C> {
         let id = state.next;
         state.next += 1;
         state.queue.push_back(Queued { id, call });
+        if state.gathering {
+            self.arrived.notify_one();
+        }
         loop {
             if let Some(outcome) = state.done.remove(&id) {
                 drop(state);
@@ -151,15 +194,31 @@ impl<C> Group<C> {
         }
     }
 
-    /// Runs groups until the queue is empty: each group one transaction.
+    /// Runs one group, one transaction, when a mutation is queued; then
+    /// the leader steps down (its caller may be done, and come back).
     fn lead(&self, store: &dyn Store, runs: &dyn Runs<C>) {
-        loop {
-            let first = self.take(1);
-            let Some(first) = first.into_iter().next() else {
-                return;
-            };
+        if let Some(first) = self.take(1).into_iter().next() {
             self.group(store, runs, first);
         }
+    }
+
+    /// Waits, until `deadline`, for a mutation to queue: whether one did.
+    fn gather(&self, deadline: Instant) -> bool {
+        let mut state = self.lock();
+        state.gathering = true;
+        while state.queue.is_empty() {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            state = self
+                .arrived
+                .wait_timeout(state, deadline - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        state.gathering = false;
+        !state.queue.is_empty()
     }
 
     /// One group: `first`, then whatever queues while it runs.
@@ -167,7 +226,11 @@ impl<C> Group<C> {
         // Queued before the wait for the writer began: if that wait fails
         // (E0540, another process held the database), these waited as
         // long, and are told so too rather than wait again.
-        let waited = self.lock().queue.len();
+        let (waited, last) = {
+            let state = self.lock();
+            (state.queue.len(), state.last)
+        };
+        let deadline = Instant::now() + last.wait(self.longest);
         let mut txn = match store.begin_write() {
             Ok(txn) => txn,
             Err(error) => {
@@ -196,9 +259,13 @@ impl<C> Group<C> {
         let mut failed: Vec<(u64, Outcome)> = Vec::new();
         let mut torn = false;
         while !torn && ran.len() + failed.len() < MOST {
-            let more = self.take(MOST - ran.len() - failed.len());
+            let mut more = self.take(MOST - ran.len() - failed.len());
             if more.is_empty() {
-                break;
+                // Those of the last group not back yet are worth a wait.
+                if ran.len() + failed.len() >= last.held || !self.gather(deadline) {
+                    break;
+                }
+                more = self.take(MOST - ran.len() - failed.len());
             }
             let mut more = more.into_iter();
             for mut queued in more.by_ref() {
@@ -234,8 +301,14 @@ impl<C> Group<C> {
             return self.hand_out(failed);
         }
         // Failures are told at once: nothing of theirs is in the commit.
+        let held = ran.len() + failed.len();
         self.hand_out(failed);
+        let began = Instant::now();
         let committed = txn.commit();
+        self.lock().last = Gathering {
+            held,
+            commit: began.elapsed(),
+        };
         let outcomes = match committed {
             Ok(()) => ran,
             Err(error) => ran
@@ -407,6 +480,64 @@ mod tests {
             .map(|(k, _)| k)
             .collect();
         assert_eq!(keys, [b"0".to_vec(), b"1".to_vec(), b"3".to_vec()]);
+    }
+
+    /// After a group of two, the next group waits for a second mutation
+    /// that queues once its first has run: both run on the leader's
+    /// thread, in one commit. After a group of one, it does not wait: the
+    /// latecomer leads a group of its own, on its own thread.
+    #[test]
+    fn a_group_waits_for_as_many_as_the_last_one_held() {
+        use std::sync::mpsc;
+        for (held, joins) in [(2, true), (1, false)] {
+            let store = MemoryStore::new();
+            let tree = store.tree("t");
+            let mut group: Group<Call> = Group::default();
+            group.longest = Duration::from_secs(30);
+            group.lock().last = Gathering {
+                held,
+                commit: Duration::from_secs(60),
+            };
+            let (group, store) = (&group, &store);
+            let (ran, later) = mpsc::channel::<()>();
+            let threads = std::thread::scope(|s| {
+                let first = s.spawn(move || {
+                    let work = call(0, move |mut txn: Box<dyn WriteTxn + '_>| {
+                        txn.put(tree, b"a", b"")?;
+                        txn.commit()?;
+                        ran.send(()).unwrap();
+                        Ok(output(0))
+                    });
+                    group.run(store, &Waits(group), work).unwrap();
+                    std::thread::current().id()
+                });
+                let second = s.spawn(move || {
+                    later.recv().unwrap();
+                    // Well after the leader found the queue empty.
+                    std::thread::sleep(Duration::from_millis(200));
+                    let on = std::sync::Arc::new(Mutex::new(None));
+                    let seen = std::sync::Arc::clone(&on);
+                    let work = call(0, move |mut txn: Box<dyn WriteTxn + '_>| {
+                        *seen.lock().unwrap() = Some(std::thread::current().id());
+                        txn.put(tree, b"b", b"")?;
+                        txn.commit()?;
+                        Ok(output(1))
+                    });
+                    group.run(store, &Waits(group), work).unwrap();
+                    let ran_on = on.lock().unwrap().take().unwrap();
+                    (std::thread::current().id(), ran_on)
+                });
+                (first.join().unwrap(), second.join().unwrap())
+            });
+            let (leader, (second, second_ran_on)) = threads;
+            if joins {
+                assert_eq!(second_ran_on, leader, "the second joined the first's group");
+            } else {
+                assert_eq!(second_ran_on, second, "the second led a group of its own");
+            }
+            let read = store.begin_read().unwrap();
+            assert_eq!(read.range(tree, b"", None, false, 10).unwrap().len(), 2);
+        }
     }
 
     /// A mutation that fails after its writes went into the transaction
