@@ -492,8 +492,10 @@ mod tests {
         for (held, joins) in [(2, true), (1, false)] {
             let store = MemoryStore::new();
             let tree = store.tree("t");
-            let mut group: Group<Call> = Group::default();
-            group.longest = Duration::from_secs(30);
+            let group: Group<Call> = Group {
+                longest: Duration::from_secs(30),
+                ..Group::default()
+            };
             group.lock().last = Gathering {
                 held,
                 commit: Duration::from_secs(60),
