@@ -11,9 +11,8 @@
 //!
 //! A SIGKILL loses nothing the process handed to the OS, so it cannot tell
 //! LMDB's levels apart (all three keep every acknowledged commit here);
-//! what `normal` and `none` add against an OS crash or a power loss rests
-//! on LMDB's documented guarantees (spec/storage.md, "Durability levels"),
-//! and that the level reaches LMDB is tested by its flags
+//! what `full` and `normal` promise against a power loss is simulated by
+//! `power_loss.rs`, and that the level reaches LMDB is tested by its flags
 //! (`runtime/src/store/durability_tests.rs`).
 //!
 //! Rounds per backend and level: `RQC_CRASH_ROUNDS` (3 by default, for
