@@ -1,22 +1,28 @@
-//! `chain-cost`: what the chain of entries costs an insert over checksums alone, measured side by side at the store (issue 35 §3).
+//! `chain-cost`: what the chain of entries costs an insert over checksums alone, and rqc's whole insert over the same puts on bare LMDB, measured side by side (issue 35 §1, §3).
 //!
 //! `cargo run --release -p rqc-bench --bin chain-cost -- [--rows 100000] [--inserts 20000] [--batch 100] [--tmp DIR]`
 //!
-//! Three LMDB databases (`none` durability, storage format 4), each
+//! Four LMDB databases (`none` durability, storage format 4): three
 //! written through the runtime's store layer as an insert with two
-//! indexes writes it: one entry in the table's tree and one in each
-//! index's tree, one commit per insert, the same keys in the same order.
+//! indexes writes it (one entry in the table's tree and one in each
+//! index's tree, one commit per insert, the same keys in the same order),
+//! and one by rqc itself:
 //! - `lmdb` — the bare store: no seal at all (the floor);
 //! - `crc` — every entry sealed with its checksum, no chain
 //!   (`Checked::unchained`);
-//! - `chain` — checksums and the chain (`Checked::new`), as rqc runs.
+//! - `chain` — checksums and the chain (`Checked::new`), as rqc runs;
+//! - `rqc` — the whole insert through the embedding API (`Prepared::run`
+//!   of `insert T { a, b, c }` with two indexes holding the row), which
+//!   also checks the key, encodes the row and appends the changelog's
+//!   entry: issue 35's goal is at most 1.3 × the same puts on bare LMDB.
 //!
 //! Each database is first filled with `--rows` rows (untimed, one
 //! transaction), so the trees are deep. The timed inserts run in batches
-//! of `--batch` commits, the three systems in a fresh random order for
+//! of `--batch` commits, the four systems in a fresh random order for
 //! each batch; each batch gives a mean µs per insert. Printed: the
-//! median and p25–p75 per system, and per batch the ratios chain / crc
-//! and crc / lmdb (median and p25–p75 of the ratios).
+//! median and p25–p75 per system, and per batch the ratios chain / crc,
+//! crc / lmdb, chain / lmdb, rqc / lmdb and rqc / chain (median and
+//! p25–p75 of the ratios).
 //!
 //! This driver reaches below the embedding API on purpose: the chain is a
 //! layer of the store, and only there can it be switched off to compare.
@@ -26,6 +32,7 @@
 mod args;
 
 use args::Args;
+use rqc::{Backend, Database, OpenOptions, Value};
 use rqc_runtime::store::{Checked, Durability, LmdbStore, Store, Tree};
 use std::time::Instant;
 
@@ -44,11 +51,10 @@ fn int(tag: u8, v: i64, out: &mut Vec<u8>) {
 }
 
 /// The entries one insert writes: the row under its key, and under each
-/// index's key (value, then the row's key) the row's key.
+/// index's key (value, then the row's key) the row again, as rqc's
+/// indexes hold it.
 fn entries(i: u64) -> [(usize, Vec<u8>, Vec<u8>); 3] {
-    let a = (mix(i) >> 24) as i64;
-    let b = (mix(i ^ 0xB) >> 24) as i64;
-    let c = (mix(i ^ 0xC) >> 24) as i64;
+    let [a, b, c] = values(i);
     let key = |parts: &[i64]| {
         let mut k = Vec::with_capacity(9 * parts.len());
         for p in parts {
@@ -56,20 +62,39 @@ fn entries(i: u64) -> [(usize, Vec<u8>, Vec<u8>); 3] {
         }
         k
     };
+    let row = key(&[a, b, c]);
     [
-        (0, key(&[a]), key(&[a, b, c])),
-        (1, key(&[b, a]), key(&[a])),
-        (2, key(&[c, a]), key(&[a])),
+        (0, key(&[a]), row.clone()),
+        (1, key(&[b, a]), row.clone()),
+        (2, key(&[c, a]), row),
     ]
+}
+
+/// What a system writes through.
+enum Writer {
+    Store {
+        store: Box<dyn Store>,
+        trees: [Tree; 3],
+    },
+    Rqc(Database),
 }
 
 struct System {
     name: &'static str,
-    store: Box<dyn Store>,
-    trees: [Tree; 3],
+    writer: Writer,
     /// µs per insert, one per batch.
     batches: Vec<f64>,
     _dir: tempfile::TempDir,
+}
+
+const PROGRAM: &str = "
+table T { a: Int key  b: Int  c: Int  index by_b (b)  index by_c (c) }
+mutation put(a: Int, b: Int, c: Int) = insert T { a, b, c }
+";
+
+/// The values of insert `i`, as [`entries`] draws them.
+fn values(i: u64) -> [i64; 3] {
+    [mix(i), mix(i ^ 0xB), mix(i ^ 0xC)].map(|v| (v >> 24) as i64)
 }
 
 impl System {
@@ -80,22 +105,55 @@ impl System {
         let trees = [store.tree("T"), store.tree("T.by_b"), store.tree("T.by_c")];
         System {
             name,
-            store,
-            trees,
+            writer: Writer::Store { store, trees },
+            batches: Vec::new(),
+            _dir: dir,
+        }
+    }
+
+    fn rqc(tmp: &str) -> System {
+        let dir = tempfile::tempdir_in(tmp).expect("scratch directory");
+        let options = OpenOptions {
+            backend: Some(Backend::Lmdb),
+            durability: rqc::Durability::None,
+            ..OpenOptions::default()
+        };
+        let mut db = Database::open_with(dir.path(), options).expect("open rqc");
+        db.install_source("t.rq", PROGRAM).expect("install");
+        System {
+            name: "rqc",
+            writer: Writer::Rqc(db),
             batches: Vec::new(),
             _dir: dir,
         }
     }
 
     fn insert(&self, rows: std::ops::Range<u64>, commit_each: bool) {
-        let mut txn = self.store.begin_write().expect("begin");
+        let (store, trees) = match &self.writer {
+            Writer::Store { store, trees } => (store, trees),
+            Writer::Rqc(db) if commit_each => {
+                let put = db.prepare("put").expect("put");
+                for i in rows {
+                    put.run(&values(i).map(Value::Int)).expect("insert");
+                }
+                return;
+            }
+            Writer::Rqc(db) => {
+                let mut load: rqc::LoadRows = rows
+                    .map(|i| (i as usize + 1, Ok(values(i).map(Value::Int).to_vec())))
+                    .collect();
+                db.load_from("T", &mut load, &mut |_| {}).expect("prefill");
+                return;
+            }
+        };
+        let mut txn = store.begin_write().expect("begin");
         for i in rows {
             for (tree, key, value) in entries(i) {
-                txn.put(self.trees[tree], &key, &value).expect("put");
+                txn.put(trees[tree], &key, &value).expect("put");
             }
             if commit_each {
                 txn.commit().expect("commit");
-                txn = self.store.begin_write().expect("begin");
+                txn = store.begin_write().expect("begin");
             }
         }
         txn.commit().expect("commit");
@@ -138,6 +196,7 @@ fn main() {
         System::new("chain", &tmp, |s| {
             Box::new(Checked::new(Box::new(s)).identified().expect("identity"))
         }),
+        System::rqc(&tmp),
     ];
     for system in &systems {
         for start in (0..rows).step_by(50_000) {
@@ -145,7 +204,7 @@ fn main() {
         }
     }
     let started = Instant::now();
-    let mut order = [0usize, 1, 2];
+    let mut order = [0usize, 1, 2, 3];
     let mut next = rows;
     let mut seed = 0x5EED_u64;
     while next < rows + inserts {
@@ -186,4 +245,6 @@ fn main() {
     println!("| chain / crc | {} |", spread(&ratio(2, 1)));
     println!("| crc / lmdb | {} |", spread(&ratio(1, 0)));
     println!("| chain / lmdb | {} |", spread(&ratio(2, 0)));
+    println!("| rqc / lmdb | {} |", spread(&ratio(3, 0)));
+    println!("| rqc / chain | {} |", spread(&ratio(3, 2)));
 }

@@ -421,25 +421,24 @@ impl WriteTxn for LmdbWrite<'_> {
         let Some(Placed { own, next }) = placed else {
             return Ok(false);
         };
-        let written = match (found_key, next) {
-            // SAFETY: (all three) no value borrowed from the database is
-            // alive across a write: `found` is not used after `place`,
-            // which returned owned bytes, and the keys are copies.
-            (Some(at), _) if at == stored.as_slice() => {
-                unsafe { cursor.put_current(&at, &own) }.map(|_| ())
-            }
-            (Some(at), Some(next)) => {
-                unsafe { cursor.put_current(&at, &next) }.and_then(|_| unsafe {
-                    cursor.put_current_with_options::<Bytes>(
-                        PutFlags::empty(),
-                        stored.as_slice(),
-                        &own,
-                    )
-                })
-            }
-            _ => unsafe {
+        // Nothing borrowed from the database is used past this point:
+        // `found` ends with `place`, which returned owned bytes, and the
+        // keys are copies; so each write below leaves no reference into a
+        // page it may move.
+        let same = found_key.as_deref() == Some(stored.as_slice());
+        if let (Some(at), Some(next), false) = (&found_key, &next, same) {
+            // SAFETY: no value borrowed from the database is alive (above).
+            unsafe { cursor.put_current(at, next) }.map_err(|e| env.error(e))?;
+        }
+        let written = if same {
+            // SAFETY: no value borrowed from the database is alive (above).
+            unsafe { cursor.put_current(stored.as_slice(), &own) }.map(|_| ())
+        } else {
+            // SAFETY: no value borrowed from the database is alive (above);
+            // without `MDB_CURRENT` LMDB inserts `key` where it sorts.
+            unsafe {
                 cursor.put_current_with_options::<Bytes>(PutFlags::empty(), stored.as_slice(), &own)
-            },
+            }
         };
         written.map_err(|e| env.error(e))?;
         Ok(true)
