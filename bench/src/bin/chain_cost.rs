@@ -76,7 +76,7 @@ enum Writer {
         store: Box<dyn Store>,
         trees: [Tree; 3],
     },
-    Rqc(Database),
+    Rqc(Box<Database>),
 }
 
 struct System {
@@ -122,7 +122,7 @@ impl System {
         db.install_source("t.rq", PROGRAM).expect("install");
         System {
             name: "rqc",
-            writer: Writer::Rqc(db),
+            writer: Writer::Rqc(Box::new(db)),
             batches: Vec::new(),
             _dir: dir,
         }
