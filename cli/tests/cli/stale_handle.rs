@@ -149,6 +149,41 @@ fn loosened_bound(dir: &tempfile::TempDir, db: &str) {
     }
 }
 
+/// A transaction begun before another process's install, on etcd (where
+/// `:begin` sends nothing and holds no lock, so the install goes ahead):
+/// its first call is refused with E0550, before its bound check reads the
+/// group the new program grew (the old answer was E0504 with the old
+/// bound's numbers), the transaction is rolled back, and nothing of it
+/// commits.
+#[test]
+fn a_transaction_begun_before_an_install_is_refused_with_e0550_on_etcd() {
+    let cluster = super::etcd::etcd_cluster::EtcdCluster::start(1);
+    let dir = tempfile::tempdir().unwrap();
+    let db = cluster.url("begun");
+    let a = write(dir.path(), "a.rq", &program(3, true));
+    let b = write(dir.path(), "b.rq", &program(100, true));
+    for id in 1..=3 {
+        add(&db, &a, id, &[]);
+    }
+    let mut session = Session::start(&db, &a);
+    let begun = session.answer(":begin", &["E0", "begun"]);
+    assert!(begun.contains("begun"), "{begun}");
+    add(&db, &b, 4, &[]);
+    let refused = session.answer("add(5, 1)", &["E0", "1"]);
+    assert!(refused.contains("E0550"), "{refused}");
+    // The refusal rolled the transaction back.
+    let after = session.answer("add(6, 2)", &["E0", "1"]);
+    assert!(after.contains("E0453"), "{after}");
+    drop(session);
+    let count = rqc(&["run", "--db", &db, &b, "c", "--arg", "g=1"]);
+    assert!(count.status.success(), "{}", stderr(&count));
+    let shown = String::from_utf8_lossy(&count.stdout);
+    assert!(
+        shown.starts_with('4'),
+        "only the other process's row: {shown}"
+    );
+}
+
 #[test]
 fn a_dropped_index_is_never_read_as_empty_by_the_old_handle() {
     let dir = tempfile::tempdir().unwrap();
