@@ -3,7 +3,7 @@
 use crate::error::{Result, RuntimeError};
 use crate::halt::Eval;
 use crate::interp::{internal, Interp};
-use crate::values::{Env, Stream, Val};
+use crate::values::{Env, ListStream, Stream, Val};
 use rqc_plan::{compare, Combinator, Node, Shape, Value};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -36,6 +36,9 @@ pub fn combinator<'p>(
     let is_list = shape != Shape::Option;
     if let (Val::Stream(stream), true) = (&input, is_list) {
         return on_stream(interp, c, stream, f, args, env);
+    }
+    if shape == Shape::Stream && reads_a_stream(c) {
+        return on_listed(interp, c, input, f, args, env);
     }
     if c == Combinator::UnwrapOr {
         return if input.is_none() {
@@ -333,6 +336,99 @@ fn on_stream<'p>(
         }
         other => Err(internal(&format!("`{}` over an unread stream", other.name())).into()),
     }
+}
+
+/// What a list given where a stream is taken allows, as a stream does
+/// (`on_stream`): the limits, `map`, `skip` and `reverse` (a `sort_by`
+/// over a stream is a read in its index's order, which a list has not:
+/// the checker never types one over it).
+pub fn reads_a_stream(c: Combinator) -> bool {
+    matches!(
+        c,
+        Combinator::Take
+            | Combinator::First
+            | Combinator::Exists
+            | Combinator::Map
+            | Combinator::Skip
+            | Combinator::Reverse
+    )
+}
+
+/// A combinator over a list given where a stream is taken
+/// ([`ListStream`]): as over a stream, `map` and `skip` wait for the limit
+/// that reads it.
+fn on_listed<'p>(
+    interp: &mut Interp<'p, '_>,
+    c: Combinator,
+    input: Val<'p>,
+    f: Option<Val<'p>>,
+    args: &'p [Node],
+    env: &Env<'p>,
+) -> Eval<Val<'p>> {
+    let listed = match input {
+        Val::Listed(listed) => listed,
+        list => Rc::new(ListStream {
+            items: Rc::new(list.items()?),
+            skip: 0,
+            maps: Vec::new(),
+        }),
+    };
+    let listed_with = |change: &dyn Fn(&mut ListStream<'p>)| {
+        let mut changed = ListStream {
+            items: Rc::clone(&listed.items),
+            skip: listed.skip,
+            maps: listed.maps.clone(),
+        };
+        change(&mut changed);
+        Ok(Val::Listed(Rc::new(changed)))
+    };
+    match c {
+        Combinator::Take => {
+            let n = count(interp.value(&args[1], env)?)?;
+            Ok(Val::from_items(read_listed(interp, &listed, n)?))
+        }
+        Combinator::First => Ok(read_listed(interp, &listed, 1)?
+            .into_iter()
+            .next()
+            .unwrap_or(Val::Data(Value::Null))),
+        Combinator::Exists => Ok(Val::Data(Value::Bool(
+            !read_listed(interp, &listed, 1)?.is_empty(),
+        ))),
+        Combinator::Map => {
+            let f = f.ok_or_else(|| internal("`map` without its function"))?;
+            listed_with(&|l| l.maps.push(f.clone()))
+        }
+        Combinator::Skip => {
+            let n = count(interp.value(&args[1], env)?)?;
+            listed_with(&|l| l.skip = l.skip.saturating_add(n))
+        }
+        Combinator::Reverse => {
+            if listed.skip > 0 {
+                return Err(internal("a stream reversed after a `skip`").into());
+            }
+            let mut items = (*listed.items).clone();
+            items.reverse();
+            listed_with(&|l| l.items = Rc::new(items.clone()))
+        }
+        other => Err(internal(&format!("`{}` over a list read as a stream", other.name())).into()),
+    }
+}
+
+/// The first `n` elements of a listed stream past its skip, each mapped.
+fn read_listed<'p>(
+    interp: &mut Interp<'p, '_>,
+    listed: &ListStream<'p>,
+    n: usize,
+) -> Eval<Vec<Val<'p>>> {
+    let mut read = Vec::new();
+    for item in listed.items.iter().skip(listed.skip).take(n) {
+        let mut value = item.clone();
+        for f in &listed.maps {
+            value = interp.call(f, vec![value])?;
+        }
+        read.push(value);
+    }
+    Ok(read)
 }
 
 /// A count: at most zero takes nothing.

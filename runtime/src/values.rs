@@ -21,6 +21,8 @@ pub enum Val<'p> {
     Shared(Rc<Value>),
     Closure(Rc<Closure<'p>>),
     Stream(Rc<Stream<'p>>),
+    /// A list given where a stream is taken ([`ListStream`]).
+    Listed(Rc<ListStream<'p>>),
     List(Rc<Vec<Val<'p>>>),
     Record(Rc<Vec<(String, Val<'p>)>>),
 }
@@ -51,6 +53,19 @@ pub struct Stream<'p> {
     /// Whether the column after the scan's prefix is a descending one of
     /// its index, so that its byte order runs against its values'.
     pub next_descending: bool,
+}
+
+/// A list given where a stream is taken, read as a stream is (spec/cost.md
+/// §4.2, "A list given where a stream is taken"): its `map`s and its
+/// `skip` wait for the limit that reads it (`take`, `first`, `exists`),
+/// so a function mapped over it runs on the elements read only, as the
+/// checker costs it; the list itself was made, and paid for, already.
+pub struct ListStream<'p> {
+    pub items: Rc<Vec<Val<'p>>>,
+    /// Elements dropped from the start before the first read.
+    pub skip: usize,
+    /// The functions applied to each element read, in order.
+    pub maps: Vec<Val<'p>>,
 }
 
 /// The values in scope: a persistent list, newest binding first, found by
@@ -231,7 +246,9 @@ impl<'p> Val<'p> {
                     .collect::<Result<_>>()?,
             )),
             Val::Closure(_) => Err(internal("a function where a value was expected")),
-            Val::Stream(_) => Err(internal("an unread stream where a value was expected")),
+            Val::Stream(_) | Val::Listed(_) => {
+                Err(internal("an unread stream where a value was expected"))
+            }
         }
     }
 
@@ -291,7 +308,7 @@ impl<'p> Val<'p> {
                 _ => unreachable!("matched above"),
             },
             Val::List(items) => Rc::unwrap_or_clone(items),
-            Val::Stream(_) => return Err(internal("a stream read as a list")),
+            Val::Stream(_) | Val::Listed(_) => return Err(internal("a stream read as a list")),
             other => vec![other],
         })
     }
@@ -324,7 +341,7 @@ impl<'p> Val<'p> {
                 _ => 1,
             },
             Val::List(items) => items.len(),
-            Val::Stream(_) => return Err(internal("a stream read as a list")),
+            Val::Stream(_) | Val::Listed(_) => return Err(internal("a stream read as a list")),
             _ => 1,
         })
     }

@@ -254,14 +254,27 @@ impl Checker<'_> {
             let writes = self.kind == DefKind::Mutation;
             if let (Ty::Stream(_), Ty::List(..), false) = (pty, &checked.ty, writes) {
                 let island = self.island_stream.take().filter(|s| s.span == args[i].span);
-                if let Some(stream) = island.and_then(|island| island.checked(checked.tir.clone()))
-                {
-                    checked = stream;
-                }
+                checked = match island.and_then(|island| island.checked(checked.tir.clone())) {
+                    Some(stream) => stream,
+                    // Any other list (an island bound by `let`, chosen by
+                    // an `if`, a list built on the spot) is a stream whose
+                    // every element is read already: it costs what making
+                    // the list cost, and reading it nothing more.
+                    None => super::island_stream::read_list(checked),
+                };
             }
             // A returned function's own ends fix nothing yet (`returned.rs`).
             let names = (param.as_str(), name.as_str());
-            if self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, true) {
+            let bound = self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, true);
+            if let (false, true, Ty::Stream(_), Ty::List(..)) = (bound, writes, pty, &checked.ty) {
+                if let Some(d) = self.diagnostics.last_mut() {
+                    d.notes.push("a query reads a list given where a stream is taken as a stream; a mutation does not (nor an island): its writes over a list are counted for every element".into());
+                    d.help.push(format!(
+                        "declare `{param}` a list (`{param}: [T]`) in a function a mutation calls: the list's length then bounds what it writes"
+                    ));
+                }
+            }
+            if bound {
                 self.within_declared_ends(pty, &checked.ty, args[i].span, &name, param);
                 if let Some(Some(max)) = sig.list_maxima.get(i) {
                     // Checked as an entry point's list parameter is.

@@ -1,8 +1,8 @@
-//! Limited islands: an island access (`Follow[u]`), read backwards or mapped by a function that reads nothing, as the stream it also is, for a limit right after it (spec/cost.md, "Limited islands").
+//! Limited islands: an island access (`Follow[u]`), read backwards or mapped by a function that reads nothing, as the stream it also is, for a limit right after it; and any list given where a stream is taken (spec/cost.md, "Limited islands").
 
 use super::expr::Checked;
 use super::tir::TExpr;
-use super::types::{StreamTy, Ty};
+use super::types::{StreamSource, StreamTy, Ty};
 use crate::cost::Cost;
 use crate::span::Span;
 use rqc_plan::{Builtin, Shape};
@@ -110,4 +110,35 @@ fn stage_of(stream: Checked, wrap: impl FnOnce(TExpr) -> TExpr) -> Checked {
         cost.clone(),
         TExpr::Costed(Box::new(wrap(stream.tir)), std::sync::Arc::new(cost)),
     )
+}
+
+/// A list given where a stream is taken (`first_five(fs)` with `let fs =
+/// Follow[u]`): a stream over elements already read, so opening it costs
+/// nothing more than making the list did (its cost stays the argument's)
+/// and reading an element a step. The plan passes the list; a stream's
+/// consumers read it as a stream, `map` and `skip` waiting for the limit
+/// (`runtime/src/combinators.rs`, `on_listed`; the plan verifier alike).
+pub fn read_list(list: Checked) -> Checked {
+    let Ty::List(elem, _) = list.ty else {
+        return list;
+    };
+    // Each element read is a step, as the executor reads one
+    // (`runtime/src/combinators.rs`, `on_listed`).
+    let mut each = Cost::zero();
+    each.add_steps(1);
+    let stream = StreamTy {
+        elem: *elem,
+        open: Cost::zero(),
+        per_element: each,
+        source: StreamSource {
+            table: String::new(),
+            description: "a list".into(),
+            prefix_columns: Vec::new(),
+            next_column: None,
+            access: String::new(),
+            order: None,
+            skipped: false,
+        },
+    };
+    Checked::new(Ty::Stream(Box::new(stream)), list.cost, list.tir)
 }

@@ -42,6 +42,20 @@ impl<'p> Verifier<'p> {
         if let (Abs::Stream(stream), false) = (&input.value, shape == Shape::Option) {
             return self.on_stream(node, c, stream, operand.as_ref(), out);
         }
+        // A list given where a stream is taken is read as a stream is
+        // (`combinators::on_listed`): its elements are made already, each
+        // read is a step, and a `map` runs on the elements read only.
+        if shape == Shape::Stream && crate::combinators::reads_a_stream(c) {
+            if let Some((element, _)) = input.value.items() {
+                let stream = StreamAbs {
+                    element,
+                    open: Cost::zero(),
+                    each: Cost::steps(Poly::constant(1)),
+                    skipped: false,
+                };
+                return self.on_stream(node, c, &stream, operand.as_ref(), out);
+            }
+        }
         // A list's `take` or `skip` count: an `Int`, bounded or not (the
         // list bounds what it gives).
         let count = |verifier: &Self, operand: &Option<Eval<'p>>| -> Result<Option<Poly>> {
