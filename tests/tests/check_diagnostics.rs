@@ -38,6 +38,7 @@ fn selected_corpus_diagnostics_read_well() {
         "order_name_shadowed",
         "access_range_ends_as_two_values",
         "fn_value_arity",
+        "fn_returned_stream_unlimited",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

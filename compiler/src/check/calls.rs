@@ -5,6 +5,7 @@ use super::expr::{Checked, Checker};
 use super::measures::{self, Bindings};
 use super::modules::Symbol;
 use super::passing::{self, kept_unapplied, unbound_parameters};
+use super::schema_types::STREAM_PARAMETER;
 use super::tir::TExpr;
 use super::type_binding::{bind, merge_bindings};
 use super::types::Ty;
@@ -537,6 +538,16 @@ impl Checker<'_> {
             }
         }
         let qualified = self.index.def_name(def);
+        // A stream the declared result type holds is the one the callee
+        // returns, not a parameter of the caller: say so where it is read.
+        let ret = ret.map(&|t| match t {
+            Ty::Stream(stream) if stream.source.description == STREAM_PARAMETER => {
+                let mut stream = stream.clone();
+                stream.source.description = format!("the stream `{name}` returns");
+                Some(Ty::Stream(stream))
+            }
+            _ => None,
+        });
         // A generic result takes its arguments' types: nested calls of a
         // function that returns a record of two may double it at each.
         self.type_within_limits(

@@ -152,7 +152,14 @@ impl Checker<'_> {
                 span,
                 "the cost of this grows with the stream",
             );
-            d.help.push("take a bounded list instead: declare the parameter as `[T]` and have callers limit it with `|> take(n)`".into());
+            d.help.push(if stream.source.description == super::schema_types::STREAM_PARAMETER {
+                "take a bounded list instead: declare the parameter as `[T]` and have callers limit it with `|> take(n)`".into()
+            } else {
+                format!(
+                    "limit {} before this: `|> take(n)` first, or have the function return a list it limited",
+                    stream.source.description
+                )
+            });
             return;
         }
         let label = if stream.source.prefix_columns.is_empty() {

@@ -143,7 +143,7 @@ impl Checker<'_> {
                 per_element: unknown_cost("each element"),
                 source: StreamSource {
                     table: String::new(),
-                    description: "a stream parameter".into(),
+                    description: STREAM_PARAMETER.into(),
                     prefix_columns: Vec::new(),
                     next_column: None,
                     access: String::new(),
@@ -168,3 +168,7 @@ impl Checker<'_> {
         }
     }
 }
+
+/// The description of a stream a declared type holds (a `stream T`
+/// parameter, or a declared result): its rows are the caller's.
+pub(super) const STREAM_PARAMETER: &str = "a stream parameter";
