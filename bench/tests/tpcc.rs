@@ -64,6 +64,46 @@ fn tpcc_small_runs_the_mix_on_rqc_and_sqlite_and_every_condition_holds() {
     );
 }
 
+/// rqc's terminals in two processes of their own on the one database
+/// (as two application servers would share it), interleaved with SQLite's
+/// as many threads: both ran, and every condition holds on each.
+#[test]
+fn tpcc_small_with_terminal_processes_keeps_every_condition() {
+    let stdout = driver::run(
+        env!("CARGO_BIN_EXE_tpcc"),
+        [
+            "--warehouses",
+            "1",
+            "--small",
+            "--sqlite",
+            "--durability",
+            "none",
+            "--threads",
+            "1",
+            "--processes",
+            "2",
+            "--seconds",
+            "2",
+            "--slice",
+            "1",
+        ],
+    );
+    assert!(
+        stdout.contains("mix: 2 terminal(s) (rqc's in 2 process(es) of 1 thread(s))"),
+        "{stdout}"
+    );
+    for system in ["rqc", "SQLite"] {
+        assert!(
+            stdout.contains(&format!(
+                "consistency conditions 3.3.2.1-12 on {system}: 0 violation(s)"
+            )),
+            "{stdout}"
+        );
+    }
+    let (rqc, sqlite) = counts(&stdout, "New-Order");
+    assert!(rqc > 0 && sqlite > 0, "both ran New-Orders: {stdout}");
+}
+
 /// The kill -9 rounds at CI's size: terminal processes killed at random
 /// points, three times; every acknowledged transaction is found, none is
 /// partial, every condition holds and `verify` finds nothing.

@@ -1,6 +1,6 @@
 //! `tpcc`: TPC-C on rqc, and with `--sqlite` on SQLite beside it: loads W warehouses (streamed, a batch of calls per commit), runs the mix from terminal threads, checks the consistency conditions on each system, prints tpmC-like and each transaction's 90th-percentile response time side by side.
 //!
-//! `cargo run --release -p rqc-bench --bin tpcc -- --warehouses W [--small] [--db DIR] [--sqlite] [--durability full|normal|none] [--threads N] [--seconds S] [--slice S] [--seed N]`
+//! `cargo run --release -p rqc-bench --bin tpcc -- --warehouses W [--small] [--db DIR] [--sqlite] [--durability full|normal|none] [--threads N] [--processes P] [--seconds S] [--slice S] [--seed N]`
 //!
 //! `--small`: 30 customers per district and 1,000 items (CI's size; TPC-C
 //! has 3,000 and 100,000). `--db DIR`: rqc's database is kept there (`rqc
@@ -15,7 +15,10 @@
 //! `full`) is rqc's level and SQLite's matching `synchronous` (FULL,
 //! NORMAL, OFF; WAL mode). No keying or think times: the terminals run
 //! back to back, so tpmC here is "tpmC-like", committed New-Orders per
-//! minute. The conditions are checked on a dump of the columns they read
+//! minute. `--processes P`: rqc's terminals run in P processes of their
+//! own (each with `--threads` terminals, on the same database, the way
+//! several application servers share one), and SQLite runs as many
+//! terminal threads (`tpcc_terminals`). The conditions are checked on a dump of the columns they read
 //! (`tpcc_conditions::ReadDump`: Stock and Item not at all, each row cut
 //! as it is read), held in memory, each system's in turn. Exits 1 when a
 //! condition does not hold on either system.
@@ -32,128 +35,17 @@ mod machine;
 mod tpcc_load;
 #[path = "../tpcc_sql.rs"]
 mod tpcc_sql;
+#[path = "../tpcc_terminals.rs"]
+mod tpcc_terminals;
 
 use args::Args;
-use rqc::{Database, Durability, OpenOptions};
-use rqc_tests::tpcc::{Mix, Scale, Txn};
-use rqc_tests::tpcc_conditions::{check, read_dump, Deliveries};
+use rqc::Durability;
+use rqc_tests::tpcc::{Mix, Scale};
+use rqc_tests::tpcc_conditions::{check, read_dump};
 use rqc_tests::Rng;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-const KINDS: [&str; 8] = [
-    "New-Order",
-    "New-Order rolled back",
-    "Payment",
-    "Payment by name",
-    "Order-Status",
-    "Order-Status by name",
-    "Delivery",
-    "Stock-Level",
-];
-
-fn kind(txn: &Txn) -> usize {
-    match txn {
-        Txn::NewOrder {
-            rollback: false, ..
-        } => 0,
-        Txn::NewOrder { rollback: true, .. } => 1,
-        Txn::Payment { .. } => 2,
-        Txn::PaymentByName { .. } => 3,
-        Txn::OrderStatus { .. } => 4,
-        Txn::OrderStatusByName { .. } => 5,
-        Txn::Delivery { .. } => 6,
-        Txn::StockLevel { .. } => 7,
-    }
-}
-
-/// A system under test: rqc through its library, or SQLite through a
-/// connection per terminal.
-enum System<'a> {
-    Rqc(&'a Database),
-    Sqlite(&'a Path, Durability),
-}
-
-impl System<'_> {
-    fn name(&self) -> &'static str {
-        match self {
-            System::Rqc(_) => "rqc",
-            System::Sqlite(..) => "SQLite",
-        }
-    }
-}
-
-/// One terminal of one system: where its sequence of transactions is, and
-/// what it measured so far.
-struct Terminal {
-    t: u64,
-    w: i64,
-    rng: Rng,
-    /// Transactions drawn so far: the k-th has History id t + k·threads,
-    /// so terminals never share one (the population's are negative).
-    k: u64,
-    times: [Vec<Duration>; KINDS.len()],
-    deliveries: Deliveries,
-    conn: Option<rusqlite::Connection>,
-}
-
-impl Terminal {
-    fn new(t: u64, scale: Scale, seed: u64) -> Terminal {
-        Terminal {
-            t,
-            w: 1 + (t as i64) % scale.warehouses,
-            rng: Rng::new(seed ^ (t + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            k: 0,
-            times: Default::default(),
-            deliveries: Deliveries::default(),
-            conn: None,
-        }
-    }
-
-    /// Runs the mix until `until`: each transaction timed from the binding
-    /// of its arguments to its commit or rollback.
-    fn run_until(&mut self, system: &System<'_>, mix: &Mix, threads: u64, until: Instant) {
-        while Instant::now() < until {
-            let txn = mix.draw(&mut self.rng);
-            let h = (self.t + self.k * threads) as i64;
-            self.k += 1;
-            let started = Instant::now();
-            match system {
-                System::Rqc(db) => {
-                    let (name, args) = txn.call(self.w, h);
-                    match db.run(name, &args) {
-                        Ok(output) => {
-                            assert!(!txn.rolls_back(), "{name}({args:?}) committed");
-                            if let Txn::Delivery { .. } = txn {
-                                self.deliveries.record(self.w, output.rows());
-                            }
-                        }
-                        // The unused item's reference refuses the order whole.
-                        Err(e) if txn.rolls_back() && e.code() == "E0503" => {}
-                        Err(e) => panic!("{name}({args:?}): {e}"),
-                    }
-                }
-                System::Sqlite(path, durability) => {
-                    let conn = self
-                        .conn
-                        .get_or_insert_with(|| tpcc_sql::connect(path, *durability));
-                    match tpcc_sql::run(conn, self.w, &txn, h, None) {
-                        tpcc_sql::Outcome::Committed(districts) => {
-                            assert!(!txn.rolls_back(), "{txn:?} committed");
-                            for d in districts {
-                                *self.deliveries.0.entry((self.w, d)).or_default() += 1;
-                            }
-                        }
-                        tpcc_sql::Outcome::RolledBack => {
-                            assert!(txn.rolls_back(), "{txn:?} rolled back")
-                        }
-                    }
-                }
-            }
-            self.times[kind(&txn)].push(started.elapsed());
-        }
-    }
-}
+use tpcc_terminals::{merge, Measured, System, Terminal, KINDS};
 
 /// What the command line asks for.
 struct Options {
@@ -165,6 +57,10 @@ struct Options {
     durability: Durability,
     sqlite: bool,
     db: Option<PathBuf>,
+    /// Terminal processes for rqc (0: its terminals are threads here).
+    processes: u64,
+    /// Set in a terminal process: its number.
+    terminal_process: Option<u64>,
 }
 
 fn options() -> Options {
@@ -178,6 +74,10 @@ fn options() -> Options {
         durability: args.durability(Durability::Full),
         sqlite: args.flag("--sqlite"),
         db: args.value("--db").map(Into::into),
+        processes: args.number("--processes", 0),
+        terminal_process: args
+            .value("--terminal-process")
+            .map(|i| i.parse().expect("a number")),
     }
 }
 
@@ -207,6 +107,11 @@ fn ms(d: Option<Duration>) -> String {
 fn main() {
     let o = options();
     let scale = o.scale;
+    if let (Some(index), Some(dir)) = (o.terminal_process, &o.db) {
+        let db = tpcc_terminals::open(dir, o.durability);
+        let processes = o.processes.max(1);
+        return tpcc_terminals::serve(&db, scale, o.seed, index, o.threads, processes);
+    }
     println!(
         "machine: {}; commit {}; durability {} (SQLite synchronous={})",
         machine::describe(),
@@ -216,16 +121,7 @@ fn main() {
     );
     let scratch = tempfile::tempdir().expect("a scratch directory");
     let dir = o.db.clone().unwrap_or_else(|| scratch.path().join("rqc"));
-    let mut db = Database::open_with(
-        &dir,
-        OpenOptions {
-            durability: o.durability,
-            ..OpenOptions::default()
-        },
-    )
-    .expect("open");
-    db.install_paths(&[Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/tpcc")])
-        .expect("install examples/tpcc");
+    let db = tpcc_terminals::open(&dir, o.durability);
     let sqlite_path = scratch.path().join("tpcc.sqlite");
     let mut sqlite = o
         .sqlite
@@ -262,14 +158,29 @@ fn main() {
     if o.sqlite {
         systems.push(System::Sqlite(&sqlite_path, o.durability));
     }
+    // Every system runs as many terminals: `--threads` in each terminal
+    // process of rqc's, as many threads for SQLite.
+    let processes = o.processes;
+    let terminal_count = o.threads * processes.max(1);
+    // rqc's terminals in processes of their own, on the loaded database.
+    let mut remotes = if processes > 0 {
+        let mut args: Vec<String> = std::env::args().skip(1).collect();
+        if o.db.is_none() {
+            args.extend(["--db".to_string(), dir.display().to_string()]);
+        }
+        tpcc_terminals::spawn(processes, &args)
+    } else {
+        Vec::new()
+    };
     // The same C-Run for every terminal of every system (2.1.6).
     let mix = Mix::new(scale, o.seed, o.seed.wrapping_add(1));
     let mut terminals: Vec<Vec<Terminal>> = systems
         .iter()
-        .map(|_| {
-            (0..o.threads)
+        .map(|system| match system {
+            System::Rqc(_) if processes > 0 => Vec::new(),
+            _ => (0..terminal_count)
                 .map(|t| Terminal::new(t, scale, o.seed))
-                .collect()
+                .collect(),
         })
         .collect();
     let mut spent = vec![Duration::ZERO; systems.len()];
@@ -285,20 +196,27 @@ fn main() {
             order.swap(0, 1);
         }
         for s in order {
-            let (system, mix, threads) = (&systems[s], &mix, o.threads);
+            let (system, mix) = (&systems[s], &mix);
             let started = Instant::now();
             let until = started + length;
+            if s == 0 && processes > 0 {
+                tpcc_terminals::run_all(&mut remotes, length);
+            }
             std::thread::scope(|scope| {
                 for terminal in terminals[s].iter_mut() {
-                    scope.spawn(move || terminal.run_until(system, mix, threads, until));
+                    scope.spawn(move || terminal.run_until(system, mix, terminal_count, until));
                 }
             });
             spent[s] += started.elapsed();
         }
     }
     println!(
-        "mix: {} terminal(s), {} s per system{}; other processes took {:.0}% of the machine's CPU meanwhile",
-        o.threads,
+        "mix: {terminal_count} terminal(s){}, {} s per system{}; other processes took {:.0}% of the machine's CPU meanwhile",
+        if processes > 0 {
+            format!(" (rqc's in {processes} process(es) of {} thread(s))", o.threads)
+        } else {
+            String::new()
+        },
         o.seconds,
         if o.sqlite {
             format!(" in slices of {slice} s, interleaved")
@@ -310,18 +228,17 @@ fn main() {
 
     // Per system: each kind's times and the deliveries, over its terminals.
     let mut tpmc = Vec::new();
-    let mut merged: Vec<([Vec<Duration>; KINDS.len()], Deliveries)> = Vec::new();
+    let mut merged: Vec<Measured> = Vec::new();
+    let mut from_processes = Some(tpcc_terminals::report(std::mem::take(&mut remotes)));
     for (s, system) in systems.iter().enumerate() {
-        let mut times: [Vec<Duration>; KINDS.len()] = Default::default();
-        let mut deliveries = Deliveries::default();
+        let mut measured = match system {
+            System::Rqc(_) => from_processes.take().unwrap_or_default(),
+            _ => Measured::default(),
+        };
         for terminal in terminals[s].drain(..) {
-            for (district, n) in terminal.deliveries.0 {
-                *deliveries.0.entry(district).or_default() += n;
-            }
-            for (all, mine) in times.iter_mut().zip(terminal.times) {
-                all.extend(mine);
-            }
+            merge(&mut measured, terminal);
         }
+        let (times, deliveries) = measured;
         let minutes = spent[s].as_secs_f64() / 60.0;
         let total: usize = times.iter().map(Vec::len).sum();
         let (placed, rolled) = (times[0].len(), times[1].len());
@@ -397,6 +314,8 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rqc_tests::tpcc::Txn;
+    use rqc_tests::tpcc_conditions::Deliveries;
 
     /// SQLite's side of TPC-C 2.4.2.3: a New-Order whose last item id is
     /// unused rolls back whole (every row as before, stock and District's
