@@ -39,6 +39,7 @@ fn selected_corpus_diagnostics_read_well() {
         "access_range_ends_as_two_values",
         "fn_value_arity",
         "fn_returned_stream_unlimited",
+        "fn_stream_parameter_given_a_list_adversary",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -252,7 +252,7 @@ impl Checker<'_> {
             // Not in a mutation: there a `map` over an island writes for
             // every element, whatever follows (spec/cost.md §4.2), where
             // over a stream it writes for those read.
-            let writes = self.kind == DefKind::Mutation;
+            let writes = self.may_write;
             if let (Ty::Stream(_), Ty::List(..), false) = (pty, &checked.ty, writes) {
                 let island = self.island_stream.take().filter(|s| s.span == args[i].span);
                 checked = match island.and_then(|island| island.checked(checked.tir.clone())) {
@@ -267,9 +267,14 @@ impl Checker<'_> {
             // A returned function's own ends fix nothing yet (`returned.rs`).
             let names = (param.as_str(), name.as_str());
             let bound = self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, true);
+            if !bound {
+                // What this argument would have fixed is unknown, not a
+                // `T` every later use would be refused for again.
+                unknown_generics(pty, &mut generics);
+            }
             if let (false, true, Ty::Stream(_), Ty::List(..)) = (bound, writes, pty, &checked.ty) {
                 if let Some(d) = self.diagnostics.last_mut() {
-                    d.notes.push("a query reads a list given where a stream is taken as a stream; a mutation does not (nor an island): its writes over a list are counted for every element".into());
+                    d.notes.push("a list or an island given where a stream is taken is read as a stream only where nothing may write: not in a mutation, nor in a function given a function (which may be a mutation's writing lambda) or a type parameter; there a `map` over a list is counted for every element".into());
                     d.help.push(format!(
                         "declare `{param}` a list (`{param}: [T]`) in a function a mutation calls: the list's length then bounds what it writes"
                     ));

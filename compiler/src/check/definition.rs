@@ -134,6 +134,12 @@ impl Checker<'_> {
             self.push_local(&param.name, ty.clone(), tir);
             params.push((param.name.name.clone(), ty));
         }
+        // A function given a function (or a type parameter, which a call
+        // may bind to one) may run a mutation's writing lambda.
+        self.may_write = def.kind == DefKind::Mutation
+            || params
+                .iter()
+                .any(|(_, ty)| ty.holds_fn() || !ty.generics().is_empty());
         // A callee's measures are renamed apart from these at each call.
         self.def_measures = params
             .iter()

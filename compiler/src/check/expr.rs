@@ -111,6 +111,10 @@ pub struct Checker<'p> {
     pub module: usize,
     pub file: &'p str,
     pub kind: DefKind,
+    /// Whether the definition may write: a mutation, or a function
+    /// given a function (a caller's writing lambda) or a type parameter.
+    /// There a list or an island is not read as a stream (`calls.rs`).
+    pub(super) may_write: bool,
     pub diagnostics: Vec<Diagnostic>,
     /// Shared entries: a delayed lambda keeps the scope it was written in,
     /// and copying it must not copy every type in scope.

@@ -17,7 +17,6 @@ use super::types::{DelayedLambda, FnCandidate, FnTy, Ty};
 use crate::cost::Cost;
 use crate::span::Span;
 use crate::syntax::ast::{Expr, ExprKind, Ident};
-use rqc_plan::Shape;
 use std::sync::Arc;
 
 /// A delayed lambda's typed body, merged over its applications.
@@ -314,7 +313,7 @@ impl Checker<'_> {
         if conflict {
             self.error(
                 "E0420",
-                "this lambda is applied to an option in one place and to a list or stream in another",
+                "this lambda is applied to inputs of different shapes in two places (an option, a list or a stream in one, another of them in the other)",
                 lambda.body.span,
                 "one body for both",
             )
@@ -428,7 +427,9 @@ impl Checker<'_> {
 /// A lambda written inside the body is a new delayed lambda at each
 /// application: the two are merged into the first, whose id the merged
 /// body keeps. `conflict` is set where the two apply one combinator to
-/// inputs of different shapes (which the runtime could not tell apart).
+/// inputs of different shapes: an option and a list the runtime could not
+/// tell apart, and a list's combinators (every element, batched) and a
+/// stream's (the elements read, one by one) cost differently.
 fn merge(a: TExpr, b: TExpr, lambdas: &mut [LambdaBody], conflict: &mut bool) -> TExpr {
     // The `Err` hands the two unmatched nodes back to `zip` by value; it is
     // on the path of every node, so boxing it would cost more than it saves.
@@ -456,9 +457,9 @@ fn merge(a: TExpr, b: TExpr, lambdas: &mut [LambdaBody], conflict: &mut bool) ->
             }
             Ok(TExpr::DelayedLambda(first))
         }
-        (x @ TExpr::Builtin(_, sa, _), y @ TExpr::Builtin(_, sb, _))
-            if (sa == Shape::Option) != (sb == Shape::Option) =>
-        {
+        // An option, a list and a stream are read apart; a list's `map`
+        // applies to every element, batched, a stream's to those read.
+        (x @ TExpr::Builtin(_, sa, _), y @ TExpr::Builtin(_, sb, _)) if sa != sb => {
             *conflict = true;
             Err((x, y))
         }

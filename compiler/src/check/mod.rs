@@ -257,6 +257,7 @@ pub fn check_one(
         module: info.module,
         file: DEF_MARKER,
         kind: info.kind,
+        may_write: info.kind == DefKind::Mutation,
         diagnostics: Vec::new(),
         scope: Default::default(),
         // A fact per expression and name: room for a typical definition's

@@ -418,6 +418,18 @@ impl<'p> Abs<'p> {
                 each: a.each.max(&b.each),
                 skipped: a.skipped || b.skipped,
             })),
+            // A list where a stream is taken (a `stream T` parameter given
+            // a list, beside the same parameter skipped or mapped) is read
+            // as a stream (`combinators::on_listed`): made already, a step
+            // an element.
+            (Abs::Stream(a), Abs::List(b, _)) | (Abs::List(b, _), Abs::Stream(a)) => {
+                Abs::Stream(Rc::new(StreamAbs {
+                    element: a.element.join_in(b, joined)?,
+                    open: a.open.clone(),
+                    each: a.each.max(&Cost::steps(Poly::constant(1))),
+                    skipped: a.skipped,
+                }))
+            }
             (Abs::Fns(a), Abs::Fns(b)) => {
                 let mut all: Vec<Rc<Closure<'p>>> = (**a).clone();
                 for closure in b.iter() {
