@@ -255,6 +255,7 @@ impl Checker<'_> {
             let writes = self.may_write;
             if let (Ty::Stream(_), Ty::List(..), false) = (pty, &checked.ty, writes) {
                 let island = self.island_stream.take().filter(|s| s.span == args[i].span);
+                self.read_as_stream.get_or_insert(args[i].span);
                 checked = match island.and_then(|island| island.checked(checked.tir.clone())) {
                     Some(stream) => stream,
                     // Any other list (an island bound by `let`, chosen by
@@ -276,7 +277,7 @@ impl Checker<'_> {
                 if let Some(d) = self.diagnostics.last_mut() {
                     d.notes.push("a list or an island given where a stream is taken is read as a stream only where nothing may write: not in a mutation, nor in a function given a function (which may be a mutation's writing lambda) or a type parameter; there a `map` over a list is counted for every element".into());
                     d.help.push(format!(
-                        "declare `{param}` a list (`{param}: [T]`) in a function a mutation calls: the list's length then bounds what it writes"
+                        "here give it to a function that takes a list (`{param}: [T]`, whose length then bounds what is written), or read it as a stream in a query or a function given no function"
                     ));
                 }
             }

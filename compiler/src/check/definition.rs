@@ -185,6 +185,38 @@ impl Checker<'_> {
                 }
             }
         }
+        // A list or an island read as a stream here must not leave in the
+        // result (a stream, or a function that takes a function, which a
+        // mutation may give a writing lambda): its writes would be mapped
+        // over it lazily, where over the list itself they are made for
+        // every element.
+        if let (DefKind::Fn, Some(at)) = (def.kind, self.read_as_stream) {
+            // A function that takes a function may be given a writing one.
+            let takes_a_function = |t: &Ty| match t {
+                Ty::Fn(f) => f
+                    .params
+                    .iter()
+                    .any(|p| p.holds_fn() || !p.generics().is_empty()),
+                Ty::Fns(_) => true,
+                _ => false,
+            };
+            if body
+                .ty
+                .any(&|t| matches!(t, Ty::Stream(_)) || takes_a_function(t))
+            {
+                self.error(
+                    "E0401",
+                    format!(
+                        "`{}` reads a list as a stream and returns a stream, or a function that takes a function, which could bring a mutation's writes to it",
+                        def.name.name
+                    ),
+                    at,
+                    "read as a stream here",
+                )
+                .help
+                .push("limit it here (`|> take(n)`) and return the list, or take and return a list (`[T]`): a mutation's writes over a list are counted for every element".into());
+            }
+        }
         if def.kind != DefKind::Fn {
             // The result is encoded whole, for the caller or as JSON.
             let walked = self.note_value_size(&body.ty, def.body.span);

@@ -115,6 +115,10 @@ pub struct Checker<'p> {
     /// given a function (a caller's writing lambda) or a type parameter.
     /// There a list or an island is not read as a stream (`calls.rs`).
     pub(super) may_write: bool,
+    /// Where a list or an island was first read as a stream in this
+    /// definition (`calls.rs`): a function that does must not return a
+    /// stream or a function (`definition.rs`).
+    pub(super) read_as_stream: Option<Span>,
     pub diagnostics: Vec<Diagnostic>,
     /// Shared entries: a delayed lambda keeps the scope it was written in,
     /// and copying it must not copy every type in scope.

@@ -258,6 +258,7 @@ pub fn check_one(
         file: DEF_MARKER,
         kind: info.kind,
         may_write: info.kind == DefKind::Mutation,
+        read_as_stream: None,
         diagnostics: Vec::new(),
         scope: Default::default(),
         // A fact per expression and name: room for a typical definition's

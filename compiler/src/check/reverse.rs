@@ -12,6 +12,7 @@
 use super::builtins::Input;
 use super::expr::{Checked, Checker};
 use super::fixes::column_of_lambda;
+use super::schema_types::STREAM_PARAMETER;
 use super::tir::TExpr;
 use super::types::{StreamOrder, StreamTy, Ty};
 use crate::span::Span;
@@ -167,10 +168,15 @@ impl Checker<'_> {
     /// have been (their number is not known here).
     fn reversible(&mut self, span: Span, stream: &StreamTy, what: &str) -> bool {
         let source = &stream.source;
-        let why = if source.skipped {
-            "a `skip` before it dropped rows from the start, which a read from the other end cannot drop without reading them"
+        let why: String = if source.skipped {
+            "a `skip` before it dropped rows from the start, which a read from the other end cannot drop without reading them".into()
+        } else if source.table.is_empty() && source.description == STREAM_PARAMETER {
+            "it is a stream parameter, whose caller may have skipped rows from its start".into()
         } else if source.table.is_empty() {
-            "it is a stream parameter, whose caller may have skipped rows from its start"
+            format!(
+                "it is {}, which may have skipped rows from its start",
+                source.description
+            )
         } else {
             return true;
         };

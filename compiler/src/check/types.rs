@@ -587,7 +587,12 @@ impl fmt::Display for Ty {
                 Some(max) => write!(f, "[{elem}; ≤ {max}]"),
                 None => write!(f, "[{elem}; ≤ {size}]"),
             },
-            Ty::Stream(stream) => write!(f, "stream {}", stream.elem),
+            // `stream User?` reads as an optional stream: a stream of
+            // options is written with parentheses, as it is parsed.
+            Ty::Stream(stream) => match stream.elem {
+                Ty::Option(_) | Ty::Fn(_) | Ty::Fns(_) => write!(f, "stream ({})", stream.elem),
+                _ => write!(f, "stream {}", stream.elem),
+            },
             Ty::Fn(func) => {
                 let params: Vec<String> = func.params.iter().map(|p| p.to_string()).collect();
                 match params.as_slice() {
