@@ -411,11 +411,7 @@ impl WriteTxn for LmdbWrite<'_> {
             .main
             .range_mut(&mut self.txn, &bounds)
             .map_err(|e| env.error(e))?;
-        let found = cursor
-            .next()
-            .transpose()
-            .map_err(|e| env.error(e))?
-            .filter(|(k, _)| k.starts_with(prefix.as_slice()));
+        let found = next_in_tree(&mut cursor, env, prefix)?;
         let found_key = found.map(|(k, _)| k.to_vec());
         let placed = place(found.map(|(k, v)| (&k[prefix.len()..], v)))?;
         let Some(Placed { own, next }) = placed else {
@@ -463,11 +459,7 @@ impl WriteTxn for LmdbWrite<'_> {
             Some((at, own)) if at == stored.as_slice() => own,
             _ => return Ok(()),
         };
-        let successor = cursor
-            .next()
-            .transpose()
-            .map_err(|e| env.error(e))?
-            .filter(|(k, _)| k.starts_with(prefix.as_slice()));
+        let successor = next_in_tree(&mut cursor, env, prefix)?;
         let successor_key = successor.map(|(k, _)| k.to_vec());
         let relinked = relink(own, successor.map(|(k, v)| (&k[prefix.len()..], v)))?;
         if let (Some(at), Some(relinked)) = (successor_key, relinked) {
@@ -522,6 +514,24 @@ impl WriteTxn for LmdbWrite<'_> {
         }
         Ok(())
     }
+}
+
+/// A write cursor over the main database, from a key on.
+type WriteCursor<'t> = heed::RwRange<'t, Bytes, Bytes>;
+
+/// The cursor's next entry when it is still the tree's of `prefix` (the
+/// one B-tree holds every tree: past a tree's last key, the next is
+/// another's).
+fn next_in_tree<'t>(
+    cursor: &mut WriteCursor<'t>,
+    env: &Environment,
+    prefix: Prefix,
+) -> Result<Option<(&'t [u8], &'t [u8])>> {
+    Ok(cursor
+        .next()
+        .transpose()
+        .map_err(|e| env.error(e))?
+        .filter(|(k, _)| k.starts_with(prefix.as_slice())))
 }
 
 /// `key` of the tree of `prefix` as stored, or E0544 when LMDB cannot
