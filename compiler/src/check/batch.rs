@@ -7,11 +7,12 @@
 //! it writes), and elsewhere for a lambda written in place whose body
 //! neither writes nor calls anything that might (a function, a function
 //! value, or a combinator handed a function value, which a mutation's
-//! caller may have made a writing lambda).
+//! caller may have made a writing lambda), nor reads a stream made
+//! elsewhere (whose `map` may write, and runs where it is read).
 
 use super::tir::TExpr;
 use crate::syntax::ast::DefKind;
-use rqc_plan::Builtin;
+use rqc_plan::{Builtin, Shape};
 
 /// Whether applying `f` over a list in a definition of `kind` is one batch
 /// per level of its reads.
@@ -42,11 +43,24 @@ pub(super) fn may_write(t: &TExpr) -> bool {
         | TExpr::Call(..)
         | TExpr::CallLocal(..)
         | TExpr::DelayedLambda(_) => true,
+        // A stream made elsewhere (a name, a parameter, a field) may carry
+        // a mutation's writing `map`, which a limit here runs.
+        TExpr::Builtin(_, Shape::Stream, args) if !args.first().is_some_and(made_here) => true,
         // A combinator handed a function value applies it, however the
         // value is reached (a name, a field, an `if`, a block).
         TExpr::Builtin(builtin, _, args) => applies_a_function_value(*builtin, args),
         _ => false,
     })
+}
+
+/// Whether `t` is a stream read from its table right here (a scan, and
+/// the stream combinators over it), not a stream value from elsewhere.
+fn made_here(t: &TExpr) -> bool {
+    match peel(t) {
+        TExpr::Scan { .. } => true,
+        TExpr::Builtin(_, Shape::Stream, args) => args.first().is_some_and(made_here),
+        _ => false,
+    }
 }
 
 /// Whether a combinator's function argument is anything but a lambda
@@ -143,5 +157,24 @@ mod tests {
         // A function value itself: its body is not seen here.
         assert!(!batched(DefKind::Fn, &local("g")));
         assert!(batched(DefKind::Query, &local("g")));
+    }
+
+    /// A stream made elsewhere (a `let`, a parameter) may carry a
+    /// mutation's writing `map`, which a limit in the body runs: not read
+    /// ahead. One read from its table in the body is seen whole.
+    #[test]
+    fn a_stream_made_elsewhere_may_write() {
+        let first =
+            |stream: TExpr| lambda(TExpr::Builtin(Builtin::First, Shape::Stream, vec![stream]));
+        assert!(!batched(DefKind::Mutation, &first(local("s"))));
+        assert!(batched(DefKind::Query, &first(local("s"))));
+        let scan = TExpr::Scan {
+            table: "Post".into(),
+            index: None,
+            prefix: vec![local("x")],
+            range: None,
+            bounded: false,
+        };
+        assert!(batched(DefKind::Mutation, &first(scan)));
     }
 }

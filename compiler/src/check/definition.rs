@@ -135,11 +135,14 @@ impl Checker<'_> {
             params.push((param.name.name.clone(), ty));
         }
         // A function given a function (or a type parameter, which a call
-        // may bind to one) may run a mutation's writing lambda.
+        // may bind to one), or a stream (which may carry a writing `map`),
+        // may run a mutation's writing lambda.
         self.may_write = def.kind == DefKind::Mutation
-            || params
-                .iter()
-                .any(|(_, ty)| ty.holds_fn() || !ty.generics().is_empty());
+            || params.iter().any(|(_, ty)| {
+                ty.holds_fn()
+                    || !ty.generics().is_empty()
+                    || ty.any(&|t| matches!(t, Ty::Stream(_)))
+            });
         // A callee's measures are renamed apart from these at each call.
         self.def_measures = params
             .iter()

@@ -96,6 +96,10 @@ pub(super) struct StreamAbs<'p> {
     /// Whether a `skip` dropped rows from its start: the executor will not
     /// read it from its other end (`combinators::on_stream`).
     pub skipped: bool,
+    /// Whether a function mapped over it writes: a limit that reads it
+    /// runs those writes, wherever the limit is (a function applied over a
+    /// list whose body reads it is then not read ahead).
+    pub writes: bool,
 }
 
 /// A lambda with the names in scope where it was made.
@@ -417,6 +421,7 @@ impl<'p> Abs<'p> {
                 open: a.open.max(&b.open),
                 each: a.each.max(&b.each),
                 skipped: a.skipped || b.skipped,
+                writes: a.writes || b.writes,
             })),
             // A list where a stream is taken (a `stream T` parameter given
             // a list, beside the same parameter skipped or mapped) is read
@@ -428,6 +433,7 @@ impl<'p> Abs<'p> {
                     open: a.open.clone(),
                     each: a.each.max(&Cost::steps(Poly::constant(1))),
                     skipped: a.skipped,
+                    writes: a.writes,
                 }))
             }
             (Abs::Fns(a), Abs::Fns(b)) => {

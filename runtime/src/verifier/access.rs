@@ -330,6 +330,7 @@ impl<'p> Verifier<'p> {
                 open: Cost::constant(1, 0, 1),
                 each: Cost::constant(0, 1, 0),
                 skipped: false,
+                writes: false,
             }));
             return Ok(out);
         }

@@ -52,6 +52,7 @@ impl<'p> Verifier<'p> {
                     open: Cost::zero(),
                     each: Cost::steps(Poly::constant(1)),
                     skipped: false,
+                    writes: false,
                 };
                 return self.on_stream(node, c, &stream, operand.as_ref(), out);
             }
@@ -239,6 +240,8 @@ impl<'p> Verifier<'p> {
         mut out: Eval<'p>,
     ) -> Result<Eval<'p>> {
         let operand = operand.map(|o| o.value.clone()).unwrap_or(Abs::Nothing);
+        // Reading it runs what its maps write.
+        out.writes |= stream.writes;
         match c {
             Combinator::Take => {
                 let n = self.count_of(node, &operand)?;
@@ -262,6 +265,7 @@ impl<'p> Verifier<'p> {
                     open: stream.open.clone(),
                     each: stream.each.plus(&applied.cost),
                     skipped: stream.skipped,
+                    writes: stream.writes || applied.writes,
                 }));
             }
             // The same range read from its other end: the same seek, the
@@ -288,6 +292,7 @@ impl<'p> Verifier<'p> {
                     open: stream.open.plus(&stream.each.times(&n)),
                     each: stream.each.clone(),
                     skipped: true,
+                    writes: stream.writes,
                 }));
             }
             other => {
