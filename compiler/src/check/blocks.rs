@@ -23,7 +23,16 @@ impl Checker<'_> {
                 Stmt::Let { name, ty, value } => {
                     let declared = ty.as_ref().map(|t| self.resolve_type(t, None));
                     let mark = self.begin_condition();
+                    self.island_stream = None;
                     let mut checked = self.check_expected(value, declared.as_ref());
+                    // A list or an island declared a stream is read as one
+                    // where nothing may write, as when given to a stream
+                    // parameter (`calls.rs`).
+                    if let (Some(Ty::Stream(_)), Ty::List(..), false) =
+                        (&declared, &checked.ty, self.may_write)
+                    {
+                        checked = self.read_as_stream_at(checked, value.span);
+                    }
                     // A `Bool` keeps what it says of the integers it
                     // compared, for an `if` that tests the name.
                     let condition = self.condition(value, mark);

@@ -254,16 +254,7 @@ impl Checker<'_> {
             // over a stream it writes for those read.
             let writes = self.may_write;
             if let (Ty::Stream(_), Ty::List(..), false) = (pty, &checked.ty, writes) {
-                let island = self.island_stream.take().filter(|s| s.span == args[i].span);
-                self.read_as_stream.get_or_insert(args[i].span);
-                checked = match island.and_then(|island| island.checked(checked.tir.clone())) {
-                    Some(stream) => stream,
-                    // Any other list (an island bound by `let`, chosen by
-                    // an `if`, a list built on the spot) is a stream whose
-                    // every element is read already: it costs what making
-                    // the list cost, and reading it nothing more.
-                    None => super::island_stream::read_list(checked),
-                };
+                checked = self.read_as_stream_at(checked, args[i].span);
             }
             // A returned function's own ends fix nothing yet (`returned.rs`).
             let names = (param.as_str(), name.as_str());

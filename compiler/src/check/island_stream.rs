@@ -112,6 +112,24 @@ fn stage_of(stream: Checked, wrap: impl FnOnce(TExpr) -> TExpr) -> Checked {
     )
 }
 
+impl super::expr::Checker<'_> {
+    /// `list` (the value at `span`) where a stream is taken: the island
+    /// it is, read as its stream, or any other list read as a stream
+    /// ([`read_list`]); noted, so that the definition returns no stream
+    /// (`definition.rs`).
+    pub(super) fn read_as_stream_at(&mut self, list: Checked, span: Span) -> Checked {
+        let island = self.island_stream.take().filter(|s| s.span == span);
+        self.read_as_stream.get_or_insert(span);
+        match island.and_then(|island| island.checked(list.tir.clone())) {
+            Some(stream) => stream,
+            // Any other list (an island bound by `let`, chosen by an `if`,
+            // a list built on the spot) is a stream whose every element is
+            // read already: it costs what making the list cost.
+            None => read_list(list),
+        }
+    }
+}
+
 /// A list given where a stream is taken (`first_five(fs)` with `let fs =
 /// Follow[u]`): a stream over elements already read, so opening it costs
 /// nothing more than making the list did (its cost stays the argument's)
