@@ -373,15 +373,6 @@ fn on_listed<'p>(
             maps: Vec::new(),
         }),
     };
-    let listed_with = |change: &dyn Fn(&mut ListStream<'p>)| {
-        let mut changed = ListStream {
-            items: Rc::clone(&listed.items),
-            skip: listed.skip,
-            maps: listed.maps.clone(),
-        };
-        change(&mut changed);
-        Ok(Val::Listed(Rc::new(changed)))
-    };
     match c {
         Combinator::Take => {
             let n = count(interp.value(&args[1], env)?)?;
@@ -394,21 +385,32 @@ fn on_listed<'p>(
         Combinator::Exists => Ok(Val::Data(Value::Bool(
             !read_listed(interp, &listed, 1)?.is_empty(),
         ))),
-        Combinator::Map => {
-            let f = f.ok_or_else(|| internal("`map` without its function"))?;
-            listed_with(&|l| l.maps.push(f.clone()))
-        }
-        Combinator::Skip => {
-            let n = count(interp.value(&args[1], env)?)?;
-            listed_with(&|l| l.skip = l.skip.saturating_add(n))
-        }
-        Combinator::Reverse => {
-            if listed.skip > 0 {
-                return Err(internal("a stream reversed after a `skip`").into());
+        Combinator::Map | Combinator::Skip | Combinator::Reverse => {
+            // A new stage over the same elements (shared, not copied).
+            let mut next = ListStream {
+                items: Rc::clone(&listed.items),
+                skip: listed.skip,
+                maps: listed.maps.clone(),
+            };
+            match c {
+                Combinator::Map => {
+                    next.maps
+                        .push(f.ok_or_else(|| internal("`map` without its function"))?);
+                }
+                Combinator::Skip => {
+                    let n = count(interp.value(&args[1], env)?)?;
+                    next.skip = next.skip.saturating_add(n);
+                }
+                _ => {
+                    if next.skip > 0 {
+                        return Err(internal("a stream reversed after a `skip`").into());
+                    }
+                    let mut items = (*next.items).clone();
+                    items.reverse();
+                    next.items = Rc::new(items);
+                }
             }
-            let mut items = (*listed.items).clone();
-            items.reverse();
-            listed_with(&|l| l.items = Rc::new(items.clone()))
+            Ok(Val::Listed(Rc::new(next)))
         }
         other => Err(internal(&format!("`{}` over a list read as a stream", other.name())).into()),
     }

@@ -148,15 +148,7 @@ pub fn read_list(list: Checked) -> Checked {
         elem: *elem,
         open: Cost::zero(),
         per_element: each,
-        source: StreamSource {
-            table: String::new(),
-            description: "a list".into(),
-            prefix_columns: Vec::new(),
-            next_column: None,
-            access: String::new(),
-            order: None,
-            skipped: false,
-        },
+        source: StreamSource::unnamed("a list"),
     };
     Checked::new(Ty::Stream(Box::new(stream)), list.cost, list.tir)
 }

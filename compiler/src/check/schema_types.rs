@@ -141,15 +141,7 @@ impl Checker<'_> {
                 elem: self.resolve_type(elem, generics),
                 open: unknown_cost("opening"),
                 per_element: unknown_cost("each element"),
-                source: StreamSource {
-                    table: String::new(),
-                    description: STREAM_PARAMETER.into(),
-                    prefix_columns: Vec::new(),
-                    next_column: None,
-                    access: String::new(),
-                    order: None,
-                    skipped: false,
-                },
+                source: StreamSource::unnamed(STREAM_PARAMETER),
             })),
             TypeKind::Record(fields) => Ty::Record(
                 fields

@@ -71,6 +71,22 @@ pub struct StreamSource {
     pub skipped: bool,
 }
 
+impl StreamSource {
+    /// A stream's source that is no access written here (a parameter's,
+    /// a list's), described for messages.
+    pub fn unnamed(description: &str) -> StreamSource {
+        StreamSource {
+            table: String::new(),
+            description: description.into(),
+            prefix_columns: Vec::new(),
+            next_column: None,
+            access: String::new(),
+            order: None,
+            skipped: false,
+        }
+    }
+}
+
 /// The column after a stream's prefix, which its range runs in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamOrder {
