@@ -316,3 +316,75 @@ mutation via_fn(ids: [Int; <= 10]) = app(ids, x => insert T { id: x })
         }
     }
 }
+
+/// A stream made elsewhere (a `let`) whose `map` writes, limited inside a
+/// lambda applied over a list: each limit reads it afresh and runs its
+/// writes, so the body is counted once per element, never batched (found by
+/// an adversary: an operator's 5 round trips against its claim of 4).
+#[test]
+fn a_writing_stream_made_elsewhere_is_counted_where_each_limit_reads_it() {
+    const WRITES: &str = "
+table Post { id: Int key  author: Int  index by_author (author, id desc) }
+mutation post(id: Int, a: Int) = insert Post { id, author: a }
+mutation firsts(a: Int) = {
+  let s = Post.by_author[a] |> map(p => { delete Post[p.id]; p.id });
+  [1, 2] |> map(x => s |> first())
+}
+mutation pairs(a: Int) = {
+  let s = Post.by_author[a] |> map(p => { delete Post[p.id]; p.id });
+  [1, 2, 3] |> map(x => s |> take(2))
+}
+mutation through_let(a: Int) = {
+  let s = Post.by_author[a] |> map(p => { delete Post[p.id]; p.id });
+  let f = x => s |> first();
+  [1, 2] |> map(f)
+}
+";
+    // (entry, rows it deletes of the 12 posts, ids it returns in order)
+    let cases: [(&str, u64, &[i64]); 3] = [
+        ("firsts", 2, &[12, 11]),
+        ("pairs", 6, &[12, 11, 10, 9, 8, 7]),
+        ("through_let", 2, &[12, 11]),
+    ];
+    for backend in Backend::ALL {
+        for (name, written, ids) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let mut db = Database::open_with(
+                dir.path(),
+                OpenOptions {
+                    backend: Some(backend),
+                    ..OpenOptions::default()
+                },
+            )
+            .unwrap();
+            db.install_source("w.rq", WRITES).unwrap();
+            for id in 1..=12i64 {
+                db.run("post", &[id.into(), 7.into()]).unwrap();
+            }
+            let output = db
+                .run(name, &[7.into()])
+                .unwrap_or_else(|e| panic!("{backend:?} {name}: {e}"));
+            assert_eq!(output.written, written, "{backend:?} {name}");
+            let got: Vec<i64> = match &output.value {
+                Value::List(items) => items
+                    .iter()
+                    .flat_map(|v| match v {
+                        Value::List(inner) => inner.clone(),
+                        other => vec![other.clone()],
+                    })
+                    .map(|v| match v {
+                        Value::Int(i) => i,
+                        other => panic!("{name}: an id, not {other:?}"),
+                    })
+                    .collect(),
+                other => panic!("{name}: a list, not {other:?}"),
+            };
+            assert_eq!(got, ids, "{backend:?} {name}");
+            let (s, b) = (&output.stats, &output.bound);
+            assert!(
+                s.seeks <= b.seeks && s.rows <= b.rows && s.round_trips <= b.round_trips,
+                "{backend:?} {name}: read {s:?}, bound {b:?}"
+            );
+        }
+    }
+}
