@@ -468,10 +468,16 @@ impl Checker<'_> {
                 }
             }
         }
-        d.notes.push(format!(
-            "`{}` may hold any number of rows",
-            stream.source.access
-        ));
+        // A stream that is no access written here (a parameter's, a
+        // list's) is named by its description.
+        d.notes.push(match stream.source.access.as_str() {
+            // Its length is not carried once read as a stream.
+            "" if stream.source.description == super::island_stream::LIST_READ_AS_STREAM => {
+                "a list read as a stream is bounded by the count alone, not by its length: take from the list itself (`xs |> take(n)`) to be bounded by its length".to_string()
+            }
+            "" => format!("{} may hold any number of rows", stream.source.description),
+            access => format!("`{access}` may hold any number of rows"),
+        });
     }
 
     fn first_or_exists(&mut self, builtin: Builtin, input: Checked, shape: Input) -> Checked {

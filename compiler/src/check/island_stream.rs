@@ -130,6 +130,9 @@ impl super::expr::Checker<'_> {
     }
 }
 
+/// The description of the stream a list is read as (for messages).
+pub const LIST_READ_AS_STREAM: &str = "a list";
+
 /// A list given where a stream is taken (`first_five(fs)` with `let fs =
 /// Follow[u]`): a stream over elements already read, so opening it costs
 /// nothing more than making the list did (its cost stays the argument's)
@@ -148,7 +151,7 @@ pub fn read_list(list: Checked) -> Checked {
         elem: *elem,
         open: Cost::zero(),
         per_element: each,
-        source: StreamSource::unnamed("a list"),
+        source: StreamSource::unnamed(LIST_READ_AS_STREAM),
     };
     Checked::new(Ty::Stream(Box::new(stream)), list.cost, list.tir)
 }
