@@ -75,7 +75,10 @@ impl End {
     /// `self / divisor`, truncated towards zero, for a divisor of at least 1.
     pub(crate) fn divided_by(self, divisor: End) -> End {
         match (self, divisor) {
-            (End::At(a), End::At(b)) => End::At(a / b),
+            // A zero divisor is only ever met at the corner of an empty
+            // range, which `Interval::divided_by` does not divide by: no
+            // quotient is taken, and nothing may panic here.
+            (End::At(a), End::At(b)) => End::At(a.checked_div(b).unwrap_or(0)),
             (End::At(_), _) => End::At(0),
             (infinite, _) => infinite,
         }

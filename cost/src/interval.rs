@@ -236,7 +236,14 @@ impl Interval {
             (magnitude.clone(), magnitude)
         };
         let (a, b) = (self.ends(), divisor.ends());
-        let ends = if b.0 >= End::At(1) {
+        // A divisor whose range is empty (narrowed by a test that cannot
+        // hold: `if c < 0 { 5 / c }` with `c >= 0`) has no value, so the
+        // division never runs: the widest quotient below is sound, and the
+        // corners of an empty range would divide by zero.
+        let ends = if b.0 > b.1 {
+            let magnitude = a.1.max(a.0.negate());
+            (magnitude.negate(), magnitude)
+        } else if b.0 >= End::At(1) {
             quotient_by_positive(a, b)
         } else if b.1 <= End::At(-1) {
             let (least, most) = quotient_by_positive(a, (b.1.negate(), b.0.negate()));
@@ -499,6 +506,20 @@ mod tests {
         assert_eq!((halved.least, halved.most), (Some(-3), Some(0)));
         let any = Interval::unbounded("x");
         assert_eq!(any.divided_by(&two).max_value(), None);
+    }
+
+    #[test]
+    fn a_divisor_with_no_value_divides_nothing() {
+        // `c >= 0 <= 10` tested `c < 0`, then `5 / c` and `5 / (c + 1)`:
+        // the divisor's ranges [0, -1] and [1, 0] are empty.
+        let five = Interval::exact(5);
+        for (least, most) in [(0, -1), (1, 0), (5, 2)] {
+            let divisor = Interval::new(Poly::constant(10), Poly::zero(), Some(least), Some(most));
+            let quotient = five.divided_by(&divisor);
+            // Within the dividend's magnitude, whatever the divisor.
+            assert_eq!(quotient.most, Some(5), "{least}..{most}");
+            assert!(quotient.least.is_some_and(|l| (-5..=0).contains(&l)));
+        }
     }
 
     #[test]
