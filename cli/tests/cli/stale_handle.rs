@@ -64,6 +64,11 @@ impl Session {
     fn answer(&mut self, line: &str, wanted: &[&str]) -> String {
         self.keys.write_all(format!("{line}\n").as_bytes()).unwrap();
         self.keys.flush().unwrap();
+        self.next(line, wanted)
+    }
+
+    /// The next line of output that holds `wanted`, after `line` was typed.
+    fn next(&mut self, line: &str, wanted: &[&str]) -> String {
         loop {
             let got = self
                 .lines
@@ -144,9 +149,19 @@ fn loosened_bound(dir: &tempfile::TempDir, db: &str) {
         assert!(db.starts_with("etcd://"), "{begun}");
         let refused = session.answer("add(7, 3)", &["E0", "1"]);
         assert!(refused.contains("E0550"), "{refused}");
+        let rolled_back = session.next("add(7, 3)", &["E0"]);
+        assert!(rolled_back.contains("E0453"), "{rolled_back}");
     } else {
         assert!(begun.contains("E0550"), "{begun}");
     }
+    // A query that reads nothing still runs: its value is its arguments'.
+    assert_eq!(session.answer("1 + 2", &["3", "E0"]).trim(), "3");
+    // An installed query called with constants is watched as that entry
+    // point under the program installed now, its arguments computed
+    // without a read (it ended with E0589, "no function named `c`",
+    // compiled against the schema alone: adversary finding).
+    let watched = session.answer(":watch c(1)", &["watch 1:", "E0"]);
+    assert!(watched.contains("\"result\":4"), "{watched}");
 }
 
 /// A transaction begun before another process's install, on etcd (where
