@@ -187,7 +187,7 @@ pub fn install(
         session.put(catalog, PROGRAM_KEY, &encoded)?;
         session.put(catalog, GENERATION_KEY, &generation)?;
         // Live subscriptions in every process hear of the install here.
-        let position = session.log_install(catalog)?;
+        let position = session.log_install()?;
         session.put(catalog, INSTALLED_AT_KEY, &position.to_be_bytes())?;
         session.commit()?;
         Ok(Installation {

@@ -435,12 +435,13 @@ impl Engine {
                 evaluate(bound, accesses, entry, args, session, !commit)?;
             if commit {
                 committing(&entry.name, &mut output, &mut session)?;
-                session.commit()?;
+                output.attempts += session.commit()?;
             }
             Ok(output)
         })
         .map_err(|e| self.explained(e))?;
-        output.attempts = attempts;
+        // The runs, and the commits sent again within the last.
+        output.attempts += attempts - 1;
         Ok(output)
     }
 

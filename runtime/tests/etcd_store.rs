@@ -1,10 +1,10 @@
-//! The etcd backend's commit checks: a commit fails with a conflict when a key or range it read changed, and a commit over the cluster's operation limit is refused.
+//! The etcd backend's commit checks: a commit fails with a conflict when a key or range it read changed (and is sent again when only the key its head writes were made from moved), and a commit over the cluster's operation limit is refused.
 
 #[path = "../../tests/src/etcd_cluster.rs"]
 mod etcd_cluster;
 
 use etcd_cluster::{ClusterOptions, EtcdCluster};
-use rqc_runtime::store::{EtcdOptions, EtcdStore, Store};
+use rqc_runtime::store::{EtcdOptions, EtcdStore, Store, Tree, WriteTxn};
 
 fn store(cluster: &EtcdCluster, prefix: &str) -> EtcdStore {
     EtcdStore::connect(&cluster.url(prefix), &EtcdOptions::default()).unwrap()
@@ -59,6 +59,107 @@ fn a_commit_conflicts_when_what_it_read_changed() {
     // Nothing of the conflicted commits was written.
     let read = store.begin_read().unwrap();
     assert_eq!(read.get(t, b"z").unwrap(), Some(b"5".to_vec()));
+}
+
+/// Appends `what` after the head `h` of `log` (a number), at `e` + number,
+/// made from the head's value.
+fn after_head(txn: &mut dyn WriteTxn, log: Tree, what: &'static [u8]) {
+    txn.write_from(
+        log,
+        b"h",
+        Box::new(move |head: Option<&[u8]>| {
+            let n = head.map_or(0, |h| h[0]) + 1;
+            Ok(vec![
+                (b"h".to_vec(), Some(vec![n])),
+                (vec![b'e', n], Some(what.to_vec())),
+            ])
+        }),
+    )
+    .unwrap();
+}
+
+/// A commit comparing more than half the operation limit cannot also ask,
+/// in a nested Txn, whether anything but the head changed (etcd holds a
+/// nested Txn to the limit less the outer one's operations): it is sent
+/// without, and commits as the install proved it would.
+#[test]
+fn a_commit_too_large_to_ask_again_still_commits() {
+    let cluster = EtcdCluster::start_with(
+        1,
+        ClusterOptions {
+            max_txn_ops: Some(10),
+            ..ClusterOptions::default()
+        },
+    );
+    let store = store(&cluster, "large");
+    let (t, log) = (store.tree("t"), store.tree("log"));
+    let mut txn = store.begin_write().unwrap();
+    for n in 0..7u8 {
+        assert_eq!(txn.get(t, &[n]).unwrap(), None);
+    }
+    txn.put(t, b"z", b"1").unwrap();
+    after_head(txn.as_mut(), log, b"large");
+    assert_eq!(txn.commit_again().unwrap(), 0);
+    assert_eq!(
+        store.begin_read().unwrap().get(log, &[b'e', 1]).unwrap(),
+        Some(b"large".to_vec())
+    );
+}
+
+/// The head's writes made from its value (`WriteTxn::write_from`, as the
+/// changelog appends): a commit that finds the head alone moved is sent
+/// again with them made from the new head, in one request more, not run
+/// again (disjoint writers conflicted on the head: issue 35); one that
+/// finds anything else it read changed is a conflict, in one request.
+#[test]
+fn a_commit_that_finds_only_the_head_moved_is_sent_again_after_it() {
+    let cluster = EtcdCluster::start(1);
+    let store = store(&cluster, "head");
+    let t = store.tree("t");
+    let log = store.tree("log");
+    let append = |txn: &mut dyn WriteTxn, what: &'static [u8]| after_head(txn, log, what);
+    let mut setup = store.begin_write().unwrap();
+    setup.put(t, b"a", b"0").unwrap();
+    setup.put(t, b"b", b"0").unwrap();
+    append(setup.as_mut(), b"setup");
+    assert_eq!(setup.commit_again().unwrap(), 0);
+    // Two writers on disjoint rows, both appending after head 1.
+    let mut first = store.begin_write().unwrap();
+    assert_eq!(first.get(t, b"a").unwrap(), Some(b"0".to_vec()));
+    first.put(t, b"a", b"1").unwrap();
+    append(first.as_mut(), b"first");
+    let mut second = store.begin_write().unwrap();
+    assert_eq!(second.get(t, b"b").unwrap(), Some(b"0".to_vec()));
+    second.put(t, b"b", b"1").unwrap();
+    append(second.as_mut(), b"second");
+    assert_eq!(second.commit_again().unwrap(), 0);
+    let before = cluster.kv_requests();
+    assert_eq!(first.commit_again().unwrap(), 1, "sent again once");
+    assert_eq!(
+        cluster.kv_requests() - before,
+        2,
+        "the failed commit, then the one that held"
+    );
+    let read = store.begin_read().unwrap();
+    assert_eq!(read.get(log, b"h").unwrap(), Some(vec![3]));
+    assert_eq!(read.get(log, &[b'e', 2]).unwrap(), Some(b"second".to_vec()));
+    assert_eq!(read.get(log, &[b'e', 3]).unwrap(), Some(b"first".to_vec()));
+    assert_eq!(read.get(t, b"a").unwrap(), Some(b"1".to_vec()));
+    // A row it read changed as well as the head: a conflict, nothing written.
+    let mut late = store.begin_write().unwrap();
+    assert_eq!(late.get(t, b"a").unwrap(), Some(b"1".to_vec()));
+    late.put(t, b"c", b"late").unwrap();
+    append(late.as_mut(), b"late");
+    let mut other = store.begin_write().unwrap();
+    other.put(t, b"a", b"2").unwrap();
+    append(other.as_mut(), b"other");
+    other.commit().unwrap();
+    let before = cluster.kv_requests();
+    assert_eq!(late.commit_again().unwrap_err().code, "E0595");
+    assert_eq!(cluster.kv_requests() - before, 1, "told in its own request");
+    let read = store.begin_read().unwrap();
+    assert_eq!(read.get(t, b"c").unwrap(), None);
+    assert_eq!(read.get(log, b"h").unwrap(), Some(vec![4]));
 }
 
 /// A commit whose compares fail answers, in its own request, whether the

@@ -22,6 +22,7 @@ use super::ranges::{WriteSet, Written};
 use crate::error::{Result, RuntimeError};
 use crate::store::{ReadTxn, Tree, WriteTxn};
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 
 /// What a write session tells once its commit is made: the live hub's
 /// wake-up, supplied from above (the changelog does not know the hub).
@@ -195,8 +196,45 @@ pub fn append(
             written,
         });
     }
+    if compact {
+        return append_at_head(txn, log, compact, &encode(&changes));
+    }
+    // Made from the head's value, so that a store whose commits may
+    // conflict places the entry after the head as it is at the commit
+    // (`WriteTxn::write_from`): commits that share only the head do not
+    // conflict. The position is the first one made.
+    let entry = encode(&changes);
+    let made = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let first = std::sync::Arc::clone(&made);
+    txn.write_from(
+        log,
+        HEAD,
+        Box::new(move |stored: Option<&[u8]>| {
+            let seq = match stored {
+                None => 1,
+                Some(bytes) => <[u8; 8]>::try_from(bytes)
+                    .map(u64::from_be_bytes)
+                    .map_err(|_| malformed("its head"))?
+                    .saturating_add(1),
+            };
+            let _ = first.compare_exchange(0, seq, Ordering::Relaxed, Ordering::Relaxed);
+            let mut writes = vec![
+                (HEAD.to_vec(), Some(seq.to_be_bytes().to_vec())),
+                (entry_key(seq).to_vec(), Some(entry.clone())),
+            ];
+            if seq > KEEP {
+                writes.push((entry_key(seq - KEEP).to_vec(), None));
+            }
+            Ok(writes)
+        }),
+    )?;
+    Ok(made.load(Ordering::Relaxed))
+}
+
+/// Appends `entry` after the head read now; returns its position.
+fn append_at_head(txn: &mut dyn WriteTxn, log: Tree, compact: bool, entry: &[u8]) -> Result<u64> {
     let seq = head(txn, log, compact)? + 1;
-    txn.put(log, &entry_key(seq), &encode(&changes))?;
+    txn.put(log, &entry_key(seq), entry)?;
     if compact {
         if seq > KEEP && seq % TRIM == 0 {
             for old in seq - KEEP - (TRIM - 1)..=seq - KEEP {
@@ -216,15 +254,20 @@ pub fn append(
 /// the catalog's program key, which no query reads, so it touches no
 /// subscription by its keys; the watcher plans every subscription again
 /// when it finds one ([`is_install`]). Returns its position.
-pub fn append_install(
-    txn: &mut dyn WriteTxn,
-    store: &dyn crate::store::Store,
-    catalog: crate::store::Tree,
-) -> Result<u64> {
-    let names = HashMap::from([(catalog, crate::rows::CATALOG.to_string())]);
-    let mut writes = WriteSet::default();
-    writes.add(catalog, INSTALLED);
-    append(txn, store.tree(LOG_TREE), compact(store), &names, &writes)
+pub fn append_install(txn: &mut dyn WriteTxn, store: &dyn crate::store::Store) -> Result<u64> {
+    // At the head read now, never moved at the commit: the install
+    // writes its position into the catalog (a commit that finds the head
+    // moved is a conflict, and the install runs again).
+    let change = Change {
+        tree: crate::rows::CATALOG.to_string(),
+        written: vec![Written::Key(INSTALLED.to_vec())],
+    };
+    append_at_head(
+        txn,
+        store.tree(LOG_TREE),
+        compact(store),
+        &encode(&[change]),
+    )
 }
 
 /// The key an install's entry names in the catalog's tree.

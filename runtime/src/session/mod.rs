@@ -448,9 +448,9 @@ impl<'s> Session<'s> {
     /// transaction (a catalog install's session logs nothing else: every
     /// subscription is planned again at an install, whatever it wrote).
     /// Returns the install's position.
-    pub(crate) fn log_install(&mut self, catalog: Tree) -> Result<u64> {
+    pub(crate) fn log_install(&mut self) -> Result<u64> {
         let store = self.store;
-        let position = changelog::append_install(self.writes()?, store, catalog)?;
+        let position = changelog::append_install(self.writes()?, store)?;
         self.written.other();
         Ok(position)
     }
@@ -529,16 +529,18 @@ impl<'s> Session<'s> {
     /// nothing to commit), readied first if [`Session::prepare_commit`]
     /// was not called. A stale schema is told apart from a conflict by the
     /// store itself (its check, or the failed commit's own answer), so the
-    /// commit reads nothing more. The live watcher is woken after.
-    pub fn commit(mut self) -> Result<()> {
+    /// commit reads nothing more. The live watcher is woken after. Returns
+    /// how many times the commit was sent again (`WriteTxn::commit_again`:
+    /// the changelog's head alone had moved), each an attempt more.
+    pub fn commit(mut self) -> Result<u32> {
         self.prepare_commit()?;
         match self.txn {
             Txn::Write(txn) if self.written.any() => {
-                txn.commit()?;
+                let again = txn.commit_again()?;
                 self.live.committed();
-                Ok(())
+                Ok(again)
             }
-            _ => Ok(()),
+            _ => Ok(0),
         }
     }
 }

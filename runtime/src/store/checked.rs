@@ -15,7 +15,8 @@
 
 use super::chain;
 use super::{
-    BatchAnswer, BatchRead, Found, Ranged, ReadTxn, Salvaged, Salvaging, Store, Tree, WriteTxn,
+    BatchAnswer, BatchRead, Found, Ranged, ReadTxn, Rebase, Salvaged, Salvaging, Store, Tree,
+    WriteTxn,
 };
 use crate::error::{Result, RuntimeError};
 use std::collections::HashMap;
@@ -164,14 +165,10 @@ impl Checked {
     /// `value` as stored: followed by `link` and the checksum of `key`,
     /// `value` and `link`.
     pub(super) fn seal(&self, tree: Tree, key: &[u8], value: &[u8], link: u32) -> Vec<u8> {
-        let mut sealed = Vec::with_capacity(value.len() + SEAL_LEN);
-        sealed.extend_from_slice(value);
-        if !self.bare(tree, key) {
-            sealed.extend_from_slice(&link.to_le_bytes());
-            let sum = checksum(self.seed(tree), key, &sealed);
-            sealed.extend_from_slice(&sum.to_le_bytes());
+        if self.bare(tree, key) {
+            return value.to_vec();
         }
-        sealed
+        seal_with(self.seed(tree), key, value, link)
     }
 
     /// The value stored under `key`, its checksum checked and its seal
@@ -197,24 +194,75 @@ impl Checked {
         if self.bare(tree, key) {
             return Ok((stored, chain::START));
         }
-        let Some(at) = stored.len().checked_sub(SEAL_LEN) else {
-            return Err(self.damaged(tree, key, "is shorter than its seal"));
-        };
-        let sum_at = at + 4;
-        let expected = u32::from_le_bytes(stored[sum_at..].try_into().expect("four bytes"));
-        if checksum(self.seed(tree), key, &stored[..sum_at]) != expected {
-            return Err(self.damaged(tree, key, "fails its checksum"));
-        }
-        let link = u32::from_le_bytes(stored[at..sum_at].try_into().expect("four bytes"));
-        Ok((&stored[..at], link))
+        open_with(self.seed(tree), key, stored).map_err(|how| self.damaged(tree, key, how))
     }
 
     pub(super) fn damaged(&self, tree: Tree, key: &[u8], how: &str) -> RuntimeError {
-        RuntimeError::damaged(format!(
-            "the entry of tree `{}` at key {} {how}",
-            self.name(tree),
-            hex(key)
-        ))
+        damaged_entry(&self.name(tree), key, how)
+    }
+
+    /// An unchained tree's seal, by value (see [`TreeSeal`]).
+    fn tree_seal(&self, tree: Tree) -> TreeSeal {
+        TreeSeal {
+            seed: self.seed(tree),
+            name: self.name(tree),
+        }
+    }
+}
+
+fn damaged_entry(tree: &str, key: &[u8], how: &str) -> RuntimeError {
+    RuntimeError::damaged(format!(
+        "the entry of tree `{tree}` at key {} {how}",
+        hex(key)
+    ))
+}
+
+/// `value` followed by `link` and the checksum of `key`, `value` and `link`.
+fn seal_with(seed: u32, key: &[u8], value: &[u8], link: u32) -> Vec<u8> {
+    let mut sealed = Vec::with_capacity(value.len() + SEAL_LEN);
+    sealed.extend_from_slice(value);
+    sealed.extend_from_slice(&link.to_le_bytes());
+    let sum = checksum(seed, key, &sealed);
+    sealed.extend_from_slice(&sum.to_le_bytes());
+    sealed
+}
+
+/// The value inside a sealed entry and its link, or how the seal fails.
+fn open_with<'v>(
+    seed: u32,
+    key: &[u8],
+    stored: &'v [u8],
+) -> std::result::Result<(&'v [u8], u32), &'static str> {
+    let Some(at) = stored.len().checked_sub(SEAL_LEN) else {
+        return Err("is shorter than its seal");
+    };
+    let sum_at = at + 4;
+    let expected = u32::from_le_bytes(stored[sum_at..].try_into().expect("four bytes"));
+    if checksum(seed, key, &stored[..sum_at]) != expected {
+        return Err("fails its checksum");
+    }
+    let link = u32::from_le_bytes(stored[at..sum_at].try_into().expect("four bytes"));
+    Ok((&stored[..at], link))
+}
+
+/// One unchained tree's seal, held by value: a [`WriteTxn::write_from`]
+/// handed to the store below runs its rebase there, possibly again at the
+/// commit, after this layer's call has returned; it opens the key's value
+/// and seals the writes with this.
+struct TreeSeal {
+    seed: u32,
+    name: String,
+}
+
+impl TreeSeal {
+    fn seal(&self, key: &[u8], value: &[u8]) -> Vec<u8> {
+        seal_with(self.seed, key, value, chain::START)
+    }
+
+    fn open(&self, key: &[u8], stored: &[u8]) -> Result<Vec<u8>> {
+        open_with(self.seed, key, stored)
+            .map(|(value, _)| value.to_vec())
+            .map_err(|how| damaged_entry(&self.name, key, how))
     }
 }
 
@@ -634,8 +682,35 @@ impl WriteTxn for CheckedWrite<'_> {
         })
     }
 
+    /// On a chained tree, as by default (the chain's own writes); on an
+    /// unchained one (etcd) handed to the store below, whose rebase opens
+    /// the key's value and seals the writes as this layer does.
+    fn write_from(&mut self, tree: Tree, key: &[u8], rebase: Box<Rebase>) -> Result<()> {
+        if self.store.chained(tree) {
+            return super::write_once_from(self, tree, key, &rebase);
+        }
+        let seal = self.store.tree_seal(tree);
+        let key_owned = key.to_vec();
+        let sealed: Box<Rebase> = Box::new(move |stored: Option<&[u8]>| {
+            let value = stored.map(|s| seal.open(&key_owned, s)).transpose()?;
+            Ok(rebase(value.as_deref())?
+                .into_iter()
+                .map(|(at, written)| {
+                    let written = written.map(|v| seal.seal(&at, &v));
+                    (at, written)
+                })
+                .collect())
+        });
+        guarded("writing", || self.txn.write_from(tree, key, sealed))
+    }
+
     fn commit(self: Box<Self>) -> Result<()> {
         let CheckedTxn { txn, .. } = *self;
         guarded("committing", || txn.commit())
+    }
+
+    fn commit_again(self: Box<Self>) -> Result<u32> {
+        let CheckedTxn { txn, .. } = *self;
+        guarded("committing", || txn.commit_again())
     }
 }

@@ -18,6 +18,7 @@
 //! sent.
 
 mod batch;
+mod commit;
 mod connect;
 mod errors;
 mod watch;
@@ -26,18 +27,17 @@ pub use connect::{is_etcd_url, EtcdOptions, EtcdUrl, PASSWORD_VARIABLE};
 
 use super::overlay::Overlay;
 use super::{
-    BatchAnswer, BatchRead, Bell, ReadTxn, RequestLimit, Store, Tree, TreeNames, WriteTxn,
+    BatchAnswer, BatchRead, Bell, ReadTxn, Rebase, RequestLimit, Store, Tree, TreeNames, WriteTxn,
 };
 use crate::error::{Result, RuntimeError};
 use connect::retrying_reads;
-use errors::{from_etcd, never_sent, too_large, too_many_ops};
+use errors::from_etcd;
 use etcd_client::{
     Client, Compare, CompareOp, GetOptions, SortOrder, SortTarget, Txn, TxnOp, TxnOpResponse,
 };
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::time::Duration;
 
 pub struct EtcdStore {
     client: Client,
@@ -109,6 +109,7 @@ impl Store for EtcdStore {
             keys: RefCell::default(),
             ranges: RefCell::default(),
             expected: Vec::new(),
+            from_key: None,
         }))
     }
 
@@ -461,6 +462,8 @@ struct EtcdWrite<'s> {
     /// Full keys the commit compares with the value they must hold
     /// (`WriteTxn::expect`).
     expected: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The write made from a key's value (`WriteTxn::write_from`).
+    from_key: Option<commit::FromKey>,
 }
 
 impl EtcdWrite<'_> {
@@ -578,113 +581,40 @@ impl WriteTxn for EtcdWrite<'_> {
         Ok(())
     }
 
-    fn commit(self: Box<Self>) -> Result<()> {
-        let store = self.read.store;
-        let mut ops = Vec::new();
-        let mut bytes = 0usize;
-        for (tree, writes) in self.overlay.trees() {
-            let prefix = store.tree_prefix(tree);
-            for (key, value) in writes {
-                let full = [prefix.as_slice(), key].concat();
-                bytes += full.len() + value.as_ref().map_or(0, Vec::len) + 8;
-                ops.push(match value {
-                    Some(value) => TxnOp::put(full, value.clone(), None),
-                    None => TxnOp::delete(full, None),
-                });
+    /// Kept to be made again at the commit when `key` alone changed
+    /// (`commit.rs`); a second one in the transaction is made once, and
+    /// the first then too (the second read what the first wrote).
+    fn write_from(&mut self, tree: Tree, key: &[u8], rebase: Box<Rebase>) -> Result<()> {
+        if self.from_key.take().is_some() {
+            return super::write_once_from(self, tree, key, &rebase);
+        }
+        let value = self.get(tree, key)?;
+        let writes = rebase(value.as_deref())?;
+        for (at, written) in &writes {
+            match written {
+                Some(value) => self.overlay.put(tree, at, value),
+                None => self.overlay.delete(tree, at),
             }
         }
-        if ops.is_empty() {
-            // Nothing to write: the reads were of one revision already.
-            return Ok(());
-        }
-        let revision = self.read.revision.get();
-        // When a compare fails, the same request reads the expected keys
-        // (the schema generation), so a stale schema is told apart from
-        // a conflict with no request of its own (spec/cost.md §11).
-        let on_failure: Vec<TxnOp> = self
-            .expected
-            .iter()
-            .map(|(key, _)| TxnOp::get(key.clone(), None))
-            .collect();
-        let expected_values: Vec<Vec<u8>> = self
-            .expected
-            .iter()
-            .map(|(_, value)| value.clone())
-            .collect();
-        let mut compares = Vec::new();
-        for (key, mod_revision) in self.keys.into_inner() {
-            bytes += key.len() + 8;
-            compares.push(Compare::mod_revision(key, CompareOp::Equal, mod_revision));
-        }
-        for (key, value) in self.expected {
-            bytes += key.len() + value.len() + 8;
-            compares.push(Compare::value(key, CompareOp::Equal, value));
-        }
-        for (from, to) in self.ranges.into_inner() {
-            bytes += from.len() + to.len() + 8;
-            compares
-                .push(Compare::mod_revision(from, CompareOp::Less, revision + 1).with_range(to));
-        }
-        let needed = ops.len().max(compares.len());
-        if needed > store.max_txn_ops {
-            return Err(too_many_ops(&store.url, Some((needed, store.max_txn_ops))));
-        }
-        if bytes > store.max_request_bytes {
-            return Err(too_large(
-                &store.url,
-                Some((bytes, store.max_request_bytes)),
-            ));
-        }
-        let txn = Txn::new().when(compares).and_then(ops).or_else(on_failure);
-        let response = store.runtime.block_on(async {
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
-            loop {
-                match connect::kv(&store.client).txn(txn.clone()).await {
-                    // Refused before it reached a member: safe to send again.
-                    Err(e) if never_sent(&e) && tokio::time::Instant::now() < deadline => {
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                    }
-                    done => return done,
-                }
-            }
+        let prefix = self.read.store.tree_prefix(tree);
+        self.from_key = Some(commit::FromKey {
+            full: [prefix.as_slice(), key].concat(),
+            written: writes
+                .into_iter()
+                .map(|(at, _)| [prefix.as_slice(), &at].concat())
+                .collect(),
+            prefix,
+            rebase,
         });
-        match response {
-            Ok(response) if response.succeeded() => Ok(()),
-            Ok(response) => {
-                let answers = response.op_responses();
-                if answers.len() != expected_values.len() {
-                    return Err(unexpected(
-                        "a failed commit answered with another number of reads",
-                    ));
-                }
-                for (answer, value) in answers.into_iter().zip(&expected_values) {
-                    let TxnOpResponse::Get(mut got) = answer else {
-                        return Err(unexpected("a read answered with a write"));
-                    };
-                    let now = got.take_kvs().into_iter().next().map(Read::from);
-                    if now.map(|r| r.value).as_ref() != Some(value) {
-                        return Err(RuntimeError::stale_schema());
-                    }
-                }
-                Err(RuntimeError::conflict(
-                    "a key or range it read was changed on the etcd cluster",
-                ))
-            }
-            Err(e) => {
-                let known = store.error(e);
-                // Refusals before the commit was applied keep their codes;
-                // a lost connection leaves its outcome unknown.
-                if known.code == "E0561" || known.code == "E0572" {
-                    Err(RuntimeError::new(
-                        "E0566",
-                        format!("the connection to the etcd cluster at `{}` was lost during a commit, which may or may not have been applied: {}", store.url, known.message),
-                        "read the rows it writes to see whether it was applied before running it again",
-                    ))
-                } else {
-                    Err(known)
-                }
-            }
-        }
+        Ok(())
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        commit::commit(*self).map(|_| ())
+    }
+
+    fn commit_again(self: Box<Self>) -> Result<u32> {
+        commit::commit(*self)
     }
 }
 
