@@ -380,6 +380,15 @@ impl Database {
         Ok(self.engine.raise_key_counter(table, at_least)?)
     }
 
+    /// Marks the database unfinished while a restore fills it (`rqc
+    /// restore` does, from before its install to after its last row), or
+    /// finished: meanwhile every other open refuses it with E0682, so a
+    /// restore that stops midway leaves no database that passes for the
+    /// dump's.
+    pub fn mark_unfinished(&self, unfinished: bool) -> Result<(), Error> {
+        Ok(self.engine.mark_unfinished(unfinished)?)
+    }
+
     /// The installed program, if one runs.
     pub fn program(&self) -> Option<&CompiledProgram> {
         self.engine.program()

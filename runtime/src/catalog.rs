@@ -70,6 +70,36 @@ pub fn catalog(store: &dyn Store) -> Tree {
 }
 
 /// Checks the stored format version, refusing data from a newer rqc.
+/// Present while a restore fills the database in place (on etcd, where
+/// it loads in several transactions): every open refuses it (E0682) until
+/// the restore finishes and removes it ([`mark_unfinished`]).
+const UNFINISHED_KEY: &[u8] = b"unfinished";
+
+/// E0682 when the database is an unfinished restore.
+pub fn check_finished(txn: &dyn ReadTxn, catalog: Tree) -> Result<()> {
+    if txn.get(catalog, UNFINISHED_KEY)?.is_none() {
+        return Ok(());
+    }
+    Err(RuntimeError::new(
+        "E0682",
+        "this database is an unfinished restore: the `rqc restore` filling it stopped before its end, so it holds only part of the dump",
+        "restore the dump again into a new database (on etcd, a new prefix; or this one once emptied: `etcdctl del --prefix PREFIX`)",
+    ))
+}
+
+/// Marks the database unfinished (a restore begins filling it) or
+/// finished (it has), in a transaction of its own.
+pub fn mark_unfinished(store: &dyn crate::store::Store, unfinished: bool) -> Result<()> {
+    let catalog = catalog(store);
+    let mut txn = store.begin_write()?;
+    if unfinished {
+        txn.put(catalog, UNFINISHED_KEY, b"restoring")?;
+    } else {
+        txn.delete(catalog, UNFINISHED_KEY)?;
+    }
+    txn.commit()
+}
+
 pub fn check_format(txn: &dyn ReadTxn, catalog: Tree) -> Result<()> {
     let Some(bytes) = txn.get(catalog, FORMAT_KEY)? else {
         return Ok(());
@@ -207,7 +237,7 @@ pub fn install(
 /// moved one fails its checksum (E0591); one seek per table.
 fn check_fresh(session: &mut Session<'_>, catalog: Tree, schema: &Schema) -> Result<()> {
     for (key, _) in session.range(catalog, &[], None, usize::MAX)? {
-        if key != FORMAT_KEY && key != crate::store::IDENTITY_KEY {
+        if key != FORMAT_KEY && key != crate::store::IDENTITY_KEY && key != UNFINISHED_KEY {
             return Err(RuntimeError::damaged(format!(
                 "the catalog holds no schema but holds `{}`",
                 String::from_utf8_lossy(&key)

@@ -185,6 +185,7 @@ impl Engine {
         let (held, _) = retrying(|| {
             let txn = store.begin_read()?;
             catalog::check_format(txn.as_ref(), catalog)?;
+            catalog::check_finished(txn.as_ref(), catalog)?;
             let generation = catalog::generation(txn.as_ref(), catalog)?;
             let at = catalog::installed_at(txn.as_ref(), catalog)?;
             match catalog::installed_program(txn.as_ref(), catalog) {
@@ -462,6 +463,14 @@ impl Engine {
 
     pub fn store(&self) -> &dyn Store {
         self.store.as_ref()
+    }
+
+    /// Marks the database unfinished while a restore fills it in place,
+    /// or finished once it has: meanwhile every other open refuses it
+    /// (E0682), so that a restore that stops midway leaves no database
+    /// that passes for the dump's.
+    pub fn mark_unfinished(&self, unfinished: bool) -> Result<()> {
+        catalog::mark_unfinished(self.store(), unfinished)
     }
 
     /// Checks the whole database against its schema (see [`crate::verify`]).

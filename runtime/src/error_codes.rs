@@ -183,6 +183,7 @@ pub const REGISTRY: &[(&str, ErrorKind)] = &[
     ("E0667", ErrorKind::Refused),
     ("E0668", ErrorKind::Refused),
     ("E0681", ErrorKind::Refused),
+    ("E0682", ErrorKind::Unusable),
 ];
 
 /// The kind of `code`; a code missing from the registry (the tests keep

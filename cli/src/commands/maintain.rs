@@ -377,6 +377,10 @@ fn restore_into(
             "restore into a new prefix; nothing was written",
         )));
     }
+    // Until its last row, the database is marked unfinished: on etcd the
+    // rows commit in several transactions, and a restore stopped midway
+    // must leave nothing that opens as the dump's database (E0682).
+    db.mark_unfinished(true)?;
     db.install(program)?;
     let mut total = 0;
     for (table, path) in files {
@@ -387,11 +391,17 @@ fn restore_into(
                 let message = format!("{}:{line}: {}", path.display(), error.message);
                 print_problem(error.code, &message, &[]);
             }
+            let left = if args.db.to_string_lossy().starts_with("etcd://") {
+                format!(
+                    "{} is marked unfinished: every open refuses it (E0682)",
+                    args.db.display()
+                )
+            } else {
+                format!("nothing was restored into {}", args.db.display())
+            };
             eprintln!(
-                "the restore stopped at `{}`: {} rows were refused; nothing was restored into {}",
-                table.name,
-                report.refused,
-                args.db.display()
+                "the restore stopped at `{}`: {} rows were refused; {left}",
+                table.name, report.refused
             );
             return Ok(Status::Errors);
         }
@@ -400,6 +410,7 @@ fn restore_into(
     for (table, counter) in dumped_key_counters(&args.from)? {
         db.raise_key_counter(&table, counter)?;
     }
+    db.mark_unfinished(false)?;
     eprintln!("restored {total} rows into {}", args.db.display());
     Ok(Status::Clean)
 }
