@@ -40,6 +40,11 @@ query failing(u: Int) =
 ";
 
 fn open(dir: &std::path::Path, backend: Backend) -> Database {
+    installed(dir, backend, PROGRAM)
+}
+
+/// A database on `backend` in `dir` with `source` installed.
+fn installed(dir: &std::path::Path, backend: Backend, source: &str) -> Database {
     let mut db = Database::open_with(
         dir,
         OpenOptions {
@@ -48,7 +53,7 @@ fn open(dir: &std::path::Path, backend: Backend) -> Database {
         },
     )
     .unwrap();
-    db.install_source("rt.rq", PROGRAM).unwrap();
+    db.install_source("rt.rq", source).unwrap();
     db
 }
 
@@ -240,15 +245,7 @@ query held(a: Int) =
 ";
     for backend in Backend::ALL {
         let dir = tempfile::tempdir().unwrap();
-        let mut db = Database::open_with(
-            dir.path(),
-            OpenOptions {
-                backend: Some(backend),
-                ..OpenOptions::default()
-            },
-        )
-        .unwrap();
-        db.install_source("held.rq", source).unwrap();
+        let db = installed(dir.path(), backend, source);
         for id in 0..7i64 {
             db.run("post", &[id.into(), 22.into()]).unwrap();
         }
@@ -290,15 +287,7 @@ mutation via_fn(ids: [Int; <= 10]) = app(ids, x => insert T { id: x })
 ";
     for backend in Backend::ALL {
         let dir = tempfile::tempdir().unwrap();
-        let mut db = Database::open_with(
-            dir.path(),
-            OpenOptions {
-                backend: Some(backend),
-                ..OpenOptions::default()
-            },
-        )
-        .unwrap();
-        db.install_source("w.rq", WRITES).unwrap();
+        let db = installed(dir.path(), backend, WRITES);
         for (n, name) in ["via_field", "via_if", "via_block", "via_fn"]
             .iter()
             .enumerate()
@@ -349,15 +338,7 @@ mutation through_let(a: Int) = {
     for backend in Backend::ALL {
         for (name, written, ids) in cases {
             let dir = tempfile::tempdir().unwrap();
-            let mut db = Database::open_with(
-                dir.path(),
-                OpenOptions {
-                    backend: Some(backend),
-                    ..OpenOptions::default()
-                },
-            )
-            .unwrap();
-            db.install_source("w.rq", WRITES).unwrap();
+            let db = installed(dir.path(), backend, WRITES);
             for id in 1..=12i64 {
                 db.run("post", &[id.into(), 7.into()]).unwrap();
             }
