@@ -34,6 +34,7 @@ mod nested;
 mod overlay;
 mod read_pool;
 mod redb_backend;
+mod seal;
 mod sled_backend;
 mod sled_load;
 mod writer_lock;
