@@ -217,12 +217,13 @@ pub fn install(
         session.put(catalog, PROGRAM_KEY, &encoded)?;
         session.put(catalog, GENERATION_KEY, &generation)?;
         // Live subscriptions in every process hear of the install here.
-        let position = session.log_install()?;
-        session.put(catalog, INSTALLED_AT_KEY, &position.to_be_bytes())?;
+        // Its position, written into the catalog with the entry: on etcd
+        // made again if the commit is sent again after the head moved.
+        let position = session.log_install(catalog, INSTALLED_AT_KEY)?;
         session.commit()?;
         Ok(Installation {
             generation,
-            position,
+            position: position.get(),
         })
     })
     .map(|(installation, _)| installation)

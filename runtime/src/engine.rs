@@ -429,6 +429,7 @@ impl Engine {
         }
         // A mutation's reads, checks and writes are one write transaction,
         // run again from scratch when its commit conflicts.
+        let resent = crate::store::resent_commits();
         let (mut output, attempts) = retrying(|| {
             let session = self.write_session()?;
             self.same_schema(session.reads())?;
@@ -436,13 +437,13 @@ impl Engine {
                 evaluate(bound, accesses, entry, args, session, !commit)?;
             if commit {
                 committing(&entry.name, &mut output, &mut session)?;
-                output.attempts += session.commit()?;
+                session.commit()?;
             }
             Ok(output)
         })
         .map_err(|e| self.explained(e))?;
-        // The runs, and the commits sent again within the last.
-        output.attempts += attempts - 1;
+        // The runs, and the commits sent again within any of them.
+        output.attempts = attempts + attempts_more(resent);
         Ok(output)
     }
 
@@ -603,6 +604,12 @@ fn committing(name: &str, output: &mut Output, session: &mut Session<'_>) -> Res
     session.prepare_commit()?;
     output.stats.round_trips = session.meter.trips + u64::from(session.commits());
     within_round_trips(name, output)
+}
+
+/// The commits this thread sent again since [`crate::store::resent_commits`]
+/// said `before`: attempts more.
+pub fn attempts_more(before: u64) -> u32 {
+    u32::try_from(crate::store::resent_commits().saturating_sub(before)).unwrap_or(u32::MAX)
 }
 
 /// E0546 when a run's round trips, its commit counted, pass the entry's

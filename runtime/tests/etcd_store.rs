@@ -4,7 +4,7 @@
 mod etcd_cluster;
 
 use etcd_cluster::{ClusterOptions, EtcdCluster};
-use rqc_runtime::store::{EtcdOptions, EtcdStore, Store, Tree, WriteTxn};
+use rqc_runtime::store::{resent_commits, EtcdOptions, EtcdStore, Store, Tree, WriteTxn};
 
 fn store(cluster: &EtcdCluster, prefix: &str) -> EtcdStore {
     EtcdStore::connect(&cluster.url(prefix), &EtcdOptions::default()).unwrap()
@@ -62,20 +62,31 @@ fn a_commit_conflicts_when_what_it_read_changed() {
 }
 
 /// Appends `what` after the head `h` of `log` (a number), at `e` + number,
-/// made from the head's value.
-fn after_head(txn: &mut dyn WriteTxn, log: Tree, what: &'static [u8]) {
+/// made from the head's value, and writes the number at `at` of the tree
+/// `positions` (as an install writes its position into the catalog).
+fn after_head(txn: &mut dyn WriteTxn, (log, positions): (Tree, Tree), what: &'static [u8]) {
     txn.write_from(
         log,
         b"h",
+        &[positions],
         Box::new(move |head: Option<&[u8]>| {
             let n = head.map_or(0, |h| h[0]) + 1;
             Ok(vec![
-                (b"h".to_vec(), Some(vec![n])),
-                (vec![b'e', n], Some(what.to_vec())),
+                (log, b"h".to_vec(), Some(vec![n])),
+                (log, vec![b'e', n], Some(what.to_vec())),
+                (positions, what.to_vec(), Some(vec![n])),
             ])
         }),
     )
     .unwrap();
+}
+
+/// Commits `txn`: how many times it was sent again, or its error.
+fn commit_counting(txn: Box<dyn WriteTxn + '_>) -> Result<u64, String> {
+    let before = resent_commits();
+    txn.commit()
+        .map(|()| resent_commits() - before)
+        .map_err(|e| e.code.to_string())
 }
 
 /// A commit comparing more than half the operation limit cannot also ask,
@@ -93,13 +104,14 @@ fn a_commit_too_large_to_ask_again_still_commits() {
     );
     let store = store(&cluster, "large");
     let (t, log) = (store.tree("t"), store.tree("log"));
+    let trees = (log, store.tree("positions"));
     let mut txn = store.begin_write().unwrap();
     for n in 0..7u8 {
         assert_eq!(txn.get(t, &[n]).unwrap(), None);
     }
     txn.put(t, b"z", b"1").unwrap();
-    after_head(txn.as_mut(), log, b"large");
-    assert_eq!(txn.commit_again().unwrap(), 0);
+    after_head(txn.as_mut(), trees, b"large");
+    assert_eq!(commit_counting(txn).unwrap(), 0);
     assert_eq!(
         store.begin_read().unwrap().get(log, &[b'e', 1]).unwrap(),
         Some(b"large".to_vec())
@@ -116,13 +128,14 @@ fn a_commit_that_finds_only_the_head_moved_is_sent_again_after_it() {
     let cluster = EtcdCluster::start(1);
     let store = store(&cluster, "head");
     let t = store.tree("t");
-    let log = store.tree("log");
-    let append = |txn: &mut dyn WriteTxn, what: &'static [u8]| after_head(txn, log, what);
+    let trees = (store.tree("log"), store.tree("positions"));
+    let (log, positions) = trees;
+    let append = |txn: &mut dyn WriteTxn, what: &'static [u8]| after_head(txn, trees, what);
     let mut setup = store.begin_write().unwrap();
     setup.put(t, b"a", b"0").unwrap();
     setup.put(t, b"b", b"0").unwrap();
     append(setup.as_mut(), b"setup");
-    assert_eq!(setup.commit_again().unwrap(), 0);
+    assert_eq!(commit_counting(setup).unwrap(), 0);
     // Two writers on disjoint rows, both appending after head 1.
     let mut first = store.begin_write().unwrap();
     assert_eq!(first.get(t, b"a").unwrap(), Some(b"0".to_vec()));
@@ -132,9 +145,9 @@ fn a_commit_that_finds_only_the_head_moved_is_sent_again_after_it() {
     assert_eq!(second.get(t, b"b").unwrap(), Some(b"0".to_vec()));
     second.put(t, b"b", b"1").unwrap();
     append(second.as_mut(), b"second");
-    assert_eq!(second.commit_again().unwrap(), 0);
+    assert_eq!(commit_counting(second).unwrap(), 0);
     let before = cluster.kv_requests();
-    assert_eq!(first.commit_again().unwrap(), 1, "sent again once");
+    assert_eq!(commit_counting(first).unwrap(), 1, "sent again once");
     assert_eq!(
         cluster.kv_requests() - before,
         2,
@@ -144,6 +157,9 @@ fn a_commit_that_finds_only_the_head_moved_is_sent_again_after_it() {
     assert_eq!(read.get(log, b"h").unwrap(), Some(vec![3]));
     assert_eq!(read.get(log, &[b'e', 2]).unwrap(), Some(b"second".to_vec()));
     assert_eq!(read.get(log, &[b'e', 3]).unwrap(), Some(b"first".to_vec()));
+    // Its other tree's write made again with it.
+    assert_eq!(read.get(positions, b"first").unwrap(), Some(vec![3]));
+    assert_eq!(read.get(positions, b"second").unwrap(), Some(vec![2]));
     assert_eq!(read.get(t, b"a").unwrap(), Some(b"1".to_vec()));
     // A row it read changed as well as the head: a conflict, nothing written.
     let mut late = store.begin_write().unwrap();
@@ -155,7 +171,7 @@ fn a_commit_that_finds_only_the_head_moved_is_sent_again_after_it() {
     append(other.as_mut(), b"other");
     other.commit().unwrap();
     let before = cluster.kv_requests();
-    assert_eq!(late.commit_again().unwrap_err().code, "E0595");
+    assert_eq!(commit_counting(late).unwrap_err(), "E0595");
     assert_eq!(cluster.kv_requests() - before, 1, "told in its own request");
     let read = store.begin_read().unwrap();
     assert_eq!(read.get(t, b"c").unwrap(), None);

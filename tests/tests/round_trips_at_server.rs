@@ -340,3 +340,65 @@ mutation put(id: Int, v: Int) = insert T { id, v }
     );
     assert!(writers[0].verify().unwrap().is_sound());
 }
+
+/// An install amid writers on disjoint rows: its entry is made from the
+/// changelog's head like theirs (its position, written into the catalog,
+/// made again with it), so it is sent again after the head they move and
+/// never starves (an install at the head read once was given up, E0596,
+/// beside six writers: adversary finding). A transaction's commit is sent
+/// again the same way, and counted.
+#[test]
+fn installs_and_transactions_amid_writers_are_sent_again_after_the_head() {
+    const PROGRAM: &str = "
+table T { id: Int key  v: Int }
+mutation put(id: Int, v: Int) = insert T { id, v }
+";
+    let cluster = EtcdCluster::start(1);
+    let url = cluster.url("installs");
+    let mut installer = Engine::connect(&url, &EtcdOptions::default()).unwrap();
+    installer.install(rqc_tests::accepted(PROGRAM)).unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let resent = std::thread::scope(|scope| {
+        let writers: Vec<_> = (0..3i64)
+            .map(|w| {
+                let (url, stop) = (&url, &stop);
+                scope.spawn(move || {
+                    let engine = Engine::connect(url, &EtcdOptions::default()).unwrap();
+                    let mut i = 0;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        engine
+                            .run("put", &[(w * 100_000 + i).into(), i.into()])
+                            .unwrap();
+                        i += 1;
+                    }
+                })
+            })
+            .collect();
+        let before = rqc_runtime::store::resent_commits();
+        // Programs of one schema, so the writers' plans stay valid.
+        for n in 0..6 {
+            let program = format!("{PROGRAM}query get{n}(id: Int) = T[id]\n");
+            installer.install(rqc_tests::accepted(&program)).unwrap();
+        }
+        // A transaction whose head read is of its revision, before the
+        // writers' commits: its commit is sent again after theirs.
+        let mut transaction = installer.begin().unwrap();
+        let put = installer.entry("put").unwrap().clone();
+        transaction
+            .run_entry(&put, &[(-1).into(), 0.into()])
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        transaction.commit().unwrap();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for writer in writers {
+            writer.join().unwrap();
+        }
+        rqc_runtime::store::resent_commits() - before
+    });
+    assert!(resent > 0, "the transaction's commit found the head moved");
+    let fresh = Engine::connect(&url, &EtcdOptions::default()).unwrap();
+    assert!(fresh.entry("get5").is_ok());
+    // The transaction's row is there, read by the last program's query.
+    let row = fresh.run("get5", &[(-1).into()]).unwrap().value;
+    assert_ne!(row, rqc_plan::Value::Null, "the transaction committed");
+}

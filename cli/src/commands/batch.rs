@@ -91,6 +91,7 @@ pub fn run(batch: &Batch<'_>) -> Result<super::Status, Error> {
 type Ran = (Vec<rqc::Output>, rqc::Stats, rqc_plan::Bound, u32);
 
 fn run_all(db: &Database, typed: &[(&Entry, Vec<Value>)], calls: &[Call]) -> Result<Ran, Error> {
+    let resent = rqc_runtime::store::resent_commits();
     let ((outputs, stats, bound), attempts) = rqc_runtime::engine::retrying_as(|| {
         let transaction = db.begin()?;
         let mut outputs = Vec::with_capacity(typed.len());
@@ -104,6 +105,8 @@ fn run_all(db: &Database, typed: &[(&Entry, Vec<Value>)], calls: &[Call]) -> Res
         let stats = transaction.commit()?;
         Ok::<_, Error>((outputs, stats, bound))
     })?;
+    // The attempts, and the commits etcd sent again within any of them.
+    let attempts = attempts + rqc_runtime::engine::attempts_more(resent);
     Ok((outputs, stats, bound, attempts))
 }
 

@@ -20,11 +20,13 @@ enum Request {
     Commit(Sender<Result<Committed, Error>>),
 }
 
-/// A committed transaction: what it read (its commit counted), and its
-/// bound.
+/// A committed transaction: what it read (its commit counted), its
+/// bound, and its attempts (more than one where etcd sent the commit
+/// again after the changelog's head alone moved).
 pub struct Committed {
     pub stats: Stats,
     pub bound: Bound,
+    pub attempts: u32,
 }
 
 /// An open transaction of the session.
@@ -148,7 +150,12 @@ fn hold(
             }
             Ok(Request::Commit(reply)) => {
                 let bound = transaction.bound();
-                let committed = transaction.commit().map(|stats| Committed { stats, bound });
+                let resent = rqc_runtime::store::resent_commits();
+                let committed = transaction.commit().map(|stats| Committed {
+                    stats,
+                    bound,
+                    attempts: 1 + rqc_runtime::engine::attempts_more(resent),
+                });
                 let _ = reply.send(committed);
                 return;
             }

@@ -29,8 +29,13 @@ impl Repl {
         match open.commit() {
             Ok(done) => {
                 let plural = if self.calls == 1 { "" } else { "s" };
+                let retried = if done.attempts > 1 {
+                    format!(" · {} attempts (conflicts)", done.attempts)
+                } else {
+                    String::new()
+                };
                 format!(
-                    "committed {} call{plural} in one transaction · seeks {} (bound {}) · rows read {} (bound {}) · round trips {} (bound {})",
+                    "committed {} call{plural} in one transaction · seeks {} (bound {}) · rows read {} (bound {}) · round trips {} (bound {}){retried}",
                     self.calls,
                     done.stats.seeks,
                     done.bound.seeks,

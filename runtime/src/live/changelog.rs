@@ -22,7 +22,8 @@ use super::ranges::{WriteSet, Written};
 use crate::error::{Result, RuntimeError};
 use crate::store::{ReadTxn, Tree, WriteTxn};
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// What a write session tells once its commit is made: the live hub's
 /// wake-up, supplied from above (the changelog does not know the hub).
@@ -170,15 +171,15 @@ pub fn problems(stored: &std::collections::BTreeMap<Vec<u8>, Vec<u8>>) -> Vec<St
 }
 
 /// Appends `writes` as the next entry, inside the commit's transaction,
-/// in the layout `compact` says; returns its position. `names` names every
-/// tree a run can write.
+/// in the layout `compact` says; returns its position (see [`Position`]).
+/// `names` names every tree a run can write.
 pub fn append(
     txn: &mut dyn WriteTxn,
     log: Tree,
     compact: bool,
     names: &HashMap<crate::store::Tree, String>,
     writes: &WriteSet,
-) -> Result<u64> {
+) -> Result<Position> {
     let mut changes = Vec::new();
     for (tree, written) in writes.changes() {
         let name = names.get(&tree).ok_or_else(|| {
@@ -196,19 +197,55 @@ pub fn append(
             written,
         });
     }
-    if compact {
-        return append_at_head(txn, log, compact, &encode(&changes));
+    append_entry(txn, log, compact, encode(&changes), None)
+}
+
+/// Where an entry was appended: its position as last made, which is the
+/// committed one once the commit is made (a commit etcd sends again makes
+/// its writes again, after the new head).
+#[derive(Clone, Default)]
+pub struct Position(Arc<AtomicU64>);
+
+impl Position {
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
     }
-    // Made from the head's value, so that a store whose commits may
-    // conflict places the entry after the head as it is at the commit
-    // (`WriteTxn::write_from`): commits that share only the head do not
-    // conflict. The position is the first one made.
-    let entry = encode(&changes);
-    let made = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let first = std::sync::Arc::clone(&made);
+}
+
+/// Appends `entry` after the head, and writes its position at `also`
+/// (a tree and key) when given. On a compact changelog, after the head
+/// read now; otherwise made from the head's value (`WriteTxn::write_from`),
+/// so that a store whose commits may conflict places the entry after the
+/// head as it is at the commit: commits that share only the head do not
+/// conflict.
+fn append_entry(
+    txn: &mut dyn WriteTxn,
+    log: Tree,
+    compact: bool,
+    entry: Vec<u8>,
+    also: Option<(Tree, &'static [u8])>,
+) -> Result<Position> {
+    let position = Position::default();
+    if compact {
+        let seq = head(txn, log, compact)? + 1;
+        txn.put(log, &entry_key(seq), &entry)?;
+        if seq > KEEP && seq % TRIM == 0 {
+            for old in seq - KEEP - (TRIM - 1)..=seq - KEEP {
+                txn.delete(log, &entry_key(old))?;
+            }
+        }
+        if let Some((tree, key)) = also {
+            txn.put(tree, key, &seq.to_be_bytes())?;
+        }
+        position.0.store(seq, Ordering::Relaxed);
+        return Ok(position);
+    }
+    let made = position.clone();
+    let also_trees: Vec<Tree> = also.iter().map(|(tree, _)| *tree).collect();
     txn.write_from(
         log,
         HEAD,
+        &also_trees,
         Box::new(move |stored: Option<&[u8]>| {
             let seq = match stored {
                 None => 1,
@@ -217,56 +254,44 @@ pub fn append(
                     .map_err(|_| malformed("its head"))?
                     .saturating_add(1),
             };
-            let _ = first.compare_exchange(0, seq, Ordering::Relaxed, Ordering::Relaxed);
+            made.0.store(seq, Ordering::Relaxed);
             let mut writes = vec![
-                (HEAD.to_vec(), Some(seq.to_be_bytes().to_vec())),
-                (entry_key(seq).to_vec(), Some(entry.clone())),
+                (log, HEAD.to_vec(), Some(seq.to_be_bytes().to_vec())),
+                (log, entry_key(seq).to_vec(), Some(entry.clone())),
             ];
             if seq > KEEP {
-                writes.push((entry_key(seq - KEEP).to_vec(), None));
+                writes.push((log, entry_key(seq - KEEP).to_vec(), None));
+            }
+            if let Some((tree, key)) = also {
+                writes.push((tree, key.to_vec(), Some(seq.to_be_bytes().to_vec())));
             }
             Ok(writes)
         }),
     )?;
-    Ok(made.load(Ordering::Relaxed))
+    Ok(position)
 }
 
-/// Appends `entry` after the head read now; returns its position.
-fn append_at_head(txn: &mut dyn WriteTxn, log: Tree, compact: bool, entry: &[u8]) -> Result<u64> {
-    let seq = head(txn, log, compact)? + 1;
-    txn.put(log, &entry_key(seq), entry)?;
-    if compact {
-        if seq > KEEP && seq % TRIM == 0 {
-            for old in seq - KEEP - (TRIM - 1)..=seq - KEEP {
-                txn.delete(log, &entry_key(old))?;
-            }
-        }
-        return Ok(seq);
-    }
-    txn.put(log, HEAD, &seq.to_be_bytes())?;
-    if seq > KEEP {
-        txn.delete(log, &entry_key(seq - KEEP))?;
-    }
-    Ok(seq)
-}
-
-/// Appends an install's entry, inside the install's transaction: it names
+/// Appends an install's entry, inside the install's transaction, and
+/// writes its position at `position_key` of the catalog: the entry names
 /// the catalog's program key, which no query reads, so it touches no
 /// subscription by its keys; the watcher plans every subscription again
-/// when it finds one ([`is_install`]). Returns its position.
-pub fn append_install(txn: &mut dyn WriteTxn, store: &dyn crate::store::Store) -> Result<u64> {
-    // At the head read now, never moved at the commit: the install
-    // writes its position into the catalog (a commit that finds the head
-    // moved is a conflict, and the install runs again).
+/// when it finds one ([`is_install`]).
+pub fn append_install(
+    txn: &mut dyn WriteTxn,
+    store: &dyn crate::store::Store,
+    catalog: Tree,
+    position_key: &'static [u8],
+) -> Result<Position> {
     let change = Change {
         tree: crate::rows::CATALOG.to_string(),
         written: vec![Written::Key(INSTALLED.to_vec())],
     };
-    append_at_head(
+    append_entry(
         txn,
         store.tree(LOG_TREE),
         compact(store),
-        &encode(&[change]),
+        encode(&[change]),
+        Some((catalog, position_key)),
     )
 }
 
@@ -392,7 +417,9 @@ mod tests {
             for n in 1..=total {
                 let mut txn = store.begin_write().unwrap();
                 assert_eq!(
-                    append(txn.as_mut(), log, compact, &names, &writes).unwrap(),
+                    append(txn.as_mut(), log, compact, &names, &writes)
+                        .unwrap()
+                        .get(),
                     n
                 );
                 txn.commit().unwrap();

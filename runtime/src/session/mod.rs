@@ -448,9 +448,13 @@ impl<'s> Session<'s> {
     /// transaction (a catalog install's session logs nothing else: every
     /// subscription is planned again at an install, whatever it wrote).
     /// Returns the install's position.
-    pub(crate) fn log_install(&mut self) -> Result<u64> {
+    pub(crate) fn log_install(
+        &mut self,
+        catalog: Tree,
+        position_key: &'static [u8],
+    ) -> Result<changelog::Position> {
         let store = self.store;
-        let position = changelog::append_install(self.writes()?, store)?;
+        let position = changelog::append_install(self.writes()?, store, catalog, position_key)?;
         self.written.other();
         Ok(position)
     }
@@ -529,18 +533,16 @@ impl<'s> Session<'s> {
     /// nothing to commit), readied first if [`Session::prepare_commit`]
     /// was not called. A stale schema is told apart from a conflict by the
     /// store itself (its check, or the failed commit's own answer), so the
-    /// commit reads nothing more. The live watcher is woken after. Returns
-    /// how many times the commit was sent again (`WriteTxn::commit_again`:
-    /// the changelog's head alone had moved), each an attempt more.
-    pub fn commit(mut self) -> Result<u32> {
+    /// commit reads nothing more. The live watcher is woken after.
+    pub fn commit(mut self) -> Result<()> {
         self.prepare_commit()?;
         match self.txn {
             Txn::Write(txn) if self.written.any() => {
-                let again = txn.commit_again()?;
+                txn.commit()?;
                 self.live.committed();
-                Ok(again)
+                Ok(())
             }
-            _ => Ok(0),
+            _ => Ok(()),
         }
     }
 }

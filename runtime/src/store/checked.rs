@@ -616,35 +616,48 @@ impl WriteTxn for CheckedWrite<'_> {
         })
     }
 
-    /// On a chained tree, as by default (the chain's own writes); on an
-    /// unchained one (etcd) handed to the store below, whose rebase opens
-    /// the key's value and seals the writes as this layer does.
-    fn write_from(&mut self, tree: Tree, key: &[u8], rebase: Box<Rebase>) -> Result<()> {
-        if self.store.chained(tree) {
+    /// Where a tree it writes is chained, as by default (the chain's own
+    /// writes); where none is (etcd) handed to the store below, whose
+    /// rebase opens the key's value and seals the writes as this layer
+    /// does, with each tree's seal taken now.
+    fn write_from(
+        &mut self,
+        tree: Tree,
+        key: &[u8],
+        also: &[Tree],
+        rebase: Box<Rebase>,
+    ) -> Result<()> {
+        let trees = || std::iter::once(tree).chain(also.iter().copied());
+        // (No bare entry, the catalog's format and identity, is written so.)
+        if trees().any(|t| self.store.chained(t)) {
             return super::write_once_from(self, tree, key, &rebase);
         }
-        let seal = self.store.tree_seal(tree);
+        let seals: Vec<(Tree, TreeSeal)> = trees().map(|t| (t, self.store.tree_seal(t))).collect();
         let key_owned = key.to_vec();
         let sealed: Box<Rebase> = Box::new(move |stored: Option<&[u8]>| {
-            let value = stored.map(|s| seal.open(&key_owned, s)).transpose()?;
-            Ok(rebase(value.as_deref())?
+            let seal_of = |t: Tree| {
+                seals
+                    .iter()
+                    .find(|(s, _)| *s == t)
+                    .map(|(_, seal)| seal)
+                    .ok_or_else(|| crate::error::internal("a rebased write to a tree not named"))
+            };
+            let value = stored
+                .map(|s| seal_of(tree)?.open(&key_owned, s))
+                .transpose()?;
+            rebase(value.as_deref())?
                 .into_iter()
-                .map(|(at, written)| {
-                    let written = written.map(|v| seal.seal(&at, &v));
-                    (at, written)
+                .map(|(t, at, written)| {
+                    let written = written.map(|v| seal_of(t).map(|seal| seal.seal(&at, &v)));
+                    Ok((t, at, written.transpose()?))
                 })
-                .collect())
+                .collect()
         });
-        guarded("writing", || self.txn.write_from(tree, key, sealed))
+        guarded("writing", || self.txn.write_from(tree, key, also, sealed))
     }
 
     fn commit(self: Box<Self>) -> Result<()> {
         let CheckedTxn { txn, .. } = *self;
         guarded("committing", || txn.commit())
-    }
-
-    fn commit_again(self: Box<Self>) -> Result<u32> {
-        let CheckedTxn { txn, .. } = *self;
-        guarded("committing", || txn.commit_again())
     }
 }

@@ -457,27 +457,50 @@ pub trait WriteTxn: ReadTxn {
 
     /// Writes what `rebase` makes of the value `key` of `tree` holds
     /// (`None`: absent), the key itself among them: the changelog's head
-    /// and the entry after it. By default the key is read and the writes
-    /// made. A store whose commits may conflict (etcd) keeps `rebase`: a
+    /// and the entry after it (and, for an install, its position in the
+    /// catalog: the trees other than `tree` it writes are named in `also`).
+    /// By default the key is read and the writes made. A store whose commits may conflict (etcd) keeps `rebase`: a
     /// commit that fails on `key` alone, every other key and range it read
     /// unchanged, has its writes made again from the key's new value and is
     /// sent again, so that commits sharing only that key never conflict
     /// (spec/distributed.md, "The changelog's head"). A read of one of its
     /// keys in the same transaction sees the first writes.
-    fn write_from(&mut self, tree: Tree, key: &[u8], rebase: Box<Rebase>) -> Result<()> {
+    fn write_from(
+        &mut self,
+        tree: Tree,
+        key: &[u8],
+        also: &[Tree],
+        rebase: Box<Rebase>,
+    ) -> Result<()> {
+        let _ = also;
         write_once_from(self, tree, key, &rebase)
     }
 
     /// Commits every write at once. Dropping the transaction instead
     /// aborts it: nothing of it is stored.
     fn commit(self: Box<Self>) -> Result<()>;
+}
 
-    /// [`WriteTxn::commit`], and how many times the commit was sent again
-    /// after [`WriteTxn::write_from`]'s key alone changed (0 where commits
-    /// never conflict): each is an attempt more.
-    fn commit_again(self: Box<Self>) -> Result<u32> {
-        self.commit().map(|()| 0)
-    }
+thread_local! {
+    /// Commits this thread sent again after [`WriteTxn::write_from`]'s key
+    /// alone changed (etcd), since it started.
+    static RESENT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many commits this thread has sent again after the key of a
+/// [`WriteTxn::write_from`] alone changed, since it started (only etcd
+/// sends a commit again): a run or transaction reports the difference
+/// across its attempts as attempts more, the commit's requests that its
+/// round trips do not count (spec/cost.md §11). Counted where the commit
+/// is made, on the thread that makes it, including in attempts that then
+/// conflict and run again.
+pub fn resent_commits() -> u64 {
+    RESENT.with(|count| count.get())
+}
+
+/// Counts one commit sent again on this thread ([`resent_commits`]).
+pub(crate) fn note_resent() {
+    RESENT.with(|count| count.set(count.get() + 1));
 }
 
 /// [`WriteTxn::write_from`] made once: `key` read, the writes made.
@@ -488,7 +511,7 @@ pub(crate) fn write_once_from<T: WriteTxn + ?Sized>(
     rebase: &Rebase,
 ) -> Result<()> {
     let value = txn.get(tree, key)?;
-    for (at, written) in rebase(value.as_deref())? {
+    for (tree, at, written) in rebase(value.as_deref())? {
         match written {
             Some(value) => txn.put(tree, &at, &value)?,
             None => txn.delete(tree, &at)?,
@@ -497,10 +520,13 @@ pub(crate) fn write_once_from<T: WriteTxn + ?Sized>(
     Ok(())
 }
 
+/// One write a [`Rebase`] makes: its tree, its key, and the new value
+/// (`None`: deleted).
+pub type Rebased = (Tree, Vec<u8>, Option<Vec<u8>>);
+
 /// What [`WriteTxn::write_from`] makes its writes with: the key's value
-/// (as stored below the layer that gives it) to the writes, each a key of
-/// the same tree and its new value (`None`: deleted).
-pub type Rebase = dyn Fn(Option<&[u8]>) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>> + Send + Sync;
+/// (as stored below the layer that gives it) to the writes.
+pub type Rebase = dyn Fn(Option<&[u8]>) -> Result<Vec<Rebased>> + Send + Sync;
 
 /// What [`WriteTxn::put_beside`] writes: `own` at its key, and `next` as
 /// the new value of the entry after it (of the same length: only its link

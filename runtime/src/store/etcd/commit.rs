@@ -28,15 +28,14 @@ const AGAIN: u32 = 16;
 pub(super) struct FromKey {
     /// The key's full key.
     pub full: Vec<u8>,
-    /// Its tree's prefix.
-    pub prefix: Vec<u8>,
     pub rebase: Box<Rebase>,
     /// The full keys of its writes, as last made.
     pub written: Vec<Vec<u8>>,
 }
 
-/// Commits `txn`; the number of times it was sent again.
-pub(super) fn commit(txn: EtcdWrite<'_>) -> Result<u32> {
+/// Commits `txn`, counting each time it is sent again
+/// (`store::resent_commits`).
+pub(super) fn commit(txn: EtcdWrite<'_>) -> Result<()> {
     let store = txn.read.store;
     let mut writes: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
     for (tree, pending) in txn.overlay.trees() {
@@ -47,7 +46,7 @@ pub(super) fn commit(txn: EtcdWrite<'_>) -> Result<u32> {
     }
     if writes.is_empty() {
         // Nothing to write: the reads were of one revision already.
-        return Ok(0);
+        return Ok(());
     }
     let revision = txn.read.revision.get();
     let mut keys = txn.keys.into_inner();
@@ -128,7 +127,7 @@ pub(super) fn commit(txn: EtcdWrite<'_>) -> Result<u32> {
         let request = Txn::new().when(compares).and_then(ops).or_else(on_failure);
         let response = send(txn.read.store, request)?;
         if response.succeeded() {
-            return Ok(again);
+            return Ok(());
         }
         let mut answers = response.op_responses().into_iter();
         for value in &expected_values {
@@ -161,11 +160,12 @@ pub(super) fn commit(txn: EtcdWrite<'_>) -> Result<u32> {
             writes.remove(key);
         }
         from.written.clear();
-        for (at, written) in (from.rebase)(now.as_ref().map(|r| r.value.as_slice()))? {
-            let full = [from.prefix.as_slice(), &at].concat();
+        for (tree, at, written) in (from.rebase)(now.as_ref().map(|r| r.value.as_slice()))? {
+            let full = [store.tree_prefix(tree).as_slice(), &at].concat();
             from.written.push(full.clone());
             writes.insert(full, written);
         }
+        crate::store::note_resent();
         again += 1;
     }
 }

@@ -584,36 +584,37 @@ impl WriteTxn for EtcdWrite<'_> {
     /// Kept to be made again at the commit when `key` alone changed
     /// (`commit.rs`); a second one in the transaction is made once, and
     /// the first then too (the second read what the first wrote).
-    fn write_from(&mut self, tree: Tree, key: &[u8], rebase: Box<Rebase>) -> Result<()> {
+    fn write_from(
+        &mut self,
+        tree: Tree,
+        key: &[u8],
+        _also: &[Tree],
+        rebase: Box<Rebase>,
+    ) -> Result<()> {
         if self.from_key.take().is_some() {
             return super::write_once_from(self, tree, key, &rebase);
         }
         let value = self.get(tree, key)?;
         let writes = rebase(value.as_deref())?;
-        for (at, written) in &writes {
+        let store = self.read.store;
+        for (t, at, written) in &writes {
             match written {
-                Some(value) => self.overlay.put(tree, at, value),
-                None => self.overlay.delete(tree, at),
+                Some(value) => self.overlay.put(*t, at, value),
+                None => self.overlay.delete(*t, at),
             }
         }
-        let prefix = self.read.store.tree_prefix(tree);
         self.from_key = Some(commit::FromKey {
-            full: [prefix.as_slice(), key].concat(),
+            full: [store.tree_prefix(tree).as_slice(), key].concat(),
             written: writes
                 .into_iter()
-                .map(|(at, _)| [prefix.as_slice(), &at].concat())
+                .map(|(t, at, _)| [store.tree_prefix(t).as_slice(), &at].concat())
                 .collect(),
-            prefix,
             rebase,
         });
         Ok(())
     }
 
     fn commit(self: Box<Self>) -> Result<()> {
-        commit::commit(*self).map(|_| ())
-    }
-
-    fn commit_again(self: Box<Self>) -> Result<u32> {
         commit::commit(*self)
     }
 }
