@@ -457,6 +457,15 @@ impl Ty {
             }
             Ty::Str(bytes) if generic(bytes) => Ty::Str(Poly::zero()),
             Ty::List(elem, size) if generic(size) => Ty::List(elem.clone(), Poly::zero()),
+            // No stream is ever read through `none`: opening it and each
+            // element cost nothing, where the declared `(stream T)?` says
+            // not what (its measures are unbounded until a value fixes them).
+            Ty::Stream(stream) => {
+                let mut held = (**stream).clone();
+                held.open = Cost::zero();
+                held.per_element = Cost::zero();
+                Ty::Stream(Box::new(held))
+            }
             // No function is ever called through `none`: a call costs
             // nothing and gives nothing (`Error` adds nothing to a join),
             // where the declared `(Int -> Int)?` says not what.
