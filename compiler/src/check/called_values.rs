@@ -66,6 +66,7 @@ impl Checker<'_> {
         let mut tys = Vec::new();
         let mut tirs = Vec::new();
         for (i, arg) in args.iter().enumerate() {
+            self.island_stream = None;
             // A lambda passed to a known function is checked with the type
             // that function gives its parameter.
             let checked = match (ty, &arg.kind) {
@@ -89,11 +90,23 @@ impl Checker<'_> {
                     checked.ty = Ty::Fn(Box::new(resolved));
                 }
             }
+            // A list or an island given where the function value takes a
+            // stream is read as one, as for a named function (`calls.rs`;
+            // spec/cost.md §4.2), where nothing may write.
+            if let (Ty::Fn(func), Ty::List(..), false) = (ty, &checked.ty, self.may_write) {
+                if let Some(Ty::Stream(_)) = func.params.get(i) {
+                    checked = self.read_as_stream_at(checked, arg.span);
+                }
+            }
             cost = cost.plus(&checked.cost);
             tys.push(checked.ty);
             tirs.push(checked.tir);
         }
-        let applied = self.apply(ty, &tys, span, &format!("`{name}`"), true);
+        let place = match name {
+            CALLED_VALUE => "the function called here".to_string(),
+            name => format!("`{name}`"),
+        };
+        let applied = self.apply(ty, &tys, span, &place, true);
         Checked::new(
             applied.ret,
             cost.plus(&applied.latent),

@@ -83,6 +83,26 @@ fn owned(param: &Ty, at: &str) -> Ty {
             Ty::list(elem, size)
         }
         Ty::Option(inner) => Ty::option(owned(inner, at)),
+        // A stream's opening and each element cost what the argument's do
+        // (`stream Follow -> [Follow]` given an island: its rows).
+        Ty::Stream(stream) => {
+            let mut owned_stream = (**stream).clone();
+            owned_stream.elem = owned(&stream.elem, &format!("{at}[]"));
+            let costed = |cost: &Cost, what: &str| {
+                let [seeks, rows, trips, steps] = cost.measures().map(|(name, poly)| {
+                    let name = if name == "round trips" { "trips" } else { name };
+                    if poly.grows_for_good() {
+                        var(format!("{name}({what} {at})"))
+                    } else {
+                        poly.clone()
+                    }
+                });
+                Cost::new(seeks, rows, trips).with_steps(steps)
+            };
+            owned_stream.open = costed(&stream.open, "open");
+            owned_stream.per_element = costed(&stream.per_element, "each");
+            Ty::Stream(Box::new(owned_stream))
+        }
         Ty::Record(fields) => Ty::Record(
             fields
                 .iter()
