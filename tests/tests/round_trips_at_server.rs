@@ -282,6 +282,20 @@ mutation follow(a: Int, b: Int) = insert Follow { follower: a, followee: b }
 query followed(u: Int) = Follow[u] |> map(f => User[f.followee]) |> flatten()
 ";
 
+/// A table of rows put by key, for writers on disjoint rows.
+const PUTS: &str = "
+table T { id: Int key  v: Int }
+mutation put(id: Int, v: Int) = insert T { id, v }
+";
+
+/// The database at `prefix` of `cluster` with [`PUTS`] installed, and its URL.
+fn puts_on(cluster: &EtcdCluster, prefix: &str) -> (String, Engine) {
+    let url = cluster.url(prefix);
+    let mut engine = Engine::connect(&url, &EtcdOptions::default()).unwrap();
+    engine.install(rqc_tests::accepted(PUTS)).unwrap();
+    (url, engine)
+}
+
 /// Two clients inserting disjoint rows: their commits share only the
 /// changelog's head, so a commit that finds it moved is sent again after
 /// it (one request more, an attempt more) and never runs again (they
@@ -290,14 +304,8 @@ query followed(u: Int) = Follow[u] |> map(f => User[f.followee]) |> flatten()
 /// one request per commit sent again.
 #[test]
 fn disjoint_writers_send_a_commit_again_and_never_run_again() {
-    const PROGRAM: &str = "
-table T { id: Int key  v: Int }
-mutation put(id: Int, v: Int) = insert T { id, v }
-";
     let cluster = EtcdCluster::start(1);
-    let url = cluster.url("disjoint");
-    let mut first = Engine::connect(&url, &EtcdOptions::default()).unwrap();
-    first.install(rqc_tests::accepted(PROGRAM)).unwrap();
+    let (url, first) = puts_on(&cluster, "disjoint");
     let second = Engine::connect(&url, &EtcdOptions::default()).unwrap();
     let writers = [first, second];
     let (mut reported, mut again, mut rounds) = (0u64, 0u64, 0);
@@ -349,14 +357,8 @@ mutation put(id: Int, v: Int) = insert T { id, v }
 /// again the same way, and counted.
 #[test]
 fn installs_and_transactions_amid_writers_are_sent_again_after_the_head() {
-    const PROGRAM: &str = "
-table T { id: Int key  v: Int }
-mutation put(id: Int, v: Int) = insert T { id, v }
-";
     let cluster = EtcdCluster::start(1);
-    let url = cluster.url("installs");
-    let mut installer = Engine::connect(&url, &EtcdOptions::default()).unwrap();
-    installer.install(rqc_tests::accepted(PROGRAM)).unwrap();
+    let (url, mut installer) = puts_on(&cluster, "installs");
     let stop = std::sync::atomic::AtomicBool::new(false);
     let resent = std::thread::scope(|scope| {
         let writers: Vec<_> = (0..3i64)
@@ -377,7 +379,7 @@ mutation put(id: Int, v: Int) = insert T { id, v }
         let before = rqc_runtime::store::resent_commits();
         // Programs of one schema, so the writers' plans stay valid.
         for n in 0..6 {
-            let program = format!("{PROGRAM}query get{n}(id: Int) = T[id]\n");
+            let program = format!("{PUTS}query get{n}(id: Int) = T[id]\n");
             installer.install(rqc_tests::accepted(&program)).unwrap();
         }
         // A transaction whose head read is of its revision, before the
