@@ -93,8 +93,8 @@ impl Checker<'_> {
             // A list or an island given where the function value takes a
             // stream is read as one, as for a named function (`calls.rs`;
             // spec/cost.md §4.2), where nothing may write.
-            if let (Ty::Fn(func), Ty::List(..), false) = (ty, &checked.ty, self.may_write) {
-                if let Some(Ty::Stream(_)) = func.params.get(i) {
+            if let (Ty::List(..), false) = (&checked.ty, self.may_write) {
+                if takes_stream(ty, i) {
                     checked = self.read_as_stream_at(checked, arg.span);
                 }
             }
@@ -112,5 +112,23 @@ impl Checker<'_> {
             cost.plus(&applied.latent),
             TExpr::CallLocal(name.to_string(), tirs),
         )
+    }
+}
+
+/// Whether every function a value of type `callee` may be declares its
+/// parameter `i` a stream (one function, or several known ones joined by
+/// an `if` or a list; a lambda not applied yet declares nothing).
+fn takes_stream(callee: &Ty, i: usize) -> bool {
+    let declares = |func: &super::types::FnTy| matches!(func.params.get(i), Some(Ty::Stream(_)));
+    match callee {
+        Ty::Fn(func) => declares(func),
+        Ty::Fns(candidates) => {
+            !candidates.is_empty()
+                && candidates.iter().all(|c| match c {
+                    super::types::FnCandidate::Known(func) => declares(func),
+                    super::types::FnCandidate::Lambda(_) => false,
+                })
+        }
+        _ => false,
     }
 }
