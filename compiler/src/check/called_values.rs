@@ -65,6 +65,8 @@ impl Checker<'_> {
         let mut cost = Cost::zero();
         let mut tys = Vec::new();
         let mut tirs = Vec::new();
+        // A list given where a stream is taken in a place that may write.
+        let mut refused_list = false;
         for (i, arg) in args.iter().enumerate() {
             self.island_stream = None;
             // A lambda passed to a known function is checked with the type
@@ -93,9 +95,11 @@ impl Checker<'_> {
             // A list or an island given where the function value takes a
             // stream is read as one, as for a named function (`calls.rs`;
             // spec/cost.md §4.2), where nothing may write.
-            if let (Ty::List(..), false) = (&checked.ty, self.may_write) {
-                if takes_stream(ty, i) {
+            if let Ty::List(..) = &checked.ty {
+                if takes_stream(ty, i) && !self.may_write {
                     checked = self.read_as_stream_at(checked, arg.span);
+                } else if takes_stream(ty, i) {
+                    refused_list = true;
                 }
             }
             cost = cost.plus(&checked.cost);
@@ -107,6 +111,9 @@ impl Checker<'_> {
             name => format!("`{name}`"),
         };
         let applied = self.apply(ty, &tys, span, &place, true);
+        if refused_list {
+            self.explain_no_stream_where_writes("a parameter `[T]`");
+        }
         Checked::new(
             applied.ret,
             cost.plus(&applied.latent),

@@ -265,12 +265,7 @@ impl Checker<'_> {
                 unknown_generics(pty, &mut generics);
             }
             if let (false, true, Ty::Stream(_), Ty::List(..)) = (bound, writes, pty, &checked.ty) {
-                if let Some(d) = self.diagnostics.last_mut() {
-                    d.notes.push("a list or an island given where a stream is taken is read as a stream only where nothing may write: not in a mutation, nor in a function given a function, a stream or a type parameter (any of which may bring a mutation's writes); there a `map` over a list is counted for every element".into());
-                    d.help.push(format!(
-                        "here give it to a function that takes a list (`{param}: [T]`, whose length then bounds what is written), or read it as a stream in a query, or in a function given no function, stream or type parameter"
-                    ));
-                }
+                self.explain_no_stream_where_writes(&format!("`{param}: [T]`"));
             }
             if bound {
                 self.within_declared_ends(pty, &checked.ty, args[i].span, &name, param);

@@ -130,6 +130,20 @@ impl super::expr::Checker<'_> {
     }
 }
 
+impl super::expr::Checker<'_> {
+    /// The note and help of the last diagnostic, an E0401 for a list given
+    /// where a stream is taken where something may write: why it is not
+    /// read as a stream there, and the list parameter (`declare`) to take.
+    pub(super) fn explain_no_stream_where_writes(&mut self, declare: &str) {
+        if let Some(d) = self.diagnostics.last_mut().filter(|d| d.code == "E0401") {
+            d.notes.push("a list or an island given where a stream is taken is read as a stream only where nothing may write: not in a mutation, nor in a function given a function, a stream or a type parameter (any of which may bring a mutation's writes); there a `map` over a list is counted for every element".into());
+            d.help.push(format!(
+                "here give it to a function that takes a list ({declare}, whose length then bounds what is written), or read it as a stream in a query, or in a function given no function, stream or type parameter"
+            ));
+        }
+    }
+}
+
 /// The description of the stream a list is read as (for messages).
 pub const LIST_READ_AS_STREAM: &str = "a list";
 
