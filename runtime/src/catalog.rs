@@ -88,16 +88,31 @@ pub fn check_finished(txn: &dyn ReadTxn, catalog: Tree) -> Result<()> {
 }
 
 /// Marks the database unfinished (a restore begins filling it) or
-/// finished (it has), in a transaction of its own.
+/// finished (it has), in a transaction of its own. Marking is refused
+/// (E0511) where a program is installed or a restore is under way, read
+/// in the same transaction: of two restores begun at once into one etcd
+/// prefix, whose marks conflict, one goes on and the other is refused
+/// (they both loaded, into a database of neither dump: adversary finding).
 pub fn mark_unfinished(store: &dyn crate::store::Store, unfinished: bool) -> Result<()> {
     let catalog = catalog(store);
     let mut txn = store.begin_write()?;
-    if unfinished {
-        txn.put(catalog, UNFINISHED_KEY, b"restoring")?;
-    } else {
+    if !unfinished {
         txn.delete(catalog, UNFINISHED_KEY)?;
+        return txn.commit();
     }
+    let taken = || {
+        RuntimeError::new(
+            "E0511",
+            "the database already holds a program, or another restore is filling it",
+            "restore into a new database (on etcd, a new prefix); nothing was written",
+        )
+    };
+    if txn.get(catalog, UNFINISHED_KEY)?.is_some() || txn.get(catalog, PROGRAM_KEY)?.is_some() {
+        return Err(taken());
+    }
+    txn.put(catalog, UNFINISHED_KEY, b"restoring")?;
     txn.commit()
+        .map_err(|e| if e.is_conflict() { taken() } else { e })
 }
 
 pub fn check_format(txn: &dyn ReadTxn, catalog: Tree) -> Result<()> {
@@ -353,6 +368,15 @@ fn migrate(
         let Some(before) = old.table(&table.name) else {
             continue;
         };
+        // A table the program declares as the database does (no column
+        // renamed or dropped) has nothing to migrate: its rows are not
+        // read, so writers of it meanwhile do not conflict with the
+        // install (etcd compares every key an install read; reading every
+        // table made a schema-changing install amid writers of other
+        // tables give up, E0596: adversary finding).
+        if before == table && !layouts.iter().any(|(name, _)| *name == table.name) {
+            continue;
+        }
         let kept = before.columns.len() <= table.columns.len()
             && before
                 .columns

@@ -154,7 +154,14 @@ pub fn reopening_when_stale<P, T>(
     let mut tried = 1;
     loop {
         match attempt(program.take()) {
-            Err(Error::Runtime(error)) if error.is_stale() && tried < attempts => tried += 1,
+            Err(Error::Runtime(error)) if error.is_stale() && tried < attempts => {
+                tried += 1;
+                // Said, so that the requests of the run given up and of the
+                // open made again are accounted for (adversary finding).
+                eprintln!(
+                    "another process installed a program of another schema meanwhile: nothing was written; the database is opened again and the command runs again (attempt {tried})"
+                );
+            }
             done => return done,
         }
     }

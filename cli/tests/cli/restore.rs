@@ -178,6 +178,13 @@ fn a_restore_on_etcd_that_fails_midway_leaves_a_database_no_open_accepts() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains("E0682"), "{}", stderr(&out));
     }
+    // A restore under way holds the prefix: a second one is refused
+    // before it writes (two begun at once both loaded: adversary).
+    let racing = cluster.url("racing");
+    let first = rqc::Database::connect(&racing).unwrap();
+    let second = rqc::Database::connect(&racing).unwrap();
+    first.mark_unfinished(true).unwrap();
+    assert_eq!(second.mark_unfinished(true).unwrap_err().code(), "E0511");
     // Whole, into another prefix: it opens, and is sound.
     std::fs::write(&items, whole).unwrap();
     let db = cluster.url("whole");

@@ -499,6 +499,7 @@ pub fn resent_commits() -> u64 {
 }
 
 /// Counts one commit sent again on this thread ([`resent_commits`]).
+#[cfg_attr(not(feature = "etcd"), allow(dead_code))]
 pub(crate) fn note_resent() {
     RESENT.with(|count| count.set(count.get() + 1));
 }
