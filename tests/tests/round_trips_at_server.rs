@@ -296,6 +296,22 @@ fn puts_on(cluster: &EtcdCluster, prefix: &str) -> (String, Engine) {
     (url, engine)
 }
 
+/// Writer `w` putting rows of its own on the database at `url` until
+/// `stop`, or until another process's install changed the schema (E0550:
+/// then true).
+fn put_until(url: &str, stop: &std::sync::atomic::AtomicBool, w: i64) -> bool {
+    let engine = Engine::connect(url, &EtcdOptions::default()).unwrap();
+    let mut i = 0;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        match engine.run("put", &[(w * 100_000 + i).into(), i.into()]) {
+            Ok(_) => i += 1,
+            Err(e) if e.code == "E0550" => return true,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    false
+}
+
 /// Two clients inserting disjoint rows: their commits share only the
 /// changelog's head, so a commit that finds it moved is sent again after
 /// it (one request more, an attempt more) and never runs again (they
@@ -364,16 +380,7 @@ fn installs_and_transactions_amid_writers_are_sent_again_after_the_head() {
         let writers: Vec<_> = (0..3i64)
             .map(|w| {
                 let (url, stop) = (&url, &stop);
-                scope.spawn(move || {
-                    let engine = Engine::connect(url, &EtcdOptions::default()).unwrap();
-                    let mut i = 0;
-                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        engine
-                            .run("put", &[(w * 100_000 + i).into(), i.into()])
-                            .unwrap();
-                        i += 1;
-                    }
-                })
+                scope.spawn(move || assert!(!put_until(url, stop, w), "no schema changed"))
             })
             .collect();
         let before = rqc_runtime::store::resent_commits();
@@ -421,18 +428,7 @@ fn a_schema_changing_install_amid_writers_of_another_table_commits() {
         let writers: Vec<_> = (0..4i64)
             .map(|w| {
                 let (url, stop) = (&url, &stop);
-                scope.spawn(move || {
-                    let engine = Engine::connect(url, &EtcdOptions::default()).unwrap();
-                    let mut i = 0;
-                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        match engine.run("put", &[(w * 100_000 + i).into(), i.into()]) {
-                            Ok(_) => i += 1,
-                            Err(e) if e.code == "E0550" => return true,
-                            Err(e) => panic!("{e}"),
-                        }
-                    }
-                    false
-                })
+                scope.spawn(move || put_until(url, stop, w))
             })
             .collect();
         std::thread::sleep(std::time::Duration::from_millis(100));
