@@ -443,7 +443,7 @@ impl Engine {
         })
         .map_err(|e| self.explained(e))?;
         // The runs, and the commits sent again within any of them.
-        output.attempts = attempts + attempts_more(resent);
+        output.attempts = attempts + crate::store::resent_since(resent);
         Ok(output)
     }
 
@@ -604,12 +604,6 @@ fn committing(name: &str, output: &mut Output, session: &mut Session<'_>) -> Res
     session.prepare_commit()?;
     output.stats.round_trips = session.meter.trips + u64::from(session.commits());
     within_round_trips(name, output)
-}
-
-/// The commits this thread sent again since [`crate::store::resent_commits`]
-/// said `before`: attempts more.
-pub fn attempts_more(before: u64) -> u32 {
-    u32::try_from(crate::store::resent_commits().saturating_sub(before)).unwrap_or(u32::MAX)
 }
 
 /// E0546 when a run's round trips, its commit counted, pass the entry's

@@ -106,7 +106,7 @@ fn run_all(db: &Database, typed: &[(&Entry, Vec<Value>)], calls: &[Call]) -> Res
         Ok::<_, Error>((outputs, stats, bound))
     })?;
     // The attempts, and the commits etcd sent again within any of them.
-    let attempts = attempts + rqc_runtime::engine::attempts_more(resent);
+    let attempts = attempts + rqc_runtime::store::resent_since(resent);
     Ok((outputs, stats, bound, attempts))
 }
 

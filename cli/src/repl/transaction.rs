@@ -154,7 +154,7 @@ fn hold(
                 let committed = transaction.commit().map(|stats| Committed {
                     stats,
                     bound,
-                    attempts: 1 + rqc_runtime::engine::attempts_more(resent),
+                    attempts: 1 + rqc_runtime::store::resent_since(resent),
                 });
                 let _ = reply.send(committed);
                 return;

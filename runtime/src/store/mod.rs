@@ -498,6 +498,12 @@ pub fn resent_commits() -> u64 {
     RESENT.with(|count| count.get())
 }
 
+/// The commits this thread sent again since [`resent_commits`] said
+/// `before`: attempts more.
+pub fn resent_since(before: u64) -> u32 {
+    u32::try_from(resent_commits().saturating_sub(before)).unwrap_or(u32::MAX)
+}
+
 /// Counts one commit sent again on this thread ([`resent_commits`]).
 #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
 pub(crate) fn note_resent() {
