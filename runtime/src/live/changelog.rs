@@ -90,9 +90,14 @@ pub fn head(txn: &dyn ReadTxn, log: Tree, compact: bool) -> Result<u64> {
                 .ok_or_else(|| malformed("its last entry's key")),
         };
     }
-    match txn.get(log, HEAD)? {
+    head_value(txn.get(log, HEAD)?.as_deref())
+}
+
+/// The position the head key holds (0 when absent).
+fn head_value(stored: Option<&[u8]>) -> Result<u64> {
+    match stored {
         None => Ok(0),
-        Some(bytes) => <[u8; 8]>::try_from(bytes.as_slice())
+        Some(bytes) => <[u8; 8]>::try_from(bytes)
             .map(u64::from_be_bytes)
             .map_err(|_| malformed("its head")),
     }
@@ -200,15 +205,22 @@ pub fn append(
     append_entry(txn, log, compact, encode(&changes), None)
 }
 
-/// Where an entry was appended: its position as last made, which is the
-/// committed one once the commit is made (a commit etcd sends again makes
-/// its writes again, after the new head).
-#[derive(Clone, Default)]
-pub struct Position(Arc<AtomicU64>);
+/// Where an entry was appended: known at once after a head read now, or
+/// as last made from the head's value, which is the committed one once the
+/// commit is made (a commit etcd sends again makes its writes again, after
+/// the new head). Only the latter is shared, so an embedded commit
+/// allocates nothing for it.
+pub enum Position {
+    Known(u64),
+    Made(Arc<AtomicU64>),
+}
 
 impl Position {
     pub fn get(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
+        match self {
+            Position::Known(seq) => *seq,
+            Position::Made(made) => made.load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -225,7 +237,6 @@ fn append_entry(
     entry: Vec<u8>,
     also: Option<(Tree, &'static [u8])>,
 ) -> Result<Position> {
-    let position = Position::default();
     if compact {
         let seq = head(txn, log, compact)? + 1;
         txn.put(log, &entry_key(seq), &entry)?;
@@ -237,24 +248,18 @@ fn append_entry(
         if let Some((tree, key)) = also {
             txn.put(tree, key, &seq.to_be_bytes())?;
         }
-        position.0.store(seq, Ordering::Relaxed);
-        return Ok(position);
+        return Ok(Position::Known(seq));
     }
-    let made = position.clone();
+    let position = Arc::new(AtomicU64::new(0));
+    let made = Arc::clone(&position);
     let also_trees: Vec<Tree> = also.iter().map(|(tree, _)| *tree).collect();
     txn.write_from(
         log,
         HEAD,
         &also_trees,
         Box::new(move |stored: Option<&[u8]>| {
-            let seq = match stored {
-                None => 1,
-                Some(bytes) => <[u8; 8]>::try_from(bytes)
-                    .map(u64::from_be_bytes)
-                    .map_err(|_| malformed("its head"))?
-                    .saturating_add(1),
-            };
-            made.0.store(seq, Ordering::Relaxed);
+            let seq = head_value(stored)?.saturating_add(1);
+            made.store(seq, Ordering::Relaxed);
             let mut writes = vec![
                 (log, HEAD.to_vec(), Some(seq.to_be_bytes().to_vec())),
                 (log, entry_key(seq).to_vec(), Some(entry.clone())),
@@ -268,7 +273,7 @@ fn append_entry(
             Ok(writes)
         }),
     )?;
-    Ok(position)
+    Ok(Position::Made(position))
 }
 
 /// Appends an install's entry, inside the install's transaction, and

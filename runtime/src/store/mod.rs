@@ -469,10 +469,9 @@ pub trait WriteTxn: ReadTxn {
         &mut self,
         tree: Tree,
         key: &[u8],
-        also: &[Tree],
+        _also: &[Tree],
         rebase: Box<Rebase>,
     ) -> Result<()> {
-        let _ = also;
         write_once_from(self, tree, key, &rebase)
     }
 
