@@ -41,6 +41,7 @@ fn selected_corpus_diagnostics_read_well() {
         "fn_returned_stream_unlimited",
         "fn_stream_parameter_given_a_list_adversary",
         "fn_returned_stream_function_given_a_list",
+        "fn_returned_stream_function_through_generics",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -220,14 +220,20 @@ impl Checker<'_> {
                         self.value_arity(span, place, direct, func.params.len(), arg_tys.len());
                         return unknown;
                     }
+                    let mut given = Vec::with_capacity(arg_tys.len());
                     for (arg, param) in arg_tys.iter().zip(&func.params) {
-                        if !param.accepts(arg) {
-                            self.mismatch(param, arg, span, format!("{place} takes `{param}`"));
+                        let arg = self.list_where_stream_taken(param, arg, span);
+                        if !param.accepts(&arg) {
+                            self.value_mismatch(param, &arg, span, place, direct);
+                            if let (Ty::Stream(_), Ty::List(..)) = (param, &arg) {
+                                self.explain_no_stream_where_writes("a parameter `[T]`");
+                            }
                             return unknown;
                         }
-                        self.fits(arg, param, span, place);
+                        self.fits(&arg, param, span, place);
+                        given.push(arg);
                     }
-                    super::returned::applied(&func, arg_tys)
+                    super::returned::applied(&func, &given)
                 }
                 FnCandidate::Lambda(lambda) => {
                     if lambda.params.len() != arg_tys.len() {
@@ -248,6 +254,27 @@ impl Checker<'_> {
             ret: ret.unwrap_or(Ty::Error),
             latent,
         }
+    }
+
+    /// E0401 for a function value given an argument of a type it does not
+    /// take: called directly, as a call's argument is; handed to a
+    /// combinator or a parameter, said of the function and of what
+    /// applies it (the value at `span` is the function, not the argument).
+    fn value_mismatch(&mut self, param: &Ty, arg: &Ty, span: Span, place: &str, direct: bool) {
+        if direct {
+            return self.mismatch(param, arg, span, format!("{place} takes `{param}`"));
+        }
+        let (param, arg) = (param.shape(), arg.shape());
+        self.error(
+            "E0401",
+            format!("the function given to {place} takes `{param}`, and {place} passes it `{arg}`"),
+            span,
+            format!("takes `{param}`"),
+        )
+        .help
+        .push(format!(
+            "give {place} a function that takes `{arg}` (a lambda such as `x => …`), or give {place} a `{param}` to pass it"
+        ));
     }
 
     /// E0414 for a function value given a number of arguments it does not

@@ -154,18 +154,44 @@ pub const LIST_READ_AS_STREAM: &str = "a list";
 /// consumers read it as a stream, `map` and `skip` waiting for the limit
 /// (`runtime/src/combinators.rs`, `on_listed`; the plan verifier alike).
 pub fn read_list(list: Checked) -> Checked {
-    let Ty::List(elem, _) = list.ty else {
-        return list;
+    match list_as_stream(&list.ty) {
+        Some(stream) => Checked::new(stream, list.cost, list.tir),
+        None => list,
+    }
+}
+
+/// The stream type a list of type `list` is read as: its elements, each
+/// a step (the executor reads one, `runtime/src/combinators.rs`,
+/// `on_listed`), opening it nothing. `None` for any other type.
+pub fn list_as_stream(list: &Ty) -> Option<Ty> {
+    let Ty::List(elem, _) = list else {
+        return None;
     };
-    // Each element read is a step, as the executor reads one
-    // (`runtime/src/combinators.rs`, `on_listed`).
     let mut each = Cost::zero();
     each.add_steps(1);
     let stream = StreamTy {
-        elem: *elem,
+        elem: (**elem).clone(),
         open: Cost::zero(),
         per_element: each,
         source: StreamSource::unnamed(LIST_READ_AS_STREAM),
     };
-    Checked::new(Ty::Stream(Box::new(stream)), list.cost, list.tir)
+    Some(Ty::Stream(Box::new(stream)))
+}
+
+impl super::expr::Checker<'_> {
+    /// `arg`, a type given where a function value's parameter `param` is
+    /// taken: a list where a stream is taken is read as one (its type
+    /// [`list_as_stream`]; the plan passes the list, which the stream's
+    /// consumers read one element at a time) where nothing may write, as
+    /// a list given to a named function's stream parameter is (`calls.rs`).
+    /// Noted, so that the definition returns no stream (`definition.rs`).
+    pub(super) fn list_where_stream_taken(&mut self, param: &Ty, arg: &Ty, span: Span) -> Ty {
+        if let (Ty::Stream(_), false) = (param, self.may_write) {
+            if let Some(stream) = list_as_stream(arg) {
+                self.read_as_stream.get_or_insert(span);
+                return stream;
+            }
+        }
+        arg.clone()
+    }
 }

@@ -140,6 +140,13 @@ pub fn admits_any(param: &Ty) -> bool {
         Ty::Int(ends) => open(&ends.hi),
         Ty::Str(bytes) => open(bytes),
         Ty::List(_, size) => open(size) && !param.any_poly(&|p| !open(p)),
+        // A stream parameter whose opening or elements are measured by
+        // its own variables (`-> stream Post -> [Int]`) takes any stream
+        // of its rows: what it costs comes from the stream given.
+        Ty::Stream(stream) => [&stream.open, &stream.per_element]
+            .iter()
+            .flat_map(|cost| cost.measures())
+            .any(|(_, p)| open(p)),
         _ => false,
     }
 }
