@@ -5,6 +5,7 @@ use super::expr::{Checked, Checker};
 use super::measures::{self, Bindings};
 use super::modules::Symbol;
 use super::passing::{self, kept_unapplied, unbound_parameters};
+use super::self_applied;
 use super::schema_types::STREAM_PARAMETER;
 use super::tir::TExpr;
 use super::type_binding::{bind, merge_bindings};
@@ -360,11 +361,30 @@ impl Checker<'_> {
                 }
                 // Measures of this parameter not bound yet stay variables:
                 // they are bound to the argument's just below.
-                let expected = pty
-                    .substitute_generics(&generics)
-                    .map_polys(&|p| measures::instantiate_bound(p, &bindings));
-                let resolved = self.resolve_functions(&arg_ty, &expected, args[i].span, &name);
-                self.fits(&resolved, &expected, args[i].span, &format!("`{name}`"));
+                let resolve_at = |me: &mut Self, at: &Ty, bindings: &Bindings| {
+                    let expected = at
+                        .substitute_generics(&generics)
+                        .map_polys(&|p| measures::instantiate_bound(p, bindings));
+                    let resolved = me.resolve_functions(&arg_ty, &expected, args[i].span, &name);
+                    me.fits(&resolved, &expected, args[i].span, &format!("`{name}`"));
+                    resolved
+                };
+                // Applied to its own results (`f(f(x))`): at a fixed point.
+                let fed = self_applied::fed_back(pty);
+                let at_fixed_point = (!fed.is_empty())
+                    .then(|| {
+                        self.at_fixed_point(pty, &fed, &bindings, |me, trial| {
+                            let keep = me.def_measures.clone();
+                            let at = self_applied::at_uses(pty, &sig.uses, trial, &keep);
+                            let resolved = resolve_at(me, &at, trial);
+                            (resolved.clone(), resolved)
+                        })
+                    })
+                    .flatten();
+                let resolved = match at_fixed_point {
+                    Some(resolved) => resolved,
+                    None => resolve_at(self, pty, &bindings),
+                };
                 bind(pty, &resolved, &mut generics);
                 unknown_after_error(pty, &resolved, &mut generics);
                 let mut own = Bindings::new();
@@ -380,33 +400,8 @@ impl Checker<'_> {
                 continue;
             }
             let (param, pty) = &sig.params[i];
-            let expected = self.expected_param(pty, &generics, &bindings);
-            let ExprKind::Lambda(params, body) = &args[i].kind else {
-                unreachable!("filtered to lambdas")
-            };
-            let checked = match &expected {
-                Ty::Fn(f) if f.params.len() == params.len() => {
-                    let checked = self.check_lambda(params, body, &f.params);
-                    self.result_within_its_type(
-                        pty,
-                        &checked.ty,
-                        &generics,
-                        &bindings,
-                        args[i].span,
-                        &name,
-                    );
-                    checked
-                }
-                _ => {
-                    self.mismatch(
-                        &expected,
-                        &Ty::Error,
-                        args[i].span,
-                        format!("parameter `{param}` of `{name}`"),
-                    );
-                    Checked::error()
-                }
-            };
+            let checked =
+                self.lambda_argument(&sig, i, args[i], &mut generics, &mut bindings, &name);
             let names = (param.as_str(), name.as_str());
             self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, false);
             unknown_after_error(pty, &checked.ty, &mut generics);
@@ -562,7 +557,7 @@ impl Checker<'_> {
     /// other arguments bound it, so its result must stay within that
     /// binding, or the second application would get a larger value than
     /// the lambda was costed for (E0419).
-    fn result_within_its_type(
+    pub(super) fn result_within_its_type(
         &mut self,
         pty: &Ty,
         lambda: &Ty,
@@ -592,7 +587,7 @@ impl Checker<'_> {
 
     /// A signature's parameter type at this call: type parameters bound,
     /// measures bound so far replaced.
-    fn expected_param(&self, pty: &Ty, generics: &BTreeMap<String, Ty>, bindings: &Bindings) -> Ty {
+    pub(super) fn expected_param(&self, pty: &Ty, generics: &BTreeMap<String, Ty>, bindings: &Bindings) -> Ty {
         // The caller's measures inside a type parameter's binding are its
         // own, kept, as in the call's result.
         pty.substitute_generics(generics)

@@ -361,6 +361,7 @@ impl Checker<'_> {
                 .iter()
                 .map(|p| declared_list_maximum(&p.ty).filter(|_| def.kind == DefKind::Fn))
                 .collect(),
+            uses: self.requirements.uses(),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
             module: module_name.to_string(),

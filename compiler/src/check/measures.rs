@@ -26,14 +26,45 @@ use std::collections::BTreeMap;
 /// Measure variables bound to the argument's measures at one call.
 pub type Bindings = BTreeMap<Var, Poly>;
 
-/// What each requirement variable must admit, gathered from the body.
+/// What each requirement variable must admit, gathered from the body:
+/// the largest use, and each use apart (their coefficient-wise `max` is a
+/// sum where they differ in variables: `max(x, f())` is `x + f()`).
 #[derive(Default)]
-pub struct Requirements(pub BTreeMap<Var, Poly>);
+pub struct Requirements(pub BTreeMap<Var, Poly>, BTreeMap<Var, Vec<Poly>>);
 
 impl Requirements {
     fn record(&mut self, var: &Var, at_least: &Poly) {
         let slot = self.0.entry(*var).or_default();
         *slot = slot.max(at_least);
+        let uses = self.1.entry(*var).or_default();
+        if !uses.contains(at_least) {
+            uses.push(at_least.clone());
+        }
+    }
+
+    /// Each requirement met by more than one use, solved (as it stands in
+    /// the signature), with its uses solved: a call that knows the values
+    /// of their variables takes their largest, not their sum
+    /// (`self_applied.rs`). A requirement solved to the same formula as
+    /// another with other uses is left out (the formula could not tell
+    /// them apart).
+    pub fn uses(&self) -> Vec<(Poly, Vec<Poly>)> {
+        let mut found: Vec<(Poly, Vec<Poly>)> = Vec::new();
+        let mut ambiguous: Vec<Poly> = Vec::new();
+        for (var, uses) in &self.1 {
+            if uses.len() < 2 {
+                continue;
+            }
+            let key = self.solve(&Poly::var(*var));
+            let uses: Vec<Poly> = uses.iter().map(strip_requirements).collect();
+            match found.iter().find(|(k, _)| *k == key) {
+                Some((_, other)) if *other != uses => ambiguous.push(key),
+                Some(_) => {}
+                None => found.push((key, uses)),
+            }
+        }
+        found.retain(|(key, _)| !ambiguous.contains(key));
+        found
     }
 
     /// Every requirement variable of `ty` fixed: to the largest use, or

@@ -38,6 +38,7 @@ mod result_checks;
 mod returned;
 mod reverse;
 mod schema;
+mod self_applied;
 mod schema_columns;
 mod schema_types;
 mod signature;

@@ -19,6 +19,11 @@ pub struct FnSig {
     /// argument, and a call proves the argument within it all the same
     /// (E0321), as it does a number's or a string's.
     pub list_maxima: Vec<Option<u64>>,
+    /// A function parameter's requirement met by several uses in the body
+    /// (`f(x)` and `f(f(x))`), as it stands in `params`, with those uses:
+    /// where a call knows their values it takes the largest, not the sum
+    /// that stands for it here (`self_applied.rs`).
+    pub uses: Vec<(Poly, Vec<Poly>)>,
 }
 
 impl FnSig {
@@ -32,6 +37,11 @@ impl FnSig {
             .collect();
         self.ret = self.ret.map_polys(f);
         self.cost = self.cost.map(f);
+        self.uses = self
+            .uses
+            .into_iter()
+            .map(|(key, uses)| (f(&key), uses.iter().map(f).collect()))
+            .collect();
         self
     }
 
@@ -40,6 +50,7 @@ impl FnSig {
         self.params.iter().any(|(_, ty)| ty.any_poly(test))
             || self.ret.any_poly(test)
             || self.cost.measures().iter().any(|(_, p)| test(p))
+            || self.uses.iter().flat_map(|(_, uses)| uses).any(test)
     }
 }
 
