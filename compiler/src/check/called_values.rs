@@ -66,7 +66,6 @@ impl Checker<'_> {
         let mut tys = Vec::new();
         let mut tirs = Vec::new();
         // A list given where a stream is taken in a place that may write.
-        let mut refused_list = false;
         for (i, arg) in args.iter().enumerate() {
             self.island_stream = None;
             // A lambda passed to a known function is checked with the type
@@ -96,10 +95,9 @@ impl Checker<'_> {
             // stream is read as one, as for a named function (`calls.rs`;
             // spec/cost.md §4.2), where nothing may write.
             if let Ty::List(..) = &checked.ty {
+                // (Where something may write, `apply` refuses it and says why.)
                 if takes_stream(ty, i) && !self.may_write {
                     checked = self.read_as_stream_at(checked, arg.span);
-                } else if takes_stream(ty, i) {
-                    refused_list = true;
                 }
             }
             cost = cost.plus(&checked.cost);
@@ -111,9 +109,6 @@ impl Checker<'_> {
             name => format!("`{name}`"),
         };
         let applied = self.apply(ty, &tys, span, &place, true);
-        if refused_list {
-            self.explain_no_stream_where_writes("a parameter `[T]`");
-        }
         Checked::new(
             applied.ret,
             cost.plus(&applied.latent),

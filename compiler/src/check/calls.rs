@@ -5,7 +5,6 @@ use super::expr::{Checked, Checker};
 use super::measures::{self, Bindings};
 use super::modules::Symbol;
 use super::passing::{self, kept_unapplied, unbound_parameters};
-use super::self_applied;
 use super::schema_types::STREAM_PARAMETER;
 use super::tir::TExpr;
 use super::type_binding::{bind, merge_bindings};
@@ -361,30 +360,24 @@ impl Checker<'_> {
                 }
                 // Measures of this parameter not bound yet stay variables:
                 // they are bound to the argument's just below.
-                let resolve_at = |me: &mut Self, at: &Ty, bindings: &Bindings| {
+                let resolve_at = |me: &mut Self,
+                                  at: &Ty,
+                                  generics: &BTreeMap<String, Ty>,
+                                  bindings: &Bindings| {
                     let expected = at
-                        .substitute_generics(&generics)
+                        .substitute_generics(generics)
                         .map_polys(&|p| measures::instantiate_bound(p, bindings));
                     let resolved = me.resolve_functions(&arg_ty, &expected, args[i].span, &name);
                     me.fits(&resolved, &expected, args[i].span, &format!("`{name}`"));
-                    resolved
+                    (resolved.clone(), resolved)
                 };
-                // Applied to its own results (`f(f(x))`): at a fixed point.
-                let fed = self_applied::fed_back(pty);
-                let at_fixed_point = (!fed.is_empty())
-                    .then(|| {
-                        self.at_fixed_point(pty, &fed, &bindings, |me, trial| {
-                            let keep = me.def_measures.clone();
-                            let at = self_applied::at_uses(pty, &sig.uses, trial, &keep);
-                            let resolved = resolve_at(me, &at, trial);
-                            (resolved.clone(), resolved)
-                        })
-                    })
-                    .flatten();
-                let resolved = match at_fixed_point {
-                    Some(resolved) => resolved,
-                    None => resolve_at(self, pty, &bindings),
-                };
+                let resolved = self.fed_argument(
+                    (&sig, i, &name),
+                    args[i].span,
+                    &mut generics,
+                    &mut bindings,
+                    &resolve_at,
+                );
                 bind(pty, &resolved, &mut generics);
                 unknown_after_error(pty, &resolved, &mut generics);
                 let mut own = Bindings::new();
@@ -400,8 +393,42 @@ impl Checker<'_> {
                 continue;
             }
             let (param, pty) = &sig.params[i];
-            let checked =
-                self.lambda_argument(&sig, i, args[i], &mut generics, &mut bindings, &name);
+            let ExprKind::Lambda(params, body) = &args[i].kind else {
+                unreachable!("filtered to lambdas")
+            };
+            let span = args[i].span;
+            let check_at =
+                |me: &mut Self, at: &Ty, generics: &BTreeMap<String, Ty>, bindings: &Bindings| {
+                    let expected = me.expected_param(at, generics, bindings);
+                    let checked = match &expected {
+                        Ty::Fn(f) if f.params.len() == params.len() => {
+                            let checked = me.check_lambda(params, body, &f.params);
+                            me.result_within_its_type(
+                                pty,
+                                &checked.ty,
+                                generics,
+                                bindings,
+                                span,
+                                &name,
+                            );
+                            checked
+                        }
+                        _ => {
+                            let why = format!("parameter `{param}` of `{name}`");
+                            me.mismatch(&expected, &Ty::Error, span, why);
+                            Checked::error()
+                        }
+                    };
+                    let ty = checked.ty.clone();
+                    (checked, ty)
+                };
+            let checked = self.fed_argument(
+                (&sig, i, &name),
+                span,
+                &mut generics,
+                &mut bindings,
+                &check_at,
+            );
             let names = (param.as_str(), name.as_str());
             self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, false);
             unknown_after_error(pty, &checked.ty, &mut generics);
@@ -587,7 +614,12 @@ impl Checker<'_> {
 
     /// A signature's parameter type at this call: type parameters bound,
     /// measures bound so far replaced.
-    pub(super) fn expected_param(&self, pty: &Ty, generics: &BTreeMap<String, Ty>, bindings: &Bindings) -> Ty {
+    pub(super) fn expected_param(
+        &self,
+        pty: &Ty,
+        generics: &BTreeMap<String, Ty>,
+        bindings: &Bindings,
+    ) -> Ty {
         // The caller's measures inside a type parameter's binding are its
         // own, kept, as in the call's result.
         pty.substitute_generics(generics)

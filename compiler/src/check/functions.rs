@@ -383,6 +383,24 @@ impl Checker<'_> {
         true
     }
 
+    /// Whether one more round of a call's fixed point (`self_applied.rs`)
+    /// may check its function argument again: counted as a lambda's body
+    /// checked, so nested fixed points stay within [`MAX_LAMBDA_CHECKS`]
+    /// (E0424 past it, at `span`).
+    pub(super) fn may_check_again(&mut self, span: Span) -> bool {
+        if self.lambda_checks.checked >= MAX_LAMBDA_CHECKS {
+            self.refuse_lambda_checks(
+                format!(
+                    "this definition applies its functions in more than {MAX_LAMBDA_CHECKS} ways"
+                ),
+                span,
+            );
+            return false;
+        }
+        self.lambda_checks.checked += 1;
+        true
+    }
+
     /// E0424, once per definition: checking its lambdas again at each
     /// application passed a limit.
     pub(super) fn refuse_lambda_checks(&mut self, message: String, span: Span) {

@@ -135,7 +135,17 @@ impl super::expr::Checker<'_> {
     /// where a stream is taken where something may write: why it is not
     /// read as a stream there, and the list parameter (`declare`) to take.
     pub(super) fn explain_no_stream_where_writes(&mut self, declare: &str) {
-        if let Some(d) = self.diagnostics.last_mut().filter(|d| d.code == "E0401") {
+        // Once: a list refused where applied and again where called.
+        let explained = |d: &crate::diagnostics::Diagnostic| {
+            d.notes
+                .iter()
+                .any(|n| n.starts_with("a list or an island given where"))
+        };
+        if let Some(d) = self
+            .diagnostics
+            .last_mut()
+            .filter(|d| d.code == "E0401" && !explained(d))
+        {
             d.notes.push("a list or an island given where a stream is taken is read as a stream only where nothing may write: not in a mutation, nor in a function given a function, a stream or a type parameter (any of which may bring a mutation's writes); there a `map` over a list is counted for every element".into());
             d.help.push(format!(
                 "here give it to a function that takes a list ({declare}, whose length then bounds what is written), or read it as a stream in a query, or in a function given no function, stream or type parameter"

@@ -19,12 +19,12 @@
 //! checked, and every result is within `S`: the check of the last round
 //! covers every application the run makes.
 
-use super::expr::{join_types, Checked, Checker, FnSig};
+use super::expr::{join_types, Checker, FnSig};
 use super::measures::{self, Bindings};
 use super::type_binding::merge_bindings;
 use super::types::Ty;
 use crate::cost::{Poly, Var};
-use crate::syntax::ast::{Expr, ExprKind};
+use crate::span::Span;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Rounds of widening before the call is checked as if no range were
@@ -39,7 +39,11 @@ pub fn fed_back(pty: &Ty) -> BTreeSet<Var> {
         return BTreeSet::new();
     };
     let produced = measures::generic_vars(&func.ret);
-    let required: BTreeSet<Var> = func.params.iter().flat_map(measures::generic_vars).collect();
+    let required: BTreeSet<Var> = func
+        .params
+        .iter()
+        .flat_map(measures::generic_vars)
+        .collect();
     produced.intersection(&required).copied().collect()
 }
 
@@ -79,120 +83,139 @@ pub fn fed_type(sig: &FnSig, i: usize) -> Option<String> {
     (takes && !elsewhere).then(|| name.clone())
 }
 
-impl Checker<'_> {
-    /// The lambda written as argument `i` of a call of `sig` (`name`),
-    /// checked at its parameter's type; where the callee feeds what it
-    /// returns back to it, at a fixed point: of the type parameter it
-    /// returns ([`fed_type`]: `T` widened by the lambda's result, joined,
-    /// and its measures bound again) and of its result's measures
-    /// ([`fed_back`]). A round that reports nothing is the last; one that
-    /// widens reports nothing of its own.
-    pub(super) fn lambda_argument(
+/// What resolves argument `i` at a parameter type (the signature's, or
+/// one at a round's guesses), the type parameters and measures given: its
+/// value and the function type found.
+pub type Resolve<'r, 'c, T> =
+    &'r dyn Fn(&mut Checker<'c>, &Ty, &BTreeMap<String, Ty>, &Bindings) -> (T, Ty);
+
+impl<'c> Checker<'c> {
+    /// Argument `i` of a call of `sig` (`callee`), a function, resolved by
+    /// `resolve`; where the callee feeds what it returns back to it, at a
+    /// fixed point: of the type parameter it returns ([`fed_type`]: `T`
+    /// widened to its join with the function's result, its measures bound
+    /// again, until the join is `T`) and of its result's measures
+    /// ([`fed_back`]). A round that widens keeps nothing it reported; each
+    /// round after the first counts as a lambda checked again (E0424 past
+    /// the limit). With no fixed point, resolved at the type the other
+    /// arguments gave; if nothing refuses it there (a `T` only a `none`
+    /// fixed admits any result), E0419.
+    pub(super) fn fed_argument<T>(
         &mut self,
-        sig: &FnSig,
-        i: usize,
-        arg: &Expr,
+        (sig, i, callee): (&FnSig, usize, &str),
+        span: Span,
         generics: &mut BTreeMap<String, Ty>,
         bindings: &mut Bindings,
-        name: &str,
-    ) -> Checked {
-        let widened = fed_type(sig, i);
-        let given = widened.as_ref().map(|_| (generics.clone(), bindings.clone()));
-        for _ in 0..ROUNDS {
+        resolve: Resolve<'_, 'c, T>,
+    ) -> T {
+        let Some(t) = fed_type(sig, i) else {
+            return self
+                .at_measures(sig, i, span, generics, bindings, resolve)
+                .0;
+        };
+        let given = (generics.clone(), bindings.clone());
+        let mut last = None;
+        for round in 0..ROUNDS {
+            if round > 0 && !self.may_check_again(span) {
+                // Refused (E0424): the last round's, checked no further.
+                if let Some(value) = last {
+                    return value;
+                }
+                break;
+            }
             let reported = self.diagnostics.len();
-            let checked = self.lambda_at_measures(sig, i, arg, generics, bindings, name);
-            let (Some(t), Ty::Fn(func), true) = (&widened, &checked.ty, self.diagnostics.len() > reported) else {
-                return checked;
-            };
-            let Some(bound) = generics.get(t).cloned() else {
-                return checked;
+            let (value, found) = self.at_measures(sig, i, span, generics, bindings, resolve);
+            let (Ty::Fn(func), Some(bound)) = (&found, generics.get(&t).cloned()) else {
+                return value;
             };
             let joined = join_types(&bound, &func.ret);
-            if joined == bound || !bound.accepts(&func.ret) {
-                return checked;
+            let comparable = bound.accepts(&func.ret) || func.ret.accepts(&bound);
+            if joined == bound || !comparable {
+                return value;
             }
             self.diagnostics.truncate(reported);
             let mut values = Bindings::new();
             measures::bind(&Ty::Generic(t.clone()), &joined, &mut values);
             merge_bindings(bindings, &values);
             generics.insert(t.clone(), joined);
+            last = Some(value);
         }
-        // No fixed point: checked at the type the other arguments gave,
-        // whose refusal names what the caller wrote.
-        if let Some((given_generics, given_bindings)) = given {
-            *generics = given_generics;
-            *bindings = given_bindings;
+        (*generics, *bindings) = given;
+        let reported = self.diagnostics.len();
+        let (value, _) = self.at_measures(sig, i, span, generics, bindings, resolve);
+        if let Some(refusal) = self.diagnostics.get_mut(reported) {
+            refusal.notes.push(format!(
+                "`{callee}` gives this function its own results as `{t}`; widened to hold them, `{t}` grew at every one of {ROUNDS} tries, so it is checked at the `{t}` the other arguments give"
+            ));
+        } else {
+            self.error(
+                "E0419",
+                format!(
+                    "`{callee}` gives this function its own results as `{t}`, and they grow past every `{t}` tried"
+                ),
+                span,
+                "its results keep growing",
+            )
+            .help
+            .push(format!(
+                "give `{callee}` a function whose results stay within what it is given (`n => if n > 10 {{ 10 }} else {{ n + 1 }}`), or a first value of the type it returns"
+            ));
         }
-        self.lambda_at_measures(sig, i, arg, generics, bindings, name)
+        value
     }
 
-    /// [`Checker::lambda_argument`] at the type parameters `generics`: at
-    /// a fixed point of the measures its result feeds back, if any.
-    fn lambda_at_measures(
+    /// [`Checker::fed_argument`] at the type parameters `generics`: at a
+    /// fixed point of the measures its result feeds back, if any.
+    fn at_measures<T>(
         &mut self,
         sig: &FnSig,
         i: usize,
-        arg: &Expr,
+        span: Span,
         generics: &BTreeMap<String, Ty>,
         bindings: &Bindings,
-        name: &str,
-    ) -> Checked {
-        let (param, pty) = &sig.params[i];
-        let ExprKind::Lambda(params, body) = &arg.kind else {
-            unreachable!("called for lambdas written as arguments")
-        };
-        let check_at = |me: &mut Self, at: &Ty, bindings: &Bindings| {
-            let expected = me.expected_param(at, generics, bindings);
-            match &expected {
-                Ty::Fn(f) if f.params.len() == params.len() => {
-                    let checked = me.check_lambda(params, body, &f.params);
-                    me.result_within_its_type(pty, &checked.ty, generics, bindings, arg.span, name);
-                    checked
-                }
-                _ => {
-                    me.mismatch(
-                        &expected,
-                        &Ty::Error,
-                        arg.span,
-                        format!("parameter `{param}` of `{name}`"),
-                    );
-                    Checked::error()
-                }
-            }
-        };
+        resolve: Resolve<'_, 'c, T>,
+    ) -> (T, Ty) {
+        let pty = &sig.params[i].1;
         let fed = fed_back(pty);
-        let at_fixed_point = (!fed.is_empty())
-            .then(|| {
-                self.at_fixed_point(pty, &fed, bindings, |me, trial| {
-                    let keep = me.def_measures.clone();
-                    let at = at_uses(pty, &sig.uses, trial, &keep);
-                    let checked = check_at(me, &at, trial);
-                    let ty = checked.ty.clone();
-                    (checked, ty)
-                })
-            })
-            .flatten();
-        match at_fixed_point {
-            Some(checked) => checked,
-            None => check_at(self, pty, bindings),
+        if !fed.is_empty() {
+            let at_round = |me: &mut Checker<'c>, trial: &Bindings| {
+                let keep = me.def_measures.clone();
+                let at = at_uses(pty, &sig.uses, trial, &keep);
+                resolve(me, &at, generics, trial)
+            };
+            match self.at_fixed_point(pty, &fed, span, bindings, at_round) {
+                Ok(found) => return found,
+                // Refused (E0424): the last round's, checked no further.
+                Err(Some(last)) => return last,
+                Err(None) => {}
+            }
         }
+        resolve(self, pty, generics, bindings)
     }
 
     /// The argument for a function parameter `pty` whose results are fed
     /// back to it (`fed`, [`fed_back`]), resolved by `resolve` at the
     /// call's `bindings` with a guess for each fed measure, widened until
     /// the function's results fit the guess. `resolve` gives its value and
-    /// the function type found. `None` when no round reached a fixed point
-    /// (nothing a failed round reported is kept).
-    pub fn at_fixed_point<T>(
+    /// the function type found. `Err(None)` when no round reached a fixed
+    /// point (nothing a failed round reported is kept); `Err(Some(last))`
+    /// when the definition was refused for checking too much (E0424): the
+    /// last round's, with what it reported, so that nothing is checked
+    /// again (the refusal stands, whatever else is found).
+    fn at_fixed_point<T>(
         &mut self,
         pty: &Ty,
         fed: &BTreeSet<Var>,
+        span: Span,
         bindings: &Bindings,
         mut resolve: impl FnMut(&mut Self, &Bindings) -> (T, Ty),
-    ) -> Option<T> {
+    ) -> Result<(T, Ty), Option<(T, Ty)>> {
         let mut guess: Bindings = fed.iter().map(|var| (*var, Poly::zero())).collect();
-        for _ in 0..ROUNDS {
+        let mut last = None;
+        for round in 0..ROUNDS {
+            if round > 0 && !self.may_check_again(span) {
+                return Err(last);
+            }
             let reported = self.diagnostics.len();
             let mut trial = bindings.clone();
             trial.extend(guess.iter().map(|(var, value)| (*var, value.clone())));
@@ -203,7 +226,7 @@ impl Checker<'_> {
             for var in fed {
                 let Some(result) = returned.get(var) else {
                     self.diagnostics.truncate(reported);
-                    return None;
+                    return Err(None);
                 };
                 let end = guess.get_mut(var).expect("a guess for every fed measure");
                 if !result.le(end) {
@@ -212,10 +235,11 @@ impl Checker<'_> {
                 }
             }
             if within {
-                return Some(value);
+                return Ok((value, found));
             }
             self.diagnostics.truncate(reported);
+            last = Some((value, found));
         }
-        None
+        Err(None)
     }
 }
