@@ -89,6 +89,18 @@ pub fn fed_type(sig: &FnSig, i: usize) -> Option<String> {
 pub type Resolve<'r, 'c, T> =
     &'r dyn Fn(&mut Checker<'c>, &Ty, &BTreeMap<String, Ty>, &Bindings) -> (T, Ty);
 
+/// How the rounds of a fixed point of measures ended.
+enum Rounds<T> {
+    /// A round's results fit its guesses: its value and function type.
+    Reached((T, Ty)),
+    /// The definition was refused for checking too much (E0424): the last
+    /// round's, with what it reported, so that nothing is checked again
+    /// (the refusal stands, whatever else is found).
+    Stopped((T, Ty)),
+    /// No round reached one (nothing a failed round reported is kept).
+    NotFound,
+}
+
 impl<'c> Checker<'c> {
     /// Argument `i` of a call of `sig` (`callee`), a function, resolved by
     /// `resolve`; where the callee feeds what it returns back to it, at a
@@ -184,10 +196,10 @@ impl<'c> Checker<'c> {
                 resolve(me, &at, generics, trial)
             };
             match self.at_fixed_point(pty, &fed, span, bindings, at_round) {
-                Ok(found) => return found,
+                Rounds::Reached(found) => return found,
                 // Refused (E0424): the last round's, checked no further.
-                Err(Some(last)) => return last,
-                Err(None) => {}
+                Rounds::Stopped(last) => return last,
+                Rounds::NotFound => {}
             }
         }
         resolve(self, pty, generics, bindings)
@@ -197,11 +209,7 @@ impl<'c> Checker<'c> {
     /// back to it (`fed`, [`fed_back`]), resolved by `resolve` at the
     /// call's `bindings` with a guess for each fed measure, widened until
     /// the function's results fit the guess. `resolve` gives its value and
-    /// the function type found. `Err(None)` when no round reached a fixed
-    /// point (nothing a failed round reported is kept); `Err(Some(last))`
-    /// when the definition was refused for checking too much (E0424): the
-    /// last round's, with what it reported, so that nothing is checked
-    /// again (the refusal stands, whatever else is found).
+    /// the function type found; see [`Rounds`] for how the rounds end.
     fn at_fixed_point<T>(
         &mut self,
         pty: &Ty,
@@ -209,12 +217,12 @@ impl<'c> Checker<'c> {
         span: Span,
         bindings: &Bindings,
         mut resolve: impl FnMut(&mut Self, &Bindings) -> (T, Ty),
-    ) -> Result<(T, Ty), Option<(T, Ty)>> {
+    ) -> Rounds<T> {
         let mut guess: Bindings = fed.iter().map(|var| (*var, Poly::zero())).collect();
         let mut last = None;
         for round in 0..ROUNDS {
             if round > 0 && !self.may_check_again(span) {
-                return Err(last);
+                return last.map_or(Rounds::NotFound, Rounds::Stopped);
             }
             let reported = self.diagnostics.len();
             let mut trial = bindings.clone();
@@ -226,7 +234,7 @@ impl<'c> Checker<'c> {
             for var in fed {
                 let Some(result) = returned.get(var) else {
                     self.diagnostics.truncate(reported);
-                    return Err(None);
+                    return Rounds::NotFound;
                 };
                 let end = guess.get_mut(var).expect("a guess for every fed measure");
                 if !result.le(end) {
@@ -235,11 +243,11 @@ impl<'c> Checker<'c> {
                 }
             }
             if within {
-                return Ok((value, found));
+                return Rounds::Reached((value, found));
             }
             self.diagnostics.truncate(reported);
             last = Some((value, found));
         }
-        Err(None)
+        Rounds::NotFound
     }
 }
