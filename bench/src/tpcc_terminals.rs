@@ -292,16 +292,20 @@ pub fn serve(db: &Database, scale: Scale, seed: u64, index: u64, threads: u64, p
     }
 }
 
-/// Opens the database a driver loaded, its program installed.
+/// Opens the database a driver loaded (a directory, or an `etcd://` URL),
+/// its program installed.
 pub fn open(dir: &Path, durability: Durability) -> Database {
-    let mut db = Database::open_with(
-        dir,
-        rqc::OpenOptions {
-            durability,
-            ..rqc::OpenOptions::default()
-        },
-    )
-    .expect("open");
+    let mut db = match dir.to_str().filter(|d| d.starts_with("etcd://")) {
+        Some(url) => Database::connect(url).unwrap_or_else(|e| panic!("connect {url}: {e}")),
+        None => Database::open_with(
+            dir,
+            rqc::OpenOptions {
+                durability,
+                ..rqc::OpenOptions::default()
+            },
+        )
+        .expect("open"),
+    };
     db.install_paths(&[Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/tpcc")])
         .expect("install examples/tpcc");
     db

@@ -141,3 +141,42 @@ fn tpcc_faults_small_on_etcd_survives_a_leader_and_a_follower_killed() {
     assert!(stdout.contains("round 2 (the follower killed)"), "{stdout}");
     assert!(stdout.contains("; 0 violation(s) in all"), "{stdout}");
 }
+
+/// On a 3-member etcd cluster: the population copied there in bulk from a
+/// scratch embedded load, the mix from two terminals interleaved with
+/// SQLite's, and every condition holding on each.
+#[test]
+fn tpcc_small_on_etcd_runs_the_mix_and_every_condition_holds() {
+    rqc_tests::etcd_cluster::require_etcd();
+    let stdout = driver::run(
+        env!("CARGO_BIN_EXE_tpcc"),
+        [
+            "--warehouses",
+            "1",
+            "--small",
+            "--etcd",
+            "--sqlite",
+            "--threads",
+            "2",
+            "--seconds",
+            "2",
+            "--slice",
+            "1",
+        ],
+    );
+    let copied = stdout
+        .lines()
+        .find(|l| l.starts_with("copied "))
+        .unwrap_or_else(|| panic!("no copy to etcd: {stdout}"));
+    let rows: u64 = copied
+        .split(' ')
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{copied}"));
+    // 1 warehouse, 10 districts, 300 customers, their orders, order lines
+    // and history, 1,000 items and stock rows: thousands, not a handful.
+    assert!(rows > 5_000, "{copied}");
+    every_condition_holds(&stdout);
+    let (rqc, sqlite) = counts(&stdout, "New-Order");
+    assert!(rqc > 0 && sqlite > 0, "both ran New-Orders: {stdout}");
+}

@@ -317,6 +317,25 @@ pub struct Schema {
 }
 
 impl Schema {
+    /// The tables, each after the tables its columns reference (a load or
+    /// a restore writes them in this order, so every reference it checks
+    /// finds its row); a cycle of references is broken where it starts.
+    pub fn referenced_first(&self) -> Vec<&TableSchema> {
+        let mut order: Vec<&TableSchema> = Vec::new();
+        let mut left: Vec<&TableSchema> = self.tables.iter().collect();
+        while !left.is_empty() {
+            let ready = left.iter().position(|t| {
+                t.columns.iter().all(|c| {
+                    c.references
+                        .as_deref()
+                        .is_none_or(|r| r == t.name || order.iter().any(|o| o.name == r))
+                })
+            });
+            order.push(left.remove(ready.unwrap_or(0)));
+        }
+        order
+    }
+
     /// The table called `name`.
     pub fn table(&self, name: &str) -> Option<&TableSchema> {
         let t = (self.lookups.tables).find(&self.tables, |t| &t.name, name)?;

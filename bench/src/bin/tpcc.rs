@@ -1,6 +1,15 @@
 //! `tpcc`: TPC-C on rqc, and with `--sqlite` on SQLite beside it: loads W warehouses (streamed, a batch of calls per commit), runs the mix from terminal threads, checks the consistency conditions on each system, prints tpmC-like and each transaction's 90th-percentile response time side by side.
 //!
-//! `cargo run --release -p rqc-bench --bin tpcc -- --warehouses W [--small] [--db DIR] [--sqlite] [--durability full|normal|none] [--threads N] [--processes P] [--seconds S] [--slice S] [--seed N]`
+//! `cargo run --release -p rqc-bench --bin tpcc -- --warehouses W [--small] [--db DIR] [--etcd] [--sqlite] [--durability full|normal|none] [--threads N] [--processes P] [--seconds S] [--slice S] [--seed N]`
+//!
+//! `--etcd`: rqc's database is on a 3-member etcd cluster the run starts
+//! on loopback (etcd on PATH; every commit a Raft round and an fsync on a
+//! majority, whatever `--durability` says, which then sets SQLite's). The
+//! population is loaded into a scratch embedded database as usual and
+//! copied to etcd in bulk, table by table (`tpcc_load::copy_into`, as
+//! `rqc dump` and `rqc restore` would): etcd takes the 600,000 population
+//! calls of one warehouse, each a mutation with its own reads, at about 8
+//! MB of data a minute, so that load did not finish in 20 minutes.
 //!
 //! `--small`: 30 customers per district and 1,000 items (CI's size; TPC-C
 //! has 3,000 and 100,000). `--db DIR`: rqc's database is kept there (`rqc
@@ -40,6 +49,7 @@ mod tpcc_terminals;
 
 use args::Args;
 use rqc::Durability;
+use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
 use rqc_tests::tpcc::{Mix, Scale};
 use rqc_tests::tpcc_conditions::{check, read_dump};
 use rqc_tests::Rng;
@@ -57,6 +67,8 @@ struct Options {
     durability: Durability,
     sqlite: bool,
     db: Option<PathBuf>,
+    /// rqc on a 3-member etcd cluster started here.
+    etcd: bool,
     /// Terminal processes for rqc (0: its terminals are threads here).
     processes: u64,
     /// Set in a terminal process: its number.
@@ -74,6 +86,7 @@ fn options() -> Options {
         durability: args.durability(Durability::Full),
         sqlite: args.flag("--sqlite"),
         db: args.value("--db").map(Into::into),
+        etcd: args.flag("--etcd"),
         processes: args.number("--processes", 0),
         terminal_process: args
             .value("--terminal-process")
@@ -120,8 +133,27 @@ fn main() {
         tpcc_sql::synchronous(o.durability)
     );
     let scratch = tempfile::tempdir().expect("a scratch directory");
-    let dir = o.db.clone().unwrap_or_else(|| scratch.path().join("rqc"));
+    let cluster = o.etcd.then(|| {
+        EtcdCluster::start_with(
+            3,
+            ClusterOptions {
+                max_txn_ops: Some(65_536),
+                // Under the 10 MB a member replays of one log entry.
+                max_request_bytes: Some(8 << 20),
+                ..ClusterOptions::default()
+            },
+        )
+    });
+    let dir = match (&cluster, &o.db) {
+        (Some(cluster), _) => PathBuf::from(cluster.url("tpcc")),
+        (None, Some(db)) => db.clone(),
+        (None, None) => scratch.path().join("rqc"),
+    };
     let db = tpcc_terminals::open(&dir, o.durability);
+    // On etcd the population goes into an embedded database first.
+    let staging = cluster
+        .is_some()
+        .then(|| tpcc_terminals::open(&scratch.path().join("staging"), Durability::None));
     let sqlite_path = scratch.path().join("tpcc.sqlite");
     let mut sqlite = o
         .sqlite
@@ -129,14 +161,19 @@ fn main() {
 
     // One pass over the population, each batch into each system in turn.
     let mut sqlite_load = Duration::ZERO;
-    let (calls, rqc_load) =
-        tpcc_load::load(&db, scale, o.seed, tpcc_load::LOAD_BATCH, &mut |batch| {
+    let (calls, rqc_load) = tpcc_load::load(
+        staging.as_ref().unwrap_or(&db),
+        scale,
+        o.seed,
+        tpcc_load::LOAD_BATCH,
+        &mut |batch| {
             if let Some(conn) = sqlite.as_mut() {
                 let started = Instant::now();
                 tpcc_sql::load(conn, batch);
                 sqlite_load += started.elapsed();
             }
-        });
+        },
+    );
     println!(
         "loaded {} warehouse(s), {} customers per district, {} items: {calls} calls ({} per commit); rqc {:.1} s into {}{}; {}",
         scale.warehouses,
@@ -153,6 +190,15 @@ fn main() {
         memory()
     );
     drop(sqlite);
+    if let Some(staging) = staging {
+        let (rows, spent) = tpcc_load::copy_into(&staging, &db);
+        println!(
+            "copied {rows} rows to etcd in {:.1} s ({:.0} rows/s); {}",
+            spent.as_secs_f64(),
+            rows as f64 / spent.as_secs_f64(),
+            memory()
+        );
+    }
 
     let mut systems = vec![System::Rqc(&db)];
     if o.sqlite {

@@ -281,19 +281,9 @@ fn restore_inner(args: &RestoreArgs) -> Result<Status, Error> {
         )));
     }
     // Referenced tables load before the tables that reference them.
-    let mut order: Vec<&rqc_plan::TableSchema> = Vec::new();
-    let mut left: Vec<_> = program.schema.tables.iter().collect();
-    while !left.is_empty() {
-        let ready = left.iter().position(|t| {
-            t.columns.iter().all(|c| {
-                c.references
-                    .as_deref()
-                    .is_none_or(|r| r == t.name || order.iter().any(|o| o.name == r))
-            })
-        });
-        order.push(left.remove(ready.unwrap_or(0)));
-    }
-    let files: Vec<(rqc_plan::TableSchema, PathBuf)> = order
+    let files: Vec<(rqc_plan::TableSchema, PathBuf)> = program
+        .schema
+        .referenced_first()
         .into_iter()
         .filter(|table| dumped.get(&table.name).is_some_and(|&rows| rows > 0))
         .map(|table| {

@@ -85,6 +85,15 @@ pub struct Repl {
     idle: Duration,
 }
 
+/// The session ends: its watches stop before the database closes, whose
+/// closing would otherwise end each one, said so ("watch N ended") by the
+/// thread that shows arrivals if it looked before the session was gone.
+impl Drop for Repl {
+    fn drop(&mut self) {
+        self.watches.stop_all();
+    }
+}
+
 impl Repl {
     pub fn new(db: Database, color: bool, idle: Duration) -> Repl {
         Repl {

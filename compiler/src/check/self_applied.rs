@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Rounds of widening before the call is checked as if no range were
 /// known (each round checks the function once more).
-const ROUNDS: usize = 4;
+const ROUNDS: usize = 8;
 
 /// The measures of what a function parameter `pty` returns that its own
 /// parameters' requirements mention: those a call must find by iterating.
@@ -153,13 +153,21 @@ impl<'c> Checker<'c> {
             last = Some(value);
         }
         (*generics, *bindings) = given;
+        // A `T` an untyped `none` fixed (`Error` inside: `none`, `{ n:
+        // none }`) fits any result, measures and all: there the check
+        // below refuses nothing. (`T` wholly `Error` is a call deferred to
+        // where its result is applied, checked again there, `deferred.rs`,
+        // or one whose argument had an error, reported.)
+        let unknown = generics
+            .get(&t)
+            .is_some_and(|bound| !bound.is_error() && bound.any(&|t| t.is_error()));
         let reported = self.diagnostics.len();
         let (value, _) = self.at_measures(sig, i, span, generics, bindings, resolve);
         if let Some(refusal) = self.diagnostics.get_mut(reported) {
             refusal.notes.push(format!(
                 "`{callee}` gives this function its own results as `{t}`; widened to hold them, `{t}` grew at every one of {ROUNDS} tries, so it is checked at the `{t}` the other arguments give"
             ));
-        } else {
+        } else if unknown {
             self.error(
                 "E0419",
                 format!(
