@@ -2,7 +2,9 @@
 
 use crate::args::Args;
 use rqc::{Database, Value};
+use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
 use rqc_tests::tpcc::{each_population_call, Scale};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Calls per load commit: what the loader holds at once.
@@ -107,4 +109,29 @@ pub fn copy_into(from: &Database, to: &Database) -> (u64, Duration) {
         }
     }
     (copied, started.elapsed())
+}
+
+/// A 3-member etcd cluster on loopback for TPC-C (`--etcd`): every commit
+/// a Raft round and an fsync on a majority.
+pub fn etcd_cluster() -> EtcdCluster {
+    EtcdCluster::start_with(
+        3,
+        ClusterOptions {
+            max_txn_ops: Some(65_536),
+            // Under the 10 MB a member replays of one log entry when it
+            // starts again ("wal: max entry size limit exceeded").
+            max_request_bytes: Some(8 << 20),
+            ..ClusterOptions::default()
+        },
+    )
+}
+
+/// Where rqc's database is: on the cluster, else `--db DIR`, else a
+/// scratch directory.
+pub fn database_at(cluster: Option<&EtcdCluster>, db: Option<&PathBuf>, scratch: &Path) -> PathBuf {
+    match (cluster, db) {
+        (Some(cluster), _) => PathBuf::from(cluster.url("tpcc")),
+        (None, Some(db)) => db.clone(),
+        (None, None) => scratch.join("rqc"),
+    }
 }

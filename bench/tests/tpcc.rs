@@ -28,30 +28,28 @@ fn every_condition_holds(stdout: &str) {
     }
 }
 
+/// The driver at CI's size beside SQLite, 2 s per system in slices of
+/// 1 s, with `options` besides: its output.
+fn small_mix<const N: usize>(options: [&str; N]) -> String {
+    let common = [
+        "--warehouses",
+        "1",
+        "--small",
+        "--sqlite",
+        "--seconds",
+        "2",
+        "--slice",
+        "1",
+    ];
+    driver::run(env!("CARGO_BIN_EXE_tpcc"), common.into_iter().chain(options))
+}
+
 #[test]
 fn tpcc_small_runs_the_mix_on_rqc_and_sqlite_and_every_condition_holds() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let db = db.display().to_string();
-    let stdout = driver::run(
-        env!("CARGO_BIN_EXE_tpcc"),
-        [
-            "--warehouses",
-            "1",
-            "--small",
-            "--sqlite",
-            "--durability",
-            "normal",
-            "--threads",
-            "2",
-            "--seconds",
-            "2",
-            "--slice",
-            "1",
-            "--db",
-            &db,
-        ],
-    );
+    let stdout = small_mix(["--durability", "normal", "--threads", "2", "--db", &db]);
     assert!(
         stdout.contains("loaded 1 warehouse(s), 30 customers per district, 1000 items"),
         "{stdout}"
@@ -74,25 +72,7 @@ fn tpcc_small_runs_the_mix_on_rqc_and_sqlite_and_every_condition_holds() {
 /// as many threads: both ran, and every condition holds on each.
 #[test]
 fn tpcc_small_with_terminal_processes_keeps_every_condition() {
-    let stdout = driver::run(
-        env!("CARGO_BIN_EXE_tpcc"),
-        [
-            "--warehouses",
-            "1",
-            "--small",
-            "--sqlite",
-            "--durability",
-            "none",
-            "--threads",
-            "1",
-            "--processes",
-            "2",
-            "--seconds",
-            "2",
-            "--slice",
-            "1",
-        ],
-    );
+    let stdout = small_mix(["--durability", "none", "--threads", "1", "--processes", "2"]);
     assert!(
         stdout.contains("mix: 2 terminal(s) (rqc's in 2 process(es) of 1 thread(s))"),
         "{stdout}"
@@ -148,22 +128,7 @@ fn tpcc_faults_small_on_etcd_survives_a_leader_and_a_follower_killed() {
 #[test]
 fn tpcc_small_on_etcd_runs_the_mix_and_every_condition_holds() {
     rqc_tests::etcd_cluster::require_etcd();
-    let stdout = driver::run(
-        env!("CARGO_BIN_EXE_tpcc"),
-        [
-            "--warehouses",
-            "1",
-            "--small",
-            "--etcd",
-            "--sqlite",
-            "--threads",
-            "2",
-            "--seconds",
-            "2",
-            "--slice",
-            "1",
-        ],
-    );
+    let stdout = small_mix(["--etcd", "--threads", "2"]);
     let copied = stdout
         .lines()
         .find(|l| l.starts_with("copied "))

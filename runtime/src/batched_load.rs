@@ -17,7 +17,7 @@ use crate::error::{ErrorKind, Result};
 use crate::load::{LoadReport, LoadRow, RowSource, KEPT_REFUSALS};
 use crate::rows::{index_entry, primary_key};
 use crate::session::Session;
-use crate::store::ReadTxn;
+use crate::store::{ReadTxn, Tree};
 use rqc_plan::Value;
 use std::collections::VecDeque;
 
@@ -59,6 +59,7 @@ impl Engine {
                     .collect();
                 read_ahead(stored.as_ref(), target, &readable)?;
                 read_ahead(session.reads(), target, &readable)?;
+                read_ahead_checks(session.reads(), bound, target, &readable)?;
                 for (line, row) in chunk {
                     report.read += 1;
                     let checked = row.and_then(|row| {
@@ -127,6 +128,7 @@ impl Engine {
                 let mut session = self.write_session()?.deferring_sums();
                 let rows: Vec<&[Value]> = pending.iter().take(take).map(Vec::as_slice).collect();
                 read_ahead(session.reads(), target, &rows)?;
+                read_ahead_checks(session.reads(), bound, target, &rows)?;
                 let mut wrote = 0;
                 for row in pending.iter().take(take) {
                     if holds(session.reads(), target, row)? {
@@ -175,6 +177,31 @@ fn read_ahead(reads: &dyn ReadTxn, target: &BoundTable, rows: &[&[Value]]) -> Re
             .collect();
         let keys: Vec<&[u8]> = entries.iter().map(Vec::as_slice).collect();
         reads.get_many(tree, &keys)?;
+    }
+    Ok(())
+}
+
+/// What inserting each of `rows` reads besides its key and unique entries
+/// (references, their counts, bound counters:
+/// `constraints::entries_read`), read ahead in one batch per tree.
+fn read_ahead_checks(
+    reads: &dyn ReadTxn,
+    bound: &Tables,
+    target: &BoundTable,
+    rows: &[&[Value]],
+) -> Result<()> {
+    let table = &target.schema;
+    let mut by_tree: std::collections::BTreeMap<Tree, Vec<Vec<u8>>> = Default::default();
+    for row in rows {
+        if let Ok(row) = crate::constraints::conform_row(table, row.to_vec()) {
+            for (tree, key) in crate::constraints::entries_read(bound, target, &row) {
+                by_tree.entry(tree).or_default().push(key);
+            }
+        }
+    }
+    for (tree, keys) in &by_tree {
+        let keys: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        reads.get_many(*tree, &keys)?;
     }
     Ok(())
 }

@@ -49,7 +49,6 @@ mod tpcc_terminals;
 
 use args::Args;
 use rqc::Durability;
-use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
 use rqc_tests::tpcc::{Mix, Scale};
 use rqc_tests::tpcc_conditions::{check, read_dump};
 use rqc_tests::Rng;
@@ -133,22 +132,8 @@ fn main() {
         tpcc_sql::synchronous(o.durability)
     );
     let scratch = tempfile::tempdir().expect("a scratch directory");
-    let cluster = o.etcd.then(|| {
-        EtcdCluster::start_with(
-            3,
-            ClusterOptions {
-                max_txn_ops: Some(65_536),
-                // Under the 10 MB a member replays of one log entry.
-                max_request_bytes: Some(8 << 20),
-                ..ClusterOptions::default()
-            },
-        )
-    });
-    let dir = match (&cluster, &o.db) {
-        (Some(cluster), _) => PathBuf::from(cluster.url("tpcc")),
-        (None, Some(db)) => db.clone(),
-        (None, None) => scratch.path().join("rqc"),
-    };
+    let cluster = o.etcd.then(tpcc_load::etcd_cluster);
+    let dir = tpcc_load::database_at(cluster.as_ref(), o.db.as_ref(), scratch.path());
     let db = tpcc_terminals::open(&dir, o.durability);
     // On etcd the population goes into an embedded database first.
     let staging = cluster
@@ -181,7 +166,10 @@ fn main() {
         scale.items,
         tpcc_load::LOAD_BATCH,
         rqc_load.as_secs_f64(),
-        dir.display(),
+        match &staging {
+            Some(_) => "a scratch embedded database, to be copied to etcd".to_string(),
+            None => dir.display().to_string(),
+        },
         if o.sqlite {
             format!(", SQLite {:.1} s", sqlite_load.as_secs_f64())
         } else {

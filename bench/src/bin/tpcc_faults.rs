@@ -43,7 +43,7 @@ mod tpcc_load;
 
 use args::Args;
 use rqc::{Database, Durability, OpenOptions, Value};
-use rqc_tests::etcd_cluster::{ClusterOptions, EtcdCluster};
+use rqc_tests::etcd_cluster::EtcdCluster;
 use rqc_tests::tpcc::{Mix, Scale, Txn};
 use rqc_tests::Rng;
 use std::io::Write;
@@ -208,23 +208,8 @@ fn kill_all(children: &mut [Child]) {
 fn main() {
     let o = options();
     let scratch = tempfile::tempdir().expect("a scratch directory");
-    let mut cluster = (o.etcd && o.terminal.is_none()).then(|| {
-        EtcdCluster::start_with(
-            3,
-            ClusterOptions {
-                max_txn_ops: Some(65_536),
-                // Under the 10 MB a member replays of one log entry when it
-                // starts again ("wal: max entry size limit exceeded").
-                max_request_bytes: Some(8 << 20),
-                ..ClusterOptions::default()
-            },
-        )
-    });
-    let dir = match (&cluster, &o.db) {
-        (Some(cluster), _) => PathBuf::from(cluster.url("tpcc")),
-        (None, Some(db)) => db.clone(),
-        (None, None) => scratch.path().join("rqc"),
-    };
+    let mut cluster = (o.etcd && o.terminal.is_none()).then(tpcc_load::etcd_cluster);
+    let dir = tpcc_load::database_at(cluster.as_ref(), o.db.as_ref(), scratch.path());
     if let Some(terminal_of) = &o.terminal {
         terminal(&o, &dir, terminal_of);
         return;
