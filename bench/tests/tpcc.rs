@@ -41,7 +41,10 @@ fn small_mix<const N: usize>(options: [&str; N]) -> String {
         "--slice",
         "1",
     ];
-    driver::run(env!("CARGO_BIN_EXE_tpcc"), common.into_iter().chain(options))
+    driver::run(
+        env!("CARGO_BIN_EXE_tpcc"),
+        common.into_iter().chain(options),
+    )
 }
 
 #[test]
