@@ -11,6 +11,7 @@
 
 use crate::bound::{BoundTable, Tables};
 use crate::constraints::insert_row;
+use crate::encoding::key::encode_key;
 use crate::encoding::row::encode_row;
 use crate::engine::Engine;
 use crate::error::{ErrorKind, Result};
@@ -183,7 +184,7 @@ fn read_ahead(reads: &dyn ReadTxn, target: &BoundTable, rows: &[&[Value]]) -> Re
 
 /// What inserting each of `rows` reads besides its key and unique entries
 /// (references, their counts, bound counters:
-/// `constraints::entries_read`), read ahead in one batch per tree.
+/// [`entries_read`]), read ahead in one batch per tree.
 fn read_ahead_checks(
     reads: &dyn ReadTxn,
     bound: &Tables,
@@ -194,7 +195,7 @@ fn read_ahead_checks(
     let mut by_tree: std::collections::BTreeMap<Tree, Vec<Vec<u8>>> = Default::default();
     for row in rows {
         if let Ok(row) = crate::constraints::conform_row(table, row.to_vec()) {
-            for (tree, key) in crate::constraints::entries_read(bound, target, &row) {
+            for (tree, key) in entries_read(bound, target, &row) {
                 by_tree.entry(tree).or_default().push(key);
             }
         }
@@ -215,4 +216,40 @@ fn holds(reads: &dyn ReadTxn, target: &BoundTable, row: &[Value]) -> Result<bool
     };
     let primary = primary_key(&target.schema, &row)?;
     Ok(reads.get(target.rows, &primary)?.as_deref() == Some(encode_row(&row)?.as_slice()))
+}
+
+/// The entries an insert of `row` (conformed) into `t` reads besides its
+/// own key and unique index entries: each referenced row and its
+/// reference count (`constraints::reference_exists`, `add_references`),
+/// each bound's group counter (`constraints::next_count`) and each aggregate's group
+/// (`aggregates::on_insert`): what [`read_ahead_checks`] reads for a chunk
+/// of rows at once, so that on etcd a row costs no round trip of its own.
+/// Kept in step with those checks: a key missed here is read by the check
+/// itself, one round trip, never a wrong answer.
+fn entries_read(bound: &Tables, t: &BoundTable, row: &[Value]) -> Vec<(Tree, Vec<u8>)> {
+    let mut entries = Vec::new();
+    for (column, target) in t.references.iter().enumerate() {
+        let (Some(target), false) = (target, row[column] == Value::Null) else {
+            continue;
+        };
+        if let Ok(key) = encode_key(std::slice::from_ref(&row[column]), &[]) {
+            let target = &bound.tables[*target];
+            entries.push((target.rows, key.clone()));
+            entries.push((target.refcount, key));
+        }
+    }
+    for (i, schema) in t.schema.bounds.iter().enumerate() {
+        if crate::constraints::in_no_group(schema, row) {
+            continue;
+        }
+        if let Ok((key, _)) = crate::constraints::group_key(schema, row) {
+            entries.push((t.bounds[i], key));
+        }
+    }
+    for (aggregate, &tree) in t.schema.aggregates.iter().zip(&t.aggregates) {
+        if let Ok(key) = crate::aggregates::group_key(aggregate, row) {
+            entries.push((tree, key));
+        }
+    }
+    entries
 }

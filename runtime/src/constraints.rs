@@ -176,41 +176,6 @@ fn next_count(
     Ok(Some((t.bounds[i], key, count + 1)))
 }
 
-/// The entries an insert of `row` (conformed) into `t` reads besides its
-/// own key and unique index entries: each referenced row and its
-/// reference count ([`reference_exists`], `add_references`), each
-/// bound's group counter ([`next_count`]) and each aggregate's group
-/// (`aggregates::on_insert`). A bulk load reads them ahead,
-/// a chunk of rows at a time (`batched_load.rs`), so that on etcd a row
-/// costs no round trip of its own.
-pub(crate) fn entries_read(bound: &Tables, t: &BoundTable, row: &[Value]) -> Vec<(Tree, Vec<u8>)> {
-    let mut entries = Vec::new();
-    for (column, target) in t.references.iter().enumerate() {
-        let (Some(target), false) = (target, row[column] == Value::Null) else {
-            continue;
-        };
-        if let Ok(key) = encode_key(std::slice::from_ref(&row[column]), &[]) {
-            let target = &bound.tables[*target];
-            entries.push((target.rows, key.clone()));
-            entries.push((target.refcount, key));
-        }
-    }
-    for (i, schema) in t.schema.bounds.iter().enumerate() {
-        if in_no_group(schema, row) {
-            continue;
-        }
-        if let Ok((key, _)) = group_key(schema, row) {
-            entries.push((t.bounds[i], key));
-        }
-    }
-    for (aggregate, &tree) in t.schema.aggregates.iter().zip(&t.aggregates) {
-        if let Ok(key) = crate::aggregates::group_key(aggregate, row) {
-            entries.push((tree, key));
-        }
-    }
-    entries
-}
-
 /// Whether `row` holds `none` in a column of `bound`: it is then in no
 /// group of the bound (`none` equals no value, so no access reads such a
 /// group, and nothing counts it).
@@ -499,7 +464,7 @@ fn move_counter(
 }
 
 /// The counter key of the row's group under `bound`, and the group's values.
-fn group_key(
+pub(crate) fn group_key(
     bound: &rqc_plan::schema::BoundSchema,
     row: &[Value],
 ) -> Result<(Vec<u8>, Vec<Value>)> {

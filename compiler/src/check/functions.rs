@@ -370,17 +370,7 @@ impl Checker<'_> {
             );
             return false;
         }
-        if self.lambda_checks.checked >= MAX_LAMBDA_CHECKS {
-            self.refuse_lambda_checks(
-                format!(
-                    "this definition applies its lambdas in more than {MAX_LAMBDA_CHECKS} ways"
-                ),
-                lambda.body.span,
-            );
-            return false;
-        }
-        self.lambda_checks.checked += 1;
-        true
+        self.one_more_check("lambdas", lambda.body.span)
     }
 
     /// Whether one more round of a call's fixed point (`self_applied.rs`)
@@ -388,13 +378,17 @@ impl Checker<'_> {
     /// checked, so nested fixed points stay within [`MAX_LAMBDA_CHECKS`]
     /// (E0424 past it, at `span`).
     pub(super) fn may_check_again(&mut self, span: Span) -> bool {
+        self.one_more_check("functions", span)
+    }
+
+    /// One more body checked in this definition, within
+    /// [`MAX_LAMBDA_CHECKS`]; past it E0424 at `span` (once), saying the
+    /// definition applies its `what` in more ways than that.
+    fn one_more_check(&mut self, what: &str, span: Span) -> bool {
         if self.lambda_checks.checked >= MAX_LAMBDA_CHECKS {
-            self.refuse_lambda_checks(
-                format!(
-                    "this definition applies its functions in more than {MAX_LAMBDA_CHECKS} ways"
-                ),
-                span,
-            );
+            let message =
+                format!("this definition applies its {what} in more than {MAX_LAMBDA_CHECKS} ways");
+            self.refuse_lambda_checks(message, span);
             return false;
         }
         self.lambda_checks.checked += 1;
