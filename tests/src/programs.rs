@@ -101,6 +101,8 @@ fn clamp(k: Int >= 0 <= 6) = k
 fn reads(k: Int >= 0 <= 3) -> Int -> Int = v => A.by_g[v] |> take(k) |> count()
 fn either(c: Bool) -> Int -> Int = if c { v => v % 4 } else { v => A.by_g[v] |> take(2) |> count() }
 fn pass_fn(f: T -> U) = f
+fn reads_by(g: Int) -> Int -> Int = k => A.by_g[g] |> take(k) |> count()
+fn skips_by(g: Int) -> Int -> Int = k => A.by_g[g] |> skip(k) |> take(2) |> count()
 mutation add_a(id: Int, g: Int, v: Int) = insert A { id, g, v }
 mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
 mutation add_c(id: Int, lim: Int) = insert C { id, lim }
@@ -368,8 +370,32 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             int(rng, d)
         ),
         // Functions with declared ends, and functions returned by functions.
-        31 => match rng.below(4) {
+        31 => match rng.below(6) {
             0 => format!("clamp({})", int(rng, d)),
+            // A returned function whose reads grow with its own argument:
+            // applied at once, by `let`, through `twice` (its count is at
+            // most its argument) or over a list.
+            4 => format!(
+                "{}({})({})",
+                pick(rng, &["reads_by", "skips_by"]),
+                int(rng, d),
+                int(rng, d)
+            ),
+            5 => match rng.below(3) {
+                0 => format!("twice(reads_by({}), {})", int(rng, d), int(rng, d)),
+                1 => format!(
+                    "{{ let f = skips_by({}); f({}) + f({}) }}",
+                    int(rng, d),
+                    int(rng, d),
+                    int(rng, d)
+                ),
+                _ => format!(
+                    "([{}, {}] |> map(reads_by({})) |> sum())",
+                    int(rng, d),
+                    int(rng, d),
+                    int(rng, d)
+                ),
+            },
             1 => format!("{{ let f = reads({}); f({}) }}", int(rng, d), int(rng, d)),
             2 => format!("{{ let f = either(x > {}); f({}) }}", int(rng, d), int(rng, d)),
             _ => format!(

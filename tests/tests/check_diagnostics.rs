@@ -42,6 +42,7 @@ fn selected_corpus_diagnostics_read_well() {
         "fn_stream_parameter_given_a_list_adversary",
         "fn_returned_stream_function_given_a_list",
         "fn_returned_stream_function_through_generics",
+        "fn_returned_lambda_costs_by_its_argument",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -641,10 +641,12 @@ fn count_upper(ty: &Ty) -> (Option<Poly>, Option<String>) {
                 ]),
                 None => interval.hi.clone(),
             };
-            (
-                interval.bounded_above().then_some(hi),
-                interval.why_unbounded(),
-            )
+            // In a function a function returns, the count may grow with
+            // the returned function's own argument (`n => … take(n)`): the
+            // rows are then a formula in it, fixed wherever the function is
+            // applied (`returned.rs`), and refused there if unbounded.
+            let bounded = interval.bounded_above() || super::returned::bounded_but_own(&hi);
+            (bounded.then_some(hi), interval.why_unbounded())
         }
         _ => (Some(Poly::zero()), None),
     }

@@ -189,6 +189,21 @@ impl Checker<'_> {
         place: &str,
         direct: bool,
     ) -> FnTy {
+        self.apply_blaming(callee, arg_tys, span, place, direct, true)
+    }
+
+    /// `apply`; `blame_argument`: whether a returned function's cost left
+    /// unbounded by the argument is reported here (E0302), not by the call
+    /// that supplied the argument (`calls.rs`, in terms of its parameter).
+    fn apply_blaming(
+        &mut self,
+        callee: &Ty,
+        arg_tys: &[Ty],
+        span: Span,
+        place: &str,
+        direct: bool,
+        blame_argument: bool,
+    ) -> FnTy {
         let unknown = FnTy {
             params: arg_tys.to_vec(),
             ret: Ty::Error,
@@ -233,7 +248,11 @@ impl Checker<'_> {
                         self.fits(&arg, param, span, place);
                         given.push(arg);
                     }
-                    super::returned::applied(&func, &given)
+                    let (r, l) = super::returned::applied(&func, &given);
+                    if blame_argument && super::returned::grows_with_argument(&func.latent, &l) {
+                        self.unbounded_argument_cost(span, place, direct);
+                    }
+                    (r, l)
                 }
                 FnCandidate::Lambda(lambda) => {
                     if lambda.params.len() != arg_tys.len() {
@@ -254,6 +273,19 @@ impl Checker<'_> {
             ret: ret.unwrap_or(Ty::Error),
             latent,
         }
+    }
+
+    /// E0302 for a returned function whose cost grows with its own
+    /// argument (`n => … take(n)`), applied to one with no bound.
+    fn unbounded_argument_cost(&mut self, span: Span, place: &str, direct: bool) {
+        let message = if direct {
+            format!("the reads of {place} grow with its argument, and this argument leaves them unbounded")
+        } else {
+            format!("the reads of the function given to {place} grow with its argument, and what {place} passes it leaves them unbounded")
+        };
+        self.error("E0302", message, span, "unbounded")
+            .help
+            .push("pass a value with a bound at the end that matters: a literal, or a parameter declared with bounds such as `n: Int >= 0 <= 100`".into());
     }
 
     /// E0401 for a function value given an argument of a type it does not
@@ -415,7 +447,9 @@ impl Checker<'_> {
     /// what `expected` passes; each delayed lambda is checked with it. The
     /// answer has `expected`'s parameters and the value's result and cost.
     pub fn as_function(&mut self, value: &Ty, expected: &FnTy, span: Span, place: &str) -> FnTy {
-        let mut applied = self.apply(value, &expected.params, span, place, false);
+        // A definition's parameter: its call says which argument of its own
+        // leaves the cost unbounded.
+        let mut applied = self.apply_blaming(value, &expected.params, span, place, false, false);
         // A curried result (`-> Int -> Int -> Int`): the lambda the
         // application returns takes its parameters' types from the rest
         // of the declaration, in turn.

@@ -161,6 +161,29 @@ pub fn mentions_own(ty: &Ty) -> bool {
     ty.any_poly(&|p| p.any_var(is_own))
 }
 
+/// Whether `p` would be bounded if every own variable in it were: it
+/// grows with nothing else (no large table, no unbounded parameter), so
+/// it is bounded wherever the returned function it belongs to is applied
+/// to a bounded argument.
+pub fn bounded_but_own(p: &Poly) -> bool {
+    p.any_var(is_own)
+        && !p
+            .substitute_all(&|var| is_own(var).then(Poly::zero))
+            .grows_for_good()
+}
+
+/// Whether a returned function's cost `latent`, bounded but for its own
+/// variables, became unbounded when they were replaced by the arguments'
+/// measures (`applied`): the argument given has no bound.
+pub fn grows_with_argument(latent: &Cost, applied: &Cost) -> bool {
+    let grows = |cost: &Cost| cost.measures().iter().any(|(_, p)| p.grows_for_good());
+    grows(applied)
+        && latent
+            .measures()
+            .iter()
+            .all(|(_, p)| !p.grows_for_good() || bounded_but_own(p))
+}
+
 fn is_own(var: &Var) -> bool {
     matches!(var.kind(), VarKind::Own { .. })
 }
