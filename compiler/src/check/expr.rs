@@ -258,6 +258,7 @@ impl<'p> Checker<'p> {
             checked.tir = TExpr::Costed(Box::new(checked.tir), cost.clone());
         }
         self.list_within_ceiling(&checked.ty, expr.span);
+        self.cost_within_ceiling(&checked.cost, expr.span);
         if let (Some(facts), true, Some(cost)) = (&mut self.facts, fact, cost) {
             facts.push(Fact::Type {
                 span: expr.span,
@@ -300,6 +301,44 @@ impl<'p> Checker<'p> {
         )
         .help
         .push("lower the bounds that size it (a list parameter's `<=`, a `bound`), or nest fewer `flat_map`s".into());
+    }
+
+    /// E0308 for a part whose own bound is above the ceiling, though the
+    /// definition's may not be (a lambda applied to at most 0 elements
+    /// costs 0 whatever its body reads): the plan claims each operator's
+    /// bound, and a claim above the ceiling proves nothing (the plan
+    /// verifier refuses it, E0632). Where a returned function is applied
+    /// to a huge argument (`mkc(a)(9223372036854775807)`), this is where
+    /// its reads are first a number. Reported once per definition.
+    fn cost_within_ceiling(&mut self, cost: &Cost, span: Span) {
+        let Some((what, max)) = cost
+            .measures()
+            .into_iter()
+            .filter(|(what, _)| *what != "steps")
+            .find_map(|(what, poly)| {
+                poly.max_value()
+                    .filter(|max| *max > crate::cost::CEILING)
+                    .map(|max| (what, max))
+            })
+        else {
+            return;
+        };
+        if self.diagnostics.iter().any(|d| d.code == "E0308") {
+            return;
+        }
+        let shown = super::result_checks::shown_count(Some(max));
+        let verb = if what == "round trips" { "make" } else { "read" };
+        self.error(
+            "E0308",
+            format!(
+                "this part may {verb} {shown} {what}, above the ceiling of {}",
+                crate::cost::CEILING
+            ),
+            span,
+            "too large to prove anything",
+        )
+        .help
+        .push("lower the counts and bounds it relies on (a `take`'s count, a parameter's `<=`, a `bound`)".into());
     }
 
     /// E0458: a string literal past the most any string may hold (16 MiB):
