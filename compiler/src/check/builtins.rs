@@ -514,7 +514,11 @@ impl Checker<'_> {
             Input::Stream(stream) => stream.elem.clone(),
             Input::Error => Ty::Error,
         };
-        let (func, tir) = self.function_argument(f, &[elem], "`map`");
+        let (func, tir, once) = self.function_argument(f, &[elem], "`map`");
+        let input = Checked {
+            cost: input.cost.plus(&once),
+            ..input
+        };
         // A function that cannot write is applied to the whole list one
         // batch per level of reads: one application's round trips.
         let batched = super::batch::batched(self.kind, &tir);

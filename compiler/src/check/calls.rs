@@ -325,6 +325,8 @@ impl Checker<'_> {
         let mut pending: Vec<usize> = (0..args.len())
             .filter(|&i| is_lambda_for_fn(i) || sig.params[i].1.holds_fn())
             .collect();
+        // The functions taken from `pending` so far, in turn.
+        let mut resolved: Vec<usize> = Vec::new();
         while !pending.is_empty() {
             // And one whose parameters are costed at another's result
             // (`f(g(x))`: `f` at `g()`) after that one, which binds it.
@@ -342,12 +344,17 @@ impl Checker<'_> {
                     .any(|p| measures::generic_vars(p).iter().any(|v| later.contains(v)))
             };
             let ready = |i: usize| !unbound_parameters(&sig.params[i].1, &generics);
+            // A function fed its own results first, so that the `T` it may
+            // widen is the one every other function is checked at.
+            let fed = |i: usize| super::self_applied::fed_type(&sig, i, &resolved).is_some();
             let next = pending
                 .iter()
-                .position(|&i| ready(i) && !waits(i))
+                .position(|&i| ready(i) && !waits(i) && fed(i))
+                .or_else(|| pending.iter().position(|&i| ready(i) && !waits(i)))
                 .or_else(|| pending.iter().position(|&i| ready(i)))
                 .unwrap_or(0);
             let i = pending.remove(next);
+            resolved.push(i);
             if !is_lambda_for_fn(i) {
                 // A function value (or a value holding functions).
                 let pty = &sig.params[i].1;
@@ -371,17 +378,17 @@ impl Checker<'_> {
                     me.fits(&resolved, &expected, args[i].span, &format!("`{name}`"));
                     (resolved.clone(), resolved)
                 };
-                let resolved = self.fed_argument(
-                    (&sig, i, &name),
+                let found = self.fed_argument(
+                    (&sig, i, &name, &resolved[..resolved.len() - 1]),
                     args[i].span,
                     &mut generics,
                     &mut bindings,
                     &resolve_at,
                 );
-                bind(pty, &resolved, &mut generics);
-                unknown_after_error(pty, &resolved, &mut generics);
+                bind(pty, &found, &mut generics);
+                unknown_after_error(pty, &found, &mut generics);
                 let mut own = Bindings::new();
-                measures::bind(pty, &resolved, &mut own);
+                measures::bind(pty, &found, &mut own);
                 merge_bindings(&mut bindings, &own);
                 origins.push((own, args[i].span));
                 continue;
@@ -423,7 +430,7 @@ impl Checker<'_> {
                     (checked, ty)
                 };
             let checked = self.fed_argument(
-                (&sig, i, &name),
+                (&sig, i, &name, &resolved[..resolved.len() - 1]),
                 span,
                 &mut generics,
                 &mut bindings,

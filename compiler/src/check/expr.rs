@@ -327,7 +327,11 @@ impl<'p> Checker<'p> {
             return;
         }
         let shown = super::result_checks::shown_count(Some(max));
-        let verb = if what == "round trips" { "make" } else { "read" };
+        let verb = if what == "round trips" {
+            "make"
+        } else {
+            "read"
+        };
         self.error(
             "E0308",
             format!(

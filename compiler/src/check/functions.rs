@@ -158,21 +158,28 @@ impl Checker<'_> {
         )
     }
 
-    /// A function argument of a combinator or of a definition's parameter:
-    /// a lambda checked with `param_tys`, or any function value applied to
-    /// them. `None` when it is not a function (reported).
-    pub fn function_argument(&mut self, f: &Expr, param_tys: &[Ty], place: &str) -> (FnTy, TExpr) {
+    /// A function argument of a combinator: a lambda checked with
+    /// `param_tys`, or any function value applied to them. Also what
+    /// evaluating the value costs, once, before any application (`map(mk(
+    /// User[a].id))` looks `User[a]` up once; a lambda written here costs
+    /// nothing).
+    pub fn function_argument(
+        &mut self,
+        f: &Expr,
+        param_tys: &[Ty],
+        place: &str,
+    ) -> (FnTy, TExpr, Cost) {
         if let crate::syntax::ast::ExprKind::Lambda(params, body) = &f.kind {
             if params.len() == param_tys.len() {
                 let checked = self.check_lambda(params, body, param_tys);
                 if let Ty::Fn(func) = checked.ty {
-                    return (*func, checked.tir);
+                    return (*func, checked.tir, checked.cost);
                 }
             }
         }
         let checked = self.check(f);
         let func = self.apply(&checked.ty, param_tys, f.span, place, false);
-        (func, checked.tir)
+        (func, checked.tir, checked.cost)
     }
 
     /// What applying a value of type `callee` to arguments of `arg_tys`

@@ -27,13 +27,15 @@ impl Checker<'_> {
         let mut cost = input.cost;
         let place = format!("`{op}`");
         let mut per_call = |this: &mut Self, f: &Expr, params: Vec<Ty>| {
-            let (func, tir) = this.function_argument(f, &params, &place);
+            let (func, tir, once) = this.function_argument(f, &params, &place);
             // As `map`: one batch per level of reads when it cannot write.
-            cost = cost.plus(&if super::batch::batched(this.kind, &tir) {
-                func.latent.batched(&size)
-            } else {
-                func.latent.times(&size)
-            });
+            cost = cost
+                .plus(&once)
+                .plus(&if super::batch::batched(this.kind, &tir) {
+                    func.latent.batched(&size)
+                } else {
+                    func.latent.times(&size)
+                });
             tirs.push(tir);
             func.ret
         };

@@ -53,6 +53,12 @@ impl Checker<'_> {
         if let Ty::Option(inner) = ty {
             return Ty::option(self.scalar_function(op, inner, span));
         }
+        // Of a value whose type is not known (a lambda's parameter, checked
+        // once before it is applied): not known either, not any `Int`,
+        // which `take(length(s))` would refuse before `s` is known.
+        if ty.is_error() {
+            return Ty::Error;
+        }
         // A string's characters are no more than its bytes; a case mapping
         // may lengthen a string (`ß` to `SS`), so its result is unbounded.
         let (takes, gives) = match (op, ty) {

@@ -68,12 +68,12 @@ impl Checker<'_> {
         let mut cost = cost.plus(&Cost::new(Poly::zero(), size.clone(), Poly::zero()));
         for arg in &args[1..] {
             if matches!(arg.kind, ExprKind::Lambda(..)) {
-                let (func, _) = self.function_argument(
+                let (func, _, once) = self.function_argument(
                     arg,
                     std::slice::from_ref(&stream.elem),
                     &format!("`{op}`"),
                 );
-                cost = cost.plus(&func.latent.times(&size));
+                cost = cost.plus(&once).plus(&func.latent.times(&size));
             } else {
                 self.check(arg);
             }

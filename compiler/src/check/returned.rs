@@ -174,9 +174,16 @@ pub fn bounded_but_own(p: &Poly) -> bool {
 
 /// Whether a returned function's cost `latent`, bounded but for its own
 /// variables, became unbounded when they were replaced by the arguments'
-/// measures (`applied`): the argument given has no bound.
+/// measures (`applied`): the argument given has no bound. An argument in
+/// terms of another returned function's own variables (`n => mkc(a)(n)`
+/// inside a function that returns it) is bounded where that one is
+/// applied.
 pub fn grows_with_argument(latent: &Cost, applied: &Cost) -> bool {
-    let grows = |cost: &Cost| cost.measures().iter().any(|(_, p)| p.grows_for_good());
+    let grows = |cost: &Cost| {
+        cost.measures()
+            .iter()
+            .any(|(_, p)| p.grows_for_good() && !bounded_but_own(p))
+    };
     grows(applied)
         && latent
             .measures()

@@ -107,7 +107,8 @@ impl Checker<'_> {
         };
         // The key is typed for its errors, and never applied: the range's
         // order is its order.
-        let (_, key) =
+        // (A lambda on the column, so evaluating it costs nothing.)
+        let (_, key, _) =
             self.function_argument(args[1], std::slice::from_ref(&stream.elem), "`sort_by`");
         let descending = match args.get(2).map(|o| self.written_order(o).tir) {
             None => false,

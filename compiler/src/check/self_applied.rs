@@ -64,10 +64,13 @@ pub fn at_uses(pty: &Ty, uses: &[(Poly, Vec<Poly>)], trial: &Bindings, keep: &BT
 
 /// The type parameter that parameter `i` of `sig`, a function, returns
 /// and takes (`f: T -> T`, applied to its own results as `f(f(x))` may
-/// be), where no other parameter holding a function mentions it: a call
-/// may then widen it to what the function returns (a function resolved
-/// earlier at the narrower `T` would not have been checked at the wider).
-pub fn fed_type(sig: &FnSig, i: usize) -> Option<String> {
+/// be), where no function that the call resolved already (`resolved`)
+/// takes a `T`: the call may then widen it to what the function returns
+/// (a function resolved earlier at the narrower `T` would not have been
+/// checked at the wider; one resolved later is checked at the wider, `g`
+/// in `fn gtw(f: T -> T, g: T -> Int, x: T)`; one that only returns a
+/// `T`, `g: U -> T`, returns within the wider too).
+pub fn fed_type(sig: &FnSig, i: usize, resolved: &[usize]) -> Option<String> {
     let Ty::Fn(func) = &sig.params[i].1 else {
         return None;
     };
@@ -75,12 +78,13 @@ pub fn fed_type(sig: &FnSig, i: usize) -> Option<String> {
         return None;
     };
     let takes = func.params.iter().any(|p| p.generics().contains(name));
-    let elsewhere = sig
-        .params
+    let takes_t = |t: &Ty| {
+        t.any(&|u| matches!(u, Ty::Fn(f) if f.params.iter().any(|p| p.generics().contains(name))))
+    };
+    let earlier = resolved
         .iter()
-        .enumerate()
-        .any(|(j, (_, t))| j != i && t.holds_fn() && t.generics().contains(name));
-    (takes && !elsewhere).then(|| name.clone())
+        .any(|&j| j != i && takes_t(&sig.params[j].1));
+    (takes && !earlier).then(|| name.clone())
 }
 
 /// What resolves argument `i` at a parameter type (the signature's, or
@@ -114,13 +118,13 @@ impl<'c> Checker<'c> {
     /// fixed admits any result), E0419.
     pub(super) fn fed_argument<T>(
         &mut self,
-        (sig, i, callee): (&FnSig, usize, &str),
+        (sig, i, callee, resolved): (&FnSig, usize, &str, &[usize]),
         span: Span,
         generics: &mut BTreeMap<String, Ty>,
         bindings: &mut Bindings,
         resolve: Resolve<'_, 'c, T>,
     ) -> T {
-        let Some(t) = fed_type(sig, i) else {
+        let Some(t) = fed_type(sig, i, resolved) else {
             return self
                 .at_measures(sig, i, span, generics, bindings, resolve)
                 .0;
