@@ -547,12 +547,21 @@ impl Checker<'_> {
     ) {
         match assumed.as_var().map(|var| (var, var.kind())) {
             Some((var, VarKind::Req(_))) => self.requirements.record(&var, found),
-            Some((_, VarKind::Generic(_))) => {}
+            // A callee's measure admits any value (it is costed for every
+            // one); this definition's own, which a type parameter bound to
+            // its parameter carries (`fn h(x: Int) = gtwice(n => n * 2,
+            // x)`: `T` is at most `x`), is one value its callers fix, and
+            // `2·x` is not within it (adversary finding: the call was
+            // printed `x` where it is `4·x`).
+            Some((var, VarKind::Generic(_))) if !self.def_measures.contains(&var) => {}
             // Costed for any value: a measure nothing bounds (a declared
             // `Int -> Int`'s parameter) is a variable no conclusion drawn
             // from it limits, so what was proved holds for every value;
-            // as is a returned function's own (`returned.rs`).
-            Some((_, VarKind::Param { max: None, .. } | VarKind::Own { .. })) => {}
+            // as is a returned function's own (`returned.rs`), but for the
+            // one whose body is being checked (`x` in `x => … gtwice(n => n
+            // * 2, x)`: one value, the argument).
+            Some((_, VarKind::Param { max: None, .. })) => {}
+            Some((var, VarKind::Own { .. })) if !self.def_measures.contains(&var) => {}
             // So is a sum holding one (`2 + a` for an `a` nothing bounds):
             // with non-negative coefficients it is at least any value.
             _ if assumed.any_var(|v| matches!(v.kind(), VarKind::Param { max: None, .. })) => {}

@@ -191,6 +191,20 @@ pub fn grows_with_argument(latent: &Cost, applied: &Cost) -> bool {
             .all(|(_, p)| !p.grows_for_good() || bounded_but_own(p))
 }
 
+/// The own variables in `ty`, each once.
+fn own_vars(ty: &Ty) -> Vec<Var> {
+    let found = std::cell::RefCell::new(Vec::new());
+    ty.any_poly(&|p| {
+        p.any_var(|v| {
+            if is_own(v) && !found.borrow().contains(v) {
+                found.borrow_mut().push(*v);
+            }
+            false
+        })
+    });
+    found.into_inner()
+}
+
 fn is_own(var: &Var) -> bool {
     matches!(var.kind(), VarKind::Own { .. })
 }
@@ -204,7 +218,23 @@ impl Checker<'_> {
     /// two formulas joined before the argument is known.
     pub fn resolve_returned(&mut self, body: &Ty, declared: &Ty, span: Span, name: &str) -> Ty {
         let own = own_measures(declared, name);
-        match (body, &own) {
+        // While the returned functions' bodies are checked, their own
+        // variables are values of this definition (the argument each is
+        // applied to), as its parameters' measures are: a type parameter
+        // bound to one is one value, not any (`measures.rs`, `fit_poly`).
+        let added: Vec<Var> = own_vars(&own)
+            .into_iter()
+            .filter(|v| self.def_measures.insert(*v))
+            .collect();
+        let resolved = self.resolve_returned_at(body, &own, span, name);
+        for v in added {
+            self.def_measures.remove(&v);
+        }
+        resolved
+    }
+
+    fn resolve_returned_at(&mut self, body: &Ty, own: &Ty, span: Span, name: &str) -> Ty {
+        match (body, own) {
             (Ty::Fns(candidates), Ty::Fn(expected)) if candidates.len() > 1 => {
                 let known: Vec<FnCandidate> = candidates
                     .iter()
@@ -220,7 +250,7 @@ impl Checker<'_> {
                     .collect();
                 Ty::one_of(known)
             }
-            _ => self.resolve_functions(body, &own, span, name),
+            _ => self.resolve_functions(body, own, span, name),
         }
     }
 
