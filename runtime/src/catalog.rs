@@ -290,8 +290,12 @@ pub fn dropped(old: &Schema, new: &Schema) -> Vec<String> {
             dropped.push(format!("table:{}", before.name));
             continue;
         };
+        // A unique index made plain drops its uniqueness, a constraint
+        // other programs rely on: named as the index (adversary finding:
+        // an edited plan file turned it off with no `--migrate`).
         for index in &before.indexes {
-            if table.index(&index.name).is_none() {
+            let plain = |now: &rqc_plan::IndexSchema| index.unique && !now.unique;
+            if table.index(&index.name).is_none_or(plain) {
                 dropped.push(format!("index:{}.{}", before.name, index.name));
             }
         }

@@ -219,6 +219,26 @@ fn two_indexes_of_one_name_are_refused() {
     assert!(message.contains("index `by_shelf`"), "{message}");
 }
 
+/// A unique index made plain in the plan file drops a constraint the
+/// database's schema declares: refused as a drop (E0519) unless named
+/// with `--migrate`, as the same change in the source is.
+#[test]
+fn a_unique_index_made_plain_is_refused_as_a_drop() {
+    let mut plan = honest();
+    let indexes = table(&mut plan)["indexes"].as_array_mut().unwrap();
+    let unique = indexes
+        .iter_mut()
+        .find(|i| i["unique"] == json!(true))
+        .expect("the honest plan has `name`'s unique index");
+    unique["unique"] = json!(false);
+    // Without the writes, whose upkeep of a plain index the verifier
+    // would find dearer than they claim: the plan passes it.
+    let entries = plan["entries"].as_array_mut().unwrap();
+    entries.retain(|e| !["add", "reprice"].contains(&e["name"].as_str().unwrap()));
+    let message = refused(plan, "E0519");
+    assert!(message.contains("index:Item.name"), "{message}");
+}
+
 #[test]
 fn an_update_of_a_key_column_is_refused() {
     let mut plan = honest();

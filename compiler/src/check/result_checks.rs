@@ -3,6 +3,7 @@
 use super::expr::Checker;
 use super::types::Ty;
 use crate::cost::{Cost, CEILING};
+use crate::span::Span;
 use crate::syntax::ast::Def;
 
 impl Checker<'_> {
@@ -101,6 +102,82 @@ impl Checker<'_> {
                 return;
             }
         }
+    }
+
+    /// E0308 for a list that may hold more elements than the ceiling: the
+    /// seeks and rows may be few, but building it is not real-time work.
+    /// Reported once per definition, where it first arises.
+    pub(super) fn list_within_ceiling(&mut self, ty: &Ty, span: Span) {
+        let too_large = std::cell::Cell::new(None);
+        ty.any(&|t| {
+            if let Ty::List(_, size) = t {
+                match size.max_value() {
+                    Some(max) if max > CEILING => too_large.set(Some(max)),
+                    _ => {}
+                }
+            }
+            false
+        });
+        let Some(max) = too_large.get() else {
+            return;
+        };
+        if self.diagnostics.iter().any(|d| d.code == "E0308") {
+            return;
+        }
+        let shown = shown_count(Some(max));
+        self.error(
+            "E0308",
+            format!(
+                "this list may hold {shown} elements, above the ceiling of {}",
+                CEILING
+            ),
+            span,
+            "too large to build in one run",
+        )
+        .help
+        .push("lower the bounds that size it (a list parameter's `<=`, a `bound`), or nest fewer `flat_map`s".into());
+    }
+
+    /// E0308 for a part whose own bound is above the ceiling, though the
+    /// definition's may not be (a lambda applied to at most 0 elements
+    /// costs 0 whatever its body reads): the plan claims each operator's
+    /// bound, and a claim above the ceiling proves nothing (the plan
+    /// verifier refuses it, E0632). Where a returned function is applied
+    /// to a huge argument (`mkc(a)(9223372036854775807)`), this is where
+    /// its reads are first a number. Reported once per definition.
+    pub(super) fn cost_within_ceiling(&mut self, cost: &Cost, span: Span) {
+        let Some((what, max)) = cost
+            .measures()
+            .into_iter()
+            .filter(|(what, _)| *what != "steps")
+            .find_map(|(what, poly)| {
+                poly.max_value()
+                    .filter(|max| *max > CEILING)
+                    .map(|max| (what, max))
+            })
+        else {
+            return;
+        };
+        if self.diagnostics.iter().any(|d| d.code == "E0308") {
+            return;
+        }
+        let shown = shown_count(Some(max));
+        let verb = if what == "round trips" {
+            "make"
+        } else {
+            "read"
+        };
+        self.error(
+            "E0308",
+            format!(
+                "this part may {verb} {shown} {what}, above the ceiling of {}",
+                CEILING
+            ),
+            span,
+            "too large to prove anything",
+        )
+        .help
+        .push("lower the counts and bounds it relies on (a `take`'s count, a parameter's `<=`, a `bound`)".into());
     }
 }
 
