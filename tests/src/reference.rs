@@ -719,13 +719,16 @@ impl<'c> Reference<'c> {
                             .sum(),
                     )
                 } else {
-                    values
+                    // Exact whatever the order: only the total must fit 64
+                    // bits (`[MAX, 1, -5]` sums as `[MAX, -5, 1]` does).
+                    let exact: i128 = values
                         .iter()
-                        .try_fold(0i64, |total, v| match v {
-                            Value::Int(n) => total.checked_add(*n),
-                            _ => Some(total),
+                        .map(|v| match v {
+                            Value::Int(n) => i128::from(*n),
+                            _ => 0,
                         })
-                        .map_or(Value::Null, Value::Int)
+                        .sum();
+                    i64::try_from(exact).map_or(Value::Null, Value::Int)
                 })
             }
             "avg" => {
