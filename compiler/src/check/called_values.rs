@@ -108,7 +108,7 @@ impl Checker<'_> {
             CALLED_VALUE => "the function called here".to_string(),
             name => format!("`{name}`"),
         };
-        let applied = self.apply(ty, &tys, span, &place, true);
+        let applied = self.apply(ty, &tys, span, &place, super::functions::AppliedBy::Call);
         Checked::new(
             applied.ret,
             cost.plus(&applied.latent),

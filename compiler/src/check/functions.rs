@@ -51,6 +51,19 @@ pub const MAX_LAMBDA_NESTING: usize = 16;
 /// expression deeper is refused (E0424, `Checker::check_expected`).
 pub const MAX_CHECK_NESTING: usize = 3 * crate::syntax::depth::MAX_DEPTH;
 
+/// What applies a function value: what its errors say, and who reports
+/// an argument that leaves a returned function's reads unbounded.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum AppliedBy {
+    /// A call written as one, `f(1)`.
+    Call,
+    /// A combinator, `map(f)`: reported at the function given.
+    Combinator,
+    /// The resolution against a definition's function parameter: the
+    /// definition's call names its own argument instead (`calls.rs`).
+    Parameter,
+}
+
 /// What applying delayed lambdas has done so far in one definition.
 #[derive(Default)]
 pub struct LambdaChecks {
@@ -178,7 +191,7 @@ impl Checker<'_> {
             }
         }
         let checked = self.check(f);
-        let func = self.apply(&checked.ty, param_tys, f.span, place, false);
+        let func = self.apply(&checked.ty, param_tys, f.span, place, AppliedBy::Combinator);
         (func, checked.tir, checked.cost)
     }
 
@@ -187,30 +200,17 @@ impl Checker<'_> {
     /// parameters must admit the arguments; a delayed lambda is checked
     /// with them). Errors are reported at `span`; the result is then
     /// `Error`-typed at no cost. `place` is the function itself where it
-    /// is called (`direct`: `f(1)`), else what it is handed to (`map`).
+    /// is called (`AppliedBy::Call`: `f(1)`), else what it is handed to
+    /// (`map`).
     pub fn apply(
         &mut self,
         callee: &Ty,
         arg_tys: &[Ty],
         span: Span,
         place: &str,
-        direct: bool,
+        by: AppliedBy,
     ) -> FnTy {
-        self.apply_blaming(callee, arg_tys, span, place, direct, true)
-    }
-
-    /// `apply`; `blame_argument`: whether a returned function's cost left
-    /// unbounded by the argument is reported here (E0302), not by the call
-    /// that supplied the argument (`calls.rs`, in terms of its parameter).
-    fn apply_blaming(
-        &mut self,
-        callee: &Ty,
-        arg_tys: &[Ty],
-        span: Span,
-        place: &str,
-        direct: bool,
-        blame_argument: bool,
-    ) -> FnTy {
+        let direct = by == AppliedBy::Call;
         let unknown = FnTy {
             params: arg_tys.to_vec(),
             ret: Ty::Error,
@@ -256,7 +256,9 @@ impl Checker<'_> {
                         given.push(arg);
                     }
                     let (r, l) = super::returned::applied(&func, &given);
-                    if blame_argument && super::returned::grows_with_argument(&func.latent, &l) {
+                    if by != AppliedBy::Parameter
+                        && super::returned::grows_with_argument(&func.latent, &l)
+                    {
                         self.unbounded_argument_cost(span, place, direct);
                     }
                     (r, l)
@@ -454,9 +456,7 @@ impl Checker<'_> {
     /// what `expected` passes; each delayed lambda is checked with it. The
     /// answer has `expected`'s parameters and the value's result and cost.
     pub fn as_function(&mut self, value: &Ty, expected: &FnTy, span: Span, place: &str) -> FnTy {
-        // A definition's parameter: its call says which argument of its own
-        // leaves the cost unbounded.
-        let mut applied = self.apply_blaming(value, &expected.params, span, place, false, false);
+        let mut applied = self.apply(value, &expected.params, span, place, AppliedBy::Parameter);
         // A curried result (`-> Int -> Int -> Int`): the lambda the
         // application returns takes its parameters' types from the rest
         // of the declaration, in turn.
