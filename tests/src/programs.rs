@@ -335,12 +335,17 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             int(rng, d)
         ),
         // What an `if` proves of the names it compares: each comparison,
-        // either side, under `!`, `&&`, `||`, and through a `let`.
+        // either side, under `!`, `&&`, `||`, through a `let`, and of a
+        // field of a name (a record's, a row's column).
         27 => {
             let v = pick(rng, &["x", "n", "m", "p"]);
             let op = pick(rng, &["<", "<=", ">", ">=", "==", "!="]);
             let (a, b) = (int(rng, d), int(rng, d));
-            match rng.below(6) {
+            match rng.below(8) {
+                6 => format!("{{ let r = {{ v: {v}, w: {a} }}; if r.v {op} {a} {{ r.v }} else {{ {b} }} }}"),
+                7 => format!(
+                    "(C[{v}] |> map(c => if c.lim {op} {a} {{ c.lim }} else {{ {b} }}) |> unwrap_or({b}))"
+                ),
                 0 => format!("(if {v} {op} {a} {{ {v} }} else {{ {b} }})"),
                 1 => format!("(if {a} {op} {v} {{ {b} }} else {{ {v} }})"),
                 2 => format!("(if !({v} {op} {a}) {{ {v} }} else {{ {b} }})"),

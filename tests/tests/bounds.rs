@@ -251,6 +251,8 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 "if n ",
                 "if m ",
                 "if p ",
+                "if r.v ",
+                "if c.lim ",
                 "let c =",
                 "%",
                 "min()",

@@ -1,8 +1,9 @@
-//! What an `if` condition proves about the integers it compares: each branch sees the names it tested narrowed (spec/cost.md §3.1), by the shared rule `rqc_cost::assume`.
+//! What an `if` condition proves about the integers it compares: each branch sees the names, and the fields of names, it tested narrowed (spec/cost.md §3.1), by the shared rule `rqc_cost::assume`.
 //!
 //! While a condition is checked, each comparison of two plain `Int`s
 //! (`<`, `<=`, `>`, `>=`, `==`, `!=`) records both sides' ranges and which
-//! side is a name in scope ([`Checker::record_comparison`]). The condition
+//! side is a name in scope, or a field of one (`q.at`: [`Checker::named`])
+//! ([`Checker::record_comparison`]). The condition
 //! is then read as a [`Condition`] — comparisons under `!`, `&&` and `||`,
 //! and `Bool` names bound by `let` to such a condition — and each branch is
 //! checked with the names it proves something of bound again to their
@@ -17,6 +18,7 @@
 //! other side.
 
 use super::expr::{Checker, Local};
+use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::{Interval, Relation};
 use crate::span::Span;
@@ -70,12 +72,7 @@ impl Checker<'_> {
         }
         let side = |this: &Self, e: &Expr, interval: &Interval| Side {
             interval: interval.clone(),
-            name: match &e.kind {
-                ExprKind::Name(ident) => this
-                    .local(&ident.name)
-                    .map(|local| (ident.name.clone(), local.binding)),
-                _ => None,
-            },
+            name: this.named(e),
         };
         let comparison = Comparison {
             operands: (a.span, b.span),
@@ -84,6 +81,42 @@ impl Checker<'_> {
             right: side(self, b, y),
         };
         self.comparisons.push(comparison);
+    }
+
+    /// What a comparison's side names: a name in scope, or a field of one
+    /// however deep (`q.at`, `q.author.at`, kept as the path `"q.at"`), with
+    /// the identity of the name's binding. A field is as fixed as the name
+    /// it is read from: a binding's value never changes, so a field of it
+    /// read again in a branch is the value the condition compared.
+    pub(super) fn named(&self, e: &Expr) -> Option<Named> {
+        match &e.kind {
+            ExprKind::Name(ident) => self
+                .local(&ident.name)
+                .map(|local| (ident.name.clone(), local.binding)),
+            ExprKind::Field(base, field) => {
+                let (path, binding) = self.named(base)?;
+                Some((format!("{path}.{}", field.name), binding))
+            }
+            _ => None,
+        }
+    }
+
+    /// `ty`, the type of the field read `expr`, within what an enclosing
+    /// `if` proved of that field of that binding ([`Checker::narrowed`]).
+    pub(super) fn narrowed_field(&self, expr: &Expr, ty: Ty) -> Ty {
+        let Ty::Int(known) = &ty else {
+            return ty;
+        };
+        let Some((path, binding)) = self.named(expr) else {
+            return ty;
+        };
+        match self.local(&path) {
+            Some(fact) if fact.binding == binding => match &fact.ty {
+                Ty::Int(proved) => Ty::Int(known.intersect(proved)),
+                _ => ty,
+            },
+            _ => ty,
+        }
     }
 
     /// Comparisons are recorded from here until [`Checker::condition`]
@@ -146,6 +179,25 @@ impl Checker<'_> {
         crate::cost::assume_within(&self.branch_facts, condition, holds, &mut narrowed);
         let depth = self.scope.len();
         for ((name, binding), interval) in narrowed {
+            // A field of a name (`q.at`): bound under its path, a name no
+            // program can write, which [`Checker::narrowed_field`] reads
+            // where the field is read while the name is the same binding.
+            if let Some((root, _)) = name.split_once('.') {
+                let Some(root) = self.local(root).filter(|l| l.binding == binding) else {
+                    continue;
+                };
+                let span = root.span;
+                let proved = match self.local(&name).filter(|l| l.binding == binding) {
+                    Some(Local {
+                        ty: Ty::Int(known), ..
+                    }) => known.intersect(&interval),
+                    _ => interval,
+                };
+                let mut fact = Local::new(name, span, Ty::Int(proved), TExpr::Unreachable);
+                fact.binding = binding;
+                self.scope.push(Arc::new(fact));
+                continue;
+            }
             let Some(local) = self.local(&name) else {
                 continue;
             };

@@ -648,8 +648,8 @@ impl<'p> Verifier<'p> {
             self.eval(node, &narrowed.scope)
         } else {
             let mut params = (*self.params).clone();
-            for (i, int) in narrowed.params {
-                params[i] = Abs::int(int);
+            for (i, value) in narrowed.params {
+                params[i] = value;
             }
             let outer = std::mem::replace(&mut self.params, Rc::new(params));
             let out = self.eval(node, &narrowed.scope);

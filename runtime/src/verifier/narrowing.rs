@@ -23,11 +23,75 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 /// What a side of a comparison reads: an entry parameter (by position), or
-/// a name and the identity of its binding.
+/// a name and the identity of its binding, or a field of either however
+/// deep (`q.at`: a binding's value never changes, so neither do its
+/// fields).
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Named<'p> {
+pub(super) struct Named<'p> {
+    root: Root<'p>,
+    path: Vec<Step<'p>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Root<'p> {
     Param(usize),
     Binding(&'p str, u64),
+}
+
+/// A field read on the way from the root to the compared value: a row's
+/// column by position, a record's field by name (as `columns.rs` reads
+/// them).
+#[derive(Clone, Debug, PartialEq)]
+enum Step<'p> {
+    Column(usize),
+    Field(&'p str),
+}
+
+impl<'p> Named<'p> {
+    /// What `operand` reads, evaluated in `scope`: a parameter, a name,
+    /// or a field of one.
+    fn of(operand: &'p Node, scope: &Scope<'p>) -> Option<Named<'p>> {
+        let (base, step) = match &operand.op {
+            Op::Param(i) => return Some(Named::root(Root::Param(*i))),
+            Op::Var(name) => {
+                let binding = find(scope, name)?;
+                return Some(Named::root(Root::Binding(binding.name, binding.id)));
+            }
+            Op::Column(base, column) => (base, Step::Column(column.position)),
+            Op::Field(base, field) => (base, Step::Field(field)),
+            _ => return None,
+        };
+        let mut named = Named::of(base, scope)?;
+        named.path.push(step);
+        Some(named)
+    }
+
+    fn root(root: Root<'p>) -> Named<'p> {
+        Named {
+            root,
+            path: Vec::new(),
+        }
+    }
+}
+
+/// `value` with the plain `Int` that `path` reaches in it intersected with
+/// `interval`; `None` when the path reaches none.
+fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Option<Abs<'p>> {
+    let Some((step, rest)) = path.split_first() else {
+        return plain_int(value).map(|known| Abs::int(known.intersect(interval)));
+    };
+    let Abs::Record(record) = value else {
+        return None;
+    };
+    let at = match step {
+        Step::Column(position) if record.table.is_some() => *position,
+        Step::Field(name) => record.fields.iter().position(|(n, _)| n == name)?,
+        Step::Column(_) => return None,
+    };
+    let inner = narrow_at(&record.fields.get(at)?.1, rest, interval)?;
+    let mut record = (**record).clone();
+    record.fields[at].1 = inner;
+    Some(Abs::Record(Rc::new(record)))
 }
 
 /// What a `Bool` value of the plan says about the integers it compared.
@@ -48,7 +112,7 @@ pub(super) struct Comparison<'p> {
 /// parameters narrowed (by position).
 pub(super) struct Narrowed<'p> {
     pub scope: Scope<'p>,
-    pub params: Vec<(usize, Interval)>,
+    pub params: Vec<(usize, Abs<'p>)>,
     /// The condition and whether it held: an inner `if` of the branch
     /// reads it again.
     pub fact: (Arc<Condition<'p>>, bool),
@@ -110,11 +174,7 @@ impl<'p> Verifier<'p> {
         };
         let side = |operand: &'p Node, interval: Interval| Side {
             interval,
-            name: match &operand.op {
-                Op::Param(i) => Some(Named::Param(*i)),
-                Op::Var(name) => find(scope, name).map(|b| Named::Binding(b.name, b.id)),
-                _ => None,
-            },
+            name: Named::of(operand, scope),
         };
         let comparison = Comparison {
             node,
@@ -162,31 +222,31 @@ impl<'p> Verifier<'p> {
             fact: (condition.clone(), holds),
         };
         for (named, interval) in facts {
-            match named {
-                Named::Param(i) => {
+            match named.root {
+                Root::Param(i) => {
                     let known = narrowed
                         .params
                         .iter()
                         .rev()
                         .find(|(p, _)| *p == i)
-                        .map(|(_, int)| int.clone())
-                        .or_else(|| self.param_value(i).as_ref().and_then(plain_int));
-                    if let Some(known) = known {
-                        narrowed.params.push((i, known.intersect(&interval)));
+                        .map(|(_, value)| value.clone())
+                        .or_else(|| self.param_value(i));
+                    if let Some(value) = known.and_then(|k| narrow_at(&k, &named.path, &interval)) {
+                        narrowed.params.push((i, value));
                     }
                 }
-                Named::Binding(name, id) => {
+                Root::Binding(name, id) => {
                     // Only the binding the comparison read, and only an `Int`.
                     let Some(binding) = find(&narrowed.scope, name).filter(|b| b.id == id) else {
                         continue;
                     };
-                    let Some(known) = plain_int(&binding.value) else {
+                    let Some(value) = narrow_at(&binding.value, &named.path, &interval) else {
                         continue;
                     };
                     let condition = binding.condition.clone();
                     narrowed.scope = Some(Rc::new(Binding {
                         name,
-                        value: Abs::int(known.intersect(&interval)),
+                        value,
                         id,
                         condition,
                         outer: narrowed.scope.clone(),
