@@ -16,7 +16,9 @@
 //!   `none`, `Bool`, `Int`, `Float`, `String`, then lists and records
 //!   (the checker never compares an `Int` with a `Float`: it converts one
 //!   first, so no lossy `as f64` decides anything);
-//! - lists and records (never keys) element by element, then by length.
+//! - lists element by element, then by length; records (never keys) field
+//!   by field in the order of their names, whatever order each holds them
+//!   in, then by length.
 
 use crate::value::{Record, Value};
 use std::cmp::Ordering;
@@ -78,9 +80,9 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
         (Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Value::List(x), Value::List(y)) => compare_all(x.iter(), y.iter()),
         (Value::Record(x), Value::Record(y)) => {
-            let fields = x.iter().zip(y.iter());
+            let fields = x.by_name().zip(y.by_name());
             for ((name_x, value_x), (name_y, value_y)) in fields {
-                let ordering = compare(value_x, value_y).then_with(|| name_x.cmp(name_y));
+                let ordering = name_x.cmp(name_y).then_with(|| compare(value_x, value_y));
                 if ordering.is_ne() {
                     return ordering;
                 }
@@ -159,23 +161,27 @@ impl Ord for Value {
     }
 }
 
-/// The same fields: the same names, in order, with the same values.
+/// The same fields: the same names with the same values, in whatever
+/// order each record holds them (`{a: 1, b: 2}` and `{b: 2, a: 1}` are one
+/// value of one type, so `==`, `distinct`, `in` and `group_by` must not
+/// tell them apart).
 impl PartialEq for Record {
     fn eq(&self, other: &Record) -> bool {
         self.len() == other.len()
             && self
-                .iter()
-                .zip(other.iter())
+                .by_name()
+                .zip(other.by_name())
                 .all(|((name_a, a), (name_b, b))| name_a == name_b && a == b)
     }
 }
 
 impl Eq for Record {}
 
+/// Hashes the fields by name, as `==` compares them.
 impl Hash for Record {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_usize(self.len());
-        for (name, value) in self.iter() {
+        for (name, value) in self.by_name() {
             name.hash(state);
             value.hash(state);
         }
@@ -220,7 +226,46 @@ mod tests {
         values.push(Value::List(vec![Value::Float(0.0)]));
         values.push(Value::record(vec![("x".into(), Value::Float(-0.0))]));
         values.push(Value::record(vec![("x".into(), Value::Float(0.0))]));
+        // One record written in both orders, and records that differ only
+        // in which field holds which value.
+        let (one, two) = (Value::Int(1), Value::Int(2));
+        for fields in [
+            [("a", &one), ("b", &two)],
+            [("b", &two), ("a", &one)],
+            [("a", &two), ("b", &one)],
+            [("b", &one), ("a", &two)],
+            [("a", &one), ("c", &two)],
+        ] {
+            values.push(Value::record(
+                fields
+                    .iter()
+                    .map(|(n, v)| (n.to_string(), (*v).clone()))
+                    .collect(),
+            ));
+        }
         values
+    }
+
+    /// A record is one value in whatever order it holds its fields, and
+    /// two records differing in which field holds which value are two.
+    #[test]
+    fn a_record_is_the_same_value_in_any_order_of_its_fields() {
+        let record = |fields: &[(&str, i64)]| {
+            Value::record(
+                fields
+                    .iter()
+                    .map(|(n, v)| (n.to_string(), Value::Int(*v)))
+                    .collect(),
+            )
+        };
+        let (ab, ba) = (record(&[("a", 1), ("b", 2)]), record(&[("b", 2), ("a", 1)]));
+        assert_eq!(ab, ba);
+        assert_eq!(compare(&ab, &ba), Ordering::Equal);
+        assert_eq!(hash(&ab), hash(&ba));
+        assert_ne!(ab, record(&[("b", 1), ("a", 2)]));
+        assert_ne!(ab, record(&[("a", 1), ("b", 2), ("c", 3)]));
+        let nested = |inner: Value| Value::List(vec![Value::record(vec![("r".into(), inner)])]);
+        assert_eq!(nested(ab.clone()), nested(ba.clone()));
     }
 
     #[test]

@@ -82,6 +82,22 @@ impl Record {
         self.names.iter().zip(&self.values)
     }
 
+    /// The fields in the order of their names: how records are compared
+    /// and hashed (`identity.rs`), since two records of one type may hold
+    /// their fields in different orders. No copy when they are in that
+    /// order already (a record of one field, or written so).
+    pub fn by_name(&self) -> impl Iterator<Item = (&String, &Value)> {
+        let mut order: Vec<usize> = Vec::new();
+        if !self.names.is_sorted() {
+            order = (0..self.names.len()).collect();
+            order.sort_by(|&a, &b| self.names[a].cmp(&self.names[b]));
+        }
+        (0..self.names.len()).map(move |i| {
+            let at = order.get(i).copied().unwrap_or(i);
+            (&self.names[at], &self.values[at])
+        })
+    }
+
     /// The values, in field order.
     pub fn values(&self) -> &[Value] {
         &self.values

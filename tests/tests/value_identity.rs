@@ -1,4 +1,4 @@
-//! Value identity end to end (spec/types.md, "Value identity"): `-0.0`, from an argument, from `-x` or from `x * -1.0`, is `0.0` everywhere a value is compared, grouped or keyed, so none of the four holes issue 33 found reopens: a bound outgrown, a kept count driven below zero, upkeep reading past its bound, a dangling reference.
+//! Value identity end to end (spec/types.md, "Value identity"): `-0.0`, from an argument, from `-x` or from `x * -1.0`, is `0.0` everywhere a value is compared, grouped or keyed, so none of the four holes issue 33 found reopens: a bound outgrown, a kept count driven below zero, upkeep reading past its bound, a dangling reference. A record is one value in any order of its fields.
 //!
 //! Each scenario runs three ways of making `-0.0` (the argument itself,
 //! `-x` with `x = 0.0`, `x * -1.0` with `x = 0.0`), on every embedded
@@ -285,4 +285,45 @@ fn crc32(bytes: &[u8]) -> u32 {
         }
     }
     !crc
+}
+
+/// A record is one value in whatever order its fields were written: `==`,
+/// `contains`, `distinct` and `group_by` see one value
+/// (they saw two while records were compared field by field in the order
+/// each held them: `{a: 1, b: 2} == {b: 2, a: 1}` was false).
+#[test]
+fn a_record_is_one_value_in_any_order_of_its_fields() {
+    let mut db = Database::in_memory();
+    db.install_source(
+        "records.rq",
+        "
+query same(x: Int, y: Int) = {a: x, b: y} == {b: y, a: x}
+query swapped(x: Int, y: Int) = {a: x, b: y} == {b: x, a: y}
+query among(x: Int, c: Bool) = [{a: x, b: 2}] |> contains(if c { {a: x, b: 2} } else { {b: 2, a: x} })
+query kinds(c: Bool) = [if c { {a: 1, b: 2} } else { {b: 2, a: 1} }, {a: 1, b: 2}] |> distinct() |> count()
+query groups(c: Bool) = [{k: {a: 1, b: 2}, v: 1}, {k: if c { {a: 1, b: 2} } else { {b: 2, a: 1} }, v: 2}]
+  |> group_by(r => r.k) |> count()
+",
+    )
+    .unwrap();
+    let scalar = |name: &str, args: &[Value]| run(&db, name, args).unwrap().value;
+    for (x, y) in [(1, 2), (-5, -5), (i64::MIN, i64::MAX)] {
+        let args = [Value::Int(x), Value::Int(y)];
+        assert_eq!(scalar("same", &args), Value::Bool(true), "{x}, {y}");
+        assert_eq!(scalar("swapped", &args), Value::Bool(x == y), "{x}, {y}");
+    }
+    for c in [true, false] {
+        let among = scalar("among", &[Value::Int(7), Value::Bool(c)]);
+        assert_eq!(among, Value::Bool(true), "contains, c = {c}");
+        assert_eq!(
+            scalar("kinds", &[Value::Bool(c)]),
+            Value::Int(1),
+            "distinct, c = {c}"
+        );
+        assert_eq!(
+            scalar("groups", &[Value::Bool(c)]),
+            Value::Int(1),
+            "group_by, c = {c}"
+        );
+    }
 }
