@@ -82,6 +82,7 @@ impl Checker<'_> {
     /// A lambda whose parameters have `param_tys`, checked now.
     pub fn check_lambda(&mut self, params: &[Ident], body: &Expr, param_tys: &[Ty]) -> Checked {
         let depth = self.scope.len();
+        self.params_named_once(params);
         for (param, ty) in params.iter().zip(param_tys) {
             self.push_local(param, ty.clone(), TExpr::Local(param.name.clone()));
         }
@@ -142,6 +143,30 @@ impl Checker<'_> {
             span,
         };
         self.delay_lambda(&params, &body)
+    }
+
+    /// E0203 for a lambda's parameter named twice (`(k, k) => …`), as for
+    /// a definition's: the body could only ever read the second. Reported
+    /// once, though a lambda's body is checked at each application.
+    fn params_named_once(&mut self, params: &[Ident]) {
+        for (i, param) in params.iter().enumerate() {
+            let twice = params[..i].iter().any(|p| p.name == param.name);
+            let reported = || {
+                self.diagnostics
+                    .iter()
+                    .any(|d| d.code == "E0203" && d.primary.span == param.span)
+            };
+            if twice && !reported() {
+                self.error(
+                    "E0203",
+                    format!("parameter `{}` is declared twice", param.name),
+                    param.span,
+                    "second declaration",
+                )
+                .help
+                .push("give each parameter its own name".into());
+            }
+        }
     }
 
     /// A lambda written where its parameters' types are not known.
