@@ -187,6 +187,15 @@ impl Checker<'_> {
                     continue;
                 };
                 let span = root.span;
+                // A record's type holds its fields' ranges: the name is
+                // bound again with the field narrowed, so the record
+                // passed whole keeps what the branch proved of it.
+                let fields: Vec<&str> = name.split('.').skip(1).collect();
+                if let Some(ty) = narrowed_ty(&root.ty, &fields, &interval) {
+                    let mut record = root.clone();
+                    record.ty = ty;
+                    self.scope.push(Arc::new(record));
+                }
                 let proved = match self.local(&name).filter(|l| l.binding == binding) {
                     Some(Local {
                         ty: Ty::Int(known), ..
@@ -218,6 +227,26 @@ impl Checker<'_> {
         self.scope.truncate(depth);
         result
     }
+}
+
+/// `ty` with the `Int` that `fields` reach in it (through records only: a
+/// row's type is its table's, the same for every row) intersected with
+/// `interval`; `None` when they reach none.
+fn narrowed_ty(ty: &Ty, fields: &[&str], interval: &Interval) -> Option<Ty> {
+    let Some((first, rest)) = fields.split_first() else {
+        return match ty {
+            Ty::Int(known) => Some(Ty::Int(known.intersect(interval))),
+            _ => None,
+        };
+    };
+    let Ty::Record(record) = ty else {
+        return None;
+    };
+    let at = record.iter().position(|(n, _)| n == first)?;
+    let inner = narrowed_ty(&record[at].1, rest, interval)?;
+    let mut record = record.clone();
+    record[at].1 = inner;
+    Some(Ty::Record(record))
 }
 
 /// The identity a new binding gets: narrowing binds a name again with the
