@@ -378,7 +378,7 @@ impl<'c> Reference<'c> {
             }
             TExpr::Call(name, call_args) => {
                 let values: Vec<Val> = call_args.iter().map(|a| self.eval(a, args, env)).collect();
-                let (params, body) = self.checked.functions.get(name).cloned().unwrap();
+                let (params, body) = self.checked.functions.get(name.name()).cloned().unwrap();
                 // A called query or mutation reads its own arguments by position.
                 let positional: Vec<Value> = values
                     .iter()

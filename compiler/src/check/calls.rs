@@ -576,7 +576,7 @@ impl Checker<'_> {
                 ret,
                 cost.plus(&call_cost),
                 TExpr::Call(
-                    qualified,
+                    super::fn_id::FnId::new(&qualified),
                     tirs.into_iter()
                         .map(|t| t.unwrap_or(TExpr::Error))
                         .collect(),

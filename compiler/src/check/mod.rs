@@ -22,6 +22,7 @@ mod definition;
 mod expr;
 mod fields;
 mod fixes;
+pub mod fn_id;
 mod functions;
 mod list_ops;
 pub(crate) mod locals;

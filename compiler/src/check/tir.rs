@@ -84,8 +84,8 @@ pub enum TExpr {
     Limit(Box<TExpr>, Option<u64>),
     /// The body of a lambda that nothing applies: never evaluated.
     Unreachable,
-    /// A call of a function defined in RQL, by `module.name`.
-    Call(String, Vec<TExpr>),
+    /// A call of a function defined in RQL, by its interned `module.name`.
+    Call(super::fn_id::FnId, Vec<TExpr>),
     /// A call of a function value in scope (a function-typed parameter).
     CallLocal(String, Vec<TExpr>),
     /// With `generated`, the key (a `key auto` column) is left out: its

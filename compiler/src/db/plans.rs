@@ -29,8 +29,8 @@ pub fn entry_plan(db: &dyn Db, key: DefKey<'_>) -> PlanResult {
     let Some(entry) = &result.entry else {
         return PlanResult(Ok(None));
     };
-    let functions = |qualified: &str| -> Option<crate::check::tir::FnBody> {
-        let (module, name) = qualified.rsplit_once('.')?;
+    let functions = |id: crate::check::fn_id::FnId| -> Option<crate::check::tir::FnBody> {
+        let (module, name) = id.name().rsplit_once('.')?;
         // Looked up by `&str`: the names are interned already (by
         // `def_keys`), so nothing is copied. (Not through `def_keys`, whose
         // dependence on the program's shape would re-run every plan when a

@@ -10,6 +10,7 @@
 //! printing it) recurses over its depth, so plans are held to the depth
 //! the parser allows a definition (`syntax::depth::MAX_DEPTH`).
 
+use crate::check::fn_id::FnId;
 use crate::check::tir::{size_up_to, TExpr};
 use std::collections::HashMap;
 use std::fmt;
@@ -77,8 +78,8 @@ pub(super) struct Budget {
     /// How many calls are being inlined, one inside another, and the
     /// outermost of them (the call the entry point makes).
     inlining: usize,
-    outermost: Option<String>,
-    copies: HashMap<String, u32>,
+    outermost: Option<FnId>,
+    copies: HashMap<FnId, u32>,
 }
 
 impl Budget {
@@ -129,17 +130,10 @@ impl Budget {
     }
 
     /// Starts copying `function`'s body; [`Budget::leave`] ends it.
-    pub(super) fn enter(&mut self, function: &str) -> Result<(), PlanError> {
-        // Looked up before inserting: most calls copy a body seen before,
-        // and need no owned name.
-        match self.copies.get_mut(function) {
-            Some(copies) => *copies += 1,
-            None => {
-                self.copies.insert(function.to_string(), 1);
-            }
-        }
+    pub(super) fn enter(&mut self, function: FnId) -> Result<(), PlanError> {
+        *self.copies.entry(function).or_insert(0) += 1;
         if self.inlining == 0 {
-            self.outermost = Some(function.to_string());
+            self.outermost = Some(function);
         }
         self.inlining += 1;
         self.step()
@@ -158,7 +152,7 @@ impl Budget {
     /// The entry point's call being inlined now, if any.
     fn outermost_now(&self) -> Option<String> {
         (self.inlining > 0)
-            .then(|| self.outermost.clone())
+            .then(|| self.outermost.map(|id| id.to_string()))
             .flatten()
     }
 
@@ -168,8 +162,8 @@ impl Budget {
             .iter()
             // The most copies; of equals, the first name, so the message
             // does not depend on the map's order.
-            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
-            .map(|(name, n)| (name.clone(), *n));
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.name().cmp(a.0.name())))
+            .map(|(id, n)| (id.to_string(), *n));
         PlanError::TooLarge {
             call: self.outermost_now(),
             most_copied,

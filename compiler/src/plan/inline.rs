@@ -7,6 +7,7 @@
 //! same order, so a plan's names do not depend on which path made them.
 
 use super::lower::{internal, node, Lowered, Lowerer};
+use crate::check::fn_id::FnId;
 use crate::check::tir::TExpr;
 use rqc_plan::{Node, Op};
 use std::rc::Rc;
@@ -66,7 +67,7 @@ impl Lowerer<'_> {
                     .into_iter()
                     .map(|a| self.inline(a, env, params))
                     .collect::<Lowered<Vec<_>>>()?;
-                let (names, body) = (self.functions)(&function).ok_or_else(|| {
+                let (names, body) = (self.functions)(function).ok_or_else(|| {
                     internal(&format!("a call of `{function}`, which has no body"))
                 })?;
                 let args = args.into_iter().map(|arg| {
@@ -77,7 +78,7 @@ impl Lowerer<'_> {
                     }
                 });
                 let bound = self.bind_params(&names, args);
-                self.budget.enter(&function)?;
+                self.budget.enter(function)?;
                 let result = self.inline((*body).clone(), &bound.env, Some(&bound.positional))?;
                 self.budget.leave();
                 bound
@@ -167,7 +168,7 @@ impl Lowerer<'_> {
     /// A call of an RQL function, inlined: its body lowered with each
     /// parameter standing for its argument — a simple one substituted, any
     /// other evaluated once by a `let` (as the cost rules count it).
-    pub(super) fn call(&mut self, function: &str, args: &[TExpr], scope: &Scope) -> Lowered<Node> {
+    pub(super) fn call(&mut self, function: FnId, args: &[TExpr], scope: &Scope) -> Lowered<Node> {
         let (names, body) = (self.functions)(function)
             .ok_or_else(|| internal(&format!("a call of `{function}`, which has no body")))?;
         let args = args
@@ -242,19 +243,19 @@ impl Lowerer<'_> {
     fn simple_when_inlined(&mut self, t: &TExpr) -> bool {
         match t {
             TExpr::Call(function, args) => {
-                args.iter().all(|arg| self.simple_when_inlined(arg)) && self.simple_body(function)
+                args.iter().all(|arg| self.simple_when_inlined(arg)) && self.simple_body(*function)
             }
             other => is_simple(other),
         }
     }
 
-    fn simple_body(&mut self, function: &str) -> bool {
-        if let Some(known) = self.simple_bodies.get(function) {
+    fn simple_body(&mut self, function: FnId) -> bool {
+        if let Some(known) = self.simple_bodies.get(&function) {
             return *known;
         }
         let simple =
             (self.functions)(function).is_some_and(|(_, body)| self.simple_when_inlined(&body));
-        self.simple_bodies.insert(function.to_string(), simple);
+        self.simple_bodies.insert(function, simple);
         simple
     }
 }

@@ -31,7 +31,7 @@ pub fn lower_program(checked: &CheckedProgram) -> CompiledProgram {
             .entries
             .iter()
             .filter_map(|entry| {
-                lower_entry(&|name| checked.functions.get(name).cloned(), entry)
+                lower_entry(&|id| checked.functions.get(id.name()).cloned(), entry)
                     .ok()
                     .flatten()
             })
@@ -40,8 +40,10 @@ pub fn lower_program(checked: &CheckedProgram) -> CompiledProgram {
     }
 }
 
-/// A function's parameter names and typed body, by `module.name`.
-pub type FunctionSource<'a> = &'a dyn Fn(&str) -> Option<crate::check::tir::FnBody>;
+/// A function's parameter names and typed body, by its interned
+/// `module.name`.
+pub type FunctionSource<'a> =
+    &'a dyn Fn(crate::check::fn_id::FnId) -> Option<crate::check::tir::FnBody>;
 
 /// The plan of one accepted query or mutation (`None` for a function, or
 /// an entry without a bound); `functions` gives the bodies of the
@@ -125,7 +127,7 @@ pub(super) struct Lowerer<'a> {
     pub(super) budget: Budget,
     /// Whether a function's body inlines to a simple value when its
     /// arguments are simple, by function (`Lowerer::simple_when_inlined`).
-    pub(super) simple_bodies: HashMap<String, bool>,
+    pub(super) simple_bodies: HashMap<crate::check::fn_id::FnId, bool>,
 }
 
 pub(super) type Lowered<T> = Result<T, PlanError>;
@@ -340,7 +342,7 @@ impl Lowerer<'_> {
             TExpr::Unreachable => node(Op::Unreachable),
             TExpr::Costed(..) => self.lower(t, scope)?,
             TExpr::Call(name, args) => match scope {
-                Some(scope) => self.call(name, args, scope)?,
+                Some(scope) => self.call(*name, args, scope)?,
                 None => return Err(internal(&format!("a call of `{name}` left after inlining"))),
             },
             TExpr::DelayedLambda(_) => {
