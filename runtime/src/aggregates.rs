@@ -511,15 +511,16 @@ impl<'a> Recount<'a> {
     }
 }
 
-/// Writes a recount into an empty tree (an aggregate added by a migration).
+/// Writes a recount, its rows all added, into an empty tree (an aggregate
+/// added by a migration, which adds the rows a chunk at a time).
 pub fn backfill(
     session: &mut Session<'_>,
     table: &TableSchema,
     aggregate: &AggregateSchema,
-    rows: &[Vec<Value>],
+    recount: Recount<'_>,
 ) -> Result<()> {
     let tree = session.tree(&aggregate_tree(&table.name, &aggregate.name));
-    for (key, value) in recount(table, aggregate, rows)? {
+    for (key, value) in recount.finish()? {
         session.put(tree, &key, &encode_row(&[value])?)?;
     }
     Ok(())

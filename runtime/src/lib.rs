@@ -18,6 +18,7 @@ pub mod clock;
 mod column_changes;
 mod combinators;
 mod commit_limit;
+mod migrate;
 pub use commit_limit::widened;
 pub mod constraints;
 pub mod dump;

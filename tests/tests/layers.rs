@@ -42,6 +42,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "cascade",
             "catalog",
             "column_changes",
+            "migrate",
             "verify",
             "dump",
         ],

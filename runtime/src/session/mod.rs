@@ -290,6 +290,35 @@ impl<'s> Session<'s> {
         self.range_in(tree, start, end, false, limit)
     }
 
+    /// Every entry of `tree` in key order, handed to `each` a chunk of at
+    /// most `chunk` at a time, each chunk read from just after the last
+    /// key of the one before: what a migration holds of a tree is one
+    /// chunk, never the tree (issue 35 §6). `each` may write into `tree`
+    /// (a migration rewrites the rows it reads, or deletes them): a key at
+    /// or before the last one read is not read again, one written after it
+    /// is read in its turn. One seek per chunk, one row per entry.
+    pub fn each_chunk(
+        &mut self,
+        tree: Tree,
+        chunk: usize,
+        mut each: impl FnMut(&mut Session<'s>, Entries) -> Result<()>,
+    ) -> Result<()> {
+        let chunk = chunk.max(1);
+        let mut start = Vec::new();
+        loop {
+            let entries = self.range(tree, &start, None, chunk)?;
+            let last = entries.len() < chunk;
+            match entries.last() {
+                Some((key, _)) => crate::store::just_after(key, &mut start),
+                None => return Ok(()),
+            }
+            each(self, entries)?;
+            if last {
+                return Ok(());
+            }
+        }
+    }
+
     /// Like [`Session::range`], from the high end down when `reverse` (a
     /// reverse read, a `max` aggregate's next extreme through an ascending
     /// index): the same one seek and one row per entry. Never in a dry pass.

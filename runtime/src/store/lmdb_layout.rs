@@ -367,43 +367,59 @@ fn move_trees<'e>(
             .map_err(|e| env.error(e))?
             .ok_or_else(|| RuntimeError::corrupt("an LMDB database listed but absent"))?;
         let prefix = give(env, txn, name)?;
-        let entries: Vec<(Vec<u8>, Vec<u8>)> = db
-            .iter(txn)
-            .map_err(|e| env.error(e))?
-            .map(|entry| entry.map(|(k, v)| (k.to_vec(), v.to_vec())))
-            .collect::<heed::Result<_>>()
-            .map_err(|e| env.error(e))?;
         let mut key = Vec::new();
         let longest = super::lmdb_reads::longest_key(env, prefix);
-        for (stored, value) in &entries {
-            // Format 3 stored every key after a 0 byte.
-            let bare = stored.get(1..).unwrap_or_default();
-            if bare.len() > longest {
-                return Err(RuntimeError::new(
-                    "E0544",
-                    format!(
-                        "tree `{name}` holds a key of {} bytes, and format {format} stores at most {longest}",
-                        bare.len()
-                    ),
-                    "nothing was moved; with the rqc that wrote the database, delete or shorten that row (its key or indexed values), then upgrade; or `rqc dump` and `rqc restore` into a redb database (`--store redb`)",
-                ));
+        // A chunk at a time (issue 35 §6): what the move holds of a tree
+        // is one chunk, never the tree; each chunk from just after the
+        // last key moved (the named database is only read here).
+        let mut moved = 0u64;
+        let mut after: Option<Vec<u8>> = None;
+        loop {
+            let from = after.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+            let entries: Vec<(Vec<u8>, Vec<u8>)> = db
+                .range(txn, &(from, Bound::Unbounded))
+                .map_err(|e| env.error(e))?
+                .take(super::SALVAGE_CHUNK)
+                .map(|entry| entry.map(|(k, v)| (k.to_vec(), v.to_vec())))
+                .collect::<heed::Result<_>>()
+                .map_err(|e| env.error(e))?;
+            for (stored, value) in &entries {
+                // Format 3 stored every key after a 0 byte.
+                let bare = stored.get(1..).unwrap_or_default();
+                if bare.len() > longest {
+                    return Err(RuntimeError::new(
+                        "E0544",
+                        format!(
+                            "tree `{name}` holds a key of {} bytes, and format {format} stores at most {longest}",
+                            bare.len()
+                        ),
+                        "nothing was moved; with the rqc that wrote the database, delete or shorten that row (its key or indexed values), then upgrade; or `rqc dump` and `rqc restore` into a redb database (`--store redb`)",
+                    ));
+                }
+                let bare_format = name == CATALOG && bare == FORMAT_KEY;
+                let value = if bare_format {
+                    &format.to_be_bytes()[..]
+                } else {
+                    value
+                };
+                key.clear();
+                key.extend_from_slice(prefix.as_slice());
+                key.extend_from_slice(bare);
+                env.main.put(txn, &key, value).map_err(|e| env.error(e))?;
             }
-            let bare_format = name == CATALOG && bare == FORMAT_KEY;
-            let value = if bare_format {
-                &format.to_be_bytes()[..]
-            } else {
-                value
-            };
-            key.clear();
-            key.extend_from_slice(prefix.as_slice());
-            key.extend_from_slice(bare);
-            env.main.put(txn, &key, value).map_err(|e| env.error(e))?;
+            moved += entries.len() as u64;
+            match entries.last() {
+                Some((last, _)) if entries.len() == super::SALVAGE_CHUNK => {
+                    after = Some(last.clone())
+                }
+                _ => break,
+            }
         }
         // SAFETY: `db` was opened by this transaction, is used by no
         // other (no store of this process reads a format-3 database), and
         // is not used again after its removal.
         unsafe { db.remove(txn) }.map_err(|e| env.error(e))?;
-        converted.trees.push((name.clone(), entries.len() as u64));
+        converted.trees.push((name.clone(), moved));
     }
     Ok(converted)
 }

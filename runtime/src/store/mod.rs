@@ -297,8 +297,17 @@ pub trait ReadTxn {
     }
 }
 
-/// The entries `verify` and `dump` read at a time ([`ReadTxn::salvage`]).
+/// The entries `verify` and `dump` read at a time ([`ReadTxn::salvage`]),
+/// and an install's migrations (`Session::each_chunk`).
 pub const SALVAGE_CHUNK: usize = 4096;
+
+/// Makes `start` the first key after `last`: where a read of a tree a
+/// chunk at a time resumes, so that no key is read twice or skipped.
+pub fn just_after(last: &[u8], start: &mut Vec<u8>) {
+    start.clear();
+    start.extend_from_slice(last);
+    start.push(0);
+}
 
 /// Every entry of `tree` read past damage, a chunk at a time, kept whole.
 pub fn salvage_all(txn: &dyn ReadTxn, tree: Tree) -> Result<Vec<Salvaged>> {
@@ -333,10 +342,7 @@ impl Salvaging {
     /// the tree's last.
     fn read(&mut self, last: Option<&[u8]>, end: bool) {
         if let Some(last) = last {
-            // The key right after `last`: the next chunk starts past it.
-            self.start.clear();
-            self.start.extend_from_slice(last);
-            self.start.push(0);
+            just_after(last, &mut self.start);
             self.begun = true;
         }
         self.done |= end;
