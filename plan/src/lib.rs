@@ -30,7 +30,7 @@ pub use schema::{
     AggregateKind, AggregateSchema, Column, ColumnType, ExtremePath, IndexSchema, Literal,
     OnDelete, Schema, TableSchema,
 };
-pub use value::{Record, Value};
+pub use value::{Record, RecordShape, Value};
 
 /// The deepest a plan may nest: the compiler plans no deeper (E0422), and
 /// the runtime refuses a deeper program (E0517), so every pass over a plan

@@ -38,10 +38,20 @@ fn canonical_float_field<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f
 
 /// Named fields. The names are shared: every row of one table read in a
 /// run holds the same names, counted once, not copied into each row.
+///
+/// A table's row holds its columns in the schema's order (read by
+/// position, `Op::Column`). A structural record (`{b: 2, a: 1}`) holds its
+/// fields in the order of their names ([`Record::structural`]), so every
+/// record of one type holds each field at one position, which the plan
+/// reads it by; it is shown in the order its fields were written.
 #[derive(Clone, Debug)]
 pub struct Record {
     names: Arc<[String]>,
     values: Vec<Value>,
+    /// For a structural record whose fields were written in another order
+    /// than their names': the position each written field is held at, in
+    /// the written order (what [`Record::shown`] follows).
+    written: Option<Arc<[u32]>>,
 }
 
 impl Record {
@@ -51,13 +61,59 @@ impl Record {
         Record {
             names: names.into(),
             values,
+            written: None,
         }
     }
 
     /// A record of `values` under shared `names` (one per value).
     pub fn with_names(names: Arc<[String]>, values: Vec<Value>) -> Record {
         debug_assert_eq!(names.len(), values.len());
-        Record { names, values }
+        Record {
+            names,
+            values,
+            written: None,
+        }
+    }
+
+    /// A structural record of `fields` (each name once), written in that
+    /// order: held in the order of the names, shown as written.
+    pub fn structural(fields: Vec<(String, Value)>) -> Record {
+        let shape = RecordShape::of(fields.iter().map(|(name, _)| name.clone()).collect());
+        shape.record(fields.into_iter().map(|(_, value)| value).collect())
+    }
+
+    /// A structural record of `values` held in `names`' order, shown in
+    /// the `written` order (`None`: as held), as a [`RecordShape`] makes.
+    pub fn with_shape(
+        names: Arc<[String]>,
+        written: Option<Arc<[u32]>>,
+        values: Vec<Value>,
+    ) -> Record {
+        debug_assert_eq!(names.len(), values.len());
+        Record {
+            names,
+            values,
+            written,
+        }
+    }
+
+    /// The fields in the order they were written: how a record is shown.
+    pub fn shown(&self) -> impl Iterator<Item = (&String, &Value)> {
+        (0..self.values.len()).map(move |i| {
+            let at = self.written.as_ref().map_or(i, |w| w[i] as usize);
+            (&self.names[at], &self.values[at])
+        })
+    }
+
+    /// Where each written field is held, in the written order (`None`:
+    /// as held), to make a record of the same shape.
+    pub fn written(&self) -> Option<Arc<[u32]>> {
+        self.written.clone()
+    }
+
+    /// The shared names, in the order the record holds them.
+    pub fn names(&self) -> &Arc<[String]> {
+        &self.names
     }
 
     /// The value of the first field called `name`.
@@ -77,7 +133,9 @@ impl Record {
         self.values.get(position)
     }
 
-    /// The fields with their names, in order.
+    /// The fields with their names, in the order the record holds them (a
+    /// row's columns in the schema's order, a structural record's fields
+    /// in their names'; [`Record::shown`] gives the written order).
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
         self.names.iter().zip(&self.values)
     }
@@ -116,6 +174,63 @@ impl Record {
     /// Whether there is no field.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
+    }
+}
+
+/// The shape of the structural records one literal makes (`{b: …, a: …}`):
+/// their names in order, shared by every record made, and where each
+/// written field is held. Made once (when a program is installed), so a
+/// run building such records sorts and copies no name.
+#[derive(Clone, Debug)]
+pub struct RecordShape {
+    pub names: Arc<[String]>,
+    /// The position each written field is held at, in the written order;
+    /// `None` when the fields were written in the names' order.
+    pub written: Option<Arc<[u32]>>,
+}
+
+impl RecordShape {
+    /// The shape of a record whose fields are written as `written` (each
+    /// name once; the checker refuses a name given twice, E0203).
+    pub fn of(written: Vec<String>) -> RecordShape {
+        let mut order: Vec<usize> = (0..written.len()).collect();
+        order.sort_by(|&a, &b| written[a].cmp(&written[b]));
+        let names: Arc<[String]> = order.iter().map(|&i| written[i].clone()).collect();
+        let in_order = order.iter().enumerate().all(|(k, &i)| k == i);
+        let written = (!in_order).then(|| {
+            let mut held = vec![0u32; order.len()];
+            for (position, &i) in order.iter().enumerate() {
+                held[i] = position as u32;
+            }
+            held.into()
+        });
+        RecordShape { names, written }
+    }
+
+    /// Each written field's position among the held ones.
+    pub fn held_at(&self, written: usize) -> usize {
+        self.written
+            .as_ref()
+            .map_or(written, |w| w[written] as usize)
+    }
+
+    /// The record of `values`, given in the written order.
+    pub fn record(&self, values: Vec<Value>) -> Record {
+        Record::with_shape(self.names.clone(), self.written.clone(), self.hold(values))
+    }
+
+    /// `values`, given in the written order, in the held order.
+    pub fn hold<T>(&self, values: Vec<T>) -> Vec<T> {
+        let Some(written) = &self.written else {
+            return values;
+        };
+        let mut held: Vec<Option<T>> = (0..values.len()).map(|_| None).collect();
+        for (i, value) in values.into_iter().enumerate() {
+            held[written[i] as usize] = Some(value);
+        }
+        held.into_iter()
+            .map(|v| v.expect("a permutation"))
+            .collect()
     }
 }
 
@@ -179,7 +294,7 @@ impl Value {
             Value::List(items) => J::Array(items.iter().map(Value::to_json).collect()),
             Value::Record(record) => J::Object(
                 record
-                    .iter()
+                    .shown()
                     .map(|(name, value)| (name.clone(), value.to_json()))
                     .collect(),
             ),
@@ -243,10 +358,15 @@ impl Value {
             Value::Float(x) => Value::float(x),
             Value::List(items) => Value::List(items.into_iter().map(Value::canonical).collect()),
             Value::Record(record) => {
-                let Record { names, values } = record;
+                let Record {
+                    names,
+                    values,
+                    written,
+                } = record;
                 Value::Record(Record {
                     names,
                     values: values.into_iter().map(Value::canonical).collect(),
+                    written,
                 })
             }
             other => other,

@@ -104,7 +104,7 @@ impl Tables {
 /// Where an operator reads or writes: a table's position, and an index's
 /// position in it (an aggregate's, for an aggregate read); for a variable,
 /// where its value is bound.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Access {
     pub table: u32,
     pub index: Option<u32>,
@@ -112,6 +112,9 @@ pub struct Access {
     /// (0: the newest `let`, lambda parameter or update's row): the run
     /// finds its value by position, never by comparing names.
     pub slot: u32,
+    /// A record literal's shape: its names sorted once here, so a run
+    /// building the record copies and compares no name.
+    pub record: Option<std::sync::Arc<rqc_plan::RecordShape>>,
 }
 
 /// For each operator of an entry point (by node id), what it accesses:
@@ -141,7 +144,7 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
                     Some(Access {
                         table: t as u32,
                         index: Some(a as u32),
-                        slot: 0,
+                        ..Access::default()
                     })
                 });
                 let id = node.id as usize;
@@ -167,7 +170,7 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
             Some(Access {
                 table: t as u32,
                 index,
-                slot: 0,
+                ..Access::default()
             })
         });
         let id = node.id as usize;
@@ -209,6 +212,13 @@ fn bind_slots<'p>(
         accesses.resize(id + 1, Access::default());
     }
     match &node.op {
+        Op::Record(fields) => {
+            let names = fields.iter().map(|(name, _)| name.clone()).collect();
+            accesses[id].record = Some(std::sync::Arc::new(rqc_plan::RecordShape::of(names)));
+            fields
+                .iter()
+                .try_for_each(|(_, value)| bind_slots(value, scope, accesses))
+        }
         Op::Var(name) => {
             let Some(depth) = scope.iter().rev().position(|bound| bound == name) else {
                 return Err(crate::error::RuntimeError::new(

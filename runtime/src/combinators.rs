@@ -179,10 +179,7 @@ pub fn combinator<'p>(
                 groups
                     .into_iter()
                     .map(|(key, rows)| {
-                        Val::from_fields(vec![
-                            ("key".into(), Val::Data(key)),
-                            ("rows".into(), Val::from_items(rows)),
-                        ])
+                        Val::from_shape(group_shape(), vec![Val::Data(key), Val::from_items(rows)])
                     })
                     .collect(),
             )
@@ -479,4 +476,10 @@ fn mean(numbers: &[f64]) -> f64 {
         .map(|x| x / count)
         .sum::<f64>()
         .clamp(least, greatest)
+}
+
+/// The shape of `group_by`'s records, `{ key, rows }`: made once.
+fn group_shape() -> &'static rqc_plan::RecordShape {
+    static SHAPE: std::sync::OnceLock<rqc_plan::RecordShape> = std::sync::OnceLock::new();
+    SHAPE.get_or_init(|| rqc_plan::RecordShape::of(vec!["key".into(), "rows".into()]))
 }

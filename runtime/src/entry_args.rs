@@ -103,9 +103,11 @@ fn conform_param(ty: &ParamType, arg: Value) -> std::result::Result<Value, Numbe
             items
                 .into_iter()
                 .map(|item| match item {
-                    Value::Record(record) => Ok(Value::Record(
+                    // Held in the order of its names, as every structural
+                    // record is (the plan reads its fields by position).
+                    Value::Record(record) => Ok(Value::Record(rqc_plan::Record::structural(
                         record
-                            .iter()
+                            .shown()
                             .map(|(name, value)| {
                                 let value = match fields.iter().find(|(field, _)| field == name) {
                                     Some((_, ty)) => conform(ty, value.clone())?,
@@ -114,7 +116,7 @@ fn conform_param(ty: &ParamType, arg: Value) -> std::result::Result<Value, Numbe
                                 Ok((name.clone(), value))
                             })
                             .collect::<std::result::Result<_, NumberError>>()?,
-                    )),
+                    ))),
                     other => Ok(other),
                 })
                 .collect::<std::result::Result<_, NumberError>>()?,

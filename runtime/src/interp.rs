@@ -282,10 +282,15 @@ impl<'p, 's> Interp<'p, 's> {
             Op::Column(base, column) => self.read_field(base, Part::At(column.position), env),
             Op::Record(fields) => {
                 let mut out = Vec::with_capacity(fields.len());
-                for (name, value) in fields {
-                    out.push((name.clone(), self.eval(value, env)?));
+                for (_, value) in fields {
+                    out.push(self.eval(value, env)?);
                 }
-                Ok(Val::from_fields(out))
+                let shape = self
+                    .accesses
+                    .get(node.id as usize)
+                    .and_then(|access| access.record.as_deref())
+                    .ok_or_else(|| internal("a record literal that was not bound"))?;
+                Ok(Val::from_shape(shape, out))
             }
             Op::List(items) => {
                 let mut out = Vec::with_capacity(items.len());

@@ -24,7 +24,7 @@ pub enum Val<'p> {
     /// A list given where a stream is taken ([`ListStream`]).
     Listed(Rc<ListStream<'p>>),
     List(Rc<Vec<Val<'p>>>),
-    Record(Rc<Vec<(String, Val<'p>)>>),
+    Record(Rc<PartsRecord<'p>>),
 }
 
 pub struct Closure<'p> {
@@ -147,10 +147,11 @@ impl<'p> Env<'p> {
     }
 }
 
-/// Which field a read takes: a structural record's by its name (`Op::Field`:
-/// two records of one type may order their fields differently), a row's
-/// column by its position (`Op::Column`: every row of a table holds its
-/// columns in the schema's order, so no name is compared).
+/// Which field a read takes: by its position (`Op::Column`: every row of a
+/// table holds its columns in the schema's order, every structural record
+/// its fields in their names', so no name is compared), or by its name
+/// (`Op::Field`: one lambda's read of records of two types, or rows of two
+/// tables, that hold the field at two positions).
 #[derive(Clone, Copy)]
 pub enum Part<'a> {
     Named(&'a str),
@@ -198,6 +199,16 @@ fn holds_parts(value: &Value) -> bool {
     }
 }
 
+/// A record some of whose fields are not data (functions, streams, shared
+/// parts), held as a [`rqc_plan::Record`] is: its shared names, its
+/// fields in the names' order, and the order they were written in.
+#[derive(Clone)]
+pub struct PartsRecord<'p> {
+    pub names: std::sync::Arc<[String]>,
+    pub written: Option<std::sync::Arc<[u32]>>,
+    pub values: Vec<Val<'p>>,
+}
+
 fn record_holds_parts(record: &rqc_plan::Record) -> bool {
     record
         .values()
@@ -215,12 +226,18 @@ impl<'p> Val<'p> {
             Value::List(items) => Val::List(Rc::new(
                 items.into_iter().map(Val::of_shared_parts).collect(),
             )),
-            Value::Record(record) if record_holds_parts(&record) => Val::Record(Rc::new(
-                record
-                    .iter()
-                    .map(|(name, v)| (name.clone(), Val::of_shared_parts(v.clone())))
-                    .collect(),
-            )),
+            Value::Record(record) if record_holds_parts(&record) => {
+                let (names, written) = (record.names().clone(), record.written());
+                Val::Record(Rc::new(PartsRecord {
+                    names,
+                    written,
+                    values: record
+                        .into_values()
+                        .into_iter()
+                        .map(Val::of_shared_parts)
+                        .collect(),
+                }))
+            }
             other => Val::Data(other),
         }
     }
@@ -239,12 +256,17 @@ impl<'p> Val<'p> {
                     .map(Val::data)
                     .collect::<Result<_>>()?,
             )),
-            Val::Record(fields) => Ok(Value::Record(
-                Rc::unwrap_or_clone(fields)
-                    .into_iter()
-                    .map(|(name, v)| Ok((name, v.data()?)))
-                    .collect::<Result<_>>()?,
-            )),
+            Val::Record(record) => {
+                let PartsRecord {
+                    names,
+                    written,
+                    values,
+                } = Rc::unwrap_or_clone(record);
+                let values = values.into_iter().map(Val::data).collect::<Result<_>>()?;
+                Ok(Value::Record(rqc_plan::Record::with_shape(
+                    names, written, values,
+                )))
+            }
             Val::Closure(_) => Err(internal("a function where a value was expected")),
             Val::Stream(_) | Val::Listed(_) => {
                 Err(internal("an unread stream where a value was expected"))
@@ -280,21 +302,29 @@ impl<'p> Val<'p> {
         }
     }
 
-    /// A record from its fields: data when every field is; otherwise the
-    /// fields as they are.
-    pub fn from_fields(fields: Vec<(String, Val<'p>)>) -> Val<'p> {
-        if fields.iter().all(|(_, v)| matches!(v, Val::Data(_))) {
-            Val::Data(Value::Record(
-                fields
-                    .into_iter()
-                    .map(|(n, v)| match v {
-                        Val::Data(v) => (n, v),
-                        _ => unreachable!("checked: every field is data"),
-                    })
-                    .collect(),
-            ))
+    /// A structural record of `shape` from its fields' values, given in the
+    /// written order: data when every field is; otherwise the fields as
+    /// they are.
+    pub fn from_shape(shape: &rqc_plan::RecordShape, values: Vec<Val<'p>>) -> Val<'p> {
+        let values = shape.hold(values);
+        let (names, written) = (shape.names.clone(), shape.written.clone());
+        if values.iter().all(|v| matches!(v, Val::Data(_))) {
+            let values = values
+                .into_iter()
+                .map(|v| match v {
+                    Val::Data(v) => v,
+                    _ => unreachable!("checked: every field is data"),
+                })
+                .collect();
+            Val::Data(Value::Record(rqc_plan::Record::with_shape(
+                names, written, values,
+            )))
         } else {
-            Val::Record(Rc::new(fields))
+            Val::Record(Rc::new(PartsRecord {
+                names,
+                written,
+                values,
+            }))
         }
     }
 
@@ -359,7 +389,9 @@ impl<'p> Val<'p> {
                 Some(Value::Record(record)) => field.among(record.iter()).cloned().map(Val::Data),
                 _ => None,
             },
-            Val::Record(fields) => field.among(fields.iter().map(|(n, v)| (n, v))).cloned(),
+            Val::Record(record) => field
+                .among(record.names.iter().zip(&record.values))
+                .cloned(),
             _ => None,
         };
         found.ok_or_else(|| field.missing())

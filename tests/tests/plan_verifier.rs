@@ -395,9 +395,9 @@ fn edited_posts(entry: &str, edit: impl FnOnce(&mut serde_json::Value)) -> (&'st
 /// Positions are what the run indexes rows with, comparing no name: a
 /// hand-edited position past the table's columns, or at another column than
 /// the plan names, in a row's read, an update's change or an upsert's
-/// column, is refused with E0627 naming both, and nothing is installed; a
-/// column read by position of a structural record (whose fields' order is
-/// not fixed) is refused as a value of the wrong kind (E0625).
+/// column, is refused with E0627 naming both, and nothing is installed; so
+/// is a structural record's field read at a position that holds another
+/// field (the executor holds a record's fields in their names' order).
 #[test]
 fn a_column_at_a_position_the_schema_does_not_hold_is_refused() {
     let honest = rqc_tests::accepted(POSTS);
@@ -412,7 +412,11 @@ fn a_column_at_a_position_the_schema_does_not_hold_is_refused() {
         ops.contains("Column("),
         "a row's read is by position: {ops}"
     );
-    assert!(ops.contains("Field("), "a record's read is by name: {ops}");
+    assert!(
+        ops.contains("Column(Node { id: 7, op: Var(\"r#1\"), bound: None }, ColumnAt { position: 1, name: \"b\" })"),
+        "a record's read is by position, its name's rank: {ops}"
+    );
+    assert!(!ops.contains("Field("), "no read is by name: {ops}");
 
     let (code, message) = edited_posts("title", |root| {
         holder(root, "Column").unwrap()["Column"][1]["position"] = 99.into();
@@ -442,12 +446,18 @@ fn a_column_at_a_position_the_schema_does_not_hold_is_refused() {
     assert!(message.contains("column 4 of `Post`"), "{message}");
 
     let (code, message) = edited_posts("pick", |root| {
-        // The record's field read as if it were a row's column.
-        let op = holder(root, "Field").unwrap();
-        let base = op.remove("Field").unwrap()[0].take();
-        let read = serde_json::json!([base, {"position": 1, "name": "b"}]);
-        op.insert("Column".into(), read);
+        // `r.b` read at `a`'s position.
+        holder(root, "Column").unwrap()["Column"][1]["position"] = 0.into();
+    });
+    assert_eq!(code, "E0627", "{message}");
+    assert!(
+        message.contains("field 0 of the record is `a`, not `b`"),
+        "{message}"
+    );
+
+    let (code, message) = edited_posts("pick", |root| {
+        // Past the record's fields.
+        holder(root, "Column").unwrap()["Column"][1]["position"] = 2.into();
     });
     assert_eq!(code, "E0625", "{message}");
-    assert!(message.contains("not a table's row"), "{message}");
 }

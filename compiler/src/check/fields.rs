@@ -230,8 +230,9 @@ impl Checker<'_> {
             Ty::Option(inner) => ((**inner).clone(), true),
             other => (other.clone(), false),
         };
-        // A row's column, by its position in the table.
-        let mut position = None;
+        // A row's column by its position in the table, a record's field by
+        // its name's rank among the record's.
+        let position: usize;
         let field_ty = match &ty {
             Ty::Error => return Checked::error(),
             Ty::Row(table) => {
@@ -241,7 +242,7 @@ impl Checker<'_> {
                 let table_schema = self.schema.table(table);
                 match table_schema.and_then(|t| t.column(&field.name).map(|c| (c, &t.columns[c]))) {
                     Some((at, column)) => {
-                        position = Some(at);
+                        position = at;
                         super::schema_types::table_column_ty(table, column)
                     }
                     None => {
@@ -254,7 +255,14 @@ impl Checker<'_> {
                 }
             }
             Ty::Record(fields) => match fields.iter().find(|(n, _)| *n == field.name) {
-                Some((_, t)) => t.clone(),
+                // A structural record holds its fields in the order of
+                // their names (`rqc_plan::Record::structural`): the field
+                // is read at its name's rank, whatever order it was
+                // written in.
+                Some((_, t)) => {
+                    position = fields.iter().filter(|(n, _)| *n < field.name).count();
+                    t.clone()
+                }
                 None => {
                     let names = fields.iter().map(|(n, _)| n.as_str());
                     self.no_field(field, &ty, names, None);
@@ -285,8 +293,11 @@ impl Checker<'_> {
         } else {
             self.narrowed_field(expr, field_ty)
         };
-        // A record's field is found among its fields: a step per field
-        // (a row's column is found by its position).
+        // A record's field read by name is found among its fields: a step
+        // per field. Charged though the read is by position, since a
+        // lambda's reads at two applications may merge to one by name
+        // (`functions.rs`), after this cost is counted; a row's column is
+        // read by its position only.
         let width = match &checked.ty {
             Ty::Record(fields) => fields.len(),
             Ty::Option(inner) => match inner.as_ref() {
@@ -296,18 +307,13 @@ impl Checker<'_> {
             _ => 0,
         };
         let base = Box::new(checked.tir);
-        let tir = match position {
-            Some(position) => TExpr::Column(
-                base,
-                ColumnAt {
-                    position,
-                    name: field.name.clone(),
-                },
-            ),
-            // A record's fields are found by name: two records of one
-            // type may hold them in different orders.
-            None => TExpr::Field(base, field.name.clone()),
-        };
+        let tir = TExpr::Column(
+            base,
+            ColumnAt {
+                position,
+                name: field.name.clone(),
+            },
+        );
         Checked::new(
             ty,
             checked

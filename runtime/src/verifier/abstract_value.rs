@@ -406,11 +406,15 @@ impl<'p> Abs<'p> {
                 if a.fields.len() != b.fields.len() {
                     return Err(Clash("a record", "a record of other fields"));
                 }
+                // Field by field in the order both hold them: the executor
+                // may read either by position, so two records holding one
+                // field at two positions (a constant of a hand-made plan
+                // beside a record the executor makes) do not join.
                 let mut fields = Vec::with_capacity(a.fields.len());
-                for (name, value) in &a.fields {
-                    let Some((_, theirs)) = b.fields.iter().find(|(n, _)| n == name) else {
-                        return Err(Clash("a record", "a record of other fields"));
-                    };
+                for ((name, value), (theirs_named, theirs)) in a.fields.iter().zip(&b.fields) {
+                    if name != theirs_named {
+                        return Err(Clash("a record", "a record of other fields or order"));
+                    }
                     fields.push((name.clone(), value.join_in(theirs, joined)?));
                 }
                 let table = a.table.filter(|t| b.table == Some(*t));

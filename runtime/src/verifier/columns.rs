@@ -1,4 +1,4 @@
-//! Fields and columns a plan reads or writes: a record's field by name, a row's column by position (`Column`), an update's and an upsert's columns by position, each position held to the schema — one of the table's columns, bearing the name the plan shows (E0627).
+//! Fields and columns a plan reads or writes: a record's field by name (`Field`) or by position (`Column`), a row's column by position, an update's and an upsert's columns by position, each position held to the schema or the record — one of the table's columns or the record's fields, bearing the name the plan shows (E0627).
 //!
 //! The executor indexes a row with a column's position and compares no
 //! name, so a position past the table's columns, or one whose column is
@@ -12,7 +12,7 @@ use crate::error::Result;
 use rqc_plan::{ColumnAt, Node, TableSchema};
 
 /// What a field read takes: a field by name (`Field`), or a table's
-/// column by position (`Column`).
+/// column or a record's field by position (`Column`).
 #[derive(Clone, Copy)]
 pub(super) enum Read<'a> {
     Field(&'a str),
@@ -78,21 +78,28 @@ impl<'p> Verifier<'p> {
     fn of_record(&self, node: &Node, record: &RecordAbs<'p>, read: Read<'_>) -> Result<Abs<'p>> {
         let found = match read {
             Read::Field(name) => record.fields.iter().find(|(n, _)| n == name),
-            // Only a table's row holds its columns in the schema's order;
-            // a record's order is the plan's, which two records of one
-            // type need not share.
+            // A table's row holds its columns in the schema's order; a
+            // structural record its fields in their names' order (the
+            // executor makes every one so, as this pass does): the field
+            // at the position must bear the name the plan shows (E0627).
             Read::Column(column) => match record.table {
                 Some(t) => record.fields.get(self.column_position(node, t, column)?),
-                None => {
-                    return self.fault(
-                        "E0625",
-                        node,
-                        format!(
-                            "it reads {} by position of a record that is not a table's row",
-                            shown_read(read)
-                        ),
-                    )
-                }
+                None => match record.fields.get(column.position) {
+                    Some(field) if field.0 == column.name => Some(field),
+                    Some((found, _)) => {
+                        return self.fault(
+                            "E0627",
+                            node,
+                            format!(
+                                "field {} of the record is {}, not {} as the plan names it",
+                                column.position,
+                                shown(found),
+                                shown(&column.name)
+                            ),
+                        )
+                    }
+                    None => None,
+                },
             },
         };
         match found {

@@ -41,22 +41,24 @@ pub(super) fn param<'p>(entry: &Entry, i: usize) -> Abs<'p> {
             )),
             length(),
         ),
-        ParamType::Records(fields) => Abs::List(
-            Box::new(Abs::Record(Rc::new(RecordAbs {
-                fields: fields
-                    .iter()
-                    .map(|(name, ty)| {
-                        let what = format!("{}.{name}", spec.name);
-                        (
-                            name.clone(),
-                            column_value(&what, ty, None, Interval::unbounded(&what)),
-                        )
-                    })
-                    .collect(),
+        ParamType::Records(fields) => {
+            let mut fields: Vec<_> = fields
+                .iter()
+                .map(|(name, ty)| {
+                    let what = format!("{}.{name}", spec.name);
+                    let value = column_value(&what, ty, None, Interval::unbounded(&what));
+                    (name.clone(), value)
+                })
+                .collect();
+            // Held in the order of the names, as the executor holds each
+            // record it is given (`entry_args.rs`).
+            fields.sort_by(|a, b| a.0.cmp(&b.0));
+            let record = Abs::Record(Rc::new(RecordAbs {
+                fields,
                 table: None,
-            }))),
-            length(),
-        ),
+            }));
+            Abs::List(Box::new(record), length())
+        }
     }
 }
 

@@ -84,9 +84,8 @@ fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Opt
         return None;
     };
     let at = match step {
-        Step::Column(position) if record.table.is_some() => *position,
+        Step::Column(position) => *position,
         Step::Field(name) => record.fields.iter().position(|(n, _)| n == name)?,
-        Step::Column(_) => return None,
     };
     let inner = narrow_at(&record.fields.get(at)?.1, rest, interval)?;
     let mut record = (**record).clone();
