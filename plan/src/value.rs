@@ -50,7 +50,7 @@ pub struct Record {
     values: Vec<Value>,
     /// For a structural record whose fields were written in another order
     /// than their names': the position each written field is held at, in
-    /// the written order (what [`Record::shown`] follows).
+    /// the written order (what [`Record::iter`] follows; [`Record::held`] gives the held order).
     written: Option<Arc<[u32]>>,
 }
 
@@ -97,8 +97,9 @@ impl Record {
         }
     }
 
-    /// The fields in the order they were written: how a record is shown.
-    pub fn shown(&self) -> impl Iterator<Item = (&String, &Value)> {
+    /// The fields with their names in the order they were written (a
+    /// row's in the schema's order): how a record is shown.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
         (0..self.values.len()).map(move |i| {
             let at = self.written.as_ref().map_or(i, |w| w[i] as usize);
             (&self.names[at], &self.values[at])
@@ -135,8 +136,9 @@ impl Record {
 
     /// The fields with their names, in the order the record holds them (a
     /// row's columns in the schema's order, a structural record's fields
-    /// in their names'; [`Record::shown`] gives the written order).
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+    /// in their names': the positions the plan reads them at);
+    /// [`Record::iter`] gives the written order.
+    pub fn held(&self) -> impl Iterator<Item = (&String, &Value)> {
         self.names.iter().zip(&self.values)
     }
 
@@ -240,10 +242,11 @@ impl FromIterator<(String, Value)> for Record {
     }
 }
 
-/// As a list of `[name, value]` pairs, the form plans and files keep.
+/// As a list of `[name, value]` pairs in the order held, the form plans
+/// and files keep (read back, a record holds them in that order).
 impl Serialize for Record {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.iter())
+        serializer.collect_seq(self.held())
     }
 }
 
@@ -294,7 +297,7 @@ impl Value {
             Value::List(items) => J::Array(items.iter().map(Value::to_json).collect()),
             Value::Record(record) => J::Object(
                 record
-                    .shown()
+                    .iter()
                     .map(|(name, value)| (name.clone(), value.to_json()))
                     .collect(),
             ),

@@ -107,7 +107,7 @@ fn conform_param(ty: &ParamType, arg: Value) -> std::result::Result<Value, Numbe
                     // record is (the plan reads its fields by position).
                     Value::Record(record) => Ok(Value::Record(rqc_plan::Record::structural(
                         record
-                            .shown()
+                            .iter()
                             .map(|(name, value)| {
                                 let value = match fields.iter().find(|(field, _)| field == name) {
                                     Some((_, ty)) => conform(ty, value.clone())?,
@@ -194,7 +194,7 @@ fn record_fits(fields: &[(String, rqc_plan::ColumnType)], value: &Value) -> bool
     let Value::Record(record) = value else {
         return false;
     };
-    record.iter().count() == fields.len()
+    record.len() == fields.len()
         && fields
             .iter()
             .all(|(name, ty)| record.get(name).is_some_and(|v| fits(ty, v)))

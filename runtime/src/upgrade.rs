@@ -6,7 +6,8 @@
 //! reads a stored `-0.0` as `0.0`; the upgrade rewrites the rows
 //! canonical and every tree derived from them (index entries, bound and
 //! reference counters, aggregates) from those rows, writing only the
-//! entries that differ. It refuses, naming the keys and writing nothing,
+//! entries that differ (a database with none is only read, a chunk at a
+//! time). It refuses, naming the keys and writing nothing,
 //! where the rows cannot all stand once the two zeros are one value: two
 //! rows with one key or one unique value (E0553), a group past its bound
 //! (E0554), a reference to no row (E0555). The storage format does not
@@ -19,6 +20,7 @@ use crate::engine::Engine;
 use crate::error::{Result, RuntimeError};
 use crate::rows::{bound_tree, index_entry, index_tree, primary_key, refcount_tree, table_tree};
 use crate::session::Session;
+use crate::store::SALVAGE_CHUNK;
 use crate::verify::count_row;
 use rqc_plan::{Schema, TableSchema, Value};
 use std::collections::BTreeMap;
@@ -53,23 +55,16 @@ impl Engine {
 }
 
 fn upgrade_in(session: &mut Session<'_>, schema: &Schema) -> Result<Upgraded> {
+    if !holds_minus_zero(session, schema)? {
+        return Ok(Upgraded::default());
+    }
+    // Only a database an older rqc wrote with `-0.0` gets here: its rows
+    // are read whole, since where two rows become one value decides what
+    // every derived tree holds.
     let mut rows_by_table = Vec::with_capacity(schema.tables.len());
-    let mut stored_minus_zero = false;
     for table in &schema.tables {
         let stored = read_tree(session, &table_tree(&table.name))?;
-        stored_minus_zero |= stored.iter().any(|(key, row)| {
-            key_holds_minus_zero(key, &[]) || row_holds_minus_zero(row, table.columns.len())
-        });
         rows_by_table.push(canonical_rows(table, stored)?);
-        for name in derived_trees(schema, table) {
-            let (tree, descending) = name;
-            stored_minus_zero |= read_tree(session, &tree)?
-                .keys()
-                .any(|key| key_holds_minus_zero(key, &descending));
-        }
-    }
-    if !stored_minus_zero {
-        return Ok(Upgraded::default());
     }
     let mut wanted: BTreeMap<String, Entries> = BTreeMap::new();
     let mut counters: BTreeMap<String, BTreeMap<Vec<u8>, u64>> = BTreeMap::new();
@@ -120,6 +115,36 @@ fn upgrade_in(session: &mut Session<'_>, schema: &Schema) -> Result<Upgraded> {
         }
     }
     Ok(upgraded)
+}
+
+/// Whether a row, or a key of a tree derived from rows, stores `-0.0`:
+/// each tree read a chunk at a time (`Session::each_chunk`), so the
+/// usual upgrade, which finds none, holds a chunk, never a table.
+fn holds_minus_zero(session: &mut Session<'_>, schema: &Schema) -> Result<bool> {
+    let mut found = false;
+    for table in &schema.tables {
+        let columns = table.columns.len();
+        let tree = session.tree(&table_tree(&table.name));
+        session.each_chunk(tree, SALVAGE_CHUNK, |_, entries| {
+            found |= entries.iter().any(|(key, row)| {
+                key_holds_minus_zero(key, &[]) || row_holds_minus_zero(row, columns)
+            });
+            Ok(())
+        })?;
+        for (name, descending) in derived_trees(schema, table) {
+            let tree = session.tree(&name);
+            session.each_chunk(tree, SALVAGE_CHUNK, |_, entries| {
+                found |= entries
+                    .iter()
+                    .any(|(key, _)| key_holds_minus_zero(key, &descending));
+                Ok(())
+            })?;
+        }
+        if found {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Every entry of the tree called `name`, read in the upgrade's transaction.

@@ -386,7 +386,7 @@ impl<'p> Val<'p> {
         let found = match self {
             Val::Data(Value::Null) => return Ok(Val::Data(Value::Null)),
             Val::Data(_) | Val::Shared(_) => match self.as_data() {
-                Some(Value::Record(record)) => field.among(record.iter()).cloned().map(Val::Data),
+                Some(Value::Record(record)) => field.among(record.held()).cloned().map(Val::Data),
                 _ => None,
             },
             Val::Record(record) => field

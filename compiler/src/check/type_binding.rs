@@ -109,10 +109,17 @@ fn bind_logged(
                 && ((skip_own && super::returned::mentions_own(&a.ret))
                     || bind_logged(&p.ret, &a.ret, generics, undo, skip_own))
         }
-        (Ty::Record(p), Ty::Record(a)) => p.iter().all(|(n, t)| {
-            a.iter()
-                .any(|(m, u)| n == m && bind_logged(t, u, generics, undo.as_deref_mut(), skip_own))
-        }),
+        // The same fields, no more: a record of more fields is another
+        // type (as `Ty::accepts` has it for a `let` or an `if`), and the
+        // plan reads a field at its name's rank among the type's names.
+        (Ty::Record(p), Ty::Record(a)) => {
+            p.len() == a.len()
+                && p.iter().all(|(n, t)| {
+                    a.iter().any(|(m, u)| {
+                        n == m && bind_logged(t, u, generics, undo.as_deref_mut(), skip_own)
+                    })
+                })
+        }
         _ => param.accepts(arg),
     }
 }

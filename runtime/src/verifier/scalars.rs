@@ -24,7 +24,7 @@ pub(super) fn constant<'p>(value: &Value) -> std::result::Result<Abs<'p>, Clash>
         }
         Value::Record(record) => {
             let mut fields = Vec::new();
-            for (name, value) in record.iter() {
+            for (name, value) in record.held() {
                 fields.push((name.to_string(), constant(value)?));
             }
             Abs::Record(Rc::new(RecordAbs {
