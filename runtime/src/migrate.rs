@@ -162,10 +162,19 @@ pub(crate) fn migrate_in_chunks(
             ));
         }
         let added = &table.columns[before.columns.len()..];
-        if let Some(column) = added
+        // A required column without a default has no value for the rows
+        // stored, when there are some: an empty table takes it (one seek).
+        let required = added
             .iter()
-            .find(|c| c.default.is_none() && !matches!(c.ty, rqc_plan::ColumnType::Optional(_)))
-        {
+            .find(|c| c.default.is_none() && !matches!(c.ty, rqc_plan::ColumnType::Optional(_)));
+        let holds_rows = match required {
+            Some(_) => {
+                let tree = session.tree(&table_tree(&table.name));
+                !session.range(tree, &[], None, 1)?.is_empty()
+            }
+            None => false,
+        };
+        if let Some(column) = required.filter(|_| holds_rows) {
             return Err(refuse(
                 format!(
                     "the new column `{}.{}` has no value for the rows already stored",

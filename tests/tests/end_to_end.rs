@@ -85,18 +85,24 @@ fn every_constraint_refuses_its_violation_and_names_it() {
     );
 }
 
+/// A required column added to a table that holds rows has no value for
+/// them: refused whole (the empty table beside it is not changed either);
+/// added to an empty table, it is taken.
 #[test]
 fn a_changed_schema_is_refused_whole() {
+    const BEFORE: &str = "table E { id: Int key }\ntable T { id: Int key }
+mutation put(id: Int) = insert T { id }\nquery t(id: Int) = T[id]";
     let dir = tempfile::tempdir().unwrap();
     {
         let mut db = Database::open(dir.path()).unwrap();
-        db.install_source("a.rq", "table T { id: Int key }\nquery t(id: Int) = T[id]")
-            .unwrap();
+        db.install_source("a.rq", BEFORE).unwrap();
+        db.run("put", &[1.into()]).unwrap();
     }
     let mut db = Database::open(dir.path()).unwrap();
     let changed = db.install_source(
         "a.rq",
-        "table T { id: Int key  extra: Int }\nquery t(id: Int) = T[id]",
+        "table E { id: Int key  extra: Int }\ntable T { id: Int key  extra: Int }
+mutation put(id: Int) = insert T { id, extra: 0 }\nquery t(id: Int) = T[id]",
     );
     let error = changed.unwrap_err();
     assert!(
@@ -107,8 +113,19 @@ fn a_changed_schema_is_refused_whole() {
     );
     assert_eq!(runtime_code(error), "E0510");
     // The original program still installs: nothing was half-applied.
-    db.install_source("a.rq", "table T { id: Int key }\nquery t(id: Int) = T[id]")
-        .unwrap();
+    db.install_source("a.rq", BEFORE).unwrap();
+    // The empty table takes the required column; its rows must give it.
+    db.install_source(
+        "a.rq",
+        "table E { id: Int key  extra: Int }\ntable T { id: Int key }
+mutation put(id: Int) = insert T { id }\nquery t(id: Int) = T[id]
+mutation put_e(id: Int, x: Int) = insert E { id, extra: x }\nquery e(id: Int) = E[id]",
+    )
+    .unwrap();
+    db.run("put_e", &[5.into(), 7.into()]).unwrap();
+    let row = db.run("e", &[5.into()]).unwrap().value;
+    assert_eq!(row.field("extra"), Some(&Value::Int(7)));
+    assert_eq!(db.run("t", &[1.into()]).unwrap().rows().len(), 1);
 }
 
 #[test]

@@ -146,11 +146,14 @@ impl Checker<'_> {
     }
 
     /// E0203 for a lambda's parameter named twice (`(k, k) => …`), as for
-    /// a definition's: the body could only ever read the second. Reported
-    /// once, though a lambda's body is checked at each application.
+    /// a definition's: the body could only ever read the second. `_`, the
+    /// name of what a lambda ignores, may be given for several (`(_, _) =>
+    /// 3`, adversary finding). Reported once, though a lambda's body is
+    /// checked at each application.
     fn params_named_once(&mut self, params: &[Ident]) {
         for (i, param) in params.iter().enumerate() {
-            let twice = params[..i].iter().any(|p| p.name == param.name);
+            let ignored = param.name == "_";
+            let twice = !ignored && params[..i].iter().any(|p| p.name == param.name);
             let reported = || {
                 self.diagnostics
                     .iter()
