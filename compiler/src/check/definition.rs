@@ -50,14 +50,7 @@ impl Checker<'_> {
             // The scope holds just the parameters so far (a search of them
             // per parameter grew with the square of their number).
             if self.scope.contains(&param.name.name) {
-                self.error(
-                    "E0203",
-                    format!("parameter `{}` is declared twice", param.name.name),
-                    param.name.span,
-                    "second declaration",
-                )
-                .help
-                .push("give each parameter its own name".into());
+                self.declared_twice(&param.name);
                 continue;
             }
             let ty = self.resolve_type(&param.ty, Some(&generics));

@@ -160,16 +160,21 @@ impl Checker<'_> {
                     .any(|d| d.code == "E0203" && d.primary.span == param.span)
             };
             if twice && !reported() {
-                self.error(
-                    "E0203",
-                    format!("parameter `{}` is declared twice", param.name),
-                    param.span,
-                    "second declaration",
-                )
-                .help
-                .push("give each parameter its own name".into());
+                self.declared_twice(param);
             }
         }
+    }
+
+    /// E0203: a definition's or a lambda's parameter named again.
+    pub(super) fn declared_twice(&mut self, param: &Ident) {
+        self.error(
+            "E0203",
+            format!("parameter `{}` is declared twice", param.name),
+            param.span,
+            "second declaration",
+        )
+        .help
+        .push("give each parameter its own name".into());
     }
 
     /// A lambda written where its parameters' types are not known.
