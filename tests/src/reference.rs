@@ -345,8 +345,14 @@ impl<'c> Reference<'c> {
                 _ => Value::Null,
             },
             TExpr::Binary(op, a, b) => {
-                let (x, y) = (v(self, a), v(self, b));
-                binary(*op, x, y)
+                let x = v(self, a);
+                // `&&` and `||` leave their right side unevaluated when the
+                // left decides, as the executor does: what it would read
+                // or fail on is never reached.
+                match (op, &x) {
+                    (BinaryOp::And, Value::Bool(false)) | (BinaryOp::Or, Value::Bool(true)) => x,
+                    _ => binary(*op, x, v(self, b)),
+                }
             }
             TExpr::If(c, a, b) => {
                 return if v(self, c) == Value::Bool(true) {

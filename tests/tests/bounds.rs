@@ -191,9 +191,22 @@ fn arguments(rng: &mut Rng) -> Vec<Value> {
     drawn.into_iter().chain([p]).collect()
 }
 
+/// Names the seed and its program when a check panics without them (the
+/// reference evaluator's own assertions), so the case can be run again.
+struct NamedOnPanic<'a>(u64, &'a str);
+
+impl Drop for NamedOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("seed {}:\n{}", self.0, self.1);
+        }
+    }
+}
+
 fn check_program(seed: u64, tally: &mut Tally) {
     let mut rng = Rng::new(seed);
     let source = program(&mut rng, 4);
+    let _named = NamedOnPanic(seed, &source);
     let compilation = compile(&[("gen.rq".to_string(), source.clone())]);
     tally.programs += 1;
     let engine = {
