@@ -28,22 +28,36 @@ fn compiled(source: &str) -> rqc_plan::CompiledProgram {
     compilation.program
 }
 
-fn engine() -> Engine {
-    let mut engine = Engine::in_memory();
-    engine.install(compiled(PROGRAM)).unwrap();
+/// Runs `add` over ids `0..ROWS`, a thousand records (`record` of each
+/// id) per call, then `after` with that call's first id.
+fn add_rows(
+    engine: &Engine,
+    record: impl Fn(i64) -> Vec<(&'static str, rqc_plan::Value)>,
+    mut after: impl FnMut(i64),
+) {
     for start in (0..ROWS).step_by(1000) {
         let rows = (start..start + 1000)
             .map(|id| {
-                rqc_plan::Value::record(vec![
-                    ("id".into(), id.into()),
-                    ("g".into(), (id % 97).into()),
-                ])
+                let fields = record(id).into_iter().map(|(n, v)| (n.to_string(), v));
+                rqc_plan::Value::record(fields.collect())
             })
             .collect();
         engine.run("add", &[rqc_plan::Value::List(rows)]).unwrap();
-        let ids = (start..start + 1000).map(Into::into).collect();
-        engine.run("link", &[rqc_plan::Value::List(ids)]).unwrap();
+        after(start);
     }
+}
+
+fn engine() -> Engine {
+    let mut engine = Engine::in_memory();
+    engine.install(compiled(PROGRAM)).unwrap();
+    add_rows(
+        &engine,
+        |id| vec![("id", id.into()), ("g", (id % 97).into())],
+        |start| {
+            let ids = (start..start + 1000).map(Into::into).collect();
+            engine.run("link", &[rqc_plan::Value::List(ids)]).unwrap();
+        },
+    );
     engine
 }
 
@@ -129,19 +143,18 @@ fn items_engine() -> Engine {
     engine
         .install(compiled(&items(TABLE, V1_COLUMNS, add)))
         .unwrap();
-    for start in (0..ROWS).step_by(1000) {
-        let rows = (start..start + 1000)
-            .map(|id| {
-                rqc_plan::Value::record(vec![
-                    ("id".into(), id.into()),
-                    ("g".into(), (id % 97).into()),
-                    ("name".into(), name_of(id).into()),
-                    ("legacy".into(), (-id).into()),
-                ])
-            })
-            .collect();
-        engine.run("add", &[rqc_plan::Value::List(rows)]).unwrap();
-    }
+    add_rows(
+        &engine,
+        |id| {
+            vec![
+                ("id", id.into()),
+                ("g", (id % 97).into()),
+                ("name", name_of(id).into()),
+                ("legacy", (-id).into()),
+            ]
+        },
+        |_| {},
+    );
     engine
 }
 

@@ -56,6 +56,10 @@ pub struct Local {
     /// A `Bool` bound by `let` to a condition: what it says of the
     /// integers it compared, for an `if` that tests the name.
     pub condition: Option<Arc<super::narrowing::Condition>>,
+    /// What enclosing `if`s proved of `Int` fields of this binding, by
+    /// their path from it (`at` for `q.at`, `inner.lim`): the name bound
+    /// again with them in a branch (`narrowing.rs`).
+    pub fields: Vec<(String, crate::cost::Interval)>,
 }
 
 /// What the checker learnt about a place in the source, for editors.

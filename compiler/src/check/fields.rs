@@ -143,9 +143,9 @@ impl Checker<'_> {
         // copied, since a module of thousands of names may have as many
         // misspellings.
         let mut nearest = super::names::Nearest::new(&ident.name);
-        // A name no program can write (the row `c += e` reads, a field an
-        // `if` narrowed, `narrowing.rs`) is no suggestion.
-        nearest.in_order(self.scope.names().filter(|n| !n.contains([' ', '.'])));
+        // A name no program can write (the row `c += e` reads) is no
+        // suggestion.
+        nearest.in_order(self.scope.names().filter(|n| !n.contains(' ')));
         let (updating, schema) = (self.updating.clone(), self.schema);
         let scope = &self.index.scopes[self.module];
         scope.offer(&mut nearest, super::module_scope::Offered::All);

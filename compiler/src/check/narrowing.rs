@@ -18,7 +18,6 @@
 //! other side.
 
 use super::expr::{Checker, Local};
-use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::{Interval, Relation};
 use crate::span::Span;
@@ -102,20 +101,30 @@ impl Checker<'_> {
     }
 
     /// `ty`, the type of the field read `expr`, within what an enclosing
-    /// `if` proved of that field of that binding ([`Checker::narrowed`]).
+    /// `if` proved of that field of the binding it is read from
+    /// ([`Checker::narrowed`], which binds the name again with the fact).
+    /// Most reads find no fact on their name and make no path.
     pub(super) fn narrowed_field(&self, expr: &Expr, ty: Ty) -> Ty {
         let Ty::Int(known) = &ty else {
             return ty;
         };
-        let Some((path, binding)) = self.named(expr) else {
+        let mut root = expr;
+        while let ExprKind::Field(base, _) = &root.kind {
+            root = base;
+        }
+        let ExprKind::Name(ident) = &root.kind else {
             return ty;
         };
-        match self.local(&path) {
-            Some(fact) if fact.binding == binding => match &fact.ty {
-                Ty::Int(proved) => Ty::Int(known.intersect(proved)),
-                _ => ty,
-            },
-            _ => ty,
+        let Some(local) = self.local(&ident.name).filter(|l| !l.fields.is_empty()) else {
+            return ty;
+        };
+        let Some((path, _)) = self.named(expr) else {
+            return ty;
+        };
+        let path = &path[ident.name.len() + 1..];
+        match local.fields.iter().find(|(field, _)| field == path) {
+            Some((_, proved)) => Ty::Int(known.intersect(proved)),
+            None => ty,
         }
     }
 
@@ -179,32 +188,26 @@ impl Checker<'_> {
         crate::cost::assume_within(&self.branch_facts, condition, holds, &mut narrowed);
         let depth = self.scope.len();
         for ((name, binding), interval) in narrowed {
-            // A field of a name (`q.at`): bound under its path, a name no
-            // program can write, which [`Checker::narrowed_field`] reads
-            // where the field is read while the name is the same binding.
-            if let Some((root, _)) = name.split_once('.') {
+            // A field of a name (`q.at`): the name, while still the binding
+            // the comparison read, is bound again holding the fact, which
+            // [`Checker::narrowed_field`] reads where the field is read.
+            if let Some((root, path)) = name.split_once('.') {
                 let Some(root) = self.local(root).filter(|l| l.binding == binding) else {
                     continue;
                 };
-                let span = root.span;
-                // A record's type holds its fields' ranges: the name is
-                // bound again with the field narrowed, so the record
-                // passed whole keeps what the branch proved of it.
-                let fields: Vec<&str> = name.split('.').skip(1).collect();
+                let mut narrowed = root.clone();
+                // A record's type holds its fields' ranges: narrowed there
+                // too, so the record passed whole keeps what the branch
+                // proved of it (a row's type is its table's).
+                let fields: Vec<&str> = path.split('.').collect();
                 if let Some(ty) = narrowed_ty(&root.ty, &fields, &interval) {
-                    let mut record = root.clone();
-                    record.ty = ty;
-                    self.scope.push(Arc::new(record));
+                    narrowed.ty = ty;
                 }
-                let proved = match self.local(&name).filter(|l| l.binding == binding) {
-                    Some(Local {
-                        ty: Ty::Int(known), ..
-                    }) => known.intersect(&interval),
-                    _ => interval,
-                };
-                let mut fact = Local::new(name, span, Ty::Int(proved), TExpr::Unreachable);
-                fact.binding = binding;
-                self.scope.push(Arc::new(fact));
+                match narrowed.fields.iter_mut().find(|(field, _)| field == path) {
+                    Some((_, known)) => *known = known.intersect(&interval),
+                    None => narrowed.fields.push((path.to_string(), interval)),
+                }
+                self.scope.push(Arc::new(narrowed));
                 continue;
             }
             let Some(local) = self.local(&name) else {
@@ -266,6 +269,7 @@ impl Local {
             tir,
             binding: new_binding(),
             condition: None,
+            fields: Vec::new(),
         }
     }
 }

@@ -86,6 +86,20 @@ pub(super) struct RecordAbs<'p> {
     pub table: Option<usize>,
 }
 
+impl<'p> RecordAbs<'p> {
+    /// A structural record of `fields` as written, held as the executor
+    /// holds it: in the order of the names (`rqc_plan::RecordShape`, the
+    /// one definition of that order), so a read by position finds here
+    /// the field the run finds.
+    pub fn structural(fields: Vec<(String, Abs<'p>)>) -> RecordAbs<'p> {
+        let shape = rqc_plan::RecordShape::of(fields.iter().map(|(n, _)| n.clone()).collect());
+        RecordAbs {
+            fields: shape.hold(fields),
+            table: None,
+        }
+    }
+}
+
 /// A stream: the element read, what opening it costs (the descent, and
 /// the rows a `skip` drops) and what each element costs.
 #[derive(Clone)]

@@ -489,13 +489,7 @@ impl<'p> Verifier<'p> {
                     sum.writes |= out.writes;
                     values.push((name.clone(), out.value));
                 }
-                // Held in the order of the names, as the executor holds
-                // the record it makes (`rqc_plan::RecordShape`).
-                values.sort_by(|a, b| a.0.cmp(&b.0));
-                sum.value = Abs::Record(Rc::new(RecordAbs {
-                    fields: values,
-                    table: None,
-                }));
+                sum.value = Abs::Record(Rc::new(RecordAbs::structural(values)));
                 sum
             }
             Op::List(items) => {

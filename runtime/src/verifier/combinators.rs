@@ -171,13 +171,10 @@ impl<'p> Verifier<'p> {
                                 "it groups by a stream or a function".into(),
                             );
                         }
-                        let group = RecordAbs {
-                            fields: vec![
-                                ("key".into(), result_or_element),
-                                ("rows".into(), list(element, k.clone())),
-                            ],
-                            table: None,
-                        };
+                        let group = RecordAbs::structural(vec![
+                            ("key".into(), result_or_element),
+                            ("rows".into(), list(element, k.clone())),
+                        ]);
                         list(Abs::Record(Rc::new(group)), k)
                     }
                     // The executor adds `Int`s and `Float`s and skips the rest.

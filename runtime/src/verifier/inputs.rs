@@ -42,7 +42,7 @@ pub(super) fn param<'p>(entry: &Entry, i: usize) -> Abs<'p> {
             length(),
         ),
         ParamType::Records(fields) => {
-            let mut fields: Vec<_> = fields
+            let fields: Vec<_> = fields
                 .iter()
                 .map(|(name, ty)| {
                     let what = format!("{}.{name}", spec.name);
@@ -50,13 +50,7 @@ pub(super) fn param<'p>(entry: &Entry, i: usize) -> Abs<'p> {
                     (name.clone(), value)
                 })
                 .collect();
-            // Held in the order of the names, as the executor holds each
-            // record it is given (`entry_args.rs`).
-            fields.sort_by(|a, b| a.0.cmp(&b.0));
-            let record = Abs::Record(Rc::new(RecordAbs {
-                fields,
-                table: None,
-            }));
+            let record = Abs::Record(Rc::new(RecordAbs::structural(fields)));
             Abs::List(Box::new(record), length())
         }
     }
