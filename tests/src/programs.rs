@@ -103,6 +103,8 @@ fn either(c: Bool) -> Int -> Int = if c { v => v % 4 } else { v => A.by_g[v] |> 
 fn pass_fn(f: T -> U) = f
 fn reads_by(g: Int) -> Int -> Int = k => A.by_g[g] |> take(k) |> count()
 fn skips_by(g: Int) -> Int -> Int = k => A.by_g[g] |> skip(k) |> take(2) |> count()
+fn least_of(xs: [Int; <= 3]) = xs |> min() |> unwrap_or(0)
+fn most_of(xs: [Int; <= 3]) = xs |> max() |> unwrap_or(0)
 mutation add_a(id: Int, g: Int, v: Int) = insert A { id, g, v }
 mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
 mutation add_c(id: Int, lim: Int) = insert C { id, lim }
@@ -360,14 +362,29 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             int(rng, d),
             pick(rng, &["10", "3", "1", "(0 - 4)", "m", "p", "n"])
         ),
-        // The least or greatest of a list literal.
-        29 => format!(
-            "([{}, {}] |> {}() |> unwrap_or({}))",
-            int(rng, d),
-            int(rng, d),
-            pick(rng, &["min", "max"]),
-            int(rng, d)
-        ),
+        // The least or greatest of a list literal, where the list's value
+        // goes unchanged (a `let`, a field, an `if`, a function's list
+        // parameter) and after operations that drop or change elements.
+        29 => {
+            let list = format!("[{}, {}]", int(rng, d), int(rng, d));
+            let list = match rng.below(7) {
+                0 => format!("{{ let l = {list}; l }}"),
+                1 => format!("({{ l: {list} }}.l)"),
+                2 => format!("(if x > 0 {{ {list} }} else {{ [{}] }})", int(rng, d)),
+                3 => format!("(if x > 0 {{ {list} }} else {{ [] }})"),
+                4 => format!("({list} |> filter(v => v > {}))", int(rng, d)),
+                5 => format!("({list} |> {})", pick(rng, &["take(1)", "skip(1)", "reverse()"])),
+                _ => list,
+            };
+            let extreme = pick(rng, &["min", "max"]);
+            match rng.below(3) {
+                0 => format!(
+                    "{}({list})",
+                    if extreme == "min" { "least_of" } else { "most_of" }
+                ),
+                _ => format!("({list} |> {extreme}() |> unwrap_or({}))", int(rng, d)),
+            }
+        }
         // The length of a bounded string (`W.s <= 4`) and of a literal.
         30 => format!(
             "(W.by_k[{}] |> first() |> map(w => length(w.s + \"é\")) |> unwrap_or({}))",

@@ -54,6 +54,10 @@ struct Tally {
     /// Accepted queries applying a returned function whose reads grow
     /// with its own argument (`reads_by(g)(k)`).
     argument_costed: usize,
+    /// Accepted queries taking the least or greatest of a list whose
+    /// value went through a `let`, a field, an `if` or a function's list
+    /// parameter (the extremes its type carries).
+    extremes: usize,
     /// Accepted generated mutations, their runs, and the runs committed.
     mutations: usize,
     mutation_runs: usize,
@@ -281,6 +285,11 @@ fn check_program(seed: u64, tally: &mut Tally) {
         );
         tally.argument_costed +=
             usize::from(text.contains("reads_by(") || text.contains("skips_by("));
+        tally.extremes += usize::from(
+            ["least_of(", "most_of(", "let l = [", "{ l: [", "} else { ["]
+                .iter()
+                .any(|form| text.contains(form)),
+        );
         for _ in 0..4 {
             tally.predicates += usize::from(predicate);
             tally.float_groups += usize::from(float_group);
@@ -508,6 +517,7 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         float_groups: 0,
         ranged: 0,
         argument_costed: 0,
+        extremes: 0,
         mutations: 0,
         mutation_runs: 0,
         committed: 0,
@@ -520,8 +530,8 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges, {} applying a function whose reads grow with its argument), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed, {} cascading; {} transactions, {} committed",
-        tally.programs, tally.accepted, tally.tuple_ranges, tally.reverse_reads, tally.ranged, tally.argument_costed, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.cascaded, tally.transactions, tally.transactions_committed
+        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges, {} applying a function whose reads grow with its argument, {} the least or greatest of a list passed on), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed, {} cascading; {} transactions, {} committed",
+        tally.programs, tally.accepted, tally.tuple_ranges, tally.reverse_reads, tally.ranged, tally.argument_costed, tally.extremes, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.cascaded, tally.transactions, tally.transactions_committed
     );
     assert!(
         tally.committed > 0 && tally.committed < tally.mutation_runs,
@@ -562,6 +572,10 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
     assert!(
         tally.ranged > 0,
         "no accepted query held a count bounded by value ranges"
+    );
+    assert!(
+        tally.extremes > 0,
+        "no accepted query took the least or greatest of a list passed on"
     );
     assert!(
         tally.argument_costed > 0,

@@ -161,7 +161,7 @@ impl Checker<'_> {
             .filter(|island| island.span == args[0].span);
         if let (Some(island), Builtin::First | Builtin::Exists) = (&island, builtin) {
             let more_than_one = match &input.ty {
-                Ty::List(_, size) => size.max_value().is_none_or(|n| n > 1),
+                Ty::List(_, size, _) => size.max_value().is_none_or(|n| n > 1),
                 _ => false,
             };
             if more_than_one {
@@ -174,25 +174,21 @@ impl Checker<'_> {
         // one step each (a stream's elements are rows, counted as read).
         // An element taken out is copied where it is not shared (its
         // strings outside lists: `Ty::copy_steps`).
-        if let Ty::List(elem, size) = &input.ty {
+        if let Ty::List(elem, size, _) = &input.ty {
             let each = Poly::constant(1).plus(&elem.copy_steps());
             input.cost = input
                 .cost
                 .plus(&crate::cost::Cost::steps(size.times(&each)));
         }
-        // The least or greatest of a list literal of `Int`s is known
-        // element by element (`[n, 10] |> min()` is at most 10).
-        let extreme = match (builtin, args.len(), self.int_literal.take()) {
-            (Builtin::Min, 1, Some((span, ints))) if span == args[0].span => {
-                Interval::least_of(&ints)
-            }
-            (Builtin::Max, 1, Some((span, ints))) if span == args[0].span => {
-                Interval::greatest_of(&ints)
-            }
+        // The least or greatest of a list of `Int`s lies where its type
+        // says (`extremes.rs`: `[n, 10] |> min()` is at most 10).
+        let extreme = match (builtin, args.len(), input.ty.extremes()) {
+            (Builtin::Min, 1, Some(extremes)) => Some(extremes.least),
+            (Builtin::Max, 1, Some(extremes)) => Some(extremes.greatest),
             _ => None,
         };
         let shape = match &input.ty {
-            Ty::List(elem, size) => Input::List((**elem).clone(), size.clone()),
+            Ty::List(elem, size, _) => Input::List((**elem).clone(), size.clone()),
             Ty::Stream(stream) => Input::Stream(stream.clone()),
             Ty::Option(inner) => Input::Option((**inner).clone()),
             Ty::Error => Input::Error,

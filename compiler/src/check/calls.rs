@@ -648,9 +648,11 @@ impl Checker<'_> {
                 let func = self.as_function(found, e, span, &format!("`{callee}`"));
                 Ty::Fn(Box::new(func))
             }
-            (Ty::List(f, size), Ty::List(e, _)) => {
-                Ty::list(self.resolve_functions(f, e, span, callee), size.clone())
-            }
+            (Ty::List(f, size, extremes), Ty::List(e, _, _)) => Ty::list_with(
+                self.resolve_functions(f, e, span, callee),
+                size.clone(),
+                extremes.as_deref().cloned(),
+            ),
             (Ty::Option(f), Ty::Option(e)) => {
                 Ty::option(self.resolve_functions(f, e, span, callee))
             }

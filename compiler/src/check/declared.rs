@@ -16,9 +16,13 @@ impl Ty {
             (_, Ty::Error) => Ty::Error,
             (Ty::Option(d), Ty::Option(found)) => Ty::option(found.with_declared_options(d)),
             (Ty::Option(d), found) => Ty::option(found.with_declared_options(d)),
-            (Ty::List(d, _), Ty::List(found, size)) => {
-                Ty::list(found.with_declared_options(d), size.clone())
-            }
+            // `[Int?]` declared over `[Int]`: the elements are options,
+            // which have no least (`list_with` keeps extremes of `Int`s).
+            (Ty::List(d, _, _), Ty::List(found, size, extremes)) => Ty::list_with(
+                found.with_declared_options(d),
+                size.clone(),
+                extremes.as_deref().cloned(),
+            ),
             (Ty::Record(d), Ty::Record(found)) => Ty::Record(
                 found
                     .iter()

@@ -101,7 +101,7 @@ fn any_of_shape(ty: &Ty) -> Ty {
     match ty {
         Ty::Int(_) => Ty::any_int(ANY),
         Ty::Str(_) => Ty::Str(Poly::unbounded(ANY)),
-        Ty::List(elem, _) => Ty::list(any_of_shape(elem), Poly::unbounded(ANY)),
+        Ty::List(elem, _, _) => Ty::list(any_of_shape(elem), Poly::unbounded(ANY)),
         Ty::Option(inner) => Ty::option(any_of_shape(inner)),
         Ty::Record(fields) => Ty::Record(
             fields

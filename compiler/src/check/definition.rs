@@ -57,7 +57,7 @@ impl Checker<'_> {
             let ty = self.parameter(def, param, ty);
             if let Some(specs_list) = specs.as_mut() {
                 let spec = match &ty {
-                    Ty::List(elem, size) => {
+                    Ty::List(elem, size, _) => {
                         let sized_by = match &param.ty.kind {
                             TypeKind::List(_, Some(SizeBound::Name(other))) => {
                                 def.params.iter().position(|p| p.name.name == other.name)
@@ -400,7 +400,7 @@ impl Checker<'_> {
             return bounded_scalar(entry, &name, ty, least, most);
         }
         match ty {
-            Ty::List(elem, _) => {
+            Ty::List(elem, _, _) => {
                 let size = match &param.ty.kind {
                     TypeKind::List(_, Some(SizeBound::Literal(n, span))) => {
                         let max = (*n).max(0) as u64;

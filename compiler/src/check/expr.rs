@@ -176,9 +176,6 @@ pub struct Checker<'p> {
     /// The conditions of the `if` branches being checked, outermost
     /// first, each with whether it held there (spec/cost.md §3.1).
     pub(super) branch_facts: Vec<(Arc<super::narrowing::Condition>, bool)>,
-    /// The last list literal of `Int`s checked (its span), with each
-    /// element's range: `[n, 10] |> min()` is at most 10.
-    pub(super) int_literal: Option<(Span, Vec<Interval>)>,
     /// The largest value walked so far past `MAX_VALUE_PARTS`, and where:
     /// of one holding no rows, and of one holding rows (`type_limits.rs`).
     pub(super) largest_value: [Option<(u64, Span)>; 2],
@@ -396,15 +393,17 @@ impl<'p> Checker<'p> {
                     cost = cost.plus(&checked.cost);
                     tirs.push(checked.tir);
                 }
+                // Its least and greatest elements, known element by
+                // element (`[n, 10] |> min()` is at most 10).
                 let ints: Option<Vec<Interval>> = elems
                     .iter()
                     .map(|t| t.interval().filter(|_| t.is_int()).cloned())
                     .collect();
-                self.int_literal = ints.map(|ints| (expr.span, ints));
+                let extremes = ints.and_then(|ints| super::extremes::Extremes::of_elements(&ints));
                 let elem = join_all(elems);
                 self.type_within_limits(
                     Checked::new(
-                        Ty::list(elem, Poly::constant(items.len() as u64)),
+                        Ty::list_with(elem, Poly::constant(items.len() as u64), extremes),
                         cost,
                         TExpr::List(tirs),
                     ),
@@ -584,7 +583,9 @@ pub fn join_types(a: &Ty, b: &Ty) -> Ty {
         (Ty::Error, other) | (other, Ty::Error) => other.clone(),
         (Ty::Int(x), Ty::Int(y)) => Ty::Int(x.join(y)),
         (Ty::Str(x), Ty::Str(y)) => Ty::Str(x.max(y)),
-        (Ty::List(x, sx), Ty::List(y, sy)) => Ty::list(join_types(x, y), sx.max(sy)),
+        (Ty::List(x, sx, _), Ty::List(y, sy, _)) => {
+            Ty::list_with(join_types(x, y), sx.max(sy), super::extremes::joined(a, b))
+        }
         (Ty::Option(x), Ty::Option(y)) => Ty::option(join_types(x, y)),
         (Ty::Option(x), y) | (y, Ty::Option(x)) => Ty::option(join_types(x, y)),
         (Ty::Record(xs), Ty::Record(ys)) => Ty::Record(

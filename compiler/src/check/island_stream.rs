@@ -174,7 +174,7 @@ pub fn read_list(list: Checked) -> Checked {
 /// a step (the executor reads one, `runtime/src/combinators.rs`,
 /// `on_listed`), opening it nothing. `None` for any other type.
 pub fn list_as_stream(list: &Ty) -> Option<Ty> {
-    let Ty::List(elem, _) = list else {
+    let Ty::List(elem, _, _) = list else {
         return None;
     };
     let mut each = Cost::zero();

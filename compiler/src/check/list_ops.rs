@@ -66,7 +66,7 @@ impl Checker<'_> {
             Builtin::FlatMap => {
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
                 match ret {
-                    Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
+                    Ty::List(inner, k, _) => Ty::list(*inner, size.times(&k)),
                     Ty::Option(inner) if ambiguous_option(&inner) => {
                         self.ambiguous_flatten(Builtin::FlatMap, &inner, rest[0].span);
                         Ty::Error
@@ -97,7 +97,7 @@ impl Checker<'_> {
                 }
             }
             Builtin::Flatten => match elem {
-                Ty::List(inner, k) => Ty::list(*inner, size.times(&k)),
+                Ty::List(inner, k, _) => Ty::list(*inner, size.times(&k)),
                 // At run time an option holding a list is the list: the two
                 // could not be told apart.
                 Ty::Option(inner) if ambiguous_option(&inner) => {
@@ -198,7 +198,7 @@ impl Checker<'_> {
             // The keys are compared (and each group holds its key), and
             // the elements are put into their groups.
             Builtin::GroupBy => match &ty {
-                Ty::List(group, _) => match group.as_ref() {
+                Ty::List(group, _, _) => match group.as_ref() {
                     Ty::Record(fields) => {
                         let key = fields.iter().find(|(n, _)| n == "key").map(|(_, t)| t);
                         let keys = key

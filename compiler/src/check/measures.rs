@@ -132,10 +132,25 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
         )),
         Ty::Str(_) => Ty::Str(var(format!("|{path}|"))),
         Ty::Option(inner) => Ty::option(measured(inner, path, covariant)),
-        Ty::List(elem, _) => Ty::list(
-            measured(elem, &format!("{path}[]"), covariant),
-            var(format!("|{path}|")),
-        ),
+        // A list of `Int`s the caller gives carries where its least and
+        // greatest elements lie (`extremes.rs`): `least(xs)` bounds the
+        // least from above and `-lo(greatest(xs))` the greatest from below;
+        // their other ends are the elements'. A function parameter's
+        // parameter (contravariant) admits any list: the elements' range.
+        Ty::List(elem, _, _) => {
+            let elem = measured(elem, &format!("{path}[]"), covariant);
+            let extremes = match &elem {
+                Ty::Int(each) if covariant => Some(super::extremes::Extremes {
+                    least: Interval::symbolic(var(format!("least({path})")), each.lo.clone()),
+                    greatest: Interval::symbolic(
+                        each.hi.clone(),
+                        var(format!("lo(greatest({path}))")),
+                    ),
+                }),
+                _ => None,
+            };
+            Ty::list_with(elem, var(format!("|{path}|")), extremes)
+        }
         Ty::Record(fields) => Ty::Record(
             fields
                 .iter()
@@ -220,8 +235,12 @@ pub fn bind_where(param: &Ty, arg: &Ty, bindings: &mut Bindings, selects: &dyn F
         }
         (Ty::Option(p), Ty::Option(a)) => bind_where(p, a, bindings, selects),
         (Ty::Option(p), a) => bind_where(p, a, bindings, selects),
-        (Ty::List(pe, ps), Ty::List(ae, size)) => {
+        (Ty::List(pe, ps, _), Ty::List(ae, size, _)) => {
             one(ps, size);
+            if let (Some(p), Some(a)) = (param.extremes(), arg.extremes()) {
+                one(&p.least.hi, &a.least.hi);
+                one(&p.greatest.lo, &a.greatest.lo);
+            }
             bind_where(pe, ae, bindings, selects);
         }
         (Ty::Record(p), Ty::Record(a)) => {
@@ -460,9 +479,22 @@ impl Checker<'_> {
             }
             (Ty::Option(f), Ty::Option(a)) => self.fit(f, a, what, misfit),
             (f, Ty::Option(a)) => self.fit(f, a, what, misfit),
-            (Ty::List(fe, fs), Ty::List(ae, size)) => {
+            (Ty::List(fe, fs, _), Ty::List(ae, size, assumed_extremes)) => {
                 self.fit_poly(fs, size, format!("{what}'s length"), misfit);
                 self.fit(fe, ae, &format!("an element of {what}"), misfit);
+                // A place costed for a least (or greatest) element tighter
+                // than the elements' range must be given one within it.
+                if let (Some(a), Some(f)) = (assumed_extremes, found.extremes()) {
+                    let least = format!("the least element of {what}");
+                    self.fit(&Ty::Int(f.least), &Ty::Int(a.least.clone()), &least, misfit);
+                    let greatest = format!("the greatest element of {what}");
+                    self.fit(
+                        &Ty::Int(f.greatest),
+                        &Ty::Int(a.greatest.clone()),
+                        &greatest,
+                        misfit,
+                    );
+                }
             }
             (Ty::Record(f), Ty::Record(a)) => {
                 for (name, at) in a {

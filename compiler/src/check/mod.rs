@@ -20,6 +20,7 @@ mod declared;
 mod deferred;
 mod definition;
 mod expr;
+pub mod extremes;
 mod fields;
 mod fixes;
 pub mod fn_id;
@@ -283,7 +284,6 @@ pub fn check_one(
         conditions_open: 0,
         branch_facts: Vec::new(),
         largest_value: [None, None],
-        int_literal: None,
     };
     let mut outcome = checker.check_definition(def, &module_name);
     outcome.facts = checker.facts.unwrap_or_default();

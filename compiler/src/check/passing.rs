@@ -188,7 +188,7 @@ impl Checker<'_> {
                     (format!("`<= {max}` bytes"), may)
                 })
             }
-            (Ty::List(_, declared), Ty::List(_, found)) => {
+            (Ty::List(_, declared, _), Ty::List(_, found, _)) => {
                 // A list parameter of this function, declared `<= n`, is at
                 // most `n` long: every call of it proved so.
                 let found = found.substitute_all(&|var| {

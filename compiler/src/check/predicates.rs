@@ -254,7 +254,7 @@ impl Checker<'_> {
         let mut size = Poly::zero();
         for (side, expr) in [(&left.ty, a), (&right.ty, b)] {
             let (elem, length) = match side {
-                Ty::List(elem, length) => (&**elem, length.clone()),
+                Ty::List(elem, length, _) => (&**elem, length.clone()),
                 Ty::Option(elem) => (&**elem, Poly::constant(1)),
                 Ty::Error => return Checked::error(),
                 Ty::Stream(stream) => {

@@ -110,7 +110,7 @@ impl Checker<'_> {
     pub(super) fn list_within_ceiling(&mut self, ty: &Ty, span: Span) {
         let too_large = std::cell::Cell::new(None);
         ty.any(&|t| {
-            if let Ty::List(_, size) = t {
+            if let Ty::List(_, size, _) = t {
                 match size.max_value() {
                     Some(max) if max > CEILING => too_large.set(Some(max)),
                     _ => {}

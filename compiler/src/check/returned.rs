@@ -41,7 +41,7 @@ pub fn own_measures(declared: &Ty, path: &str) -> Ty {
                     .collect(),
             )
         }
-        Ty::List(elem, size) => {
+        Ty::List(elem, size, _) => {
             return Ty::list(own_measures(elem, &format!("{path}[]")), size.clone())
         }
         Ty::Option(inner) => return Ty::option(own_measures(inner, path)),
@@ -73,7 +73,7 @@ fn owned(param: &Ty, at: &str) -> Ty {
             Ty::Int(Interval::new(hi, lo, ends.least, ends.most))
         }
         Ty::Str(bytes) if bytes.grows_for_good() => Ty::Str(var(format!("|{at}|"))),
-        Ty::List(elem, size) => {
+        Ty::List(elem, size, _) => {
             let elem = owned(elem, &format!("{at}[]"));
             let size = if size.grows_for_good() {
                 var(format!("|{at}|"))
@@ -139,7 +139,7 @@ pub fn admits_any(param: &Ty) -> bool {
     match param {
         Ty::Int(ends) => open(&ends.hi),
         Ty::Str(bytes) => open(bytes),
-        Ty::List(_, size) => open(size) && !param.any_poly(&|p| !open(p)),
+        Ty::List(_, size, _) => open(size) && !param.any_poly(&|p| !open(p)),
         // A stream parameter whose opening or elements are measured by
         // its own variables (`-> stream Post -> [Int]`) takes any stream
         // of its rows: what it costs comes from the stream given.

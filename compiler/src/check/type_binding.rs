@@ -91,7 +91,7 @@ fn bind_logged(
                 true
             }
         },
-        (Ty::List(p, _), Ty::List(a, _)) => bind_logged(p, a, generics, undo, skip_own),
+        (Ty::List(p, _, _), Ty::List(a, _, _)) => bind_logged(p, a, generics, undo, skip_own),
         (Ty::Option(p), Ty::Option(a)) => bind_logged(p, a, generics, undo, skip_own),
         (Ty::Option(p), a) => bind_logged(p, a, generics, undo, skip_own),
         (Ty::Stream(p), Ty::Stream(a)) => bind_logged(&p.elem, &a.elem, generics, undo, skip_own),

@@ -21,8 +21,10 @@ pub enum Ty {
     Row(String),
     Record(Vec<(String, Ty)>),
     Option(Box<Ty>),
-    /// A list of at most `size` elements.
-    List(Box<Ty>, Poly),
+    /// A list of at most `size` elements; of `Int`s, where its least and
+    /// greatest elements lie when that is tighter than the elements'
+    /// range (`extremes.rs`; `None`: the elements' range).
+    List(Box<Ty>, Poly, Option<Box<super::extremes::Extremes>>),
     /// A lazily read, unbounded range: read only by a limiting consumer.
     Stream(Box<StreamTy>),
     /// A function value whose parameter types are known: a parameter of a
@@ -142,7 +144,7 @@ impl fmt::Debug for DelayedLambda {
 
 impl Ty {
     pub fn list(elem: Ty, size: Poly) -> Ty {
-        Ty::List(Box::new(elem), size)
+        Ty::List(Box::new(elem), size, None)
     }
 
     /// An option of `inner`. Options do not nest: at run time an option
@@ -208,7 +210,7 @@ impl Ty {
             (Ty::Option(a), Ty::Option(b)) => a.accepts(b),
             // A value fits an option of its type.
             (Ty::Option(a), b) => a.accepts(b),
-            (Ty::List(a, _), Ty::List(b, _)) => a.accepts(b),
+            (Ty::List(a, ..), Ty::List(b, ..)) => a.accepts(b),
             (Ty::Stream(a), Ty::Stream(b)) => a.elem.accepts(&b.elem),
             (Ty::Record(a), Ty::Record(b)) => {
                 a.len() == b.len()
@@ -254,7 +256,13 @@ impl Ty {
         }
         match self {
             Ty::Option(inner) => Ty::option(inner.map(f)),
-            Ty::List(elem, size) => Ty::list(elem.map(f), size.clone()),
+            Ty::List(elem, size, extremes) => {
+                // The extremes hold of these elements: kept only where
+                // the elements' type is unchanged.
+                let mapped = elem.map(f);
+                let extremes = extremes.as_ref().filter(|_| mapped == **elem);
+                Ty::list_with(mapped, size.clone(), extremes.map(|e| (**e).clone()))
+            }
             Ty::Record(fields) => {
                 Ty::Record(fields.iter().map(|(n, t)| (n.clone(), t.map(f))).collect())
             }
@@ -310,7 +318,11 @@ impl Ty {
         match self {
             Ty::Int(interval) => test(&interval.hi) || test(&interval.lo),
             Ty::Option(inner) => inner.any_poly(test),
-            Ty::List(elem, size) => test(size) || elem.any_poly(test),
+            Ty::List(elem, size, extremes) => {
+                test(size)
+                    || elem.any_poly(test)
+                    || extremes.as_ref().is_some_and(|e| e.any_poly(test))
+            }
             Ty::Str(length) => test(length),
             Ty::Record(fields) => fields.iter().any(|(_, t)| t.any_poly(test)),
             Ty::Fn(f) => func(f),
@@ -329,7 +341,11 @@ impl Ty {
         match self {
             Ty::Int(interval) => Ty::Int(interval.map_polys(f)),
             Ty::Option(inner) => Ty::option(inner.map_polys(f)),
-            Ty::List(elem, size) => Ty::list(elem.map_polys(f), f(size)),
+            Ty::List(elem, size, extremes) => Ty::list_with(
+                elem.map_polys(f),
+                f(size),
+                extremes.as_ref().map(|e| e.map_polys(f)),
+            ),
             Ty::Str(length) => Ty::Str(f(length)),
             Ty::Record(fields) => Ty::Record(
                 fields
@@ -364,7 +380,7 @@ impl Ty {
         }
         match self {
             Ty::Option(inner) => inner.any(test),
-            Ty::List(elem, _) => elem.any(test),
+            Ty::List(elem, ..) => elem.any(test),
             Ty::Record(fields) => fields.iter().any(|(_, t)| t.any(test)),
             Ty::Stream(s) => s.elem.any(test),
             Ty::Fn(func) => func.params.iter().any(|p| p.any(test)) || func.ret.any(test),
@@ -392,7 +408,7 @@ impl Ty {
                 f.params.iter().all(|p| inner(p, left)) && inner(&f.ret, left)
             };
             match ty {
-                Ty::Option(t) | Ty::List(t, _) => inner(t, left),
+                Ty::Option(t) | Ty::List(t, ..) => inner(t, left),
                 Ty::Record(fields) => fields.iter().all(|(_, t)| inner(t, left)),
                 Ty::Stream(s) => inner(&s.elem, left),
                 Ty::Fn(f) => function(f, left),
@@ -412,7 +428,7 @@ impl Ty {
     pub fn values(&self) -> Poly {
         match self {
             Ty::Option(t) => t.values(),
-            Ty::List(elem, size) => size.times(&elem.values()),
+            Ty::List(elem, size, _) => size.times(&elem.values()),
             Ty::Record(fields) => fields
                 .iter()
                 .fold(Poly::zero(), |sum, (_, t)| sum.plus(&t.values())),
@@ -456,7 +472,7 @@ impl Ty {
                 Ty::Int(Interval::exact(at))
             }
             Ty::Str(bytes) if generic(bytes) => Ty::Str(Poly::zero()),
-            Ty::List(elem, size) if generic(size) => Ty::List(elem.clone(), Poly::zero()),
+            Ty::List(elem, size, _) if generic(size) => Ty::list((**elem).clone(), Poly::zero()),
             // No stream is ever read through `none`: opening it and each
             // element cost nothing, where the declared `(stream T)?` says
             // not what (its measures are unbounded until a value fixes them).
@@ -486,7 +502,7 @@ impl Ty {
     pub fn walk_steps(&self) -> Poly {
         match self {
             Ty::Option(t) => t.walk_steps(),
-            Ty::List(elem, size) => size.times(&elem.walk_steps()),
+            Ty::List(elem, size, _) => size.times(&elem.walk_steps()),
             Ty::Record(fields) => fields
                 .iter()
                 .fold(Poly::zero(), |sum, (_, t)| sum.plus(&t.walk_steps())),
@@ -517,7 +533,7 @@ impl Ty {
     pub fn most_values(&self) -> Option<u64> {
         Some(match self {
             Ty::Option(t) => t.most_values()?,
-            Ty::List(elem, size) => size.max_value()?.saturating_mul(elem.most_values()?),
+            Ty::List(elem, size, _) => size.max_value()?.saturating_mul(elem.most_values()?),
             Ty::Record(fields) => fields.iter().try_fold(0u64, |sum, (_, t)| {
                 Some(sum.saturating_add(t.most_values()?))
             })?,
@@ -544,7 +560,7 @@ impl Ty {
     /// (what `a || b` takes as a union).
     pub fn holds_rows(&self) -> bool {
         match self {
-            Ty::List(elem, _) | Ty::Option(elem) => matches!(**elem, Ty::Row(_)),
+            Ty::List(elem, ..) | Ty::Option(elem) => matches!(**elem, Ty::Row(_)),
             Ty::Stream(stream) => matches!(stream.elem, Ty::Row(_)),
             _ => false,
         }
@@ -608,7 +624,7 @@ impl fmt::Display for Ty {
                 Ty::Fn(_) | Ty::Fns(_) => write!(f, "({inner})?"),
                 _ => write!(f, "{inner}?"),
             },
-            Ty::List(elem, size) => match size.max_value() {
+            Ty::List(elem, size, _) => match size.max_value() {
                 Some(max) => write!(f, "[{elem}; ≤ {max}]"),
                 None => write!(f, "[{elem}; ≤ {size}]"),
             },

@@ -215,7 +215,7 @@ impl<'p> Checker<'p> {
                 Ty::Row(t) => (t.clone(), Poly::constant(1)),
                 _ => return self.not_rows(op, target),
             },
-            Ty::List(inner, size) => match &**inner {
+            Ty::List(inner, size, _) => match &**inner {
                 Ty::Row(t) => (t.clone(), size.clone()),
                 _ => return self.not_rows(op, target),
             },

@@ -27,8 +27,10 @@ pub(super) enum Abs<'p> {
     Scalar(Rc<Scalar>),
     /// A value or `none`.
     Opt(Box<Abs<'p>>),
-    /// A list of at most `len` elements.
-    List(Box<Abs<'p>>, Poly),
+    /// A list of at most `len` elements; of `Int`s, where its least and
+    /// greatest elements lie when that is tighter than the elements'
+    /// range (as the checker's list type keeps them, `check/extremes.rs`).
+    List(Box<Abs<'p>>, Poly, Option<Rc<Extremes>>),
     /// A list literal's elements, each as it is (`[a, b] |> flatten()`, a
     /// union, holds at most the sum of their lengths).
     Literal(Rc<Vec<Abs<'p>>>),
@@ -77,6 +79,24 @@ impl Kind {
             rqc_plan::ColumnType::Bool => Kind::Bool,
             rqc_plan::ColumnType::Optional(inner) => Kind::of(inner),
         }
+    }
+}
+
+/// Where a non-empty list of `Int`s' least and greatest elements lie.
+#[derive(Clone)]
+pub(super) struct Extremes {
+    pub least: Interval,
+    pub greatest: Interval,
+}
+
+impl Extremes {
+    /// Of elements in these ranges: by the shared rules
+    /// `Interval::least_of` and `greatest_of`, as the checker knows them.
+    fn of(elements: &[Interval]) -> Option<Extremes> {
+        Some(Extremes {
+            least: Interval::least_of(elements)?,
+            greatest: Interval::greatest_of(elements)?,
+        })
     }
 }
 
@@ -201,7 +221,7 @@ impl<'p> Abs<'p> {
             }
         }
         match self {
-            Abs::Opt(inner) | Abs::List(inner, _) => inner.holds(seen, found),
+            Abs::Opt(inner) | Abs::List(inner, _, _) => inner.holds(seen, found),
             Abs::Literal(items) => items.iter().any(|item| item.holds(seen, found)),
             Abs::Record(record) => record.fields.iter().any(|(_, v)| v.holds(seen, found)),
             Abs::Stream(stream) => stream.element.holds(seen, found),
@@ -264,7 +284,7 @@ impl<'p> Abs<'p> {
         let values = match self {
             Abs::Nothing => Poly::zero(),
             Abs::Opt(inner) => inner.values_memo(memo, each),
-            Abs::List(element, len) => len.times(&element.values_memo(memo, each)),
+            Abs::List(element, len, _) => len.times(&element.values_memo(memo, each)),
             Abs::Literal(items) => sum(&mut items.iter(), memo),
             Abs::Record(record) => sum(&mut record.fields.iter().map(|(_, v)| v), memo),
             Abs::Scalar(scalar) => each(scalar),
@@ -303,15 +323,50 @@ impl<'p> Abs<'p> {
     pub fn items(&self) -> Option<(Abs<'p>, Poly)> {
         match self {
             Abs::Stream(_) => None,
-            Abs::List(element, len) => Some(((**element).clone(), len.clone())),
+            Abs::List(element, len, _) => Some(((**element).clone(), len.clone())),
             Abs::Literal(_) => self.as_list().ok()?.items(),
             Abs::Null | Abs::Nothing => Some((Abs::Nothing, Poly::zero())),
             Abs::Opt(inner) => match &**inner {
-                Abs::List(element, len) => Some(((**element).clone(), len.clone())),
+                Abs::List(element, len, _) => Some(((**element).clone(), len.clone())),
                 Abs::Stream(_) => None,
                 other => Some((other.clone(), Poly::constant(1))),
             },
             other => Some((other.clone(), Poly::constant(1))),
+        }
+    }
+
+    /// A list of at most `len` elements, each `element`.
+    pub fn list(element: Abs<'p>, len: Poly) -> Abs<'p> {
+        Abs::List(Box::new(element), len, None)
+    }
+
+    /// The extremes of a literal's elements, when each is a plain `Int`.
+    pub fn extremes_of(items: &[Abs<'p>]) -> Option<Extremes> {
+        let ints = items
+            .iter()
+            .map(|item| match item {
+                Abs::Scalar(s) if s.kind == Kind::Int => Some(s.int.clone()),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Extremes::of(&ints)
+    }
+
+    /// Where a list of `Int`s' least and greatest elements lie: a
+    /// literal's, element by element; a list's kept extremes, or else its
+    /// element's range. `None` for anything else.
+    pub fn extremes(&self) -> Option<Extremes> {
+        match self {
+            Abs::Literal(items) => Abs::extremes_of(items),
+            Abs::List(_, _, Some(extremes)) => Some((**extremes).clone()),
+            Abs::List(element, _, None) => match &**element {
+                Abs::Scalar(s) if s.kind == Kind::Int => Some(Extremes {
+                    least: s.int.clone(),
+                    greatest: s.int.clone(),
+                }),
+                _ => None,
+            },
+            _ => None,
         }
     }
 
@@ -343,7 +398,11 @@ impl<'p> Abs<'p> {
         for item in items.iter() {
             element = element.join_in(item, joined)?;
         }
-        let list = Abs::List(Box::new(element), Poly::constant(items.len() as u64));
+        let list = Abs::List(
+            Box::new(element),
+            Poly::constant(items.len() as u64),
+            Abs::extremes_of(items).map(Rc::new),
+        );
         joined.insert(key, list.clone());
         Ok(list)
     }
@@ -403,18 +462,28 @@ impl<'p> Abs<'p> {
             (Abs::Opt(a), Abs::Opt(b)) => Abs::Opt(Box::new(a.join_in(b, joined)?)),
             // Read as lists (a union's sides, flattened): an option is a
             // list of at most one.
-            (Abs::Opt(a), Abs::List(b, n)) | (Abs::List(b, n), Abs::Opt(a))
+            (Abs::Opt(a), Abs::List(b, n, _)) | (Abs::List(b, n, _), Abs::Opt(a))
                 if !matches!(**a, Abs::List(..)) =>
             {
-                Abs::List(Box::new(a.join_in(b, joined)?), n.max(&Poly::constant(1)))
+                Abs::list(a.join_in(b, joined)?, n.max(&Poly::constant(1)))
             }
             (Abs::Opt(a), b) | (b, Abs::Opt(a)) => Abs::Opt(Box::new(a.join_in(b, joined)?)),
             (Abs::Scalar(a), Abs::Scalar(b)) if a.kind == b.kind => {
                 Abs::scalar(a.kind, a.int.join(&b.int), a.chars.max(&b.chars))
             }
             (Abs::Scalar(a), Abs::Scalar(b)) => return Err(Clash(a.kind.name(), b.kind.name())),
-            (Abs::List(a, n), Abs::List(b, m)) => {
-                Abs::List(Box::new(a.join_in(b, joined)?), n.max(m))
+            (Abs::List(a, n, _), Abs::List(b, m, _)) => {
+                let extremes = match (self.extremes(), other.extremes()) {
+                    (Some(x), Some(y)) => Some(Rc::new(Extremes {
+                        least: x.least.join(&y.least),
+                        greatest: x.greatest.join(&y.greatest),
+                    })),
+                    // A list of nothing (`[]`) adds nothing.
+                    (Some(x), None) if matches!(**b, Abs::Nothing) => Some(Rc::new(x)),
+                    (None, Some(y)) if matches!(**a, Abs::Nothing) => Some(Rc::new(y)),
+                    _ => None,
+                };
+                Abs::List(Box::new(a.join_in(b, joined)?), n.max(m), extremes)
             }
             (Abs::Record(a), Abs::Record(b)) => {
                 if a.fields.len() != b.fields.len() {
@@ -445,7 +514,7 @@ impl<'p> Abs<'p> {
             // a list, beside the same parameter skipped or mapped) is read
             // as a stream (`combinators::on_listed`): made already, a step
             // an element.
-            (Abs::Stream(a), Abs::List(b, _)) | (Abs::List(b, _), Abs::Stream(a)) => {
+            (Abs::Stream(a), Abs::List(b, _, _)) | (Abs::List(b, _, _), Abs::Stream(a)) => {
                 Abs::Stream(Rc::new(StreamAbs {
                     element: a.element.join_in(b, joined)?,
                     open: a.open.clone(),

@@ -361,7 +361,7 @@ impl<'p> Verifier<'p> {
             );
         };
         out.cost = out.cost.plus(&Cost::constant(1, limit, 1));
-        out.value = Abs::List(Box::new(self.row(t)), Poly::constant(limit));
+        out.value = Abs::list(self.row(t), Poly::constant(limit));
         Ok(out)
     }
 }

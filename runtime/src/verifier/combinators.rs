@@ -84,7 +84,7 @@ impl<'p> Verifier<'p> {
         // strings outside lists).
         let each = Poly::constant(1).plus(&element.copy_steps());
         out.cost = out.cost.plus(&Cost::steps(k.times(&each)));
-        let list = |element: Abs<'p>, len: Poly| Abs::List(Box::new(element), len);
+        let list = |element: Abs<'p>, len: Poly| Abs::list(element, len);
         out.value = match c {
             Combinator::UnwrapOr => {
                 let default = operand.map(|o| o.value).unwrap_or(Abs::Nothing);
@@ -243,7 +243,7 @@ impl<'p> Verifier<'p> {
             Combinator::Take => {
                 let n = self.count_of(node, &operand)?;
                 out.cost = out.cost.plus(&stream.open).plus(&stream.each.times(&n));
-                out.value = Abs::List(Box::new(stream.element.clone()), n);
+                out.value = Abs::list(stream.element.clone(), n);
             }
             Combinator::First | Combinator::Exists => {
                 out.cost = out.cost.plus(&stream.open).plus(&stream.each);
@@ -391,7 +391,7 @@ impl<'p> Verifier<'p> {
             .max_value()
             .map(Poly::constant);
         Ok(Eval {
-            value: Abs::List(Box::new(element), smaller(&len, n.as_ref())),
+            value: Abs::list(element, smaller(&len, n.as_ref())),
             cost: Cost::zero()
                 .plus(&items.cost)
                 .plus(&key.cost)
@@ -403,28 +403,19 @@ impl<'p> Verifier<'p> {
     }
 }
 
-/// `[e₁, …, eₙ] |> min()` (or `max()`) of a list literal of plain `Int`s,
-/// read as a list, with no function: known element by element, by the
-/// shared rules `Interval::least_of` and `greatest_of`, as the checker
-/// knows it.
+/// `xs |> min()` (or `max()`) of a list of plain `Int`s, read as a list,
+/// with no function: where its type says its least or greatest element
+/// lies (a literal's, element by element: `Abs::extremes`), as the
+/// checker knows it.
 fn literal_extreme(c: Combinator, shape: Shape, input: &Abs<'_>, plain: bool) -> Option<Interval> {
-    let Abs::Literal(items) = input else {
-        return None;
-    };
     if !plain || shape != Shape::List {
         return None;
     }
-    let ints = items
-        .iter()
-        .map(|item| match item {
-            Abs::Scalar(s) if s.kind == Kind::Int => Some(s.int.clone()),
-            _ => None,
-        })
-        .collect::<Option<Vec<_>>>()?;
-    match c {
-        Combinator::Min => Interval::least_of(&ints),
-        _ => Interval::greatest_of(&ints),
-    }
+    let extremes = input.extremes()?;
+    Some(match c {
+        Combinator::Min => extremes.least,
+        _ => extremes.greatest,
+    })
 }
 
 /// The tighter of a list's length and a count's most (both bound how many

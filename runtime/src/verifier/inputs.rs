@@ -32,13 +32,8 @@ pub(super) fn param<'p>(entry: &Entry, i: usize) -> Abs<'p> {
             spec.max.map(|k| k.max(0).unsigned_abs()),
             Interval::parameter(&spec.name, spec.min, spec.max),
         ),
-        ParamType::List(ty) => Abs::List(
-            Box::new(column_value(
-                &spec.name,
-                ty,
-                None,
-                Interval::unbounded(&spec.name),
-            )),
+        ParamType::List(ty) => Abs::list(
+            column_value(&spec.name, ty, None, Interval::unbounded(&spec.name)),
             length(),
         ),
         ParamType::Records(fields) => {
@@ -51,7 +46,7 @@ pub(super) fn param<'p>(entry: &Entry, i: usize) -> Abs<'p> {
                 })
                 .collect();
             let record = Abs::Record(Rc::new(RecordAbs::structural(fields)));
-            Abs::List(Box::new(record), length())
+            Abs::list(record, length())
         }
     }
 }

@@ -17,10 +17,18 @@ pub(super) fn constant<'p>(value: &Value) -> std::result::Result<Abs<'p>, Clash>
         Value::Str(text) => Abs::string(Poly::constant(text.chars().count() as u64)),
         Value::List(items) => {
             let mut element = Abs::Nothing;
+            let mut each = Vec::with_capacity(items.len());
             for item in items {
-                element = element.join(&constant(item)?)?;
+                let item = constant(item)?;
+                element = element.join(&item)?;
+                each.push(item);
             }
-            Abs::List(Box::new(element), Poly::constant(items.len() as u64))
+            let extremes = Abs::extremes_of(&each).map(Rc::new);
+            Abs::List(
+                Box::new(element),
+                Poly::constant(items.len() as u64),
+                extremes,
+            )
         }
         Value::Record(record) => {
             let mut fields = Vec::new();

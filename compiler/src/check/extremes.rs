@@ -1,0 +1,96 @@
+//! The ranges of a list of `Int`s' least and greatest element, carried with its type where they are tighter than its elements' (spec/cost.md §4.3, "The least and greatest of a list").
+//!
+//! A list's element type bounds every element, so it is the join of the
+//! elements': `[n, 10]` holds `Int`s at most `n`, with no upper end. Its
+//! least element, though, is at most 10, and `[n, 10] |> min()` is what a
+//! user writes to cap a count. The type keeps that range beside the
+//! element's ([`Ty::List`]'s third part), so it survives where the list's
+//! value does unchanged: a `let`, a record's field, an `if` joining two
+//! lists, a function's list parameter (a measure each call fixes). Every
+//! operation that makes a new list (`filter`, `take`, `map`, …) makes it
+//! with none ([`Ty::list`]): a list that may have lost an element may
+//! have lost its least, so keeping the range there would be unsound.
+
+use super::types::Ty;
+use crate::cost::{Interval, Poly};
+
+/// Where a non-empty list of `Int`s' least and greatest elements lie.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Extremes {
+    pub least: Interval,
+    pub greatest: Interval,
+}
+
+impl Extremes {
+    /// The extremes of a list whose elements lie in these ranges, one per
+    /// element (a literal's): the least is at most the smallest upper end,
+    /// the greatest at least the largest lower end.
+    pub fn of_elements(elements: &[Interval]) -> Option<Extremes> {
+        Some(Extremes {
+            least: Interval::least_of(elements)?,
+            greatest: Interval::greatest_of(elements)?,
+        })
+    }
+
+    /// Both ranges, each rebuilt by `f`'s map of its ends.
+    pub fn map_polys(&self, f: &dyn Fn(&Poly) -> Poly) -> Extremes {
+        Extremes {
+            least: self.least.map_polys(f),
+            greatest: self.greatest.map_polys(f),
+        }
+    }
+
+    /// Whether an end of either range satisfies `test`.
+    pub fn any_poly(&self, test: &dyn Fn(&Poly) -> bool) -> bool {
+        [&self.least, &self.greatest]
+            .iter()
+            .any(|i| test(&i.hi) || test(&i.lo))
+    }
+
+    /// The extremes of a value that is one list or the other (an `if`).
+    pub fn join(&self, other: &Extremes) -> Extremes {
+        Extremes {
+            least: self.least.join(&other.least),
+            greatest: self.greatest.join(&other.greatest),
+        }
+    }
+}
+
+impl Ty {
+    /// A list of `Int`s whose least and greatest elements lie in
+    /// `extremes`; any other list as [`Ty::list`] makes it.
+    pub fn list_with(elem: Ty, size: Poly, extremes: Option<Extremes>) -> Ty {
+        let extremes = extremes.filter(|_| elem.is_int()).map(Box::new);
+        Ty::List(Box::new(elem), size, extremes)
+    }
+
+    /// Where a list of `Int`s' least and greatest elements lie: the ranges
+    /// its type carries, or else its element's range for both. `None`
+    /// for any other type.
+    pub fn extremes(&self) -> Option<Extremes> {
+        match self {
+            Ty::List(_, _, Some(extremes)) => Some((**extremes).clone()),
+            Ty::List(elem, _, None) => match &**elem {
+                Ty::Int(each) => Some(Extremes {
+                    least: each.clone(),
+                    greatest: each.clone(),
+                }),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// The extremes of one list or the other: a list known empty (`[]`, of no
+/// element type yet, or of at most 0 elements) adds nothing.
+pub fn joined(a: &Ty, b: &Ty) -> Option<Extremes> {
+    let empty =
+        |t: &Ty| matches!(t, Ty::List(elem, size, _) if elem.is_error() || *size == Poly::zero());
+    match (a.extremes(), b.extremes()) {
+        (Some(x), Some(y)) => Some(x.join(&y)),
+        (Some(x), None) if empty(b) => Some(x),
+        (None, Some(y)) if empty(a) => Some(y),
+        _ => None,
+    }
+}
