@@ -6,7 +6,8 @@
 //! user writes to cap a count. The type keeps that range beside the
 //! element's ([`Ty::List`]'s third part), so it survives where the list's
 //! value does unchanged: a `let`, a record's field, an `if` joining two
-//! lists, a function's list parameter (a measure each call fixes). Every
+//! lists, a function's list parameter (a measure each call fixes), and
+//! through `reverse` and `distinct`, which keep every value. Every
 //! operation that makes a new list (`filter`, `take`, `map`, …) makes it
 //! with none ([`Ty::list`]): a list that may have lost an element may
 //! have lost its least, so keeping the range there would be unsound.
@@ -62,6 +63,16 @@ impl Ty {
     pub fn list_with(elem: Ty, size: Poly, extremes: Option<Extremes>) -> Ty {
         let extremes = extremes.filter(|_| elem.is_int()).map(Box::new);
         Ty::List(Box::new(elem), size, extremes)
+    }
+
+    /// The extremes a list's type carries (none where they are its
+    /// elements' range): for an operation keeping every value, `reverse`
+    /// and `distinct`, to carry on.
+    pub fn kept_extremes(&self) -> Option<Extremes> {
+        match self {
+            Ty::List(_, _, extremes) => extremes.as_deref().cloned(),
+            _ => None,
+        }
     }
 
     /// Where a list of `Int`s' least and greatest elements lie: the ranges

@@ -23,6 +23,8 @@ impl Checker<'_> {
         size: Poly,
         rest: &[&Expr],
     ) -> Checked {
+        // `distinct` keeps every value once: its least and greatest too.
+        let extremes = input.ty.kept_extremes();
         let mut tirs = vec![input.tir];
         let mut cost = input.cost;
         let place = format!("`{op}`");
@@ -153,7 +155,7 @@ impl Checker<'_> {
             }
             Builtin::Distinct => {
                 self.inspect(&elem, span, "compare");
-                Ty::list(elem, size.clone())
+                Ty::list_with(elem, size.clone(), extremes)
             }
             Builtin::Count => Ty::Int(Interval::up_to(size.clone())),
             Builtin::Sum | Builtin::Avg | Builtin::Min | Builtin::Max => {

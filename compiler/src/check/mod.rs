@@ -21,6 +21,7 @@ mod deferred;
 mod definition;
 mod expr;
 pub mod extremes;
+mod fed_types;
 mod fields;
 mod fixes;
 pub mod fn_id;

@@ -65,9 +65,13 @@ impl Checker<'_> {
     /// from its other end at the cost it has.
     pub(super) fn reverse(&mut self, span: Span, input: Checked, shape: Input) -> Checked {
         let kind = shape.kind();
+        // The same elements: its least and greatest too (`extremes.rs`).
+        let extremes = input.ty.kept_extremes();
         let tir = TExpr::Builtin(Builtin::Reverse, kind, vec![input.tir]);
         match shape {
-            Input::List(elem, size) => Checked::new(Ty::list(elem, size), input.cost, tir),
+            Input::List(elem, size) => {
+                Checked::new(Ty::list_with(elem, size, extremes), input.cost, tir)
+            }
             Input::Option(elem) => Checked::new(Ty::option(elem), input.cost, tir),
             Input::Stream(mut stream) => {
                 if !self.reversible(span, &stream, "reverse()") {

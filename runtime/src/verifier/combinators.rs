@@ -101,9 +101,11 @@ impl<'p> Verifier<'p> {
                     _ => list(element, k),
                 }
             }
+            // The same values: a list of `Int`s keeps where its least and
+            // greatest lie (`Abs::extremes`), as the checker keeps them.
             Combinator::Reverse => match shape {
                 Shape::Option => input.value.clone(),
-                _ => list(element, k),
+                _ => Abs::List(Box::new(element), k, input.value.extremes().map(Rc::new)),
             },
             Combinator::Count => Abs::int(Interval::up_to(k)),
             Combinator::First => Abs::Opt(Box::new(element)),
@@ -122,7 +124,7 @@ impl<'p> Verifier<'p> {
                 if !element.is_data() {
                     return self.fault("E0625", node, "it compares streams or functions".into());
                 }
-                list(element, k)
+                Abs::List(Box::new(element), k, input.value.extremes().map(Rc::new))
             }
             _ if takes_value => unreachable!("take, skip and unwrap_or are above"),
             _ => {

@@ -1,0 +1,140 @@
+//! Several functions fed one type parameter's values at a call (`g(f(x))` for `f: T -> T`, `g: T -> T`): every one checked at one `T` that holds what each returns.
+//!
+//! `self_applied.rs` widens `T` to what the first such function returns
+//! (its fixed point), and every function resolved after it is checked at
+//! that `T`. One that returns more (`g` returning 7 where `f`'s fixed
+//! point was 6) does not fit it, which was E0419 though the program is
+//! sound. So the call's functions are resolved again, `T` now widened by
+//! what the last pass's functions returned (its measures bound again, as
+//! `fed_argument` binds them), until a pass's functions all return within
+//! the `T` they were checked at, for at most [`PASSES`] passes; the last
+//! pass's diagnostics stand.
+//!
+//! Why it is sound: the pass that ends checked every function at one
+//! `T` (the first widens it further only before the others are checked),
+//! and each returned within it; so, by induction on the body's
+//! applications (each given the call's arguments or earlier results, all
+//! within `T`), every value of type `T` the run makes lies in the `T`
+//! every function was checked at.
+
+use super::expr::{join_types, Checker, FnSig};
+use super::measures::{self, Bindings};
+use super::self_applied::fed_type;
+use super::tir::TExpr;
+use super::type_binding::merge_bindings;
+use super::types::Ty;
+use crate::span::Span;
+use std::collections::BTreeMap;
+
+/// Passes of a call's functions before the last one's verdicts stand.
+const PASSES: usize = 6;
+
+/// What a call's function resolution starts from, and what its functions
+/// fed a type parameter returned in the current pass.
+pub struct FedTypes {
+    start: (
+        BTreeMap<String, Ty>,
+        Bindings,
+        Vec<(Bindings, Span)>,
+        Vec<Option<TExpr>>,
+    ),
+    reported: usize,
+    pass: usize,
+    /// Each type parameter widened so far, and its widest join.
+    widened: BTreeMap<String, Ty>,
+    /// This pass's: each fed type parameter a function returned past, and
+    /// its join with what it returned.
+    returned: Vec<(String, Ty)>,
+}
+
+/// The state a pass changes, restored before the next.
+pub type PassState<'a> = (
+    &'a mut BTreeMap<String, Ty>,
+    &'a mut Bindings,
+    &'a mut Vec<(Bindings, Span)>,
+    &'a mut Vec<Option<TExpr>>,
+);
+
+impl FedTypes {
+    pub fn start(
+        checker: &Checker<'_>,
+        generics: &BTreeMap<String, Ty>,
+        bindings: &Bindings,
+        origins: &[(Bindings, Span)],
+        tirs: &[Option<TExpr>],
+    ) -> FedTypes {
+        FedTypes {
+            start: (
+                generics.clone(),
+                bindings.clone(),
+                origins.to_vec(),
+                tirs.to_vec(),
+            ),
+            reported: checker.diagnostics.len(),
+            pass: 0,
+            widened: BTreeMap::new(),
+            returned: Vec::new(),
+        }
+    }
+
+    /// Argument `i` of `sig` was resolved to `found` at the type
+    /// parameters `generics`: whether, fed a type parameter's values, it
+    /// returned past the one it was checked at.
+    pub fn returned(&mut self, sig: &FnSig, i: usize, found: &Ty, generics: &BTreeMap<String, Ty>) {
+        let (Some(t), Ty::Fn(func)) = (fed_type(sig, i, &[]), found) else {
+            return;
+        };
+        let Some(bound) = generics.get(&t) else {
+            return;
+        };
+        let comparable = bound.accepts(&func.ret) || func.ret.accepts(bound);
+        let joined = join_types(bound, &func.ret);
+        if comparable && joined != *bound && !bound.any(&|t| t.is_error()) {
+            self.returned.push((t, joined));
+        }
+    }
+
+    /// Whether the call's functions must be resolved again: one returned
+    /// past the `T` it was checked at, and passes remain. If so, the
+    /// state is restored with each such `T` widened.
+    pub fn again(&mut self, checker: &mut Checker<'_>, span: Span, state: PassState<'_>) -> bool {
+        let (generics, bindings, origins, tirs) = state;
+        let mut grew = false;
+        for (t, joined) in std::mem::take(&mut self.returned) {
+            let widest = match self.widened.get(&t) {
+                Some(before) => join_types(before, &joined),
+                None => joined,
+            };
+            self.widened.insert(t, widest);
+            grew = true;
+        }
+        self.pass += 1;
+        if grew && self.pass >= PASSES {
+            let names: Vec<&str> = self.widened.keys().map(String::as_str).collect();
+            let note = format!(
+                "the call's functions were checked again {PASSES} times, `{}` widened each time to hold what they return, and it kept growing",
+                names.join("`, `")
+            );
+            if let Some(refusal) = checker.diagnostics.get_mut(self.reported) {
+                refusal.notes.push(note);
+            }
+        }
+        if !grew || self.pass >= PASSES || !checker.may_check_again(span) {
+            return false;
+        }
+        checker.diagnostics.truncate(self.reported);
+        let (g, b, o, t) = self.start.clone();
+        (*generics, *bindings, *origins, *tirs) = (g, b, o, t);
+        for (t, wider) in &self.widened {
+            let joined = match generics.get(t) {
+                Some(bound) => join_types(bound, wider),
+                None => wider.clone(),
+            };
+            let mut values = Bindings::new();
+            measures::bind(&Ty::Generic(t.clone()), &joined, &mut values);
+            merge_bindings(bindings, &values);
+            generics.insert(t.clone(), joined);
+        }
+        true
+    }
+}
