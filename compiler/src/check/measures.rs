@@ -235,9 +235,11 @@ pub fn bind_where(param: &Ty, arg: &Ty, bindings: &mut Bindings, selects: &dyn F
         }
         (Ty::Option(p), Ty::Option(a)) => bind_where(p, a, bindings, selects),
         (Ty::Option(p), a) => bind_where(p, a, bindings, selects),
-        (Ty::List(pe, ps, _), Ty::List(ae, size, _)) => {
+        (Ty::List(pe, ps, extremes), Ty::List(ae, size, _)) => {
             one(ps, size);
-            if let (Some(p), Some(a)) = (param.extremes(), arg.extremes()) {
+            // Only a parameter whose type has extremes of its own: one
+            // without has its element's measures, bound just below.
+            if let (Some(p), Some(a)) = (extremes, arg.extremes()) {
                 one(&p.least.hi, &a.least.hi);
                 one(&p.greatest.lo, &a.greatest.lo);
             }

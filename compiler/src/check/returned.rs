@@ -80,7 +80,28 @@ fn owned(param: &Ty, at: &str) -> Ty {
             } else {
                 size.clone()
             };
-            Ty::list(elem, size)
+            // A list of `Int`s whose elements' ends are its own: its least
+            // and greatest are too (`extremes.rs`), fixed at each application.
+            let extremes = match &elem {
+                Ty::Int(each) if is_own_poly(&each.hi) && is_own_poly(&each.lo) => {
+                    Some(super::extremes::Extremes {
+                        least: Interval::new(
+                            var(format!("least({at})")),
+                            each.lo.clone(),
+                            each.least,
+                            each.most,
+                        ),
+                        greatest: Interval::new(
+                            each.hi.clone(),
+                            var(format!("-greatest({at})")),
+                            each.least,
+                            each.most,
+                        ),
+                    })
+                }
+                _ => None,
+            };
+            Ty::list_with(elem, size, extremes)
         }
         Ty::Option(inner) => Ty::option(owned(inner, at)),
         // A stream's opening and each element cost what the argument's do
@@ -207,6 +228,11 @@ fn own_vars(ty: &Ty) -> Vec<Var> {
 
 fn is_own(var: &Var) -> bool {
     matches!(var.kind(), VarKind::Own { .. })
+}
+
+/// Whether `end` is one own variable.
+fn is_own_poly(end: &Poly) -> bool {
+    end.as_var().is_some_and(|v| is_own(&v))
 }
 
 impl Checker<'_> {
