@@ -301,10 +301,29 @@ pub struct ParamSpec {
     pub max_param: Option<usize>,
 }
 
-/// `name: Type`, as signatures and messages show a parameter.
+/// `name: Type`, as signatures and messages show a parameter, with the
+/// ends it declares (`n: Int >= 0 <= 100`, `s: String <= 20`, `ids:
+/// [Int; <= 10]`): what an argument must keep within.
 impl std::fmt::Display for ParamSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.name, self.ty.name())
+        let most = self.max.map(|max| format!(" <= {max}"));
+        match &self.ty {
+            ParamType::Scalar(ty) => {
+                write!(f, "{}: {}", self.name, ty.name())?;
+                if let Some(least) = self.min {
+                    write!(f, " >= {least}")?;
+                }
+                write!(f, "{}", most.unwrap_or_default())
+            }
+            ParamType::List(_) | ParamType::Records(_) => match most {
+                Some(most) => {
+                    let list = self.ty.name();
+                    let inner = &list[1..list.len() - 1];
+                    write!(f, "{}: [{inner};{most}]", self.name)
+                }
+                None => write!(f, "{}: {}", self.name, self.ty.name()),
+            },
+        }
     }
 }
 
