@@ -28,6 +28,19 @@ impl Poly {
         self.max_value().is_none() && !self.grows_for_good()
     }
 
+    /// Whether it grows with something no call nor application bounds: a
+    /// large table or a parameter without a bound. A returned function's
+    /// own measure (`Own`), any value until the function is applied
+    /// ([`Poly::grows_for_good`] counts it), is fixed there.
+    pub fn beyond_every_call(&self) -> bool {
+        self.any_var(|v: &Var| {
+            matches!(
+                v.kind(),
+                VarKind::Table(_) | VarKind::Param { max: None, .. }
+            )
+        })
+    }
+
     /// Whether it grows with something no call bounds: a large table or
     /// a parameter without a bound.
     pub fn grows_for_good(&self) -> bool {
@@ -47,8 +60,13 @@ impl Poly {
                 _ => flat.push(part),
             }
         }
-        if flat.iter().any(|p| !p.grows_for_good()) {
-            flat.retain(|p| !p.grows_for_good());
+        // A part no call or application can bound is dropped beside one
+        // that some may: a returned function's own measure (`Own`, any
+        // value until it is applied) is fixed at its application, so it
+        // is kept over a caller's unbounded parameter (`mk(n)(10)` for `k
+        // => m => take(min(k, m))` is 10, where keeping `n` made it `n`).
+        if flat.iter().any(|p| !p.beyond_every_call()) {
+            flat.retain(|p| !p.beyond_every_call());
         }
         // Of the parts with a maximum, the smallest stands for them all
         // as far as numbers go; the others are kept only for the calls.
@@ -129,5 +147,32 @@ mod tests {
         let nested = Poly::least_of([least.clone(), generic("y")]);
         assert_eq!(nested.to_string(), "min(b, x, y)");
         assert!(nested.mentions(&x.as_var().unwrap()));
+    }
+
+    #[test]
+    fn a_returned_functions_own_measure_stays_beside_a_callers() {
+        let k = generic("k");
+        let own = Poly::var(Var::new(VarKind::Own {
+            label: "m".into(),
+            instance: 0,
+        }));
+        // Both fixed later (a call, an application): the least of both.
+        let least = own.tighter(&k);
+        assert_eq!(least, Poly::least_of([own.clone(), k.clone()]));
+        assert_eq!(k.tighter(&own), least);
+        // A `min` is at most each part, so beside one it adds nothing.
+        assert!(least.le(&k) && least.le(&own));
+        assert!(!k.le(&least));
+        assert_eq!(least.max(&k), k);
+        assert_eq!(k.max(&least), k);
+        // The caller's `k` bound to an unbounded `n`: the own measure,
+        // which the application fixes, stands for the least.
+        let at_call = least.substitute(&k.as_var().unwrap(), &Poly::unbounded("n"));
+        assert_eq!(at_call, own);
+        let applied = at_call.substitute(&own.as_var().unwrap(), &Poly::constant(10));
+        assert_eq!(applied, Poly::constant(10));
+        // A part no call bounds still gives way to one some call may.
+        assert_eq!(Poly::unbounded("n").tighter(&own), own);
+        assert_eq!(own.tighter(&Poly::unbounded("n")), own);
     }
 }

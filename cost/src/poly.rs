@@ -275,6 +275,13 @@ impl Poly {
     /// does but the coefficient-wise answer would be larger than both
     /// maxima, the larger maximum itself.
     pub fn max(&self, other: &Poly) -> Poly {
+        // One provably no larger adds nothing (`min(x, k)` beside `k`).
+        if self.le(other) {
+            return other.clone();
+        }
+        if other.le(self) {
+            return self.clone();
+        }
         let mut terms = self.0.clone();
         for (monomial, coefficient) in &other.0 {
             add_term(&mut terms, monomial, *coefficient, u64::max);
@@ -308,16 +315,15 @@ impl Poly {
         match (self.max_value(), other.max_value()) {
             (Some(a), Some(b)) if b < a => other.clone(),
             (None, Some(_)) => other.clone(),
-            // Neither is known before a call: the least of both, which
-            // each call fixes (`least.rs`); one that no call bounds gives
-            // way to one a call may.
-            (None, None) if other.fixed_by_callers() => {
-                if self.fixed_by_callers() {
-                    Poly::least_of([self.clone(), other.clone()])
-                } else {
-                    other.clone()
-                }
-            }
+            // Neither is known before a call or an application (a returned
+            // function's own measure is fixed where it is applied): the
+            // least of both (`least.rs`); one that no call bounds gives
+            // way to one that may be.
+            (None, None) => match (self.beyond_every_call(), other.beyond_every_call()) {
+                (false, false) => Poly::least_of([self.clone(), other.clone()]),
+                (true, false) => other.clone(),
+                _ => self.clone(),
+            },
             _ => self.clone(),
         }
     }
@@ -331,6 +337,10 @@ impl Poly {
             || self
                 .max_value()
                 .is_some_and(|max| max <= other.constant_term())
+            // A `min` is at most each of its parts.
+            || self.as_var().is_some_and(|v| {
+                matches!(v.kind(), VarKind::Least(parts) if parts.0.iter().any(|p| p.le(other)))
+            })
     }
 
     /// The coefficient of `monomial`, if it is a term.
