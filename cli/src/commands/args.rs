@@ -85,10 +85,7 @@ pub fn parse_args(entry: &Entry, raw: &[String]) -> Result<Vec<Value>, RuntimeEr
                     "parameter `{name}` is `{}`, and `{text}` gives the field `{key}` twice",
                     param.ty.name()
                 ),
-                format!(
-                    "give each field once in each record: {}",
-                    example(&param.ty, name)
-                ),
+                format!("give each field once in each record: {}", example(param)),
             ),
             Refusal::NotOne => RuntimeError::new(
                 "E0520",
@@ -96,32 +93,32 @@ pub fn parse_args(entry: &Entry, raw: &[String]) -> Result<Vec<Value>, RuntimeEr
                     "parameter `{name}` is `{}`, and `{text}` is not one",
                     param.ty.name()
                 ),
-                format!("pass {}", example(&param.ty, name)),
+                format!("pass {}", example(param)),
             ),
         })?;
         values[index] = Some(value);
     }
-    let missing: Vec<String> = entry
+    let missing: Vec<&rqc_plan::ParamSpec> = entry
         .params
         .iter()
         .zip(&values)
         .filter(|(_, v)| v.is_none())
-        .map(|(p, _)| p.to_string())
+        .map(|(p, _)| p)
         .collect();
     if !missing.is_empty() {
+        let shown: Vec<String> = missing.iter().map(ToString::to_string).collect();
         return Err(RuntimeError::new(
             "E0520",
             format!(
                 "missing argument{} {}",
                 if missing.len() == 1 { "" } else { "s" },
-                missing.join(", ")
+                shown.join(", ")
             ),
             format!(
                 "pass each parameter with --arg, e.g. {}",
-                entry
-                    .params
+                missing
                     .iter()
-                    .map(|p| example(&p.ty, &p.name))
+                    .map(|p| example(p))
                     .collect::<Vec<_>>()
                     .join(" ")
             ),
@@ -206,11 +203,19 @@ fn parse_scalar(ty: &ColumnType, text: &str) -> Result<Value, Refusal> {
     }
 }
 
-fn example(ty: &ParamType, name: &str) -> String {
-    let ty = match ty {
+/// An `--arg` for `param` that it takes: within its declared ends (a
+/// number, a string's bytes, a list's length).
+fn example(param: &rqc_plan::ParamSpec) -> String {
+    let name = &param.name;
+    // A list of at most one element (or none) shows that many.
+    let two = param.max.map_or(2, |max| max.clamp(0, 2) as usize);
+    let items = |one: &str| vec![one; two].join(", ");
+    let ty = match &param.ty {
         ParamType::Scalar(ty) => ty,
-        ParamType::List(ColumnType::String) => return format!("`--arg {name}='[\"a\", \"b\"]'`"),
-        ParamType::List(_) => return format!("`--arg {name}='[1, 2]'`"),
+        ParamType::List(ColumnType::String) => {
+            return format!("`--arg {name}='[{}]'`", items("\"a\""))
+        }
+        ParamType::List(_) => return format!("`--arg {name}='[{}]'`", items("1")),
         ParamType::Records(fields) => {
             let example: Vec<String> = fields
                 .iter()
@@ -225,15 +230,26 @@ fn example(ty: &ParamType, name: &str) -> String {
                     format!("\"{field}\": {value}")
                 })
                 .collect();
-            return format!("`--arg {name}='[{{{}}}]'`", example.join(", "));
+            // One record (two would write one key twice), none where
+            // none may be given.
+            let record = format!("{{{}}}", example.join(", "));
+            let record = if two == 0 { String::new() } else { record };
+            return format!("`--arg {name}='[{record}]'`");
         }
     };
     let value = match ty {
-        ColumnType::Int => "42",
-        ColumnType::Float => "2.5",
-        ColumnType::Bool => "true",
-        ColumnType::String => "text",
-        ColumnType::Optional(_) => "none",
+        ColumnType::Int => {
+            let most = param.max.unwrap_or(i64::MAX);
+            42.min(most).max(param.min.unwrap_or(i64::MIN)).to_string()
+        }
+        ColumnType::Float => "2.5".into(),
+        ColumnType::Bool => "true".into(),
+        // At most the declared bytes of `text`.
+        ColumnType::String => {
+            let most = param.max.map_or(4, |max| max.clamp(0, 4) as usize);
+            "text"[..most].to_string()
+        }
+        ColumnType::Optional(_) => "none".into(),
     };
     format!("`--arg {name}={value}`")
 }

@@ -47,3 +47,49 @@ query item(id: Int) = Item[id]",
         "{err}"
     );
 }
+
+/// The help for missing arguments names only those missing, each with its
+/// declared ends, and an example within them: following it runs.
+#[test]
+fn the_missing_arguments_example_is_within_the_declared_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = write(
+        dir.path(),
+        "ends.rq",
+        "table Item { id: Int key }
+mutation add(id: Int) = insert Item { id: id }
+query q(a: Int, k: Int <= 7, z: Int >= -9 <= -1, s: String <= 2, ids: [Int; <= 1], w: Int >= 100) = k + z + w + length(s) + (ids |> count())",
+    );
+    let db = dir.path().join("db").display().to_string();
+    let added = rqc(&["run", "--db", &db, &app, "add", "--arg", "id=1"]);
+    assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
+    let missing = rqc(&["run", "--db", &db, "q", "--arg", "a=1"]);
+    assert_eq!(missing.status.code(), Some(1));
+    let err = stderr(&missing);
+    assert!(
+        err.contains("missing arguments k: Int <= 7, z: Int >= -9 <= -1, s: String <= 2, ids: [Int; <= 1], w: Int >= 100"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("--arg a="),
+        "a given argument is offered again: {err}"
+    );
+    // Every example the help gives, passed as it is shown.
+    let mut args = vec![
+        "run".to_string(),
+        "--db".into(),
+        db.clone(),
+        "q".into(),
+        "--arg".into(),
+        "a=1".into(),
+    ];
+    for example in err.split('`').filter(|part| part.starts_with("--arg ")) {
+        let value = example["--arg ".len()..].replace('\'', "");
+        args.extend(["--arg".to_string(), value]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let ran = rqc(&args);
+    assert_eq!(ran.status.code(), Some(0), "{:?}: {}", args, stderr(&ran));
+    // 7 + -1 + 100 + 2 + 1
+    assert_eq!(stdout(&ran).trim(), "109");
+}
