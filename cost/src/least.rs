@@ -155,6 +155,7 @@ mod tests {
         let own = Poly::var(Var::new(VarKind::Own {
             label: "m".into(),
             instance: 0,
+            most: None,
         }));
         // Both fixed later (a call, an application): the least of both.
         let least = own.tighter(&k);

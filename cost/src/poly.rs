@@ -452,7 +452,9 @@ impl Poly {
         self.unbounded_names(&|var| match var.kind() {
             VarKind::Param { name, max: None } => Some(name.clone()),
             // Any value until the returned function is applied.
-            VarKind::Own { label, .. } => Some(label.clone()),
+            VarKind::Own {
+                label, most: None, ..
+            } => Some(label.clone()),
             _ => None,
         })
     }

@@ -71,6 +71,10 @@ pub enum VarKind {
         /// Which returned function: 0 in the definition that returns it,
         /// a fresh number at each call of it.
         instance: u64,
+        /// The most its declaration allows (`-> [Int; <= 10] -> Int`: the
+        /// list's length): the body may rely on it, and each application
+        /// is held to it (`compiler/src/check/measures.rs`, `fit_poly`).
+        most: Option<u64>,
     },
     /// The least of two or more upper ends that a function's callers fix
     /// (`min(x, k)` in a branch that knows `x ≤ k`, neither known before
@@ -195,7 +199,8 @@ impl Var {
         match self.0 {
             VarKind::Param { max, .. } => *max,
             VarKind::Fanout { max, .. } | VarKind::Small { max, .. } => Some(*max),
-            VarKind::Table(_) | VarKind::Generic(_) | VarKind::Req(_) | VarKind::Own { .. } => None,
+            VarKind::Own { most, .. } => *most,
+            VarKind::Table(_) | VarKind::Generic(_) | VarKind::Req(_) => None,
             VarKind::Least(parts) => parts.0.iter().filter_map(|p| p.max_value()).min(),
         }
     }

@@ -595,6 +595,23 @@ impl Checker<'_> {
             // one whose body is being checked (`x` in `x => … gtwice(n => n
             // * 2, x)`: one value, the argument).
             Some((_, VarKind::Param { max: None, .. })) => {}
+            // One whose declaration bounds it (`-> [Int; <= 10] -> Int`)
+            // admits any value within that bound.
+            Some((
+                var,
+                VarKind::Own {
+                    most: Some(most), ..
+                },
+            )) if !self.def_measures.contains(&var) => {
+                let bound = Poly::constant(*most);
+                if !found.le(&bound) && misfit.is_none() {
+                    *misfit = Some(Misfit {
+                        what,
+                        found: shown(found),
+                        assumed: format!("at most {most}"),
+                    });
+                }
+            }
             Some((var, VarKind::Own { .. })) if !self.def_measures.contains(&var) => {}
             // So is a sum holding one (`2 + a` for an `a` nothing bounds):
             // with non-negative coefficients it is at least any value.

@@ -66,7 +66,13 @@ pub fn own_measures(declared: &Ty, path: &str) -> Ty {
 /// elements', an option's and a record's fields', at any depth. A measure
 /// the declaration bounds keeps its bound (the body may rely on it).
 fn owned(param: &Ty, at: &str) -> Ty {
-    let var = |label: String| Poly::var(Var::new(VarKind::Own { label, instance: 0 }));
+    let var = |label: String| {
+        Poly::var(Var::new(VarKind::Own {
+            label,
+            instance: 0,
+            most: None,
+        }))
+    };
     match param {
         Ty::Int(ends) if ends.hi.grows_for_good() && ends.lo.grows_for_good() => {
             let (hi, lo) = (var(at.to_string()), var(format!("-({at})")));
@@ -75,8 +81,16 @@ fn owned(param: &Ty, at: &str) -> Ty {
         Ty::Str(bytes) if bytes.grows_for_good() => Ty::Str(var(format!("|{at}|"))),
         Ty::List(elem, size, _) => {
             let elem = owned(elem, &format!("{at}[]"));
+            // Each application's length, within a declared `<= n` (which
+            // the body relies on and each application is held to).
             let size = if size.grows_for_good() {
                 var(format!("|{at}|"))
+            } else if size.vars().is_empty() {
+                Poly::var(Var::new(VarKind::Own {
+                    label: format!("|{at}|"),
+                    instance: 0,
+                    most: Some(size.constant_term()),
+                }))
             } else {
                 size.clone()
             };
@@ -295,9 +309,10 @@ impl Checker<'_> {
                 return p.clone();
             }
             p.substitute_all(&|var| match var.kind() {
-                VarKind::Own { label, .. } => Some(Poly::var(Var::new(VarKind::Own {
+                VarKind::Own { label, most, .. } => Some(Poly::var(Var::new(VarKind::Own {
                     label: label.clone(),
                     instance,
+                    most: *most,
                 }))),
                 _ => None,
             })

@@ -134,8 +134,19 @@ impl Checker<'_> {
                 },
             },
             TypeKind::Option(inner) => Ty::option(self.resolve_type(inner, generics)),
-            TypeKind::List(elem, _) => {
-                Ty::list(self.resolve_type(elem, generics), Poly::unbounded("length"))
+            // A declared `<= n` is the list's length where nothing measures
+            // it otherwise: a returned function's parameter (`-> [Int; <= 2]
+            // -> Int`), which its body may rely on and each application is
+            // held to (`fits`, E0419). A parameter's own and an entry
+            // point's are measured apart (`measures.rs`, `definition.rs`).
+            TypeKind::List(elem, size) => {
+                let length = match size {
+                    Some(crate::syntax::ast::SizeBound::Literal(n, _)) => {
+                        Poly::constant((*n).max(0).unsigned_abs())
+                    }
+                    _ => Poly::unbounded("length"),
+                };
+                Ty::list(self.resolve_type(elem, generics), length)
             }
             TypeKind::Stream(elem) => Ty::Stream(Box::new(StreamTy {
                 elem: self.resolve_type(elem, generics),
