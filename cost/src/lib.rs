@@ -30,6 +30,7 @@
 mod ends;
 mod interval;
 mod least;
+mod most;
 mod narrowing;
 mod poly;
 mod var;

@@ -180,7 +180,7 @@ impl Poly {
         self.0.iter().any(|(m, _)| {
             m.0.iter().any(|(v, _)| {
                 test(v)
-                    || matches!(v.kind(), VarKind::Least(parts)
+                    || matches!(v.kind(), VarKind::Least(parts) | VarKind::Most(parts)
                         if parts.0.iter().any(|p| p.any_var_dyn(test)))
             })
         })
@@ -297,6 +297,16 @@ impl Poly {
             if coefficientwise.max_value().is_some_and(|c| c > a.max(b)) {
                 return Poly::constant(a.max(b));
             }
+            return coefficientwise;
+        }
+        // Two ends a call fixes, neither known yet and neither provably the
+        // larger: their greatest, which each call turns into the greatest
+        // of what it gives (`most.rs`), where the coefficient-wise answer
+        // adds incomparable terms (`max(|xs|, |ys|)` was `|xs| + |ys|`).
+        if !self.beyond_every_call() && !other.beyond_every_call() && coefficientwise != *self {
+            if let Some(most) = Poly::most_of([self.clone(), other.clone()]) {
+                return most;
+            }
         }
         coefficientwise
     }
@@ -337,9 +347,15 @@ impl Poly {
             || self
                 .max_value()
                 .is_some_and(|max| max <= other.constant_term())
-            // A `min` is at most each of its parts.
-            || self.as_var().is_some_and(|v| {
-                matches!(v.kind(), VarKind::Least(parts) if parts.0.iter().any(|p| p.le(other)))
+            // A `min` is at most each of its parts, a `max` at most what
+            // all of them are; anything at most one part is at most a `max`.
+            || self.as_var().is_some_and(|v| match v.kind() {
+                VarKind::Least(parts) => parts.0.iter().any(|p| p.le(other)),
+                VarKind::Most(parts) => parts.0.iter().all(|p| p.le(other)),
+                _ => false,
+            })
+            || other.as_var().is_some_and(|v| {
+                matches!(v.kind(), VarKind::Most(parts) if parts.0.iter().any(|p| self.le(p)))
             })
     }
 
@@ -364,6 +380,9 @@ impl Poly {
                     match v.kind() {
                         VarKind::Least(parts) if parts.0.iter().any(|p| p.mentions(var)) => {
                             Poly::least_of(parts.0.iter().map(|p| p.substitute(var, value)))
+                        }
+                        VarKind::Most(parts) if parts.0.iter().any(|p| p.mentions(var)) => {
+                            Poly::greatest_of(parts.0.iter().map(|p| p.substitute(var, value)))
                         }
                         _ => Poly::var(*v),
                     }
@@ -393,6 +412,9 @@ impl Poly {
                     None => match v.kind() {
                         VarKind::Least(parts) => {
                             Poly::least_of(parts.0.iter().map(|p| p.substitute_all(value_of)))
+                        }
+                        VarKind::Most(parts) => {
+                            Poly::greatest_of(parts.0.iter().map(|p| p.substitute_all(value_of)))
                         }
                         _ => Poly::var(*v),
                     },
@@ -425,6 +447,14 @@ impl Poly {
                     VarKind::Least(parts) => {
                         parts.0.iter().filter_map(|p| p.evaluate(value_of)).min()
                     }
+                    // The greatest: every part must have a value.
+                    VarKind::Most(parts) => parts
+                        .0
+                        .iter()
+                        .map(|p| p.evaluate(value_of))
+                        .collect::<Option<Vec<u64>>>()?
+                        .into_iter()
+                        .max(),
                     _ => value_of(var),
                 }?;
                 for _ in 0..*exponent {
@@ -471,6 +501,12 @@ impl Poly {
                         .iter()
                         .flat_map(|p| p.unbounded_names(name_of))
                         .collect(),
+                    // A `max` grows with any part that does.
+                    VarKind::Most(parts) => parts
+                        .0
+                        .iter()
+                        .flat_map(|p| p.unbounded_names(name_of))
+                        .collect(),
                     _ => name_of(var).into_iter().collect::<Vec<_>>(),
                 };
                 for name in found {
@@ -492,7 +528,7 @@ impl Poly {
                 if !vars.contains(var) {
                     vars.push(*var);
                 }
-                if let VarKind::Least(parts) = var.kind() {
+                if let VarKind::Least(parts) | VarKind::Most(parts) = var.kind() {
                     for inner in parts.0.iter().flat_map(Poly::vars) {
                         if !vars.contains(&inner) {
                             vars.push(inner);
@@ -614,9 +650,13 @@ mod tests {
         assert_eq!(n.max(&Poly::constant(3)).max_value(), Some(100));
         let f = Poly::var(fanout());
         assert_eq!(n.max(&f).max_value(), Some(5000));
-        // Generic measures have no maximum: coefficient-wise.
+        // Generic measures have no maximum yet: their greatest, which a
+        // call fixes (`most.rs`; it was the sum `2 + |xs|`).
         let g = Poly::var(Var::new(VarKind::Generic("|xs|".into())));
-        assert_eq!(g.max(&Poly::constant(2)).to_string(), "2 + |xs|");
+        let most = g.max(&Poly::constant(2));
+        assert_eq!(most.to_string(), "max(2, |xs|)");
+        let at_call = most.substitute(&g.as_var().unwrap(), &Poly::constant(5));
+        assert_eq!(at_call, Poly::constant(5));
     }
 
     #[test]

@@ -81,9 +81,16 @@ pub enum VarKind {
     /// the call): at each call it becomes the least of what the
     /// arguments give (`least.rs`). Sorted, each once.
     Least(Parts),
+    /// The greatest of two or more upper ends that calls fix, none of
+    /// them known before the call (`max(|xs|, |ys|)`, the length of `if c
+    /// { xs } else { ys }` for two list parameters): at each call it
+    /// becomes the greatest of what the arguments give (`most.rs`), where
+    /// their coefficient-wise maximum was their sum. Sorted, each once.
+    Most(Parts),
 }
 
-/// The parts of a [`VarKind::Least`], sorted by their terms.
+/// The parts of a [`VarKind::Least`] or [`VarKind::Most`], sorted by
+/// their terms.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Parts(pub Vec<crate::Poly>);
 
@@ -202,6 +209,13 @@ impl Var {
             VarKind::Own { most, .. } => *most,
             VarKind::Table(_) | VarKind::Generic(_) | VarKind::Req(_) => None,
             VarKind::Least(parts) => parts.0.iter().filter_map(|p| p.max_value()).min(),
+            VarKind::Most(parts) => parts
+                .0
+                .iter()
+                .map(|p| p.max_value())
+                .collect::<Option<Vec<u64>>>()?
+                .into_iter()
+                .max(),
         }
     }
 }
@@ -263,6 +277,10 @@ impl fmt::Display for Var {
             VarKind::Least(parts) => {
                 let parts: Vec<String> = parts.0.iter().map(|p| p.to_string()).collect();
                 write!(f, "min({})", parts.join(", "))
+            }
+            VarKind::Most(parts) => {
+                let parts: Vec<String> = parts.0.iter().map(|p| p.to_string()).collect();
+                write!(f, "max({})", parts.join(", "))
             }
         }
     }

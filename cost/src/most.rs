@@ -1,0 +1,127 @@
+//! The greatest of upper ends that calls fix: `max(|xs|, |ys|)`, the length of `if c { xs } else { ys }` for two list parameters, where the coefficient-wise maximum is their sum (spec/cost.md §1).
+//!
+//! A function is checked once, with its parameters' measures abstract, and
+//! `Poly::max` of two that are not comparable (`|xs|` and `|ys|`) was the
+//! sum of both: an upper bound, but one a call cannot tighten, so `cnt(if
+//! c { xs } else { ys })` for `cnt(zs: [Int; <= 2])` read as 4 elements
+//! and was refused (E0321). Their greatest is a variable of its own
+//! ([`VarKind::Most`]) that each call's substitution turns into the
+//! greatest of what the arguments give (2 for two lists of at most 2).
+//!
+//! Sound: the quantity is at most one of the parts, each an upper bound
+//! in its case, so it is at most their greatest; the greatest is monotone
+//! in each part, as a polynomial with non-negative coefficients is in its
+//! variables; a part provably no larger than another adds nothing and is
+//! dropped; past [`MOST_PARTS`] the parts are added up instead (their sum
+//! is at least their greatest).
+
+use crate::var::Parts;
+use crate::{Poly, Var, VarKind};
+
+/// A `max` keeps at most this many parts: past it the parts' sum stands
+/// for them (looser, still sound), so formulas stay small.
+pub const MOST_PARTS: usize = 4;
+
+impl Poly {
+    /// The greatest of `parts` as a `max` variable, flattened, each part
+    /// once, those provably no larger than another dropped; the one part
+    /// left where only one is; `None` past [`MOST_PARTS`] parts.
+    pub fn most_of(parts: impl IntoIterator<Item = Poly>) -> Option<Poly> {
+        let mut flat: Vec<Poly> = Vec::new();
+        for part in parts {
+            match part.as_var().map(|v| v.kind()) {
+                Some(VarKind::Most(inner)) => flat.extend(inner.0.iter().cloned()),
+                _ => flat.push(part),
+            }
+        }
+        // Parts all with a maximum: `Poly::max`'s numeric rules already
+        // give their greatest a number's precision (`max(1, 5000)` for a
+        // fanout is 5000), with no variable to carry.
+        if flat.iter().all(|p| p.max_value().is_some()) {
+            return flat.into_iter().reduce(|a, b| a.max(&b));
+        }
+        let mut kept: Vec<Poly> = Vec::new();
+        for part in flat {
+            if kept.iter().any(|k| part.le(k)) {
+                continue;
+            }
+            kept.retain(|k| !k.le(&part));
+            kept.push(part);
+        }
+        kept.sort_by(Poly::order);
+        match kept.len() {
+            0 => Some(Poly::zero()),
+            1 => kept.pop(),
+            n if n > MOST_PARTS => None,
+            _ => Some(Poly::var(Var::new(VarKind::Most(Parts(kept))))),
+        }
+    }
+
+    /// [`Poly::most_of`], or past [`MOST_PARTS`] parts their sum: a
+    /// substitution's recombination, which must give a bound.
+    pub fn greatest_of(parts: impl IntoIterator<Item = Poly>) -> Poly {
+        let parts: Vec<Poly> = parts.into_iter().collect();
+        Poly::most_of(parts.clone())
+            .unwrap_or_else(|| parts.iter().fold(Poly::zero(), |sum, p| sum.plus(p)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generic(name: &str) -> Poly {
+        Poly::var(Var::new(VarKind::Generic(name.into())))
+    }
+
+    #[test]
+    fn two_lengths_a_call_fixes_are_their_greatest_until_the_call() {
+        let (xs, ys) = (generic("|xs|"), generic("|ys|"));
+        let most = xs.max(&ys);
+        assert_eq!(most.to_string(), "max(|xs|, |ys|)");
+        assert_eq!(most.max_value(), None);
+        assert!(xs.le(&most) && ys.le(&most));
+        assert!(!most.le(&xs));
+        assert!(most.le(&xs.plus(&ys)));
+        // Each at most 2: the greatest is 2, where the sum was 4.
+        let [x, y] = [&xs, &ys].map(|p| p.as_var().unwrap());
+        let at_call = most
+            .substitute(&x, &Poly::constant(2))
+            .substitute(&y, &Poly::constant(2));
+        assert_eq!(at_call, Poly::constant(2));
+        let all_at_once = most.substitute_all(&|v| (v == &x || v == &y).then(|| Poly::constant(3)));
+        assert_eq!(all_at_once, Poly::constant(3));
+        // A part no larger than another adds nothing; nested ones flatten.
+        assert_eq!(
+            xs.max(&xs.plus(&Poly::constant(1))),
+            xs.plus(&Poly::constant(1))
+        );
+        let three = most.max(&generic("|zs|"));
+        assert_eq!(three.to_string(), "max(|xs|, |ys|, |zs|)");
+        // One that grows with what no call bounds: the sum, as before.
+        let n = Poly::unbounded("n");
+        assert_eq!(xs.max(&n), xs.plus(&n));
+        assert!(!xs.max(&n).unbounded_params().is_empty());
+    }
+
+    #[test]
+    fn a_greatest_grows_with_any_part_and_is_known_when_all_are() {
+        let xs = generic("|xs|");
+        let bounded = Poly::var(Var::param("k", Some(7)));
+        let most = xs.max(&bounded);
+        assert_eq!(most.max_value(), None, "|xs| is known only at a call");
+        let x = xs.as_var().unwrap();
+        assert_eq!(most.substitute(&x, &Poly::constant(3)).max_value(), Some(7));
+        assert_eq!(most.substitute(&x, &Poly::constant(9)).max_value(), Some(9));
+        let grows = most.substitute(&x, &Poly::unbounded("n"));
+        assert_eq!(grows.max_value(), None);
+        assert!(!grows.unbounded_params().is_empty());
+        // Past the limit of parts, their sum.
+        let many: Vec<Poly> = (0..MOST_PARTS + 1)
+            .map(|i| generic(&format!("p{i}")))
+            .collect();
+        assert_eq!(Poly::most_of(many.clone()), None);
+        let sum = many.iter().fold(Poly::zero(), |s, p| s.plus(p));
+        assert_eq!(Poly::greatest_of(many), sum);
+    }
+}
