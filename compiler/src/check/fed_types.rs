@@ -1,10 +1,11 @@
-//! Several functions fed one type parameter's values at a call (`g(f(x))` for `f: T -> T`, `g: T -> T`): every one checked at one `T` that holds what each returns.
+//! The functions of a call that return a type parameter's values (`g(f(x))` for `f: T -> T`, `g: T -> T`; a producer `p: U -> T`; `w: T -> { v: T }`): every one checked at one `T` that holds what each returns.
 //!
-//! `self_applied.rs` widens `T` to what the first such function returns
-//! (its fixed point), and every function resolved after it is checked at
-//! that `T`. One that returns more (`g` returning 7 where `f`'s fixed
-//! point was 6) does not fit it, which was E0419 though the program is
-//! sound. So the call's functions are resolved again, `T` now widened by
+//! `self_applied.rs` widens `T` to what the first function fed its own
+//! results returns (its fixed point), and every function resolved after it
+//! is checked at that `T`. One that returns more (`g` returning 7 where
+//! `f`'s fixed point was 6, a producer returning 20 where an argument
+//! bound `T` to 1, a `T` inside a record) does not fit it, which was E0419
+//! though the program is sound. So the call's functions are resolved again, `T` now widened by
 //! what the last pass's functions returned (its measures bound again, as
 //! `fed_argument` binds them), until a pass's functions all return within
 //! the `T` they were checked at, for at most [`PASSES`] passes; the last
@@ -19,9 +20,8 @@
 
 use super::expr::{join_types, Checker, FnSig};
 use super::measures::{self, Bindings};
-use super::self_applied::fed_type;
 use super::tir::TExpr;
-use super::type_binding::merge_bindings;
+use super::type_binding::{bind, merge_bindings};
 use super::types::Ty;
 use crate::span::Span;
 use std::collections::BTreeMap;
@@ -78,19 +78,27 @@ impl FedTypes {
     }
 
     /// Argument `i` of `sig` was resolved to `found` at the type
-    /// parameters `generics`: whether, fed a type parameter's values, it
-    /// returned past the one it was checked at.
+    /// parameters `generics`: whether a type parameter's values it returns
+    /// (`f: T -> T`, a producer `p: U -> T`, or `T` inside its result, `w:
+    /// T -> { v: T }`) lie past the one it was checked at.
     pub fn returned(&mut self, sig: &FnSig, i: usize, found: &Ty, generics: &BTreeMap<String, Ty>) {
-        let (Some(t), Ty::Fn(func)) = (fed_type(sig, i, &[]), found) else {
+        let (Ty::Fn(declared), Ty::Fn(func)) = (&sig.params[i].1, found) else {
             return;
         };
-        let Some(bound) = generics.get(&t) else {
+        // What the result binds each type parameter to.
+        let mut implied = BTreeMap::new();
+        if !bind(&declared.ret, &func.ret, &mut implied) {
             return;
-        };
-        let comparable = bound.accepts(&func.ret) || func.ret.accepts(bound);
-        let joined = join_types(bound, &func.ret);
-        if comparable && joined != *bound && !bound.any(&|t| t.is_error()) {
-            self.returned.push((t, joined));
+        }
+        for (t, values) in implied {
+            let Some(bound) = generics.get(&t) else {
+                continue;
+            };
+            let comparable = bound.accepts(&values) || values.accepts(bound);
+            let joined = join_types(bound, &values);
+            if comparable && joined != *bound && !bound.any(&|t| t.is_error()) {
+                self.returned.push((t, joined));
+            }
         }
     }
 
