@@ -105,6 +105,10 @@ fn reads_by(g: Int) -> Int -> Int = k => A.by_g[g] |> take(k) |> count()
 fn skips_by(g: Int) -> Int -> Int = k => A.by_g[g] |> skip(k) |> take(2) |> count()
 fn least_of(xs: [Int; <= 3]) = xs |> min() |> unwrap_or(0)
 fn most_of(xs: [Int; <= 3]) = xs |> max() |> unwrap_or(0)
+fn either_len(c: Bool, xs: [Int; <= 3], ys: [Int; <= 3]) = least_of(if c { ys } else { xs }) + ((if c { xs } else { ys }) |> count())
+fn both(f: T -> T, g: T -> T, x: T) = g(f(x))
+fn produced(p: U -> T, u: U, x: T) = p(u)
+fn least_by(g: Int) -> Int -> Int -> Int = k => m => A.by_g[g] |> take(if k < m { k } else { m }) |> count()
 mutation add_a(id: Int, g: Int, v: Int) = insert A { id, g, v }
 mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
 mutation add_c(id: Int, lim: Int) = insert C { id, lim }
@@ -210,6 +214,14 @@ pub fn write(rng: &mut Rng, depth: u32) -> String {
             "update C[x] as r {{ lim: {{ {}; r.lim + 1 }} }}",
             write(rng, d)
         ),
+    }
+}
+
+/// A value with both ends: a literal, or a parameter declared with them.
+fn bounded(rng: &mut Rng) -> String {
+    match rng.below(3) {
+        0 => literal(rng),
+        _ => pick(rng, &["n", "m", "p"]).into(),
     }
 }
 
@@ -418,7 +430,29 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
                     int(rng, d)
                 ),
             },
-            1 => format!("{{ let f = reads({}); f({}) }}", int(rng, d), int(rng, d)),
+            1 => match rng.below(5) {
+                // The greatest of two measures a call fixes, two functions
+                // fed one `T`, a producer past an argument's `T`, and a
+                // returned lambda's least of its own argument and another.
+                0 => format!(
+                    "either_len(x > {}, [{}, {}], [{}])",
+                    int(rng, d),
+                    bounded(rng),
+                    int(rng, d),
+                    bounded(rng)
+                ),
+                1 => format!(
+                    "both(v => if v > {} {{ {} }} else {{ v + 1 }}, v => if v > {} {{ {} }} else {{ v + 2 }}, {})",
+                    bounded(rng),
+                    bounded(rng),
+                    bounded(rng),
+                    bounded(rng),
+                    bounded(rng)
+                ),
+                2 => format!("produced(u => u * {}, {}, {})", bounded(rng), bounded(rng), int(rng, d)),
+                3 => format!("least_by({})({})({})", int(rng, d), int(rng, d), bounded(rng)),
+                _ => format!("{{ let f = reads({}); f({}) }}", int(rng, d), int(rng, d)),
+            },
             2 => format!("{{ let f = either(x > {}); f({}) }}", int(rng, d), int(rng, d)),
             _ => format!(
                 "{{ let g = pass_fn(v => A.by_g[v] |> take({}) |> count()); g({}) }}",

@@ -58,6 +58,10 @@ struct Tally {
     /// value went through a `let`, a field, an `if` or a function's list
     /// parameter (the extremes its type carries).
     extremes: usize,
+    /// Accepted queries calling a function whose measures join as their
+    /// greatest, functions fed one `T`, a producer of `T`, or a returned
+    /// lambda's least of its own argument and another.
+    joined: usize,
     /// Accepted generated mutations, their runs, and the runs committed.
     mutations: usize,
     mutation_runs: usize,
@@ -277,6 +281,10 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 "length(w.s",
                 "clamp(",
                 "reads(",
+                "either_len(",
+                "both(",
+                "produced(",
+                "least_by(",
                 "either(",
                 "pass_fn(",
             ]
@@ -285,6 +293,11 @@ fn check_program(seed: u64, tally: &mut Tally) {
         );
         tally.argument_costed +=
             usize::from(text.contains("reads_by(") || text.contains("skips_by("));
+        tally.joined += usize::from(
+            ["either_len(", "both(", "produced(", "least_by("]
+                .iter()
+                .any(|form| text.contains(form)),
+        );
         tally.extremes += usize::from(
             ["least_of(", "most_of(", "let l = [", "{ l: [", "} else { ["]
                 .iter()
@@ -518,6 +531,7 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         ranged: 0,
         argument_costed: 0,
         extremes: 0,
+        joined: 0,
         mutations: 0,
         mutation_runs: 0,
         committed: 0,
@@ -530,8 +544,8 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges, {} applying a function whose reads grow with its argument, {} the least or greatest of a list passed on), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed, {} cascading; {} transactions, {} committed",
-        tally.programs, tally.accepted, tally.tuple_ranges, tally.reverse_reads, tally.ranged, tally.argument_costed, tally.extremes, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.cascaded, tally.transactions, tally.transactions_committed
+        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges, {} applying a function whose reads grow with its argument, {} the least or greatest of a list passed on, {} joined measures, fed or produced `T`s, or a returned lambda's least), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed, {} cascading; {} transactions, {} committed",
+        tally.programs, tally.accepted, tally.tuple_ranges, tally.reverse_reads, tally.ranged, tally.argument_costed, tally.extremes, tally.joined, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.cascaded, tally.transactions, tally.transactions_committed
     );
     assert!(
         tally.committed > 0 && tally.committed < tally.mutation_runs,
@@ -572,6 +586,10 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
     assert!(
         tally.ranged > 0,
         "no accepted query held a count bounded by value ranges"
+    );
+    assert!(
+        tally.joined > 0,
+        "no accepted query joined measures, fed or produced a `T`, or took a returned lambda's least"
     );
     assert!(
         tally.extremes > 0,
