@@ -22,6 +22,10 @@ use crate::{Poly, Var, VarKind};
 /// for them (looser, still sound), so formulas stay small.
 pub const MOST_PARTS: usize = 4;
 
+/// A part of a `max` holds at most this many terms: past it the parts'
+/// sum stands for them.
+pub const MOST_PART_TERMS: usize = 4;
+
 impl Poly {
     /// The greatest of `parts` as a `max` variable, flattened, each part
     /// once, those provably no larger than another dropped; the one part
@@ -47,6 +51,20 @@ impl Poly {
             }
             kept.retain(|k| !k.le(&part));
             kept.push(part);
+        }
+        // Small parts only, and none holding a `min` or `max` of its own:
+        // a `max` of large or nested formulas, substituted again at every
+        // call and multiplied by others, grew past any time a check may
+        // take (functions each taking the product of their callee's joins,
+        // five deep, checked for minutes); their sum is a bound.
+        let nested = |p: &Poly| {
+            p.any_var(|v: &Var| matches!(v.kind(), VarKind::Most(_) | VarKind::Least(_)))
+        };
+        if kept
+            .iter()
+            .any(|p| p.terms().count() > MOST_PART_TERMS || nested(p))
+        {
+            return None;
         }
         kept.sort_by(Poly::order);
         match kept.len() {
@@ -123,5 +141,23 @@ mod tests {
         assert_eq!(Poly::most_of(many.clone()), None);
         let sum = many.iter().fold(Poly::zero(), |s, p| s.plus(p));
         assert_eq!(Poly::greatest_of(many), sum);
+    }
+
+    #[test]
+    fn only_small_flat_parts_make_a_greatest() {
+        let (xs, ys) = (generic("|xs|"), generic("|ys|"));
+        let most = xs.max(&ys);
+        // A part holding a `max` (or a `min`) of its own: their sum.
+        let zs = generic("|zs|");
+        let nested = most.times(&zs);
+        assert_eq!(Poly::most_of([nested.clone(), generic("|ws|")]), None);
+        assert_eq!(nested.max(&generic("|ws|")), nested.plus(&generic("|ws|")));
+        let least = xs.tighter(&ys);
+        assert_eq!(Poly::most_of([least.clone(), zs.clone()]), None);
+        // A part of more than `MOST_PART_TERMS` terms: their sum.
+        let long =
+            (0..=MOST_PART_TERMS).fold(Poly::zero(), |sum, i| sum.plus(&generic(&format!("p{i}"))));
+        assert_eq!(Poly::most_of([long.clone(), zs.clone()]), None);
+        assert_eq!(long.max(&zs), long.plus(&zs));
     }
 }
