@@ -518,6 +518,11 @@ impl Checker<'_> {
             // Reported here: its uses would only repeat it.
             passed = Ty::Error;
         }
+        // Measures only an argument of unknown type fixes: unknown, not
+        // unbounded (`unknown_args.rs`).
+        let unknown = super::unknown_args::unknown_measures(&sig, &arg_tys, &bindings);
+        super::unknown_args::bind_unknown(&unknown, &mut bindings);
+        let result_unknown = super::unknown_args::holds_unknown(&passed, &unknown);
         measures::close_bindings(&mut bindings);
         // The caller's own measures that its arguments brought in through
         // a type parameter (its parameter's ends inside the `T` a value
@@ -527,9 +532,12 @@ impl Checker<'_> {
         // measure left is the callee's, leaked through a binding (cut).
         let keep = &self.def_measures;
         let cut = |p: &crate::cost::Poly| measures::cut_callee_measures(p, keep, &name);
-        let ret = passed
-            .substitute_generics(&generics)
-            .map_polys(&|p| cut(&measures::instantiate_keeping(p, &bindings, keep)));
+        let ret = match result_unknown {
+            true => Ty::Error,
+            false => passed
+                .substitute_generics(&generics)
+                .map_polys(&|p| cut(&measures::instantiate_keeping(p, &bindings, keep))),
+        };
         let call_cost = sig.cost.map(|p| cut(&measures::instantiate(p, &bindings)));
         // An unbounded argument is an error only where the callee's cost
         // depends on it (an unbounded value in the result is the caller's

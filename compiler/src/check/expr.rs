@@ -322,7 +322,9 @@ impl<'p> Checker<'p> {
             }
             ExprKind::None => {
                 let ty = match expected {
-                    Some(Ty::Option(inner)) => Ty::Option(Box::new(inner.held_by_none())),
+                    // It holds no value: any within the ends fits, and
+                    // the least adds nothing to a join with a value.
+                    Some(Ty::Option(inner)) => Ty::Option(Box::new(inner.held_by_none_where(true))),
                     _ => {
                         self.untyped_none.get_or_insert(expr.span);
                         Ty::option(Ty::Error)

@@ -50,6 +50,7 @@ mod tuple_range;
 mod type_binding;
 mod type_limits;
 pub mod types;
+mod unknown_args;
 mod upsert;
 mod writes;
 

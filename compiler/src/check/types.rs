@@ -449,14 +449,24 @@ impl Ty {
     /// ends (a number, an empty string or list) rather than leave them
     /// unfixed (unbounded: `h(none)` was E0301).
     pub fn held_by_none(&self) -> Ty {
+        self.held_by_none_where(false)
+    }
+
+    /// [`Ty::held_by_none`] at every measure (`every`), not only a
+    /// function's: the type of a `none` written where a value of this type
+    /// is expected (`fn oi(c) -> Int? = if c { n } else { none }`), which
+    /// then adds nothing to a join, where the declared `Int`'s unbounded
+    /// ends made `oi(c, 5)` unbounded.
+    pub fn held_by_none_where(&self, every: bool) -> Ty {
         // A callee's measure, or a returned function's own (`returned.rs`).
         let generic = |p: &Poly| {
-            p.vars().iter().any(|v| {
-                matches!(
-                    v.kind(),
-                    crate::cost::VarKind::Generic(_) | crate::cost::VarKind::Own { .. }
-                )
-            })
+            every
+                || p.vars().iter().any(|v| {
+                    matches!(
+                        v.kind(),
+                        crate::cost::VarKind::Generic(_) | crate::cost::VarKind::Own { .. }
+                    )
+                })
         };
         match self {
             Ty::Int(i) if generic(&i.hi) || generic(&i.lo) => {
