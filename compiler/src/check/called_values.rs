@@ -134,3 +134,44 @@ fn takes_stream(callee: &Ty, i: usize) -> bool {
         _ => false,
     }
 }
+
+impl Checker<'_> {
+    /// `found` with every function value inside it that flows where
+    /// `expected` has a known function type resolved against that type
+    /// (delayed lambdas checked with its parameters).
+    pub(super) fn resolve_functions(
+        &mut self,
+        found: &Ty,
+        expected: &Ty,
+        span: Span,
+        callee: &str,
+    ) -> Ty {
+        match (found, expected) {
+            (Ty::Fn(_) | Ty::Fns(_), Ty::Fn(e)) => {
+                let func = self.as_function(found, e, span, &format!("`{callee}`"));
+                Ty::Fn(Box::new(func))
+            }
+            (Ty::List(f, size, extremes), Ty::List(e, _, _)) => Ty::list_with(
+                self.resolve_functions(f, e, span, callee),
+                size.clone(),
+                extremes.as_deref().cloned(),
+            ),
+            (Ty::Option(f), Ty::Option(e)) => {
+                Ty::option(self.resolve_functions(f, e, span, callee))
+            }
+            // A function where an optional one is taken: the function.
+            (Ty::Fn(_) | Ty::Fns(_), Ty::Option(e)) => {
+                self.resolve_functions(found, e, span, callee)
+            }
+            (Ty::Record(fs), Ty::Record(es)) => Ty::Record(
+                fs.iter()
+                    .map(|(n, f)| match es.iter().find(|(m, _)| m == n) {
+                        Some((_, e)) => (n.clone(), self.resolve_functions(f, e, span, callee)),
+                        None => (n.clone(), f.clone()),
+                    })
+                    .collect(),
+            ),
+            _ => found.clone(),
+        }
+    }
+}

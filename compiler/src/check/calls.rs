@@ -9,6 +9,7 @@ use super::schema_types::STREAM_PARAMETER;
 use super::tir::TExpr;
 use super::type_binding::{bind, merge_bindings};
 use super::types::Ty;
+use super::unknown_args::{unknown_after_error, unknown_generics};
 use crate::cost::{Cost, Var};
 use crate::span::Span;
 use crate::syntax::ast::{DefKind, Expr, ExprKind};
@@ -662,65 +663,5 @@ impl Checker<'_> {
         // own, kept, as in the call's result.
         pty.substitute_generics(generics)
             .map_polys(&|p| measures::instantiate_keeping(p, bindings, &self.def_measures))
-    }
-
-    /// `found` with every function value inside it that flows where
-    /// `expected` has a known function type resolved against that type
-    /// (delayed lambdas checked with its parameters).
-    pub(super) fn resolve_functions(
-        &mut self,
-        found: &Ty,
-        expected: &Ty,
-        span: Span,
-        callee: &str,
-    ) -> Ty {
-        match (found, expected) {
-            (Ty::Fn(_) | Ty::Fns(_), Ty::Fn(e)) => {
-                let func = self.as_function(found, e, span, &format!("`{callee}`"));
-                Ty::Fn(Box::new(func))
-            }
-            (Ty::List(f, size, extremes), Ty::List(e, _, _)) => Ty::list_with(
-                self.resolve_functions(f, e, span, callee),
-                size.clone(),
-                extremes.as_deref().cloned(),
-            ),
-            (Ty::Option(f), Ty::Option(e)) => {
-                Ty::option(self.resolve_functions(f, e, span, callee))
-            }
-            // A function where an optional one is taken: the function.
-            (Ty::Fn(_) | Ty::Fns(_), Ty::Option(e)) => {
-                self.resolve_functions(found, e, span, callee)
-            }
-            (Ty::Record(fs), Ty::Record(es)) => Ty::Record(
-                fs.iter()
-                    .map(|(n, f)| match es.iter().find(|(m, _)| m == n) {
-                        Some((_, e)) => (n.clone(), self.resolve_functions(f, e, span, callee)),
-                        None => (n.clone(), f.clone()),
-                    })
-                    .collect(),
-            ),
-            _ => found.clone(),
-        }
-    }
-}
-
-/// A function argument whose body had an error (reported there) fixes the
-/// type parameters it alone could fix at `Error`, which fits everything:
-/// no second error for a `U` nothing else fixes.
-fn unknown_after_error(pty: &Ty, arg: &Ty, generics: &mut BTreeMap<String, Ty>) {
-    let failed = match arg {
-        Ty::Fn(f) => f.ret.is_error(),
-        other => other.is_error(),
-    };
-    if failed {
-        unknown_generics(pty, generics);
-    }
-}
-
-/// Each type parameter of `pty` nothing bound yet, unknown: `Error`, which
-/// fits everything (an error was reported, or nothing could fix it).
-pub(super) fn unknown_generics(pty: &Ty, generics: &mut BTreeMap<String, Ty>) {
-    for generic in pty.generics() {
-        generics.entry(generic).or_insert(Ty::Error);
     }
 }

@@ -85,7 +85,7 @@ pub fn bind_from_hint(ret: &Ty, hint: &[Ty], generics: &mut BTreeMap<String, Ty>
         // Checked before its application (for names only): unknown, which
         // fits everything, rather than a `T` nothing fixes (E0425).
         if given.is_error() {
-            super::calls::unknown_generics(param, &mut found);
+            super::unknown_args::unknown_generics(param, &mut found);
             continue;
         }
         super::type_binding::bind(param, &any_of_shape(given), &mut found);

@@ -1,4 +1,4 @@
-//! Measures only an argument of no known type fixes (a lambda's parameter while the lambda is checked before it is applied, or a value an error was reported at): unknown, not unbounded.
+//! What only an argument of no known type fixes (a lambda's parameter while the lambda is checked before it is applied, or a value an error was reported at): its measures and type parameters are unknown, not unbounded or a guess.
 //!
 //! A lambda written where nothing gives its parameters' types is checked
 //! once with them unknown (`Ty::Error`, `functions.rs`, `delay_lambda`), so
@@ -18,7 +18,7 @@ use super::expr::FnSig;
 use super::measures::{self, Bindings};
 use super::types::Ty;
 use crate::cost::{Poly, Var};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The signature's measures at the parameters whose arguments are of no
 /// known type, that no other argument bound.
@@ -42,4 +42,25 @@ pub fn bind_unknown(unknown: &BTreeSet<Var>, bindings: &mut Bindings) {
 /// Whether the result `ret` (the signature's) holds an unknown measure.
 pub fn holds_unknown(ret: &Ty, unknown: &BTreeSet<Var>) -> bool {
     !unknown.is_empty() && ret.any_poly(&|p| p.any_var(|v: &Var| unknown.contains(v)))
+}
+
+/// A function argument whose body had an error (reported there) fixes the
+/// type parameters it alone could fix at `Error`, which fits everything:
+/// no second error for a `U` nothing else fixes.
+pub(super) fn unknown_after_error(pty: &Ty, arg: &Ty, generics: &mut BTreeMap<String, Ty>) {
+    let failed = match arg {
+        Ty::Fn(f) => f.ret.is_error(),
+        other => other.is_error(),
+    };
+    if failed {
+        unknown_generics(pty, generics);
+    }
+}
+
+/// Each type parameter of `pty` nothing bound yet, unknown: `Error`, which
+/// fits everything (an error was reported, or nothing could fix it).
+pub(super) fn unknown_generics(pty: &Ty, generics: &mut BTreeMap<String, Ty>) {
+    for generic in pty.generics() {
+        generics.entry(generic).or_insert(Ty::Error);
+    }
 }
