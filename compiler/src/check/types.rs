@@ -271,18 +271,17 @@ impl Ty {
                 ret: func.ret.map(f),
                 latent: func.latent.clone(),
             })),
-            Ty::Fns(candidates) => Ty::Fns(
-                candidates
-                    .iter()
-                    .map(|c| match c {
-                        FnCandidate::Known(func) => match Ty::Fn(Box::new(func.clone())).map(f) {
-                            Ty::Fn(mapped) => FnCandidate::Known(*mapped),
-                            _ => c.clone(),
-                        },
-                        FnCandidate::Lambda(_) => c.clone(),
-                    })
-                    .collect(),
-            ),
+            // A candidate replaced by several (a parameter's type by the
+            // lambda given for it, `passg2(f, g) = if c { f } else { g }`)
+            // is each of them.
+            Ty::Fns(candidates) => Ty::one_of(candidates.iter().flat_map(|c| match c {
+                FnCandidate::Known(func) => match Ty::Fn(Box::new(func.clone())).map(f) {
+                    Ty::Fn(mapped) => vec![FnCandidate::Known(*mapped)],
+                    Ty::Fns(several) => several,
+                    _ => vec![c.clone()],
+                },
+                FnCandidate::Lambda(_) => vec![c.clone()],
+            })),
             Ty::Stream(s) => Ty::Stream(Box::new(StreamTy {
                 elem: s.elem.map(f),
                 open: s.open.clone(),
