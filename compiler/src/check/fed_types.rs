@@ -32,12 +32,7 @@ const PASSES: usize = 6;
 /// What a call's function resolution starts from, and what its functions
 /// fed a type parameter returned in the current pass.
 pub struct FedTypes {
-    start: (
-        BTreeMap<String, Ty>,
-        Bindings,
-        Vec<(Bindings, Span)>,
-        Vec<Option<TExpr>>,
-    ),
+    start: Start,
     reported: usize,
     pass: usize,
     /// Each type parameter widened so far, and its widest join.
@@ -46,6 +41,15 @@ pub struct FedTypes {
     /// its join with what it returned.
     returned: Vec<(String, Ty)>,
 }
+
+/// What a call's functions are resolved from at each pass: its type
+/// parameters, measures, their origins and the arguments' typed trees.
+type Start = (
+    BTreeMap<String, Ty>,
+    Bindings,
+    Vec<(Bindings, Span)>,
+    Vec<Option<TExpr>>,
+);
 
 /// The state a pass changes, restored before the next.
 pub type PassState<'a> = (
