@@ -100,7 +100,12 @@ impl FedTypes {
             };
             let comparable = bound.accepts(&values) || values.accepts(bound);
             let joined = join_types(bound, &values);
-            if comparable && joined != *bound && !bound.any(&|t| t.is_error()) {
+            // A `T` widened past every bound would admit any result (a place
+            // costed for what nothing bounds admits anything): results that
+            // grow without end keep the refusal of the `T` they were
+            // checked at (E0419).
+            let endless = joined.any_poly(&|p| p.grows_for_good());
+            if comparable && joined != *bound && !endless && !bound.any(&|t| t.is_error()) {
                 self.returned.push((t, joined));
             }
         }
@@ -134,7 +139,9 @@ impl FedTypes {
         if !grew || self.pass >= PASSES || !checker.may_check_again(span) {
             return false;
         }
-        checker.diagnostics.truncate(self.reported);
+        if !checker.drop_reported_since(self.reported) {
+            return false;
+        }
         let (g, b, o, t) = self.start.clone();
         (*generics, *bindings, *origins, *tirs) = (g, b, o, t);
         for (t, wider) in &self.widened {

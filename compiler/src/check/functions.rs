@@ -469,6 +469,22 @@ impl Checker<'_> {
         true
     }
 
+    /// Drops what was reported since `reported` (a round or pass checked
+    /// again), unless that holds the definition's E0424: it is reported
+    /// once, so dropped it would be lost and the definition accepted with
+    /// what the refused check left (an adversary's generated program was
+    /// accepted with an unknown result and no error). `false` then, and
+    /// the caller stops checking again.
+    pub(super) fn drop_reported_since(&mut self, reported: usize) -> bool {
+        let refusal = self.diagnostics[reported.min(self.diagnostics.len())..]
+            .iter()
+            .any(|d| d.code == "E0424");
+        if !refusal {
+            self.diagnostics.truncate(reported);
+        }
+        !refusal
+    }
+
     /// E0424, once per definition: checking its lambdas again at each
     /// application passed a limit.
     pub(super) fn refuse_lambda_checks(&mut self, message: String, span: Span) {

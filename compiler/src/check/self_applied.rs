@@ -149,7 +149,10 @@ impl<'c> Checker<'c> {
             if joined == bound || !comparable {
                 return value;
             }
-            self.diagnostics.truncate(reported);
+            // A refusal reported in this round stands (it is reported once).
+            if !self.drop_reported_since(reported) {
+                return value;
+            }
             let mut values = Bindings::new();
             measures::bind(&Ty::Generic(t.clone()), &joined, &mut values);
             merge_bindings(bindings, &values);
@@ -245,7 +248,9 @@ impl<'c> Checker<'c> {
             let mut within = true;
             for var in fed {
                 let Some(result) = returned.get(var) else {
-                    self.diagnostics.truncate(reported);
+                    if !self.drop_reported_since(reported) {
+                        return Rounds::Stopped((value, found));
+                    }
                     return Rounds::NotFound;
                 };
                 let end = guess.get_mut(var).expect("a guess for every fed measure");
@@ -257,7 +262,9 @@ impl<'c> Checker<'c> {
             if within {
                 return Rounds::Reached((value, found));
             }
-            self.diagnostics.truncate(reported);
+            if !self.drop_reported_since(reported) {
+                return Rounds::Stopped((value, found));
+            }
             last = Some((value, found));
         }
         Rounds::NotFound
