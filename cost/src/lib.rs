@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod ends;
+mod extremes;
 mod interval;
 mod least;
 mod most;
@@ -35,6 +36,7 @@ mod narrowing;
 mod poly;
 mod var;
 
+pub use extremes::Extremes;
 pub use interval::{Interval, Relation};
 pub use narrowing::{assume, assume_within, Condition, Side};
 pub use poly::{Monomial, Poly};

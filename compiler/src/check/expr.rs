@@ -401,7 +401,7 @@ impl<'p> Checker<'p> {
                     .iter()
                     .map(|t| t.interval().filter(|_| t.is_int()).cloned())
                     .collect();
-                let extremes = ints.and_then(|ints| super::extremes::Extremes::of_elements(&ints));
+                let extremes = ints.and_then(|ints| crate::cost::Extremes::of_elements(&ints));
                 let elem = join_all(elems);
                 self.type_within_limits(
                     Checked::new(

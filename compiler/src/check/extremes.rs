@@ -11,51 +11,11 @@
 //! operation that makes a new list (`filter`, `take`, `map`, …) makes it
 //! with none ([`Ty::list`]): a list that may have lost an element may
 //! have lost its least, so keeping the range there would be unsound.
+//! The ranges and their rules are `rqc_cost::Extremes`, which the plan
+//! verifier keeps with its abstract lists too.
 
 use super::types::Ty;
-use crate::cost::{Interval, Poly};
-
-/// Where a non-empty list of `Int`s' least and greatest elements lie.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Extremes {
-    pub least: Interval,
-    pub greatest: Interval,
-}
-
-impl Extremes {
-    /// The extremes of a list whose elements lie in these ranges, one per
-    /// element (a literal's): the least is at most the smallest upper end,
-    /// the greatest at least the largest lower end.
-    pub fn of_elements(elements: &[Interval]) -> Option<Extremes> {
-        Some(Extremes {
-            least: Interval::least_of(elements)?,
-            greatest: Interval::greatest_of(elements)?,
-        })
-    }
-
-    /// Both ranges, each rebuilt by `f`'s map of its ends.
-    pub fn map_polys(&self, f: &dyn Fn(&Poly) -> Poly) -> Extremes {
-        Extremes {
-            least: self.least.map_polys(f),
-            greatest: self.greatest.map_polys(f),
-        }
-    }
-
-    /// Whether an end of either range satisfies `test`.
-    pub fn any_poly(&self, test: &dyn Fn(&Poly) -> bool) -> bool {
-        [&self.least, &self.greatest]
-            .iter()
-            .any(|i| test(&i.hi) || test(&i.lo))
-    }
-
-    /// The extremes of a value that is one list or the other (an `if`).
-    pub fn join(&self, other: &Extremes) -> Extremes {
-        Extremes {
-            least: self.least.join(&other.least),
-            greatest: self.greatest.join(&other.greatest),
-        }
-    }
-}
+use crate::cost::{Extremes, Poly};
 
 impl Ty {
     /// A list of `Int`s whose least and greatest elements lie in
@@ -82,10 +42,7 @@ impl Ty {
         match self {
             Ty::List(_, _, Some(extremes)) => Some((**extremes).clone()),
             Ty::List(elem, _, None) => match &**elem {
-                Ty::Int(each) => Some(Extremes {
-                    least: each.clone(),
-                    greatest: each.clone(),
-                }),
+                Ty::Int(each) => Some(Extremes::of_each(each)),
                 _ => None,
             },
             _ => None,
@@ -98,10 +55,5 @@ impl Ty {
 pub fn joined(a: &Ty, b: &Ty) -> Option<Extremes> {
     let empty =
         |t: &Ty| matches!(t, Ty::List(elem, size, _) if elem.is_error() || *size == Poly::zero());
-    match (a.extremes(), b.extremes()) {
-        (Some(x), Some(y)) => Some(x.join(&y)),
-        (Some(x), None) if empty(b) => Some(x),
-        (None, Some(y)) if empty(a) => Some(y),
-        _ => None,
-    }
+    Extremes::joined(a.extremes(), empty(a), b.extremes(), empty(b))
 }

@@ -140,7 +140,7 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
         Ty::List(elem, _, _) => {
             let elem = measured(elem, &format!("{path}[]"), covariant);
             let extremes = match &elem {
-                Ty::Int(each) if covariant => Some(super::extremes::Extremes {
+                Ty::Int(each) if covariant => Some(crate::cost::Extremes {
                     least: Interval::symbolic(var(format!("least({path})")), each.lo.clone()),
                     greatest: Interval::symbolic(
                         each.hi.clone(),

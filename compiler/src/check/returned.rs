@@ -98,7 +98,7 @@ fn owned(param: &Ty, at: &str) -> Ty {
             // and greatest are too (`extremes.rs`), fixed at each application.
             let extremes = match &elem {
                 Ty::Int(each) if is_own_poly(&each.hi) && is_own_poly(&each.lo) => {
-                    Some(super::extremes::Extremes {
+                    Some(crate::cost::Extremes {
                         least: Interval::new(
                             var(format!("least({at})")),
                             each.lo.clone(),

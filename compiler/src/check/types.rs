@@ -24,7 +24,7 @@ pub enum Ty {
     /// A list of at most `size` elements; of `Int`s, where its least and
     /// greatest elements lie when that is tighter than the elements'
     /// range (`extremes.rs`; `None`: the elements' range).
-    List(Box<Ty>, Poly, Option<Box<super::extremes::Extremes>>),
+    List(Box<Ty>, Poly, Option<Box<crate::cost::Extremes>>),
     /// A lazily read, unbounded range: read only by a limiting consumer.
     Stream(Box<StreamTy>),
     /// A function value whose parameter types are known: a parameter of a

@@ -7,7 +7,7 @@
 //! plan, which the checker's types rule out.
 
 use super::bounds::Scope;
-use rqc_cost::{Cost, Interval, Poly};
+use rqc_cost::{Cost, Extremes, Interval, Poly};
 use rqc_plan::Node;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -79,24 +79,6 @@ impl Kind {
             rqc_plan::ColumnType::Bool => Kind::Bool,
             rqc_plan::ColumnType::Optional(inner) => Kind::of(inner),
         }
-    }
-}
-
-/// Where a non-empty list of `Int`s' least and greatest elements lie.
-#[derive(Clone)]
-pub(super) struct Extremes {
-    pub least: Interval,
-    pub greatest: Interval,
-}
-
-impl Extremes {
-    /// Of elements in these ranges: by the shared rules
-    /// `Interval::least_of` and `greatest_of`, as the checker knows them.
-    fn of(elements: &[Interval]) -> Option<Extremes> {
-        Some(Extremes {
-            least: Interval::least_of(elements)?,
-            greatest: Interval::greatest_of(elements)?,
-        })
     }
 }
 
@@ -349,7 +331,7 @@ impl<'p> Abs<'p> {
                 _ => None,
             })
             .collect::<Option<Vec<_>>>()?;
-        Extremes::of(&ints)
+        Extremes::of_elements(&ints)
     }
 
     /// Where a list of `Int`s' least and greatest elements lie: a
@@ -360,10 +342,7 @@ impl<'p> Abs<'p> {
             Abs::Literal(items) => Abs::extremes_of(items),
             Abs::List(_, _, Some(extremes)) => Some((**extremes).clone()),
             Abs::List(element, _, None) => match &**element {
-                Abs::Scalar(s) if s.kind == Kind::Int => Some(Extremes {
-                    least: s.int.clone(),
-                    greatest: s.int.clone(),
-                }),
+                Abs::Scalar(s) if s.kind == Kind::Int => Some(Extremes::of_each(&s.int)),
                 _ => None,
             },
             _ => None,
@@ -473,16 +452,11 @@ impl<'p> Abs<'p> {
             }
             (Abs::Scalar(a), Abs::Scalar(b)) => return Err(Clash(a.kind.name(), b.kind.name())),
             (Abs::List(a, n, _), Abs::List(b, m, _)) => {
-                let extremes = match (self.extremes(), other.extremes()) {
-                    (Some(x), Some(y)) => Some(Rc::new(Extremes {
-                        least: x.least.join(&y.least),
-                        greatest: x.greatest.join(&y.greatest),
-                    })),
-                    // A list of nothing (`[]`) adds nothing.
-                    (Some(x), None) if matches!(**b, Abs::Nothing) => Some(Rc::new(x)),
-                    (None, Some(y)) if matches!(**a, Abs::Nothing) => Some(Rc::new(y)),
-                    _ => None,
-                };
+                // A list of nothing (`[]`) adds nothing.
+                let empty = |element: &Abs<'p>| matches!(element, Abs::Nothing);
+                let extremes =
+                    Extremes::joined(self.extremes(), empty(a), other.extremes(), empty(b))
+                        .map(Rc::new);
                 Abs::List(Box::new(a.join_in(b, joined)?), n.max(m), extremes)
             }
             (Abs::Record(a), Abs::Record(b)) => {
