@@ -275,11 +275,14 @@ impl Poly {
     /// does but the coefficient-wise answer would be larger than both
     /// maxima, the larger maximum itself.
     pub fn max(&self, other: &Poly) -> Poly {
-        // One provably no larger adds nothing (`min(x, k)` beside `k`).
-        if self.le(other) {
+        // Each maximum evaluated once (this is on the checker's hot path).
+        let (a, b) = (self.max_value(), other.max_value());
+        // One provably no larger adds nothing (`min(x, k)` beside `k`, a
+        // maximum its constant term covers).
+        if self.le_with_maximum(other, || a) {
             return other.clone();
         }
-        if other.le(self) {
+        if other.le_with_maximum(self, || b) {
             return self.clone();
         }
         let mut terms = self.0.clone();
@@ -287,13 +290,7 @@ impl Poly {
             add_term(&mut terms, monomial, *coefficient, u64::max);
         }
         let coefficientwise = Poly(terms);
-        if let (Some(a), Some(b)) = (self.max_value(), other.max_value()) {
-            if self.constant_term() >= b {
-                return self.clone();
-            }
-            if other.constant_term() >= a {
-                return other.clone();
-            }
+        if let (Some(a), Some(b)) = (a, b) {
             if coefficientwise.max_value().is_some_and(|c| c > a.max(b)) {
                 return Poly::constant(a.max(b));
             }
@@ -303,7 +300,7 @@ impl Poly {
         // larger: their greatest, which each call turns into the greatest
         // of what it gives (`most.rs`), where the coefficient-wise answer
         // adds incomparable terms (`max(|xs|, |ys|)` was `|xs| + |ys|`).
-        if !self.beyond_every_call() && !other.beyond_every_call() && coefficientwise != *self {
+        if !self.beyond_every_call() && !other.beyond_every_call() {
             if let Some(most) = Poly::most_of([self.clone(), other.clone()]) {
                 return most;
             }
@@ -341,12 +338,16 @@ impl Poly {
     /// `self ≤ other` for every value of the variables (sufficient tests:
     /// coefficient-wise, or `self`'s maximum below `other`'s constant).
     pub fn le(&self, other: &Poly) -> bool {
+        self.le_with_maximum(other, || self.max_value())
+    }
+
+    /// [`Poly::le`], `self`'s maximum given by `maximum` (evaluated only
+    /// where the test needs it, and only once where the caller knows it).
+    fn le_with_maximum(&self, other: &Poly, maximum: impl FnOnce() -> Option<u64>) -> bool {
         self.0
             .iter()
             .all(|(m, c)| other.coefficient(m).is_some_and(|o| *c <= o))
-            || self
-                .max_value()
-                .is_some_and(|max| max <= other.constant_term())
+            || maximum().is_some_and(|max| max <= other.constant_term())
             // A `min` is at most each of its parts, a `max` at most what
             // all of them are; anything at most one part is at most a `max`.
             || self.as_var().is_some_and(|v| match v.kind() {
