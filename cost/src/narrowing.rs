@@ -20,8 +20,75 @@ use std::sync::Arc;
 pub struct Side<N> {
     /// The side's range where the comparison was evaluated.
     pub interval: Interval,
-    /// The binding the side reads, when it is a name.
+    /// The binding the side reads, when it is a name or a name moved by
+    /// constants (`n - 5`, `10 - n`: [`Shift`]).
     pub name: Option<N>,
+    /// How the side's value is made from the name's (the default: it is
+    /// the name's).
+    pub shift: Shift,
+}
+
+/// A side's value made from its name's: the name's value, negated when
+/// `negated`, plus a value within `offset` (`n - 5` is `{false, [-5, -5]}`,
+/// `10 - n` is `{true, [10, 10]}`, `n + k` is `{false, k's range}`). The
+/// arithmetic of a run stops on overflow (E0530), so where a branch runs,
+/// the side's value is exactly the name's moved by the offset's value,
+/// which lies within its range; a range proved of the side, less the
+/// offset's (negated back), is then one of the name's.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Shift {
+    /// The name's value is negated first.
+    pub negated: bool,
+    /// Then a value within this is added (`None`: nothing).
+    pub offset: Option<Interval>,
+}
+
+impl Shift {
+    /// `-v` of the side: `-(±n + d)` is `∓n - d`.
+    pub fn negated(self) -> Shift {
+        Shift {
+            negated: !self.negated,
+            offset: self.offset.map(|d| d.negate()),
+        }
+    }
+
+    /// `v + d` of the side, `d` within `term`.
+    pub fn plus(self, term: &Interval) -> Shift {
+        Shift {
+            negated: self.negated,
+            offset: Some(match self.offset {
+                Some(d) => d.plus(term),
+                None => term.clone(),
+            }),
+        }
+    }
+
+    /// The side's range from the name's.
+    fn apply(&self, name: &Interval) -> Interval {
+        let signed = if self.negated {
+            name.negate()
+        } else {
+            name.clone()
+        };
+        match &self.offset {
+            Some(d) => signed.plus(d),
+            None => signed,
+        }
+    }
+
+    /// The name's range from the side's: the side less the offset,
+    /// negated back.
+    fn invert(&self, side: &Interval) -> Interval {
+        let unmoved = match &self.offset {
+            Some(d) => side.minus(d),
+            None => side.clone(),
+        };
+        if self.negated {
+            unmoved.negate()
+        } else {
+            unmoved
+        }
+    }
 }
 
 /// What a `Bool` expression says about the integers it compares.
@@ -81,6 +148,8 @@ pub fn assume<N: Clone + PartialEq>(
                 (None, false) => Relation::Equal,
                 (None, true) => return,
             };
+            // A side's range: its name's latest narrowing, moved by the
+            // side's shift, or the range it had where it was compared.
             let current = |side: &Side<N>, narrowed: &[(N, Interval)]| {
                 side.name
                     .as_ref()
@@ -89,16 +158,18 @@ pub fn assume<N: Clone + PartialEq>(
                             .iter()
                             .rev()
                             .find(|(n, _)| n == name)
-                            .map(|(_, interval)| interval.clone())
+                            .map(|(_, interval)| side.shift.apply(interval))
                     })
                     .unwrap_or_else(|| side.interval.clone())
             };
             let (l, r) = (current(left, narrowed), current(right, narrowed));
             if let Some(name) = &left.name {
-                narrowed.push((name.clone(), l.assume(relation, &r)));
+                let proved = left.shift.invert(&l.assume(relation, &r));
+                narrowed.push((name.clone(), proved));
             }
             if let Some(name) = &right.name {
-                narrowed.push((name.clone(), r.assume(relation.flipped(), &l)));
+                let proved = right.shift.invert(&r.assume(relation.flipped(), &l));
+                narrowed.push((name.clone(), proved));
             }
         }
         // `a && b` false or `a || b` true: either may be the one; nothing.
@@ -174,17 +245,107 @@ mod tests {
             left: Box::new(Side {
                 interval: Interval::unbounded(name),
                 name: Some(name),
+                shift: Shift::default(),
             }),
             relation,
             right: Box::new(Side {
                 interval: Interval::exact(other),
                 name: None,
+                shift: Shift::default(),
             }),
         }
     }
 
     fn ends(narrowed: &[(&str, Interval)]) -> Vec<(Option<i64>, Option<i64>)> {
         narrowed.iter().map(|(_, i)| (i.least, i.most)).collect()
+    }
+
+    /// `name` moved by `shift`, compared by `relation` with `other`.
+    fn compare_shifted(shift: Shift, relation: Relation, other: i64) -> Condition<&'static str> {
+        let name = Interval::unbounded("n");
+        Condition::Compare {
+            left: Box::new(Side {
+                interval: shift.apply(&name),
+                name: Some("n"),
+                shift,
+            }),
+            relation: Some(relation),
+            right: Box::new(Side {
+                interval: Interval::exact(other),
+                name: None,
+                shift: Shift::default(),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_name_moved_by_constants_is_narrowed_moved_back() {
+        let by = |c: i64| Interval::exact(c);
+        let minus_five = Shift::default().plus(&by(-5));
+        // `n - 5 > 10`: `n ≥ 16` where it holds, `n ≤ 15` where it fails.
+        let c = compare_shifted(minus_five, Relation::Above, 10);
+        let mut then = Vec::new();
+        assume(&c, true, &mut then);
+        assert_eq!(ends(&then), [(Some(16), None)]);
+        let mut otherwise = Vec::new();
+        assume(&c, false, &mut otherwise);
+        assert_eq!(ends(&otherwise), [(None, Some(15))]);
+        // `10 - n >= 3`: `n ≤ 7`; `-n < 2`: `n ≥ -1`.
+        let ten_minus = Shift::default().negated().plus(&by(10));
+        let mut then = Vec::new();
+        assume(
+            &compare_shifted(ten_minus, Relation::AtLeast, 3),
+            true,
+            &mut then,
+        );
+        assert_eq!(ends(&then), [(None, Some(7))]);
+        let negated = Shift::default().negated();
+        let mut then = Vec::new();
+        assume(
+            &compare_shifted(negated, Relation::Below, 2),
+            true,
+            &mut then,
+        );
+        assert_eq!(ends(&then), [(Some(-1), None)]);
+        // A second comparison reads the first's narrowing moved by its
+        // own shift: `n - 5 > 10 && n + 1 < 20` is `16 ≤ n ≤ 18`.
+        let both = Condition::And(
+            Box::new(c),
+            Box::new(compare_shifted(
+                Shift::default().plus(&by(1)),
+                Relation::Below,
+                20,
+            )),
+        );
+        let mut then = Vec::new();
+        assume(&both, true, &mut then);
+        assert_eq!(
+            then.last().map(|(_, i)| (i.least, i.most)),
+            Some((Some(16), Some(18)))
+        );
+        // `n - k <= 10` with `k` in `[0, 5]`: `n ≤ 15`.
+        let minus_k = Shift::default().plus(
+            &Interval::new(
+                crate::Poly::constant(5),
+                crate::Poly::zero(),
+                Some(0),
+                Some(5),
+            )
+            .negate(),
+        );
+        let mut otherwise = Vec::new();
+        assume(
+            &compare_shifted(minus_k, Relation::Above, 10),
+            false,
+            &mut otherwise,
+        );
+        assert_eq!(ends(&otherwise), [(None, Some(15))]);
+        // An offset past `i64` keeps only what its other ends prove: the
+        // offset is at least 0, so `n + (MAX + MAX) < 0` gives `n ≤ -1`.
+        let huge = Shift::default().plus(&by(i64::MAX)).plus(&by(i64::MAX));
+        let mut then = Vec::new();
+        assume(&compare_shifted(huge, Relation::Below, 0), true, &mut then);
+        assert_eq!(ends(&then), [(None, Some(-1))]);
     }
 
     #[test]
@@ -250,6 +411,7 @@ mod tests {
             Box::new(Side {
                 interval: Interval::unbounded(name),
                 name: Some(name),
+                shift: Shift::default(),
             })
         };
         let outer = Arc::new(Condition::Compare {
@@ -282,6 +444,7 @@ mod tests {
                 Box::new(Side {
                     interval: Interval::unbounded(name),
                     name: Some(name),
+                    shift: Shift::default(),
                 })
             };
             Box::new(Condition::Compare {

@@ -355,7 +355,12 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             let v = pick(rng, &["x", "n", "m", "p"]);
             let op = pick(rng, &["<", "<=", ">", ">=", "==", "!="]);
             let (a, b) = (int(rng, d), int(rng, d));
-            match rng.below(8) {
+            // A side moved by a literal or a name (`rqc_cost::Shift`).
+            let k = pick(rng, &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"]);
+            match rng.below(11) {
+                8 => format!("(if ({v} - {k}) {op} {a} {{ {v} }} else {{ {b} }})"),
+                9 => format!("(if ({k} - {v}) {op} {a} {{ {b} }} else {{ {v} }})"),
+                10 => format!("(if (-{v} + {k}) {op} {a} {{ {v} }} else {{ {b} }})"),
                 6 => format!("{{ let r = {{ v: {v}, w: {a} }}; if r.v {op} {a} {{ r.v }} else {{ {b} }} }}"),
                 7 => format!(
                     "(C[{v}] |> map(c => if c.lim {op} {a} {{ c.lim }} else {{ {b} }}) |> unwrap_or({b}))"

@@ -51,6 +51,9 @@ struct Tally {
     /// list, a string's length, a function's declared ends, a function a
     /// function returns.
     ranged: usize,
+    /// Accepted queries narrowing a name through a side moved by a
+    /// literal or a name (`if (n - 3) > …`).
+    shifted: usize,
     /// Accepted queries applying a returned function whose reads grow
     /// with its own argument (`reads_by(g)(k)`).
     argument_costed: usize,
@@ -291,6 +294,7 @@ fn check_program(seed: u64, tally: &mut Tally) {
             .iter()
             .any(|form| text.contains(form)),
         );
+        tally.shifted += usize::from(text.contains("if ("));
         tally.argument_costed +=
             usize::from(text.contains("reads_by(") || text.contains("skips_by("));
         tally.joined += usize::from(
@@ -530,6 +534,7 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         float_groups: 0,
         ranged: 0,
         argument_costed: 0,
+        shifted: 0,
         extremes: 0,
         joined: 0,
         mutations: 0,
@@ -544,8 +549,8 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges, {} applying a function whose reads grow with its argument, {} the least or greatest of a list passed on, {} joined measures, fed or produced `T`s, or a returned lambda's least), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed, {} cascading; {} transactions, {} committed",
-        tally.programs, tally.accepted, tally.tuple_ranges, tally.reverse_reads, tally.ranged, tally.argument_costed, tally.extremes, tally.joined, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.cascaded, tally.transactions, tally.transactions_committed
+        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges, {} through a side moved by a term, {} applying a function whose reads grow with its argument, {} the least or greatest of a list passed on, {} joined measures, fed or produced `T`s, or a returned lambda's least), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed, {} cascading; {} transactions, {} committed",
+        tally.programs, tally.accepted, tally.tuple_ranges, tally.reverse_reads, tally.ranged, tally.shifted, tally.argument_costed, tally.extremes, tally.joined, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.cascaded, tally.transactions, tally.transactions_committed
     );
     assert!(
         tally.committed > 0 && tally.committed < tally.mutation_runs,
@@ -594,6 +599,10 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
     assert!(
         tally.extremes > 0,
         "no accepted query took the least or greatest of a list passed on"
+    );
+    assert!(
+        tally.shifted > 0,
+        "no accepted query narrowed a name through a side moved by a term"
     );
     assert!(
         tally.argument_costed > 0,

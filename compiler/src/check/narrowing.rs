@@ -19,7 +19,7 @@
 
 use super::expr::{Checker, Local};
 use super::types::Ty;
-use crate::cost::{Interval, Relation};
+use crate::cost::{Interval, Relation, Shift};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use std::sync::Arc;
@@ -69,9 +69,13 @@ impl Checker<'_> {
         if self.conditions_open == 0 {
             return;
         }
-        let side = |this: &Self, e: &Expr, interval: &Interval| Side {
-            interval: interval.clone(),
-            name: this.named(e),
+        let side = |this: &Self, e: &Expr, interval: &Interval| {
+            let (name, shift) = this.named_shifted(e).unzip();
+            Side {
+                interval: interval.clone(),
+                name,
+                shift: shift.unwrap_or_default(),
+            }
         };
         let comparison = Comparison {
             operands: (a.span, b.span),
@@ -96,6 +100,49 @@ impl Checker<'_> {
                 let (path, binding) = self.named(base)?;
                 Some((format!("{path}.{}", field.name), binding))
             }
+            _ => None,
+        }
+    }
+
+    /// What a comparison's side names, moved by terms: `n`, `q.at`, and
+    /// `n - 5`, `10 - n`, `-(n + 1)`, `n - k` (the name, and how the side
+    /// is made from it, [`Shift`]). A term is an integer literal or a name
+    /// of an `Int` ([`Checker::term`]); the first operand naming something
+    /// is the side's name. The side is a plain `Int` (else nothing is
+    /// recorded), so each operand of its sums is one too.
+    fn named_shifted(&self, e: &Expr) -> Option<(Named, Shift)> {
+        match &e.kind {
+            ExprKind::Unary(UnaryOp::Neg, inner) => {
+                let (name, shift) = self.named_shifted(inner)?;
+                Some((name, shift.negated()))
+            }
+            ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+                let subtracts = *op == BinaryOp::Sub;
+                let moved_by_b = || {
+                    let (name, shift) = self.named_shifted(a)?;
+                    let d = self.term(b)?;
+                    Some((name, shift.plus(&if subtracts { d.negate() } else { d })))
+                };
+                moved_by_b().or_else(|| {
+                    let (name, shift) = self.named_shifted(b)?;
+                    let shift = if subtracts { shift.negated() } else { shift };
+                    Some((name, shift.plus(&self.term(a)?)))
+                })
+            }
+            _ => Some((self.named(e)?, Shift::default())),
+        }
+    }
+
+    /// The range of a term a side is moved by: an integer literal (negated
+    /// ones too), or a name in scope holding an `Int`.
+    fn term(&self, e: &Expr) -> Option<Interval> {
+        match &e.kind {
+            ExprKind::Int(c) => Some(Interval::exact(*c)),
+            ExprKind::Unary(UnaryOp::Neg, inner) => Some(self.term(inner)?.negate()),
+            ExprKind::Name(ident) => match &self.local(&ident.name)?.ty {
+                Ty::Int(known) => Some(known.clone()),
+                _ => None,
+            },
             _ => None,
         }
     }

@@ -17,8 +17,8 @@
 
 use super::abstract_value::{Abs, Kind};
 use super::bounds::{find, Binding, Scope, Verifier};
-use rqc_cost::{Interval, Relation};
-use rqc_plan::{BinOp, Node, Op, UnOp};
+use rqc_cost::{Interval, Relation, Shift};
+use rqc_plan::{BinOp, Node, Op, UnOp, Value};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -66,11 +66,56 @@ impl<'p> Named<'p> {
         Some(named)
     }
 
+    /// What `operand` reads moved by terms (`n - 5`, `10 - n`,
+    /// `-(n + 1)`, `n - k`), as the checker reads a side
+    /// (`Checker::named_shifted`): a term is an `Int` constant or a name or
+    /// parameter holding a plain `Int` ([`term`]), and the first operand
+    /// naming something is the side's name.
+    fn shifted(
+        operand: &'p Node,
+        scope: &Scope<'p>,
+        params: &[Abs<'p>],
+    ) -> Option<(Named<'p>, Shift)> {
+        match &operand.op {
+            Op::Unary(UnOp::Neg, inner) => {
+                let (named, shift) = Named::shifted(inner, scope, params)?;
+                Some((named, shift.negated()))
+            }
+            Op::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+                let subtracts = *op == BinOp::Sub;
+                let moved_by_b = || {
+                    let (named, shift) = Named::shifted(a, scope, params)?;
+                    let d = term(b, scope, params)?;
+                    Some((named, shift.plus(&if subtracts { d.negate() } else { d })))
+                };
+                moved_by_b().or_else(|| {
+                    let (named, shift) = Named::shifted(b, scope, params)?;
+                    let shift = if subtracts { shift.negated() } else { shift };
+                    Some((named, shift.plus(&term(a, scope, params)?)))
+                })
+            }
+            _ => Some((Named::of(operand, scope)?, Shift::default())),
+        }
+    }
+
     fn root(root: Root<'p>) -> Named<'p> {
         Named {
             root,
             path: Vec::new(),
         }
+    }
+}
+
+/// The range of a term a side is moved by: an `Int` constant (negated
+/// ones too), or a name or parameter holding a plain `Int`, as the
+/// checker's `Checker::term`.
+fn term<'p>(node: &'p Node, scope: &Scope<'p>, params: &[Abs<'p>]) -> Option<Interval> {
+    match &node.op {
+        Op::Const(Value::Int(c)) => Some(Interval::exact(*c)),
+        Op::Unary(UnOp::Neg, inner) => Some(term(inner, scope, params)?.negate()),
+        Op::Var(name) => plain_int(&find(scope, name)?.value),
+        Op::Param(i) => plain_int(params.get(*i)?),
+        _ => None,
     }
 }
 
@@ -171,9 +216,13 @@ impl<'p> Verifier<'p> {
         let (Some(x), Some(y)) = (plain_int(values.0), plain_int(values.1)) else {
             return;
         };
-        let side = |operand: &'p Node, interval: Interval| Side {
-            interval,
-            name: Named::of(operand, scope),
+        let side = |operand: &'p Node, interval: Interval| {
+            let (name, shift) = Named::shifted(operand, scope, &self.params).unzip();
+            Side {
+                interval,
+                name,
+                shift: shift.unwrap_or_default(),
+            }
         };
         let comparison = Comparison {
             node,
