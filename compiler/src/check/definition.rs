@@ -279,6 +279,22 @@ impl Checker<'_> {
         if def.kind != DefKind::Fn && bounded(&cost) && clean {
             self.ceiling(def, &cost);
         }
+        if whole && ret_ty.is_error() && self.diagnostics.iter().all(|d| !d.is_error()) {
+            // No silent fallback: a result of no type is where an error was
+            // reported, so one reported nowhere is a bug in the checker,
+            // never a program to run.
+            self.error(
+                "E0598",
+                format!(
+                    "the checker found no type for `{}`'s result and reported no error: a bug in rqc",
+                    def.name.name
+                ),
+                def.name.span,
+                "no type found",
+            )
+            .help
+            .push("report it with the program; until it is fixed, write the result's type (`-> Int`) or split the expression".into());
+        }
         let accepted = self.diagnostics.iter().all(|d| !d.is_error()) && bounded(&cost) && whole;
         if !accepted && whole && self.diagnostics.iter().all(|d| !d.is_error()) {
             // Every unbounded cost is reported where it arises; this is the
