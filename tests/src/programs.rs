@@ -109,6 +109,8 @@ fn either_len(c: Bool, xs: [Int; <= 3], ys: [Int; <= 3]) = least_of(if c { ys } 
 fn both(f: T -> T, g: T -> T, x: T) = g(f(x))
 fn produced(p: U -> T, u: U, x: T) = p(u)
 fn least_by(g: Int) -> Int -> Int -> Int = k => m => A.by_g[g] |> take(if k < m { k } else { m }) |> count()
+fn rev_of(xs: [T]) -> [T] = xs |> reverse()
+fn own_of(c: Bool, xs: [T], x: T) = if c { xs } else { [x] }
 mutation add_a(id: Int, g: Int, v: Int) = insert A { id, g, v }
 mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
 mutation add_c(id: Int, lim: Int) = insert C { id, lim }
@@ -384,7 +386,11 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
         // parameter) and after operations that drop or change elements.
         29 => {
             let list = format!("[{}, {}]", int(rng, d), int(rng, d));
-            let list = match rng.below(7) {
+            let list = match rng.below(9) {
+                // Through a generic function's `[T]`: passed on, or joined
+                // with a list it makes.
+                7 => format!("rev_of({list})"),
+                8 => format!("own_of(x > 0, {list}, {})", int(rng, d)),
                 0 => format!("{{ let l = {list}; l }}"),
                 1 => format!("({{ l: {list} }}.l)"),
                 2 => format!("(if x > 0 {{ {list} }} else {{ [{}] }})", int(rng, d)),

@@ -303,9 +303,17 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 .any(|form| text.contains(form)),
         );
         tally.extremes += usize::from(
-            ["least_of(", "most_of(", "let l = [", "{ l: [", "} else { ["]
-                .iter()
-                .any(|form| text.contains(form)),
+            [
+                "least_of(",
+                "most_of(",
+                "let l = [",
+                "{ l: [",
+                "} else { [",
+                "rev_of(",
+                "own_of(",
+            ]
+            .iter()
+            .any(|form| text.contains(form)),
         );
         for _ in 0..4 {
             tally.predicates += usize::from(predicate);

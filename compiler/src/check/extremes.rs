@@ -20,8 +20,13 @@ use crate::cost::{Extremes, Poly};
 impl Ty {
     /// A list of `Int`s whose least and greatest elements lie in
     /// `extremes`; any other list as [`Ty::list`] makes it.
+    /// A list of a type parameter's values keeps them too: a parameter
+    /// `xs: [T]` carries its caller's (`least(xs)`), which the result of a
+    /// generic function passing the list on (`reverse`, a `let`) keeps,
+    /// and the call turns into the argument's where `T` is an `Int`.
     pub fn list_with(elem: Ty, size: Poly, extremes: Option<Extremes>) -> Ty {
-        let extremes = extremes.filter(|_| elem.is_int()).map(Box::new);
+        let holds_ints = elem.is_int() || matches!(elem, Ty::Generic(_));
+        let extremes = extremes.filter(|_| holds_ints).map(Box::new);
         Ty::List(Box::new(elem), size, extremes)
     }
 

@@ -147,6 +147,18 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
                         var(format!("lo(greatest({path}))")),
                     ),
                 }),
+                // `xs: [T]`: the same, should `T` be an `Int` at a call;
+                // the other ends are unknown here (the caller's elements').
+                Ty::Generic(_) if covariant => Some(crate::cost::Extremes {
+                    least: Interval::symbolic(
+                        var(format!("least({path})")),
+                        Poly::unbounded(&format!("lo(least({path}))")),
+                    ),
+                    greatest: Interval::symbolic(
+                        Poly::unbounded(&format!("greatest({path})")),
+                        var(format!("lo(greatest({path}))")),
+                    ),
+                }),
                 _ => None,
             };
             Ty::list_with(elem, var(format!("|{path}|")), extremes)

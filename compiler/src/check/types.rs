@@ -258,9 +258,11 @@ impl Ty {
             Ty::Option(inner) => Ty::option(inner.map(f)),
             Ty::List(elem, size, extremes) => {
                 // The extremes hold of these elements: kept only where
-                // the elements' type is unchanged.
+                // the elements' type is unchanged, or is a type parameter
+                // given its type (the same values, now `Int`s).
                 let mapped = elem.map(f);
-                let extremes = extremes.as_ref().filter(|_| mapped == **elem);
+                let same_values = mapped == **elem || matches!(**elem, Ty::Generic(_));
+                let extremes = extremes.as_ref().filter(|_| same_values);
                 Ty::list_with(mapped, size.clone(), extremes.map(|e| (**e).clone()))
             }
             Ty::Record(fields) => {
