@@ -408,12 +408,31 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
                 _ => format!("({list} |> {extreme}() |> unwrap_or({}))", int(rng, d)),
             }
         }
-        // The length of a bounded string (`W.s <= 4`) and of a literal.
-        30 => format!(
-            "(W.by_k[{}] |> first() |> map(w => length(w.s + \"é\")) |> unwrap_or({}))",
-            int(rng, d),
-            int(rng, d)
-        ),
+        // The length of a bounded string (`W.s <= 4`) and of a literal;
+        // a length compared by an `if` (of a row's column, of a `let`).
+        30 => match rng.below(3) {
+            0 => {
+                let op = pick(rng, &["<", "<=", ">", ">=", "==", "!="]);
+                let (a, b) = (int(rng, d), int(rng, d));
+                format!(
+                    "(W.by_k[{}] |> first() |> map(w => if length(w.s) {op} {a} {{ length(w.s) }} else {{ {b} }}) |> unwrap_or({b}))",
+                    int(rng, d)
+                )
+            }
+            1 => {
+                let op = pick(rng, &["<", "<=", ">", ">="]);
+                let (a, b) = (int(rng, d), int(rng, d));
+                format!(
+                    "(W.by_k[{}] |> first() |> map(w => {{ let t = \"é\" + w.s; if t |> length() - 1 {op} {a} {{ 9 - length(t) }} else {{ {b} }} }}) |> unwrap_or({b}))",
+                    int(rng, d)
+                )
+            }
+            _ => format!(
+                "(W.by_k[{}] |> first() |> map(w => length(w.s + \"é\")) |> unwrap_or({}))",
+                int(rng, d),
+                int(rng, d)
+            ),
+        },
         // Functions with declared ends, and functions returned by functions.
         31 => match rng.below(6) {
             0 => format!("clamp({})", int(rng, d)),

@@ -52,7 +52,7 @@ struct Tally {
     /// function returns.
     ranged: usize,
     /// Accepted queries narrowing a name through a side moved by a
-    /// literal or a name (`if (n - 3) > …`).
+    /// literal or a name (`if (n - 3) > …`), or a string's length.
     shifted: usize,
     /// Accepted queries applying a returned function whose reads grow
     /// with its own argument (`reads_by(g)(k)`).
@@ -294,7 +294,11 @@ fn check_program(seed: u64, tally: &mut Tally) {
             .iter()
             .any(|form| text.contains(form)),
         );
-        tally.shifted += usize::from(text.contains("if ("));
+        tally.shifted += usize::from(
+            text.contains("if (")
+                || text.contains("if length(w.s) ")
+                || text.contains("if t |> length()"),
+        );
         tally.argument_costed +=
             usize::from(text.contains("reads_by(") || text.contains("skips_by("));
         tally.joined += usize::from(
@@ -557,7 +561,7 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges, {} through a side moved by a term, {} applying a function whose reads grow with its argument, {} the least or greatest of a list passed on, {} joined measures, fed or produced `T`s, or a returned lambda's least), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed, {} cascading; {} transactions, {} committed",
+        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges, {} through a side moved by a term or a length, {} applying a function whose reads grow with its argument, {} the least or greatest of a list passed on, {} joined measures, fed or produced `T`s, or a returned lambda's least), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed, {} cascading; {} transactions, {} committed",
         tally.programs, tally.accepted, tally.tuple_ranges, tally.reverse_reads, tally.ranged, tally.shifted, tally.argument_costed, tally.extremes, tally.joined, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.cascaded, tally.transactions, tally.transactions_committed
     );
     assert!(

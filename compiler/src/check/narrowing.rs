@@ -18,8 +18,9 @@
 //! other side.
 
 use super::expr::{Checker, Local};
+use super::modules::Symbol;
 use super::types::Ty;
-use crate::cost::{Interval, Relation, Shift};
+use crate::cost::{Interval, Poly, Relation, Shift};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use std::sync::Arc;
@@ -129,8 +130,77 @@ impl Checker<'_> {
                     Some((name, shift.plus(&self.term(a)?)))
                 })
             }
-            _ => Some((self.named(e)?, Shift::default())),
+            _ => match self.length_argument(e) {
+                // `length(s)`: a fact about the string's length, kept as a
+                // pseudo-field of it (`s.length()`, which no field name can
+                // spell).
+                Some(string) => {
+                    let (path, binding) = self.named(string)?;
+                    Some(((format!("{path}.{LENGTH}"), binding), Shift::default()))
+                }
+                None => Some((self.named(e)?, Shift::default())),
+            },
         }
+    }
+
+    /// The string `e` takes the length of, when `e` is the built-in
+    /// `length(s)` or `s |> length()` (not a function or a name of that
+    /// name, which a call would find first: `calls.rs`).
+    fn length_argument<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
+        let (callee, string) = match &e.kind {
+            ExprKind::Call(callee, args) if args.len() == 1 => (callee, &args[0]),
+            ExprKind::Pipe(input, stage) => match &stage.kind {
+                ExprKind::Call(callee, args) if args.is_empty() => (callee, &**input),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let ExprKind::Name(name) = &callee.kind else {
+            return None;
+        };
+        let shadowed = self.local(LENGTH_FUNCTION).is_some()
+            || matches!(
+                self.index.lookup(self.module, LENGTH_FUNCTION),
+                Some(Symbol::Def(_) | Symbol::Table(_))
+            );
+        (name.name == LENGTH_FUNCTION && !shadowed).then_some(string)
+    }
+
+    /// `length(s)`'s range `ty` within what an enclosing `if` proved of the
+    /// length of that binding of `s` (or of that field of it).
+    pub(super) fn narrowed_length(&self, string: &Expr, ty: Ty) -> Ty {
+        let Ty::Int(known) = &ty else {
+            return ty;
+        };
+        match self.fact_on(string, LENGTH) {
+            Some(proved) => Ty::Int(known.intersect(&proved)),
+            None => ty,
+        }
+    }
+
+    /// What an enclosing `if` proved of `what` (a field's path, or
+    /// [`LENGTH`]) of the value `expr` names: a name or a field of one.
+    fn fact_on(&self, expr: &Expr, what: &str) -> Option<Interval> {
+        let mut root = expr;
+        while let ExprKind::Field(base, _) = &root.kind {
+            root = base;
+        }
+        let ExprKind::Name(ident) = &root.kind else {
+            return None;
+        };
+        let local = self.local(&ident.name).filter(|l| !l.fields.is_empty())?;
+        let (path, _) = self.named(expr)?;
+        let below = path.get(ident.name.len() + 1..).unwrap_or_default();
+        let key = match (below.is_empty(), what.is_empty()) {
+            (true, _) => what.to_string(),
+            (false, true) => below.to_string(),
+            (false, false) => format!("{below}.{what}"),
+        };
+        local
+            .fields
+            .iter()
+            .find(|(field, _)| *field == key)
+            .map(|(_, proved)| proved.clone())
     }
 
     /// The range of a term a side is moved by: an integer literal (negated
@@ -149,29 +219,20 @@ impl Checker<'_> {
 
     /// `ty`, the type of the field read `expr`, within what an enclosing
     /// `if` proved of that field of the binding it is read from
-    /// ([`Checker::narrowed`], which binds the name again with the fact).
-    /// Most reads find no fact on their name and make no path.
+    /// ([`Checker::narrowed`], which binds the name again with the fact):
+    /// an `Int` field's range, a `String` field's length. Most reads find
+    /// no fact on their name and make no path.
     pub(super) fn narrowed_field(&self, expr: &Expr, ty: Ty) -> Ty {
-        let Ty::Int(known) = &ty else {
-            return ty;
-        };
-        let mut root = expr;
-        while let ExprKind::Field(base, _) = &root.kind {
-            root = base;
-        }
-        let ExprKind::Name(ident) = &root.kind else {
-            return ty;
-        };
-        let Some(local) = self.local(&ident.name).filter(|l| !l.fields.is_empty()) else {
-            return ty;
-        };
-        let Some((path, _)) = self.named(expr) else {
-            return ty;
-        };
-        let path = &path[ident.name.len() + 1..];
-        match local.fields.iter().find(|(field, _)| field == path) {
-            Some((_, proved)) => Ty::Int(known.intersect(proved)),
-            None => ty,
+        match &ty {
+            Ty::Int(known) => match self.fact_on(expr, "") {
+                Some(proved) => Ty::Int(known.intersect(&proved)),
+                None => ty,
+            },
+            Ty::Str(bytes) => match self.fact_on(expr, LENGTH) {
+                Some(proved) => Ty::Str(within_length(bytes, &proved)),
+                None => ty,
+            },
+            _ => ty,
         }
     }
 
@@ -279,10 +340,27 @@ impl Checker<'_> {
     }
 }
 
+/// The built-in function whose result narrowing reads as a fact of its
+/// string, and the pseudo-field the fact is kept under.
+const LENGTH_FUNCTION: &str = "length";
+const LENGTH: &str = "length()";
+
+/// A string's byte bound where its length (in characters) is known to lie
+/// in `length`: a character is at most 4 bytes of UTF-8.
+fn within_length(bytes: &Poly, length: &Interval) -> Poly {
+    bytes.tighter(&length.hi.times(&Poly::constant(4)))
+}
+
 /// `ty` with the `Int` that `fields` reach in it (through records only: a
 /// row's type is its table's, the same for every row) intersected with
 /// `interval`; `None` when they reach none.
 fn narrowed_ty(ty: &Ty, fields: &[&str], interval: &Interval) -> Option<Ty> {
+    if fields == [LENGTH] {
+        return match ty {
+            Ty::Str(bytes) => Some(Ty::Str(within_length(bytes, interval))),
+            _ => None,
+        };
+    }
     let Some((first, rest)) = fields.split_first() else {
         return match ty {
             Ty::Int(known) => Some(Ty::Int(known.intersect(interval))),

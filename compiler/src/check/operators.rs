@@ -30,7 +30,11 @@ impl Checker<'_> {
                 self.expect_type(&Ty::Bool, &checked.ty, operand.span, "`!` negates a Bool");
                 Ty::Bool
             }
-            UnaryOp::Length | UnaryOp::Lower | UnaryOp::Upper | UnaryOp::ToFloat => {
+            UnaryOp::Length => {
+                let length = self.scalar_function(op, &checked.ty, operand.span);
+                self.narrowed_length(operand, length)
+            }
+            UnaryOp::Lower | UnaryOp::Upper | UnaryOp::ToFloat => {
                 self.scalar_function(op, &checked.ty, operand.span)
             }
         };

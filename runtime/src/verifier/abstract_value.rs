@@ -49,6 +49,9 @@ pub(super) struct Scalar {
     pub int: Interval,
     /// The most characters of a `String` (its bytes bound them).
     pub chars: Poly,
+    /// Where a `String`'s length lies, when an `if` compared it
+    /// (`narrowing.rs`): `length` reads it within `chars`.
+    pub length: Option<Interval>,
 }
 
 /// A scalar's type, as the executor's operators tell them apart.
@@ -142,7 +145,12 @@ impl<'p> Abs<'p> {
     }
 
     pub fn scalar(kind: Kind, int: Interval, chars: Poly) -> Abs<'p> {
-        Abs::Scalar(Rc::new(Scalar { kind, int, chars }))
+        Abs::Scalar(Rc::new(Scalar {
+            kind,
+            int,
+            chars,
+            length: None,
+        }))
     }
 
     /// An `Int` in `int`.
@@ -448,7 +456,16 @@ impl<'p> Abs<'p> {
             }
             (Abs::Opt(a), b) | (b, Abs::Opt(a)) => Abs::Opt(Box::new(a.join_in(b, joined)?)),
             (Abs::Scalar(a), Abs::Scalar(b)) if a.kind == b.kind => {
-                Abs::scalar(a.kind, a.int.join(&b.int), a.chars.max(&b.chars))
+                let length = match (&a.length, &b.length) {
+                    (Some(x), Some(y)) => Some(x.join(y)),
+                    _ => None,
+                };
+                Abs::Scalar(Rc::new(Scalar {
+                    kind: a.kind,
+                    int: a.int.join(&b.int),
+                    chars: a.chars.max(&b.chars),
+                    length,
+                }))
             }
             (Abs::Scalar(a), Abs::Scalar(b)) => return Err(Clash(a.kind.name(), b.kind.name())),
             (Abs::List(a, n, _), Abs::List(b, m, _)) => {

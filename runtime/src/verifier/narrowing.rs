@@ -15,9 +15,9 @@
 //! when narrowed, and a name bound again is a new binding). An optional
 //! side (`none` compares below every number) is never recorded.
 
-use super::abstract_value::{Abs, Kind};
+use super::abstract_value::{Abs, Kind, Scalar};
 use super::bounds::{find, Binding, Scope, Verifier};
-use rqc_cost::{Interval, Relation, Shift};
+use rqc_cost::{Interval, Poly, Relation, Shift};
 use rqc_plan::{BinOp, Node, Op, UnOp, Value};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -45,6 +45,8 @@ enum Root<'p> {
 enum Step<'p> {
     Column(usize),
     Field(&'p str),
+    /// The string's length (`length(s)`): always the last step.
+    Length,
 }
 
 impl<'p> Named<'p> {
@@ -59,6 +61,7 @@ impl<'p> Named<'p> {
             }
             Op::Column(base, column) => (base, Step::Column(column.position)),
             Op::Field(base, field) => (base, Step::Field(field)),
+            Op::Unary(UnOp::Length, base) => (base, Step::Length),
             _ => return None,
         };
         let mut named = Named::of(base, scope)?;
@@ -122,6 +125,26 @@ fn term<'p>(node: &'p Node, scope: &Scope<'p>, params: &[Abs<'p>]) -> Option<Int
 /// `value` with the plain `Int` that `path` reaches in it intersected with
 /// `interval`; `None` when the path reaches none.
 fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Option<Abs<'p>> {
+    if let [Step::Length] = path {
+        // A string whose length lies in `interval`: that many characters
+        // at most, of at most 4 bytes each (the checker's
+        // `within_length`), and `length` of it within `interval`.
+        let Abs::Scalar(string) = value else {
+            return None;
+        };
+        if string.kind != Kind::Str {
+            return None;
+        }
+        let length = match &string.length {
+            Some(known) => known.intersect(interval),
+            None => interval.clone(),
+        };
+        return Some(Abs::Scalar(Rc::new(Scalar {
+            chars: string.chars.tighter(&interval.hi.times(&Poly::constant(4))),
+            length: Some(length),
+            ..(**string).clone()
+        })));
+    }
     let Some((step, rest)) = path.split_first() else {
         return plain_int(value).map(|known| Abs::int(known.intersect(interval)));
     };
@@ -131,6 +154,7 @@ fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Opt
     let at = match step {
         Step::Column(position) => *position,
         Step::Field(name) => record.fields.iter().position(|(n, _)| n == name)?,
+        Step::Length => return None,
     };
     let inner = narrow_at(&record.fields.get(at)?.1, rest, interval)?;
     let mut record = (**record).clone();
