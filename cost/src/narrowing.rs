@@ -15,79 +15,165 @@
 use crate::{Interval, Relation};
 use std::sync::Arc;
 
-/// One side of a comparison: its range, and the name it is, if it is one.
+/// One side of a comparison: its range, and, when it is a sum of named
+/// values and integer literals, those values and the literals' sum.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Side<N> {
     /// The side's range where the comparison was evaluated.
     pub interval: Interval,
-    /// The binding the side reads, when it is a name or a name moved by
-    /// constants (`n - 5`, `10 - n`: [`Shift`]).
-    pub name: Option<N>,
-    /// How the side's value is made from the name's (the default: it is
-    /// the name's).
-    pub shift: Shift,
+    /// The named values the side adds, each negated or not (`n`, `n - k`,
+    /// `10 - n`, `q.at + 1`, `length(s) - 1`); empty for any other side,
+    /// which narrows nothing.
+    pub terms: Vec<Term<N>>,
+    /// The sum of the side's integer literals.
+    pub offset: i64,
 }
 
-/// A side's value made from its name's: the name's value, negated when
-/// `negated`, plus a value within `offset` (`n - 5` is `{false, [-5, -5]}`,
-/// `10 - n` is `{true, [10, 10]}`, `n + k` is `{false, k's range}`). The
-/// arithmetic of a run stops on overflow (E0530), so where a branch runs,
-/// the side's value is exactly the name's moved by the offset's value,
-/// which lies within its range; a range proved of the side, less the
-/// offset's (negated back), is then one of the name's.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Shift {
-    /// The name's value is negated first.
+/// A named value a side adds (or subtracts): the binding (or a field of
+/// it, or its length) and its range where the comparison was evaluated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term<N> {
+    /// What identifies the value.
+    pub name: N,
+    /// Whether the side subtracts it.
     pub negated: bool,
-    /// Then a value within this is added (`None`: nothing).
-    pub offset: Option<Interval>,
+    /// Its range where the comparison was evaluated.
+    pub interval: Interval,
 }
 
-impl Shift {
-    /// `-v` of the side: `-(±n + d)` is `∓n - d`.
-    pub fn negated(self) -> Shift {
-        Shift {
-            negated: !self.negated,
-            offset: self.offset.map(|d| d.negate()),
+/// At most this many named values in one side: a longer sum narrows
+/// nothing (each narrowing reads every other term).
+pub const MAX_TERMS: usize = 8;
+
+impl<N> Side<N> {
+    /// A side that is no sum of named values: its range only.
+    pub fn opaque(interval: Interval) -> Side<N> {
+        Side {
+            interval,
+            terms: Vec::new(),
+            offset: 0,
+        }
+    }
+}
+
+/// Builds a [`Side`] from a sum's leaves, as the checker and the verifier
+/// walk their expressions: any leaf that is neither a literal nor a named
+/// value (`fail`), more than [`MAX_TERMS`] names, or literals whose sum
+/// leaves `i64`, make the side opaque.
+pub struct SideSum<N> {
+    terms: Vec<Term<N>>,
+    offset: Option<i64>,
+}
+
+impl<N> Default for SideSum<N> {
+    fn default() -> Self {
+        SideSum {
+            terms: Vec::new(),
+            offset: Some(0),
+        }
+    }
+}
+
+impl<N> SideSum<N> {
+    /// Adds (or, `negated`, subtracts) the literal `c`.
+    pub fn literal(&mut self, c: i64, negated: bool) {
+        let c = if negated { c.checked_neg() } else { Some(c) };
+        self.offset = self.offset.zip(c).and_then(|(a, c)| a.checked_add(c));
+    }
+
+    /// Adds (or subtracts) the named value `name`, within `interval`.
+    pub fn named(&mut self, name: N, negated: bool, interval: Interval) {
+        self.terms.push(Term {
+            name,
+            negated,
+            interval,
+        });
+    }
+
+    /// A leaf of no use: the side narrows nothing.
+    pub fn fail(&mut self) {
+        self.offset = None;
+    }
+
+    /// Whether a leaf failed already (the walk may stop).
+    pub fn failed(&self) -> bool {
+        self.offset.is_none() || self.terms.len() > MAX_TERMS
+    }
+
+    /// The side, whose range was `interval`.
+    pub fn side(self, interval: Interval) -> Side<N> {
+        match self.offset {
+            Some(offset) if self.terms.len() <= MAX_TERMS => Side {
+                interval,
+                terms: self.terms,
+                offset,
+            },
+            _ => Side::opaque(interval),
+        }
+    }
+}
+
+/// `v`, or `-v` when `negated`.
+fn signed(negated: bool, v: Interval) -> Interval {
+    if negated {
+        v.negate()
+    } else {
+        v
+    }
+}
+
+impl<N: PartialEq + Clone> Side<N> {
+    /// A term's range: its name's latest narrowing, or the range it had
+    /// where it was compared.
+    fn term_now(term: &Term<N>, narrowed: &[(N, Interval)]) -> Interval {
+        narrowed
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == term.name)
+            .map_or_else(|| term.interval.clone(), |(_, interval)| interval.clone())
+    }
+
+    /// The side's range now: the sum of its terms' ranges now and its
+    /// offset (a name alone is its range), or the range it was compared
+    /// at when it is no sum of named values.
+    fn now(&self, narrowed: &[(N, Interval)]) -> Interval {
+        match self.terms.as_slice() {
+            [] => self.interval.clone(),
+            [only] if self.offset == 0 => signed(only.negated, Side::term_now(only, narrowed)),
+            _ => self.rest(None, narrowed),
         }
     }
 
-    /// `v + d` of the side, `d` within `term`.
-    pub fn plus(self, term: &Interval) -> Shift {
-        Shift {
-            negated: self.negated,
-            offset: Some(match self.offset {
-                Some(d) => d.plus(term),
-                None => term.clone(),
-            }),
-        }
+    /// The offset plus every term's range now but the one at `skip`.
+    fn rest(&self, skip: Option<usize>, narrowed: &[(N, Interval)]) -> Interval {
+        self.terms
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != skip)
+            .fold(Interval::exact(self.offset), |sum, (_, term)| {
+                sum.plus(&signed(term.negated, Side::term_now(term, narrowed)))
+            })
     }
 
-    /// The side's range from the name's.
-    fn apply(&self, name: &Interval) -> Interval {
-        let signed = if self.negated {
-            name.negate()
-        } else {
-            name.clone()
-        };
-        match &self.offset {
-            Some(d) => signed.plus(d),
-            None => signed,
-        }
-    }
-
-    /// The name's range from the side's: the side less the offset,
-    /// negated back.
-    fn invert(&self, side: &Interval) -> Interval {
-        let unmoved = match &self.offset {
-            Some(d) => side.minus(d),
-            None => side.clone(),
-        };
-        if self.negated {
-            unmoved.negate()
-        } else {
-            unmoved
-        }
+    /// What the side lying in `proved` says of each term: `±t = side -
+    /// the rest`, so `t` lies in `±(proved - rest)`, and in what it was
+    /// known to lie in.
+    fn each_term(&self, proved: &Interval, narrowed: &[(N, Interval)]) -> Vec<(N, Interval)> {
+        (0..self.terms.len())
+            .map(|j| {
+                let term = &self.terms[j];
+                if self.terms.len() == 1 && self.offset == 0 {
+                    return (term.name.clone(), signed(term.negated, proved.clone()));
+                }
+                // Within what the term was known to be too: both hold.
+                let unmoved = proved.minus(&self.rest(Some(j), narrowed));
+                let known = Side::term_now(term, narrowed);
+                (
+                    term.name.clone(),
+                    known.intersect(&signed(term.negated, unmoved)),
+                )
+            })
+            .collect()
     }
 }
 
@@ -148,29 +234,12 @@ pub fn assume<N: Clone + PartialEq>(
                 (None, false) => Relation::Equal,
                 (None, true) => return,
             };
-            // A side's range: its name's latest narrowing, moved by the
-            // side's shift, or the range it had where it was compared.
-            let current = |side: &Side<N>, narrowed: &[(N, Interval)]| {
-                side.name
-                    .as_ref()
-                    .and_then(|name| {
-                        narrowed
-                            .iter()
-                            .rev()
-                            .find(|(n, _)| n == name)
-                            .map(|(_, interval)| side.shift.apply(interval))
-                    })
-                    .unwrap_or_else(|| side.interval.clone())
-            };
-            let (l, r) = (current(left, narrowed), current(right, narrowed));
-            if let Some(name) = &left.name {
-                let proved = left.shift.invert(&l.assume(relation, &r));
-                narrowed.push((name.clone(), proved));
-            }
-            if let Some(name) = &right.name {
-                let proved = right.shift.invert(&r.assume(relation.flipped(), &l));
-                narrowed.push((name.clone(), proved));
-            }
+            // Each side's range now, and what the comparison proves of
+            // each term of each: every term is read from the same ranges.
+            let (l, r) = (left.now(narrowed), right.now(narrowed));
+            let mut proved = left.each_term(&l.assume(relation, &r), narrowed);
+            proved.extend(right.each_term(&r.assume(relation.flipped(), &l), narrowed));
+            narrowed.extend(proved);
         }
         // `a && b` false or `a || b` true: either may be the one; nothing.
         _ => {}
@@ -204,8 +273,9 @@ pub const ENCLOSING_FACTS_READ: usize = 16;
 /// it held there). The new fact may tighten a name an outer comparison
 /// related another name to (`if n < m { if m < 10 { n } }`: `n ≤ 8`
 /// once `m ≤ 9`), so the outer facts are read again after it, and the new
-/// one after them, twice: each fact holds throughout the branch, so
-/// reading any of them again, in any order, is sound. The checker and the
+/// one after them, twice (outermost first, then innermost first): each
+/// fact holds throughout the branch, so reading any of them again, in any
+/// order, is sound. The checker and the
 /// plan verifier both narrow with this, so they agree.
 pub fn assume_within<N: Clone + PartialEq>(
     enclosing: &[(Arc<Condition<N>>, bool)],
@@ -224,12 +294,17 @@ pub fn assume_within<N: Clone + PartialEq>(
     if nearest.is_empty() {
         return;
     }
-    for _ in 0..2 {
-        for (fact, held) in nearest {
-            assume(fact, *held, narrowed);
-        }
-        assume(condition, holds, narrowed);
+    // Outermost first, then innermost first: a chain of names related
+    // by nested `if`s (`if a <= b { if b <= c { if c <= 10 { … } } }`)
+    // is read through in whichever order its links were nested.
+    for (fact, held) in nearest {
+        assume(fact, *held, narrowed);
     }
+    assume(condition, holds, narrowed);
+    for (fact, held) in nearest.iter().rev() {
+        assume(fact, *held, narrowed);
+    }
+    assume(condition, holds, narrowed);
 }
 
 #[cfg(test)]
@@ -242,110 +317,164 @@ mod tests {
         other: i64,
     ) -> Condition<&'static str> {
         Condition::Compare {
-            left: Box::new(Side {
-                interval: Interval::unbounded(name),
-                name: Some(name),
-                shift: Shift::default(),
-            }),
+            left: Box::new(name_side(name)),
             relation,
-            right: Box::new(Side {
-                interval: Interval::exact(other),
-                name: None,
-                shift: Shift::default(),
-            }),
+            right: Box::new(Side::opaque(Interval::exact(other))),
         }
+    }
+
+    /// The side that is the name `name`, of any value.
+    fn name_side(name: &'static str) -> Side<&'static str> {
+        sum(&[(name, false, Interval::unbounded(name))], 0)
+    }
+
+    /// The side `±a ± b … + offset`.
+    fn sum(terms: &[(&'static str, bool, Interval)], offset: i64) -> Side<&'static str> {
+        let mut sum = SideSum::default();
+        sum.literal(offset, false);
+        let mut interval = Interval::exact(offset);
+        for (name, negated, range) in terms {
+            sum.named(*name, *negated, range.clone());
+            interval = interval.plus(&signed(*negated, range.clone()));
+        }
+        sum.side(interval)
     }
 
     fn ends(narrowed: &[(&str, Interval)]) -> Vec<(Option<i64>, Option<i64>)> {
         narrowed.iter().map(|(_, i)| (i.least, i.most)).collect()
     }
 
-    /// `name` moved by `shift`, compared by `relation` with `other`.
-    fn compare_shifted(shift: Shift, relation: Relation, other: i64) -> Condition<&'static str> {
-        let name = Interval::unbounded("n");
+    /// `side relation other`.
+    fn compared(
+        side: Side<&'static str>,
+        relation: Relation,
+        other: i64,
+    ) -> Condition<&'static str> {
         Condition::Compare {
-            left: Box::new(Side {
-                interval: shift.apply(&name),
-                name: Some("n"),
-                shift,
-            }),
+            left: Box::new(side),
             relation: Some(relation),
-            right: Box::new(Side {
-                interval: Interval::exact(other),
-                name: None,
-                shift: Shift::default(),
-            }),
+            right: Box::new(Side::opaque(Interval::exact(other))),
         }
     }
 
+    /// The last range `narrowed` holds of `name`.
+    fn last(narrowed: &[(&str, Interval)], name: &str) -> (Option<i64>, Option<i64>) {
+        narrowed
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map_or((None, None), |(_, i)| (i.least, i.most))
+    }
+
     #[test]
-    fn a_name_moved_by_constants_is_narrowed_moved_back() {
-        let by = |c: i64| Interval::exact(c);
-        let minus_five = Shift::default().plus(&by(-5));
+    fn a_sum_of_names_and_literals_narrows_each_name() {
+        let any = |name: &str| Interval::unbounded(name);
+        let n = |negated: bool| ("n", negated, any("n"));
         // `n - 5 > 10`: `n ≥ 16` where it holds, `n ≤ 15` where it fails.
-        let c = compare_shifted(minus_five, Relation::Above, 10);
+        let minus_five = compared(sum(&[n(false)], -5), Relation::Above, 10);
         let mut then = Vec::new();
-        assume(&c, true, &mut then);
+        assume(&minus_five, true, &mut then);
         assert_eq!(ends(&then), [(Some(16), None)]);
         let mut otherwise = Vec::new();
-        assume(&c, false, &mut otherwise);
+        assume(&minus_five, false, &mut otherwise);
         assert_eq!(ends(&otherwise), [(None, Some(15))]);
         // `10 - n >= 3`: `n ≤ 7`; `-n < 2`: `n ≥ -1`.
-        let ten_minus = Shift::default().negated().plus(&by(10));
         let mut then = Vec::new();
         assume(
-            &compare_shifted(ten_minus, Relation::AtLeast, 3),
+            &compared(sum(&[n(true)], 10), Relation::AtLeast, 3),
             true,
             &mut then,
         );
         assert_eq!(ends(&then), [(None, Some(7))]);
-        let negated = Shift::default().negated();
         let mut then = Vec::new();
         assume(
-            &compare_shifted(negated, Relation::Below, 2),
+            &compared(sum(&[n(true)], 0), Relation::Below, 2),
             true,
             &mut then,
         );
         assert_eq!(ends(&then), [(Some(-1), None)]);
-        // A second comparison reads the first's narrowing moved by its
-        // own shift: `n - 5 > 10 && n + 1 < 20` is `16 ≤ n ≤ 18`.
+        // A second comparison reads the first's narrowing: `n - 5 > 10 &&
+        // n + 1 < 20` is `16 ≤ n ≤ 18`.
         let both = Condition::And(
-            Box::new(c),
-            Box::new(compare_shifted(
-                Shift::default().plus(&by(1)),
-                Relation::Below,
-                20,
-            )),
+            Box::new(minus_five),
+            Box::new(compared(sum(&[n(false)], 1), Relation::Below, 20)),
         );
         let mut then = Vec::new();
         assume(&both, true, &mut then);
-        assert_eq!(
-            then.last().map(|(_, i)| (i.least, i.most)),
-            Some((Some(16), Some(18)))
-        );
-        // `n - k <= 10` with `k` in `[0, 5]`: `n ≤ 15`.
-        let minus_k = Shift::default().plus(
-            &Interval::new(
+        assert_eq!(last(&then, "n"), (Some(16), Some(18)));
+        // `n - k > 10` failing, `k` in `[0, 5]`: `n ≤ 15`, and `k ≥ n - 10`
+        // proves nothing of `k` with `n` unbounded below.
+        let k = (
+            "k",
+            true,
+            Interval::new(
                 crate::Poly::constant(5),
                 crate::Poly::zero(),
                 Some(0),
                 Some(5),
-            )
-            .negate(),
+            ),
         );
         let mut otherwise = Vec::new();
         assume(
-            &compare_shifted(minus_k, Relation::Above, 10),
+            &compared(sum(&[n(false), k.clone()], 0), Relation::Above, 10),
             false,
             &mut otherwise,
         );
-        assert_eq!(ends(&otherwise), [(None, Some(15))]);
-        // An offset past `i64` keeps only what its other ends prove: the
-        // offset is at least 0, so `n + (MAX + MAX) < 0` gives `n ≤ -1`.
-        let huge = Shift::default().plus(&by(i64::MAX)).plus(&by(i64::MAX));
+        assert_eq!(last(&otherwise, "n"), (None, Some(15)));
+        assert_eq!(last(&otherwise, "k"), (Some(0), Some(5)));
+        // `k + n <= 15` (the name second) bounds `n` too.
+        let k_plus_n = sum(&[("k", false, k.2.clone()), n(false)], 0);
         let mut then = Vec::new();
-        assume(&compare_shifted(huge, Relation::Below, 0), true, &mut then);
-        assert_eq!(ends(&then), [(None, Some(-1))]);
+        assume(&compared(k_plus_n, Relation::AtMost, 15), true, &mut then);
+        assert_eq!(last(&then, "n"), (None, Some(15)));
+        // `n - m <= 0 && m <= 10`: the term `m`, narrowed by the later
+        // comparison, bounds `n` once the condition is read again.
+        let chain = Condition::And(
+            Box::new(compared(
+                sum(&[n(false), ("m", true, any("m"))], 0),
+                Relation::AtMost,
+                0,
+            )),
+            Box::new(compared(name_side("m"), Relation::AtMost, 10)),
+        );
+        let mut then = Vec::new();
+        assume_within(&[], &chain, true, &mut then);
+        assert_eq!(last(&then, "n").1, Some(10));
+        // Literals past `i64` make the side opaque: it narrows nothing.
+        let mut huge = SideSum::default();
+        huge.literal(i64::MAX, false);
+        huge.literal(1, false);
+        huge.named("n", false, any("n"));
+        let mut then = Vec::new();
+        assume(
+            &compared(huge.side(any("side")), Relation::Below, 0),
+            true,
+            &mut then,
+        );
+        assert!(then.is_empty());
+    }
+
+    #[test]
+    fn a_chain_of_nested_ifs_is_read_through_in_either_order() {
+        // `if x0 <= x1 { if x1 <= x2 { if x2 <= x3 { if x3 <= 10 { … } } } }`
+        // bounds `x0`, and so does the same chain nested the other way.
+        let link = |a: &'static str, b: &'static str| {
+            Arc::new(Condition::Compare {
+                left: Box::new(name_side(a)),
+                relation: Some(Relation::AtMost),
+                right: Box::new(name_side(b)),
+            })
+        };
+        let innermost = compare("x3", Some(Relation::AtMost), 10);
+        let outward = [link("x0", "x1"), link("x1", "x2"), link("x2", "x3")];
+        let enclosing: Vec<_> = outward.iter().map(|c| (c.clone(), true)).collect();
+        let mut narrowed = Vec::new();
+        assume_within(&enclosing, &innermost, true, &mut narrowed);
+        assert_eq!(last(&narrowed, "x0").1, Some(10));
+        let reversed: Vec<_> = enclosing.iter().rev().cloned().collect();
+        let mut narrowed = Vec::new();
+        assume_within(&reversed, &innermost, true, &mut narrowed);
+        assert_eq!(last(&narrowed, "x0").1, Some(10));
     }
 
     #[test]
@@ -407,13 +536,7 @@ mod tests {
     #[test]
     fn an_inner_fact_tightens_what_an_outer_comparison_related() {
         // `if n < m { if m < 10 { … } }`: `n ≤ 8` inside.
-        let side = |name: &'static str| {
-            Box::new(Side {
-                interval: Interval::unbounded(name),
-                name: Some(name),
-                shift: Shift::default(),
-            })
-        };
+        let side = |name: &'static str| Box::new(name_side(name));
         let outer = Arc::new(Condition::Compare {
             left: side("n"),
             relation: Some(Relation::Below),
@@ -440,13 +563,7 @@ mod tests {
         // `n <= m && m <= 10`: `n ≤ 10`, as with the tests the other way
         // round; `n > m || m > 10` false proves the same.
         let first = || {
-            let side = |name: &'static str| {
-                Box::new(Side {
-                    interval: Interval::unbounded(name),
-                    name: Some(name),
-                    shift: Shift::default(),
-                })
-            };
+            let side = |name: &'static str| Box::new(name_side(name));
             Box::new(Condition::Compare {
                 left: side("n"),
                 relation: Some(Relation::AtMost),

@@ -357,9 +357,14 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             let v = pick(rng, &["x", "n", "m", "p"]);
             let op = pick(rng, &["<", "<=", ">", ">=", "==", "!="]);
             let (a, b) = (int(rng, d), int(rng, d));
-            // A side moved by a literal or a name (`rqc_cost::Shift`).
+            // A side that is a sum of names and literals
+            // (`rqc_cost::SideSum`), a term narrowed by a later
+            // comparison.
             let k = pick(rng, &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"]);
-            match rng.below(11) {
+            let w = pick(rng, &["x", "n", "m", "p"]);
+            match rng.below(13) {
+                11 => format!("(if ({k} + {v}) {op} {a} {{ {v} }} else {{ {b} }})"),
+                12 => format!("(if ({v} - ({w} + {k})) <= {a} && {w} <= {b} {{ {v} }} else {{ 0 }})"),
                 8 => format!("(if ({v} - {k}) {op} {a} {{ {v} }} else {{ {b} }})"),
                 9 => format!("(if ({k} - {v}) {op} {a} {{ {b} }} else {{ {v} }})"),
                 10 => format!("(if (-{v} + {k}) {op} {a} {{ {v} }} else {{ {b} }})"),

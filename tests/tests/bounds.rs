@@ -51,8 +51,8 @@ struct Tally {
     /// list, a string's length, a function's declared ends, a function a
     /// function returns.
     ranged: usize,
-    /// Accepted queries narrowing a name through a side moved by a
-    /// literal or a name (`if (n - 3) > …`), or a string's length.
+    /// Accepted queries narrowing a name through a side that is a sum of
+    /// names and literals (`if (n - 3) > …`), or a string's length.
     shifted: usize,
     /// Accepted queries applying a returned function whose reads grow
     /// with its own argument (`reads_by(g)(k)`).
@@ -561,7 +561,7 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
         check_program(seed, &mut tally);
     }
     eprintln!(
-        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges, {} through a side moved by a term or a length, {} applying a function whose reads grow with its argument, {} the least or greatest of a list passed on, {} joined measures, fed or produced `T`s, or a returned lambda's least), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed, {} cascading; {} transactions, {} committed",
+        "bound property: {} programs, {} accepted queries ({} reading a tuple range, {} a range backwards, {} bounded by value ranges, {} through a side that is a sum or a length, {} applying a function whose reads grow with its argument, {} the least or greatest of a list passed on, {} joined measures, fed or produced `T`s, or a returned lambda's least), {} runs ({} reading over half their bound, {} with batched lookups, {} with predicates over indexes, {} reading a group by a float key); {} accepted mutations, {} runs, {} committed, {} cascading; {} transactions, {} committed",
         tally.programs, tally.accepted, tally.tuple_ranges, tally.reverse_reads, tally.ranged, tally.shifted, tally.argument_costed, tally.extremes, tally.joined, tally.runs, tally.near_bound, tally.batched, tally.predicates, tally.float_groups, tally.mutations, tally.mutation_runs, tally.committed, tally.cascaded, tally.transactions, tally.transactions_committed
     );
     assert!(
@@ -614,7 +614,7 @@ fn accepted_programs_stay_within_their_bounds_and_agree_with_the_reference() {
     );
     assert!(
         tally.shifted > 0,
-        "no accepted query narrowed a name through a side moved by a term"
+        "no accepted query narrowed a name through a side that is a sum or a length"
     );
     assert!(
         tally.argument_costed > 0,

@@ -173,6 +173,9 @@ pub struct Checker<'p> {
     /// (`narrowing.rs`), and how many conditions are open.
     pub(super) comparisons: Vec<super::narrowing::Comparison>,
     pub(super) conditions_open: usize,
+    /// The ranges of the `Int` names, fields and calls checked inside the
+    /// open conditions, by span: the leaves of compared sides.
+    pub(super) leaves: Vec<(Span, crate::cost::Interval)>,
     /// The conditions of the `if` branches being checked, outermost
     /// first, each with whether it held there (spec/cost.md §3.1).
     pub(super) branch_facts: Vec<(Arc<super::narrowing::Condition>, bool)>,
@@ -238,6 +241,7 @@ impl<'p> Checker<'p> {
 
     fn check_nested(&mut self, expr: &Expr, expected: Option<&Ty>) -> Checked {
         let mut checked = self.check_inner(expr, expected);
+        self.record_leaf(expr, &checked.ty);
         // Evaluating the expression is a step itself (spec/cost.md §2,
         // "Steps"): a lambda's body of a thousand operators costs a
         // thousand steps at each application.

@@ -284,6 +284,7 @@ pub fn check_one(
         updating: None,
         comparisons: Vec::new(),
         conditions_open: 0,
+        leaves: Vec::new(),
         branch_facts: Vec::new(),
         largest_value: [None, None],
     };

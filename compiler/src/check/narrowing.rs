@@ -20,7 +20,7 @@
 use super::expr::{Checker, Local};
 use super::modules::Symbol;
 use super::types::Ty;
-use crate::cost::{Interval, Poly, Relation, Shift};
+use crate::cost::{Interval, Poly, Relation, SideSum};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use std::sync::Arc;
@@ -42,6 +42,13 @@ pub struct Comparison {
     relation: Option<Relation>,
     left: Side,
     right: Side,
+}
+
+/// Where a condition's records begin ([`Checker::begin_condition`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ConditionMark {
+    comparisons: usize,
+    leaves: usize,
 }
 
 impl Checker<'_> {
@@ -71,12 +78,9 @@ impl Checker<'_> {
             return;
         }
         let side = |this: &Self, e: &Expr, interval: &Interval| {
-            let (name, shift) = this.named_shifted(e).unzip();
-            Side {
-                interval: interval.clone(),
-                name,
-                shift: shift.unwrap_or_default(),
-            }
+            let mut sum = SideSum::default();
+            this.add_leaves(e, false, Some(interval), &mut sum);
+            sum.side(interval.clone())
         };
         let comparison = Comparison {
             operands: (a.span, b.span),
@@ -105,41 +109,78 @@ impl Checker<'_> {
         }
     }
 
-    /// What a comparison's side names, moved by terms: `n`, `q.at`, and
-    /// `n - 5`, `10 - n`, `-(n + 1)`, `n - k` (the name, and how the side
-    /// is made from it, [`Shift`]). A term is an integer literal or a name
-    /// of an `Int` ([`Checker::term`]); the first operand naming something
-    /// is the side's name. The side is a plain `Int` (else nothing is
-    /// recorded), so each operand of its sums is one too.
-    fn named_shifted(&self, e: &Expr) -> Option<(Named, Shift)> {
+    /// Adds the leaves of the side `e` to `sum` (subtracted when
+    /// `negated`): a side is a sum (`+`, `-`, negation) of integer
+    /// literals and named values ([`Checker::named_value`]), each with its
+    /// range where the condition was checked (`whole`, the side's, for a
+    /// side that is one leaf; else [`Checker::leaf_range`]); any other
+    /// leaf (a product, a call) makes the side narrow nothing. The side is
+    /// a plain `Int` (else nothing is recorded), so each operand of its
+    /// sums is one too.
+    fn add_leaves(
+        &self,
+        e: &Expr,
+        negated: bool,
+        whole: Option<&Interval>,
+        sum: &mut SideSum<Named>,
+    ) {
+        if sum.failed() {
+            return;
+        }
         match &e.kind {
-            ExprKind::Unary(UnaryOp::Neg, inner) => {
-                let (name, shift) = self.named_shifted(inner)?;
-                Some((name, shift.negated()))
-            }
+            ExprKind::Int(c) => sum.literal(*c, negated),
+            ExprKind::Unary(UnaryOp::Neg, inner) => self.add_leaves(inner, !negated, None, sum),
             ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+                self.add_leaves(a, negated, None, sum);
                 let subtracts = *op == BinaryOp::Sub;
-                let moved_by_b = || {
-                    let (name, shift) = self.named_shifted(a)?;
-                    let d = self.term(b)?;
-                    Some((name, shift.plus(&if subtracts { d.negate() } else { d })))
-                };
-                moved_by_b().or_else(|| {
-                    let (name, shift) = self.named_shifted(b)?;
-                    let shift = if subtracts { shift.negated() } else { shift };
-                    Some((name, shift.plus(&self.term(a)?)))
-                })
+                self.add_leaves(b, negated != subtracts, None, sum);
             }
-            _ => match self.length_argument(e) {
-                // `length(s)`: a fact about the string's length, kept as a
-                // pseudo-field of it (`s.length()`, which no field name can
-                // spell).
-                Some(string) => {
-                    let (path, binding) = self.named(string)?;
-                    Some(((format!("{path}.{LENGTH}"), binding), Shift::default()))
+            _ => {
+                let range = whole.cloned().or_else(|| self.leaf_range(e.span));
+                match (self.named_value(e), range) {
+                    (Some(name), Some(range)) => sum.named(name, negated, range),
+                    _ => sum.fail(),
                 }
-                None => Some((self.named(e)?, Shift::default())),
-            },
+            }
+        }
+    }
+
+    /// What a leaf of a side names: a name in scope, a field of one, or
+    /// the length of either ([`LENGTH`]).
+    fn named_value(&self, e: &Expr) -> Option<Named> {
+        match self.length_argument(e) {
+            Some(string) => {
+                let (path, binding) = self.named(string)?;
+                Some((format!("{path}.{LENGTH}"), binding))
+            }
+            None => self.named(e),
+        }
+    }
+
+    /// The range an `Int` leaf of an open condition had where it was
+    /// checked ([`Checker::record_leaf`]).
+    fn leaf_range(&self, span: Span) -> Option<Interval> {
+        self.leaves
+            .iter()
+            .rev()
+            .find(|(at, _)| *at == span)
+            .map(|(_, range)| range.clone())
+    }
+
+    /// Keeps the range of `expr`, just checked inside an open condition,
+    /// when it is an `Int` that may be a leaf of a compared side (a name, a
+    /// field, a call): at most [`MAX_LEAVES`] of them, past which a side
+    /// reading one more narrows nothing.
+    pub(super) fn record_leaf(&mut self, expr: &Expr, ty: &Ty) {
+        if self.conditions_open == 0 || self.leaves.len() >= MAX_LEAVES {
+            return;
+        }
+        let leaf = matches!(
+            expr.kind,
+            ExprKind::Name(_) | ExprKind::Field(..) | ExprKind::Call(..) | ExprKind::Pipe(..)
+        );
+        if let (true, Ty::Int(range)) = (leaf, ty) {
+            self.leaves.push((expr.span, range.clone()));
         }
     }
 
@@ -203,20 +244,6 @@ impl Checker<'_> {
             .map(|(_, proved)| proved.clone())
     }
 
-    /// The range of a term a side is moved by: an integer literal (negated
-    /// ones too), or a name in scope holding an `Int`.
-    fn term(&self, e: &Expr) -> Option<Interval> {
-        match &e.kind {
-            ExprKind::Int(c) => Some(Interval::exact(*c)),
-            ExprKind::Unary(UnaryOp::Neg, inner) => Some(self.term(inner)?.negate()),
-            ExprKind::Name(ident) => match &self.local(&ident.name)?.ty {
-                Ty::Int(known) => Some(known.clone()),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
     /// `ty`, the type of the field read `expr`, within what an enclosing
     /// `if` proved of that field of the binding it is read from
     /// ([`Checker::narrowed`], which binds the name again with the fact):
@@ -239,16 +266,22 @@ impl Checker<'_> {
     /// Comparisons are recorded from here until [`Checker::condition`]
     /// (only inside conditions: elsewhere nothing reads them); the mark
     /// to give it.
-    pub(super) fn begin_condition(&mut self) -> usize {
+    pub(super) fn begin_condition(&mut self) -> ConditionMark {
         self.conditions_open += 1;
-        self.comparisons.len()
+        ConditionMark {
+            comparisons: self.comparisons.len(),
+            leaves: self.leaves.len(),
+        }
     }
 
     /// `cond` (just checked, its comparisons recorded since `mark`) as a
     /// [`Condition`]; the records are dropped.
-    pub(super) fn condition(&mut self, cond: &Expr, mark: usize) -> Condition {
+    pub(super) fn condition(&mut self, cond: &Expr, mark: ConditionMark) -> Condition {
         self.conditions_open = self.conditions_open.saturating_sub(1);
-        let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
+        self.leaves.truncate(mark.leaves);
+        let recorded = self
+            .comparisons
+            .split_off(mark.comparisons.min(self.comparisons.len()));
         self.read_condition(cond, &recorded)
     }
 
@@ -339,6 +372,11 @@ impl Checker<'_> {
         result
     }
 }
+
+/// At most this many leaf ranges are kept for the conditions open at once
+/// (a lambda applied inside a condition is checked again at each
+/// application).
+const MAX_LEAVES: usize = 4096;
 
 /// The built-in function whose result narrowing reads as a fact of its
 /// string, and the pseudo-field the fact is kept under.

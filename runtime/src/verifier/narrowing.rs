@@ -17,7 +17,7 @@
 
 use super::abstract_value::{Abs, Kind, Scalar};
 use super::bounds::{find, Binding, Scope, Verifier};
-use rqc_cost::{Interval, Poly, Relation, Shift};
+use rqc_cost::{Interval, Poly, Relation, SideSum};
 use rqc_plan::{BinOp, Node, Op, UnOp, Value};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -69,36 +69,34 @@ impl<'p> Named<'p> {
         Some(named)
     }
 
-    /// What `operand` reads moved by terms (`n - 5`, `10 - n`,
-    /// `-(n + 1)`, `n - k`), as the checker reads a side
-    /// (`Checker::named_shifted`): a term is an `Int` constant or a name or
-    /// parameter holding a plain `Int` ([`term`]), and the first operand
-    /// naming something is the side's name.
-    fn shifted(
-        operand: &'p Node,
-        scope: &Scope<'p>,
-        params: &[Abs<'p>],
-    ) -> Option<(Named<'p>, Shift)> {
-        match &operand.op {
-            Op::Unary(UnOp::Neg, inner) => {
-                let (named, shift) = Named::shifted(inner, scope, params)?;
-                Some((named, shift.negated()))
+    /// The value this names, in `scope` with `params`: its root's value
+    /// walked along the path (a row's column, a record's field, a
+    /// string's length), when that is a plain `Int`.
+    fn range(&self, scope: &Scope<'p>, params: &[Abs<'p>]) -> Option<Interval> {
+        let mut value = match self.root {
+            Root::Param(i) => params.get(i)?.clone(),
+            Root::Binding(name, id) => {
+                let binding = find(scope, name).filter(|b| b.id == id)?;
+                binding.value.clone()
             }
-            Op::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
-                let subtracts = *op == BinOp::Sub;
-                let moved_by_b = || {
-                    let (named, shift) = Named::shifted(a, scope, params)?;
-                    let d = term(b, scope, params)?;
-                    Some((named, shift.plus(&if subtracts { d.negate() } else { d })))
-                };
-                moved_by_b().or_else(|| {
-                    let (named, shift) = Named::shifted(b, scope, params)?;
-                    let shift = if subtracts { shift.negated() } else { shift };
-                    Some((named, shift.plus(&term(a, scope, params)?)))
-                })
-            }
-            _ => Some((Named::of(operand, scope)?, Shift::default())),
+        };
+        for step in &self.path {
+            value = match (step, &value) {
+                (Step::Length, Abs::Scalar(string)) if string.kind == Kind::Str => {
+                    let length = Interval::up_to(string.chars.clone());
+                    Abs::int(match &string.length {
+                        Some(proved) => length.intersect(proved),
+                        None => length,
+                    })
+                }
+                (Step::Column(at), Abs::Record(record)) => record.fields.get(*at)?.1.clone(),
+                (Step::Field(name), Abs::Record(record)) => {
+                    record.fields.iter().find(|(n, _)| n == name)?.1.clone()
+                }
+                _ => return None,
+            };
         }
+        plain_int(&value)
     }
 
     fn root(root: Root<'p>) -> Named<'p> {
@@ -109,16 +107,37 @@ impl<'p> Named<'p> {
     }
 }
 
-/// The range of a term a side is moved by: an `Int` constant (negated
-/// ones too), or a name or parameter holding a plain `Int`, as the
-/// checker's `Checker::term`.
-fn term<'p>(node: &'p Node, scope: &Scope<'p>, params: &[Abs<'p>]) -> Option<Interval> {
-    match &node.op {
-        Op::Const(Value::Int(c)) => Some(Interval::exact(*c)),
-        Op::Unary(UnOp::Neg, inner) => Some(term(inner, scope, params)?.negate()),
-        Op::Var(name) => plain_int(&find(scope, name)?.value),
-        Op::Param(i) => plain_int(params.get(*i)?),
-        _ => None,
+/// Adds the leaves of the side `operand` to `sum` (subtracted when
+/// `negated`), as the checker's `Checker::add_leaves` does: a sum (`+`,
+/// `-`, negation) of `Int` constants and named values, each with its range
+/// (`whole`, the side's, for a side that is one leaf); any other leaf makes
+/// the side narrow nothing.
+fn add_leaves<'p>(
+    operand: &'p Node,
+    negated: bool,
+    whole: Option<&Interval>,
+    scope: &Scope<'p>,
+    params: &[Abs<'p>],
+    sum: &mut SideSum<Named<'p>>,
+) {
+    if sum.failed() {
+        return;
+    }
+    match &operand.op {
+        Op::Const(Value::Int(c)) => sum.literal(*c, negated),
+        Op::Unary(UnOp::Neg, inner) => add_leaves(inner, !negated, None, scope, params, sum),
+        Op::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+            add_leaves(a, negated, None, scope, params, sum);
+            let subtracts = *op == BinOp::Sub;
+            add_leaves(b, negated != subtracts, None, scope, params, sum);
+        }
+        _ => match Named::of(operand, scope) {
+            Some(named) => match whole.cloned().or_else(|| named.range(scope, params)) {
+                Some(range) => sum.named(named, negated, range),
+                None => sum.fail(),
+            },
+            None => sum.fail(),
+        },
     }
 }
 
@@ -241,12 +260,16 @@ impl<'p> Verifier<'p> {
             return;
         };
         let side = |operand: &'p Node, interval: Interval| {
-            let (name, shift) = Named::shifted(operand, scope, &self.params).unzip();
-            Side {
-                interval,
-                name,
-                shift: shift.unwrap_or_default(),
-            }
+            let mut sum = SideSum::default();
+            add_leaves(
+                operand,
+                false,
+                Some(&interval),
+                scope,
+                &self.params,
+                &mut sum,
+            );
+            sum.side(interval)
         };
         let comparison = Comparison {
             node,
