@@ -76,6 +76,13 @@ pub struct LambdaChecks {
     pub(super) nesting: usize,
     /// Whether E0424 was reported (once per definition).
     refused: bool,
+    /// How many lambdas are being checked before any application, with
+    /// their parameters of unknown type ([`Checker::delay_lambda`]).
+    pub(super) unknown_parameters: usize,
+    /// The names a comparison related to a value of unknown type while
+    /// one is: any value may be on the other side, so a branch knows
+    /// nothing of them (`narrowing.rs`).
+    pub(super) compared_with_unknown: Vec<super::narrowing::Named>,
 }
 
 impl Checker<'_> {
@@ -190,7 +197,11 @@ impl Checker<'_> {
         // not depend on them (names, columns, calls) is reported even if
         // the lambda is never applied.
         let unknown = vec![Ty::Error; params.len()];
+        self.lambda_checks.unknown_parameters += 1;
+        let mark = self.lambda_checks.compared_with_unknown.len();
         let _ = self.check_lambda(params, body, &unknown);
+        self.lambda_checks.compared_with_unknown.truncate(mark);
+        self.lambda_checks.unknown_parameters -= 1;
         let lambda = DelayedLambda {
             id,
             params: params.to_vec(),

@@ -71,12 +71,13 @@ impl Checker<'_> {
             BinaryOp::NotEq => None,
             _ => return,
         };
-        let (Ty::Int(x), Ty::Int(y)) = (left, right) else {
-            return;
-        };
         if self.conditions_open == 0 {
             return;
         }
+        self.compared_with_unknown(a, b, left, right);
+        let (Ty::Int(x), Ty::Int(y)) = (left, right) else {
+            return;
+        };
         let side = |this: &Self, e: &Expr, interval: &Interval| {
             let mut sum = SideSum::default();
             this.add_leaves(e, false, Some(interval), &mut sum);
@@ -142,6 +143,39 @@ impl Checker<'_> {
                     _ => sum.fail(),
                 }
             }
+        }
+    }
+
+    /// While a lambda is checked before any application, its parameters
+    /// of unknown type (`functions.rs`): a name compared with one (`n <=
+    /// k`) may be narrowed to anything where it is applied, so its
+    /// branches check it as of unknown type too, and report nothing that
+    /// an application would not (`let f = k => if n <= k { take(n) }`).
+    fn compared_with_unknown(&mut self, a: &Expr, b: &Expr, left: &Ty, right: &Ty) {
+        if self.lambda_checks.unknown_parameters == 0 {
+            return;
+        }
+        let mut names = Vec::new();
+        for side in [a, b] {
+            self.names_summed(side, &mut names);
+        }
+        let unknown = |(name, _): &Named| self.local(name).is_some_and(|l| l.ty.is_error());
+        if left.is_error() || right.is_error() || names.iter().any(unknown) {
+            self.lambda_checks.compared_with_unknown.extend(names);
+        }
+    }
+
+    /// The names (not fields) `e` adds or subtracts, through `+`, `-` and
+    /// negation.
+    fn names_summed(&self, e: &Expr, names: &mut Vec<Named>) {
+        match &e.kind {
+            ExprKind::Unary(UnaryOp::Neg, inner) => self.names_summed(inner, names),
+            ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, a, b) => {
+                self.names_summed(a, names);
+                self.names_summed(b, names);
+            }
+            ExprKind::Name(_) => names.extend(self.named(e)),
+            _ => {}
         }
     }
 
@@ -365,6 +399,16 @@ impl Checker<'_> {
             }
             self.scope.push(Arc::new(local));
         }
+        // Compared with a value of unknown type: of unknown type here.
+        let unknown = std::mem::take(&mut self.lambda_checks.compared_with_unknown);
+        for (name, binding) in &unknown {
+            if let Some(local) = self.local(name).filter(|l| l.binding == *binding) {
+                let mut local = local.clone();
+                local.ty = Ty::Error;
+                self.scope.push(Arc::new(local));
+            }
+        }
+        self.lambda_checks.compared_with_unknown = unknown;
         self.branch_facts.push((condition.clone(), holds));
         let result = check(self);
         self.branch_facts.pop();
