@@ -30,6 +30,34 @@ impl Extremes {
         }
     }
 
+    /// These ranges where they say something, the elements' range `each`
+    /// where they do not: numerically each range within `each`, and a
+    /// polynomial end holding a value nothing bounds (a `[T]` parameter's
+    /// unknown ends: its caller fixes only the least's upper end and the
+    /// greatest's lower end) replaced by `each`'s.
+    pub fn within(&self, each: &Interval) -> Extremes {
+        let unknown = |p: &Poly| {
+            p.any_var(&|v: &crate::Var| matches!(v.kind(), crate::VarKind::Param { max: None, .. }))
+        };
+        let within = |end: &Interval| {
+            let hi = if unknown(&end.hi) { &each.hi } else { &end.hi };
+            let lo = if unknown(&end.lo) { &each.lo } else { &end.lo };
+            let least = match (end.least, each.least) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+            let most = match (end.most, each.most) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            Interval::new(hi.clone(), lo.clone(), least, most)
+        };
+        Extremes {
+            least: within(&self.least),
+            greatest: within(&self.greatest),
+        }
+    }
+
     /// Both ranges, each rebuilt by `f`'s map of its ends.
     pub fn map_polys(&self, f: &dyn Fn(&Poly) -> Poly) -> Extremes {
         Extremes {

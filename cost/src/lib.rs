@@ -38,7 +38,7 @@ mod var;
 
 pub use extremes::Extremes;
 pub use interval::{Interval, Relation};
-pub use narrowing::{assume, assume_within, Condition, Side, SideSum, Term, MAX_TERMS};
+pub use narrowing::{assume, assume_within, compared, Condition, Side, SideSum, Term, MAX_TERMS};
 pub use poly::{Monomial, Poly};
 pub use var::{NameHash, Var, VarKind};
 

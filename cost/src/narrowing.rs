@@ -113,6 +113,65 @@ impl<N> SideSum<N> {
     }
 }
 
+impl<N: Clone> Side<N> {
+    /// The side with each term that is a name bound by `let` to a sum
+    /// (`definition`: `let d = n - 5`) replaced by that sum, negated where
+    /// the term is: the same value, as a sum of other names. `None` when
+    /// no term has a definition, or the sum would hold more than
+    /// [`MAX_TERMS`] names.
+    pub fn expanded(&self, definition: &dyn Fn(&N) -> Option<Arc<Side<N>>>) -> Option<Side<N>> {
+        let mut sum = SideSum::default();
+        sum.literal(self.offset, false);
+        let mut replaced = false;
+        for term in &self.terms {
+            match definition(&term.name) {
+                Some(defined) => {
+                    replaced = true;
+                    sum.literal(defined.offset, term.negated);
+                    for inner in &defined.terms {
+                        let negated = inner.negated != term.negated;
+                        sum.named(inner.name.clone(), negated, inner.interval.clone());
+                    }
+                }
+                None => sum.named(term.name.clone(), term.negated, term.interval.clone()),
+            }
+        }
+        let expanded = sum.side(self.interval.clone());
+        (replaced && !expanded.terms.is_empty()).then_some(expanded)
+    }
+}
+
+/// The comparison `left relation right`, and where a side names a
+/// `let`-bound sum (`definition`), the same comparison of the sums it
+/// stands for beside it ([`Condition::Both`]): `let d = n - 5; if d > 10
+/// { … } else { n }` narrows `d` and `n`.
+pub fn compared<N: Clone>(
+    left: Side<N>,
+    relation: Option<Relation>,
+    right: Side<N>,
+    definition: &dyn Fn(&N) -> Option<Arc<Side<N>>>,
+) -> Condition<N> {
+    let expanded = (left.expanded(definition), right.expanded(definition));
+    if let (None, None) = expanded {
+        return Condition::Compare {
+            left: Box::new(left),
+            relation,
+            right: Box::new(right),
+        };
+    }
+    let through = Condition::Compare {
+        left: Box::new(expanded.0.unwrap_or_else(|| left.clone())),
+        relation,
+        right: Box::new(expanded.1.unwrap_or_else(|| right.clone())),
+    };
+    let direct = Condition::Compare {
+        left: Box::new(left),
+        relation,
+        right: Box::new(right),
+    };
+    Condition::Both(Box::new(direct), Box::new(through))
+}
+
 /// `v`, or `-v` when `negated`.
 fn signed(negated: bool, v: Interval) -> Interval {
     if negated {
@@ -197,6 +256,10 @@ pub enum Condition<N> {
     Or(Box<Condition<N>>, Box<Condition<N>>),
     /// A `let`-bound condition, shared with its binding.
     Named(Arc<Condition<N>>),
+    /// Two readings of one comparison (one with `let`-bound names replaced
+    /// by the sums they were bound to, [`compared`]): each holds exactly
+    /// where the other does.
+    Both(Box<Condition<N>>, Box<Condition<N>>),
     /// Anything else: proves nothing.
     Opaque,
 }
@@ -212,6 +275,10 @@ pub fn assume<N: Clone + PartialEq>(
     match (condition, holds) {
         (Condition::Not(inner), _) => assume(inner, !holds, narrowed),
         (Condition::Named(inner), _) => assume(inner, holds, narrowed),
+        (Condition::Both(a, b), _) => {
+            assume(a, holds, narrowed);
+            assume(b, holds, narrowed);
+        }
         (Condition::And(a, b), true) | (Condition::Or(a, b), false) => {
             assume(a, holds, narrowed);
             assume(b, holds, narrowed);
@@ -256,6 +323,7 @@ fn comparisons<N>(condition: &Condition<N>) -> usize {
     match condition {
         Condition::Not(inner) => comparisons(inner),
         Condition::Named(inner) => comparisons(inner),
+        Condition::Both(a, b) => comparisons(a) + comparisons(b),
         Condition::And(a, b) | Condition::Or(a, b) => comparisons(a) + comparisons(b),
         Condition::Compare { .. } => 1,
         Condition::Opaque => 0,

@@ -362,7 +362,8 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             // comparison.
             let k = pick(rng, &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"]);
             let w = pick(rng, &["x", "n", "m", "p"]);
-            match rng.below(13) {
+            match rng.below(14) {
+                13 => format!("{{ let d = {v} - {k}; if d {op} {a} {{ {v} }} else {{ {b} }} }}"),
                 11 => format!("(if ({k} + {v}) {op} {a} {{ {v} }} else {{ {b} }})"),
                 12 => format!("(if ({v} - ({w} + {k})) <= {a} && {w} <= {b} {{ {v} }} else {{ 0 }})"),
                 8 => format!("(if ({v} - {k}) {op} {a} {{ {v} }} else {{ {b} }})"),

@@ -52,7 +52,8 @@ struct Tally {
     /// function returns.
     ranged: usize,
     /// Accepted queries narrowing a name through a side that is a sum of
-    /// names and literals (`if (n - 3) > …`), or a string's length.
+    /// names and literals (`if (n - 3) > …`), a `let` bound to one, or a
+    /// string's length.
     shifted: usize,
     /// Accepted queries applying a returned function whose reads grow
     /// with its own argument (`reads_by(g)(k)`).
@@ -295,9 +296,9 @@ fn check_program(seed: u64, tally: &mut Tally) {
             .any(|form| text.contains(form)),
         );
         tally.shifted += usize::from(
-            text.contains("if (")
-                || text.contains("if length(w.s) ")
-                || text.contains("if t |> length()"),
+            ["if (", "if length(w.s) ", "if t |> length()", "let d = "]
+                .iter()
+                .any(|form| text.contains(form)),
         );
         tally.argument_costed +=
             usize::from(text.contains("reads_by(") || text.contains("skips_by("));

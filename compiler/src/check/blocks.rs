@@ -33,8 +33,10 @@ impl Checker<'_> {
                     {
                         checked = self.read_as_stream_at(checked, value.span);
                     }
-                    // A `Bool` keeps what it says of the integers it
-                    // compared, for an `if` that tests the name.
+                    // An `Int` keeps the sum it is, a `Bool` what it says of
+                    // the integers it compared, for an `if` that tests the
+                    // name.
+                    let definition = self.definition(value, &checked.ty);
                     let condition = self.condition(value, mark);
                     let condition = (matches!(checked.ty, Ty::Bool)
                         && condition != Condition::Opaque)
@@ -60,6 +62,7 @@ impl Checker<'_> {
                         TExpr::Local(name.name.clone()),
                     );
                     local.condition = condition;
+                    local.definition = definition;
                     self.scope.push(std::sync::Arc::new(local));
                 }
                 Stmt::Expr(expr) => {

@@ -60,6 +60,10 @@ pub struct Local {
     /// their path from it (`at` for `q.at`, `inner.lim`): the name bound
     /// again with them in a branch (`narrowing.rs`).
     pub fields: Vec<(String, crate::cost::Interval)>,
+    /// An `Int` bound by `let` to a sum of named values and literals
+    /// (`let d = n - 5`): that sum, so that a comparison of the name
+    /// narrows the names it was made of (`narrowing.rs`).
+    pub definition: Option<Arc<super::narrowing::Side>>,
 }
 
 /// What the checker learnt about a place in the source, for editors.

@@ -45,7 +45,13 @@ impl Ty {
     /// for any other type.
     pub fn extremes(&self) -> Option<Extremes> {
         match self {
-            Ty::List(_, _, Some(extremes)) => Some((**extremes).clone()),
+            // Within the elements' range too: a `[T]` parameter's carry
+            // only the caller's least element's upper end and greatest's
+            // lower end (`measures.rs`), the elements give the others.
+            Ty::List(elem, _, Some(extremes)) => Some(match &**elem {
+                Ty::Int(each) => extremes.within(each),
+                _ => (**extremes).clone(),
+            }),
             Ty::List(elem, _, None) => match &**elem {
                 Ty::Int(each) => Some(Extremes::of_each(each)),
                 _ => None,

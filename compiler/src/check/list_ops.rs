@@ -23,7 +23,8 @@ impl Checker<'_> {
         size: Poly,
         rest: &[&Expr],
     ) -> Checked {
-        // `distinct` keeps every value once: its least and greatest too.
+        // `distinct` keeps every value once, `sort_by` every value: their
+        // least and greatest too.
         let extremes = input.ty.kept_extremes();
         let mut tirs = vec![input.tir];
         let mut cost = input.cost;
@@ -140,7 +141,9 @@ impl Checker<'_> {
                 if let Some(order) = rest.get(1) {
                     tirs.push(self.written_order(order).tir);
                 }
-                Ty::list(elem, size.clone())
+                // The same values in another order: the same least and
+                // greatest.
+                Ty::list_with(elem, size.clone(), extremes)
             }
             Builtin::GroupBy => {
                 let key = per_call(self, rest[0], vec![elem.clone()]);

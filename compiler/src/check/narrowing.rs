@@ -179,6 +179,30 @@ impl Checker<'_> {
         }
     }
 
+    /// The sum the name `named` (still that binding) was bound to by
+    /// `let` (`let d = n - 5`), if it was.
+    fn definition_of(&self, (name, binding): &Named) -> Option<Arc<Side>> {
+        let local = self.local(name).filter(|l| l.binding == *binding)?;
+        local.definition.clone()
+    }
+
+    /// What `let` binds an `Int` to, when it is a sum of named values and
+    /// literals (checked just now, inside the condition `let` opens for
+    /// its value): its terms, those themselves bound to sums replaced by
+    /// them.
+    pub(super) fn definition(&self, value: &Expr, ty: &Ty) -> Option<Arc<Side>> {
+        let Ty::Int(range) = ty else {
+            return None;
+        };
+        let mut sum = SideSum::default();
+        self.add_leaves(value, false, Some(range), &mut sum);
+        let side = sum.side(range.clone());
+        let side = side
+            .expanded(&|named| self.definition_of(named))
+            .unwrap_or(side);
+        (!side.terms.is_empty()).then(|| Arc::new(side))
+    }
+
     /// What a leaf of a side names: a name in scope, a field of one, or
     /// the length of either ([`LENGTH`]).
     fn named_value(&self, e: &Expr) -> Option<Named> {
@@ -336,10 +360,10 @@ impl Checker<'_> {
                 .iter()
                 .rev()
                 .find(|c| c.operands == (a.span, b.span))
-                .map_or(Condition::Opaque, |c| Condition::Compare {
-                    left: Box::new(c.left.clone()),
-                    relation: c.relation,
-                    right: Box::new(c.right.clone()),
+                .map_or(Condition::Opaque, |c| {
+                    crate::cost::compared(c.left.clone(), c.relation, c.right.clone(), &|named| {
+                        self.definition_of(named)
+                    })
                 }),
             ExprKind::Name(ident) => self
                 .local(&ident.name)
@@ -477,6 +501,7 @@ impl Local {
             binding: new_binding(),
             condition: None,
             fields: Vec::new(),
+            definition: None,
         }
     }
 }

@@ -102,6 +102,7 @@ impl<'p> Verifier<'p> {
                         value: self.row(t),
                         id: self.new_binding(),
                         condition: None,
+                        definition: None,
                         outer: scope.clone(),
                     })),
                     None => scope.clone(),

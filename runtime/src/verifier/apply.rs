@@ -56,6 +56,7 @@ impl<'p> Verifier<'p> {
                     value: value.clone(),
                     id: self.new_binding(),
                     condition: None,
+                    definition: None,
                     outer: scope,
                 }));
             }

@@ -35,6 +35,9 @@ pub(super) struct Binding<'p> {
     /// What the value says of the integers it compared, for a `Bool` a
     /// `let` bound to a condition.
     pub condition: Option<Arc<Condition<'p>>>,
+    /// An `Int` a `let` bound to a sum of named values and literals: that
+    /// sum (`narrowing.rs`, as the checker's `Local::definition`).
+    pub definition: Option<Arc<super::narrowing::Side<'p>>>,
     pub outer: Scope<'p>,
 }
 
@@ -586,11 +589,13 @@ impl<'p> Verifier<'p> {
                 let says = self.condition(value, mark, scope);
                 let bound = bound?;
                 let condition = super::narrowing::kept(says, &bound.value);
+                let definition = self.definition(value, &bound.value, scope);
                 let inner = Some(Rc::new(Binding {
                     name,
                     value: bound.value,
                     id: self.new_binding(),
                     condition,
+                    definition,
                     outer: scope.clone(),
                 }));
                 let out = self.eval(body, &inner)?;

@@ -158,7 +158,11 @@ impl<'p> Verifier<'p> {
                         Abs::Opt(Box::new(result_or_element))
                     }
                     Combinator::Map => list(result_or_element, k),
-                    Combinator::Filter | Combinator::SortBy { .. } => list(element, k),
+                    Combinator::Filter => list(element, k),
+                    // The same values in another order (as the checker).
+                    Combinator::SortBy { .. } => {
+                        Abs::List(Box::new(element), k, input.value.extremes().map(Rc::new))
+                    }
                     Combinator::FlatMap => match result_or_element.items() {
                         Some((inner, m)) => list(inner, k.times(&m)),
                         None => {

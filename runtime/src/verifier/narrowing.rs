@@ -184,7 +184,7 @@ fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Opt
 /// What a `Bool` value of the plan says about the integers it compared.
 pub(super) type Condition<'p> = rqc_cost::Condition<Named<'p>>;
 
-type Side<'p> = rqc_cost::Side<Named<'p>>;
+pub(super) type Side<'p> = rqc_cost::Side<Named<'p>>;
 
 /// A comparison evaluated inside an open condition, found again by its
 /// node.
@@ -339,11 +339,13 @@ impl<'p> Verifier<'p> {
                         continue;
                     };
                     let condition = binding.condition.clone();
+                    let definition = binding.definition.clone();
                     narrowed.scope = Some(Rc::new(Binding {
                         name,
                         value,
                         id,
                         condition,
+                        definition,
                         outer: narrowed.scope.clone(),
                     }));
                 }
@@ -368,6 +370,40 @@ fn skeleton(cond: &Node) -> Vec<*const Node> {
     found
 }
 
+/// The sum the name `named` (still that binding) was bound to by `let`,
+/// if it was.
+fn definition_of<'p>(named: &Named<'p>, scope: &Scope<'p>) -> Option<Arc<Side<'p>>> {
+    let Root::Binding(name, id) = named.root else {
+        return None;
+    };
+    if !named.path.is_empty() {
+        return None;
+    }
+    find(scope, name).filter(|b| b.id == id)?.definition.clone()
+}
+
+impl<'p> Verifier<'p> {
+    /// What `let` binds the plain `Int` `value` (of the node `operand`,
+    /// evaluated in `scope`) to, when it is a sum of named values and
+    /// literals: its terms, those themselves bound to sums replaced by
+    /// them (as the checker's `Checker::definition`).
+    pub(super) fn definition(
+        &self,
+        operand: &'p Node,
+        value: &Abs<'p>,
+        scope: &Scope<'p>,
+    ) -> Option<Arc<Side<'p>>> {
+        let range = plain_int(value)?;
+        let mut sum = SideSum::default();
+        add_leaves(operand, false, Some(&range), scope, &self.params, &mut sum);
+        let side = sum.side(range);
+        let side = side
+            .expanded(&|named| definition_of(named, scope))
+            .unwrap_or(side);
+        (!side.terms.is_empty()).then(|| Arc::new(side))
+    }
+}
+
 /// `cond` as a [`Condition`], its comparisons found among `recorded`.
 fn read_condition<'p>(
     cond: &'p Node,
@@ -390,10 +426,10 @@ fn read_condition<'p>(
             .iter()
             .rev()
             .find(|c| std::ptr::eq(c.node, cond))
-            .map_or(Condition::Opaque, |c| Condition::Compare {
-                left: Box::new(c.left.clone()),
-                relation: c.relation,
-                right: Box::new(c.right.clone()),
+            .map_or(Condition::Opaque, |c| {
+                rqc_cost::compared(c.left.clone(), c.relation, c.right.clone(), &|named| {
+                    definition_of(named, scope)
+                })
             }),
         Op::Var(name) => find(scope, name)
             .and_then(|binding| binding.condition.clone())
