@@ -34,12 +34,14 @@ mod least;
 mod most;
 mod narrowing;
 mod poly;
+mod sides;
 mod var;
 
 pub use extremes::Extremes;
 pub use interval::{Interval, Relation};
-pub use narrowing::{assume, assume_within, compared, Condition, Side, SideSum, Term, MAX_TERMS};
+pub use narrowing::{assume, assume_within, Condition};
 pub use poly::{Monomial, Poly};
+pub use sides::{compared, Side, SideSum, Term, MAX_TERMS};
 pub use var::{NameHash, Var, VarKind};
 
 use serde::Serialize;

@@ -1,0 +1,276 @@
+//! Tests of narrowing: what conditions prove of the names and sums they compare.
+
+use super::*;
+use crate::sides::{signed, SideSum};
+
+fn compare(name: &'static str, relation: Option<Relation>, other: i64) -> Condition<&'static str> {
+    Condition::Compare {
+        left: Box::new(name_side(name)),
+        relation,
+        right: Box::new(Side::opaque(Interval::exact(other))),
+    }
+}
+
+/// The side that is the name `name`, of any value.
+fn name_side(name: &'static str) -> Side<&'static str> {
+    sum(&[(name, false, Interval::unbounded(name))], 0)
+}
+
+/// The side `±a ± b … + offset`.
+fn sum(terms: &[(&'static str, bool, Interval)], offset: i64) -> Side<&'static str> {
+    let mut sum = SideSum::default();
+    sum.literal(offset, false);
+    let mut interval = Interval::exact(offset);
+    for (name, negated, range) in terms {
+        sum.named(*name, *negated, range.clone());
+        interval = interval.plus(&signed(*negated, range.clone()));
+    }
+    sum.side(interval)
+}
+
+fn ends(narrowed: &[(&str, Interval)]) -> Vec<(Option<i64>, Option<i64>)> {
+    narrowed.iter().map(|(_, i)| (i.least, i.most)).collect()
+}
+
+/// `side relation other`.
+fn compared(side: Side<&'static str>, relation: Relation, other: i64) -> Condition<&'static str> {
+    Condition::Compare {
+        left: Box::new(side),
+        relation: Some(relation),
+        right: Box::new(Side::opaque(Interval::exact(other))),
+    }
+}
+
+/// The last range `narrowed` holds of `name`.
+fn last(narrowed: &[(&str, Interval)], name: &str) -> (Option<i64>, Option<i64>) {
+    narrowed
+        .iter()
+        .rev()
+        .find(|(n, _)| *n == name)
+        .map_or((None, None), |(_, i)| (i.least, i.most))
+}
+
+#[test]
+fn a_sum_of_names_and_literals_narrows_each_name() {
+    let any = |name: &str| Interval::unbounded(name);
+    let n = |negated: bool| ("n", negated, any("n"));
+    // `n - 5 > 10`: `n ≥ 16` where it holds, `n ≤ 15` where it fails.
+    let minus_five = compared(sum(&[n(false)], -5), Relation::Above, 10);
+    let mut then = Vec::new();
+    assume(&minus_five, true, &mut then);
+    assert_eq!(ends(&then), [(Some(16), None)]);
+    let mut otherwise = Vec::new();
+    assume(&minus_five, false, &mut otherwise);
+    assert_eq!(ends(&otherwise), [(None, Some(15))]);
+    // `10 - n >= 3`: `n ≤ 7`; `-n < 2`: `n ≥ -1`.
+    let mut then = Vec::new();
+    assume(
+        &compared(sum(&[n(true)], 10), Relation::AtLeast, 3),
+        true,
+        &mut then,
+    );
+    assert_eq!(ends(&then), [(None, Some(7))]);
+    let mut then = Vec::new();
+    assume(
+        &compared(sum(&[n(true)], 0), Relation::Below, 2),
+        true,
+        &mut then,
+    );
+    assert_eq!(ends(&then), [(Some(-1), None)]);
+    // A second comparison reads the first's narrowing: `n - 5 > 10 &&
+    // n + 1 < 20` is `16 ≤ n ≤ 18`.
+    let both = Condition::And(
+        Box::new(minus_five),
+        Box::new(compared(sum(&[n(false)], 1), Relation::Below, 20)),
+    );
+    let mut then = Vec::new();
+    assume(&both, true, &mut then);
+    assert_eq!(last(&then, "n"), (Some(16), Some(18)));
+    // `n - k > 10` failing, `k` in `[0, 5]`: `n ≤ 15`, and `k ≥ n - 10`
+    // proves nothing of `k` with `n` unbounded below.
+    let k = (
+        "k",
+        true,
+        Interval::new(
+            crate::Poly::constant(5),
+            crate::Poly::zero(),
+            Some(0),
+            Some(5),
+        ),
+    );
+    let mut otherwise = Vec::new();
+    assume(
+        &compared(sum(&[n(false), k.clone()], 0), Relation::Above, 10),
+        false,
+        &mut otherwise,
+    );
+    assert_eq!(last(&otherwise, "n"), (None, Some(15)));
+    assert_eq!(last(&otherwise, "k"), (Some(0), Some(5)));
+    // `k + n <= 15` (the name second) bounds `n` too.
+    let k_plus_n = sum(&[("k", false, k.2.clone()), n(false)], 0);
+    let mut then = Vec::new();
+    assume(&compared(k_plus_n, Relation::AtMost, 15), true, &mut then);
+    assert_eq!(last(&then, "n"), (None, Some(15)));
+    // `n - m <= 0 && m <= 10`: the term `m`, narrowed by the later
+    // comparison, bounds `n` once the condition is read again.
+    let chain = Condition::And(
+        Box::new(compared(
+            sum(&[n(false), ("m", true, any("m"))], 0),
+            Relation::AtMost,
+            0,
+        )),
+        Box::new(compared(name_side("m"), Relation::AtMost, 10)),
+    );
+    let mut then = Vec::new();
+    assume_within(&[], &chain, true, &mut then);
+    assert_eq!(last(&then, "n").1, Some(10));
+    // Literals past `i64` make the side opaque: it narrows nothing.
+    let mut huge = SideSum::default();
+    huge.literal(i64::MAX, false);
+    huge.literal(1, false);
+    huge.named("n", false, any("n"));
+    let mut then = Vec::new();
+    assume(
+        &compared(huge.side(any("side")), Relation::Below, 0),
+        true,
+        &mut then,
+    );
+    assert!(then.is_empty());
+}
+
+#[test]
+fn a_chain_of_nested_ifs_is_read_through_in_either_order() {
+    // `if x0 <= x1 { if x1 <= x2 { if x2 <= x3 { if x3 <= 10 { … } } } }`
+    // bounds `x0`, and so does the same chain nested the other way.
+    let link = |a: &'static str, b: &'static str| {
+        Arc::new(Condition::Compare {
+            left: Box::new(name_side(a)),
+            relation: Some(Relation::AtMost),
+            right: Box::new(name_side(b)),
+        })
+    };
+    let innermost = compare("x3", Some(Relation::AtMost), 10);
+    let outward = [link("x0", "x1"), link("x1", "x2"), link("x2", "x3")];
+    let enclosing: Vec<_> = outward.iter().map(|c| (c.clone(), true)).collect();
+    let mut narrowed = Vec::new();
+    assume_within(&enclosing, &innermost, true, &mut narrowed);
+    assert_eq!(last(&narrowed, "x0").1, Some(10));
+    let reversed: Vec<_> = enclosing.iter().rev().cloned().collect();
+    let mut narrowed = Vec::new();
+    assume_within(&reversed, &innermost, true, &mut narrowed);
+    assert_eq!(last(&narrowed, "x0").1, Some(10));
+}
+
+#[test]
+fn each_branch_learns_its_side() {
+    let c = compare("n", Some(Relation::Above), 10);
+    let mut then = Vec::new();
+    assume(&c, true, &mut then);
+    assert_eq!(ends(&then), [(Some(11), None)]);
+    let mut otherwise = Vec::new();
+    assume(&c, false, &mut otherwise);
+    assert_eq!(ends(&otherwise), [(None, Some(10))]);
+}
+
+#[test]
+fn and_narrows_when_true_or_when_false_not_the_other_way() {
+    let both = || {
+        (
+            Box::new(compare("n", Some(Relation::AtLeast), 0)),
+            Box::new(compare("n", Some(Relation::Below), 10)),
+        )
+    };
+    let (a, b) = both();
+    let and = Condition::And(a, b);
+    let mut then = Vec::new();
+    assume(&and, true, &mut then);
+    // The second fact narrows the first's result: [0, 9].
+    assert_eq!(
+        then.last().map(|(_, i)| (i.least, i.most)),
+        Some((Some(0), Some(9)))
+    );
+    let mut otherwise = Vec::new();
+    assume(&and, false, &mut otherwise);
+    assert!(otherwise.is_empty());
+    let (a, b) = both();
+    let mut or_true = Vec::new();
+    assume(&Condition::Or(a, b), true, &mut or_true);
+    assert!(or_true.is_empty());
+    let not = Condition::Not(Box::new(compare("n", Some(Relation::Below), 5)));
+    let mut then = Vec::new();
+    assume(&not, true, &mut then);
+    assert_eq!(ends(&then), [(Some(5), None)]);
+}
+
+#[test]
+fn not_equal_proves_only_when_false() {
+    let c = compare("n", None, 3);
+    let mut then = Vec::new();
+    assume(&c, true, &mut then);
+    assert!(then.is_empty());
+    let mut otherwise = Vec::new();
+    assume(&c, false, &mut otherwise);
+    assert_eq!(ends(&otherwise), [(Some(3), Some(3))]);
+    let equal = compare("n", Some(Relation::Equal), 3);
+    let mut otherwise = Vec::new();
+    assume(&equal, false, &mut otherwise);
+    assert!(otherwise.is_empty());
+}
+
+#[test]
+fn an_inner_fact_tightens_what_an_outer_comparison_related() {
+    // `if n < m { if m < 10 { … } }`: `n ≤ 8` inside.
+    let side = |name: &'static str| Box::new(name_side(name));
+    let outer = Arc::new(Condition::Compare {
+        left: side("n"),
+        relation: Some(Relation::Below),
+        right: side("m"),
+    });
+    let inner = compare("m", Some(Relation::Below), 10);
+    let mut alone = Vec::new();
+    assume(&inner, true, &mut alone);
+    assert!(alone.iter().all(|(name, _)| *name == "m"));
+    let mut within = Vec::new();
+    assume_within(&[(outer.clone(), true)], &inner, true, &mut within);
+    let last_n = within.iter().rev().find(|(name, _)| *name == "n");
+    assert_eq!(last_n.map(|(_, i)| i.most), Some(Some(8)));
+    // Where the outer comparison failed (`n >= m`), `m ≤ 9` says
+    // nothing of how large `n` is.
+    let mut failed = Vec::new();
+    assume_within(&[(outer, false)], &inner, true, &mut failed);
+    let last_n = failed.iter().rev().find(|(name, _)| *name == "n");
+    assert_eq!(last_n.map(|(_, i)| i.most), Some(None));
+}
+
+#[test]
+fn a_later_comparison_tightens_an_earlier_one_of_the_same_condition() {
+    // `n <= m && m <= 10`: `n ≤ 10`, as with the tests the other way
+    // round; `n > m || m > 10` false proves the same.
+    let first = || {
+        let side = |name: &'static str| Box::new(name_side(name));
+        Box::new(Condition::Compare {
+            left: side("n"),
+            relation: Some(Relation::AtMost),
+            right: side("m"),
+        })
+    };
+    let second = || Box::new(compare("m", Some(Relation::AtMost), 10));
+    let most_n = |condition: &Condition<&'static str>, holds: bool| {
+        let mut narrowed = Vec::new();
+        assume_within(&[], condition, holds, &mut narrowed);
+        narrowed
+            .iter()
+            .rev()
+            .find(|(name, _)| *name == "n")
+            .and_then(|(_, i)| i.most)
+    };
+    assert_eq!(most_n(&Condition::And(first(), second()), true), Some(10));
+    assert_eq!(most_n(&Condition::And(second(), first()), true), Some(10));
+    let or = Condition::Or(
+        Box::new(Condition::Not(first())),
+        Box::new(Condition::Not(second())),
+    );
+    assert_eq!(most_n(&or, false), Some(10));
+    // Either one may fail where the `&&` does: nothing of `n`.
+    assert_eq!(most_n(&Condition::And(first(), second()), false), None);
+}

@@ -1,0 +1,230 @@
+//! One side of a compared pair of `Int`s: its range and, when it is a sum of named values and literals, its terms, each narrowed by what the comparison proves of the side (spec/cost.md §3.1).
+
+use crate::narrowing::Condition;
+use crate::{Interval, Relation};
+use std::sync::Arc;
+
+/// One side of a comparison: its range, and, when it is a sum of named
+/// values and integer literals, those values and the literals' sum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Side<N> {
+    /// The side's range where the comparison was evaluated.
+    pub interval: Interval,
+    /// The named values the side adds, each negated or not (`n`, `n - k`,
+    /// `10 - n`, `q.at + 1`, `length(s) - 1`); empty for any other side,
+    /// which narrows nothing.
+    pub terms: Vec<Term<N>>,
+    /// The sum of the side's integer literals.
+    pub offset: i64,
+}
+
+/// A named value a side adds (or subtracts): the binding (or a field of
+/// it, or its length) and its range where the comparison was evaluated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term<N> {
+    /// What identifies the value.
+    pub name: N,
+    /// Whether the side subtracts it.
+    pub negated: bool,
+    /// Its range where the comparison was evaluated.
+    pub interval: Interval,
+}
+
+/// At most this many named values in one side: a longer sum narrows
+/// nothing (each narrowing reads every other term).
+pub const MAX_TERMS: usize = 8;
+
+impl<N> Side<N> {
+    /// A side that is no sum of named values: its range only.
+    pub fn opaque(interval: Interval) -> Side<N> {
+        Side {
+            interval,
+            terms: Vec::new(),
+            offset: 0,
+        }
+    }
+}
+
+/// Builds a [`Side`] from a sum's leaves, as the checker and the verifier
+/// walk their expressions: any leaf that is neither a literal nor a named
+/// value (`fail`), more than [`MAX_TERMS`] names, or literals whose sum
+/// leaves `i64`, make the side opaque.
+pub struct SideSum<N> {
+    terms: Vec<Term<N>>,
+    offset: Option<i64>,
+}
+
+impl<N> Default for SideSum<N> {
+    fn default() -> Self {
+        SideSum {
+            terms: Vec::new(),
+            offset: Some(0),
+        }
+    }
+}
+
+impl<N> SideSum<N> {
+    /// Adds (or, `negated`, subtracts) the literal `c`.
+    pub fn literal(&mut self, c: i64, negated: bool) {
+        let c = if negated { c.checked_neg() } else { Some(c) };
+        self.offset = self.offset.zip(c).and_then(|(a, c)| a.checked_add(c));
+    }
+
+    /// Adds (or subtracts) the named value `name`, within `interval`.
+    pub fn named(&mut self, name: N, negated: bool, interval: Interval) {
+        self.terms.push(Term {
+            name,
+            negated,
+            interval,
+        });
+    }
+
+    /// A leaf of no use: the side narrows nothing.
+    pub fn fail(&mut self) {
+        self.offset = None;
+    }
+
+    /// Whether a leaf failed already (the walk may stop).
+    pub fn failed(&self) -> bool {
+        self.offset.is_none() || self.terms.len() > MAX_TERMS
+    }
+
+    /// The side, whose range was `interval`.
+    pub fn side(self, interval: Interval) -> Side<N> {
+        match self.offset {
+            Some(offset) if self.terms.len() <= MAX_TERMS => Side {
+                interval,
+                terms: self.terms,
+                offset,
+            },
+            _ => Side::opaque(interval),
+        }
+    }
+}
+
+impl<N: Clone> Side<N> {
+    /// The side with each term that is a name bound by `let` to a sum
+    /// (`definition`: `let d = n - 5`) replaced by that sum, negated where
+    /// the term is: the same value, as a sum of other names. `None` when
+    /// no term has a definition, or the sum would hold more than
+    /// [`MAX_TERMS`] names.
+    pub fn expanded(&self, definition: &dyn Fn(&N) -> Option<Arc<Side<N>>>) -> Option<Side<N>> {
+        let mut sum = SideSum::default();
+        sum.literal(self.offset, false);
+        let mut replaced = false;
+        for term in &self.terms {
+            match definition(&term.name) {
+                Some(defined) => {
+                    replaced = true;
+                    sum.literal(defined.offset, term.negated);
+                    for inner in &defined.terms {
+                        let negated = inner.negated != term.negated;
+                        sum.named(inner.name.clone(), negated, inner.interval.clone());
+                    }
+                }
+                None => sum.named(term.name.clone(), term.negated, term.interval.clone()),
+            }
+        }
+        let expanded = sum.side(self.interval.clone());
+        (replaced && !expanded.terms.is_empty()).then_some(expanded)
+    }
+}
+
+/// The comparison `left relation right`, and where a side names a
+/// `let`-bound sum (`definition`), the same comparison of the sums it
+/// stands for beside it ([`Condition::Both`]): `let d = n - 5; if d > 10
+/// { … } else { n }` narrows `d` and `n`.
+pub fn compared<N: Clone>(
+    left: Side<N>,
+    relation: Option<Relation>,
+    right: Side<N>,
+    definition: &dyn Fn(&N) -> Option<Arc<Side<N>>>,
+) -> Condition<N> {
+    let expanded = (left.expanded(definition), right.expanded(definition));
+    if let (None, None) = expanded {
+        return Condition::Compare {
+            left: Box::new(left),
+            relation,
+            right: Box::new(right),
+        };
+    }
+    let through = Condition::Compare {
+        left: Box::new(expanded.0.unwrap_or_else(|| left.clone())),
+        relation,
+        right: Box::new(expanded.1.unwrap_or_else(|| right.clone())),
+    };
+    let direct = Condition::Compare {
+        left: Box::new(left),
+        relation,
+        right: Box::new(right),
+    };
+    Condition::Both(Box::new(direct), Box::new(through))
+}
+
+/// `v`, or `-v` when `negated`.
+pub(crate) fn signed(negated: bool, v: Interval) -> Interval {
+    if negated {
+        v.negate()
+    } else {
+        v
+    }
+}
+
+impl<N: PartialEq + Clone> Side<N> {
+    /// A term's range: its name's latest narrowing, or the range it had
+    /// where it was compared.
+    fn term_now(term: &Term<N>, narrowed: &[(N, Interval)]) -> Interval {
+        narrowed
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == term.name)
+            .map_or_else(|| term.interval.clone(), |(_, interval)| interval.clone())
+    }
+
+    /// The side's range now: the sum of its terms' ranges now and its
+    /// offset (a name alone is its range), or the range it was compared
+    /// at when it is no sum of named values.
+    pub(crate) fn now(&self, narrowed: &[(N, Interval)]) -> Interval {
+        match self.terms.as_slice() {
+            [] => self.interval.clone(),
+            [only] if self.offset == 0 => signed(only.negated, Side::term_now(only, narrowed)),
+            _ => self.rest(None, narrowed),
+        }
+    }
+
+    /// The offset plus every term's range now but the one at `skip`.
+    fn rest(&self, skip: Option<usize>, narrowed: &[(N, Interval)]) -> Interval {
+        self.terms
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != skip)
+            .fold(Interval::exact(self.offset), |sum, (_, term)| {
+                sum.plus(&signed(term.negated, Side::term_now(term, narrowed)))
+            })
+    }
+
+    /// What the side lying in `proved` says of each term: `±t = side -
+    /// the rest`, so `t` lies in `±(proved - rest)`, and in what it was
+    /// known to lie in.
+    pub(crate) fn each_term(
+        &self,
+        proved: &Interval,
+        narrowed: &[(N, Interval)],
+    ) -> Vec<(N, Interval)> {
+        (0..self.terms.len())
+            .map(|j| {
+                let term = &self.terms[j];
+                if self.terms.len() == 1 && self.offset == 0 {
+                    return (term.name.clone(), signed(term.negated, proved.clone()));
+                }
+                // Within what the term was known to be too: both hold.
+                let unmoved = proved.minus(&self.rest(Some(j), narrowed));
+                let known = Side::term_now(term, narrowed);
+                (
+                    term.name.clone(),
+                    known.intersect(&signed(term.negated, unmoved)),
+                )
+            })
+            .collect()
+    }
+}
