@@ -348,6 +348,12 @@ fn print_bare(expr: &Expr) -> String {
             [single] => format!("{} => {}", single.name, print_expr(body)),
             many => format!("({}) => {}", names_list(many), print_expr(body)),
         },
+        // `-(-k)` as written: `--k` reads as a typo.
+        ExprKind::Unary(UnaryOp::Neg, operand)
+            if matches!(operand.kind, ExprKind::Unary(UnaryOp::Neg, _)) =>
+        {
+            format!("-({})", print_expr(operand))
+        }
         ExprKind::Unary(op @ (UnaryOp::Neg | UnaryOp::Not), operand) => {
             format!("{}{}", op.written(), print_at(operand, Level::Unary))
         }
@@ -479,6 +485,31 @@ mod tests {
                 panic!("{signature}: no definition");
             };
             assert_eq!(print_signature(def), signature);
+        }
+    }
+
+    /// A negation of a negation keeps its parenthesis (`--k` reads as a
+    /// typo); a negated literal or name needs none.
+    #[test]
+    fn negations_print_as_written() {
+        for expression in ["-(-k)", "-5 + k", "-k", "-(k + 1)", "!(!b)"] {
+            let text = format!(
+                "module m
+
+fn f(k: Int, b: Bool) = {expression}\n"
+            );
+            let (module, diagnostics) = crate::syntax::parse("t.rq", &text);
+            assert!(diagnostics.is_empty(), "{expression}: {diagnostics:?}");
+            let Some(Item::Def(def)) = module.items.first() else {
+                panic!("{expression}: no definition");
+            };
+            let printed = super::print_expr(&def.body);
+            let expected = if expression == "!(!b)" {
+                "!!b"
+            } else {
+                expression
+            };
+            assert_eq!(printed, expected);
         }
     }
 }
