@@ -41,7 +41,7 @@ pub use extremes::Extremes;
 pub use interval::{Interval, Relation};
 pub use narrowing::{assume, assume_within, Condition};
 pub use poly::{Monomial, Poly};
-pub use sides::{compared, Side, SideSum, Term, MAX_TERMS};
+pub use sides::{compared, Side, SideSum, Term, MAX_DEFINITIONS_READ, MAX_TERMS};
 pub use var::{NameHash, Var, VarKind};
 
 use serde::Serialize;

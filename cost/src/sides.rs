@@ -105,7 +105,8 @@ impl<N> SideSum<N> {
 impl<N: Clone> Side<N> {
     /// The side with each term that is a name bound by `let` to a sum
     /// (`definition`: `let d = n - 5`) replaced by that sum, negated where
-    /// the term is: the same value, as a sum of other names. `None` when
+    /// the term is: the same value, as a sum of other names (which may be
+    /// `let`-bound sums themselves: [`compared`] reads on through them). `None` when
     /// no term has a definition, or the sum would hold more than
     /// [`MAX_TERMS`] names.
     pub fn expanded(&self, definition: &dyn Fn(&N) -> Option<Arc<Side<N>>>) -> Option<Side<N>> {
@@ -130,35 +131,40 @@ impl<N: Clone> Side<N> {
     }
 }
 
+/// At most this many `let`s are read through from a compared name
+/// ([`compared`]): `let d = n - 5; let e = d + 1` is two.
+pub const MAX_DEFINITIONS_READ: usize = 4;
+
 /// The comparison `left relation right`, and where a side names a
-/// `let`-bound sum (`definition`), the same comparison of the sums it
-/// stands for beside it ([`Condition::Both`]): `let d = n - 5; if d > 10
-/// { … } else { n }` narrows `d` and `n`.
+/// `let`-bound sum (`definition`), the same comparison with the sum in
+/// the name's place beside it ([`Condition::Both`]), and so on through the
+/// sums' own `let`-bound names, up to [`MAX_DEFINITIONS_READ`] deep: `let
+/// d = n - 5; if d > 10 { … } else { n }` narrows `d` and `n`, and `let a
+/// = q.at; let d = a - 5` narrows `d`, `a` and `q.at`.
 pub fn compared<N: Clone>(
     left: Side<N>,
     relation: Option<Relation>,
     right: Side<N>,
     definition: &dyn Fn(&N) -> Option<Arc<Side<N>>>,
 ) -> Condition<N> {
-    let expanded = (left.expanded(definition), right.expanded(definition));
-    if let (None, None) = expanded {
-        return Condition::Compare {
-            left: Box::new(left),
-            relation,
-            right: Box::new(right),
-        };
-    }
-    let through = Condition::Compare {
-        left: Box::new(expanded.0.unwrap_or_else(|| left.clone())),
-        relation,
-        right: Box::new(expanded.1.unwrap_or_else(|| right.clone())),
-    };
-    let direct = Condition::Compare {
+    let compare = |left: Side<N>, right: Side<N>| Condition::Compare {
         left: Box::new(left),
         relation,
         right: Box::new(right),
     };
-    Condition::Both(Box::new(direct), Box::new(through))
+    let mut readings = compare(left.clone(), right.clone());
+    let (mut left, mut right) = (left, right);
+    for _ in 0..MAX_DEFINITIONS_READ {
+        let (l, r) = (left.expanded(definition), right.expanded(definition));
+        if l.is_none() && r.is_none() {
+            break;
+        }
+        left = l.unwrap_or(left);
+        right = r.unwrap_or(right);
+        let through = compare(left.clone(), right.clone());
+        readings = Condition::Both(Box::new(readings), Box::new(through));
+    }
+    readings
 }
 
 /// `v`, or `-v` when `negated`.

@@ -79,10 +79,10 @@ pub struct LambdaChecks {
     /// How many lambdas are being checked before any application, with
     /// their parameters of unknown type ([`Checker::delay_lambda`]).
     pub(super) unknown_parameters: usize,
-    /// The names a comparison related to a value of unknown type while
-    /// one is: any value may be on the other side, so a branch knows
-    /// nothing of them (`narrowing.rs`).
-    pub(super) compared_with_unknown: Vec<super::narrowing::Named>,
+    /// How many times a name of unknown type was read: a condition that
+    /// read one, in that check, may hold for any values
+    /// ([`Checker::check_branches`]).
+    pub(super) unknown_reads: usize,
 }
 
 impl Checker<'_> {
@@ -198,9 +198,7 @@ impl Checker<'_> {
         // the lambda is never applied.
         let unknown = vec![Ty::Error; params.len()];
         self.lambda_checks.unknown_parameters += 1;
-        let mark = self.lambda_checks.compared_with_unknown.len();
         let _ = self.check_lambda(params, body, &unknown);
-        self.lambda_checks.compared_with_unknown.truncate(mark);
         self.lambda_checks.unknown_parameters -= 1;
         let lambda = DelayedLambda {
             id,

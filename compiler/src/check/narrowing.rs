@@ -74,7 +74,6 @@ impl Checker<'_> {
         if self.conditions_open == 0 {
             return;
         }
-        self.compared_with_unknown(a, b, left, right);
         let (Ty::Int(x), Ty::Int(y)) = (left, right) else {
             return;
         };
@@ -146,37 +145,30 @@ impl Checker<'_> {
         }
     }
 
-    /// While a lambda is checked before any application, its parameters
-    /// of unknown type (`functions.rs`): a name compared with one (`n <=
-    /// k`) may be narrowed to anything where it is applied, so its
-    /// branches check it as of unknown type too, and report nothing that
-    /// an application would not (`let f = k => if n <= k { take(n) }`).
-    fn compared_with_unknown(&mut self, a: &Expr, b: &Expr, left: &Ty, right: &Ty) {
-        if self.lambda_checks.unknown_parameters == 0 {
-            return;
+    /// Checks a branch of a condition that read a value of unknown type
+    /// (`unknown`) while a lambda is checked before any application, with
+    /// its parameters of unknown type (`functions.rs`): the branch may be
+    /// reached with any values of the names the condition compared (`if n
+    /// <= k { take(n) }`), so the errors that depend on values are left to
+    /// the applications, each checked with its arguments' types. Nothing
+    /// of this check is used but its other errors.
+    pub(super) fn branch_of_unknown<T>(
+        &mut self,
+        unknown: bool,
+        check: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        if !unknown || self.lambda_checks.unknown_parameters == 0 {
+            return check(self);
         }
-        let mut names = Vec::new();
-        for side in [a, b] {
-            self.names_summed(side, &mut names);
-        }
-        let unknown = |(name, _): &Named| self.local(name).is_some_and(|l| l.ty.is_error());
-        if left.is_error() || right.is_error() || names.iter().any(unknown) {
-            self.lambda_checks.compared_with_unknown.extend(names);
-        }
-    }
-
-    /// The names (not fields) `e` adds or subtracts, through `+`, `-` and
-    /// negation.
-    fn names_summed(&self, e: &Expr, names: &mut Vec<Named>) {
-        match &e.kind {
-            ExprKind::Unary(UnaryOp::Neg, inner) => self.names_summed(inner, names),
-            ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, a, b) => {
-                self.names_summed(a, names);
-                self.names_summed(b, names);
-            }
-            ExprKind::Name(_) => names.extend(self.named(e)),
-            _ => {}
-        }
+        let before = self.diagnostics.len();
+        let result = check(self);
+        let reported = self.diagnostics.split_off(before);
+        self.diagnostics.extend(
+            reported
+                .into_iter()
+                .filter(|d| !VALUE_DEPENDENT.contains(&d.code.as_str())),
+        );
+        result
     }
 
     /// The sum the name `named` (still that binding) was bound to by
@@ -188,8 +180,8 @@ impl Checker<'_> {
 
     /// What `let` binds an `Int` to, when it is a sum of named values and
     /// literals (checked just now, inside the condition `let` opens for
-    /// its value): its terms, those themselves bound to sums replaced by
-    /// them.
+    /// its value): its terms (a comparison reads on through those that are
+    /// `let`-bound sums themselves, `rqc_cost::compared`).
     pub(super) fn definition(&self, value: &Expr, ty: &Ty) -> Option<Arc<Side>> {
         let Ty::Int(range) = ty else {
             return None;
@@ -197,9 +189,6 @@ impl Checker<'_> {
         let mut sum = SideSum::default();
         self.add_leaves(value, false, Some(range), &mut sum);
         let side = sum.side(range.clone());
-        let side = side
-            .expanded(&|named| self.definition_of(named))
-            .unwrap_or(side);
         (!side.terms.is_empty()).then(|| Arc::new(side))
     }
 
@@ -423,16 +412,6 @@ impl Checker<'_> {
             }
             self.scope.push(Arc::new(local));
         }
-        // Compared with a value of unknown type: of unknown type here.
-        let unknown = std::mem::take(&mut self.lambda_checks.compared_with_unknown);
-        for (name, binding) in &unknown {
-            if let Some(local) = self.local(name).filter(|l| l.binding == *binding) {
-                let mut local = local.clone();
-                local.ty = Ty::Error;
-                self.scope.push(Arc::new(local));
-            }
-        }
-        self.lambda_checks.compared_with_unknown = unknown;
         self.branch_facts.push((condition.clone(), holds));
         let result = check(self);
         self.branch_facts.pop();
@@ -440,6 +419,14 @@ impl Checker<'_> {
         result
     }
 }
+
+/// The errors a value's range decides (an unbounded count, an argument
+/// past its function's ends, a cost past the ceiling, …): those a branch
+/// reached with values nothing knows yet does not report
+/// ([`Checker::branch_of_unknown`]).
+const VALUE_DEPENDENT: [&str; 7] = [
+    "E0301", "E0302", "E0308", "E0310", "E0321", "E0322", "E0419",
+];
 
 /// At most this many leaf ranges are kept for the conditions open at once
 /// (a lambda applied inside a condition is checked again at each

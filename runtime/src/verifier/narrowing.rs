@@ -385,8 +385,7 @@ fn definition_of<'p>(named: &Named<'p>, scope: &Scope<'p>) -> Option<Arc<Side<'p
 impl<'p> Verifier<'p> {
     /// What `let` binds the plain `Int` `value` (of the node `operand`,
     /// evaluated in `scope`) to, when it is a sum of named values and
-    /// literals: its terms, those themselves bound to sums replaced by
-    /// them (as the checker's `Checker::definition`).
+    /// literals: its terms (as the checker's `Checker::definition`).
     pub(super) fn definition(
         &self,
         operand: &'p Node,
@@ -397,9 +396,6 @@ impl<'p> Verifier<'p> {
         let mut sum = SideSum::default();
         add_leaves(operand, false, Some(&range), scope, &self.params, &mut sum);
         let side = sum.side(range);
-        let side = side
-            .expanded(&|named| definition_of(named, scope))
-            .unwrap_or(side);
         (!side.terms.is_empty()).then(|| Arc::new(side))
     }
 }
