@@ -36,9 +36,9 @@ impl Extremes {
     /// unknown ends: its caller fixes only the least's upper end and the
     /// greatest's lower end) replaced by `each`'s.
     pub fn within(&self, each: &Interval) -> Extremes {
-        let unknown = |p: &Poly| {
-            p.any_var(&|v: &crate::Var| matches!(v.kind(), crate::VarKind::Param { max: None, .. }))
-        };
+        let unbounded =
+            |v: &crate::Var| matches!(v.kind(), crate::VarKind::Param { max: None, .. });
+        let unknown = |p: &Poly| p.any_var(unbounded);
         let within = |end: &Interval| {
             let hi = if unknown(&end.hi) { &each.hi } else { &end.hi };
             let lo = if unknown(&end.lo) { &each.lo } else { &end.lo };
