@@ -27,9 +27,22 @@ pub struct LambdaBody {
     /// inside another's body, made again at each application of that one):
     /// its later applications' bodies go there too.
     merged_into: Option<usize>,
-    /// Applications already checked, by argument types: re-checking a body
-    /// for the same types gives the same answer.
-    seen: Vec<(Vec<Ty>, Ty, Cost)>,
+    /// Applications already checked, by argument types and the context
+    /// the body's check reads besides its captured scope: re-checking a
+    /// body for the same types in the same context gives the same answer.
+    seen: Vec<(Vec<Ty>, ApplicationContext, Ty, Cost)>,
+}
+
+/// What a delayed lambda's check reads of the place that applies it: the
+/// enclosing `if`s' facts its own `if`s read again (the nearest
+/// `ENCLOSING_FACTS_READ`, by identity), and whether it is inside another
+/// lambda's check before any application, whose branches reading unknown
+/// values report no error that a value decides (`narrowing.rs`,
+/// `branch_of_unknown`): an answer found there is never reused elsewhere.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ApplicationContext {
+    facts: Vec<(usize, bool)>,
+    before_application: bool,
 }
 
 /// The most delayed-lambda bodies one definition may check. Each place that
@@ -388,10 +401,11 @@ impl Checker<'_> {
     /// Checks a delayed lambda's body with `arg_tys` in the scope it was
     /// written in; its typed body joins the lambda's merged one.
     pub(super) fn apply_delayed(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> (Ty, Cost) {
-        if let Some((_, ret, cost)) = self.lambdas[lambda.id]
+        let context = self.application_context();
+        if let Some((_, _, ret, cost)) = self.lambdas[lambda.id]
             .seen
             .iter()
-            .find(|(tys, _, _)| tys.as_slice() == arg_tys)
+            .find(|(tys, at, _, _)| tys.as_slice() == arg_tys && *at == context)
         {
             return (ret.clone(), cost.clone());
         }
@@ -417,6 +431,7 @@ impl Checker<'_> {
         self.lambdas[target].body = Some(merged);
         self.lambdas[lambda.id].seen.push((
             arg_tys.to_vec(),
+            context,
             checked.ty.clone(),
             checked.cost.clone(),
         ));
@@ -431,6 +446,22 @@ impl Checker<'_> {
             .push("write a lambda for each use".into());
         }
         (checked.ty, checked.cost)
+    }
+
+    /// The context an application here checks a delayed lambda's body in
+    /// ([`ApplicationContext`]).
+    fn application_context(&self) -> ApplicationContext {
+        let facts = &self.branch_facts;
+        let nearest = &facts[facts
+            .len()
+            .saturating_sub(crate::cost::ENCLOSING_FACTS_READ)..];
+        ApplicationContext {
+            facts: nearest
+                .iter()
+                .map(|(fact, held)| (Arc::as_ptr(fact) as usize, *held))
+                .collect(),
+            before_application: self.lambda_checks.unknown_parameters > 0,
+        }
     }
 
     /// Whether `lambda`'s body may be checked for one more application:
