@@ -362,7 +362,12 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             // comparison.
             let k = pick(rng, &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"]);
             let w = pick(rng, &["x", "n", "m", "p"]);
-            match rng.below(14) {
+            match rng.below(16) {
+                // A lambda whose `if` reads the facts around each of its
+                // applications, applied where they differ, and inside
+                // another lambda's first check.
+                14 => format!("{{ let f = z => if z == z {{ {v} }} else {{ 0 }}; if {v} {op} {a} {{ f(1) }} else {{ f(1) }} }}"),
+                15 => format!("{{ let f = z => if {v} <= z {{ {v} }} else {{ {b} }}; let g = y => if y > 0 {{ f({a}) }} else {{ 0 }}; f({a}) }}"),
                 13 => format!("{{ let d = {v} - {k}; if d {op} {a} {{ {v} }} else {{ {b} }} }}"),
                 11 => format!("(if ({k} + {v}) {op} {a} {{ {v} }} else {{ {b} }})"),
                 12 => format!("(if ({v} - ({w} + {k})) <= {a} && {w} <= {b} {{ {v} }} else {{ 0 }})"),

@@ -296,9 +296,15 @@ fn check_program(seed: u64, tally: &mut Tally) {
             .any(|form| text.contains(form)),
         );
         tally.shifted += usize::from(
-            ["if (", "if length(w.s) ", "if t |> length()", "let d = "]
-                .iter()
-                .any(|form| text.contains(form)),
+            [
+                "if (",
+                "if length(w.s) ",
+                "if t |> length()",
+                "let d = ",
+                "let f = z =>",
+            ]
+            .iter()
+            .any(|form| text.contains(form)),
         );
         tally.argument_costed +=
             usize::from(text.contains("reads_by(") || text.contains("skips_by("));
