@@ -26,6 +26,7 @@ mod fields;
 mod fixes;
 pub mod fn_id;
 mod functions;
+mod lambda_bodies;
 mod list_ops;
 pub(crate) mod locals;
 mod measures;
