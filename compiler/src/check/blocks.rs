@@ -24,17 +24,7 @@ impl Checker<'_> {
                     let declared = ty.as_ref().map(|t| self.resolve_type(t, None));
                     let mark = self.begin_condition();
                     self.island_stream = None;
-                    let reads = self.lambda_checks.unknown_reads;
                     let mut checked = self.check_expected(value, declared.as_ref());
-                    // Made of a value of unknown type, in a lambda's check
-                    // before any application: of unknown type too, so that a
-                    // condition testing it is known to (`narrowing.rs`,
-                    // `branch_of_unknown`).
-                    if self.lambda_checks.unknown_parameters > 0
-                        && self.lambda_checks.unknown_reads != reads
-                    {
-                        checked.ty = Ty::Error;
-                    }
                     // A list or an island declared a stream is read as one
                     // where nothing may write, as when given to a stream
                     // parameter (`calls.rs`).

@@ -467,21 +467,15 @@ impl<'p> Checker<'p> {
                 Checked::error()
             }
             ExprKind::If(cond, then, otherwise) => {
-                let reads = self.lambda_checks.unknown_reads;
                 let mark = self.begin_condition();
                 let c = self.check(cond);
                 let condition = Arc::new(self.condition(cond, mark));
                 self.expect_type(&Ty::Bool, &c.ty, cond.span, "an `if` condition is a Bool");
-                let unknown = self.lambda_checks.unknown_reads != reads;
                 // Each branch sees what the condition proves (or disproves)
                 // of the integers it compares.
-                let t = self.narrowed(&condition, true, |this| {
-                    this.branch_of_unknown(unknown, |this| this.check_expected(then, expected))
-                });
+                let t = self.narrowed(&condition, true, |this| this.check_expected(then, expected));
                 let e = self.narrowed(&condition, false, |this| {
-                    this.branch_of_unknown(unknown, |this| {
-                        this.check_expected(otherwise, expected.or(Some(&t.ty)))
-                    })
+                    this.check_expected(otherwise, expected.or(Some(&t.ty)))
                 });
                 if !t.ty.compatible(&e.ty) {
                     let (tt, et) = (t.ty.to_string(), e.ty.to_string());

@@ -43,10 +43,6 @@ impl Checker<'_> {
             let binding = local.span;
             self.refer(ident.span, || Target::Local(binding));
             let local = self.local(&ident.name).expect("found above");
-            if local.ty.is_error() {
-                self.lambda_checks.unknown_reads += 1;
-            }
-            let local = self.local(&ident.name).expect("found above");
             // An entry point's parameter is copied where it is named (a
             // `let`'s value is shared): a step per value it may hold, a
             // string's a step per 4 KiB.

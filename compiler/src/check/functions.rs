@@ -40,10 +40,24 @@ pub struct LambdaBody {
 /// lambda's check before any application, whose branches reading unknown
 /// values report no error that a value decides (`narrowing.rs`,
 /// `branch_of_unknown`): an answer found there is never reused elsewhere.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(super) struct ApplicationContext {
-    facts: Vec<(usize, bool)>,
+    /// Held, so that no other fact is made where one of these lies while
+    /// the answer is kept: compared by identity.
+    facts: Vec<(Arc<super::narrowing::Condition>, bool)>,
     before_application: bool,
+}
+
+impl PartialEq for ApplicationContext {
+    fn eq(&self, other: &Self) -> bool {
+        self.before_application == other.before_application
+            && self.facts.len() == other.facts.len()
+            && self
+                .facts
+                .iter()
+                .zip(&other.facts)
+                .all(|((a, x), (b, y))| Arc::ptr_eq(a, b) && x == y)
+    }
 }
 
 /// The most delayed-lambda bodies one definition may check. Each place that
@@ -93,11 +107,15 @@ pub struct LambdaChecks {
     /// How many lambdas are being checked before any application, with
     /// their parameters of unknown type ([`Checker::delay_lambda`]).
     pub(super) unknown_parameters: usize,
-    /// How many times a name of unknown type was read: a condition that
-    /// read one, in that check, may hold for any values
-    /// ([`Checker::check_branches`]).
-    pub(super) unknown_reads: usize,
 }
+
+/// The errors a value's range decides (an unbounded count, an argument
+/// past its function's ends, a cost past the ceiling, …): a lambda's check
+/// before any application reports none of them
+/// ([`Checker::delay_lambda`]).
+const VALUE_DEPENDENT: [&str; 7] = [
+    "E0301", "E0302", "E0308", "E0310", "E0321", "E0322", "E0419",
+];
 
 impl Checker<'_> {
     /// A lambda whose parameters have `param_tys`, checked now.
@@ -209,10 +227,23 @@ impl Checker<'_> {
         });
         // Checked once now with unknown parameter types, so that what does
         // not depend on them (names, columns, calls) is reported even if
-        // the lambda is never applied.
+        // the lambda is never applied. What a value decides (`take(n)`
+        // bounded by the `if n <= k` it is in, or by the `if` around the
+        // application) is left to the applications, each checked in its
+        // place with its arguments' types: a lambda never applied never
+        // runs. Nothing else of this check is used.
         let unknown = vec![Ty::Error; params.len()];
         self.lambda_checks.unknown_parameters += 1;
+        let before = self.diagnostics.len();
         let _ = self.check_lambda(params, body, &unknown);
+        let reported = self
+            .diagnostics
+            .split_off(before.min(self.diagnostics.len()));
+        self.diagnostics.extend(
+            reported
+                .into_iter()
+                .filter(|d| !VALUE_DEPENDENT.contains(&d.code.as_str())),
+        );
         self.lambda_checks.unknown_parameters -= 1;
         let lambda = DelayedLambda {
             id,
@@ -424,12 +455,17 @@ impl Checker<'_> {
         let mut conflict = false;
         // Into the lambda its body was merged into, if it was: the plan
         // holds that one's body only, which must cover every application.
-        let target = merged_root(&self.lambdas, lambda.id);
-        let merged = match self.lambdas[target].body.take() {
-            None => checked.tir,
-            Some(previous) => merge(previous, checked.tir, &mut self.lambdas, &mut conflict),
-        };
-        self.lambdas[target].body = Some(merged);
+        // Not an application inside another lambda's check before any
+        // application, whose answers are never used (and whose errors a
+        // value decides went unreported): the real ones are merged.
+        if !context.before_application {
+            let target = merged_root(&self.lambdas, lambda.id);
+            let merged = match self.lambdas[target].body.take() {
+                None => checked.tir,
+                Some(previous) => merge(previous, checked.tir, &mut self.lambdas, &mut conflict),
+            };
+            self.lambdas[target].body = Some(merged);
+        }
         self.lambdas[lambda.id].seen.push((
             arg_tys.to_vec(),
             context,
@@ -457,10 +493,7 @@ impl Checker<'_> {
             .len()
             .saturating_sub(crate::cost::ENCLOSING_FACTS_READ)..];
         ApplicationContext {
-            facts: nearest
-                .iter()
-                .map(|(fact, held)| (Arc::as_ptr(fact) as usize, *held))
-                .collect(),
+            facts: nearest.to_vec(),
             before_application: self.lambda_checks.unknown_parameters > 0,
         }
     }

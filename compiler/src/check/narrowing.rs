@@ -145,32 +145,6 @@ impl Checker<'_> {
         }
     }
 
-    /// Checks a branch of a condition that read a value of unknown type
-    /// (`unknown`) while a lambda is checked before any application, with
-    /// its parameters of unknown type (`functions.rs`): the branch may be
-    /// reached with any values of the names the condition compared (`if n
-    /// <= k { take(n) }`), so the errors that depend on values are left to
-    /// the applications, each checked with its arguments' types. Nothing
-    /// of this check is used but its other errors.
-    pub(super) fn branch_of_unknown<T>(
-        &mut self,
-        unknown: bool,
-        check: impl FnOnce(&mut Self) -> T,
-    ) -> T {
-        if !unknown || self.lambda_checks.unknown_parameters == 0 {
-            return check(self);
-        }
-        let before = self.diagnostics.len();
-        let result = check(self);
-        let reported = self.diagnostics.split_off(before);
-        self.diagnostics.extend(
-            reported
-                .into_iter()
-                .filter(|d| !VALUE_DEPENDENT.contains(&d.code.as_str())),
-        );
-        result
-    }
-
     /// The sum the name `named` (still that binding) was bound to by
     /// `let` (`let d = n - 5`), if it was.
     fn definition_of(&self, (name, binding): &Named) -> Option<Arc<Side>> {
@@ -419,14 +393,6 @@ impl Checker<'_> {
         result
     }
 }
-
-/// The errors a value's range decides (an unbounded count, an argument
-/// past its function's ends, a cost past the ceiling, …): those a branch
-/// reached with values nothing knows yet does not report
-/// ([`Checker::branch_of_unknown`]).
-const VALUE_DEPENDENT: [&str; 7] = [
-    "E0301", "E0302", "E0308", "E0310", "E0321", "E0322", "E0419",
-];
 
 /// At most this many leaf ranges are kept for the conditions open at once
 /// (a lambda applied inside a condition is checked again at each
