@@ -188,13 +188,16 @@ impl<'c> Reference<'c> {
                 match (aggregate.kind, aggregate.column) {
                     (rqc_plan::AggregateKind::Count, _) => Value::Int(group.count() as i64),
                     (rqc_plan::AggregateKind::Sum, Some(c)) => {
-                        let mut total: i64 = 0;
+                        // Exactly, as the runtime keeps it: a partial sum
+                        // may leave 64 bits where the group's total does not
+                        // (the runtime refuses a write whose total would).
+                        let mut total: i128 = 0;
                         for row in group {
                             if let Value::Int(n) = column(&schema, row, c) {
-                                total = total.checked_add(n).expect("a sum within 64 bits");
+                                total += i128::from(n);
                             }
                         }
-                        Value::Int(total)
+                        Value::Int(i64::try_from(total).expect("a group's sum within 64 bits"))
                     }
                     // The least or greatest value, none of an empty group.
                     (kind, Some(c)) => {

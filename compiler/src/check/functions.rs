@@ -445,6 +445,9 @@ impl Checker<'_> {
             return (Ty::Error, Cost::zero());
         }
         let outer = std::mem::replace(&mut self.scope, lambda.captured.clone());
+        // The names it captured as the `if`s around this application
+        // prove them (spec/cost.md §3.1).
+        self.narrow_to_enclosing_facts();
         for (param, ty) in lambda.params.iter().zip(arg_tys) {
             self.push_local(param, ty.clone(), TExpr::Local(param.name.clone()));
         }

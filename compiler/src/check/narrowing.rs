@@ -349,6 +349,31 @@ impl Checker<'_> {
         let mut narrowed: Vec<(Named, Interval)> = Vec::new();
         crate::cost::assume_within(&self.branch_facts, condition, holds, &mut narrowed);
         let depth = self.scope.len();
+        self.bind_narrowed(narrowed);
+        self.branch_facts.push((condition.clone(), holds));
+        let result = check(self);
+        self.branch_facts.pop();
+        self.scope.truncate(depth);
+        result
+    }
+
+    /// Binds again, in the scope, the names the facts of the `if`s around
+    /// this place prove something of (the scope being a delayed lambda's,
+    /// applied here: `let f = k => take(n); if n <= 5 { f(1) }`). The
+    /// caller drops the bindings with the scope.
+    pub(super) fn narrow_to_enclosing_facts(&mut self) {
+        if self.branch_facts.is_empty() {
+            return;
+        }
+        let mut narrowed: Vec<(Named, Interval)> = Vec::new();
+        crate::cost::assume_within(&self.branch_facts, &Condition::Opaque, true, &mut narrowed);
+        self.bind_narrowed(narrowed);
+    }
+
+    /// Binds each name (or field of one) of `narrowed` again, with what
+    /// it was proved to lie in, where it is still the binding the fact
+    /// read.
+    fn bind_narrowed(&mut self, narrowed: Vec<(Named, Interval)>) {
         for ((name, binding), interval) in narrowed {
             // A field of a name (`q.at`): the name, while still the binding
             // the comparison read, is bound again holding the fact, which
@@ -386,11 +411,6 @@ impl Checker<'_> {
             }
             self.scope.push(Arc::new(local));
         }
-        self.branch_facts.push((condition.clone(), holds));
-        let result = check(self);
-        self.branch_facts.pop();
-        self.scope.truncate(depth);
-        result
     }
 }
 
