@@ -35,11 +35,12 @@ pub struct LambdaBody {
 }
 
 /// What a delayed lambda's check reads of the place that applies it: the
-/// enclosing `if`s' facts its own `if`s read again (the nearest
-/// `ENCLOSING_FACTS_READ`, by identity), and whether it is inside another
-/// lambda's check before any application, whose branches reading unknown
-/// values report no error that a value decides (`narrowing.rs`,
-/// `branch_of_unknown`): an answer found there is never reused elsewhere.
+/// enclosing `if`s' facts (the nearest `ENCLOSING_FACTS_READ`, by
+/// identity), which narrow what it captured and which its own `if`s read
+/// again, and whether it is inside another lambda's check before any
+/// application, which reports no error that a value decides
+/// ([`Checker::delay_lambda`]): an answer found there is never reused
+/// elsewhere.
 #[derive(Clone, Debug)]
 pub(super) struct ApplicationContext {
     /// Held, so that no other fact is made where one of these lies while
