@@ -249,3 +249,14 @@ pub fn string_steps(bytes: Option<u64>) -> u64 {
         .div_ceil(STRING_STEP_BYTES)
         .max(1)
 }
+
+/// The most bytes of UTF-8 one character takes.
+pub const MAX_UTF8_BYTES: u64 = 4;
+
+/// A string's byte bound `bytes` where its length (in characters) is known
+/// to lie in `length` (an `if` compared it, spec/cost.md §3.1): at most
+/// [`MAX_UTF8_BYTES`] per character. The checker and the plan verifier
+/// narrow a string with this.
+pub fn bytes_within_length(bytes: &Poly, length: &Interval) -> Poly {
+    bytes.tighter(&length.hi.times(&Poly::constant(MAX_UTF8_BYTES)))
+}

@@ -3,12 +3,29 @@
 use super::*;
 use crate::sides::{signed, SideSum};
 
+/// `name relation other` (`None`: `!=`).
 fn compare(name: &'static str, relation: Option<Relation>, other: i64) -> Condition<&'static str> {
+    compared_by(name_side(name), relation, other)
+}
+
+/// `side relation other` (`None`: `!=`).
+fn compared_by(
+    side: Side<&'static str>,
+    relation: Option<Relation>,
+    other: i64,
+) -> Condition<&'static str> {
     Condition::Compare {
-        left: Box::new(name_side(name)),
+        left: Box::new(side),
         relation,
         right: Box::new(Side::opaque(Interval::exact(other))),
     }
+}
+
+/// What `condition` being `holds` proves, in order.
+fn proved(condition: &Condition<&'static str>, holds: bool) -> Vec<(&'static str, Interval)> {
+    let mut narrowed = Vec::new();
+    assume(condition, holds, &mut narrowed);
+    narrowed
 }
 
 /// The side that is the name `name`, of any value.
@@ -34,11 +51,7 @@ fn ends(narrowed: &[(&str, Interval)]) -> Vec<(Option<i64>, Option<i64>)> {
 
 /// `side relation other`.
 fn compared(side: Side<&'static str>, relation: Relation, other: i64) -> Condition<&'static str> {
-    Condition::Compare {
-        left: Box::new(side),
-        relation: Some(relation),
-        right: Box::new(Side::opaque(Interval::exact(other))),
-    }
+    compared_by(side, Some(relation), other)
 }
 
 /// The last range `narrowed` holds of `name`.
@@ -56,26 +69,14 @@ fn a_sum_of_names_and_literals_narrows_each_name() {
     let n = |negated: bool| ("n", negated, any("n"));
     // `n - 5 > 10`: `n ≥ 16` where it holds, `n ≤ 15` where it fails.
     let minus_five = compared(sum(&[n(false)], -5), Relation::Above, 10);
-    let mut then = Vec::new();
-    assume(&minus_five, true, &mut then);
+    let then = proved(&minus_five, true);
     assert_eq!(ends(&then), [(Some(16), None)]);
-    let mut otherwise = Vec::new();
-    assume(&minus_five, false, &mut otherwise);
+    let otherwise = proved(&minus_five, false);
     assert_eq!(ends(&otherwise), [(None, Some(15))]);
     // `10 - n >= 3`: `n ≤ 7`; `-n < 2`: `n ≥ -1`.
-    let mut then = Vec::new();
-    assume(
-        &compared(sum(&[n(true)], 10), Relation::AtLeast, 3),
-        true,
-        &mut then,
-    );
+    let then = proved(&compared(sum(&[n(true)], 10), Relation::AtLeast, 3), true);
     assert_eq!(ends(&then), [(None, Some(7))]);
-    let mut then = Vec::new();
-    assume(
-        &compared(sum(&[n(true)], 0), Relation::Below, 2),
-        true,
-        &mut then,
-    );
+    let then = proved(&compared(sum(&[n(true)], 0), Relation::Below, 2), true);
     assert_eq!(ends(&then), [(Some(-1), None)]);
     // A second comparison reads the first's narrowing: `n - 5 > 10 &&
     // n + 1 < 20` is `16 ≤ n ≤ 18`.
@@ -83,8 +84,7 @@ fn a_sum_of_names_and_literals_narrows_each_name() {
         Box::new(minus_five),
         Box::new(compared(sum(&[n(false)], 1), Relation::Below, 20)),
     );
-    let mut then = Vec::new();
-    assume(&both, true, &mut then);
+    let then = proved(&both, true);
     assert_eq!(last(&then, "n"), (Some(16), Some(18)));
     // `n - k > 10` failing, `k` in `[0, 5]`: `n ≤ 15`, and `k ≥ n - 10`
     // proves nothing of `k` with `n` unbounded below.
@@ -98,18 +98,15 @@ fn a_sum_of_names_and_literals_narrows_each_name() {
             Some(5),
         ),
     );
-    let mut otherwise = Vec::new();
-    assume(
+    let otherwise = proved(
         &compared(sum(&[n(false), k.clone()], 0), Relation::Above, 10),
         false,
-        &mut otherwise,
     );
     assert_eq!(last(&otherwise, "n"), (None, Some(15)));
     assert_eq!(last(&otherwise, "k"), (Some(0), Some(5)));
     // `k + n <= 15` (the name second) bounds `n` too.
     let k_plus_n = sum(&[("k", false, k.2.clone()), n(false)], 0);
-    let mut then = Vec::new();
-    assume(&compared(k_plus_n, Relation::AtMost, 15), true, &mut then);
+    let then = proved(&compared(k_plus_n, Relation::AtMost, 15), true);
     assert_eq!(last(&then, "n"), (None, Some(15)));
     // `n - m <= 0 && m <= 10`: the term `m`, narrowed by the later
     // comparison, bounds `n` once the condition is read again.
@@ -129,12 +126,7 @@ fn a_sum_of_names_and_literals_narrows_each_name() {
     huge.literal(i64::MAX, false);
     huge.literal(1, false);
     huge.named("n", false, any("n"));
-    let mut then = Vec::new();
-    assume(
-        &compared(huge.side(any("side")), Relation::Below, 0),
-        true,
-        &mut then,
-    );
+    let then = proved(&compared(huge.side(any("side")), Relation::Below, 0), true);
     assert!(then.is_empty());
 }
 
@@ -164,11 +156,9 @@ fn a_chain_of_nested_ifs_is_read_through_in_either_order() {
 #[test]
 fn each_branch_learns_its_side() {
     let c = compare("n", Some(Relation::Above), 10);
-    let mut then = Vec::new();
-    assume(&c, true, &mut then);
+    let then = proved(&c, true);
     assert_eq!(ends(&then), [(Some(11), None)]);
-    let mut otherwise = Vec::new();
-    assume(&c, false, &mut otherwise);
+    let otherwise = proved(&c, false);
     assert_eq!(ends(&otherwise), [(None, Some(10))]);
 }
 
@@ -182,38 +172,31 @@ fn and_narrows_when_true_or_when_false_not_the_other_way() {
     };
     let (a, b) = both();
     let and = Condition::And(a, b);
-    let mut then = Vec::new();
-    assume(&and, true, &mut then);
+    let then = proved(&and, true);
     // The second fact narrows the first's result: [0, 9].
     assert_eq!(
         then.last().map(|(_, i)| (i.least, i.most)),
         Some((Some(0), Some(9)))
     );
-    let mut otherwise = Vec::new();
-    assume(&and, false, &mut otherwise);
+    let otherwise = proved(&and, false);
     assert!(otherwise.is_empty());
     let (a, b) = both();
-    let mut or_true = Vec::new();
-    assume(&Condition::Or(a, b), true, &mut or_true);
+    let or_true = proved(&Condition::Or(a, b), true);
     assert!(or_true.is_empty());
     let not = Condition::Not(Box::new(compare("n", Some(Relation::Below), 5)));
-    let mut then = Vec::new();
-    assume(&not, true, &mut then);
+    let then = proved(&not, true);
     assert_eq!(ends(&then), [(Some(5), None)]);
 }
 
 #[test]
 fn not_equal_proves_only_when_false() {
     let c = compare("n", None, 3);
-    let mut then = Vec::new();
-    assume(&c, true, &mut then);
+    let then = proved(&c, true);
     assert!(then.is_empty());
-    let mut otherwise = Vec::new();
-    assume(&c, false, &mut otherwise);
+    let otherwise = proved(&c, false);
     assert_eq!(ends(&otherwise), [(Some(3), Some(3))]);
     let equal = compare("n", Some(Relation::Equal), 3);
-    let mut otherwise = Vec::new();
-    assume(&equal, false, &mut otherwise);
+    let otherwise = proved(&equal, false);
     assert!(otherwise.is_empty());
 }
 
@@ -227,8 +210,7 @@ fn an_inner_fact_tightens_what_an_outer_comparison_related() {
         right: side("m"),
     });
     let inner = compare("m", Some(Relation::Below), 10);
-    let mut alone = Vec::new();
-    assume(&inner, true, &mut alone);
+    let alone = proved(&inner, true);
     assert!(alone.iter().all(|(name, _)| *name == "m"));
     let mut within = Vec::new();
     assume_within(&[(outer.clone(), true)], &inner, true, &mut within);

@@ -152,10 +152,14 @@ pub fn compared<N: Clone>(
         relation,
         right: Box::new(right),
     };
+    let (mut l, mut r) = (left.expanded(definition), right.expanded(definition));
+    // Most sides name no `let`-bound sum: one reading, nothing copied.
+    if l.is_none() && r.is_none() {
+        return compare(left, right);
+    }
     let mut readings = compare(left.clone(), right.clone());
     let (mut left, mut right) = (left, right);
     for _ in 0..MAX_DEFINITIONS_READ {
-        let (l, r) = (left.expanded(definition), right.expanded(definition));
         if l.is_none() && r.is_none() {
             break;
         }
@@ -163,6 +167,7 @@ pub fn compared<N: Clone>(
         right = r.unwrap_or(right);
         let through = compare(left.clone(), right.clone());
         readings = Condition::Both(Box::new(readings), Box::new(through));
+        (l, r) = (left.expanded(definition), right.expanded(definition));
     }
     readings
 }
@@ -217,10 +222,12 @@ impl<N: PartialEq + Clone> Side<N> {
         proved: &Interval,
         narrowed: &[(N, Interval)],
     ) -> Vec<(N, Interval)> {
-        (0..self.terms.len())
-            .map(|j| {
-                let term = &self.terms[j];
-                if self.terms.len() == 1 && self.offset == 0 {
+        let alone = self.terms.len() == 1 && self.offset == 0;
+        self.terms
+            .iter()
+            .enumerate()
+            .map(|(j, term)| {
+                if alone {
                     return (term.name.clone(), signed(term.negated, proved.clone()));
                 }
                 // Within what the term was known to be too: both hold.

@@ -45,21 +45,26 @@ pub struct LambdaBody {
 pub(super) struct ApplicationContext {
     /// Held, so that no other fact is made where one of these lies while
     /// the answer is kept: compared by identity.
-    facts: Vec<(Arc<super::narrowing::Condition>, bool)>,
+    facts: Vec<BranchFact>,
     before_application: bool,
 }
 
-impl PartialEq for ApplicationContext {
-    fn eq(&self, other: &Self) -> bool {
-        self.before_application == other.before_application
-            && self.facts.len() == other.facts.len()
+impl ApplicationContext {
+    /// Whether an application with these nearest facts, inside a first
+    /// check or not, is in this context.
+    fn is(&self, facts: &[BranchFact], before_application: bool) -> bool {
+        self.before_application == before_application
+            && self.facts.len() == facts.len()
             && self
                 .facts
                 .iter()
-                .zip(&other.facts)
+                .zip(facts)
                 .all(|((a, x), (b, y))| Arc::ptr_eq(a, b) && x == y)
     }
 }
+
+/// An enclosing `if`'s condition and whether it held there.
+type BranchFact = (Arc<super::narrowing::Condition>, bool);
 
 /// The most delayed-lambda bodies one definition may check. Each place that
 /// applies a delayed lambda checks its body, and a body that applies
@@ -434,14 +439,18 @@ impl Checker<'_> {
     /// Checks a delayed lambda's body with `arg_tys` in the scope it was
     /// written in; its typed body joins the lambda's merged one.
     pub(super) fn apply_delayed(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> (Ty, Cost) {
-        let context = self.application_context();
+        let (nearest, before_application) = self.application_context();
         if let Some((_, _, ret, cost)) = self.lambdas[lambda.id]
             .seen
             .iter()
-            .find(|(tys, at, _, _)| tys.as_slice() == arg_tys && *at == context)
+            .find(|(tys, at, _, _)| tys.as_slice() == arg_tys && at.is(nearest, before_application))
         {
             return (ret.clone(), cost.clone());
         }
+        let context = ApplicationContext {
+            facts: nearest.to_vec(),
+            before_application,
+        };
         if !self.may_check_body(lambda) {
             return (Ty::Error, Cost::zero());
         }
@@ -490,16 +499,14 @@ impl Checker<'_> {
     }
 
     /// The context an application here checks a delayed lambda's body in
-    /// ([`ApplicationContext`]).
-    fn application_context(&self) -> ApplicationContext {
+    /// ([`ApplicationContext`]): the nearest enclosing facts, and whether
+    /// inside a first check.
+    fn application_context(&self) -> (&[BranchFact], bool) {
         let facts = &self.branch_facts;
         let nearest = &facts[facts
             .len()
             .saturating_sub(crate::cost::ENCLOSING_FACTS_READ)..];
-        ApplicationContext {
-            facts: nearest.to_vec(),
-            before_application: self.lambda_checks.unknown_parameters > 0,
-        }
+        (nearest, self.lambda_checks.unknown_parameters > 0)
     }
 
     /// Whether `lambda`'s body may be checked for one more application:

@@ -20,7 +20,7 @@
 use super::expr::{Checker, Local};
 use super::modules::Symbol;
 use super::types::Ty;
-use crate::cost::{Interval, Poly, Relation, SideSum};
+use crate::cost::{Interval, Relation, SideSum};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use std::sync::Arc;
@@ -277,7 +277,7 @@ impl Checker<'_> {
                 None => ty,
             },
             Ty::Str(bytes) => match self.fact_on(expr, LENGTH) {
-                Some(proved) => Ty::Str(within_length(bytes, &proved)),
+                Some(proved) => Ty::Str(crate::cost::bytes_within_length(bytes, &proved)),
                 None => ty,
             },
             _ => ty,
@@ -424,19 +424,13 @@ const MAX_LEAVES: usize = 4096;
 const LENGTH_FUNCTION: &str = "length";
 const LENGTH: &str = "length()";
 
-/// A string's byte bound where its length (in characters) is known to lie
-/// in `length`: a character is at most 4 bytes of UTF-8.
-fn within_length(bytes: &Poly, length: &Interval) -> Poly {
-    bytes.tighter(&length.hi.times(&Poly::constant(4)))
-}
-
 /// `ty` with the `Int` that `fields` reach in it (through records only: a
 /// row's type is its table's, the same for every row) intersected with
 /// `interval`; `None` when they reach none.
 fn narrowed_ty(ty: &Ty, fields: &[&str], interval: &Interval) -> Option<Ty> {
     if fields == [LENGTH] {
         return match ty {
-            Ty::Str(bytes) => Some(Ty::Str(within_length(bytes, interval))),
+            Ty::Str(bytes) => Some(Ty::Str(crate::cost::bytes_within_length(bytes, interval))),
             _ => None,
         };
     }

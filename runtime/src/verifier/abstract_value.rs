@@ -54,6 +54,18 @@ pub(super) struct Scalar {
     pub length: Option<Interval>,
 }
 
+impl Scalar {
+    /// The range of a `String`'s `length`: up to its characters, within
+    /// what an `if` proved of it.
+    pub fn length(&self) -> Interval {
+        let length = Interval::up_to(self.chars.clone());
+        match &self.length {
+            Some(proved) => length.intersect(proved),
+            None => length,
+        }
+    }
+}
+
 /// A scalar's type, as the executor's operators tell them apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kind {

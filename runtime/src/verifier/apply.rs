@@ -64,17 +64,13 @@ impl<'p> Verifier<'p> {
             // and what it captured as the `if`s around this application
             // prove it (as the checker's `narrow_to_enclosing_facts`).
             let outer = std::mem::replace(&mut self.params, Rc::clone(&closure.entry_params));
-            if !self.facts.is_empty() {
-                let opaque = std::sync::Arc::new(super::narrowing::Condition::Opaque);
-                let around = self.narrowed(&opaque, true, &scope);
-                scope = around.scope;
-                if !around.params.is_empty() {
-                    let mut params = (*self.params).clone();
-                    for (i, value) in around.params {
-                        params[i] = value;
-                    }
-                    self.params = Rc::new(params);
+            let (scope, narrowed) = self.narrowed_around(scope);
+            if !narrowed.is_empty() {
+                let mut params = (*self.params).clone();
+                for (i, value) in narrowed {
+                    params[i] = value;
                 }
+                self.params = Rc::new(params);
             }
             let out = self.eval(closure.body, &scope);
             self.params = outer;

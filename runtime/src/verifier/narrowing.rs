@@ -17,7 +17,7 @@
 
 use super::abstract_value::{Abs, Kind, Scalar};
 use super::bounds::{find, Binding, Scope, Verifier};
-use rqc_cost::{Interval, Poly, Relation, SideSum};
+use rqc_cost::{Interval, Relation, SideSum};
 use rqc_plan::{BinOp, Node, Op, UnOp, Value};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -83,11 +83,7 @@ impl<'p> Named<'p> {
         for step in &self.path {
             value = match (step, &value) {
                 (Step::Length, Abs::Scalar(string)) if string.kind == Kind::Str => {
-                    let length = Interval::up_to(string.chars.clone());
-                    Abs::int(match &string.length {
-                        Some(proved) => length.intersect(proved),
-                        None => length,
-                    })
+                    Abs::int(string.length())
                 }
                 (Step::Column(at), Abs::Record(record)) => record.fields.get(*at)?.1.clone(),
                 (Step::Field(name), Abs::Record(record)) => {
@@ -146,8 +142,8 @@ fn add_leaves<'p>(
 fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Option<Abs<'p>> {
     if let [Step::Length] = path {
         // A string whose length lies in `interval`: that many characters
-        // at most, of at most 4 bytes each (the checker's
-        // `within_length`), and `length` of it within `interval`.
+        // at most, of at most 4 bytes each (`bytes_within_length`, as the
+        // checker), and `length` of it within `interval`.
         let Abs::Scalar(string) = value else {
             return None;
         };
@@ -159,7 +155,7 @@ fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Opt
             None => interval.clone(),
         };
         return Some(Abs::Scalar(Rc::new(Scalar {
-            chars: string.chars.tighter(&interval.hi.times(&Poly::constant(4))),
+            chars: rqc_cost::bytes_within_length(&string.chars, interval),
             length: Some(length),
             ..(**string).clone()
         })));
@@ -311,28 +307,53 @@ impl<'p> Verifier<'p> {
     ) -> Narrowed<'p> {
         let mut facts = Vec::new();
         rqc_cost::assume_within(&self.facts, condition, holds, &mut facts);
-        let mut narrowed = Narrowed {
-            scope: scope.clone(),
-            params: Vec::new(),
+        let (scope, params) = self.bind_narrowed(facts, scope);
+        Narrowed {
+            scope,
+            params,
             fact: (condition.clone(), holds),
-        };
+        }
+    }
+
+    /// `scope` and the entry parameters with what the facts of the `if`s
+    /// around this place prove (the scope being a lambda's, applied here),
+    /// as the checker's `narrow_to_enclosing_facts`: the scope, and the
+    /// parameters narrowed (by position).
+    pub(super) fn narrowed_around(&self, scope: Scope<'p>) -> (Scope<'p>, Vec<(usize, Abs<'p>)>) {
+        if self.facts.is_empty() {
+            return (scope, Vec::new());
+        }
+        let mut facts = Vec::new();
+        rqc_cost::assume_within(&self.facts, &Condition::Opaque, true, &mut facts);
+        self.bind_narrowed(facts, &scope)
+    }
+
+    /// Each name (or field of one, or parameter) of `facts` bound again
+    /// with what it was proved to lie in, where it is still the binding
+    /// the fact read: the scope, and the parameters narrowed.
+    fn bind_narrowed(
+        &self,
+        facts: Vec<(Named<'p>, Interval)>,
+        scope: &Scope<'p>,
+    ) -> (Scope<'p>, Vec<(usize, Abs<'p>)>) {
+        let mut out = scope.clone();
+        let mut params: Vec<(usize, Abs<'p>)> = Vec::new();
         for (named, interval) in facts {
             match named.root {
                 Root::Param(i) => {
-                    let known = narrowed
-                        .params
+                    let known = params
                         .iter()
                         .rev()
                         .find(|(p, _)| *p == i)
                         .map(|(_, value)| value.clone())
                         .or_else(|| self.param_value(i));
                     if let Some(value) = known.and_then(|k| narrow_at(&k, &named.path, &interval)) {
-                        narrowed.params.push((i, value));
+                        params.push((i, value));
                     }
                 }
                 Root::Binding(name, id) => {
                     // Only the binding the comparison read, and only an `Int`.
-                    let Some(binding) = find(&narrowed.scope, name).filter(|b| b.id == id) else {
+                    let Some(binding) = find(&out, name).filter(|b| b.id == id) else {
                         continue;
                     };
                     let Some(value) = narrow_at(&binding.value, &named.path, &interval) else {
@@ -340,18 +361,18 @@ impl<'p> Verifier<'p> {
                     };
                     let condition = binding.condition.clone();
                     let definition = binding.definition.clone();
-                    narrowed.scope = Some(Rc::new(Binding {
+                    out = Some(Rc::new(Binding {
                         name,
                         value,
                         id,
                         condition,
                         definition,
-                        outer: narrowed.scope.clone(),
+                        outer: out.clone(),
                     }));
                 }
             }
         }
-        narrowed
+        (out, params)
     }
 }
 

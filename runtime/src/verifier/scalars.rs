@@ -95,13 +95,7 @@ impl<'p> Verifier<'p> {
             (UnOp::Neg, Kind::Int) => Abs::int(scalar.int.negate()),
             (UnOp::Neg, Kind::Float) => Abs::unknown(Kind::Float, "a value"),
             (UnOp::Not, Kind::Bool) => Abs::unknown(Kind::Bool, "a value"),
-            (UnOp::Length, Kind::Str) => {
-                let length = Interval::up_to(scalar.chars.clone());
-                Abs::int(match &scalar.length {
-                    Some(proved) => length.intersect(proved),
-                    None => length,
-                })
-            }
+            (UnOp::Length, Kind::Str) => Abs::int(scalar.length()),
             // A case mapping gives at most three characters for one.
             (UnOp::Lower | UnOp::Upper, Kind::Str) => {
                 Abs::string(scalar.chars.times(&Poly::constant(3)))
