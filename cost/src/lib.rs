@@ -35,6 +35,7 @@ mod most;
 mod narrowing;
 mod poly;
 mod sides;
+mod sum_facts;
 mod var;
 
 pub use extremes::Extremes;
@@ -42,6 +43,7 @@ pub use interval::{Interval, Relation};
 pub use narrowing::{assume, assume_within, Condition, ENCLOSING_FACTS_READ};
 pub use poly::{Monomial, Poly};
 pub use sides::{compared, Side, SideSum, Term, MAX_DEFINITIONS_READ, MAX_TERMS};
+pub use sum_facts::{sum_within, SumNames};
 pub use var::{NameHash, Var, VarKind};
 
 use serde::Serialize;

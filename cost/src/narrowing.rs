@@ -72,15 +72,8 @@ pub fn assume<N: Clone + PartialEq>(
             },
             _,
         ) => {
-            let relation = match (relation, holds) {
-                (Some(relation), true) => *relation,
-                (Some(relation), false) => match relation.negated() {
-                    Some(negated) => negated,
-                    None => return,
-                },
-                // `a != b` false is `a == b`.
-                (None, false) => Relation::Equal,
-                (None, true) => return,
+            let Some(relation) = holding(*relation, holds) else {
+                return;
             };
             // Each side's range now, and what the comparison proves of
             // each term of each: every term is read from the same ranges.
@@ -91,6 +84,19 @@ pub fn assume<N: Clone + PartialEq>(
         }
         // `a && b` false or `a || b` true: either may be the one; nothing.
         _ => {}
+    }
+}
+
+/// The relation that holds between a comparison's sides where it was
+/// `holds` (`relation` `None` for `!=`): `a < b` false is `a >= b`, `a !=
+/// b` false is `a == b`; `None` where that proves nothing (`a == b`
+/// false, `a != b` true).
+pub(crate) fn holding(relation: Option<Relation>, holds: bool) -> Option<Relation> {
+    match (relation, holds) {
+        (Some(relation), true) => Some(relation),
+        (Some(relation), false) => relation.negated(),
+        (None, false) => Some(Relation::Equal),
+        (None, true) => None,
     }
 }
 

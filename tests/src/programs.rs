@@ -362,7 +362,10 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             // comparison.
             let k = pick(rng, &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"]);
             let w = pick(rng, &["x", "n", "m", "p"]);
-            match rng.below(16) {
+            match rng.below(17) {
+                // A compared sum computed again in either branch, and
+                // negated, moved by a literal or a name.
+                16 => format!("(if ({v} - {w}) {op} {a} {{ ({w} - {v} + {k}) }} else {{ ({v} - {w}) }})"),
                 // A lambda whose `if` reads the facts around each of its
                 // applications, applied where they differ, and inside
                 // another lambda's first check.

@@ -302,6 +302,7 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 "if t |> length()",
                 "let d = ",
                 "let f = z =>",
+                ") { (",
             ]
             .iter()
             .any(|form| text.contains(form)),

@@ -79,7 +79,7 @@ impl Checker<'_> {
         };
         let side = |this: &Self, e: &Expr, interval: &Interval| {
             let mut sum = SideSum::default();
-            this.add_leaves(e, false, Some(interval), &mut sum);
+            this.add_leaves(e, Some(interval), &mut sum);
             sum.side(interval.clone())
         };
         let comparison = Comparison {
@@ -109,40 +109,61 @@ impl Checker<'_> {
         }
     }
 
-    /// Adds the leaves of the side `e` to `sum` (subtracted when
-    /// `negated`): a side is a sum (`+`, `-`, negation) of integer
-    /// literals and named values ([`Checker::named_value`]), each with its
-    /// range where the condition was checked (`whole`, the side's, for a
-    /// side that is one leaf; else [`Checker::leaf_range`]); any other
-    /// leaf (a product, a call) makes the side narrow nothing. The side is
-    /// a plain `Int` (else nothing is recorded), so each operand of its
-    /// sums is one too.
-    fn add_leaves(
-        &self,
-        e: &Expr,
-        negated: bool,
-        whole: Option<&Interval>,
-        sum: &mut SideSum<Named>,
-    ) {
-        if sum.failed() {
-            return;
-        }
-        match &e.kind {
-            ExprKind::Int(c) => sum.literal(*c, negated),
-            ExprKind::Unary(UnaryOp::Neg, inner) => self.add_leaves(inner, !negated, None, sum),
-            ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
-                self.add_leaves(a, negated, None, sum);
-                let subtracts = *op == BinaryOp::Sub;
-                self.add_leaves(b, negated != subtracts, None, sum);
-            }
-            _ => {
-                let range = whole.cloned().or_else(|| self.leaf_range(e.span));
-                match (self.named_value(e), range) {
-                    (Some(name), Some(range)) => sum.named(name, negated, range),
-                    _ => sum.fail(),
+    /// Adds the leaves of the side `e` to `sum`: a side is a sum (`+`,
+    /// `-`, negation, [`sum_leaves`]) of integer literals and named values
+    /// ([`Checker::named_value`]), each with its range where the condition
+    /// was checked (`whole`, the side's, for a side that is one leaf; else
+    /// [`Checker::leaf_range`]); any other leaf (a product, a call) makes
+    /// the side narrow nothing. The side is a plain `Int` (else nothing is
+    /// recorded), so each operand of its sums is one too.
+    fn add_leaves(&self, e: &Expr, whole: Option<&Interval>, sum: &mut SideSum<Named>) {
+        let alone = !is_sum(e);
+        sum_leaves(e, false, &mut |leaf, negated| {
+            match leaf {
+                SumLeaf::Literal(c) => sum.literal(c, negated),
+                SumLeaf::Value(value) => {
+                    let range = match alone {
+                        true => whole.cloned(),
+                        false => self.leaf_range(value.span),
+                    };
+                    match (self.named_value(value), range) {
+                        (Some(name), Some(range)) => sum.named(name, negated, range),
+                        _ => sum.fail(),
+                    }
                 }
             }
+            !sum.failed()
+        });
+    }
+
+    /// `a + b` or `a - b` (`op`), a plain `Int` in `interval` by interval
+    /// arithmetic, within what the enclosing `if`s' comparisons prove of
+    /// the same sum of named values ([`crate::cost::sum_within`]): `if n -
+    /// m <= 5 { take(n - m) }` reads at most 5.
+    pub(super) fn narrowed_sum(
+        &self,
+        op: BinaryOp,
+        (a, b): (&Expr, &Expr),
+        interval: Interval,
+    ) -> Interval {
+        if self.branch_facts.is_empty() {
+            return interval;
         }
+        let mut sum = crate::cost::SumNames::default();
+        let mut leaf = |leaf: SumLeaf<'_>, negated: bool| {
+            match leaf {
+                SumLeaf::Literal(c) => sum.literal(c, negated),
+                SumLeaf::Value(value) => match self.named_value(value) {
+                    Some(name) => sum.named(name, negated),
+                    None => sum.fail(),
+                },
+            }
+            !sum.failed()
+        };
+        if sum_leaves(a, false, &mut leaf) {
+            sum_leaves(b, op == BinaryOp::Sub, &mut leaf);
+        }
+        sum.within(&self.branch_facts, interval)
     }
 
     /// The sum the name `named` (still that binding) was bound to by
@@ -161,7 +182,7 @@ impl Checker<'_> {
             return None;
         };
         let mut sum = SideSum::default();
-        self.add_leaves(value, false, Some(range), &mut sum);
+        self.add_leaves(value, Some(range), &mut sum);
         let side = sum.side(range.clone());
         (!side.terms.is_empty()).then(|| Arc::new(side))
     }
@@ -411,6 +432,42 @@ impl Checker<'_> {
             }
             self.scope.push(Arc::new(local));
         }
+    }
+}
+
+/// A leaf of a sum ([`sum_leaves`]).
+enum SumLeaf<'e> {
+    Literal(i64),
+    /// Any other leaf: a name, a field, a call, a product.
+    Value(&'e Expr),
+}
+
+/// Whether `e` is a sum's `+`, `-`, negation or literal, not a leaf of it.
+fn is_sum(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Int(_)
+            | ExprKind::Unary(UnaryOp::Neg, _)
+            | ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, ..)
+    )
+}
+
+/// Gives `visit` each leaf of the sum `e` (`+`, `-` and negation over
+/// leaves) in order, with whether the sum subtracts it (`negated` for
+/// the whole of `e`), until `visit` answers `false`; whether it never did.
+fn sum_leaves<'e>(
+    e: &'e Expr,
+    negated: bool,
+    visit: &mut dyn FnMut(SumLeaf<'e>, bool) -> bool,
+) -> bool {
+    match &e.kind {
+        ExprKind::Int(c) => visit(SumLeaf::Literal(*c), negated),
+        ExprKind::Unary(UnaryOp::Neg, inner) => sum_leaves(inner, !negated, visit),
+        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+            sum_leaves(a, negated, visit)
+                && sum_leaves(b, negated != (*op == BinaryOp::Sub), visit)
+        }
+        _ => visit(SumLeaf::Value(e), negated),
     }
 }
 

@@ -224,8 +224,8 @@ impl Checker<'_> {
                     self.divides_by_zero(op, b);
                 }
                 let interval = match op {
-                    BinaryOp::Add => x.plus(y),
-                    BinaryOp::Sub => x.minus(y),
+                    BinaryOp::Add => self.narrowed_sum(op, (a, b), x.plus(y)),
+                    BinaryOp::Sub => self.narrowed_sum(op, (a, b), x.minus(y)),
                     BinaryOp::Mul => x.times(y),
                     BinaryOp::Div => x.divided_by(y),
                     _ => x.remainder(y),

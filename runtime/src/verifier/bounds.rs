@@ -550,6 +550,7 @@ impl<'p> Verifier<'p> {
                     _ => Cost::zero(),
                 };
                 let value = self.binary(node, *op, &left.value, &right.value)?;
+                let value = self.narrowed_sum(*op, (a, b), scope, value);
                 // A join copies both strings: a step per 4 KiB.
                 let walked = match op {
                     BinOp::Add => walked.plus(&Cost::steps(Poly::constant(string_steps(&value)))),

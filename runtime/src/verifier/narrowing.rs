@@ -103,37 +103,70 @@ impl<'p> Named<'p> {
     }
 }
 
-/// Adds the leaves of the side `operand` to `sum` (subtracted when
-/// `negated`), as the checker's `Checker::add_leaves` does: a sum (`+`,
-/// `-`, negation) of `Int` constants and named values, each with its range
-/// (`whole`, the side's, for a side that is one leaf); any other leaf makes
-/// the side narrow nothing.
+/// Adds the leaves of the side `operand` to `sum`, as the checker's
+/// `Checker::add_leaves` does: a sum (`+`, `-`, negation, [`sum_leaves`])
+/// of `Int` constants and named values, each with its range (`whole`, the
+/// side's, for a side that is one leaf); any other leaf makes the side
+/// narrow nothing.
 fn add_leaves<'p>(
     operand: &'p Node,
-    negated: bool,
     whole: Option<&Interval>,
     scope: &Scope<'p>,
     params: &[Abs<'p>],
     sum: &mut SideSum<Named<'p>>,
 ) {
-    if sum.failed() {
-        return;
-    }
-    match &operand.op {
-        Op::Const(Value::Int(c)) => sum.literal(*c, negated),
-        Op::Unary(UnOp::Neg, inner) => add_leaves(inner, !negated, None, scope, params, sum),
-        Op::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
-            add_leaves(a, negated, None, scope, params, sum);
-            let subtracts = *op == BinOp::Sub;
-            add_leaves(b, negated != subtracts, None, scope, params, sum);
-        }
-        _ => match Named::of(operand, scope) {
-            Some(named) => match whole.cloned().or_else(|| named.range(scope, params)) {
-                Some(range) => sum.named(named, negated, range),
+    let alone = !is_sum(operand);
+    sum_leaves(operand, false, &mut |leaf, negated| {
+        match leaf {
+            SumLeaf::Literal(c) => sum.literal(c, negated),
+            SumLeaf::Value(value) => match Named::of(value, scope) {
+                Some(named) => {
+                    let range = match alone {
+                        true => whole.cloned(),
+                        false => named.range(scope, params),
+                    };
+                    match range {
+                        Some(range) => sum.named(named, negated, range),
+                        None => sum.fail(),
+                    }
+                }
                 None => sum.fail(),
             },
-            None => sum.fail(),
-        },
+        }
+        !sum.failed()
+    });
+}
+
+/// A leaf of a sum ([`sum_leaves`]).
+enum SumLeaf<'p> {
+    Literal(i64),
+    /// Any other leaf: a name, a field, a call, a product.
+    Value(&'p Node),
+}
+
+/// Whether `node` is a sum's `+`, `-`, negation or constant, not a leaf.
+fn is_sum(node: &Node) -> bool {
+    matches!(
+        node.op,
+        Op::Const(Value::Int(_)) | Op::Unary(UnOp::Neg, _) | Op::Binary(BinOp::Add | BinOp::Sub, ..)
+    )
+}
+
+/// Gives `visit` each leaf of the sum `node` in order, with whether the
+/// sum subtracts it, until `visit` answers `false`; whether it never did
+/// (the checker's `sum_leaves`).
+fn sum_leaves<'p>(
+    node: &'p Node,
+    negated: bool,
+    visit: &mut dyn FnMut(SumLeaf<'p>, bool) -> bool,
+) -> bool {
+    match &node.op {
+        Op::Const(Value::Int(c)) => visit(SumLeaf::Literal(*c), negated),
+        Op::Unary(UnOp::Neg, inner) => sum_leaves(inner, !negated, visit),
+        Op::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+            sum_leaves(a, negated, visit) && sum_leaves(b, negated != (*op == BinOp::Sub), visit)
+        }
+        _ => visit(SumLeaf::Value(node), negated),
     }
 }
 
@@ -257,14 +290,7 @@ impl<'p> Verifier<'p> {
         };
         let side = |operand: &'p Node, interval: Interval| {
             let mut sum = SideSum::default();
-            add_leaves(
-                operand,
-                false,
-                Some(&interval),
-                scope,
-                &self.params,
-                &mut sum,
-            );
+            add_leaves(operand, Some(&interval), scope, &self.params, &mut sum);
             sum.side(interval)
         };
         let comparison = Comparison {
@@ -415,9 +441,45 @@ impl<'p> Verifier<'p> {
     ) -> Option<Arc<Side<'p>>> {
         let range = plain_int(value)?;
         let mut sum = SideSum::default();
-        add_leaves(operand, false, Some(&range), scope, &self.params, &mut sum);
+        add_leaves(operand, Some(&range), scope, &self.params, &mut sum);
         let side = sum.side(range);
         (!side.terms.is_empty()).then(|| Arc::new(side))
+    }
+}
+
+impl<'p> Verifier<'p> {
+    /// `value`, the result of `a + b` or `a - b` (`op`) evaluated in
+    /// `scope`, within what the enclosing `if`s' comparisons prove of the
+    /// same sum of named values, as the checker's `Checker::narrowed_sum`
+    /// ([`rqc_cost::sum_within`]).
+    pub(super) fn narrowed_sum(
+        &self,
+        op: BinOp,
+        (a, b): (&'p Node, &'p Node),
+        scope: &Scope<'p>,
+        value: Abs<'p>,
+    ) -> Abs<'p> {
+        if self.facts.is_empty() || !matches!(op, BinOp::Add | BinOp::Sub) {
+            return value;
+        }
+        let Some(interval) = plain_int(&value) else {
+            return value;
+        };
+        let mut sum = rqc_cost::SumNames::default();
+        let mut leaf = |leaf: SumLeaf<'p>, negated: bool| {
+            match leaf {
+                SumLeaf::Literal(c) => sum.literal(c, negated),
+                SumLeaf::Value(leaf) => match Named::of(leaf, scope) {
+                    Some(named) => sum.named(named, negated),
+                    None => sum.fail(),
+                },
+            }
+            !sum.failed()
+        };
+        if sum_leaves(a, false, &mut leaf) {
+            sum_leaves(b, op == BinOp::Sub, &mut leaf);
+        }
+        Abs::int(sum.within(&self.facts, interval))
     }
 }
 

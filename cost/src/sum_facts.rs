@@ -1,0 +1,206 @@
+//! What the comparisons of the enclosing `if`s prove of a sum computed again inside their branches: `if n - m <= 5 { take(n - m) }` reads at most 5 (spec/cost.md §3.1).
+//!
+//! A comparison `L relation R` of two sides that are sums of named values
+//! and literals (`sides.rs`) says that `D = L - R` stands in `relation` to
+//! 0. A sum `E` (two or more named values, and a literal offset) written
+//! in the branch that names the same values with the same coefficients
+//! as `D` does (or all negated), and perhaps not all of `D`'s, is `D`
+//! less the rest: so `E` stands in that relation to the rest of `D` moved
+//! across, and its interval is narrowed by [`Interval::assume`], the rule
+//! every comparison narrows by. Both the checker and the plan verifier
+//! narrow a sum with this, so they agree.
+
+use crate::narrowing::{Condition, ENCLOSING_FACTS_READ};
+use crate::sides::{signed, Side};
+use crate::{Interval, Relation};
+use std::sync::Arc;
+
+/// The range of the sum `Σ ±names + offset`, whose range by interval
+/// arithmetic is `interval`, where the facts `enclosing` (each with
+/// whether it held) hold: `interval` narrowed by each comparison that
+/// relates the same named values (`sum_within`'s module comment). A sum of
+/// fewer than two named values is returned as it is: a name's own
+/// narrowing covers it.
+pub fn sum_within<N: PartialEq>(
+    enclosing: &[(Arc<Condition<N>>, bool)],
+    names: &[(N, bool)],
+    offset: i64,
+    interval: &Interval,
+) -> Interval {
+    if names.len() < 2 || enclosing.is_empty() {
+        return interval.clone();
+    }
+    let coefficients = merged(names.iter().map(|(name, negated)| (name, *negated)));
+    if coefficients.is_empty() {
+        return interval.clone();
+    }
+    let mut comparisons = Vec::new();
+    let nearest = &enclosing[enclosing.len().saturating_sub(ENCLOSING_FACTS_READ)..];
+    for (fact, held) in nearest {
+        established(fact, *held, &mut comparisons);
+    }
+    let mut narrowed = interval.clone();
+    for (left, relation, right) in comparisons {
+        if let Some((relation, other)) = relates(&coefficients, left, relation, right) {
+            narrowed = narrowed.assume(relation, &other.plus(&Interval::exact(offset)));
+        }
+    }
+    narrowed
+}
+
+/// Builds the sum [`sum_within`] narrows, as the checker and the verifier
+/// walk an expression's `+`, `-` and negation: literals and named values
+/// (any other leaf, or literals past `i64`, and the sum is not narrowed).
+pub struct SumNames<N> {
+    names: Vec<(N, bool)>,
+    offset: i64,
+    failed: bool,
+}
+
+impl<N> Default for SumNames<N> {
+    fn default() -> Self {
+        SumNames {
+            names: Vec::new(),
+            offset: 0,
+            failed: false,
+        }
+    }
+}
+
+impl<N: PartialEq> SumNames<N> {
+    /// Adds (or, `negated`, subtracts) the literal `c`.
+    pub fn literal(&mut self, c: i64, negated: bool) {
+        let c = if negated { c.checked_neg() } else { Some(c) };
+        match c.and_then(|c| self.offset.checked_add(c)) {
+            Some(offset) => self.offset = offset,
+            None => self.failed = true,
+        }
+    }
+
+    /// Adds (or subtracts) the named value `name`.
+    pub fn named(&mut self, name: N, negated: bool) {
+        self.names.push((name, negated));
+    }
+
+    /// A leaf of no use: the sum is not narrowed.
+    pub fn fail(&mut self) {
+        self.failed = true;
+    }
+
+    /// Whether the sum will not be narrowed (the walk may stop): a leaf
+    /// failed, or it names more than [`crate::MAX_TERMS`] values.
+    pub fn failed(&self) -> bool {
+        self.failed || self.names.len() > crate::MAX_TERMS
+    }
+
+    /// The sum's range `interval` within what `enclosing` proves of it
+    /// ([`sum_within`]).
+    pub fn within(&self, enclosing: &[(Arc<Condition<N>>, bool)], interval: Interval) -> Interval {
+        match self.failed() {
+            true => interval,
+            false => sum_within(enclosing, &self.names, self.offset, &interval),
+        }
+    }
+}
+
+/// Each name of a sum with its coefficient (`n + n - m`: `n` 2, `m` -1),
+/// in the order first met, those that cancel left out.
+fn merged<'n, N: PartialEq + 'n>(
+    terms: impl Iterator<Item = (&'n N, bool)>,
+) -> Vec<(&'n N, i64)> {
+    let mut merged: Vec<(&N, i64)> = Vec::new();
+    for (name, negated) in terms {
+        let step = if negated { -1 } else { 1 };
+        match merged.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, c)) => *c += step,
+            None => merged.push((name, step)),
+        }
+    }
+    merged.retain(|(_, c)| *c != 0);
+    merged
+}
+
+/// When `left relation right` relates the sum whose coefficients are
+/// `sum` (its offset aside) to the rest of `D = left - right`: the
+/// relation the sum stands in to the rest moved across, and that rest's
+/// range. `None` when `D` does not name every value of the sum with the
+/// same coefficient (or every one negated), or its literals leave `i64`.
+fn relates<N: PartialEq>(
+    sum: &[(&N, i64)],
+    left: &Side<N>,
+    relation: Relation,
+    right: &Side<N>,
+) -> Option<(Relation, Interval)> {
+    if left.terms.is_empty() && right.terms.is_empty() {
+        return None;
+    }
+    let terms = || {
+        let lefts = left.terms.iter().map(|t| (t, t.negated));
+        lefts.chain(right.terms.iter().map(|t| (t, !t.negated)))
+    };
+    let difference = merged(terms().map(|(t, negated)| (&t.name, negated)));
+    let coefficient = |name: &N| {
+        difference
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |(_, c)| *c)
+    };
+    let same = sum.iter().all(|(name, c)| coefficient(name) == *c);
+    let opposite = sum.iter().all(|(name, c)| coefficient(name) == -*c);
+    if !same && !opposite {
+        return None;
+    }
+    // `D = ±E' + rest + k` (E' the sum without its offset) stands in
+    // `relation` to 0, so `±E'` stands in it to `-(rest + k)`.
+    let k = left.offset.checked_sub(right.offset)?;
+    let mut rest = Interval::exact(0);
+    for (term, negated) in terms() {
+        if !sum.iter().any(|(name, _)| **name == term.name) {
+            rest = rest.plus(&signed(negated, term.interval.clone()));
+        }
+    }
+    let moved = Interval::exact(k).plus(&rest).negate();
+    Some(if same {
+        (relation, moved)
+    } else {
+        (relation.flipped(), moved.negate())
+    })
+}
+
+/// The comparisons `condition` being `holds` establishes, each with the
+/// relation that holds between its sides (as [`crate::assume`] reads
+/// them: `&&` true and `||` false both, `!` swapped, a `let`-bound
+/// condition and both readings of one comparison).
+fn established<'c, N>(
+    condition: &'c Condition<N>,
+    holds: bool,
+    out: &mut Vec<(&'c Side<N>, Relation, &'c Side<N>)>,
+) {
+    match (condition, holds) {
+        (Condition::Not(inner), _) => established(inner, !holds, out),
+        (Condition::Named(inner), _) => established(inner, holds, out),
+        (Condition::Both(a, b), _)
+        | (Condition::And(a, b), true)
+        | (Condition::Or(a, b), false) => {
+            established(a, holds, out);
+            established(b, holds, out);
+        }
+        (
+            Condition::Compare {
+                left,
+                relation,
+                right,
+            },
+            _,
+        ) => {
+            if let Some(relation) = crate::narrowing::holding(*relation, holds) {
+                out.push((left, relation, right));
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+#[path = "sum_facts_tests.rs"]
+mod tests;

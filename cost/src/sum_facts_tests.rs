@@ -1,0 +1,151 @@
+//! Tests of what enclosing comparisons prove of a sum computed again in their branches.
+
+use super::*;
+use crate::sides::SideSum;
+
+type Fact = (Arc<Condition<&'static str>>, bool);
+
+/// The side `±a ± b … + offset`, each name of any value but those given.
+fn side(terms: &[(&'static str, bool)], offset: i64) -> Side<&'static str> {
+    let mut sum = SideSum::default();
+    sum.literal(offset, false);
+    let mut interval = Interval::exact(offset);
+    for (name, negated) in terms {
+        let range = match *name {
+            "k" => Interval::new(
+                crate::Poly::constant(10),
+                crate::Poly::zero(),
+                Some(0),
+                Some(10),
+            ),
+            _ => Interval::unbounded(name),
+        };
+        sum.named(*name, *negated, range.clone());
+        interval = interval.plus(&signed(*negated, range));
+    }
+    sum.side(interval)
+}
+
+/// The fact `left relation right`, held (`holds`) or failed.
+fn fact(
+    left: Side<&'static str>,
+    relation: Option<Relation>,
+    right: Side<&'static str>,
+    holds: bool,
+) -> Fact {
+    let compare = Condition::Compare {
+        left: Box::new(left),
+        relation,
+        right: Box::new(right),
+    };
+    (Arc::new(compare), holds)
+}
+
+/// The ends of `Σ ±names + offset` (each unbounded) under `facts`.
+fn ends(facts: &[Fact], names: &[(&'static str, bool)], offset: i64) -> (Option<i64>, Option<i64>) {
+    let interval = side(names, offset).interval;
+    let narrowed = sum_within(facts, names, offset, &interval);
+    (narrowed.least, narrowed.most)
+}
+
+const N_MINUS_M: &[(&str, bool)] = &[("n", false), ("m", true)];
+
+#[test]
+fn a_compared_difference_bounds_the_same_difference() {
+    let at_most_5 = fact(side(N_MINUS_M, 0), Some(Relation::AtMost), side(&[], 5), true);
+    assert_eq!(ends(&[at_most_5.clone()], N_MINUS_M, 0), (None, Some(5)));
+    // Moved by a literal, and negated: `m - n ≥ -5`.
+    assert_eq!(ends(&[at_most_5.clone()], N_MINUS_M, 3), (None, Some(8)));
+    let m_minus_n = [("m", false), ("n", true)];
+    assert_eq!(ends(&[at_most_5], &m_minus_n, 0), (Some(-5), None));
+}
+
+#[test]
+fn terms_on_either_side_are_moved_across() {
+    // `n <= m + 5` is `n - m <= 5`.
+    let moved = fact(
+        side(&[("n", false)], 0),
+        Some(Relation::AtMost),
+        side(&[("m", false)], 5),
+        true,
+    );
+    assert_eq!(ends(&[moved], N_MINUS_M, 0), (None, Some(5)));
+    // `n - m - k <= 0` with `k` in [0, 10]: `n - m <= k <= 10`.
+    let with_k = fact(
+        side(&[("n", false), ("m", true), ("k", true)], 0),
+        Some(Relation::AtMost),
+        side(&[], 0),
+        true,
+    );
+    assert_eq!(ends(&[with_k], N_MINUS_M, 0), (None, Some(10)));
+}
+
+#[test]
+fn a_failed_comparison_proves_its_negation() {
+    let above_5 = fact(side(N_MINUS_M, 0), Some(Relation::Above), side(&[], 5), false);
+    assert_eq!(ends(&[above_5], N_MINUS_M, 0), (None, Some(5)));
+    let strictly = fact(side(N_MINUS_M, 0), Some(Relation::Below), side(&[], 5), true);
+    assert_eq!(ends(&[strictly], N_MINUS_M, 0), (None, Some(4)));
+    // `a != b` false is `a == b`; `a == b` false proves nothing.
+    let differs = fact(side(N_MINUS_M, 0), None, side(&[], 5), false);
+    assert_eq!(ends(&[differs], N_MINUS_M, 0), (Some(5), Some(5)));
+    let equal = fact(side(N_MINUS_M, 0), Some(Relation::Equal), side(&[], 5), false);
+    assert_eq!(ends(&[equal], N_MINUS_M, 0), (None, None));
+}
+
+#[test]
+fn another_sum_is_not_narrowed() {
+    let at_most_5 = fact(side(N_MINUS_M, 0), Some(Relation::AtMost), side(&[], 5), true);
+    let facts = [at_most_5];
+    assert_eq!(ends(&facts, &[("n", false), ("m", false)], 0), (None, None));
+    assert_eq!(ends(&facts, &[("n", false), ("k", true)], 0).1, None);
+    // A sum naming a value the comparison does not: nothing.
+    let more = [("n", false), ("m", true), ("j", false)];
+    assert_eq!(ends(&facts, &more, 0), (None, None));
+}
+
+#[test]
+fn repeated_names_are_coefficients() {
+    let twice = fact(
+        side(&[("n", false), ("n", false)], 0),
+        Some(Relation::AtMost),
+        side(&[], 10),
+        true,
+    );
+    let n_plus_n = [("n", false), ("n", false)];
+    assert_eq!(ends(&[twice.clone()], &n_plus_n, 0), (None, Some(10)));
+    // `n + n` is not `n + m`, nor `n` once.
+    assert_eq!(ends(&[twice], N_MINUS_M, 0), (None, None));
+}
+
+#[test]
+fn only_what_a_condition_establishes_is_read() {
+    let at_most_5 = side(N_MINUS_M, 0);
+    let compare = |relation| Condition::Compare {
+        left: Box::new(at_most_5.clone()),
+        relation: Some(relation),
+        right: Box::new(side(&[], 5)),
+    };
+    let either = Condition::Or(
+        Box::new(compare(Relation::AtMost)),
+        Box::new(compare(Relation::AtMost)),
+    );
+    // `a || b` true: either may be the one.
+    assert_eq!(ends(&[(Arc::new(either), true)], N_MINUS_M, 0), (None, None));
+    let negated = Condition::Not(Box::new(compare(Relation::Above)));
+    assert_eq!(
+        ends(&[(Arc::new(negated), true)], N_MINUS_M, 0),
+        (None, Some(5))
+    );
+}
+
+#[test]
+fn literals_past_i64_prove_nothing() {
+    let wide = fact(
+        side(N_MINUS_M, i64::MIN),
+        Some(Relation::AtMost),
+        side(&[], 1),
+        true,
+    );
+    assert_eq!(ends(&[wide], N_MINUS_M, 0), (None, None));
+}
