@@ -362,7 +362,13 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             // comparison.
             let k = pick(rng, &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"]);
             let w = pick(rng, &["x", "n", "m", "p"]);
-            match rng.below(17) {
+            match rng.below(18) {
+                // A read in the right side of `&&` or `||`, bounded by
+                // what the left side proves where the right one runs.
+                17 => {
+                    let join = pick(rng, &["&&", "||"]);
+                    format!("(if {v} {op} {a} {join} (A.by_g[x] |> take({v}) |> count()) > 0 {{ 1 }} else {{ 0 }})")
+                }
                 // A compared sum computed again in either branch, and
                 // negated, moved by a literal or a name.
                 16 => format!("(if ({v} - {w}) {op} {a} {{ ({w} - {v} + {k}) }} else {{ ({v} - {w}) }})"),

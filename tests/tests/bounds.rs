@@ -303,6 +303,8 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 "let d = ",
                 "let f = z =>",
                 ") { (",
+                "& (A.by_g[x] |> take(",
+                "| (A.by_g[x] |> take(",
             ]
             .iter()
             .any(|form| text.contains(form)),

@@ -17,7 +17,7 @@
 //! `none`, which compares below every number, and proves nothing of the
 //! other side.
 
-use super::expr::{Checker, Local};
+use super::expr::{Checked, Checker, Local};
 use super::modules::Symbol;
 use super::types::Ty;
 use crate::cost::{Interval, Relation, SideSum};
@@ -314,6 +314,30 @@ impl Checker<'_> {
             comparisons: self.comparisons.len(),
             leaves: self.leaves.len(),
         }
+    }
+
+    /// `a && b` (`and`) or `a || b`: `b` runs only where `a` held (or,
+    /// for `||`, failed), so it is checked with what `a` proves then
+    /// (`if n <= 5 && f(n) > 0`): `a`'s comparisons are recorded, and kept
+    /// for a condition this one is part of.
+    pub(super) fn check_after_condition(
+        &mut self,
+        and: bool,
+        a: &Expr,
+        b: &Expr,
+    ) -> (Checked, Checked) {
+        let mark = self.begin_condition();
+        let left = self.check(a);
+        let from = mark.comparisons.min(self.comparisons.len());
+        let proves = Arc::new(self.read_condition(a, &self.comparisons[from..]));
+        let right = self.narrowed(&proves, and, |this| this.check(b));
+        self.conditions_open = self.conditions_open.saturating_sub(1);
+        self.leaves.truncate(mark.leaves);
+        // No condition is open to read them: they are dropped.
+        if self.conditions_open == 0 {
+            self.comparisons.truncate(mark.comparisons);
+        }
+        (left, right)
     }
 
     /// `cond` (just checked, its comparisons recorded since `mark`) as a

@@ -99,8 +99,10 @@ impl Checker<'_> {
     }
 
     pub(super) fn check_binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> Checked {
-        let left = self.check(a);
-        let right = self.check(b);
+        let (left, right) = match op {
+            BinaryOp::And | BinaryOp::Or => self.check_after_condition(op == BinaryOp::And, a, b),
+            _ => (self.check(a), self.check(b)),
+        };
         if op == BinaryOp::Or && (left.ty.holds_rows() || right.ty.holds_rows()) {
             return self.check_union(left, right, a, b);
         }

@@ -527,7 +527,10 @@ impl<'p> Verifier<'p> {
                 }
             }
             Op::Binary(op, a, b) => {
-                let (left, right) = (self.eval(a, scope)?, self.eval(b, scope)?);
+                let (left, right) = match op {
+                    BinOp::And | BinOp::Or => self.eval_after_condition(*op == BinOp::And, a, b, scope)?,
+                    _ => (self.eval(a, scope)?, self.eval(b, scope)?),
+                };
                 self.data(a, &left)?;
                 self.data(b, &right)?;
                 self.record_comparison(node, *op, (a, b), (&left.value, &right.value), scope);
@@ -645,7 +648,7 @@ impl<'p> Verifier<'p> {
     }
 
     /// An `if` branch, with what its condition narrows.
-    fn branch(&mut self, node: &'p Node, narrowed: Narrowed<'p>) -> Result<Eval<'p>> {
+    pub(super) fn branch(&mut self, node: &'p Node, narrowed: Narrowed<'p>) -> Result<Eval<'p>> {
         self.facts.push(narrowed.fact);
         let out = if narrowed.params.is_empty() {
             self.eval(node, &narrowed.scope)

@@ -16,7 +16,7 @@
 //! side (`none` compares below every number) is never recorded.
 
 use super::abstract_value::{Abs, Kind, Scalar};
-use super::bounds::{find, Binding, Scope, Verifier};
+use super::bounds::{find, Binding, Eval, Scope, Verifier};
 use rqc_cost::{Interval, Relation, SideSum};
 use rqc_plan::{BinOp, Node, Op, UnOp, Value};
 use std::rc::Rc;
@@ -302,14 +302,8 @@ impl<'p> Verifier<'p> {
         self.comparisons.push(comparison);
     }
 
-    /// `cond` (just evaluated in `scope`, its comparisons recorded since
-    /// `mark`) as a [`Condition`]; the records are dropped.
-    pub(super) fn condition(
-        &mut self,
-        cond: &'p Node,
-        mark: usize,
-        scope: &Scope<'p>,
-    ) -> Condition<'p> {
+    /// The comparisons of `cond` are no longer wanted for it.
+    fn close(&mut self, cond: &'p Node) {
         for comparison in skeleton(cond) {
             if let Some(open) = self.wanted.get_mut(&comparison) {
                 *open -= 1;
@@ -318,8 +312,45 @@ impl<'p> Verifier<'p> {
                 }
             }
         }
+    }
+
+    /// `cond` (just evaluated in `scope`, its comparisons recorded since
+    /// `mark`) as a [`Condition`]; the records are dropped.
+    pub(super) fn condition(
+        &mut self,
+        cond: &'p Node,
+        mark: usize,
+        scope: &Scope<'p>,
+    ) -> Condition<'p> {
+        self.close(cond);
         let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
         read_condition(cond, &recorded, scope)
+    }
+
+    /// `a && b` (`and`) or `a || b`, evaluated in `scope`: `b` runs only
+    /// where `a` held (or, for `||`, failed), so it is evaluated with what
+    /// `a` proves then, as the checker's `check_after_condition`. `a`'s
+    /// comparisons are kept for a condition this one is part of.
+    pub(super) fn eval_after_condition(
+        &mut self,
+        and: bool,
+        a: &'p Node,
+        b: &'p Node,
+        scope: &Scope<'p>,
+    ) -> crate::error::Result<(Eval<'p>, Eval<'p>)> {
+        let mark = self.begin_condition(a);
+        let left = self.eval(a, scope);
+        let from = mark.min(self.comparisons.len());
+        let proves = Arc::new(read_condition(a, &self.comparisons[from..], scope));
+        self.close(a);
+        let left = left?;
+        let narrowed = self.narrowed(&proves, and, scope);
+        let right = self.branch(b, narrowed)?;
+        // No condition is open to read them: they are dropped.
+        if self.wanted.is_empty() {
+            self.comparisons.truncate(mark);
+        }
+        Ok((left, right))
     }
 
     /// What `condition` being `holds` narrows in a branch evaluated in
