@@ -43,6 +43,7 @@ fn selected_corpus_diagnostics_read_well() {
         "fn_returned_stream_function_given_a_list",
         "fn_returned_stream_function_through_generics",
         "fn_returned_lambda_costs_by_its_argument",
+        "help_min_of_two_numbers",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -14,6 +14,7 @@ use crate::cost::Interval;
 use crate::cost::Poly;
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};
+use crate::syntax::printer::print_expr;
 use rqc_plan::{Builtin, Shape};
 
 /// What the first argument of a combinator is.
@@ -200,10 +201,22 @@ impl Checker<'_> {
                 return Some(Checked::error());
             }
             other => {
+                let two_numbers = matches!(builtin, Builtin::Min | Builtin::Max)
+                    && args.len() == 2
+                    && matches!(other, Ty::Int(_) | Ty::Float);
                 let other = other.to_string();
+                let help = if two_numbers {
+                    // `min(n, 10)`: the lesser of two numbers, as an `if`
+                    // (whose branches are narrowed: at most 10).
+                    let (a, b) = (print_expr(args[0]), print_expr(args[1]));
+                    let keeps = if builtin == Builtin::Min { "<=" } else { ">=" };
+                    format!("`{op}` takes one list; for the {} of two numbers write `if {a} {keeps} {b} {{ {a} }} else {{ {b} }}`", if builtin == Builtin::Min { "lesser" } else { "greater" })
+                } else {
+                    "apply it to a list, such as `Follow[u]`, or a stream, such as `Post.by_author[a]`".into()
+                };
                 self.error("E0401", format!("`{op}` works on lists and streams, and this is `{other}`"), args[0].span, format!("this is `{other}`"))
                     .help
-                    .push("apply it to a list, such as `Follow[u]`, or a stream, such as `Post.by_author[a]`".into());
+                    .push(help);
                 return Some(Checked::error());
             }
         };
