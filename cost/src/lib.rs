@@ -40,7 +40,7 @@ mod var;
 
 pub use extremes::Extremes;
 pub use interval::{Interval, Relation};
-pub use narrowing::{assume, assume_within, Condition, ENCLOSING_FACTS_READ};
+pub use narrowing::{assume, assume_within, facts_around, Condition, Fact, ENCLOSING_FACTS_READ};
 pub use poly::{Monomial, Poly};
 pub use sides::{compared, Side, SideSum, Term, MAX_DEFINITIONS_READ, MAX_TERMS};
 pub use sum_facts::{sum_within, SumNames};

@@ -162,6 +162,31 @@ pub fn assume_within<N: Clone + PartialEq>(
     assume(condition, holds, narrowed);
 }
 
+/// An enclosing `if`'s condition and whether it held there.
+pub type Fact<N> = (Arc<Condition<N>>, bool);
+
+/// The facts a lambda's body is checked under where it is applied: those
+/// around the place it was made (`made`, which held when it was made, on
+/// bindings that never change, so they hold wherever it is applied), then
+/// those around the application (`applied`) that are not among them (the
+/// same condition, compared by identity, with the same outcome). `None`
+/// when that is `applied` itself (`made` is a prefix of it: a lambda
+/// applied in the branch it was made in, or deeper), so nothing is copied.
+pub fn facts_around<N>(made: &[Fact<N>], applied: &[Fact<N>]) -> Option<Vec<Fact<N>>> {
+    let same = |a: &Fact<N>, b: &Fact<N>| Arc::ptr_eq(&a.0, &b.0) && a.1 == b.1;
+    let prefix = made.len() <= applied.len() && made.iter().zip(applied).all(|(a, b)| same(a, b));
+    if prefix {
+        return None;
+    }
+    let mut around: Vec<Fact<N>> = made.to_vec();
+    for fact in applied {
+        if !made.iter().any(|m| same(m, fact)) {
+            around.push(fact.clone());
+        }
+    }
+    Some(around)
+}
+
 #[cfg(test)]
 #[path = "narrowing_tests.rs"]
 mod tests;

@@ -362,7 +362,10 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             // comparison.
             let k = pick(rng, &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"]);
             let w = pick(rng, &["x", "n", "m", "p"]);
-            match rng.below(18) {
+            match rng.below(19) {
+                // A lambda made in a branch, applied after it: the facts
+                // where it was made hold in its body.
+                18 => format!("{{ let f = z => {v} + z; let h = if {v} {op} {a} {{ y => f(y) }} else {{ y => {b} }}; h(0) }}"),
                 // A read in the right side of `&&` or `||`, bounded by
                 // what the left side proves where the right one runs.
                 17 => {

@@ -305,6 +305,7 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 ") { (",
                 "& (A.by_g[x] |> take(",
                 "| (A.by_g[x] |> take(",
+                "{ y => f(y) }",
             ]
             .iter()
             .any(|form| text.contains(form)),

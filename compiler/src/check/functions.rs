@@ -256,6 +256,7 @@ impl Checker<'_> {
             params: params.to_vec(),
             body: body.clone(),
             captured: self.scope.clone(),
+            facts: self.branch_facts.clone(),
         };
         Checked::new(
             Ty::Fns(vec![FnCandidate::Lambda(Arc::new(lambda))]),
@@ -437,8 +438,23 @@ impl Checker<'_> {
     }
 
     /// Checks a delayed lambda's body with `arg_tys` in the scope it was
-    /// written in; its typed body joins the lambda's merged one.
+    /// written in, under the facts around where it was written and where
+    /// it is applied (`let h = if n <= 5 { x => f(x) } else { … }`: `f`
+    /// applied in `h`'s body knows `n ≤ 5`); its typed body joins the
+    /// lambda's merged one.
     pub(super) fn apply_delayed(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> (Ty, Cost) {
+        let around = crate::cost::facts_around(&lambda.facts, &self.branch_facts);
+        let Some(around) = around else {
+            return self.apply_delayed_here(lambda, arg_tys);
+        };
+        let outer = std::mem::replace(&mut self.branch_facts, around);
+        let applied = self.apply_delayed_here(lambda, arg_tys);
+        self.branch_facts = outer;
+        applied
+    }
+
+    /// [`Checker::apply_delayed`] under the facts `branch_facts` holds.
+    fn apply_delayed_here(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> (Ty, Cost) {
         let (nearest, before_application) = self.application_context();
         if let Some((_, _, ret, cost)) = self.lambdas[lambda.id]
             .seen

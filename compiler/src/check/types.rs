@@ -128,6 +128,9 @@ pub struct DelayedLambda {
     pub body: crate::syntax::ast::Expr,
     /// The names in scope where it was written.
     pub captured: super::locals::Locals,
+    /// The facts of the `if`s around the place it was written, which hold
+    /// wherever it is applied ([`crate::cost::facts_around`]).
+    pub facts: Vec<crate::cost::Fact<super::narrowing::Named>>,
 }
 
 impl PartialEq for DelayedLambda {

@@ -144,6 +144,9 @@ pub(super) struct Closure<'p> {
     /// `if` branch around may have narrowed them, as the checker's
     /// delayed lambda sees them).
     pub entry_params: Rc<Vec<Abs<'p>>>,
+    /// The facts of the `if`s around where it was made, which hold
+    /// wherever it is applied (`rqc_cost::facts_around`).
+    pub facts: Vec<rqc_cost::Fact<super::narrowing::Named<'p>>>,
 }
 
 /// Two kinds of value that cannot meet, named for the message.

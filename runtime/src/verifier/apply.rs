@@ -63,6 +63,10 @@ impl<'p> Verifier<'p> {
             // The body sees the parameters as where the lambda was made,
             // and what it captured as the `if`s around this application
             // prove it (as the checker's `narrow_to_enclosing_facts`).
+            // Under the facts around where it was made and where it is
+            // applied, as the checker's `apply_delayed`.
+            let facts = rqc_cost::facts_around(&closure.facts, &self.facts)
+                .map(|around| std::mem::replace(&mut self.facts, around));
             let outer = std::mem::replace(&mut self.params, Rc::clone(&closure.entry_params));
             let (scope, narrowed) = self.narrowed_around(scope);
             if !narrowed.is_empty() {
@@ -74,6 +78,9 @@ impl<'p> Verifier<'p> {
             }
             let out = self.eval(closure.body, &scope);
             self.params = outer;
+            if let Some(facts) = facts {
+                self.facts = facts;
+            }
             self.applying.pop();
             let out = out?;
             result = Some(match result {

@@ -620,6 +620,7 @@ impl<'p> Verifier<'p> {
                 node,
                 scope: scope.clone(),
                 entry_params: Rc::clone(&self.params),
+                facts: self.facts.clone(),
             })]))),
             Op::Apply(f, args) => {
                 let callee = self.eval(f, scope)?;
