@@ -256,3 +256,27 @@ fn a_later_comparison_tightens_an_earlier_one_of_the_same_condition() {
     // Either one may fail where the `&&` does: nothing of `n`.
     assert_eq!(most_n(&Condition::And(first(), second()), false), None);
 }
+
+#[test]
+fn a_repeated_name_is_narrowed_by_its_coefficient() {
+    let n = || ("n", false, Interval::unbounded("n"));
+    let minus_n = || ("n", true, Interval::unbounded("n"));
+    // `n + n <= 10`: `n ≤ 5`; `n + n <= 11`: still 5 (an integer).
+    let twice = compared(sum(&[n(), n()], 0), Relation::AtMost, 10);
+    assert_eq!(last(&proved(&twice, true), "n"), (None, Some(5)));
+    let odd = compared(sum(&[n(), n()], 0), Relation::AtMost, 11);
+    assert_eq!(last(&proved(&odd, true), "n"), (None, Some(5)));
+    // `-n - n >= -7`: `2·n ≤ 7`, so `n ≤ 3`.
+    let negated = compared(sum(&[minus_n(), minus_n()], 0), Relation::AtLeast, -7);
+    assert_eq!(last(&proved(&negated, true), "n"), (None, Some(3)));
+    // `n + n - n <= 3` is `n <= 3`; `n - n <= 3` says nothing of `n`.
+    let once = compared(sum(&[n(), n(), minus_n()], 0), Relation::AtMost, 3);
+    assert_eq!(last(&proved(&once, true), "n"), (None, Some(3)));
+    let none = compared(sum(&[n(), minus_n()], 0), Relation::AtMost, 3);
+    assert_eq!(last(&proved(&none, true), "n"), (None, None));
+    // Beside another name of known range: `n + n + k <= 10`, `k` in
+    // `[0, 4]`: `2·n ≤ 10`, `n ≤ 5`.
+    let k = ("k", false, Interval::new(crate::Poly::constant(4), crate::Poly::zero(), Some(0), Some(4)));
+    let beside = compared(sum(&[n(), k, n()], 0), Relation::AtMost, 10);
+    assert_eq!(last(&proved(&beside, true), "n"), (None, Some(5)));
+}

@@ -203,20 +203,22 @@ impl<N: PartialEq + Clone> Side<N> {
         }
     }
 
-    /// The offset plus every term's range now but the one at `skip`.
-    fn rest(&self, skip: Option<usize>, narrowed: &[(N, Interval)]) -> Interval {
+    /// The offset plus the range now of every term but those naming
+    /// `skip`.
+    fn rest(&self, skip: Option<&N>, narrowed: &[(N, Interval)]) -> Interval {
         self.terms
             .iter()
-            .enumerate()
-            .filter(|(i, _)| Some(*i) != skip)
-            .fold(Interval::exact(self.offset), |sum, (_, term)| {
+            .filter(|term| Some(&term.name) != skip)
+            .fold(Interval::exact(self.offset), |sum, term| {
                 sum.plus(&signed(term.negated, Side::term_now(term, narrowed)))
             })
     }
 
-    /// What the side lying in `proved` says of each term: `±t = side -
-    /// the rest`, so `t` lies in `±(proved - rest)`, and in what it was
-    /// known to lie in.
+    /// What the side lying in `proved` says of each term: `c·t = side -
+    /// the rest`, `c` the term's coefficient (how many times the side adds
+    /// the name, less how many it subtracts it: `n + n` is `2·n`), so `t`
+    /// lies in `(proved - rest) / c`, and in what it was known to lie in.
+    /// A name whose occurrences cancel (`n - n`) learns nothing.
     pub(crate) fn each_term(
         &self,
         proved: &Interval,
@@ -225,18 +227,32 @@ impl<N: PartialEq + Clone> Side<N> {
         let alone = self.terms.len() == 1 && self.offset == 0;
         self.terms
             .iter()
-            .enumerate()
-            .map(|(j, term)| {
+            .map(|term| {
                 if alone {
                     return (term.name.clone(), signed(term.negated, proved.clone()));
                 }
-                // Within what the term was known to be too: both hold.
-                let unmoved = proved.minus(&self.rest(Some(j), narrowed));
                 let known = Side::term_now(term, narrowed);
-                (
-                    term.name.clone(),
-                    known.intersect(&signed(term.negated, unmoved)),
-                )
+                let coefficient: i64 = self
+                    .terms
+                    .iter()
+                    .filter(|other| other.name == term.name)
+                    .map(|other| if other.negated { -1 } else { 1 })
+                    .sum();
+                if coefficient == 0 {
+                    return (term.name.clone(), known);
+                }
+                let unmoved = signed(
+                    coefficient < 0,
+                    proved.minus(&self.rest(Some(&term.name), narrowed)),
+                );
+                // `c·t` in `unmoved` with `|c| > 1`: `t` is the exact
+                // quotient, within the truncated quotients' range.
+                let scaled = match coefficient.unsigned_abs() {
+                    1 => unmoved,
+                    c => unmoved.divided_by(&Interval::exact(c as i64)),
+                };
+                // Within what the term was known to be too: both hold.
+                (term.name.clone(), known.intersect(&scaled))
             })
             .collect()
     }
