@@ -276,7 +276,16 @@ fn a_repeated_name_is_narrowed_by_its_coefficient() {
     assert_eq!(last(&proved(&none, true), "n"), (None, None));
     // Beside another name of known range: `n + n + k <= 10`, `k` in
     // `[0, 4]`: `2·n ≤ 10`, `n ≤ 5`.
-    let k = ("k", false, Interval::new(crate::Poly::constant(4), crate::Poly::zero(), Some(0), Some(4)));
+    let k = (
+        "k",
+        false,
+        Interval::new(
+            crate::Poly::constant(4),
+            crate::Poly::zero(),
+            Some(0),
+            Some(4),
+        ),
+    );
     let beside = compared(sum(&[n(), k, n()], 0), Relation::AtMost, 10);
     assert_eq!(last(&proved(&beside, true), "n"), (None, Some(5)));
 }

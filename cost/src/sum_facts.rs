@@ -105,9 +105,7 @@ impl<N: PartialEq> SumNames<N> {
 
 /// Each name of a sum with its coefficient (`n + n - m`: `n` 2, `m` -1),
 /// in the order first met, those that cancel left out.
-fn merged<'n, N: PartialEq + 'n>(
-    terms: impl Iterator<Item = (&'n N, bool)>,
-) -> Vec<(&'n N, i64)> {
+fn merged<'n, N: PartialEq + 'n>(terms: impl Iterator<Item = (&'n N, bool)>) -> Vec<(&'n N, i64)> {
     let mut merged: Vec<(&N, i64)> = Vec::new();
     for (name, negated) in terms {
         let step = if negated { -1 } else { 1 };

@@ -52,10 +52,21 @@ const N_MINUS_M: &[(&str, bool)] = &[("n", false), ("m", true)];
 
 #[test]
 fn a_compared_difference_bounds_the_same_difference() {
-    let at_most_5 = fact(side(N_MINUS_M, 0), Some(Relation::AtMost), side(&[], 5), true);
-    assert_eq!(ends(&[at_most_5.clone()], N_MINUS_M, 0), (None, Some(5)));
+    let at_most_5 = fact(
+        side(N_MINUS_M, 0),
+        Some(Relation::AtMost),
+        side(&[], 5),
+        true,
+    );
+    assert_eq!(
+        ends(std::slice::from_ref(&at_most_5), N_MINUS_M, 0),
+        (None, Some(5))
+    );
     // Moved by a literal, and negated: `m - n ≥ -5`.
-    assert_eq!(ends(&[at_most_5.clone()], N_MINUS_M, 3), (None, Some(8)));
+    assert_eq!(
+        ends(std::slice::from_ref(&at_most_5), N_MINUS_M, 3),
+        (None, Some(8))
+    );
     let m_minus_n = [("m", false), ("n", true)];
     assert_eq!(ends(&[at_most_5], &m_minus_n, 0), (Some(-5), None));
 }
@@ -82,20 +93,40 @@ fn terms_on_either_side_are_moved_across() {
 
 #[test]
 fn a_failed_comparison_proves_its_negation() {
-    let above_5 = fact(side(N_MINUS_M, 0), Some(Relation::Above), side(&[], 5), false);
+    let above_5 = fact(
+        side(N_MINUS_M, 0),
+        Some(Relation::Above),
+        side(&[], 5),
+        false,
+    );
     assert_eq!(ends(&[above_5], N_MINUS_M, 0), (None, Some(5)));
-    let strictly = fact(side(N_MINUS_M, 0), Some(Relation::Below), side(&[], 5), true);
+    let strictly = fact(
+        side(N_MINUS_M, 0),
+        Some(Relation::Below),
+        side(&[], 5),
+        true,
+    );
     assert_eq!(ends(&[strictly], N_MINUS_M, 0), (None, Some(4)));
     // `a != b` false is `a == b`; `a == b` false proves nothing.
     let differs = fact(side(N_MINUS_M, 0), None, side(&[], 5), false);
     assert_eq!(ends(&[differs], N_MINUS_M, 0), (Some(5), Some(5)));
-    let equal = fact(side(N_MINUS_M, 0), Some(Relation::Equal), side(&[], 5), false);
+    let equal = fact(
+        side(N_MINUS_M, 0),
+        Some(Relation::Equal),
+        side(&[], 5),
+        false,
+    );
     assert_eq!(ends(&[equal], N_MINUS_M, 0), (None, None));
 }
 
 #[test]
 fn another_sum_is_not_narrowed() {
-    let at_most_5 = fact(side(N_MINUS_M, 0), Some(Relation::AtMost), side(&[], 5), true);
+    let at_most_5 = fact(
+        side(N_MINUS_M, 0),
+        Some(Relation::AtMost),
+        side(&[], 5),
+        true,
+    );
     let facts = [at_most_5];
     assert_eq!(ends(&facts, &[("n", false), ("m", false)], 0), (None, None));
     assert_eq!(ends(&facts, &[("n", false), ("k", true)], 0).1, None);
@@ -113,7 +144,10 @@ fn repeated_names_are_coefficients() {
         true,
     );
     let n_plus_n = [("n", false), ("n", false)];
-    assert_eq!(ends(&[twice.clone()], &n_plus_n, 0), (None, Some(10)));
+    assert_eq!(
+        ends(std::slice::from_ref(&twice), &n_plus_n, 0),
+        (None, Some(10))
+    );
     // `n + n` is not `n + m`, nor `n` once.
     assert_eq!(ends(&[twice], N_MINUS_M, 0), (None, None));
 }
@@ -131,7 +165,10 @@ fn only_what_a_condition_establishes_is_read() {
         Box::new(compare(Relation::AtMost)),
     );
     // `a || b` true: either may be the one.
-    assert_eq!(ends(&[(Arc::new(either), true)], N_MINUS_M, 0), (None, None));
+    assert_eq!(
+        ends(&[(Arc::new(either), true)], N_MINUS_M, 0),
+        (None, None)
+    );
     let negated = Condition::Not(Box::new(compare(Relation::Above)));
     assert_eq!(
         ends(&[(Arc::new(negated), true)], N_MINUS_M, 0),

@@ -214,9 +214,14 @@ impl Checker<'_> {
                 } else {
                     "apply it to a list, such as `Follow[u]`, or a stream, such as `Post.by_author[a]`".into()
                 };
-                self.error("E0401", format!("`{op}` works on lists and streams, and this is `{other}`"), args[0].span, format!("this is `{other}`"))
-                    .help
-                    .push(help);
+                self.error(
+                    "E0401",
+                    format!("`{op}` works on lists and streams, and this is `{other}`"),
+                    args[0].span,
+                    format!("this is `{other}`"),
+                )
+                .help
+                .push(help);
                 return Some(Checked::error());
             }
         };

@@ -488,8 +488,7 @@ fn sum_leaves<'e>(
         ExprKind::Int(c) => visit(SumLeaf::Literal(*c), negated),
         ExprKind::Unary(UnaryOp::Neg, inner) => sum_leaves(inner, !negated, visit),
         ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
-            sum_leaves(a, negated, visit)
-                && sum_leaves(b, negated != (*op == BinaryOp::Sub), visit)
+            sum_leaves(a, negated, visit) && sum_leaves(b, negated != (*op == BinaryOp::Sub), visit)
         }
         _ => visit(SumLeaf::Value(e), negated),
     }

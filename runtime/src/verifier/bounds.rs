@@ -528,7 +528,9 @@ impl<'p> Verifier<'p> {
             }
             Op::Binary(op, a, b) => {
                 let (left, right) = match op {
-                    BinOp::And | BinOp::Or => self.eval_after_condition(*op == BinOp::And, a, b, scope)?,
+                    BinOp::And | BinOp::Or => {
+                        self.eval_after_condition(*op == BinOp::And, a, b, scope)?
+                    }
                     _ => (self.eval(a, scope)?, self.eval(b, scope)?),
                 };
                 self.data(a, &left)?;

@@ -148,7 +148,9 @@ enum SumLeaf<'p> {
 fn is_sum(node: &Node) -> bool {
     matches!(
         node.op,
-        Op::Const(Value::Int(_)) | Op::Unary(UnOp::Neg, _) | Op::Binary(BinOp::Add | BinOp::Sub, ..)
+        Op::Const(Value::Int(_))
+            | Op::Unary(UnOp::Neg, _)
+            | Op::Binary(BinOp::Add | BinOp::Sub, ..)
     )
 }
 
