@@ -362,7 +362,10 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             // comparison.
             let k = pick(rng, &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"]);
             let w = pick(rng, &["x", "n", "m", "p"]);
-            match rng.below(19) {
+            match rng.below(20) {
+                // What a `filter`'s predicate proves of the elements it
+                // keeps.
+                19 => format!("([{v}, {a}] |> filter(e => e {op} {b} && {w} >= e - {k}) |> map(e => e + 1) |> sum())"),
                 // A lambda made in a branch, applied after it: the facts
                 // where it was made hold in its body.
                 18 => format!("{{ let f = z => {v} + z; let h = if {v} {op} {a} {{ y => f(y) }} else {{ y => {b} }}; h(0) }}"),

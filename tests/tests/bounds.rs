@@ -306,6 +306,7 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 "& (A.by_g[x] |> take(",
                 "| (A.by_g[x] |> take(",
                 "{ y => f(y) }",
+                "filter(e => e ",
             ]
             .iter()
             .any(|form| text.contains(form)),

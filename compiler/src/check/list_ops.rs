@@ -5,7 +5,7 @@ use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::{Interval, Poly};
 use crate::span::Span;
-use crate::syntax::ast::Expr;
+use crate::syntax::ast::{Expr, ExprKind};
 use rqc_plan::{Builtin, Shape};
 
 impl Checker<'_> {
@@ -47,6 +47,9 @@ impl Checker<'_> {
         let mut compared: Option<Ty> = None;
         let ty = match op {
             Builtin::Filter => {
+                // The predicate's comparisons, read as a condition: what it
+                // proves of its parameter holds of every element kept.
+                let mark = self.begin_condition();
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
                 self.expect_type(
                     &Ty::Bool,
@@ -54,6 +57,16 @@ impl Checker<'_> {
                     rest[0].span,
                     "`filter` keeps the elements its function says true for",
                 );
+                let elem = match &rest[0].kind {
+                    ExprKind::Lambda(params, body) if params.len() == 1 => {
+                        let kept = self.condition(body, mark);
+                        self.kept_by(&params[0].name, &kept, elem)
+                    }
+                    _ => {
+                        self.condition(rest[0], mark);
+                        elem
+                    }
+                };
                 Ty::list(elem, size.clone())
             }
             Builtin::Any | Builtin::All => {

@@ -402,6 +402,32 @@ impl Checker<'_> {
         result
     }
 
+    /// The type `elem` of the elements `filter(param => …)` keeps, within
+    /// what its predicate's condition `kept` proves of `param` where it is
+    /// true (spec/cost.md §3.1): an `Int`'s range, a `String`'s length.
+    /// A fact about another binding of that name (one around the
+    /// `filter`) is not the parameter's.
+    pub(super) fn kept_by(&self, param: &str, kept: &Condition, elem: Ty) -> Ty {
+        let mut narrowed: Vec<(Named, Interval)> = Vec::new();
+        crate::cost::assume_within(&[], kept, true, &mut narrowed);
+        let outer = self.local(param).map(|local| local.binding);
+        let mut elem = elem;
+        for ((name, binding), interval) in narrowed {
+            if Some(binding) == outer {
+                continue;
+            }
+            let fields: Vec<&str> = match name.split_once('.') {
+                None if name == param => Vec::new(),
+                Some((root, LENGTH)) if root == param => vec![LENGTH],
+                _ => continue,
+            };
+            if let Some(ty) = narrowed_ty(&elem, &fields, &interval) {
+                elem = ty;
+            }
+        }
+        elem
+    }
+
     /// Binds again, in the scope, the names the facts of the `if`s around
     /// this place prove something of (the scope being a delayed lambda's,
     /// applied here: `let f = k => take(n); if n <= 5 { f(1) }`). The

@@ -129,10 +129,26 @@ impl<'p> Verifier<'p> {
             _ if takes_value => unreachable!("take, skip and unwrap_or are above"),
             _ => {
                 let f = operand.map(|o| o.value);
+                // A `filter`'s predicate written in place: its comparisons,
+                // read as a condition, narrow the elements it keeps.
+                let predicate = match (c, args.get(1).map(|a| &a.op)) {
+                    (Combinator::Filter, Some(Op::Lambda(params, body))) if params.len() == 1 => {
+                        Some((&params[0], &**body, self.begin_condition(body)))
+                    }
+                    _ => None,
+                };
                 let applied = match &f {
-                    Some(f) => Some(self.apply_over(node, f, &element, &k)?),
+                    Some(f) => Some(self.apply_over(node, f, &element, &k)),
                     None => None,
                 };
+                let element = match predicate {
+                    Some((param, body, mark)) => {
+                        let kept = self.condition(body, mark, scope);
+                        self.kept_by(param, &kept, scope, element)
+                    }
+                    None => element,
+                };
+                let applied = applied.transpose()?;
                 let result = applied.as_ref().map(|a| a.value.clone());
                 if let Some(applied) = applied {
                     out.cost = out.cost.plus(&applied.cost);

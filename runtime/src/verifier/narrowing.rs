@@ -374,6 +374,49 @@ impl<'p> Verifier<'p> {
         }
     }
 
+    /// The element `element` that `filter(param => …)` keeps, within what
+    /// its predicate's condition `kept` proves of `param` where it is true,
+    /// as the checker's `kept_by`: a plain `Int`'s interval, a string's
+    /// length. A fact about a binding of that name in `scope` (around the
+    /// `filter`) is not the parameter's.
+    pub(super) fn kept_by(
+        &self,
+        param: &str,
+        kept: &Condition<'p>,
+        scope: &Scope<'p>,
+        element: Abs<'p>,
+    ) -> Abs<'p> {
+        let mut facts = Vec::new();
+        rqc_cost::assume_within(&[], kept, true, &mut facts);
+        let outer = find(scope, param).map(|binding| binding.id);
+        let mut element = element;
+        for (named, interval) in facts {
+            let Root::Binding(name, id) = named.root else {
+                continue;
+            };
+            let path_kept = matches!(named.path.as_slice(), [] | [Step::Length]);
+            if name != param || Some(id) == outer || !path_kept {
+                continue;
+            }
+            // A string's bytes, as the checker's type keeps them: not the
+            // length itself (a type holds no length).
+            let value = match (&element, named.path.as_slice()) {
+                (Abs::Scalar(string), [Step::Length]) if string.kind == Kind::Str => {
+                    Some(Abs::Scalar(Rc::new(Scalar {
+                        chars: rqc_cost::bytes_within_length(&string.chars, &interval),
+                        ..(**string).clone()
+                    })))
+                }
+                (_, [Step::Length]) => None,
+                _ => narrow_at(&element, &named.path, &interval),
+            };
+            if let Some(value) = value {
+                element = value;
+            }
+        }
+        element
+    }
+
     /// `scope` and the entry parameters with what the facts of the `if`s
     /// around this place prove (the scope being a lambda's, applied here),
     /// as the checker's `narrow_to_enclosing_facts`: the scope, and the
