@@ -52,7 +52,8 @@ impl Checker<'_> {
                 // (or a record of scalars holding one) is copied.
                 _ => Cost::steps(local.ty.copy_steps()),
             };
-            return Checked::new(local.ty.clone(), copied, local.tir.clone());
+            let ty = self.defined_now(local);
+            return Checked::new(ty, copied, local.tir.clone());
         }
         match ident.name.as_str() {
             "desc" => return Checked::new(Ty::Order, Cost::zero(), TExpr::Order(true)),

@@ -173,6 +173,43 @@ impl Checker<'_> {
         local.definition.clone()
     }
 
+    /// The type of `local`, a name `let` bound to a sum of named values
+    /// (`let d = n - m`), read inside a branch: within the sum as its
+    /// names are now (each plain name narrowed since, where it is still
+    /// the binding the sum read; a field or a length at its range where
+    /// the `let` was) and within what the enclosing comparisons prove of
+    /// the sum ([`crate::cost::sum_within`]): `let d = n - m; if n - m <=
+    /// 5 { take(d) }` reads at most 5. Outside every branch, its type.
+    pub(super) fn defined_now(&self, local: &Local) -> Ty {
+        let (Some(definition), Ty::Int(known)) = (&local.definition, &local.ty) else {
+            return local.ty.clone();
+        };
+        if self.branch_facts.is_empty() {
+            return local.ty.clone();
+        }
+        let mut now = Interval::exact(definition.offset);
+        for term in &definition.terms {
+            let (name, binding) = &term.name;
+            let current = self
+                .local(name)
+                .filter(|l| l.binding == *binding && !name.contains('.'))
+                .and_then(|l| l.ty.interval().cloned())
+                .unwrap_or_else(|| term.interval.clone());
+            now = now.plus(&if term.negated {
+                current.negate()
+            } else {
+                current
+            });
+        }
+        let names: Vec<(Named, bool)> = definition
+            .terms
+            .iter()
+            .map(|term| (term.name.clone(), term.negated))
+            .collect();
+        let now = crate::cost::sum_within(&self.branch_facts, &names, definition.offset, &now);
+        Ty::Int(known.intersect(&now))
+    }
+
     /// What `let` binds an `Int` to, when it is a sum of named values and
     /// literals (checked just now, inside the condition `let` opens for
     /// its value): its terms (a comparison reads on through those that are

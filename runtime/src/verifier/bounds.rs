@@ -411,7 +411,7 @@ impl<'p> Verifier<'p> {
             Op::Var(name) => match find(scope, name) {
                 Some(binding) => Eval {
                     cost: Cost::steps(binding.value.copy_steps()),
-                    ..Eval::free(binding.value.clone())
+                    ..Eval::free(self.defined_now(binding, scope))
                 },
                 None => {
                     return self.fault("E0624", node, format!("no value is bound to `{name}` here"))

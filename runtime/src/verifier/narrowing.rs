@@ -559,6 +559,44 @@ impl<'p> Verifier<'p> {
     }
 }
 
+impl<'p> Verifier<'p> {
+    /// The value of `binding`, a name `let` bound to a sum of named values,
+    /// read in `scope` inside a branch: within the sum as its names are
+    /// now (a parameter or a binding still the one the sum read, not a
+    /// field or a length, at their ranges where the `let` was) and within
+    /// what the enclosing comparisons prove of the sum, as the checker's
+    /// `Checker::defined_now`. Outside every branch, its value.
+    pub(super) fn defined_now(&self, binding: &Binding<'p>, scope: &Scope<'p>) -> Abs<'p> {
+        let (Some(definition), Some(known)) = (&binding.definition, plain_int(&binding.value))
+        else {
+            return binding.value.clone();
+        };
+        if self.facts.is_empty() {
+            return binding.value.clone();
+        }
+        let mut now = Interval::exact(definition.offset);
+        for term in &definition.terms {
+            let current = match term.name.path.is_empty() {
+                true => term.name.range(scope, &self.params),
+                false => None,
+            };
+            let current = current.unwrap_or_else(|| term.interval.clone());
+            now = now.plus(&if term.negated {
+                current.negate()
+            } else {
+                current
+            });
+        }
+        let names: Vec<(Named<'p>, bool)> = definition
+            .terms
+            .iter()
+            .map(|term| (term.name.clone(), term.negated))
+            .collect();
+        let now = rqc_cost::sum_within(&self.facts, &names, definition.offset, &now);
+        Abs::int(known.intersect(&now))
+    }
+}
+
 /// `cond` as a [`Condition`], its comparisons found among `recorded`.
 fn read_condition<'p>(
     cond: &'p Node,
