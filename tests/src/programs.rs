@@ -362,7 +362,10 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             // comparison.
             let k = pick(rng, &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"]);
             let w = pick(rng, &["x", "n", "m", "p"]);
-            match rng.below(20) {
+            match rng.below(21) {
+                // A `let`-bound sum read after its names are narrowed, or
+                // after the same sum is compared.
+                20 => format!("{{ let d = {v} - {k}; if {v} {op} {k} + {a} {{ d }} else {{ {b} }} }}"),
                 // What a `filter`'s predicate proves of the elements it
                 // keeps.
                 19 => format!("([{v}, {a}] |> filter(e => e {op} {b} && {w} >= e - {k}) |> map(e => e + 1) |> sum())"),

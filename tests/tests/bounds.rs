@@ -307,6 +307,7 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 "| (A.by_g[x] |> take(",
                 "{ y => f(y) }",
                 "filter(e => e ",
+                " { d } else {",
             ]
             .iter()
             .any(|form| text.contains(form)),
