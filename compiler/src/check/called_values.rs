@@ -65,9 +65,13 @@ impl Checker<'_> {
         let mut cost = Cost::zero();
         let mut tys = Vec::new();
         let mut tirs = Vec::new();
+        let mut sums = Vec::new();
         // A list given where a stream is taken in a place that may write.
         for (i, arg) in args.iter().enumerate() {
             self.island_stream = None;
+            // Checked inside a condition, as a `let`'s value is, so that
+            // the sum it is keeps its names' ranges.
+            let mark = self.begin_condition();
             // A lambda passed to a known function is checked with the type
             // that function gives its parameter.
             let checked = match (ty, &arg.kind) {
@@ -100,6 +104,8 @@ impl Checker<'_> {
                     checked = self.read_as_stream_at(checked, arg.span);
                 }
             }
+            sums.push(self.definition(arg, &checked.ty));
+            self.condition(arg, mark);
             cost = cost.plus(&checked.cost);
             tys.push(checked.ty);
             tirs.push(checked.tir);
@@ -108,6 +114,7 @@ impl Checker<'_> {
             CALLED_VALUE => "the function called here".to_string(),
             name => format!("`{name}`"),
         };
+        self.argument_sums = sums;
         let applied = self.apply(ty, &tys, span, &place, super::functions::AppliedBy::Call);
         Checked::new(
             applied.ret,

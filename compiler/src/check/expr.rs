@@ -183,6 +183,9 @@ pub struct Checker<'p> {
     /// The conditions of the `if` branches being checked, outermost
     /// first, each with whether it held there (spec/cost.md §3.1).
     pub(super) branch_facts: Vec<(Arc<super::narrowing::Condition>, bool)>,
+    /// The sums a call's arguments are (`call_local`), for the
+    /// application that follows it at once (`Checker::apply`).
+    pub(super) argument_sums: super::functions::ArgumentSums,
     /// The largest value walked so far past `MAX_VALUE_PARTS`, and where:
     /// of one holding no rows, and of one holding rows (`type_limits.rs`).
     pub(super) largest_value: [Option<(u64, Span)>; 2],

@@ -47,13 +47,26 @@ pub(super) struct ApplicationContext {
     /// the answer is kept: compared by identity.
     facts: Vec<BranchFact>,
     before_application: bool,
+    /// The sums the arguments are, which the parameters keep.
+    definitions: ArgumentSums,
 }
+
+/// The sum of named values each argument of a call is, where it is one
+/// (`f(m)`, `f(n - 1)`): the parameter keeps it, as a `let` keeps its
+/// value's (spec/cost.md §3.1).
+pub(super) type ArgumentSums = Vec<Option<Arc<super::narrowing::Side>>>;
 
 impl ApplicationContext {
     /// Whether an application with these nearest facts, inside a first
-    /// check or not, is in this context.
-    fn is(&self, facts: &[BranchFact], before_application: bool) -> bool {
+    /// check or not, with these argument sums, is in this context.
+    fn is(
+        &self,
+        facts: &[BranchFact],
+        before_application: bool,
+        sums: &[Option<Arc<super::narrowing::Side>>],
+    ) -> bool {
         self.before_application == before_application
+            && self.definitions.as_slice() == sums
             && self.facts.len() == facts.len()
             && self
                 .facts
@@ -327,6 +340,9 @@ impl Checker<'_> {
                 return unknown;
             }
         };
+        // The arguments' sums, for a call (`call_local` sets them just
+        // before this): read once, for every candidate.
+        let sums = std::mem::take(&mut self.argument_sums);
         let mut ret: Option<Ty> = None;
         let mut latent = Cost::zero();
         for candidate in candidates {
@@ -362,7 +378,7 @@ impl Checker<'_> {
                         self.value_arity(span, place, direct, lambda.params.len(), arg_tys.len());
                         return unknown;
                     }
-                    self.apply_delayed(&lambda, arg_tys)
+                    self.apply_delayed(&lambda, arg_tys, &sums)
                 }
             };
             ret = Some(match ret {
@@ -442,30 +458,59 @@ impl Checker<'_> {
     /// it is applied (`let h = if n <= 5 { x => f(x) } else { … }`: `f`
     /// applied in `h`'s body knows `n ≤ 5`); its typed body joins the
     /// lambda's merged one.
-    pub(super) fn apply_delayed(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> (Ty, Cost) {
+    pub(super) fn apply_delayed(
+        &mut self,
+        lambda: &DelayedLambda,
+        arg_tys: &[Ty],
+        sums: &[Option<Arc<super::narrowing::Side>>],
+    ) -> (Ty, Cost) {
+        // A sum is kept where the lambda sees every name in it (as the
+        // same binding) where it was written: elsewhere nothing in its body
+        // could narrow them, and fresh names would make every application
+        // a new one to check.
+        let seen = |side: &Arc<super::narrowing::Side>| {
+            side.terms.iter().all(|term| {
+                let (path, binding) = &term.name;
+                let root = path.split('.').next().unwrap_or(path);
+                lambda
+                    .captured
+                    .get(root)
+                    .is_some_and(|l| l.binding == *binding)
+            })
+        };
+        let sums: ArgumentSums = sums
+            .iter()
+            .map(|sum| sum.clone().filter(|side| seen(side)))
+            .collect();
         let around = crate::cost::facts_around(&lambda.facts, &self.branch_facts);
         let Some(around) = around else {
-            return self.apply_delayed_here(lambda, arg_tys);
+            return self.apply_delayed_here(lambda, arg_tys, &sums);
         };
         let outer = std::mem::replace(&mut self.branch_facts, around);
-        let applied = self.apply_delayed_here(lambda, arg_tys);
+        let applied = self.apply_delayed_here(lambda, arg_tys, &sums);
         self.branch_facts = outer;
         applied
     }
 
     /// [`Checker::apply_delayed`] under the facts `branch_facts` holds.
-    fn apply_delayed_here(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> (Ty, Cost) {
+    fn apply_delayed_here(
+        &mut self,
+        lambda: &DelayedLambda,
+        arg_tys: &[Ty],
+        sums: &[Option<Arc<super::narrowing::Side>>],
+    ) -> (Ty, Cost) {
         let (nearest, before_application) = self.application_context();
-        if let Some((_, _, ret, cost)) = self.lambdas[lambda.id]
-            .seen
-            .iter()
-            .find(|(tys, at, _, _)| tys.as_slice() == arg_tys && at.is(nearest, before_application))
+        if let Some((_, _, ret, cost)) =
+            self.lambdas[lambda.id].seen.iter().find(|(tys, at, _, _)| {
+                tys.as_slice() == arg_tys && at.is(nearest, before_application, sums)
+            })
         {
             return (ret.clone(), cost.clone());
         }
         let context = ApplicationContext {
             facts: nearest.to_vec(),
             before_application,
+            definitions: sums.to_vec(),
         };
         if !self.may_check_body(lambda) {
             return (Ty::Error, Cost::zero());
@@ -474,8 +519,13 @@ impl Checker<'_> {
         // The names it captured as the `if`s around this application
         // prove them (spec/cost.md §3.1).
         self.narrow_to_enclosing_facts();
-        for (param, ty) in lambda.params.iter().zip(arg_tys) {
-            self.push_local(param, ty.clone(), TExpr::Local(param.name.clone()));
+        for (i, (param, ty)) in lambda.params.iter().zip(arg_tys).enumerate() {
+            let tir = TExpr::Local(param.name.clone());
+            let mut local =
+                super::expr::Local::new(param.name.clone(), param.span, ty.clone(), tir);
+            // The parameter is the argument's sum, as a `let` keeps one.
+            local.definition = sums.get(i).cloned().flatten();
+            self.scope.push(Arc::new(local));
         }
         self.lambda_checks.applying += 1;
         let checked = self.check(&lambda.body);

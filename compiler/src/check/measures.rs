@@ -563,7 +563,7 @@ impl Checker<'_> {
                         // parameters must fit too (it once passed unchecked,
                         // and a bound of 6 was printed for 7).
                         FnCandidate::Lambda(lambda) => {
-                            let (ret, latent) = self.apply_delayed(lambda, &a.params);
+                            let (ret, latent) = self.apply_delayed(lambda, &a.params, &[]);
                             let result = format!("the result of {what}");
                             self.fit(&ret, &a.ret, &result, misfit);
                             self.fit_cost(&latent, &a.latent, &format!("a call of {what}"), misfit);

@@ -287,6 +287,7 @@ pub fn check_one(
         conditions_open: 0,
         leaves: Vec::new(),
         branch_facts: Vec::new(),
+        argument_sums: Vec::new(),
         largest_value: [None, None],
     };
     let mut outcome = checker.check_definition(def, &module_name);

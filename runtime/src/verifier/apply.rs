@@ -2,9 +2,11 @@
 
 use super::abstract_value::Abs;
 use super::bounds::{Binding, Eval, Verifier};
+use super::narrowing::Side;
 use crate::error::Result;
 use rqc_plan::Node;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// How deep applications may nest in one run: far deeper than any program
 /// the checker accepts nests them (its own limit is 16 delayed lambdas),
@@ -14,14 +16,16 @@ pub const MAX_APPLICATION_NESTING: usize = 64;
 
 impl<'p> Verifier<'p> {
     /// Applies the function value `f` to `args`: each lambda it may be, its
-    /// body evaluated with its parameters bound; the results joined, the
-    /// costs the largest. Applications nest at most
+    /// body evaluated with its parameters bound, each keeping the sum its
+    /// argument is (`sums`, a call's; empty for a combinator's); the
+    /// results joined, the costs the largest. Applications nest at most
     /// [`MAX_APPLICATION_NESTING`] deep.
     pub(super) fn apply(
         &mut self,
         site: &Node,
         f: &Abs<'p>,
         args: Vec<Abs<'p>>,
+        sums: Vec<Option<Arc<Side<'p>>>>,
     ) -> Result<Eval<'p>> {
         let closures = match f {
             Abs::Nothing => return Ok(Eval::free(Abs::Nothing)),
@@ -50,13 +54,17 @@ impl<'p> Verifier<'p> {
             }
             self.enter(site, closure.node)?;
             let mut scope = closure.scope.clone();
-            for (name, value) in closure.params.iter().zip(&args) {
+            for (i, (name, value)) in closure.params.iter().zip(&args).enumerate() {
                 scope = Some(Rc::new(Binding {
                     name,
                     value: value.clone(),
                     id: self.new_binding(),
                     condition: None,
-                    definition: None,
+                    definition: sums
+                        .get(i)
+                        .cloned()
+                        .flatten()
+                        .filter(|sum| seen_by(sum, &closure.scope)),
                     outer: scope,
                 }));
             }
@@ -119,4 +127,11 @@ impl<'p> Verifier<'p> {
         self.applying.push(lambda);
         Ok(())
     }
+}
+
+/// Whether every name of the argument's sum `sum` is one a lambda made in
+/// `scope` sees, as the same binding (an entry parameter always), as the
+/// checker's `apply_delayed` keeps a parameter's sum.
+fn seen_by<'p>(sum: &Side<'p>, scope: &super::bounds::Scope<'p>) -> bool {
+    sum.terms.iter().all(|term| term.name.seen_in(scope))
 }

@@ -627,7 +627,14 @@ impl<'p> Verifier<'p> {
             Op::Apply(f, args) => {
                 let callee = self.eval(f, scope)?;
                 let (values, given) = self.all(args, scope)?;
-                let applied = self.apply(node, &callee.value, values)?;
+                // The sum each argument is, which its parameter keeps (as
+                // the checker's `call_local`).
+                let sums = args
+                    .iter()
+                    .zip(&values)
+                    .map(|(arg, value)| self.definition(arg, value, scope))
+                    .collect();
+                let applied = self.apply(node, &callee.value, values, sums)?;
                 Eval {
                     value: applied.value,
                     cost: callee.cost.plus(&given.cost).plus(&applied.cost),

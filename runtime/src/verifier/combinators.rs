@@ -137,10 +137,7 @@ impl<'p> Verifier<'p> {
                     }
                     _ => None,
                 };
-                let applied = match &f {
-                    Some(f) => Some(self.apply_over(node, f, &element, &k)),
-                    None => None,
-                };
+                let applied = f.as_ref().map(|f| self.apply_over(node, f, &element, &k));
                 let element = match predicate {
                     Some((param, body, mark)) => {
                         let kept = self.condition(body, mark, scope);
@@ -277,7 +274,8 @@ impl<'p> Verifier<'p> {
             }
             // Applied to each row read, one by one (not batched).
             Combinator::Map => {
-                let applied = self.apply(node, &operand, vec![stream.element.clone()])?;
+                let applied =
+                    self.apply(node, &operand, vec![stream.element.clone()], Vec::new())?;
                 out.writes |= applied.writes;
                 out.value = Abs::Stream(Rc::new(StreamAbs {
                     element: applied.value,
@@ -369,7 +367,7 @@ impl<'p> Verifier<'p> {
         element: &Abs<'p>,
         k: &Poly,
     ) -> Result<Eval<'p>> {
-        let one = self.apply(node, f, vec![element.clone()])?;
+        let one = self.apply(node, f, vec![element.clone()], Vec::new())?;
         let batched = !one.writes
             && match f {
                 Abs::Fns(closures) => closures.iter().all(|c| !rqc_plan::batch::writes(c.body)),

@@ -95,6 +95,15 @@ impl<'p> Named<'p> {
         plain_int(&value)
     }
 
+    /// Whether this names a value `scope` sees: an entry parameter, or a
+    /// binding still bound there (not shadowed).
+    pub(super) fn seen_in(&self, scope: &Scope<'p>) -> bool {
+        match self.root {
+            Root::Param(_) => true,
+            Root::Binding(name, id) => find(scope, name).is_some_and(|b| b.id == id),
+        }
+    }
+
     fn root(root: Root<'p>) -> Named<'p> {
         Named {
             root,
