@@ -362,7 +362,10 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             // comparison.
             let k = pick(rng, &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"]);
             let w = pick(rng, &["x", "n", "m", "p"]);
-            match rng.below(21) {
+            match rng.below(22) {
+                // A lambda's parameter compared, its argument a sum of the
+                // names the lambda reads.
+                21 => format!("{{ let g = z => if z {op} {a} {{ {v} }} else {{ {b} }}; g({v} - {k}) }}"),
                 // A `let`-bound sum read after its names are narrowed, or
                 // after the same sum is compared.
                 20 => format!("{{ let d = {v} - {k}; if {v} {op} {k} + {a} {{ d }} else {{ {b} }} }}"),

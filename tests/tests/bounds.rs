@@ -308,6 +308,7 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 "{ y => f(y) }",
                 "filter(e => e ",
                 " { d } else {",
+                "let g = z => if z ",
             ]
             .iter()
             .any(|form| text.contains(form)),
