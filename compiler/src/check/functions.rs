@@ -317,6 +317,10 @@ impl Checker<'_> {
         place: &str,
         by: AppliedBy,
     ) -> FnTy {
+        // The arguments' sums, for a call (`call_local` sets them just
+        // before this): taken first, whatever this answers, so that no
+        // other application reads them; read for every candidate.
+        let sums = std::mem::take(&mut self.argument_sums);
         let direct = by == AppliedBy::Call;
         let unknown = FnTy {
             params: arg_tys.to_vec(),
@@ -340,9 +344,6 @@ impl Checker<'_> {
                 return unknown;
             }
         };
-        // The arguments' sums, for a call (`call_local` sets them just
-        // before this): read once, for every candidate.
-        let sums = std::mem::take(&mut self.argument_sums);
         let mut ret: Option<Ty> = None;
         let mut latent = Cost::zero();
         for candidate in candidates {
