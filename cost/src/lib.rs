@@ -29,6 +29,7 @@
 
 mod ends;
 mod extremes;
+mod frames;
 mod interval;
 mod least;
 mod most;
@@ -39,6 +40,7 @@ mod sum_facts;
 mod var;
 
 pub use extremes::Extremes;
+pub use frames::Frames;
 pub use interval::{Interval, Relation};
 pub use narrowing::{assume, assume_within, facts_around, Condition, Fact, ENCLOSING_FACTS_READ};
 pub use poly::{Monomial, Poly};

@@ -167,24 +167,95 @@ pub type Fact<N> = (Arc<Condition<N>>, bool);
 
 /// The facts a lambda's body is checked under where it is applied: those
 /// around the place it was made (`made`, which held when it was made, on
-/// bindings that never change, so they hold wherever it is applied), then
-/// those around the application (`applied`) that are not among them (the
-/// same condition, compared by identity, with the same outcome). `None`
-/// when that is `applied` itself (`made` is a prefix of it: a lambda
-/// applied in the branch it was made in, or deeper), so nothing is copied.
-pub fn facts_around<N>(made: &[Fact<N>], applied: &[Fact<N>]) -> Option<Vec<Fact<N>>> {
+/// the bindings it captured, which never change, so they hold wherever it
+/// is applied), then those around the application (`applied`) that are not
+/// among them (the same condition, compared by identity, with the same
+/// outcome), each with only the comparisons whose every named value `keep`
+/// admits (the others made [`Condition::Opaque`]): a lambda made in another
+/// check of a body than this one (another element of a `map`, another
+/// application) may hold other values under the same bindings, so only
+/// values with one binding per run (`keep`) are narrowed in it by the
+/// facts of the application (spec/cost.md §3.1). `keep` is `None` for a
+/// lambda applied in the check it was made in, whose bindings are the
+/// application's. `None` when that is `applied` itself, so nothing is
+/// copied.
+pub fn facts_around<N: Clone>(
+    made: &[Fact<N>],
+    applied: &[Fact<N>],
+    keep: Option<&dyn Fn(&N) -> bool>,
+) -> Option<Vec<Fact<N>>> {
     let same = |a: &Fact<N>, b: &Fact<N>| Arc::ptr_eq(&a.0, &b.0) && a.1 == b.1;
     let prefix = made.len() <= applied.len() && made.iter().zip(applied).all(|(a, b)| same(a, b));
-    if prefix {
+    if prefix && keep.is_none() {
         return None;
     }
     let mut around: Vec<Fact<N>> = made.to_vec();
     for fact in applied {
         if !made.iter().any(|m| same(m, fact)) {
-            around.push(fact.clone());
+            let kept = match keep {
+                Some(keep) => (kept(&fact.0, keep), fact.1),
+                None => fact.clone(),
+            };
+            around.push(kept);
         }
     }
-    Some(around)
+    let unchanged =
+        around.len() == applied.len() && around.iter().zip(applied).all(|(a, b)| same(a, b));
+    (!unchanged).then_some(around)
+}
+
+/// `condition` with each comparison that names a value `keep` refuses made
+/// [`Condition::Opaque`]; the same `Arc` when it has none.
+fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> Arc<Condition<N>> {
+    fn admits<N>(condition: &Condition<N>, keep: &dyn Fn(&N) -> bool) -> bool {
+        match condition {
+            Condition::Compare { left, right, .. } => {
+                left.terms.iter().chain(&right.terms).all(|t| keep(&t.name))
+            }
+            Condition::Not(inner) => admits(inner, keep),
+            Condition::Named(inner) => admits(inner, keep),
+            Condition::And(a, b) | Condition::Or(a, b) | Condition::Both(a, b) => {
+                admits(a, keep) && admits(b, keep)
+            }
+            Condition::Opaque => true,
+        }
+    }
+    fn filtered<N: Clone>(condition: &Condition<N>, keep: &dyn Fn(&N) -> bool) -> Condition<N> {
+        let both = |a: &Condition<N>, b: &Condition<N>| {
+            (Box::new(filtered(a, keep)), Box::new(filtered(b, keep)))
+        };
+        match condition {
+            Condition::Compare { .. } if !admits(condition, keep) => Condition::Opaque,
+            Condition::Compare {
+                left,
+                relation,
+                right,
+            } => Condition::Compare {
+                left: left.clone(),
+                relation: *relation,
+                right: right.clone(),
+            },
+            Condition::Not(inner) => Condition::Not(Box::new(filtered(inner, keep))),
+            Condition::Named(inner) => Condition::Named(kept(inner, keep)),
+            Condition::And(a, b) => {
+                let (a, b) = both(a, b);
+                Condition::And(a, b)
+            }
+            Condition::Or(a, b) => {
+                let (a, b) = both(a, b);
+                Condition::Or(a, b)
+            }
+            Condition::Both(a, b) => {
+                let (a, b) = both(a, b);
+                Condition::Both(a, b)
+            }
+            Condition::Opaque => Condition::Opaque,
+        }
+    }
+    if admits(condition, keep) {
+        return Arc::clone(condition);
+    }
+    Arc::new(filtered(condition, keep))
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ impl Checker<'_> {
                     );
                     local.condition = condition;
                     local.definition = definition;
-                    self.scope.push(std::sync::Arc::new(local));
+                    self.bind_local(local);
                 }
                 Stmt::Expr(expr) => {
                     let checked = self.check(expr);

@@ -186,6 +186,9 @@ pub struct Checker<'p> {
     /// The sums a call's arguments are (`call_local`), for the
     /// application that follows it at once (`Checker::apply`).
     pub(super) argument_sums: super::functions::ArgumentSums,
+    /// Which check of a body is in progress, and the bindings with one
+    /// value per run.
+    pub(super) frames: crate::cost::Frames,
     /// The largest value walked so far past `MAX_VALUE_PARTS`, and where:
     /// of one holding no rows, and of one holding rows (`type_limits.rs`).
     pub(super) largest_value: [Option<(u64, Span)>; 2],
@@ -211,8 +214,13 @@ impl<'p> Checker<'p> {
     }
 
     pub(super) fn push_local(&mut self, name: &Ident, ty: Ty, tir: TExpr) {
-        self.scope
-            .push(Arc::new(Local::new(name.name.clone(), name.span, ty, tir)));
+        self.bind_local(Local::new(name.name.clone(), name.span, ty, tir));
+    }
+
+    /// Binds `local`, a new binding, in the scope.
+    pub(super) fn bind_local(&mut self, local: Local) {
+        self.frames.bound(local.binding);
+        self.scope.push(Arc::new(local));
     }
 
     pub(super) fn local(&self, name: &str) -> Option<&Local> {

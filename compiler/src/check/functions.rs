@@ -49,6 +49,9 @@ pub(super) struct ApplicationContext {
     before_application: bool,
     /// The sums the arguments are, which the parameters keep.
     definitions: ArgumentSums,
+    /// Whether applied in the check of a body it was made in
+    /// (`rqc_cost::Frames`).
+    here: bool,
 }
 
 /// The sum of named values each argument of a call is, where it is one
@@ -64,8 +67,10 @@ impl ApplicationContext {
         facts: &[BranchFact],
         before_application: bool,
         sums: &[Option<Arc<super::narrowing::Side>>],
+        here: bool,
     ) -> bool {
-        self.before_application == before_application
+        self.here == here
+            && self.before_application == before_application
             && self.definitions.as_slice() == sums
             && self.facts.len() == facts.len()
             && self
@@ -141,10 +146,13 @@ impl Checker<'_> {
     pub fn check_lambda(&mut self, params: &[Ident], body: &Expr, param_tys: &[Ty]) -> Checked {
         let depth = self.scope.len();
         self.params_named_once(params);
+        // A check of a body that runs many times (`rqc_cost::Frames`).
+        let outer = self.frames.enter();
         for (param, ty) in params.iter().zip(param_tys) {
             self.push_local(param, ty.clone(), TExpr::Local(param.name.clone()));
         }
         let checked = self.check(body);
+        self.frames.leave(outer);
         self.scope.truncate(depth);
         Checked::new(
             Ty::Fn(Box::new(FnTy {
@@ -270,6 +278,7 @@ impl Checker<'_> {
             body: body.clone(),
             captured: self.scope.clone(),
             facts: self.branch_facts.clone(),
+            frame: self.frames.current,
         };
         Checked::new(
             Ty::Fns(vec![FnCandidate::Lambda(Arc::new(lambda))]),
@@ -465,6 +474,13 @@ impl Checker<'_> {
         arg_tys: &[Ty],
         sums: &[Option<Arc<super::narrowing::Side>>],
     ) -> (Ty, Cost) {
+        // Made in this check of a body, its bindings are the
+        // application's; made in another, the facts and sums of the
+        // application reach it only for bindings with one value per run
+        // (`rqc_cost::Frames`).
+        let here = lambda.frame == self.frames.current;
+        let frames = &self.frames;
+        let one_value = |(_, binding): &super::narrowing::Named| frames.top_level(*binding);
         // A sum is kept where the lambda sees every name in it (as the
         // same binding) where it was written: elsewhere nothing in its body
         // could narrow them, and fresh names would make every application
@@ -473,22 +489,49 @@ impl Checker<'_> {
             side.terms.iter().all(|term| {
                 let (path, binding) = &term.name;
                 let root = path.split('.').next().unwrap_or(path);
-                lambda
+                let captured = lambda
                     .captured
                     .get(root)
-                    .is_some_and(|l| l.binding == *binding)
+                    .is_some_and(|l| l.binding == *binding);
+                captured && (here || one_value(&term.name))
             })
         };
         let sums: ArgumentSums = sums
             .iter()
             .map(|sum| sum.clone().filter(|side| seen(side)))
             .collect();
-        let around = crate::cost::facts_around(&lambda.facts, &self.branch_facts);
+        let keep: Option<&dyn Fn(&super::narrowing::Named) -> bool> = match here {
+            true => None,
+            false => Some(&one_value),
+        };
+        let around = crate::cost::facts_around(&lambda.facts, &self.branch_facts, keep);
+        // An answer is reused in the same context: the facts around where
+        // it was made and applied (by identity, before any is narrowed to
+        // `keep`, which they decide with `here`), ...
+        let combined = crate::cost::facts_around(&lambda.facts, &self.branch_facts, None);
+        let facts = combined.as_deref().unwrap_or(&self.branch_facts);
+        let nearest = &facts[facts
+            .len()
+            .saturating_sub(crate::cost::ENCLOSING_FACTS_READ)..];
+        let before_application = self.lambda_checks.unknown_parameters > 0;
+        if let Some((_, _, ret, cost)) =
+            self.lambdas[lambda.id].seen.iter().find(|(tys, at, _, _)| {
+                tys.as_slice() == arg_tys && at.is(nearest, before_application, &sums, here)
+            })
+        {
+            return (ret.clone(), cost.clone());
+        }
+        let context = ApplicationContext {
+            facts: nearest.to_vec(),
+            before_application,
+            definitions: sums.clone(),
+            here,
+        };
         let Some(around) = around else {
-            return self.apply_delayed_here(lambda, arg_tys, &sums);
+            return self.apply_delayed_here(lambda, arg_tys, context);
         };
         let outer = std::mem::replace(&mut self.branch_facts, around);
-        let applied = self.apply_delayed_here(lambda, arg_tys, &sums);
+        let applied = self.apply_delayed_here(lambda, arg_tys, context);
         self.branch_facts = outer;
         applied
     }
@@ -498,25 +541,14 @@ impl Checker<'_> {
         &mut self,
         lambda: &DelayedLambda,
         arg_tys: &[Ty],
-        sums: &[Option<Arc<super::narrowing::Side>>],
+        context: ApplicationContext,
     ) -> (Ty, Cost) {
-        let (nearest, before_application) = self.application_context();
-        if let Some((_, _, ret, cost)) =
-            self.lambdas[lambda.id].seen.iter().find(|(tys, at, _, _)| {
-                tys.as_slice() == arg_tys && at.is(nearest, before_application, sums)
-            })
-        {
-            return (ret.clone(), cost.clone());
-        }
-        let context = ApplicationContext {
-            facts: nearest.to_vec(),
-            before_application,
-            definitions: sums.to_vec(),
-        };
+        let sums = context.definitions.clone();
         if !self.may_check_body(lambda) {
             return (Ty::Error, Cost::zero());
         }
         let outer = std::mem::replace(&mut self.scope, lambda.captured.clone());
+        let outer_frame = self.frames.enter();
         // The names it captured as the `if`s around this application
         // prove them (spec/cost.md §3.1).
         self.narrow_to_enclosing_facts();
@@ -526,11 +558,12 @@ impl Checker<'_> {
                 super::expr::Local::new(param.name.clone(), param.span, ty.clone(), tir);
             // The parameter is the argument's sum, as a `let` keeps one.
             local.definition = sums.get(i).cloned().flatten();
-            self.scope.push(Arc::new(local));
+            self.bind_local(local);
         }
         self.lambda_checks.applying += 1;
         let checked = self.check(&lambda.body);
         self.lambda_checks.applying -= 1;
+        self.frames.leave(outer_frame);
         self.scope = outer;
         let mut conflict = false;
         // Into the lambda its body was merged into, if it was: the plan
@@ -563,17 +596,6 @@ impl Checker<'_> {
             .push("write a lambda for each use".into());
         }
         (checked.ty, checked.cost)
-    }
-
-    /// The context an application here checks a delayed lambda's body in
-    /// ([`ApplicationContext`]): the nearest enclosing facts, and whether
-    /// inside a first check.
-    fn application_context(&self) -> (&[BranchFact], bool) {
-        let facts = &self.branch_facts;
-        let nearest = &facts[facts
-            .len()
-            .saturating_sub(crate::cost::ENCLOSING_FACTS_READ)..];
-        (nearest, self.lambda_checks.unknown_parameters > 0)
     }
 
     /// Whether `lambda`'s body may be checked for one more application:

@@ -288,6 +288,7 @@ pub fn check_one(
         leaves: Vec::new(),
         branch_facts: Vec::new(),
         argument_sums: Vec::new(),
+        frames: Default::default(),
         largest_value: [None, None],
     };
     let mut outcome = checker.check_definition(def, &module_name);

@@ -131,6 +131,8 @@ pub struct DelayedLambda {
     /// The facts of the `if`s around the place it was written, which hold
     /// wherever it is applied ([`crate::cost::facts_around`]).
     pub facts: Vec<crate::cost::Fact<super::narrowing::Named>>,
+    /// The check of a body it was written in (`rqc_cost::Frames`).
+    pub frame: u64,
 }
 
 impl PartialEq for DelayedLambda {

@@ -147,6 +147,8 @@ pub(super) struct Closure<'p> {
     /// The facts of the `if`s around where it was made, which hold
     /// wherever it is applied (`rqc_cost::facts_around`).
     pub facts: Vec<rqc_cost::Fact<super::narrowing::Named<'p>>>,
+    /// The evaluation of a body it was made in (`rqc_cost::Frames`).
+    pub frame: u64,
 }
 
 /// Two kinds of value that cannot meet, named for the message.

@@ -2,7 +2,7 @@
 
 use super::abstract_value::Abs;
 use super::bounds::{Binding, Eval, Verifier};
-use super::narrowing::Side;
+use super::narrowing::{Named, Side};
 use crate::error::Result;
 use rqc_plan::Node;
 use std::rc::Rc;
@@ -53,6 +53,24 @@ impl<'p> Verifier<'p> {
                 );
             }
             self.enter(site, closure.node)?;
+            // Made in this evaluation of a body, its bindings are the
+            // application's; made in another, the facts and sums of the
+            // application reach it only for values with one binding per
+            // run, as the checker's `apply_delayed` (`rqc_cost::Frames`).
+            let here = closure.frame == self.frames.current;
+            let frames = &self.frames;
+            let one_value = |named: &Named<'p>| named.one_value(frames);
+            let keep: Option<&dyn Fn(&Named<'p>) -> bool> = match here {
+                true => None,
+                false => Some(&one_value),
+            };
+            let around = rqc_cost::facts_around(&closure.facts, &self.facts, keep);
+            let kept = |sum: &Arc<Side<'p>>| {
+                seen_by(sum, &closure.scope)
+                    && (here || sum.terms.iter().all(|term| one_value(&term.name)))
+            };
+            let sums: Vec<_> = sums.iter().map(|sum| sum.clone().filter(kept)).collect();
+            let outer_frame = self.frames.enter();
             let mut scope = closure.scope.clone();
             for (i, (name, value)) in closure.params.iter().zip(&args).enumerate() {
                 scope = Some(Rc::new(Binding {
@@ -60,21 +78,16 @@ impl<'p> Verifier<'p> {
                     value: value.clone(),
                     id: self.new_binding(),
                     condition: None,
-                    definition: sums
-                        .get(i)
-                        .cloned()
-                        .flatten()
-                        .filter(|sum| seen_by(sum, &closure.scope)),
+                    definition: sums.get(i).cloned().flatten(),
                     outer: scope,
                 }));
             }
             // The body sees the parameters as where the lambda was made,
             // and what it captured as the `if`s around this application
-            // prove it (as the checker's `narrow_to_enclosing_facts`).
-            // Under the facts around where it was made and where it is
-            // applied, as the checker's `apply_delayed`.
-            let facts = rqc_cost::facts_around(&closure.facts, &self.facts)
-                .map(|around| std::mem::replace(&mut self.facts, around));
+            // prove it (as the checker's `narrow_to_enclosing_facts`),
+            // under the facts around where it was made and where it is
+            // applied.
+            let facts = around.map(|around| std::mem::replace(&mut self.facts, around));
             let outer = std::mem::replace(&mut self.params, Rc::clone(&closure.entry_params));
             let (scope, narrowed) = self.narrowed_around(scope);
             if !narrowed.is_empty() {
@@ -85,6 +98,7 @@ impl<'p> Verifier<'p> {
                 self.params = Rc::new(params);
             }
             let out = self.eval(closure.body, &scope);
+            self.frames.leave(outer_frame);
             self.params = outer;
             if let Some(facts) = facts {
                 self.facts = facts;

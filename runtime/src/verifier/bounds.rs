@@ -103,6 +103,9 @@ pub(super) struct Verifier<'p> {
     /// The conditions of the `if` branches being evaluated, outermost
     /// first, each with whether it held there (`narrowing.rs`).
     pub facts: Vec<(std::sync::Arc<super::narrowing::Condition<'p>>, bool)>,
+    /// Which evaluation of a body is in progress, and the bindings with
+    /// one value per run (`apply.rs`).
+    pub frames: rqc_cost::Frames,
 }
 
 /// Recomputes every claimed bound of `entry`'s plan (see the module's
@@ -128,6 +131,7 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         comparisons: Vec::new(),
         wanted: Default::default(),
         facts: Vec::new(),
+        frames: Default::default(),
     };
     let root = &entry.root;
     let out = verifier.eval(root, &None)?;
@@ -623,6 +627,7 @@ impl<'p> Verifier<'p> {
                 scope: scope.clone(),
                 entry_params: Rc::clone(&self.params),
                 facts: self.facts.clone(),
+                frame: self.frames.current,
             })]))),
             Op::Apply(f, args) => {
                 let callee = self.eval(f, scope)?;
@@ -654,6 +659,7 @@ impl<'p> Verifier<'p> {
     /// A new binding's identity.
     pub fn new_binding(&mut self) -> u64 {
         self.bindings += 1;
+        self.frames.bound(self.bindings);
         self.bindings
     }
 

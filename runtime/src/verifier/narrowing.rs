@@ -104,6 +104,16 @@ impl<'p> Named<'p> {
         }
     }
 
+    /// Whether this names a value with one binding per run: an entry
+    /// parameter, or a binding made outside every lambda's body (or a
+    /// field or length of either: `rqc_cost::Frames`).
+    pub(super) fn one_value(&self, frames: &rqc_cost::Frames) -> bool {
+        match self.root {
+            Root::Param(_) => true,
+            Root::Binding(_, id) => frames.top_level(id),
+        }
+    }
+
     fn root(root: Root<'p>) -> Named<'p> {
         Named {
             root,
