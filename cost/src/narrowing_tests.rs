@@ -289,3 +289,16 @@ fn a_repeated_name_is_narrowed_by_its_coefficient() {
     let beside = compared(sum(&[n(), k, n()], 0), Relation::AtMost, 10);
     assert_eq!(last(&proved(&beside, true), "n"), (None, Some(5)));
 }
+
+#[test]
+fn a_name_that_cancels_adds_nothing_to_its_side() {
+    // `x >= n - n` gives `x ≥ 0`, however wide `n` is.
+    let n = || ("n", false, Interval::unbounded("n"));
+    let minus_n = || ("n", true, Interval::unbounded("n"));
+    let condition = Condition::Compare {
+        left: Box::new(name_side("x")),
+        relation: Some(Relation::AtLeast),
+        right: Box::new(sum(&[n(), minus_n()], 0)),
+    };
+    assert_eq!(last(&proved(&condition, true), "x"), (Some(0), None));
+}

@@ -203,15 +203,35 @@ impl<N: PartialEq + Clone> Side<N> {
         }
     }
 
-    /// The offset plus the range now of every term but those naming
-    /// `skip`.
+    /// The offset plus the range now of every name but `skip`, each times
+    /// its coefficient (a name met twice is `2·T`, and `n - n` adds
+    /// nothing: one value, whatever its range).
     fn rest(&self, skip: Option<&N>, narrowed: &[(N, Interval)]) -> Interval {
+        let mut sum = Interval::exact(self.offset);
+        for (i, term) in self.terms.iter().enumerate() {
+            let first = self.terms[..i].iter().all(|t| t.name != term.name);
+            if !first || Some(&term.name) == skip {
+                continue;
+            }
+            let coefficient = self.coefficient(&term.name);
+            let range = Side::term_now(term, narrowed);
+            sum = sum.plus(&match coefficient {
+                0 => Interval::exact(0),
+                1 => range,
+                -1 => range.negate(),
+                c => range.times(&Interval::exact(c)),
+            });
+        }
+        sum
+    }
+
+    /// How many times the side adds `name`, less how many it subtracts it.
+    fn coefficient(&self, name: &N) -> i64 {
         self.terms
             .iter()
-            .filter(|term| Some(&term.name) != skip)
-            .fold(Interval::exact(self.offset), |sum, term| {
-                sum.plus(&signed(term.negated, Side::term_now(term, narrowed)))
-            })
+            .filter(|term| term.name == *name)
+            .map(|term| if term.negated { -1 } else { 1 })
+            .sum()
     }
 
     /// What the side lying in `proved` says of each term: `c·t = side -
@@ -232,12 +252,7 @@ impl<N: PartialEq + Clone> Side<N> {
                     return (term.name.clone(), signed(term.negated, proved.clone()));
                 }
                 let known = Side::term_now(term, narrowed);
-                let coefficient: i64 = self
-                    .terms
-                    .iter()
-                    .filter(|other| other.name == term.name)
-                    .map(|other| if other.negated { -1 } else { 1 })
-                    .sum();
+                let coefficient = self.coefficient(&term.name);
                 if coefficient == 0 {
                     return (term.name.clone(), known);
                 }

@@ -18,20 +18,24 @@ use std::sync::Arc;
 /// The range of the sum `Σ ±names + offset`, whose range by interval
 /// arithmetic is `interval`, where the facts `enclosing` (each with
 /// whether it held) hold: `interval` narrowed by each comparison that
-/// relates the same named values (`sum_within`'s module comment). A sum of
-/// fewer than two named values is returned as it is: a name's own
-/// narrowing covers it.
+/// relates the same named values (`sum_within`'s module comment). A sum
+/// whose names all cancel (`n - n`) is its offset. A sum of fewer than two
+/// named values is returned as it is: a name's own narrowing covers it.
 pub fn sum_within<N: PartialEq>(
     enclosing: &[(Arc<Condition<N>>, bool)],
     names: &[(N, bool)],
     offset: i64,
     interval: &Interval,
 ) -> Interval {
-    if names.len() < 2 || enclosing.is_empty() {
+    if names.len() < 2 {
         return interval.clone();
     }
     let coefficients = merged(names.iter().map(|(name, negated)| (name, *negated)));
+    // Every name cancels (`n - n + 1`): one value less itself, the offset.
     if coefficients.is_empty() {
+        return interval.intersect(&Interval::exact(offset));
+    }
+    if enclosing.is_empty() {
         return interval.clone();
     }
     let mut comparisons = Vec::new();
@@ -162,6 +166,29 @@ fn relates<N: PartialEq>(
         (relation, moved)
     } else {
         (relation.flipped(), moved.negate())
+    })
+}
+
+/// Whether `condition` cannot be `holds` at all: some comparison it
+/// would establish is impossible between its sides' ranges (`9 > 4`
+/// false, `n - n > 0`), so a branch under it never runs. The ranges are
+/// those the sides had where the comparison was evaluated, each name's
+/// occurrences merged (`Side`'s coefficients).
+pub fn infeasible<N: PartialEq + Clone>(condition: &Condition<N>, holds: bool) -> bool {
+    let mut comparisons = Vec::new();
+    established(condition, holds, &mut comparisons);
+    comparisons.into_iter().any(|(left, relation, right)| {
+        let (l, r) = (left.now(&[]), right.now(&[]));
+        let below = |a: Option<i64>, b: Option<i64>| matches!((a, b), (Some(a), Some(b)) if a < b);
+        match relation {
+            // `l < r` needs some `l` below some `r`: impossible when the
+            // least `l` is at least the greatest `r`.
+            Relation::Below => !below(l.least, r.most) && l.least.is_some() && r.most.is_some(),
+            Relation::AtMost => below(r.most, l.least),
+            Relation::Above => !below(r.least, l.most) && r.least.is_some() && l.most.is_some(),
+            Relation::AtLeast => below(l.most, r.least),
+            Relation::Equal => below(l.most, r.least) || below(r.most, l.least),
+        }
     })
 }
 

@@ -186,3 +186,71 @@ fn literals_past_i64_prove_nothing() {
     );
     assert_eq!(ends(&[wide], N_MINUS_M, 0), (None, None));
 }
+
+#[test]
+fn a_sum_whose_names_cancel_is_its_offset() {
+    let n_minus_n = [("n", false), ("n", true)];
+    assert_eq!(ends(&[], &n_minus_n, 3), (Some(3), Some(3)));
+    let twice_less_twice = [
+        ("n", false),
+        ("m", true),
+        ("n", false),
+        ("n", true),
+        ("n", true),
+    ];
+    assert_eq!(ends(&[], &twice_less_twice, 0), (None, None));
+}
+
+#[test]
+fn a_comparison_its_ranges_rule_out_is_infeasible() {
+    let compare =
+        |left: Side<&'static str>, relation, right: Side<&'static str>| Condition::Compare {
+            left: Box::new(left),
+            relation,
+            right: Box::new(right),
+        };
+    // `8 + 1 > 4` always holds: failing, it is infeasible.
+    let nine_above_four = compare(side(&[], 9), Some(Relation::Above), side(&[], 4));
+    assert!(infeasible(&nine_above_four, false));
+    assert!(!infeasible(&nine_above_four, true));
+    // `n - n > 0` never holds, whatever `n`.
+    let cancelled = compare(side(N_MINUS_M, 0), Some(Relation::Above), side(&[], 0));
+    assert!(!infeasible(&cancelled, true), "`n - m` may be above 0");
+    let n_minus_n = compare(
+        side(&[("n", false), ("n", true)], 0),
+        Some(Relation::Above),
+        side(&[], 0),
+    );
+    assert!(infeasible(&n_minus_n, true));
+    assert!(!infeasible(&n_minus_n, false));
+    // `k` in `[0, 10]`: `k < 0` and `k == 11` never hold, `k <= 0` may.
+    let k = || side(&[("k", false)], 0);
+    assert!(infeasible(
+        &compare(k(), Some(Relation::Below), side(&[], 0)),
+        true
+    ));
+    assert!(infeasible(
+        &compare(k(), Some(Relation::Equal), side(&[], 11)),
+        true
+    ));
+    assert!(!infeasible(
+        &compare(k(), Some(Relation::AtMost), side(&[], 0)),
+        true
+    ));
+    assert!(!infeasible(
+        &compare(k(), Some(Relation::AtLeast), side(&[], 10)),
+        true
+    ));
+    assert!(infeasible(
+        &compare(k(), Some(Relation::Above), side(&[], 10)),
+        true
+    ));
+    // Unbounded sides rule nothing out; `||` true establishes nothing.
+    let n = || side(&[("n", false)], 0);
+    assert!(!infeasible(
+        &compare(n(), Some(Relation::Below), side(&[], i64::MIN)),
+        false
+    ));
+    let either = Condition::Or(Box::new(nine_above_four), Box::new(n_minus_n));
+    assert!(!infeasible(&either, true));
+}

@@ -146,9 +146,6 @@ impl Checker<'_> {
         (a, b): (&Expr, &Expr),
         interval: Interval,
     ) -> Interval {
-        if self.branch_facts.is_empty() {
-            return interval;
-        }
         let mut sum = crate::cost::SumNames::default();
         let mut leaf = |leaf: SumLeaf<'_>, negated: bool| {
             match leaf {

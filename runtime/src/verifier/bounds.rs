@@ -581,8 +581,17 @@ impl<'p> Verifier<'p> {
                     self.narrowed(&proves, true, scope),
                     self.narrowed(&proves, false, scope),
                 );
-                let a = self.branch(then, narrowed.0)?;
-                let b = self.branch(otherwise, narrowed.1)?;
+                // A branch whose condition cannot have its outcome (`9 > 4`
+                // failing: a function inlined with a literal) never runs,
+                // and is not evaluated (`rqc_cost::infeasible`).
+                let a = match rqc_cost::infeasible(&proves, true) {
+                    true => Eval::free(Abs::Nothing),
+                    false => self.branch(then, narrowed.0)?,
+                };
+                let b = match rqc_cost::infeasible(&proves, false) {
+                    true => Eval::free(Abs::Nothing),
+                    false => self.branch(otherwise, narrowed.1)?,
+                };
                 let value = match a.value.join(&b.value) {
                     Ok(value) => value,
                     Err(clash) => return self.clash(node, clash),

@@ -554,7 +554,7 @@ impl<'p> Verifier<'p> {
         scope: &Scope<'p>,
         value: Abs<'p>,
     ) -> Abs<'p> {
-        if self.facts.is_empty() || !matches!(op, BinOp::Add | BinOp::Sub) {
+        if !matches!(op, BinOp::Add | BinOp::Sub) {
             return value;
         }
         let Some(interval) = plain_int(&value) else {
