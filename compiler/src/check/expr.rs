@@ -185,7 +185,7 @@ pub struct Checker<'p> {
     pub(super) branch_facts: Vec<(Arc<super::narrowing::Condition>, bool)>,
     /// The sums a call's arguments are (`call_local`), for the
     /// application that follows it at once (`Checker::apply`).
-    pub(super) argument_sums: super::functions::ArgumentSums,
+    pub(super) argument_sums: super::applications::ArgumentSums,
     /// Which check of a body is in progress, and the bindings with one
     /// value per run.
     pub(super) frames: crate::cost::Frames,

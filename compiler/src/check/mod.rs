@@ -7,6 +7,7 @@
 
 mod access;
 mod aggregates;
+mod applications;
 mod batch;
 mod blocks;
 mod broken;
@@ -46,6 +47,7 @@ mod schema_columns;
 mod schema_types;
 mod self_applied;
 mod signature;
+mod sums;
 pub mod tir;
 mod tuple_range;
 mod type_binding;

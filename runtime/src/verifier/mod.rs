@@ -35,6 +35,7 @@ mod narrowing;
 mod scalars;
 mod schema;
 mod shapes;
+mod sums;
 
 use crate::error::{Result, RuntimeError};
 use rqc_plan::{Bound, CompiledProgram, Entry, Node, Op};

@@ -17,8 +17,9 @@
 
 use super::abstract_value::{Abs, Kind, Scalar};
 use super::bounds::{find, Binding, Eval, Scope, Verifier};
+use super::sums::add_leaves;
 use rqc_cost::{Interval, Relation, SideSum};
-use rqc_plan::{BinOp, Node, Op, UnOp, Value};
+use rqc_plan::{BinOp, Node, Op, UnOp};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -29,7 +30,7 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Named<'p> {
     root: Root<'p>,
-    path: Vec<Step<'p>>,
+    pub(super) path: Vec<Step<'p>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -42,7 +43,7 @@ enum Root<'p> {
 /// column by position, a record's field by name (as `columns.rs` reads
 /// them).
 #[derive(Clone, Debug, PartialEq)]
-enum Step<'p> {
+pub(super) enum Step<'p> {
     Column(usize),
     Field(&'p str),
     /// The string's length (`length(s)`): always the last step.
@@ -52,7 +53,7 @@ enum Step<'p> {
 impl<'p> Named<'p> {
     /// What `operand` reads, evaluated in `scope`: a parameter, a name,
     /// or a field of one.
-    fn of(operand: &'p Node, scope: &Scope<'p>) -> Option<Named<'p>> {
+    pub(super) fn of(operand: &'p Node, scope: &Scope<'p>) -> Option<Named<'p>> {
         let (base, step) = match &operand.op {
             Op::Param(i) => return Some(Named::root(Root::Param(*i))),
             Op::Var(name) => {
@@ -72,7 +73,7 @@ impl<'p> Named<'p> {
     /// The value this names, in `scope` with `params`: its root's value
     /// walked along the path (a row's column, a record's field, a
     /// string's length), when that is a plain `Int`.
-    fn range(&self, scope: &Scope<'p>, params: &[Abs<'p>]) -> Option<Interval> {
+    pub(super) fn range(&self, scope: &Scope<'p>, params: &[Abs<'p>]) -> Option<Interval> {
         let mut value = match self.root {
             Root::Param(i) => params.get(i)?.clone(),
             Root::Binding(name, id) => {
@@ -119,75 +120,6 @@ impl<'p> Named<'p> {
             root,
             path: Vec::new(),
         }
-    }
-}
-
-/// Adds the leaves of the side `operand` to `sum`, as the checker's
-/// `Checker::add_leaves` does: a sum (`+`, `-`, negation, [`sum_leaves`])
-/// of `Int` constants and named values, each with its range (`whole`, the
-/// side's, for a side that is one leaf); any other leaf makes the side
-/// narrow nothing.
-fn add_leaves<'p>(
-    operand: &'p Node,
-    whole: Option<&Interval>,
-    scope: &Scope<'p>,
-    params: &[Abs<'p>],
-    sum: &mut SideSum<Named<'p>>,
-) {
-    let alone = !is_sum(operand);
-    sum_leaves(operand, false, &mut |leaf, negated| {
-        match leaf {
-            SumLeaf::Literal(c) => sum.literal(c, negated),
-            SumLeaf::Value(value) => match Named::of(value, scope) {
-                Some(named) => {
-                    let range = match alone {
-                        true => whole.cloned(),
-                        false => named.range(scope, params),
-                    };
-                    match range {
-                        Some(range) => sum.named(named, negated, range),
-                        None => sum.fail(),
-                    }
-                }
-                None => sum.fail(),
-            },
-        }
-        !sum.failed()
-    });
-}
-
-/// A leaf of a sum ([`sum_leaves`]).
-enum SumLeaf<'p> {
-    Literal(i64),
-    /// Any other leaf: a name, a field, a call, a product.
-    Value(&'p Node),
-}
-
-/// Whether `node` is a sum's `+`, `-`, negation or constant, not a leaf.
-fn is_sum(node: &Node) -> bool {
-    matches!(
-        node.op,
-        Op::Const(Value::Int(_))
-            | Op::Unary(UnOp::Neg, _)
-            | Op::Binary(BinOp::Add | BinOp::Sub, ..)
-    )
-}
-
-/// Gives `visit` each leaf of the sum `node` in order, with whether the
-/// sum subtracts it, until `visit` answers `false`; whether it never did
-/// (the checker's `sum_leaves`).
-fn sum_leaves<'p>(
-    node: &'p Node,
-    negated: bool,
-    visit: &mut dyn FnMut(SumLeaf<'p>, bool) -> bool,
-) -> bool {
-    match &node.op {
-        Op::Const(Value::Int(c)) => visit(SumLeaf::Literal(*c), negated),
-        Op::Unary(UnOp::Neg, inner) => sum_leaves(inner, !negated, visit),
-        Op::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
-            sum_leaves(a, negated, visit) && sum_leaves(b, negated != (*op == BinOp::Sub), visit)
-        }
-        _ => visit(SumLeaf::Value(node), negated),
     }
 }
 
@@ -270,7 +202,7 @@ fn relation(op: BinOp) -> Option<Option<Relation>> {
 }
 
 /// A plain `Int`'s interval (not an option, not `none`).
-fn plain_int(value: &Abs<'_>) -> Option<Interval> {
+pub(super) fn plain_int(value: &Abs<'_>) -> Option<Interval> {
     match value {
         Abs::Scalar(s) if s.kind == Kind::Int => Some(s.int.clone()),
         _ => None,
@@ -522,98 +454,6 @@ fn definition_of<'p>(named: &Named<'p>, scope: &Scope<'p>) -> Option<Arc<Side<'p
         return None;
     }
     find(scope, name).filter(|b| b.id == id)?.definition.clone()
-}
-
-impl<'p> Verifier<'p> {
-    /// What `let` binds the plain `Int` `value` (of the node `operand`,
-    /// evaluated in `scope`) to, when it is a sum of named values and
-    /// literals: its terms (as the checker's `Checker::definition`).
-    pub(super) fn definition(
-        &self,
-        operand: &'p Node,
-        value: &Abs<'p>,
-        scope: &Scope<'p>,
-    ) -> Option<Arc<Side<'p>>> {
-        let range = plain_int(value)?;
-        let mut sum = SideSum::default();
-        add_leaves(operand, Some(&range), scope, &self.params, &mut sum);
-        let side = sum.side(range);
-        (!side.terms.is_empty()).then(|| Arc::new(side))
-    }
-}
-
-impl<'p> Verifier<'p> {
-    /// `value`, the result of `a + b` or `a - b` (`op`) evaluated in
-    /// `scope`, within what the enclosing `if`s' comparisons prove of the
-    /// same sum of named values, as the checker's `Checker::narrowed_sum`
-    /// ([`rqc_cost::sum_within`]).
-    pub(super) fn narrowed_sum(
-        &self,
-        op: BinOp,
-        (a, b): (&'p Node, &'p Node),
-        scope: &Scope<'p>,
-        value: Abs<'p>,
-    ) -> Abs<'p> {
-        if !matches!(op, BinOp::Add | BinOp::Sub) {
-            return value;
-        }
-        let Some(interval) = plain_int(&value) else {
-            return value;
-        };
-        let mut sum = rqc_cost::SumNames::default();
-        let mut leaf = |leaf: SumLeaf<'p>, negated: bool| {
-            match leaf {
-                SumLeaf::Literal(c) => sum.literal(c, negated),
-                SumLeaf::Value(leaf) => match Named::of(leaf, scope) {
-                    Some(named) => sum.named(named, negated),
-                    None => sum.fail(),
-                },
-            }
-            !sum.failed()
-        };
-        if sum_leaves(a, false, &mut leaf) {
-            sum_leaves(b, op == BinOp::Sub, &mut leaf);
-        }
-        Abs::int(sum.within(&self.facts, interval))
-    }
-}
-
-impl<'p> Verifier<'p> {
-    /// The value of `binding`, a name `let` bound to a sum of named values,
-    /// read in `scope` inside a branch: within the sum as its names are
-    /// now (a parameter or a binding still the one the sum read, not a
-    /// field or a length, at their ranges where the `let` was) and within
-    /// what the enclosing comparisons prove of the sum, as the checker's
-    /// `Checker::defined_now`. Outside every branch, its value.
-    pub(super) fn defined_now(&self, binding: &Binding<'p>, scope: &Scope<'p>) -> Abs<'p> {
-        let (Some(definition), Some(known)) = (&binding.definition, plain_int(&binding.value))
-        else {
-            return binding.value.clone();
-        };
-        if self.facts.is_empty() {
-            return binding.value.clone();
-        }
-        let mut now = Interval::exact(definition.offset);
-        for term in &definition.terms {
-            let current = match term.name.path.is_empty() {
-                true => term.name.range(scope, &self.params),
-                false => None,
-            };
-            let current = current.unwrap_or_else(|| term.interval.clone());
-            now = now.plus(&if term.negated {
-                current.negate()
-            } else {
-                current
-            });
-        }
-        let names: Vec<(Named<'p>, bool)> = definition
-            .terms
-            .iter()
-            .map(|term| (term.name.clone(), term.negated))
-            .collect();
-        let now = rqc_cost::sum_within(&self.facts, &names, definition.offset, &now);
-        Abs::int(known.intersect(&now))
-    }
 }
 
 /// `cond` as a [`Condition`], its comparisons found among `recorded`.

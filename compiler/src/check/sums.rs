@@ -1,0 +1,208 @@
+//! Sums of named values and literals: what a compared side, a `let`'s value and a call's argument are (`rqc_cost::SideSum`), and a sum computed again narrowed by the facts around it (spec/cost.md §3.1).
+//!
+//! A sum is walked over `+`, `-` and negation ([`sum_leaves`]); its leaves
+//! are integer literals and named values (a name, a field of one, the
+//! length of either: [`Checker::named_value`]). The ranges of the leaves
+//! of a compared side are those they had where the condition was checked
+//! ([`Checker::record_leaf`]).
+
+use super::expr::{Checker, Local};
+use super::narrowing::{Named, Side, LENGTH};
+use super::types::Ty;
+use crate::cost::{Interval, SideSum};
+use crate::span::Span;
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
+use std::sync::Arc;
+
+impl Checker<'_> {
+    /// Adds the leaves of the side `e` to `sum`: a side is a sum (`+`,
+    /// `-`, negation, [`sum_leaves`]) of integer literals and named values
+    /// ([`Checker::named_value`]), each with its range where the condition
+    /// was checked (`whole`, the side's, for a side that is one leaf; else
+    /// [`Checker::leaf_range`]); any other leaf (a product, a call) makes
+    /// the side narrow nothing. The side is a plain `Int` (else nothing is
+    /// recorded), so each operand of its sums is one too.
+    pub(super) fn add_leaves(&self, e: &Expr, whole: Option<&Interval>, sum: &mut SideSum<Named>) {
+        let alone = !is_sum(e);
+        sum_leaves(e, false, &mut |leaf, negated| {
+            match leaf {
+                SumLeaf::Literal(c) => sum.literal(c, negated),
+                SumLeaf::Value(value) => {
+                    let range = match alone {
+                        true => whole.cloned(),
+                        false => self.leaf_range(value.span),
+                    };
+                    match (self.named_value(value), range) {
+                        (Some(name), Some(range)) => sum.named(name, negated, range),
+                        _ => sum.fail(),
+                    }
+                }
+            }
+            !sum.failed()
+        });
+    }
+
+    /// `a + b` or `a - b` (`op`), a plain `Int` in `interval` by interval
+    /// arithmetic, within what the enclosing `if`s' comparisons prove of
+    /// the same sum of named values ([`crate::cost::sum_within`]): `if n -
+    /// m <= 5 { take(n - m) }` reads at most 5.
+    pub(super) fn narrowed_sum(
+        &self,
+        op: BinaryOp,
+        (a, b): (&Expr, &Expr),
+        interval: Interval,
+    ) -> Interval {
+        let mut sum = crate::cost::SumNames::default();
+        let mut leaf = |leaf: SumLeaf<'_>, negated: bool| {
+            match leaf {
+                SumLeaf::Literal(c) => sum.literal(c, negated),
+                SumLeaf::Value(value) => match self.named_value(value) {
+                    Some(name) => sum.named(name, negated),
+                    None => sum.fail(),
+                },
+            }
+            !sum.failed()
+        };
+        if sum_leaves(a, false, &mut leaf) {
+            sum_leaves(b, op == BinaryOp::Sub, &mut leaf);
+        }
+        sum.within(&self.branch_facts, interval)
+    }
+
+    /// The sum the name `named` (still that binding) was bound to by
+    /// `let` (`let d = n - 5`), if it was.
+    pub(super) fn definition_of(&self, (name, binding): &Named) -> Option<Arc<Side>> {
+        let local = self.local(name).filter(|l| l.binding == *binding)?;
+        local.definition.clone()
+    }
+
+    /// The type of `local`, a name `let` bound to a sum of named values
+    /// (`let d = n - m`), read inside a branch: within the sum as its
+    /// names are now (each plain name narrowed since, where it is still
+    /// the binding the sum read; a field or a length at its range where
+    /// the `let` was) and within what the enclosing comparisons prove of
+    /// the sum ([`crate::cost::sum_within`]): `let d = n - m; if n - m <=
+    /// 5 { take(d) }` reads at most 5. Outside every branch, its type.
+    pub(super) fn defined_now(&self, local: &Local) -> Ty {
+        let (Some(definition), Ty::Int(known)) = (&local.definition, &local.ty) else {
+            return local.ty.clone();
+        };
+        if self.branch_facts.is_empty() {
+            return local.ty.clone();
+        }
+        let mut now = Interval::exact(definition.offset);
+        for term in &definition.terms {
+            let (name, binding) = &term.name;
+            let current = self
+                .local(name)
+                .filter(|l| l.binding == *binding && !name.contains('.'))
+                .and_then(|l| l.ty.interval().cloned())
+                .unwrap_or_else(|| term.interval.clone());
+            now = now.plus(&if term.negated {
+                current.negate()
+            } else {
+                current
+            });
+        }
+        let names: Vec<(Named, bool)> = definition
+            .terms
+            .iter()
+            .map(|term| (term.name.clone(), term.negated))
+            .collect();
+        let now = crate::cost::sum_within(&self.branch_facts, &names, definition.offset, &now);
+        Ty::Int(known.intersect(&now))
+    }
+
+    /// What `let` binds an `Int` to, when it is a sum of named values and
+    /// literals (checked just now, inside the condition `let` opens for
+    /// its value): its terms (a comparison reads on through those that are
+    /// `let`-bound sums themselves, `rqc_cost::compared`).
+    pub(super) fn definition(&self, value: &Expr, ty: &Ty) -> Option<Arc<Side>> {
+        let Ty::Int(range) = ty else {
+            return None;
+        };
+        let mut sum = SideSum::default();
+        self.add_leaves(value, Some(range), &mut sum);
+        let side = sum.side(range.clone());
+        (!side.terms.is_empty()).then(|| Arc::new(side))
+    }
+
+    /// What a leaf of a side names: a name in scope, a field of one, or
+    /// the length of either ([`LENGTH`]).
+    pub(super) fn named_value(&self, e: &Expr) -> Option<Named> {
+        match self.length_argument(e) {
+            Some(string) => {
+                let (path, binding) = self.named(string)?;
+                Some((format!("{path}.{LENGTH}"), binding))
+            }
+            None => self.named(e),
+        }
+    }
+
+    /// The range an `Int` leaf of an open condition had where it was
+    /// checked ([`Checker::record_leaf`]).
+    pub(super) fn leaf_range(&self, span: Span) -> Option<Interval> {
+        self.leaves
+            .iter()
+            .rev()
+            .find(|(at, _)| *at == span)
+            .map(|(_, range)| range.clone())
+    }
+
+    /// Keeps the range of `expr`, just checked inside an open condition,
+    /// when it is an `Int` that may be a leaf of a compared side (a name, a
+    /// field, a call): at most [`MAX_LEAVES`] of them, past which a side
+    /// reading one more narrows nothing.
+    pub(super) fn record_leaf(&mut self, expr: &Expr, ty: &Ty) {
+        if self.conditions_open == 0 || self.leaves.len() >= MAX_LEAVES {
+            return;
+        }
+        let leaf = matches!(
+            expr.kind,
+            ExprKind::Name(_) | ExprKind::Field(..) | ExprKind::Call(..) | ExprKind::Pipe(..)
+        );
+        if let (true, Ty::Int(range)) = (leaf, ty) {
+            self.leaves.push((expr.span, range.clone()));
+        }
+    }
+}
+
+/// A leaf of a sum ([`sum_leaves`]).
+enum SumLeaf<'e> {
+    Literal(i64),
+    /// Any other leaf: a name, a field, a call, a product.
+    Value(&'e Expr),
+}
+
+/// Whether `e` is a sum's `+`, `-`, negation or literal, not a leaf of it.
+fn is_sum(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Int(_)
+            | ExprKind::Unary(UnaryOp::Neg, _)
+            | ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, ..)
+    )
+}
+
+/// Gives `visit` each leaf of the sum `e` (`+`, `-` and negation over
+/// leaves) in order, with whether the sum subtracts it (`negated` for
+/// the whole of `e`), until `visit` answers `false`; whether it never did.
+fn sum_leaves<'e>(
+    e: &'e Expr,
+    negated: bool,
+    visit: &mut dyn FnMut(SumLeaf<'e>, bool) -> bool,
+) -> bool {
+    match &e.kind {
+        ExprKind::Int(c) => visit(SumLeaf::Literal(*c), negated),
+        ExprKind::Unary(UnaryOp::Neg, inner) => sum_leaves(inner, !negated, visit),
+        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+            sum_leaves(a, negated, visit) && sum_leaves(b, negated != (*op == BinaryOp::Sub), visit)
+        }
+        _ => visit(SumLeaf::Value(e), negated),
+    }
+}
+
+/// At most this many leaf ranges are kept for the conditions open at once
+/// (a lambda applied inside a condition is checked again at each
+/// application).
+const MAX_LEAVES: usize = 4096;

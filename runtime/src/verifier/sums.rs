@@ -1,0 +1,165 @@
+//! Sums of named values and constants in the bound pass: what a compared side, a `let`'s value and a call's argument are (`rqc_cost::SideSum`), and a sum computed again narrowed by the facts around it, as the checker's `check/sums.rs` (spec/cost.md §3.1).
+
+use super::abstract_value::Abs;
+use super::bounds::{Binding, Scope, Verifier};
+use super::narrowing::{plain_int, Named, Side};
+use rqc_cost::{Interval, SideSum};
+use rqc_plan::{BinOp, Node, Op, UnOp, Value};
+use std::sync::Arc;
+
+/// Adds the leaves of the side `operand` to `sum`, as the checker's
+/// `Checker::add_leaves` does: a sum (`+`, `-`, negation, [`sum_leaves`])
+/// of `Int` constants and named values, each with its range (`whole`, the
+/// side's, for a side that is one leaf); any other leaf makes the side
+/// narrow nothing.
+pub(super) fn add_leaves<'p>(
+    operand: &'p Node,
+    whole: Option<&Interval>,
+    scope: &Scope<'p>,
+    params: &[Abs<'p>],
+    sum: &mut SideSum<Named<'p>>,
+) {
+    let alone = !is_sum(operand);
+    sum_leaves(operand, false, &mut |leaf, negated| {
+        match leaf {
+            SumLeaf::Literal(c) => sum.literal(c, negated),
+            SumLeaf::Value(value) => match Named::of(value, scope) {
+                Some(named) => {
+                    let range = match alone {
+                        true => whole.cloned(),
+                        false => named.range(scope, params),
+                    };
+                    match range {
+                        Some(range) => sum.named(named, negated, range),
+                        None => sum.fail(),
+                    }
+                }
+                None => sum.fail(),
+            },
+        }
+        !sum.failed()
+    });
+}
+
+/// A leaf of a sum ([`sum_leaves`]).
+enum SumLeaf<'p> {
+    Literal(i64),
+    /// Any other leaf: a name, a field, a call, a product.
+    Value(&'p Node),
+}
+
+/// Whether `node` is a sum's `+`, `-`, negation or constant, not a leaf.
+fn is_sum(node: &Node) -> bool {
+    matches!(
+        node.op,
+        Op::Const(Value::Int(_))
+            | Op::Unary(UnOp::Neg, _)
+            | Op::Binary(BinOp::Add | BinOp::Sub, ..)
+    )
+}
+
+/// Gives `visit` each leaf of the sum `node` in order, with whether the
+/// sum subtracts it, until `visit` answers `false`; whether it never did
+/// (the checker's `sum_leaves`).
+fn sum_leaves<'p>(
+    node: &'p Node,
+    negated: bool,
+    visit: &mut dyn FnMut(SumLeaf<'p>, bool) -> bool,
+) -> bool {
+    match &node.op {
+        Op::Const(Value::Int(c)) => visit(SumLeaf::Literal(*c), negated),
+        Op::Unary(UnOp::Neg, inner) => sum_leaves(inner, !negated, visit),
+        Op::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+            sum_leaves(a, negated, visit) && sum_leaves(b, negated != (*op == BinOp::Sub), visit)
+        }
+        _ => visit(SumLeaf::Value(node), negated),
+    }
+}
+
+impl<'p> Verifier<'p> {
+    /// What `let` binds the plain `Int` `value` (of the node `operand`,
+    /// evaluated in `scope`) to, when it is a sum of named values and
+    /// literals: its terms (as the checker's `Checker::definition`).
+    pub(super) fn definition(
+        &self,
+        operand: &'p Node,
+        value: &Abs<'p>,
+        scope: &Scope<'p>,
+    ) -> Option<Arc<Side<'p>>> {
+        let range = plain_int(value)?;
+        let mut sum = SideSum::default();
+        add_leaves(operand, Some(&range), scope, &self.params, &mut sum);
+        let side = sum.side(range);
+        (!side.terms.is_empty()).then(|| Arc::new(side))
+    }
+
+    /// `value`, the result of `a + b` or `a - b` (`op`) evaluated in
+    /// `scope`, within what the enclosing `if`s' comparisons prove of the
+    /// same sum of named values, as the checker's `Checker::narrowed_sum`
+    /// ([`rqc_cost::sum_within`]).
+    pub(super) fn narrowed_sum(
+        &self,
+        op: BinOp,
+        (a, b): (&'p Node, &'p Node),
+        scope: &Scope<'p>,
+        value: Abs<'p>,
+    ) -> Abs<'p> {
+        if !matches!(op, BinOp::Add | BinOp::Sub) {
+            return value;
+        }
+        let Some(interval) = plain_int(&value) else {
+            return value;
+        };
+        let mut sum = rqc_cost::SumNames::default();
+        let mut leaf = |leaf: SumLeaf<'p>, negated: bool| {
+            match leaf {
+                SumLeaf::Literal(c) => sum.literal(c, negated),
+                SumLeaf::Value(leaf) => match Named::of(leaf, scope) {
+                    Some(named) => sum.named(named, negated),
+                    None => sum.fail(),
+                },
+            }
+            !sum.failed()
+        };
+        if sum_leaves(a, false, &mut leaf) {
+            sum_leaves(b, op == BinOp::Sub, &mut leaf);
+        }
+        Abs::int(sum.within(&self.facts, interval))
+    }
+
+    /// The value of `binding`, a name `let` bound to a sum of named values,
+    /// read in `scope` inside a branch: within the sum as its names are
+    /// now (a parameter or a binding still the one the sum read, not a
+    /// field or a length, at their ranges where the `let` was) and within
+    /// what the enclosing comparisons prove of the sum, as the checker's
+    /// `Checker::defined_now`. Outside every branch, its value.
+    pub(super) fn defined_now(&self, binding: &Binding<'p>, scope: &Scope<'p>) -> Abs<'p> {
+        let (Some(definition), Some(known)) = (&binding.definition, plain_int(&binding.value))
+        else {
+            return binding.value.clone();
+        };
+        if self.facts.is_empty() {
+            return binding.value.clone();
+        }
+        let mut now = Interval::exact(definition.offset);
+        for term in &definition.terms {
+            let current = match term.name.path.is_empty() {
+                true => term.name.range(scope, &self.params),
+                false => None,
+            };
+            let current = current.unwrap_or_else(|| term.interval.clone());
+            now = now.plus(&if term.negated {
+                current.negate()
+            } else {
+                current
+            });
+        }
+        let names: Vec<(Named<'p>, bool)> = definition
+            .terms
+            .iter()
+            .map(|term| (term.name.clone(), term.negated))
+            .collect();
+        let now = rqc_cost::sum_within(&self.facts, &names, definition.offset, &now);
+        Abs::int(known.intersect(&now))
+    }
+}
