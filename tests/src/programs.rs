@@ -362,7 +362,11 @@ pub fn int(rng: &mut Rng, depth: u32) -> String {
             // comparison.
             let k = pick(rng, &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"]);
             let w = pick(rng, &["x", "n", "m", "p"]);
-            match rng.below(22) {
+            match rng.below(23) {
+                // Lambdas made in one run of a `map`'s lambda applied to
+                // those of another run: a fact tested in one says nothing
+                // of the other's value under the same binding.
+                22 => format!("{{ let l = [{v}, {a}] |> map(z => {{ t: f => if z {op} {b} {{ f(1) }} else {{ 0 }}, c: y => z - {k} }}); l |> map(r => l |> map(s => r.t(s.c)) |> sum()) |> sum() }}"),
                 // A lambda's parameter compared, its argument a sum of the
                 // names the lambda reads.
                 21 => format!("{{ let g = z => if z {op} {a} {{ {v} }} else {{ {b} }}; g({v} - {k}) }}"),

@@ -309,6 +309,7 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 "filter(e => e ",
                 " { d } else {",
                 "let g = z => if z ",
+                "r.t(s.c)",
             ]
             .iter()
             .any(|form| text.contains(form)),
