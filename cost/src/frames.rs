@@ -8,45 +8,77 @@
 //! the facts around an application reach a lambda's body whole only where
 //! the lambda was made in the same check (its bindings are the
 //! application's), and otherwise only their comparisons of bindings with
-//! one value per run (`Frames::top_level`).
+//! one value here (`Frames::one_value`): made outside every lambda body,
+//! or in a check still in progress, whose run this place is inside (a
+//! lambda made in another run of it cannot reach here: the runs of a body
+//! are apart, and their results are gathered only after).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
-/// The check of a body in progress and the bindings made outside every
-/// lambda body.
-#[derive(Debug, Default)]
+/// The checks of bodies in progress, and where each binding made inside a
+/// lambda body was made.
+#[derive(Debug)]
 pub struct Frames {
-    /// The check in progress: 0 outside every lambda body.
-    pub current: u64,
+    /// The checks in progress, outermost first: 0, outside every lambda
+    /// body, then one per body being checked inside the last.
+    active: Vec<u64>,
     /// The last check's number.
     last: u64,
-    /// The identities of the bindings made outside every lambda body.
-    top_level: HashSet<u64>,
+    /// The check each binding made inside a lambda body was made in (one
+    /// made outside every lambda body is not held: check 0).
+    made_in: HashMap<u64, u64>,
+}
+
+impl Default for Frames {
+    fn default() -> Self {
+        Frames {
+            active: vec![0],
+            last: 0,
+            made_in: HashMap::new(),
+        }
+    }
 }
 
 impl Frames {
-    /// A check of a lambda's body begins: its number, and the one to give
-    /// back to [`Frames::leave`] when it ends.
-    pub fn enter(&mut self) -> u64 {
-        self.last += 1;
-        std::mem::replace(&mut self.current, self.last)
+    /// The check in progress.
+    pub fn current(&self) -> u64 {
+        self.active.last().copied().unwrap_or(0)
     }
 
-    /// The check begun by [`Frames::enter`] ends; `outer` is what it gave.
-    pub fn leave(&mut self, outer: u64) {
-        self.current = outer;
+    /// The checks in progress, outermost first.
+    pub fn active(&self) -> &[u64] {
+        &self.active
+    }
+
+    /// A check of a lambda's body begins, inside the one in progress.
+    pub fn enter(&mut self) {
+        self.last += 1;
+        self.active.push(self.last);
+    }
+
+    /// The check begun by the last [`Frames::enter`] ends.
+    pub fn leave(&mut self) {
+        if self.active.len() > 1 {
+            self.active.pop();
+        }
     }
 
     /// A binding `binding` is made here.
     pub fn bound(&mut self, binding: u64) {
-        if self.current == 0 {
-            self.top_level.insert(binding);
+        let current = self.current();
+        if current != 0 {
+            self.made_in.insert(binding, current);
         }
     }
 
-    /// Whether `binding` was made outside every lambda body: one value
-    /// per run.
-    pub fn top_level(&self, binding: u64) -> bool {
-        self.top_level.contains(&binding)
+    /// Whether `binding` has one value wherever it is read now: it was
+    /// made in a check still in progress (outside every lambda body, or in
+    /// the body of a run this place is inside), so every lambda that can
+    /// reach this place holding it holds that run's value.
+    pub fn one_value(&self, binding: u64) -> bool {
+        match self.made_in.get(&binding) {
+            None => true,
+            Some(check) => self.active.contains(check),
+        }
     }
 }

@@ -22,9 +22,11 @@ pub(super) struct ApplicationContext {
     before_application: bool,
     /// The sums the arguments are, which the parameters keep.
     definitions: ArgumentSums,
-    /// Whether applied in the check of a body it was made in
-    /// (`rqc_cost::Frames`).
-    here: bool,
+    /// `None` where applied in the check of a body it was made in (the
+    /// facts reach it whole); else the checks in progress, which decide
+    /// which facts reach it (`rqc_cost::Frames::one_value`; none where
+    /// there are no facts).
+    narrowed_to: Option<Vec<u64>>,
 }
 
 /// The sum of named values each argument of a call is, where it is one
@@ -40,9 +42,9 @@ impl ApplicationContext {
         facts: &[BranchFact],
         before_application: bool,
         sums: &[Option<Arc<super::narrowing::Side>>],
-        here: bool,
+        narrowed_to: &Option<Vec<u64>>,
     ) -> bool {
-        self.here == here
+        self.narrowed_to == *narrowed_to
             && self.before_application == before_application
             && self.definitions.as_slice() == sums
             && self.facts.len() == facts.len()
@@ -71,11 +73,12 @@ impl Checker<'_> {
     ) -> (Ty, Cost) {
         // Made in this check of a body, its bindings are the
         // application's; made in another, the facts and sums of the
-        // application reach it only for bindings with one value per run
+        // application reach it only for bindings with one value here (made
+        // outside every lambda body, or in a check still in progress)
         // (`rqc_cost::Frames`).
-        let here = lambda.frame == self.frames.current;
+        let here = lambda.frame == self.frames.current();
         let frames = &self.frames;
-        let one_value = |(_, binding): &super::narrowing::Named| frames.top_level(*binding);
+        let one_value = |(_, binding): &super::narrowing::Named| frames.one_value(*binding);
         // A sum is kept where the lambda sees every name in it (as the
         // same binding) where it was written: elsewhere nothing in its body
         // could narrow them, and fresh names would make every application
@@ -102,16 +105,22 @@ impl Checker<'_> {
         let around = crate::cost::facts_around(&lambda.facts, &self.branch_facts, keep);
         // An answer is reused in the same context: the facts around where
         // it was made and applied (by identity, before any is narrowed to
-        // `keep`, which they decide with `here`), ...
+        // `keep`), and what decides that narrowing: whether it is applied
+        // here, else which checks are in progress (where there are facts).
         let combined = crate::cost::facts_around(&lambda.facts, &self.branch_facts, None);
         let facts = combined.as_deref().unwrap_or(&self.branch_facts);
         let nearest = &facts[facts
             .len()
             .saturating_sub(crate::cost::ENCLOSING_FACTS_READ)..];
+        let narrowed_to = match (here, nearest.is_empty()) {
+            (true, _) => None,
+            (false, true) => Some(Vec::new()),
+            (false, false) => Some(self.frames.active().to_vec()),
+        };
         let before_application = self.lambda_checks.unknown_parameters > 0;
         if let Some((_, _, ret, cost)) =
             self.lambdas[lambda.id].seen.iter().find(|(tys, at, _, _)| {
-                tys.as_slice() == arg_tys && at.is(nearest, before_application, &sums, here)
+                tys.as_slice() == arg_tys && at.is(nearest, before_application, &sums, &narrowed_to)
             })
         {
             return (ret.clone(), cost.clone());
@@ -120,7 +129,7 @@ impl Checker<'_> {
             facts: nearest.to_vec(),
             before_application,
             definitions: sums.clone(),
-            here,
+            narrowed_to,
         };
         let Some(around) = around else {
             return self.apply_delayed_here(lambda, arg_tys, context);
@@ -143,7 +152,7 @@ impl Checker<'_> {
             return (Ty::Error, Cost::zero());
         }
         let outer = std::mem::replace(&mut self.scope, lambda.captured.clone());
-        let outer_frame = self.frames.enter();
+        self.frames.enter();
         // The names it captured as the `if`s around this application
         // prove them (spec/cost.md §3.1).
         self.narrow_to_enclosing_facts();
@@ -158,7 +167,7 @@ impl Checker<'_> {
         self.lambda_checks.applying += 1;
         let checked = self.check(&lambda.body);
         self.lambda_checks.applying -= 1;
-        self.frames.leave(outer_frame);
+        self.frames.leave();
         self.scope = outer;
         let mut conflict = false;
         // Into the lambda its body was merged into, if it was: the plan

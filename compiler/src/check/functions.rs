@@ -97,12 +97,12 @@ impl Checker<'_> {
         let depth = self.scope.len();
         self.params_named_once(params);
         // A check of a body that runs many times (`rqc_cost::Frames`).
-        let outer = self.frames.enter();
+        self.frames.enter();
         for (param, ty) in params.iter().zip(param_tys) {
             self.push_local(param, ty.clone(), TExpr::Local(param.name.clone()));
         }
         let checked = self.check(body);
-        self.frames.leave(outer);
+        self.frames.leave();
         self.scope.truncate(depth);
         Checked::new(
             Ty::Fn(Box::new(FnTy {
@@ -228,7 +228,7 @@ impl Checker<'_> {
             body: body.clone(),
             captured: self.scope.clone(),
             facts: self.branch_facts.clone(),
-            frame: self.frames.current,
+            frame: self.frames.current(),
         };
         Checked::new(
             Ty::Fns(vec![FnCandidate::Lambda(Arc::new(lambda))]),

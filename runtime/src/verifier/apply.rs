@@ -55,9 +55,9 @@ impl<'p> Verifier<'p> {
             self.enter(site, closure.node)?;
             // Made in this evaluation of a body, its bindings are the
             // application's; made in another, the facts and sums of the
-            // application reach it only for values with one binding per
-            // run, as the checker's `apply_delayed` (`rqc_cost::Frames`).
-            let here = closure.frame == self.frames.current;
+            // application reach it only for values with one value here, as
+            // the checker's `apply_delayed` (`rqc_cost::Frames`).
+            let here = closure.frame == self.frames.current();
             let frames = &self.frames;
             let one_value = |named: &Named<'p>| named.one_value(frames);
             let keep: Option<&dyn Fn(&Named<'p>) -> bool> = match here {
@@ -70,7 +70,7 @@ impl<'p> Verifier<'p> {
                     && (here || sum.terms.iter().all(|term| one_value(&term.name)))
             };
             let sums: Vec<_> = sums.iter().map(|sum| sum.clone().filter(kept)).collect();
-            let outer_frame = self.frames.enter();
+            self.frames.enter();
             let mut scope = closure.scope.clone();
             for (i, (name, value)) in closure.params.iter().zip(&args).enumerate() {
                 scope = Some(Rc::new(Binding {
@@ -98,7 +98,7 @@ impl<'p> Verifier<'p> {
                 self.params = Rc::new(params);
             }
             let out = self.eval(closure.body, &scope);
-            self.frames.leave(outer_frame);
+            self.frames.leave();
             self.params = outer;
             if let Some(facts) = facts {
                 self.facts = facts;

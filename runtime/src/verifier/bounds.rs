@@ -636,7 +636,7 @@ impl<'p> Verifier<'p> {
                 scope: scope.clone(),
                 entry_params: Rc::clone(&self.params),
                 facts: self.facts.clone(),
-                frame: self.frames.current,
+                frame: self.frames.current(),
             })]))),
             Op::Apply(f, args) => {
                 let callee = self.eval(f, scope)?;

@@ -105,13 +105,14 @@ impl<'p> Named<'p> {
         }
     }
 
-    /// Whether this names a value with one binding per run: an entry
-    /// parameter, or a binding made outside every lambda's body (or a
-    /// field or length of either: `rqc_cost::Frames`).
+    /// Whether this names a value with one value here: an entry
+    /// parameter, or a binding made outside every lambda's body or in an
+    /// evaluation of a body still in progress (or a field or length of
+    /// either: `rqc_cost::Frames::one_value`).
     pub(super) fn one_value(&self, frames: &rqc_cost::Frames) -> bool {
         match self.root {
             Root::Param(_) => true,
-            Root::Binding(_, id) => frames.top_level(id),
+            Root::Binding(_, id) => frames.one_value(id),
         }
     }
 
