@@ -53,16 +53,36 @@ pub fn assume<N: Clone + PartialEq>(
     holds: bool,
     narrowed: &mut Vec<(N, Interval)>,
 ) {
+    let mut comparisons = Vec::new();
+    established(condition, holds, &mut comparisons);
+    for (left, relation, right) in comparisons {
+        // Each side's range now, and what the comparison proves of each
+        // term of each: every term is read from the same ranges.
+        let (l, r) = (left.now(narrowed), right.now(narrowed));
+        let mut proved = left.each_term(&l.assume(relation, &r), narrowed);
+        proved.extend(right.each_term(&r.assume(relation.flipped(), &l), narrowed));
+        narrowed.extend(proved);
+    }
+}
+
+/// The comparisons `condition` being `holds` establishes, in order, each
+/// with the relation that holds between its sides: `&&` true and `||`
+/// false both, `!` swapped, a `let`-bound condition and both readings of
+/// one comparison; `&&` false or `||` true, nothing (either may be the
+/// one).
+pub(crate) fn established<'c, N>(
+    condition: &'c Condition<N>,
+    holds: bool,
+    out: &mut Vec<(&'c Side<N>, Relation, &'c Side<N>)>,
+) {
     match (condition, holds) {
-        (Condition::Not(inner), _) => assume(inner, !holds, narrowed),
-        (Condition::Named(inner), _) => assume(inner, holds, narrowed),
-        (Condition::Both(a, b), _) => {
-            assume(a, holds, narrowed);
-            assume(b, holds, narrowed);
-        }
-        (Condition::And(a, b), true) | (Condition::Or(a, b), false) => {
-            assume(a, holds, narrowed);
-            assume(b, holds, narrowed);
+        (Condition::Not(inner), _) => established(inner, !holds, out),
+        (Condition::Named(inner), _) => established(inner, holds, out),
+        (Condition::Both(a, b), _)
+        | (Condition::And(a, b), true)
+        | (Condition::Or(a, b), false) => {
+            established(a, holds, out);
+            established(b, holds, out);
         }
         (
             Condition::Compare {
@@ -72,17 +92,10 @@ pub fn assume<N: Clone + PartialEq>(
             },
             _,
         ) => {
-            let Some(relation) = holding(*relation, holds) else {
-                return;
-            };
-            // Each side's range now, and what the comparison proves of
-            // each term of each: every term is read from the same ranges.
-            let (l, r) = (left.now(narrowed), right.now(narrowed));
-            let mut proved = left.each_term(&l.assume(relation, &r), narrowed);
-            proved.extend(right.each_term(&r.assume(relation.flipped(), &l), narrowed));
-            narrowed.extend(proved);
+            if let Some(relation) = holding(*relation, holds) {
+                out.push((left, relation, right));
+            }
         }
-        // `a && b` false or `a || b` true: either may be the one; nothing.
         _ => {}
     }
 }

@@ -10,7 +10,7 @@
 //! every comparison narrows by. Both the checker and the plan verifier
 //! narrow a sum with this, so they agree.
 
-use crate::narrowing::{Condition, ENCLOSING_FACTS_READ};
+use crate::narrowing::{established, Condition, ENCLOSING_FACTS_READ};
 use crate::sides::{signed, Side};
 use crate::{Interval, Relation};
 use std::sync::Arc;
@@ -190,40 +190,6 @@ pub fn infeasible<N: PartialEq + Clone>(condition: &Condition<N>, holds: bool) -
             Relation::Equal => below(l.most, r.least) || below(r.most, l.least),
         }
     })
-}
-
-/// The comparisons `condition` being `holds` establishes, each with the
-/// relation that holds between its sides (as [`crate::assume`] reads
-/// them: `&&` true and `||` false both, `!` swapped, a `let`-bound
-/// condition and both readings of one comparison).
-fn established<'c, N>(
-    condition: &'c Condition<N>,
-    holds: bool,
-    out: &mut Vec<(&'c Side<N>, Relation, &'c Side<N>)>,
-) {
-    match (condition, holds) {
-        (Condition::Not(inner), _) => established(inner, !holds, out),
-        (Condition::Named(inner), _) => established(inner, holds, out),
-        (Condition::Both(a, b), _)
-        | (Condition::And(a, b), true)
-        | (Condition::Or(a, b), false) => {
-            established(a, holds, out);
-            established(b, holds, out);
-        }
-        (
-            Condition::Compare {
-                left,
-                relation,
-                right,
-            },
-            _,
-        ) => {
-            if let Some(relation) = crate::narrowing::holding(*relation, holds) {
-                out.push((left, relation, right));
-            }
-        }
-        _ => {}
-    }
 }
 
 #[cfg(test)]
