@@ -213,7 +213,12 @@ impl Checker<'_> {
         let left = self.check(a);
         let from = mark.comparisons.min(self.comparisons.len());
         let proves = Arc::new(self.read_condition(a, &self.comparisons[from..]));
-        let right = self.narrowed(&proves, and, |this| this.check(b));
+        // `||` of rows is a union, which reads both sides (a list, not a
+        // branch: `check_union`), and proves nothing.
+        let right = match left.ty.holds_rows() {
+            true => self.check(b),
+            false => self.narrowed(&proves, and, |this| this.check(b)),
+        };
         self.conditions_open = self.conditions_open.saturating_sub(1);
         self.leaves.truncate(mark.leaves);
         // No condition is open to read them: they are dropped.
