@@ -52,6 +52,41 @@ pub fn sum_within<N: PartialEq>(
     narrowed
 }
 
+/// The range of a name bound by `let` to the sum `definition` (or a
+/// parameter that keeps its argument's), read where the facts `enclosing`
+/// hold: each term at its range now — `current`'s (the name still bound
+/// to that binding), else what the facts prove of it (a name shadowed
+/// since, a field, a length), else its range where the sum was made —
+/// summed, and within what the facts prove of the sum ([`sum_within`]).
+pub fn sum_now<N: Clone + PartialEq>(
+    definition: &Side<N>,
+    enclosing: &[(Arc<Condition<N>>, bool)],
+    current: &dyn Fn(&N) -> Option<Interval>,
+) -> Interval {
+    let mut proved: Option<Vec<(N, Interval)>> = None;
+    let mut now = Interval::exact(definition.offset);
+    for term in &definition.terms {
+        let range = current(&term.name).unwrap_or_else(|| {
+            let proved = proved.get_or_insert_with(|| {
+                let mut proved = Vec::new();
+                crate::assume_within(enclosing, &Condition::Opaque, true, &mut proved);
+                proved
+            });
+            match proved.iter().rev().find(|(name, _)| *name == term.name) {
+                Some((_, fact)) => term.interval.intersect(fact),
+                None => term.interval.clone(),
+            }
+        });
+        now = now.plus(&signed(term.negated, range));
+    }
+    let names: Vec<(N, bool)> = definition
+        .terms
+        .iter()
+        .map(|term| (term.name.clone(), term.negated))
+        .collect();
+    sum_within(enclosing, &names, definition.offset, &now)
+}
+
 /// Builds the sum [`sum_within`] narrows, as the checker and the verifier
 /// walk an expression's `+`, `-` and negation: literals and named values
 /// (any other leaf, or literals past `i64`, and the sum is not narrowed).

@@ -90,26 +90,12 @@ impl Checker<'_> {
         if self.branch_facts.is_empty() {
             return local.ty.clone();
         }
-        let mut now = Interval::exact(definition.offset);
-        for term in &definition.terms {
-            let (name, binding) = &term.name;
-            let current = self
-                .local(name)
+        let current = |(name, binding): &Named| {
+            self.local(name)
                 .filter(|l| l.binding == *binding && !name.contains('.'))
                 .and_then(|l| l.ty.interval().cloned())
-                .unwrap_or_else(|| term.interval.clone());
-            now = now.plus(&if term.negated {
-                current.negate()
-            } else {
-                current
-            });
-        }
-        let names: Vec<(Named, bool)> = definition
-            .terms
-            .iter()
-            .map(|term| (term.name.clone(), term.negated))
-            .collect();
-        let now = crate::cost::sum_within(&self.branch_facts, &names, definition.offset, &now);
+        };
+        let now = crate::cost::sum_now(definition, &self.branch_facts, &current);
         Ty::Int(known.intersect(&now))
     }
 

@@ -141,25 +141,11 @@ impl<'p> Verifier<'p> {
         if self.facts.is_empty() {
             return binding.value.clone();
         }
-        let mut now = Interval::exact(definition.offset);
-        for term in &definition.terms {
-            let current = match term.name.path.is_empty() {
-                true => term.name.range(scope, &self.params),
-                false => None,
-            };
-            let current = current.unwrap_or_else(|| term.interval.clone());
-            now = now.plus(&if term.negated {
-                current.negate()
-            } else {
-                current
-            });
-        }
-        let names: Vec<(Named<'p>, bool)> = definition
-            .terms
-            .iter()
-            .map(|term| (term.name.clone(), term.negated))
-            .collect();
-        let now = rqc_cost::sum_within(&self.facts, &names, definition.offset, &now);
+        let current = |named: &Named<'p>| match named.path.is_empty() {
+            true => named.range(scope, &self.params),
+            false => None,
+        };
+        let now = rqc_cost::sum_now(definition, &self.facts, &current);
         Abs::int(known.intersect(&now))
     }
 }
