@@ -50,14 +50,14 @@ fn ends(facts: &[Fact], names: &[(&'static str, bool)], offset: i64) -> (Option<
 
 const N_MINUS_M: &[(&str, bool)] = &[("n", false), ("m", true)];
 
+/// The fact `n - m relation k`, held (`holds`) or failed.
+fn difference(relation: Option<Relation>, k: i64, holds: bool) -> Fact {
+    fact(side(N_MINUS_M, 0), relation, side(&[], k), holds)
+}
+
 #[test]
 fn a_compared_difference_bounds_the_same_difference() {
-    let at_most_5 = fact(
-        side(N_MINUS_M, 0),
-        Some(Relation::AtMost),
-        side(&[], 5),
-        true,
-    );
+    let at_most_5 = difference(Some(Relation::AtMost), 5, true);
     assert_eq!(
         ends(std::slice::from_ref(&at_most_5), N_MINUS_M, 0),
         (None, Some(5))
@@ -93,40 +93,20 @@ fn terms_on_either_side_are_moved_across() {
 
 #[test]
 fn a_failed_comparison_proves_its_negation() {
-    let above_5 = fact(
-        side(N_MINUS_M, 0),
-        Some(Relation::Above),
-        side(&[], 5),
-        false,
-    );
+    let above_5 = difference(Some(Relation::Above), 5, false);
     assert_eq!(ends(&[above_5], N_MINUS_M, 0), (None, Some(5)));
-    let strictly = fact(
-        side(N_MINUS_M, 0),
-        Some(Relation::Below),
-        side(&[], 5),
-        true,
-    );
+    let strictly = difference(Some(Relation::Below), 5, true);
     assert_eq!(ends(&[strictly], N_MINUS_M, 0), (None, Some(4)));
     // `a != b` false is `a == b`; `a == b` false proves nothing.
-    let differs = fact(side(N_MINUS_M, 0), None, side(&[], 5), false);
+    let differs = difference(None, 5, false);
     assert_eq!(ends(&[differs], N_MINUS_M, 0), (Some(5), Some(5)));
-    let equal = fact(
-        side(N_MINUS_M, 0),
-        Some(Relation::Equal),
-        side(&[], 5),
-        false,
-    );
+    let equal = difference(Some(Relation::Equal), 5, false);
     assert_eq!(ends(&[equal], N_MINUS_M, 0), (None, None));
 }
 
 #[test]
 fn another_sum_is_not_narrowed() {
-    let at_most_5 = fact(
-        side(N_MINUS_M, 0),
-        Some(Relation::AtMost),
-        side(&[], 5),
-        true,
-    );
+    let at_most_5 = difference(Some(Relation::AtMost), 5, true);
     let facts = [at_most_5];
     assert_eq!(ends(&facts, &[("n", false), ("m", false)], 0), (None, None));
     assert_eq!(ends(&facts, &[("n", false), ("k", true)], 0).1, None);
