@@ -22,7 +22,7 @@ use super::modules::Symbol;
 use super::types::Ty;
 use crate::cost::{Interval, Relation, SideSum};
 use crate::span::Span;
-use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Stmt, UnaryOp};
 use std::sync::Arc;
 
 /// A name and its binding's identity: what a comparison's side names.
@@ -240,18 +240,23 @@ impl Checker<'_> {
     }
 
     fn read_condition(&self, cond: &Expr, recorded: &[Comparison]) -> Condition {
+        self.read_condition_within(cond, recorded, &[])
+    }
+
+    /// [`Checker::read_condition`] inside blocks whose `let`s bind
+    /// `hidden`: a `Bool` name they bind is not the one in scope (their
+    /// bindings are gone), and proves nothing here.
+    fn read_condition_within(
+        &self,
+        cond: &Expr,
+        recorded: &[Comparison],
+        hidden: &[&str],
+    ) -> Condition {
+        let read = |e: &Expr| Box::new(self.read_condition_within(e, recorded, hidden));
         match &cond.kind {
-            ExprKind::Unary(UnaryOp::Not, inner) => {
-                Condition::Not(Box::new(self.read_condition(inner, recorded)))
-            }
-            ExprKind::Binary(BinaryOp::And, a, b) => Condition::And(
-                Box::new(self.read_condition(a, recorded)),
-                Box::new(self.read_condition(b, recorded)),
-            ),
-            ExprKind::Binary(BinaryOp::Or, a, b) => Condition::Or(
-                Box::new(self.read_condition(a, recorded)),
-                Box::new(self.read_condition(b, recorded)),
-            ),
+            ExprKind::Unary(UnaryOp::Not, inner) => Condition::Not(read(inner)),
+            ExprKind::Binary(BinaryOp::And, a, b) => Condition::And(read(a), read(b)),
+            ExprKind::Binary(BinaryOp::Or, a, b) => Condition::Or(read(a), read(b)),
             ExprKind::Binary(_, a, b) => recorded
                 .iter()
                 .rev()
@@ -261,10 +266,23 @@ impl Checker<'_> {
                         self.definition_of(named)
                     })
                 }),
+            ExprKind::Name(ident) if hidden.contains(&ident.name.as_str()) => Condition::Opaque,
             ExprKind::Name(ident) => self
                 .local(&ident.name)
                 .and_then(|local| local.condition.clone())
                 .map_or(Condition::Opaque, Condition::Named),
+            // A block of `let`s is its last expression, whose comparisons
+            // were recorded as it was checked (`{ let q = z; n <= 5 }`).
+            ExprKind::Block(stmts, last) => {
+                let mut names: Vec<&str> = hidden.to_vec();
+                for stmt in stmts {
+                    match stmt {
+                        Stmt::Let { name, .. } => names.push(&name.name),
+                        _ => return Condition::Opaque,
+                    }
+                }
+                self.read_condition_within(last, recorded, &names)
+            }
             _ => Condition::Opaque,
         }
     }

@@ -438,6 +438,7 @@ fn skeleton(cond: &Node) -> Vec<*const Node> {
         match &node.op {
             Op::Unary(UnOp::Not, inner) => work.push(inner),
             Op::Binary(BinOp::And | BinOp::Or, a, b) => work.extend([&**a, &**b]),
+            Op::Let(_, _, body) => work.push(body),
             Op::Binary(op, ..) if relation(*op).is_some() => found.push(node as *const Node),
             _ => {}
         }
@@ -463,18 +464,23 @@ fn read_condition<'p>(
     recorded: &[Comparison<'p>],
     scope: &Scope<'p>,
 ) -> Condition<'p> {
+    read_condition_within(cond, recorded, scope, &[])
+}
+
+/// [`read_condition`] inside `let`s that bind `hidden`: a `Bool` name they
+/// bind is not the one in `scope`, and proves nothing here (as the
+/// checker's `read_condition_within`).
+fn read_condition_within<'p>(
+    cond: &'p Node,
+    recorded: &[Comparison<'p>],
+    scope: &Scope<'p>,
+    hidden: &[&'p str],
+) -> Condition<'p> {
+    let read = |node: &'p Node| Box::new(read_condition_within(node, recorded, scope, hidden));
     match &cond.op {
-        Op::Unary(UnOp::Not, inner) => {
-            Condition::Not(Box::new(read_condition(inner, recorded, scope)))
-        }
-        Op::Binary(BinOp::And, a, b) => Condition::And(
-            Box::new(read_condition(a, recorded, scope)),
-            Box::new(read_condition(b, recorded, scope)),
-        ),
-        Op::Binary(BinOp::Or, a, b) => Condition::Or(
-            Box::new(read_condition(a, recorded, scope)),
-            Box::new(read_condition(b, recorded, scope)),
-        ),
+        Op::Unary(UnOp::Not, inner) => Condition::Not(read(inner)),
+        Op::Binary(BinOp::And, a, b) => Condition::And(read(a), read(b)),
+        Op::Binary(BinOp::Or, a, b) => Condition::Or(read(a), read(b)),
         Op::Binary(..) => recorded
             .iter()
             .rev()
@@ -484,9 +490,16 @@ fn read_condition<'p>(
                     definition_of(named, scope)
                 })
             }),
+        Op::Var(name) if hidden.contains(&name.as_str()) => Condition::Opaque,
         Op::Var(name) => find(scope, name)
             .and_then(|binding| binding.condition.clone())
             .map_or(Condition::Opaque, Condition::Named),
+        // A block of `let`s is its last expression (`{ let q = z; n <= 5 }`).
+        Op::Let(name, _, body) => {
+            let mut names = hidden.to_vec();
+            names.push(name);
+            read_condition_within(body, recorded, scope, &names)
+        }
         _ => Condition::Opaque,
     }
 }
