@@ -1,0 +1,67 @@
+//! The bound property's forms of what an `if`, `&&`, `||`, `filter` or a lambda's application proves of the integers it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
+
+use super::{int, pick};
+use crate::Rng;
+
+/// One `Int` form narrowed by a comparison, of depth `d` at most.
+pub(super) fn form(rng: &mut Rng, d: u32) -> String {
+    let v = pick(rng, &["x", "n", "m", "p"]);
+    let op = pick(rng, &["<", "<=", ">", ">=", "==", "!="]);
+    let (a, b) = (int(rng, d), int(rng, d));
+    // A side that is a sum of names and literals
+    // (`rqc_cost::SideSum`), a term narrowed by a later
+    // comparison.
+    let k = pick(
+        rng,
+        &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
+    );
+    let w = pick(rng, &["x", "n", "m", "p"]);
+    match rng.below(23) {
+        // Lambdas made in one run of a `map`'s lambda applied to
+        // those of another run: a fact tested in one says nothing
+        // of the other's value under the same binding.
+        22 => format!("{{ let l = [{v}, {a}] |> map(z => {{ t: f => if z {op} {b} {{ f(1) }} else {{ 0 }}, c: y => z - {k} }}); l |> map(r => l |> map(s => r.t(s.c)) |> sum()) |> sum() }}"),
+        // A lambda's parameter compared, its argument a sum of the
+        // names the lambda reads.
+        21 => format!("{{ let g = z => if z {op} {a} {{ {v} }} else {{ {b} }}; g({v} - {k}) }}"),
+        // A `let`-bound sum read after its names are narrowed, or
+        // after the same sum is compared.
+        20 => format!("{{ let d = {v} - {k}; if {v} {op} {k} + {a} {{ d }} else {{ {b} }} }}"),
+        // What a `filter`'s predicate proves of the elements it
+        // keeps.
+        19 => format!("([{v}, {a}] |> filter(e => e {op} {b} && {w} >= e - {k}) |> map(e => e + 1) |> sum())"),
+        // A lambda made in a branch, applied after it: the facts
+        // where it was made hold in its body.
+        18 => format!("{{ let f = z => {v} + z; let h = if {v} {op} {a} {{ y => f(y) }} else {{ y => {b} }}; h(0) }}"),
+        // A read in the right side of `&&` or `||`, bounded by
+        // what the left side proves where the right one runs.
+        17 => {
+            let join = pick(rng, &["&&", "||"]);
+            format!("(if {v} {op} {a} {join} (A.by_g[x] |> take({v}) |> count()) > 0 {{ 1 }} else {{ 0 }})")
+        }
+        // A compared sum computed again in either branch, and
+        // negated, moved by a literal or a name.
+        16 => format!("(if ({v} - {w}) {op} {a} {{ ({w} - {v} + {k}) }} else {{ ({v} - {w}) }})"),
+        // A lambda whose `if` reads the facts around each of its
+        // applications, applied where they differ, and inside
+        // another lambda's first check.
+        14 => format!("{{ let f = z => if z == z {{ {v} }} else {{ 0 }}; if {v} {op} {a} {{ f(1) }} else {{ f(1) }} }}"),
+        15 => format!("{{ let f = z => if {v} <= z {{ {v} }} else {{ {b} }}; let g = y => if y > 0 {{ f({a}) }} else {{ 0 }}; f({a}) }}"),
+        13 => format!("{{ let d = {v} - {k}; if d {op} {a} {{ {v} }} else {{ {b} }} }}"),
+        11 => format!("(if ({k} + {v}) {op} {a} {{ {v} }} else {{ {b} }})"),
+        12 => format!("(if ({v} - ({w} + {k})) <= {a} && {w} <= {b} {{ {v} }} else {{ 0 }})"),
+        8 => format!("(if ({v} - {k}) {op} {a} {{ {v} }} else {{ {b} }})"),
+        9 => format!("(if ({k} - {v}) {op} {a} {{ {b} }} else {{ {v} }})"),
+        10 => format!("(if (-{v} + {k}) {op} {a} {{ {v} }} else {{ {b} }})"),
+        6 => format!("{{ let r = {{ v: {v}, w: {a} }}; if r.v {op} {a} {{ r.v }} else {{ {b} }} }}"),
+        7 => format!(
+            "(C[{v}] |> map(c => if c.lim {op} {a} {{ c.lim }} else {{ {b} }}) |> unwrap_or({b}))"
+        ),
+        0 => format!("(if {v} {op} {a} {{ {v} }} else {{ {b} }})"),
+        1 => format!("(if {a} {op} {v} {{ {b} }} else {{ {v} }})"),
+        2 => format!("(if !({v} {op} {a}) {{ {v} }} else {{ {b} }})"),
+        3 => format!("(if {v} >= {a} && {v} < {b} {{ {v} }} else {{ 0 }})"),
+        4 => format!("(if {v} < {a} || {v} > {b} {{ 0 }} else {{ {v} }})"),
+        _ => format!("{{ let c = {v} {op} {a}; if c {{ {v} }} else {{ {b} }} }}"),
+    }
+}
