@@ -54,6 +54,12 @@ fn compared(side: Side<&'static str>, relation: Relation, other: i64) -> Conditi
     compared_by(side, Some(relation), other)
 }
 
+/// Any integer from 0 to `most`.
+fn from_zero_to(most: i64) -> Interval {
+    let hi = crate::Poly::constant(most.unsigned_abs());
+    Interval::new(hi, crate::Poly::zero(), Some(0), Some(most))
+}
+
 /// The last range `narrowed` holds of `name`.
 fn last(narrowed: &[(&str, Interval)], name: &str) -> (Option<i64>, Option<i64>) {
     narrowed
@@ -88,16 +94,7 @@ fn a_sum_of_names_and_literals_narrows_each_name() {
     assert_eq!(last(&then, "n"), (Some(16), Some(18)));
     // `n - k > 10` failing, `k` in `[0, 5]`: `n ≤ 15`, and `k ≥ n - 10`
     // proves nothing of `k` with `n` unbounded below.
-    let k = (
-        "k",
-        true,
-        Interval::new(
-            crate::Poly::constant(5),
-            crate::Poly::zero(),
-            Some(0),
-            Some(5),
-        ),
-    );
+    let k = ("k", true, from_zero_to(5));
     let otherwise = proved(
         &compared(sum(&[n(false), k.clone()], 0), Relation::Above, 10),
         false,
@@ -276,16 +273,7 @@ fn a_repeated_name_is_narrowed_by_its_coefficient() {
     assert_eq!(last(&proved(&none, true), "n"), (None, None));
     // Beside another name of known range: `n + n + k <= 10`, `k` in
     // `[0, 4]`: `2·n ≤ 10`, `n ≤ 5`.
-    let k = (
-        "k",
-        false,
-        Interval::new(
-            crate::Poly::constant(4),
-            crate::Poly::zero(),
-            Some(0),
-            Some(4),
-        ),
-    );
+    let k = ("k", false, from_zero_to(4));
     let beside = compared(sum(&[n(), k, n()], 0), Relation::AtMost, 10);
     assert_eq!(last(&proved(&beside, true), "n"), (None, Some(5)));
 }

@@ -45,6 +45,53 @@ impl<N> Side<N> {
     }
 }
 
+/// How an expression is made, as far as a sum is concerned: what the
+/// checker's expressions and the verifier's plan nodes each answer, so
+/// that both walk a sum by [`sum_leaves`].
+pub enum SumShape<'e, E> {
+    /// An integer literal.
+    Literal(i64),
+    /// `-e`.
+    Negated(&'e E),
+    /// `a + b`.
+    Plus(&'e E, &'e E),
+    /// `a - b`.
+    Minus(&'e E, &'e E),
+    /// Anything else: a leaf (a name, a field, a call, a product).
+    Leaf,
+}
+
+/// A leaf of a sum ([`sum_leaves`]).
+pub enum SumLeaf<'e, E> {
+    /// An integer literal.
+    Literal(i64),
+    /// Any other leaf.
+    Value(&'e E),
+}
+
+/// Gives `visit` each leaf of the sum `e` (`+`, `-` and negation over
+/// leaves, as `shape` reads them) in order, with whether the sum
+/// subtracts it (`negated` for the whole of `e`), until `visit` answers
+/// `false`; whether it never did.
+pub fn sum_leaves<'e, E>(
+    e: &'e E,
+    negated: bool,
+    shape: &dyn Fn(&'e E) -> SumShape<'e, E>,
+    visit: &mut dyn FnMut(SumLeaf<'e, E>, bool) -> bool,
+) -> bool {
+    match shape(e) {
+        SumShape::Literal(c) => visit(SumLeaf::Literal(c), negated),
+        SumShape::Negated(inner) => sum_leaves(inner, !negated, shape, visit),
+        SumShape::Plus(a, b) => {
+            sum_leaves(a, negated, shape, visit) && sum_leaves(b, negated, shape, visit)
+        }
+        SumShape::Minus(a, b) => {
+            sum_leaves(a, negated, shape, visit) && sum_leaves(b, !negated, shape, visit)
+        }
+        SumShape::Leaf => visit(SumLeaf::Value(e), negated),
+    }
+}
+
 /// Builds a [`Side`] from a sum's leaves, as the checker and the verifier
 /// walk their expressions: any leaf that is neither a literal nor a named
 /// value (`fail`), more than [`MAX_TERMS`] names, or literals whose sum

@@ -1,6 +1,6 @@
 //! Sums of named values and literals: what a compared side, a `let`'s value and a call's argument are (`rqc_cost::SideSum`), and a sum computed again narrowed by the facts around it (spec/cost.md §3.1).
 //!
-//! A sum is walked over `+`, `-` and negation ([`sum_leaves`]); its leaves
+//! A sum is walked over `+`, `-` and negation (`rqc_cost::sum_leaves`); its leaves
 //! are integer literals and named values (a name, a field of one, the
 //! length of either: [`Checker::named_value`]). The ranges of the leaves
 //! of a compared side are those they had where the condition was checked
@@ -9,22 +9,22 @@
 use super::expr::{Checker, Local};
 use super::narrowing::{Named, Side, LENGTH};
 use super::types::Ty;
-use crate::cost::{Interval, SideSum};
+use crate::cost::{sum_leaves, Interval, SideSum, SumLeaf, SumShape};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use std::sync::Arc;
 
 impl Checker<'_> {
     /// Adds the leaves of the side `e` to `sum`: a side is a sum (`+`,
-    /// `-`, negation, [`sum_leaves`]) of integer literals and named values
+    /// `-`, negation, `rqc_cost::sum_leaves`) of integer literals and named values
     /// ([`Checker::named_value`]), each with its range where the condition
     /// was checked (`whole`, the side's, for a side that is one leaf; else
     /// [`Checker::leaf_range`]); any other leaf (a product, a call) makes
     /// the side narrow nothing. The side is a plain `Int` (else nothing is
     /// recorded), so each operand of its sums is one too.
     pub(super) fn add_leaves(&self, e: &Expr, whole: Option<&Interval>, sum: &mut SideSum<Named>) {
-        let alone = !is_sum(e);
-        sum_leaves(e, false, &mut |leaf, negated| {
+        let alone = matches!(sum_shape(e), SumShape::Leaf);
+        sum_leaves(e, false, &sum_shape, &mut |leaf, negated| {
             match leaf {
                 SumLeaf::Literal(c) => sum.literal(c, negated),
                 SumLeaf::Value(value) => {
@@ -53,7 +53,7 @@ impl Checker<'_> {
         interval: Interval,
     ) -> Interval {
         let mut sum = crate::cost::SumNames::default();
-        let mut leaf = |leaf: SumLeaf<'_>, negated: bool| {
+        let mut leaf = |leaf: SumLeaf<'_, Expr>, negated: bool| {
             match leaf {
                 SumLeaf::Literal(c) => sum.literal(c, negated),
                 SumLeaf::Value(value) => match self.named_value(value) {
@@ -63,8 +63,8 @@ impl Checker<'_> {
             }
             !sum.failed()
         };
-        if sum_leaves(a, false, &mut leaf) {
-            sum_leaves(b, op == BinaryOp::Sub, &mut leaf);
+        if sum_leaves(a, false, &sum_shape, &mut leaf) {
+            sum_leaves(b, op == BinaryOp::Sub, &sum_shape, &mut leaf);
         }
         sum.within(&self.branch_facts, interval)
     }
@@ -153,38 +153,14 @@ impl Checker<'_> {
     }
 }
 
-/// A leaf of a sum ([`sum_leaves`]).
-enum SumLeaf<'e> {
-    Literal(i64),
-    /// Any other leaf: a name, a field, a call, a product.
-    Value(&'e Expr),
-}
-
-/// Whether `e` is a sum's `+`, `-`, negation or literal, not a leaf of it.
-fn is_sum(e: &Expr) -> bool {
-    matches!(
-        e.kind,
-        ExprKind::Int(_)
-            | ExprKind::Unary(UnaryOp::Neg, _)
-            | ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, ..)
-    )
-}
-
-/// Gives `visit` each leaf of the sum `e` (`+`, `-` and negation over
-/// leaves) in order, with whether the sum subtracts it (`negated` for
-/// the whole of `e`), until `visit` answers `false`; whether it never did.
-fn sum_leaves<'e>(
-    e: &'e Expr,
-    negated: bool,
-    visit: &mut dyn FnMut(SumLeaf<'e>, bool) -> bool,
-) -> bool {
+/// How `e` is made, as far as a sum is concerned (`rqc_cost::sum_leaves`).
+fn sum_shape(e: &Expr) -> SumShape<'_, Expr> {
     match &e.kind {
-        ExprKind::Int(c) => visit(SumLeaf::Literal(*c), negated),
-        ExprKind::Unary(UnaryOp::Neg, inner) => sum_leaves(inner, !negated, visit),
-        ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
-            sum_leaves(a, negated, visit) && sum_leaves(b, negated != (*op == BinaryOp::Sub), visit)
-        }
-        _ => visit(SumLeaf::Value(e), negated),
+        ExprKind::Int(c) => SumShape::Literal(*c),
+        ExprKind::Unary(UnaryOp::Neg, inner) => SumShape::Negated(inner),
+        ExprKind::Binary(BinaryOp::Add, a, b) => SumShape::Plus(a, b),
+        ExprKind::Binary(BinaryOp::Sub, a, b) => SumShape::Minus(a, b),
+        _ => SumShape::Leaf,
     }
 }
 

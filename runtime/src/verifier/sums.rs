@@ -3,12 +3,12 @@
 use super::abstract_value::Abs;
 use super::bounds::{Binding, Scope, Verifier};
 use super::narrowing::{plain_int, Named, Side};
-use rqc_cost::{Interval, SideSum};
+use rqc_cost::{sum_leaves, Interval, SideSum, SumLeaf, SumShape};
 use rqc_plan::{BinOp, Node, Op, UnOp, Value};
 use std::sync::Arc;
 
 /// Adds the leaves of the side `operand` to `sum`, as the checker's
-/// `Checker::add_leaves` does: a sum (`+`, `-`, negation, [`sum_leaves`])
+/// `Checker::add_leaves` does: a sum (`+`, `-`, negation, `rqc_cost::sum_leaves`)
 /// of `Int` constants and named values, each with its range (`whole`, the
 /// side's, for a side that is one leaf); any other leaf makes the side
 /// narrow nothing.
@@ -19,8 +19,8 @@ pub(super) fn add_leaves<'p>(
     params: &[Abs<'p>],
     sum: &mut SideSum<Named<'p>>,
 ) {
-    let alone = !is_sum(operand);
-    sum_leaves(operand, false, &mut |leaf, negated| {
+    let alone = matches!(sum_shape(operand), SumShape::Leaf);
+    sum_leaves(operand, false, &sum_shape, &mut |leaf, negated| {
         match leaf {
             SumLeaf::Literal(c) => sum.literal(c, negated),
             SumLeaf::Value(value) => match Named::of(value, scope) {
@@ -41,38 +41,15 @@ pub(super) fn add_leaves<'p>(
     });
 }
 
-/// A leaf of a sum ([`sum_leaves`]).
-enum SumLeaf<'p> {
-    Literal(i64),
-    /// Any other leaf: a name, a field, a call, a product.
-    Value(&'p Node),
-}
-
-/// Whether `node` is a sum's `+`, `-`, negation or constant, not a leaf.
-fn is_sum(node: &Node) -> bool {
-    matches!(
-        node.op,
-        Op::Const(Value::Int(_))
-            | Op::Unary(UnOp::Neg, _)
-            | Op::Binary(BinOp::Add | BinOp::Sub, ..)
-    )
-}
-
-/// Gives `visit` each leaf of the sum `node` in order, with whether the
-/// sum subtracts it, until `visit` answers `false`; whether it never did
-/// (the checker's `sum_leaves`).
-fn sum_leaves<'p>(
-    node: &'p Node,
-    negated: bool,
-    visit: &mut dyn FnMut(SumLeaf<'p>, bool) -> bool,
-) -> bool {
+/// How `node` is made, as far as a sum is concerned
+/// (`rqc_cost::sum_leaves`, as the checker's `sum_shape`).
+fn sum_shape(node: &Node) -> SumShape<'_, Node> {
     match &node.op {
-        Op::Const(Value::Int(c)) => visit(SumLeaf::Literal(*c), negated),
-        Op::Unary(UnOp::Neg, inner) => sum_leaves(inner, !negated, visit),
-        Op::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
-            sum_leaves(a, negated, visit) && sum_leaves(b, negated != (*op == BinOp::Sub), visit)
-        }
-        _ => visit(SumLeaf::Value(node), negated),
+        Op::Const(Value::Int(c)) => SumShape::Literal(*c),
+        Op::Unary(UnOp::Neg, inner) => SumShape::Negated(inner),
+        Op::Binary(BinOp::Add, a, b) => SumShape::Plus(a, b),
+        Op::Binary(BinOp::Sub, a, b) => SumShape::Minus(a, b),
+        _ => SumShape::Leaf,
     }
 }
 
@@ -111,7 +88,7 @@ impl<'p> Verifier<'p> {
             return value;
         };
         let mut sum = rqc_cost::SumNames::default();
-        let mut leaf = |leaf: SumLeaf<'p>, negated: bool| {
+        let mut leaf = |leaf: SumLeaf<'p, Node>, negated: bool| {
             match leaf {
                 SumLeaf::Literal(c) => sum.literal(c, negated),
                 SumLeaf::Value(leaf) => match Named::of(leaf, scope) {
@@ -121,8 +98,8 @@ impl<'p> Verifier<'p> {
             }
             !sum.failed()
         };
-        if sum_leaves(a, false, &mut leaf) {
-            sum_leaves(b, op == BinOp::Sub, &mut leaf);
+        if sum_leaves(a, false, &sum_shape, &mut leaf) {
+            sum_leaves(b, op == BinOp::Sub, &sum_shape, &mut leaf);
         }
         Abs::int(sum.within(&self.facts, interval))
     }
