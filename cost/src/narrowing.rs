@@ -18,7 +18,7 @@ use crate::{Interval, Relation};
 use std::sync::Arc;
 
 /// What a `Bool` expression says about the integers it compares.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Condition<N> {
     /// `left relation right`; `relation` is `None` for `!=`.
     Compare {

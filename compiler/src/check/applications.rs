@@ -80,9 +80,11 @@ impl Checker<'_> {
         let frames = &self.frames;
         let one_value = |(_, binding): &super::narrowing::Named| frames.one_value(*binding);
         // A sum is kept where the lambda sees every name in it (as the
-        // same binding) where it was written: elsewhere nothing in its body
-        // could narrow them, and fresh names would make every application
-        // a new one to check.
+        // same binding) where it was written, or where its body makes a
+        // lambda, which may capture the parameter and be applied where the
+        // names are narrowed (`let a = mk(n); if n <= 5 { a(u) }`):
+        // elsewhere nothing could narrow them, and fresh names would make
+        // every application a new one to check.
         let seen = |side: &Arc<super::narrowing::Side>| {
             side.terms.iter().all(|term| {
                 let (path, binding) = &term.name;
@@ -91,7 +93,7 @@ impl Checker<'_> {
                     .captured
                     .get(root)
                     .is_some_and(|l| l.binding == *binding);
-                captured && (here || one_value(&term.name))
+                (captured || lambda.makes_lambdas) && (here || one_value(&term.name))
             })
         };
         let sums: ArgumentSums = sums

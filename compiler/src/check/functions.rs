@@ -229,6 +229,7 @@ impl Checker<'_> {
             captured: self.scope.clone(),
             facts: self.branch_facts.clone(),
             frame: self.frames.current(),
+            makes_lambdas: makes_lambdas(body),
         };
         Checked::new(
             Ty::Fns(vec![FnCandidate::Lambda(Arc::new(lambda))]),
@@ -524,4 +525,13 @@ fn lambda_of(n: usize) -> String {
             format!("({}) => …", names.join(", "))
         }
     }
+}
+
+/// Whether `body` writes a lambda anywhere in it.
+fn makes_lambdas(body: &Expr) -> bool {
+    let mut found = false;
+    crate::syntax::depth::each_expr(body, |e| {
+        found |= matches!(e.kind, ExprKind::Lambda(..));
+    });
+    found
 }

@@ -35,13 +35,14 @@ pub type Side = crate::cost::Side<Named>;
 /// shared rule, `rqc_cost::narrowing`).
 pub type Condition = crate::cost::Condition<Named>;
 
-/// A comparison checked in a condition, found again by its operands' spans.
+/// A comparison checked in a condition, found again by its operands' spans:
+/// what it says, read where it was checked, with the sums its `let`-bound
+/// names were bound to then (a block's `let`s are gone where the block is
+/// read as a condition: `{ let k2 = k; k2 <= 10 }` proves `k ≤ 10`).
 #[derive(Clone, Debug)]
 pub struct Comparison {
     operands: (Span, Span),
-    relation: Option<Relation>,
-    left: Side,
-    right: Side,
+    says: Condition,
 }
 
 /// Where a condition's records begin ([`Checker::begin_condition`]).
@@ -82,11 +83,11 @@ impl Checker<'_> {
             this.add_leaves(e, Some(interval), &mut sum);
             sum.side(interval.clone())
         };
+        let (left, right) = (side(self, a, x), side(self, b, y));
+        let says = crate::cost::compared(left, relation, right, &|named| self.definition_of(named));
         let comparison = Comparison {
             operands: (a.span, b.span),
-            relation,
-            left: side(self, a, x),
-            right: side(self, b, y),
+            says,
         };
         self.comparisons.push(comparison);
     }
@@ -261,11 +262,7 @@ impl Checker<'_> {
                 .iter()
                 .rev()
                 .find(|c| c.operands == (a.span, b.span))
-                .map_or(Condition::Opaque, |c| {
-                    crate::cost::compared(c.left.clone(), c.relation, c.right.clone(), &|named| {
-                        self.definition_of(named)
-                    })
-                }),
+                .map_or(Condition::Opaque, |c| c.says.clone()),
             ExprKind::Name(ident) if hidden.contains(&ident.name.as_str()) => Condition::Opaque,
             ExprKind::Name(ident) => self
                 .local(&ident.name)

@@ -133,6 +133,10 @@ pub struct DelayedLambda {
     pub facts: Vec<crate::cost::Fact<super::narrowing::Named>>,
     /// The check of a body it was written in (`rqc_cost::Frames`).
     pub frame: u64,
+    /// Whether its body writes a lambda, which may capture a parameter and
+    /// be returned: its parameters then keep sums of names it does not
+    /// see (`Checker::apply_delayed`).
+    pub makes_lambdas: bool,
 }
 
 impl PartialEq for DelayedLambda {

@@ -65,8 +65,15 @@ impl<'p> Verifier<'p> {
                 false => Some(&one_value),
             };
             let around = rqc_cost::facts_around(&closure.facts, &self.facts, keep);
+            // Kept where the lambda sees the names, or makes a lambda that
+            // may capture the parameter and be applied where they are
+            // narrowed, as the checker's `apply_delayed`.
+            let makes_lambdas = *self
+                .makes_lambdas
+                .entry(closure.body as *const Node)
+                .or_insert_with(|| makes_lambdas(closure.body));
             let kept = |sum: &Arc<Side<'p>>| {
-                seen_by(sum, &closure.scope)
+                (makes_lambdas || seen_by(sum, &closure.scope))
                     && (here || sum.terms.iter().all(|term| one_value(&term.name)))
             };
             let sums: Vec<_> = sums.iter().map(|sum| sum.clone().filter(kept)).collect();
@@ -143,9 +150,17 @@ impl<'p> Verifier<'p> {
     }
 }
 
+/// Whether `body` holds a lambda anywhere in it.
+fn makes_lambdas(body: &Node) -> bool {
+    let mut found = false;
+    body.walk(&mut |node| found |= matches!(node.op, rqc_plan::Op::Lambda(..)));
+    found
+}
+
 /// Whether every name of the argument's sum `sum` is one a lambda made in
 /// `scope` sees, as the same binding (an entry parameter always), as the
 /// checker's `apply_delayed` keeps a parameter's sum.
+
 fn seen_by<'p>(sum: &Side<'p>, scope: &super::bounds::Scope<'p>) -> bool {
     sum.terms.iter().all(|term| term.name.seen_in(scope))
 }

@@ -106,6 +106,8 @@ pub(super) struct Verifier<'p> {
     /// Which evaluation of a body is in progress, and the bindings with
     /// one value per run (`apply.rs`).
     pub frames: rqc_cost::Frames,
+    /// Whether each lambda body applied so far makes a lambda (`apply.rs`).
+    pub makes_lambdas: std::collections::HashMap<*const Node, bool>,
 }
 
 /// Recomputes every claimed bound of `entry`'s plan (see the module's
@@ -132,6 +134,7 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         wanted: Default::default(),
         facts: Vec::new(),
         frames: Default::default(),
+        makes_lambdas: Default::default(),
     };
     let root = &entry.root;
     let out = verifier.eval(root, &None)?;

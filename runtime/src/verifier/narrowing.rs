@@ -173,9 +173,9 @@ pub(super) type Side<'p> = rqc_cost::Side<Named<'p>>;
 /// node.
 pub(super) struct Comparison<'p> {
     node: &'p Node,
-    relation: Option<Relation>,
-    left: Side<'p>,
-    right: Side<'p>,
+    /// What it says, read where it was evaluated, with the sums its
+    /// `let`-bound names were bound to then (as the checker's).
+    says: Condition<'p>,
 }
 
 /// What a branch narrows: the scope with its names narrowed, and the
@@ -247,12 +247,9 @@ impl<'p> Verifier<'p> {
             add_leaves(operand, Some(&interval), scope, &self.params, &mut sum);
             sum.side(interval)
         };
-        let comparison = Comparison {
-            node,
-            relation,
-            left: side(operands.0, x),
-            right: side(operands.1, y),
-        };
+        let (left, right) = (side(operands.0, x), side(operands.1, y));
+        let says = rqc_cost::compared(left, relation, right, &|named| definition_of(named, scope));
+        let comparison = Comparison { node, says };
         self.comparisons.push(comparison);
     }
 
@@ -485,11 +482,7 @@ fn read_condition_within<'p>(
             .iter()
             .rev()
             .find(|c| std::ptr::eq(c.node, cond))
-            .map_or(Condition::Opaque, |c| {
-                rqc_cost::compared(c.left.clone(), c.relation, c.right.clone(), &|named| {
-                    definition_of(named, scope)
-                })
-            }),
+            .map_or(Condition::Opaque, |c| c.says.clone()),
         Op::Var(name) if hidden.contains(&name.as_str()) => Condition::Opaque,
         Op::Var(name) => find(scope, name)
             .and_then(|binding| binding.condition.clone())
