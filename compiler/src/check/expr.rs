@@ -189,6 +189,11 @@ pub struct Checker<'p> {
     /// Which check of a body is in progress, and the bindings with one
     /// value per run.
     pub(super) frames: crate::cost::Frames,
+    /// The bindings the parameters of the last lambda checked in place
+    /// got (`check_lambda`): a `filter`'s predicate narrows the elements
+    /// by what it proves of its parameter's binding, not of a `let` in it
+    /// of the same name.
+    pub(super) last_lambda_params: Vec<u64>,
     /// The largest value walked so far past `MAX_VALUE_PARTS`, and where:
     /// of one holding no rows, and of one holding rows (`type_limits.rs`).
     pub(super) largest_value: [Option<(u64, Span)>; 2],

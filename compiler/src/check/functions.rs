@@ -98,12 +98,22 @@ impl Checker<'_> {
         self.params_named_once(params);
         // A check of a body that runs many times (`rqc_cost::Frames`).
         self.frames.enter();
+        let mut bindings = Vec::with_capacity(params.len());
         for (param, ty) in params.iter().zip(param_tys) {
-            self.push_local(param, ty.clone(), TExpr::Local(param.name.clone()));
+            let local = super::expr::Local::new(
+                param.name.clone(),
+                param.span,
+                ty.clone(),
+                TExpr::Local(param.name.clone()),
+            );
+            bindings.push(local.binding);
+            self.bind_local(local);
         }
         let checked = self.check(body);
         self.frames.leave();
         self.scope.truncate(depth);
+        // Set after the body, whose own lambdas set it too.
+        self.last_lambda_params = bindings;
         Checked::new(
             Ty::Fn(Box::new(FnTy {
                 params: param_tys.to_vec(),

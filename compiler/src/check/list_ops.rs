@@ -50,6 +50,7 @@ impl Checker<'_> {
                 // The predicate's comparisons, read as a condition: what it
                 // proves of its parameter holds of every element kept.
                 let mark = self.begin_condition();
+                self.last_lambda_params.clear();
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
                 self.expect_type(
                     &Ty::Bool,
@@ -60,7 +61,8 @@ impl Checker<'_> {
                 let elem = match &rest[0].kind {
                     ExprKind::Lambda(params, body) if params.len() == 1 => {
                         let kept = self.condition(body, mark);
-                        self.kept_by(&params[0].name, &kept, elem)
+                        let param = (params[0].name.as_str(), self.last_lambda_params.first());
+                        self.kept_by(param, &kept, elem)
                     }
                     _ => {
                         self.condition(rest[0], mark);

@@ -291,6 +291,7 @@ pub fn check_one(
         branch_facts: Vec::new(),
         argument_sums: Vec::new(),
         frames: Default::default(),
+        last_lambda_params: Vec::new(),
         largest_value: [None, None],
     };
     let mut outcome = checker.check_definition(def, &module_name);

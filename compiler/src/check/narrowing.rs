@@ -308,15 +308,19 @@ impl Checker<'_> {
     /// The type `elem` of the elements `filter(param => …)` keeps, within
     /// what its predicate's condition `kept` proves of `param` where it is
     /// true (spec/cost.md §3.1): an `Int`'s range, a `String`'s length.
-    /// A fact about another binding of that name (one around the
-    /// `filter`) is not the parameter's.
-    pub(super) fn kept_by(&self, param: &str, kept: &Condition, elem: Ty) -> Ty {
+    /// `param` is the parameter's name and the binding the check of the
+    /// predicate gave it: a fact about another binding of that name (one
+    /// around the `filter`, or a `let` inside the predicate) is not the
+    /// parameter's.
+    pub(super) fn kept_by(&self, param: (&str, Option<&u64>), kept: &Condition, elem: Ty) -> Ty {
+        let (param, Some(&parameter)) = param else {
+            return elem;
+        };
         let mut narrowed: Vec<(Named, Interval)> = Vec::new();
         crate::cost::assume_within(&[], kept, true, &mut narrowed);
-        let outer = self.local(param).map(|local| local.binding);
         let mut elem = elem;
         for ((name, binding), interval) in narrowed {
-            if Some(binding) == outer {
+            if binding != parameter {
                 continue;
             }
             let fields: Vec<&str> = match name.split_once('.') {

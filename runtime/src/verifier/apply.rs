@@ -79,11 +79,14 @@ impl<'p> Verifier<'p> {
             let sums: Vec<_> = sums.iter().map(|sum| sum.clone().filter(kept)).collect();
             self.frames.enter();
             let mut scope = closure.scope.clone();
+            let mut bindings = Vec::with_capacity(args.len());
             for (i, (name, value)) in closure.params.iter().zip(&args).enumerate() {
+                let id = self.new_binding();
+                bindings.push(id);
                 scope = Some(Rc::new(Binding {
                     name,
                     value: value.clone(),
-                    id: self.new_binding(),
+                    id,
                     condition: None,
                     definition: sums.get(i).cloned().flatten(),
                     outer: scope,
@@ -105,6 +108,8 @@ impl<'p> Verifier<'p> {
                 self.params = Rc::new(params);
             }
             let out = self.eval(closure.body, &scope);
+            // Set after the body, whose own applications set it too.
+            self.last_lambda_params = bindings;
             self.frames.leave();
             self.params = outer;
             if let Some(facts) = facts {

@@ -108,6 +108,10 @@ pub(super) struct Verifier<'p> {
     pub frames: rqc_cost::Frames,
     /// Whether each lambda body applied so far makes a lambda (`apply.rs`).
     pub makes_lambdas: std::collections::HashMap<*const Node, bool>,
+    /// The bindings the parameters of the last lambda applied got: a
+    /// `filter`'s predicate narrows the elements by what it proves of its
+    /// parameter's binding (as the checker's `last_lambda_params`).
+    pub last_lambda_params: Vec<u64>,
 }
 
 /// Recomputes every claimed bound of `entry`'s plan (see the module's
@@ -135,6 +139,7 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         facts: Vec::new(),
         frames: Default::default(),
         makes_lambdas: Default::default(),
+        last_lambda_params: Vec::new(),
     };
     let root = &entry.root;
     let out = verifier.eval(root, &None)?;

@@ -137,11 +137,13 @@ impl<'p> Verifier<'p> {
                     }
                     _ => None,
                 };
+                self.last_lambda_params.clear();
                 let applied = f.as_ref().map(|f| self.apply_over(node, f, &element, &k));
                 let element = match predicate {
                     Some((param, body, mark)) => {
                         let kept = self.condition(body, mark, scope);
-                        self.kept_by(param, &kept, scope, element)
+                        let param = (param.as_str(), self.last_lambda_params.first().copied());
+                        self.kept_by(param, &kept, element)
                     }
                     None => element,
                 };

@@ -326,25 +326,28 @@ impl<'p> Verifier<'p> {
     /// The element `element` that `filter(param => …)` keeps, within what
     /// its predicate's condition `kept` proves of `param` where it is true,
     /// as the checker's `kept_by`: a plain `Int`'s interval, a string's
-    /// length. A fact about a binding of that name in `scope` (around the
-    /// `filter`) is not the parameter's.
+    /// length. `param` is the parameter's name and the binding its
+    /// application gave it: a fact about another binding of that name (one
+    /// around the `filter`, or a `let` inside the predicate) is not the
+    /// parameter's.
     pub(super) fn kept_by(
         &self,
-        param: &str,
+        param: (&str, Option<u64>),
         kept: &Condition<'p>,
-        scope: &Scope<'p>,
         element: Abs<'p>,
     ) -> Abs<'p> {
+        let (param, Some(parameter)) = param else {
+            return element;
+        };
         let mut facts = Vec::new();
         rqc_cost::assume_within(&[], kept, true, &mut facts);
-        let outer = find(scope, param).map(|binding| binding.id);
         let mut element = element;
         for (named, interval) in facts {
             let Root::Binding(name, id) = named.root else {
                 continue;
             };
             let path_kept = matches!(named.path.as_slice(), [] | [Step::Length]);
-            if name != param || Some(id) == outer || !path_kept {
+            if name != param || id != parameter || !path_kept {
                 continue;
             }
             // A string's bytes, as the checker's type keeps them: not the
