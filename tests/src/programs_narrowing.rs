@@ -16,7 +16,25 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(23) {
+    match rng.below(26) {
+        // A maker written before a `map`, given its element: the lambda
+        // it makes keeps the element's sum, narrowed where it is applied
+        // in that run; made in one `map` and applied in another, nothing.
+        25 => match rng.below(2) {
+            0 => format!("{{ let mk = y => (s => y + s); [{v}, {a}] |> map(z => {{ let g = mk(z - {k}); if z {op} {b} {{ g(0) }} else {{ 0 }} }}) |> sum() }}"),
+            _ => format!("{{ let mk = y => (s => y + s); let gs = [{v}, {a}] |> map(z => mk(z)); [{v}, {a}] |> map(z => if z {op} {b} {{ gs |> map(g => g(0)) |> sum() }} else {{ 0 }}) |> sum() }}"),
+        },
+        // A filter's predicate whose block binds a name: a sum of the
+        // parameter (its own name again, or another), or a value that
+        // is not the parameter under its name.
+        24 => match rng.below(3) {
+            0 => format!("([{v}, {a}] |> filter(e => {{ let e = e - {k}; e {op} {b} }}) |> map(e => e + 1) |> sum())"),
+            1 => format!("([{v}, {a}] |> filter(e => {{ let d = e + {k}; d {op} {b} }}) |> map(e => e + 1) |> sum())"),
+            _ => format!("([{v}, {a}] |> filter(e => {{ let e = {w}; e {op} {b} }}) |> map(e => e + 1) |> sum())"),
+        },
+        // A condition written as a block whose `let` aliases a sum of
+        // the names compared.
+        23 => format!("(if {{ let q = {v} - {k}; q {op} {a} }} {{ {v} }} else {{ {b} }})"),
         // Lambdas made in one run of a `map`'s lambda applied to
         // those of another run: a fact tested in one says nothing
         // of the other's value under the same binding.

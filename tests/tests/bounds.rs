@@ -310,6 +310,9 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 " { d } else {",
                 "let g = z => if z ",
                 "r.t(s.c)",
+                "let mk = y =>",
+                "filter(e => { let ",
+                "if { let q = ",
             ]
             .iter()
             .any(|form| text.contains(form)),
