@@ -8,7 +8,8 @@
 //! it claims. A lambda is analysed where it is applied, with the values it
 //! is applied to, as the checker checks a delayed lambda (`apply.rs`).
 //! Reads here; writes and access paths in `access.rs`; combinators in
-//! `combinators.rs`; what an `if` narrows in `narrowing.rs`.
+//! `combinators.rs`; what an `if` narrows in `narrowing.rs`; each claim
+//! held to the cost recomputed in `claims.rs`.
 
 use super::abstract_value::{Abs, Clash, Closure, Kind, RecordAbs};
 use super::columns::Read;
@@ -177,10 +178,6 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
     })
 }
 
-/// How many times the checker's room of steps a plan may take
-/// ([`Verifier::steps_within`]).
-const PLAN_STEPS_SLACK: u64 = 4;
-
 /// Below this much stack left, evaluating a node first moves to a new
 /// segment: applications nest bodies, each as deep as a plan.
 const STACK_RED_ZONE: usize = 256 << 10;
@@ -256,95 +253,6 @@ impl<'p> Verifier<'p> {
             self.within(node, &claim, &out.cost)?;
         }
         Ok(out)
-    }
-
-    /// The claimed bound holds the recomputed cost, and is within the
-    /// ceiling.
-    /// E0634 when the plan may take more steps in memory than the
-    /// checker lets a definition that reads as many rows take
-    /// (`rqc_cost::steps_room`): a forged plan is held to it as a checked
-    /// one is (spec/cost.md §2, "Steps").
-    fn steps_within(&self, node: &Node, cost: &Cost) -> Result<()> {
-        // What the caller passes in counts as what the plan reads.
-        let passed = self
-            .params
-            .iter()
-            .filter_map(|p| p.values().max_value())
-            .fold(0, u64::saturating_add);
-        let rows = cost
-            .rows
-            .max_value()
-            .unwrap_or(u64::MAX)
-            .saturating_add(passed);
-        let walk_room = rows
-            .saturating_add(1)
-            .saturating_mul(rows.saturating_add(1))
-            .max(rqc_cost::MAX_VALUE_PARTS)
-            .saturating_mul(PLAN_STEPS_SLACK);
-        if self.largest_walk > walk_room {
-            return self.fault(
-                "E0634",
-                node,
-                format!(
-                    "it walks a value of {} values whole, more than the {walk_room} a plan over {rows} rows and argument values may",
-                    self.largest_walk
-                ),
-            );
-        }
-        // A plan has more nodes than its source had expressions (a `let`
-        // is a node of its own, a call is inlined with its arguments), so
-        // the checked program's steps are within a few times its room.
-        let room = rqc_cost::steps_room(rows).saturating_mul(PLAN_STEPS_SLACK);
-        match cost.steps.max_value() {
-            Some(steps) if steps <= room => Ok(()),
-            steps => self.fault(
-                "E0634",
-                node,
-                format!(
-                    "it may take {} steps in memory, more than the {room} a plan over {rows} rows and argument values may take",
-                    steps.map_or("more than 2^64".to_string(), |s| s.to_string())
-                ),
-            ),
-        }
-    }
-
-    /// The values of `value`, a value the run walks whole, as steps; the
-    /// largest one is kept for the value room.
-    pub fn walked(&mut self, value: &Abs<'p>) -> Poly {
-        let most = value.values().max_value().unwrap_or(u64::MAX);
-        self.largest_walk = self.largest_walk.max(most);
-        value.walk_steps()
-    }
-
-    /// Each claimed measure (seeks, rows, round trips; the steps are
-    /// claimed by no plan, and held by [`Verifier::steps_within`]).
-    fn within(&self, node: &Node, claim: &Bound, cost: &Cost) -> Result<()> {
-        let claimed = [claim.seeks, claim.rows, claim.round_trips];
-        for ((measure, poly), claimed) in cost.measures().into_iter().zip(claimed) {
-            if claimed > CEILING {
-                return self.fault(
-                    "E0632",
-                    node,
-                    format!("it claims {claimed} {measure}, above the ceiling of {CEILING}"),
-                );
-            }
-            let computed = poly.max_value().unwrap_or(u64::MAX);
-            if computed > claimed {
-                return self.fault(
-                    "E0631",
-                    node,
-                    format!(
-                        "it claims at most {claimed} {measure}, and the plan may make {}",
-                        if computed > CEILING {
-                            format!("more than {CEILING}")
-                        } else {
-                            computed.to_string()
-                        }
-                    ),
-                );
-            }
-        }
-        Ok(())
     }
 
     /// Evaluates `nodes` in order: their values, and their costs summed.

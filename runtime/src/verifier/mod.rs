@@ -28,6 +28,7 @@ mod abstract_value;
 mod access;
 mod apply;
 mod bounds;
+mod claims;
 mod columns;
 mod combinators;
 mod inputs;
