@@ -52,6 +52,7 @@ pub mod tir;
 mod tuple_range;
 mod type_binding;
 mod type_limits;
+mod type_sizes;
 pub mod types;
 mod unknown_args;
 mod upsert;
