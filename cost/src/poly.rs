@@ -490,6 +490,15 @@ impl Poly {
         })
     }
 
+    /// The entry point's parameters with no upper end this grows with
+    /// (what a query's caller could make as large as it likes).
+    pub fn unbounded_entry_params(&self) -> Vec<String> {
+        self.unbounded_names(&|var| match var.kind() {
+            VarKind::Param { name, max: None } => Some(name.clone()),
+            _ => None,
+        })
+    }
+
     /// The names `name_of` gives the variables that grow without a bound,
     /// each once: inside a `min`, only when none of its parts is bounded.
     fn unbounded_names(&self, name_of: &dyn Fn(&Var) -> Option<String>) -> Vec<String> {

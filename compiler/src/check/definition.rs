@@ -161,6 +161,7 @@ impl Checker<'_> {
             .ret
             .as_ref()
             .map(|ret| self.resolve_type(ret, Some(&generics)));
+        self.checking_entry = def.kind != DefKind::Fn;
         let mut body = self.check_expected(&def.body, declared.as_ref());
         if let Some(declared) = &declared {
             if self.expect_type(

@@ -194,6 +194,9 @@ pub struct Checker<'p> {
     /// by what it proves of its parameter's binding, not of a `let` in it
     /// of the same name.
     pub(super) last_lambda_params: Vec<u64>,
+    /// Whether the definition being checked is an entry point (a query or
+    /// a mutation), whose parameters' measures are the caller's values.
+    pub(super) checking_entry: bool,
     /// The largest value walked so far past `MAX_VALUE_PARTS`, and where:
     /// of one holding no rows, and of one holding rows (`type_limits.rs`).
     pub(super) largest_value: [Option<(u64, Span)>; 2],

@@ -341,6 +341,8 @@ impl Checker<'_> {
                         && super::returned::grows_with_argument(&func.latent, &l)
                     {
                         self.unbounded_argument_cost(span, place, direct);
+                    } else if by != AppliedBy::Parameter {
+                        self.unbounded_made_cost(span, place, direct, &l);
                     }
                     (r, l)
                 }
@@ -397,6 +399,58 @@ impl Checker<'_> {
         .push(format!(
             "give {place} a function that takes `{arg}` (a lambda such as `x => …`), or give {place} a `{param}` to pass it"
         ));
+    }
+
+    /// E0302 for a function value whose reads grow with an entry point's
+    /// parameter that has no upper end (`let a = mk(m); a(u)`, `mk`
+    /// returning a function that reads `take(x)` of its argument): said
+    /// where it is applied, not only of the whole definition.
+    fn unbounded_made_cost(&mut self, span: Span, place: &str, direct: bool, cost: &Cost) {
+        // In a function, a parameter's measure is fixed at each call (a
+        // function-typed one's cost too): its callers are checked.
+        if !self.checking_entry {
+            return;
+        }
+        let mut names: Vec<String> = Vec::new();
+        for (_, poly) in cost.measures() {
+            for name in poly.unbounded_entry_params() {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        let Some(first) = names.first().cloned() else {
+            return;
+        };
+        let named = names
+            .iter()
+            .map(|n| match n.strip_suffix("[]") {
+                Some(list) => format!("the elements of `{list}`"),
+                None => format!("`{n}`"),
+            })
+            .collect::<Vec<_>>()
+            .join(" and ");
+        let what = if direct {
+            place.to_string()
+        } else {
+            format!("the function given to {place}")
+        };
+        let d = self.error(
+            "E0302",
+            format!("the reads of {what} grow with {named}, which nothing bounds here"),
+            span,
+            "unbounded",
+        );
+        // An element of a list parameter (`xs[]`) has no end to declare.
+        d.help.push(match first.strip_suffix("[]") {
+            Some(list) => format!(
+                "clamp the value where the function is made from an element of `{list}`: `if v <= 100 {{ v }} else {{ 100 }}`"
+            ),
+            None => format!(
+                "bound `{first}` where the function is made from it: declare an upper end (`{first}: Int <= 100`), or pass a clamped value (`if {first} <= 100 {{ {first} }} else {{ 100 }}`)"
+            ),
+        });
+        d.notes.push("a function a definition returns was given this value; its reads are fixed when it is made, and a test of the value after that does not narrow them".into());
     }
 
     /// E0414 for a function value given a number of arguments it does not

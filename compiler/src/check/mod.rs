@@ -293,6 +293,7 @@ pub fn check_one(
         argument_sums: Vec::new(),
         frames: Default::default(),
         last_lambda_params: Vec::new(),
+        checking_entry: false,
         largest_value: [None, None],
     };
     let mut outcome = checker.check_definition(def, &module_name);
