@@ -82,9 +82,12 @@ impl Checker<'_> {
         // A sum is kept where the lambda sees every name in it (as the
         // same binding) where it was written, or where its body makes a
         // lambda, which may capture the parameter and be applied where the
-        // names are narrowed (`let a = mk(n); if n <= 5 { a(u) }`):
-        // elsewhere nothing could narrow them, and fresh names would make
-        // every application a new one to check.
+        // names are narrowed (`let a = mk(n); if n <= 5 { a(u) }`), or is
+        // given a function, which may have captured them (`g(m, f)`, `g`
+        // applying `f` where it tested its parameter): elsewhere nothing
+        // could narrow them, and fresh names would make every application
+        // a new one to check.
+        let foreign = lambda.makes_lambdas || arg_tys.iter().any(Ty::holds_fn);
         let seen = |side: &Arc<super::narrowing::Side>| {
             side.terms.iter().all(|term| {
                 let (path, binding) = &term.name;
@@ -93,7 +96,7 @@ impl Checker<'_> {
                     .captured
                     .get(root)
                     .is_some_and(|l| l.binding == *binding);
-                (captured || lambda.makes_lambdas) && (here || one_value(&term.name))
+                (captured || foreign) && (here || one_value(&term.name))
             })
         };
         let sums: ArgumentSums = sums

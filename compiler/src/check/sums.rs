@@ -110,6 +110,13 @@ impl Checker<'_> {
         let mut sum = SideSum::default();
         self.add_leaves(value, Some(range), &mut sum);
         let side = sum.side(range.clone());
+        // A name that is a `let`-bound sum itself stands for its sum, read
+        // through once here (its own was read through when it was bound):
+        // `let a = n; let b = a` binds `b` to `n`, so a fact about `n`
+        // bounds `b` where `a` was never narrowed.
+        let side = side
+            .expanded(&|named| self.definition_of(named))
+            .unwrap_or(side);
         (!side.terms.is_empty()).then(|| Arc::new(side))
     }
 

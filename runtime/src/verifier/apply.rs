@@ -67,13 +67,15 @@ impl<'p> Verifier<'p> {
             let around = rqc_cost::facts_around(&closure.facts, &self.facts, keep);
             // Kept where the lambda sees the names, or makes a lambda that
             // may capture the parameter and be applied where they are
-            // narrowed, as the checker's `apply_delayed`.
-            let makes_lambdas = *self
+            // narrowed, or is given a function that may have captured
+            // them, as the checker's `apply_delayed`.
+            let foreign = *self
                 .makes_lambdas
                 .entry(closure.body as *const Node)
-                .or_insert_with(|| makes_lambdas(closure.body));
+                .or_insert_with(|| makes_lambdas(closure.body))
+                || args.iter().any(holds_function);
             let kept = |sum: &Arc<Side<'p>>| {
-                (makes_lambdas || seen_by(sum, &closure.scope))
+                (foreign || seen_by(sum, &closure.scope))
                     && (here || sum.terms.iter().all(|term| one_value(&term.name)))
             };
             let sums: Vec<_> = sums.iter().map(|sum| sum.clone().filter(kept)).collect();
@@ -153,6 +155,13 @@ impl<'p> Verifier<'p> {
         self.applying.push(lambda);
         Ok(())
     }
+}
+
+/// Whether `value` holds a function anywhere in it.
+fn holds_function(value: &Abs<'_>) -> bool {
+    value.holds(&mut std::collections::HashSet::new(), &|part| {
+        matches!(part, Abs::Fns(_))
+    })
 }
 
 /// Whether `body` holds a lambda anywhere in it.

@@ -448,7 +448,7 @@ fn skeleton(cond: &Node) -> Vec<*const Node> {
 
 /// The sum the name `named` (still that binding) was bound to by `let`,
 /// if it was.
-fn definition_of<'p>(named: &Named<'p>, scope: &Scope<'p>) -> Option<Arc<Side<'p>>> {
+pub(super) fn definition_of<'p>(named: &Named<'p>, scope: &Scope<'p>) -> Option<Arc<Side<'p>>> {
     let Root::Binding(name, id) = named.root else {
         return None;
     };

@@ -67,6 +67,11 @@ impl<'p> Verifier<'p> {
         let mut sum = SideSum::default();
         add_leaves(operand, Some(&range), scope, &self.params, &mut sum);
         let side = sum.side(range);
+        // A `let`-bound sum's name read through once, as the checker's
+        // `Checker::definition`.
+        let side = side
+            .expanded(&|named| super::narrowing::definition_of(named, scope))
+            .unwrap_or(side);
         (!side.terms.is_empty()).then(|| Arc::new(side))
     }
 
