@@ -243,10 +243,21 @@ impl Checker<'_> {
         let is_lambda_for_fn = |i: usize| {
             matches!(args[i].kind, ExprKind::Lambda(..)) && matches!(sig.params[i].1, Ty::Fn(_))
         };
+        // The sums the arguments are, where the callee proves something of
+        // its parameters and the call is inside a condition (`guards.rs`).
+        let guard = sig.proves.clone().filter(|_| self.conditions_open > 0);
+        let mut sums = vec![None; args.len()];
         for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
             let (param, pty) = &sig.params[i];
             self.island_stream = None;
+            // Checked inside a condition, as a `let`'s value is, so that
+            // the sum it is keeps its names' ranges.
+            let mark = guard.as_ref().map(|_| self.begin_condition());
             let mut checked = self.check(args[i]);
+            if let Some(mark) = mark {
+                sums[i] = self.definition(args[i], &checked.ty);
+                self.condition(args[i], mark);
+            }
             // An island (`Follow[u]`, a small table) given where a stream
             // is taken is the stream it also is (`island_stream.rs`), as
             // it is for a limit written after it.
@@ -601,6 +612,9 @@ impl Checker<'_> {
             }
             _ => None,
         });
+        if let Some(template) = &guard {
+            self.record_guard(span, template, &sums);
+        }
         // A generic result takes its arguments' types: nested calls of a
         // function that returns a record of two may double it at each.
         self.type_within_limits(

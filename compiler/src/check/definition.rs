@@ -162,7 +162,29 @@ impl Checker<'_> {
             .as_ref()
             .map(|ret| self.resolve_type(ret, Some(&generics)));
         self.checking_entry = def.kind != DefKind::Fn;
+        // A `Bool` function whose body is a condition: what it proves of
+        // its parameters where it is true, read as an `if`'s condition is
+        // (`guards.rs`).
+        let guard = (def.kind == DefKind::Fn
+            && matches!(declared, None | Some(Ty::Bool))
+            && super::guards::condition_shaped(&def.body))
+        .then(|| {
+            let params: Vec<_> = def
+                .params
+                .iter()
+                .filter_map(|p| self.named_param(&p.name.name))
+                .collect();
+            (params, self.begin_condition())
+        });
         let mut body = self.check_expected(&def.body, declared.as_ref());
+        let proves = guard.and_then(|(params, mark)| {
+            let says = self.condition(&def.body, mark);
+            let boolean = body.ty == Ty::Bool;
+            boolean
+                .then(|| super::guards::guard_template(&says, &params))
+                .flatten()
+                .map(std::sync::Arc::new)
+        });
         if let Some(declared) = &declared {
             if self.expect_type(
                 declared,
@@ -372,6 +394,7 @@ impl Checker<'_> {
                 .map(|p| declared_list_maximum(&p.ty).filter(|_| def.kind == DefKind::Fn))
                 .collect(),
             uses: self.requirements.uses(),
+            proves,
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
             module: module_name.to_string(),

@@ -27,6 +27,7 @@ mod fields;
 mod fixes;
 pub mod fn_id;
 mod functions;
+mod guards;
 mod lambda_bodies;
 mod list_ops;
 pub(crate) mod locals;

@@ -45,6 +45,17 @@ pub struct Comparison {
     says: Condition,
 }
 
+impl Comparison {
+    /// What a call of a `Bool` function at `span` says of its arguments
+    /// (`guards.rs`), found again by the call's span.
+    pub(super) fn said_by_call(span: Span, says: Condition) -> Comparison {
+        Comparison {
+            operands: (span, span),
+            says,
+        }
+    }
+}
+
 /// Where a condition's records begin ([`Checker::begin_condition`]).
 #[derive(Clone, Copy, Debug)]
 pub struct ConditionMark {
@@ -263,6 +274,20 @@ impl Checker<'_> {
                 .rev()
                 .find(|c| c.operands == (a.span, b.span))
                 .map_or(Condition::Opaque, |c| c.says.clone()),
+            // A call of a `Bool` function whose signature says what it
+            // proves of its parameters (`guards.rs`), by the span the call
+            // is checked at (a pipe's stage).
+            ExprKind::Call(..) | ExprKind::Pipe(..) => {
+                let at = match &cond.kind {
+                    ExprKind::Pipe(_, stage) => stage.span,
+                    _ => cond.span,
+                };
+                recorded
+                    .iter()
+                    .rev()
+                    .find(|c| c.operands == (at, at))
+                    .map_or(Condition::Opaque, |c| c.says.clone())
+            }
             ExprKind::Name(ident) if hidden.contains(&ident.name.as_str()) => Condition::Opaque,
             ExprKind::Name(ident) => self
                 .local(&ident.name)

@@ -24,6 +24,9 @@ pub struct FnSig {
     /// where a call knows their values it takes the largest, not the sum
     /// that stands for it here (`self_applied.rs`).
     pub uses: Vec<(Poly, Vec<Poly>)>,
+    /// What a `Bool` function proves of its parameters where it returns
+    /// true, read at each call with the arguments' sums (`guards.rs`).
+    pub proves: Option<std::sync::Arc<super::guards::GuardTemplate>>,
 }
 
 impl FnSig {

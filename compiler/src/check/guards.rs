@@ -1,0 +1,182 @@
+//! What a `Bool` function proves of its arguments where it returns true: a condition over its parameters, kept in its signature and read at each call with the arguments' sums in their place, so `if valid(n) { take(n) }` is narrowed as `if n <= 100 { … }` is (spec/cost.md §3.1).
+//!
+//! A function is checked once, with its parameters' measures abstract, and
+//! its calls read only its signature. For a `Bool` function whose body is a
+//! condition (comparisons under `!`, `&&`, `||`, a block's last
+//! expression, another such call), the body's comparisons are read as a
+//! condition, as an `if`'s are ([`Checker::condition`]), and kept as a
+//! template ([`guard_template`]): each comparison whose every named value
+//! is a parameter, with the parameter's position in its place; any other
+//! comparison proves nothing. A call inside a condition fills the template
+//! with the sums its arguments are ([`Checker::definition`]) and records it
+//! as the condition the call says ([`Checker::record_guard`]); an argument
+//! that is no sum of named values makes each comparison naming its
+//! parameter prove nothing. Sound as a `let` of a sum is: each parameter is
+//! its argument's value, computed once before the body runs, and the body
+//! returns true exactly where its condition holds of those values.
+
+use super::expr::Checker;
+use super::narrowing::{Comparison, Condition, Named, Side};
+use crate::cost::{Interval, SideSum};
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
+use std::sync::Arc;
+
+/// A condition over a function's parameters: each term's name is the
+/// parameter's name and its position (not a binding).
+pub type GuardTemplate = crate::cost::Condition<Named>;
+
+/// Whether `body`, a `Bool` function's, reads as a condition: a
+/// comparison, `!`, `&&` or `||` of such, a block whose last expression is
+/// one, or a call (another function that may say one).
+pub(super) fn condition_shaped(body: &Expr) -> bool {
+    match &body.kind {
+        ExprKind::Unary(UnaryOp::Not, inner) => condition_shaped(inner),
+        ExprKind::Binary(op, ..) => matches!(
+            op,
+            BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Lt
+                | BinaryOp::LtEq
+                | BinaryOp::Gt
+                | BinaryOp::GtEq
+                | BinaryOp::Eq
+                | BinaryOp::NotEq
+        ),
+        ExprKind::Block(_, last) => condition_shaped(last),
+        ExprKind::Call(..) | ExprKind::Pipe(..) => true,
+        _ => false,
+    }
+}
+
+/// `says`, what a function's body says where it is true, as a template
+/// over `params` (each parameter's name and the binding its check gave
+/// it): `None` where it proves nothing of them.
+pub(super) fn guard_template(says: &Condition, params: &[Named]) -> Option<GuardTemplate> {
+    let template = over_params(says, params);
+    (template != GuardTemplate::Opaque).then_some(template)
+}
+
+fn over_params(says: &Condition, params: &[Named]) -> GuardTemplate {
+    let inner = |c: &Condition| Box::new(over_params(c, params));
+    match says {
+        Condition::Compare {
+            left,
+            relation,
+            right,
+        } => match (side_over_params(left, params), side_over_params(right, params)) {
+            (Some(left), Some(right)) => GuardTemplate::Compare {
+                left: Box::new(left),
+                relation: *relation,
+                right: Box::new(right),
+            },
+            _ => GuardTemplate::Opaque,
+        },
+        Condition::Not(c) => GuardTemplate::Not(inner(c)),
+        Condition::And(a, b) => GuardTemplate::And(inner(a), inner(b)),
+        Condition::Or(a, b) => GuardTemplate::Or(inner(a), inner(b)),
+        Condition::Both(a, b) => GuardTemplate::Both(inner(a), inner(b)),
+        Condition::Named(c) => over_params(c, params),
+        Condition::Opaque => GuardTemplate::Opaque,
+    }
+}
+
+/// A side whose every term is a parameter (a plain one: not a field or a
+/// length of it), with the parameter's position in its place; or a side
+/// of literals only. No range is kept: each is the argument's at a call.
+fn side_over_params(side: &Side, params: &[Named]) -> Option<Side> {
+    if side.terms.is_empty() {
+        let literal = side.interval.least == Some(side.offset) && side.interval.most == Some(side.offset);
+        return literal.then(|| Side {
+            interval: Interval::exact(side.offset),
+            terms: Vec::new(),
+            offset: side.offset,
+        });
+    }
+    let mut sum = SideSum::default();
+    sum.literal(side.offset, false);
+    for term in &side.terms {
+        let position = params.iter().position(|param| *param == term.name)?;
+        let name = (term.name.0.clone(), position as u64);
+        sum.named(name, term.negated, Interval::exact(0));
+    }
+    Some(sum.side(Interval::exact(0)))
+}
+
+/// `template` with each parameter's position replaced by the sum its
+/// argument is (`sums`, by position): a comparison naming a parameter
+/// whose argument is no sum proves nothing.
+pub(super) fn filled(template: &GuardTemplate, sums: &[Option<Arc<Side>>]) -> Condition {
+    let inner = |c: &GuardTemplate| Box::new(filled(c, sums));
+    match template {
+        GuardTemplate::Compare {
+            left,
+            relation,
+            right,
+        } => match (filled_side(left, sums), filled_side(right, sums)) {
+            (Some(left), Some(right)) => Condition::Compare {
+                left: Box::new(left),
+                relation: *relation,
+                right: Box::new(right),
+            },
+            _ => Condition::Opaque,
+        },
+        GuardTemplate::Not(c) => Condition::Not(inner(c)),
+        GuardTemplate::And(a, b) => Condition::And(inner(a), inner(b)),
+        GuardTemplate::Or(a, b) => Condition::Or(inner(a), inner(b)),
+        GuardTemplate::Both(a, b) => Condition::Both(inner(a), inner(b)),
+        GuardTemplate::Named(c) => filled(c, sums),
+        GuardTemplate::Opaque => Condition::Opaque,
+    }
+}
+
+/// A template's side with its parameters' argument sums in their places,
+/// its range theirs and its literals'.
+fn filled_side(side: &Side, sums: &[Option<Arc<Side>>]) -> Option<Side> {
+    let mut sum = SideSum::default();
+    let mut interval = Interval::exact(side.offset);
+    sum.literal(side.offset, false);
+    for term in &side.terms {
+        let argument = sums.get(term.name.1 as usize)?.as_ref()?;
+        sum.literal(argument.offset, term.negated);
+        let shift = Interval::exact(argument.offset);
+        interval = interval.plus(&if term.negated { shift.negate() } else { shift });
+        for inner in &argument.terms {
+            let negated = inner.negated != term.negated;
+            sum.named(inner.name.clone(), negated, inner.interval.clone());
+            let range = match negated {
+                true => inner.interval.negate(),
+                false => inner.interval.clone(),
+            };
+            interval = interval.plus(&range);
+        }
+    }
+    if sum.failed() {
+        return None;
+    }
+    Some(sum.side(interval))
+}
+
+impl Checker<'_> {
+    /// A parameter in scope as a comparison names it.
+    pub(super) fn named_param(&self, name: &str) -> Option<Named> {
+        self.local(name).map(|local| (name.to_string(), local.binding))
+    }
+
+    /// Records what the call at `span` of a function whose signature
+    /// proves `template` says, its arguments being the sums `sums`: read
+    /// where the call is an `if`'s condition (or part of one).
+    pub(super) fn record_guard(
+        &mut self,
+        span: crate::span::Span,
+        template: &GuardTemplate,
+        sums: &[Option<Arc<Side>>],
+    ) {
+        if self.conditions_open == 0 {
+            return;
+        }
+        let says = filled(template, sums);
+        if says != Condition::Opaque {
+            self.comparisons.push(Comparison::said_by_call(span, says));
+        }
+    }
+}
