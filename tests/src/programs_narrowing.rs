@@ -16,7 +16,14 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(26) {
+    match rng.below(27) {
+        // A `Bool` function's call as a condition: what its body proves
+        // of its parameters, read with the arguments' sums.
+        26 => match rng.below(3) {
+            0 => format!("(if in_range({v}, {a}, {b}) {{ {v} }} else {{ {b} }})"),
+            1 => format!("(if !in_range({v} - {k}, {a}, {b}) {{ {b} }} else {{ {v} }})"),
+            _ => format!("(if near({v}, {w}) && {w} {op} {a} {{ {v} - {w} }} else {{ 0 }})"),
+        },
         // A maker written before a `map`, given its element: the lambda
         // it makes keeps the element's sum, narrowed where it is applied
         // in that run; made in one `map` and applied in another, nothing.

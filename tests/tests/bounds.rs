@@ -313,6 +313,9 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 "let mk = y =>",
                 "filter(e => { let ",
                 "if { let q = ",
+                "if in_range(",
+                "if !in_range(",
+                "if near(",
             ]
             .iter()
             .any(|form| text.contains(form)),

@@ -255,7 +255,7 @@ impl Checker<'_> {
             let mark = guard.as_ref().map(|_| self.begin_condition());
             let mut checked = self.check(args[i]);
             if let Some(mark) = mark {
-                sums[i] = self.definition(args[i], &checked.ty);
+                sums[i] = self.guard_argument(args[i], &checked.ty);
                 self.condition(args[i], mark);
             }
             // An island (`Follow[u]`, a small table) given where a stream

@@ -162,6 +162,24 @@ impl Checker<'_> {
         self.local(name).map(|local| (name.to_string(), local.binding))
     }
 
+    /// The sum an argument of a call is, for its parameter's place in a
+    /// template: a sum of named values (`Checker::definition`), or a
+    /// value that is one number (a literal, `2 + 3`).
+    pub(super) fn guard_argument(&self, arg: &Expr, ty: &super::types::Ty) -> Option<Arc<Side>> {
+        if let Some(sum) = self.definition(arg, ty) {
+            return Some(sum);
+        }
+        let super::types::Ty::Int(range) = ty else {
+            return None;
+        };
+        let value = range.least.filter(|least| range.most == Some(*least))?;
+        Some(Arc::new(Side {
+            interval: Interval::exact(value),
+            terms: Vec::new(),
+            offset: value,
+        }))
+    }
+
     /// Records what the call at `span` of a function whose signature
     /// proves `template` says, its arguments being the sums `sums`: read
     /// where the call is an `if`'s condition (or part of one).
