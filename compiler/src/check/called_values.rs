@@ -115,7 +115,11 @@ impl Checker<'_> {
             name => format!("`{name}`"),
         };
         self.argument_sums = sums;
+        let from = self.comparisons.len();
         let applied = self.apply(ty, &tys, span, &place, super::functions::AppliedBy::Call);
+        // A lambda applied inside a condition says what its body's
+        // condition says (`guards.rs`).
+        self.record_lambda_guard(span, ty, from);
         Checked::new(
             applied.ret,
             cost.plus(&applied.latent),

@@ -63,7 +63,10 @@ fn over_params(says: &Condition, params: &[Named]) -> GuardTemplate {
             left,
             relation,
             right,
-        } => match (side_over_params(left, params), side_over_params(right, params)) {
+        } => match (
+            side_over_params(left, params),
+            side_over_params(right, params),
+        ) {
             (Some(left), Some(right)) => GuardTemplate::Compare {
                 left: Box::new(left),
                 relation: *relation,
@@ -85,7 +88,8 @@ fn over_params(says: &Condition, params: &[Named]) -> GuardTemplate {
 /// of literals only. No range is kept: each is the argument's at a call.
 fn side_over_params(side: &Side, params: &[Named]) -> Option<Side> {
     if side.terms.is_empty() {
-        let literal = side.interval.least == Some(side.offset) && side.interval.most == Some(side.offset);
+        let literal =
+            side.interval.least == Some(side.offset) && side.interval.most == Some(side.offset);
         return literal.then(|| Side {
             interval: Interval::exact(side.offset),
             terms: Vec::new(),
@@ -159,7 +163,8 @@ fn filled_side(side: &Side, sums: &[Option<Arc<Side>>]) -> Option<Side> {
 impl Checker<'_> {
     /// A parameter in scope as a comparison names it.
     pub(super) fn named_param(&self, name: &str) -> Option<Named> {
-        self.local(name).map(|local| (name.to_string(), local.binding))
+        self.local(name)
+            .map(|local| (name.to_string(), local.binding))
     }
 
     /// The sum an argument of a call is, for its parameter's place in a
@@ -178,6 +183,38 @@ impl Checker<'_> {
             terms: Vec::new(),
             offset: value,
         }))
+    }
+
+    /// Records what applying `callee`, one lambda, at `span` just said of
+    /// the values compared in its body: its body read as a condition over
+    /// the comparisons its check recorded (those since `from`, each read
+    /// with the parameters' argument sums, `Checker::apply_delayed`), its
+    /// names hidden (they are its scope's, not this one's). An application
+    /// answered from an earlier check recorded none, and says nothing.
+    pub(super) fn record_lambda_guard(
+        &mut self,
+        span: crate::span::Span,
+        callee: &super::types::Ty,
+        from: usize,
+    ) {
+        if self.conditions_open == 0 {
+            return;
+        }
+        let super::types::Ty::Fns(candidates) = callee else {
+            return;
+        };
+        let [super::types::FnCandidate::Lambda(lambda)] = candidates.as_slice() else {
+            return;
+        };
+        let from = from.min(self.comparisons.len());
+        let says = self.read_condition_within(
+            &lambda.body,
+            &self.comparisons[from..],
+            &[super::narrowing::EVERY_NAME],
+        );
+        if says != Condition::Opaque {
+            self.comparisons.push(Comparison::said_by_call(span, says));
+        }
     }
 
     /// Records what the call at `span` of a function whose signature

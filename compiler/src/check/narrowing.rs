@@ -25,6 +25,10 @@ use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Stmt, UnaryOp};
 use std::sync::Arc;
 
+/// Hides every name from [`Checker::read_condition_within`] (no name is
+/// spelled so).
+pub(super) const EVERY_NAME: &str = "*";
+
 /// A name and its binding's identity: what a comparison's side names.
 pub type Named = (String, u64);
 
@@ -257,8 +261,9 @@ impl Checker<'_> {
 
     /// [`Checker::read_condition`] inside blocks whose `let`s bind
     /// `hidden`: a `Bool` name they bind is not the one in scope (their
-    /// bindings are gone), and proves nothing here.
-    fn read_condition_within(
+    /// bindings are gone), and proves nothing here; [`EVERY_NAME`] hides
+    /// them all (a lambda's body, whose names are not the scope's here).
+    pub(super) fn read_condition_within(
         &self,
         cond: &Expr,
         recorded: &[Comparison],
@@ -288,7 +293,11 @@ impl Checker<'_> {
                     .find(|c| c.operands == (at, at))
                     .map_or(Condition::Opaque, |c| c.says.clone())
             }
-            ExprKind::Name(ident) if hidden.contains(&ident.name.as_str()) => Condition::Opaque,
+            ExprKind::Name(ident)
+                if hidden.contains(&ident.name.as_str()) || hidden.contains(&EVERY_NAME) =>
+            {
+                Condition::Opaque
+            }
             ExprKind::Name(ident) => self
                 .local(&ident.name)
                 .and_then(|local| local.condition.clone())

@@ -265,6 +265,37 @@ impl<'p> Verifier<'p> {
         }
     }
 
+    /// Applies `f` to `args` (their `sums`) at `node`, and where `node` is
+    /// a condition's part (or the whole) and `f` is one lambda, records
+    /// what its body's condition says: the comparisons its evaluation
+    /// recorded, each read with the parameters' argument sums, its names
+    /// hidden (as the checker's `record_lambda_guard`).
+    pub(super) fn applied_as_condition(
+        &mut self,
+        node: &'p Node,
+        f: &Abs<'p>,
+        args: Vec<Abs<'p>>,
+        sums: Vec<Option<Arc<Side<'p>>>>,
+    ) -> crate::error::Result<Eval<'p>> {
+        let body = match f {
+            Abs::Fns(closures) if closures.len() == 1 => Some(closures[0].body),
+            _ => None,
+        }
+        .filter(|_| self.wanted.contains_key(&(node as *const Node)));
+        let Some(body) = body else {
+            return self.apply(node, f, args, sums);
+        };
+        let mark = self.begin_condition(body);
+        let applied = self.apply(node, f, args, sums);
+        self.close(body);
+        let from = mark.min(self.comparisons.len());
+        let says = read_condition_within(body, &self.comparisons[from..], &None, &[EVERY_NAME]);
+        if says != Condition::Opaque {
+            self.comparisons.push(Comparison { node, says });
+        }
+        applied
+    }
+
     /// `cond` (just evaluated in `scope`, its comparisons recorded since
     /// `mark`) as a [`Condition`]; the records are dropped.
     pub(super) fn condition(
@@ -440,6 +471,9 @@ fn skeleton(cond: &Node) -> Vec<*const Node> {
             Op::Binary(BinOp::And | BinOp::Or, a, b) => work.extend([&**a, &**b]),
             Op::Let(_, _, body) => work.push(body),
             Op::Binary(op, ..) if relation(*op).is_some() => found.push(node as *const Node),
+            // A lambda applied in a condition says what its body's
+            // condition says (`Verifier::applied_as_condition`).
+            Op::Apply(..) => found.push(node as *const Node),
             _ => {}
         }
     }
@@ -457,6 +491,10 @@ pub(super) fn definition_of<'p>(named: &Named<'p>, scope: &Scope<'p>) -> Option<
     }
     find(scope, name).filter(|b| b.id == id)?.definition.clone()
 }
+
+/// Hides every name from [`read_condition_within`] (no name is spelled
+/// so): a lambda's body, whose names are not the scope's where it is read.
+const EVERY_NAME: &str = "*";
 
 /// `cond` as a [`Condition`], its comparisons found among `recorded`.
 fn read_condition<'p>(
@@ -486,7 +524,14 @@ fn read_condition_within<'p>(
             .rev()
             .find(|c| std::ptr::eq(c.node, cond))
             .map_or(Condition::Opaque, |c| c.says.clone()),
-        Op::Var(name) if hidden.contains(&name.as_str()) => Condition::Opaque,
+        Op::Apply(..) => recorded
+            .iter()
+            .rev()
+            .find(|c| std::ptr::eq(c.node, cond))
+            .map_or(Condition::Opaque, |c| c.says.clone()),
+        Op::Var(name) if hidden.contains(&name.as_str()) || hidden.contains(&EVERY_NAME) => {
+            Condition::Opaque
+        }
         Op::Var(name) => find(scope, name)
             .and_then(|binding| binding.condition.clone())
             .map_or(Condition::Opaque, Condition::Named),
