@@ -45,6 +45,31 @@ pub enum Condition<N> {
     Opaque,
 }
 
+impl<N> Condition<N> {
+    /// The same tree of `!`, `&&`, `||` and readings with each comparison
+    /// replaced by what `compare` makes of its sides and relation (a
+    /// `let`-bound condition read through): a condition over other names.
+    pub fn map_compares<M>(
+        &self,
+        compare: &dyn Fn(&Side<N>, Option<Relation>, &Side<N>) -> Condition<M>,
+    ) -> Condition<M> {
+        let inner = |c: &Condition<N>| Box::new(c.map_compares(compare));
+        match self {
+            Condition::Compare {
+                left,
+                relation,
+                right,
+            } => compare(left, *relation, right),
+            Condition::Not(c) => Condition::Not(inner(c)),
+            Condition::And(a, b) => Condition::And(inner(a), inner(b)),
+            Condition::Or(a, b) => Condition::Or(inner(a), inner(b)),
+            Condition::Both(a, b) => Condition::Both(inner(a), inner(b)),
+            Condition::Named(c) => c.map_compares(compare),
+            Condition::Opaque => Condition::Opaque,
+        }
+    }
+}
+
 /// Adds to `narrowed`, in order, what `condition` being `holds` proves of
 /// each name it compares: `(name, range)`, each range narrowed from the
 /// name's latest one in `narrowed` (or its side's, for the first).

@@ -52,34 +52,29 @@ pub(super) fn condition_shaped(body: &Expr) -> bool {
 /// over `params` (each parameter's name and the binding its check gave
 /// it): `None` where it proves nothing of them.
 pub(super) fn guard_template(says: &Condition, params: &[Named]) -> Option<GuardTemplate> {
-    let template = over_params(says, params);
+    let template = says.map_compares(&|left, relation, right| {
+        both_sides(left, relation, right, &|side| {
+            side_over_params(side, params)
+        })
+    });
     (template != GuardTemplate::Opaque).then_some(template)
 }
 
-fn over_params(says: &Condition, params: &[Named]) -> GuardTemplate {
-    let inner = |c: &Condition| Box::new(over_params(c, params));
-    match says {
-        Condition::Compare {
-            left,
+/// The comparison of the sides `side` makes of `left` and `right`, or
+/// nothing proved where it makes none of either.
+fn both_sides(
+    left: &Side,
+    relation: Option<crate::cost::Relation>,
+    right: &Side,
+    side: &dyn Fn(&Side) -> Option<Side>,
+) -> Condition {
+    match (side(left), side(right)) {
+        (Some(left), Some(right)) => Condition::Compare {
+            left: Box::new(left),
             relation,
-            right,
-        } => match (
-            side_over_params(left, params),
-            side_over_params(right, params),
-        ) {
-            (Some(left), Some(right)) => GuardTemplate::Compare {
-                left: Box::new(left),
-                relation: *relation,
-                right: Box::new(right),
-            },
-            _ => GuardTemplate::Opaque,
+            right: Box::new(right),
         },
-        Condition::Not(c) => GuardTemplate::Not(inner(c)),
-        Condition::And(a, b) => GuardTemplate::And(inner(a), inner(b)),
-        Condition::Or(a, b) => GuardTemplate::Or(inner(a), inner(b)),
-        Condition::Both(a, b) => GuardTemplate::Both(inner(a), inner(b)),
-        Condition::Named(c) => over_params(c, params),
-        Condition::Opaque => GuardTemplate::Opaque,
+        _ => Condition::Opaque,
     }
 }
 
@@ -110,27 +105,9 @@ fn side_over_params(side: &Side, params: &[Named]) -> Option<Side> {
 /// argument is (`sums`, by position): a comparison naming a parameter
 /// whose argument is no sum proves nothing.
 pub(super) fn filled(template: &GuardTemplate, sums: &[Option<Arc<Side>>]) -> Condition {
-    let inner = |c: &GuardTemplate| Box::new(filled(c, sums));
-    match template {
-        GuardTemplate::Compare {
-            left,
-            relation,
-            right,
-        } => match (filled_side(left, sums), filled_side(right, sums)) {
-            (Some(left), Some(right)) => Condition::Compare {
-                left: Box::new(left),
-                relation: *relation,
-                right: Box::new(right),
-            },
-            _ => Condition::Opaque,
-        },
-        GuardTemplate::Not(c) => Condition::Not(inner(c)),
-        GuardTemplate::And(a, b) => Condition::And(inner(a), inner(b)),
-        GuardTemplate::Or(a, b) => Condition::Or(inner(a), inner(b)),
-        GuardTemplate::Both(a, b) => Condition::Both(inner(a), inner(b)),
-        GuardTemplate::Named(c) => filled(c, sums),
-        GuardTemplate::Opaque => Condition::Opaque,
-    }
+    template.map_compares(&|left, relation, right| {
+        both_sides(left, relation, right, &|side| filled_side(side, sums))
+    })
 }
 
 /// A template's side with its parameters' argument sums in their places,
