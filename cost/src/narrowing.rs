@@ -45,14 +45,15 @@ pub enum Condition<N> {
     Opaque,
 }
 
+/// What [`Condition::map_compares`] makes of one comparison: its left
+/// side, relation and right side.
+pub type CompareMap<'f, N, M> = dyn Fn(&Side<N>, Option<Relation>, &Side<N>) -> Condition<M> + 'f;
+
 impl<N> Condition<N> {
     /// The same tree of `!`, `&&`, `||` and readings with each comparison
     /// replaced by what `compare` makes of its sides and relation (a
     /// `let`-bound condition read through): a condition over other names.
-    pub fn map_compares<M>(
-        &self,
-        compare: &dyn Fn(&Side<N>, Option<Relation>, &Side<N>) -> Condition<M>,
-    ) -> Condition<M> {
+    pub fn map_compares<M>(&self, compare: &CompareMap<'_, N, M>) -> Condition<M> {
         let inner = |c: &Condition<N>| Box::new(c.map_compares(compare));
         match self {
             Condition::Compare {

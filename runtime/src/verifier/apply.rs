@@ -174,7 +174,6 @@ fn makes_lambdas(body: &Node) -> bool {
 /// Whether every name of the argument's sum `sum` is one a lambda made in
 /// `scope` sees, as the same binding (an entry parameter always), as the
 /// checker's `apply_delayed` keeps a parameter's sum.
-
 fn seen_by<'p>(sum: &Side<'p>, scope: &super::bounds::Scope<'p>) -> bool {
     sum.terms.iter().all(|term| term.name.seen_in(scope))
 }
