@@ -83,11 +83,13 @@ impl Checker<'_> {
         // same binding) where it was written, or where its body makes a
         // lambda, which may capture the parameter and be applied where the
         // names are narrowed (`let a = mk(n); if n <= 5 { a(u) }`), or is
-        // given a function, which may have captured them (`g(m, f)`, `g`
-        // applying `f` where it tested its parameter): elsewhere nothing
-        // could narrow them, and fresh names would make every application
-        // a new one to check.
-        let foreign = lambda.makes_lambdas || arg_tys.iter().any(Ty::holds_fn);
+        // a condition, which a call in a condition reads (`if small(n)`,
+        // `guards.rs`), or where it is given a function, which may have
+        // captured them (`g(m, f)`, `g` applying `f` where it tested its
+        // parameter): elsewhere nothing could narrow them, and fresh names
+        // would make every application a new one to check. (The verifier,
+        // which keeps no answers, keeps every such sum.)
+        let foreign = lambda.keeps_foreign_sums || arg_tys.iter().any(Ty::holds_fn);
         let seen = |side: &Arc<super::narrowing::Side>| {
             side.terms.iter().all(|term| {
                 let (path, binding) = &term.name;

@@ -239,7 +239,7 @@ impl Checker<'_> {
             captured: self.scope.clone(),
             facts: self.branch_facts.clone(),
             frame: self.frames.current(),
-            makes_lambdas: makes_lambdas(body),
+            keeps_foreign_sums: makes_lambdas(body) || super::guards::condition_shaped(body),
         };
         Checked::new(
             Ty::Fns(vec![FnCandidate::Lambda(Arc::new(lambda))]),

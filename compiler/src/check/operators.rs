@@ -124,7 +124,12 @@ impl Checker<'_> {
                 &right.ty,
             ))));
         }
-        let numeric = |t: &Ty| matches!(t, Ty::Int(_) | Ty::Float | Ty::Error);
+        // A number, or an optional one (`none` on either side gives
+        // `none`, in either order: `o + n` as `n + o`).
+        let numeric = |t: &Ty| match t {
+            Ty::Option(inner) => matches!(**inner, Ty::Int(_) | Ty::Float),
+            _ => matches!(t, Ty::Int(_) | Ty::Float | Ty::Error),
+        };
         let ty = match op {
             BinaryOp::In => {
                 self.error(

@@ -134,9 +134,10 @@ pub struct DelayedLambda {
     /// The check of a body it was written in (`rqc_cost::Frames`).
     pub frame: u64,
     /// Whether its body writes a lambda, which may capture a parameter and
-    /// be returned: its parameters then keep sums of names it does not
+    /// be returned, or is a condition, which a call in a condition reads
+    /// (`guards.rs`): its parameters then keep sums of names it does not
     /// see (`Checker::apply_delayed`).
-    pub makes_lambdas: bool,
+    pub keeps_foreign_sums: bool,
 }
 
 impl PartialEq for DelayedLambda {

@@ -65,19 +65,14 @@ impl<'p> Verifier<'p> {
                 false => Some(&one_value),
             };
             let around = rqc_cost::facts_around(&closure.facts, &self.facts, keep);
-            // Kept where the lambda sees the names, or makes a lambda that
-            // may capture the parameter and be applied where they are
-            // narrowed, or is given a function that may have captured
-            // them, as the checker's `apply_delayed`.
-            let foreign = *self
-                .makes_lambdas
-                .entry(closure.body as *const Node)
-                .or_insert_with(|| makes_lambdas(closure.body))
-                || args.iter().any(holds_function);
-            let kept = |sum: &Arc<Side<'p>>| {
-                (foreign || seen_by(sum, &closure.scope))
-                    && (here || sum.terms.iter().all(|term| one_value(&term.name)))
-            };
+            // Kept over values with one value here (any, where made here):
+            // the checker keeps fewer (only where the lambda sees the
+            // names, makes a lambda, is a condition or is given a
+            // function: its answers are reused, and fresh names would make
+            // every application a new one to check), so this proves at
+            // least what it proved.
+            let kept =
+                |sum: &Arc<Side<'p>>| here || sum.terms.iter().all(|term| one_value(&term.name));
             let sums: Vec<_> = sums.iter().map(|sum| sum.clone().filter(kept)).collect();
             self.frames.enter();
             let mut scope = closure.scope.clone();
@@ -155,25 +150,4 @@ impl<'p> Verifier<'p> {
         self.applying.push(lambda);
         Ok(())
     }
-}
-
-/// Whether `value` holds a function anywhere in it.
-fn holds_function(value: &Abs<'_>) -> bool {
-    value.holds(&mut std::collections::HashSet::new(), &|part| {
-        matches!(part, Abs::Fns(_))
-    })
-}
-
-/// Whether `body` holds a lambda anywhere in it.
-fn makes_lambdas(body: &Node) -> bool {
-    let mut found = false;
-    body.walk(&mut |node| found |= matches!(node.op, rqc_plan::Op::Lambda(..)));
-    found
-}
-
-/// Whether every name of the argument's sum `sum` is one a lambda made in
-/// `scope` sees, as the same binding (an entry parameter always), as the
-/// checker's `apply_delayed` keeps a parameter's sum.
-fn seen_by<'p>(sum: &Side<'p>, scope: &super::bounds::Scope<'p>) -> bool {
-    sum.terms.iter().all(|term| term.name.seen_in(scope))
 }

@@ -107,8 +107,6 @@ pub(super) struct Verifier<'p> {
     /// Which evaluation of a body is in progress, and the bindings with
     /// one value per run (`apply.rs`).
     pub frames: rqc_cost::Frames,
-    /// Whether each lambda body applied so far makes a lambda (`apply.rs`).
-    pub makes_lambdas: std::collections::HashMap<*const Node, bool>,
     /// The bindings the parameters of the last lambda applied got: a
     /// `filter`'s predicate narrows the elements by what it proves of its
     /// parameter's binding (as the checker's `last_lambda_params`).
@@ -139,7 +137,6 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         wanted: Default::default(),
         facts: Vec::new(),
         frames: Default::default(),
-        makes_lambdas: Default::default(),
         last_lambda_params: Vec::new(),
     };
     let root = &entry.root;

@@ -96,15 +96,6 @@ impl<'p> Named<'p> {
         plain_int(&value)
     }
 
-    /// Whether this names a value `scope` sees: an entry parameter, or a
-    /// binding still bound there (not shadowed).
-    pub(super) fn seen_in(&self, scope: &Scope<'p>) -> bool {
-        match self.root {
-            Root::Param(_) => true,
-            Root::Binding(name, id) => find(scope, name).is_some_and(|b| b.id == id),
-        }
-    }
-
     /// Whether this names a value with one value here: an entry
     /// parameter, or a binding made outside every lambda's body or in an
     /// evaluation of a body still in progress (or a field or length of
