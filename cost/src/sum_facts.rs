@@ -133,11 +133,44 @@ impl<N: PartialEq> SumNames<N> {
     }
 
     /// The sum's range `interval` within what `enclosing` proves of it
-    /// ([`sum_within`]).
-    pub fn within(&self, enclosing: &[(Arc<Condition<N>>, bool)], interval: Interval) -> Interval {
-        match self.failed() {
-            true => interval,
-            false => sum_within(enclosing, &self.names, self.offset, &interval),
+    /// ([`sum_within`]), and within what it proves of the same sum with
+    /// each `let`-bound name (`definition`) read as the sum it was bound
+    /// to: the same value (`let d = n + 1; if n - m <= 5 { take(d - m) }`,
+    /// an inlined function's arguments bound by `let`).
+    pub fn within(
+        &self,
+        enclosing: &[(Arc<Condition<N>>, bool)],
+        interval: Interval,
+        definition: &dyn Fn(&N) -> Option<Arc<Side<N>>>,
+    ) -> Interval
+    where
+        N: Clone,
+    {
+        if self.failed() {
+            return interval;
+        }
+        let narrowed = sum_within(enclosing, &self.names, self.offset, &interval);
+        let mut expanded = SumNames {
+            names: Vec::new(),
+            offset: self.offset,
+            failed: false,
+        };
+        let mut replaced = false;
+        for (name, negated) in &self.names {
+            match definition(name) {
+                Some(defined) => {
+                    replaced = true;
+                    expanded.literal(defined.offset, *negated);
+                    for term in &defined.terms {
+                        expanded.named(term.name.clone(), term.negated != *negated);
+                    }
+                }
+                None => expanded.named(name.clone(), *negated),
+            }
+        }
+        match replaced && !expanded.failed() {
+            true => sum_within(enclosing, &expanded.names, expanded.offset, &narrowed),
+            false => narrowed,
         }
     }
 }

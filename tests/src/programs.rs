@@ -116,6 +116,8 @@ fn rev_of(xs: [T]) -> [T] = xs |> reverse()
 fn own_of(c: Bool, xs: [T], x: T) = if c { xs } else { [x] }
 fn in_range(k: Int, a: Int, b: Int) -> Bool = k >= a && k <= b
 fn near(a: Int, b: Int) = { let d = a - b; d <= 3 && d >= 0 - 3 }
+fn diff_reads(g: Int, a: Int, b: Int) = A.by_g[g] |> take(a - b) |> count()
+fn diff_reads_on(g: Int, a: Int, b: Int) = diff_reads(g, a + 1, b)
 mutation add_a(id: Int, g: Int, v: Int) = insert A { id, g, v }
 mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
 mutation add_c(id: Int, lim: Int) = insert C { id, lim }

@@ -16,7 +16,13 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(27) {
+    match rng.below(28) {
+        // A function whose count is a sum of its parameters, called where
+        // a fact bounds the sum its arguments are (or passed on by another).
+        27 => {
+            let f = pick(rng, &["diff_reads", "diff_reads_on"]);
+            format!("(if {v} - {w} {op} {a} {{ {f}(x, {v}, {w}) }} else {{ 0 }})")
+        }
         // A `Bool` function's call as a condition: what its body proves
         // of its parameters, read with the arguments' sums.
         26 => match rng.below(3) {

@@ -316,6 +316,8 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 "if in_range(",
                 "if !in_range(",
                 "if near(",
+                "diff_reads(x, ",
+                "diff_reads_on(x, ",
             ]
             .iter()
             .any(|form| text.contains(form)),

@@ -45,6 +45,7 @@ fn selected_corpus_diagnostics_read_well() {
         "fn_returned_lambda_costs_by_its_argument",
         "help_min_of_two_numbers",
         "help_function_made_from_an_unbounded_value",
+        "fn_count_as_a_sum_of_parameters",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -286,8 +286,9 @@ impl Checker<'_> {
         count: &Expr,
         island: Option<super::island_stream::IslandStream>,
     ) -> Checked {
-        let n = self.check(count);
+        let mut n = self.check(count);
         self.expect_type(&Ty::any_int("?"), &n.ty, count.span, "`take` takes a count");
+        n.ty = self.count_over_params(count, n.ty);
         // A count of at most zero takes nothing.
         let (upper, why) = count_upper(&n.ty);
         // An island taken below its bound is read as a stream: `k` rows.
@@ -366,8 +367,9 @@ impl Checker<'_> {
     /// it is read, so its opening cost grows by `k` elements' (spec/cost.md,
     /// "Combinators"). A count of at most zero skips nothing.
     fn skip(&mut self, input: Checked, shape: Input, count: &Expr) -> Checked {
-        let n = self.check(count);
+        let mut n = self.check(count);
         self.expect_type(&Ty::any_int("?"), &n.ty, count.span, "`skip` takes a count");
+        n.ty = self.count_over_params(count, n.ty);
         let cost = input.cost.plus(&n.cost);
         let (upper, why) = count_upper(&n.ty);
         let kind = shape.kind();

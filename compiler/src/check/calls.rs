@@ -246,13 +246,14 @@ impl Checker<'_> {
         // The sums the arguments are, where the callee proves something of
         // its parameters and the call is inside a condition (`guards.rs`).
         let guard = sig.proves.clone().filter(|_| self.conditions_open > 0);
+        let summed = guard.is_some() || !sig.sum_measures.is_empty();
         let mut sums = vec![None; args.len()];
         for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
             let (param, pty) = &sig.params[i];
             self.island_stream = None;
             // Checked inside a condition, as a `let`'s value is, so that
             // the sum it is keeps its names' ranges.
-            let mark = guard.as_ref().map(|_| self.begin_condition());
+            let mark = summed.then(|| self.begin_condition());
             let mut checked = self.check(args[i]);
             if let Some(mark) = mark {
                 sums[i] = self.guard_argument(args[i], &checked.ty);
@@ -536,6 +537,13 @@ impl Checker<'_> {
         super::unknown_args::bind_unknown(&unknown, &mut bindings);
         let result_unknown = super::unknown_args::holds_unknown(&passed, &unknown);
         measures::close_bindings(&mut bindings);
+        // Counts the callee measures as sums of its parameters, bound to
+        // what is known here of the sums the arguments are.
+        for measure in &sig.sum_measures {
+            let fallback = measures::instantiate(&measure.fallback, &bindings);
+            let bound = self.bound_sum_measure(measure, &sums, fallback);
+            bindings.insert(measure.var, bound);
+        }
         // The caller's own measures that its arguments brought in through
         // a type parameter (its parameter's ends inside the `T` a value
         // bound) stay its own: only the callee's unbound ones become
@@ -561,7 +569,17 @@ impl Checker<'_> {
             .iter()
             .all(|(_, p)| !p.grows_for_good());
         let origins: Vec<(Bindings, Span)> = if bounded { Vec::new() } else { origins };
-        let uses = |var: &Var| sig.cost.measures().iter().any(|(_, p)| p.mentions(var));
+        // A measure the cost mentions, itself or through a count measured
+        // as a sum of the parameters (`sum_measures.rs`).
+        let uses = |var: &Var| {
+            sig.cost.measures().iter().any(|(_, p)| {
+                p.mentions(var)
+                    || sig
+                        .sum_measures
+                        .iter()
+                        .any(|m| p.mentions(&m.var) && m.fallback.mentions(var))
+            })
+        };
         let unbounded = |value: &crate::cost::Poly| value.grows_for_good();
         // The arguments the cost is unbounded through: with the measure at
         // 0 it is bounded (`min(x, k) + y` with `y` unbounded blames `y`,
@@ -569,6 +587,10 @@ impl Checker<'_> {
         let bounded_without = |var: &Var| {
             let mut without = bindings.clone();
             without.insert(*var, crate::cost::Poly::zero());
+            for measure in &sig.sum_measures {
+                let fallback = measures::instantiate(&measure.fallback, &without);
+                without.insert(measure.var, fallback);
+            }
             sig.cost
                 .measures()
                 .iter()
@@ -589,16 +611,26 @@ impl Checker<'_> {
                     .map(|(var, value)| (*var, value.clone()))
             };
             if let Some((var, value)) = culprit {
-                self.error(
+                // A count the callee reads as a sum of its parameters.
+                let sum = sig
+                    .sum_measures
+                    .iter()
+                    .find(|m| m.fallback.mentions(&var))
+                    .map(|m| m.var.to_string());
+                let d = self.error(
                     "E0302",
                     format!("`{name}`'s cost depends on `{var}`, and this argument leaves it unbounded"),
                     arg_span,
                     "unbounded",
-                )
-                .help
-                .push(format!(
+                );
+                d.help.push(format!(
                     "pass a value with a bound (here it may reach `{value}`): a literal, or a parameter declared with a bound such as `n: Int <= 100`"
                 ));
+                if let Some(sum) = sum {
+                    d.help.push(format!(
+                        "or call `{name}` where a test bounds the count `{sum}` it reads, with the arguments in place of its parameters (`if {sum} <= 100 {{ … }}`)"
+                    ));
+                }
             }
         }
         let qualified = self.index.def_name(def);

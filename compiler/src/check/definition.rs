@@ -162,6 +162,15 @@ impl Checker<'_> {
             .as_ref()
             .map(|ret| self.resolve_type(ret, Some(&generics)));
         self.checking_entry = def.kind != DefKind::Fn;
+        self.fn_params = match def.kind {
+            DefKind::Fn => def
+                .params
+                .iter()
+                .filter_map(|p| self.named_param(&p.name.name))
+                .collect(),
+            _ => Vec::new(),
+        };
+        self.sum_measures.clear();
         // A `Bool` function whose body is a condition: what it proves of
         // its parameters where it is true, read as an `if`'s condition is
         // (`guards.rs`).
@@ -395,6 +404,7 @@ impl Checker<'_> {
                 .collect(),
             uses: self.requirements.uses(),
             proves,
+            sum_measures: std::mem::take(&mut self.sum_measures),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
             module: module_name.to_string(),

@@ -197,6 +197,11 @@ pub struct Checker<'p> {
     /// Whether the definition being checked is an entry point (a query or
     /// a mutation), whose parameters' measures are the caller's values.
     pub(super) checking_entry: bool,
+    /// A function's parameters as comparisons name them (none in an
+    /// entry point), and the counts its body measures as sums of them
+    /// (`sum_measures.rs`).
+    pub(super) fn_params: Vec<super::narrowing::Named>,
+    pub(super) sum_measures: Vec<super::sum_measures::SumMeasure>,
     /// The largest value walked so far past `MAX_VALUE_PARTS`, and where:
     /// of one holding no rows, and of one holding rows (`type_limits.rs`).
     pub(super) largest_value: [Option<(u64, Span)>; 2],

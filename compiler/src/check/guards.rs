@@ -53,9 +53,7 @@ pub(super) fn condition_shaped(body: &Expr) -> bool {
 /// it): `None` where it proves nothing of them.
 pub(super) fn guard_template(says: &Condition, params: &[Named]) -> Option<GuardTemplate> {
     let template = says.map_compares(&|left, relation, right| {
-        both_sides(left, relation, right, &|side| {
-            side_over_params(side, params)
-        })
+        both_sides(left, relation, right, &|side| template_side(side, params))
     });
     (template != GuardTemplate::Opaque).then_some(template)
 }
@@ -81,7 +79,7 @@ fn both_sides(
 /// A side whose every term is a parameter (a plain one: not a field or a
 /// length of it), with the parameter's position in its place; or a side
 /// of literals only. No range is kept: each is the argument's at a call.
-fn side_over_params(side: &Side, params: &[Named]) -> Option<Side> {
+pub(super) fn template_side(side: &Side, params: &[Named]) -> Option<Side> {
     if side.terms.is_empty() {
         let literal =
             side.interval.least == Some(side.offset) && side.interval.most == Some(side.offset);
@@ -112,7 +110,7 @@ pub(super) fn filled(template: &GuardTemplate, sums: &[Option<Arc<Side>>]) -> Co
 
 /// A template's side with its parameters' argument sums in their places,
 /// its range theirs and its literals'.
-fn filled_side(side: &Side, sums: &[Option<Arc<Side>>]) -> Option<Side> {
+pub(super) fn filled_side(side: &Side, sums: &[Option<Arc<Side>>]) -> Option<Side> {
     let mut sum = SideSum::default();
     let mut interval = Interval::exact(side.offset);
     sum.literal(side.offset, false);

@@ -48,6 +48,7 @@ mod schema_columns;
 mod schema_types;
 mod self_applied;
 mod signature;
+mod sum_measures;
 mod sums;
 pub mod tir;
 mod tuple_range;
@@ -295,6 +296,8 @@ pub fn check_one(
         frames: Default::default(),
         last_lambda_params: Vec::new(),
         checking_entry: false,
+        fn_params: Vec::new(),
+        sum_measures: Vec::new(),
         largest_value: [None, None],
     };
     let mut outcome = checker.check_definition(def, &module_name);

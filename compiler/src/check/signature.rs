@@ -27,6 +27,9 @@ pub struct FnSig {
     /// What a `Bool` function proves of its parameters where it returns
     /// true, read at each call with the arguments' sums (`guards.rs`).
     pub proves: Option<std::sync::Arc<super::guards::GuardTemplate>>,
+    /// The counts its body measures as sums of its parameters, each bound
+    /// at a call (`sum_measures.rs`).
+    pub sum_measures: Vec<super::sum_measures::SumMeasure>,
 }
 
 impl FnSig {
@@ -45,6 +48,12 @@ impl FnSig {
             .into_iter()
             .map(|(key, uses)| (f(&key), uses.iter().map(f).collect()))
             .collect();
+        for measure in &mut self.sum_measures {
+            measure.fallback = f(&measure.fallback);
+            if let Some(var) = f(&Poly::var(measure.var)).as_var() {
+                measure.var = var;
+            }
+        }
         self
     }
 
@@ -54,6 +63,7 @@ impl FnSig {
             || self.ret.any_poly(test)
             || self.cost.measures().iter().any(|(_, p)| test(p))
             || self.uses.iter().flat_map(|(_, uses)| uses).any(test)
+            || self.sum_measures.iter().any(|m| test(&m.fallback))
     }
 }
 

@@ -66,7 +66,7 @@ impl Checker<'_> {
         if sum_leaves(a, false, &sum_shape, &mut leaf) {
             sum_leaves(b, op == BinaryOp::Sub, &sum_shape, &mut leaf);
         }
-        sum.within(&self.branch_facts, interval)
+        sum.within(&self.branch_facts, interval, &|named| self.definition_of(named))
     }
 
     /// The sum the name `named` (still that binding) was bound to by
@@ -161,7 +161,7 @@ impl Checker<'_> {
 }
 
 /// How `e` is made, as far as a sum is concerned (`rqc_cost::sum_leaves`).
-fn sum_shape(e: &Expr) -> SumShape<'_, Expr> {
+pub(super) fn sum_shape(e: &Expr) -> SumShape<'_, Expr> {
     match &e.kind {
         ExprKind::Int(c) => SumShape::Literal(*c),
         ExprKind::Unary(UnaryOp::Neg, inner) => SumShape::Negated(inner),

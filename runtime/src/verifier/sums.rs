@@ -106,7 +106,8 @@ impl<'p> Verifier<'p> {
         if sum_leaves(a, false, &sum_shape, &mut leaf) {
             sum_leaves(b, op == BinOp::Sub, &sum_shape, &mut leaf);
         }
-        Abs::int(sum.within(&self.facts, interval))
+        let definition = |named: &Named<'p>| super::narrowing::definition_of(named, scope);
+        Abs::int(sum.within(&self.facts, interval, &definition))
     }
 
     /// The value of `binding`, a name `let` bound to a sum of named values,
