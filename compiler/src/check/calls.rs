@@ -619,7 +619,9 @@ impl Checker<'_> {
                     .map(|m| m.var.to_string());
                 let d = self.error(
                     "E0302",
-                    format!("`{name}`'s cost depends on `{var}`, and this argument leaves it unbounded"),
+                    format!(
+                        "`{name}`'s cost depends on `{var}`, and this argument leaves it unbounded"
+                    ),
                     arg_span,
                     "unbounded",
                 );

@@ -127,7 +127,7 @@ impl Checker<'_> {
         // A number, or an optional one (`none` on either side gives
         // `none`, in either order: `o + n` as `n + o`).
         let numeric = |t: &Ty| match t {
-            Ty::Option(inner) => matches!(**inner, Ty::Int(_) | Ty::Float),
+            Ty::Option(inner) => matches!(**inner, Ty::Int(_) | Ty::Float | Ty::Error),
             _ => matches!(t, Ty::Int(_) | Ty::Float | Ty::Error),
         };
         let ty = match op {
@@ -216,10 +216,21 @@ impl Checker<'_> {
                         "both sides of arithmetic have one type (no implicit conversion)",
                     );
                 }
-                if left.ty.is_error() {
-                    right.ty.clone()
-                } else {
-                    left.ty.clone()
+                // The number either side is (a `none` of no type yet is
+                // the other's), optional where either side is.
+                let number = |t: &Ty| match t {
+                    Ty::Option(inner) => (**inner).clone(),
+                    other => other.clone(),
+                };
+                let number = match number(&left.ty) {
+                    Ty::Error => number(&right.ty),
+                    found => found,
+                };
+                let optional =
+                    matches!(left.ty, Ty::Option(_)) || matches!(right.ty, Ty::Option(_));
+                match optional {
+                    true => Ty::option(number),
+                    false => number,
                 }
             }
         };

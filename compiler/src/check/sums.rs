@@ -66,7 +66,9 @@ impl Checker<'_> {
         if sum_leaves(a, false, &sum_shape, &mut leaf) {
             sum_leaves(b, op == BinaryOp::Sub, &sum_shape, &mut leaf);
         }
-        sum.within(&self.branch_facts, interval, &|named| self.definition_of(named))
+        sum.within(&self.branch_facts, interval, &|named| {
+            self.definition_of(named)
+        })
     }
 
     /// The sum the name `named` (still that binding) was bound to by
