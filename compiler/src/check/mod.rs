@@ -56,6 +56,7 @@ mod type_binding;
 mod type_limits;
 mod type_sizes;
 pub mod types;
+mod unbounded_arguments;
 mod unknown_args;
 mod upsert;
 mod writes;
