@@ -163,37 +163,13 @@ impl Checker<'_> {
             .map(|ret| self.resolve_type(ret, Some(&generics)));
         self.checking_entry = def.kind != DefKind::Fn;
         self.fn_params = match def.kind {
-            DefKind::Fn => def
-                .params
-                .iter()
-                .filter_map(|p| self.named_param(&p.name.name))
-                .collect(),
+            DefKind::Fn => self.params_named(def),
             _ => Vec::new(),
         };
         self.sum_measures.clear();
-        // A `Bool` function whose body is a condition: what it proves of
-        // its parameters where it is true, read as an `if`'s condition is
-        // (`guards.rs`).
-        let guard = (def.kind == DefKind::Fn
-            && matches!(declared, None | Some(Ty::Bool))
-            && super::guards::condition_shaped(&def.body))
-        .then(|| {
-            let params: Vec<_> = def
-                .params
-                .iter()
-                .filter_map(|p| self.named_param(&p.name.name))
-                .collect();
-            (params, self.begin_condition())
-        });
+        let guard = self.begin_guard(def, declared.as_ref());
         let mut body = self.check_expected(&def.body, declared.as_ref());
-        let proves = guard.and_then(|(params, mark)| {
-            let says = self.condition(&def.body, mark);
-            let boolean = body.ty == Ty::Bool;
-            boolean
-                .then(|| super::guards::guard_template(&says, &params))
-                .flatten()
-                .map(std::sync::Arc::new)
-        });
+        let proves = self.guard_proved(guard, &def.body, &body.ty);
         if let Some(declared) = &declared {
             if self.expect_type(
                 declared,

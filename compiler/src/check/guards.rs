@@ -136,10 +136,45 @@ pub(super) fn filled_side(side: &Side, sums: &[Option<Arc<Side>>]) -> Option<Sid
 }
 
 impl Checker<'_> {
-    /// A parameter in scope as a comparison names it.
-    pub(super) fn named_param(&self, name: &str) -> Option<Named> {
-        self.local(name)
-            .map(|local| (name.to_string(), local.binding))
+    /// The parameters of `def`, in scope, as comparisons name them.
+    pub(super) fn params_named(&self, def: &crate::syntax::ast::Def) -> Vec<Named> {
+        def.params
+            .iter()
+            .filter_map(|p| {
+                let name = &p.name.name;
+                self.local(name).map(|local| (name.clone(), local.binding))
+            })
+            .collect()
+    }
+
+    /// Where `def` is a function whose result is a `Bool` (`declared`, or
+    /// none declared) and whose body is a condition, opens a condition
+    /// for its body (its parameters, and the mark to read it from).
+    pub(super) fn begin_guard(
+        &mut self,
+        def: &crate::syntax::ast::Def,
+        declared: Option<&super::types::Ty>,
+    ) -> Option<(Vec<Named>, super::narrowing::ConditionMark)> {
+        let boolean = matches!(declared, None | Some(super::types::Ty::Bool));
+        (def.kind == crate::syntax::ast::DefKind::Fn && boolean && condition_shaped(&def.body))
+            .then(|| (self.params_named(def), self.begin_condition()))
+    }
+
+    /// What the body `body` (of type `ty`, just checked in the condition
+    /// [`Checker::begin_guard`] opened) proves of the parameters, as the
+    /// signature keeps it.
+    pub(super) fn guard_proved(
+        &mut self,
+        guard: Option<(Vec<Named>, super::narrowing::ConditionMark)>,
+        body: &Expr,
+        ty: &super::types::Ty,
+    ) -> Option<Arc<GuardTemplate>> {
+        let (params, mark) = guard?;
+        let says = self.condition(body, mark);
+        (*ty == super::types::Ty::Bool)
+            .then(|| guard_template(&says, &params))
+            .flatten()
+            .map(Arc::new)
     }
 
     /// The sum an argument of a call is, for its parameter's place in a
