@@ -21,11 +21,15 @@ use std::sync::Arc;
 /// relates the same named values (`sum_within`'s module comment). A sum
 /// whose names all cancel (`n - n`) is its offset. A sum of fewer than two
 /// named values is returned as it is: a name's own narrowing covers it.
+/// A name of the sum that a comparison does not name adds its range
+/// (`range`'s, where it knows it) to what the comparison proves of the
+/// rest: `n - m <= 5` bounds `n - m + i` by `5 + hi(i)`.
 pub fn sum_within<N: PartialEq>(
     enclosing: &[(Arc<Condition<N>>, bool)],
     names: &[(N, bool)],
     offset: i64,
     interval: &Interval,
+    range: &dyn Fn(&N) -> Option<Interval>,
 ) -> Interval {
     if names.len() < 2 {
         return interval.clone();
@@ -45,7 +49,7 @@ pub fn sum_within<N: PartialEq>(
     }
     let mut narrowed = interval.clone();
     for (left, relation, right) in comparisons {
-        if let Some((relation, other)) = relates(&coefficients, left, relation, right) {
+        if let Some((relation, other)) = relates(&coefficients, left, relation, right, range) {
             narrowed = narrowed.assume(relation, &other.plus(&Interval::exact(offset)));
         }
     }
@@ -65,6 +69,7 @@ pub fn sum_now<N: Clone + PartialEq>(
 ) -> Interval {
     let mut proved: Option<Vec<(N, Interval)>> = None;
     let mut now = Interval::exact(definition.offset);
+    let mut ranges: Vec<(N, Interval)> = Vec::new();
     for term in &definition.terms {
         let range = current(&term.name).unwrap_or_else(|| {
             let proved = proved.get_or_insert_with(|| {
@@ -77,14 +82,21 @@ pub fn sum_now<N: Clone + PartialEq>(
                 None => term.interval.clone(),
             }
         });
-        now = now.plus(&signed(term.negated, range));
+        now = now.plus(&signed(term.negated, range.clone()));
+        ranges.push((term.name.clone(), range));
     }
     let names: Vec<(N, bool)> = definition
         .terms
         .iter()
         .map(|term| (term.name.clone(), term.negated))
         .collect();
-    sum_within(enclosing, &names, definition.offset, &now)
+    let range = |name: &N| {
+        ranges
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, r)| r.clone())
+    };
+    sum_within(enclosing, &names, definition.offset, &now, &range)
 }
 
 /// Builds the sum [`sum_within`] narrows, as the checker and the verifier
@@ -133,15 +145,17 @@ impl<N: PartialEq> SumNames<N> {
     }
 
     /// The sum's range `interval` within what `enclosing` proves of it
-    /// ([`sum_within`]), and within what it proves of the same sum with
-    /// each `let`-bound name (`definition`) read as the sum it was bound
-    /// to: the same value (`let d = n + 1; if n - m <= 5 { take(d - m) }`,
-    /// an inlined function's arguments bound by `let`).
+    /// ([`sum_within`], each name's range `range`'s), and within what it
+    /// proves of the same sum with each `let`-bound name (`definition`)
+    /// read as the sum it was bound to: the same value (`let d = n + 1; if
+    /// n - m <= 5 { take(d - m) }`, an inlined function's arguments bound
+    /// by `let`).
     pub fn within(
         &self,
         enclosing: &[(Arc<Condition<N>>, bool)],
         interval: Interval,
         definition: &dyn Fn(&N) -> Option<Arc<Side<N>>>,
+        range: &dyn Fn(&N) -> Option<Interval>,
     ) -> Interval
     where
         N: Clone,
@@ -149,7 +163,7 @@ impl<N: PartialEq> SumNames<N> {
         if self.failed() {
             return interval;
         }
-        let narrowed = sum_within(enclosing, &self.names, self.offset, &interval);
+        let narrowed = sum_within(enclosing, &self.names, self.offset, &interval, range);
         let mut expanded = SumNames {
             names: Vec::new(),
             offset: self.offset,
@@ -169,7 +183,13 @@ impl<N: PartialEq> SumNames<N> {
             }
         }
         match replaced && !expanded.failed() {
-            true => sum_within(enclosing, &expanded.names, expanded.offset, &narrowed),
+            true => sum_within(
+                enclosing,
+                &expanded.names,
+                expanded.offset,
+                &narrowed,
+                range,
+            ),
             false => narrowed,
         }
     }
@@ -193,13 +213,17 @@ fn merged<'n, N: PartialEq + 'n>(terms: impl Iterator<Item = (&'n N, bool)>) -> 
 /// When `left relation right` relates the sum whose coefficients are
 /// `sum` (its offset aside) to the rest of `D = left - right`: the
 /// relation the sum stands in to the rest moved across, and that rest's
-/// range. `None` when `D` does not name every value of the sum with the
-/// same coefficient (or every one negated), or its literals leave `i64`.
+/// range. `None` when `D` names no value of the sum, or one with another
+/// coefficient than the sum's (or than every one negated), or its
+/// literals leave `i64`. A value of the sum that `D` does not name adds
+/// its range (`range`'s; `None` where it is not known), times its
+/// coefficient.
 fn relates<N: PartialEq>(
     sum: &[(&N, i64)],
     left: &Side<N>,
     relation: Relation,
     right: &Side<N>,
+    range: &dyn Fn(&N) -> Option<Interval>,
 ) -> Option<(Relation, Interval)> {
     if left.terms.is_empty() && right.terms.is_empty() {
         return None;
@@ -215,10 +239,26 @@ fn relates<N: PartialEq>(
             .find(|(n, _)| *n == name)
             .map_or(0, |(_, c)| *c)
     };
-    let same = sum.iter().all(|(name, c)| coefficient(name) == *c);
-    let opposite = sum.iter().all(|(name, c)| coefficient(name) == -*c);
+    // The sum's values `D` names, and the others (`extra`).
+    let (named, extra): (Vec<_>, Vec<_>) = sum.iter().partition(|(name, _)| coefficient(name) != 0);
+    if named.is_empty() {
+        return None;
+    }
+    let same = named.iter().all(|(name, c)| coefficient(name) == *c);
+    let opposite = named.iter().all(|(name, c)| coefficient(name) == -*c);
     if !same && !opposite {
         return None;
+    }
+    let mut added = Interval::exact(0);
+    for (name, coefficient) in extra.iter().map(|e| (e.0, e.1)) {
+        let known = range(name)?;
+        let signed_range = match coefficient < 0 {
+            true => known.negate(),
+            false => known,
+        };
+        for _ in 0..coefficient.unsigned_abs() {
+            added = added.plus(&signed_range);
+        }
     }
     // `D = ±E' + rest + k` (E' the sum without its offset) stands in
     // `relation` to 0, so `±E'` stands in it to `-(rest + k)`.
@@ -231,9 +271,9 @@ fn relates<N: PartialEq>(
     }
     let moved = Interval::exact(k).plus(&rest).negate();
     Some(if same {
-        (relation, moved)
+        (relation, moved.plus(&added))
     } else {
-        (relation.flipped(), moved.negate())
+        (relation.flipped(), moved.negate().plus(&added))
     })
 }
 

@@ -44,7 +44,7 @@ fn fact(
 /// The ends of `Σ ±names + offset` (each unbounded) under `facts`.
 fn ends(facts: &[Fact], names: &[(&'static str, bool)], offset: i64) -> (Option<i64>, Option<i64>) {
     let interval = side(names, offset).interval;
-    let narrowed = sum_within(facts, names, offset, &interval);
+    let narrowed = sum_within(facts, names, offset, &interval, &|_| None);
     (narrowed.least, narrowed.most)
 }
 

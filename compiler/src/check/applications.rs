@@ -163,17 +163,22 @@ impl Checker<'_> {
         // The names it captured as the `if`s around this application
         // prove them (spec/cost.md §3.1).
         self.narrow_to_enclosing_facts();
+        let mut bindings = Vec::with_capacity(lambda.params.len());
         for (i, (param, ty)) in lambda.params.iter().zip(arg_tys).enumerate() {
             let tir = TExpr::Local(param.name.clone());
             let mut local =
                 super::expr::Local::new(param.name.clone(), param.span, ty.clone(), tir);
             // The parameter is the argument's sum, as a `let` keeps one.
             local.definition = sums.get(i).cloned().flatten();
+            bindings.push(local.binding);
             self.bind_local(local);
         }
         self.lambda_checks.applying += 1;
         let checked = self.check(&lambda.body);
         self.lambda_checks.applying -= 1;
+        // Set after the body, whose own lambdas set it too (a `filter`
+        // given a lambda by name reads what it proves of this binding).
+        self.last_lambda_params = bindings;
         self.frames.leave();
         self.scope = outer;
         let mut conflict = false;

@@ -194,6 +194,9 @@ pub struct Checker<'p> {
     /// by what it proves of its parameter's binding, not of a `let` in it
     /// of the same name.
     pub(super) last_lambda_params: Vec<u64>,
+    /// The delayed lambda applied last (`Checker::apply`): a `filter`
+    /// given one by name reads its body as its condition.
+    pub(super) last_applied: Option<Arc<super::types::DelayedLambda>>,
     /// Whether the definition being checked is an entry point (a query or
     /// a mutation), whose parameters' measures are the caller's values.
     pub(super) checking_entry: bool,

@@ -316,6 +316,13 @@ impl Checker<'_> {
         };
         let mut ret: Option<Ty> = None;
         let mut latent = Cost::zero();
+        // Set again by the check of the lambda applied (none where its
+        // answer is reused): what a `filter` given it by name reads.
+        self.last_lambda_params.clear();
+        let single = match candidates.as_slice() {
+            [FnCandidate::Lambda(lambda)] => Some(lambda.clone()),
+            _ => None,
+        };
         for candidate in candidates {
             let (r, l) = match candidate {
                 FnCandidate::Known(func) => {
@@ -360,6 +367,9 @@ impl Checker<'_> {
             });
             latent = latent.max(&l);
         }
+        // The one lambda applied, set after its body's own applications
+        // (none where it may be one of several).
+        self.last_applied = single;
         FnTy {
             params: arg_tys.to_vec(),
             ret: ret.unwrap_or(Ty::Error),

@@ -51,6 +51,7 @@ impl Checker<'_> {
                 // proves of its parameter holds of every element kept.
                 let mark = self.begin_condition();
                 self.last_lambda_params.clear();
+                self.last_applied = None;
                 let ret = per_call(self, rest[0], vec![elem.clone()]);
                 self.expect_type(
                     &Ty::Bool,
@@ -64,10 +65,23 @@ impl Checker<'_> {
                         let param = (params[0].name.as_str(), self.last_lambda_params.first());
                         self.kept_by(param, &kept, elem)
                     }
-                    _ => {
-                        self.condition(rest[0], mark);
-                        elem
-                    }
+                    // A lambda given by name (`let small = x => x <= 5`,
+                    // or a function's, `filter(valid)`): its body, as its
+                    // application's check recorded it.
+                    _ => match self.last_applied.take().filter(|l| l.params.len() == 1) {
+                        Some(lambda) => {
+                            let kept = self.condition_of_body(&lambda.body, mark);
+                            let param = (
+                                lambda.params[0].name.as_str(),
+                                self.last_lambda_params.first(),
+                            );
+                            self.kept_by(param, &kept, elem)
+                        }
+                        None => {
+                            self.condition(rest[0], mark);
+                            elem
+                        }
+                    },
                 };
                 Ty::list(elem, size.clone())
             }

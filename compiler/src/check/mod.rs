@@ -296,6 +296,7 @@ pub fn check_one(
         argument_sums: Vec::new(),
         frames: Default::default(),
         last_lambda_params: Vec::new(),
+        last_applied: None,
         checking_entry: false,
         fn_params: Vec::new(),
         sum_measures: Vec::new(),

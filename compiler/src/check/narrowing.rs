@@ -255,6 +255,18 @@ impl Checker<'_> {
         self.read_condition(cond, &recorded)
     }
 
+    /// [`Checker::condition`] of a lambda's `body` applied since `mark`
+    /// (its comparisons recorded by the application's check), its names
+    /// hidden: they are its scope's, not this one's.
+    pub(super) fn condition_of_body(&mut self, body: &Expr, mark: ConditionMark) -> Condition {
+        self.conditions_open = self.conditions_open.saturating_sub(1);
+        self.leaves.truncate(mark.leaves);
+        let recorded = self
+            .comparisons
+            .split_off(mark.comparisons.min(self.comparisons.len()));
+        self.read_condition_within(body, &recorded, &[EVERY_NAME])
+    }
+
     fn read_condition(&self, cond: &Expr, recorded: &[Comparison]) -> Condition {
         self.read_condition_within(cond, recorded, &[])
     }

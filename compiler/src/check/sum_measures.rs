@@ -18,7 +18,7 @@
 
 use super::expr::Checker;
 use super::guards::{filled_side, template_side};
-use super::narrowing::{Named, Side};
+use super::narrowing::Side;
 use super::types::Ty;
 use crate::cost::{Interval, Poly, SumLeaf, Var, VarKind};
 use crate::syntax::ast::Expr;
@@ -60,25 +60,43 @@ impl Checker<'_> {
     /// sum of two or more of them and literals, each a plain parameter.
     fn params_sum(&self, e: &Expr) -> Option<Side> {
         let mut sum = crate::cost::SideSum::default();
-        let mut names = 0;
         let walked =
             crate::cost::sum_leaves(e, false, &super::sums::sum_shape, &mut |leaf, negated| {
                 match leaf {
                     SumLeaf::Literal(c) => sum.literal(c, negated),
                     SumLeaf::Value(value) => match self.named(value) {
+                        // A name of one value (`let extra = 2`) is that
+                        // number.
+                        Some((name, _)) if self.one_number(&name).is_some() => {
+                            sum.literal(self.one_number(&name).unwrap_or(0), negated)
+                        }
                         Some(named) if !named.0.contains('.') => {
-                            names += 1;
-                            sum.named(named, negated, Interval::exact(0));
+                            sum.named(named, negated, Interval::exact(0))
                         }
                         _ => sum.fail(),
                     },
                 }
                 !sum.failed()
             });
-        if !walked || names < 2 || sum.failed() {
+        if !walked || sum.failed() {
             return None;
         }
-        template_side(&sum.side(Interval::exact(0)), &self.fn_params)
+        // A `let`-bound sum read as the sum it was bound to (`let d = n -
+        // m; take(d)`).
+        let side = sum.side(Interval::exact(0));
+        let side = side
+            .expanded(&|named| self.definition_of(named))
+            .unwrap_or(side);
+        let template = template_side(&side, &self.fn_params)?;
+        (template.terms.len() >= 2).then_some(template)
+    }
+
+    /// The one number a plain `Int` name in scope holds, if it holds one.
+    fn one_number(&self, name: &str) -> Option<i64> {
+        let Ty::Int(range) = &self.local(name)?.ty else {
+            return None;
+        };
+        range.least.filter(|least| range.most == Some(*least))
     }
 
     /// What a call binds `measure` to: the lesser of its upper end with the
@@ -129,12 +147,7 @@ impl Checker<'_> {
     /// The lesser of `fallback` and what the facts here prove of the sum
     /// `filled` (of named values here) as its names are now.
     fn known_sum_bound(&self, filled: &Side, fallback: Poly) -> Poly {
-        let current = |(name, binding): &Named| {
-            self.local(name)
-                .filter(|l| l.binding == *binding && !name.contains('.'))
-                .and_then(|l| l.ty.interval().cloned())
-        };
-        let now = crate::cost::sum_now(filled, &self.branch_facts, &current).hi;
+        let now = crate::cost::sum_now(filled, &self.branch_facts, &|n| self.range_now(n)).hi;
         match (now.max_value(), fallback.max_value()) {
             (Some(now_most), Some(most)) if now_most < most => now,
             (Some(_), None) => now,

@@ -66,9 +66,12 @@ impl Checker<'_> {
         if sum_leaves(a, false, &sum_shape, &mut leaf) {
             sum_leaves(b, op == BinaryOp::Sub, &sum_shape, &mut leaf);
         }
-        sum.within(&self.branch_facts, interval, &|named| {
-            self.definition_of(named)
-        })
+        sum.within(
+            &self.branch_facts,
+            interval,
+            &|named| self.definition_of(named),
+            &|named| self.range_now(named),
+        )
     }
 
     /// The sum the name `named` (still that binding) was bound to by
@@ -76,6 +79,13 @@ impl Checker<'_> {
     pub(super) fn definition_of(&self, (name, binding): &Named) -> Option<Arc<Side>> {
         let local = self.local(name).filter(|l| l.binding == *binding)?;
         local.definition.clone()
+    }
+
+    /// The range a plain name (still the binding `named` read) has here.
+    pub(super) fn range_now(&self, (name, binding): &Named) -> Option<Interval> {
+        self.local(name)
+            .filter(|l| l.binding == *binding && !name.contains('.'))
+            .and_then(|l| l.ty.interval().cloned())
     }
 
     /// The type of `local`, a name `let` bound to a sum of named values
@@ -92,12 +102,7 @@ impl Checker<'_> {
         if self.branch_facts.is_empty() {
             return local.ty.clone();
         }
-        let current = |(name, binding): &Named| {
-            self.local(name)
-                .filter(|l| l.binding == *binding && !name.contains('.'))
-                .and_then(|l| l.ty.interval().cloned())
-        };
-        let now = crate::cost::sum_now(definition, &self.branch_facts, &current);
+        let now = crate::cost::sum_now(definition, &self.branch_facts, &|n| self.range_now(n));
         Ty::Int(known.intersect(&now))
     }
 

@@ -133,15 +133,29 @@ impl<'p> Verifier<'p> {
                 // read as a condition, narrow the elements it keeps.
                 let predicate = match (c, args.get(1).map(|a| &a.op)) {
                     (Combinator::Filter, Some(Op::Lambda(params, body))) if params.len() == 1 => {
-                        Some((&params[0], &**body, self.begin_condition(body)))
+                        Some((&params[0], &**body, self.begin_condition(body), false))
                     }
+                    // A lambda given by name: its body, its names hidden
+                    // (as the checker's `condition_of_body`).
+                    (Combinator::Filter, _) => match &f {
+                        Some(Abs::Fns(closures))
+                            if closures.len() == 1 && closures[0].params.len() == 1 =>
+                        {
+                            let (params, body) = (closures[0].params, closures[0].body);
+                            Some((&params[0], body, self.begin_condition(body), true))
+                        }
+                        _ => None,
+                    },
                     _ => None,
                 };
                 self.last_lambda_params.clear();
                 let applied = f.as_ref().map(|f| self.apply_over(node, f, &element, &k));
                 let element = match predicate {
-                    Some((param, body, mark)) => {
-                        let kept = self.condition(body, mark, scope);
+                    Some((param, body, mark, named)) => {
+                        let kept = match named {
+                            true => self.condition_of_body(body, mark),
+                            false => self.condition(body, mark, scope),
+                        };
                         let param = (param.as_str(), self.last_lambda_params.first().copied());
                         self.kept_by(param, &kept, element)
                     }

@@ -256,6 +256,14 @@ impl<'p> Verifier<'p> {
         }
     }
 
+    /// [`Verifier::condition`] of a lambda's `body` applied since `mark`,
+    /// its names hidden: they are its scope's, not this one's.
+    pub(super) fn condition_of_body(&mut self, body: &'p Node, mark: usize) -> Condition<'p> {
+        self.close(body);
+        let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
+        read_condition_within(body, &recorded, &None, &[EVERY_NAME])
+    }
+
     /// Applies `f` to `args` (their `sums`) at `node`, and where `node` is
     /// a condition's part (or the whole) and `f` is one lambda, records
     /// what its body's condition says: the comparisons its evaluation

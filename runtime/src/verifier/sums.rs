@@ -107,7 +107,8 @@ impl<'p> Verifier<'p> {
             sum_leaves(b, op == BinOp::Sub, &sum_shape, &mut leaf);
         }
         let definition = |named: &Named<'p>| super::narrowing::definition_of(named, scope);
-        Abs::int(sum.within(&self.facts, interval, &definition))
+        let range = |named: &Named<'p>| named.range(scope, &self.params);
+        Abs::int(sum.within(&self.facts, interval, &definition, &range))
     }
 
     /// The value of `binding`, a name `let` bound to a sum of named values,
