@@ -234,3 +234,52 @@ fn a_comparison_its_ranges_rule_out_is_infeasible() {
     let either = Condition::Or(Box::new(nine_above_four), Box::new(n_minus_n));
     assert!(!infeasible(&either, true));
 }
+
+#[test]
+fn a_value_the_comparison_does_not_name_adds_its_range() {
+    let at_most_5 = difference(Some(Relation::AtMost), 5, true);
+    let facts = std::slice::from_ref(&at_most_5);
+    let one_to_two = Interval::new(
+        crate::Poly::constant(2),
+        crate::Poly::zero(),
+        Some(1),
+        Some(2),
+    );
+    let range = |name: &&str| (*name == "i").then(|| one_to_two.clone());
+    let within = |names: &[(&'static str, bool)], offset: i64| {
+        let interval = side(names, offset).interval;
+        let narrowed = sum_within(facts, names, offset, &interval, &range);
+        (narrowed.least, narrowed.most)
+    };
+    // `n - m + i` and `n + i - m`, `i` in [1, 2]: at most 5 + 2.
+    assert_eq!(
+        within(&[("n", false), ("m", true), ("i", false)], 0),
+        (None, Some(7))
+    );
+    assert_eq!(
+        within(&[("n", false), ("i", false), ("m", true)], 1),
+        (None, Some(8))
+    );
+    // Subtracted, it lowers the bound by its least.
+    assert_eq!(
+        within(&[("n", false), ("m", true), ("i", true)], 0),
+        (None, Some(4))
+    );
+    // Twice: its range twice.
+    assert_eq!(
+        within(&[("n", false), ("m", true), ("i", false), ("i", false)], 0),
+        (None, Some(9))
+    );
+    // A value of no known range proves nothing of the sum.
+    assert_eq!(
+        within(&[("n", false), ("m", true), ("j", false)], 0),
+        (None, None)
+    );
+    // Nor does a comparison naming none of the sum's values, or one with
+    // another coefficient.
+    assert_eq!(within(&[("i", false), ("j", false)], 0), (None, None));
+    assert_eq!(
+        within(&[("n", false), ("n", false), ("m", true), ("i", false)], 0),
+        (None, None)
+    );
+}
