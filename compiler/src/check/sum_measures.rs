@@ -36,7 +36,10 @@ pub struct SumMeasure {
 impl Checker<'_> {
     /// The count `count`, just checked as `checked`, with its upper end a
     /// variable of its own where it is a sum of two or more of this
-    /// function's parameters whose upper end is no number.
+    /// function's parameters whose upper end is no number, plus values of
+    /// known upper end (a lambda's parameter over a list of numbers, a
+    /// parameter narrowed here: `if i <= 2 { take(n - m + i) }`), which add
+    /// that end.
     pub(super) fn count_over_params(&mut self, count: &Expr, checked: Ty) -> Ty {
         let Ty::Int(interval) = &checked else {
             return checked;
@@ -44,21 +47,29 @@ impl Checker<'_> {
         if self.fn_params.is_empty() || interval.hi.max_value().is_some() {
             return checked;
         }
-        let Some(sum) = self.params_sum(count) else {
+        let Some((sum, part, extra)) = self.params_sum(count) else {
             return checked;
         };
-        let var = self.own_sum_measure(sum, interval.hi.clone());
+        // With no other value, the count's upper end as checked (narrowed
+        // by the function's own facts) stands for the sum's.
+        let fallback = match extra == Interval::exact(0) {
+            true => interval.hi.clone(),
+            false => part,
+        };
+        let var = self.own_sum_measure(sum, fallback);
         Ty::Int(Interval::new(
-            var,
+            var.plus(&extra.hi),
             interval.lo.clone(),
             interval.least,
             interval.most,
         ))
     }
 
-    /// `e` as a template over this function's parameters' positions: a
-    /// sum of two or more of them and literals, each a plain parameter.
-    fn params_sum(&self, e: &Expr) -> Option<Side> {
+    /// `e` as a template over this function's parameters' positions (a
+    /// sum of two or more of them, unbounded above, and literals), the
+    /// upper end that part has here, and the range of the rest (values
+    /// whose upper end is a number); `None` where any value is neither.
+    fn params_sum(&self, e: &Expr) -> Option<(Side, Poly, Interval)> {
         let mut sum = crate::cost::SideSum::default();
         let walked =
             crate::cost::sum_leaves(e, false, &super::sums::sum_shape, &mut |leaf, negated| {
@@ -87,8 +98,27 @@ impl Checker<'_> {
         let side = side
             .expanded(&|named| self.definition_of(named))
             .unwrap_or(side);
-        let template = template_side(&side, &self.fn_params)?;
-        (template.terms.len() >= 2).then_some(template)
+        let mut params = crate::cost::SideSum::default();
+        params.literal(side.offset, false);
+        let mut part = Interval::exact(side.offset);
+        let mut rest = Interval::exact(0);
+        for term in &side.terms {
+            let range = self.range_now(&term.name)?;
+            let signed = match term.negated {
+                true => range.negate(),
+                false => range,
+            };
+            match signed.hi.max_value() {
+                Some(_) => rest = rest.plus(&signed),
+                None if self.fn_params.contains(&term.name) => {
+                    params.named(term.name.clone(), term.negated, Interval::exact(0));
+                    part = part.plus(&signed);
+                }
+                None => return None,
+            }
+        }
+        let template = template_side(&params.side(Interval::exact(0)), &self.fn_params)?;
+        (template.terms.len() >= 2).then_some((template, part.hi, rest))
     }
 
     /// The one number a plain `Int` name in scope holds, if it holds one.
