@@ -247,24 +247,25 @@ impl Checker<'_> {
     /// `cond` (just checked, its comparisons recorded since `mark`) as a
     /// [`Condition`]; the records are dropped.
     pub(super) fn condition(&mut self, cond: &Expr, mark: ConditionMark) -> Condition {
-        self.conditions_open = self.conditions_open.saturating_sub(1);
-        self.leaves.truncate(mark.leaves);
-        let recorded = self
-            .comparisons
-            .split_off(mark.comparisons.min(self.comparisons.len()));
-        self.read_condition(cond, &recorded)
+        self.closed_condition(cond, mark, &[])
     }
 
     /// [`Checker::condition`] of a lambda's `body` applied since `mark`
     /// (its comparisons recorded by the application's check), its names
     /// hidden: they are its scope's, not this one's.
     pub(super) fn condition_of_body(&mut self, body: &Expr, mark: ConditionMark) -> Condition {
+        self.closed_condition(body, mark, &[EVERY_NAME])
+    }
+
+    /// Closes the condition opened at `mark` and reads `cond` over its
+    /// records, the names `hidden` proving nothing; the records are dropped.
+    fn closed_condition(&mut self, cond: &Expr, mark: ConditionMark, hidden: &[&str]) -> Condition {
         self.conditions_open = self.conditions_open.saturating_sub(1);
         self.leaves.truncate(mark.leaves);
         let recorded = self
             .comparisons
             .split_off(mark.comparisons.min(self.comparisons.len()));
-        self.read_condition_within(body, &recorded, &[EVERY_NAME])
+        self.read_condition_within(cond, &recorded, hidden)
     }
 
     fn read_condition(&self, cond: &Expr, recorded: &[Comparison]) -> Condition {
