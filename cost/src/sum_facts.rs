@@ -261,9 +261,21 @@ fn relates<N: PartialEq>(
         }
     }
     // `D = ±E' + rest + k` (E' the sum without its offset) stands in
-    // `relation` to 0, so `±E'` stands in it to `-(rest + k)`.
-    let k = left.offset.checked_sub(right.offset)?;
+    // `relation` to 0, so `±E'` stands in it to `-(rest + k)`. A side that
+    // is no sum of named values (`if x > 0 { 100 } else { 200 }`, `x * 2`)
+    // is its whole range in `rest`, not its offset (which is 0): a
+    // literal's range is its value.
+    let offset = |side: &Side<N>| match side.terms.is_empty() {
+        true => 0,
+        false => side.offset,
+    };
+    let k = offset(left).checked_sub(offset(right))?;
     let mut rest = Interval::exact(0);
+    for (side, negated) in [(left, false), (right, true)] {
+        if side.terms.is_empty() {
+            rest = rest.plus(&signed(negated, side.interval.clone()));
+        }
+    }
     for (term, negated) in terms() {
         if !sum.iter().any(|(name, _)| **name == term.name) {
             rest = rest.plus(&signed(negated, term.interval.clone()));

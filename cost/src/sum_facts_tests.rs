@@ -283,3 +283,25 @@ fn a_value_the_comparison_does_not_name_adds_its_range() {
         (None, None)
     );
 }
+
+#[test]
+fn a_side_of_no_sum_is_its_whole_range() {
+    // `n - m <= s` where `s` is no sum of named values (an `if`, a
+    // product) in [100, 200]: `n - m` is at most 200, not 0 (the bound
+    // property's seed 160568, which read past the bound it proved).
+    let s = Side::opaque(Interval::new(
+        crate::Poly::constant(200),
+        crate::Poly::zero(),
+        Some(100),
+        Some(200),
+    ));
+    let against_opaque = fact(side(N_MINUS_M, 0), Some(Relation::AtMost), s, true);
+    assert_eq!(
+        ends(std::slice::from_ref(&against_opaque), N_MINUS_M, 0),
+        (None, Some(200))
+    );
+    // Unbounded above, it bounds nothing.
+    let any = Side::opaque(Interval::unbounded("s"));
+    let against_any = fact(side(N_MINUS_M, 0), Some(Relation::AtMost), any, true);
+    assert_eq!(ends(&[against_any], N_MINUS_M, 0), (None, None));
+}
