@@ -98,27 +98,8 @@ impl Checker<'_> {
         let side = side
             .expanded(&|named| self.definition_of(named))
             .unwrap_or(side);
-        let mut params = crate::cost::SideSum::default();
-        params.literal(side.offset, false);
-        let mut part = Interval::exact(side.offset);
-        let mut rest = Interval::exact(0);
-        for term in &side.terms {
-            let range = self.range_now(&term.name)?;
-            let signed = match term.negated {
-                true => range.negate(),
-                false => range,
-            };
-            match signed.hi.max_value() {
-                Some(_) => rest = rest.plus(&signed),
-                None if self.fn_params.contains(&term.name) => {
-                    params.named(term.name.clone(), term.negated, Interval::exact(0));
-                    part = part.plus(&signed);
-                }
-                None => return None,
-            }
-        }
-        let template = template_side(&params.side(Interval::exact(0)), &self.fn_params)?;
-        (template.terms.len() >= 2).then_some((template, part.hi, rest))
+        let (template, part, rest) = self.split_sum(&side)?;
+        (template.terms.len() >= 2).then_some((template, part, rest))
     }
 
     /// The one number a plain `Int` name in scope holds, if it holds one.
@@ -142,14 +123,51 @@ impl Checker<'_> {
             return fallback;
         };
         let bound = self.known_sum_bound(&filled, fallback);
+        if bound.max_value().is_some() {
+            return bound;
+        }
         // A sum of this function's own parameters (a function that passes
-        // its parameters on): a count of its own, bound at its calls.
-        match template_side(&filled, &self.fn_params) {
-            Some(sum) if sum.terms.len() >= 2 && bound.max_value().is_none() => {
-                self.own_sum_measure(sum, bound)
+        // its parameters on): a count of its own, bound at its calls, plus
+        // the upper end of values whose end is a number here (`if c <= 2
+        // { page(u, a + c, b) }`).
+        match self.split_sum(&filled) {
+            Some((sum, part, rest)) if sum.terms.len() >= 2 => {
+                let fallback = match rest == Interval::exact(0) {
+                    true => bound,
+                    false => part,
+                };
+                self.own_sum_measure(sum, fallback).plus(&rest.hi)
             }
             _ => bound,
         }
+    }
+
+    /// `side` (of named values here) as a template over this function's
+    /// parameters' positions (those unbounded above, and its literals),
+    /// the upper end that part has here, and the range of the rest (values
+    /// whose upper end is a number here); `None` where a value is neither.
+    fn split_sum(&self, side: &Side) -> Option<(Side, Poly, Interval)> {
+        let mut params = crate::cost::SideSum::default();
+        params.literal(side.offset, false);
+        let mut part = Interval::exact(side.offset);
+        let mut rest = Interval::exact(0);
+        for term in &side.terms {
+            let range = self.range_now(&term.name)?;
+            let signed = match term.negated {
+                true => range.negate(),
+                false => range,
+            };
+            match signed.hi.max_value() {
+                Some(_) => rest = rest.plus(&signed),
+                None if self.fn_params.contains(&term.name) => {
+                    params.named(term.name.clone(), term.negated, Interval::exact(0));
+                    part = part.plus(&signed);
+                }
+                None => return None,
+            }
+        }
+        let template = template_side(&params.side(Interval::exact(0)), &self.fn_params)?;
+        Some((template, part.hi, rest))
     }
 
     /// The variable this function measures the sum `sum` of its
