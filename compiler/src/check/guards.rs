@@ -187,7 +187,7 @@ impl Checker<'_> {
         let super::types::Ty::Int(range) = ty else {
             return None;
         };
-        let value = range.least.filter(|least| range.most == Some(*least))?;
+        let value = range.constant()?;
         Some(Arc::new(Side {
             interval: Interval::exact(value),
             terms: Vec::new(),

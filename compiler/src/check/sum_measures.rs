@@ -47,18 +47,12 @@ impl Checker<'_> {
         if self.fn_params.is_empty() || interval.hi.max_value().is_some() {
             return checked;
         }
-        let Some((sum, part, extra)) = self.params_sum(count) else {
+        let Some(split) = self.params_sum(count) else {
             return checked;
         };
-        // With no other value, the count's upper end as checked (narrowed
-        // by the function's own facts) stands for the sum's.
-        let fallback = match extra == Interval::exact(0) {
-            true => interval.hi.clone(),
-            false => part,
-        };
-        let var = self.own_sum_measure(sum, fallback);
+        let hi = self.measure_split(split, interval.hi.clone());
         Ty::Int(Interval::new(
-            var.plus(&extra.hi),
+            hi,
             interval.lo.clone(),
             interval.least,
             interval.most,
@@ -107,7 +101,7 @@ impl Checker<'_> {
         let Ty::Int(range) = &self.local(name)?.ty else {
             return None;
         };
-        range.least.filter(|least| range.most == Some(*least))
+        range.constant()
     }
 
     /// What a call binds `measure` to: the lesser of its upper end with the
@@ -131,15 +125,22 @@ impl Checker<'_> {
         // the upper end of values whose end is a number here (`if c <= 2
         // { page(u, a + c, b) }`).
         match self.split_sum(&filled) {
-            Some((sum, part, rest)) if sum.terms.len() >= 2 => {
-                let fallback = match rest == Interval::exact(0) {
-                    true => bound,
-                    false => part,
-                };
-                self.own_sum_measure(sum, fallback).plus(&rest.hi)
-            }
+            Some(split) if split.0.terms.len() >= 2 => self.measure_split(split, bound),
             _ => bound,
         }
+    }
+
+    /// The upper end of a sum split by [`Checker::split_sum`]: its
+    /// parameters' part measured by a variable of this function's own, plus
+    /// the rest's upper end. With no rest, `whole` (the sum's upper end as
+    /// known here, narrowed by this function's facts) stands for the
+    /// part's; else the part's own.
+    fn measure_split(&mut self, (sum, part, rest): (Side, Poly, Interval), whole: Poly) -> Poly {
+        let fallback = match rest == Interval::exact(0) {
+            true => whole,
+            false => part,
+        };
+        self.own_sum_measure(sum, fallback).plus(&rest.hi)
     }
 
     /// `side` (of named values here) as a template over this function's

@@ -36,20 +36,7 @@ impl Ty {
     /// hold, every list at its longest, as a formula of its measures
     /// (a function's, fixed at each call).
     pub fn values(&self) -> Poly {
-        match self {
-            Ty::Option(t) => t.values(),
-            Ty::List(elem, size, _) => size.times(&elem.values()),
-            Ty::Record(fields) => fields
-                .iter()
-                .fold(Poly::zero(), |sum, (_, t)| sum.plus(&t.values())),
-            // A type parameter's values are the caller's: a measure each
-            // call fixes (`measures::bind`), so a generic function that
-            // compares its `T` costs each caller what its `T` holds.
-            Ty::Generic(name) => Poly::var(crate::cost::Var::new(crate::cost::VarKind::Generic(
-                format!("values({name})"),
-            ))),
-            _ => Poly::constant(1),
-        }
+        self.per_value(&|_| None)
     }
 
     /// The steps of walking a value of this type whole (comparing,
@@ -58,14 +45,30 @@ impl Ty {
     /// unbounded length). A type parameter's is the caller's (`values(T)`,
     /// bound to the argument's walk at each call).
     pub fn walk_steps(&self) -> Poly {
+        self.per_value(&|ty| match ty {
+            Ty::Str(bytes) => Some(Poly::constant(crate::cost::string_steps(bytes.max_value()))),
+            _ => None,
+        })
+    }
+
+    /// A quantity summed over the values a value of this type may hold,
+    /// every list at its longest: `leaf`'s for a value it answers for,
+    /// else one per value. A type parameter's values are the caller's: a
+    /// measure each call fixes (`measures::bind`), so a generic function
+    /// that compares its `T` costs each caller what its `T` holds.
+    fn per_value(&self, leaf: &dyn Fn(&Ty) -> Option<Poly>) -> Poly {
+        if let Some(cost) = leaf(self) {
+            return cost;
+        }
         match self {
-            Ty::Option(t) => t.walk_steps(),
-            Ty::List(elem, size, _) => size.times(&elem.walk_steps()),
+            Ty::Option(t) => t.per_value(leaf),
+            Ty::List(elem, size, _) => size.times(&elem.per_value(leaf)),
             Ty::Record(fields) => fields
                 .iter()
-                .fold(Poly::zero(), |sum, (_, t)| sum.plus(&t.walk_steps())),
-            Ty::Str(bytes) => Poly::constant(crate::cost::string_steps(bytes.max_value())),
-            Ty::Generic(_) => self.values(),
+                .fold(Poly::zero(), |sum, (_, t)| sum.plus(&t.per_value(leaf))),
+            Ty::Generic(name) => Poly::var(crate::cost::Var::new(crate::cost::VarKind::Generic(
+                format!("values({name})"),
+            ))),
             _ => Poly::constant(1),
         }
     }
