@@ -290,3 +290,35 @@ fn a_name_that_cancels_adds_nothing_to_its_side() {
     };
     assert_eq!(last(&proved(&condition, true), "x"), (Some(0), None));
 }
+
+#[test]
+fn a_name_on_both_sides_is_taken_from_both() {
+    let n = |negated| ("n", negated, Interval::unbounded("n"));
+    let m = |negated| ("m", negated, Interval::unbounded("m"));
+    let none = |_: &&'static str| None;
+    // `m + n <= 5 + n`: `m ≤ 5`, and `n` learns nothing.
+    let added = crate::compared(
+        sum(&[m(false), n(false)], 0),
+        Some(Relation::AtMost),
+        sum(&[n(false)], 5),
+        &none,
+    );
+    assert_eq!(last(&proved(&added, true), "m"), (None, Some(5)));
+    assert_eq!(last(&proved(&added, true), "n"), (None, None));
+    // `m - n > 2 - n` fails: `m ≤ 2`.
+    let subtracted = crate::compared(
+        sum(&[m(false), n(true)], 0),
+        Some(Relation::Above),
+        sum(&[n(true)], 2),
+        &none,
+    );
+    assert_eq!(last(&proved(&subtracted, false), "m"), (None, Some(2)));
+    // `m + n <= 5 - n` is `m <= 5 - 2n`: nothing of `m`.
+    let opposite = crate::compared(
+        sum(&[m(false), n(false)], 0),
+        Some(Relation::AtMost),
+        sum(&[n(true)], 5),
+        &none,
+    );
+    assert_eq!(last(&proved(&opposite, true), "m"), (None, None));
+}

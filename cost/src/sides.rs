@@ -188,16 +188,19 @@ pub const MAX_DEFINITIONS_READ: usize = 4;
 /// sums' own `let`-bound names, up to [`MAX_DEFINITIONS_READ`] deep: `let
 /// d = n - 5; if d > 10 { … } else { n }` narrows `d` and `n`, and `let a
 /// = q.at; let d = a - 5` narrows `d`, `a` and `q.at`.
-pub fn compared<N: Clone>(
+pub fn compared<N: Clone + PartialEq>(
     left: Side<N>,
     relation: Option<Relation>,
     right: Side<N>,
     definition: &dyn Fn(&N) -> Option<Arc<Side<N>>>,
 ) -> Condition<N> {
-    let compare = |left: Side<N>, right: Side<N>| Condition::Compare {
-        left: Box::new(left),
-        relation,
-        right: Box::new(right),
+    let compare = |left: Side<N>, right: Side<N>| {
+        let (left, right) = cancelled(left, right);
+        Condition::Compare {
+            left: Box::new(left),
+            relation,
+            right: Box::new(right),
+        }
     };
     let (mut l, mut r) = (left.expanded(definition), right.expanded(definition));
     // Most sides name no `let`-bound sum: one reading, nothing copied.
@@ -217,6 +220,36 @@ pub fn compared<N: Clone>(
         (l, r) = (left.expanded(definition), right.expanded(definition));
     }
     readings
+}
+
+/// `left` and `right` less the named values both add (or both subtract):
+/// `m + n <= 5 + n` compares `m` with `5`, as subtracting one value from
+/// both sides keeps any relation between them (the same name is the same
+/// binding, so the same value). A side left with no name is its offset.
+fn cancelled<N: Clone + PartialEq>(mut left: Side<N>, mut right: Side<N>) -> (Side<N>, Side<N>) {
+    let mut cancelled = false;
+    let mut i = 0;
+    while i < left.terms.len() {
+        let term = &left.terms[i];
+        let twin = right
+            .terms
+            .iter()
+            .position(|t| t.name == term.name && t.negated == term.negated);
+        match twin {
+            Some(j) => {
+                left.terms.remove(i);
+                right.terms.remove(j);
+                cancelled = true;
+            }
+            None => i += 1,
+        }
+    }
+    if cancelled {
+        for side in [&mut left, &mut right] {
+            side.interval = side.rest(None, &[]);
+        }
+    }
+    (left, right)
 }
 
 /// `v`, or `-v` when `negated`.

@@ -16,7 +16,15 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(28) {
+    match rng.below(29) {
+        // A name both sides add or subtract (or one adds and the other
+        // subtracts, which does not cancel), or one bound again inside a
+        // side: taken from both where it is the same binding.
+        28 => match rng.below(3) {
+            0 => format!("(if {v} + {w} {op} {a} + {w} {{ {v} }} else {{ {b} }})"),
+            1 => format!("(if {v} - {w} {op} {k} - {w} {{ {v} }} else {{ {b} }})"),
+            _ => format!("(if {v} + {w} {op} {{ let {w} = {a}; {k} + {w} }} {{ {v} }} else {{ {b} }})"),
+        },
         // A function whose count is a sum of its parameters, called where
         // a fact bounds the sum its arguments are (or passed on by another).
         27 => {
