@@ -5,8 +5,6 @@ use crate::catalog;
 pub use crate::entry_args::{check_args, find_entry};
 use crate::error::{Result, RuntimeError};
 use crate::group::Group;
-use crate::halt::Halt;
-use crate::interp::{Env, Interp};
 use crate::live::{Hub, Logging};
 use crate::open::open_store;
 pub use crate::open::{Backend, Durability, OpenOptions};
@@ -22,6 +20,10 @@ use std::sync::Arc;
 // `backoff`; these names stay for the crates above.
 pub(crate) use crate::backoff::retrying;
 pub use crate::backoff::{retrying_as, MAX_ATTEMPTS};
+// Evaluating a plan in a session lives in `evaluate`; these names stay
+// for the callers that reach it through the engine.
+use crate::evaluate::committing;
+pub(crate) use crate::evaluate::{evaluate, evaluate_in, evaluate_paged, within_round_trips};
 
 /// What a run read: B-tree descents and entries, and the calls on the
 /// store's transaction it made (its commit included).
@@ -531,91 +533,6 @@ impl Engine {
     pub fn flush(&self) -> Result<()> {
         self.store.flush()
     }
-}
-
-/// Evaluates `entry` in `session`; returns what it read and wrote, and the
-/// session for the caller to commit or drop.
-pub(crate) fn evaluate<'s>(
-    bound: &Tables,
-    accesses: &[Access],
-    entry: &Entry,
-    args: &[Value],
-    mut session: Session<'s>,
-    analyzing: bool,
-) -> Result<(Output, Session<'s>)> {
-    let (output, _) = evaluate_in(bound, accesses, entry, args, &mut session, analyzing, None)?;
-    Ok((output, session))
-}
-
-/// As [`evaluate`], walking a paged scan with `page` (see [`crate::page`]);
-/// returns the cursor where the page ended.
-pub(crate) fn evaluate_paged<'s>(
-    bound: &Tables,
-    accesses: &[Access],
-    entry: &Entry,
-    args: &[Value],
-    mut session: Session<'s>,
-    analyzing: bool,
-    page: Option<crate::page::PageCursor>,
-) -> Result<(Output, Session<'s>, Option<crate::page::PageCursor>)> {
-    let (output, page) = evaluate_in(bound, accesses, entry, args, &mut session, analyzing, page)?;
-    Ok((output, session, page))
-}
-
-/// As [`evaluate_paged`], in a session the caller keeps (a query's: it
-/// is only dropped after).
-pub(crate) fn evaluate_in(
-    bound: &Tables,
-    accesses: &[Access],
-    entry: &Entry,
-    args: &[Value],
-    session: &mut Session<'_>,
-    analyzing: bool,
-    page: Option<crate::page::PageCursor>,
-) -> Result<(Output, Option<crate::page::PageCursor>)> {
-    let split = session.max_txn_ops();
-    let mut interp = Interp::new(bound, accesses, args, session, split);
-    interp.analyzing = analyzing;
-    interp.page = page;
-    // A dry pass's control value stops inside `batch`: one that comes
-    // this far is a bug, an error (E0594), never a value.
-    let value = interp
-        .value(&entry.root, &Env::new())
-        .map_err(Halt::into_error)?;
-    let output = Output {
-        value,
-        written: interp.session.rows_written(),
-        stats: Stats {
-            seeks: interp.session.meter.seeks,
-            rows: interp.session.meter.rows,
-            round_trips: interp.session.meter.trips,
-        },
-        bound: crate::commit_limit::widened(entry.bound, split),
-        operators: interp.stats,
-        attempts: 1,
-    };
-    Ok((output, interp.page))
-}
-
-/// Readies `session`'s commit and holds its round trips to the bound
-/// before it is made (the changelog head's read, counted, and the commit
-/// itself), so a broken proof stores nothing.
-fn committing(name: &str, output: &mut Output, session: &mut Session<'_>) -> Result<()> {
-    session.prepare_commit()?;
-    output.stats.round_trips = session.meter.trips + u64::from(session.commits());
-    within_round_trips(name, output)
-}
-
-/// E0546 when a run's round trips, its commit counted, pass the entry's
-/// proved bound (the operators' own checks cannot see the commit).
-pub(crate) fn within_round_trips(name: &str, output: &Output) -> Result<()> {
-    let (made, bound) = (output.stats.round_trips, output.bound.round_trips);
-    if made > bound {
-        return Err(crate::interp::beyond_round_trips(format!(
-            "`{name}` made {made} round trips with its commit, beyond its proved bound of {bound}"
-        )));
-    }
-    Ok(())
 }
 
 /// `program` bound to `store`'s trees, each entry point's accesses

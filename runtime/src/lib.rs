@@ -28,6 +28,7 @@ mod entry_args;
 pub mod entry_bytes;
 pub mod error;
 pub mod error_codes;
+mod evaluate;
 mod group;
 mod halt;
 mod interp;

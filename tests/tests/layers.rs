@@ -67,6 +67,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "engine",
         &[
             "engine",
+            "evaluate",
             "open",
             "group",
             "transaction",

@@ -1,9 +1,10 @@
 //! Checking expressions: types, costs and the typed IR, one construct at a time.
 
+use super::join::{join_all, join_types};
 use super::modules::ProgramIndex;
 pub use super::signature::FnSig;
 use super::tir::TExpr;
-use super::types::{FnCandidate, StreamSource, StreamTy, Ty};
+use super::types::Ty;
 use crate::cost::Interval;
 use crate::cost::{Cost, Poly};
 use crate::diagnostics::{Diagnostic, Label};
@@ -534,132 +535,6 @@ impl<'p> Checker<'p> {
             ExprKind::Delete(target) => self.check_delete(expr.span, target),
             ExprKind::Error => Checked::error(),
         }
-    }
-
-    /// `why` is only rendered when the types do not fit: callers pass
-    /// `format_args!`, so the check itself formats nothing.
-    pub fn expect_type(
-        &mut self,
-        expected: &Ty,
-        found: &Ty,
-        span: Span,
-        why: impl std::fmt::Display,
-    ) -> bool {
-        if expected.accepts(found) {
-            return true;
-        }
-        self.mismatch(expected, found, span, why);
-        false
-    }
-
-    pub fn mismatch(&mut self, expected: &Ty, found: &Ty, span: Span, why: impl std::fmt::Display) {
-        if found.is_bare_none() && !matches!(expected, Ty::Option(_) | Ty::Error) {
-            let expected = expected.shape();
-            self.error(
-                "E0537",
-                format!("`none` is not a `{expected}`: this place is not optional"),
-                span,
-                "`none` here",
-            )
-            .help
-            .push(format!(
-                "give a `{expected}` value here ({why}); where no value is meant, make the place optional: `{expected}?`"
-            ));
-            return;
-        }
-        let help = match (expected, found) {
-            (Ty::List(..), Ty::Stream(_)) => {
-                "a stream is unbounded; limit it first: `|> take(n)` with `n: Int <= 100`"
-                    .to_string()
-            }
-            (Ty::Int(_), Ty::Float) | (Ty::Float, Ty::Int(_)) => {
-                "Int and Float do not mix: write the literal as the other kind (`2` or `2.0`)"
-                    .to_string()
-            }
-            (inner, Ty::Option(found_inner)) if inner.accepts(found_inner) => {
-                "this may be none; handle that first, e.g. `|> flatten()` over a list of options"
-                    .to_string()
-            }
-            _ => format!("give a `{}` here ({why})", expected.shape()),
-        };
-        let (expected, found) = (expected.shape(), found.shape());
-        self.error(
-            "E0401",
-            format!("expected `{expected}`, found `{found}`"),
-            span,
-            format!("this is `{found}`"),
-        )
-        .help
-        .push(help);
-    }
-}
-
-/// A type that holds a value of either type: every size, range and cost
-/// the larger, a function either function (the `if`'s branches, a list's
-/// elements, the results of the functions a value may be).
-/// The join of `tys`, in pairs and then pairs of those: joined one by one,
-/// a list of thousands of different symbolic integers copied its growing
-/// bound into each join.
-fn join_all(mut tys: Vec<Ty>) -> Ty {
-    while tys.len() > 1 {
-        let mut pairs = tys.into_iter();
-        let mut joined = Vec::with_capacity(pairs.len().div_ceil(2));
-        while let Some(a) = pairs.next() {
-            joined.push(match pairs.next() {
-                Some(b) => join_types(&a, &b),
-                None => a,
-            });
-        }
-        tys = joined;
-    }
-    tys.pop().unwrap_or(Ty::Error)
-}
-
-pub fn join_types(a: &Ty, b: &Ty) -> Ty {
-    match (a, b) {
-        (Ty::Error, other) | (other, Ty::Error) => other.clone(),
-        (Ty::Int(x), Ty::Int(y)) => Ty::Int(x.join(y)),
-        (Ty::Str(x), Ty::Str(y)) => Ty::Str(x.max(y)),
-        (Ty::List(x, sx, _), Ty::List(y, sy, _)) => {
-            Ty::list_with(join_types(x, y), sx.max(sy), super::extremes::joined(a, b))
-        }
-        (Ty::Option(x), Ty::Option(y)) => Ty::option(join_types(x, y)),
-        (Ty::Option(x), y) | (y, Ty::Option(x)) => Ty::option(join_types(x, y)),
-        (Ty::Record(xs), Ty::Record(ys)) => Ty::Record(
-            xs.iter()
-                .map(|(name, x)| match ys.iter().find(|(n, _)| n == name) {
-                    Some((_, y)) => (name.clone(), join_types(x, y)),
-                    None => (name.clone(), x.clone()),
-                })
-                .collect(),
-        ),
-        (Ty::Stream(x), Ty::Stream(y)) => Ty::Stream(Box::new(StreamTy {
-            elem: join_types(&x.elem, &y.elem),
-            open: x.open.max(&y.open),
-            per_element: x.per_element.max(&y.per_element),
-            source: StreamSource {
-                // Either branch's order only when both have it.
-                order: x
-                    .source
-                    .order
-                    .clone()
-                    .filter(|_| x.source.order == y.source.order),
-                skipped: x.source.skipped || y.source.skipped,
-                ..x.source.clone()
-            },
-        })),
-        (Ty::Fn(_) | Ty::Fns(_), Ty::Fn(_) | Ty::Fns(_)) => {
-            Ty::one_of(candidates_of(a).into_iter().chain(candidates_of(b)))
-        }
-        _ => a.clone(),
-    }
-}
-
-fn candidates_of(ty: &Ty) -> Vec<FnCandidate> {
-    match ty {
-        Ty::Fn(func) => vec![FnCandidate::Known((**func).clone())],
-        Ty::Fns(candidates) => candidates.clone(),
-        _ => Vec::new(),
     }
 }
 

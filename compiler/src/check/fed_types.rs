@@ -18,7 +18,8 @@
 //! within `T`), every value of type `T` the run makes lies in the `T`
 //! every function was checked at.
 
-use super::expr::{join_types, Checker, FnSig};
+use super::expr::{Checker, FnSig};
+use super::join::join_types;
 use super::measures::{self, Bindings};
 use super::tir::TExpr;
 use super::type_binding::{bind, merge_bindings};

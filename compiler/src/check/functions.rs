@@ -363,7 +363,7 @@ impl Checker<'_> {
             };
             ret = Some(match ret {
                 None => r,
-                Some(previous) => super::expr::join_types(&previous, &r),
+                Some(previous) => super::join::join_types(&previous, &r),
             });
             latent = latent.max(&l);
         }

@@ -19,7 +19,8 @@
 //! checked, and every result is within `S`: the check of the last round
 //! covers every application the run makes.
 
-use super::expr::{join_types, Checker, FnSig};
+use super::expr::{Checker, FnSig};
+use super::join::join_types;
 use super::measures::{self, Bindings};
 use super::type_binding::merge_bindings;
 use super::types::Ty;

@@ -79,7 +79,7 @@ fn bind_logged(
         (Ty::Generic(name), _) => match generics.get(name) {
             Some(bound) => {
                 if bound.accepts(arg) || arg.accepts(bound) {
-                    let joined = super::expr::join_types(bound, arg);
+                    let joined = super::join::join_types(bound, arg);
                     set(generics, name, joined);
                     true
                 } else {

@@ -1,0 +1,254 @@
+//! `take` and `skip`: a count bounded by its value's upper end reads (or passes) at most that many; a count with none is E0302, whose help names the fix.
+
+use super::builtins::Input;
+use super::expr::{Checked, Checker};
+use super::tir::TExpr;
+use super::types::{StreamTy, Ty};
+use crate::cost::Poly;
+use crate::syntax::ast::{Expr, ExprKind};
+use rqc_plan::{Builtin, Shape};
+
+impl Checker<'_> {
+    pub(super) fn take(
+        &mut self,
+        input: Checked,
+        shape: Input,
+        count: &Expr,
+        island: Option<super::island_stream::IslandStream>,
+    ) -> Checked {
+        let mut n = self.check(count);
+        self.expect_type(&Ty::any_int("?"), &n.ty, count.span, "`take` takes a count");
+        n.ty = self.count_over_params(count, n.ty);
+        // A count of at most zero takes nothing.
+        let (upper, why) = count_upper(&n.ty);
+        // An island taken below its bound is read as a stream: `k` rows.
+        let (input, shape) = match (&shape, island, upper.as_ref().and_then(Poly::max_value)) {
+            (Input::List(_, size), Some(island), Some(k))
+                if size.max_value().is_none_or(|size| k < size) =>
+            {
+                match island.checked(input.tir.clone()) {
+                    Some(Checked {
+                        ty: Ty::Stream(stream),
+                        cost,
+                        tir,
+                    }) => (
+                        Checked::new(Ty::Stream(stream.clone()), cost, tir),
+                        Input::Stream(stream),
+                    ),
+                    _ => (input, shape),
+                }
+            }
+            _ => (input, shape),
+        };
+        let cost = input.cost.plus(&n.cost);
+        match shape {
+            Input::List(elem, size) => {
+                // Both are upper bounds of min(size, n); keep the smaller.
+                let size = match &upper {
+                    Some(n)
+                        if n.max_value().unwrap_or(u64::MAX)
+                            < size.max_value().unwrap_or(u64::MAX) =>
+                    {
+                        n.clone()
+                    }
+                    _ => size,
+                };
+                let tir = TExpr::Builtin(Builtin::Take, Shape::List, vec![input.tir, n.tir]);
+                Checked::new(Ty::list(elem, size), cost, tir)
+            }
+            Input::Stream(stream) => {
+                // The run holds the count to the maximum the plan verifier
+                // recomputes, exactly (E0633): in a function, a declared
+                // end is no such number (each call's argument is), so the
+                // count goes unheld there, proved within it at each call.
+                let max = match &n.ty {
+                    Ty::Int(interval) if interval.bounded_above() => interval.hi.max_value(),
+                    Ty::Int(_) => None,
+                    _ => Some(0),
+                };
+                let tir = TExpr::Builtin(
+                    Builtin::Take,
+                    Shape::Stream,
+                    vec![input.tir, TExpr::Limit(Box::new(n.tir), max)],
+                );
+                match upper {
+                    Some(k) => Checked::new(
+                        Ty::list(stream.elem.clone(), k.clone()),
+                        cost.plus(&stream.open).plus(&stream.per_element.times(&k)),
+                        tir,
+                    ),
+                    None => {
+                        self.unbounded_count(count, &stream, why);
+                        Checked::new(Ty::list(stream.elem, Poly::zero()), cost, tir)
+                    }
+                }
+            }
+            Input::Option(elem) => Checked::new(
+                Ty::option(elem),
+                cost,
+                TExpr::Builtin(Builtin::Take, Shape::Option, vec![input.tir, n.tir]),
+            ),
+            Input::Error => Checked::error(),
+        }
+    }
+
+    /// `skip(k)`: on a list or an option, what is left after the first `k`
+    /// (no read); on a stream, a stream that reads and drops `k` rows when
+    /// it is read, so its opening cost grows by `k` elements' (spec/cost.md,
+    /// "Combinators"). A count of at most zero skips nothing.
+    pub(super) fn skip(&mut self, input: Checked, shape: Input, count: &Expr) -> Checked {
+        let mut n = self.check(count);
+        self.expect_type(&Ty::any_int("?"), &n.ty, count.span, "`skip` takes a count");
+        n.ty = self.count_over_params(count, n.ty);
+        let cost = input.cost.plus(&n.cost);
+        let (upper, why) = count_upper(&n.ty);
+        let kind = shape.kind();
+        match shape {
+            Input::List(elem, size) => Checked::new(
+                Ty::list(elem, size),
+                cost,
+                TExpr::Builtin(Builtin::Skip, kind, vec![input.tir, n.tir]),
+            ),
+            Input::Option(elem) => Checked::new(
+                Ty::option(elem),
+                cost,
+                TExpr::Builtin(Builtin::Skip, kind, vec![input.tir, n.tir]),
+            ),
+            Input::Stream(stream) => {
+                // The run holds the count to the maximum the plan verifier
+                // recomputes, exactly (E0633): in a function, a declared
+                // end is no such number (each call's argument is), so the
+                // count goes unheld there, proved within it at each call.
+                let max = match &n.ty {
+                    Ty::Int(interval) if interval.bounded_above() => interval.hi.max_value(),
+                    Ty::Int(_) => None,
+                    _ => Some(0),
+                };
+                let tir = TExpr::Builtin(
+                    Builtin::Skip,
+                    kind,
+                    vec![input.tir, TExpr::Limit(Box::new(n.tir), max)],
+                );
+                let Some(k) = upper else {
+                    self.unbounded_skip(count, why);
+                    return Checked::new(Ty::Stream(stream), cost, tir);
+                };
+                let mut skipped = (*stream).clone();
+                skipped.open = stream.open.plus(&stream.per_element.times(&k));
+                // Rows dropped from its start: not readable from the other end.
+                skipped.source.skipped = true;
+                skipped.source.order = None;
+                Checked::new(Ty::Stream(Box::new(skipped)), cost, tir)
+            }
+            Input::Error => Checked::error(),
+        }
+    }
+
+    /// E0310: `skip(count)` on a stream, where the count has no maximum.
+    fn unbounded_skip(&mut self, count: &Expr, why: Option<String>) {
+        let shown = crate::syntax::printer::print_expr(count);
+        let parameter = self.named_parameter(count);
+        let d = self.error(
+            "E0310",
+            format!("`skip({shown})` may read unboundedly many rows: `{shown}` has no upper bound"),
+            count.span,
+            "unbounded count",
+        );
+        d.help.push(match (&count.kind, parameter) {
+            (crate::syntax::ast::ExprKind::Name(n), true) => {
+                format!(
+                    "declare a bound on the parameter: `{}: Int <= 1000`",
+                    n.name
+                )
+            }
+            (crate::syntax::ast::ExprKind::Name(n), false) => format!(
+                "bound `{}` where it is made: from a parameter declared with a bound (`k: Int <= 1000`), or tested (`if {} <= 1000 {{ … }}`)",
+                n.name, n.name
+            ),
+            _ => "skip a literal count, or a parameter declared with a bound: `k: Int <= 1000`"
+                .into(),
+        });
+        if let Some(why) = why {
+            d.notes.push(format!("{why}, so the count may be any size"));
+        }
+    }
+
+    /// Whether `expr` names an entry point's parameter (which a bound can
+    /// be declared on), not a `let` or a lambda's parameter.
+    fn named_parameter(&self, expr: &Expr) -> bool {
+        match &expr.kind {
+            ExprKind::Name(n) => self
+                .scope
+                .get(&n.name)
+                .is_some_and(|local| matches!(local.tir, TExpr::Param(_))),
+            _ => false,
+        }
+    }
+
+    /// E0302: `take(count)` on a stream, where the count has no maximum.
+    fn unbounded_count(&mut self, count: &Expr, stream: &StreamTy, why: Option<String>) {
+        let shown = crate::syntax::printer::print_expr(count);
+        let parameter = self.named_parameter(count);
+        let d = self.error(
+            "E0302",
+            format!("`take({shown})` bounds nothing: `{shown}` has no upper bound"),
+            count.span,
+            "unbounded count",
+        );
+        match &count.kind {
+            crate::syntax::ast::ExprKind::Name(n) if parameter => d.help.push(format!(
+                "declare a bound on the parameter: `{}: Int <= 100`",
+                n.name
+            )),
+            crate::syntax::ast::ExprKind::Name(n) => d.help.push(format!(
+                "bound `{}` where it is made: from a parameter declared with a bound (`n: Int <= 100`), or tested (`if {} <= 100 {{ … }}`)",
+                n.name, n.name
+            )),
+            _ => {
+                d.help.push(
+                    "take a literal count, or a parameter declared with a bound: `n: Int <= 100`"
+                        .into(),
+                );
+                if let Some(why) = why {
+                    d.notes.push(format!("{why}, so the count may be any size"));
+                }
+            }
+        }
+        // A stream that is no access written here (a parameter's, a
+        // list's) is named by its description.
+        d.notes.push(match stream.source.access.as_str() {
+            // Its length is not carried once read as a stream.
+            "" if stream.source.description == super::island_stream::LIST_READ_AS_STREAM => {
+                "a list read as a stream is bounded by the count alone, not by its length: take from the list itself (`xs |> take(n)`) to be bounded by its length".to_string()
+            }
+            "" => format!("{} may hold any number of rows", stream.source.description),
+            access => format!("`{access}` may hold any number of rows"),
+        });
+    }
+}
+
+/// A count's upper end, when it has one, and otherwise why not (for the
+/// message); a count that is not an `Int` was reported already.
+fn count_upper(ty: &Ty) -> (Option<Poly>, Option<String>) {
+    match ty {
+        Ty::Int(interval) => {
+            // In a function, `n: Int <= 10` is a measure its callers fix
+            // and, meanwhile, at most 10: their least bounds the count.
+            let declared = interval.most.filter(|_| interval.hi.fixed_by_callers());
+            let hi = match declared {
+                Some(most) => Poly::least_of([
+                    interval.hi.clone(),
+                    Poly::constant(most.max(0).unsigned_abs()),
+                ]),
+                None => interval.hi.clone(),
+            };
+            // In a function a function returns, the count may grow with
+            // the returned function's own argument (`n => … take(n)`): the
+            // rows are then a formula in it, fixed wherever the function is
+            // applied (`returned.rs`), and refused there if unbounded.
+            let bounded = interval.bounded_above() || super::returned::bounded_but_own(&hi);
+            (bounded.then_some(hi), interval.why_unbounded())
+        }
+        _ => (Some(Poly::zero()), None),
+    }
+}
