@@ -45,7 +45,8 @@ pub use interval::{Interval, Relation};
 pub use narrowing::{assume, assume_within, facts_around, Condition, Fact, ENCLOSING_FACTS_READ};
 pub use poly::{Monomial, Poly};
 pub use sides::{
-    compared, sum_leaves, Side, SideSum, SumLeaf, SumShape, Term, MAX_DEFINITIONS_READ, MAX_TERMS,
+    compared, scaled, sum_leaves, Side, SideSum, SumLeaf, SumShape, Term, MAX_DEFINITIONS_READ,
+    MAX_TERMS,
 };
 pub use sum_facts::{infeasible, sum_now, sum_within, SumNames};
 pub use var::{NameHash, Var, VarKind};

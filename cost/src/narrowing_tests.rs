@@ -322,3 +322,36 @@ fn a_name_on_both_sides_is_taken_from_both() {
     );
     assert_eq!(last(&proved(&opposite, true), "m"), (None, None));
 }
+
+#[test]
+fn a_name_times_a_literal_is_the_name_added_so_many_times() {
+    use crate::sides::{scaled, sum_leaves, SumLeaf, SumShape, MAX_TERMS};
+    /// `c * name`, or a name.
+    enum E {
+        Times(i64, Box<E>),
+        Name(&'static str),
+    }
+    fn shape(e: &E) -> SumShape<'_, E> {
+        match e {
+            E::Times(c, inner) => scaled(*c, &**inner),
+            E::Name(_) => SumShape::Leaf,
+        }
+    }
+    let leaves = |e: &E| {
+        let mut seen = Vec::new();
+        sum_leaves(e, false, &shape, &mut |leaf, negated| {
+            if let SumLeaf::Value(E::Name(name)) = leaf {
+                seen.push((*name, negated));
+            }
+            true
+        });
+        seen
+    };
+    let m = || Box::new(E::Name("m"));
+    assert_eq!(leaves(&E::Times(3, m())), vec![("m", false); 3]);
+    assert_eq!(leaves(&E::Times(-2, m())), vec![("m", true); 2]);
+    // 0, and past `MAX_TERMS`, are leaves: the product itself, no name.
+    assert!(leaves(&E::Times(0, m())).is_empty());
+    assert!(leaves(&E::Times(MAX_TERMS as i64 + 1, m())).is_empty());
+    assert!(leaves(&E::Times(i64::MIN, m())).is_empty());
+}

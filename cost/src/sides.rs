@@ -57,8 +57,22 @@ pub enum SumShape<'e, E> {
     Plus(&'e E, &'e E),
     /// `a - b`.
     Minus(&'e E, &'e E),
-    /// Anything else: a leaf (a name, a field, a call, a product).
+    /// `c * e` or `e * c`, `c` an integer literal: `e` added `c` times
+    /// (subtracted `-c` times), when `c` is nonzero and at most
+    /// [`MAX_TERMS`] either way.
+    Scaled(i64, &'e E),
+    /// Anything else: a leaf (a name, a field, a call, another product).
     Leaf,
+}
+
+/// The shape of `c * e`, `c` an integer literal: `e` added `c` times
+/// ([`SumShape::Scaled`]), or a leaf where `c` is 0 or past [`MAX_TERMS`]
+/// either way (a sum of so many names narrows nothing).
+pub fn scaled<E>(c: i64, e: &E) -> SumShape<'_, E> {
+    match c != 0 && c.unsigned_abs() <= MAX_TERMS as u64 {
+        true => SumShape::Scaled(c, e),
+        false => SumShape::Leaf,
+    }
 }
 
 /// A leaf of a sum ([`sum_leaves`]).
@@ -87,6 +101,12 @@ pub fn sum_leaves<'e, E>(
         }
         SumShape::Minus(a, b) => {
             sum_leaves(a, negated, shape, visit) && sum_leaves(b, !negated, shape, visit)
+        }
+        // `c * e` is `e + e + …` (`c` times) wherever it evaluates: a run
+        // stops on overflow, so the product and the sum are one integer.
+        SumShape::Scaled(c, inner) => {
+            let negated = negated != (c < 0);
+            (0..c.unsigned_abs()).all(|_| sum_leaves(inner, negated, shape, visit))
         }
         SumShape::Leaf => visit(SumLeaf::Value(e), negated),
     }

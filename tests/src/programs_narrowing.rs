@@ -20,10 +20,16 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         // A name both sides add or subtract (or one adds and the other
         // subtracts, which does not cancel), or one bound again inside a
         // side: taken from both where it is the same binding.
-        28 => match rng.below(3) {
+        28 => match rng.below(5) {
             0 => format!("(if {v} + {w} {op} {a} + {w} {{ {v} }} else {{ {b} }})"),
             1 => format!("(if {v} - {w} {op} {k} - {w} {{ {v} }} else {{ {b} }})"),
-            _ => format!("(if {v} + {w} {op} {{ let {w} = {a}; {k} + {w} }} {{ {v} }} else {{ {b} }})"),
+            2 => format!("(if {v} + {w} {op} {{ let {w} = {a}; {k} + {w} }} {{ {v} }} else {{ {b} }})"),
+            // A value times a literal: that many terms (`rqc_cost::scaled`).
+            3 => {
+                let c = pick(rng, &["2", "3", "-2", "8", "9", "0", "-9223372036854775807"]);
+                format!("(if {c} * {v} {op} {a} {{ {v} }} else {{ {b} }})")
+            }
+            _ => format!("(if {v} + 2 * {w} {op} {a} + {w} * 2 {{ {v} - {w} * 3 }} else {{ {b} }})"),
         },
         // A function whose count is a sum of its parameters, called where
         // a fact bounds the sum its arguments are (or passed on by another).

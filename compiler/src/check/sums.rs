@@ -174,7 +174,21 @@ pub(super) fn sum_shape(e: &Expr) -> SumShape<'_, Expr> {
         ExprKind::Unary(UnaryOp::Neg, inner) => SumShape::Negated(inner),
         ExprKind::Binary(BinaryOp::Add, a, b) => SumShape::Plus(a, b),
         ExprKind::Binary(BinaryOp::Sub, a, b) => SumShape::Minus(a, b),
+        ExprKind::Binary(BinaryOp::Mul, a, b) => match (literal(a), literal(b)) {
+            (Some(c), _) => crate::cost::scaled(c, b),
+            (_, Some(c)) => crate::cost::scaled(c, a),
+            _ => SumShape::Leaf,
+        },
         _ => SumShape::Leaf,
+    }
+}
+
+/// The integer literal `e` is, negated or not (`3`, `-3`).
+fn literal(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(c) => Some(*c),
+        ExprKind::Unary(UnaryOp::Neg, inner) => literal(inner)?.checked_neg(),
+        _ => None,
     }
 }
 

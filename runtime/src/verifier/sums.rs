@@ -49,7 +49,21 @@ fn sum_shape(node: &Node) -> SumShape<'_, Node> {
         Op::Unary(UnOp::Neg, inner) => SumShape::Negated(inner),
         Op::Binary(BinOp::Add, a, b) => SumShape::Plus(a, b),
         Op::Binary(BinOp::Sub, a, b) => SumShape::Minus(a, b),
+        Op::Binary(BinOp::Mul, a, b) => match (literal(a), literal(b)) {
+            (Some(c), _) => rqc_cost::scaled(c, b),
+            (_, Some(c)) => rqc_cost::scaled(c, a),
+            _ => SumShape::Leaf,
+        },
         _ => SumShape::Leaf,
+    }
+}
+
+/// The `Int` constant `node` is, negated or not (`3`, `-3`).
+fn literal(node: &Node) -> Option<i64> {
+    match &node.op {
+        Op::Const(Value::Int(c)) => Some(*c),
+        Op::Unary(UnOp::Neg, inner) => literal(inner)?.checked_neg(),
+        _ => None,
     }
 }
 
