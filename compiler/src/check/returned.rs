@@ -123,19 +123,8 @@ fn owned(param: &Ty, at: &str) -> Ty {
         Ty::Stream(stream) => {
             let mut owned_stream = (**stream).clone();
             owned_stream.elem = owned(&stream.elem, &format!("{at}[]"));
-            let costed = |cost: &Cost, what: &str| {
-                let [seeks, rows, trips, steps] = cost.measures().map(|(name, poly)| {
-                    let name = if name == "round trips" { "trips" } else { name };
-                    if poly.grows_for_good() {
-                        var(format!("{name}({what} {at})"))
-                    } else {
-                        poly.clone()
-                    }
-                });
-                Cost::new(seeks, rows, trips).with_steps(steps)
-            };
-            owned_stream.open = costed(&stream.open, "open");
-            owned_stream.per_element = costed(&stream.per_element, "each");
+            owned_stream.open = owned_cost(&stream.open, &format!("open {at}"), &var);
+            owned_stream.per_element = owned_cost(&stream.per_element, &format!("each {at}"), &var);
             Ty::Stream(Box::new(owned_stream))
         }
         Ty::Record(fields) => Ty::Record(
@@ -144,8 +133,30 @@ fn owned(param: &Ty, at: &str) -> Ty {
                 .map(|(name, t)| (name.clone(), owned(t, &format!("{at}.{name}"))))
                 .collect(),
         ),
+        // A function it is given (`-> (Int -> Int) -> Int`): a call of it
+        // costs, and gives, what the function given does; its parameters
+        // are what the body passes it, which the declaration fixes.
+        Ty::Fn(func) => Ty::Fn(Box::new(FnTy {
+            params: func.params.clone(),
+            ret: owned(&func.ret, &format!("{at}(…)")),
+            latent: owned_cost(&func.latent, &format!("a call of {at}"), &var),
+        })),
         other => other.clone(),
     }
+}
+
+/// `cost` with each measure that has no bound made an own variable
+/// (`var`'s) named after `what`: a stream's opening, a function's call.
+fn owned_cost(cost: &Cost, what: &str, var: &dyn Fn(String) -> Poly) -> Cost {
+    let [seeks, rows, trips, steps] = cost.measures().map(|(name, poly)| {
+        let name = if name == "round trips" { "trips" } else { name };
+        if poly.grows_for_good() {
+            var(format!("{name}({what})"))
+        } else {
+            poly.clone()
+        }
+    });
+    Cost::new(seeks, rows, trips).with_steps(steps)
 }
 
 /// What applying `func` to arguments of `arg_tys` gives and costs: its
