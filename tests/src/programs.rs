@@ -118,6 +118,8 @@ fn in_range(k: Int, a: Int, b: Int) -> Bool = k >= a && k <= b
 fn near(a: Int, b: Int) = { let d = a - b; d <= 3 && d >= 0 - 3 }
 fn diff_reads(g: Int, a: Int, b: Int) = A.by_g[g] |> take(a - b) |> count()
 fn diff_reads_on(g: Int, a: Int, b: Int) = diff_reads(g, a + 1, b)
+fn le(k: Int) -> Int -> Bool = x => x <= k
+fn twice_of() -> (Int -> Int) -> Int = f => f(1) + f(2)
 mutation add_a(id: Int, g: Int, v: Int) = insert A { id, g, v }
 mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
 mutation add_c(id: Int, lim: Int) = insert C { id, lim }

@@ -16,7 +16,16 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(29) {
+    match rng.below(30) {
+        // A predicate a function made (`returned_guards.rs`), applied in a
+        // condition or given to `filter`, capturing a constant or a value
+        // known by its range only; and a returned function given one.
+        29 => match rng.below(4) {
+            0 => format!("(if le({a})({v}) {{ {v} }} else {{ {b} }})"),
+            1 => format!("(if !le({k})({v} - {w}) {{ {b} }} else {{ {v} }})"),
+            2 => format!("([{v}, {a}] |> filter(le({b})) |> map(e => e + 1) |> sum())"),
+            _ => format!("twice_of()(z => if le({a})(z + {v}) {{ {v} }} else {{ {b} }})"),
+        },
         // A name both sides add or subtract (or one adds and the other
         // subtracts, which does not cancel), or one bound again inside a
         // side: taken from both where it is the same binding.

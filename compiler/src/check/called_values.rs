@@ -114,6 +114,16 @@ impl Checker<'_> {
             CALLED_VALUE => "the function called here".to_string(),
             name => format!("`{name}`"),
         };
+        // A predicate a function made says what its template does with
+        // these arguments (`returned_guards.rs`).
+        if let Some(guard) = Checker::made_guard(ty).cloned() {
+            let given: Vec<_> = args
+                .iter()
+                .zip(&tys)
+                .map(|(arg, ty)| self.guard_argument(arg, ty))
+                .collect();
+            self.record_made_guard(span, &guard, &given);
+        }
         self.argument_sums = sums;
         let from = self.comparisons.len();
         let applied = self.apply(ty, &tys, span, &place, super::functions::AppliedBy::Call);

@@ -539,6 +539,8 @@ impl Checker<'_> {
         if let Some(template) = &guard {
             self.record_guard(span, template, &sums);
         }
+        // A predicate it makes proves what its body does (`returned_guards.rs`).
+        let ret = Checker::made_predicate(ret, sig.returned_guard.as_ref(), &arg_tys);
         // A generic result takes its arguments' types: nested calls of a
         // function that returns a record of two may double it at each.
         self.type_within_limits(

@@ -167,6 +167,7 @@ impl Checker<'_> {
         };
         self.sum_measures.clear();
         let guard = self.begin_guard(def, declared.as_ref());
+        let returned_guard = self.begin_returned_guard(def, declared.as_ref());
         let mut body = self.check_expected(&def.body, declared.as_ref());
         let proves = self.guard_proved(guard, &def.body, &body.ty);
         if let Some(declared) = &declared {
@@ -188,6 +189,7 @@ impl Checker<'_> {
                 }
             }
         }
+        let returned_guard = self.returned_guard_proved(returned_guard, def);
         // A list or an island read as a stream here must not leave in the
         // result (a stream, or a function that takes a function, which a
         // mutation may give a writing lambda): its writes would be mapped
@@ -379,6 +381,7 @@ impl Checker<'_> {
                 .collect(),
             uses: self.requirements.uses(),
             proves,
+            returned_guard,
             sum_measures: std::mem::take(&mut self.sum_measures),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {

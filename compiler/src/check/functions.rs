@@ -119,6 +119,7 @@ impl Checker<'_> {
                 params: param_tys.to_vec(),
                 ret: checked.ty,
                 latent: checked.cost,
+                proves: None,
             })),
             Cost::zero(),
             TExpr::Lambda(
@@ -296,6 +297,7 @@ impl Checker<'_> {
             params: arg_tys.to_vec(),
             ret: Ty::Error,
             latent: Cost::zero(),
+            proves: None,
         };
         let candidates = match callee {
             Ty::Fn(func) => vec![FnCandidate::Known((**func).clone())],
@@ -374,6 +376,9 @@ impl Checker<'_> {
             params: arg_tys.to_vec(),
             ret: ret.unwrap_or(Ty::Error),
             latent,
+            // What the one function applied proves, when a function made
+            // it (`returned_guards.rs`): what `filter` given it reads.
+            proves: Checker::made_guard(callee).cloned(),
         }
     }
 

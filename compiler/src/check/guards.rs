@@ -109,13 +109,22 @@ pub(super) fn filled(template: &GuardTemplate, sums: &[Option<Arc<Side>>]) -> Co
 }
 
 /// A template's side with its parameters' argument sums in their places,
-/// its range theirs and its literals'.
+/// its range theirs and its literals'. An argument known by its range
+/// only (a value a predicate captured, `returned_guards.rs`) leaves the
+/// side that range and no names: it narrows nothing, and bounds the other.
 pub(super) fn filled_side(side: &Side, sums: &[Option<Arc<Side>>]) -> Option<Side> {
     let mut sum = SideSum::default();
     let mut interval = Interval::exact(side.offset);
+    let mut ranged = false;
     sum.literal(side.offset, false);
     for term in &side.terms {
         let argument = sums.get(term.name.1 as usize)?.as_ref()?;
+        if argument.terms.is_empty() && argument.interval.constant() != Some(argument.offset) {
+            ranged = true;
+            let range = argument.interval.clone();
+            interval = interval.plus(&if term.negated { range.negate() } else { range });
+            continue;
+        }
         sum.literal(argument.offset, term.negated);
         let shift = Interval::exact(argument.offset);
         interval = interval.plus(&if term.negated { shift.negate() } else { shift });
@@ -131,6 +140,9 @@ pub(super) fn filled_side(side: &Side, sums: &[Option<Arc<Side>>]) -> Option<Sid
     }
     if sum.failed() {
         return None;
+    }
+    if ranged {
+        return Some(Side::opaque(interval));
     }
     Some(sum.side(interval))
 }

@@ -40,7 +40,7 @@ impl Checker<'_> {
                     func.latent.times(&size)
                 });
             tirs.push(tir);
-            func.ret
+            func
         };
         let elem_walked = elem.clone();
         // What a sort's, `min`'s or `max`'s comparisons read: its key.
@@ -52,10 +52,10 @@ impl Checker<'_> {
                 let mark = self.begin_condition();
                 self.last_lambda_params.clear();
                 self.last_applied = None;
-                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                let applied = per_call(self, rest[0], vec![elem.clone()]);
                 self.expect_type(
                     &Ty::Bool,
-                    &ret,
+                    &applied.ret,
                     rest[0].span,
                     "`filter` keeps the elements its function says true for",
                 );
@@ -79,14 +79,18 @@ impl Checker<'_> {
                         }
                         None => {
                             self.condition(rest[0], mark);
-                            elem
+                            // A predicate a function made (`filter(le(10))`).
+                            match &applied.proves {
+                                Some(guard) => self.kept_by_made(guard, elem),
+                                None => elem,
+                            }
                         }
                     },
                 };
                 Ty::list(elem, size.clone())
             }
             Builtin::Any | Builtin::All => {
-                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                let ret = per_call(self, rest[0], vec![elem.clone()]).ret;
                 self.expect_type(
                     &Ty::Bool,
                     &ret,
@@ -96,7 +100,7 @@ impl Checker<'_> {
                 Ty::Bool
             }
             Builtin::FlatMap => {
-                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                let ret = per_call(self, rest[0], vec![elem.clone()]).ret;
                 match ret {
                     Ty::List(inner, k, _) => Ty::list(*inner, size.times(&k)),
                     Ty::Option(inner) if ambiguous_option(&inner) => {
@@ -149,7 +153,7 @@ impl Checker<'_> {
                 }
             },
             Builtin::SortBy => {
-                let ret = per_call(self, rest[0], vec![elem.clone()]);
+                let ret = per_call(self, rest[0], vec![elem.clone()]).ret;
                 compared = Some(ret.clone());
                 if !ret.is_ordered() {
                     self.error(
@@ -175,7 +179,7 @@ impl Checker<'_> {
                 Ty::list_with(elem, size.clone(), extremes)
             }
             Builtin::GroupBy => {
-                let key = per_call(self, rest[0], vec![elem.clone()]);
+                let key = per_call(self, rest[0], vec![elem.clone()]).ret;
                 self.inspect(&key, rest[0].span, "group by");
                 Ty::list(
                     Ty::Record(vec![
@@ -192,7 +196,7 @@ impl Checker<'_> {
             Builtin::Count => Ty::Int(Interval::up_to(size.clone())),
             Builtin::Sum | Builtin::Avg | Builtin::Min | Builtin::Max => {
                 let value_ty = match rest.first() {
-                    Some(f) => per_call(self, f, vec![elem.clone()]),
+                    Some(f) => per_call(self, f, vec![elem.clone()]).ret,
                     None => elem.clone(),
                 };
                 compared = Some(value_ty.clone());

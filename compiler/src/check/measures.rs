@@ -198,6 +198,7 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
                 var(format!("trips({path})")),
             )
             .with_steps(var(format!("steps({path})"))),
+            proves: None,
         })),
         other => other.clone(),
     }

@@ -49,6 +49,7 @@ mod range_conditions;
 mod reject;
 mod result_checks;
 mod returned;
+mod returned_guards;
 mod reverse;
 mod schema;
 mod schema_columns;

@@ -57,6 +57,7 @@ pub fn own_measures(declared: &Ty, path: &str) -> Ty {
         params,
         ret: own_measures(&func.ret, &format!("{path}(…)")),
         latent: func.latent.clone(),
+        proves: None,
     }))
 }
 
@@ -140,6 +141,7 @@ fn owned(param: &Ty, at: &str) -> Ty {
             params: func.params.clone(),
             ret: owned(&func.ret, &format!("{at}(…)")),
             latent: owned_cost(&func.latent, &format!("a call of {at}"), &var),
+            proves: None,
         })),
         other => other.clone(),
     }

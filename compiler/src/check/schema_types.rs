@@ -167,6 +167,7 @@ impl Checker<'_> {
                     .collect(),
                 ret: self.resolve_type(ret, generics),
                 latent: unknown_cost("a call"),
+                proves: None,
             })),
         }
     }

@@ -27,6 +27,9 @@ pub struct FnSig {
     /// What a `Bool` function proves of its parameters where it returns
     /// true, read at each call with the arguments' sums (`guards.rs`).
     pub proves: Option<std::sync::Arc<super::guards::GuardTemplate>>,
+    /// What the predicate it returns proves of its own parameters and the
+    /// predicate's, where the predicate returns true (`returned_guards.rs`).
+    pub returned_guard: Option<std::sync::Arc<super::guards::GuardTemplate>>,
     /// The counts its body measures as sums of its parameters, each bound
     /// at a call (`sum_measures.rs`).
     pub sum_measures: Vec<super::sum_measures::SumMeasure>,

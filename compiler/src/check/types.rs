@@ -106,6 +106,12 @@ pub struct FnTy {
     pub params: Vec<Ty>,
     pub ret: Ty,
     pub latent: Cost,
+    /// What it proves of its arguments where it returns true: a predicate
+    /// a function made (`le(10)`, with `fn le(k: Int) -> Int -> Bool = x
+    /// => x <= k`), read where it is applied in a condition or given to
+    /// `filter` (`guards.rs`). Kept only as made: any other function type
+    /// (a transformed one included) proves nothing.
+    pub proves: Option<std::sync::Arc<super::returned_guards::ReturnedGuard>>,
 }
 
 /// One function a value of type [`Ty::Fns`] may be.
@@ -282,6 +288,7 @@ impl Ty {
                 params: func.params.iter().map(|p| p.map(f)).collect(),
                 ret: func.ret.map(f),
                 latent: func.latent.clone(),
+                proves: None,
             })),
             // A candidate replaced by several (a parameter's type by the
             // lambda given for it, `passg2(f, g) = if c { f } else { g }`)
@@ -462,6 +469,7 @@ impl Ty {
                 params: func.params.clone(),
                 ret: Ty::Error,
                 latent: Cost::zero(),
+                proves: None,
             })),
             other => other.clone(),
         }
@@ -530,6 +538,7 @@ impl FnTy {
             params: self.params.iter().map(|p| p.map_polys(f)).collect(),
             ret: self.ret.map_polys(f),
             latent: self.latent.map(f),
+            proves: None,
         }
     }
 }
