@@ -42,7 +42,9 @@ mod var;
 pub use extremes::Extremes;
 pub use frames::Frames;
 pub use interval::{Interval, Relation};
-pub use narrowing::{assume, assume_within, facts_around, Condition, Fact, ENCLOSING_FACTS_READ};
+pub use narrowing::{
+    assume, assume_within, facts_around, Condition, Fact, Hidden, ENCLOSING_FACTS_READ,
+};
 pub use poly::{Monomial, Poly};
 pub use sides::{
     compared, scaled, sum_leaves, Side, SideSum, SumLeaf, SumShape, Term, MAX_DEFINITIONS_READ,

@@ -45,6 +45,45 @@ pub enum Condition<N> {
     Opaque,
 }
 
+/// The `Bool` names a reading of a condition may not take from the scope
+/// it is read in: those a block it reads binds again (their bindings are
+/// gone, and a name there is another), or every one (a lambda's body, read
+/// where it was applied: its names are its own scope's).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Hidden<'n> {
+    /// These names.
+    Names(Vec<&'n str>),
+    /// Every name.
+    Every,
+}
+
+impl<'n> Hidden<'n> {
+    /// No name hidden.
+    pub fn none() -> Hidden<'n> {
+        Hidden::Names(Vec::new())
+    }
+
+    /// Whether `name` is hidden.
+    pub fn hides(&self, name: &str) -> bool {
+        match self {
+            Hidden::Names(names) => names.contains(&name),
+            Hidden::Every => true,
+        }
+    }
+
+    /// These and `name` too (a block's `let`).
+    pub fn and(&self, name: &'n str) -> Hidden<'n> {
+        match self {
+            Hidden::Names(names) => {
+                let mut names = names.clone();
+                names.push(name);
+                Hidden::Names(names)
+            }
+            Hidden::Every => Hidden::Every,
+        }
+    }
+}
+
 /// What [`Condition::map_compares`] makes of one comparison: its left
 /// side, relation and right side.
 pub type CompareMap<'f, N, M> = dyn Fn(&Side<N>, Option<Relation>, &Side<N>) -> Condition<M> + 'f;

@@ -232,7 +232,7 @@ impl Checker<'_> {
         let says = self.read_condition_within(
             &lambda.body,
             &self.comparisons[from..],
-            &[super::narrowing::EVERY_NAME],
+            &crate::cost::Hidden::Every,
         );
         if says != Condition::Opaque {
             self.comparisons.push(Comparison::said_by_call(span, says));

@@ -20,14 +20,10 @@
 use super::expr::{Checked, Checker, Local};
 use super::modules::Symbol;
 use super::types::Ty;
-use crate::cost::{Interval, Relation, SideSum};
+use crate::cost::{Hidden, Interval, Relation, SideSum};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Stmt, UnaryOp};
 use std::sync::Arc;
-
-/// Hides every name from [`Checker::read_condition_within`] (no name is
-/// spelled so).
-pub(super) const EVERY_NAME: &str = "*";
 
 /// A name and its binding's identity: what a comparison's side names.
 pub type Named = (String, u64);
@@ -247,19 +243,19 @@ impl Checker<'_> {
     /// `cond` (just checked, its comparisons recorded since `mark`) as a
     /// [`Condition`]; the records are dropped.
     pub(super) fn condition(&mut self, cond: &Expr, mark: ConditionMark) -> Condition {
-        self.closed_condition(cond, mark, &[])
+        self.closed_condition(cond, mark, &Hidden::none())
     }
 
     /// [`Checker::condition`] of a lambda's `body` applied since `mark`
     /// (its comparisons recorded by the application's check), its names
     /// hidden: they are its scope's, not this one's.
     pub(super) fn condition_of_body(&mut self, body: &Expr, mark: ConditionMark) -> Condition {
-        self.closed_condition(body, mark, &[EVERY_NAME])
+        self.closed_condition(body, mark, &Hidden::Every)
     }
 
     /// Closes the condition opened at `mark` and reads `cond` over its
     /// records, the names `hidden` proving nothing; the records are dropped.
-    fn closed_condition(&mut self, cond: &Expr, mark: ConditionMark, hidden: &[&str]) -> Condition {
+    fn closed_condition(&mut self, cond: &Expr, mark: ConditionMark, hidden: &Hidden) -> Condition {
         self.conditions_open = self.conditions_open.saturating_sub(1);
         self.leaves.truncate(mark.leaves);
         let recorded = self
@@ -269,18 +265,19 @@ impl Checker<'_> {
     }
 
     fn read_condition(&self, cond: &Expr, recorded: &[Comparison]) -> Condition {
-        self.read_condition_within(cond, recorded, &[])
+        self.read_condition_within(cond, recorded, &Hidden::none())
     }
 
     /// [`Checker::read_condition`] inside blocks whose `let`s bind
     /// `hidden`: a `Bool` name they bind is not the one in scope (their
-    /// bindings are gone), and proves nothing here; [`EVERY_NAME`] hides
-    /// them all (a lambda's body, whose names are not the scope's here).
+    /// bindings are gone), and proves nothing here; [`Hidden::Every`]
+    /// hides them all (a lambda's body, whose names are not the scope's
+    /// here).
     pub(super) fn read_condition_within(
         &self,
         cond: &Expr,
         recorded: &[Comparison],
-        hidden: &[&str],
+        hidden: &Hidden,
     ) -> Condition {
         let read = |e: &Expr| Box::new(self.read_condition_within(e, recorded, hidden));
         match &cond.kind {
@@ -306,11 +303,7 @@ impl Checker<'_> {
                     .find(|c| c.operands == (at, at))
                     .map_or(Condition::Opaque, |c| c.says.clone())
             }
-            ExprKind::Name(ident)
-                if hidden.contains(&ident.name.as_str()) || hidden.contains(&EVERY_NAME) =>
-            {
-                Condition::Opaque
-            }
+            ExprKind::Name(ident) if hidden.hides(&ident.name) => Condition::Opaque,
             ExprKind::Name(ident) => self
                 .local(&ident.name)
                 .and_then(|local| local.condition.clone())
@@ -318,10 +311,10 @@ impl Checker<'_> {
             // A block of `let`s is its last expression, whose comparisons
             // were recorded as it was checked (`{ let q = z; n <= 5 }`).
             ExprKind::Block(stmts, last) => {
-                let mut names: Vec<&str> = hidden.to_vec();
+                let mut names = hidden.clone();
                 for stmt in stmts {
                     match stmt {
-                        Stmt::Let { name, .. } => names.push(&name.name),
+                        Stmt::Let { name, .. } => names = names.and(&name.name),
                         _ => return Condition::Opaque,
                     }
                 }

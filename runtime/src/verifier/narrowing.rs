@@ -18,7 +18,7 @@
 use super::abstract_value::{Abs, Kind, Scalar};
 use super::bounds::{find, Binding, Eval, Scope, Verifier};
 use super::sums::add_leaves;
-use rqc_cost::{Interval, Relation, SideSum};
+use rqc_cost::{Hidden, Interval, Relation, SideSum};
 use rqc_plan::{BinOp, Node, Op, UnOp};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -261,7 +261,7 @@ impl<'p> Verifier<'p> {
     pub(super) fn condition_of_body(&mut self, body: &'p Node, mark: usize) -> Condition<'p> {
         self.close(body);
         let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
-        read_condition_within(body, &recorded, &None, &[EVERY_NAME])
+        read_condition_within(body, &recorded, &None, &Hidden::Every)
     }
 
     /// Applies `f` to `args` (their `sums`) at `node`, and where `node` is
@@ -288,7 +288,7 @@ impl<'p> Verifier<'p> {
         let applied = self.apply(node, f, args, sums);
         self.close(body);
         let from = mark.min(self.comparisons.len());
-        let says = read_condition_within(body, &self.comparisons[from..], &None, &[EVERY_NAME]);
+        let says = read_condition_within(body, &self.comparisons[from..], &None, &Hidden::Every);
         if says != Condition::Opaque {
             self.comparisons.push(Comparison { node, says });
         }
@@ -491,17 +491,13 @@ pub(super) fn definition_of<'p>(named: &Named<'p>, scope: &Scope<'p>) -> Option<
     find(scope, name).filter(|b| b.id == id)?.definition.clone()
 }
 
-/// Hides every name from [`read_condition_within`] (no name is spelled
-/// so): a lambda's body, whose names are not the scope's where it is read.
-const EVERY_NAME: &str = "*";
-
 /// `cond` as a [`Condition`], its comparisons found among `recorded`.
 fn read_condition<'p>(
     cond: &'p Node,
     recorded: &[Comparison<'p>],
     scope: &Scope<'p>,
 ) -> Condition<'p> {
-    read_condition_within(cond, recorded, scope, &[])
+    read_condition_within(cond, recorded, scope, &Hidden::none())
 }
 
 /// [`read_condition`] inside `let`s that bind `hidden`: a `Bool` name they
@@ -511,7 +507,7 @@ fn read_condition_within<'p>(
     cond: &'p Node,
     recorded: &[Comparison<'p>],
     scope: &Scope<'p>,
-    hidden: &[&'p str],
+    hidden: &Hidden<'p>,
 ) -> Condition<'p> {
     let read = |node: &'p Node| Box::new(read_condition_within(node, recorded, scope, hidden));
     match &cond.op {
@@ -528,18 +524,12 @@ fn read_condition_within<'p>(
             .rev()
             .find(|c| std::ptr::eq(c.node, cond))
             .map_or(Condition::Opaque, |c| c.says.clone()),
-        Op::Var(name) if hidden.contains(&name.as_str()) || hidden.contains(&EVERY_NAME) => {
-            Condition::Opaque
-        }
+        Op::Var(name) if hidden.hides(name) => Condition::Opaque,
         Op::Var(name) => find(scope, name)
             .and_then(|binding| binding.condition.clone())
             .map_or(Condition::Opaque, Condition::Named),
         // A block of `let`s is its last expression (`{ let q = z; n <= 5 }`).
-        Op::Let(name, _, body) => {
-            let mut names = hidden.to_vec();
-            names.push(name);
-            read_condition_within(body, recorded, scope, &names)
-        }
+        Op::Let(name, _, body) => read_condition_within(body, recorded, scope, &hidden.and(name)),
         _ => Condition::Opaque,
     }
 }
