@@ -335,6 +335,18 @@ impl Checker<'_> {
                     let mut given = Vec::with_capacity(arg_tys.len());
                     for (arg, param) in arg_tys.iter().zip(&func.params) {
                         let arg = self.list_where_stream_taken(param, arg, span);
+                        // Lambdas given where a function is taken are
+                        // checked with the parameter types it passes, as
+                        // a call's argument is (`call_local`), so that what
+                        // a call of them costs fixes the parameter's
+                        // measures (a returned function's own: `twice()`
+                        // mapped over lambdas).
+                        let arg = match (param, &arg) {
+                            (Ty::Fn(expected), Ty::Fns(_)) => {
+                                Ty::Fn(Box::new(self.as_function(&arg, expected, span, place)))
+                            }
+                            _ => arg,
+                        };
                         if !param.accepts(&arg) {
                             self.value_mismatch(param, &arg, span, place, direct);
                             if let (Ty::Stream(_), Ty::List(..)) = (param, &arg) {

@@ -35,12 +35,18 @@ pub struct ReturnedGuard {
 }
 
 impl ReturnedGuard {
-    /// What applying the predicate to arguments whose sums are `sums`
-    /// proves where it returns true.
-    pub fn says(&self, sums: &[Option<Arc<Side>>]) -> super::narrowing::Condition {
+    /// The sums its template's positions are filled with where the
+    /// predicate is applied to arguments whose sums are `given`.
+    fn sums(&self, given: &[Option<Arc<Side>>]) -> Vec<Option<Arc<Side>>> {
         let mut all = self.captured.clone();
-        all.extend(sums.iter().cloned());
-        filled(&self.template, &all)
+        all.extend(given.iter().cloned());
+        all
+    }
+
+    /// What applying the predicate to arguments whose sums are `given`
+    /// proves where it returns true.
+    pub fn says(&self, given: &[Option<Arc<Side>>]) -> super::narrowing::Condition {
+        filled(&self.template, &self.sums(given))
     }
 }
 
@@ -149,14 +155,7 @@ impl Checker<'_> {
         guard: &ReturnedGuard,
         sums: &[Option<Arc<Side>>],
     ) {
-        if self.conditions_open == 0 {
-            return;
-        }
-        let says = guard.says(sums);
-        if says != super::narrowing::Condition::Opaque {
-            self.comparisons
-                .push(super::narrowing::Comparison::said_by_call(span, says));
-        }
+        self.record_guard(span, &guard.template, &guard.sums(sums));
     }
 
     /// The element type `elem` of the elements `filter` keeps where its
