@@ -66,6 +66,11 @@ impl Checker<'_> {
         let mut tys = Vec::new();
         let mut tirs = Vec::new();
         let mut sums = Vec::new();
+        // The sums the arguments are, for a predicate a function made,
+        // taken while each argument's leaves are recorded
+        // (`returned_guards.rs`).
+        let made = Checker::made_guard(ty).cloned();
+        let mut guard_sums = Vec::new();
         // A list given where a stream is taken in a place that may write.
         for (i, arg) in args.iter().enumerate() {
             self.island_stream = None;
@@ -105,6 +110,9 @@ impl Checker<'_> {
                 }
             }
             sums.push(self.definition(arg, &checked.ty));
+            if made.is_some() {
+                guard_sums.push(self.guard_argument(arg, &checked.ty));
+            }
             self.condition(arg, mark);
             cost = cost.plus(&checked.cost);
             tys.push(checked.ty);
@@ -116,13 +124,8 @@ impl Checker<'_> {
         };
         // A predicate a function made says what its template does with
         // these arguments (`returned_guards.rs`).
-        if let Some(guard) = Checker::made_guard(ty).cloned() {
-            let given: Vec<_> = args
-                .iter()
-                .zip(&tys)
-                .map(|(arg, ty)| self.guard_argument(arg, ty))
-                .collect();
-            self.record_made_guard(span, &guard, &given);
+        if let Some(guard) = made {
+            self.record_made_guard(span, &guard, &guard_sums);
         }
         self.argument_sums = sums;
         let from = self.comparisons.len();
