@@ -115,6 +115,14 @@ pub fn abstract_measures(ty: &Ty, name: &str) -> Ty {
     measured(ty, name, true)
 }
 
+/// `ty`, a function parameter's parameter (what the body passes it), with
+/// each measure a requirement named after `path`: fixed, once the body is
+/// checked, to the largest the body passes (a returned function's function
+/// parameter's, `returned.rs`, as a definition's function parameter's).
+pub fn required(ty: &Ty, path: &str) -> Ty {
+    measured(ty, path, false)
+}
+
 fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
     let var = |label: String| {
         Poly::var(Var::new(if covariant {

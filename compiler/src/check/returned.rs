@@ -136,9 +136,16 @@ fn owned(param: &Ty, at: &str) -> Ty {
         ),
         // A function it is given (`-> (Int -> Int) -> Int`): a call of it
         // costs, and gives, what the function given does; its parameters
-        // are what the body passes it, which the declaration fixes.
+        // admit what the body passes it, requirements fixed to the largest
+        // once the body is checked (`measures.rs`), as a definition's
+        // function parameter's are.
         Ty::Fn(func) => Ty::Fn(Box::new(FnTy {
-            params: func.params.clone(),
+            params: func
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| super::measures::required(p, &format!("{at}'s argument {}", i + 1)))
+                .collect(),
             ret: owned(&func.ret, &format!("{at}(…)")),
             latent: owned_cost(&func.latent, &format!("a call of {at}"), &var),
             proves: None,
