@@ -232,8 +232,11 @@ pub fn bind_where(param: &Ty, arg: &Ty, bindings: &mut Bindings, selects: &dyn F
             // parameter applied to its own result, `f(f(x))`, whose
             // argument's result is then in terms of `f()`) has no end that
             // is known before it: unbounded, not a formula that names
-            // the callee's measure in the caller.
-            let a = if a.mentions(&var) {
+            // the callee's measure in the caller. The measure itself (a
+            // returned function resolved against a type holding its own
+            // parameter's, `passg(twice())`) fixes it at itself: nothing.
+            let itself = a.as_var().is_some_and(|v| v == var);
+            let a = if a.mentions(&var) && !itself {
                 Poly::unbounded(&var.to_string())
             } else {
                 a.clone()
