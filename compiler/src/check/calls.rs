@@ -518,10 +518,14 @@ impl Checker<'_> {
         // to bound, where it uses it), and only when the call's cost is
         // unbounded with it: `min(x, k)` with `k` given 3 costs 3 whatever
         // `x` is.
+        // A cost in a returned function's own measures (its body passing
+        // the function it is given on: `g => big(g)`) is bounded where
+        // that function is applied, and refused there if it is not
+        // (`returned.rs`).
         let bounded = call_cost
             .measures()
             .iter()
-            .all(|(_, p)| !p.grows_for_good());
+            .all(|(_, p)| !p.grows_for_good() || super::returned::bounded_but_own(p));
         if !bounded {
             self.blame_unbounded_arguments(&name, &sig, &bindings, origins);
         }
