@@ -57,20 +57,7 @@ impl Checker<'_> {
                 Checked::new(Ty::list(elem, size), cost, tir)
             }
             Input::Stream(stream) => {
-                // The run holds the count to the maximum the plan verifier
-                // recomputes, exactly (E0633): in a function, a declared
-                // end is no such number (each call's argument is), so the
-                // count goes unheld there, proved within it at each call.
-                let max = match &n.ty {
-                    Ty::Int(interval) if interval.bounded_above() => interval.hi.max_value(),
-                    Ty::Int(_) => None,
-                    _ => Some(0),
-                };
-                let tir = TExpr::Builtin(
-                    Builtin::Take,
-                    Shape::Stream,
-                    vec![input.tir, TExpr::Limit(Box::new(n.tir), max)],
-                );
+                let tir = TExpr::Builtin(Builtin::Take, Shape::Stream, vec![input.tir, held(n)]);
                 match upper {
                     Some(k) => Checked::new(
                         Ty::list(stream.elem.clone(), k.clone()),
@@ -115,20 +102,7 @@ impl Checker<'_> {
                 TExpr::Builtin(Builtin::Skip, kind, vec![input.tir, n.tir]),
             ),
             Input::Stream(stream) => {
-                // The run holds the count to the maximum the plan verifier
-                // recomputes, exactly (E0633): in a function, a declared
-                // end is no such number (each call's argument is), so the
-                // count goes unheld there, proved within it at each call.
-                let max = match &n.ty {
-                    Ty::Int(interval) if interval.bounded_above() => interval.hi.max_value(),
-                    Ty::Int(_) => None,
-                    _ => Some(0),
-                };
-                let tir = TExpr::Builtin(
-                    Builtin::Skip,
-                    kind,
-                    vec![input.tir, TExpr::Limit(Box::new(n.tir), max)],
-                );
+                let tir = TExpr::Builtin(Builtin::Skip, kind, vec![input.tir, held(n)]);
                 let Some(k) = upper else {
                     self.unbounded_skip(count, why);
                     return Checked::new(Ty::Stream(stream), cost, tir);
@@ -251,4 +225,17 @@ fn count_upper(ty: &Ty) -> (Option<Poly>, Option<String>) {
         }
         _ => (Some(Poly::zero()), None),
     }
+}
+
+/// A stream's `take` or `skip` count `n`, held by the run to the maximum
+/// the plan verifier recomputes, exactly (E0633): in a function, a
+/// declared end is no such number (each call's argument is), so the count
+/// goes unheld there, proved within it at each call.
+fn held(n: Checked) -> TExpr {
+    let max = match &n.ty {
+        Ty::Int(interval) if interval.bounded_above() => interval.hi.max_value(),
+        Ty::Int(_) => None,
+        _ => Some(0),
+    };
+    TExpr::Limit(Box::new(n.tir), max)
 }

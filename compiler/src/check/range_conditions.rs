@@ -95,14 +95,7 @@ impl Checker<'_> {
                     .push(format!(
                         "give one lower end and one upper end: `{column} >= a && {column} < b` (or `a..b`)"
                     ));
-                    return Some((
-                        RangeT {
-                            lower: None,
-                            upper: None,
-                            starts_with: false,
-                        },
-                        Cost::zero(),
-                    ));
+                    return no_range();
                 }
                 let mut cost = Cost::zero();
                 let mut range = RangeT {
@@ -157,14 +150,7 @@ impl Checker<'_> {
                         "index the column and read through it: `index by_{0} ({0})` in `{1}`, and `{1}.by_{0}[starts_with({0}, p)] |> take(20)`",
                         name.name, table
                     ));
-                    return Some((
-                        RangeT {
-                            lower: None,
-                            upper: None,
-                            starts_with: false,
-                        },
-                        Cost::zero(),
-                    ));
+                    return no_range();
                 }
                 if !matches!(expected, Ty::Str(_))
                     && !matches!(expected, Ty::Option(inner) if matches!(**inner, Ty::Str(_)))
@@ -177,14 +163,7 @@ impl Checker<'_> {
                     )
                     .help
                     .push(format!("compare it instead: `{column} >= x` or `x..y`"));
-                    return Some((
-                        RangeT {
-                            lower: None,
-                            upper: None,
-                            starts_with: false,
-                        },
-                        Cost::zero(),
-                    ));
+                    return no_range();
                 }
                 let value = self.check(p);
                 self.expect_type(
@@ -237,4 +216,17 @@ fn range_end<'e>(condition: &'e Expr, column: &str) -> Option<RangeEnd<'e>> {
         inclusive,
         value,
     })
+}
+
+/// What a range reported as wrong reads: nothing, at no cost (the error
+/// stands for it).
+fn no_range() -> Option<(RangeT, Cost)> {
+    Some((
+        RangeT {
+            lower: None,
+            upper: None,
+            starts_with: false,
+        },
+        Cost::zero(),
+    ))
 }
