@@ -341,8 +341,16 @@ impl Checker<'_> {
                         // a call of them costs fixes the parameter's
                         // measures (a returned function's own: `twice()`
                         // mapped over lambdas).
+                        // A function a function returned, whose cost is in
+                        // its own measures (`mkc(u)`), is resolved against
+                        // what the parameter passes it too.
                         let arg = match (param, &arg) {
                             (Ty::Fn(expected), Ty::Fns(_)) => {
+                                Ty::Fn(Box::new(self.as_function(&arg, expected, span, place)))
+                            }
+                            (Ty::Fn(expected), Ty::Fn(given))
+                                if super::returned::mentions_own(&Ty::Fn(given.clone())) =>
+                            {
                                 Ty::Fn(Box::new(self.as_function(&arg, expected, span, place)))
                             }
                             _ => arg,
