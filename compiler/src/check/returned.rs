@@ -202,6 +202,10 @@ pub fn admits_any(param: &Ty) -> bool {
             .iter()
             .flat_map(|cost| cost.measures())
             .any(|(_, p)| open(p)),
+        // A function parameter whose cost per call is measured by its own
+        // variables (`-> (Int -> Int) -> Int`) takes any function of its
+        // shape: what a call costs comes from the function given.
+        Ty::Fn(func) => func.latent.measures().iter().any(|(_, p)| open(p)),
         _ => false,
     }
 }
