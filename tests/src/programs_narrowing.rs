@@ -20,10 +20,12 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         // A predicate a function made (`returned_guards.rs`), applied in a
         // condition or given to `filter`, capturing a constant or a value
         // known by its range only; and a returned function given one.
-        29 => match rng.below(4) {
+        29 => match rng.below(6) {
             0 => format!("(if le({a})({v}) {{ {v} }} else {{ {b} }})"),
             1 => format!("(if !le({k})({v} - {w}) {{ {b} }} else {{ {v} }})"),
             2 => format!("([{v}, {a}] |> filter(le({b})) |> map(e => e + 1) |> sum())"),
+            3 => format!("pass_fn(twice_of())(z => if le({a})(z + {v}) {{ {v} }} else {{ {b} }})"),
+            4 => format!("twice_of()(reads_by({v}))"),
             _ => format!("twice_of()(z => if le({a})(z + {v}) {{ {v} }} else {{ {b} }})"),
         },
         // A name both sides add or subtract (or one adds and the other
