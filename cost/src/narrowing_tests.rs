@@ -355,3 +355,31 @@ fn a_name_times_a_literal_is_the_name_added_so_many_times() {
     assert!(leaves(&E::Times(MAX_TERMS as i64 + 1, m())).is_empty());
     assert!(leaves(&E::Times(i64::MIN, m())).is_empty());
 }
+
+#[test]
+fn a_comparison_taken_apart_keeps_the_one_as_written() {
+    // `m < m`, `m` at most 3: taken apart it says `0 < 0` (nothing of
+    // `m`); as written, `m ≤ 2`, which the verifier finds where the
+    // right side is another spelling of `m`.
+    let m = || {
+        (
+            "m",
+            false,
+            Interval::new(
+                crate::Poly::constant(3),
+                crate::Poly::unbounded("lo"),
+                None,
+                Some(3),
+            ),
+        )
+    };
+    let none = |_: &&'static str| None;
+    let both = crate::compared(sum(&[m()], 0), Some(Relation::Below), sum(&[m()], 0), &none);
+    let Condition::Both(as_written, _) = &both else {
+        panic!("no reading as written beside the one taken apart: {both:?}");
+    };
+    assert!(matches!(&**as_written, Condition::Compare { left, .. } if left.terms.len() == 1));
+    // What its left side learns: `m ≤ 2`.
+    let proved = proved(&both, true);
+    assert!(proved.iter().any(|(n, i)| *n == "m" && i.most == Some(2)));
+}

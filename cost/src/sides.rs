@@ -215,11 +215,26 @@ pub fn compared<N: Clone + PartialEq>(
     definition: &dyn Fn(&N) -> Option<Arc<Side<N>>>,
 ) -> Condition<N> {
     let compare = |left: Side<N>, right: Side<N>| {
-        let (left, right) = cancelled(left, right);
-        Condition::Compare {
+        let take_apart = cancelled(&left, &right);
+        let as_written = Condition::Compare {
             left: Box::new(left),
             relation,
             right: Box::new(right),
+        };
+        // Both readings hold where the comparison does: the one as
+        // written keeps what the sides' ranges say of each other (`m <
+        // id(m)`, which no value meets, bounds `m` by `id(m)`'s range, as
+        // the plan verifier, reading `id` inlined, finds too).
+        match take_apart {
+            Some((left, right)) => Condition::Both(
+                Box::new(as_written),
+                Box::new(Condition::Compare {
+                    left: Box::new(left),
+                    relation,
+                    right: Box::new(right),
+                }),
+            ),
+            None => as_written,
         }
     };
     let (mut l, mut r) = (left.expanded(definition), right.expanded(definition));
@@ -242,11 +257,21 @@ pub fn compared<N: Clone + PartialEq>(
     readings
 }
 
-/// `left` and `right` less the named values both add (or both subtract):
-/// `m + n <= 5 + n` compares `m` with `5`, as subtracting one value from
-/// both sides keeps any relation between them (the same name is the same
-/// binding, so the same value). A side left with no name is its offset.
-fn cancelled<N: Clone + PartialEq>(mut left: Side<N>, mut right: Side<N>) -> (Side<N>, Side<N>) {
+/// `left` and `right` less the named values both add (or both subtract),
+/// when they have any: `m + n <= 5 + n` compares `m` with `5`, as
+/// subtracting one value from both sides keeps any relation between them
+/// (the same name is the same binding, so the same value). A side left
+/// with no name is its offset.
+fn cancelled<N: Clone + PartialEq>(left: &Side<N>, right: &Side<N>) -> Option<(Side<N>, Side<N>)> {
+    let twin = |t: &Term<N>, u: &Term<N>| t.name == u.name && t.negated == u.negated;
+    if !left
+        .terms
+        .iter()
+        .any(|t| right.terms.iter().any(|u| twin(t, u)))
+    {
+        return None;
+    }
+    let (mut left, mut right) = (left.clone(), right.clone());
     let mut cancelled = false;
     let mut i = 0;
     while i < left.terms.len() {
@@ -264,12 +289,13 @@ fn cancelled<N: Clone + PartialEq>(mut left: Side<N>, mut right: Side<N>) -> (Si
             None => i += 1,
         }
     }
-    if cancelled {
-        for side in [&mut left, &mut right] {
-            side.interval = side.rest(None, &[]);
-        }
+    if !cancelled {
+        return None;
     }
-    (left, right)
+    for side in [&mut left, &mut right] {
+        side.interval = side.rest(None, &[]);
+    }
+    Some((left, right))
 }
 
 /// `v`, or `-v` when `negated`.
