@@ -336,7 +336,9 @@ async fn request_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> 
     // fitted (the cluster answers), a larger one that fails three times
     // does not fit, which can only make the recorded limit smaller. (Once
     // was not enough: a busy member sometimes drops a large request it
-    // takes when sent again, and a database then recorded half its limit.)
+    // takes when sent again, and a database then recorded half its limit;
+    // three tries 100 ms apart were not enough on a loaded two-core
+    // machine either, so up to six, waiting twice as long each time.)
     let fits = |n: usize| {
         let mut kv = client.kv_client();
         async move {
@@ -355,8 +357,8 @@ async fn request_limit(url: &str, client: &Client, key: &[u8]) -> Result<usize> 
                 match kv.txn(txn.clone()).await {
                     Ok(_) => return Ok(true),
                     Err(e) if too_big(&e) => return Ok(false),
-                    Err(_) if n > MAX_REQUEST_BYTES && tries < 3 => {
-                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    Err(_) if n > MAX_REQUEST_BYTES && tries < 6 => {
+                        tokio::time::sleep(Duration::from_millis(100 << tries)).await;
                     }
                     Err(_) if n > MAX_REQUEST_BYTES => return Ok(false),
                     Err(e) => return Err(from_etcd(url, e)),
