@@ -272,25 +272,15 @@ fn cancelled<N: Clone + PartialEq>(left: &Side<N>, right: &Side<N>) -> Option<(S
         return None;
     }
     let (mut left, mut right) = (left.clone(), right.clone());
-    let mut cancelled = false;
     let mut i = 0;
     while i < left.terms.len() {
-        let term = &left.terms[i];
-        let twin = right
-            .terms
-            .iter()
-            .position(|t| t.name == term.name && t.negated == term.negated);
-        match twin {
+        match right.terms.iter().position(|u| twin(&left.terms[i], u)) {
             Some(j) => {
                 left.terms.remove(i);
                 right.terms.remove(j);
-                cancelled = true;
             }
             None => i += 1,
         }
-    }
-    if !cancelled {
-        return None;
     }
     for side in [&mut left, &mut right] {
         side.interval = side.rest(None, &[]);

@@ -109,10 +109,14 @@ impl Checker<'_> {
                     checked = self.read_as_stream_at(checked, arg.span);
                 }
             }
-            sums.push(self.definition(arg, &checked.ty));
+            let sum = self.definition(arg, &checked.ty);
             if made.is_some() {
-                guard_sums.push(self.guard_argument(arg, &checked.ty));
+                guard_sums.push(
+                    sum.clone()
+                        .or_else(|| super::guards::constant_side(&checked.ty)),
+                );
             }
+            sums.push(sum);
             self.condition(arg, mark);
             cost = cost.plus(&checked.cost);
             tys.push(checked.ty);

@@ -344,13 +344,13 @@ impl Checker<'_> {
                         // A function a function returned, whose cost is in
                         // its own measures (`mkc(u)`), is resolved against
                         // what the parameter passes it too.
-                        let arg = match (param, &arg) {
-                            (Ty::Fn(expected), Ty::Fns(_)) => {
-                                Ty::Fn(Box::new(self.as_function(&arg, expected, span, place)))
-                            }
-                            (Ty::Fn(expected), Ty::Fn(given))
-                                if super::returned::mentions_own(&Ty::Fn(given.clone())) =>
-                            {
+                        let unresolved = match &arg {
+                            Ty::Fns(_) => true,
+                            Ty::Fn(_) => super::returned::mentions_own(&arg),
+                            _ => false,
+                        };
+                        let arg = match param {
+                            Ty::Fn(expected) if unresolved => {
                                 Ty::Fn(Box::new(self.as_function(&arg, expected, span, place)))
                             }
                             _ => arg,

@@ -193,18 +193,7 @@ impl Checker<'_> {
     /// template: a sum of named values (`Checker::definition`), or a
     /// value that is one number (a literal, `2 + 3`).
     pub(super) fn guard_argument(&self, arg: &Expr, ty: &super::types::Ty) -> Option<Arc<Side>> {
-        if let Some(sum) = self.definition(arg, ty) {
-            return Some(sum);
-        }
-        let super::types::Ty::Int(range) = ty else {
-            return None;
-        };
-        let value = range.constant()?;
-        Some(Arc::new(Side {
-            interval: Interval::exact(value),
-            terms: Vec::new(),
-            offset: value,
-        }))
+        self.definition(arg, ty).or_else(|| constant_side(ty))
     }
 
     /// Records what applying `callee`, one lambda, at `span` just said of
@@ -256,4 +245,18 @@ impl Checker<'_> {
             self.comparisons.push(Comparison::said_by_call(span, says));
         }
     }
+}
+
+/// The side a value of type `ty` that is one number is (a literal,
+/// `2 + 3`): that number, no name.
+pub(super) fn constant_side(ty: &super::types::Ty) -> Option<Arc<Side>> {
+    let super::types::Ty::Int(range) = ty else {
+        return None;
+    };
+    let value = range.constant()?;
+    Some(Arc::new(Side {
+        interval: Interval::exact(value),
+        terms: Vec::new(),
+        offset: value,
+    }))
 }

@@ -53,15 +53,10 @@ impl ReturnedGuard {
 /// An argument of the call that made a predicate, as its template reads
 /// it: a constant as itself, any other `Int` as its range and no name.
 pub(super) fn captured_side(ty: Option<&Ty>) -> Option<Arc<Side>> {
-    let Some(Ty::Int(range)) = ty else {
+    let ty @ Ty::Int(range) = ty? else {
         return None;
     };
-    let offset = range.constant().unwrap_or(0);
-    Some(Arc::new(Side {
-        interval: range.clone(),
-        terms: Vec::new(),
-        offset,
-    }))
+    super::guards::constant_side(ty).or_else(|| Some(Arc::new(Side::opaque(range.clone()))))
 }
 
 impl Checker<'_> {
