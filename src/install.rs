@@ -15,9 +15,11 @@
 
 use crate::error::Error;
 use rqc_compiler::diagnostics::{renderer, RenderOptions};
+use rqc_compiler::plan::{PlanCheck, Refusal};
 use rqc_compiler::syntax::ast::DefKind;
-use rqc_compiler::{compile, Diagnostic, Sources};
-use rqc_plan::CompiledProgram;
+use rqc_compiler::{compile_checked, Diagnostic, Sources};
+use rqc_plan::{CompiledProgram, Entry, Schema};
+use std::sync::Arc;
 
 /// A compiled program that may be installed, with what installing it
 /// leaves to report.
@@ -86,7 +88,7 @@ pub(crate) fn names(full: &str, name: &str) -> bool {
 /// unsound, else the program of its accepted entry points and the report
 /// of the rest.
 pub fn compile_installable(files: &[(String, String)]) -> Result<Installable, Error> {
-    let compilation = compile(files);
+    let compilation = compile_verified(files);
     if !compilation.checked.shape_sound {
         return Err(Error::Compile {
             diagnostics: compilation.diagnostics,
@@ -94,18 +96,16 @@ pub fn compile_installable(files: &[(String, String)]) -> Result<Installable, Er
         });
     }
     let program = compilation.program;
-    // Verified here as installing will: a plan this rqc compiled from these
-    // sources that its own verifier refuses is a bug in rqc, and says so
-    // rather than suggest the plan was edited.
-    if let Err(mut refused) = rqc_runtime::verifier::verify(&program) {
-        refused.help = "this plan was compiled from the sources by this rqc just now, so its refusal is a bug \
-             in rqc (the checker proved what the plan does not keep): please report the program; until \
-             then, change or remove the entry point named above; nothing was installed"
-            .to_string();
+    // Each plan was verified as it was made ([`InstallCheck`]); the schema
+    // is verified here as installing will, so that a schema this rqc
+    // compiled and its own verifier refuses says it is a bug in rqc rather
+    // than suggest the plan was edited.
+    if let Err(mut refused) = rqc_runtime::verifier::verify_schema(&program.schema) {
+        refused.help = format!("{BUG}; nothing was installed");
         return Err(Error::Runtime(refused));
     }
-    // Rejected by the checker, or accepted and then not planned (E0598):
-    // either way, not in the program. (A set: a program of thousands of
+    // Rejected by the checker, or accepted and then not planned (E0598) or
+    // its plan refused by the verifier: either way, not in the program. (A set: a program of thousands of
     // entry points searched its list once per verdict.)
     let planned: std::collections::HashSet<(&str, &str)> = program
         .entries
@@ -128,4 +128,51 @@ pub fn compile_installable(files: &[(String, String)]) -> Result<Installable, Er
             sources: compilation.sources,
         },
     })
+}
+
+/// What a refusal of a plan this rqc compiled from the sources means,
+/// unless it is a limit of the verifier's own work.
+const BUG: &str = "this plan was compiled from the sources by this rqc just now, so its refusal is a bug \
+     in rqc (the checker proved what the plan does not keep): please report the program; until then, \
+     change or remove this entry point";
+
+/// The runtime's plan verifier, as the compiler asks it of each accepted
+/// entry point's plan as it is made (`rqc_compiler::plan::PlanCheck`): a
+/// plan the install would refuse is then a rejected definition with the
+/// verifier's code, in `rqc check` and the editor as at install. The
+/// checker costs a function given to a function once, through its
+/// parameters' requirements, where the verifier evaluates it at every
+/// application, so only the verifier sees its own work pass its limit
+/// (E0641, spec/cost.md §10); any other refusal is a bug in rqc.
+pub struct InstallCheck;
+
+impl PlanCheck for InstallCheck {
+    fn refusal(&self, schema: &Schema, entry: &Entry) -> Option<Refusal> {
+        let refused = rqc_runtime::verifier::verify_entry(schema, entry).err()?;
+        let help = match refused.code {
+            rqc_runtime::verifier::TOO_MANY_STEPS => {
+                "the verifier evaluates a function given to a function at every place it is \
+                 applied, so functions that apply the function they are given more than once, \
+                 nested level upon level, double its work at each level: nest fewer levels, or \
+                 apply the given function once per level"
+            }
+            _ => BUG,
+        };
+        Some(Refusal {
+            code: refused.code.to_string(),
+            message: refused.message,
+            help: help.to_string(),
+        })
+    }
+}
+
+/// [`InstallCheck`], as the compiler takes it.
+pub fn install_check() -> Arc<dyn PlanCheck> {
+    Arc::new(InstallCheck)
+}
+
+/// Compiles `(file name, text)` pairs as the installation does: each
+/// accepted entry point's plan verified as it is made ([`InstallCheck`]).
+pub fn compile_verified(files: &[(String, String)]) -> rqc_compiler::Compilation {
+    compile_checked(files, Some(install_check()))
 }

@@ -5,11 +5,13 @@
 //! small files; programs wide in one thing (`wide`: thousands of tables,
 //! columns, parameters, misspellings, or one very long line).
 //!
-//! The cold check times exactly what `rqc check` runs,
-//! [`compile_for_exit`]: the compilation with its verdicts and diagnostics,
-//! whose analysis and results the command never frees (its process exits),
-//! so neither does the timed step. It then times `rqc check` itself on the
-//! same file, the figure a user gets (reading, printing and exit included).
+//! The cold check times what `rqc check` runs, [`compile_for_exit`]: the
+//! compilation with its verdicts and diagnostics, whose analysis and
+//! results the command never frees (its process exits), so neither does
+//! the timed step. The command also verifies each accepted plan with the
+//! runtime's verifier (`rqc::install::InstallCheck`), which this crate
+//! cannot import: that part is in the figure of `rqc check` itself, timed
+//! next on the same file (reading, printing and exit included).
 //!
 //! Run with `cargo bench -p rqc-compiler --bench check_speed`. `rqc check`
 //! and the language server are timed when an `rqc` binary is found:
@@ -223,14 +225,14 @@ fn many_files() {
                 (format!("m{m}.rq"), text)
             })
             .collect();
-        let first = compile_for_exit(&files);
+        let first = compile_for_exit(&files, None);
         assert!(
             first.diagnostics.is_empty(),
             "the generated files check clean: {:?}",
             first.diagnostics.first()
         );
         median_of_three(|| {
-            std::hint::black_box(compile_for_exit(&files));
+            std::hint::black_box(compile_for_exit(&files, None));
         })
     });
 }
@@ -277,7 +279,7 @@ fn cold_check_sizes() {
         let text = generate(lines);
         let actual = text.lines().count();
         let files = vec![("generated.rq".to_string(), text)];
-        let first = compile_for_exit(&files);
+        let first = compile_for_exit(&files, None);
         assert!(
             first.diagnostics.is_empty(),
             "the generated module checks clean: {:?}",
@@ -287,7 +289,7 @@ fn cold_check_sizes() {
         let samples: Vec<Duration> = (0..7)
             .map(|_| {
                 let start = Instant::now();
-                std::hint::black_box(compile_for_exit(&files));
+                std::hint::black_box(compile_for_exit(&files, None));
                 start.elapsed()
             })
             .collect();

@@ -19,6 +19,6 @@ pub mod span;
 pub use rqc_plan::stack;
 pub mod syntax;
 
-pub use compile::{compile, compile_analysis, compile_for_exit, Compilation};
+pub use compile::{compile, compile_analysis, compile_checked, compile_for_exit, Compilation};
 pub use diagnostics::{Diagnostic, Severity, Sources};
 pub use span::Span;

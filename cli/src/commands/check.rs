@@ -41,7 +41,10 @@ enum Format {
 /// [`compile_for_exit`]).
 fn load(paths: &[PathBuf]) -> Result<&'static Compilation, Status> {
     match read_program(paths) {
-        Ok(files) => Ok(compile_for_exit(&files)),
+        Ok(files) => Ok(compile_for_exit(
+            &files,
+            Some(rqc::install::install_check()),
+        )),
         Err(error) => Err(report_error(&error)),
     }
 }

@@ -181,7 +181,7 @@ impl Server {
         }
         let open = files.iter().map(|(n, _)| (n.clone(), false)).collect();
         Server {
-            analysis: Analysis::new(&files),
+            analysis: Analysis::checked_by(&files, Some(rqc::install::install_check())),
             open,
             published: BTreeMap::new(),
             edited: Default::default(),

@@ -21,9 +21,10 @@ mod watches;
 
 pub use input::run;
 
+use rqc::install::compile_verified;
 use rqc::{Database, Error};
 use rqc_compiler::diagnostics::{renderer, RenderOptions};
-use rqc_compiler::{compile, Compilation};
+use rqc_compiler::Compilation;
 use rqc_plan::{Entry, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -186,7 +187,7 @@ impl Repl {
     fn check_as(&self, expression: &str, kind: &str) -> (Compilation, String) {
         let (wrapped, _) = self.wrap(expression, kind);
         let files = self.scope.files_with(REPL_FILE, wrapped.clone());
-        (compile(&files), wrapped)
+        (compile_verified(&files), wrapped)
     }
 
     /// The expression's own diagnostics, pointing into the line typed: its

@@ -10,7 +10,7 @@
 
 use super::scope::Scope;
 use super::REPL_FILE;
-use rqc_compiler::compile;
+use rqc::install::compile_verified;
 use rqc_plan::{CompiledProgram, Entry};
 use std::sync::{Arc, Mutex};
 
@@ -47,7 +47,7 @@ fn compiled(
 ) -> Result<Entry, Option<String>> {
     let scope = Scope::new(files);
     let (wrapped, _) = scope.wrap(expression, "query");
-    let compilation = compile(&scope.files_with(REPL_FILE, wrapped));
+    let compilation = compile_verified(&scope.files_with(REPL_FILE, wrapped));
     if compilation.program.schema != program.schema {
         return Err(None);
     }

@@ -35,6 +35,7 @@ mod threads;
 mod transactions;
 mod upgrade;
 mod upgrade_format;
+mod verifier_limit;
 mod watch;
 mod watch_installs;
 

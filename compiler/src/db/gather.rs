@@ -163,7 +163,8 @@ impl DiagnosticsInOrder {
 
 /// Why an accepted entry point has no plan: E0422, a plan past the size
 /// limit; E0598, a shape the planner does not know (a bug in rqc: the
-/// checker accepted it).
+/// checker accepted it); the plan verifier's code, a plan the install
+/// would refuse (`plan::PlanCheck`).
 fn planner_error(name: &str, error: &PlanError, file: &str, span: Span) -> Diagnostic {
     match error {
         PlanError::TooLarge { call, .. } => {
@@ -189,8 +190,19 @@ fn planner_error(name: &str, error: &PlanError, file: &str, span: Span) -> Diagn
             };
             too_large(name, error, file, span, help)
         }
+        PlanError::Refused(refusal) => Diagnostic::error(
+            error.code(),
+            format!(
+                "`{name}` would be refused at install by the plan verifier: {}",
+                refusal.message
+            ),
+            file,
+            span,
+            "accepted by the checker, refused by the plan verifier",
+        )
+        .with_help(refusal.help.clone()),
         PlanError::Internal(_) => Diagnostic::error(
-            "E0598",
+            error.code(),
             format!("`{name}` could not be planned: {error}"),
             file,
             span,
@@ -203,7 +215,7 @@ fn planner_error(name: &str, error: &PlanError, file: &str, span: Span) -> Diagn
 /// E0422: a plan past the planner's limits (`plan::budget`).
 fn too_large(name: &str, error: &PlanError, file: &str, span: Span, help: String) -> Diagnostic {
     Diagnostic::error(
-        "E0422",
+        error.code(),
         format!("`{name}`'s plan is too large: {error}"),
         file,
         span,

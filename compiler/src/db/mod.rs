@@ -12,6 +12,7 @@
 mod gather;
 mod parallel;
 mod plans;
+pub use crate::plan::{PlanCheck, Refusal};
 mod program;
 pub use parallel::{threads_setting, MAX_THREADS};
 pub use plans::{entry_plan, PlanResult};
@@ -76,6 +77,10 @@ pub trait Db: salsa::Database {
     /// Records that a tracked query ran (for incremental tests); `event`
     /// is only called while a log is kept.
     fn record(&self, event: &dyn Fn() -> String);
+
+    /// The check each accepted entry point's plan must pass
+    /// (`plan_check.rs`); none where the front end installs nothing.
+    fn plan_check(&self) -> Option<&dyn PlanCheck>;
 }
 
 /// The salsa database.
@@ -84,6 +89,9 @@ pub trait Db: salsa::Database {
 pub struct Database {
     storage: salsa::Storage<Self>,
     log: Arc<Mutex<Option<Vec<String>>>>,
+    /// Set when the database is made, never after: a tracked query's
+    /// answer depends on it, and salsa would not know it changed.
+    plan_check: Option<Arc<dyn PlanCheck>>,
 }
 
 #[salsa::db]
@@ -95,6 +103,10 @@ impl Db for Database {
         if let Some(log) = self.log.lock().expect("log lock").as_mut() {
             log.push(event());
         }
+    }
+
+    fn plan_check(&self) -> Option<&dyn PlanCheck> {
+        self.plan_check.as_deref()
     }
 }
 
@@ -183,6 +195,14 @@ pub fn program_shape(db: &dyn Db, workspace: Workspace) -> ProgramShape {
         schema: shape.schema.clone(),
         broken: Arc::clone(&shape.broken),
     }
+}
+
+/// The program's schema alone: what a plan is checked against
+/// (`entry_plan`), equal (and its dependents spared) while only
+/// definitions change.
+#[salsa::tracked(returns(ref))]
+pub fn program_schema(db: &dyn Db, workspace: Workspace) -> Schema {
+    program_shape(db, workspace).schema.clone()
 }
 
 /// Where tables are declared, and the diagnostics of the program's shape
@@ -327,7 +347,20 @@ pub struct Analysis {
 impl Analysis {
     /// A database over `files` (name, text), with the prelude.
     pub fn new(files: &[(String, String)]) -> Analysis {
-        let db = Database::default();
+        Analysis::checked_by(files, None)
+    }
+
+    /// As [`Analysis::new`], each accepted entry point's plan checked by
+    /// `plan_check` (`plan_check.rs`): what a front end that installs what
+    /// it compiles uses.
+    pub fn checked_by(
+        files: &[(String, String)],
+        plan_check: Option<Arc<dyn PlanCheck>>,
+    ) -> Analysis {
+        let db = Database {
+            plan_check,
+            ..Database::default()
+        };
         let mut inputs = vec![new_file(&db, check::PRELUDE_FILE, check::PRELUDE_TEXT)];
         inputs.extend(files.iter().map(|(name, text)| new_file(&db, name, text)));
         let workspace = Workspace::new(&db, inputs);

@@ -1,6 +1,6 @@
 //! The plan of each accepted query or mutation, lowered on demand, and the verdict a refused plan leaves (rejected).
 
-use super::{check_def, Db, DefKey, DefResult};
+use super::{check_def, program_schema, Db, DefKey, DefResult, Workspace};
 use crate::check::Verdict;
 use std::sync::Arc;
 
@@ -38,7 +38,17 @@ pub fn entry_plan(db: &dyn Db, key: DefKey<'_>) -> PlanResult {
         let callee = DefKey::new(db, module, name);
         check_def(db, callee).as_ref()?.body.clone()
     };
-    PlanResult(crate::plan::lower_entry(&functions, entry).map(|plan| plan.map(Arc::new)))
+    let plan = match crate::plan::lower_entry(&functions, entry) {
+        Ok(Some(plan)) => plan,
+        other => return PlanResult(other.map(|plan| plan.map(Arc::new))),
+    };
+    if let Some(check) = db.plan_check() {
+        let schema = program_schema(db, Workspace::get(db));
+        if let Some(refusal) = check.refusal(schema, &plan) {
+            return PlanResult(Err(crate::plan::PlanError::Refused(refusal)));
+        }
+    }
+    PlanResult(Ok(Some(Arc::new(plan))))
 }
 
 /// The plan of `key` when it is an accepted query or mutation, the only
@@ -53,11 +63,12 @@ pub(super) fn plan_of<'db>(db: &'db dyn Db, key: DefKey<'db>) -> Option<&'db Pla
 /// refused its plan (`plan`, from [`plan_of`]: E0422, E0598), since an
 /// entry without one cannot run.
 pub(super) fn planned_verdict(result: &DefResult, plan: Option<&PlanResult>) -> Arc<Verdict> {
-    if plan.is_none_or(|plan| plan.0.is_ok()) {
+    let Some(PlanResult(Err(error))) = plan else {
         return Arc::clone(&result.verdict);
-    }
+    };
     Arc::new(Verdict {
         accepted: false,
+        cause: Some(format!("{}: {error}", error.code())),
         ..(*result.verdict).clone()
     })
 }

@@ -40,6 +40,20 @@ pub enum PlanError {
     /// The plan nests deeper than [`MAX_PLAN_DEPTH`] (E0422). `call`: the
     /// function being inlined when it did, outermost first.
     TooDeep { call: Option<String> },
+    /// The plan check the front end passed in refused the plan
+    /// ([`super::PlanCheck`]): the verifier's code, at the entry point.
+    Refused(super::Refusal),
+}
+
+impl PlanError {
+    /// The stable code its diagnostic and its verdict carry.
+    pub fn code(&self) -> &str {
+        match self {
+            PlanError::Internal(_) => "E0598",
+            PlanError::TooLarge { .. } | PlanError::TooDeep { .. } => "E0422",
+            PlanError::Refused(refusal) => &refusal.code,
+        }
+    }
 }
 
 impl fmt::Display for PlanError {
@@ -66,6 +80,7 @@ impl fmt::Display for PlanError {
                 }
                 write!(f, " nests its plan more than {MAX_PLAN_DEPTH} levels deep")
             }
+            PlanError::Refused(refusal) => f.write_str(&refusal.message),
         }
     }
 }

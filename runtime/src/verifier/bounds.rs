@@ -224,7 +224,7 @@ impl<'p> Verifier<'p> {
         self.steps += 1;
         if self.steps > MAX_VERIFY_STEPS {
             return self.fault(
-                "E0641",
+                super::TOO_MANY_STEPS,
                 node,
                 format!("verifying it takes more than {MAX_VERIFY_STEPS} steps (lambdas applied to lambdas that apply them, level upon level)"),
             );

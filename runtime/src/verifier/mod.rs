@@ -39,7 +39,7 @@ mod shapes;
 mod sums;
 
 use crate::error::{Result, RuntimeError};
-use rqc_plan::{Bound, CompiledProgram, Entry, Node, Op};
+use rqc_plan::{Bound, CompiledProgram, Entry, Node, Op, Schema};
 
 /// Checks `program` whole (see the module's comment); the first fault
 /// found is the error, with its code.
@@ -62,6 +62,29 @@ pub fn recomputed_bounds(program: &CompiledProgram) -> Result<Vec<Bound>> {
             .collect()
     })
 }
+
+/// One entry point's plan checked as [`verify`] checks it within a
+/// program whose schema is `schema` (the schema itself is not checked
+/// here: it is checked with the whole program at install). What a
+/// compiler asks before it calls an entry point accepted (`rqc`'s
+/// `InstallCheck`): a plan the checker accepts and this refuses, such as
+/// one past the verifier's steps (E0641), is then a rejection where it is
+/// written, not a refused install.
+pub fn verify_entry(schema: &Schema, entry: &Entry) -> Result<Bound> {
+    rqc_plan::stack::with_deep_stack(|| {
+        shapes::check_entry(schema, entry)?;
+        bounds::check_bounds(schema, entry)
+    })
+}
+
+/// A program's schema checked as [`verify`] checks it.
+pub fn verify_schema(schema: &Schema) -> Result<()> {
+    schema::check_schema(schema)
+}
+
+/// The code of a plan whose verification passes its limit of steps (2,000,000):
+/// the one refusal a plan compiled from sources may meet without a bug.
+pub const TOO_MANY_STEPS: &str = "E0641";
 
 /// The longest name the verifier accepts, in bytes.
 pub const MAX_NAME_BYTES: usize = 255;

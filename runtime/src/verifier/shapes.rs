@@ -28,15 +28,26 @@ pub(super) fn check_entries(program: &CompiledProgram) -> Result<()> {
                 "the program holds two entry points of this name".into(),
             ));
         }
-        let mut walk = Walk {
-            schema: &program.schema,
-            entry,
-            next_id: 0,
-            scope: Vec::new(),
-        };
-        walk.node(&entry.root)?;
+        check_operators(&program.schema, entry)?;
     }
     Ok(())
+}
+
+/// One entry point's head and operators against `schema`.
+pub(super) fn check_entry(schema: &Schema, entry: &Entry) -> Result<()> {
+    check_head(entry)?;
+    check_operators(schema, entry)
+}
+
+/// The operators of `entry`'s plan against `schema`.
+fn check_operators(schema: &Schema, entry: &Entry) -> Result<()> {
+    let mut walk = Walk {
+        schema,
+        entry,
+        next_id: 0,
+        scope: Vec::new(),
+    };
+    walk.node(&entry.root)
 }
 
 /// The entry point's names and parameters.
