@@ -183,11 +183,21 @@ pub(super) fn sum_shape(e: &Expr) -> SumShape<'_, Expr> {
     }
 }
 
-/// The integer literal `e` is, negated or not (`3`, `-3`).
+/// The integer `e` is when made of literals alone (`3`, `-3`, `2 * 3`,
+/// `10 - 4`); none past `Int`'s range, as evaluating it would fail.
 fn literal(e: &Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Int(c) => Some(*c),
         ExprKind::Unary(UnaryOp::Neg, inner) => literal(inner)?.checked_neg(),
+        ExprKind::Binary(op, a, b) => {
+            let (a, b) = (literal(a)?, literal(b)?);
+            match op {
+                BinaryOp::Add => a.checked_add(b),
+                BinaryOp::Sub => a.checked_sub(b),
+                BinaryOp::Mul => a.checked_mul(b),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

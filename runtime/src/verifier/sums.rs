@@ -58,11 +58,21 @@ fn sum_shape(node: &Node) -> SumShape<'_, Node> {
     }
 }
 
-/// The `Int` constant `node` is, negated or not (`3`, `-3`).
+/// The `Int` `node` is when made of constants alone (`3`, `-3`, `2 * 3`,
+/// `10 - 4`), as the checker's `literal`.
 fn literal(node: &Node) -> Option<i64> {
     match &node.op {
         Op::Const(Value::Int(c)) => Some(*c),
         Op::Unary(UnOp::Neg, inner) => literal(inner)?.checked_neg(),
+        Op::Binary(op, a, b) => {
+            let (a, b) = (literal(a)?, literal(b)?);
+            match op {
+                BinOp::Add => a.checked_add(b),
+                BinOp::Sub => a.checked_sub(b),
+                BinOp::Mul => a.checked_mul(b),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }
