@@ -38,6 +38,7 @@ pub mod load;
 mod lookup;
 pub mod meter;
 mod open;
+mod output;
 pub mod page;
 pub mod plan_format;
 mod read_ahead;

@@ -68,6 +68,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "engine",
             "evaluate",
+            "output",
             "open",
             "group",
             "transaction",

@@ -6,7 +6,7 @@
 //! larger. Kinds that cannot meet (a list and a record) are a fault of the
 //! plan, which the checker's types rule out.
 
-use super::bounds::Scope;
+use super::scope::Scope;
 use rqc_cost::{Cost, Extremes, Interval, Poly};
 use rqc_plan::Node;
 use std::collections::{HashMap, HashSet};

@@ -7,7 +7,8 @@
 //! a number something bounds.
 
 use super::abstract_value::{Abs, Kind, StreamAbs};
-use super::bounds::{Binding, Eval, Scope, Verifier};
+use super::bounds::{Eval, Verifier};
+use super::scope::{Binding, Scope};
 use rqc_cost::{Cost, Interval, Poly};
 use rqc_plan::{AggregateKind, ColumnType, Node, Op, RangeEnd};
 use std::rc::Rc;

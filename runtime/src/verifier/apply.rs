@@ -1,8 +1,9 @@
 //! Applying a function value in the bound pass: each lambda it may be, its body evaluated with its parameters bound where it was made, the results joined and the costs the largest; applications nest at most a fixed depth, so no run the verifier passes recurses.
 
 use super::abstract_value::Abs;
-use super::bounds::{Binding, Eval, Verifier};
+use super::bounds::{Eval, Verifier};
 use super::narrowing::{Named, Side};
+use super::scope::Binding;
 use crate::error::Result;
 use rqc_plan::Node;
 use std::rc::Rc;

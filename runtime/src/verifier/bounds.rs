@@ -14,45 +14,15 @@
 use super::abstract_value::{Abs, Clash, Closure, Kind, RecordAbs};
 use super::columns::Read;
 use super::inputs::{contains_stream, param, row};
-use super::narrowing::{Comparison, Condition, Narrowed};
+use super::narrowing::{Comparison, Narrowed};
 use super::plan_fault;
 use super::scalars::string_steps;
+use super::scope::{find, Binding, Scope};
 use crate::error::Result;
 use rqc_cost::{Cost, Interval, Poly, Relation, CEILING};
 use rqc_plan::{BinOp, Bound, Entry, EntryKind, Node, Op, Schema, UnOp, COMMIT_ROUND_TRIPS};
 use std::rc::Rc;
 use std::sync::Arc;
-
-/// The names in scope: a persistent list, newest first (as the executor's
-/// `Env`), so a lambda keeps the scope it was made in.
-pub(super) type Scope<'p> = Option<Rc<Binding<'p>>>;
-
-pub(super) struct Binding<'p> {
-    pub name: &'p str,
-    pub value: Abs<'p>,
-    /// The binding's identity: kept when an `if` narrows it, new for each
-    /// `let` and each application's parameter (`narrowing.rs`).
-    pub id: u64,
-    /// What the value says of the integers it compared, for a `Bool` a
-    /// `let` bound to a condition.
-    pub condition: Option<Arc<Condition<'p>>>,
-    /// An `Int` a `let` bound to a sum of named values and literals: that
-    /// sum (`narrowing.rs`, as the checker's `Local::definition`).
-    pub definition: Option<Arc<super::narrowing::Side<'p>>>,
-    pub outer: Scope<'p>,
-}
-
-/// The binding of `name` in `scope`, if any.
-pub(super) fn find<'s, 'p>(scope: &'s Scope<'p>, name: &str) -> Option<&'s Binding<'p>> {
-    let mut at = scope.as_deref();
-    while let Some(binding) = at {
-        if binding.name == name {
-            return Some(binding);
-        }
-        at = binding.outer.as_deref();
-    }
-    None
-}
 
 /// The most operators the abstract run of one entry point may evaluate
 /// (each application of a lambda evaluates its body again): a plan has at

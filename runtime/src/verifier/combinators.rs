@@ -1,7 +1,8 @@
 //! The bound pass's combinators and top-k: over a stream only the limiting consumers (`take`, `first`, `exists`), `map`, `skip`, `reverse` and a `sort_by` that is a reverse read, each costed by spec/cost.md §4.2; over a list or an option by §4.3, a function applied to every element with its round trips batched where the runtime batches them (§11, Lemma 5).
 
 use super::abstract_value::{Abs, Kind, RecordAbs, StreamAbs};
-use super::bounds::{Eval, Scope, Verifier};
+use super::bounds::{Eval, Verifier};
+use super::scope::Scope;
 use crate::error::Result;
 use rqc_cost::{Cost, Interval, Poly};
 use rqc_plan::{Combinator, Node, Op, Shape};

@@ -14,7 +14,7 @@
 //!   names, positions, arity and scoping, so nothing on the run path can
 //!   panic or write a column the schema forbids (with `columns.rs`: every
 //!   column a write or a row's read names by position is that column);
-//! - `bounds.rs` (with `abstract_value.rs`, `inputs.rs`, `access.rs`,
+//! - `bounds.rs` (with `abstract_value.rs`, `scope.rs`, `inputs.rs`, `access.rs`,
 //!   `combinators.rs`, `scalars.rs`, `narrowing.rs`, `apply.rs`):
 //!   an abstract run of each plan that recomputes every operator's bound
 //!   with the cost calculus (`rqc-cost`), refusing a read no limit bounds,
@@ -35,6 +35,7 @@ mod inputs;
 mod narrowing;
 mod scalars;
 mod schema;
+mod scope;
 mod shapes;
 mod sums;
 

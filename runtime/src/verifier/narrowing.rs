@@ -16,7 +16,8 @@
 //! side (`none` compares below every number) is never recorded.
 
 use super::abstract_value::{Abs, Kind, Scalar};
-use super::bounds::{find, Binding, Eval, Scope, Verifier};
+use super::bounds::{Eval, Verifier};
+use super::scope::{find, Binding, Scope};
 use super::sums::add_leaves;
 use rqc_cost::{Hidden, Interval, Relation, SideSum};
 use rqc_plan::{BinOp, Node, Op, UnOp};

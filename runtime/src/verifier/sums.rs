@@ -1,8 +1,9 @@
 //! Sums of named values and constants in the bound pass: what a compared side, a `let`'s value and a call's argument are (`rqc_cost::SideSum`), and a sum computed again narrowed by the facts around it, as the checker's `check/sums.rs` (spec/cost.md §3.1).
 
 use super::abstract_value::Abs;
-use super::bounds::{Binding, Scope, Verifier};
+use super::bounds::Verifier;
 use super::narrowing::{plain_int, Named, Side};
+use super::scope::{Binding, Scope};
 use rqc_cost::{sum_leaves, Interval, SideSum, SumLeaf, SumShape};
 use rqc_plan::{BinOp, Node, Op, UnOp, Value};
 use std::sync::Arc;
