@@ -194,7 +194,7 @@ fn read_ahead_checks(
     let table = &target.schema;
     let mut by_tree: std::collections::BTreeMap<Tree, Vec<Vec<u8>>> = Default::default();
     for row in rows {
-        if let Ok(row) = crate::constraints::conform_row(table, row.to_vec()) {
+        if let Ok(row) = crate::row_types::conform_row(table, row.to_vec()) {
             for (tree, key) in entries_read(bound, target, &row) {
                 by_tree.entry(tree).or_default().push(key);
             }
@@ -211,7 +211,7 @@ fn read_ahead_checks(
 /// stored (`1` for a `Float` is `1.0`, `-0.0` is `0.0`). A row that does
 /// not fit its table is not held (the insert after refuses it).
 fn holds(reads: &dyn ReadTxn, target: &BoundTable, row: &[Value]) -> Result<bool> {
-    let Ok(row) = crate::constraints::conform_row(&target.schema, row.to_vec()) else {
+    let Ok(row) = crate::row_types::conform_row(&target.schema, row.to_vec()) else {
         return Ok(false);
     };
     let primary = primary_key(&target.schema, &row)?;

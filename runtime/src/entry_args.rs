@@ -1,7 +1,7 @@
 //! Entry points by name, and their arguments checked against their parameters before a run.
 
-use crate::constraints::{fits, shown};
 use crate::error::{Result, RuntimeError};
+use crate::row_types::{fits, shown};
 use rqc_plan::number::{conform, NumberError};
 use rqc_plan::{ColumnType, CompiledProgram, Entry, ParamSpec, ParamType, Value};
 

@@ -42,6 +42,7 @@ mod output;
 pub mod page;
 pub mod plan_format;
 mod read_ahead;
+pub mod row_types;
 pub mod rows;
 mod scan;
 pub mod session;

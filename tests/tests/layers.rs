@@ -38,6 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "data",
         &[
             "constraints",
+            "row_types",
             "aggregates",
             "cascade",
             "catalog",

@@ -239,7 +239,7 @@ fn invariants(db: &mut Database, base: &CompiledProgram) -> Vec<String> {
                 .iter()
                 .map(|c| row.field(&c.name).cloned().unwrap_or(Value::Null))
                 .collect();
-            if let Err(error) = rqc_runtime::constraints::check_types(table, &values) {
+            if let Err(error) = rqc_runtime::row_types::check_types(table, &values) {
                 problems.push(format!("a row of {name} does not fit: {}", error.message));
             }
         }

@@ -6,6 +6,8 @@ use rqc_plan::{
     Schema, Shape, UnOp, Value,
 };
 
+use super::explain_upkeep::{cascades, describe_aggregate, insert_checks, upkeep};
+
 /// The plan tree of `entry`, a program's entry point over `schema`.
 pub fn explain(entry: &Entry, schema: &Schema) -> String {
     explain_with(entry, schema, None)
@@ -514,89 +516,6 @@ fn is_access(node: &Node) -> bool {
     )
 }
 
-/// `likes_of = count(Like) by post`, as an aggregate read shows it.
-fn describe_aggregate(schema: &Schema, name: &str) -> String {
-    let Some((table, aggregate)) = schema.aggregate(name) else {
-        return name.to_string();
-    };
-    let by: Vec<&str> = aggregate
-        .by
-        .iter()
-        .map(|&c| table.columns[c].name.as_str())
-        .collect();
-    let over = match aggregate.column {
-        Some(c) => format!("{}.{}", table.name, table.columns[c].name),
-        None => table.name.clone(),
-    };
-    if by.is_empty() {
-        return format!("{name} = {}({over})", aggregate.kind.name());
-    }
-    format!(
-        "{name} = {}({over}) by {}",
-        aggregate.kind.name(),
-        by.join(", ")
-    )
-}
-
-/// The aggregates a write of `table` keeps up to date (an update's only
-/// where it changes a `by` column or the column read), as ` (upkeep: …)`.
-fn upkeep(schema: &Schema, table: &str, changed: Option<&[&str]>) -> String {
-    let Some(table) = schema.table(table) else {
-        return String::new();
-    };
-    let kept: Vec<String> = table
-        .aggregates
-        .iter()
-        .filter(|a| match changed {
-            None => true,
-            Some(names) => {
-                a.by.iter()
-                    .chain(a.column.iter())
-                    .any(|&c| names.contains(&table.columns[c].name.as_str()))
-            }
-        })
-        .map(|a| match table.extreme_path(a) {
-            // A `min`/`max`: where its next extreme is found.
-            Some((rqc_plan::ExtremePath::Index(i), _)) => {
-                format!("{} via {}", a.name, table.indexes[i].name)
-            }
-            Some((rqc_plan::ExtremePath::Group { limit, .. }, _)) => {
-                format!("{} via ≤ {limit} rows", a.name)
-            }
-            None => a.name.clone(),
-        })
-        .collect();
-    if kept.is_empty() {
-        String::new()
-    } else {
-        format!(" (upkeep: {})", kept.join(", "))
-    }
-}
-
-/// What deleting a row of `table` also does (spec/cost.md §7.3): each
-/// column with `on delete` that references it, its action and island.
-fn cascades(schema: &Schema, table: &str) -> String {
-    let reached: Vec<String> = schema
-        .cascades_into(table)
-        .iter()
-        .map(|c| {
-            let t = &schema.tables[c.table];
-            let limit = c.island.map(|i| i.limit.to_string()).unwrap_or("?".into());
-            format!(
-                "{} {}.{} ≤ {limit} rows",
-                c.action.text(),
-                t.name,
-                t.columns[c.column].name
-            )
-        })
-        .collect();
-    if reached.is_empty() {
-        String::new()
-    } else {
-        format!(" (on delete: {})", reached.join(", "))
-    }
-}
-
 /// Whether a subtree reads or writes (and so deserves its own lines).
 fn has_operator(node: &Node) -> bool {
     let mut found = false;
@@ -637,31 +556,4 @@ fn symbol(op: BinOp) -> &'static str {
         BinOp::Rem => "%",
         BinOp::StartsWith => "starts_with",
     }
-}
-
-/// What an insert into `table` checks, as its declaration asks.
-fn insert_checks(schema: &Schema, table: &str) -> String {
-    let Some(table) = schema.table(table) else {
-        return "key".into();
-    };
-    let mut checks = vec!["key"];
-    if table.auto {
-        checks.push("key counter");
-    }
-    if table.indexes.iter().any(|i| i.unique) {
-        checks.push("unique");
-    }
-    if table.columns.iter().any(|c| c.references.is_some()) {
-        checks.push("ref");
-    }
-    if !table.bounds.is_empty() {
-        checks.push("bound");
-    }
-    if table.small_max.is_some() {
-        checks.push("max");
-    }
-    if table.columns.iter().any(|c| c.max_len.is_some()) {
-        checks.push("length");
-    }
-    checks.join(", ")
 }

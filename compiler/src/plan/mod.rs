@@ -2,6 +2,7 @@
 
 mod budget;
 mod explain;
+mod explain_upkeep;
 mod inline;
 mod lower;
 mod plan_check;

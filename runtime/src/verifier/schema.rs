@@ -9,8 +9,8 @@
 //! by nothing, a default of another type would be written into every row.
 
 use super::{is_name, schema_fault, shown};
-use crate::constraints::fits;
 use crate::error::{Result, RuntimeError};
+use crate::row_types::fits;
 use rqc_cost::CEILING;
 use rqc_plan::schema::BoundSchema;
 use rqc_plan::{AggregateKind, ColumnType, Literal, Schema, TableSchema};

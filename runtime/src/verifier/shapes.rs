@@ -606,5 +606,5 @@ impl<'a> Walk<'a> {
 
 /// Whether every float in `value` is finite.
 fn finite(value: &Value) -> bool {
-    !crate::constraints::not_finite(value)
+    !crate::row_types::not_finite(value)
 }
