@@ -189,6 +189,27 @@ pub struct AggregateSchema {
     pub by: Vec<usize>,
 }
 
+impl AggregateSchema {
+    /// Its definition as written, over `table`, the table it belongs to:
+    /// `count(Post) by author`, `max(Post.at) by author` (no `by` where a
+    /// plan holds none: the language requires one).
+    pub fn definition(&self, table: &TableSchema) -> String {
+        let over = match self.column {
+            Some(c) => format!("{}.{}", table.name, table.columns[c].name),
+            None => table.name.clone(),
+        };
+        let by: Vec<&str> = self
+            .by
+            .iter()
+            .map(|&c| table.columns[c].name.as_str())
+            .collect();
+        match by.is_empty() {
+            true => format!("{}({over})", self.kind.name()),
+            false => format!("{}({over}) by {}", self.kind.name(), by.join(", ")),
+        }
+    }
+}
+
 /// Where the next extreme of a `min`/`max` aggregate's group is found when
 /// its extreme row is deleted or changed (spec/cost.md §7.1): the compiler
 /// costs it and the runtime reads it by this one rule.

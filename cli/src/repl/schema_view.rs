@@ -73,20 +73,10 @@ impl Repl {
                 ));
             }
             for aggregate in &table.aggregates {
-                let by: Vec<&str> = aggregate
-                    .by
-                    .iter()
-                    .map(|&c| table.columns[c].name.as_str())
-                    .collect();
-                let over = match aggregate.column {
-                    Some(c) => format!("{}.{}", table.name, table.columns[c].name),
-                    None => table.name.clone(),
-                };
                 out.push_str(&format!(
-                    "  aggregate {} = {}({over}) by {}\n",
+                    "  aggregate {} = {}\n",
                     aggregate.name,
-                    aggregate.kind.name(),
-                    by.join(", ")
+                    aggregate.definition(table)
                 ));
             }
         }

@@ -7,23 +7,7 @@ pub(super) fn describe_aggregate(schema: &Schema, name: &str) -> String {
     let Some((table, aggregate)) = schema.aggregate(name) else {
         return name.to_string();
     };
-    let by: Vec<&str> = aggregate
-        .by
-        .iter()
-        .map(|&c| table.columns[c].name.as_str())
-        .collect();
-    let over = match aggregate.column {
-        Some(c) => format!("{}.{}", table.name, table.columns[c].name),
-        None => table.name.clone(),
-    };
-    if by.is_empty() {
-        return format!("{name} = {}({over})", aggregate.kind.name());
-    }
-    format!(
-        "{name} = {}({over}) by {}",
-        aggregate.kind.name(),
-        by.join(", ")
-    )
+    format!("{name} = {}", aggregate.definition(table))
 }
 
 /// The aggregates a write of `table` keeps up to date (an update's only
