@@ -41,6 +41,19 @@ pub enum Condition<N> {
     /// by the sums they were bound to, [`compared`]): each holds exactly
     /// where the other does.
     Both(Box<Condition<N>>, Box<Condition<N>>),
+    /// `all(list, element => says)`: where it holds, every element of
+    /// `list` is a value `element` for which `says` holds; where it fails,
+    /// nothing (any one element may be the one). It proves nothing of any
+    /// other name `says` compares: an empty list makes it hold whatever
+    /// they are. (`any(list, e => p)` is `!all(list, e => !p)`.)
+    Elements {
+        /// The list, as the caller names values.
+        list: N,
+        /// The function's parameter, as its body's comparisons name it.
+        element: N,
+        /// What the body says.
+        says: Box<Condition<N>>,
+    },
     /// Anything else: proves nothing.
     Opaque,
 }
@@ -105,7 +118,8 @@ impl<N> Condition<N> {
             Condition::Or(a, b) => Condition::Or(inner(a), inner(b)),
             Condition::Both(a, b) => Condition::Both(inner(a), inner(b)),
             Condition::Named(c) => c.map_compares(compare),
-            Condition::Opaque => Condition::Opaque,
+            // Its names are not sides a comparison maps.
+            Condition::Elements { .. } | Condition::Opaque => Condition::Opaque,
         }
     }
 }
@@ -118,15 +132,60 @@ pub fn assume<N: Clone + PartialEq>(
     holds: bool,
     narrowed: &mut Vec<(N, Interval)>,
 ) {
-    let mut comparisons = Vec::new();
-    established(condition, holds, &mut comparisons);
-    for (left, relation, right) in comparisons {
+    let mut compared = Vec::new();
+    established(condition, holds, &mut compared);
+    for (left, relation, right) in compared {
         // Each side's range now, and what the comparison proves of each
         // term of each: every term is read from the same ranges.
         let (l, r) = (left.now(narrowed), right.now(narrowed));
         let mut proved = left.each_term(&l.assume(relation, &r), narrowed);
         proved.extend(right.each_term(&r.assume(relation.flipped(), &l), narrowed));
         narrowed.extend(proved);
+    }
+    let mut lists = Vec::new();
+    all_elements(condition, holds, &mut lists);
+    for (list, element, says) in lists {
+        // Read apart, from the ranges known now: only what it proves of
+        // the element leaves it, as a fact of the list's elements.
+        let mut apart = narrowed.clone();
+        let from = apart.len();
+        for _ in 0..comparisons(says).clamp(1, CONDITION_PASSES) {
+            assume(says, true, &mut apart);
+        }
+        let proved: Vec<(N, Interval)> = apart[from..]
+            .iter()
+            .filter(|(name, _)| name == element)
+            .map(|(_, interval)| (list.clone(), interval.clone()))
+            .collect();
+        narrowed.extend(proved);
+    }
+}
+
+/// The [`Condition::Elements`] that `condition` being `holds` establishes
+/// (where each holds), as [`established`] finds comparisons.
+fn all_elements<'c, N>(
+    condition: &'c Condition<N>,
+    holds: bool,
+    out: &mut Vec<(&'c N, &'c N, &'c Condition<N>)>,
+) {
+    match (condition, holds) {
+        (Condition::Not(inner), _) => all_elements(inner, !holds, out),
+        (Condition::Named(inner), _) => all_elements(inner, holds, out),
+        (Condition::Both(a, b), _)
+        | (Condition::And(a, b), true)
+        | (Condition::Or(a, b), false) => {
+            all_elements(a, holds, out);
+            all_elements(b, holds, out);
+        }
+        (
+            Condition::Elements {
+                list,
+                element,
+                says,
+            },
+            true,
+        ) => out.push((list, element, says)),
+        _ => {}
     }
 }
 
@@ -190,7 +249,7 @@ fn comparisons<N>(condition: &Condition<N>) -> usize {
         Condition::Named(inner) => comparisons(inner),
         Condition::Both(a, b) => comparisons(a) + comparisons(b),
         Condition::And(a, b) | Condition::Or(a, b) => comparisons(a) + comparisons(b),
-        Condition::Compare { .. } => 1,
+        Condition::Compare { .. } | Condition::Elements { .. } => 1,
         Condition::Opaque => 0,
     }
 }
@@ -295,6 +354,11 @@ fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> A
             Condition::And(a, b) | Condition::Or(a, b) | Condition::Both(a, b) => {
                 admits(a, keep) && admits(b, keep)
             }
+            Condition::Elements {
+                list,
+                element,
+                says,
+            } => keep(list) && keep(element) && admits(says, keep),
             Condition::Opaque => true,
         }
     }
@@ -303,7 +367,10 @@ fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> A
             (Box::new(filtered(a, keep)), Box::new(filtered(b, keep)))
         };
         match condition {
-            Condition::Compare { .. } if !admits(condition, keep) => Condition::Opaque,
+            Condition::Compare { .. } | Condition::Elements { .. } if !admits(condition, keep) => {
+                Condition::Opaque
+            }
+            Condition::Elements { .. } => condition.clone(),
             Condition::Compare {
                 left,
                 relation,

@@ -383,3 +383,62 @@ fn a_comparison_taken_apart_keeps_the_one_as_written() {
     let proved = proved(&both, true);
     assert!(proved.iter().any(|(n, i)| *n == "m" && i.most == Some(2)));
 }
+
+/// `all(list, element => says)`.
+fn all(
+    list: &'static str,
+    element: &'static str,
+    says: Condition<&'static str>,
+) -> Condition<&'static str> {
+    Condition::Elements {
+        list,
+        element,
+        says: Box::new(says),
+    }
+}
+
+#[test]
+fn all_narrows_the_elements_where_it_holds_and_nothing_where_it_fails() {
+    let small = all("xs", "x", compare("x", Some(Relation::AtMost), 10));
+    assert_eq!(ends(&proved(&small, true)), [(None, Some(10))]);
+    assert_eq!(proved(&small, true)[0].0, "xs");
+    assert!(proved(&small, false).is_empty());
+    // `!all(…)` proves nothing in either branch of its own; `any(xs, x =>
+    // x > 10)` false is `all(xs, x => x <= 10)`.
+    let any_big = Condition::Not(Box::new(all(
+        "xs",
+        "x",
+        Condition::Not(Box::new(compare("x", Some(Relation::Above), 10))),
+    )));
+    assert!(proved(&any_big, true).is_empty());
+    assert_eq!(ends(&proved(&any_big, false)), [(None, Some(10))]);
+    assert!(proved(&Condition::Not(Box::new(small.clone())), true).is_empty());
+}
+
+#[test]
+fn all_proves_nothing_of_the_other_names_it_compares() {
+    // `all(xs, x => n <= x)` holds of an empty list whatever `n` is: `n`
+    // is not narrowed, only the elements (at least `n`'s least).
+    let n = sum(&[("n", false, from_zero_to(50))], 0);
+    let x = name_side("x");
+    let above_n = Condition::Compare {
+        left: Box::new(n),
+        relation: Some(Relation::AtMost),
+        right: Box::new(x),
+    };
+    let condition = all("xs", "x", above_n);
+    let narrowed = proved(&condition, true);
+    assert!(
+        narrowed.iter().all(|(name, _)| *name == "xs"),
+        "{narrowed:?}"
+    );
+    assert_eq!(ends(&narrowed), [(Some(0), None)]);
+    // Beside a comparison of `n` itself, both hold, each of its own.
+    let both = Condition::And(
+        Box::new(condition),
+        Box::new(compare("n", Some(Relation::AtMost), 5)),
+    );
+    let narrowed = proved(&both, true);
+    assert_eq!(last(&narrowed, "n"), (None, Some(5)));
+    assert_eq!(narrowed.iter().filter(|(name, _)| *name == "n").count(), 1);
+}

@@ -1,4 +1,4 @@
-//! The bound property's forms of what an `if`, `&&`, `||`, `filter` or a lambda's application proves of the integers it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
+//! The bound property's forms of what an `if`, `&&`, `||`, `filter`, `all`, `any` or a lambda's application proves of the integers it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
 
 use super::{int, pick};
 use crate::Rng;
@@ -16,7 +16,17 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(30) {
+    match rng.below(31) {
+        // `all` or `any` over a list bound by `let`: its elements narrowed
+        // where `all` holds (`any` fails), never another name its
+        // predicate compares, nor anything where `all` fails.
+        30 => match rng.below(5) {
+            0 => format!("{{ let l = [{v}, {a}]; if l |> all(e => e {op} {b}) {{ l |> map(e => e - {w}) |> sum() }} else {{ {b} }} }}"),
+            1 => format!("{{ let l = [{v}, {a}]; if l |> any(e => e {op} {b}) {{ {b} }} else {{ l |> map(e => e + 1) |> sum() }} }}"),
+            2 => format!("{{ let l = [{v}]; if l |> all(e => {w} {op} e) {{ {w} }} else {{ {b} }} }}"),
+            3 => format!("{{ let l = [{v}, {a}]; if !(l |> all(e => e {op} {b})) {{ l |> map(e => e + 1) |> sum() }} else {{ {b} }} }}"),
+            _ => format!("{{ let l = [{v}, {a}] |> filter(e => e != {k}); if all(l, e => e {op} {b} && e - {w} {op} {a}) {{ l |> map(e => e - {w}) |> sum() }} else {{ {b} }} }}"),
+        },
         // A predicate a function made (`returned_guards.rs`), applied in a
         // condition or given to `filter`, capturing a constant or a value
         // known by its range only; and a returned function given one.

@@ -263,11 +263,13 @@ impl Checker<'_> {
                         Shape::Option,
                         elem,
                         Poly::constant(1),
+                        args[0],
                         rest,
                     )
                 }
                 Input::List(elem, size) => {
-                    let checked = self.list_op(builtin, span, input, Shape::List, elem, size, rest);
+                    let checked =
+                        self.list_op(builtin, span, input, Shape::List, elem, size, args[0], rest);
                     match extreme {
                         Some(extreme) if matches!(checked.ty, Ty::Option(_)) => {
                             Checked::new(Ty::option(Ty::Int(extreme)), checked.cost, checked.tir)

@@ -21,6 +21,7 @@ impl Checker<'_> {
         kind: Shape,
         elem: Ty,
         size: Poly,
+        list: &Expr,
         rest: &[&Expr],
     ) -> Checked {
         // `distinct` keeps every value once, `sort_by` every value: their
@@ -90,6 +91,11 @@ impl Checker<'_> {
                 Ty::list(elem, size.clone())
             }
             Builtin::Any | Builtin::All => {
+                // The predicate's comparisons, read as a condition: what it
+                // proves of its parameter holds of every element where
+                // `all` is true (`any` false), `elements.rs`.
+                let mark = self.begin_condition();
+                self.last_lambda_params.clear();
                 let ret = per_call(self, rest[0], vec![elem.clone()]).ret;
                 self.expect_type(
                     &Ty::Bool,
@@ -97,6 +103,7 @@ impl Checker<'_> {
                     rest[0].span,
                     "the function answers true or false",
                 );
+                self.record_elements(op == Builtin::All, span, list, rest[0], mark);
                 Ty::Bool
             }
             Builtin::FlatMap => {

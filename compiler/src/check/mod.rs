@@ -24,6 +24,7 @@ mod counts;
 mod declared;
 mod deferred;
 mod definition;
+mod elements;
 mod expr;
 pub mod extremes;
 mod fed_types;

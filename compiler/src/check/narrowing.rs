@@ -418,8 +418,18 @@ impl Checker<'_> {
             let Some(local) = self.local(&name) else {
                 continue;
             };
+            if local.binding != binding {
+                continue;
+            }
+            // A list's elements (`all`, `elements.rs`).
+            if let Some(ty) = super::elements::narrowed_elements(&local.ty, &interval) {
+                let mut local = local.clone();
+                local.ty = ty;
+                self.scope.push(Arc::new(local));
+                continue;
+            }
             // Only the binding the comparison read, and only an `Int`.
-            if local.binding != binding || !matches!(local.ty, Ty::Int(_)) {
+            if !matches!(local.ty, Ty::Int(_)) {
                 continue;
             }
             // What the binding already knew holds too (an outer `if`).

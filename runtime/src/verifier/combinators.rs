@@ -133,7 +133,10 @@ impl<'p> Verifier<'p> {
                 // A `filter`'s predicate written in place: its comparisons,
                 // read as a condition, narrow the elements it keeps.
                 let predicate = match (c, args.get(1).map(|a| &a.op)) {
-                    (Combinator::Filter, Some(Op::Lambda(params, body))) if params.len() == 1 => {
+                    (
+                        Combinator::Filter | Combinator::All | Combinator::Any,
+                        Some(Op::Lambda(params, body)),
+                    ) if params.len() == 1 => {
                         Some((&params[0], &**body, self.begin_condition(body), false))
                     }
                     // A lambda given by name: its body, its names hidden
@@ -158,7 +161,16 @@ impl<'p> Verifier<'p> {
                             false => self.condition(body, mark, scope),
                         };
                         let param = (param.as_str(), self.last_lambda_params.first().copied());
-                        self.kept_by(param, &kept, element)
+                        match c {
+                            // What it says of the list's elements
+                            // (`elements.rs`); its own element is a `Bool`.
+                            Combinator::All | Combinator::Any => {
+                                let all = c == Combinator::All;
+                                self.record_elements(all, node, &args[0], param, kept, scope);
+                                element
+                            }
+                            _ => self.kept_by(param, &kept, element),
+                        }
                     }
                     None => element,
                 };

@@ -31,6 +31,7 @@ mod bounds;
 mod claims;
 mod columns;
 mod combinators;
+mod elements;
 mod inputs;
 mod narrowing;
 mod scalars;

@@ -20,7 +20,7 @@ use super::bounds::{Eval, Verifier};
 use super::scope::{find, Binding, Scope};
 use super::sums::add_leaves;
 use rqc_cost::{Hidden, Interval, Relation, SideSum};
-use rqc_plan::{BinOp, Node, Op, UnOp};
+use rqc_plan::{BinOp, Combinator, Node, Op, UnOp};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -108,6 +108,11 @@ impl<'p> Named<'p> {
         }
     }
 
+    /// The binding `name` of identity `id` itself (a lambda's parameter).
+    pub(super) fn binding(name: &'p str, id: u64) -> Named<'p> {
+        Named::root(Root::Binding(name, id))
+    }
+
     fn root(root: Root<'p>) -> Named<'p> {
         Named {
             root,
@@ -140,6 +145,12 @@ fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Opt
         })));
     }
     let Some((step, rest)) = path.split_first() else {
+        // A list's elements (`all`, `elements.rs`).
+        if let Abs::List(element, len, extremes) = value {
+            let known = plain_int(element)?;
+            let element = Abs::int(known.intersect(interval));
+            return Some(Abs::List(Box::new(element), len.clone(), extremes.clone()));
+        }
         return plain_int(value).map(|known| Abs::int(known.intersect(interval)));
     };
     let Abs::Record(record) = value else {
@@ -164,10 +175,10 @@ pub(super) type Side<'p> = rqc_cost::Side<Named<'p>>;
 /// A comparison evaluated inside an open condition, found again by its
 /// node.
 pub(super) struct Comparison<'p> {
-    node: &'p Node,
+    pub(super) node: &'p Node,
     /// What it says, read where it was evaluated, with the sums its
     /// `let`-bound names were bound to then (as the checker's).
-    says: Condition<'p>,
+    pub(super) says: Condition<'p>,
 }
 
 /// What a branch narrows: the scope with its names narrowed, and the
@@ -472,8 +483,12 @@ fn skeleton(cond: &Node) -> Vec<*const Node> {
             Op::Let(_, _, body) => work.push(body),
             Op::Binary(op, ..) if relation(*op).is_some() => found.push(node as *const Node),
             // A lambda applied in a condition says what its body's
-            // condition says (`Verifier::applied_as_condition`).
-            Op::Apply(..) => found.push(node as *const Node),
+            // condition says (`Verifier::applied_as_condition`); `all` and
+            // `any` what their predicate's says of each element
+            // (`elements.rs`).
+            Op::Apply(..) | Op::Combinator(Combinator::All | Combinator::Any, ..) => {
+                found.push(node as *const Node)
+            }
             _ => {}
         }
     }
@@ -520,7 +535,7 @@ fn read_condition_within<'p>(
             .rev()
             .find(|c| std::ptr::eq(c.node, cond))
             .map_or(Condition::Opaque, |c| c.says.clone()),
-        Op::Apply(..) => recorded
+        Op::Apply(..) | Op::Combinator(Combinator::All | Combinator::Any, ..) => recorded
             .iter()
             .rev()
             .find(|c| std::ptr::eq(c.node, cond))

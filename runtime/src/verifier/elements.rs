@@ -1,0 +1,48 @@
+//! What `all` and `any` prove of a list's elements in a condition, as the checker's `elements.rs` (spec/cost.md §3.1): `if xs |> all(x => x <= 10)` narrows every element of `xs` to at most 10 in its then branch, by the shared rule (`rqc_cost::Condition::Elements`).
+
+use super::bounds::Verifier;
+use super::narrowing::{Comparison, Condition, Named};
+use super::scope::Scope;
+use rqc_plan::Node;
+
+impl<'p> Verifier<'p> {
+    /// Records what `all(list, param => …)` (`all`) or `any(…)` at `node`
+    /// says of `list`'s elements, its predicate's body having said `says`
+    /// of `param` (its name and the binding its application gave it),
+    /// where `node` is (part of) an open condition: only a list bound to a
+    /// name or given as a parameter, never a field of one.
+    pub(super) fn record_elements(
+        &mut self,
+        all: bool,
+        node: &'p Node,
+        list: &'p Node,
+        param: (&'p str, Option<u64>),
+        says: Condition<'p>,
+        scope: &Scope<'p>,
+    ) {
+        if !self.wanted.contains_key(&(node as *const Node)) || says == Condition::Opaque {
+            return;
+        }
+        let (param, Some(id)) = param else {
+            return;
+        };
+        let Some(list) = Named::of(list, scope).filter(|named| named.path.is_empty()) else {
+            return;
+        };
+        let element = Named::binding(param, id);
+        let says = match all {
+            true => Condition::Elements {
+                list,
+                element,
+                says: Box::new(says),
+            },
+            // `any(xs, p)` is `!all(xs, x => !p(x))`.
+            false => Condition::Not(Box::new(Condition::Elements {
+                list,
+                element,
+                says: Box::new(Condition::Not(Box::new(says))),
+            })),
+        };
+        self.comparisons.push(Comparison { node, says });
+    }
+}
