@@ -1,8 +1,9 @@
 //! What `all` and `any` prove of a list's elements in a condition (spec/cost.md §3.1): `if xs |> all(x => x <= 10)` narrows every element of `xs` to at most 10 in its then branch, `any(xs, x => x > 10)` in its else branch, by the shared rule (`rqc_cost::Condition::Elements`).
 //!
-//! Only a list bound to a name (a parameter, a `let`) is narrowed, and only
-//! by a predicate written in place; its body's comparisons are read as a
-//! condition over its parameter, as `filter`'s are. Nothing is proved of
+//! Only a list bound to a name (a parameter, a `let`) is narrowed; its
+//! predicate's body's comparisons are read as a condition over its
+//! parameter, as `filter`'s are ([`Checker::predicate_says`], which both
+//! use). Nothing is proved of
 //! any other name the predicate compares (an empty list makes `all` true
 //! whatever they are), nor anything where `all` is false (any one element
 //! may be the one).
@@ -14,27 +15,46 @@ use crate::span::Span;
 use crate::syntax::ast::{Expr, ExprKind};
 
 impl Checker<'_> {
-    /// Closes the condition `all(list, predicate)` (`all`) or
-    /// `any(list, predicate)` opened at `mark` around the predicate's
-    /// check, and records what the call at `span` says of `list`'s
-    /// elements, where it is (part of) an `if`'s condition.
+    /// What a predicate given to `filter`, `all` or `any` says of its
+    /// parameter where it is true, closing the condition opened at `mark`
+    /// before its check: the parameter's name and its body's condition,
+    /// for a lambda written in place, or given by name (`let small = x =>
+    /// x <= 5`, or a function's, `filter(valid)`: its body, as its
+    /// application's check recorded it, `last_applied`); `None` for any
+    /// other function value.
+    pub(super) fn predicate_says(
+        &mut self,
+        predicate: &Expr,
+        mark: ConditionMark,
+    ) -> Option<(String, Condition)> {
+        if let ExprKind::Lambda(params, body) = &predicate.kind {
+            if params.len() == 1 {
+                return Some((params[0].name.clone(), self.condition(body, mark)));
+            }
+        }
+        match self.last_applied.take().filter(|l| l.params.len() == 1) {
+            Some(lambda) => {
+                let says = self.condition_of_body(&lambda.body, mark);
+                Some((lambda.params[0].name.clone(), says))
+            }
+            None => {
+                self.condition(predicate, mark);
+                None
+            }
+        }
+    }
+
+    /// Records what `all(list, predicate)` (`all`) or `any(…)` at `span`
+    /// says of `list`'s elements, its predicate having said `says` of its
+    /// parameter ([`Checker::predicate_says`]), where the call is (part
+    /// of) an `if`'s condition.
     pub(super) fn record_elements(
         &mut self,
         all: bool,
         span: Span,
         list: &Expr,
-        predicate: &Expr,
-        mark: ConditionMark,
+        says: Option<(String, Condition)>,
     ) {
-        let says = match &predicate.kind {
-            ExprKind::Lambda(params, body) if params.len() == 1 => {
-                Some((params[0].name.clone(), self.condition(body, mark)))
-            }
-            _ => {
-                self.condition(predicate, mark);
-                None
-            }
-        };
         if self.conditions_open == 0 {
             return;
         }

@@ -5,7 +5,7 @@ use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::{Interval, Poly};
 use crate::span::Span;
-use crate::syntax::ast::{Expr, ExprKind};
+use crate::syntax::ast::Expr;
 use rqc_plan::{Builtin, Shape};
 
 impl Checker<'_> {
@@ -60,32 +60,15 @@ impl Checker<'_> {
                     rest[0].span,
                     "`filter` keeps the elements its function says true for",
                 );
-                let elem = match &rest[0].kind {
-                    ExprKind::Lambda(params, body) if params.len() == 1 => {
-                        let kept = self.condition(body, mark);
-                        let param = (params[0].name.as_str(), self.last_lambda_params.first());
+                let elem = match self.predicate_says(rest[0], mark) {
+                    Some((param, kept)) => {
+                        let param = (param.as_str(), self.last_lambda_params.first());
                         self.kept_by(param, &kept, elem)
                     }
-                    // A lambda given by name (`let small = x => x <= 5`,
-                    // or a function's, `filter(valid)`): its body, as its
-                    // application's check recorded it.
-                    _ => match self.last_applied.take().filter(|l| l.params.len() == 1) {
-                        Some(lambda) => {
-                            let kept = self.condition_of_body(&lambda.body, mark);
-                            let param = (
-                                lambda.params[0].name.as_str(),
-                                self.last_lambda_params.first(),
-                            );
-                            self.kept_by(param, &kept, elem)
-                        }
-                        None => {
-                            self.condition(rest[0], mark);
-                            // A predicate a function made (`filter(le(10))`).
-                            match &applied.proves {
-                                Some(guard) => self.kept_by_made(guard, elem),
-                                None => elem,
-                            }
-                        }
+                    // A predicate a function made (`filter(le(10))`).
+                    None => match &applied.proves {
+                        Some(guard) => self.kept_by_made(guard, elem),
+                        None => elem,
                     },
                 };
                 Ty::list(elem, size.clone())
@@ -96,6 +79,7 @@ impl Checker<'_> {
                 // `all` is true (`any` false), `elements.rs`.
                 let mark = self.begin_condition();
                 self.last_lambda_params.clear();
+                self.last_applied = None;
                 let ret = per_call(self, rest[0], vec![elem.clone()]).ret;
                 self.expect_type(
                     &Ty::Bool,
@@ -103,7 +87,8 @@ impl Checker<'_> {
                     rest[0].span,
                     "the function answers true or false",
                 );
-                self.record_elements(op == Builtin::All, span, list, rest[0], mark);
+                let says = self.predicate_says(rest[0], mark);
+                self.record_elements(op == Builtin::All, span, list, says);
                 Ty::Bool
             }
             Builtin::FlatMap => {

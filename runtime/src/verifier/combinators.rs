@@ -141,7 +141,7 @@ impl<'p> Verifier<'p> {
                     }
                     // A lambda given by name: its body, its names hidden
                     // (as the checker's `condition_of_body`).
-                    (Combinator::Filter, _) => match &f {
+                    (Combinator::Filter | Combinator::All | Combinator::Any, _) => match &f {
                         Some(Abs::Fns(closures))
                             if closures.len() == 1 && closures[0].params.len() == 1 =>
                         {
