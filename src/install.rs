@@ -142,8 +142,9 @@ const BUG: &str = "this plan was compiled from the sources by this rqc just now,
 /// verifier's code, in `rqc check` and the editor as at install. The
 /// checker costs a function given to a function once, through its
 /// parameters' requirements, where the verifier evaluates it at every
-/// application, so only the verifier sees its own work pass its limit
-/// (E0641, spec/cost.md §10); any other refusal is a bug in rqc.
+/// application, so only the verifier sees its own work pass its limits
+/// (E0641, its steps; E0640, applications nested 64 deep: spec/cost.md
+/// §10); any other refusal is a bug in rqc.
 pub struct InstallCheck;
 
 impl PlanCheck for InstallCheck {
@@ -155,6 +156,11 @@ impl PlanCheck for InstallCheck {
                  applied, so functions that apply the function they are given more than once, \
                  nested level upon level, double its work at each level: nest fewer levels, or \
                  apply the given function once per level"
+            }
+            rqc_runtime::verifier::TOO_DEEP => {
+                "the verifier follows a function given to a function into every place it is \
+                 applied, at most 64 applications deep: pass a function on through fewer \
+                 functions that each give it to the next"
             }
             _ => BUG,
         };

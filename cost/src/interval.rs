@@ -262,6 +262,12 @@ impl Interval {
     /// else `[-(m-1), m-1]`). A zero divisor stops the run (E0531), so the
     /// ranges need hold only for a divisor that is not zero.
     pub fn remainder(&self, divisor: &Interval) -> Interval {
+        // Of two numbers, the number (`4 % 2` is 0, as a divisor too).
+        if let (Some(a), Some(m)) = (self.constant(), divisor.constant()) {
+            if let Some(rem) = a.checked_rem(m) {
+                return Interval::exact(rem);
+            }
+        }
         // |m|, as a polynomial and as a number (when both ends are numbers).
         let modulus = divisor.hi.max(&divisor.lo);
         let (m0, m1) = divisor.ends();

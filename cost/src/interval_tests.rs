@@ -163,3 +163,11 @@ fn ends_past_64_bits_say_nothing() {
     assert_eq!(product.most, None);
     assert_eq!(product.max_value(), Some(u64::MAX));
 }
+
+#[test]
+fn the_remainder_of_two_numbers_is_that_number() {
+    let rem = Interval::exact(4).remainder(&Interval::exact(2));
+    assert_eq!(rem.constant(), Some(0));
+    let rem = Interval::exact(-7).remainder(&Interval::exact(4));
+    assert_eq!(rem.constant(), Some(-3));
+}

@@ -37,6 +37,11 @@ pub use value::{Record, RecordShape, Value};
 /// (running, encoding, printing it) meets at most this depth.
 pub const MAX_PLAN_DEPTH: usize = 1000;
 
+/// The longest name, in bytes (NFC), a program may give anything: the
+/// lexer refuses a longer identifier (E0010), and the plan verifier a
+/// longer name in a plan file (E0610).
+pub const MAX_NAME_BYTES: usize = 255;
+
 /// The round trips a mutation's commit makes, beside its run's reads: the
 /// read of the live changelog's head, whose position the commit's entry
 /// takes, and the commit itself (spec/cost.md §11). The checker adds them

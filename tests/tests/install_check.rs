@@ -76,3 +76,45 @@ fn a_refusal_other_than_the_verifiers_own_limit_is_called_a_bug() {
     assert!(refusal.message.contains("shop.cheapest"), "{refusal:?}");
     assert!(refusal.help.contains("bug in rqc"), "{refusal:?}");
 }
+
+/// Each schema the plan verifier would refuse at install (E0610–E0612) is
+/// an error where it is written, so `rqc check` never accepts a program
+/// whose install is refused whole.
+#[test]
+fn schemas_the_verifier_refuses_are_the_checkers_errors() {
+    let long = "a".repeat(256);
+    let cases = [
+        (
+            "table T {\n  id: Int key\n  c: Int\n  index i (c, c)\n}\n".to_string(),
+            "E0248",
+        ),
+        (
+            "table T {\n  id: Int key\n  c: Int\n  d: Int\n  index i (c desc, d asc, c)\n}\n"
+                .to_string(),
+            "E0248",
+        ),
+        ("table T {\n  a: Int\n  c: Int\n  key (a, a)\n}\n".to_string(), "E0248"),
+        (
+            "table T {\n  id: Int key\n  g: Int\n  index by_g (g)\n  bound g <= 3\n  bound (g) <= 5\n}\n"
+                .to_string(),
+            "E0249",
+        ),
+        (format!("table T{long} {{\n  id: Int key\n}}\n"), "E0010"),
+        (format!("table T {{\n  id: Int key\n  {long}: Int\n}}\n"), "E0010"),
+        (
+            format!("table T {{\n  id: Int key\n  c: Int\n  index {long} (c)\n}}\n"),
+            "E0010",
+        ),
+    ];
+    for (source, code) in cases {
+        let source = format!("{source}query q(x: Int) = x\n");
+        let compilation = compile_verified(&[("s.rq".to_string(), source.clone())]);
+        let codes: Vec<&str> = compilation
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
+        assert_eq!(codes, [code], "{source}");
+        assert!(!compilation.checked.shape_sound, "{source}");
+    }
+}

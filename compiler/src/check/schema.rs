@@ -210,6 +210,11 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         let mut positions = Vec::new();
         for name in names {
             match column_names.get(name.name.as_str()) {
+                // The verifier refuses a column named twice (E0612).
+                Some(&p) if positions.contains(&p) => {
+                    diagnostics.push(column_twice(file, &table.name.name, name));
+                    return None;
+                }
                 Some(&p) => positions.push(p),
                 None => {
                     let near = (columns.len() > INDEXED).then(|| {
@@ -228,6 +233,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
 
     let mut bounds = Vec::new();
     let mut bound_decls = Vec::new();
+    let mut key_unresolved = false;
     for member in pending {
         match member {
             TableMember::Field(_) => {}
@@ -236,6 +242,9 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
                     diagnostics.push(two_keys(file, &table.name.name, cols.span, *first));
                 } else if let Some(positions) = resolve(&cols.columns, diagnostics) {
                     key = Some((positions, cols.span));
+                } else {
+                    // Declared, with its error said: not also "no key".
+                    key_unresolved = true;
                 }
             }
             TableMember::Unique(cols) => {
@@ -324,6 +333,9 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         }
     }
     let Some((key, _)) = key else {
+        if key_unresolved {
+            return None;
+        }
         diagnostics.push(
             Diagnostic::error(
                 "E0204",
@@ -340,6 +352,7 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         return None;
     };
 
+    let mut bound_spans = Vec::new();
     for bound in bound_decls {
         let Some(positions) = resolve(&bound.columns, diagnostics) else {
             continue;
@@ -385,6 +398,14 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
             diagnostics.push(over_ceiling(file, bound.limit_span, "a bound"));
             continue;
         }
+        if let Some(first) = bounds
+            .iter()
+            .position(|b: &BoundSchema| b.columns == positions)
+        {
+            diagnostics.push(bound_twice(file, bound.span, bound_spans[first]));
+            continue;
+        }
+        bound_spans.push(bound.span);
         bounds.push(BoundSchema {
             columns: positions,
             limit: bound.limit as u64,
@@ -428,6 +449,31 @@ fn build_table(source: &TableSource<'_>, diagnostics: &mut Vec<Diagnostic>) -> O
         aggregates: Vec::new(),
         lookups: Default::default(),
     })
+}
+
+/// E0248: a column named twice in a key's, an index's or a bound's list.
+fn column_twice(file: &str, table: &str, name: &ast::Ident) -> Diagnostic {
+    Diagnostic::error(
+        "E0248",
+        format!("column `{}` of `{table}` is named twice in this list", name.name),
+        file,
+        name.span,
+        "named again",
+    )
+    .with_help("name each column once: rows are ordered (or counted) by a column once, and a second time adds nothing")
+}
+
+/// E0249: two `bound`s over the same columns.
+fn bound_twice(file: &str, span: crate::Span, first: crate::Span) -> Diagnostic {
+    Diagnostic::error(
+        "E0249",
+        "a `bound` over these columns is declared twice",
+        file,
+        span,
+        "second bound over them",
+    )
+    .with_secondary(Label::new(file, first, "first one"))
+    .with_help("keep one `bound` over these columns, with the limit you mean")
 }
 
 /// E0308: a declared bound above the ceiling proves nothing.

@@ -13,9 +13,29 @@ pub enum LexError {
     UnexpectedCharacter,
     UnterminatedString,
     InvalidEscape(String),
+    /// An identifier longer than `rqc_plan::MAX_NAME_BYTES`: its length,
+    /// and the stand-in the lexer goes on with (its first bytes, as many
+    /// whole characters as fit), so that no plan holds a name its verifier
+    /// refuses.
+    NameTooLong(usize, String),
     IntegerTooLarge,
     FloatTooLarge,
     BadNumber,
+}
+
+/// An identifier token's name (NFC), refused past
+/// `rqc_plan::MAX_NAME_BYTES`: every name a program gives ends up in its
+/// plan, whose verifier refuses longer ones.
+fn name(text: &str) -> Result<String, LexError> {
+    let name = identifier(text);
+    if name.len() <= rqc_plan::MAX_NAME_BYTES {
+        return Ok(name);
+    }
+    let mut end = rqc_plan::MAX_NAME_BYTES;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    Err(LexError::NameTooLong(name.len(), name[..end].to_string()))
 }
 
 /// An identifier's text in Unicode's normal form C.
@@ -101,7 +121,7 @@ pub enum Token {
     // Unicode identifiers, as Rust's: a letter of XID_Start or `_`, then
     // XID_Continue; NFC-normalised, so that `Café` typed with a combining
     // accent names the same thing (spec/syntax.md).
-    #[regex(r"[\p{XID_Start}_]\p{XID_Continue}*", |lex| identifier(lex.slice()))]
+    #[regex(r"[\p{XID_Start}_]\p{XID_Continue}*", |lex| name(lex.slice()))]
     Ident(String),
     #[regex(r"[0-9][0-9_]*", parse_int)]
     Int(i64),
@@ -191,7 +211,7 @@ pub enum Token {
 /// The codes of the lexical errors after which the lexer goes on with a
 /// stand-in value (`0`, `0.0`, an empty or partly read string): a
 /// definition holding one is rejected, never checked with the stand-in.
-pub const STAND_IN_CODES: [&str; 5] = ["E0002", "E0003", "E0004", "E0005", "E0006"];
+pub const STAND_IN_CODES: [&str; 6] = ["E0002", "E0003", "E0004", "E0005", "E0006", "E0010"];
 
 /// The parse errors after which the parser skipped or guessed tokens to go
 /// on (a token where it cannot stand, a lambda parameter that is not a
@@ -455,6 +475,20 @@ fn lex_diagnostic(
                 "the escapes are \\n \\t \\r \\0 \\\\ \\\" and \\u{…}; write \\\\ for a backslash",
             );
             (d, Some(Token::Str(String::new())))
+        }
+        LexError::NameTooLong(bytes, name) => {
+            let d = Diagnostic::error(
+                "E0010",
+                format!(
+                    "a name of {bytes} bytes: names are at most {} bytes",
+                    rqc_plan::MAX_NAME_BYTES
+                ),
+                file,
+                span,
+                "too long a name",
+            )
+            .with_help("give it a shorter name; a comment beside it can say more");
+            (d, Some(Token::Ident(name)))
         }
         LexError::IntegerTooLarge => {
             let d = Diagnostic::error(

@@ -156,3 +156,23 @@ fn identifiers_are_unicode_and_nfc_normalised() {
     assert_eq!(codes("a ⊕ b"), ["E0001"]);
     assert_eq!(codes("\u{301}x"), ["E0001"]);
 }
+
+/// A name past 255 bytes (NFC) is E0010, read on as its first 255 bytes of
+/// whole characters: no plan holds a name its verifier refuses.
+#[test]
+fn names_are_at_most_255_bytes() {
+    let longest = "a".repeat(255);
+    assert!(codes(&longest).is_empty());
+    assert_eq!(kinds(&longest), vec![Token::Ident(longest.clone())]);
+    let long = "a".repeat(256);
+    assert_eq!(codes(&long), vec!["E0010"]);
+    // Two-byte characters: 128 of them are 256 bytes, cut to 127 (254).
+    let wide = "ж".repeat(128);
+    assert_eq!(codes(&wide), vec!["E0010"]);
+    let tokens: Vec<Token> = lex("t.rq", &wide)
+        .0
+        .into_iter()
+        .map(|(_, t, _)| t)
+        .collect();
+    assert_eq!(tokens, vec![Token::Ident("ж".repeat(127))]);
+}

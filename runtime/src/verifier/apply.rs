@@ -146,7 +146,7 @@ impl<'p> Verifier<'p> {
             } else {
                 format!("applications nest more than {MAX_APPLICATION_NESTING} deep")
             };
-            return self.fault("E0640", site, why);
+            return self.fault(super::TOO_DEEP, site, why);
         }
         self.applying.push(lambda);
         Ok(())

@@ -84,12 +84,18 @@ pub fn verify_schema(schema: &Schema) -> Result<()> {
     schema::check_schema(schema)
 }
 
-/// The code of a plan whose verification passes its limit of steps (2,000,000):
-/// the one refusal a plan compiled from sources may meet without a bug.
+/// The code of a plan whose verification passes its limit of steps
+/// (2,000,000): with [`TOO_DEEP`], a refusal a plan compiled from sources
+/// may meet without a bug.
 pub const TOO_MANY_STEPS: &str = "E0641";
 
-/// The longest name the verifier accepts, in bytes.
-pub const MAX_NAME_BYTES: usize = 255;
+/// The code of a plan whose lambda applications nest past the verifier's
+/// limit (64): a lambda applied to itself, or functions passed on through
+/// so many others.
+pub const TOO_DEEP: &str = "E0640";
+
+/// The longest name the verifier accepts, in bytes (the lexer's too).
+pub use rqc_plan::MAX_NAME_BYTES;
 
 /// Whether `name` is a name a schema or an entry point may use: 1 to
 /// [`MAX_NAME_BYTES`] bytes, not starting with an ASCII digit, of ASCII
@@ -114,12 +120,21 @@ pub fn is_name(name: &str) -> bool {
 /// A name as a message shows it: escaped, so that a control character or
 /// a very long name shows what it is.
 fn shown(name: &str) -> String {
+    match escaped(name) {
+        (shown, Some(bytes)) => format!("`{shown}` ({bytes} bytes)"),
+        (shown, None) => format!("`{shown}`"),
+    }
+}
+
+/// A name escaped, its first 80 characters and `…` when longer, with its
+/// length in bytes then.
+fn escaped(name: &str) -> (String, Option<usize>) {
     let escaped: String = name.escape_debug().collect();
     if escaped.chars().count() > 80 {
         let head: String = escaped.chars().take(80).collect();
-        format!("`{head}…` ({} bytes)", name.len())
+        (format!("{head}…"), Some(name.len()))
     } else {
-        format!("`{escaped}`")
+        (escaped, None)
     }
 }
 
@@ -160,10 +175,13 @@ fn plan_fault(
     RuntimeError::new(code, format!("{place}{what}"), RECOMPILE)
 }
 
-/// A name escaped for a message, without quotes.
+/// A name escaped for a message, without quotes (inside a qualified name
+/// that is quoted whole).
 fn shown_raw(name: &str) -> String {
-    let shown = shown(name);
-    shown[1..shown.len() - 1].to_string()
+    match escaped(name) {
+        (shown, Some(bytes)) => format!("{shown} ({bytes} bytes)"),
+        (shown, None) => shown,
+    }
 }
 
 /// The operator's kind, as `explain` names it.
@@ -203,6 +221,20 @@ fn operator_name(op: &Op) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::is_name;
+
+    #[test]
+    fn a_long_name_is_cut_inside_its_quotes() {
+        let long = "q".repeat(300);
+        let quoted = super::shown(&long);
+        assert_eq!(quoted.matches('`').count(), 2, "{quoted}");
+        assert!(quoted.ends_with("…` (300 bytes)"), "{quoted}");
+        let bare = super::shown_raw(&long);
+        assert!(
+            !bare.contains('`') && bare.ends_with("… (300 bytes)"),
+            "{bare}"
+        );
+        assert_eq!(super::shown_raw("q"), "q");
+    }
 
     #[test]
     fn names_are_identifiers_without_separators_or_controls() {
