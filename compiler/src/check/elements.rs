@@ -9,7 +9,7 @@
 //! may be the one).
 
 use super::expr::Checker;
-use super::narrowing::{Comparison, Condition, ConditionMark};
+use super::narrowing::{Comparison, Condition, ConditionMark, Named};
 use super::types::Ty;
 use crate::span::Span;
 use crate::syntax::ast::{Expr, ExprKind};
@@ -45,20 +45,21 @@ impl Checker<'_> {
     }
 
     /// Records what `all(list, predicate)` (`all`) or `any(…)` at `span`
-    /// says of `list`'s elements, its predicate having said `says` of its
-    /// parameter ([`Checker::predicate_says`]), where the call is (part
-    /// of) an `if`'s condition.
+    /// says of `list`'s elements, its predicate having said `says` of the
+    /// element (its parameter's name and binding, [`Checker::predicate_says`];
+    /// or a made predicate's element, `returned_guards::made_says`), where
+    /// the call is (part of) an `if`'s condition.
     pub(super) fn record_elements(
         &mut self,
         all: bool,
         span: Span,
         list: &Expr,
-        says: Option<(String, Condition)>,
+        says: Option<(Named, Condition)>,
     ) {
         if self.conditions_open == 0 {
             return;
         }
-        let (Some((param, says)), Some(&binding)) = (says, self.last_lambda_params.first()) else {
+        let Some((element, says)) = says else {
             return;
         };
         // A list bound to a name; not a field of one (a row's type is its
@@ -69,7 +70,6 @@ impl Checker<'_> {
         if says == Condition::Opaque {
             return;
         }
-        let element = (param, binding);
         let says = match all {
             true => Condition::Elements {
                 list,

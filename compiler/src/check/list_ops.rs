@@ -80,14 +80,24 @@ impl Checker<'_> {
                 let mark = self.begin_condition();
                 self.last_lambda_params.clear();
                 self.last_applied = None;
-                let ret = per_call(self, rest[0], vec![elem.clone()]).ret;
+                let applied = per_call(self, rest[0], vec![elem.clone()]);
                 self.expect_type(
                     &Ty::Bool,
-                    &ret,
+                    &applied.ret,
                     rest[0].span,
                     "the function answers true or false",
                 );
-                let says = self.predicate_says(rest[0], mark);
+                let says = match self.predicate_says(rest[0], mark) {
+                    Some((param, says)) => {
+                        let binding = self.last_lambda_params.first().copied();
+                        binding.map(|binding| ((param, binding), says))
+                    }
+                    // A predicate a function made (`all(xs, le(10))`).
+                    None => applied
+                        .proves
+                        .as_ref()
+                        .and_then(|guard| super::returned_guards::made_says(guard, &elem)),
+                };
                 self.record_elements(op == Builtin::All, span, list, says);
                 Ty::Bool
             }

@@ -19,7 +19,7 @@
 
 use super::expr::Checker;
 use super::guards::{filled, GuardTemplate};
-use super::narrowing::{Named, Side};
+use super::narrowing::{Condition, Named, Side};
 use super::types::{FnTy, Ty};
 use crate::syntax::ast::{Def, DefKind, ExprKind};
 use std::sync::Arc;
@@ -156,18 +156,26 @@ impl Checker<'_> {
     /// The element type `elem` of the elements `filter` keeps where its
     /// predicate is `guard`: narrowed by what it proves of its argument.
     pub(super) fn kept_by_made(&self, guard: &ReturnedGuard, elem: Ty) -> Ty {
-        let Ty::Int(range) = &elem else {
-            return elem;
-        };
-        // The element as a value of its own, named by a binding nothing
-        // else has.
-        let binding = super::narrowing::new_binding();
-        let mut sum = crate::cost::SideSum::default();
-        sum.named((ELEMENT.to_string(), binding), false, range.clone());
-        let element = Arc::new(sum.side(range.clone()));
-        let kept = guard.says(&[Some(element)]);
-        self.kept_by((ELEMENT, Some(&binding)), &kept, elem)
+        match made_says(guard, &elem) {
+            Some(((name, binding), kept)) => self.kept_by((&name, Some(&binding)), &kept, elem),
+            None => elem,
+        }
     }
+}
+
+/// What `guard` says of an element of type `elem` (an `Int`) it is applied
+/// to, the element named by a binding nothing else has: for `filter`
+/// ([`Checker::kept_by_made`]) and for `all` and `any` (`elements.rs`).
+pub(super) fn made_says(guard: &ReturnedGuard, elem: &Ty) -> Option<(Named, Condition)> {
+    let Ty::Int(range) = elem else {
+        return None;
+    };
+    let binding = super::narrowing::new_binding();
+    let element = (ELEMENT.to_string(), binding);
+    let mut sum = crate::cost::SideSum::default();
+    sum.named(element.clone(), false, range.clone());
+    let side = Arc::new(sum.side(range.clone()));
+    Some((element, guard.says(&[Some(side)])))
 }
 
 /// The name the element `filter` tests goes by in [`Checker::kept_by_made`]

@@ -480,7 +480,7 @@ fn lex_diagnostic(
             let d = Diagnostic::error(
                 "E0010",
                 format!(
-                    "a name of {bytes} bytes: names are at most {} bytes",
+                    "a name of {bytes} bytes: names are at most {} bytes (counted in Unicode's normal form C, in which names are compared)",
                     rqc_plan::MAX_NAME_BYTES
                 ),
                 file,

@@ -145,11 +145,21 @@ fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Opt
         })));
     }
     let Some((step, rest)) = path.split_first() else {
-        // A list's elements (`all`, `elements.rs`).
-        if let Abs::List(element, len, extremes) = value {
-            let known = plain_int(element)?;
-            let element = Abs::int(known.intersect(interval));
-            return Some(Abs::List(Box::new(element), len.clone(), extremes.clone()));
+        // A list's elements (`all`, `elements.rs`): each of a literal's.
+        match value {
+            Abs::List(element, len, extremes) => {
+                let known = plain_int(element)?;
+                let element = Abs::int(known.intersect(interval));
+                return Some(Abs::List(Box::new(element), len.clone(), extremes.clone()));
+            }
+            Abs::Literal(items) => {
+                let items = items
+                    .iter()
+                    .map(|item| Some(Abs::int(plain_int(item)?.intersect(interval))))
+                    .collect::<Option<Vec<_>>>()?;
+                return Some(Abs::Literal(Rc::new(items)));
+            }
+            _ => {}
         }
         return plain_int(value).map(|known| Abs::int(known.intersect(interval)));
     };
