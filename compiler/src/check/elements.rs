@@ -87,7 +87,8 @@ impl Checker<'_> {
     }
 }
 
-/// A list of `Int`s narrowed: each element within `interval` too.
+/// A list of `Int`s (or an `Int?`, a list of at most one) narrowed: each
+/// element within `interval` too.
 pub(super) fn narrowed_elements(ty: &Ty, interval: &crate::cost::Interval) -> Option<Ty> {
     match ty {
         Ty::List(elem, size, extremes) => match &**elem {
@@ -96,6 +97,10 @@ pub(super) fn narrowed_elements(ty: &Ty, interval: &crate::cost::Interval) -> Op
                 size.clone(),
                 extremes.clone(),
             )),
+            _ => None,
+        },
+        Ty::Option(inner) => match &**inner {
+            Ty::Int(known) => Some(Ty::option(Ty::Int(known.intersect(interval)))),
             _ => None,
         },
         _ => None,

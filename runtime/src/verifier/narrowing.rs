@@ -152,6 +152,11 @@ fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Opt
                 let element = Abs::int(known.intersect(interval));
                 return Some(Abs::List(Box::new(element), len.clone(), extremes.clone()));
             }
+            // An `Int?`, a list of at most one.
+            Abs::Opt(inner) => {
+                let known = plain_int(inner)?;
+                return Some(Abs::Opt(Box::new(Abs::int(known.intersect(interval)))));
+            }
             Abs::Literal(items) => {
                 let items = items
                     .iter()
