@@ -298,6 +298,28 @@ impl Interval {
         )
     }
 
+    /// Within `other`'s upper end only: what every element of a list is
+    /// where its greatest is in `other` (`max`, spec/cost.md §3.1).
+    pub fn below_upper_of(&self, other: &Interval) -> Interval {
+        self.intersect(&Interval::new(
+            other.hi.clone(),
+            self.lo.clone(),
+            self.least,
+            other.most,
+        ))
+    }
+
+    /// Within `other`'s lower end only: what every element of a list is
+    /// where its least is in `other` (`min`).
+    pub fn above_lower_of(&self, other: &Interval) -> Interval {
+        self.intersect(&Interval::new(
+            self.hi.clone(),
+            other.lo.clone(),
+            other.least,
+            self.most,
+        ))
+    }
+
     /// Both at once: a value in each (`x == y` holds).
     pub fn intersect(&self, other: &Interval) -> Interval {
         let (a, b) = (self.ends(), other.ends());

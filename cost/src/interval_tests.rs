@@ -171,3 +171,24 @@ fn the_remainder_of_two_numbers_is_that_number() {
     let rem = Interval::exact(-7).remainder(&Interval::exact(4));
     assert_eq!(rem.constant(), Some(-3));
 }
+
+#[test]
+fn an_extreme_bounds_every_element_by_one_end_only() {
+    let element = Interval::new(
+        crate::Poly::constant(100),
+        crate::Poly::constant(100),
+        Some(-100),
+        Some(100),
+    );
+    let greatest = Interval::new(
+        crate::Poly::constant(10),
+        crate::Poly::constant(0),
+        Some(5),
+        Some(10),
+    );
+    // The greatest at least 5 says nothing of the others' least.
+    let below = element.below_upper_of(&greatest);
+    assert_eq!((below.least, below.most), (Some(-100), Some(10)));
+    let above = element.above_lower_of(&greatest);
+    assert_eq!((above.least, above.most), (Some(5), Some(100)));
+}

@@ -88,6 +88,15 @@ impl Builtin {
         Builtin::ALL.into_iter().find(|b| b.name() == name)
     }
 
+    /// The built-in a runtime operator is (`sort_by` for either direction),
+    /// as a program writes it.
+    pub fn of(combinator: Combinator) -> Option<Builtin> {
+        let kind = std::mem::discriminant(&combinator);
+        Builtin::ALL
+            .into_iter()
+            .find(|b| std::mem::discriminant(&b.combinator(false)) == kind)
+    }
+
     /// The runtime's operator for it; a sort takes its direction, which
     /// the call writes apart (`sort_by(f, desc)`).
     pub fn combinator(self, descending: bool) -> Combinator {

@@ -1,4 +1,4 @@
-//! The bound property's forms of what an `if`, `&&`, `||`, `filter`, `all`, `any` or a lambda's application proves of the integers it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
+//! The bound property's forms of what an `if`, `&&`, `||`, `filter`, `all`, `any`, a list's greatest or least or a lambda's application proves of the integers it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
 
 use super::{int, pick};
 use crate::Rng;
@@ -20,7 +20,10 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         // `all` or `any` over a list bound by `let`: its elements narrowed
         // where `all` holds (`any` fails), never another name its
         // predicate compares, nor anything where `all` fails.
-        30 => match rng.below(5) {
+        30 => match rng.below(7) {
+            // A list's greatest or least compared alone, or in a sum.
+            5 => format!("{{ let l = [{v}, {a}]; if (l |> max() |> unwrap_or({b})) {op} {k} {{ l |> map(e => e - {w}) |> sum() }} else {{ {b} }} }}"),
+            6 => format!("{{ let l = [{v}, {a}]; if unwrap_or(min(l), {w}) {op} {k} {{ {w} + (l |> map(e => e + 1) |> sum()) }} else {{ (l |> min() |> unwrap_or(0)) + 1 }} }}"),
             0 => format!("{{ let l = [{v}, {a}]; if l |> all(e => e {op} {b}) {{ l |> map(e => e - {w}) |> sum() }} else {{ {b} }} }}"),
             1 => format!("{{ let l = [{v}, {a}]; if l |> any(e => e {op} {b}) {{ {b} }} else {{ l |> map(e => e + 1) |> sum() }} }}"),
             2 => format!("{{ let l = [{v}]; if l |> all(e => {w} {op} e) {{ {w} }} else {{ {b} }} }}"),

@@ -1,4 +1,4 @@
-//! What `all` and `any` prove of a list's elements in a condition (spec/cost.md §3.1): `if xs |> all(x => x <= 10)` narrows every element of `xs` to at most 10 in its then branch, `any(xs, x => x > 10)` in its else branch, by the shared rule (`rqc_cost::Condition::Elements`).
+//! What `all` and `any`, and a list's greatest or least, prove of its elements in a condition (spec/cost.md §3.1): `if xs |> all(x => x <= 10)` narrows every element of `xs` to at most 10 in its then branch, `any(xs, x => x > 10)` in its else branch, by the shared rule (`rqc_cost::Condition::Elements`); `if (xs |> max() |> unwrap_or(0)) <= 10` too.
 //!
 //! Only a list bound to a name (a parameter, a `let`) is narrowed; its
 //! predicate's body's comparisons are read as a condition over its
@@ -101,6 +101,31 @@ pub(super) fn narrowed_elements(ty: &Ty, interval: &crate::cost::Interval) -> Op
         },
         Ty::Option(inner) => match &**inner {
             Ty::Int(known) => Some(Ty::option(Ty::Int(known.intersect(interval)))),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A list of `Int`s (or an `Int?`) whose greatest (`greatest`) or least
+/// element was proved to lie in `interval`: each element within its upper
+/// (or lower) end only; the other end says nothing of the others.
+pub(super) fn narrowed_by_extreme(
+    ty: &Ty,
+    greatest: bool,
+    interval: &crate::cost::Interval,
+) -> Option<Ty> {
+    let narrowed = |known: &crate::cost::Interval| match greatest {
+        true => known.below_upper_of(interval),
+        false => known.above_lower_of(interval),
+    };
+    match ty {
+        Ty::List(elem, size, extremes) => match &**elem {
+            Ty::Int(known) => Some(Ty::List(
+                Box::new(Ty::Int(narrowed(known))),
+                size.clone(),
+                extremes.clone(),
+            )),
             _ => None,
         },
         _ => None,

@@ -122,13 +122,30 @@ impl Checker<'_> {
     }
 
     /// The string `e` takes the length of, when `e` is the built-in
-    /// `length(s)` or `s |> length()` (not a function or a name of that
-    /// name, which a call would find first: `calls.rs`).
+    /// `length(s)` or `s |> length()`.
     pub(super) fn length_argument<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
-        let (callee, string) = match &e.kind {
-            ExprKind::Call(callee, args) if args.len() == 1 => (callee, &args[0]),
+        self.builtin_input(e, LENGTH_FUNCTION, 0)
+            .map(|(string, _)| string)
+    }
+
+    /// The input of `e` and its other arguments, when `e` calls the
+    /// built-in `function` with `others` arguments besides its input
+    /// (`f(x, …)` or `x |> f(…)`), not a function or a name of that name,
+    /// which a call would find first (`calls.rs`).
+    fn builtin_input<'e>(
+        &self,
+        e: &'e Expr,
+        function: &str,
+        others: usize,
+    ) -> Option<(&'e Expr, &'e [Expr])> {
+        let (callee, input, rest) = match &e.kind {
+            ExprKind::Call(callee, args) if args.len() == others + 1 => {
+                (callee, &args[0], &args[1..])
+            }
             ExprKind::Pipe(input, stage) => match &stage.kind {
-                ExprKind::Call(callee, args) if args.is_empty() => (callee, &**input),
+                ExprKind::Call(callee, args) if args.len() == others => {
+                    (callee, &**input, &args[..])
+                }
                 _ => return None,
             },
             _ => return None,
@@ -136,12 +153,26 @@ impl Checker<'_> {
         let ExprKind::Name(name) = &callee.kind else {
             return None;
         };
-        let shadowed = self.local(LENGTH_FUNCTION).is_some()
+        let shadowed = self.local(function).is_some()
             || matches!(
-                self.index.lookup(self.module, LENGTH_FUNCTION),
+                self.index.lookup(self.module, function),
                 Some(Symbol::Def(_) | Symbol::Table(_))
             );
-        (name.name == LENGTH_FUNCTION && !shadowed).then_some(string)
+        (name.name == function && !shadowed).then_some((input, rest))
+    }
+
+    /// The list whose greatest (or least) `e` is, when `e` is
+    /// `unwrap_or(max(xs), d)` in any spelling (`xs |> max() |>
+    /// unwrap_or(d)`) of the built-ins, and the pseudo-field the fact is
+    /// kept under ([`GREATEST`], [`LEAST`]): where it is at most `c`, every
+    /// element of `xs` is (`elements.rs`).
+    pub(super) fn extreme_argument<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, &'static str)> {
+        let (extreme, _) = self.builtin_input(e, "unwrap_or", 1)?;
+        if let Some((list, _)) = self.builtin_input(extreme, "max", 0) {
+            return Some((list, GREATEST));
+        }
+        let (list, _) = self.builtin_input(extreme, "min", 0)?;
+        Some((list, LEAST))
     }
 
     /// `length(s)`'s range `ty` within what an enclosing `if` proved of the
@@ -447,10 +478,18 @@ impl Checker<'_> {
 const LENGTH_FUNCTION: &str = "length";
 pub(super) const LENGTH: &str = "length()";
 
+/// The pseudo-fields a fact of a list's greatest and least element is
+/// kept under ([`Checker::extreme_argument`]).
+pub(super) const GREATEST: &str = "max()";
+pub(super) const LEAST: &str = "min()";
+
 /// `ty` with the `Int` that `fields` reach in it (through records only: a
 /// row's type is its table's, the same for every row) intersected with
 /// `interval`; `None` when they reach none.
 fn narrowed_ty(ty: &Ty, fields: &[&str], interval: &Interval) -> Option<Ty> {
+    if let [extreme @ (GREATEST | LEAST)] = fields {
+        return super::elements::narrowed_by_extreme(ty, extreme == &GREATEST, interval);
+    }
     if fields == [LENGTH] {
         return match ty {
             Ty::Str(bytes) => Some(Ty::Str(crate::cost::bytes_within_length(bytes, interval))),

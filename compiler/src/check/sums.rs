@@ -32,8 +32,11 @@ impl Checker<'_> {
                         true => whole.cloned(),
                         false => self.leaf_range(value.span),
                     };
+                    // A list's greatest or least narrows the list only as
+                    // a side of its own (as the verifier reads it).
+                    let extreme = !alone && self.extreme_argument(value).is_some();
                     match (self.named_value(value), range) {
-                        (Some(name), Some(range)) => sum.named(name, negated, range),
+                        (Some(name), Some(range)) if !extreme => sum.named(name, negated, range),
                         _ => sum.fail(),
                     }
                 }
@@ -130,6 +133,11 @@ impl Checker<'_> {
     /// What a leaf of a side names: a name in scope, a field of one, or
     /// the length of either ([`LENGTH`]).
     pub(super) fn named_value(&self, e: &Expr) -> Option<Named> {
+        if let Some((list, extreme)) = self.extreme_argument(e) {
+            // A list bound to a name, not a field of one (`elements.rs`).
+            let (path, binding) = self.named(list).filter(|(path, _)| !path.contains('.'))?;
+            return Some((format!("{path}.{extreme}"), binding));
+        }
         match self.length_argument(e) {
             Some(string) => {
                 let (path, binding) = self.named(string)?;

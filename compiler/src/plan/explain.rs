@@ -465,7 +465,8 @@ impl Printer<'_> {
             },
             Op::Combinator(c, _, args) => format!(
                 "{}({})",
-                c.name().to_lowercase(),
+                // As the program wrote it (`unwrap_or`, `sort_by`).
+                rqc_plan::Builtin::of(*c).map_or(c.name(), rqc_plan::Builtin::name),
                 args.iter()
                     .map(|a| self.expr(a))
                     .collect::<Vec<_>>()

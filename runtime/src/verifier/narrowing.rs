@@ -20,7 +20,7 @@ use super::bounds::{Eval, Verifier};
 use super::scope::{find, Binding, Scope};
 use super::sums::add_leaves;
 use rqc_cost::{Hidden, Interval, Relation, SideSum};
-use rqc_plan::{BinOp, Combinator, Node, Op, UnOp};
+use rqc_plan::{BinOp, Combinator, Node, Op, Shape, UnOp};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -49,6 +49,9 @@ pub(super) enum Step<'p> {
     Field(&'p str),
     /// The string's length (`length(s)`): always the last step.
     Length,
+    /// A list's greatest (`true`) or least element, `unwrap_or(max(xs),
+    /// d)`: the only step, from a binding or a parameter (`elements.rs`).
+    Extreme(bool),
 }
 
 impl<'p> Named<'p> {
@@ -64,6 +67,24 @@ impl<'p> Named<'p> {
             Op::Column(base, column) => (base, Step::Column(column.position)),
             Op::Field(base, field) => (base, Step::Field(field)),
             Op::Unary(UnOp::Length, base) => (base, Step::Length),
+            Op::Combinator(Combinator::UnwrapOr, _, args) => {
+                let [extreme, _] = args.as_slice() else {
+                    return None;
+                };
+                let (greatest, list) = match &extreme.op {
+                    Op::Combinator(Combinator::Max, Shape::List, inner) => (true, inner),
+                    Op::Combinator(Combinator::Min, Shape::List, inner) => (false, inner),
+                    _ => return None,
+                };
+                let [list] = list.as_slice() else {
+                    return None;
+                };
+                let named = Named::of(list, scope).filter(|n| n.path.is_empty())?;
+                return Some(Named {
+                    path: vec![Step::Extreme(greatest)],
+                    ..named
+                });
+            }
             _ => return None,
         };
         let mut named = Named::of(base, scope)?;
@@ -91,6 +112,8 @@ impl<'p> Named<'p> {
                 (Step::Field(name), Abs::Record(record)) => {
                     record.fields.iter().find(|(n, _)| n == name)?.1.clone()
                 }
+                // Read only as a side of its own, whose range is the
+                // side's (as the checker's `add_leaves`).
                 _ => return None,
             };
         }
@@ -124,6 +147,9 @@ impl<'p> Named<'p> {
 /// `value` with the plain `Int` that `path` reaches in it intersected with
 /// `interval`; `None` when the path reaches none.
 fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Option<Abs<'p>> {
+    if let [Step::Extreme(greatest)] = path {
+        return narrow_by_extreme(value, *greatest, interval);
+    }
     if let [Step::Length] = path {
         // A string whose length lies in `interval`: that many characters
         // at most, of at most 4 bytes each (`bytes_within_length`, as the
@@ -174,12 +200,37 @@ fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Opt
     let at = match step {
         Step::Column(position) => *position,
         Step::Field(name) => record.fields.iter().position(|(n, _)| n == name)?,
-        Step::Length => return None,
+        Step::Length | Step::Extreme(_) => return None,
     };
     let inner = narrow_at(&record.fields.get(at)?.1, rest, interval)?;
     let mut record = (**record).clone();
     record.fields[at].1 = inner;
     Some(Abs::Record(Rc::new(record)))
+}
+
+/// A list of `Int`s whose greatest (`greatest`) or least element was
+/// proved to lie in `interval`: each element within that end only (as the
+/// checker's `narrowed_by_extreme`); a literal's items each.
+fn narrow_by_extreme<'p>(value: &Abs<'p>, greatest: bool, interval: &Interval) -> Option<Abs<'p>> {
+    let narrowed = |item: &Abs<'p>| {
+        let known = plain_int(item)?;
+        Some(Abs::int(match greatest {
+            true => known.below_upper_of(interval),
+            false => known.above_lower_of(interval),
+        }))
+    };
+    match value {
+        Abs::List(element, len, extremes) => Some(Abs::List(
+            Box::new(narrowed(element)?),
+            len.clone(),
+            extremes.clone(),
+        )),
+        Abs::Literal(items) => {
+            let items = items.iter().map(narrowed).collect::<Option<Vec<_>>>()?;
+            Some(Abs::Literal(Rc::new(items)))
+        }
+        _ => None,
+    }
 }
 
 /// What a `Bool` value of the plan says about the integers it compared.
