@@ -102,6 +102,24 @@ impl<'n> Hidden<'n> {
 pub type CompareMap<'f, N, M> = dyn Fn(&Side<N>, Option<Relation>, &Side<N>) -> Condition<M> + 'f;
 
 impl<N> Condition<N> {
+    /// What `all(list, element => says)` says (`all`), or `any(…)`, read as
+    /// `!all(list, element => !says)`.
+    pub fn elements(all: bool, list: N, element: N, says: Condition<N>) -> Condition<N> {
+        let says = match all {
+            true => says,
+            false => Condition::Not(Box::new(says)),
+        };
+        let elements = Condition::Elements {
+            list,
+            element,
+            says: Box::new(says),
+        };
+        match all {
+            true => elements,
+            false => Condition::Not(Box::new(elements)),
+        }
+    }
+
     /// The same tree of `!`, `&&`, `||` and readings with each comparison
     /// replaced by what `compare` makes of its sides and relation (a
     /// `let`-bound condition read through): a condition over other names.
@@ -168,58 +186,62 @@ fn all_elements<'c, N>(
     holds: bool,
     out: &mut Vec<(&'c N, &'c N, &'c Condition<N>)>,
 ) {
-    match (condition, holds) {
-        (Condition::Not(inner), _) => all_elements(inner, !holds, out),
-        (Condition::Named(inner), _) => all_elements(inner, holds, out),
-        (Condition::Both(a, b), _)
-        | (Condition::And(a, b), true)
-        | (Condition::Or(a, b), false) => {
-            all_elements(a, holds, out);
-            all_elements(b, holds, out);
-        }
-        (
+    each_established(condition, holds, &mut |part, holds| {
+        if let (
             Condition::Elements {
                 list,
                 element,
                 says,
             },
             true,
-        ) => out.push((list, element, says)),
-        _ => {}
-    }
+        ) = (part, holds)
+        {
+            out.push((list, element, says));
+        }
+    });
 }
 
 /// The comparisons `condition` being `holds` establishes, in order, each
-/// with the relation that holds between its sides: `&&` true and `||`
-/// false both, `!` swapped, a `let`-bound condition and both readings of
-/// one comparison; `&&` false or `||` true, nothing (either may be the
-/// one).
+/// with the relation that holds between its sides.
 pub(crate) fn established<'c, N>(
     condition: &'c Condition<N>,
     holds: bool,
     out: &mut Vec<(&'c Side<N>, Relation, &'c Side<N>)>,
 ) {
-    match (condition, holds) {
-        (Condition::Not(inner), _) => established(inner, !holds, out),
-        (Condition::Named(inner), _) => established(inner, holds, out),
-        (Condition::Both(a, b), _)
-        | (Condition::And(a, b), true)
-        | (Condition::Or(a, b), false) => {
-            established(a, holds, out);
-            established(b, holds, out);
-        }
-        (
-            Condition::Compare {
-                left,
-                relation,
-                right,
-            },
-            _,
-        ) => {
+    each_established(condition, holds, &mut |part, holds| {
+        if let Condition::Compare {
+            left,
+            relation,
+            right,
+        } = part
+        {
             if let Some(relation) = holding(*relation, holds) {
                 out.push((left, relation, right));
             }
         }
+    });
+}
+
+/// Gives `visit` each comparison and each [`Condition::Elements`] that
+/// `condition` being `holds` establishes, in order, with whether it holds:
+/// `&&` true and `||` false both, `!` swapped, a `let`-bound condition and
+/// both readings of one comparison; `&&` false or `||` true, nothing
+/// (either may be the one).
+fn each_established<'c, N>(
+    condition: &'c Condition<N>,
+    holds: bool,
+    visit: &mut dyn FnMut(&'c Condition<N>, bool),
+) {
+    match (condition, holds) {
+        (Condition::Not(inner), _) => each_established(inner, !holds, visit),
+        (Condition::Named(inner), _) => each_established(inner, holds, visit),
+        (Condition::Both(a, b), _)
+        | (Condition::And(a, b), true)
+        | (Condition::Or(a, b), false) => {
+            each_established(a, holds, visit);
+            each_established(b, holds, visit);
+        }
+        (Condition::Compare { .. } | Condition::Elements { .. }, _) => visit(condition, holds),
         _ => {}
     }
 }

@@ -70,19 +70,7 @@ impl Checker<'_> {
         if says == Condition::Opaque {
             return;
         }
-        let says = match all {
-            true => Condition::Elements {
-                list,
-                element,
-                says: Box::new(says),
-            },
-            // `any(xs, p)` is `!all(xs, x => !p(x))`.
-            false => Condition::Not(Box::new(Condition::Elements {
-                list,
-                element,
-                says: Box::new(Condition::Not(Box::new(says))),
-            })),
-        };
+        let says = Condition::elements(all, list, element, says);
         self.comparisons.push(Comparison::said_by_call(span, says));
     }
 }

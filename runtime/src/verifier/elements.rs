@@ -30,19 +30,7 @@ impl<'p> Verifier<'p> {
             return;
         };
         let element = Named::binding(param, id);
-        let says = match all {
-            true => Condition::Elements {
-                list,
-                element,
-                says: Box::new(says),
-            },
-            // `any(xs, p)` is `!all(xs, x => !p(x))`.
-            false => Condition::Not(Box::new(Condition::Elements {
-                list,
-                element,
-                says: Box::new(Condition::Not(Box::new(says))),
-            })),
-        };
+        let says = Condition::elements(all, list, element, says);
         self.comparisons.push(Comparison { node, says });
     }
 }
