@@ -20,7 +20,9 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         // `all` or `any` over a list bound by `let`: its elements narrowed
         // where `all` holds (`any` fails), never another name its
         // predicate compares, nor anything where `all` fails.
-        30 => match rng.below(7) {
+        30 => match rng.below(8) {
+            // Of a list that may be empty, two defaults are two values.
+            7 => format!("{{ let l = [{v}, {a}] |> filter(e => e > {k}); if (l |> max() |> unwrap_or(0)) {op} {b} {{ (l |> max() |> unwrap_or(9)) - (l |> max() |> unwrap_or(0)) + (l |> map(e => e - {w}) |> sum()) }} else {{ {b} }} }}"),
             // A list's greatest or least compared alone, or in a sum.
             5 => format!("{{ let l = [{v}, {a}]; if (l |> max() |> unwrap_or({b})) {op} {k} {{ l |> map(e => e - {w}) |> sum() }} else {{ {b} }} }}"),
             6 => format!("{{ let l = [{v}, {a}]; if unwrap_or(min(l), {w}) {op} {k} {{ {w} + (l |> map(e => e + 1) |> sum()) }} else {{ (l |> min() |> unwrap_or(0)) + 1 }} }}"),

@@ -163,16 +163,20 @@ impl Checker<'_> {
 
     /// The list whose greatest (or least) `e` is, when `e` is
     /// `unwrap_or(max(xs), d)` in any spelling (`xs |> max() |>
-    /// unwrap_or(d)`) of the built-ins, and the pseudo-field the fact is
-    /// kept under ([`GREATEST`], [`LEAST`]): where it is at most `c`, every
-    /// element of `xs` is (`elements.rs`).
-    pub(super) fn extreme_argument<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, &'static str)> {
-        let (extreme, _) = self.builtin_input(e, "unwrap_or", 1)?;
+    /// unwrap_or(d)`) of the built-ins with `d` an integer literal, and
+    /// the pseudo-field the fact is kept under (`max(d)`, `min(d)`:
+    /// [`extreme_field`]). The default is part of the value: of an empty
+    /// list, `unwrap_or(max(xs), 0)` and `unwrap_or(max(xs), 1000)` are
+    /// two values, and a default that is no literal makes none. Where it is
+    /// at most `c`, every element of `xs` is (`elements.rs`).
+    pub(super) fn extreme_argument<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, String)> {
+        let (extreme, default) = self.builtin_input(e, "unwrap_or", 1)?;
+        let default = super::sums::literal(&default[0])?;
         if let Some((list, _)) = self.builtin_input(extreme, "max", 0) {
-            return Some((list, GREATEST));
+            return Some((list, format!("{GREATEST}({default})")));
         }
         let (list, _) = self.builtin_input(extreme, "min", 0)?;
-        Some((list, LEAST))
+        Some((list, format!("{LEAST}({default})")))
     }
 
     /// `length(s)`'s range `ty` within what an enclosing `if` proved of the
@@ -479,16 +483,27 @@ const LENGTH_FUNCTION: &str = "length";
 pub(super) const LENGTH: &str = "length()";
 
 /// The pseudo-fields a fact of a list's greatest and least element is
-/// kept under ([`Checker::extreme_argument`]).
-pub(super) const GREATEST: &str = "max()";
-pub(super) const LEAST: &str = "min()";
+/// kept under, with the default after them ([`Checker::extreme_argument`]).
+const GREATEST: &str = "max";
+const LEAST: &str = "min";
+
+/// Whether `field` is a list's greatest (`Some(true)`) or least element
+/// ([`Checker::extreme_argument`]).
+fn extreme_field(field: &str) -> Option<bool> {
+    let (name, _) = field.split_once('(')?;
+    match name {
+        GREATEST => Some(true),
+        LEAST => Some(false),
+        _ => None,
+    }
+}
 
 /// `ty` with the `Int` that `fields` reach in it (through records only: a
 /// row's type is its table's, the same for every row) intersected with
 /// `interval`; `None` when they reach none.
 fn narrowed_ty(ty: &Ty, fields: &[&str], interval: &Interval) -> Option<Ty> {
-    if let [extreme @ (GREATEST | LEAST)] = fields {
-        return super::elements::narrowed_by_extreme(ty, extreme == &GREATEST, interval);
+    if let Some(greatest) = fields.first().and_then(|f| extreme_field(f)) {
+        return super::elements::narrowed_by_extreme(ty, greatest, interval);
     }
     if fields == [LENGTH] {
         return match ty {

@@ -193,7 +193,7 @@ pub(super) fn sum_shape(e: &Expr) -> SumShape<'_, Expr> {
 
 /// The integer `e` is when made of literals alone (`3`, `-3`, `2 * 3`,
 /// `10 - 4`); none past `Int`'s range, as evaluating it would fail.
-fn literal(e: &Expr) -> Option<i64> {
+pub(super) fn literal(e: &Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Int(c) => Some(*c),
         ExprKind::Unary(UnaryOp::Neg, inner) => literal(inner)?.checked_neg(),

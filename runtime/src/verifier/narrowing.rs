@@ -49,9 +49,11 @@ pub(super) enum Step<'p> {
     Field(&'p str),
     /// The string's length (`length(s)`): always the last step.
     Length,
-    /// A list's greatest (`true`) or least element, `unwrap_or(max(xs),
-    /// d)`: the only step, from a binding or a parameter (`elements.rs`).
-    Extreme(bool),
+    /// A list's greatest (`true`) or least element with the default `d`,
+    /// `unwrap_or(max(xs), d)` of an integer literal `d` (part of the value:
+    /// of an empty list, two defaults are two values): the only step, from
+    /// a binding or a parameter (`elements.rs`).
+    Extreme(bool, i64),
 }
 
 impl<'p> Named<'p> {
@@ -68,9 +70,10 @@ impl<'p> Named<'p> {
             Op::Field(base, field) => (base, Step::Field(field)),
             Op::Unary(UnOp::Length, base) => (base, Step::Length),
             Op::Combinator(Combinator::UnwrapOr, _, args) => {
-                let [extreme, _] = args.as_slice() else {
+                let [extreme, default] = args.as_slice() else {
                     return None;
                 };
+                let default = super::sums::literal(default)?;
                 let (greatest, list) = match &extreme.op {
                     Op::Combinator(Combinator::Max, Shape::List, inner) => (true, inner),
                     Op::Combinator(Combinator::Min, Shape::List, inner) => (false, inner),
@@ -81,7 +84,7 @@ impl<'p> Named<'p> {
                 };
                 let named = Named::of(list, scope).filter(|n| n.path.is_empty())?;
                 return Some(Named {
-                    path: vec![Step::Extreme(greatest)],
+                    path: vec![Step::Extreme(greatest, default)],
                     ..named
                 });
             }
@@ -147,7 +150,7 @@ impl<'p> Named<'p> {
 /// `value` with the plain `Int` that `path` reaches in it intersected with
 /// `interval`; `None` when the path reaches none.
 fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Option<Abs<'p>> {
-    if let [Step::Extreme(greatest)] = path {
+    if let [Step::Extreme(greatest, _)] = path {
         return narrow_by_extreme(value, *greatest, interval);
     }
     if let [Step::Length] = path {
@@ -200,7 +203,7 @@ fn narrow_at<'p>(value: &Abs<'p>, path: &[Step<'p>], interval: &Interval) -> Opt
     let at = match step {
         Step::Column(position) => *position,
         Step::Field(name) => record.fields.iter().position(|(n, _)| n == name)?,
-        Step::Length | Step::Extreme(_) => return None,
+        Step::Length | Step::Extreme(..) => return None,
     };
     let inner = narrow_at(&record.fields.get(at)?.1, rest, interval)?;
     let mut record = (**record).clone();

@@ -61,7 +61,7 @@ fn sum_shape(node: &Node) -> SumShape<'_, Node> {
 
 /// The `Int` `node` is when made of constants alone (`3`, `-3`, `2 * 3`,
 /// `10 - 4`), as the checker's `literal`.
-fn literal(node: &Node) -> Option<i64> {
+pub(super) fn literal(node: &Node) -> Option<i64> {
     match &node.op {
         Op::Const(Value::Int(c)) => Some(*c),
         Op::Unary(UnOp::Neg, inner) => literal(inner)?.checked_neg(),
