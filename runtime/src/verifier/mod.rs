@@ -15,7 +15,8 @@
 //!   panic or write a column the schema forbids (with `columns.rs`: every
 //!   column a write or a row's read names by position is that column);
 //! - `bounds.rs` (with `abstract_value.rs`, `scope.rs`, `inputs.rs`, `access.rs`,
-//!   `combinators.rs`, `scalars.rs`, `narrowing.rs`, `apply.rs`):
+//!   `combinators.rs`, `scalars.rs`, `narrowing.rs`, `narrowed_values.rs`,
+//!   `elements.rs`, `apply.rs`):
 //!   an abstract run of each plan that recomputes every operator's bound
 //!   with the cost calculus (`rqc-cost`), refusing a read no limit bounds,
 //!   a claim below the recomputed bound or above the ceiling, and
@@ -33,6 +34,7 @@ mod columns;
 mod combinators;
 mod elements;
 mod inputs;
+mod narrowed_values;
 mod narrowing;
 mod scalars;
 mod schema;
