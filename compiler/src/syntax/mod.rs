@@ -2,6 +2,7 @@
 
 pub mod ast;
 pub mod depth;
+mod lex_errors;
 pub mod lexer;
 pub mod parser;
 pub mod pieces;
