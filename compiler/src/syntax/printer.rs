@@ -348,9 +348,15 @@ fn print_bare(expr: &Expr) -> String {
             [single] => format!("{} => {}", single.name, print_expr(body)),
             many => format!("({}) => {}", names_list(many), print_expr(body)),
         },
-        // `-(-k)` as written: `--k` reads as a typo.
+        // `-(-k)` as written: `--k` reads as a typo (and a negative
+        // literal, `-(-9223372036854775808)`, is one token of its own).
         ExprKind::Unary(UnaryOp::Neg, operand)
-            if matches!(operand.kind, ExprKind::Unary(UnaryOp::Neg, _)) =>
+            if match operand.kind {
+                ExprKind::Unary(UnaryOp::Neg, _) => true,
+                ExprKind::Int(n) => n < 0,
+                ExprKind::Float(x) => x.is_sign_negative(),
+                _ => false,
+            } =>
         {
             format!("-({})", print_expr(operand))
         }
@@ -492,7 +498,16 @@ mod tests {
     /// typo); a negated literal or name needs none.
     #[test]
     fn negations_print_as_written() {
-        for expression in ["-(-k)", "-5 + k", "-k", "-(k + 1)", "!(!b)"] {
+        for expression in [
+            "-(-k)",
+            "-5 + k",
+            "-k",
+            "-(k + 1)",
+            "!(!b)",
+            "-(-5)",
+            "-(-9223372036854775808)",
+            "-(-2.5)",
+        ] {
             let text = format!(
                 "module m
 
