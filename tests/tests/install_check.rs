@@ -118,3 +118,62 @@ fn schemas_the_verifier_refuses_are_the_checkers_errors() {
         assert!(!compilation.checked.shape_sound, "{source}");
     }
 }
+
+/// A chain of named functions each passing the function it was given to
+/// the next: the checker costs each once, the verifier follows the
+/// applications, at most 64 deep (E0640). Past that the entry point is
+/// rejected where it is written, with a help of its own, not "a bug".
+#[test]
+fn applications_nested_past_the_verifiers_depth_are_rejected_with_their_own_help() {
+    let mut source = String::from("fn h0(g: Int -> Int) -> Int = g(1)\n");
+    for i in 1..=64 {
+        source.push_str(&format!(
+            "fn h{i}(g: Int -> Int) -> Int = h{}(y => g(y) + 1)\n",
+            i - 1
+        ));
+    }
+    source.push_str("query q64(x: Int) = h64(z => z + x)\nquery q63(x: Int) = h63(z => z + x)\n");
+    let compilation = compile_verified(&[("h.rq".to_string(), source)]);
+    let verdict = |name: &str| {
+        compilation
+            .checked
+            .verdicts
+            .iter()
+            .find(|v| v.name == name)
+            .unwrap()
+            .clone()
+    };
+    assert!(verdict("q63").accepted);
+    let deep = verdict("q64");
+    assert!(!deep.accepted);
+    assert!(
+        deep.cause.as_deref().unwrap_or("").starts_with("E0640"),
+        "{:?}",
+        deep.cause
+    );
+    let diagnostic = compilation
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "E0640")
+        .expect("an E0640 diagnostic");
+    assert!(
+        diagnostic
+            .help
+            .iter()
+            .any(|h| h.contains("64 applications deep")),
+        "{:?}",
+        diagnostic.help
+    );
+    assert!(
+        !diagnostic.help.iter().any(|h| h.contains("bug")),
+        "{:?}",
+        diagnostic.help
+    );
+    let planned: Vec<&str> = compilation
+        .program
+        .entries
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(planned, ["q63"]);
+}
