@@ -76,23 +76,9 @@ impl Checker<'_> {
 }
 
 /// A list of `Int`s (or an `Int?`, a list of at most one) narrowed: each
-/// element within `interval` too.
+/// element within `interval` too (`all`).
 pub(super) fn narrowed_elements(ty: &Ty, interval: &crate::cost::Interval) -> Option<Ty> {
-    match ty {
-        Ty::List(elem, size, extremes) => match &**elem {
-            Ty::Int(known) => Some(Ty::List(
-                Box::new(Ty::Int(known.intersect(interval))),
-                size.clone(),
-                extremes.clone(),
-            )),
-            _ => None,
-        },
-        Ty::Option(inner) => match &**inner {
-            Ty::Int(known) => Some(Ty::option(Ty::Int(known.intersect(interval)))),
-            _ => None,
-        },
-        _ => None,
-    }
+    each_element(ty, &|known| known.intersect(interval))
 }
 
 /// A list of `Int`s (or an `Int?`) whose greatest (`greatest`) or least
@@ -103,10 +89,18 @@ pub(super) fn narrowed_by_extreme(
     greatest: bool,
     interval: &crate::cost::Interval,
 ) -> Option<Ty> {
-    let narrowed = |known: &crate::cost::Interval| match greatest {
+    each_element(ty, &|known| match greatest {
         true => known.below_upper_of(interval),
         false => known.above_lower_of(interval),
-    };
+    })
+}
+
+/// `ty`, a list of `Int`s or an `Int?`, with each element's range made
+/// `narrowed` of it; `None` for any other type.
+fn each_element(
+    ty: &Ty,
+    narrowed: &dyn Fn(&crate::cost::Interval) -> crate::cost::Interval,
+) -> Option<Ty> {
     match ty {
         Ty::List(elem, size, extremes) => match &**elem {
             Ty::Int(known) => Some(Ty::List(
@@ -114,6 +108,10 @@ pub(super) fn narrowed_by_extreme(
                 size.clone(),
                 extremes.clone(),
             )),
+            _ => None,
+        },
+        Ty::Option(inner) => match &**inner {
+            Ty::Int(known) => Some(Ty::option(Ty::Int(narrowed(known)))),
             _ => None,
         },
         _ => None,

@@ -37,25 +37,8 @@ pub(super) fn narrow_at<'p>(
     }
     let Some((step, rest)) = path.split_first() else {
         // A list's elements (`all`, `elements.rs`): each of a literal's.
-        match value {
-            Abs::List(element, len, extremes) => {
-                let known = plain_int(element)?;
-                let element = Abs::int(known.intersect(interval));
-                return Some(Abs::List(Box::new(element), len.clone(), extremes.clone()));
-            }
-            // An `Int?`, a list of at most one.
-            Abs::Opt(inner) => {
-                let known = plain_int(inner)?;
-                return Some(Abs::Opt(Box::new(Abs::int(known.intersect(interval)))));
-            }
-            Abs::Literal(items) => {
-                let items = items
-                    .iter()
-                    .map(|item| Some(Abs::int(plain_int(item)?.intersect(interval))))
-                    .collect::<Option<Vec<_>>>()?;
-                return Some(Abs::Literal(Rc::new(items)));
-            }
-            _ => {}
+        if let Some(narrowed) = each_item(value, &|known| known.intersect(interval)) {
+            return Some(narrowed);
         }
         return plain_int(value).map(|known| Abs::int(known.intersect(interval)));
     };
@@ -73,25 +56,30 @@ pub(super) fn narrow_at<'p>(
     Some(Abs::Record(Rc::new(record)))
 }
 
-/// A list of `Int`s whose greatest (`greatest`) or least element was
-/// proved to lie in `interval`: each element within that end only (as the
-/// checker's `narrowed_by_extreme`); a literal's items each.
+/// A list of `Int`s (or an `Int?`) whose greatest (`greatest`) or least
+/// element was proved to lie in `interval`: each element within that end
+/// only (as the checker's `narrowed_by_extreme`).
 fn narrow_by_extreme<'p>(value: &Abs<'p>, greatest: bool, interval: &Interval) -> Option<Abs<'p>> {
-    let narrowed = |item: &Abs<'p>| {
-        let known = plain_int(item)?;
-        Some(Abs::int(match greatest {
-            true => known.below_upper_of(interval),
-            false => known.above_lower_of(interval),
-        }))
-    };
+    each_item(value, &|known| match greatest {
+        true => known.below_upper_of(interval),
+        false => known.above_lower_of(interval),
+    })
+}
+
+/// `value`, a list of `Int`s (each item of a literal) or an `Int?`, with
+/// each element's interval made `narrowed` of it (as the checker's
+/// `each_element`); `None` for any other value.
+fn each_item<'p>(value: &Abs<'p>, narrowed: &dyn Fn(&Interval) -> Interval) -> Option<Abs<'p>> {
+    let item = |item: &Abs<'p>| Some(Abs::int(narrowed(&plain_int(item)?)));
     match value {
         Abs::List(element, len, extremes) => Some(Abs::List(
-            Box::new(narrowed(element)?),
+            Box::new(item(element)?),
             len.clone(),
             extremes.clone(),
         )),
+        Abs::Opt(inner) => Some(Abs::Opt(Box::new(item(inner)?))),
         Abs::Literal(items) => {
-            let items = items.iter().map(narrowed).collect::<Option<Vec<_>>>()?;
+            let items = items.iter().map(item).collect::<Option<Vec<_>>>()?;
             Some(Abs::Literal(Rc::new(items)))
         }
         _ => None,

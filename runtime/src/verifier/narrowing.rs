@@ -21,7 +21,7 @@ use super::narrowed_values::narrow_at;
 use super::scope::{find, Binding, Scope};
 use super::sums::add_leaves;
 use rqc_cost::{Hidden, Interval, Relation, SideSum};
-use rqc_plan::{BinOp, Combinator, Node, Op, Shape, UnOp};
+use rqc_plan::{BinOp, Combinator, Node, Op, UnOp};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -75,9 +75,11 @@ impl<'p> Named<'p> {
                     return None;
                 };
                 let default = super::sums::literal(default)?;
+                // Of a list, or of an `Int?` (a list of at most one), as
+                // the checker's `extreme_argument`.
                 let (greatest, list) = match &extreme.op {
-                    Op::Combinator(Combinator::Max, Shape::List, inner) => (true, inner),
-                    Op::Combinator(Combinator::Min, Shape::List, inner) => (false, inner),
+                    Op::Combinator(Combinator::Max, _, inner) => (true, inner),
+                    Op::Combinator(Combinator::Min, _, inner) => (false, inner),
                     _ => return None,
                 };
                 let [list] = list.as_slice() else {
