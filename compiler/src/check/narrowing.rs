@@ -163,15 +163,21 @@ impl Checker<'_> {
 
     /// The list whose greatest (or least) `e` is, when `e` is
     /// `unwrap_or(max(xs), d)` in any spelling (`xs |> max() |>
-    /// unwrap_or(d)`) of the built-ins with `d` an integer literal, and
-    /// the pseudo-field the fact is kept under (`max(d)`, `min(d)`:
-    /// [`extreme_field`]). The default is part of the value: of an empty
-    /// list, `unwrap_or(max(xs), 0)` and `unwrap_or(max(xs), 1000)` are
-    /// two values, and a default that is no literal makes none. Where it is
-    /// at most `c`, every element of `xs` is (`elements.rs`).
+    /// unwrap_or(d)`) of the built-ins, and the pseudo-field the fact is
+    /// kept under (`max(d)`, `min(d)`: [`extreme_field`]). The default is
+    /// part of the value: of an empty list, `unwrap_or(max(xs), 0)` and
+    /// `unwrap_or(max(xs), 1000)` are two values. A default that is no
+    /// integer literal gets a key of its own, new at each reading
+    /// (`max(#7)`), which no other reading ever finds: a fact of it
+    /// narrows the list's elements and never the value. Where it is at
+    /// most `c`, every element of `xs` is (`elements.rs`), whatever the
+    /// default: an empty list has no element to narrow.
     pub(super) fn extreme_argument<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, String)> {
         let (extreme, default) = self.builtin_input(e, "unwrap_or", 1)?;
-        let default = super::sums::literal(&default[0])?;
+        let default = match super::sums::literal(&default[0]) {
+            Some(literal) => literal.to_string(),
+            None => format!("#{}", new_binding()),
+        };
         if let Some((list, _)) = self.builtin_input(extreme, "max", 0) {
             return Some((list, format!("{GREATEST}({default})")));
         }

@@ -50,11 +50,31 @@ pub(super) enum Step<'p> {
     Field(&'p str),
     /// The string's length (`length(s)`): always the last step.
     Length,
-    /// A list's greatest (`true`) or least element with the default `d`,
-    /// `unwrap_or(max(xs), d)` of an integer literal `d` (part of the value:
-    /// of an empty list, two defaults are two values): the only step, from
-    /// a binding or a parameter (`elements.rs`).
-    Extreme(bool, i64),
+    /// A list's greatest (`true`) or least element with its default,
+    /// `unwrap_or(max(xs), d)` (part of the value: of an empty list, two
+    /// defaults are two values): the only step, from a binding or a
+    /// parameter (`elements.rs`).
+    Extreme(bool, Default),
+}
+
+/// The default of a list's greatest or least element: an integer literal,
+/// or else a key new at each reading, which no other reading finds (as
+/// the checker's `extreme_argument`): a fact of it narrows the list's
+/// elements, never the value.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Default {
+    Literal(i64),
+    Unnamed(u64),
+}
+
+impl Default {
+    fn of(node: &Node) -> Default {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        match super::sums::literal(node) {
+            Some(literal) => Default::Literal(literal),
+            None => Default::Unnamed(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
+        }
+    }
 }
 
 impl<'p> Named<'p> {
@@ -74,7 +94,7 @@ impl<'p> Named<'p> {
                 let [extreme, default] = args.as_slice() else {
                     return None;
                 };
-                let default = super::sums::literal(default)?;
+                let default = Default::of(default);
                 // Of a list, or of an `Int?` (a list of at most one), as
                 // the checker's `extreme_argument`.
                 let (greatest, list) = match &extreme.op {
