@@ -101,6 +101,10 @@ impl<'n> Hidden<'n> {
 /// side, relation and right side.
 pub type CompareMap<'f, N, M> = dyn Fn(&Side<N>, Option<Relation>, &Side<N>) -> Condition<M> + 'f;
 
+/// What [`Condition::map_parts`] makes of one [`Condition::Elements`]: its
+/// list, element and what its body says.
+pub type ElementsMap<'f, N, M> = dyn Fn(&N, &N, &Condition<N>) -> Condition<M> + 'f;
+
 impl<N> Condition<N> {
     /// What `all(list, element => says)` says (`all`), or `any(…)`, read as
     /// `!all(list, element => !says)`.
@@ -123,8 +127,19 @@ impl<N> Condition<N> {
     /// The same tree of `!`, `&&`, `||` and readings with each comparison
     /// replaced by what `compare` makes of its sides and relation (a
     /// `let`-bound condition read through): a condition over other names.
+    /// What an `all` says is not a comparison's: it proves nothing there.
     pub fn map_compares<M>(&self, compare: &CompareMap<'_, N, M>) -> Condition<M> {
-        let inner = |c: &Condition<N>| Box::new(c.map_compares(compare));
+        self.map_parts(compare, &|_, _, _| Condition::Opaque)
+    }
+
+    /// [`Condition::map_compares`], with each [`Condition::Elements`]
+    /// replaced by what `elements` makes of its list, element and body.
+    pub fn map_parts<M>(
+        &self,
+        compare: &CompareMap<'_, N, M>,
+        elements: &ElementsMap<'_, N, M>,
+    ) -> Condition<M> {
+        let inner = |c: &Condition<N>| Box::new(c.map_parts(compare, elements));
         match self {
             Condition::Compare {
                 left,
@@ -135,9 +150,13 @@ impl<N> Condition<N> {
             Condition::And(a, b) => Condition::And(inner(a), inner(b)),
             Condition::Or(a, b) => Condition::Or(inner(a), inner(b)),
             Condition::Both(a, b) => Condition::Both(inner(a), inner(b)),
-            Condition::Named(c) => c.map_compares(compare),
-            // Its names are not sides a comparison maps.
-            Condition::Elements { .. } | Condition::Opaque => Condition::Opaque,
+            Condition::Named(c) => c.map_parts(compare, elements),
+            Condition::Elements {
+                list,
+                element,
+                says,
+            } => elements(list, element, says),
+            Condition::Opaque => Condition::Opaque,
         }
     }
 }

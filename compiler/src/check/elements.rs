@@ -70,8 +70,29 @@ impl Checker<'_> {
         if says == Condition::Opaque {
             return;
         }
-        let says = Condition::elements(all, list, element, says);
+        // A list that is an alias of another (a parameter given `xs`, `let
+        // ys = xs`): the same of that list too, a second reading.
+        let aliased = self.aliased_list(&list);
+        let reading = |list| Condition::elements(all, list, element.clone(), says.clone());
+        let says = match aliased {
+            Some(target) => Condition::Both(Box::new(reading(list)), Box::new(reading(target))),
+            None => reading(list),
+        };
         self.comparisons.push(Comparison::said_by_call(span, says));
+    }
+}
+
+impl Checker<'_> {
+    /// The list a list bound to a name is an alias of (`super::sums::alias`),
+    /// when that list is bound to a name too (not a field of one).
+    fn aliased_list(&self, list: &Named) -> Option<Named> {
+        let side = self.definition_of(list)?;
+        match side.terms.as_slice() {
+            [term] if side.offset == 0 && !term.negated && !term.name.0.contains('.') => {
+                Some(term.name.clone())
+            }
+            _ => None,
+        }
     }
 }
 

@@ -52,10 +52,77 @@ pub(super) fn condition_shaped(body: &Expr) -> bool {
 /// over `params` (each parameter's name and the binding its check gave
 /// it): `None` where it proves nothing of them.
 pub(super) fn guard_template(says: &Condition, params: &[Named]) -> Option<GuardTemplate> {
-    let template = says.map_compares(&|left, relation, right| {
-        both_sides(left, relation, right, &|side| template_side(side, params))
-    });
+    let template = says.map_parts(
+        &|left, relation, right| {
+            both_sides(left, relation, right, &|side| template_side(side, params))
+        },
+        // `all(xs, …)` of a list parameter: of the argument's list at a call.
+        &|list, element, says| match params.iter().position(|param| param == list) {
+            Some(position) => Condition::Elements {
+                list: (list.0.clone(), position as u64),
+                element: element.clone(),
+                says: Box::new(says.map_compares(&|left, relation, right| {
+                    both_sides(left, relation, right, &|side| element_side(side, element))
+                })),
+            },
+            None => Condition::Opaque,
+        },
+    );
     (template != GuardTemplate::Opaque).then_some(template)
+}
+
+/// A side of what an `all`'s predicate says in a template: one of literals
+/// only, or a sum of the element alone (`x`, `x - 1`, `2 * x`) with no range
+/// kept (the function's own ranges hold its measures, which mean nothing
+/// at a call: the element's range is the argument list's there); `None`
+/// for a side naming anything else, which makes its comparison prove
+/// nothing.
+fn element_side(side: &Side, element: &Named) -> Option<Side> {
+    if side.terms.is_empty() {
+        return template_side(side, &[]);
+    }
+    let any = Interval::unbounded("an element");
+    let mut sum = SideSum::default();
+    sum.literal(side.offset, false);
+    for term in &side.terms {
+        if term.name != *element {
+            return None;
+        }
+        sum.named(term.name.clone(), term.negated, any.clone());
+    }
+    Some(sum.side(any))
+}
+
+/// The position of the parameter `name` (a parameter, or a field, length
+/// or greatest of one: `xs.max(0)`) reads, among `params`.
+fn parameter_of(name: &Named, params: &[Named]) -> Option<usize> {
+    let root = name
+        .0
+        .split_once('.')
+        .map_or(name.0.as_str(), |(root, _)| root);
+    params
+        .iter()
+        .position(|param| param.1 == name.1 && param.0 == root)
+}
+
+/// What the argument `argument` (the sum it is) makes of a template's name
+/// `name`: for a field, length or greatest of the parameter (`xs.max(0)`),
+/// the same of the named value the argument is (an alias,
+/// `super::sums::alias`; a greatest only of a name's own list), with no
+/// range known; `None` for a parameter itself (its sum is read whole) or
+/// an argument that is no named value.
+fn below_argument(name: &Named, argument: &Side) -> Option<Option<Named>> {
+    let Some((_, below)) = name.0.split_once('.') else {
+        return Some(None);
+    };
+    let [term] = argument.terms.as_slice() else {
+        return None;
+    };
+    let extreme = super::narrowing::extreme_field(below).is_some();
+    if argument.offset != 0 || term.negated || (extreme && term.name.0.contains('.')) {
+        return None;
+    }
+    Some(Some((format!("{}.{below}", term.name.0), term.name.1)))
 }
 
 /// The comparison of the sides `side` makes of `left` and `right`, or
@@ -76,9 +143,9 @@ fn both_sides(
     }
 }
 
-/// A side whose every term is a parameter (a plain one: not a field or a
-/// length of it), with the parameter's position in its place; or a side
-/// of literals only. No range is kept: each is the argument's at a call.
+/// A side whose every term is a parameter, or a field, length or greatest
+/// of one, with the parameter's position in its place; or a side of
+/// literals only. No range is kept: each is the argument's at a call.
 pub(super) fn template_side(side: &Side, params: &[Named]) -> Option<Side> {
     if side.terms.is_empty() {
         let literal =
@@ -92,7 +159,7 @@ pub(super) fn template_side(side: &Side, params: &[Named]) -> Option<Side> {
     let mut sum = SideSum::default();
     sum.literal(side.offset, false);
     for term in &side.terms {
-        let position = params.iter().position(|param| *param == term.name)?;
+        let position = parameter_of(&term.name, params)?;
         let name = (term.name.0.clone(), position as u64);
         sum.named(name, term.negated, Interval::exact(0));
     }
@@ -103,9 +170,27 @@ pub(super) fn template_side(side: &Side, params: &[Named]) -> Option<Side> {
 /// argument is (`sums`, by position): a comparison naming a parameter
 /// whose argument is no sum proves nothing.
 pub(super) fn filled(template: &GuardTemplate, sums: &[Option<Arc<Side>>]) -> Condition {
-    template.map_compares(&|left, relation, right| {
-        both_sides(left, relation, right, &|side| filled_side(side, sums))
-    })
+    template.map_parts(
+        &|left, relation, right| both_sides(left, relation, right, &|side| filled_side(side, sums)),
+        // The list the argument is, when it is one bound to a name.
+        &|list, element, says| {
+            let argument = sums.get(list.1 as usize).and_then(|sum| sum.as_deref());
+            match argument.map(|argument| argument.terms.as_slice()) {
+                Some([term])
+                    if argument.is_some_and(|a| a.offset == 0)
+                        && !term.negated
+                        && !term.name.0.contains('.') =>
+                {
+                    Condition::Elements {
+                        list: term.name.clone(),
+                        element: element.clone(),
+                        says: Box::new(says.clone()),
+                    }
+                }
+                _ => Condition::Opaque,
+            }
+        },
+    )
 }
 
 /// A template's side with its parameters' argument sums in their places,
@@ -119,6 +204,14 @@ pub(super) fn filled_side(side: &Side, sums: &[Option<Arc<Side>>]) -> Option<Sid
     sum.literal(side.offset, false);
     for term in &side.terms {
         let argument = sums.get(term.name.1 as usize)?.as_ref()?;
+        // A field, length or greatest of the parameter: of the value the
+        // argument names, its range unknown here.
+        if let Some(below) = below_argument(&term.name, argument)? {
+            let any = Interval::unbounded("a named value");
+            sum.named(below, term.negated, any.clone());
+            interval = interval.plus(&if term.negated { any.negate() } else { any });
+            continue;
+        }
         if argument.terms.is_empty() && argument.interval.constant() != Some(argument.offset) {
             ranged = true;
             let range = argument.interval.clone();

@@ -495,7 +495,7 @@ const LEAST: &str = "min";
 
 /// Whether `field` is a list's greatest (`Some(true)`) or least element
 /// ([`Checker::extreme_argument`]).
-fn extreme_field(field: &str) -> Option<bool> {
+pub(super) fn extreme_field(field: &str) -> Option<bool> {
     let (name, _) = field.split_once('(')?;
     match name {
         GREATEST => Some(true),

@@ -78,10 +78,29 @@ impl Checker<'_> {
     }
 
     /// The sum the name `named` (still that binding) was bound to by
-    /// `let` (`let d = n - 5`), if it was.
-    pub(super) fn definition_of(&self, (name, binding): &Named) -> Option<Arc<Side>> {
-        let local = self.local(name).filter(|l| l.binding == *binding)?;
-        local.definition.clone()
+    /// `let` (`let d = n - 5`) or as a parameter, if it was; for a field, a
+    /// length or a greatest of a binding that is an alias of another named
+    /// value ([`alias`]), the same of that value (a greatest only of a
+    /// name's own list, as [`Checker::named_value`] reads one).
+    pub(super) fn definition_of(&self, (path, binding): &Named) -> Option<Arc<Side>> {
+        let (root, below) = match path.split_once('.') {
+            Some((root, below)) => (root, Some(below)),
+            None => (path.as_str(), None),
+        };
+        let local = self.local(root).filter(|l| l.binding == *binding)?;
+        let definition = local.definition.clone()?;
+        let Some(below) = below else {
+            return Some(definition);
+        };
+        let [term] = definition.terms.as_slice() else {
+            return None;
+        };
+        let extreme = super::narrowing::extreme_field(below).is_some();
+        if definition.offset != 0 || term.negated || (extreme && term.name.0.contains('.')) {
+            return None;
+        }
+        let target = (format!("{}.{below}", term.name.0), term.name.1);
+        Some(Arc::new(alias(target)))
     }
 
     /// The range a plain name (still the binding `named` read) has here.
@@ -115,7 +134,17 @@ impl Checker<'_> {
     /// `let`-bound sums themselves, `rqc_cost::compared`).
     pub(super) fn definition(&self, value: &Expr, ty: &Ty) -> Option<Arc<Side>> {
         let Ty::Int(range) = ty else {
-            return None;
+            // A value of another type that is a named value: that value
+            // ([`alias`]), read through a `let`-bound alias once.
+            let holds_facts = matches!(
+                ty,
+                Ty::List(..) | Ty::Option(_) | Ty::Str(_) | Ty::Row(_) | Ty::Record(_)
+            );
+            let side = alias(self.named(value).filter(|_| holds_facts)?);
+            let side = side
+                .expanded(&|named| self.definition_of(named))
+                .unwrap_or(side);
+            return Some(Arc::new(side));
         };
         let mut sum = SideSum::default();
         self.add_leaves(value, Some(range), &mut sum);
@@ -189,6 +218,19 @@ pub(super) fn sum_shape(e: &Expr) -> SumShape<'_, Expr> {
         },
         _ => SumShape::Leaf,
     }
+}
+
+/// The sum of `named` alone: what a parameter or a `let` bound to a named
+/// value of another type than an `Int` keeps (`ys` given `xs`, `s` given
+/// `p.title`), an alias. It is the same value, so a fact proved of a field,
+/// a length, a greatest or the elements of the alias is proved of those of
+/// what it names too ([`Checker::definition_of`]; spec/cost.md §3.1). Its
+/// range is unknown: it is read only for its name.
+pub(super) fn alias(named: Named) -> Side {
+    let any = Interval::unbounded("a named value");
+    let mut sum = SideSum::default();
+    sum.named(named, false, any.clone());
+    sum.side(any)
 }
 
 /// The integer `e` is when made of literals alone (`3`, `-3`, `2 * 3`,

@@ -30,7 +30,21 @@ impl<'p> Verifier<'p> {
             return;
         };
         let element = Named::binding(param, id);
-        let says = Condition::elements(all, list, element, says);
+        // A list that is an alias of another (a parameter given `xs`, `let
+        // ys = xs`): the same of that list too, a second reading.
+        let aliased = super::narrowing::definition_of(&list, scope).and_then(|side| {
+            match side.terms.as_slice() {
+                [term] if side.offset == 0 && !term.negated && term.name.path.is_empty() => {
+                    Some(term.name.clone())
+                }
+                _ => None,
+            }
+        });
+        let reading = |list| Condition::elements(all, list, element.clone(), says.clone());
+        let says = match aliased {
+            Some(target) => Condition::Both(Box::new(reading(list)), Box::new(reading(target))),
+            None => reading(list),
+        };
         self.comparisons.push(Comparison { node, says });
     }
 }

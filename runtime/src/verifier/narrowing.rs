@@ -498,16 +498,32 @@ fn skeleton(cond: &Node) -> Vec<*const Node> {
     found
 }
 
-/// The sum the name `named` (still that binding) was bound to by `let`,
-/// if it was.
+/// The sum the name `named` (still that binding) was bound to by `let`
+/// or as a parameter, if it was; for a field, a length or a greatest of a
+/// binding that is an alias of another named value (`super::sums::alias`),
+/// the same of that value (a greatest only of a name's own list, as
+/// [`Named::of`] reads one).
 pub(super) fn definition_of<'p>(named: &Named<'p>, scope: &Scope<'p>) -> Option<Arc<Side<'p>>> {
     let Root::Binding(name, id) = named.root else {
         return None;
     };
-    if !named.path.is_empty() {
+    let definition = find(scope, name)
+        .filter(|b| b.id == id)?
+        .definition
+        .clone()?;
+    if named.path.is_empty() {
+        return Some(definition);
+    }
+    let [term] = definition.terms.as_slice() else {
+        return None;
+    };
+    let extreme = matches!(named.path.last(), Some(Step::Extreme(..)));
+    if definition.offset != 0 || term.negated || (extreme && !term.name.path.is_empty()) {
         return None;
     }
-    find(scope, name).filter(|b| b.id == id)?.definition.clone()
+    let mut target = term.name.clone();
+    target.path.extend(named.path.iter().cloned());
+    Some(Arc::new(super::sums::alias(target)))
 }
 
 /// `cond` as a [`Condition`], its comparisons found among `recorded`.

@@ -42,6 +42,20 @@ pub(super) fn add_leaves<'p>(
     });
 }
 
+/// The sum of `named` alone: what a parameter or a `let` bound to a named
+/// value of another type than a plain `Int` keeps (`ys` given `xs`, `s`
+/// given `p.title`), an alias, as the checker's `Local::definition` of
+/// one. It is the same value, so a fact proved of a field, a length, a
+/// greatest or the elements of the alias is proved of those of what it
+/// names too ([`super::narrowing::definition_of`]; spec/cost.md §3.1). Its
+/// range is unknown: it is read only for its name.
+pub(super) fn alias<'p>(named: Named<'p>) -> Side<'p> {
+    let any = Interval::unbounded("a named value");
+    let mut sum = SideSum::default();
+    sum.named(named, false, any.clone());
+    sum.side(any)
+}
+
 /// How `node` is made, as far as a sum is concerned
 /// (`rqc_cost::sum_leaves`, as the checker's `sum_shape`).
 fn sum_shape(node: &Node) -> SumShape<'_, Node> {
@@ -88,7 +102,16 @@ impl<'p> Verifier<'p> {
         value: &Abs<'p>,
         scope: &Scope<'p>,
     ) -> Option<Arc<Side<'p>>> {
-        let range = plain_int(value)?;
+        let Some(range) = plain_int(value) else {
+            // A value of another type (a list, an `Int?`, a string, a row)
+            // that is a named value: that value ([`alias`]), read through
+            // a `let`-bound alias once, as the checker's.
+            let side = alias(Named::of(operand, scope)?);
+            let side = side
+                .expanded(&|named| super::narrowing::definition_of(named, scope))
+                .unwrap_or(side);
+            return Some(Arc::new(side));
+        };
         let mut sum = SideSum::default();
         add_leaves(operand, Some(&range), scope, &self.params, &mut sum);
         let side = sum.side(range);
