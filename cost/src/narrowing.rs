@@ -161,6 +161,53 @@ impl<N> Condition<N> {
     }
 }
 
+/// A definition of named values, as [`crate::compared`] reads them: the
+/// sum a name is bound to, if it is bound to one.
+pub type Definitions<'f, N> = dyn Fn(&N) -> Option<Arc<Side<N>>> + 'f;
+
+impl<N: Clone + PartialEq> Condition<N> {
+    /// The same condition, read also through the named values its names
+    /// are bound to (`definition`), where it is recorded: each comparison
+    /// as [`crate::compared`] reads it, each `all` of a list also of the
+    /// lists it is an alias of (a sum of that list alone, followed up to
+    /// [`crate::MAX_DEFINITIONS_READ`] deep, each `admit`ted: a list bound
+    /// to a name), all readings holding together ([`Condition::Both`]).
+    pub fn through_aliases(
+        &self,
+        definition: &Definitions<'_, N>,
+        admit: &dyn Fn(&N) -> bool,
+    ) -> Condition<N> {
+        self.map_parts(
+            &|left, relation, right| {
+                crate::compared(left.clone(), relation, right.clone(), definition)
+            },
+            &|list, element, says| {
+                let reading = |list: &N| Condition::Elements {
+                    list: list.clone(),
+                    element: element.clone(),
+                    says: Box::new(says.clone()),
+                };
+                let mut readings = reading(list);
+                let mut at = list.clone();
+                for _ in 0..crate::MAX_DEFINITIONS_READ {
+                    let Some(side) = definition(&at) else {
+                        break;
+                    };
+                    let target = match side.terms.as_slice() {
+                        [term] if side.offset == 0 && !term.negated && admit(&term.name) => {
+                            term.name.clone()
+                        }
+                        _ => break,
+                    };
+                    readings = Condition::Both(Box::new(readings), Box::new(reading(&target)));
+                    at = target;
+                }
+                readings
+            },
+        )
+    }
+}
+
 /// Adds to `narrowed`, in order, what `condition` being `holds` proves of
 /// each name it compares: `(name, range)`, each range narrowed from the
 /// name's latest one in `narrowed` (or its side's, for the first).

@@ -72,27 +72,19 @@ impl Checker<'_> {
         }
         // A list that is an alias of another (a parameter given `xs`, `let
         // ys = xs`): the same of that list too, a second reading.
-        let aliased = self.aliased_list(&list);
-        let reading = |list| Condition::elements(all, list, element.clone(), says.clone());
-        let says = match aliased {
-            Some(target) => Condition::Both(Box::new(reading(list)), Box::new(reading(target))),
-            None => reading(list),
-        };
+        let says = self.through_aliases(&Condition::elements(all, list, element, says));
         self.comparisons.push(Comparison::said_by_call(span, says));
     }
 }
 
 impl Checker<'_> {
-    /// The list a list bound to a name is an alias of (`super::sums::alias`),
-    /// when that list is bound to a name too (not a field of one).
-    fn aliased_list(&self, list: &Named) -> Option<Named> {
-        let side = self.definition_of(list)?;
-        match side.terms.as_slice() {
-            [term] if side.offset == 0 && !term.negated && !term.name.0.contains('.') => {
-                Some(term.name.clone())
-            }
-            _ => None,
-        }
+    /// `says`, recorded here, read also through the named values its names
+    /// are aliases of (`super::sums::alias`), as a comparison is; an
+    /// `all`'s list only where it is bound to a name (not a field of one).
+    pub(super) fn through_aliases(&self, says: &Condition) -> Condition {
+        says.through_aliases(&|named| self.definition_of(named), &|list: &Named| {
+            !list.0.contains('.')
+        })
     }
 }
 

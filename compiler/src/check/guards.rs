@@ -316,6 +316,7 @@ impl Checker<'_> {
             &self.comparisons[from..],
             &crate::cost::Hidden::Every,
         );
+        let says = self.through_aliases(&says);
         if says != Condition::Opaque {
             self.comparisons.push(Comparison::said_by_call(span, says));
         }
@@ -333,7 +334,9 @@ impl Checker<'_> {
         if self.conditions_open == 0 {
             return;
         }
-        let says = filled(template, sums);
+        // Each argument that is an alias (`let ys = xs; small(ys)`) read
+        // through here, as a comparison written here is.
+        let says = self.through_aliases(&filled(template, sums));
         if says != Condition::Opaque {
             self.comparisons.push(Comparison::said_by_call(span, says));
         }

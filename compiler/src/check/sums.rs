@@ -135,16 +135,15 @@ impl Checker<'_> {
     pub(super) fn definition(&self, value: &Expr, ty: &Ty) -> Option<Arc<Side>> {
         let Ty::Int(range) = ty else {
             // A value of another type that is a named value: that value
-            // ([`alias`]), read through a `let`-bound alias once.
+            // ([`alias`]), itself, so that a fact proved through the alias
+            // narrows each binding on the way (`let zs = ys` with `ys`
+            // given `xs`: `zs`, `ys` and `xs`), read through where the
+            // fact is recorded (`Condition::through_aliases`).
             let holds_facts = matches!(
                 ty,
                 Ty::List(..) | Ty::Option(_) | Ty::Str(_) | Ty::Row(_) | Ty::Record(_)
             );
-            let side = alias(self.named(value).filter(|_| holds_facts)?);
-            let side = side
-                .expanded(&|named| self.definition_of(named))
-                .unwrap_or(side);
-            return Some(Arc::new(side));
+            return Some(Arc::new(alias(self.named(value).filter(|_| holds_facts)?)));
         };
         let mut sum = SideSum::default();
         self.add_leaves(value, Some(range), &mut sum);

@@ -531,7 +531,8 @@ impl<'p> Verifier<'p> {
                     .zip(&values)
                     .map(|(arg, value)| self.definition(arg, value, scope))
                     .collect();
-                let applied = self.applied_as_condition(node, &callee.value, values, sums)?;
+                let applied =
+                    self.applied_as_condition(node, &callee.value, (values, sums), scope)?;
                 Eval {
                     value: applied.value,
                     cost: callee.cost.plus(&given.cost).plus(&applied.cost),

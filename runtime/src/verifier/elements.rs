@@ -32,19 +32,17 @@ impl<'p> Verifier<'p> {
         let element = Named::binding(param, id);
         // A list that is an alias of another (a parameter given `xs`, `let
         // ys = xs`): the same of that list too, a second reading.
-        let aliased = super::narrowing::definition_of(&list, scope).and_then(|side| {
-            match side.terms.as_slice() {
-                [term] if side.offset == 0 && !term.negated && term.name.path.is_empty() => {
-                    Some(term.name.clone())
-                }
-                _ => None,
-            }
-        });
-        let reading = |list| Condition::elements(all, list, element.clone(), says.clone());
-        let says = match aliased {
-            Some(target) => Condition::Both(Box::new(reading(list)), Box::new(reading(target))),
-            None => reading(list),
-        };
+        let says = through_aliases(&Condition::elements(all, list, element, says), scope);
         self.comparisons.push(Comparison { node, says });
     }
+}
+
+/// `says`, recorded in `scope`, read also through the named values its
+/// names are aliases of (`super::sums::alias`), as a comparison is; an
+/// `all`'s list only where it is bound to a name (as the checker's).
+pub(super) fn through_aliases<'p>(says: &Condition<'p>, scope: &Scope<'p>) -> Condition<'p> {
+    says.through_aliases(
+        &|named| super::narrowing::definition_of(named, scope),
+        &|list: &Named<'p>| list.path.is_empty(),
+    )
 }

@@ -288,8 +288,8 @@ impl<'p> Verifier<'p> {
         &mut self,
         node: &'p Node,
         f: &Abs<'p>,
-        args: Vec<Abs<'p>>,
-        sums: Vec<Option<Arc<Side<'p>>>>,
+        (args, sums): (Vec<Abs<'p>>, Vec<Option<Arc<Side<'p>>>>),
+        scope: &Scope<'p>,
     ) -> crate::error::Result<Eval<'p>> {
         let body = match f {
             Abs::Fns(closures) if closures.len() == 1 => Some(closures[0].body),
@@ -304,6 +304,9 @@ impl<'p> Verifier<'p> {
         self.close(body);
         let from = mark.min(self.comparisons.len());
         let says = read_condition_within(body, &self.comparisons[from..], &None, &Hidden::Every);
+        // Each argument that is an alias read through here, as a
+        // comparison written here is (the checker's `record_guard`).
+        let says = super::elements::through_aliases(&says, scope);
         if says != Condition::Opaque {
             self.comparisons.push(Comparison { node, says });
         }

@@ -104,13 +104,9 @@ impl<'p> Verifier<'p> {
     ) -> Option<Arc<Side<'p>>> {
         let Some(range) = plain_int(value) else {
             // A value of another type (a list, an `Int?`, a string, a row)
-            // that is a named value: that value ([`alias`]), read through
-            // a `let`-bound alias once, as the checker's.
-            let side = alias(Named::of(operand, scope)?);
-            let side = side
-                .expanded(&|named| super::narrowing::definition_of(named, scope))
-                .unwrap_or(side);
-            return Some(Arc::new(side));
+            // that is a named value: that value ([`alias`]), itself, read
+            // through where a fact is recorded, as the checker's.
+            return Named::of(operand, scope).map(|named| Arc::new(alias(named)));
         };
         let mut sum = SideSum::default();
         add_leaves(operand, Some(&range), scope, &self.params, &mut sum);
