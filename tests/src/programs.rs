@@ -120,6 +120,11 @@ fn diff_reads(g: Int, a: Int, b: Int) = A.by_g[g] |> take(a - b) |> count()
 fn diff_reads_on(g: Int, a: Int, b: Int) = diff_reads(g, a + 1, b)
 fn le(k: Int) -> Int -> Bool = x => x <= k
 fn twice_of() -> (Int -> Int) -> Int = f => f(1) + f(2)
+fn small_all(xs: [Int]) -> Bool = all(xs, e => e <= 4)
+fn any_big(xs: [Int]) -> Bool = any(xs, e => e > 4)
+fn top_le(xs: [Int]) -> Bool = unwrap_or(max(xs), 0) <= 4
+fn low_all(xs: [Int]) -> Bool = unwrap_or(min(xs), 0) >= 0
+fn top_or(xs: [Int], d: Int) -> Bool = unwrap_or(max(xs), d) <= 4
 mutation add_a(id: Int, g: Int, v: Int) = insert A { id, g, v }
 mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
 mutation add_c(id: Int, lim: Int) = insert C { id, lim }

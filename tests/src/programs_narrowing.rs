@@ -16,7 +16,21 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(31) {
+    match rng.below(32) {
+        // A `Bool` function testing a list's elements or its greatest or
+        // least, given the list or an alias of it (`let`, a lambda's
+        // parameter, a name bound again after): the list, the alias and
+        // what it names narrowed where it holds; and a greatest whose
+        // default is no literal, which narrows the elements only.
+        31 => match rng.below(7) {
+            0 => format!("{{ let l = [{v}, {a}]; let m2 = l; if small_all(m2) {{ (l |> map(e => e - {w}) |> sum()) + (m2 |> map(e => e + 1) |> sum()) }} else {{ {b} }} }}"),
+            1 => format!("{{ let l = [{v}, {a}] |> filter(e => e > {k}); if top_le(l) {{ (l |> max() |> unwrap_or(0)) + (l |> map(e => e - {w}) |> sum()) }} else {{ {b} }} }}"),
+            2 => format!("{{ let l = [{v}, {a}]; if any_big(l) {{ {b} }} else {{ l |> map(e => e + {w}) |> sum() }} }}"),
+            3 => format!("{{ let l = [{v}, {a}]; let f = ys => if small_all(ys) {{ ys |> map(e => e - {w}) |> sum() }} else {{ {b} }}; f(l) + f([{w}]) }}"),
+            4 => format!("{{ let l = [{v}, {a}] |> filter(e => e != {k}); if unwrap_or(max(l), {w}) {op} {b} {{ (l |> map(e => e - {w}) |> sum()) + unwrap_or(max(l), {w}) }} else {{ {b} }} }}"),
+            5 => format!("{{ let l = [{v}, {a}]; let m2 = l; let l = [{w}, {b}]; if small_all(m2) {{ l |> map(e => e - {w}) |> sum() }} else {{ {b} }} }}"),
+            _ => format!("{{ let l = [{v}, {a}] |> filter(e => e != {k}); if low_all(l) && top_or(l, {w}) {{ l |> map(e => 4 - e) |> sum() }} else {{ {b} }} }}"),
+        },
         // `all` or `any` over a list bound by `let`: its elements narrowed
         // where `all` holds (`any` fails), never another name its
         // predicate compares, nor anything where `all` fails.
