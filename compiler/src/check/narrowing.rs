@@ -181,8 +181,13 @@ impl Checker<'_> {
         if let Some((list, _)) = self.builtin_input(extreme, "max", 0) {
             return Some((list, format!("{GREATEST}({default})")));
         }
-        let (list, _) = self.builtin_input(extreme, "min", 0)?;
-        Some((list, format!("{LEAST}({default})")))
+        if let Some((list, _)) = self.builtin_input(extreme, "min", 0) {
+            return Some((list, format!("{LEAST}({default})")));
+        }
+        // An `Int?` given by name (`unwrap_or(o, d)`): its one value is its
+        // greatest (`unwrap_or` of anything but an option is refused).
+        matches!(extreme.kind, ExprKind::Name(_))
+            .then(|| (extreme, format!("{GREATEST}({default})")))
     }
 
     /// `length(s)`'s range `ty` within what an enclosing `if` proved of the

@@ -96,13 +96,15 @@ impl<'p> Named<'p> {
                 };
                 let default = Default::of(default);
                 // Of a list, or of an `Int?` (a list of at most one), as
-                // the checker's `extreme_argument`.
+                // the checker's `extreme_argument`; an `Int?` given by
+                // name is its own greatest (`unwrap_or(o, d)`).
                 let (greatest, list) = match &extreme.op {
-                    Op::Combinator(Combinator::Max, _, inner) => (true, inner),
-                    Op::Combinator(Combinator::Min, _, inner) => (false, inner),
+                    Op::Combinator(Combinator::Max, _, inner) => (true, inner.as_slice()),
+                    Op::Combinator(Combinator::Min, _, inner) => (false, inner.as_slice()),
+                    Op::Var(_) | Op::Param(_) => (true, std::slice::from_ref(extreme)),
                     _ => return None,
                 };
-                let [list] = list.as_slice() else {
+                let [list] = list else {
                     return None;
                 };
                 let named = Named::of(list, scope).filter(|n| n.path.is_empty())?;
