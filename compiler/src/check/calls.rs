@@ -236,21 +236,30 @@ impl Checker<'_> {
             }
             if bound {
                 self.within_declared_ends(pty, &checked.ty, args[i].span, &name, param);
-                if let Some(Some(max)) = sig.list_maxima.get(i) {
+                for (fields, max) in sig.list_maxima.get(i).into_iter().flatten() {
                     // Checked as an entry point's list parameter is.
+                    let path = std::iter::once(param.as_str())
+                        .chain(fields.iter().map(String::as_str))
+                        .collect::<Vec<_>>()
+                        .join(".");
                     let declared = Ty::list(
                         Ty::Error,
                         crate::cost::Poly::var(crate::cost::Var::param(
-                            &format!("|{param}|"),
+                            &format!("|{path}|"),
                             Some(*max),
                         )),
                     );
-                    // An option's list (`[Int; <= 5]?`) has the list's length.
-                    let list = match &checked.ty {
-                        Ty::Option(inner) => inner,
-                        other => other,
+                    // An option's list (`[Int; <= 5]?`) has the list's
+                    // length; a record's field, its own.
+                    // None where an error was reported already; else a
+                    // list of no known length, which is refused.
+                    let unknown = Ty::list(Ty::Error, crate::cost::Poly::unbounded(&path));
+                    let list = match field_list(&checked.ty, fields) {
+                        Some(list) => list,
+                        None if checked.ty.any(&|t| t.is_error()) => continue,
+                        None => &unknown,
                     };
-                    self.within_declared_ends(&declared, list, args[i].span, &name, param);
+                    self.within_declared_ends(&declared, list, args[i].span, &name, &path);
                 }
                 arg_tys[i] = Some(checked.ty);
             }
@@ -561,4 +570,23 @@ impl Checker<'_> {
             span,
         )
     }
+}
+
+/// The list `fields` reach in `ty` (through options and records: a record
+/// parameter's list field, `parameters::declared_list_maxima`), seen
+/// through an option; `None` where the type holds none there (an error
+/// reported already).
+fn field_list<'t>(ty: &'t Ty, fields: &[String]) -> Option<&'t Ty> {
+    let ty = match ty {
+        Ty::Option(inner) => inner,
+        other => other,
+    };
+    let Some((first, rest)) = fields.split_first() else {
+        return matches!(ty, Ty::List(..)).then_some(ty);
+    };
+    let Ty::Record(record) = ty else {
+        return None;
+    };
+    let (_, field) = record.iter().find(|(name, _)| name == first)?;
+    field_list(field, rest)
 }

@@ -1,7 +1,7 @@
 //! Checking one definition: its parameters, its body, its verdict and its signature.
 
 use super::expr::{Checker, FnSig};
-use super::parameters::declared_list_maximum;
+use super::parameters::declared_list_maxima;
 use super::tir::TExpr;
 use super::types::Ty;
 use super::Verdict;
@@ -146,9 +146,14 @@ impl Checker<'_> {
             .params
             .iter()
             .filter(|_| def.kind == DefKind::Fn)
-            .filter_map(|p| {
-                declared_list_maximum(&p.ty).map(|n| {
-                    let length = format!("|{}|", p.name.name);
+            .flat_map(|p| {
+                declared_list_maxima(&p.ty).into_iter().map(|(fields, n)| {
+                    // The measure `measures::abstract_measures` names it by.
+                    let path = std::iter::once(p.name.name.clone())
+                        .chain(fields)
+                        .collect::<Vec<_>>()
+                        .join(".");
+                    let length = format!("|{path}|");
                     (
                         crate::cost::Var::new(crate::cost::VarKind::Generic(length)),
                         n,
@@ -377,7 +382,10 @@ impl Checker<'_> {
             list_maxima: def
                 .params
                 .iter()
-                .map(|p| declared_list_maximum(&p.ty).filter(|_| def.kind == DefKind::Fn))
+                .map(|p| match def.kind {
+                    DefKind::Fn => declared_list_maxima(&p.ty),
+                    _ => Vec::new(),
+                })
                 .collect(),
             uses: self.requirements.uses(),
             proves,

@@ -232,12 +232,26 @@ fn bounded_scalar(entry: bool, name: &str, ty: Ty, least: Option<i64>, most: Opt
     }
 }
 
-/// A list parameter's declared `<= n` (`xs: [Int; <= 5]`), seen through an
-/// option (`xs: [Int; <= 5]?`, whose list has the same measure).
-pub(super) fn declared_list_maximum(ty: &crate::syntax::ast::Type) -> Option<u64> {
+/// Each list a parameter's type declares a `<= n` of (`xs: [Int; <= 5]`),
+/// the parameter itself or a field of a record it is (`r: {xs: [Int; <=
+/// 5]}`, through records in records), seen through options (`xs: [Int; <=
+/// 5]?`, whose list has the same measure): the fields on the way to it and
+/// `n`.
+pub(super) fn declared_list_maxima(ty: &crate::syntax::ast::Type) -> Vec<(Vec<String>, u64)> {
     match &ty.kind {
-        TypeKind::List(_, Some(SizeBound::Literal(n, _))) => Some((*n).max(0).unsigned_abs()),
-        TypeKind::Option(inner) => declared_list_maximum(inner),
-        _ => None,
+        TypeKind::List(_, Some(SizeBound::Literal(n, _))) => {
+            vec![(Vec::new(), (*n).max(0).unsigned_abs())]
+        }
+        TypeKind::Option(inner) => declared_list_maxima(inner),
+        TypeKind::Record(fields) => fields
+            .iter()
+            .flat_map(|(field, ty)| {
+                declared_list_maxima(ty).into_iter().map(|(mut path, n)| {
+                    path.insert(0, field.name.clone());
+                    (path, n)
+                })
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }

@@ -15,10 +15,12 @@ pub struct FnSig {
     /// Type parameters whose values the body compares or hashes.
     pub inspects: Vec<String>,
     /// A function's list parameter's declared `<= n`, by position (an
-    /// entry point's is in its type): its body is costed by each call's
-    /// argument, and a call proves the argument within it all the same
-    /// (E0321), as it does a number's or a string's.
-    pub list_maxima: Vec<Option<u64>>,
+    /// entry point's is in its type), and each of its record's list
+    /// fields' (the fields on the way, `parameters::declared_list_maxima`):
+    /// its body may pass the list on where `<= n` is asked, and a call
+    /// proves the argument within it (E0321), as it does a number's or a
+    /// string's.
+    pub list_maxima: Vec<Vec<(Vec<String>, u64)>>,
     /// A function parameter's requirement met by several uses in the body
     /// (`f(x)` and `f(f(x))`), as it stands in `params`, with those uses:
     /// where a call knows their values it takes the largest, not the sum
