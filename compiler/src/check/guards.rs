@@ -115,14 +115,7 @@ fn below_argument(name: &Named, argument: &Side) -> Option<Option<Named>> {
     let Some((_, below)) = name.0.split_once('.') else {
         return Some(None);
     };
-    let [term] = argument.terms.as_slice() else {
-        return None;
-    };
-    let extreme = super::narrowing::extreme_field(below).is_some();
-    if argument.offset != 0 || term.negated || (extreme && term.name.0.contains('.')) {
-        return None;
-    }
-    Some(Some((format!("{}.{below}", term.name.0), term.name.1)))
+    super::sums::below_alias(argument, below).map(Some)
 }
 
 /// The comparison of the sides `side` makes of `left` and `right`, or

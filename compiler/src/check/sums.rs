@@ -92,15 +92,7 @@ impl Checker<'_> {
         let Some(below) = below else {
             return Some(definition);
         };
-        let [term] = definition.terms.as_slice() else {
-            return None;
-        };
-        let extreme = super::narrowing::extreme_field(below).is_some();
-        if definition.offset != 0 || term.negated || (extreme && term.name.0.contains('.')) {
-            return None;
-        }
-        let target = (format!("{}.{below}", term.name.0), term.name.1);
-        Some(Arc::new(alias(target)))
+        Some(Arc::new(alias(below_alias(&definition, below)?)))
     }
 
     /// The range a plain name (still the binding `named` read) has here.
@@ -230,6 +222,21 @@ pub(super) fn alias(named: Named) -> Side {
     let mut sum = SideSum::default();
     sum.named(named, false, any.clone());
     sum.side(any)
+}
+
+/// The field, length or greatest `below` (`at`, `length()`, `max(0)`) of
+/// the named value `side` is when it is an alias (a sum of that value
+/// alone, [`alias`]); a greatest only of a name's own list, as
+/// [`Checker::named_value`] reads one. `None` for any other side.
+pub(super) fn below_alias(side: &Side, below: &str) -> Option<Named> {
+    let [term] = side.terms.as_slice() else {
+        return None;
+    };
+    let extreme = super::narrowing::extreme_field(below).is_some();
+    if side.offset != 0 || term.negated || (extreme && term.name.0.contains('.')) {
+        return None;
+    }
+    Some((format!("{}.{below}", term.name.0), term.name.1))
 }
 
 /// The integer `e` is when made of literals alone (`3`, `-3`, `2 * 3`,
