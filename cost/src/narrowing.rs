@@ -168,18 +168,53 @@ pub type Definitions<'f, N> = dyn Fn(&N) -> Option<Arc<Side<N>>> + 'f;
 impl<N: Clone + PartialEq> Condition<N> {
     /// The same condition, read also through the named values its names
     /// are bound to (`definition`), where it is recorded: each comparison
-    /// as [`crate::compared`] reads it, each `all` of a list also of the
-    /// lists it is an alias of (a sum of that list alone, followed up to
-    /// [`crate::MAX_DEFINITIONS_READ`] deep, each `admit`ted: a list bound
-    /// to a name), all readings holding together ([`Condition::Both`]).
+    /// as [`crate::compared`] reads it and, for a side that is one named
+    /// value, with each value it is an alias of in its place; each `all`
+    /// of a list also of each list it is an alias of (`admit`ted: a list
+    /// bound to a name). An alias is a sum of one value alone
+    /// ([`alias_chain`], followed up to `depth` deep). All readings hold
+    /// together ([`Condition::Both`]): each is the same value.
     pub fn through_aliases(
         &self,
         definition: &Definitions<'_, N>,
         admit: &dyn Fn(&N) -> bool,
+        depth: usize,
     ) -> Condition<N> {
+        let both = |a: Condition<N>, b: Condition<N>| Condition::Both(Box::new(a), Box::new(b));
         self.map_parts(
             &|left, relation, right| {
-                crate::compared(left.clone(), relation, right.clone(), definition)
+                let mut readings =
+                    crate::compared(left.clone(), relation, right.clone(), definition);
+                let one = |side: &Side<N>| match side.terms.as_slice() {
+                    [term] => Some(term.name.clone()),
+                    _ => None,
+                };
+                let renamed = |side: &Side<N>, name: &N| {
+                    let mut side = side.clone();
+                    side.terms[0].name = name.clone();
+                    Box::new(side)
+                };
+                for target in one(left).map_or(Vec::new(), |n| {
+                    alias_chain(&n, definition, &|_| true, depth)
+                }) {
+                    let reading = Condition::Compare {
+                        left: renamed(left, &target),
+                        relation,
+                        right: Box::new(right.clone()),
+                    };
+                    readings = both(readings, reading);
+                }
+                for target in one(right).map_or(Vec::new(), |n| {
+                    alias_chain(&n, definition, &|_| true, depth)
+                }) {
+                    let reading = Condition::Compare {
+                        left: Box::new(left.clone()),
+                        relation,
+                        right: renamed(right, &target),
+                    };
+                    readings = both(readings, reading);
+                }
+                readings
             },
             &|list, element, says| {
                 let reading = |list: &N| Condition::Elements {
@@ -187,25 +222,40 @@ impl<N: Clone + PartialEq> Condition<N> {
                     element: element.clone(),
                     says: Box::new(says.clone()),
                 };
-                let mut readings = reading(list);
-                let mut at = list.clone();
-                for _ in 0..crate::MAX_DEFINITIONS_READ {
-                    let Some(side) = definition(&at) else {
-                        break;
-                    };
-                    let target = match side.terms.as_slice() {
-                        [term] if side.offset == 0 && !term.negated && admit(&term.name) => {
-                            term.name.clone()
-                        }
-                        _ => break,
-                    };
-                    readings = Condition::Both(Box::new(readings), Box::new(reading(&target)));
-                    at = target;
-                }
-                readings
+                alias_chain(list, definition, admit, depth)
+                    .iter()
+                    .fold(reading(list), |readings, target| {
+                        both(readings, reading(target))
+                    })
             },
         )
     }
+}
+
+/// The named values `name` is an alias of, in turn (each bound to the
+/// next as a sum of it alone, with no literal: the same value), each
+/// `admit`ted, at most `depth` of them.
+pub fn alias_chain<N: Clone + PartialEq>(
+    name: &N,
+    definition: &Definitions<'_, N>,
+    admit: &dyn Fn(&N) -> bool,
+    depth: usize,
+) -> Vec<N> {
+    let mut chain = Vec::new();
+    let mut at = name.clone();
+    while chain.len() < depth {
+        let Some(side) = definition(&at) else {
+            break;
+        };
+        match side.terms.as_slice() {
+            [term] if side.offset == 0 && !term.negated && admit(&term.name) => {
+                at = term.name.clone();
+                chain.push(at.clone());
+            }
+            _ => break,
+        }
+    }
+    chain
 }
 
 /// Adds to `narrowed`, in order, what `condition` being `holds` proves of

@@ -82,9 +82,11 @@ impl Checker<'_> {
     /// are aliases of (`super::sums::alias`), as a comparison is; an
     /// `all`'s list only where it is bound to a name (not a field of one).
     pub(super) fn through_aliases(&self, says: &Condition) -> Condition {
-        says.through_aliases(&|named| self.definition_of(named), &|list: &Named| {
-            !list.0.contains('.')
-        })
+        says.through_aliases(
+            &|named| self.definition_of(named),
+            &|list: &Named| !list.0.contains('.'),
+            crate::cost::MAX_DEFINITIONS_READ,
+        )
     }
 }
 
@@ -96,12 +98,18 @@ pub(super) fn narrowed_elements(ty: &Ty, interval: &crate::cost::Interval) -> Op
 
 /// A list of `Int`s (or an `Int?`) whose greatest (`greatest`) or least
 /// element was proved to lie in `interval`: each element within its upper
-/// (or lower) end only; the other end says nothing of the others.
+/// (or lower) end only; the other end says nothing of the others. An
+/// `Int?` has one element at most, its greatest and its least: within
+/// both.
 pub(super) fn narrowed_by_extreme(
     ty: &Ty,
     greatest: bool,
     interval: &crate::cost::Interval,
 ) -> Option<Ty> {
+    // An `Int?`'s one value is its greatest and its least: both ends.
+    if let Ty::Option(_) = ty {
+        return narrowed_elements(ty, interval);
+    }
     each_element(ty, &|known| match greatest {
         true => known.below_upper_of(interval),
         false => known.above_lower_of(interval),

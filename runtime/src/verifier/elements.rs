@@ -39,10 +39,20 @@ impl<'p> Verifier<'p> {
 
 /// `says`, recorded in `scope`, read also through the named values its
 /// names are aliases of (`super::sums::alias`), as a comparison is; an
-/// `all`'s list only where it is bound to a name (as the checker's).
+/// `all`'s list only where it is bound to a name (as the checker's). The
+/// whole chain of aliases ([`ALIASES_READ`]): the plan inlines calls, so
+/// a chain the checker reads a part of at each call's level is one chain
+/// here, which must be read at least as far.
 pub(super) fn through_aliases<'p>(says: &Condition<'p>, scope: &Scope<'p>) -> Condition<'p> {
     says.through_aliases(
         &|named| super::narrowing::definition_of(named, scope),
         &|list: &Named<'p>| list.path.is_empty(),
+        ALIASES_READ,
     )
 }
+
+/// How many aliases a fact is read through: every one, in practice (each
+/// is a binding of the plan, made before the one naming it, so a chain
+/// is at most as long as the plan has bindings); finite, so no reading
+/// can loop.
+const ALIASES_READ: usize = 1 << 16;

@@ -60,6 +60,11 @@ pub(super) fn narrow_at<'p>(
 /// element was proved to lie in `interval`: each element within that end
 /// only (as the checker's `narrowed_by_extreme`).
 fn narrow_by_extreme<'p>(value: &Abs<'p>, greatest: bool, interval: &Interval) -> Option<Abs<'p>> {
+    // An `Int?`'s one value (held, or a plain `Int` always there) is its
+    // greatest and its least: both ends, as the checker's.
+    if let Abs::Opt(_) | Abs::Scalar(_) = value {
+        return each_item(value, &|known| known.intersect(interval));
+    }
     each_item(value, &|known| match greatest {
         true => known.below_upper_of(interval),
         false => known.above_lower_of(interval),
@@ -78,6 +83,9 @@ fn each_item<'p>(value: &Abs<'p>, narrowed: &dyn Fn(&Interval) -> Interval) -> O
             extremes.clone(),
         )),
         Abs::Opt(inner) => Some(Abs::Opt(Box::new(item(inner)?))),
+        // An `Int?` that holds a plain `Int` (`let q: Int? = n`, an `Int`
+        // given for an `Int?`): its one element, always there.
+        Abs::Scalar(_) => item(value),
         Abs::Literal(items) => {
             let items = items.iter().map(item).collect::<Option<Vec<_>>>()?;
             Some(Abs::Literal(Rc::new(items)))

@@ -256,7 +256,14 @@ impl<'p> Verifier<'p> {
             sum.side(interval)
         };
         let (left, right) = (side(operands.0, x), side(operands.1, y));
-        let says = rqc_cost::compared(left, relation, right, &|named| definition_of(named, scope));
+        // As `rqc_cost::compared` reads it, and through every alias a side
+        // that is one named value is (`elements::through_aliases`).
+        let compare = Condition::Compare {
+            left: Box::new(left),
+            relation,
+            right: Box::new(right),
+        };
+        let says = super::elements::through_aliases(&compare, scope);
         let comparison = Comparison { node, says };
         self.comparisons.push(comparison);
     }
