@@ -492,11 +492,12 @@ fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> A
             Condition::And(a, b) | Condition::Or(a, b) | Condition::Both(a, b) => {
                 admits(a, keep) && admits(b, keep)
             }
-            Condition::Elements {
-                list,
-                element,
-                says,
-            } => keep(list) && keep(element) && admits(says, keep),
+            // What it proves is of the list alone: its element is the
+            // predicate's own parameter, a name no other place holds, and
+            // the other names its body compares are read at their ranges
+            // where it ran (numbers that still bound those values), never
+            // narrowed by it (`assume`).
+            Condition::Elements { list, .. } => keep(list),
             Condition::Opaque => true,
         }
     }
