@@ -238,16 +238,11 @@ impl Checker<'_> {
                 self.within_declared_ends(pty, &checked.ty, args[i].span, &name, param);
                 for (fields, max) in sig.list_maxima.get(i).into_iter().flatten() {
                     // Checked as an entry point's list parameter is.
-                    let path = std::iter::once(param.as_str())
-                        .chain(fields.iter().map(String::as_str))
-                        .collect::<Vec<_>>()
-                        .join(".");
+                    let measure = super::parameters::length_measure(param, fields);
+                    let path = measure.trim_matches('|').to_string();
                     let declared = Ty::list(
                         Ty::Error,
-                        crate::cost::Poly::var(crate::cost::Var::param(
-                            &format!("|{path}|"),
-                            Some(*max),
-                        )),
+                        crate::cost::Poly::var(crate::cost::Var::param(&measure, Some(*max))),
                     );
                     // An option's list (`[Int; <= 5]?`) has the list's
                     // length; a record's field, its own.
@@ -584,6 +579,14 @@ fn field_list<'t>(ty: &'t Ty, fields: &[String]) -> Option<&'t Ty> {
     let Some((first, rest)) = fields.split_first() else {
         return matches!(ty, Ty::List(..)).then_some(ty);
     };
+    // A list's elements (`rs[].xs`): each holds the field, so their
+    // joined type does, at its longest.
+    if first == super::parameters::ELEMENTS {
+        let Ty::List(elem, _, _) = ty else {
+            return None;
+        };
+        return field_list(elem, rest);
+    }
     let Ty::Record(record) = ty else {
         return None;
     };

@@ -147,13 +147,8 @@ impl Checker<'_> {
             .iter()
             .filter(|_| def.kind == DefKind::Fn)
             .flat_map(|p| {
-                declared_list_maxima(&p.ty).into_iter().map(|(fields, n)| {
-                    // The measure `measures::abstract_measures` names it by.
-                    let path = std::iter::once(p.name.name.clone())
-                        .chain(fields)
-                        .collect::<Vec<_>>()
-                        .join(".");
-                    let length = format!("|{path}|");
+                declared_list_maxima(&p.ty).into_iter().map(|(steps, n)| {
+                    let length = super::parameters::length_measure(&p.name.name, &steps);
                     (
                         crate::cost::Var::new(crate::cost::VarKind::Generic(length)),
                         n,

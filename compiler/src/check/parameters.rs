@@ -234,13 +234,22 @@ fn bounded_scalar(entry: bool, name: &str, ty: Ty, least: Option<i64>, most: Opt
 
 /// Each list a parameter's type declares a `<= n` of (`xs: [Int; <= 5]`),
 /// the parameter itself or a field of a record it is (`r: {xs: [Int; <=
-/// 5]}`, through records in records), seen through options (`xs: [Int; <=
-/// 5]?`, whose list has the same measure): the fields on the way to it and
-/// `n`.
+/// 5]}`, through records in records) or of its list's elements (`rs:
+/// [{xs: [Int; <= 5]}; <= 3]`, the step [`ELEMENTS`]), seen through
+/// options (`xs: [Int; <= 5]?`, whose list has the same measure): the
+/// steps on the way to it and `n`.
 pub(super) fn declared_list_maxima(ty: &crate::syntax::ast::Type) -> Vec<(Vec<String>, u64)> {
     match &ty.kind {
-        TypeKind::List(_, Some(SizeBound::Literal(n, _))) => {
-            vec![(Vec::new(), (*n).max(0).unsigned_abs())]
+        TypeKind::List(elem, bound) => {
+            let own = match bound {
+                Some(SizeBound::Literal(n, _)) => Some((Vec::new(), (*n).max(0).unsigned_abs())),
+                _ => None,
+            };
+            let inner = declared_list_maxima(elem).into_iter().map(|(mut path, n)| {
+                path.insert(0, ELEMENTS.to_string());
+                (path, n)
+            });
+            own.into_iter().chain(inner).collect()
         }
         TypeKind::Option(inner) => declared_list_maxima(inner),
         TypeKind::Record(fields) => fields
@@ -254,4 +263,21 @@ pub(super) fn declared_list_maxima(ty: &crate::syntax::ast::Type) -> Vec<(Vec<St
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// The step from a list to its elements in a path of
+/// [`declared_list_maxima`] (no field is named so).
+pub(super) const ELEMENTS: &str = "[]";
+
+/// The name `measures::abstract_measures` gives the length of the list
+/// `steps` reach from the parameter `param`: `|r.xs|`, `|rs[].xs|`.
+pub(super) fn length_measure(param: &str, steps: &[String]) -> String {
+    let mut path = param.to_string();
+    for step in steps {
+        if step != ELEMENTS {
+            path.push('.');
+        }
+        path.push_str(step);
+    }
+    format!("|{path}|")
 }
