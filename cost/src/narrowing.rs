@@ -293,6 +293,62 @@ pub fn assume<N: Clone + PartialEq>(
             .collect();
         narrowed.extend(proved);
     }
+    let mut disjunctions = Vec::new();
+    each_disjunction(condition, holds, &mut |a, b, holds| {
+        disjunctions.push((a, b, holds))
+    });
+    for (a, b, holds) in disjunctions {
+        // One of the two holds (is `holds`): a name both narrow lies in
+        // the join of what each proves of it; a name only one narrows,
+        // in nothing proved.
+        let either = |part: &Condition<N>| {
+            let mut apart = narrowed.clone();
+            let from = apart.len();
+            assume(part, holds, &mut apart);
+            apart.split_off(from)
+        };
+        let (in_a, in_b) = (either(a), either(b));
+        let last = |facts: &[(N, Interval)], name: &N| {
+            facts
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, range)| range.clone())
+        };
+        let mut joined: Vec<(N, Interval)> = Vec::new();
+        for (name, _) in &in_a {
+            if joined.iter().any(|(n, _)| n == name) {
+                continue;
+            }
+            if let (Some(ra), Some(rb)) = (last(&in_a, name), last(&in_b, name)) {
+                joined.push((name.clone(), ra.join(&rb)));
+            }
+        }
+        narrowed.extend(joined);
+    }
+}
+
+/// Gives `visit` each disjunction that `condition` being `holds`
+/// establishes, with whether its parts are read true or false: `a || b`
+/// true (one of them is true) and `a && b` false (one of them is false),
+/// found where [`each_established`] stops.
+fn each_disjunction<'c, N>(
+    condition: &'c Condition<N>,
+    holds: bool,
+    visit: &mut dyn FnMut(&'c Condition<N>, &'c Condition<N>, bool),
+) {
+    match (condition, holds) {
+        (Condition::Not(inner), _) => each_disjunction(inner, !holds, visit),
+        (Condition::Named(inner), _) => each_disjunction(inner, holds, visit),
+        (Condition::Both(a, b), _)
+        | (Condition::And(a, b), true)
+        | (Condition::Or(a, b), false) => {
+            each_disjunction(a, holds, visit);
+            each_disjunction(b, holds, visit);
+        }
+        (Condition::Or(a, b), true) | (Condition::And(a, b), false) => visit(a, b, holds),
+        _ => {}
+    }
 }
 
 /// The [`Condition::Elements`] that `condition` being `holds` establishes

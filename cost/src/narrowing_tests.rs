@@ -175,11 +175,12 @@ fn and_narrows_when_true_or_when_false_not_the_other_way() {
         then.last().map(|(_, i)| (i.least, i.most)),
         Some((Some(0), Some(9)))
     );
+    // False, `n < 0` or `n >= 10`: the join of the two proves no end.
     let otherwise = proved(&and, false);
-    assert!(otherwise.is_empty());
+    assert!(ends(&otherwise).iter().all(|ends| *ends == (None, None)));
     let (a, b) = both();
     let or_true = proved(&Condition::Or(a, b), true);
-    assert!(or_true.is_empty());
+    assert!(ends(&or_true).iter().all(|ends| *ends == (None, None)));
     let not = Condition::Not(Box::new(compare("n", Some(Relation::Below), 5)));
     let then = proved(&not, true);
     assert_eq!(ends(&then), [(Some(5), None)]);
@@ -441,4 +442,37 @@ fn all_proves_nothing_of_the_other_names_it_compares() {
     let narrowed = proved(&both, true);
     assert_eq!(last(&narrowed, "n"), (None, Some(5)));
     assert_eq!(narrowed.iter().filter(|(name, _)| *name == "n").count(), 1);
+}
+
+#[test]
+fn either_part_proves_the_join_of_what_each_proves() {
+    let or = |a: Condition<&'static str>, b: Condition<&'static str>| {
+        Condition::Or(Box::new(a), Box::new(b))
+    };
+    // `n <= 10 || n <= 20`: at most 20.
+    let loose = or(
+        compare("n", Some(Relation::AtMost), 10),
+        compare("n", Some(Relation::AtMost), 20),
+    );
+    assert_eq!(last(&proved(&loose, true), "n"), (None, Some(20)));
+    // `n == 1 || n == 2`: from 1 to 2.
+    let two = or(
+        compare("n", Some(Relation::Equal), 1),
+        compare("n", Some(Relation::Equal), 2),
+    );
+    assert_eq!(last(&proved(&two, true), "n"), (Some(1), Some(2)));
+    // `!(n > 10 && n > 20)`: one of them fails, so at most 20.
+    let and = Condition::And(
+        Box::new(compare("n", Some(Relation::Above), 10)),
+        Box::new(compare("n", Some(Relation::Above), 20)),
+    );
+    assert_eq!(last(&proved(&and, false), "n"), (None, Some(20)));
+    // A name only one part narrows: nothing proved of it.
+    let one = or(
+        compare("n", Some(Relation::AtMost), 10),
+        compare("m", Some(Relation::AtMost), 20),
+    );
+    assert!(proved(&one, true).is_empty());
+    // False, `n <= 10 || n <= 20` proves both negations, as before.
+    assert_eq!(last(&proved(&loose, false), "n"), (Some(21), None));
 }
