@@ -1,4 +1,4 @@
-//! The bound property's forms of what an `if`, `&&`, `||`, `filter`, `all`, `any`, a list's greatest or least or a lambda's application proves of the integers it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
+//! The bound property's forms of what an `if`, `&&`, `||` (either part's join), `filter`, `all`, `any`, a list's greatest or least or a lambda's application proves of the integers it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
 
 use super::{int, pick};
 use crate::Rng;
@@ -16,7 +16,17 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(32) {
+    match rng.below(33) {
+        // Either of two parts holding (`||` true, `&&` false): a name both
+        // narrow lies in the join of what each proves, a name one
+        // narrows in nothing proved.
+        32 => match rng.below(5) {
+            0 => format!("(if {v} {op} {a} || {v} {op} {b} {{ {v} }} else {{ {b} }})"),
+            1 => format!("(if !({v} {op} {a} && {v} {op} {k}) {{ {v} - {w} }} else {{ {b} }})"),
+            2 => format!("(if ({v} >= {a} && {v} <= {b}) || ({v} >= {k} && {v} <= {a}) {{ {v} - {w} }} else {{ 0 }})"),
+            3 => format!("{{ let l = [{v}, {a}]; if all(l, e => e {op} {b}) || all(l, e => e {op} {k}) {{ l |> map(e => e - {w}) |> sum() }} else {{ {b} }} }}"),
+            _ => format!("(if {v} {op} {a} || {w} {op} {b} {{ {v} + {w} }} else {{ {k} }})"),
+        },
         // A `Bool` function testing a list's elements or its greatest or
         // least, given the list or an alias of it (`let`, a lambda's
         // parameter, a name bound again after): the list, the alias and
