@@ -294,8 +294,10 @@ pub fn assume<N: Clone + PartialEq>(
         narrowed.extend(proved);
     }
     let mut disjunctions = Vec::new();
-    each_disjunction(condition, holds, &mut |a, b, holds| {
-        disjunctions.push((a, b, holds))
+    each_established(condition, holds, &mut |part, holds| {
+        if let Condition::Or(a, b) | Condition::And(a, b) = part {
+            disjunctions.push((&**a, &**b, holds));
+        }
     });
     for (a, b, holds) in disjunctions {
         // One of the two holds (is `holds`): a name both narrow lies in
@@ -325,29 +327,6 @@ pub fn assume<N: Clone + PartialEq>(
             }
         }
         narrowed.extend(joined);
-    }
-}
-
-/// Gives `visit` each disjunction that `condition` being `holds`
-/// establishes, with whether its parts are read true or false: `a || b`
-/// true (one of them is true) and `a && b` false (one of them is false),
-/// found where [`each_established`] stops.
-fn each_disjunction<'c, N>(
-    condition: &'c Condition<N>,
-    holds: bool,
-    visit: &mut dyn FnMut(&'c Condition<N>, &'c Condition<N>, bool),
-) {
-    match (condition, holds) {
-        (Condition::Not(inner), _) => each_disjunction(inner, !holds, visit),
-        (Condition::Named(inner), _) => each_disjunction(inner, holds, visit),
-        (Condition::Both(a, b), _)
-        | (Condition::And(a, b), true)
-        | (Condition::Or(a, b), false) => {
-            each_disjunction(a, holds, visit);
-            each_disjunction(b, holds, visit);
-        }
-        (Condition::Or(a, b), true) | (Condition::And(a, b), false) => visit(a, b, holds),
-        _ => {}
     }
 }
 
@@ -397,8 +376,9 @@ pub(crate) fn established<'c, N>(
 /// Gives `visit` each comparison and each [`Condition::Elements`] that
 /// `condition` being `holds` establishes, in order, with whether it holds:
 /// `&&` true and `||` false both, `!` swapped, a `let`-bound condition and
-/// both readings of one comparison; `&&` false or `||` true, nothing
-/// (either may be the one).
+/// both readings of one comparison; and each disjunction it establishes,
+/// `&&` false or `||` true, whole (either part may be the one: [`assume`]
+/// joins what each proves).
 fn each_established<'c, N>(
     condition: &'c Condition<N>,
     holds: bool,
@@ -413,7 +393,13 @@ fn each_established<'c, N>(
             each_established(a, holds, visit);
             each_established(b, holds, visit);
         }
-        (Condition::Compare { .. } | Condition::Elements { .. }, _) => visit(condition, holds),
+        (
+            Condition::Compare { .. }
+            | Condition::Elements { .. }
+            | Condition::And(..)
+            | Condition::Or(..),
+            _,
+        ) => visit(condition, holds),
         _ => {}
     }
 }
