@@ -379,7 +379,7 @@ pub(crate) fn established<'c, N>(
 /// both readings of one comparison; and each disjunction it establishes,
 /// `&&` false or `||` true, whole (either part may be the one: [`assume`]
 /// joins what each proves).
-fn each_established<'c, N>(
+pub(crate) fn each_established<'c, N>(
     condition: &'c Condition<N>,
     holds: bool,
     visit: &mut dyn FnMut(&'c Condition<N>, bool),

@@ -10,7 +10,7 @@
 //! every comparison narrows by. Both the checker and the plan verifier
 //! narrow a sum with this, so they agree.
 
-use crate::narrowing::{established, Condition, ENCLOSING_FACTS_READ};
+use crate::narrowing::{each_established, established, Condition, ENCLOSING_FACTS_READ};
 use crate::sides::{signed, Side};
 use crate::{Interval, Relation};
 use std::sync::Arc;
@@ -42,16 +42,45 @@ pub fn sum_within<N: PartialEq>(
     if enclosing.is_empty() {
         return interval.clone();
     }
-    let mut comparisons = Vec::new();
     let nearest = &enclosing[enclosing.len().saturating_sub(ENCLOSING_FACTS_READ)..];
-    for (fact, held) in nearest {
-        established(fact, *held, &mut comparisons);
-    }
     let mut narrowed = interval.clone();
+    for (fact, held) in nearest {
+        narrowed = within_fact(fact, *held, (&coefficients, offset), narrowed, range);
+    }
+    narrowed
+}
+
+/// `narrowed`, the range of the sum of `coefficients` and `offset`,
+/// within what `fact` being `held` proves of it: each comparison it
+/// establishes that relates the same named values, and for each
+/// disjunction it establishes (`a || b` true, `a && b` false), the join
+/// of what each part proves (one of them holds), as `assume` reads one.
+fn within_fact<N: PartialEq>(
+    fact: &Condition<N>,
+    held: bool,
+    (coefficients, offset): (&[(&N, i64)], i64),
+    mut narrowed: Interval,
+    range: &dyn Fn(&N) -> Option<Interval>,
+) -> Interval {
+    let mut comparisons = Vec::new();
+    established(fact, held, &mut comparisons);
     for (left, relation, right) in comparisons {
-        if let Some((relation, other)) = relates(&coefficients, left, relation, right, range) {
+        if let Some((relation, other)) = relates(coefficients, left, relation, right, range) {
             narrowed = narrowed.assume(relation, &other.plus(&Interval::exact(offset)));
         }
+    }
+    let mut disjunctions = Vec::new();
+    each_established(fact, held, &mut |part, holds| {
+        if let Condition::Or(a, b) | Condition::And(a, b) = part {
+            disjunctions.push((&**a, &**b, holds));
+        }
+    });
+    for (a, b, holds) in disjunctions {
+        let part = |c: &Condition<N>| {
+            within_fact(c, holds, (coefficients, offset), narrowed.clone(), range)
+        };
+        let either = part(a).join(&part(b));
+        narrowed = narrowed.intersect(&either);
     }
     narrowed
 }

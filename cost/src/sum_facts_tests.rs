@@ -140,14 +140,21 @@ fn only_what_a_condition_establishes_is_read() {
         relation: Some(relation),
         right: Box::new(side(&[], 5)),
     };
+    // `a || b` true: either may be the one, so the sum lies in the join
+    // of what each proves: of `<= 5` and `>= 5`, nothing.
+    let apart = Condition::Or(
+        Box::new(compare(Relation::AtMost)),
+        Box::new(compare(Relation::AtLeast)),
+    );
+    assert_eq!(ends(&[(Arc::new(apart), true)], N_MINUS_M, 0), (None, None));
+    // Of `<= 5` and `< 5`: at most 5.
     let either = Condition::Or(
         Box::new(compare(Relation::AtMost)),
-        Box::new(compare(Relation::AtMost)),
+        Box::new(compare(Relation::Below)),
     );
-    // `a || b` true: either may be the one.
     assert_eq!(
         ends(&[(Arc::new(either), true)], N_MINUS_M, 0),
-        (None, None)
+        (None, Some(5))
     );
     let negated = Condition::Not(Box::new(compare(Relation::Above)));
     assert_eq!(
