@@ -106,9 +106,13 @@ pub(super) fn narrowed_by_extreme(
     greatest: bool,
     interval: &crate::cost::Interval,
 ) -> Option<Ty> {
-    // An `Int?`'s one value is its greatest and its least: both ends.
-    if let Ty::Option(_) = ty {
-        return narrowed_elements(ty, interval);
+    // An `Int?`'s one value is its greatest and its least: both ends. An
+    // `Int` named so is one given for an `Int?` (a parameter's argument,
+    // an alias `let q: Int? = n`): that value, always there.
+    match ty {
+        Ty::Option(_) => return narrowed_elements(ty, interval),
+        Ty::Int(known) => return Some(Ty::Int(known.intersect(interval))),
+        _ => {}
     }
     each_element(ty, &|known| match greatest {
         true => known.below_upper_of(interval),
