@@ -293,13 +293,7 @@ pub fn assume<N: Clone + PartialEq>(
             .collect();
         narrowed.extend(proved);
     }
-    let mut disjunctions = Vec::new();
-    each_established(condition, holds, &mut |part, holds| {
-        if let Condition::Or(a, b) | Condition::And(a, b) = part {
-            disjunctions.push((&**a, &**b, holds));
-        }
-    });
-    for (a, b, holds) in disjunctions {
+    for (a, b, holds) in disjunctions(condition, holds) {
         // One of the two holds (is `holds`): a name both narrow lies in
         // the join of what each proves of it; a name only one narrows,
         // in nothing proved.
@@ -328,6 +322,22 @@ pub fn assume<N: Clone + PartialEq>(
         }
         narrowed.extend(joined);
     }
+}
+
+/// The disjunctions `condition` being `holds` establishes (`a || b` true,
+/// `a && b` false): each one's parts, and whether one of them is true or
+/// false ([`each_established`]).
+pub(crate) fn disjunctions<N>(
+    condition: &Condition<N>,
+    holds: bool,
+) -> Vec<(&Condition<N>, &Condition<N>, bool)> {
+    let mut found = Vec::new();
+    each_established(condition, holds, &mut |part, holds| {
+        if let Condition::Or(a, b) | Condition::And(a, b) = part {
+            found.push((&**a, &**b, holds));
+        }
+    });
+    found
 }
 
 /// The [`Condition::Elements`] that `condition` being `holds` establishes
@@ -379,7 +389,7 @@ pub(crate) fn established<'c, N>(
 /// both readings of one comparison; and each disjunction it establishes,
 /// `&&` false or `||` true, whole (either part may be the one: [`assume`]
 /// joins what each proves).
-pub(crate) fn each_established<'c, N>(
+fn each_established<'c, N>(
     condition: &'c Condition<N>,
     holds: bool,
     visit: &mut dyn FnMut(&'c Condition<N>, bool),

@@ -10,7 +10,7 @@
 //! every comparison narrows by. Both the checker and the plan verifier
 //! narrow a sum with this, so they agree.
 
-use crate::narrowing::{each_established, established, Condition, ENCLOSING_FACTS_READ};
+use crate::narrowing::{disjunctions, established, Condition, ENCLOSING_FACTS_READ};
 use crate::sides::{signed, Side};
 use crate::{Interval, Relation};
 use std::sync::Arc;
@@ -69,13 +69,7 @@ fn within_fact<N: PartialEq>(
             narrowed = narrowed.assume(relation, &other.plus(&Interval::exact(offset)));
         }
     }
-    let mut disjunctions = Vec::new();
-    each_established(fact, held, &mut |part, holds| {
-        if let Condition::Or(a, b) | Condition::And(a, b) = part {
-            disjunctions.push((&**a, &**b, holds));
-        }
-    });
-    for (a, b, holds) in disjunctions {
+    for (a, b, holds) in disjunctions(fact, held) {
         let part = |c: &Condition<N>| {
             within_fact(c, holds, (coefficients, offset), narrowed.clone(), range)
         };
