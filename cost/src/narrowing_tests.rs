@@ -476,3 +476,62 @@ fn either_part_proves_the_join_of_what_each_proves() {
     // False, `n <= 10 || n <= 20` proves both negations, as before.
     assert_eq!(last(&proved(&loose, false), "n"), (Some(21), None));
 }
+
+/// Definitions where each of `chain` is bound to the next alone (an
+/// alias), and `d` to `n - 5` (a sum, no alias).
+fn aliases(
+    chain: &'static [&'static str],
+) -> impl Fn(&&'static str) -> Option<Arc<Side<&'static str>>> {
+    move |name: &&'static str| {
+        if *name == "d" {
+            return Some(Arc::new(sum(&[("n", false, Interval::unbounded("n"))], -5)));
+        }
+        let at = chain.iter().position(|n| n == name)?;
+        let next = chain.get(at + 1)?;
+        Some(Arc::new(name_side(next)))
+    }
+}
+
+#[test]
+fn an_alias_chain_is_followed_to_its_end_within_its_depth() {
+    let definition = aliases(&["zs", "ys", "xs"]);
+    let all = |_: &&'static str| true;
+    assert_eq!(alias_chain(&"zs", &definition, &all, 8), vec!["ys", "xs"]);
+    assert_eq!(alias_chain(&"zs", &definition, &all, 1), vec!["ys"]);
+    // Refused on the way: the chain stops before it.
+    let not_xs = |n: &&'static str| *n != "xs";
+    assert_eq!(alias_chain(&"zs", &definition, &not_xs, 8), vec!["ys"]);
+    // A sum with a literal is no alias.
+    assert!(alias_chain(&"d", &definition, &all, 8).is_empty());
+}
+
+#[test]
+fn a_fact_through_aliases_holds_of_each_name_on_the_chain() {
+    let definition = aliases(&["zs", "ys", "xs"]);
+    let all = |_: &&'static str| true;
+    // `all(zs, e => e <= 10)`: the elements of zs, ys and xs.
+    let elements = Condition::elements(true, "zs", "e", compare("e", Some(Relation::AtMost), 10));
+    let read = elements.through_aliases(&definition, &all, 8);
+    let mut narrowed = Vec::new();
+    assume(&read, true, &mut narrowed);
+    for list in ["zs", "ys", "xs"] {
+        assert_eq!(last(&narrowed, list), (None, Some(10)), "{list}");
+    }
+    // Where it fails, nothing of any of them.
+    let mut failed = Vec::new();
+    assume(&read, false, &mut failed);
+    assert!(failed.is_empty());
+    // `zs <= 3` as a comparison of one named value: each name too.
+    let compared = compare("zs", Some(Relation::AtMost), 3).through_aliases(&definition, &all, 8);
+    let mut narrowed = Vec::new();
+    assume(&compared, true, &mut narrowed);
+    for name in ["zs", "ys", "xs"] {
+        assert_eq!(last(&narrowed, name), (None, Some(3)), "{name}");
+    }
+    // Read 1 deep: the end of the chain is not reached.
+    let shallow = elements.through_aliases(&definition, &all, 1);
+    let mut narrowed = Vec::new();
+    assume(&shallow, true, &mut narrowed);
+    assert_eq!(last(&narrowed, "xs"), (None, None));
+    assert_eq!(last(&narrowed, "ys"), (None, Some(10)));
+}
