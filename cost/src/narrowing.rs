@@ -183,38 +183,27 @@ impl<N: Clone + PartialEq> Condition<N> {
         let both = |a: Condition<N>, b: Condition<N>| Condition::Both(Box::new(a), Box::new(b));
         self.map_parts(
             &|left, relation, right| {
-                let mut readings =
-                    crate::compared(left.clone(), relation, right.clone(), definition);
-                let one = |side: &Side<N>| match side.terms.as_slice() {
-                    [term] => Some(term.name.clone()),
-                    _ => None,
+                let readings = crate::compared(left.clone(), relation, right.clone(), definition);
+                // Each alias of a side's one named value in its place.
+                let chain = |side: &Side<N>| match side.terms.as_slice() {
+                    [term] => alias_chain(&term.name, definition, &|_| true, depth),
+                    _ => Vec::new(),
                 };
-                let renamed = |side: &Side<N>, name: &N| {
-                    let mut side = side.clone();
-                    side.terms[0].name = name.clone();
-                    Box::new(side)
-                };
-                for target in one(left).map_or(Vec::new(), |n| {
-                    alias_chain(&n, definition, &|_| true, depth)
-                }) {
-                    let reading = Condition::Compare {
-                        left: renamed(left, &target),
-                        relation,
-                        right: Box::new(right.clone()),
-                    };
-                    readings = both(readings, reading);
-                }
-                for target in one(right).map_or(Vec::new(), |n| {
-                    alias_chain(&n, definition, &|_| true, depth)
-                }) {
-                    let reading = Condition::Compare {
-                        left: Box::new(left.clone()),
-                        relation,
-                        right: renamed(right, &target),
-                    };
-                    readings = both(readings, reading);
-                }
-                readings
+                let on_left = chain(left).into_iter().map(|target| (true, target));
+                let on_right = chain(right).into_iter().map(|target| (false, target));
+                on_left
+                    .chain(on_right)
+                    .fold(readings, |readings, (at_left, target)| {
+                        let (mut left, mut right) = (left.clone(), right.clone());
+                        let side = if at_left { &mut left } else { &mut right };
+                        side.terms[0].name = target;
+                        let reading = Condition::Compare {
+                            left: Box::new(left),
+                            relation,
+                            right: Box::new(right),
+                        };
+                        both(readings, reading)
+                    })
             },
             &|list, element, says| {
                 let reading = |list: &N| Condition::Elements {
@@ -247,12 +236,12 @@ pub fn alias_chain<N: Clone + PartialEq>(
         let Some(side) = definition(&at) else {
             break;
         };
-        match side.terms.as_slice() {
-            [term] if side.offset == 0 && !term.negated && admit(&term.name) => {
-                at = term.name.clone();
+        match side.alias_of().filter(|name| admit(name)) {
+            Some(name) => {
+                at = name.clone();
                 chain.push(at.clone());
             }
-            _ => break,
+            None => break,
         }
     }
     chain

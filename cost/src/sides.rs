@@ -35,6 +35,16 @@ pub struct Term<N> {
 pub const MAX_TERMS: usize = 8;
 
 impl<N> Side<N> {
+    /// The one named value this side is, alone (one term, not negated,
+    /// no literal): what a name bound to it is an alias of (the checker's
+    /// and the verifier's `alias`, [`crate::alias_chain`]).
+    pub fn alias_of(&self) -> Option<&N> {
+        match self.terms.as_slice() {
+            [term] if self.offset == 0 && !term.negated => Some(&term.name),
+            _ => None,
+        }
+    }
+
     /// A side that is no sum of named values: its range only.
     pub fn opaque(interval: Interval) -> Side<N> {
         Side {

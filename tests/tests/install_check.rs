@@ -134,15 +134,7 @@ fn applications_nested_past_the_verifiers_depth_are_rejected_with_their_own_help
     }
     source.push_str("query q64(x: Int) = h64(z => z + x)\nquery q63(x: Int) = h63(z => z + x)\n");
     let compilation = compile_verified(&[("h.rq".to_string(), source)]);
-    let verdict = |name: &str| {
-        compilation
-            .checked
-            .verdicts
-            .iter()
-            .find(|v| v.name == name)
-            .unwrap()
-            .clone()
-    };
+    let verdict = |name: &str| compilation.checked.verdict(name).unwrap().clone();
     assert!(verdict("q63").accepted);
     let deep = verdict("q64");
     assert!(!deep.accepted);

@@ -220,9 +220,7 @@ fn apply_help(case: &str, query: &str, help: &str) -> String {
     let again = compile(&fixed);
     let verdict = again
         .checked
-        .verdicts
-        .iter()
-        .find(|v| v.name == query)
+        .verdict(query)
         .unwrap_or_else(|| panic!("{case}/{query}: no verdict after the fix"));
     assert!(
         verdict.accepted && again.checked.shape_sound,

@@ -63,9 +63,7 @@ query after(id: Int) = Item[id]
     let verdict = |name: &str| {
         compilation
             .checked
-            .verdicts
-            .iter()
-            .find(|v| v.name == name)
+            .verdict(name)
             .unwrap_or_else(|| panic!("no verdict for `{name}`"))
             .clone()
     };

@@ -168,18 +168,12 @@ pub(super) fn filled(template: &GuardTemplate, sums: &[Option<Arc<Side>>]) -> Co
         // The list the argument is, when it is one bound to a name.
         &|list, element, says| {
             let argument = sums.get(list.1 as usize).and_then(|sum| sum.as_deref());
-            match argument.map(|argument| argument.terms.as_slice()) {
-                Some([term])
-                    if argument.is_some_and(|a| a.offset == 0)
-                        && !term.negated
-                        && !term.name.0.contains('.') =>
-                {
-                    Condition::Elements {
-                        list: term.name.clone(),
-                        element: element.clone(),
-                        says: Box::new(says.clone()),
-                    }
-                }
+            match argument.and_then(Side::alias_of) {
+                Some(list) if !list.0.contains('.') => Condition::Elements {
+                    list: list.clone(),
+                    element: element.clone(),
+                    says: Box::new(says.clone()),
+                },
                 _ => Condition::Opaque,
             }
         },

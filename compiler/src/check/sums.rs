@@ -229,14 +229,12 @@ pub(super) fn alias(named: Named) -> Side {
 /// alone, [`alias`]); a greatest only of a name's own list, as
 /// [`Checker::named_value`] reads one. `None` for any other side.
 pub(super) fn below_alias(side: &Side, below: &str) -> Option<Named> {
-    let [term] = side.terms.as_slice() else {
-        return None;
-    };
+    let (path, binding) = side.alias_of()?;
     let extreme = super::narrowing::extreme_field(below).is_some();
-    if side.offset != 0 || term.negated || (extreme && term.name.0.contains('.')) {
+    if extreme && path.contains('.') {
         return None;
     }
-    Some((format!("{}.{below}", term.name.0), term.name.1))
+    Some((format!("{path}.{below}"), *binding))
 }
 
 /// The integer `e` is when made of literals alone (`3`, `-3`, `2 * 3`,

@@ -526,14 +526,11 @@ pub(super) fn definition_of<'p>(named: &Named<'p>, scope: &Scope<'p>) -> Option<
     if named.path.is_empty() {
         return Some(definition);
     }
-    let [term] = definition.terms.as_slice() else {
-        return None;
-    };
+    let mut target = definition.alias_of()?.clone();
     let extreme = matches!(named.path.last(), Some(Step::Extreme(..)));
-    if definition.offset != 0 || term.negated || (extreme && !term.name.path.is_empty()) {
+    if extreme && !target.path.is_empty() {
         return None;
     }
-    let mut target = term.name.clone();
     target.path.extend(named.path.iter().cloned());
     Some(Arc::new(super::sums::alias(target)))
 }
