@@ -41,7 +41,7 @@ impl<'p> Checker<'p> {
             Some(index) => format!("{table}.{index}"),
             None => table.to_string(),
         };
-        let row = Ty::Row(table.to_string());
+        let row = Ty::row(table.to_string());
         let stream = StreamTy {
             elem: row.clone(),
             open: Cost::constant(1, 0, 1),
@@ -207,7 +207,7 @@ impl<'p> Checker<'p> {
             cost = cost.plus(&value.cost);
             prefix.push(value.tir);
         }
-        let row = Ty::Row(table.clone());
+        let row = Ty::row(table.clone());
         let whole = prefix.len() == path.columns.len() && range.is_none();
         if whole && path.unique {
             let (tir, seeks) = match &path.index {

@@ -236,7 +236,7 @@ impl Checker<'_> {
         let position: usize;
         let field_ty = match &ty {
             Ty::Error => return Checked::error(),
-            Ty::Row(table) => {
+            Ty::Row(table, facts) => {
                 self.refer(field.span, || {
                     Target::Column(table.clone(), field.name.clone())
                 });
@@ -244,7 +244,8 @@ impl Checker<'_> {
                 match table_schema.and_then(|t| t.column(&field.name).map(|c| (c, &t.columns[c]))) {
                     Some((at, column)) => {
                         position = at;
-                        super::schema_types::table_column_ty(table, column)
+                        let ty = super::schema_types::table_column_ty(table, column);
+                        super::narrowing::column_within(ty, &field.name, facts)
                     }
                     None => {
                         let columns = table_schema.map_or(&[][..], |t| &t.columns[..]);

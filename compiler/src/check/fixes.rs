@@ -129,7 +129,7 @@ impl Checker<'_> {
     /// input of the rejected call prints as the access, and holds rows.
     pub(super) fn rewritable(&self, stream: &StreamTy, input: &Expr) -> Option<&TableSchema> {
         let table = self.schema.table(&stream.source.table)?;
-        let rows = matches!(&stream.elem, Ty::Row(t) if *t == stream.source.table);
+        let rows = matches!(&stream.elem, Ty::Row(t, _) if *t == stream.source.table);
         (rows && print_expr(input) == stream.source.access).then_some(table)
     }
 

@@ -31,6 +31,16 @@ pub fn join_types(a: &Ty, b: &Ty) -> Ty {
         (Ty::List(x, sx, _), Ty::List(y, sy, _)) => {
             Ty::list_with(join_types(x, y), sx.max(sy), super::extremes::joined(a, b))
         }
+        // A row either branch kept: what both proved of a column, joined.
+        (Ty::Row(x, xs), Ty::Row(y, ys)) if x == y => Ty::Row(
+            x.clone(),
+            xs.iter()
+                .filter_map(|(path, a)| {
+                    let (_, b) = ys.iter().find(|(other, _)| other == path)?;
+                    Some((path.clone(), a.join(b)))
+                })
+                .collect(),
+        ),
         (Ty::Option(x), Ty::Option(y)) => Ty::option(join_types(x, y)),
         (Ty::Option(x), y) | (y, Ty::Option(x)) => Ty::option(join_types(x, y)),
         (Ty::Record(xs), Ty::Record(ys)) => Ty::Record(

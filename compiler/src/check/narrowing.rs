@@ -409,9 +409,11 @@ impl Checker<'_> {
             if binding != parameter {
                 continue;
             }
+            // The element itself, or a path inside it: a record's field,
+            // a row's column, a length (`p.body.length`).
             let fields: Vec<&str> = match name.split_once('.') {
                 None if name == param => Vec::new(),
-                Some((root, LENGTH)) if root == param => vec![LENGTH],
+                Some((root, path)) if root == param => path.split('.').collect(),
                 _ => continue,
             };
             if let Some(ty) = narrowed_ty(&elem, &fields, &interval) {
@@ -528,14 +530,43 @@ fn narrowed_ty(ty: &Ty, fields: &[&str], interval: &Interval) -> Option<Ty> {
             _ => None,
         };
     };
-    let Ty::Record(record) = ty else {
-        return None;
+    let record = match ty {
+        Ty::Record(record) => record,
+        // A row's type holds what was proved of its columns by path (its
+        // columns' types are its table's): read where a column is.
+        Ty::Row(table, facts) => {
+            let path = fields.join(".");
+            let mut facts = facts.clone();
+            match facts.iter_mut().find(|(known, _)| *known == path) {
+                Some((_, known)) => *known = known.intersect(interval),
+                None => facts.push((path, interval.clone())),
+            }
+            return Some(Ty::Row(table.clone(), facts));
+        }
+        _ => return None,
     };
     let at = record.iter().position(|(n, _)| n == first)?;
     let inner = narrowed_ty(&record[at].1, rest, interval)?;
     let mut record = record.clone();
     record[at].1 = inner;
     Some(Ty::Record(record))
+}
+
+/// `ty`, the type of the column `column` of a row whose type holds
+/// `facts` (a `filter` kept it, [`narrowed_ty`]), within what they prove
+/// of it: its range, its length, an `Int?`'s one value.
+pub(super) fn column_within(ty: Ty, column: &str, facts: &[(String, Interval)]) -> Ty {
+    facts.iter().fold(ty, |ty, (path, interval)| {
+        let below = match path.strip_prefix(column) {
+            Some("") => Vec::new(),
+            Some(rest) => match rest.strip_prefix('.') {
+                Some(rest) => rest.split('.').collect(),
+                None => return ty,
+            },
+            None => return ty,
+        };
+        narrowed_ty(&ty, &below, interval).unwrap_or(ty)
+    })
 }
 
 /// The identity a new binding gets: narrowing binds a name again with the

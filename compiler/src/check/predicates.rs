@@ -287,7 +287,7 @@ impl Checker<'_> {
                     return Checked::error();
                 }
             };
-            let Ty::Row(name) = elem else {
+            let Ty::Row(name, _) = elem else {
                 let elem = elem.to_string();
                 self.error(
                     "E0238",
@@ -315,7 +315,7 @@ impl Checker<'_> {
             }
             size = size.plus(&length);
         }
-        let row = Ty::Row(table.expect("two sides"));
+        let row = Ty::row(table.expect("two sides"));
         let cost = left.cost.plus(&right.cost);
         let both = TExpr::List(vec![left.tir, right.tir]);
         let flat = TExpr::Builtin(Builtin::Flatten, Shape::List, vec![both]);

@@ -115,7 +115,7 @@ impl Checker<'_> {
                 "String" => Ty::string(),
                 "Bool" => Ty::Bool,
                 other => match self.index.lookup(self.module, other) {
-                    Some(Symbol::Table(table)) => Ty::Row(table.clone()),
+                    Some(Symbol::Table(table)) => Ty::row(table.clone()),
                     _ if generics.unwrap_or(&TypeParams::new(&[])).contains(other) => {
                         Ty::Generic(other.to_string())
                     }

@@ -64,7 +64,7 @@ impl Checker<'_> {
             return steps;
         };
         // Only a value that holds rows may be as large as its reads.
-        let slot = &mut self.largest_value[usize::from(ty.any(&|t| matches!(t, Ty::Row(_))))];
+        let slot = &mut self.largest_value[usize::from(ty.any(&|t| matches!(t, Ty::Row(..))))];
         if values > MAX_VALUE_PARTS && slot.is_none_or(|(most, _)| values > most) {
             *slot = Some((values, span));
         }

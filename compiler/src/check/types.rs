@@ -17,8 +17,12 @@ pub enum Ty {
     /// or unbounded.
     Str(Poly),
     Bool,
-    /// A row of the named table.
-    Row(String),
+    /// A row of the named table, with what the `filter` that kept it
+    /// proved of its columns (`narrowing.rs`): each column's range (keyed
+    /// by its name) or its length (`body.length`); none for a row read
+    /// as it is. The facts narrow its columns where they are read
+    /// (`fields.rs`); the row is one of its table's all the same.
+    Row(String, Vec<(String, Interval)>),
     Record(Vec<(String, Ty)>),
     Option(Box<Ty>),
     /// A list of at most `size` elements; of `Int`s, where its least and
@@ -165,6 +169,11 @@ impl Ty {
 
     /// An option of `inner`. Options do not nest: at run time an option
     /// is `none` or its value, so `T??` is `T?` (`some(none)` is `none`).
+    /// A row of `table`, read as it is (no column narrowed).
+    pub fn row(table: String) -> Ty {
+        Ty::Row(table, Vec::new())
+    }
+
     pub fn option(inner: Ty) -> Ty {
         match inner {
             Ty::Option(_) => inner,
@@ -246,7 +255,7 @@ impl Ty {
 
     fn same_name(&self, other: &Ty) -> bool {
         match (self, other) {
-            (Ty::Row(a), Ty::Row(b)) => a == b,
+            (Ty::Row(a, _), Ty::Row(b, _)) => a == b,
             _ => true,
         }
     }
@@ -342,6 +351,7 @@ impl Ty {
                     || extremes.as_ref().is_some_and(|e| e.any_poly(test))
             }
             Ty::Str(length) => test(length),
+            Ty::Row(_, facts) => facts.iter().any(|(_, i)| test(&i.hi) || test(&i.lo)),
             Ty::Record(fields) => fields.iter().any(|(_, t)| t.any_poly(test)),
             Ty::Fn(f) => func(f),
             Ty::Fns(candidates) => candidates.iter().any(|c| match c {
@@ -365,6 +375,13 @@ impl Ty {
                 extremes.as_ref().map(|e| e.map_polys(f)),
             ),
             Ty::Str(length) => Ty::Str(f(length)),
+            Ty::Row(table, facts) => Ty::Row(
+                table.clone(),
+                facts
+                    .iter()
+                    .map(|(n, i)| (n.clone(), i.map_polys(f)))
+                    .collect(),
+            ),
             Ty::Record(fields) => Ty::Record(
                 fields
                     .iter()
@@ -494,8 +511,8 @@ impl Ty {
     /// (what `a || b` takes as a union).
     pub fn holds_rows(&self) -> bool {
         match self {
-            Ty::List(elem, ..) | Ty::Option(elem) => matches!(**elem, Ty::Row(_)),
-            Ty::Stream(stream) => matches!(stream.elem, Ty::Row(_)),
+            Ty::List(elem, ..) | Ty::Option(elem) => matches!(**elem, Ty::Row(..)),
+            Ty::Stream(stream) => matches!(stream.elem, Ty::Row(..)),
             _ => false,
         }
     }
@@ -550,7 +567,7 @@ impl fmt::Display for Ty {
             Ty::Float => write!(f, "Float"),
             Ty::Str(_) => write!(f, "String"),
             Ty::Bool => write!(f, "Bool"),
-            Ty::Row(table) => write!(f, "{table}"),
+            Ty::Row(table, _) => write!(f, "{table}"),
             Ty::Record(fields) => {
                 let fields: Vec<String> = fields.iter().map(|(n, t)| format!("{n}: {t}")).collect();
                 write!(f, "{{ {} }}", fields.join(", "))

@@ -212,11 +212,11 @@ impl<'p> Checker<'p> {
         let checked = self.check(target);
         let (table, count) = match &checked.ty {
             Ty::Option(inner) => match &**inner {
-                Ty::Row(t) => (t.clone(), Poly::constant(1)),
+                Ty::Row(t, _) => (t.clone(), Poly::constant(1)),
                 _ => return self.not_rows(op, target),
             },
             Ty::List(inner, size, _) => match &**inner {
-                Ty::Row(t) => (t.clone(), size.clone()),
+                Ty::Row(t, _) => (t.clone(), size.clone()),
                 _ => return self.not_rows(op, target),
             },
             Ty::Stream(stream) => {
@@ -274,7 +274,7 @@ impl<'p> Checker<'p> {
         if let Some(binding) = &binding {
             self.push_local(
                 binding,
-                Ty::Row(schema.name.clone()),
+                Ty::row(schema.name.clone()),
                 TExpr::Local(binding.name.clone()),
             );
         }

@@ -403,8 +403,9 @@ impl<'p> Verifier<'p> {
             let Root::Binding(name, id) = named.root else {
                 continue;
             };
-            let path_kept = matches!(named.path.as_slice(), [] | [Step::Length]);
-            if name != param || id != parameter || !path_kept {
+            // The element itself, or a path inside it: a record's field, a
+            // row's column (as the checker's `kept_by`).
+            if name != param || id != parameter {
                 continue;
             }
             // A string's bytes, as the checker's type keeps them: not the
