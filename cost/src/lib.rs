@@ -43,7 +43,8 @@ pub use extremes::Extremes;
 pub use frames::Frames;
 pub use interval::{Interval, Relation};
 pub use narrowing::{
-    assume, assume_within, facts_around, Condition, Fact, Hidden, ENCLOSING_FACTS_READ,
+    assume, assume_within, facts_around, Condition, Fact, Hidden, Name, EACH_ELEMENT,
+    ENCLOSING_FACTS_READ,
 };
 pub use poly::{Monomial, Poly};
 pub use sides::{

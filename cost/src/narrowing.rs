@@ -17,6 +17,49 @@ use crate::sides::Side;
 use crate::{Interval, Relation};
 use std::sync::Arc;
 
+/// What identifies a compared value ([`Condition`]'s `N`): a name may be a
+/// part of another (a record's field, a row's column, a string's length),
+/// so that what `all(list, element => says)` proves of a part of its
+/// element it proves of that part of each element of the list.
+pub trait Name: Clone + PartialEq {
+    /// The same part in each element of `list` that `self` is of
+    /// `element`; `None` when `self` is no part of `element` (or is
+    /// `element` itself, which is `list`'s elements as a whole).
+    fn in_each(&self, element: &Self, list: &Self) -> Option<Self>;
+}
+
+/// The step of a dotted path that stands for each element of a list: the
+/// part `p.at` of an element `p` of `ps` is `ps.[].at` (the checker's
+/// names, and its declared lengths of elements, `|rs[].xs|`).
+pub const EACH_ELEMENT: &str = "[]";
+
+/// A dotted path (`p.at`): a part of another is that path and more.
+impl Name for String {
+    fn in_each(&self, element: &Self, list: &Self) -> Option<Self> {
+        let below = self.strip_prefix(element.as_str())?.strip_prefix('.')?;
+        Some(format!("{list}.{EACH_ELEMENT}.{below}"))
+    }
+}
+
+/// A name that cannot be taken apart (tests): no parts.
+impl Name for &str {
+    fn in_each(&self, _element: &Self, _list: &Self) -> Option<Self> {
+        None
+    }
+}
+
+/// A name and the identity of its binding (the checker's): a part of one
+/// binding's value is a part of that binding.
+impl<P: Name, B: Clone + PartialEq> Name for (P, B) {
+    fn in_each(&self, element: &Self, list: &Self) -> Option<Self> {
+        if self.1 != element.1 {
+            return None;
+        }
+        let path = self.0.in_each(&element.0, &list.0)?;
+        Some((path, list.1.clone()))
+    }
+}
+
 /// What a `Bool` expression says about the integers it compares.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Condition<N> {
@@ -250,11 +293,7 @@ pub fn alias_chain<N: Clone + PartialEq>(
 /// Adds to `narrowed`, in order, what `condition` being `holds` proves of
 /// each name it compares: `(name, range)`, each range narrowed from the
 /// name's latest one in `narrowed` (or its side's, for the first).
-pub fn assume<N: Clone + PartialEq>(
-    condition: &Condition<N>,
-    holds: bool,
-    narrowed: &mut Vec<(N, Interval)>,
-) {
+pub fn assume<N: Name>(condition: &Condition<N>, holds: bool, narrowed: &mut Vec<(N, Interval)>) {
     let mut compared = Vec::new();
     established(condition, holds, &mut compared);
     for (left, relation, right) in compared {
@@ -275,10 +314,14 @@ pub fn assume<N: Clone + PartialEq>(
         for _ in 0..comparisons(says).clamp(1, CONDITION_PASSES) {
             assume(says, true, &mut apart);
         }
+        // The element's range is the list's elements'; a part's, that
+        // part of each element's.
         let proved: Vec<(N, Interval)> = apart[from..]
             .iter()
-            .filter(|(name, _)| name == element)
-            .map(|(_, interval)| (list.clone(), interval.clone()))
+            .filter_map(|(name, interval)| match name == element {
+                true => Some((list.clone(), interval.clone())),
+                false => Some((name.in_each(element, list)?, interval.clone())),
+            })
             .collect();
         narrowed.extend(proved);
     }
@@ -448,7 +491,7 @@ pub const ENCLOSING_FACTS_READ: usize = 16;
 /// fact holds throughout the branch, so reading any of them again, in any
 /// order, is sound. The checker and the
 /// plan verifier both narrow with this, so they agree.
-pub fn assume_within<N: Clone + PartialEq>(
+pub fn assume_within<N: Name>(
     enclosing: &[(Arc<Condition<N>>, bool)],
     condition: &Condition<N>,
     holds: bool,

@@ -535,3 +535,43 @@ fn a_fact_through_aliases_holds_of_each_name_on_the_chain() {
     assert_eq!(last(&narrowed, "xs"), (None, None));
     assert_eq!(last(&narrowed, "ys"), (None, Some(10)));
 }
+
+/// `name <= most`, of a name that is a path and a binding.
+fn part_at_most(name: &str, binding: u64, most: i64) -> Condition<(String, u64)> {
+    let named = (name.to_string(), binding);
+    let mut side = SideSum::default();
+    side.named(named.clone(), false, Interval::unbounded(name));
+    Condition::Compare {
+        left: Box::new(side.side(Interval::unbounded(name))),
+        relation: Some(Relation::AtMost),
+        right: Box::new(Side::opaque(Interval::exact(most))),
+    }
+}
+
+#[test]
+fn all_proves_of_each_elements_part_what_it_proves_of_its_elements() {
+    // `all(ps, p => p.at <= 10)`: each element's `at`, `ps.[].at`, of the
+    // list's binding; nothing of the element itself or of `p.at`.
+    let (ps, p) = (("ps".to_string(), 1), ("p".to_string(), 2));
+    let at = part_at_most("p.at", 2, 10);
+    let condition = Condition::elements(true, ps.clone(), p.clone(), at);
+    let mut narrowed = Vec::new();
+    assume(&condition, true, &mut narrowed);
+    let names: Vec<&(String, u64)> = narrowed.iter().map(|(n, _)| n).collect();
+    assert_eq!(names, [&("ps.[].at".to_string(), 1)]);
+    assert_eq!(narrowed[0].1.most, Some(10));
+    // A part of another binding of the name (`let p = …` inside), or of
+    // another name that starts alike (`pq.at`), is no part of the element.
+    for (name, binding) in [("p.at", 3), ("pq.at", 2)] {
+        let other = part_at_most(name, binding, 10);
+        let condition = Condition::elements(true, ps.clone(), p.clone(), other);
+        let mut narrowed = Vec::new();
+        assume(&condition, true, &mut narrowed);
+        assert!(narrowed.is_empty(), "{name}: {narrowed:?}");
+    }
+    // Where `all` fails, nothing.
+    let failed = Condition::elements(true, ps, p, part_at_most("p.at", 2, 10));
+    let mut narrowed = Vec::new();
+    assume(&failed, false, &mut narrowed);
+    assert!(narrowed.is_empty());
+}

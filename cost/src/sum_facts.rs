@@ -85,7 +85,7 @@ fn within_fact<N: PartialEq>(
 /// to that binding), else what the facts prove of it (a name shadowed
 /// since, a field, a length), else its range where the sum was made —
 /// summed, and within what the facts prove of the sum ([`sum_within`]).
-pub fn sum_now<N: Clone + PartialEq>(
+pub fn sum_now<N: crate::Name>(
     definition: &Side<N>,
     enclosing: &[(Arc<Condition<N>>, bool)],
     current: &dyn Fn(&N) -> Option<Interval>,

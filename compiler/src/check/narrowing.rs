@@ -448,6 +448,16 @@ impl Checker<'_> {
                 let Some(root) = self.local(root).filter(|l| l.binding == binding) else {
                     continue;
                 };
+                // A part of each element (`ps.[].at`): the list's type.
+                if path.starts_with(crate::cost::EACH_ELEMENT) {
+                    let fields: Vec<&str> = path.split('.').collect();
+                    if let Some(ty) = narrowed_ty(&root.ty, &fields, &interval) {
+                        let mut narrowed = root.clone();
+                        narrowed.ty = ty;
+                        self.scope.push(Arc::new(narrowed));
+                    }
+                    continue;
+                }
                 let mut narrowed = root.clone();
                 // A record's type holds its fields' ranges: narrowed there
                 // too, so the record passed whole keeps what the branch
@@ -530,6 +540,19 @@ fn narrowed_ty(ty: &Ty, fields: &[&str], interval: &Interval) -> Option<Ty> {
             _ => None,
         };
     };
+    if *first == crate::cost::EACH_ELEMENT {
+        // Each element of a list (an `Int?`'s one): what `all` proved of
+        // a part of its element (`ps.[].at`, `rqc_cost::Name`).
+        return match ty {
+            Ty::List(elem, size, extremes) => Some(Ty::List(
+                Box::new(narrowed_ty(elem, rest, interval)?),
+                size.clone(),
+                extremes.clone(),
+            )),
+            Ty::Option(inner) => Some(Ty::option(narrowed_ty(inner, rest, interval)?)),
+            _ => None,
+        };
+    }
     let record = match ty {
         Ty::Record(record) => record,
         // A row's type holds what was proved of its columns by path (its

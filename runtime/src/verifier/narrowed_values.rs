@@ -42,13 +42,30 @@ pub(super) fn narrow_at<'p>(
         }
         return plain_int(value).map(|known| Abs::int(known.intersect(interval)));
     };
+    if let Step::Each = step {
+        // Each element of a list (each of a literal's), an `Int?`'s one.
+        let each = |item: &Abs<'p>| narrow_at(item, rest, interval);
+        return match value {
+            Abs::List(element, len, extremes) => Some(Abs::List(
+                Box::new(each(element)?),
+                len.clone(),
+                extremes.clone(),
+            )),
+            Abs::Opt(inner) => Some(Abs::Opt(Box::new(each(inner)?))),
+            Abs::Literal(items) => {
+                let items = items.iter().map(each).collect::<Option<Vec<_>>>()?;
+                Some(Abs::Literal(Rc::new(items)))
+            }
+            _ => None,
+        };
+    }
     let Abs::Record(record) = value else {
         return None;
     };
     let at = match step {
         Step::Column(position) => *position,
         Step::Field(name) => record.fields.iter().position(|(n, _)| n == name)?,
-        Step::Length | Step::Extreme(..) => return None,
+        Step::Length | Step::Extreme(..) | Step::Each => return None,
     };
     let inner = narrow_at(&record.fields.get(at)?.1, rest, interval)?;
     let mut record = (**record).clone();

@@ -55,6 +55,28 @@ pub(super) enum Step<'p> {
     /// defaults are two values): the only step, from a binding or a
     /// parameter (`elements.rs`).
     Extreme(bool, Default),
+    /// Each element of a list (or an `Int?`'s one): what `all` proved of
+    /// a part of its element (`all(ps, p => p.at <= 10)` of `ps`'s
+    /// elements' `at`, [`rqc_cost::Name`]); never read from the plan.
+    Each,
+}
+
+/// A part of the element `all` tests is that part of each of its list's
+/// elements (as the checker's dotted `ps.[].at`).
+impl<'p> rqc_cost::Name for Named<'p> {
+    fn in_each(&self, element: &Self, list: &Self) -> Option<Self> {
+        if self.root != element.root || self.path.len() <= element.path.len() {
+            return None;
+        }
+        let below = self.path.strip_prefix(element.path.as_slice())?;
+        let mut path = list.path.clone();
+        path.push(Step::Each);
+        path.extend(below.iter().cloned());
+        Some(Named {
+            root: list.root.clone(),
+            path,
+        })
+    }
 }
 
 /// The default of a list's greatest or least element: an integer literal,
