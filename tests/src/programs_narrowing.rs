@@ -1,4 +1,4 @@
-//! The bound property's forms of what an `if`, `&&`, `||` (either part's join), `filter`, `all`, `any`, a list's greatest or least or a lambda's application proves of the integers it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
+//! The bound property's forms of what an `if`, `&&`, `||` (either part's join), `filter`, `all`, `any` (of an element or a part of one), a list's greatest or least or a lambda's application proves of the integers it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
 
 use super::{int, pick};
 use crate::Rng;
@@ -16,7 +16,15 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(33) {
+    match rng.below(34) {
+        // What `filter`, `all` or `any` proves of a part of each element:
+        // a row's column, a record's field, a string field's length.
+        33 => match rng.below(4) {
+            0 => format!("(B[x] |> filter(b => b.w {op} {a}) |> map(b => A.by_g[b.n] |> take(b.w) |> count()) |> sum())"),
+            1 => format!("{{ let bs = B[x]; if all(bs, b => b.w {op} {a} && b.n {op} {k}) {{ bs |> map(b => b.w - b.n + {w}) |> sum() }} else {{ {b} }} }}"),
+            2 => format!("([{{n: {v}, s: \"ab\"}}, {{n: {a}, s: \"xyz\"}}] |> filter(r => r.n {op} {b} && length(r.s) <= 2) |> map(r => r.n - {w} + length(r.s)) |> sum())"),
+            _ => format!("{{ let bs = B[x]; if any(bs, b => b.w {op} {a}) {{ {b} }} else {{ bs |> map(b => A.by_g[x] |> take(b.w) |> count()) |> sum() }} }}"),
+        },
         // Either of two parts holding (`||` true, `&&` false): a name both
         // narrow lies in the join of what each proves, a name one
         // narrows in nothing proved.
