@@ -72,7 +72,8 @@ pub(super) fn guard_template(says: &Condition, params: &[Named]) -> Option<Guard
 }
 
 /// A side of what an `all`'s predicate says in a template: one of literals
-/// only, or a sum of the element alone (`x`, `x - 1`, `2 * x`) with no range
+/// only, or a sum of the element alone or its parts (`x`, `x - 1`, `2 * x`,
+/// `p.at`, `length(s)`) with no range
 /// kept (the function's own ranges hold its measures, which mean nothing
 /// at a call: the element's range is the argument list's there); `None`
 /// for a side naming anything else, which makes its comparison prove
@@ -85,7 +86,12 @@ fn element_side(side: &Side, element: &Named) -> Option<Side> {
     let mut sum = SideSum::default();
     sum.literal(side.offset, false);
     for term in &side.terms {
-        if term.name != *element {
+        // The element, or a part of it (`p.at`, `length(s)`): of each
+        // element of the argument's list at a call (`rqc_cost::Name`).
+        let part = term.name.0.strip_prefix(element.0.as_str());
+        if term.name.1 != element.1
+            || !matches!(part, Some(rest) if rest.is_empty() || rest.starts_with('.'))
+        {
             return None;
         }
         sum.named(term.name.clone(), term.negated, any.clone());
