@@ -62,7 +62,9 @@ pub(super) fn guard_template(says: &Condition, params: &[Named]) -> Option<Guard
                 list: (list.0.clone(), position as u64),
                 element: element.clone(),
                 says: Box::new(says.map_compares(&|left, relation, right| {
-                    both_sides(left, relation, right, &|side| element_side(side, element))
+                    both_sides(left, relation, right, &|side| {
+                        element_side(side, element, params)
+                    })
                 })),
             },
             None => Condition::Opaque,
@@ -78,7 +80,7 @@ pub(super) fn guard_template(says: &Condition, params: &[Named]) -> Option<Guard
 /// at a call: the element's range is the argument list's there); `None`
 /// for a side naming anything else, which makes its comparison prove
 /// nothing.
-fn element_side(side: &Side, element: &Named) -> Option<Side> {
+fn element_side(side: &Side, element: &Named, params: &[Named]) -> Option<Side> {
     if side.terms.is_empty() {
         return template_side(side, &[]);
     }
@@ -88,15 +90,25 @@ fn element_side(side: &Side, element: &Named) -> Option<Side> {
     for term in &side.terms {
         // The element, or a part of it (`p.at`, `length(s)`): of each
         // element of the argument's list at a call (`rqc_cost::Name`).
-        let part = term.name.0.strip_prefix(element.0.as_str());
-        if term.name.1 != element.1
-            || !matches!(part, Some(rest) if rest.is_empty() || rest.starts_with('.'))
-        {
-            return None;
+        if is_element(&term.name, element) {
+            sum.named(term.name.clone(), term.negated, any.clone());
+            continue;
         }
-        sum.named(term.name.clone(), term.negated, any.clone());
+        // Another parameter (`x <= k`): its argument at a call, as a
+        // comparison of the body's own (`template_side`).
+        let position = parameter_of(&term.name, params)?;
+        sum.named((term.name.0.clone(), position as u64), term.negated, any.clone());
     }
     Some(sum.side(any))
+}
+
+/// Whether `name` is `element`, the parameter of an `all`'s predicate, or
+/// a part of it (`p.at`, `s.length`): the same binding. Inside the
+/// predicate its name hides a function's parameter of that name, so in a
+/// template a term of that name is never the parameter's.
+fn is_element(name: &Named, element: &Named) -> bool {
+    let part = name.0.strip_prefix(element.0.as_str());
+    name.1 == element.1 && matches!(part, Some(rest) if rest.is_empty() || rest.starts_with('.'))
 }
 
 /// The position of the parameter `name` (a parameter, or a field, length
@@ -170,15 +182,22 @@ pub(super) fn template_side(side: &Side, params: &[Named]) -> Option<Side> {
 /// whose argument is no sum proves nothing.
 pub(super) fn filled(template: &GuardTemplate, sums: &[Option<Arc<Side>>]) -> Condition {
     template.map_parts(
-        &|left, relation, right| both_sides(left, relation, right, &|side| filled_side(side, sums)),
-        // The list the argument is, when it is one bound to a name.
+        &|left, relation, right| {
+            both_sides(left, relation, right, &|side| filled_side(side, sums, &|_| false))
+        },
+        // The list the argument is, when it is one bound to a name; the
+        // predicate's other parameters, their arguments.
         &|list, element, says| {
             let argument = sums.get(list.1 as usize).and_then(|sum| sum.as_deref());
             match argument.and_then(Side::alias_of) {
                 Some(list) if !list.0.contains('.') => Condition::Elements {
                     list: list.clone(),
                     element: element.clone(),
-                    says: Box::new(says.clone()),
+                    says: Box::new(says.map_compares(&|left, relation, right| {
+                        both_sides(left, relation, right, &|side| {
+                            filled_side(side, sums, &|name| is_element(name, element))
+                        })
+                    })),
                 },
                 _ => Condition::Opaque,
             }
@@ -190,12 +209,24 @@ pub(super) fn filled(template: &GuardTemplate, sums: &[Option<Arc<Side>>]) -> Co
 /// its range theirs and its literals'. An argument known by its range
 /// only (a value a predicate captured, `returned_guards.rs`) leaves the
 /// side that range and no names: it narrows nothing, and bounds the other.
-pub(super) fn filled_side(side: &Side, sums: &[Option<Arc<Side>>]) -> Option<Side> {
+/// A term `kept` is no parameter (an `all`'s element): kept as it is,
+/// its range unknown.
+pub(super) fn filled_side(
+    side: &Side,
+    sums: &[Option<Arc<Side>>],
+    kept: &dyn Fn(&Named) -> bool,
+) -> Option<Side> {
     let mut sum = SideSum::default();
     let mut interval = Interval::exact(side.offset);
     let mut ranged = false;
     sum.literal(side.offset, false);
     for term in &side.terms {
+        if kept(&term.name) {
+            let any = Interval::unbounded("an element");
+            sum.named(term.name.clone(), term.negated, any.clone());
+            interval = interval.plus(&if term.negated { any.negate() } else { any });
+            continue;
+        }
         let argument = sums.get(term.name.1 as usize)?.as_ref()?;
         // A field, length or greatest of the parameter: of the value the
         // argument names, its range unknown here.

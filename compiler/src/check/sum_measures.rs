@@ -113,7 +113,7 @@ impl Checker<'_> {
         sums: &[Option<Arc<Side>>],
         fallback: Poly,
     ) -> Poly {
-        let Some(filled) = filled_side(&measure.sum, sums) else {
+        let Some(filled) = filled_side(&measure.sum, sums, &|_| false) else {
             return fallback;
         };
         let bound = self.known_sum_bound(&filled, fallback);
