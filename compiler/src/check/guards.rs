@@ -97,7 +97,11 @@ fn element_side(side: &Side, element: &Named, params: &[Named]) -> Option<Side> 
         // Another parameter (`x <= k`): its argument at a call, as a
         // comparison of the body's own (`template_side`).
         let position = parameter_of(&term.name, params)?;
-        sum.named((term.name.0.clone(), position as u64), term.negated, any.clone());
+        sum.named(
+            (term.name.0.clone(), position as u64),
+            term.negated,
+            any.clone(),
+        );
     }
     Some(sum.side(any))
 }
@@ -183,7 +187,9 @@ pub(super) fn template_side(side: &Side, params: &[Named]) -> Option<Side> {
 pub(super) fn filled(template: &GuardTemplate, sums: &[Option<Arc<Side>>]) -> Condition {
     template.map_parts(
         &|left, relation, right| {
-            both_sides(left, relation, right, &|side| filled_side(side, sums, &|_| false))
+            both_sides(left, relation, right, &|side| {
+                filled_side(side, sums, &|_| false)
+            })
         },
         // The list the argument is, when it is one bound to a name; the
         // predicate's other parameters, their arguments.

@@ -163,18 +163,24 @@ impl Checker<'_> {
     }
 }
 
-/// What `guard` says of an element of type `elem` (an `Int`) it is applied
+/// What `guard` says of an element of type `elem` (an `Int`, or a row,
+/// record or string whose parts it compares) it is applied
 /// to, the element named by a binding nothing else has: for `filter`
 /// ([`Checker::kept_by_made`]) and for `all` and `any` (`elements.rs`).
 pub(super) fn made_says(guard: &ReturnedGuard, elem: &Ty) -> Option<(Named, Condition)> {
-    let Ty::Int(range) = elem else {
-        return None;
+    // An `Int` at its range; a value of another type (a row, a record, a
+    // string) as a named value alone, whose fields, columns and length
+    // the template's comparisons read (`guards::below_argument`).
+    let range = match elem {
+        Ty::Int(range) => range.clone(),
+        Ty::Row(..) | Ty::Record(_) | Ty::Str(_) => crate::cost::Interval::unbounded("an element"),
+        _ => return None,
     };
     let binding = super::narrowing::new_binding();
     let element = (ELEMENT.to_string(), binding);
     let mut sum = crate::cost::SideSum::default();
     sum.named(element.clone(), false, range.clone());
-    let side = Arc::new(sum.side(range.clone()));
+    let side = Arc::new(sum.side(range));
     Some((element, guard.says(&[Some(side)])))
 }
 
