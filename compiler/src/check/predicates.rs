@@ -252,6 +252,7 @@ impl Checker<'_> {
     ) -> Checked {
         let mut table = None;
         let mut size = Poly::zero();
+        let mut rows = Vec::new();
         for (side, expr) in [(&left.ty, a), (&right.ty, b)] {
             let (elem, length) = match side {
                 Ty::List(elem, length, _) => (&**elem, length.clone()),
@@ -314,8 +315,11 @@ impl Checker<'_> {
                 _ => table = Some(name.clone()),
             }
             size = size.plus(&length);
+            rows.push(elem.clone());
         }
-        let row = Ty::row(table.expect("two sides"));
+        // A row of either side: what both proved of a column (`filter`),
+        // joined.
+        let row = super::join::join_all(rows);
         let cost = left.cost.plus(&right.cost);
         let both = TExpr::List(vec![left.tir, right.tir]);
         let flat = TExpr::Builtin(Builtin::Flatten, Shape::List, vec![both]);
