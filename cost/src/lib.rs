@@ -33,6 +33,7 @@ mod frames;
 mod interval;
 mod least;
 mod most;
+mod names;
 mod narrowing;
 mod poly;
 mod sides;
@@ -42,9 +43,9 @@ mod var;
 pub use extremes::Extremes;
 pub use frames::Frames;
 pub use interval::{Interval, Relation};
+pub use names::{Name, EACH_ELEMENT};
 pub use narrowing::{
-    assume, assume_within, facts_around, Condition, Fact, Hidden, Name, EACH_ELEMENT,
-    ENCLOSING_FACTS_READ,
+    assume, assume_within, facts_around, Condition, Fact, Hidden, ENCLOSING_FACTS_READ,
 };
 pub use poly::{Monomial, Poly};
 pub use sides::{

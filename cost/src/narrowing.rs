@@ -13,52 +13,10 @@
 //! condition proved of it. Knows nothing of expressions or plans: the
 //! caller records the comparisons and rebinds the names.
 
+use crate::names::Name;
 use crate::sides::Side;
 use crate::{Interval, Relation};
 use std::sync::Arc;
-
-/// What identifies a compared value ([`Condition`]'s `N`): a name may be a
-/// part of another (a record's field, a row's column, a string's length),
-/// so that what `all(list, element => says)` proves of a part of its
-/// element it proves of that part of each element of the list.
-pub trait Name: Clone + PartialEq {
-    /// The same part in each element of `list` that `self` is of
-    /// `element`; `None` when `self` is no part of `element` (or is
-    /// `element` itself, which is `list`'s elements as a whole).
-    fn in_each(&self, element: &Self, list: &Self) -> Option<Self>;
-}
-
-/// The step of a dotted path that stands for each element of a list: the
-/// part `p.at` of an element `p` of `ps` is `ps.[].at` (the checker's
-/// names, and its declared lengths of elements, `|rs[].xs|`).
-pub const EACH_ELEMENT: &str = "[]";
-
-/// A dotted path (`p.at`): a part of another is that path and more.
-impl Name for String {
-    fn in_each(&self, element: &Self, list: &Self) -> Option<Self> {
-        let below = self.strip_prefix(element.as_str())?.strip_prefix('.')?;
-        Some(format!("{list}.{EACH_ELEMENT}.{below}"))
-    }
-}
-
-/// A name that cannot be taken apart (tests): no parts.
-impl Name for &str {
-    fn in_each(&self, _element: &Self, _list: &Self) -> Option<Self> {
-        None
-    }
-}
-
-/// A name and the identity of its binding (the checker's): a part of one
-/// binding's value is a part of that binding.
-impl<P: Name, B: Clone + PartialEq> Name for (P, B) {
-    fn in_each(&self, element: &Self, list: &Self) -> Option<Self> {
-        if self.1 != element.1 {
-            return None;
-        }
-        let path = self.0.in_each(&element.0, &list.0)?;
-        Some((path, list.1.clone()))
-    }
-}
 
 /// What a `Bool` expression says about the integers it compares.
 #[derive(Clone, Debug, PartialEq)]

@@ -245,7 +245,7 @@ impl Checker<'_> {
                     Some((at, column)) => {
                         position = at;
                         let ty = super::schema_types::table_column_ty(table, column);
-                        super::narrowing::column_within(ty, &field.name, facts)
+                        super::narrowed_types::column_within(ty, &field.name, facts)
                     }
                     None => {
                         let columns = table_schema.map_or(&[][..], |t| &t.columns[..]);

@@ -34,6 +34,7 @@ mod columns;
 mod combinators;
 mod elements;
 mod inputs;
+mod named;
 mod narrowed_values;
 mod narrowing;
 mod scalars;
