@@ -7,6 +7,7 @@
 //! loop itself, piped or on a terminal, is in `input`.
 
 mod call;
+mod expressions;
 mod input;
 mod interrupt;
 mod page;
@@ -21,10 +22,8 @@ mod watches;
 
 pub use input::run;
 
-use rqc::install::compile_verified;
 use rqc::{Database, Error};
 use rqc_compiler::diagnostics::{renderer, RenderOptions};
-use rqc_compiler::Compilation;
 use rqc_plan::{Entry, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -171,95 +170,6 @@ impl Repl {
     /// Whether the loaded sources declare `name` (an expression can call it).
     fn importable(&self, name: &str) -> bool {
         self.scope.declares(name)
-    }
-
-    /// The module an expression is checked in: every name of the program
-    /// in scope, private definitions too.
-    fn wrap(&self, expression: &str, kind: &str) -> (String, usize) {
-        self.scope.wrap(expression, kind)
-    }
-
-    fn check(&self, expression: &str) -> (Compilation, String) {
-        self.check_as(expression, "query")
-    }
-
-    /// Checks the expression as the body of a `query`, or of a `mutation`.
-    fn check_as(&self, expression: &str, kind: &str) -> (Compilation, String) {
-        let (wrapped, _) = self.wrap(expression, kind);
-        let files = self.scope.files_with(REPL_FILE, wrapped.clone());
-        (compile_verified(&files), wrapped)
-    }
-
-    /// The expression's own diagnostics, pointing into the line typed: its
-    /// spans moved from the wrapping module to the expression itself.
-    fn diagnostics_of_expression(
-        &self,
-        compilation: &Compilation,
-        expression: &str,
-        kind: &str,
-    ) -> String {
-        self.diagnostics_within(compilation, expression, kind, expression)
-    }
-
-    /// [`Repl::diagnostics_of_expression`] for an expression that is part
-    /// of `line` (an argument of a call typed whole): shown in the line.
-    fn diagnostics_within(
-        &self,
-        compilation: &Compilation,
-        expression: &str,
-        kind: &str,
-        line: &str,
-    ) -> String {
-        if compilation
-            .diagnostics
-            .iter()
-            .any(|d| d.primary.file == REPL_FILE && d.is_error())
-        {
-            self.failed.set(true);
-        }
-        let (_, start) = self.wrap(expression, kind);
-        let start = start as u32;
-        let offset = offset_in(expression, line) as u32;
-        let mut sources = compilation.sources.clone();
-        sources.add(REPL_FILE, line);
-        let moved = |label: &mut rqc_compiler::diagnostics::Label| {
-            if label.file == REPL_FILE {
-                label.span.start = label.span.start.saturating_sub(start) + offset;
-                label.span.end = label.span.end.saturating_sub(start) + offset;
-            }
-        };
-        let mut renderer = renderer(&sources, RenderOptions { color: self.color });
-        compilation
-            .diagnostics
-            .iter()
-            .filter(|d| d.primary.file == REPL_FILE)
-            .map(|d| {
-                let mut d = d.clone();
-                moved(&mut d.primary);
-                d.secondary.iter_mut().for_each(moved);
-                self.name_the_missing_source(&mut d, line);
-                renderer.render(&d)
-            })
-            .collect()
-    }
-
-    /// An unknown function that is an entry point the database holds,
-    /// whose source is not loaded (only the schema is): its help says so,
-    /// and how to load it, instead of listing the combinators.
-    fn name_the_missing_source(&self, d: &mut rqc_compiler::diagnostics::Diagnostic, line: &str) {
-        let span = d.primary.span;
-        let Some(name) = line.get(span.start as usize..span.end as usize) else {
-            return;
-        };
-        let installed = self
-            .db
-            .program()
-            .is_some_and(|program| program.entries.iter().any(|e| e.name == name));
-        if d.code == "E0201" && installed && !self.scope.declares(name) {
-            d.help = vec![format!(
-                "`{name}` is installed in the database, but its source is not loaded: give the program's sources (`rqc repl --db DIR PROGRAM`, or `:load PATH`) to use it inside an expression; alone, `{name}(…)` runs as installed"
-            )];
-        }
     }
 
     /// Handles one complete input; returns what to print, or `None` to quit.
@@ -482,58 +392,6 @@ impl Repl {
             verdict.cost.trips,
             verdict.class
         )
-    }
-
-    /// The expression compiled as an entry point, and whether it writes;
-    /// or what to show when it cannot run.
-    fn compile(&self, expression: &str) -> Result<(rqc_plan::Entry, bool), String> {
-        self.compile_within(expression, expression)
-    }
-
-    /// [`Repl::compile`] for an expression that is part of `line`, its
-    /// diagnostics shown in the line.
-    fn compile_within(
-        &self,
-        expression: &str,
-        line: &str,
-    ) -> Result<(rqc_plan::Entry, bool), String> {
-        // An expression is checked against the sources, which a program
-        // kept in the database does not carry.
-        if self.scope.is_empty() {
-            return Err("no program loaded; :load PATH".into());
-        }
-        let (mut compilation, _) = self.check(expression);
-        // An expression that writes (an insert, a call of a mutation) runs
-        // as a mutation: in one write transaction, held to its bounds.
-        let writes = compilation
-            .diagnostics
-            .iter()
-            .any(|d| d.primary.file == REPL_FILE && d.code == "E0406");
-        if writes {
-            compilation = self.check_as(expression, "mutation").0;
-        }
-        let accepted = compilation
-            .checked
-            .verdicts
-            .iter()
-            .any(|v| v.name == "it" && v.module == "repl" && v.accepted);
-        let Some(entry) = compilation
-            .program
-            .entries
-            .iter()
-            .find(|e| e.name == "it" && e.module == "repl")
-            .map(|e| rqc_plan::Entry::clone(e))
-        else {
-            let kind = if writes { "mutation" } else { "query" };
-            let shown = self.diagnostics_within(&compilation, expression, kind, line);
-            return Err(if accepted || shown.is_empty() {
-                self.failed.set(true);
-                "this expression cannot run here".into()
-            } else {
-                shown
-            });
-        };
-        Ok((entry, writes))
     }
 
     fn run(&mut self, expression: &str) -> String {
