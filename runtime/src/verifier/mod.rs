@@ -33,6 +33,7 @@ mod claims;
 mod columns;
 mod combinators;
 mod elements;
+mod heads;
 mod inputs;
 mod named;
 mod narrowed_values;
