@@ -20,14 +20,16 @@
 mod database;
 mod error;
 pub mod install;
+mod prepared;
 mod sources;
 mod transaction;
 
 #[cfg(feature = "etcd")]
 pub use database::EtcdOptions;
-pub use database::{Backend, Database, Durability, OpenOptions, Output, Prepared};
+pub use database::{Backend, Database, Durability, OpenOptions, Output};
 pub use error::Error;
 pub use install::{compile_installable, Installable, Installed};
+pub use prepared::Prepared;
 pub use rqc_compiler as compiler;
 pub use rqc_plan::{CompiledProgram, Entry, Value};
 pub use rqc_runtime::dump::{Dump, Dumped};

@@ -41,12 +41,12 @@ impl TxPrepared<'_, '_> {
 
     /// Runs with arguments taken by name from a serializable struct or map.
     pub fn run_named<P: serde::Serialize>(&self, params: &P) -> Result<Output, Error> {
-        self.run(&crate::database::named_args(self.entry, params)?)
+        self.run(&crate::prepared::named_args(self.entry, params)?)
     }
 
     /// Runs and reads the result rows into `T`.
     pub fn query<T: serde::de::DeserializeOwned>(&self, args: &[Value]) -> Result<Vec<T>, Error> {
-        crate::database::rows_as(self.entry, &self.run(args)?)
+        crate::prepared::rows_as(self.entry, &self.run(args)?)
     }
 
     /// Runs and reads the first row, if any, into `T`.
@@ -54,7 +54,7 @@ impl TxPrepared<'_, '_> {
         &self,
         args: &[Value],
     ) -> Result<Option<T>, Error> {
-        crate::database::first_as(self.entry, &self.run(args)?)
+        crate::prepared::first_as(self.entry, &self.run(args)?)
     }
 
     /// E0667: a page reads in a transaction of its own.
