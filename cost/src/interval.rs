@@ -84,6 +84,28 @@ impl Relation {
             Relation::Equal => None,
         }
     }
+
+    /// What a range's end says of each key it reads (`upper`: the end
+    /// above; `inclusive`: the end itself read): `T.i[u, at <= e]` reads
+    /// keys `at <= e`.
+    pub fn of_range_end(upper: bool, inclusive: bool) -> Relation {
+        match (upper, inclusive) {
+            (true, true) => Relation::AtMost,
+            (true, false) => Relation::Below,
+            (false, true) => Relation::AtLeast,
+            (false, false) => Relation::Above,
+        }
+    }
+}
+
+impl Interval {
+    /// Where a column of every row a range read lies: `relation` to the
+    /// end `end` (`Relation::of_range_end`), or equal to a prefix's value
+    /// (`Relation::Equal`). Shared by the checker's access and the plan
+    /// verifier's scan, so both narrow a row read alike.
+    pub fn read_within(relation: Relation, end: &Interval) -> Interval {
+        Interval::unbounded("a column read").assume(relation, end)
+    }
 }
 
 impl Interval {

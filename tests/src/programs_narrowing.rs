@@ -17,9 +17,16 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
     match rng.below(34) {
-        // What `filter`, `all` or `any` proves of a part of each element:
-        // a row's column, a record's field, a string field's length.
-        33 => match rng.below(4) {
+        // What `filter`, `all` or `any` proves of a part of each element
+        // (a row's column, a record's field, a string field's length), and
+        // what an access proves of the rows it reads.
+        33 => match rng.below(6) {
+            // A row read by a range or a fixed value: its column there.
+            4 => {
+                let end = pick(rng, &["<", "<=", ">", ">="]);
+                format!("(A.by_g[x, v {end} {a}] |> take(3) |> map(r => A.by_g[x] |> take(r.v) |> count()) |> sum())")
+            }
+            5 => format!("(B[{a}] |> map(b => A.by_g[x] |> take(b.a - {w}) |> count()) |> sum())"),
             0 => format!("(B[x] |> filter(b => b.w {op} {a}) |> map(b => A.by_g[b.n] |> take(b.w) |> count()) |> sum())"),
             1 => format!("{{ let bs = B[x]; if all(bs, b => b.w {op} {a} && b.n {op} {k}) {{ bs |> map(b => b.w - b.n + {w}) |> sum() }} else {{ {b} }} }}"),
             2 => format!("([{{n: {v}, s: \"ab\"}}, {{n: {a}, s: \"xyz\"}}] |> filter(r => r.n {op} {b} && length(r.s) <= 2) |> map(r => r.n - {w} + length(r.s)) |> sum())"),

@@ -7,7 +7,7 @@ use super::schema_types::table_column_ty;
 use super::tir::TExpr;
 use super::tuple_range::TupleRange;
 use super::types::{StreamSource, StreamTy, Ty};
-use crate::cost::{Cost, Poly, Var, VarKind};
+use crate::cost::{Cost, Interval, Poly, Relation, Var, VarKind};
 use crate::span::Span;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
 use crate::syntax::printer::print_expr;
@@ -175,6 +175,9 @@ impl<'p> Checker<'p> {
         let mut cost = Cost::zero();
         let mut prefix = Vec::new();
         let mut range = None;
+        // What every row read holds of its columns: each fixed `Int`
+        // column its value's range, the range's column within its ends.
+        let mut read = Vec::new();
         for (i, arg) in args.iter().enumerate() {
             let column = &schema.columns[path.columns[i]];
             let expected = table_column_ty(&table, column);
@@ -191,9 +194,14 @@ impl<'p> Checker<'p> {
                         continue;
                     }
                 }
-                if let Some((r, c)) = self.range_condition(arg, &table, &column.name, &expected) {
+                if let Some((r, c, ends)) =
+                    self.range_condition(arg, &table, &column.name, &expected)
+                {
                     range = Some(r);
                     cost = cost.plus(&c);
+                    if matches!(expected, Ty::Int(_)) {
+                        read.extend(ends.into_iter().map(|(rel, ty)| (&column.name, rel, ty)));
+                    }
                     continue;
                 }
             }
@@ -205,9 +213,12 @@ impl<'p> Checker<'p> {
                 format_args!("`{}.{}` is `{expected}`", table, column.name),
             );
             cost = cost.plus(&value.cost);
+            if matches!(expected, Ty::Int(_)) {
+                read.push((&column.name, Relation::Equal, value.ty));
+            }
             prefix.push(value.tir);
         }
-        let row = Ty::row(table.clone());
+        let row = Ty::Row(table.clone(), rows_read_within(&read));
         let whole = prefix.len() == path.columns.len() && range.is_none();
         if whole && path.unique {
             let (tir, seeks) = match &path.index {
@@ -406,4 +417,24 @@ impl<'p> Checker<'p> {
         d.help.push("write `Table[key]` or `Table.index[values]`; to pick from a list use `|> take(n)` or `|> first()`".into());
         None
     }
+}
+
+/// What every row an access reads holds of its `Int` columns (`read`: each
+/// column, its relation to a value, and the value's type): a fixed
+/// column's value's range, a range's column within its ends
+/// (`Interval::read_within`, as the verifier's scan), kept in the row's
+/// type by column (`narrowed_types::column_within`).
+fn rows_read_within(read: &[(&String, Relation, Ty)]) -> Vec<(String, Interval)> {
+    let mut facts: Vec<(String, Interval)> = Vec::new();
+    for (column, relation, value) in read {
+        let Ty::Int(value) = value else {
+            continue;
+        };
+        let within = Interval::read_within(*relation, value);
+        match facts.iter_mut().find(|(known, _)| known == *column) {
+            Some((_, known)) => *known = known.intersect(&within),
+            None => facts.push(((*column).clone(), within)),
+        }
+    }
+    facts
 }

@@ -3,20 +3,21 @@
 use super::expr::Checker;
 use super::tir::RangeT;
 use super::types::Ty;
-use crate::cost::Cost;
+use crate::cost::{Cost, Relation};
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
 use crate::syntax::printer::print_expr;
 
 impl Checker<'_> {
     /// `col < x`, `col >= x` or `a..b` as the last value of an access: a
-    /// range over the next column.
+    /// range over the next column, and each end's relation to the keys it
+    /// reads with the end's type (what a row read holds of the column).
     pub(super) fn range_condition(
         &mut self,
         arg: &Expr,
         table: &str,
         column: &str,
         expected: &Ty,
-    ) -> Option<(RangeT, Cost)> {
+    ) -> Option<(RangeT, Cost, Vec<(Relation, Ty)>)> {
         match &arg.kind {
             ExprKind::Binary(op, lhs, rhs)
                 if op.is_comparison() && *op != BinaryOp::Eq && *op != BinaryOp::NotEq =>
@@ -34,7 +35,10 @@ impl Checker<'_> {
                     rhs.span,
                     format_args!("`{column}` is `{expected}`"),
                 );
-                let bound = Some((value.tir, matches!(op, BinaryOp::LtEq | BinaryOp::GtEq)));
+                let inclusive = matches!(op, BinaryOp::LtEq | BinaryOp::GtEq);
+                let upper = matches!(op, BinaryOp::Lt | BinaryOp::LtEq);
+                let ends = vec![(Relation::of_range_end(upper, inclusive), value.ty)];
+                let bound = Some((value.tir, inclusive));
                 let range = match op {
                     BinaryOp::Lt | BinaryOp::LtEq => RangeT {
                         lower: None,
@@ -47,7 +51,7 @@ impl Checker<'_> {
                         starts_with: false,
                     },
                 };
-                Some((range, value.cost))
+                Some((range, value.cost, ends))
             }
             ExprKind::Range(lo, hi) => {
                 let low = self.check(lo);
@@ -71,6 +75,7 @@ impl Checker<'_> {
                         starts_with: false,
                     },
                     low.cost.plus(&high.cost),
+                    vec![(Relation::AtLeast, low.ty), (Relation::Below, high.ty)],
                 ))
             }
             // `col >= a && col < b`: both ends of one range over the next
@@ -98,6 +103,7 @@ impl Checker<'_> {
                     return no_range();
                 }
                 let mut cost = Cost::zero();
+                let mut read = Vec::new();
                 let mut range = RangeT {
                     lower: None,
                     upper: None,
@@ -112,13 +118,14 @@ impl Checker<'_> {
                         format_args!("`{column}` is `{expected}`"),
                     );
                     cost = cost.plus(&value.cost);
+                    read.push((Relation::of_range_end(end.upper, end.inclusive), value.ty));
                     let bound = Some((value.tir, end.inclusive));
                     match end.upper {
                         true => range.upper = bound,
                         false => range.lower = bound,
                     }
                 }
-                Some((range, cost))
+                Some((range, cost, read))
             }
             // `starts_with(col, p)`: the entries whose next column begins
             // with `p`, one contiguous key range (spec/cost.md §4.5).
@@ -179,6 +186,7 @@ impl Checker<'_> {
                         starts_with: true,
                     },
                     value.cost,
+                    Vec::new(),
                 ))
             }
             _ => None,
@@ -220,7 +228,7 @@ fn range_end<'e>(condition: &'e Expr, column: &str) -> Option<RangeEnd<'e>> {
 
 /// What a range reported as wrong reads: nothing, at no cost (the error
 /// stands for it).
-fn no_range() -> Option<(RangeT, Cost)> {
+fn no_range() -> Option<(RangeT, Cost, Vec<(Relation, Ty)>)> {
     Some((
         RangeT {
             lower: None,
@@ -228,5 +236,6 @@ fn no_range() -> Option<(RangeT, Cost)> {
             starts_with: false,
         },
         Cost::zero(),
+        Vec::new(),
     ))
 }

@@ -8,8 +8,11 @@
 
 use super::abstract_value::{Abs, Kind, StreamAbs};
 use super::bounds::{Eval, Verifier};
+use super::named::Step;
+use super::narrowed_values::narrow_at;
+use super::narrowing::plain_int;
 use super::scope::{Binding, Scope};
-use rqc_cost::{Cost, Interval, Poly};
+use rqc_cost::{Cost, Interval, Poly, Relation};
 use rqc_plan::{AggregateKind, ColumnType, Node, Op, RangeEnd};
 use std::rc::Rc;
 
@@ -308,14 +311,39 @@ impl<'p> Verifier<'p> {
             return self.fault("E0621", node, "not a scan".into());
         };
         let t = self.table_position(node, table)?;
-        let (_, mut out) = self.all_data(prefix, scope)?;
-        for end in [lower, upper].into_iter().flatten() {
-            let RangeEnd { value, .. } = end;
+        let schema = &self.schema.tables[t];
+        let columns: &[usize] = match index {
+            None => &schema.key,
+            Some(name) => match schema.indexes.iter().find(|i| &i.name == name) {
+                Some(found) => &found.columns,
+                None => return self.fault("E0620", node, format!("no index `{name}`")),
+            },
+        };
+        let (fixed_values, mut out) = self.all_data(prefix, scope)?;
+        // What every row read holds of its `Int` columns: a fixed one its
+        // value's range, the range's column within its ends (as the
+        // checker's `rows_read_within`, by `Interval::read_within`).
+        let mut read: Vec<(usize, Relation, Interval)> = Vec::new();
+        for (column, value) in columns.iter().zip(&fixed_values) {
+            if let Some(value) = plain_int(value) {
+                read.push((*column, Relation::Equal, value));
+            }
+        }
+        for (end, upper) in [(lower, false), (upper, true)] {
+            let Some(RangeEnd { value, inclusive }) = end else {
+                continue;
+            };
             let values: &'p [Node] = match &value.op {
                 Op::Tuple(items) => items,
                 _ => std::slice::from_ref(&**value),
             };
             let (found, ends) = self.all_data(values, scope)?;
+            let next = columns.get(prefix.len());
+            if let (false, [value], Some(column)) = (*starts_with, found.as_slice(), next) {
+                if let Some(value) = plain_int(value) {
+                    read.push((*column, Relation::of_range_end(upper, *inclusive), value));
+                }
+            }
             if *starts_with && !matches!(found[0].scalar_kind(), Ok(None | Some(Kind::Str))) {
                 return self.fault(
                     "E0625",
@@ -326,9 +354,10 @@ impl<'p> Verifier<'p> {
             out.cost = out.cost.plus(&ends.cost);
             out.writes |= ends.writes;
         }
+        let row = rows_read_within(self.row(t), &read);
         if *stream {
             out.value = Abs::Stream(Rc::new(StreamAbs {
-                element: self.row(t),
+                element: row,
                 open: Cost::constant(1, 0, 1),
                 each: Cost::constant(0, 1, 0),
                 skipped: false,
@@ -336,14 +365,6 @@ impl<'p> Verifier<'p> {
             }));
             return Ok(out);
         }
-        let schema = &self.schema.tables[t];
-        let columns: &[usize] = match index {
-            None => &schema.key,
-            Some(name) => match schema.indexes.iter().find(|i| &i.name == name) {
-                Some(found) => &found.columns,
-                None => return self.fault("E0620", node, format!("no index `{name}`")),
-            },
-        };
         let fixed = &columns[..prefix.len().min(columns.len())];
         let limit = schema
             .bounds
@@ -363,7 +384,16 @@ impl<'p> Verifier<'p> {
             );
         };
         out.cost = out.cost.plus(&Cost::constant(1, limit, 1));
-        out.value = Abs::list(self.row(t), Poly::constant(limit));
+        out.value = Abs::list(row, Poly::constant(limit));
         Ok(out)
     }
+}
+
+/// `row`, a row of a table, with each `Int` column `read` names narrowed
+/// to where every row the access reads holds it (`Interval::read_within`).
+fn rows_read_within<'p>(row: Abs<'p>, read: &[(usize, Relation, Interval)]) -> Abs<'p> {
+    read.iter().fold(row, |row, (column, relation, value)| {
+        let within = Interval::read_within(*relation, value);
+        narrow_at(&row, &[Step::Column(*column)], &within).unwrap_or(row)
+    })
 }
