@@ -7,6 +7,10 @@ use crate::cost::{Cost, Relation};
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
 use crate::syntax::printer::print_expr;
 
+/// A range checked: its ends, what computing them costs, and each end's
+/// relation to the keys it reads with the end's type.
+pub(super) type CheckedRange = (RangeT, Cost, Vec<(Relation, Ty)>);
+
 impl Checker<'_> {
     /// `col < x`, `col >= x` or `a..b` as the last value of an access: a
     /// range over the next column, and each end's relation to the keys it
@@ -17,7 +21,7 @@ impl Checker<'_> {
         table: &str,
         column: &str,
         expected: &Ty,
-    ) -> Option<(RangeT, Cost, Vec<(Relation, Ty)>)> {
+    ) -> Option<CheckedRange> {
         match &arg.kind {
             ExprKind::Binary(op, lhs, rhs)
                 if op.is_comparison() && *op != BinaryOp::Eq && *op != BinaryOp::NotEq =>
@@ -228,7 +232,7 @@ fn range_end<'e>(condition: &'e Expr, column: &str) -> Option<RangeEnd<'e>> {
 
 /// What a range reported as wrong reads: nothing, at no cost (the error
 /// stands for it).
-fn no_range() -> Option<(RangeT, Cost, Vec<(Relation, Ty)>)> {
+fn no_range() -> Option<CheckedRange> {
     Some((
         RangeT {
             lower: None,
