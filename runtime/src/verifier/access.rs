@@ -36,20 +36,32 @@ impl<'p> Verifier<'p> {
         scope: &Scope<'p>,
     ) -> crate::error::Result<Eval<'p>> {
         Ok(match &node.op {
+            // The row found holds its key at the values given (as a
+            // scan's fixed columns).
             Op::Get { table, key } => {
                 let t = self.table_position(node, table)?;
-                let (_, mut out) = self.all_data(key, scope)?;
+                let (found, mut out) = self.all_data(key, scope)?;
                 out.cost = out.cost.plus(&point(1));
-                out.value = Abs::Opt(Box::new(self.row(t)));
+                let read = fixed_within(&self.schema.tables[t].key, &found);
+                out.value = Abs::Opt(Box::new(rows_read_within(self.row(t), &read)));
                 out
             }
             // The index entry holds the row (the calculus charges the
             // descent to the entry and to the row).
-            Op::GetUnique { table, values, .. } => {
+            Op::GetUnique {
+                table,
+                index,
+                values,
+            } => {
                 let t = self.table_position(node, table)?;
-                let (_, mut out) = self.all_data(values, scope)?;
+                let (found, mut out) = self.all_data(values, scope)?;
                 out.cost = out.cost.plus(&point(2));
-                out.value = Abs::Opt(Box::new(self.row(t)));
+                let schema = &self.schema.tables[t];
+                let Some(index) = schema.indexes.iter().find(|i| &i.name == index) else {
+                    return self.fault("E0620", node, format!("no index `{index}`"));
+                };
+                let read = fixed_within(&index.columns, &found);
+                out.value = Abs::Opt(Box::new(rows_read_within(self.row(t), &read)));
                 out
             }
             Op::Aggregate { aggregate, key } => {
@@ -323,12 +335,7 @@ impl<'p> Verifier<'p> {
         // What every row read holds of its `Int` columns: a fixed one its
         // value's range, the range's column within its ends (as the
         // checker's `rows_read_within`, by `Interval::read_within`).
-        let mut read: Vec<(usize, Relation, Interval)> = Vec::new();
-        for (column, value) in columns.iter().zip(&fixed_values) {
-            if let Some(value) = plain_int(value) {
-                read.push((*column, Relation::Equal, value));
-            }
-        }
+        let mut read = fixed_within(columns, &fixed_values);
         for (end, upper) in [(lower, false), (upper, true)] {
             let Some(RangeEnd { value, inclusive }) = end else {
                 continue;
@@ -387,6 +394,16 @@ impl<'p> Verifier<'p> {
         out.value = Abs::list(row, Poly::constant(limit));
         Ok(out)
     }
+}
+
+/// What every row read by the values `found` of `columns` holds: each
+/// column whose value is a plain `Int`, equal to it.
+fn fixed_within(columns: &[usize], found: &[Abs<'_>]) -> Vec<(usize, Relation, Interval)> {
+    columns
+        .iter()
+        .zip(found)
+        .filter_map(|(column, value)| Some((*column, Relation::Equal, plain_int(value)?)))
+        .collect()
 }
 
 /// `row`, a row of a table, with each `Int` column `read` names narrowed
