@@ -32,6 +32,27 @@ impl End {
         }
     }
 
+    /// This end as the least of an interval of `Int`s: a lower end past
+    /// the largest `Int` is that `Int` (a result above it stops the run,
+    /// spec/types.md, so every value the run goes on with is at least it:
+    /// none), not an unknown one, which would let `n / d` with `d` a
+    /// product too large for an `Int` be as large as `n`.
+    pub(crate) fn least_number(self) -> Option<i64> {
+        match self {
+            End::At(n) if n > i128::from(i64::MAX) => Some(i64::MAX),
+            _ => self.number(),
+        }
+    }
+
+    /// This end as the most of an interval of `Int`s: an upper end below
+    /// the least `Int` is that `Int` (as [`End::least_number`]).
+    pub(crate) fn most_number(self) -> Option<i64> {
+        match self {
+            End::At(n) if n < i128::from(i64::MIN) => Some(i64::MIN),
+            _ => self.number(),
+        }
+    }
+
     pub(crate) fn negate(self) -> End {
         match self {
             End::Below => End::Above,

@@ -207,7 +207,7 @@ impl Interval {
 
     /// This interval's polynomial ends with numeric ends `ends`.
     fn with_ends(hi: Poly, lo: Poly, ends: (End, End)) -> Interval {
-        Interval::new(hi, lo, ends.0.number(), ends.1.number())
+        Interval::new(hi, lo, ends.0.least_number(), ends.1.most_number())
     }
 
     /// `a + b`: the ends add.

@@ -192,3 +192,22 @@ fn an_extreme_bounds_every_element_by_one_end_only() {
     let above = element.above_lower_of(&greatest);
     assert_eq!((above.least, above.most), (Some(5), Some(100)));
 }
+
+#[test]
+fn an_end_past_the_ints_is_the_int_there_not_an_unknown_end() {
+    // 2 · 4294967297 · 4294967297 is past the largest `Int`: a run that
+    // computes it stops, so a value it goes on with is at least that
+    // `Int` (none is), and a quotient by it is at most 0.
+    let big = Interval::exact(4294967297);
+    let product = Interval::exact(2).times(&big).times(&big);
+    assert_eq!(product.least, Some(i64::MAX));
+    let quotient = Interval::parameter("n", Some(0), Some(6)).divided_by(&product);
+    assert_eq!(quotient.most, Some(0));
+    // Below the least `Int`, the same at the other end.
+    let negative = Interval::exact(-2).times(&big).times(&big);
+    assert_eq!(negative.most, Some(i64::MIN));
+    // Within the `Int`s, nothing changes; an end past them on the side
+    // that has no numbers stays unknown.
+    assert_eq!(Interval::exact(3).times(&big).least, Some(3 * 4294967297));
+    assert_eq!(product.most, None);
+}
