@@ -199,7 +199,7 @@ impl<'p> Checker<'p> {
                 {
                     range = Some(r);
                     cost = cost.plus(&c);
-                    if matches!(expected, Ty::Int(_)) {
+                    if reads_as_int(&expected) {
                         read.extend(ends.into_iter().map(|(rel, ty)| (&column.name, rel, ty)));
                     }
                     continue;
@@ -213,7 +213,7 @@ impl<'p> Checker<'p> {
                 format_args!("`{}.{}` is `{expected}`", table, column.name),
             );
             cost = cost.plus(&value.cost);
-            if matches!(expected, Ty::Int(_)) {
+            if reads_as_int(&expected) {
                 read.push((&column.name, Relation::Equal, value.ty));
             }
             prefix.push(value.tir);
@@ -437,4 +437,16 @@ fn rows_read_within(read: &[(&String, Relation, Ty)]) -> Vec<(String, Interval)>
         }
     }
     facts
+}
+
+/// Whether a column of type `ty` is narrowed by the values an access reads
+/// it at: an `Int`, or an `Int?` (whose `none` sorts below every number,
+/// so a range's ends hold of the values it reads, and a `none` row is no
+/// number: `narrowed_ty` narrows the value it holds).
+fn reads_as_int(ty: &Ty) -> bool {
+    match ty {
+        Ty::Int(_) => true,
+        Ty::Option(inner) => matches!(**inner, Ty::Int(_)),
+        _ => false,
+    }
 }

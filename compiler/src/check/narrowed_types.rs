@@ -20,6 +20,9 @@ pub(super) fn narrowed_ty(ty: &Ty, fields: &[&str], interval: &Interval) -> Opti
     let Some((first, rest)) = fields.split_first() else {
         return match ty {
             Ty::Int(known) => Some(Ty::Int(known.intersect(interval))),
+            // An `Int?` column a range read (`access.rs`): the number it
+            // holds, when it holds one.
+            Ty::Option(inner) => Some(Ty::option(narrowed_ty(inner, &[], interval)?)),
             _ => None,
         };
     };
