@@ -188,9 +188,12 @@ impl<'p> Checker<'p> {
                     TupleRange::NotOne => {}
                     TupleRange::Refused => return Checked::error(),
                     TupleRange::Range(found) => {
-                        let (r, c) = *found;
+                        let (r, c, ends) = *found;
                         range = Some(r);
                         cost = cost.plus(&c);
+                        if reads_as_int(&expected) {
+                            read.extend(ends.into_iter().map(|(rel, ty)| (&column.name, rel, ty)));
+                        }
                         continue;
                     }
                 }

@@ -10,7 +10,7 @@
 use super::expr::Checker;
 use super::schema_types::table_column_ty;
 use super::tir::{RangeT, TExpr};
-use crate::cost::Cost;
+use crate::cost::{Cost, Relation};
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind};
 use crate::syntax::printer::print_expr;
 use rqc_plan::TableSchema;
@@ -19,9 +19,10 @@ use rqc_plan::TableSchema;
 pub enum TupleRange {
     /// Not a tuple comparison: the caller checks it as before.
     NotOne,
-    /// A tuple range over the columns from the one after the prefix, and
-    /// what checking it cost (boxed together: the cost is four formulas).
-    Range(Box<(RangeT, Cost)>),
+    /// A tuple range over the columns from the one after the prefix, what
+    /// checking it cost, and what it says of its first column (boxed
+    /// together: the cost is four formulas).
+    Range(Box<super::range_conditions::CheckedRange>),
     /// Refused; the diagnostic is reported.
     Refused,
 }
@@ -192,6 +193,10 @@ impl Checker<'_> {
         }
         let mut cost = Cost::zero();
         let mut values = Vec::with_capacity(rhs_items.len());
+        // The first column of every key read lies within the end's first
+        // value, the value itself allowed (`(a, b) < (x, y)` reads `a == x`).
+        let upper = matches!(op, BinaryOp::Lt | BinaryOp::LtEq);
+        let mut first_end = Vec::new();
         for (k, value_expr) in rhs_items.iter().enumerate() {
             let column = &schema.columns[columns[first + k]];
             let expected = table_column_ty(&schema.name, column);
@@ -203,6 +208,9 @@ impl Checker<'_> {
                 format_args!("`{}` is `{expected}`", column.name),
             );
             cost = cost.plus(&value.cost);
+            if k == 0 {
+                first_end.push((Relation::of_range_end(upper, true), value.ty));
+            }
             values.push(value.tir);
         }
         let end = Some((
@@ -221,6 +229,6 @@ impl Checker<'_> {
                 starts_with: false,
             },
         };
-        TupleRange::Range(Box::new((range, cost)))
+        TupleRange::Range(Box::new((range, cost, first_end)))
     }
 }

@@ -345,10 +345,14 @@ impl<'p> Verifier<'p> {
                 _ => std::slice::from_ref(&**value),
             };
             let (found, ends) = self.all_data(values, scope)?;
+            // A tuple's end bounds its first column, the value itself
+            // allowed (`(a, b) < (x, y)` reads `a == x`), as the checker's.
+            let tuple = matches!(&value.op, Op::Tuple(_));
             let next = columns.get(prefix.len());
-            if let (false, [value], Some(column)) = (*starts_with, found.as_slice(), next) {
-                if let Some(value) = plain_int(value) {
-                    read.push((*column, Relation::of_range_end(upper, *inclusive), value));
+            if let (false, Some(first), Some(column)) = (*starts_with, found.first(), next) {
+                if let Some(first) = plain_int(first) {
+                    let relation = Relation::of_range_end(upper, *inclusive || tuple);
+                    read.push((*column, relation, first));
                 }
             }
             if *starts_with && !matches!(found[0].scalar_kind(), Ok(None | Some(Kind::Str))) {
