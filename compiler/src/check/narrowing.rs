@@ -394,7 +394,8 @@ impl Checker<'_> {
 
     /// The type `elem` of the elements `filter(param => …)` keeps, within
     /// what its predicate's condition `kept` proves of `param` where it is
-    /// true (spec/cost.md §3.1): an `Int`'s range, a `String`'s length.
+    /// true (spec/cost.md §3.1): an `Int`'s range, a `String`'s length,
+    /// and the same of a record's field or a row's column inside it.
     /// `param` is the parameter's name and the binding the check of the
     /// predicate gave it: a fact about another binding of that name (one
     /// around the `filter`, or a `let` inside the predicate) is not the
@@ -411,7 +412,7 @@ impl Checker<'_> {
                 continue;
             }
             // The element itself, or a path inside it: a record's field,
-            // a row's column, a length (`p.body.length`).
+            // a row's column, a length (`p.body.length()`).
             let fields: Vec<&str> = match name.split_once('.') {
                 None if name == param => Vec::new(),
                 Some((root, path)) if root == param => path.split('.').collect(),
