@@ -43,7 +43,7 @@ mod var;
 pub use extremes::Extremes;
 pub use frames::Frames;
 pub use interval::{Interval, Relation};
-pub use names::{Name, EACH_ELEMENT};
+pub use names::{path_below, Name, EACH_ELEMENT};
 pub use narrowing::{
     assume, assume_within, facts_around, Condition, Fact, Hidden, ENCLOSING_FACTS_READ,
 };

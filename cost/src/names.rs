@@ -16,10 +16,21 @@ pub trait Name: Clone + PartialEq {
 /// names, and its declared lengths of elements, `|rs[].xs|`).
 pub const EACH_ELEMENT: &str = "[]";
 
+/// The steps of the dotted path `path` below `root`: `Some("")` for
+/// `root` itself, `Some("at")` for `root.at`, `None` for a path that does
+/// not start at `root` (`pq.at` is not below `p`). The one reading of a
+/// dotted path's parts (the checker's names and a row type's facts).
+pub fn path_below<'p>(path: &'p str, root: &str) -> Option<&'p str> {
+    match path.strip_prefix(root)? {
+        "" => Some(""),
+        rest => rest.strip_prefix('.'),
+    }
+}
+
 /// A dotted path (`p.at`): a part of another is that path and more.
 impl Name for String {
     fn in_each(&self, element: &Self, list: &Self) -> Option<Self> {
-        let below = self.strip_prefix(element.as_str())?.strip_prefix('.')?;
+        let below = path_below(self, element).filter(|below| !below.is_empty())?;
         Some(format!("{list}.{EACH_ELEMENT}.{below}"))
     }
 }

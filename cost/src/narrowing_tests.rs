@@ -575,3 +575,12 @@ fn all_proves_of_each_elements_part_what_it_proves_of_its_elements() {
     assume(&failed, false, &mut narrowed);
     assert!(narrowed.is_empty());
 }
+
+#[test]
+fn a_path_below_a_root_is_its_steps_after_the_root_and_a_dot() {
+    assert_eq!(crate::path_below("p", "p"), Some(""));
+    assert_eq!(crate::path_below("p.at", "p"), Some("at"));
+    assert_eq!(crate::path_below("p.body.length()", "p"), Some("body.length()"));
+    assert_eq!(crate::path_below("pq.at", "p"), None);
+    assert_eq!(crate::path_below("q.at", "p"), None);
+}

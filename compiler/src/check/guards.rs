@@ -111,8 +111,7 @@ fn element_side(side: &Side, element: &Named, params: &[Named]) -> Option<Side> 
 /// predicate its name hides a function's parameter of that name, so in a
 /// template a term of that name is never the parameter's.
 fn is_element(name: &Named, element: &Named) -> bool {
-    let part = name.0.strip_prefix(element.0.as_str());
-    name.1 == element.1 && matches!(part, Some(rest) if rest.is_empty() || rest.starts_with('.'))
+    name.1 == element.1 && crate::cost::path_below(&name.0, &element.0).is_some()
 }
 
 /// The position of the parameter `name` (a parameter, or a field, length

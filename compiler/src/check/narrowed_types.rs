@@ -66,12 +66,9 @@ pub(super) fn narrowed_ty(ty: &Ty, fields: &[&str], interval: &Interval) -> Opti
 /// of it: its range, its length, an `Int?`'s one value.
 pub(super) fn column_within(ty: Ty, column: &str, facts: &[(String, Interval)]) -> Ty {
     facts.iter().fold(ty, |ty, (path, interval)| {
-        let below = match path.strip_prefix(column) {
+        let below = match crate::cost::path_below(path, column) {
             Some("") => Vec::new(),
-            Some(rest) => match rest.strip_prefix('.') {
-                Some(rest) => rest.split('.').collect(),
-                None => return ty,
-            },
+            Some(rest) => rest.split('.').collect(),
             None => return ty,
         };
         narrowed_ty(&ty, &below, interval).unwrap_or(ty)

@@ -413,10 +413,10 @@ impl Checker<'_> {
             }
             // The element itself, or a path inside it: a record's field,
             // a row's column, a length (`p.body.length()`).
-            let fields: Vec<&str> = match name.split_once('.') {
-                None if name == param => Vec::new(),
-                Some((root, path)) if root == param => path.split('.').collect(),
-                _ => continue,
+            let fields: Vec<&str> = match crate::cost::path_below(&name, param) {
+                Some("") => Vec::new(),
+                Some(path) => path.split('.').collect(),
+                None => continue,
             };
             if let Some(ty) = narrowed_ty(&elem, &fields, &interval) {
                 elem = ty;
