@@ -55,6 +55,11 @@ pub enum Condition<N> {
         /// What the body says.
         says: Box<Condition<N>>,
     },
+    /// A `Bool` literal: `true` or `false` wherever it is read. A part of
+    /// a disjunction that is always the other outcome cannot be the one
+    /// that holds, so the other part is established (`n <= 10 || false`
+    /// true is `n <= 10` true: [`known`]).
+    Constant(bool),
     /// Anything else: proves nothing.
     Opaque,
 }
@@ -157,6 +162,7 @@ impl<N> Condition<N> {
                 element,
                 says,
             } => elements(list, element, says),
+            Condition::Constant(value) => Condition::Constant(*value),
             Condition::Opaque => Condition::Opaque,
         }
     }
@@ -393,6 +399,19 @@ fn each_established<'c, N>(
             each_established(a, holds, visit);
             each_established(b, holds, visit);
         }
+        // A disjunction one of whose parts is always the other outcome:
+        // that part is not the one, so the other is (`n <= 10 || false`).
+        // Both always the other outcome: the branch is never taken, and
+        // proving nothing there is sound.
+        (Condition::And(a, b), false) | (Condition::Or(a, b), true)
+            if known(a) == Some(!holds) || known(b) == Some(!holds) =>
+        {
+            match (known(a) == Some(!holds), known(b) == Some(!holds)) {
+                (true, false) => each_established(b, holds, visit),
+                (false, true) => each_established(a, holds, visit),
+                _ => {}
+            }
+        }
         (
             Condition::Compare { .. }
             | Condition::Elements { .. }
@@ -401,6 +420,29 @@ fn each_established<'c, N>(
             _,
         ) => visit(condition, holds),
         _ => {}
+    }
+}
+
+/// The outcome `condition` has wherever it is read, when its literals
+/// decide it (`false`, `!true`, `x <= 3 && false`); `None` when it
+/// depends on values.
+pub(crate) fn known<N>(condition: &Condition<N>) -> Option<bool> {
+    match condition {
+        Condition::Constant(value) => Some(*value),
+        Condition::Not(inner) => known(inner).map(|value| !value),
+        Condition::Named(inner) => known(inner),
+        Condition::Both(a, b) => known(a).or_else(|| known(b)),
+        Condition::And(a, b) => match (known(a), known(b)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Condition::Or(a, b) => match (known(a), known(b)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        Condition::Compare { .. } | Condition::Elements { .. } | Condition::Opaque => None,
     }
 }
 
@@ -430,7 +472,7 @@ fn comparisons<N>(condition: &Condition<N>) -> usize {
         Condition::Both(a, b) => comparisons(a) + comparisons(b),
         Condition::And(a, b) | Condition::Or(a, b) => comparisons(a) + comparisons(b),
         Condition::Compare { .. } | Condition::Elements { .. } => 1,
-        Condition::Opaque => 0,
+        Condition::Constant(_) | Condition::Opaque => 0,
     }
 }
 
@@ -540,7 +582,7 @@ fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> A
             // where it ran (numbers that still bound those values), never
             // narrowed by it (`assume`).
             Condition::Elements { list, .. } => keep(list),
-            Condition::Opaque => true,
+            Condition::Constant(_) | Condition::Opaque => true,
         }
     }
     fn filtered<N: Clone>(condition: &Condition<N>, keep: &dyn Fn(&N) -> bool) -> Condition<N> {
@@ -575,6 +617,7 @@ fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> A
                 let (a, b) = both(a, b);
                 Condition::Both(a, b)
             }
+            Condition::Constant(value) => Condition::Constant(*value),
             Condition::Opaque => Condition::Opaque,
         }
     }

@@ -187,6 +187,31 @@ fn and_narrows_when_true_or_when_false_not_the_other_way() {
 }
 
 #[test]
+fn a_literal_part_of_a_disjunction_leaves_the_other() {
+    let below_ten = || Box::new(compare("n", Some(Relation::AtMost), 10));
+    let literal = |value| Box::new(Condition::Constant(value));
+    // `n <= 10 || false` true, either way round: `n <= 10`.
+    for or in [
+        Condition::Or(below_ten(), literal(false)),
+        Condition::Or(literal(false), below_ten()),
+    ] {
+        assert_eq!(ends(&proved(&or, true)), [(None, Some(10))]);
+    }
+    // `!(n <= 10 && true)`: `n > 10`.
+    let and = Condition::And(below_ten(), literal(true));
+    assert_eq!(ends(&proved(&and, false)), [(Some(11), None)]);
+    // `n <= 10 || true` true proves nothing, nor does a branch no run
+    // takes (`false || false`).
+    let or = Condition::Or(below_ten(), literal(true));
+    assert!(ends(&proved(&or, true)).iter().all(|e| *e == (None, None)));
+    let never = Condition::Or(literal(false), literal(false));
+    assert!(proved(&never, true).is_empty());
+    // `!false` decides a disjunction as `true` does.
+    let negated = Condition::Or(below_ten(), Box::new(Condition::Not(literal(true))));
+    assert_eq!(ends(&proved(&negated, true)), [(None, Some(10))]);
+}
+
+#[test]
 fn not_equal_proves_only_when_false() {
     let c = compare("n", None, 3);
     let then = proved(&c, true);
@@ -580,7 +605,10 @@ fn all_proves_of_each_elements_part_what_it_proves_of_its_elements() {
 fn a_path_below_a_root_is_its_steps_after_the_root_and_a_dot() {
     assert_eq!(crate::path_below("p", "p"), Some(""));
     assert_eq!(crate::path_below("p.at", "p"), Some("at"));
-    assert_eq!(crate::path_below("p.body.length()", "p"), Some("body.length()"));
+    assert_eq!(
+        crate::path_below("p.body.length()", "p"),
+        Some("body.length()")
+    );
     assert_eq!(crate::path_below("pq.at", "p"), None);
     assert_eq!(crate::path_below("q.at", "p"), None);
 }

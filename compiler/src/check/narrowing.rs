@@ -331,6 +331,7 @@ impl Checker<'_> {
             ExprKind::Unary(UnaryOp::Not, inner) => Condition::Not(read(inner)),
             ExprKind::Binary(BinaryOp::And, a, b) => Condition::And(read(a), read(b)),
             ExprKind::Binary(BinaryOp::Or, a, b) => Condition::Or(read(a), read(b)),
+            ExprKind::Bool(value) => Condition::Constant(*value),
             ExprKind::Binary(_, a, b) => recorded
                 .iter()
                 .rev()

@@ -23,7 +23,7 @@ use super::narrowed_values::narrow_at;
 use super::scope::{find, Binding, Scope};
 use super::sums::add_leaves;
 use rqc_cost::{Hidden, Interval, Relation, SideSum};
-use rqc_plan::{BinOp, Combinator, Node, Op, UnOp};
+use rqc_plan::{BinOp, Combinator, Node, Op, UnOp, Value};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -414,6 +414,7 @@ fn read_condition_within<'p>(
         Op::Unary(UnOp::Not, inner) => Condition::Not(read(inner)),
         Op::Binary(BinOp::And, a, b) => Condition::And(read(a), read(b)),
         Op::Binary(BinOp::Or, a, b) => Condition::Or(read(a), read(b)),
+        Op::Const(Value::Bool(value)) => Condition::Constant(*value),
         Op::Binary(..) => recorded
             .iter()
             .rev()
