@@ -49,8 +49,8 @@ pub use narrowing::{
 };
 pub use poly::{Monomial, Poly};
 pub use sides::{
-    compared, scaled, sum_leaves, Side, SideSum, SumLeaf, SumShape, Term, MAX_DEFINITIONS_READ,
-    MAX_TERMS,
+    beside_options, compared, scaled, sum_leaves, Side, SideSum, SumLeaf, SumShape, Term,
+    MAX_DEFINITIONS_READ, MAX_TERMS,
 };
 pub use sum_facts::{infeasible, sum_now, sum_within, SumNames};
 pub use var::{NameHash, Var, VarKind};

@@ -133,6 +133,16 @@ fn each_element(
                 size.clone(),
                 extremes.clone(),
             )),
+            // A list of `Int?`s: each one's number (`all(os, o => o <=
+            // 50)`; `Ty::List`'s extremes are of `Int` lists only).
+            Ty::Option(inner) => match &**inner {
+                Ty::Int(known) => Some(Ty::List(
+                    Box::new(Ty::option(Ty::Int(narrowed(known)))),
+                    size.clone(),
+                    extremes.clone(),
+                )),
+                _ => None,
+            },
             _ => None,
         },
         Ty::Option(inner) => match &**inner {

@@ -13,9 +13,9 @@
 //!
 //! A name is narrowed only where it is still the binding the comparison
 //! read (a binding keeps its identity, [`Local::binding`], when narrowed),
-//! and only a plain `Int` against a plain `Int`: an optional side may be
-//! `none`, which compares below every number, and proves nothing of the
-//! other side.
+//! and only an `Int` against an `Int`: an `Int?` side may be `none`,
+//! which compares below every number, so its number is narrowed and the
+//! other side is not (`rqc_cost::beside_options`).
 
 use super::expr::{Checked, Checker, Local};
 use super::modules::Symbol;
@@ -65,8 +65,8 @@ pub struct ConditionMark {
 }
 
 impl Checker<'_> {
-    /// Records `a op b` when both are plain `Int`s (called by the check of
-    /// a comparison).
+    /// Records `a op b` when both are `Int`s, or one an `Int?` (called by
+    /// the check of a comparison).
     pub(super) fn record_comparison(
         &mut self,
         op: BinaryOp,
@@ -87,15 +87,29 @@ impl Checker<'_> {
         if self.conditions_open == 0 {
             return;
         }
-        let (Ty::Int(x), Ty::Int(y)) = (left, right) else {
+        // A plain `Int`'s range, or an `Int?`'s number's (`true`).
+        let int = |ty: &Ty| match ty {
+            Ty::Int(x) => Some((x.clone(), false)),
+            Ty::Option(inner) => match &**inner {
+                Ty::Int(x) => Some((x.clone(), true)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (Some((x, x_optional)), Some((y, y_optional))) = (int(left), int(right)) else {
             return;
         };
-        let side = |this: &Self, e: &Expr, interval: &Interval| {
+        let side = |this: &Self, e: &Expr, interval: Interval| {
             let mut sum = SideSum::default();
-            this.add_leaves(e, Some(interval), &mut sum);
-            sum.side(interval.clone())
+            this.add_leaves(e, Some(&interval), &mut sum);
+            sum.side(interval)
         };
-        let (left, right) = (side(self, a, x), side(self, b, y));
+        let Some((left, right)) = crate::cost::beside_options(
+            (side(self, a, x), x_optional),
+            (side(self, b, y), y_optional),
+        ) else {
+            return;
+        };
         let says = crate::cost::compared(left, relation, right, &|named| self.definition_of(named));
         let comparison = Comparison {
             operands: (a.span, b.span),

@@ -92,7 +92,11 @@ fn narrow_by_extreme<'p>(value: &Abs<'p>, greatest: bool, interval: &Interval) -
 /// each element's interval made `narrowed` of it (as the checker's
 /// `each_element`); `None` for any other value.
 fn each_item<'p>(value: &Abs<'p>, narrowed: &dyn Fn(&Interval) -> Interval) -> Option<Abs<'p>> {
-    let item = |item: &Abs<'p>| Some(Abs::int(narrowed(&plain_int(item)?)));
+    // An item that is an `Int?` (a list of them): its number.
+    let item = |item: &Abs<'p>| match item {
+        Abs::Opt(inner) => Some(Abs::Opt(Box::new(Abs::int(narrowed(&plain_int(inner)?))))),
+        _ => Some(Abs::int(narrowed(&plain_int(item)?))),
+    };
     match value {
         Abs::List(element, len, extremes) => Some(Abs::List(
             Box::new(item(element)?),

@@ -12,8 +12,9 @@
 //! (or failed), on the same values of the names it compared: a parameter
 //! keeps one value for the whole run, and a name is narrowed only where it
 //! is still the binding the comparison read (a binding keeps its identity
-//! when narrowed, and a name bound again is a new binding). An optional
-//! side (`none` compares below every number) is never recorded.
+//! when narrowed, and a name bound again is a new binding). An `Int?`
+//! side (`none` compares below every number) has its number narrowed and
+//! narrows nothing of the other side (`rqc_cost::beside_options`).
 
 use super::abstract_value::{Abs, Kind, Scalar};
 use super::bounds::{Eval, Verifier};
@@ -73,6 +74,15 @@ pub(super) fn plain_int(value: &Abs<'_>) -> Option<Interval> {
     }
 }
 
+/// A plain `Int`'s interval, or an `Int?`'s number's (`true`), as a
+/// comparison's side (`rqc_cost::beside_options`).
+fn int(value: &Abs<'_>) -> Option<(Interval, bool)> {
+    match value {
+        Abs::Opt(inner) => plain_int(inner).map(|interval| (interval, true)),
+        _ => plain_int(value).map(|interval| (interval, false)),
+    }
+}
+
 impl<'p> Verifier<'p> {
     /// The comparisons of `cond` that [`Verifier::condition`] may read
     /// are recorded from here until it is called; the mark to give it.
@@ -86,8 +96,8 @@ impl<'p> Verifier<'p> {
     }
 
     /// Records `a op b` (the comparison `node`, its operands' values just
-    /// evaluated in `scope`) when a condition is open and both are plain
-    /// `Int`s.
+    /// evaluated in `scope`) when a condition is open and both are `Int`s,
+    /// or one an `Int?`.
     pub(super) fn record_comparison(
         &mut self,
         node: &'p Node,
@@ -102,7 +112,7 @@ impl<'p> Verifier<'p> {
         if !self.wanted.contains_key(&(node as *const Node)) {
             return;
         }
-        let (Some(x), Some(y)) = (plain_int(values.0), plain_int(values.1)) else {
+        let (Some((x, x_optional)), Some((y, y_optional))) = (int(values.0), int(values.1)) else {
             return;
         };
         let side = |operand: &'p Node, interval: Interval| {
@@ -110,7 +120,12 @@ impl<'p> Verifier<'p> {
             add_leaves(operand, Some(&interval), scope, &self.params, &mut sum);
             sum.side(interval)
         };
-        let (left, right) = (side(operands.0, x), side(operands.1, y));
+        let Some((left, right)) = rqc_cost::beside_options(
+            (side(operands.0, x), x_optional),
+            (side(operands.1, y), y_optional),
+        ) else {
+            return;
+        };
         // As `rqc_cost::compared` reads it, and through every alias a side
         // that is one named value is (`elements::through_aliases`).
         let compare = Condition::Compare {
