@@ -1,4 +1,4 @@
-//! The bound property's forms of what an `if`, `&&`, `||` (either part's join), `filter`, `all`, `any` (of an element or a part of one), a list's greatest or least or a lambda's application proves of the integers it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
+//! The bound property's forms of what an `if`, `&&`, `||` (either part's join), `filter`, `all`, `any` (of an element or a part of one), a list's greatest or least or a lambda's application proves of the integers (and `Int?`s) it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
 
 use super::{int, pick};
 use crate::Rng;
@@ -16,7 +16,26 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(34) {
+    match rng.below(35) {
+        // What a comparison of an `Int?` with an `Int` proves of the
+        // option's number (`rqc_cost::beside_options`), and nothing of the
+        // other side, which a `none` stands below: of a name, each of a
+        // list's `Int?`s kept by `filter` or proved by `all`, and a row's
+        // `Int?` column.
+        34 => {
+            let option = |of: &str| format!("if {w} > {k} {{ {of} }} else {{ none }}");
+            let o = option(v);
+            let e = option("e");
+            let options = format!("[{v}, {a}] |> map(e => {{ let o: Int? = {e}; o }})");
+            match rng.below(6) {
+                0 => format!("{{ let o: Int? = {o}; if o {op} {a} {{ o |> unwrap_or({b}) }} else {{ {b} }} }}"),
+                1 => format!("{{ let o: Int? = {o}; if {a} {op} o {{ {b} }} else {{ o |> unwrap_or(0) }} }}"),
+                2 => format!("{{ let o: Int? = {o}; if o {op} {w} {{ {w} - {b} }} else {{ {b} }} }}"),
+                3 => format!("({options} |> filter(o => o {op} {b}) |> map(o => (o |> unwrap_or(0)) - {w}) |> sum())"),
+                4 => format!("{{ let l = {options}; if all(l, o => o {op} {b}) {{ l |> map(o => unwrap_or(o, 0) - {w}) |> sum() }} else {{ {b} }} }}"),
+                _ => format!("(K.by_v[{v}] |> take(2) |> filter(r => r.t {op} {a}) |> map(r => A.by_g[x] |> take(r.t |> unwrap_or(0)) |> count()) |> sum())"),
+            }
+        }
         // What `filter`, `all` or `any` proves of a part of each element
         // (a row's column, a record's field, a string field's length), and
         // what an access proves of the rows it reads.

@@ -291,6 +291,8 @@ fn check_program(seed: u64, tally: &mut Tally) {
                 "least_by(",
                 "either(",
                 "pass_fn(",
+                "let o: Int? =",
+                "filter(r => r.t ",
             ]
             .iter()
             .any(|form| text.contains(form)),
