@@ -21,7 +21,7 @@ use super::expr::Checker;
 use super::guards::{filled, GuardTemplate};
 use super::narrowing::{Condition, Named, Side};
 use super::types::{FnTy, Ty};
-use crate::syntax::ast::{Def, DefKind, ExprKind};
+use crate::syntax::ast::{Def, DefKind, Expr, ExprKind, Ident, Stmt};
 use std::sync::Arc;
 
 /// What a predicate a function made proves of its arguments: the
@@ -59,6 +59,21 @@ pub(super) fn captured_side(ty: Option<&Ty>) -> Option<Arc<Side>> {
     super::guards::constant_side(ty).or_else(|| Some(Arc::new(Side::opaque(range.clone()))))
 }
 
+/// The lambda a function's body returns: the body itself, or the last
+/// expression of a block of `let`s before it (`{ let j = k + 100; p =>
+/// p.at <= j }`), whose comparisons read each `let`-bound sum as the sum
+/// it was bound to (`rqc_cost::compared`), so the template names the
+/// function's parameters where the body named the `let`s.
+fn returned_lambda(body: &Expr) -> Option<(&[Ident], &Expr)> {
+    match &body.kind {
+        ExprKind::Lambda(params, body) => Some((params, body)),
+        ExprKind::Block(stmts, last) if stmts.iter().all(|s| matches!(s, Stmt::Let { .. })) => {
+            returned_lambda(last)
+        }
+        _ => None,
+    }
+}
+
 impl Checker<'_> {
     /// Where `def` is a function that returns a lambda whose body is a
     /// condition, its result declared a function giving `Bool`
@@ -72,9 +87,7 @@ impl Checker<'_> {
         let Some(Ty::Fn(func)) = declared else {
             return None;
         };
-        let ExprKind::Lambda(_, body) = &def.body.kind else {
-            return None;
-        };
+        let (_, body) = returned_lambda(&def.body)?;
         let made = def.kind == DefKind::Fn
             && func.ret == Ty::Bool
             && super::guards::condition_shaped(body);
@@ -90,9 +103,7 @@ impl Checker<'_> {
         def: &Def,
     ) -> Option<Arc<GuardTemplate>> {
         let (mut params, mark) = guard?;
-        let ExprKind::Lambda(lambda_params, body) = &def.body.kind else {
-            return None;
-        };
+        let (lambda_params, body) = returned_lambda(&def.body)?;
         // The bindings its last check gave its parameters.
         let bindings = self.last_lambda_params.clone();
         let says = self.condition(body, mark);
