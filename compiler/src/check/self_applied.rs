@@ -106,6 +106,17 @@ enum Rounds<T> {
     NotFound,
 }
 
+/// `ty` with each `Int` in it any integer, named in messages as what
+/// `callee` feeds back to its function (E0302's note, where one bounds
+/// a count).
+fn any_number(ty: &Ty, callee: &str) -> Ty {
+    let named = format!("the results {callee} feeds back to its function, which grow each time");
+    ty.map(&|ty| match ty {
+        Ty::Int(_) => Some(Ty::Int(crate::cost::Interval::unbounded(&named))),
+        _ => None,
+    })
+}
+
 impl<'c> Checker<'c> {
     /// Argument `i` of a call of `sig` (`callee`), a function, resolved by
     /// `resolve`; where the callee feeds what it returns back to it, at a
@@ -114,7 +125,10 @@ impl<'c> Checker<'c> {
     /// again, until the join is `T`) and of its result's measures
     /// ([`fed_back`]). A round that widens keeps nothing it reported; each
     /// round after the first counts as a lambda checked again (E0424 past
-    /// the limit). With no fixed point, resolved at the type the other
+    /// the limit). With no fixed point, `T` with every number in it any
+    /// integer is tried ([`Checker::at_any_number`]: `twice(v => v * 2,
+    /// 1)` returns some `Int`); where the function's cost or result grows
+    /// with its numbers there too, resolved at the type the other
     /// arguments gave; if nothing refuses it there (a `T` only a `none`
     /// fixed admits any result), E0419.
     pub(super) fn fed_argument<T>(
@@ -160,6 +174,14 @@ impl<'c> Checker<'c> {
             generics.insert(t.clone(), joined);
             last = Some(value);
         }
+        // Widened once more, to every number (each `Int` in `T` any
+        // integer): where the function then returns within that `T`, it
+        // is a fixed point like any other (`twice(v => v + 1, n)`, whose
+        // results grow by one each round, is checked at any `Int`).
+        let widened = (sig, i, callee, span);
+        if let Some(value) = self.at_any_number(&t, widened, generics, bindings, resolve) {
+            return value;
+        }
         (*generics, *bindings) = given;
         // A `T` an untyped `none` fixed (`Error` inside: `none`, `{ n:
         // none }`) fits any result, measures and all: there the check
@@ -190,6 +212,43 @@ impl<'c> Checker<'c> {
             ));
         }
         value
+    }
+
+    /// The round of [`Checker::fed_argument`] at `T` (`t`) with each of
+    /// its `Int`s widened to any integer: its value where the function's
+    /// result lies within that `T` and nothing was reported (a cost that
+    /// grows with a number is unbounded there, and refused); `None`, with
+    /// nothing kept, otherwise. Sound as any fixed point is (the module's
+    /// note): the function was checked at a `T` that holds its results.
+    fn at_any_number<T>(
+        &mut self,
+        t: &str,
+        (sig, i, callee, span): (&FnSig, usize, &str, Span),
+        generics: &mut BTreeMap<String, Ty>,
+        bindings: &mut Bindings,
+        resolve: Resolve<'_, 'c, T>,
+    ) -> Option<T> {
+        let bound = generics.get(t)?.clone();
+        let any = any_number(&bound, callee);
+        if any == bound || !self.may_check_again(span) {
+            return None;
+        }
+        let (kept_generics, kept_bindings) = (generics.clone(), bindings.clone());
+        let mut values = Bindings::new();
+        measures::bind(&Ty::Generic(t.to_string()), &any, &mut values);
+        merge_bindings(bindings, &values);
+        generics.insert(t.to_string(), any.clone());
+        let reported = self.diagnostics.len();
+        let (value, found) = self.at_measures(sig, i, span, generics, bindings, resolve);
+        // Every number is some integer: a result that is `T` but for its
+        // numbers is within it.
+        let fixed = matches!(&found, Ty::Fn(func) if any_number(&func.ret, callee) == any);
+        if fixed && self.diagnostics.len() == reported {
+            return Some(value);
+        }
+        self.drop_reported_since(reported);
+        (*generics, *bindings) = (kept_generics, kept_bindings);
+        None
     }
 
     /// [`Checker::fed_argument`] at the type parameters `generics`: at a
