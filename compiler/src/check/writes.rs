@@ -272,11 +272,8 @@ impl<'p> Checker<'p> {
         };
         let depth = self.scope.len();
         if let Some(binding) = &binding {
-            self.push_local(
-                binding,
-                Ty::row(schema.name.clone()),
-                TExpr::Local(binding.name.clone()),
-            );
+            let row = updated_row(schema, &checked.ty);
+            self.push_local(binding, row, TExpr::Local(binding.name.clone()));
         }
         // A column's name alone keeps its meaning (a parameter or a `let`):
         // where it names nothing, its help proposes the row's value.
@@ -445,4 +442,33 @@ impl<'p> Checker<'p> {
             },
         )
     }
+}
+
+/// The type of the row an `update … as r` binds, of the rows `target` (a
+/// write target's type) reads: what the access proved of its key columns
+/// (`Post[i]`: `id` is `i`; `Follow[a]`: `follower` is `a`), nothing of
+/// the others. The runtime reads each row again by its key before its
+/// changes are computed, and an earlier row's changes may have written
+/// this row (a nested write): only its key, which no update changes, is
+/// still what the access read.
+fn updated_row(schema: &TableSchema, target: &Ty) -> Ty {
+    let read = match target {
+        Ty::Option(inner) | Ty::List(inner, ..) => &**inner,
+        _ => return Ty::row(schema.name.clone()),
+    };
+    let Ty::Row(table, facts) = read else {
+        return Ty::row(schema.name.clone());
+    };
+    let key = |column: &str| {
+        schema
+            .key
+            .iter()
+            .any(|&position| schema.columns[position].name == column)
+    };
+    let kept = facts
+        .iter()
+        .filter(|(column, _)| key(column))
+        .cloned()
+        .collect();
+    Ty::Row(table.clone(), kept)
 }

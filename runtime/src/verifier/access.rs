@@ -6,7 +6,7 @@
 //! row of the target, and the target must be rows of the written table in
 //! a number something bounds.
 
-use super::abstract_value::{Abs, Kind, StreamAbs};
+use super::abstract_value::{Abs, Kind, RecordAbs, StreamAbs};
 use super::bounds::{Eval, Verifier};
 use super::named::Step;
 use super::narrowed_values::narrow_at;
@@ -115,7 +115,7 @@ impl<'p> Verifier<'p> {
                 let inner = match row {
                     Some(name) => Some(Rc::new(Binding {
                         name,
-                        value: self.row(t),
+                        value: self.updated_row(t, &out.value),
                         id: self.new_binding(),
                         condition: None,
                         definition: None,
@@ -262,6 +262,30 @@ impl<'p> Verifier<'p> {
 
     /// A write's target: rows of table `t`, at most `rows` of them (a
     /// number something bounds), and the cost of reading them.
+    /// The row of table `t` an `update … as r` binds, of the rows
+    /// `target` holds: what the access proved of its key columns, its
+    /// table's row elsewhere (as the checker's `updated_row`: the run
+    /// reads each row again by key before its changes, and an earlier
+    /// row's nested write may have changed any column but the key).
+    fn updated_row(&self, t: usize, target: &Abs<'p>) -> Abs<'p> {
+        let row = self.row(t);
+        let (Some((Abs::Record(read), _)), Abs::Record(table_row)) = (target.items(), &row) else {
+            return row;
+        };
+        let mut fields = table_row.fields.clone();
+        for &position in &self.schema.tables[t].key {
+            if let (Some(field), Some((_, value))) =
+                (fields.get_mut(position), read.fields.get(position))
+            {
+                field.1 = value.clone();
+            }
+        }
+        Abs::Record(Rc::new(RecordAbs {
+            fields,
+            table: table_row.table,
+        }))
+    }
+
     fn target(
         &mut self,
         node: &Node,
