@@ -53,8 +53,19 @@ pub fn program(rng: &mut Rng, queries: usize) -> String {
 pub fn write(rng: &mut Rng, depth: u32) -> String {
     let d = depth.saturating_sub(1);
     let value = |rng: &mut Rng| int(rng, 1);
-    match rng.below(if depth == 0 { 17 } else { 21 }) {
+    match rng.below(if depth == 0 { 17 } else { 23 }) {
         0 => format!("update A[x] {{ v += {} }}", value(rng)),
+        // A row's key columns as its access fixed them (`b.n` is `m`,
+        // `b.a` is `m`), read as a count after a nested write may have
+        // changed the row's other columns (`updated_row`).
+        21 => format!(
+            "update B[x, m] as b {{ w: {{ {}; A.by_g[x] |> take(b.n) |> count() }} }}",
+            write(rng, d)
+        ),
+        22 => format!(
+            "update B[m] as b {{ w: {{ {}; A.by_g[b.n] |> take(b.a + b.w % 2) |> count() }} }}",
+            write(rng, d)
+        ),
         1 => format!(
             "update C[{}] as r {{ lim: r.lim - {} }}",
             value(rng),
