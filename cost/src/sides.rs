@@ -73,10 +73,16 @@ pub fn beside_options<N>(
     (right, right_optional): (Side<N>, bool),
 ) -> Option<(Side<N>, Side<N>)> {
     // A side with no names is kept whole: a literal stays one (a `Bool`
-    // function's template reads `o <= 10`'s `10` as a literal).
-    let unnamed = |side: Side<N>| match side.terms.is_empty() {
-        true => side,
-        false => Side::opaque(side.interval),
+    // function's template reads `o <= 10`'s `10` as a literal), as does a
+    // side whose range is one number (`let k = 10; o <= k`).
+    let unnamed = |side: Side<N>| match (side.terms.is_empty(), side.interval.constant()) {
+        (true, _) => side,
+        (false, Some(value)) => Side {
+            interval: side.interval,
+            terms: Vec::new(),
+            offset: value,
+        },
+        (false, None) => Side::opaque(side.interval),
     };
     match (left_optional, right_optional) {
         (false, false) => Some((left, right)),

@@ -95,13 +95,16 @@ fn element_side(side: &Side, element: &Named, params: &[Named]) -> Option<Side> 
             continue;
         }
         // Another parameter (`x <= k`): its argument at a call, as a
-        // comparison of the body's own (`template_side`).
-        let position = parameter_of(&term.name, params)?;
-        sum.named(
-            (term.name.0.clone(), position as u64),
-            term.negated,
-            any.clone(),
-        );
+        // comparison of the body's own (`template_side`); a name of one
+        // number, that number.
+        match parameter_of(&term.name, params) {
+            Some(position) => sum.named(
+                (term.name.0.clone(), position as u64),
+                term.negated,
+                any.clone(),
+            ),
+            None => sum.literal(constant_term(term)?, term.negated),
+        }
     }
     Some(sum.side(any))
 }
@@ -158,8 +161,9 @@ fn both_sides(
 }
 
 /// A side whose every term is a parameter, or a field, length or greatest
-/// of one, with the parameter's position in its place; or a side of
-/// literals only. No range is kept: each is the argument's at a call.
+/// of one, with the parameter's position in its place, or a name of one
+/// number ([`constant_term`]); or a side of literals only. No range is
+/// kept: each is the argument's at a call.
 pub(super) fn template_side(side: &Side, params: &[Named]) -> Option<Side> {
     if side.terms.is_empty() {
         let literal =
@@ -173,11 +177,23 @@ pub(super) fn template_side(side: &Side, params: &[Named]) -> Option<Side> {
     let mut sum = SideSum::default();
     sum.literal(side.offset, false);
     for term in &side.terms {
-        let position = parameter_of(&term.name, params)?;
-        let name = (term.name.0.clone(), position as u64);
-        sum.named(name, term.negated, Interval::exact(0));
+        match parameter_of(&term.name, params) {
+            Some(position) => {
+                let name = (term.name.0.clone(), position as u64);
+                sum.named(name, term.negated, Interval::exact(0));
+            }
+            None => sum.literal(constant_term(term)?, term.negated),
+        }
     }
     Some(sum.side(Interval::exact(0)))
+}
+
+/// The number a term that names no parameter stands for where its range
+/// is that one number (`{ let c = 5; x => x <= c }`, `{ let k = 10; n <=
+/// k }`): the value of a binding whose range is one number is that
+/// number, at every call; `None` for any other.
+fn constant_term(term: &crate::cost::Term<Named>) -> Option<i64> {
+    term.interval.constant()
 }
 
 /// `template` with each parameter's position replaced by the sum its
