@@ -55,6 +55,13 @@ pub enum Condition<N> {
         /// What the body says.
         says: Box<Condition<N>>,
     },
+    /// A comparison of an `Int?`'s number with the other side's range
+    /// ([`crate::beside_options`]): what it proves of the number holds
+    /// where the option holds one, and is vacuous where it is `none`. It
+    /// narrows as the comparison inside does, but never shows a branch
+    /// cannot run ([`crate::infeasible`]): a `none` makes `o < 5` hold
+    /// whatever the number's range is.
+    MayBeNone(Box<Condition<N>>),
     /// A `Bool` literal: `true` or `false` wherever it is read. A part of
     /// a disjunction that is always the other outcome cannot be the one
     /// that holds, so the other part is established (`n <= 10 || false`
@@ -156,6 +163,10 @@ impl<N> Condition<N> {
             Condition::And(a, b) => Condition::And(inner(a), inner(b)),
             Condition::Or(a, b) => Condition::Or(inner(a), inner(b)),
             Condition::Both(a, b) => Condition::Both(inner(a), inner(b)),
+            Condition::MayBeNone(c) => match c.map_parts(compare, elements) {
+                Condition::Opaque => Condition::Opaque,
+                mapped => Condition::MayBeNone(Box::new(mapped)),
+            },
             Condition::Named(c) => c.map_parts(compare, elements),
             Condition::Elements {
                 list,
@@ -358,6 +369,19 @@ fn all_elements<'c, N>(
     });
 }
 
+/// [`established`] less the comparisons of `Int?`s' numbers
+/// ([`Condition::MayBeNone`]), which hold vacuously of a `none`: what the
+/// values compared must meet wherever `condition` is `holds`.
+pub(crate) fn established_of_values<'c, N>(
+    condition: &'c Condition<N>,
+    holds: bool,
+    out: &mut Vec<(&'c Side<N>, Relation, &'c Side<N>)>,
+) {
+    each_established_within(condition, holds, false, &mut |part, holds| {
+        compared_in(part, holds, out)
+    });
+}
+
 /// The comparisons `condition` being `holds` establishes, in order, each
 /// with the relation that holds between its sides.
 pub(crate) fn established<'c, N>(
@@ -366,17 +390,27 @@ pub(crate) fn established<'c, N>(
     out: &mut Vec<(&'c Side<N>, Relation, &'c Side<N>)>,
 ) {
     each_established(condition, holds, &mut |part, holds| {
-        if let Condition::Compare {
-            left,
-            relation,
-            right,
-        } = part
-        {
-            if let Some(relation) = holding(*relation, holds) {
-                out.push((left, relation, right));
-            }
-        }
+        compared_in(part, holds, out)
     });
+}
+
+/// `part`, when it is a comparison, with the relation that holds between
+/// its sides where it is `holds` (none where that proves nothing).
+fn compared_in<'c, N>(
+    part: &'c Condition<N>,
+    holds: bool,
+    out: &mut Vec<(&'c Side<N>, Relation, &'c Side<N>)>,
+) {
+    if let Condition::Compare {
+        left,
+        relation,
+        right,
+    } = part
+    {
+        if let Some(relation) = holding(*relation, holds) {
+            out.push((left, relation, right));
+        }
+    }
 }
 
 /// Gives `visit` each comparison and each [`Condition::Elements`] that
@@ -390,14 +424,30 @@ fn each_established<'c, N>(
     holds: bool,
     visit: &mut dyn FnMut(&'c Condition<N>, bool),
 ) {
+    each_established_within(condition, holds, true, visit);
+}
+
+/// [`each_established`], into the comparisons of `Int?`s' numbers
+/// ([`Condition::MayBeNone`]) where `options`, past them where not.
+fn each_established_within<'c, N>(
+    condition: &'c Condition<N>,
+    holds: bool,
+    options: bool,
+    visit: &mut dyn FnMut(&'c Condition<N>, bool),
+) {
+    let mut each = |inner: &'c Condition<N>, holds: bool| {
+        each_established_within(inner, holds, options, visit)
+    };
     match (condition, holds) {
-        (Condition::Not(inner), _) => each_established(inner, !holds, visit),
-        (Condition::Named(inner), _) => each_established(inner, holds, visit),
+        (Condition::Not(inner), _) => each(inner, !holds),
+        (Condition::Named(inner), _) => each(inner, holds),
+        (Condition::MayBeNone(inner), _) if options => each(inner, holds),
+        (Condition::MayBeNone(_), _) => {}
         (Condition::Both(a, b), _)
         | (Condition::And(a, b), true)
         | (Condition::Or(a, b), false) => {
-            each_established(a, holds, visit);
-            each_established(b, holds, visit);
+            each(a, holds);
+            each(b, holds);
         }
         // A disjunction one of whose parts is always the other outcome:
         // that part is not the one, so the other is (`n <= 10 || false`).
@@ -407,8 +457,8 @@ fn each_established<'c, N>(
             if known(a) == Some(!holds) || known(b) == Some(!holds) =>
         {
             match (known(a) == Some(!holds), known(b) == Some(!holds)) {
-                (true, false) => each_established(b, holds, visit),
-                (false, true) => each_established(a, holds, visit),
+                (true, false) => each(b, holds),
+                (false, true) => each(a, holds),
                 _ => {}
             }
         }
@@ -442,7 +492,10 @@ pub(crate) fn known<N>(condition: &Condition<N>) -> Option<bool> {
             (Some(false), Some(false)) => Some(false),
             _ => None,
         },
-        Condition::Compare { .. } | Condition::Elements { .. } | Condition::Opaque => None,
+        Condition::Compare { .. }
+        | Condition::Elements { .. }
+        | Condition::MayBeNone(_)
+        | Condition::Opaque => None,
     }
 }
 
@@ -469,6 +522,7 @@ fn comparisons<N>(condition: &Condition<N>) -> usize {
     match condition {
         Condition::Not(inner) => comparisons(inner),
         Condition::Named(inner) => comparisons(inner),
+        Condition::MayBeNone(inner) => comparisons(inner),
         Condition::Both(a, b) => comparisons(a) + comparisons(b),
         Condition::And(a, b) | Condition::Or(a, b) => comparisons(a) + comparisons(b),
         Condition::Compare { .. } | Condition::Elements { .. } => 1,
@@ -571,7 +625,7 @@ fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> A
             Condition::Compare { left, right, .. } => {
                 left.terms.iter().chain(&right.terms).all(|t| keep(&t.name))
             }
-            Condition::Not(inner) => admits(inner, keep),
+            Condition::Not(inner) | Condition::MayBeNone(inner) => admits(inner, keep),
             Condition::Named(inner) => admits(inner, keep),
             Condition::And(a, b) | Condition::Or(a, b) | Condition::Both(a, b) => {
                 admits(a, keep) && admits(b, keep)
@@ -604,6 +658,7 @@ fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> A
                 right: right.clone(),
             },
             Condition::Not(inner) => Condition::Not(Box::new(filtered(inner, keep))),
+            Condition::MayBeNone(inner) => Condition::MayBeNone(Box::new(filtered(inner, keep))),
             Condition::Named(inner) => Condition::Named(kept(inner, keep)),
             Condition::And(a, b) => {
                 let (a, b) = both(a, b);

@@ -10,7 +10,9 @@
 //! every comparison narrows by. Both the checker and the plan verifier
 //! narrow a sum with this, so they agree.
 
-use crate::narrowing::{disjunctions, established, Condition, ENCLOSING_FACTS_READ};
+use crate::narrowing::{
+    disjunctions, established, established_of_values, Condition, ENCLOSING_FACTS_READ,
+};
 use crate::sides::{signed, Side};
 use crate::{Interval, Relation};
 use std::sync::Arc;
@@ -318,8 +320,9 @@ fn relates<N: PartialEq>(
 /// those the sides had where the comparison was evaluated, each name's
 /// occurrences merged (`Side`'s coefficients).
 pub fn infeasible<N: PartialEq + Clone>(condition: &Condition<N>, holds: bool) -> bool {
+    // Not an `Int?`'s number: a `none` meets any of its comparisons.
     let mut comparisons = Vec::new();
-    established(condition, holds, &mut comparisons);
+    established_of_values(condition, holds, &mut comparisons);
     comparisons.into_iter().any(|(left, relation, right)| {
         let (l, r) = (left.now(&[]), right.now(&[]));
         let below = |a: Option<i64>, b: Option<i64>| matches!((a, b), (Some(a), Some(b)) if a < b);

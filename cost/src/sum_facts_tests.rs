@@ -232,6 +232,24 @@ fn a_comparison_its_ranges_rule_out_is_infeasible() {
         &compare(k(), Some(Relation::Above), side(&[], 10)),
         true
     ));
+    // The same of an `Int?`'s number rules nothing out: a `none` meets
+    // `o < 0` whatever the number's range.
+    let of_an_option = |c| Condition::MayBeNone(Box::new(c));
+    assert!(!infeasible(
+        &of_an_option(compare(k(), Some(Relation::Below), side(&[], 0))),
+        true
+    ));
+    assert!(!infeasible(
+        &Condition::And(
+            Box::new(of_an_option(compare(
+                k(),
+                Some(Relation::Equal),
+                side(&[], 11)
+            ))),
+            Box::new(compare(side(&[], 1), Some(Relation::AtMost), side(&[], 2))),
+        ),
+        true
+    ));
     // Unbounded sides rule nothing out; `||` true establishes nothing.
     let n = || side(&[("n", false)], 0);
     assert!(!infeasible(

@@ -111,6 +111,11 @@ impl Checker<'_> {
             return;
         };
         let says = crate::cost::compared(left, relation, right, &|named| self.definition_of(named));
+        // Of an `Int?`'s number: vacuous where it is `none`.
+        let says = match x_optional || y_optional {
+            true => Condition::MayBeNone(Box::new(says)),
+            false => says,
+        };
         let comparison = Comparison {
             operands: (a.span, b.span),
             says,

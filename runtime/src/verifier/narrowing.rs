@@ -133,6 +133,11 @@ impl<'p> Verifier<'p> {
             relation,
             right: Box::new(right),
         };
+        // Of an `Int?`'s number: vacuous where it is `none`.
+        let compare = match x_optional || y_optional {
+            true => Condition::MayBeNone(Box::new(compare)),
+            false => compare,
+        };
         let says = super::elements::through_aliases(&compare, scope);
         let comparison = Comparison { node, says };
         self.comparisons.push(comparison);
