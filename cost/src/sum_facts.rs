@@ -41,11 +41,17 @@ pub fn sum_within<N: PartialEq>(
     if coefficients.is_empty() {
         return interval.intersect(&Interval::exact(offset));
     }
+    // Some cancel (`n + m - m`, `d + m` with `d = n - m` read through):
+    // the rest, each name at its range now times its coefficient, where
+    // each has one (the same binding is the same integer each time).
+    let mut narrowed = match merged_range(&coefficients, offset, range) {
+        Some(merged) if coefficients.len() < names.len() => interval.intersect(&merged),
+        _ => interval.clone(),
+    };
     if enclosing.is_empty() {
-        return interval.clone();
+        return narrowed;
     }
     let nearest = &enclosing[enclosing.len().saturating_sub(ENCLOSING_FACTS_READ)..];
-    let mut narrowed = interval.clone();
     for (fact, held) in nearest {
         narrowed = within_fact(fact, *held, (&coefficients, offset), narrowed, range);
     }
@@ -218,6 +224,25 @@ impl<N: PartialEq> SumNames<N> {
             false => narrowed,
         }
     }
+}
+
+/// `offset` plus each name's range now (`range`) times its coefficient;
+/// `None` where a name has no range known here.
+fn merged_range<N>(
+    coefficients: &[(&N, i64)],
+    offset: i64,
+    range: &dyn Fn(&N) -> Option<Interval>,
+) -> Option<Interval> {
+    coefficients
+        .iter()
+        .try_fold(Interval::exact(offset), |sum, (name, coefficient)| {
+            let range = range(name)?;
+            Some(sum.plus(&match coefficient {
+                1 => range,
+                -1 => range.negate(),
+                c => range.times(&Interval::exact(*c)),
+            }))
+        })
 }
 
 /// Each name of a sum with its coefficient (`n + n - m`: `n` 2, `m` -1),

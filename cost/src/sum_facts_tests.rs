@@ -330,3 +330,36 @@ fn a_side_of_no_sum_is_its_whole_range() {
     let against_any = fact(side(N_MINUS_M, 0), Some(Relation::AtMost), any, true);
     assert_eq!(ends(&[against_any], N_MINUS_M, 0), (None, None));
 }
+
+#[test]
+fn names_that_cancel_in_part_leave_the_rest() {
+    let k = side(&[("k", false)], 0).interval;
+    let range = |name: &&'static str| match *name {
+        "k" => Some(k.clone()),
+        _ => Some(Interval::unbounded(name)),
+    };
+    let within = |names: &[(&'static str, bool)],
+                  offset: i64,
+                  range: &dyn Fn(&&'static str) -> Option<Interval>| {
+        let interval = side(names, offset).interval;
+        let narrowed = sum_within(&[], names, offset, &interval, range);
+        (narrowed.least, narrowed.most)
+    };
+    // `k + m - m + 1`, `k` in `[0, 10]`: `[1, 11]`.
+    let cancelled = [("k", false), ("m", false), ("m", true)];
+    assert_eq!(within(&cancelled, 1, &range), (Some(1), Some(11)));
+    // `k + 2m - m - m`: coefficients merge the same way.
+    let twice = [
+        ("k", false),
+        ("m", false),
+        ("m", false),
+        ("m", true),
+        ("m", true),
+    ];
+    assert_eq!(within(&twice, 0, &range), (Some(0), Some(10)));
+    // `k + m - m + m` leaves `m`, and `m`'s range is no number.
+    let left_over = [("k", false), ("m", false), ("m", true), ("m", false)];
+    assert_eq!(within(&left_over, 0, &range), (None, None));
+    // A name whose range is not known here proves nothing.
+    assert_eq!(within(&cancelled, 0, &|_| None), (None, None));
+}
