@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod ends;
+mod established;
 mod extremes;
 mod frames;
 mod interval;

@@ -10,9 +10,8 @@
 //! every comparison narrows by. Both the checker and the plan verifier
 //! narrow a sum with this, so they agree.
 
-use crate::narrowing::{
-    disjunctions, established, established_of_values, Condition, ENCLOSING_FACTS_READ,
-};
+use crate::established::{disjunctions, established, established_of_values};
+use crate::narrowing::{Condition, ENCLOSING_FACTS_READ};
 use crate::sides::{signed, Side};
 use crate::{Interval, Relation};
 use std::sync::Arc;
