@@ -1,10 +1,11 @@
 //! What a condition being true (or false) establishes, read through `!`, `&&`, `||`, `Bool` literals, `let`-bound conditions and both readings of one comparison: its comparisons with the relation that holds, its disjunctions whole, and its facts of each element of a list (spec/cost.md §3.1).
 //!
 //! [`crate::assume`] and [`crate::sum_within`] narrow with what these
-//! walks find; [`crate::infeasible`] reads only the comparisons of values
-//! that exist (not an `Int?`'s number, which a `none` makes vacuous).
+//! walks find; an `Int?`'s comparison comes with the side that is the
+//! option ([`Optional`]): only its number is narrowed, and neither a sum
+//! nor [`crate::infeasible`] reads it (a `none` makes it vacuous).
 
-use crate::narrowing::Condition;
+use crate::narrowing::{Condition, Optional};
 use crate::sides::Side;
 use crate::Relation;
 
@@ -46,48 +47,30 @@ pub(crate) fn all_elements<'c, N>(
     });
 }
 
-/// [`established`] less the comparisons of `Int?`s' numbers
-/// ([`Condition::MayBeNone`]), which hold vacuously of a `none`: what the
-/// values compared must meet wherever `condition` is `holds`.
-pub(crate) fn established_of_values<'c, N>(
-    condition: &'c Condition<N>,
-    holds: bool,
-    out: &mut Vec<(&'c Side<N>, Relation, &'c Side<N>)>,
-) {
-    each_established_within(condition, holds, false, &mut |part, holds| {
-        compared_in(part, holds, out)
-    });
-}
+/// A comparison a condition establishes: its sides, the relation that
+/// holds between them, and which side is an `Int?` (whose number alone
+/// may be narrowed: [`Condition::MayBeNone`]), if one is.
+pub(crate) type Established<'c, N> = (&'c Side<N>, Relation, &'c Side<N>, Option<Optional>);
 
 /// The comparisons `condition` being `holds` establishes, in order, each
 /// with the relation that holds between its sides.
 pub(crate) fn established<'c, N>(
     condition: &'c Condition<N>,
     holds: bool,
-    out: &mut Vec<(&'c Side<N>, Relation, &'c Side<N>)>,
+    out: &mut Vec<Established<'c, N>>,
 ) {
-    each_established(condition, holds, &mut |part, holds| {
-        compared_in(part, holds, out)
-    });
-}
-
-/// `part`, when it is a comparison, with the relation that holds between
-/// its sides where it is `holds` (none where that proves nothing).
-fn compared_in<'c, N>(
-    part: &'c Condition<N>,
-    holds: bool,
-    out: &mut Vec<(&'c Side<N>, Relation, &'c Side<N>)>,
-) {
-    if let Condition::Compare {
-        left,
-        relation,
-        right,
-    } = part
-    {
-        if let Some(relation) = holding(*relation, holds) {
-            out.push((left, relation, right));
+    each_established_within(condition, holds, None, &mut |part, holds, optional| {
+        if let Condition::Compare {
+            left,
+            relation,
+            right,
+        } = part
+        {
+            if let Some(relation) = holding(*relation, holds) {
+                out.push((left, relation, right, optional));
+            }
         }
-    }
+    });
 }
 
 /// Gives `visit` each comparison and each [`Condition::Elements`] that
@@ -101,30 +84,31 @@ fn each_established<'c, N>(
     holds: bool,
     visit: &mut dyn FnMut(&'c Condition<N>, bool),
 ) {
-    each_established_within(condition, holds, true, visit);
+    each_established_within(condition, holds, None, &mut |part, holds, _| {
+        visit(part, holds)
+    });
 }
 
-/// [`each_established`], into the comparisons of `Int?`s' numbers
-/// ([`Condition::MayBeNone`]) where `options`, past them where not.
+/// [`each_established`], each part given with the side that is an `Int?`
+/// where it is inside a [`Condition::MayBeNone`] (`optional`).
 fn each_established_within<'c, N>(
     condition: &'c Condition<N>,
     holds: bool,
-    options: bool,
-    visit: &mut dyn FnMut(&'c Condition<N>, bool),
+    optional: Option<Optional>,
+    visit: &mut dyn FnMut(&'c Condition<N>, bool, Option<Optional>),
 ) {
-    let mut each = |inner: &'c Condition<N>, holds: bool| {
-        each_established_within(inner, holds, options, visit)
+    let mut each = |inner: &'c Condition<N>, holds: bool, optional: Option<Optional>| {
+        each_established_within(inner, holds, optional, visit)
     };
     match (condition, holds) {
-        (Condition::Not(inner), _) => each(inner, !holds),
-        (Condition::Named(inner), _) => each(inner, holds),
-        (Condition::MayBeNone(inner), _) if options => each(inner, holds),
-        (Condition::MayBeNone(_), _) => {}
+        (Condition::Not(inner), _) => each(inner, !holds, optional),
+        (Condition::Named(inner), _) => each(inner, holds, optional),
+        (Condition::MayBeNone(inner, side), _) => each(inner, holds, Some(*side)),
         (Condition::Both(a, b), _)
         | (Condition::And(a, b), true)
         | (Condition::Or(a, b), false) => {
-            each(a, holds);
-            each(b, holds);
+            each(a, holds, optional);
+            each(b, holds, optional);
         }
         // A disjunction one of whose parts is always the other outcome:
         // that part is not the one, so the other is (`n <= 10 || false`).
@@ -134,8 +118,8 @@ fn each_established_within<'c, N>(
             if known(a) == Some(!holds) || known(b) == Some(!holds) =>
         {
             match (known(a) == Some(!holds), known(b) == Some(!holds)) {
-                (true, false) => each(b, holds),
-                (false, true) => each(a, holds),
+                (true, false) => each(b, holds, optional),
+                (false, true) => each(a, holds, optional),
                 _ => {}
             }
         }
@@ -145,7 +129,7 @@ fn each_established_within<'c, N>(
             | Condition::And(..)
             | Condition::Or(..),
             _,
-        ) => visit(condition, holds),
+        ) => visit(condition, holds, optional),
         _ => {}
     }
 }
@@ -171,7 +155,7 @@ pub(crate) fn known<N>(condition: &Condition<N>) -> Option<bool> {
         },
         Condition::Compare { .. }
         | Condition::Elements { .. }
-        | Condition::MayBeNone(_)
+        | Condition::MayBeNone(..)
         | Condition::Opaque => None,
     }
 }

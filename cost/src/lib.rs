@@ -46,12 +46,12 @@ pub use frames::Frames;
 pub use interval::{Interval, Relation};
 pub use names::{path_below, Name, EACH_ELEMENT};
 pub use narrowing::{
-    assume, assume_within, facts_around, Condition, Fact, Hidden, ENCLOSING_FACTS_READ,
+    assume, assume_within, facts_around, Condition, Fact, Hidden, Optional, ENCLOSING_FACTS_READ,
 };
 pub use poly::{Monomial, Poly};
 pub use sides::{
-    beside_options, compared, scaled, sum_leaves, Side, SideSum, SumLeaf, SumShape, Term,
-    MAX_DEFINITIONS_READ, MAX_TERMS,
+    compared, scaled, sum_leaves, Side, SideSum, SumLeaf, SumShape, Term, MAX_DEFINITIONS_READ,
+    MAX_TERMS,
 };
 pub use sum_facts::{infeasible, sum_now, sum_within, SumNames};
 pub use var::{NameHash, Var, VarKind};

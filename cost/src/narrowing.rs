@@ -56,13 +56,16 @@ pub enum Condition<N> {
         /// What the body says.
         says: Box<Condition<N>>,
     },
-    /// A comparison of an `Int?`'s number with the other side's range
-    /// ([`crate::beside_options`]): what it proves of the number holds
-    /// where the option holds one, and is vacuous where it is `none`. It
-    /// narrows as the comparison inside does, but never shows a branch
-    /// cannot run ([`crate::infeasible`]): a `none` makes `o < 5` hold
-    /// whatever the number's range is.
-    MayBeNone(Box<Condition<N>>),
+    /// A comparison of an `Int?` (the side [`Optional`] names) with an
+    /// `Int`: `none` compares below every number, so where it held (or
+    /// failed) the option is either `none`, holding no number a fact could
+    /// be false of, or a number in that relation to the other side. Only
+    /// the option's number is narrowed, by the other side's range read
+    /// where the fact is read; the other side never is (`o >= n` proves
+    /// nothing of `n`), no sum is related through it, and it never shows a
+    /// branch cannot run ([`crate::infeasible`]: a `none` makes `o < 5`
+    /// hold whatever the number's range is).
+    MayBeNone(Box<Condition<N>>, Optional),
     /// A `Bool` literal: `true` or `false` wherever it is read. A part of
     /// a disjunction that is always the other outcome cannot be the one
     /// that holds, so the other part is established (`n <= 10 || false`
@@ -70,6 +73,31 @@ pub enum Condition<N> {
     Constant(bool),
     /// Anything else: proves nothing.
     Opaque,
+}
+
+/// Which side of a comparison is an `Int?` ([`Condition::MayBeNone`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Optional {
+    /// The left side.
+    Left,
+    /// The right side.
+    Right,
+}
+
+impl Optional {
+    /// Which side of `left op right` is the `Int?`, each side given with
+    /// whether it is one; `Ok(None)` for two `Int`s, `Err(())` for two
+    /// `Int?`s, which relate nothing (either may be `none`, and neither's
+    /// range then bounds the other's number).
+    #[allow(clippy::result_unit_err)]
+    pub fn of(left: bool, right: bool) -> Result<Option<Optional>, ()> {
+        match (left, right) {
+            (false, false) => Ok(None),
+            (true, false) => Ok(Some(Optional::Left)),
+            (false, true) => Ok(Some(Optional::Right)),
+            (true, true) => Err(()),
+        }
+    }
 }
 
 /// The `Bool` names a reading of a condition may not take from the scope
@@ -164,9 +192,9 @@ impl<N> Condition<N> {
             Condition::And(a, b) => Condition::And(inner(a), inner(b)),
             Condition::Or(a, b) => Condition::Or(inner(a), inner(b)),
             Condition::Both(a, b) => Condition::Both(inner(a), inner(b)),
-            Condition::MayBeNone(c) => match c.map_parts(compare, elements) {
+            Condition::MayBeNone(c, optional) => match c.map_parts(compare, elements) {
                 Condition::Opaque => Condition::Opaque,
-                mapped => Condition::MayBeNone(Box::new(mapped)),
+                mapped => Condition::MayBeNone(Box::new(mapped), *optional),
             },
             Condition::Named(c) => c.map_parts(compare, elements),
             Condition::Elements {
@@ -272,12 +300,18 @@ pub fn alias_chain<N: Clone + PartialEq>(
 pub fn assume<N: Name>(condition: &Condition<N>, holds: bool, narrowed: &mut Vec<(N, Interval)>) {
     let mut compared = Vec::new();
     established(condition, holds, &mut compared);
-    for (left, relation, right) in compared {
+    for (left, relation, right, optional) in compared {
         // Each side's range now, and what the comparison proves of each
-        // term of each: every term is read from the same ranges.
+        // term of each: every term is read from the same ranges. Of an
+        // `Int?`'s comparison, only the option's number.
         let (l, r) = (left.now(narrowed), right.now(narrowed));
-        let mut proved = left.each_term(&l.assume(relation, &r), narrowed);
-        proved.extend(right.each_term(&r.assume(relation.flipped(), &l), narrowed));
+        let mut proved = Vec::new();
+        if optional != Some(Optional::Right) {
+            proved = left.each_term(&l.assume(relation, &r), narrowed);
+        }
+        if optional != Some(Optional::Left) {
+            proved.extend(right.each_term(&r.assume(relation.flipped(), &l), narrowed));
+        }
         narrowed.extend(proved);
     }
     let mut lists = Vec::new();
@@ -342,7 +376,7 @@ fn comparisons<N>(condition: &Condition<N>) -> usize {
     match condition {
         Condition::Not(inner) => comparisons(inner),
         Condition::Named(inner) => comparisons(inner),
-        Condition::MayBeNone(inner) => comparisons(inner),
+        Condition::MayBeNone(inner, _) => comparisons(inner),
         Condition::Both(a, b) => comparisons(a) + comparisons(b),
         Condition::And(a, b) | Condition::Or(a, b) => comparisons(a) + comparisons(b),
         Condition::Compare { .. } | Condition::Elements { .. } => 1,
@@ -445,7 +479,7 @@ fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> A
             Condition::Compare { left, right, .. } => {
                 left.terms.iter().chain(&right.terms).all(|t| keep(&t.name))
             }
-            Condition::Not(inner) | Condition::MayBeNone(inner) => admits(inner, keep),
+            Condition::Not(inner) | Condition::MayBeNone(inner, _) => admits(inner, keep),
             Condition::Named(inner) => admits(inner, keep),
             Condition::And(a, b) | Condition::Or(a, b) | Condition::Both(a, b) => {
                 admits(a, keep) && admits(b, keep)
@@ -478,7 +512,9 @@ fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> A
                 right: right.clone(),
             },
             Condition::Not(inner) => Condition::Not(Box::new(filtered(inner, keep))),
-            Condition::MayBeNone(inner) => Condition::MayBeNone(Box::new(filtered(inner, keep))),
+            Condition::MayBeNone(inner, optional) => {
+                Condition::MayBeNone(Box::new(filtered(inner, keep)), *optional)
+            }
             Condition::Named(inner) => Condition::Named(kept(inner, keep)),
             Condition::And(a, b) => {
                 let (a, b) = both(a, b);

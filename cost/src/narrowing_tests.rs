@@ -1,7 +1,7 @@
 //! Tests of narrowing: what conditions prove of the names and sums they compare.
 
 use super::*;
-use crate::sides::{beside_options, signed, SideSum};
+use crate::sides::{signed, SideSum};
 
 /// `name relation other` (`None`: `!=`).
 fn compare(name: &'static str, relation: Option<Relation>, other: i64) -> Condition<&'static str> {
@@ -615,32 +615,63 @@ fn a_path_below_a_root_is_its_steps_after_the_root_and_a_dot() {
 
 #[test]
 fn an_optional_side_has_its_number_narrowed_and_narrows_nothing_else() {
-    let named = name_side;
     let literal = |value: i64| sum(&[], value);
-    let compare =
-        |(left, right): (Side<&'static str>, Side<&'static str>), relation| Condition::Compare {
-            left: Box::new(left),
-            relation: Some(relation),
-            right: Box::new(right),
-        };
-    // `o <= n`, `o` an `Int?`: `o`'s number at most `n`'s range, and
-    // nothing of `n` (a `none` stands below it), either way it is read.
-    let sides = beside_options((named("o"), true), (named("n"), false)).unwrap();
-    assert!(sides.1.terms.is_empty());
-    let condition = compare(sides, Relation::AtMost);
+    let of_an_option = |left: Side<&'static str>, relation, right: Side<&'static str>, side| {
+        Condition::MayBeNone(
+            Box::new(Condition::Compare {
+                left: Box::new(left),
+                relation: Some(relation),
+                right: Box::new(right),
+            }),
+            side,
+        )
+    };
+    // `o <= n`, `o` an `Int?`: nothing of `n` (a `none` stands below it),
+    // either way it is read.
+    let condition = of_an_option(
+        name_side("o"),
+        Relation::AtMost,
+        name_side("n"),
+        Optional::Left,
+    );
     for holds in [true, false] {
         assert!(proved(&condition, holds)
             .iter()
             .all(|(name, _)| *name == "o"));
     }
-    // `o <= 50`: the literal stays one, and the number is at most 50.
-    let sides = beside_options((named("o"), true), (literal(50), false)).unwrap();
-    assert_eq!(sides.1.offset, 50);
-    let condition = compare(sides, Relation::AtMost);
+    // `o <= 50`: the number is at most 50, or above it where it failed.
+    let condition = of_an_option(
+        name_side("o"),
+        Relation::AtMost,
+        literal(50),
+        Optional::Left,
+    );
     assert_eq!(ends(&proved(&condition, true)), [(None, Some(50))]);
     assert_eq!(ends(&proved(&condition, false)), [(Some(51), None)]);
-    // Plain sides are kept; two options relate nothing.
-    let plain = beside_options((named("m"), false), (named("n"), false)).unwrap();
-    assert_eq!((plain.0.terms.len(), plain.1.terms.len()), (1, 1));
-    assert!(beside_options((named("o"), true), (named("p"), true)).is_none());
+    // `50 >= o`, the option on the right.
+    let condition = of_an_option(
+        literal(50),
+        Relation::AtLeast,
+        name_side("o"),
+        Optional::Right,
+    );
+    assert_eq!(ends(&proved(&condition, true)), [(None, Some(50))]);
+    // `o <= n` read where `n` is at most 10 (an inner `if`): the number
+    // within `n`'s range there.
+    let condition = of_an_option(
+        name_side("o"),
+        Relation::AtMost,
+        name_side("n"),
+        Optional::Left,
+    );
+    let mut narrowed = vec![("n", Interval::exact(10).join(&Interval::exact(0)))];
+    assume(&condition, true, &mut narrowed);
+    assert_eq!(
+        narrowed.last().map(|(n, i)| (*n, i.most)),
+        Some(("o", Some(10)))
+    );
+    // Which side is the option; two options relate nothing.
+    assert_eq!(Optional::of(false, false), Ok(None));
+    assert_eq!(Optional::of(false, true), Ok(Some(Optional::Right)));
+    assert!(Optional::of(true, true).is_err());
 }

@@ -55,43 +55,6 @@ impl<N> Side<N> {
     }
 }
 
-/// The sides of a comparison as it narrows, each given with whether it is
-/// an `Int?` (`true`) or a plain `Int`; `None` when both are `Int?`s.
-///
-/// An `Int?` side's range is its number's, when it holds one. `none`
-/// compares below every number, so where the comparison held (or failed)
-/// either the option holds a number that stands in that relation to the
-/// other side, or it is `none`: its number (when there is one) is narrowed
-/// by the other side's range, and the other side, which `none` would stand
-/// below whatever it is, proves nothing: its names are dropped, and only
-/// its range is kept. So `o <= 50` proves `o`'s number at most 50 and
-/// `o > 50` at least 51, whichever way the condition is read; `o >= n`
-/// proves nothing of `n`. Two `Int?`s relate nothing: either may be
-/// `none`, and neither's range then bounds the other's number.
-pub fn beside_options<N>(
-    (left, left_optional): (Side<N>, bool),
-    (right, right_optional): (Side<N>, bool),
-) -> Option<(Side<N>, Side<N>)> {
-    // A side with no names is kept whole: a literal stays one (a `Bool`
-    // function's template reads `o <= 10`'s `10` as a literal), as does a
-    // side whose range is one number (`let k = 10; o <= k`).
-    let unnamed = |side: Side<N>| match (side.terms.is_empty(), side.interval.constant()) {
-        (true, _) => side,
-        (false, Some(value)) => Side {
-            interval: side.interval,
-            terms: Vec::new(),
-            offset: value,
-        },
-        (false, None) => Side::opaque(side.interval),
-    };
-    match (left_optional, right_optional) {
-        (false, false) => Some((left, right)),
-        (true, false) => Some((left, unnamed(right))),
-        (false, true) => Some((unnamed(left), right)),
-        (true, true) => None,
-    }
-}
-
 /// How an expression is made, as far as a sum is concerned: what the
 /// checker's expressions and the verifier's plan nodes each answer, so
 /// that both walk a sum by [`sum_leaves`].

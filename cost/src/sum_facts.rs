@@ -10,7 +10,7 @@
 //! every comparison narrows by. Both the checker and the plan verifier
 //! narrow a sum with this, so they agree.
 
-use crate::established::{disjunctions, established, established_of_values};
+use crate::established::{disjunctions, established};
 use crate::narrowing::{Condition, ENCLOSING_FACTS_READ};
 use crate::sides::{signed, Side};
 use crate::{Interval, Relation};
@@ -71,7 +71,11 @@ fn within_fact<N: PartialEq>(
 ) -> Interval {
     let mut comparisons = Vec::new();
     established(fact, held, &mut comparisons);
-    for (left, relation, right) in comparisons {
+    // Not an `Int?`'s: it proves nothing of the other side.
+    let of_values = comparisons
+        .into_iter()
+        .filter(|(.., optional)| optional.is_none());
+    for (left, relation, right, _) in of_values {
         if let Some((relation, other)) = relates(coefficients, left, relation, right, range) {
             narrowed = narrowed.assume(relation, &other.plus(&Interval::exact(offset)));
         }
@@ -346,8 +350,11 @@ fn relates<N: PartialEq>(
 pub fn infeasible<N: PartialEq + Clone>(condition: &Condition<N>, holds: bool) -> bool {
     // Not an `Int?`'s number: a `none` meets any of its comparisons.
     let mut comparisons = Vec::new();
-    established_of_values(condition, holds, &mut comparisons);
-    comparisons.into_iter().any(|(left, relation, right)| {
+    established(condition, holds, &mut comparisons);
+    let of_values = comparisons
+        .into_iter()
+        .filter(|(.., optional)| optional.is_none());
+    of_values.into_iter().any(|(left, relation, right, _)| {
         let (l, r) = (left.now(&[]), right.now(&[]));
         let below = |a: Option<i64>, b: Option<i64>| matches!((a, b), (Some(a), Some(b)) if a < b);
         match relation {

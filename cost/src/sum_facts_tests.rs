@@ -234,7 +234,7 @@ fn a_comparison_its_ranges_rule_out_is_infeasible() {
     ));
     // The same of an `Int?`'s number rules nothing out: a `none` meets
     // `o < 0` whatever the number's range.
-    let of_an_option = |c| Condition::MayBeNone(Box::new(c));
+    let of_an_option = |c| Condition::MayBeNone(Box::new(c), crate::Optional::Left);
     assert!(!infeasible(
         &of_an_option(compare(k(), Some(Relation::Below), side(&[], 0))),
         true

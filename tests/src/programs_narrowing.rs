@@ -18,7 +18,7 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
     let w = pick(rng, &["x", "n", "m", "p"]);
     match rng.below(35) {
         // What a comparison of an `Int?` with an `Int` proves of the
-        // option's number (`rqc_cost::beside_options`), and nothing of the
+        // option's number (`rqc_cost::Condition::MayBeNone`), and nothing of the
         // other side, which a `none` stands below: of a name, each of a
         // list's `Int?`s kept by `filter` or proved by `all`, and a row's
         // `Int?` column.
@@ -27,7 +27,9 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
             let o = option(v);
             let e = option("e");
             let options = format!("[{v}, {a}] |> map(e => {{ let o: Int? = {e}; o }})");
-            match rng.below(6) {
+            match rng.below(7) {
+                // The other side narrowed by an inner `if`, read with it.
+                6 => format!("{{ let o: Int? = {o}; if o {op} {w} {{ if {w} {op} {a} {{ o |> unwrap_or({b}) }} else {{ {b} }} }} else {{ {b} }} }}"),
                 0 => format!("{{ let o: Int? = {o}; if o {op} {a} {{ o |> unwrap_or({b}) }} else {{ {b} }} }}"),
                 1 => format!("{{ let o: Int? = {o}; if {a} {op} o {{ {b} }} else {{ o |> unwrap_or(0) }} }}"),
                 2 => format!("{{ let o: Int? = {o}; if o {op} {w} {{ {w} - {b} }} else {{ {b} }} }}"),

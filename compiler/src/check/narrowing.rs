@@ -15,7 +15,7 @@
 //! read (a binding keeps its identity, [`Local::binding`], when narrowed),
 //! and only an `Int` against an `Int`: an `Int?` side may be `none`,
 //! which compares below every number, so its number is narrowed and the
-//! other side is not (`rqc_cost::beside_options`).
+//! other side is not (`rqc_cost::Condition::MayBeNone`).
 
 use super::expr::{Checked, Checker, Local};
 use super::modules::Symbol;
@@ -104,17 +104,15 @@ impl Checker<'_> {
             this.add_leaves(e, Some(&interval), &mut sum);
             sum.side(interval)
         };
-        let Some((left, right)) = crate::cost::beside_options(
-            (side(self, a, x), x_optional),
-            (side(self, b, y), y_optional),
-        ) else {
+        let Ok(optional) = crate::cost::Optional::of(x_optional, y_optional) else {
             return;
         };
+        let (left, right) = (side(self, a, x), side(self, b, y));
         let says = crate::cost::compared(left, relation, right, &|named| self.definition_of(named));
         // Of an `Int?`'s number: vacuous where it is `none`.
-        let says = match x_optional || y_optional {
-            true => Condition::MayBeNone(Box::new(says)),
-            false => says,
+        let says = match optional {
+            Some(optional) => Condition::MayBeNone(Box::new(says), optional),
+            None => says,
         };
         let comparison = Comparison {
             operands: (a.span, b.span),

@@ -179,11 +179,17 @@ impl Checker<'_> {
 /// to, the element named by a binding nothing else has: for `filter`
 /// ([`Checker::kept_by_made`]) and for `all` and `any` (`elements.rs`).
 pub(super) fn made_says(guard: &ReturnedGuard, elem: &Ty) -> Option<(Named, Condition)> {
-    // An `Int` at its range; a value of another type (a row, a record, a
-    // string) as a named value alone, whose fields, columns and length
-    // the template's comparisons read (`guards::below_argument`).
+    // An `Int` at its range, an `Int?` at its number's (the template
+    // reads it as an option: `Condition::MayBeNone`); a value of another
+    // type (a row, a record, a string) as a named value alone, whose
+    // fields, columns and length the template's comparisons read
+    // (`guards::below_argument`).
     let range = match elem {
         Ty::Int(range) => range.clone(),
+        Ty::Option(inner) => match &**inner {
+            Ty::Int(range) => range.clone(),
+            _ => return None,
+        },
         Ty::Row(..) | Ty::Record(_) | Ty::Str(_) => crate::cost::Interval::unbounded("an element"),
         _ => return None,
     };

@@ -14,7 +14,7 @@
 //! is still the binding the comparison read (a binding keeps its identity
 //! when narrowed, and a name bound again is a new binding). An `Int?`
 //! side (`none` compares below every number) has its number narrowed and
-//! narrows nothing of the other side (`rqc_cost::beside_options`).
+//! narrows nothing of the other side (`rqc_cost::Condition::MayBeNone`).
 
 use super::abstract_value::{Abs, Kind, Scalar};
 use super::bounds::{Eval, Verifier};
@@ -75,7 +75,7 @@ pub(super) fn plain_int(value: &Abs<'_>) -> Option<Interval> {
 }
 
 /// A plain `Int`'s interval, or an `Int?`'s number's (`true`), as a
-/// comparison's side (`rqc_cost::beside_options`).
+/// comparison's side (`rqc_cost::Condition::MayBeNone`).
 fn int(value: &Abs<'_>) -> Option<(Interval, bool)> {
     match value {
         Abs::Opt(inner) => plain_int(inner).map(|interval| (interval, true)),
@@ -120,12 +120,10 @@ impl<'p> Verifier<'p> {
             add_leaves(operand, Some(&interval), scope, &self.params, &mut sum);
             sum.side(interval)
         };
-        let Some((left, right)) = rqc_cost::beside_options(
-            (side(operands.0, x), x_optional),
-            (side(operands.1, y), y_optional),
-        ) else {
+        let Ok(optional) = rqc_cost::Optional::of(x_optional, y_optional) else {
             return;
         };
+        let (left, right) = (side(operands.0, x), side(operands.1, y));
         // As `rqc_cost::compared` reads it, and through every alias a side
         // that is one named value is (`elements::through_aliases`).
         let compare = Condition::Compare {
@@ -134,9 +132,9 @@ impl<'p> Verifier<'p> {
             right: Box::new(right),
         };
         // Of an `Int?`'s number: vacuous where it is `none`.
-        let compare = match x_optional || y_optional {
-            true => Condition::MayBeNone(Box::new(compare)),
-            false => compare,
+        let compare = match optional {
+            Some(optional) => Condition::MayBeNone(Box::new(compare), optional),
+            None => compare,
         };
         let says = super::elements::through_aliases(&compare, scope);
         let comparison = Comparison { node, says };
