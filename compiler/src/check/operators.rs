@@ -241,15 +241,19 @@ impl Checker<'_> {
                 if matches!(op, BinaryOp::Div | BinaryOp::Rem) && y.constant() == Some(0) {
                     self.divides_by_zero(op, b);
                 }
+                let optional =
+                    matches!(left.ty, Ty::Option(_)) || matches!(right.ty, Ty::Option(_));
+                // A sum of `Int?`s is interval arithmetic alone, as the plan
+                // verifier reads it (its `narrowed_sum` takes plain `Int`s).
                 let interval = match op {
-                    BinaryOp::Add => self.narrowed_sum(op, (a, b), x.plus(y)),
-                    BinaryOp::Sub => self.narrowed_sum(op, (a, b), x.minus(y)),
+                    BinaryOp::Add if !optional => self.narrowed_sum(op, (a, b), x.plus(y)),
+                    BinaryOp::Sub if !optional => self.narrowed_sum(op, (a, b), x.minus(y)),
+                    BinaryOp::Add => x.plus(y),
+                    BinaryOp::Sub => x.minus(y),
                     BinaryOp::Mul => x.times(y),
                     BinaryOp::Div => x.divided_by(y),
                     _ => x.remainder(y),
                 };
-                let optional =
-                    matches!(left.ty, Ty::Option(_)) || matches!(right.ty, Ty::Option(_));
                 if optional {
                     Ty::option(Ty::Int(interval))
                 } else {
