@@ -235,6 +235,17 @@ impl Interval {
         self.plus(&other.negate())
     }
 
+    /// The range `c` times a value in this range holds: itself for 1, its
+    /// negation for -1, 0 for 0 (a name that cancels), else the product.
+    pub fn times_coefficient(&self, c: i64) -> Interval {
+        match c {
+            0 => Interval::exact(0),
+            1 => self.clone(),
+            -1 => self.negate(),
+            c => self.times(&Interval::exact(c)),
+        }
+    }
+
     /// `a·b ≤ hi_a·hi_b + lo_a·lo_b` (the product of two positives or of two
     /// negatives) and `a·b ≥ -(hi_a·lo_b + lo_a·hi_b)`; numerically the
     /// least and largest of the ends' four products.

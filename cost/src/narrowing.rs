@@ -148,6 +148,16 @@ pub type CompareMap<'f, N, M> = dyn Fn(&Side<N>, Option<Relation>, &Side<N>) -> 
 pub type ElementsMap<'f, N, M> = dyn Fn(&N, &N, &Condition<N>) -> Condition<M> + 'f;
 
 impl<N> Condition<N> {
+    /// This comparison, read as one of an `Int?`'s number where one side
+    /// is an `Int?` (`optional`: [`Condition::MayBeNone`]), as itself
+    /// where both are `Int`s.
+    pub fn with_option(self, optional: Option<Optional>) -> Condition<N> {
+        match optional {
+            Some(side) => Condition::MayBeNone(Box::new(self), side),
+            None => self,
+        }
+    }
+
     /// What `all(list, element => says)` says (`all`), or `any(…)`, read as
     /// `!all(list, element => !says)`.
     pub fn elements(all: bool, list: N, element: N, says: Condition<N>) -> Condition<N> {

@@ -341,12 +341,7 @@ impl<N: PartialEq + Clone> Side<N> {
             }
             let coefficient = self.coefficient(&term.name);
             let range = Side::term_now(term, narrowed);
-            sum = sum.plus(&match coefficient {
-                0 => Interval::exact(0),
-                1 => range,
-                -1 => range.negate(),
-                c => range.times(&Interval::exact(c)),
-            });
+            sum = sum.plus(&range.times_coefficient(coefficient));
         }
         sum
     }

@@ -43,8 +43,9 @@ pub fn sum_within<N: PartialEq>(
     // Some cancel (`n + m - m`, `d + m` with `d = n - m` read through):
     // the rest, each name at its range now times its coefficient, where
     // each has one (the same binding is the same integer each time).
-    let mut narrowed = match merged_range(&coefficients, offset, range) {
-        Some(merged) if coefficients.len() < names.len() => interval.intersect(&merged),
+    let cancelled = coefficients.len() < names.len();
+    let mut narrowed = match cancelled.then(|| merged_range(&coefficients, offset, range)) {
+        Some(Some(merged)) => interval.intersect(&merged),
         _ => interval.clone(),
     };
     if enclosing.is_empty() {
@@ -239,12 +240,7 @@ fn merged_range<N>(
     coefficients
         .iter()
         .try_fold(Interval::exact(offset), |sum, (name, coefficient)| {
-            let range = range(name)?;
-            Some(sum.plus(&match coefficient {
-                1 => range,
-                -1 => range.negate(),
-                c => range.times(&Interval::exact(*c)),
-            }))
+            Some(sum.plus(&range(name)?.times_coefficient(*coefficient)))
         })
 }
 

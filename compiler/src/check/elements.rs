@@ -135,14 +135,11 @@ fn each_element(
             )),
             // A list of `Int?`s: each one's number (`all(os, o => o <=
             // 50)`; `Ty::List`'s extremes are of `Int` lists only).
-            Ty::Option(inner) => match &**inner {
-                Ty::Int(known) => Some(Ty::List(
-                    Box::new(Ty::option(Ty::Int(narrowed(known)))),
-                    size.clone(),
-                    extremes.clone(),
-                )),
-                _ => None,
-            },
+            Ty::Option(_) => Some(Ty::List(
+                Box::new(each_element(elem, narrowed)?),
+                size.clone(),
+                extremes.clone(),
+            )),
             _ => None,
         },
         Ty::Option(inner) => match &**inner {

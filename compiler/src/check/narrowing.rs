@@ -108,12 +108,8 @@ impl Checker<'_> {
             return;
         };
         let (left, right) = (side(self, a, x), side(self, b, y));
-        let says = crate::cost::compared(left, relation, right, &|named| self.definition_of(named));
-        // Of an `Int?`'s number: vacuous where it is `none`.
-        let says = match optional {
-            Some(optional) => Condition::MayBeNone(Box::new(says), optional),
-            None => says,
-        };
+        let says = crate::cost::compared(left, relation, right, &|named| self.definition_of(named))
+            .with_option(optional);
         let comparison = Comparison {
             operands: (a.span, b.span),
             says,

@@ -106,13 +106,10 @@ enum Rounds<T> {
     NotFound,
 }
 
-/// `ty` with each `Int` in it any integer, named in messages as what
-/// `callee` feeds back to its function (E0302's note, where one bounds
-/// a count).
-fn any_number(ty: &Ty, callee: &str) -> Ty {
-    let named = format!("the results {callee} feeds back to its function, which grow each time");
+/// `ty` with each `Int` in it `any`, an integer no range bounds.
+fn any_number(ty: &Ty, any: &crate::cost::Interval) -> Ty {
     ty.map(&|ty| match ty {
-        Ty::Int(_) => Some(Ty::Int(crate::cost::Interval::unbounded(&named))),
+        Ty::Int(_) => Some(Ty::Int(any.clone())),
         _ => None,
     })
 }
@@ -229,7 +226,12 @@ impl<'c> Checker<'c> {
         resolve: Resolve<'_, 'c, T>,
     ) -> Option<T> {
         let bound = generics.get(t)?.clone();
-        let any = any_number(&bound, callee);
+        // Named in messages as what `callee` feeds back to its function
+        // (E0302's note, where it bounds a count).
+        let named =
+            format!("the results {callee} feeds back to its function, which grow each time");
+        let number = crate::cost::Interval::unbounded(&named);
+        let any = any_number(&bound, &number);
         if any == bound || !self.may_check_again(span) {
             return None;
         }
@@ -242,7 +244,7 @@ impl<'c> Checker<'c> {
         let (value, found) = self.at_measures(sig, i, span, generics, bindings, resolve);
         // Every number is some integer: a result that is `T` but for its
         // numbers is within it.
-        let fixed = matches!(&found, Ty::Fn(func) if any_number(&func.ret, callee) == any);
+        let fixed = matches!(&found, Ty::Fn(func) if any_number(&func.ret, &number) == any);
         if fixed && self.diagnostics.len() == reported {
             return Some(value);
         }

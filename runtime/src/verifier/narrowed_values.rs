@@ -92,9 +92,10 @@ fn narrow_by_extreme<'p>(value: &Abs<'p>, greatest: bool, interval: &Interval) -
 /// each element's interval made `narrowed` of it (as the checker's
 /// `each_element`); `None` for any other value.
 fn each_item<'p>(value: &Abs<'p>, narrowed: &dyn Fn(&Interval) -> Interval) -> Option<Abs<'p>> {
-    // An item that is an `Int?` (a list of them): its number.
+    // An item that is an `Int?` (a list of them): its number, as an
+    // `Int?` alone is.
     let item = |item: &Abs<'p>| match item {
-        Abs::Opt(inner) => Some(Abs::Opt(Box::new(Abs::int(narrowed(&plain_int(inner)?))))),
+        Abs::Opt(_) => each_item(item, narrowed),
         _ => Some(Abs::int(narrowed(&plain_int(item)?))),
     };
     match value {

@@ -130,12 +130,8 @@ impl<'p> Verifier<'p> {
             left: Box::new(left),
             relation,
             right: Box::new(right),
-        };
-        // Of an `Int?`'s number: vacuous where it is `none`.
-        let compare = match optional {
-            Some(optional) => Condition::MayBeNone(Box::new(compare), optional),
-            None => compare,
-        };
+        }
+        .with_option(optional);
         let says = super::elements::through_aliases(&compare, scope);
         let comparison = Comparison { node, says };
         self.comparisons.push(comparison);
