@@ -3,11 +3,13 @@
 //! A comparison `L relation R` of two sides that are sums of named values
 //! and literals (`sides.rs`) says that `D = L - R` stands in `relation` to
 //! 0. A sum `E` (two or more named values, and a literal offset) written
-//! in the branch that names the same values with the same coefficients
-//! as `D` does (or all negated), and perhaps not all of `D`'s, is `D`
-//! less the rest: so `E` stands in that relation to the rest of `D` moved
-//! across, and its interval is narrowed by [`Interval::assume`], the rule
-//! every comparison narrows by. Both the checker and the plan verifier
+//! in the branch that names some of `D`'s values with the same
+//! coefficients as `D` does (or all negated) is `D` less the rest: so `E`
+//! stands in that relation to the rest of `D` moved across, and its
+//! interval is narrowed by [`Interval::assume`], the rule every
+//! comparison narrows by. A name `D` holds with another coefficient
+//! leaves the difference in the rest, at its range (`m - p == p` proves
+//! `m - p` within `p`'s range). Both the checker and the plan verifier
 //! narrow a sum with this, so they agree.
 
 use crate::established::{disjunctions, established};
@@ -262,11 +264,15 @@ fn merged<'n, N: PartialEq + 'n>(terms: impl Iterator<Item = (&'n N, bool)>) -> 
 /// When `left relation right` relates the sum whose coefficients are
 /// `sum` (its offset aside) to the rest of `D = left - right`: the
 /// relation the sum stands in to the rest moved across, and that rest's
-/// range. `None` when `D` names no value of the sum, or one with another
-/// coefficient than the sum's (or than every one negated), or its
-/// literals leave `i64`. A value of the sum that `D` does not name adds
-/// its range (`range`'s; `None` where it is not known), times its
-/// coefficient.
+/// range. `D` is read as `s·E' + rest` for the sign `s` (`+1`, or `-1`
+/// for a sum written the other way round) under which more of the sum's
+/// names have in `D` exactly `s` times their coefficient in the sum; a
+/// name with another coefficient in `D` (`m - p == p` read for `m - p`,
+/// `D = m - 2p`) leaves the difference times its range in the rest. A
+/// value of the sum that `D` does not name adds its range times its
+/// coefficient. `None` when no name of the sum has its coefficient in `D`
+/// under either sign, when a range needed is not known (`range`'s), or
+/// when the literals leave `i64`.
 fn relates<N: PartialEq>(
     sum: &[(&N, i64)],
     left: &Side<N>,
@@ -288,38 +294,51 @@ fn relates<N: PartialEq>(
             .find(|(n, _)| *n == name)
             .map_or(0, |(_, c)| *c)
     };
-    // The sum's values `D` names, and the others (`extra`).
-    let (named, extra): (Vec<_>, Vec<_>) = sum.iter().partition(|(name, _)| coefficient(name) != 0);
-    if named.is_empty() {
-        return None;
-    }
-    let same = named.iter().all(|(name, c)| coefficient(name) == *c);
-    let opposite = named.iter().all(|(name, c)| coefficient(name) == -*c);
-    if !same && !opposite {
-        return None;
-    }
-    let mut added = Interval::exact(0);
-    for (name, coefficient) in extra.iter().map(|e| (e.0, e.1)) {
-        let known = range(name)?;
-        let signed_range = match coefficient < 0 {
+    let matching = |sign: i64| {
+        sum.iter()
+            .filter(|(name, c)| coefficient(name) == sign * c)
+            .count()
+    };
+    let sign = match (matching(1), matching(-1)) {
+        (0, 0) => return None,
+        (same, opposite) if same >= opposite => 1,
+        _ => -1,
+    };
+    // `c` copies of a range, added one by one: a polynomial end (`n`, `2n`)
+    // stays one.
+    let scaled = |known: Interval, c: i64| {
+        let signed_range = match c < 0 {
             true => known.negate(),
             false => known,
         };
-        for _ in 0..coefficient.unsigned_abs() {
-            added = added.plus(&signed_range);
+        let mut total = Interval::exact(0);
+        for _ in 0..c.unsigned_abs() {
+            total = total.plus(&signed_range);
+        }
+        total
+    };
+    // The sum's values `D` does not name (`added`, outside `E'`), and
+    // what those it names with another coefficient leave in the rest.
+    let mut added = Interval::exact(0);
+    let mut rest = Interval::exact(0);
+    for (name, c) in sum.iter().map(|e| (e.0, e.1)) {
+        let in_difference = coefficient(name);
+        if in_difference == 0 {
+            added = added.plus(&scaled(range(name)?, c));
+        } else if in_difference != sign * c {
+            rest = rest.plus(&scaled(range(name)?, in_difference - sign * c));
         }
     }
-    // `D = ±E' + rest + k` (E' the sum without its offset) stands in
-    // `relation` to 0, so `±E'` stands in it to `-(rest + k)`. A side that
-    // is no sum of named values (`if x > 0 { 100 } else { 200 }`, `x * 2`)
-    // is its whole range in `rest`, not its offset (which is 0): a
-    // literal's range is its value.
+    // `D = s·E' + rest + k` (E' the named part without its offset) stands
+    // in `relation` to 0, so `s·E'` stands in it to `-(rest + k)`. A side
+    // that is no sum of named values (`if x > 0 { 100 } else { 200 }`,
+    // `x * 2`) is its whole range in `rest`, not its offset (which is 0):
+    // a literal's range is its value.
     let offset = |side: &Side<N>| match side.terms.is_empty() {
         true => 0,
         false => side.offset,
     };
     let k = offset(left).checked_sub(offset(right))?;
-    let mut rest = Interval::exact(0);
     for (side, negated) in [(left, false), (right, true)] {
         if side.terms.is_empty() {
             rest = rest.plus(&signed(negated, side.interval.clone()));
@@ -331,10 +350,9 @@ fn relates<N: PartialEq>(
         }
     }
     let moved = Interval::exact(k).plus(&rest).negate();
-    Some(if same {
-        (relation, moved.plus(&added))
-    } else {
-        (relation.flipped(), moved.negate().plus(&added))
+    Some(match sign {
+        1 => (relation, moved.plus(&added)),
+        _ => (relation.flipped(), moved.negate().plus(&added)),
     })
 }
 
