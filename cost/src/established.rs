@@ -3,7 +3,8 @@
 //! [`crate::assume`] and [`crate::sum_within`] narrow with what these
 //! walks find; an `Int?`'s comparison comes with the side that is the
 //! option ([`Optional`]): only its number is narrowed, and neither a sum
-//! nor [`crate::infeasible`] reads it (a `none` makes it vacuous).
+//! nor [`crate::infeasible`] reads it (a `none` makes it vacuous), unless
+//! the option stands at or above the other side, which no `none` does.
 
 use crate::narrowing::{Condition, Optional};
 use crate::sides::Side;
@@ -67,10 +68,27 @@ pub(crate) fn established<'c, N>(
         } = part
         {
             if let Some(relation) = holding(*relation, holds) {
+                let optional = optional.filter(|side| !holds_a_number(*side, relation));
                 out.push((left, relation, right, optional));
             }
         }
     });
+}
+
+/// Whether an `Int?` on `side` of a comparison whose sides stand in
+/// `relation` holds a number: `none` compares below every number, so an
+/// option at or above the other side (`o >= n`, `n < o`, `o == n`) is
+/// one, and the comparison is one of numbers, read as one (both sides
+/// narrowed, sums related through it, [`crate::infeasible`] reading it).
+fn holds_a_number(side: Optional, relation: Relation) -> bool {
+    let seen_from_the_option = match side {
+        Optional::Left => relation,
+        Optional::Right => relation.flipped(),
+    };
+    matches!(
+        seen_from_the_option,
+        Relation::Above | Relation::AtLeast | Relation::Equal
+    )
 }
 
 /// Gives `visit` each comparison and each [`Condition::Elements`] that

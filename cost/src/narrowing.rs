@@ -64,7 +64,9 @@ pub enum Condition<N> {
     /// where the fact is read; the other side never is (`o >= n` proves
     /// nothing of `n`), no sum is related through it, and it never shows a
     /// branch cannot run ([`crate::infeasible`]: a `none` makes `o < 5`
-    /// hold whatever the number's range is).
+    /// hold whatever the number's range is). Where the option stands at
+    /// or above the other side (`o >= n` true, `o < n` false, `o == n`
+    /// true), it is no `none`, and the comparison is one of numbers.
     MayBeNone(Box<Condition<N>>, Optional),
     /// A `Bool` literal: `true` or `false` wherever it is read. A part of
     /// a disjunction that is always the other outcome cannot be the one

@@ -626,19 +626,31 @@ fn an_optional_side_has_its_number_narrowed_and_narrows_nothing_else() {
             side,
         )
     };
-    // `o <= n`, `o` an `Int?`: nothing of `n` (a `none` stands below it),
-    // either way it is read.
+    // `o <= n`, `o` an `Int?`: nothing of `n` (a `none` stands below it).
+    // Where it failed (`o > n`), the option is a number: `n` is narrowed.
     let condition = of_an_option(
         name_side("o"),
         Relation::AtMost,
         name_side("n"),
         Optional::Left,
     );
-    for holds in [true, false] {
-        assert!(proved(&condition, holds)
-            .iter()
-            .all(|(name, _)| *name == "o"));
-    }
+    assert!(proved(&condition, true)
+        .iter()
+        .all(|(name, _)| *name == "o"));
+    assert!(proved(&condition, false)
+        .iter()
+        .any(|(name, _)| *name == "n"));
+    // `n < o` read where `o`'s number is at most 10: `n` at most 9.
+    let condition = of_an_option(
+        name_side("n"),
+        Relation::Below,
+        name_side("o"),
+        Optional::Right,
+    );
+    let mut narrowed = vec![("o", Interval::exact(10).join(&Interval::exact(0)))];
+    assume(&condition, true, &mut narrowed);
+    let n = narrowed.iter().rev().find(|(name, _)| *name == "n");
+    assert_eq!(n.map(|(_, i)| i.most), Some(Some(9)));
     // `o <= 50`: the number is at most 50, or above it where it failed.
     let condition = of_an_option(
         name_side("o"),

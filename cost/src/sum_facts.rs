@@ -362,6 +362,10 @@ fn relates<N: PartialEq>(
 /// those the sides had where the comparison was evaluated, each name's
 /// occurrences merged (`Side`'s coefficients).
 pub fn infeasible<N: PartialEq + Clone>(condition: &Condition<N>, holds: bool) -> bool {
+    // Its literals decide it the other way (`false`, `x <= 3 && false`).
+    if crate::established::known(condition) == Some(!holds) {
+        return true;
+    }
     // Not an `Int?`'s number: a `none` meets any of its comparisons.
     let mut comparisons = Vec::new();
     established(condition, holds, &mut comparisons);

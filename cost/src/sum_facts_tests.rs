@@ -232,21 +232,30 @@ fn a_comparison_its_ranges_rule_out_is_infeasible() {
         &compare(k(), Some(Relation::Above), side(&[], 10)),
         true
     ));
-    // The same of an `Int?`'s number rules nothing out: a `none` meets
-    // `o < 0` whatever the number's range.
+    // The same of an `Int?`'s number below the other side rules nothing
+    // out: a `none` meets `o < 0` whatever the number's range. At or above
+    // it (`o == 11`), the option is no `none`: read as numbers.
     let of_an_option = |c| Condition::MayBeNone(Box::new(c), crate::Optional::Left);
     assert!(!infeasible(
         &of_an_option(compare(k(), Some(Relation::Below), side(&[], 0))),
         true
     ));
+    assert!(infeasible(
+        &of_an_option(compare(k(), Some(Relation::Equal), side(&[], 11))),
+        true
+    ));
     assert!(!infeasible(
+        &of_an_option(compare(k(), Some(Relation::AtLeast), side(&[], 11))),
+        false
+    ));
+    // Literals that decide a condition the other way rule it out.
+    let never: Condition<&str> = Condition::Constant(false);
+    assert!(infeasible(&never, true));
+    assert!(!infeasible(&never, false));
+    assert!(infeasible(
         &Condition::And(
-            Box::new(of_an_option(compare(
-                k(),
-                Some(Relation::Equal),
-                side(&[], 11)
-            ))),
-            Box::new(compare(side(&[], 1), Some(Relation::AtMost), side(&[], 2))),
+            Box::new(n_minus_n.clone()),
+            Box::new(Condition::Constant(false))
         ),
         true
     ));

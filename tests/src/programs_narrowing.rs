@@ -27,7 +27,11 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
             let o = option(v);
             let e = option("e");
             let options = format!("[{v}, {a}] |> map(e => {{ let o: Int? = {e}; o }})");
-            match rng.below(7) {
+            match rng.below(9) {
+                // The other side read where the option stood at or above
+                // it (no `none` does), in either branch, alone or in a sum.
+                7 => format!("{{ let o: Int? = {o}; if {w} {op} o {{ {w} + {b} }} else {{ {a} - {w} }} }}"),
+                8 => format!("{{ let o: Int? = {o}; if {w} - {a} {op} o {{ {w} - {a} }} else {{ {a} - {w} + {b} }} }}"),
                 // The other side narrowed by an inner `if`, read with it.
                 6 => format!("{{ let o: Int? = {o}; if o {op} {w} {{ if {w} {op} {a} {{ o |> unwrap_or({b}) }} else {{ {b} }} }} else {{ {b} }} }}"),
                 0 => format!("{{ let o: Int? = {o}; if o {op} {a} {{ o |> unwrap_or({b}) }} else {{ {b} }} }}"),

@@ -83,6 +83,20 @@ fn int(value: &Abs<'_>) -> Option<(Interval, bool)> {
     }
 }
 
+/// The outcome of `a relation b` (`None` for `!=`) where one side is
+/// `none` and the other a plain `Int`: `none` stands below every number.
+fn against_none(relation: Option<Relation>, values: (&Abs<'_>, &Abs<'_>)) -> Option<bool> {
+    let seen_from_none = match values {
+        (Abs::Null, other) if plain_int(other).is_some() => relation,
+        (other, Abs::Null) if plain_int(other).is_some() => relation.map(Relation::flipped),
+        _ => return None,
+    };
+    Some(match seen_from_none {
+        Some(Relation::Below | Relation::AtMost) | None => true,
+        Some(Relation::Above | Relation::AtLeast | Relation::Equal) => false,
+    })
+}
+
 impl<'p> Verifier<'p> {
     /// The comparisons of `cond` that [`Verifier::condition`] may read
     /// are recorded from here until it is called; the mark to give it.
@@ -110,6 +124,14 @@ impl<'p> Verifier<'p> {
             return;
         };
         if !self.wanted.contains_key(&(node as *const Node)) {
+            return;
+        }
+        // `none` against a number: the outcome is fixed, as a literal's
+        // (the checker may read such an option at a number's range that
+        // no number of it lies in: `if n > n { p } else { none }`).
+        if let Some(outcome) = against_none(relation, values) {
+            let says = Condition::Constant(outcome);
+            self.comparisons.push(Comparison { node, says });
             return;
         }
         let (Some((x, x_optional)), Some((y, y_optional))) = (int(values.0), int(values.1)) else {
