@@ -57,8 +57,16 @@ impl Poly {
         // call and multiplied by others, grew past any time a check may
         // take (functions each taking the product of their callee's joins,
         // five deep, checked for minutes); their sum is a bound.
+        // A `min` of plain parts is kept (`clamp`'s `x` narrowed below `hi`
+        // is `min(x, hi)`, and the join with `lo` is `max(lo, min(x,
+        // hi))`, which a call makes 25 for `clamp(n, 1, 25)`): depth two at
+        // most, since neither holds a `max` or a `min` of its own.
         let nested = |p: &Poly| {
-            p.any_var(|v: &Var| matches!(v.kind(), VarKind::Most(_) | VarKind::Least(_)))
+            p.any_var(|v: &Var| match v.kind() {
+                VarKind::Most(_) => true,
+                VarKind::Least(parts) => parts.0.iter().any(holds_most_or_least),
+                _ => false,
+            })
         };
         if kept
             .iter()
@@ -152,12 +160,32 @@ mod tests {
         let nested = most.times(&zs);
         assert_eq!(Poly::most_of([nested.clone(), generic("|ws|")]), None);
         assert_eq!(nested.max(&generic("|ws|")), nested.plus(&generic("|ws|")));
+        // A `min` of plain parts is kept, and each call makes it the
+        // least of what it gives; a `min` holding a `max` is not.
         let least = xs.tighter(&ys);
-        assert_eq!(Poly::most_of([least.clone(), zs.clone()]), None);
+        let kept = Poly::most_of([least.clone(), zs.clone()]).expect("a `max` of a plain `min`");
+        let at = |p: &Poly, values: [u64; 3]| {
+            let mut p = p.clone();
+            for (name, value) in ["|xs|", "|ys|", "|zs|"].iter().zip(values) {
+                let var = generic(name).as_var().expect("a variable");
+                p = p.substitute(&var, &Poly::constant(value));
+            }
+            p.max_value()
+        };
+        assert_eq!(at(&kept, [25, 1000, 1]), Some(25));
+        assert_eq!(at(&kept, [25, 1000, 30]), Some(30));
+        let least_of_most = generic("|ws|").tighter(&most);
+        assert!(least_of_most.any_var(|v: &Var| matches!(v.kind(), VarKind::Least(_))));
+        assert_eq!(Poly::most_of([least_of_most, zs.clone()]), None);
         // A part of more than `MOST_PART_TERMS` terms: their sum.
         let long =
             (0..=MOST_PART_TERMS).fold(Poly::zero(), |sum, i| sum.plus(&generic(&format!("p{i}"))));
         assert_eq!(Poly::most_of([long.clone(), zs.clone()]), None);
         assert_eq!(long.max(&zs), long.plus(&zs));
     }
+}
+
+/// Whether `p` holds a `max` or a `min` variable.
+fn holds_most_or_least(p: &Poly) -> bool {
+    p.any_var(|v: &Var| matches!(v.kind(), VarKind::Most(_) | VarKind::Least(_)))
 }
