@@ -344,9 +344,16 @@ fn relates<N: PartialEq>(
             rest = rest.plus(&signed(negated, side.interval.clone()));
         }
     }
+    // A term of `D` the sum does not name, at its range where the
+    // comparison was evaluated, within its range now where that is known
+    // (the same binding: `if a - b <= c { if c <= 10 { take(a - b) } }`).
     for (term, negated) in terms() {
         if !sum.iter().any(|(name, _)| **name == term.name) {
-            rest = rest.plus(&signed(negated, term.interval.clone()));
+            let interval = match range(&term.name) {
+                Some(now) => term.interval.intersect(&now),
+                None => term.interval.clone(),
+            };
+            rest = rest.plus(&signed(negated, interval));
         }
     }
     let moved = Interval::exact(k).plus(&rest).negate();

@@ -196,9 +196,13 @@ impl<'p> Verifier<'p> {
                     _ => {}
                 }
                 match c {
-                    Combinator::Map if shape == Shape::Option => {
-                        Abs::Opt(Box::new(result_or_element))
-                    }
+                    // `none` maps to `none` (its function is never
+                    // applied), which a comparison then reads as such
+                    // (`narrowing.rs`'s `against_none`).
+                    Combinator::Map if shape == Shape::Option => match input.value {
+                        Abs::Null => Abs::Null,
+                        _ => Abs::Opt(Box::new(result_or_element)),
+                    },
                     Combinator::Map => list(result_or_element, k),
                     Combinator::Filter => list(element, k),
                     // The same values in another order (as the checker).

@@ -127,6 +127,25 @@ impl<'p> Named<'p> {
     /// walked along the path (a row's column, a record's field, a
     /// string's length), when that is a plain `Int`.
     pub(super) fn range(&self, scope: &Scope<'p>, params: &[Abs<'p>]) -> Option<Interval> {
+        plain_int(&self.value(scope, params)?)
+    }
+
+    /// [`Named::range`], or where it names an `Int?`, its number's range:
+    /// what a sum narrowed by a comparison of numbers reads of a term of
+    /// the comparison (`rqc_cost::sum_within`'s `range`, as the checker's
+    /// `range_now`), where an option stood at or above the other side,
+    /// holding a number.
+    pub(super) fn number_range(&self, scope: &Scope<'p>, params: &[Abs<'p>]) -> Option<Interval> {
+        match self.value(scope, params)? {
+            Abs::Opt(number) => plain_int(&number),
+            value => plain_int(&value),
+        }
+    }
+
+    /// The value this names, in `scope` with `params`: its root's value
+    /// walked along the path (a row's column, a record's field, a
+    /// string's length).
+    fn value(&self, scope: &Scope<'p>, params: &[Abs<'p>]) -> Option<Abs<'p>> {
         let mut value = match self.root {
             Root::Param(i) => params.get(i)?.clone(),
             Root::Binding(name, id) => {
@@ -148,7 +167,7 @@ impl<'p> Named<'p> {
                 _ => return None,
             };
         }
-        plain_int(&value)
+        Some(value)
     }
 
     /// Whether this names a value with one value here: an entry

@@ -151,7 +151,7 @@ impl<'p> Verifier<'p> {
             sum_leaves(b, op == BinOp::Sub, &sum_shape, &mut leaf);
         }
         let definition = |named: &Named<'p>| super::narrowing::definition_of(named, scope);
-        let range = |named: &Named<'p>| named.range(scope, &self.params);
+        let range = |named: &Named<'p>| named.number_range(scope, &self.params);
         Abs::int(sum.within(&self.facts, interval, &definition, &range))
     }
 
