@@ -92,6 +92,11 @@ impl Poly {
     }
 }
 
+/// Whether `p` holds a `max` or a `min` variable.
+fn holds_most_or_least(p: &Poly) -> bool {
+    p.any_var(|v: &Var| matches!(v.kind(), VarKind::Most(_) | VarKind::Least(_)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,9 +188,4 @@ mod tests {
         assert_eq!(Poly::most_of([long.clone(), zs.clone()]), None);
         assert_eq!(long.max(&zs), long.plus(&zs));
     }
-}
-
-/// Whether `p` holds a `max` or a `min` variable.
-fn holds_most_or_least(p: &Poly) -> bool {
-    p.any_var(|v: &Var| matches!(v.kind(), VarKind::Most(_) | VarKind::Least(_)))
 }
