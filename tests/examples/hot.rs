@@ -1,4 +1,4 @@
-//! A scratch loop over the engine's hot paths, for profiling (`perf record`): point reads and short range reads through the engine, beside raw redb reads on one long-lived transaction.
+//! A scratch loop over the engine's hot paths, for profiling (`perf record`): point reads, short range reads and one-row inserts through the engine (`WHICH=point|range|insert`), the TPC-C mix, and concurrent durable writers.
 
 use rqc_compiler::compile;
 use rqc_plan::Value;
@@ -161,6 +161,21 @@ fn main() {
         .collect();
     engine.load("Item", &mut rows_in, &mut |_| {}).unwrap();
     let mut rng = Rng::new(7);
+    if which == "insert" {
+        // Unsynced one-row inserts past the loaded rows, one index.
+        let add = engine.entry("add").unwrap();
+        let start = Instant::now();
+        for i in 0..reads as i64 {
+            let id = rows + i;
+            let args = [id.into(), "inserted".into(), (id % 1000).into(), 1.into()];
+            engine.run_entry(add, &args).unwrap();
+        }
+        println!(
+            "insert: {:.0} ns per run",
+            start.elapsed().as_nanos() as f64 / reads as f64
+        );
+        return;
+    }
     let entry = engine
         .entry(if which == "point" { "item" } else { "cheap" })
         .unwrap();
