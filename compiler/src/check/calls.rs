@@ -547,6 +547,19 @@ impl Checker<'_> {
         if let Some(template) = &guard {
             self.record_guard(span, template, &sums);
         }
+        // A function that returns a parameter itself gives a predicate a
+        // function made back as the caller knows it (`passg(le(10))`
+        // proves what `le(10)` does), where its result, rebuilt from the
+        // bound type parameters, would prove nothing. (Another value's
+        // type the bound type parameters carry already, and the declared
+        // result may say more than an untyped `none` given.)
+        let returned = sig
+            .returns_param
+            .and_then(|i| arg_tys.get(i).cloned().flatten());
+        let ret = match returned {
+            Some(made) if !result_unknown && Checker::made_guard(&made).is_some() => made,
+            _ => ret,
+        };
         // A predicate it makes proves what its body does (`returned_guards.rs`).
         let ret = Checker::made_predicate(ret, sig.returned_guard.as_ref(), &arg_tys);
         // A generic result takes its arguments' types: nested calls of a

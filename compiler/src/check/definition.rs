@@ -386,6 +386,13 @@ impl Checker<'_> {
             proves,
             returned_guard,
             sum_measures: std::mem::take(&mut self.sum_measures),
+            returns_param: super::signature::returned_parameter(
+                &def.body,
+                &def.params
+                    .iter()
+                    .map(|p| p.name.name.clone())
+                    .collect::<Vec<_>>(),
+            ),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
             module: module_name.to_string(),

@@ -35,6 +35,12 @@ pub struct FnSig {
     /// The counts its body measures as sums of its parameters, each bound
     /// at a call (`sum_measures.rs`).
     pub sum_measures: Vec<super::sum_measures::SumMeasure>,
+    /// The parameter (by position) the body returns itself, unchanged
+    /// (`fn passg(f: T -> U) -> T -> U = f`): a call's result is its
+    /// argument, with its type as the caller knows it (what a predicate a
+    /// function made proves, its ranges), not the signature's result
+    /// rebuilt from the bound type parameters.
+    pub returns_param: Option<usize>,
 }
 
 impl FnSig {
@@ -75,3 +81,14 @@ impl FnSig {
 /// Types and costs hold no floats, so equality is an equivalence (and the
 /// incremental database can tell an unchanged signature).
 impl Eq for FnSig {}
+
+/// The parameter (by position) that `body` is, where it is one of
+/// `params` read as it is: the name alone, in blocks of nothing else.
+pub fn returned_parameter(body: &crate::syntax::ast::Expr, params: &[String]) -> Option<usize> {
+    use crate::syntax::ast::ExprKind;
+    match &body.kind {
+        ExprKind::Name(name) => params.iter().position(|p| *p == name.name),
+        ExprKind::Block(stmts, result) if stmts.is_empty() => returned_parameter(result, params),
+        _ => None,
+    }
+}
