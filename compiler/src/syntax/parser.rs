@@ -546,6 +546,24 @@ mod tests {
     }
 
     #[test]
+    fn arithmetic_after_a_pipeline_says_to_wrap_it() {
+        let (_, diagnostics) = parse("t.rq", "query q(xs: [Int]) = xs |> count() + 1");
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].code, "E0101");
+        assert!(
+            diagnostics[0].help[0].contains("wrap it in parentheses")
+                && diagnostics[0].help[0].ends_with(") + 1`"),
+            "{:?}",
+            diagnostics[0].help
+        );
+        // The same operator where a pipeline is not what came before.
+        let (_, diagnostics) = parse("t.rq", "query q() = [1 +]");
+        assert!(diagnostics
+            .iter()
+            .all(|d| d.help.iter().all(|h| !h.contains("pipeline"))));
+    }
+
+    #[test]
     fn stray_modifier_and_tuples_are_errors() {
         assert_eq!(codes("table T { key id: Int }"), vec!["E0105"]);
         assert_eq!(codes("query q() = (1, 2)"), vec!["E0104"]);

@@ -177,6 +177,15 @@ fn help_for_unexpected(token: &Token, expected: &[String]) -> String {
         token,
         Token::Lt | Token::LtEq | Token::Gt | Token::GtEq | Token::EqEq | Token::NotEq
     );
+    let arithmetic = matches!(
+        token,
+        Token::Plus | Token::Minus | Token::Star | Token::Slash | Token::Percent
+    );
+    if arithmetic && expects(expected, "|>") {
+        return format!(
+            "arithmetic binds tighter than `|>`, so a pipeline is not an operand: wrap it in parentheses, `(xs |> max() |> unwrap_or(0)) {word} 1`"
+        );
+    }
     if comparison && expects(expected, "&&") {
         return "comparisons do not chain: write `a < b && b < c`".to_string();
     }
