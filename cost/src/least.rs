@@ -68,6 +68,18 @@ impl Poly {
         if flat.iter().any(|p| !p.beyond_every_call()) {
             flat.retain(|p| !p.beyond_every_call());
         }
+        // A part holding a `max` or a `min` of its own is read plain
+        // (`Poly::plain`, an upper bound of it): a `min` holds plain parts
+        // only, so formulas a chain of calls substitutes again at each
+        // call stay small (clamps of clamps of clamps, five deep, took
+        // minutes to check: adversary round 41).
+        let flat: Vec<Poly> = flat
+            .into_iter()
+            .map(|p| match crate::most::holds_most_or_least(&p) {
+                true => p.plain(),
+                false => p,
+            })
+            .collect();
         // Of the parts with a maximum, the smallest stands for them all
         // as far as numbers go; the others are kept only for the calls.
         let mut kept: Vec<Poly> = Vec::new();

@@ -38,6 +38,24 @@ impl Poly {
                 _ => flat.push(part),
             }
         }
+        let nested = |p: &Poly| {
+            p.any_var(|v: &Var| match v.kind() {
+                VarKind::Most(_) => true,
+                VarKind::Least(parts) => parts.0.iter().any(holds_most_or_least),
+                _ => false,
+            })
+        };
+        // A part holding a `max`, or a `min` of parts that hold one, is
+        // read flattened (`Poly::flattened`, an upper bound of it: each
+        // `max` the sum of its parts, each `min` a `min` of plain parts):
+        // a `max` then holds at most a `min` of plain parts, two levels,
+        // so formulas a chain of calls substitutes again at each call
+        // stay small, where clamps of clamps, five deep, took minutes to
+        // check (adversary round 41).
+        let flat: Vec<Poly> = flat
+            .into_iter()
+            .map(|p| if nested(&p) { p.flattened() } else { p })
+            .collect();
         // Parts all with a maximum: `Poly::max`'s numeric rules already
         // give their greatest a number's precision (`max(1, 5000)` for a
         // fanout is 5000), with no variable to carry.
@@ -52,22 +70,15 @@ impl Poly {
             kept.retain(|k| !k.le(&part));
             kept.push(part);
         }
-        // Small parts only, and none holding a `min` or `max` of its own:
-        // a `max` of large or nested formulas, substituted again at every
-        // call and multiplied by others, grew past any time a check may
-        // take (functions each taking the product of their callee's joins,
-        // five deep, checked for minutes); their sum is a bound.
-        // A `min` of plain parts is kept (`clamp`'s `x` narrowed below `hi`
-        // is `min(x, hi)`, and the join with `lo` is `max(lo, min(x,
-        // hi))`, which a call makes 25 for `clamp(n, 1, 25)`): depth two at
-        // most, since neither holds a `max` or a `min` of its own.
-        let nested = |p: &Poly| {
-            p.any_var(|v: &Var| match v.kind() {
-                VarKind::Most(_) => true,
-                VarKind::Least(parts) => parts.0.iter().any(holds_most_or_least),
-                _ => false,
-            })
-        };
+        // Small parts only, and none holding a `max` of its own or a `min`
+        // of parts that hold one: a `max` of large or nested formulas,
+        // substituted again at every call and multiplied by others, grew
+        // past any time a check may take (functions each taking the
+        // product of their callee's joins, five deep, checked for
+        // minutes); their sum is a bound. A `min` of plain parts is kept
+        // (`clamp`'s `x` narrowed below `hi` is `min(x, hi)`, and the join
+        // with `lo` is `max(lo, min(x, hi))`, which a call makes 25 for
+        // `clamp(n, 1, 25)`): two levels at most.
         if kept
             .iter()
             .any(|p| p.terms().count() > MOST_PART_TERMS || nested(p))
@@ -92,8 +103,43 @@ impl Poly {
     }
 }
 
+impl Poly {
+    /// An upper bound of it that holds no `max`, and a `min` only of plain
+    /// parts: each `max` the sum of its parts (each at least 0, so at
+    /// least their greatest), each `min` the `min` of its parts made plain
+    /// ([`Poly::plain`]); monotone, as every polynomial here is.
+    pub fn flattened(&self) -> Poly {
+        self.substitute_all(&|v| match v.kind() {
+            VarKind::Most(parts) => Some(
+                parts
+                    .0
+                    .iter()
+                    .fold(Poly::zero(), |sum, p| sum.plus(&p.flattened())),
+            ),
+            VarKind::Least(parts) => Some(Poly::least_of(parts.0.iter().map(Poly::plain))),
+            _ => None,
+        })
+    }
+
+    /// An upper bound of it that holds no `max` nor `min`: each `max` the
+    /// sum of its parts, each `min` its lightest part (fewest variables),
+    /// made plain in turn.
+    pub fn plain(&self) -> Poly {
+        self.substitute_all(&|v| match v.kind() {
+            VarKind::Most(parts) => Some(
+                parts
+                    .0
+                    .iter()
+                    .fold(Poly::zero(), |sum, p| sum.plus(&p.plain())),
+            ),
+            VarKind::Least(parts) => parts.0.iter().min_by_key(|p| p.weight()).map(Poly::plain),
+            _ => None,
+        })
+    }
+}
+
 /// Whether `p` holds a `max` or a `min` variable.
-fn holds_most_or_least(p: &Poly) -> bool {
+pub(crate) fn holds_most_or_least(p: &Poly) -> bool {
     p.any_var(|v: &Var| matches!(v.kind(), VarKind::Most(_) | VarKind::Least(_)))
 }
 
@@ -156,32 +202,64 @@ mod tests {
         assert_eq!(Poly::greatest_of(many), sum);
     }
 
+    /// How deep `max` and `min` variables nest in `p`.
+    fn depth(p: &Poly) -> usize {
+        p.vars()
+            .into_iter()
+            .map(|v| match v.kind() {
+                VarKind::Most(parts) | VarKind::Least(parts) => {
+                    1 + parts.0.iter().map(depth).max().unwrap_or(0)
+                }
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     #[test]
     fn only_small_flat_parts_make_a_greatest() {
         let (xs, ys) = (generic("|xs|"), generic("|ys|"));
         let most = xs.max(&ys);
-        // A part holding a `max` (or a `min`) of its own: their sum.
-        let zs = generic("|zs|");
-        let nested = most.times(&zs);
-        assert_eq!(Poly::most_of([nested.clone(), generic("|ws|")]), None);
-        assert_eq!(nested.max(&generic("|ws|")), nested.plus(&generic("|ws|")));
-        // A `min` of plain parts is kept, and each call makes it the
-        // least of what it gives; a `min` holding a `max` is not.
-        let least = xs.tighter(&ys);
-        let kept = Poly::most_of([least.clone(), zs.clone()]).expect("a `max` of a plain `min`");
-        let at = |p: &Poly, values: [u64; 3]| {
+        let at = |p: &Poly, values: &[(&str, u64)]| {
             let mut p = p.clone();
-            for (name, value) in ["|xs|", "|ys|", "|zs|"].iter().zip(values) {
+            for (name, value) in values {
                 let var = generic(name).as_var().expect("a variable");
-                p = p.substitute(&var, &Poly::constant(value));
+                p = p.substitute(&var, &Poly::constant(*value));
             }
             p.max_value()
         };
-        assert_eq!(at(&kept, [25, 1000, 1]), Some(25));
-        assert_eq!(at(&kept, [25, 1000, 30]), Some(30));
+        let nests = |p: &Poly| {
+            p.any_var(|v: &Var| match v.kind() {
+                VarKind::Most(parts) | VarKind::Least(parts) => {
+                    parts.0.iter().any(holds_most_or_least)
+                }
+                _ => false,
+            })
+        };
+        // A part holding a `max` of its own is read flattened: the inner
+        // `max` the sum of its parts, an upper bound (`max(|xs|, |ys|)·|zs|`
+        // is at most `(|xs| + |ys|)·|zs|`), nesting no further.
+        let zs = generic("|zs|");
+        let nested = most.times(&zs);
+        let flattened = Poly::most_of([nested.clone(), generic("|ws|")]).expect("flattened");
+        assert!(!nests(&flattened), "{flattened}");
+        let point = [("|xs|", 1), ("|ys|", 2), ("|zs|", 3), ("|ws|", 1)];
+        assert_eq!(at(&flattened, &point), Some(9));
+        assert!(at(&nested, &point) <= at(&flattened, &point));
+        // A `min` of plain parts is kept, and each call makes it the
+        // least of what it gives.
+        let least = xs.tighter(&ys);
+        let kept = Poly::most_of([least.clone(), zs.clone()]).expect("a `max` of a plain `min`");
+        let values = |x, y, z| [("|xs|", x), ("|ys|", y), ("|zs|", z)];
+        assert_eq!(at(&kept, &values(25, 1000, 1)), Some(25));
+        assert_eq!(at(&kept, &values(25, 1000, 30)), Some(30));
+        // A `min` given a `max` holds it plain (`min(|ws|, |xs| + |ys|)`):
+        // the `max` of it nests two levels at most.
         let least_of_most = generic("|ws|").tighter(&most);
-        assert!(least_of_most.any_var(|v: &Var| matches!(v.kind(), VarKind::Least(_))));
-        assert_eq!(Poly::most_of([least_of_most, zs.clone()]), None);
+        assert!(!nests(&least_of_most), "{least_of_most}");
+        let greatest = Poly::most_of([least_of_most, zs.clone()]).expect("two levels");
+        assert_eq!(depth(&greatest), 2, "{greatest}");
+        assert_eq!(depth(&flattened), 1, "{flattened}");
         // A part of more than `MOST_PART_TERMS` terms: their sum.
         let long =
             (0..=MOST_PART_TERMS).fold(Poly::zero(), |sum, i| sum.plus(&generic(&format!("p{i}"))));

@@ -186,6 +186,17 @@ impl Poly {
         })
     }
 
+    /// How many variables it holds, those inside a `max` or a `min`
+    /// counted too: how large it is to walk or substitute.
+    pub fn weight(&self) -> usize {
+        let count = std::cell::Cell::new(0usize);
+        self.any_var(|_| {
+            count.set(count.get() + 1);
+            false
+        });
+        count.get()
+    }
+
     /// Each monomial with its coefficient, in normal-form order.
     pub fn terms(&self) -> impl Iterator<Item = (&Monomial, u64)> {
         self.0.iter().map(|(m, c)| (m, *c))
