@@ -55,11 +55,15 @@ pub(crate) type Established<'c, N> = (&'c Side<N>, Relation, &'c Side<N>, Option
 
 /// The comparisons `condition` being `holds` establishes, in order, each
 /// with the relation that holds between its sides.
-pub(crate) fn established<'c, N>(
+pub(crate) fn established<'c, N: PartialEq>(
     condition: &'c Condition<N>,
     holds: bool,
     out: &mut Vec<Established<'c, N>>,
 ) {
+    let start = out.len();
+    // The options some comparison shows hold a number (they stood at or
+    // above the other side), each a side of one named value.
+    let mut numbers: Vec<&'c N> = Vec::new();
     each_established_within(condition, holds, None, &mut |part, holds, optional| {
         if let Condition::Compare {
             left,
@@ -68,11 +72,45 @@ pub(crate) fn established<'c, N>(
         } = part
         {
             if let Some(relation) = holding(*relation, holds) {
+                let number = optional.filter(|side| holds_a_number(*side, relation));
+                if let Some(name) =
+                    number.and_then(|side| single_name(option_side(side, left, right)))
+                {
+                    numbers.push(name);
+                }
                 let optional = optional.filter(|side| !holds_a_number(*side, relation));
                 out.push((left, relation, right, optional));
             }
         }
     });
+    // Every comparison established here holds at once, so an option one
+    // of them shows holds a number holds it in the others too (`o >= 0 &&
+    // n <= o`: `n` at most `o`'s number).
+    for (left, _, right, optional) in &mut out[start..] {
+        let shown = optional
+            .and_then(|side| single_name(option_side(side, left, right)))
+            .is_some_and(|name| numbers.contains(&name));
+        if shown {
+            *optional = None;
+        }
+    }
+}
+
+/// The side of `left op right` that is the option.
+fn option_side<'s, N>(side: Optional, left: &'s Side<N>, right: &'s Side<N>) -> &'s Side<N> {
+    match side {
+        Optional::Left => left,
+        Optional::Right => right,
+    }
+}
+
+/// The named value a side of one term holds (`o`, `o + 1`): where the
+/// side holds a number, so does the value.
+fn single_name<N>(side: &Side<N>) -> Option<&N> {
+    match side.terms.as_slice() {
+        [term] => Some(&term.name),
+        _ => None,
+    }
 }
 
 /// Whether an `Int?` on `side` of a comparison whose sides stand in

@@ -27,7 +27,10 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
             let o = option(v);
             let e = option("e");
             let options = format!("[{v}, {a}] |> map(e => {{ let o: Int? = {e}; o }})");
-            match rng.below(9) {
+            match rng.below(10) {
+                // An option another comparison of the condition shows
+                // holds a number, read with the other side.
+                9 => format!("{{ let o: Int? = {o}; if o {op} {k} && {w} {op} o {{ {w} - {b} }} else {{ {b} - {w} }} }}"),
                 // The other side read where the option stood at or above
                 // it (no `none` does), in either branch, alone or in a sum.
                 7 => format!("{{ let o: Int? = {o}; if {w} {op} o {{ {w} + {b} }} else {{ {a} - {w} }} }}"),
