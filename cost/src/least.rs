@@ -188,4 +188,23 @@ mod tests {
         assert_eq!(Poly::unbounded("n").tighter(&own), own);
         assert_eq!(own.tighter(&Poly::unbounded("n")), own);
     }
+
+    #[test]
+    fn a_part_holding_a_greatest_is_read_plain() {
+        let (x, y, k) = (generic("x"), generic("y"), generic("k"));
+        // `min(k, max(x, y))`: the `max` read as `x + y`, so the `min`
+        // holds plain parts, and a call still makes it its least.
+        let least = k.tighter(&x.max(&y));
+        let plain = |p: &Poly| !crate::most::holds_most_or_least(p);
+        let Some(VarKind::Least(parts)) = least.as_var().map(|v| v.kind()) else {
+            panic!("a `min`: {least}")
+        };
+        assert!(parts.0.iter().all(plain), "{least}");
+        let [xv, yv, kv] = [&x, &y, &k].map(|p| p.as_var().unwrap());
+        let at_call = least
+            .substitute(&kv, &Poly::unbounded("n"))
+            .substitute(&xv, &Poly::constant(3))
+            .substitute(&yv, &Poly::constant(4));
+        assert_eq!(at_call, Poly::constant(7));
+    }
 }

@@ -105,17 +105,12 @@ impl Poly {
 
 impl Poly {
     /// An upper bound of it that holds no `max`, and a `min` only of plain
-    /// parts: each `max` the sum of its parts (each at least 0, so at
-    /// least their greatest), each `min` the `min` of its parts made plain
-    /// ([`Poly::plain`]); monotone, as every polynomial here is.
+    /// parts: each `max` the sum of its parts flattened ([`summed`]), each
+    /// `min` the `min` of its parts made plain ([`Poly::plain`]);
+    /// monotone, as every polynomial here is.
     pub fn flattened(&self) -> Poly {
         self.substitute_all(&|v| match v.kind() {
-            VarKind::Most(parts) => Some(
-                parts
-                    .0
-                    .iter()
-                    .fold(Poly::zero(), |sum, p| sum.plus(&p.flattened())),
-            ),
+            VarKind::Most(parts) => Some(summed(&parts, Poly::flattened)),
             VarKind::Least(parts) => Some(Poly::least_of(parts.0.iter().map(Poly::plain))),
             _ => None,
         })
@@ -126,16 +121,20 @@ impl Poly {
     /// made plain in turn.
     pub fn plain(&self) -> Poly {
         self.substitute_all(&|v| match v.kind() {
-            VarKind::Most(parts) => Some(
-                parts
-                    .0
-                    .iter()
-                    .fold(Poly::zero(), |sum, p| sum.plus(&p.plain())),
-            ),
+            VarKind::Most(parts) => Some(summed(&parts, Poly::plain)),
             VarKind::Least(parts) => parts.0.iter().min_by_key(|p| p.weight()).map(Poly::plain),
             _ => None,
         })
     }
+}
+
+/// The sum of a `max`'s `parts`, each read by `each`: at least their
+/// greatest, since each is at least 0.
+fn summed(parts: &Parts, each: fn(&Poly) -> Poly) -> Poly {
+    parts
+        .0
+        .iter()
+        .fold(Poly::zero(), |sum, p| sum.plus(&each(p)))
 }
 
 /// Whether `p` holds a `max` or a `min` variable.
