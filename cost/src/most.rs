@@ -110,7 +110,7 @@ impl Poly {
     /// monotone, as every polynomial here is.
     pub fn flattened(&self) -> Poly {
         self.substitute_all(&|v| match v.kind() {
-            VarKind::Most(parts) => Some(summed(&parts, Poly::flattened)),
+            VarKind::Most(parts) => Some(summed(parts, Poly::flattened)),
             VarKind::Least(parts) => Some(Poly::least_of(parts.0.iter().map(Poly::plain))),
             _ => None,
         })
@@ -121,7 +121,7 @@ impl Poly {
     /// made plain in turn.
     pub fn plain(&self) -> Poly {
         self.substitute_all(&|v| match v.kind() {
-            VarKind::Most(parts) => Some(summed(&parts, Poly::plain)),
+            VarKind::Most(parts) => Some(summed(parts, Poly::plain)),
             VarKind::Least(parts) => parts.0.iter().min_by_key(|p| p.weight()).map(Poly::plain),
             _ => None,
         })
