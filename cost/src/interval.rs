@@ -210,6 +210,13 @@ impl Interval {
         Interval::new(hi, lo, ends.0.least_number(), ends.1.most_number())
     }
 
+    /// Whether no value lies in it: its least number above its greatest
+    /// (narrowed by facts that cannot all hold).
+    pub fn is_empty(&self) -> bool {
+        let (least, most) = self.ends();
+        least > most
+    }
+
     /// `a + b`: the ends add.
     pub fn plus(&self, other: &Interval) -> Interval {
         let (a, b) = (self.ends(), other.ends());

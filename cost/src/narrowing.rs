@@ -358,6 +358,21 @@ pub fn assume<N: Name>(condition: &Condition<N>, holds: bool, narrowed: &mut Vec
             apart.split_off(from)
         };
         let (in_a, in_b) = (either(a), either(b));
+        // A part that leaves some name no value where the ranges known now
+        // hold cannot be the one (`!(n > 10 && m > 10)` read where `n >
+        // 10`: `m <= 10`), so the other holds: all it proves.
+        let empty = |facts: &[(N, Interval)]| facts.iter().any(|(_, range)| range.is_empty());
+        match (empty(&in_a), empty(&in_b)) {
+            (true, false) => {
+                narrowed.extend(in_b);
+                continue;
+            }
+            (false, true) => {
+                narrowed.extend(in_a);
+                continue;
+            }
+            _ => {}
+        }
         let last = |facts: &[(N, Interval)], name: &N| {
             facts
                 .iter()
