@@ -498,11 +498,17 @@ impl Interval {
         if names.is_empty() {
             return None;
         }
+        // A name is code, shown as such; a description of a value no name
+        // holds (`a value the returned function is given`) is prose.
+        let shown = |name: &str| match name.contains(' ') {
+            true => name.to_string(),
+            false => format!("`{name}`"),
+        };
         let reasons: Vec<String> = names
             .iter()
             .map(|name| match name.strip_prefix('-') {
-                Some(value) => format!("`{value}` may be any negative number"),
-                None => format!("`{name}` has no upper bound"),
+                Some(value) => format!("{} may be any negative number", shown(value)),
+                None => format!("{} has no upper bound", shown(name)),
             })
             .collect();
         Some(reasons.join(", and "))

@@ -14,6 +14,12 @@ fn a_bounded_parameter_is_bounded_above_only() {
         n(10).negate().why_unbounded().unwrap(),
         "`n` may be any negative number"
     );
+    // A description of a value no name holds is prose, not code.
+    let given = Interval::unbounded("a value the returned function is given");
+    assert_eq!(
+        given.why_unbounded().unwrap(),
+        "a value the returned function is given has no upper bound"
+    );
     // The polynomial keeps the parameter's name: bounds print as `n`.
     assert_eq!(n(10).hi.to_string(), "n");
 }
