@@ -78,7 +78,7 @@ pub(crate) fn established<'c, N: PartialEq>(
                 {
                     numbers.push(name);
                 }
-                let optional = optional.filter(|side| !holds_a_number(*side, relation));
+                let optional = optional.filter(|_| number.is_none());
                 out.push((left, relation, right, optional));
             }
         }

@@ -613,6 +613,15 @@ fn a_path_below_a_root_is_its_steps_after_the_root_and_a_dot() {
     assert_eq!(crate::path_below("q.at", "p"), None);
 }
 
+/// The greatest number `condition`, where it held, leaves `name`, read
+/// where the name `known` lies in `[0, 10]` (an enclosing `if`).
+fn most_where(condition: &Condition<&'static str>, known: &'static str, name: &str) -> Option<i64> {
+    let mut narrowed = vec![(known, Interval::exact(10).join(&Interval::exact(0)))];
+    assume(condition, true, &mut narrowed);
+    let found = narrowed.iter().rev().find(|(n, _)| *n == name);
+    found.and_then(|(_, range)| range.most)
+}
+
 #[test]
 fn an_optional_side_has_its_number_narrowed_and_narrows_nothing_else() {
     let literal = |value: i64| sum(&[], value);
@@ -647,10 +656,7 @@ fn an_optional_side_has_its_number_narrowed_and_narrows_nothing_else() {
         name_side("o"),
         Optional::Right,
     );
-    let mut narrowed = vec![("o", Interval::exact(10).join(&Interval::exact(0)))];
-    assume(&condition, true, &mut narrowed);
-    let n = narrowed.iter().rev().find(|(name, _)| *name == "n");
-    assert_eq!(n.map(|(_, i)| i.most), Some(Some(9)));
+    assert_eq!(most_where(&condition, "o", "n"), Some(9));
     // `o <= 50`: the number is at most 50, or above it where it failed.
     let condition = of_an_option(
         name_side("o"),
@@ -676,12 +682,7 @@ fn an_optional_side_has_its_number_narrowed_and_narrows_nothing_else() {
         name_side("n"),
         Optional::Left,
     );
-    let mut narrowed = vec![("n", Interval::exact(10).join(&Interval::exact(0)))];
-    assume(&condition, true, &mut narrowed);
-    assert_eq!(
-        narrowed.last().map(|(n, i)| (*n, i.most)),
-        Some(("o", Some(10)))
-    );
+    assert_eq!(most_where(&condition, "n", "o"), Some(10));
     // Which side is the option; two options relate nothing.
     assert_eq!(Optional::of(false, false), Ok(None));
     assert_eq!(Optional::of(false, true), Ok(Some(Optional::Right)));
