@@ -688,3 +688,31 @@ fn an_optional_side_has_its_number_narrowed_and_narrows_nothing_else() {
     assert_eq!(Optional::of(false, true), Ok(Some(Optional::Right)));
     assert!(Optional::of(true, true).is_err());
 }
+
+#[test]
+fn a_bool_name_rules_out_the_part_that_needs_its_other_value() {
+    // `if c && n > 10 { … } else if c { … }`: `n <= 10` in the second
+    // branch; under `!c` instead, nothing of `n`.
+    let failed = Arc::new(Condition::And(
+        Box::new(Condition::flag("c")),
+        Box::new(compare("n", Some(Relation::Above), 10)),
+    ));
+    let mut narrowed = Vec::new();
+    assume_within(
+        &[(failed.clone(), false)],
+        &Condition::flag("c"),
+        true,
+        &mut narrowed,
+    );
+    assert_eq!(last(&narrowed, "n"), (None, Some(10)));
+    assert_eq!(last(&narrowed, "c"), (Some(1), Some(1)));
+    let mut narrowed = Vec::new();
+    assume_within(
+        &[(failed, false)],
+        &Condition::flag("c"),
+        false,
+        &mut narrowed,
+    );
+    assert_eq!(last(&narrowed, "n"), (None, None));
+    assert_eq!(last(&narrowed, "c"), (Some(0), Some(0)));
+}

@@ -365,10 +365,22 @@ impl Checker<'_> {
                     .map_or(Condition::Opaque, |c| c.says.clone())
             }
             ExprKind::Name(ident) if hidden.hides(&ident.name) => Condition::Opaque,
-            ExprKind::Name(ident) => self
-                .local(&ident.name)
-                .and_then(|local| local.condition.clone())
-                .map_or(Condition::Opaque, Condition::Named),
+            // A `Bool` name: true where it held (`Condition::flag`), and,
+            // bound by `let` to a condition, what that says too.
+            ExprKind::Name(ident) => {
+                let Some(local) = self.local(&ident.name).filter(|l| matches!(l.ty, Ty::Bool))
+                else {
+                    return Condition::Opaque;
+                };
+                let flag =
+                    self.through_aliases(&Condition::flag((ident.name.clone(), local.binding)));
+                match &local.condition {
+                    Some(said) => {
+                        Condition::Both(Box::new(Condition::Named(said.clone())), Box::new(flag))
+                    }
+                    None => flag,
+                }
+            }
             // A block of `let`s is its last expression, whose comparisons
             // were recorded as it was checked (`{ let q = z; n <= 5 }`).
             ExprKind::Block(stmts, last) => {

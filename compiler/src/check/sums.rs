@@ -133,7 +133,7 @@ impl Checker<'_> {
             // fact is recorded (`Condition::through_aliases`).
             let holds_facts = matches!(
                 ty,
-                Ty::List(..) | Ty::Option(_) | Ty::Str(_) | Ty::Row(..) | Ty::Record(_)
+                Ty::List(..) | Ty::Option(_) | Ty::Str(_) | Ty::Row(..) | Ty::Record(_) | Ty::Bool
             );
             return Some(Arc::new(alias(self.named(value).filter(|_| holds_facts)?)));
         };

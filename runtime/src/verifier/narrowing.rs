@@ -176,7 +176,7 @@ impl<'p> Verifier<'p> {
     pub(super) fn condition_of_body(&mut self, body: &'p Node, mark: usize) -> Condition<'p> {
         self.close(body);
         let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
-        read_condition_within(body, &recorded, &None, &Hidden::Every)
+        read_condition_within(body, &recorded, (&None, &[]), &Hidden::Every)
     }
 
     /// Applies `f` to `args` (their `sums`) at `node`, and where `node` is
@@ -203,7 +203,12 @@ impl<'p> Verifier<'p> {
         let applied = self.apply(node, f, args, sums);
         self.close(body);
         let from = mark.min(self.comparisons.len());
-        let says = read_condition_within(body, &self.comparisons[from..], &None, &Hidden::Every);
+        let says = read_condition_within(
+            body,
+            &self.comparisons[from..],
+            (&None, &[]),
+            &Hidden::Every,
+        );
         // Each argument that is an alias read through here, as a
         // comparison written here is (the checker's `record_guard`).
         let says = super::elements::through_aliases(&says, scope);
@@ -223,7 +228,7 @@ impl<'p> Verifier<'p> {
     ) -> Condition<'p> {
         self.close(cond);
         let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
-        read_condition(cond, &recorded, scope)
+        read_condition(cond, &recorded, (scope, &self.params))
     }
 
     /// `a && b` (`and`) or `a || b`, evaluated in `scope`: `b` runs only
@@ -240,7 +245,11 @@ impl<'p> Verifier<'p> {
         let mark = self.begin_condition(a);
         let left = self.eval(a, scope);
         let from = mark.min(self.comparisons.len());
-        let proves = Arc::new(read_condition(a, &self.comparisons[from..], scope));
+        let proves = Arc::new(read_condition(
+            a,
+            &self.comparisons[from..],
+            (scope, &self.params),
+        ));
         self.close(a);
         let left = left?;
         let narrowed = self.narrowed(&proves, and, scope);
@@ -427,13 +436,14 @@ pub(super) fn definition_of<'p>(named: &Named<'p>, scope: &Scope<'p>) -> Option<
     Some(Arc::new(super::sums::alias(target)))
 }
 
-/// `cond` as a [`Condition`], its comparisons found among `recorded`.
+/// `cond` as a [`Condition`], its comparisons found among `recorded`, its
+/// names read in `scope` and the entry parameters `params`.
 fn read_condition<'p>(
     cond: &'p Node,
     recorded: &[Comparison<'p>],
-    scope: &Scope<'p>,
+    values: (&Scope<'p>, &[Abs<'p>]),
 ) -> Condition<'p> {
-    read_condition_within(cond, recorded, scope, &Hidden::none())
+    read_condition_within(cond, recorded, values, &Hidden::none())
 }
 
 /// [`read_condition`] inside `let`s that bind `hidden`: a `Bool` name they
@@ -442,10 +452,12 @@ fn read_condition<'p>(
 fn read_condition_within<'p>(
     cond: &'p Node,
     recorded: &[Comparison<'p>],
-    scope: &Scope<'p>,
+    values: (&Scope<'p>, &[Abs<'p>]),
     hidden: &Hidden<'p>,
 ) -> Condition<'p> {
-    let read = |node: &'p Node| Box::new(read_condition_within(node, recorded, scope, hidden));
+    let (scope, params) = values;
+    let read = |node: &'p Node| Box::new(read_condition_within(node, recorded, values, hidden));
+    let boolean = |value: &Abs<'p>| matches!(value, Abs::Scalar(s) if s.kind == Kind::Bool);
     match &cond.op {
         Op::Unary(UnOp::Not, inner) => Condition::Not(read(inner)),
         Op::Binary(BinOp::And, a, b) => Condition::And(read(a), read(b)),
@@ -462,11 +474,30 @@ fn read_condition_within<'p>(
             .find(|c| std::ptr::eq(c.node, cond))
             .map_or(Condition::Opaque, |c| c.says.clone()),
         Op::Var(name) if hidden.hides(name) => Condition::Opaque,
-        Op::Var(name) => find(scope, name)
-            .and_then(|binding| binding.condition.clone())
-            .map_or(Condition::Opaque, Condition::Named),
+        // A `Bool` name: true where it held, and what the condition a
+        // `let` bound it to says (as the checker's `read_condition_within`).
+        Op::Var(name) => {
+            let Some(binding) = find(scope, name).filter(|b| boolean(&b.value)) else {
+                return Condition::Opaque;
+            };
+            let flag = super::elements::through_aliases(
+                &Condition::flag(Named::binding(binding.name, binding.id)),
+                scope,
+            );
+            match &binding.condition {
+                Some(said) => {
+                    Condition::Both(Box::new(Condition::Named(said.clone())), Box::new(flag))
+                }
+                None => flag,
+            }
+        }
+        // A `Bool` entry parameter (hidden only in a lambda's body, whose
+        // names are its own scope's, as the checker hides them).
+        Op::Param(i) if *hidden != Hidden::Every && params.get(*i).is_some_and(boolean) => {
+            Named::of(cond, scope).map_or(Condition::Opaque, Condition::flag)
+        }
         // A block of `let`s is its last expression (`{ let q = z; n <= 5 }`).
-        Op::Let(name, _, body) => read_condition_within(body, recorded, scope, &hidden.and(name)),
+        Op::Let(name, _, body) => read_condition_within(body, recorded, values, &hidden.and(name)),
         _ => Condition::Opaque,
     }
 }
