@@ -476,6 +476,22 @@ impl Checker<'_> {
                 unknown_generics(pty, &mut generics);
             }
         }
+        // A returned function whose parameter types hold a type parameter
+        // no parameter holds (`fn konst(x: T) -> U -> T = u => x`): only
+        // its application says what it is given, so the call is deferred
+        // to it (`deferred.rs`), once.
+        if let (None, Ty::Fn(returned)) = (&hint, &sig.ret) {
+            let in_params: Vec<String> =
+                sig.params.iter().flat_map(|(_, p)| p.generics()).collect();
+            let unfixed = returned
+                .params
+                .iter()
+                .flat_map(|p| p.generics())
+                .any(|g| !generics.contains_key(&g) && !in_params.contains(&g));
+            if unfixed {
+                return self.deferred_after_arguments(span, callee, args, returned.params.len());
+            }
+        }
         // The signature's result with the functions it only passes back in
         // place; one it holds in another form (applied twice) that nothing
         // here fixes the parameter types of is deferred to where the result

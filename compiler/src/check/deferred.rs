@@ -18,7 +18,7 @@ use super::expr::{Checked, Checker};
 use super::types::Ty;
 use crate::cost::Poly;
 use crate::span::Span;
-use crate::syntax::ast::{Expr, ExprKind};
+use crate::syntax::ast::{Expr, ExprKind, Ident, Stmt};
 use std::collections::BTreeMap;
 
 /// The deferred lambda's parameters are named this and a number: no
@@ -72,6 +72,67 @@ impl Checker<'_> {
         self.delay_applying(call, APPLIED, arity)
     }
 }
+
+impl Checker<'_> {
+    /// The deferred value of the call `callee(args)` (spanning `span`)
+    /// whose result's parameter types hold a type parameter no argument
+    /// fixes (`konst(5)`, with `fn konst(x: T) -> U -> T = u => x`): each
+    /// argument bound first, where the call is, to a name no program can
+    /// write, then the deferred lambda `(·applied0, …) =>
+    /// konst(·given0)(·applied0, …)`. So the arguments are evaluated once,
+    /// where the call is written, whether its result is applied never or
+    /// many times, and what they cost is the call's.
+    pub(super) fn deferred_after_arguments(
+        &mut self,
+        span: Span,
+        callee: &Expr,
+        args: &[&Expr],
+        arity: usize,
+    ) -> Checked {
+        let name = |prefix: &str, i: usize, span: Span| Ident {
+            name: format!("{prefix}{i}"),
+            span,
+        };
+        let named = |ident: &Ident| Expr {
+            kind: ExprKind::Name(ident.clone()),
+            span: ident.span,
+        };
+        let given: Vec<Ident> = (0..args.len())
+            .map(|i| name(GIVEN, i, args[i].span))
+            .collect();
+        let lets = given
+            .iter()
+            .zip(args)
+            .map(|(ident, arg)| Stmt::Let {
+                name: ident.clone(),
+                ty: None,
+                value: (*arg).clone(),
+            })
+            .collect();
+        let at = Span::new(span.end as usize, span.end as usize);
+        let applied: Vec<Ident> = (0..arity).map(|i| name(APPLIED, i, at)).collect();
+        let call = Expr {
+            kind: ExprKind::Call(Box::new(callee.clone()), given.iter().map(named).collect()),
+            span,
+        };
+        let body = Expr {
+            kind: ExprKind::Call(Box::new(call), applied.iter().map(named).collect()),
+            span,
+        };
+        let lambda = Expr {
+            kind: ExprKind::Lambda(applied, Box::new(body)),
+            span,
+        };
+        self.check(&Expr {
+            kind: ExprKind::Block(lets, Box::new(lambda)),
+            span,
+        })
+    }
+}
+
+/// The names [`Checker::deferred_after_arguments`] binds a deferred call's
+/// arguments to: no program can write them (they hold `·`).
+const GIVEN: &str = "·given";
 
 /// Binds the type parameters of `ret` (a signature's result function)
 /// that nothing has bound yet, from the hint's types at its parameters:
