@@ -345,6 +345,14 @@ impl Checker<'_> {
             ExprKind::Binary(BinaryOp::And, a, b) => Condition::And(read(a), read(b)),
             ExprKind::Binary(BinaryOp::Or, a, b) => Condition::Or(read(a), read(b)),
             ExprKind::Bool(value) => Condition::Constant(*value),
+            // `c == true` is `c`, `c == false` is `!c` (`!=` the other way).
+            ExprKind::Binary(..) if bool_literal_test(cond).is_some() => {
+                match bool_literal_test(cond) {
+                    Some((tested, true)) => *read(tested),
+                    Some((tested, false)) => Condition::Not(read(tested)),
+                    None => Condition::Opaque,
+                }
+            }
             ExprKind::Binary(_, a, b) => recorded
                 .iter()
                 .rev()
@@ -526,6 +534,21 @@ impl Checker<'_> {
             self.scope.push(Arc::new(local));
         }
     }
+}
+
+/// `c == b` or `c != b` (either way round) with `b` a `Bool` literal: `c`
+/// and whether the test is `c` itself (`c == true`, `c != false`) or its
+/// negation (the verifier's `bool_literal_test` reads a plan alike).
+fn bool_literal_test(cond: &Expr) -> Option<(&Expr, bool)> {
+    let ExprKind::Binary(op @ (BinaryOp::Eq | BinaryOp::NotEq), a, b) = &cond.kind else {
+        return None;
+    };
+    let (tested, literal) = match (&a.kind, &b.kind) {
+        (_, ExprKind::Bool(literal)) => (&**a, *literal),
+        (ExprKind::Bool(literal), _) => (&**b, *literal),
+        _ => return None,
+    };
+    Some((tested, (*op == BinaryOp::Eq) == literal))
 }
 
 /// The built-in function whose result narrowing reads as a fact of its

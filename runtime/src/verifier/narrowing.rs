@@ -397,6 +397,9 @@ fn skeleton(cond: &Node) -> Vec<*const Node> {
             Op::Unary(UnOp::Not, inner) => work.push(inner),
             Op::Binary(BinOp::And | BinOp::Or, a, b) => work.extend([&**a, &**b]),
             Op::Let(_, _, body) => work.push(body),
+            Op::Binary(..) if bool_literal_test(node).is_some() => {
+                work.extend(bool_literal_test(node).map(|(tested, _)| tested))
+            }
             Op::Binary(op, ..) if relation(*op).is_some() => found.push(node as *const Node),
             // A lambda applied in a condition says what its body's
             // condition says (`Verifier::applied_as_condition`); `all` and
@@ -463,6 +466,12 @@ fn read_condition_within<'p>(
         Op::Binary(BinOp::And, a, b) => Condition::And(read(a), read(b)),
         Op::Binary(BinOp::Or, a, b) => Condition::Or(read(a), read(b)),
         Op::Const(Value::Bool(value)) => Condition::Constant(*value),
+        // `c == true` is `c`, `c == false` is `!c` (`!=` the other way).
+        Op::Binary(..) if bool_literal_test(cond).is_some() => match bool_literal_test(cond) {
+            Some((tested, true)) => *read(tested),
+            Some((tested, false)) => Condition::Not(read(tested)),
+            None => Condition::Opaque,
+        },
         Op::Binary(..) => recorded
             .iter()
             .rev()
@@ -500,6 +509,21 @@ fn read_condition_within<'p>(
         Op::Let(name, _, body) => read_condition_within(body, recorded, values, &hidden.and(name)),
         _ => Condition::Opaque,
     }
+}
+
+/// `c == b` or `c != b` (either way round) with `b` a `Bool` literal: `c`
+/// and whether the test is `c` itself (`c == true`, `c != false`) or its
+/// negation, as the checker's `bool_literal_test`.
+fn bool_literal_test(node: &Node) -> Option<(&Node, bool)> {
+    let Op::Binary(op @ (BinOp::Eq | BinOp::NotEq), a, b) = &node.op else {
+        return None;
+    };
+    let (tested, literal) = match (&a.op, &b.op) {
+        (_, Op::Const(Value::Bool(literal))) => (&**a, *literal),
+        (Op::Const(Value::Bool(literal)), _) => (&**b, *literal),
+        _ => return None,
+    };
+    Some((tested, (*op == BinOp::Eq) == literal))
 }
 
 /// What a `let` keeps of its value: the condition it says, when it is a
