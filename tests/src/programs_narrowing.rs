@@ -63,7 +63,13 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         // Either of two parts holding (`||` true, `&&` false): a name both
         // narrow lies in the join of what each proves, a name one
         // narrows in nothing proved.
-        32 => match rng.below(5) {
+        32 => match rng.below(8) {
+            // A `Bool` name (`rqc_cost::Condition::flag`): where it held, a
+            // part that needs it false cannot be the one; through an alias
+            // and a test against a literal.
+            5 => format!("{{ let c = ({v} % 2) == 0; if c && {w} {op} {a} {{ {b} }} else if c {{ {w} - {b} }} else {{ {k} }} }}"),
+            6 => format!("{{ let c = {v} {op} {k}; let d = c; if {w} {op} {a} && !d {{ {b} }} else if !c {{ {w} + {b} }} else {{ {k} }} }}"),
+            7 => format!("{{ let c = ({v} % 3) == 1; if c == false || {w} {op} {a} {{ if c != true {{ {b} }} else {{ {w} - {b} }} }} else {{ {k} }} }}"),
             0 => format!("(if {v} {op} {a} || {v} {op} {b} {{ {v} }} else {{ {b} }})"),
             1 => format!("(if !({v} {op} {a} && {v} {op} {k}) {{ {v} - {w} }} else {{ {b} }})"),
             2 => format!("(if ({v} >= {a} && {v} <= {b}) || ({v} >= {k} && {v} <= {a}) {{ {v} - {w} }} else {{ 0 }})"),
