@@ -159,6 +159,7 @@ fn each_established_within<'c, N>(
     match (condition, holds) {
         (Condition::Not(inner), _) => each(inner, !holds, optional),
         (Condition::Named(inner), _) => each(inner, holds, optional),
+        (Condition::Flag(inner), _) => each(inner, holds, optional),
         (Condition::MayBeNone(inner, side), _) => each(inner, holds, Some(*side)),
         (Condition::Both(a, b), _)
         | (Condition::And(a, b), true)
@@ -198,6 +199,7 @@ pub(crate) fn known<N>(condition: &Condition<N>) -> Option<bool> {
         Condition::Constant(value) => Some(*value),
         Condition::Not(inner) => known(inner).map(|value| !value),
         Condition::Named(inner) => known(inner),
+        Condition::Flag(inner) => known(inner),
         Condition::Both(a, b) => known(a).or_else(|| known(b)),
         Condition::And(a, b) => match (known(a), known(b)) {
             (Some(false), _) | (_, Some(false)) => Some(false),

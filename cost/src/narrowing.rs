@@ -68,6 +68,10 @@ pub enum Condition<N> {
     /// or above the other side (`o >= n` true, `o < n` false, `o == n`
     /// true), it is no `none`, and the comparison is one of numbers.
     MayBeNone(Box<Condition<N>>, Optional),
+    /// What a `Bool` name says where it is tested ([`Condition::flag`]):
+    /// the comparison inside, read as it is; kept apart so that what
+    /// applying a lambda says drops it ([`said_where_applied`]).
+    Flag(Box<Condition<N>>),
     /// A `Bool` literal: `true` or `false` wherever it is read. A part of
     /// a disjunction that is always the other outcome cannot be the one
     /// that holds, so the other part is established (`n <= 10 || false`
@@ -175,7 +179,7 @@ impl<N> Condition<N> {
             }],
             offset: 0,
         };
-        Condition::Compare {
+        Condition::Flag(Box::new(Condition::Compare {
             left: Box::new(side),
             relation: Some(Relation::AtLeast),
             right: Box::new(Side {
@@ -183,7 +187,7 @@ impl<N> Condition<N> {
                 terms: Vec::new(),
                 offset: 1,
             }),
-        }
+        }))
     }
 
     /// This comparison, read as one of an `Int?`'s number where one side
@@ -243,6 +247,10 @@ impl<N> Condition<N> {
             Condition::MayBeNone(c, optional) => match c.map_parts(compare, elements) {
                 Condition::Opaque => Condition::Opaque,
                 mapped => Condition::MayBeNone(Box::new(mapped), *optional),
+            },
+            Condition::Flag(c) => match c.map_parts(compare, elements) {
+                Condition::Opaque => Condition::Opaque,
+                mapped => Condition::Flag(Box::new(mapped)),
             },
             Condition::Named(c) => c.map_parts(compare, elements),
             Condition::Elements {
@@ -429,6 +437,40 @@ pub fn assume<N: Name>(condition: &Condition<N>, holds: bool, narrowed: &mut Vec
     }
 }
 
+/// At most this many parts (comparisons, `all`s, names' flags, and the
+/// `!`, `&&`, `||` over them, a `let`-bound condition's read through) in
+/// a condition a `let` keeps for a `Bool` name: a name bound to one that
+/// reads another twice (`let d1 = d0 && d0; let d2 = d1 && d1; …`) doubles
+/// it at each `let`, and each reading of it would cost that many steps.
+/// A larger one is kept as saying nothing (sound: it proves less).
+pub const MAX_KEPT_CONDITION: usize = 256;
+
+impl<N> Condition<N> {
+    /// Whether this condition has at most `budget` parts, read through
+    /// the `let`-bound conditions it names; stops counting past it, so
+    /// the answer costs at most `budget` steps.
+    pub fn fits_within(&self, budget: usize) -> bool {
+        fn count<N>(c: &Condition<N>, left: &mut usize) -> bool {
+            if *left == 0 {
+                return false;
+            }
+            *left -= 1;
+            match c {
+                Condition::Not(inner) | Condition::MayBeNone(inner, _) => count(inner, left),
+                Condition::Flag(inner) => count(inner, left),
+                Condition::Named(inner) => count(inner, left),
+                Condition::And(a, b) | Condition::Or(a, b) | Condition::Both(a, b) => {
+                    count(a, left) && count(b, left)
+                }
+                Condition::Elements { says, .. } => count(says, left),
+                Condition::Compare { .. } | Condition::Constant(_) | Condition::Opaque => true,
+            }
+        }
+        let mut left = budget;
+        count(self, &mut left)
+    }
+}
+
 /// At most this many readings of one condition: each is sound (the
 /// condition holds throughout its branch), so the cap only limits the
 /// work of a long chain.
@@ -439,6 +481,7 @@ fn comparisons<N>(condition: &Condition<N>) -> usize {
     match condition {
         Condition::Not(inner) => comparisons(inner),
         Condition::Named(inner) => comparisons(inner),
+        Condition::Flag(inner) => comparisons(inner),
         Condition::MayBeNone(inner, _) => comparisons(inner),
         Condition::Both(a, b) => comparisons(a) + comparisons(b),
         Condition::And(a, b) | Condition::Or(a, b) => comparisons(a) + comparisons(b),
@@ -534,14 +577,76 @@ pub fn facts_around<N: Clone>(
     (!unchanged).then_some(around)
 }
 
+/// What applying a lambda said of the values its body compared (a
+/// condition's part, `if f(n)`), as the place it is applied may read it:
+/// its comparisons of integers, not what it says of `Bool` names
+/// ([`Condition::flag`]: the checker reads a name a `Bool` function was
+/// given in the body, the verifier, which inlines the function, a name
+/// the body's scope holds, gone where the body is read), whole where the
+/// lambda was made in the check in progress here (`keep` `None`), and
+/// otherwise with each side naming a value `keep` refuses (one without
+/// one value here, `Frames::one_value`) read at its range alone, and each
+/// `all` of such a list made [`Condition::Opaque`]. A lambda made in
+/// another run of a body (another element of a `map`)
+/// captured that run's values under the identities this run's hold, so
+/// what it says of them is not of this run's (spec/cost.md §3.1).
+pub fn said_where_applied<N: Clone>(
+    says: Condition<N>,
+    keep: Option<&dyn Fn(&N) -> bool>,
+) -> Condition<N> {
+    let says = Arc::unwrap_or_clone(kept_where(&Arc::new(says), (&|_| true, keep, false)));
+    let Some(keep) = keep else {
+        return says;
+    };
+    // A side naming a value of another run is read at its range where it
+    // was compared, which bounds that value in every run, with no names
+    // (as the checker's made predicates read what they captured).
+    let side = |side: &Side<N>| match side.terms.iter().all(|t| keep(&t.name)) {
+        true => side.clone(),
+        false => Side::opaque(side.interval.clone()),
+    };
+    says.map_parts(
+        &|left, relation, right| Condition::Compare {
+            left: Box::new(side(left)),
+            relation,
+            right: Box::new(side(right)),
+        },
+        &|list, element, says| Condition::Elements {
+            list: list.clone(),
+            element: element.clone(),
+            says: Box::new(says.clone()),
+        },
+    )
+}
+
 /// `condition` with each comparison that names a value `keep` refuses made
 /// [`Condition::Opaque`]; the same `Arc` when it has none.
 fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> Arc<Condition<N>> {
-    fn admits<N>(condition: &Condition<N>, keep: &dyn Fn(&N) -> bool) -> bool {
+    let names = |c: &Condition<N>| match c {
+        Condition::Compare { left, right, .. } => {
+            left.terms.iter().chain(&right.terms).all(|t| keep(&t.name))
+        }
+        _ => true,
+    };
+    kept_where(condition, (&names, Some(keep), true))
+}
+
+/// What [`kept_where`] keeps: the comparisons the first admits, the `all`s
+/// of a list the second admits (each, where it is `None`), and what a
+/// `Bool` name says where the third is true.
+type Keep<'k, N> = (
+    &'k dyn Fn(&Condition<N>) -> bool,
+    Option<&'k dyn Fn(&N) -> bool>,
+    bool,
+);
+
+/// `condition` with each part `keep` refuses made [`Condition::Opaque`];
+/// the same `Arc` when it has none.
+fn kept_where<N: Clone>(condition: &Arc<Condition<N>>, keep: Keep<'_, N>) -> Arc<Condition<N>> {
+    fn admits<N>(condition: &Condition<N>, keep: Keep<'_, N>) -> bool {
         match condition {
-            Condition::Compare { left, right, .. } => {
-                left.terms.iter().chain(&right.terms).all(|t| keep(&t.name))
-            }
+            Condition::Compare { .. } => (keep.0)(condition),
+            Condition::Flag(inner) => keep.2 && admits(inner, keep),
             Condition::Not(inner) | Condition::MayBeNone(inner, _) => admits(inner, keep),
             Condition::Named(inner) => admits(inner, keep),
             Condition::And(a, b) | Condition::Or(a, b) | Condition::Both(a, b) => {
@@ -552,11 +657,11 @@ fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> A
             // the other names its body compares are read at their ranges
             // where it ran (numbers that still bound those values), never
             // narrowed by it (`assume`).
-            Condition::Elements { list, .. } => keep(list),
+            Condition::Elements { list, .. } => keep.1.is_none_or(|keep| keep(list)),
             Condition::Constant(_) | Condition::Opaque => true,
         }
     }
-    fn filtered<N: Clone>(condition: &Condition<N>, keep: &dyn Fn(&N) -> bool) -> Condition<N> {
+    fn filtered<N: Clone>(condition: &Condition<N>, keep: Keep<'_, N>) -> Condition<N> {
         let both = |a: &Condition<N>, b: &Condition<N>| {
             (Box::new(filtered(a, keep)), Box::new(filtered(b, keep)))
         };
@@ -564,21 +669,14 @@ fn kept<N: Clone>(condition: &Arc<Condition<N>>, keep: &dyn Fn(&N) -> bool) -> A
             Condition::Compare { .. } | Condition::Elements { .. } if !admits(condition, keep) => {
                 Condition::Opaque
             }
-            Condition::Elements { .. } => condition.clone(),
-            Condition::Compare {
-                left,
-                relation,
-                right,
-            } => Condition::Compare {
-                left: left.clone(),
-                relation: *relation,
-                right: right.clone(),
-            },
+            Condition::Elements { .. } | Condition::Compare { .. } => condition.clone(),
+            Condition::Flag(_) if !keep.2 => Condition::Opaque,
+            Condition::Flag(inner) => Condition::Flag(Box::new(filtered(inner, keep))),
             Condition::Not(inner) => Condition::Not(Box::new(filtered(inner, keep))),
             Condition::MayBeNone(inner, optional) => {
                 Condition::MayBeNone(Box::new(filtered(inner, keep)), *optional)
             }
-            Condition::Named(inner) => Condition::Named(kept(inner, keep)),
+            Condition::Named(inner) => Condition::Named(kept_where(inner, keep)),
             Condition::And(a, b) => {
                 let (a, b) = both(a, b);
                 Condition::And(a, b)

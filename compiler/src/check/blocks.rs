@@ -38,9 +38,11 @@ impl Checker<'_> {
                     // name.
                     let definition = self.definition(value, &checked.ty);
                     let condition = self.condition(value, mark);
+                    // One past `MAX_KEPT_CONDITION` parts says nothing.
                     let condition = (matches!(checked.ty, Ty::Bool)
-                        && condition != Condition::Opaque)
-                        .then(|| std::sync::Arc::new(condition));
+                        && condition != Condition::Opaque
+                        && condition.fits_within(crate::cost::MAX_KEPT_CONDITION))
+                    .then(|| std::sync::Arc::new(condition));
                     if let Some(declared) = &declared {
                         if self.expect_type(
                             declared,

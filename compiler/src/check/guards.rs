@@ -362,6 +362,15 @@ impl Checker<'_> {
             &crate::cost::Hidden::Every,
         );
         let says = self.through_aliases(&says);
+        // Made in another check of a body, it says nothing of the values
+        // it captured there (`rqc_cost::said_where_applied`).
+        let frames = &self.frames;
+        let one_value = |(_, binding): &Named| frames.one_value(*binding);
+        let keep: Option<&dyn Fn(&Named) -> bool> = match lambda.frame == frames.current() {
+            true => None,
+            false => Some(&one_value),
+        };
+        let says = crate::cost::said_where_applied(says, keep);
         if says != Condition::Opaque {
             self.comparisons.push(Comparison::said_by_call(span, says));
         }

@@ -212,6 +212,17 @@ impl<'p> Verifier<'p> {
         // Each argument that is an alias read through here, as a
         // comparison written here is (the checker's `record_guard`).
         let says = super::elements::through_aliases(&says, scope);
+        // Made in another evaluation of a body, it says nothing of the
+        // values it captured there, as the checker's `record_lambda_guard`.
+        let made_here =
+            matches!(f, Abs::Fns(closures) if closures[0].frame == self.frames.current());
+        let frames = &self.frames;
+        let one_value = |named: &Named<'p>| named.one_value(frames);
+        let keep: Option<&dyn Fn(&Named<'p>) -> bool> = match made_here {
+            true => None,
+            false => Some(&one_value),
+        };
+        let says = rqc_cost::said_where_applied(says, keep);
         if says != Condition::Opaque {
             self.comparisons.push(Comparison { node, says });
         }
@@ -500,8 +511,8 @@ fn read_condition_within<'p>(
                 None => flag,
             }
         }
-        // A `Bool` entry parameter (hidden only in a lambda's body, whose
-        // names are its own scope's, as the checker hides them).
+        // A `Bool` entry parameter (hidden in a lambda's body, whose names
+        // are its own scope's, as the checker hides them).
         Op::Param(i) if *hidden != Hidden::Every && params.get(*i).is_some_and(boolean) => {
             Named::of(cond, scope).map_or(Condition::Opaque, Condition::flag)
         }
@@ -530,5 +541,7 @@ fn bool_literal_test(node: &Node) -> Option<(&Node, bool)> {
 /// `Bool` that says something.
 pub(super) fn kept<'p>(condition: Condition<'p>, value: &Abs<'p>) -> Option<Arc<Condition<'p>>> {
     let boolean = matches!(value, Abs::Scalar(s) if s.kind == Kind::Bool);
-    (boolean && condition != Condition::Opaque).then(|| Arc::new(condition))
+    // One past `MAX_KEPT_CONDITION` parts says nothing, as the checker's.
+    let small = condition.fits_within(rqc_cost::MAX_KEPT_CONDITION);
+    (boolean && condition != Condition::Opaque && small).then(|| Arc::new(condition))
 }
