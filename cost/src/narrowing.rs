@@ -407,6 +407,19 @@ pub fn assume<N: Name>(condition: &Condition<N>, holds: bool, narrowed: &mut Vec
         // 10`: `m <= 10`), so the other holds: all it proves.
         let empty = |facts: &[(N, Interval)]| facts.iter().any(|(_, range)| range.is_empty());
         match (empty(&in_a), empty(&in_b)) {
+            // Neither can be the one: the condition cannot be `holds` here
+            // (a branch that never runs), so all either proves holds, an
+            // empty range among it: a disjunction this one is a part of
+            // then reads this part as the one that is not (`(m > 10 && n >
+            // 10) && (m > 10 && n > 10)` false, read where `m > 10`: its
+            // second part's comparisons, read where the first held, leave
+            // no value to either of its own parts, so the first part
+            // failed, and `n <= 10`).
+            (true, true) => {
+                narrowed.extend(in_a);
+                narrowed.extend(in_b);
+                continue;
+            }
             (true, false) => {
                 narrowed.extend(in_b);
                 continue;
@@ -590,7 +603,7 @@ pub fn facts_around<N: Clone>(
 /// another run of a body (another element of a `map`)
 /// captured that run's values under the identities this run's hold, so
 /// what it says of them is not of this run's (spec/cost.md §3.1).
-pub fn said_where_applied<N: Clone>(
+pub fn said_where_applied<N: crate::Name>(
     says: Condition<N>,
     keep: Option<&dyn Fn(&N) -> bool>,
 ) -> Condition<N> {
@@ -598,25 +611,54 @@ pub fn said_where_applied<N: Clone>(
     let Some(keep) = keep else {
         return says;
     };
-    // A side naming a value of another run is read at its range where it
-    // was compared, which bounds that value in every run, with no names
-    // (as the checker's made predicates read what they captured).
-    let side = |side: &Side<N>| match side.terms.iter().all(|t| keep(&t.name)) {
-        true => side.clone(),
-        false => Side::opaque(side.interval.clone()),
-    };
     says.map_parts(
         &|left, relation, right| Condition::Compare {
-            left: Box::new(side(left)),
+            left: Box::new(at_range_unless(left, keep)),
             relation,
-            right: Box::new(side(right)),
+            right: Box::new(at_range_unless(right, keep)),
         },
         &|list, element, says| Condition::Elements {
             list: list.clone(),
             element: element.clone(),
-            says: Box::new(says.clone()),
+            says: Box::new(element_said_apart(says, element, keep)),
         },
     )
+}
+
+/// What a predicate made in another check of a body than the one in
+/// progress (a lambda of another element's run) says of its element
+/// `element`, as `all` reads it here: each side naming a value `keep`
+/// refuses, other than the element and its parts, read at its range where
+/// it was compared alone. That run captured another value under the
+/// identity this run's holds, which the facts here narrow, and `assume`
+/// reads a predicate's other names at their ranges where it is read
+/// (adversary round 44: `all(ys, g)` read `g`'s `k` of another element at
+/// this element's `k <= 5`). An `all` inside it proves nothing.
+pub fn element_said_apart<N: crate::Name>(
+    says: &Condition<N>,
+    element: &N,
+    keep: &dyn Fn(&N) -> bool,
+) -> Condition<N> {
+    let own = |name: &N| keep(name) || name == element || name.in_each(element, element).is_some();
+    says.map_parts(
+        &|left, relation, right| Condition::Compare {
+            left: Box::new(at_range_unless(left, &own)),
+            relation,
+            right: Box::new(at_range_unless(right, &own)),
+        },
+        &|_, _, _| Condition::Opaque,
+    )
+}
+
+/// `side` as it is where `keep` admits each value it names, and otherwise
+/// at its range where it was compared alone, which bounds its value in
+/// every run, with no names (as the checker's made predicates read what
+/// they captured).
+fn at_range_unless<N: Clone>(side: &Side<N>, keep: &dyn Fn(&N) -> bool) -> Side<N> {
+    match side.terms.iter().all(|t| keep(&t.name)) {
+        true => side.clone(),
+        false => Side::opaque(side.interval.clone()),
+    }
 }
 
 /// `condition` with each comparison that names a value `keep` refuses made

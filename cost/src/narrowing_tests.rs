@@ -716,3 +716,39 @@ fn a_bool_name_rules_out_the_part_that_needs_its_other_value() {
     assert_eq!(last(&narrowed, "n"), (None, None));
     assert_eq!(last(&narrowed, "c"), (Some(0), Some(0)));
 }
+
+#[test]
+fn a_failed_conjunction_of_two_equal_parts_is_read_through_either() {
+    // `if (m > 10 && n > 10) && (m > 10 && n > 10) { … } else if m > 10 { … }`:
+    // `n <= 10` in the second branch, as with one part.
+    let part = || {
+        Box::new(Condition::And(
+            Box::new(compare("m", Some(Relation::Above), 10)),
+            Box::new(compare("n", Some(Relation::Above), 10)),
+        ))
+    };
+    let failed = Arc::new(Condition::And(part(), part()));
+    let mut narrowed = Vec::new();
+    let inner = compare("m", Some(Relation::Above), 10);
+    assume_within(&[(failed, false)], &inner, true, &mut narrowed);
+    assert_eq!(last(&narrowed, "n"), (None, Some(10)));
+    // The second part's comparisons read where the first held (`&&`
+    // evaluates it there): its sides' ranges are above 10.
+    let above = || {
+        Interval::new(
+            crate::Poly::unbounded("x"),
+            crate::Poly::zero(),
+            Some(11),
+            None,
+        )
+    };
+    let narrowed_side = |name| sum(&[(name, false, above())], 0);
+    let second = Box::new(Condition::And(
+        Box::new(compared(narrowed_side("m"), Relation::Above, 10)),
+        Box::new(compared(narrowed_side("n"), Relation::Above, 10)),
+    ));
+    let failed = Arc::new(Condition::And(part(), second));
+    let mut narrowed = Vec::new();
+    assume_within(&[(failed, false)], &inner, true, &mut narrowed);
+    assert_eq!(last(&narrowed, "n"), (None, Some(10)));
+}

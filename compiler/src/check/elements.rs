@@ -35,6 +35,18 @@ impl Checker<'_> {
         match self.last_applied.take().filter(|l| l.params.len() == 1) {
             Some(lambda) => {
                 let says = self.condition_of_body(&lambda.body, mark);
+                // Made in another check of a body, it says of the values it
+                // captured only their ranges (`rqc_cost::element_said_apart`).
+                let element = self.last_lambda_params.first().copied();
+                let says = match (lambda.frame == self.frames.current(), element) {
+                    (false, Some(binding)) => {
+                        let frames = &self.frames;
+                        let one_value = |(_, b): &Named| frames.one_value(*b);
+                        let element = (lambda.params[0].name.clone(), binding);
+                        crate::cost::element_said_apart(&says, &element, &one_value)
+                    }
+                    _ => says,
+                };
                 Some((lambda.params[0].name.clone(), says))
             }
             None => {

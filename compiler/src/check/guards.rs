@@ -70,7 +70,10 @@ pub(super) fn guard_template(says: &Condition, params: &[Named]) -> Option<Guard
             None => Condition::Opaque,
         },
     );
-    (template != GuardTemplate::Opaque).then_some(template)
+    // One past `MAX_KEPT_CONDITION` parts says nothing: a function calling
+    // another twice (`b1(n) && b1(n)`) doubles it at each definition.
+    let small = template.fits_within(crate::cost::MAX_KEPT_CONDITION);
+    (template != GuardTemplate::Opaque && small).then_some(template)
 }
 
 /// A side of what an `all`'s predicate says in a template: one of literals

@@ -2,6 +2,7 @@
 
 use super::abstract_value::{Abs, Kind, RecordAbs, StreamAbs};
 use super::bounds::{Eval, Verifier};
+use super::narrowing::Named;
 use super::scope::Scope;
 use crate::error::Result;
 use rqc_cost::{Cost, Interval, Poly};
@@ -137,7 +138,7 @@ impl<'p> Verifier<'p> {
                         Combinator::Filter | Combinator::All | Combinator::Any,
                         Some(Op::Lambda(params, body)),
                     ) if params.len() == 1 => {
-                        Some((&params[0], &**body, self.begin_condition(body), false))
+                        Some((&params[0], &**body, self.begin_condition(body), None))
                     }
                     // A lambda given by name: its body, its names hidden
                     // (as the checker's `condition_of_body`).
@@ -146,7 +147,8 @@ impl<'p> Verifier<'p> {
                             if closures.len() == 1 && closures[0].params.len() == 1 =>
                         {
                             let (params, body) = (closures[0].params, closures[0].body);
-                            Some((&params[0], body, self.begin_condition(body), true))
+                            let here = closures[0].frame == self.frames.current();
+                            Some((&params[0], body, self.begin_condition(body), Some(here)))
                         }
                         _ => None,
                     },
@@ -157,10 +159,22 @@ impl<'p> Verifier<'p> {
                 let element = match predicate {
                     Some((param, body, mark, named)) => {
                         let kept = match named {
-                            true => self.condition_of_body(body, mark),
-                            false => self.condition(body, mark, scope),
+                            Some(_) => self.condition_of_body(body, mark),
+                            None => self.condition(body, mark, scope),
                         };
                         let param = (param.as_str(), self.last_lambda_params.first().copied());
+                        // A closure made in another evaluation of a body
+                        // says of what it captured only their ranges, as
+                        // the checker's `predicate_says`.
+                        let kept = match (named, param.1) {
+                            (Some(false), Some(id)) => {
+                                let frames = &self.frames;
+                                let one_value = |named: &Named<'p>| named.one_value(frames);
+                                let element = Named::binding(param.0, id);
+                                rqc_cost::element_said_apart(&kept, &element, &one_value)
+                            }
+                            _ => kept,
+                        };
                         match c {
                             // What it says of the list's elements
                             // (`elements.rs`); its own element is a `Bool`.
