@@ -9,6 +9,11 @@ pub struct Extremes {
     pub least: Interval,
     /// Where the greatest element lies (`max()` of the list).
     pub greatest: Interval,
+    /// Whether the list is known to hold an element (a literal of some,
+    /// and what keeps every value of one: a `let`, `reverse`, `distinct`,
+    /// an `if` of two such), so that its `min()` and `max()` are never
+    /// `none` and `unwrap_or`'s default is never the value.
+    pub nonempty: bool,
 }
 
 impl Extremes {
@@ -19,6 +24,7 @@ impl Extremes {
         Some(Extremes {
             least: Interval::least_of(elements)?,
             greatest: Interval::greatest_of(elements)?,
+            nonempty: !elements.is_empty(),
         })
     }
 
@@ -27,6 +33,7 @@ impl Extremes {
         Extremes {
             least: each.clone(),
             greatest: each.clone(),
+            nonempty: false,
         }
     }
 
@@ -55,6 +62,7 @@ impl Extremes {
         Extremes {
             least: within(&self.least),
             greatest: within(&self.greatest),
+            nonempty: self.nonempty,
         }
     }
 
@@ -63,6 +71,7 @@ impl Extremes {
         Extremes {
             least: self.least.map_polys(f),
             greatest: self.greatest.map_polys(f),
+            nonempty: self.nonempty,
         }
     }
 
@@ -78,6 +87,7 @@ impl Extremes {
         Extremes {
             least: self.least.join(&other.least),
             greatest: self.greatest.join(&other.greatest),
+            nonempty: self.nonempty && other.nonempty,
         }
     }
 
@@ -91,8 +101,15 @@ impl Extremes {
     ) -> Option<Extremes> {
         match (a, b) {
             (Some(x), Some(y)) => Some(x.join(&y)),
-            (Some(x), None) if b_empty => Some(x),
-            (None, Some(y)) if a_empty => Some(y),
+            // One may be the empty one: it may hold none.
+            (Some(x), None) if b_empty => Some(Extremes {
+                nonempty: false,
+                ..x
+            }),
+            (None, Some(y)) if a_empty => Some(Extremes {
+                nonempty: false,
+                ..y
+            }),
             _ => None,
         }
     }

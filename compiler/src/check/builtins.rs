@@ -183,11 +183,17 @@ impl Checker<'_> {
         }
         // The least or greatest of a list of `Int`s lies where its type
         // says (`extremes.rs`: `[n, 10] |> min()` is at most 10).
-        let extreme = match (builtin, args.len(), input.ty.extremes()) {
-            (Builtin::Min, 1, Some(extremes)) => Some(extremes.least),
-            (Builtin::Max, 1, Some(extremes)) => Some(extremes.greatest),
+        let extremes = input.ty.extremes();
+        let extreme = match (builtin, args.len(), &extremes) {
+            (Builtin::Min, 1, Some(extremes)) => Some(extremes.least.clone()),
+            (Builtin::Max, 1, Some(extremes)) => Some(extremes.greatest.clone()),
             _ => None,
         };
+        // Of a list known to hold an element: never `none`.
+        if matches!(builtin, Builtin::Min | Builtin::Max) {
+            let present = extreme.is_some() && extremes.is_some_and(|e| e.nonempty);
+            self.present_extreme = present.then_some(span);
+        }
         let shape = match &input.ty {
             Ty::List(elem, size, _) => Input::List((**elem).clone(), size.clone()),
             Ty::Stream(stream) => Input::Stream(stream.clone()),
@@ -234,7 +240,15 @@ impl Checker<'_> {
                 let island = island.map(|island| (island, args[0].span.to(span)));
                 self.map(input, shape, rest[0], island)
             }
-            Builtin::UnwrapOr => self.unwrap_or(input, shape, rest[0]),
+            Builtin::UnwrapOr => {
+                // The call (or a pipe's stage) the input is, checked last.
+                let called = match &args[0].kind {
+                    ExprKind::Pipe(_, stage) => stage.span,
+                    _ => args[0].span,
+                };
+                let present = self.present_extreme.take() == Some(called);
+                self.unwrap_or(input, shape, rest[0], present)
+            }
             Builtin::Reverse => {
                 let reversed = self.reverse(span, input, shape);
                 // An island read backwards is still one a limit may stream.
@@ -365,7 +379,16 @@ impl Checker<'_> {
         }
     }
 
-    fn unwrap_or(&mut self, input: Checked, shape: Input, default: &Expr) -> Checked {
+    /// `input |> unwrap_or(default)`; `present` where `input` is never
+    /// `none` (the `min()` or `max()` of a list known to hold an element),
+    /// whose value is then the input's alone.
+    fn unwrap_or(
+        &mut self,
+        input: Checked,
+        shape: Input,
+        default: &Expr,
+        present: bool,
+    ) -> Checked {
         let Input::Option(elem) = shape else {
             if !matches!(shape, Input::Error) {
                 self.error("E0401", "`unwrap_or` takes an optional value", default.span, "here")
@@ -381,9 +404,14 @@ impl Checker<'_> {
             default.span,
             "the default has the option's type",
         );
-        // The value inside or the default: either one's range.
+        // The value inside or the default: either one's range (the value's
+        // alone where it is always there; the default is still evaluated).
+        let ty = match present {
+            true => elem,
+            false => super::join::join_types(&elem, &d.ty),
+        };
         Checked::new(
-            super::join::join_types(&elem, &d.ty),
+            ty,
             input.cost.plus(&d.cost),
             TExpr::Builtin(Builtin::UnwrapOr, Shape::Option, vec![input.tir, d.tir]),
         )

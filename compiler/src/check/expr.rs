@@ -156,6 +156,11 @@ pub struct Checker<'p> {
     /// The types a call's result is about to be applied to, for the call
     /// at that span (`deferred.rs`).
     pub(super) call_hint: Option<(crate::span::Span, Vec<Ty>)>,
+    /// The span of the `min()` or `max()` checked last, where its list is
+    /// known to hold an element (`rqc_cost::Extremes::nonempty`): never
+    /// `none`, so an `unwrap_or` of it, checked next, is its value alone
+    /// (`builtins.rs`).
+    pub(super) present_extreme: Option<crate::span::Span>,
     /// Type parameters whose values the body compares or hashes: a call
     /// may not bind them to streams or functions.
     pub(super) inspected: std::collections::BTreeSet<String>,

@@ -152,6 +152,7 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
                         each.hi.clone(),
                         var(format!("lo(greatest({path}))")),
                     ),
+                    nonempty: false,
                 }),
                 // `xs: [T]`: the same, should `T` be an `Int` at a call;
                 // the other ends are unknown here (the caller's elements').
@@ -164,6 +165,7 @@ fn measured(ty: &Ty, path: &str, covariant: bool) -> Ty {
                         Poly::unbounded(&format!("greatest({path})")),
                         var(format!("lo(greatest({path}))")),
                     ),
+                    nonempty: false,
                 }),
                 _ => None,
             };

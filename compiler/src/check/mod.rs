@@ -297,6 +297,7 @@ pub fn check_one(
         declared_sizes: Default::default(),
         requirements: Default::default(),
         call_hint: None,
+        present_extreme: None,
         inspected: Default::default(),
         untyped_none: None,
         counted_filter: None,

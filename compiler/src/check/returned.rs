@@ -112,6 +112,7 @@ fn owned(param: &Ty, at: &str) -> Ty {
                             each.least,
                             each.most,
                         ),
+                        nonempty: false,
                     })
                 }
                 _ => None,

@@ -81,6 +81,11 @@ pub(super) struct Verifier<'p> {
     /// `filter`'s predicate narrows the elements by what it proves of its
     /// parameter's binding (as the checker's `last_lambda_params`).
     pub last_lambda_params: Vec<u64>,
+    /// The `min()` or `max()` evaluated last, where its list is known to
+    /// hold an element (`rqc_cost::Extremes::nonempty`): never `none`, so
+    /// an `unwrap_or` of it is its value alone (as the checker's
+    /// `present_extreme`).
+    pub present_extreme: Option<*const Node>,
 }
 
 /// Recomputes every claimed bound of `entry`'s plan (see the module's
@@ -108,6 +113,7 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         facts: Vec::new(),
         frames: Default::default(),
         last_lambda_params: Vec::new(),
+        present_extreme: None,
     };
     let root = &entry.root;
     let out = verifier.eval(root, &None)?;

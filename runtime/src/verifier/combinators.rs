@@ -19,6 +19,10 @@ impl<'p> Verifier<'p> {
         };
         let (c, shape) = (*c, *shape);
         let input = self.eval(&args[0], scope)?;
+        // An `unwrap_or` of a `min()` or `max()` never `none`, evaluated
+        // just now (before the default, which may hold another).
+        let present = c == Combinator::UnwrapOr
+            && self.present_extreme.take() == Some(&args[0] as *const Node);
         let takes_value = matches!(
             c,
             Combinator::Take | Combinator::Skip | Combinator::UnwrapOr
@@ -88,6 +92,7 @@ impl<'p> Verifier<'p> {
         out.cost = out.cost.plus(&Cost::steps(k.times(&each)));
         let list = |element: Abs<'p>, len: Poly| Abs::list(element, len);
         out.value = match c {
+            Combinator::UnwrapOr if present => input.value.unwrapped(),
             Combinator::UnwrapOr => {
                 let default = operand.map(|o| o.value).unwrap_or(Abs::Nothing);
                 match input.value.unwrapped().join(&default) {
@@ -261,7 +266,12 @@ impl<'p> Verifier<'p> {
                                 "it compares streams or functions".into(),
                             );
                         }
-                        match literal_extreme(c, shape, &input.value, result.is_none()) {
+                        let extreme = literal_extreme(c, shape, &input.value, result.is_none());
+                        // Of a list known to hold an element: never `none`.
+                        let nonempty = input.value.extremes().is_some_and(|e| e.nonempty);
+                        self.present_extreme =
+                            (extreme.is_some() && nonempty).then_some(node as *const Node);
+                        match extreme {
                             Some(extreme) => Abs::Opt(Box::new(Abs::int(extreme))),
                             None => Abs::Opt(Box::new(result_or_element)),
                         }
