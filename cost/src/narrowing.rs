@@ -154,8 +154,8 @@ pub type CompareMap<'f, N, M> = dyn Fn(&Side<N>, Option<Relation>, &Side<N>) -> 
 pub type ElementsMap<'f, N, M> = dyn Fn(&N, &N, &Condition<N>) -> Condition<M> + 'f;
 
 impl<N> Condition<N> {
-    /// What a `Bool` value read by name (`name`: a parameter or a
-    /// binding) says where it is tested: that it is true, read as the
+    /// What a `Bool` value read by name (`name`: a parameter, a binding,
+    /// or a field of one) says where it is tested: that it is true, read as the
     /// comparison `name >= 1` of an integer that is 1 for `true` and 0 for
     /// `false`. So a branch where `c` held knows `c` is 1, and a part of a
     /// disjunction that needs `c` false there (`!c`, of the failed

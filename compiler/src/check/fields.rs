@@ -308,6 +308,16 @@ impl Checker<'_> {
             },
             _ => 0,
         };
+        // A `Bool` field tested in a condition says it is true
+        // (`Condition::flag`), found again by its span
+        // (`read_condition_within`).
+        if self.conditions_open > 0 && ty == Ty::Bool {
+            if let Some(named) = self.named(expr) {
+                let says = self.through_aliases(&crate::cost::Condition::flag(named));
+                let said = super::narrowing::Comparison::said_by_call(expr.span, says);
+                self.comparisons.push(said);
+            }
+        }
         let base = Box::new(checked.tir);
         let tir = TExpr::Column(
             base,

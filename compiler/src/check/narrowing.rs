@@ -389,6 +389,22 @@ impl Checker<'_> {
                     None => flag,
                 }
             }
+            // A `Bool` field of a name (`p.active`), recorded where it was
+            // checked (`check_field`): true where it held.
+            ExprKind::Field(..) => {
+                let mut root = cond;
+                while let ExprKind::Field(base, _) = &root.kind {
+                    root = base;
+                }
+                match &root.kind {
+                    ExprKind::Name(ident) if !hidden.hides(&ident.name) => recorded
+                        .iter()
+                        .rev()
+                        .find(|c| c.operands == (cond.span, cond.span))
+                        .map_or(Condition::Opaque, |c| c.says.clone()),
+                    _ => Condition::Opaque,
+                }
+            }
             // A block of `let`s is its last expression, whose comparisons
             // were recorded as it was checked (`{ let q = z; n <= 5 }`).
             ExprKind::Block(stmts, last) => {

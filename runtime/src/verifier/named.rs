@@ -142,6 +142,12 @@ impl<'p> Named<'p> {
         }
     }
 
+    /// Whether this names a plain `Bool` (a column or field tested as a
+    /// condition: `Condition::flag`).
+    pub(super) fn holds_a_bool(&self, scope: &Scope<'p>, params: &[Abs<'p>]) -> bool {
+        matches!(self.value(scope, params), Some(Abs::Scalar(s)) if s.kind == Kind::Bool)
+    }
+
     /// The value this names, in `scope` with `params`: its root's value
     /// walked along the path (a row's column, a record's field, a
     /// string's length).

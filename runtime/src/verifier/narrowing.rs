@@ -516,6 +516,23 @@ fn read_condition_within<'p>(
         Op::Param(i) if *hidden != Hidden::Every && params.get(*i).is_some_and(boolean) => {
             Named::of(cond, scope).map_or(Condition::Opaque, Condition::flag)
         }
+        // A `Bool` column or field of a name (`p.active`), as the checker's
+        // `read_condition_within`: true where it held.
+        Op::Column(..) | Op::Field(..) => {
+            let mut root = cond;
+            while let Op::Column(base, _) | Op::Field(base, _) = &root.op {
+                root = base;
+            }
+            let visible = match &root.op {
+                Op::Var(name) => !hidden.hides(name),
+                Op::Param(_) => *hidden != Hidden::Every,
+                _ => false,
+            };
+            match Named::of(cond, scope).filter(|n| visible && n.holds_a_bool(scope, params)) {
+                Some(named) => super::elements::through_aliases(&Condition::flag(named), scope),
+                None => Condition::Opaque,
+            }
+        }
         // A block of `let`s is its last expression (`{ let q = z; n <= 5 }`).
         Op::Let(name, _, body) => read_condition_within(body, recorded, values, &hidden.and(name)),
         _ => Condition::Opaque,
