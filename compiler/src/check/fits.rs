@@ -44,17 +44,17 @@ impl Checker<'_> {
         }
         match (found, assumed) {
             (Ty::Int(f), Ty::Int(a)) => {
-                self.fit_poly(&f.hi, &a.hi, format!("{what}'s upper end"), misfit);
-                self.fit_poly(&f.lo, &a.lo, format!("{what}'s negative part"), misfit);
+                self.fit_poly(&f.hi, &a.hi, format!("the upper end of {what}"), misfit);
+                self.fit_poly(&f.lo, &a.lo, format!("the negative part of {what}"), misfit);
                 fit_numeric(f, a, what, misfit);
             }
             (Ty::Str(f), Ty::Str(a)) => {
-                self.fit_poly(f, a, format!("{what}'s length in bytes"), misfit)
+                self.fit_poly(f, a, format!("the length in bytes of {what}"), misfit)
             }
             (Ty::Option(f), Ty::Option(a)) => self.fit(f, a, what, misfit),
             (f, Ty::Option(a)) => self.fit(f, a, what, misfit),
             (Ty::List(fe, fs, _), Ty::List(ae, size, assumed_extremes)) => {
-                self.fit_poly(fs, size, format!("{what}'s length"), misfit);
+                self.fit_poly(fs, size, format!("the length of {what}"), misfit);
                 self.fit(fe, ae, &format!("an element of {what}"), misfit);
                 // A place costed for a least (or greatest) element tighter
                 // than the elements' range must be given one within it.
@@ -212,12 +212,12 @@ fn fit_numeric(found: &Interval, assumed: &Interval, what: &str, misfit: &mut Op
         |end: Option<i64>, infinite: &str| end.map_or(infinite.to_string(), |n| n.to_string());
     *misfit = match assumed.passed_ends(found) {
         (Some(least), _) => Some(Misfit {
-            what: format!("{what}'s lower end"),
+            what: format!("the lower end of {what}"),
             found: shown(found.least, "any negative number"),
             assumed: format!("at least {least}"),
         }),
         (None, Some(most)) => Some(Misfit {
-            what: format!("{what}'s upper end"),
+            what: format!("the upper end of {what}"),
             found: shown(found.most, "any size"),
             assumed: format!("at most {most}"),
         }),
