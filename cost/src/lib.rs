@@ -47,7 +47,7 @@ pub use interval::{Interval, Relation};
 pub use names::{path_below, Name, EACH_ELEMENT};
 pub use narrowing::{
     assume, assume_within, element_said_apart, facts_around, said_where_applied, Condition, Fact,
-    Hidden, Optional, ENCLOSING_FACTS_READ, MAX_KEPT_CONDITION,
+    Hidden, Optional, Reading, ENCLOSING_FACTS_READ, MAX_KEPT_CONDITION, MAX_READ_CONDITION,
 };
 pub use poly::{Monomial, Poly};
 pub use sides::{

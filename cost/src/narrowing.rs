@@ -354,6 +354,22 @@ pub fn alias_chain<N: Clone + PartialEq>(
 /// each name it compares: `(name, range)`, each range narrowed from the
 /// name's latest one in `narrowed` (or its side's, for the first).
 pub fn assume<N: Name>(condition: &Condition<N>, holds: bool, narrowed: &mut Vec<(N, Interval)>) {
+    assume_counting(condition, holds, narrowed);
+}
+
+/// [`assume`], answering whether what it proved of a value (not of a
+/// list's elements) leaves that value no value: then `condition` cannot
+/// be `holds` there. What `all` proves of a list's elements never does:
+/// an empty list makes `all` true whatever its elements' range is, so an
+/// empty range of elements is no contradiction (adversary round 45: `all(big,
+/// k => k <= 10) || n <= 10`, with `big`'s elements above 1000, read
+/// `n <= 10`, and a run where `big` was empty read 11 rows under 10).
+fn assume_counting<N: Name>(
+    condition: &Condition<N>,
+    holds: bool,
+    narrowed: &mut Vec<(N, Interval)>,
+) -> bool {
+    let mut contradicts = false;
     let mut compared = Vec::new();
     established(condition, holds, &mut compared);
     for (left, relation, right, optional) in compared {
@@ -368,21 +384,24 @@ pub fn assume<N: Name>(condition: &Condition<N>, holds: bool, narrowed: &mut Vec
         if optional != Some(Optional::Left) {
             proved.extend(right.each_term(&r.assume(relation.flipped(), &l), narrowed));
         }
+        contradicts |= proved.iter().any(|(_, range)| range.is_empty());
         narrowed.extend(proved);
     }
     let mut lists = Vec::new();
     all_elements(condition, holds, &mut lists);
     for (list, element, says) in lists {
-        // Read apart, from the ranges known now: only what it proves of
-        // the element leaves it, as a fact of the list's elements.
-        let mut apart = narrowed.clone();
-        let from = apart.len();
+        // Read apart, from the ranges known now (appended, then taken off
+        // again: nothing before them changes, and no copy is made): only
+        // what it proves of the element leaves it, as a fact of the
+        // list's elements.
+        let from = narrowed.len();
         for _ in 0..comparisons(says).clamp(1, CONDITION_PASSES) {
-            assume(says, true, &mut apart);
+            assume(says, true, narrowed);
         }
+        let apart = narrowed.split_off(from);
         // The element's range is the list's elements'; a part's, that
         // part of each element's.
-        let proved: Vec<(N, Interval)> = apart[from..]
+        let proved: Vec<(N, Interval)> = apart
             .iter()
             .filter_map(|(name, interval)| match name == element {
                 true => Some((list.clone(), interval.clone())),
@@ -395,18 +414,20 @@ pub fn assume<N: Name>(condition: &Condition<N>, holds: bool, narrowed: &mut Vec
         // One of the two holds (is `holds`): a name both narrow lies in
         // the join of what each proves of it; a name only one narrows,
         // in nothing proved.
-        let either = |part: &Condition<N>| {
-            let mut apart = narrowed.clone();
-            let from = apart.len();
-            assume(part, holds, &mut apart);
-            apart.split_off(from)
+        // Each part read apart, from the ranges known now: what it proves
+        // is appended, then taken off again (nothing before it changes, so
+        // no copy of what is known is made).
+        let mut either = |part: &Condition<N>| {
+            let from = narrowed.len();
+            let contradicts = assume_counting(part, holds, narrowed);
+            (narrowed.split_off(from), contradicts)
         };
-        let (in_a, in_b) = (either(a), either(b));
-        // A part that leaves some name no value where the ranges known now
-        // hold cannot be the one (`!(n > 10 && m > 10)` read where `n >
+        let (in_a, empty_a) = either(a);
+        let (in_b, empty_b) = either(b);
+        // A part that leaves some value no value where the ranges known
+        // now hold cannot be the one (`!(n > 10 && m > 10)` read where `n >
         // 10`: `m <= 10`), so the other holds: all it proves.
-        let empty = |facts: &[(N, Interval)]| facts.iter().any(|(_, range)| range.is_empty());
-        match (empty(&in_a), empty(&in_b)) {
+        match (empty_a, empty_b) {
             // Neither can be the one: the condition cannot be `holds` here
             // (a branch that never runs), so all either proves holds, an
             // empty range among it: a disjunction this one is a part of
@@ -418,6 +439,7 @@ pub fn assume<N: Name>(condition: &Condition<N>, holds: bool, narrowed: &mut Vec
             (true, true) => {
                 narrowed.extend(in_a);
                 narrowed.extend(in_b);
+                contradicts = true;
                 continue;
             }
             (true, false) => {
@@ -448,6 +470,7 @@ pub fn assume<N: Name>(condition: &Condition<N>, holds: bool, narrowed: &mut Vec
         }
         narrowed.extend(joined);
     }
+    contradicts
 }
 
 /// At most this many parts (comparisons, `all`s, names' flags, and the
@@ -523,7 +546,33 @@ pub fn assume_within<N: Name>(
     condition: &Condition<N>,
     holds: bool,
     narrowed: &mut Vec<(N, Interval)>,
+    read: Reading,
 ) {
+    // A condition past the reading's size proves nothing (sound: less is
+    // proved), so that the work stays within a bound: reading one is
+    // quadratic in its size, and a condition of hundreds of parts (`b8(n,
+    // m)` of a `Bool` function calling another twice, inlined) took 13 s
+    // and more at each `&&` (adversary round 45).
+    let opaque = Condition::Opaque;
+    let condition = match condition.fits_within(read.parts()) {
+        true => condition,
+        false => &opaque,
+    };
+    let fits: Vec<(Arc<Condition<N>>, bool)>;
+    let enclosing = match enclosing
+        .iter()
+        .all(|(fact, _)| fact.fits_within(read.parts()))
+    {
+        true => enclosing,
+        false => {
+            fits = enclosing
+                .iter()
+                .filter(|(fact, _)| fact.fits_within(read.parts()))
+                .cloned()
+                .collect();
+            &fits
+        }
+    };
     // A later comparison of one condition may tighten a name an earlier
     // one related another name to (`n <= m && m <= 10`: `n ≤ 10` once
     // `m ≤ 10`), so the condition is read again, once per comparison it
@@ -546,6 +595,33 @@ pub fn assume_within<N: Name>(
         assume(fact, *held, narrowed);
     }
     assume(condition, holds, narrowed);
+}
+
+/// Who reads a condition ([`assume_within`]), and so the largest one it
+/// reads: the checker reads fewer parts than the plan verifier, whose
+/// conditions hold the same comparisons and at least the checker's
+/// readings through aliases (it reads every alias), so whatever the
+/// checker reads, the verifier reads too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// The checker: at most [`MAX_READ_CONDITION`] parts.
+    Checker,
+    /// The plan verifier: four times as many.
+    Verifier,
+}
+
+/// The most parts (comparisons, `all`s, flags and the `!`, `&&`, `||`
+/// over them, `let`-bound conditions read through) a condition the
+/// checker narrows by may hold ([`Reading`]).
+pub const MAX_READ_CONDITION: usize = 128;
+
+impl Reading {
+    fn parts(self) -> usize {
+        match self {
+            Reading::Checker => MAX_READ_CONDITION,
+            Reading::Verifier => 4 * MAX_READ_CONDITION,
+        }
+    }
 }
 
 /// An enclosing `if`'s condition and whether it held there.

@@ -116,7 +116,7 @@ fn a_sum_of_names_and_literals_narrows_each_name() {
         Box::new(compared(name_side("m"), Relation::AtMost, 10)),
     );
     let mut then = Vec::new();
-    assume_within(&[], &chain, true, &mut then);
+    assume_within(&[], &chain, true, &mut then, Reading::Checker);
     assert_eq!(last(&then, "n").1, Some(10));
     // Literals past `i64` make the side opaque: it narrows nothing.
     let mut huge = SideSum::default();
@@ -142,11 +142,17 @@ fn a_chain_of_nested_ifs_is_read_through_in_either_order() {
     let outward = [link("x0", "x1"), link("x1", "x2"), link("x2", "x3")];
     let enclosing: Vec<_> = outward.iter().map(|c| (c.clone(), true)).collect();
     let mut narrowed = Vec::new();
-    assume_within(&enclosing, &innermost, true, &mut narrowed);
+    assume_within(
+        &enclosing,
+        &innermost,
+        true,
+        &mut narrowed,
+        Reading::Checker,
+    );
     assert_eq!(last(&narrowed, "x0").1, Some(10));
     let reversed: Vec<_> = enclosing.iter().rev().cloned().collect();
     let mut narrowed = Vec::new();
-    assume_within(&reversed, &innermost, true, &mut narrowed);
+    assume_within(&reversed, &innermost, true, &mut narrowed, Reading::Checker);
     assert_eq!(last(&narrowed, "x0").1, Some(10));
 }
 
@@ -236,13 +242,25 @@ fn an_inner_fact_tightens_what_an_outer_comparison_related() {
     let alone = proved(&inner, true);
     assert!(alone.iter().all(|(name, _)| *name == "m"));
     let mut within = Vec::new();
-    assume_within(&[(outer.clone(), true)], &inner, true, &mut within);
+    assume_within(
+        &[(outer.clone(), true)],
+        &inner,
+        true,
+        &mut within,
+        Reading::Checker,
+    );
     let last_n = within.iter().rev().find(|(name, _)| *name == "n");
     assert_eq!(last_n.map(|(_, i)| i.most), Some(Some(8)));
     // Where the outer comparison failed (`n >= m`), `m ≤ 9` says
     // nothing of how large `n` is.
     let mut failed = Vec::new();
-    assume_within(&[(outer, false)], &inner, true, &mut failed);
+    assume_within(
+        &[(outer, false)],
+        &inner,
+        true,
+        &mut failed,
+        Reading::Checker,
+    );
     let last_n = failed.iter().rev().find(|(name, _)| *name == "n");
     assert_eq!(last_n.map(|(_, i)| i.most), Some(None));
 }
@@ -262,7 +280,7 @@ fn a_later_comparison_tightens_an_earlier_one_of_the_same_condition() {
     let second = || Box::new(compare("m", Some(Relation::AtMost), 10));
     let most_n = |condition: &Condition<&'static str>, holds: bool| {
         let mut narrowed = Vec::new();
-        assume_within(&[], condition, holds, &mut narrowed);
+        assume_within(&[], condition, holds, &mut narrowed, Reading::Checker);
         narrowed
             .iter()
             .rev()
@@ -703,6 +721,7 @@ fn a_bool_name_rules_out_the_part_that_needs_its_other_value() {
         &Condition::flag("c"),
         true,
         &mut narrowed,
+        Reading::Checker,
     );
     assert_eq!(last(&narrowed, "n"), (None, Some(10)));
     assert_eq!(last(&narrowed, "c"), (Some(1), Some(1)));
@@ -712,6 +731,7 @@ fn a_bool_name_rules_out_the_part_that_needs_its_other_value() {
         &Condition::flag("c"),
         false,
         &mut narrowed,
+        Reading::Checker,
     );
     assert_eq!(last(&narrowed, "n"), (None, None));
     assert_eq!(last(&narrowed, "c"), (Some(0), Some(0)));
@@ -730,7 +750,13 @@ fn a_failed_conjunction_of_two_equal_parts_is_read_through_either() {
     let failed = Arc::new(Condition::And(part(), part()));
     let mut narrowed = Vec::new();
     let inner = compare("m", Some(Relation::Above), 10);
-    assume_within(&[(failed, false)], &inner, true, &mut narrowed);
+    assume_within(
+        &[(failed, false)],
+        &inner,
+        true,
+        &mut narrowed,
+        Reading::Checker,
+    );
     assert_eq!(last(&narrowed, "n"), (None, Some(10)));
     // The second part's comparisons read where the first held (`&&`
     // evaluates it there): its sides' ranges are above 10.
@@ -749,6 +775,12 @@ fn a_failed_conjunction_of_two_equal_parts_is_read_through_either() {
     ));
     let failed = Arc::new(Condition::And(part(), second));
     let mut narrowed = Vec::new();
-    assume_within(&[(failed, false)], &inner, true, &mut narrowed);
+    assume_within(
+        &[(failed, false)],
+        &inner,
+        true,
+        &mut narrowed,
+        Reading::Checker,
+    );
     assert_eq!(last(&narrowed, "n"), (None, Some(10)));
 }

@@ -103,6 +103,7 @@ pub fn sum_now<N: crate::Name>(
     definition: &Side<N>,
     enclosing: &[(Arc<Condition<N>>, bool)],
     current: &dyn Fn(&N) -> Option<Interval>,
+    read: crate::Reading,
 ) -> Interval {
     let mut proved: Option<Vec<(N, Interval)>> = None;
     let mut now = Interval::exact(definition.offset);
@@ -111,7 +112,7 @@ pub fn sum_now<N: crate::Name>(
         let range = current(&term.name).unwrap_or_else(|| {
             let proved = proved.get_or_insert_with(|| {
                 let mut proved = Vec::new();
-                crate::assume_within(enclosing, &Condition::Opaque, true, &mut proved);
+                crate::assume_within(enclosing, &Condition::Opaque, true, &mut proved, read);
                 proved
             });
             match proved.iter().rev().find(|(name, _)| *name == term.name) {

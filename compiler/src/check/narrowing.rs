@@ -432,7 +432,13 @@ impl Checker<'_> {
         check: impl FnOnce(&mut Self) -> T,
     ) -> T {
         let mut narrowed: Vec<(Named, Interval)> = Vec::new();
-        crate::cost::assume_within(&self.branch_facts, condition, holds, &mut narrowed);
+        crate::cost::assume_within(
+            &self.branch_facts,
+            condition,
+            holds,
+            &mut narrowed,
+            crate::cost::Reading::Checker,
+        );
         let depth = self.scope.len();
         self.bind_narrowed(narrowed);
         self.branch_facts.push((condition.clone(), holds));
@@ -455,7 +461,13 @@ impl Checker<'_> {
             return elem;
         };
         let mut narrowed: Vec<(Named, Interval)> = Vec::new();
-        crate::cost::assume_within(&[], kept, true, &mut narrowed);
+        crate::cost::assume_within(
+            &[],
+            kept,
+            true,
+            &mut narrowed,
+            crate::cost::Reading::Checker,
+        );
         let mut elem = elem;
         for ((name, binding), interval) in narrowed {
             if binding != parameter {
@@ -484,7 +496,13 @@ impl Checker<'_> {
             return;
         }
         let mut narrowed: Vec<(Named, Interval)> = Vec::new();
-        crate::cost::assume_within(&self.branch_facts, &Condition::Opaque, true, &mut narrowed);
+        crate::cost::assume_within(
+            &self.branch_facts,
+            &Condition::Opaque,
+            true,
+            &mut narrowed,
+            crate::cost::Reading::Checker,
+        );
         self.bind_narrowed(narrowed);
     }
 

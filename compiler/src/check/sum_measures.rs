@@ -196,7 +196,13 @@ impl Checker<'_> {
     /// The lesser of `fallback` and what the facts here prove of the sum
     /// `filled` (of named values here) as its names are now.
     fn known_sum_bound(&self, filled: &Side, fallback: Poly) -> Poly {
-        let now = crate::cost::sum_now(filled, &self.branch_facts, &|n| self.range_now(n)).hi;
+        let now = crate::cost::sum_now(
+            filled,
+            &self.branch_facts,
+            &|n| self.range_now(n),
+            crate::cost::Reading::Checker,
+        )
+        .hi;
         match (now.max_value(), fallback.max_value()) {
             (Some(now_most), Some(most)) if now_most < most => now,
             (Some(_), None) => now,

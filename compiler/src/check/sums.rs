@@ -116,7 +116,12 @@ impl Checker<'_> {
         if self.branch_facts.is_empty() {
             return local.ty.clone();
         }
-        let now = crate::cost::sum_now(definition, &self.branch_facts, &|n| self.range_now(n));
+        let now = crate::cost::sum_now(
+            definition,
+            &self.branch_facts,
+            &|n| self.range_now(n),
+            crate::cost::Reading::Checker,
+        );
         Ty::Int(known.intersect(&now))
     }
 

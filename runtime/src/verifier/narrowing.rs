@@ -282,7 +282,13 @@ impl<'p> Verifier<'p> {
         scope: &Scope<'p>,
     ) -> Narrowed<'p> {
         let mut facts = Vec::new();
-        rqc_cost::assume_within(&self.facts, condition, holds, &mut facts);
+        rqc_cost::assume_within(
+            &self.facts,
+            condition,
+            holds,
+            &mut facts,
+            rqc_cost::Reading::Verifier,
+        );
         let (scope, params) = self.bind_narrowed(facts, scope);
         Narrowed {
             scope,
@@ -308,7 +314,7 @@ impl<'p> Verifier<'p> {
             return element;
         };
         let mut facts = Vec::new();
-        rqc_cost::assume_within(&[], kept, true, &mut facts);
+        rqc_cost::assume_within(&[], kept, true, &mut facts, rqc_cost::Reading::Verifier);
         let mut element = element;
         for (named, interval) in facts {
             let Root::Binding(name, id) = named.root else {
@@ -347,7 +353,13 @@ impl<'p> Verifier<'p> {
             return (scope, Vec::new());
         }
         let mut facts = Vec::new();
-        rqc_cost::assume_within(&self.facts, &Condition::Opaque, true, &mut facts);
+        rqc_cost::assume_within(
+            &self.facts,
+            &Condition::Opaque,
+            true,
+            &mut facts,
+            rqc_cost::Reading::Verifier,
+        );
         self.bind_narrowed(facts, &scope)
     }
 

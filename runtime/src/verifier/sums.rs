@@ -173,7 +173,12 @@ impl<'p> Verifier<'p> {
             true => named.range(scope, &self.params),
             false => None,
         };
-        let now = rqc_cost::sum_now(definition, &self.facts, &current);
+        let now = rqc_cost::sum_now(
+            definition,
+            &self.facts,
+            &current,
+            rqc_cost::Reading::Verifier,
+        );
         Abs::int(known.intersect(&now))
     }
 }
