@@ -747,17 +747,21 @@ fn a_failed_conjunction_of_two_equal_parts_is_read_through_either() {
             Box::new(compare("n", Some(Relation::Above), 10)),
         ))
     };
+    // `n`'s range where `m > 10`, inside the else branch of `failed`.
+    let n_where_m_is_above_10 = |failed: Arc<Condition<&'static str>>| {
+        let mut narrowed = Vec::new();
+        let inner = compare("m", Some(Relation::Above), 10);
+        assume_within(
+            &[(failed, false)],
+            &inner,
+            true,
+            &mut narrowed,
+            Reading::Checker,
+        );
+        last(&narrowed, "n")
+    };
     let failed = Arc::new(Condition::And(part(), part()));
-    let mut narrowed = Vec::new();
-    let inner = compare("m", Some(Relation::Above), 10);
-    assume_within(
-        &[(failed, false)],
-        &inner,
-        true,
-        &mut narrowed,
-        Reading::Checker,
-    );
-    assert_eq!(last(&narrowed, "n"), (None, Some(10)));
+    assert_eq!(n_where_m_is_above_10(failed), (None, Some(10)));
     // The second part's comparisons read where the first held (`&&`
     // evaluates it there): its sides' ranges are above 10.
     let above = || {
@@ -774,13 +778,5 @@ fn a_failed_conjunction_of_two_equal_parts_is_read_through_either() {
         Box::new(compared(narrowed_side("n"), Relation::Above, 10)),
     ));
     let failed = Arc::new(Condition::And(part(), second));
-    let mut narrowed = Vec::new();
-    assume_within(
-        &[(failed, false)],
-        &inner,
-        true,
-        &mut narrowed,
-        Reading::Checker,
-    );
-    assert_eq!(last(&narrowed, "n"), (None, Some(10)));
+    assert_eq!(n_where_m_is_above_10(failed), (None, Some(10)));
 }
