@@ -27,6 +27,8 @@
 
 #![warn(missing_docs)]
 
+mod across_runs;
+mod condition_size;
 mod ends;
 mod established;
 mod extremes;
@@ -41,13 +43,14 @@ mod sides;
 mod sum_facts;
 mod var;
 
+pub use across_runs::{element_said_apart, facts_around, said_where_applied};
+pub use condition_size::{Reading, MAX_KEPT_CONDITION, MAX_READ_CONDITION};
 pub use extremes::Extremes;
 pub use frames::Frames;
 pub use interval::{Interval, Relation};
 pub use names::{path_below, Name, EACH_ELEMENT};
 pub use narrowing::{
-    assume, assume_within, element_said_apart, facts_around, said_where_applied, Condition, Fact,
-    Hidden, Optional, Reading, ENCLOSING_FACTS_READ, MAX_KEPT_CONDITION, MAX_READ_CONDITION,
+    assume, assume_within, Condition, Fact, Hidden, Optional, ENCLOSING_FACTS_READ,
 };
 pub use poly::{Monomial, Poly};
 pub use sides::{

@@ -193,31 +193,6 @@ fn and_narrows_when_true_or_when_false_not_the_other_way() {
 }
 
 #[test]
-fn a_literal_part_of_a_disjunction_leaves_the_other() {
-    let below_ten = || Box::new(compare("n", Some(Relation::AtMost), 10));
-    let literal = |value| Box::new(Condition::Constant(value));
-    // `n <= 10 || false` true, either way round: `n <= 10`.
-    for or in [
-        Condition::Or(below_ten(), literal(false)),
-        Condition::Or(literal(false), below_ten()),
-    ] {
-        assert_eq!(ends(&proved(&or, true)), [(None, Some(10))]);
-    }
-    // `!(n <= 10 && true)`: `n > 10`.
-    let and = Condition::And(below_ten(), literal(true));
-    assert_eq!(ends(&proved(&and, false)), [(Some(11), None)]);
-    // `n <= 10 || true` true proves nothing, nor does a branch no run
-    // takes (`false || false`).
-    let or = Condition::Or(below_ten(), literal(true));
-    assert!(ends(&proved(&or, true)).iter().all(|e| *e == (None, None)));
-    let never = Condition::Or(literal(false), literal(false));
-    assert!(proved(&never, true).is_empty());
-    // `!false` decides a disjunction as `true` does.
-    let negated = Condition::Or(below_ten(), Box::new(Condition::Not(literal(true))));
-    assert_eq!(ends(&proved(&negated, true)), [(None, Some(10))]);
-}
-
-#[test]
 fn not_equal_proves_only_when_false() {
     let c = compare("n", None, 3);
     let then = proved(&c, true);
@@ -487,39 +462,6 @@ fn all_proves_nothing_of_the_other_names_it_compares() {
     assert_eq!(narrowed.iter().filter(|(name, _)| *name == "n").count(), 1);
 }
 
-#[test]
-fn either_part_proves_the_join_of_what_each_proves() {
-    let or = |a: Condition<&'static str>, b: Condition<&'static str>| {
-        Condition::Or(Box::new(a), Box::new(b))
-    };
-    // `n <= 10 || n <= 20`: at most 20.
-    let loose = or(
-        compare("n", Some(Relation::AtMost), 10),
-        compare("n", Some(Relation::AtMost), 20),
-    );
-    assert_eq!(last(&proved(&loose, true), "n"), (None, Some(20)));
-    // `n == 1 || n == 2`: from 1 to 2.
-    let two = or(
-        compare("n", Some(Relation::Equal), 1),
-        compare("n", Some(Relation::Equal), 2),
-    );
-    assert_eq!(last(&proved(&two, true), "n"), (Some(1), Some(2)));
-    // `!(n > 10 && n > 20)`: one of them fails, so at most 20.
-    let and = Condition::And(
-        Box::new(compare("n", Some(Relation::Above), 10)),
-        Box::new(compare("n", Some(Relation::Above), 20)),
-    );
-    assert_eq!(last(&proved(&and, false), "n"), (None, Some(20)));
-    // A name only one part narrows: nothing proved of it.
-    let one = or(
-        compare("n", Some(Relation::AtMost), 10),
-        compare("m", Some(Relation::AtMost), 20),
-    );
-    assert!(proved(&one, true).is_empty());
-    // False, `n <= 10 || n <= 20` proves both negations, as before.
-    assert_eq!(last(&proved(&loose, false), "n"), (Some(21), None));
-}
-
 /// Definitions where each of `chain` is bound to the next alone (an
 /// alias), and `d` to `n - 5` (a sum, no alias).
 fn aliases(
@@ -707,76 +649,5 @@ fn an_optional_side_has_its_number_narrowed_and_narrows_nothing_else() {
     assert!(Optional::of(true, true).is_err());
 }
 
-#[test]
-fn a_bool_name_rules_out_the_part_that_needs_its_other_value() {
-    // `if c && n > 10 { … } else if c { … }`: `n <= 10` in the second
-    // branch; under `!c` instead, nothing of `n`.
-    let failed = Arc::new(Condition::And(
-        Box::new(Condition::flag("c")),
-        Box::new(compare("n", Some(Relation::Above), 10)),
-    ));
-    let mut narrowed = Vec::new();
-    assume_within(
-        &[(failed.clone(), false)],
-        &Condition::flag("c"),
-        true,
-        &mut narrowed,
-        Reading::Checker,
-    );
-    assert_eq!(last(&narrowed, "n"), (None, Some(10)));
-    assert_eq!(last(&narrowed, "c"), (Some(1), Some(1)));
-    let mut narrowed = Vec::new();
-    assume_within(
-        &[(failed, false)],
-        &Condition::flag("c"),
-        false,
-        &mut narrowed,
-        Reading::Checker,
-    );
-    assert_eq!(last(&narrowed, "n"), (None, None));
-    assert_eq!(last(&narrowed, "c"), (Some(0), Some(0)));
-}
-
-#[test]
-fn a_failed_conjunction_of_two_equal_parts_is_read_through_either() {
-    // `if (m > 10 && n > 10) && (m > 10 && n > 10) { … } else if m > 10 { … }`:
-    // `n <= 10` in the second branch, as with one part.
-    let part = || {
-        Box::new(Condition::And(
-            Box::new(compare("m", Some(Relation::Above), 10)),
-            Box::new(compare("n", Some(Relation::Above), 10)),
-        ))
-    };
-    // `n`'s range where `m > 10`, inside the else branch of `failed`.
-    let n_where_m_is_above_10 = |failed: Arc<Condition<&'static str>>| {
-        let mut narrowed = Vec::new();
-        let inner = compare("m", Some(Relation::Above), 10);
-        assume_within(
-            &[(failed, false)],
-            &inner,
-            true,
-            &mut narrowed,
-            Reading::Checker,
-        );
-        last(&narrowed, "n")
-    };
-    let failed = Arc::new(Condition::And(part(), part()));
-    assert_eq!(n_where_m_is_above_10(failed), (None, Some(10)));
-    // The second part's comparisons read where the first held (`&&`
-    // evaluates it there): its sides' ranges are above 10.
-    let above = || {
-        Interval::new(
-            crate::Poly::unbounded("x"),
-            crate::Poly::zero(),
-            Some(11),
-            None,
-        )
-    };
-    let narrowed_side = |name| sum(&[(name, false, above())], 0);
-    let second = Box::new(Condition::And(
-        Box::new(compared(narrowed_side("m"), Relation::Above, 10)),
-        Box::new(compared(narrowed_side("n"), Relation::Above, 10)),
-    ));
-    let failed = Arc::new(Condition::And(part(), second));
-    assert_eq!(n_where_m_is_above_10(failed), (None, Some(10)));
-}
+#[path = "narrowing_disjunction_tests.rs"]
+mod disjunctions;

@@ -1,0 +1,70 @@
+//! How large a condition is, and the most parts one kept for a `Bool` name or read for narrowing may hold, so that narrowing's work stays bounded (spec/cost.md §3.1).
+
+use crate::narrowing::Condition;
+
+/// At most this many parts (comparisons, `all`s, names' flags, and the
+/// `!`, `&&`, `||` over them, a `let`-bound condition's read through) in
+/// a condition a `let` keeps for a `Bool` name: a name bound to one that
+/// reads another twice (`let d1 = d0 && d0; let d2 = d1 && d1; …`) doubles
+/// it at each `let`, and each reading of it would cost that many steps.
+/// A larger one is kept as saying nothing (sound: it proves less).
+pub const MAX_KEPT_CONDITION: usize = 256;
+
+impl<N> Condition<N> {
+    /// Whether this condition has at most `budget` parts, read through
+    /// the `let`-bound conditions it names; stops counting past it, so
+    /// the answer costs at most `budget` steps.
+    pub fn fits_within(&self, budget: usize) -> bool {
+        self.parts_within(budget).is_some()
+    }
+
+    /// How many parts this condition has ([`Condition::fits_within`]),
+    /// when at most `budget`; `None` past it, counted no further.
+    pub fn parts_within(&self, budget: usize) -> Option<usize> {
+        fn count<N>(c: &Condition<N>, left: &mut usize) -> bool {
+            if *left == 0 {
+                return false;
+            }
+            *left -= 1;
+            match c {
+                Condition::Not(inner) | Condition::MayBeNone(inner, _) => count(inner, left),
+                Condition::Flag(inner) => count(inner, left),
+                Condition::Named(inner) => count(inner, left),
+                Condition::And(a, b) | Condition::Or(a, b) | Condition::Both(a, b) => {
+                    count(a, left) && count(b, left)
+                }
+                Condition::Elements { says, .. } => count(says, left),
+                Condition::Compare { .. } | Condition::Constant(_) | Condition::Opaque => true,
+            }
+        }
+        let mut left = budget;
+        count(self, &mut left).then_some(budget - left)
+    }
+}
+
+/// Who reads a condition ([`crate::assume_within`]), and so the largest one it
+/// reads: the checker reads fewer parts than the plan verifier, whose
+/// conditions hold the same comparisons and at least the checker's
+/// readings through aliases (it reads every alias), so whatever the
+/// checker reads, the verifier reads too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// The checker: at most [`MAX_READ_CONDITION`] parts.
+    Checker,
+    /// The plan verifier: four times as many.
+    Verifier,
+}
+
+/// The most parts (comparisons, `all`s, flags and the `!`, `&&`, `||`
+/// over them, `let`-bound conditions read through) a condition the
+/// checker narrows by may hold ([`Reading`]).
+pub const MAX_READ_CONDITION: usize = 128;
+
+impl Reading {
+    pub(crate) fn parts(self) -> usize {
+        match self {
+            Reading::Checker => MAX_READ_CONDITION,
+            Reading::Verifier => 4 * MAX_READ_CONDITION,
+        }
+    }
+}
