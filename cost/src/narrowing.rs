@@ -191,6 +191,19 @@ impl<N> Condition<N> {
         }))
     }
 
+    /// What a `Bool` name says where it is tested: its `flag` (read
+    /// through its aliases) and, where a `let` bound it to a condition,
+    /// what that condition says (`said`): both hold exactly where it does.
+    /// The checker's and the verifier's readings of a name.
+    pub fn of_bool_name(flag: Condition<N>, said: Option<&Arc<Condition<N>>>) -> Condition<N> {
+        match said {
+            Some(said) => {
+                Condition::Both(Box::new(Condition::Named(Arc::clone(said))), Box::new(flag))
+            }
+            None => flag,
+        }
+    }
+
     /// This comparison, read as one of an `Int?`'s number where one side
     /// is an `Int?` (`optional`: [`Condition::MayBeNone`]), as itself
     /// where both are `Int`s.

@@ -89,16 +89,11 @@ impl Checker<'_> {
         args: &[&Expr],
         arity: usize,
     ) -> Checked {
-        let name = |prefix: &str, i: usize, span: Span| Ident {
-            name: format!("{prefix}{i}"),
-            span,
-        };
-        let named = |ident: &Ident| Expr {
-            kind: ExprKind::Name(ident.clone()),
-            span: ident.span,
-        };
         let given: Vec<Ident> = (0..args.len())
-            .map(|i| name(GIVEN, i, args[i].span))
+            .map(|i| Ident {
+                name: format!("{GIVEN}{i}"),
+                span: args[i].span,
+            })
             .collect();
         let lets = given
             .iter()
@@ -109,16 +104,18 @@ impl Checker<'_> {
                 value: (*arg).clone(),
             })
             .collect();
-        let at = Span::new(span.end as usize, span.end as usize);
-        let applied: Vec<Ident> = (0..arity).map(|i| name(APPLIED, i, at)).collect();
+        let given = given
+            .into_iter()
+            .map(|ident| Expr {
+                span: ident.span,
+                kind: ExprKind::Name(ident),
+            })
+            .collect();
         let call = Expr {
-            kind: ExprKind::Call(Box::new(callee.clone()), given.iter().map(named).collect()),
+            kind: ExprKind::Call(Box::new(callee.clone()), given),
             span,
         };
-        let body = Expr {
-            kind: ExprKind::Call(Box::new(call), applied.iter().map(named).collect()),
-            span,
-        };
+        let (applied, body) = super::functions::applying(call, APPLIED, arity);
         let lambda = Expr {
             kind: ExprKind::Lambda(applied, Box::new(body)),
             span,

@@ -150,25 +150,7 @@ impl Checker<'_> {
     /// write), which sit at an empty span after `function`: it applies
     /// `function` to what it is given, wherever it is applied.
     pub(super) fn delay_applying(&mut self, function: Expr, prefix: &str, arity: usize) -> Checked {
-        let span = function.span;
-        let at = Span::new(span.end as usize, span.end as usize);
-        let params: Vec<Ident> = (0..arity)
-            .map(|i| Ident {
-                name: format!("{prefix}{i}"),
-                span: at,
-            })
-            .collect();
-        let args = params
-            .iter()
-            .map(|p| Expr {
-                kind: ExprKind::Name(p.clone()),
-                span: at,
-            })
-            .collect();
-        let body = Expr {
-            kind: ExprKind::Call(Box::new(function), args),
-            span,
-        };
+        let (params, body) = applying(function, prefix, arity);
         self.delay_lambda(&params, &body)
     }
 
@@ -509,4 +491,31 @@ fn makes_lambdas(body: &Expr) -> bool {
         found |= matches!(e.kind, ExprKind::Lambda(..));
     });
     found
+}
+
+/// The parameters and body of the lambda `(p0, …) => function(p0, …)` of
+/// `arity` parameters named `prefix` and a number, at an empty span after
+/// `function` ([`Checker::delay_applying`], and a deferred call's,
+/// `deferred.rs`).
+pub(super) fn applying(function: Expr, prefix: &str, arity: usize) -> (Vec<Ident>, Expr) {
+    let span = function.span;
+    let at = Span::new(span.end as usize, span.end as usize);
+    let params: Vec<Ident> = (0..arity)
+        .map(|i| Ident {
+            name: format!("{prefix}{i}"),
+            span: at,
+        })
+        .collect();
+    let args = params
+        .iter()
+        .map(|p| Expr {
+            kind: ExprKind::Name(p.clone()),
+            span: at,
+        })
+        .collect();
+    let body = Expr {
+        kind: ExprKind::Call(Box::new(function), args),
+        span,
+    };
+    (params, body)
 }

@@ -340,19 +340,18 @@ impl Checker<'_> {
         hidden: &Hidden,
     ) -> Condition {
         let read = |e: &Expr| Box::new(self.read_condition_within(e, recorded, hidden));
+        // `c == true` is `c`, `c == false` is `!c` (`!=` the other way).
+        if let Some((tested, itself)) = bool_literal_test(cond) {
+            return match itself {
+                true => *read(tested),
+                false => Condition::Not(read(tested)),
+            };
+        }
         match &cond.kind {
             ExprKind::Unary(UnaryOp::Not, inner) => Condition::Not(read(inner)),
             ExprKind::Binary(BinaryOp::And, a, b) => Condition::And(read(a), read(b)),
             ExprKind::Binary(BinaryOp::Or, a, b) => Condition::Or(read(a), read(b)),
             ExprKind::Bool(value) => Condition::Constant(*value),
-            // `c == true` is `c`, `c == false` is `!c` (`!=` the other way).
-            ExprKind::Binary(..) if bool_literal_test(cond).is_some() => {
-                match bool_literal_test(cond) {
-                    Some((tested, true)) => *read(tested),
-                    Some((tested, false)) => Condition::Not(read(tested)),
-                    None => Condition::Opaque,
-                }
-            }
             ExprKind::Binary(_, a, b) => recorded
                 .iter()
                 .rev()
@@ -382,12 +381,7 @@ impl Checker<'_> {
                 };
                 let flag =
                     self.through_aliases(&Condition::flag((ident.name.clone(), local.binding)));
-                match &local.condition {
-                    Some(said) => {
-                        Condition::Both(Box::new(Condition::Named(said.clone())), Box::new(flag))
-                    }
-                    None => flag,
-                }
+                Condition::of_bool_name(flag, local.condition.as_ref())
             }
             // A `Bool` field of a name (`p.active`), recorded where it was
             // checked (`check_field`): true where it held.

@@ -420,10 +420,11 @@ fn skeleton(cond: &Node) -> Vec<*const Node> {
             Op::Unary(UnOp::Not, inner) => work.push(inner),
             Op::Binary(BinOp::And | BinOp::Or, a, b) => work.extend([&**a, &**b]),
             Op::Let(_, _, body) => work.push(body),
-            Op::Binary(..) if bool_literal_test(node).is_some() => {
-                work.extend(bool_literal_test(node).map(|(tested, _)| tested))
-            }
-            Op::Binary(op, ..) if relation(*op).is_some() => found.push(node as *const Node),
+            Op::Binary(op, ..) => match bool_literal_test(node) {
+                Some((tested, _)) => work.push(tested),
+                None if relation(*op).is_some() => found.push(node as *const Node),
+                None => {}
+            },
             // A lambda applied in a condition says what its body's
             // condition says (`Verifier::applied_as_condition`); `all` and
             // `any` what their predicate's says of each element
@@ -484,17 +485,18 @@ fn read_condition_within<'p>(
     let (scope, params) = values;
     let read = |node: &'p Node| Box::new(read_condition_within(node, recorded, values, hidden));
     let boolean = |value: &Abs<'p>| matches!(value, Abs::Scalar(s) if s.kind == Kind::Bool);
+    // `c == true` is `c`, `c == false` is `!c` (`!=` the other way).
+    if let Some((tested, itself)) = bool_literal_test(cond) {
+        return match itself {
+            true => *read(tested),
+            false => Condition::Not(read(tested)),
+        };
+    }
     match &cond.op {
         Op::Unary(UnOp::Not, inner) => Condition::Not(read(inner)),
         Op::Binary(BinOp::And, a, b) => Condition::And(read(a), read(b)),
         Op::Binary(BinOp::Or, a, b) => Condition::Or(read(a), read(b)),
         Op::Const(Value::Bool(value)) => Condition::Constant(*value),
-        // `c == true` is `c`, `c == false` is `!c` (`!=` the other way).
-        Op::Binary(..) if bool_literal_test(cond).is_some() => match bool_literal_test(cond) {
-            Some((tested, true)) => *read(tested),
-            Some((tested, false)) => Condition::Not(read(tested)),
-            None => Condition::Opaque,
-        },
         Op::Binary(..) => recorded
             .iter()
             .rev()
@@ -516,12 +518,7 @@ fn read_condition_within<'p>(
                 &Condition::flag(Named::binding(binding.name, binding.id)),
                 scope,
             );
-            match &binding.condition {
-                Some(said) => {
-                    Condition::Both(Box::new(Condition::Named(said.clone())), Box::new(flag))
-                }
-                None => flag,
-            }
+            Condition::of_bool_name(flag, binding.condition.as_ref())
         }
         // A `Bool` entry parameter (hidden in a lambda's body, whose names
         // are its own scope's, as the checker hides them).
