@@ -211,6 +211,23 @@ pub(crate) fn known<N>(condition: &Condition<N>) -> Option<bool> {
             (Some(false), Some(false)) => Some(false),
             _ => None,
         },
+        // Two numbers with no name (`1 >= 1`: a `Bool` literal given for
+        // a parameter a template tests, `Condition::flag`).
+        Condition::Compare {
+            left,
+            relation,
+            right,
+        } if left.terms.is_empty() && right.terms.is_empty() => {
+            let (l, r) = (left.interval.constant()?, right.interval.constant()?);
+            Some(match relation {
+                None => l != r,
+                Some(Relation::Below) => l < r,
+                Some(Relation::AtMost) => l <= r,
+                Some(Relation::Above) => l > r,
+                Some(Relation::AtLeast) => l >= r,
+                Some(Relation::Equal) => l == r,
+            })
+        }
         Condition::Compare { .. }
         | Condition::Elements { .. }
         | Condition::MayBeNone(..)

@@ -183,11 +183,7 @@ impl<N> Condition<N> {
         Condition::Flag(Box::new(Condition::Compare {
             left: Box::new(side),
             relation: Some(Relation::AtLeast),
-            right: Box::new(Side {
-                interval: Interval::exact(1),
-                terms: Vec::new(),
-                offset: 1,
-            }),
+            right: Box::new(Side::exact(1)),
         }))
     }
 
@@ -201,6 +197,38 @@ impl<N> Condition<N> {
                 Condition::Both(Box::new(Condition::Named(Arc::clone(said))), Box::new(flag))
             }
             None => flag,
+        }
+    }
+
+    /// What `a == b` (`equal`) or `a != b` of two `Bool`s says, `a` and `b`
+    /// being what each says: `(a && b) || (!a && !b)`, or `(a && !b) ||
+    /// (!a && b)`. Each reading is sound where its value is true and
+    /// where it is false, so the two parts are the only ways the test can
+    /// come out: `c == d && c` proves `d` (spec/cost.md §3.1). Each of
+    /// `a` and `b` appears twice, shared; a result past
+    /// [`crate::MAX_KEPT_CONDITION`] parts says nothing, so a nest of
+    /// equalities (`((a == b) == c) == …`, each doubling) stays within a
+    /// bound. The checker's and the verifier's reading of a `Bool`
+    /// equality that no comparison of integers recorded.
+    pub fn equal_outcomes(a: Condition<N>, b: Condition<N>, equal: bool) -> Condition<N> {
+        if matches!(a, Condition::Opaque) || matches!(b, Condition::Opaque) {
+            return Condition::Opaque;
+        }
+        let (a, b) = (Arc::new(a), Arc::new(b));
+        let is = |c: &Arc<Condition<N>>, holds: bool| {
+            let named = Condition::Named(Arc::clone(c));
+            match holds {
+                true => Box::new(named),
+                false => Box::new(Condition::Not(Box::new(named))),
+            }
+        };
+        let said = Condition::Or(
+            Box::new(Condition::And(is(&a, true), is(&b, equal))),
+            Box::new(Condition::And(is(&a, false), is(&b, !equal))),
+        );
+        match said.fits_within(crate::MAX_KEPT_CONDITION) {
+            true => said,
+            false => Condition::Opaque,
         }
     }
 

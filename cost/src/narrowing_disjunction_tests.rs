@@ -1,6 +1,7 @@
 //! Tests of what a disjunction proves (`a || b` true, `a && b` false): the join of what each part proves, and a part that leaves a value no value (a literal's other outcome, a `Bool` name's other value, both of its own parts) ruled out.
 
 use super::*;
+use crate::established::known;
 
 #[test]
 fn a_literal_part_of_a_disjunction_leaves_the_other() {
@@ -132,4 +133,73 @@ fn a_failed_conjunction_of_two_equal_parts_is_read_through_either() {
     ));
     let failed = Arc::new(Condition::And(part(), second));
     assert_eq!(n_where_m_is_above_10(failed), (None, Some(10)));
+}
+
+#[test]
+fn a_test_of_two_bools_says_their_outcomes() {
+    let below_ten = || compare("n", Some(Relation::AtMost), 10);
+    let flag = || Condition::flag("c");
+    // `c == (n <= 10)` with `c`: `n <= 10`; with `!c`: `n > 10`.
+    for (equal, c, n) in [
+        (true, true, (None, Some(10))),
+        (true, false, (Some(11), None)),
+        (false, true, (Some(11), None)),
+        (false, false, (None, Some(10))),
+    ] {
+        let test = Condition::equal_outcomes(flag(), below_ten(), equal);
+        let c_is = match c {
+            true => flag(),
+            false => Condition::Not(Box::new(flag())),
+        };
+        let both = Condition::And(Box::new(c_is), Box::new(test));
+        assert_eq!(last(&proved(&both, true), "n"), n, "{equal} {c}");
+    }
+    // The test alone proves nothing of `n`: `c` may be either.
+    let alone = Condition::equal_outcomes(flag(), below_ten(), true);
+    assert_eq!(last(&proved(&alone, true), "n"), (None, None));
+    // A side that says nothing leaves the test nothing to say.
+    let opaque = Condition::equal_outcomes(flag(), Condition::Opaque, true);
+    assert_eq!(opaque, Condition::Opaque);
+    // Each test doubles its sides: past `MAX_KEPT_CONDITION` parts, nothing.
+    let mut nested = below_ten();
+    let mut opaque_at = None;
+    for depth in 1..=12 {
+        nested = Condition::equal_outcomes(nested, flag(), true);
+        if nested == Condition::Opaque {
+            opaque_at = Some(depth);
+            break;
+        }
+    }
+    assert!(
+        matches!(opaque_at, Some(depth) if depth > 2),
+        "{opaque_at:?}"
+    );
+}
+
+#[test]
+fn a_comparison_of_two_numbers_is_decided() {
+    let number = |value| Box::new(Side::exact(value));
+    let test = |l, relation, r| Condition::Compare {
+        left: number(l),
+        relation,
+        right: number(r),
+    };
+    assert_eq!(known(&test(1, Some(Relation::AtLeast), 1)), Some(true));
+    assert_eq!(known(&test(0, Some(Relation::AtLeast), 1)), Some(false));
+    assert_eq!(known(&test(0, None, 1)), Some(true));
+    assert_eq!(known(&test(2, Some(Relation::Below), 2)), Some(false));
+    // A side with a range, not one number, decides nothing.
+    let ranged = Condition::Compare {
+        left: Box::new(Side::opaque(from_zero_to(1))),
+        relation: Some(Relation::AtLeast),
+        right: number(1),
+    };
+    assert_eq!(known(&ranged), None);
+    // `c && n > 10` with `c` given `true` (`big(true, n)`), false: `n <= 10`.
+    let c_true = Condition::Flag(Box::new(test(1, Some(Relation::AtLeast), 1)));
+    let big = Condition::And(
+        Box::new(c_true),
+        Box::new(compare("n", Some(Relation::Above), 10)),
+    );
+    assert_eq!(last(&proved(&big, false), "n"), (None, Some(10)));
 }

@@ -45,6 +45,15 @@ impl<N> Side<N> {
         }
     }
 
+    /// The one number `value`, no name (a literal).
+    pub fn exact(value: i64) -> Side<N> {
+        Side {
+            interval: Interval::exact(value),
+            terms: Vec::new(),
+            offset: value,
+        }
+    }
+
     /// A side that is no sum of named values: its range only.
     pub fn opaque(interval: Interval) -> Side<N> {
         Side {

@@ -171,11 +171,7 @@ pub(super) fn template_side(side: &Side, params: &[Named]) -> Option<Side> {
     if side.terms.is_empty() {
         let literal =
             side.interval.least == Some(side.offset) && side.interval.most == Some(side.offset);
-        return literal.then(|| Side {
-            interval: Interval::exact(side.offset),
-            terms: Vec::new(),
-            offset: side.offset,
-        });
+        return literal.then(|| Side::exact(side.offset));
     }
     let mut sum = SideSum::default();
     sum.literal(side.offset, false);
@@ -334,6 +330,12 @@ impl Checker<'_> {
     /// template: a sum of named values (`Checker::definition`), or a
     /// value that is one number (a literal, `2 + 3`).
     pub(super) fn guard_argument(&self, arg: &Expr, ty: &super::types::Ty) -> Option<Arc<Side>> {
+        // A `Bool` literal is its flag's value (`Condition::flag`): 1 for
+        // `true`, 0 for `false`, so `big(true, n)` reads `big`'s template
+        // with its `Bool` parameter decided.
+        if let ExprKind::Bool(value) = arg.kind {
+            return Some(Arc::new(Side::exact(i64::from(value))));
+        }
         self.definition(arg, ty).or_else(|| constant_side(ty))
     }
 
@@ -406,10 +408,5 @@ pub(super) fn constant_side(ty: &super::types::Ty) -> Option<Arc<Side>> {
     let super::types::Ty::Int(range) = ty else {
         return None;
     };
-    let value = range.constant()?;
-    Some(Arc::new(Side {
-        interval: Interval::exact(value),
-        terms: Vec::new(),
-        offset: value,
-    }))
+    Some(Arc::new(Side::exact(range.constant()?)))
 }

@@ -352,11 +352,21 @@ impl Checker<'_> {
             ExprKind::Binary(BinaryOp::And, a, b) => Condition::And(read(a), read(b)),
             ExprKind::Binary(BinaryOp::Or, a, b) => Condition::Or(read(a), read(b)),
             ExprKind::Bool(value) => Condition::Constant(*value),
-            ExprKind::Binary(_, a, b) => recorded
-                .iter()
-                .rev()
-                .find(|c| c.operands == (a.span, b.span))
-                .map_or(Condition::Opaque, |c| c.says.clone()),
+            ExprKind::Binary(op, a, b) => {
+                let found = recorded
+                    .iter()
+                    .rev()
+                    .find(|c| c.operands == (a.span, b.span));
+                match (found, op) {
+                    (Some(compared), _) => compared.says.clone(),
+                    // Of two `Bool`s (no comparison of integers was
+                    // recorded): the outcomes each side says.
+                    (None, BinaryOp::Eq | BinaryOp::NotEq) => {
+                        Condition::equal_outcomes(*read(a), *read(b), *op == BinaryOp::Eq)
+                    }
+                    (None, _) => Condition::Opaque,
+                }
+            }
             // A call of a `Bool` function whose signature says what it
             // proves of its parameters (`guards.rs`), by the span the call
             // is checked at (a pipe's stage).

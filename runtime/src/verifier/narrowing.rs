@@ -420,8 +420,13 @@ fn skeleton(cond: &Node) -> Vec<*const Node> {
             Op::Unary(UnOp::Not, inner) => work.push(inner),
             Op::Binary(BinOp::And | BinOp::Or, a, b) => work.extend([&**a, &**b]),
             Op::Let(_, _, body) => work.push(body),
-            Op::Binary(op, ..) => match bool_literal_test(node) {
+            Op::Binary(op, a, b) => match bool_literal_test(node) {
                 Some((tested, _)) => work.push(tested),
+                // A test of two `Bool`s reads each (`equal_outcomes`).
+                None if matches!(op, BinOp::Eq | BinOp::NotEq) => {
+                    found.push(node as *const Node);
+                    work.extend([&**a, &**b]);
+                }
                 None if relation(*op).is_some() => found.push(node as *const Node),
                 None => {}
             },
@@ -497,11 +502,17 @@ fn read_condition_within<'p>(
         Op::Binary(BinOp::And, a, b) => Condition::And(read(a), read(b)),
         Op::Binary(BinOp::Or, a, b) => Condition::Or(read(a), read(b)),
         Op::Const(Value::Bool(value)) => Condition::Constant(*value),
-        Op::Binary(..) => recorded
-            .iter()
-            .rev()
-            .find(|c| std::ptr::eq(c.node, cond))
-            .map_or(Condition::Opaque, |c| c.says.clone()),
+        Op::Binary(op, a, b) => {
+            let found = recorded.iter().rev().find(|c| std::ptr::eq(c.node, cond));
+            match (found, op) {
+                (Some(compared), _) => compared.says.clone(),
+                // Of two `Bool`s, as the checker's `read_condition_within`.
+                (None, BinOp::Eq | BinOp::NotEq) => {
+                    Condition::equal_outcomes(*read(a), *read(b), *op == BinOp::Eq)
+                }
+                (None, _) => Condition::Opaque,
+            }
+        }
         Op::Apply(..) | Op::Combinator(Combinator::All | Combinator::Any, ..) => recorded
             .iter()
             .rev()
