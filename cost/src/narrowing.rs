@@ -452,47 +452,46 @@ fn assume_counting<N: Name>(
             .collect();
         narrowed.extend(proved);
     }
-    for (a, b, holds) in disjunctions(condition, holds) {
-        // One of the two holds (is `holds`): a name both narrow lies in
-        // the join of what each proves of it; a name only one narrows,
-        // in nothing proved.
+    for parts in disjunctions(condition, holds) {
+        // One of the parts is the one that holds (each with its outcome):
+        // a name every part narrows lies in the join of what each proves
+        // of it; a name one part leaves alone, in nothing proved.
         // Each part read apart, from the ranges known now: what it proves
         // is appended, then taken off again (nothing before it changes, so
         // no copy of what is known is made).
-        let mut either = |part: &Condition<N>| {
+        let mut read: Vec<(Vec<(N, Interval)>, bool)> = Vec::with_capacity(parts.len());
+        for (part, holds) in parts {
             let from = narrowed.len();
-            let contradicts = assume_counting(part, holds, narrowed);
-            (narrowed.split_off(from), contradicts)
-        };
-        let (in_a, empty_a) = either(a);
-        let (in_b, empty_b) = either(b);
+            let empty = assume_counting(part, holds, narrowed);
+            read.push((narrowed.split_off(from), empty));
+        }
         // A part that leaves some value no value where the ranges known
         // now hold cannot be the one (`!(n > 10 && m > 10)` read where `n >
-        // 10`: `m <= 10`), so the other holds: all it proves.
-        match (empty_a, empty_b) {
-            // Neither can be the one: the condition cannot be `holds` here
-            // (a branch that never runs), so all either proves holds, an
+        // 10`: `m <= 10`), so one of the others holds.
+        if read.iter().all(|(_, empty)| *empty) {
+            // None can be the one: the condition cannot be `holds` here
+            // (a branch that never runs), so all each proves holds, an
             // empty range among it: a disjunction this one is a part of
             // then reads this part as the one that is not (`(m > 10 && n >
             // 10) && (m > 10 && n > 10)` false, read where `m > 10`: its
             // second part's comparisons, read where the first held, leave
             // no value to either of its own parts, so the first part
             // failed, and `n <= 10`).
-            (true, true) => {
-                narrowed.extend(in_a);
-                narrowed.extend(in_b);
-                contradicts = true;
-                continue;
+            for (facts, _) in read {
+                narrowed.extend(facts);
             }
-            (true, false) => {
-                narrowed.extend(in_b);
-                continue;
-            }
-            (false, true) => {
-                narrowed.extend(in_a);
-                continue;
-            }
-            _ => {}
+            contradicts = true;
+            continue;
+        }
+        let mut possible = read.into_iter().filter(|(_, empty)| !*empty);
+        let Some((first, _)) = possible.next() else {
+            continue;
+        };
+        let others: Vec<Vec<(N, Interval)>> = possible.map(|(facts, _)| facts).collect();
+        // One part only can hold: all it proves.
+        if others.is_empty() {
+            narrowed.extend(first);
+            continue;
         }
         let last = |facts: &[(N, Interval)], name: &N| {
             facts
@@ -502,12 +501,19 @@ fn assume_counting<N: Name>(
                 .map(|(_, range)| range.clone())
         };
         let mut joined: Vec<(N, Interval)> = Vec::new();
-        for (name, _) in &in_a {
+        for (name, _) in &first {
             if joined.iter().any(|(n, _)| n == name) {
                 continue;
             }
-            if let (Some(ra), Some(rb)) = (last(&in_a, name), last(&in_b, name)) {
-                joined.push((name.clone(), ra.join(&rb)));
+            let mut range = last(&first, name);
+            for facts in &others {
+                range = match (range, last(facts, name)) {
+                    (Some(range), Some(other)) => Some(range.join(&other)),
+                    _ => None,
+                };
+            }
+            if let Some(range) = range {
+                joined.push((name.clone(), range));
             }
         }
         narrowed.extend(joined);
@@ -566,21 +572,6 @@ pub fn assume_within<N: Name>(
         true => condition,
         false => &opaque,
     };
-    let fits: Vec<(Arc<Condition<N>>, bool)>;
-    let enclosing = match enclosing
-        .iter()
-        .all(|(fact, _)| fact.fits_within(read.parts()))
-    {
-        true => enclosing,
-        false => {
-            fits = enclosing
-                .iter()
-                .filter(|(fact, _)| fact.fits_within(read.parts()))
-                .cloned()
-                .collect();
-            &fits
-        }
-    };
     // A later comparison of one condition may tighten a name an earlier
     // one related another name to (`n <= m && m <= 10`: `n ≤ 10` once
     // `m ≤ 10`), so the condition is read again, once per comparison it
@@ -591,37 +582,42 @@ pub fn assume_within<N: Name>(
             break;
         }
     }
-    let nearest = &enclosing[enclosing.len().saturating_sub(ENCLOSING_FACTS_READ)..];
     // The nearest ones, as many as `read`'s parts allow with the
-    // condition's: each is read again at every narrowing inside its
+    // condition's (one larger than the reading's size is skipped, and the
+    // next one out read instead): each is read again at every narrowing inside its
     // branch (each `&&` of a condition there too), so a nest of `if`s each
     // testing 64 comparisons read 16 of them at each of 64 `&&`s, and
-    // took 8 s at 16 levels and 55 s at 64 (adversary round 46).
+    // took 8 s at 16 levels and 55 s at 64 (adversary round 46). Only the
+    // nearest `ENCLOSING_FACTS_READ` are measured: measuring every one at
+    // each `&&` was quadratic in the depth of the nest.
+    let nearest = &enclosing[enclosing.len().saturating_sub(ENCLOSING_FACTS_READ)..];
     let mut budget = read
         .parts()
         .saturating_sub(condition.parts_within(read.parts()).unwrap_or(0));
-    let mut taken = 0;
-    for (fact, _) in nearest.iter().rev() {
-        match fact.parts_within(budget) {
-            Some(parts) => {
-                budget -= parts;
-                taken += 1;
-            }
-            None => break,
+    let mut taken: Vec<&Fact<N>> = Vec::new();
+    for fact in nearest.iter().rev() {
+        let Some(parts) = fact.0.parts_within(read.parts()) else {
+            continue;
+        };
+        if parts > budget {
+            break;
         }
+        budget -= parts;
+        taken.push(fact);
     }
-    let nearest = &nearest[nearest.len() - taken..];
+    taken.reverse();
+    let nearest = taken;
     if nearest.is_empty() {
         return;
     }
     // Outermost first, then innermost first: a chain of names related
     // by nested `if`s (`if a <= b { if b <= c { if c <= 10 { … } } }`)
     // is read through in whichever order its links were nested.
-    for (fact, held) in nearest {
+    for (fact, held) in nearest.iter().copied() {
         assume_new(fact, *held, narrowed);
     }
     assume_new(condition, holds, narrowed);
-    for (fact, held) in nearest.iter().rev() {
+    for (fact, held) in nearest.iter().rev().copied() {
         assume_new(fact, *held, narrowed);
     }
     assume_new(condition, holds, narrowed);

@@ -203,3 +203,39 @@ fn a_comparison_of_two_numbers_is_decided() {
     );
     assert_eq!(last(&proved(&big, false), "n"), (None, Some(10)));
 }
+
+#[test]
+fn a_chain_of_parts_is_read_flat() {
+    let at_most = |name, most| Box::new(compare(name, Some(Relation::AtMost), most));
+    let or = |a, b| Box::new(Condition::Or(a, b));
+    // `n <= 10 || n <= 30 || n <= 20`, either way nested: at most 30.
+    let left = or(or(at_most("n", 10), at_most("n", 30)), at_most("n", 20));
+    let right = or(at_most("n", 10), or(at_most("n", 30), at_most("n", 20)));
+    for chain in [&left, &right] {
+        assert_eq!(last(&proved(chain, true), "n"), (None, Some(30)));
+    }
+    // A name one part leaves alone is proved nothing of.
+    let m_alone = or(or(at_most("n", 10), at_most("m", 5)), at_most("n", 20));
+    assert_eq!(last(&proved(&m_alone, true), "n"), (None, None));
+    // `!(n > 10 && c && m > 3)` where `c` holds: `n <= 10 || m <= 3`, the
+    // part `!c` ruled out wherever it stands in the chain.
+    let above = |name, least| Box::new(compare(name, Some(Relation::Above), least));
+    let flag = || Box::new(Condition::flag("n_c"));
+    for conjunction in [
+        Condition::And(
+            Box::new(Condition::And(above("n", 10), flag())),
+            above("n", 3),
+        ),
+        Condition::And(
+            flag(),
+            Box::new(Condition::And(above("n", 10), above("n", 3))),
+        ),
+    ] {
+        let c_and = Condition::And(flag(), Box::new(Condition::Not(Box::new(conjunction))));
+        assert_eq!(last(&proved(&c_and, true), "n"), (None, Some(10)));
+    }
+    // A part decided the other way, inside the chain, is not the one.
+    let literal = Box::new(Condition::Constant(false));
+    let with_false = or(or(at_most("n", 10), literal), at_most("n", 20));
+    assert_eq!(last(&proved(&with_false, true), "n"), (None, Some(20)));
+}

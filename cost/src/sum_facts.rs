@@ -83,11 +83,15 @@ fn within_fact<N: PartialEq>(
             narrowed = narrowed.assume(relation, &other.plus(&Interval::exact(offset)));
         }
     }
-    for (a, b, holds) in disjunctions(fact, held) {
-        let part = |c: &Condition<N>| {
+    for parts in disjunctions(fact, held) {
+        let part = |(c, holds): (&Condition<N>, bool)| {
             within_fact(c, holds, (coefficients, offset), narrowed.clone(), range)
         };
-        let either = part(a).join(&part(b));
+        let mut parts = parts.into_iter().map(part);
+        let Some(first) = parts.next() else {
+            continue;
+        };
+        let either = parts.fold(first, |joined, part| joined.join(&part));
         narrowed = narrowed.intersect(&either);
     }
     narrowed
