@@ -42,6 +42,77 @@ impl<N> Condition<N> {
     }
 }
 
+impl<N: Clone> Condition<N> {
+    /// This condition, its first `budget` parts kept in order (left to
+    /// right; a part that fits what is left kept whole) and each part past
+    /// them read as [`Condition::Opaque`], which proves nothing either
+    /// way: what is left proves less, never more (sound). A conjunction
+    /// with a part that says nothing proves its other part where it holds
+    /// and nothing where it fails, and one more such part changes neither,
+    /// so `(k && ?) && ?` is kept as `k && ?` (and a disjunction alike):
+    /// what is kept holds about `budget` parts, and reading it costs no
+    /// more. So `n <= 10 &&` eight tests of `Bool`s, each 17 parts, still
+    /// proves `n <= 10`, where the whole condition past the reading's size
+    /// proved nothing (adversary round 47). Itself when it fits.
+    pub fn first_parts(&self, budget: usize) -> std::borrow::Cow<'_, Condition<N>> {
+        fn kept<N: Clone>(c: &Condition<N>, left: &mut usize) -> Condition<N> {
+            if let Some(parts) = c.parts_within(*left) {
+                *left -= parts;
+                return c.clone();
+            }
+            let opaque = |c: &Condition<N>| matches!(c, Condition::Opaque);
+            // `x` with one more part that says nothing (`x && ?`, where
+            // `and`): `x` itself when it is such a one already.
+            let joined = |and: bool, a: Condition<N>, b: Condition<N>| {
+                let same = |x: &Condition<N>| match (x, and) {
+                    (Condition::And(p, q), true) | (Condition::Or(p, q), false) => {
+                        opaque(p) || opaque(q)
+                    }
+                    _ => false,
+                };
+                match (a, b) {
+                    (a, b) if opaque(&a) && opaque(&b) => Condition::Opaque,
+                    (a, b) if opaque(&b) && same(&a) => a,
+                    (a, b) if opaque(&a) && same(&b) => b,
+                    (a, b) if and => Condition::And(Box::new(a), Box::new(b)),
+                    (a, b) => Condition::Or(Box::new(a), Box::new(b)),
+                }
+            };
+            match c {
+                Condition::Not(inner) => match kept(inner, left) {
+                    Condition::Opaque => Condition::Opaque,
+                    inner => Condition::Not(Box::new(inner)),
+                },
+                Condition::Named(inner) => kept(inner, left),
+                Condition::And(a, b) => {
+                    let a = kept(a, left);
+                    joined(true, a, kept(b, left))
+                }
+                Condition::Or(a, b) => {
+                    let a = kept(a, left);
+                    joined(false, a, kept(b, left))
+                }
+                // Two readings of one comparison: either alone is one.
+                Condition::Both(a, b) => match (kept(a, left), kept(b, left)) {
+                    (Condition::Opaque, other) | (other, Condition::Opaque) => other,
+                    (a, b) => Condition::Both(Box::new(a), Box::new(b)),
+                },
+                // A comparison's wrappers and an `all`: whole or nothing.
+                Condition::Flag(_)
+                | Condition::MayBeNone(..)
+                | Condition::Elements { .. }
+                | Condition::Compare { .. }
+                | Condition::Constant(_)
+                | Condition::Opaque => Condition::Opaque,
+            }
+        }
+        match self.fits_within(budget) {
+            true => std::borrow::Cow::Borrowed(self),
+            false => std::borrow::Cow::Owned(kept(self, &mut budget.clone())),
+        }
+    }
+}
+
 /// Who reads a condition ([`crate::assume_within`]), and so the largest one it
 /// reads: the checker reads fewer parts than the plan verifier, whose
 /// conditions hold the same comparisons and at least the checker's

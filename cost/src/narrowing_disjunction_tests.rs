@@ -239,3 +239,48 @@ fn a_chain_of_parts_is_read_flat() {
     let with_false = or(or(at_most("n", 10), literal), at_most("n", 20));
     assert_eq!(last(&proved(&with_false, true), "n"), (None, Some(20)));
 }
+
+#[test]
+fn a_condition_past_the_reading_is_read_to_its_first_parts() {
+    let at_most = |name, most| Box::new(compare(name, Some(Relation::AtMost), most));
+    // `n <= 10 && m <= 0 && m <= 1 && …` (left to right), 40 comparisons.
+    let mut chain = *at_most("n", 10);
+    for k in 0..39 {
+        chain = Condition::And(Box::new(chain), at_most("m", k));
+    }
+    assert_eq!(chain.parts_within(1000), Some(79));
+    // Within 79 parts, itself; within 20, its first parts: `n <= 10`
+    // kept, `m`'s last comparisons read as saying nothing.
+    assert!(matches!(
+        chain.first_parts(79),
+        std::borrow::Cow::Borrowed(_)
+    ));
+    let first = chain.first_parts(20);
+    assert!(first.parts_within(20 + 40).is_some());
+    assert_eq!(last(&proved(&first, true), "n"), (None, Some(10)));
+    // What it proves of `m` is within what the whole proves (less, never more).
+    let (whole, part) = (
+        last(&proved(&chain, true), "m"),
+        last(&proved(&first, true), "m"),
+    );
+    assert_eq!(whole, (None, Some(0)));
+    assert!(part.1.is_none_or(|most| most >= 0), "{part:?}");
+    // Read as false, the kept part's failure is one way it can fail, the
+    // dropped parts the others: nothing is proved of `n`.
+    assert_eq!(last(&proved(&first, false), "n"), (None, None));
+    // The bound last, past the first parts: not proved.
+    // (`n <= 10 && … && m <= 8` is 19 parts: none is left for it.)
+    let late = Condition::And(Box::new(chain.clone()), at_most("n", 5));
+    assert_eq!(
+        last(&proved(&late.first_parts(19), true), "n"),
+        (None, Some(10))
+    );
+    // A chain far past the reading keeps about the reading's parts.
+    let mut long = *at_most("n", 10);
+    for k in 0..300 {
+        long = Condition::And(Box::new(long), at_most("m", k));
+    }
+    let first = long.first_parts(20);
+    assert!(first.parts_within(30).is_some());
+    assert_eq!(last(&proved(&first, true), "n"), (None, Some(10)));
+}

@@ -9,7 +9,7 @@
 use super::lower::{internal, node, Lowered, Lowerer};
 use crate::check::fn_id::FnId;
 use crate::check::tir::TExpr;
-use rqc_plan::{Node, Op};
+use rqc_plan::{Node, Op, Value};
 use std::rc::Rc;
 
 /// What names stand for while a body is inlined: a persistent map of shared
@@ -175,13 +175,19 @@ impl Lowerer<'_> {
             .iter()
             .zip(&names)
             .map(|(arg, param)| {
-                // A constant the body compares is bound by a `let` too: the
+                // A number the body compares is bound by a `let` too: the
                 // plan verifier narrows a name by the comparisons it passes,
                 // as the checker narrows the parameter (`if p > 10 { 10 }
                 // else { p }` at 1000 is 10), never a constant in its place.
+                // A `Bool` literal is substituted: the checker reads it as
+                // its flag's number (`guard_argument`), the verifier as the
+                // literal (`p == (m <= 10)` at `true` is `m <= 10`), where a
+                // `let` would hide it in the condition.
                 if self.simple_when_inlined(arg) {
                     let value = self.inline(arg.clone(), &scope.env, scope.params.as_deref())?;
-                    if !(matches!(value, TExpr::Const(_)) && compares(&body, param)) {
+                    let number =
+                        matches!(value, TExpr::Const(ref c) if !matches!(c, Value::Bool(_)));
+                    if !(number && compares(&body, param)) {
                         return Ok(Arg::Simple(value));
                     }
                 }
