@@ -200,6 +200,13 @@ impl<N> Condition<N> {
         }
     }
 
+    /// The outcome this condition has wherever it is read, when its
+    /// literals decide it (`true`, `!false`, `1 >= 1`); `None` when it
+    /// depends on values.
+    pub fn decided(&self) -> Option<bool> {
+        crate::established::known(self)
+    }
+
     /// What `a == b` (`equal`) or `a != b` of two `Bool`s says, `a` and `b`
     /// being what each says: `(a && b) || (!a && !b)`, or `(a && !b) ||
     /// (!a && b)`. Each reading is sound where its value is true and

@@ -332,8 +332,18 @@ impl Checker<'_> {
     pub(super) fn guard_argument(&self, arg: &Expr, ty: &super::types::Ty) -> Option<Arc<Side>> {
         // A `Bool` literal is its flag's value (`Condition::flag`): 1 for
         // `true`, 0 for `false`, so `big(true, n)` reads `big`'s template
-        // with its `Bool` parameter decided.
-        if let ExprKind::Bool(value) = arg.kind {
+        // with its `Bool` parameter decided; so is a name a `let` bound to
+        // a condition its literals decide (`let t = true`), which the plan
+        // passes on as the name, read by the verifier with what it says.
+        let decided = match &arg.kind {
+            ExprKind::Bool(value) => Some(*value),
+            ExprKind::Name(ident) => self
+                .local(&ident.name)
+                .filter(|local| matches!(local.ty, super::types::Ty::Bool))
+                .and_then(|local| local.condition.as_ref()?.decided()),
+            _ => None,
+        };
+        if let Some(value) = decided {
             return Some(Arc::new(Side::exact(i64::from(value))));
         }
         self.definition(arg, ty).or_else(|| constant_side(ty))
