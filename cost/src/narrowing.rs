@@ -582,8 +582,10 @@ pub fn assume_within<N: Name>(
     // `m ≤ 10`), so the condition is read again, once per comparison it
     // holds (a chain of them, in any order), up to `CONDITION_PASSES`.
     // A pass that tightens nothing would be followed by the same ones.
+    let mut settled = false;
     for _ in 0..comparisons(condition).clamp(1, CONDITION_PASSES) {
         if !assume_new(condition, holds, narrowed) {
+            settled = true;
             break;
         }
     }
@@ -618,8 +620,16 @@ pub fn assume_within<N: Name>(
     // Outermost first, then innermost first: a chain of names related
     // by nested `if`s (`if a <= b { if b <= c { if c <= 10 { … } } }`)
     // is read through in whichever order its links were nested.
+    let mut tightened = false;
     for (fact, held) in nearest.iter().copied() {
-        assume_new(fact, *held, narrowed);
+        tightened |= assume_new(fact, *held, narrowed);
+    }
+    // Nothing the facts said tightened what the condition, read until it
+    // tightened nothing, proved: each fact read again in the other order,
+    // and the condition again, would read the same ranges and prove the
+    // same (half the work of a nest of `if`s testing wide conditions).
+    if settled && !tightened {
+        return;
     }
     assume_new(condition, holds, narrowed);
     for (fact, held) in nearest.iter().rev().copied() {

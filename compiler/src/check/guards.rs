@@ -70,10 +70,17 @@ pub(super) fn guard_template(says: &Condition, params: &[Named]) -> Option<Guard
             None => Condition::Opaque,
         },
     );
-    // One past `MAX_KEPT_CONDITION` parts says nothing: a function calling
-    // another twice (`b1(n) && b1(n)`) doubles it at each definition.
-    let small = template.fits_within(crate::cost::MAX_KEPT_CONDITION);
-    (template != GuardTemplate::Opaque && small).then_some(template)
+    // Kept to its first `MAX_KEPT_CONDITION` parts (`first_parts`): a
+    // function calling another twice (`b1(n) && b1(n)`) doubles it at each
+    // definition. Not dropped whole: the plan verifier reads the call's
+    // inlined body to its own first parts, and a template read as one part
+    // that says nothing left room for a comparison after the call (`h(a)
+    // && n <= 10`, `h` of 300 comparisons) that the verifier's reading of
+    // the body did not reach (adversary round 48: E0630).
+    let template = template
+        .first_parts(crate::cost::MAX_KEPT_CONDITION)
+        .into_owned();
+    (template != GuardTemplate::Opaque).then_some(template)
 }
 
 /// A side of what an `all`'s predicate says in a template: one of literals
