@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod across_runs;
+mod bool_conditions;
 mod condition_size;
 mod ends;
 mod established;
