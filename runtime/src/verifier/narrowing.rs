@@ -419,7 +419,7 @@ fn skeleton(cond: &Node) -> Vec<*const Node> {
         match &node.op {
             Op::Unary(UnOp::Not, inner) => work.push(inner),
             Op::Binary(BinOp::And | BinOp::Or, a, b) => work.extend([&**a, &**b]),
-            Op::Let(_, _, body) => work.push(body),
+            Op::Let(_, value, body) => work.extend([&**value, &**body]),
             Op::Binary(op, a, b) => match bool_literal_test(node) {
                 Some((tested, _)) => work.push(tested),
                 // A test of two `Bool`s reads each (`equal_outcomes`).
@@ -478,17 +478,33 @@ fn read_condition<'p>(
     read_condition_within(cond, recorded, values, &Hidden::none())
 }
 
+/// What a `Bool` name a `let` inside a condition binds says where the
+/// `let`'s body tests it: what its value says, read where the value is
+/// evaluated (outside the `let`), or nothing (`None`).
+type LetSaid<'p> = (&'p str, Option<Arc<Condition<'p>>>);
+
 /// [`read_condition`] inside `let`s that bind `hidden`: a `Bool` name they
-/// bind is not the one in `scope`, and proves nothing here (as the
-/// checker's `read_condition_within`).
+/// bind is not the one in `scope`, and is read as what its value says
+/// (`let t = true`, `let t = c`; a plan binds so an inlined function's
+/// `let`s, whose names the checker read through where it checked the
+/// function: `{ let t = true; big(t, n) }`, adversary round 49, E0630).
 fn read_condition_within<'p>(
     cond: &'p Node,
     recorded: &[Comparison<'p>],
     values: (&Scope<'p>, &[Abs<'p>]),
     hidden: &Hidden<'p>,
 ) -> Condition<'p> {
+    read_within_lets(cond, recorded, values, (hidden, &[]))
+}
+
+fn read_within_lets<'p>(
+    cond: &'p Node,
+    recorded: &[Comparison<'p>],
+    values: (&Scope<'p>, &[Abs<'p>]),
+    (hidden, lets): (&Hidden<'p>, &[LetSaid<'p>]),
+) -> Condition<'p> {
     let (scope, params) = values;
-    let read = |node: &'p Node| Box::new(read_condition_within(node, recorded, values, hidden));
+    let read = |node: &'p Node| Box::new(read_within_lets(node, recorded, values, (hidden, lets)));
     let boolean = |value: &Abs<'p>| matches!(value, Abs::Scalar(s) if s.kind == Kind::Bool);
     // `c == true` is `c`, `c == false` is `!c` (`!=` the other way).
     if let Some((tested, itself)) = bool_literal_test(cond) {
@@ -518,6 +534,13 @@ fn read_condition_within<'p>(
             .rev()
             .find(|c| std::ptr::eq(c.node, cond))
             .map_or(Condition::Opaque, |c| c.says.clone()),
+        // A name a `let` inside the condition binds: what its value says.
+        Op::Var(name) if lets.iter().any(|(bound, _)| bound == name) => {
+            match lets.iter().rev().find(|(bound, _)| bound == name) {
+                Some((_, Some(said))) => Condition::Named(Arc::clone(said)),
+                _ => Condition::Opaque,
+            }
+        }
         Op::Var(name) if hidden.hides(name) => Condition::Opaque,
         // A `Bool` name: true where it held, and what the condition a
         // `let` bound it to says (as the checker's `read_condition_within`).
@@ -554,7 +577,15 @@ fn read_condition_within<'p>(
             }
         }
         // A block of `let`s is its last expression (`{ let q = z; n <= 5 }`).
-        Op::Let(name, _, body) => read_condition_within(body, recorded, values, &hidden.and(name)),
+        Op::Let(name, value, body) => {
+            let said = *read(value);
+            let said = (said != Condition::Opaque
+                && said.fits_within(rqc_cost::MAX_KEPT_CONDITION))
+            .then(|| Arc::new(said));
+            let mut inner = lets.to_vec();
+            inner.push((name.as_str(), said));
+            read_within_lets(body, recorded, values, (&hidden.and(name), &inner))
+        }
         _ => Condition::Opaque,
     }
 }
