@@ -242,13 +242,14 @@ pub(crate) fn known<N>(condition: &Condition<N>) -> Option<bool> {
             (Some(false), Some(false)) => Some(false),
             _ => None,
         },
-        // Two numbers with no name (`1 >= 1`: a `Bool` literal given for
-        // a parameter a template tests, `Condition::flag`).
+        // Two sides each of one number (`1 >= 1`: a `Bool` literal given
+        // for a parameter a template tests, `Condition::flag`; a name a
+        // `let` bound to a literal, whose range is that number).
         Condition::Compare {
             left,
             relation,
             right,
-        } if left.terms.is_empty() && right.terms.is_empty() => {
+        } => {
             let (l, r) = (left.interval.constant()?, right.interval.constant()?);
             Some(match relation {
                 None => l != r,
@@ -259,10 +260,7 @@ pub(crate) fn known<N>(condition: &Condition<N>) -> Option<bool> {
                 Some(Relation::Equal) => l == r,
             })
         }
-        Condition::Compare { .. }
-        | Condition::Elements { .. }
-        | Condition::MayBeNone(..)
-        | Condition::Opaque => None,
+        Condition::Elements { .. } | Condition::MayBeNone(..) | Condition::Opaque => None,
     }
 }
 

@@ -230,7 +230,11 @@ impl<'p> Verifier<'p> {
     }
 
     /// `cond` (just evaluated in `scope`, its comparisons recorded since
-    /// `mark`) as a [`Condition`]; the records are dropped.
+    /// `mark`) as a [`Condition`]; the records are dropped, unless a
+    /// condition `cond` is part of is still open: a `let`'s value inside
+    /// one is read again where the `let`'s name is tested there
+    /// (`read_within_lets`; adversary round 50: dropped, `let t = 1 >= 1`
+    /// read as nothing, and E0630).
     pub(super) fn condition(
         &mut self,
         cond: &'p Node,
@@ -238,8 +242,12 @@ impl<'p> Verifier<'p> {
         scope: &Scope<'p>,
     ) -> Condition<'p> {
         self.close(cond);
-        let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
-        read_condition(cond, &recorded, (scope, &self.params))
+        let from = mark.min(self.comparisons.len());
+        let said = read_condition(cond, &self.comparisons[from..], (scope, &self.params));
+        if self.wanted.is_empty() {
+            self.comparisons.truncate(from);
+        }
+        said
     }
 
     /// `a && b` (`and`) or `a || b`, evaluated in `scope`: `b` runs only
