@@ -542,14 +542,14 @@ fn read_within_lets<'p>(
             .rev()
             .find(|c| std::ptr::eq(c.node, cond))
             .map_or(Condition::Opaque, |c| c.says.clone()),
-        // A name a `let` inside the condition binds: what its value says.
-        Op::Var(name) if lets.iter().any(|(bound, _)| bound == name) => {
+        // A hidden name: one a `let` inside the condition binds says what
+        // its value says (the innermost `let` of it); any other, nothing.
+        Op::Var(name) if hidden.hides(name) => {
             match lets.iter().rev().find(|(bound, _)| bound == name) {
                 Some((_, Some(said))) => Condition::Named(Arc::clone(said)),
                 _ => Condition::Opaque,
             }
         }
-        Op::Var(name) if hidden.hides(name) => Condition::Opaque,
         // A `Bool` name: true where it held, and what the condition a
         // `let` bound it to says (as the checker's `read_condition_within`).
         Op::Var(name) => {
