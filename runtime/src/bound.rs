@@ -115,6 +115,11 @@ pub struct Access {
     /// A record literal's shape: its names sorted once here, so a run
     /// building the record copies and compares no name.
     pub record: Option<std::sync::Arc<rqc_plan::RecordShape>>,
+    /// A row read's columns that the plan uses, by position, where every
+    /// use of the row takes a column (`Column` over the read, or over the
+    /// name a `let` binds it to): the run decodes only those
+    /// ([`projections`]). `None`: the whole row.
+    pub columns: Option<std::sync::Arc<[bool]>>,
 }
 
 /// For each operator of an entry point (by node id), what it accesses:
@@ -123,7 +128,8 @@ pub struct Access {
 pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Result<Vec<Access>> {
     use rqc_plan::Op;
     let mut accesses = Vec::new();
-    bind_slots(&entry.root, &mut Vec::new(), &mut accesses)?;
+    let mut uses = Uses::new();
+    bind_slots(&entry.root, &mut Vec::new(), &mut accesses, &mut uses)?;
     let mut failure = None;
     entry.root.walk(&mut |node| {
         let (table, index) = match &node.op {
@@ -185,7 +191,10 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
         }
     });
     match failure {
-        None => Ok(accesses),
+        None => {
+            projections(bound, &mut accesses, uses);
+            Ok(accesses)
+        }
         Some(table) => Err(crate::error::RuntimeError::new(
             "E0593",
             format!(
@@ -203,8 +212,9 @@ pub fn bind_entry(bound: &Tables, entry: &rqc_plan::Entry) -> crate::error::Resu
 /// verifier refuses such a plan first, so this is the install's own check.
 fn bind_slots<'p>(
     node: &'p rqc_plan::Node,
-    scope: &mut Vec<&'p str>,
+    scope: &mut Scope<'p>,
     accesses: &mut Vec<Access>,
+    uses: &mut Uses,
 ) -> crate::error::Result<()> {
     use rqc_plan::Op;
     let id = node.id as usize;
@@ -217,28 +227,44 @@ fn bind_slots<'p>(
             accesses[id].record = Some(std::sync::Arc::new(rqc_plan::RecordShape::of(names)));
             fields
                 .iter()
-                .try_for_each(|(_, value)| bind_slots(value, scope, accesses))
+                .try_for_each(|(_, value)| bind_slots(value, scope, accesses, uses))
         }
         Op::Var(name) => {
-            let Some(depth) = scope.iter().rev().position(|bound| bound == name) else {
-                return Err(crate::error::RuntimeError::new(
-                    "E0593",
-                    format!("the plan reads the variable `{name}`, which nothing binds there"),
-                    "recompile the program; the plan was not made by this rqc's compiler",
-                ));
-            };
-            accesses[id].slot = depth as u32;
+            // Used whole (or as anything but a column's base, below).
+            if let Some(read) = bind_var(node, name, scope, accesses)? {
+                uses.insert(read, None);
+            }
             Ok(())
         }
+        Op::Column(base, column) => match &base.op {
+            Op::Get { .. } | Op::GetUnique { .. } => {
+                take_column(uses, base.id, column.position);
+                bind_slots(base, scope, accesses, uses)
+            }
+            Op::Var(name) => {
+                if accesses.len() <= base.id as usize {
+                    accesses.resize(base.id as usize + 1, Access::default());
+                }
+                if let Some(read) = bind_var(base, name, scope, accesses)? {
+                    take_column(uses, read, column.position);
+                }
+                Ok(())
+            }
+            _ => bind_slots(base, scope, accesses, uses),
+        },
         Op::Let(name, value, body) => {
-            bind_slots(value, scope, accesses)?;
-            bound_in(scope, &[name.as_str()], |scope| {
-                bind_slots(body, scope, accesses)
+            bind_slots(value, scope, accesses, uses)?;
+            let read =
+                matches!(value.op, Op::Get { .. } | Op::GetUnique { .. }).then_some(value.id);
+            bound_in(scope, &[(name.as_str(), read)], |scope| {
+                bind_slots(body, scope, accesses, uses)
             })
         }
         Op::Lambda(params, body) => {
-            let params: Vec<&str> = params.iter().map(String::as_str).collect();
-            bound_in(scope, &params, |scope| bind_slots(body, scope, accesses))
+            let params: Vec<_> = params.iter().map(|p| (p.as_str(), None)).collect();
+            bound_in(scope, &params, |scope| {
+                bind_slots(body, scope, accesses, uses)
+            })
         }
         Op::Update {
             target,
@@ -246,27 +272,87 @@ fn bind_slots<'p>(
             row,
             ..
         } => {
-            bind_slots(target, scope, accesses)?;
-            let row: Vec<&str> = row.iter().map(String::as_str).collect();
+            bind_slots(target, scope, accesses, uses)?;
+            let row: Vec<_> = row.iter().map(|r| (r.as_str(), None)).collect();
             bound_in(scope, &row, |scope| {
                 changes
                     .iter()
-                    .try_for_each(|(_, change)| bind_slots(change, scope, accesses))
+                    .try_for_each(|(_, change)| bind_slots(change, scope, accesses, uses))
             })
         }
         _ => node
             .children()
             .into_iter()
-            .try_for_each(|child| bind_slots(child, scope, accesses)),
+            .try_for_each(|child| bind_slots(child, scope, accesses, uses)),
+    }
+}
+
+/// The names in scope, innermost last, each with the row read a `let`
+/// bound it to (its node's id), if it was one.
+type Scope<'p> = Vec<(&'p str, Option<u32>)>;
+
+/// For each row read (by node id) some use of which was seen: the columns
+/// taken, or `None` once it is used whole.
+type Uses = std::collections::HashMap<u32, Option<std::collections::BTreeSet<usize>>>;
+
+/// Resolves variable `node` to its slot; the row read its binding holds,
+/// if a `let` bound it to one.
+fn bind_var(
+    node: &rqc_plan::Node,
+    name: &str,
+    scope: &Scope<'_>,
+    accesses: &mut [Access],
+) -> crate::error::Result<Option<u32>> {
+    let Some(depth) = scope.iter().rev().position(|(bound, _)| *bound == name) else {
+        return Err(crate::error::RuntimeError::new(
+            "E0593",
+            format!("the plan reads the variable `{name}`, which nothing binds there"),
+            "recompile the program; the plan was not made by this rqc's compiler",
+        ));
+    };
+    accesses[node.id as usize].slot = depth as u32;
+    Ok(scope[scope.len() - 1 - depth].1)
+}
+
+/// Notes that a use of row read `read` takes only column `position`.
+fn take_column(uses: &mut Uses, read: u32, position: usize) {
+    if let Some(columns) = uses.entry(read).or_insert_with(|| Some(Default::default())) {
+        columns.insert(position);
+    }
+}
+
+/// Sets [`Access::columns`] of each row read every use of which takes a
+/// column: its value is then read only through those columns (a `Column`
+/// over it, or over each use of the one name a `let` bound it to, names
+/// resolved by scope, so a name shadowed or used whole, in a lambda, a
+/// list or a call, keeps the whole row). A column past the table's is the
+/// verifier's to refuse; here it only leaves the row whole.
+fn projections(bound: &Tables, accesses: &mut [Access], uses: Uses) {
+    for (read, columns) in uses {
+        let Some(columns) = columns else {
+            continue;
+        };
+        let Some(access) = accesses.get_mut(read as usize) else {
+            continue;
+        };
+        let Some(table) = bound.tables.get(access.table as usize) else {
+            continue;
+        };
+        let width = table.schema.columns.len();
+        if columns.iter().any(|&c| c >= width) {
+            continue;
+        }
+        let wanted: Vec<bool> = (0..width).map(|c| columns.contains(&c)).collect();
+        access.columns = Some(wanted.into());
     }
 }
 
 /// `within` run with `names` bound on top of `scope` (in order: the last
 /// innermost), then unbound.
 fn bound_in<'p, T>(
-    scope: &mut Vec<&'p str>,
-    names: &[&'p str],
-    within: impl FnOnce(&mut Vec<&'p str>) -> T,
+    scope: &mut Scope<'p>,
+    names: &[(&'p str, Option<u32>)],
+    within: impl FnOnce(&mut Scope<'p>) -> T,
 ) -> T {
     scope.extend_from_slice(names);
     let out = within(scope);

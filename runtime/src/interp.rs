@@ -211,12 +211,17 @@ impl<'p, 's> Interp<'p, 's> {
                 let (table, _) = self.access(node)?;
                 let key = self.lookup_key(node, env)?;
                 let tree = self.lookup_tree(node)?;
+                // Only the columns the plan uses, where it uses no other.
+                let accesses = self.accesses;
+                let wanted = accesses
+                    .get(node.id as usize)
+                    .and_then(|a| a.columns.as_deref());
                 // Decoded where the store keeps it: no copy of the value.
                 let mut row = Value::Null;
                 if !self.cannot_exist(table, &key) {
                     let read = self.session.get_with_ahead(tree, &key, &mut |found| {
                         if let Some(bytes) = found {
-                            row = decode_record(table, bytes)?;
+                            row = decode_projected(table, bytes, wanted)?;
                         }
                         Ok(())
                     })?;

@@ -1,7 +1,7 @@
 //! Where a table's rows and index entries live, and how they are keyed.
 
 use crate::encoding::key::encode_key;
-use crate::encoding::row::decode_row;
+use crate::encoding::row::decode_columns;
 use crate::error::{Result, RuntimeError};
 use rqc_plan::{IndexSchema, TableSchema, Value};
 
@@ -98,7 +98,17 @@ pub fn record(table: &TableSchema, values: Vec<Value>) -> Value {
 /// A stored row as a record of its table's columns (their names shared,
 /// not copied).
 pub fn decode_record(table: &crate::bound::BoundTable, bytes: &[u8]) -> Result<Value> {
-    let values = decode_row(bytes, table.schema.columns.len())?;
+    decode_projected(table, bytes, None)
+}
+
+/// [`decode_record`] of only the columns `wanted` marks, where a plan uses
+/// no other (`bound::Access::columns`); every other reads as none.
+pub fn decode_projected(
+    table: &crate::bound::BoundTable,
+    bytes: &[u8],
+    wanted: Option<&[bool]>,
+) -> Result<Value> {
+    let values = decode_columns(bytes, table.schema.columns.len(), wanted)?;
     Ok(Value::Record(rqc_plan::Record::with_names(
         table.columns.clone(),
         values,

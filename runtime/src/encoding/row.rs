@@ -48,7 +48,16 @@ pub fn encode_row(values: &[Value]) -> Result<Vec<u8>> {
 
 /// Decodes a row of exactly `columns` values. Garbage is an error.
 pub fn decode_row(bytes: &[u8], columns: usize) -> Result<Vec<Value>> {
-    Ok(decode_raw(bytes, columns)?
+    decode_columns(bytes, columns, None)
+}
+
+/// Decodes a row of exactly `columns` values, of which only those `wanted`
+/// marks: each other one is checked for its shape and skipped (no string
+/// copied or checked for UTF-8) and reads as `Value::Null`. For a read
+/// whose every use takes a wanted column (`bound::projections`), so the
+/// nulls are never seen. `None` wants all.
+pub fn decode_columns(bytes: &[u8], columns: usize, wanted: Option<&[bool]>) -> Result<Vec<Value>> {
+    Ok(decode_raw(bytes, columns, wanted)?
         .into_iter()
         .map(|value| match value {
             Value::Float(x) => Value::float(x),
@@ -61,18 +70,21 @@ pub fn decode_row(bytes: &[u8], columns: usize) -> Result<Vec<Value>> {
 /// rqc wrote; `verify` reports it, `rqc upgrade` rewrites it). A row that
 /// does not decode holds none (verify reports it apart).
 pub fn row_holds_minus_zero(bytes: &[u8], columns: usize) -> bool {
-    decode_raw(bytes, columns).is_ok_and(|values| values.iter().any(rqc_plan::holds_minus_zero))
+    decode_raw(bytes, columns, None)
+        .is_ok_and(|values| values.iter().any(rqc_plan::holds_minus_zero))
 }
 
-/// The values as stored, floats with their bits.
-fn decode_raw(bytes: &[u8], columns: usize) -> Result<Vec<Value>> {
+/// The values as stored, floats with their bits; those `wanted` leaves
+/// out read as `Value::Null` (see [`decode_columns`]).
+fn decode_raw(bytes: &[u8], columns: usize, wanted: Option<&[bool]>) -> Result<Vec<Value>> {
     let mut reader = Reader { bytes, at: 0 };
     if reader.byte()? != FORMAT {
         return Err(RuntimeError::corrupt("unknown row format"));
     }
     let mut values = Vec::with_capacity(columns);
-    for _ in 0..columns {
-        values.push(match reader.byte()? {
+    for column in 0..columns {
+        let keep = wanted.is_none_or(|wanted| wanted.get(column) == Some(&true));
+        let value = match reader.byte()? {
             NULL => Value::Null,
             FALSE => Value::Bool(false),
             TRUE => Value::Bool(true),
@@ -85,13 +97,18 @@ fn decode_raw(bytes: &[u8], columns: usize) -> Result<Vec<Value>> {
                 let len =
                     usize::try_from(len).map_err(|_| RuntimeError::corrupt("string too long"))?;
                 let text = reader.take(len)?;
+                if !keep {
+                    values.push(Value::Null);
+                    continue;
+                }
                 Value::Str(
                     String::from_utf8(text.to_vec())
                         .map_err(|_| RuntimeError::corrupt("string column is not UTF-8"))?,
                 )
             }
             tag => return Err(RuntimeError::corrupt(&format!("unknown column tag {tag}"))),
-        });
+        };
+        values.push(if keep { value } else { Value::Null });
     }
     if reader.at != bytes.len() {
         return Err(RuntimeError::corrupt("row has trailing bytes"));
@@ -181,6 +198,49 @@ mod tests {
             panic!("a float")
         };
         assert!(x.is_sign_positive());
+    }
+
+    #[test]
+    fn a_projection_decodes_the_wanted_columns_and_checks_the_rest() {
+        let row = vec![
+            Value::Str("not wanted".into()),
+            Value::Int(-7),
+            Value::Float(-0.0),
+            Value::Str("wanted".into()),
+        ];
+        let bytes = encode_row(&row).unwrap();
+        let wanted = [false, true, false, true];
+        assert_eq!(
+            decode_columns(&bytes, 4, Some(&wanted)).unwrap(),
+            vec![
+                Value::Null,
+                Value::Int(-7),
+                Value::Null,
+                Value::Str("wanted".into())
+            ]
+        );
+        // Every wanted column reads as the whole decode reads it.
+        let whole = decode_row(&bytes, 4).unwrap();
+        let only_float = decode_columns(&bytes, 4, Some(&[false, false, true, false])).unwrap();
+        assert_eq!(only_float[2], whole[2]);
+        let Value::Float(x) = only_float[2] else {
+            panic!("a float")
+        };
+        assert!(
+            x.is_sign_positive(),
+            "canonical zero as in the whole decode"
+        );
+        // A skipped column is still read for its shape: a row that ends
+        // early or has trailing bytes is an error whatever is wanted.
+        let none = [false; 4];
+        assert!(decode_columns(&bytes[..bytes.len() - 1], 4, Some(&none)).is_err());
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(decode_columns(&longer, 4, Some(&none)).is_err());
+        assert!(
+            decode_columns(&[1, 9], 1, Some(&[false])).is_err(),
+            "unknown tag"
+        );
     }
 
     #[test]
