@@ -48,6 +48,23 @@ pub(super) fn condition_shaped(body: &Expr) -> bool {
     }
 }
 
+/// Whether `body`, a `Bool` function's, is read as a condition at its
+/// calls ([`Checker::begin_guard`]): [`condition_shaped`], or a `Bool`
+/// name (its flag: `fn id(c: Bool) -> Bool = c`) or literal, under `!`
+/// and at the end of a block too. As the plan verifier reads the inlined
+/// body: read as saying nothing, `id(true)` left `c && (id(true) || n >
+/// 10)` failed, where `c`, to prove `n <= 10` by its second part, where the
+/// verifier read the literal `true`, ruled that part out and proved
+/// nothing (E0630 at install).
+pub(super) fn reads_as_condition(body: &Expr) -> bool {
+    match &body.kind {
+        ExprKind::Name(_) | ExprKind::Bool(_) => true,
+        ExprKind::Unary(UnaryOp::Not, inner) => reads_as_condition(inner),
+        ExprKind::Block(_, last) => reads_as_condition(last),
+        _ => condition_shaped(body),
+    }
+}
+
 /// `says`, what a function's body says where it is true, as a template
 /// over `params` (each parameter's name and the binding its check gave
 /// it): `None` where it proves nothing of them.
@@ -312,7 +329,7 @@ impl Checker<'_> {
         declared: Option<&super::types::Ty>,
     ) -> Option<(Vec<Named>, super::narrowing::ConditionMark)> {
         let boolean = matches!(declared, None | Some(super::types::Ty::Bool));
-        (def.kind == crate::syntax::ast::DefKind::Fn && boolean && condition_shaped(&def.body))
+        (def.kind == crate::syntax::ast::DefKind::Fn && boolean && reads_as_condition(&def.body))
             .then(|| (self.params_named(def), self.begin_condition()))
     }
 

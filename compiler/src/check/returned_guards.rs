@@ -90,7 +90,7 @@ impl Checker<'_> {
         let (_, body) = returned_lambda(&def.body)?;
         let made = def.kind == DefKind::Fn
             && func.ret == Ty::Bool
-            && super::guards::condition_shaped(body);
+            && super::guards::reads_as_condition(body);
         made.then(|| (self.params_named(def), self.begin_condition()))
     }
 
