@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release -p rqc-bench --bin chain-cost -- [--rows 100000] [--inserts 20000] [--batch 100] [--tmp DIR]`
 //!
-//! Four LMDB databases (`none` durability, storage format 4): three
+//! Four LMDB databases of rqc's (`none` durability, storage format 4): three
 //! written through the runtime's store layer as an insert with two
 //! indexes writes it (one entry in the table's tree and one in each
 //! index's tree, one commit per insert, the same keys in the same order),
@@ -15,6 +15,14 @@
 //!   of `insert T { a, b, c }` with two indexes holding the row), which
 //!   also checks the key, encodes the row and appends the changelog's
 //!   entry: issue 35's goal is at most 1.3 × the same puts on bare LMDB.
+//!
+//! and two peers, each at its best:
+//! - `heed` — raw LMDB through heed, none of rqc's code: the same three
+//!   puts in one database, each key after a one-byte tree id (the layout
+//!   of storage format 4), `MDB_NOSYNC`, one commit per insert;
+//! - `sqlite` — SQLite (WAL, `synchronous=OFF`, a prepared statement in
+//!   autocommit): `T(a INTEGER PRIMARY KEY, b, c)` with two covering
+//!   indexes, `(b, c)` and `(c, b)` (each holds the row, as rqc's do).
 //!
 //! Each database is first filled with `--rows` rows (untimed, one
 //! transaction), so the trees are deep. The timed inserts run in batches
@@ -77,6 +85,11 @@ enum Writer {
         trees: [Tree; 3],
     },
     Rqc(Box<Database>),
+    Heed {
+        env: &'static heed::Env,
+        db: heed::Database<'static, heed::types::Bytes, heed::types::Bytes>,
+    },
+    Sqlite(rusqlite::Connection),
 }
 
 struct System {
@@ -128,8 +141,85 @@ impl System {
         }
     }
 
+    fn heed(tmp: &str) -> System {
+        let dir = tempfile::tempdir_in(tmp).expect("scratch directory");
+        let mut options = heed::EnvOpenOptions::new();
+        options.map_size(64 << 30);
+        // SAFETY: the environment is opened once, by this process alone,
+        // with a documented combination of flags.
+        let env =
+            unsafe { options.flags(heed::EnvFlags::NO_SYNC).open(dir.path()) }.expect("open LMDB");
+        // Open for the whole run: the database handle borrows it.
+        let env: &'static heed::Env = Box::leak(Box::new(env));
+        let wtxn = env.write_txn().expect("begin");
+        let db = env
+            .create_databases_and_commit(wtxn, |opener, wtxn| {
+                opener
+                    .create_database(wtxn, None)
+                    .map(heed::CommitOrAbort::<_, ()>::Commit)
+            })
+            .expect("main database")
+            .unwrap_commit();
+        System {
+            name: "heed",
+            writer: Writer::Heed { env, db },
+            batches: Vec::new(),
+            _dir: dir,
+        }
+    }
+
+    fn sqlite(tmp: &str) -> System {
+        let dir = tempfile::tempdir_in(tmp).expect("scratch directory");
+        let conn = rusqlite::Connection::open(dir.path().join("t.db")).expect("open SQLite");
+        conn.execute_batch(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;
+             CREATE TABLE T (a INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL);
+             CREATE INDEX by_b ON T (b, c); CREATE INDEX by_c ON T (c, b);",
+        )
+        .expect("schema");
+        System {
+            name: "sqlite",
+            writer: Writer::Sqlite(conn),
+            batches: Vec::new(),
+            _dir: dir,
+        }
+    }
+
     fn insert(&self, rows: std::ops::Range<u64>, commit_each: bool) {
         let (store, trees) = match &self.writer {
+            Writer::Heed { env, db } => {
+                let mut wtxn = env.write_txn().expect("begin");
+                for i in rows {
+                    for (tree, key, value) in entries(i) {
+                        let mut prefixed = Vec::with_capacity(key.len() + 1);
+                        prefixed.push(tree as u8);
+                        prefixed.extend_from_slice(&key);
+                        db.put(&mut wtxn, &prefixed, &value).expect("put");
+                    }
+                    if commit_each {
+                        wtxn.commit().expect("commit");
+                        wtxn = env.write_txn().expect("begin");
+                    }
+                }
+                wtxn.commit().expect("commit");
+                return;
+            }
+            Writer::Sqlite(conn) => {
+                let mut insert = conn
+                    .prepare_cached("INSERT INTO T (a, b, c) VALUES (?1, ?2, ?3)")
+                    .expect("prepare");
+                if !commit_each {
+                    conn.execute_batch("BEGIN").expect("begin");
+                }
+                for i in rows {
+                    let [a, b, c] = values(i);
+                    insert.execute((a, b, c)).expect("insert");
+                }
+                if !commit_each {
+                    conn.execute_batch("COMMIT").expect("commit");
+                }
+                return;
+            }
             Writer::Store { store, trees } => (store, trees),
             Writer::Rqc(db) if commit_each => {
                 let put = db.prepare("put").expect("put");
@@ -197,6 +287,8 @@ fn main() {
             Box::new(Checked::new(Box::new(s)).identified().expect("identity"))
         }),
         System::rqc(&tmp),
+        System::heed(&tmp),
+        System::sqlite(&tmp),
     ];
     for system in &systems {
         for start in (0..rows).step_by(50_000) {
@@ -204,7 +296,7 @@ fn main() {
         }
     }
     let started = Instant::now();
-    let mut order = [0usize, 1, 2, 3];
+    let mut order = [0usize, 1, 2, 3, 4, 5];
     let mut next = rows;
     let mut seed = 0x5EED_u64;
     while next < rows + inserts {
@@ -247,4 +339,8 @@ fn main() {
     println!("| chain / lmdb | {} |", spread(&ratio(2, 0)));
     println!("| rqc / lmdb | {} |", spread(&ratio(3, 0)));
     println!("| rqc / chain | {} |", spread(&ratio(3, 2)));
+    println!("| lmdb / heed | {} |", spread(&ratio(0, 4)));
+    println!("| rqc / heed | {} |", spread(&ratio(3, 4)));
+    println!("| heed / sqlite | {} |", spread(&ratio(4, 5)));
+    println!("| rqc / sqlite | {} |", spread(&ratio(3, 5)));
 }
