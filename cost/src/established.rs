@@ -13,30 +13,50 @@ use crate::Relation;
 /// The disjunctions `condition` being `holds` establishes (`a || b` true,
 /// `a && b` false), each as the parts one of which is `holds` (each with
 /// the outcome it then has): a chain of them read flat (`a || b || c`
-/// is three parts, `!(a && b && c)` three negated ones), and a part
-/// whose literals decide it the other way left out (it is not the one:
-/// `n <= 10 || false`). A disjunction all of whose parts are left out is
-/// a branch no run takes: it proves nothing. Flat, a chain of `n` parts
-/// is read once each, where reading it two parts at a time read the
-/// literals of every prefix again (quadratic: a nest of 64 `if`s each
-/// failing 64 comparisons took 3 s in a release build).
-pub(crate) fn disjunctions<N>(
-    condition: &Condition<N>,
-    holds: bool,
-) -> Vec<Vec<(&Condition<N>, bool)>> {
+/// is three parts, `!(a && b && c)` three negated ones). A part whose
+/// literals decide it the other way is marked [`Part::ruled_out`]: it is
+/// not the one (`n <= 10 || false`; [`each_established`] also gives the
+/// other part alone), but what it says still holds where every part is
+/// ruled out, a branch no run takes. So the reading is the same whether a
+/// part is decided by its literals or says nothing of itself: `c && (true
+/// || n > 10)` failed, read where `c` holds, proves `n <= 10` (its parts,
+/// `!c` and `!true && n <= 10`, both ruled out) as `c && (id(d) || n >
+/// 10)` does where `d` is unknown; the verifier reads an inlined call
+/// with its literal arguments substituted, where the checker may read
+/// the call as a name it knows nothing of (E0630 before, adversary
+/// round 52). Flat, a chain of `n` parts is read once each, where reading
+/// it two parts at a time read the literals of every prefix again
+/// (quadratic: a nest of 64 `if`s each failing 64 comparisons took 3 s
+/// in a release build).
+pub(crate) fn disjunctions<N>(condition: &Condition<N>, holds: bool) -> Vec<Vec<Part<'_, N>>> {
     let mut found = Vec::new();
     each_established(condition, holds, &mut |part, holds| {
         if let Condition::Or(a, b) | Condition::And(a, b) = part {
             let mut parts = Vec::new();
             flat_parts(a, holds, &mut parts);
             flat_parts(b, holds, &mut parts);
-            parts.retain(|(part, holds)| known(part) != Some(!holds));
-            if !parts.is_empty() {
-                found.push(parts);
-            }
+            found.push(
+                parts
+                    .into_iter()
+                    .map(|(condition, holds)| Part {
+                        condition,
+                        holds,
+                        ruled_out: known(condition) == Some(!holds),
+                    })
+                    .collect(),
+            );
         }
     });
     found
+}
+
+/// One part of a disjunction ([`disjunctions`]).
+pub(crate) struct Part<'c, N> {
+    pub condition: &'c Condition<N>,
+    /// The outcome it has where it is the part that holds.
+    pub holds: bool,
+    /// Its literals decide it the other way: it is not the one.
+    pub ruled_out: bool,
 }
 
 /// Adds to `parts` the parts of the disjunction `condition` is being
@@ -200,8 +220,9 @@ fn each_established_within<'c, N>(
         }
         // A disjunction one of whose parts is always the other outcome:
         // that part is not the one, so the other is (`n <= 10 || false`).
-        // Both always the other outcome: the branch is never taken, and
-        // proving nothing there is sound.
+        // Given whole too, with the part marked ruled out
+        // ([`disjunctions`]): where the other cannot hold either, the
+        // branch is never taken and what each part says holds there.
         (Condition::And(a, b), false) | (Condition::Or(a, b), true)
             if known(a) == Some(!holds) || known(b) == Some(!holds) =>
         {
@@ -210,6 +231,7 @@ fn each_established_within<'c, N>(
                 (false, true) => each(a, holds, optional),
                 _ => {}
             }
+            visit(condition, holds, optional);
         }
         (
             Condition::Compare { .. }

@@ -383,10 +383,17 @@ fn assume_counting<N: Name>(
         // is appended, then taken off again (nothing before it changes, so
         // no copy of what is known is made).
         let mut read: Vec<(Vec<(N, Interval)>, bool)> = Vec::with_capacity(parts.len());
-        for (part, holds) in parts {
+        // All but one ruled out by literals: that one was read as
+        // established already (`each_established`), so this disjunction
+        // adds only what holds where that one cannot hold either.
+        let decided = parts.iter().filter(|part| !part.ruled_out).count() == 1;
+        for part in parts {
             let from = narrowed.len();
-            let empty = assume_counting(part, holds, narrowed);
+            let empty = assume_counting(part.condition, part.holds, narrowed) || part.ruled_out;
             read.push((narrowed.split_off(from), empty));
+        }
+        if decided && read.iter().any(|(_, empty)| !*empty) {
+            continue;
         }
         // A part that leaves some value no value where the ranges known
         // now hold cannot be the one (`!(n > 10 && m > 10)` read where `n >

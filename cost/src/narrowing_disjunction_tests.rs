@@ -26,6 +26,27 @@ fn a_literal_part_of_a_disjunction_leaves_the_other() {
     // `!false` decides a disjunction as `true` does.
     let negated = Condition::Or(below_ten(), Box::new(Condition::Not(literal(true))));
     assert_eq!(ends(&proved(&negated, true)), [(None, Some(10))]);
+    // A branch no run takes keeps what its parts say, a part a literal
+    // rules out too: `c && (true || n > 10)` failed where `c` holds leaves
+    // `!c` (ruled out by `c`) and `!true && n <= 10` (ruled out by its
+    // literal), and reads `n <= 10`, as it does with a part that is not
+    // decided in the literal's place (a call the reading knows nothing of).
+    let flag = || Box::new(Condition::flag("n_c"));
+    for decided in [literal(true), Box::new(Condition::Opaque)] {
+        let above_ten = Box::new(compare("n", Some(Relation::Above), 10));
+        let failed = Condition::Not(Box::new(Condition::And(
+            flag(),
+            Box::new(Condition::Or(decided, above_ten)),
+        )));
+        let where_c = Condition::And(flag(), Box::new(failed));
+        assert_eq!(last(&proved(&where_c, true), "n"), (None, Some(10)));
+    }
+    // Where another part may hold, a part ruled out says nothing.
+    let other = Condition::Or(
+        Box::new(Condition::And(literal(false), below_ten())),
+        Box::new(compare("n", Some(Relation::Above), 20)),
+    );
+    assert_eq!(ends(&proved(&other, true)), [(Some(21), None)]);
 }
 
 #[test]

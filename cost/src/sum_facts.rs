@@ -84,10 +84,13 @@ fn within_fact<N: PartialEq>(
         }
     }
     for parts in disjunctions(fact, held) {
-        let part = |(c, holds): (&Condition<N>, bool)| {
+        // A part ruled out is not the one; all ruled out, a branch no run
+        // takes, which this reading leaves as it is.
+        let part = |part: crate::established::Part<'_, N>| {
+            let (c, holds) = (part.condition, part.holds);
             within_fact(c, holds, (coefficients, offset), narrowed.clone(), range)
         };
-        let mut parts = parts.into_iter().map(part);
+        let mut parts = parts.into_iter().filter(|p| !p.ruled_out).map(part);
         let Some(first) = parts.next() else {
             continue;
         };
