@@ -63,7 +63,12 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         // Either of two parts holding (`||` true, `&&` false): a name both
         // narrow lies in the join of what each proves, a name one
         // narrows in nothing proved.
-        32 => match rng.below(8) {
+        32 => match rng.below(10) {
+            // A part its literals decide the other way (`Part::ruled_out`):
+            // not the one where another can hold; where none can (a
+            // branch no run takes), what each says, its own too.
+            8 => format!("{{ let c = ({v} % 2) == 0; if c && (true || {w} {op} {a}) {{ {k} }} else if c {{ {w} - {b} }} else {{ {b} }} }}"),
+            9 => format!("(if ({v} {op} {a} && false) || {w} {op} {b} {{ {w} - {v} }} else {{ {k} }})"),
             // A `Bool` name (`rqc_cost::Condition::flag`): where it held, a
             // part that needs it false cannot be the one; through an alias
             // and a test against a literal.
