@@ -216,6 +216,26 @@ fn bind_slots<'p>(
     accesses: &mut Vec<Access>,
     uses: &mut Uses,
 ) -> crate::error::Result<()> {
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+        bind_slots_here(node, scope, accesses, uses)
+    })
+}
+
+/// Below this much stack left, a walk of a plan (binding, verifying or
+/// evaluating it) first moves to a new segment: a plan nests as deep as
+/// `rqc_plan::MAX_PLAN_DEPTH`, and more than one level of a walk takes
+/// more than one frame in a debug build.
+pub(crate) const STACK_RED_ZONE: usize = 256 << 10;
+/// The size of each segment the stack grows by.
+pub(crate) const STACK_SEGMENT: usize = 8 << 20;
+
+/// [`bind_slots`] of one node, on the stack it has.
+fn bind_slots_here<'p>(
+    node: &'p rqc_plan::Node,
+    scope: &mut Scope<'p>,
+    accesses: &mut Vec<Access>,
+    uses: &mut Uses,
+) -> crate::error::Result<()> {
     use rqc_plan::Op;
     let id = node.id as usize;
     if accesses.len() <= id {

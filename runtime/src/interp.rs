@@ -6,7 +6,7 @@
 //! control value a dry read-ahead pass stops with; see `halt`).
 
 use crate::arithmetic::{binary, unary};
-use crate::bound::{Access, BoundTable, Tables};
+use crate::bound::{Access, BoundTable, Tables, STACK_RED_ZONE, STACK_SEGMENT};
 use crate::combinators::{combinator, sort_by_key};
 use crate::error::{Result, RuntimeError};
 use crate::halt::{Eval, Halt};
@@ -16,12 +16,6 @@ use crate::session::Session;
 pub use crate::values::{Closure, Env, Part, Val};
 use rqc_plan::{BinOp, Node, NodeStats, Op, Value};
 use std::rc::Rc;
-
-/// Below this much stack left, evaluating a node first moves to a new
-/// segment (more than one level takes in a debug build).
-const STACK_RED_ZONE: usize = 256 << 10;
-/// The size of each segment the stack grows by.
-const STACK_SEGMENT: usize = 8 << 20;
 
 /// The most a run may still read: absolute counter values, the tightest of
 /// the bounds of the operators being evaluated. Every read is checked

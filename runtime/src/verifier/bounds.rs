@@ -18,6 +18,9 @@ use super::narrowing::{Comparison, Narrowed};
 use super::plan_fault;
 use super::scalars::string_steps;
 use super::scope::{find, Binding, Scope};
+// Applications nest bodies, each as deep as a plan: the stack grows on
+// demand.
+use crate::bound::{STACK_RED_ZONE, STACK_SEGMENT};
 use crate::error::Result;
 use rqc_cost::{Cost, Interval, Poly, Relation, CEILING};
 use rqc_plan::{BinOp, Bound, Entry, EntryKind, Node, Op, Schema, UnOp, COMMIT_ROUND_TRIPS};
@@ -150,11 +153,6 @@ pub(super) fn check_bounds(schema: &Schema, entry: &Entry) -> Result<Bound> {
         round_trips: figure(&total.trips),
     })
 }
-
-/// Below this much stack left, evaluating a node first moves to a new
-/// segment: applications nest bodies, each as deep as a plan.
-const STACK_RED_ZONE: usize = 256 << 10;
-const STACK_SEGMENT: usize = 8 << 20;
 
 impl<'p> Verifier<'p> {
     pub fn fault<T>(&self, code: &'static str, node: &Node, what: String) -> Result<T> {
