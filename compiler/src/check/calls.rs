@@ -4,6 +4,7 @@
 use super::expr::{Checked, Checker};
 use super::measures::{self, Bindings};
 use super::modules::Symbol;
+use super::narrowing::Condition;
 use super::passing::{self, kept_unapplied, unbound_parameters};
 use super::schema_types::STREAM_PARAMETER;
 use super::tir::TExpr;
@@ -202,6 +203,9 @@ impl Checker<'_> {
         let guard = sig.proves.clone().filter(|_| self.conditions_open > 0);
         let summed = guard.is_some() || !sig.sum_measures.is_empty();
         let mut sums = vec![None; args.len()];
+        // What each `Bool` argument that is no name or literal says
+        // (`!c`, `n <= 10`, a call): read for its flag (`guards::filled_with`).
+        let mut said: Vec<Option<Condition>> = vec![None; args.len()];
         for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
             let (param, pty) = &sig.params[i];
             self.island_stream = None;
@@ -211,7 +215,10 @@ impl Checker<'_> {
             let mut checked = self.check(args[i]);
             if let Some(mark) = mark {
                 sums[i] = self.guard_argument(args[i], &checked.ty);
-                self.condition(args[i], mark);
+                let says = self.condition(args[i], mark);
+                if sums[i].is_none() && checked.ty == Ty::Bool && says != Condition::Opaque {
+                    said[i] = Some(says);
+                }
             }
             // An island (`Follow[u]`, a small table) given where a stream
             // is taken is the stream it also is (`island_stream.rs`), as
@@ -561,7 +568,7 @@ impl Checker<'_> {
             _ => None,
         });
         if let Some(template) = &guard {
-            self.record_guard(span, template, &sums);
+            self.record_guard_said(span, template, &sums, &said);
         }
         // A function that returns a parameter itself gives a predicate a
         // function made back as the caller knows it (`passg(le(10))`

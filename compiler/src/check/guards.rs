@@ -17,7 +17,7 @@
 
 use super::expr::Checker;
 use super::narrowing::{Comparison, Condition, Named, Side};
-use crate::cost::{Interval, SideSum};
+use crate::cost::{Interval, Relation, SideSum};
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use std::sync::Arc;
 
@@ -223,8 +223,29 @@ fn constant_term(term: &crate::cost::Term<Named>) -> Option<i64> {
 /// argument is (`sums`, by position): a comparison naming a parameter
 /// whose argument is no sum proves nothing.
 pub(super) fn filled(template: &GuardTemplate, sums: &[Option<Arc<Side>>]) -> Condition {
+    filled_with(template, sums, &[])
+}
+
+/// [`filled`], each `Bool` parameter whose argument is no sum but says a
+/// condition (`said`, by position: `!c`, `n <= 10`, a call of a `Bool`
+/// function) replaced, where the template tests its flag, by that
+/// condition: the parameter is the argument's value, computed once
+/// before the body runs, true exactly where the condition holds. So
+/// `id(n <= 10)` with `fn id(c: Bool) -> Bool = c` proves `n <= 10`, and
+/// `neg(!c)` proves `c`, as the verifier reads the inlined body (the
+/// argument bound by a `let`, a name read as what its value says).
+pub(super) fn filled_with(
+    template: &GuardTemplate,
+    sums: &[Option<Arc<Side>>],
+    said: &[Option<Condition>],
+) -> Condition {
     template.map_parts(
         &|left, relation, right| {
+            if let Some(says) = flag_parameter(left, relation, right)
+                .and_then(|position| said.get(position)?.as_ref())
+            {
+                return says.clone();
+            }
             both_sides(left, relation, right, &|side| {
                 filled_side(side, sums, &|_| false)
             })
@@ -247,6 +268,20 @@ pub(super) fn filled(template: &GuardTemplate, sums: &[Option<Arc<Side>>]) -> Co
             }
         },
     )
+}
+
+/// The position of the parameter whose flag `left relation right` tests
+/// (`Condition::flag`: `c >= 1`, `c` alone on the left), if it is one.
+fn flag_parameter(left: &Side, relation: Option<Relation>, right: &Side) -> Option<usize> {
+    let [term] = left.terms.as_slice() else {
+        return None;
+    };
+    let flag = relation == Some(Relation::AtLeast)
+        && !term.negated
+        && left.offset == 0
+        && right.terms.is_empty()
+        && right.offset == 1;
+    flag.then_some(term.name.1 as usize)
 }
 
 /// A template's side with its parameters' argument sums in their places,
@@ -424,12 +459,24 @@ impl Checker<'_> {
         template: &GuardTemplate,
         sums: &[Option<Arc<Side>>],
     ) {
+        self.record_guard_said(span, template, sums, &[]);
+    }
+
+    /// [`Checker::record_guard`], with what each `Bool` argument that is
+    /// no sum says (`said`, [`filled_with`]).
+    pub(super) fn record_guard_said(
+        &mut self,
+        span: crate::span::Span,
+        template: &GuardTemplate,
+        sums: &[Option<Arc<Side>>],
+        said: &[Option<Condition>],
+    ) {
         if self.conditions_open == 0 {
             return;
         }
         // Each argument that is an alias (`let ys = xs; small(ys)`) read
         // through here, as a comparison written here is.
-        let says = self.through_aliases(&filled(template, sums));
+        let says = self.through_aliases(&filled_with(template, sums, said));
         if says != Condition::Opaque {
             self.comparisons.push(Comparison::said_by_call(span, says));
         }
