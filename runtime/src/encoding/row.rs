@@ -97,14 +97,14 @@ fn decode_raw(bytes: &[u8], columns: usize, wanted: Option<&[bool]>) -> Result<V
                 let len =
                     usize::try_from(len).map_err(|_| RuntimeError::corrupt("string too long"))?;
                 let text = reader.take(len)?;
-                if !keep {
-                    values.push(Value::Null);
-                    continue;
+                // A column not wanted is not copied nor checked for UTF-8.
+                match keep {
+                    true => Value::Str(
+                        String::from_utf8(text.to_vec())
+                            .map_err(|_| RuntimeError::corrupt("string column is not UTF-8"))?,
+                    ),
+                    false => Value::Null,
                 }
-                Value::Str(
-                    String::from_utf8(text.to_vec())
-                        .map_err(|_| RuntimeError::corrupt("string column is not UTF-8"))?,
-                )
             }
             tag => return Err(RuntimeError::corrupt(&format!("unknown column tag {tag}"))),
         };

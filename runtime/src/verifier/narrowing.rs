@@ -486,33 +486,55 @@ fn read_condition<'p>(
     read_condition_within(cond, recorded, values, &Hidden::none())
 }
 
-/// What a `Bool` name a `let` inside a condition binds says where the
-/// `let`'s body tests it: what its value says, read where the value is
-/// evaluated (outside the `let`), or nothing (`None`).
-type LetSaid<'p> = (&'p str, Option<Arc<Condition<'p>>>);
+/// The `let`s inside a condition around the part being read, innermost
+/// first, each a link on the reading's own stack (no list copied per
+/// `let`): the name it binds, which hides the one in scope, and what its
+/// value says, read where the value is evaluated (outside the `let`),
+/// or nothing (`None`).
+struct Lets<'l, 'p> {
+    name: &'p str,
+    said: Option<Arc<Condition<'p>>>,
+    outer: Option<&'l Lets<'l, 'p>>,
+}
 
-/// [`read_condition`] inside `let`s that bind `hidden`: a `Bool` name they
-/// bind is not the one in `scope`, and is read as what its value says
-/// (`let t = true`, `let t = c`; a plan binds so an inlined function's
-/// `let`s, whose names the checker read through where it checked the
-/// function: `{ let t = true; big(t, n) }`, adversary round 49, E0630).
+/// The innermost `let` of `lets` that binds `name`.
+fn let_of<'l, 'p>(mut lets: Option<&'l Lets<'l, 'p>>, name: &str) -> Option<&'l Lets<'l, 'p>> {
+    while let Some(link) = lets {
+        if link.name == name {
+            return Some(link);
+        }
+        lets = link.outer;
+    }
+    None
+}
+
+/// [`read_condition`] where the names `hidden` hides are not the ones in
+/// `scope` (a lambda's body: every name). A `Bool` name a `let` inside
+/// the condition binds is not the one in `scope` either, and is read as
+/// what its value says (`let t = true`, `let t = c`; a plan binds so an
+/// inlined function's `let`s, whose names the checker read through where
+/// it checked the function: `{ let t = true; big(t, n) }`, adversary
+/// round 49, E0630).
 fn read_condition_within<'p>(
     cond: &'p Node,
     recorded: &[Comparison<'p>],
     values: (&Scope<'p>, &[Abs<'p>]),
     hidden: &Hidden<'p>,
 ) -> Condition<'p> {
-    read_within_lets(cond, recorded, values, (hidden, &[]))
+    read_within_lets(cond, recorded, values, (hidden, None))
 }
 
 fn read_within_lets<'p>(
     cond: &'p Node,
     recorded: &[Comparison<'p>],
     values: (&Scope<'p>, &[Abs<'p>]),
-    (hidden, lets): (&Hidden<'p>, &[LetSaid<'p>]),
+    (hidden, lets): (&Hidden<'p>, Option<&Lets<'_, 'p>>),
 ) -> Condition<'p> {
     let (scope, params) = values;
     let read = |node: &'p Node| Box::new(read_within_lets(node, recorded, values, (hidden, lets)));
+    // A name `hidden` hides, or one a `let` inside the condition binds: not
+    // the one in scope.
+    let hides = |name: &str| hidden.hides(name) || let_of(lets, name).is_some();
     let boolean = |value: &Abs<'p>| matches!(value, Abs::Scalar(s) if s.kind == Kind::Bool);
     // `c == true` is `c`, `c == false` is `!c` (`!=` the other way).
     if let Some((tested, itself)) = bool_literal_test(cond) {
@@ -544,12 +566,10 @@ fn read_within_lets<'p>(
             .map_or(Condition::Opaque, |c| c.says.clone()),
         // A hidden name: one a `let` inside the condition binds says what
         // its value says (the innermost `let` of it); any other, nothing.
-        Op::Var(name) if hidden.hides(name) => {
-            match lets.iter().rev().find(|(bound, _)| bound == name) {
-                Some((_, Some(said))) => Condition::Named(Arc::clone(said)),
-                _ => Condition::Opaque,
-            }
-        }
+        Op::Var(name) if hides(name) => match let_of(lets, name).and_then(|l| l.said.as_ref()) {
+            Some(said) => Condition::Named(Arc::clone(said)),
+            None => Condition::Opaque,
+        },
         // A `Bool` name: true where it held, and what the condition a
         // `let` bound it to says (as the checker's `read_condition_within`).
         Op::Var(name) => {
@@ -575,7 +595,7 @@ fn read_within_lets<'p>(
                 root = base;
             }
             let visible = match &root.op {
-                Op::Var(name) => !hidden.hides(name),
+                Op::Var(name) => !hides(name),
                 Op::Param(_) => *hidden != Hidden::Every,
                 _ => false,
             };
@@ -590,9 +610,12 @@ fn read_within_lets<'p>(
             let said = (said != Condition::Opaque
                 && said.fits_within(rqc_cost::MAX_KEPT_CONDITION))
             .then(|| Arc::new(said));
-            let mut inner = lets.to_vec();
-            inner.push((name.as_str(), said));
-            read_within_lets(body, recorded, values, (&hidden.and(name), &inner))
+            let inner = Lets {
+                name,
+                said,
+                outer: lets,
+            };
+            read_within_lets(body, recorded, values, (hidden, Some(&inner)))
         }
         _ => Condition::Opaque,
     }
