@@ -203,8 +203,9 @@ impl Checker<'_> {
         let guard = sig.proves.clone().filter(|_| self.conditions_open > 0);
         let summed = guard.is_some() || !sig.sum_measures.is_empty();
         let mut sums = vec![None; args.len()];
-        // What each `Bool` argument that is no name or literal says
-        // (`!c`, `n <= 10`, a call): read for its flag (`guards::filled_with`).
+        // What each `Bool` argument says (`!c`, `n <= 10`, a call, a name
+        // a `let` bound to a condition): read for its flag
+        // (`guards::filled_with`).
         let mut said: Vec<Option<Condition>> = vec![None; args.len()];
         for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
             let (param, pty) = &sig.params[i];
@@ -216,7 +217,7 @@ impl Checker<'_> {
             if let Some(mark) = mark {
                 sums[i] = self.guard_argument(args[i], &checked.ty);
                 let says = self.condition(args[i], mark);
-                if sums[i].is_none() && checked.ty == Ty::Bool && says != Condition::Opaque {
+                if checked.ty == Ty::Bool && says != Condition::Opaque {
                     said[i] = Some(says);
                 }
             }

@@ -52,6 +52,20 @@ impl Checker<'_> {
                 // (or a record of scalars holding one) is copied.
                 _ => Cost::steps(local.ty.copy_steps()),
             };
+            // A `Bool` name a `let` bound to a condition, tested in a
+            // condition, says what it does, found again by its span where
+            // the name no longer resolves (the last expression of a block
+            // that bound it: `read_condition_within`).
+            if self.conditions_open > 0 && matches!(local.ty, Ty::Bool) {
+                if let Some(condition) = &local.condition {
+                    let flag = crate::cost::Condition::flag((ident.name.clone(), local.binding));
+                    let says = crate::cost::Condition::of_bool_name(flag, Some(condition));
+                    let says = self.through_aliases(&says);
+                    let said = super::narrowing::Comparison::said_by_call(ident.span, says);
+                    self.comparisons.push(said);
+                }
+            }
+            let local = self.local(&ident.name).expect("found above");
             let ty = self.defined_now(local);
             return Checked::new(ty, copied, local.tir.clone());
         }

@@ -381,7 +381,16 @@ impl Checker<'_> {
                     .find(|c| c.operands == (at, at))
                     .map_or(Condition::Opaque, |c| c.says.clone())
             }
-            ExprKind::Name(ident) if hidden.hides(&ident.name) => Condition::Opaque,
+            // A lambda's body's names (`Hidden::Every`) prove nothing
+            // here, as the plan verifier reads them (`applied_as_condition`).
+            ExprKind::Name(_) if matches!(hidden, Hidden::Every) => Condition::Opaque,
+            // Bound by a block's `let` (out of scope now): what it said
+            // where it was checked, if it was bound to a condition.
+            ExprKind::Name(ident) if hidden.hides(&ident.name) => recorded
+                .iter()
+                .rev()
+                .find(|c| c.operands == (cond.span, cond.span))
+                .map_or(Condition::Opaque, |c| c.says.clone()),
             // A `Bool` name: true where it held (`Condition::flag`), and,
             // bound by `let` to a condition, what that says too.
             ExprKind::Name(ident) => {
