@@ -309,6 +309,8 @@ impl Checker<'_> {
         // (`fed_types.rs`).
         let mut fed_types =
             super::fed_types::FedTypes::start(self, &generics, &bindings, &origins, &tirs);
+        // Each function given, as resolved at the call's final types.
+        let mut given_fns: Vec<Option<Ty>> = vec![None; args.len()];
         loop {
             kept = Vec::new();
             let mut pending: Vec<usize> = (0..args.len())
@@ -376,6 +378,7 @@ impl Checker<'_> {
                         &resolve_at,
                     );
                     fed_types.returned(&sig, i, &found, &generics);
+                    given_fns[i] = Some(found.clone());
                     bind(pty, &found, &mut generics);
                     unknown_after_error(pty, &found, &mut generics);
                     let mut own = Bindings::new();
@@ -430,6 +433,7 @@ impl Checker<'_> {
                     &check_at,
                 );
                 fed_types.returned(&sig, i, &checked.ty, &generics);
+                given_fns[i] = Some(checked.ty.clone());
                 let names = (param.as_str(), name.as_str());
                 self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, false);
                 unknown_after_error(pty, &checked.ty, &mut generics);
@@ -583,6 +587,12 @@ impl Checker<'_> {
         let ret = match returned {
             Some(made) if !result_unknown && Checker::made_guard(&made).is_some() => made,
             _ => ret,
+        };
+        // A result it returns by applying the function it is given is
+        // within what that function returns (`applied_results.rs`).
+        let ret = match result_unknown {
+            true => ret,
+            false => super::applied_results::applied_result(&sig, &given_fns, ret),
         };
         // A predicate it makes proves what its body does (`returned_guards.rs`).
         let ret = Checker::made_predicate(ret, sig.returned_guard.as_ref(), &arg_tys);

@@ -368,6 +368,7 @@ impl Checker<'_> {
             class: class(&cost),
             cause,
         };
+        let param_names: Vec<String> = def.params.iter().map(|p| p.name.name.clone()).collect();
         let sig = accepted.then(|| FnSig {
             kind: def.kind,
             params,
@@ -386,13 +387,8 @@ impl Checker<'_> {
             proves,
             returned_guard,
             sum_measures: std::mem::take(&mut self.sum_measures),
-            returns_param: super::signature::returned_parameter(
-                &def.body,
-                &def.params
-                    .iter()
-                    .map(|p| p.name.name.clone())
-                    .collect::<Vec<_>>(),
-            ),
+            returns_param: super::signature::returned_parameter(&def.body, &param_names),
+            returns_applied: super::signature::applied_parameter(&def.body, &param_names),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
             module: module_name.to_string(),

@@ -8,6 +8,7 @@
 mod access;
 mod aggregates;
 mod applications;
+mod applied_results;
 mod batch;
 mod blocks;
 mod broken;

@@ -41,6 +41,11 @@ pub struct FnSig {
     /// function made proves, its ranges), not the signature's result
     /// rebuilt from the bound type parameters.
     pub returns_param: Option<usize>,
+    /// The function parameter (by position) whose application the body
+    /// returns (`fn app(f: T -> T, x: T) -> T = f(x)`, `f(f(x))`): a
+    /// call's result is also within what the function it is given returns
+    /// (`applied_result`).
+    pub returns_applied: Option<usize>,
 }
 
 impl FnSig {
@@ -81,6 +86,22 @@ impl FnSig {
 /// Types and costs hold no floats, so equality is an equivalence (and the
 /// incremental database can tell an unchanged signature).
 impl Eq for FnSig {}
+
+/// The parameter (by position) whose application `body` is, where it is
+/// one of `params` applied (`f(x)`, `x |> f()`), in blocks of nothing
+/// else: every value the body returns is a result of that function.
+pub fn applied_parameter(body: &crate::syntax::ast::Expr, params: &[String]) -> Option<usize> {
+    use crate::syntax::ast::ExprKind;
+    match &body.kind {
+        ExprKind::Call(callee, _) => returned_parameter(callee, params),
+        ExprKind::Pipe(_, stage) => match &stage.kind {
+            ExprKind::Call(callee, _) => returned_parameter(callee, params),
+            _ => None,
+        },
+        ExprKind::Block(stmts, result) if stmts.is_empty() => applied_parameter(result, params),
+        _ => None,
+    }
+}
 
 /// The parameter (by position) that `body` is, where it is one of
 /// `params` read as it is: the name alone, in blocks of nothing else.
