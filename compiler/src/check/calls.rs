@@ -201,7 +201,12 @@ impl Checker<'_> {
         // The sums the arguments are, where the callee proves something of
         // its parameters and the call is inside a condition (`guards.rs`).
         let guard = sig.proves.clone().filter(|_| self.conditions_open > 0);
-        let summed = guard.is_some() || !sig.sum_measures.is_empty();
+        // A function returning its parameter itself (`fn gid(x: T) -> T =
+        // x`) given a condition, inside one, says what its argument says.
+        let passes_on = sig
+            .returns_param
+            .filter(|_| self.conditions_open > 0 && guard.is_none());
+        let summed = guard.is_some() || passes_on.is_some() || !sig.sum_measures.is_empty();
         let mut sums = vec![None; args.len()];
         // What each `Bool` argument says (`!c`, `n <= 10`, a call, a name
         // a `let` bound to a condition): read for its flag
@@ -574,6 +579,9 @@ impl Checker<'_> {
         });
         if let Some(template) = &guard {
             self.record_guard_said(span, template, &sums, &said);
+        }
+        if let Some(says) = passes_on.and_then(|i| said.get(i)?.clone()) {
+            self.record_passed_on(span, says);
         }
         // A function that returns a parameter itself gives a predicate a
         // function made back as the caller knows it (`passg(le(10))`

@@ -483,6 +483,22 @@ impl Checker<'_> {
     }
 }
 
+impl Checker<'_> {
+    /// Records that the call at `span` of a function returning its
+    /// parameter itself (`fn gid(x: T) -> T = x`: `FnSig::returns_param`)
+    /// says `says`, what its `Bool` argument there says (`gid(n <= 10)`
+    /// proves `n <= 10`): its value is the argument's. The verifier reads
+    /// the inlined body, the argument bound by a `let` whose name it reads
+    /// as what its value says.
+    pub(super) fn record_passed_on(&mut self, span: crate::span::Span, says: Condition) {
+        if self.conditions_open == 0 || says == Condition::Opaque {
+            return;
+        }
+        let says = self.through_aliases(&says);
+        self.comparisons.push(Comparison::said_by_call(span, says));
+    }
+}
+
 /// The side a value of type `ty` that is one number is (a literal,
 /// `2 + 3`): that number, no name.
 pub(super) fn constant_side(ty: &super::types::Ty) -> Option<Arc<Side>> {
