@@ -22,7 +22,7 @@
 //! spec/storage.md has the format and what the chain cannot see.
 
 use super::checked::{guarded, Checked};
-use super::{Placed, Ranged, ReadTxn, Salvaged, Salvaging, Tree, WriteTxn};
+use super::{Placed, Ranged, ReadTxn, Salvaged, Salvaging, Tree, WriteTxn, SALVAGE_CHUNK};
 use crate::error::{Result, RuntimeError};
 
 /// The key of a tree's end marker: no key rqc writes sorts at or after it
@@ -247,27 +247,33 @@ pub fn salvage<T: ReadTxn + ?Sized>(
         from.expected = chained.then_some(START);
     }
     let cut = chained.then_some(END);
-    let found = guarded("reading a range", || {
-        txn.range(tree, &from.start, cut, false, limit)
-    })?;
-    let last = found.len() < limit;
-    let mut salvaged = Vec::with_capacity(found.len());
-    for (key, stored) in found {
-        match store.open_link(tree, &key, &stored) {
-            Ok((value, l)) => {
-                if chained && from.expected.is_some_and(|e| e != l) {
-                    salvaged.push((key.clone(), Err(broken(store, tree, &key))));
+    // Each entry opened where the inner store lends it (`ReadTxn::scan`):
+    // only its value is copied, once.
+    let mut salvaged: Vec<Salvaged> = Vec::with_capacity(limit.min(SALVAGE_CHUNK));
+    let mut read = 0;
+    let start = from.start.clone();
+    if limit > 0 {
+        guarded("reading a range", || {
+            txn.scan(tree, &start, cut, &mut |key, stored| {
+                read += 1;
+                match store.open_link(tree, key, stored) {
+                    Ok((value, l)) => {
+                        if chained && from.expected.is_some_and(|e| e != l) {
+                            salvaged.push((key.to_vec(), Err(broken(store, tree, key))));
+                        }
+                        from.expected = Some(link(key));
+                        salvaged.push((key.to_vec(), Ok(value.to_vec())));
+                    }
+                    Err(error) => {
+                        from.expected = None;
+                        salvaged.push((key.to_vec(), Err(error)));
+                    }
                 }
-                from.expected = Some(link(&key));
-                let value = value.to_vec();
-                salvaged.push((key, Ok(value)));
-            }
-            Err(error) => {
-                from.expected = None;
-                salvaged.push((key, Err(error)));
-            }
-        }
+                Ok(read < limit)
+            })
+        })?;
     }
+    let last = read < limit;
     let begun = from.begun || !salvaged.is_empty();
     from.read(salvaged.last().map(|(key, _)| key.as_slice()), last);
     if chained && last {

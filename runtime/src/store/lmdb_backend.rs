@@ -22,7 +22,7 @@ use super::lmdb_env::Environment;
 pub use super::lmdb_env::{Access, LmdbOptions, LMDB_FILE, MAP_SIZE};
 pub use super::lmdb_layout::Converted;
 use super::lmdb_layout::{self, Directory, Prefix};
-use super::lmdb_reads::{get_in, longest_key, range_in, StoredKey};
+use super::lmdb_reads::{get_in, longest_key, range_in, scan_in, StoredKey};
 use super::read_pool::{Kept, ReadPool};
 use super::writer_lock::WriterGuard;
 use super::{
@@ -251,6 +251,20 @@ impl ReadTxn for LmdbWrite<'_> {
                 limit,
             ),
             None => Ok(Ranged::default()),
+        }
+    }
+
+    /// Each entry lent from the transaction's page: no copy.
+    fn scan(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        visit: &mut crate::store::Visit<'_>,
+    ) -> Result<()> {
+        match self.prefix(tree)? {
+            Some(prefix) => scan_in(&self.store.env, prefix, &self.txn, start, end, visit),
+            None => Ok(()),
         }
     }
 }

@@ -74,6 +74,79 @@ pub(super) fn get_in(
         .map_err(|e| env.error(e))
 }
 
+/// The bounds in LMDB's keys of `start..end` (`end` = `None`: to the
+/// tree's end) of the tree of `prefix`, each key held by `held`.
+///
+/// LMDB refuses bounds longer than a key it stores. Every key written is
+/// at most `longest` bytes long, so a longer bound compares with keys as
+/// its first `longest` bytes do: a key is at or after `start` when it is
+/// after that prefix, and before `end` when it is at or before it.
+struct Bounds {
+    low: StoredKey,
+    low_included: bool,
+    high: StoredKey,
+    high_included: bool,
+}
+
+impl Bounds {
+    fn new(env: &Environment, prefix: Prefix, start: &[u8], end: Option<&[u8]>) -> Bounds {
+        let longest = longest_key(env, prefix);
+        let (high, high_included) = match end {
+            Some(end) => (
+                StoredKey::prefix(prefix, end, end.len().min(longest)),
+                end.len() > longest,
+            ),
+            // The tree ends where the next tree's prefix begins.
+            None => (StoredKey::prefix(prefix.end(), &[], 0), false),
+        };
+        Bounds {
+            low: StoredKey::prefix(prefix, start, start.len().min(longest)),
+            low_included: start.len() <= longest,
+            high,
+            high_included,
+        }
+    }
+
+    fn lower(&self) -> Bound<&[u8]> {
+        match self.low_included {
+            true => Bound::Included(self.low.as_slice()),
+            false => Bound::Excluded(self.low.as_slice()),
+        }
+    }
+
+    fn upper(&self) -> Bound<&[u8]> {
+        match self.high_included {
+            true => Bound::Included(self.high.as_slice()),
+            false => Bound::Excluded(self.high.as_slice()),
+        }
+    }
+}
+
+/// Hands `visit` the entries of `start..end` of the tree of `prefix` in
+/// key order, each borrowed from its page (its key without the prefix),
+/// until it answers `false` (`ReadTxn::scan`): nothing is copied.
+pub(super) fn scan_in(
+    env: &Environment,
+    prefix: Prefix,
+    txn: &RoTxn<'_>,
+    start: &[u8],
+    end: Option<&[u8]>,
+    visit: &mut super::Visit<'_>,
+) -> Result<()> {
+    if end.is_some_and(|end| end <= start) {
+        return Ok(());
+    }
+    let bounds = Bounds::new(env, prefix, start, end);
+    let range = (bounds.lower(), bounds.upper());
+    for entry in env.main.range(txn, &range).map_err(|e| env.error(e))? {
+        let (key, value) = entry.map_err(|e| env.error(e))?;
+        if !visit(key.get(prefix.len()..).unwrap_or_default(), value)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// A range read of the tree of `prefix` in a read or write transaction.
 pub(super) fn range_in(
     env: &Environment,
@@ -87,25 +160,8 @@ pub(super) fn range_in(
     if end.is_some_and(|end| end <= start) || limit == 0 {
         return Ok(Ranged::default());
     }
-    // LMDB refuses bounds longer than a key it stores. Every key written is
-    // at most `longest` bytes long, so a longer bound compares with keys as
-    // its first `longest` bytes do: a key is at or after `start` when it is
-    // after that prefix, and before `end` when it is at or before it.
-    let longest = longest_key(env, prefix);
-    let low = StoredKey::prefix(prefix, start, start.len().min(longest));
-    let high = end.map(|end| StoredKey::prefix(prefix, end, end.len().min(longest)));
-    // The tree ends where the next tree's prefix begins.
-    let tree_end = prefix.end();
-    let lower = if start.len() > longest {
-        Bound::Excluded(low.as_slice())
-    } else {
-        Bound::Included(low.as_slice())
-    };
-    let upper = match (&high, end) {
-        (Some(high), Some(end)) if end.len() > longest => Bound::Included(high.as_slice()),
-        (Some(high), _) => Bound::Excluded(high.as_slice()),
-        (None, _) => Bound::Excluded(tree_end.as_slice()),
-    };
+    let bounds = Bounds::new(env, prefix, start, end);
+    let (lower, upper) = (bounds.lower(), bounds.upper());
     // The range is read open at its far end and cut here, so that the entry
     // it stops at is seen too: the caller checks it (a key whose stored
     // length was damaged can sort past the end and cut a range short).

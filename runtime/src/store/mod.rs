@@ -34,6 +34,8 @@ mod nested;
 mod overlay;
 mod read_pool;
 mod redb_backend;
+#[cfg(test)]
+mod scan_tests;
 mod seal;
 mod sled_backend;
 mod sled_load;
@@ -281,6 +283,38 @@ pub trait ReadTxn {
         })
     }
 
+    /// Hands `visit` the entries with `start <= key < end` (`end` =
+    /// `None`: to the tree's end) in key order, each borrowed from where
+    /// it lies, until it answers `false`: a cursor over the tree. A
+    /// backend whose pages it can lend (LMDB) copies nothing and holds one
+    /// entry at a time, however long the range; the default reads it
+    /// [`SALVAGE_CHUNK`] entries at a time through [`ReadTxn::range`]
+    /// (one request each on a remote store), so what it holds is one chunk
+    /// at most. For readers of whole trees (`verify`, `dump`, through
+    /// [`ReadTxn::salvage`]); a plan's ranges, proved bounded, are read
+    /// whole and batched per level (one round trip on etcd).
+    fn scan(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        visit: &mut Visit<'_>,
+    ) -> Result<()> {
+        let mut from = start.to_vec();
+        loop {
+            let chunk = self.range(tree, &from, end, false, SALVAGE_CHUNK)?;
+            for (key, value) in &chunk {
+                if !visit(key, value)? {
+                    return Ok(());
+                }
+            }
+            match chunk.last() {
+                Some((last, _)) if chunk.len() == SALVAGE_CHUNK => just_after(last, &mut from),
+                _ => return Ok(()),
+            }
+        }
+    }
+
     /// The next entries of the whole tree `tree` from where `from` is, at
     /// most `limit` of them, each damaged one (it fails its checksum, or
     /// breaks the chain) as its own error rather than failing the read:
@@ -288,12 +322,18 @@ pub trait ReadTxn {
     /// chunk at a time, so that what they hold does not grow with it.
     /// `from.done()` once the tree is read to its end.
     fn salvage(&self, tree: Tree, from: &mut Salvaging, limit: usize) -> Result<Vec<Salvaged>> {
-        let entries = self.range(tree, &from.start, None, false, limit)?;
+        let mut entries: Vec<Salvaged> = Vec::with_capacity(limit.min(SALVAGE_CHUNK));
+        if limit > 0 {
+            self.scan(tree, &from.start.clone(), None, &mut |key, value| {
+                entries.push((key.to_vec(), Ok(value.to_vec())));
+                Ok(entries.len() < limit)
+            })?;
+        }
         from.read(
             entries.last().map(|(key, _)| key.as_slice()),
             entries.len() < limit,
         );
-        Ok(entries.into_iter().map(|(k, v)| (k, Ok(v))).collect())
+        Ok(entries)
     }
 }
 
@@ -379,6 +419,10 @@ pub type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 
 /// What [`ReadTxn::get_with`] hands a point read's value to.
 pub type Found<'f> = dyn FnMut(Option<&[u8]>) -> Result<()> + 'f;
+
+/// What [`ReadTxn::scan`] hands each entry to, borrowed: its key and its
+/// value as stored; it answers whether to go on.
+pub type Visit<'f> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'f;
 
 /// What [`crate::session::Session::range_with`] hands a range's entries to.
 pub type Lent<'f> = dyn FnMut(&[(Vec<u8>, Vec<u8>)]) -> Result<()> + 'f;

@@ -3,9 +3,9 @@
 use super::LmdbStore;
 use crate::error::{Result, RuntimeError};
 use crate::store::lmdb_layout::Prefix;
-use crate::store::lmdb_reads::{get_in, range_in, StoredKey};
+use crate::store::lmdb_reads::{get_in, range_in, scan_in, StoredKey};
 use crate::store::read_pool::{Kept, Slot};
-use crate::store::{Found, Ranged, ReadTxn, Tree};
+use crate::store::{Found, Ranged, ReadTxn, Tree, Visit};
 use heed::{RoTxn, WithoutTls};
 
 /// A read transaction.
@@ -133,6 +133,20 @@ impl ReadTxn for LmdbRead<'_> {
         let env = &self.store.env;
         self.with_tree(tree, Ranged::default(), |prefix, txn| {
             range_in(env, prefix, txn, start, end, reverse, limit)
+        })
+    }
+
+    /// Each entry lent from the snapshot's page: no copy.
+    fn scan(
+        &self,
+        tree: Tree,
+        start: &[u8],
+        end: Option<&[u8]>,
+        visit: &mut Visit<'_>,
+    ) -> Result<()> {
+        let env = &self.store.env;
+        self.with_tree(tree, (), |prefix, txn| {
+            scan_in(env, prefix, txn, start, end, visit)
         })
     }
 }
