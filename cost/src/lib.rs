@@ -270,6 +270,15 @@ pub fn string_steps(bytes: Option<u64>) -> u64 {
 /// The most bytes of UTF-8 one character takes.
 pub const MAX_UTF8_BYTES: u64 = 4;
 
+/// How many times longer a case mapping (`lower`, `upper`) may make a
+/// string, in characters and in UTF-8 bytes alike: Unicode maps one
+/// character to at most three (`ΐ`, 2 bytes, to `Ϊ́`, 6), never to
+/// more bytes than three times its own. The checker and the plan verifier
+/// bound a case mapping's result by it; the runtime maps with Rust's
+/// `to_lowercase`/`to_uppercase`, and `runtime/src/arithmetic.rs`'s test
+/// checks every character against it.
+pub const CASE_MAPPING_GROWTH: u64 = 3;
+
 /// A string's byte bound `bytes` where its length (in characters) is known
 /// to lie in `length` (an `if` compared it, spec/cost.md §3.1): at most
 /// [`MAX_UTF8_BYTES`] per character. The checker and the plan verifier

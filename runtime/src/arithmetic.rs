@@ -143,3 +143,36 @@ fn division() -> RuntimeError {
         "guard the division with an `if`",
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use rqc_cost::CASE_MAPPING_GROWTH;
+
+    /// Every character's case mappings, as the runtime makes them, within
+    /// `CASE_MAPPING_GROWTH` times its characters and its bytes: the
+    /// checker's and the verifier's bound of `lower(s)` and `upper(s)`.
+    #[test]
+    fn no_case_mapping_grows_a_character_past_the_bound() {
+        let mut largest = (0, 0);
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let own = c.len_utf8();
+            for mapped in [c.to_lowercase().to_string(), c.to_uppercase().to_string()] {
+                let chars = mapped.chars().count() as u64;
+                let bytes = mapped.len() as u64;
+                assert!(chars <= CASE_MAPPING_GROWTH, "{c:?} maps to {mapped:?}");
+                assert!(
+                    bytes <= CASE_MAPPING_GROWTH * own as u64,
+                    "{c:?} maps to {mapped:?}"
+                );
+                largest = largest.max((bytes * 100 / own as u64, chars));
+            }
+        }
+        // The bound is reached, so it is not loose: `ΐ` (2 bytes) to three
+        // characters of 2 bytes each.
+        assert_eq!(largest.0, 300, "{largest:?}");
+        // A string's lower case with a final sigma (context-dependent)
+        // is still within: `Σ` and `ς` are 2 bytes each.
+        let s = "ΑΣ ΑΣ";
+        assert!(s.to_lowercase().len() <= s.len() * CASE_MAPPING_GROWTH as usize);
+    }
+}

@@ -58,8 +58,7 @@ impl Checker<'_> {
             // that bound it: `read_condition_within`).
             if self.conditions_open > 0 && matches!(local.ty, Ty::Bool) {
                 if let Some(condition) = &local.condition {
-                    let flag = crate::cost::Condition::flag((ident.name.clone(), local.binding));
-                    let says = crate::cost::Condition::of_bool_name(flag, Some(condition));
+                    let says = crate::cost::Condition::Named(std::sync::Arc::clone(condition));
                     let says = self.through_aliases(&says);
                     let said = super::narrowing::Comparison::said_by_call(ident.span, says);
                     self.comparisons.push(said);

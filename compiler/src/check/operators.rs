@@ -64,7 +64,8 @@ impl Checker<'_> {
             return Ty::Error;
         }
         // A string's characters are no more than its bytes; a case mapping
-        // may lengthen a string (`ß` to `SS`), so its result is unbounded.
+        // may lengthen a string (`ß` to `SS`), to at most three times its
+        // bytes (`CASE_MAPPING_GROWTH`).
         let (takes, gives) = match (op, ty) {
             (UnaryOp::Length, Ty::Str(bytes)) => {
                 (Ty::string(), Ty::Int(Interval::up_to(bytes.clone())))
@@ -72,6 +73,10 @@ impl Checker<'_> {
             (UnaryOp::Length, _) => (
                 Ty::string(),
                 Ty::Int(Interval::up_to(Poly::unbounded("length"))),
+            ),
+            (UnaryOp::Lower | UnaryOp::Upper, Ty::Str(bytes)) => (
+                Ty::string(),
+                Ty::Str(bytes.times(&Poly::constant(crate::cost::CASE_MAPPING_GROWTH))),
             ),
             (UnaryOp::Lower | UnaryOp::Upper, _) => (Ty::string(), Ty::string()),
             _ => (Ty::any_int("?"), Ty::Float),

@@ -97,9 +97,11 @@ impl<'p> Verifier<'p> {
             (UnOp::Not, Kind::Bool) => Abs::unknown(Kind::Bool, "a value"),
             (UnOp::Length, Kind::Str) => Abs::int(scalar.length()),
             // A case mapping gives at most three characters for one.
-            (UnOp::Lower | UnOp::Upper, Kind::Str) => {
-                Abs::string(scalar.chars.times(&Poly::constant(3)))
-            }
+            (UnOp::Lower | UnOp::Upper, Kind::Str) => Abs::string(
+                scalar
+                    .chars
+                    .times(&Poly::constant(rqc_cost::CASE_MAPPING_GROWTH)),
+            ),
             (UnOp::ToFloat, Kind::Int) => Abs::unknown(Kind::Float, "a value"),
             (_, kind) => return self.wrong_kind(node, kind),
         };
