@@ -65,6 +65,7 @@ impl Checker<'_> {
                     );
                     local.condition = condition;
                     local.definition = definition;
+                    local.in_condition = self.conditions_open > 0;
                     self.bind_local(local);
                 }
                 Stmt::Expr(expr) => {

@@ -65,6 +65,11 @@ pub struct Local {
     /// (`let d = n - 5`): that sum, so that a comparison of the name
     /// narrows the names it was made of (`narrowing.rs`).
     pub definition: Option<Arc<super::narrowing::Side>>,
+    /// Bound by a `let` inside a condition still open (`if { let t = m
+    /// == 2; … } { … }`, a `Bool` function's body): a `Bool` read there by
+    /// what its value says only, not its flag's 0 or 1 too, as the plan
+    /// verifier reads a `let` inside a condition (`narrowing.rs`).
+    pub in_condition: bool,
 }
 
 /// What the checker learnt about a place in the source, for editors.

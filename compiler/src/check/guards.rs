@@ -405,6 +405,15 @@ impl Checker<'_> {
         if let Some(value) = decided {
             return Some(Arc::new(Side::exact(i64::from(value))));
         }
+        // A `Bool` a `let` bound inside the open condition is no flag
+        // there (`Local::in_condition`): what it says stands for it.
+        if let ExprKind::Name(ident) = &arg.kind {
+            if self.local(&ident.name).is_some_and(|l| l.in_condition)
+                && *ty == super::types::Ty::Bool
+            {
+                return None;
+            }
+        }
         self.definition(arg, ty).or_else(|| constant_side(ty))
     }
 

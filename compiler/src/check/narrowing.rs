@@ -398,6 +398,12 @@ impl Checker<'_> {
                 else {
                     return Condition::Opaque;
                 };
+                if local.in_condition {
+                    return local
+                        .condition
+                        .as_ref()
+                        .map_or(Condition::Opaque, |c| Condition::Named(Arc::clone(c)));
+                }
                 let flag =
                     self.through_aliases(&Condition::flag((ident.name.clone(), local.binding)));
                 Condition::of_bool_name(flag, local.condition.as_ref())
@@ -638,6 +644,7 @@ impl Local {
             condition: None,
             fields: Vec::new(),
             definition: None,
+            in_condition: false,
         }
     }
 }
