@@ -36,6 +36,7 @@ fn selected_corpus_diagnostics_read_well() {
         "steps_in_memory",
         "help_sort_reads_index",
         "order_name_shadowed",
+        "strings_case_mapping_length",
         "access_range_ends_as_two_values",
         "fn_value_arity",
         "fn_returned_stream_unlimited",

@@ -159,10 +159,38 @@ impl Checker<'_> {
         }
     }
 
+    /// The entry point's `String` parameter whose length `count` is
+    /// (`length(s)`, `length(upper(s))`): a bound on it bounds the count.
+    fn measured_string_parameter(&self, count: &Expr) -> Option<String> {
+        use crate::syntax::ast::UnaryOp;
+        // `f(x)` of a built-in function of one value (`length(s)`: the
+        // parser writes them as calls).
+        fn applied(e: &Expr) -> Option<(UnaryOp, &Expr)> {
+            let ExprKind::Call(callee, args) = &e.kind else {
+                return None;
+            };
+            let (ExprKind::Name(f), [arg]) = (&callee.kind, args.as_slice()) else {
+                return None;
+            };
+            Some((UnaryOp::function(&f.name)?, arg))
+        }
+        let (UnaryOp::Length, mut inner) = applied(count)? else {
+            return None;
+        };
+        while let Some((UnaryOp::Lower | UnaryOp::Upper, mapped)) = applied(inner) {
+            inner = mapped;
+        }
+        match &inner.kind {
+            ExprKind::Name(n) if self.named_parameter(inner) => Some(n.name.clone()),
+            _ => None,
+        }
+    }
+
     /// E0302: `take(count)` on a stream, where the count has no maximum.
     fn unbounded_count(&mut self, count: &Expr, stream: &StreamTy, why: Option<String>) {
         let shown = crate::syntax::printer::print_expr(count);
         let parameter = self.named_parameter(count);
+        let string = self.measured_string_parameter(count);
         let d = self.error(
             "E0302",
             format!("`take({shown})` bounds nothing: `{shown}` has no upper bound"),
@@ -178,6 +206,12 @@ impl Checker<'_> {
                 "bound `{}` where it is made: from a parameter declared with a bound (`n: Int <= 100`), or tested (`if {} <= 100 {{ … }}`)",
                 n.name, n.name
             )),
+            _ if string.is_some() => {
+                let s = string.as_deref().unwrap_or_default();
+                d.help.push(format!(
+                    "declare a bound on the string: `{s}: String <= 100` (`length` counts its characters, at most its bytes; a case mapping at most triples them)"
+                ));
+            }
             _ => {
                 d.help.push(
                     "take a literal count, or a parameter declared with a bound: `n: Int <= 100`"

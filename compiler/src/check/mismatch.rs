@@ -49,7 +49,19 @@ impl Checker<'_> {
                 "this may be none; handle that first, e.g. `|> flatten()` over a list of options"
                     .to_string()
             }
-            _ => format!("give a `{}` here ({why})", expected.shape()),
+            // `{ x }` is a record of one field, not a block.
+            (expected, Ty::Record(fields))
+                if fields.len() == 1 && !matches!(expected, Ty::Record(_)) =>
+            {
+                let name = &fields[0].0;
+                format!(
+                    "`{{ {name} }}` is a record with one field, `{name}`; for the value itself drop the braces (a block needs a `let`: `{{ let y = {name}; y }}`)"
+                )
+            }
+            _ => {
+                let shape = expected.shape();
+                format!("give {} `{shape}` here ({why})", article(&shape))
+            }
         };
         let (expected, found) = (expected.shape(), found.shape());
         self.error(
@@ -60,5 +72,14 @@ impl Checker<'_> {
         )
         .help
         .push(help);
+    }
+}
+
+/// "an" before a type whose name is read with a vowel first (`Int`), "a"
+/// otherwise.
+fn article(shape: &str) -> &'static str {
+    match shape.trim_start_matches('`').chars().next() {
+        Some('A' | 'E' | 'I' | 'O' | 'U' | 'a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
     }
 }

@@ -186,6 +186,10 @@ fn help_for_unexpected(token: &Token, expected: &[String]) -> String {
             "arithmetic binds tighter than `|>`, so a pipeline is not an operand: wrap it in parentheses, `(xs |> max() |> unwrap_or(0)) {word} 1`"
         );
     }
+    // `s ++ t`, `+x`: there is one `+`, and no unary one.
+    if *token == Token::Plus && expects(expected, "Int") {
+        return "`+` adds two numbers or joins two strings, written between them: `a + b` (there is no `++`, and no unary `+`)".to_string();
+    }
     if comparison && expects(expected, "&&") {
         return "comparisons do not chain: write `a < b && b < c`".to_string();
     }
