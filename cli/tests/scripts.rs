@@ -100,7 +100,13 @@ fn rqc_path_refuses_an_unknown_profile() {
 fn every_script_runs_rqc_through_rqc_path() {
     // A script that builds its own path (`target/release/rqc`) breaks when
     // the target directory is elsewhere.
-    for script in ["demo", "load-memory", "load-vs-sqlite", "disk-full", "nvim-check"] {
+    for script in [
+        "demo",
+        "load-memory",
+        "load-vs-sqlite",
+        "disk-full",
+        "nvim-check",
+    ] {
         let text = std::fs::read_to_string(repo().join("scripts").join(script)).unwrap();
         assert!(
             text.contains("scripts/rqc-path"),

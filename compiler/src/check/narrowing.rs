@@ -424,6 +424,25 @@ impl Checker<'_> {
                     _ => Condition::Opaque,
                 }
             }
+            // A `Bool` chosen by an `if`: `(c && a) || (!c && b)`, `c` what
+            // the `if`'s condition said (recorded by its span as it was
+            // checked, its own records closed then), each branch read as a
+            // condition. The plan verifier reads its `If` the same way.
+            ExprKind::If(c, a, b) => {
+                let Some(said) = recorded
+                    .iter()
+                    .rev()
+                    .find(|r| r.operands == (c.span, c.span))
+                    .map(|r| Arc::new(r.says.clone()))
+                else {
+                    return Condition::Opaque;
+                };
+                let holds = || Box::new(Condition::Named(Arc::clone(&said)));
+                Condition::Or(
+                    Box::new(Condition::And(holds(), read(a))),
+                    Box::new(Condition::And(Box::new(Condition::Not(holds())), read(b))),
+                )
+            }
             // A block of `let`s is its last expression, whose comparisons
             // were recorded as it was checked (`{ let q = z; n <= 5 }`).
             ExprKind::Block(stmts, last) => {
