@@ -21,6 +21,7 @@ mod call_types;
 mod called_values;
 mod calls;
 mod cascades;
+mod condition_reading;
 mod counts;
 mod declared;
 mod deferred;

@@ -34,6 +34,7 @@ mod nested;
 mod overlay;
 mod read_pool;
 mod redb_backend;
+mod salvaging;
 #[cfg(test)]
 mod scan_tests;
 mod seal;
@@ -51,6 +52,7 @@ pub use lmdb_backend::{Access, Converted, LmdbOptions, LmdbStore, LMDB_FILE, MAP
 pub use memory::MemoryStore;
 pub(crate) use nested::{Buffered, Direct};
 pub use redb_backend::{RedbStore, REDB_FILE};
+pub use salvaging::{just_after, salvage_all, Salvaged, Salvaging, SALVAGE_CHUNK};
 pub use sled_backend::SledStore;
 pub(crate) use sled_load::LOAD_ELSEWHERE;
 pub use writer_lock::{busy, waiting, DEFAULT_WAIT, WRITER_LOCK_FILE};
@@ -337,58 +339,6 @@ pub trait ReadTxn {
     }
 }
 
-/// The entries `verify` and `dump` read at a time ([`ReadTxn::salvage`]),
-/// and an install's migrations (`Session::each_chunk`).
-pub const SALVAGE_CHUNK: usize = 4096;
-
-/// Makes `start` the first key after `last`: where a read of a tree a
-/// chunk at a time resumes, so that no key is read twice or skipped.
-pub fn just_after(last: &[u8], start: &mut Vec<u8>) {
-    start.clear();
-    start.extend_from_slice(last);
-    start.push(0);
-}
-
-/// Every entry of `tree` read past damage, a chunk at a time, kept whole.
-pub fn salvage_all(txn: &dyn ReadTxn, tree: Tree) -> Result<Vec<Salvaged>> {
-    let mut from = Salvaging::default();
-    let mut all = Vec::new();
-    while !from.done() {
-        all.extend(txn.salvage(tree, &mut from, SALVAGE_CHUNK)?);
-    }
-    Ok(all)
-}
-
-/// Where a salvaging read of a whole tree is ([`ReadTxn::salvage`]).
-#[derive(Clone, Debug, Default)]
-pub struct Salvaging {
-    /// The first key the next chunk reads.
-    start: Vec<u8>,
-    /// The link the next entry should hold, when the one before it is
-    /// known (`store::chain`).
-    expected: Option<u32>,
-    /// Whether any entry was read yet.
-    begun: bool,
-    done: bool,
-}
-
-impl Salvaging {
-    /// Whether the tree is read to its end.
-    pub fn done(&self) -> bool {
-        self.done
-    }
-
-    /// Moves past a chunk whose last key was `last`; `end` when it was
-    /// the tree's last.
-    fn read(&mut self, last: Option<&[u8]>, end: bool) {
-        if let Some(last) = last {
-            just_after(last, &mut self.start);
-            self.begun = true;
-        }
-        self.done |= end;
-    }
-}
-
 /// One read of a [`ReadTxn::read_batch`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum BatchRead {
@@ -435,9 +385,6 @@ pub struct Ranged {
     pub before: Option<(Vec<u8>, Vec<u8>)>,
     pub after: Option<(Vec<u8>, Vec<u8>)>,
 }
-
-/// An entry read past damage: its key, and its value or why it is unreadable.
-pub type Salvaged = (Vec<u8>, Result<Vec<u8>>);
 
 /// A read-write transaction: its reads see its own writes.
 pub trait WriteTxn: ReadTxn {

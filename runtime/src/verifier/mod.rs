@@ -32,6 +32,7 @@ mod bounds;
 mod claims;
 mod columns;
 mod combinators;
+mod condition_reading;
 mod elements;
 mod heads;
 mod inputs;
