@@ -1,4 +1,4 @@
-//! Reading a checked `Bool` expression as a condition: its comparisons' records found again by their spans, under `!`, `&&`, `||`, `==` of two `Bool`s, a block's `let`s, an `if` choosing between two, a name's flag and what its `let` said (spec/cost.md §3.1).
+//! Reading a checked `Bool` expression as a condition: its comparisons' records found again by their spans, under `!`, `&&`, `||`, `==` of two `Bool`s, a block's `let`s, a name's flag and what its `let` said (spec/cost.md §3.1).
 
 use super::expr::Checker;
 use super::narrowing::{Comparison, Condition, ConditionMark};
@@ -131,25 +131,6 @@ impl Checker<'_> {
                         .map_or(Condition::Opaque, |c| c.says.clone()),
                     _ => Condition::Opaque,
                 }
-            }
-            // A `Bool` chosen by an `if`: `(c && a) || (!c && b)`, `c` what
-            // the `if`'s condition said (recorded by its span as it was
-            // checked, its own records closed then), each branch read as a
-            // condition. The plan verifier reads its `If` the same way.
-            ExprKind::If(c, a, b) => {
-                let Some(said) = recorded
-                    .iter()
-                    .rev()
-                    .find(|r| r.operands == (c.span, c.span))
-                    .map(|r| Arc::new(r.says.clone()))
-                else {
-                    return Condition::Opaque;
-                };
-                let holds = || Box::new(Condition::Named(Arc::clone(&said)));
-                Condition::Or(
-                    Box::new(Condition::And(holds(), read(a))),
-                    Box::new(Condition::And(Box::new(Condition::Not(holds())), read(b))),
-                )
             }
             // A block of `let`s is its last expression, whose comparisons
             // were recorded as it was checked (`{ let q = z; n <= 5 }`).

@@ -508,15 +508,6 @@ impl<'p> Checker<'p> {
                 let mark = self.begin_condition();
                 let c = self.check(cond);
                 let condition = Arc::new(self.condition(cond, mark));
-                // Inside another condition (`let ok = if c { n <= 100 } else
-                // { n <= 10 }`), what this one says is found again by its
-                // span (`read_condition_within`: the `if` read as `(c &&
-                // a) || (!c && b)`); its own records were closed above.
-                if self.conditions_open > 0 {
-                    let said = (*condition).clone();
-                    self.comparisons
-                        .push(super::narrowing::Comparison::said_by_call(cond.span, said));
-                }
                 self.expect_type(&Ty::Bool, &c.ty, cond.span, "an `if` condition is a Bool");
                 // Each branch sees what the condition proves (or disproves)
                 // of the integers it compares.

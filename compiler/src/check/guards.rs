@@ -432,18 +432,22 @@ impl Checker<'_> {
         if self.conditions_open == 0 {
             return;
         }
+        // The application's own records (its body's comparisons, found by
+        // their spans) are read here and then dropped, whatever the
+        // callee: an application of the same lambda around this one (`p(m,
+        // y => p(0, …))`) reads its body's comparisons at the same spans,
+        // and must find its own, never this one's (adversary round 58: the
+        // outer read `x <= 50` with the inner `x` = 0, and proved a bound a
+        // run read past, E0599).
+        let from = from.min(self.comparisons.len());
+        let recorded = self.comparisons.split_off(from);
         let super::types::Ty::Fns(candidates) = callee else {
             return;
         };
         let [super::types::FnCandidate::Lambda(lambda)] = candidates.as_slice() else {
             return;
         };
-        let from = from.min(self.comparisons.len());
-        let says = self.read_condition_within(
-            &lambda.body,
-            &self.comparisons[from..],
-            &crate::cost::Hidden::Every,
-        );
+        let says = self.read_condition_within(&lambda.body, &recorded, &crate::cost::Hidden::Every);
         let says = self.through_aliases(&says);
         // Made in another check of a body, it says nothing of the values
         // it captured there (`rqc_cost::said_where_applied`).

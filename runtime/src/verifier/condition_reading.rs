@@ -1,4 +1,4 @@
-//! Reading a plan's `Bool` node as a condition, as the checker reads the source (`compiler/src/check/condition_reading.rs`): comparisons found among those recorded, under `!`, `&&`, `||`, `==` of two `Bool`s, `let`s inside the condition, an `If` choosing between two, a name's flag and what its `let` said (spec/cost.md §3.1).
+//! Reading a plan's `Bool` node as a condition, as the checker reads the source (`compiler/src/check/condition_reading.rs`): comparisons found among those recorded, under `!`, `&&`, `||`, `==` of two `Bool`s, `let`s inside the condition, a name's flag and what its `let` said (spec/cost.md §3.1).
 
 use super::abstract_value::{Abs, Kind};
 use super::narrowing::{relation, Comparison, Condition, Named};
@@ -16,7 +16,6 @@ pub(super) fn skeleton(cond: &Node) -> Vec<*const Node> {
             Op::Unary(UnOp::Not, inner) => work.push(inner),
             Op::Binary(BinOp::And | BinOp::Or, a, b) => work.extend([&**a, &**b]),
             Op::Let(_, value, body) => work.extend([&**value, &**body]),
-            Op::If(c, a, b) => work.extend([&**c, &**a, &**b]),
             Op::Binary(op, a, b) => match bool_literal_test(node) {
                 Some((tested, _)) => work.push(tested),
                 // A test of two `Bool`s reads each (`equal_outcomes`).
@@ -167,16 +166,6 @@ fn read_within_lets<'p>(
                 Some(named) => super::elements::through_aliases(&Condition::flag(named), scope),
                 None => Condition::Opaque,
             }
-        }
-        // A `Bool` chosen by an `if`: `(c && a) || (!c && b)`, as the
-        // checker's `read_condition_within`.
-        Op::If(c, a, b) => {
-            let said = Arc::new(*read(c));
-            let holds = || Box::new(Condition::Named(Arc::clone(&said)));
-            Condition::Or(
-                Box::new(Condition::And(holds(), read(a))),
-                Box::new(Condition::And(Box::new(Condition::Not(holds())), read(b))),
-            )
         }
         // A block of `let`s is its last expression (`{ let q = z; n <= 5 }`).
         Op::Let(name, value, body) => {

@@ -203,13 +203,12 @@ impl<'p> Verifier<'p> {
         let mark = self.begin_condition(body);
         let applied = self.apply(node, f, args, sums);
         self.close(body);
-        let from = mark.min(self.comparisons.len());
-        let says = read_condition_within(
-            body,
-            &self.comparisons[from..],
-            (&None, &[]),
-            &Hidden::Every,
-        );
+        // The application's own records, read here and then dropped: an
+        // application of the same lambda around this one reads its body's
+        // comparisons at the same nodes, and must find its own (as the
+        // checker's `record_lambda_guard`; adversary round 58, E0599).
+        let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
+        let says = read_condition_within(body, &recorded, (&None, &[]), &Hidden::Every);
         // Each argument that is an alias read through here, as a
         // comparison written here is (the checker's `record_guard`).
         let says = super::elements::through_aliases(&says, scope);
