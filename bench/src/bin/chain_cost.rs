@@ -1,6 +1,12 @@
 //! `chain-cost`: what the chain of entries costs an insert over checksums alone, and rqc's whole insert over the same puts on bare LMDB, measured side by side (issue 35 §1, §3).
 //!
-//! `cargo run --release -p rqc-bench --bin chain-cost -- [--rows 100000] [--inserts 20000] [--batch 100] [--tmp DIR]`
+//! `cargo run --release -p rqc-bench --bin chain-cost -- [--rows 100000] [--inserts 20000] [--batch 100] [--durability none|normal|full] [--tmp DIR]`
+//!
+//! At `--durability` (default `none`) every system commits at the matching
+//! level: rqc's and the store's databases at that level, raw LMDB with
+//! `MDB_NOSYNC` (`none`), `MDB_NOMETASYNC` (`normal`) or neither (`full`,
+//! its own durable commit: the sync floor), SQLite with `synchronous=OFF`,
+//! `NORMAL` or `FULL`.
 //!
 //! Four LMDB databases of rqc's (`none` durability, storage format 4): three
 //! written through the runtime's store layer as an insert with two
@@ -35,7 +41,7 @@
 //! This driver reaches below the embedding API on purpose: the chain is a
 //! layer of the store, and only there can it be switched off to compare.
 
-#[allow(dead_code)] // the drivers' shared options; this one takes no durability
+#[allow(dead_code)] // the drivers' shared options
 #[path = "../args.rs"]
 mod args;
 
@@ -111,9 +117,14 @@ fn values(i: u64) -> [i64; 3] {
 }
 
 impl System {
-    fn new(name: &'static str, tmp: &str, wrap: fn(LmdbStore) -> Box<dyn Store>) -> System {
+    fn new(
+        name: &'static str,
+        tmp: &str,
+        durability: Durability,
+        wrap: fn(LmdbStore) -> Box<dyn Store>,
+    ) -> System {
         let dir = tempfile::tempdir_in(tmp).expect("scratch directory");
-        let lmdb = LmdbStore::open(dir.path(), Durability::None).expect("open LMDB");
+        let lmdb = LmdbStore::open(dir.path(), durability).expect("open LMDB");
         let store = wrap(lmdb);
         let trees = [store.tree("T"), store.tree("T.by_b"), store.tree("T.by_c")];
         System {
@@ -124,11 +135,11 @@ impl System {
         }
     }
 
-    fn rqc(tmp: &str) -> System {
+    fn rqc(tmp: &str, durability: Durability) -> System {
         let dir = tempfile::tempdir_in(tmp).expect("scratch directory");
         let options = OpenOptions {
             backend: Some(Backend::Lmdb),
-            durability: rqc::Durability::None,
+            durability,
             ..OpenOptions::default()
         };
         let mut db = Database::open_with(dir.path(), options).expect("open rqc");
@@ -141,14 +152,18 @@ impl System {
         }
     }
 
-    fn heed(tmp: &str) -> System {
+    fn heed(tmp: &str, durability: Durability) -> System {
         let dir = tempfile::tempdir_in(tmp).expect("scratch directory");
         let mut options = heed::EnvOpenOptions::new();
         options.map_size(64 << 30);
         // SAFETY: the environment is opened once, by this process alone,
         // with a documented combination of flags.
-        let env =
-            unsafe { options.flags(heed::EnvFlags::NO_SYNC).open(dir.path()) }.expect("open LMDB");
+        let flags = match durability {
+            Durability::None => heed::EnvFlags::NO_SYNC,
+            Durability::Normal => heed::EnvFlags::NO_META_SYNC,
+            Durability::Full => heed::EnvFlags::empty(),
+        };
+        let env = unsafe { options.flags(flags).open(dir.path()) }.expect("open LMDB");
         // Open for the whole run: the database handle borrows it.
         let env: &'static heed::Env = Box::leak(Box::new(env));
         let wtxn = env.write_txn().expect("begin");
@@ -168,14 +183,19 @@ impl System {
         }
     }
 
-    fn sqlite(tmp: &str) -> System {
+    fn sqlite(tmp: &str, durability: Durability) -> System {
         let dir = tempfile::tempdir_in(tmp).expect("scratch directory");
         let conn = rusqlite::Connection::open(dir.path().join("t.db")).expect("open SQLite");
-        conn.execute_batch(
-            "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;
+        let synchronous = match durability {
+            Durability::None => "OFF",
+            Durability::Normal => "NORMAL",
+            Durability::Full => "FULL",
+        };
+        conn.execute_batch(&format!(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous={synchronous};
              CREATE TABLE T (a INTEGER PRIMARY KEY, b INTEGER NOT NULL, c INTEGER NOT NULL);
-             CREATE INDEX by_b ON T (b, c); CREATE INDEX by_c ON T (c, b);",
-        )
+             CREATE INDEX by_b ON T (b, c); CREATE INDEX by_c ON T (c, b);"
+        ))
         .expect("schema");
         System {
             name: "sqlite",
@@ -274,21 +294,22 @@ fn main() {
     let tmp = args
         .value("--tmp")
         .unwrap_or_else(|| std::env::temp_dir().display().to_string());
+    let durability = args.durability(Durability::None);
     let mut systems = [
-        System::new("lmdb", &tmp, |s| Box::new(s)),
-        System::new("crc", &tmp, |s| {
+        System::new("lmdb", &tmp, durability, |s| Box::new(s)),
+        System::new("crc", &tmp, durability, |s| {
             Box::new(
                 Checked::unchained(Box::new(s))
                     .identified()
                     .expect("identity"),
             )
         }),
-        System::new("chain", &tmp, |s| {
+        System::new("chain", &tmp, durability, |s| {
             Box::new(Checked::new(Box::new(s)).identified().expect("identity"))
         }),
-        System::rqc(&tmp),
-        System::heed(&tmp),
-        System::sqlite(&tmp),
+        System::rqc(&tmp, durability),
+        System::heed(&tmp, durability),
+        System::sqlite(&tmp, durability),
     ];
     for system in &systems {
         for start in (0..rows).step_by(50_000) {
@@ -316,7 +337,7 @@ fn main() {
         next = end;
     }
     println!(
-        "{inserts} inserts (table + 2 indexes, one commit each) over {rows} rows, in batches of {batch}, {:.1} s",
+        "{inserts} inserts (table + 2 indexes, one commit each, durability {durability:?}) over {rows} rows, in batches of {batch}, {:.1} s",
         started.elapsed().as_secs_f64()
     );
     println!("| system | µs per insert: median (p25–p75) |");
