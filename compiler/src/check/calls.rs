@@ -580,8 +580,11 @@ impl Checker<'_> {
         if let Some(template) = &guard {
             self.record_guard_said(span, template, &sums, &said);
         }
+        // Its value is the argument's: it says what the argument says
+        // (`gid(n <= 10)` proves `n <= 10`; the verifier reads the inlined
+        // body, the argument bound by a `let` read as what its value says).
         if let Some(says) = passes_on.and_then(|i| said.get(i)?.clone()) {
-            self.record_passed_on(span, says);
+            self.record_said(span, says);
         }
         // A function that returns a parameter itself gives a predicate a
         // function made back as the caller knows it (`passg(le(10))`

@@ -9,7 +9,7 @@
 //! may be the one).
 
 use super::expr::Checker;
-use super::narrowing::{Comparison, Condition, ConditionMark, Named};
+use super::narrowing::{Condition, ConditionMark, Named};
 use super::types::Ty;
 use crate::span::Span;
 use crate::syntax::ast::{Expr, ExprKind};
@@ -84,8 +84,7 @@ impl Checker<'_> {
         }
         // A list that is an alias of another (a parameter given `xs`, `let
         // ys = xs`): the same of that list too, a second reading.
-        let says = self.through_aliases(&Condition::elements(all, list, element, says));
-        self.comparisons.push(Comparison::said_by_call(span, says));
+        self.record_said(span, Condition::elements(all, list, element, says));
     }
 }
 

@@ -56,17 +56,14 @@ impl Checker<'_> {
             // condition, says what it does, found again by its span where
             // the name no longer resolves (the last expression of a block
             // that bound it: `read_condition_within`).
-            if self.conditions_open > 0 && matches!(local.ty, Ty::Bool) {
-                if let Some(condition) = &local.condition {
-                    let says = crate::cost::Condition::Named(std::sync::Arc::clone(condition));
-                    let says = self.through_aliases(&says);
-                    let said = super::narrowing::Comparison::said_by_call(ident.span, says);
-                    self.comparisons.push(said);
-                }
+            let said = matches!(local.ty, Ty::Bool)
+                .then(|| local.condition.clone())
+                .flatten();
+            let (ty, tir) = (self.defined_now(local), local.tir.clone());
+            if let Some(condition) = said {
+                self.record_said(ident.span, crate::cost::Condition::Named(condition));
             }
-            let local = self.local(&ident.name).expect("found above");
-            let ty = self.defined_now(local);
-            return Checked::new(ty, copied, local.tir.clone());
+            return Checked::new(ty, copied, tir);
         }
         match ident.name.as_str() {
             "desc" => return Checked::new(Ty::Order, Cost::zero(), TExpr::Order(true)),
@@ -326,9 +323,7 @@ impl Checker<'_> {
         // (`read_condition_within`).
         if self.conditions_open > 0 && ty == Ty::Bool {
             if let Some(named) = self.named(expr) {
-                let says = self.through_aliases(&crate::cost::Condition::flag(named));
-                let said = super::narrowing::Comparison::said_by_call(expr.span, says);
-                self.comparisons.push(said);
+                self.record_said(expr.span, crate::cost::Condition::flag(named));
             }
         }
         let base = Box::new(checked.tir);

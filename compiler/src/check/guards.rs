@@ -489,26 +489,7 @@ impl Checker<'_> {
         }
         // Each argument that is an alias (`let ys = xs; small(ys)`) read
         // through here, as a comparison written here is.
-        let says = self.through_aliases(&filled_with(template, sums, said));
-        if says != Condition::Opaque {
-            self.comparisons.push(Comparison::said_by_call(span, says));
-        }
-    }
-}
-
-impl Checker<'_> {
-    /// Records that the call at `span` of a function returning its
-    /// parameter itself (`fn gid(x: T) -> T = x`: `FnSig::returns_param`)
-    /// says `says`, what its `Bool` argument there says (`gid(n <= 10)`
-    /// proves `n <= 10`): its value is the argument's. The verifier reads
-    /// the inlined body, the argument bound by a `let` whose name it reads
-    /// as what its value says.
-    pub(super) fn record_passed_on(&mut self, span: crate::span::Span, says: Condition) {
-        if self.conditions_open == 0 || says == Condition::Opaque {
-            return;
-        }
-        let says = self.through_aliases(&says);
-        self.comparisons.push(Comparison::said_by_call(span, says));
+        self.record_said(span, filled_with(template, sums, said));
     }
 }
 

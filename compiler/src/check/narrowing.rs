@@ -65,6 +65,20 @@ pub struct ConditionMark {
 }
 
 impl Checker<'_> {
+    /// Records that the expression at `span` says `says` (a call, a flag,
+    /// a `let`-bound name), read through every alias its names are, found
+    /// again by its span (`read_condition_within`); nothing where no
+    /// condition is open, or it says nothing.
+    pub(super) fn record_said(&mut self, span: Span, says: Condition) {
+        if self.conditions_open == 0 || says == Condition::Opaque {
+            return;
+        }
+        let says = self.through_aliases(&says);
+        if says != Condition::Opaque {
+            self.comparisons.push(Comparison::said_by_call(span, says));
+        }
+    }
+
     /// Records `a op b` when both are `Int`s, or one an `Int?` (called by
     /// the check of a comparison).
     pub(super) fn record_comparison(

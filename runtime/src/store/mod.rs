@@ -326,7 +326,7 @@ pub trait ReadTxn {
     fn salvage(&self, tree: Tree, from: &mut Salvaging, limit: usize) -> Result<Vec<Salvaged>> {
         let mut entries: Vec<Salvaged> = Vec::with_capacity(limit.min(SALVAGE_CHUNK));
         if limit > 0 {
-            self.scan(tree, &from.start.clone(), None, &mut |key, value| {
+            self.scan(tree, &from.start, None, &mut |key, value| {
                 entries.push((key.to_vec(), Ok(value.to_vec())));
                 Ok(entries.len() < limit)
             })?;
