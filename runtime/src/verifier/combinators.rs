@@ -163,11 +163,19 @@ impl<'p> Verifier<'p> {
                 let applied = f.as_ref().map(|f| self.apply_over(node, f, &element, &k));
                 let element = match predicate {
                     Some((param, body, mark, named)) => {
-                        let kept = match named {
-                            Some(_) => self.condition_of_body(body, mark),
-                            None => self.condition(body, mark, scope),
-                        };
                         let param = (param.as_str(), self.last_lambda_params.first().copied());
+                        let kept = match (named, param.1) {
+                            (Some(_), _) => self.condition_of_body(body, mark),
+                            // Read where its body ran: its parameter the
+                            // element, so a `Bool` part of it (`r.f`) is
+                            // read as the checker reads it, true where it
+                            // held, and an outer name it hides is not read.
+                            (None, Some(id)) => {
+                                let inner = super::scope::bound(scope, param.0, id, &element);
+                                self.condition(body, mark, &inner)
+                            }
+                            (None, None) => self.condition(body, mark, scope),
+                        };
                         // A closure made in another evaluation of a body
                         // says of what it captured only their ranges, as
                         // the checker's `predicate_says`.

@@ -35,3 +35,16 @@ pub(super) fn find<'s, 'p>(scope: &'s Scope<'p>, name: &str) -> Option<&'s Bindi
     }
     None
 }
+
+/// `scope` with `name` bound on top to `value` under the identity `id`
+/// (a lambda's parameter, as its application bound it: `apply.rs`).
+pub(super) fn bound<'p>(scope: &Scope<'p>, name: &'p str, id: u64, value: &Abs<'p>) -> Scope<'p> {
+    Some(Rc::new(Binding {
+        name,
+        value: value.clone(),
+        id,
+        condition: None,
+        definition: None,
+        outer: scope.clone(),
+    }))
+}
