@@ -47,6 +47,7 @@ fn selected_corpus_diagnostics_read_well() {
         "help_min_of_two_numbers",
         "help_function_made_from_an_unbounded_value",
         "fn_count_as_a_sum_of_parameters",
+        "help_repeated_call_in_a_clamp",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

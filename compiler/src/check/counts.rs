@@ -212,6 +212,13 @@ impl Checker<'_> {
                     "declare a bound on the string: `{s}: String <= 100` (`length` counts its characters, at most its bytes; a case mapping at most triples them)"
                 ));
             }
+            _ if repeated_call(count).is_some() => {
+                let call = repeated_call(count).unwrap_or_default();
+                let named = shown.replace(&call, "l");
+                d.help.push(format!(
+                    "compute `{call}` once and test the name: `let l = {call};`, then `take({named})` (each call is a value of its own to the checker, so a test of one bounds no other)"
+                ));
+            }
             _ => {
                 d.help.push(
                     "take a literal count, or a parameter declared with a bound: `n: Int <= 100`"
@@ -233,6 +240,26 @@ impl Checker<'_> {
             access => format!("`{access}` may hold any number of rows"),
         });
     }
+}
+
+/// A call (`limit_of(n)`) that an `if` inside `count` compares in its
+/// condition and also gives as a branch, written the same: the shape of
+/// `take(if limit_of(n) > 50 { 50 } else { limit_of(n) })`, printed.
+fn repeated_call(count: &Expr) -> Option<String> {
+    use crate::syntax::ast::BinaryOp::{Gt, GtEq, Lt, LtEq};
+    use crate::syntax::printer::print_expr;
+    let ExprKind::If(cond, then, otherwise) = &count.kind else {
+        return None;
+    };
+    let ExprKind::Binary(Lt | LtEq | Gt | GtEq, a, b) = &cond.kind else {
+        return None;
+    };
+    let branches = [print_expr(then), print_expr(otherwise)];
+    [a, b]
+        .into_iter()
+        .filter(|side| matches!(side.kind, ExprKind::Call(..) | ExprKind::Pipe(..)))
+        .map(|side| print_expr(side))
+        .find(|shown| branches.contains(shown))
 }
 
 /// A count's upper end, when it has one, and otherwise why not (for the
