@@ -5,12 +5,12 @@ use super::expr::{Checked, Checker};
 use super::measures::{self, Bindings};
 use super::modules::Symbol;
 use super::narrowing::Condition;
-use super::passing::{self, kept_unapplied, unbound_parameters};
+use super::passing;
 use super::schema_types::STREAM_PARAMETER;
 use super::tir::TExpr;
-use super::type_binding::{bind, merge_bindings};
+use super::type_binding::merge_bindings;
 use super::types::Ty;
-use super::unknown_args::{unknown_after_error, unknown_generics};
+use super::unknown_args::unknown_generics;
 use crate::cost::Cost;
 use crate::span::Span;
 use crate::syntax::ast::{DefKind, Expr, ExprKind};
@@ -291,7 +291,6 @@ impl Checker<'_> {
         // expected parameter types may use the former).
         // Functions the callee only passes back, whose parameter types
         // nothing here fixes: returned as they are (`passing.rs`).
-        let mut kept: Vec<(usize, Ty)>;
         for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i) && !sig.params[i].1.holds_fn()) {
             let Some(arg_ty) = &arg_tys[i] else {
                 continue;
@@ -301,161 +300,19 @@ impl Checker<'_> {
             merge_bindings(&mut bindings, &own);
             origins.push((own, args[i].span));
         }
-        // Then functions: lambdas written here and function values, each
-        // once the call fixes its parameter types (checking one may bind a
-        // type parameter another's parameters need: `ag(f: T -> U, g: V ->
-        // T, x: V)` resolves `g` first, whether either is a lambda or a
-        // definition named as a value).
-        // Functions the callee feeds a type parameter's values (`f: T ->
-        // T`, `g: T -> T`) are all checked at one `T` that holds what each
-        // returns: the first widens `T` to its own fixed point
-        // (`self_applied.rs`), and one resolved after it that returns
-        // more has every function resolved again from the wider `T`
-        // (`fed_types.rs`).
-        let mut fed_types =
-            super::fed_types::FedTypes::start(self, &generics, &bindings, &origins, &tirs);
-        // Each function given, as resolved at the call's final types.
-        let mut given_fns: Vec<Option<Ty>> = vec![None; args.len()];
-        loop {
-            kept = Vec::new();
-            let mut pending: Vec<usize> = (0..args.len())
-                .filter(|&i| is_lambda_for_fn(i) || sig.params[i].1.holds_fn())
-                .collect();
-            // The functions taken from `pending` so far, in turn.
-            let mut resolved: Vec<usize> = Vec::new();
-            while !pending.is_empty() {
-                // And one whose parameters are costed at another's result
-                // (`f(g(x))`: `f` at `g()`) after that one, which binds it.
-                let waits = |i: usize| {
-                    let Ty::Fn(func) = &sig.params[i].1 else {
-                        return false;
-                    };
-                    let later: std::collections::BTreeSet<_> = pending
-                        .iter()
-                        .filter(|&&j| j != i)
-                        .flat_map(|&j| measures::generic_vars(&sig.params[j].1))
-                        .collect();
-                    func.params
-                        .iter()
-                        .any(|p| measures::generic_vars(p).iter().any(|v| later.contains(v)))
-                };
-                let ready = |i: usize| !unbound_parameters(&sig.params[i].1, &generics);
-                // A function fed its own results first, so that the `T` it may
-                // widen is the one every other function is checked at.
-                let fed = |i: usize| super::self_applied::fed_type(&sig, i, &resolved).is_some();
-                let next = pending
-                    .iter()
-                    .position(|&i| ready(i) && !waits(i) && fed(i))
-                    .or_else(|| pending.iter().position(|&i| ready(i) && !waits(i)))
-                    .or_else(|| pending.iter().position(|&i| ready(i)))
-                    .unwrap_or(0);
-                let i = pending.remove(next);
-                resolved.push(i);
-                if !is_lambda_for_fn(i) {
-                    // A function value (or a value holding functions).
-                    let pty = &sig.params[i].1;
-                    let Some(arg_ty) = arg_tys[i].clone() else {
-                        continue;
-                    };
-                    if kept_unapplied(&sig, i, &generics) {
-                        kept.push((i, arg_ty));
-                        continue;
-                    }
-                    // Measures of this parameter not bound yet stay variables:
-                    // they are bound to the argument's just below.
-                    let resolve_at = |me: &mut Self,
-                                      at: &Ty,
-                                      generics: &BTreeMap<String, Ty>,
-                                      bindings: &Bindings| {
-                        let expected = at
-                            .substitute_generics(generics)
-                            .map_polys(&|p| measures::instantiate_bound(p, bindings));
-                        let resolved =
-                            me.resolve_functions(&arg_ty, &expected, args[i].span, &name);
-                        me.fits(&resolved, &expected, args[i].span, &format!("`{name}`"));
-                        (resolved.clone(), resolved)
-                    };
-                    let found = self.fed_argument(
-                        (&sig, i, &name, &resolved[..resolved.len() - 1]),
-                        args[i].span,
-                        &mut generics,
-                        &mut bindings,
-                        &resolve_at,
-                    );
-                    fed_types.returned(&sig, i, &found, &generics);
-                    given_fns[i] = Some(found.clone());
-                    bind(pty, &found, &mut generics);
-                    unknown_after_error(pty, &found, &mut generics);
-                    let mut own = Bindings::new();
-                    measures::bind(pty, &found, &mut own);
-                    merge_bindings(&mut bindings, &own);
-                    origins.push((own, args[i].span));
-                    continue;
-                }
-                if kept_unapplied(&sig, i, &generics) {
-                    let checked = self.check(args[i]);
-                    kept.push((i, checked.ty));
-                    tirs[i] = Some(checked.tir);
-                    continue;
-                }
-                let (param, pty) = &sig.params[i];
-                let ExprKind::Lambda(params, body) = &args[i].kind else {
-                    unreachable!("filtered to lambdas")
-                };
-                let span = args[i].span;
-                let check_at = |me: &mut Self,
-                                at: &Ty,
-                                generics: &BTreeMap<String, Ty>,
-                                bindings: &Bindings| {
-                    let expected = me.expected_param(at, generics, bindings);
-                    let checked = match &expected {
-                        Ty::Fn(f) if f.params.len() == params.len() => {
-                            let checked = me.check_lambda(params, body, &f.params);
-                            me.result_within_its_type(
-                                pty,
-                                &checked.ty,
-                                generics,
-                                bindings,
-                                span,
-                                &name,
-                            );
-                            checked
-                        }
-                        _ => {
-                            let why = format!("parameter `{param}` of `{name}`");
-                            me.mismatch(&expected, &Ty::Error, span, why);
-                            Checked::error()
-                        }
-                    };
-                    let ty = checked.ty.clone();
-                    (checked, ty)
-                };
-                let checked = self.fed_argument(
-                    (&sig, i, &name, &resolved[..resolved.len() - 1]),
-                    span,
-                    &mut generics,
-                    &mut bindings,
-                    &check_at,
-                );
-                fed_types.returned(&sig, i, &checked.ty, &generics);
-                given_fns[i] = Some(checked.ty.clone());
-                let names = (param.as_str(), name.as_str());
-                self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, false);
-                unknown_after_error(pty, &checked.ty, &mut generics);
-                let mut own = Bindings::new();
-                measures::bind(pty, &checked.ty, &mut own);
-                merge_bindings(&mut bindings, &own);
-                origins.push((own, args[i].span));
-                tirs[i] = Some(checked.tir);
-            }
-            if !fed_types.again(
-                self,
-                span,
-                (&mut generics, &mut bindings, &mut origins, &mut tirs),
-            ) {
-                break;
-            }
-        }
+        // Then functions, each once the call fixes its parameter types
+        // (`call_functions.rs`).
+        let site = super::call_functions::CallSite {
+            span,
+            name: &name,
+            sig: &sig,
+            args,
+            arg_tys: &arg_tys,
+        };
+        let (kept, given_fns) = self.resolve_call_functions(
+            &site,
+            (&mut generics, &mut bindings, &mut origins, &mut tirs),
+        );
         // A type parameter the callee compares may not be a stream or a function.
         for generic in &sig.inspects {
             if let Some(bound) = generics.get(generic) {

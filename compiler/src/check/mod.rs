@@ -17,6 +17,7 @@ mod island_stream;
 pub use broken::Broken;
 mod application_errors;
 mod call_errors;
+mod call_functions;
 mod call_types;
 mod called_values;
 mod calls;
