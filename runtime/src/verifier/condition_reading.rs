@@ -57,6 +57,10 @@ pub(super) fn read_condition<'p>(
 struct Lets<'l, 'p> {
     name: &'p str,
     said: Option<Arc<Condition<'p>>>,
+    /// The value it names when bound to one (`let r2 = r`, `let q =
+    /// p.inner`): a part of the name is that part of the value, as the
+    /// checker reads a field of an alias (`through_aliases`).
+    alias: Option<Named<'p>>,
     outer: Option<&'l Lets<'l, 'p>>,
 }
 
@@ -157,12 +161,17 @@ fn read_within_lets<'p>(
             while let Op::Column(base, _) | Op::Field(base, _) = &root.op {
                 root = base;
             }
-            let visible = match &root.op {
-                Op::Var(name) => !hides(name),
-                Op::Param(_) => *hidden != Hidden::Every,
-                _ => false,
+            let named = match &root.op {
+                // A part of a `let` inside the condition bound to a named
+                // value: that part of the value (`{ let r2 = r; r2.f }`).
+                Op::Var(name) if hides(name) => let_of(lets, name)
+                    .and_then(|l| l.alias.clone())
+                    .and_then(|alias| alias.with_parts_of(cond, root)),
+                Op::Var(_) => Named::of(cond, scope),
+                Op::Param(_) if *hidden != Hidden::Every => Named::of(cond, scope),
+                _ => None,
             };
-            match Named::of(cond, scope).filter(|n| visible && n.holds_a_bool(scope, params)) {
+            match named.filter(|n| n.holds_a_bool(scope, params)) {
                 Some(named) => super::elements::through_aliases(&Condition::flag(named), scope),
                 None => Condition::Opaque,
             }
@@ -173,9 +182,16 @@ fn read_within_lets<'p>(
             let said = (said != Condition::Opaque
                 && said.fits_within(rqc_cost::MAX_KEPT_CONDITION))
             .then(|| Arc::new(said));
+            let alias = match &value.op {
+                Op::Var(outer) if hides(outer) => let_of(lets, outer).and_then(|l| l.alias.clone()),
+                Op::Var(_) | Op::Param(_) if *hidden == Hidden::Every => None,
+                Op::Var(_) | Op::Param(_) => Named::of(value, scope),
+                _ => None,
+            };
             let inner = Lets {
                 name,
                 said,
+                alias,
                 outer: lets,
             };
             read_within_lets(body, recorded, values, (hidden, Some(&inner)))

@@ -123,6 +123,25 @@ impl<'p> Named<'p> {
         Some(named)
     }
 
+    /// This value's part that `part` reads of `root` (`r2.f` of `r2`, a
+    /// chain of columns and fields down to `root`): the same part of what
+    /// this names.
+    pub(super) fn with_parts_of(mut self, part: &'p Node, root: &'p Node) -> Option<Named<'p>> {
+        let mut steps = Vec::new();
+        let mut at = part;
+        while !std::ptr::eq(at, root) {
+            let (base, step) = match &at.op {
+                Op::Column(base, column) => (base, Step::Column(column.position)),
+                Op::Field(base, field) => (base, Step::Field(field)),
+                _ => return None,
+            };
+            steps.push(step);
+            at = base;
+        }
+        self.path.extend(steps.into_iter().rev());
+        Some(self)
+    }
+
     /// The value this names, in `scope` with `params`: its root's value
     /// walked along the path (a row's column, a record's field, a
     /// string's length), when that is a plain `Int`.
