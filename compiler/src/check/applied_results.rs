@@ -19,6 +19,17 @@ use super::types::Ty;
 /// function given that is none resolved to one type (one of two), is left
 /// as the signature makes it.
 pub(super) fn applied_result(sig: &FnSig, given: &[Option<Ty>], ret: Ty) -> Ty {
+    // Given the call's arguments only, the function was checked at the
+    // type they fix and no `T` was widened to what it returns: its result
+    // is the call's, whole (`fn app(f: T -> T, x: T) -> T = f(x)` returns
+    // `f(x)`). A function that resolved to none was reported (E-coded)
+    // where it was checked: the result is unknown.
+    if let (true, Some(i)) = (sig.applied_to_arguments, sig.returns_applied) {
+        return match given.get(i) {
+            Some(Some(Ty::Fn(function))) => function.ret.clone(),
+            _ => Ty::Error,
+        };
+    }
     let Ty::Int(range) = &ret else {
         return ret;
     };

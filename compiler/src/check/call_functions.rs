@@ -51,6 +51,10 @@ impl Checker<'_> {
         } = *site;
         let (generics, bindings, origins, tirs) = state;
         let is_lambda_for_fn = |i: usize| site.is_lambda_for_fn(i);
+        // The function whose result, given the arguments only, is the
+        // call's (`applied_results.rs`).
+        let returns_the_result =
+            |i: usize| sig.applied_to_arguments && sig.returns_applied == Some(i);
         let mut kept: Vec<(usize, Ty)>;
         // Then functions: lambdas written here and function values, each
         // once the call fixes its parameter types (checking one may bind a
@@ -122,6 +126,16 @@ impl Checker<'_> {
                             .substitute_generics(generics)
                             .map_polys(&|p| measures::instantiate_bound(p, bindings));
                         let resolved = me.resolve_functions(&arg_ty, &expected, args[i].span, name);
+                        // What a function given the arguments only returns
+                        // is the call's result, costed nowhere in the body
+                        // (`applied_results.rs`): only its parameters fit.
+                        let expected = match (returns_the_result(i), &expected, &resolved) {
+                            (true, Ty::Fn(e), Ty::Fn(r)) => Ty::Fn(Box::new(super::types::FnTy {
+                                ret: r.ret.clone(),
+                                ..(**e).clone()
+                            })),
+                            _ => expected,
+                        };
                         me.fits(&resolved, &expected, args[i].span, &format!("`{name}`"));
                         (resolved.clone(), resolved)
                     };
@@ -161,14 +175,16 @@ impl Checker<'_> {
                     let checked = match &expected {
                         Ty::Fn(f) if f.params.len() == params.len() => {
                             let checked = me.check_lambda(params, body, &f.params);
-                            me.result_within_its_type(
-                                pty,
-                                &checked.ty,
-                                generics,
-                                bindings,
-                                span,
-                                name,
-                            );
+                            if !returns_the_result(i) {
+                                me.result_within_its_type(
+                                    pty,
+                                    &checked.ty,
+                                    generics,
+                                    bindings,
+                                    span,
+                                    name,
+                                );
+                            }
                             checked
                         }
                         _ => {

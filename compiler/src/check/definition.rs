@@ -369,6 +369,7 @@ impl Checker<'_> {
             cause,
         };
         let param_names: Vec<String> = def.params.iter().map(|p| p.name.name.clone()).collect();
+        let plain_values: Vec<bool> = params.iter().map(|(_, ty)| !ty.holds_fn()).collect();
         let sig = accepted.then(|| FnSig {
             kind: def.kind,
             params,
@@ -389,6 +390,9 @@ impl Checker<'_> {
             sum_measures: std::mem::take(&mut self.sum_measures),
             returns_param: super::signature::returned_parameter(&def.body, &param_names),
             returns_applied: super::signature::applied_parameter(&def.body, &param_names),
+            applied_to_arguments: super::signature::applied_parameter(&def.body, &param_names)
+                .is_some()
+                && super::signature::applied_to_parameters(&def.body, &param_names, &plain_values),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
             module: module_name.to_string(),

@@ -87,6 +87,11 @@ impl FedTypes {
     /// (`f: T -> T`, a producer `p: U -> T`, or `T` inside its result, `w:
     /// T -> { v: T }`) lie past the one it was checked at.
     pub fn returned(&mut self, sig: &FnSig, i: usize, found: &Ty, generics: &BTreeMap<String, Ty>) {
+        // What a function given the arguments only returns is the call's
+        // result, given to no function (`applied_results.rs`).
+        if sig.applied_to_arguments && sig.returns_applied == Some(i) {
+            return;
+        }
         let (Ty::Fn(declared), Ty::Fn(func)) = (&sig.params[i].1, found) else {
             return;
         };

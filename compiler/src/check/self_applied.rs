@@ -72,6 +72,12 @@ pub fn at_uses(pty: &Ty, uses: &[(Poly, Vec<Poly>)], trial: &Bindings, keep: &BT
 /// in `fn gtw(f: T -> T, g: T -> Int, x: T)`; one that only returns a
 /// `T`, `g: U -> T`, returns within the wider too).
 pub fn fed_type(sig: &FnSig, i: usize, resolved: &[usize]) -> Option<String> {
+    // Given the call's arguments only (`fn app(f: T -> T, x: T) = f(x)`):
+    // never fed a result, so checked at the `T` they fix
+    // (`applied_results.rs`).
+    if sig.applied_to_arguments && sig.returns_applied == Some(i) {
+        return None;
+    }
     let Ty::Fn(func) = &sig.params[i].1 else {
         return None;
     };

@@ -46,6 +46,11 @@ pub struct FnSig {
     /// call's result is also within what the function it is given returns
     /// (`applied_result`).
     pub returns_applied: Option<usize>,
+    /// The body is that application to parameters alone (`f(x)`, `x |>
+    /// f()`, not `f(f(x))`): the function is given the call's arguments
+    /// only, never a result, so a call checks it at the type they fix
+    /// and its result is the call's (`applied_results.rs`).
+    pub applied_to_arguments: bool,
 }
 
 impl FnSig {
@@ -100,6 +105,36 @@ pub fn applied_parameter(body: &crate::syntax::ast::Expr, params: &[String]) -> 
         },
         ExprKind::Block(stmts, result) if stmts.is_empty() => applied_parameter(result, params),
         _ => None,
+    }
+}
+
+/// Whether `body`, an application (of a parameter where
+/// [`applied_parameter`] finds one), is to parameters alone, none of them a
+/// function (`values`: whether each of `params` is a plain value): each
+/// argument a name, so no function's result is given to it.
+pub fn applied_to_parameters(
+    body: &crate::syntax::ast::Expr,
+    params: &[String],
+    values: &[bool],
+) -> bool {
+    use crate::syntax::ast::ExprKind;
+    let is_value = |e: &crate::syntax::ast::Expr| match &e.kind {
+        ExprKind::Name(name) => params
+            .iter()
+            .position(|p| *p == name.name)
+            .is_some_and(|i| values[i]),
+        _ => false,
+    };
+    match &body.kind {
+        ExprKind::Call(_, args) => args.iter().all(is_value),
+        ExprKind::Pipe(input, stage) => match &stage.kind {
+            ExprKind::Call(_, args) => is_value(input) && args.iter().all(is_value),
+            _ => false,
+        },
+        ExprKind::Block(stmts, result) if stmts.is_empty() => {
+            applied_to_parameters(result, params, values)
+        }
+        _ => false,
     }
 }
 
