@@ -6,6 +6,49 @@ use crate::{Interval, Relation};
 use std::sync::Arc;
 
 impl<N> Condition<N> {
+    /// The `Bool` an `if` chooses, `if c { a } else { b }`: `(c && a) ||
+    /// (!c && b)`, and, the same where either holds
+    /// ([`Condition::Both`]), `(!c || a) && (c || b)`, so that where it
+    /// fails the second, negated, is read as the choice of `!a` or `!b`
+    /// (`!(if admin { n > 10 } else { n > 5 })` proves `n <= 10`). Sound
+    /// because its value is `a` exactly where `c` holds and `b` where it
+    /// fails, and each branch was read where it ran (its comparisons with
+    /// what `c`, or `!c`, narrowed). `c`, `a` and `b` are shared, not
+    /// copied; a choice past [`crate::MAX_KEPT_CONDITION`] parts (nested
+    /// ones double at each level) keeps its first reading alone, or says
+    /// nothing, as a longer condition kept for a name does.
+    pub fn chosen(c: Condition<N>, a: Condition<N>, b: Condition<N>) -> Condition<N> {
+        if [&c, &a, &b]
+            .iter()
+            .all(|part| matches!(part, Condition::Opaque))
+        {
+            return Condition::Opaque;
+        }
+        let (c, a, b) = (Arc::new(c), Arc::new(a), Arc::new(b));
+        let named = |part: &Arc<Condition<N>>| Box::new(Condition::Named(Arc::clone(part)));
+        let not = |part: Box<Condition<N>>| Box::new(Condition::Not(part));
+        let either = Condition::Or(
+            Box::new(Condition::And(named(&c), named(&a))),
+            Box::new(Condition::And(not(named(&c)), named(&b))),
+        );
+        let both = Condition::And(
+            Box::new(Condition::Or(not(named(&c)), named(&a))),
+            Box::new(Condition::Or(named(&c), named(&b))),
+        );
+        let budget = crate::MAX_KEPT_CONDITION;
+        let whole = Condition::Both(Box::new(either), Box::new(both));
+        if whole.fits_within(budget) {
+            return whole;
+        }
+        let Condition::Both(either, _) = whole else {
+            unreachable!("built as both readings just above")
+        };
+        match either.fits_within(budget) {
+            true => *either,
+            false => Condition::Opaque,
+        }
+    }
+
     /// What a `Bool` value read by name (`name`: a parameter, a binding,
     /// or a field of one) says where it is tested: that it is true, read as the
     /// comparison `name >= 1` of an integer that is 1 for `true` and 0 for

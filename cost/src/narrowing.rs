@@ -117,6 +117,11 @@ pub enum Hidden<'n> {
     Names(Vec<&'n str>),
     /// Every name.
     Every,
+    /// Every name but these: a predicate given by name (`filter(p)`),
+    /// whose parameter is the element, its parts read by what the check
+    /// of its application recorded of them (the checker's
+    /// `condition_of_predicate`).
+    EveryBut(Vec<&'n str>),
 }
 
 impl<'n> Hidden<'n> {
@@ -130,6 +135,7 @@ impl<'n> Hidden<'n> {
         match self {
             Hidden::Names(names) => names.contains(&name),
             Hidden::Every => true,
+            Hidden::EveryBut(names) => !names.contains(&name),
         }
     }
 
@@ -142,6 +148,9 @@ impl<'n> Hidden<'n> {
                 Hidden::Names(names)
             }
             Hidden::Every => Hidden::Every,
+            Hidden::EveryBut(names) => {
+                Hidden::EveryBut(names.iter().copied().filter(|n| *n != name).collect())
+            }
         }
     }
 }

@@ -305,3 +305,52 @@ fn a_condition_past_the_reading_is_read_to_its_first_parts() {
     assert!(first.parts_within(30).is_some());
     assert_eq!(last(&proved(&first, true), "n"), (None, Some(10)));
 }
+
+#[test]
+fn a_bool_an_if_chooses_is_read_either_way() {
+    // `if c { n <= 100 } else { n <= 10 }`: at most 100 where it holds,
+    // and where it fails, above 10 (`!c`'s `n > 10`, `c`'s `n > 100`).
+    let choice = || {
+        Condition::chosen(
+            Condition::flag("c"),
+            compare("n", Some(Relation::AtMost), 100),
+            compare("n", Some(Relation::AtMost), 10),
+        )
+    };
+    assert_eq!(last(&proved(&choice(), true), "n"), (None, Some(100)));
+    assert_eq!(last(&proved(&choice(), false), "n"), (Some(11), None));
+    // `!(if c { n > 10 } else { n > 5 })`: at most 10, read through the
+    // second reading's negation (each branch's own negation).
+    let negated = Condition::Not(Box::new(Condition::chosen(
+        Condition::flag("c"),
+        compare("n", Some(Relation::Above), 10),
+        compare("n", Some(Relation::Above), 5),
+    )));
+    assert_eq!(last(&proved(&negated, true), "n"), (None, Some(10)));
+    // One branch that says nothing leaves the value unbounded.
+    let open = Condition::chosen(
+        Condition::flag("c"),
+        compare("n", Some(Relation::AtMost), 100),
+        Condition::Opaque,
+    );
+    assert_eq!(last(&proved(&open, true), "n"), (None, None));
+    // Nothing to read: nothing kept.
+    let nothing =
+        Condition::<&str>::chosen(Condition::Opaque, Condition::Opaque, Condition::Opaque);
+    assert!(matches!(nothing, Condition::Opaque));
+}
+
+#[test]
+fn nested_choices_stay_within_the_kept_size() {
+    // Each choice in another's condition doubles it: past the kept size,
+    // the first reading alone, then nothing, never an unbounded tree.
+    let mut choice = compare("n", Some(Relation::AtMost), 10);
+    for _ in 0..40 {
+        choice = Condition::chosen(
+            choice,
+            compare("n", Some(Relation::AtMost), 20),
+            compare("n", Some(Relation::AtMost), 30),
+        );
+        assert!(choice.fits_within(crate::MAX_KEPT_CONDITION));
+    }
+}

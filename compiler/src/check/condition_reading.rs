@@ -1,4 +1,4 @@
-//! Reading a checked `Bool` expression as a condition: its comparisons' records found again by their spans, under `!`, `&&`, `||`, `==` of two `Bool`s, a block's `let`s, a name's flag and what its `let` said (spec/cost.md §3.1).
+//! Reading a checked `Bool` expression as a condition: its comparisons' records found again by their spans, under `!`, `&&`, `||`, `==` of two `Bool`s, an `if` choosing between two, a block's `let`s, a name's flag and what its `let` said (spec/cost.md §3.1).
 
 use super::expr::Checker;
 use super::narrowing::{Comparison, Condition, ConditionMark};
@@ -14,11 +14,19 @@ impl Checker<'_> {
         self.closed_condition(cond, mark, &Hidden::none())
     }
 
-    /// [`Checker::condition`] of a lambda's `body` applied since `mark`
-    /// (its comparisons recorded by the application's check), its names
-    /// hidden: they are its scope's, not this one's.
-    pub(super) fn condition_of_body(&mut self, body: &Expr, mark: ConditionMark) -> Condition {
-        self.closed_condition(body, mark, &Hidden::Every)
+    /// [`Checker::condition`] of the body of a predicate given by name,
+    /// applied since `mark` (its comparisons recorded by the application's
+    /// check), its names its own scope's, not this one's, but for its
+    /// parameter `param`, the element: a part of it (`x.f`) reads what
+    /// the application's check recorded of it, every other name nothing
+    /// (as the verifier's `condition_of_predicate` reads the plan).
+    pub(super) fn condition_of_predicate(
+        &mut self,
+        body: &Expr,
+        mark: ConditionMark,
+        param: &str,
+    ) -> Condition {
+        self.closed_condition(body, mark, &Hidden::EveryBut(vec![param]))
     }
 
     /// Closes the condition opened at `mark` and reads `cond` over its
@@ -30,6 +38,25 @@ impl Checker<'_> {
             .comparisons
             .split_off(mark.comparisons.min(self.comparisons.len()));
         self.read_condition_within(cond, &recorded, hidden)
+    }
+
+    /// [`Checker::condition`] of a part of a condition (an `if`'s own),
+    /// whose records stay for a condition it is part of, if one is open.
+    pub(super) fn condition_kept(&mut self, cond: &Expr, mark: ConditionMark) -> Condition {
+        let from = mark.comparisons.min(self.comparisons.len());
+        let says = self.read_condition(cond, &self.comparisons[from..]);
+        self.close_kept(mark);
+        says
+    }
+
+    /// Closes the condition opened at `mark`, its records kept for one
+    /// still open, and dropped if none is.
+    pub(super) fn close_kept(&mut self, mark: ConditionMark) {
+        self.conditions_open = self.conditions_open.saturating_sub(1);
+        self.leaves.truncate(mark.leaves);
+        if self.conditions_open == 0 {
+            self.comparisons.truncate(mark.comparisons);
+        }
     }
 
     pub(super) fn read_condition(&self, cond: &Expr, recorded: &[Comparison]) -> Condition {
@@ -91,7 +118,9 @@ impl Checker<'_> {
             }
             // A lambda's body's names (`Hidden::Every`) prove nothing
             // here, as the plan verifier reads them (`applied_as_condition`).
-            ExprKind::Name(_) if matches!(hidden, Hidden::Every) => Condition::Opaque,
+            ExprKind::Name(_) if matches!(hidden, Hidden::Every | Hidden::EveryBut(_)) => {
+                Condition::Opaque
+            }
             // Bound by a block's `let` (out of scope now): what it said
             // where it was checked, if it was bound to a condition.
             ExprKind::Name(ident) if hidden.hides(&ident.name) => recorded
@@ -132,6 +161,10 @@ impl Checker<'_> {
                     _ => Condition::Opaque,
                 }
             }
+            // A `Bool` chosen by an `if`: `(c && a) || (!c && b)`, each
+            // read as a condition over the records its check kept
+            // (`condition_kept`), as the verifier reads the plan's `If`.
+            ExprKind::If(c, a, b) => Condition::chosen(*read(c), *read(a), *read(b)),
             // A block of `let`s is its last expression, whose comparisons
             // were recorded as it was checked (`{ let q = z; n <= 5 }`).
             ExprKind::Block(stmts, last) => {

@@ -34,7 +34,7 @@ impl Checker<'_> {
         }
         match self.last_applied.take().filter(|l| l.params.len() == 1) {
             Some(lambda) => {
-                let says = self.condition_of_body(&lambda.body, mark);
+                let says = self.condition_of_predicate(&lambda.body, mark, &lambda.params[0].name);
                 // Made in another check of a body, it says of the values it
                 // captured only their ranges (`rqc_cost::element_said_apart`).
                 let element = self.last_lambda_params.first().copied();

@@ -507,7 +507,12 @@ impl<'p> Checker<'p> {
             ExprKind::If(cond, then, otherwise) => {
                 let mark = self.begin_condition();
                 let c = self.check(cond);
-                let condition = Arc::new(self.condition(cond, mark));
+                // Its records stay for a condition the `if` is part of
+                // (`let ok = if c { n <= 100 } else { n <= 10 }`), which
+                // reads it as `(c && a) || (!c && b)`
+                // (`read_condition_within`), as the verifier reads the
+                // plan's `If`.
+                let condition = Arc::new(self.condition_kept(cond, mark));
                 self.expect_type(&Ty::Bool, &c.ty, cond.span, "an `if` condition is a Bool");
                 // Each branch sees what the condition proves (or disproves)
                 // of the integers it compares.

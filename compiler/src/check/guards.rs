@@ -49,8 +49,8 @@ pub(super) fn condition_shaped(body: &Expr) -> bool {
 }
 
 /// Whether `body`, a `Bool` function's, is read as a condition at its
-/// calls ([`Checker::begin_guard`]): [`condition_shaped`], or a `Bool`
-/// name (its flag: `fn id(c: Bool) -> Bool = c`) or literal, under `!`
+/// calls ([`Checker::begin_guard`]): [`condition_shaped`], an `if`, or a
+/// `Bool` name (its flag: `fn id(c: Bool) -> Bool = c`) or literal, under `!`
 /// and at the end of a block too. As the plan verifier reads the inlined
 /// body: read as saying nothing, `id(true)` left `c && (id(true) || n >
 /// 10)` failed, where `c`, to prove `n <= 10` by its second part, where the
@@ -61,6 +61,9 @@ pub(super) fn reads_as_condition(body: &Expr) -> bool {
         ExprKind::Name(_) | ExprKind::Bool(_) => true,
         ExprKind::Unary(UnaryOp::Not, inner) => reads_as_condition(inner),
         ExprKind::Block(_, last) => reads_as_condition(last),
+        // A `Bool` an `if` chooses, read as `(c && a) || (!c && b)`, as
+        // the verifier reads the inlined `If`.
+        ExprKind::If(..) => true,
         _ => condition_shaped(body),
     }
 }

@@ -305,12 +305,7 @@ impl Checker<'_> {
             true => self.check(b),
             false => self.narrowed(&proves, and, |this| this.check(b)),
         };
-        self.conditions_open = self.conditions_open.saturating_sub(1);
-        self.leaves.truncate(mark.leaves);
-        // No condition is open to read them: they are dropped.
-        if self.conditions_open == 0 {
-            self.comparisons.truncate(mark.comparisons);
-        }
+        self.close_kept(mark);
         (left, right)
     }
 

@@ -165,7 +165,17 @@ impl<'p> Verifier<'p> {
                     Some((param, body, mark, named)) => {
                         let param = (param.as_str(), self.last_lambda_params.first().copied());
                         let kept = match (named, param.1) {
-                            (Some(_), _) => self.condition_of_body(body, mark),
+                            // Given by name: its names are its own
+                            // scope's, but for its parameter, the element
+                            // (`let p = x => pf(x)`, whose inlined body
+                            // reads `x.f`: the checker's record of the
+                            // call names the element too; adversary round
+                            // 60, E0633 before).
+                            (Some(_), Some(id)) => {
+                                let only = super::scope::bound(&None, param.0, id, &element);
+                                self.condition_of_predicate(body, mark, &only)
+                            }
+                            (Some(_), None) => self.condition_of_body(body, mark),
                             // Read where its body ran: its parameter the
                             // element, so a `Bool` part of it (`r.f`) is
                             // read as the checker reads it, true where it

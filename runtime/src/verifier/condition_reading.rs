@@ -1,4 +1,4 @@
-//! Reading a plan's `Bool` node as a condition, as the checker reads the source (`compiler/src/check/condition_reading.rs`): comparisons found among those recorded, under `!`, `&&`, `||`, `==` of two `Bool`s, `let`s inside the condition, a name's flag and what its `let` said (spec/cost.md §3.1).
+//! Reading a plan's `Bool` node as a condition, as the checker reads the source (`compiler/src/check/condition_reading.rs`): comparisons found among those recorded, under `!`, `&&`, `||`, `==` of two `Bool`s, `let`s inside the condition, an `If` choosing between two, a name's flag and what its `let` said (spec/cost.md §3.1).
 
 use super::abstract_value::{Abs, Kind};
 use super::narrowing::{relation, Comparison, Condition, Named};
@@ -16,6 +16,7 @@ pub(super) fn skeleton(cond: &Node) -> Vec<*const Node> {
             Op::Unary(UnOp::Not, inner) => work.push(inner),
             Op::Binary(BinOp::And | BinOp::Or, a, b) => work.extend([&**a, &**b]),
             Op::Let(_, value, body) => work.extend([&**value, &**body]),
+            Op::If(c, a, b) => work.extend([&**c, &**a, &**b]),
             Op::Binary(op, a, b) => match bool_literal_test(node) {
                 Some((tested, _)) => work.push(tested),
                 // A test of two `Bool`s reads each (`equal_outcomes`).
@@ -151,7 +152,10 @@ fn read_within_lets<'p>(
         }
         // A `Bool` entry parameter (hidden in a lambda's body, whose names
         // are its own scope's, as the checker hides them).
-        Op::Param(i) if *hidden != Hidden::Every && params.get(*i).is_some_and(boolean) => {
+        Op::Param(i)
+            if !matches!(hidden, Hidden::Every | Hidden::EveryBut(_))
+                && params.get(*i).is_some_and(boolean) =>
+        {
             Named::of(cond, scope).map_or(Condition::Opaque, Condition::flag)
         }
         // A `Bool` column or field of a name (`p.active`), as the checker's
@@ -168,7 +172,9 @@ fn read_within_lets<'p>(
                     .and_then(|l| l.alias.clone())
                     .and_then(|alias| alias.with_parts_of(cond, root)),
                 Op::Var(_) => Named::of(cond, scope),
-                Op::Param(_) if *hidden != Hidden::Every => Named::of(cond, scope),
+                Op::Param(_) if !matches!(hidden, Hidden::Every | Hidden::EveryBut(_)) => {
+                    Named::of(cond, scope)
+                }
                 _ => None,
             };
             match named.filter(|n| n.holds_a_bool(scope, params)) {
@@ -176,6 +182,9 @@ fn read_within_lets<'p>(
                 None => Condition::Opaque,
             }
         }
+        // A `Bool` chosen by an `if`: `(c && a) || (!c && b)`, as the
+        // checker's `read_condition_within`.
+        Op::If(c, a, b) => Condition::chosen(*read(c), *read(a), *read(b)),
         // A block of `let`s is its last expression (`{ let q = z; n <= 5 }`).
         Op::Let(name, value, body) => {
             let said = *read(value);
@@ -184,7 +193,11 @@ fn read_within_lets<'p>(
             .then(|| Arc::new(said));
             let alias = match &value.op {
                 Op::Var(outer) if hides(outer) => let_of(lets, outer).and_then(|l| l.alias.clone()),
-                Op::Var(_) | Op::Param(_) if *hidden == Hidden::Every => None,
+                Op::Var(_) | Op::Param(_)
+                    if matches!(hidden, Hidden::Every | Hidden::EveryBut(_)) =>
+                {
+                    None
+                }
                 Op::Var(_) | Op::Param(_) => Named::of(value, scope),
                 _ => None,
             };

@@ -180,6 +180,20 @@ impl<'p> Verifier<'p> {
         read_condition_within(body, &recorded, (&None, &[]), &Hidden::Every)
     }
 
+    /// [`Verifier::condition_of_body`] of a predicate given by name, read
+    /// in `only`, its parameter's binding alone: every other name of its
+    /// body is its own scope's, and reads as nothing here.
+    pub(super) fn condition_of_predicate(
+        &mut self,
+        body: &'p Node,
+        mark: usize,
+        only: &Scope<'p>,
+    ) -> Condition<'p> {
+        self.close(body);
+        let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
+        read_condition_within(body, &recorded, (only, &[]), &Hidden::none())
+    }
+
     /// Applies `f` to `args` (their `sums`) at `node`, and where `node` is
     /// a condition's part (or the whole) and `f` is one lambda, records
     /// what its body's condition says: the comparisons its evaluation
