@@ -14,10 +14,19 @@ impl<N> Condition<N> {
     /// because its value is `a` exactly where `c` holds and `b` where it
     /// fails, and each branch was read where it ran (its comparisons with
     /// what `c`, or `!c`, narrowed). `c`, `a` and `b` are shared, not
-    /// copied; a choice past [`crate::MAX_KEPT_CONDITION`] parts (nested
-    /// ones double at each level) keeps its first reading alone, or says
-    /// nothing, as a longer condition kept for a name does.
-    pub fn chosen(c: Condition<N>, a: Condition<N>, b: Condition<N>) -> Condition<N> {
+    /// copied; a choice past the parts `read` keeps
+    /// ([`crate::Reading::kept`]: nested ones double at each level) keeps
+    /// its first reading alone, or says nothing, as a longer condition kept
+    /// for a name does. The plan verifier keeps more than the checker: its
+    /// readings of the same source are larger (a `Bool` function's body
+    /// inlined, its parameters bound by `let`, where the checker reads a
+    /// template), and must not be cut where the checker's were not (E0633).
+    pub fn chosen(
+        c: Condition<N>,
+        a: Condition<N>,
+        b: Condition<N>,
+        read: crate::Reading,
+    ) -> Condition<N> {
         if [&c, &a, &b]
             .iter()
             .all(|part| matches!(part, Condition::Opaque))
@@ -35,7 +44,7 @@ impl<N> Condition<N> {
             Box::new(Condition::Or(not(named(&c)), named(&a))),
             Box::new(Condition::Or(named(&c), named(&b))),
         );
-        let budget = crate::MAX_KEPT_CONDITION;
+        let budget = read.kept();
         let whole = Condition::Both(Box::new(either), Box::new(both));
         if whole.fits_within(budget) {
             return whole;

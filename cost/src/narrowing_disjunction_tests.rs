@@ -315,6 +315,7 @@ fn a_bool_an_if_chooses_is_read_either_way() {
             Condition::flag("c"),
             compare("n", Some(Relation::AtMost), 100),
             compare("n", Some(Relation::AtMost), 10),
+            crate::Reading::Checker,
         )
     };
     assert_eq!(last(&proved(&choice(), true), "n"), (None, Some(100)));
@@ -325,6 +326,7 @@ fn a_bool_an_if_chooses_is_read_either_way() {
         Condition::flag("c"),
         compare("n", Some(Relation::Above), 10),
         compare("n", Some(Relation::Above), 5),
+        crate::Reading::Checker,
     )));
     assert_eq!(last(&proved(&negated, true), "n"), (None, Some(10)));
     // One branch that says nothing leaves the value unbounded.
@@ -332,11 +334,16 @@ fn a_bool_an_if_chooses_is_read_either_way() {
         Condition::flag("c"),
         compare("n", Some(Relation::AtMost), 100),
         Condition::Opaque,
+        crate::Reading::Checker,
     );
     assert_eq!(last(&proved(&open, true), "n"), (None, None));
     // Nothing to read: nothing kept.
-    let nothing =
-        Condition::<&str>::chosen(Condition::Opaque, Condition::Opaque, Condition::Opaque);
+    let nothing = Condition::<&str>::chosen(
+        Condition::Opaque,
+        Condition::Opaque,
+        Condition::Opaque,
+        crate::Reading::Checker,
+    );
     assert!(matches!(nothing, Condition::Opaque));
 }
 
@@ -344,13 +351,19 @@ fn a_bool_an_if_chooses_is_read_either_way() {
 fn nested_choices_stay_within_the_kept_size() {
     // Each choice in another's condition doubles it: past the kept size,
     // the first reading alone, then nothing, never an unbounded tree.
-    let mut choice = compare("n", Some(Relation::AtMost), 10);
-    for _ in 0..40 {
-        choice = Condition::chosen(
-            choice,
-            compare("n", Some(Relation::AtMost), 20),
-            compare("n", Some(Relation::AtMost), 30),
-        );
-        assert!(choice.fits_within(crate::MAX_KEPT_CONDITION));
+    for (read, kept) in [
+        (crate::Reading::Checker, crate::MAX_KEPT_CONDITION),
+        (crate::Reading::Verifier, 4 * crate::MAX_KEPT_CONDITION),
+    ] {
+        let mut choice = compare("n", Some(Relation::AtMost), 10);
+        for _ in 0..40 {
+            choice = Condition::chosen(
+                choice,
+                compare("n", Some(Relation::AtMost), 20),
+                compare("n", Some(Relation::AtMost), 30),
+                read,
+            );
+            assert!(choice.fits_within(kept));
+        }
     }
 }

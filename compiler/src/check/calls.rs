@@ -407,6 +407,21 @@ impl Checker<'_> {
                 .map_polys(&|p| cut(&measures::instantiate_keeping(p, &bindings, keep))),
         };
         let call_cost = sig.cost.map(|p| cut(&measures::instantiate(p, &bindings)));
+        // The function given, resolved at parameter types in the callee's
+        // measures, read in the caller's as the result is: bound, and any
+        // left (its own result's, `g()` of `g(g(5))`) cut, never a variable
+        // of the callee in the caller's formula, which another callee's
+        // parameter of that name would bind (adversary round 61: `keep(y
+        // => 1, h(x => x * 3))` printed 15 for 45).
+        let given_fns: Vec<Option<Ty>> = given_fns
+            .iter()
+            .map(|given| {
+                given.as_ref().map(|ty| {
+                    ty.substitute_generics(&generics)
+                        .map_polys(&|p| cut(&measures::instantiate_keeping(p, &bindings, keep)))
+                })
+            })
+            .collect();
         // An unbounded argument is an error only where the callee's cost
         // depends on it (an unbounded value in the result is the caller's
         // to bound, where it uses it), and only when the call's cost is

@@ -164,7 +164,9 @@ impl Checker<'_> {
             // A `Bool` chosen by an `if`: `(c && a) || (!c && b)`, each
             // read as a condition over the records its check kept
             // (`condition_kept`), as the verifier reads the plan's `If`.
-            ExprKind::If(c, a, b) => Condition::chosen(*read(c), *read(a), *read(b)),
+            ExprKind::If(c, a, b) => {
+                Condition::chosen(*read(c), *read(a), *read(b), crate::cost::Reading::Checker)
+            }
             // A block of `let`s is its last expression, whose comparisons
             // were recorded as it was checked (`{ let q = z; n <= 5 }`).
             ExprKind::Block(stmts, last) => {

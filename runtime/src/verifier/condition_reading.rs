@@ -184,7 +184,9 @@ fn read_within_lets<'p>(
         }
         // A `Bool` chosen by an `if`: `(c && a) || (!c && b)`, as the
         // checker's `read_condition_within`.
-        Op::If(c, a, b) => Condition::chosen(*read(c), *read(a), *read(b)),
+        Op::If(c, a, b) => {
+            Condition::chosen(*read(c), *read(a), *read(b), rqc_cost::Reading::Verifier)
+        }
         // A block of `let`s is its last expression (`{ let q = z; n <= 5 }`).
         Op::Let(name, value, body) => {
             let said = *read(value);
