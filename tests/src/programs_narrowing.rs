@@ -1,4 +1,4 @@
-//! The bound property's forms of what an `if`, `&&`, `||` (either part's join), `filter`, `all`, `any` (of an element or a part of one), a list's greatest or least or a lambda's application proves of the integers (and `Int?`s) it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
+//! The bound property's forms of what an `if` (and a `Bool` one chooses), `&&`, `||` (either part's join), `filter`, `all`, `any` (of an element or a part of one), a list's greatest or least or a lambda's application proves of the integers (and `Int?`s) it compares (spec/cost.md §3.1): each comparison, either side, under `!`, `&&`, `||`, through a `let`, of a field of a name, of sums of names, of lambdas' parameters and across runs of a lambda.
 
 use super::{int, pick};
 use crate::Rng;
@@ -16,7 +16,21 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(35) {
+    match rng.below(36) {
+        // A `Bool` an `if` chooses (`Condition::chosen`): bound by `let`,
+        // written in place, negated, nested, and a `Bool` function whose
+        // body is one, given names, sums and literals.
+        35 => match rng.below(6) {
+            0 => format!("{{ let ok = if {w} {op} {k} {{ {v} {op} {a} }} else {{ {v} {op} {b} }}; if ok {{ {v} - {w} }} else {{ {b} }} }}"),
+            1 => format!("(if (if {w} {op} {k} {{ {v} {op} {a} }} else {{ {v} - {w} {op} {b} }}) {{ {v} }} else {{ {b} }})"),
+            2 => format!("(if !(if {w} {op} {k} {{ {v} {op} {a} }} else {{ {v} {op} {b} }}) {{ {v} + {w} }} else {{ {b} }})"),
+            3 => format!("(if (if {w} {op} {k} {{ if {v} {op} {a} {{ {w} {op} {b} }} else {{ false }} }} else {{ {v} {op} {b} }}) {{ {v} }} else {{ {w} }})"),
+            4 => {
+                let c = pick(rng, &["true", "false", "x > 3", "(n % 2) == 0"]);
+                format!("(if chosen_le({c}, {v}, {a}, {b}) {{ {v} }} else {{ {b} }})")
+            }
+            _ => format!("(if !chosen_apart({v}, {w}, {a}) {{ {b} }} else {{ {v} - {k} }})"),
+        },
         // What a comparison of an `Int?` with an `Int` proves of the
         // option's number (`rqc_cost::Condition::MayBeNone`), and nothing of the
         // other side, which a `none` stands below: of a name, each of a

@@ -100,6 +100,8 @@ fn rev_of(xs: [T]) -> [T] = xs |> reverse()
 fn own_of(c: Bool, xs: [T], x: T) = if c { xs } else { [x] }
 fn in_range(k: Int, a: Int, b: Int) -> Bool = k >= a && k <= b
 fn near(a: Int, b: Int) = { let d = a - b; d <= 3 && d >= 0 - 3 }
+fn chosen_le(c: Bool, k: Int, a: Int, b: Int) -> Bool = if c { k <= a } else { k <= b }
+fn chosen_apart(k: Int, j: Int, a: Int) -> Bool = if j > a { k + j <= a } else { !(k > a) }
 fn diff_reads(g: Int, a: Int, b: Int) = A.by_g[g] |> take(a - b) |> count()
 fn diff_reads_on(g: Int, a: Int, b: Int) = diff_reads(g, a + 1, b)
 fn le(k: Int) -> Int -> Bool = x => x <= k
