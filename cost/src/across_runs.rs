@@ -106,12 +106,33 @@ pub fn element_said_apart<N: crate::Name>(
 /// `side` as it is where `keep` admits each value it names, and otherwise
 /// at its range where it was compared alone, which bounds its value in
 /// every run, with no names (as the checker's made predicates read what
-/// they captured).
+/// they captured). A value `keep` refuses that was one number where the
+/// comparison was evaluated (a `let` of a literal inside an inlined
+/// function's body, `fb(x.n, 0)`'s `m`) is that number in the sum, its
+/// name gone: the comparison holds of this evaluation's values, and the
+/// checker's template reads the literal itself (adversary round 62,
+/// E0633).
 fn at_range_unless<N: Clone>(side: &Side<N>, keep: &dyn Fn(&N) -> bool) -> Side<N> {
-    match side.terms.iter().all(|t| keep(&t.name)) {
-        true => side.clone(),
-        false => Side::opaque(side.interval.clone()),
+    let mut folded = Side {
+        interval: side.interval.clone(),
+        terms: Vec::with_capacity(side.terms.len()),
+        offset: side.offset,
+    };
+    for term in &side.terms {
+        if keep(&term.name) {
+            folded.terms.push(term.clone());
+            continue;
+        }
+        let number = term.interval.constant().and_then(|c| match term.negated {
+            true => c.checked_neg(),
+            false => Some(c),
+        });
+        match number.and_then(|c| folded.offset.checked_add(c)) {
+            Some(offset) => folded.offset = offset,
+            None => return Side::opaque(side.interval.clone()),
+        }
     }
+    folded
 }
 
 /// `condition` with each comparison that names a value `keep` refuses made

@@ -142,7 +142,7 @@ impl Reading {
     /// The most parts a condition this reading builds of others may keep
     /// (`Condition::chosen`): [`MAX_KEPT_CONDITION`] for the checker, four
     /// times as many for the verifier, as for [`Reading::parts`].
-    pub(crate) fn kept(self) -> usize {
+    pub fn kept(self) -> usize {
         match self {
             Reading::Checker => MAX_KEPT_CONDITION,
             Reading::Verifier => 4 * MAX_KEPT_CONDITION,

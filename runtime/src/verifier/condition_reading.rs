@@ -191,7 +191,7 @@ fn read_within_lets<'p>(
         Op::Let(name, value, body) => {
             let said = *read(value);
             let said = (said != Condition::Opaque
-                && said.fits_within(rqc_cost::MAX_KEPT_CONDITION))
+                && said.fits_within(rqc_cost::Reading::Verifier.kept()))
             .then(|| Arc::new(said));
             let alias = match &value.op {
                 Op::Var(outer) if hides(outer) => let_of(lets, outer).and_then(|l| l.alias.clone()),

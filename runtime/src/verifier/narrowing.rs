@@ -462,7 +462,11 @@ pub(super) fn definition_of<'p>(named: &Named<'p>, scope: &Scope<'p>) -> Option<
 /// `Bool` that says something.
 pub(super) fn kept<'p>(condition: Condition<'p>, value: &Abs<'p>) -> Option<Arc<Condition<'p>>> {
     let boolean = matches!(value, Abs::Scalar(s) if s.kind == Kind::Bool);
-    // One past `MAX_KEPT_CONDITION` parts says nothing, as the checker's.
-    let small = condition.fits_within(rqc_cost::MAX_KEPT_CONDITION);
+    // One past the parts the verifier keeps says nothing, as the
+    // checker's past its fewer: the verifier's reading of the same source
+    // is larger (a `Bool` function inlined where the checker reads its
+    // template), and must not be dropped where the checker's was kept
+    // (adversary round 62, E0633).
+    let small = condition.fits_within(rqc_cost::Reading::Verifier.kept());
     (boolean && condition != Condition::Opaque && small).then(|| Arc::new(condition))
 }
