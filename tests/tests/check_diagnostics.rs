@@ -48,6 +48,7 @@ fn selected_corpus_diagnostics_read_well() {
         "help_function_made_from_an_unbounded_value",
         "fn_count_as_a_sum_of_parameters",
         "help_repeated_call_in_a_clamp",
+        "type_result_longer_than_declared",
     ] {
         let path = rqc_tests::repo_root().join(format!("tests/corpus/{case}.rq"));
         common.push(path);

@@ -177,6 +177,8 @@ impl Checker<'_> {
                 def.body.span,
                 "the declared result type",
             ) {
+                let name = &def.name.name;
+                self.result_within_declared_lengths(declared, &body.ty, def.body.span, name);
                 body.ty = body.ty.with_declared_options(declared);
                 if def.kind == DefKind::Fn {
                     // Lambdas it returns take their parameters' types from the

@@ -25,6 +25,7 @@ mod cascades;
 mod condition_reading;
 mod counts;
 mod declared;
+mod declared_lengths;
 mod deferred;
 mod definition;
 mod elements;
