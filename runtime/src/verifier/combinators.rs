@@ -146,7 +146,7 @@ impl<'p> Verifier<'p> {
                         Some((&params[0], &**body, self.begin_condition(body), None))
                     }
                     // A lambda given by name: its body, its names hidden
-                    // (as the checker's `condition_of_body`).
+                    // (as the checker's `condition_of_predicate`).
                     (Combinator::Filter | Combinator::All | Combinator::Any, _) => match &f {
                         Some(Abs::Fns(closures))
                             if closures.len() == 1 && closures[0].params.len() == 1 =>
@@ -175,7 +175,7 @@ impl<'p> Verifier<'p> {
                                 let only = super::scope::bound(&None, param.0, id, &element);
                                 self.condition_of_predicate(body, mark, &only)
                             }
-                            (Some(_), None) => self.condition_of_body(body, mark),
+                            (Some(_), None) => self.condition_of_predicate(body, mark, &None),
                             // Read where its body ran: its parameter the
                             // element, so a `Bool` part of it (`r.f`) is
                             // read as the checker reads it, true where it

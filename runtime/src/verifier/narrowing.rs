@@ -172,17 +172,10 @@ impl<'p> Verifier<'p> {
         }
     }
 
-    /// [`Verifier::condition`] of a lambda's `body` applied since `mark`,
-    /// its names hidden: they are its scope's, not this one's.
-    pub(super) fn condition_of_body(&mut self, body: &'p Node, mark: usize) -> Condition<'p> {
-        self.close(body);
-        let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
-        read_condition_within(body, &recorded, (&None, &[]), &Hidden::Every)
-    }
-
-    /// [`Verifier::condition_of_body`] of a predicate given by name, read
-    /// in `only`, its parameter's binding alone: every other name of its
-    /// body is its own scope's, and reads as nothing here.
+    /// [`Verifier::condition`] of the body of a predicate given by name,
+    /// applied since `mark`, read in `only`: its parameter's binding alone
+    /// (every other name of its body is its own scope's, and reads as
+    /// nothing here), or, where the application bound none, no name at all.
     pub(super) fn condition_of_predicate(
         &mut self,
         body: &'p Node,
@@ -191,7 +184,11 @@ impl<'p> Verifier<'p> {
     ) -> Condition<'p> {
         self.close(body);
         let recorded = self.comparisons.split_off(mark.min(self.comparisons.len()));
-        read_condition_within(body, &recorded, (only, &[]), &Hidden::none())
+        let hidden = match only {
+            Some(_) => Hidden::none(),
+            None => Hidden::Every,
+        };
+        read_condition_within(body, &recorded, (only, &[]), &hidden)
     }
 
     /// Applies `f` to `args` (their `sums`) at `node`, and where `node` is
