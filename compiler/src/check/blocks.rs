@@ -50,6 +50,9 @@ impl Checker<'_> {
                             value.span,
                             "declared with this type",
                         ) {
+                            let subject = format!("`{}`", name.name);
+                            let found = (&checked.ty, "its value");
+                            self.within_declared_lengths((declared, &subject), found, value.span);
                             checked.ty = checked.ty.with_declared_options(declared);
                         }
                     }

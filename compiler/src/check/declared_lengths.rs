@@ -1,4 +1,4 @@
-//! E0323: a definition whose body may return a list longer than its declared result type says (`fn three(x: Int) -> [Int; <= 3] = [x, x, x, x]`), which callers reading the declaration would be misled by.
+//! E0323: a definition whose body may return a list longer than its declared result type says (`fn three(x: Int) -> [Int; <= 3] = [x, x, x, x]`), or a `let` whose value may be longer than its declared type, which a reader of the declaration would be misled by.
 
 use super::expr::Checker;
 use super::types::Ty;
@@ -6,17 +6,18 @@ use crate::cost::Poly;
 use crate::span::Span;
 
 impl Checker<'_> {
-    /// Reports E0323 where a list in `found`, the body's type, may be
+    /// Reports E0323 where a list in `found` may be
     /// longer than the constant length `declared` gives it at the same
     /// place (through options, lists' elements and records' fields): the
     /// type the signature prints is the body's, so a declaration it does
     /// not keep would read as a promise the result breaks.
-    pub(super) fn result_within_declared_lengths(
+    /// `declared` is `subject`'s (`the result of \`three\``, `` `xs` ``),
+    /// `found` is `value`'s (`its body`, `its value`).
+    pub(super) fn within_declared_lengths(
         &mut self,
-        declared: &Ty,
-        found: &Ty,
+        (declared, subject): (&Ty, &str),
+        (found, value): (&Ty, &str),
         span: Span,
-        name: &str,
     ) {
         if let Some((most, may)) = self.longer_than_declared(declared, found) {
             let elements = |n: u64| match n {
@@ -27,7 +28,7 @@ impl Checker<'_> {
             self.error(
                 "E0323",
                 format!(
-                    "`{name}` declares a list of at most {}, and its body may return {may}",
+                    "{subject} is declared a list of at most {}, and {value} may hold {may}",
                     elements(most)
                 ),
                 span,

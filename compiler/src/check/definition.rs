@@ -177,8 +177,9 @@ impl Checker<'_> {
                 def.body.span,
                 "the declared result type",
             ) {
-                let name = &def.name.name;
-                self.result_within_declared_lengths(declared, &body.ty, def.body.span, name);
+                let subject = format!("the result of `{}`", def.name.name);
+                let found = (&body.ty, "its body");
+                self.within_declared_lengths((declared, &subject), found, def.body.span);
                 body.ty = body.ty.with_declared_options(declared);
                 if def.kind == DefKind::Fn {
                     // Lambdas it returns take their parameters' types from the
