@@ -130,6 +130,14 @@ impl<'n> Hidden<'n> {
         Hidden::Names(Vec::new())
     }
 
+    /// Whether it hides every name it does not list: a lambda's body
+    /// read where it was applied, whose names are its own scope's (the
+    /// entry parameters and `Bool` names of the scope here prove nothing
+    /// there).
+    pub fn hides_unlisted(&self) -> bool {
+        matches!(self, Hidden::Every | Hidden::EveryBut(_))
+    }
+
     /// Whether `name` is hidden.
     pub fn hides(&self, name: &str) -> bool {
         match self {

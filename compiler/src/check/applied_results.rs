@@ -24,7 +24,7 @@ pub(super) fn applied_result(sig: &FnSig, given: &[Option<Ty>], ret: Ty) -> Ty {
     // is the call's, whole (`fn app(f: T -> T, x: T) -> T = f(x)` returns
     // `f(x)`). A function that resolved to none was reported (E-coded)
     // where it was checked: the result is unknown.
-    if let (true, Some(i)) = (sig.applied_to_arguments, sig.returns_applied) {
+    if let Some(i) = sig.returns_applied.filter(|&i| sig.given_arguments_only(i)) {
         return match given.get(i) {
             Some(Some(Ty::Fn(function))) => function.ret.clone(),
             _ => Ty::Error,

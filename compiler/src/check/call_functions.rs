@@ -53,8 +53,7 @@ impl Checker<'_> {
         let is_lambda_for_fn = |i: usize| site.is_lambda_for_fn(i);
         // The function whose result, given the arguments only, is the
         // call's (`applied_results.rs`).
-        let returns_the_result =
-            |i: usize| sig.applied_to_arguments && sig.returns_applied == Some(i);
+        let returns_the_result = |i: usize| sig.given_arguments_only(i);
         let mut kept: Vec<(usize, Ty)>;
         // Then functions: lambdas written here and function values, each
         // once the call fixes its parameter types (checking one may bind a

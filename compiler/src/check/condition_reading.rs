@@ -118,9 +118,7 @@ impl Checker<'_> {
             }
             // A lambda's body's names (`Hidden::Every`) prove nothing
             // here, as the plan verifier reads them (`applied_as_condition`).
-            ExprKind::Name(_) if matches!(hidden, Hidden::Every | Hidden::EveryBut(_)) => {
-                Condition::Opaque
-            }
+            ExprKind::Name(_) if hidden.hides_unlisted() => Condition::Opaque,
             // Bound by a block's `let` (out of scope now): what it said
             // where it was checked, if it was bound to a condition.
             ExprKind::Name(ident) if hidden.hides(&ident.name) => recorded

@@ -191,6 +191,7 @@ impl Checker<'_> {
         let shown = crate::syntax::printer::print_expr(count);
         let parameter = self.named_parameter(count);
         let string = self.measured_string_parameter(count);
+        let repeated = repeated_call(count);
         let d = self.error(
             "E0302",
             format!("`take({shown})` bounds nothing: `{shown}` has no upper bound"),
@@ -212,8 +213,8 @@ impl Checker<'_> {
                     "declare a bound on the string: `{s}: String <= 100` (`length` counts its characters, at most its bytes; a case mapping at most triples them)"
                 ));
             }
-            _ if repeated_call(count).is_some() => {
-                let call = repeated_call(count).unwrap_or_default();
+            _ if repeated.is_some() => {
+                let call = repeated.unwrap_or_default();
                 let named = shown.replace(&call, "l");
                 d.help.push(format!(
                     "compute `{call}` once and test the name: `let l = {call};`, then `take({named})` (each call is a value of its own to the checker, so a test of one bounds no other)"

@@ -373,6 +373,7 @@ impl Checker<'_> {
         };
         let param_names: Vec<String> = def.params.iter().map(|p| p.name.name.clone()).collect();
         let plain_values: Vec<bool> = params.iter().map(|(_, ty)| !ty.holds_fn()).collect();
+        let returns_applied = super::signature::applied_parameter(&def.body, &param_names);
         let sig = accepted.then(|| FnSig {
             kind: def.kind,
             params,
@@ -392,9 +393,8 @@ impl Checker<'_> {
             returned_guard,
             sum_measures: std::mem::take(&mut self.sum_measures),
             returns_param: super::signature::returned_parameter(&def.body, &param_names),
-            returns_applied: super::signature::applied_parameter(&def.body, &param_names),
-            applied_to_arguments: super::signature::applied_parameter(&def.body, &param_names)
-                .is_some()
+            returns_applied,
+            applied_to_arguments: returns_applied.is_some()
                 && super::signature::applied_to_parameters(&def.body, &param_names, &plain_values),
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {

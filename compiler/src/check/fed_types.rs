@@ -89,7 +89,7 @@ impl FedTypes {
     pub fn returned(&mut self, sig: &FnSig, i: usize, found: &Ty, generics: &BTreeMap<String, Ty>) {
         // What a function given the arguments only returns is the call's
         // result, given to no function (`applied_results.rs`).
-        if sig.applied_to_arguments && sig.returns_applied == Some(i) {
+        if sig.given_arguments_only(i) {
             return;
         }
         let (Ty::Fn(declared), Ty::Fn(func)) = (&sig.params[i].1, found) else {

@@ -54,6 +54,14 @@ pub struct FnSig {
 }
 
 impl FnSig {
+    /// Whether parameter `i` is the function the body is the application
+    /// of to parameters alone ([`FnSig::applied_to_arguments`]): given
+    /// the call's arguments only, checked at the `T` they fix, its result
+    /// the call's (`applied_results.rs`).
+    pub fn given_arguments_only(&self, i: usize) -> bool {
+        self.applied_to_arguments && self.returns_applied == Some(i)
+    }
+
     /// The signature with `f` applied to every measure in its parameters'
     /// types, its result's and its cost.
     pub fn map_polys(mut self, f: &dyn Fn(&Poly) -> Poly) -> FnSig {

@@ -152,10 +152,7 @@ fn read_within_lets<'p>(
         }
         // A `Bool` entry parameter (hidden in a lambda's body, whose names
         // are its own scope's, as the checker hides them).
-        Op::Param(i)
-            if !matches!(hidden, Hidden::Every | Hidden::EveryBut(_))
-                && params.get(*i).is_some_and(boolean) =>
-        {
+        Op::Param(i) if !hidden.hides_unlisted() && params.get(*i).is_some_and(boolean) => {
             Named::of(cond, scope).map_or(Condition::Opaque, Condition::flag)
         }
         // A `Bool` column or field of a name (`p.active`), as the checker's
@@ -172,9 +169,7 @@ fn read_within_lets<'p>(
                     .and_then(|l| l.alias.clone())
                     .and_then(|alias| alias.with_parts_of(cond, root)),
                 Op::Var(_) => Named::of(cond, scope),
-                Op::Param(_) if !matches!(hidden, Hidden::Every | Hidden::EveryBut(_)) => {
-                    Named::of(cond, scope)
-                }
+                Op::Param(_) if !hidden.hides_unlisted() => Named::of(cond, scope),
                 _ => None,
             };
             match named.filter(|n| n.holds_a_bool(scope, params)) {
@@ -195,11 +190,7 @@ fn read_within_lets<'p>(
             .then(|| Arc::new(said));
             let alias = match &value.op {
                 Op::Var(outer) if hides(outer) => let_of(lets, outer).and_then(|l| l.alias.clone()),
-                Op::Var(_) | Op::Param(_)
-                    if matches!(hidden, Hidden::Every | Hidden::EveryBut(_)) =>
-                {
-                    None
-                }
+                Op::Var(_) | Op::Param(_) if hidden.hides_unlisted() => None,
                 Op::Var(_) | Op::Param(_) => Named::of(value, scope),
                 _ => None,
             };
