@@ -1,7 +1,7 @@
 //! Calls: of built-in combinators and of functions written in RQL (instantiating
 //! their cost signatures); function values are called in `called_values.rs`.
 
-use super::expr::{Checked, Checker};
+use super::expr::{Checked, Checker, FnSig};
 use super::measures::{self, Bindings};
 use super::modules::Symbol;
 use super::narrowing::Condition;
@@ -143,6 +143,31 @@ impl Checker<'_> {
         }
     }
 
+    /// The signature of the definition `callee` names (`app`, `m.app`),
+    /// as a call of it resolves it; `None` for anything else.
+    pub(super) fn named_definition_sig(&self, callee: &Expr) -> Option<FnSig> {
+        let def = match &callee.kind {
+            ExprKind::Name(name) => match self.index.lookup(self.module, &name.name) {
+                Some(Symbol::Def(def)) => *def,
+                _ => return None,
+            },
+            ExprKind::Field(base, field) => {
+                let ExprKind::Name(module) = &base.kind else {
+                    return None;
+                };
+                let Some(Symbol::Module(m)) = self.index.lookup(self.module, &module.name) else {
+                    return None;
+                };
+                match self.index.scopes[*m].get(&field.name) {
+                    Some(Symbol::Def(def)) if self.index.defs[*def].public => *def,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        (self.sig_of)(def)
+    }
+
     /// Instantiates a definition's signature at this call: binds type
     /// parameters to the join of what the arguments give them, then the
     /// signature's measures to the arguments' (spec/cost.md, "Calls").
@@ -212,7 +237,16 @@ impl Checker<'_> {
         // a `let` bound to a condition): read for its flag
         // (`guards::filled_with`).
         let mut said: Vec<Option<Condition>> = vec![None; args.len()];
-        for i in (0..args.len()).filter(|&i| !is_lambda_for_fn(i)) {
+        // A function value given the arguments only (`app(g, y)` for `fn
+        // app(f: T -> T, x: T) = f(x)`) after the others, as a lambda is:
+        // what it returns is the call's result, fed to nothing, so it fixes
+        // no `T` its parameters take (`given_late`).
+        let given_only = |i: usize| sig.given_arguments_only(i);
+        let plain_order: Vec<usize> = (0..args.len())
+            .filter(|&i| !is_lambda_for_fn(i) && !given_only(i))
+            .chain((0..args.len()).filter(|&i| !is_lambda_for_fn(i) && given_only(i)))
+            .collect();
+        for i in plain_order {
             let (param, pty) = &sig.params[i];
             self.island_stream = None;
             // Checked inside a condition, as a `let`'s value is, so that
@@ -238,7 +272,14 @@ impl Checker<'_> {
             }
             // A returned function's own ends fix nothing yet (`returned.rs`).
             let names = (param.as_str(), name.as_str());
-            let bound = self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, true);
+            let bound = if given_late(&sig, i, &checked.ty, &generics) {
+                // Its shape checked on a copy; its types bound once it is
+                // resolved at the `T` the others fixed (`call_functions.rs`).
+                let mut trial = generics.clone();
+                self.bind_type(names, pty, &checked.ty, args[i].span, &mut trial, true)
+            } else {
+                self.bind_type(names, pty, &checked.ty, args[i].span, &mut generics, true)
+            };
             if !bound {
                 // What this argument would have fixed is unknown, not a
                 // `T` every later use would be refused for again.
@@ -522,4 +563,17 @@ fn field_list<'t>(ty: &'t Ty, fields: &[String]) -> Option<&'t Ty> {
     };
     let (_, field) = record.iter().find(|(name, _)| name == first)?;
     field_list(field, rest)
+}
+
+/// Whether argument `i` of a call of `sig`, of type `arg`, is a function
+/// given the call's arguments only ([`FnSig::given_arguments_only`]) whose
+/// parameter types the other arguments fixed already: it is resolved at
+/// them, and what it returns widens no `T` (`fn outer(g: Int -> Int, y:
+/// Int) = app(g, y)` requires of `g` only `y`'s values, where binding `T`
+/// to its result too made `g` required to take what it returns, with no
+/// end; spec/cost.md §3, "Calls").
+fn given_late(sig: &FnSig, i: usize, arg: &Ty, generics: &BTreeMap<String, Ty>) -> bool {
+    sig.given_arguments_only(i)
+        && matches!(arg, Ty::Fn(_))
+        && !passing::unbound_parameters(&sig.params[i].1, generics)
 }

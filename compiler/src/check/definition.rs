@@ -6,7 +6,7 @@ use super::tir::TExpr;
 use super::types::Ty;
 use super::Verdict;
 use crate::cost::{class, Cost, Poly};
-use crate::syntax::ast::{Def, DefKind, SizeBound, TypeKind};
+use crate::syntax::ast::{Def, DefKind, Expr, ExprKind, SizeBound, TypeKind};
 use crate::syntax::printer::write_params;
 use rqc_plan::{ParamSpec, ParamType};
 use std::fmt::Write as _;
@@ -373,7 +373,29 @@ impl Checker<'_> {
         };
         let param_names: Vec<String> = def.params.iter().map(|p| p.name.name.clone()).collect();
         let plain_values: Vec<bool> = params.iter().map(|(_, ty)| !ty.holds_fn()).collect();
-        let returns_applied = super::signature::applied_parameter(&def.body, &param_names);
+        let applied_directly =
+            super::signature::applied_parameter(&def.body, &param_names).filter(|_| {
+                super::signature::applied_to_parameters(&def.body, &param_names, &plain_values)
+            });
+        let applied_through = applied_directly.is_none().then(|| {
+            // A parameter of the same name hides the definition.
+            let callee_sig = |callee: &Expr| match &callee.kind {
+                ExprKind::Name(name) if param_names.contains(&name.name) => None,
+                _ => self.named_definition_sig(callee),
+            };
+            super::signature::applied_through_call(
+                &def.body,
+                &param_names,
+                &plain_values,
+                &callee_sig,
+            )
+        });
+        let returns_applied = match applied_through.flatten() {
+            Some(i) => Some(i),
+            None => super::signature::applied_parameter(&def.body, &param_names),
+        };
+        let applied_to_arguments =
+            applied_directly.is_some() || applied_through.flatten().is_some();
         let sig = accepted.then(|| FnSig {
             kind: def.kind,
             params,
@@ -394,8 +416,7 @@ impl Checker<'_> {
             sum_measures: std::mem::take(&mut self.sum_measures),
             returns_param: super::signature::returned_parameter(&def.body, &param_names),
             returns_applied,
-            applied_to_arguments: returns_applied.is_some()
-                && super::signature::applied_to_parameters(&def.body, &param_names, &plain_values),
+            applied_to_arguments,
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
             module: module_name.to_string(),

@@ -146,6 +146,46 @@ pub fn applied_to_parameters(
     }
 }
 
+/// The function parameter (by position) that `body`, a call of a
+/// definition (`callee_sig` gives its signature, resolved from the callee
+/// expression) that gives a function the call's arguments only
+/// ([`FnSig::given_arguments_only`]), passes it, where every argument is a
+/// parameter and every other a plain value (`fn outer(g: Int -> Int, y:
+/// Int) = app(g, y)`): the body is then that parameter applied to
+/// parameters alone, as `g(y)` is.
+pub fn applied_through_call(
+    body: &crate::syntax::ast::Expr,
+    params: &[String],
+    values: &[bool],
+    callee_sig: &dyn Fn(&crate::syntax::ast::Expr) -> Option<FnSig>,
+) -> Option<usize> {
+    use crate::syntax::ast::{Expr, ExprKind};
+    let (callee, args): (&Expr, Vec<&Expr>) = match &body.kind {
+        ExprKind::Call(callee, args) => (callee, args.iter().collect()),
+        ExprKind::Pipe(input, stage) => match &stage.kind {
+            ExprKind::Call(callee, args) => {
+                (callee, std::iter::once(&**input).chain(args).collect())
+            }
+            _ => return None,
+        },
+        ExprKind::Block(stmts, result) if stmts.is_empty() => {
+            return applied_through_call(result, params, values, callee_sig)
+        }
+        _ => return None,
+    };
+    let param_of = |e: &Expr| match &e.kind {
+        ExprKind::Name(name) => params.iter().position(|p| *p == name.name),
+        _ => None,
+    };
+    let sig = callee_sig(callee)?;
+    let given = (0..args.len()).find(|&j| sig.given_arguments_only(j))?;
+    let passed = param_of(args[given])?;
+    let others_plain = (0..args.len())
+        .filter(|&j| j != given)
+        .all(|j| param_of(args[j]).is_some_and(|i| values[i]));
+    (!values[passed] && others_plain).then_some(passed)
+}
+
 /// The parameter (by position) that `body` is, where it is one of
 /// `params` read as it is: the name alone, in blocks of nothing else.
 pub fn returned_parameter(body: &crate::syntax::ast::Expr, params: &[String]) -> Option<usize> {
