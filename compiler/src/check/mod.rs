@@ -56,6 +56,7 @@ mod passing;
 mod predicates;
 mod range_conditions;
 mod reject;
+mod repeated_calls;
 mod result_checks;
 mod returned;
 mod returned_guards;

@@ -1,0 +1,461 @@
+//! A call an `if`'s condition holds and that the `if` gives again (`if limit_of(n) > 50 { 50 } else { limit_of(n) }`), computed once by a `let` before it under a name no program can write, so that what the condition proves of it holds where it is given again (spec/cost.md §3.1, "A call written twice").
+//!
+//! Only in a definition that cannot write (`!may_write`): there every
+//! call reads one snapshot and returns the same value each time it is
+//! made with the same arguments, so computing it once changes no result,
+//! and no more work is done than the `if` did. An occurrence is the same
+//! value only where every name it reads is bound as at the `if`: one
+//! under a lambda or a `let` that binds such a name again is left as it
+//! is.
+
+use super::expr::{Checker, Target};
+use super::modules::Symbol;
+use super::types::Ty;
+use crate::syntax::ast::{Expr, ExprKind, Ident, Stmt};
+use crate::syntax::printer::print_expr;
+
+/// The most nodes an `if` may hold for a call in it to be shared: a
+/// larger one is checked as written (which is sound), so that a deep
+/// nest of `if`s is neither searched nor copied again at every level (a
+/// nest of 800 copied its whole subtree at each, for 30 s).
+const SHARED_IF_NODES: usize = 2048;
+
+/// The `if` rewritten with a repeated call computed once.
+pub(super) struct Shared {
+    /// `{ let <call> = call; if … }`, each occurrence the name.
+    pub block: Expr,
+    /// The occurrences replaced outside the `let`'s own (for the editor's
+    /// references, which the name alone would lose).
+    pub replaced: Vec<Expr>,
+}
+
+/// The `if` (`cond`, `then`, `otherwise`, spanning `span`) with the first
+/// call its condition makes, outside any lambda or block, that the `if`
+/// makes again, computed once before it; `None` where there is none.
+/// Only a call `shareable` admits is (one whose condition says nothing
+/// of its arguments, which the name would not carry). A call whose name
+/// (its printed text) is bound already (`bound`: an enclosing `if` shared
+/// a call written alike, under names bound again since) is not shared,
+/// so no name means two values.
+pub(super) fn share_repeated_call(
+    span: crate::span::Span,
+    (cond, then, otherwise): (&Expr, &Expr, &Expr),
+    shareable: &dyn Fn(&Expr) -> bool,
+    bound: &dyn Fn(&str) -> bool,
+) -> Option<Shared> {
+    let mut candidates = Vec::new();
+    calls_outside_binders(cond, &mut candidates);
+    candidates.retain(|call| shareable(call));
+    if candidates.is_empty() {
+        return None;
+    }
+    let mut left = SHARED_IF_NODES;
+    for part in [cond, then, otherwise] {
+        if !within(part, &mut left) {
+            return None;
+        }
+    }
+    let mut budget = SHARED_IF_NODES;
+    for call in candidates {
+        let shown = print_expr(call);
+        if bound(&shown) {
+            continue;
+        }
+        let reads = free_names(call);
+        let mut sharing = Sharing {
+            call,
+            shown: &shown,
+            reads: &reads,
+            replaced: Vec::new(),
+            budget: &mut budget,
+        };
+        let then2 = sharing.replace(then);
+        let otherwise2 = sharing.replace(otherwise);
+        if *sharing.budget == 0 {
+            return None;
+        }
+        if sharing.replaced.is_empty() {
+            continue;
+        }
+        let cond2 = sharing.replace(cond);
+        if *sharing.budget == 0 {
+            return None;
+        }
+        let name = Ident {
+            name: shown.clone(),
+            span: call.span,
+        };
+        let shared_if = Expr::new(
+            ExprKind::If(Box::new(cond2), Box::new(then2), Box::new(otherwise2)),
+            span,
+        );
+        let replaced = sharing
+            .replaced
+            .into_iter()
+            .filter(|e| e.span != call.span)
+            .collect();
+        let block = Expr::new(
+            ExprKind::Block(
+                vec![Stmt::Let {
+                    name,
+                    ty: None,
+                    value: call.clone(),
+                }],
+                Box::new(shared_if),
+            ),
+            span,
+        );
+        return Some(Shared { block, replaced });
+    }
+    None
+}
+
+/// Whether `expr` has at most `left` nodes, counted off `left`; stops as
+/// soon as it has more.
+fn within(expr: &Expr, left: &mut usize) -> bool {
+    if *left == 0 {
+        return false;
+    }
+    *left -= 1;
+    children(expr).into_iter().all(|child| within(child, left))
+}
+
+/// The calls `expr` makes outside any lambda or block, outermost first.
+fn calls_outside_binders<'e>(expr: &'e Expr, found: &mut Vec<&'e Expr>) {
+    match &expr.kind {
+        ExprKind::Lambda(..) | ExprKind::Block(..) | ExprKind::Update(..) => return,
+        ExprKind::Call(..) => found.push(expr),
+        ExprKind::Pipe(input, stage) => {
+            found.push(expr);
+            // The stage is no call of its own (`count()` in `xs |>
+            // count()` is given `xs`): only what it is given is.
+            calls_outside_binders(input, found);
+            for child in children(stage) {
+                calls_outside_binders(child, found);
+            }
+            return;
+        }
+        _ => {}
+    }
+    for child in children(expr) {
+        calls_outside_binders(child, found);
+    }
+}
+
+impl Checker<'_> {
+    /// Whether `call` (a call or a pipe into one) may be shared: a call of
+    /// a definition by name, none of whose results a condition reads as a
+    /// fact of its arguments (a `Bool` function that proves something of
+    /// its parameters, `if small(n) { take(n) }`; one returning a
+    /// predicate; one returning its parameter itself, unless an `Int`,
+    /// of which a comparison says nothing of the argument). Those facts
+    /// would hold of the name alone, and the arguments would lose them.
+    /// Nor a built-in (`length(s)`, `unwrap_or(max(xs), n)`), which
+    /// narrowing reads as a fact of its argument.
+    pub(super) fn shareable_call(&self, call: &Expr) -> bool {
+        let callee = match &call.kind {
+            ExprKind::Call(callee, _) => callee,
+            ExprKind::Pipe(_, stage) => match &stage.kind {
+                ExprKind::Call(callee, _) => callee,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        let local = match &callee.kind {
+            ExprKind::Name(name) => self.local(&name.name).is_some(),
+            ExprKind::Field(base, _) => {
+                matches!(&base.kind, ExprKind::Name(m) if self.local(&m.name).is_some())
+            }
+            _ => true,
+        };
+        !local
+            && self.named_definition_sig(callee).is_some_and(|sig| {
+                let passes_on = sig.returns_param.is_some() && !matches!(sig.ret, Ty::Int(_));
+                sig.proves.is_none() && sig.returned_guard.is_none() && !passes_on
+            })
+    }
+
+    /// The references an occurrence replaced by the name made (its
+    /// function, its arguments' names), recorded for the editor as if it
+    /// had been checked where it is written.
+    pub(super) fn refer_names(&mut self, occurrence: &Expr) {
+        for ident in free_idents(occurrence) {
+            if let Some(local) = self.local(&ident.name) {
+                let binding = local.span;
+                self.refer(ident.span, || Target::Local(binding));
+                continue;
+            }
+            match self.index.lookup(self.module, &ident.name) {
+                Some(Symbol::Def(def)) => {
+                    let def = *def;
+                    self.refer(ident.span, || Target::Def(def));
+                }
+                Some(Symbol::Table(table)) => {
+                    let table = table.clone();
+                    self.refer(ident.span, || Target::Table(table));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Every name `expr` reads that it does not bind itself.
+fn free_names(expr: &Expr) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for ident in free_idents(expr) {
+        if !names.contains(&ident.name) {
+            names.push(ident.name.clone());
+        }
+    }
+    names
+}
+
+/// Every name `expr` reads that it does not bind itself, where it is read.
+fn free_idents(expr: &Expr) -> Vec<&Ident> {
+    fn walk<'e>(expr: &'e Expr, bound: &mut Vec<&'e str>, found: &mut Vec<&'e Ident>) {
+        match &expr.kind {
+            ExprKind::Name(ident) => {
+                if !bound.contains(&ident.name.as_str()) {
+                    found.push(ident);
+                }
+            }
+            ExprKind::Lambda(params, body) => {
+                let mark = bound.len();
+                bound.extend(params.iter().map(|p| p.name.as_str()));
+                walk(body, bound, found);
+                bound.truncate(mark);
+            }
+            ExprKind::Block(stmts, result) => {
+                let mark = bound.len();
+                for stmt in stmts {
+                    match stmt {
+                        Stmt::Let { name, value, .. } => {
+                            walk(value, bound, found);
+                            bound.push(name.name.as_str());
+                        }
+                        Stmt::Expr(e) => walk(e, bound, found),
+                    }
+                }
+                walk(result, bound, found);
+                bound.truncate(mark);
+            }
+            _ => {
+                for child in children(expr) {
+                    walk(child, bound, found);
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(expr, &mut Vec::new(), &mut found);
+    found
+}
+
+/// One call's occurrences replaced by the name it is computed under.
+struct Sharing<'s> {
+    call: &'s Expr,
+    /// The call, printed: the name, and how an occurrence is recognised.
+    shown: &'s str,
+    /// The names it reads: an occurrence under a binding of one is left.
+    reads: &'s [String],
+    replaced: Vec<Expr>,
+    budget: &'s mut usize,
+}
+
+impl Sharing<'_> {
+    fn binds_a_read(&self, name: &Ident) -> bool {
+        self.reads.contains(&name.name)
+    }
+
+    /// `expr` with every occurrence the call's names reach replaced.
+    fn replace(&mut self, expr: &Expr) -> Expr {
+        if *self.budget == 0 {
+            return expr.clone();
+        }
+        *self.budget -= 1;
+        if self.is_occurrence(expr) {
+            self.replaced.push(expr.clone());
+            let name = Ident {
+                name: self.shown.to_string(),
+                span: expr.span,
+            };
+            return Expr::new(ExprKind::Name(name), expr.span);
+        }
+        let kind = match &expr.kind {
+            ExprKind::Lambda(params, _) if params.iter().any(|p| self.binds_a_read(p)) => {
+                return expr.clone()
+            }
+            ExprKind::Lambda(params, body) => {
+                ExprKind::Lambda(params.clone(), Box::new(self.replace(body)))
+            }
+            ExprKind::Block(stmts, result) => {
+                let mut rebound = false;
+                let mut shared = Vec::with_capacity(stmts.len());
+                for stmt in stmts {
+                    shared.push(match stmt {
+                        _ if rebound => stmt.clone(),
+                        Stmt::Let { name, ty, value } => {
+                            let value = self.replace(value);
+                            rebound = self.binds_a_read(name);
+                            Stmt::Let {
+                                name: name.clone(),
+                                ty: ty.clone(),
+                                value,
+                            }
+                        }
+                        Stmt::Expr(e) => Stmt::Expr(self.replace(e)),
+                    });
+                }
+                let result = if rebound {
+                    (**result).clone()
+                } else {
+                    self.replace(result)
+                };
+                ExprKind::Block(shared, Box::new(result))
+            }
+            // A definition that cannot write holds no `update` (whose row
+            // name binds); left as it is.
+            ExprKind::Update(..) => return expr.clone(),
+            // The stage is no call of its own, only what it is given.
+            ExprKind::Pipe(input, stage) => {
+                let mut stage = (**stage).clone();
+                for child in children_mut(&mut stage) {
+                    *child = self.replace(child);
+                }
+                ExprKind::Pipe(Box::new(self.replace(input)), Box::new(stage))
+            }
+            _ => {
+                let mut copy = expr.clone();
+                for child in children_mut(&mut copy) {
+                    *child = self.replace(child);
+                }
+                return copy;
+            }
+        };
+        Expr::new(kind, expr.span)
+    }
+
+    /// Whether `expr` is the call, written the same.
+    fn is_occurrence(&self, expr: &Expr) -> bool {
+        matches!(expr.kind, ExprKind::Call(..) | ExprKind::Pipe(..)) && same(expr, self.call)
+    }
+}
+
+/// Whether `a` and `b` are written the same, wherever they are: the
+/// same tree of the same names, operators and literals (a `Float` by its
+/// bits). A form no definition that cannot write holds is never the
+/// same. Not by their printed text, which need not tell every two trees
+/// apart.
+fn same(a: &Expr, b: &Expr) -> bool {
+    let all = |xs: &[Expr], ys: &[Expr]| {
+        xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same(x, y))
+    };
+    let named = |x: &Ident, y: &Ident| x.name == y.name;
+    match (&a.kind, &b.kind) {
+        (ExprKind::Int(x), ExprKind::Int(y)) => x == y,
+        (ExprKind::Float(x), ExprKind::Float(y)) => x.to_bits() == y.to_bits(),
+        (ExprKind::Str(x), ExprKind::Str(y)) => x == y,
+        (ExprKind::Bool(x), ExprKind::Bool(y)) => x == y,
+        (ExprKind::None, ExprKind::None) => true,
+        (ExprKind::Name(x), ExprKind::Name(y)) => named(x, y),
+        (ExprKind::Record(xs), ExprKind::Record(ys)) => {
+            xs.len() == ys.len()
+                && xs.iter().zip(ys).all(|(x, y)| {
+                    named(&x.name, &y.name) && x.step == y.step && same(&x.value, &y.value)
+                })
+        }
+        (ExprKind::List(xs), ExprKind::List(ys)) | (ExprKind::Tuple(xs), ExprKind::Tuple(ys)) => {
+            all(xs, ys)
+        }
+        (ExprKind::Field(x, f), ExprKind::Field(y, g)) => named(f, g) && same(x, y),
+        (ExprKind::Call(f, xs), ExprKind::Call(g, ys))
+        | (ExprKind::Index(f, xs), ExprKind::Index(g, ys)) => same(f, g) && all(xs, ys),
+        (ExprKind::Pipe(x1, x2), ExprKind::Pipe(y1, y2))
+        | (ExprKind::Range(x1, x2), ExprKind::Range(y1, y2)) => same(x1, y1) && same(x2, y2),
+        (ExprKind::Binary(p, x1, x2), ExprKind::Binary(q, y1, y2)) => {
+            p == q && same(x1, y1) && same(x2, y2)
+        }
+        (ExprKind::Unary(p, x), ExprKind::Unary(q, y)) => p == q && same(x, y),
+        (ExprKind::Lambda(ps, x), ExprKind::Lambda(qs, y)) => {
+            ps.len() == qs.len() && ps.iter().zip(qs).all(|(p, q)| named(p, q)) && same(x, y)
+        }
+        (ExprKind::If(x1, x2, x3), ExprKind::If(y1, y2, y3)) => {
+            same(x1, y1) && same(x2, y2) && same(x3, y3)
+        }
+        (ExprKind::Block(xs, x), ExprKind::Block(ys, y)) => {
+            xs.len() == ys.len()
+                && xs.iter().zip(ys).all(|pair| match pair {
+                    (
+                        Stmt::Let {
+                            name: n,
+                            ty: None,
+                            value: v,
+                        },
+                        Stmt::Let {
+                            name: m,
+                            ty: None,
+                            value: w,
+                        },
+                    ) => named(n, m) && same(v, w),
+                    (Stmt::Expr(v), Stmt::Expr(w)) => same(v, w),
+                    _ => false,
+                })
+                && same(x, y)
+        }
+        _ => false,
+    }
+}
+
+/// The expressions directly inside `expr`.
+fn children(expr: &Expr) -> Vec<&Expr> {
+    match &expr.kind {
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bool(_)
+        | ExprKind::None
+        | ExprKind::Name(_)
+        | ExprKind::Error => Vec::new(),
+        ExprKind::Record(fields) => fields.iter().map(|f| &f.value).collect(),
+        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().collect(),
+        ExprKind::Field(base, _) => vec![base],
+        ExprKind::Call(callee, args) | ExprKind::Index(callee, args) => {
+            std::iter::once(&**callee).chain(args).collect()
+        }
+        ExprKind::Pipe(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Range(a, b) => vec![a, b],
+        ExprKind::Lambda(_, body) | ExprKind::Unary(_, body) | ExprKind::Delete(body) => {
+            vec![body]
+        }
+        ExprKind::If(c, a, b) => vec![c, a, b],
+        ExprKind::Block(stmts, result) => stmts
+            .iter()
+            .map(|s| match s {
+                Stmt::Let { value, .. } => value,
+                Stmt::Expr(e) => e,
+            })
+            .chain(std::iter::once(&**result))
+            .collect(),
+        ExprKind::Insert(_, row) | ExprKind::Upsert(_, row) => vec![row],
+        ExprKind::Update(target, _, changes) => vec![target, changes],
+    }
+}
+
+/// [`children`], to replace; only of the kinds that bind no name.
+fn children_mut(expr: &mut Expr) -> Vec<&mut Expr> {
+    match &mut expr.kind {
+        ExprKind::Record(fields) => fields.iter_mut().map(|f| &mut f.value).collect(),
+        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter_mut().collect(),
+        ExprKind::Field(base, _) => vec![base],
+        ExprKind::Call(callee, args) | ExprKind::Index(callee, args) => {
+            std::iter::once(&mut **callee)
+                .chain(args.iter_mut())
+                .collect()
+        }
+        ExprKind::Pipe(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Range(a, b) => vec![a, b],
+        ExprKind::Unary(_, body) | ExprKind::Delete(body) => vec![body],
+        ExprKind::If(c, a, b) => vec![c, a, b],
+        ExprKind::Insert(_, row) | ExprKind::Upsert(_, row) => vec![row],
+        _ => Vec::new(),
+    }
+}
