@@ -272,7 +272,11 @@ impl Checker<'_> {
             }
             // A returned function's own ends fix nothing yet (`returned.rs`).
             let names = (param.as_str(), name.as_str());
-            let bound = if given_late(&sig, i, &checked.ty, &generics) {
+            // An argument of no known type yet (a lambda's parameter
+            // before it is applied) fixes no `T`: nor then does the
+            // function, which is resolved once it is known.
+            let unknown_before = arg_tys.iter().flatten().any(Ty::is_error);
+            let bound = if given_late(&sig, i, &checked.ty, &generics, unknown_before) {
                 // Its shape checked on a copy; its types bound once it is
                 // resolved at the `T` the others fixed (`call_functions.rs`).
                 let mut trial = generics.clone();
@@ -290,26 +294,11 @@ impl Checker<'_> {
             }
             if bound {
                 self.within_declared_ends(pty, &checked.ty, args[i].span, &name, param);
-                for (fields, max) in sig.list_maxima.get(i).into_iter().flatten() {
-                    // Checked as an entry point's list parameter is.
-                    let measure = super::parameters::length_measure(param, fields);
-                    let path = measure.trim_matches('|').to_string();
-                    let declared = Ty::list(
-                        Ty::Error,
-                        crate::cost::Poly::var(crate::cost::Var::param(&measure, Some(*max))),
-                    );
-                    // An option's list (`[Int; <= 5]?`) has the list's
-                    // length; a record's field, its own.
-                    // None where an error was reported already; else a
-                    // list of no known length, which is refused.
-                    let unknown = Ty::list(Ty::Error, crate::cost::Poly::unbounded(&path));
-                    let list = match field_list(&checked.ty, fields) {
-                        Some(list) => list,
-                        None if checked.ty.any(&|t| t.is_error()) => continue,
-                        None => &unknown,
-                    };
-                    self.within_declared_ends(&declared, list, args[i].span, &name, &path);
-                }
+                // A function's declared result is checked once the call
+                // has resolved the function (`results_within_declared`).
+                let declared = sig.list_maxima.get(i).map_or(&[][..], Vec::as_slice);
+                let at = (name.as_str(), param.as_str(), args[i].span);
+                self.within_declared_maxima(at, declared, &checked.ty, false);
                 arg_tys[i] = Some(checked.ty);
             }
             cost = cost.plus(&checked.cost);
@@ -354,6 +343,7 @@ impl Checker<'_> {
             &site,
             (&mut generics, &mut bindings, &mut origins, &mut tirs),
         );
+        self.results_within_declared(&site, &given_fns);
         // A type parameter the callee compares may not be a stream or a function.
         for generic in &sig.inspects {
             if let Some(bound) = generics.get(generic) {
@@ -538,42 +528,23 @@ impl Checker<'_> {
     }
 }
 
-/// The list `fields` reach in `ty` (through options and records: a record
-/// parameter's list field, `parameters::declared_list_maxima`), seen
-/// through an option; `None` where the type holds none there (an error
-/// reported already).
-fn field_list<'t>(ty: &'t Ty, fields: &[String]) -> Option<&'t Ty> {
-    let ty = match ty {
-        Ty::Option(inner) => inner,
-        other => other,
-    };
-    let Some((first, rest)) = fields.split_first() else {
-        return matches!(ty, Ty::List(..)).then_some(ty);
-    };
-    // A list's elements (`rs[].xs`): each holds the field, so their
-    // joined type does, at its longest.
-    if first == super::parameters::ELEMENTS {
-        let Ty::List(elem, _, _) = ty else {
-            return None;
-        };
-        return field_list(elem, rest);
-    }
-    let Ty::Record(record) = ty else {
-        return None;
-    };
-    let (_, field) = record.iter().find(|(name, _)| name == first)?;
-    field_list(field, rest)
-}
-
 /// Whether argument `i` of a call of `sig`, of type `arg`, is a function
 /// given the call's arguments only ([`FnSig::given_arguments_only`]) whose
 /// parameter types the other arguments fixed already: it is resolved at
 /// them, and what it returns widens no `T` (`fn outer(g: Int -> Int, y:
 /// Int) = app(g, y)` requires of `g` only `y`'s values, where binding `T`
 /// to its result too made `g` required to take what it returns, with no
-/// end; spec/cost.md §3, "Calls").
-fn given_late(sig: &FnSig, i: usize, arg: &Ty, generics: &BTreeMap<String, Ty>) -> bool {
+/// end; spec/cost.md §3, "Calls"). So too where another argument's type
+/// is not known yet (`unknown_before`: `y` in a returned `y => app(g,
+/// y)`, checked before it is applied), which leaves `T` unknown.
+fn given_late(
+    sig: &FnSig,
+    i: usize,
+    arg: &Ty,
+    generics: &BTreeMap<String, Ty>,
+    unknown_before: bool,
+) -> bool {
     sig.given_arguments_only(i)
         && matches!(arg, Ty::Fn(_))
-        && !passing::unbound_parameters(&sig.params[i].1, generics)
+        && (unknown_before || !passing::unbound_parameters(&sig.params[i].1, generics))
 }

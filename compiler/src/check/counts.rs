@@ -191,9 +191,13 @@ impl Checker<'_> {
         let shown = crate::syntax::printer::print_expr(count);
         let parameter = self.named_parameter(count);
         let string = self.measured_string_parameter(count);
-        // Where the definition cannot write, the checker computed it once
-        // already (`repeated_calls.rs`): naming it would change nothing.
-        let repeated = repeated_call(count).filter(|_| self.may_write);
+        // Where the checker computed it once already (`repeated_calls.rs`),
+        // naming it would change nothing.
+        let shared = |count: &Expr| match &count.kind {
+            ExprKind::If(c, t, e) => self.shared_if(count, (c, t, e)).is_some(),
+            _ => false,
+        };
+        let repeated = repeated_call(count).filter(|_| !shared(count));
         let d = self.error(
             "E0302",
             format!("`take({shown})` bounds nothing: `{shown}` has no upper bound"),
@@ -219,7 +223,7 @@ impl Checker<'_> {
                 let call = repeated.unwrap_or_default();
                 let named = shown.replace(&call, "l");
                 d.help.push(format!(
-                    "compute `{call}` once and test the name: `let l = {call};`, then `take({named})` (in a definition that may write, as a mutation or a function given a function, a type parameter or a stream may, each call is a value of its own to the checker, so a test of one bounds no other)"
+                    "compute `{call}` once and test the name: `let l = {call};`, then `take({named})` (the checker computes such a call once itself only in a definition that cannot write, and only a call of a definition made wherever the condition is; otherwise each call is a value of its own to it, so a test of one bounds no other)"
                 ));
             }
             _ => {

@@ -61,6 +61,8 @@ impl Checker<'_> {
                 }
                 self.longer_than_declared(d_elem, f_elem)
             }
+            // A function's result (`-> Int -> [Int; <= 1]`), once resolved.
+            (Ty::Fn(d), Ty::Fn(f)) => self.longer_than_declared(&d.ret, &f.ret),
             (Ty::Record(d), Ty::Record(f)) => d.iter().find_map(|(field, d_ty)| {
                 let (_, f_ty) = f.iter().find(|(name, _)| name == field)?;
                 self.longer_than_declared(d_ty, f_ty)

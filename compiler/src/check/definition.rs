@@ -178,8 +178,12 @@ impl Checker<'_> {
                 "the declared result type",
             ) {
                 let subject = format!("the result of `{}`", def.name.name);
-                let found = (&body.ty, "its body");
-                self.within_declared_lengths((declared, &subject), found, def.body.span);
+                let reported = self.diagnostics.len();
+                self.within_declared_lengths(
+                    (declared, &subject),
+                    (&body.ty, "its body"),
+                    def.body.span,
+                );
                 body.ty = body.ty.with_declared_options(declared);
                 if def.kind == DefKind::Fn {
                     // Lambdas it returns take their parameters' types from the
@@ -189,6 +193,13 @@ impl Checker<'_> {
                     // result keeps what each application passes (`returned.rs`).
                     body.ty =
                         self.resolve_returned(&body.ty, declared, def.body.span, &def.name.name);
+                    // What a function it returns returns, now resolved
+                    // (`-> Int -> [Int; <= 1] = x => [x, x, x]`), once.
+                    if self.diagnostics.len() == reported {
+                        let subject = format!("the result of what `{}` returns", def.name.name);
+                        let found = (&body.ty, "its body");
+                        self.within_declared_lengths((declared, &subject), found, def.body.span);
+                    }
                 }
             }
         }

@@ -508,19 +508,11 @@ impl<'p> Checker<'p> {
                 // A call the condition makes and the `if` makes again is
                 // computed once, so what the condition proves of it holds
                 // where it is given again (`repeated_calls.rs`).
-                if !self.may_write {
-                    let bound = |name: &str| self.local(name).is_some();
-                    let parts = (&**cond, &**then, &**otherwise);
-                    let shareable = |call: &Expr| self.shareable_call(call);
-                    let shared = super::repeated_calls::share_repeated_call(
-                        expr.span, parts, &shareable, &bound,
-                    );
-                    if let Some(shared) = shared {
-                        for occurrence in &shared.replaced {
-                            self.refer_names(occurrence);
-                        }
-                        return self.check_inner(&shared.block, expected);
+                if let Some(shared) = self.shared_if(expr, (cond, then, otherwise)) {
+                    for occurrence in &shared.replaced {
+                        self.refer_names(occurrence);
                     }
+                    return self.check_inner(&shared.block, expected);
                 }
                 let mark = self.begin_condition();
                 let c = self.check(cond);

@@ -26,6 +26,7 @@ mod condition_reading;
 mod counts;
 mod declared;
 mod declared_lengths;
+mod declared_maxima;
 mod deferred;
 mod definition;
 mod elements;

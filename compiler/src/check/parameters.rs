@@ -252,6 +252,18 @@ pub(super) fn declared_list_maxima(ty: &crate::syntax::ast::Type) -> Vec<(Vec<St
             own.into_iter().chain(inner).collect()
         }
         TypeKind::Option(inner) => declared_list_maxima(inner),
+        // A function's result (`g: Int -> [Int; <= 1]`): each function
+        // given must return within it, and the body may rely on it. Not
+        // a result holding functions (`Int -> Int -> [Int; <= 1]`), which
+        // a call resolves only where they are applied.
+        TypeKind::Function(_, ret) if holds_function(ret) => Vec::new(),
+        TypeKind::Function(_, ret) => declared_list_maxima(ret)
+            .into_iter()
+            .map(|(mut path, n)| {
+                path.insert(0, RESULT.to_string());
+                (path, n)
+            })
+            .collect(),
         TypeKind::Record(fields) => fields
             .iter()
             .flat_map(|(field, ty)| {
@@ -265,16 +277,33 @@ pub(super) fn declared_list_maxima(ty: &crate::syntax::ast::Type) -> Vec<(Vec<St
     }
 }
 
+/// Whether the written type `ty` holds a function type anywhere.
+fn holds_function(ty: &crate::syntax::ast::Type) -> bool {
+    match &ty.kind {
+        TypeKind::Function(..) => true,
+        TypeKind::Named(_) => false,
+        TypeKind::Option(inner) | TypeKind::List(inner, _) | TypeKind::Stream(inner) => {
+            holds_function(inner)
+        }
+        TypeKind::Record(fields) => fields.iter().any(|(_, t)| holds_function(t)),
+    }
+}
+
 /// The step from a list to its elements in a path of
 /// [`declared_list_maxima`] (no field is named so).
 pub(super) const ELEMENTS: &str = "[]";
+
+/// The step from a function to its result in a path of
+/// [`declared_list_maxima`] (no field is named so), as
+/// `measures::abstract_measures` names it: `g()`.
+pub(super) const RESULT: &str = "()";
 
 /// The name `measures::abstract_measures` gives the length of the list
 /// `steps` reach from the parameter `param`: `|r.xs|`, `|rs[].xs|`.
 pub(super) fn length_measure(param: &str, steps: &[String]) -> String {
     let mut path = param.to_string();
     for step in steps {
-        if step != ELEMENTS {
+        if step != ELEMENTS && step != RESULT {
             path.push('.');
         }
         path.push_str(step);

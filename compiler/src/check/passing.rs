@@ -211,7 +211,10 @@ impl Checker<'_> {
         };
         self.error(
             "E0321",
-            format!("`{callee}`'s parameter `{param}` is declared {declared}, and this argument may be {may}"),
+            match param.strip_suffix("()") {
+                Some(function) => format!("the result of `{callee}`'s parameter `{function}` is declared {declared}, and the function given may return one {may}"),
+                None => format!("`{callee}`'s parameter `{param}` is declared {declared}, and this argument may be {may}"),
+            },
             span,
             "may be outside the declared ends",
         )
@@ -221,6 +224,8 @@ impl Checker<'_> {
             Ty::Str(_) => format!(
                 "pass a value within them: a shorter literal, or a parameter declared with the same or a smaller maximum (`{param}: String <= …`)"
             ),
+            // A function parameter's result (`g()`, `r.f()`).
+            Ty::List(..) if param.ends_with("()") => "pass a function that returns a shorter list: limit it where it is made (`|> take(…)`), or pass one whose declared result is as short (`-> [Int; <= …]`)".to_string(),
             Ty::List(..) => format!(
                 "pass a value within them: a shorter list, or a parameter declared with the same or a smaller maximum (`{param}: […; <= …]`)"
             ),

@@ -11,7 +11,7 @@
 use super::expr::{Checker, Target};
 use super::modules::Symbol;
 use super::types::Ty;
-use crate::syntax::ast::{Expr, ExprKind, Ident, Stmt};
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Stmt};
 use crate::syntax::printer::print_expr;
 
 /// The most nodes an `if` may hold for a call in it to be shared: a
@@ -19,6 +19,9 @@ use crate::syntax::printer::print_expr;
 /// nest of `if`s is neither searched nor copied again at every level (a
 /// nest of 800 copied its whole subtree at each, for 30 s).
 const SHARED_IF_NODES: usize = 2048;
+
+/// A test of an expression (a call, a callee) the checker answers.
+type ExprTest<'t> = &'t dyn Fn(&Expr) -> bool;
 
 /// The `if` rewritten with a repeated call computed once.
 pub(super) struct Shared {
@@ -37,14 +40,14 @@ pub(super) struct Shared {
 /// (its printed text) is bound already (`bound`: an enclosing `if` shared
 /// a call written alike, under names bound again since) is not shared,
 /// so no name means two values.
-pub(super) fn share_repeated_call(
+fn share_repeated_call(
     span: crate::span::Span,
     (cond, then, otherwise): (&Expr, &Expr, &Expr),
-    shareable: &dyn Fn(&Expr) -> bool,
+    (shareable, is_definition): (ExprTest, ExprTest),
     bound: &dyn Fn(&str) -> bool,
 ) -> Option<Shared> {
     let mut candidates = Vec::new();
-    calls_outside_binders(cond, &mut candidates);
+    strict_calls(cond, is_definition, &mut candidates);
     candidates.retain(|call| shareable(call));
     if candidates.is_empty() {
         return None;
@@ -57,7 +60,7 @@ pub(super) fn share_repeated_call(
     }
     let mut budget = SHARED_IF_NODES;
     for call in candidates {
-        let shown = print_expr(call);
+        let shown = hidden_name(call);
         if bound(&shown) {
             continue;
         }
@@ -110,6 +113,15 @@ pub(super) fn share_repeated_call(
     None
 }
 
+/// The name a shared call is computed under: its printed text, which no
+/// program can write as a name (it holds a parenthesis), with each `.`
+/// written `․` (U+2024, one dot leader, which looks the same): narrowing
+/// keeps a field's facts under `name.field`, so `mods.lim(n)` or `lim(r.n)`
+/// named with a dot proved nothing of the name (adversary round 66).
+fn hidden_name(call: &Expr) -> String {
+    print_expr(call).replace('.', "\u{2024}")
+}
+
 /// Whether `expr` has at most `left` nodes, counted off `left`; stops as
 /// soon as it has more.
 fn within(expr: &Expr, left: &mut usize) -> bool {
@@ -120,29 +132,80 @@ fn within(expr: &Expr, left: &mut usize) -> bool {
     children(expr).into_iter().all(|child| within(child, left))
 }
 
-/// The calls `expr` makes outside any lambda or block, outermost first.
-fn calls_outside_binders<'e>(expr: &'e Expr, found: &mut Vec<&'e Expr>) {
-    match &expr.kind {
-        ExprKind::Lambda(..) | ExprKind::Block(..) | ExprKind::Update(..) => return,
-        ExprKind::Call(..) => found.push(expr),
-        ExprKind::Pipe(input, stage) => {
-            found.push(expr);
-            // The stage is no call of its own (`count()` in `xs |>
-            // count()` is given `xs`): only what it is given is.
-            calls_outside_binders(input, found);
-            for child in children(stage) {
-                calls_outside_binders(child, found);
-            }
-            return;
-        }
-        _ => {}
+/// The calls `expr` makes whenever it is evaluated, outermost first:
+/// not under a lambda or a block, nor on the right of `&&` or `||`, in
+/// an `if`'s branches, or among a built-in's arguments (`unwrap_or`'s
+/// default), which may not be evaluated. Hoisted before the `if`, such a
+/// call would run where the condition skips it (`n != 0 && inv(n) > 5`
+/// with `n` 0 divided by zero; adversary round 66). A definition's
+/// arguments (`is_definition` of its callee) are evaluated before it is.
+fn strict_calls<'e>(
+    expr: &'e Expr,
+    is_definition: &dyn Fn(&Expr) -> bool,
+    found: &mut Vec<&'e Expr>,
+) {
+    if matches!(expr.kind, ExprKind::Call(..) | ExprKind::Pipe(..)) {
+        found.push(expr);
     }
-    for child in children(expr) {
-        calls_outside_binders(child, found);
+    let strict: Vec<&Expr> = match &expr.kind {
+        ExprKind::Lambda(..) | ExprKind::Block(..) | ExprKind::Update(..) => Vec::new(),
+        ExprKind::If(cond, _, _) => vec![cond],
+        ExprKind::Binary(BinaryOp::And | BinaryOp::Or, left, _) => vec![left],
+        ExprKind::Call(callee, args) => std::iter::once(&**callee)
+            .chain(args.iter().filter(|_| is_definition(callee)))
+            .collect(),
+        // The stage is no call of its own (`count()` in `xs |> count()`
+        // is given `xs`): only what it is given is.
+        ExprKind::Pipe(input, stage) => match &stage.kind {
+            ExprKind::Call(callee, args) if is_definition(callee) => {
+                std::iter::once(&**input).chain(args).collect()
+            }
+            _ => vec![input],
+        },
+        _ => children(expr),
+    };
+    for part in strict {
+        strict_calls(part, is_definition, found);
     }
 }
 
 impl Checker<'_> {
+    /// The `if` (`expr`, of `cond`, `then`, `otherwise`) with a call its
+    /// condition makes and it makes again computed once
+    /// ([`share_repeated_call`]), in a definition that cannot write;
+    /// `None` where there is none.
+    pub(super) fn shared_if(
+        &self,
+        expr: &Expr,
+        (cond, then, otherwise): (&Expr, &Expr, &Expr),
+    ) -> Option<Shared> {
+        if self.may_write {
+            return None;
+        }
+        let bound = |name: &str| self.local(name).is_some();
+        let shareable = |call: &Expr| self.shareable_call(call);
+        let is_definition = |callee: &Expr| self.names_a_definition(callee);
+        share_repeated_call(
+            expr.span,
+            (cond, then, otherwise),
+            (&shareable, &is_definition),
+            &bound,
+        )
+    }
+
+    /// Whether `callee` names a definition (`lim`, `mods.lim`), not a
+    /// local value or a built-in.
+    fn names_a_definition(&self, callee: &Expr) -> bool {
+        let local = match &callee.kind {
+            ExprKind::Name(name) => self.local(&name.name).is_some(),
+            ExprKind::Field(base, _) => {
+                matches!(&base.kind, ExprKind::Name(m) if self.local(&m.name).is_some())
+            }
+            _ => true,
+        };
+        !local && self.named_definition_sig(callee).is_some()
+    }
+
     /// Whether `call` (a call or a pipe into one) may be shared: a call of
     /// a definition by name, none of whose results a condition reads as a
     /// fact of its arguments (a `Bool` function that proves something of
@@ -152,7 +215,7 @@ impl Checker<'_> {
     /// would hold of the name alone, and the arguments would lose them.
     /// Nor a built-in (`length(s)`, `unwrap_or(max(xs), n)`), which
     /// narrowing reads as a fact of its argument.
-    pub(super) fn shareable_call(&self, call: &Expr) -> bool {
+    fn shareable_call(&self, call: &Expr) -> bool {
         let callee = match &call.kind {
             ExprKind::Call(callee, _) => callee,
             ExprKind::Pipe(_, stage) => match &stage.kind {
@@ -161,14 +224,7 @@ impl Checker<'_> {
             },
             _ => return false,
         };
-        let local = match &callee.kind {
-            ExprKind::Name(name) => self.local(&name.name).is_some(),
-            ExprKind::Field(base, _) => {
-                matches!(&base.kind, ExprKind::Name(m) if self.local(&m.name).is_some())
-            }
-            _ => true,
-        };
-        !local
+        self.names_a_definition(callee)
             && self.named_definition_sig(callee).is_some_and(|sig| {
                 let passes_on = sig.returns_param.is_some() && !matches!(sig.ret, Ty::Int(_));
                 sig.proves.is_none() && sig.returned_guard.is_none() && !passes_on
@@ -283,12 +339,11 @@ impl Sharing<'_> {
             return Expr::new(ExprKind::Name(name), expr.span);
         }
         let kind = match &expr.kind {
-            ExprKind::Lambda(params, _) if params.iter().any(|p| self.binds_a_read(p)) => {
-                return expr.clone()
-            }
-            ExprKind::Lambda(params, body) => {
-                ExprKind::Lambda(params.clone(), Box::new(self.replace(body)))
-            }
+            // A lambda may run later, after a mutation that called this
+            // definition has written (`x => cnt(b) + x` returned and
+            // applied after an insert read the count before it; adversary
+            // round 66): its calls are its own.
+            ExprKind::Lambda(..) => return expr.clone(),
             ExprKind::Block(stmts, result) => {
                 let mut rebound = false;
                 let mut shared = Vec::with_capacity(stmts.len());
