@@ -16,7 +16,20 @@ pub(super) fn form(rng: &mut Rng, d: u32) -> String {
         &["3", "(0 - 2)", "9223372036854775807", "m", "p", "x", "n"],
     );
     let w = pick(rng, &["x", "n", "m", "p"]);
-    match rng.below(36) {
+    match rng.below(37) {
+        // A call the condition makes and the `if` makes again, computed
+        // once (`repeated_calls.rs`), where the condition always makes it
+        // and where it may not (the right of `&&`: not shared); a function
+        // applied through a call that gives it the arguments only
+        // (`applied_through_call`); a function parameter's declared result
+        // length (`declared_maxima.rs`).
+        36 => match rng.below(5) {
+            0 => format!("(if scaled({v}) {op} {a} {{ scaled({v}) }} else {{ {b} }})"),
+            1 => format!("(if scaled({v}) {op} {a} && {w} {op} {b} {{ scaled({v}) - {w} }} else {{ {k} }})"),
+            2 => format!("(if {w} {op} {b} && scaled({v}) {op} {a} {{ scaled({v}) }} else {{ {b} }})"),
+            3 => format!("via_apply(e => e + {a}, {v})"),
+            _ => format!("(firsts(e => [e, {a}], {v}) |> map(e => e - {w}) |> sum())"),
+        },
         // A `Bool` an `if` chooses (`Condition::chosen`): bound by `let`,
         // written in place, negated, nested, and a `Bool` function whose
         // body is one, given names, sums and literals.

@@ -111,6 +111,9 @@ fn any_big(xs: [Int]) -> Bool = any(xs, e => e > 4)
 fn top_le(xs: [Int]) -> Bool = unwrap_or(max(xs), 0) <= 4
 fn low_all(xs: [Int]) -> Bool = unwrap_or(min(xs), 0) >= 0
 fn top_or(xs: [Int], d: Int) -> Bool = unwrap_or(max(xs), d) <= 4
+fn scaled(k: Int) -> Int = k * 3 - 1
+fn via_apply(f: Int -> Int, y: Int) -> Int = apply(y, f)
+fn firsts(g: Int -> [Int; <= 2], k: Int) -> [Int; <= 2] = g(k)
 mutation add_a(id: Int, g: Int, v: Int) = insert A { id, g, v }
 mutation add_b(a: Int, n: Int, w: Int) = insert B { a, n, w }
 mutation add_c(id: Int, lim: Int) = insert C { id, lim }

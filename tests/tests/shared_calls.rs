@@ -17,7 +17,10 @@ query past_the_largest(n: Int) = if n < 1000 && dbl(n) > 5 { dbl(n) } else { 0 }
 query clamped(n: Int) = Item |> take(if lim(n) > 3 { 3 } else { lim(n) }) |> count()
 query clamped_by_let(n: Int) = { let l = lim(n); Item |> take(if l > 3 { 3 } else { l }) |> count() }
 query owned_clamped(o: Int) = if owned(o) > 2 { 2 } else { owned(o) }
+fn given(o: Int) -> (Int -> Int) -> Int = g => if owned(o) > 5 { 5 } else { g(0) + owned(o) }
 mutation put(id: Int, owner: Int) = insert Item { id: id, owner: owner }
+mutation given_a_writing_function(o: Int, id: Int) =
+  given(o)(x => { insert Item { id: id, owner: o }; x })
 mutation applied_after_a_write(o: Int, id: Int) = {
   let g = mk(o);
   insert Item { id: id, owner: o };
@@ -106,4 +109,11 @@ fn a_lambda_applied_after_a_write_reads_afresh() {
         &[Value::Int(7), Value::Int(71)],
     );
     assert_eq!(out.value, Value::Int(2));
+    // A lambda a function returns, given a function that writes between
+    // the two calls: the second reads the write (adversary round 67).
+    for (id, answer) in [(80, 1), (81, 2)] {
+        let args = [Value::Int(8), Value::Int(id)];
+        let out = run(&db, "given_a_writing_function", &args);
+        assert_eq!(out.value, Value::Int(answer), "item {id}");
+    }
 }

@@ -1,7 +1,7 @@
 //! E0323: a definition whose body may return a list longer than its declared result type says (`fn three(x: Int) -> [Int; <= 3] = [x, x, x, x]`), or a `let` whose value may be longer than its declared type, which a reader of the declaration would be misled by.
 
 use super::expr::Checker;
-use super::types::Ty;
+use super::types::{FnCandidate, Ty};
 use crate::cost::Poly;
 use crate::span::Span;
 
@@ -61,8 +61,13 @@ impl Checker<'_> {
                 }
                 self.longer_than_declared(d_elem, f_elem)
             }
-            // A function's result (`-> Int -> [Int; <= 1]`), once resolved.
+            // A function's result (`-> Int -> [Int; <= 1]`), once resolved;
+            // of each of several an `if` chose between.
             (Ty::Fn(d), Ty::Fn(f)) => self.longer_than_declared(&d.ret, &f.ret),
+            (Ty::Fn(d), Ty::Fns(candidates)) => candidates.iter().find_map(|c| match c {
+                FnCandidate::Known(f) => self.longer_than_declared(&d.ret, &f.ret),
+                FnCandidate::Lambda(_) => None,
+            }),
             (Ty::Record(d), Ty::Record(f)) => d.iter().find_map(|(field, d_ty)| {
                 let (_, f_ty) = f.iter().find(|(name, _)| name == field)?;
                 self.longer_than_declared(d_ty, f_ty)

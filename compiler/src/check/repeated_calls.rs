@@ -65,10 +65,19 @@ fn share_repeated_call(
             continue;
         }
         let reads = free_names(call);
+        let arguments = argument_names(call);
+        // A condition that tests what the call is given too (`lim(n) > 3
+        // && n <= 10`) narrows the arguments in its branches, where the
+        // call recomputed is bounded by them and the name is not
+        // (adversary round 67): left as written.
+        if mentions_outside(cond, call, &arguments) {
+            continue;
+        }
         let mut sharing = Sharing {
             call,
             shown: &shown,
             reads: &reads,
+            arguments: &arguments,
             replaced: Vec::new(),
             budget: &mut budget,
         };
@@ -179,7 +188,7 @@ impl Checker<'_> {
         expr: &Expr,
         (cond, then, otherwise): (&Expr, &Expr, &Expr),
     ) -> Option<Shared> {
-        if self.may_write {
+        if self.may_write || self.reaches_a_function_value(expr) {
             return None;
         }
         let bound = |name: &str| self.local(name).is_some();
@@ -191,6 +200,23 @@ impl Checker<'_> {
             (&shareable, &is_definition),
             &bound,
         )
+    }
+
+    /// Whether `expr` reads a name bound to a value that may hold a
+    /// function (or a type parameter or a stream, which may carry one): a
+    /// lambda a function returns (`g => if owned(o) > 2 { 2 } else { g(0)
+    /// + owned(o) }`) is given one by its caller, perhaps a mutation's
+    /// that writes, between the two calls (adversary round 67: the second
+    /// read the count from before the write). Without one, nothing the
+    /// `if` runs can write.
+    fn reaches_a_function_value(&self, expr: &Expr) -> bool {
+        free_idents(expr).into_iter().any(|ident| {
+            self.local(&ident.name).is_some_and(|local| {
+                local.ty.holds_fn()
+                    || !local.ty.generics().is_empty()
+                    || local.ty.any(&|t| matches!(t, Ty::Stream(_)))
+            })
+        })
     }
 
     /// Whether `callee` names a definition (`lim`, `mods.lim`), not a
@@ -256,6 +282,41 @@ impl Checker<'_> {
     }
 }
 
+/// The names a call's arguments read (not its callee's): `n` of
+/// `lim(n)`, `n` and `r` of `n |> f(r.k)`.
+fn argument_names(call: &Expr) -> Vec<String> {
+    let arguments: Vec<&Expr> = match &call.kind {
+        ExprKind::Call(_, args) => args.iter().collect(),
+        ExprKind::Pipe(input, stage) => match &stage.kind {
+            ExprKind::Call(_, args) => std::iter::once(&**input).chain(args).collect(),
+            _ => vec![input],
+        },
+        _ => Vec::new(),
+    };
+    let mut names: Vec<String> = Vec::new();
+    for name in arguments.into_iter().flat_map(free_names) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Whether `expr` reads one of `names` outside the occurrences of `call`
+/// in it (any binding of the name counts: a test of another `n` is taken
+/// as one of this `n`, which only leaves more as written).
+fn mentions_outside(expr: &Expr, call: &Expr, names: &[String]) -> bool {
+    if matches!(expr.kind, ExprKind::Call(..) | ExprKind::Pipe(..)) && same(expr, call) {
+        return false;
+    }
+    if let ExprKind::Name(ident) = &expr.kind {
+        return names.contains(&ident.name);
+    }
+    children(expr)
+        .into_iter()
+        .any(|child| mentions_outside(child, call, names))
+}
+
 /// Every name `expr` reads that it does not bind itself.
 fn free_names(expr: &Expr) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
@@ -315,6 +376,9 @@ struct Sharing<'s> {
     shown: &'s str,
     /// The names it reads: an occurrence under a binding of one is left.
     reads: &'s [String],
+    /// The names its arguments read: an occurrence past a test of one
+    /// (`if n <= 10 { lim(n) }`) is left, bounded by what the test proves.
+    arguments: &'s [String],
     replaced: Vec<Expr>,
     budget: &'s mut usize,
 }
@@ -372,6 +436,25 @@ impl Sharing<'_> {
             // A definition that cannot write holds no `update` (whose row
             // name binds); left as it is.
             ExprKind::Update(..) => return expr.clone(),
+            // A branch, or the right of `&&` or `||`, past a test of what
+            // the call is given is left: the test narrows the arguments
+            // there, which bounds the call recomputed and not the name.
+            ExprKind::If(c, a, b) => {
+                let c2 = self.replace(c);
+                let (a2, b2) = match mentions_outside(c, self.call, self.arguments) {
+                    true => ((**a).clone(), (**b).clone()),
+                    false => (self.replace(a), self.replace(b)),
+                };
+                ExprKind::If(Box::new(c2), Box::new(a2), Box::new(b2))
+            }
+            ExprKind::Binary(op @ (BinaryOp::And | BinaryOp::Or), l, r) => {
+                let l2 = self.replace(l);
+                let r2 = match mentions_outside(l, self.call, self.arguments) {
+                    true => (**r).clone(),
+                    false => self.replace(r),
+                };
+                ExprKind::Binary(*op, Box::new(l2), Box::new(r2))
+            }
             // The stage is no call of its own, only what it is given.
             ExprKind::Pipe(input, stage) => {
                 let mut stage = (**stage).clone();
@@ -464,36 +547,9 @@ fn same(a: &Expr, b: &Expr) -> bool {
 
 /// The expressions directly inside `expr`.
 fn children(expr: &Expr) -> Vec<&Expr> {
-    match &expr.kind {
-        ExprKind::Int(_)
-        | ExprKind::Float(_)
-        | ExprKind::Str(_)
-        | ExprKind::Bool(_)
-        | ExprKind::None
-        | ExprKind::Name(_)
-        | ExprKind::Error => Vec::new(),
-        ExprKind::Record(fields) => fields.iter().map(|f| &f.value).collect(),
-        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().collect(),
-        ExprKind::Field(base, _) => vec![base],
-        ExprKind::Call(callee, args) | ExprKind::Index(callee, args) => {
-            std::iter::once(&**callee).chain(args).collect()
-        }
-        ExprKind::Pipe(a, b) | ExprKind::Binary(_, a, b) | ExprKind::Range(a, b) => vec![a, b],
-        ExprKind::Lambda(_, body) | ExprKind::Unary(_, body) | ExprKind::Delete(body) => {
-            vec![body]
-        }
-        ExprKind::If(c, a, b) => vec![c, a, b],
-        ExprKind::Block(stmts, result) => stmts
-            .iter()
-            .map(|s| match s {
-                Stmt::Let { value, .. } => value,
-                Stmt::Expr(e) => e,
-            })
-            .chain(std::iter::once(&**result))
-            .collect(),
-        ExprKind::Insert(_, row) | ExprKind::Upsert(_, row) => vec![row],
-        ExprKind::Update(target, _, changes) => vec![target, changes],
-    }
+    let mut found = Vec::new();
+    expr.each_child(&mut |e| found.push(e));
+    found
 }
 
 /// [`children`], to replace; only of the kinds that bind no name.

@@ -417,4 +417,51 @@ impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         Expr { kind, span }
     }
+
+    /// The expressions directly inside this one, in the order they are
+    /// written (a `let`'s value, not its declared type).
+    pub fn each_child<'a>(&'a self, visit: &mut dyn FnMut(&'a Expr)) {
+        match &self.kind {
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bool(_)
+            | ExprKind::None
+            | ExprKind::Name(_)
+            | ExprKind::Error => {}
+            ExprKind::Record(fields) => fields.iter().for_each(|f| visit(&f.value)),
+            ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().for_each(visit),
+            ExprKind::Field(e, _)
+            | ExprKind::Lambda(_, e)
+            | ExprKind::Unary(_, e)
+            | ExprKind::Insert(_, e)
+            | ExprKind::Upsert(_, e)
+            | ExprKind::Delete(e) => visit(e),
+            ExprKind::Call(f, args) | ExprKind::Index(f, args) => {
+                visit(f);
+                args.iter().for_each(visit);
+            }
+            ExprKind::Pipe(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::Range(a, b)
+            | ExprKind::Update(a, _, b) => {
+                visit(a);
+                visit(b);
+            }
+            ExprKind::If(c, a, b) => {
+                visit(c);
+                visit(a);
+                visit(b);
+            }
+            ExprKind::Block(stmts, last) => {
+                for stmt in stmts {
+                    match stmt {
+                        Stmt::Let { value, .. } => visit(value),
+                        Stmt::Expr(e) => visit(e),
+                    }
+                }
+                visit(last);
+            }
+        }
+    }
 }

@@ -122,54 +122,15 @@ pub fn each_expr<'a>(root: &'a Expr, mut visit: impl FnMut(&'a Expr)) {
 }
 
 fn push_expr_children<'a>(expr: &'a Expr, depth: usize, work: &mut Vec<(Node<'a>, usize)>) {
-    let mut exprs = |e: &'a Expr| work.push((Node::Expr(e), depth));
-    match &expr.kind {
-        ExprKind::Int(_)
-        | ExprKind::Float(_)
-        | ExprKind::Str(_)
-        | ExprKind::Bool(_)
-        | ExprKind::None
-        | ExprKind::Name(_)
-        | ExprKind::Error => {}
-        ExprKind::Record(fields) => fields.iter().for_each(|f| exprs(&f.value)),
-        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().for_each(exprs),
-        ExprKind::Field(e, _)
-        | ExprKind::Lambda(_, e)
-        | ExprKind::Unary(_, e)
-        | ExprKind::Insert(_, e)
-        | ExprKind::Upsert(_, e)
-        | ExprKind::Delete(e) => exprs(e),
-        ExprKind::Call(f, args) | ExprKind::Index(f, args) => {
-            exprs(f);
-            args.iter().for_each(exprs);
-        }
-        ExprKind::Pipe(a, b)
-        | ExprKind::Binary(_, a, b)
-        | ExprKind::Range(a, b)
-        | ExprKind::Update(a, _, b) => {
-            exprs(a);
-            exprs(b);
-        }
-        ExprKind::If(c, a, b) => {
-            exprs(c);
-            exprs(a);
-            exprs(b);
-        }
-        ExprKind::Block(stmts, last) => {
-            for stmt in stmts {
-                match stmt {
-                    Stmt::Let { ty, value, .. } => {
-                        if let Some(ty) = ty {
-                            work.push((Node::Type(ty), depth));
-                        }
-                        work.push((Node::Expr(value), depth));
-                    }
-                    Stmt::Expr(e) => work.push((Node::Expr(e), depth)),
-                }
+    // A `let`'s declared type is nested too.
+    if let ExprKind::Block(stmts, _) = &expr.kind {
+        for stmt in stmts {
+            if let Stmt::Let { ty: Some(ty), .. } = stmt {
+                work.push((Node::Type(ty), depth));
             }
-            work.push((Node::Expr(last), depth));
         }
     }
+    expr.each_child(&mut |e| work.push((Node::Expr(e), depth)));
 }
 
 fn push_type_children<'a>(ty: &'a Type, depth: usize, work: &mut Vec<(Node<'a>, usize)>) {
