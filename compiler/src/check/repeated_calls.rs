@@ -10,6 +10,7 @@
 
 use super::expr::{Checker, Target};
 use super::modules::Symbol;
+use super::tir::TExpr;
 use super::types::Ty;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Stmt};
 use crate::syntax::printer::print_expr;
@@ -20,8 +21,25 @@ use crate::syntax::printer::print_expr;
 /// nest of 800 copied its whole subtree at each, for 30 s).
 const SHARED_IF_NODES: usize = 2048;
 
-/// A test of an expression (a call, a callee) the checker answers.
-type ExprTest<'t> = &'t dyn Fn(&Expr) -> bool;
+/// What the checker answers of the names and calls an `if` holds.
+struct Tests<'t> {
+    /// Whether a call may be shared (`Checker::shareable_call`).
+    shareable: &'t dyn Fn(&Expr) -> bool,
+    /// Whether a callee names a definition, whose arguments are
+    /// evaluated before it is.
+    is_definition: &'t dyn Fn(&Expr) -> bool,
+    /// Whether a name is bound where the `if` is.
+    bound: &'t dyn Fn(&str) -> bool,
+    /// Whether a name a test reads may say something of another value (a
+    /// `let`, a lambda's parameter, a name bound inside the `if`), not a
+    /// parameter or a definition, which say nothing of the arguments.
+    may_alias: &'t dyn Fn(&str) -> bool,
+}
+
+/// The most calls of one condition tried as the one to share, outermost
+/// first: each is compared with every call of the `if` (a nest of 960
+/// calls tried each took 39 s to check, adversary round 68).
+const CANDIDATES: usize = 4;
 
 /// The `if` rewritten with a repeated call computed once.
 pub(super) struct Shared {
@@ -43,12 +61,12 @@ pub(super) struct Shared {
 fn share_repeated_call(
     span: crate::span::Span,
     (cond, then, otherwise): (&Expr, &Expr, &Expr),
-    (shareable, is_definition): (ExprTest, ExprTest),
-    bound: &dyn Fn(&str) -> bool,
+    tests: &Tests<'_>,
 ) -> Option<Shared> {
     let mut candidates = Vec::new();
-    strict_calls(cond, is_definition, &mut candidates);
-    candidates.retain(|call| shareable(call));
+    strict_calls(cond, tests.is_definition, &mut candidates);
+    candidates.retain(|call| (tests.shareable)(call));
+    candidates.truncate(CANDIDATES);
     if candidates.is_empty() {
         return None;
     }
@@ -61,23 +79,33 @@ fn share_repeated_call(
     let mut budget = SHARED_IF_NODES;
     for call in candidates {
         let shown = hidden_name(call);
-        if bound(&shown) {
+        if (tests.bound)(&shown) {
             continue;
         }
         let reads = free_names(call);
         let arguments = argument_names(call);
+        // What may say something of the arguments: their names, and any
+        // name that may stand for one (`let m = n`, `let ok = n <= 10`).
+        // An argument that may stand for another value (`lim(m)` after
+        // `let m = n`) is related to every name in scope.
+        let aliased = arguments.iter().any(|a| (tests.may_alias)(a));
+        let related = |name: &str| {
+            arguments.iter().any(|a| a == name)
+                || (tests.may_alias)(name)
+                || (aliased && (tests.bound)(name))
+        };
         // A condition that tests what the call is given too (`lim(n) > 3
         // && n <= 10`) narrows the arguments in its branches, where the
         // call recomputed is bounded by them and the name is not
-        // (adversary round 67): left as written.
-        if mentions_outside(cond, call, &arguments) {
+        // (adversary rounds 67, 68): left as written.
+        if mentions_outside(cond, call, &related) {
             continue;
         }
         let mut sharing = Sharing {
             call,
             shown: &shown,
             reads: &reads,
-            arguments: &arguments,
+            related: &related,
             replaced: Vec::new(),
             budget: &mut budget,
         };
@@ -188,18 +216,45 @@ impl Checker<'_> {
         expr: &Expr,
         (cond, then, otherwise): (&Expr, &Expr, &Expr),
     ) -> Option<Shared> {
-        if self.may_write || self.reaches_a_function_value(expr) {
+        // Nor in a body checked at each application of a lambda (`let h
+        // = x => if cnt(a) > 5 …; h(y => y) + h(1)`): whether it reaches
+        // a function may differ from one application to the next, and the
+        // plan holds one body for all (adversary round 68: E0631).
+        if self.may_write || self.lambda_checks.applying > 0 || self.reaches_a_function_value(expr)
+        {
             return None;
         }
-        let bound = |name: &str| self.local(name).is_some();
-        let shareable = |call: &Expr| self.shareable_call(call);
-        let is_definition = |callee: &Expr| self.names_a_definition(callee);
-        share_repeated_call(
-            expr.span,
-            (cond, then, otherwise),
-            (&shareable, &is_definition),
-            &bound,
-        )
+        let tests = Tests {
+            shareable: &|call: &Expr| self.shareable_call(call),
+            is_definition: &|callee: &Expr| self.names_a_definition(callee),
+            bound: &|name: &str| self.local(name).is_some(),
+            may_alias: &|name: &str| self.may_alias(name),
+        };
+        share_repeated_call(expr.span, (cond, then, otherwise), &tests)
+    }
+
+    /// Whether `name`, read by a test inside an `if`, may say something
+    /// of another value: a `let` (`let m = n`, `let ok = n <= 10`), a
+    /// lambda's parameter, a name bound inside the `if`; not a parameter
+    /// of the definition, a call shared already, a definition, a table or
+    /// a module.
+    fn may_alias(&self, name: &str) -> bool {
+        // A call shared already (its name holds a parenthesis): what a
+        // test proves of its value says nothing of its arguments.
+        if name.contains('(') {
+            return false;
+        }
+        match self.local(name) {
+            Some(local) => {
+                let entry_parameter = matches!(local.tir, TExpr::Param(_));
+                let parameter = self
+                    .fn_params
+                    .iter()
+                    .any(|(n, binding)| n == name && *binding == local.binding);
+                !entry_parameter && !parameter
+            }
+            None => self.index.lookup(self.module, name).is_none(),
+        }
     }
 
     /// Whether `expr` reads a name bound to a value that may hold a
@@ -302,19 +357,28 @@ fn argument_names(call: &Expr) -> Vec<String> {
     names
 }
 
-/// Whether `expr` reads one of `names` outside the occurrences of `call`
-/// in it (any binding of the name counts: a test of another `n` is taken
-/// as one of this `n`, which only leaves more as written).
-fn mentions_outside(expr: &Expr, call: &Expr, names: &[String]) -> bool {
+/// Whether `expr` reads a name `related` admits outside the occurrences
+/// of `call` in it and the callees it names (any binding of the name
+/// counts: a test of another `n` is taken as one of this `n`, which only
+/// leaves more as written).
+fn mentions_outside(expr: &Expr, call: &Expr, related: &dyn Fn(&str) -> bool) -> bool {
     if matches!(expr.kind, ExprKind::Call(..) | ExprKind::Pipe(..)) && same(expr, call) {
         return false;
     }
-    if let ExprKind::Name(ident) = &expr.kind {
-        return names.contains(&ident.name);
+    let named = |callee: &Expr| match &callee.kind {
+        ExprKind::Name(_) => true,
+        ExprKind::Field(base, _) => matches!(base.kind, ExprKind::Name(_)),
+        _ => false,
+    };
+    match &expr.kind {
+        ExprKind::Name(ident) => related(&ident.name),
+        ExprKind::Call(callee, args) if named(callee) => {
+            args.iter().any(|a| mentions_outside(a, call, related))
+        }
+        _ => children(expr)
+            .into_iter()
+            .any(|child| mentions_outside(child, call, related)),
     }
-    children(expr)
-        .into_iter()
-        .any(|child| mentions_outside(child, call, names))
 }
 
 /// Every name `expr` reads that it does not bind itself.
@@ -376,9 +440,10 @@ struct Sharing<'s> {
     shown: &'s str,
     /// The names it reads: an occurrence under a binding of one is left.
     reads: &'s [String],
-    /// The names its arguments read: an occurrence past a test of one
-    /// (`if n <= 10 { lim(n) }`) is left, bounded by what the test proves.
-    arguments: &'s [String],
+    /// Whether a name may say something of what its arguments read: an
+    /// occurrence past a test of one (`if n <= 10 { lim(n) }`) is left,
+    /// bounded by what the test proves.
+    related: &'s dyn Fn(&str) -> bool,
     replaced: Vec<Expr>,
     budget: &'s mut usize,
 }
@@ -441,7 +506,7 @@ impl Sharing<'_> {
             // there, which bounds the call recomputed and not the name.
             ExprKind::If(c, a, b) => {
                 let c2 = self.replace(c);
-                let (a2, b2) = match mentions_outside(c, self.call, self.arguments) {
+                let (a2, b2) = match mentions_outside(c, self.call, self.related) {
                     true => ((**a).clone(), (**b).clone()),
                     false => (self.replace(a), self.replace(b)),
                 };
@@ -449,7 +514,7 @@ impl Sharing<'_> {
             }
             ExprKind::Binary(op @ (BinaryOp::And | BinaryOp::Or), l, r) => {
                 let l2 = self.replace(l);
-                let r2 = match mentions_outside(l, self.call, self.arguments) {
+                let r2 = match mentions_outside(l, self.call, self.related) {
                     true => (**r).clone(),
                     false => self.replace(r),
                 };
