@@ -10,6 +10,7 @@ pub mod programs;
 pub mod reference;
 mod reference_deletes;
 pub mod rng;
+pub mod runs;
 pub mod state;
 pub mod stores;
 pub mod tpcc;

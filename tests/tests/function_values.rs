@@ -1,6 +1,7 @@
 //! A definition named as a value runs as the lambda that calls it: `map(inc)`, `app(inc, 3)`, a function parameter passed on to a generic function, a mutation's writes through `map(add)`; each answer right and within its printed bound.
 
-use rqc::{Database, Output, Value};
+use rqc::{Database, Value};
+use rqc_tests::runs::run_within_bound as run;
 
 const PROGRAM: &str = "
 table Item { id: Int key, v: Int }
@@ -23,20 +24,6 @@ query values(ids: [Int; <= 5]) = ids |> map(value_of)
 
 fn ints(xs: &[i64]) -> Value {
     Value::List(xs.iter().map(|&x| Value::Int(x)).collect())
-}
-
-fn within_bound(name: &str, out: &Output) {
-    let (s, b) = (&out.stats, &out.bound);
-    assert!(
-        s.seeks <= b.seeks && s.rows <= b.rows && s.round_trips <= b.round_trips,
-        "{name}: read {s:?}, bound {b:?}"
-    );
-}
-
-fn run(db: &Database, name: &str, args: &[Value]) -> Output {
-    let out = db.run(name, args).unwrap_or_else(|e| panic!("{name}: {e}"));
-    within_bound(name, &out);
-    out
 }
 
 fn count(value: &Value) -> usize {

@@ -1,6 +1,7 @@
 //! A list given where a stream is taken runs as a stream: a function the callee maps over it runs on the elements its limit reads, never on the whole list, and every answer is the list's first elements past the skip (spec/cost.md §4.2).
 
-use rqc::{Database, Output, Value};
+use rqc::{Database, Value};
+use rqc_tests::runs::run_within_bound as run;
 
 const PROGRAM: &str = "
 table User { id: Int key  name: String }
@@ -22,16 +23,6 @@ query later_names(u: Int) = { let fs = Follow[u]; later(fs) }
 query some(u: Int) = { let fs = Follow[u]; any_named(fs) }
 query direct(u: Int) = names(Follow[u])
 ";
-
-fn run(db: &Database, name: &str, args: &[Value]) -> Output {
-    let out = db.run(name, args).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let (s, b) = (&out.stats, &out.bound);
-    assert!(
-        s.seeks <= b.seeks && s.rows <= b.rows && s.round_trips <= b.round_trips,
-        "{name}: read {s:?}, bound {b:?}"
-    );
-    out
-}
 
 fn names(value: &Value) -> Vec<String> {
     match value {

@@ -1,6 +1,7 @@
 //! A call an `if` makes twice, computed once by the checker (`repeated_calls.rs`), runs as the program means: never where the condition would skip it (the right of `&&` or `||`, an `if` inside the condition, a built-in's default), never read stale through a lambda a mutation applies after it writes, and with the answer of the same program written with a `let`, within its printed bound.
 
-use rqc::{Database, Output, Value};
+use rqc::{Database, Value};
+use rqc_tests::runs::run_within_bound as run;
 
 const PROGRAM: &str = "
 table Item { id: Int key, owner: Int, index by_owner (owner) }
@@ -27,16 +28,6 @@ mutation applied_after_a_write(o: Int, id: Int) = {
   g(0)
 }
 ";
-
-fn run(db: &Database, name: &str, args: &[Value]) -> Output {
-    let out = db.run(name, args).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let (s, b) = (&out.stats, &out.bound);
-    assert!(
-        s.seeks <= b.seeks && s.rows <= b.rows && s.round_trips <= b.round_trips,
-        "{name}: read {s:?}, bound {b:?}"
-    );
-    out
-}
 
 #[test]
 fn a_shared_call_runs_only_where_the_condition_runs_it() {

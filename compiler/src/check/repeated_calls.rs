@@ -106,6 +106,7 @@ fn share_repeated_call(
             shown: &shown,
             reads: &reads,
             related: &related,
+            inside: Vec::new(),
             replaced: Vec::new(),
             budget: &mut budget,
         };
@@ -444,6 +445,10 @@ struct Sharing<'s> {
     /// occurrence past a test of one (`if n <= 10 { lim(n) }`) is left,
     /// bounded by what the test proves.
     related: &'s dyn Fn(&str) -> bool,
+    /// The names `let`s inside the `if` bind on the way to where it is
+    /// (each may stand for an argument: `let m = n`, even where a
+    /// parameter outside is named `m` too; adversary round 69).
+    inside: Vec<String>,
     replaced: Vec<Expr>,
     budget: &'s mut usize,
 }
@@ -451,6 +456,13 @@ struct Sharing<'s> {
 impl Sharing<'_> {
     fn binds_a_read(&self, name: &Ident) -> bool {
         self.reads.contains(&name.name)
+    }
+
+    /// Whether `test` reads what may say something of the call's
+    /// arguments, outside the call.
+    fn tests_the_arguments(&self, test: &Expr) -> bool {
+        let related = |name: &str| (self.related)(name) || self.inside.iter().any(|n| n == name);
+        mentions_outside(test, self.call, &related)
     }
 
     /// `expr` with every occurrence the call's names reach replaced.
@@ -476,12 +488,14 @@ impl Sharing<'_> {
             ExprKind::Block(stmts, result) => {
                 let mut rebound = false;
                 let mut shared = Vec::with_capacity(stmts.len());
+                let mark = self.inside.len();
                 for stmt in stmts {
                     shared.push(match stmt {
                         _ if rebound => stmt.clone(),
                         Stmt::Let { name, ty, value } => {
                             let value = self.replace(value);
                             rebound = self.binds_a_read(name);
+                            self.inside.push(name.name.clone());
                             Stmt::Let {
                                 name: name.clone(),
                                 ty: ty.clone(),
@@ -496,6 +510,7 @@ impl Sharing<'_> {
                 } else {
                     self.replace(result)
                 };
+                self.inside.truncate(mark);
                 ExprKind::Block(shared, Box::new(result))
             }
             // A definition that cannot write holds no `update` (whose row
@@ -506,7 +521,7 @@ impl Sharing<'_> {
             // there, which bounds the call recomputed and not the name.
             ExprKind::If(c, a, b) => {
                 let c2 = self.replace(c);
-                let (a2, b2) = match mentions_outside(c, self.call, self.related) {
+                let (a2, b2) = match self.tests_the_arguments(c) {
                     true => ((**a).clone(), (**b).clone()),
                     false => (self.replace(a), self.replace(b)),
                 };
@@ -514,7 +529,7 @@ impl Sharing<'_> {
             }
             ExprKind::Binary(op @ (BinaryOp::And | BinaryOp::Or), l, r) => {
                 let l2 = self.replace(l);
-                let r2 = match mentions_outside(l, self.call, self.related) {
+                let r2 = match self.tests_the_arguments(l) {
                     true => (**r).clone(),
                     false => self.replace(r),
                 };
