@@ -1,12 +1,13 @@
 //! A call an `if`'s condition holds and that the `if` gives again (`if limit_of(n) > 50 { 50 } else { limit_of(n) }`), computed once by a `let` before it under a name no program can write, so that what the condition proves of it holds where it is given again (spec/cost.md §3.1, "A call written twice").
 //!
-//! Only in a definition that cannot write (`!may_write`): there every
-//! call reads one snapshot and returns the same value each time it is
-//! made with the same arguments, so computing it once changes no result,
-//! and no more work is done than the `if` did. An occurrence is the same
-//! value only where every name it reads is bound as at the `if`: one
-//! under a lambda or a `let` that binds such a name again is left as it
-//! is.
+//! Only in a definition that cannot write (`!may_write`), and where the
+//! `if` reaches no function value: there every call reads one snapshot
+//! and returns the same value each time it is made with the same
+//! arguments, so computing it once changes no result, and no more work
+//! is done than the `if` did. An occurrence is the same value only where
+//! every name it reads is bound as at the `if`: one under a lambda or a
+//! `let` that binds such a name again is left as it is, and so is one
+//! past a test of what the call is given.
 
 use super::expr::{Checker, Target};
 use super::modules::Symbol;
@@ -51,10 +52,11 @@ pub(super) struct Shared {
 }
 
 /// The `if` (`cond`, `then`, `otherwise`, spanning `span`) with the first
-/// call its condition makes, outside any lambda or block, that the `if`
-/// makes again, computed once before it; `None` where there is none.
-/// Only a call `shareable` admits is (one whose condition says nothing
-/// of its arguments, which the name would not carry). A call whose name
+/// call its condition always makes ([`strict_calls`]) that the `if` makes
+/// again outside a lambda, computed once before it; `None` where there is
+/// none. Only a call `tests.shareable` admits is (one whose condition says
+/// nothing of its arguments, which the name would not carry), and not
+/// where the condition tests the arguments too. A call whose name
 /// (its printed text) is bound already (`bound`: an enclosing `if` shared
 /// a call written alike, under names bound again since) is not shared,
 /// so no name means two values.
