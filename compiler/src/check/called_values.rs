@@ -6,7 +6,7 @@ use super::tir::TExpr;
 use super::types::Ty;
 use crate::cost::Cost;
 use crate::span::Span;
-use crate::syntax::ast::{Expr, ExprKind, Ident, Stmt};
+use crate::syntax::ast::{Expr, ExprKind, Ident};
 
 impl Checker<'_> {
     /// `mk()(u)`, `(if c { f } else { g })(u)`, `r.g(u)`: the function
@@ -29,17 +29,7 @@ impl Checker<'_> {
             kind: ExprKind::Call(Box::new(called), all.iter().map(|e| (*e).clone()).collect()),
             span,
         };
-        let block = Expr {
-            kind: ExprKind::Block(
-                vec![Stmt::Let {
-                    name,
-                    ty: None,
-                    value: callee.clone(),
-                }],
-                Box::new(call),
-            ),
-            span,
-        };
+        let block = Expr::let_in(name, callee.clone(), call, span);
         self.check(&block)
     }
 

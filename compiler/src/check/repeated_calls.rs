@@ -11,6 +11,7 @@
 
 use super::expr::{Checker, Target};
 use super::modules::Symbol;
+use super::signature::FnSig;
 use super::tir::TExpr;
 use super::types::Ty;
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Stmt};
@@ -84,7 +85,7 @@ fn share_repeated_call(
         if (tests.bound)(&shown) {
             continue;
         }
-        let reads = free_names(call);
+        let reads = call.free_names();
         let arguments = argument_names(call);
         // What may say something of the arguments: their names, and any
         // name that may stand for one (`let m = n`, `let ok = n <= 10`).
@@ -137,17 +138,7 @@ fn share_repeated_call(
             .into_iter()
             .filter(|e| e.span != call.span)
             .collect();
-        let block = Expr::new(
-            ExprKind::Block(
-                vec![Stmt::Let {
-                    name,
-                    ty: None,
-                    value: call.clone(),
-                }],
-                Box::new(shared_if),
-            ),
-            span,
-        );
+        let block = Expr::let_in(name, call.clone(), shared_if, span);
         return Some(Shared { block, replaced });
     }
     None
@@ -169,7 +160,7 @@ fn within(expr: &Expr, left: &mut usize) -> bool {
         return false;
     }
     *left -= 1;
-    children(expr).into_iter().all(|child| within(child, left))
+    expr.children().into_iter().all(|child| within(child, left))
 }
 
 /// The calls `expr` makes whenever it is evaluated, outermost first:
@@ -202,7 +193,7 @@ fn strict_calls<'e>(
             }
             _ => vec![input],
         },
-        _ => children(expr),
+        _ => expr.children(),
     };
     for part in strict {
         strict_calls(part, is_definition, found);
@@ -229,7 +220,7 @@ impl Checker<'_> {
         }
         let tests = Tests {
             shareable: &|call: &Expr| self.shareable_call(call),
-            is_definition: &|callee: &Expr| self.names_a_definition(callee),
+            is_definition: &|callee: &Expr| self.definition_named(callee).is_some(),
             bound: &|name: &str| self.local(name).is_some(),
             may_alias: &|name: &str| self.may_alias(name),
         };
@@ -268,7 +259,7 @@ impl Checker<'_> {
     /// read the count from before the write). Without one, nothing the
     /// `if` runs can write.
     fn reaches_a_function_value(&self, expr: &Expr) -> bool {
-        free_idents(expr).into_iter().any(|ident| {
+        expr.free_idents().into_iter().any(|ident| {
             self.local(&ident.name).is_some_and(|local| {
                 local.ty.holds_fn()
                     || !local.ty.generics().is_empty()
@@ -277,9 +268,9 @@ impl Checker<'_> {
         })
     }
 
-    /// Whether `callee` names a definition (`lim`, `mods.lim`), not a
-    /// local value or a built-in.
-    fn names_a_definition(&self, callee: &Expr) -> bool {
+    /// The signature of the definition `callee` names (`lim`,
+    /// `mods.lim`); `None` for a local value or a built-in.
+    fn definition_named(&self, callee: &Expr) -> Option<FnSig> {
         let local = match &callee.kind {
             ExprKind::Name(name) => self.local(&name.name).is_some(),
             ExprKind::Field(base, _) => {
@@ -287,7 +278,10 @@ impl Checker<'_> {
             }
             _ => true,
         };
-        !local && self.named_definition_sig(callee).is_some()
+        if local {
+            return None;
+        }
+        self.named_definition_sig(callee)
     }
 
     /// Whether `call` (a call or a pipe into one) may be shared: a call of
@@ -308,18 +302,17 @@ impl Checker<'_> {
             },
             _ => return false,
         };
-        self.names_a_definition(callee)
-            && self.named_definition_sig(callee).is_some_and(|sig| {
-                let passes_on = sig.returns_param.is_some() && !matches!(sig.ret, Ty::Int(_));
-                sig.proves.is_none() && sig.returned_guard.is_none() && !passes_on
-            })
+        self.definition_named(callee).is_some_and(|sig| {
+            let passes_on = sig.returns_param.is_some() && !matches!(sig.ret, Ty::Int(_));
+            sig.proves.is_none() && sig.returned_guard.is_none() && !passes_on
+        })
     }
 
     /// The references an occurrence replaced by the name made (its
     /// function, its arguments' names), recorded for the editor as if it
     /// had been checked where it is written.
     pub(super) fn refer_names(&mut self, occurrence: &Expr) {
-        for ident in free_idents(occurrence) {
+        for ident in occurrence.free_idents() {
             if let Some(local) = self.local(&ident.name) {
                 let binding = local.span;
                 self.refer(ident.span, || Target::Local(binding));
@@ -352,7 +345,7 @@ fn argument_names(call: &Expr) -> Vec<String> {
         _ => Vec::new(),
     };
     let mut names: Vec<String> = Vec::new();
-    for name in arguments.into_iter().flat_map(free_names) {
+    for name in arguments.into_iter().flat_map(Expr::free_names) {
         if !names.contains(&name) {
             names.push(name);
         }
@@ -365,7 +358,7 @@ fn argument_names(call: &Expr) -> Vec<String> {
 /// counts: a test of another `n` is taken as one of this `n`, which only
 /// leaves more as written).
 fn mentions_outside(expr: &Expr, call: &Expr, related: &dyn Fn(&str) -> bool) -> bool {
-    if matches!(expr.kind, ExprKind::Call(..) | ExprKind::Pipe(..)) && same(expr, call) {
+    if matches!(expr.kind, ExprKind::Call(..) | ExprKind::Pipe(..)) && expr.written_alike(call) {
         return false;
     }
     let named = |callee: &Expr| match &callee.kind {
@@ -378,62 +371,11 @@ fn mentions_outside(expr: &Expr, call: &Expr, related: &dyn Fn(&str) -> bool) ->
         ExprKind::Call(callee, args) if named(callee) => {
             args.iter().any(|a| mentions_outside(a, call, related))
         }
-        _ => children(expr)
+        _ => expr
+            .children()
             .into_iter()
             .any(|child| mentions_outside(child, call, related)),
     }
-}
-
-/// Every name `expr` reads that it does not bind itself.
-fn free_names(expr: &Expr) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for ident in free_idents(expr) {
-        if !names.contains(&ident.name) {
-            names.push(ident.name.clone());
-        }
-    }
-    names
-}
-
-/// Every name `expr` reads that it does not bind itself, where it is read.
-fn free_idents(expr: &Expr) -> Vec<&Ident> {
-    fn walk<'e>(expr: &'e Expr, bound: &mut Vec<&'e str>, found: &mut Vec<&'e Ident>) {
-        match &expr.kind {
-            ExprKind::Name(ident) => {
-                if !bound.contains(&ident.name.as_str()) {
-                    found.push(ident);
-                }
-            }
-            ExprKind::Lambda(params, body) => {
-                let mark = bound.len();
-                bound.extend(params.iter().map(|p| p.name.as_str()));
-                walk(body, bound, found);
-                bound.truncate(mark);
-            }
-            ExprKind::Block(stmts, result) => {
-                let mark = bound.len();
-                for stmt in stmts {
-                    match stmt {
-                        Stmt::Let { name, value, .. } => {
-                            walk(value, bound, found);
-                            bound.push(name.name.as_str());
-                        }
-                        Stmt::Expr(e) => walk(e, bound, found),
-                    }
-                }
-                walk(result, bound, found);
-                bound.truncate(mark);
-            }
-            _ => {
-                for child in children(expr) {
-                    walk(child, bound, found);
-                }
-            }
-        }
-    }
-    let mut found = Vec::new();
-    walk(expr, &mut Vec::new(), &mut found);
-    found
 }
 
 /// One call's occurrences replaced by the name it is computed under.
@@ -558,83 +500,12 @@ impl Sharing<'_> {
 
     /// Whether `expr` is the call, written the same.
     fn is_occurrence(&self, expr: &Expr) -> bool {
-        matches!(expr.kind, ExprKind::Call(..) | ExprKind::Pipe(..)) && same(expr, self.call)
+        matches!(expr.kind, ExprKind::Call(..) | ExprKind::Pipe(..))
+            && expr.written_alike(self.call)
     }
 }
 
-/// Whether `a` and `b` are written the same, wherever they are: the
-/// same tree of the same names, operators and literals (a `Float` by its
-/// bits). A form no definition that cannot write holds is never the
-/// same. Not by their printed text, which need not tell every two trees
-/// apart.
-fn same(a: &Expr, b: &Expr) -> bool {
-    let all = |xs: &[Expr], ys: &[Expr]| {
-        xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same(x, y))
-    };
-    let named = |x: &Ident, y: &Ident| x.name == y.name;
-    match (&a.kind, &b.kind) {
-        (ExprKind::Int(x), ExprKind::Int(y)) => x == y,
-        (ExprKind::Float(x), ExprKind::Float(y)) => x.to_bits() == y.to_bits(),
-        (ExprKind::Str(x), ExprKind::Str(y)) => x == y,
-        (ExprKind::Bool(x), ExprKind::Bool(y)) => x == y,
-        (ExprKind::None, ExprKind::None) => true,
-        (ExprKind::Name(x), ExprKind::Name(y)) => named(x, y),
-        (ExprKind::Record(xs), ExprKind::Record(ys)) => {
-            xs.len() == ys.len()
-                && xs.iter().zip(ys).all(|(x, y)| {
-                    named(&x.name, &y.name) && x.step == y.step && same(&x.value, &y.value)
-                })
-        }
-        (ExprKind::List(xs), ExprKind::List(ys)) | (ExprKind::Tuple(xs), ExprKind::Tuple(ys)) => {
-            all(xs, ys)
-        }
-        (ExprKind::Field(x, f), ExprKind::Field(y, g)) => named(f, g) && same(x, y),
-        (ExprKind::Call(f, xs), ExprKind::Call(g, ys))
-        | (ExprKind::Index(f, xs), ExprKind::Index(g, ys)) => same(f, g) && all(xs, ys),
-        (ExprKind::Pipe(x1, x2), ExprKind::Pipe(y1, y2))
-        | (ExprKind::Range(x1, x2), ExprKind::Range(y1, y2)) => same(x1, y1) && same(x2, y2),
-        (ExprKind::Binary(p, x1, x2), ExprKind::Binary(q, y1, y2)) => {
-            p == q && same(x1, y1) && same(x2, y2)
-        }
-        (ExprKind::Unary(p, x), ExprKind::Unary(q, y)) => p == q && same(x, y),
-        (ExprKind::Lambda(ps, x), ExprKind::Lambda(qs, y)) => {
-            ps.len() == qs.len() && ps.iter().zip(qs).all(|(p, q)| named(p, q)) && same(x, y)
-        }
-        (ExprKind::If(x1, x2, x3), ExprKind::If(y1, y2, y3)) => {
-            same(x1, y1) && same(x2, y2) && same(x3, y3)
-        }
-        (ExprKind::Block(xs, x), ExprKind::Block(ys, y)) => {
-            xs.len() == ys.len()
-                && xs.iter().zip(ys).all(|pair| match pair {
-                    (
-                        Stmt::Let {
-                            name: n,
-                            ty: None,
-                            value: v,
-                        },
-                        Stmt::Let {
-                            name: m,
-                            ty: None,
-                            value: w,
-                        },
-                    ) => named(n, m) && same(v, w),
-                    (Stmt::Expr(v), Stmt::Expr(w)) => same(v, w),
-                    _ => false,
-                })
-                && same(x, y)
-        }
-        _ => false,
-    }
-}
-
-/// The expressions directly inside `expr`.
-fn children(expr: &Expr) -> Vec<&Expr> {
-    let mut found = Vec::new();
-    expr.each_child(&mut |e| found.push(e));
-    found
-}
-
-/// [`children`], to replace; only of the kinds that bind no name.
+/// [`Expr::children`], to replace; only of the kinds that bind no name.
 fn children_mut(expr: &mut Expr) -> Vec<&mut Expr> {
     match &mut expr.kind {
         ExprKind::Record(fields) => fields.iter_mut().map(|f| &mut f.value).collect(),

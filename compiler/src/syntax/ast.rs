@@ -418,6 +418,24 @@ impl Expr {
         Expr { kind, span }
     }
 
+    /// `{ let name = value; body }`, spanning `span`: how a rewrite names
+    /// a value it computes once.
+    pub fn let_in(name: Ident, value: Expr, body: Expr, span: Span) -> Expr {
+        let bind = Stmt::Let {
+            name,
+            ty: None,
+            value,
+        };
+        Expr::new(ExprKind::Block(vec![bind], Box::new(body)), span)
+    }
+
+    /// The expressions directly inside this one ([`Expr::each_child`]).
+    pub fn children(&self) -> Vec<&Expr> {
+        let mut found = Vec::new();
+        self.each_child(&mut |e| found.push(e));
+        found
+    }
+
     /// The expressions directly inside this one, in the order they are
     /// written (a `let`'s value, not its declared type).
     pub fn each_child<'a>(&'a self, visit: &mut dyn FnMut(&'a Expr)) {

@@ -1,5 +1,6 @@
 //! Syntax: tokens, grammar, AST, printing. Knows nothing of types, storage or salsa.
 
+mod alike;
 pub mod ast;
 pub mod depth;
 mod lex_errors;
