@@ -338,9 +338,25 @@ impl<'p> Checker<'p> {
             },
             _ => return self.not_an_access(base),
         };
+        // A local hides a table of its name, as it hides a definition or
+        // a module (spec/syntax.md, "Names").
+        if self.scope_has(&table_name.name) {
+            let hides_a_table = matches!(
+                self.index.lookup(self.module, &table_name.name),
+                Some(Symbol::Table(_))
+            );
+            self.not_an_access::<()>(base);
+            if hides_a_table {
+                let name = &table_name.name;
+                let d = self.diagnostics.last_mut().expect("not_an_access reported");
+                d.help = vec![format!(
+                    "the local `{name}` hides the table `{name}` here: give the local another name"
+                )];
+            }
+            return None;
+        }
         let table = match self.index.lookup(self.module, &table_name.name) {
             Some(Symbol::Table(t)) => t.clone(),
-            _ if self.scope_has(&table_name.name) => return self.not_an_access(base),
             _ => {
                 self.unknown_name(table_name);
                 return None;

@@ -61,10 +61,15 @@ impl Checker<'_> {
                 Checked::error()
             }
             ExprKind::Field(base, field) => {
+                // A local named like a module hides it, as it hides a
+                // definition: `lib.lim(n)` after `let lib = {lim: …}`
+                // calls the record's field, as `lib.lim` reads it.
                 if let ExprKind::Name(module) = &base.kind {
-                    if let Some(Symbol::Module(m)) =
-                        self.index.lookup(self.module, &module.name).cloned()
-                    {
+                    let module_symbol = match self.local(&module.name) {
+                        Some(_) => None,
+                        None => self.index.lookup(self.module, &module.name).cloned(),
+                    };
+                    if let Some(Symbol::Module(m)) = module_symbol {
                         return match self.index.scopes[m].get(&field.name).cloned() {
                             Some(Symbol::Def(def)) if self.index.defs[def].public => {
                                 self.refer(field.span, || super::expr::Target::Def(def));
@@ -155,6 +160,9 @@ impl Checker<'_> {
                 let ExprKind::Name(module) = &base.kind else {
                     return None;
                 };
+                if self.local(&module.name).is_some() {
+                    return None;
+                }
                 let Some(Symbol::Module(m)) = self.index.lookup(self.module, &module.name) else {
                     return None;
                 };
