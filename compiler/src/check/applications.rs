@@ -147,6 +147,26 @@ impl Checker<'_> {
         applied
     }
 
+    /// What a delayed lambda's body returns given `arg_tys`, checked as
+    /// before any application is ([`Checker::delay_lambda`]): its typed
+    /// body joins no other and the answer is never reused by an
+    /// application, and what it reports is dropped (the applications
+    /// report their own: an error of cost, such as the unbounded calls of
+    /// a function parameter, says nothing of the type, and a `take` with
+    /// no maximum is read as any length). `None` where it returned no
+    /// type.
+    pub(super) fn probe_delayed(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> Option<Ty> {
+        self.lambda_checks.unknown_parameters += 1;
+        self.lambda_checks.probing_lengths += 1;
+        let before = self.diagnostics.len();
+        let sums = vec![None; arg_tys.len()];
+        let (ty, _) = self.apply_delayed(lambda, arg_tys, &sums);
+        self.diagnostics.truncate(before);
+        self.lambda_checks.probing_lengths -= 1;
+        self.lambda_checks.unknown_parameters -= 1;
+        (!ty.is_error()).then_some(ty)
+    }
+
     /// [`Checker::apply_delayed`] under the facts `branch_facts` holds.
     fn apply_delayed_here(
         &mut self,

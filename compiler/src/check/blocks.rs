@@ -53,6 +53,8 @@ impl Checker<'_> {
                             let subject = format!("`{}`", name.name);
                             let found = (&checked.ty, "its value");
                             self.within_declared_lengths((declared, &subject), found, value.span);
+                            let lambda = (declared, subject.as_str());
+                            self.declared_function_held(lambda, &checked.ty, value.span);
                             checked.ty = checked.ty.with_declared_options(declared);
                         }
                     }

@@ -66,7 +66,14 @@ impl Checker<'_> {
                     ),
                     None => {
                         self.unbounded_count(count, &stream, why);
-                        Checked::new(Ty::list(stream.elem, Poly::zero()), cost, tir)
+                        // Refused: no length, so that nothing after it is
+                        // refused again for it; but a probe of the length
+                        // a lambda returns reads it as any.
+                        let length = match self.lambda_checks.probing_lengths {
+                            0 => Poly::zero(),
+                            _ => Poly::unbounded("an unbounded take"),
+                        };
+                        Checked::new(Ty::list(stream.elem, length), cost, tir)
                     }
                 }
             }

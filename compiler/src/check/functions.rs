@@ -81,6 +81,10 @@ pub struct LambdaChecks {
     /// How many lambdas are being checked before any application, with
     /// their parameters of unknown type ([`Checker::delay_lambda`]).
     pub(super) unknown_parameters: usize,
+    /// How many lambda bodies are being checked for the lengths they may
+    /// return ([`Checker::probe_delayed`]): a `take` whose count has no
+    /// maximum may then return any number of elements, not none.
+    pub(super) probing_lengths: usize,
 }
 
 /// The errors a value's range decides (an unbounded count, an argument
