@@ -51,9 +51,11 @@ impl Checker<'_> {
         } = *site;
         let (generics, bindings, origins, tirs) = state;
         let is_lambda_for_fn = |i: usize| site.is_lambda_for_fn(i);
-        // The function whose result, given the arguments only, is the
-        // call's (`applied_results.rs`).
-        let returns_the_result = |i: usize| sig.given_arguments_only(i);
+        // A function whose result, given the arguments only, is the
+        // call's (`applied_results.rs`), or that the body never reads.
+        let result_fixes_nothing = |i: usize| sig.result_fixes_nothing(i);
+        // What a function the body never reads returns binds nothing.
+        let unread = |i: usize| sig.unread.get(i).copied().unwrap_or(false);
         let mut kept: Vec<(usize, Ty)>;
         // Then functions: lambdas written here and function values, each
         // once the call fixes its parameter types (checking one may bind a
@@ -128,7 +130,7 @@ impl Checker<'_> {
                         // What a function given the arguments only returns
                         // is the call's result, costed nowhere in the body
                         // (`applied_results.rs`): only its parameters fit.
-                        let expected = match (returns_the_result(i), &expected, &resolved) {
+                        let expected = match (result_fixes_nothing(i), &expected, &resolved) {
                             (true, Ty::Fn(e), Ty::Fn(r)) => Ty::Fn(Box::new(super::types::FnTy {
                                 ret: r.ret.clone(),
                                 ..(**e).clone()
@@ -147,7 +149,15 @@ impl Checker<'_> {
                     );
                     fed_types.returned(sig, i, &found, generics);
                     given_fns[i] = Some(found.clone());
-                    bind(pty, &found, generics);
+                    if unread(i) {
+                        // Its shape checked on a copy (`T -> T` given an
+                        // `Int -> String` where `T` is an `Int`).
+                        let names = (sig.params[i].0.as_str(), name);
+                        let mut trial = generics.clone();
+                        self.bind_type(names, pty, &found, args[i].span, &mut trial, false);
+                    } else {
+                        bind(pty, &found, generics);
+                    }
                     unknown_after_error(pty, &found, generics);
                     let mut own = Bindings::new();
                     measures::bind(pty, &found, &mut own);
@@ -174,7 +184,7 @@ impl Checker<'_> {
                     let checked = match &expected {
                         Ty::Fn(f) if f.params.len() == params.len() => {
                             let checked = me.check_lambda(params, body, &f.params);
-                            if !returns_the_result(i) {
+                            if !result_fixes_nothing(i) {
                                 me.result_within_its_type(
                                     pty,
                                     &checked.ty,
@@ -205,7 +215,12 @@ impl Checker<'_> {
                 fed_types.returned(sig, i, &checked.ty, generics);
                 given_fns[i] = Some(checked.ty.clone());
                 let names = (param.as_str(), name);
-                self.bind_type(names, pty, &checked.ty, args[i].span, generics, false);
+                if unread(i) {
+                    let mut trial = generics.clone();
+                    self.bind_type(names, pty, &checked.ty, args[i].span, &mut trial, false);
+                } else {
+                    self.bind_type(names, pty, &checked.ty, args[i].span, generics, false);
+                }
                 unknown_after_error(pty, &checked.ty, generics);
                 let mut own = Bindings::new();
                 measures::bind(pty, &checked.ty, &mut own);

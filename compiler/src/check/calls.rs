@@ -249,7 +249,7 @@ impl Checker<'_> {
         // app(f: T -> T, x: T) = f(x)`) after the others, as a lambda is:
         // what it returns is the call's result, fed to nothing, so it fixes
         // no `T` its parameters take (`given_late`).
-        let given_only = |i: usize| sig.given_arguments_only(i);
+        let given_only = |i: usize| sig.result_fixes_nothing(i);
         let plain_order: Vec<usize> = (0..args.len())
             .filter(|&i| !is_lambda_for_fn(i) && !given_only(i))
             .chain((0..args.len()).filter(|&i| !is_lambda_for_fn(i) && given_only(i)))
@@ -552,7 +552,7 @@ fn given_late(
     generics: &BTreeMap<String, Ty>,
     unknown_before: bool,
 ) -> bool {
-    sig.given_arguments_only(i)
+    sig.result_fixes_nothing(i)
         && matches!(arg, Ty::Fn(_))
         && (unknown_before || !passing::unbound_parameters(&sig.params[i].1, generics))
 }

@@ -428,6 +428,10 @@ impl Checker<'_> {
             returns_param: super::signature::returned_parameter(&def.body, &param_names),
             returns_applied,
             applied_to_arguments,
+            unread: {
+                let read = def.body.free_names();
+                param_names.iter().map(|p| !read.contains(p)).collect()
+            },
         });
         let entry = (accepted && def.kind != DefKind::Fn).then(|| CheckedEntry {
             module: module_name.to_string(),

@@ -75,7 +75,7 @@ pub fn fed_type(sig: &FnSig, i: usize, resolved: &[usize]) -> Option<String> {
     // Given the call's arguments only (`fn app(f: T -> T, x: T) = f(x)`):
     // never fed a result, so checked at the `T` they fix
     // (`applied_results.rs`).
-    if sig.given_arguments_only(i) {
+    if sig.result_fixes_nothing(i) {
         return None;
     }
     let Ty::Fn(func) = &sig.params[i].1 else {

@@ -51,6 +51,12 @@ pub struct FnSig {
     /// only, never a result, so a call checks it at the type they fix
     /// and its result is the call's (`applied_results.rs`).
     pub applied_to_arguments: bool,
+    /// Each parameter the body never reads (by position): a function
+    /// given for one is never applied, so it is checked at the type
+    /// parameters the others fix and what it returns fixes none
+    /// (`fn appff(f: T -> T, h: T -> T, x: T) = f(x)`: `h`'s results
+    /// would widen `T` with no end; [`FnSig::result_fixes_nothing`]).
+    pub unread: Vec<bool>,
 }
 
 impl FnSig {
@@ -60,6 +66,16 @@ impl FnSig {
     /// the call's (`applied_results.rs`).
     pub fn given_arguments_only(&self, i: usize) -> bool {
         self.applied_to_arguments && self.returns_applied == Some(i)
+    }
+
+    /// Whether what a function given for parameter `i` returns fixes no
+    /// type parameter of a call: given the call's arguments only (its
+    /// result is the call's, [`FnSig::given_arguments_only`]) or never
+    /// read by the body ([`FnSig::unread`]). Such a function is resolved
+    /// after the others, at the types they fix, and only its parameters
+    /// must fit them.
+    pub fn result_fixes_nothing(&self, i: usize) -> bool {
+        self.given_arguments_only(i) || self.unread.get(i).copied().unwrap_or(false)
     }
 
     /// The signature with `f` applied to every measure in its parameters'
