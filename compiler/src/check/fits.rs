@@ -152,6 +152,13 @@ impl Checker<'_> {
         misfit: &mut Option<Misfit>,
     ) {
         match assumed.as_var().map(|var| (var, var.kind())) {
+            // Not from a lambda's check before any application, whose
+            // parameters are of no known type: what it found holds
+            // measures nothing binds there (the `y` of `fn outer(g: Int
+            // -> Int, y: Int)` called as `z => outer(h, z)`), which would
+            // leave `h` required to take values with no end. Each
+            // application records what it requires.
+            Some((_, VarKind::Req(_))) if self.lambda_checks.unknown_parameters > 0 => {}
             Some((var, VarKind::Req(_))) => self.requirements.record(&var, found),
             // A callee's measure admits any value (it is costed for every
             // one); this definition's own, which a type parameter bound to
