@@ -524,11 +524,11 @@ impl<'p> Checker<'p> {
                 let condition = Arc::new(self.condition_kept(cond, mark));
                 self.expect_type(&Ty::Bool, &c.ty, cond.span, "an `if` condition is a Bool");
                 // Each branch sees what the condition proves (or disproves)
-                // of the integers it compares.
-                let t = self.narrowed(&condition, true, |this| this.check_expected(then, expected));
-                let e = self.narrowed(&condition, false, |this| {
-                    this.check_expected(otherwise, expected.or(Some(&t.ty)))
-                });
+                // of the integers it compares; one it rules out never runs
+                // (`dead_branches.rs`).
+                let (t, then_never) = self.check_branch(&condition, true, then, expected);
+                let at = expected.or(Some(&t.ty));
+                let (e, else_never) = self.check_branch(&condition, false, otherwise, at);
                 if !t.ty.compatible(&e.ty) {
                     let (tt, et) = (t.ty.to_string(), e.ty.to_string());
                     let file = self.file;
@@ -542,11 +542,15 @@ impl<'p> Checker<'p> {
                     .help
                     .push("make both branches give the same type".into());
                 }
-                let ty = join_types(&t.ty, &e.ty);
+                // The condition, then the dearer branch of those that run.
+                let (ty, branches) = match (then_never, else_never) {
+                    (true, false) => (e.ty.clone(), e.cost.clone()),
+                    (false, true) => (t.ty.clone(), t.cost.clone()),
+                    _ => (join_types(&t.ty, &e.ty), t.cost.max(&e.cost)),
+                };
                 Checked::new(
                     ty,
-                    // The condition, then the dearer branch.
-                    c.cost.plus(&t.cost.max(&e.cost)),
+                    c.cost.plus(&branches),
                     TExpr::If(Box::new(c.tir), Box::new(t.tir), Box::new(e.tir)),
                 )
             }

@@ -91,7 +91,7 @@ pub struct LambdaChecks {
 /// past its function's ends, a cost past the ceiling, …): a lambda's check
 /// before any application reports none of them
 /// ([`Checker::delay_lambda`]).
-const VALUE_DEPENDENT: [&str; 7] = [
+pub(super) const VALUE_DEPENDENT: [&str; 7] = [
     "E0301", "E0302", "E0308", "E0310", "E0321", "E0322", "E0419",
 ];
 

@@ -24,6 +24,7 @@ mod calls;
 mod cascades;
 mod condition_reading;
 mod counts;
+mod dead_branches;
 mod declared;
 mod declared_lengths;
 mod declared_maxima;

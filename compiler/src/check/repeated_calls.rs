@@ -36,6 +36,10 @@ struct Tests<'t> {
     /// `let`, a lambda's parameter, a name bound inside the `if`), not a
     /// parameter or a definition, which say nothing of the arguments.
     may_alias: &'t dyn Fn(&str) -> bool,
+    /// Whether the `if` reads a name that may hold a function
+    /// (`Checker::reaches_a_function_value`): asked last, once the `if`
+    /// is known to be small enough, since it walks the whole `if`.
+    reaches_a_function: &'t dyn Fn(&Expr) -> bool,
 }
 
 /// The most calls of one condition tried as the one to share, outermost
@@ -78,6 +82,13 @@ fn share_repeated_call(
         if !within(part, &mut left) {
             return None;
         }
+    }
+    // An `if` binds no name: it reads what its parts read.
+    if [cond, then, otherwise]
+        .into_iter()
+        .any(|part| (tests.reaches_a_function)(part))
+    {
+        return None;
     }
     let mut budget = SHARED_IF_NODES;
     for call in candidates {
@@ -214,8 +225,7 @@ impl Checker<'_> {
         // = x => if cnt(a) > 5 …; h(y => y) + h(1)`): whether it reaches
         // a function may differ from one application to the next, and the
         // plan holds one body for all (adversary round 68: E0631).
-        if self.may_write || self.lambda_checks.applying > 0 || self.reaches_a_function_value(expr)
-        {
+        if self.may_write || self.lambda_checks.applying > 0 {
             return None;
         }
         let tests = Tests {
@@ -223,6 +233,7 @@ impl Checker<'_> {
             is_definition: &|callee: &Expr| self.definition_named(callee).is_some(),
             bound: &|name: &str| self.local(name).is_some(),
             may_alias: &|name: &str| self.may_alias(name),
+            reaches_a_function: &|expr: &Expr| self.reaches_a_function_value(expr),
         };
         share_repeated_call(expr.span, (cond, then, otherwise), &tests)
     }

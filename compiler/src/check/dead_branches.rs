@@ -1,0 +1,42 @@
+//! A branch an `if`'s condition rules out (`if false`, `if 1 > 2`, a comparison its sides' ranges decide): checked for what it is, but neither its cost nor its type is the `if`'s, as the plan verifier leaves it out (`rqc_cost::infeasible`).
+
+use super::expr::{Checked, Checker};
+use super::functions::VALUE_DEPENDENT;
+use super::narrowing::Condition;
+use super::types::Ty;
+use crate::syntax::ast::Expr;
+use std::sync::Arc;
+
+impl Checker<'_> {
+    /// `branch`, checked where `condition` is `holds`, and whether it can
+    /// never run there (`rqc_cost::infeasible`: the condition's literals,
+    /// or the ranges of what it compares, rule that outcome out). A branch
+    /// that never runs reports no error a value decides (an unbounded
+    /// `take(n)`, a scan), as a lambda never applied does: its names,
+    /// types and shapes are still checked, and the plan keeps it (the
+    /// verifier, reading the same condition, does not evaluate it).
+    pub(super) fn check_branch(
+        &mut self,
+        condition: &Arc<Condition>,
+        holds: bool,
+        branch: &Expr,
+        expected: Option<&Ty>,
+    ) -> (Checked, bool) {
+        let never_runs = crate::cost::infeasible(condition, holds);
+        let before = self.diagnostics.len();
+        let checked = self.narrowed(condition, holds, |this| {
+            this.check_expected(branch, expected)
+        });
+        if never_runs {
+            let reported = self
+                .diagnostics
+                .split_off(before.min(self.diagnostics.len()));
+            self.diagnostics.extend(
+                reported
+                    .into_iter()
+                    .filter(|d| !VALUE_DEPENDENT.contains(&d.code.as_str())),
+            );
+        }
+        (checked, never_runs)
+    }
+}
