@@ -12,9 +12,10 @@ impl Checker<'_> {
     /// never run there (`rqc_cost::infeasible`: the condition's literals,
     /// or the ranges of what it compares, rule that outcome out). A branch
     /// that never runs reports no error a value decides (an unbounded
-    /// `take(n)`, a scan), as a lambda never applied does: its names,
-    /// types and shapes are still checked, and the plan keeps it (the
-    /// verifier, reading the same condition, does not evaluate it).
+    /// `take(n)`), as a lambda never applied does, where it still has a
+    /// plan: its names, types and shapes are still checked, and the plan
+    /// keeps it (the verifier, reading the same condition, does not
+    /// evaluate it).
     pub(super) fn check_branch(
         &mut self,
         condition: &Arc<Condition>,
@@ -27,7 +28,10 @@ impl Checker<'_> {
         let checked = self.narrowed(condition, holds, |this| {
             this.check_expected(branch, expected)
         });
-        if never_runs {
+        // Where an error left no plan for it (a scan, `Post.by_author[a]
+        // |> count()`, has none), the errors stay: a plan holds every
+        // branch, and one with no plan is refused with its reason.
+        if never_runs && !super::tir::contains_error(&checked.tir) {
             let reported = self
                 .diagnostics
                 .split_off(before.min(self.diagnostics.len()));
