@@ -1,7 +1,8 @@
 //! A call an `if`'s condition holds and that the `if` gives again (`if limit_of(n) > 50 { 50 } else { limit_of(n) }`), computed once by a `let` before it under a name no program can write, so that what the condition proves of it holds where it is given again (spec/cost.md §3.1, "A call written twice").
 //!
-//! Only in a definition that cannot write (`!may_write`), and where the
-//! `if` reaches no function value: there every call reads one snapshot
+//! Not in a mutation, and only where the `if` reaches no function value
+//! (the only way a query or a function writes: a mutation's lambda it is
+//! given): there every call reads one snapshot
 //! and returns the same value each time it is made with the same
 //! arguments, so computing it once changes no result, and no more work
 //! is done than the `if` did. An occurrence is the same value only where
@@ -14,7 +15,7 @@ use super::modules::Symbol;
 use super::signature::FnSig;
 use super::tir::TExpr;
 use super::types::Ty;
-use crate::syntax::ast::{BinaryOp, Expr, ExprKind, Ident, Stmt};
+use crate::syntax::ast::{BinaryOp, DefKind, Expr, ExprKind, Ident, Stmt};
 use crate::syntax::printer::print_expr;
 
 /// The most nodes an `if` may hold for a call in it to be shared: a
@@ -225,7 +226,13 @@ impl Checker<'_> {
         // = x => if cnt(a) > 5 …; h(y => y) + h(1)`): whether it reaches
         // a function may differ from one application to the next, and the
         // plan holds one body for all (adversary round 68: E0631).
-        if self.may_write || self.lambda_checks.applying > 0 {
+        // Not in a mutation, whose body writes. Elsewhere only a function
+        // value (a parameter's, a stream's `map`) may run a mutation's
+        // writing lambda, and an `if` that reaches none
+        // (`reaches_a_function_value`, asked in `share_repeated_call`)
+        // writes nothing between the two calls, even in a function given
+        // one it applies elsewhere (adversary round 70).
+        if self.kind == DefKind::Mutation || self.lambda_checks.applying > 0 {
             return None;
         }
         let tests = Tests {

@@ -127,36 +127,89 @@ pub fn applied_parameter(body: &crate::syntax::ast::Expr, params: &[String]) -> 
             ExprKind::Call(callee, _) => returned_parameter(callee, params),
             _ => None,
         },
-        ExprKind::Block(stmts, result) if stmts.is_empty() => applied_parameter(result, params),
+        // `let`s that bind no parameter's name again: the result is still
+        // the application (`{ let v = y; g(v) }`).
+        ExprKind::Block(stmts, result) if lets_apart(stmts, params) => {
+            applied_parameter(result, params)
+        }
         _ => None,
     }
+}
+
+/// Whether `stmts` are `let`s only, none binding a name of `params` again.
+fn lets_apart(stmts: &[crate::syntax::ast::Stmt], params: &[String]) -> bool {
+    stmts.iter().all(|stmt| match stmt {
+        crate::syntax::ast::Stmt::Let { name, .. } => !params.contains(&name.name),
+        crate::syntax::ast::Stmt::Expr(_) => false,
+    })
 }
 
 /// Whether `body`, an application (of a parameter where
 /// [`applied_parameter`] finds one), is to parameters alone, none of them a
 /// function (`values`: whether each of `params` is a plain value): each
-/// argument a name, so no function's result is given to it.
+/// argument one of them ([`is_parameter_value`]: a name, an `if` choosing
+/// between such, a `let` naming one), so no function's result is given
+/// to it.
 pub fn applied_to_parameters(
     body: &crate::syntax::ast::Expr,
     params: &[String],
     values: &[bool],
 ) -> bool {
-    use crate::syntax::ast::ExprKind;
-    let is_value = |e: &crate::syntax::ast::Expr| match &e.kind {
-        ExprKind::Name(name) => params
-            .iter()
-            .position(|p| *p == name.name)
-            .is_some_and(|i| values[i]),
-        _ => false,
-    };
+    use crate::syntax::ast::{ExprKind, Stmt};
+    let is_value = |e: &crate::syntax::ast::Expr| is_parameter_value(e, params, values);
     match &body.kind {
         ExprKind::Call(_, args) => args.iter().all(is_value),
         ExprKind::Pipe(input, stage) => match &stage.kind {
             ExprKind::Call(_, args) => is_value(input) && args.iter().all(is_value),
             _ => false,
         },
+        // `{ let v = y; g(v) }`: each `let` names a plain parameter's value
+        // under a name no parameter has, which is then one too.
+        ExprKind::Block(stmts, result) if lets_apart(stmts, params) => {
+            let (mut params, mut values) = (params.to_vec(), values.to_vec());
+            for stmt in stmts {
+                let Stmt::Let { name, value, .. } = stmt else {
+                    return false;
+                };
+                if !is_parameter_value(value, &params, &values) {
+                    return false;
+                }
+                params.push(name.name.clone());
+                values.push(true);
+            }
+            applied_to_parameters(result, &params, &values)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` is always the value of one of the plain parameters among
+/// `params` (`values`): its name, or an `if` choosing between such
+/// (`if c { y } else { z }`) whose condition reads no function
+/// parameter, so no function's result can reach it.
+fn is_parameter_value(e: &crate::syntax::ast::Expr, params: &[String], values: &[bool]) -> bool {
+    use crate::syntax::ast::ExprKind;
+    let plain = |name: &str| {
+        params
+            .iter()
+            .rposition(|p| p == name)
+            .is_some_and(|i| values[i])
+    };
+    match &e.kind {
+        ExprKind::Name(name) => plain(&name.name),
+        ExprKind::If(cond, a, b) => {
+            let reads_a_function = cond.free_names().iter().any(|n| {
+                params
+                    .iter()
+                    .rposition(|p| p == n)
+                    .is_some_and(|i| !values[i])
+            });
+            !reads_a_function
+                && is_parameter_value(a, params, values)
+                && is_parameter_value(b, params, values)
+        }
         ExprKind::Block(stmts, result) if stmts.is_empty() => {
-            applied_to_parameters(result, params, values)
+            is_parameter_value(result, params, values)
         }
         _ => false,
     }
@@ -198,7 +251,7 @@ pub fn applied_through_call(
     let passed = param_of(args[given])?;
     let others_plain = (0..args.len())
         .filter(|&j| j != given)
-        .all(|j| param_of(args[j]).is_some_and(|i| values[i]));
+        .all(|j| is_parameter_value(args[j], params, values));
     (!values[passed] && others_plain).then_some(passed)
 }
 

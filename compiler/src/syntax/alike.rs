@@ -10,6 +10,13 @@ impl Expr {
     /// apart.
     pub fn written_alike(&self, other: &Expr) -> bool {
         let (a, b) = (self, other);
+        // A pipe into a call is the call with its input first (`n |>
+        // lim()` is `lim(n)`): the same values, evaluated in the same order.
+        if let (Some((f, xs)), Some((g, ys))) = (a.as_call(), b.as_call()) {
+            return f.written_alike(g)
+                && xs.len() == ys.len()
+                && xs.iter().zip(&ys).all(|(x, y)| x.written_alike(y));
+        }
         let all = |xs: &[Expr], ys: &[Expr]| {
             xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| x.written_alike(y))
         };
@@ -32,8 +39,7 @@ impl Expr {
             (ExprKind::List(xs), ExprKind::List(ys))
             | (ExprKind::Tuple(xs), ExprKind::Tuple(ys)) => all(xs, ys),
             (ExprKind::Field(x, f), ExprKind::Field(y, g)) => named(f, g) && x.written_alike(y),
-            (ExprKind::Call(f, xs), ExprKind::Call(g, ys))
-            | (ExprKind::Index(f, xs), ExprKind::Index(g, ys)) => f.written_alike(g) && all(xs, ys),
+            (ExprKind::Index(f, xs), ExprKind::Index(g, ys)) => f.written_alike(g) && all(xs, ys),
             (ExprKind::Pipe(x1, x2), ExprKind::Pipe(y1, y2))
             | (ExprKind::Range(x1, x2), ExprKind::Range(y1, y2)) => {
                 x1.written_alike(y1) && x2.written_alike(y2)
@@ -71,6 +77,21 @@ impl Expr {
                     && x.written_alike(y)
             }
             _ => false,
+        }
+    }
+
+    /// A call's callee and arguments, a pipe into a call's with its input
+    /// first; `None` for any other expression.
+    fn as_call(&self) -> Option<(&Expr, Vec<&Expr>)> {
+        match &self.kind {
+            ExprKind::Call(callee, args) => Some((callee, args.iter().collect())),
+            ExprKind::Pipe(input, stage) => match &stage.kind {
+                ExprKind::Call(callee, args) => {
+                    Some((callee, std::iter::once(&**input).chain(args).collect()))
+                }
+                _ => None,
+            },
+            _ => None,
         }
     }
 
