@@ -1,7 +1,6 @@
 //! A branch an `if`'s condition rules out (`if false`, `if 1 > 2`, a comparison its sides' ranges decide): checked for what it is, but neither its cost nor its type is the `if`'s, as the plan verifier leaves it out (`rqc_cost::infeasible`).
 
 use super::expr::{Checked, Checker};
-use super::functions::VALUE_DEPENDENT;
 use super::narrowing::Condition;
 use super::types::Ty;
 use crate::syntax::ast::Expr;
@@ -32,14 +31,7 @@ impl Checker<'_> {
         // |> count()`, has none), the errors stay: a plan holds every
         // branch, and one with no plan is refused with its reason.
         if never_runs && !super::tir::contains_error(&checked.tir) {
-            let reported = self
-                .diagnostics
-                .split_off(before.min(self.diagnostics.len()));
-            self.diagnostics.extend(
-                reported
-                    .into_iter()
-                    .filter(|d| !VALUE_DEPENDENT.contains(&d.code.as_str())),
-            );
+            self.drop_value_dependent_since(before);
         }
         (checked, never_runs)
     }

@@ -91,11 +91,26 @@ pub struct LambdaChecks {
 /// past its function's ends, a cost past the ceiling, …): a lambda's check
 /// before any application reports none of them
 /// ([`Checker::delay_lambda`]).
-pub(super) const VALUE_DEPENDENT: [&str; 7] = [
+const VALUE_DEPENDENT: [&str; 7] = [
     "E0301", "E0302", "E0308", "E0310", "E0321", "E0322", "E0419",
 ];
 
 impl Checker<'_> {
+    /// Drops the errors reported since there were `before` that a value
+    /// decides ([`VALUE_DEPENDENT`]), of code that never runs with those
+    /// values: a lambda before any application, a branch its condition
+    /// rules out (`dead_branches.rs`).
+    pub(super) fn drop_value_dependent_since(&mut self, before: usize) {
+        let reported = self
+            .diagnostics
+            .split_off(before.min(self.diagnostics.len()));
+        self.diagnostics.extend(
+            reported
+                .into_iter()
+                .filter(|d| !VALUE_DEPENDENT.contains(&d.code.as_str())),
+        );
+    }
+
     /// A lambda whose parameters have `param_tys`, checked now.
     pub fn check_lambda(&mut self, params: &[Ident], body: &Expr, param_tys: &[Ty]) -> Checked {
         let depth = self.scope.len();
@@ -210,14 +225,7 @@ impl Checker<'_> {
         self.lambda_checks.unknown_parameters += 1;
         let before = self.diagnostics.len();
         let _ = self.check_lambda(params, body, &unknown);
-        let reported = self
-            .diagnostics
-            .split_off(before.min(self.diagnostics.len()));
-        self.diagnostics.extend(
-            reported
-                .into_iter()
-                .filter(|d| !VALUE_DEPENDENT.contains(&d.code.as_str())),
-        );
+        self.drop_value_dependent_since(before);
         self.lambda_checks.unknown_parameters -= 1;
         let lambda = DelayedLambda {
             id,
