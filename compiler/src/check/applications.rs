@@ -56,6 +56,16 @@ impl ApplicationContext {
     }
 }
 
+/// What [`Checker::probe_delayed`] found a lambda returns.
+pub(super) enum Probe {
+    /// Its type at the types it was given.
+    Returned(Ty),
+    /// No type (an error there, which its applications report).
+    NoType,
+    /// The definition's checks of lambdas ran out (E0424, kept).
+    Refused,
+}
+
 /// An enclosing `if`'s condition and whether it held there.
 type BranchFact = (Arc<super::narrowing::Condition>, bool);
 
@@ -153,18 +163,28 @@ impl Checker<'_> {
     /// application, and what it reports is dropped (the applications
     /// report their own: an error of cost, such as the unbounded calls of
     /// a function parameter, says nothing of the type, and a `take` with
-    /// no maximum is read as any length). `None` where it returned no
-    /// type.
-    pub(super) fn probe_delayed(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> Option<Ty> {
+    /// no maximum is read as any length), but for the definition's E0424:
+    /// a probe that passes the definition's checks of lambdas leaves it
+    /// refused (adversary round 71: dropped, later applications were
+    /// left unchecked and the definition accepted with their cost
+    /// missing).
+    pub(super) fn probe_delayed(&mut self, lambda: &DelayedLambda, arg_tys: &[Ty]) -> Probe {
+        if self.lambda_checks.refused {
+            return Probe::Refused;
+        }
         self.lambda_checks.unknown_parameters += 1;
         self.lambda_checks.probing_lengths += 1;
         let before = self.diagnostics.len();
         let sums = vec![None; arg_tys.len()];
         let (ty, _) = self.apply_delayed(lambda, arg_tys, &sums);
-        self.diagnostics.truncate(before);
+        let kept_nothing = self.drop_reported_since(before);
         self.lambda_checks.probing_lengths -= 1;
         self.lambda_checks.unknown_parameters -= 1;
-        (!ty.is_error()).then_some(ty)
+        match (kept_nothing, ty.is_error()) {
+            (false, _) => Probe::Refused,
+            (true, true) => Probe::NoType,
+            (true, false) => Probe::Returned(ty),
+        }
     }
 
     /// [`Checker::apply_delayed`] under the facts `branch_facts` holds.

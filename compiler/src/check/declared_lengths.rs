@@ -1,4 +1,4 @@
-//! E0323: a definition whose body may return a list longer than its declared result type says (`fn three(x: Int) -> [Int; <= 3] = [x, x, x, x]`), or a `let` whose value may be longer than its declared type, which a reader of the declaration would be misled by.
+//! E0323: a definition whose body may return a list longer than its declared result type says (`fn three(x: Int) -> [Int; <= 3] = [x, x, x, x]`), or a `let` whose value may be longer than its declared type, which a reader of the declaration would be misled by (a `let`'s lambdas: `declared_functions.rs`).
 
 use super::expr::Checker;
 use super::types::{FnCandidate, Ty};
@@ -41,53 +41,14 @@ impl Checker<'_> {
         }
     }
 
-    /// E0323 where a `let` declares a function type (`let f: Int -> [Int;
-    /// <= 1] = y => [y, y]`) and its value is a lambda checked where it
-    /// is applied: the declaration is of every argument of the declared
-    /// types, so the body is checked once at them, apart from the
-    /// applications, each still checked with its arguments. A body that
-    /// cannot be checked there (`y => xs |> take(y)`, unbounded for an
-    /// `Int`) may return any length. A lambda it returns is held to the
-    /// declared result's function type in turn.
-    pub(super) fn declared_function_held(
-        &mut self,
-        (declared, subject): (&Ty, &str),
-        found: &Ty,
-        span: Span,
-    ) {
-        let Ty::Fn(declared) = declared else {
-            return;
-        };
-        let Ty::Fns(candidates) = found else {
-            return;
-        };
-        let holds_a_length =
-            |t: &Ty| matches!(t, Ty::List(_, length, _) if constant(length).is_some());
-        if !declared.ret.any(&holds_a_length) {
-            return;
-        }
-        let subject = format!("the result of {subject}");
-        for candidate in candidates {
-            let FnCandidate::Lambda(lambda) = candidate else {
-                continue;
-            };
-            if lambda.params.len() != declared.params.len() {
-                continue;
-            }
-            let returned = self
-                .probe_delayed(lambda, &declared.params)
-                .unwrap_or_else(|| declared.ret.map_polys(&|_| Poly::unbounded("its result")));
-            let found = (&returned, "its body");
-            self.within_declared_lengths((&declared.ret, &subject), found, span);
-            // Curried (`Int -> Int -> [Int; <= 1]`): the lambda it returns.
-            self.declared_function_held((&declared.ret, &subject), &returned, span);
-        }
-    }
-
     /// The first list in `found` that may be longer than the constant
     /// length `declared` gives it: that length and the most `found` may
     /// hold (`None`: no bound).
-    fn longer_than_declared(&self, declared: &Ty, found: &Ty) -> Option<(u64, Option<u64>)> {
+    pub(super) fn longer_than_declared(
+        &self,
+        declared: &Ty,
+        found: &Ty,
+    ) -> Option<(u64, Option<u64>)> {
         match (declared, found) {
             (Ty::Option(d), Ty::Option(f)) => self.longer_than_declared(d, f),
             (Ty::Option(d), f) => self.longer_than_declared(d, f),
@@ -121,6 +82,6 @@ impl Checker<'_> {
 }
 
 /// The number `poly` is, when it is one.
-fn constant(poly: &Poly) -> Option<u64> {
+pub(super) fn constant(poly: &Poly) -> Option<u64> {
     poly.vars().is_empty().then(|| poly.max_value()).flatten()
 }

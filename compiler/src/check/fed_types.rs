@@ -88,8 +88,9 @@ impl FedTypes {
     /// T -> { v: T }`) lie past the one it was checked at.
     pub fn returned(&mut self, sig: &FnSig, i: usize, found: &Ty, generics: &BTreeMap<String, Ty>) {
         // What a function given the arguments only returns is the call's
-        // result, given to no function (`applied_results.rs`).
-        if sig.given_arguments_only(i) {
+        // result, given to no function (`applied_results.rs`); what one the
+        // body never reads returns goes nowhere (`FnSig::unread`).
+        if sig.result_fixes_nothing(i) {
             return;
         }
         let (Ty::Fn(declared), Ty::Fn(func)) = (&sig.params[i].1, found) else {

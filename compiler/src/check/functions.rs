@@ -77,7 +77,7 @@ pub struct LambdaChecks {
     /// Expressions being checked, one inside another.
     pub(super) nesting: usize,
     /// Whether E0424 was reported (once per definition).
-    refused: bool,
+    pub(super) refused: bool,
     /// How many lambdas are being checked before any application, with
     /// their parameters of unknown type ([`Checker::delay_lambda`]).
     pub(super) unknown_parameters: usize,

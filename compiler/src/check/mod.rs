@@ -26,6 +26,7 @@ mod condition_reading;
 mod counts;
 mod dead_branches;
 mod declared;
+mod declared_functions;
 mod declared_lengths;
 mod declared_maxima;
 mod deferred;
